@@ -1,0 +1,75 @@
+import {
+  CreateTableCommand,
+  DynamoDBClient,
+  ResourceInUseException,
+  UpdateTimeToLiveCommand,
+  type CreateTableCommandInput,
+} from '@aws-sdk/client-dynamodb';
+import { CreateBucketCommand } from '@aws-sdk/client-s3';
+import { tables, type TableDefinition } from '../../shared/tables.ts';
+import { config } from '../../shared/config.ts';
+import { s3 } from '../../shared/storage/s3.ts';
+
+// Creates the tables and the bucket if absent, from the same definitions the CDK stack deploys.
+const physicalName: Record<TableDefinition['id'], () => string> = {
+  MainTable: () => config.tableName,
+  RateLimitTable: () => config.rateLimitTableName,
+};
+
+export function createTableInput(table: TableDefinition, tableName: string): CreateTableCommandInput {
+  const attributes = new Map<string, 'S' | 'N'>();
+  for (const key of [table.partitionKey, table.sortKey, ...table.globalSecondaryIndexes.flatMap((i) => [i.partitionKey, i.sortKey])]) {
+    if (key) attributes.set(key.name, key.type);
+  }
+  return {
+    TableName: tableName,
+    BillingMode: 'PAY_PER_REQUEST',
+    AttributeDefinitions: [...attributes].map(([AttributeName, AttributeType]) => ({ AttributeName, AttributeType })),
+    KeySchema: [
+      { AttributeName: table.partitionKey.name, KeyType: 'HASH' },
+      ...(table.sortKey ? [{ AttributeName: table.sortKey.name, KeyType: 'RANGE' as const }] : []),
+    ],
+    GlobalSecondaryIndexes: table.globalSecondaryIndexes.length
+      ? table.globalSecondaryIndexes.map((index) => ({
+          IndexName: index.indexName,
+          KeySchema: [
+            { AttributeName: index.partitionKey.name, KeyType: 'HASH' as const },
+            { AttributeName: index.sortKey.name, KeyType: 'RANGE' as const },
+          ],
+          Projection: { ProjectionType: 'ALL' as const },
+        }))
+      : undefined,
+  };
+}
+
+export async function provision(): Promise<void> {
+  const client = new DynamoDBClient({
+    region: config.region,
+    endpoint: config.dynamodbEndpoint,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  for (const table of tables) {
+    const tableName = physicalName[table.id]();
+    try {
+      await client.send(new CreateTableCommand(createTableInput(table, tableName)));
+      if (table.timeToLiveAttribute) {
+        await client.send(
+          new UpdateTimeToLiveCommand({
+            TableName: tableName,
+            TimeToLiveSpecification: { AttributeName: table.timeToLiveAttribute, Enabled: true },
+          }),
+        );
+      }
+    } catch (error) {
+      if (!(error instanceof ResourceInUseException)) throw error;
+    }
+  }
+  client.destroy();
+  try {
+    await s3.send(new CreateBucketCommand({ Bucket: config.assetsBucket }));
+  } catch (error) {
+    const name = (error as { name?: string }).name;
+    if (name !== 'BucketAlreadyOwnedByYou' && name !== 'BucketAlreadyExists') throw error;
+  }
+}
+

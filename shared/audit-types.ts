@@ -1,0 +1,19 @@
+// User-activity types (SPEC 6 and the public API's audit log).
+export const ACTIVITY_TYPES = [
+  'APPLICATION_ADDED',
+  'APPLICATION_MODIFIED',
+  'APPLICATION_REMOVED',
+  'ENVIRONMENT_ADDED',
+  'ENVIRONMENT_MODIFIED',
+  'ENVIRONMENT_REMOVED',
+  'ORGANIZATION_CONFIGURATION_MODIFIED',
+  'TEAM_ADDED',
+  'TEAM_UPDATED',
+  'TEAM_DELETED',
+  'SCAN_STARTED',
+  'SCAN_COMPLETED',
+  'SCAN_ERRORED',
+  'SCAN_REMOVED',
+] as const;
+
+export type ActivityType = (typeof ACTIVITY_TYPES)[number];

@@ -1,0 +1,28 @@
+// Runtime configuration, read once from the environment. The same handlers run on AWS (names injected by the
+// CDK stack) and locally (scripts/start.ts sets endpoints for DynamoDB Local and s3rver).
+function positiveInt(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer, got "${raw}"`);
+  return value;
+}
+
+export const config = {
+  region: process.env.AWS_REGION ?? 'us-east-1',
+  tableName: process.env.TABLE_NAME ?? 'hawk-main',
+  rateLimitTableName: process.env.RATE_LIMIT_TABLE_NAME ?? 'hawk-rate-limit',
+  assetsBucket: process.env.ASSETS_BUCKET ?? 'hawk-assets',
+  /** Set only locally: DynamoDB Local's URL. */
+  dynamodbEndpoint: process.env.DYNAMODB_ENDPOINT || undefined,
+  /** Set only locally: s3rver's URL. */
+  s3Endpoint: process.env.S3_ENDPOINT || undefined,
+  /** Locally: a file under DATA_DIR holding the JWT signing secret. */
+  signingKeyFile: process.env.SIGNING_KEY_FILE || undefined,
+  /** On AWS: the Secrets Manager secret holding the JWT signing secret. */
+  signingSecretArn: process.env.SIGNING_SECRET_ARN || undefined,
+  rateLimitPerMinute: positiveInt('RATE_LIMIT_PER_MINUTE', 180),
+  loginRateLimitPerMinute: positiveInt('LOGIN_RATE_LIMIT_PER_MINUTE', 30),
+  tokenLifetimeSeconds: positiveInt('TOKEN_LIFETIME_SECONDS', 30 * 60),
+  presignedUrlSeconds: positiveInt('PRESIGNED_URL_SECONDS', 300),
+};

@@ -1,0 +1,46 @@
+import middy from '@middy/core';
+import { randomUUID } from 'node:crypto';
+import type { Context } from 'aws-lambda';
+import { routeById } from '../routes.ts';
+import { runInScope } from '../request-scope.ts';
+import {
+  authentication,
+  contentNegotiation,
+  errorResponses,
+  inputValidation,
+  organizationAuthorization,
+  rateLimiting,
+  requestLogging,
+  responseEncoding,
+} from './middlewares.ts';
+import type { LambdaEvent, LambdaResult, OperationInput, PipelineContext, RawResponse } from './types.ts';
+
+/**
+ * Turns an operation's implementation into its Lambda handler, with the whole request pipeline from the route
+ * table entry. A handler file is then just: `export const handler = operation('getUser', async (input) => ...)`.
+ */
+export function operation<Params = Record<string, string>, Query = Record<string, unknown>, Body = unknown>(
+  operationId: string,
+  implementation: (input: OperationInput<Params, Query, Body>) => Promise<object | RawResponse | void>,
+): (event: LambdaEvent, context: Context) => Promise<LambdaResult> {
+  const route = routeById(operationId);
+  const pipeline = middy<LambdaEvent, LambdaResult, Error, PipelineContext>()
+    .use(requestLogging())
+    .use(errorResponses())
+    .use(contentNegotiation(route))
+    .use(authentication(route))
+    .use(rateLimiting(route))
+    .use(inputValidation(route))
+    .use(organizationAuthorization(route))
+    .use(responseEncoding(route))
+    .handler(async (_event, context) => {
+      const result = await implementation({ route, ...context.input } as OperationInput<Params, Query, Body>);
+      return (result ?? {}) as unknown as LambdaResult;
+    });
+  return (event, context) => {
+    (context as PipelineContext).route = route;
+    return runInScope({ requestId: event.requestContext?.requestId ?? randomUUID(), dynamodbCalls: 0 }, () =>
+      pipeline(event, context as PipelineContext),
+    );
+  };
+}

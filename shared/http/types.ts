@@ -1,0 +1,31 @@
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { Route } from '../routes.ts';
+import type { Caller } from './caller.ts';
+
+/** What a handler receives: validated input and the authenticated caller. */
+export interface OperationInput<Params = Record<string, string>, Query = Record<string, unknown>, Body = unknown> {
+  route: Route;
+  params: Params;
+  query: Query;
+  body: Body;
+  /** Raw body bytes, for routes with `rawBody`. */
+  rawBody?: Buffer;
+  headers: Record<string, string | undefined>;
+  caller: Caller;
+  sourceIp: string;
+}
+
+/** A handler result that is already an HTTP response (redirects, raw bodies): passed through as is. */
+export class RawResponse {
+  constructor(readonly response: APIGatewayProxyStructuredResultV2) {}
+}
+
+export interface PipelineContext extends Context {
+  route: Route;
+  preferredMediaType?: string;
+  input: Partial<OperationInput>;
+  startedAt: number;
+}
+
+export type LambdaEvent = APIGatewayProxyEventV2;
+export type LambdaResult = APIGatewayProxyStructuredResultV2;

@@ -1,0 +1,22 @@
+// The permission names of SPEC 5.6 plus those the public API uses for scans and audit. A membership carries a
+// subset; the route table names the one each operation needs.
+export const PERMISSIONS = [
+  'read:application',
+  'write:application',
+  'delete:application',
+  'read:scan_config',
+  'write:scan_config',
+  'read:team',
+  'write:team',
+  'delete:team',
+  'read:scan',
+  'write:scan',
+  'delete:scan',
+  'read:audit',
+] as const;
+
+export type Permission = (typeof PERMISSIONS)[number];
+
+export function isPermission(value: string): value is Permission {
+  return (PERMISSIONS as readonly string[]).includes(value);
+}

@@ -1,0 +1,58 @@
+import { DeleteCommand, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from '../db/client.ts';
+import { keys } from '../db/keys.ts';
+import { fromItem, cancellationReasons } from '../db/items.ts';
+import { queryAllByIndexPrefix } from '../db/reads.ts';
+import { config } from '../config.ts';
+import { badRequest } from '../errors.ts';
+
+/** What is stored of an API key: never the secret itself, only its SHA-256 hash. */
+export interface ApiKeyRecord {
+  keyId: string;
+  userId: string;
+  secretHash: string;
+  createdAt: number;
+}
+
+export async function putApiKey(record: ApiKeyRecord): Promise<void> {
+  try {
+    await db.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            ConditionCheck: {
+              TableName: config.tableName,
+              Key: keys.user(record.userId),
+              ConditionExpression: 'attribute_exists(pk)',
+            },
+          },
+          {
+            Put: {
+              TableName: config.tableName,
+              Item: { ...keys.apiKey(record.secretHash, record.userId, record.keyId), entity: 'apiKey', ...record },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+        ],
+      }),
+    );
+  } catch (error) {
+    if (cancellationReasons(error)?.[0] === 'ConditionalCheckFailed') throw badRequest(`user ${record.userId} does not exist`);
+    throw error;
+  }
+}
+
+export async function findApiKey(secretHash: string): Promise<ApiKeyRecord | undefined> {
+  const out = await db.send(new GetCommand({ TableName: config.tableName, Key: keys.apiKeyBySecretHash(secretHash) }));
+  return fromItem<ApiKeyRecord>(out.Item);
+}
+
+export async function listApiKeys(userId: string): Promise<ApiKeyRecord[]> {
+  const { gsi1pk, gsi1skPrefix } = keys.apiKeysOfUser(userId);
+  const items = await queryAllByIndexPrefix('gsi1', gsi1pk, gsi1skPrefix);
+  return items.map((item) => fromItem<ApiKeyRecord>(item)!);
+}
+
+export async function deleteApiKey(record: ApiKeyRecord): Promise<void> {
+  await db.send(new DeleteCommand({ TableName: config.tableName, Key: keys.apiKeyBySecretHash(record.secretHash) }));
+}

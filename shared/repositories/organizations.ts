@@ -1,0 +1,28 @@
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from '../db/client.ts';
+import { keys } from '../db/keys.ts';
+import { fromItem } from '../db/items.ts';
+import { config } from '../config.ts';
+
+export interface Organization {
+  organizationId: string;
+  name: string;
+  /** SPEC 1: only organizations whose plan has API access may be reached through the API. */
+  apiAccess: boolean;
+  createdAt: number;
+}
+
+export async function putOrganization(org: Organization): Promise<void> {
+  await db.send(
+    new PutCommand({
+      TableName: config.tableName,
+      Item: { ...keys.organization(org.organizationId), entity: 'organization', ...org },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
+  );
+}
+
+export async function getOrganization(orgId: string): Promise<Organization | undefined> {
+  const out = await db.send(new GetCommand({ TableName: config.tableName, Key: keys.organization(orgId) }));
+  return fromItem<Organization>(out.Item);
+}

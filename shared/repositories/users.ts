@@ -1,0 +1,47 @@
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from '../db/client.ts';
+import { keys } from '../db/keys.ts';
+import { fromItem, cancellationReasons } from '../db/items.ts';
+import { config } from '../config.ts';
+import { badRequest } from '../errors.ts';
+
+export interface User {
+  userId: string;
+  email: string;
+  fullName: string;
+  createdAt: number;
+}
+
+/** Creates the user and claims its e-mail address in one transaction: e-mail addresses are unique. */
+export async function putUser(user: User): Promise<void> {
+  try {
+    await db.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: config.tableName,
+              Item: { ...keys.user(user.userId), entity: 'user', ...user },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          {
+            Put: {
+              TableName: config.tableName,
+              Item: { ...keys.userEmail(user.email), entity: 'userEmail', userId: user.userId },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+        ],
+      }),
+    );
+  } catch (error) {
+    if (cancellationReasons(error)?.[1] === 'ConditionalCheckFailed') throw badRequest(`email ${user.email} is already used by another user`);
+    throw error;
+  }
+}
+
+export async function getUser(userId: string): Promise<User | undefined> {
+  const out = await db.send(new GetCommand({ TableName: config.tableName, Key: keys.user(userId) }));
+  return fromItem<User>(out.Item);
+}

@@ -1,0 +1,311 @@
+// Loads the scanner's authentication config (SPEC 5.1): YAML files with root key `app`, `${VAR}` /
+// `${VAR:default}` substitution from the environment, later files merged over earlier ones, then a strict
+// schema plus cross-field rules. Every problem comes back as `{path, message}` with what to do about it;
+// values are never echoed, because credentials usually live in these fields.
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+
+export type ConfigError = { path: string; message: string };
+
+type IssueInput = { input?: unknown };
+
+// zod's `error` callback: distinguishes a missing field from a wrongly typed one.
+const explain = (hint: string, invalid: string) => (issue: IssueInput) =>
+  issue.input === undefined ? `required: ${hint}` : `${invalid}: ${hint}`;
+
+const text = (hint: string) =>
+  z.string({ error: explain(hint, 'must be a string (quote it in YAML)') }).min(1, `must not be empty: ${hint}`);
+
+const pathOrUrl = (hint: string) =>
+  text(hint).refine(
+    (value) => value.startsWith('/') || /^https?:\/\//.test(value),
+    `must start with / (a path on app.host) or be a full http(s) URL: ${hint}`,
+  );
+
+const regex = (hint: string) =>
+  text(hint).refine((value) => {
+    try {
+      new RegExp(value);
+      return true;
+    } catch {
+      return false;
+    }
+  }, `is not a valid regular expression (JavaScript syntax): ${hint}`);
+
+const section = <Shape extends z.ZodRawShape>(shape: Shape, hint: string) =>
+  z.strictObject(shape, { error: explain(hint, 'must be a mapping') });
+
+const oneOf = <const Values extends readonly [string, ...string[]]>(values: Values, hint: string) =>
+  z.enum(values, { error: explain(hint, `must be one of ${values.join(', ')}`) });
+
+const usernamePasswordSchema = section(
+  {
+    type: oneOf(['FORM', 'JSON'], 'FORM (form-encoded body) or JSON (JSON body)'),
+    loginPath: pathOrUrl('the path or full URL the credentials are POSTed to, e.g. /login'),
+    loginPagePath: pathOrUrl('the page holding the login form and its anti-forgery field, e.g. /login').optional(),
+    usernameField: text('name of the user-name field in the login body, e.g. username'),
+    passwordField: text('name of the password field in the login body, e.g. password'),
+    scanUsername: text('the user to log in as, usually "${SCAN_USERNAME}"'),
+    scanPassword: text('the password, usually "${SCAN_PASSWORD}" so it stays out of the file'),
+    otherParams: z
+      .array(
+        section(
+          {
+            name: text('the extra field name'),
+            val: z.string({ error: explain('the extra field value', 'must be a string (quote it in YAML)') }),
+          },
+          'a {name, val} pair',
+        ),
+        { error: explain('extra login fields', 'must be a list of {name, val} pairs') },
+      )
+      .optional(),
+  },
+  'FORM or JSON login',
+);
+
+const authenticationSchema = section(
+  {
+    loggedInIndicator: regex('a regex matching responses of a logged-in session').optional(),
+    loggedOutIndicator: regex('a regex matching responses of an expired session, e.g. "HTTP/1.1 401"').optional(),
+    usernamePassword: usernamePasswordSchema.optional(),
+    external: section(
+      {
+        type: oneOf(['TOKEN'], 'TOKEN'),
+        value: text('the token, usually "${AUTH_TOKEN}"'),
+      },
+      'a token supplied from outside',
+    ).optional(),
+    cookieAuthorization: section(
+      {
+        cookieNames: z
+          .array(text('a session cookie name'), {
+            error: explain('the session cookie names', 'must be a list of cookie names'),
+          })
+          .optional(),
+      },
+      'the session cookies',
+    ).optional(),
+    tokenExtraction: section(
+      {
+        type: oneOf(['TOKEN_PATH', 'HEADER'], 'TOKEN_PATH (dot path into the JSON login response) or HEADER (response header name)'),
+        value: text('where the token is, e.g. data.auth.token'),
+      },
+      'where the login response carries the token',
+    ).optional(),
+    tokenAuthorization: section(
+      {
+        type: oneOf(['HEADER'], 'HEADER'),
+        value: text('the header carrying the token, e.g. Authorization'),
+        tokenType: text('the prefix placed before the token, e.g. Bearer').optional(),
+      },
+      'how the token is sent',
+    ).optional(),
+    testPath: section(
+      {
+        path: pathOrUrl('a protected page that answers differently when logged in, e.g. /profile'),
+        type: oneOf(['HEADER', 'BODY'], 'HEADER (status line and headers) or BODY').optional(),
+        success: regex('a regex that matches only when logged in').optional(),
+        fail: regex('a regex that matches only when not logged in').optional(),
+        requestMethod: oneOf(['GET', 'POST', 'PUT'], 'GET, POST or PUT').optional(),
+        requestBody: z.string({ error: explain('the request body', 'must be a string') }).optional(),
+      },
+      'the request that verifies the login',
+    ).optional(),
+  },
+  'how the scanner logs in: a credential source and an authorization block',
+);
+
+const configSchema = section(
+  {
+    app: section(
+      {
+        applicationId: z.guid({ error: explain('the application id (a UUID) from the platform', 'must be a UUID') }),
+        env: text('the environment name, e.g. Development'),
+        host: z.url({
+          protocol: /^https?$/,
+          error: explain('the target base URL, e.g. http://localhost:3000', 'must be an http(s) URL'),
+        }),
+        antiCsrfParam: text('the hidden form field carrying the anti-forgery token, e.g. authenticity_token').optional(),
+        authentication: authenticationSchema,
+      },
+      'the application settings',
+    ),
+  },
+  'the root key must be app',
+);
+
+export type AuthConfig = z.infer<typeof configSchema>;
+export type Authentication = AuthConfig['app']['authentication'];
+export type TestPathConfig = NonNullable<Authentication['testPath']>;
+
+/** Reads, substitutes, merges and validates config files (later files win). */
+export function loadConfig(
+  files: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): { config: AuthConfig; errors?: undefined } | { config?: undefined; errors: ConfigError[] } {
+  const errors: ConfigError[] = [];
+  const documents = files.map((file) => readDocument(file, env, errors));
+  if (errors.length) return { errors };
+  return validateConfig(documents.reduce(deepMerge, {}));
+}
+
+/** Validates an already merged config object. */
+export function validateConfig(
+  raw: unknown,
+): { config: AuthConfig; errors?: undefined } | { config?: undefined; errors: ConfigError[] } {
+  const parsed = configSchema.safeParse(raw);
+  if (!parsed.success) return { errors: parsed.error.issues.flatMap(toConfigErrors) };
+  const errors = combinationErrors(parsed.data);
+  return errors.length ? { errors } : { config: parsed.data };
+}
+
+function readDocument(file: string, env: NodeJS.ProcessEnv, errors: ConfigError[]): unknown {
+  let source: string;
+  try {
+    source = readFileSync(file, 'utf8');
+  } catch (err) {
+    errors.push({ path: file, message: `cannot read the file (${(err as NodeJS.ErrnoException).code}); check the path` });
+    return {};
+  }
+  let document: unknown;
+  try {
+    document = parseYaml(source) ?? {};
+  } catch (err) {
+    // Only the first line: the rest quotes the offending source line, which may hold a literal password.
+    errors.push({ path: file, message: `invalid YAML: ${(err as Error).message.split('\n')[0]}` });
+    return {};
+  }
+  if (!isMapping(document)) {
+    errors.push({ path: file, message: 'the file must be a YAML mapping with the root key app' });
+    return {};
+  }
+  return substituteEnv(document, [], file, env, errors);
+}
+
+const ENV_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::([^}]*))?\}/g;
+
+// Substitutes in parsed values rather than in the YAML text, so a password containing `:` or `#` cannot
+// change the document's structure.
+function substituteEnv(value: unknown, path: PropertyKey[], file: string, env: NodeJS.ProcessEnv, errors: ConfigError[]): unknown {
+  if (typeof value === 'string') {
+    return value.replace(ENV_REFERENCE, (reference, name: string, fallback: string | undefined) => {
+      const found = env[name] ?? fallback;
+      if (found !== undefined) return found;
+      errors.push({
+        path: formatPath(path),
+        message: `environment variable ${name} is not set (referenced in ${file}); export it or give a default with \${${name}:value}`,
+      });
+      return reference;
+    });
+  }
+  if (Array.isArray(value)) return value.map((item, index) => substituteEnv(item, [...path, index], file, env, errors));
+  if (isMapping(value)) {
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [key, substituteEnv(item, [...path, key], file, env, errors)]),
+    );
+  }
+  return value;
+}
+
+// Mappings merge key by key; lists and scalars from the later file replace the earlier value.
+function deepMerge(base: unknown, override: unknown): unknown {
+  if (!isMapping(base) || !isMapping(override)) return override;
+  const merged: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(override)) merged[key] = key in base ? deepMerge(base[key], value) : value;
+  return merged;
+}
+
+function isMapping(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function toConfigErrors(issue: z.core.$ZodIssue): ConfigError[] {
+  if (issue.code !== 'unrecognized_keys') return [{ path: formatPath(issue.path), message: issue.message }];
+  const allowed = allowedKeys(issue.path);
+  return issue.keys.map((key) => {
+    const likely = allowed.find((candidate) => candidate.toLowerCase() === key.toLowerCase());
+    return {
+      path: formatPath([...issue.path, key]),
+      message: likely
+        ? `unknown key; did you mean ${likely}?`
+        : `unknown key; remove it or fix its spelling (allowed here: ${allowed.join(', ')})`,
+    };
+  });
+}
+
+function allowedKeys(path: PropertyKey[]): string[] {
+  let schema: z.ZodType | undefined = configSchema;
+  for (const key of path) {
+    while (schema instanceof z.ZodOptional) schema = schema.unwrap() as z.ZodType;
+    if (schema instanceof z.ZodObject) schema = schema.shape[key as string];
+    else if (schema instanceof z.ZodArray) schema = schema.element as z.ZodType;
+  }
+  while (schema instanceof z.ZodOptional) schema = schema.unwrap() as z.ZodType;
+  return schema instanceof z.ZodObject ? Object.keys(schema.shape) : [];
+}
+
+function formatPath(path: PropertyKey[]): string {
+  return path.reduce<string>(
+    (text, key) => (typeof key === 'number' ? `${text}[${key}]` : text ? `${text}.${String(key)}` : String(key)),
+    '',
+  );
+}
+
+// Rules spanning several keys; each one prevents a login that cannot work or a scan that would silently run
+// unauthenticated.
+function combinationErrors(config: AuthConfig): ConfigError[] {
+  const auth = config.app.authentication;
+  const at = 'app.authentication';
+  const errors: ConfigError[] = [];
+  const fail = (path: string, message: string) => errors.push({ path, message });
+  const login = auth.usernamePassword;
+
+  if (!login && !auth.external) {
+    fail(at, 'no credential source: add usernamePassword (FORM or JSON login) or external (a token supplied from outside)');
+  }
+  if (login && auth.external) fail(`${at}.external`, 'use either usernamePassword or external, not both');
+
+  if (!auth.cookieAuthorization && !auth.tokenAuthorization) {
+    fail(
+      at,
+      'no cookieAuthorization or tokenAuthorization: the login would succeed but the scan would run unauthenticated; ' +
+        'add cookieAuthorization.cookieNames (the session cookies) or tokenAuthorization (the header carrying the token)',
+    );
+  }
+  if (auth.cookieAuthorization && auth.tokenAuthorization) {
+    fail(`${at}.tokenAuthorization`, 'use either cookieAuthorization or tokenAuthorization, not both');
+  }
+
+  if (login && !auth.tokenExtraction && (login.type === 'JSON' || auth.tokenAuthorization)) {
+    fail(
+      `${at}.tokenExtraction`,
+      `required with ${login.type === 'JSON' ? 'usernamePassword.type JSON' : 'tokenAuthorization'}: ` +
+        'say where the login response carries the token, e.g. {type: TOKEN_PATH, value: data.token}',
+    );
+  }
+  if (auth.tokenExtraction && auth.external) {
+    fail(`${at}.tokenExtraction`, 'external tokens need no extraction (there is no login response); remove it');
+  }
+  if (auth.tokenExtraction && !auth.tokenAuthorization) {
+    fail(
+      `${at}.tokenAuthorization`,
+      'required with tokenExtraction: say how the token is sent, e.g. {type: HEADER, value: Authorization, tokenType: Bearer}',
+    );
+  }
+  if (auth.external && auth.cookieAuthorization && auth.cookieAuthorization.cookieNames?.length !== 1) {
+    fail(`${at}.cookieAuthorization.cookieNames`, 'with an external token, list exactly one cookie name: the cookie that carries the token');
+  }
+  if (login?.type === 'JSON' && login.loginPagePath) {
+    fail(`${at}.usernamePassword.loginPagePath`, 'only used by FORM login (to read the anti-forgery field); remove it');
+  }
+
+  const testPath = auth.testPath;
+  if (testPath && !testPath.success && !testPath.fail) {
+    fail(`${at}.testPath`, 'add success (a regex matching only when logged in) or fail (a regex matching only when not)');
+  }
+  if (testPath?.requestBody !== undefined && (testPath.requestMethod ?? 'GET') === 'GET') {
+    fail(`${at}.testPath.requestBody`, 'a body needs requestMethod POST or PUT');
+  }
+  return errors;
+}

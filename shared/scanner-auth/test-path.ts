@@ -1,0 +1,35 @@
+// SPEC 5.1 rule 3: before scanning, one request to testPath.path tells whether the login really worked.
+import type { TestPathConfig } from './config.ts';
+import type { Step } from './http.ts';
+import type { Session } from './session.ts';
+
+/** Sends the testPath request through the session and judges it; `ok` is the verdict. */
+export async function runTestPath(session: Session, testPath: TestPathConfig): Promise<Step> {
+  const method = testPath.requestMethod ?? 'GET';
+  const body = testPath.requestBody;
+  const response = await session.send(
+    { method, path: testPath.path, body, headers: body === undefined ? undefined : { 'content-type': guessContentType(body) } },
+    { reauthenticate: false },
+  );
+  const judged = testPath.type === 'BODY' ? response.body : response.head;
+  const part = testPath.type === 'BODY' ? 'the body' : 'the status line and headers';
+  const step = { name: 'testPath', request: `${method} ${response.url}`, status: response.status };
+  const quote = (text: string) => session.redact(JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text));
+
+  const failed = testPath.fail === undefined ? null : judged.match(new RegExp(testPath.fail));
+  if (failed) return { ...step, ok: false, detail: `fail /${testPath.fail}/ matched ${quote(failed[0])}` };
+  if (testPath.success === undefined) return { ...step, ok: true, detail: `fail /${testPath.fail}/ did not match ${part}` };
+  const succeeded = judged.match(new RegExp(testPath.success));
+  return succeeded
+    ? { ...step, ok: true, detail: `success /${testPath.success}/ matched ${quote(succeeded[0])}` }
+    : { ...step, ok: false, detail: `success /${testPath.success}/ did not match ${part} (${quote(response.head.split('\r\n')[0])})` };
+}
+
+function guessContentType(body: string): string {
+  try {
+    JSON.parse(body);
+    return 'application/json';
+  } catch {
+    return 'application/x-www-form-urlencoded';
+  }
+}

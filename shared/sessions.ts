@@ -1,0 +1,59 @@
+import { hashApiKey } from './auth/api-keys.ts';
+import { issueAccessToken } from './auth/tokens.ts';
+import { findApiKey } from './repositories/api-keys.ts';
+import { getUser } from './repositories/users.ts';
+import { listMembershipsOfUser, getOrganizations } from './repositories/memberships.ts';
+import { unauthorized } from './errors.ts';
+import { logger } from './http/logger.ts';
+
+// Sessions: an API key is exchanged for a 30-minute access token, which refresh extends (SPEC 5).
+
+/** Organizations the user may reach through the API (SPEC 1: the plan must have API access). */
+async function apiOrganizationsOf(userId: string) {
+  const memberships = await listMembershipsOfUser(userId);
+  const organizations = await getOrganizations(memberships.map((m) => m.organizationId));
+  return { memberships, organizations: organizations.filter((o) => o.apiAccess) };
+}
+
+export async function login(apiKey: string | undefined): Promise<{ token: string }> {
+  if (!apiKey) throw unauthorized('Unauthorized: send your API key in the X-ApiKey header');
+  const record = await findApiKey(hashApiKey(apiKey.trim()));
+  if (!record) throw unauthorized('Unauthorized: unknown API key');
+  const { organizations } = await apiOrganizationsOf(record.userId);
+  if (organizations.length === 0) {
+    logger.info('login refused: no organization with API access', { userId: record.userId });
+    throw unauthorized('Unauthorized: API access is not enabled for any organization of this user');
+  }
+  return { token: await issueAccessToken(record.userId) };
+}
+
+export async function refresh(userId: string): Promise<{ token: string }> {
+  // The user must still exist: a deleted user's session ends at the next refresh at the latest.
+  if (!(await getUser(userId))) throw unauthorized();
+  return { token: await issueAccessToken(userId) };
+}
+
+/** `user.UserResponse` of the public API: clients read their organization ids from it. */
+export async function currentUser(userId: string) {
+  const user = await getUser(userId);
+  if (!user) throw unauthorized();
+  const { memberships, organizations } = await apiOrganizationsOf(userId);
+  const [firstName, ...rest] = user.fullName.split(' ');
+  return {
+    user: {
+      createdTimestamp: user.createdAt,
+      external: {
+        id: user.userId,
+        email: user.email,
+        fullName: user.fullName,
+        firstName: firstName ?? '',
+        lastName: rest.join(' '),
+        organizations: organizations.map((organization) => ({
+          organization: { id: organization.organizationId, name: organization.name, createdTimestamp: organization.createdAt },
+          role: memberships.find((m) => m.organizationId === organization.organizationId)?.role ?? 'MEMBER',
+        })),
+      },
+      provider: { slug: 'STACKHAWK', created: user.createdAt },
+    },
+  };
+}
