@@ -129,7 +129,7 @@ export function generatedProtoFiles(): Map<string, string> {
   return generate(spec.components.schemas, roots);
 }
 
-if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop()!)) {
+if (process.argv[1]?.endsWith('proto.ts')) {
   if (!existsSync(REFERENCE)) throw new Error(`The public OpenAPI description is expected at ${REFERENCE}`);
   for (const file of readdirSync(PROTO_DIR)) {
     if (file.endsWith('.proto') && file !== HAND_WRITTEN) writeFileSync(join(PROTO_DIR, file), ''); // stale packages

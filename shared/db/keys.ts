@@ -26,6 +26,16 @@ export const keys = {
   }),
   apiKeyBySecretHash: (secretHash: string) => ({ pk: `APIKEY#${secretHash}`, sk: '#APIKEY' }),
   apiKeysOfUser: (userId: string) => ({ gsi1pk: `USER#${userId}`, gsi1skPrefix: 'APIKEY#' }),
+
+  /** An application's own record; its environments (and the application's other children) share its partition. */
+  application: (appId: string) => ({ pk: `APP#${appId}`, sk: '#APP' }),
+  environment: (appId: string, envId: string) => ({ pk: `APP#${appId}`, sk: `ENV#${envId}` }),
+
+  /** User-activity (audit) entries of an organization, in time order. */
+  auditEntry: (orgId: string, timestamp: number, auditId: string) => ({
+    pk: `AUDIT#${orgId}`,
+    sk: `${String(timestamp).padStart(15, '0')}#${auditId}`,
+  }),
 };
 
 /** Keys of the rate-limit table: one sliding-window record per subject. */

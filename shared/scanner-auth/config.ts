@@ -144,10 +144,14 @@ export function loadConfig(
   files: string[],
   env: NodeJS.ProcessEnv = process.env,
 ): { config: AuthConfig; errors?: undefined } | { config?: undefined; errors: ConfigError[] } {
-  const errors: ConfigError[] = [];
-  const documents = files.map((file) => readDocument(file, env, errors));
-  if (errors.length) return { errors };
-  return validateConfig(documents.reduce(deepMerge, {}));
+  const fileErrors: ConfigError[] = [];
+  const envErrors: ConfigError[] = [];
+  const documents = files.map((file) => substituteEnv(readDocument(file, fileErrors), [], file, env, envErrors));
+  // Without every file the merged config is incomplete, and its errors would mislead.
+  if (fileErrors.length) return { errors: fileErrors };
+  const validated = validateConfig(documents.reduce(deepMerge, {}));
+  const errors = [...envErrors, ...(validated.errors ?? [])];
+  return errors.length ? { errors } : validated;
 }
 
 /** Validates an already merged config object. */
@@ -160,7 +164,7 @@ export function validateConfig(
   return errors.length ? { errors } : { config: parsed.data };
 }
 
-function readDocument(file: string, env: NodeJS.ProcessEnv, errors: ConfigError[]): unknown {
+function readDocument(file: string, errors: ConfigError[]): unknown {
   let source: string;
   try {
     source = readFileSync(file, 'utf8');
@@ -173,14 +177,14 @@ function readDocument(file: string, env: NodeJS.ProcessEnv, errors: ConfigError[
     document = parseYaml(source) ?? {};
   } catch (err) {
     // Only the first line: the rest quotes the offending source line, which may hold a literal password.
-    errors.push({ path: file, message: `invalid YAML: ${(err as Error).message.split('\n')[0]}` });
+    errors.push({ path: file, message: `invalid YAML: ${(err as Error).message.split('\n')[0].replace(/:$/, '')}` });
     return {};
   }
   if (!isMapping(document)) {
     errors.push({ path: file, message: 'the file must be a YAML mapping with the root key app' });
     return {};
   }
-  return substituteEnv(document, [], file, env, errors);
+  return document;
 }
 
 const ENV_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::([^}]*))?\}/g;

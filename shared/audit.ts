@@ -1,0 +1,57 @@
+import { randomUUID } from 'node:crypto';
+import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { db } from './db/client.ts';
+import { keys } from './db/keys.ts';
+import { config } from './config.ts';
+import { getUser } from './repositories/users.ts';
+import type { ActivityType } from './audit-types.ts';
+
+// SPEC 6: every mutation writes its user-activity entry in the same DynamoDB transaction as the change, so there
+// is never a change without its entry nor an entry without its change. Domain code builds its writes, adds
+// `await auditEntry(...)` to them and commits them with `transactWrite`.
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+export interface AuditRecord {
+  id: string;
+  userActivityType: ActivityType;
+  organizationId: string;
+  userId: string;
+  userName: string;
+  userEmail: string;
+  /** A JSON object as a string, as the public API returns it. */
+  payload: string;
+  /** Milliseconds since the epoch. */
+  timestamp: number;
+}
+
+export async function auditEntry(
+  actor: { userId: string },
+  organizationId: string,
+  userActivityType: ActivityType,
+  payload: Record<string, unknown>,
+  now = Date.now(),
+): Promise<TransactItem> {
+  const user = await getUser(actor.userId);
+  const record: AuditRecord = {
+    id: randomUUID(),
+    userActivityType,
+    organizationId,
+    userId: actor.userId,
+    userName: user?.fullName ?? '',
+    userEmail: user?.email ?? '',
+    payload: JSON.stringify(payload),
+    timestamp: now,
+  };
+  return {
+    Put: {
+      TableName: config.tableName,
+      Item: { ...keys.auditEntry(organizationId, now, record.id), entity: 'audit', ...record },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  };
+}
+
+/** One atomic write: all items land, or none (DynamoDB allows up to 100 items per transaction). */
+export async function transactWrite(items: TransactItem[]): Promise<void> {
+  await db.send(new TransactWriteCommand({ TransactItems: items }));
+}
