@@ -101,7 +101,7 @@ async function readLoginPage(config: AuthConfig, jar: CookieJar, report: (step: 
 }
 
 /** Value of the `<input name=...>` in an HTML page, attributes in any order and quoting. */
-export function hiddenFieldValue(html: string, name: string): string | undefined {
+function hiddenFieldValue(html: string, name: string): string | undefined {
   for (const tag of html.match(/<input\b[^>]*>/gi) ?? []) {
     const attributes = new Map(
       [...tag.matchAll(/([^\s=<>"'/]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))/g)].map((match) => [
