@@ -28,6 +28,8 @@ export interface Route {
   rawBody?: { contentTypes: string[]; maxBytes: number };
   /** Protobuf message name of the 200 response ('package.Message'), or 'empty' for an empty 200. */
   response: string;
+  /** S3 access the operation's Lambda is granted (hosted assets); none when absent. */
+  storage?: 'read' | 'readwrite';
   /** Response media types offered; defaults to JSON and protobuf. */
   mediaTypes?: string[];
   /** Extra notes for the OpenAPI description. */

@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { HawkApiStack, apiGatewayPaths } from '../../infra/stack.ts';
+import { routes } from '../../shared/routes.ts';
+import { mainTable } from '../../shared/tables.ts';
+
+// The synthesized CloudFormation template (bundling runs esbuild locally; no Docker, no AWS credentials).
+const template = Template.fromStack(new HawkApiStack(new App(), 'TestStack'));
+const resources = (type: string) => Object.values(template.findResources(type)) as { Properties: Record<string, any> }[];
+
+describe('CDK stack', () => {
+  it('has one Node.js 22 function and one HTTP API route per route-table entry', () => {
+    const functions = resources('AWS::Lambda::Function');
+    expect(functions).toHaveLength(routes.length);
+    for (const fn of functions) expect(fn.Properties.Runtime).toBe('nodejs22.x');
+    const routeKeys = resources('AWS::ApiGatewayV2::Route').map((r) => r.Properties.RouteKey).sort();
+    const paths = apiGatewayPaths(routes);
+    expect(routeKeys).toEqual(routes.map((r) => `${r.method} ${paths.get(r)}`).sort());
+  });
+
+  it('grants no wildcard IAM actions', () => {
+    const actions = resources('AWS::IAM::Policy').flatMap((policy) =>
+      policy.Properties.PolicyDocument.Statement.flatMap((s: { Action: string | string[] }) => [s.Action].flat()),
+    );
+    expect(actions.length).toBeGreaterThan(0);
+    for (const action of actions) expect(action, action).not.toMatch(/\*/);
+  });
+
+  it('only mutations may write the main table', () => {
+    const writers = resources('AWS::IAM::Policy').filter((policy) =>
+      JSON.stringify(policy.Properties.PolicyDocument).includes('dynamodb:PutItem') &&
+      JSON.stringify(policy.Properties.PolicyDocument).includes('MainTable'),
+    );
+    const expected = routes.filter((r) => r.method !== 'GET' || r.auth === 'apiKey').length;
+    // Every function writes its rate-limit record; the main-table grants are separate statements.
+    const mainWriters = writers.filter((policy) =>
+      policy.Properties.PolicyDocument.Statement.some(
+        (s: any) => [s.Action].flat().includes('dynamodb:PutItem') && JSON.stringify(s.Resource).includes('MainTable'),
+      ),
+    );
+    expect(mainWriters).toHaveLength(expected);
+  });
+
+  it('keeps the bucket private and encrypted', () => {
+    const [bucket] = resources('AWS::S3::Bucket');
+    expect(bucket.Properties.PublicAccessBlockConfiguration).toEqual({
+      BlockPublicAcls: true,
+      BlockPublicPolicy: true,
+      IgnorePublicAcls: true,
+      RestrictPublicBuckets: true,
+    });
+    expect(bucket.Properties.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm).toBe('AES256');
+    const policies = resources('AWS::S3::BucketPolicy');
+    expect(JSON.stringify(policies)).toContain('aws:SecureTransport');
+  });
+
+  it('builds the tables from shared/tables.ts: GSIs, TTL and point-in-time recovery', () => {
+    const tables = resources('AWS::DynamoDB::GlobalTable');
+    const main = tables.find((t) => (t.Properties.GlobalSecondaryIndexes ?? []).length > 0)!;
+    expect(main.Properties.GlobalSecondaryIndexes.map((i: any) => i.IndexName)).toEqual(mainTable.globalSecondaryIndexes.map((i) => i.indexName));
+    expect(main.Properties.Replicas[0].PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true });
+    for (const table of tables) expect(table.Properties.TimeToLiveSpecification).toEqual({ AttributeName: 'expiresAt', Enabled: true });
+  });
+
+  it('keeps the signing key in Secrets Manager, never in function configuration', () => {
+    expect(resources('AWS::SecretsManager::Secret')).toHaveLength(1);
+    for (const fn of resources('AWS::Lambda::Function')) {
+      expect(Object.keys(fn.Properties.Environment.Variables)).toContain('SIGNING_SECRET_ARN');
+      expect(JSON.stringify(fn.Properties.Environment.Variables)).not.toMatch(/SIGNING_KEY|SecretString/);
+    }
+  });
+
+  it('gives conflicting parameter names at one path position a single name', () => {
+    const paths = apiGatewayPaths([
+      { ...routes[0], path: '/api/v1/scan/{orgId}' },
+      { ...routes[0], path: '/api/v1/scan/{scanId}' },
+      { ...routes[0], path: '/api/v1/scan/{scanId}/alerts' },
+    ]);
+    expect([...paths.values()]).toEqual(['/api/v1/scan/{orgId}', '/api/v1/scan/{orgId}', '/api/v1/scan/{orgId}/alerts']);
+  });
+});

@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { openApiText } from '../../scripts/openapi.ts';
+import { compileDescriptor, generatedProtoFiles } from '../../scripts/proto.ts';
+import { routes } from '../../shared/routes.ts';
+
+const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
+
+describe('generated artefacts are current (regenerate with `npm run proto && npm run openapi`)', () => {
+  it('shared/proto/*.proto match the public OpenAPI schemas the route table answers with', () => {
+    for (const [file, text] of generatedProtoFiles()) expect(read(`shared/proto/${file}`), file).toBe(text);
+  });
+
+  it('shared/proto/descriptor.json is compiled from the .proto files', () => {
+    expect(read('shared/proto/descriptor.json')).toBe(compileDescriptor());
+  });
+
+  it('openapi.json is generated from the route table', () => {
+    expect(read('openapi.json')).toBe(openApiText());
+  });
+});
+
+describe('openapi.json', () => {
+  it('is a valid OpenAPI 3.1 document', async () => {
+    const result = await new Validator().validate(JSON.parse(read('openapi.json')));
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+  });
+
+  it('describes every route with its permission and audit type', () => {
+    const document = JSON.parse(read('openapi.json'));
+    for (const route of routes) {
+      const operation = document.paths[route.path][route.method.toLowerCase()];
+      expect(operation.operationId).toBe(route.operationId);
+      expect(operation['x-permission']).toBe(route.permission);
+      expect(operation['x-audit-type']).toBe(route.audit);
+    }
+  });
+});
