@@ -21,7 +21,7 @@ async function main(): Promise<void> {
   const [dynamodbPort, s3Port, httpPort] = [await freePort(), await freePort(), await freePort()];
   progress('starting DynamoDB Local and s3rver ...');
   const engines = await startEngines({ dynamodbPort, s3Port });
-  Object.assign(process.env, { RATE_LIMIT_PER_MINUTE: '100000000', LOGIN_RATE_LIMIT_PER_MINUTE: '100000000', LOG_LEVEL: 'SILENT' });
+  Object.assign(process.env, { RATE_LIMIT_PER_MINUTE: '100000000', LOGIN_RATE_LIMIT_PER_MINUTE: '100000000', LOGIN_SOURCE_RATE_LIMIT_PER_MINUTE: '100000000', LOG_LEVEL: 'SILENT' });
   configureEnvironment({ dynamodbEndpoint: engines[0].url, s3Endpoint: engines[1].url, signingKeyFile: ensureSigningKey(dir) });
   const { provision } = await import('./local/provision.ts');
   await provision();

@@ -22,7 +22,10 @@ export const config = {
   /** On AWS: the Secrets Manager secret holding the JWT signing secret. */
   signingSecretArn: process.env.SIGNING_SECRET_ARN || undefined,
   rateLimitPerMinute: positiveInt('RATE_LIMIT_PER_MINUTE', 180),
+  /** Login attempts per API key (guessing a given key) ... */
   loginRateLimitPerMinute: positiveInt('LOGIN_RATE_LIMIT_PER_MINUTE', 30),
+  /** ... and per source address (guessing many keys from one place). */
+  loginSourceRateLimitPerMinute: positiveInt('LOGIN_SOURCE_RATE_LIMIT_PER_MINUTE', 180),
   tokenLifetimeSeconds: positiveInt('TOKEN_LIFETIME_SECONDS', 30 * 60),
   presignedUrlSeconds: positiveInt('PRESIGNED_URL_SECONDS', 300),
 };

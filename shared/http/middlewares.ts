@@ -116,7 +116,7 @@ export function rateLimiting(route: Route): Middleware {
         route.auth === 'bearer'
           ? [{ key: rateLimitKeys.user(request.context.input.caller!.userId), limit: config.rateLimitPerMinute }]
           : [
-              { key: rateLimitKeys.loginSource(request.event.requestContext.http.sourceIp), limit: config.loginRateLimitPerMinute },
+              { key: rateLimitKeys.loginSource(request.event.requestContext.http.sourceIp), limit: config.loginSourceRateLimitPerMinute },
               { key: rateLimitKeys.loginKey(hashApiKey(request.event.headers['x-apikey'] ?? '')), limit: config.loginRateLimitPerMinute },
             ];
       for (const { key, limit } of subjects) {

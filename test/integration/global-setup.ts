@@ -40,6 +40,7 @@ export default async function setup(project: TestProject) {
     // against a separately started `npm start` (test/integration/local-stack.test.ts).
     RATE_LIMIT_PER_MINUTE: '100000',
     LOGIN_RATE_LIMIT_PER_MINUTE: '100000',
+    LOGIN_SOURCE_RATE_LIMIT_PER_MINUTE: '100000',
     LOG_LEVEL: 'WARN',
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };

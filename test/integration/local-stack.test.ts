@@ -1,0 +1,145 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, readFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from './global-setup.ts';
+
+// `npm start` as a user runs it: its own DynamoDB Local (on disk under DATA_DIR), s3rver and HTTP server, with the
+// default rate limit of 180 per minute. Covers first-start bootstrap, the admin CLI against it, the exact rate limit
+// under a concurrent burst, a clean Ctrl-C, and data surviving a restart.
+const root = new URL('../../', import.meta.url).pathname;
+const dataDir = mkdtempSync(join(tmpdir(), 'hawk-start-'));
+let port: number;
+let child: ChildProcess | undefined;
+let firstOutput = '';
+
+function cleanEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const name of ['DYNAMODB_ENDPOINT', 'S3_ENDPOINT', 'SIGNING_KEY_FILE', 'RATE_LIMIT_PER_MINUTE', 'LOGIN_RATE_LIMIT_PER_MINUTE', 'LOGIN_SOURCE_RATE_LIMIT_PER_MINUTE', 'TABLE_NAME']) delete env[name];
+  return env;
+}
+
+async function start(): Promise<string> {
+  const base = await freePort();
+  port = base;
+  const env = { ...cleanEnv(), DATA_DIR: dataDir, PORT: String(base), DYNAMODB_PORT: String(await freePort()), S3_PORT: String(await freePort()), LOG_LEVEL: 'WARN' };
+  child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`npm start not ready in 60 s:\n${output}`)), 60_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk;
+      if (output.includes('is ready on')) {
+        clearTimeout(timer);
+        setTimeout(() => resolve(output), 200); // the bootstrap lines follow the ready line
+      }
+    };
+    child!.stdout!.on('data', onData);
+    child!.stderr!.on('data', onData);
+    child!.once('exit', (code) => reject(new Error(`npm start exited with ${code}:\n${output}`)));
+  });
+}
+
+function stop(): Promise<number | null> {
+  return new Promise((resolve) => {
+    child!.once('exit', (code) => resolve(code));
+    child!.kill('SIGINT');
+  });
+}
+
+const url = (path: string) => `http://127.0.0.1:${port}${path}`;
+const login = async (apiKey: string) => fetch(url('/api/v1/auth/login'), { headers: { 'x-apikey': apiKey } });
+
+function admin(...args: string[]) {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args], { cwd: root, env: { ...cleanEnv(), DATA_DIR: dataDir }, encoding: 'utf8' });
+  return { status: result.status, json: result.stdout ? JSON.parse(result.stdout) : undefined, stderr: result.stderr };
+}
+
+beforeAll(async () => {
+  firstOutput = await start();
+}, 90_000);
+
+afterAll(async () => {
+  if (child && child.exitCode === null) await stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('npm start', () => {
+  it('bootstraps an organization, user and API key on first start and prints a curl line', async () => {
+    const apiKey = firstOutput.match(/API key:\s+(\S+)/)?.[1];
+    expect(apiKey).toMatch(/^hawk\./);
+    expect(firstOutput).toContain(`curl -s -H 'X-ApiKey: ${apiKey}'`);
+    const bootstrap = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8'));
+    expect(JSON.stringify(bootstrap)).not.toContain(apiKey!); // only ids are kept, never the key
+    const response = await login(apiKey!);
+    expect(response.status).toBe(200);
+  });
+
+  it('admin CLI: creates org, user, membership and key against the running instance; bad input exits non-zero', async () => {
+    const org = admin('create-org', '--name', 'CLI Org');
+    expect(org.status).toBe(0);
+    expect(org.json.organizationId).toMatch(/^[0-9a-f-]{36}$/);
+    const user = admin('create-user', '--email', 'cli@example.test', '--name', 'Cli User');
+    expect(user.status).toBe(0);
+    const member = admin('add-member', '--org', org.json.organizationId, '--user', user.json.userId, '--permissions', 'read:application');
+    expect(member.json).toMatchObject({ role: 'MEMBER', permissions: ['read:application'] });
+    const key = admin('create-api-key', '--user', user.json.userId);
+    expect(key.json.apiKey).toMatch(/^hawk\./);
+    expect((await login(key.json.apiKey)).status).toBe(200);
+    const listed = admin('list-api-keys', '--user', user.json.userId);
+    expect(listed.json.apiKeys).toHaveLength(1);
+    expect(admin('revoke-api-key', '--user', user.json.userId, '--key-id', listed.json.apiKeys[0].keyId).status).toBe(0);
+    expect((await login(key.json.apiKey)).status).toBe(401);
+
+    for (const bad of [['create-org'], ['create-user', '--email', 'not-an-email'], ['add-member', '--org', org.json.organizationId, '--user', user.json.userId, '--permissions', 'fly:away'], ['frobnicate'], ['create-org', '--nmae', 'x']]) {
+      const result = admin(...bad);
+      expect(result.status, bad.join(' ')).not.toBe(0);
+      expect(result.stderr, bad.join(' ')).toMatch(/admin: /);
+      expect(result.json).toBeUndefined();
+    }
+    expect(admin('create-user', '--email', 'cli@example.test').stderr).toMatch(/already used/);
+  }, 60_000);
+
+  it('admits exactly 180 of 300 parallel requests per user per minute and answers the rest 429 with Retry-After', async () => {
+    const apiKey = firstOutput.match(/API key:\s+(\S+)/)![1];
+    const { token } = (await (await login(apiKey)).json()) as { token: string };
+    const responses = await Promise.all(
+      Array.from({ length: 300 }, () => fetch(url('/api/v1/user'), { headers: { authorization: `Bearer ${token}` } })),
+    );
+    const statuses = responses.map((r) => r.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(180);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(120);
+    const limited = responses.find((r) => r.status === 429)!;
+    const retryAfter = Number(limited.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect(await limited.json()).toEqual({ message: expect.stringMatching(/Rate limit/) });
+  }, 60_000);
+
+  it('limits login attempts per API key', async () => {
+    const attempts = await Promise.all(Array.from({ length: 40 }, () => login('hawk.guess.guess')));
+    const statuses = attempts.map((r) => r.status);
+    expect(statuses.filter((s) => s === 401)).toHaveLength(30);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(10);
+  }, 60_000);
+
+  it('stops cleanly on Ctrl-C and keeps every org and key across a restart', async () => {
+    const apiKey = firstOutput.match(/API key:\s+(\S+)/)![1];
+    expect(await stop()).toBe(0);
+    expect(existsSync(join(dataDir, 'local-stack.json'))).toBe(false);
+    await expect(fetch(url('/api/v1/user'))).rejects.toThrow();
+
+    const output = await start();
+    expect(output).not.toContain('First start');
+    expect(output).toMatch(/Its API key was printed on first start/);
+    expect((await login(apiKey)).status).toBe(200);
+    // The bootstrap user spent its minute's quota above (the limit survives restarts too): look through a new member.
+    const { organizationId } = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8'));
+    const user = admin('create-user', '--email', 'after-restart@example.test');
+    admin('add-member', '--org', organizationId, '--user', user.json.userId);
+    const { token } = (await (await login(admin('create-api-key', '--user', user.json.userId).json.apiKey)).json()) as { token: string };
+    const me = (await (await fetch(url('/api/v1/user'), { headers: { authorization: `Bearer ${token}` } })).json()) as any;
+    expect(me.user.external.organizations[0].organization).toMatchObject({ id: organizationId, name: 'Local Organization' });
+  }, 120_000);
+});
