@@ -9,8 +9,15 @@ export interface RequestScope {
 
 const storage = new AsyncLocalStorage<RequestScope>();
 
-export function runInScope<T>(scope: RequestScope, fn: () => Promise<T>): Promise<T> {
-  return storage.run(scope, fn);
+/** Called with each request's scope when it ends (the benchmark counts DynamoDB calls per request with it). */
+export const scopeObservers: ((scope: RequestScope) => void)[] = [];
+
+export async function runInScope<T>(scope: RequestScope, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await storage.run(scope, fn);
+  } finally {
+    for (const observe of scopeObservers) observe(scope);
+  }
 }
 
 export function currentScope(): RequestScope | undefined {

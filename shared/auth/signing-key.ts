@@ -1,5 +1,4 @@
 import { readFile } from 'node:fs/promises';
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { config } from '../config.ts';
 
 // The JWT signing secret: from Secrets Manager on AWS, from a file under DATA_DIR locally. Never in code,
@@ -9,6 +8,8 @@ let cached: Promise<Uint8Array> | undefined;
 async function load(): Promise<Uint8Array> {
   let secret: string | undefined;
   if (config.signingSecretArn) {
+    // Imported on first use: only AWS needs it, and it is one more client to load on every cold start.
+    const { GetSecretValueCommand, SecretsManagerClient } = await import('@aws-sdk/client-secrets-manager');
     const client = new SecretsManagerClient({ region: config.region });
     const out = await client.send(new GetSecretValueCommand({ SecretId: config.signingSecretArn }));
     secret = out.SecretString;

@@ -7,8 +7,8 @@ import { createApiKey, revokeApiKey, listUserApiKeys } from '../../shared/admin.
 import { fromProtobuf } from '../../shared/proto/encoding.ts';
 
 const signingSecret = () => new TextEncoder().encode(readFileSync(process.env.SIGNING_KEY_FILE!, 'utf8').trim());
-const forge = async (claims: Record<string, unknown>, secret = signingSecret(), alg = 'HS256') =>
-  new SignJWT(claims).setProtectedHeader({ alg }).sign(await secret);
+const forge = async (claims: Record<string, unknown>, secret = signingSecret()) =>
+  new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).sign(secret);
 
 describe('login and refresh (SPEC 5)', () => {
   it('exchanges an API key for a three-part JWT with sub, iat, exp = iat + 30 min and a unique id', async () => {
@@ -51,7 +51,7 @@ describe('login and refresh (SPEC 5)', () => {
       expired: await forge({ sub: tenant.userId, iss: 'hawk-api', iat: now - 3600, exp: now - 1800 }),
       tampered: `${header}.${tamperedPayload}.${signature}`,
       algNone: `${noneHeader}.${payload}.`,
-      wrongKey: await forge({ sub: tenant.userId, iss: 'hawk-api', iat: now, exp: now + 600 }, Promise.resolve(new TextEncoder().encode('x'.repeat(48)))),
+      wrongKey: await forge({ sub: tenant.userId, iss: 'hawk-api', iat: now, exp: now + 600 }, new TextEncoder().encode('x'.repeat(48))),
     };
     for (const [name, token] of Object.entries(candidates)) {
       const response = await api('GET', '/api/v1/user', { token });

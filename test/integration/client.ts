@@ -63,7 +63,7 @@ export async function api<T = any>(method: string, path: string, options: Reques
     body = JSON.stringify(options.body);
     headers['content-type'] = 'application/json';
   }
-  const response = await fetch(url, { method, headers, body, redirect: 'manual' });
+  const response = await fetch(url, { method, headers, body: body as BodyInit | undefined, redirect: 'manual' });
   const text = await response.text();
   let parsed: unknown = text;
   if (response.headers.get('content-type')?.includes('application/json') && text) parsed = JSON.parse(text);

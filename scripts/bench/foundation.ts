@@ -1,0 +1,95 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { measure, type BenchSection } from './harness.ts';
+import { routes } from '../../shared/routes.ts';
+
+// Foundation figures: request latency through the local server against a direct DynamoDB Local GetItem (as a
+// ratio, measured in the same run), DynamoDB calls per request, and each function's bundle size and cold import.
+const section: BenchSection = {
+  name: 'foundation',
+  async run(ctx) {
+    const { createOrganization, createUser, addMember, createApiKey } = await import('../../shared/admin.ts');
+    const { db } = await import('../../shared/db/client.ts');
+    const { keys } = await import('../../shared/db/keys.ts');
+    const { config } = await import('../../shared/config.ts');
+    const { scopeObservers } = await import('../../shared/request-scope.ts');
+
+    const { organizationId } = await createOrganization({ name: 'bench' });
+    const { userId } = await createUser({ email: `bench-${Date.now()}@example.test` });
+    await addMember({ organizationId, userId });
+    const { apiKey } = await createApiKey({ userId });
+    const loginResponse = await fetch(`${ctx.baseUrl}/api/v1/auth/login`, { headers: { 'x-apikey': apiKey } });
+    const { token } = (await loginResponse.json()) as { token: string };
+
+    const get = (path: string, headers: Record<string, string>) => async () => {
+      const response = await fetch(`${ctx.baseUrl}${path}`, { headers });
+      if (response.status !== 200) throw new Error(`${path}: ${response.status}`);
+      await response.arrayBuffer();
+    };
+    const getUser = get('/api/v1/user', { authorization: `Bearer ${token}` });
+    const login = get('/api/v1/auth/login', { 'x-apikey': apiKey });
+    const directGetItem = () => db.send(new GetCommand({ TableName: config.tableName, Key: keys.user(userId) }));
+
+    ctx.progress('latency: GET /api/v1/user, login, direct GetItem');
+    const direct = await measure(directGetItem, 300);
+    const user = await measure(getUser, 300);
+    const loginTiming = await measure(login, 300);
+
+    ctx.progress('DynamoDB calls per request');
+    const calls: number[] = [];
+    scopeObservers.push((scope) => calls.push(scope.dynamodbCalls));
+    const countCalls = async (fn: () => Promise<unknown>) => {
+      calls.length = 0;
+      await fn();
+      return calls[0];
+    };
+    const dynamodbCalls = { getUser: await countCalls(getUser), login: await countCalls(login) };
+    scopeObservers.length = 0;
+
+    ctx.progress('bundles: esbuild (minified, ESM, @aws-sdk external as on Lambda) and cold import in a fresh node');
+    const outDir = join(process.cwd(), 'node_modules', '.cache', 'hawk-bench');
+    mkdirSync(outDir, { recursive: true });
+    const bundles: Record<string, { bytes: number; importMs: number }> = {};
+    for (const handler of [...new Set(routes.map((r) => r.handler))]) {
+      const result = await build({
+        entryPoints: [`functions/${handler}.ts`],
+        bundle: true,
+        minify: true,
+        write: false,
+        platform: 'node',
+        format: 'esm',
+        target: 'node20',
+        external: ['@aws-sdk/*'],
+        banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
+      });
+      const file = join(outDir, `${handler}.mjs`);
+      writeFileSync(file, result.outputFiles[0].contents);
+      const probe = spawnSync(process.execPath, ['--input-type=module', '-e', `const t = performance.now(); await import(${JSON.stringify(file)}); console.log(performance.now() - t);`], {
+        env: { ...process.env, AWS_REGION: 'us-east-1', TABLE_NAME: 't', SIGNING_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:0:secret:x' },
+        encoding: 'utf8',
+      });
+      bundles[handler] = { bytes: result.outputFiles[0].contents.length, importMs: Math.round(Number(probe.stdout.trim()) * 10) / 10 };
+    }
+    const sizes = Object.values(bundles);
+    return {
+      latency: { directGetItem: direct, getUser: user, login: loginTiming },
+      ratios: {
+        getUserP50OverGetItemP50: Math.round((user.p50Ms / direct.p50Ms) * 10) / 10,
+        loginP50OverGetItemP50: Math.round((loginTiming.p50Ms / direct.p50Ms) * 10) / 10,
+      },
+      dynamodbCallsPerRequest: dynamodbCalls,
+      bundles,
+      bundleSummary: {
+        largestBytes: Math.max(...sizes.map((s) => s.bytes)),
+        slowestImportMs: Math.max(...sizes.map((s) => s.importMs)),
+        targetBytes: 300 * 1024,
+        targetImportMs: 150,
+      },
+    };
+  },
+};
+
+export default section;
