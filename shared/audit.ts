@@ -1,15 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { db } from './db/client.ts';
 import { keys } from './db/keys.ts';
-import { config } from './config.ts';
+import { putNewItem, transactWrite, type TransactItem } from './db/transactions.ts';
 import { getUser } from './repositories/users.ts';
 import type { ActivityType } from './audit-types.ts';
 
 // SPEC 6: every mutation writes its user-activity entry in the same DynamoDB transaction as the change, so there
 // is never a change without its entry nor an entry without its change. Domain code builds its writes, adds
 // `await auditEntry(...)` to them and commits them with `transactWrite`.
-export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+export { transactWrite, type TransactItem };
 
 export interface AuditRecord {
   id: string;
@@ -42,16 +40,5 @@ export async function auditEntry(
     payload: JSON.stringify(payload),
     timestamp: now,
   };
-  return {
-    Put: {
-      TableName: config.tableName,
-      Item: { ...keys.auditEntry(organizationId, now, record.id), entity: 'audit', ...record },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    },
-  };
-}
-
-/** One atomic write: all items land, or none (DynamoDB allows up to 100 items per transaction). */
-export async function transactWrite(items: TransactItem[]): Promise<void> {
-  await db.send(new TransactWriteCommand({ TransactItems: items }));
+  return putNewItem({ ...keys.auditEntry(organizationId, now, record.id), entity: 'audit', ...record });
 }

@@ -5,6 +5,7 @@ import { fromItem, cancellationReasons } from '../db/items.ts';
 import { queryAllByIndexPrefix } from '../db/reads.ts';
 import { config } from '../config.ts';
 import { badRequest } from '../errors.ts';
+import { putNewItem, requireItem } from '../db/transactions.ts';
 
 /** What is stored of an API key: never the secret itself, only its SHA-256 hash. */
 export interface ApiKeyRecord {
@@ -19,20 +20,8 @@ export async function putApiKey(record: ApiKeyRecord): Promise<void> {
     await db.send(
       new TransactWriteCommand({
         TransactItems: [
-          {
-            ConditionCheck: {
-              TableName: config.tableName,
-              Key: keys.user(record.userId),
-              ConditionExpression: 'attribute_exists(pk)',
-            },
-          },
-          {
-            Put: {
-              TableName: config.tableName,
-              Item: { ...keys.apiKey(record.secretHash, record.userId, record.keyId), entity: 'apiKey', ...record },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
+          requireItem(keys.user(record.userId)),
+          putNewItem({ ...keys.apiKey(record.secretHash, record.userId, record.keyId), entity: 'apiKey', ...record }),
         ],
       }),
     );

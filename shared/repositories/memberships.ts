@@ -5,6 +5,7 @@ import { fromItem, cancellationReasons } from '../db/items.ts';
 import { batchGet, queryAllByIndexPrefix } from '../db/reads.ts';
 import { config } from '../config.ts';
 import { badRequest } from '../errors.ts';
+import { requireItem } from '../db/transactions.ts';
 import type { Permission } from '../permissions.ts';
 import type { Organization } from './organizations.ts';
 
@@ -26,20 +27,8 @@ export async function putMembership(membership: Membership): Promise<void> {
     await db.send(
       new TransactWriteCommand({
         TransactItems: [
-          {
-            ConditionCheck: {
-              TableName: config.tableName,
-              Key: keys.organization(membership.organizationId),
-              ConditionExpression: 'attribute_exists(pk)',
-            },
-          },
-          {
-            ConditionCheck: {
-              TableName: config.tableName,
-              Key: keys.user(membership.userId),
-              ConditionExpression: 'attribute_exists(pk)',
-            },
-          },
+          requireItem(keys.organization(membership.organizationId)),
+          requireItem(keys.user(membership.userId)),
           {
             Put: {
               TableName: config.tableName,

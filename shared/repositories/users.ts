@@ -4,6 +4,7 @@ import { keys } from '../db/keys.ts';
 import { fromItem, cancellationReasons } from '../db/items.ts';
 import { config } from '../config.ts';
 import { badRequest } from '../errors.ts';
+import { putNewItem } from '../db/transactions.ts';
 
 export interface User {
   userId: string;
@@ -18,20 +19,8 @@ export async function putUser(user: User): Promise<void> {
     await db.send(
       new TransactWriteCommand({
         TransactItems: [
-          {
-            Put: {
-              TableName: config.tableName,
-              Item: { ...keys.user(user.userId), entity: 'user', ...user },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-          {
-            Put: {
-              TableName: config.tableName,
-              Item: { ...keys.userEmail(user.email), entity: 'userEmail', userId: user.userId },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
+          putNewItem({ ...keys.user(user.userId), entity: 'user', ...user }),
+          putNewItem({ ...keys.userEmail(user.email), entity: 'userEmail', userId: user.userId }),
         ],
       }),
     );

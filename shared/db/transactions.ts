@@ -1,0 +1,21 @@
+import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { db } from './client.ts';
+import { config } from '../config.ts';
+
+// Building blocks of the main table's TransactWriteItems calls.
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** The transaction fails (reason 'ConditionalCheckFailed' at this position) unless the item exists. */
+export const requireItem = (Key: Record<string, unknown>): TransactItem => ({
+  ConditionCheck: { TableName: config.tableName, Key, ConditionExpression: 'attribute_exists(pk)' },
+});
+
+/** Creates the item; the transaction fails at this position if an item with its key exists. */
+export const putNewItem = (Item: Record<string, unknown>): TransactItem => ({
+  Put: { TableName: config.tableName, Item, ConditionExpression: 'attribute_not_exists(pk)' },
+});
+
+/** One atomic write: all items land, or none (DynamoDB allows up to 100 items per transaction). */
+export async function transactWrite(items: TransactItem[]): Promise<void> {
+  await db.send(new TransactWriteCommand({ TransactItems: items }));
+}
