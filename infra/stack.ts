@@ -8,6 +8,7 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { HttpApi, HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { routes, type Route } from '../shared/routes.ts';
 import { mainTable, rateLimitTable, type KeyAttribute, type TableDefinition } from '../shared/tables.ts';
 
@@ -109,8 +110,12 @@ export class HawkApiStack extends Stack {
       if (route.method !== 'GET' || route.auth === 'apiKey') {
         main.grant(fn, 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:ConditionCheckItem');
       }
-      if (route.storage === 'read') assets.grantRead(fn);
-      if (route.storage === 'readwrite') assets.grantReadWrite(fn);
+      // Hosted assets: GetObject signs presigned downloads; ListBucket makes a missing key 404 rather than 403.
+      if (route.storage) {
+        fn.addToRolePolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: [assets.bucketArn] }));
+        const objectActions = route.storage === 'readwrite' ? ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'] : ['s3:GetObject'];
+        fn.addToRolePolicy(new PolicyStatement({ actions: objectActions, resources: [assets.arnForObjects('*')] }));
+      }
 
       api.addRoutes({
         path: paths.get(route)!,

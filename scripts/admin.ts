@@ -1,5 +1,6 @@
 // The operator CLI: `npm run --silent admin -- <command> [flags]`. Prints one JSON object on stdout.
 // Against `npm start`: run it with the same DATA_DIR. Against AWS: set TABLE_NAME (and AWS credentials/region).
+import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { configureEnvironment, dataDir, runningStack, ensureSigningKey } from './local/stack.ts';
 
@@ -53,9 +54,26 @@ const commands: Record<string, Command> = {
     flags: { user: { type: 'string' }, 'key-id': { type: 'string' } },
     run: async (f) => (await admin()).revokeApiKey({ userId: required(f, 'user'), keyId: required(f, 'key-id') }),
   },
+  'put-global-config': {
+    usage: 'put-global-config --name <configName> --file <YAML file>',
+    flags: { name: { type: 'string' }, file: { type: 'string' } },
+    run: async (f) => {
+      const file = required(f, 'file');
+      const text = await readFile(file, 'utf8').catch((error: Error) => {
+        throw new UsageError(`--file: cannot read ${file}: ${error.message}`);
+      });
+      return (await globalConfiguration()).putGlobalConfiguration({ name: required(f, 'name'), text });
+    },
+  },
+  'delete-global-config': {
+    usage: 'delete-global-config --name <configName>',
+    flags: { name: { type: 'string' } },
+    run: async (f) => (await globalConfiguration()).deleteGlobalConfiguration({ name: required(f, 'name') }),
+  },
 };
 
 const admin = () => import('../shared/admin.ts');
+const globalConfiguration = () => import('../shared/global-configuration.ts');
 
 function usage(): string {
   return `usage: npm run --silent admin -- <command> [flags]\n${Object.values(commands).map((c) => `  ${c.usage}`).join('\n')}`;

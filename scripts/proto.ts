@@ -125,7 +125,7 @@ export function compileDescriptor(): string {
 
 export function generatedProtoFiles(): Map<string, string> {
   const spec = JSON.parse(readFileSync(REFERENCE, 'utf8')) as { components: { schemas: Record<string, Schema> } };
-  const roots = [...new Set(routes.map((r) => r.response).filter((r): r is string => typeof r === 'string' && !r.startsWith('hawk.')))];
+  const roots = [...new Set(routes.map((r) => r.response).filter((r) => r !== 'empty' && !r.startsWith('hawk.')))];
   return generate(spec.components.schemas, roots);
 }
 

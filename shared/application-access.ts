@@ -1,4 +1,4 @@
-import { getApplication, type ApplicationRecord } from './repositories/applications.ts';
+import { getApplication, getApplicationIncludingDeleting, type ApplicationRecord } from './repositories/applications.ts';
 import type { Membership } from './repositories/memberships.ts';
 import type { Caller } from './http/caller.ts';
 import { HttpError, notFound, unauthorized } from './errors.ts';
@@ -13,11 +13,12 @@ import { HttpError, notFound, unauthorized } from './errors.ts';
 export async function accessibleApplication(
   caller: Caller,
   appId: string,
-  options: { teamRestricted: boolean; deniedStatus?: 401 | 403 } = { teamRestricted: true },
+  options: { teamRestricted: boolean; deniedStatus?: 401 | 403; includeDeleting?: boolean } = { teamRestricted: true },
 ): Promise<{ app: ApplicationRecord; membership: Membership }> {
   const denied = () =>
     options.deniedStatus === 403 ? new HttpError(403, `You do not have permission for application ${appId}`) : unauthorized();
-  const app = await getApplication(appId);
+  // includeDeleting: a retried DELETE of an application whose cascade was interrupted resumes it.
+  const app = options.includeDeleting ? await getApplicationIncludingDeleting(appId) : await getApplication(appId);
   if (!app) throw notFound(`application ${appId} not found`);
   const access = await caller.access(app.organizationId);
   if (!access.granted) {

@@ -5,6 +5,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 export interface RequestScope {
   requestId: string;
   dynamodbCalls: number;
+  /** DynamoDB read capacity units consumed by the request's reads (the benchmark reports them). */
+  readUnits?: number;
 }
 
 const storage = new AsyncLocalStorage<RequestScope>();

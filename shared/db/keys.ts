@@ -27,15 +27,73 @@ export const keys = {
   apiKeyBySecretHash: (secretHash: string) => ({ pk: `APIKEY#${secretHash}`, sk: '#APIKEY' }),
   apiKeysOfUser: (userId: string) => ({ gsi1pk: `USER#${userId}`, gsi1skPrefix: 'APIKEY#' }),
 
-  /** An application's own record; its environments (and the application's other children) share its partition. */
+  // ---- Applications and environments (docs/DATA-MODEL.md). Everything an application owns lives in its
+  // partition `APP#<appId>`, so a cascade delete is one partition walk.
+  /** An application's own record. */
   application: (appId: string) => ({ pk: `APP#${appId}`, sk: '#APP' }),
-  environment: (appId: string, envId: string) => ({ pk: `APP#${appId}`, sk: `ENV#${envId}` }),
+  /** The whole partition of an application: its record, environments, name claims and scan data. */
+  applicationPartition: (appId: string) => ({ pk: `APP#${appId}` }),
+  /** gsi2 entry of a live application: the organization's applications by lower-cased name, then id. */
+  applicationByName: (orgId: string, name: string, appId: string) => ({
+    gsi2pk: `ORGAPPS#${orgId}`,
+    gsi2sk: `${name.toLowerCase()}#${appId}`,
+  }),
+  applicationsOfOrg: (orgId: string) => ({ gsi2pk: `ORGAPPS#${orgId}` }),
 
-  /** User-activity (audit) entries of an organization, in time order. */
+  environment: (appId: string, envId: string) => ({ pk: `APP#${appId}`, sk: `ENV#${envId}` }),
+  environmentsOfApp: (appId: string) => ({ pk: `APP#${appId}`, skPrefix: 'ENV#' }),
+  /** Scan data of an environment (scan-results issue) lives under this prefix, so deleting the environment finds it. */
+  environmentData: (appId: string, envId: string) => ({ pk: `APP#${appId}`, skPrefix: `ENVDATA#${envId}#` }),
+  /** Claims an environment name inside its application (names are unique per application, case-insensitively). */
+  environmentName: (appId: string, name: string) => ({ pk: `APP#${appId}`, sk: `ENVNAME#${name.toLowerCase()}` }),
+  /**
+   * Index entries of a live environment: gsi2 = the organization's environments by name, gsi3 = by last scan time,
+   * gsi1 = by last-scan status, then by name. Removed when a delete starts, so lists stop reading the environment.
+   */
+  environmentIndexes: (orgId: string, envId: string, name: string, lastScanTimestamp: number, lastScanStatus: string) => ({
+    gsi1pk: `ORGENVSTATUS#${orgId}#${lastScanStatus}`,
+    gsi1sk: `${name.toLowerCase()}#${envId}`,
+    gsi2pk: `ORGENVS#${orgId}`,
+    gsi2sk: `${name.toLowerCase()}#${envId}`,
+    gsi3pk: `ORGENVSCANS#${orgId}`,
+    gsi3sk: `${String(lastScanTimestamp).padStart(15, '0')}#${envId}`,
+  }),
+  environmentsOfOrgByName: (orgId: string) => ({ gsi2pk: `ORGENVS#${orgId}` }),
+  environmentsOfOrgNamed: (orgId: string, name: string) => ({ gsi2pk: `ORGENVS#${orgId}`, gsi2skPrefix: `${name.toLowerCase()}#` }),
+  environmentsOfOrgByScanDate: (orgId: string) => ({ gsi3pk: `ORGENVSCANS#${orgId}` }),
+  environmentsOfOrgWithStatus: (orgId: string, lastScanStatus: string) => ({ gsi1pk: `ORGENVSTATUS#${orgId}#${lastScanStatus}` }),
+
+  /**
+   * Live application and environment counts of an organization per (application type, owning team or '-'):
+   * the totalCount of unfiltered list pages without reading the whole organization.
+   */
+  organizationCounter: (orgId: string, applicationType: string, teamId: string | undefined) => ({
+    pk: `ORG#${orgId}`,
+    sk: `COUNT#${applicationType}#${teamId ?? '-'}`,
+  }),
+
+  /** User-activity (audit) entries of an organization, in time order (the audit list reads ranges of it). */
   auditEntry: (orgId: string, timestamp: number, auditId: string) => ({
     pk: `AUDIT#${orgId}`,
     sk: `${String(timestamp).padStart(15, '0')}#${auditId}`,
   }),
+  auditEntriesOfOrg: (orgId: string) => ({ pk: `AUDIT#${orgId}` }),
+  /** Sort-key bound of the audit entries at `timestamp` (ms): entries from it sort after, before it before. */
+  auditTimeBound: (timestamp: number) => String(timestamp).padStart(15, '0'),
+
+  // ---- Hosted API descriptions (docs/HOSTED-ASSETS.md). Both items live in the application's partition, so the
+  // application's cascade delete removes them with it.
+  /** The uploaded description's metadata (which S3 version is current); gsi1 lists an organization's descriptions. */
+  hostedDescription: (appId: string, orgId: string) => ({
+    pk: `APP#${appId}`,
+    sk: '#OAS',
+    gsi1pk: `ORG#${orgId}`,
+    gsi1sk: `OAS#${appId}`,
+  }),
+  hostedDescriptionOfApp: (appId: string) => ({ pk: `APP#${appId}`, sk: '#OAS' }),
+  hostedDescriptionsOfOrg: (orgId: string) => ({ gsi1pk: `ORG#${orgId}`, gsi1skPrefix: 'OAS#' }),
+  /** The repository-sourced descriptions mapped to (included in) an application. */
+  oasMapping: (appId: string) => ({ pk: `APP#${appId}`, sk: '#OASMAPPING' }),
 };
 
 /** Keys of the rate-limit table: one sliding-window record per subject. */

@@ -2,27 +2,202 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
 import { fromItem } from '../db/items.ts';
+import { batchGet } from '../db/reads.ts';
+import { batchDelete, queryAll, queryItems } from '../db/query.ts';
+import { putNewItem, type TransactItem } from '../db/transactions.ts';
 import { config } from '../config.ts';
+
+export type ApplicationType = 'STANDARD' | 'CLOUD';
+export type ApplicationStatus = 'ACTIVE' | 'ENV_INCOMPLETE';
 
 /** An application as stored (SPEC 2.1). Environments are separate items in the application's partition. */
 export interface ApplicationRecord {
   applicationId: string;
   organizationId: string;
   name: string;
-  applicationType: 'STANDARD' | 'CLOUD';
-  applicationStatus: 'ACTIVE' | 'ENV_INCOMPLETE';
+  applicationType: ApplicationType;
+  /** ENV_INCOMPLETE while the application has no environment, ACTIVE once it has one. */
+  applicationStatus: ApplicationStatus;
   cloudScanTarget?: { targetURL: string; isDomainVerified: boolean };
   dataType?: string;
   riskLevel?: string;
-  /** The team that owns the application, if any (SPEC 4.2 team rules). */
+  /** The team that owns the application, if any (SPEC 4.2 team rules). Changed only by applicationOwnershipUpdate. */
   teamId?: string;
+  /** Live environments; every environment create/delete changes it in its own transaction. */
+  environmentCount: number;
   /** Set when a cascade delete has started: the application is gone for every reader from that moment. */
   deleting?: boolean;
   createdAt: number;
 }
 
+const toRecord = (item: Record<string, unknown> | undefined) => fromItem<ApplicationRecord>(item);
+
+/** The application, unless unknown or being deleted. */
 export async function getApplication(appId: string): Promise<ApplicationRecord | undefined> {
-  const out = await db.send(new GetCommand({ TableName: config.tableName, Key: keys.application(appId) }));
-  const app = fromItem<ApplicationRecord>(out.Item);
+  const app = await getApplicationIncludingDeleting(appId);
   return app && !app.deleting ? app : undefined;
+}
+
+/** The application even while its delete is in progress (a retried DELETE resumes it). */
+export async function getApplicationIncludingDeleting(appId: string): Promise<ApplicationRecord | undefined> {
+  const out = await db.send(new GetCommand({ TableName: config.tableName, Key: keys.application(appId) }));
+  return toRecord(out.Item);
+}
+
+/** Live applications by id (unknown and deleting ones are left out); order is not kept. */
+export async function getApplications(appIds: string[]): Promise<ApplicationRecord[]> {
+  const items = await batchGet([...new Set(appIds)].map((id) => keys.application(id)));
+  return items.map((item) => toRecord(item)!).filter((app) => !app.deleting);
+}
+
+/** The organization's live applications in (lower-cased name, id) order, read lazily. */
+export function applicationsOfOrgByName(orgId: string, forward: boolean, pageLimit?: number): AsyncGenerator<ApplicationRecord> {
+  return mapItems(queryItems({ index: 'gsi2', partition: keys.applicationsOfOrg(orgId).gsi2pk, forward, pageLimit }));
+}
+
+async function* mapItems(items: AsyncGenerator<Record<string, unknown>>): AsyncGenerator<ApplicationRecord> {
+  for await (const item of items) yield toRecord(item)!;
+}
+
+// ---- Writes: each returns TransactWriteItems for the caller to commit with its audit entry.
+
+export function applicationPut(app: ApplicationRecord): TransactItem {
+  return putNewItem({
+    ...keys.application(app.applicationId),
+    ...keys.applicationByName(app.organizationId, app.name, app.applicationId),
+    entity: 'application',
+    ...app,
+  });
+}
+
+/** Renames a live application (fails with ConditionalCheckFailed if it is gone or being deleted). */
+export function applicationRename(app: ApplicationRecord, name: string): TransactItem {
+  const { gsi2sk } = keys.applicationByName(app.organizationId, name, app.applicationId);
+  return {
+    Update: {
+      TableName: config.tableName,
+      Key: keys.application(app.applicationId),
+      UpdateExpression: 'SET #name = :name, gsi2sk = :gsi2sk',
+      ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deleting)',
+      ExpressionAttributeNames: { '#name': 'name' },
+      ExpressionAttributeValues: { ':name': name, ':gsi2sk': gsi2sk },
+    },
+  };
+}
+
+/**
+ * Changes the environment count of a live application (and its status with it). Conditioned on the count read by
+ * the caller, so two concurrent environment writes cannot both decide the status from a stale count.
+ */
+export function applicationEnvironmentCountChange(app: ApplicationRecord, delta: 1 | -1): TransactItem {
+  const count = app.environmentCount + delta;
+  return {
+    Update: {
+      TableName: config.tableName,
+      Key: keys.application(app.applicationId),
+      UpdateExpression: 'SET environmentCount = :count, applicationStatus = :status',
+      ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deleting) AND environmentCount = :read',
+      ExpressionAttributeValues: { ':count': count, ':read': app.environmentCount, ':status': count > 0 ? 'ACTIVE' : 'ENV_INCOMPLETE' },
+    },
+  };
+}
+
+/**
+ * Starts a cascade delete: from this write on the application is invisible (getApplication, lists) and leaves the
+ * organization's counters, and its name index entry is removed. Conditioned on the environment count read, so the
+ * counters drop by exactly what was visible.
+ */
+export function applicationDeletingMark(app: ApplicationRecord): TransactItem[] {
+  return [
+    {
+      Update: {
+        TableName: config.tableName,
+        Key: keys.application(app.applicationId),
+        UpdateExpression: 'SET deleting = :true REMOVE gsi2pk, gsi2sk',
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deleting) AND environmentCount = :read',
+        ExpressionAttributeValues: { ':true': true, ':read': app.environmentCount },
+      },
+    },
+    organizationCounterChange(app.organizationId, app.applicationType, app.teamId, { applications: -1, environments: -app.environmentCount }),
+  ];
+}
+
+/**
+ * THE way an application changes owner (teams issue): sets or clears `teamId` on a live application and moves its
+ * counts between the organization's per-team counters, in one transaction with the caller's audit entry.
+ * Environments carry no copy of the team (lists join them to their application), so nothing else changes.
+ * `app` must be freshly read: the write is conditioned on its team and environment count.
+ */
+export function applicationOwnershipUpdate(app: ApplicationRecord, teamId: string | undefined): TransactItem[] {
+  if (app.teamId === teamId) return [];
+  const values: Record<string, unknown> = { ':read': app.environmentCount };
+  let condition = 'attribute_exists(pk) AND attribute_not_exists(deleting) AND environmentCount = :read AND ';
+  if (app.teamId) {
+    values[':oldTeam'] = app.teamId;
+    condition += 'teamId = :oldTeam';
+  } else {
+    condition += 'attribute_not_exists(teamId)';
+  }
+  if (teamId) values[':team'] = teamId;
+  const counts = { applications: 1, environments: app.environmentCount };
+  return [
+    {
+      Update: {
+        TableName: config.tableName,
+        Key: keys.application(app.applicationId),
+        UpdateExpression: teamId ? 'SET teamId = :team' : 'REMOVE teamId',
+        ConditionExpression: condition,
+        ExpressionAttributeValues: values,
+      },
+    },
+    organizationCounterChange(app.organizationId, app.applicationType, app.teamId, { applications: -1, environments: -counts.environments }),
+    organizationCounterChange(app.organizationId, app.applicationType, teamId, counts),
+  ];
+}
+
+// ---- Organization counters (keys.organizationCounter): live applications and environments per type and team.
+
+export interface OrganizationCounts {
+  applications: number;
+  environments: number;
+}
+
+export function organizationCounterChange(
+  orgId: string,
+  applicationType: ApplicationType,
+  teamId: string | undefined,
+  delta: OrganizationCounts,
+): TransactItem {
+  return {
+    Update: {
+      TableName: config.tableName,
+      Key: keys.organizationCounter(orgId, applicationType, teamId),
+      UpdateExpression: 'SET entity = :entity ADD applications :apps, environments :envs',
+      ExpressionAttributeValues: { ':entity': 'organizationCounter', ':apps': delta.applications, ':envs': delta.environments },
+    },
+  };
+}
+
+/** The summed counters of these (type, team) buckets: one BatchGetItem. `undefined` in teams means unowned. */
+export async function organizationCounts(orgId: string, types: ApplicationType[], teams: (string | undefined)[]): Promise<OrganizationCounts> {
+  const buckets = types.flatMap((type) => teams.map((team) => keys.organizationCounter(orgId, type, team)));
+  const items = await batchGet(buckets);
+  return {
+    applications: items.reduce((sum, item) => sum + Number(item.applications ?? 0), 0),
+    environments: items.reduce((sum, item) => sum + Number(item.environments ?? 0), 0),
+  };
+}
+
+// ---- Cascade delete (after applicationDeletingMark has committed).
+
+/** Deletes every item of the application's partition, the application record last, so a retry can resume. */
+export async function deleteApplicationPartition(appId: string): Promise<void> {
+  const { pk } = keys.applicationPartition(appId);
+  const own = keys.application(appId);
+  for (;;) {
+    const children = (await queryAll({ partition: pk, attributes: ['pk', 'sk'], pageLimit: 1000 })).filter((item) => item.sk !== own.sk);
+    if (children.length === 0) break;
+    await batchDelete(children as { pk: string; sk: string }[]);
+  }
+  await batchDelete([own]);
 }

@@ -1,0 +1,7 @@
+import { operation } from '../shared/http/operation.ts';
+import { createEnvironment } from '../shared/environments.ts';
+
+export const handler = operation<{ appId: string }, { host?: string }, { env: string }>(
+  'createEnvironment',
+  ({ caller, params, query, body }) => createEnvironment(caller, params.appId, body, query.host),
+);

@@ -1,0 +1,6 @@
+import { operation } from '../shared/http/operation.ts';
+import { hostedDescriptionDownload } from '../shared/oas.ts';
+
+export const handler = operation<{ orgId: string; oasId: string }, { redirect: boolean }>('getHostedOASForOrg', ({ caller, params, query }) =>
+  hostedDescriptionDownload(caller, params.orgId, params.oasId, query.redirect),
+);

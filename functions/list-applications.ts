@@ -1,0 +1,7 @@
+import { operation } from '../shared/http/operation.ts';
+import type { ListApplicationsV1Query } from '../shared/application-inputs.ts';
+import { listApplicationsV1 } from '../shared/applications.ts';
+
+export const handler = operation<{ orgId: string }, ListApplicationsV1Query>('listApplications', ({ caller, params, query }) =>
+  listApplicationsV1(caller, params.orgId, query),
+);

@@ -1,0 +1,7 @@
+import { operation } from '../shared/http/operation.ts';
+import type { AuditListQuery } from '../shared/application-inputs.ts';
+import { listAuditRecords } from '../shared/audit-log.ts';
+
+export const handler = operation<{ orgId: string }, AuditListQuery>('listAuditActivity', ({ params, query }) =>
+  listAuditRecords(params.orgId, query),
+);

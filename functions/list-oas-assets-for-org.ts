@@ -1,0 +1,19 @@
+import { operation } from '../shared/http/operation.ts';
+import { listHostedDescriptions } from '../shared/oas.ts';
+import { v2PageRequest } from '../shared/lists.ts';
+
+interface Query {
+  pageSize: number;
+  pageToken: number;
+  page?: string;
+  sortDir?: 'asc' | 'desc';
+  repoIds: string[];
+}
+
+export const handler = operation<{ orgId: string }, Query>('listOASAssetsForOrg', ({ caller, params, query }) =>
+  listHostedDescriptions(caller, params.orgId, {
+    request: v2PageRequest(query.page, query.pageToken, query.pageSize),
+    sortDir: query.sortDir === 'desc' ? 'DESC' : 'ASC',
+    repoIds: query.repoIds,
+  }),
+);

@@ -1,0 +1,6 @@
+import { operation } from '../shared/http/operation.ts';
+import { uploadDescription } from '../shared/oas-upload.ts';
+
+export const handler = operation<{ appId: string }>('uploadOASForApplication', ({ caller, params, rawBody, headers }) =>
+  uploadDescription(caller, params.appId, rawBody!, headers['content-type']),
+);

@@ -1,0 +1,104 @@
+import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { db } from './client.ts';
+import { config } from '../config.ts';
+import { transactWrite, type TransactItem } from './transactions.ts';
+
+type Item = Record<string, unknown>;
+
+/** One partition of the table or of an index, optionally narrowed by a sort-key prefix or range. */
+export interface PartitionQuery {
+  index?: 'gsi1' | 'gsi2' | 'gsi3';
+  partition: string;
+  skPrefix?: string;
+  /** Inclusive sort-key bounds. */
+  skFrom?: string;
+  skTo?: string;
+  /** Ascending sort-key order unless false. */
+  forward?: boolean;
+  /** Items read per call: a list that needs n items asks for about n. */
+  pageLimit?: number;
+  /** Only these attributes (e.g. the keys, for deletes). */
+  attributes?: string[];
+}
+
+/** The items of a partition in sort-key order, read lazily one DynamoDB page at a time. */
+export async function* queryItems(query: PartitionQuery): AsyncGenerator<Item> {
+  const pk = query.index ? `${query.index}pk` : 'pk';
+  const sk = query.index ? `${query.index}sk` : 'sk';
+  const names: Record<string, string> = { '#pk': pk };
+  const values: Record<string, unknown> = { ':pk': query.partition };
+  let condition = '#pk = :pk';
+  if (query.skPrefix !== undefined) {
+    names['#sk'] = sk;
+    values[':prefix'] = query.skPrefix;
+    condition += ' AND begins_with(#sk, :prefix)';
+  } else if (query.skFrom !== undefined && query.skTo !== undefined) {
+    names['#sk'] = sk;
+    [values[':from'], values[':to']] = [query.skFrom, query.skTo];
+    condition += ' AND #sk BETWEEN :from AND :to';
+  } else if (query.skFrom !== undefined || query.skTo !== undefined) {
+    names['#sk'] = sk;
+    values[':bound'] = query.skFrom ?? query.skTo;
+    condition += query.skFrom !== undefined ? ' AND #sk >= :bound' : ' AND #sk <= :bound';
+  }
+  const projection = query.attributes?.map((a, i) => {
+    names[`#a${i}`] = a;
+    return `#a${i}`;
+  });
+  let startKey: Item | undefined;
+  do {
+    const out = await db.send(
+      new QueryCommand({
+        TableName: config.tableName,
+        IndexName: query.index,
+        KeyConditionExpression: condition,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ScanIndexForward: query.forward !== false,
+        Limit: query.pageLimit,
+        ProjectionExpression: projection?.join(', '),
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of out.Items ?? []) yield item;
+    startKey = out.LastEvaluatedKey;
+  } while (startKey);
+}
+
+export async function queryAll(query: PartitionQuery): Promise<Item[]> {
+  const items: Item[] = [];
+  for await (const item of queryItems(query)) items.push(item);
+  return items;
+}
+
+/** Deletes items by key, 25 per BatchWriteItem call, retrying unprocessed ones (not atomic: for cascades). */
+export async function batchDelete(itemKeys: { pk: unknown; sk: unknown }[]): Promise<void> {
+  for (let i = 0; i < itemKeys.length; i += 25) {
+    let request: Record<string, { DeleteRequest: { Key: Item } }[]> | undefined = {
+      [config.tableName]: itemKeys.slice(i, i + 25).map(({ pk, sk }) => ({ DeleteRequest: { Key: { pk, sk } } })),
+    };
+    while (request && Object.keys(request).length > 0) {
+      const out = await db.send(new BatchWriteCommand({ RequestItems: request }));
+      request = out.UnprocessedItems as typeof request;
+    }
+  }
+}
+
+/**
+ * transactWrite, retried when DynamoDB cancels it only because another transaction held one of its items at the
+ * same moment (reason TransactionConflict, e.g. two creates updating the organization's counters at once).
+ * Any other cancellation (a failed condition) is thrown to the caller at once.
+ */
+export async function transactWriteRetryingConflicts(items: TransactItem[], attempts = 8): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await transactWrite(items);
+    } catch (error) {
+      const reasons = error instanceof TransactionCanceledException ? (error.CancellationReasons ?? []).map((r) => r.Code) : [];
+      const conflictOnly = reasons.includes('TransactionConflict') && reasons.every((r) => r === 'TransactionConflict' || r === 'None' || !r);
+      if (!conflictOnly || attempt >= attempts) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * 2 ** attempt));
+    }
+  }
+}

@@ -1,0 +1,202 @@
+import { z } from 'zod';
+
+// Query parameters, ordering and paging shared by every list operation (SPEC 4.5, 8). Query strings arrive as
+// strings; API Gateway joins a repeated parameter's values with commas, and the local server does the same, so a
+// list parameter is accepted both comma-joined and repeated.
+
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+
+const integer = (min: number, max: number | undefined, fallback: number) =>
+  z
+    .string()
+    .regex(/^\s*-?\d+\s*$/, 'must be an integer')
+    .transform(Number)
+    .pipe(max === undefined ? z.number().int().min(min) : z.number().int().min(min).max(max))
+    .optional()
+    .transform((value) => value ?? fallback);
+
+/** pageSize: 1 to 1000, default 10. */
+export const pageSizeParam = () => integer(1, 1000, 10).describe('Page size, 1 to 1000 (default 10).');
+/** pageToken: the 0-based page number, default 0. */
+export const pageTokenParam = () => integer(0, undefined, 0).describe('0-based page number (default 0).');
+/** An integer such as a time in ms, default 0. */
+export const integerParam = (fallback = 0) => integer(0, undefined, fallback);
+
+/** `true` or `false` in any case; absent: the default. */
+export const booleanParam = (fallback: boolean | undefined) =>
+  z
+    .string()
+    .transform((v) => v.trim().toLowerCase())
+    .pipe(z.enum(['true', 'false'], { error: 'must be true or false' }))
+    .transform((v) => v === 'true')
+    .optional()
+    .transform((v) => v ?? fallback);
+
+/** One of the values, in any case (e.g. sortDir asc/ASC). */
+export const caseInsensitiveEnum = <T extends string>(values: readonly [T, ...T[]]) =>
+  z
+    .string()
+    .transform((v) => v.trim().toUpperCase())
+    .pipe(z.enum(values.map((v) => v.toUpperCase()) as [string, ...string[]], { error: `must be one of ${values.join(', ')}` }))
+    .transform((v) => values.find((value) => value.toUpperCase() === v)!)
+    .optional();
+
+/** A list parameter, comma-joined or repeated; each item validated by `item`. Absent: `fallback`. */
+export const listParam = <T extends string>(item: z.ZodType<T, string>, fallback: T[] = []) =>
+  z
+    .string()
+    .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
+    .pipe(z.array(item))
+    .optional()
+    .transform((v): T[] => (v === undefined || v.length === 0 ? fallback : v));
+
+export const uuidListParam = () => listParam(z.string().regex(UUID, 'must be a UUID')).describe('Comma-delimited UUIDs.');
+export const nameListParam = () => listParam(z.string().max(255)).describe('Comma-delimited names.');
+export const enumListParam = <T extends string>(values: readonly [T, ...T[]], fallback: T[] = []) =>
+  listParam(z.enum(values, { error: `must be one of ${values.join(', ')}` }) as unknown as z.ZodType<T, string>, fallback).describe(
+    `Comma-delimited, of ${values.join(', ')}.`,
+  );
+
+/** The V2 lists' free-text `query` (SPEC 4.2.1 pattern). */
+export const v2QueryParam = (matches: string) =>
+  z
+    .string()
+    .regex(/^[\w\-\s/_.~]*$/, 'must match ^[\\w\\-\\s\\/\\_\\.\\~]*$')
+    .optional()
+    .describe(`Case-insensitive part of ${matches}.`);
+export const v2SortDirParam = () => caseInsensitiveEnum(['ASC', 'DESC', 'UNSORTED']);
+
+// ---- Ordering
+
+/** The name order of the name indexes, reproduced in memory: lower-cased name, then id. */
+export const nameOrderKey = (name: string, id: string) => `${name.toLowerCase()}#${id}`;
+
+export type SortDirection = 'ASC' | 'DESC';
+
+/** A total order: the sort value first, then the id, so that equal values page stably. */
+export function compareBy<T>(value: (item: T) => string | number, id: (item: T) => string, direction: SortDirection): (a: T, b: T) => number {
+  const sign = direction === 'DESC' ? -1 : 1;
+  return (a, b) => {
+    const [x, y] = [value(a), value(b)];
+    if (x !== y) return (x < y ? -1 : 1) * sign;
+    const [i, j] = [id(a), id(b)];
+    return (i < j ? -1 : i > j ? 1 : 0) * sign;
+  };
+}
+
+// ---- Paging
+
+export interface PageRequest {
+  /** 0-based page number. */
+  page: number;
+  size: number;
+}
+
+export interface PageOf<T> {
+  items: T[];
+  totalCount: number;
+  hasNext: boolean;
+}
+
+/** The requested page of an already filtered and sorted list. */
+export function pageOf<T>(all: T[], { page, size }: PageRequest): PageOf<T> {
+  const start = page * size;
+  return { items: all.slice(start, start + size), totalCount: all.length, hasNext: start + size < all.length };
+}
+
+/**
+ * Collects the requested page from items arriving in their final order, reading only as far as the page (plus
+ * one item, to know whether there is a next page). `exhausted` says whether everything was read, in which case
+ * `seen` is the exact total.
+ */
+export async function pageFromStream<T>(
+  items: AsyncIterable<T>,
+  keep: (item: T) => boolean | Promise<boolean>,
+  { page, size }: PageRequest,
+): Promise<{ items: T[]; hasNext: boolean; exhausted: boolean; seen: number }> {
+  const start = page * size;
+  const pageItems: T[] = [];
+  let seen = 0;
+  for await (const item of items) {
+    if (!(await keep(item))) continue;
+    if (seen >= start + size) return { items: pageItems, hasNext: true, exhausted: false, seen: seen + 1 };
+    if (seen >= start) pageItems.push(item);
+    seen++;
+  }
+  return { items: pageItems, hasNext: false, exhausted: true, seen };
+}
+
+/** Items to ask DynamoDB for per call when a page needs `request`: up to the end of the page, plus one. */
+export const readAhead = ({ page, size }: PageRequest) => Math.min(1000, (page + 1) * size + 1);
+
+export async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const all: T[] = [];
+  for await (const item of items) all.push(item);
+  return all;
+}
+
+/** Counts the kept items of a full walk (totalCount when the filters leave no cheaper way). */
+export async function countRest<T>(items: AsyncIterable<T>, keep: (item: T) => boolean | Promise<boolean>): Promise<number> {
+  let count = 0;
+  for await (const item of items) if (await keep(item)) count++;
+  return count;
+}
+
+/** Deprecated (V1) lists: the next page's token, or empty on the last page (clients loop until it is). */
+export const v1NextPageToken = (request: PageRequest, hasNext: boolean) => (hasNext ? String(request.page + 1) : '');
+
+// ---- V2 envelopes (pagination.Page)
+
+export interface V2Filter {
+  name: string;
+  values: string[];
+}
+
+export interface V2PageQuery {
+  /** `page` (`p_N`) when given, else `pageToken`. */
+  request: PageRequest;
+  query: string;
+  sortField: string;
+  sortDir: SortDirection;
+  filters: V2Filter[];
+}
+
+/** `page=p_N` selects page N like `pageToken=N`; an empty `page` defers to pageToken. */
+export const v2PageParam = () =>
+  z
+    .string()
+    .regex(/^(p_\d{1,9})?$/, 'must be p_<page number>, e.g. p_0')
+    .optional()
+    .describe('Page key `p_<n>` (0-based); takes precedence over pageToken.');
+
+export function v2PageRequest(page: string | undefined, pageToken: number, pageSize: number): PageRequest {
+  return { page: page ? Number(page.slice(2)) : pageToken, size: pageSize };
+}
+
+function pageObject(q: V2PageQuery, number: number) {
+  return {
+    number,
+    size: q.request.size,
+    query: q.query,
+    sortOptions: { field: q.sortField, direction: q.sortDir },
+    filters: q.filters
+      .filter((f) => f.values.length > 0)
+      .map((f) => (f.values.length === 1 ? { name: f.name, value: f.values[0] } : { name: f.name, multi: { values: f.values } })),
+  };
+}
+
+/** The paging fields of a V2 list response: current/next/previous pages, their tokens and the total. */
+export function v2Envelope(q: V2PageQuery, totalCount: number, hasNext: boolean) {
+  const { page } = q.request;
+  const hasPrev = page > 0;
+  return {
+    totalCount,
+    currentPage: pageObject(q, page),
+    hasNext,
+    nextPage: hasNext ? pageObject(q, page + 1) : undefined,
+    nextPageToken: hasNext ? String(page + 1) : '',
+    hasPrev,
+    prevPage: hasPrev ? pageObject(q, page - 1) : undefined,
+    prevPageToken: hasPrev ? String(page - 1) : '',
+  };
+}
