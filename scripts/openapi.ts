@@ -2,7 +2,7 @@
 // (operations, parameters, bodies, permissions, audit types) and the protobuf response messages (schemas).
 // test/unit/openapi.test.ts fails when the committed file is stale or invalid.
 import { writeFileSync } from 'node:fs';
-import { z } from 'zod';
+import * as z from 'zod';
 import descriptor from '../shared/proto/descriptor.json' with { type: 'json' };
 import { routes, pathParameterNames, type Route } from '../shared/routes.ts';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { booleanParam } from './lists.ts';
 
 // The inputs of the hosted-asset operations (hosted API descriptions, global configuration), as the route table

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 // Query parameters, ordering and paging shared by every list operation (SPEC 4.5, 8). Query strings arrive as
 // strings; API Gateway joins a repeated parameter's values with commas, and the local server does the same, so a

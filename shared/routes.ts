@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod'; // namespace import: lets esbuild drop zod's unused parts (its locales alone are 350 KB)
 import type { Permission } from './permissions.ts';
 import type { ActivityType } from './audit-types.ts';
 import { caseInsensitiveEnum, pageSizeParam, pageTokenParam, uuidListParam, v2PageParam } from './lists.ts';

@@ -1,7 +1,7 @@
 import type middy from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import httpContentNegotiation from '@middy/http-content-negotiation';
-import { z } from 'zod';
+import * as z from 'zod';
 import { HttpError, badRequest, payloadTooLarge, tooManyRequests, unauthorized, unsupportedMediaType } from '../errors.ts';
 import { verifyAccessToken, InvalidTokenError } from '../auth/tokens.ts';
 import { hashApiKey } from '../auth/api-keys.ts';

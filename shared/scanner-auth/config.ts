@@ -4,7 +4,7 @@
 // values are never echoed, because credentials usually live in these fields.
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
-import { z } from 'zod';
+import * as z from 'zod';
 
 export type ConfigError = { path: string; message: string };
 
