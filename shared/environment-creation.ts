@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import { stringify } from 'yaml';
 import { s3 } from './storage/s3.ts';
 import { objectKeys } from './storage/objects.ts';
 import { config } from './config.ts';
@@ -30,11 +29,16 @@ export async function writeEnvironmentConfig(env: EnvironmentRecord | undefined,
   if (!env) return commit();
   const Key = objectKeys.environmentConfig(env.applicationId, env.environmentId);
   const app = { applicationId: env.applicationId, env: env.name, ...(host ? { host } : {}) };
-  await s3.send(new PutObjectCommand({ Bucket: config.assetsBucket, Key, Body: stringify({ app }), ContentType: 'application/x-yaml' }));
+  await s3.send(new PutObjectCommand({ Bucket: config.assetsBucket, Key, Body: asYaml({ app }), ContentType: 'application/x-yaml' }));
   try {
     await commit();
   } catch (error) {
     await s3.send(new DeleteObjectCommand({ Bucket: config.assetsBucket, Key })).catch(() => undefined);
     throw error;
   }
+}
+
+/** JSON is a YAML 1.2 document: a flat config needs no YAML library, which keeps it out of these functions' bundles. */
+function asYaml(document: object): string {
+  return `${JSON.stringify(document, null, 2)}\n`;
 }
