@@ -1,3 +1,4 @@
+import { parse as parseYaml } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
@@ -225,9 +226,7 @@ describe('environments (SPEC 4.2)', () => {
     expect(env.status).toBe(200);
     const object = await s3.send(new GetObjectCommand({ Bucket: config.assetsBucket, Key: objectKeys.environmentConfig(app.applicationId, env.body.envId) }));
     const text = await object.Body!.transformToString();
-    expect(text).toContain(`applicationId: ${app.applicationId}`);
-    expect(text).toContain('env: dev');
-    expect(text).toContain('host: https://dev.example.test');
+    expect(parseYaml(text)).toEqual({ app: { applicationId: app.applicationId, env: 'dev', host: 'https://dev.example.test' } });
     expect((await api('POST', `/api/v1/app/${app.applicationId}/env`, { token: tenant.token, body: { env: 'x' }, query: { host: 'not a url' } })).status).toBe(400);
   });
 });
