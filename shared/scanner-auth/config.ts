@@ -116,6 +116,15 @@ const authenticationSchema = section(
   'how the scanner logs in: a credential source and an authorization block',
 );
 
+// A real stackhawk.yml carries the scanner's other settings beside the login ones. They are the scanner's to
+// validate, so they are accepted as they are; any other key is still refused as a likely typo.
+const ROOT_KEYS_OF_THE_SCANNER = ['hawk', 'hawkAddOn', 'tags'] as const;
+const APP_KEYS_OF_THE_SCANNER = [
+  'openApiConf', 'graphqlConf', 'soapConf', 'grpcConf', 'includePaths', 'excludePaths', 'inputVectors',
+  'autoPolicy', 'autoInputVectors', 'sessionTokens', 'waitForAppTarget', 'scanPolicy',
+] as const;
+const otherScannerSettings = (names: readonly string[]) => Object.fromEntries(names.map((name) => [name, z.unknown().optional()]));
+
 const configSchema = section(
   {
     app: section(
@@ -128,9 +137,11 @@ const configSchema = section(
         }),
         antiCsrfParam: text('the hidden form field carrying the anti-forgery token, e.g. authenticity_token').optional(),
         authentication: authenticationSchema,
+        ...otherScannerSettings(APP_KEYS_OF_THE_SCANNER),
       },
       'the application settings',
     ),
+    ...otherScannerSettings(ROOT_KEYS_OF_THE_SCANNER),
   },
   'the root key must be app',
 );

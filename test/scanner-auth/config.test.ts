@@ -71,7 +71,7 @@ describe('validation errors name the path and what to do', () => {
       'a missing root key',
       'application:\n  host: x\n',
       { path: 'app', message: 'required: the application settings' },
-      { path: 'application', message: 'unknown key; remove it or fix its spelling (allowed here: app)' },
+      { path: 'application', message: 'unknown key; remove it or fix its spelling (allowed here: app, hawk, hawkAddOn, tags)' },
     ],
     [
       'a misspelt key',
@@ -167,6 +167,18 @@ describe('validation errors name the path and what to do', () => {
 
   it.each(cases)('%s', (_, document, ...expected) => {
     expect(errorsOf([document])).toEqual(expected);
+  });
+
+  it('accepts the scanner\'s other settings of a real stackhawk.yml, but not an unknown app key', () => {
+    const real = formWith((_, app) => {
+      app.openApiConf = { path: '/openapi.json' };
+      app.excludePaths = ['/logout'];
+    });
+    const loaded = loadConfig([writeConfig({ ...real, hawk: { spider: { base: true } }, tags: [{ name: 'a', value: 'b' }] })], CREDENTIALS_ENV);
+    expect(loaded.errors).toBeUndefined();
+    expect(errorsOf([formWith((_, app) => (app.antiCsrfParm = 'x'))])).toEqual([
+      { path: 'app.antiCsrfParm', message: expect.stringMatching(/^unknown key; remove it or fix its spelling \(allowed here: .*antiCsrfParam/) },
+    ]);
   });
 
   it('reports every schema error at once', () => {
