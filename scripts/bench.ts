@@ -8,7 +8,7 @@ import { configureEnvironment, ensureSigningKey, startEngines } from './local/st
 import { freePort } from '../test/integration/global-setup.ts';
 import type { BenchContext, BenchSection } from './bench/harness.ts';
 
-const SECTIONS = ['foundation', 'lists'];
+const SECTIONS = ['foundation', 'lists', 'scans'];
 
 async function main(): Promise<void> {
   const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -16,7 +16,8 @@ import { accessibleApplication, canSeeTeamResource } from './application-access.
 import { auditEntry } from './audit.ts';
 import { transactWriteRetryingConflicts } from './db/query.ts';
 import { cancellationReasons } from './db/items.ts';
-import { badRequest, notFound } from './errors.ts';
+import { badRequest, conflict, notFound } from './errors.ts';
+import { teamApplicationAdded } from './repositories/teams.ts';
 import { objectKeys } from './storage/objects.ts';
 import { deleteObjectsUnder } from './storage/delete-prefix.ts';
 import { newEnvironment, writeEnvironmentConfig } from './environment-creation.ts';
@@ -102,13 +103,21 @@ export async function createApplication(caller: Caller, orgId: string, body: Cre
     organizationCounterChange(orgId, applicationType, app.teamId, { applications: 1, environments: env ? 1 : 0 }),
     await auditEntry(caller, orgId, 'APPLICATION_ADDED', { applicationId: app.applicationId, appName: app.name, envName: env?.name }),
   ];
+  // The team lists its applications: it gains this one in the same transaction (and must still exist).
+  const teamItemAt = items.length;
+  if (app.teamId) items.push(teamApplicationAdded(orgId, app.teamId, app.applicationId));
   if (env) {
     items.push(
       ...environmentPuts(env),
       await auditEntry(caller, orgId, 'ENVIRONMENT_ADDED', { applicationId: app.applicationId, appName: app.name, envId: env.environmentId, envName: env.name }),
     );
   }
-  await writeEnvironmentConfig(env, body.host, () => transactWriteRetryingConflicts(items));
+  try {
+    await writeEnvironmentConfig(env, body.host, () => transactWriteRetryingConflicts(items));
+  } catch (error) {
+    if (app.teamId && cancellationReasons(error)?.[teamItemAt] === 'ConditionalCheckFailed') throw conflict(`team ${app.teamId} was deleted meanwhile: try again`);
+    throw error;
+  }
   return toApplication(app);
 }
 

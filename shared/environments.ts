@@ -13,6 +13,7 @@ import {
   getEnvironmentByName,
   getEnvironmentIncludingDeleting,
   type EnvironmentRecord,
+  type LastScan,
   type LastScanStatus,
 } from './repositories/environments.ts';
 import { accessibleApplication, canSeeTeamResource } from './application-access.ts';
@@ -56,8 +57,8 @@ import type { Membership } from './repositories/memberships.ts';
 const MAX_ATTEMPTS = 5;
 
 /** The environment's create writes with its ENVIRONMENT_ADDED entry, for callers that commit them (scan results). */
-export async function environmentCreationWrites(actor: { userId: string }, app: ApplicationRecord, name: string) {
-  const env = newEnvironment(app, name);
+export async function environmentCreationWrites(actor: { userId: string }, app: ApplicationRecord, name: string, lastScan?: LastScan) {
+  const env: EnvironmentRecord = { ...newEnvironment(app, name), ...lastScan };
   const payload = { applicationId: app.applicationId, appName: app.name, envId: env.environmentId, envName: env.name };
   const items: TransactItem[] = [...environmentCreation(app, env), await auditEntry(actor, app.organizationId, 'ENVIRONMENT_ADDED', payload)];
   return { env, items };
@@ -65,12 +66,13 @@ export async function environmentCreationWrites(actor: { userId: string }, app: 
 
 /**
  * The live environment of this name in the application, or the writes that create it (scan-results issue:
- * commit `items` with the scan's own writes; `items` is empty when the environment exists).
+ * commit `items` with the scan's own writes; `items` is empty when the environment exists). A created
+ * environment starts with `lastScan` as its last scan.
  */
-export async function findOrCreateEnvironmentByName(actor: { userId: string }, app: ApplicationRecord, name: string) {
+export async function findOrCreateEnvironmentByName(actor: { userId: string }, app: ApplicationRecord, name: string, lastScan?: LastScan) {
   const existing = await getEnvironmentByName(app.applicationId, name);
   if (existing) return { env: existing, created: false, items: [] as TransactItem[] };
-  return { ...(await environmentCreationWrites(actor, app, name)), created: true };
+  return { ...(await environmentCreationWrites(actor, app, name, lastScan)), created: true };
 }
 
 /** Runs a write conditioned on the application's environment count, re-reading it when another write won. */

@@ -50,6 +50,8 @@ export const listParam = <T extends string>(item: z.ZodType<T, string>, fallback
     .optional()
     .transform((v): T[] => (v === undefined || v.length === 0 ? fallback : v));
 
+/** A UUID, lower-cased (ids are stored lower-case; clients may send either case). */
+export const uuidSchema = () => z.string().regex(UUID, 'must be a UUID').transform((id) => id.toLowerCase());
 export const uuidListParam = () => listParam(z.string().regex(UUID, 'must be a UUID')).describe('Comma-delimited UUIDs.');
 export const nameListParam = () => listParam(z.string().max(255)).describe('Comma-delimited names.');
 export const enumListParam = <T extends string>(values: readonly [T, ...T[]], fallback: T[] = []) =>

@@ -14,7 +14,19 @@ import {
   updateApplicationBody,
   updateEnvironmentBody,
 } from './application-inputs.ts';
+import {
+  alertMessageQuery,
+  configHashSchema,
+  listAlertFindingsQuery,
+  listScanAlertsQuery,
+  listScansQuery,
+  pluginIdSchema,
+  scanAlertsBody,
+  scanCompletedBody,
+  scanStartedBody,
+} from './scan-inputs.ts';
 import { DESCRIPTION_CONTENT_TYPES, MAX_DESCRIPTION_BYTES, configNameSchema, mappingRequestSchema, redirectParam } from './hosted-asset-inputs.ts';
+import { createTeamBody, listTeamsForOrgQuery, listTeamsForUserQuery, updateApplicationTeamBody, updateTeamBody } from './team-inputs.ts';
 
 // THE route table: the single source of truth for the service's operations. The CDK stack (one Lambda and one
 // API route each), the local server, the OpenAPI generator, the protobuf generator and the tests all read it.
@@ -371,6 +383,264 @@ export const routes: Route[] = [
     description:
       "The organization's user-activity entries, oldest first unless `sortDir=desc`; `start`/`end` in ms; `timestamp` in ms; " +
       '`payload` a JSON object as a string. `nextPageToken` is "-1" when there is no further page.',
+  },
+  // ---- Teams (SPEC 2.5, 4.4; docs/DATA-MODEL.md "Teams")
+  {
+    operationId: 'getTeam',
+    method: 'GET',
+    path: '/api/v1/org/{orgId}/team/{teamId}',
+    handler: 'get-team',
+    tag: 'Organization Teams',
+    summary: 'Get Team',
+    auth: 'bearer',
+    permission: 'read:team',
+    response: 'organization.TeamByIdResponse',
+    description:
+      'The team with its members and applications (each with its environment names). Any member of the organization may ' +
+      'call (with `read:team`).',
+  },
+  {
+    operationId: 'updateTeams',
+    method: 'PUT',
+    path: '/api/v1/org/{orgId}/team/{teamId}',
+    handler: 'update-team',
+    tag: 'Organization Teams',
+    summary: 'Update Team',
+    auth: 'bearer',
+    permission: 'write:team',
+    audit: 'TEAM_UPDATED',
+    body: updateTeamBody,
+    response: 'organization.UpdateTeamResponse',
+    description:
+      "**Replace-all**: the body is the team's whole new state. `name` is required; `userIds` and `applicationIds` are the " +
+      'complete new lists (absent means empty: every member or application is removed); `teamId` and `organizationId`, ' +
+      'if sent, must match the path. To add or remove one member, GET the team, change the list and PUT it back. ' +
+      'Users must be members of the organization and applications belong to it (400 otherwise); an application owned ' +
+      'by another team moves to this one (an application has at most one team); a removed application is left without ' +
+      'a team (visible to the whole organization). Names are unique per organization, case-insensitively (400). ' +
+      'The change, with every member\'s and application\'s copy of it, is one atomic write of at most 100 items (400 above): ' +
+      'one per user added or removed and per application moved, one per team an application is taken from, one per ' +
+      '(application type, team) counter changed, plus the team, its name claim and the audit entry. ' +
+      'If another request changes the team while this one is applied, the answer is 409: GET the team again and ' +
+      're-apply the change. Membership changes apply to the members\' next request (tokens carry no team claims).',
+  },
+  {
+    operationId: 'deleteTeam',
+    method: 'DELETE',
+    path: '/api/v1/org/{orgId}/team/{teamId}',
+    handler: 'delete-team',
+    tag: 'Organization Teams',
+    summary: 'Delete Team',
+    auth: 'bearer',
+    permission: 'delete:team',
+    audit: 'TEAM_DELETED',
+    response: 'organization.DeleteTeamResponse',
+    description:
+      'Deletes the team only: its applications are left without a team (visible to the whole organization) and its ' +
+      'members stay in the organization. One atomic write of at most 100 items: any team of up to 93 users and ' +
+      'applications together can be deleted; a larger one may have to be made smaller (PUT) first (400 says so).',
+  },
+  {
+    operationId: 'updateApplicationTeam',
+    method: 'PUT',
+    path: '/api/v1/org/{orgId}/team/{teamId}/application',
+    handler: 'update-application-team',
+    tag: 'Organization Teams',
+    summary: 'Update Team Application',
+    auth: 'bearer',
+    permission: 'write:team',
+    audit: 'APPLICATION_MODIFIED',
+    body: updateApplicationTeamBody,
+    response: 'organization.UpdateApplicationTeamResponse',
+    description:
+      'Makes the team the owner of application `applicationId` (moving it from its previous team, if any). Only members of ' +
+      'the team may call (401 otherwise). `teamId` in the body, if sent, must match the path. An application already in ' +
+      'the team: 200, nothing written.',
+  },
+  {
+    operationId: 'createTeam',
+    method: 'POST',
+    path: '/api/v1/org/{orgId}/team',
+    handler: 'create-team',
+    tag: 'Organization Teams',
+    summary: 'Create Team',
+    auth: 'bearer',
+    permission: 'write:team',
+    audit: 'TEAM_ADDED',
+    body: createTeamBody,
+    response: 'organization.CreateTeamResponse',
+    description:
+      'A non-empty `name`, unique in the organization case-insensitively (400 otherwise); optional `userIds` (members of ' +
+      'the organization) and `applicationIds` (applications of it; one owned by another team moves to the new team). ' +
+      '`organizationId`, if sent, must match the path. The same atomic-write limit as Update Team applies.',
+  },
+  {
+    operationId: 'listTeamsForOrgAndUser',
+    method: 'GET',
+    path: '/api/v1/org/{orgId}/user/{userId}/teams',
+    handler: 'list-teams-for-user',
+    tag: 'Organization Teams',
+    summary: 'Find Teams for User',
+    auth: 'bearer',
+    permission: 'read:team',
+    query: listTeamsForUserQuery,
+    response: 'organization.ListTeamsResponse',
+    description:
+      "The caller's teams in the organization, by name. Only the caller's own id may be given as `userId` (401 otherwise). " +
+      '`nextPageToken` is empty on the last page.',
+  },
+  {
+    operationId: 'listTeamsForOrg',
+    method: 'GET',
+    path: '/api/v1/org/{orgId}/teams',
+    handler: 'list-teams-for-org',
+    tag: 'Organization Teams',
+    summary: 'Find Teams for Organization',
+    auth: 'bearer',
+    permission: 'read:team',
+    query: listTeamsForOrgQuery,
+    response: 'organization.ListTeamsResponse',
+    description:
+      "The organization's teams, by name (then id); any member of the organization may call. `search` keeps the teams " +
+      'whose name contains it, case-insensitively, `*` standing for any characters. `nextPageToken` is empty on the last page.',
+  },
+  // ---- Scans: the scanner reports them, the API reads them (SPEC 1, 2.2, 4.2; docs/DATA-MODEL.md "Scans")
+  {
+    operationId: 'reportScanStarted',
+    method: 'POST',
+    path: '/api/v1/app/{appId}/scan',
+    handler: 'report-scan-started',
+    tag: 'Scan Results',
+    summary: 'Report a scan started (scanner)',
+    auth: 'bearer',
+    permission: 'write:scan',
+    audit: 'SCAN_STARTED',
+    body: scanStartedBody,
+    response: 'hawk.ScanStarted',
+    storage: 'readwrite',
+    description:
+      'The scanner announces a scan of environment `env` (created, with ENVIRONMENT_ADDED, when the application has no ' +
+      'environment of that name). `config` is the scan configuration YAML: 400 when it is not valid YAML or not a HawkScan ' +
+      'configuration object. It is stored under its `configHash` (hex SHA-256 of the text). The scan is STARTED and becomes ' +
+      "the environment's last scan. Team-owned applications: team members only.",
+  },
+  {
+    operationId: 'reportScanAlerts',
+    method: 'POST',
+    path: '/api/v1/scan/{scanId}/alerts',
+    handler: 'report-scan-alerts',
+    tag: 'Scan Results',
+    summary: 'Report scan findings (scanner)',
+    auth: 'bearer',
+    permission: 'write:scan',
+    body: scanAlertsBody,
+    response: 'hawk.ScanAlertsReported',
+    description:
+      'Adds findings to a STARTED scan; may be called many times (at most 10000 URIs per request). Alerts with the same ' +
+      '`pluginId` merge: their URIs add up, and the first report of a plugin sets its name, severity, description, cweId and ' +
+      'references. 400 once the scan is completed. Not audited (SCAN_STARTED and SCAN_COMPLETED bracket the reporting).',
+  },
+  {
+    operationId: 'reportScanCompleted',
+    method: 'POST',
+    path: '/api/v1/scan/{scanId}/complete',
+    handler: 'report-scan-completed',
+    tag: 'Scan Results',
+    summary: 'Report a scan finished (scanner)',
+    auth: 'bearer',
+    permission: 'write:scan',
+    body: scanCompletedBody,
+    response: 'application.ApplicationScanResult',
+    description:
+      'Ends a STARTED scan with `status` COMPLETED (audit SCAN_COMPLETED) or ERROR (SCAN_ERRORED): its duration, final ' +
+      "statistics and the environment's last-scan fields are set. 400 if the scan already ended. Returns the scan result.",
+  },
+  {
+    operationId: 'listScans',
+    method: 'GET',
+    path: '/api/v1/scan/{orgId}',
+    handler: 'list-scans',
+    tag: 'Scan Results',
+    summary: 'List Scans',
+    auth: 'bearer',
+    permission: 'read:scan',
+    query: listScansQuery,
+    response: 'application.ListScanResultsResponse',
+    description:
+      "The organization's scans the caller may see (team membership), newest first unless `sortField` is `id` (scan id) " +
+      'or `name` (application name, then environment name). `start`/`end` bound the start time (ms). `timestamp` fields ' +
+      'are in ms. `applicationAlerts` is always empty here. `nextPageToken` is empty on the last page.',
+  },
+  {
+    operationId: 'deleteScan',
+    method: 'DELETE',
+    path: '/api/v1/scan/{scanId}',
+    handler: 'delete-scan',
+    tag: 'Scan Results',
+    summary: 'Delete a Scan',
+    auth: 'bearer',
+    permission: 'delete:scan',
+    audit: 'SCAN_REMOVED',
+    response: 'hawk.Empty',
+    description:
+      "Permanently deletes the scan with its findings and messages. When it was its environment's last scan, the " +
+      "environment's last-scan fields then describe the previous scan (or are empty).",
+  },
+  {
+    operationId: 'listScanAlerts',
+    method: 'GET',
+    path: '/api/v1/scan/{scanId}/alerts',
+    handler: 'list-scan-alerts',
+    tag: 'Scan Results',
+    summary: 'List Scan Alerts',
+    auth: 'bearer',
+    permission: 'read:scan',
+    query: listScanAlertsQuery,
+    response: 'application.ListApplicationAlertsResponse',
+    description:
+      'One `applicationScanResults` entry: the scan with a page of its alerts (by pluginId, or by name with `sortField=name`). ' +
+      '`totalCount` counts the alerts.',
+  },
+  {
+    operationId: 'listScanAlertFindings',
+    method: 'GET',
+    path: '/api/v1/scan/{scanId}/alert/{pluginId}',
+    handler: 'list-scan-alert-findings',
+    tag: 'Scan Results',
+    summary: 'List Scan Alert Findings',
+    auth: 'bearer',
+    permission: 'read:scan',
+    params: z.object({ pluginId: pluginIdSchema }),
+    query: listAlertFindingsQuery,
+    response: 'application.AlertResponse',
+    description: 'The alert and a page of the URIs that triggered it, in the order reported. `pageSize` is at most 100 (larger values are reduced).',
+  },
+  {
+    operationId: 'getAlertMessages',
+    method: 'GET',
+    path: '/api/v1/scan/{scanId}/uri/{alertUriId}/messages/{messageId}',
+    handler: 'get-alert-messages',
+    tag: 'Scan Results',
+    summary: 'Get Scan Alert Messages',
+    auth: 'bearer',
+    permission: 'read:scan',
+    query: alertMessageQuery,
+    response: 'application.AlertMsgResponse',
+    description: 'The request and response behind one finding (`messageId` = the alert URI\'s `msgId`). `includeValidationCommand=true` adds a curl command reproducing the request.',
+  },
+  {
+    operationId: 'getConfig',
+    method: 'GET',
+    path: '/api/v1/app/{appId}/config/{configHash}',
+    handler: 'get-config',
+    tag: 'Applications',
+    summary: 'Get Application Config',
+    auth: 'bearer',
+    permission: 'read:scan_config',
+    params: z.object({ configHash: configHashSchema }),
+    response: 'application.ApplicationConfigResponse',
+    storage: 'read',
+    description: "The scan configuration a scan of the application reported, parsed. 404 when no scan of the application uses this hash.",
   },
 ];
 

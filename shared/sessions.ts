@@ -2,9 +2,11 @@ import { hashApiKey } from './auth/api-keys.ts';
 import { issueAccessToken } from './auth/tokens.ts';
 import { findApiKey } from './repositories/api-keys.ts';
 import { getUser } from './repositories/users.ts';
-import { listMembershipsOfUser, getOrganizations } from './repositories/memberships.ts';
+import { listMembershipsOfUser, getOrganizations, type Membership } from './repositories/memberships.ts';
 import { unauthorized } from './errors.ts';
 import { logger } from './http/logger.ts';
+import { getTeams } from './repositories/teams.ts';
+import { compareBy, nameOrderKey } from './lists.ts';
 
 // Sessions: an API key is exchanged for a 30-minute access token, which refresh extends (SPEC 5).
 
@@ -13,6 +15,14 @@ async function apiOrganizationsOf(userId: string) {
   const memberships = await listMembershipsOfUser(userId);
   const organizations = await getOrganizations(memberships.map((m) => m.organizationId));
   return { memberships, organizations: organizations.filter((o) => o.apiAccess) };
+}
+
+/** user.UserTeam entries: the user's teams in these organizations, by name. */
+async function teamsOf(memberships: Membership[]) {
+  const teams = (await Promise.all(memberships.map((m) => getTeams(m.organizationId, m.teamIds)))).flat();
+  return teams
+    .sort(compareBy((team) => nameOrderKey(team.name, team.teamId), (team) => team.teamId, 'ASC'))
+    .map((team) => ({ id: team.teamId, name: team.name, organizationId: team.organizationId }));
 }
 
 export async function login(apiKey: string | undefined): Promise<{ token: string }> {
@@ -38,6 +48,8 @@ export async function currentUser(userId: string) {
   const user = await getUser(userId);
   if (!user) throw unauthorized();
   const { memberships, organizations } = await apiOrganizationsOf(userId);
+  const apiOrgIds = new Set(organizations.map((o) => o.organizationId));
+  const teams = await teamsOf(memberships.filter((m) => apiOrgIds.has(m.organizationId)));
   const [firstName, ...rest] = user.fullName.split(' ');
   return {
     user: {
@@ -52,6 +64,7 @@ export async function currentUser(userId: string) {
           organization: { id: organization.organizationId, name: organization.name, createdTimestamp: organization.createdAt },
           role: memberships.find((m) => m.organizationId === organization.organizationId)?.role ?? 'MEMBER',
         })),
+        teams,
       },
       provider: { slug: 'STACKHAWK', created: user.createdAt },
     },

@@ -72,6 +72,15 @@ export const keys = {
     sk: `COUNT#${applicationType}#${teamId ?? '-'}`,
   }),
 
+  // ---- Teams (docs/DATA-MODEL.md, Teams). A team lives in its organization's partition, so a team of another
+  // organization is simply not found. Its members' memberships (`teamIds`) and its applications (`teamId`) carry
+  // copies of the relation, changed in the same transaction as the team item.
+  /** A team's own record: name, member and application ids, and the version every team write is conditioned on. */
+  team: (orgId: string, teamId: string) => ({ pk: `ORG#${orgId}`, sk: `TEAM#${teamId}` }),
+  teamsOfOrg: (orgId: string) => ({ pk: `ORG#${orgId}`, skPrefix: 'TEAM#' }),
+  /** Claims a team name inside its organization (names are unique per organization, case-insensitively). */
+  teamName: (orgId: string, name: string) => ({ pk: `ORG#${orgId}`, sk: `TEAMNAME#${name.toLowerCase()}` }),
+
   /** User-activity (audit) entries of an organization, in time order (the audit list reads ranges of it). */
   auditEntry: (orgId: string, timestamp: number, auditId: string) => ({
     pk: `AUDIT#${orgId}`,
@@ -94,6 +103,57 @@ export const keys = {
   hostedDescriptionsOfOrg: (orgId: string) => ({ gsi1pk: `ORG#${orgId}`, gsi1skPrefix: 'OAS#' }),
   /** The repository-sourced descriptions mapped to (included in) an application. */
   oasMapping: (appId: string) => ({ pk: `APP#${appId}`, sk: '#OASMAPPING' }),
+
+  // ---- Scans (docs/DATA-MODEL.md, Scans). Everything of a scan lives under its environment's data prefix
+  // `ENVDATA#<envId>#` in the application's partition, so environment and application deletes remove it; the one
+  // item outside it, the scan-id lookup, is named by the scan record's `ownedKey` and removed with it.
+  /** A scan's record; gsi1 = its environment's scans by start time, gsi3 = its organization's scans by start time. */
+  scan: (orgId: string, appId: string, envId: string, scanId: string, startedAt: number) => ({
+    pk: `APP#${appId}`,
+    sk: `ENVDATA#${envId}#SCAN#${scanId}`,
+    gsi1pk: `ENVSCANS#${envId}`,
+    gsi1sk: `${String(startedAt).padStart(15, '0')}#${scanId}`,
+    gsi3pk: `ORGSCANS#${orgId}`,
+    gsi3sk: `${String(startedAt).padStart(15, '0')}#${scanId}`,
+  }),
+  scanRecord: (appId: string, envId: string, scanId: string) => ({ pk: `APP#${appId}`, sk: `ENVDATA#${envId}#SCAN#${scanId}` }),
+  /** Where a scan is, by its id alone (the /scan/{scanId} routes): written in the transaction that starts the scan. */
+  scanLocation: (scanId: string) => ({ pk: `SCAN#${scanId}`, sk: '#SCAN' }),
+  scansOfEnvironment: (envId: string) => ({ gsi1pk: `ENVSCANS#${envId}` }),
+  /** The organization's scans started from `from` to `to` (ms, inclusive). */
+  scansOfOrgBetween: (orgId: string, from: number, to: number) => ({
+    gsi3pk: `ORGSCANS#${orgId}`,
+    gsi3skFrom: String(from).padStart(15, '0'),
+    gsi3skTo: `${String(to).padStart(15, '0')}#~`,
+  }),
+  /** Everything a scan owns (alerts, URIs, messages), not its record. */
+  dataOfScan: (appId: string, envId: string, scanId: string) => ({ pk: `APP#${appId}`, skPrefix: `ENVDATA#${envId}#SCAN#${scanId}#` }),
+  /** One alert (plugin) of a scan: metadata and its URI counters. */
+  scanAlert: (appId: string, envId: string, scanId: string, pluginId: string) => ({
+    pk: `APP#${appId}`,
+    sk: `ENVDATA#${envId}#SCAN#${scanId}#ALERT#${pluginId}`,
+  }),
+  /**
+   * A scan's alerts as a sort-key range rather than a prefix: plugin ids sort below '~', and DynamoDB Local serves
+   * ranges several times faster than begins_with in a partition that also holds the scan's many URIs.
+   */
+  alertsOfScan: (appId: string, envId: string, scanId: string) => ({
+    pk: `APP#${appId}`,
+    skFrom: `ENVDATA#${envId}#SCAN#${scanId}#ALERT#`,
+    skTo: `ENVDATA#${envId}#SCAN#${scanId}#ALERT#~`,
+  }),
+  /** The n-th URI reported for an alert (n from the alert's atomic counter): pages are sort-key ranges. */
+  alertUri: (appId: string, envId: string, scanId: string, pluginId: string, n: number) => ({
+    pk: `APP#${appId}`,
+    sk: `ENVDATA#${envId}#SCAN#${scanId}#URI#${pluginId}#${String(n).padStart(9, '0')}`,
+  }),
+  /** The request/response of one finding, addressed by its msgId. */
+  alertMessage: (appId: string, envId: string, scanId: string, msgId: string) => ({
+    pk: `APP#${appId}`,
+    sk: `ENVDATA#${envId}#SCAN#${scanId}#MSG#${msgId}`,
+  }),
+  /** Marks a configuration hash as used by `scans` scans of the environment (GET .../config/{configHash}). */
+  scanConfigUse: (appId: string, envId: string, configHash: string) => ({ pk: `APP#${appId}`, sk: `ENVDATA#${envId}#CONFIG#${configHash}` }),
 };
 
 /** Keys of the rate-limit table: one sliding-window record per subject. */

@@ -72,16 +72,49 @@ export async function queryAll(query: PartitionQuery): Promise<Item[]> {
   return items;
 }
 
-/** Deletes items by key, 25 per BatchWriteItem call, retrying unprocessed ones (not atomic: for cascades). */
-export async function batchDelete(itemKeys: { pk: unknown; sk: unknown }[]): Promise<void> {
-  for (let i = 0; i < itemKeys.length; i += 25) {
-    let request: Record<string, { DeleteRequest: { Key: Item } }[]> | undefined = {
-      [config.tableName]: itemKeys.slice(i, i + 25).map(({ pk, sk }) => ({ DeleteRequest: { Key: { pk, sk } } })),
-    };
-    while (request && Object.keys(request).length > 0) {
-      const out = await db.send(new BatchWriteCommand({ RequestItems: request }));
-      request = out.UnprocessedItems as typeof request;
+type WriteRequest = { DeleteRequest: { Key: Item } } | { PutRequest: { Item: Item } };
+
+/**
+ * BatchWriteItem calls of 25 requests, `concurrency` at a time, retrying unprocessed requests with a short backoff.
+ * Not atomic: for cascades and for bulk data whose visibility a separate atomic write decides.
+ */
+async function batchWrite(requests: WriteRequest[], concurrency: number): Promise<void> {
+  const chunks: WriteRequest[][] = [];
+  for (let i = 0; i < requests.length; i += 25) chunks.push(requests.slice(i, i + 25));
+  const worker = async () => {
+    for (let chunk = chunks.shift(); chunk; chunk = chunks.shift()) {
+      let pending: WriteRequest[] = chunk;
+      for (let attempt = 0; pending.length > 0; attempt++) {
+        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 10 * 2 ** attempt)));
+        const out = await db.send(new BatchWriteCommand({ RequestItems: { [config.tableName]: pending } }));
+        pending = (out.UnprocessedItems?.[config.tableName] ?? []) as WriteRequest[];
+      }
     }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, chunks.length) }, worker));
+}
+
+/** Deletes items by key (not atomic: for cascades). */
+export async function batchDelete(itemKeys: { pk: unknown; sk: unknown }[]): Promise<void> {
+  await batchWrite(itemKeys.map(({ pk, sk }) => ({ DeleteRequest: { Key: { pk, sk } } })), 1);
+}
+
+/** Puts items, several BatchWriteItem calls in flight (not atomic). */
+export async function batchPut(items: Item[], concurrency = 8): Promise<void> {
+  await batchWrite(items.map((Item) => ({ PutRequest: { Item } })), concurrency);
+}
+
+/**
+ * Deletes every item a partition query finds (except those `spare` keeps), each with the item outside the partition
+ * it names in `ownedKey` (e.g. a scan's lookup by id), which goes first so that a retry still finds it. Repeats
+ * until nothing is left: for cascades, idempotent, so an interrupted one resumes.
+ */
+export async function deleteFound(query: PartitionQuery, spare: (item: Item) => boolean = () => false): Promise<void> {
+  for (;;) {
+    const found = (await queryAll({ ...query, attributes: ['pk', 'sk', 'ownedKey'], pageLimit: 1000 })).filter((item) => !spare(item));
+    if (found.length === 0) return;
+    await batchDelete(found.flatMap((item) => (item.ownedKey ? [item.ownedKey as { pk: string; sk: string }] : [])));
+    await batchDelete(found as { pk: string; sk: string }[]);
   }
 }
 

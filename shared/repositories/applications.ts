@@ -3,7 +3,7 @@ import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
 import { fromItem } from '../db/items.ts';
 import { batchGet } from '../db/reads.ts';
-import { batchDelete, queryAll, queryItems } from '../db/query.ts';
+import { batchDelete, deleteFound, queryItems } from '../db/query.ts';
 import { putNewItem, type TransactItem } from '../db/transactions.ts';
 import { config } from '../config.ts';
 
@@ -103,19 +103,31 @@ export function applicationEnvironmentCountChange(app: ApplicationRecord, delta:
 }
 
 /**
+ * The condition of writes that move an application's counts between counter buckets: it is live and still has the
+ * owner and environment count read, so the counters change by exactly what was counted.
+ */
+function unchangedSinceRead(app: ApplicationRecord): { condition: string; values: Record<string, unknown> } {
+  const live = 'attribute_exists(pk) AND attribute_not_exists(deleting) AND environmentCount = :read';
+  return app.teamId
+    ? { condition: `${live} AND teamId = :oldTeam`, values: { ':read': app.environmentCount, ':oldTeam': app.teamId } }
+    : { condition: `${live} AND attribute_not_exists(teamId)`, values: { ':read': app.environmentCount } };
+}
+
+/**
  * Starts a cascade delete: from this write on the application is invisible (getApplication, lists) and leaves the
- * organization's counters, and its name index entry is removed. Conditioned on the environment count read, so the
- * counters drop by exactly what was visible.
+ * organization's counters, and its name index entry is removed. Conditioned on the environment count and owner read,
+ * so the counters drop by exactly what was visible.
  */
 export function applicationDeletingMark(app: ApplicationRecord): TransactItem[] {
+  const unchanged = unchangedSinceRead(app);
   return [
     {
       Update: {
         TableName: config.tableName,
         Key: keys.application(app.applicationId),
         UpdateExpression: 'SET deleting = :true REMOVE gsi2pk, gsi2sk',
-        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deleting) AND environmentCount = :read',
-        ExpressionAttributeValues: { ':true': true, ':read': app.environmentCount },
+        ConditionExpression: unchanged.condition,
+        ExpressionAttributeValues: { ':true': true, ...unchanged.values },
       },
     },
     organizationCounterChange(app.organizationId, app.applicationType, app.teamId, { applications: -1, environments: -app.environmentCount }),
@@ -129,30 +141,41 @@ export function applicationDeletingMark(app: ApplicationRecord): TransactItem[] 
  * `app` must be freshly read: the write is conditioned on its team and environment count.
  */
 export function applicationOwnershipUpdate(app: ApplicationRecord, teamId: string | undefined): TransactItem[] {
-  if (app.teamId === teamId) return [];
-  const values: Record<string, unknown> = { ':read': app.environmentCount };
-  let condition = 'attribute_exists(pk) AND attribute_not_exists(deleting) AND environmentCount = :read AND ';
-  if (app.teamId) {
-    values[':oldTeam'] = app.teamId;
-    condition += 'teamId = :oldTeam';
-  } else {
-    condition += 'attribute_not_exists(teamId)';
-  }
-  if (teamId) values[':team'] = teamId;
-  const counts = { applications: 1, environments: app.environmentCount };
-  return [
-    {
+  return applicationsOwnershipUpdate([{ app, teamId }]);
+}
+
+/**
+ * applicationOwnershipUpdate for several applications in one transaction: one Update per application and one
+ * change per counter bucket, net of all the moves (DynamoDB refuses two operations on one item in a transaction).
+ */
+export function applicationsOwnershipUpdate(changes: { app: ApplicationRecord; teamId: string | undefined }[]): TransactItem[] {
+  const moves = changes.filter(({ app, teamId }) => app.teamId !== teamId);
+  const buckets = new Map<string, { app: ApplicationRecord; teamId: string | undefined; delta: OrganizationCounts }>();
+  const count = (app: ApplicationRecord, teamId: string | undefined, sign: 1 | -1) => {
+    const { sk } = keys.organizationCounter(app.organizationId, app.applicationType, teamId);
+    const bucket = buckets.get(sk) ?? { app, teamId, delta: { applications: 0, environments: 0 } };
+    bucket.delta.applications += sign;
+    bucket.delta.environments += sign * app.environmentCount;
+    buckets.set(sk, bucket);
+  };
+  const updates = moves.map(({ app, teamId }): TransactItem => {
+    count(app, app.teamId, -1);
+    count(app, teamId, 1);
+    const { condition, values } = unchangedSinceRead(app);
+    return {
       Update: {
         TableName: config.tableName,
         Key: keys.application(app.applicationId),
         UpdateExpression: teamId ? 'SET teamId = :team' : 'REMOVE teamId',
         ConditionExpression: condition,
-        ExpressionAttributeValues: values,
+        ExpressionAttributeValues: teamId ? { ...values, ':team': teamId } : values,
       },
-    },
-    organizationCounterChange(app.organizationId, app.applicationType, app.teamId, { applications: -1, environments: -counts.environments }),
-    organizationCounterChange(app.organizationId, app.applicationType, teamId, counts),
-  ];
+    };
+  });
+  const counters = [...buckets.values()]
+    .filter(({ delta }) => delta.applications !== 0 || delta.environments !== 0)
+    .map(({ app, teamId, delta }) => organizationCounterChange(app.organizationId, app.applicationType, teamId, delta));
+  return [...updates, ...counters];
 }
 
 // ---- Organization counters (keys.organizationCounter): live applications and environments per type and team.
@@ -194,10 +217,6 @@ export async function organizationCounts(orgId: string, types: ApplicationType[]
 export async function deleteApplicationPartition(appId: string): Promise<void> {
   const { pk } = keys.applicationPartition(appId);
   const own = keys.application(appId);
-  for (;;) {
-    const children = (await queryAll({ partition: pk, attributes: ['pk', 'sk'], pageLimit: 1000 })).filter((item) => item.sk !== own.sk);
-    if (children.length === 0) break;
-    await batchDelete(children as { pk: string; sk: string }[]);
-  }
+  await deleteFound({ partition: pk }, (item) => item.sk === own.sk);
   await batchDelete([own]);
 }

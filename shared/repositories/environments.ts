@@ -2,7 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
 import { fromItem } from '../db/items.ts';
-import { batchDelete, queryAll, queryItems } from '../db/query.ts';
+import { batchDelete, deleteFound, queryAll, queryItems } from '../db/query.ts';
 import { putNewItem, type TransactItem } from '../db/transactions.ts';
 import { config } from '../config.ts';
 import { applicationEnvironmentCountChange, organizationCounterChange, type ApplicationRecord, type ApplicationType } from './applications.ts';
@@ -137,22 +137,47 @@ export function environmentRename(env: EnvironmentRecord, name: string): Transac
   return items;
 }
 
+const LAST_SCAN_FIELDS: (keyof LastScan)[] = [
+  'lastScanId',
+  'lastScanStatus',
+  'lastScanTimestamp',
+  'lastScanCompletedTimestamp',
+  'lastScanDuration',
+  'lastScanTotalUntriaged',
+  'lastScanHighUntriaged',
+  'lastScanMediumUntriaged',
+  'lastScanLowUntriaged',
+  'latestScanConfigHash',
+  'lastScanHawkscanVersion',
+];
+
 /**
- * Records a new last scan of a live environment (scan-results issue), keeping the scan-date and status index keys
- * in step with the fields.
+ * Sets (or, with `undefined`, clears: the environment has no scans left) the last scan of a live environment,
+ * keeping the scan-date and status index keys in step with the fields. `expectedLastScanId` (or `null`: none)
+ * makes the update conditional on the scan it replaces, so that an older scan never overwrites a newer one.
  */
-export function environmentLastScanUpdate(env: EnvironmentRecord, scan: LastScan): TransactItem {
-  const { gsi1pk, gsi3sk } = indexKeys(env, env.name, scan);
-  const fields: Record<string, unknown> = { ...scan, gsi1pk, gsi3sk };
-  const names = Object.keys(fields);
+export function environmentLastScanUpdate(env: EnvironmentRecord, scan: LastScan | undefined, expectedLastScanId?: string | null): TransactItem {
+  const { gsi1pk, gsi3sk } = indexKeys(env, env.name, scan ?? {});
+  const fields: Record<string, unknown> = { gsi1pk, gsi3sk };
+  for (const name of LAST_SCAN_FIELDS) if (scan?.[name] !== undefined) fields[name] = scan[name];
+  const removed = LAST_SCAN_FIELDS.filter((name) => !(name in fields));
+  const names = [...Object.keys(fields), ...removed];
+  const values: Record<string, unknown> = Object.fromEntries(Object.keys(fields).map((n, i) => [`:v${i}`, fields[n]]));
+  let condition = 'attribute_exists(pk) AND attribute_not_exists(deleting)';
+  if (expectedLastScanId) {
+    condition += ` AND lastScanId = :expected`;
+    values[':expected'] = expectedLastScanId;
+  } else if (expectedLastScanId === null) condition += ' AND attribute_not_exists(lastScanId)';
+  const set = Object.keys(fields).map((_, i) => `#f${i} = :v${i}`);
+  const remove = removed.map((_, i) => `#f${Object.keys(fields).length + i}`);
   return {
     Update: {
       TableName: config.tableName,
       Key: keys.environment(env.applicationId, env.environmentId),
-      UpdateExpression: `SET ${names.map((_, i) => `#f${i} = :v${i}`).join(', ')}`,
-      ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deleting)',
+      UpdateExpression: `SET ${set.join(', ')}${remove.length ? ` REMOVE ${remove.join(', ')}` : ''}`,
+      ConditionExpression: condition,
       ExpressionAttributeNames: Object.fromEntries(names.map((n, i) => [`#f${i}`, n])),
-      ExpressionAttributeValues: Object.fromEntries(names.map((n, i) => [`:v${i}`, fields[n]])),
+      ExpressionAttributeValues: values,
     },
   };
 }
@@ -181,10 +206,6 @@ export function environmentDeletingMark(app: ApplicationRecord, env: Environment
 /** Deletes the environment's scan data, then its record (after environmentDeletingMark; a retry resumes). */
 export async function deleteEnvironmentData(appId: string, envId: string): Promise<void> {
   const { pk, skPrefix } = keys.environmentData(appId, envId);
-  for (;;) {
-    const children = await queryAll({ partition: pk, skPrefix, attributes: ['pk', 'sk'], pageLimit: 1000 });
-    if (children.length === 0) break;
-    await batchDelete(children as { pk: string; sk: string }[]);
-  }
+  await deleteFound({ partition: pk, skPrefix });
   await batchDelete([keys.environment(appId, envId)]);
 }

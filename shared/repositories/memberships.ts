@@ -5,7 +5,7 @@ import { fromItem, cancellationReasons } from '../db/items.ts';
 import { batchGet, queryAllByIndexPrefix } from '../db/reads.ts';
 import { config } from '../config.ts';
 import { badRequest } from '../errors.ts';
-import { requireItem } from '../db/transactions.ts';
+import { requireItem, type TransactItem } from '../db/transactions.ts';
 import type { Permission } from '../permissions.ts';
 import type { Organization } from './organizations.ts';
 
@@ -54,8 +54,7 @@ export async function getOrganizationAccess(
   orgId: string,
   userId: string,
 ): Promise<{ organization?: Organization; membership?: Membership }> {
-  const { pk, sk } = keys.membership(orgId, userId);
-  const items = await batchGet([keys.organization(orgId), { pk, sk }]);
+  const items = await batchGet([keys.organization(orgId), membershipKey(orgId, userId)]);
   return {
     organization: fromItem<Organization>(items.find((item) => item.sk === '#ORG')),
     membership: fromItem<Membership>(items.find((item) => item.sk !== '#ORG')),
@@ -66,6 +65,48 @@ export async function listMembershipsOfUser(userId: string): Promise<Membership[
   const { gsi1pk, gsi1skPrefix } = keys.membershipsOfUser(userId);
   const items = await queryAllByIndexPrefix('gsi1', gsi1pk, gsi1skPrefix);
   return items.map((item) => fromItem<Membership>(item)!);
+}
+
+/** The membership item's primary key (without its index keys). */
+function membershipKey(orgId: string, userId: string) {
+  const { pk, sk } = keys.membership(orgId, userId);
+  return { pk, sk };
+}
+
+/** These users' memberships of the organization (users who are not members are left out); order is not kept. */
+export async function getMemberships(orgId: string, userIds: string[]): Promise<Membership[]> {
+  const items = await batchGet([...new Set(userIds)].map((userId) => membershipKey(orgId, userId)));
+  return items.map((item) => fromItem<Membership>(item)!);
+}
+
+// ---- Team copies (teams issue): `teamIds` follows the team item, in the team write's transaction. It stays a list
+// (first-joined team first: it owns what the user creates), so a removal addresses the index the caller read.
+
+/** Adds the team to a membership that lacked it when read. */
+export function membershipTeamAdded(membership: Membership, teamId: string): TransactItem {
+  return {
+    Update: {
+      TableName: config.tableName,
+      Key: membershipKey(membership.organizationId, membership.userId),
+      UpdateExpression: 'SET teamIds = list_append(if_not_exists(teamIds, :none), :team)',
+      ConditionExpression: 'attribute_exists(pk) AND NOT contains(teamIds, :teamId)',
+      ExpressionAttributeValues: { ':none': [], ':team': [teamId], ':teamId': teamId },
+    },
+  };
+}
+
+/** Removes the team from a membership that had it when read (conditioned on its position being unchanged). */
+export function membershipTeamRemoved(membership: Membership, teamId: string): TransactItem {
+  const index = membership.teamIds.indexOf(teamId);
+  return {
+    Update: {
+      TableName: config.tableName,
+      Key: membershipKey(membership.organizationId, membership.userId),
+      UpdateExpression: `REMOVE teamIds[${index}]`,
+      ConditionExpression: `teamIds[${index}] = :teamId`,
+      ExpressionAttributeValues: { ':teamId': teamId },
+    },
+  };
 }
 
 export async function getOrganizations(orgIds: string[]): Promise<Organization[]> {

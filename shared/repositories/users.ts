@@ -5,6 +5,7 @@ import { fromItem, cancellationReasons } from '../db/items.ts';
 import { config } from '../config.ts';
 import { badRequest } from '../errors.ts';
 import { putNewItem } from '../db/transactions.ts';
+import { batchGet } from '../db/reads.ts';
 
 export interface User {
   userId: string;
@@ -33,4 +34,10 @@ export async function putUser(user: User): Promise<void> {
 export async function getUser(userId: string): Promise<User | undefined> {
   const out = await db.send(new GetCommand({ TableName: config.tableName, Key: keys.user(userId) }));
   return fromItem<User>(out.Item);
+}
+
+/** Existing users by id (unknown ones are left out); order is not kept. */
+export async function getUsers(userIds: string[]): Promise<User[]> {
+  const items = await batchGet([...new Set(userIds)].map((userId) => keys.user(userId)));
+  return items.map((item) => fromItem<User>(item)!);
 }

@@ -1,14 +1,21 @@
 import { expect } from 'vitest';
 import { api } from './client.ts';
 import type { Tenant } from './fixtures.ts';
-import { putMembership, getOrganizationAccess } from '../../shared/repositories/memberships.ts';
+import { getOrganizationAccess, membershipTeamAdded } from '../../shared/repositories/memberships.ts';
+import { getTeam, teamNameClaim, teamPut, teamUpdate } from '../../shared/repositories/teams.ts';
+import { transactWrite } from '../../shared/db/transactions.ts';
 
 // Helpers of the application, environment, list and audit tests.
 
-/** Puts an existing member of the organization into these teams (teams themselves come with the teams issue). */
+/** Puts an existing member of the organization into these teams, creating those that do not exist yet. */
 export async function joinTeams(orgId: string, userId: string, teamIds: string[]): Promise<void> {
-  const { membership } = await getOrganizationAccess(orgId, userId);
-  await putMembership({ ...membership!, teamIds });
+  for (const teamId of teamIds) {
+    const { membership } = await getOrganizationAccess(orgId, userId);
+    const team = await getTeam(orgId, teamId);
+    const joined = { teamId, organizationId: orgId, name: `team ${teamId}`, applicationIds: [], version: 1, createdAt: Date.now(), ...team, userIds: [...(team?.userIds ?? []), userId] };
+    const teamWrites = team ? [teamUpdate(team, joined)] : [teamPut(joined), teamNameClaim(joined)];
+    await transactWrite([...teamWrites, membershipTeamAdded(membership!, teamId)]);
+  }
 }
 
 export async function auditTypes(tenant: Tenant): Promise<string[]> {

@@ -1,0 +1,6 @@
+import { operation } from '../shared/http/operation.ts';
+import { getScanConfig } from '../shared/scan-configs.ts';
+
+export const handler = operation<{ appId: string; configHash: string }>('getConfig', ({ caller, params }) =>
+  getScanConfig(caller, params.appId, params.configHash),
+);

@@ -1,0 +1,4 @@
+import { operation } from '../shared/http/operation.ts';
+import { readTeam } from '../shared/teams.ts';
+
+export const handler = operation<{ orgId: string; teamId: string }>('getTeam', ({ params }) => readTeam(params.orgId, params.teamId));

@@ -1,0 +1,7 @@
+import { operation } from '../shared/http/operation.ts';
+import { listScanAlertFindings } from '../shared/scan-results.ts';
+import type { ListAlertFindingsQuery } from '../shared/scan-inputs.ts';
+
+export const handler = operation<{ scanId: string; pluginId: string }, ListAlertFindingsQuery>('listScanAlertFindings', ({ caller, params, query }) =>
+  listScanAlertFindings(caller, params.scanId, params.pluginId, query),
+);

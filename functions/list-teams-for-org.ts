@@ -1,0 +1,5 @@
+import { operation } from '../shared/http/operation.ts';
+import { listTeamsForOrg } from '../shared/teams.ts';
+import type { ListTeamsForOrgQuery } from '../shared/team-inputs.ts';
+
+export const handler = operation<{ orgId: string }, ListTeamsForOrgQuery>('listTeamsForOrg', ({ params, query }) => listTeamsForOrg(params.orgId, query));

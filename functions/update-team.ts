@@ -1,0 +1,7 @@
+import { operation } from '../shared/http/operation.ts';
+import { updateTeam } from '../shared/teams.ts';
+import type { UpdateTeamBody } from '../shared/team-inputs.ts';
+
+export const handler = operation<{ orgId: string; teamId: string }, object, UpdateTeamBody>('updateTeams', ({ caller, params, body }) =>
+  updateTeam(caller, params.orgId, params.teamId, body),
+);

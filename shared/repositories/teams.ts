@@ -1,0 +1,134 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from '../db/client.ts';
+import { keys } from '../db/keys.ts';
+import { fromItem } from '../db/items.ts';
+import { batchGet } from '../db/reads.ts';
+import { queryAll } from '../db/query.ts';
+import { putNewItem, type TransactItem } from '../db/transactions.ts';
+import { config } from '../config.ts';
+
+/**
+ * A team as stored (SPEC 2.5): the authoritative member and application lists. Memberships (`teamIds`) and
+ * applications (`teamId`) hold copies, written in the same transaction as the team item. `applicationIds` may
+ * still name an application deleted since (an application delete does not touch its team): readers drop those.
+ */
+export interface TeamRecord {
+  teamId: string;
+  organizationId: string;
+  name: string;
+  userIds: string[];
+  applicationIds: string[];
+  /** Incremented by every write of the team; every write is conditioned on the version it read. */
+  version: number;
+  createdAt: number;
+}
+
+// The id lists are stored as string sets (an empty set cannot be stored: the attribute is then absent), so that
+// an application can join or leave a team with ADD/DELETE without reading its list.
+function toRecord(item: Record<string, unknown> | undefined): TeamRecord | undefined {
+  const stored = fromItem<Omit<TeamRecord, 'userIds' | 'applicationIds'> & { userIds?: Set<string>; applicationIds?: Set<string> }>(item);
+  if (!stored) return undefined;
+  return { ...stored, userIds: [...(stored.userIds ?? [])].sort(), applicationIds: [...(stored.applicationIds ?? [])].sort() };
+}
+
+const idSet = (ids: string[]) => (ids.length ? new Set(ids) : undefined);
+
+/** The team, read strongly consistent: writes are built on it. */
+export async function getTeam(orgId: string, teamId: string): Promise<TeamRecord | undefined> {
+  const out = await db.send(new GetCommand({ TableName: config.tableName, Key: keys.team(orgId, teamId), ConsistentRead: true }));
+  return toRecord(out.Item);
+}
+
+/** The organization's teams with these ids (unknown ones are left out); order is not kept. */
+export async function getTeams(orgId: string, teamIds: string[]): Promise<TeamRecord[]> {
+  const items = await batchGet([...new Set(teamIds)].map((teamId) => keys.team(orgId, teamId)));
+  return items.map((item) => toRecord(item)!);
+}
+
+/** Every team of the organization (one partition range). */
+export async function teamsOfOrg(orgId: string): Promise<TeamRecord[]> {
+  const { pk, skPrefix } = keys.teamsOfOrg(orgId);
+  return (await queryAll({ partition: pk, skPrefix })).map((item) => toRecord(item)!);
+}
+
+// ---- Writes: each returns TransactWriteItems for the domain to commit with the copies and the audit entry.
+
+export function teamPut(team: TeamRecord): TransactItem {
+  const { userIds, applicationIds, ...fields } = team;
+  return putNewItem({ ...keys.team(team.organizationId, team.teamId), entity: 'team', ...fields, userIds: idSet(userIds), applicationIds: idSet(applicationIds) });
+}
+
+/** Replaces the team's name and lists with `next`, conditioned on the version read (`read.version`). */
+export function teamUpdate(read: TeamRecord, next: TeamRecord): TransactItem {
+  const set = ['#name = :name', 'version = :next'];
+  const remove: string[] = [];
+  const values: Record<string, unknown> = { ':name': next.name, ':next': read.version + 1, ':read': read.version };
+  for (const list of ['userIds', 'applicationIds'] as const) {
+    const ids = idSet(next[list]);
+    if (ids) {
+      set.push(`${list} = :${list}`);
+      values[`:${list}`] = ids;
+    } else {
+      remove.push(list);
+    }
+  }
+  return {
+    Update: {
+      TableName: config.tableName,
+      Key: keys.team(read.organizationId, read.teamId),
+      UpdateExpression: `SET ${set.join(', ')}${remove.length ? ` REMOVE ${remove.join(', ')}` : ''}`,
+      ConditionExpression: 'version = :read',
+      ExpressionAttributeNames: { '#name': 'name' },
+      ExpressionAttributeValues: values,
+    },
+  };
+}
+
+export function teamDelete(read: TeamRecord): TransactItem {
+  return {
+    Delete: {
+      TableName: config.tableName,
+      Key: keys.team(read.organizationId, read.teamId),
+      ConditionExpression: 'version = :read',
+      ExpressionAttributeValues: { ':read': read.version },
+    },
+  };
+}
+
+/** Applications taken from this team by another team's write (conditioned on the version read). */
+export function teamApplicationsRemoved(read: TeamRecord, appIds: string[]): TransactItem {
+  return {
+    Update: {
+      TableName: config.tableName,
+      Key: keys.team(read.organizationId, read.teamId),
+      UpdateExpression: 'DELETE applicationIds :apps ADD version :one',
+      ConditionExpression: 'version = :read',
+      ExpressionAttributeValues: { ':apps': new Set(appIds), ':one': 1, ':read': read.version },
+    },
+  };
+}
+
+/**
+ * A new application created for the team (createApplication). The team must still exist; the version moves, so a
+ * replace-all update built on an earlier read of the team conflicts instead of dropping the new application.
+ */
+export function teamApplicationAdded(orgId: string, teamId: string, appId: string): TransactItem {
+  return {
+    Update: {
+      TableName: config.tableName,
+      Key: keys.team(orgId, teamId),
+      UpdateExpression: 'ADD applicationIds :apps, version :one',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':apps': new Set([appId]), ':one': 1 },
+    },
+  };
+}
+
+/** Claims the team's name in its organization: fails (ConditionalCheckFailed) if another team has it. */
+export function teamNameClaim(team: TeamRecord): TransactItem {
+  return putNewItem({ ...keys.teamName(team.organizationId, team.name), entity: 'teamName', teamId: team.teamId });
+}
+
+export function teamNameRelease(team: TeamRecord): TransactItem {
+  return { Delete: { TableName: config.tableName, Key: keys.teamName(team.organizationId, team.name) } };
+}
