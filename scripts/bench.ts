@@ -1,7 +1,8 @@
 // `npm run bench [-- section ...]`: starts the local stack in this process (DynamoDB Local in memory, s3rver,
 // the local HTTP server, all on free ports), runs the benchmark sections of scripts/bench/ in one run and writes
-// bench-results/latest.json and bench-results/latest.md. Progress goes to stderr.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// bench-results/latest.json and bench-results/latest.md. Naming sections reruns only those and keeps the other
+// sections' figures from earlier runs (each section records when it ran). Progress goes to stderr.
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { configureEnvironment, ensureSigningKey, startEngines } from './local/stack.ts';
@@ -29,12 +30,14 @@ async function main(): Promise<void> {
   const server = await startLocalServer(httpPort);
   const ctx: BenchContext = { baseUrl: `http://127.0.0.1:${httpPort}`, progress };
 
-  const results: Record<string, unknown> = { date: new Date().toISOString(), node: process.version, cpus: (await import('node:os')).cpus().length };
+  const previous = wanted.length && existsSync('bench-results/latest.json') ? JSON.parse(readFileSync('bench-results/latest.json', 'utf8')) : {};
+  const results: Record<string, unknown> = { ...previous, date: new Date().toISOString(), node: process.version, cpus: (await import('node:os')).cpus().length };
   try {
     for (const name of selected) {
       progress(`section ${name}`);
       const section = (await import(`./bench/${name}.ts`)).default as BenchSection;
-      results[name] = await section.run(ctx);
+      const ranAt = new Date().toISOString();
+      results[name] = { ranAt, ...(await section.run(ctx)) };
     }
   } finally {
     server.closeAllConnections();
