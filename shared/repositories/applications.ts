@@ -86,18 +86,20 @@ export function applicationRename(app: ApplicationRecord, name: string): Transac
 }
 
 /**
- * Changes the environment count of a live application (and its status with it). Conditioned on the count read by
- * the caller, so two concurrent environment writes cannot both decide the status from a stale count.
+ * Changes the environment count of a live application (and its status with it). Conditioned on the count (and owner)
+ * read by the caller, so two concurrent environment writes cannot both decide the status from a stale count, nor
+ * count the environment in a team's counter the application has just left.
  */
 export function applicationEnvironmentCountChange(app: ApplicationRecord, delta: 1 | -1): TransactItem {
   const count = app.environmentCount + delta;
+  const unchanged = unchangedSinceRead(app);
   return {
     Update: {
       TableName: config.tableName,
       Key: keys.application(app.applicationId),
       UpdateExpression: 'SET environmentCount = :count, applicationStatus = :status',
-      ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deleting) AND environmentCount = :read',
-      ExpressionAttributeValues: { ':count': count, ':read': app.environmentCount, ':status': count > 0 ? 'ACTIVE' : 'ENV_INCOMPLETE' },
+      ConditionExpression: unchanged.condition,
+      ExpressionAttributeValues: { ':count': count, ':status': count > 0 ? 'ACTIVE' : 'ENV_INCOMPLETE', ...unchanged.values },
     },
   };
 }
