@@ -73,7 +73,7 @@ const commands: Record<string, Command> = {
 };
 
 const admin = () => import('../shared/admin.ts');
-const globalConfiguration = () => import('../shared/global-configuration.ts');
+const globalConfiguration = () => import('../shared/global-configuration-admin.ts');
 
 function usage(): string {
   return `usage: npm run --silent admin -- <command> [flags]\n${Object.values(commands).map((c) => `  ${c.usage}`).join('\n')}`;

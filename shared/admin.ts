@@ -38,7 +38,7 @@ export async function addMember(input: {
   if (unknown.length) throw badRequest(`unknown permission(s) ${unknown.join(', ')}; known: ${PERMISSIONS.join(', ')}`);
   const permissions = (input.permissions as Permission[] | undefined) ?? [...PERMISSIONS];
   const role = input.role ?? (input.permissions ? 'MEMBER' : 'ADMIN');
-  await putMembership({ organizationId: input.organizationId, userId: input.userId, role, permissions, teamIds: [], createdAt: Date.now() });
+  await putMembership({ organizationId: input.organizationId, userId: input.userId, role, permissions, createdAt: Date.now() });
   return { organizationId: input.organizationId, userId: input.userId, role, permissions };
 }
 

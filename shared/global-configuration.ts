@@ -1,5 +1,4 @@
-import { DeleteObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import { LineCounter, isMap, parseDocument } from 'yaml';
+import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { badRequest, notFound, unauthorized } from './errors.ts';
 import { config } from './config.ts';
 import { s3 } from './storage/s3.ts';
@@ -12,14 +11,15 @@ import type { Permission } from './permissions.ts';
 
 // Global HawkScan configurations (SPEC 4.3): YAML files operators publish by name with the admin CLI, which any
 // user permitted to read scan configuration in some organization may fetch. They belong to no organization.
+// Publishing (which parses YAML) is in global-configuration-admin.ts, so the download function bundles no YAML parser.
 
-function validName(name: string): string {
+export function validName(name: string): string {
   const parsed = configNameSchema.safeParse(name);
   if (!parsed.success) throw badRequest(`--name: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
   return parsed.data;
 }
 
-async function exists(objectKey: string): Promise<boolean> {
+export async function exists(objectKey: string): Promise<boolean> {
   try {
     await s3.send(new HeadObjectCommand({ Bucket: config.assetsBucket, Key: objectKey }));
     return true;
@@ -44,30 +44,4 @@ export async function globalConfigurationDownload(caller: Caller, permission: Pe
   const objectKey = objectKeys.globalConfig(name);
   if (!(await exists(objectKey))) throw notFound(`global configuration ${name} not found`);
   return hostedAssetAnswer(await presignedDownload(objectKey), redirect);
-}
-
-/** Admin: publishes (or replaces) a global configuration after checking it is a YAML mapping. */
-export async function putGlobalConfiguration(input: { name: string; text: string }): Promise<{ name: string; sizeBytes: number }> {
-  const name = validName(input.name);
-  const lineCounter = new LineCounter();
-  const document = parseDocument(input.text, { lineCounter, uniqueKeys: true, prettyErrors: false });
-  const [error] = document.errors;
-  if (error) {
-    const { line, col } = lineCounter.linePos(error.pos[0]);
-    throw badRequest(`--file is not valid YAML: ${error.message.split('\n')[0]} (line ${line}, column ${col})`);
-  }
-  if (!isMap(document.contents)) throw badRequest('--file must hold a YAML mapping (a HawkScan configuration such as `app: ...`)');
-  const body = Buffer.from(input.text, 'utf8');
-  await s3.send(
-    new PutObjectCommand({ Bucket: config.assetsBucket, Key: objectKeys.globalConfig(name), Body: body, ContentType: 'application/yaml; charset=utf-8' }),
-  );
-  return { name, sizeBytes: body.length };
-}
-
-export async function deleteGlobalConfiguration(input: { name: string }): Promise<{ deleted: string }> {
-  const name = validName(input.name);
-  const objectKey = objectKeys.globalConfig(name);
-  if (!(await exists(objectKey))) throw notFound(`global configuration ${name} not found`);
-  await s3.send(new DeleteObjectCommand({ Bucket: config.assetsBucket, Key: objectKey }));
-  return { deleted: name };
 }

@@ -6,7 +6,7 @@ import { cancellationReasons } from './db/items.ts';
 import { findOrCreateEnvironmentByName } from './environments.ts';
 import { environmentLastScanUpdate } from './repositories/environments.ts';
 import { scanCreation, type ScanRecord } from './repositories/scans.ts';
-import { configHashOf, storeScanConfig, validateScanConfig } from './scan-configs.ts';
+import { configHashOf, parseScanConfig, storeScanConfig } from './scan-configs.ts';
 import { lastScanOf } from './scans.ts';
 import type { ScanStartedBody } from './scan-inputs.ts';
 import type { Caller } from './http/caller.ts';
@@ -21,10 +21,10 @@ const MAX_ATTEMPTS = 5;
  * hash, so a failed start leaves at most an object a later scan may reuse (removed with the application).
  */
 export async function reportScanStarted(caller: Caller, appId: string, body: ScanStartedBody) {
-  validateScanConfig(body.config);
+  const parsedConfig = parseScanConfig(body.config);
   const configHash = configHashOf(body.config);
   let { app } = await accessibleApplication(caller, appId, { teamRestricted: true });
-  await storeScanConfig(appId, configHash, body.config);
+  await storeScanConfig(appId, configHash, body.config, parsedConfig);
   for (let attempt = 1; ; attempt++) {
     const scan: ScanRecord = {
       scanId: randomUUID(),

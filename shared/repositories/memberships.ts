@@ -22,7 +22,12 @@ export interface Membership {
 }
 
 /** Adds (or replaces) a membership; the organization and the user must exist. */
-export async function putMembership(membership: Membership): Promise<void> {
+/**
+ * Adds a membership, or changes an existing one's role and permissions. Its teams are kept: they are owned by the
+ * team items (teams issue) and change only with them.
+ */
+export async function putMembership(membership: Omit<Membership, 'teamIds'>): Promise<void> {
+  const { organizationId, userId, role, permissions, createdAt } = membership;
   try {
     await db.send(
       new TransactWriteCommand({
@@ -30,9 +35,24 @@ export async function putMembership(membership: Membership): Promise<void> {
           requireItem(keys.organization(membership.organizationId)),
           requireItem(keys.user(membership.userId)),
           {
-            Put: {
+            Update: {
               TableName: config.tableName,
-              Item: { ...keys.membership(membership.organizationId, membership.userId), entity: 'membership', ...membership },
+              Key: { pk: keys.membership(organizationId, userId).pk, sk: keys.membership(organizationId, userId).sk },
+              UpdateExpression:
+                'SET entity = :entity, gsi1pk = :gsi1pk, gsi1sk = :gsi1sk, organizationId = :org, userId = :user, #role = :role, ' +
+                '#permissions = :permissions, createdAt = if_not_exists(createdAt, :createdAt), teamIds = if_not_exists(teamIds, :noTeams)',
+              ExpressionAttributeNames: { '#role': 'role', '#permissions': 'permissions' },
+              ExpressionAttributeValues: {
+                ':entity': 'membership',
+                ':gsi1pk': keys.membership(organizationId, userId).gsi1pk,
+                ':gsi1sk': keys.membership(organizationId, userId).gsi1sk,
+                ':org': organizationId,
+                ':user': userId,
+                ':role': role,
+                ':permissions': permissions,
+                ':createdAt': createdAt,
+                ':noTeams': [],
+              },
             },
           },
         ],
@@ -40,8 +60,8 @@ export async function putMembership(membership: Membership): Promise<void> {
     );
   } catch (error) {
     const reasons = cancellationReasons(error);
-    if (reasons?.[0] === 'ConditionalCheckFailed') throw badRequest(`organization ${membership.organizationId} does not exist`);
-    if (reasons?.[1] === 'ConditionalCheckFailed') throw badRequest(`user ${membership.userId} does not exist`);
+    if (reasons?.[0] === 'ConditionalCheckFailed') throw badRequest(`organization ${organizationId} does not exist`);
+    if (reasons?.[1] === 'ConditionalCheckFailed') throw badRequest(`user ${userId} does not exist`);
     throw error;
   }
 }

@@ -13,5 +13,7 @@ export const objectKeys = {
   environmentConfig: (appId: string, envId: string) => `apps/${appId}/envs/${envId}/stackhawk.yml`,
   /** A scan configuration as reported by the scanner, addressed by its hash. */
   scanConfig: (appId: string, configHash: string) => `apps/${appId}/configs/${configHash}.yml`,
+  /** The same configuration parsed, as JSON: what GET .../config/{configHash} returns, without a YAML parser. */
+  parsedScanConfig: (appId: string, configHash: string) => `apps/${appId}/configs/${configHash}.json`,
   globalConfig: (name: string) => `global-configuration/${name}.yml`,
 };

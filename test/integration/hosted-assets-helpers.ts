@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { db } from '../../shared/db/client.ts';
 import { keys } from '../../shared/db/keys.ts';
@@ -30,9 +30,11 @@ export async function seedApplication(orgId: string, options: { teamId?: string;
   return applicationId;
 }
 
-/** Replaces a member's teams (and permissions), as the teams issue will. */
+/** Sets a member's permissions and, seeded directly (without team items), its teams. */
 export async function setMembership(orgId: string, userId: string, permissions: Permission[], teamIds: string[]): Promise<void> {
-  await putMembership({ organizationId: orgId, userId, role: 'MEMBER', permissions, teamIds, createdAt: Date.now() });
+  await putMembership({ organizationId: orgId, userId, role: 'MEMBER', permissions, createdAt: Date.now() });
+  const { pk, sk } = keys.membership(orgId, userId);
+  await db.send(new UpdateCommand({ TableName: config.tableName, Key: { pk, sk }, UpdateExpression: 'SET teamIds = :teams', ExpressionAttributeValues: { ':teams': teamIds } }));
 }
 
 export async function auditEntriesOf(orgId: string): Promise<AuditRecord[]> {

@@ -374,3 +374,20 @@ describe('atomic-write limit', () => {
     expect((await api('DELETE', teamPath(owner.orgId, team.id), { token: owner.token })).status).toBe(200);
   }, 120_000);
 });
+
+describe('operator changes to a membership', () => {
+  it('re-running add-member changes permissions but keeps the member\'s teams', async () => {
+    const tenant = await createTenant();
+    const member = await addUserTo(tenant.orgId, ['read:application']);
+    const created = await api('POST', `/api/v1/org/${tenant.orgId}/team`, {
+      token: tenant.token,
+      body: { name: 'keepers', organizationId: tenant.orgId, userIds: [member.userId] },
+    });
+    expect(created.status).toBe(200);
+    const { addMember } = await import('../../shared/admin.ts');
+    await addMember({ organizationId: tenant.orgId, userId: member.userId, permissions: ['read:application', 'read:team'] });
+    const me = await api('GET', '/api/v1/user', { token: member.token });
+    expect(me.body.user.external.teams.map((t: { id: string }) => t.id)).toEqual([created.body.team.id]);
+    expect((await api('GET', `/api/v1/org/${tenant.orgId}/teams`, { token: member.token })).status).toBe(200); // the new permission applies
+  });
+});
