@@ -23,26 +23,16 @@ import { deleteObjectsUnder } from './storage/delete-prefix.ts';
 import { newEnvironment, writeEnvironmentConfig } from './environment-creation.ts';
 import { APP_SORT_FIELDS, type CreateApplicationBody, type ListApplicationsV1Query, type ListApplicationsV2Query } from './application-inputs.ts';
 import {
-  booleanParam,
-  caseInsensitiveEnum,
   collect,
   compareBy,
   countRest,
-  enumListParam,
-  nameListParam,
   nameOrderKey,
   pageFromStream,
   pageOf,
-  pageSizeParam,
-  pageTokenParam,
   readAhead,
-  uuidListParam,
   v1NextPageToken,
   v2Envelope,
-  v2PageParam,
   v2PageRequest,
-  v2QueryParam,
-  v2SortDirParam,
   type SortDirection,
 } from './lists.ts';
 import type { Caller } from './http/caller.ts';

@@ -27,26 +27,16 @@ import { newEnvironment, writeEnvironmentConfig } from './environment-creation.t
 import { toApplication, visibleTeams } from './applications.ts';
 import { ENV_SORT_FIELDS, LAST_SCAN_STATUSES, type ListEnvironmentsV1Query, type ListEnvironmentsV2Query } from './application-inputs.ts';
 import {
-  booleanParam,
-  caseInsensitiveEnum,
   collect,
   compareBy,
   countRest,
-  enumListParam,
-  nameListParam,
   nameOrderKey,
   pageFromStream,
   pageOf,
-  pageSizeParam,
-  pageTokenParam,
   readAhead,
-  uuidListParam,
   v1NextPageToken,
   v2Envelope,
-  v2PageParam,
   v2PageRequest,
-  v2QueryParam,
-  v2SortDirParam,
   type SortDirection,
 } from './lists.ts';
 import type { Caller } from './http/caller.ts';
