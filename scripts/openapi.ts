@@ -2,7 +2,7 @@
 // (operations, parameters, bodies, permissions, audit types) and the protobuf response messages (schemas).
 // test/unit/openapi.test.ts fails when the committed file is stale or invalid.
 import { writeFileSync } from 'node:fs';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import descriptor from '../shared/proto/descriptor.json' with { type: 'json' };
 import { routes, pathParameterNames, type Route } from '../shared/routes.ts';
 
@@ -55,7 +55,7 @@ function messageSchemas(): Record<string, JsonSchema> {
   return schemas;
 }
 
-const jsonSchema = (schema: z.ZodType): JsonSchema => {
+const jsonSchema = (schema: z.core.$ZodType): JsonSchema => {
   const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
   return rest;
 };
@@ -70,11 +70,11 @@ function operationOf(route: Route) {
     name,
     in: 'path',
     required: true,
-    schema: route.params?.shape[name] ? jsonSchema(route.params.shape[name] as z.ZodType) : name.endsWith('Id') ? { type: 'string', pattern: UUID_PATTERN } : { type: 'string' },
+    schema: route.params?.shape[name] ? jsonSchema(route.params.shape[name]) : name.endsWith('Id') ? { type: 'string', pattern: UUID_PATTERN } : { type: 'string' },
   }));
   for (const [name, schema] of Object.entries(route.query?.shape ?? {})) {
-    const zod = schema as z.ZodType;
-    parameters.push({ name, in: 'query', required: !zod.safeParse(undefined).success, schema: jsonSchema(zod), ...(zod.description ? { description: zod.description } : {}) });
+    const description = z.globalRegistry.get(schema)?.description;
+    parameters.push({ name, in: 'query', required: !z.safeParse(schema, undefined).success, schema: jsonSchema(schema), ...(description ? { description } : {}) });
   }
   if (route.auth === 'apiKey') parameters.push({ name: 'X-ApiKey', in: 'header', required: true, schema: { type: 'string' } });
 

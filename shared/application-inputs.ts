@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { ACTIVITY_TYPES } from './audit-types.ts';
 import {
   booleanParam,
@@ -18,7 +18,7 @@ import {
 // these schemas, the domain modules take their outputs. Kept free of storage imports so the route table stays light.
 
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
-const uuid = () => z.string().regex(UUID, 'must be a UUID');
+const uuid = () => z.string().check(z.regex(UUID, 'must be a UUID'));
 export const APPLICATION_TYPES = ['STANDARD', 'CLOUD'] as const;
 const DATA_TYPES = ['NONE', 'PII', 'PCI', 'FIN', 'PKI', 'HIPAA', 'FERPA'] as const;
 const RISK_LEVELS = ['LOW', 'MEDIUM', 'HIGH', 'CRITICAL'] as const;
@@ -26,34 +26,36 @@ const httpUrl = () => z.url({ protocol: /^https?$/, error: 'must be an http(s) U
 
 // ---- Bodies
 
-export const applicationNameSchema = z.string().trim().max(255, 'must be at most 255 characters');
+export const applicationNameSchema = z.string().check(z.trim(), z.maxLength(255, 'must be at most 255 characters'));
 
 /** Environment names: non-empty, unique per application (case-insensitively); commas separate names in filters. */
 export const environmentNameSchema = z
   .string()
-  .trim()
-  .min(1, 'must not be empty')
-  .max(255, 'must be at most 255 characters')
-  .regex(/^[^,]*$/, 'must not contain a comma (lists of names are comma-delimited)');
+  .check(
+    z.trim(),
+    z.minLength(1, 'must not be empty'),
+    z.maxLength(255, 'must be at most 255 characters'),
+    z.regex(/^[^,]*$/, 'must not contain a comma (lists of names are comma-delimited)'),
+  );
 
 /** The `host` of an environment's default scan configuration: the target's base URL. */
 export const hostSchema = z.union([httpUrl(), z.literal('')]);
 
 /** Clients such as Terraform always send dataType and riskLevel, possibly empty: empty means unset. */
 const optionalEnum = <T extends string>(values: readonly [T, ...T[]]) =>
-  z.union([z.enum(values), z.literal('')]).nullish().transform((v) => v || undefined);
+  z.pipe(z.nullish(z.union([z.enum(values), z.literal('')])), z.transform((v) => v || undefined));
 
 /** application.NewApplicationRequest; unknown fields are ignored, and nothing is required (SPEC 4.2). */
 export const createApplicationBody = z.object({
-  name: applicationNameSchema.nullish(),
-  env: z.union([environmentNameSchema, z.literal('')]).nullish(),
-  applicationType: z.enum(APPLICATION_TYPES).nullish(),
-  cloudScanTargetURL: httpUrl().nullish(),
+  name: z.nullish(applicationNameSchema),
+  env: z.nullish(z.union([environmentNameSchema, z.literal('')])),
+  applicationType: z.nullish(z.enum(APPLICATION_TYPES)),
+  cloudScanTargetURL: z.nullish(httpUrl()),
   dataType: optionalEnum(DATA_TYPES),
   riskLevel: optionalEnum(RISK_LEVELS),
-  teamId: uuid().nullish(),
-  host: hostSchema.nullish(),
-  organizationId: uuid().nullish(),
+  teamId: z.nullish(uuid()),
+  host: z.nullish(hostSchema),
+  organizationId: z.nullish(uuid()),
 });
 export type CreateApplicationBody = z.output<typeof createApplicationBody>;
 
@@ -62,7 +64,9 @@ export const updateApplicationBody = z.object({ name: applicationNameSchema });
 
 /** application.NewApplicationEnvRequest; applicationId and organizationId are read-only and ignored. */
 export const createEnvironmentBody = z.object({ env: environmentNameSchema });
-export const createEnvironmentQuery = z.object({ host: hostSchema.optional().describe('Host URL of the default hosted scan configuration.') });
+export const createEnvironmentQuery = z.object({
+  host: z.optional(hostSchema).check(z.describe('Host URL of the default hosted scan configuration.')),
+});
 /** application.UpdateApplicationEnvRequest: only the name changes. */
 export const updateEnvironmentBody = z.object({ name: environmentNameSchema });
 
@@ -75,7 +79,7 @@ export const APP_SORT_FIELDS = ['applicationId', 'applicationName', 'application
 /** SPEC 4.2.2 */
 export const listApplicationsV2Query = z.object({
   query: v2QueryParam('the application name'),
-  sortField: z.enum(APP_SORT_FIELDS, { error: `must be one of ${APP_SORT_FIELDS.join(', ')}` }).optional(),
+  sortField: z.optional(z.enum(APP_SORT_FIELDS, { error: `must be one of ${APP_SORT_FIELDS.join(', ')}` })),
   sortDir: v2SortDirParam(),
   page: v2PageParam(),
   pageSize: pageSizeParam(),
@@ -95,7 +99,7 @@ export const listApplicationsV1Query = z.object({
   ignoreEnvs: booleanParam(false),
   pageSize: pageSizeParam(),
   pageToken: pageTokenParam(),
-  sortField: z.enum(['name', 'id'], { error: 'must be name or id' }).optional(),
+  sortField: z.optional(z.enum(['name', 'id'], { error: 'must be name or id' })),
   sortDir: caseInsensitiveEnum(['asc', 'desc']),
 });
 export type ListApplicationsV1Query = z.output<typeof listApplicationsV1Query>;
@@ -123,7 +127,7 @@ const LAST_SCAN_DATES = ['LAST_SCAN_DATE_UNSPECIFIED', 'LAST_24_HOURS', 'LAST_7_
 /** SPEC 4.2.1 */
 export const listEnvironmentsV2Query = z.object({
   query: v2QueryParam('the application or environment name'),
-  sortField: z.enum(ENV_SORT_FIELDS, { error: `must be one of ${ENV_SORT_FIELDS.join(', ')}` }).optional(),
+  sortField: z.optional(z.enum(ENV_SORT_FIELDS, { error: `must be one of ${ENV_SORT_FIELDS.join(', ')}` })),
   sortDir: v2SortDirParam(),
   includeAppHealthStats: booleanParam(false),
   page: v2PageParam(),
@@ -145,7 +149,7 @@ export const listEnvironmentsV1Query = z.object({
   envs: nameListParam(),
   pageSize: pageSizeParam(),
   pageToken: pageTokenParam(),
-  sortField: z.enum(['id', 'name'], { error: 'must be id or name' }).optional(),
+  sortField: z.optional(z.enum(['id', 'name'], { error: 'must be id or name' })),
   sortDir: caseInsensitiveEnum(['asc', 'desc']),
 });
 export type ListEnvironmentsV1Query = z.output<typeof listEnvironmentsV1Query>;
@@ -153,11 +157,11 @@ export type ListEnvironmentsV1Query = z.output<typeof listEnvironmentsV1Query>;
 /** GET /api/v1/org/{orgId}/audit (audit.ListAuditRecordsResponse) */
 export const auditListQuery = z.object({
   types: enumListParam(ACTIVITY_TYPES),
-  name: z.string().max(64).optional().describe("Case-insensitive part of the acting user's name."),
-  email: z.string().max(64).optional().describe("Case-insensitive part of the acting user's e-mail address."),
-  start: integerParam().describe('Earliest entry time, ms since the epoch (0: unbounded).'),
-  end: integerParam().describe('Latest entry time, ms since the epoch (0: unbounded).'),
-  sortField: z.enum(['createdDate'], { error: 'must be createdDate' }).optional(),
+  name: z.optional(z.string().check(z.maxLength(64))).check(z.describe("Case-insensitive part of the acting user's name.")),
+  email: z.optional(z.string().check(z.maxLength(64))).check(z.describe("Case-insensitive part of the acting user's e-mail address.")),
+  start: integerParam().check(z.describe('Earliest entry time, ms since the epoch (0: unbounded).')),
+  end: integerParam().check(z.describe('Latest entry time, ms since the epoch (0: unbounded).')),
+  sortField: z.optional(z.enum(['createdDate'], { error: 'must be createdDate' })),
   sortDir: caseInsensitiveEnum(['asc', 'desc']),
   pageSize: pageSizeParam(),
   pageToken: pageTokenParam(),

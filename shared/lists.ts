@@ -1,4 +1,9 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { en } from 'zod/locales'; // not z.locales.en: that keeps every locale in the bundles (200 KB)
+
+// zod mini loads no locale: without this, the issues whose message the schemas leave to zod (e.g. "Too big: expected
+// number to be <=1000") would all read "Invalid input".
+z.config(en());
 
 // Query parameters, ordering and paging shared by every list operation (SPEC 4.5, 8). Query strings arrive as
 // strings; API Gateway joins a repeated parameter's values with commas, and the local server does the same, so a
@@ -6,66 +11,57 @@ import * as z from 'zod';
 
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
-const integer = (min: number, max: number | undefined, fallback: number) =>
-  z
-    .string()
-    .regex(/^\s*-?\d+\s*$/, 'must be an integer')
-    .transform(Number)
-    .pipe(max === undefined ? z.number().int().min(min) : z.number().int().min(min).max(max))
-    .optional()
-    .transform((value) => value ?? fallback);
+const integer = (min: number, max: number | undefined, fallback: number) => {
+  const digits = z.pipe(z.string().check(z.regex(/^\s*-?\d+\s*$/, 'must be an integer')), z.transform(Number));
+  const bounded = max === undefined ? z.number().check(z.int(), z.gte(min)) : z.number().check(z.int(), z.gte(min), z.lte(max));
+  return z.pipe(z.optional(z.pipe(digits, bounded)), z.transform((value) => value ?? fallback));
+};
 
 /** pageSize: 1 to 1000, default 10. */
-export const pageSizeParam = () => integer(1, 1000, 10).describe('Page size, 1 to 1000 (default 10).');
+export const pageSizeParam = () => integer(1, 1000, 10).check(z.describe('Page size, 1 to 1000 (default 10).'));
 /** pageToken: the 0-based page number, default 0. */
-export const pageTokenParam = () => integer(0, undefined, 0).describe('0-based page number (default 0).');
+export const pageTokenParam = () => integer(0, undefined, 0).check(z.describe('0-based page number (default 0).'));
 /** An integer such as a time in ms, default 0. */
 export const integerParam = (fallback = 0) => integer(0, undefined, fallback);
 
 /** `true` or `false` in any case; absent: the default. */
-export const booleanParam = (fallback: boolean | undefined) =>
-  z
-    .string()
-    .transform((v) => v.trim().toLowerCase())
-    .pipe(z.enum(['true', 'false'], { error: 'must be true or false' }))
-    .transform((v) => v === 'true')
-    .optional()
-    .transform((v) => v ?? fallback);
+export const booleanParam = (fallback: boolean | undefined) => {
+  const word = z.pipe(
+    z.pipe(z.string(), z.transform((v) => v.trim().toLowerCase())),
+    z.enum(['true', 'false'], { error: 'must be true or false' }),
+  );
+  return z.pipe(z.optional(z.pipe(word, z.transform((v) => v === 'true'))), z.transform((v) => v ?? fallback));
+};
 
 /** One of the values, in any case (e.g. sortDir asc/ASC). */
-export const caseInsensitiveEnum = <T extends string>(values: readonly [T, ...T[]]) =>
-  z
-    .string()
-    .transform((v) => v.trim().toUpperCase())
-    .pipe(z.enum(values.map((v) => v.toUpperCase()) as [string, ...string[]], { error: `must be one of ${values.join(', ')}` }))
-    .transform((v) => values.find((value) => value.toUpperCase() === v)!)
-    .optional();
+export const caseInsensitiveEnum = <T extends string>(values: readonly [T, ...T[]]) => {
+  const upper = z.pipe(
+    z.pipe(z.string(), z.transform((v) => v.trim().toUpperCase())),
+    z.enum(values.map((v) => v.toUpperCase()) as [string, ...string[]], { error: `must be one of ${values.join(', ')}` }),
+  );
+  return z.optional(z.pipe(upper, z.transform((v) => values.find((value) => value.toUpperCase() === v)!)));
+};
 
 /** A list parameter, comma-joined or repeated; each item validated by `item`. Absent: `fallback`. */
-export const listParam = <T extends string>(item: z.ZodType<T, string>, fallback: T[] = []) =>
-  z
-    .string()
-    .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
-    .pipe(z.array(item))
-    .optional()
-    .transform((v): T[] => (v === undefined || v.length === 0 ? fallback : v));
+export const listParam = <T extends string>(item: z.ZodMiniType<T, string>, fallback: T[] = []) => {
+  const items = z.pipe(z.pipe(z.string(), z.transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))), z.array(item));
+  return z.pipe(z.optional(items), z.transform((v): T[] => (v === undefined || v.length === 0 ? fallback : v)));
+};
 
 /** A UUID, lower-cased (ids are stored lower-case; clients may send either case). */
-export const uuidSchema = () => z.string().regex(UUID, 'must be a UUID').transform((id) => id.toLowerCase());
-export const uuidListParam = () => listParam(z.string().regex(UUID, 'must be a UUID')).describe('Comma-delimited UUIDs.');
-export const nameListParam = () => listParam(z.string().max(255)).describe('Comma-delimited names.');
+export const uuidSchema = () => z.pipe(z.string().check(z.regex(UUID, 'must be a UUID')), z.transform((id) => id.toLowerCase()));
+export const uuidListParam = () => listParam(z.string().check(z.regex(UUID, 'must be a UUID'))).check(z.describe('Comma-delimited UUIDs.'));
+export const nameListParam = () => listParam(z.string().check(z.maxLength(255))).check(z.describe('Comma-delimited names.'));
 export const enumListParam = <T extends string>(values: readonly [T, ...T[]], fallback: T[] = []) =>
-  listParam(z.enum(values, { error: `must be one of ${values.join(', ')}` }) as unknown as z.ZodType<T, string>, fallback).describe(
-    `Comma-delimited, of ${values.join(', ')}.`,
+  listParam(z.enum(values, { error: `must be one of ${values.join(', ')}` }) as unknown as z.ZodMiniType<T, string>, fallback).check(
+    z.describe(`Comma-delimited, of ${values.join(', ')}.`),
   );
 
 /** The V2 lists' free-text `query` (SPEC 4.2.1 pattern). */
 export const v2QueryParam = (matches: string) =>
-  z
-    .string()
-    .regex(/^[\w\-\s/_.~]*$/, 'must match ^[\\w\\-\\s\\/\\_\\.\\~]*$')
-    .optional()
-    .describe(`Case-insensitive part of ${matches}.`);
+  z.optional(z.string().check(z.regex(/^[\w\-\s/_.~]*$/, 'must match ^[\\w\\-\\s\\/\\_\\.\\~]*$'))).check(
+    z.describe(`Case-insensitive part of ${matches}.`),
+  );
 export const v2SortDirParam = () => caseInsensitiveEnum(['ASC', 'DESC', 'UNSORTED']);
 
 // ---- Ordering
@@ -165,11 +161,9 @@ export interface V2PageQuery {
 
 /** `page=p_N` selects page N like `pageToken=N`; an empty `page` defers to pageToken. */
 export const v2PageParam = () =>
-  z
-    .string()
-    .regex(/^(p_\d{1,9})?$/, 'must be p_<page number>, e.g. p_0')
-    .optional()
-    .describe('Page key `p_<n>` (0-based); takes precedence over pageToken.');
+  z.optional(z.string().check(z.regex(/^(p_\d{1,9})?$/, 'must be p_<page number>, e.g. p_0'))).check(
+    z.describe('Page key `p_<n>` (0-based); takes precedence over pageToken.'),
+  );
 
 export function v2PageRequest(page: string | undefined, pageToken: number, pageSize: number): PageRequest {
   return { page: page ? Number(page.slice(2)) : pageToken, size: pageSize };

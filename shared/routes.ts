@@ -1,4 +1,4 @@
-import * as z from 'zod'; // namespace import: lets esbuild drop zod's unused parts (its locales alone are 350 KB)
+import * as z from 'zod/mini'; // namespace import: lets esbuild drop zod's unused parts (its locales alone are 350 KB)
 import type { Permission } from './permissions.ts';
 import type { ActivityType } from './audit-types.ts';
 import { caseInsensitiveEnum, pageSizeParam, pageTokenParam, uuidListParam, v2PageParam } from './lists.ts';
@@ -46,10 +46,10 @@ export interface Route {
   /** The user-activity entry the operation writes, in the same transaction as its change. */
   audit?: ActivityType;
   /** Path parameters other than UUID `...Id` ones (those are validated as UUIDs automatically). */
-  params?: z.ZodObject;
-  query?: z.ZodObject;
+  params?: z.ZodMiniObject;
+  query?: z.ZodMiniObject;
   /** JSON request body; absent: the operation takes none. */
-  body?: z.ZodType;
+  body?: z.ZodMiniType;
   /** Raw (non-JSON) request body content types, e.g. the OpenAPI upload. */
   rawBody?: { contentTypes: string[]; maxBytes: number };
   /** Protobuf message name of the 200 response ('package.Message'), or 'empty' for an empty 200. */

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { booleanParam, caseInsensitiveEnum, integerParam, listParam, nameListParam, pageSizeParam, pageTokenParam, uuidListParam } from './lists.ts';
 import { applicationTypesParam, environmentNameSchema } from './application-inputs.ts';
 
@@ -13,32 +13,32 @@ export const MAX_URIS_PER_REQUEST = 10_000;
 /** One finding's request and response are stored in one item, which DynamoDB caps at 400 KB. */
 const MAX_MESSAGE_BYTES = 300_000;
 
-const text = (max: number) => z.string().max(max, `must be at most ${max} characters`).default('');
+const text = (max: number) => z._default(z.string().check(z.maxLength(max, `must be at most ${max} characters`)), '');
 
 /** Plugin ids are ZAP/HawkScan plugin numbers such as "10038"; they become part of storage keys. */
-export const pluginIdSchema = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be 1 to 64 letters, digits, _ . or -');
+export const pluginIdSchema = z.string().check(z.regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be 1 to 64 letters, digits, _ . or -'));
 /** Config hashes are the hex SHA-256 of the configuration text (any case accepted). */
-export const configHashSchema = z
-  .string()
-  .regex(/^[0-9a-fA-F]{64}$/, 'must be a SHA-256 hex digest')
-  .transform((v) => v.toLowerCase());
+export const configHashSchema = z.pipe(
+  z.string().check(z.regex(/^[0-9a-fA-F]{64}$/, 'must be a SHA-256 hex digest')),
+  z.transform((v) => v.toLowerCase()),
+);
 
-const tagSchema = z.object({ name: z.string().min(1, 'must not be empty').max(255), value: text(1024) });
+const tagSchema = z.object({ name: z.string().check(z.minLength(1, 'must not be empty'), z.maxLength(255)), value: text(1024) });
 
 /** POST /api/v1/app/{appId}/scan: the scanner announces a scan. */
 export const scanStartedBody = z.object({
   env: environmentNameSchema,
-  config: z.string().min(1, 'must not be empty').max(1_000_000, 'must be at most 1000000 characters'),
+  config: z.string().check(z.minLength(1, 'must not be empty'), z.maxLength(1_000_000, 'must be at most 1000000 characters')),
   hawkscanVersion: text(64),
   host: text(2048),
-  tags: z.array(tagSchema).max(100, 'must have at most 100 tags').default([]),
+  tags: z._default(z.array(tagSchema).check(z.maxLength(100, 'must have at most 100 tags')), []),
 });
 export type ScanStartedBody = z.output<typeof scanStartedBody>;
 
 const alertUriSchema = z
   .object({
-    uri: z.string().min(1, 'must not be empty').max(8192, 'must be at most 8192 characters'),
-    requestMethod: z.string().regex(/^[A-Za-z]{1,16}$/, 'must be an HTTP method').transform((m) => m.toUpperCase()),
+    uri: z.string().check(z.minLength(1, 'must not be empty'), z.maxLength(8192, 'must be at most 8192 characters')),
+    requestMethod: z.pipe(z.string().check(z.regex(/^[A-Za-z]{1,16}$/, 'must be an HTTP method')), z.transform((m) => m.toUpperCase())),
     param: text(4096),
     evidence: text(16_384),
     otherInfo: text(16_384),
@@ -47,54 +47,64 @@ const alertUriSchema = z
     responseHeader: text(65_536),
     responseBody: text(MAX_MESSAGE_BYTES),
   })
-  .refine(
-    (u) => Buffer.byteLength(u.requestHeader + u.requestBody + u.responseHeader + u.responseBody + u.evidence + u.otherInfo) <= MAX_MESSAGE_BYTES,
-    `request and response of one URI must total at most ${MAX_MESSAGE_BYTES} bytes`,
+  .check(
+    z.refine(
+      (u) => Buffer.byteLength(u.requestHeader + u.requestBody + u.responseHeader + u.responseBody + u.evidence + u.otherInfo) <= MAX_MESSAGE_BYTES,
+      `request and response of one URI must total at most ${MAX_MESSAGE_BYTES} bytes`,
+    ),
   );
 export type ReportedUri = z.output<typeof alertUriSchema>;
 
 const alertSchema = z.object({
   pluginId: pluginIdSchema,
-  name: z.string().min(1, 'must not be empty').max(512),
+  name: z.string().check(z.minLength(1, 'must not be empty'), z.maxLength(512)),
   severity: z.enum(SEVERITIES, { error: `must be one of ${SEVERITIES.join(', ')}` }),
   description: text(65_536),
   cweId: text(32),
-  references: z.array(z.string().max(2048)).max(100).default([]),
-  uris: z.array(alertUriSchema).min(1, 'must have at least one URI'),
+  references: z._default(z.array(z.string().check(z.maxLength(2048))).check(z.maxLength(100)), []),
+  uris: z.array(alertUriSchema).check(z.minLength(1, 'must have at least one URI')),
 });
 export type ReportedAlert = z.output<typeof alertSchema>;
 
 /** POST /api/v1/scan/{scanId}/alerts: one batch of findings (the same pluginId may come again in later batches). */
 export const scanAlertsBody = z
-  .object({ alerts: z.array(alertSchema).min(1, 'must have at least one alert') })
-  .refine((b) => b.alerts.reduce((n, a) => n + a.uris.length, 0) <= MAX_URIS_PER_REQUEST, {
-    message: `must carry at most ${MAX_URIS_PER_REQUEST} URIs in one request (send more in further requests)`,
-    path: ['alerts'],
-  });
+  .object({ alerts: z.array(alertSchema).check(z.minLength(1, 'must have at least one alert')) })
+  .check(
+    z.refine((b) => b.alerts.reduce((n, a) => n + a.uris.length, 0) <= MAX_URIS_PER_REQUEST, {
+      message: `must carry at most ${MAX_URIS_PER_REQUEST} URIs in one request (send more in further requests)`,
+      path: ['alerts'],
+    }),
+  );
 export type ScanAlertsBody = z.output<typeof scanAlertsBody>;
 
 /** POST /api/v1/scan/{scanId}/complete */
 export const scanCompletedBody = z.object({
   status: z.enum(['COMPLETED', 'ERROR'], { error: 'must be COMPLETED or ERROR' }),
-  urlCount: z.number().int('must be an integer').min(0).max(2_147_483_647).default(0),
+  // z.int as a check: z.int('must be an integer') as the schema would give a non-number that message too.
+  urlCount: z._default(z.number().check(z.int('must be an integer'), z.gte(0), z.lte(2_147_483_647)), 0),
 });
 export type ScanCompletedBody = z.output<typeof scanCompletedBody>;
 
 // ---- Reads
 
 /** Scan `tag` filter: `name:value`, `|` between alternatives, `*` wildcards; repeated parameters must all match. */
-const tagFilterParam = () => listParam(z.string().regex(/^[^:]+:.*$/, 'must be name:value')).describe('`name:value`; `|` = or, `*` = wildcard.');
+const tagFilterParam = () =>
+  listParam(z.string().check(z.regex(/^[^:]+:.*$/, 'must be name:value'))).check(z.describe('`name:value`; `|` = or, `*` = wildcard.'));
 
 /** GET /api/v1/scan/{orgId} */
 export const listScansQuery = z.object({
   appIds: uuidListParam(),
   envs: nameListParam(),
   teamIds: uuidListParam(),
-  start: integerParam().pipe(z.number().max(Number.MAX_SAFE_INTEGER, 'must be a time in ms')).describe('Scans started at or after (ms).'),
-  end: integerParam().pipe(z.number().max(Number.MAX_SAFE_INTEGER, 'must be a time in ms')).describe('Scans started at or before (ms; 0: no bound).'),
+  start: z
+    .pipe(integerParam(), z.number().check(z.lte(Number.MAX_SAFE_INTEGER, 'must be a time in ms')))
+    .check(z.describe('Scans started at or after (ms).')),
+  end: z
+    .pipe(integerParam(), z.number().check(z.lte(Number.MAX_SAFE_INTEGER, 'must be a time in ms')))
+    .check(z.describe('Scans started at or before (ms; 0: no bound).')),
   pageSize: pageSizeParam(),
   pageToken: pageTokenParam(),
-  sortField: z.enum(['id', 'name'], { error: 'must be id or name' }).optional(),
+  sortField: z.optional(z.enum(['id', 'name'], { error: 'must be id or name' })),
   sortDir: caseInsensitiveEnum(['asc', 'desc']),
   applicationTypes: applicationTypesParam(),
   tag: tagFilterParam(),
@@ -105,14 +115,14 @@ export type ListScansQuery = z.output<typeof listScansQuery>;
 export const listScanAlertsQuery = z.object({
   pageSize: pageSizeParam(),
   pageToken: pageTokenParam(),
-  sortField: z.enum(['id', 'name'], { error: 'must be id or name' }).optional(),
+  sortField: z.optional(z.enum(['id', 'name'], { error: 'must be id or name' })),
   sortDir: caseInsensitiveEnum(['asc', 'desc']),
 });
 export type ListScanAlertsQuery = z.output<typeof listScanAlertsQuery>;
 
 /** GET /api/v1/scan/{scanId}/alert/{pluginId}: pageSize above 100 is reduced to 100, as the public API does. */
 export const listAlertFindingsQuery = z.object({
-  pageSize: pageSizeParam().transform((n) => Math.min(n, 100)),
+  pageSize: z.pipe(pageSizeParam(), z.transform((n) => Math.min(n, 100))),
   pageToken: pageTokenParam(),
 });
 export type ListAlertFindingsQuery = z.output<typeof listAlertFindingsQuery>;

@@ -1,7 +1,7 @@
 import type middy from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import httpContentNegotiation from '@middy/http-content-negotiation';
-import * as z from 'zod';
+import type * as z from 'zod/mini';
 import { HttpError, badRequest, payloadTooLarge, tooManyRequests, unauthorized, unsupportedMediaType } from '../errors.ts';
 import { verifyAccessToken, InvalidTokenError } from '../auth/tokens.ts';
 import { hashApiKey } from '../auth/api-keys.ts';
@@ -127,7 +127,7 @@ export function rateLimiting(route: Route): Middleware {
   };
 }
 
-function describeIssues(error: z.ZodError, prefix: string): string {
+function describeIssues(error: z.core.$ZodError, prefix: string): string {
   return error.issues
     .map((issue) => {
       const path = [prefix, ...issue.path.map(String)].filter(Boolean).join('.');
