@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { s3 } from './storage/s3.ts';
 import { objectKeys } from './storage/objects.ts';
 import { config } from './config.ts';
@@ -29,11 +28,13 @@ export async function writeEnvironmentConfig(env: EnvironmentRecord | undefined,
   if (!env) return commit();
   const Key = objectKeys.environmentConfig(env.applicationId, env.environmentId);
   const app = { applicationId: env.applicationId, env: env.name, ...(host ? { host } : {}) };
-  await s3.send(new PutObjectCommand({ Bucket: config.assetsBucket, Key, Body: asYaml({ app }), ContentType: 'application/x-yaml' }));
+  const { DeleteObjectCommand, PutObjectCommand } = await import('@aws-sdk/client-s3'); // loaded on use: see storage/s3.ts
+  const client = await s3();
+  await client.send(new PutObjectCommand({ Bucket: config.assetsBucket, Key, Body: asYaml({ app }), ContentType: 'application/x-yaml' }));
   try {
     await commit();
   } catch (error) {
-    await s3.send(new DeleteObjectCommand({ Bucket: config.assetsBucket, Key })).catch(() => undefined);
+    await client.send(new DeleteObjectCommand({ Bucket: config.assetsBucket, Key })).catch(() => undefined);
     throw error;
   }
 }

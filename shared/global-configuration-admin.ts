@@ -20,7 +20,7 @@ export async function putGlobalConfiguration(input: { name: string; text: string
   }
   if (!isMap(document.contents)) throw badRequest('--file must hold a YAML mapping (a HawkScan configuration such as `app: ...`)');
   const body = Buffer.from(input.text, 'utf8');
-  await s3.send(
+  await (await s3()).send(
     new PutObjectCommand({ Bucket: config.assetsBucket, Key: objectKeys.globalConfig(name), Body: body, ContentType: 'application/yaml; charset=utf-8' }),
   );
   return { name, sizeBytes: body.length };
@@ -30,6 +30,6 @@ export async function deleteGlobalConfiguration(input: { name: string }): Promis
   const name = validName(input.name);
   const objectKey = objectKeys.globalConfig(name);
   if (!(await exists(objectKey))) throw notFound(`global configuration ${name} not found`);
-  await s3.send(new DeleteObjectCommand({ Bucket: config.assetsBucket, Key: objectKey }));
+  await (await s3()).send(new DeleteObjectCommand({ Bucket: config.assetsBucket, Key: objectKey }));
   return { deleted: name };
 }

@@ -21,7 +21,7 @@ export function validName(name: string): string {
 
 export async function exists(objectKey: string): Promise<boolean> {
   try {
-    await s3.send(new HeadObjectCommand({ Bucket: config.assetsBucket, Key: objectKey }));
+    await (await s3()).send(new HeadObjectCommand({ Bucket: config.assetsBucket, Key: objectKey }));
     return true;
   } catch (error) {
     if ((error as { name?: string }).name === 'NotFound') return false;

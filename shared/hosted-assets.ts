@@ -18,7 +18,7 @@ export interface HostedAsset {
 
 export async function presignedDownload(objectKey: string): Promise<HostedAsset> {
   const command = new GetObjectCommand({ Bucket: config.assetsBucket, Key: objectKey });
-  const presignedDownloadUrl = await getSignedUrl(s3, command, { expiresIn: config.presignedUrlSeconds });
+  const presignedDownloadUrl = await getSignedUrl(await s3(), command, { expiresIn: config.presignedUrlSeconds });
   return { presignedDownloadUrl, method: 'GET', headers: '{}' };
 }
 

@@ -22,7 +22,7 @@ import {
 
 async function deleteObject(objectKey: string): Promise<void> {
   try {
-    await s3.send(new DeleteObjectCommand({ Bucket: config.assetsBucket, Key: objectKey }));
+    await (await s3()).send(new DeleteObjectCommand({ Bucket: config.assetsBucket, Key: objectKey }));
   } catch (error) {
     // Not fatal: the object is unreferenced, and the application's cascade delete removes its whole prefix.
     logger.warn('could not delete an unreferenced description version', { objectKey, error });
@@ -51,7 +51,7 @@ export async function uploadDescription(caller: Caller, appId: string, body: Buf
     uploadedAt: Date.now(),
     uploadedBy: caller.userId,
   };
-  await s3.send(
+  await (await s3()).send(
     new PutObjectCommand({ Bucket: config.assetsBucket, Key: record.objectKey, Body: stored, ContentType: `${record.contentType}; charset=utf-8` }),
   );
   const audit = await auditEntry(caller, app.organizationId, 'ORGANIZATION_CONFIGURATION_MODIFIED', {

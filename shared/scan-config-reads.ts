@@ -15,7 +15,7 @@ export async function getScanConfig(caller: Caller, appId: string, configHash: s
   const missing = () => notFound(`no scan of application ${appId} used configuration ${configHash}`);
   if (!(await configUsedByEnvironments(appId, envIds, configHash))) throw missing();
   try {
-    const object = await s3.send(new GetObjectCommand({ Bucket: config.assetsBucket, Key: objectKeys.parsedScanConfig(appId, configHash) }));
+    const object = await (await s3()).send(new GetObjectCommand({ Bucket: config.assetsBucket, Key: objectKeys.parsedScanConfig(appId, configHash) }));
     return { configHash, conf: JSON.parse(await object.Body!.transformToString('utf8')) };
   } catch (error) {
     if (error instanceof NoSuchKey) throw missing();

@@ -35,8 +35,8 @@ export function parseScanConfig(text: string): Record<string, unknown> {
 /** Stores the configuration under its hash, as reported and parsed (content-addressed: writing again changes nothing). */
 export async function storeScanConfig(appId: string, configHash: string, text: string, parsed: Record<string, unknown>): Promise<void> {
   await Promise.all([
-    s3.send(new PutObjectCommand({ Bucket: config.assetsBucket, Key: objectKeys.scanConfig(appId, configHash), Body: text, ContentType: 'application/x-yaml' })),
-    s3.send(
+    (await s3()).send(new PutObjectCommand({ Bucket: config.assetsBucket, Key: objectKeys.scanConfig(appId, configHash), Body: text, ContentType: 'application/x-yaml' })),
+    (await s3()).send(
       new PutObjectCommand({
         Bucket: config.assetsBucket,
         Key: objectKeys.parsedScanConfig(appId, configHash),

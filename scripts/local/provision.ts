@@ -66,7 +66,7 @@ export async function provision(): Promise<void> {
   }
   client.destroy();
   try {
-    await s3.send(new CreateBucketCommand({ Bucket: config.assetsBucket }));
+    await (await s3()).send(new CreateBucketCommand({ Bucket: config.assetsBucket }));
   } catch (error) {
     const name = (error as { name?: string }).name;
     if (name !== 'BucketAlreadyOwnedByYou' && name !== 'BucketAlreadyExists') throw error;

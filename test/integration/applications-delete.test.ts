@@ -25,7 +25,7 @@ async function seedApplication(tenant: Awaited<ReturnType<typeof createTenant>>,
     const env = newEnvironment(record, `env-${String(i).padStart(4, '0')}`);
     await transactWrite(environmentCreation(record, env));
     envIds.push(env.environmentId);
-    await s3.send(new PutObjectCommand({ Bucket: config.assetsBucket, Key: objectKeys.environmentConfig(app.applicationId, env.environmentId), Body: 'app: {}' }));
+    await (await s3()).send(new PutObjectCommand({ Bucket: config.assetsBucket, Key: objectKeys.environmentConfig(app.applicationId, env.environmentId), Body: 'app: {}' }));
   }
   const data = envIds.flatMap((envId) =>
     Array.from({ length: dataPerEnv }, (_, i) => ({ pk: keys.environmentData(app.applicationId, envId).pk, sk: `${keys.environmentData(app.applicationId, envId).skPrefix}SCAN#${i}`, entity: 'scan' })),
@@ -33,13 +33,13 @@ async function seedApplication(tenant: Awaited<ReturnType<typeof createTenant>>,
   for (let i = 0; i < data.length; i += 25) {
     await db.send(new BatchWriteCommand({ RequestItems: { [config.tableName]: data.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })) } }));
   }
-  await s3.send(new PutObjectCommand({ Bucket: config.assetsBucket, Key: objectKeys.hostedDescription(app.applicationId, 'v1'), Body: 'openapi: 3.0.0' }));
+  await (await s3()).send(new PutObjectCommand({ Bucket: config.assetsBucket, Key: objectKeys.hostedDescription(app.applicationId, 'v1'), Body: 'openapi: 3.0.0' }));
   return { appId: app.applicationId as string, envIds };
 }
 
 const partitionSize = async (appId: string) => (await queryAll({ partition: keys.applicationPartition(appId).pk, attributes: ['pk', 'sk'] })).length;
 const objectsUnder = async (prefix: string) =>
-  (await s3.send(new ListObjectsV2Command({ Bucket: config.assetsBucket, Prefix: prefix }))).KeyCount ?? 0;
+  (await (await s3()).send(new ListObjectsV2Command({ Bucket: config.assetsBucket, Prefix: prefix }))).KeyCount ?? 0;
 
 describe('cascade deletes (SPEC 3)', () => {
   it('deletes an application with more environments and scan data than one transaction holds, and its stored objects', async () => {

@@ -224,7 +224,7 @@ describe('environments (SPEC 4.2)', () => {
     const app = (await api('POST', `/api/v1/org/${tenant.orgId}/app`, { token: tenant.token, body: { name: 'a' } })).body;
     const env = await api('POST', `/api/v1/app/${app.applicationId}/env`, { token: tenant.token, body: { env: 'dev' }, query: { host: 'https://dev.example.test' } });
     expect(env.status).toBe(200);
-    const object = await s3.send(new GetObjectCommand({ Bucket: config.assetsBucket, Key: objectKeys.environmentConfig(app.applicationId, env.body.envId) }));
+    const object = await (await s3()).send(new GetObjectCommand({ Bucket: config.assetsBucket, Key: objectKeys.environmentConfig(app.applicationId, env.body.envId) }));
     const text = await object.Body!.transformToString();
     expect(parseYaml(text)).toEqual({ app: { applicationId: app.applicationId, env: 'dev', host: 'https://dev.example.test' } });
     expect((await api('POST', `/api/v1/app/${app.applicationId}/env`, { token: tenant.token, body: { env: 'x' }, query: { host: 'not a url' } })).status).toBe(400);

@@ -49,7 +49,7 @@ export async function auditEntriesOf(orgId: string): Promise<AuditRecord[]> {
 }
 
 export async function storedDescriptionKeys(appId: string): Promise<string[]> {
-  const out = await s3.send(new ListObjectsV2Command({ Bucket: config.assetsBucket, Prefix: `${objectKeys.applicationPrefix(appId)}oas/` }));
+  const out = await (await s3()).send(new ListObjectsV2Command({ Bucket: config.assetsBucket, Prefix: `${objectKeys.applicationPrefix(appId)}oas/` }));
   return (out.Contents ?? []).map((o) => o.Key!);
 }
 

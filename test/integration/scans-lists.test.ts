@@ -174,7 +174,7 @@ describe('delete scan and cascades', () => {
     expect((await api('DELETE', `/api/v1/app/${appId}`, { token: tenant.token })).status).toBe(200);
     expect(await queryAll({ partition: keys.applicationPartition(appId).pk })).toEqual([]);
     expect(await getScanLocation(kept.scanId)).toBeUndefined();
-    const objects = await s3.send(new ListObjectsV2Command({ Bucket: config.assetsBucket, Prefix: objectKeys.applicationPrefix(appId) }));
+    const objects = await (await s3()).send(new ListObjectsV2Command({ Bucket: config.assetsBucket, Prefix: objectKeys.applicationPrefix(appId) }));
     expect(objects.Contents ?? []).toEqual([]);
     expect((await api('GET', `/api/v1/scan/${tenant.orgId}`, { token: tenant.token })).body.totalCount).toBe('0');
   });
