@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { measure, type BenchSection } from './harness.ts';
+import { benchTenant, measure, type BenchSection } from './harness.ts';
 import { routes } from '../../shared/routes.ts';
 
 // Foundation figures: request latency through the local server against a direct DynamoDB Local GetItem (as a
@@ -11,18 +11,12 @@ import { routes } from '../../shared/routes.ts';
 const section: BenchSection = {
   name: 'foundation',
   async run(ctx) {
-    const { createOrganization, createUser, addMember, createApiKey } = await import('../../shared/admin.ts');
     const { db } = await import('../../shared/db/client.ts');
     const { keys } = await import('../../shared/db/keys.ts');
     const { config } = await import('../../shared/config.ts');
     const { scopeObservers } = await import('../../shared/request-scope.ts');
 
-    const { organizationId } = await createOrganization({ name: 'bench' });
-    const { userId } = await createUser({ email: `bench-${Date.now()}@example.test` });
-    await addMember({ organizationId, userId });
-    const { apiKey } = await createApiKey({ userId });
-    const loginResponse = await fetch(`${ctx.baseUrl}/api/v1/auth/login`, { headers: { 'x-apikey': apiKey } });
-    const { token } = (await loginResponse.json()) as { token: string };
+    const { orgId: organizationId, userId, apiKey, token } = await benchTenant(ctx, 'foundation');
 
     const get = (path: string, headers: Record<string, string>) => async () => {
       const response = await fetch(`${ctx.baseUrl}${path}`, { headers });

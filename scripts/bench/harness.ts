@@ -37,17 +37,14 @@ export async function measure(fn: () => Promise<unknown>, n = 200, warmup = 20):
   return { n, p50Ms: round(at(0.5)), p95Ms: round(at(0.95)), meanMs: round(samples.reduce((a, b) => a + b, 0) / n) };
 }
 
-/** Runs `total` async tasks with at most `concurrency` in flight, reporting progress every `every` tasks. */
-export async function inBatches(total: number, concurrency: number, task: (i: number) => Promise<unknown>, onProgress?: (done: number) => void, every = 500): Promise<void> {
-  let next = 0;
-  let done = 0;
-  const worker = async () => {
-    while (next < total) {
-      const i = next++;
-      await task(i);
-      done++;
-      if (onProgress && (done % every === 0 || done === total)) onProgress(done);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, total) }, worker));
+/** A fresh organization with an all-permission user, its API key and a logged-in token. */
+export async function benchTenant(ctx: BenchContext, label: string): Promise<{ orgId: string; userId: string; apiKey: string; token: string }> {
+  const { createOrganization, createUser, addMember, createApiKey } = await import('../../shared/admin.ts');
+  const { organizationId: orgId } = await createOrganization({ name: `bench-${label}` });
+  const { userId } = await createUser({ email: `bench-${label}-${Date.now()}@example.test` });
+  await addMember({ organizationId: orgId, userId });
+  const { apiKey } = await createApiKey({ userId });
+  const response = await fetch(`${ctx.baseUrl}/api/v1/auth/login`, { headers: { 'x-apikey': apiKey } });
+  const { token } = (await response.json()) as { token: string };
+  return { orgId, userId, apiKey, token };
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { inBatches, measure, type BenchSection } from './harness.ts';
+import { benchTenant, measure, type BenchSection } from './harness.ts';
 
 // V2 list figures (issue 3): p50/p95 latency and DynamoDB read units per request of List Environments V2 and
 // List Applications V2, at 1,000, 10,000 and 50,000 environments (one organization each, 5 environments per
@@ -10,34 +10,23 @@ const ENVS_PER_APP = 5;
 const section: BenchSection = {
   name: 'lists',
   async run(ctx) {
-    const { createOrganization, createUser, addMember, createApiKey } = await import('../../shared/admin.ts');
-    const { BatchWriteCommand } = await import('@aws-sdk/lib-dynamodb');
-    const { db } = await import('../../shared/db/client.ts');
-    const { config } = await import('../../shared/config.ts');
     const { applicationPut, organizationCounterChange } = await import('../../shared/repositories/applications.ts');
     const { environmentPuts } = await import('../../shared/repositories/environments.ts');
     const { newEnvironment } = await import('../../shared/environment-creation.ts');
     const { transactWrite } = await import('../../shared/db/transactions.ts');
     const { scopeObservers } = await import('../../shared/request-scope.ts');
 
+    const { batchPut } = await import('../../shared/db/query.ts');
     const writeAll = async (items: Record<string, unknown>[], label: string) => {
-      const batches = Math.ceil(items.length / 25);
-      await inBatches(batches, 16, async (i) => {
-        let request: Record<string, unknown[]> | undefined = { [config.tableName]: items.slice(i * 25, i * 25 + 25).map((Item) => ({ PutRequest: { Item } })) };
-        while (request && Object.keys(request).length) {
-          const out = await db.send(new BatchWriteCommand({ RequestItems: request as never }));
-          request = out.UnprocessedItems as typeof request;
-        }
-      }, (done) => ctx.progress(`${label}: ${Math.min(done * 25, items.length)}/${items.length} items`), 400);
+      for (let i = 0; i < items.length; i += 5000) {
+        await batchPut(items.slice(i, i + 5000), 16);
+        ctx.progress(`${label}: ${Math.min(i + 5000, items.length)}/${items.length} items`);
+      }
     };
 
     const results: Record<string, unknown> = {};
     for (const envCount of SCALES) {
-      const { organizationId: orgId } = await createOrganization({ name: `bench-lists-${envCount}` });
-      const { userId } = await createUser({ email: `bench-lists-${envCount}-${Date.now()}@example.test` });
-      await addMember({ organizationId: orgId, userId });
-      const { apiKey } = await createApiKey({ userId });
-      const { token } = (await (await fetch(`${ctx.baseUrl}/api/v1/auth/login`, { headers: { 'x-apikey': apiKey } })).json()) as { token: string };
+      const { orgId, token } = await benchTenant(ctx, `lists-${envCount}`);
 
       const appCount = envCount / ENVS_PER_APP;
       const items: Record<string, unknown>[] = [];

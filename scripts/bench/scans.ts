@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { measure, type BenchSection } from './harness.ts';
+import { benchTenant, measure, type BenchSection } from './harness.ts';
 
 // Scan figures (issue 6): the scanner's reporting throughput (alert URIs stored per second, through the HTTP API,
 // batches of 1,000 URIs with about 1 KB of request/response each, sent by one scanner and by four at once), and the
@@ -11,13 +11,8 @@ const PLUGINS = 20;
 const section: BenchSection = {
   name: 'scans',
   async run(ctx) {
-    const { createOrganization, createUser, addMember, createApiKey } = await import('../../shared/admin.ts');
     const { scopeObservers } = await import('../../shared/request-scope.ts');
-    const { organizationId: orgId } = await createOrganization({ name: 'bench-scans' });
-    const { userId } = await createUser({ email: `bench-scans-${Date.now()}@example.test` });
-    await addMember({ organizationId: orgId, userId });
-    const { apiKey } = await createApiKey({ userId });
-    const { token } = (await (await fetch(`${ctx.baseUrl}/api/v1/auth/login`, { headers: { 'x-apikey': apiKey } })).json()) as { token: string };
+    const { orgId, token } = await benchTenant(ctx, 'scans');
 
     const call = async (method: string, path: string, body?: unknown) => {
       const response = await fetch(`${ctx.baseUrl}${path}`, {
