@@ -1,6 +1,6 @@
 import { hashApiKey } from './auth/api-keys.ts';
 import { issueAccessToken } from './auth/tokens.ts';
-import { findApiKey } from './repositories/api-keys.ts';
+import { findApiKey, listApiKeys } from './repositories/api-keys.ts';
 import { getUser } from './repositories/users.ts';
 import { listMembershipsOfUser, getOrganizations, type Membership } from './repositories/memberships.ts';
 import { unauthorized } from './errors.ts';
@@ -34,13 +34,14 @@ export async function login(apiKey: string | undefined): Promise<{ token: string
     logger.info('login refused: no organization with API access', { userId: record.userId });
     throw unauthorized('Unauthorized: API access is not enabled for any organization of this user');
   }
-  return { token: await issueAccessToken(record.userId) };
+  return { token: await issueAccessToken(record.userId, record.keyId) };
 }
 
-export async function refresh(userId: string): Promise<{ token: string }> {
-  // The user must still exist: a deleted user's session ends at the next refresh at the latest.
-  if (!(await getUser(userId))) throw unauthorized();
-  return { token: await issueAccessToken(userId) };
+/** A revoked API key cannot extend its sessions: they end at the latest when their current token expires. */
+export async function refresh(userId: string, apiKeyId: string): Promise<{ token: string }> {
+  const keys = await listApiKeys(userId);
+  if (!keys.some((key) => key.keyId === apiKeyId)) throw unauthorized('Unauthorized: the API key this session started with was revoked; log in again');
+  return { token: await issueAccessToken(userId, apiKeyId) };
 }
 
 /** `user.UserResponse` of the public API: clients read their organization ids from it. */

@@ -8,15 +8,17 @@ const ALGORITHM = 'HS256';
 
 export interface AccessTokenClaims {
   userId: string;
+  /** The API key the session started with (claim `akid`): refresh ends when that key is revoked. */
+  apiKeyId: string;
   issuedAt: number;
   expiresAt: number;
   tokenId: string;
 }
 
 /** A real three-part JWT (sub, iat, exp, jti): public clients decode `exp` to plan their next login. */
-export async function issueAccessToken(userId: string, now = Date.now()): Promise<string> {
+export async function issueAccessToken(userId: string, apiKeyId: string, now = Date.now()): Promise<string> {
   const issuedAt = Math.floor(now / 1000);
-  return new SignJWT({})
+  return new SignJWT({ akid: apiKeyId })
     .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
     .setSubject(userId)
     .setIssuer(ISSUER)
@@ -32,10 +34,10 @@ export class InvalidTokenError extends Error {}
 export async function verifyAccessToken(token: string): Promise<AccessTokenClaims> {
   try {
     const { payload } = await jwtVerify(token, await signingKey(), { algorithms: [ALGORITHM], issuer: ISSUER });
-    if (typeof payload.sub !== 'string' || typeof payload.exp !== 'number' || typeof payload.iat !== 'number') {
-      throw new InvalidTokenError('token lacks sub, iat or exp');
+    if (typeof payload.sub !== 'string' || typeof payload.exp !== 'number' || typeof payload.iat !== 'number' || typeof payload.akid !== 'string') {
+      throw new InvalidTokenError('token lacks sub, iat, exp or akid');
     }
-    return { userId: payload.sub, issuedAt: payload.iat, expiresAt: payload.exp, tokenId: String(payload.jti ?? '') };
+    return { userId: payload.sub, apiKeyId: payload.akid, issuedAt: payload.iat, expiresAt: payload.exp, tokenId: String(payload.jti ?? '') };
   } catch (error) {
     if (error instanceof InvalidTokenError) throw error;
     if (error instanceof joseErrors.JOSEError) throw new InvalidTokenError(error.code);

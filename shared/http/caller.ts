@@ -12,13 +12,15 @@ export type OrganizationAccess =
  */
 export interface Caller {
   userId: string;
+  /** The API key the caller's session started with. */
+  apiKeyId: string;
   /** Whether the caller may use this operation (its route's permission) in the organization, and why not. */
   access(orgId: string): Promise<OrganizationAccess>;
   /** The caller's membership, or 401 when access is not granted (SPEC 5.7: deliberately vague). */
   authorize(orgId: string): Promise<Membership>;
 }
 
-export function createCaller(userId: string, permission: Permission | undefined): Caller {
+export function createCaller(userId: string, apiKeyId: string, permission: Permission | undefined): Caller {
   const cache = new Map<string, Promise<OrganizationAccess>>();
   const access = (orgId: string): Promise<OrganizationAccess> => {
     let pending = cache.get(orgId);
@@ -35,6 +37,7 @@ export function createCaller(userId: string, permission: Permission | undefined)
   };
   return {
     userId,
+    apiKeyId,
     access,
     async authorize(orgId) {
       const result = await access(orgId);

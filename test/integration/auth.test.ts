@@ -48,17 +48,30 @@ describe('login and refresh (SPEC 5)', () => {
     const candidates = {
       missing: undefined,
       malformed: 'not-a-jwt',
-      expired: await forge({ sub: tenant.userId, iss: 'hawk-api', iat: now - 3600, exp: now - 1800 }),
+      expired: await forge({ sub: tenant.userId, akid: decodeJwt(tenant.token).akid, iss: 'hawk-api', iat: now - 3600, exp: now - 1800 }),
       tampered: `${header}.${tamperedPayload}.${signature}`,
       algNone: `${noneHeader}.${payload}.`,
-      wrongKey: await forge({ sub: tenant.userId, iss: 'hawk-api', iat: now, exp: now + 600 }, new TextEncoder().encode('x'.repeat(48))),
+      wrongKey: await forge({ sub: tenant.userId, akid: decodeJwt(tenant.token).akid, iss: 'hawk-api', iat: now, exp: now + 600 }, new TextEncoder().encode('x'.repeat(48))),
     };
     for (const [name, token] of Object.entries(candidates)) {
       const response = await api('GET', '/api/v1/user', { token });
       expect(response.status, name).toBe(401);
     }
     // The same secret with the right claims is accepted: the refusals above are about the token, not the user.
-    expect((await api('GET', '/api/v1/user', { token: await forge({ sub: tenant.userId, iss: 'hawk-api', iat: now, exp: now + 600 }) })).status).toBe(200);
+    expect((await api('GET', '/api/v1/user', { token: await forge({ sub: tenant.userId, akid: decodeJwt(tenant.token).akid, iss: 'hawk-api', iat: now, exp: now + 600 }) })).status).toBe(200);
+  });
+
+  it('a revoked API key can no longer refresh its sessions; another key of the user is unaffected', async () => {
+    const tenant = await createTenant();
+    const second = await createApiKey({ userId: tenant.userId });
+    const secondToken = (await api('GET', '/api/v1/auth/login', { headers: { 'x-apikey': second.apiKey } })).body.token;
+    const [first] = (await listUserApiKeys({ userId: tenant.userId })).apiKeys.filter((k) => k.keyId !== second.keyId);
+    expect(decodeJwt(tenant.token).akid).toBe(first.keyId);
+    await revokeApiKey({ userId: tenant.userId, keyId: first.keyId });
+    const refused = await api('GET', '/api/v1/auth/refresh-token', { token: tenant.token });
+    expect(refused.status).toBe(401);
+    expect(refused.body.message).toMatch(/revoked/);
+    expect((await api('GET', '/api/v1/auth/refresh-token', { token: secondToken })).status).toBe(200);
   });
 
   it('a revoked API key can no longer log in', async () => {
