@@ -50,7 +50,7 @@ export function toApplication(app: ApplicationRecord, env?: EnvironmentRecord) {
     applicationStatus: app.applicationStatus,
     organizationId: app.organizationId,
     applicationType: app.applicationType,
-    cloudScanTarget: app.cloudScanTarget,
+    cloudScanTarget: app.cloudScanTarget ?? {}, // SPEC 2.1: an empty object by default, not absent
     dataType: app.dataType,
     riskLevel: app.riskLevel,
   };

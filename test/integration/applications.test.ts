@@ -21,6 +21,7 @@ describe('applications: create, get, update (SPEC 4.2)', () => {
     expect(created.body).toMatchObject({ name: 'Lemon', organizationId: tenant.orgId, applicationStatus: 'ACTIVE', applicationType: 'STANDARD' });
     expect(created.body.env).toBe('');
     expect(created.body.envId).toBe('');
+    expect(created.body.cloudScanTarget).toEqual({ targetURL: '', isDomainVerified: false }); // SPEC 2.1: empty object by default
     const got = await api('GET', `/api/v1/app/${created.body.applicationId}`, { token: tenant.token });
     expect(got.status).toBe(200);
     expect(got.body).toEqual(created.body);
