@@ -2,7 +2,7 @@ import { accessibleApplication, canSeeTeamResource } from './application-access.
 import { auditEntry, transactWrite, type TransactItem } from './audit.ts';
 import { badRequest, conflict, notFound } from './errors.ts';
 import { keys } from './db/keys.ts';
-import { batchGet } from './db/reads.ts';
+import { batchGet } from './db/query.ts';
 import { cancellationReasons, fromItem } from './db/items.ts';
 import { hostedAssetAnswer, presignedDownload } from './hosted-assets.ts';
 import { compareBy, pageOf, type PageRequest, type SortDirection } from './lists.ts';

@@ -1,4 +1,4 @@
-import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { db } from './client.ts';
 import { config } from '../config.ts';
@@ -64,6 +64,20 @@ export async function* queryItems(query: PartitionQuery): AsyncGenerator<Item> {
     for (const item of out.Items ?? []) yield item;
     startKey = out.LastEvaluatedKey;
   } while (startKey);
+}
+
+/** Reads many items of the main table by key (100 per call, retrying unprocessed keys). Order is not kept. */
+export async function batchGet(itemKeys: Item[]): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  for (let i = 0; i < itemKeys.length; i += 100) {
+    let request: Record<string, { Keys: Item[] }> | undefined = { [config.tableName]: { Keys: itemKeys.slice(i, i + 100) } };
+    while (request && Object.keys(request).length > 0) {
+      const out = await db.send(new BatchGetCommand({ RequestItems: request }));
+      items.push(...(out.Responses?.[config.tableName] ?? []));
+      request = out.UnprocessedKeys as typeof request;
+    }
+  }
+  return items;
 }
 
 export async function queryAll(query: PartitionQuery): Promise<Item[]> {

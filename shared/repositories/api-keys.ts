@@ -2,7 +2,7 @@ import { DeleteCommand, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dy
 import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
 import { fromItem, cancellationReasons } from '../db/items.ts';
-import { queryAllByIndexPrefix } from '../db/reads.ts';
+import { queryAll } from '../db/query.ts';
 import { config } from '../config.ts';
 import { badRequest } from '../errors.ts';
 import { putNewItem, requireItem } from '../db/transactions.ts';
@@ -38,7 +38,7 @@ export async function findApiKey(secretHash: string): Promise<ApiKeyRecord | und
 
 export async function listApiKeys(userId: string): Promise<ApiKeyRecord[]> {
   const { gsi1pk, gsi1skPrefix } = keys.apiKeysOfUser(userId);
-  const items = await queryAllByIndexPrefix('gsi1', gsi1pk, gsi1skPrefix);
+  const items = await queryAll({ index: 'gsi1', partition: gsi1pk, skPrefix: gsi1skPrefix });
   return items.map((item) => fromItem<ApiKeyRecord>(item)!);
 }
 

@@ -2,7 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
 import { fromItem } from '../db/items.ts';
-import { queryAllByIndexPrefix } from '../db/reads.ts';
+import { queryAll } from '../db/query.ts';
 import { config } from '../config.ts';
 import type { TransactItem } from '../audit.ts';
 
@@ -41,7 +41,7 @@ export async function getHostedDescription(appId: string): Promise<HostedDescrip
 
 export async function listHostedDescriptionsOfOrg(orgId: string): Promise<HostedDescriptionRecord[]> {
   const { gsi1pk, gsi1skPrefix } = keys.hostedDescriptionsOfOrg(orgId);
-  const items = await queryAllByIndexPrefix('gsi1', gsi1pk, gsi1skPrefix);
+  const items = await queryAll({ index: 'gsi1', partition: gsi1pk, skPrefix: gsi1skPrefix });
   return items.map((item) => fromItem<HostedDescriptionRecord>(item)!);
 }
 

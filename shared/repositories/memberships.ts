@@ -2,7 +2,7 @@ import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
 import { fromItem, cancellationReasons } from '../db/items.ts';
-import { batchGet, queryAllByIndexPrefix } from '../db/reads.ts';
+import { batchGet, queryAll } from '../db/query.ts';
 import { config } from '../config.ts';
 import { badRequest } from '../errors.ts';
 import { requireItem, type TransactItem } from '../db/transactions.ts';
@@ -83,7 +83,7 @@ export async function getOrganizationAccess(
 
 export async function listMembershipsOfUser(userId: string): Promise<Membership[]> {
   const { gsi1pk, gsi1skPrefix } = keys.membershipsOfUser(userId);
-  const items = await queryAllByIndexPrefix('gsi1', gsi1pk, gsi1skPrefix);
+  const items = await queryAll({ index: 'gsi1', partition: gsi1pk, skPrefix: gsi1skPrefix });
   return items.map((item) => fromItem<Membership>(item)!);
 }
 

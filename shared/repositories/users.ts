@@ -5,7 +5,7 @@ import { fromItem, cancellationReasons } from '../db/items.ts';
 import { config } from '../config.ts';
 import { badRequest } from '../errors.ts';
 import { putNewItem } from '../db/transactions.ts';
-import { batchGet } from '../db/reads.ts';
+import { batchGet } from '../db/query.ts';
 
 export interface User {
   userId: string;
