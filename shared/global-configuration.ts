@@ -4,7 +4,7 @@ import { config } from './config.ts';
 import { s3 } from './storage/s3.ts';
 import { objectKeys } from './storage/objects.ts';
 import { hostedAssetAnswer, presignedDownload } from './hosted-assets.ts';
-import { getOrganizations, listMembershipsOfUser } from './repositories/memberships.ts';
+import { apiOrganizationsOf } from './sessions.ts';
 import type { Caller } from './http/caller.ts';
 import { configNameSchema } from './hosted-asset-inputs.ts';
 import type { Permission } from './permissions.ts';
@@ -34,9 +34,9 @@ export async function exists(objectKey: string): Promise<boolean> {
  * has API access; otherwise 401, like any insufficient authentication (SPEC 5.7).
  */
 async function requirePermissionInSomeOrganization(caller: Caller, permission: Permission): Promise<void> {
-  const memberships = (await listMembershipsOfUser(caller.userId)).filter((m) => m.permissions.includes(permission));
-  const organizations = await getOrganizations(memberships.map((m) => m.organizationId));
-  if (!organizations.some((org) => org.apiAccess)) throw unauthorized();
+  const { memberships, organizations } = await apiOrganizationsOf(caller.userId);
+  const reachable = new Set(organizations.map((org) => org.organizationId));
+  if (!memberships.some((m) => reachable.has(m.organizationId) && m.permissions.includes(permission))) throw unauthorized();
 }
 
 export async function globalConfigurationDownload(caller: Caller, permission: Permission, name: string, redirect: boolean) {

@@ -11,7 +11,7 @@ import { compareBy, nameOrderKey } from './lists.ts';
 // Sessions: an API key is exchanged for a 30-minute access token, which refresh extends (SPEC 5).
 
 /** Organizations the user may reach through the API (SPEC 1: the plan must have API access). */
-async function apiOrganizationsOf(userId: string) {
+export async function apiOrganizationsOf(userId: string) {
   const memberships = await listMembershipsOfUser(userId);
   const organizations = await getOrganizations(memberships.map((m) => m.organizationId));
   return { memberships, organizations: organizations.filter((o) => o.apiAccess) };
