@@ -650,6 +650,11 @@ export function routeById(operationId: string): Route {
   return route;
 }
 
+/** Matches a concrete path against a route's path; the groups are the parameters' values, in order. */
+export function pathPattern(path: string): RegExp {
+  return new RegExp(`^${path.replace(/\{\w+\}/g, '([^/]+)')}/?$`);
+}
+
 /** Names of a path's parameters, in order. */
 export function pathParameterNames(path: string): string[] {
   return [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);

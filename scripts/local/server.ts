@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
-import { routes, type Route } from '../../shared/routes.ts';
+import { pathPattern, routes, type Route } from '../../shared/routes.ts';
 import type { LambdaEvent, LambdaResult } from '../../shared/http/types.ts';
 
 // The local stand-in for API Gateway (HTTP API, payload 2.0): each request becomes the event API Gateway would
@@ -13,7 +13,7 @@ const TEXT_TYPES = /^(text\/|application\/(json|x-yaml|yaml|x-www-form-urlencode
 
 const compiled = routes.map((route) => ({
   route,
-  pattern: new RegExp(`^${route.path.replace(/\{\w+\}/g, '[^/]+')}/?$`),
+  pattern: pathPattern(route.path),
   // API Gateway prefers the route with more literal segments: /oas/{orgId}/list over /oas/{orgId}/{oasId}.
   literals: route.path.split('/').filter((s) => s && !s.startsWith('{')).length,
 }));

@@ -8,7 +8,7 @@ import { hashApiKey } from '../auth/api-keys.ts';
 import { admit } from '../rate-limit.ts';
 import { rateLimitKeys } from '../db/keys.ts';
 import { config } from '../config.ts';
-import { pathParameterNames, type Route } from '../routes.ts';
+import { pathParameterNames, pathPattern, type Route } from '../routes.ts';
 import { currentScope } from '../request-scope.ts';
 import { toJsonObject, toProtobuf } from '../proto/encoding.ts';
 import { createCaller } from './caller.ts';
@@ -139,7 +139,7 @@ function describeIssues(error: z.core.$ZodError, prefix: string): string {
 /** Path parameters, query and body, validated against the route's schemas: 400 naming what was wrong. */
 export function inputValidation(route: Route): Middleware {
   const names = pathParameterNames(route.path);
-  const template = new RegExp(`^${route.path.replace(/\{\w+\}/g, '([^/]+)')}/?$`);
+  const template = pathPattern(route.path);
   // Bodies are parsed as JSON whatever their Content-Type (curl -d sends form encoding); the option exists in the
   // package's code but not its type declarations.
   const jsonParser = httpJsonBodyParser({ disableContentTypeCheck: true } as { disableContentTypeError?: boolean }) as unknown as Middleware;
