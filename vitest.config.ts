@@ -8,7 +8,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['test/unit/**/*.test.ts', 'test/scanner-auth/**/*.test.ts', 'test/infra/**/*.test.ts'],
+          include: ['test/unit/**/*.test.ts', 'scanner/test/**/*.test.ts', 'test/infra/**/*.test.ts'],
           testTimeout: 60_000,
         },
       },

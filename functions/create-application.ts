@@ -1,6 +1,6 @@
 import { operation } from '../shared/http/operation.ts';
-import { createApplication } from '../shared/applications.ts';
-import type { CreateApplicationBody } from '../shared/application-inputs.ts';
+import { createApplication } from '../shared/applications/applications.ts';
+import type { CreateApplicationBody } from '../shared/applications/inputs.ts';
 
 export const handler = operation<{ orgId: string }, object, CreateApplicationBody>('createApplication', ({ caller, params, body }) =>
   createApplication(caller, params.orgId, body),

@@ -1,5 +1,5 @@
 import { operation } from '../shared/http/operation.ts';
-import { createEnvironment } from '../shared/environments.ts';
+import { createEnvironment } from '../shared/applications/environments.ts';
 
 export const handler = operation<{ appId: string }, { host?: string }, { env: string }>(
   'createEnvironment',

@@ -1,5 +1,5 @@
 import { operation } from '../shared/http/operation.ts';
-import { createTeam } from '../shared/teams.ts';
-import type { CreateTeamBody } from '../shared/team-inputs.ts';
+import { createTeam } from '../shared/teams/teams.ts';
+import type { CreateTeamBody } from '../shared/teams/inputs.ts';
 
 export const handler = operation<{ orgId: string }, object, CreateTeamBody>('createTeam', ({ caller, params, body }) => createTeam(caller, params.orgId, body));

@@ -1,6 +1,6 @@
 import { operation } from '../shared/http/operation.ts';
-import { getAlertMessages } from '../shared/scan-results.ts';
-import type { AlertMessageQuery } from '../shared/scan-inputs.ts';
+import { getAlertMessages } from '../shared/scans/results.ts';
+import type { AlertMessageQuery } from '../shared/scans/inputs.ts';
 
 export const handler = operation<{ scanId: string; alertUriId: string; messageId: string }, AlertMessageQuery>('getAlertMessages', ({ caller, params, query }) =>
   getAlertMessages(caller, params.scanId, params.alertUriId, params.messageId, query),

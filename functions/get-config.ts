@@ -1,5 +1,5 @@
 import { operation } from '../shared/http/operation.ts';
-import { getScanConfig } from '../shared/scan-config-reads.ts';
+import { getScanConfig } from '../shared/scans/config-reads.ts';
 
 export const handler = operation<{ appId: string; configHash: string }>('getConfig', ({ caller, params }) =>
   getScanConfig(caller, params.appId, params.configHash),

@@ -1,5 +1,5 @@
 import { operation } from '../shared/http/operation.ts';
-import { globalConfigurationDownload } from '../shared/global-configuration.ts';
+import { globalConfigurationDownload } from '../shared/hosted-assets/global-configuration.ts';
 
 export const handler = operation<{ configName: string }, { redirect: boolean }>('getGlobalConfiguration', ({ caller, route, params, query }) =>
   globalConfigurationDownload(caller, route.permission!, params.configName, query.redirect),

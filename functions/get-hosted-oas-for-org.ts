@@ -1,5 +1,5 @@
 import { operation } from '../shared/http/operation.ts';
-import { hostedDescriptionDownload } from '../shared/oas.ts';
+import { hostedDescriptionDownload } from '../shared/hosted-assets/oas.ts';
 
 export const handler = operation<{ orgId: string; oasId: string }, { redirect: boolean }>('getHostedOASForOrg', ({ caller, params, query }) =>
   hostedDescriptionDownload(caller, params.orgId, params.oasId, query.redirect),

@@ -1,6 +1,6 @@
 import { operation } from '../shared/http/operation.ts';
-import type { ListApplicationsV2Query } from '../shared/application-inputs.ts';
-import { listApplicationsV2 } from '../shared/applications.ts';
+import type { ListApplicationsV2Query } from '../shared/applications/inputs.ts';
+import { listApplicationsV2 } from '../shared/applications/applications.ts';
 
 export const handler = operation<{ orgId: string }, ListApplicationsV2Query>('listAppsV2', ({ caller, params, query }) =>
   listApplicationsV2(caller, params.orgId, query),

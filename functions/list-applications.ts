@@ -1,6 +1,6 @@
 import { operation } from '../shared/http/operation.ts';
-import type { ListApplicationsV1Query } from '../shared/application-inputs.ts';
-import { listApplicationsV1 } from '../shared/applications.ts';
+import type { ListApplicationsV1Query } from '../shared/applications/inputs.ts';
+import { listApplicationsV1 } from '../shared/applications/applications.ts';
 
 export const handler = operation<{ orgId: string }, ListApplicationsV1Query>('listApplications', ({ caller, params, query }) =>
   listApplicationsV1(caller, params.orgId, query),

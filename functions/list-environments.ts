@@ -1,6 +1,6 @@
 import { operation } from '../shared/http/operation.ts';
-import type { ListEnvironmentsV1Query } from '../shared/application-inputs.ts';
-import { listEnvironmentsV1 } from '../shared/environments.ts';
+import type { ListEnvironmentsV1Query } from '../shared/applications/inputs.ts';
+import { listEnvironmentsV1 } from '../shared/applications/environments.ts';
 
 export const handler = operation<{ appId: string }, ListEnvironmentsV1Query>('listEnvironments', ({ caller, params, query }) =>
   listEnvironmentsV1(caller, params.appId, query),

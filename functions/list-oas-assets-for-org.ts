@@ -1,5 +1,5 @@
 import { operation } from '../shared/http/operation.ts';
-import { listHostedDescriptions } from '../shared/oas.ts';
+import { listHostedDescriptions } from '../shared/hosted-assets/oas.ts';
 import { v2PageRequest } from '../shared/lists.ts';
 
 interface Query {

@@ -1,6 +1,6 @@
 import { operation } from '../shared/http/operation.ts';
-import { listScanAlertFindings } from '../shared/scan-results.ts';
-import type { ListAlertFindingsQuery } from '../shared/scan-inputs.ts';
+import { listScanAlertFindings } from '../shared/scans/results.ts';
+import type { ListAlertFindingsQuery } from '../shared/scans/inputs.ts';
 
 export const handler = operation<{ scanId: string; pluginId: string }, ListAlertFindingsQuery>('listScanAlertFindings', ({ caller, params, query }) =>
   listScanAlertFindings(caller, params.scanId, params.pluginId, query),

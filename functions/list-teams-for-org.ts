@@ -1,5 +1,5 @@
 import { operation } from '../shared/http/operation.ts';
-import { listTeamsForOrg } from '../shared/teams.ts';
-import type { ListTeamsForOrgQuery } from '../shared/team-inputs.ts';
+import { listTeamsForOrg } from '../shared/teams/teams.ts';
+import type { ListTeamsForOrgQuery } from '../shared/teams/inputs.ts';
 
 export const handler = operation<{ orgId: string }, ListTeamsForOrgQuery>('listTeamsForOrg', ({ params, query }) => listTeamsForOrg(params.orgId, query));

@@ -1,4 +1,4 @@
 import { operation } from '../shared/http/operation.ts';
-import { login } from '../shared/sessions.ts';
+import { login } from '../shared/identity/sessions.ts';
 
 export const handler = operation('login', ({ headers }) => login(headers['x-apikey']));

@@ -1,6 +1,6 @@
 import { operation } from '../shared/http/operation.ts';
-import { updateApplicationTeam } from '../shared/teams.ts';
-import type { UpdateApplicationTeamBody } from '../shared/team-inputs.ts';
+import { updateApplicationTeam } from '../shared/teams/teams.ts';
+import type { UpdateApplicationTeamBody } from '../shared/teams/inputs.ts';
 
 export const handler = operation<{ orgId: string; teamId: string }, object, UpdateApplicationTeamBody>('updateApplicationTeam', ({ caller, params, body }) =>
   updateApplicationTeam(caller, params.orgId, params.teamId, body),

@@ -1,6 +1,6 @@
 import { operation } from '../shared/http/operation.ts';
-import { updateTeam } from '../shared/teams.ts';
-import type { UpdateTeamBody } from '../shared/team-inputs.ts';
+import { updateTeam } from '../shared/teams/teams.ts';
+import type { UpdateTeamBody } from '../shared/teams/inputs.ts';
 
 export const handler = operation<{ orgId: string; teamId: string }, object, UpdateTeamBody>('updateTeams', ({ caller, params, body }) =>
   updateTeam(caller, params.orgId, params.teamId, body),

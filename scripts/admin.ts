@@ -72,8 +72,8 @@ const commands: Record<string, Command> = {
   },
 };
 
-const admin = () => import('../shared/admin.ts');
-const globalConfiguration = () => import('../shared/global-configuration-admin.ts');
+const admin = () => import('../shared/identity/admin.ts');
+const globalConfiguration = () => import('../shared/hosted-assets/global-configuration-admin.ts');
 
 function usage(): string {
   return `usage: npm run --silent admin -- <command> [flags]\n${Object.values(commands).map((c) => `  ${c.usage}`).join('\n')}`;

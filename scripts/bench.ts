@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { configureEnvironment, ensureSigningKey, startEngines } from './local/stack.ts';
-import { freePort } from '../test/integration/global-setup.ts';
+import { freePort } from './local/ports.ts';
 import type { BenchContext, BenchSection } from './bench/harness.ts';
 
 const SECTIONS = ['foundation', 'lists', 'scans'];

@@ -5,6 +5,7 @@ import { writeFileSync } from 'node:fs';
 import * as z from 'zod/mini';
 import descriptor from '../shared/proto/descriptor.json' with { type: 'json' };
 import { routes, pathParameterNames, type Route } from '../shared/routes.ts';
+import { routeNotes } from '../shared/route-notes.ts';
 
 type JsonSchema = Record<string, unknown>;
 interface ProtoField { type: string; rule?: string; keyType?: string }
@@ -84,7 +85,7 @@ function operationOf(route: Route) {
       ? { description: 'OK (empty body)' }
       : { description: 'OK', content: Object.fromEntries(mediaTypes.map((t) => [t, { schema: { $ref: `#/components/schemas/${route.response}` } }])) };
   const notes = [
-    route.description,
+    routeNotes[route.operationId],
     route.permission ? `Requires the \`${route.permission}\` permission.` : undefined,
     route.audit ? `Writes a \`${route.audit}\` user-activity entry in the same transaction as the change.` : undefined,
   ].filter(Boolean);

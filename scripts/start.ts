@@ -55,7 +55,7 @@ async function bootstrap(): Promise<void> {
     console.log(`Its API key was printed on first start; for a new one: npm run --silent admin -- create-api-key --user ${ids.userId}`);
     return;
   }
-  const admin = await import('../shared/admin.ts');
+  const admin = await import('../shared/identity/admin.ts');
   const { organizationId } = await admin.createOrganization({ name: 'Local Organization' });
   const { userId } = await admin.createUser({ email: 'admin@localhost.localdomain', fullName: 'Local Admin' });
   await admin.addMember({ organizationId, userId });

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini'; // namespace import: lets esbuild drop zod's unused parts (its locales alone are 350 KB)
-import type { Permission } from './permissions.ts';
-import type { ActivityType } from './audit-types.ts';
+import type { Permission } from './identity/permissions.ts';
+import type { ActivityType } from './audit/activity-types.ts';
 import { caseInsensitiveEnum, pageSizeParam, pageTokenParam, uuidListParam, v2PageParam } from './lists.ts';
 import {
   auditListQuery,
@@ -13,7 +13,7 @@ import {
   listEnvironmentsV2Query,
   updateApplicationBody,
   updateEnvironmentBody,
-} from './application-inputs.ts';
+} from './applications/inputs.ts';
 import {
   alertMessageQuery,
   configHashSchema,
@@ -24,9 +24,9 @@ import {
   scanAlertsBody,
   scanCompletedBody,
   scanStartedBody,
-} from './scan-inputs.ts';
-import { DESCRIPTION_CONTENT_TYPES, MAX_DESCRIPTION_BYTES, configNameSchema, mappingRequestSchema, redirectParam } from './hosted-asset-inputs.ts';
-import { createTeamBody, listTeamsForOrgQuery, listTeamsForUserQuery, updateApplicationTeamBody, updateTeamBody } from './team-inputs.ts';
+} from './scans/inputs.ts';
+import { DESCRIPTION_CONTENT_TYPES, MAX_DESCRIPTION_BYTES, configNameSchema, mappingRequestSchema, redirectParam } from './hosted-assets/inputs.ts';
+import { createTeamBody, listTeamsForOrgQuery, listTeamsForUserQuery, updateApplicationTeamBody, updateTeamBody } from './teams/inputs.ts';
 
 // THE route table: the single source of truth for the service's operations. The CDK stack (one Lambda and one
 // API route each), the local server, the OpenAPI generator, the protobuf generator and the tests all read it.
@@ -58,8 +58,6 @@ export interface Route {
   storage?: 'read' | 'readwrite';
   /** Response media types offered; defaults to JSON and protobuf. */
   mediaTypes?: string[];
-  /** Extra notes for the OpenAPI description. */
-  description?: string;
 }
 
 export const routes: Route[] = [
@@ -72,7 +70,6 @@ export const routes: Route[] = [
     summary: 'Login with API Key',
     auth: 'apiKey',
     response: 'user.JWT',
-    description: 'Exchanges the `X-ApiKey` header for an access token (a JWT valid for 30 minutes).',
   },
   {
     operationId: 'refreshToken',
@@ -83,7 +80,6 @@ export const routes: Route[] = [
     summary: 'Refresh Access Token',
     auth: 'bearer',
     response: 'user.JWT',
-    description: 'Returns a new access token with a later expiry for a valid bearer token.',
   },
   {
     operationId: 'getUser',
@@ -94,7 +90,6 @@ export const routes: Route[] = [
     summary: 'Get Current User',
     auth: 'bearer',
     response: 'user.UserResponse',
-    description: 'The calling user, with the organizations (API access enabled) it belongs to and its role in each.',
   },
   // ---- Hosted OAS and global configuration (SPEC 4.3; docs/HOSTED-ASSETS.md)
   {
@@ -111,11 +106,6 @@ export const routes: Route[] = [
     response: 'hawk.UploadOASResponse',
     storage: 'readwrite',
     mediaTypes: ['application/json'],
-    description:
-      'The raw OpenAPI 3.0 or 3.1 description, YAML or JSON (a JSON body may also be a JSON string holding it), at most 4 MiB (413 above). ' +
-      'It is validated before it is stored: 400 says what is wrong and where (JSON pointer, line). One description per application, ' +
-      'its `oasId` being the application id; re-uploading replaces it. 404: unknown application; 403: no `write:scan_config` ' +
-      'for the application (team rules included). The response gives a presigned URL of the stored description.',
   },
   {
     operationId: 'getHostedOASForOrg',
@@ -130,9 +120,6 @@ export const routes: Route[] = [
     response: 'configuration.GetHostedAssetResponse',
     storage: 'read',
     mediaTypes: ['application/json'],
-    description:
-      'The uploaded description of application `oasId`, as a short-lived presigned download URL; `redirect=true` answers ' +
-      '307 to it instead (with the same JSON body).',
   },
   {
     operationId: 'listOASAssetsForOrg',
@@ -153,9 +140,6 @@ export const routes: Route[] = [
     }),
     response: 'hawk.ListOASAssetResponse',
     mediaTypes: ['application/json'],
-    description:
-      "The organization's hosted (uploaded) descriptions the caller may see, `oasId` being the application id. Uploaded " +
-      'descriptions come from no repository: a `repoIds` filter matches none of them.',
   },
   {
     operationId: 'getApplicationMappedOAS',
@@ -168,7 +152,6 @@ export const routes: Route[] = [
     permission: 'read:scan_config',
     response: 'app_oas.GetApplicationMappedOASResponse',
     mediaTypes: ['application/json'],
-    description: "The application's uploaded description (if any) and the repository-sourced descriptions it includes.",
   },
   {
     operationId: 'toggleApplicationOASMapping',
@@ -183,9 +166,6 @@ export const routes: Route[] = [
     body: mappingRequestSchema,
     response: 'app_oas.GetApplicationMappedOASResponse',
     mediaTypes: ['application/json'],
-    description:
-      'Includes (`include: true`) or excludes (`include` false or absent) the repository-sourced description `oasId` for the ' +
-      'application. Idempotent: a request that changes nothing writes nothing.',
   },
   {
     operationId: 'getGlobalConfiguration',
@@ -201,10 +181,6 @@ export const routes: Route[] = [
     response: 'configuration.GetHostedAssetResponse',
     storage: 'read',
     mediaTypes: ['application/json'],
-    description:
-      'A global HawkScan configuration published by an operator. Answers 307 to a short-lived presigned URL (the body holds ' +
-      'the JSON hosted-asset response too); `redirect=false` answers 200 with that JSON. The permission is needed in at ' +
-      'least one organization.',
   },
   // ---- Applications, environments and the audit log (SPEC 4.2, 6; docs/DATA-MODEL.md)
   {
@@ -219,11 +195,6 @@ export const routes: Route[] = [
     audit: 'APPLICATION_ADDED',
     body: createApplicationBody,
     response: 'application.Application',
-    description:
-      'Nothing is required (a name is strongly encouraged); unknown fields are ignored. An `env` creates that environment too ' +
-      '(ENVIRONMENT_ADDED; its default scan configuration gets `host`), making the application ACTIVE; without one it is ' +
-      'ENV_INCOMPLETE. A caller who belongs to a team creates the application for its team (`teamId` picks one of its teams). ' +
-      'The response does not populate `env` and `envId`.',
   },
   {
     operationId: 'getApplication',
@@ -235,7 +206,6 @@ export const routes: Route[] = [
     auth: 'bearer',
     permission: 'read:application',
     response: 'application.Application',
-    description: 'A team-owned application is visible to its team members only (401 for others).',
   },
   {
     operationId: 'updateApplication',
@@ -249,7 +219,6 @@ export const routes: Route[] = [
     audit: 'APPLICATION_MODIFIED',
     body: updateApplicationBody,
     response: 'application.Application',
-    description: 'Only the name changes; other fields are ignored. Team-owned applications: team members only.',
   },
   {
     operationId: 'deleteApplication',
@@ -263,9 +232,6 @@ export const routes: Route[] = [
     audit: 'APPLICATION_REMOVED',
     response: 'empty',
     storage: 'readwrite',
-    description:
-      'Permanently deletes the application with all its environments, scan results, stored configurations and uploaded API ' +
-      'description. The application disappears at once; should the request be interrupted, repeating it finishes the deletion.',
   },
   {
     operationId: 'createEnvironment',
@@ -281,9 +247,6 @@ export const routes: Route[] = [
     body: createEnvironmentBody,
     response: 'application.Application',
     storage: 'readwrite',
-    description:
-      'Environment names are unique per application, case-insensitively (409 otherwise). The new environment gets a default ' +
-      'hosted scan configuration naming `host`. Returns the application with `env` and `envId` populated.',
   },
   {
     operationId: 'updateEnvironment',
@@ -297,7 +260,6 @@ export const routes: Route[] = [
     audit: 'ENVIRONMENT_MODIFIED',
     body: updateEnvironmentBody,
     response: 'application.Application',
-    description: 'Only the name changes (409 if another environment of the application has it). Team-owned applications: team members only.',
   },
   {
     operationId: 'deleteEnvironment',
@@ -311,7 +273,6 @@ export const routes: Route[] = [
     audit: 'ENVIRONMENT_REMOVED',
     response: 'empty',
     storage: 'readwrite',
-    description: 'Permanently deletes the environment and its scan results; repeating an interrupted request finishes it.',
   },
   {
     operationId: 'listEnvsV2',
@@ -324,9 +285,6 @@ export const routes: Route[] = [
     permission: 'read:application',
     query: listEnvironmentsV2Query,
     response: 'application_view.ListEnvironmentsViewResponse',
-    description:
-      'Environments the caller may see (team membership), sorted by `sortField` (default environmentName) then id. List ' +
-      'parameters may be comma-joined or repeated; `page=p_N` and `pageToken=N` select page N.',
   },
   {
     operationId: 'listAppsV2',
@@ -339,7 +297,6 @@ export const routes: Route[] = [
     permission: 'read:application',
     query: listApplicationsV2Query,
     response: 'application_view.ListApplicationsResponseV2',
-    description: 'Applications the caller may see (team membership), sorted by `sortField` (default applicationName) then id.',
   },
   {
     operationId: 'listApplications',
@@ -352,9 +309,6 @@ export const routes: Route[] = [
     permission: 'read:application',
     query: listApplicationsV1Query,
     response: 'application.ListApplicationsResponse',
-    description:
-      'Deprecated: use List Applications V2. One entry per application-environment (an application without environments ' +
-      'appears alone); `ignoreEnvs=true` gives one entry per application. `nextPageToken` is empty on the last page.',
   },
   {
     operationId: 'listEnvironments',
@@ -367,7 +321,6 @@ export const routes: Route[] = [
     permission: 'read:application',
     query: listEnvironmentsV1Query,
     response: 'application.ListEnvironmentsResponse',
-    description: 'Deprecated: use List Environments V2. `nextPageToken` is empty on the last page.',
   },
   {
     operationId: 'listAuditActivity',
@@ -380,9 +333,6 @@ export const routes: Route[] = [
     permission: 'read:audit',
     query: auditListQuery,
     response: 'audit.ListAuditRecordsResponse',
-    description:
-      "The organization's user-activity entries, oldest first unless `sortDir=desc`; `start`/`end` in ms; `timestamp` in ms; " +
-      '`payload` a JSON object as a string. `nextPageToken` is "-1" when there is no further page.',
   },
   // ---- Teams (SPEC 2.5, 4.4; docs/DATA-MODEL.md "Teams")
   {
@@ -395,9 +345,6 @@ export const routes: Route[] = [
     auth: 'bearer',
     permission: 'read:team',
     response: 'organization.TeamByIdResponse',
-    description:
-      'The team with its members and applications (each with its environment names). Any member of the organization may ' +
-      'call (with `read:team`).',
   },
   {
     operationId: 'updateTeams',
@@ -411,18 +358,6 @@ export const routes: Route[] = [
     audit: 'TEAM_UPDATED',
     body: updateTeamBody,
     response: 'organization.UpdateTeamResponse',
-    description:
-      "**Replace-all**: the body is the team's whole new state. `name` is required; `userIds` and `applicationIds` are the " +
-      'complete new lists (absent means empty: every member or application is removed); `teamId` and `organizationId`, ' +
-      'if sent, must match the path. To add or remove one member, GET the team, change the list and PUT it back. ' +
-      'Users must be members of the organization and applications belong to it (400 otherwise); an application owned ' +
-      'by another team moves to this one (an application has at most one team); a removed application is left without ' +
-      'a team (visible to the whole organization). Names are unique per organization, case-insensitively (400). ' +
-      'The change, with every member\'s and application\'s copy of it, is one atomic write of at most 100 items (400 above): ' +
-      'one per user added or removed and per application moved, one per team an application is taken from, one per ' +
-      '(application type, team) counter changed, plus the team, its name claim and the audit entry. ' +
-      'If another request changes the team while this one is applied, the answer is 409: GET the team again and ' +
-      're-apply the change. Membership changes apply to the members\' next request (tokens carry no team claims).',
   },
   {
     operationId: 'deleteTeam',
@@ -435,10 +370,6 @@ export const routes: Route[] = [
     permission: 'delete:team',
     audit: 'TEAM_DELETED',
     response: 'organization.DeleteTeamResponse',
-    description:
-      'Deletes the team only: its applications are left without a team (visible to the whole organization) and its ' +
-      'members stay in the organization. One atomic write of at most 100 items: any team of up to 93 users and ' +
-      'applications together can be deleted; a larger one may have to be made smaller (PUT) first (400 says so).',
   },
   {
     operationId: 'updateApplicationTeam',
@@ -452,10 +383,6 @@ export const routes: Route[] = [
     audit: 'APPLICATION_MODIFIED',
     body: updateApplicationTeamBody,
     response: 'organization.UpdateApplicationTeamResponse',
-    description:
-      'Makes the team the owner of application `applicationId` (moving it from its previous team, if any). Only members of ' +
-      'the team may call (401 otherwise). `teamId` in the body, if sent, must match the path. An application already in ' +
-      'the team: 200, nothing written.',
   },
   {
     operationId: 'createTeam',
@@ -469,10 +396,6 @@ export const routes: Route[] = [
     audit: 'TEAM_ADDED',
     body: createTeamBody,
     response: 'organization.CreateTeamResponse',
-    description:
-      'A non-empty `name`, unique in the organization case-insensitively (400 otherwise); optional `userIds` (members of ' +
-      'the organization) and `applicationIds` (applications of it; one owned by another team moves to the new team). ' +
-      '`organizationId`, if sent, must match the path. The same atomic-write limit as Update Team applies.',
   },
   {
     operationId: 'listTeamsForOrgAndUser',
@@ -485,9 +408,6 @@ export const routes: Route[] = [
     permission: 'read:team',
     query: listTeamsForUserQuery,
     response: 'organization.ListTeamsResponse',
-    description:
-      "The caller's teams in the organization, by name. Only the caller's own id may be given as `userId` (401 otherwise). " +
-      '`nextPageToken` is empty on the last page.',
   },
   {
     operationId: 'listTeamsForOrg',
@@ -500,9 +420,6 @@ export const routes: Route[] = [
     permission: 'read:team',
     query: listTeamsForOrgQuery,
     response: 'organization.ListTeamsResponse',
-    description:
-      "The organization's teams, by name (then id); any member of the organization may call. `search` keeps the teams " +
-      'whose name contains it, case-insensitively, `*` standing for any characters. `nextPageToken` is empty on the last page.',
   },
   // ---- Scans: the scanner reports them, the API reads them (SPEC 1, 2.2, 4.2; docs/DATA-MODEL.md "Scans")
   {
@@ -518,11 +435,6 @@ export const routes: Route[] = [
     body: scanStartedBody,
     response: 'hawk.ScanStarted',
     storage: 'readwrite',
-    description:
-      'The scanner announces a scan of environment `env` (created, with ENVIRONMENT_ADDED, when the application has no ' +
-      'environment of that name). `config` is the scan configuration YAML: 400 when it is not valid YAML or not a HawkScan ' +
-      'configuration object. It is stored under its `configHash` (hex SHA-256 of the text). The scan is STARTED and becomes ' +
-      "the environment's last scan. Team-owned applications: team members only.",
   },
   {
     operationId: 'reportScanAlerts',
@@ -535,10 +447,6 @@ export const routes: Route[] = [
     permission: 'write:scan',
     body: scanAlertsBody,
     response: 'hawk.ScanAlertsReported',
-    description:
-      'Adds findings to a STARTED scan; may be called many times (at most 10000 URIs per request). Alerts with the same ' +
-      '`pluginId` merge: their URIs add up, and the first report of a plugin sets its name, severity, description, cweId and ' +
-      'references. 400 once the scan is completed. Not audited (SCAN_STARTED and SCAN_COMPLETED bracket the reporting).',
   },
   {
     operationId: 'reportScanCompleted',
@@ -551,9 +459,6 @@ export const routes: Route[] = [
     permission: 'write:scan',
     body: scanCompletedBody,
     response: 'application.ApplicationScanResult',
-    description:
-      'Ends a STARTED scan with `status` COMPLETED (audit SCAN_COMPLETED) or ERROR (SCAN_ERRORED): its duration, final ' +
-      "statistics and the environment's last-scan fields are set. 400 if the scan already ended. Returns the scan result.",
   },
   {
     operationId: 'listScans',
@@ -566,10 +471,6 @@ export const routes: Route[] = [
     permission: 'read:scan',
     query: listScansQuery,
     response: 'application.ListScanResultsResponse',
-    description:
-      "The organization's scans the caller may see (team membership), newest first unless `sortField` is `id` (scan id) " +
-      'or `name` (application name, then environment name). `start`/`end` bound the start time (ms). `timestamp` fields ' +
-      'are in ms. `applicationAlerts` is always empty here. `nextPageToken` is empty on the last page.',
   },
   {
     operationId: 'deleteScan',
@@ -582,9 +483,6 @@ export const routes: Route[] = [
     permission: 'delete:scan',
     audit: 'SCAN_REMOVED',
     response: 'hawk.Empty',
-    description:
-      "Permanently deletes the scan with its findings and messages. When it was its environment's last scan, the " +
-      "environment's last-scan fields then describe the previous scan (or are empty).",
   },
   {
     operationId: 'listScanAlerts',
@@ -597,9 +495,6 @@ export const routes: Route[] = [
     permission: 'read:scan',
     query: listScanAlertsQuery,
     response: 'application.ListApplicationAlertsResponse',
-    description:
-      'One `applicationScanResults` entry: the scan with a page of its alerts (by pluginId, or by name with `sortField=name`). ' +
-      '`totalCount` counts the alerts.',
   },
   {
     operationId: 'listScanAlertFindings',
@@ -613,7 +508,6 @@ export const routes: Route[] = [
     params: z.object({ pluginId: pluginIdSchema }),
     query: listAlertFindingsQuery,
     response: 'application.AlertResponse',
-    description: 'The alert and a page of the URIs that triggered it, in the order reported. `pageSize` is at most 100 (larger values are reduced).',
   },
   {
     operationId: 'getAlertMessages',
@@ -626,7 +520,6 @@ export const routes: Route[] = [
     permission: 'read:scan',
     query: alertMessageQuery,
     response: 'application.AlertMsgResponse',
-    description: 'The request and response behind one finding (`messageId` = the alert URI\'s `msgId`). `includeValidationCommand=true` adds a curl command reproducing the request.',
   },
   {
     operationId: 'getConfig',
@@ -640,7 +533,6 @@ export const routes: Route[] = [
     params: z.object({ configHash: configHashSchema }),
     response: 'application.ApplicationConfigResponse',
     storage: 'read',
-    description: "The scan configuration a scan of the application reported, parsed. 404 when no scan of the application uses this hash.",
   },
 ];
 

@@ -39,7 +39,7 @@ export async function measure(fn: () => Promise<unknown>, n = 200, warmup = 20):
 
 /** A fresh organization with an all-permission user, its API key and a logged-in token. */
 export async function benchTenant(ctx: BenchContext, label: string): Promise<{ orgId: string; userId: string; apiKey: string; token: string }> {
-  const { createOrganization, createUser, addMember, createApiKey } = await import('../../shared/admin.ts');
+  const { createOrganization, createUser, addMember, createApiKey } = await import('../../shared/identity/admin.ts');
   const { organizationId: orgId } = await createOrganization({ name: `bench-${label}` });
   const { userId } = await createUser({ email: `bench-${label}-${Date.now()}@example.test` });
   await addMember({ organizationId: orgId, userId });

@@ -10,9 +10,9 @@ const ENVS_PER_APP = 5;
 const section: BenchSection = {
   name: 'lists',
   async run(ctx) {
-    const { applicationPut, organizationCounterChange } = await import('../../shared/repositories/applications.ts');
-    const { environmentPuts } = await import('../../shared/repositories/environments.ts');
-    const { newEnvironment } = await import('../../shared/environment-creation.ts');
+    const { applicationPut, organizationCounterChange } = await import('../../shared/applications/application-repository.ts');
+    const { environmentPuts } = await import('../../shared/applications/environment-repository.ts');
+    const { newEnvironment } = await import('../../shared/applications/environment-creation.ts');
     const { transactWrite } = await import('../../shared/db/transactions.ts');
     const { scopeObservers } = await import('../../shared/request-scope.ts');
 

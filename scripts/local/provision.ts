@@ -6,7 +6,7 @@ import {
   type CreateTableCommandInput,
 } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand } from '@aws-sdk/client-s3';
-import { tables, type TableDefinition } from '../../shared/tables.ts';
+import { tables, type TableDefinition } from '../../shared/db/tables.ts';
 import { config } from '../../shared/config.ts';
 import { s3 } from '../../shared/storage/s3.ts';
 

@@ -1,6 +1,6 @@
-import { getOrganizationAccess, type Membership } from '../repositories/memberships.ts';
+import { getOrganizationAccess, type Membership } from '../identity/membership-repository.ts';
 import { unauthorized } from '../errors.ts';
-import type { Permission } from '../permissions.ts';
+import type { Permission } from '../identity/permissions.ts';
 
 export type OrganizationAccess =
   | { granted: true; membership: Membership }

@@ -3,7 +3,7 @@ import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { HawkApiStack, apiGatewayPaths } from '../../infra/stack.ts';
 import { routes } from '../../shared/routes.ts';
-import { mainTable } from '../../shared/tables.ts';
+import { mainTable } from '../../shared/db/tables.ts';
 
 // The synthesized CloudFormation template (bundling runs esbuild locally; no Docker, no AWS credentials).
 const template = Template.fromStack(new HawkApiStack(new App(), 'TestStack'));

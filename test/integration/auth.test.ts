@@ -3,7 +3,7 @@ import { SignJWT, decodeJwt, decodeProtectedHeader } from 'jose';
 import { readFileSync } from 'node:fs';
 import { api } from './client.ts';
 import { addUserTo, createTenant } from './fixtures.ts';
-import { createApiKey, revokeApiKey, listUserApiKeys } from '../../shared/admin.ts';
+import { createApiKey, revokeApiKey, listUserApiKeys } from '../../shared/identity/admin.ts';
 import { fromProtobuf } from '../../shared/proto/encoding.ts';
 
 const signingSecret = () => new TextEncoder().encode(readFileSync(process.env.SIGNING_KEY_FILE!, 'utf8').trim());
@@ -109,7 +109,7 @@ describe('GET /api/v1/user', () => {
   it('lists only organizations with API access', async () => {
     const enabled = await createTenant();
     const disabled = await createTenant({ apiAccess: false });
-    const { addMember } = await import('../../shared/admin.ts');
+    const { addMember } = await import('../../shared/identity/admin.ts');
     await addMember({ organizationId: disabled.orgId, userId: enabled.userId });
     const response = await api('GET', '/api/v1/user', { token: enabled.token });
     expect(response.body.user.external.organizations.map((o: any) => o.organization.id)).toEqual([enabled.orgId]);

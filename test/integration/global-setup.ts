@@ -1,22 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { configureEnvironment, ensureSigningKey, startEngines } from '../../scripts/local/stack.ts';
+import { freePort } from '../../scripts/local/ports.ts';
 
 // Starts the real local engines (DynamoDB Local in memory, s3rver in a temp dir) and the local HTTP server once
 // for all integration tests, on free ports. Test workers get the same environment through `inject('env')`.
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 declare module 'vitest' {
   export interface ProvidedContext {

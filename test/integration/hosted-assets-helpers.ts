@@ -6,10 +6,10 @@ import { keys } from '../../shared/db/keys.ts';
 import { config } from '../../shared/config.ts';
 import { s3 } from '../../shared/storage/s3.ts';
 import { objectKeys } from '../../shared/storage/objects.ts';
-import { putMembership } from '../../shared/repositories/memberships.ts';
-import type { AuditRecord } from '../../shared/audit.ts';
-import type { ApplicationRecord } from '../../shared/repositories/applications.ts';
-import type { Permission } from '../../shared/permissions.ts';
+import { putMembership } from '../../shared/identity/membership-repository.ts';
+import type { AuditRecord } from '../../shared/audit/entries.ts';
+import type { ApplicationRecord } from '../../shared/applications/application-repository.ts';
+import type { Permission } from '../../shared/identity/permissions.ts';
 
 // Test data for the hosted-asset suites, written straight to the local engines.
 

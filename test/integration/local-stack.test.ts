@@ -3,7 +3,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from './global-setup.ts';
+import { freePort } from '../../scripts/local/ports.ts';
 
 // `npm start` as a user runs it: its own DynamoDB Local (on disk under DATA_DIR), s3rver and HTTP server, with the
 // default rate limit of 180 per minute. Covers first-start bootstrap, the admin CLI against it, the exact rate limit

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { api } from './client.ts';
 import { addUserTo, createTenant } from './fixtures.ts';
 import { auditEntriesOf, download, json30, json31, seedApplication, setMembership, storedDescriptionKeys, yaml30, yaml31 } from './hosted-assets-helpers.ts';
-import { MAX_DESCRIPTION_BYTES } from '../../shared/hosted-asset-inputs.ts';
+import { MAX_DESCRIPTION_BYTES } from '../../shared/hosted-assets/inputs.ts';
 
 // POST /api/v1/oas/{appId}/upload (SPEC 4.3 rules 1-4, SPEC 6, SPEC 7).
 const upload = (token: string, appId: string, rawBody: string | Buffer, contentType = 'text/plain') =>

@@ -4,7 +4,7 @@ import { api } from './client.ts';
 import { addUserTo, createTenant } from './fixtures.ts';
 import { auditTypes } from './app-helpers.ts';
 import { appIdsOf, canReadApp, myTeamIds, newApp, newTeam, putTeam, readTeam, teamOwningApp, userIdsOf } from './team-helpers.ts';
-import { addMember, createUser } from '../../shared/admin.ts';
+import { addMember, createUser } from '../../shared/identity/admin.ts';
 
 const teamPath = (orgId: string, teamId: string) => `/api/v1/org/${orgId}/team/${teamId}`;
 
@@ -384,7 +384,7 @@ describe('operator changes to a membership', () => {
       body: { name: 'keepers', organizationId: tenant.orgId, userIds: [member.userId] },
     });
     expect(created.status).toBe(200);
-    const { addMember } = await import('../../shared/admin.ts');
+    const { addMember } = await import('../../shared/identity/admin.ts');
     await addMember({ organizationId: tenant.orgId, userId: member.userId, permissions: ['read:application', 'read:team'] });
     const me = await api('GET', '/api/v1/user', { token: member.token });
     expect(me.body.user.external.teams.map((t: { id: string }) => t.id)).toEqual([created.body.team.id]);

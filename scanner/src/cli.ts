@@ -1,0 +1,25 @@
+// The scanner client's command line: `hawk-scanner <command> ...` (from the repository root: `npm run scanner --`).
+import { VALIDATE_USAGE, validateCommand } from './commands/validate.ts';
+
+const COMMANDS: Record<string, { usage: string; run: (args: string[]) => Promise<number | 'usage'> }> = {
+  validate: { usage: VALIDATE_USAGE, run: validateCommand },
+};
+
+export const USAGE = `usage: hawk-scanner <command> ...  (from the repository root: npm run --silent scanner -- <command> ...)
+${Object.values(COMMANDS)
+  .map((command) => `  ${command.usage.replace(/\n/g, '\n  ')}`)
+  .join('\n\n')}`;
+
+/** Runs one command line; answers the process exit code (2: bad usage, after printing the usage). */
+export async function main(args: string[]): Promise<number> {
+  const [name, ...rest] = args;
+  if (name === '--help' || name === '-h' || name === 'help') {
+    console.log(USAGE);
+    return 0;
+  }
+  const command = COMMANDS[name ?? ''];
+  const code = command ? await command.run(rest) : 'usage';
+  if (code !== 'usage') return code;
+  console.error(command ? `usage: hawk-scanner ${command.usage}` : USAGE);
+  return 2;
+}

@@ -1,0 +1,35 @@
+import { getApplication, getApplicationIncludingDeleting, type ApplicationRecord } from './application-repository.ts';
+import type { Membership } from '../identity/membership-repository.ts';
+import type { Caller } from '../http/caller.ts';
+import { HttpError, notFound, unauthorized } from '../errors.ts';
+
+/**
+ * The application an operation addresses by `{appId}`, if the caller may use the operation on it:
+ * - unknown, being deleted, or in an organization the caller is not a member of: 404 (no existence oracle);
+ * - the caller lacks the route's permission or the organization's plan has no API access: 401 (SPEC 5.7);
+ * - the application belongs to a team the caller is not in, when the operation is team-restricted (SPEC 4.2): 401.
+ * `deniedStatus` lets the OpenAPI upload answer 403 instead, as SPEC 7 asks.
+ */
+export async function accessibleApplication(
+  caller: Caller,
+  appId: string,
+  options: { teamRestricted: boolean; deniedStatus?: 401 | 403; includeDeleting?: boolean } = { teamRestricted: true },
+): Promise<{ app: ApplicationRecord; membership: Membership }> {
+  const denied = () =>
+    options.deniedStatus === 403 ? new HttpError(403, `You do not have permission for application ${appId}`) : unauthorized();
+  // includeDeleting: a retried DELETE of an application whose cascade was interrupted resumes it.
+  const app = options.includeDeleting ? await getApplicationIncludingDeleting(appId) : await getApplication(appId);
+  if (!app) throw notFound(`application ${appId} not found`);
+  const access = await caller.access(app.organizationId);
+  if (!access.granted) {
+    if (access.reason === 'not-a-member') throw notFound(`application ${appId} not found`);
+    throw denied();
+  }
+  if (options.teamRestricted && !canSeeTeamResource(access.membership, app.teamId)) throw denied();
+  return { app, membership: access.membership };
+}
+
+/** Team rule (SPEC 4.2): a team-owned resource is for that team's members only. */
+export function canSeeTeamResource(membership: Membership, teamId: string | undefined): boolean {
+  return !teamId || membership.teamIds.includes(teamId);
+}

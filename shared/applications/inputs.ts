@@ -1,0 +1,169 @@
+import * as z from 'zod/mini';
+import { ACTIVITY_TYPES } from '../audit/activity-types.ts';
+import {
+  booleanParam,
+  caseInsensitiveEnum,
+  enumListParam,
+  integerParam,
+  nameListParam,
+  pageSizeParam,
+  pageTokenParam,
+  uuidListParam,
+  v2PageParam,
+  v2QueryParam,
+  v2SortDirParam,
+} from '../lists.ts';
+
+// Request inputs of the application, environment and audit operations (SPEC 4.2, 4.5, 6): the route table names
+// these schemas, the domain modules take their outputs. Kept free of storage imports so the route table stays light.
+
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+const uuid = () => z.string().check(z.regex(UUID, 'must be a UUID'));
+export const APPLICATION_TYPES = ['STANDARD', 'CLOUD'] as const;
+const DATA_TYPES = ['NONE', 'PII', 'PCI', 'FIN', 'PKI', 'HIPAA', 'FERPA'] as const;
+const RISK_LEVELS = ['LOW', 'MEDIUM', 'HIGH', 'CRITICAL'] as const;
+const httpUrl = () => z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
+
+// ---- Bodies
+
+export const applicationNameSchema = z.string().check(z.trim(), z.maxLength(255, 'must be at most 255 characters'));
+
+/** Environment names: non-empty, unique per application (case-insensitively); commas separate names in filters. */
+export const environmentNameSchema = z
+  .string()
+  .check(
+    z.trim(),
+    z.minLength(1, 'must not be empty'),
+    z.maxLength(255, 'must be at most 255 characters'),
+    z.regex(/^[^,]*$/, 'must not contain a comma (lists of names are comma-delimited)'),
+  );
+
+/** The `host` of an environment's default scan configuration: the target's base URL. */
+export const hostSchema = z.union([httpUrl(), z.literal('')]);
+
+/** Clients such as Terraform always send dataType and riskLevel, possibly empty: empty means unset. */
+const optionalEnum = <T extends string>(values: readonly [T, ...T[]]) =>
+  z.pipe(z.nullish(z.union([z.enum(values), z.literal('')])), z.transform((v) => v || undefined));
+
+/** application.NewApplicationRequest; unknown fields are ignored, and nothing is required (SPEC 4.2). */
+export const createApplicationBody = z.object({
+  name: z.nullish(applicationNameSchema),
+  env: z.nullish(z.union([environmentNameSchema, z.literal('')])),
+  applicationType: z.nullish(z.enum(APPLICATION_TYPES)),
+  cloudScanTargetURL: z.nullish(httpUrl()),
+  dataType: optionalEnum(DATA_TYPES),
+  riskLevel: optionalEnum(RISK_LEVELS),
+  teamId: z.nullish(uuid()),
+  host: z.nullish(hostSchema),
+  organizationId: z.nullish(uuid()),
+});
+export type CreateApplicationBody = z.output<typeof createApplicationBody>;
+
+/** application.UpdateApplicationRequest: only the name changes; the other fields are ignored. */
+export const updateApplicationBody = z.object({ name: applicationNameSchema });
+
+/** application.NewApplicationEnvRequest; applicationId and organizationId are read-only and ignored. */
+export const createEnvironmentBody = z.object({ env: environmentNameSchema });
+export const createEnvironmentQuery = z.object({
+  host: z.optional(hostSchema).check(z.describe('Host URL of the default hosted scan configuration.')),
+});
+/** application.UpdateApplicationEnvRequest: only the name changes. */
+export const updateEnvironmentBody = z.object({ name: environmentNameSchema });
+
+// ---- Lists
+
+export const applicationTypesParam = () => enumListParam(APPLICATION_TYPES, ['STANDARD']);
+
+export const APP_SORT_FIELDS = ['applicationId', 'applicationName', 'applicationStatus', 'mappedRepositoryCount', 'thirtyDayCommitActivity'] as const;
+
+/** SPEC 4.2.2 */
+export const listApplicationsV2Query = z.object({
+  query: v2QueryParam('the application name'),
+  sortField: z.optional(z.enum(APP_SORT_FIELDS, { error: `must be one of ${APP_SORT_FIELDS.join(', ')}` })),
+  sortDir: v2SortDirParam(),
+  page: v2PageParam(),
+  pageSize: pageSizeParam(),
+  pageToken: pageTokenParam(),
+  appIds: uuidListParam(),
+  teamIds: uuidListParam(),
+  applicationStatus: enumListParam(['ACTIVE', 'ENV_INCOMPLETE'] as const),
+  applicationTypes: applicationTypesParam(),
+});
+export type ListApplicationsV2Query = z.output<typeof listApplicationsV2Query>;
+
+/** SPEC 4.2.3 (deprecated) */
+export const listApplicationsV1Query = z.object({
+  appIds: uuidListParam(),
+  envs: nameListParam(),
+  teamIds: uuidListParam(),
+  ignoreEnvs: booleanParam(false),
+  pageSize: pageSizeParam(),
+  pageToken: pageTokenParam(),
+  sortField: z.optional(z.enum(['name', 'id'], { error: 'must be name or id' })),
+  sortDir: caseInsensitiveEnum(['asc', 'desc']),
+});
+export type ListApplicationsV1Query = z.output<typeof listApplicationsV1Query>;
+
+export const ENV_SORT_FIELDS = [
+  'environmentId',
+  'environmentName',
+  'applicationName',
+  'scanDate',
+  'scanDuration',
+  'mappedRepositoryCount',
+  'scanFindingsCounts',
+  'thirtyDayCommitActivity',
+  'flightpathLastUpdated',
+] as const;
+export const LAST_SCAN_STATUSES = [
+  'LAST_SCAN_STATUS_UNSPECIFIED',
+  'LAST_SCAN_STATUS_SUCCESS',
+  'LAST_SCAN_STATUS_ERRORED',
+  'LAST_SCAN_STATUS_IN_PROGRESS',
+  'LAST_SCAN_STATUS_PENDING',
+] as const;
+const LAST_SCAN_DATES = ['LAST_SCAN_DATE_UNSPECIFIED', 'LAST_24_HOURS', 'LAST_7_DAYS', 'LAST_14_DAYS', 'LAST_30_DAYS', 'OVER_30_DAYS'] as const;
+
+/** SPEC 4.2.1 */
+export const listEnvironmentsV2Query = z.object({
+  query: v2QueryParam('the application or environment name'),
+  sortField: z.optional(z.enum(ENV_SORT_FIELDS, { error: `must be one of ${ENV_SORT_FIELDS.join(', ')}` })),
+  sortDir: v2SortDirParam(),
+  includeAppHealthStats: booleanParam(false),
+  page: v2PageParam(),
+  pageSize: pageSizeParam(),
+  pageToken: pageTokenParam(),
+  appIds: uuidListParam(),
+  envIds: uuidListParam(),
+  teamIds: uuidListParam(),
+  envs: nameListParam(),
+  lastScanDate: caseInsensitiveEnum(LAST_SCAN_DATES),
+  applicationTypes: applicationTypesParam(),
+  lastScanStatus: enumListParam(LAST_SCAN_STATUSES),
+  hasFlightpathSession: booleanParam(undefined),
+});
+export type ListEnvironmentsV2Query = z.output<typeof listEnvironmentsV2Query>;
+
+/** SPEC 4.2.4 (deprecated) */
+export const listEnvironmentsV1Query = z.object({
+  envs: nameListParam(),
+  pageSize: pageSizeParam(),
+  pageToken: pageTokenParam(),
+  sortField: z.optional(z.enum(['id', 'name'], { error: 'must be id or name' })),
+  sortDir: caseInsensitiveEnum(['asc', 'desc']),
+});
+export type ListEnvironmentsV1Query = z.output<typeof listEnvironmentsV1Query>;
+
+/** GET /api/v1/org/{orgId}/audit (audit.ListAuditRecordsResponse) */
+export const auditListQuery = z.object({
+  types: enumListParam(ACTIVITY_TYPES),
+  name: z.optional(z.string().check(z.maxLength(64))).check(z.describe("Case-insensitive part of the acting user's name.")),
+  email: z.optional(z.string().check(z.maxLength(64))).check(z.describe("Case-insensitive part of the acting user's e-mail address.")),
+  start: integerParam().check(z.describe('Earliest entry time, ms since the epoch (0: unbounded).')),
+  end: integerParam().check(z.describe('Latest entry time, ms since the epoch (0: unbounded).')),
+  sortField: z.optional(z.enum(['createdDate'], { error: 'must be createdDate' })),
+  sortDir: caseInsensitiveEnum(['asc', 'desc']),
+  pageSize: pageSizeParam(),
+  pageToken: pageTokenParam(),
+});
+export type AuditListQuery = z.output<typeof auditListQuery>;

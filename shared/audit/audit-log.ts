@@ -1,0 +1,25 @@
+import { auditEntriesOfOrg } from './repository.ts';
+import { pageOf } from '../lists.ts';
+import type { AuditListQuery } from '../applications/inputs.ts';
+
+// GET /api/v1/org/{orgId}/audit: the organization's user-activity entries (SPEC 6, audit.ListAuditRecordsResponse).
+
+export async function listAuditRecords(orgId: string, q: AuditListQuery) {
+  const types = new Set<string>(q.types);
+  const name = q.name?.toLowerCase();
+  const email = q.email?.toLowerCase();
+  const matches = (r: { userActivityType: string; userName: string; userEmail: string }) =>
+    (types.size === 0 || types.has(r.userActivityType)) &&
+    (!name || r.userName.toLowerCase().includes(name)) &&
+    (!email || r.userEmail.toLowerCase().includes(email));
+  // The whole filtered time range is read: totalCount (which clients use to count pages) needs all of it.
+  const all = [];
+  for await (const record of auditEntriesOfOrg(orgId, { start: q.start, end: q.end }, q.sortDir !== 'desc')) if (matches(record)) all.push(record);
+  const page = pageOf(all, { page: q.pageToken, size: q.pageSize });
+  return {
+    auditRecords: page.items,
+    // "A value of -1 indicates there is no following page" (audit.ListAuditRecordsResponse).
+    nextPageToken: page.hasNext ? String(q.pageToken + 1) : '-1',
+    totalCount: page.totalCount,
+  };
+}

@@ -1,0 +1,44 @@
+import { randomUUID } from 'node:crypto';
+import { keys } from '../db/keys.ts';
+import { putNewItem, transactWrite, type TransactItem } from '../db/transactions.ts';
+import { getUser } from '../identity/user-repository.ts';
+import type { ActivityType } from './activity-types.ts';
+
+// SPEC 6: every mutation writes its user-activity entry in the same DynamoDB transaction as the change, so there
+// is never a change without its entry nor an entry without its change. Domain code builds its writes, adds
+// `await auditEntry(...)` to them and commits them with `transactWrite`.
+export { transactWrite, type TransactItem };
+
+export interface AuditRecord {
+  id: string;
+  userActivityType: ActivityType;
+  organizationId: string;
+  userId: string;
+  userName: string;
+  userEmail: string;
+  /** A JSON object as a string, as the public API returns it. */
+  payload: string;
+  /** Milliseconds since the epoch. */
+  timestamp: number;
+}
+
+export async function auditEntry(
+  actor: { userId: string },
+  organizationId: string,
+  userActivityType: ActivityType,
+  payload: Record<string, unknown>,
+  now = Date.now(),
+): Promise<TransactItem> {
+  const user = await getUser(actor.userId);
+  const record: AuditRecord = {
+    id: randomUUID(),
+    userActivityType,
+    organizationId,
+    userId: actor.userId,
+    userName: user?.fullName ?? '',
+    userEmail: user?.email ?? '',
+    payload: JSON.stringify(payload),
+    timestamp: now,
+  };
+  return putNewItem({ ...keys.auditEntry(organizationId, now, record.id), entity: 'audit', ...record });
+}

@@ -1,0 +1,47 @@
+import { HeadObjectCommand } from '@aws-sdk/client-s3';
+import { badRequest, notFound, unauthorized } from '../errors.ts';
+import { config } from '../config.ts';
+import { s3 } from '../storage/s3.ts';
+import { objectKeys } from '../storage/objects.ts';
+import { hostedAssetAnswer, presignedDownload } from './downloads.ts';
+import { apiOrganizationsOf } from '../identity/sessions.ts';
+import type { Caller } from '../http/caller.ts';
+import { configNameSchema } from './inputs.ts';
+import type { Permission } from '../identity/permissions.ts';
+
+// Global HawkScan configurations (SPEC 4.3): YAML files operators publish by name with the admin CLI, which any
+// user permitted to read scan configuration in some organization may fetch. They belong to no organization.
+// Publishing (which parses YAML) is in global-configuration-admin.ts, so the download function bundles no YAML parser.
+
+export function validName(name: string): string {
+  const parsed = configNameSchema.safeParse(name);
+  if (!parsed.success) throw badRequest(`--name: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
+  return parsed.data;
+}
+
+export async function exists(objectKey: string): Promise<boolean> {
+  try {
+    await (await s3()).send(new HeadObjectCommand({ Bucket: config.assetsBucket, Key: objectKey }));
+    return true;
+  } catch (error) {
+    if ((error as { name?: string }).name === 'NotFound') return false;
+    throw error;
+  }
+}
+
+/**
+ * Not tied to an organization, so the route's permission is required in at least one organization whose plan
+ * has API access; otherwise 401, like any insufficient authentication (SPEC 5.7).
+ */
+async function requirePermissionInSomeOrganization(caller: Caller, permission: Permission): Promise<void> {
+  const { memberships, organizations } = await apiOrganizationsOf(caller.userId);
+  const reachable = new Set(organizations.map((org) => org.organizationId));
+  if (!memberships.some((m) => reachable.has(m.organizationId) && m.permissions.includes(permission))) throw unauthorized();
+}
+
+export async function globalConfigurationDownload(caller: Caller, permission: Permission, name: string, redirect: boolean) {
+  await requirePermissionInSomeOrganization(caller, permission);
+  const objectKey = objectKeys.globalConfig(name);
+  if (!(await exists(objectKey))) throw notFound(`global configuration ${name} not found`);
+  return hostedAssetAnswer(await presignedDownload(objectKey), redirect);
+}

@@ -1,0 +1,76 @@
+import { randomUUID } from 'node:crypto';
+import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { accessibleApplication } from '../applications/access.ts';
+import { auditEntry } from '../audit/entries.ts';
+import { config } from '../config.ts';
+import { s3 } from '../storage/s3.ts';
+import { objectKeys } from '../storage/objects.ts';
+import { presignedDownload } from './downloads.ts';
+import { descriptionText, validateDescription } from './openapi-validation.ts';
+import { commitOptimistically } from './oas.ts';
+import { logger } from '../http/logger.ts';
+import type { Caller } from '../http/caller.ts';
+import {
+  getHostedDescription,
+  replaceHostedDescription,
+  requireLiveApplication,
+  type HostedDescriptionRecord,
+} from './repository.ts';
+
+// POST /api/v1/oas/{appId}/upload (SPEC 4.3 rules 1-4): kept apart from the other OAS operations because the
+// validator it needs is most of its Lambda bundle.
+
+async function deleteObject(objectKey: string): Promise<void> {
+  try {
+    await (await s3()).send(new DeleteObjectCommand({ Bucket: config.assetsBucket, Key: objectKey }));
+  } catch (error) {
+    // Not fatal: the object is unreferenced, and the application's cascade delete removes its whole prefix.
+    logger.warn('could not delete an unreferenced description version', { objectKey, error });
+  }
+}
+
+/**
+ * Validates and stores an application's description, replacing the current one (SPEC 4.3 rules 1-4). The new
+ * version is written to S3 under a key of its own first; then one transaction makes it current and writes the
+ * audit entry; only then is the replaced version deleted. Readers follow the metadata item, so they see the old
+ * description or the new one, never a partial one, and a failed commit leaves the old one in place.
+ */
+export async function uploadDescription(caller: Caller, appId: string, body: Buffer, contentTypeHeader: string | undefined) {
+  const { app } = await accessibleApplication(caller, appId, { teamRestricted: true, deniedStatus: 403 });
+  const description = await validateDescription(descriptionText(body, contentTypeHeader));
+  const version = randomUUID();
+  const stored = Buffer.from(description.text, 'utf8');
+  const record: HostedDescriptionRecord = {
+    applicationId: appId,
+    organizationId: app.organizationId,
+    version,
+    objectKey: objectKeys.hostedDescription(appId, version),
+    contentType: description.format === 'json' ? 'application/json' : 'application/yaml',
+    sizeBytes: stored.length,
+    openapiVersion: description.openapiVersion,
+    uploadedAt: Date.now(),
+    uploadedBy: caller.userId,
+  };
+  await (await s3()).send(
+    new PutObjectCommand({ Bucket: config.assetsBucket, Key: record.objectKey, Body: stored, ContentType: `${record.contentType}; charset=utf-8` }),
+  );
+  const audit = await auditEntry(caller, app.organizationId, 'ORGANIZATION_CONFIGURATION_MODIFIED', {
+    appId,
+    appName: app.name,
+    oasId: appId,
+    openapiVersion: record.openapiVersion,
+    fileSize: record.sizeBytes,
+  });
+  let replaced: HostedDescriptionRecord | undefined;
+  try {
+    await commitOptimistically(appId, async () => {
+      replaced = await getHostedDescription(appId);
+      return [requireLiveApplication(appId), replaceHostedDescription(record, replaced?.version), audit];
+    });
+  } catch (error) {
+    await deleteObject(record.objectKey);
+    throw error;
+  }
+  if (replaced) await deleteObject(replaced.objectKey);
+  return { oasId: appId, fileSize: record.sizeBytes, openapiVersion: record.openapiVersion, ...(await presignedDownload(record.objectKey)) };
+}

@@ -1,0 +1,152 @@
+import { accessibleApplication, canSeeTeamResource } from '../applications/access.ts';
+import { auditEntry, transactWrite, type TransactItem } from '../audit/entries.ts';
+import { badRequest, conflict, notFound } from '../errors.ts';
+import { keys } from '../db/keys.ts';
+import { batchGet } from '../db/query.ts';
+import { cancellationReasons, fromItem } from '../db/items.ts';
+import { hostedAssetAnswer, presignedDownload } from './downloads.ts';
+import { compareBy, pageOf, type PageRequest, type SortDirection } from '../lists.ts';
+import type { Caller } from '../http/caller.ts';
+import type { MappingRequest } from './inputs.ts';
+import type { ApplicationRecord } from '../applications/application-repository.ts';
+import {
+  getHostedDescription,
+  getOasMapping,
+  listHostedDescriptionsOfOrg,
+  putOasMapping,
+  requireLiveApplication,
+  type MappedDescription,
+} from './repository.ts';
+
+// Hosted API descriptions (SPEC 4.3): one uploaded OpenAPI description per application, its oasId being the
+// application id, plus the repository-sourced descriptions an application includes (its OAS mapping). The upload
+// is in oas-upload.ts, so that only its Lambda bundles the validator.
+
+/** Repository-sourced descriptions one application may include: keeps the mapping item far below 400 KB. */
+export const MAX_MAPPED_DESCRIPTIONS = 100;
+const COMMIT_ATTEMPTS = 3;
+
+/** `open_api_spec.OASAsset`. */
+interface OasAsset {
+  oasId: string;
+  repositoryId: string;
+  repositoryName: string;
+  sourceRootPath: string;
+}
+
+/**
+ * Commits a change to an application's OAS state, re-reading that state when another request changed it first.
+ * `prepare` builds the transaction: item 0 is `requireLiveApplication`, item 1 the write conditional on what
+ * was read; it returns nothing when there is nothing to write.
+ */
+export async function commitOptimistically(appId: string, prepare: () => Promise<TransactItem[] | undefined>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    const items = await prepare();
+    if (!items) return;
+    try {
+      await transactWrite(items);
+      return;
+    } catch (error) {
+      const reasons = cancellationReasons(error);
+      if (reasons?.[0] === 'ConditionalCheckFailed') throw notFound(`application ${appId} not found`);
+      const lostRace = reasons?.[1] === 'ConditionalCheckFailed' || reasons?.includes('TransactionConflict');
+      if (!lostRace) throw error;
+      if (attempt === COMMIT_ATTEMPTS) throw conflict(`application ${appId} was changed concurrently; retry`);
+    }
+  }
+}
+
+/** GET /api/v1/oas/{orgId}/{oasId}: the uploaded description of application `oasId` of the organization. */
+export async function hostedDescriptionDownload(caller: Caller, orgId: string, oasId: string, redirect: boolean) {
+  const { app } = await accessibleApplication(caller, oasId, { teamRestricted: true });
+  const record = app.organizationId === orgId ? await getHostedDescription(oasId) : undefined;
+  if (!record) throw notFound(`hosted OpenAPI description ${oasId} not found in organization ${orgId}`);
+  return hostedAssetAnswer(await presignedDownload(record.objectKey), redirect);
+}
+
+const uploadedAsset = (oasId: string): OasAsset => ({ oasId, repositoryId: '', repositoryName: '', sourceRootPath: '' });
+
+/**
+ * The organization's hosted descriptions the caller may see (team rules, SPEC 4.2), as `OASAsset`s. Uploaded
+ * descriptions come from no repository: a `repoIds` filter matches none of them, and the repository sort fields
+ * leave them in oasId order.
+ */
+export async function listHostedDescriptions(
+  caller: Caller,
+  orgId: string,
+  query: { request: PageRequest; sortDir: SortDirection; repoIds: string[] },
+) {
+  const membership = await caller.authorize(orgId);
+  const records = query.repoIds.length > 0 ? [] : await listHostedDescriptionsOfOrg(orgId);
+  const apps = (await batchGet(records.map((r) => keys.application(r.applicationId)))).map((item) => fromItem<ApplicationRecord>(item)!);
+  const visible = apps
+    .filter((app) => !app.deleting && app.organizationId === orgId && canSeeTeamResource(membership, app.teamId))
+    .map((app) => uploadedAsset(app.applicationId))
+    .sort(compareBy((asset) => asset.repositoryId, (asset) => asset.oasId, query.sortDir));
+  const page = pageOf(visible, query.request);
+  const hasPrev = query.request.page > 0;
+  return {
+    oasFiles: page.items,
+    totalCount: page.totalCount,
+    hasNext: page.hasNext,
+    nextPageToken: page.hasNext ? String(query.request.page + 1) : '',
+    hasPrev,
+    prevPageToken: hasPrev ? String(query.request.page - 1) : '',
+  };
+}
+
+/** `app_oas.GetApplicationMappedOASResponse`: the uploaded description, if any, then the included ones. */
+async function mappedDescriptions(appId: string, mapped: MappedDescription[]) {
+  const uploaded = await getHostedDescription(appId);
+  return {
+    appId,
+    assets: [...(uploaded ? [uploadedAsset(appId)] : []), ...mapped.map((m) => ({ ...m, repositoryName: '' }))],
+    repoIds: [...new Set(mapped.map((m) => m.repositoryId))],
+  };
+}
+
+export async function applicationMapping(caller: Caller, appId: string) {
+  await accessibleApplication(caller, appId, { teamRestricted: true });
+  return mappedDescriptions(appId, (await getOasMapping(appId)).assets);
+}
+
+/** Stored maps come back with their keys in any order: compare mappings field by field. */
+const fingerprint = (assets: MappedDescription[]) => JSON.stringify(assets.map((a) => [a.oasId, a.repositoryId, a.sourceRootPath]));
+
+/**
+ * Includes (`include: true`) or excludes a repository-sourced description for the application. Idempotent:
+ * a request that changes nothing writes nothing; a change is audited like the upload, in the same transaction.
+ */
+export async function toggleMapping(caller: Caller, appId: string, request: MappingRequest) {
+  if (request.appId && request.appId.toLowerCase() !== appId.toLowerCase()) {
+    throw badRequest(`body.appId: must be the application of the path (${appId}) or absent`);
+  }
+  if (request.oasId.toLowerCase() === appId.toLowerCase()) {
+    throw badRequest('body.oasId: the uploaded description of the application is always included; name a repository-sourced description');
+  }
+  const { app } = await accessibleApplication(caller, appId, { teamRestricted: true });
+  const entry: MappedDescription = { oasId: request.oasId, repositoryId: request.repositoryId, sourceRootPath: request.sourceRootPath };
+  let assets: MappedDescription[] = [];
+  await commitOptimistically(appId, async () => {
+    const mapping = await getOasMapping(appId);
+    const listed = mapping.assets.some((asset) => asset.oasId === entry.oasId);
+    if (!request.include) assets = mapping.assets.filter((asset) => asset.oasId !== entry.oasId);
+    else assets = listed ? mapping.assets.map((asset) => (asset.oasId === entry.oasId ? entry : asset)) : [...mapping.assets, entry];
+    if (fingerprint(assets) === fingerprint(mapping.assets)) return undefined;
+    if (assets.length > MAX_MAPPED_DESCRIPTIONS) {
+      throw badRequest(`application ${appId} already includes ${MAX_MAPPED_DESCRIPTIONS} descriptions, the most it may`);
+    }
+    return [
+      requireLiveApplication(appId),
+      putOasMapping({ applicationId: appId, assets, revision: mapping.revision + 1 }),
+      await auditEntry(caller, app.organizationId, 'ORGANIZATION_CONFIGURATION_MODIFIED', {
+        appId,
+        appName: app.name,
+        oasId: entry.oasId,
+        repositoryId: entry.repositoryId,
+        include: request.include,
+      }),
+    ];
+  });
+  return mappedDescriptions(appId, assets);
+}

@@ -1,0 +1,189 @@
+import { dereference, validate } from '@readme/openapi-parser';
+import { LineCounter, isMap, isScalar, isSeq, parseDocument, type Node } from 'yaml';
+import { badRequest } from '../errors.ts';
+
+// Validation of an uploaded API description (SPEC 4.3 rule 1), before anything is stored: YAML or JSON syntax,
+// the SPEC's own rules (OpenAPI 3.0 or 3.1; `openapi`, `info` and `paths` present), then the structural
+// validation of @readme/openapi-parser (the OpenAPI JSON Schemas plus its semantic rules). Every failure is a
+// 400 whose message says what is wrong and where: a JSON pointer and, when it can be traced, the line.
+
+/** A description that passed validation: the exact text to store and what was learned reading it. */
+export interface ValidDescription {
+  text: string;
+  format: 'json' | 'yaml';
+  openapiVersion: string;
+}
+
+const OPENAPI_3_0_OR_3_1 = /^3\.[01]\.\d+(-.+)?$/;
+/** Nodes a description may have once its internal `$ref`s are expanded: bounds validation time and memory. */
+const MAX_EXPANDED_NODES = 2_000_000;
+const VALIDATION_TIMEOUT_MS = 10_000;
+const MAX_REPORTED_ERRORS = 10;
+
+const invalid = (details: string) => badRequest(`Invalid OpenAPI description: ${details}`);
+
+/**
+ * The body of an upload as description text. A JSON body may also be a JSON string holding the description,
+ * as the public OpenAPI declares the body (`type: string`).
+ */
+export function descriptionText(body: Buffer, contentTypeHeader: string | undefined): string {
+  const text = body.toString('utf8');
+  if (contentTypeHeader?.split(';')[0].trim().toLowerCase() === 'application/json') {
+    try {
+      const value: unknown = JSON.parse(text);
+      if (typeof value === 'string') return value;
+    } catch {
+      // Not JSON at all: reported by the syntax check with its position.
+    }
+  }
+  return text;
+}
+
+export async function validateDescription(text: string): Promise<ValidDescription> {
+  if (text.trim() === '') throw invalid('the body is empty');
+  const lineCounter = new LineCounter();
+  const source = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
+  let document: unknown;
+  let format: ValidDescription['format'] = 'yaml';
+  try {
+    // JSON first: YAML 1.2 parses nearly all JSON, but not every JSON document (tab indentation, for one).
+    document = JSON.parse(text);
+    format = 'json';
+  } catch {
+    if (source.errors.length > 0) {
+      const error = source.errors[0];
+      const { line, col } = lineCounter.linePos(error.pos[0]);
+      throw invalid(`not valid YAML or JSON: ${error.message.split('\n')[0]} (line ${line}, column ${col})`);
+    }
+    try {
+      document = source.toJS();
+    } catch (error) {
+      throw invalid(`not valid YAML: ${(error as Error).message}`);
+    }
+  }
+  const lineOf = (pointer: string) => sourceLine(source.contents, lineCounter, pointer);
+  const at = (pointer: string) => {
+    const line = lineOf(pointer);
+    return line ? `${pointer} (line ${line})` : pointer;
+  };
+
+  if (!document || typeof document !== 'object' || Array.isArray(document)) throw invalid('the document must be a YAML or JSON object');
+  const fields = document as Record<string, unknown>;
+  if ('swagger' in fields) throw invalid(`${at('/swagger')}: Swagger 2.0 descriptions are not accepted; upload OpenAPI 3.0 or 3.1`);
+  const missing = ['openapi', 'info', 'paths'].filter((field) => fields[field] === undefined || fields[field] === null);
+  if (missing.length > 0) throw invalid(`${missing.map((f) => `/${f}`).join(', ')}: required field(s) missing`);
+  if (typeof fields.openapi !== 'string' || !OPENAPI_3_0_OR_3_1.test(fields.openapi)) {
+    throw invalid(`${at('/openapi')}: must be an OpenAPI 3.0.x or 3.1.x version such as "3.0.3" or "3.1.0", got ${JSON.stringify(fields.openapi)}`);
+  }
+
+  if (expandedNodeCount(document) > MAX_EXPANDED_NODES) {
+    throw invalid(`the description expands to more than ${MAX_EXPANDED_NODES} nodes through its $refs`);
+  }
+  // Internal references only: a description naming a file or URL must not make the service read or fetch it.
+  const options = { resolve: { external: false }, dereference: { circular: 'ignore' as const }, timeoutMs: VALIDATION_TIMEOUT_MS };
+  let expanded: Record<string, unknown>;
+  try {
+    expanded = (await dereference(structuredClone(document) as never, options)) as Record<string, unknown>;
+  } catch (error) {
+    throw invalid(`unresolvable $ref: ${(error as Error).message}`);
+  }
+
+  let result: Awaited<ReturnType<typeof validate>>;
+  try {
+    result = await validate(expanded as never, options);
+  } catch (error) {
+    throw invalid((error as Error).message);
+  }
+  if (!result.valid) {
+    const pointers = pointersByLine(expanded);
+    const details = result.errors.slice(0, MAX_REPORTED_ERRORS).map(({ message }) => {
+      const [first] = message.split('\n');
+      const what = first.replace(/^[A-Z]+ /, ''); // better-ajv-errors' category label (REQUIRED, PROPERTY, ...)
+      // Schema errors come with a code frame of the expanded document rendered as JSON: its marked line says where.
+      const marked = message.match(/^>\s*(\d+) \|/m);
+      const pointer = marked ? pointers[Number(marked[1]) - 1] : undefined;
+      return pointer !== undefined ? `${at(pointer || '/')}: ${what}` : what;
+    });
+    const more = result.errors.length - details.length + result.additionalErrors;
+    throw invalid(details.join('; ') + (more > 0 ? `; and ${more} more` : ''));
+  }
+  return { text, format, openapiVersion: fields.openapi };
+}
+
+/**
+ * The number of nodes of the document once its internal `$ref`s are expanded, computed without expanding them
+ * (each reference target is counted once and its count reused), so that a small document whose references
+ * multiply is refused before the validator expands it. A circular reference counts as the `$ref` it stays.
+ */
+function expandedNodeCount(document: unknown): number {
+  const counted = new Map<string, number>();
+  const counting = new Set<string>();
+  const count = (node: unknown): number => {
+    if (!node || typeof node !== 'object') return 1;
+    const ref = (node as { $ref?: unknown }).$ref;
+    if (typeof ref === 'string' && ref.startsWith('#')) {
+      if (counted.has(ref)) return counted.get(ref)!;
+      if (counting.has(ref)) return 1;
+      counting.add(ref);
+      const target = resolvePointer(document, decodeURIComponent(ref.slice(1)));
+      const total = target === undefined ? 1 : count(target);
+      counting.delete(ref);
+      counted.set(ref, total);
+      return total;
+    }
+    let total = 1;
+    for (const child of Object.values(node)) total += count(child);
+    return total;
+  };
+  return count(document);
+}
+
+function resolvePointer(document: unknown, pointer: string): unknown {
+  let node = document;
+  for (const segment of pointer.split('/').slice(1).map(unescapePointer)) {
+    if (!node || typeof node !== 'object') return undefined;
+    node = (node as Record<string, unknown>)[segment];
+  }
+  return node;
+}
+
+const escapePointer = (segment: string) => segment.replace(/~/g, '~0').replace(/\//g, '~1');
+const unescapePointer = (segment: string) => segment.replace(/~1/g, '/').replace(/~0/g, '~');
+
+/** For each line of `JSON.stringify(value, null, 2)`, the JSON pointer of the value that line opens or closes. */
+function pointersByLine(value: unknown): string[] {
+  const lines = [''];
+  const visit = (node: unknown, pointer: string) => {
+    if (!node || typeof node !== 'object') return;
+    const entries = Array.isArray(node) ? node.map((v, i) => [String(i), v] as const) : Object.entries(node).filter(([, v]) => v !== undefined);
+    if (entries.length === 0) return;
+    for (const [key, child] of entries) {
+      const childPointer = `${pointer}/${escapePointer(key)}`;
+      lines.push(childPointer);
+      visit(child, childPointer);
+    }
+    lines.push(pointer);
+  };
+  visit(value, '');
+  return lines;
+}
+
+/** The line of the uploaded text where the value at `pointer` is written, when the path can be followed in it. */
+function sourceLine(root: Node | null, lineCounter: LineCounter, pointer: string): number | undefined {
+  let node: unknown = root;
+  let position = root?.range?.[0];
+  for (const segment of pointer.split('/').slice(1).map(unescapePointer)) {
+    if (isMap(node)) {
+      const pair = node.items.find((item) => isScalar(item.key) && String(item.key.value) === segment);
+      if (!pair) return undefined;
+      position = (pair.key as Node).range?.[0];
+      node = pair.value;
+    } else if (isSeq(node)) {
+      node = node.items[Number(segment)];
+      position = (node as Node | undefined)?.range?.[0];
+    } else {
+      return undefined;
+    }
+  }
+  return position === undefined ? undefined : lineCounter.linePos(position).line;
+}

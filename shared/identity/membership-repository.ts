@@ -1,0 +1,135 @@
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from '../db/client.ts';
+import { keys } from '../db/keys.ts';
+import { fromItem, cancellationReasons } from '../db/items.ts';
+import { batchGet, queryAll } from '../db/query.ts';
+import { config } from '../config.ts';
+import { badRequest } from '../errors.ts';
+import { requireItem, type TransactItem } from '../db/transactions.ts';
+import type { Permission } from './permissions.ts';
+import type { Organization } from './organization-repository.ts';
+
+export type Role = 'OWNER' | 'ADMIN' | 'MEMBER';
+
+export interface Membership {
+  organizationId: string;
+  userId: string;
+  role: Role;
+  permissions: Permission[];
+  /** The teams of this organization the user belongs to; kept in step with team writes (teams issue). */
+  teamIds: string[];
+  createdAt: number;
+}
+
+/** Adds (or replaces) a membership; the organization and the user must exist. */
+/**
+ * Adds a membership, or changes an existing one's role and permissions. Its teams are kept: they are owned by the
+ * team items (teams issue) and change only with them.
+ */
+export async function putMembership(membership: Omit<Membership, 'teamIds'>): Promise<void> {
+  const { organizationId, userId, role, permissions, createdAt } = membership;
+  try {
+    await db.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          requireItem(keys.organization(membership.organizationId)),
+          requireItem(keys.user(membership.userId)),
+          {
+            Update: {
+              TableName: config.tableName,
+              Key: { pk: keys.membership(organizationId, userId).pk, sk: keys.membership(organizationId, userId).sk },
+              UpdateExpression:
+                'SET entity = :entity, gsi1pk = :gsi1pk, gsi1sk = :gsi1sk, organizationId = :org, userId = :user, #role = :role, ' +
+                '#permissions = :permissions, createdAt = if_not_exists(createdAt, :createdAt), teamIds = if_not_exists(teamIds, :noTeams)',
+              ExpressionAttributeNames: { '#role': 'role', '#permissions': 'permissions' },
+              ExpressionAttributeValues: {
+                ':entity': 'membership',
+                ':gsi1pk': keys.membership(organizationId, userId).gsi1pk,
+                ':gsi1sk': keys.membership(organizationId, userId).gsi1sk,
+                ':org': organizationId,
+                ':user': userId,
+                ':role': role,
+                ':permissions': permissions,
+                ':createdAt': createdAt,
+                ':noTeams': [],
+              },
+            },
+          },
+        ],
+      }),
+    );
+  } catch (error) {
+    const reasons = cancellationReasons(error);
+    if (reasons?.[0] === 'ConditionalCheckFailed') throw badRequest(`organization ${organizationId} does not exist`);
+    if (reasons?.[1] === 'ConditionalCheckFailed') throw badRequest(`user ${userId} does not exist`);
+    throw error;
+  }
+}
+
+/**
+ * The organization and the caller's membership of it, in one BatchGetItem: this is the per-request
+ * authorization read, so permission and team changes apply to the very next request.
+ */
+export async function getOrganizationAccess(
+  orgId: string,
+  userId: string,
+): Promise<{ organization?: Organization; membership?: Membership }> {
+  const items = await batchGet([keys.organization(orgId), membershipKey(orgId, userId)]);
+  return {
+    organization: fromItem<Organization>(items.find((item) => item.sk === '#ORG')),
+    membership: fromItem<Membership>(items.find((item) => item.sk !== '#ORG')),
+  };
+}
+
+export async function listMembershipsOfUser(userId: string): Promise<Membership[]> {
+  const { gsi1pk, gsi1skPrefix } = keys.membershipsOfUser(userId);
+  const items = await queryAll({ index: 'gsi1', partition: gsi1pk, skPrefix: gsi1skPrefix });
+  return items.map((item) => fromItem<Membership>(item)!);
+}
+
+/** The membership item's primary key (without its index keys). */
+function membershipKey(orgId: string, userId: string) {
+  const { pk, sk } = keys.membership(orgId, userId);
+  return { pk, sk };
+}
+
+/** These users' memberships of the organization (users who are not members are left out); order is not kept. */
+export async function getMemberships(orgId: string, userIds: string[]): Promise<Membership[]> {
+  const items = await batchGet([...new Set(userIds)].map((userId) => membershipKey(orgId, userId)));
+  return items.map((item) => fromItem<Membership>(item)!);
+}
+
+// ---- Team copies (teams issue): `teamIds` follows the team item, in the team write's transaction. It stays a list
+// (first-joined team first: it owns what the user creates), so a removal addresses the index the caller read.
+
+/** Adds the team to a membership that lacked it when read. */
+export function membershipTeamAdded(membership: Membership, teamId: string): TransactItem {
+  return {
+    Update: {
+      TableName: config.tableName,
+      Key: membershipKey(membership.organizationId, membership.userId),
+      UpdateExpression: 'SET teamIds = list_append(if_not_exists(teamIds, :none), :team)',
+      ConditionExpression: 'attribute_exists(pk) AND NOT contains(teamIds, :teamId)',
+      ExpressionAttributeValues: { ':none': [], ':team': [teamId], ':teamId': teamId },
+    },
+  };
+}
+
+/** Removes the team from a membership that had it when read (conditioned on its position being unchanged). */
+export function membershipTeamRemoved(membership: Membership, teamId: string): TransactItem {
+  const index = membership.teamIds.indexOf(teamId);
+  return {
+    Update: {
+      TableName: config.tableName,
+      Key: membershipKey(membership.organizationId, membership.userId),
+      UpdateExpression: `REMOVE teamIds[${index}]`,
+      ConditionExpression: `teamIds[${index}] = :teamId`,
+      ExpressionAttributeValues: { ':teamId': teamId },
+    },
+  };
+}
+
+export async function getOrganizations(orgIds: string[]): Promise<Organization[]> {
+  const items = await batchGet(orgIds.map((id) => keys.organization(id)));
+  return items.map((item) => fromItem<Organization>(item)!);
+}

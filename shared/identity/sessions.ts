@@ -1,0 +1,73 @@
+import { hashApiKey } from '../auth/api-keys.ts';
+import { issueAccessToken } from '../auth/tokens.ts';
+import { findApiKey, listApiKeys } from './api-key-repository.ts';
+import { getUser } from './user-repository.ts';
+import { listMembershipsOfUser, getOrganizations, type Membership } from './membership-repository.ts';
+import { unauthorized } from '../errors.ts';
+import { logger } from '../http/logger.ts';
+import { getTeams } from '../teams/repository.ts';
+import { compareBy, nameOrderKey } from '../lists.ts';
+
+// Sessions: an API key is exchanged for a 30-minute access token, which refresh extends (SPEC 5).
+
+/** Organizations the user may reach through the API (SPEC 1: the plan must have API access). */
+export async function apiOrganizationsOf(userId: string) {
+  const memberships = await listMembershipsOfUser(userId);
+  const organizations = await getOrganizations(memberships.map((m) => m.organizationId));
+  return { memberships, organizations: organizations.filter((o) => o.apiAccess) };
+}
+
+/** user.UserTeam entries: the user's teams in these organizations, by name. */
+async function teamsOf(memberships: Membership[]) {
+  const teams = (await Promise.all(memberships.map((m) => getTeams(m.organizationId, m.teamIds)))).flat();
+  return teams
+    .sort(compareBy((team) => nameOrderKey(team.name, team.teamId), (team) => team.teamId, 'ASC'))
+    .map((team) => ({ id: team.teamId, name: team.name, organizationId: team.organizationId }));
+}
+
+export async function login(apiKey: string | undefined): Promise<{ token: string }> {
+  if (!apiKey) throw unauthorized('Unauthorized: send your API key in the X-ApiKey header');
+  const record = await findApiKey(hashApiKey(apiKey.trim()));
+  if (!record) throw unauthorized('Unauthorized: unknown API key');
+  const { organizations } = await apiOrganizationsOf(record.userId);
+  if (organizations.length === 0) {
+    logger.info('login refused: no organization with API access', { userId: record.userId });
+    throw unauthorized('Unauthorized: API access is not enabled for any organization of this user');
+  }
+  return { token: await issueAccessToken(record.userId, record.keyId) };
+}
+
+/** A revoked API key cannot extend its sessions: they end at the latest when their current token expires. */
+export async function refresh(userId: string, apiKeyId: string): Promise<{ token: string }> {
+  const keys = await listApiKeys(userId);
+  if (!keys.some((key) => key.keyId === apiKeyId)) throw unauthorized('Unauthorized: the API key this session started with was revoked; log in again');
+  return { token: await issueAccessToken(userId, apiKeyId) };
+}
+
+/** `user.UserResponse` of the public API: clients read their organization ids from it. */
+export async function currentUser(userId: string) {
+  const user = await getUser(userId);
+  if (!user) throw unauthorized();
+  const { memberships, organizations } = await apiOrganizationsOf(userId);
+  const apiOrgIds = new Set(organizations.map((o) => o.organizationId));
+  const teams = await teamsOf(memberships.filter((m) => apiOrgIds.has(m.organizationId)));
+  const [firstName, ...rest] = user.fullName.split(' ');
+  return {
+    user: {
+      createdTimestamp: user.createdAt,
+      external: {
+        id: user.userId,
+        email: user.email,
+        fullName: user.fullName,
+        firstName: firstName ?? '',
+        lastName: rest.join(' '),
+        organizations: organizations.map((organization) => ({
+          organization: { id: organization.organizationId, name: organization.name, createdTimestamp: organization.createdAt },
+          role: memberships.find((m) => m.organizationId === organization.organizationId)?.role ?? 'MEMBER',
+        })),
+        teams,
+      },
+      provider: { slug: 'STACKHAWK', created: user.createdAt },
+    },
+  };
+}

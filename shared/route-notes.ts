@@ -1,0 +1,132 @@
+// The operations' notes for the OpenAPI description (openapi.json), keyed by operationId. Only the OpenAPI generator
+// reads them: the route table, which every Lambda bundle carries, keeps to what the runtime needs.
+export const routeNotes: Record<string, string> = {
+  login: 'Exchanges the `X-ApiKey` header for an access token (a JWT valid for 30 minutes).',
+  refreshToken: 'Returns a new access token with a later expiry for a valid bearer token.',
+  getUser: 'The calling user, with the organizations (API access enabled) it belongs to and its role in each.',
+  uploadOASForApplication:
+    'The raw OpenAPI 3.0 or 3.1 description, YAML or JSON (a JSON body may also be a JSON string holding it), ' +
+    'at most 4 MiB (413 above). It is validated before it is stored: 400 says what is wrong and where (JSON ' +
+    'pointer, line). One description per application, its `oasId` being the application id; re-uploading ' +
+    'replaces it. 404: unknown application; 403: no `write:scan_config` for the application (team rules ' +
+    'included). The response gives a presigned URL of the stored description.',
+  getHostedOASForOrg:
+    'The uploaded description of application `oasId`, as a short-lived presigned download URL; ' +
+    '`redirect=true` answers 307 to it instead (with the same JSON body).',
+  listOASAssetsForOrg:
+    'The organization\'s hosted (uploaded) descriptions the caller may see, `oasId` being the application id. ' +
+    'Uploaded descriptions come from no repository: a `repoIds` filter matches none of them.',
+  getApplicationMappedOAS: 'The application\'s uploaded description (if any) and the repository-sourced descriptions it includes.',
+  toggleApplicationOASMapping:
+    'Includes (`include: true`) or excludes (`include` false or absent) the repository-sourced description ' +
+    '`oasId` for the application. Idempotent: a request that changes nothing writes nothing.',
+  getGlobalConfiguration:
+    'A global HawkScan configuration published by an operator. Answers 307 to a short-lived presigned URL ' +
+    '(the body holds the JSON hosted-asset response too); `redirect=false` answers 200 with that JSON. The ' +
+    'permission is needed in at least one organization.',
+  createApplication:
+    'Nothing is required (a name is strongly encouraged); unknown fields are ignored. An `env` creates that ' +
+    'environment too (ENVIRONMENT_ADDED; its default scan configuration gets `host`), making the application ' +
+    'ACTIVE; without one it is ENV_INCOMPLETE. A caller who belongs to a team creates the application for its ' +
+    'team (`teamId` picks one of its teams). The response does not populate `env` and `envId`.',
+  getApplication: 'A team-owned application is visible to its team members only (401 for others).',
+  updateApplication: 'Only the name changes; other fields are ignored. Team-owned applications: team members only.',
+  deleteApplication:
+    'Permanently deletes the application with all its environments, scan results, stored configurations and ' +
+    'uploaded API description. The application disappears at once; should the request be interrupted, ' +
+    'repeating it finishes the deletion.',
+  createEnvironment:
+    'Environment names are unique per application, case-insensitively (409 otherwise). The new environment ' +
+    'gets a default hosted scan configuration naming `host`. Returns the application with `env` and `envId` ' +
+    'populated.',
+  updateEnvironment:
+    'Only the name changes (409 if another environment of the application has it). Team-owned applications: ' +
+    'team members only.',
+  deleteEnvironment: 'Permanently deletes the environment and its scan results; repeating an interrupted request finishes it.',
+  listEnvsV2:
+    'Environments the caller may see (team membership), sorted by `sortField` (default environmentName) then ' +
+    'id. List parameters may be comma-joined or repeated; `page=p_N` and `pageToken=N` select page N.',
+  listAppsV2:
+    'Applications the caller may see (team membership), sorted by `sortField` (default applicationName) then ' +
+    'id.',
+  listApplications:
+    'Deprecated: use List Applications V2. One entry per application-environment (an application without ' +
+    'environments appears alone); `ignoreEnvs=true` gives one entry per application. `nextPageToken` is empty ' +
+    'on the last page.',
+  listEnvironments: 'Deprecated: use List Environments V2. `nextPageToken` is empty on the last page.',
+  listAuditActivity:
+    'The organization\'s user-activity entries, oldest first unless `sortDir=desc`; `start`/`end` in ms; ' +
+    '`timestamp` in ms; `payload` a JSON object as a string. `nextPageToken` is "-1" when there is no further ' +
+    'page.',
+  getTeam:
+    'The team with its members and applications (each with its environment names). Any member of the ' +
+    'organization may call (with `read:team`).',
+  updateTeams:
+    '**Replace-all**: the body is the team\'s whole new state. `name` is required; `userIds` and ' +
+    '`applicationIds` are the complete new lists (absent means empty: every member or application is ' +
+    'removed); `teamId` and `organizationId`, if sent, must match the path. To add or remove one member, GET ' +
+    'the team, change the list and PUT it back. Users must be members of the organization and applications ' +
+    'belong to it (400 otherwise); an application owned by another team moves to this one (an application has ' +
+    'at most one team); a removed application is left without a team (visible to the whole organization). ' +
+    'Names are unique per organization, case-insensitively (400). The change, with every member\'s and ' +
+    'application\'s copy of it, is one atomic write of at most 100 items (400 above): one per user added or ' +
+    'removed and per application moved, one per team an application is taken from, one per (application type, ' +
+    'team) counter changed, plus the team, its name claim and the audit entry. If another request changes the ' +
+    'team while this one is applied, the answer is 409: GET the team again and re-apply the change. ' +
+    'Membership changes apply to the members\' next request (tokens carry no team claims).',
+  deleteTeam:
+    'Deletes the team only: its applications are left without a team (visible to the whole organization) and ' +
+    'its members stay in the organization. One atomic write of at most 100 items: any team of up to 93 users ' +
+    'and applications together can be deleted; a larger one may have to be made smaller (PUT) first (400 says ' +
+    'so).',
+  updateApplicationTeam:
+    'Makes the team the owner of application `applicationId` (moving it from its previous team, if any). Only ' +
+    'members of the team may call (401 otherwise). `teamId` in the body, if sent, must match the path. An ' +
+    'application already in the team: 200, nothing written.',
+  createTeam:
+    'A non-empty `name`, unique in the organization case-insensitively (400 otherwise); optional `userIds` ' +
+    '(members of the organization) and `applicationIds` (applications of it; one owned by another team moves ' +
+    'to the new team). `organizationId`, if sent, must match the path. The same atomic-write limit as Update ' +
+    'Team applies.',
+  listTeamsForOrgAndUser:
+    'The caller\'s teams in the organization, by name. Only the caller\'s own id may be given as `userId` (401 ' +
+    'otherwise). `nextPageToken` is empty on the last page.',
+  listTeamsForOrg:
+    'The organization\'s teams, by name (then id); any member of the organization may call. `search` keeps the ' +
+    'teams whose name contains it, case-insensitively, `*` standing for any characters. `nextPageToken` is ' +
+    'empty on the last page.',
+  reportScanStarted:
+    'The scanner announces a scan of environment `env` (created, with ENVIRONMENT_ADDED, when the application ' +
+    'has no environment of that name). `config` is the scan configuration YAML: 400 when it is not valid YAML ' +
+    'or not a HawkScan configuration object. It is stored under its `configHash` (hex SHA-256 of the text). ' +
+    'The scan is STARTED and becomes the environment\'s last scan. Team-owned applications: team members only.',
+  reportScanAlerts:
+    'Adds findings to a STARTED scan; may be called many times (at most 10000 URIs per request). Alerts with ' +
+    'the same `pluginId` merge: their URIs add up, and the first report of a plugin sets its name, severity, ' +
+    'description, cweId and references. 400 once the scan is completed. Not audited (SCAN_STARTED and ' +
+    'SCAN_COMPLETED bracket the reporting).',
+  reportScanCompleted:
+    'Ends a STARTED scan with `status` COMPLETED (audit SCAN_COMPLETED) or ERROR (SCAN_ERRORED): its ' +
+    'duration, final statistics and the environment\'s last-scan fields are set. 400 if the scan already ' +
+    'ended. Returns the scan result.',
+  listScans:
+    'The organization\'s scans the caller may see (team membership), newest first unless `sortField` is `id` ' +
+    '(scan id) or `name` (application name, then environment name). `start`/`end` bound the start time (ms). ' +
+    '`timestamp` fields are in ms. `applicationAlerts` is always empty here. `nextPageToken` is empty on the ' +
+    'last page.',
+  deleteScan:
+    'Permanently deletes the scan with its findings and messages. When it was its environment\'s last scan, ' +
+    'the environment\'s last-scan fields then describe the previous scan (or are empty).',
+  listScanAlerts:
+    'One `applicationScanResults` entry: the scan with a page of its alerts (by pluginId, or by name with ' +
+    '`sortField=name`). `totalCount` counts the alerts.',
+  listScanAlertFindings:
+    'The alert and a page of the URIs that triggered it, in the order reported. `pageSize` is at most 100 ' +
+    '(larger values are reduced).',
+  getAlertMessages:
+    'The request and response behind one finding (`messageId` = the alert URI\'s `msgId`). ' +
+    '`includeValidationCommand=true` adds a curl command reproducing the request.',
+  getConfig:
+    'The scan configuration a scan of the application reported, parsed. 404 when no scan of the application ' +
+    'uses this hash.',
+};

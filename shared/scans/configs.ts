@@ -1,0 +1,48 @@
+import { createHash } from 'node:crypto';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { parseDocument } from 'yaml';
+import { s3 } from '../storage/s3.ts';
+import { objectKeys } from '../storage/objects.ts';
+import { config } from '../config.ts';
+import { badRequest } from '../errors.ts';
+import { messageType } from '../proto/encoding.ts';
+
+// Scan configurations as the scanner reports them (a stackhawk.yml): validated and stored in S3 under their hash,
+// as the reported text and as the parsed document that GET /api/v1/app/{appId}/config/{configHash} returns
+// (scan-config-reads.ts), so only the reporting function bundles a YAML parser.
+
+const CONF_TYPE = 'hawkscan.HawkscanConf';
+
+/** The reported configuration's hash (hex SHA-256 of the text, so the same text always gets the same hash). */
+export function configHashOf(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/** The parsed configuration; 400 unless the text is one YAML document holding a HawkScan configuration. */
+export function parseScanConfig(text: string): Record<string, unknown> {
+  const doc = parseDocument(text, { uniqueKeys: true });
+  if (doc.errors.length) throw badRequest(`config: not valid YAML: ${doc.errors[0].message.split('\n')[0]}`);
+  const value = doc.toJS({ maxAliasCount: 100 });
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw badRequest('config: must be a YAML mapping (a stackhawk.yml with app, hawk, ...)');
+  try {
+    messageType(CONF_TYPE).fromObject(value);
+  } catch (error) {
+    throw badRequest(`config: not a HawkScan configuration: ${(error as Error).message}`);
+  }
+  return value;
+}
+
+/** Stores the configuration under its hash, as reported and parsed (content-addressed: writing again changes nothing). */
+export async function storeScanConfig(appId: string, configHash: string, text: string, parsed: Record<string, unknown>): Promise<void> {
+  await Promise.all([
+    (await s3()).send(new PutObjectCommand({ Bucket: config.assetsBucket, Key: objectKeys.scanConfig(appId, configHash), Body: text, ContentType: 'application/x-yaml' })),
+    (await s3()).send(
+      new PutObjectCommand({
+        Bucket: config.assetsBucket,
+        Key: objectKeys.parsedScanConfig(appId, configHash),
+        Body: JSON.stringify(parsed),
+        ContentType: 'application/json',
+      }),
+    ),
+  ]);
+}

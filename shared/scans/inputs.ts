@@ -1,0 +1,131 @@
+import * as z from 'zod/mini';
+import { booleanParam, caseInsensitiveEnum, integerParam, listParam, nameListParam, pageSizeParam, pageTokenParam, uuidListParam } from '../lists.ts';
+import { applicationTypesParam, environmentNameSchema } from '../applications/inputs.ts';
+
+// Request inputs of the scan reporting and scan-result operations (docs/DATA-MODEL.md "Scans"). Kept free of
+// storage imports so the route table stays light.
+
+export const SEVERITIES = ['High', 'Medium', 'Low'] as const;
+export type Severity = (typeof SEVERITIES)[number];
+
+/** The most URIs one alerts request may carry (a scanner sends bigger scans in several requests). */
+export const MAX_URIS_PER_REQUEST = 10_000;
+/** One finding's request and response are stored in one item, which DynamoDB caps at 400 KB. */
+const MAX_MESSAGE_BYTES = 300_000;
+
+const text = (max: number) => z._default(z.string().check(z.maxLength(max, `must be at most ${max} characters`)), '');
+
+/** Plugin ids are ZAP/HawkScan plugin numbers such as "10038"; they become part of storage keys. */
+export const pluginIdSchema = z.string().check(z.regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be 1 to 64 letters, digits, _ . or -'));
+/** Config hashes are the hex SHA-256 of the configuration text (any case accepted). */
+export const configHashSchema = z.pipe(
+  z.string().check(z.regex(/^[0-9a-fA-F]{64}$/, 'must be a SHA-256 hex digest')),
+  z.transform((v) => v.toLowerCase()),
+);
+
+const tagSchema = z.object({ name: z.string().check(z.minLength(1, 'must not be empty'), z.maxLength(255)), value: text(1024) });
+
+/** POST /api/v1/app/{appId}/scan: the scanner announces a scan. */
+export const scanStartedBody = z.object({
+  env: environmentNameSchema,
+  config: z.string().check(z.minLength(1, 'must not be empty'), z.maxLength(1_000_000, 'must be at most 1000000 characters')),
+  hawkscanVersion: text(64),
+  host: text(2048),
+  tags: z._default(z.array(tagSchema).check(z.maxLength(100, 'must have at most 100 tags')), []),
+});
+export type ScanStartedBody = z.output<typeof scanStartedBody>;
+
+const alertUriSchema = z
+  .object({
+    uri: z.string().check(z.minLength(1, 'must not be empty'), z.maxLength(8192, 'must be at most 8192 characters')),
+    requestMethod: z.pipe(z.string().check(z.regex(/^[A-Za-z]{1,16}$/, 'must be an HTTP method')), z.transform((m) => m.toUpperCase())),
+    param: text(4096),
+    evidence: text(16_384),
+    otherInfo: text(16_384),
+    requestHeader: text(65_536),
+    requestBody: text(MAX_MESSAGE_BYTES),
+    responseHeader: text(65_536),
+    responseBody: text(MAX_MESSAGE_BYTES),
+  })
+  .check(
+    z.refine(
+      (u) => Buffer.byteLength(u.requestHeader + u.requestBody + u.responseHeader + u.responseBody + u.evidence + u.otherInfo) <= MAX_MESSAGE_BYTES,
+      `request and response of one URI must total at most ${MAX_MESSAGE_BYTES} bytes`,
+    ),
+  );
+export type ReportedUri = z.output<typeof alertUriSchema>;
+
+const alertSchema = z.object({
+  pluginId: pluginIdSchema,
+  name: z.string().check(z.minLength(1, 'must not be empty'), z.maxLength(512)),
+  severity: z.enum(SEVERITIES, { error: `must be one of ${SEVERITIES.join(', ')}` }),
+  description: text(65_536),
+  cweId: text(32),
+  references: z._default(z.array(z.string().check(z.maxLength(2048))).check(z.maxLength(100)), []),
+  uris: z.array(alertUriSchema).check(z.minLength(1, 'must have at least one URI')),
+});
+export type ReportedAlert = z.output<typeof alertSchema>;
+
+/** POST /api/v1/scan/{scanId}/alerts: one batch of findings (the same pluginId may come again in later batches). */
+export const scanAlertsBody = z
+  .object({ alerts: z.array(alertSchema).check(z.minLength(1, 'must have at least one alert')) })
+  .check(
+    z.refine((b) => b.alerts.reduce((n, a) => n + a.uris.length, 0) <= MAX_URIS_PER_REQUEST, {
+      message: `must carry at most ${MAX_URIS_PER_REQUEST} URIs in one request (send more in further requests)`,
+      path: ['alerts'],
+    }),
+  );
+export type ScanAlertsBody = z.output<typeof scanAlertsBody>;
+
+/** POST /api/v1/scan/{scanId}/complete */
+export const scanCompletedBody = z.object({
+  status: z.enum(['COMPLETED', 'ERROR'], { error: 'must be COMPLETED or ERROR' }),
+  // z.int as a check: z.int('must be an integer') as the schema would give a non-number that message too.
+  urlCount: z._default(z.number().check(z.int('must be an integer'), z.gte(0), z.lte(2_147_483_647)), 0),
+});
+export type ScanCompletedBody = z.output<typeof scanCompletedBody>;
+
+// ---- Reads
+
+/** Scan `tag` filter: `name:value`, `|` between alternatives, `*` wildcards; repeated parameters must all match. */
+const tagFilterParam = () =>
+  listParam(z.string().check(z.regex(/^[^:]+:.*$/, 'must be name:value'))).check(z.describe('`name:value`; `|` = or, `*` = wildcard.'));
+
+/** GET /api/v1/scan/{orgId} */
+export const listScansQuery = z.object({
+  appIds: uuidListParam(),
+  envs: nameListParam(),
+  teamIds: uuidListParam(),
+  start: z
+    .pipe(integerParam(), z.number().check(z.lte(Number.MAX_SAFE_INTEGER, 'must be a time in ms')))
+    .check(z.describe('Scans started at or after (ms).')),
+  end: z
+    .pipe(integerParam(), z.number().check(z.lte(Number.MAX_SAFE_INTEGER, 'must be a time in ms')))
+    .check(z.describe('Scans started at or before (ms; 0: no bound).')),
+  pageSize: pageSizeParam(),
+  pageToken: pageTokenParam(),
+  sortField: z.optional(z.enum(['id', 'name'], { error: 'must be id or name' })),
+  sortDir: caseInsensitiveEnum(['asc', 'desc']),
+  applicationTypes: applicationTypesParam(),
+  tag: tagFilterParam(),
+});
+export type ListScansQuery = z.output<typeof listScansQuery>;
+
+/** GET /api/v1/scan/{scanId}/alerts */
+export const listScanAlertsQuery = z.object({
+  pageSize: pageSizeParam(),
+  pageToken: pageTokenParam(),
+  sortField: z.optional(z.enum(['id', 'name'], { error: 'must be id or name' })),
+  sortDir: caseInsensitiveEnum(['asc', 'desc']),
+});
+export type ListScanAlertsQuery = z.output<typeof listScanAlertsQuery>;
+
+/** GET /api/v1/scan/{scanId}/alert/{pluginId}: pageSize above 100 is reduced to 100, as the public API does. */
+export const listAlertFindingsQuery = z.object({
+  pageSize: z.pipe(pageSizeParam(), z.transform((n) => Math.min(n, 100))),
+  pageToken: pageTokenParam(),
+});
+export type ListAlertFindingsQuery = z.output<typeof listAlertFindingsQuery>;
+
+export const alertMessageQuery = z.object({ includeValidationCommand: booleanParam(false) });
+export type AlertMessageQuery = z.output<typeof alertMessageQuery>;

@@ -1,0 +1,291 @@
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from '../db/client.ts';
+import { keys } from '../db/keys.ts';
+import { fromItem } from '../db/items.ts';
+import { batchDelete, batchPut, deleteFound, queryAll, queryItems } from '../db/query.ts';
+import { putNewItem, type TransactItem } from '../db/transactions.ts';
+import { config } from '../config.ts';
+import type { Severity } from './inputs.ts';
+
+// Scans, their alerts, alert URIs and messages, and configuration uses (docs/DATA-MODEL.md, Scans).
+
+export type ScanStatus = 'STARTED' | 'COMPLETED' | 'ERROR';
+
+/** Aggregates of a scan's alerts: computed from the alert items, frozen on the scan when it ends. */
+export interface ScanStats {
+  /** Alert URIs (findings), all untriaged: triage is not implemented. */
+  totalAlerts: number;
+  /** Alerts (distinct plugins). */
+  uniqueAlerts: number;
+  urisBySeverity: Record<Severity, number>;
+  alertsBySeverity: Record<Severity, number>;
+}
+
+export interface ScanRecord {
+  scanId: string;
+  organizationId: string;
+  applicationId: string;
+  environmentId: string;
+  /** The environment's name when the scan started. */
+  envName: string;
+  status: ScanStatus;
+  /** The user who reported the scan. */
+  userId: string;
+  /** Milliseconds since the epoch. */
+  startedAt: number;
+  completedAt?: number;
+  durationSeconds?: number;
+  urlCount: number;
+  hawkscanVersion: string;
+  host: string;
+  tags: { name: string; value: string }[];
+  configHash: string;
+  /** URIs counted so far (ADDed by each alerts request with its alert's uriCount): completion checks against it. */
+  reportedUris: number;
+  stats?: ScanStats;
+  deleting?: boolean;
+}
+
+export interface AlertRecord {
+  pluginId: string;
+  name: string;
+  severity: Severity;
+  description: string;
+  cweId: string;
+  references: string[];
+  /** URIs counted (visible); atomic ADD with the scan's reportedUris. */
+  uriCount: number;
+  /** URI numbers handed out so far (>= uriCount; a request that lost the race with completion leaves a gap). */
+  nextUri: number;
+}
+
+export interface AlertUriRecord {
+  n: number;
+  alertUriId: string;
+  msgId: string;
+  pluginId: string;
+  uri: string;
+  requestMethod: string;
+  findingHash: string;
+}
+
+export interface AlertMessageRecord extends Omit<AlertUriRecord, 'n'> {
+  param: string;
+  evidence: string;
+  otherInfo: string;
+  requestHeader: string;
+  requestBody: string;
+  responseHeader: string;
+  responseBody: string;
+}
+
+export interface ScanLocation {
+  scanId: string;
+  applicationId: string;
+  environmentId: string;
+}
+
+type ScanRef = Pick<ScanRecord, 'applicationId' | 'environmentId' | 'scanId'>;
+
+const getItem = async (Key: Record<string, unknown>) =>
+  (await db.send(new GetCommand({ TableName: config.tableName, Key, ConsistentRead: true }))).Item;
+
+export async function getScanLocation(scanId: string): Promise<ScanLocation | undefined> {
+  return fromItem<ScanLocation>(await getItem(keys.scanLocation(scanId)));
+}
+
+/** The scan record (strongly consistent: the scanner's requests follow each other closely). */
+export async function getScan(location: ScanLocation): Promise<ScanRecord | undefined> {
+  return fromItem<ScanRecord>(await getItem(keys.scanRecord(location.applicationId, location.environmentId, location.scanId)));
+}
+
+export async function getAlert(scan: ScanRef, pluginId: string): Promise<AlertRecord | undefined> {
+  return fromItem<AlertRecord>(await getItem(keys.scanAlert(scan.applicationId, scan.environmentId, scan.scanId, pluginId)));
+}
+
+export async function alertsOfScan(scan: ScanRef): Promise<AlertRecord[]> {
+  const { pk, skFrom, skTo } = keys.alertsOfScan(scan.applicationId, scan.environmentId, scan.scanId);
+  return (await queryAll({ partition: pk, skFrom, skTo })).map((item) => fromItem<AlertRecord>(item)!);
+}
+
+/** The alert's URIs numbered from..to (inclusive), in order: a page is one sort-key range. */
+export async function alertUris(scan: ScanRef, pluginId: string, from: number, to: number): Promise<AlertUriRecord[]> {
+  const at = (n: number) => keys.alertUri(scan.applicationId, scan.environmentId, scan.scanId, pluginId, n);
+  const items = await queryAll({ partition: at(from).pk, skFrom: at(from).sk, skTo: at(to).sk });
+  return items.map((item) => fromItem<AlertUriRecord>(item)!);
+}
+
+export async function getAlertMessage(scan: ScanRef, msgId: string): Promise<AlertMessageRecord | undefined> {
+  return fromItem<AlertMessageRecord>(await getItem(keys.alertMessage(scan.applicationId, scan.environmentId, scan.scanId, msgId)));
+}
+
+/** The organization's scans started within [from, to] (ms), newest first, read lazily. */
+export async function* scansOfOrg(orgId: string, from: number, to: number): AsyncGenerator<ScanRecord> {
+  const { gsi3pk, gsi3skFrom, gsi3skTo } = keys.scansOfOrgBetween(orgId, from, to);
+  const items = queryItems({ index: 'gsi3', partition: gsi3pk, skFrom: gsi3skFrom, skTo: gsi3skTo, forward: false });
+  for await (const item of items) yield fromItem<ScanRecord>(item)!;
+}
+
+/** The environment's most recent scans (newest first; the index may briefly still list a deleted one). */
+export async function latestScansOfEnvironment(envId: string, limit: number): Promise<ScanRecord[]> {
+  const items = queryItems({ index: 'gsi1', partition: keys.scansOfEnvironment(envId).gsi1pk, forward: false, pageLimit: limit });
+  const scans: ScanRecord[] = [];
+  for await (const item of items) {
+    scans.push(fromItem<ScanRecord>(item)!);
+    if (scans.length >= limit) break;
+  }
+  return scans;
+}
+
+/** Whether a scan of the environment reported this configuration (and is not deleted). */
+export async function configUsedByEnvironments(appId: string, envIds: string[], configHash: string): Promise<boolean> {
+  const uses = await Promise.all(envIds.map((envId) => getItem(keys.scanConfigUse(appId, envId, configHash))));
+  return uses.some((use) => Number(use?.scans ?? 0) > 0);
+}
+
+// ---- Writes
+
+/** A new scan: its record, its lookup by id, and one more use of its configuration by the environment. */
+export function scanCreation(scan: ScanRecord): TransactItem[] {
+  const { applicationId: appId, environmentId: envId } = scan;
+  const location: ScanLocation = { scanId: scan.scanId, applicationId: appId, environmentId: envId };
+  return [
+    putNewItem({ ...keys.scan(scan.organizationId, appId, envId, scan.scanId, scan.startedAt), entity: 'scan', ownedKey: keys.scanLocation(scan.scanId), ...scan }),
+    putNewItem({ ...keys.scanLocation(scan.scanId), entity: 'scanLocation', ...location }),
+    configUseChange(scan, 1),
+  ];
+}
+
+function configUseChange(scan: ScanRecord, delta: number): TransactItem {
+  return {
+    Update: {
+      TableName: config.tableName,
+      Key: keys.scanConfigUse(scan.applicationId, scan.environmentId, scan.configHash),
+      UpdateExpression: 'SET entity = :entity, configHash = :hash ADD scans :delta',
+      ExpressionAttributeValues: { ':entity': 'scanConfigUse', ':hash': scan.configHash, ':delta': delta },
+    },
+  };
+}
+
+/**
+ * Hands out `count` URI numbers of the alert, creating it on its first report (its first report sets name,
+ * severity and the rest). Returns the stored alert and the first number.
+ */
+export async function reserveAlertUris(scan: ScanRef, alert: Omit<AlertRecord, 'uriCount' | 'nextUri'>, count: number): Promise<{ alert: AlertRecord; first: number }> {
+  const out = await db.send(
+    new UpdateCommand({
+      TableName: config.tableName,
+      Key: keys.scanAlert(scan.applicationId, scan.environmentId, scan.scanId, alert.pluginId),
+      UpdateExpression:
+        'SET entity = :entity, pluginId = :pluginId, #name = if_not_exists(#name, :name), severity = if_not_exists(severity, :severity), ' +
+        'description = if_not_exists(description, :description), cweId = if_not_exists(cweId, :cweId), ' +
+        '#references = if_not_exists(#references, :references), uriCount = if_not_exists(uriCount, :zero) ADD nextUri :count',
+      ExpressionAttributeNames: { '#name': 'name', '#references': 'references' },
+      ExpressionAttributeValues: {
+        ':entity': 'scanAlert',
+        ':pluginId': alert.pluginId,
+        ':name': alert.name,
+        ':severity': alert.severity,
+        ':description': alert.description,
+        ':cweId': alert.cweId,
+        ':references': alert.references,
+        ':zero': 0,
+        ':count': count,
+      },
+      ReturnValues: 'ALL_NEW',
+    }),
+  );
+  const stored = fromItem<AlertRecord>(out.Attributes)!;
+  return { alert: stored, first: stored.nextUri - count };
+}
+
+/** Stores findings (URI and message items); they count only once findingsCount commits. */
+export async function putFindings(scan: ScanRef, findings: { uri: AlertUriRecord; message: AlertMessageRecord }[]): Promise<void> {
+  const { applicationId: appId, environmentId: envId, scanId } = scan;
+  await batchPut(
+    findings.flatMap(({ uri, message }) => [
+      { ...keys.alertUri(appId, envId, scanId, uri.pluginId, uri.n), entity: 'alertUri', ...uri },
+      { ...keys.alertMessage(appId, envId, scanId, message.msgId), entity: 'alertMessage', ...message },
+    ]),
+  );
+}
+
+export async function removeFindings(scan: ScanRef, uris: AlertUriRecord[]): Promise<void> {
+  const { applicationId: appId, environmentId: envId, scanId } = scan;
+  await batchDelete(uris.flatMap((u) => [keys.alertUri(appId, envId, scanId, u.pluginId, u.n), keys.alertMessage(appId, envId, scanId, u.msgId)]));
+}
+
+/** Counts stored findings of an alert, atomically with the scan's total, while the scan is STARTED (index 0). */
+export function findingsCount(scan: ScanRef, pluginId: string, count: number): TransactItem[] {
+  const { applicationId: appId, environmentId: envId, scanId } = scan;
+  return [
+    {
+      Update: {
+        TableName: config.tableName,
+        Key: keys.scanRecord(appId, envId, scanId),
+        UpdateExpression: 'ADD reportedUris :count',
+        ConditionExpression: '#status = :started AND attribute_not_exists(deleting)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':count': count, ':started': 'STARTED' },
+      },
+    },
+    {
+      Update: {
+        TableName: config.tableName,
+        Key: keys.scanAlert(appId, envId, scanId, pluginId),
+        UpdateExpression: 'ADD uriCount :count',
+        ExpressionAttributeValues: { ':count': count },
+      },
+    },
+  ];
+}
+
+/**
+ * Ends a STARTED scan, provided no findings were counted since `stats` was computed (reportedUris unchanged):
+ * the frozen statistics then match the alerts exactly.
+ */
+export function scanCompletion(scan: ScanRecord, end: Pick<ScanRecord, 'status' | 'completedAt' | 'durationSeconds' | 'urlCount' | 'stats'>): TransactItem {
+  return {
+    Update: {
+      TableName: config.tableName,
+      Key: keys.scanRecord(scan.applicationId, scan.environmentId, scan.scanId),
+      UpdateExpression: 'SET #status = :status, completedAt = :completedAt, durationSeconds = :duration, urlCount = :urlCount, stats = :stats',
+      ConditionExpression: '#status = :started AND reportedUris = :reported AND attribute_not_exists(deleting)',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':status': end.status,
+        ':completedAt': end.completedAt,
+        ':duration': end.durationSeconds,
+        ':urlCount': end.urlCount,
+        ':stats': end.stats,
+        ':started': 'STARTED',
+        ':reported': scan.reportedUris,
+      },
+    },
+  };
+}
+
+/** Starts a scan delete: it leaves the lists and its configuration use ends; deleteScanData then removes it. */
+export function scanDeletingMark(scan: ScanRecord): TransactItem[] {
+  return [
+    {
+      Update: {
+        TableName: config.tableName,
+        Key: keys.scanRecord(scan.applicationId, scan.environmentId, scan.scanId),
+        UpdateExpression: 'SET deleting = :true REMOVE gsi1pk, gsi1sk, gsi3pk, gsi3sk',
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deleting)',
+        ExpressionAttributeValues: { ':true': true },
+      },
+    },
+    configUseChange(scan, -1),
+  ];
+}
+
+/** Removes a deleting scan's alerts, URIs and messages, then its record and lookup (a retry resumes). */
+export async function deleteScanData(scan: ScanRef): Promise<void> {
+  const { applicationId: appId, environmentId: envId, scanId } = scan;
+  const data = keys.dataOfScan(appId, envId, scanId);
+  await deleteFound({ partition: data.pk, skPrefix: data.skPrefix });
+  const record = keys.scanRecord(appId, envId, scanId);
+  await deleteFound({ partition: record.pk, skPrefix: record.sk });
+}

@@ -1,0 +1,216 @@
+import { auditEntry } from '../audit/entries.ts';
+import { transactWriteRetryingConflicts } from '../db/query.ts';
+import { cancellationReasons } from '../db/items.ts';
+import { notFound } from '../errors.ts';
+import { canSeeTeamResource } from '../applications/access.ts';
+import { compareBy, nameOrderKey, pageOf, v1NextPageToken } from '../lists.ts';
+import { getApplications } from '../applications/application-repository.ts';
+import { environmentLastScanUpdate, getEnvironment } from '../applications/environment-repository.ts';
+import {
+  alertUris,
+  alertsOfScan,
+  deleteScanData,
+  getAlert,
+  getAlertMessage,
+  getScan,
+  latestScansOfEnvironment,
+  scanDeletingMark,
+  scansOfOrg,
+  type AlertMessageRecord,
+  type ScanRecord,
+} from './repository.ts';
+import { accessibleScan, currentStats, lastScanOf, toAlert, toScan, toScanResult } from './scans.ts';
+import type { AlertMessageQuery, ListAlertFindingsQuery, ListScanAlertsQuery, ListScansQuery } from './inputs.ts';
+import type { Caller } from '../http/caller.ts';
+
+// The public API's scan-result operations (tag Scan Results): list scans, a scan's alerts, an alert's findings, a
+// finding's messages, delete a scan (docs/DATA-MODEL.md, Scans).
+
+const MAX_ATTEMPTS = 5;
+
+/** `tag` filters: each is `name:value|value...` with `*` wildcards; a scan must match every one. */
+function tagMatcher(filters: string[]): (scan: ScanRecord) => boolean {
+  const tests = filters.map((filter) => {
+    const split = filter.indexOf(':');
+    const name = filter.slice(0, split);
+    const patterns = filter
+      .slice(split + 1)
+      .split('|')
+      .map((v) => new RegExp(`^${v.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`));
+    return (scan: ScanRecord) => scan.tags.some((tag) => tag.name === name && patterns.some((p) => p.test(tag.value)));
+  });
+  return (scan) => tests.every((test) => test(scan));
+}
+
+/**
+ * GET /api/v1/scan/{orgId}: reads the organization's scans in the time range from its scan-date index (newest
+ * first), joins their applications (team visibility, type, names), filters and pages in memory.
+ */
+export async function listScans(caller: Caller, orgId: string, q: ListScansQuery) {
+  const membership = await caller.authorize(orgId);
+  const scans: ScanRecord[] = [];
+  for await (const scan of scansOfOrg(orgId, q.start, q.end || Number.MAX_SAFE_INTEGER)) scans.push(scan);
+  const apps = new Map((await getApplications(scans.map((s) => s.applicationId))).map((app) => [app.applicationId, app]));
+  const envNames = q.envs.map((n) => n.toLowerCase());
+  const tagsMatch = tagMatcher(q.tag);
+  const kept = scans.filter((scan) => {
+    const app = apps.get(scan.applicationId);
+    return (
+      !!app &&
+      app.organizationId === orgId &&
+      canSeeTeamResource(membership, app.teamId) &&
+      q.applicationTypes.includes(app.applicationType) &&
+      (q.appIds.length === 0 || q.appIds.includes(scan.applicationId)) &&
+      (q.teamIds.length === 0 || (!!app.teamId && q.teamIds.includes(app.teamId))) &&
+      (envNames.length === 0 || envNames.includes(scan.envName.toLowerCase())) &&
+      tagsMatch(scan)
+    );
+  });
+  if (q.sortField) {
+    const value =
+      q.sortField === 'id'
+        ? (s: ScanRecord) => s.scanId
+        : (s: ScanRecord) => `${nameOrderKey(apps.get(s.applicationId)!.name, s.applicationId)}#${nameOrderKey(s.envName, s.environmentId)}`;
+    kept.sort(compareBy(value, (s) => s.scanId, q.sortDir === 'desc' ? 'DESC' : 'ASC'));
+  } else if (q.sortDir === 'asc') kept.reverse(); // the index order is newest first
+  const request = { page: q.pageToken, size: q.pageSize };
+  const page = pageOf(kept, request);
+  return {
+    applicationScanResults: await Promise.all(page.items.map(async (scan) => toScanResult(scan, apps.get(scan.applicationId)!, await currentStats(scan)))),
+    nextPageToken: v1NextPageToken(request, page.hasNext),
+    totalCount: page.totalCount,
+  };
+}
+
+/** GET /api/v1/scan/{scanId}/alerts: the scan (one applicationScanResults entry) with a page of its alerts. */
+export async function listScanAlerts(caller: Caller, scanId: string, q: ListScanAlertsQuery) {
+  const { scan, app } = await accessibleScan(caller, scanId);
+  const alerts = (await alertsOfScan(scan)).filter((alert) => alert.uriCount > 0);
+  const value = q.sortField === 'name' ? (a: (typeof alerts)[number]) => a.name.toLowerCase() : (a: (typeof alerts)[number]) => a.pluginId;
+  alerts.sort(compareBy(value, (a) => a.pluginId, q.sortDir === 'desc' ? 'DESC' : 'ASC'));
+  const request = { page: q.pageToken, size: q.pageSize };
+  const page = pageOf(alerts, request);
+  return {
+    applicationScanResults: [toScanResult(scan, app, await currentStats(scan, alerts), page.items)],
+    nextPageToken: v1NextPageToken(request, page.hasNext),
+    totalCount: page.totalCount,
+  };
+}
+
+const notReported = (scanId: string, pluginId: string) => notFound(`scan ${scanId} has no alert ${pluginId}`);
+
+/** GET /api/v1/scan/{scanId}/alert/{pluginId}: the alert and a page of its URIs (one sort-key range). */
+export async function listScanAlertFindings(caller: Caller, scanId: string, pluginId: string, q: ListAlertFindingsQuery) {
+  const { scan, app } = await accessibleScan(caller, scanId);
+  const alert = await getAlert(scan, pluginId);
+  if (!alert || alert.uriCount === 0) throw notReported(scanId, pluginId);
+  const from = q.pageToken * q.pageSize;
+  const uris = from < alert.nextUri ? await alertUris(scan, pluginId, from, from + q.pageSize - 1) : [];
+  const scanView = toScan(scan, app);
+  return {
+    alert: toAlert(alert, scanView),
+    applicationScanAlertUris: uris.map((u) => ({
+      alertUriId: u.alertUriId,
+      uri: u.uri,
+      requestMethod: u.requestMethod,
+      msgId: u.msgId,
+      pluginId: u.pluginId,
+      status: 'UNKNOWN',
+      findingHash: u.findingHash,
+      scan: scanView,
+    })),
+    appHost: scan.host,
+    nextPageToken: from + q.pageSize < alert.nextUri ? String(q.pageToken + 1) : '',
+    totalCount: alert.uriCount,
+  };
+}
+
+const shellQuote = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`;
+
+/** A curl command reproducing the finding's request (header lines after the request line become -H flags). */
+function validationCommand(message: AlertMessageRecord, host: string): string {
+  const url = /^https?:\/\//i.test(message.uri) ? message.uri : `${host.replace(/\/+$/, '')}/${message.uri.replace(/^\/+/, '')}`;
+  const headers = message.requestHeader
+    .split(/\r?\n/)
+    .slice(1)
+    .filter((line) => line.includes(':'))
+    .map((line) => ` -H ${shellQuote(line.trim())}`);
+  const body = message.requestBody ? ` --data-raw ${shellQuote(message.requestBody)}` : '';
+  return `curl -X ${message.requestMethod} ${shellQuote(url)}${headers.join('')}${body}`;
+}
+
+/** The Cookie header's value of a raw request header block. */
+const cookiesOf = (requestHeader: string) =>
+  requestHeader
+    .split(/\r?\n/)
+    .filter((line) => /^cookie:/i.test(line))
+    .map((line) => line.slice(line.indexOf(':') + 1).trim())
+    .join('; ');
+
+/** GET /api/v1/scan/{scanId}/uri/{alertUriId}/messages/{messageId} */
+export async function getAlertMessages(caller: Caller, scanId: string, alertUriId: string, messageId: string, q: AlertMessageQuery) {
+  const { scan } = await accessibleScan(caller, scanId);
+  const message = await getAlertMessage(scan, messageId);
+  const alert = message && (await getAlert(scan, message.pluginId));
+  // A message counts once its URIs do (the alert's uriCount); one of a request that lost to completion may linger.
+  if (!message || message.alertUriId !== alertUriId || !alert || alert.uriCount === 0) {
+    throw notFound(`scan ${scanId} has no message ${messageId} for alert URI ${alertUriId}`);
+  }
+  return {
+    scanMessage: {
+      id: message.msgId,
+      requestHeader: message.requestHeader,
+      requestBody: message.requestBody,
+      responseHeader: message.responseHeader,
+      responseBody: message.responseBody,
+      cookieParams: cookiesOf(message.requestHeader),
+    },
+    uri: message.uri,
+    evidence: message.evidence,
+    otherInfo: message.otherInfo,
+    description: alert.description,
+    param: message.param,
+    findingHash: message.findingHash,
+    validationCommand: q.includeValidationCommand ? validationCommand(message, scan.host) : '',
+  };
+}
+
+/** The environment's most recent scan other than `scanId`, for its last-scan fields once `scanId` is gone. */
+async function previousScan(envId: string, scanId: string): Promise<ScanRecord | undefined> {
+  for (const candidate of await latestScansOfEnvironment(envId, 3)) {
+    if (candidate.scanId === scanId) continue;
+    const current = await getScan(candidate); // the index lags: confirm it still exists
+    if (current && !current.deleting) return current;
+  }
+  return undefined;
+}
+
+/**
+ * DELETE /api/v1/scan/{scanId}: one transaction hides the scan (with SCAN_REMOVED) and, when it was its
+ * environment's last scan, moves the environment's last-scan fields to the previous scan (or clears them); its
+ * findings then go. A retried DELETE of an interrupted delete resumes it.
+ */
+export async function deleteScan(caller: Caller, scanId: string): Promise<object> {
+  let { scan, app } = await accessibleScan(caller, scanId, { includeDeleting: true });
+  for (let attempt = 1; !scan.deleting; attempt++) {
+    const env = await getEnvironment(scan.applicationId, scan.environmentId);
+    const replacing = env?.lastScanId === scanId;
+    const previous = replacing ? await previousScan(scan.environmentId, scanId) : undefined;
+    const payload = { scanId, applicationId: app.applicationId, appName: app.name, envId: scan.environmentId, envName: env?.name ?? scan.envName };
+    const items = [
+      ...scanDeletingMark(scan),
+      ...(env && replacing ? [environmentLastScanUpdate(env, previous && lastScanOf(previous), scanId)] : []),
+      await auditEntry(caller, app.organizationId, 'SCAN_REMOVED', payload),
+    ];
+    try {
+      await transactWriteRetryingConflicts(items);
+      break;
+    } catch (error) {
+      // Another DELETE won (this one then finishes the removal with it), or the environment's last scan changed.
+      if (!cancellationReasons(error)?.includes('ConditionalCheckFailed') || attempt >= MAX_ATTEMPTS) throw error;
+      ({ scan, app } = await accessibleScan(caller, scanId, { includeDeleting: true }));
+    }
+  }
+  await deleteScanData(scan);
+  return {};
+}

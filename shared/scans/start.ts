@@ -1,0 +1,67 @@
+import { randomUUID } from 'node:crypto';
+import { accessibleApplication } from '../applications/access.ts';
+import { auditEntry } from '../audit/entries.ts';
+import { transactWriteRetryingConflicts } from '../db/query.ts';
+import { cancellationReasons } from '../db/items.ts';
+import { findOrCreateEnvironmentByName } from '../applications/environments.ts';
+import { environmentLastScanUpdate } from '../applications/environment-repository.ts';
+import { scanCreation, type ScanRecord } from './repository.ts';
+import { configHashOf, parseScanConfig, storeScanConfig } from './configs.ts';
+import { lastScanOf } from './scans.ts';
+import type { ScanStartedBody } from './inputs.ts';
+import type { Caller } from '../http/caller.ts';
+
+// POST /api/v1/app/{appId}/scan: the scanner announces a scan (docs/DATA-MODEL.md, Scans).
+
+const MAX_ATTEMPTS = 5;
+
+/**
+ * Records a STARTED scan as its environment's last scan, creating the environment when the name is new, in one
+ * transaction with SCAN_STARTED (and ENVIRONMENT_ADDED). The configuration is stored first: it is addressed by its
+ * hash, so a failed start leaves at most an object a later scan may reuse (removed with the application).
+ */
+export async function reportScanStarted(caller: Caller, appId: string, body: ScanStartedBody) {
+  const parsedConfig = parseScanConfig(body.config);
+  const configHash = configHashOf(body.config);
+  let { app } = await accessibleApplication(caller, appId, { teamRestricted: true });
+  await storeScanConfig(appId, configHash, body.config, parsedConfig);
+  for (let attempt = 1; ; attempt++) {
+    const scan: ScanRecord = {
+      scanId: randomUUID(),
+      organizationId: app.organizationId,
+      applicationId: appId,
+      environmentId: '',
+      envName: body.env,
+      status: 'STARTED',
+      userId: caller.userId,
+      startedAt: Date.now(),
+      urlCount: 0,
+      hawkscanVersion: body.hawkscanVersion,
+      host: body.host,
+      tags: body.tags,
+      configHash,
+      reportedUris: 0,
+    };
+    // A new environment is created with this scan as its last scan; an existing one is updated, provided its last
+    // scan is still the one read (so a scan started meanwhile is not overwritten by an older one).
+    const found = await findOrCreateEnvironmentByName(caller, app, body.env, lastScanOf(scan));
+    const env = found.env;
+    Object.assign(scan, { environmentId: env.environmentId, envName: env.name });
+    const payload = { scanId: scan.scanId, applicationId: appId, appName: app.name, envId: env.environmentId, envName: env.name };
+    const items = [
+      ...found.items,
+      ...scanCreation(scan),
+      ...(found.created ? [] : [environmentLastScanUpdate(env, lastScanOf(scan), env.lastScanId ?? null)]),
+      await auditEntry(caller, app.organizationId, 'SCAN_STARTED', payload),
+    ];
+    try {
+      await transactWriteRetryingConflicts(items);
+      return { scanId: scan.scanId, configHash, envId: env.environmentId };
+    } catch (error) {
+      // Another request created the environment, changed the application's environment count or started a scan of
+      // the environment meanwhile: read again and rebuild.
+      if (!cancellationReasons(error)?.includes('ConditionalCheckFailed') || attempt >= MAX_ATTEMPTS) throw error;
+      ({ app } = await accessibleApplication(caller, appId, { teamRestricted: true }));
+    }
+  }
+}

@@ -1,0 +1,312 @@
+import { randomUUID } from 'node:crypto';
+import {
+  getTeam,
+  getTeams,
+  teamApplicationsRemoved,
+  teamDelete,
+  teamNameClaim,
+  teamNameRelease,
+  teamPut,
+  teamUpdate,
+  teamsOfOrg,
+  type TeamRecord,
+} from './repository.ts';
+import { getMemberships, membershipTeamAdded, membershipTeamRemoved } from '../identity/membership-repository.ts';
+import { applicationsOwnershipUpdate, getApplication, getApplications, type ApplicationRecord } from '../applications/application-repository.ts';
+import { environmentsOfApp } from '../applications/environment-repository.ts';
+import { getUsers } from '../identity/user-repository.ts';
+import { auditEntry, type TransactItem } from '../audit/entries.ts';
+import { transactWriteRetryingConflicts } from '../db/query.ts';
+import { cancellationReasons } from '../db/items.ts';
+import { badRequest, conflict, notFound, unauthorized } from '../errors.ts';
+import { compareBy, nameOrderKey, pageOf, v1NextPageToken } from '../lists.ts';
+import type { Caller } from '../http/caller.ts';
+import type { CreateTeamBody, ListTeamsForOrgQuery, ListTeamsForUserQuery, UpdateApplicationTeamBody, UpdateTeamBody } from './inputs.ts';
+
+// Teams (SPEC 2.5, 4.4; docs/DATA-MODEL.md, Teams). The team item holds the authoritative member and application
+// lists; every write also changes, in the same transaction, the copies that per-request authorization reads
+// (memberships' `teamIds`, applications' `teamId` and the organization counters), so a membership change applies
+// to the caller's very next request. Every write is conditioned on the team version it read.
+
+/** DynamoDB's limit of items per TransactWriteItems: a team write larger than this is refused (400). */
+const MAX_TRANSACTION_ITEMS = 100;
+const MAX_ATTEMPTS = 8;
+const TEAM_CHANGED =
+  'the team was changed by another request while this one was applied: read it again (GET) and send the update based on that';
+
+/** organization.Team, with its members and (live) applications. */
+async function describeTeams(orgId: string, teams: TeamRecord[]) {
+  const userIds = teams.flatMap((team) => team.userIds);
+  const [users, memberships, apps] = await Promise.all([
+    getUsers(userIds),
+    getMemberships(orgId, userIds),
+    getApplications(teams.flatMap((team) => team.applicationIds)),
+  ]);
+  const userById = new Map(users.map((user) => [user.userId, user]));
+  const membershipByUser = new Map(memberships.map((m) => [m.userId, m]));
+  const envsByApp = new Map(await Promise.all(apps.map(async (app) => [app.applicationId, await environmentsOfApp(app.applicationId)] as const)));
+  return teams.map((team) => ({
+    id: team.teamId,
+    name: team.name,
+    organizationId: team.organizationId,
+    users: team.userIds
+      .filter((userId) => membershipByUser.has(userId))
+      .map((userId) => ({
+        userId,
+        userName: userById.get(userId)?.fullName ?? '',
+        email: userById.get(userId)?.email ?? '',
+        role: membershipByUser.get(userId)!.role,
+      }))
+      .sort(compareBy((user) => user.userName.toLowerCase(), (user) => user.userId, 'ASC')),
+    applications: apps
+      .filter((app) => app.teamId === team.teamId && app.organizationId === orgId)
+      .sort(compareBy((app) => nameOrderKey(app.name, app.applicationId), (app) => app.applicationId, 'ASC'))
+      .map((app) => {
+        const envs = envsByApp.get(app.applicationId) ?? [];
+        return {
+          applicationId: app.applicationId,
+          applicationName: app.name,
+          environments: envs.map((env) => env.name).sort(),
+          lastScanTimestamp: Math.max(0, ...envs.map((env) => env.lastScanTimestamp ?? 0)),
+        };
+      }),
+  }));
+}
+
+async function requireTeam(orgId: string, teamId: string): Promise<TeamRecord> {
+  const team = await getTeam(orgId, teamId);
+  if (!team) throw notFound(`team ${teamId} not found`);
+  return team;
+}
+
+function checkOrganization(bodyOrgId: string | null | undefined, orgId: string): void {
+  if (bodyOrgId && bodyOrgId !== orgId.toLowerCase()) {
+    throw badRequest(`organizationId: ${bodyOrgId} does not match the organization in the path (${orgId})`);
+  }
+}
+
+const without = (ids: string[], removed: string[]) => ids.filter((id) => !removed.includes(id));
+
+/**
+ * The writes that take team `current` (absent: a new team) to `next`, besides the team item itself: the members'
+ * memberships, the applications' ownership and counters, and the teams applications are taken from. Validates
+ * `next`: its users must be members of the organization, its applications live applications of it (400).
+ */
+async function teamRelationWrites(orgId: string, current: TeamRecord | undefined, next: TeamRecord): Promise<TransactItem[]> {
+  const teamId = next.teamId;
+  const [currentUsers, currentApps] = [current?.userIds ?? [], current?.applicationIds ?? []];
+  const [memberships, apps] = await Promise.all([
+    getMemberships(orgId, [...currentUsers, ...next.userIds]),
+    getApplications([...currentApps, ...next.applicationIds]),
+  ]);
+  const membershipByUser = new Map(memberships.map((m) => [m.userId, m]));
+  const unknownUsers = next.userIds.filter((id) => !membershipByUser.has(id));
+  if (unknownUsers.length) throw badRequest(`userIds: not members of organization ${orgId}: ${unknownUsers.join(', ')}`);
+  const appById = new Map(apps.filter((app) => app.organizationId === orgId).map((app) => [app.applicationId, app]));
+  const unknownApps = next.applicationIds.filter((id) => !appById.has(id));
+  if (unknownApps.length) throw badRequest(`applicationIds: no such applications in organization ${orgId}: ${unknownApps.join(', ')}`);
+
+  const joining = next.userIds.map((id) => membershipByUser.get(id)!).filter((m) => !m.teamIds.includes(teamId));
+  const leaving = without(currentUsers, next.userIds)
+    .map((id) => membershipByUser.get(id))
+    .filter((m) => m?.teamIds.includes(teamId));
+  const moves: { app: ApplicationRecord; teamId: string | undefined }[] = [
+    ...next.applicationIds.map((id) => ({ app: appById.get(id)!, teamId })),
+    ...without(currentApps, next.applicationIds)
+      .map((id) => appById.get(id))
+      .filter((app) => app?.teamId === teamId)
+      .map((app) => ({ app: app!, teamId: undefined })),
+  ];
+  // An application belongs to at most one team: one taken from another team leaves that team's list too.
+  const taken = new Map<string, string[]>();
+  for (const { app } of moves) {
+    if (app.teamId && app.teamId !== teamId) taken.set(app.teamId, [...(taken.get(app.teamId) ?? []), app.applicationId]);
+  }
+  const previousOwners = await getTeams(orgId, [...taken.keys()]);
+  return [
+    ...joining.map((m) => membershipTeamAdded(m, teamId)),
+    ...leaving.map((m) => membershipTeamRemoved(m!, teamId)),
+    ...applicationsOwnershipUpdate(moves),
+    ...previousOwners.map((team) => teamApplicationsRemoved(team, taken.get(team.teamId)!)),
+  ];
+}
+
+interface TeamWrite {
+  items: TransactItem[];
+  /** Position of the team-name claim, if the write claims a name: its failure means the name is taken. */
+  nameClaimAt?: number;
+  name?: string;
+}
+
+/**
+ * Builds a team write from fresh reads and commits it in one transaction. A failed condition means a concurrent
+ * change to one of the items read (the team, a membership, an application, another team): the write is built
+ * again from new reads, up to MAX_ATTEMPTS times; `build` decides whether a changed team is a conflict (409).
+ */
+async function commitTeamWrite(build: () => Promise<TeamWrite>, tooLarge: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    const { items, nameClaimAt, name } = await build();
+    if (items.length === 0) return;
+    if (items.length > MAX_TRANSACTION_ITEMS) {
+      throw badRequest(`${tooLarge}: it needs ${items.length} writes in one transaction, and at most ${MAX_TRANSACTION_ITEMS} are possible`);
+    }
+    try {
+      return await transactWriteRetryingConflicts(items);
+    } catch (error) {
+      const reasons = cancellationReasons(error);
+      if (!reasons) throw error;
+      if (nameClaimAt !== undefined && reasons[0] !== 'ConditionalCheckFailed' && reasons[nameClaimAt] === 'ConditionalCheckFailed') {
+        throw badRequest(`name: the organization already has a team named "${name}"`);
+      }
+      if (attempt >= MAX_ATTEMPTS) throw conflict(TEAM_CHANGED);
+      // Jittered backoff: writers of one team queue up instead of colliding again in lockstep.
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * 2 ** attempt));
+    }
+  }
+}
+
+const TOO_MANY_CHANGES =
+  'too many changes for one atomic update (each user added or removed is one write, each application moved one to three)' +
+  ': add or remove fewer users and applications per request';
+
+export async function createTeam(caller: Caller, orgId: string, body: CreateTeamBody) {
+  checkOrganization(body.organizationId, orgId);
+  const team: TeamRecord = {
+    teamId: randomUUID(),
+    organizationId: orgId,
+    name: body.name,
+    userIds: body.userIds,
+    applicationIds: body.applicationIds,
+    version: 1,
+    createdAt: Date.now(),
+  };
+  const payload = { teamId: team.teamId, teamName: team.name, userIds: team.userIds, applicationIds: team.applicationIds };
+  await commitTeamWrite(
+    async () => ({
+      items: [
+        teamPut(team),
+        teamNameClaim(team),
+        ...(await teamRelationWrites(orgId, undefined, team)),
+        await auditEntry(caller, orgId, 'TEAM_ADDED', payload),
+      ],
+      nameClaimAt: 1,
+      name: team.name,
+    }),
+    TOO_MANY_CHANGES,
+  );
+  return { team: (await describeTeams(orgId, [team]))[0] };
+}
+
+export async function readTeam(orgId: string, teamId: string) {
+  return { team: (await describeTeams(orgId, [await requireTeam(orgId, teamId.toLowerCase())]))[0] };
+}
+
+/**
+ * Replace-all (as public clients expect): the body is the team's whole new state. A concurrent write of the same
+ * team between this request's read and its write answers 409 rather than overwrite what it did not see.
+ */
+export async function updateTeam(caller: Caller, orgId: string, teamIdParam: string, body: UpdateTeamBody) {
+  const teamId = teamIdParam.toLowerCase();
+  if (body.teamId && body.teamId !== teamId) throw badRequest(`teamId: ${body.teamId} does not match the team in the path (${teamId})`);
+  checkOrganization(body.organizationId, orgId);
+  let firstVersion: number | undefined;
+  let updated!: TeamRecord;
+  await commitTeamWrite(async () => {
+    const current = await requireTeam(orgId, teamId);
+    firstVersion ??= current.version;
+    if (current.version !== firstVersion) throw conflict(TEAM_CHANGED);
+    updated = { ...current, name: body.name, userIds: body.userIds, applicationIds: body.applicationIds, version: current.version + 1 };
+    const renamed = current.name.toLowerCase() !== updated.name.toLowerCase();
+    const payload = {
+      teamId,
+      teamName: updated.name,
+      previousTeamName: current.name,
+      addedUserIds: without(updated.userIds, current.userIds),
+      removedUserIds: without(current.userIds, updated.userIds),
+      addedApplicationIds: without(updated.applicationIds, current.applicationIds),
+      removedApplicationIds: without(current.applicationIds, updated.applicationIds),
+    };
+    return {
+      items: [
+        teamUpdate(current, updated),
+        ...(renamed ? [teamNameClaim(updated), teamNameRelease(current)] : []),
+        ...(await teamRelationWrites(orgId, current, updated)),
+        await auditEntry(caller, orgId, 'TEAM_UPDATED', payload),
+      ],
+      nameClaimAt: renamed ? 1 : undefined,
+      name: updated.name,
+    };
+  }, TOO_MANY_CHANGES);
+  return { team: (await describeTeams(orgId, [updated]))[0] };
+}
+
+/** Deletes the team only: its applications lose their owner (visible to the whole organization), nothing else goes. */
+export async function deleteTeam(caller: Caller, orgId: string, teamIdParam: string) {
+  const teamId = teamIdParam.toLowerCase();
+  await commitTeamWrite(
+    async () => {
+      const team = await requireTeam(orgId, teamId);
+      const cleared = { ...team, userIds: [], applicationIds: [] };
+      return {
+        items: [
+          teamDelete(team),
+          teamNameRelease(team),
+          ...(await teamRelationWrites(orgId, team, cleared)),
+          await auditEntry(caller, orgId, 'TEAM_DELETED', { teamId, teamName: team.name }),
+        ],
+      };
+    },
+    'the team has too many users and applications to delete in one atomic write: remove some of them (PUT) first',
+  );
+  return {};
+}
+
+/** Moves an application into the team; only the team's members may (SPEC 4.4). Already there: nothing is written. */
+export async function updateApplicationTeam(caller: Caller, orgId: string, teamIdParam: string, body: UpdateApplicationTeamBody) {
+  const teamId = teamIdParam.toLowerCase();
+  if (body.teamId && body.teamId !== teamId) throw badRequest(`teamId: ${body.teamId} does not match the team in the path (${teamId})`);
+  const membership = await caller.authorize(orgId);
+  await requireTeam(orgId, teamId);
+  if (!membership.teamIds.includes(teamId)) throw unauthorized('Unauthorized: only members of the team may move applications into it');
+  await commitTeamWrite(async () => {
+    const [team, app] = await Promise.all([requireTeam(orgId, teamId), getApplication(body.applicationId)]);
+    if (!app || app.organizationId !== orgId) throw badRequest(`applicationId: no application ${body.applicationId} in organization ${orgId}`);
+    if (app.teamId === teamId) return { items: [] };
+    const next = { ...team, applicationIds: [...new Set([...team.applicationIds, app.applicationId])] };
+    const payload = { applicationId: app.applicationId, appName: app.name, teamId, previousTeamId: app.teamId ?? '' };
+    return {
+      items: [
+        teamUpdate(team, next),
+        ...(await teamRelationWrites(orgId, team, next)),
+        await auditEntry(caller, orgId, 'APPLICATION_MODIFIED', payload),
+      ],
+    };
+  }, TOO_MANY_CHANGES);
+  return { applicationTeam: { applicationId: body.applicationId, organizationId: orgId, teamId } };
+}
+
+// ---- Lists (SPEC 4.4, 4.5): by name, then id; `nextPageToken` empty on the last page.
+
+async function teamsPage(orgId: string, teams: TeamRecord[], pageToken: number, pageSize: number) {
+  const request = { page: pageToken, size: pageSize };
+  const page = pageOf(teams.sort(compareBy((team) => nameOrderKey(team.name, team.teamId), (team) => team.teamId, 'ASC')), request);
+  return { teams: await describeTeams(orgId, page.items), nextPageToken: v1NextPageToken(request, page.hasNext), totalCount: page.totalCount };
+}
+
+/** `search`: a case-insensitive part of the name, in which `*` stands for any characters. */
+function namePattern(search: string | undefined): (name: string) => boolean {
+  if (!search) return () => true;
+  const pattern = new RegExp(search.split('*').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*'), 'i');
+  return (name) => pattern.test(name);
+}
+
+export async function listTeamsForOrg(orgId: string, q: ListTeamsForOrgQuery) {
+  const matches = namePattern(q.search);
+  return teamsPage(orgId, (await teamsOfOrg(orgId)).filter((team) => matches(team.name)), q.pageToken, q.pageSize);
+}
+
+export async function listTeamsForUser(caller: Caller, orgId: string, userId: string, q: ListTeamsForUserQuery) {
+  if (userId.toLowerCase() !== caller.userId) throw unauthorized('Unauthorized: userId must be your own user id');
+  const membership = await caller.authorize(orgId);
+  return teamsPage(orgId, await getTeams(orgId, membership.teamIds), q.pageToken, q.pageSize);
+}
