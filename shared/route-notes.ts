@@ -24,6 +24,32 @@ export const routeNotes: Record<string, string> = {
     'A global HawkScan configuration published by an operator. Answers 307 to a short-lived presigned URL ' +
     '(the body holds the JSON hosted-asset response too); `redirect=false` answers 200 with that JSON. The ' +
     'permission is needed in at least one organization.',
+  validateScanConfiguration:
+    'Checks `conf` (a stackhawk.yml) as the scanner client does (its config schema: `app.applicationId`, `env`, ' +
+    '`host`, `authentication`...) and stores nothing. Each problem is a marker naming its key path (`code`) and ' +
+    'its position; no markers: valid. `${VAR}` references are left to the scanner\'s environment. `name` only ' +
+    'labels the markers (`resource`, default stackhawk.yml).',
+  setScanConfigurationForOrg:
+    'Creates or replaces the organization\'s configuration `name` (letters, digits, _ and -, at most 64). `conf` ' +
+    'must be one YAML mapping, at most 256 KiB (400 naming the line otherwise); use validate to check it against ' +
+    'the scanner\'s schema. The type is read from `configType` or `type` (hawkop), ORG by default. Readers see ' +
+    'the old text or the new one, never a mix.',
+  renameScanConfigurationForOrg:
+    'Renames `originalName` to `newName` (404 when `originalName` does not exist, 409 when `newName` does).',
+  listScanConfigurationsForOrg:
+    'The organization\'s configurations by name (case-insensitive); `query` keeps names containing it. ' +
+    'Organization configurations belong to the organization, not to a team. `nextPageToken` is empty on the last page.',
+  getScanConfigurationForOrg:
+    'The configuration\'s YAML as a short-lived presigned download URL; `redirect=true` answers 307 to it ' +
+    'instead (with the same JSON body). A configuration named `list` is reachable by rename and delete only.',
+  deleteScanConfigurationForOrg: 'Deletes the configuration (404 when there is none of that name).',
+  getEnvironmentDefaultConfig:
+    'The environment\'s default HawkScan configuration (written when the environment is created, naming its ' +
+    '`host`, or set by the POST) and the SHA-256 of its stored text. Not audited: it changes nothing.',
+  createEnvironmentDefaultConfig:
+    'Replaces the environment\'s default configuration with `conf` (a HawkScan configuration object, at most ' +
+    '256 KiB as JSON). `applicationId`/`envId`, when given, must be those of the path. Team-owned applications: ' +
+    'team members only.',
   createApplication:
     'Nothing is required (a name is strongly encouraged); unknown fields are ignored. An `env` creates that ' +
     'environment too (ENVIRONMENT_ADDED; its default scan configuration gets `host`), making the application ' +

@@ -1,4 +1,5 @@
 import { getApplication, getApplicationIncludingDeleting, type ApplicationRecord } from './application-repository.ts';
+import { getEnvironment, getEnvironmentIncludingDeleting } from './environment-repository.ts';
 import type { Membership } from '../identity/membership-repository.ts';
 import type { Caller } from '../http/caller.ts';
 import { HttpError, notFound, unauthorized } from '../errors.ts';
@@ -32,4 +33,12 @@ export async function accessibleApplication(
 /** Team rule (SPEC 4.2): a team-owned resource is for that team's members only. */
 export function canSeeTeamResource(membership: Membership, teamId: string | undefined): boolean {
   return !teamId || membership.teamIds.includes(teamId);
+}
+
+/** The environment `{envId}` of the application `{appId}`, with the application's access rules; 404 when it is not there. */
+export async function accessibleEnvironment(caller: Caller, appId: string, envId: string, options: { teamRestricted: boolean; includeDeleting?: boolean }) {
+  const { app } = await accessibleApplication(caller, appId, { teamRestricted: options.teamRestricted });
+  const env = options.includeDeleting ? await getEnvironmentIncludingDeleting(appId, envId) : await getEnvironment(appId, envId);
+  if (!env) throw notFound(`environment ${envId} not found in application ${appId}`);
+  return { app, env };
 }

@@ -36,6 +36,11 @@ export interface EnvironmentRecord extends Partial<LastScan> {
   applicationType: ApplicationType;
   deleting?: boolean;
   createdAt: number;
+  /**
+   * The S3 object holding the default configuration set by POST .../config/default; absent: the one written when
+   * the environment was created (objectKeys.environmentConfig).
+   */
+  defaultConfigKey?: string;
 }
 
 /** The gsi1 partition of environments without scans (the LAST_SCAN_STATUS_UNSPECIFIED filter). */
@@ -135,6 +140,22 @@ export function environmentRename(env: EnvironmentRecord, name: string): Transac
     );
   }
   return items;
+}
+
+/** Makes `objectKey` the live environment's default configuration, provided it still is `env`'s current one. */
+export function environmentDefaultConfigUpdate(env: EnvironmentRecord, objectKey: string): TransactItem {
+  const current = env.defaultConfigKey
+    ? { condition: 'defaultConfigKey = :previous', values: { ':previous': env.defaultConfigKey } }
+    : { condition: 'attribute_not_exists(defaultConfigKey)', values: {} };
+  return {
+    Update: {
+      TableName: config.tableName,
+      Key: keys.environment(env.applicationId, env.environmentId),
+      UpdateExpression: 'SET defaultConfigKey = :key',
+      ConditionExpression: `attribute_exists(pk) AND attribute_not_exists(deleting) AND ${current.condition}`,
+      ExpressionAttributeValues: { ':key': objectKey, ...current.values },
+    },
+  };
 }
 
 const LAST_SCAN_FIELDS: (keyof LastScan)[] = [

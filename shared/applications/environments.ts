@@ -9,14 +9,12 @@ import {
   environmentsOfOrg,
   environmentsOfOrgNamed,
   environmentsOfOrgWithStatus,
-  getEnvironment,
   getEnvironmentByName,
-  getEnvironmentIncludingDeleting,
   type EnvironmentRecord,
   type LastScan,
   type LastScanStatus,
 } from './environment-repository.ts';
-import { accessibleApplication, canSeeTeamResource } from './access.ts';
+import { accessibleApplication, accessibleEnvironment, canSeeTeamResource } from './access.ts';
 import { auditEntry, type TransactItem } from '../audit/entries.ts';
 import { transactWriteRetryingConflicts } from '../db/query.ts';
 import { cancellationReasons } from '../db/items.ts';
@@ -94,13 +92,6 @@ export async function createEnvironment(caller: Caller, appId: string, body: { e
     throw error;
   }
   return toApplication({ ...app, applicationStatus: 'ACTIVE', environmentCount: app.environmentCount + 1 }, created);
-}
-
-async function accessibleEnvironment(caller: Caller, appId: string, envId: string, options: { teamRestricted: boolean; includeDeleting?: boolean }) {
-  const { app } = await accessibleApplication(caller, appId, { teamRestricted: options.teamRestricted });
-  const env = options.includeDeleting ? await getEnvironmentIncludingDeleting(appId, envId) : await getEnvironment(appId, envId);
-  if (!env) throw notFound(`environment ${envId} not found in application ${appId}`);
-  return { app, env };
 }
 
 export async function updateEnvironment(caller: Caller, appId: string, envId: string, body: { name: string }) {

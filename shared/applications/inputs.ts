@@ -70,6 +70,15 @@ export const createEnvironmentQuery = z.object({
 /** application.UpdateApplicationEnvRequest: only the name changes. */
 export const updateEnvironmentBody = z.object({ name: environmentNameSchema });
 
+/** `application.CreateApplicationConfigRequest`: `conf` is a HawkScan configuration as a JSON object. */
+export const createEnvironmentDefaultConfigBody = z.object({
+  applicationId: z.optional(uuid()),
+  envId: z.optional(uuid()),
+  isDefault: z.optional(z.boolean()),
+  conf: z.record(z.string(), z.unknown(), { error: 'required: the HawkScan configuration, a JSON object such as {"app": {...}}' }),
+});
+export type CreateEnvironmentDefaultConfig = z.output<typeof createEnvironmentDefaultConfigBody>;
+
 // ---- Lists
 
 export const applicationTypesParam = () => enumListParam(APPLICATION_TYPES, ['STANDARD']);

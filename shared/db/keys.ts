@@ -1,5 +1,7 @@
 // Every DynamoDB key of the single table is built here, and only here. docs/DATA-MODEL.md lists the access
 // patterns these keys serve. Sort keys starting with '#' mark an entity's own record inside its partition.
+const ASSET_PREFIX = { configuration: 'SCANCONFIG#', policy: 'POLICY#' } as const;
+
 export const keys = {
   organization: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: '#ORG' }),
 
@@ -80,6 +82,11 @@ export const keys = {
   teamsOfOrg: (orgId: string) => ({ pk: `ORG#${orgId}`, skPrefix: 'TEAM#' }),
   /** Claims a team name inside its organization (names are unique per organization, case-insensitively). */
   teamName: (orgId: string, name: string) => ({ pk: `ORG#${orgId}`, sk: `TEAMNAME#${name.toLowerCase()}` }),
+
+  // ---- Named documents of an organization (docs/DATA-MODEL.md, Organization scan configurations and policies):
+  // the metadata of each in its organization's partition, the text in S3 (`objectKey`). Names are case-sensitive.
+  organizationAsset: (orgId: string, kind: 'configuration' | 'policy', name: string) => ({ pk: `ORG#${orgId}`, sk: `${ASSET_PREFIX[kind]}${name}` }),
+  organizationAssetsOfOrg: (orgId: string, kind: 'configuration' | 'policy') => ({ pk: `ORG#${orgId}`, skPrefix: ASSET_PREFIX[kind] }),
 
   /** User-activity (audit) entries of an organization, in time order (the audit list reads ranges of it). */
   auditEntry: (orgId: string, timestamp: number, auditId: string) => ({

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { accessibleApplication } from '../applications/access.ts';
 import { auditEntry } from '../audit/entries.ts';
 import { config } from '../config.ts';
@@ -8,7 +8,7 @@ import { objectKeys } from '../storage/objects.ts';
 import { presignedDownload } from './downloads.ts';
 import { descriptionText, validateDescription } from './openapi-validation.ts';
 import { commitOptimistically } from './oas.ts';
-import { logger } from '../http/logger.ts';
+import { deleteUnreferencedObject } from '../storage/objects-io.ts';
 import type { Caller } from '../http/caller.ts';
 import {
   getHostedDescription,
@@ -19,15 +19,6 @@ import {
 
 // POST /api/v1/oas/{appId}/upload (SPEC 4.3 rules 1-4): kept apart from the other OAS operations because the
 // validator it needs is most of its Lambda bundle.
-
-async function deleteObject(objectKey: string): Promise<void> {
-  try {
-    await (await s3()).send(new DeleteObjectCommand({ Bucket: config.assetsBucket, Key: objectKey }));
-  } catch (error) {
-    // Not fatal: the object is unreferenced, and the application's cascade delete removes its whole prefix.
-    logger.warn('could not delete an unreferenced description version', { objectKey, error });
-  }
-}
 
 /**
  * Validates and stores an application's description, replacing the current one (SPEC 4.3 rules 1-4). The new
@@ -68,9 +59,9 @@ export async function uploadDescription(caller: Caller, appId: string, body: Buf
       return [requireLiveApplication(appId), replaceHostedDescription(record, replaced?.version), audit];
     });
   } catch (error) {
-    await deleteObject(record.objectKey);
+    await deleteUnreferencedObject(record.objectKey);
     throw error;
   }
-  if (replaced) await deleteObject(replaced.objectKey);
+  if (replaced) await deleteUnreferencedObject(replaced.objectKey);
   return { oasId: appId, fileSize: record.sizeBytes, openapiVersion: record.openapiVersion, ...(await presignedDownload(record.objectKey)) };
 }

@@ -1,4 +1,5 @@
-// The permission names of SPEC 5.6 plus those the public API uses for scans and audit. A membership carries a
+// The permission names of SPEC 5.6 plus those the public API uses for scans, audit, organization scan
+// configurations, scan policies and repositories. A membership carries a
 // subset; the route table names the one each operation needs.
 export const PERMISSIONS = [
   'read:application',
@@ -6,6 +7,7 @@ export const PERMISSIONS = [
   'delete:application',
   'read:scan_config',
   'write:scan_config',
+  'delete:scan_config',
   'read:team',
   'write:team',
   'delete:team',
@@ -13,6 +15,10 @@ export const PERMISSIONS = [
   'write:scan',
   'delete:scan',
   'read:audit',
+  'read:policy',
+  'write:policy',
+  'read:repository',
+  'write:repository',
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];

@@ -1,3 +1,6 @@
+/** The named documents an organization keeps: scan configurations (YAML) and scan policies (JSON). */
+export type OrganizationAssetKind = 'configuration' | 'policy';
+
 // Every S3 object key is built here. All of an application's assets live under one prefix, so deleting an
 // application removes them with one prefix listing (SPEC 3).
 export const objectKeys = {
@@ -15,5 +18,13 @@ export const objectKeys = {
   scanConfig: (appId: string, configHash: string) => `apps/${appId}/configs/${configHash}.yml`,
   /** The same configuration parsed, as JSON: what GET .../config/{configHash} returns, without a YAML parser. */
   parsedScanConfig: (appId: string, configHash: string) => `apps/${appId}/configs/${configHash}.json`,
+  /**
+   * One stored version of an environment's default configuration written by POST .../config/default; the
+   * environment record names the current one (`defaultConfigKey`). Under the environment's prefix, so its delete removes it.
+   */
+  environmentDefaultConfig: (appId: string, envId: string, version: string) => `apps/${appId}/envs/${envId}/default-config/${version}.json`,
   globalConfig: (name: string) => `global-configuration/${name}.yml`,
+  /** One stored version of an organization's named document; its metadata item names the current one. */
+  organizationAsset: (orgId: string, kind: OrganizationAssetKind, version: string) =>
+    kind === 'configuration' ? `orgs/${orgId}/configurations/${version}.yml` : `orgs/${orgId}/policies/${version}.json`,
 };

@@ -1,0 +1,6 @@
+import { operation } from '../shared/http/operation.ts';
+import { renameScanConfiguration } from '../shared/scan-configurations/configurations.ts';
+
+export const handler = operation<{ orgId: string }, unknown, { originalName: string; newName: string }>('renameScanConfigurationForOrg', ({ caller, params, body }) =>
+  renameScanConfiguration(caller, params.orgId, body),
+);

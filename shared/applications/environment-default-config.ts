@@ -1,0 +1,56 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { accessibleEnvironment } from './access.ts';
+import { environmentDefaultConfigUpdate } from './environment-repository.ts';
+import { auditEntry, transactWrite } from '../audit/entries.ts';
+import { cancellationReasons } from '../db/items.ts';
+import { badRequest, conflict, notFound } from '../errors.ts';
+import { objectKeys } from '../storage/objects.ts';
+import { deleteUnreferencedObject, putObject, readObjectText } from '../storage/objects-io.ts';
+import { messageProblems } from '../proto/encoding.ts';
+import type { Caller } from '../http/caller.ts';
+import type { CreateEnvironmentDefaultConfig } from './inputs.ts';
+
+// GET/POST /api/v1/app/{appId}/env/{envId}/config/default: the environment's default stackhawk.yml, first written
+// when the environment is created, then replaced as a whole. Stored as JSON (a YAML 1.2 document), so neither
+// function bundles a YAML parser. A replacement is a new object made current by one transaction with the
+// environment's ENVIRONMENT_MODIFIED entry; the replaced object is deleted after it.
+
+const CONF_TYPE = 'hawkscan.HawkscanConf';
+const MAX_CONFIG_BYTES = 256 * 1024;
+
+/** `application.ApplicationConfigResponse`: the configuration and the hash of its stored text. */
+export async function environmentDefaultConfig(caller: Caller, appId: string, envId: string) {
+  const { env } = await accessibleEnvironment(caller, appId, envId, { teamRestricted: true });
+  const text = await readObjectText(env.defaultConfigKey ?? objectKeys.environmentConfig(appId, envId));
+  if (text === undefined) throw notFound(`environment ${envId} has no default configuration`);
+  return { configHash: createHash('sha256').update(text, 'utf8').digest('hex'), conf: JSON.parse(text) };
+}
+
+export async function replaceEnvironmentDefaultConfig(caller: Caller, appId: string, envId: string, body: CreateEnvironmentDefaultConfig): Promise<object> {
+  if (body.applicationId && body.applicationId !== appId) throw badRequest(`body.applicationId: must be the application of the path, ${appId}`);
+  if (body.envId && body.envId !== envId) throw badRequest(`body.envId: must be the environment of the path, ${envId}`);
+  const problems = messageProblems(CONF_TYPE, body.conf, 'body.conf');
+  if (problems.length) throw badRequest(`not a HawkScan configuration: ${problems.join('; ')}`);
+  const text = `${JSON.stringify(body.conf, null, 2)}\n`;
+  if (Buffer.byteLength(text) > MAX_CONFIG_BYTES) throw badRequest(`body.conf: must be at most ${MAX_CONFIG_BYTES} bytes as JSON`);
+
+  const { app, env } = await accessibleEnvironment(caller, appId, envId, { teamRestricted: true });
+  const objectKey = objectKeys.environmentDefaultConfig(appId, envId, randomUUID());
+  await putObject(objectKey, text, 'application/json');
+  const audit = await auditEntry(caller, app.organizationId, 'ENVIRONMENT_MODIFIED', {
+    applicationId: appId,
+    appName: app.name,
+    envId,
+    envName: env.name,
+    defaultConfig: 'replaced',
+  });
+  try {
+    await transactWrite([environmentDefaultConfigUpdate(env, objectKey), audit]);
+  } catch (error) {
+    await deleteUnreferencedObject(objectKey);
+    if (cancellationReasons(error)?.[0] === 'ConditionalCheckFailed') throw conflict(`environment ${envId} was changed or deleted concurrently; retry`);
+    throw error;
+  }
+  await deleteUnreferencedObject(env.defaultConfigKey ?? objectKeys.environmentConfig(appId, envId));
+  return {};
+}

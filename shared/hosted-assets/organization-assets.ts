@@ -1,0 +1,154 @@
+import { randomUUID } from 'node:crypto';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from '../db/client.ts';
+import { keys } from '../db/keys.ts';
+import { fromItem, cancellationReasons } from '../db/items.ts';
+import { queryAll } from '../db/query.ts';
+import { config } from '../config.ts';
+import { auditEntry, transactWrite, type TransactItem } from '../audit/entries.ts';
+import { conflict, notFound } from '../errors.ts';
+import { objectKeys, type OrganizationAssetKind } from '../storage/objects.ts';
+import { deleteUnreferencedObject, putObject, readObjectText } from '../storage/objects-io.ts';
+import { hostedAssetAnswer, presignedDownload } from './downloads.ts';
+import type { ActivityType } from '../audit/activity-types.ts';
+import type { Caller } from '../http/caller.ts';
+
+// Named documents an organization keeps (scan configurations, scan policies). The text is an S3 object written
+// once per version; the metadata item in the organization's partition names the current version, and every change
+// of it is one transaction with its audit entry, so readers see the old text or the new one and a failed commit
+// changes nothing (the pattern of docs/HOSTED-ASSETS.md). They belong to the organization, not to a team.
+
+export type { OrganizationAssetKind };
+
+export interface OrganizationAssetRecord {
+  organizationId: string;
+  kind: OrganizationAssetKind;
+  name: string;
+  /** The current stored version: every update writes a new object, so a reader never sees a partial one. */
+  version: string;
+  objectKey: string;
+  sizeBytes: number;
+  updatedAt: number;
+  updatedBy: string;
+  /** What the kind lists besides the name (a configuration's type, a policy's display name...). */
+  details: Record<string, string>;
+}
+
+const COMMIT_ATTEMPTS = 3;
+const LABELS: Record<OrganizationAssetKind, string> = { configuration: 'scan configuration', policy: 'scan policy' };
+export const assetNotFound = (kind: OrganizationAssetKind, orgId: string, name: string) => notFound(`${LABELS[kind]} ${name} not found in organization ${orgId}`);
+
+export async function getOrganizationAsset(kind: OrganizationAssetKind, orgId: string, name: string): Promise<OrganizationAssetRecord | undefined> {
+  const out = await db.send(new GetCommand({ TableName: config.tableName, Key: keys.organizationAsset(orgId, kind, name) }));
+  return fromItem<OrganizationAssetRecord>(out.Item);
+}
+
+export async function listOrganizationAssets(kind: OrganizationAssetKind, orgId: string): Promise<OrganizationAssetRecord[]> {
+  const { pk, skPrefix } = keys.organizationAssetsOfOrg(orgId, kind);
+  return (await queryAll({ partition: pk, skPrefix })).map((item) => fromItem<OrganizationAssetRecord>(item)!);
+}
+
+/** The current text of the named asset, or undefined when there is none. */
+export async function organizationAssetText(kind: OrganizationAssetKind, orgId: string, name: string): Promise<string | undefined> {
+  const record = await getOrganizationAsset(kind, orgId, name);
+  return record && readObjectText(record.objectKey);
+}
+
+/** Conditions a write on the version that was read (none read: the name must still be free). */
+const onVersion = (previousVersion: string | undefined) =>
+  previousVersion
+    ? { ConditionExpression: 'version = :previous', ExpressionAttributeValues: { ':previous': previousVersion } }
+    : { ConditionExpression: 'attribute_not_exists(pk)' };
+
+const putRecord = (record: OrganizationAssetRecord, previousVersion: string | undefined): TransactItem => ({
+  Put: {
+    TableName: config.tableName,
+    Item: { ...keys.organizationAsset(record.organizationId, record.kind, record.name), entity: 'organizationAsset', ...record },
+    ...onVersion(previousVersion),
+  },
+});
+
+const deleteRecord = (record: OrganizationAssetRecord): TransactItem => ({
+  Delete: { TableName: config.tableName, Key: keys.organizationAsset(record.organizationId, record.kind, record.name), ...onVersion(record.version) },
+});
+
+/** Creates or replaces the named asset with `text`; `audit` is written in the same transaction. */
+export async function putOrganizationAsset(
+  caller: Caller,
+  input: { kind: OrganizationAssetKind; orgId: string; name: string; text: string; contentType: string; details: Record<string, string> },
+  audit: { type: ActivityType; payload: Record<string, unknown> },
+): Promise<void> {
+  const version = randomUUID();
+  const objectKey = objectKeys.organizationAsset(input.orgId, input.kind, version);
+  await putObject(objectKey, input.text, input.contentType);
+  const record: OrganizationAssetRecord = {
+    organizationId: input.orgId,
+    kind: input.kind,
+    name: input.name,
+    version,
+    objectKey,
+    sizeBytes: Buffer.byteLength(input.text, 'utf8'),
+    updatedAt: Date.now(),
+    updatedBy: caller.userId,
+    details: input.details,
+  };
+  for (let attempt = 1; ; attempt++) {
+    const replaced = await getOrganizationAsset(input.kind, input.orgId, input.name);
+    const entry = await auditEntry(caller, input.orgId, audit.type, { ...audit.payload, fileSize: record.sizeBytes, created: !replaced });
+    try {
+      await transactWrite([putRecord(record, replaced?.version), entry]);
+      if (replaced) await deleteUnreferencedObject(replaced.objectKey);
+      return;
+    } catch (error) {
+      const lostRace = cancellationReasons(error)?.some((reason) => reason === 'ConditionalCheckFailed' || reason === 'TransactionConflict');
+      if (!lostRace || attempt === COMMIT_ATTEMPTS) {
+        await deleteUnreferencedObject(objectKey);
+        if (lostRace) throw conflict(`${LABELS[input.kind]} ${input.name} was changed concurrently; retry`);
+        throw error;
+      }
+    }
+  }
+}
+
+/** Moves the metadata to the new name (409 when it is taken); the stored text stays where it is. */
+export async function renameOrganizationAsset(
+  caller: Caller,
+  input: { kind: OrganizationAssetKind; orgId: string; originalName: string; newName: string },
+  audit: { type: ActivityType; payload: Record<string, unknown> },
+): Promise<void> {
+  const original = await getOrganizationAsset(input.kind, input.orgId, input.originalName);
+  if (!original) throw assetNotFound(input.kind, input.orgId, input.originalName);
+  const renamed: OrganizationAssetRecord = { ...original, name: input.newName, updatedAt: Date.now(), updatedBy: caller.userId };
+  try {
+    await transactWrite([deleteRecord(original), putRecord(renamed, undefined), await auditEntry(caller, input.orgId, audit.type, audit.payload)]);
+  } catch (error) {
+    const reasons = cancellationReasons(error);
+    if (reasons?.[1] === 'ConditionalCheckFailed') throw conflict(`newName: a ${LABELS[input.kind]} named ${input.newName} already exists`);
+    if (reasons?.[0] === 'ConditionalCheckFailed') throw conflict(`${LABELS[input.kind]} ${input.originalName} was changed concurrently; retry`);
+    throw error;
+  }
+}
+
+/** Deletes the named asset (the audit entry in the same transaction), then its text. */
+export async function removeOrganizationAsset(
+  caller: Caller,
+  input: { kind: OrganizationAssetKind; orgId: string; name: string },
+  audit: { type: ActivityType; payload: Record<string, unknown> },
+): Promise<void> {
+  const record = await getOrganizationAsset(input.kind, input.orgId, input.name);
+  if (!record) throw assetNotFound(input.kind, input.orgId, input.name);
+  try {
+    await transactWrite([deleteRecord(record), await auditEntry(caller, input.orgId, audit.type, audit.payload)]);
+  } catch (error) {
+    if (cancellationReasons(error)?.[0] === 'ConditionalCheckFailed') throw conflict(`${LABELS[input.kind]} ${input.name} was changed concurrently; retry`);
+    throw error;
+  }
+  await deleteUnreferencedObject(record.objectKey);
+}
+
+/** The hosted-asset answer (presigned URL) for the named asset, as JSON or as a redirect. */
+export async function organizationAssetDownload(kind: OrganizationAssetKind, orgId: string, name: string, redirect: boolean) {
+  const record = await getOrganizationAsset(kind, orgId, name);
+  if (!record) throw assetNotFound(kind, orgId, name);
+  return hostedAssetAnswer(await presignedDownload(record.objectKey), redirect);
+}

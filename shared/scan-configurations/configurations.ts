@@ -1,0 +1,64 @@
+import { badRequest } from '../errors.ts';
+import { compareBy, pageOf, v1NextPageToken, v2PageRequest } from '../lists.ts';
+import { listOrganizationAssets, putOrganizationAsset, removeOrganizationAsset, renameOrganizationAsset } from '../hosted-assets/organization-assets.ts';
+import type { Caller } from '../http/caller.ts';
+import type { ListScanConfigurationsQuery, UpsertScanConfiguration } from './inputs.ts';
+import { parseConfiguration } from './yaml.ts';
+
+// Organization scan configurations (/api/v1/configuration/{orgId}/...): named stackhawk.yml documents an
+// organization keeps for its scans, stored as organization assets (hosted-assets/organization-assets.ts). The
+// organization was authorized by the pipeline before these run.
+
+/** The text must be one YAML mapping (a stackhawk.yml); whether the scanner accepts it is validate's question. */
+function checkedText(conf: string): string {
+  const parsed = parseConfiguration(conf);
+  if (parsed.syntaxError) {
+    const { message, line, col } = parsed.syntaxError;
+    throw badRequest(`conf: not valid YAML: ${message} (line ${line}, column ${col})`);
+  }
+  if (!parsed.value) throw badRequest('conf: must be a YAML mapping (a stackhawk.yml with app, hawk, ...)');
+  return conf;
+}
+
+/** POST .../update: creates or replaces the named configuration (ORGANIZATION_CONFIGURATION_MODIFIED). */
+export async function upsertScanConfiguration(caller: Caller, orgId: string, input: UpsertScanConfiguration): Promise<void> {
+  const text = checkedText(input.conf);
+  await putOrganizationAsset(
+    caller,
+    { kind: 'configuration', orgId, name: input.name, text, contentType: 'application/yaml; charset=utf-8', details: { configType: input.configType } },
+    { type: 'ORGANIZATION_CONFIGURATION_MODIFIED', payload: { configName: input.name, configType: input.configType } },
+  );
+}
+
+/** POST .../rename. */
+export async function renameScanConfiguration(caller: Caller, orgId: string, input: { originalName: string; newName: string }): Promise<void> {
+  if (input.newName === input.originalName) throw badRequest('newName: must differ from originalName');
+  await renameOrganizationAsset(
+    caller,
+    { kind: 'configuration', orgId, ...input },
+    { type: 'ORGANIZATION_CONFIGURATION_MODIFIED', payload: { configName: input.newName, previousName: input.originalName } },
+  );
+}
+
+/** DELETE .../{configName} (ORGANIZATION_CONFIGURATION_REMOVED). */
+export function removeScanConfiguration(caller: Caller, orgId: string, name: string): Promise<void> {
+  return removeOrganizationAsset(caller, { kind: 'configuration', orgId, name }, { type: 'ORGANIZATION_CONFIGURATION_REMOVED', payload: { configName: name } });
+}
+
+/** GET .../list: `configuration.ListOrganizationScanConfigurationsResponse`, by name (`query`: part of the name). */
+export async function scanConfigurationList(orgId: string, query: ListScanConfigurationsQuery) {
+  const request = v2PageRequest(query.page, query.pageToken, query.pageSize);
+  const needle = query.query?.toLowerCase() ?? '';
+  const all = (await listOrganizationAssets('configuration', orgId))
+    .filter((record) => record.name.toLowerCase().includes(needle))
+    .sort(compareBy((record) => record.name.toLowerCase(), (record) => record.name, query.sortDir === 'desc' ? 'DESC' : 'ASC'));
+  const page = pageOf(all, request);
+  return {
+    configs: page.items.map((record) => ({ name: record.name, description: '', organizationId: orgId })),
+    totalCount: page.totalCount,
+    hasNext: page.hasNext,
+    hasPrev: request.page > 0,
+    nextPageToken: v1NextPageToken(request, page.hasNext),
+    prevPageToken: request.page > 0 ? String(request.page - 1) : '',
+  };
+}
