@@ -19,10 +19,14 @@ const integer = (min: number, max: number | undefined, fallback: number) => {
 
 /** pageSize: 1 to 1000, default 10. */
 export const pageSizeParam = () => integer(1, 1000, 10).check(z.describe('Page size, 1 to 1000 (default 10).'));
-/** pageToken: the 0-based page number, default 0. */
-export const pageTokenParam = () => integer(0, undefined, 0).check(z.describe('0-based page number (default 0).'));
+/** pageToken: the 0-based page number (an int32, as the public API declares it), default 0. */
+export const pageTokenParam = () => integer(0, 2_147_483_647, 0).check(z.describe('0-based page number, at most 2147483647 (default 0).'));
 /** An integer such as a time in ms, default 0. */
 export const integerParam = (fallback = 0) => integer(0, undefined, fallback);
+
+/** A time range's `start` and `end` (ms; `end` 0: unbounded): start must not be after end. */
+export const startNotAfterEnd = <T extends { start: number; end: number }>() =>
+  z.refine<T>((q) => q.end === 0 || q.start <= q.end, { message: 'must not be after end', path: ['start'] });
 
 /** `true` or `false` in any case; absent: the default. */
 export const booleanParam = (fallback: boolean | undefined) => {
@@ -42,9 +46,10 @@ export const caseInsensitiveEnum = <T extends string>(values: readonly [T, ...T[
   return z.optional(z.pipe(upper, z.transform((v) => values.find((value) => value.toUpperCase() === v)!)));
 };
 
-/** A list parameter, comma-joined or repeated; each item validated by `item`. Absent: `fallback`. */
+/** A list parameter, comma-joined or repeated, each value once; each item validated by `item`. Absent: `fallback`. */
 export const listParam = <T extends string>(item: z.ZodMiniType<T, string>, fallback: T[] = []) => {
-  const items = z.pipe(z.pipe(z.string(), z.transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))), z.array(item));
+  const split = (v: string) => [...new Set(v.split(',').map((s) => s.trim()).filter(Boolean))];
+  const items = z.pipe(z.pipe(z.string(), z.transform(split)), z.array(item));
   return z.pipe(z.optional(items), z.transform((v): T[] => (v === undefined || v.length === 0 ? fallback : v)));
 };
 

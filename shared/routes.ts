@@ -1,5 +1,6 @@
 import * as z from 'zod/mini'; // namespace import: lets esbuild drop zod's unused parts (its locales alone are 350 KB)
 import type { Permission } from './identity/permissions.ts';
+import { FINDINGS_REPORT_LIMITS, SCAN_START_BODY_BYTES } from './limits.ts';
 import type { ActivityType } from './audit/activity-types.ts';
 import { caseInsensitiveEnum, pageSizeParam, pageTokenParam, uuidListParam, v2PageParam } from './lists.ts';
 import {
@@ -57,6 +58,8 @@ export interface Route {
   query?: z.ZodMiniObject;
   /** JSON request body; absent: the operation takes none. */
   body?: z.ZodMiniType;
+  /** Largest JSON body accepted, in bytes (checked before parsing); default MAX_JSON_BODY_BYTES (shared/limits.ts). */
+  maxBodyBytes?: number;
   /** Raw (non-JSON) request body content types, e.g. the OpenAPI upload. */
   rawBody?: { contentTypes: string[]; maxBytes: number };
   /** Protobuf message name of the 200 response ('package.Message'), or 'empty' for an empty 200. */
@@ -547,6 +550,7 @@ export const routes: Route[] = [
     permission: 'write:scan',
     audit: 'SCAN_STARTED',
     body: scanStartedBody,
+    maxBodyBytes: SCAN_START_BODY_BYTES,
     response: 'hawk.ScanStarted',
     storage: 'readwrite',
   },
@@ -560,6 +564,7 @@ export const routes: Route[] = [
     auth: 'bearer',
     permission: 'write:scan',
     body: scanAlertsBody,
+    maxBodyBytes: FINDINGS_REPORT_LIMITS.maxBytes,
     response: 'hawk.ScanAlertsReported',
   },
   {

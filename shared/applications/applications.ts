@@ -134,7 +134,7 @@ export async function updateApplication(caller: Caller, appId: string, body: { n
  * application record last. If that is interrupted, DELETE again resumes it (without a second audit entry).
  */
 export async function deleteApplication(caller: Caller, appId: string): Promise<void> {
-  let { app } = await accessibleApplication(caller, appId, { teamRestricted: false, includeDeleting: true });
+  let { app } = await accessibleApplication(caller, appId, { teamRestricted: true, includeDeleting: true });
   for (let attempt = 0; !app.deleting; attempt++) {
     try {
       const payload = { applicationId: appId, appName: app.name };
@@ -143,7 +143,7 @@ export async function deleteApplication(caller: Caller, appId: string): Promise<
     } catch (error) {
       // An environment was created or deleted meanwhile (the count changed), or another DELETE won: read again.
       if (cancellationReasons(error)?.[0] !== 'ConditionalCheckFailed' || attempt >= 5) throw error;
-      ({ app } = await accessibleApplication(caller, appId, { teamRestricted: false, includeDeleting: true }));
+      ({ app } = await accessibleApplication(caller, appId, { teamRestricted: true, includeDeleting: true }));
     }
   }
   await deleteObjectsUnder(objectKeys.applicationPrefix(appId));

@@ -42,7 +42,7 @@ import type { Membership } from '../identity/membership-repository.ts';
 
 // Environments (SPEC 2.2-2.4, 3, 4.2): create/update/delete, lookup by name for the scanner, and the two lists.
 
-const MAX_ATTEMPTS = 5;
+const MAX_ATTEMPTS = 10;
 
 /** The environment's create writes with its ENVIRONMENT_ADDED entry, for callers that commit them (scan results). */
 export async function environmentCreationWrites(actor: { userId: string }, app: ApplicationRecord, name: string, lastScan?: LastScan) {
@@ -78,7 +78,7 @@ async function withFreshApplication(appId: string, app: ApplicationRecord, write
 }
 
 export async function createEnvironment(caller: Caller, appId: string, body: { env: string }, host: string | undefined) {
-  let { app } = await accessibleApplication(caller, appId, { teamRestricted: false });
+  let { app } = await accessibleApplication(caller, appId, { teamRestricted: true });
   let created: EnvironmentRecord | undefined;
   try {
     // Items: environment, name claim, application count (index 2), counter, audit entry.
@@ -113,7 +113,7 @@ export async function updateEnvironment(caller: Caller, appId: string, envId: st
  * (with ENVIRONMENT_REMOVED), then its data goes; a retried DELETE of an interrupted delete resumes it.
  */
 export async function deleteEnvironment(caller: Caller, appId: string, envId: string): Promise<void> {
-  const { app, env } = await accessibleEnvironment(caller, appId, envId, { teamRestricted: false, includeDeleting: true });
+  const { app, env } = await accessibleEnvironment(caller, appId, envId, { teamRestricted: true, includeDeleting: true });
   if (!env.deleting) {
     const payload = { applicationId: appId, appName: app.name, envId, envName: env.name };
     // Items: environment (index 0), name claim, application count (index 2), counter, audit entry.

@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { ACTIVITY_TYPES } from '../audit/activity-types.ts';
 import {
   booleanParam,
+  startNotAfterEnd,
   caseInsensitiveEnum,
   enumListParam,
   integerParam,
@@ -174,5 +175,5 @@ export const auditListQuery = z.object({
   sortDir: caseInsensitiveEnum(['asc', 'desc']),
   pageSize: pageSizeParam(),
   pageToken: pageTokenParam(),
-});
+}).check(startNotAfterEnd());
 export type AuditListQuery = z.output<typeof auditListQuery>;

@@ -11,3 +11,6 @@ export function generateApiKey(): { keyId: string; apiKey: string } {
 export function hashApiKey(apiKey: string): string {
   return createHash('sha256').update(apiKey, 'utf8').digest('hex');
 }
+
+/** The API key as it is looked up and rate limited: surrounding whitespace (any Unicode space) is not part of it. */
+export const normalizedApiKey = (header: string | undefined) => (header ?? '').trim();

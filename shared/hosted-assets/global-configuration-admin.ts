@@ -1,5 +1,7 @@
 import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import { LineCounter, isMap, parseDocument } from 'yaml';
+import { LineCounter, isMap } from 'yaml';
+import { DocumentRejected, parseBoundedYaml } from '../documents.ts';
+import { SCAN_CONFIG_LIMITS } from '../limits.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { config } from '../config.ts';
 import { s3 } from '../storage/s3.ts';
@@ -12,7 +14,13 @@ import { exists, validName } from './global-configuration.ts';
 export async function putGlobalConfiguration(input: { name: string; text: string }): Promise<{ name: string; sizeBytes: number }> {
   const name = validName(input.name);
   const lineCounter = new LineCounter();
-  const document = parseDocument(input.text, { lineCounter, uniqueKeys: true, prettyErrors: false });
+  let document: ReturnType<typeof parseBoundedYaml>;
+  try {
+    document = parseBoundedYaml(input.text, SCAN_CONFIG_LIMITS, lineCounter);
+  } catch (rejected) {
+    if (!(rejected instanceof DocumentRejected)) throw rejected;
+    throw badRequest(`--file: ${rejected.message}`);
+  }
   const [error] = document.errors;
   if (error) {
     const { line, col } = lineCounter.linePos(error.pos[0]);

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { booleanParam } from '../lists.ts';
+import { DESCRIPTION_LIMITS } from '../limits.ts';
 
 // The inputs of the hosted-asset operations (hosted API descriptions, global configuration), as the route table
 // declares them. Only zod here: the route table is read by the CDK stack and the generators too.
@@ -8,7 +9,7 @@ import { booleanParam } from '../lists.ts';
  * Largest accepted description upload: 4 MiB. A Lambda request event is at most 6 MB and API Gateway may
  * base64-encode the body (4/3 larger), which leaves room for the rest of the event (docs/HOSTED-ASSETS.md).
  */
-export const MAX_DESCRIPTION_BYTES = 4 * 1024 * 1024;
+export const MAX_DESCRIPTION_BYTES = DESCRIPTION_LIMITS.maxBytes;
 export const DESCRIPTION_CONTENT_TYPES = ['text/plain', 'application/x-yaml', 'application/yaml', 'application/json'];
 
 /** SPEC 8: at most 64 characters, letters, digits, `_` and `-`. */

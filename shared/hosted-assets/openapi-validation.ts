@@ -1,6 +1,8 @@
 import { dereference, validate } from '@readme/openapi-parser';
-import { LineCounter, isMap, isScalar, isSeq, parseDocument, type Node } from 'yaml';
-import { badRequest } from '../errors.ts';
+import { LineCounter, isMap, isScalar, isSeq, parseDocument, type Document, type Node } from 'yaml';
+import { HttpError, badRequest } from '../errors.ts';
+import { DocumentRejected, documentValue, lineOfOffset, parseBoundedYaml, prescanDocument } from '../documents.ts';
+import { DESCRIPTION_LIMITS } from '../limits.ts';
 
 // Validation of an uploaded API description (SPEC 4.3 rule 1), before anything is stored: YAML or JSON syntax,
 // the SPEC's own rules (OpenAPI 3.0 or 3.1; `openapi`, `info` and `paths` present), then the structural
@@ -16,7 +18,7 @@ export interface ValidDescription {
 
 const OPENAPI_3_0_OR_3_1 = /^3\.[01]\.\d+(-.+)?$/;
 /** Nodes a description may have once its internal `$ref`s are expanded: bounds validation time and memory. */
-const MAX_EXPANDED_NODES = 2_000_000;
+const MAX_EXPANDED_NODES = DESCRIPTION_LIMITS.maxExpandedNodes;
 const VALIDATION_TIMEOUT_MS = 10_000;
 const MAX_REPORTED_ERRORS = 10;
 
@@ -42,26 +44,33 @@ export function descriptionText(body: Buffer, contentTypeHeader: string | undefi
 export async function validateDescription(text: string): Promise<ValidDescription> {
   if (text.trim() === '') throw invalid('the body is empty');
   const lineCounter = new LineCounter();
-  const source = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
+  let source: Document.Parsed | undefined;
   let document: unknown;
   let format: ValidDescription['format'] = 'yaml';
   try {
-    // JSON first: YAML 1.2 parses nearly all JSON, but not every JSON document (tab indentation, for one).
-    document = JSON.parse(text);
-    format = 'json';
-  } catch {
-    if (source.errors.length > 0) {
-      const error = source.errors[0];
-      const { line, col } = lineCounter.linePos(error.pos[0]);
-      throw invalid(`not valid YAML or JSON: ${error.message.split('\n')[0]} (line ${line}, column ${col})`);
-    }
+    // Size, depth, node and alias limits first (shared/limits.ts), from a streaming scan of the text.
+    prescanDocument(text, DESCRIPTION_LIMITS);
     try {
-      document = source.toJS();
-    } catch (error) {
-      throw invalid(`not valid YAML: ${(error as Error).message}`);
+      // JSON first: YAML 1.2 parses nearly all JSON, but not every JSON document (tab indentation, for one).
+      document = JSON.parse(text);
+      format = 'json';
+    } catch {
+      source = parseBoundedYaml(text, DESCRIPTION_LIMITS, lineCounter);
+      if (source.errors.length > 0) {
+        const error = source.errors[0];
+        const { line, col } = lineCounter.linePos(error.pos[0]);
+        throw invalid(`not valid YAML or JSON: ${error.message.split('\n')[0]} (line ${line}, column ${col})`);
+      }
+      document = documentValue(source, DESCRIPTION_LIMITS);
     }
+  } catch (error) {
+    if (!(error instanceof DocumentRejected)) throw error;
+    const where = error.offset === undefined ? '' : ` (line ${lineOfOffset(text, error.offset)})`;
+    throw new HttpError(error.statusCode, `Invalid OpenAPI description: ${error.message}${where}`);
   }
-  const lineOf = (pointer: string) => sourceLine(source.contents, lineCounter, pointer);
+  // A JSON description is parsed as YAML too only when an error needs a line number.
+  const sourceTree = () => (source ??= parseDocument(text, { lineCounter, uniqueKeys: false, prettyErrors: false }));
+  const lineOf = (pointer: string) => sourceLine(sourceTree().contents, lineCounter, pointer);
   const at = (pointer: string) => {
     const line = lineOf(pointer);
     return line ? `${pointer} (line ${line})` : pointer;
@@ -125,7 +134,7 @@ function expandedNodeCount(document: unknown): number {
       if (counted.has(ref)) return counted.get(ref)!;
       if (counting.has(ref)) return 1;
       counting.add(ref);
-      const target = resolvePointer(document, decodeURIComponent(ref.slice(1)));
+      const target = resolvePointer(document, decodePointer(ref));
       const total = target === undefined ? 1 : count(target);
       counting.delete(ref);
       counted.set(ref, total);
@@ -136,6 +145,15 @@ function expandedNodeCount(document: unknown): number {
     return total;
   };
   return count(document);
+}
+
+/** A `#/...` reference's JSON pointer; a malformed percent-escape is the client's error. */
+function decodePointer(ref: string): string {
+  try {
+    return decodeURIComponent(ref.slice(1));
+  } catch {
+    throw invalid(`$ref ${JSON.stringify(ref.slice(0, 200))}: malformed percent-escape`);
+  }
 }
 
 function resolvePointer(document: unknown, pointer: string): unknown {

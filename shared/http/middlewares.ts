@@ -4,10 +4,11 @@ import httpContentNegotiation from '@middy/http-content-negotiation';
 import type * as z from 'zod/mini';
 import { HttpError, badRequest, payloadTooLarge, tooManyRequests, unauthorized, unsupportedMediaType } from '../errors.ts';
 import { verifyAccessToken, InvalidTokenError } from '../auth/tokens.ts';
-import { hashApiKey } from '../auth/api-keys.ts';
+import { hashApiKey, normalizedApiKey } from '../auth/api-keys.ts';
 import { admit } from '../rate-limit.ts';
 import { rateLimitKeys } from '../db/keys.ts';
 import { config } from '../config.ts';
+import { MAX_JSON_BODY_BYTES } from '../limits.ts';
 import { pathParameterNames, pathPattern, type Route } from '../routes.ts';
 import { currentScope } from '../request-scope.ts';
 import { toJsonObject, toProtobuf } from '../proto/encoding.ts';
@@ -60,6 +61,11 @@ export function errorResponses(): Middleware {
         request.response = jsonResponse(error.statusCode, { message: error.message }, error.headers);
       } else if (error.cause?.package === '@middy/http-json-body-parser') {
         request.response = jsonResponse(400, { message: 'request body is not valid JSON' });
+      } else if (error.name === 'TransactionCanceledException' || error.name === 'ConditionalCheckFailedException') {
+        // Concurrent requests kept changing the same items until the operation's retries ran out: nothing was
+        // written (a transaction is all or nothing), so the client may simply retry.
+        logger.warn('write lost to concurrent changes', { error });
+        request.response = jsonResponse(409, { message: 'Conflict: other requests changed the same data at the same time; nothing was changed, retry the request' });
       } else if (error.statusCode === 406) {
         request.response = jsonResponse(406, {
           message: `Not Acceptable: this operation answers ${(request.context.route.mediaTypes ?? [JSON_TYPE, PROTOBUF_TYPE]).join(' or ')}`,
@@ -117,7 +123,7 @@ export function rateLimiting(route: Route): Middleware {
           ? [{ key: rateLimitKeys.user(request.context.input.caller!.userId), limit: config.rateLimitPerMinute }]
           : [
               { key: rateLimitKeys.loginSource(request.event.requestContext.http.sourceIp), limit: config.loginSourceRateLimitPerMinute },
-              { key: rateLimitKeys.loginKey(hashApiKey(request.event.headers['x-apikey'] ?? '')), limit: config.loginRateLimitPerMinute },
+              { key: rateLimitKeys.loginKey(hashApiKey(normalizedApiKey(request.event.headers['x-apikey']))), limit: config.loginRateLimitPerMinute },
             ];
       for (const { key, limit } of subjects) {
         const decision = await admit(key, limit);
@@ -136,6 +142,18 @@ function describeIssues(error: z.core.$ZodError, prefix: string): string {
     .join('; ');
 }
 
+function decodePathSegment(name: string, value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    throw badRequest(`${name}: malformed percent-escape in the path`);
+  }
+}
+
+/** The body's size in bytes, without decoding it. */
+const bodyBytes = (event: LambdaEvent) =>
+  event.isBase64Encoded ? Math.floor((event.body!.length * 3) / 4) : Buffer.byteLength(event.body!, 'utf8');
+
 /** Path parameters, query and body, validated against the route's schemas: 400 naming what was wrong. */
 export function inputValidation(route: Route): Middleware {
   const names = pathParameterNames(route.path);
@@ -148,7 +166,9 @@ export function inputValidation(route: Route): Middleware {
       const { event, context } = request;
       const values = template.exec(event.rawPath)?.slice(1) ?? [];
       const params: Record<string, string> = {};
-      names.forEach((name, i) => (params[name] = decodeURIComponent(values[i] ?? '')));
+      // API Gateway hands over the parameters decoded (its rawPath may be decoded already: never decode it twice);
+      // the local server sends the path as received.
+      names.forEach((name, i) => (params[name] = event.pathParameters?.[name] ?? decodePathSegment(name, values[i] ?? '')));
       for (const name of names) {
         if (name.endsWith('Id') && !route.params?.shape[name] && !UUID.test(params[name])) {
           throw badRequest(`${name}: must be a UUID`);
@@ -174,6 +194,8 @@ export function inputValidation(route: Route): Middleware {
         if (raw.length > route.rawBody.maxBytes) throw payloadTooLarge(`request body exceeds ${route.rawBody.maxBytes} bytes`);
         context.input.rawBody = raw;
       } else if (route.body) {
+        const maxBytes = route.maxBodyBytes ?? MAX_JSON_BODY_BYTES;
+        if (event.body && bodyBytes(event) > maxBytes) throw payloadTooLarge(`request body exceeds ${maxBytes} bytes`);
         if (event.body) await jsonParser.before!(request);
         const parsed = route.body.safeParse(event.body ?? {});
         if (!parsed.success) throw badRequest(describeIssues(parsed.error, 'body'));

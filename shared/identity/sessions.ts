@@ -1,4 +1,4 @@
-import { hashApiKey } from '../auth/api-keys.ts';
+import { hashApiKey, normalizedApiKey } from '../auth/api-keys.ts';
 import { issueAccessToken } from '../auth/tokens.ts';
 import { findApiKey, listApiKeys } from './api-key-repository.ts';
 import { getUser } from './user-repository.ts';
@@ -25,22 +25,31 @@ async function teamsOf(memberships: Membership[]) {
     .map((team) => ({ id: team.teamId, name: team.name, organizationId: team.organizationId }));
 }
 
-export async function login(apiKey: string | undefined): Promise<{ token: string }> {
-  if (!apiKey) throw unauthorized('Unauthorized: send your API key in the X-ApiKey header');
-  const record = await findApiKey(hashApiKey(apiKey.trim()));
-  if (!record) throw unauthorized('Unauthorized: unknown API key');
-  const { organizations } = await apiOrganizationsOf(record.userId);
+/** Login and refresh alike: a user with no organization whose plan has API access gets no token. */
+async function requireApiOrganization(userId: string): Promise<void> {
+  const { organizations } = await apiOrganizationsOf(userId);
   if (organizations.length === 0) {
-    logger.info('login refused: no organization with API access', { userId: record.userId });
+    logger.info('session refused: no organization with API access', { userId });
     throw unauthorized('Unauthorized: API access is not enabled for any organization of this user');
   }
+}
+
+export async function login(apiKey: string | undefined): Promise<{ token: string }> {
+  if (!normalizedApiKey(apiKey)) throw unauthorized('Unauthorized: send your API key in the X-ApiKey header');
+  const record = await findApiKey(hashApiKey(normalizedApiKey(apiKey)));
+  if (!record) throw unauthorized('Unauthorized: unknown API key');
+  await requireApiOrganization(record.userId);
   return { token: await issueAccessToken(record.userId, record.keyId) };
 }
 
-/** A revoked API key cannot extend its sessions: they end at the latest when their current token expires. */
+/**
+ * A revoked API key cannot extend its sessions (they end at the latest when their current token expires), and
+ * refresh is refused as login would be for a user left with no organization with API access.
+ */
 export async function refresh(userId: string, apiKeyId: string): Promise<{ token: string }> {
   const keys = await listApiKeys(userId);
   if (!keys.some((key) => key.keyId === apiKeyId)) throw unauthorized('Unauthorized: the API key this session started with was revoked; log in again');
+  await requireApiOrganization(userId);
   return { token: await issueAccessToken(userId, apiKeyId) };
 }
 

@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
-import { parseDocument } from 'yaml';
 import { s3 } from '../storage/s3.ts';
 import { objectKeys } from '../storage/objects.ts';
 import { config } from '../config.ts';
-import { badRequest } from '../errors.ts';
+import { HttpError, badRequest } from '../errors.ts';
+import { DocumentRejected, documentValue, parseBoundedYaml } from '../documents.ts';
+import { SCAN_CONFIG_LIMITS } from '../limits.ts';
 import { messageType } from '../proto/encoding.ts';
 
 // Scan configurations as the scanner reports them (a stackhawk.yml): validated and stored in S3 under their hash,
@@ -18,18 +19,27 @@ export function configHashOf(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
-/** The parsed configuration; 400 unless the text is one YAML document holding a HawkScan configuration. */
+/**
+ * The parsed configuration; 400 unless the text is one YAML document holding a HawkScan configuration (413 or
+ * 400 naming the limit when it is too big, too deep or too aliased: shared/limits.ts).
+ */
 export function parseScanConfig(text: string): Record<string, unknown> {
-  const doc = parseDocument(text, { uniqueKeys: true });
-  if (doc.errors.length) throw badRequest(`config: not valid YAML: ${doc.errors[0].message.split('\n')[0]}`);
-  const value = doc.toJS({ maxAliasCount: 100 });
+  let value: unknown;
+  try {
+    const doc = parseBoundedYaml(text, SCAN_CONFIG_LIMITS);
+    if (doc.errors.length) throw badRequest(`config: not valid YAML: ${doc.errors[0].message.split('\n')[0]}`);
+    value = documentValue(doc, SCAN_CONFIG_LIMITS);
+  } catch (error) {
+    if (error instanceof DocumentRejected) throw new HttpError(error.statusCode, `config: ${error.message}`);
+    throw error;
+  }
   if (!value || typeof value !== 'object' || Array.isArray(value)) throw badRequest('config: must be a YAML mapping (a stackhawk.yml with app, hawk, ...)');
   try {
     messageType(CONF_TYPE).fromObject(value);
   } catch (error) {
     throw badRequest(`config: not a HawkScan configuration: ${(error as Error).message}`);
   }
-  return value;
+  return value as Record<string, unknown>;
 }
 
 /** Stores the configuration under its hash, as reported and parsed (content-addressed: writing again changes nothing). */

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
-import { booleanParam, caseInsensitiveEnum, integerParam, listParam, nameListParam, pageSizeParam, pageTokenParam, uuidListParam } from '../lists.ts';
+import { startNotAfterEnd, booleanParam, caseInsensitiveEnum, integerParam, listParam, nameListParam, pageSizeParam, pageTokenParam, uuidListParam } from '../lists.ts';
+import { FINDINGS_REPORT_LIMITS, MAX_PATTERN_LENGTH } from '../limits.ts';
 import { applicationTypesParam, environmentNameSchema } from '../applications/inputs.ts';
 
 // Request inputs of the scan reporting and scan-result operations (docs/DATA-MODEL.md "Scans"). Kept free of
@@ -8,8 +9,6 @@ import { applicationTypesParam, environmentNameSchema } from '../applications/in
 export const SEVERITIES = ['High', 'Medium', 'Low'] as const;
 export type Severity = (typeof SEVERITIES)[number];
 
-/** The most URIs one alerts request may carry (a scanner sends bigger scans in several requests). */
-export const MAX_URIS_PER_REQUEST = 10_000;
 /** One finding's request and response are stored in one item, which DynamoDB caps at 400 KB. */
 const MAX_MESSAGE_BYTES = 300_000;
 
@@ -66,12 +65,18 @@ const alertSchema = z.object({
 });
 export type ReportedAlert = z.output<typeof alertSchema>;
 
+const { maxAlerts, maxUris } = FINDINGS_REPORT_LIMITS;
+
 /** POST /api/v1/scan/{scanId}/alerts: one batch of findings (the same pluginId may come again in later batches). */
 export const scanAlertsBody = z
-  .object({ alerts: z.array(alertSchema).check(z.minLength(1, 'must have at least one alert')) })
+  .object({
+    alerts: z
+      .array(alertSchema)
+      .check(z.minLength(1, 'must have at least one alert'), z.maxLength(maxAlerts, `must have at most ${maxAlerts} alerts in one request (send more in further requests)`)),
+  })
   .check(
-    z.refine((b) => b.alerts.reduce((n, a) => n + a.uris.length, 0) <= MAX_URIS_PER_REQUEST, {
-      message: `must carry at most ${MAX_URIS_PER_REQUEST} URIs in one request (send more in further requests)`,
+    z.refine((b) => b.alerts.reduce((n, a) => n + a.uris.length, 0) <= maxUris, {
+      message: `must carry at most ${maxUris} URIs in one request (send more in further requests)`,
       path: ['alerts'],
     }),
   );
@@ -89,7 +94,9 @@ export type ScanCompletedBody = z.output<typeof scanCompletedBody>;
 
 /** Scan `tag` filter: `name:value`, `|` between alternatives, `*` wildcards; repeated parameters must all match. */
 const tagFilterParam = () =>
-  listParam(z.string().check(z.regex(/^[^:]+:.*$/, 'must be name:value'))).check(z.describe('`name:value`; `|` = or, `*` = wildcard.'));
+  listParam(
+    z.string().check(z.regex(/^[^:]+:.*$/, 'must be name:value'), z.maxLength(MAX_PATTERN_LENGTH, `must be at most ${MAX_PATTERN_LENGTH} characters`)),
+  ).check(z.describe(`\`name:value\`; \`|\` = or, \`*\` = wildcard; each filter at most ${MAX_PATTERN_LENGTH} characters.`));
 
 /** GET /api/v1/scan/{orgId} */
 export const listScansQuery = z.object({
@@ -108,7 +115,7 @@ export const listScansQuery = z.object({
   sortDir: caseInsensitiveEnum(['asc', 'desc']),
   applicationTypes: applicationTypesParam(),
   tag: tagFilterParam(),
-});
+}).check(startNotAfterEnd());
 export type ListScansQuery = z.output<typeof listScansQuery>;
 
 /** GET /api/v1/scan/{scanId}/alerts */

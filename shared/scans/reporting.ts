@@ -2,7 +2,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import { auditEntry } from '../audit/entries.ts';
 import { transactWriteRetryingConflicts } from '../db/query.ts';
 import { cancellationReasons } from '../db/items.ts';
-import { badRequest, conflict, notFound } from '../errors.ts';
+import { badRequest, conflict, notFound, payloadTooLarge } from '../errors.ts';
+import { FINDINGS_REPORT_LIMITS } from '../limits.ts';
 import { environmentLastScanUpdate, getEnvironment } from '../applications/environment-repository.ts';
 import {
   alertsOfScan,
@@ -43,11 +44,10 @@ function mergeByPlugin(alerts: ReportedAlert[]): ReportedAlert[] {
 }
 
 /**
- * Stores one alert's URIs of a request: numbers are reserved on the alert, the URI and message items written, then
- * counted on the alert and the scan in one transaction that requires the scan still STARTED. A request that loses
- * that race with completion removes what it wrote.
+ * Stores one alert's URIs of a request: numbers are reserved on the alert (creating it), then the URI and message
+ * items written. They stay invisible until findingsCount counts them (reportScanAlerts).
  */
-async function reportAlert(scan: ScanRecord, reported: ReportedAlert): Promise<void> {
+async function storeAlert(scan: ScanRecord, reported: ReportedAlert) {
   const { uris, ...metadata } = reported;
   const { first } = await reserveAlertUris(scan, metadata, uris.length);
   const findings = uris.map((u, i) => {
@@ -60,30 +60,41 @@ async function reportAlert(scan: ScanRecord, reported: ReportedAlert): Promise<v
       requestMethod: u.requestMethod,
       findingHash: findingHash(scan, reported.pluginId, u.requestMethod, u.uri, u.param),
     };
-    const { n: _n, ...shared } = uri;
     const { uri: _uri, requestMethod: _method, ...message } = u;
-    return { uri, message: { ...shared, ...message } };
+    return { uri, message: { ...uri, ...message } };
   });
   await putFindings(scan, findings);
-  try {
-    await transactWriteRetryingConflicts(findingsCount(scan, reported.pluginId, uris.length));
-  } catch (error) {
-    if (cancellationReasons(error)?.[0] !== 'ConditionalCheckFailed') throw error;
-    await removeFindings(scan, findings.map((f) => f.uri));
-    throw ended((await getScan(scan)) ?? scan);
-  }
+  return { pluginId: reported.pluginId, first, count: uris.length, findings };
 }
 
-/** POST /api/v1/scan/{scanId}/alerts. Not audited: SPEC lists no type for it, and SCAN_STARTED/SCAN_COMPLETED bracket it. */
+/**
+ * POST /api/v1/scan/{scanId}/alerts: every alert's URIs are stored (4 alerts at a time), then one transaction
+ * counts the whole request (shared/limits.ts FINDINGS_REPORT_LIMITS keeps it within one transaction and the
+ * Lambda timeout). A request that fails before counting leaves only invisible items; one that loses the race
+ * with completion removes them. Not audited: SPEC lists no type for it, and SCAN_STARTED/SCAN_COMPLETED bracket it.
+ */
 export async function reportScanAlerts(caller: Caller, scanId: string, body: ScanAlertsBody) {
   const { scan } = await accessibleScan(caller, scanId);
   if (scan.status !== 'STARTED') throw ended(scan);
   const alerts = mergeByPlugin(body.alerts);
   const queue = [...alerts];
+  const stored: Awaited<ReturnType<typeof storeAlert>>[] = [];
   const worker = async () => {
-    for (let alert = queue.shift(); alert; alert = queue.shift()) await reportAlert(scan, alert);
+    for (let alert = queue.shift(); alert; alert = queue.shift()) stored.push(await storeAlert(scan, alert));
   };
   await Promise.all(Array.from({ length: Math.min(ALERT_CONCURRENCY, alerts.length) }, worker));
+  try {
+    await transactWriteRetryingConflicts(findingsCount(scan, stored, FINDINGS_REPORT_LIMITS.maxReportsPerAlert));
+  } catch (error) {
+    const reasons = cancellationReasons(error);
+    const failed = reasons?.findIndex((reason) => reason === 'ConditionalCheckFailed') ?? -1;
+    if (failed < 0) throw error;
+    await removeFindings(scan, stored.flatMap((alert) => alert.findings.map((f) => f.uri)));
+    if (failed === 0) throw ended((await getScan(scan)) ?? scan);
+    throw payloadTooLarge(
+      `alert ${stored[failed - 1].pluginId} has received ${FINDINGS_REPORT_LIMITS.maxReportsPerAlert} reports in this scan, the most one alert may: send its URIs in fewer, bigger requests`,
+    );
+  }
   return { scanId, alertsReported: alerts.length, urisReported: alerts.reduce((n, a) => n + a.uris.length, 0) };
 }
 

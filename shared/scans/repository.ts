@@ -55,11 +55,38 @@ export interface AlertRecord {
   references: string[];
   /** URIs counted (visible); atomic ADD with the scan's reportedUris. */
   uriCount: number;
-  /** URI numbers handed out so far (>= uriCount; a request that lost the race with completion leaves a gap). */
+  /** URI numbers handed out so far (>= uriCount; a request that failed or lost to completion leaves a gap). */
   nextUri: number;
+  /**
+   * The counted URI numbers as `[first, count]` ranges, one per report, appended in the transaction that counts
+   * them: URIs outside them (written by a request that has not, or never, counted them) are invisible. Absent on
+   * alerts stored before ranges existed: then every number below nextUri counts.
+   */
+  committed?: [number, number][];
+}
+
+/** The alert's counted URI number ranges, in number order. */
+export function committedRanges(alert: AlertRecord): [number, number][] {
+  return (alert.committed ?? [[0, alert.nextUri]]).slice().sort((a, b) => a[0] - b[0]);
+}
+
+/** Whether URI number `n` of the alert is counted. */
+export const isCommitted = (alert: AlertRecord, n: number) => committedRanges(alert).some(([first, count]) => n >= first && n < first + count);
+
+/** The URI numbers of the alert's counted URIs at positions [from, from + size), in order. */
+export function committedNumbers(alert: AlertRecord, from: number, size: number): number[] {
+  const numbers: number[] = [];
+  let position = 0;
+  for (const [first, count] of committedRanges(alert)) {
+    for (let i = Math.max(0, from - position); i < count && numbers.length < size; i++) numbers.push(first + i);
+    position += count;
+    if (numbers.length >= size) break;
+  }
+  return numbers;
 }
 
 export interface AlertUriRecord {
+  /** The URI's number within its alert (its sort key); counted only within the alert's committed ranges. */
   n: number;
   alertUriId: string;
   msgId: string;
@@ -70,6 +97,8 @@ export interface AlertUriRecord {
 }
 
 export interface AlertMessageRecord extends Omit<AlertUriRecord, 'n'> {
+  /** Its URI's number (absent on messages stored before ranges existed). */
+  n?: number;
   param: string;
   evidence: string;
   otherInfo: string;
@@ -171,7 +200,7 @@ function configUseChange(scan: ScanRecord, delta: number): TransactItem {
  * Hands out `count` URI numbers of the alert, creating it on its first report (its first report sets name,
  * severity and the rest). Returns the stored alert and the first number.
  */
-export async function reserveAlertUris(scan: ScanRef, alert: Omit<AlertRecord, 'uriCount' | 'nextUri'>, count: number): Promise<{ alert: AlertRecord; first: number }> {
+export async function reserveAlertUris(scan: ScanRef, alert: Omit<AlertRecord, 'uriCount' | 'nextUri' | 'committed'>, count: number): Promise<{ alert: AlertRecord; first: number }> {
   const out = await db.send(
     new UpdateCommand({
       TableName: config.tableName,
@@ -215,8 +244,12 @@ export async function removeFindings(scan: ScanRef, uris: AlertUriRecord[]): Pro
   await batchDelete(uris.flatMap((u) => [keys.alertUri(appId, envId, scanId, u.pluginId, u.n), keys.alertMessage(appId, envId, scanId, u.msgId)]));
 }
 
-/** Counts stored findings of an alert, atomically with the scan's total, while the scan is STARTED (index 0). */
-export function findingsCount(scan: ScanRef, pluginId: string, count: number): TransactItem[] {
+/**
+ * Counts a request's stored findings, all of them or none: one transaction adds them to the scan's total (while
+ * it is STARTED: index 0) and to each alert's count, appending each alert's range of numbers to its committed
+ * ranges (while it has fewer than `maxReports`: index i + 1 for the i-th alert).
+ */
+export function findingsCount(scan: ScanRef, counts: { pluginId: string; first: number; count: number }[], maxReports: number): TransactItem[] {
   const { applicationId: appId, environmentId: envId, scanId } = scan;
   return [
     {
@@ -226,17 +259,20 @@ export function findingsCount(scan: ScanRef, pluginId: string, count: number): T
         UpdateExpression: 'ADD reportedUris :count',
         ConditionExpression: '#status = :started AND attribute_not_exists(deleting)',
         ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':count': count, ':started': 'STARTED' },
+        ExpressionAttributeValues: { ':count': counts.reduce((n, c) => n + c.count, 0), ':started': 'STARTED' },
       },
     },
-    {
-      Update: {
-        TableName: config.tableName,
-        Key: keys.scanAlert(appId, envId, scanId, pluginId),
-        UpdateExpression: 'ADD uriCount :count',
-        ExpressionAttributeValues: { ':count': count },
-      },
-    },
+    ...counts.map(
+      ({ pluginId, first, count }): TransactItem => ({
+        Update: {
+          TableName: config.tableName,
+          Key: keys.scanAlert(appId, envId, scanId, pluginId),
+          UpdateExpression: 'ADD uriCount :count SET committed = list_append(if_not_exists(committed, :none), :range)',
+          ConditionExpression: 'attribute_not_exists(committed) OR size(committed) < :max',
+          ExpressionAttributeValues: { ':count': count, ':none': [], ':range': [[first, count]], ':max': maxReports },
+        },
+      }),
+    ),
   ];
 }
 

@@ -1,3 +1,4 @@
+import { wildcardMatcher } from '../wildcard.ts';
 import { auditEntry } from '../audit/entries.ts';
 import { transactWriteRetryingConflicts } from '../db/query.ts';
 import { cancellationReasons } from '../db/items.ts';
@@ -9,6 +10,8 @@ import { environmentLastScanUpdate, getEnvironment } from '../applications/envir
 import {
   alertUris,
   alertsOfScan,
+  committedNumbers,
+  isCommitted,
   deleteScanData,
   getAlert,
   getAlertMessage,
@@ -36,8 +39,8 @@ function tagMatcher(filters: string[]): (scan: ScanRecord) => boolean {
     const patterns = filter
       .slice(split + 1)
       .split('|')
-      .map((v) => new RegExp(`^${v.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`));
-    return (scan: ScanRecord) => scan.tags.some((tag) => tag.name === name && patterns.some((p) => p.test(tag.value)));
+      .map((value) => wildcardMatcher(value, { anchored: true, ignoreCase: false }));
+    return (scan: ScanRecord) => scan.tags.some((tag) => tag.name === name && patterns.some((matches) => matches(tag.value)));
   });
   return (scan) => tests.every((test) => test(scan));
 }
@@ -104,8 +107,11 @@ export async function listScanAlertFindings(caller: Caller, scanId: string, plug
   const { scan, app } = await accessibleScan(caller, scanId);
   const alert = await getAlert(scan, pluginId);
   if (!alert || alert.uriCount === 0) throw notReported(scanId, pluginId);
+  // The page's positions among the counted URIs, as URI numbers: one sort-key range read, uncounted ones dropped.
   const from = q.pageToken * q.pageSize;
-  const uris = from < alert.nextUri ? await alertUris(scan, pluginId, from, from + q.pageSize - 1) : [];
+  const numbers = committedNumbers(alert, from, q.pageSize);
+  const wanted = new Set(numbers);
+  const uris = numbers.length ? (await alertUris(scan, pluginId, numbers[0], numbers[numbers.length - 1])).filter((u) => wanted.has(u.n)) : [];
   const scanView = toScan(scan, app);
   return {
     alert: toAlert(alert, scanView),
@@ -120,7 +126,7 @@ export async function listScanAlertFindings(caller: Caller, scanId: string, plug
       scan: scanView,
     })),
     appHost: scan.host,
-    nextPageToken: from + q.pageSize < alert.nextUri ? String(q.pageToken + 1) : '',
+    nextPageToken: from + q.pageSize < alert.uriCount ? String(q.pageToken + 1) : '',
     totalCount: alert.uriCount,
   };
 }
@@ -152,8 +158,9 @@ export async function getAlertMessages(caller: Caller, scanId: string, alertUriI
   const { scan } = await accessibleScan(caller, scanId);
   const message = await getAlertMessage(scan, messageId);
   const alert = message && (await getAlert(scan, message.pluginId));
-  // A message counts once its URIs do (the alert's uriCount); one of a request that lost to completion may linger.
-  if (!message || message.alertUriId !== alertUriId || !alert || alert.uriCount === 0) {
+  // A message counts once its URI does (within the alert's committed ranges); others may linger uncounted.
+  const counted = !!alert && (message?.n === undefined ? alert.uriCount > 0 : isCommitted(alert, message.n));
+  if (!message || message.alertUriId !== alertUriId || !counted) {
     throw notFound(`scan ${scanId} has no message ${messageId} for alert URI ${alertUriId}`);
   }
   return {

@@ -1,5 +1,5 @@
 import { accessibleApplication } from '../applications/access.ts';
-import { notFound } from '../errors.ts';
+import { HttpError, notFound } from '../errors.ts';
 import { SEVERITIES, type Severity } from './inputs.ts';
 import { alertsOfScan, getScan, getScanLocation, type AlertRecord, type ScanRecord, type ScanStats } from './repository.ts';
 import type { ApplicationRecord } from '../applications/application-repository.ts';
@@ -16,11 +16,15 @@ import type { Caller } from '../http/caller.ts';
  * `includeDeleting`: a retried DELETE of an interrupted scan delete resumes it.
  */
 export async function accessibleScan(caller: Caller, scanId: string, options: { includeDeleting?: boolean } = {}) {
+  const unknown = notFound(`scan ${scanId} not found`);
   const location = await getScanLocation(scanId);
-  if (!location) throw notFound(`scan ${scanId} not found`);
-  const { app, membership } = await accessibleApplication(caller, location.applicationId, { teamRestricted: true });
+  if (!location) throw unknown;
+  // Another organization's scan answers as an unknown one, naming nothing of theirs.
+  const { app, membership } = await accessibleApplication(caller, location.applicationId, { teamRestricted: true }).catch((error) => {
+    throw error instanceof HttpError && error.statusCode === 404 ? unknown : error;
+  });
   const scan = await getScan(location);
-  if (!scan || (scan.deleting && !options.includeDeleting)) throw notFound(`scan ${scanId} not found`);
+  if (!scan || (scan.deleting && !options.includeDeleting)) throw unknown;
   return { app, scan, membership };
 }
 

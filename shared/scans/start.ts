@@ -21,9 +21,10 @@ const MAX_ATTEMPTS = 5;
  * hash, so a failed start leaves at most an object a later scan may reuse (removed with the application).
  */
 export async function reportScanStarted(caller: Caller, appId: string, body: ScanStartedBody) {
+  // Authorized (permission, the application's existence and team) before the configuration is parsed.
+  let { app } = await accessibleApplication(caller, appId, { teamRestricted: true });
   const parsedConfig = parseScanConfig(body.config);
   const configHash = configHashOf(body.config);
-  let { app } = await accessibleApplication(caller, appId, { teamRestricted: true });
   await storeScanConfig(appId, configHash, body.config, parsedConfig);
   for (let attempt = 1; ; attempt++) {
     const scan: ScanRecord = {

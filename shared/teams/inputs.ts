@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { pageSizeParam, pageTokenParam, uuidSchema } from '../lists.ts';
+import { MAX_PATTERN_LENGTH } from '../limits.ts';
 
 // Request inputs of the team operations (SPEC 2.5, 4.4): the route table names these schemas, shared/teams.ts takes
 // their outputs. Kept free of storage imports so the route table stays light.
@@ -43,8 +44,8 @@ export type UpdateApplicationTeamBody = z.output<typeof updateApplicationTeamBod
 export const listTeamsForOrgQuery = z.object({
   pageToken: pageTokenParam(),
   pageSize: pageSizeParam(),
-  search: z.optional(z.string().check(z.maxLength(255, 'must be at most 255 characters'))).check(
-    z.describe('Case-insensitive team-name pattern: matches names containing it; `*` stands for any characters.'),
+  search: z.optional(z.string().check(z.maxLength(MAX_PATTERN_LENGTH, `must be at most ${MAX_PATTERN_LENGTH} characters`))).check(
+    z.describe(`Case-insensitive team-name pattern: matches names containing it; \`*\` stands for any characters (at most ${MAX_PATTERN_LENGTH} characters).`),
   ),
 });
 export type ListTeamsForOrgQuery = z.output<typeof listTeamsForOrgQuery>;

@@ -1,3 +1,4 @@
+import { wildcardMatcher } from '../wildcard.ts';
 import { randomUUID } from 'node:crypto';
 import {
   getTeam,
@@ -296,8 +297,7 @@ async function teamsPage(orgId: string, teams: TeamRecord[], pageToken: number, 
 /** `search`: a case-insensitive part of the name, in which `*` stands for any characters. */
 function namePattern(search: string | undefined): (name: string) => boolean {
   if (!search) return () => true;
-  const pattern = new RegExp(search.split('*').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*'), 'i');
-  return (name) => pattern.test(name);
+  return wildcardMatcher(search, { anchored: false, ignoreCase: true });
 }
 
 export async function listTeamsForOrg(orgId: string, q: ListTeamsForOrgQuery) {

@@ -1,0 +1,46 @@
+// What one request may ask of the service: the bounds that keep every request's time and memory bounded whoever
+// sends it (README "Limits"; each route's OpenAPI description quotes those it applies). Kept free of imports so
+// any operation (and the route table) can name them.
+
+/** `*` patterns (team `search`, scan `tag` filters): longest accepted pattern, in characters. */
+export const MAX_PATTERN_LENGTH = 255;
+
+/** YAML and JSON documents the service parses (scan configurations, API descriptions). */
+export const DOCUMENT_LIMITS = {
+  /** Nesting of collections (mappings, sequences, objects, arrays). */
+  maxDepth: 64,
+  /** Aliases (`*name`) in one YAML document; expanding them is bounded by yaml's maxAliasCount as well. */
+  maxAliases: 100,
+} as const;
+
+/** A reported scan configuration (POST /api/v1/app/{appId}/scan `config`). */
+export const SCAN_CONFIG_LIMITS = { ...DOCUMENT_LIMITS, maxBytes: 1_000_000, maxNodes: 50_000 } as const;
+
+/**
+ * An uploaded API description (POST /api/v1/oas/{appId}/upload). Validation is synchronous and costs about
+ * 40-60 us per node once `$ref`s are expanded (bench: hostile), so the expanded node count is what bounds it;
+ * maxNodes counts keys and values of the text as written.
+ */
+export const DESCRIPTION_LIMITS = { ...DOCUMENT_LIMITS, maxBytes: 4 * 1024 * 1024, maxNodes: 200_000, maxExpandedNodes: 100_000 } as const;
+
+/**
+ * One findings report (POST /api/v1/scan/{scanId}/alerts and any operation importing findings): all of it is
+ * counted in one DynamoDB transaction (one item per alert plus the scan), so a request is counted whole or not at
+ * all, and it completes well inside the 29 s Lambda timeout.
+ */
+export const FINDINGS_REPORT_LIMITS = {
+  /** Alerts (plugins) in one request; one transaction counts them all with the scan (DynamoDB: 100 items). */
+  maxAlerts: 50,
+  /** URIs (findings) in one request, over all its alerts. */
+  maxUris: 5_000,
+  /** The request body's size in bytes. */
+  maxBytes: 5 * 1024 * 1024,
+  /** Reports one alert may receive over a scan (each is one entry of the alert's committed ranges). */
+  maxReportsPerAlert: 5_000,
+} as const;
+
+/** A scan start's JSON body: its `config` (up to maxBytes characters, JSON-escaped) and a few small fields. */
+export const SCAN_START_BODY_BYTES = 4 * 1024 * 1024;
+
+/** JSON request bodies of every other operation. */
+export const MAX_JSON_BODY_BYTES = 1024 * 1024;
