@@ -42,11 +42,17 @@ import type { Membership } from '../identity/membership-repository.ts';
 
 // Environments (SPEC 2.2-2.4, 3, 4.2): create/update/delete, lookup by name for the scanner, and the two lists.
 
-const MAX_ATTEMPTS = 10;
+const MAX_ATTEMPTS = 8;
+const RETRY_BUDGET_MS = 8_000;
 
 /** The environment's create writes with its ENVIRONMENT_ADDED entry, for callers that commit them (scan results). */
-export async function environmentCreationWrites(actor: { userId: string }, app: ApplicationRecord, name: string, lastScan?: LastScan) {
-  const env: EnvironmentRecord = { ...newEnvironment(app, name), ...lastScan };
+export async function environmentCreationWrites(
+  actor: { userId: string },
+  app: ApplicationRecord,
+  name: string,
+  lastScan?: LastScan,
+  env: EnvironmentRecord = { ...newEnvironment(app, name), ...lastScan },
+) {
   const payload = { applicationId: app.applicationId, appName: app.name, envId: env.environmentId, envName: env.name };
   const items: TransactItem[] = [...environmentCreation(app, env), await auditEntry(actor, app.organizationId, 'ENVIRONMENT_ADDED', payload)];
   return { env, items };
@@ -63,13 +69,18 @@ export async function findOrCreateEnvironmentByName(actor: { userId: string }, a
   return { ...(await environmentCreationWrites(actor, app, name, lastScan)), created: true };
 }
 
-/** Runs a write conditioned on the application's environment count, re-reading it when another write won. */
+/**
+ * Runs a write conditioned on the application's environment count, re-reading it when another write won. Gives
+ * up (the cancellation answers 409: shared/http) after MAX_ATTEMPTS or RETRY_BUDGET_MS, well inside the timeout.
+ */
 async function withFreshApplication(appId: string, app: ApplicationRecord, write: (app: ApplicationRecord) => Promise<void>, countIndex: number) {
+  const started = Date.now();
   for (let attempt = 1; ; attempt++) {
     try {
       return await write(app);
     } catch (error) {
-      if (cancellationReasons(error)?.[countIndex] !== 'ConditionalCheckFailed' || attempt >= MAX_ATTEMPTS) throw error;
+      const exhausted = attempt >= MAX_ATTEMPTS || Date.now() - started > RETRY_BUDGET_MS;
+      if (cancellationReasons(error)?.[countIndex] !== 'ConditionalCheckFailed' || exhausted) throw error;
       const fresh = await getApplication(appId);
       if (!fresh) throw notFound(`application ${appId} not found`);
       app = fresh;
@@ -79,14 +90,17 @@ async function withFreshApplication(appId: string, app: ApplicationRecord, write
 
 export async function createEnvironment(caller: Caller, appId: string, body: { env: string }, host: string | undefined) {
   let { app } = await accessibleApplication(caller, appId, { teamRestricted: true });
-  let created: EnvironmentRecord | undefined;
+  // The configuration object is written once; only the transaction is retried when concurrent creations win.
+  const created = newEnvironment(app, body.env);
   try {
     // Items: environment, name claim, application count (index 2), counter, audit entry.
-    await withFreshApplication(appId, app, async (fresh) => {
-      const { env, items } = await environmentCreationWrites(caller, fresh, body.env);
-      await writeEnvironmentConfig(env, host, () => transactWriteRetryingConflicts(items));
-      [app, created] = [fresh, env];
-    }, 2);
+    await writeEnvironmentConfig(created, host, () =>
+      withFreshApplication(appId, app, async (fresh) => {
+        const { items } = await environmentCreationWrites(caller, fresh, body.env, undefined, created);
+        await transactWriteRetryingConflicts(items);
+        app = fresh;
+      }, 2),
+    );
   } catch (error) {
     if (cancellationReasons(error)?.[1] === 'ConditionalCheckFailed') throw conflict(`environment ${body.env} already exists in application ${appId}`);
     throw error;

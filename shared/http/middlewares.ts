@@ -64,7 +64,7 @@ export function errorResponses(): Middleware {
       } else if (error.name === 'TransactionCanceledException' || error.name === 'ConditionalCheckFailedException') {
         // Concurrent requests kept changing the same items until the operation's retries ran out: nothing was
         // written (a transaction is all or nothing), so the client may simply retry.
-        logger.warn('write lost to concurrent changes', { error });
+        logger.info('write lost to concurrent changes', { reasons: (error as { CancellationReasons?: unknown }).CancellationReasons });
         request.response = jsonResponse(409, { message: 'Conflict: other requests changed the same data at the same time; nothing was changed, retry the request' });
       } else if (error.statusCode === 406) {
         request.response = jsonResponse(406, {
