@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { displayableText } from '../names.ts';
 import { ACTIVITY_TYPES } from '../audit/activity-types.ts';
 import {
   booleanParam,
@@ -27,7 +28,7 @@ const httpUrl = () => z.url({ protocol: /^https?$/, error: 'must be an http(s) U
 
 // ---- Bodies
 
-export const applicationNameSchema = z.string().check(z.trim(), z.maxLength(255, 'must be at most 255 characters'));
+export const applicationNameSchema = z.string().check(z.trim(), z.maxLength(255, 'must be at most 255 characters'), displayableText());
 
 /** Environment names: non-empty, unique per application (case-insensitively); commas separate names in filters. */
 export const environmentNameSchema = z
@@ -37,6 +38,7 @@ export const environmentNameSchema = z
     z.minLength(1, 'must not be empty'),
     z.maxLength(255, 'must be at most 255 characters'),
     z.regex(/^[^,]*$/, 'must not contain a comma (lists of names are comma-delimited)'),
+    displayableText(),
   );
 
 /** The `host` of an environment's default scan configuration: the target's base URL. */

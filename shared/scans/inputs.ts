@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { startNotAfterEnd, booleanParam, caseInsensitiveEnum, integerParam, listParam, nameListParam, pageSizeParam, pageTokenParam, uuidListParam } from '../lists.ts';
+import { displayableText } from '../names.ts';
 import { FINDINGS_REPORT_LIMITS, MAX_PATTERN_LENGTH } from '../limits.ts';
 import { applicationTypesParam, environmentNameSchema } from '../applications/inputs.ts';
 
@@ -22,7 +23,7 @@ export const configHashSchema = z.pipe(
   z.transform((v) => v.toLowerCase()),
 );
 
-const tagSchema = z.object({ name: z.string().check(z.minLength(1, 'must not be empty'), z.maxLength(255)), value: text(1024) });
+const tagSchema = z.object({ name: z.string().check(z.minLength(1, 'must not be empty'), z.maxLength(255), displayableText()), value: text(1024) });
 
 /** POST /api/v1/app/{appId}/scan: the scanner announces a scan. */
 export const scanStartedBody = z.object({

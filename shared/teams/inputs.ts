@@ -1,12 +1,13 @@
 import * as z from 'zod/mini';
 import { pageSizeParam, pageTokenParam, uuidSchema } from '../lists.ts';
 import { MAX_PATTERN_LENGTH } from '../limits.ts';
+import { displayableText } from '../names.ts';
 
 // Request inputs of the team operations (SPEC 2.5, 4.4): the route table names these schemas, shared/teams.ts takes
 // their outputs. Kept free of storage imports so the route table stays light.
 
 /** Team names: non-empty after trimming, unique per organization (case-insensitively). */
-export const teamNameSchema = z.string().check(z.trim(), z.minLength(1, 'must not be empty'), z.maxLength(255, 'must be at most 255 characters'));
+export const teamNameSchema = z.string().check(z.trim(), z.minLength(1, 'must not be empty'), z.maxLength(255, 'must be at most 255 characters'), displayableText());
 
 /** A list of ids; absent or null is the empty list (replace-all: no members, no applications); duplicates count once. */
 const idList = () =>

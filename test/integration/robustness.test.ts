@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { routes, pathParameterNames } from '../../shared/routes.ts';
-import { api } from './client.ts';
+import { routes, pathParameterNames, type Route } from '../../shared/routes.ts';
+import { api, type RequestOptions } from './client.ts';
 import { createTenant } from './fixtures.ts';
+import { SCAN_CONFIG, alert, createApp, reportAlerts, startScan } from './scan-helpers.ts';
+import { newTeam } from './team-helpers.ts';
+import { auditEntriesOf } from './hosted-assets-helpers.ts';
+import { FINDINGS_REPORT_LIMITS } from '../../shared/limits.ts';
 
 // "A client can never cause a 5xx": every operation of the route table gets hostile input — malformed ids,
 // malformed JSON, wrong content types, nonsense query parameters, another organization's ids — and must answer
@@ -60,4 +64,120 @@ describe('no client input causes a 5xx', () => {
       expect([400, 401, 404], `${route.operationId}: ${response.text}`).toContain(response.status);
     }
   }, 120_000);
+});
+
+// The hostile-input suite (issue 11): the route table drives it. Every operation is called with real ids of the
+// caller's own organization (so requests reach the domain code) and one class of hostile input at a time; each
+// must answer a 4xx (a read may answer 200 where the input is merely odd), never a 5xx (api() fails on those),
+// within a ceiling that only a stall would break, and change nothing (the organization's audit log, which every
+// mutation writes in its transaction, stays as it was).
+describe('hostile input on every route', () => {
+  const STALL_MS = 20_000;
+  const stars = `${'*'.repeat(200)}Q`;
+  const deepYaml = '['.repeat(200_000);
+  const laughs = ['a: &a [x, x, x, x, x, x, x, x, x, x]', ...'bcdefg'.split('').map((n, i) => `${n}: &${n} [${Array(10).fill(`*${'abcdef'[i]}`).join(', ')}]`)].join('\n');
+
+  async function fixtures() {
+    const tenant = await createTenant();
+    const appId = await createApp(tenant);
+    const { scanId, envId, configHash } = await startScan(tenant.token, appId, { tags: [{ name: 'branch', value: 'main' }] });
+    await reportAlerts(tenant.token, scanId, [alert('10038', 'Low', 1)]);
+    const team = await newTeam(tenant.orgId, tenant.token, { name: 'hostile', userIds: [tenant.userId] });
+    const ids: Record<string, string> = {
+      orgId: tenant.orgId,
+      appId,
+      envId,
+      scanId,
+      teamId: team.id,
+      userId: tenant.userId,
+      oasId: appId,
+      pluginId: '10038',
+      configHash,
+      configName: 'default',
+      alertUriId: crypto.randomUUID(),
+      messageId: crypto.randomUUID(),
+    };
+    return { tenant, ids };
+  }
+
+  const pathOf = (route: Route, ids: Record<string, string>, override: Record<string, string> = {}) =>
+    pathParameterNames(route.path).reduce((path, name) => path.replace(`{${name}}`, override[name] ?? encodeURIComponent(ids[name])), route.path);
+
+  /** The hostile inputs a route takes: [what, request options, answers allowed]. */
+  function hostileInputs(route: Route, ids: Record<string, string>): [string, RequestOptions, number[]][] {
+    const inputs: [string, RequestOptions, number[]][] = [];
+    const reads = route.method === 'GET';
+    if (route.query && reads) {
+      // A read ignores parameters it does not take; one it takes must refuse the value (or, for odd but valid
+      // values, answer normally).
+      const takes = (name: string) => name in route.query!.shape;
+      const refused = (name: string) => (takes(name) ? [400] : [200, 404]);
+      const odd = [200, 400, 404];
+      inputs.push(['pathological patterns', { query: { search: stars, tag: `branch:${stars.slice(0, 200)}`, query: stars.slice(0, 200), name: stars.slice(0, 60), email: stars.slice(0, 60) } }, odd]);
+      inputs.push(['page token beyond int32', { query: { pageToken: 2 ** 31 } }, refused('pageToken')]);
+      inputs.push(['huge page size', { query: { pageSize: 10 ** 12 } }, refused('pageSize')]);
+      inputs.push(['times out of range', { query: { start: '99999999999999999999', end: '-1' } }, refused('start')]);
+      inputs.push(['start after end', { query: { start: 2000, end: 1000 } }, refused('start')]);
+      inputs.push(['duplicated ids', { query: { appIds: Array(50).fill(ids.appId), teamIds: Array(50).fill(ids.teamId), envIds: Array(50).fill(ids.envId) } }, [200, 404]]);
+      inputs.push(['control characters', { query: { query: '\u202e\u0000', envs: '\u0000', search: '\u202egnp' } }, odd]);
+    }
+    if (route.body) {
+      const control = { name: '\u202egnp.exe', env: 'dev\u0000', applicationIds: [ids.appId, ids.appId], userIds: [ids.userId, ids.userId], tags: [{ name: '\u0007', value: '' }] };
+      inputs.push(['control characters and duplicated ids', { body: control }, [400, 404, 409]]);
+      inputs.push(['deep JSON', { rawBody: `{"name":${'['.repeat(50_000)}${']'.repeat(50_000)}}`, contentType: 'application/json' }, [400]]);
+      const limit = route.maxBodyBytes ?? 1024 * 1024;
+      inputs.push(['a body over the limit', { rawBody: JSON.stringify({ name: 'x'.repeat(limit) }), contentType: 'application/json' }, [413]]);
+    }
+    if (route.operationId === 'reportScanStarted') {
+      inputs.push(['deep YAML config', { body: { env: 'dev', config: deepYaml } }, [400]]);
+      inputs.push(['aliased YAML config', { body: { env: 'dev', config: laughs } }, [400]]);
+      inputs.push(['duplicate-keyed YAML config', { body: { env: 'dev', config: `${SCAN_CONFIG}app: {}\n` } }, [400]]);
+    }
+    if (route.operationId === 'reportScanAlerts') {
+      const many = Array.from({ length: FINDINGS_REPORT_LIMITS.maxAlerts + 1 }, (_, i) => alert(`p${i}`, 'Low', 1));
+      inputs.push(['too many alerts', { body: { alerts: many } }, [400]]);
+    }
+    if (route.rawBody) {
+      inputs.push(['deep YAML description', { rawBody: `openapi: 3.0.3\nx: ${deepYaml}`, contentType: 'application/yaml' }, [400]]);
+      inputs.push(['aliased YAML description', { rawBody: `openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths: {}\n${laughs}`, contentType: 'application/yaml' }, [400]]);
+      inputs.push(['a description over the limit', { rawBody: 'x'.repeat(route.rawBody.maxBytes + 1), contentType: 'application/yaml' }, [413]]);
+    }
+    return inputs;
+  }
+
+  it('answers a malformed percent-escape in any path parameter with a 400 naming it', async () => {
+    const { tenant, ids } = await fixtures();
+    const before = (await auditEntriesOf(tenant.orgId)).length;
+    let positions = 0;
+    for (const route of routes) {
+      for (const name of pathParameterNames(route.path)) {
+        const out = await api(route.method, pathOf(route, ids, { [name]: '%ZZ' }), { token: tenant.token });
+        expect([out.status, out.body.message], `${route.operationId} {${name}}`).toEqual([400, `${name}: malformed percent-escape in the path`]);
+        positions++;
+      }
+    }
+    expect(positions).toBeGreaterThanOrEqual(40);
+    expect((await auditEntriesOf(tenant.orgId)).length).toBe(before);
+  }, 300_000);
+
+  it('answers every class of hostile input with a 4xx (200 for odd reads), never a 5xx, and changes nothing', async () => {
+    const { tenant, ids } = await fixtures();
+    const before = (await auditEntriesOf(tenant.orgId)).length;
+    let slowest = 0;
+    let cases = 0;
+    for (const route of routes.filter((r) => r.auth === 'bearer')) {
+      for (const [what, options, allowed] of hostileInputs(route, ids)) {
+        const started = Date.now();
+        const out = await api(route.method, pathOf(route, ids), { token: tenant.token, ...options });
+        slowest = Math.max(slowest, Date.now() - started);
+        expect(allowed, `${route.operationId} with ${what}: ${out.status} ${out.text.slice(0, 300)}`).toContain(out.status);
+        cases++;
+      }
+    }
+    expect(cases).toBeGreaterThan(60);
+    expect(slowest).toBeLessThan(STALL_MS);
+    expect((await auditEntriesOf(tenant.orgId)).length).toBe(before);
+    const scan = await api('GET', `/api/v1/scan/${ids.scanId}/alerts`, { token: tenant.token });
+    expect(scan.body.applicationScanResults[0].alertStats.totalAlerts).toBe(1);
+  }, 600_000);
 });
