@@ -1,12 +1,21 @@
 // The operations' notes for the OpenAPI description (openapi.json), keyed by operationId. Only the OpenAPI generator
 // reads them: the route table, which every Lambda bundle carries, keeps to what the runtime needs.
+import { DESCRIPTION_LIMITS, FINDINGS_REPORT_LIMITS, MAX_PATTERN_LENGTH, SCAN_CONFIG_LIMITS, SCAN_START_BODY_BYTES } from './limits.ts';
+
+const MiB = (bytes: number) => `${bytes / (1024 * 1024)} MiB`;
+const documentLimits = (limits: typeof SCAN_CONFIG_LIMITS | typeof DESCRIPTION_LIMITS) =>
+  `nesting at most ${limits.maxDepth} levels deep, at most ${limits.maxNodes} keys and values and ${limits.maxAliases} aliases ` +
+  '(aliases that expand too much are refused), no duplicate keys';
+
 export const routeNotes: Record<string, string> = {
   login: 'Exchanges the `X-ApiKey` header for an access token (a JWT valid for 30 minutes).',
   refreshToken: 'Returns a new access token with a later expiry for a valid bearer token.',
   getUser: 'The calling user, with the organizations (API access enabled) it belongs to and its role in each.',
   uploadOASForApplication:
     'The raw OpenAPI 3.0 or 3.1 description, YAML or JSON (a JSON body may also be a JSON string holding it), ' +
-    'at most 4 MiB (413 above). It is validated before it is stored: 400 says what is wrong and where (JSON ' +
+    `at most ${MiB(DESCRIPTION_LIMITS.maxBytes)} (413 above), with ${documentLimits(DESCRIPTION_LIMITS)}, and at most ` +
+    `${DESCRIPTION_LIMITS.maxExpandedNodes} values once its internal \`$ref\`s are expanded (413/400 naming the limit). ` +
+    'It is validated before it is stored: 400 says what is wrong and where (JSON ' +
     'pointer, line). One description per application, its `oasId` being the application id; re-uploading ' +
     'replaces it. 404: unknown application; 403: no `write:scan_config` for the application (team rules ' +
     'included). The response gives a presigned URL of the stored description.',
@@ -58,17 +67,18 @@ export const routeNotes: Record<string, string> = {
   getApplication: 'A team-owned application is visible to its team members only (401 for others).',
   updateApplication: 'Only the name changes; other fields are ignored. Team-owned applications: team members only.',
   deleteApplication:
-    'Permanently deletes the application with all its environments, scan results, stored configurations and ' +
+    'Team-owned applications: team members only (401 otherwise). Permanently deletes the application with all its environments, scan results, stored configurations and ' +
     'uploaded API description. The application disappears at once; should the request be interrupted, ' +
     'repeating it finishes the deletion.',
   createEnvironment:
-    'Environment names are unique per application, case-insensitively (409 otherwise). The new environment ' +
+    'Team-owned applications: team members only (401 otherwise). Concurrent creations in one application may ' +
+    'answer 409: nothing was created, retry. Environment names are unique per application, case-insensitively (409 otherwise). The new environment ' +
     'gets a default hosted scan configuration naming `host`. Returns the application with `env` and `envId` ' +
     'populated.',
   updateEnvironment:
     'Only the name changes (409 if another environment of the application has it). Team-owned applications: ' +
     'team members only.',
-  deleteEnvironment: 'Permanently deletes the environment and its scan results; repeating an interrupted request finishes it.',
+  deleteEnvironment: 'Team-owned applications: team members only (401 otherwise). Permanently deletes the environment and its scan results; repeating an interrupted request finishes it.',
   listEnvsV2:
     'Environments the caller may see (team membership), sorted by `sortField` (default environmentName) then ' +
     'id. List parameters may be comma-joined or repeated; `page=p_N` and `pageToken=N` select page N.',
@@ -82,7 +92,7 @@ export const routeNotes: Record<string, string> = {
   listEnvironments: 'Deprecated: use List Environments V2. `nextPageToken` is empty on the last page.',
   listAuditActivity:
     'The organization\'s user-activity entries, oldest first unless `sortDir=desc`; `start`/`end` in ms; ' +
-    '`timestamp` in ms; `payload` a JSON object as a string. `nextPageToken` is "-1" when there is no further ' +
+    '`timestamp` in ms (400 when `start` is after a non-zero `end`); `payload` a JSON object as a string. `nextPageToken` is "-1" when there is no further ' +
     'page.',
   getTeam:
     'The team with its members and applications (each with its environment names). Any member of the ' +
@@ -119,15 +129,20 @@ export const routeNotes: Record<string, string> = {
     'otherwise). `nextPageToken` is empty on the last page.',
   listTeamsForOrg:
     'The organization\'s teams, by name (then id); any member of the organization may call. `search` keeps the ' +
-    'teams whose name contains it, case-insensitively, `*` standing for any characters. `nextPageToken` is ' +
-    'empty on the last page.',
+    'teams whose name contains it, case-insensitively, `*` standing for any characters (at most ' +
+    `${MAX_PATTERN_LENGTH} characters, matched in linear time). \`nextPageToken\` is empty on the last page.`,
   reportScanStarted:
     'The scanner announces a scan of environment `env` (created, with ENVIRONMENT_ADDED, when the application ' +
     'has no environment of that name). `config` is the scan configuration YAML: 400 when it is not valid YAML ' +
-    'or not a HawkScan configuration object. It is stored under its `configHash` (hex SHA-256 of the text). ' +
+    `or not a HawkScan configuration object; at most ${SCAN_CONFIG_LIMITS.maxBytes} characters with ${documentLimits(SCAN_CONFIG_LIMITS)} ` +
+    `(413/400 naming the limit; the whole body at most ${MiB(SCAN_START_BODY_BYTES)}). The caller's access to the application is ` +
+    'checked before the configuration is read. Concurrent starts creating environments may answer 409: retry. It is stored under its `configHash` (hex SHA-256 of the text). ' +
     'The scan is STARTED and becomes the environment\'s last scan. Team-owned applications: team members only.',
   reportScanAlerts:
-    'Adds findings to a STARTED scan; may be called many times (at most 10000 URIs per request). Alerts with ' +
+    `Adds findings to a STARTED scan; may be called many times. One request carries at most ${FINDINGS_REPORT_LIMITS.maxAlerts} alerts, ` +
+    `${FINDINGS_REPORT_LIMITS.maxUris} URIs in all and ${MiB(FINDINGS_REPORT_LIMITS.maxBytes)} of body (400/413 beyond, naming the ` +
+    'limit), and is counted whole or not at all: its findings appear in lists and counts together, or never. ' +
+    `One alert may receive at most ${FINDINGS_REPORT_LIMITS.maxReportsPerAlert} reports over a scan (413 beyond). Alerts with ` +
     'the same `pluginId` merge: their URIs add up, and the first report of a plugin sets its name, severity, ' +
     'description, cweId and references. 400 once the scan is completed. Not audited (SCAN_STARTED and ' +
     'SCAN_COMPLETED bracket the reporting).',
@@ -137,7 +152,8 @@ export const routeNotes: Record<string, string> = {
     'ended. Returns the scan result.',
   listScans:
     'The organization\'s scans the caller may see (team membership), newest first unless `sortField` is `id` ' +
-    '(scan id) or `name` (application name, then environment name). `start`/`end` bound the start time (ms). ' +
+    '(scan id) or `name` (application name, then environment name). `start`/`end` bound the start time (ms; ' +
+    `400 when \`start\` is after a non-zero \`end\`). \`tag\` filters are at most ${MAX_PATTERN_LENGTH} characters, matched in linear time. ` +
     '`timestamp` fields are in ms. `applicationAlerts` is always empty here. `nextPageToken` is empty on the ' +
     'last page.',
   deleteScan:
