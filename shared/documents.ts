@@ -90,7 +90,7 @@ function checkTree(document: Document, limits: DocumentLimits): void {
       for (const pair of node.items) {
         if (isScalar(pair.key)) {
           const key = `${typeof pair.key.value}:${String(pair.key.value)}`;
-          if (keys.has(key)) throw new DocumentRejected(400, `duplicate key ${JSON.stringify(String(pair.key.value))}`, pair.key.range?.[0]);
+          if (keys.has(key)) throw new DocumentRejected(400, `duplicate key ${JSON.stringify(String(pair.key.value))} (keys of a mapping must be unique)`, pair.key.range?.[0]);
           keys.add(key);
         } else if (!isAlias(pair.key)) {
           visit(pair.key, depth + 1);

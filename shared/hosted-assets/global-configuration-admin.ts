@@ -1,6 +1,6 @@
 import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { LineCounter, isMap } from 'yaml';
-import { DocumentRejected, parseBoundedYaml } from '../documents.ts';
+import { DocumentRejected, lineOfOffset, parseBoundedYaml } from '../documents.ts';
 import { SCAN_CONFIG_LIMITS } from '../limits.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { config } from '../config.ts';
@@ -19,7 +19,8 @@ export async function putGlobalConfiguration(input: { name: string; text: string
     document = parseBoundedYaml(input.text, SCAN_CONFIG_LIMITS, lineCounter);
   } catch (rejected) {
     if (!(rejected instanceof DocumentRejected)) throw rejected;
-    throw badRequest(`--file: ${rejected.message}`);
+    const where = rejected.offset === undefined ? '' : ` (line ${lineOfOffset(input.text, rejected.offset)})`;
+    throw badRequest(`--file is not valid YAML: ${rejected.message}${where}`);
   }
   const [error] = document.errors;
   if (error) {

@@ -57,7 +57,7 @@ describe('denial of service: one request costs bounded time', () => {
     const laughs = await start(levels.join('\n')); // 500 "Excessive alias count" before
     expect([laughs.status, laughs.body.message]).toEqual([400, expect.stringMatching(/^config: aliases expand too much/)]);
     const duplicate = await start(`${SCAN_CONFIG}app:\n  env: again\n`);
-    expect([duplicate.status, duplicate.body.message]).toEqual([400, 'config: duplicate key "app"']);
+    expect([duplicate.status, duplicate.body.message]).toEqual([400, 'config: duplicate key "app" (keys of a mapping must be unique)']);
   });
 
   it('limits one findings report (alerts, URIs, bytes) and answers 400/413 naming the limit', async () => {

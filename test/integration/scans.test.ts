@@ -4,6 +4,7 @@ import { api } from './client.ts';
 import { addUserTo, createTenant } from './fixtures.ts';
 import { auditTypes, joinTeams } from './app-helpers.ts';
 import { SCAN_CONFIG, alert, completeScan, createApp, reportAlerts, startScan } from './scan-helpers.ts';
+import { FINDINGS_REPORT_LIMITS } from '../../shared/limits.ts';
 
 describe('scan reporting: start, alerts, complete', () => {
   it('reports a scan and reads it back with the public shapes', async () => {
@@ -146,7 +147,7 @@ describe('scan reporting: start, alerts, complete', () => {
       [{ alerts: [{ ...alert('1', 'High', 1), pluginId: 'a#b' }] }, 'pluginId'],
       [{ alerts: [alert('1', 'High', 0)] }, 'uris'],
       [{ alerts: [{ ...alert('1', 'High', 1), uris: [{ uri: '/x' }] }] }, 'requestMethod'],
-      [{ alerts: [alert('1', 'High', 10_001)] }, 'at most 10000 URIs'],
+      [{ alerts: [alert('1', 'High', FINDINGS_REPORT_LIMITS.maxUris + 1)] }, `at most ${FINDINGS_REPORT_LIMITS.maxUris} URIs`],
     ];
     for (const [body, field] of badAlerts) {
       const out = await api('POST', `/api/v1/scan/${scanId}/alerts`, { token: tenant.token, body });
