@@ -3,6 +3,7 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { configureEnvironment, dataDir, ensureSigningKey, runningStack, startEngines, statePath } from './local/stack.ts';
+import { ensureWebBuild } from './local/web.ts';
 
 const port = Number(process.env.PORT ?? 3000);
 const dynamodbPort = Number(process.env.DYNAMODB_PORT ?? port + 1);
@@ -20,11 +21,12 @@ async function main(): Promise<void> {
     configureEnvironment({ dynamodbEndpoint: engines[0].url, s3Endpoint: engines[1].url, signingKeyFile: ensureSigningKey(dir) });
     const { provision } = await import('./local/provision.ts');
     await provision();
+    await ensureWebBuild({ log: console.log });
     const { startLocalServer } = await import('./local/server.ts');
     const server = await startLocalServer(port);
     writeFileSync(statePath(dir), JSON.stringify({ pid: process.pid, port, dynamodbEndpoint: engines[0].url, s3Endpoint: engines[1].url }, null, 2));
     await bootstrap();
-    console.log(`hawk-api is ready on http://127.0.0.1:${port} (Ctrl-C stops it)`);
+    console.log(`hawk-api is ready on http://127.0.0.1:${port}: the dashboard at /, the API at /api (Ctrl-C stops it)`);
 
     let stopping = false;
     const stop = async (signal: string) => {

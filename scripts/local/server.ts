@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
 import { pathPattern, routes, type Route } from '../../shared/routes.ts';
 import type { LambdaEvent, LambdaResult } from '../../shared/http/types.ts';
+import { serveWeb } from './web.ts';
 
 // The local stand-in for API Gateway (HTTP API, payload 2.0): each request becomes the event API Gateway would
 // send, and the same handler module a Lambda would run is invoked with it.
@@ -117,6 +118,7 @@ export async function handle(req: IncomingMessage, res: ServerResponse): Promise
   const url = new URL(req.url ?? '/', 'http://localhost');
   const route = matchRoute(req.method ?? 'GET', url.pathname);
   const body = await readBody(req);
+  if (!route && (await serveWeb(req, res, url))) return; // the dashboard (web/dist), as CloudFront serves it on AWS
   if (!route) return send(res, json(404, `Not Found: no operation ${req.method} ${url.pathname}`));
   if (body === 'too-large') return send(res, json(413, `Request body exceeds ${MAX_BODY_BYTES} bytes`));
   const handler = await loadHandler(route);

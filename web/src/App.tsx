@@ -1,0 +1,136 @@
+import { lazy, Suspense, useEffect, useRef } from 'react';
+import { Navigate, NavLink, Route, Routes, useLocation, useParams } from 'react-router';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, unwrap } from './api/client';
+import { signOut, useSession } from './session';
+import { SignIn } from './pages/SignIn';
+import { Loading, QueryView } from './components/states';
+import { ApplicationsPage } from './pages/Applications';
+
+// Pages other than sign-in and the applications list load on demand, keeping the first page's JavaScript small.
+const ApplicationPage = lazy(() => import('./pages/Application'));
+const EnvironmentPage = lazy(() => import('./pages/Environment'));
+const EnvironmentsPage = lazy(() => import('./pages/Environments'));
+const ScansPage = lazy(() => import('./pages/Scans'));
+const ScanPage = lazy(() => import('./pages/Scan'));
+const AlertPage = lazy(() => import('./pages/Alert'));
+const FindingPage = lazy(() => import('./pages/Finding'));
+const TeamsPage = lazy(() => import('./pages/Teams'));
+const TeamPage = lazy(() => import('./pages/Team'));
+const AuditPage = lazy(() => import('./pages/Audit'));
+const HostedPage = lazy(() => import('./pages/Hosted'));
+
+export const useUser = () => useQuery({ queryKey: ['user'], queryFn: () => unwrap(api.GET('/api/v1/user')) });
+
+export function App() {
+  const session = useSession();
+  const queryClient = useQueryClient();
+  useEffect(() => {
+    if (!session.token) queryClient.clear(); // nothing of a previous session stays in memory
+  }, [session.token, queryClient]);
+  if (!session.token) return <SignIn notice={session.notice} />;
+  return (
+    <Routes>
+      <Route path="/" element={<ChooseOrganization />} />
+      <Route path="/org/:orgId/*" element={<Organization />} />
+      <Route path="*" element={<Navigate to="/" replace />} />
+    </Routes>
+  );
+}
+
+/** `/`: straight to the only organization, or a choice. */
+function ChooseOrganization() {
+  const user = useUser();
+  return (
+    <main id="main" className="narrow">
+      <QueryView query={user} what="your organizations">
+        {({ user }) => {
+          const organizations = user?.external?.organizations ?? [];
+          if (organizations.length === 1) return <Navigate to={`/org/${organizations[0]!.organization!.id}/apps`} replace />;
+          if (organizations.length === 0) return <p>Your user belongs to no organization yet: ask an operator to add you (`npm run admin -- add-member`).</p>;
+          return (
+            <>
+              <h1>Choose an organization</h1>
+              <ul className="cards">
+                {organizations.map((o) => (
+                  <li key={o.organization!.id}>
+                    <NavLink to={`/org/${o.organization!.id}/apps`}>{o.organization!.name || o.organization!.id}</NavLink>
+                  </li>
+                ))}
+              </ul>
+              <button type="button" onClick={signOut}>Sign out</button>
+            </>
+          );
+        }}
+      </QueryView>
+    </main>
+  );
+}
+
+function Organization() {
+  const { orgId = '' } = useParams();
+  const user = useUser();
+  const organizations = user.data?.user?.external?.organizations ?? [];
+  const current = organizations.find((o) => o.organization?.id === orgId);
+  const location = useLocation();
+  const main = useRef<HTMLElement>(null);
+  // After in-app navigation, move focus to the new page's content (as a full page load would for screen readers).
+  useEffect(() => {
+    if (location.key !== 'default') main.current?.focus();
+  }, [location.pathname]); // eslint-disable-line react-hooks/exhaustive-deps
+  const base = `/org/${orgId}`;
+  return (
+    <>
+      <a className="skip" href="#main">
+        Skip to content
+      </a>
+      <header className="top">
+        <span className="brand">hawk-api</span>
+        <nav aria-label="Sections">
+          <ul>
+            <li><NavLink to={`${base}/apps`}>Applications</NavLink></li>
+            <li><NavLink to={`${base}/envs`}>Environments</NavLink></li>
+            <li><NavLink to={`${base}/scans`}>Scans</NavLink></li>
+            <li><NavLink to={`${base}/teams`}>Teams</NavLink></li>
+            <li><NavLink to={`${base}/audit`}>Audit log</NavLink></li>
+            <li><NavLink to={`${base}/hosted`}>API descriptions</NavLink></li>
+          </ul>
+        </nav>
+        <span className="who">
+          {organizations.length > 1 ? (
+            <NavLink to="/">{current?.organization?.name ?? 'Organizations'}</NavLink>
+          ) : (
+            <span>{current?.organization?.name}</span>
+          )}{' '}
+          <span className="email">{user.data?.user?.external?.email}</span>{' '}
+          <button type="button" onClick={signOut}>
+            Sign out
+          </button>
+        </span>
+      </header>
+      <main id="main" ref={main} tabIndex={-1}>
+        {user.isSuccess && !current ? (
+          <p role="alert">This organization is not one of yours. <NavLink to="/">Choose one of your organizations</NavLink>.</p>
+        ) : (
+          <Suspense fallback={<Loading what="the page" />}>
+            <Routes>
+              <Route path="apps" element={<ApplicationsPage orgId={orgId} />} />
+              <Route path="app/:appId" element={<ApplicationPage />} />
+              <Route path="app/:appId/env/:envId" element={<EnvironmentPage />} />
+              <Route path="envs" element={<EnvironmentsPage />} />
+              <Route path="scans" element={<ScansPage />} />
+              <Route path="scan/:scanId" element={<ScanPage />} />
+              <Route path="scan/:scanId/alert/:pluginId" element={<AlertPage />} />
+              <Route path="scan/:scanId/finding/:alertUriId/:messageId" element={<FindingPage />} />
+              <Route path="teams" element={<TeamsPage />} />
+              <Route path="team/:teamId" element={<TeamPage />} />
+              <Route path="audit" element={<AuditPage />} />
+              <Route path="hosted" element={<HostedPage />} />
+              <Route path="*" element={<Navigate to="apps" replace />} />
+            </Routes>
+          </Suspense>
+        )}
+      </main>
+    </>
+  );
+}

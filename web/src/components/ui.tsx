@@ -1,0 +1,130 @@
+import { useEffect, useRef, useState, type FormEvent, type ReactNode } from 'react';
+import { describeError } from '../api/client';
+
+export const SEVERITIES = ['High', 'Medium', 'Low'] as const;
+
+export function SeverityBadge({ severity, count }: { severity: string; count?: number }) {
+  return (
+    <span className={`badge sev-${severity.toLowerCase()}`}>
+      {severity}
+      {count !== undefined && <>: {count}</>}
+    </span>
+  );
+}
+
+export function formatTime(epochMillis: string | undefined): string {
+  const n = Number(epochMillis);
+  return n > 0 ? new Date(n).toLocaleString() : '—';
+}
+
+/** Prev/next paging for token-paged lists; the caller keeps the page in the URL. */
+export function Pager({ page, hasNext, onPage, total }: { page: number; hasNext: boolean; onPage: (page: number) => void; total?: string }) {
+  return (
+    <nav className="pager" aria-label="Pages">
+      <button type="button" onClick={() => onPage(page - 1)} disabled={page <= 0}>
+        Previous
+      </button>
+      <span>
+        Page {page + 1}
+        {total !== undefined && <> · {total} in all</>}
+      </span>
+      <button type="button" onClick={() => onPage(page + 1)} disabled={!hasNext}>
+        Next
+      </button>
+    </nav>
+  );
+}
+
+/**
+ * A permanent action behind a native modal dialog (focus trapped, Escape cancels). With `typeToConfirm` the user
+ * types the name of what goes away before the button enables.
+ */
+export function ConfirmButton({ label, title, children, typeToConfirm, onConfirm }: { label: string; title: string; children: ReactNode; typeToConfirm?: string; onConfirm: () => Promise<unknown> }) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  const [typed, setTyped] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await onConfirm();
+      dialog.current?.close();
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <>
+      <button type="button" className="danger" onClick={() => { setTyped(''); setError(null); dialog.current?.showModal(); }}>
+        {label}
+      </button>
+      <dialog ref={dialog} aria-labelledby={`${label}-title`}>
+        <form onSubmit={submit}>
+          <h2 id={`${label}-title`}>{title}</h2>
+          {children}
+          {typeToConfirm !== undefined && (
+            <label>
+              Type <code>{typeToConfirm}</code> to confirm
+              <input value={typed} onChange={(e) => setTyped(e.target.value)} autoComplete="off" />
+            </label>
+          )}
+          {error !== null && <p role="alert" className="error">{describeError(error)}</p>}
+          <div className="actions">
+            <button type="button" onClick={() => dialog.current?.close()}>
+              Cancel
+            </button>
+            <button type="submit" className="danger" disabled={busy || (typeToConfirm !== undefined && typed !== typeToConfirm)}>
+              {label}
+            </button>
+          </div>
+        </form>
+      </dialog>
+    </>
+  );
+}
+
+/** A small form with one submit, its pending state and the service's error message. */
+export function ActionForm({ onSubmit, submitLabel, children, className }: { onSubmit: (data: FormData) => Promise<unknown>; submitLabel: string; children: ReactNode; className?: string }) {
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = event.currentTarget;
+    setBusy(true);
+    setError(null);
+    try {
+      await onSubmit(new FormData(form));
+      form.reset();
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form onSubmit={submit} className={className ?? 'inline-form'}>
+      {children}
+      <button type="submit" disabled={busy}>
+        {busy ? 'Working…' : submitLabel}
+      </button>
+      {error !== null && (
+        <p role="alert" className="error">
+          {describeError(error)}
+        </p>
+      )}
+    </form>
+  );
+}
+
+/** Sets the document title, so that tabs and history are readable and screen readers announce the page. */
+export function useTitle(title: string): void {
+  useEffect(() => {
+    document.title = `${title} · hawk-api`;
+  }, [title]);
+}
+
+export const text = (data: FormData, name: string) => String(data.get(name) ?? '').trim();

@@ -1,0 +1,87 @@
+import { useParams } from 'react-router';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { api, unwrap } from '../api/client';
+import { Empty, QueryView } from '../components/states';
+import { Pager, formatTime, useTitle } from '../components/ui';
+import { useUrlState } from '../components/url-state';
+
+const day = (value: string, endOfDay: boolean) => (value ? String(new Date(`${value}T${endOfDay ? '23:59:59.999' : '00:00:00'}`).getTime()) : undefined);
+
+export default function AuditPage() {
+  useTitle('Audit log');
+  const { orgId = '' } = useParams();
+  const url = useUrlState();
+  const query = {
+    email: url.get('email') || undefined,
+    types: url.get('types') || undefined,
+    start: day(url.get('from'), false),
+    end: day(url.get('to'), true),
+    sortDir: url.get('dir') || 'desc',
+    pageSize: '50',
+    pageToken: String(url.page),
+  };
+  const records = useQuery({
+    queryKey: ['audit', orgId, query],
+    queryFn: () => unwrap(api.GET('/api/v1/org/{orgId}/audit', { params: { path: { orgId }, query } })),
+    placeholderData: keepPreviousData,
+  });
+  return (
+    <>
+      <h1>Audit log</h1>
+      <form className="filters" role="search" onSubmit={(e) => e.preventDefault()}>
+        <label>
+          User email <input type="search" value={url.get('email')} onChange={(e) => url.set({ email: e.target.value })} />
+        </label>
+        <label>
+          Activity types <input value={url.get('types')} onChange={(e) => url.set({ types: e.target.value })} placeholder="e.g. APPLICATION_ADDED" />
+        </label>
+        <label>
+          From <input type="date" value={url.get('from')} onChange={(e) => url.set({ from: e.target.value })} />
+        </label>
+        <label>
+          To <input type="date" value={url.get('to')} onChange={(e) => url.set({ to: e.target.value })} />
+        </label>
+        <label>
+          Order
+          <select value={query.sortDir} onChange={(e) => url.set({ dir: e.target.value })}>
+            <option value="desc">Newest first</option>
+            <option value="asc">Oldest first</option>
+          </select>
+        </label>
+      </form>
+      <QueryView query={records} what="the audit log">
+        {(data) =>
+          data.auditRecords!.length === 0 ? (
+            <Empty title="No activity matches." />
+          ) : (
+            <>
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">When</th>
+                    <th scope="col">Who</th>
+                    <th scope="col">What</th>
+                    <th scope="col">Details</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {data.auditRecords!.map((r) => (
+                    <tr key={r.id}>
+                      <td>{formatTime(r.timestamp)}</td>
+                      <td>{r.userEmail || r.userName}</td>
+                      <td>{r.organizationActivityType || r.userActivityType}</td>
+                      <td className="wrap">
+                        <code>{r.payload}</code>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              <Pager page={url.page} hasNext={!!data.nextPageToken} onPage={url.setPage} total={data.totalCount} />
+            </>
+          )
+        }
+      </QueryView>
+    </>
+  );
+}

@@ -1,0 +1,104 @@
+import { Link, useParams } from 'react-router';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { api, unwrap } from '../api/client';
+import { Empty, QueryView } from '../components/states';
+import { Pager, SeverityBadge, formatTime, useTitle } from '../components/ui';
+import { useUrlState } from '../components/url-state';
+
+type SortField = 'environmentName' | 'applicationName' | 'scanDate' | 'scanFindingsCounts';
+
+export default function EnvironmentsPage() {
+  useTitle('Environments');
+  const { orgId = '' } = useParams();
+  const url = useUrlState();
+  const query = {
+    query: url.get('q') || undefined,
+    sortField: (url.get('sort') || 'applicationName') as SortField,
+    sortDir: url.get('dir') || 'asc',
+    lastScanStatus: url.get('status') || undefined,
+    pageSize: '50',
+    pageToken: String(url.page),
+  };
+  const envs = useQuery({
+    queryKey: ['envs', orgId, query],
+    queryFn: () => unwrap(api.GET('/api/v2/org/{orgId}/envs', { params: { path: { orgId }, query } })),
+    placeholderData: keepPreviousData,
+  });
+  return (
+    <>
+      <h1>Environments</h1>
+      <form className="filters" role="search" onSubmit={(e) => e.preventDefault()}>
+        <label>
+          Search <input type="search" value={url.get('q')} onChange={(e) => url.set({ q: e.target.value })} placeholder="application or environment" />
+        </label>
+        <label>
+          Last scan
+          <select value={url.get('status')} onChange={(e) => url.set({ status: e.target.value })}>
+            <option value="">Any</option>
+            <option value="LAST_SCAN_STATUS_SUCCESS">Completed</option>
+            <option value="LAST_SCAN_STATUS_IN_PROGRESS">Running</option>
+            <option value="LAST_SCAN_STATUS_ERRORED">Failed</option>
+            <option value="LAST_SCAN_STATUS_UNSPECIFIED">Never scanned</option>
+          </select>
+        </label>
+        <label>
+          Sort by
+          <select value={query.sortField} onChange={(e) => url.set({ sort: e.target.value })}>
+            <option value="applicationName">Application</option>
+            <option value="environmentName">Environment</option>
+            <option value="scanDate">Last scan date</option>
+            <option value="scanFindingsCounts">Untriaged findings</option>
+          </select>
+        </label>
+        <label>
+          Order
+          <select value={query.sortDir} onChange={(e) => url.set({ dir: e.target.value })}>
+            <option value="asc">Ascending</option>
+            <option value="desc">Descending</option>
+          </select>
+        </label>
+      </form>
+      <QueryView query={envs} what="environments">
+        {(data) =>
+          data.environments!.length === 0 ? (
+            <Empty title="No environment matches.">
+              <p>
+                Environments belong to applications: <Link to={`/org/${orgId}/apps`}>create an application</Link> with its first environment.
+              </p>
+            </Empty>
+          ) : (
+            <>
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Application</th>
+                    <th scope="col">Environment</th>
+                    <th scope="col">Last scan</th>
+                    <th scope="col">Untriaged</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {data.environments!.map((e) => (
+                    <tr key={e.environmentId}>
+                      <td>
+                        <Link to={`/org/${orgId}/app/${e.applicationId}`}>{e.applicationName}</Link>
+                      </td>
+                      <td>
+                        <Link to={`/org/${orgId}/app/${e.applicationId}/env/${e.environmentId}`}>{e.environmentName}</Link>
+                      </td>
+                      <td>{e.lastScanId ? `${formatTime(e.lastScanTimestamp)} (${e.lastScanStatus})` : 'never scanned'}</td>
+                      <td>
+                        <SeverityBadge severity="High" count={e.lastScanHighUntriaged} /> <SeverityBadge severity="Medium" count={e.lastScanMediumUntriaged} /> <SeverityBadge severity="Low" count={e.lastScanLowUntriaged} />
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              <Pager page={url.page} hasNext={data.hasNext!} onPage={url.setPage} total={data.totalCount} />
+            </>
+          )
+        }
+      </QueryView>
+    </>
+  );
+}

@@ -1,0 +1,101 @@
+import { useState } from 'react';
+import { useParams } from 'react-router';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { api, describeError, unwrap } from '../api/client';
+import { Empty, QueryView } from '../components/states';
+import { ActionForm, Pager, text, useTitle } from '../components/ui';
+import { useUrlState } from '../components/url-state';
+
+// Hosted assets are served through short-lived presigned URLs (docs/HOSTED-ASSETS.md): the page asks for one
+// when the user wants a download, rather than listing URLs that expire.
+export default function HostedPage() {
+  useTitle('API descriptions and configurations');
+  const { orgId = '' } = useParams();
+  const url = useUrlState();
+  const list = useQuery({
+    queryKey: ['oas-list', orgId, url.page],
+    queryFn: () => unwrap(api.GET('/api/v1/oas/{orgId}/list', { params: { path: { orgId }, query: { pageSize: '50', pageToken: String(url.page) } } })),
+    placeholderData: keepPreviousData,
+  });
+  const [link, setLink] = useState<{ label: string; href: string } | null>(null);
+  return (
+    <>
+      <h1>API descriptions</h1>
+      <QueryView query={list} what="hosted API descriptions">
+        {(data) =>
+          data.oasFiles!.length === 0 ? (
+            <Empty title="No hosted API descriptions yet.">
+              <p>Upload one from an application's page (section “API description”) or with <code>POST /api/v1/oas/{'{appId}'}/upload</code>.</p>
+            </Empty>
+          ) : (
+            <>
+              <ul className="rows">
+                {data.oasFiles!.map((f) => (
+                  <li key={f.oasId}>
+                    <code>{f.oasId}</code>
+                    <button
+                      type="button"
+                      onClick={async () => {
+                        const asset = await unwrap(api.GET('/api/v1/oas/{orgId}/{oasId}', { params: { path: { orgId, oasId: f.oasId! } } }));
+                        setLink({ label: `Download ${f.oasId} (link valid for a few minutes)`, href: asset.presignedDownloadUrl! });
+                      }}
+                    >
+                      Get download link<span className="visually-hidden"> for {f.oasId}</span>
+                    </button>
+                  </li>
+                ))}
+              </ul>
+              <Pager page={url.page} hasNext={!!data.nextPageToken} onPage={url.setPage} total={data.totalCount} />
+            </>
+          )
+        }
+      </QueryView>
+      {link && (
+        <p role="status">
+          <a href={link.href} rel="noopener noreferrer">
+            {link.label}
+          </a>
+        </p>
+      )}
+      <h2>Scan configurations</h2>
+      <ConfigLookup orgId={orgId} />
+    </>
+  );
+}
+
+function ConfigLookup({ orgId }: { orgId: string }) {
+  const [result, setResult] = useState<string | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  return (
+    <>
+      <ActionForm
+        submitLabel="Get global configuration"
+        onSubmit={async (data) => {
+          setError(null);
+          try {
+            const asset = await unwrap(api.GET('/api/v1/global-configuration/{configName}', { params: { path: { configName: text(data, 'name') }, query: { redirect: 'false' } } }));
+            setResult(asset.presignedDownloadUrl!);
+          } catch (e) {
+            setResult(null);
+            setError(e);
+          }
+        }}
+      >
+        <label>
+          Global configuration name <input name="name" required maxLength={255} />
+        </label>
+      </ActionForm>
+      {result && (
+        <p role="status">
+          <a href={result} rel="noopener noreferrer">
+            Download the configuration (link valid for a few minutes)
+          </a>
+        </p>
+      )}
+      {error !== null && <p role="alert" className="error">{describeError(error)}</p>}
+      <p className="help">
+        A scan's own configuration is shown from its scan page. Organization {orgId}'s global configurations are managed with <code>npm run admin -- put-global-config</code>.
+      </p>
+    </>
+  );
+}

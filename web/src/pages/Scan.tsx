@@ -1,0 +1,94 @@
+import { Link, useParams } from 'react-router';
+import { useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { api, unwrap } from '../api/client';
+import { Empty, QueryView } from '../components/states';
+import { SEVERITIES, SeverityBadge, formatTime, useTitle } from '../components/ui';
+
+export default function ScanPage() {
+  const { orgId = '', scanId = '' } = useParams();
+  const alerts = useQuery({
+    queryKey: ['scan-alerts', scanId],
+    queryFn: () => unwrap(api.GET('/api/v1/scan/{scanId}/alerts', { params: { path: { scanId }, query: { pageSize: '1000', sortField: 'name' } } })),
+  });
+  const result = alerts.data?.applicationScanResults?.[0];
+  useTitle(result ? `Scan of ${result.scan?.applicationName}` : 'Scan');
+  return (
+    <QueryView query={alerts} what="the scan">
+      {(data) => {
+        const r = data.applicationScanResults![0];
+        if (!r) return <Empty title="This scan does not exist (any more)." />;
+        const scan = r.scan!;
+        const bySeverity = SEVERITIES.map((severity) => ({ severity, alerts: r.applicationAlerts!.filter((a) => a.severity === severity) }));
+        return (
+          <>
+            <p className="crumbs">
+              <Link to={`/org/${orgId}/scans`}>Scans</Link> / <Link to={`/org/${orgId}/app/${scan.applicationId}`}>{scan.applicationName}</Link> /{' '}
+              <Link to={`/org/${orgId}/app/${scan.applicationId}/env/${scan.envId}`}>{scan.env}</Link> /
+            </p>
+            <h1>Scan of {formatTime(scan.timestamp)}</h1>
+            <dl className="facts">
+              <dt>Status</dt>
+              <dd>{scan.status}</dd>
+              <dt>Host</dt>
+              <dd>{r.appHost || '—'}</dd>
+              <dt>HawkScan version</dt>
+              <dd>{scan.version || '—'}</dd>
+              <dt>Findings</dt>
+              <dd>
+                {r.alertStats?.totalAlerts ?? 0} in {r.alertStats?.uniqueAlerts ?? 0} alerts
+              </dd>
+            </dl>
+            {r.configHash && <ScanConfiguration appId={scan.applicationId!} configHash={r.configHash} />}
+            {r.applicationAlerts!.length === 0 && <Empty title="This scan reported no alerts." />}
+            {bySeverity.map(({ severity, alerts }) =>
+              alerts.length === 0 ? null : (
+                <section key={severity} aria-labelledby={`sev-${severity}`}>
+                  <h2 id={`sev-${severity}`}>
+                    <SeverityBadge severity={severity} /> {alerts.length} {alerts.length === 1 ? 'alert' : 'alerts'}
+                  </h2>
+                  <ul className="rows">
+                    {alerts.map((a) => (
+                      <li key={a.pluginId}>
+                        <Link to={`/org/${orgId}/scan/${scanId}/alert/${encodeURIComponent(a.pluginId!)}`}>{a.name}</Link>
+                        <span className="muted">
+                          {' '}
+                          plugin {a.pluginId} · {a.uriCount} {a.uriCount === 1 ? 'finding' : 'findings'}
+                          {a.cweId && <> · CWE-{a.cweId}</>}
+                        </span>
+                      </li>
+                    ))}
+                  </ul>
+                </section>
+              ),
+            )}
+          </>
+        );
+      }}
+    </QueryView>
+  );
+}
+
+/** The configuration the scan ran with, fetched when opened. */
+function ScanConfiguration({ appId, configHash }: { appId: string; configHash: string }) {
+  const [open, setOpen] = useState(false);
+  const config = useQuery({
+    queryKey: ['config', appId, configHash],
+    enabled: open,
+    queryFn: () => unwrap(api.GET('/api/v1/app/{appId}/config/{configHash}', { params: { path: { appId, configHash } } })),
+  });
+  return (
+    <details onToggle={(e) => setOpen(e.currentTarget.open)}>
+      <summary>Scan configuration</summary>
+      {open && (
+        <QueryView query={config} what="the configuration">
+          {(data) => (
+            <pre className="code" tabIndex={0}>
+              {JSON.stringify(data.conf, null, 2)}
+            </pre>
+          )}
+        </QueryView>
+      )}
+    </details>
+  );
+}

@@ -1,0 +1,106 @@
+import { Link, useParams } from 'react-router';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { api, unwrap } from '../api/client';
+import { Empty, QueryView } from '../components/states';
+import { Pager, SEVERITIES, SeverityBadge, formatTime, useTitle } from '../components/ui';
+import { useUrlState } from '../components/url-state';
+
+const day = (value: string, endOfDay: boolean) => (value ? String(new Date(`${value}T${endOfDay ? '23:59:59.999' : '00:00:00'}`).getTime()) : undefined);
+
+export default function ScansPage() {
+  useTitle('Scans');
+  const { orgId = '' } = useParams();
+  const url = useUrlState();
+  const apps = useQuery({
+    queryKey: ['apps-all', orgId],
+    queryFn: () => unwrap(api.GET('/api/v2/org/{orgId}/apps', { params: { path: { orgId }, query: { pageSize: '1000', sortField: 'applicationName' } } })),
+  });
+  const query = {
+    appIds: url.get('app') || undefined,
+    envs: url.get('env') || undefined,
+    start: day(url.get('from'), false),
+    end: day(url.get('to'), true),
+    pageSize: '25',
+    pageToken: String(url.page),
+  };
+  const scans = useQuery({
+    queryKey: ['scans', orgId, query],
+    queryFn: () => unwrap(api.GET('/api/v1/scan/{orgId}', { params: { path: { orgId }, query } })),
+    placeholderData: keepPreviousData,
+  });
+  const filtered = Boolean(url.get('app') || url.get('env') || url.get('from') || url.get('to'));
+  return (
+    <>
+      <h1>Scans</h1>
+      <form className="filters" role="search" onSubmit={(e) => e.preventDefault()}>
+        <label>
+          Application
+          <select value={url.get('app')} onChange={(e) => url.set({ app: e.target.value })}>
+            <option value="">All</option>
+            {apps.data?.applications?.map((a) => (
+              <option key={a.applicationId} value={a.applicationId}>
+                {a.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Environment <input value={url.get('env')} onChange={(e) => url.set({ env: e.target.value })} placeholder="name" />
+        </label>
+        <label>
+          From <input type="date" value={url.get('from')} onChange={(e) => url.set({ from: e.target.value })} />
+        </label>
+        <label>
+          To <input type="date" value={url.get('to')} onChange={(e) => url.set({ to: e.target.value })} />
+        </label>
+      </form>
+      <QueryView query={scans} what="scans">
+        {(data) =>
+          data.applicationScanResults!.length === 0 ? (
+            filtered ? (
+              <Empty title="No scan matches these filters." />
+            ) : (
+              <Empty title="No scans reported yet.">
+                <p>
+                  Scans arrive from HawkScan, from the reporting API (<code>POST /api/v1/app/{'{appId}'}/scan</code>, then <code>/alerts</code> and <code>/complete</code>; see README) or from an imported ZAP report.
+                </p>
+              </Empty>
+            )
+          ) : (
+            <>
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Started</th>
+                    <th scope="col">Application</th>
+                    <th scope="col">Environment</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Alerts</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {data.applicationScanResults!.map((r) => (
+                    <tr key={r.scan!.id}>
+                      <td>
+                        <Link to={`/org/${orgId}/scan/${r.scan!.id}`}>{formatTime(r.scan!.timestamp)}</Link>
+                      </td>
+                      <td>{r.scan!.applicationName}</td>
+                      <td>{r.scan!.env}</td>
+                      <td>{r.scan!.status}</td>
+                      <td>
+                        {SEVERITIES.map((s) => (
+                          <SeverityBadge key={s} severity={s} count={(r.severityStats as Record<string, number> | undefined)?.[s] ?? 0} />
+                        ))}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              <Pager page={url.page} hasNext={!!data.nextPageToken} onPage={url.setPage} total={data.totalCount} />
+            </>
+          )
+        }
+      </QueryView>
+    </>
+  );
+}
