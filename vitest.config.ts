@@ -15,7 +15,8 @@ export default defineConfig({
       {
         test: {
           name: 'integration',
-          include: ['test/integration/**/*.test.ts'],
+          // test/e2e: the dashboard in Chromium, against the same local stack.
+          include: ['test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts'],
           globalSetup: ['test/integration/global-setup.ts'],
           setupFiles: ['test/integration/setup-env.ts'],
           testTimeout: 60_000,

@@ -55,6 +55,9 @@ export function apiGatewayPaths(all: Route[]): Map<Route, string> {
 const functionId = (route: Route) => `${route.operationId.charAt(0).toUpperCase()}${route.operationId.slice(1)}Function`;
 
 export class HawkApiStack extends Stack {
+  /** The HTTP API, which the dashboard's CloudFront distribution (infra/web.ts) forwards /api/* to. */
+  readonly api: HttpApi;
+
   constructor(scope: Construct, id: string, props?: StackProps) {
     super(scope, id, props);
 
@@ -72,6 +75,7 @@ export class HawkApiStack extends Stack {
     });
 
     const api = new HttpApi(this, 'HttpApi', { description: 'hawk-api: the public StackHawk API, self-hosted' });
+    this.api = api;
     const paths = apiGatewayPaths(routes);
 
     for (const route of routes) {

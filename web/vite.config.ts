@@ -5,6 +5,6 @@ import react from '@vitejs/plugin-react';
 // (infra/web.ts). `npm run dev -w @hawk-api/web` proxies /api to a running `npm start` on port 3000.
 export default defineConfig({
   plugins: [react()],
-  build: { outDir: 'dist', emptyOutDir: true, sourcemap: false, chunkSizeWarningLimit: 300 },
+  build: { outDir: 'dist', emptyOutDir: true, sourcemap: false, chunkSizeWarningLimit: 400 },
   server: { proxy: { '/api': 'http://127.0.0.1:3000' } },
 });

@@ -72,7 +72,7 @@ export default function EnvironmentPage() {
                     <p>No scans to chart yet.</p>
                   ) : (
                     <SeverityChart
-                      points={[...list.applicationScanResults!].reverse().map((r) => ({ label: formatTime(r.scan?.timestamp), counts: (r.severityStats ?? {}) as Record<string, number> }))}
+                      points={[...list.applicationScanResults!].reverse().map((r) => ({ label: formatTime(r.scan?.timestamp), counts: findingsBySeverity(r.alertStats?.alertStatusStats ?? []) }))}
                     />
                   )
                 }
@@ -83,4 +83,11 @@ export default function EnvironmentPage() {
       }}
     </QueryView>
   );
+}
+
+/** Findings (URIs) per severity of one scan, whatever their triage status. */
+function findingsBySeverity(stats: { severityStats?: Record<string, number> }[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const { severityStats } of stats) for (const [severity, n] of Object.entries(severityStats ?? {})) counts[severity] = (counts[severity] ?? 0) + n;
+  return counts;
 }

@@ -1,0 +1,90 @@
+// `npm run screenshots`: redraws docs/screenshots/*.png, the dashboard's main pages with a small example
+// organization, on a throwaway local stack (DynamoDB Local in memory, s3rver, the local server, free ports).
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { configureEnvironment, ensureSigningKey, startEngines } from './local/stack.ts';
+import { freePort } from './local/ports.ts';
+import { ensureWebBuild } from './local/web.ts';
+import { launchBrowser } from './local/chromium.ts';
+import { benchTenant } from './bench/harness.ts';
+
+const OUT = 'docs/screenshots';
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'hawk-screenshots-'));
+  const [dynamodbPort, s3Port, httpPort] = [await freePort(), await freePort(), await freePort()];
+  const engines = await startEngines({ dynamodbPort, s3Port });
+  Object.assign(process.env, { LOG_LEVEL: 'SILENT' });
+  configureEnvironment({ dynamodbEndpoint: engines[0].url, s3Endpoint: engines[1].url, signingKeyFile: ensureSigningKey(dir) });
+  await (await import('./local/provision.ts')).provision();
+  const server = await (await import('./local/server.ts')).startLocalServer(httpPort);
+  const baseUrl = `http://127.0.0.1:${httpPort}`;
+  const browser = await launchBrowser();
+  try {
+    await ensureWebBuild({ log: console.error });
+    const { orgId, userId, token } = await benchTenant({ baseUrl, progress: console.error }, 'screenshots');
+    const call = async (method: string, path: string, body?: unknown) => {
+      const response = await fetch(`${baseUrl}${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+      if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+      return response.json() as Promise<any>;
+    };
+    const shop = await call('POST', `/api/v1/org/${orgId}/app`, { name: 'shop', env: 'production' });
+    for (const name of ['billing-api', 'customer-portal', 'inventory']) await call('POST', `/api/v1/org/${orgId}/app`, { name, env: 'staging' });
+    await call('POST', `/api/v1/app/${shop.applicationId}/env`, { env: 'staging' });
+    let scanId = '';
+    for (const [high, medium, low] of [[3, 5, 8], [2, 4, 8], [1, 4, 6], [1, 2, 5]]) {
+      ({ scanId } = await call('POST', `/api/v1/app/${shop.applicationId}/scan`, { env: 'production', config: 'app:\n  env: production\n', hawkscanVersion: '4.2.0', host: 'https://shop.example' }));
+      const alert = (pluginId: string, name: string, severity: string, count: number) => ({
+        pluginId, name, severity, cweId: '79', description: `${name}: see the references.`, references: ['https://owasp.org/www-project-top-ten/'],
+        uris: Array.from({ length: count }, (_, i) => ({
+          uri: `/products/${i}?q=test`, requestMethod: 'GET', param: 'q', evidence: '<script>alert(1)</script>',
+          requestHeader: `GET https://shop.example/products/${i}?q=test HTTP/1.1\r\nHost: shop.example\r\nAccept: text/html\r\n`,
+          responseHeader: 'HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n',
+          responseBody: '<html><body><p>Results for <script>alert(1)</script></p></body></html>',
+        })),
+      });
+      await call('POST', `/api/v1/scan/${scanId}/alerts`, { alerts: [alert('40012', 'Cross Site Scripting (Reflected)', 'High', high), alert('10038', 'Content Security Policy Header Not Set', 'Medium', medium), alert('10021', 'X-Content-Type-Options Header Missing', 'Low', low)] });
+      await call('POST', `/api/v1/scan/${scanId}/complete`, { status: 'COMPLETED', urlCount: 40 });
+    }
+    const team = await call('POST', `/api/v1/org/${orgId}/team`, { name: 'Payments' });
+    await call('PUT', `/api/v1/org/${orgId}/team/${team.team.id}`, { name: 'Payments', userIds: [userId], applicationIds: [shop.applicationId] });
+    const envs = await call('GET', `/api/v2/org/${orgId}/envs?appIds=${shop.applicationId}&query=production`);
+    const envId = envs.environments[0].environmentId;
+    const findings = await call('GET', `/api/v1/scan/${scanId}/alert/40012`);
+    const uri = findings.applicationScanAlertUris[0];
+
+    mkdirSync(OUT, { recursive: true });
+    const page = browser.context.pages()[0] ?? (await browser.context.newPage());
+    await page.goto(`${baseUrl}/`);
+    await page.evaluate((t) => sessionStorage.setItem('hawk.token', t), token);
+    const shoot = async (name: string, path: string, ready: string) => {
+      await page.goto(`${baseUrl}/org/${orgId}${path}`);
+      await page.locator(ready).first().waitFor();
+      await page.screenshot({ path: join(OUT, `${name}.png`), fullPage: true });
+      console.error(`wrote ${OUT}/${name}.png`);
+    };
+    await shoot('applications', '/apps', 'tbody tr');
+    await shoot('environment', `/app/${shop.applicationId}/env/${envId}`, 'figure.chart svg');
+    await shoot('scan', `/scan/${scanId}`, 'main .rows');
+    await shoot('finding', `/scan/${scanId}/finding/${uri.alertUriId}/${uri.msgId}`, 'pre.code');
+    await shoot('teams', '/teams', 'tbody tr');
+    await shoot('audit', '/audit', 'tbody tr');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await shoot('phone-scan', `/scan/${scanId}`, 'main .rows');
+  } finally {
+    await browser.close();
+    server.closeAllConnections();
+    server.close();
+    await Promise.all(engines.map((e) => e.stop()));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(`screenshots failed: ${error instanceof Error ? error.stack : error}`);
+    process.exit(1);
+  },
+);

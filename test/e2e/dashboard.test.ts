@@ -1,0 +1,251 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BrowserContext, Page } from 'playwright-core';
+import { baseUrl } from '../integration/client.ts';
+import { createTenant, type Tenant } from '../integration/fixtures.ts';
+import { completeScan, reportAlerts, startScan } from '../integration/scan-helpers.ts';
+import { ensureWebBuild } from '../../scripts/local/web.ts';
+import { expectAccessible, launchBrowser } from './browser.ts';
+
+// The dashboard in a real Chromium against the local stack the integration tests run (the same server code as
+// `npm start`, serving web/dist at / and the API at /api). One browser for the whole file to keep it short.
+let browser: Awaited<ReturnType<typeof launchBrowser>>;
+let context: BrowserContext;
+let page: Page;
+let tenant: Tenant;
+
+beforeAll(async () => {
+  await ensureWebBuild();
+  [browser, tenant] = await Promise.all([launchBrowser(), createTenant()]);
+  context = browser.context;
+  page = context.pages()[0] ?? (await context.newPage());
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+/** Fails the test if the page runs anything a hostile value carries (dialogs, or the marker global). */
+async function expectNothingExecuted(p: Page): Promise<void> {
+  expect(await p.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned)).toBeUndefined();
+}
+
+/** Signs in afresh (a session left by an earlier test is dropped first). */
+async function signIn(p: Page, apiKey: string): Promise<void> {
+  await p.goto(`${baseUrl()}/`);
+  await p.evaluate(() => sessionStorage.clear());
+  await p.reload();
+  await p.getByLabel('API key').fill(apiKey);
+  await p.getByRole('button', { name: 'Sign in' }).click();
+  await p.getByRole('heading', { name: 'Applications', level: 1 }).waitFor();
+}
+
+const heading = (p: Page, name: string | RegExp) => p.getByRole('heading', { level: 1, name }).waitFor();
+
+describe('dashboard', () => {
+  it('signs in, creates an application, shows a reported scan down to a finding, and signs out', async () => {
+    const dialogs: string[] = [];
+    page.on('dialog', (d) => {
+      dialogs.push(d.message());
+      void d.dismiss();
+    });
+    // The sign-in page itself, then sign in by pasting the key.
+    await page.goto(`${baseUrl()}/`);
+    await page.getByRole('heading', { name: 'Sign in to hawk-api' }).waitFor();
+    await expectAccessible(page, 'sign-in');
+    await page.getByLabel('API key').fill('hawk.not.a-key');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('That API key was not accepted').waitFor();
+    await signIn(page, tenant.apiKey);
+
+    // The key is not kept anywhere in the page; only the token, in this tab's session storage.
+    const storage = await page.evaluate(() => JSON.stringify({ ...sessionStorage, ...localStorage }));
+    expect(storage).not.toContain(tenant.apiKey);
+    expect(await page.evaluate(() => sessionStorage.getItem('hawk.token'))).toMatch(/^ey/);
+    await page.getByText('No applications yet.').waitFor();
+    await expectAccessible(page, 'applications (empty)');
+
+    // Create an application with its first environment.
+    await page.getByText('New application').click();
+    await page.getByLabel('Name', { exact: true }).fill('shop');
+    await page.getByLabel('First environment').fill('production');
+    await page.getByRole('button', { name: 'Create application' }).click();
+    await heading(page, 'shop');
+    const appId = page.url().split('/app/')[1]!;
+    await page.getByRole('link', { name: 'production' }).waitFor();
+    await expectAccessible(page, 'application');
+
+    // A scanner reports a scan through the reporting API.
+    const { scanId } = await startScan(tenant.token, appId, { env: 'production', host: 'https://shop.test' });
+    await reportAlerts(tenant.token, scanId, [
+      {
+        pluginId: '40012',
+        name: 'Cross Site Scripting (Reflected)',
+        severity: 'High',
+        description: 'Reflected <b>XSS</b> in q',
+        cweId: '79',
+        references: ['https://owasp.org/www-community/attacks/xss/'],
+        uris: [
+          {
+            uri: '/search?q=x',
+            requestMethod: 'GET',
+            param: 'q',
+            evidence: '<script>alert(1)</script>',
+            requestHeader: 'GET https://shop.test/search?q=x HTTP/1.1\r\nHost: shop.test\r\n',
+            responseHeader: 'HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n',
+            responseBody: '<html><body><h1 id="reflected">Results for</h1><script>window.__pwned = "response"</script></body></html>',
+          },
+        ],
+      },
+      { pluginId: '10038', name: 'Content Security Policy Header Not Set', severity: 'Medium', uris: [{ uri: '/', requestMethod: 'GET' }, { uri: '/search', requestMethod: 'GET' }] },
+    ]);
+    await completeScan(tenant.token, scanId);
+
+    // The environment: last scan, untriaged counts and the chart.
+    await page.getByRole('link', { name: 'production' }).click();
+    await heading(page, 'production');
+    await expect.poll(() => page.locator('.facts').innerText()).toContain('High: 1');
+    await page.locator('figure.chart svg').waitFor();
+    await expectAccessible(page, 'environment');
+
+    // Scans list, the scan's alerts by severity, the alert's findings, the finding.
+    await page.getByRole('link', { name: 'Scans', exact: true }).click();
+    await heading(page, 'Scans');
+    await expectAccessible(page, 'scans');
+    await page.locator('tbody tr a').first().click();
+    await heading(page, /^Scan of /);
+    await page.getByRole('heading', { level: 2, name: /High 1 alert/ }).waitFor();
+    await expectAccessible(page, 'scan');
+    await page.getByRole('link', { name: 'Cross Site Scripting (Reflected)' }).click();
+    await heading(page, 'Cross Site Scripting (Reflected)');
+    await expectAccessible(page, 'alert');
+    await page.getByRole('link', { name: '/search?q=x' }).click();
+    await heading(page, /Finding at/);
+    // Request and response are shown as text: the markup is visible, and none of it became elements.
+    const response = page.getByLabel('Response', { exact: true });
+    await expect.poll(() => response.textContent()).toContain('<h1 id="reflected">Results for</h1>');
+    expect(await page.locator('#reflected').count()).toBe(0);
+    expect(await page.getByText('<script>alert(1)</script>').count()).toBe(1);
+    await expectAccessible(page, 'finding');
+    await expectNothingExecuted(page);
+
+    // The other main pages.
+    for (const [link, title] of [
+      ['Environments', 'Environments'],
+      ['Teams', 'Teams'],
+      ['Audit log', 'Audit log'],
+      ['API descriptions', 'API descriptions'],
+    ] as const) {
+      await page.getByRole('link', { name: link, exact: true }).click();
+      await heading(page, title);
+      await page.locator('main table, main .state, main .rows').first().waitFor();
+      await expectAccessible(page, title);
+    }
+    expect(await page.locator('main').innerText()).toContain('No hosted API descriptions yet.');
+
+    // Sign out: back to sign-in, nothing of the session left in storage.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByText('You signed out.').waitFor();
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    expect(dialogs).toEqual([]);
+  });
+
+  it('keeps the list state in the URL and pages through it', async () => {
+    for (const name of ['alpha', 'beta', 'gamma']) {
+      const created = await fetch(`${baseUrl()}/api/v1/org/${tenant.orgId}/app`, { method: 'POST', headers: { authorization: `Bearer ${tenant.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ name, env: 'dev' }) });
+      expect(created.status).toBe(200);
+    }
+    await signIn(page, tenant.apiKey);
+    // A shared link: descending by name, 2 per page... the UI offers 25+, the URL takes any size the API accepts.
+    await page.goto(`${baseUrl()}/org/${tenant.orgId}/apps?dir=desc&size=2`);
+    await expect.poll(() => page.locator('tbody tr').allInnerTexts()).toEqual([expect.stringContaining('shop'), expect.stringContaining('gamma')]);
+    await page.getByRole('button', { name: 'Next' }).click();
+    await expect.poll(() => page.locator('tbody tr').allInnerTexts()).toEqual([expect.stringContaining('beta'), expect.stringContaining('alpha')]);
+    expect(new URL(page.url()).searchParams.get('page')).toBe('1');
+    await page.getByLabel('Search').fill('ph');
+    await expect.poll(() => page.locator('tbody tr').allInnerTexts()).toEqual([expect.stringContaining('alpha')]);
+    expect(new URL(page.url()).searchParams.get('q')).toBe('ph');
+    expect(new URL(page.url()).searchParams.get('page')).toBeNull();
+  });
+
+  it('returns to sign-in with a message on 401 and says when to retry on 429', async () => {
+    await signIn(page, tenant.apiKey);
+    // 429 from the service: the page says when to try again (Retry-After).
+    await page.route('**/api/v2/org/*/envs*', (route) => route.fulfill({ status: 429, headers: { 'retry-after': '17', 'content-type': 'application/json' }, body: '{"message":"Too many requests"}' }));
+    await page.getByRole('link', { name: 'Environments', exact: true }).click();
+    await page.getByText('Too many requests: try again in 17 seconds.').waitFor();
+    await page.unroute('**/api/v2/org/*/envs*');
+    // A token the service does not accept (revoked, or signed by another key): back to sign-in, with why.
+    const forged = `eyJhbGciOiJIUzI1NiJ9.${Buffer.from(JSON.stringify({ sub: tenant.userId, exp: Math.floor(Date.now() / 1000) + 600 })).toString('base64url')}.c2ln`;
+    await page.evaluate((token) => sessionStorage.setItem('hawk.token', token), forged);
+    await page.goto(`${baseUrl()}/org/${tenant.orgId}/apps`);
+    await page.getByText('Your session has ended').waitFor();
+    await page.getByRole('heading', { name: 'Sign in to hawk-api' }).waitFor();
+  });
+
+  it('refreshes the token before it expires', async () => {
+    await page.clock.install();
+    await signIn(page, tenant.apiKey);
+    const before = await page.evaluate(() => sessionStorage.getItem('hawk.token'));
+    const refreshed = page.waitForResponse((r) => r.url().includes('/api/v1/auth/refresh-token') && r.status() === 200);
+    await page.clock.runFor('29:30'); // the token lives 30 minutes; the dashboard refreshes a minute before
+    await refreshed;
+    await expect.poll(() => page.evaluate(() => sessionStorage.getItem('hawk.token'))).not.toBe(before);
+  });
+
+  it('never executes HTML or script stored in names, descriptions, evidence or messages', async () => {
+    const hostile = (where: string) => `<img src=x onerror="window.__pwned='${where}';alert('${where}')">`;
+    const page = await context.newPage();
+    const dialogs: string[] = [];
+    page.on('dialog', (d) => {
+      dialogs.push(d.message());
+      void d.dismiss();
+    });
+    const app = await fetch(`${baseUrl()}/api/v1/org/${tenant.orgId}/app`, { method: 'POST', headers: { authorization: `Bearer ${tenant.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: hostile('name'), env: 'dev' }) });
+    const appId = ((await app.json()) as { applicationId: string }).applicationId;
+    const { scanId } = await startScan(tenant.token, appId, { env: 'dev', host: 'https://evil.test' });
+    await reportAlerts(tenant.token, scanId, [
+      {
+        pluginId: '90001',
+        name: hostile('alert-name'),
+        severity: 'Low',
+        description: hostile('description'),
+        uris: [
+          {
+            uri: `/x?${hostile('uri')}`,
+            requestMethod: 'POST',
+            param: hostile('param'),
+            evidence: hostile('evidence'),
+            otherInfo: hostile('other'),
+            requestHeader: `POST https://evil.test/x HTTP/1.1\r\nX-Evil: ${hostile('request-header')}\r\n`,
+            requestBody: hostile('request-body'),
+            responseHeader: 'HTTP/1.1 200 OK\r\n',
+            responseBody: `${hostile('response')}<script>window.__pwned='script'</script>`,
+          },
+        ],
+      },
+    ]);
+    await completeScan(tenant.token, scanId);
+
+    await signIn(page, tenant.apiKey);
+    const visit = async (path: string, shows: string) => {
+      await page.goto(`${baseUrl()}/org/${tenant.orgId}${path}`);
+      await page.locator('main').getByText(hostile(shows)).filter({ visible: true }).first().waitFor();
+      expect(await page.locator('main img, main script').count(), path).toBe(0);
+      await expectNothingExecuted(page);
+    };
+    await visit('/apps', 'name');
+    await visit(`/app/${appId}`, 'name');
+    await visit('/scans', 'name');
+    await visit(`/scan/${scanId}`, 'alert-name');
+    await visit(`/scan/${scanId}/alert/90001`, 'description');
+    await page.getByRole('link', { name: /evil|uri/ }).first().click();
+    await page.getByText(hostile('evidence')).waitFor();
+    for (const where of ['param', 'other', 'request-header', 'request-body', 'response']) {
+      expect(await page.locator('main').innerText(), where).toContain(hostile(where));
+    }
+    expect(await page.locator('main img, main script').count()).toBe(0);
+    await expectNothingExecuted(page);
+    expect(dialogs).toEqual([]);
+    await page.close();
+  });
+});
