@@ -48,7 +48,15 @@ export async function ensureWebBuild(options: { log?: (line: string) => void } =
     if (built()) return; // another process built it while this one waited
     options.log?.('Building the dashboard (web/) ...');
     const { build } = await import('vite');
-    await build({ root: webDir, configFile: join(webDir, 'vite.config.ts'), logLevel: 'warn' });
+    // Vite takes NODE_ENV from the environment (vitest sets "test"), which would ship React's development build.
+    const nodeEnv = process.env.NODE_ENV;
+    process.env.NODE_ENV = 'production';
+    try {
+      await build({ root: webDir, configFile: join(webDir, 'vite.config.ts'), mode: 'production', logLevel: 'warn' });
+    } finally {
+      if (nodeEnv === undefined) delete process.env.NODE_ENV;
+      else process.env.NODE_ENV = nodeEnv;
+    }
     writeFileSync(stampFile, hash);
   });
 }

@@ -165,6 +165,30 @@ describe('dashboard', () => {
     await expect.poll(() => page.locator('tbody tr').allInnerTexts()).toEqual([expect.stringContaining('alpha')]);
     expect(new URL(page.url()).searchParams.get('q')).toBe('ph');
     expect(new URL(page.url()).searchParams.get('page')).toBeNull();
+
+    // Keyboard: the first Tab reaches "Skip to content", which moves focus to the page's content.
+    await page.reload();
+    await page.locator('tbody tr').first().waitFor();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+    await page.keyboard.press('Enter');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
+
+    // A permanent delete asks for the name first (Escape cancels), then deletes.
+    await page.getByRole('link', { name: 'alpha' }).click();
+    await heading(page, 'alpha');
+    await page.getByRole('button', { name: 'Delete application' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.waitFor();
+    expect(await dialog.getByRole('button', { name: 'Delete application' }).isDisabled()).toBe(true);
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden' });
+    await page.getByRole('button', { name: 'Delete application' }).click();
+    await dialog.getByLabel('Type alpha to confirm').fill('alpha');
+    await page.keyboard.press('Enter');
+    await heading(page, 'Applications');
+    await page.getByLabel('Search').fill('alpha');
+    await page.getByText('No application matches these filters.').waitFor();
   });
 
   it('returns to sign-in with a message on 401 and says when to retry on 429', async () => {

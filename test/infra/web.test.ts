@@ -18,7 +18,7 @@ beforeAll(() => {
   const app = new App();
   const api = new HttpApi(new Stack(app, 'Api'), 'HttpApi');
   template = Template.fromStack(new HawkWebStack(app, 'Web', { api, webDist }));
-});
+}, 120_000); // synthesis stages the assets: seconds on a busy machine
 
 describe('dashboard stack', () => {
   it('keeps the files in a private, encrypted bucket that only this distribution reads (origin access control)', () => {

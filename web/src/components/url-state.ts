@@ -21,3 +21,6 @@ export function useUrlState() {
   const page = Math.max(0, Number(get('page', '0')) || 0);
   return { get, set, page, setPage: (p: number) => set({ page: p > 0 ? String(p) : '' }) };
 }
+
+/** A date input's value (YYYY-MM-DD, local time) as the epoch-millisecond bound the list APIs take. */
+export const dayBound = (value: string, endOfDay: boolean) => (value ? String(new Date(`${value}T${endOfDay ? '23:59:59.999' : '00:00:00'}`).getTime()) : undefined);

@@ -3,6 +3,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
 import { QueryView } from '../components/states';
 import { Pager, SeverityBadge, useTitle } from '../components/ui';
+import { DataTable } from '../components/DataTable';
 import { useUrlState } from '../components/url-state';
 
 export default function AlertPage() {
@@ -37,26 +38,17 @@ export default function AlertPage() {
               </ul>
             )}
             <h2>Findings</h2>
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Method</th>
-                  <th scope="col">URI</th>
-                  <th scope="col">Status</th>
+            <DataTable columns={['Method', 'URI', 'Status']}>
+              {data.applicationScanAlertUris!.map((u) => (
+                <tr key={u.alertUriId}>
+                  <td>{u.requestMethod}</td>
+                  <td className="wrap">
+                    <Link to={`/org/${orgId}/scan/${scanId}/finding/${u.alertUriId}/${u.msgId}`}>{u.uri}</Link>
+                  </td>
+                  <td>{u.status === 'UNKNOWN' ? 'Untriaged' : u.status}</td>
                 </tr>
-              </thead>
-              <tbody>
-                {data.applicationScanAlertUris!.map((u) => (
-                  <tr key={u.alertUriId}>
-                    <td>{u.requestMethod}</td>
-                    <td className="wrap">
-                      <Link to={`/org/${orgId}/scan/${scanId}/finding/${u.alertUriId}/${u.msgId}`}>{u.uri}</Link>
-                    </td>
-                    <td>{u.status === 'UNKNOWN' ? 'Untriaged' : u.status}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              ))}
+            </DataTable>
             <Pager page={url.page} hasNext={!!data.nextPageToken} onPage={url.setPage} total={data.totalCount} />
           </>
         );

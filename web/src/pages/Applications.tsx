@@ -3,7 +3,9 @@ import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-quer
 import { api, unwrap } from '../api/client';
 import { Empty, QueryView } from '../components/states';
 import { ActionForm, Pager, text, useTitle } from '../components/ui';
+import { DataTable } from '../components/DataTable';
 import { useUrlState } from '../components/url-state';
+import { SortSelects } from '../components/SortSelects';
 
 const PAGE_SIZES = ['25', '50', '100', '1000'];
 
@@ -56,21 +58,7 @@ export function ApplicationsPage({ orgId }: { orgId: string }) {
             <option value="ENV_INCOMPLETE">No environment</option>
           </select>
         </label>
-        <label>
-          Sort by
-          <select value={query.sortField} onChange={(e) => url.set({ sort: e.target.value })}>
-            <option value="applicationName">Name</option>
-            <option value="applicationStatus">Status</option>
-            <option value="applicationId">Id</option>
-          </select>
-        </label>
-        <label>
-          Order
-          <select value={query.sortDir} onChange={(e) => url.set({ dir: e.target.value })}>
-            <option value="asc">Ascending</option>
-            <option value="desc">Descending</option>
-          </select>
-        </label>
+        <SortSelects url={url} fields={{ applicationName: 'Name', applicationStatus: 'Status', applicationId: 'Id' }} field={query.sortField} dir={query.sortDir} />
         <label>
           Per page
           <select value={query.pageSize} onChange={(e) => url.set({ size: e.target.value })}>
@@ -94,27 +82,17 @@ export function ApplicationsPage({ orgId }: { orgId: string }) {
             )
           ) : (
             <>
-              <table>
-                <caption className="visually-hidden">Applications, {data.totalCount} in all</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Type</th>
+              <DataTable columns={['Name', 'Status', 'Type']} caption={`Applications, ${data.totalCount} in all`}>
+                {data.applications!.map((app) => (
+                  <tr key={app.applicationId}>
+                    <td>
+                      <Link to={`/org/${orgId}/app/${app.applicationId}`}>{app.name}</Link>
+                    </td>
+                    <td>{app.applicationStatus === 'ENV_INCOMPLETE' ? 'No environment' : 'Active'}</td>
+                    <td>{app.applicationType}</td>
                   </tr>
-                </thead>
-                <tbody>
-                  {data.applications!.map((app) => (
-                    <tr key={app.applicationId}>
-                      <td>
-                        <Link to={`/org/${orgId}/app/${app.applicationId}`}>{app.name}</Link>
-                      </td>
-                      <td>{app.applicationStatus === 'ENV_INCOMPLETE' ? 'No environment' : 'Active'}</td>
-                      <td>{app.applicationType}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+                ))}
+              </DataTable>
               <Pager page={url.page} hasNext={data.hasNext!} onPage={url.setPage} total={data.totalCount} />
             </>
           )

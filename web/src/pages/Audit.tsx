@@ -3,9 +3,8 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
 import { Empty, QueryView } from '../components/states';
 import { Pager, formatTime, useTitle } from '../components/ui';
-import { useUrlState } from '../components/url-state';
-
-const day = (value: string, endOfDay: boolean) => (value ? String(new Date(`${value}T${endOfDay ? '23:59:59.999' : '00:00:00'}`).getTime()) : undefined);
+import { DataTable } from '../components/DataTable';
+import { dayBound, useUrlState } from '../components/url-state';
 
 export default function AuditPage() {
   useTitle('Audit log');
@@ -14,8 +13,8 @@ export default function AuditPage() {
   const query = {
     email: url.get('email') || undefined,
     types: url.get('types') || undefined,
-    start: day(url.get('from'), false),
-    end: day(url.get('to'), true),
+    start: dayBound(url.get('from'), false),
+    end: dayBound(url.get('to'), true),
     sortDir: url.get('dir') || 'desc',
     pageSize: '50',
     pageToken: String(url.page),
@@ -55,28 +54,18 @@ export default function AuditPage() {
             <Empty title="No activity matches." />
           ) : (
             <>
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">When</th>
-                    <th scope="col">Who</th>
-                    <th scope="col">What</th>
-                    <th scope="col">Details</th>
+              <DataTable columns={['When', 'Who', 'What', 'Details']}>
+                {data.auditRecords!.map((r) => (
+                  <tr key={r.id}>
+                    <td>{formatTime(r.timestamp)}</td>
+                    <td>{r.userEmail || r.userName}</td>
+                    <td>{r.organizationActivityType || r.userActivityType}</td>
+                    <td className="wrap">
+                      <code>{r.payload}</code>
+                    </td>
                   </tr>
-                </thead>
-                <tbody>
-                  {data.auditRecords!.map((r) => (
-                    <tr key={r.id}>
-                      <td>{formatTime(r.timestamp)}</td>
-                      <td>{r.userEmail || r.userName}</td>
-                      <td>{r.organizationActivityType || r.userActivityType}</td>
-                      <td className="wrap">
-                        <code>{r.payload}</code>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+                ))}
+              </DataTable>
               <Pager page={url.page} hasNext={!!data.nextPageToken} onPage={url.setPage} total={data.totalCount} />
             </>
           )

@@ -3,7 +3,9 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
 import { Empty, QueryView } from '../components/states';
 import { Pager, SeverityBadge, formatTime, useTitle } from '../components/ui';
+import { DataTable } from '../components/DataTable';
 import { useUrlState } from '../components/url-state';
+import { SortSelects } from '../components/SortSelects';
 
 type SortField = 'environmentName' | 'applicationName' | 'scanDate' | 'scanFindingsCounts';
 
@@ -41,22 +43,7 @@ export default function EnvironmentsPage() {
             <option value="LAST_SCAN_STATUS_UNSPECIFIED">Never scanned</option>
           </select>
         </label>
-        <label>
-          Sort by
-          <select value={query.sortField} onChange={(e) => url.set({ sort: e.target.value })}>
-            <option value="applicationName">Application</option>
-            <option value="environmentName">Environment</option>
-            <option value="scanDate">Last scan date</option>
-            <option value="scanFindingsCounts">Untriaged findings</option>
-          </select>
-        </label>
-        <label>
-          Order
-          <select value={query.sortDir} onChange={(e) => url.set({ dir: e.target.value })}>
-            <option value="asc">Ascending</option>
-            <option value="desc">Descending</option>
-          </select>
-        </label>
+        <SortSelects url={url} fields={{ applicationName: 'Application', environmentName: 'Environment', scanDate: 'Last scan date', scanFindingsCounts: 'Untriaged findings' }} field={query.sortField} dir={query.sortDir} />
       </form>
       <QueryView query={envs} what="environments">
         {(data) =>
@@ -68,32 +55,22 @@ export default function EnvironmentsPage() {
             </Empty>
           ) : (
             <>
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Application</th>
-                    <th scope="col">Environment</th>
-                    <th scope="col">Last scan</th>
-                    <th scope="col">Untriaged</th>
+              <DataTable columns={['Application', 'Environment', 'Last scan', 'Untriaged']}>
+                {data.environments!.map((e) => (
+                  <tr key={e.environmentId}>
+                    <td>
+                      <Link to={`/org/${orgId}/app/${e.applicationId}`}>{e.applicationName}</Link>
+                    </td>
+                    <td>
+                      <Link to={`/org/${orgId}/app/${e.applicationId}/env/${e.environmentId}`}>{e.environmentName}</Link>
+                    </td>
+                    <td>{e.lastScanId ? `${formatTime(e.lastScanTimestamp)} (${e.lastScanStatus})` : 'never scanned'}</td>
+                    <td>
+                      <SeverityBadge severity="High" count={e.lastScanHighUntriaged} /> <SeverityBadge severity="Medium" count={e.lastScanMediumUntriaged} /> <SeverityBadge severity="Low" count={e.lastScanLowUntriaged} />
+                    </td>
                   </tr>
-                </thead>
-                <tbody>
-                  {data.environments!.map((e) => (
-                    <tr key={e.environmentId}>
-                      <td>
-                        <Link to={`/org/${orgId}/app/${e.applicationId}`}>{e.applicationName}</Link>
-                      </td>
-                      <td>
-                        <Link to={`/org/${orgId}/app/${e.applicationId}/env/${e.environmentId}`}>{e.environmentName}</Link>
-                      </td>
-                      <td>{e.lastScanId ? `${formatTime(e.lastScanTimestamp)} (${e.lastScanStatus})` : 'never scanned'}</td>
-                      <td>
-                        <SeverityBadge severity="High" count={e.lastScanHighUntriaged} /> <SeverityBadge severity="Medium" count={e.lastScanMediumUntriaged} /> <SeverityBadge severity="Low" count={e.lastScanLowUntriaged} />
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+                ))}
+              </DataTable>
               <Pager page={url.page} hasNext={data.hasNext!} onPage={url.setPage} total={data.totalCount} />
             </>
           )

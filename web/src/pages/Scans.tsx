@@ -3,9 +3,8 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
 import { Empty, QueryView } from '../components/states';
 import { Pager, SEVERITIES, SeverityBadge, formatTime, useTitle } from '../components/ui';
-import { useUrlState } from '../components/url-state';
-
-const day = (value: string, endOfDay: boolean) => (value ? String(new Date(`${value}T${endOfDay ? '23:59:59.999' : '00:00:00'}`).getTime()) : undefined);
+import { DataTable } from '../components/DataTable';
+import { dayBound, useUrlState } from '../components/url-state';
 
 export default function ScansPage() {
   useTitle('Scans');
@@ -18,8 +17,8 @@ export default function ScansPage() {
   const query = {
     appIds: url.get('app') || undefined,
     envs: url.get('env') || undefined,
-    start: day(url.get('from'), false),
-    end: day(url.get('to'), true),
+    start: dayBound(url.get('from'), false),
+    end: dayBound(url.get('to'), true),
     pageSize: '25',
     pageToken: String(url.page),
   };
@@ -68,34 +67,23 @@ export default function ScansPage() {
             )
           ) : (
             <>
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Started</th>
-                    <th scope="col">Application</th>
-                    <th scope="col">Environment</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Alerts</th>
+              <DataTable columns={['Started', 'Application', 'Environment', 'Status', 'Alerts']}>
+                {data.applicationScanResults!.map((r) => (
+                  <tr key={r.scan!.id}>
+                    <td>
+                      <Link to={`/org/${orgId}/scan/${r.scan!.id}`}>{formatTime(r.scan!.timestamp)}</Link>
+                    </td>
+                    <td>{r.scan!.applicationName}</td>
+                    <td>{r.scan!.env}</td>
+                    <td>{r.scan!.status}</td>
+                    <td>
+                      {SEVERITIES.map((s) => (
+                        <SeverityBadge key={s} severity={s} count={(r.severityStats as Record<string, number> | undefined)?.[s] ?? 0} />
+                      ))}
+                    </td>
                   </tr>
-                </thead>
-                <tbody>
-                  {data.applicationScanResults!.map((r) => (
-                    <tr key={r.scan!.id}>
-                      <td>
-                        <Link to={`/org/${orgId}/scan/${r.scan!.id}`}>{formatTime(r.scan!.timestamp)}</Link>
-                      </td>
-                      <td>{r.scan!.applicationName}</td>
-                      <td>{r.scan!.env}</td>
-                      <td>{r.scan!.status}</td>
-                      <td>
-                        {SEVERITIES.map((s) => (
-                          <SeverityBadge key={s} severity={s} count={(r.severityStats as Record<string, number> | undefined)?.[s] ?? 0} />
-                        ))}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+                ))}
+              </DataTable>
               <Pager page={url.page} hasNext={!!data.nextPageToken} onPage={url.setPage} total={data.totalCount} />
             </>
           )

@@ -3,6 +3,7 @@ import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-quer
 import { api, unwrap } from '../api/client';
 import { Empty, QueryView } from '../components/states';
 import { ActionForm, Pager, text, useTitle } from '../components/ui';
+import { DataTable } from '../components/DataTable';
 import { useUrlState } from '../components/url-state';
 
 export default function TeamsPage() {
@@ -49,26 +50,17 @@ export default function TeamsPage() {
             </Empty>
           ) : (
             <>
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Team</th>
-                    <th scope="col">Members</th>
-                    <th scope="col">Applications</th>
+              <DataTable columns={['Team', 'Members', 'Applications']}>
+                {data.teams!.map((t) => (
+                  <tr key={t.id}>
+                    <td>
+                      <Link to={`/org/${orgId}/team/${t.id}`}>{t.name}</Link>
+                    </td>
+                    <td>{t.users!.length}</td>
+                    <td>{t.applications!.map((a) => a.applicationName).join(', ') || '—'}</td>
                   </tr>
-                </thead>
-                <tbody>
-                  {data.teams!.map((t) => (
-                    <tr key={t.id}>
-                      <td>
-                        <Link to={`/org/${orgId}/team/${t.id}`}>{t.name}</Link>
-                      </td>
-                      <td>{t.users!.length}</td>
-                      <td>{t.applications!.map((a) => a.applicationName).join(', ') || '—'}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+                ))}
+              </DataTable>
               <Pager page={url.page} hasNext={!!data.nextPageToken} onPage={url.setPage} total={data.totalCount} />
             </>
           )
