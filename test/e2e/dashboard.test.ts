@@ -150,14 +150,15 @@ describe('dashboard', () => {
   });
 
   it('keeps the list state in the URL and pages through it', async () => {
-    for (const name of ['alpha', 'beta', 'gamma']) {
-      const created = await fetch(`${baseUrl()}/api/v1/org/${tenant.orgId}/app`, { method: 'POST', headers: { authorization: `Bearer ${tenant.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ name, env: 'dev' }) });
+    const own = await createTenant(); // its own organization: the list holds exactly these
+    for (const name of ['alpha', 'beta', 'gamma', 'delta']) {
+      const created = await fetch(`${baseUrl()}/api/v1/org/${own.orgId}/app`, { method: 'POST', headers: { authorization: `Bearer ${own.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ name, env: 'dev' }) });
       expect(created.status).toBe(200);
     }
-    await signIn(page, tenant.apiKey);
-    // A shared link: descending by name, 2 per page... the UI offers 25+, the URL takes any size the API accepts.
-    await page.goto(`${baseUrl()}/org/${tenant.orgId}/apps?dir=desc&size=2`);
-    await expect.poll(() => page.locator('tbody tr').allInnerTexts()).toEqual([expect.stringContaining('shop'), expect.stringContaining('gamma')]);
+    await signIn(page, own.apiKey);
+    // A shared link: descending by name, 2 per page (the UI offers 25 and up; the URL takes any size the API accepts).
+    await page.goto(`${baseUrl()}/org/${own.orgId}/apps?dir=desc&size=2`);
+    await expect.poll(() => page.locator('tbody tr').allInnerTexts()).toEqual([expect.stringContaining('gamma'), expect.stringContaining('delta')]);
     await page.getByRole('button', { name: 'Next' }).click();
     await expect.poll(() => page.locator('tbody tr').allInnerTexts()).toEqual([expect.stringContaining('beta'), expect.stringContaining('alpha')]);
     expect(new URL(page.url()).searchParams.get('page')).toBe('1');

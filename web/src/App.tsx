@@ -74,10 +74,13 @@ function Organization() {
   const current = organizations.find((o) => o.organization?.id === orgId);
   const location = useLocation();
   const main = useRef<HTMLElement>(null);
-  // After in-app navigation, move focus to the new page's content (as a full page load would for screen readers).
+  // After in-app navigation (not the first page), move focus to the new page's content, so keyboard and screen
+  // reader users start there as after a full page load.
+  const firstPage = useRef(true);
   useEffect(() => {
-    if (location.key !== 'default') main.current?.focus();
-  }, [location.pathname]); // eslint-disable-line react-hooks/exhaustive-deps
+    if (firstPage.current) firstPage.current = false;
+    else main.current?.focus();
+  }, [location.pathname]);
   const base = `/org/${orgId}`;
   return (
     <>
