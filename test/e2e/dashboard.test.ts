@@ -141,6 +141,15 @@ describe('dashboard', () => {
       await expectAccessible(page, title);
     }
     expect(await page.locator('main').innerText()).toContain('No hosted API descriptions yet.');
+    // An organization scan configuration: refused with the service's message when invalid, then saved and listed.
+    await page.getByText('Save a scan configuration').click();
+    await page.getByLabel('Name', { exact: true }).fill('baseline');
+    await page.getByLabel('HawkScan configuration (YAML)').fill('app: [unclosed');
+    await page.getByRole('button', { name: 'Save configuration' }).click();
+    await page.locator('main [role=alert]').waitFor();
+    await page.getByLabel('HawkScan configuration (YAML)').fill('app:\n  env: production\n');
+    await page.getByRole('button', { name: 'Save configuration' }).click();
+    await page.locator('main .rows code', { hasText: 'baseline' }).waitFor();
 
     // Sign out: back to sign-in, nothing of the session left in storage.
     await page.getByRole('button', { name: 'Sign out' }).click();

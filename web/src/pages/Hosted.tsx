@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { useParams } from 'react-router';
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, describeError, unwrap } from '../api/client';
 import { Empty, QueryView } from '../components/states';
 import { ActionForm, Pager, text, useTitle } from '../components/ui';
@@ -58,6 +58,8 @@ export default function HostedPage() {
         </p>
       )}
       <h2>Scan configurations</h2>
+      <OrganizationConfigs orgId={orgId} onLink={setLink} />
+      <h2>Global configurations</h2>
       <ConfigLookup orgId={orgId} />
     </>
   );
@@ -96,6 +98,64 @@ function ConfigLookup({ orgId }: { orgId: string }) {
       <p className="help">
         A scan's own configuration is shown from its scan page. Organization {orgId}'s global configurations are managed with <code>npm run admin -- put-global-config</code>.
       </p>
+    </>
+  );
+}
+
+/** The organization's named scan configurations: list, download links, and saving one (validated by the service). */
+function OrganizationConfigs({ orgId, onLink }: { orgId: string; onLink: (link: { label: string; href: string }) => void }) {
+  const queryClient = useQueryClient();
+  const configs = useQuery({
+    queryKey: ['org-configs', orgId],
+    queryFn: () => unwrap(api.GET('/api/v1/configuration/{orgId}/list', { params: { path: { orgId }, query: { pageSize: '100' } } })),
+  });
+  return (
+    <>
+      <QueryView query={configs} what="scan configurations">
+        {(data) =>
+          data.configs!.length === 0 ? (
+            <Empty title="No scan configurations yet.">
+              <p>Save one below; scans can then use it by name.</p>
+            </Empty>
+          ) : (
+            <ul className="rows">
+              {data.configs!.map((c) => (
+                <li key={c.name}>
+                  <code>{c.name}</code> <span className="muted">{c.description}</span>
+                  <button
+                    type="button"
+                    onClick={async () => {
+                      const asset = await unwrap(api.GET('/api/v1/configuration/{orgId}/{configName}', { params: { path: { orgId, configName: c.name! }, query: { redirect: 'false' } } }));
+                      onLink({ label: `Download ${c.name} (link valid for a few minutes)`, href: asset.presignedDownloadUrl! });
+                    }}
+                  >
+                    Get download link<span className="visually-hidden"> for {c.name}</span>
+                  </button>
+                </li>
+              ))}
+            </ul>
+          )
+        }
+      </QueryView>
+      <details className="create">
+        <summary>Save a scan configuration</summary>
+        <ActionForm
+          className="stack-form"
+          submitLabel="Save configuration"
+          onSubmit={async (data) => {
+            await unwrap(api.POST('/api/v1/configuration/{orgId}/update', { params: { path: { orgId } }, body: { name: text(data, 'name'), conf: String(data.get('conf') ?? '') } }));
+            await queryClient.invalidateQueries({ queryKey: ['org-configs', orgId] });
+          }}
+        >
+          <label>
+            Name <input name="name" required maxLength={64} pattern="[a-zA-Z0-9_-]+" title="letters, digits, _ and -" />
+          </label>
+          <label>
+            HawkScan configuration (YAML)
+            <textarea name="conf" required rows={8} spellCheck={false} className="code" />
+          </label>
+        </ActionForm>
+      </details>
     </>
   );
 }
