@@ -74,6 +74,19 @@ describe('dashboard', () => {
     await page.getByRole('link', { name: 'production' }).waitFor();
     await expectAccessible(page, 'application');
 
+    // An API description: the validation error is shown at its line; a valid one is uploaded and mapped.
+    const description = page.getByLabel('or paste it');
+    await description.fill("openapi: 3.0.3\ninfo:\n  title: shop\n  version: '1'\npaths:\n  /items:\n    get:\n      responses: 42\n");
+    await page.getByRole('button', { name: 'Upload description' }).click();
+    const marked = page.locator('[role=alert] pre mark');
+    await marked.waitFor();
+    expect(await marked.textContent()).toContain('responses: 42');
+    await description.fill("openapi: 3.0.3\ninfo:\n  title: shop\n  version: '1'\npaths: {}\n");
+    await page.getByRole('button', { name: 'Upload description' }).click();
+    await page.getByText(/^Uploaded OpenAPI 3\.0\.3 description/).waitFor();
+    const mapped = page.getByRole('list', { name: 'Mapped API descriptions' });
+    await mapped.getByText('uploaded for this application').waitFor();
+
     // A scanner reports a scan through the reporting API.
     const { scanId } = await startScan(tenant.token, appId, { env: 'production', host: 'https://shop.test' });
     await reportAlerts(tenant.token, scanId, [
@@ -140,7 +153,9 @@ describe('dashboard', () => {
       await page.locator('main table, main .state, main .rows').first().waitFor();
       await expectAccessible(page, title);
     }
-    expect(await page.locator('main').innerText()).toContain('No hosted API descriptions yet.');
+    // The description uploaded above, with a short-lived download link on request.
+    await page.getByRole('button', { name: /^Get download link for / }).first().click();
+    expect(await page.getByRole('link', { name: /^Download .* \(link valid for a few minutes\)$/ }).getAttribute('href')).toMatch(/^http/);
     // An organization scan configuration: refused with the service's message when invalid, then saved and listed.
     await page.getByText('Save a scan configuration').click();
     await page.getByLabel('Name', { exact: true }).fill('baseline');

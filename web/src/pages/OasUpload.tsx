@@ -41,9 +41,27 @@ export function OasUpload({ appId }: { appId: string }) {
           data.assets!.length === 0 ? (
             <p>No API description is mapped to this application yet.</p>
           ) : (
-            <p>
-              Mapped: {data.assets!.map((a) => a.oasId).join(', ')}
-            </p>
+            <ul className="rows" aria-label="Mapped API descriptions">
+              {data.assets!.map((a) => (
+                <li key={a.oasId}>
+                  <code>{a.oasId}</code>
+                  {/* The application's own upload is always included; only repository-sourced ones can be unmapped. */}
+                  {a.repositoryId ? (
+                    <button
+                      type="button"
+                      onClick={async () => {
+                        await unwrap(api.POST('/api/v1/oas/{appId}/mapping', { params: { path: { appId } }, body: { appId, oasId: a.oasId!, repositoryId: a.repositoryId!, include: false } }));
+                        await queryClient.invalidateQueries({ queryKey: ['oas-mapping', appId] });
+                      }}
+                    >
+                      Unmap<span className="visually-hidden"> {a.oasId}</span>
+                    </button>
+                  ) : (
+                    <span className="muted">uploaded for this application</span>
+                  )}
+                </li>
+              ))}
+            </ul>
           )
         }
       </QueryView>
