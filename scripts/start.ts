@@ -2,8 +2,9 @@
 // tables and bucket are created from the stack's own definitions, and the handlers are served over HTTP.
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { configureEnvironment, dataDir, ensureSigningKey, runningStack, startEngines, statePath } from './local/stack.ts';
+import { configureEnvironment, dataDir, ensureSigningKey, startEngines, statePath } from './local/stack.ts';
 import { ensureWebBuild } from './local/web.ts';
+import { acquireStartLock, makePrivate } from './local/data-dir.ts';
 
 const port = Number(process.env.PORT ?? 3000);
 const dynamodbPort = Number(process.env.DYNAMODB_PORT ?? port + 1);
@@ -11,8 +12,10 @@ const s3Port = Number(process.env.S3_PORT ?? port + 2);
 const dir = dataDir();
 
 async function main(): Promise<void> {
-  const other = runningStack(dir);
-  if (other) throw new Error(`Another npm start (pid ${other.pid}) already serves DATA_DIR ${dir} on port ${other.port}: stop it first or set DATA_DIR`);
+  // DATA_DIR is private to its user (0700/0600, also what the engines write) and served by one npm start at a time.
+  process.umask(0o077);
+  makePrivate(dir);
+  await acquireStartLock(dir);
 
   console.log(`Starting DynamoDB Local (port ${dynamodbPort}) and s3rver (port ${s3Port}), data in ${dir} ...`);
   const engines = await startEngines({ dir, dynamodbPort, s3Port });

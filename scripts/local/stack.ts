@@ -47,14 +47,17 @@ export async function startEngines(options: { dir?: string; dynamodbPort: number
   }
 }
 
-/** The running `npm start` described by DATA_DIR's state file, if its process is still alive. */
+/** The running `npm start` described by DATA_DIR's state file, if its process is still alive (not a zombie). */
 export function runningStack(dir: string): LocalStackState | undefined {
   if (!existsSync(statePath(dir))) return undefined;
   const state = JSON.parse(readFileSync(statePath(dir), 'utf8')) as LocalStackState;
   try {
     process.kill(state.pid, 0);
-    return state;
   } catch {
     return undefined;
   }
+  // A kill -9'd process whose parent has not reaped it still answers kill(pid, 0): Linux tells its state.
+  const stat = `/proc/${state.pid}/stat`;
+  if (existsSync(stat) && readFileSync(stat, 'utf8').replace(/^.*\) /s, '').startsWith('Z')) return undefined;
+  return state;
 }

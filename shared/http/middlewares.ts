@@ -45,7 +45,6 @@ export function requestLogging(): Middleware {
     before: (request) => {
       request.context.startedAt = Date.now();
       request.context.input = {};
-      logger.appendKeys({ requestId: request.event.requestContext.requestId });
     },
     after: finish,
     onError: finish,

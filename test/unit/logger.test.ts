@@ -1,0 +1,29 @@
+import { describe, expect, it, vi } from 'vitest';
+import { logger } from '../../shared/http/logger.ts';
+import { runInScope } from '../../shared/request-scope.ts';
+
+describe('log lines of concurrent requests', () => {
+  it('each carry the id of their own request', async () => {
+    const lines: string[] = [];
+    const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      lines.push(String(chunk));
+      return true;
+    });
+    const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
+    const request = (requestId: string) =>
+      runInScope({ requestId, dynamodbCalls: 0 }, async () => {
+        for (let step = 0; step < 3; step++) {
+          logger.info('step', { mine: requestId, step });
+          await tick(); // the other requests log meanwhile
+        }
+      });
+    try {
+      await Promise.all(['request-a', 'request-b', 'request-c'].map(request));
+    } finally {
+      write.mockRestore();
+    }
+    const logged = lines.flatMap((chunk) => chunk.split('\n')).filter((line) => line.includes('"step"')).map((line) => JSON.parse(line));
+    expect(logged).toHaveLength(9);
+    for (const line of logged) expect(line.requestId).toBe(line.mine);
+  });
+});
