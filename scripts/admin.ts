@@ -39,6 +39,21 @@ const commands: Record<string, Command> = {
         permissions: typeof f.permissions === 'string' ? f.permissions.split(',').map((p) => p.trim()).filter(Boolean) : undefined,
       }),
   },
+  'remove-member': {
+    usage: 'remove-member --org <orgId> --user <userId>',
+    flags: { org: { type: 'string' }, user: { type: 'string' } },
+    run: async (f) => (await admin()).removeMember({ organizationId: required(f, 'org'), userId: required(f, 'user') }),
+  },
+  'list-members': {
+    usage: 'list-members --org <orgId>',
+    flags: { org: { type: 'string' } },
+    run: async (f) => (await admin()).listMembers({ organizationId: required(f, 'org') }),
+  },
+  'list-orgs': {
+    usage: 'list-orgs',
+    flags: {},
+    run: async () => (await admin()).listOrganizations(),
+  },
   'create-api-key': {
     usage: 'create-api-key --user <userId>',
     flags: { user: { type: 'string' } },

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
+import type { Duplex } from 'node:stream';
 import type { Context } from 'aws-lambda';
 import { pathPattern, routes, type Route } from '../../shared/routes.ts';
 import type { LambdaEvent, LambdaResult } from '../../shared/http/types.ts';
@@ -125,6 +126,25 @@ export async function handle(req: IncomingMessage, res: ServerResponse): Promise
   send(res, await handler(toEvent(req, url, body, route), lambdaContext(route)));
 }
 
+/**
+ * Requests Node's HTTP parser refuses before any handler runs (a URL and headers over 16 KB, an unknown method,
+ * a NUL in a header...) get a JSON `{"message"}` like every other error, instead of Node's empty body.
+ */
+function answerMalformedRequest(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (!socket.writable) return void socket.destroy();
+  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+  const reasons: Record<string, string> = {
+    HPE_HEADER_OVERFLOW: 'the request line and headers exceed 16 KB',
+    HPE_INVALID_METHOD: 'unknown HTTP method',
+    HPE_INVALID_HEADER_TOKEN: 'invalid character in a header name',
+  };
+  const body = JSON.stringify({ message: `${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}: ${reasons[error.code ?? ''] ?? 'malformed HTTP request'}` });
+  socket.end(
+    `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\ncontent-type: application/json\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
+}
+
 export function startLocalServer(port: number, host = '127.0.0.1'): Promise<Server> {
   const server = createServer((req, res) => {
     handle(req, res).catch((error) => {
@@ -133,6 +153,7 @@ export function startLocalServer(port: number, host = '127.0.0.1'): Promise<Serv
     });
   });
   server.keepAliveTimeout = 5_000;
+  server.on('clientError', answerMalformedRequest);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve(server));

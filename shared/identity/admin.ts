@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { putOrganization } from './organization-repository.ts';
-import { putUser } from './user-repository.ts';
-import { putMembership, type Role } from './membership-repository.ts';
+import { listAllOrganizations, putOrganization } from './organization-repository.ts';
+import { getUsers, putUser } from './user-repository.ts';
+import { getOrganizationAccess, listMembershipsOfOrg, membershipDelete, putMembership, type Role } from './membership-repository.ts';
+import { getTeams, teamUpdate } from '../teams/repository.ts';
+import { transactWrite } from '../db/transactions.ts';
 import { deleteApiKey, listApiKeys, putApiKey } from './api-key-repository.ts';
 import { generateApiKey, hashApiKey } from '../auth/api-keys.ts';
 import { PERMISSIONS, isPermission, type Permission } from './permissions.ts';
@@ -59,4 +61,40 @@ export async function revokeApiKey(input: { userId: string; keyId: string }): Pr
   if (!record) throw notFound(`user ${input.userId} has no API key ${input.keyId}`);
   await deleteApiKey(record);
   return { revoked: input.keyId };
+}
+
+/**
+ * Removes the user from the organization: the membership and the user's place in each of its teams go in one
+ * transaction (conditioned on the teams and membership read), so no team keeps a user who is not a member.
+ * The user's API keys stay (other organizations); a user left without an API organization can no longer log in
+ * or refresh.
+ */
+export async function removeMember(input: { organizationId: string; userId: string }): Promise<{ removed: string; organizationId: string }> {
+  const { membership } = await getOrganizationAccess(input.organizationId, input.userId);
+  if (!membership) throw notFound(`user ${input.userId} is not a member of organization ${input.organizationId}`);
+  const teams = await getTeams(input.organizationId, membership.teamIds);
+  await transactWrite([
+    membershipDelete(membership),
+    ...teams.map((team) => teamUpdate(team, { ...team, userIds: team.userIds.filter((id) => id !== input.userId) })),
+  ]);
+  return { removed: input.userId, organizationId: input.organizationId };
+}
+
+export async function listMembers(input: { organizationId: string }) {
+  const memberships = await listMembershipsOfOrg(input.organizationId);
+  const users = new Map((await getUsers(memberships.map((m) => m.userId))).map((u) => [u.userId, u]));
+  return {
+    members: memberships.map((m) => ({
+      userId: m.userId,
+      email: users.get(m.userId)?.email ?? '',
+      role: m.role,
+      permissions: m.permissions,
+      teamIds: m.teamIds ?? [],
+    })),
+  };
+}
+
+export async function listOrganizations() {
+  const organizations = await listAllOrganizations();
+  return { organizations: organizations.map((o) => ({ organizationId: o.organizationId, name: o.name, apiAccess: o.apiAccess, createdAt: new Date(o.createdAt).toISOString() })) };
 }

@@ -133,3 +133,21 @@ export async function getOrganizations(orgIds: string[]): Promise<Organization[]
   const items = await batchGet(orgIds.map((id) => keys.organization(id)));
   return items.map((item) => fromItem<Organization>(item)!);
 }
+
+/** The organization's memberships (one partition range). */
+export async function listMembershipsOfOrg(orgId: string): Promise<Membership[]> {
+  const { pk, skPrefix } = keys.membershipsOfOrg(orgId);
+  return (await queryAll({ partition: pk, skPrefix })).map((item) => fromItem<Membership>(item)!);
+}
+
+/** Deletes a membership, provided its teams are still those read (team writes change them in step). */
+export function membershipDelete(membership: Membership): TransactItem {
+  return {
+    Delete: {
+      TableName: config.tableName,
+      Key: membershipKey(membership.organizationId, membership.userId),
+      ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(teamIds) OR size(teamIds) = :teams)',
+      ExpressionAttributeValues: { ':teams': membership.teamIds.length },
+    },
+  };
+}

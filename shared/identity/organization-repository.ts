@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
 import { fromItem } from '../db/items.ts';
@@ -25,4 +25,18 @@ export async function putOrganization(org: Organization): Promise<void> {
 export async function getOrganization(orgId: string): Promise<Organization | undefined> {
   const out = await db.send(new GetCommand({ TableName: config.tableName, Key: keys.organization(orgId) }));
   return fromItem<Organization>(out.Item);
+}
+
+/** Every organization (operators' list-orgs): a filtered scan of the table, read page by page. */
+export async function listAllOrganizations(): Promise<Organization[]> {
+  const organizations: Organization[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(
+      new ScanCommand({ TableName: config.tableName, FilterExpression: 'entity = :entity', ExpressionAttributeValues: { ':entity': 'organization' }, ExclusiveStartKey }),
+    );
+    organizations.push(...(page.Items ?? []).map((item) => fromItem<Organization>(item)!));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return organizations.sort((a, b) => a.createdAt - b.createdAt);
 }

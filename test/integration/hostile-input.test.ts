@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { api } from './client.ts';
+import { connect } from 'node:net';
+import { api, baseUrl } from './client.ts';
 import { addUserTo, createTenant } from './fixtures.ts';
 import { SCAN_CONFIG, alert, completeScan, createApp, reportAlerts, startScan } from './scan-helpers.ts';
 import { newTeam } from './team-helpers.ts';
@@ -7,6 +8,12 @@ import { json30 } from './hosted-assets-helpers.ts';
 import { joinTeams } from './app-helpers.ts';
 import { FINDINGS_REPORT_LIMITS, MAX_PATTERN_LENGTH, SCAN_CONFIG_LIMITS } from '../../shared/limits.ts';
 import { getScan, getScanLocation, putFindings, reserveAlertUris } from '../../shared/scans/repository.ts';
+import { listMembers, listOrganizations, removeMember } from '../../shared/identity/admin.ts';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from '../../shared/db/client.ts';
+import { keys, rateLimitKeys } from '../../shared/db/keys.ts';
+import { config } from '../../shared/config.ts';
+import { hashApiKey } from '../../shared/auth/api-keys.ts';
 
 // The defects of issue 11, each reproduced: requests that stalled the service, answered 5xx or half-wrote.
 // `api()` fails any test on a 5xx.
@@ -187,5 +194,68 @@ describe('consistency and isolation', () => {
     const tenant = await createTenant();
     const out = await api('GET', `/api/v1/org/${tenant.orgId}/teams`, { token: tenant.token, query: { pageToken: 2 ** 31 } });
     expect([out.status, out.body.message]).toEqual([400, expect.stringMatching(/^pageToken: /)]);
+  });
+});
+
+describe('the local server answers requests its HTTP parser refuses with JSON', () => {
+  /** Sends raw bytes to the local server and returns the status and body of its answer. */
+  const raw = (request: string) =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const url = new URL(baseUrl());
+      const socket = connect(Number(url.port), url.hostname, () => socket.write(request));
+      let answer = '';
+      socket.on('data', (chunk) => (answer += chunk));
+      socket.on('end', () => resolve({ status: Number(answer.split(' ')[1]), body: answer.slice(answer.indexOf('\r\n\r\n') + 4) }));
+      socket.on('error', reject);
+    });
+
+  it('431 for a URL over 16 KB, 400 for an unknown method or a NUL in a header, each with a message', async () => {
+    const long = await raw(`GET /api/v1/app/${'x'.repeat(17_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    expect([long.status, JSON.parse(long.body).message]).toEqual([431, 'Request Header Fields Too Large: the request line and headers exceed 16 KB']);
+    const method = await raw('FOO /api/v1/user HTTP/1.1\r\nHost: x\r\n\r\n');
+    expect([method.status, JSON.parse(method.body).message]).toEqual([400, 'Bad Request: unknown HTTP method']);
+    const nul = await raw('GET /api/v1/user HTTP/1.1\r\nHost: x\r\nX-Bad: a\u0000b\r\n\r\n');
+    expect([nul.status, typeof JSON.parse(nul.body).message]).toEqual([400, 'string']);
+  });
+});
+
+describe('sessions and members', () => {
+  it('refuses refresh, as login, once the user is in no organization with API access', async () => {
+    const tenant = await createTenant();
+    const refresh = (token: string) => api('GET', '/api/v1/auth/refresh-token', { token });
+    expect((await refresh(tenant.token)).status).toBe(200);
+    await removeMember({ organizationId: tenant.orgId, userId: tenant.userId });
+    expect((await refresh(tenant.token)).status).toBe(401);
+    expect((await api('GET', '/api/v1/auth/login', { headers: { 'x-apikey': tenant.apiKey } })).status).toBe(401);
+
+    const planLost = await createTenant();
+    await db.send(new UpdateCommand({ TableName: config.tableName, Key: keys.organization(planLost.orgId), UpdateExpression: 'SET apiAccess = :no', ExpressionAttributeValues: { ':no': false } }));
+    expect((await refresh(planLost.token)).status).toBe(401);
+  });
+
+  it('admin remove-member takes the user out of the organization and its teams; list-members and list-orgs show it', async () => {
+    const tenant = await createTenant();
+    const other = await addUserTo(tenant.orgId, ['read:team']);
+    const team = await newTeam(tenant.orgId, tenant.token, { name: 'pair', userIds: [tenant.userId, other.userId] });
+    const listed = await listMembers({ organizationId: tenant.orgId });
+    expect(listed.members.map((m) => [m.userId, m.teamIds]).sort()).toEqual([[tenant.userId, [team.id]], [other.userId, [team.id]]].sort());
+    expect((await listOrganizations()).organizations.map((o) => o.organizationId)).toContain(tenant.orgId);
+
+    await removeMember({ organizationId: tenant.orgId, userId: other.userId });
+    const after = await api('GET', `/api/v1/org/${tenant.orgId}/team/${team.id}`, { token: tenant.token });
+    expect(after.body.team.users.map((u: { userId: string }) => u.userId)).toEqual([tenant.userId]);
+    expect((await listMembers({ organizationId: tenant.orgId })).members.map((m) => m.userId)).toEqual([tenant.userId]);
+    await expect(removeMember({ organizationId: tenant.orgId, userId: other.userId })).rejects.toThrow(/is not a member/);
+  });
+
+  it('counts logins against the API key as it is looked up (surrounding spaces, U+00A0 included)', async () => {
+    const tenant = await createTenant();
+    const counted = async () =>
+      Number((await db.send(new GetCommand({ TableName: config.rateLimitTableName, Key: rateLimitKeys.loginKey(hashApiKey(tenant.apiKey)) }))).Item?.total ?? 0);
+    const before = await counted();
+    for (const variant of [`${tenant.apiKey}\u00a0`, ` ${tenant.apiKey}`, tenant.apiKey]) {
+      expect((await api('GET', '/api/v1/auth/login', { headers: { 'x-apikey': variant } })).status).toBe(200);
+    }
+    expect((await counted()) - before).toBe(3); // the \u00a0 variant bypassed the per-key limit before
   });
 });
