@@ -142,6 +142,7 @@ export const routeNotes: Record<string, string> = {
     `Adds findings to a STARTED scan; may be called many times. One request carries at most ${FINDINGS_REPORT_LIMITS.maxAlerts} alerts, ` +
     `${FINDINGS_REPORT_LIMITS.maxUris} URIs in all and ${MiB(FINDINGS_REPORT_LIMITS.maxBytes)} of body (400/413 beyond, naming the ` +
     'limit), and is counted whole or not at all: its findings appear in lists and counts together, or never. ' +
+    `A report whose storing takes over ${FINDINGS_REPORT_LIMITS.storeBudgetMs / 1000} s (a busy service) is not counted (413: send smaller ones). ` +
     `One alert may receive at most ${FINDINGS_REPORT_LIMITS.maxReportsPerAlert} reports over a scan (413 beyond). Alerts with ` +
     'the same `pluginId` merge: their URIs add up, and the first report of a plugin sets its name, severity, ' +
     'description, cweId and references. 400 once the scan is completed. Not audited (SCAN_STARTED and ' +

@@ -26,6 +26,13 @@ const MAX_ATTEMPTS = 8;
 /** Alerts of one request stored in parallel (each alert's URIs are themselves written several batches at a time). */
 const ALERT_CONCURRENCY = 4;
 
+/** URIs written between two checks of the request's storing deadline. */
+const STORE_CHUNK = 250;
+const tooSlow = () =>
+  payloadTooLarge(
+    `storing this report took longer than ${FINDINGS_REPORT_LIMITS.storeBudgetMs / 1000} s (the service is busy): nothing was counted; send it again in smaller requests`,
+  );
+
 const ended = (scan: Pick<ScanRecord, 'scanId' | 'status'>) => badRequest(`scan ${scan.scanId} has already ended (${scan.status}): it takes no more reports`);
 
 /** The same finding in later scans gets the same hash (application, environment, plugin, method, URI, parameter). */
@@ -47,7 +54,7 @@ function mergeByPlugin(alerts: ReportedAlert[]): ReportedAlert[] {
  * Stores one alert's URIs of a request: numbers are reserved on the alert (creating it), then the URI and message
  * items written. They stay invisible until findingsCount counts them (reportScanAlerts).
  */
-async function storeAlert(scan: ScanRecord, reported: ReportedAlert) {
+async function storeAlert(scan: ScanRecord, reported: ReportedAlert, deadline: number) {
   const { uris, ...metadata } = reported;
   const { first } = await reserveAlertUris(scan, metadata, uris.length);
   const findings = uris.map((u, i) => {
@@ -63,7 +70,10 @@ async function storeAlert(scan: ScanRecord, reported: ReportedAlert) {
     const { uri: _uri, requestMethod: _method, ...message } = u;
     return { uri, message: { ...uri, ...message } };
   });
-  await putFindings(scan, findings);
+  for (let from = 0; from < findings.length; from += STORE_CHUNK) {
+    if (Date.now() > deadline) throw tooSlow();
+    await putFindings(scan, findings.slice(from, from + STORE_CHUNK));
+  }
   return { pluginId: reported.pluginId, first, count: uris.length, findings };
 }
 
@@ -79,10 +89,12 @@ export async function reportScanAlerts(caller: Caller, scanId: string, body: Sca
   const alerts = mergeByPlugin(body.alerts);
   const queue = [...alerts];
   const stored: Awaited<ReturnType<typeof storeAlert>>[] = [];
+  const deadline = Date.now() + FINDINGS_REPORT_LIMITS.storeBudgetMs;
   const worker = async () => {
-    for (let alert = queue.shift(); alert; alert = queue.shift()) stored.push(await storeAlert(scan, alert));
+    for (let alert = queue.shift(); alert; alert = queue.shift()) stored.push(await storeAlert(scan, alert, deadline));
   };
   await Promise.all(Array.from({ length: Math.min(ALERT_CONCURRENCY, alerts.length) }, worker));
+  if (Date.now() > deadline) throw tooSlow(); // what was stored stays invisible (never counted)
   try {
     await transactWriteRetryingConflicts(findingsCount(scan, stored, FINDINGS_REPORT_LIMITS.maxReportsPerAlert));
   } catch (error) {
