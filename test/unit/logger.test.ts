@@ -5,10 +5,8 @@ import { runInScope } from '../../shared/request-scope.ts';
 describe('log lines of concurrent requests', () => {
   it('each carry the id of their own request', async () => {
     const lines: string[] = [];
-    const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-      lines.push(String(chunk));
-      return true;
-    });
+    const capture = (chunk: string | Uint8Array) => (lines.push(String(chunk)), true);
+    const writes = [vi.spyOn(process.stdout, 'write').mockImplementation(capture), vi.spyOn(process.stderr, 'write').mockImplementation(capture)];
     const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
     const request = (requestId: string) =>
       runInScope({ requestId, dynamodbCalls: 0 }, async () => {
@@ -20,7 +18,7 @@ describe('log lines of concurrent requests', () => {
     try {
       await Promise.all(['request-a', 'request-b', 'request-c'].map(request));
     } finally {
-      write.mockRestore();
+      for (const write of writes) write.mockRestore();
     }
     const logged = lines.flatMap((chunk) => chunk.split('\n')).filter((line) => line.includes('"step"')).map((line) => JSON.parse(line));
     expect(logged).toHaveLength(9);
