@@ -159,6 +159,24 @@ export const keys = {
     pk: `APP#${appId}`,
     sk: `ENVDATA#${envId}#SCAN#${scanId}#MSG#${msgId}`,
   }),
+  /** All URIs of a scan, every alert's (a sort-key range: plugin ids sort below '~'). */
+  urisOfScan: (appId: string, envId: string, scanId: string) => ({
+    pk: `APP#${appId}`,
+    skFrom: `ENVDATA#${envId}#SCAN#${scanId}#URI#`,
+    skTo: `ENVDATA#${envId}#SCAN#${scanId}#URI#~`,
+  }),
+
+  // ---- Findings and their triage (docs/DATA-MODEL.md, Findings). Per environment, under its data prefix, so the
+  // environment and application cascades remove them.
+  /** A finding of the environment by its hash: identity, first and last seen, its URIs in the last scan seen. */
+  finding: (appId: string, envId: string, findingHash: string) => ({ pk: `APP#${appId}`, sk: `ENVDATA#${envId}#FINDING#${findingHash}` }),
+  findingsOfEnvironment: (appId: string, envId: string) => ({ pk: `APP#${appId}`, skPrefix: `ENVDATA#${envId}#FINDING#` }),
+  /** The triage rule of a finding (status, note, history): applies to the finding in every scan of the environment. */
+  triageRule: (appId: string, envId: string, findingHash: string) => ({ pk: `APP#${appId}`, sk: `ENVDATA#${envId}#RULE#${findingHash}` }),
+  /** Counts the environment's triage changes: a scan's completion is conditioned on it, so it never freezes
+   * statistics from rules that changed while it computed them. */
+  triageVersion: (appId: string, envId: string) => ({ pk: `APP#${appId}`, sk: `ENVDATA#${envId}#TRIAGEVERSION` }),
+  triageRulesOfEnvironment: (appId: string, envId: string) => ({ pk: `APP#${appId}`, skPrefix: `ENVDATA#${envId}#RULE#` }),
   /** Marks a configuration hash as used by `scans` scans of the environment (GET .../config/{configHash}). */
   scanConfigUse: (appId: string, envId: string, configHash: string) => ({ pk: `APP#${appId}`, sk: `ENVDATA#${envId}#CONFIG#${configHash}` }),
 };

@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { auditEntry } from '../audit/entries.ts';
 import { transactWriteRetryingConflicts } from '../db/query.ts';
 import { cancellationReasons } from '../db/items.ts';
@@ -17,6 +17,9 @@ import {
   type ScanRecord,
 } from './repository.ts';
 import { accessibleScan, lastScanOf, statsOf, toScanResult } from './scans.ts';
+import { findingHash } from '../findings/finding-identity.ts';
+import { findingsOfScan } from '../findings/scan-findings.ts';
+import { recordFindings, triageVersionCheck } from '../findings/repository.ts';
 import type { ReportedAlert, ScanAlertsBody, ScanCompletedBody } from './inputs.ts';
 import type { Caller } from '../http/caller.ts';
 
@@ -34,10 +37,6 @@ const tooSlow = () =>
   );
 
 const ended = (scan: Pick<ScanRecord, 'scanId' | 'status'>) => badRequest(`scan ${scan.scanId} has already ended (${scan.status}): it takes no more reports`);
-
-/** The same finding in later scans gets the same hash (application, environment, plugin, method, URI, parameter). */
-const findingHash = (scan: ScanRecord, pluginId: string, method: string, uri: string, param: string) =>
-  createHash('sha256').update([scan.applicationId, scan.environmentId, pluginId, method, uri, param].join('\n')).digest('hex');
 
 /** Alerts of the same plugin within one request merge, as they do across requests. */
 function mergeByPlugin(alerts: ReportedAlert[]): ReportedAlert[] {
@@ -65,7 +64,15 @@ async function storeAlert(scan: ScanRecord, reported: ReportedAlert, deadline: n
       pluginId: reported.pluginId,
       uri: u.uri,
       requestMethod: u.requestMethod,
-      findingHash: findingHash(scan, reported.pluginId, u.requestMethod, u.uri, u.param),
+      param: u.param,
+      findingHash: findingHash({
+        applicationId: scan.applicationId,
+        environmentId: scan.environmentId,
+        pluginId: reported.pluginId,
+        method: u.requestMethod,
+        uri: u.uri,
+        param: u.param,
+      }),
     };
     const { uri: _uri, requestMethod: _method, ...message } = u;
     return { uri, message: { ...uri, ...message } };
@@ -119,30 +126,36 @@ export async function reportScanCompleted(caller: Caller, scanId: string, body: 
   let { scan, app } = await accessibleScan(caller, scanId);
   for (let attempt = 1; ; attempt++) {
     if (scan.status !== 'STARTED') throw ended(scan);
-    const stats = statsOf(await alertsOfScan(scan));
+    const alerts = await alertsOfScan(scan);
+    const stats = statsOf(alerts);
     const env = await getEnvironment(scan.applicationId, scan.environmentId);
     if (!env) throw notFound(`scan ${scanId} not found`); // its environment is being deleted
-    const completedAt = Date.now();
-    const done: ScanRecord = {
-      ...scan,
-      status: body.status,
-      completedAt,
-      durationSeconds: Math.round((completedAt - scan.startedAt) / 1000),
-      urlCount: body.urlCount,
-      stats,
-    };
-    const payload = { scanId, applicationId: app.applicationId, appName: app.name, envId: env.environmentId, envName: env.name, status: body.status };
-    const items = [
-      scanCompletion(scan, done),
-      ...(env.lastScanId === scanId ? [environmentLastScanUpdate(env, lastScanOf(done), scanId)] : []),
-      await auditEntry(caller, app.organizationId, body.status === 'COMPLETED' ? 'SCAN_COMPLETED' : 'SCAN_ERRORED', payload),
-    ];
     if (stats.totalAlerts === scan.reportedUris) {
+      // Its findings (first/last seen, URIs per finding) and its figures by triage status, from the rules now.
+      const found = await findingsOfScan(scan, alerts);
+      await recordFindings(scan, found.findings);
+      const completedAt = Date.now();
+      const done: ScanRecord = {
+        ...scan,
+        status: body.status,
+        completedAt,
+        durationSeconds: Math.round((completedAt - scan.startedAt) / 1000),
+        urlCount: body.urlCount,
+        stats: { ...stats, ...found.stats },
+      };
+      const payload = { scanId, applicationId: app.applicationId, appName: app.name, envId: env.environmentId, envName: env.name, status: body.status };
+      const items = [
+        scanCompletion(scan, done),
+        ...(env.lastScanId === scanId ? [environmentLastScanUpdate(env, lastScanOf(done), scanId)] : []),
+        triageVersionCheck(scan, found.triageVersion),
+        await auditEntry(caller, app.organizationId, body.status === 'COMPLETED' ? 'SCAN_COMPLETED' : 'SCAN_ERRORED', payload),
+      ];
       try {
         await transactWriteRetryingConflicts(items);
-        return toScanResult(done, app, stats);
+        return toScanResult(done, app, done.stats!);
       } catch (error) {
-        // The scan ended, findings were counted, or a newer scan of the environment started: read again.
+        // The scan ended, findings were counted, a newer scan of the environment started or a finding was triaged:
+        // read again.
         if (!cancellationReasons(error)?.includes('ConditionalCheckFailed') || attempt >= MAX_ATTEMPTS) throw error;
       }
     } else if (attempt >= MAX_ATTEMPTS) {

@@ -6,19 +6,22 @@ import { batchDelete, batchPut, deleteFound, queryAll, queryItems } from '../db/
 import { putNewItem, type TransactItem } from '../db/transactions.ts';
 import { config } from '../config.ts';
 import type { Severity } from './inputs.ts';
+import type { TriageStats } from '../findings/scan-findings.ts';
 
 // Scans, their alerts, alert URIs and messages, and configuration uses (docs/DATA-MODEL.md, Scans).
 
 export type ScanStatus = 'STARTED' | 'COMPLETED' | 'ERROR';
 
 /** Aggregates of a scan's alerts: computed from the alert items, frozen on the scan when it ends. */
-export interface ScanStats {
-  /** Alert URIs (findings), all untriaged: triage is not implemented. */
+export interface ScanStats extends Partial<TriageStats> {
+  /** Alert URIs (findings). */
   totalAlerts: number;
   /** Alerts (distinct plugins). */
   uniqueAlerts: number;
   urisBySeverity: Record<Severity, number>;
   alertsBySeverity: Record<Severity, number>;
+  // byStatus, byPluginStatus (TriageStats): set when the scan ends, kept current by triage while it is its
+  // environment's last scan; absent while it runs (every finding then counts as UNKNOWN).
 }
 
 export interface ScanRecord {
@@ -93,13 +96,14 @@ export interface AlertUriRecord {
   pluginId: string;
   uri: string;
   requestMethod: string;
+  /** The parameter (also on the message): part of the finding's identity, read with the URIs when the scan ends. */
+  param: string;
   findingHash: string;
 }
 
 export interface AlertMessageRecord extends Omit<AlertUriRecord, 'n'> {
   /** Its URI's number (absent on messages stored before ranges existed). */
   n?: number;
-  param: string;
   evidence: string;
   otherInfo: string;
   requestHeader: string;

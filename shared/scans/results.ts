@@ -22,7 +22,8 @@ import {
   type AlertMessageRecord,
   type ScanRecord,
 } from './repository.ts';
-import { accessibleScan, currentStats, lastScanOf, toAlert, toScan, toScanResult } from './scans.ts';
+import { accessibleScan, currentStats, lastScanOf, statsOf, toAlert, toScan, toScanResult, triageStatsOf } from './scans.ts';
+import { rulesOf } from '../findings/repository.ts';
 import type { AlertMessageQuery, ListAlertFindingsQuery, ListScanAlertsQuery, ListScansQuery } from './inputs.ts';
 import type { Caller } from '../http/caller.ts';
 
@@ -113,18 +114,25 @@ export async function listScanAlertFindings(caller: Caller, scanId: string, plug
   const wanted = new Set(numbers);
   const uris = numbers.length ? (await alertUris(scan, pluginId, numbers[0], numbers[numbers.length - 1])).filter((u) => wanted.has(u.n)) : [];
   const scanView = toScan(scan, app);
+  const rules = await rulesOf(scan, uris.map((u) => u.findingHash));
   return {
-    alert: toAlert(alert, scanView),
-    applicationScanAlertUris: uris.map((u) => ({
-      alertUriId: u.alertUriId,
-      uri: u.uri,
-      requestMethod: u.requestMethod,
-      msgId: u.msgId,
-      pluginId: u.pluginId,
-      status: 'UNKNOWN',
-      findingHash: u.findingHash,
-      scan: scanView,
-    })),
+    alert: toAlert(alert, triageStatsOf(scan.stats ?? statsOf([alert]), [alert]), scanView),
+    applicationScanAlertUris: uris.map((u) => {
+      const rule = rules.get(u.findingHash);
+      return {
+        alertUriId: u.alertUriId,
+        uri: u.uri,
+        requestMethod: u.requestMethod,
+        msgId: u.msgId,
+        pluginId: u.pluginId,
+        status: rule?.status ?? 'UNKNOWN',
+        matchedRuleNote: rule?.note ?? '',
+        matchedRuleUserId: rule?.userId ?? '',
+        matchedRuleLastUpdated: rule?.updatedAt ?? 0,
+        findingHash: u.findingHash,
+        scan: scanView,
+      };
+    }),
     appHost: scan.host,
     nextPageToken: from + q.pageSize < alert.uriCount ? String(q.pageToken + 1) : '',
     totalCount: alert.uriCount,

@@ -5,6 +5,8 @@ import { alertsOfScan, getScan, getScanLocation, type AlertRecord, type ScanReco
 import type { ApplicationRecord } from '../applications/application-repository.ts';
 import type { LastScan } from '../applications/environment-repository.ts';
 import type { Caller } from '../http/caller.ts';
+import { untriagedStats, type TriageStats } from '../findings/scan-findings.ts';
+import { TRIAGE_STATUSES, isUntriaged } from '../findings/statuses.ts';
 
 // What the scan reporting and scan-result operations share: finding a scan by id with the application's access
 // rules, the statistics of its alerts, and the public views (scanresults.Scan, application.ApplicationScanResult,
@@ -46,18 +48,41 @@ export async function currentStats(scan: ScanRecord, alerts?: AlertRecord[]): Pr
   return scan.stats ?? statsOf(alerts ?? (await alertsOfScan(scan)));
 }
 
-/** The environment's last-scan fields (SPEC 2.2) describing this scan; untriaged = all findings (no triage yet). */
+/** The scan's findings by triage status and severity (all UNKNOWN while it runs: they are matched when it ends). */
+export function triageStatsOf(stats: ScanStats, alerts: AlertRecord[] = []): TriageStats {
+  if (stats.byStatus && stats.byPluginStatus) return { byStatus: stats.byStatus, byPluginStatus: stats.byPluginStatus };
+  const running = untriagedStats(alerts);
+  running.byStatus.UNKNOWN = { ...stats.urisBySeverity };
+  return running;
+}
+
+/** Untriaged findings (UNKNOWN and ADD_COMMENT) of a scan by severity, and in all. */
+export function untriagedOf(stats: ScanStats | undefined) {
+  const counts = { total: 0, High: 0, Medium: 0, Low: 0 };
+  if (!stats) return counts;
+  if (!stats.byStatus) return { total: stats.totalAlerts, ...stats.urisBySeverity };
+  for (const status of TRIAGE_STATUSES.filter(isUntriaged)) {
+    for (const severity of SEVERITIES) {
+      counts[severity] += stats.byStatus[status][severity];
+      counts.total += stats.byStatus[status][severity];
+    }
+  }
+  return counts;
+}
+
+/** The environment's last-scan fields (SPEC 2.2) describing this scan; untriaged = UNKNOWN and ADD_COMMENT findings. */
 export function lastScanOf(scan: ScanRecord): LastScan {
+  const untriaged = untriagedOf(scan.stats);
   return {
     lastScanId: scan.scanId,
     lastScanStatus: scan.status,
     lastScanTimestamp: scan.startedAt,
     lastScanCompletedTimestamp: scan.completedAt,
     lastScanDuration: scan.durationSeconds,
-    lastScanTotalUntriaged: scan.stats?.totalAlerts ?? 0,
-    lastScanHighUntriaged: scan.stats?.urisBySeverity.High ?? 0,
-    lastScanMediumUntriaged: scan.stats?.urisBySeverity.Medium ?? 0,
-    lastScanLowUntriaged: scan.stats?.urisBySeverity.Low ?? 0,
+    lastScanTotalUntriaged: untriaged.total,
+    lastScanHighUntriaged: untriaged.High,
+    lastScanMediumUntriaged: untriaged.Medium,
+    lastScanLowUntriaged: untriaged.Low,
     latestScanConfigHash: scan.configHash,
     lastScanHawkscanVersion: scan.hawkscanVersion,
   };
@@ -78,11 +103,14 @@ export function toScan(scan: ScanRecord, app: ApplicationRecord) {
   };
 }
 
-/** application.AlertStatusStats: every finding is untriaged (UNKNOWN) until triage exists. */
-const untriaged = (totalCount: number, severityStats: Record<string, number>) => (totalCount > 0 ? [{ alertStatus: 'UNKNOWN', totalCount, severityStats }] : []);
+/** application.AlertStatusStats: one entry per triage status with findings, in the public enum's order. */
+function alertStatusStats(byStatus: (status: (typeof TRIAGE_STATUSES)[number]) => { totalCount: number; severityStats: Record<string, number> }) {
+  return TRIAGE_STATUSES.map((alertStatus) => ({ alertStatus, ...byStatus(alertStatus) })).filter((s) => s.totalCount > 0);
+}
 
-/** application.ApplicationAlert; `scan` is populated only where the public API does (a single alert's findings). */
-export function toAlert(alert: AlertRecord, scan?: ReturnType<typeof toScan>) {
+/** application.ApplicationAlert, with its findings by triage status. */
+export function toAlert(alert: AlertRecord, triage: TriageStats, scan?: ReturnType<typeof toScan>) {
+  const counts = triage.byPluginStatus[alert.pluginId];
   return {
     pluginId: alert.pluginId,
     name: alert.name,
@@ -91,22 +119,34 @@ export function toAlert(alert: AlertRecord, scan?: ReturnType<typeof toScan>) {
     cweId: alert.cweId,
     references: alert.references,
     uriCount: alert.uriCount,
-    alertStatusStats: untriaged(alert.uriCount, { [alert.severity]: alert.uriCount }),
+    alertStatusStats: alertStatusStats((status) => {
+      const n = counts?.[status] ?? (status === 'UNKNOWN' ? alert.uriCount : 0);
+      return { totalCount: n, severityStats: { [alert.severity]: n } };
+    }),
     scan,
   };
 }
 
-/** application.ApplicationScanResult: durations in seconds, timestamps in ms. */
+/** application.ApplicationScanResult: durations in seconds, timestamps in ms; each alert carries its scan. */
 export function toScanResult(scan: ScanRecord, app: ApplicationRecord, stats: ScanStats, alerts: AlertRecord[] = []) {
+  const triage = triageStatsOf(stats, alerts);
+  const scanView = toScan(scan, app);
   return {
-    scan: toScan(scan, app),
+    scan: scanView,
     scanDuration: scan.durationSeconds ?? 0,
     urlCount: scan.urlCount,
-    alertStats: { totalAlerts: stats.totalAlerts, uniqueAlerts: stats.uniqueAlerts, alertStatusStats: untriaged(stats.totalAlerts, stats.urisBySeverity) },
+    alertStats: {
+      totalAlerts: stats.totalAlerts,
+      uniqueAlerts: stats.uniqueAlerts,
+      alertStatusStats: alertStatusStats((status) => {
+        const severityStats = triage.byStatus[status] ?? {};
+        return { totalCount: Object.values(severityStats).reduce((n, c) => n + c, 0), severityStats };
+      }),
+    },
     severityStats: stats.alertsBySeverity,
     configHash: scan.configHash,
     appHost: scan.host,
-    applicationAlerts: alerts.map((alert) => toAlert(alert)),
+    applicationAlerts: alerts.map((alert) => toAlert(alert, triage, scanView)),
     timestamp: scan.startedAt,
     percentComplete: scan.status === 'STARTED' ? 0 : 100,
     tags: scan.tags,

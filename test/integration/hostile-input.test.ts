@@ -95,7 +95,7 @@ describe('a findings report is counted whole or not at all', () => {
     const scan = (await getScan((await getScanLocation(scanId))!))!;
     const { first } = await reserveAlertUris(scan, { pluginId: '10038', name: 'x', severity: 'Medium', description: '', cweId: '', references: [] }, 4);
     const orphan = (n: number) => ({
-      uri: { n, alertUriId: crypto.randomUUID(), msgId: crypto.randomUUID(), pluginId: '10038', uri: `/orphan/${n}`, requestMethod: 'GET', findingHash: 'h' },
+      uri: { n, alertUriId: crypto.randomUUID(), msgId: crypto.randomUUID(), pluginId: '10038', uri: `/orphan/${n}`, requestMethod: 'GET', param: '', findingHash: 'h' },
       message: { n, alertUriId: crypto.randomUUID(), msgId: crypto.randomUUID(), pluginId: '10038', uri: `/orphan/${n}`, requestMethod: 'GET', findingHash: 'h', param: '', evidence: '', otherInfo: '', requestHeader: '', requestBody: '', responseHeader: '', responseBody: '' },
     });
     const orphans = [0, 1, 2, 3].map((i) => orphan(first + i));

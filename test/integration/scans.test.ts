@@ -56,6 +56,7 @@ describe('scan reporting: start, alerts, complete', () => {
       references: ['https://owasp.org/x'],
       uriCount: 5,
       alertStatusStats: [{ alertStatus: 'UNKNOWN', totalCount: 5, severityStats: { High: 5 } }],
+      scan: expect.objectContaining({ id: started.scanId, applicationId: appId, status: 'COMPLETED' }),
     });
     const byName = await api('GET', `/api/v1/scan/${started.scanId}/alerts`, { token: tenant.token, query: { sortField: 'name', sortDir: 'desc' } });
     expect(byName.body.applicationScanResults[0].applicationAlerts.map((a: { pluginId: string }) => a.pluginId)).toEqual(['90001', '10038', '10020']);

@@ -1,0 +1,114 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from '../db/client.ts';
+import { keys } from '../db/keys.ts';
+import { fromItem } from '../db/items.ts';
+import { batchGet, batchPut, queryItems } from '../db/query.ts';
+import { config } from '../config.ts';
+import type { TransactItem } from '../db/transactions.ts';
+import type { Severity } from '../scans/inputs.ts';
+import type { TriageStatus } from './statuses.ts';
+
+// Findings of an environment and their triage rules (docs/DATA-MODEL.md, Findings).
+
+/** One finding of an environment (by hash), as its scans saw it. Written when a scan that reported it ends. */
+export interface FindingRecord {
+  findingHash: string;
+  pluginId: string;
+  requestMethod: string;
+  /** The normalized path (finding-identity.ts). */
+  path: string;
+  param: string;
+  /** One literal URI of the finding, from the last scan that saw it. */
+  uri: string;
+  severity: Severity;
+  /** ms: start of the first and of the last scan that reported it. */
+  firstSeen: number;
+  lastSeen: number;
+  lastScanId: string;
+  /** Its URIs in lastScanId (literal URIs that differ only in id-like segments are one finding). */
+  lastScanUris: number;
+}
+
+export interface RuleHistoryEntry {
+  operation: 'CREATE' | 'UPDATE';
+  oldResult: TriageStatus;
+  newResult: TriageStatus;
+  note: string;
+  userId: string;
+  timestamp: number;
+}
+
+/** The triage of a finding: applies to it in its environment's last scan and every later scan. */
+export interface TriageRule {
+  findingHash: string;
+  status: TriageStatus;
+  note: string;
+  userId: string;
+  /** ms of the last change. */
+  updatedAt: number;
+  /** Every change conditions on the version it read. */
+  version: number;
+  /** Oldest first; at most MAX_RULE_HISTORY entries (the oldest are dropped). */
+  history: RuleHistoryEntry[];
+}
+
+export const MAX_RULE_HISTORY = 200;
+
+type EnvRef = { applicationId: string; environmentId: string };
+
+export async function getFinding(env: EnvRef, findingHash: string): Promise<FindingRecord | undefined> {
+  const out = await db.send(new GetCommand({ TableName: config.tableName, Key: keys.finding(env.applicationId, env.environmentId, findingHash), ConsistentRead: true }));
+  return fromItem<FindingRecord>(out.Item);
+}
+
+export async function getTriageRule(env: EnvRef, findingHash: string): Promise<TriageRule | undefined> {
+  const out = await db.send(new GetCommand({ TableName: config.tableName, Key: keys.triageRule(env.applicationId, env.environmentId, findingHash), ConsistentRead: true }));
+  return fromItem<TriageRule>(out.Item);
+}
+
+/** The environment's triage-change counter (0 before the first triage). */
+export async function getTriageVersion(env: EnvRef): Promise<number> {
+  const out = await db.send(new GetCommand({ TableName: config.tableName, Key: keys.triageVersion(env.applicationId, env.environmentId), ConsistentRead: true }));
+  return Number(out.Item?.version ?? 0);
+}
+
+/** Every finding the environment's scans have reported, read lazily (optionally only some attributes). */
+export async function* findingsOfEnvironment(env: EnvRef, attributes?: (keyof FindingRecord)[]): AsyncGenerator<Partial<FindingRecord>> {
+  const { pk, skPrefix } = keys.findingsOfEnvironment(env.applicationId, env.environmentId);
+  for await (const item of queryItems({ partition: pk, skPrefix, attributes, pageLimit: 1000 })) yield fromItem<Partial<FindingRecord>>(item)!;
+}
+
+/** The environment's triage rules by finding hash (only triaged or commented findings have one). */
+export async function rulesOfEnvironment(env: EnvRef): Promise<Map<string, TriageRule>> {
+  const { pk, skPrefix } = keys.triageRulesOfEnvironment(env.applicationId, env.environmentId);
+  const rules = new Map<string, TriageRule>();
+  for await (const item of queryItems({ partition: pk, skPrefix })) {
+    const rule = fromItem<TriageRule>(item)!;
+    rules.set(rule.findingHash, rule);
+  }
+  return rules;
+}
+
+/** The rules of these findings (by hash), for a page of URIs. */
+export async function rulesOf(env: EnvRef, hashes: string[]): Promise<Map<string, TriageRule>> {
+  const unique = [...new Set(hashes)];
+  const items = await batchGet(unique.map((h) => keys.triageRule(env.applicationId, env.environmentId, h)));
+  return new Map(items.map((item) => fromItem<TriageRule>(item)!).map((rule) => [rule.findingHash, rule]));
+}
+
+/** Records what a scan saw (not atomic, idempotent: written before the scan's completion commits). */
+export async function recordFindings(env: EnvRef, findings: FindingRecord[]): Promise<void> {
+  await batchPut(findings.map((f) => ({ ...keys.finding(env.applicationId, env.environmentId, f.findingHash), entity: 'finding', ...f })));
+}
+
+/** Fails the transaction if a triage changed the environment's rules since `version` was read. */
+export function triageVersionCheck(env: EnvRef, version: number): TransactItem {
+  return {
+    ConditionCheck: {
+      TableName: config.tableName,
+      Key: keys.triageVersion(env.applicationId, env.environmentId),
+      ConditionExpression: version === 0 ? 'attribute_not_exists(version)' : 'version = :version',
+      ExpressionAttributeValues: version === 0 ? undefined : { ':version': version },
+    },
+  };
+}

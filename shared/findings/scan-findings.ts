@@ -1,0 +1,89 @@
+import { keys } from '../db/keys.ts';
+import { queryItems } from '../db/query.ts';
+import { SEVERITIES, type Severity } from '../scans/inputs.ts';
+import { normalizedPath } from './finding-identity.ts';
+import { findingsOfEnvironment, getTriageVersion, rulesOfEnvironment, type FindingRecord } from './repository.ts';
+import { TRIAGE_STATUSES, type TriageStatus } from './statuses.ts';
+import { isCommitted, type AlertRecord, type ScanRecord } from '../scans/repository.ts';
+
+// What a scan's end records about its findings (docs/DATA-MODEL.md, Findings): each finding's first and last seen
+// and its URIs in the scan, and the scan's findings by triage status, from the rules in force at that moment.
+
+export type StatusCounts = Record<TriageStatus, number>;
+
+/** Findings by triage status and severity, and by plugin and triage status (ScanStats, frozen with them). */
+export interface TriageStats {
+  byStatus: Record<TriageStatus, Record<Severity, number>>;
+  byPluginStatus: Record<string, StatusCounts>;
+}
+
+const zeroStatuses = (): StatusCounts => Object.fromEntries(TRIAGE_STATUSES.map((s) => [s, 0])) as StatusCounts;
+const zeroBySeverity = () => Object.fromEntries(SEVERITIES.map((s) => [s, 0])) as Record<Severity, number>;
+
+/** Every finding untriaged (a running scan's statistics: its URIs are matched with the rules when it ends). */
+export function untriagedStats(alerts: AlertRecord[]): TriageStats {
+  const byStatus = Object.fromEntries(TRIAGE_STATUSES.map((s) => [s, zeroBySeverity()])) as TriageStats['byStatus'];
+  const byPluginStatus: TriageStats['byPluginStatus'] = {};
+  for (const alert of alerts.filter((a) => a.uriCount > 0)) {
+    byStatus.UNKNOWN[alert.severity] += alert.uriCount;
+    byPluginStatus[alert.pluginId] = { ...zeroStatuses(), UNKNOWN: alert.uriCount };
+  }
+  return { byStatus, byPluginStatus };
+}
+
+/**
+ * Reads the scan's URIs (hash, plugin, method, URI, parameter), the environment's rules and known findings, and
+ * returns the findings to record and the scan's triage statistics. `triageVersion` is read first: the completion
+ * commits only if no triage happened since (triageVersionCheck).
+ */
+export async function findingsOfScan(scan: ScanRecord, alerts: AlertRecord[]) {
+  const triageVersion = await getTriageVersion(scan);
+  const rules = await rulesOfEnvironment(scan);
+  const alertOf = new Map(alerts.map((a) => [a.pluginId, a]));
+  const seen = new Map<string, FindingRecord>();
+  const range = keys.urisOfScan(scan.applicationId, scan.environmentId, scan.scanId);
+  const uris = queryItems({ partition: range.pk, skFrom: range.skFrom, skTo: range.skTo, attributes: ['n', 'pluginId', 'findingHash', 'uri', 'requestMethod', 'param'] });
+  for await (const u of uris) {
+    const alert = alertOf.get(u.pluginId as string);
+    if (!alert || !isCommitted(alert, u.n as number)) continue; // written by a request that never counted it
+    const hash = u.findingHash as string;
+    const found = seen.get(hash);
+    if (found) {
+      found.lastScanUris++;
+      continue;
+    }
+    const severity = alert.severity;
+    seen.set(hash, {
+      findingHash: hash,
+      pluginId: u.pluginId as string,
+      requestMethod: u.requestMethod as string,
+      path: normalizedPath(u.uri as string),
+      param: (u.param as string | undefined) ?? '',
+      uri: u.uri as string,
+      severity,
+      firstSeen: scan.startedAt,
+      lastSeen: scan.startedAt,
+      lastScanId: scan.scanId,
+      lastScanUris: 1,
+    });
+  }
+  for await (const known of findingsOfEnvironment(scan, ['findingHash', 'firstSeen'])) {
+    const finding = seen.get(known.findingHash!);
+    if (finding && known.firstSeen! < finding.firstSeen) finding.firstSeen = known.firstSeen!;
+  }
+
+  // Triaged URIs counted from the findings; untriaged = the alert's counted URIs minus those, so that the figures
+  // always add up to the alerts' uriCount.
+  const stats = untriagedStats(alerts);
+  for (const finding of seen.values()) {
+    const status = rules.get(finding.findingHash)?.status ?? 'UNKNOWN';
+    const plugin = stats.byPluginStatus[finding.pluginId];
+    if (status === 'UNKNOWN' || !plugin) continue;
+    const moved = Math.min(finding.lastScanUris, plugin.UNKNOWN);
+    plugin.UNKNOWN -= moved;
+    plugin[status] += moved;
+    stats.byStatus.UNKNOWN[finding.severity] -= moved;
+    stats.byStatus[status][finding.severity] += moved;
+  }
+  return { findings: [...seen.values()], stats, triageVersion, rules };
+}

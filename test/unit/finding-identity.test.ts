@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { findingHash, normalizedPath } from '../../shared/findings/finding-identity.ts';
+
+describe('finding identity', () => {
+  it('normalizes paths: origin, query, fragment, empty segments and trailing slash dropped; id-like segments as {id}', () => {
+    expect(normalizedPath('https://shop.test:8443/users/42/orders/7?x=1#top')).toBe('/users/{id}/orders/{id}');
+    expect(normalizedPath('/users/43/orders/8/')).toBe('/users/{id}/orders/{id}');
+    expect(normalizedPath('//users/9b2f0c5e-1d2a-4c3b-8e4f-5a6b7c8d9e0f/orders/1')).toBe('/users/{id}/orders/{id}');
+    expect(normalizedPath('/files/5f1d7a3c9e2b4a6d8c0e1f23')).toBe('/files/{id}'); // 24 hex digits: an ObjectId
+    expect(normalizedPath('/orders/01HZX3K7Q9M2N4P6R8T0V2W4Y6')).toBe('/orders/{id}'); // a ULID
+    expect(normalizedPath('/prices/-3.50')).toBe('/prices/{id}');
+    expect(normalizedPath('/a%20b/%7B1%7D')).toBe('/a b/{1}');
+    expect(normalizedPath('/bad%zzescape')).toBe('/bad%zzescape');
+    expect(normalizedPath('https://shop.test')).toBe('/');
+    expect(normalizedPath('/')).toBe('/');
+  });
+
+  it('keeps words, versions, short hex-like words and case', () => {
+    expect(normalizedPath('/api/v1/Users/deadbeef')).toBe('/api/v1/Users/deadbeef');
+    expect(normalizedPath('/api/v2/cafe/ab12')).toBe('/api/v2/cafe/ab12');
+    expect(normalizedPath('/blog/a-very-long-article-title-without-digits')).toBe('/blog/a-very-long-article-title-without-digits');
+    expect(normalizedPath('/Login')).not.toBe(normalizedPath('/login'));
+  });
+
+  it('hashes application, environment, plugin, method (any case), normalized path and parameter', () => {
+    const base = { applicationId: 'a', environmentId: 'e', pluginId: '40012', method: 'get', uri: '/users/1?q=x', param: 'q' };
+    const hash = findingHash(base);
+    expect(hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(findingHash({ ...base, method: 'GET', uri: 'https://other.host/users/2' })).toBe(hash);
+    for (const change of [{ applicationId: 'b' }, { environmentId: 'f' }, { pluginId: '40013' }, { method: 'POST' }, { uri: '/accounts/1' }, { param: 'r' }]) {
+      expect(findingHash({ ...base, ...change })).not.toBe(hash);
+    }
+    // Fields cannot run into each other.
+    expect(findingHash({ ...base, pluginId: '4', param: '0012' })).not.toBe(findingHash({ ...base, pluginId: '40', param: '012' }));
+  });
+});
