@@ -83,7 +83,12 @@ function operationOf(route: Route) {
   const ok =
     route.response === 'empty'
       ? { description: 'OK (empty body)' }
-      : { description: 'OK', content: Object.fromEntries(mediaTypes.map((t) => [t, { schema: { $ref: `#/components/schemas/${route.response}` } }])) };
+      : {
+          description: 'OK',
+          content: Object.fromEntries(
+            mediaTypes.map((t) => [t, { schema: t === 'text/csv' ? { type: 'string' } : { $ref: `#/components/schemas/${route.response}` } }]),
+          ),
+        };
   const notes = [
     routeNotes[route.operationId],
     route.permission ? `Requires the \`${route.permission}\` permission.` : undefined,

@@ -11,7 +11,11 @@ import protobuf from 'protobufjs';
 import { routes } from '../shared/routes.ts';
 
 const PROTO_DIR = new URL('../shared/proto/', import.meta.url).pathname;
-const REFERENCE = new URL('../../shared/reference/stackhawk-openapi.json', import.meta.url).pathname;
+/** Where the public descriptions are: beside the repository, or REFERENCE_DIR (e.g. from a git worktree elsewhere). */
+const REFERENCE_DIR = process.env.REFERENCE_DIR ?? new URL('../../shared/reference/', import.meta.url).pathname;
+const REFERENCE = join(REFERENCE_DIR, 'stackhawk-openapi.json');
+/** The January 2026 description: schemas of operations the current one lacks (upsertAlertRule). */
+const REFERENCE_2026 = join(REFERENCE_DIR, 'stackhawk-openapi-2026-01.json');
 const HAND_WRITTEN = 'hawk.proto';
 
 interface Schema {
@@ -124,9 +128,10 @@ export function compileDescriptor(): string {
 }
 
 export function generatedProtoFiles(): Map<string, string> {
-  const spec = JSON.parse(readFileSync(REFERENCE, 'utf8')) as { components: { schemas: Record<string, Schema> } };
+  type Spec = { components: { schemas: Record<string, Schema> } };
+  const [current, january2026] = [REFERENCE, REFERENCE_2026].map((file) => JSON.parse(readFileSync(file, 'utf8')) as Spec);
   const roots = [...new Set(routes.map((r) => r.response).filter((r) => r !== 'empty' && !r.startsWith('hawk.')))];
-  return generate(spec.components.schemas, roots);
+  return generate({ ...january2026.components.schemas, ...current.components.schemas }, roots);
 }
 
 if (process.argv[1]?.endsWith('proto.ts')) {

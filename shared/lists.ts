@@ -17,8 +17,8 @@ const integer = (min: number, max: number | undefined, fallback: number) => {
   return z.pipe(z.optional(z.pipe(digits, bounded)), z.transform((value) => value ?? fallback));
 };
 
-/** pageSize: 1 to 1000, default 10. */
-export const pageSizeParam = () => integer(1, 1000, 10).check(z.describe('Page size, 1 to 1000 (default 10).'));
+/** pageSize: 1 to 1000, default 10 (the findings report: 500). */
+export const pageSizeParam = (fallback = 10) => integer(1, 1000, fallback).check(z.describe(`Page size, 1 to 1000 (default ${fallback}).`));
 /** pageToken: the 0-based page number (an int32, as the public API declares it), default 0. */
 export const pageTokenParam = () => integer(0, 2_147_483_647, 0).check(z.describe('0-based page number, at most 2147483647 (default 0).'));
 /** An integer such as a time in ms, default 0. */

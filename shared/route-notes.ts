@@ -165,7 +165,33 @@ export const routeNotes: Record<string, string> = {
     '`sortField=name`). `totalCount` counts the alerts.',
   listScanAlertFindings:
     'The alert and a page of the URIs that triggered it, in the order reported. `pageSize` is at most 100 ' +
-    '(larger values are reduced).',
+    '(larger values are reduced). Each URI carries its `findingHash` (stable across scans of the environment: ' +
+    'plugin, method, normalized path and parameter; docs/DATA-MODEL.md, Findings) and its finding\'s current ' +
+    'triage: `status` (UNKNOWN = untriaged), `matchedRuleNote`, `matchedRuleUserId`, `matchedRuleLastUpdated` (ms), ' +
+    '`ruleHistories` (newest first).',
+  bulkTriageFindings:
+    'Triages findings of one environment by `findingHash`: `FALSE_POSITIVE`, `RISK_ACCEPTED`, or `ADD_COMMENT` ' +
+    '(sets the note; keeps a triaged finding\'s status, shows an untriaged one as ADD_COMMENT, still untriaged). ' +
+    'At most 100 actions, applied in request order, each atomically with its ALERT_RULE_TRIAGED entry; a hash the ' +
+    'environment never saw fails alone (`success: false`, `error`), the others still apply. The rule applies to ' +
+    'the finding in the environment\'s last scan (its figures, the environment\'s untriaged counts and health ' +
+    'change at once) and in every later scan. Body ids, when given, must match the path.',
+  listOrganizationFindings:
+    'The organization\'s current findings: one row per URI of each visible environment\'s latest COMPLETED scan ' +
+    '(team rules as for lists), ordered by application name, environment name, plugin id and report order. ' +
+    '`date` (end of that day, UTC) or `datetime` (no zone: UTC) report them as of that moment: the latest scan ' +
+    'completed by then, and each finding\'s triage status then. `status`: NEW (untriaged or commented), ' +
+    'FALSE_POSITIVE, RISK_ACCEPTED, ASSIGNED (promoted). First/last seen: start of the first scan of the ' +
+    'environment that reported the finding and of the scan reported (ms, ISO 8601, and `YYYY-MM-DD hh:mm:ss` UTC ' +
+    'as the Excel form). `pageSize` 1 to 1000 (default 500), `pageToken` the page number; a short page is the last. ' +
+    '`Accept: text/csv` answers the same rows as RFC 4180 CSV (header row; first/last seen in ISO 8601; the public ' +
+    'example\'s columns, then findingHash, cweId, team) with the total in `X-Total-Count`.',
+  upsertAlertRule:
+    'The January 2026 operation, on the same rules as bulk triage: each `alertRuleWrapper.alertRule` (or deprecated ' +
+    '`alertRules`) names an environment, plugin, method and `parameterizedPath` or `path` (normalized as finding ' +
+    'hashes are) and sets `result` (any status, UNKNOWN clearing the triage) and `note` on every finding of the ' +
+    'environment it matches (any parameter). 404 when a rule matches no finding (nothing changed); at most 100 ' +
+    'findings per request. `integrationId` is accepted and not used.',
   getAlertMessages:
     'The request and response behind one finding (`messageId` = the alert URI\'s `msgId`). ' +
     '`includeValidationCommand=true` adds a curl command reproducing the request.',

@@ -34,6 +34,7 @@ import {
   upsertScanConfigurationBody,
   validateScanConfigurationBody,
 } from './scan-configurations/inputs.ts';
+import { bulkTriageBody, findingsReportQuery, upsertAlertRulesBody } from './findings/inputs.ts';
 import { createTeamBody, listTeamsForOrgQuery, listTeamsForUserQuery, updateApplicationTeamBody, updateTeamBody } from './teams/inputs.ts';
 
 // THE route table: the single source of truth for the service's operations. The CDK stack (one Lambda and one
@@ -627,6 +628,46 @@ export const routes: Route[] = [
     params: z.object({ pluginId: pluginIdSchema }),
     query: listAlertFindingsQuery,
     response: 'application.AlertResponse',
+  },
+  // ---- Findings: triage, the findings report, members (docs/DATA-MODEL.md "Findings")
+  {
+    operationId: 'bulkTriageFindings',
+    method: 'POST',
+    path: '/api/v1/org/{orgId}/app/{appId}/env/{envId}/findings/triage',
+    handler: 'bulk-triage-findings',
+    tag: 'Scan Results',
+    summary: 'Bulk triage findings by hash',
+    auth: 'bearer',
+    permission: 'write:triage',
+    audit: 'ALERT_RULE_TRIAGED',
+    body: bulkTriageBody,
+    response: 'application.BulkTriageFindingsByHashResponse',
+  },
+  {
+    operationId: 'upsertAlertRule',
+    method: 'POST',
+    path: '/api/v1/app/{appId}/alerts/rules/{integrationId}',
+    handler: 'upsert-alert-rule',
+    tag: 'Applications',
+    summary: 'Upsert alert rule',
+    auth: 'bearer',
+    permission: 'write:triage',
+    audit: 'ALERT_RULE_TRIAGED',
+    body: upsertAlertRulesBody,
+    response: 'application.UpsertAlertRulesResponse',
+  },
+  {
+    operationId: 'listOrganizationFindings',
+    method: 'GET',
+    path: '/api/v1/reports/org/{orgId}/findings',
+    handler: 'list-organization-findings',
+    tag: 'Reports',
+    summary: 'Organization Findings',
+    auth: 'bearer',
+    permission: 'read:report',
+    query: findingsReportQuery,
+    response: 'reports.CurrentFindingsResponse',
+    mediaTypes: ['application/json', 'text/csv'],
   },
   {
     operationId: 'getAlertMessages',

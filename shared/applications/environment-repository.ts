@@ -230,3 +230,20 @@ export async function deleteEnvironmentData(appId: string, envId: string): Promi
   await deleteFound({ partition: pk, skPrefix });
   await batchDelete([keys.environment(appId, envId)]);
 }
+
+/**
+ * Moves `delta` findings of `severity` into (+) or out of (-) the untriaged figures of the environment's last scan,
+ * provided it is still `lastScanId` (a triage of a finding in that scan).
+ */
+export function environmentUntriagedChange(env: EnvironmentRecord, lastScanId: string, severity: 'High' | 'Medium' | 'Low', delta: number): TransactItem {
+  return {
+    Update: {
+      TableName: config.tableName,
+      Key: keys.environment(env.applicationId, env.environmentId),
+      UpdateExpression: 'ADD lastScanTotalUntriaged :delta, #severity :delta',
+      ConditionExpression: 'lastScanId = :scanId AND attribute_not_exists(deleting)',
+      ExpressionAttributeNames: { '#severity': `lastScan${severity}Untriaged` },
+      ExpressionAttributeValues: { ':delta': delta, ':scanId': lastScanId },
+    },
+  };
+}

@@ -21,6 +21,7 @@ export const ACTIVITY_TYPES = [
   'SCAN_COMPLETED',
   'SCAN_ERRORED',
   'SCAN_REMOVED',
+  'ALERT_RULE_TRIAGED',
 ] as const;
 
 export type ActivityType = (typeof ACTIVITY_TYPES)[number];

@@ -127,6 +127,8 @@ export const keys = {
   /** Where a scan is, by its id alone (the /scan/{scanId} routes): written in the transaction that starts the scan. */
   scanLocation: (scanId: string) => ({ pk: `SCAN#${scanId}`, sk: '#SCAN' }),
   scansOfEnvironment: (envId: string) => ({ gsi1pk: `ENVSCANS#${envId}` }),
+  /** Sort-key bound of an environment's scans started at or before `to` (ms). */
+  scansStartedBy: (to: number) => `${String(to).padStart(15, '0')}#~`,
   /** The organization's scans started from `from` to `to` (ms, inclusive). */
   scansOfOrgBetween: (orgId: string, from: number, to: number) => ({
     gsi3pk: `ORGSCANS#${orgId}`,

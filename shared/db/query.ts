@@ -66,11 +66,15 @@ export async function* queryItems(query: PartitionQuery): AsyncGenerator<Item> {
   } while (startKey);
 }
 
-/** Reads many items of the main table by key (100 per call, retrying unprocessed keys). Order is not kept. */
-export async function batchGet(itemKeys: Item[]): Promise<Record<string, unknown>[]> {
+/** Reads many items of the main table by key (100 per call, retrying unprocessed keys), optionally only some attributes. Order is not kept. */
+export async function batchGet(itemKeys: Item[], attributes?: string[]): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
+  const projection = attributes && {
+    ProjectionExpression: attributes.map((_, i) => `#a${i}`).join(', '),
+    ExpressionAttributeNames: Object.fromEntries(attributes.map((a, i) => [`#a${i}`, a])),
+  };
   for (let i = 0; i < itemKeys.length; i += 100) {
-    let request: Record<string, { Keys: Item[] }> | undefined = { [config.tableName]: { Keys: itemKeys.slice(i, i + 100) } };
+    let request: Record<string, { Keys: Item[] }> | undefined = { [config.tableName]: { Keys: itemKeys.slice(i, i + 100), ...projection } };
     while (request && Object.keys(request).length > 0) {
       const out = await db.send(new BatchGetCommand({ RequestItems: request }));
       items.push(...(out.Responses?.[config.tableName] ?? []));

@@ -27,7 +27,10 @@ const HEX_ID = /^(?=[a-f]*\d)[0-9a-f]{16,}$/i;
 /** Opaque tokens (ULIDs, base64url keys): 20+ letters, digits, - or _, with both letters and digits. */
 const TOKEN = /^(?=[^a-z]*[a-z])(?=\D*\d)[\w-]{20,}$/i;
 
-const isIdLike = (segment: string) => UUID.test(segment) || NUMBER.test(segment) || HEX_ID.test(segment) || TOKEN.test(segment);
+/** A template parameter, as in a parameterized path (`/users/{userId}`). */
+const TEMPLATE = /^\{[^/{}]*\}$/;
+
+const isIdLike = (segment: string) => UUID.test(segment) || NUMBER.test(segment) || HEX_ID.test(segment) || TOKEN.test(segment) || TEMPLATE.test(segment);
 
 function decodeSegment(segment: string): string {
   try {
@@ -41,7 +44,7 @@ function decodeSegment(segment: string): string {
  * The path that identifies a finding: the URI's path alone (scheme, host, port, query string and fragment dropped:
  * the host is the environment's, query values are data and the vulnerable parameter is `param`), percent-escapes
  * decoded, empty segments and a trailing slash dropped, and every id-like segment (a number, a UUID, 16+ hex digits
- * with a digit, a 20+ character token mixing letters and digits) replaced by `{id}`. So `/users/42/orders/7?x=1`,
+ * with a digit, a 20+ character token mixing letters and digits, a `{name}` template parameter) replaced by `{id}`. So `/users/42/orders/7?x=1`,
  * `https://shop.test/users/43/orders/8/` and `/users/9b2f...-uuid/orders/1` are all `/users/{id}/orders/{id}`.
  * Case is kept (paths are case-sensitive).
  */

@@ -13,6 +13,8 @@ export interface OperationInput<Params = Record<string, string>, Query = Record<
   headers: Record<string, string | undefined>;
   caller: Caller;
   sourceIp: string;
+  /** The response media type content negotiation chose (one of the route's mediaTypes). */
+  mediaType?: string;
 }
 
 /** A handler result that is already an HTTP response (redirects, raw bodies): passed through as is. */

@@ -19,6 +19,9 @@ export const PERMISSIONS = [
   'write:policy',
   'read:repository',
   'write:repository',
+  'write:triage',
+  'read:report',
+  'read:member',
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];

@@ -7,6 +7,7 @@ import { putNewItem, type TransactItem } from '../db/transactions.ts';
 import { config } from '../config.ts';
 import type { Severity } from './inputs.ts';
 import type { TriageStats } from '../findings/scan-findings.ts';
+import type { TriageStatus } from '../findings/statuses.ts';
 
 // Scans, their alerts, alert URIs and messages, and configuration uses (docs/DATA-MODEL.md, Scans).
 
@@ -148,6 +149,17 @@ export async function alertUris(scan: ScanRef, pluginId: string, from: number, t
   return items.map((item) => fromItem<AlertUriRecord>(item)!);
 }
 
+/**
+ * The alert's counted URIs at positions [from, from + size) among them, in order: their numbers from the committed
+ * ranges, one sort-key range read, uncounted ones dropped.
+ */
+export async function countedAlertUris(scan: ScanRef, alert: AlertRecord, from: number, size: number): Promise<AlertUriRecord[]> {
+  const numbers = committedNumbers(alert, from, size);
+  if (numbers.length === 0) return [];
+  const wanted = new Set(numbers);
+  return (await alertUris(scan, alert.pluginId, numbers[0], numbers[numbers.length - 1])).filter((u) => wanted.has(u.n));
+}
+
 export async function getAlertMessage(scan: ScanRef, msgId: string): Promise<AlertMessageRecord | undefined> {
   return fromItem<AlertMessageRecord>(await getItem(keys.alertMessage(scan.applicationId, scan.environmentId, scan.scanId, msgId)));
 }
@@ -168,6 +180,12 @@ export async function latestScansOfEnvironment(envId: string, limit: number): Pr
     if (scans.length >= limit) break;
   }
   return scans;
+}
+
+/** The environment's scans started at or before `startedBy` (ms; default: all), newest first, read lazily. */
+export async function* scansOfEnvironmentNewestFirst(envId: string, startedBy = Number.MAX_SAFE_INTEGER): AsyncGenerator<ScanRecord> {
+  const items = queryItems({ index: 'gsi1', partition: keys.scansOfEnvironment(envId).gsi1pk, skTo: keys.scansStartedBy(startedBy), forward: false, pageLimit: 10 });
+  for await (const item of items) yield fromItem<ScanRecord>(item)!;
 }
 
 /** Whether a scan of the environment reported this configuration (and is not deleted). */
@@ -328,4 +346,20 @@ export async function deleteScanData(scan: ScanRef): Promise<void> {
   await deleteFound({ partition: data.pk, skPrefix: data.skPrefix });
   const record = keys.scanRecord(appId, envId, scanId);
   await deleteFound({ partition: record.pk, skPrefix: record.sk });
+}
+
+/** Moves `count` findings of a plugin from one triage status to another in an ended scan's statistics. */
+export function scanTriageCountsMove(scan: ScanRef, move: { pluginId: string; severity: Severity; from: TriageStatus; to: TriageStatus; count: number }): TransactItem {
+  return {
+    Update: {
+      TableName: config.tableName,
+      Key: keys.scanRecord(scan.applicationId, scan.environmentId, scan.scanId),
+      UpdateExpression:
+        'ADD stats.byStatus.#from.#severity :minus, stats.byStatus.#to.#severity :plus, ' +
+        'stats.byPluginStatus.#plugin.#from :minus, stats.byPluginStatus.#plugin.#to :plus',
+      ConditionExpression: 'attribute_exists(stats.byPluginStatus.#plugin) AND attribute_not_exists(deleting)',
+      ExpressionAttributeNames: { '#from': move.from, '#to': move.to, '#severity': move.severity, '#plugin': move.pluginId },
+      ExpressionAttributeValues: { ':minus': -move.count, ':plus': move.count },
+    },
+  };
 }

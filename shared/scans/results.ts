@@ -8,9 +8,8 @@ import { compareBy, nameOrderKey, pageOf, v1NextPageToken } from '../lists.ts';
 import { getApplications } from '../applications/application-repository.ts';
 import { environmentLastScanUpdate, getEnvironment } from '../applications/environment-repository.ts';
 import {
-  alertUris,
+  countedAlertUris,
   alertsOfScan,
-  committedNumbers,
   isCommitted,
   deleteScanData,
   getAlert,
@@ -24,6 +23,7 @@ import {
 } from './repository.ts';
 import { accessibleScan, currentStats, lastScanOf, statsOf, toAlert, toScan, toScanResult, triageStatsOf } from './scans.ts';
 import { rulesOf } from '../findings/repository.ts';
+import { toRuleHistories } from '../findings/views.ts';
 import type { AlertMessageQuery, ListAlertFindingsQuery, ListScanAlertsQuery, ListScansQuery } from './inputs.ts';
 import type { Caller } from '../http/caller.ts';
 
@@ -108,11 +108,8 @@ export async function listScanAlertFindings(caller: Caller, scanId: string, plug
   const { scan, app } = await accessibleScan(caller, scanId);
   const alert = await getAlert(scan, pluginId);
   if (!alert || alert.uriCount === 0) throw notReported(scanId, pluginId);
-  // The page's positions among the counted URIs, as URI numbers: one sort-key range read, uncounted ones dropped.
   const from = q.pageToken * q.pageSize;
-  const numbers = committedNumbers(alert, from, q.pageSize);
-  const wanted = new Set(numbers);
-  const uris = numbers.length ? (await alertUris(scan, pluginId, numbers[0], numbers[numbers.length - 1])).filter((u) => wanted.has(u.n)) : [];
+  const uris = await countedAlertUris(scan, alert, from, q.pageSize);
   const scanView = toScan(scan, app);
   const rules = await rulesOf(scan, uris.map((u) => u.findingHash));
   return {
@@ -129,6 +126,7 @@ export async function listScanAlertFindings(caller: Caller, scanId: string, plug
         matchedRuleNote: rule?.note ?? '',
         matchedRuleUserId: rule?.userId ?? '',
         matchedRuleLastUpdated: rule?.updatedAt ?? 0,
+        ruleHistories: toRuleHistories(rule),
         findingHash: u.findingHash,
         scan: scanView,
       };

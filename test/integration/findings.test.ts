@@ -1,14 +1,45 @@
 import { describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
 import { api } from './client.ts';
-import { createTenant } from './fixtures.ts';
+import { addUserTo, createTenant, type Tenant } from './fixtures.ts';
+import { joinTeams } from './app-helpers.ts';
 import { completeScan, createApp, reportAlerts, startScan } from './scan-helpers.ts';
 import { keys } from '../../shared/db/keys.ts';
 import { queryAll } from '../../shared/db/query.ts';
 
-// Findings across scans: identity (findingHash), first and last seen.
+// Findings across scans: identity (findingHash), first and last seen, triage and the counts it changes.
 
 const uri = (path: string, param = 'id') => ({ uri: path, requestMethod: 'GET', param, evidence: `at ${path}`, otherInfo: '', requestHeader: '', requestBody: '', responseHeader: '', responseBody: '' });
 const sqlInjection = (...paths: string[]) => ({ pluginId: '40018', name: 'SQL Injection', severity: 'High', description: 'SQLi', uris: paths.map((p) => uri(p)) });
+const csp = (...paths: string[]) => ({ pluginId: '10038', name: 'CSP', severity: 'Medium', description: 'CSP', uris: paths.map((p) => uri(p, '')) });
+
+async function scanOnce(tenant: Pick<Tenant, 'token'>, appId: string, alerts: unknown[], env = 'dev') {
+  const started = await startScan(tenant.token, appId, { env });
+  await reportAlerts(tenant.token, started.scanId, alerts);
+  await completeScan(tenant.token, started.scanId);
+  return started;
+}
+
+const triage = (tenant: Pick<Tenant, 'orgId' | 'token'>, appId: string, envId: string, actions: unknown[], extra: Record<string, unknown> = {}) =>
+  api('POST', `/api/v1/org/${tenant.orgId}/app/${appId}/env/${envId}/findings/triage`, { token: tenant.token, body: { actions, ...extra } });
+
+async function envView(tenant: Tenant, query: Record<string, unknown> = {}) {
+  const out = await api('GET', `/api/v2/org/${tenant.orgId}/envs`, { token: tenant.token, query: { pageSize: 100, ...query } });
+  expect(out.status).toBe(200);
+  return out.body;
+}
+
+async function uriStatuses(token: string, scanId: string, pluginId: string) {
+  const out = await api('GET', `/api/v1/scan/${scanId}/alert/${pluginId}`, { token, query: { pageSize: 100 } });
+  expect(out.status).toBe(200);
+  return Object.fromEntries(out.body.applicationScanAlertUris.map((u: { uri: string; status: string }) => [u.uri, u.status]));
+}
+
+async function scanResult(token: string, scanId: string) {
+  const out = await api('GET', `/api/v1/scan/${scanId}/alerts`, { token });
+  expect(out.status).toBe(200);
+  return out.body.applicationScanResults[0];
+}
 
 async function hashesOf(token: string, scanId: string, pluginId: string): Promise<Record<string, string>> {
   const out = await api('GET', `/api/v1/scan/${scanId}/alert/${pluginId}`, { token, query: { pageSize: 100 } });
@@ -48,5 +79,161 @@ describe('finding identity across scans', () => {
     expect(byHash[one['/users/1']]).toMatchObject({ path: '/users/{id}', requestMethod: 'GET', param: 'id', pluginId: '40018', severity: 'High', firstSeen: t1, lastSeen: t2, lastScanId: second.scanId, lastScanUris: 1 });
     expect(byHash[one['/about']]).toMatchObject({ path: '/about', firstSeen: t1, lastSeen: t1, lastScanId: first.scanId, lastScanUris: 1 });
     expect(byHash[two['/contact']]).toMatchObject({ firstSeen: t2, lastSeen: t2 });
+  });
+});
+
+describe('triage', () => {
+  it('carries a triage from scan 1 into scans 2 and 3, updates every count at once, and audits each action', async () => {
+    const tenant = await createTenant();
+    const appId = await createApp(tenant);
+    const first = await scanOnce(tenant, appId, [sqlInjection('/users/1', '/users/2', '/about'), csp('/x')]);
+    const hashes = await hashesOf(tenant.token, first.scanId, '40018');
+    const [userHash, aboutHash] = [hashes['/users/1'], hashes['/about']];
+    const cspHash = (await hashesOf(tenant.token, first.scanId, '10038'))['/x'];
+    expect((await envView(tenant)).environments[0]).toMatchObject({ lastScanTotalUntriaged: 4, lastScanHighUntriaged: 3, lastScanMediumUntriaged: 1 });
+
+    const out = await triage(tenant, appId, first.envId, [
+      { findingHash: userHash, status: 'FALSE_POSITIVE', note: 'test data' },
+      { findingHash: 'f'.repeat(64), status: 'RISK_ACCEPTED' },
+      { findingHash: aboutHash, status: 'ADD_COMMENT', note: 'look later' },
+      { findingHash: cspHash.toUpperCase(), status: 'RISK_ACCEPTED', note: 'internal only' },
+    ]);
+    expect(out.status, out.text).toBe(200);
+    expect(out.body).toMatchObject({ organizationId: tenant.orgId, applicationId: appId, environmentId: first.envId });
+    expect(out.body.results.map((r: { findingHash: string; success: boolean; status: string }) => [r.findingHash, r.success, r.status])).toEqual([
+      [userHash, true, 'FALSE_POSITIVE'],
+      ['f'.repeat(64), false, 'UNKNOWN'],
+      [aboutHash, true, 'ADD_COMMENT'],
+      [cspHash, true, 'RISK_ACCEPTED'],
+    ]);
+    expect(out.body.results[1].error).toContain('not found');
+    expect(out.body.results[0]).toMatchObject({ note: 'test data' });
+    expect(Date.parse(out.body.results[0].updatedAt)).toBeGreaterThan(Date.now() - 60_000);
+
+    // Counts at once, without a new scan: untriaged = the commented finding only.
+    const view = await envView(tenant, { includeAppHealthStats: true });
+    expect(view.environments[0]).toMatchObject({ lastScanTotalUntriaged: 1, lastScanHighUntriaged: 1, lastScanMediumUntriaged: 0, lastScanLowUntriaged: 0 });
+    expect(view.findingsHealth).toEqual({ high: 1, medium: 0, low: 0, total: 1 });
+    const result = await scanResult(tenant.token, first.scanId);
+    expect(result.alertStats.alertStatusStats).toEqual([
+      { alertStatus: 'FALSE_POSITIVE', totalCount: 2, severityStats: { High: 2, Medium: 0, Low: 0 } },
+      { alertStatus: 'RISK_ACCEPTED', totalCount: 1, severityStats: { High: 0, Medium: 1, Low: 0 } },
+      { alertStatus: 'ADD_COMMENT', totalCount: 1, severityStats: { High: 1, Medium: 0, Low: 0 } },
+    ]);
+    const sqli = result.applicationAlerts.find((a: { pluginId: string }) => a.pluginId === '40018');
+    expect(sqli.alertStatusStats).toEqual([
+      { alertStatus: 'FALSE_POSITIVE', totalCount: 2, severityStats: { High: 2 } },
+      { alertStatus: 'ADD_COMMENT', totalCount: 1, severityStats: { High: 1 } },
+    ]);
+    const page = await api('GET', `/api/v1/scan/${first.scanId}/alert/40018`, { token: tenant.token });
+    const users1 = page.body.applicationScanAlertUris.find((u: { uri: string }) => u.uri === '/users/1');
+    expect(users1).toMatchObject({ status: 'FALSE_POSITIVE', matchedRuleNote: 'test data', matchedRuleUserId: tenant.userId, findingHash: userHash });
+    expect(Number(users1.matchedRuleLastUpdated)).toBeGreaterThan(0);
+    expect(users1.ruleHistories).toMatchObject([{ operation: 'CREATE', oldResult: 'UNKNOWN', newResult: 'FALSE_POSITIVE', note: 'test data', userId: tenant.userId }]);
+
+    // A comment keeps a triaged finding's status.
+    const commented = await triage(tenant, appId, first.envId, [{ findingHash: userHash, status: 'ADD_COMMENT', note: 'seeded by fixtures' }]);
+    expect(commented.body.results[0]).toMatchObject({ success: true, status: 'FALSE_POSITIVE', note: 'seeded by fixtures' });
+    expect((await envView(tenant)).environments[0].lastScanTotalUntriaged).toBe(1);
+
+    // Scan 2: the same finding at another id keeps its status; a new finding is untriaged; gone findings are gone.
+    const second = await scanOnce(tenant, appId, [sqlInjection('/users/3', '/new')]);
+    expect(await uriStatuses(tenant.token, second.scanId, '40018')).toEqual({ '/users/3': 'FALSE_POSITIVE', '/new': 'UNKNOWN' });
+    expect((await envView(tenant)).environments[0]).toMatchObject({ lastScanId: second.scanId, lastScanTotalUntriaged: 1, lastScanHighUntriaged: 1 });
+    expect((await scanResult(tenant.token, second.scanId)).alertStats.alertStatusStats.map((s: { alertStatus: string; totalCount: number }) => [s.alertStatus, s.totalCount])).toEqual([
+      ['UNKNOWN', 1],
+      ['FALSE_POSITIVE', 1],
+    ]);
+    // Scan 3: still a false positive, nothing untriaged.
+    const third = await scanOnce(tenant, appId, [sqlInjection('/users/4')]);
+    expect(await uriStatuses(tenant.token, third.scanId, '40018')).toEqual({ '/users/4': 'FALSE_POSITIVE' });
+    expect((await envView(tenant)).environments[0]).toMatchObject({ lastScanId: third.scanId, lastScanTotalUntriaged: 0 });
+
+    // Reopening through the alert-rule operation counts it again at once.
+    const reopened = await api('POST', `/api/v1/app/${appId}/alerts/rules/${randomUUID()}`, {
+      token: tenant.token,
+      body: { alertRuleWrapper: { alertRule: [{ alertCondition: { environmentId: first.envId, pluginId: '40018', requestMethod: 'get' }, parameterizedPath: '/users/{userId}', result: 'UNKNOWN', note: 'reopened' }] } },
+    });
+    expect(reopened.status, reopened.text).toBe(200);
+    expect(reopened.body).toMatchObject({ isSuccess: true, alertRules: [{ result: 'UNKNOWN', note: 'reopened', parameterizedPath: '/users/{id}', path: '/users/4', alertCondition: { pluginId: '40018', requestMethod: 'GET', environmentId: first.envId } }] });
+    expect(reopened.body.alertRules[0].alertRuleHistories.map((h: { newResult: string }) => h.newResult)).toEqual(['UNKNOWN', 'FALSE_POSITIVE', 'FALSE_POSITIVE']);
+    expect((await envView(tenant)).environments[0]).toMatchObject({ lastScanTotalUntriaged: 1, lastScanHighUntriaged: 1 });
+    const unknownPath = await api('POST', `/api/v1/app/${appId}/alerts/rules/${randomUUID()}`, {
+      token: tenant.token,
+      body: { alertRuleWrapper: { alertRule: [{ alertCondition: { environmentId: first.envId, pluginId: '40018', requestMethod: 'GET' }, path: '/nowhere', result: 'FALSE_POSITIVE' }] } },
+    });
+    expect(unknownPath.status).toBe(404);
+
+    const audit = await api('GET', `/api/v1/org/${tenant.orgId}/audit`, { token: tenant.token, query: { pageSize: 1000, types: 'ALERT_RULE_TRIAGED' } });
+    const entries = audit.body.auditRecords.filter((r: { userActivityType: string }) => r.userActivityType === 'ALERT_RULE_TRIAGED');
+    expect(entries).toHaveLength(5); // three of the first request, the comment, the reopening
+    expect(entries.map((e: { payload: string }) => JSON.parse(e.payload)).find((p: { findingHash: string; newStatus: string }) => p.findingHash === cspHash)).toMatchObject({
+      applicationId: appId,
+      envId: first.envId,
+      pluginId: '10038',
+      oldStatus: 'UNKNOWN',
+      newStatus: 'RISK_ACCEPTED',
+      note: 'internal only',
+    });
+  });
+
+  it('sorts environments by untriaged findings as triage changes them', async () => {
+    const tenant = await createTenant();
+    const appId = await createApp(tenant);
+    const dev = await scanOnce(tenant, appId, [sqlInjection('/a', '/b', '/c')]);
+    await scanOnce(tenant, appId, [sqlInjection('/a', '/b')], 'prod');
+    const order = async () => (await envView(tenant, { sortField: 'scanFindingsCounts', sortDir: 'DESC' })).environments.map((e: { environmentName: string }) => e.environmentName);
+    expect(await order()).toEqual(['dev', 'prod']);
+    const hashes = await hashesOf(tenant.token, dev.scanId, '40018');
+    await triage(tenant, appId, dev.envId, [hashes['/a'], hashes['/b']].map((findingHash) => ({ findingHash, status: 'FALSE_POSITIVE' })));
+    expect(await order()).toEqual(['prod', 'dev']);
+  });
+
+  it('refuses invalid requests with 400 and changes nothing; enforces write:triage, team rules and organization isolation', async () => {
+    const tenant = await createTenant();
+    const appId = await createApp(tenant);
+    const scan = await scanOnce(tenant, appId, [sqlInjection('/a')]);
+    const hash = (await hashesOf(tenant.token, scan.scanId, '40018'))['/a'];
+    const ok = [{ findingHash: hash, status: 'FALSE_POSITIVE' }];
+    for (const [actions, extra, says] of [
+      [[], {}, 'at least one'],
+      [Array.from({ length: 101 }, () => ok[0]), {}, 'at most 100'],
+      [[{ findingHash: 'xyz', status: 'FALSE_POSITIVE' }], {}, 'findingHash'],
+      [[{ findingHash: hash, status: 'PROMOTED' }], {}, 'status'],
+      [[{ findingHash: hash, status: 'FALSE_POSITIVE', note: 'n'.repeat(5000) }], {}, 'note'],
+      [ok, { environmentId: randomUUID() }, 'environmentId'],
+    ] as const) {
+      const out = await triage(tenant, appId, scan.envId, actions as unknown[], extra);
+      expect(out.status, out.text).toBe(400);
+      expect(out.body.message).toContain(says);
+    }
+    expect(await uriStatuses(tenant.token, scan.scanId, '40018')).toEqual({ '/a': 'UNKNOWN' });
+    expect((await triage(tenant, appId, randomUUID(), ok)).status).toBe(404);
+
+    const reader = await addUserTo(tenant.orgId, ['read:scan', 'read:application', 'write:scan']);
+    expect((await triage({ orgId: tenant.orgId, token: reader.token }, appId, scan.envId, ok)).status).toBe(401);
+
+    // Another organization: its own path with this application, or this organization's path: never triaged.
+    const stranger = await createTenant();
+    expect((await triage({ orgId: stranger.orgId, token: stranger.token }, appId, scan.envId, ok)).status).toBe(404);
+    expect((await triage({ orgId: tenant.orgId, token: stranger.token }, appId, scan.envId, ok)).status).toBe(401);
+    const strangerApp = await createApp(stranger);
+    const strangerScan = await scanOnce(stranger, strangerApp, [sqlInjection('/a')]);
+    const foreign = await triage({ orgId: stranger.orgId, token: stranger.token }, strangerApp, strangerScan.envId, ok);
+    expect(foreign.body.results).toMatchObject([{ findingHash: hash, success: false }]);
+    expect((await triage({ orgId: stranger.orgId, token: stranger.token }, appId, strangerScan.envId, ok)).status).toBe(404);
+    expect(await uriStatuses(tenant.token, scan.scanId, '40018')).toEqual({ '/a': 'UNKNOWN' });
+
+    // A team-owned application: its team's members only.
+    const member = await addUserTo(tenant.orgId);
+    await joinTeams(tenant.orgId, member.userId, [randomUUID()]);
+    const teamApp = await createApp({ orgId: tenant.orgId, token: member.token }, { name: 'team app', env: 'dev' });
+    const teamScan = await scanOnce(member, teamApp, [sqlInjection('/t')]);
+    const teamHash = (await hashesOf(member.token, teamScan.scanId, '40018'))['/t'];
+    const outsider = await addUserTo(tenant.orgId);
+    await joinTeams(tenant.orgId, outsider.userId, [randomUUID()]);
+    expect((await triage({ orgId: tenant.orgId, token: outsider.token }, teamApp, teamScan.envId, [{ findingHash: teamHash, status: 'FALSE_POSITIVE' }])).status).toBe(401);
+    const byMember = await triage({ orgId: tenant.orgId, token: member.token }, teamApp, teamScan.envId, [{ findingHash: teamHash, status: 'FALSE_POSITIVE' }]);
+    expect(byMember.body.results[0].success).toBe(true);
   });
 });

@@ -9,7 +9,8 @@ describe('finding identity', () => {
     expect(normalizedPath('/files/5f1d7a3c9e2b4a6d8c0e1f23')).toBe('/files/{id}'); // 24 hex digits: an ObjectId
     expect(normalizedPath('/orders/01HZX3K7Q9M2N4P6R8T0V2W4Y6')).toBe('/orders/{id}'); // a ULID
     expect(normalizedPath('/prices/-3.50')).toBe('/prices/{id}');
-    expect(normalizedPath('/a%20b/%7B1%7D')).toBe('/a b/{1}');
+    expect(normalizedPath('/a%20b/%7Bx%7D')).toBe('/a b/{id}');
+    expect(normalizedPath('/api/v1/users/{userId}')).toBe('/api/v1/users/{id}'); // a parameterized path matches its literal URIs
     expect(normalizedPath('/bad%zzescape')).toBe('/bad%zzescape');
     expect(normalizedPath('https://shop.test')).toBe('/');
     expect(normalizedPath('/')).toBe('/');

@@ -1,0 +1,5 @@
+import { operation } from '../shared/http/operation.ts';
+import { upsertAlertRules } from '../shared/findings/triage.ts';
+import type { UpsertAlertRulesBody } from '../shared/findings/inputs.ts';
+
+export const handler = operation<{ appId: string }, unknown, UpsertAlertRulesBody>('upsertAlertRule', ({ caller, params, body }) => upsertAlertRules(caller, params.appId, body));

@@ -1,0 +1,222 @@
+import { stringify } from 'csv-stringify/sync';
+import { keys } from '../db/keys.ts';
+import { batchGet } from '../db/query.ts';
+import { fromItem } from '../db/items.ts';
+import { canSeeTeamResource } from '../applications/access.ts';
+import { nameOrderKey } from '../lists.ts';
+import { getApplications, type ApplicationRecord } from '../applications/application-repository.ts';
+import { environmentsOfApp, environmentsOfOrg, environmentsOfOrgNamed, type EnvironmentRecord } from '../applications/environment-repository.ts';
+import { alertsOfScan, countedAlertUris, scansOfEnvironmentNewestFirst, type AlertMessageRecord, type AlertRecord, type AlertUriRecord, type ScanRecord } from '../scans/repository.ts';
+import { getUsers } from '../identity/user-repository.ts';
+import { getTeams } from '../teams/repository.ts';
+import { rulesOf, type FindingRecord, type TriageRule } from './repository.ts';
+import { reportStatus, type TriageStatus } from './statuses.ts';
+import type { FindingsReportQuery } from './inputs.ts';
+import type { Membership } from '../identity/membership-repository.ts';
+import type { Caller } from '../http/caller.ts';
+import { RawResponse } from '../http/types.ts';
+
+// GET /api/v1/reports/org/{orgId}/findings (docs/DATA-MODEL.md, Findings report): the organization's current
+// findings, i.e. the URIs of each visible environment's latest COMPLETED scan (as of `date`/`datetime` when given),
+// in (application name, environment name, plugin id, report order) order, as JSON or CSV.
+
+/** One environment of the report and the scan whose findings are its current ones. */
+interface ReportSource {
+  app: ApplicationRecord;
+  env: EnvironmentRecord;
+  scan: ScanRecord;
+}
+
+/** The environments the caller may see (team rules), filtered by appIds and envs, in report order. */
+async function visibleEnvironments(orgId: string, membership: Membership, q: FindingsReportQuery) {
+  const names = [...new Set(q.envs.map((n) => n.toLowerCase()))];
+  let envs: EnvironmentRecord[];
+  if (q.appIds.length) envs = (await Promise.all([...new Set(q.appIds.map((id) => id.toLowerCase()))].map((id) => environmentsOfApp(id)))).flat();
+  else if (names.length) envs = (await Promise.all(names.map((n) => environmentsOfOrgNamed(orgId, n)))).flat();
+  else {
+    envs = [];
+    for await (const env of environmentsOfOrg(orgId, 'name', true)) envs.push(env);
+  }
+  const apps = new Map((await getApplications(envs.map((e) => e.applicationId))).map((a) => [a.applicationId, a]));
+  return envs
+    .map((env) => ({ env, app: apps.get(env.applicationId)! }))
+    .filter(({ env, app }) => app && app.organizationId === orgId && canSeeTeamResource(membership, app.teamId) && (names.length === 0 || names.includes(env.name.toLowerCase())))
+    .sort((a, b) => {
+      const [x, y] = [`${nameOrderKey(a.app.name, a.app.applicationId)}#${nameOrderKey(a.env.name, a.env.environmentId)}`, `${nameOrderKey(b.app.name, b.app.applicationId)}#${nameOrderKey(b.env.name, b.env.environmentId)}`];
+      return x < y ? -1 : x > y ? 1 : 0;
+    });
+}
+
+/** The environment's latest scan COMPLETED by `asOf` (ms; undefined: now). */
+async function currentScanOf(env: EnvironmentRecord, asOf: number | undefined): Promise<ScanRecord | undefined> {
+  for await (const scan of scansOfEnvironmentNewestFirst(env.environmentId, asOf)) {
+    if (scan.status === 'COMPLETED' && !scan.deleting && (asOf === undefined || (scan.completedAt ?? Infinity) <= asOf)) return scan;
+  }
+  return undefined;
+}
+
+/** Maps over items with at most `limit` calls in flight, keeping order. */
+async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < items.length; i = next++) out[i] = await fn(items[i]);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
+/** The page's URIs: whole scans and whole alerts are skipped by their counts, so a deep page reads little more than itself. */
+async function pageSlices(sources: ReportSource[], offset: number, size: number) {
+  const slices: { source: ReportSource; alert: AlertRecord; uris: AlertUriRecord[] }[] = [];
+  let [skip, need] = [offset, size];
+  for (const source of sources) {
+    if (need === 0) break;
+    const total = source.scan.stats?.totalAlerts ?? 0;
+    if (skip >= total) {
+      skip -= total;
+      continue;
+    }
+    for (const alert of (await alertsOfScan(source.scan)).filter((a) => a.uriCount > 0)) {
+      if (need === 0) break;
+      if (skip >= alert.uriCount) {
+        skip -= alert.uriCount;
+        continue;
+      }
+      const uris = await countedAlertUris(source.scan, alert, skip, Math.min(need, alert.uriCount - skip));
+      skip = 0;
+      need -= uris.length;
+      slices.push({ source, alert, uris });
+    }
+  }
+  return slices;
+}
+
+/** A rule's status at `asOf` (its history), or now. */
+function statusAt(rule: TriageRule | undefined, asOf: number | undefined): TriageStatus {
+  if (!rule) return 'UNKNOWN';
+  if (asOf === undefined) return rule.status;
+  let status: TriageStatus = rule.history[0]?.oldResult ?? 'UNKNOWN';
+  for (const entry of rule.history) if (entry.timestamp <= asOf) status = entry.newResult;
+  return status;
+}
+
+/** `YYYY-MM-DD hh:mm:ss` (UTC), which spreadsheets read as a date-time. */
+const excelTime = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
+/** ISO 8601 duration, e.g. PT1H2M5S. */
+function isoDuration(seconds: number): string {
+  const [h, m, s] = [Math.floor(seconds / 3600), Math.floor((seconds % 3600) / 60), seconds % 60];
+  return `PT${h ? `${h}H` : ''}${m ? `${m}M` : ''}${s || (!h && !m) ? `${s}S` : ''}`;
+}
+const absoluteUrl = (uri: string, host: string) => (/^https?:\/\//i.test(uri) ? uri : `${host.replace(/\/+$/, '')}/${uri.replace(/^\/+/, '')}`);
+
+/** reports.CurrentFindingRow of each URI of the page. */
+async function rowsOf(orgId: string, slices: Awaited<ReturnType<typeof pageSlices>>, asOf: number | undefined) {
+  const uris = slices.flatMap(({ source, uris }) => uris.map((u) => ({ source, u })));
+  const [messages, firstSeen, rules, users, teams] = await Promise.all([
+    batchGet(uris.map(({ source: { scan }, u }) => keys.alertMessage(scan.applicationId, scan.environmentId, scan.scanId, u.msgId)), ['msgId', 'evidence', 'otherInfo']),
+    batchGet(uris.map(({ source: { env }, u }) => keys.finding(env.applicationId, env.environmentId, u.findingHash)), ['findingHash', 'firstSeen']),
+    Promise.all([...new Set(slices.map((s) => s.source))].map((source) => rulesOf(source.env, uris.filter((x) => x.source === source).map((x) => x.u.findingHash)))),
+    getUsers(slices.map((s) => s.source.scan.userId)),
+    getTeams(orgId, [...new Set(slices.flatMap((s) => (s.source.app.teamId ? [s.source.app.teamId] : [])))]),
+  ]);
+  const messageOf = new Map(messages.map((m) => fromItem<Pick<AlertMessageRecord, 'msgId' | 'evidence' | 'otherInfo'>>(m)!).map((m) => [m.msgId, m]));
+  const firstSeenOf = new Map(firstSeen.map((f) => fromItem<Pick<FindingRecord, 'findingHash' | 'firstSeen'>>(f)!).map((f) => [f.findingHash, f.firstSeen]));
+  const ruleOf = new Map(rules.flatMap((byHash) => [...byHash]));
+  const userOf = new Map(users.map((u) => [u.userId, u]));
+  const teamOf = new Map(teams.map((t) => [t.teamId, t.name]));
+  return slices.flatMap(({ source: { app, env, scan }, alert, uris }) =>
+    uris.map((u) => {
+      const first = Math.min(firstSeenOf.get(u.findingHash) ?? scan.startedAt, scan.startedAt);
+      const last = scan.startedAt;
+      const message = messageOf.get(u.msgId);
+      return {
+        scanId: scan.scanId,
+        applicationId: app.applicationId,
+        applicationName: app.name,
+        environmentId: env.environmentId,
+        environmentName: env.name,
+        status: reportStatus(statusAt(ruleOf.get(u.findingHash), asOf)),
+        findingPluginId: alert.pluginId,
+        findingPluginName: alert.name,
+        findingRisk: alert.severity,
+        findingUrl: absoluteUrl(u.uri, scan.host),
+        findingMethod: u.requestMethod,
+        findingEvidence: message?.evidence ?? '',
+        findingOtherInfo: message?.otherInfo ?? '',
+        findingDescription: alert.description,
+        findingFirstSeen: first,
+        findingFirstSeenISO8601: new Date(first).toISOString(),
+        findingFirstSeenExcelFormat: excelTime(first),
+        findingLastSeen: last,
+        findingLastSeenISO8601: new Date(last).toISOString(),
+        findingLastSeenExcelFormat: excelTime(last),
+        findingHash: u.findingHash,
+        cweId: alert.cweId,
+        remediationAdvice: '',
+        scanDuration: scan.durationSeconds ?? 0,
+        scanDurationISO8601: isoDuration(scan.durationSeconds ?? 0),
+        scanUserId: scan.userId,
+        scanUserName: userOf.get(scan.userId)?.fullName ?? '',
+        team: (app.teamId && teamOf.get(app.teamId)) || '',
+      };
+    }),
+  );
+}
+
+export type FindingRow = Awaited<ReturnType<typeof rowsOf>>[number];
+
+/** CSV columns: the public example's, in its order (first/last seen in ISO 8601), then the hash, CWE and team. */
+const CSV_COLUMNS: [keyof FindingRow, string][] = [
+  ['scanId', 'scanId'],
+  ['applicationId', 'applicationId'],
+  ['applicationName', 'applicationName'],
+  ['environmentId', 'environmentId'],
+  ['environmentName', 'environmentName'],
+  ['status', 'status'],
+  ['findingPluginId', 'findingPluginId'],
+  ['findingPluginName', 'findingPluginName'],
+  ['findingRisk', 'findingRisk'],
+  ['findingUrl', 'findingUrl'],
+  ['findingMethod', 'findingMethod'],
+  ['findingEvidence', 'findingEvidence'],
+  ['findingOtherInfo', 'findingOtherInfo'],
+  ['findingDescription', 'findingDescription'],
+  ['findingFirstSeenISO8601', 'findingFirstSeen'],
+  ['findingLastSeenISO8601', 'findingLastSeen'],
+  ['findingHash', 'findingHash'],
+  ['cweId', 'cweId'],
+  ['team', 'team'],
+];
+
+/** RFC 4180 text (CRLF line ends, fields quoted when they hold a comma, quote or line break), with a header row. */
+export function findingsCsv(rows: FindingRow[]): string {
+  return stringify(rows, { header: true, record_delimiter: 'windows', columns: CSV_COLUMNS.map(([key, header]) => ({ key, header })) });
+}
+
+/**
+ * A page of the organization's current findings and their total. Cost: the visible environments (one index walk or
+ * the filtered ones), one Query per environment for its current scan, then only the scans, alerts and URI ranges
+ * the page covers, and BatchGetItems for the page's messages, findings and rules.
+ */
+export async function listOrganizationFindings(caller: Caller, orgId: string, q: FindingsReportQuery) {
+  const membership = await caller.authorize(orgId);
+  const asOf = q.datetime ?? q.date;
+  const envs = await visibleEnvironments(orgId, membership, q);
+  const scans = await mapLimited(envs, 8, ({ env }) => currentScanOf(env, asOf));
+  const sources = envs.flatMap((e, i) => (scans[i] ? [{ ...e, scan: scans[i] }] : []));
+  const totalFindings = sources.reduce((n, s) => n + (s.scan.stats?.totalAlerts ?? 0), 0);
+  const slices = await pageSlices(sources, q.pageToken * q.pageSize, q.pageSize);
+  return { findings: await rowsOf(orgId, slices, asOf), totalFindings };
+}
+
+/** The report as JSON (reports.CurrentFindingsResponse) or, for `Accept: text/csv`, as CSV with the total in X-Total-Count. */
+export async function findingsReport(caller: Caller, orgId: string, q: FindingsReportQuery, mediaType: string | undefined) {
+  const report = await listOrganizationFindings(caller, orgId, q);
+  if (mediaType !== 'text/csv') return report;
+  return new RawResponse({
+    statusCode: 200,
+    headers: { 'content-type': 'text/csv; charset=utf-8', 'x-total-count': String(report.totalFindings) },
+    body: findingsCsv(report.findings),
+  });
+}

@@ -1,0 +1,169 @@
+import { auditEntry } from '../audit/entries.ts';
+import { transactWriteRetryingConflicts } from '../db/query.ts';
+import { cancellationReasons } from '../db/items.ts';
+import { badRequest, conflict, notFound } from '../errors.ts';
+import { accessibleApplication } from '../applications/access.ts';
+import { environmentUntriagedChange, getEnvironment, type EnvironmentRecord } from '../applications/environment-repository.ts';
+import { getScan, scanTriageCountsMove } from '../scans/repository.ts';
+import { normalizedPath } from './finding-identity.ts';
+import {
+  MAX_RULE_HISTORY,
+  findingsOfEnvironment,
+  getFinding,
+  getTriageRule,
+  triageRuleWrite,
+  triageVersionIncrement,
+  type FindingRecord,
+  type TriageRule,
+} from './repository.ts';
+import { isUntriaged, type TriageStatus } from './statuses.ts';
+import { MAX_TRIAGE_ACTIONS, type AlertRuleInput, type BulkTriageBody, type UpsertAlertRulesBody } from './inputs.ts';
+import { toAlertRule } from './views.ts';
+import type { ApplicationRecord } from '../applications/application-repository.ts';
+import type { Caller } from '../http/caller.ts';
+
+// Triage (docs/DATA-MODEL.md, Findings): a finding's rule lives in its environment and applies to the finding in
+// the environment's last scan (whose figures change with it, at once) and in every later scan (matched when it ends).
+
+const MAX_ATTEMPTS = 5;
+
+/**
+ * Sets a finding's rule to `resolve(current status)` with `note`, in one transaction with: the environment's triage
+ * version, the move of the finding's URIs between statuses in its last scan's figures and the environment's untriaged
+ * counts (when that scan is still the environment's last and has ended), and ALERT_RULE_TRIAGED. Undefined when the
+ * environment never saw the finding.
+ */
+async function triageFinding(
+  caller: Caller,
+  app: ApplicationRecord,
+  envRef: EnvironmentRecord,
+  findingHash: string,
+  resolve: (current: TriageStatus) => TriageStatus,
+  note: string,
+): Promise<{ rule: TriageRule; finding: FindingRecord } | undefined> {
+  for (let attempt = 1; ; attempt++) {
+    const [finding, rule, env] = await Promise.all([getFinding(envRef, findingHash), getTriageRule(envRef, findingHash), getEnvironment(app.applicationId, envRef.environmentId)]);
+    if (!env) throw notFound(`environment ${envRef.environmentId} not found`);
+    if (!finding) return undefined;
+    const from = rule?.status ?? 'UNKNOWN';
+    const to = resolve(from);
+    const now = Date.now();
+    const next: TriageRule = {
+      findingHash,
+      status: to,
+      note,
+      userId: caller.userId,
+      updatedAt: now,
+      version: (rule?.version ?? 0) + 1,
+      history: [...(rule?.history ?? []), { operation: rule ? 'UPDATE' as const : 'CREATE' as const, oldResult: from, newResult: to, note, userId: caller.userId, timestamp: now }].slice(-MAX_RULE_HISTORY),
+    };
+    const items = [triageRuleWrite(env, next, rule?.version), triageVersionIncrement(env)];
+    if (from !== to && finding.lastScanId === env.lastScanId) {
+      const scan = await getScan({ applicationId: env.applicationId, environmentId: env.environmentId, scanId: finding.lastScanId });
+      if (scan?.stats?.byPluginStatus?.[finding.pluginId] && !scan.deleting) {
+        const count = finding.lastScanUris;
+        items.push(scanTriageCountsMove(scan, { pluginId: finding.pluginId, severity: finding.severity, from, to, count }));
+        const delta = (isUntriaged(to) ? count : 0) - (isUntriaged(from) ? count : 0);
+        if (delta !== 0) items.push(environmentUntriagedChange(env, scan.scanId, finding.severity, delta));
+      }
+    }
+    const payload = {
+      applicationId: app.applicationId,
+      appName: app.name,
+      envId: env.environmentId,
+      envName: env.name,
+      findingHash,
+      pluginId: finding.pluginId,
+      requestMethod: finding.requestMethod,
+      path: finding.path,
+      oldStatus: from,
+      newStatus: to,
+      note,
+    };
+    items.push(await auditEntry(caller, app.organizationId, 'ALERT_RULE_TRIAGED', payload, now));
+    try {
+      await transactWriteRetryingConflicts(items);
+      return { rule: next, finding };
+    } catch (error) {
+      // The rule, the environment's last scan or that scan changed since they were read: read them again.
+      if (!cancellationReasons(error)?.includes('ConditionalCheckFailed')) throw error;
+      if (attempt >= MAX_ATTEMPTS) throw conflict(`finding ${findingHash} is being changed concurrently; retry`);
+    }
+  }
+}
+
+/** The application and environment a triage operation addresses (team rules as for the application). */
+async function triageTarget(caller: Caller, appId: string, envId: string, orgId?: string) {
+  const { app } = await accessibleApplication(caller, appId, { teamRestricted: true });
+  if (orgId && app.organizationId !== orgId) throw notFound(`application ${appId} not found`);
+  const env = await getEnvironment(appId, envId);
+  if (!env) throw notFound(`environment ${envId} not found`);
+  return { app, env };
+}
+
+/** A comment keeps a triaged finding's status; on an untriaged one it shows as ADD_COMMENT (still untriaged). */
+const statusAfter = (action: BulkTriageBody['actions'][number]['status']) => (current: TriageStatus): TriageStatus =>
+  action !== 'ADD_COMMENT' ? action : current === 'UNKNOWN' ? 'ADD_COMMENT' : current;
+
+/**
+ * POST /api/v1/org/{orgId}/app/{appId}/env/{envId}/findings/triage: the actions in request order, each atomic with
+ * its audit entry; a finding the environment never saw fails alone (`success: false`).
+ */
+export async function bulkTriageFindings(caller: Caller, orgId: string, appId: string, envId: string, body: BulkTriageBody) {
+  for (const [field, value, expected] of [['organizationId', body.organizationId, orgId], ['applicationId', body.applicationId, appId], ['environmentId', body.environmentId, envId]]) {
+    if (value && value.toLowerCase() !== expected) throw badRequest(`body.${field}: must be the path's ${field} (${expected}) or absent`);
+  }
+  const { app, env } = await triageTarget(caller, appId, envId, orgId);
+  const results = [];
+  for (const action of body.actions) {
+    const applied = await triageFinding(caller, app, env, action.findingHash, statusAfter(action.status), action.note);
+    results.push(
+      applied
+        ? { findingHash: action.findingHash, success: true, status: applied.rule.status, note: applied.rule.note, updatedAt: new Date(applied.rule.updatedAt).toISOString() }
+        : { findingHash: action.findingHash, success: false, error: `finding ${action.findingHash} not found in environment ${envId}` },
+    );
+  }
+  return { organizationId: orgId, applicationId: appId, environmentId: envId, results };
+}
+
+/** The environment's findings a rule addresses: its plugin and method at its path (parameterized or literal), any parameter. */
+async function findingsMatching(env: EnvironmentRecord, input: AlertRuleInput): Promise<FindingRecord[]> {
+  const path = normalizedPath(input.parameterizedPath || input.path);
+  const matches: FindingRecord[] = [];
+  for await (const finding of findingsOfEnvironment(env)) {
+    if (finding.pluginId === input.alertCondition.pluginId && finding.requestMethod === input.alertCondition.requestMethod && finding.path === path) {
+      matches.push(finding as FindingRecord);
+    }
+  }
+  return matches;
+}
+
+/**
+ * POST /api/v1/app/{appId}/alerts/rules/{integrationId} (January 2026): the same rules addressed by environment,
+ * plugin, method and path. Every rule must match a finding the environment saw (404 otherwise, nothing changed);
+ * then each matched finding's rule is set like a bulk-triage action. `integrationId` names the caller's
+ * integration; rules are stored per finding whatever it is.
+ */
+export async function upsertAlertRules(caller: Caller, appId: string, body: UpsertAlertRulesBody) {
+  const inputs = [...(body.alertRuleWrapper?.alertRule ?? []), ...body.alertRules];
+  const planned: { env: EnvironmentRecord; finding: FindingRecord; input: AlertRuleInput }[] = [];
+  let app: ApplicationRecord | undefined;
+  for (const input of inputs) {
+    if (input.alertCondition.applicationId && input.alertCondition.applicationId.toLowerCase() !== appId) {
+      throw badRequest(`alertCondition.applicationId: must be the path's appId (${appId}) or absent`);
+    }
+    const target = await triageTarget(caller, appId, input.alertCondition.environmentId.toLowerCase());
+    app = target.app;
+    const matches = await findingsMatching(target.env, input);
+    const { pluginId, requestMethod } = input.alertCondition;
+    if (matches.length === 0) throw notFound(`no finding of plugin ${pluginId} at ${requestMethod} ${input.parameterizedPath || input.path} in environment ${target.env.environmentId}`);
+    planned.push(...matches.map((finding) => ({ env: target.env, finding, input })));
+  }
+  if (planned.length > MAX_TRIAGE_ACTIONS) throw badRequest(`the rules match ${planned.length} findings; at most ${MAX_TRIAGE_ACTIONS} per request`);
+  const alertRules = [];
+  for (const { env, finding, input } of planned) {
+    const applied = await triageFinding(caller, app!, env, finding.findingHash, () => input.result, input.note);
+    if (applied) alertRules.push(toAlertRule(env, applied.finding, applied.rule));
+  }
+  return { alertRules, isSuccess: true, errorMessage: '' };
+}

@@ -1,0 +1,148 @@
+import { describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { parse } from 'csv-parse/sync';
+import { api } from './client.ts';
+import { addUserTo, createTenant, type Tenant } from './fixtures.ts';
+import { joinTeams } from './app-helpers.ts';
+import { completeScan, createApp, reportAlerts, startScan } from './scan-helpers.ts';
+
+// GET /api/v1/reports/org/{orgId}/findings: current findings, as of a moment, JSON and CSV, paging, filters, rules.
+
+const uri = (path: string, evidence = `at ${path}`) => ({ uri: path, requestMethod: 'GET', param: 'id', evidence, otherInfo: 'info', requestHeader: '', requestBody: '', responseHeader: '', responseBody: '' });
+const plugin = (pluginId: string, severity: string, uris: ReturnType<typeof uri>[]) => ({ pluginId, name: `Plugin ${pluginId}`, severity, description: `About ${pluginId}`, cweId: '89', uris });
+
+async function scanOnce(tenant: Pick<Tenant, 'token'>, appId: string, alerts: unknown[], env = 'dev') {
+  const started = await startScan(tenant.token, appId, { env });
+  await reportAlerts(tenant.token, started.scanId, alerts);
+  await completeScan(tenant.token, started.scanId);
+  return started;
+}
+
+const report = (tenant: Pick<Tenant, 'orgId' | 'token'>, query: Record<string, string | number | undefined> = {}, headers: Record<string, string> = {}) =>
+  api('GET', `/api/v1/reports/org/${tenant.orgId}/findings`, { token: tenant.token, query, headers });
+
+type Row = Record<string, string>;
+const urlsOf = (rows: Row[]) => rows.map((r) => r.findingUrl);
+const pause = () => new Promise((resolve) => setTimeout(resolve, 20));
+
+describe('organization findings report', () => {
+  it('reports the latest completed scan of each environment, with triage, first/last seen, as of a moment, as JSON and CSV', async () => {
+    const tenant = await createTenant();
+    const appId = await createApp(tenant, { name: 'alpha', env: 'dev' });
+    const tricky = 'a,"quoted"\r\nline';
+    const first = await scanOnce(tenant, appId, [plugin('40018', 'High', [uri('/users/1', tricky), uri('/about')]), plugin('10038', 'Medium', [uri('/x')])]);
+    const beforeTriage = new Date().toISOString();
+    await pause();
+    const initial = await report(tenant);
+    expect(initial.status).toBe(200);
+    expect(initial.body.totalFindings).toBe(3);
+    const userRow = initial.body.findings.find((r: Row) => r.findingUrl === 'https://target.test/users/1');
+    expect(userRow).toMatchObject({ scanId: first.scanId, applicationId: appId, applicationName: 'alpha', environmentId: first.envId, environmentName: 'dev', status: 'NEW', findingPluginId: '40018', findingPluginName: 'Plugin 40018', findingRisk: 'High', findingMethod: 'GET', findingEvidence: tricky, findingOtherInfo: 'info', findingDescription: 'About 40018', cweId: '89', team: '' });
+    expect(userRow.findingHash).toMatch(/^[0-9a-f]{64}$/);
+    const triaged = await api('POST', `/api/v1/org/${tenant.orgId}/app/${appId}/env/${first.envId}/findings/triage`, {
+      token: tenant.token,
+      body: { actions: [{ findingHash: userRow.findingHash, status: 'FALSE_POSITIVE' }] },
+    });
+    expect(triaged.body.results[0].success).toBe(true);
+    await pause();
+    const afterTriage = new Date().toISOString();
+    await pause();
+    await startScan(tenant.token, appId); // a running scan does not replace the current findings
+    expect((await report(tenant)).body.totalFindings).toBe(3);
+
+    const second = await scanOnce(tenant, appId, [plugin('40018', 'High', [uri('/users/2'), uri('/new')])]);
+    const current = await report(tenant);
+    expect(current.body.totalFindings).toBe(2);
+    const rows: Row[] = current.body.findings;
+    expect(urlsOf(rows)).toEqual(['https://target.test/users/2', 'https://target.test/new']);
+    expect(rows.map((r) => [r.status, r.scanId])).toEqual([
+      ['FALSE_POSITIVE', second.scanId],
+      ['NEW', second.scanId],
+    ]);
+    // The same finding as /users/1: first seen in the first scan, last seen in the second.
+    expect(rows[0].findingHash).toBe(userRow.findingHash);
+    expect(rows[0].findingFirstSeen).toBe(userRow.findingFirstSeen);
+    expect(Number(rows[0].findingLastSeen)).toBeGreaterThan(Number(userRow.findingLastSeen));
+    expect(rows[1].findingFirstSeen).toBe(rows[1].findingLastSeen);
+    expect(rows[0].findingFirstSeenISO8601).toBe(new Date(Number(userRow.findingFirstSeen)).toISOString());
+    expect(rows[0].findingFirstSeenExcelFormat).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+    expect(rows[0].scanDurationISO8601).toMatch(/^PT/);
+
+    // As of a moment: the scan completed by then, and each finding's triage then.
+    const asBefore = await report(tenant, { datetime: beforeTriage });
+    expect(asBefore.body.findings.map((r: Row) => [r.findingUrl, r.status])).toEqual([
+      ['https://target.test/x', 'NEW'],
+      ['https://target.test/users/1', 'NEW'],
+      ['https://target.test/about', 'NEW'],
+    ]);
+    const asAfter = await report(tenant, { datetime: afterTriage });
+    expect(asAfter.body.findings.find((r: Row) => r.findingUrl === 'https://target.test/users/1').status).toBe('FALSE_POSITIVE');
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+    expect((await report(tenant, { date: yesterday })).body).toMatchObject({ totalFindings: 0, findings: [] });
+    expect((await report(tenant, { date: new Date().toISOString().slice(0, 10), datetime: beforeTriage })).body.totalFindings).toBe(3); // datetime wins
+
+    // CSV: the same rows, RFC 4180 quoting, parsed back.
+    const csv = await report(tenant, { datetime: beforeTriage }, { accept: 'text/csv' });
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get('content-type')).toContain('text/csv');
+    expect(csv.headers.get('x-total-count')).toBe('3');
+    expect(csv.text.split('\r\n')[0]).toBe(
+      'scanId,applicationId,applicationName,environmentId,environmentName,status,findingPluginId,findingPluginName,findingRisk,findingUrl,findingMethod,findingEvidence,findingOtherInfo,findingDescription,findingFirstSeen,findingLastSeen,findingHash,cweId,team',
+    );
+    const parsed: Row[] = parse(csv.text, { columns: true });
+    expect(parsed.map((r) => [r.findingUrl, r.status, r.findingHash, r.findingEvidence])).toEqual(
+      asBefore.body.findings.map((r: Row) => [r.findingUrl, r.status, r.findingHash, r.findingEvidence]),
+    );
+    expect(parsed[1].findingEvidence).toBe(tricky);
+    expect(parsed[1].findingFirstSeen).toBe(asBefore.body.findings[1].findingFirstSeenISO8601);
+    expect((await report(tenant, {}, { accept: 'application/x-protobuf' })).status).toBe(406);
+  });
+
+  it('pages, filters by appIds and envs, applies team rules and read:report, and isolates organizations', async () => {
+    const tenant = await createTenant();
+    const alpha = await createApp(tenant, { name: 'alpha', env: 'dev' });
+    const beta = await createApp(tenant, { name: 'beta', env: 'dev' });
+    await scanOnce(tenant, alpha, [plugin('1', 'Low', [uri('/a1'), uri('/a2'), uri('/a3')]), plugin('2', 'High', [uri('/a4')])]);
+    await scanOnce(tenant, alpha, [plugin('1', 'Low', [uri('/p1')])], 'prod');
+    await scanOnce(tenant, beta, [plugin('3', 'Medium', [uri('/b1'), uri('/b2')])]);
+
+    const all: Row[] = (await report(tenant)).body.findings;
+    expect(urlsOf(all).map((u) => u.replace('https://target.test', ''))).toEqual(['/a1', '/a2', '/a3', '/a4', '/p1', '/b1', '/b2']);
+    const pages: Row[] = [];
+    for (let pageToken = 0; ; pageToken++) {
+      const page = await report(tenant, { pageSize: 2, pageToken });
+      expect(page.body.totalFindings).toBe(7);
+      pages.push(...page.body.findings);
+      if (page.body.findings.length < 2) break;
+    }
+    expect(pages).toEqual(all);
+    expect((await report(tenant, { pageSize: 3, pageToken: 5 })).body).toMatchObject({ findings: [], totalFindings: 7 });
+    for (const pageSize of [0, 1001, 'x']) expect((await report(tenant, { pageSize })).status).toBe(400);
+    for (const bad of [{ date: '2024-13-40' }, { date: 'yesterday' }, { datetime: '2024-06-14T25:99:00Z' }, { appIds: 'nope' }]) {
+      const out = await report(tenant, bad);
+      expect(out.status, JSON.stringify(bad)).toBe(400);
+    }
+
+    expect(urlsOf((await report(tenant, { appIds: beta })).body.findings)).toHaveLength(2);
+    expect(urlsOf((await report(tenant, { envs: 'PROD' })).body.findings)).toEqual(['https://target.test/p1']);
+    expect((await report(tenant, { appIds: alpha, envs: 'dev' })).body.totalFindings).toBe(4);
+
+    const noReport = await addUserTo(tenant.orgId, ['read:scan', 'read:application']);
+    expect((await report({ orgId: tenant.orgId, token: noReport.token })).status).toBe(401);
+    const stranger = await createTenant();
+    expect((await report({ orgId: tenant.orgId, token: stranger.token })).status).toBe(401);
+    expect((await report(stranger, { appIds: alpha })).body).toMatchObject({ totalFindings: 0, findings: [] });
+
+    // A team-owned application's findings: its team's members only.
+    const member = await addUserTo(tenant.orgId);
+    await joinTeams(tenant.orgId, member.userId, [randomUUID()]);
+    const teamApp = await createApp({ orgId: tenant.orgId, token: member.token }, { name: 'gamma', env: 'dev' });
+    await scanOnce(member, teamApp, [plugin('4', 'High', [uri('/t')])]);
+    const outsider = await addUserTo(tenant.orgId);
+    await joinTeams(tenant.orgId, outsider.userId, [randomUUID()]);
+    expect((await report({ orgId: tenant.orgId, token: outsider.token })).body.totalFindings).toBe(7);
+    const byMember: Row[] = (await report({ orgId: tenant.orgId, token: member.token })).body.findings;
+    expect(byMember).toHaveLength(8);
+    expect(byMember[7]).toMatchObject({ applicationName: 'gamma', team: expect.stringContaining('team') });
+  });
+});
