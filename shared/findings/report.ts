@@ -7,6 +7,7 @@ import { nameOrderKey } from '../lists.ts';
 import { getApplications, type ApplicationRecord } from '../applications/application-repository.ts';
 import { environmentsOfApp, environmentsOfOrg, environmentsOfOrgNamed, type EnvironmentRecord } from '../applications/environment-repository.ts';
 import { alertsOfScan, countedAlertUris, scansOfEnvironmentNewestFirst, type AlertMessageRecord, type AlertRecord, type AlertUriRecord, type ScanRecord } from '../scans/repository.ts';
+import { absoluteUrl } from '../scans/scans.ts';
 import { getUsers } from '../identity/user-repository.ts';
 import { getTeams } from '../teams/repository.ts';
 import { rulesOf, type FindingRecord, type TriageRule } from './repository.ts';
@@ -108,7 +109,6 @@ function isoDuration(seconds: number): string {
   const [h, m, s] = [Math.floor(seconds / 3600), Math.floor((seconds % 3600) / 60), seconds % 60];
   return `PT${h ? `${h}H` : ''}${m ? `${m}M` : ''}${s || (!h && !m) ? `${s}S` : ''}`;
 }
-const absoluteUrl = (uri: string, host: string) => (/^https?:\/\//i.test(uri) ? uri : `${host.replace(/\/+$/, '')}/${uri.replace(/^\/+/, '')}`);
 
 /** reports.CurrentFindingRow of each URI of the page. */
 async function rowsOf(orgId: string, slices: Awaited<ReturnType<typeof pageSlices>>, asOf: number | undefined) {

@@ -21,7 +21,7 @@ import {
   type AlertMessageRecord,
   type ScanRecord,
 } from './repository.ts';
-import { accessibleScan, currentStats, lastScanOf, statsOf, toAlert, toScan, toScanResult, triageStatsOf } from './scans.ts';
+import { absoluteUrl, accessibleScan, currentStats, lastScanOf, statsOf, toAlert, toScan, toScanResult, triageStatsOf } from './scans.ts';
 import { rulesOf } from '../findings/repository.ts';
 import { toRuleHistories } from '../findings/views.ts';
 import type { AlertMessageQuery, ListAlertFindingsQuery, ListScanAlertsQuery, ListScansQuery } from './inputs.ts';
@@ -141,7 +141,7 @@ const shellQuote = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`;
 
 /** A curl command reproducing the finding's request (header lines after the request line become -H flags). */
 function validationCommand(message: AlertMessageRecord, host: string): string {
-  const url = /^https?:\/\//i.test(message.uri) ? message.uri : `${host.replace(/\/+$/, '')}/${message.uri.replace(/^\/+/, '')}`;
+  const url = absoluteUrl(message.uri, host);
   const headers = message.requestHeader
     .split(/\r?\n/)
     .slice(1)

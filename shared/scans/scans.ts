@@ -88,6 +88,9 @@ export function lastScanOf(scan: ScanRecord): LastScan {
   };
 }
 
+/** A reported URI as an absolute URL: relative ones are on the scan's host. */
+export const absoluteUrl = (uri: string, host: string) => (/^https?:\/\//i.test(uri) ? uri : `${host.replace(/\/+$/, '')}/${uri.replace(/^\/+/, '')}`);
+
 /** scanresults.Scan; `timestamp` in ms, as the public API's clients observe it. */
 export function toScan(scan: ScanRecord, app: ApplicationRecord) {
   return {
