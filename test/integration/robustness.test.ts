@@ -96,6 +96,7 @@ describe('hostile input on every route', () => {
       configName: 'default',
       alertUriId: crypto.randomUUID(),
       messageId: crypto.randomUUID(),
+      integrationId: crypto.randomUUID(), // upsertAlertRule: accepted, not used
     };
     return { tenant, ids };
   }
