@@ -9,7 +9,7 @@ import { configureEnvironment, ensureSigningKey, startEngines } from './local/st
 import { freePort } from './local/ports.ts';
 import type { BenchContext, BenchSection } from './bench/harness.ts';
 
-const SECTIONS = ['foundation', 'lists', 'scans', 'hostile', 'web'];
+const SECTIONS = ['foundation', 'lists', 'scans', 'hostile', 'web', 'findings'];
 
 async function main(): Promise<void> {
   const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

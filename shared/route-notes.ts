@@ -176,6 +176,10 @@ export const routeNotes: Record<string, string> = {
     'environment never saw fails alone (`success: false`, `error`), the others still apply. The rule applies to ' +
     'the finding in the environment\'s last scan (its figures, the environment\'s untriaged counts and health ' +
     'change at once) and in every later scan. Body ids, when given, must match the path.',
+  listMembers:
+    'The organization\'s members as users (`external.organizations` holds this organization with the member\'s ' +
+    'role, `external.teams` their teams in it). `pattern`: a case-insensitive part of the full name or e-mail ' +
+    '(plain text, no wildcards); `roles`: OWNER, ADMIN, MEMBER; sorted by user id (`sortField=id`).',
   listOrganizationFindings:
     'The organization\'s current findings: one row per URI of each visible environment\'s latest COMPLETED scan ' +
     '(team rules as for lists), ordered by application name, environment name, plugin id and report order. ' +

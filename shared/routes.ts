@@ -35,6 +35,7 @@ import {
   validateScanConfigurationBody,
 } from './scan-configurations/inputs.ts';
 import { bulkTriageBody, findingsReportQuery, upsertAlertRulesBody } from './findings/inputs.ts';
+import { listMembersQuery } from './identity/inputs.ts';
 import { createTeamBody, listTeamsForOrgQuery, listTeamsForUserQuery, updateApplicationTeamBody, updateTeamBody } from './teams/inputs.ts';
 
 // THE route table: the single source of truth for the service's operations. The CDK stack (one Lambda and one
@@ -439,6 +440,18 @@ export const routes: Route[] = [
     permission: 'read:application',
     query: listEnvironmentsV1Query,
     response: 'application.ListEnvironmentsResponse',
+  },
+  {
+    operationId: 'listMembers',
+    method: 'GET',
+    path: '/api/v1/org/{orgId}/members',
+    handler: 'list-members',
+    tag: 'Organizations',
+    summary: 'List Members',
+    auth: 'bearer',
+    permission: 'read:member',
+    query: listMembersQuery,
+    response: 'user.ListUsersResponse',
   },
   {
     operationId: 'listAuditActivity',

@@ -24,6 +24,8 @@ export interface LastScan {
   lastScanLowUntriaged?: number;
   latestScanConfigHash?: string;
   lastScanHawkscanVersion?: string;
+  /** DEFAULT, REST, GRAPHQL, GRPC or SOAP: what the last scan's configuration scans. */
+  latestScanType?: string;
 }
 
 /** An environment as stored (SPEC 2.2/2.3); its team is its application's (lists join the two). */
@@ -170,6 +172,7 @@ const LAST_SCAN_FIELDS: (keyof LastScan)[] = [
   'lastScanLowUntriaged',
   'latestScanConfigHash',
   'lastScanHawkscanVersion',
+  'latestScanType',
 ];
 
 /**

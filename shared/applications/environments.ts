@@ -37,6 +37,8 @@ import {
   v2PageRequest,
   type SortDirection,
 } from '../lists.ts';
+import { getScans } from '../scans/repository.ts';
+import { currentStats, scanAlertStats } from '../scans/scans.ts';
 import type { Caller } from '../http/caller.ts';
 import type { Membership } from '../identity/membership-repository.ts';
 
@@ -380,10 +382,14 @@ export async function listEnvironmentsV1(caller: Caller, appId: string, q: ListE
   envs.sort(compareBy(value, (e) => e.environmentId, q.sortDir === 'desc' ? 'DESC' : 'ASC'));
   const request = { page: q.pageToken, size: q.pageSize };
   const page = pageOf(envs, request);
+  // The page's last scans, for their alert statistics (one BatchGetItem; a running one's from its alerts).
+  const scans = new Map((await getScans(page.items.flatMap((env) => (env.lastScanId ? [{ ...env, scanId: env.lastScanId }] : [])))).map((s) => [s.scanId, s]));
+  const alertStats = new Map(await Promise.all([...scans.values()].map(async (scan) => [scan.scanId, scanAlertStats(await currentStats(scan))] as const)));
   return {
     environments: page.items.map((env) => ({
       environmentId: env.environmentId,
       environmentName: env.name,
+      latestScanType: env.latestScanType ?? 'DEFAULT',
       currentScanSummary: env.lastScanId
         ? {
             scanId: env.lastScanId,
@@ -391,6 +397,7 @@ export async function listEnvironmentsV1(caller: Caller, appId: string, q: ListE
             configHash: env.latestScanConfigHash,
             version: env.lastScanHawkscanVersion,
             timestamp: Math.floor((env.lastScanTimestamp ?? 0) / 1000), // SPEC 2.4: seconds
+            alertStats: alertStats.get(env.lastScanId),
           }
         : undefined,
     })),

@@ -9,7 +9,8 @@ import { requireItem, type TransactItem } from '../db/transactions.ts';
 import type { Permission } from './permissions.ts';
 import type { Organization } from './organization-repository.ts';
 
-export type Role = 'OWNER' | 'ADMIN' | 'MEMBER';
+export const ROLES = ['OWNER', 'ADMIN', 'MEMBER'] as const;
+export type Role = (typeof ROLES)[number];
 
 export interface Membership {
   organizationId: string;
@@ -85,6 +86,12 @@ export async function listMembershipsOfUser(userId: string): Promise<Membership[
   const { gsi1pk, gsi1skPrefix } = keys.membershipsOfUser(userId);
   const items = await queryAll({ index: 'gsi1', partition: gsi1pk, skPrefix: gsi1skPrefix });
   return items.map((item) => fromItem<Membership>(item)!);
+}
+
+/** Every membership of the organization (its partition's MEMBER# items). */
+export async function membershipsOfOrg(orgId: string): Promise<Membership[]> {
+  const { pk, skPrefix } = keys.membershipsOfOrg(orgId);
+  return (await queryAll({ partition: pk, skPrefix })).map((item) => fromItem<Membership>(item)!);
 }
 
 /** The membership item's primary key (without its index keys). */

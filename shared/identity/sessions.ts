@@ -2,11 +2,10 @@ import { hashApiKey, normalizedApiKey } from '../auth/api-keys.ts';
 import { issueAccessToken } from '../auth/tokens.ts';
 import { findApiKey, listApiKeys } from './api-key-repository.ts';
 import { getUser } from './user-repository.ts';
-import { listMembershipsOfUser, getOrganizations, type Membership } from './membership-repository.ts';
+import { listMembershipsOfUser, getOrganizations } from './membership-repository.ts';
+import { teamsOf, toUserView } from './user-view.ts';
 import { unauthorized } from '../errors.ts';
 import { logger } from '../http/logger.ts';
-import { getTeams } from '../teams/repository.ts';
-import { compareBy, nameOrderKey } from '../lists.ts';
 
 // Sessions: an API key is exchanged for a 30-minute access token, which refresh extends (SPEC 5).
 
@@ -15,14 +14,6 @@ export async function apiOrganizationsOf(userId: string) {
   const memberships = await listMembershipsOfUser(userId);
   const organizations = await getOrganizations(memberships.map((m) => m.organizationId));
   return { memberships, organizations: organizations.filter((o) => o.apiAccess) };
-}
-
-/** user.UserTeam entries: the user's teams in these organizations, by name. */
-async function teamsOf(memberships: Membership[]) {
-  const teams = (await Promise.all(memberships.map((m) => getTeams(m.organizationId, m.teamIds)))).flat();
-  return teams
-    .sort(compareBy((team) => nameOrderKey(team.name, team.teamId), (team) => team.teamId, 'ASC'))
-    .map((team) => ({ id: team.teamId, name: team.name, organizationId: team.organizationId }));
 }
 
 /** Login and refresh alike: a user with no organization whose plan has API access gets no token. */
@@ -60,23 +51,5 @@ export async function currentUser(userId: string) {
   const { memberships, organizations } = await apiOrganizationsOf(userId);
   const apiOrgIds = new Set(organizations.map((o) => o.organizationId));
   const teams = await teamsOf(memberships.filter((m) => apiOrgIds.has(m.organizationId)));
-  const [firstName, ...rest] = user.fullName.split(' ');
-  return {
-    user: {
-      createdTimestamp: user.createdAt,
-      external: {
-        id: user.userId,
-        email: user.email,
-        fullName: user.fullName,
-        firstName: firstName ?? '',
-        lastName: rest.join(' '),
-        organizations: organizations.map((organization) => ({
-          organization: { id: organization.organizationId, name: organization.name, createdTimestamp: organization.createdAt },
-          role: memberships.find((m) => m.organizationId === organization.organizationId)?.role ?? 'MEMBER',
-        })),
-        teams,
-      },
-      provider: { slug: 'STACKHAWK', created: user.createdAt },
-    },
-  };
+  return { user: toUserView(user, organizations, memberships, teams) };
 }

@@ -8,6 +8,28 @@ import { environmentsOfApp } from '../applications/environment-repository.ts';
 import { configUsedByEnvironments } from './repository.ts';
 import type { Caller } from '../http/caller.ts';
 
+type Conf = Record<string, unknown>;
+const objectAt = (value: unknown): Conf | undefined => (value && typeof value === 'object' && !Array.isArray(value) ? (value as Conf) : undefined);
+
+/**
+ * The enums HawkScan defaults when a configuration leaves them out, filled where their object is present: the
+ * response would otherwise carry UNKNOWN, which the public enums lack (testPath.type HEADER, requestMethod GET,
+ * hawk.spider.ajaxBrowser CHROME_HEADLESS).
+ */
+export function withImpliedEnums(conf: Conf): Conf {
+  const app = objectAt(conf.app);
+  const testPath = objectAt(objectAt(app?.authentication)?.testPath);
+  if (testPath) {
+    testPath.type ??= 'HEADER';
+    testPath.requestMethod ??= 'GET';
+  }
+  const waitForAppTarget = objectAt(app?.waitForAppTarget);
+  if (waitForAppTarget) waitForAppTarget.requestMethod ??= 'GET';
+  const spider = objectAt(objectAt(conf.hawk)?.spider);
+  if (spider) spider.ajaxBrowser ??= 'CHROME_HEADLESS';
+  return conf;
+}
+
 /** application.ApplicationConfigResponse: the configuration a scan of the application reported, parsed. */
 export async function getScanConfig(caller: Caller, appId: string, configHash: string) {
   await accessibleApplication(caller, appId, { teamRestricted: true });
@@ -16,7 +38,7 @@ export async function getScanConfig(caller: Caller, appId: string, configHash: s
   if (!(await configUsedByEnvironments(appId, envIds, configHash))) throw missing();
   try {
     const object = await (await s3()).send(new GetObjectCommand({ Bucket: config.assetsBucket, Key: objectKeys.parsedScanConfig(appId, configHash) }));
-    return { configHash, conf: JSON.parse(await object.Body!.transformToString('utf8')) };
+    return { configHash, conf: withImpliedEnums(JSON.parse(await object.Body!.transformToString('utf8'))) };
   } catch (error) {
     if (error instanceof NoSuchKey) throw missing();
     throw error;

@@ -56,3 +56,14 @@ export async function storeScanConfig(appId: string, configHash: string, text: s
     ),
   ]);
 }
+
+/** application.Environment.latestScanType a configuration implies: the API description it scans, else DEFAULT. */
+export type ScanType = 'DEFAULT' | 'REST' | 'GRAPHQL' | 'GRPC' | 'SOAP';
+export function scanTypeOf(parsed: Record<string, unknown>): ScanType {
+  const app = (parsed.app ?? {}) as Record<string, unknown>;
+  if (app.openApiConf) return 'REST';
+  if (app.graphqlConf) return 'GRAPHQL';
+  if (app.grpcConf) return 'GRPC';
+  if (app.soapConf) return 'SOAP';
+  return 'DEFAULT';
+}

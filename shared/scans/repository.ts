@@ -2,7 +2,7 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
 import { fromItem } from '../db/items.ts';
-import { batchDelete, batchPut, deleteFound, queryAll, queryItems } from '../db/query.ts';
+import { batchDelete, batchGet, batchPut, deleteFound, queryAll, queryItems } from '../db/query.ts';
 import { putNewItem, type TransactItem } from '../db/transactions.ts';
 import { config } from '../config.ts';
 import type { Severity } from './inputs.ts';
@@ -44,6 +44,8 @@ export interface ScanRecord {
   host: string;
   tags: { name: string; value: string }[];
   configHash: string;
+  /** What its configuration scans (environment list's latestScanType); absent on scans recorded before it existed. */
+  scanType?: 'DEFAULT' | 'REST' | 'GRAPHQL' | 'GRPC' | 'SOAP';
   /** URIs counted so far (ADDed by each alerts request with its alert's uriCount): completion checks against it. */
   reportedUris: number;
   stats?: ScanStats;
@@ -131,6 +133,12 @@ export async function getScanLocation(scanId: string): Promise<ScanLocation | un
 /** The scan record (strongly consistent: the scanner's requests follow each other closely). */
 export async function getScan(location: ScanLocation): Promise<ScanRecord | undefined> {
   return fromItem<ScanRecord>(await getItem(keys.scanRecord(location.applicationId, location.environmentId, location.scanId)));
+}
+
+/** Scan records by location (BatchGetItem; unknown ones are left out, order is not kept). */
+export async function getScans(locations: ScanLocation[]): Promise<ScanRecord[]> {
+  const items = await batchGet(locations.map((l) => keys.scanRecord(l.applicationId, l.environmentId, l.scanId)));
+  return items.map((item) => fromItem<ScanRecord>(item)!).filter((scan) => !scan.deleting);
 }
 
 export async function getAlert(scan: ScanRef, pluginId: string): Promise<AlertRecord | undefined> {

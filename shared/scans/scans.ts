@@ -85,6 +85,7 @@ export function lastScanOf(scan: ScanRecord): LastScan {
     lastScanLowUntriaged: untriaged.Low,
     latestScanConfigHash: scan.configHash,
     lastScanHawkscanVersion: scan.hawkscanVersion,
+    latestScanType: scan.scanType ?? 'DEFAULT',
   };
 }
 
@@ -130,7 +131,23 @@ export function toAlert(alert: AlertRecord, triage: TriageStats, scan?: ReturnTy
   };
 }
 
-/** application.ApplicationScanResult: durations in seconds, timestamps in ms; each alert carries its scan. */
+/** application.ScanAlertStats: findings, alerts, and findings by triage status (each with its severities). */
+export function scanAlertStats(stats: ScanStats, alerts: AlertRecord[] = []) {
+  const triage = triageStatsOf(stats, alerts);
+  return {
+    totalAlerts: stats.totalAlerts,
+    uniqueAlerts: stats.uniqueAlerts,
+    alertStatusStats: alertStatusStats((status) => {
+      const severityStats = triage.byStatus[status] ?? {};
+      return { totalCount: Object.values(severityStats).reduce((n, c) => n + c, 0), severityStats };
+    }),
+  };
+}
+
+/**
+ * application.ApplicationScanResult: durations in seconds, timestamps in ms; each alert carries its scan; a running
+ * scan has its scanProgress (the plugins that reported so far, RUNNING).
+ */
 export function toScanResult(scan: ScanRecord, app: ApplicationRecord, stats: ScanStats, alerts: AlertRecord[] = []) {
   const triage = triageStatsOf(stats, alerts);
   const scanView = toScan(scan, app);
@@ -138,20 +155,17 @@ export function toScanResult(scan: ScanRecord, app: ApplicationRecord, stats: Sc
     scan: scanView,
     scanDuration: scan.durationSeconds ?? 0,
     urlCount: scan.urlCount,
-    alertStats: {
-      totalAlerts: stats.totalAlerts,
-      uniqueAlerts: stats.uniqueAlerts,
-      alertStatusStats: alertStatusStats((status) => {
-        const severityStats = triage.byStatus[status] ?? {};
-        return { totalCount: Object.values(severityStats).reduce((n, c) => n + c, 0), severityStats };
-      }),
-    },
+    alertStats: scanAlertStats(stats, alerts),
     severityStats: stats.alertsBySeverity,
     configHash: scan.configHash,
     appHost: scan.host,
     applicationAlerts: alerts.map((alert) => toAlert(alert, triage, scanView)),
     timestamp: scan.startedAt,
     percentComplete: scan.status === 'STARTED' ? 0 : 100,
+    scanProgress:
+      scan.status === 'STARTED'
+        ? { scanId: scan.scanId, plugins: alerts.map((a) => ({ pluginId: a.pluginId, pluginName: a.name, alertCount: a.uriCount, status: 'RUNNING' })) }
+        : undefined,
     tags: scan.tags,
   };
 }

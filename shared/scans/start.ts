@@ -6,7 +6,7 @@ import { cancellationReasons } from '../db/items.ts';
 import { findOrCreateEnvironmentByName } from '../applications/environments.ts';
 import { environmentLastScanUpdate } from '../applications/environment-repository.ts';
 import { scanCreation, type ScanRecord } from './repository.ts';
-import { configHashOf, parseScanConfig, storeScanConfig } from './configs.ts';
+import { configHashOf, parseScanConfig, scanTypeOf, storeScanConfig } from './configs.ts';
 import { lastScanOf } from './scans.ts';
 import type { ScanStartedBody } from './inputs.ts';
 import type { Caller } from '../http/caller.ts';
@@ -41,6 +41,7 @@ export async function reportScanStarted(caller: Caller, appId: string, body: Sca
       host: body.host,
       tags: body.tags,
       configHash,
+      scanType: scanTypeOf(parsedConfig),
       reportedUris: 0,
     };
     // A new environment is created with this scan as its last scan; an existing one is updated, provided its last

@@ -237,3 +237,48 @@ describe('triage', () => {
     expect(byMember.body.results[0].success).toBe(true);
   });
 });
+
+describe('public-schema fixes around findings', () => {
+  it('fills latestScanType and currentScanSummary.alertStats on the deprecated environment list, scanProgress and alerts\' scan, and implied config enums', async () => {
+    const tenant = await createTenant();
+    const appId = await createApp(tenant, { name: 'typed', env: 'never' });
+    const config =
+      'app:\n  env: dev\n  host: https://target.test\n  openApiConf:\n    path: /openapi.json\n  authentication:\n    testPath:\n      path: /me\n      success: ".*"\n' +
+      '  waitForAppTarget:\n    path: /health\nhawk:\n  spider:\n    ajax: true\n';
+    const started = await startScan(tenant.token, appId, { config });
+    await reportAlerts(tenant.token, started.scanId, [sqlInjection('/users/1', '/users/2'), csp('/x')]);
+    const running = await scanResult(tenant.token, started.scanId);
+    expect(running.scanProgress).toMatchObject({ scanId: started.scanId, plugins: [{ pluginId: '10038', alertCount: '1', status: 'RUNNING' }, { pluginId: '40018', alertCount: '2', status: 'RUNNING' }] });
+    expect(running.applicationAlerts.every((a: { scan: { id: string } }) => a.scan.id === started.scanId)).toBe(true);
+    await completeScan(tenant.token, started.scanId);
+    expect((await scanResult(tenant.token, started.scanId)).scanProgress).toBeUndefined();
+    const hash = (await hashesOf(tenant.token, started.scanId, '40018'))['/users/1'];
+    await triage(tenant, appId, started.envId, [{ findingHash: hash, status: 'FALSE_POSITIVE' }]);
+
+    const listed = await api('GET', `/api/v1/app/${appId}/env/list`, { token: tenant.token });
+    expect(listed.status).toBe(200);
+    const byName = Object.fromEntries(listed.body.environments.map((e: { environmentName: string }) => [e.environmentName, e]));
+    expect(byName.never).toMatchObject({ latestScanType: 'DEFAULT' });
+    expect(byName.never.currentScanSummary).toBeUndefined();
+    expect(byName.dev).toMatchObject({
+      latestScanType: 'REST',
+      currentScanSummary: {
+        scanId: started.scanId,
+        alertStats: {
+          totalAlerts: 3,
+          uniqueAlerts: 2,
+          alertStatusStats: [
+            { alertStatus: 'UNKNOWN', totalCount: 1, severityStats: { High: 0, Medium: 1, Low: 0 } },
+            { alertStatus: 'FALSE_POSITIVE', totalCount: 2, severityStats: { High: 2, Medium: 0, Low: 0 } },
+          ],
+        },
+      },
+    });
+
+    const conf = (await api('GET', `/api/v1/app/${appId}/config/${started.configHash}`, { token: tenant.token })).body.conf;
+    expect(conf.app.authentication.testPath).toMatchObject({ path: '/me', type: 'HEADER', requestMethod: 'GET' });
+    expect(conf.app.waitForAppTarget).toMatchObject({ path: '/health', requestMethod: 'GET' });
+    expect(conf.hawk.spider).toMatchObject({ ajax: true, ajaxBrowser: 'CHROME_HEADLESS' });
+    expect(JSON.stringify(conf)).not.toContain('"UNKNOWN"');
+  });
+});

@@ -1,0 +1,5 @@
+import { operation } from '../shared/http/operation.ts';
+import { listMembers } from '../shared/identity/members.ts';
+import type { ListMembersQuery } from '../shared/identity/inputs.ts';
+
+export const handler = operation<{ orgId: string }, ListMembersQuery>('listMembers', ({ caller, params, query }) => listMembers(caller, params.orgId, query));
