@@ -80,14 +80,16 @@ function operationOf(route: Route) {
   if (route.auth === 'apiKey') parameters.push({ name: 'X-ApiKey', in: 'header', required: true, schema: { type: 'string' } });
 
   const mediaTypes = route.mediaTypes ?? ['application/json', 'application/x-protobuf'];
+  const schemaFor = (mediaType: string) =>
+    route.responseField && mediaType === 'application/json'
+      ? (messageSchemas()[route.response].properties as Record<string, JsonSchema>)[route.responseField]
+      : { $ref: `#/components/schemas/${route.response}` };
   const ok =
     route.response === 'empty'
       ? { description: 'OK (empty body)' }
       : {
           description: 'OK',
-          content: Object.fromEntries(
-            mediaTypes.map((t) => [t, { schema: t === 'text/csv' ? { type: 'string' } : { $ref: `#/components/schemas/${route.response}` } }]),
-          ),
+          content: Object.fromEntries(mediaTypes.map((t) => [t, { schema: t === 'text/csv' ? { type: 'string' } : schemaFor(t) }])),
         };
   const notes = [
     routeNotes[route.operationId],

@@ -148,6 +148,17 @@ export async function countRest<T>(items: AsyncIterable<T>, keep: (item: T) => b
 /** Deprecated (V1) lists: the next page's token, or empty on the last page (clients loop until it is). */
 export const v1NextPageToken = (request: PageRequest, hasNext: boolean) => (hasNext ? String(request.page + 1) : '');
 
+/** The paging fields of the lists that have both tokens but no page objects (organization configurations and policies). */
+export function pageTokens(request: PageRequest, page: PageOf<unknown>) {
+  return {
+    totalCount: page.totalCount,
+    hasNext: page.hasNext,
+    hasPrev: request.page > 0,
+    nextPageToken: v1NextPageToken(request, page.hasNext),
+    prevPageToken: request.page > 0 ? String(request.page - 1) : '',
+  };
+}
+
 // ---- V2 envelopes (pagination.Page)
 
 export interface V2Filter {

@@ -59,6 +59,35 @@ export const routeNotes: Record<string, string> = {
     'Replaces the environment\'s default configuration with `conf` (a HawkScan configuration object, at most ' +
     '256 KiB as JSON). `applicationId`/`envId`, when given, must be those of the path. Team-owned applications: ' +
     'team members only.',
+  allStackHawkScanPolicies:
+    'The built-in policies: DEFAULT (every scan rule), API (ZAP\'s API policy\'s active rules and every passive rule) ' +
+    'and PASSIVE (passive rules only). Plugins are ZAP\'s scan rules (docs/SCAN-POLICIES.md). The permission is ' +
+    'needed in at least one organization.',
+  getStackHawkScanPolicy: 'One built-in policy (DEFAULT when `policyName` is absent); `status` NOT_FOUND for an unknown name.',
+  setScanPolicyForOrg:
+    'Creates or replaces the organization policy `scanPolicy.name` (capitals, digits and _; not a built-in name). ' +
+    'Listed plugins take their `enabled`; plugins not listed are disabled. Unknown plugin ids or tech flags: 400 ' +
+    'naming them. Tech flags not given are on.',
+  listScanPoliciesForOrg: 'The organization\'s own policies, by `name` (default) or `displayName`. `nextPageToken` is empty on the last page.',
+  getScanPolicyForOrg:
+    'The policy as a JSON `scanpolicy.ScanPolicy` document behind a short-lived presigned download URL; ' +
+    '`redirect=true` answers 307 to it instead.',
+  deleteScanPolicyForOrg: 'Deletes the organization policy. Applications assigned from it keep their copy of its plugins.',
+  getApplicationScanPolicy:
+    'The application\'s policy: its own (assigned, then toggled) or DEFAULT with every tech flag on. `policyName` ' +
+    'answers that built-in or organization policy instead; `policyConfigured=true` answers `status` NOT_FOUND ' +
+    'unless the application has a policy of its own. Team-owned applications: team members only. The effective ' +
+    'policy also appears as `conf.app.scanPolicy` in Get Application Config when the scan\'s configuration names none.',
+  assignAppPlugins:
+    'The application\'s plugins become those of the built-in or organization policy `policyName` (400 naming ' +
+    'an unknown one); its tech flags stay.',
+  toggleAppPlugin:
+    'Enables or disables one plugin of the application\'s policy (400 when `pluginId` is not one of its plugins). ' +
+    'A GET that changes state, as in the public API.',
+  getAppTechFlags: 'Every tech flag with its value for the application (true unless set otherwise), as a bare JSON map.',
+  updateAppTechFlags:
+    'Sets the given flags, leaving the others as they are. The body is the map itself or `{"techFlags": {...}}` ' +
+    '(stackhawk-mcp). Unknown flags: 400 naming them.',
   createApplication:
     'Nothing is required (a name is strongly encouraged); unknown fields are ignored. An `env` creates that ' +
     'environment too (ENVIRONMENT_ADDED; its default scan configuration gets `host`), making the application ' +

@@ -108,6 +108,8 @@ export const keys = {
   }),
   hostedDescriptionOfApp: (appId: string) => ({ pk: `APP#${appId}`, sk: '#OAS' }),
   hostedDescriptionsOfOrg: (orgId: string) => ({ gsi1pk: `ORG#${orgId}`, gsi1skPrefix: 'OAS#' }),
+  /** An application's scan policy (plugins and tech flags); in its partition, so the application's delete removes it. */
+  applicationPolicy: (appId: string) => ({ pk: `APP#${appId}`, sk: '#POLICY' }),
   /** The repository-sourced descriptions mapped to (included in) an application. */
   oasMapping: (appId: string) => ({ pk: `APP#${appId}`, sk: '#OASMAPPING' }),
 

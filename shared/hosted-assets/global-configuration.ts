@@ -1,10 +1,10 @@
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
-import { badRequest, notFound, unauthorized } from '../errors.ts';
+import { badRequest, notFound } from '../errors.ts';
 import { config } from '../config.ts';
 import { s3 } from '../storage/s3.ts';
 import { objectKeys } from '../storage/objects.ts';
 import { hostedAssetAnswer, presignedDownload } from './downloads.ts';
-import { apiOrganizationsOf } from '../identity/sessions.ts';
+import { requirePermissionInSomeOrganization } from '../identity/sessions.ts';
 import type { Caller } from '../http/caller.ts';
 import { configNameSchema } from './inputs.ts';
 import type { Permission } from '../identity/permissions.ts';
@@ -27,16 +27,6 @@ export async function exists(objectKey: string): Promise<boolean> {
     if ((error as { name?: string }).name === 'NotFound') return false;
     throw error;
   }
-}
-
-/**
- * Not tied to an organization, so the route's permission is required in at least one organization whose plan
- * has API access; otherwise 401, like any insufficient authentication (SPEC 5.7).
- */
-async function requirePermissionInSomeOrganization(caller: Caller, permission: Permission): Promise<void> {
-  const { memberships, organizations } = await apiOrganizationsOf(caller.userId);
-  const reachable = new Set(organizations.map((org) => org.organizationId));
-  if (!memberships.some((m) => reachable.has(m.organizationId) && m.permissions.includes(permission))) throw unauthorized();
 }
 
 export async function globalConfigurationDownload(caller: Caller, permission: Permission, name: string, redirect: boolean) {

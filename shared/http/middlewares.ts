@@ -233,7 +233,8 @@ export function responseEncoding(route: Route): Middleware {
           isBase64Encoded: true,
         };
       } else {
-        request.response = jsonResponse(200, toJsonObject(route.response, result as object));
+        const json = toJsonObject(route.response, result as object);
+        request.response = jsonResponse(200, route.responseField ? json[route.responseField] : json);
       }
     },
   };

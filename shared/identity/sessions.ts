@@ -6,6 +6,8 @@ import { listMembershipsOfUser, getOrganizations } from './membership-repository
 import { teamsOf, toUserView } from './user-view.ts';
 import { unauthorized } from '../errors.ts';
 import { logger } from '../http/logger.ts';
+import type { Caller } from '../http/caller.ts';
+import type { Permission } from './permissions.ts';
 
 // Sessions: an API key is exchanged for a 30-minute access token, which refresh extends (SPEC 5).
 
@@ -14,6 +16,16 @@ export async function apiOrganizationsOf(userId: string) {
   const memberships = await listMembershipsOfUser(userId);
   const organizations = await getOrganizations(memberships.map((m) => m.organizationId));
   return { memberships, organizations: organizations.filter((o) => o.apiAccess) };
+}
+
+/**
+ * Not tied to an organization, so the route's permission is required in at least one organization whose plan
+ * has API access; otherwise 401, like any insufficient authentication (SPEC 5.7).
+ */
+export async function requirePermissionInSomeOrganization(caller: Caller, permission: Permission): Promise<void> {
+  const { memberships, organizations } = await apiOrganizationsOf(caller.userId);
+  const reachable = new Set(organizations.map((org) => org.organizationId));
+  if (!memberships.some((m) => reachable.has(m.organizationId) && m.permissions.includes(permission))) throw unauthorized();
 }
 
 /** Login and refresh alike: a user with no organization whose plan has API access gets no token. */

@@ -1,5 +1,5 @@
 import { badRequest } from '../errors.ts';
-import { compareBy, pageOf, v1NextPageToken, v2PageRequest } from '../lists.ts';
+import { compareBy, pageOf, pageTokens, v2PageRequest } from '../lists.ts';
 import { listOrganizationAssets, putOrganizationAsset, removeOrganizationAsset, renameOrganizationAsset } from '../hosted-assets/organization-assets.ts';
 import type { Caller } from '../http/caller.ts';
 import type { ListScanConfigurationsQuery, UpsertScanConfiguration } from './inputs.ts';
@@ -55,10 +55,6 @@ export async function scanConfigurationList(orgId: string, query: ListScanConfig
   const page = pageOf(all, request);
   return {
     configs: page.items.map((record) => ({ name: record.name, description: '', organizationId: orgId })),
-    totalCount: page.totalCount,
-    hasNext: page.hasNext,
-    hasPrev: request.page > 0,
-    nextPageToken: v1NextPageToken(request, page.hasNext),
-    prevPageToken: request.page > 0 ? String(request.page - 1) : '',
+    ...pageTokens(request, page),
   };
 }

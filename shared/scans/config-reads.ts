@@ -7,6 +7,7 @@ import { accessibleApplication } from '../applications/access.ts';
 import { environmentsOfApp } from '../applications/environment-repository.ts';
 import { configUsedByEnvironments } from './repository.ts';
 import type { Caller } from '../http/caller.ts';
+import { effectiveApplicationPolicy, scannerPolicy } from '../policies/effective-policy.ts';
 
 type Conf = Record<string, unknown>;
 const objectAt = (value: unknown): Conf | undefined => (value && typeof value === 'object' && !Array.isArray(value) ? (value as Conf) : undefined);
@@ -30,15 +31,22 @@ export function withImpliedEnums(conf: Conf): Conf {
   return conf;
 }
 
-/** application.ApplicationConfigResponse: the configuration a scan of the application reported, parsed. */
+/**
+ * application.ApplicationConfigResponse: the configuration a scan of the application reported, parsed. A scanner
+ * reads it before it scans, so when the configuration names no scan policy (`app.scanPolicy`), the application's
+ * effective policy is filled in: its name and the plugins it runs and skips.
+ */
 export async function getScanConfig(caller: Caller, appId: string, configHash: string) {
-  await accessibleApplication(caller, appId, { teamRestricted: true });
+  const { app } = await accessibleApplication(caller, appId, { teamRestricted: true });
   const envIds = (await environmentsOfApp(appId)).map((env) => env.environmentId);
   const missing = () => notFound(`no scan of application ${appId} used configuration ${configHash}`);
   if (!(await configUsedByEnvironments(appId, envIds, configHash))) throw missing();
   try {
     const object = await (await s3()).send(new GetObjectCommand({ Bucket: config.assetsBucket, Key: objectKeys.parsedScanConfig(appId, configHash) }));
-    return { configHash, conf: withImpliedEnums(JSON.parse(await object.Body!.transformToString('utf8'))) };
+    const conf = withImpliedEnums(JSON.parse(await object.Body!.transformToString('utf8')));
+    const appConf = objectAt(conf.app);
+    if (appConf && !appConf.scanPolicy) appConf.scanPolicy = scannerPolicy(await effectiveApplicationPolicy(appId, app.organizationId));
+    return { configHash, conf };
   } catch (error) {
     if (error instanceof NoSuchKey) throw missing();
     throw error;

@@ -21,11 +21,11 @@ function validateResponse(method: string, path: string, body: unknown): void {
   if (!schema) return;
   let validate = validators.get(route.operationId);
   if (!validate) {
-    validate = ajv.compile({ $ref: `openapi${schema.$ref}` });
+    validate = ajv.compile(schema.$ref ? { $ref: `openapi${schema.$ref}` } : schema);
     validators.set(route.operationId, validate);
   }
   if (!validate(body)) {
-    throw new Error(`${method} ${path}: response does not match openapi.json ${schema.$ref}: ${ajv.errorsText(validate.errors)}`);
+    throw new Error(`${method} ${path}: response does not match openapi.json ${schema.$ref ?? 'schema'}: ${ajv.errorsText(validate.errors)}`);
   }
   expect(JSON.stringify(body)).not.toContain('null');
 }

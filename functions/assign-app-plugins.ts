@@ -1,0 +1,6 @@
+import { operation } from '../shared/http/operation.ts';
+import { assignApplicationPolicy } from '../shared/policies/policies.ts';
+
+export const handler = operation<{ appId: string }, { policyName: string }>('assignAppPlugins', ({ caller, params, query }) =>
+  assignApplicationPolicy(caller, params.appId, query.policyName),
+);

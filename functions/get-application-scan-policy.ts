@@ -1,0 +1,6 @@
+import { operation } from '../shared/http/operation.ts';
+import { applicationPolicy } from '../shared/policies/policies.ts';
+
+export const handler = operation<{ appId: string }, { policyName: string; policyConfigured: boolean }>('getApplicationScanPolicy', ({ caller, params, query }) =>
+  applicationPolicy(caller, params.appId, query),
+);

@@ -1,0 +1,6 @@
+import { operation } from '../shared/http/operation.ts';
+import { organizationAssetDownload } from '../shared/hosted-assets/organization-assets.ts';
+
+export const handler = operation<{ orgId: string; policyName: string }, { redirect: boolean }>('getScanPolicyForOrg', ({ params, query }) =>
+  organizationAssetDownload('policy', params.orgId, params.policyName, query.redirect),
+);

@@ -1,0 +1,39 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from '../db/client.ts';
+import { keys } from '../db/keys.ts';
+import { fromItem } from '../db/items.ts';
+import { config } from '../config.ts';
+import type { TransactItem } from '../db/transactions.ts';
+import type { PluginSetting } from './catalogue.ts';
+
+/** An application's own scan policy: assigned from a built-in or organization policy, then toggled. */
+export interface ApplicationPolicyRecord {
+  applicationId: string;
+  organizationId: string;
+  /** The policy it was assigned from. */
+  policyName: string;
+  displayName: string;
+  description: string;
+  /** Whether plugins were toggled since the assignment. */
+  isCustomized: boolean;
+  plugins: PluginSetting[];
+  techFlags: Record<string, boolean>;
+  /** Incremented by every change: writes are conditional on the revision they read. */
+  revision: number;
+}
+
+export async function getApplicationPolicy(appId: string): Promise<ApplicationPolicyRecord | undefined> {
+  const out = await db.send(new GetCommand({ TableName: config.tableName, Key: keys.applicationPolicy(appId), ConsistentRead: true }));
+  return fromItem<ApplicationPolicyRecord>(out.Item);
+}
+
+/** Stores the next revision, provided nobody changed the policy since `policy.revision - 1` was read. */
+export const putApplicationPolicy = (policy: ApplicationPolicyRecord): TransactItem => ({
+  Put: {
+    TableName: config.tableName,
+    Item: { ...keys.applicationPolicy(policy.applicationId), entity: 'applicationPolicy', ...policy },
+    ...(policy.revision > 1
+      ? { ConditionExpression: 'revision = :previous', ExpressionAttributeValues: { ':previous': policy.revision - 1 } }
+      : { ConditionExpression: 'attribute_not_exists(pk)' }),
+  },
+});
