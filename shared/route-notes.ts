@@ -88,6 +88,26 @@ export const routeNotes: Record<string, string> = {
   updateAppTechFlags:
     'Sets the given flags, leaving the others as they are. The body is the map itself or `{"techFlags": {...}}` ' +
     '(stackhawk-mcp). Unknown flags: 400 naming them.',
+  registerRepository:
+    'This service\'s own operation (the public API learns repositories from source-control integrations): ' +
+    'registers a repository, or updates the one with the same `repoSource` and `name` (case-insensitive; its id ' +
+    'is derived from them). Fields not given keep their value. `commitCount` is the last 30 days\' commits, as ' +
+    'the caller counts them. Mapped applications are kept.',
+  listRepositories:
+    'The organization\'s registered repositories; `appInfos` lists the mapped applications the caller may see ' +
+    '(team rules). `repoFilter` ALL_REPOS, MAPPED_REPOS, UNMAPPED_REPOS or HIDDEN_REPOS (none are hidden); the ' +
+    'other filters of the public API need a source-control integration and are refused. `nextPageKey` is the ' +
+    '`page` key of the next page (`p_<n>`); `prevPageKey` is always blank, as documented.',
+  createAppsForRepos:
+    'Creates the applications named in `newRepositoryApps[*].appInfos[*].name` (ENV_INCOMPLETE, for the caller\'s ' +
+    'first team, as Create Application does; `write:application` is needed as well) and maps each to its ' +
+    'repository, all in one transaction (APPLICATION_ADDED per application too). At most 20 applications and 10 ' +
+    'repositories per request; 400 names unknown repositories.',
+  replaceRepoAppMappings:
+    'Replaces the repository\'s applications with `appInfos[*].id` (other fields are ignored); 400 names ids that ' +
+    'are not applications of the organization the caller may see. Mappings to applications of teams the caller ' +
+    'is not in are kept. A request that changes nothing writes nothing.',
+  listRepoSensitiveData: 'Empty: nothing supplies sensitive-data findings yet. 404 for an unknown repository.',
   createApplication:
     'Nothing is required (a name is strongly encouraged); unknown fields are ignored. An `env` creates that ' +
     'environment too (ENVIRONMENT_ADDED; its default scan configuration gets `host`), making the application ' +

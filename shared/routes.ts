@@ -45,6 +45,7 @@ import {
   togglePluginParams,
   upsertOrganizationPolicyBody,
 } from './policies/inputs.ts';
+import { createAppsForReposBody, listRepositoriesQuery, listSensitiveDataQuery, registerRepositoryBody, replaceMappingsBody } from './code-repositories/inputs.ts';
 import { createTeamBody, listTeamsForOrgQuery, listTeamsForUserQuery, updateApplicationTeamBody, updateTeamBody } from './teams/inputs.ts';
 
 // THE route table: the single source of truth for the service's operations. The CDK stack (one Lambda and one
@@ -429,6 +430,70 @@ export const routes: Route[] = [
     audit: 'TECH_FLAG_MODIFIED',
     body: techFlagsBody,
     response: 'application.UpdateApplicationScanPolicyResponse',
+  },
+  // ---- Repositories (issue 15; docs/DATA-MODEL.md "Repositories")
+  {
+    operationId: 'registerRepository',
+    method: 'PUT',
+    path: '/api/v1/org/{orgId}/repos',
+    handler: 'register-repository',
+    tag: 'Repositories',
+    summary: 'Register or update a repository (this service)',
+    auth: 'bearer',
+    permission: 'write:repository',
+    audit: 'REPO_MODIFIED',
+    body: registerRepositoryBody,
+    response: 'repository.Repository',
+  },
+  {
+    operationId: 'listRepositories',
+    method: 'GET',
+    path: '/api/v1/org/{orgId}/repos',
+    handler: 'list-repositories',
+    tag: 'Repositories',
+    summary: 'List Repositories',
+    auth: 'bearer',
+    permission: 'read:repository',
+    query: listRepositoriesQuery,
+    response: 'repository.SearchRepositoriesResponse',
+  },
+  {
+    operationId: 'createAppsForRepos',
+    method: 'PUT',
+    path: '/api/v1/org/{orgId}/repos/apps',
+    handler: 'create-apps-for-repos',
+    tag: 'Repositories',
+    summary: 'Create Applications for Repositories',
+    auth: 'bearer',
+    permission: 'write:repository',
+    audit: 'APPLICATIONS_ADDED_FOR_REPOS',
+    body: createAppsForReposBody,
+    response: 'repository.AddApplicationToRepoResponse',
+  },
+  {
+    operationId: 'replaceRepoAppMappings',
+    method: 'POST',
+    path: '/api/v1/org/{orgId}/repo/{repoId}/applications',
+    handler: 'replace-repo-app-mappings',
+    tag: 'Repositories',
+    summary: 'Replace Repository Applications',
+    auth: 'bearer',
+    permission: 'write:repository',
+    audit: 'APPLICATIONS_ADDED_FOR_REPOS',
+    body: replaceMappingsBody,
+    response: 'repository.ReplaceRepositoryAppMappingsResponse',
+  },
+  {
+    operationId: 'listRepoSensitiveData',
+    method: 'GET',
+    path: '/api/v1/org/{orgId}/repo/{repoId}/sensitive/list',
+    handler: 'list-repo-sensitive-data',
+    tag: 'Repositories',
+    summary: 'List Repo Sensitive Data',
+    auth: 'bearer',
+    permission: 'read:repository',
+    query: listSensitiveDataQuery,
+    response: 'codeWord.ListSensitiveDataWordsResponse',
   },
   // ---- Applications, environments and the audit log (SPEC 4.2, 6; docs/DATA-MODEL.md)
   {

@@ -36,6 +36,7 @@ import {
   type SortDirection,
 } from '../lists.ts';
 import type { Caller } from '../http/caller.ts';
+import { repositoriesByApplication, type CodeRepositoryRecord } from '../code-repositories/store.ts';
 import type { Membership } from '../identity/membership-repository.ts';
 
 // Applications (SPEC 2.1, 3, 4.2): create/get/update/delete, the application views and the application lists.
@@ -154,7 +155,7 @@ export async function deleteApplication(caller: Caller, appId: string): Promise<
 
 type AppSortField = (typeof APP_SORT_FIELDS)[number];
 
-function applicationSortValue(field: AppSortField): (app: ApplicationRecord) => string | number {
+function applicationSortValue(field: AppSortField, repos: Map<string, CodeRepositoryRecord[]>): (app: ApplicationRecord) => string | number {
   switch (field) {
     case 'applicationName':
       return (app) => nameOrderKey(app.name, app.applicationId);
@@ -162,8 +163,10 @@ function applicationSortValue(field: AppSortField): (app: ApplicationRecord) => 
       return (app) => app.applicationStatus;
     case 'applicationId':
       return (app) => app.applicationId;
-    default:
-      return () => 0; // no repositories or commit activity are tracked: the id decides
+    case 'mappedRepositoryCount':
+      return (app) => repos.get(app.applicationId)?.length ?? 0;
+    case 'thirtyDayCommitActivity':
+      return (app) => (repos.get(app.applicationId) ?? []).reduce((sum, repo) => sum + repo.commitCount, 0);
   }
 }
 
@@ -200,7 +203,8 @@ export async function listApplicationsV2(caller: Caller, orgId: string, q: ListA
     page = { items: streamed.items, totalCount, hasNext: streamed.hasNext };
   } else {
     const candidates = q.appIds.length ? await getApplications(q.appIds) : await collect(applicationsOfOrgByName(orgId, true));
-    const sorted = candidates.filter(keep).sort(compareBy(applicationSortValue(sortField), (a) => a.applicationId, sortDir));
+    const repos = sortField === 'mappedRepositoryCount' || sortField === 'thirtyDayCommitActivity' ? await repositoriesByApplication(orgId) : new Map();
+    const sorted = candidates.filter(keep).sort(compareBy(applicationSortValue(sortField, repos), (a) => a.applicationId, sortDir));
     page = pageOf(sorted, request);
   }
   return {

@@ -15,6 +15,8 @@ import {
   type LastScanStatus,
 } from './environment-repository.ts';
 import { accessibleApplication, accessibleEnvironment, canSeeTeamResource } from './access.ts';
+import { repositoriesByApplication, type CodeRepositoryRecord } from '../code-repositories/store.ts';
+import { repositoryView } from '../code-repositories/code-repositories.ts';
 import { auditEntry, type TransactItem } from '../audit/entries.ts';
 import { transactWriteRetryingConflicts } from '../db/query.ts';
 import { cancellationReasons } from '../db/items.ts';
@@ -228,7 +230,11 @@ function environmentKeep(orgId: string, membership: Membership, q: EnvListQuery,
 
 const padded = (n: number | undefined) => String(n ?? 0).padStart(15, '0');
 
-function environmentSortValue(field: EnvSortField): (j: Joined) => string | number {
+/** Mapped repositories of each application (code-repositories/store.ts), for the repository fields and sorts. */
+type RepositoriesByApp = Map<string, CodeRepositoryRecord[]>;
+const commitActivity = (repos: CodeRepositoryRecord[] = []) => repos.reduce((sum, repo) => sum + repo.commitCount, 0);
+
+function environmentSortValue(field: EnvSortField, repos: RepositoriesByApp): (j: Joined) => string | number {
   switch (field) {
     case 'environmentName':
       return (j) => nameOrderKey(j.env.name, j.env.environmentId);
@@ -242,13 +248,18 @@ function environmentSortValue(field: EnvSortField): (j: Joined) => string | numb
       return (j) => j.env.lastScanTotalUntriaged ?? 0;
     case 'environmentId':
       return (j) => j.env.environmentId;
+    case 'mappedRepositoryCount':
+      return (j) => repos.get(j.env.applicationId)?.length ?? 0;
+    case 'thirtyDayCommitActivity':
+      return (j) => commitActivity(repos.get(j.env.applicationId));
     default:
-      return () => 0; // repositories, commit activity and flight-path sessions are not tracked: the id decides
+      return () => 0; // flight-path sessions are not recorded: the id decides
   }
 }
 
 /** The environment view (application_view.EnvironmentView, SPEC 2.2); last-scan fields stay empty until a scan. */
-function toEnvironmentView({ env, app }: Joined) {
+function toEnvironmentView({ env, app }: Joined, repos: RepositoriesByApp) {
+  const mapped = repos.get(env.applicationId) ?? [];
   return {
     environmentId: env.environmentId,
     environmentName: env.name,
@@ -268,8 +279,9 @@ function toEnvironmentView({ env, app }: Joined) {
     lastScanLowUntriaged: env.lastScanLowUntriaged,
     latestScanConfigHash: env.latestScanConfigHash,
     lastScanHawkscanVersion: env.lastScanHawkscanVersion,
-    repositoriesCount: 0,
-    thirtyDayCommitActivity: 0,
+    repositoriesCount: mapped.length,
+    thirtyDayCommitActivity: commitActivity(mapped),
+    attackSurface: { applicationId: env.applicationId, repositories: mapped.map((repo) => repositoryView(repo, app ? [app] : [])) },
     lastScanExternalAlertStats: [],
   };
 }
@@ -313,6 +325,7 @@ export async function listEnvironmentsV2(caller: Caller, orgId: string, q: EnvLi
   const request = v2PageRequest(q.page, q.pageToken, q.pageSize);
   const keep = environmentKeep(orgId, membership, q);
   const chunk = Math.min(100, readAhead(request));
+  const repos = repositoriesByApplication(orgId); // read alongside the environments
 
   let bounded: AsyncIterable<EnvironmentRecord> | undefined;
   if (q.appIds.length) bounded = fromArrays(q.appIds.map((id) => environmentsOfApp(id)));
@@ -339,13 +352,14 @@ export async function listEnvironmentsV2(caller: Caller, orgId: string, q: EnvLi
     const all = (
       await collect(bounded ? withApplications(bounded, 100) : withApplications(environmentsOfOrg(orgId, 'name', true), 100, await applicationsById(orgId)))
     ).filter(keep);
-    all.sort(compareBy(environmentSortValue(sortField), (j) => j.env.environmentId, sortDir));
+    all.sort(compareBy(environmentSortValue(sortField, await repos), (j) => j.env.environmentId, sortDir));
     page = pageOf(all, request);
     if (q.includeAppHealthStats) health = healthStats(all);
   }
+  const repoMap = await repos;
   return {
     orgId,
-    environments: page.items.map(toEnvironmentView),
+    environments: page.items.map((j) => toEnvironmentView(j, repoMap)),
     ...health,
     ...v2Envelope(
       {

@@ -88,6 +88,11 @@ export const keys = {
   organizationAsset: (orgId: string, kind: 'configuration' | 'policy', name: string) => ({ pk: `ORG#${orgId}`, sk: `${ASSET_PREFIX[kind]}${name}` }),
   organizationAssetsOfOrg: (orgId: string, kind: 'configuration' | 'policy') => ({ pk: `ORG#${orgId}`, skPrefix: ASSET_PREFIX[kind] }),
 
+  // ---- Source-code repositories an organization registers (docs/DATA-MODEL.md, Repositories): in its partition,
+  // each with the ids of the applications mapped to it.
+  codeRepository: (orgId: string, repoId: string) => ({ pk: `ORG#${orgId}`, sk: `REPO#${repoId}` }),
+  codeRepositoriesOfOrg: (orgId: string) => ({ pk: `ORG#${orgId}`, skPrefix: 'REPO#' }),
+
   /** User-activity (audit) entries of an organization, in time order (the audit list reads ranges of it). */
   auditEntry: (orgId: string, timestamp: number, auditId: string) => ({
     pk: `AUDIT#${orgId}`,

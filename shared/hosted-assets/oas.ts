@@ -9,6 +9,7 @@ import { compareBy, pageOf, type PageRequest, type SortDirection } from '../list
 import type { Caller } from '../http/caller.ts';
 import type { MappingRequest } from './inputs.ts';
 import type { ApplicationRecord } from '../applications/application-repository.ts';
+import { getCodeRepositories } from '../code-repositories/store.ts';
 import {
   getHostedDescription,
   getOasMapping,
@@ -95,19 +96,23 @@ export async function listHostedDescriptions(
   };
 }
 
-/** `app_oas.GetApplicationMappedOASResponse`: the uploaded description, if any, then the included ones. */
-async function mappedDescriptions(appId: string, mapped: MappedDescription[]) {
-  const uploaded = await getHostedDescription(appId);
+/**
+ * `app_oas.GetApplicationMappedOASResponse`: the uploaded description, if any, then the included ones, named after
+ * their repository when the organization registered it (code-repositories).
+ */
+async function mappedDescriptions(appId: string, orgId: string, mapped: MappedDescription[]) {
+  const [uploaded, repos] = await Promise.all([getHostedDescription(appId), getCodeRepositories(orgId, mapped.map((m) => m.repositoryId))]);
+  const names = new Map(repos.map((repo) => [repo.repoId, repo.name]));
   return {
     appId,
-    assets: [...(uploaded ? [uploadedAsset(appId)] : []), ...mapped.map((m) => ({ ...m, repositoryName: '' }))],
+    assets: [...(uploaded ? [uploadedAsset(appId)] : []), ...mapped.map((m) => ({ ...m, repositoryName: names.get(m.repositoryId.toLowerCase()) ?? '' }))],
     repoIds: [...new Set(mapped.map((m) => m.repositoryId))],
   };
 }
 
 export async function applicationMapping(caller: Caller, appId: string) {
-  await accessibleApplication(caller, appId, { teamRestricted: true });
-  return mappedDescriptions(appId, (await getOasMapping(appId)).assets);
+  const { app } = await accessibleApplication(caller, appId, { teamRestricted: true });
+  return mappedDescriptions(appId, app.organizationId, (await getOasMapping(appId)).assets);
 }
 
 /** Stored maps come back with their keys in any order: compare mappings field by field. */
@@ -148,5 +153,5 @@ export async function toggleMapping(caller: Caller, appId: string, request: Mapp
       }),
     ];
   });
-  return mappedDescriptions(appId, assets);
+  return mappedDescriptions(appId, app.organizationId, assets);
 }

@@ -204,7 +204,7 @@ export function toggleApplicationPlugin(caller: Caller, appId: string, pluginId:
   return changeApplicationPolicy(caller, appId, 'APPLICATION_POLICY_MODIFIED', async (current) => {
     if (!current.plugins.some((p) => p.pluginId === pluginId)) throw badRequest(`pluginId: ${pluginId} is not a plugin of the application's scan policy`);
     const enabled = toggle === 'enabled';
-    if (current.revision > 0 && current.plugins.find((p) => p.pluginId === pluginId)!.enabled === enabled) return undefined;
+    if (current.plugins.find((p) => p.pluginId === pluginId)!.enabled === enabled) return undefined; // nothing changes
     const plugins = current.plugins.map((p) => (p.pluginId === pluginId ? { ...p, enabled } : p));
     return { next: { ...current, plugins, isCustomized: true }, payload: { pluginId, enabled } };
   });

@@ -37,7 +37,7 @@ const segments = (path: string) =>
 
 /** The deepest node of the document the path reaches (the key when the value is what is missing). */
 function nodeAt(parsed: ParsedConfiguration, path: string): Node | undefined {
-  let node: unknown = parsed.document.contents;
+  let node: unknown = parsed.document?.contents;
   let found = node as Node | undefined;
   for (const segment of segments(path)) {
     if (isMap(node)) {
@@ -62,7 +62,7 @@ export function validateScanConfigurationText(conf: string, name: string | undef
     const { message, line, col } = parsed.syntaxError;
     return { markers: [marker('', `invalid YAML: ${message}`, { startLineNumber: line, startColumn: col, endLineNumber: line, endColumn: col })] };
   }
-  if (!parsed.value) return { markers: [marker('', 'the file must be a YAML mapping with the root key app', span(parsed, parsed.document.contents))] };
+  if (!parsed.value) return { markers: [marker('', 'the file must be a YAML mapping with the root key app', span(parsed, parsed.document?.contents))] };
   const { errors = [] } = validateConfig(parsed.value);
   const markers = errors
     .map((error) => ({ error, node: nodeAt(parsed, error.path) }))

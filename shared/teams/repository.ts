@@ -109,17 +109,17 @@ export function teamApplicationsRemoved(read: TeamRecord, appIds: string[]): Tra
 }
 
 /**
- * A new application created for the team (createApplication). The team must still exist; the version moves, so a
- * replace-all update built on an earlier read of the team conflicts instead of dropping the new application.
+ * New applications created for the team (createApplication, createAppsForRepos). The team must still exist; the
+ * version moves, so a replace-all update built on an earlier read of the team conflicts instead of dropping them.
  */
-export function teamApplicationAdded(orgId: string, teamId: string, appId: string): TransactItem {
+export function teamApplicationAdded(orgId: string, teamId: string, appId: string | string[]): TransactItem {
   return {
     Update: {
       TableName: config.tableName,
       Key: keys.team(orgId, teamId),
       UpdateExpression: 'ADD applicationIds :apps, version :one',
       ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeValues: { ':apps': new Set([appId]), ':one': 1 },
+      ExpressionAttributeValues: { ':apps': new Set([appId].flat()), ':one': 1 },
     },
   };
 }

@@ -94,6 +94,9 @@ describe('hostile input on every route', () => {
       pluginId: '10038',
       configHash,
       configName: 'default',
+      policyName: 'DEFAULT',
+      toggle: 'enabled',
+      repoId: crypto.randomUUID(),
       alertUriId: crypto.randomUUID(),
       messageId: crypto.randomUUID(),
       integrationId: crypto.randomUUID(), // upsertAlertRule: accepted, not used

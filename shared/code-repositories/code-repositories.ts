@@ -1,0 +1,238 @@
+import { auditEntry, transactWrite } from '../audit/entries.ts';
+import { cancellationReasons } from '../db/items.ts';
+import { randomUUID } from 'node:crypto';
+import { badRequest, conflict, notFound, unauthorized } from '../errors.ts';
+import { canSeeTeamResource } from '../applications/access.ts';
+import { applicationPut, getApplications, organizationCounterChange, type ApplicationRecord } from '../applications/application-repository.ts';
+import { teamApplicationAdded } from '../teams/repository.ts';
+import { compareBy, nameOrderKey, pageOf, v2Envelope, v2PageRequest, type SortDirection } from '../lists.ts';
+import type { Caller } from '../http/caller.ts';
+import type { Membership } from '../identity/membership-repository.ts';
+import type { CreateAppsForRepos, ListRepositoriesQuery, RegisterRepository } from './inputs.ts';
+import { codeRepositoriesOfOrg, codeRepositoryId, getCodeRepositories, getCodeRepository, putCodeRepository, type CodeRepositoryRecord } from './store.ts';
+
+// Source-code repositories (the public API's Repositories group). Without a source-control integration they are
+// records an organization registers (PUT /api/v1/org/{orgId}/repos, our own operation), each mapped to the
+// organization's applications. A repository belongs to the organization; the applications it lists follow the
+// team rules: a caller sees, and can map or unmap, only the applications of its teams (and unowned ones).
+
+const COMMIT_ATTEMPTS = 3;
+
+/** `repository.AppInfo` of a mapped application. */
+const appInfo = (app: ApplicationRecord) => ({ id: app.applicationId, name: app.name, appStatus: app.applicationStatus });
+
+/** `repository.Repository`; `apps` are the mapped applications the caller may see. */
+export function repositoryView(repo: CodeRepositoryRecord, apps: ApplicationRecord[]) {
+  const [first] = apps;
+  return {
+    stackHawkRepoId: repo.repoId,
+    name: repo.name,
+    repoSource: repo.repoSource,
+    remoteUrl: repo.remoteUrl,
+    lastCommitBranch: repo.defaultBranch,
+    lastCommitTimestamp: repo.lastCommitTimestamp,
+    commitCount: repo.commitCount,
+    languages: repo.languages,
+    frameworkNames: repo.frameworkNames,
+    appInfos: apps.map(appInfo),
+    stackHawkApplicationId: first?.applicationId,
+    stackHawkApplicationName: first?.name,
+    stackHawkApplicationStatus: first?.applicationStatus,
+    isInAttackSurface: apps.length > 0,
+  };
+}
+
+/** The live applications among `appIds` that belong to the organization and that the member may see. */
+async function visibleApplications(orgId: string, membership: Membership, appIds: string[]): Promise<Map<string, ApplicationRecord>> {
+  const apps = await getApplications(appIds);
+  return new Map(apps.filter((a) => a.organizationId === orgId && canSeeTeamResource(membership, a.teamId)).map((a) => [a.applicationId, a]));
+}
+
+/** Read-modify-write of one repository with its audit entry, retried when another request changed it first. */
+async function commitRepository(orgId: string, repoId: string, build: (current: CodeRepositoryRecord | undefined) => Promise<[CodeRepositoryRecord, ...Parameters<typeof transactWrite>[0]] | undefined>) {
+  for (let attempt = 1; ; attempt++) {
+    const built = await build(await getCodeRepository(orgId, repoId));
+    if (!built) return;
+    const [next, ...rest] = built;
+    try {
+      await transactWrite([putCodeRepository(next), ...rest]);
+      return;
+    } catch (error) {
+      const lostRace = cancellationReasons(error)?.some((reason) => reason === 'ConditionalCheckFailed' || reason === 'TransactionConflict');
+      if (!lostRace) throw error;
+      if (attempt === COMMIT_ATTEMPTS) throw conflict(`repository ${repoId} was changed concurrently; retry`);
+    }
+  }
+}
+
+/** PUT /api/v1/org/{orgId}/repos (ours): registers the repository, or updates the one of that source and name. */
+export async function registerRepository(caller: Caller, orgId: string, body: RegisterRepository) {
+  const membership = await caller.authorize(orgId);
+  const repoId = codeRepositoryId(orgId, body.repoSource, body.name);
+  let stored: CodeRepositoryRecord | undefined;
+  await commitRepository(orgId, repoId, async (current) => {
+    const now = Date.now();
+    stored = {
+      repoId,
+      organizationId: orgId,
+      name: body.name,
+      repoSource: body.repoSource,
+      remoteUrl: body.remoteUrl ?? current?.remoteUrl ?? '',
+      defaultBranch: body.defaultBranch ?? current?.defaultBranch ?? '',
+      languages: body.languages ?? current?.languages ?? [],
+      frameworkNames: body.frameworkNames ?? current?.frameworkNames ?? [],
+      commitCount: body.commitCount ?? current?.commitCount ?? 0,
+      lastCommitTimestamp: body.lastCommitTimestamp ?? current?.lastCommitTimestamp ?? 0,
+      appIds: current?.appIds ?? [],
+      revision: (current?.revision ?? 0) + 1,
+      createdAt: current?.createdAt ?? now,
+      updatedAt: now,
+    };
+    return [stored, await auditEntry(caller, orgId, 'REPO_MODIFIED', { repoId, repoName: body.name, repoSource: body.repoSource, created: !current })];
+  });
+  const apps = await visibleApplications(orgId, membership, stored!.appIds);
+  return repositoryView(stored!, [...apps.values()]);
+}
+
+/**
+ * POST /api/v1/org/{orgId}/repo/{repoId}/applications: the repository's applications become `appIds` (400 naming
+ * any that is not an application of the organization the caller may see). Mappings to applications the caller may
+ * not see are kept: it cannot see them, so it cannot have meant to remove them.
+ */
+export async function replaceRepositoryApplications(caller: Caller, orgId: string, repoId: string, appIds: string[]) {
+  const membership = await caller.authorize(orgId);
+  const requested = [...new Set(appIds.map((id) => id.toLowerCase()))];
+  const visible = await visibleApplications(orgId, membership, requested);
+  const unknown = requested.filter((id) => !visible.has(id));
+  if (unknown.length) throw badRequest(`appInfos: no application ${unknown.join(', ')} in this organization`);
+  await commitRepository(orgId, repoId, async (current) => {
+    if (!current) throw notFound(`repository ${repoId} not found in organization ${orgId}`);
+    const currentApps = await getApplications(current.appIds);
+    const hidden = currentApps.filter((a) => !canSeeTeamResource(membership, a.teamId)).map((a) => a.applicationId);
+    const next = { ...current, appIds: [...hidden, ...requested], revision: current.revision + 1, updatedAt: Date.now() };
+    const before = new Set(current.appIds);
+    const added = requested.filter((id) => !before.has(id));
+    const removed = current.appIds.filter((id) => !next.appIds.includes(id));
+    if (added.length === 0 && removed.length === 0) return undefined;
+    return [next, await auditEntry(caller, orgId, 'APPLICATIONS_ADDED_FOR_REPOS', { repoId, repoName: current.name, addedAppIds: added, removedAppIds: removed })];
+  });
+  return { orgId, repoId, appInfos: requested.map((id) => appInfo(visible.get(id)!)) };
+}
+
+/** Applications one createAppsForRepos request may create: with their audit entries they fit one transaction. */
+export const MAX_APPS_FOR_REPOS = 20;
+
+/**
+ * PUT /api/v1/org/{orgId}/repos/apps: creates the named applications (ENV_INCOMPLETE, for the caller's team as
+ * createApplication does; write:application is needed too) and maps each to its repository, in one transaction:
+ * the applications, the counters, the team, the repositories (conditioned on the revisions read), APPLICATION_ADDED
+ * per application and APPLICATIONS_ADDED_FOR_REPOS per repository.
+ */
+export async function createApplicationsForRepositories(caller: Caller, orgId: string, body: CreateAppsForRepos) {
+  const membership = await caller.authorize(orgId);
+  if (!membership.permissions.includes('write:application')) throw unauthorized();
+  const repoIds = body.newRepositoryApps.map((entry) => entry.repoId.toLowerCase());
+  const repeated = repoIds.filter((id, i) => repoIds.indexOf(id) !== i);
+  if (repeated.length) throw badRequest(`newRepositoryApps: repository ${repeated[0]} is listed twice`);
+  const total = body.newRepositoryApps.reduce((sum, entry) => sum + entry.appInfos.length, 0);
+  if (total > MAX_APPS_FOR_REPOS) throw badRequest(`newRepositoryApps: ${total} applications; at most ${MAX_APPS_FOR_REPOS} per request`);
+  const repos = new Map((await getCodeRepositories(orgId, repoIds)).map((repo) => [repo.repoId, repo]));
+  const unknown = repoIds.filter((id) => !repos.has(id));
+  if (unknown.length) throw badRequest(`newRepositoryApps: no repository ${unknown.join(', ')} in this organization`);
+
+  const teamId = membership.teamIds[0]; // as createApplication: the caller's first team owns what it creates
+  const now = Date.now();
+  const created = body.newRepositoryApps.map((entry) => ({
+    repo: repos.get(entry.repoId.toLowerCase())!,
+    apps: entry.appInfos.map(
+      ({ name }): ApplicationRecord => ({
+        applicationId: randomUUID(),
+        organizationId: orgId,
+        name,
+        applicationType: 'STANDARD',
+        applicationStatus: 'ENV_INCOMPLETE',
+        teamId,
+        environmentCount: 0,
+        createdAt: now,
+      }),
+    ),
+  }));
+  const apps = created.flatMap((entry) => entry.apps);
+  const items = [
+    ...apps.map(applicationPut),
+    organizationCounterChange(orgId, 'STANDARD', teamId, { applications: apps.length, environments: 0 }),
+    ...(teamId ? [teamApplicationAdded(orgId, teamId, apps.map((app) => app.applicationId))] : []),
+    ...created.map(({ repo, apps: added }) => putCodeRepository({ ...repo, appIds: [...repo.appIds, ...added.map((a) => a.applicationId)], revision: repo.revision + 1, updatedAt: now })),
+  ];
+  for (const app of apps) items.push(await auditEntry(caller, orgId, 'APPLICATION_ADDED', { applicationId: app.applicationId, appName: app.name }));
+  for (const { repo, apps: added } of created) {
+    items.push(await auditEntry(caller, orgId, 'APPLICATIONS_ADDED_FOR_REPOS', { repoId: repo.repoId, repoName: repo.name, addedAppIds: added.map((a) => a.applicationId), removedAppIds: [] }));
+  }
+  try {
+    await transactWrite(items);
+  } catch (error) {
+    if (cancellationReasons(error)?.some((reason) => reason === 'ConditionalCheckFailed' || reason === 'TransactionConflict')) {
+      throw conflict('a repository or the team changed meanwhile; retry');
+    }
+    throw error;
+  }
+  return {
+    orgId,
+    newRepositoryApps: created.map(({ repo, apps: added }) => ({ repoId: repo.repoId, appInfos: added.map(appInfo) })),
+  };
+}
+
+function repositorySortValue(field: ListRepositoriesQuery['sortField']): (r: { repo: CodeRepositoryRecord; apps: ApplicationRecord[] }) => string | number {
+  switch (field) {
+    case 'id':
+      return ({ repo }) => repo.repoId;
+    case 'lastCommit':
+      return ({ repo }) => repo.lastCommitTimestamp;
+    case 'commitCount':
+      return ({ repo }) => repo.commitCount;
+    case 'stackHawkApplication':
+      return ({ apps }) => (apps[0] ? nameOrderKey(apps[0].name, apps[0].applicationId) : '');
+    case 'fullName':
+    case undefined:
+      return ({ repo }) => nameOrderKey(repo.name, repo.repoId);
+    default:
+      return () => 0; // contributors, scores, statuses and sensitive data need an integration: the id decides
+  }
+}
+
+/** GET /api/v1/org/{orgId}/repos: `repository.SearchRepositoriesResponse`, page keys `p_<n>`. */
+export async function listRepositories(caller: Caller, orgId: string, q: ListRepositoriesQuery) {
+  const membership = await caller.authorize(orgId);
+  const request = v2PageRequest(q.page, q.pageToken, q.pageSize);
+  const sortDir: SortDirection = q.sortDir === 'DESC' ? 'DESC' : 'ASC';
+  const repos = await codeRepositoriesOfOrg(orgId);
+  const apps = await visibleApplications(orgId, membership, repos.flatMap((r) => r.appIds));
+  const text = q.query?.toLowerCase() ?? '';
+  const frameworks = q.frameworkNames.map((f) => f.toLowerCase());
+  const joined = repos
+    .map((repo) => ({ repo, apps: repo.appIds.flatMap((id) => apps.get(id) ?? []) }))
+    .filter(({ repo, apps: mapped }) =>
+      repo.name.toLowerCase().includes(text) &&
+      (q.repositorySource.length === 0 || q.repositorySource.includes(repo.repoSource as never)) &&
+      (frameworks.length === 0 || repo.frameworkNames.some((f) => frameworks.includes(f.toLowerCase()))) &&
+      (q.repoFilter === 'ALL_REPOS' || (q.repoFilter === 'MAPPED_REPOS' ? mapped.length > 0 : q.repoFilter === 'UNMAPPED_REPOS' ? mapped.length === 0 : false)),
+    )
+    .sort(compareBy(repositorySortValue(q.sortField), ({ repo }) => repo.repoId, sortDir));
+  const page = pageOf(joined, request);
+  const envelope = v2Envelope({ request, query: q.query ?? '', sortField: q.sortField ?? 'fullName', sortDir, filters: [{ name: 'repoFilter', values: [q.repoFilter] }] }, page.totalCount, page.hasNext);
+  return {
+    orgId,
+    repositories: page.items.map(({ repo, apps: mapped }) => repositoryView(repo, mapped)),
+    ...envelope,
+    nextPageKey: page.hasNext ? `p_${request.page + 1}` : '',
+    prevPageKey: '', // "will always be blank from the API response" (public description)
+  };
+}
+
+/** GET .../repo/{repoId}/sensitive/list: nothing supplies sensitive-data findings yet, so the list is empty. */
+export async function repositorySensitiveData(orgId: string, repoId: string, q: { page?: string; pageToken: number; pageSize: number; query?: string; sortDir?: string; sortField?: string }) {
+  if (!(await getCodeRepository(orgId, repoId))) throw notFound(`repository ${repoId} not found in organization ${orgId}`);
+  const request = v2PageRequest(q.page, q.pageToken, q.pageSize);
+  const sortDir: SortDirection = q.sortDir === 'DESC' ? 'DESC' : 'ASC';
+  return { sensitiveWords: [], ...v2Envelope({ request, query: q.query ?? '', sortField: q.sortField ?? 'matchTerm', sortDir, filters: [] }, 0, false) };
+}

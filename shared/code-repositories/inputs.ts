@@ -1,0 +1,83 @@
+import * as z from 'zod/mini';
+import { applicationNameSchema } from '../applications/inputs.ts';
+import { caseInsensitiveEnum, enumListParam, listParam, pageSizeParam, pageTokenParam, v2PageParam, v2QueryParam } from '../lists.ts';
+
+// Inputs of the repository operations (source-code repositories an organization registers), as the route table
+// declares them. Only zod here: the route table is read by the CDK stack and the generators too.
+
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+export const REPO_SOURCES = ['GITHUB', 'AZURE_DEVOPS', 'BITBUCKET', 'GITLAB', 'UNKNOWN'] as const;
+const MAX_MAPPED_APPS = 100;
+
+const text = (max: number) => z.string().check(z.trim(), z.maxLength(max, `must be at most ${max} characters`));
+
+/** Our own operation (PUT /api/v1/org/{orgId}/repos): registers a repository, or updates the one of that source and name. */
+export const registerRepositoryBody = z.object({
+  name: text(255).check(z.minLength(1, 'must not be empty'), z.regex(/^[\w.\-/ ]+$/, 'must contain only letters, digits, spaces and . _ - /')),
+  repoSource: z._default(z.optional(z.enum(REPO_SOURCES, { error: `must be one of ${REPO_SOURCES.join(', ')}` })), 'UNKNOWN'),
+  remoteUrl: z.optional(z.url({ protocol: /^(https?|ssh|git)$/, error: 'must be an http(s), ssh or git URL' })),
+  defaultBranch: z.optional(text(255)),
+  languages: z.optional(
+    z
+      .array(
+        z.object({
+          name: text(100).check(z.minLength(1, 'must not be empty')),
+          percent: z.optional(z.number().check(z.gte(0), z.lte(100))),
+          size: z.optional(z.number().check(z.int(), z.gte(0))),
+        }),
+      )
+      .check(z.maxLength(100)),
+  ),
+  frameworkNames: z.optional(z.array(text(100)).check(z.maxLength(100))),
+  commitCount: z.optional(z.number().check(z.int('must be an integer'), z.gte(0, 'must be 0 or more'), z.lte(2147483647))),
+  lastCommitTimestamp: z.optional(z.number().check(z.int('must be an integer (ms)'), z.gte(0, 'must be 0 or more'))),
+});
+export type RegisterRepository = z.output<typeof registerRepositoryBody>;
+
+const appInfo = z.object({ id: z.string().check(z.regex(UUID, 'must be a UUID')) });
+
+/** `repository.ReplaceRepositoryAppMappingsRequest`: the repository's complete new list of applications. */
+export const replaceMappingsBody = z.object({
+  orgId: z.optional(z.string()),
+  repoId: z.optional(z.string()),
+  /** Required: the whole new list (`[]` unmaps every application the caller may see). */
+  appInfos: z.array(appInfo, { error: 'required: the complete list of applications, [] for none' }).check(z.maxLength(MAX_MAPPED_APPS, `at most ${MAX_MAPPED_APPS} applications`)),
+});
+
+/** `repository.AddApplicationToRepoRequest`: applications to create (by name) for repositories. */
+export const createAppsForReposBody = z.object({
+  orgId: z.optional(z.string()),
+  newRepositoryApps: z.array(
+    z.object({
+      repoId: z.string().check(z.regex(UUID, 'must be a UUID')),
+      appInfos: z.array(z.object({ name: applicationNameSchema.check(z.minLength(1, 'must not be empty')) })).check(z.minLength(1, 'must name at least one application'), z.maxLength(20)),
+    }),
+  ).check(z.minLength(1, 'must name at least one repository'), z.maxLength(10, 'at most 10 repositories per request')),
+});
+export type CreateAppsForRepos = z.output<typeof createAppsForReposBody>;
+
+export const REPO_SORT_FIELDS = ['id', 'fullName', 'lastCommit', 'lastContributor', 'lastScanTimeStamp', 'stackHawkApplication', 'score', 'status', 'commitCount', 'sensitiveTagsCount'] as const;
+/** The repository filters that mean something without a source-control integration. */
+export const REPO_FILTERS = ['ALL_REPOS', 'MAPPED_REPOS', 'UNMAPPED_REPOS', 'HIDDEN_REPOS'] as const;
+
+export const listRepositoriesQuery = z.object({
+  query: v2QueryParam('the repository name'),
+  sortField: caseInsensitiveEnum(REPO_SORT_FIELDS),
+  sortDir: caseInsensitiveEnum(['ASC', 'DESC', 'UNSORTED']),
+  pageSize: pageSizeParam(),
+  pageToken: pageTokenParam(),
+  page: v2PageParam(),
+  repoFilter: z._default(z.optional(z.enum(REPO_FILTERS, { error: `must be one of ${REPO_FILTERS.join(', ')} (the others need a source-control integration)` })), 'ALL_REPOS'),
+  frameworkNames: listParam(z.string().check(z.maxLength(100))),
+  repositorySource: enumListParam(REPO_SOURCES),
+});
+export type ListRepositoriesQuery = z.output<typeof listRepositoriesQuery>;
+
+export const listSensitiveDataQuery = z.object({
+  sortField: caseInsensitiveEnum(['matchTerm', 'matchPattern', 'codeType', 'score']),
+  sortDir: caseInsensitiveEnum(['ASC', 'DESC', 'UNSORTED']),
+  page: v2PageParam(),
+  pageSize: pageSizeParam(),
+  pageToken: pageTokenParam(),
+  query: v2QueryParam('the match term'),
+});

@@ -1,0 +1,72 @@
+import { createHash } from 'node:crypto';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from '../db/client.ts';
+import { keys } from '../db/keys.ts';
+import { fromItem } from '../db/items.ts';
+import { batchGet, queryAll } from '../db/query.ts';
+import { config } from '../config.ts';
+import type { TransactItem } from '../db/transactions.ts';
+
+// The stored form of the source-code repositories an organization registers (its partition, `REPO#<repoId>`).
+
+export interface CodeRepositoryRecord {
+  repoId: string;
+  organizationId: string;
+  name: string;
+  repoSource: string;
+  remoteUrl: string;
+  defaultBranch: string;
+  languages: { name: string; percent?: number; size?: number }[];
+  frameworkNames: string[];
+  /** Commits in the last 30 days, as the registering client supplied them. */
+  commitCount: number;
+  lastCommitTimestamp: number;
+  /** The applications mapped to the repository. */
+  appIds: string[];
+  /** Incremented by every change: writes are conditional on the revision they read. */
+  revision: number;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** A repository's id: the same source and name (case-insensitive) in an organization is always the same repository. */
+export function codeRepositoryId(orgId: string, repoSource: string, name: string): string {
+  const hex = createHash('sha256').update(`${orgId}\n${repoSource}\n${name.toLowerCase()}`).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+export async function getCodeRepository(orgId: string, repoId: string): Promise<CodeRepositoryRecord | undefined> {
+  const out = await db.send(new GetCommand({ TableName: config.tableName, Key: keys.codeRepository(orgId, repoId.toLowerCase()), ConsistentRead: true }));
+  return fromItem<CodeRepositoryRecord>(out.Item);
+}
+
+/** The organization's repositories among `repoIds` (unknown ones are left out). */
+export async function getCodeRepositories(orgId: string, repoIds: string[]): Promise<CodeRepositoryRecord[]> {
+  const items = await batchGet([...new Set(repoIds.map((id) => id.toLowerCase()))].map((id) => keys.codeRepository(orgId, id)));
+  return items.map((item) => fromItem<CodeRepositoryRecord>(item)!);
+}
+
+export async function codeRepositoriesOfOrg(orgId: string): Promise<CodeRepositoryRecord[]> {
+  const { pk, skPrefix } = keys.codeRepositoriesOfOrg(orgId);
+  return (await queryAll({ partition: pk, skPrefix })).map((item) => fromItem<CodeRepositoryRecord>(item)!);
+}
+
+/** Stores `repo` (its revision already incremented), provided nobody changed it since revision - 1. */
+export const putCodeRepository = (repo: CodeRepositoryRecord): TransactItem => ({
+  Put: {
+    TableName: config.tableName,
+    Item: { ...keys.codeRepository(repo.organizationId, repo.repoId), entity: 'codeRepository', ...repo },
+    ...(repo.revision > 1
+      ? { ConditionExpression: 'revision = :previous', ExpressionAttributeValues: { ':previous': repo.revision - 1 } }
+      : { ConditionExpression: 'attribute_not_exists(pk)' }),
+  },
+});
+
+/** Per application: the repositories mapped to it (the organization's repositories read once). */
+export async function repositoriesByApplication(orgId: string): Promise<Map<string, CodeRepositoryRecord[]>> {
+  const byApp = new Map<string, CodeRepositoryRecord[]>();
+  for (const repo of await codeRepositoriesOfOrg(orgId)) {
+    for (const appId of repo.appIds) byApp.set(appId, [...(byApp.get(appId) ?? []), repo]);
+  }
+  return byApp;
+}
