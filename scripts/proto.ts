@@ -2,20 +2,20 @@
 //  1. shared/proto/<package>.proto: messages mirroring the public OpenAPI description's schemas, generated for
 //     every response type the route table names (and the types they reference). Field numbers follow the
 //     alphabetical order of the fields: the public service's numbers are not published.
+//     The schemas come from scripts/reference/stackhawk-schemas.json: the schema facts of the public description
+//     (no prose), shipped in the repository so that a clone builds alone. `npm run proto -- --schemas-from
+//     <stackhawk-openapi.json>` refreshes that file from a newer public description, then regenerates.
 //  2. shared/proto/descriptor.json: every .proto file of shared/proto (the generated ones and the hand-written
 //     hawk.proto) compiled with protobufjs, which the handlers load at run time without a .proto parser.
-// test/unit/proto.test.ts fails when either is stale.
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+// test/unit/generated.test.ts fails when either is stale.
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import protobuf from 'protobufjs';
 import { routes } from '../shared/routes.ts';
 
 const PROTO_DIR = new URL('../shared/proto/', import.meta.url).pathname;
-/** Where the public descriptions are: beside the repository, or REFERENCE_DIR (e.g. from a git worktree elsewhere). */
-const REFERENCE_DIR = process.env.REFERENCE_DIR ?? new URL('../../shared/reference/', import.meta.url).pathname;
-const REFERENCE = join(REFERENCE_DIR, 'stackhawk-openapi.json');
-/** The January 2026 description: schemas of operations the current one lacks (upsertAlertRule). */
-const REFERENCE_2026 = join(REFERENCE_DIR, 'stackhawk-openapi-2026-01.json');
+const SCHEMAS = new URL('./reference/stackhawk-schemas.json', import.meta.url).pathname;
 const HAND_WRITTEN = 'hawk.proto';
 
 interface Schema {
@@ -128,20 +128,56 @@ export function compileDescriptor(): string {
 }
 
 export function generatedProtoFiles(): Map<string, string> {
-  type Spec = { components: { schemas: Record<string, Schema> } };
-  const [current, january2026] = [REFERENCE, REFERENCE_2026].map((file) => JSON.parse(readFileSync(file, 'utf8')) as Spec);
+  const { schemas } = JSON.parse(readFileSync(SCHEMAS, 'utf8')) as { schemas: Record<string, Schema> };
   const roots = [...new Set(routes.map((r) => r.response).filter((r) => r !== 'empty' && !r.startsWith('hawk.')))];
-  return generate({ ...january2026.components.schemas, ...current.components.schemas }, roots);
+  return generate(schemas, roots);
+}
+
+/** The keys of a schema the generator reads; descriptions and examples (prose) are left out. */
+function schemaFacts(schema: Schema): Schema {
+  const facts: Schema = {};
+  for (const key of ['type', 'format', '$ref', 'enum', 'writeOnly'] as const) if (schema[key] !== undefined) Object.assign(facts, { [key]: schema[key] });
+  if (schema.items) facts.items = schemaFacts(schema.items);
+  if (schema.properties) facts.properties = Object.fromEntries(Object.entries(schema.properties).map(([name, p]) => [name, schemaFacts(p)]));
+  if (schema.additionalProperties !== undefined)
+    facts.additionalProperties = typeof schema.additionalProperties === 'object' ? schemaFacts(schema.additionalProperties) : schema.additionalProperties;
+  return facts;
+}
+
+/**
+ * Rewrites scripts/reference/stackhawk-schemas.json from copies of the public OpenAPI descriptions: the current one,
+ * then older ones (the January 2026 one has schemas of operations the current one lacks, e.g. upsertAlertRule);
+ * where both define a schema the current one wins.
+ */
+function refreshSchemas(descriptionPaths: string[]): void {
+  const merged: Record<string, Schema> = {};
+  const sources: string[] = [];
+  for (const path of [...descriptionPaths].reverse()) {
+    const raw = readFileSync(path);
+    const spec = JSON.parse(raw.toString('utf8')) as { info: { title: string; version: string }; components: { schemas: Record<string, Schema> } };
+    Object.assign(merged, spec.components.schemas);
+    sources.unshift(`${path.split('/').pop()} (${spec.info.title} ${spec.info.version}, sha256 ${createHash('sha256').update(raw).digest('hex')})`);
+  }
+  const schemas = Object.fromEntries(Object.keys(merged).sort().map((name) => [name, schemaFacts(merged[name])]));
+  const source =
+    `components.schemas of the public StackHawk OpenAPI descriptions (https://download.stackhawk.com/openapi/): ${sources.join('; ')}, ` +
+    'the first winning, reduced to the keys scripts/proto.ts reads. Refresh: npm run proto -- --schemas-from <stackhawk-openapi.json> <stackhawk-openapi-2026-01.json>';
+  writeFileSync(SCHEMAS, JSON.stringify({ source, schemas }, null, 1) + '\n');
 }
 
 if (process.argv[1]?.endsWith('proto.ts')) {
-  if (!existsSync(REFERENCE)) throw new Error(`The public OpenAPI description is expected at ${REFERENCE}`);
+  const from = process.argv.indexOf('--schemas-from');
+  if (from !== -1) {
+    const paths = process.argv.slice(from + 1).filter((a) => !a.startsWith('-'));
+    if (!paths.length) throw new Error('--schemas-from needs the path of a stackhawk-openapi.json (then older descriptions)');
+    refreshSchemas(paths);
+  }
   for (const file of readdirSync(PROTO_DIR)) {
     if (file.endsWith('.proto') && file !== HAND_WRITTEN) writeFileSync(join(PROTO_DIR, file), ''); // stale packages
   }
   for (const [file, text] of generatedProtoFiles()) writeFileSync(join(PROTO_DIR, file), text);
   for (const file of readdirSync(PROTO_DIR)) {
-    if (file.endsWith('.proto') && readFileSync(join(PROTO_DIR, file), 'utf8') === '') (await import('node:fs')).unlinkSync(join(PROTO_DIR, file));
+    if (file.endsWith('.proto') && readFileSync(join(PROTO_DIR, file), 'utf8') === '') unlinkSync(join(PROTO_DIR, file));
   }
   writeFileSync(join(PROTO_DIR, 'descriptor.json'), compileDescriptor());
   console.log(`wrote ${PROTO_DIR}`);
