@@ -9,6 +9,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/unit/**/*.test.ts', 'scanner/test/**/*.test.ts', 'test/infra/**/*.test.ts'],
+          globalSetup: ['test/synth-setup.ts'],
           testTimeout: 60_000,
         },
       },

@@ -1,16 +1,20 @@
-import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CfnOutput, Duration, RemovalPolicy, Stack, Stage, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { AttributeType, Billing, TableV2, type Attribute } from 'aws-cdk-lib/aws-dynamodb';
 import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { HttpApi, HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { Asset } from 'aws-cdk-lib/aws-s3-assets';
 import { routes, type Route } from '../shared/routes.ts';
 import { mainTable, rateLimitTable, type KeyAttribute, type TableDefinition } from '../shared/db/tables.ts';
+import { analyzeBundle, type AccessGrant, type CodeAccess } from './code-access.ts';
 
 const attribute = (key: KeyAttribute): Attribute => ({ name: key.name, type: key.type === 'S' ? AttributeType.STRING : AttributeType.NUMBER });
 
@@ -51,12 +55,52 @@ export function apiGatewayPaths(all: Route[]): Map<Route, string> {
   return result;
 }
 
+/** The bundle CDK staged for a function (esbuild's output), or undefined when this synth skips bundling (`cdk ls`). */
+export function bundleOf(fn: NodejsFunction): string | undefined {
+  const asset = fn.node.tryFindChild('Code') as Asset | undefined;
+  const file = asset && join(Stage.of(fn)!.outdir, asset.assetPath, 'index.mjs');
+  return file && existsSync(file) ? readFileSync(file, 'utf8') : undefined;
+}
+
+interface Storage {
+  tables: Record<TableDefinition['id'], TableV2>;
+  assets: Bucket;
+  signingSecret: Secret;
+}
+
+/** One IAM statement per grant the function's code needs (infra/code-access.ts); nothing else. */
+function statementsFor(grants: AccessGrant[], storage: Storage): PolicyStatement[] {
+  return grants.map((grant) => {
+    switch (grant.service) {
+      case 'dynamodb': {
+        const table = storage.tables[grant.table];
+        return new PolicyStatement({
+          actions: grant.actions.map((a) => `dynamodb:${a}`),
+          resources: [grant.onIndexes ? `${table.tableArn}/index/*` : table.tableArn],
+        });
+      }
+      case 's3':
+        return new PolicyStatement({ actions: [`s3:${grant.action}`], resources: grant.keyPatterns.map((key) => storage.assets.arnForObjects(key)) });
+      case 's3-list':
+        return new PolicyStatement({
+          actions: ['s3:ListBucket'],
+          resources: [storage.assets.bucketArn],
+          conditions: { StringLike: { 's3:prefix': grant.prefixPatterns } },
+        });
+      case 'secretsmanager':
+        return new PolicyStatement({ actions: grant.actions.map((a) => `secretsmanager:${a}`), resources: [storage.signingSecret.secretArn] });
+    }
+  });
+}
+
 /** A readable, unique construct id from an operationId: getUser -> GetUserFunction. */
 const functionId = (route: Route) => `${route.operationId.charAt(0).toUpperCase()}${route.operationId.slice(1)}Function`;
 
 export class HawkApiStack extends Stack {
   /** The HTTP API, which the dashboard's CloudFront distribution (infra/web.ts) forwards /api/* to. */
   readonly api: HttpApi;
+  /** What each function's bundle uses, by construct id: the source of its IAM grants (empty when bundling is skipped). */
+  readonly access = new Map<string, CodeAccess>();
 
   constructor(scope: Construct, id: string, props?: StackProps) {
     super(scope, id, props);
@@ -73,6 +117,8 @@ export class HawkApiStack extends Stack {
       description: 'HS256 key that signs the API access tokens',
       generateSecretString: { passwordLength: 64, excludePunctuation: true },
     });
+
+    const storage: Storage = { tables: { MainTable: main, RateLimitTable: rateLimit }, assets, signingSecret };
 
     const api = new HttpApi(this, 'HttpApi', { description: 'hawk-api: the public StackHawk API, self-hosted' });
     this.api = api;
@@ -100,25 +146,20 @@ export class HawkApiStack extends Stack {
           sourceMap: true,
           format: OutputFormat.ESM,
           target: 'node22',
+          logLevel: LogLevel.ERROR, // esbuild's per-bundle size summary is noise on every synth
           mainFields: ['module', 'main'],
           // The Node.js 22 runtime provides the AWS SDK v3: keeping it out keeps bundles small and cold starts short.
           externalModules: ['@aws-sdk/*'],
           banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
         },
       });
-      // Least privilege: every operation authenticates (reads the table, updates its rate-limit record);
-      // only mutations write the table; only operations with hosted assets touch the bucket.
-      signingSecret.grantRead(fn);
-      rateLimit.grant(fn, 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem');
-      main.grant(fn, 'dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query');
-      if (route.method !== 'GET' || route.auth === 'apiKey') {
-        main.grant(fn, 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:ConditionCheckItem');
-      }
-      // Hosted assets: GetObject signs presigned downloads; ListBucket makes a missing key 404 rather than 403.
-      if (route.storage) {
-        fn.addToRolePolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: [assets.bucketArn] }));
-        const objectActions = route.storage === 'readwrite' ? ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'] : ['s3:GetObject'];
-        fn.addToRolePolicy(new PolicyStatement({ actions: objectActions, resources: [assets.arnForObjects('*')] }));
+      // Least privilege, derived from the code: the grants are what the function's bundle can call, on the table,
+      // index and object keys it addresses (infra/code-access.ts). A new route or a new SDK call gets its grant.
+      const bundle = bundleOf(fn);
+      if (bundle) {
+        const access = analyzeBundle(bundle);
+        this.access.set(route.operationId, access);
+        for (const statement of statementsFor(access.grants, storage)) fn.addToRolePolicy(statement);
       }
 
       api.addRoutes({

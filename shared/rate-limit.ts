@@ -70,9 +70,12 @@ type WriteOutcome =
   | { kind: 'refused'; record: WindowRecord | undefined }
   | { kind: 'absent' };
 
-async function conditionalUpdate(input: ConstructorParameters<typeof UpdateCommand>[0]): Promise<WriteOutcome> {
+/** An update of the rate-limit table (named here, in the command, which is where infra/code-access.ts looks for it). */
+async function conditionalUpdate(input: Omit<ConstructorParameters<typeof UpdateCommand>[0], 'TableName'>): Promise<WriteOutcome> {
   try {
-    const out = await db.send(new UpdateCommand({ ...input, ReturnValues: 'ALL_NEW', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }));
+    const out = await db.send(
+      new UpdateCommand({ ...input, TableName: config.rateLimitTableName, ReturnValues: 'ALL_NEW', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }),
+    );
     return { kind: 'written', record: out.Attributes as WindowRecord };
   } catch (error) {
     if (!(error instanceof ConditionalCheckFailedException)) throw error;
@@ -83,7 +86,6 @@ async function conditionalUpdate(input: ConstructorParameters<typeof UpdateComma
 
 function incrementWithinSecond(subject: { pk: string }, second: number, limit: number, expiresAt: number): Promise<WriteOutcome> {
   return conditionalUpdate({
-    TableName: config.rateLimitTableName,
     Key: subject,
     UpdateExpression: 'SET #total = #total + :one, #counts.#s = #counts.#s + :one, expiresAt = :exp',
     ConditionExpression: '#second = :second AND #total < :limit',
@@ -121,7 +123,6 @@ function rollOver(
   expired.forEach((s, i) => (names[`#e${i}`] = s));
   const removals = expired.map((_, i) => `#counts.#e${i}`);
   return conditionalUpdate({
-    TableName: config.rateLimitTableName,
     Key: subject,
     UpdateExpression:
       `SET #second = :second, #total = :total, #counts.#s = :one, expiresAt = :exp` + (removals.length ? ` REMOVE ${removals.join(', ')}` : ''),

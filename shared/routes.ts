@@ -78,8 +78,6 @@ export interface Route {
   response: string;
   /** The JSON answer is this one field of the response message (the public API answers a bare map there). */
   responseField?: string;
-  /** S3 access the operation's Lambda is granted (hosted assets); none when absent. */
-  storage?: 'read' | 'readwrite';
   /** Response media types offered; defaults to JSON and protobuf. */
   mediaTypes?: string[];
 }
@@ -128,7 +126,6 @@ export const routes: Route[] = [
     audit: 'ORGANIZATION_CONFIGURATION_MODIFIED',
     rawBody: { contentTypes: DESCRIPTION_CONTENT_TYPES, maxBytes: MAX_DESCRIPTION_BYTES },
     response: 'hawk.UploadOASResponse',
-    storage: 'readwrite',
     mediaTypes: ['application/json'],
   },
   {
@@ -142,7 +139,6 @@ export const routes: Route[] = [
     permission: 'read:scan_config',
     query: z.object({ redirect: redirectParam(false) }),
     response: 'configuration.GetHostedAssetResponse',
-    storage: 'read',
     mediaTypes: ['application/json'],
   },
   {
@@ -203,7 +199,6 @@ export const routes: Route[] = [
     params: z.object({ configName: configNameSchema }),
     query: z.object({ redirect: redirectParam(true) }),
     response: 'configuration.GetHostedAssetResponse',
-    storage: 'read',
     mediaTypes: ['application/json'],
   },
   // ---- Organization scan configurations (issue 15; docs/DATA-MODEL.md "Organization scan configurations")
@@ -231,7 +226,6 @@ export const routes: Route[] = [
     audit: 'ORGANIZATION_CONFIGURATION_MODIFIED',
     body: upsertScanConfigurationBody,
     response: 'empty',
-    storage: 'readwrite',
   },
   {
     operationId: 'renameScanConfigurationForOrg',
@@ -270,7 +264,6 @@ export const routes: Route[] = [
     params: z.object({ configName: configNameSchema }),
     query: z.object({ redirect: redirectParam(false) }),
     response: 'configuration.GetHostedAssetResponse',
-    storage: 'read',
     mediaTypes: ['application/json'],
   },
   {
@@ -285,7 +278,6 @@ export const routes: Route[] = [
     audit: 'ORGANIZATION_CONFIGURATION_REMOVED',
     params: z.object({ configName: configNameSchema }),
     response: 'empty',
-    storage: 'readwrite',
   },
   // ---- Scan policies (issue 15; docs/SCAN-POLICIES.md)
   {
@@ -323,7 +315,6 @@ export const routes: Route[] = [
     audit: 'ORGANIZATION_POLICY_MODIFIED',
     body: upsertOrganizationPolicyBody,
     response: 'empty',
-    storage: 'readwrite',
   },
   {
     operationId: 'listScanPoliciesForOrg',
@@ -349,7 +340,6 @@ export const routes: Route[] = [
     params: z.object({ policyName: policyNameSchema }),
     query: z.object({ redirect: redirectParam(false) }),
     response: 'configuration.GetHostedAssetResponse',
-    storage: 'read',
     mediaTypes: ['application/json'],
   },
   {
@@ -364,7 +354,6 @@ export const routes: Route[] = [
     audit: 'ORGANIZATION_POLICY_REMOVED',
     params: z.object({ policyName: policyNameSchema }),
     response: 'empty',
-    storage: 'readwrite',
   },
   {
     operationId: 'getApplicationScanPolicy',
@@ -377,7 +366,6 @@ export const routes: Route[] = [
     permission: 'read:policy',
     query: applicationPolicyQuery,
     response: 'application.GetApplicationScanPolicyResponse',
-    storage: 'read',
   },
   {
     operationId: 'assignAppPlugins',
@@ -391,7 +379,6 @@ export const routes: Route[] = [
     audit: 'APPLICATION_POLICY_MODIFIED',
     query: policyNameQuery,
     response: 'application.UpdateApplicationScanPolicyResponse',
-    storage: 'read',
   },
   {
     operationId: 'toggleAppPlugin',
@@ -544,7 +531,6 @@ export const routes: Route[] = [
     permission: 'delete:application',
     audit: 'APPLICATION_REMOVED',
     response: 'empty',
-    storage: 'readwrite',
   },
   {
     operationId: 'createEnvironment',
@@ -559,7 +545,6 @@ export const routes: Route[] = [
     query: createEnvironmentQuery,
     body: createEnvironmentBody,
     response: 'application.Application',
-    storage: 'readwrite',
   },
   {
     operationId: 'updateEnvironment',
@@ -584,7 +569,6 @@ export const routes: Route[] = [
     auth: 'bearer',
     permission: 'read:scan_config',
     response: 'application.ApplicationConfigResponse',
-    storage: 'read',
   },
   {
     operationId: 'createEnvironmentDefaultConfig',
@@ -598,7 +582,6 @@ export const routes: Route[] = [
     audit: 'ENVIRONMENT_MODIFIED',
     body: createEnvironmentDefaultConfigBody,
     response: 'hawk.Empty',
-    storage: 'readwrite',
   },
   {
     operationId: 'deleteEnvironment',
@@ -611,7 +594,6 @@ export const routes: Route[] = [
     permission: 'delete:application',
     audit: 'ENVIRONMENT_REMOVED',
     response: 'empty',
-    storage: 'readwrite',
   },
   {
     operationId: 'listEnvsV2',
@@ -786,7 +768,6 @@ export const routes: Route[] = [
     body: scanStartedBody,
     maxBodyBytes: SCAN_START_BODY_BYTES,
     response: 'hawk.ScanStarted',
-    storage: 'readwrite',
   },
   {
     operationId: 'reportScanAlerts',
@@ -925,7 +906,6 @@ export const routes: Route[] = [
     permission: 'read:scan_config',
     params: z.object({ configHash: configHashSchema }),
     response: 'application.ApplicationConfigResponse',
-    storage: 'read',
   },
 ];
 

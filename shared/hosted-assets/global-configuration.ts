@@ -1,4 +1,4 @@
-import { HeadObjectCommand } from '@aws-sdk/client-s3';
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { badRequest, notFound } from '../errors.ts';
 import { config } from '../config.ts';
 import { s3 } from '../storage/s3.ts';
@@ -19,14 +19,13 @@ export function validName(name: string): string {
   return parsed.data;
 }
 
+/**
+ * A listing of the exact key rather than a HEAD: on AWS a HEAD of a missing key answers 404 only to a role that may
+ * list the whole bucket (403 otherwise), while this needs ListBucket only under the key's own prefix.
+ */
 export async function exists(objectKey: string): Promise<boolean> {
-  try {
-    await (await s3()).send(new HeadObjectCommand({ Bucket: config.assetsBucket, Key: objectKey }));
-    return true;
-  } catch (error) {
-    if ((error as { name?: string }).name === 'NotFound') return false;
-    throw error;
-  }
+  const listed = await (await s3()).send(new ListObjectsV2Command({ Bucket: config.assetsBucket, Prefix: objectKey, MaxKeys: 1 }));
+  return listed.Contents?.[0]?.Key === objectKey;
 }
 
 export async function globalConfigurationDownload(caller: Caller, permission: Permission, name: string, redirect: boolean) {

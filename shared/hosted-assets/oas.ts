@@ -5,6 +5,7 @@ import { keys } from '../db/keys.ts';
 import { batchGet } from '../db/query.ts';
 import { cancellationReasons, fromItem } from '../db/items.ts';
 import { hostedAssetAnswer, presignedDownload } from './downloads.ts';
+import { objectKeys } from '../storage/objects.ts';
 import { compareBy, pageOf, type PageRequest, type SortDirection } from '../lists.ts';
 import type { Caller } from '../http/caller.ts';
 import type { MappingRequest } from './inputs.ts';
@@ -62,7 +63,8 @@ export async function hostedDescriptionDownload(caller: Caller, orgId: string, o
   const { app } = await accessibleApplication(caller, oasId, { teamRestricted: true });
   const record = app.organizationId === orgId ? await getHostedDescription(oasId) : undefined;
   if (!record) throw notFound(`hosted OpenAPI description ${oasId} not found in organization ${orgId}`);
-  return hostedAssetAnswer(await presignedDownload(record.objectKey), redirect);
+  // The key is rebuilt (it equals record.objectKey) so that the function's IAM grant covers only descriptions.
+  return hostedAssetAnswer(await presignedDownload(objectKeys.hostedDescription(record.applicationId, record.version)), redirect);
 }
 
 const uploadedAsset = (oasId: string): OasAsset => ({ oasId, repositoryId: '', repositoryName: '', sourceRootPath: '' });

@@ -1,0 +1,168 @@
+import { describe, expect, inject, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { readCloudAssembly } from '../synth-setup.ts';
+import { routes } from '../../shared/routes.ts';
+
+// IAM coverage: what each deployed function can call must be granted to its role. Locally there is no IAM, so
+// this is the only place a missing grant shows before AWS answers 500. The check reads the synthesized bundle
+// itself (the minified index.mjs CDK staged) with its own reading, independent of infra/code-access.ts which
+// derives the grants: every AWS SDK command the bundle can construct (static imports and `await import(...)`
+// destructurings) maps to the IAM actions and resources it needs, and the function's role must hold each.
+
+interface Statement {
+  Effect: string;
+  Action: string | string[];
+  Resource: unknown;
+  Condition?: Record<string, Record<string, unknown>>;
+}
+interface Needed {
+  action: string;
+  /** Which resource: the main/rate-limit table, its indexes, an object of the bucket, the bucket, the secret. */
+  resource: 'table' | 'index' | 'object' | 'bucket' | 'secret';
+  why: string;
+}
+
+const { template, bundles } = readCloudAssembly(inject('cloudAssembly'));
+
+/**
+ * Every AWS SDK export a minified ESM bundle binds and uses, by module: `import{A as b}from"@aws-sdk/x"`,
+ * `{A:b}=await import("@aws-sdk/x")`, `import("@aws-sdk/x").then(({A:b})=>...)`. A command counts when the bundle
+ * has a `new b(` (over-approximating: a short minified name may also be another class).
+ */
+export function sdkImports(bundle: string): { module: string; name: string; constructed: boolean; called: boolean }[] {
+  const found: { module: string; name: string; local: string }[] = [];
+  const add = (module: string, spec: string, separator: RegExp) => {
+    const [name, local] = spec.trim().split(separator).map((part) => part.trim());
+    if (name) found.push({ module, name, local: local ?? name });
+  };
+  for (const m of bundle.matchAll(/import\s*\{([^}]*)\}\s*from\s*"(@aws-sdk\/[^"]+)"/g)) for (const spec of m[1].split(',')) add(m[2], spec, /\s+as\s+/);
+  for (const m of bundle.matchAll(/\{([^{}]*)\}\s*=\s*await\s+import\("(@aws-sdk\/[^"]+)"\)/g)) for (const spec of m[1].split(',')) add(m[2], spec, /:/);
+  for (const m of bundle.matchAll(/import\("(@aws-sdk\/[^"]+)"\)\.then\(\s*\(?\s*\{([^}]*)\}/g)) for (const spec of m[2].split(',')) add(m[1], spec, /:/);
+  const escape = (name: string) => name.replace(/[$]/g, '\\$');
+  return found.map(({ module, name, local }) => ({
+    module,
+    name,
+    constructed: new RegExp(`new ${escape(local)}\\(`).test(bundle),
+    called: new RegExp(`[^.\\w$]${escape(local)}\\(`).test(bundle),
+  }));
+}
+
+const DOCUMENT_TO_ITEM: Record<string, string> = { Get: 'GetItem', Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem', BatchGet: 'BatchGetItem', BatchWrite: 'BatchWriteItem' };
+
+/** What the bundle needs, from its own text. */
+export function neededBy(bundle: string): Needed[] {
+  const needed: Needed[] = [];
+  for (const { module, name, constructed } of sdkImports(bundle)) {
+    if (!name.endsWith('Command') || !constructed) continue;
+    const bare = name.replace(/Command$/, '');
+    if (module.includes('dynamodb')) {
+      if (bare === 'TransactWrite' || bare === 'TransactWriteItems') {
+        // A TransactWriteItems call needs the action of every kind of item the bundle builds.
+        const kinds = new Set([...bundle.matchAll(/\b(Put|Update|Delete|ConditionCheck):\{TableName:/g)].map((m) => m[1]));
+        expect(kinds.size, 'transaction items in the bundle').toBeGreaterThan(0);
+        for (const kind of kinds) needed.push({ action: `dynamodb:${kind}Item`, resource: 'table', why: `${name} carries ${kind} items` });
+      } else if (bare === 'Query') {
+        needed.push({ action: 'dynamodb:Query', resource: 'table', why: name });
+        if (/IndexName:/.test(bundle)) needed.push({ action: 'dynamodb:Query', resource: 'index', why: `${name} with an IndexName` });
+      } else {
+        needed.push({ action: `dynamodb:${DOCUMENT_TO_ITEM[bare] ?? bare}`, resource: 'table', why: name });
+      }
+    } else if (module === '@aws-sdk/client-s3') {
+      if (bare === 'ListObjectsV2' || bare === 'ListObjects') needed.push({ action: 's3:ListBucket', resource: 'bucket', why: name });
+      else if (bare === 'HeadObject') needed.push({ action: 's3:GetObject', resource: 'object', why: name });
+      else if (bare === 'DeleteObjects') needed.push({ action: 's3:DeleteObject', resource: 'object', why: name });
+      else needed.push({ action: `s3:${bare}`, resource: 'object', why: name });
+    } else if (module === '@aws-sdk/client-secrets-manager') {
+      needed.push({ action: `secretsmanager:${bare}`, resource: 'secret', why: name });
+    } else {
+      throw new Error(`the test does not know what ${module} ${name} needs`);
+    }
+  }
+  // A presigned URL is authorized as the signing role: a presigned GET needs s3:GetObject.
+  if (sdkImports(bundle).some((i) => i.module === '@aws-sdk/s3-request-presigner' && i.name === 'getSignedUrl' && i.called)) {
+    needed.push({ action: 's3:GetObject', resource: 'object', why: 'presigned GET (getSignedUrl)' });
+  }
+  return needed;
+}
+
+function resourceKind(resource: unknown): Needed['resource'] | 'other' {
+  const text = JSON.stringify(resource);
+  if (text.includes('JwtSigningSecret')) return 'secret';
+  if (text.includes('MainTable') || text.includes('RateLimitTable')) return text.includes('/index/') ? 'index' : 'table';
+  if (text.includes('AssetsBucket')) return text.includes('"/') ? 'object' : 'bucket';
+  return 'other';
+}
+
+export function missingGrants(needed: Needed[], statements: Statement[]): Needed[] {
+  return needed.filter(
+    (need) =>
+      !statements.some(
+        (s) => s.Effect === 'Allow' && [s.Action].flat().includes(need.action) && [s.Resource].flat().some((r) => resourceKind(r) === need.resource),
+      ),
+  );
+}
+
+/** Each function's role statements, by the route it serves. */
+function functions() {
+  const policies = Object.values(template.Resources).filter((r) => r.Type === 'AWS::IAM::Policy');
+  return Object.entries(template.Resources)
+    .filter(([, r]) => r.Type === 'AWS::Lambda::Function')
+    .map(([id, fn]) => {
+      const roleId = fn.Properties.Role['Fn::GetAtt'][0];
+      const statements = policies
+        .filter((p) => p.Properties.Roles.some((r: { Ref: string }) => r.Ref === roleId))
+        .flatMap((p) => p.Properties.PolicyDocument.Statement as Statement[]);
+      const route = routes.find((r) => fn.Properties.Description === `${r.method} ${r.path}`)!;
+      return { id, route, statements, bundle: readFileSync(bundles.get(id)!, 'utf8') };
+    });
+}
+
+describe('IAM: every function is granted what its bundle calls', () => {
+  const all = functions();
+
+  it('reads a bundle for every route', () => {
+    expect(all.map((f) => f.route?.operationId).sort()).toEqual(routes.map((r) => r.operationId).sort());
+    for (const f of all) expect(neededBy(f.bundle).length, f.route.operationId).toBeGreaterThan(0);
+  });
+
+  it('grants each function every action its SDK commands need, on the right kind of resource', () => {
+    const gaps = all.flatMap((f) => missingGrants(neededBy(f.bundle), f.statements).map((m) => `${f.route.operationId}: ${m.action} on ${m.resource} (${m.why})`));
+    expect(gaps).toEqual([]);
+  });
+
+  it('notices a missing grant (the check can fail)', () => {
+    const create = all.find((f) => f.route.operationId === 'createApplication')!;
+    const withoutS3 = create.statements.filter((s) => !JSON.stringify(s.Action).includes('s3:'));
+    expect(missingGrants(neededBy(create.bundle), withoutS3).map((m) => m.action)).toContain('s3:PutObject');
+  });
+
+  it('grants nothing beyond what the bundle needs (actions)', () => {
+    for (const f of all) {
+      const needed = new Set(neededBy(f.bundle).map((n) => n.action));
+      const granted = f.statements.flatMap((s) => [s.Action].flat());
+      expect(granted.filter((a) => !needed.has(a)), f.route.operationId).toEqual([]);
+    }
+  });
+
+  it('writes nothing on index ARNs, never DescribeSecret, and keeps S3 grants to key prefixes', () => {
+    for (const f of all) {
+      for (const s of f.statements) {
+        const actions = [s.Action].flat();
+        const kinds = [s.Resource].flat().map(resourceKind);
+        if (kinds.includes('index')) expect(actions, f.route.operationId).toEqual(['dynamodb:Query']);
+        expect(actions).not.toContain('secretsmanager:DescribeSecret');
+        if (actions.includes('s3:ListBucket')) expect(s.Condition?.StringLike?.['s3:prefix'], f.route.operationId).toBeDefined();
+        // Object grants name a prefix of shared/storage/objects.ts, never the whole bucket.
+        if (kinds.includes('object')) expect(JSON.stringify(s.Resource), f.route.operationId).not.toMatch(/"\/\*"/);
+      }
+    }
+  });
+
+  it('lets login write only the rate-limit table', () => {
+    const login = all.find((f) => f.route.operationId === 'login')!;
+    const writes = login.statements.filter((s) => [s.Action].flat().some((a) => /Put|Update|Delete|Write|ConditionCheck/.test(a)));
+    expect(writes.length).toBeGreaterThan(0);
+    for (const s of writes) expect(JSON.stringify(s.Resource)).toMatch(/RateLimitTable/);
+    expect(JSON.stringify(writes)).not.toMatch(/MainTable/);
+  });
+});
