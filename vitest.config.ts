@@ -18,7 +18,7 @@ export default defineConfig({
           name: 'integration',
           // test/e2e: the dashboard in Chromium, against the same local stack.
           include: ['test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts'],
-          globalSetup: ['test/integration/global-setup.ts'],
+          globalSetup: ['test/synth-setup.ts', 'test/integration/global-setup.ts'],
           setupFiles: ['test/integration/setup-env.ts'],
           testTimeout: 60_000,
           hookTimeout: 120_000,

@@ -1,20 +1,25 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { CfnOutput, Duration, RemovalPolicy, Stack, Stage, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { AttributeType, Billing, TableV2, type Attribute } from 'aws-cdk-lib/aws-dynamodb';
 import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogLevel, NodejsFunction, OutputFormat, type ICommandHooks } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { HttpApi, HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Asset } from 'aws-cdk-lib/aws-s3-assets';
-import { routes, type Route } from '../shared/routes.ts';
+import { apiGatewayPaths, routes, type Route } from '../shared/routes.ts';
 import { mainTable, rateLimitTable, type KeyAttribute, type TableDefinition } from '../shared/db/tables.ts';
 import { analyzeBundle, type AccessGrant, type CodeAccess } from './code-access.ts';
+import { SERVICE_FILES, SERVICE_PATHS } from '../shared/service/pages.ts';
+
+/** The service function's description: health, OpenAPI document and docs (not an API operation). */
+export const SERVICE_DESCRIPTION = 'GET /health, /openapi.json, /docs';
 
 const attribute = (key: KeyAttribute): Attribute => ({ name: key.name, type: key.type === 'S' ? AttributeType.STRING : AttributeType.NUMBER });
 
@@ -32,27 +37,6 @@ function table(scope: Construct, definition: TableDefinition, pointInTimeRecover
     })),
     removalPolicy: RemovalPolicy.RETAIN,
   });
-}
-
-/**
- * API Gateway wants one name per path position: `/scan/{orgId}` (GET) and `/scan/{scanId}` (DELETE) are the same
- * route shape. Each parameter is renamed after the first route that reaches that position; the handlers read
- * parameters from the raw path with their own template, so the names here are only labels.
- */
-export function apiGatewayPaths(all: Route[]): Map<Route, string> {
-  const canonical = new Map<string, string>();
-  const result = new Map<Route, string>();
-  for (const route of all) {
-    const segments = route.path.split('/');
-    const renamed = segments.map((segment, i) => {
-      if (!segment.startsWith('{')) return segment;
-      const prefix = segments.slice(0, i).map((s) => (s.startsWith('{') ? '{}' : s)).join('/');
-      if (!canonical.has(prefix)) canonical.set(prefix, segment);
-      return canonical.get(prefix)!;
-    });
-    result.set(route, renamed.join('/'));
-  }
-  return result;
 }
 
 /** The bundle CDK staged for a function (esbuild's output), or undefined when this synth skips bundling (`cdk ls`). */
@@ -124,16 +108,17 @@ export class HawkApiStack extends Stack {
     this.api = api;
     const paths = apiGatewayPaths(routes);
 
-    for (const route of routes) {
-      const fn = new NodejsFunction(this, functionId(route), {
-        entry: new URL(`../functions/${route.handler}.ts`, import.meta.url).pathname,
+    /** One function, granted what its bundle uses (infra/code-access.ts): a new route or SDK call gets its grant. */
+    const lambda = (id: string, handlerFile: string, description: string, commandHooks?: ICommandHooks) => {
+      const fn = new NodejsFunction(this, id, {
+        entry: new URL(`../functions/${handlerFile}.ts`, import.meta.url).pathname,
         handler: 'handler',
         runtime: Runtime.NODEJS_22_X,
         architecture: Architecture.ARM_64,
         memorySize: 512,
         timeout: Duration.seconds(29),
-        logGroup: new LogGroup(this, `${functionId(route)}Logs`, { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY }),
-        description: `${route.method} ${route.path}`,
+        logGroup: new LogGroup(this, `${id}Logs`, { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY }),
+        description,
         environment: {
           TABLE_NAME: main.tableName,
           RATE_LIMIT_TABLE_NAME: rateLimit.tableName,
@@ -151,23 +136,39 @@ export class HawkApiStack extends Stack {
           // The Node.js 22 runtime provides the AWS SDK v3: keeping it out keeps bundles small and cold starts short.
           externalModules: ['@aws-sdk/*'],
           banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+          commandHooks,
         },
       });
-      // Least privilege, derived from the code: the grants are what the function's bundle can call, on the table,
-      // index and object keys it addresses (infra/code-access.ts). A new route or a new SDK call gets its grant.
       const bundle = bundleOf(fn);
       if (bundle) {
         const access = analyzeBundle(bundle);
-        this.access.set(route.operationId, access);
+        this.access.set(id, access);
         for (const statement of statementsFor(access.grants, storage)) fn.addToRolePolicy(statement);
       }
+      return fn;
+    };
 
+    for (const route of routes) {
+      const fn = lambda(functionId(route), route.handler, `${route.method} ${route.path}`);
       api.addRoutes({
         path: paths.get(route)!,
         methods: [HttpMethod[route.method]],
         integration: new HttpLambdaIntegration(`${functionId(route)}Integration`, fn),
       });
     }
+
+    // Health check, OpenAPI description and reference docs (shared/service/pages.ts): their files ship in the bundle.
+    const swaggerDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+    const service = lambda('ServiceFunction', 'service', SERVICE_DESCRIPTION, {
+      beforeBundling: () => [],
+      beforeInstall: () => [],
+      afterBundling: (inputDir, outputDir) => [
+        `cp "${join(inputDir, SERVICE_FILES.openapi)}" "${outputDir}/"`,
+        `cp "${join(swaggerDir, SERVICE_FILES.css)}" "${join(swaggerDir, SERVICE_FILES.script)}" "${outputDir}/"`,
+      ],
+    });
+    const serviceIntegration = new HttpLambdaIntegration('ServiceIntegration', service);
+    for (const path of SERVICE_PATHS) api.addRoutes({ path, methods: [HttpMethod.GET], integration: serviceIntegration });
 
     new CfnOutput(this, 'ApiUrl', { value: api.apiEndpoint });
     new CfnOutput(this, 'TableName', { value: main.tableName });

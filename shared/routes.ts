@@ -924,3 +924,29 @@ export function pathPattern(path: string): RegExp {
 export function pathParameterNames(path: string): string[] {
   return [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
 }
+
+/**
+ * API Gateway wants one name per path position: `/scan/{orgId}` (GET) and `/scan/{scanId}` (DELETE) are the same
+ * route shape. Each parameter is renamed after the first route that reaches that position. API Gateway passes
+ * `pathParameters` under these names; the pipeline maps them back by position (gatewayParameterNames).
+ */
+export function apiGatewayPaths(all: Route[] = routes): Map<Route, string> {
+  const canonical = new Map<string, string>();
+  const result = new Map<Route, string>();
+  for (const route of all) {
+    const segments = route.path.split('/');
+    const renamed = segments.map((segment, i) => {
+      if (!segment.startsWith('{')) return segment;
+      const prefix = segments.slice(0, i).map((s) => (s.startsWith('{') ? '{}' : s)).join('/');
+      if (!canonical.has(prefix)) canonical.set(prefix, segment);
+      return canonical.get(prefix)!;
+    });
+    result.set(route, renamed.join('/'));
+  }
+  return result;
+}
+
+/** The names API Gateway gives a route's path parameters, in path order (the route's own names differ at shared positions). */
+export function gatewayParameterNames(route: Route): string[] {
+  return pathParameterNames(apiGatewayPaths().get(route) ?? route.path);
+}

@@ -1,11 +1,12 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 
-// Synthesizes the CDK app once, as `cdk synth` does (esbuild bundles every function locally; no Docker, no AWS
-// credentials), for the tests that read what would be deployed: the template (test/infra) and each function's
-// bundle (the IAM coverage test, the Lambda-event harness). Workers get the cloud assembly's directory.
+// Synthesizes the CDK app once per test run, as `cdk synth` does (esbuild bundles every function locally; no
+// Docker, no AWS credentials), for the tests that read what would be deployed: the template (test/infra) and each
+// function's bundle (the IAM coverage test, the Lambda-event harness). Workers get the cloud assembly's directory.
+// It is written under the repository's cdk.out/ so that a bundle's `@aws-sdk/*` imports resolve to
+// node_modules, as the Lambda runtime provides the SDK.
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -14,10 +15,13 @@ declare module 'vitest' {
 }
 
 const STACK_NAME = 'TestStack';
-let synthesized: Promise<string> | undefined;
+const ROOT = new URL('..', import.meta.url).pathname;
+// Both test projects list this setup; one synthesis serves both (globalThis: one per vitest process).
+const shared = globalThis as { hawkSynthesis?: Promise<string>; hawkSynthesisUsers?: number };
 
 async function synthesize(): Promise<string> {
-  const dir = mkdtempSync(join(tmpdir(), 'hawk-synth-'));
+  mkdirSync(join(ROOT, 'cdk.out'), { recursive: true });
+  const dir = mkdtempSync(join(ROOT, 'cdk.out', 'test-'));
   const { App } = await import('aws-cdk-lib');
   const { HawkApiStack } = await import('../infra/stack.ts');
   const { quietBundling } = await import('../infra/quiet.ts');
@@ -28,10 +32,14 @@ async function synthesize(): Promise<string> {
 }
 
 export default async function setup(project: TestProject) {
-   synthesized ??= synthesize();
-  const dir = await synthesized;
+  shared.hawkSynthesis ??= synthesize();
+  shared.hawkSynthesisUsers = (shared.hawkSynthesisUsers ?? 0) + 1;
+  const dir = await shared.hawkSynthesis;
   project.provide('cloudAssembly', { dir, stackName: STACK_NAME });
-  return () => rmSync(dir, { recursive: true, force: true });
+  return () => {
+    shared.hawkSynthesisUsers! -= 1;
+    if (shared.hawkSynthesisUsers === 0) rmSync(dir, { recursive: true, force: true });
+  };
 }
 
 /** The synthesized template and, by function logical id, the bundle (index.mjs) CDK staged for it. */

@@ -48,14 +48,14 @@ export async function startDynamodbLocal(options: { port: number; dataDir?: stri
 }
 
 async function waitForPort(port: number, child: ChildProcess, output: () => string): Promise<void> {
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + 120_000; // generous: a busy shared machine starts the JVM slowly
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`DynamoDB Local exited (code ${child.exitCode}): ${output()}`);
     if (await canConnect(port)) return;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   child.kill('SIGKILL');
-  throw new Error(`DynamoDB Local did not open port ${port} within 30 s: ${output()}`);
+  throw new Error(`DynamoDB Local did not open port ${port} within 120 s: ${output()}`);
 }
 
 function canConnect(port: number): Promise<boolean> {

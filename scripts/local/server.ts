@@ -5,13 +5,12 @@ import type { Context } from 'aws-lambda';
 import { pathPattern, routes, type Route } from '../../shared/routes.ts';
 import type { LambdaEvent, LambdaResult } from '../../shared/http/types.ts';
 import { serveWeb } from './web.ts';
+import { serviceHook } from './service-hook.ts';
+import { API_GATEWAY_BODY_LIMIT_BYTES, LAMBDA_EVENT_LIMIT_BYTES, apiGatewayEvent, eventBytes, type HttpRequest } from './api-gateway-event.ts';
 
 // The local stand-in for API Gateway (HTTP API, payload 2.0): each request becomes the event API Gateway would
-// send, and the same handler module a Lambda would run is invoked with it.
+// send (api-gateway-event.ts), and the same handler module a Lambda would run is invoked with it.
 type Handler = (event: LambdaEvent, context: Context) => Promise<LambdaResult>;
-
-const MAX_BODY_BYTES = 10 * 1024 * 1024; // API Gateway's payload limit
-const TEXT_TYPES = /^(text\/|application\/(json|x-yaml|yaml|x-www-form-urlencoded|xml))/;
 
 const compiled = routes.map((route) => ({
   route,
@@ -42,49 +41,21 @@ function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
     let size = 0;
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+      if (size <= API_GATEWAY_BODY_LIMIT_BYTES) chunks.push(chunk);
     });
-    req.on('end', () => resolve(size > MAX_BODY_BYTES ? 'too-large' : Buffer.concat(chunks)));
+    req.on('end', () => resolve(size > API_GATEWAY_BODY_LIMIT_BYTES ? 'too-large' : Buffer.concat(chunks)));
     req.on('error', reject);
   });
 }
 
-export function toEvent(req: IncomingMessage, url: URL, body: Buffer, route: Route): LambdaEvent {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value !== undefined && name !== 'cookie') headers[name] = Array.isArray(value) ? value.join(',') : value;
-  }
-  const query: Record<string, string> = {};
-  for (const name of new Set(url.searchParams.keys())) query[name] = url.searchParams.getAll(name).join(','); // as API Gateway does
-  const text = TEXT_TYPES.test(headers['content-type'] ?? 'application/json');
-  const now = new Date();
-  const method = req.method ?? 'GET';
-  return {
-    version: '2.0',
-    routeKey: `${route.method} ${route.path}`,
-    rawPath: url.pathname,
-    rawQueryString: url.search.slice(1),
-    cookies: req.headers.cookie ? req.headers.cookie.split(/;\s*/) : undefined,
-    headers,
-    queryStringParameters: Object.keys(query).length ? query : undefined,
-    requestContext: {
-      accountId: 'local',
-      apiId: 'local',
-      domainName: headers.host ?? 'localhost',
-      domainPrefix: 'localhost',
-      http: { method, path: url.pathname, protocol: `HTTP/${req.httpVersion}`, sourceIp: req.socket.remoteAddress ?? '127.0.0.1', userAgent: headers['user-agent'] ?? '' },
-      requestId: randomUUID(),
-      routeKey: `${route.method} ${route.path}`,
-      stage: '$default',
-      time: now.toISOString(),
-      timeEpoch: now.getTime(),
-    },
-    body: body.length ? (text ? body.toString('utf8') : body.toString('base64')) : undefined,
-    isBase64Encoded: body.length > 0 && !text,
-  };
+/** The request as API Gateway receives it: raw target, header pairs as sent. */
+export function httpRequestOf(req: IncomingMessage, body: Buffer): HttpRequest {
+  const headers: [string, string][] = [];
+  for (let i = 0; i < req.rawHeaders.length; i += 2) headers.push([req.rawHeaders[i], req.rawHeaders[i + 1]]);
+  return { method: req.method ?? 'GET', target: req.url ?? '/', headers, body, sourceIp: req.socket.remoteAddress ?? '127.0.0.1', protocol: `HTTP/${req.httpVersion}` };
 }
 
-function lambdaContext(route: Route): Context {
+export function lambdaContext(route: Route): Context {
   return {
     callbackWaitsForEmptyEventLoop: false,
     functionName: route.operationId,
@@ -115,15 +86,26 @@ const json = (statusCode: number, message: string): LambdaResult => ({
   body: JSON.stringify({ message }),
 });
 
-export async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+/**
+ * Requests the local server answers itself before the API routes (health, the OpenAPI document and docs, the
+ * hosted-asset downloads): a hook answers and returns true, or returns false to pass. Each lives in its own module.
+ */
+export type LocalHook = (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<boolean> | boolean;
+
+export async function handle(req: IncomingMessage, res: ServerResponse, hooks: LocalHook[] = []): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://localhost');
+  for (const hook of hooks) if (await hook(req, res, url)) return;
   const route = matchRoute(req.method ?? 'GET', url.pathname);
   const body = await readBody(req);
   if (!route && (await serveWeb(req, res, url))) return; // the dashboard (web/dist), as CloudFront serves it on AWS
   if (!route) return send(res, json(404, `Not Found: no operation ${req.method} ${url.pathname}`));
-  if (body === 'too-large') return send(res, json(413, `Request body exceeds ${MAX_BODY_BYTES} bytes`));
+  // API Gateway's answers, before any function runs: its body limit, then Lambda's event limit (a body that
+  // arrives base64-encoded grows by a third on the way).
+  if (body === 'too-large') return send(res, json(413, 'Request Entity Too Large'));
+  const event = apiGatewayEvent(httpRequestOf(req, body), route);
+  if (eventBytes(event) > LAMBDA_EVENT_LIMIT_BYTES) return send(res, json(413, 'Request Entity Too Large'));
   const handler = await loadHandler(route);
-  send(res, await handler(toEvent(req, url, body, route), lambdaContext(route)));
+  send(res, await handler(event, lambdaContext(route)));
 }
 
 /**
@@ -145,9 +127,12 @@ function answerMalformedRequest(error: NodeJS.ErrnoException, socket: Duplex): v
   );
 }
 
-export function startLocalServer(port: number, host = '127.0.0.1'): Promise<Server> {
+/** What `npm start` and the tests serve besides the API: add a module's hook here. */
+export const defaultHooks: LocalHook[] = [serviceHook];
+
+export function startLocalServer(port: number, host = '127.0.0.1', hooks: LocalHook[] = defaultHooks): Promise<Server> {
   const server = createServer((req, res) => {
-    handle(req, res).catch((error) => {
+    handle(req, res, hooks).catch((error) => {
       console.error(error);
       if (!res.headersSent) send(res, json(500, 'Internal error'));
     });

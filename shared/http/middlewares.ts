@@ -9,7 +9,7 @@ import { admit } from '../rate-limit.ts';
 import { rateLimitKeys } from '../db/keys.ts';
 import { config } from '../config.ts';
 import { MAX_JSON_BODY_BYTES } from '../limits.ts';
-import { pathParameterNames, pathPattern, type Route } from '../routes.ts';
+import { gatewayParameterNames, pathParameterNames, pathPattern, type Route } from '../routes.ts';
 import { currentScope } from '../request-scope.ts';
 import { toJsonObject, toProtobuf } from '../proto/encoding.ts';
 import { createCaller } from './caller.ts';
@@ -156,6 +156,7 @@ const bodyBytes = (event: LambdaEvent) =>
 /** Path parameters, query and body, validated against the route's schemas: 400 naming what was wrong. */
 export function inputValidation(route: Route): Middleware {
   const names = pathParameterNames(route.path);
+  const gatewayNames = gatewayParameterNames(route);
   const template = pathPattern(route.path);
   // Bodies are parsed as JSON whatever their Content-Type (curl -d sends form encoding); the option exists in the
   // package's code but not its type declarations.
@@ -163,11 +164,11 @@ export function inputValidation(route: Route): Middleware {
   return {
     before: async (request) => {
       const { event, context } = request;
-      const values = template.exec(event.rawPath)?.slice(1) ?? [];
+      // API Gateway matched the route and decoded the parameters; it names them after its own template.
       const params: Record<string, string> = {};
-      // API Gateway hands over the parameters decoded (its rawPath may be decoded already: never decode it twice);
-      // the local server sends the path as received.
-      names.forEach((name, i) => (params[name] = event.pathParameters?.[name] ?? decodePathSegment(name, values[i] ?? '')));
+      // An event without them (a hand-made one) falls back to the raw path, never decoding a decoded value twice.
+      const values = event.pathParameters ? [] : (template.exec(event.rawPath)?.slice(1) ?? []);
+      names.forEach((name, i) => (params[name] = event.pathParameters?.[gatewayNames[i]] ?? decodePathSegment(name, values[i] ?? '')));
       for (const name of names) {
         if (name.endsWith('Id') && !route.params?.shape[name] && !UUID.test(params[name])) {
           throw badRequest(`${name}: must be a UUID`);

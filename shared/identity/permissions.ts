@@ -26,6 +26,9 @@ export const PERMISSIONS = [
 
 export type Permission = (typeof PERMISSIONS)[number];
 
+/** The public API's name of a permission in user.UserOrganization.permissions: `read:scan_config` -> `READ_SCAN_CONFIG`. */
+export const publicPermissionName = (permission: Permission) => permission.replace(':', '_').toUpperCase();
+
 export function isPermission(value: string): value is Permission {
   return (PERMISSIONS as readonly string[]).includes(value);
 }

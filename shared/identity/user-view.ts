@@ -3,6 +3,7 @@ import { compareBy, nameOrderKey } from '../lists.ts';
 import type { Membership } from './membership-repository.ts';
 import type { Organization } from './organization-repository.ts';
 import type { User } from './user-repository.ts';
+import { publicPermissionName } from './permissions.ts';
 
 // user.User, as GET /api/v1/user and the organization's member list answer it.
 
@@ -27,10 +28,14 @@ export function toUserView(user: User, organizations: Organization[], membership
       fullName: user.fullName,
       firstName: firstName ?? '',
       lastName: rest.join(' '),
-      organizations: organizations.map((organization) => ({
-        organization: { id: organization.organizationId, name: organization.name, createdTimestamp: organization.createdAt },
-        role: memberships.find((m) => m.organizationId === organization.organizationId)?.role ?? 'MEMBER',
-      })),
+      organizations: organizations.map((organization) => {
+        const membership = memberships.find((m) => m.organizationId === organization.organizationId);
+        return {
+          organization: { id: organization.organizationId, name: organization.name, createdTimestamp: organization.createdAt },
+          role: membership?.role ?? 'MEMBER',
+          permissions: (membership?.permissions ?? []).map(publicPermissionName),
+        };
+      }),
       teams,
     },
     provider: { slug: 'STACKHAWK', created: user.createdAt },

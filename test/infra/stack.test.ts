@@ -1,7 +1,8 @@
 import { describe, expect, inject, it } from 'vitest';
 import { Template } from 'aws-cdk-lib/assertions';
-import { apiGatewayPaths } from '../../infra/stack.ts';
+import { apiGatewayPaths } from '../../shared/routes.ts';
 import { routes } from '../../shared/routes.ts';
+import { SERVICE_PATHS } from '../../shared/service/pages.ts';
 import { mainTable } from '../../shared/db/tables.ts';
 import { readCloudAssembly } from '../synth-setup.ts';
 
@@ -10,13 +11,13 @@ const template = Template.fromJSON(readCloudAssembly(inject('cloudAssembly')).te
 const resources = (type: string) => Object.values(template.findResources(type)) as { Properties: Record<string, any> }[];
 
 describe('CDK stack', () => {
-  it('has one Node.js 22 function and one HTTP API route per route-table entry', () => {
+  it('has one Node.js 22 function and one HTTP API route per route-table entry, and the service function', () => {
     const functions = resources('AWS::Lambda::Function');
-    expect(functions).toHaveLength(routes.length);
+    expect(functions).toHaveLength(routes.length + 1);
     for (const fn of functions) expect(fn.Properties.Runtime).toBe('nodejs22.x');
     const routeKeys = resources('AWS::ApiGatewayV2::Route').map((r) => r.Properties.RouteKey).sort();
     const paths = apiGatewayPaths(routes);
-    expect(routeKeys).toEqual(routes.map((r) => `${r.method} ${paths.get(r)}`).sort());
+    expect(routeKeys).toEqual([...routes.map((r) => `${r.method} ${paths.get(r)}`), ...SERVICE_PATHS.map((p) => `GET ${p}`)].sort());
   });
 
   it('grants no wildcard IAM actions', () => {

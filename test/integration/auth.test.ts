@@ -145,6 +145,15 @@ describe('errors', () => {
     const tenant = await createTenant();
     const other = await addUserTo(tenant.orgId, ['read:application']);
     const response = await api('GET', '/api/v1/user', { token: other.token });
-    expect(response.body.user.external.organizations[0]).toMatchObject({ organization: { id: tenant.orgId }, role: 'MEMBER' });
+    expect(response.body.user.external.organizations[0]).toMatchObject({ organization: { id: tenant.orgId }, role: 'MEMBER', permissions: ['READ_APPLICATION'] });
+  });
+
+  it('lists the permissions the member holds, in the public names', async () => {
+    const tenant = await createTenant();
+    const response = await api('GET', '/api/v1/user', { token: tenant.token });
+    expect(response.body.user.external.organizations[0].permissions).toEqual([
+      'READ_APPLICATION', 'WRITE_APPLICATION', 'DELETE_APPLICATION', 'READ_SCAN_CONFIG', 'WRITE_SCAN_CONFIG', 'READ_TEAM',
+      'WRITE_TEAM', 'DELETE_TEAM', 'READ_SCAN', 'WRITE_SCAN', 'DELETE_SCAN', 'READ_AUDIT',
+    ]);
   });
 });

@@ -1,0 +1,136 @@
+import { describe, expect, inject, it } from 'vitest';
+import { pathToFileURL } from 'node:url';
+import protobuf from 'protobufjs';
+import type { Context } from 'aws-lambda';
+import { readCloudAssembly } from '../synth-setup.ts';
+import { lambdaContext, matchRoute } from '../../scripts/local/server.ts';
+import { LAMBDA_EVENT_LIMIT_BYTES, apiGatewayEvent, eventBytes } from '../../scripts/local/api-gateway-event.ts';
+import { routes, type Route } from '../../shared/routes.ts';
+import type { LambdaEvent, LambdaResult } from '../../shared/http/types.ts';
+import { MAX_DESCRIPTION_BYTES } from '../../shared/hosted-assets/inputs.ts';
+import descriptor from '../../shared/proto/descriptor.json' with { type: 'json' };
+import { createTenant } from './fixtures.ts';
+
+// The synthesized bundles run as Lambda runs them: each route's handler is imported from the asset CDK staged
+// (the minified index.mjs that would be uploaded; `@aws-sdk/*` resolved from node_modules as the runtime provides
+// it) and driven with API Gateway HTTP API payload-2.0 events (scripts/local/api-gateway-event.ts) against the
+// local engines. The route keys and parameter names are the ones the synthesized template gives API Gateway.
+
+type Handler = (event: LambdaEvent, context: Context) => Promise<LambdaResult>;
+const { template, bundles } = readCloudAssembly(inject('cloudAssembly'));
+const resources = Object.entries(template.Resources);
+const templateRouteKeys = new Set(resources.filter(([, r]) => r.Type === 'AWS::ApiGatewayV2::Route').map(([, r]) => r.Properties.RouteKey as string));
+const bundleOfRoute = new Map<Route, string>();
+for (const [id, r] of resources) {
+  if (r.Type !== 'AWS::Lambda::Function') continue;
+  const route = routes.find((candidate) => r.Properties.Description === `${candidate.method} ${candidate.path}`);
+  if (route) bundleOfRoute.set(route, bundles.get(id)!);
+}
+const loaded = new Map<Route, Promise<Handler>>();
+const handlerOf = (route: Route) => {
+  if (!loaded.has(route)) loaded.set(route, import(pathToFileURL(bundleOfRoute.get(route)!).href).then((m) => m.handler as Handler));
+  return loaded.get(route)!;
+};
+
+interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+  json: () => any;
+  event: LambdaEvent;
+}
+
+/** One HTTP request through API Gateway's event into the deployed bundle of the route it matches. */
+async function invoke(method: string, target: string, options: { headers?: [string, string][]; body?: string | Buffer } = {}): Promise<Answer> {
+  const route = matchRoute(method, target.split('?')[0]);
+  if (!route) throw new Error(`no route for ${method} ${target}`);
+  const body = Buffer.isBuffer(options.body) ? options.body : Buffer.from(options.body ?? '');
+  const event = apiGatewayEvent({ method, target, headers: [['host', 'api.example.test'], ...(options.headers ?? [])], body, sourceIp: '203.0.113.7' }, route);
+  expect(templateRouteKeys.has(event.routeKey), `route key ${event.routeKey} is in the template`).toBe(true);
+  expect(eventBytes(event)).toBeLessThanOrEqual(LAMBDA_EVENT_LIMIT_BYTES);
+  const result = await (await handlerOf(route))(event, lambdaContext(route));
+  const responseBody = Buffer.from(result.body ?? '', result.isBase64Encoded ? 'base64' : 'utf8');
+  return {
+    status: result.statusCode ?? 200,
+    headers: (result.headers ?? {}) as Record<string, string>,
+    body: responseBody,
+    json: () => JSON.parse(responseBody.toString('utf8')),
+    event,
+  };
+}
+
+describe('the synthesized bundles, driven with API Gateway events', () => {
+  it('has a bundle for every route', () => {
+    expect([...bundleOfRoute.keys()].map((r) => r.operationId).sort()).toEqual(routes.map((r) => r.operationId).sort());
+  });
+
+  it('serves a scenario: login, create with env (form-encoded body), lists with repeated parameters, protobuf, YAML upload, download', async () => {
+    const tenant = await createTenant();
+    const login = await invoke('GET', '/api/v1/auth/login', { headers: [['X-ApiKey', tenant.apiKey]] });
+    expect(login.status).toBe(200);
+    const auth: [string, string] = ['Authorization', `Bearer ${login.json().token}`];
+
+    const user = await invoke('GET', '/api/v1/user', { headers: [auth, ['Accept', 'application/json'], ['Accept', 'text/plain']] });
+    expect(user.event.headers.accept).toBe('application/json,text/plain'); // repeated headers: comma-joined
+    expect(user.status).toBe(200);
+
+    // curl -d without a Content-Type sends form encoding: API Gateway base64-encodes it, the pipeline decodes it.
+    const created = await invoke('POST', `/api/v1/org/${tenant.orgId}/app`, {
+      headers: [auth, ['Content-Type', 'application/x-www-form-urlencoded']],
+      body: JSON.stringify({ name: 'lambda-shop', env: 'production' }),
+    });
+    expect(created.event.isBase64Encoded).toBe(true);
+    expect(created.status, created.body.toString()).toBe(200);
+    const appId = created.json().applicationId as string;
+
+    const envs = await invoke('GET', `/api/v2/org/${tenant.orgId}/envs?appIds=${appId}&appIds=${appId}&pageSize=10`, { headers: [auth] });
+    expect(envs.event.queryStringParameters?.appIds).toBe(`${appId},${appId}`); // repeated parameters: comma-joined
+    expect(envs.status, envs.body.toString()).toBe(200);
+    expect(JSON.stringify(envs.json())).toContain('"production"');
+
+    const proto = await invoke('GET', `/api/v2/org/${tenant.orgId}/apps?pageSize=50`, { headers: [auth, ['Accept', 'application/x-protobuf']] });
+    expect(proto.status).toBe(200);
+    expect(proto.headers['content-type']).toContain('application/x-protobuf');
+    const listType = protobuf.Root.fromJSON(descriptor as protobuf.INamespace).lookupType(matchRoute('GET', `/api/v2/org/${tenant.orgId}/apps`)!.response);
+    expect(JSON.stringify(listType.toObject(listType.decode(proto.body)))).toContain('lambda-shop');
+
+    const yaml = 'openapi: 3.0.3\ninfo:\n  title: Shop\n  version: "1"\npaths: {}\n';
+    const upload = await invoke('POST', `/api/v1/oas/${appId}/upload`, { headers: [auth, ['Content-Type', 'application/x-yaml']], body: yaml });
+    expect(upload.event.isBase64Encoded).toBe(true);
+    expect(upload.status, upload.body.toString()).toBe(200);
+
+    // /oas/{orgId}/{oasId}: API Gateway names the first parameter after /oas/{appId}/upload.
+    const download = await invoke('GET', `/api/v1/oas/${tenant.orgId}/${appId}`, { headers: [auth] });
+    expect(download.event.pathParameters).toEqual({ appId: tenant.orgId, oasId: appId });
+    expect(download.status, download.body.toString()).toBe(200);
+    expect(download.json().presignedDownloadUrl).toContain(`apps/${appId}/oas/`);
+  });
+
+  it('answers 4xx, never 5xx, to encoded and malformed paths as API Gateway passes them (decoded rawPath)', async () => {
+    const tenant = await createTenant();
+    const auth: [string, string] = ['Authorization', `Bearer ${tenant.token}`];
+    for (const name of ['no%20such', 'bad%zz', '%', '%E0%A4%A', 'x%2Fy']) {
+      const answer = await invoke('GET', `/api/v1/global-configuration/${name}`, { headers: [auth] });
+      expect(answer.status, `${name}: ${answer.body.toString()}`).toBeGreaterThanOrEqual(400);
+      expect(answer.status, name).toBeLessThan(500);
+    }
+    const spaced = await invoke('GET', '/api/v1/global-configuration/no%20such', { headers: [auth] });
+    expect(spaced.event.rawPath).toBe('/api/v1/global-configuration/no such');
+    expect(spaced.event.pathParameters).toEqual({ configName: 'no such' });
+  });
+
+  it('fits the largest documented upload into one Lambda event (6 MB, base64 adds a third)', async () => {
+    const route = routes.find((r) => r.operationId === 'uploadOASForApplication')!;
+    const body = Buffer.alloc(MAX_DESCRIPTION_BYTES, 'a');
+    const event = apiGatewayEvent(
+      // API Gateway accepts up to 10 KB of headers on an HTTP API.
+      { method: 'POST', target: `/api/v1/oas/${crypto.randomUUID()}/upload`, headers: [['content-type', 'application/x-yaml'], ['x-padding', 'p'.repeat(10 * 1024)]], body, sourceIp: '203.0.113.7' },
+      route,
+    );
+    expect(event.isBase64Encoded).toBe(true);
+    expect(eventBytes(event)).toBeLessThan(LAMBDA_EVENT_LIMIT_BYTES);
+    // One more quarter of the limit would not fit: the documented limit is the one clients can reach.
+    const larger = apiGatewayEvent({ ...{ method: 'POST', target: `/api/v1/oas/${crypto.randomUUID()}/upload`, headers: [['content-type', 'application/x-yaml']] }, body: Buffer.alloc(MAX_DESCRIPTION_BYTES * 1.25), sourceIp: '203.0.113.7' }, route);
+    expect(eventBytes(larger)).toBeGreaterThan(LAMBDA_EVENT_LIMIT_BYTES);
+  });
+});
