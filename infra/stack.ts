@@ -16,10 +16,7 @@ import type { Asset } from 'aws-cdk-lib/aws-s3-assets';
 import { apiGatewayPaths, routes, type Route } from '../shared/routes.ts';
 import { mainTable, rateLimitTable, type KeyAttribute, type TableDefinition } from '../shared/db/tables.ts';
 import { analyzeBundle, type AccessGrant, type CodeAccess } from './code-access.ts';
-import { SERVICE_FILES, SERVICE_PATHS } from '../shared/service/pages.ts';
-
-/** The service function's description: health, OpenAPI document and docs (not an API operation). */
-export const SERVICE_DESCRIPTION = 'GET /health, /openapi.json, /docs';
+import { SERVICE_DESCRIPTION, SERVICE_FILES, SERVICE_PATHS } from '../shared/service/pages.ts';
 
 const attribute = (key: KeyAttribute): Attribute => ({ name: key.name, type: key.type === 'S' ? AttributeType.STRING : AttributeType.NUMBER });
 

@@ -5,6 +5,9 @@
 /** API Gateway route paths of the service function (infra/stack.ts). */
 export const SERVICE_PATHS = ['/health', '/openapi.json', '/docs', '/docs/{file}'];
 
+/** The service function's description in the stack (it is not an API operation). */
+export const SERVICE_DESCRIPTION = 'GET /health, /openapi.json, /docs';
+
 /** The files the pages read: openapi.json from the repository root, the rest from swagger-ui-dist. */
 export const SERVICE_FILES = { openapi: 'openapi.json', css: 'swagger-ui.css', script: 'swagger-ui-bundle.js' } as const;
 export type ServiceFile = (typeof SERVICE_FILES)[keyof typeof SERVICE_FILES];

@@ -1,5 +1,7 @@
 import { describe, expect, inject, it } from 'vitest';
 import { pathToFileURL } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { SERVICE_DESCRIPTION } from '../../shared/service/pages.ts';
 import protobuf from 'protobufjs';
 import type { Context } from 'aws-lambda';
 import { readCloudAssembly } from '../synth-setup.ts';
@@ -117,6 +119,25 @@ describe('the synthesized bundles, driven with API Gateway events', () => {
     const spaced = await invoke('GET', '/api/v1/global-configuration/no%20such', { headers: [auth] });
     expect(spaced.event.rawPath).toBe('/api/v1/global-configuration/no such');
     expect(spaced.event.pathParameters).toEqual({ configName: 'no such' });
+  });
+
+  it('serves health, the OpenAPI document and the reference docs from the service bundle (files shipped beside it)', async () => {
+    const [id] = resources.find(([, r]) => r.Type === 'AWS::Lambda::Function' && r.Properties.Description === SERVICE_DESCRIPTION)!;
+    const { handler } = (await import(pathToFileURL(bundles.get(id)!).href)) as { handler: (event: Partial<LambdaEvent>) => Promise<LambdaResult> };
+    const get = async (rawPath: string) => {
+      expect(templateRouteKeys.has(`GET ${rawPath}`) || templateRouteKeys.has('GET /docs/{file}')).toBe(true);
+      return handler({ rawPath, headers: {}, requestContext: { http: { method: 'GET', path: rawPath } } as LambdaEvent['requestContext'] });
+    };
+    expect(JSON.parse((await get('/health')).body!)).toEqual({ status: 'ok' });
+    const openapi = await get('/openapi.json');
+    expect(openapi.body).toBe(readFileSync(new URL('../../openapi.json', import.meta.url), 'utf8'));
+    const docs = await get('/docs');
+    expect(docs.headers!['content-security-policy']).toContain("script-src 'self'");
+    expect(docs.body).toContain('/docs/swagger-ui-bundle.js');
+    const script = await get('/docs/swagger-ui-bundle.js');
+    expect(script.statusCode).toBe(200);
+    expect(script.body!.length).toBeGreaterThan(100_000);
+    expect((await get('/docs/nothing')).statusCode).toBe(404);
   });
 
   it('fits the largest documented upload into one Lambda event (6 MB, base64 adds a third)', async () => {
