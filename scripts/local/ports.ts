@@ -11,3 +11,16 @@ export async function freePort(): Promise<number> {
     });
   });
 }
+
+/** Whether a TCP port can be listened on, on loopback and on every interface (as DynamoDB Local may). */
+export async function portIsFree(port: number): Promise<boolean> {
+  for (const host of ['127.0.0.1', '0.0.0.0']) {
+    const free = await new Promise<boolean>((resolve) => {
+      const server = createServer();
+      server.once('error', () => resolve(false));
+      server.listen(port, host, () => server.close(() => resolve(true)));
+    });
+    if (!free) return false;
+  }
+  return true;
+}

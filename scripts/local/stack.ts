@@ -3,6 +3,9 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { startDynamodbLocal, type RunningProcess } from './dynamodb.ts';
 import { startS3rver } from './s3.ts';
+import { s3ProxyHook, type S3Credentials } from './s3-proxy.ts';
+import type { LocalHook } from './server.ts';
+import type { Server } from 'node:http';
 
 // The local stack shared by `npm start`, the admin CLI and the tests: where its state lives and how its
 // environment is configured, so that the handlers' config (shared/config.ts) points at the local engines.
@@ -13,6 +16,7 @@ export interface LocalStackState {
   pid: number;
   port: number;
   dynamodbEndpoint: string;
+  /** The local server, which fronts the bucket. */
   s3Endpoint: string;
 }
 
@@ -29,24 +33,100 @@ export function ensureSigningKey(dir: string): string {
   return file;
 }
 
-export function configureEnvironment(options: { dynamodbEndpoint: string; s3Endpoint: string; signingKeyFile: string }): void {
+/**
+ * The local S3's credentials, kept in `dir` (0600, generated on first use): the signature-checking front door
+ * (s3-proxy.ts) accepts only requests signed with them, so a presigned URL cannot be forged or altered.
+ */
+export function ensureLocalS3Credentials(dir: string): S3Credentials {
+  const file = join(dir, 'local-s3.key');
+  if (!existsSync(file)) {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(file, randomBytes(30).toString('base64url'), { mode: 0o600 });
+  }
+  return { accessKeyId: 'hawk-local', secretAccessKey: readFileSync(file, 'utf8').trim() };
+}
+
+export function configureEnvironment(options: { dynamodbEndpoint: string; s3Endpoint: string; s3Credentials: S3Credentials; signingKeyFile: string }): void {
   process.env.DYNAMODB_ENDPOINT = options.dynamodbEndpoint;
   process.env.S3_ENDPOINT = options.s3Endpoint;
+  process.env.LOCAL_S3_ACCESS_KEY_ID = options.s3Credentials.accessKeyId;
+  process.env.LOCAL_S3_SECRET_ACCESS_KEY = options.s3Credentials.secretAccessKey;
   process.env.SIGNING_KEY_FILE = options.signingKeyFile;
   process.env.AWS_REGION ??= 'us-east-1';
 }
 
-export async function startEngines(options: { dir?: string; dynamodbPort: number; s3Port: number }): Promise<RunningProcess[]> {
+export interface LocalEngines {
+  dynamodb: RunningProcess;
+  /** Serves the bucket through the local server (`startLocalServer(port, host, [...defaultHooks, s3Hook])`). */
+  s3Hook: LocalHook;
+  stop(): Promise<void>;
+}
+
+/** DynamoDB Local on `dynamodbPort` (loopback) and s3rver behind the signature check; data under `dir` or temporary. */
+export async function startEngines(options: { dir?: string; dynamodbPort: number; s3Credentials: S3Credentials; bucket: string; region: string }): Promise<LocalEngines> {
   const dynamodb = await startDynamodbLocal({ port: options.dynamodbPort, dataDir: options.dir && join(options.dir, 'dynamodb') });
   try {
-    const s3 = await startS3rver({ port: options.s3Port, directory: options.dir ? join(options.dir, 's3') : join(process.env.TMPDIR ?? '/tmp', `hawk-s3-${process.pid}`) });
-    return [dynamodb, s3];
+    const s3 = await startS3rver({ directory: options.dir ? join(options.dir, 's3') : join(process.env.TMPDIR ?? '/tmp', `hawk-s3-${process.pid}`) });
+    const s3Hook = s3ProxyHook({ bucket: options.bucket, socketPath: s3.socketPath, credentials: options.s3Credentials, region: options.region });
+    return { dynamodb, s3Hook, stop: async () => void (await Promise.all([dynamodb.stop(), s3.stop()])) };
   } catch (error) {
     await dynamodb.stop();
     throw error;
   }
 }
 
+export interface LocalStack {
+  server: Server;
+  dynamodbEndpoint: string;
+  s3Endpoint: string;
+  /** Whether DynamoDB Local listens on 127.0.0.1 only (see dynamodb.ts). */
+  loopbackOnly: boolean;
+  stop(): Promise<void>;
+}
+
+/**
+ * The whole local stack, as `npm start`, the tests and the benchmarks run it: the engines, this process's
+ * environment pointed at them, the HTTP server on 127.0.0.1:`port` (which also fronts the bucket), the tables and
+ * bucket. Keys live in `dir`; data too when `persistent` (otherwise DynamoDB is in memory, S3 in a temp dir).
+ */
+export async function startLocalStack(options: { dir: string; persistent: boolean; port: number; dynamodbPort: number }): Promise<LocalStack> {
+  process.env.AWS_REGION ??= 'us-east-1';
+  const s3Credentials = ensureLocalS3Credentials(options.dir);
+  const engines = await startEngines({
+    dir: options.persistent ? options.dir : undefined,
+    dynamodbPort: options.dynamodbPort,
+    s3Credentials,
+    bucket: process.env.ASSETS_BUCKET || 'hawk-assets',
+    region: process.env.AWS_REGION,
+  });
+  let server: Server | undefined;
+  try {
+    const s3Endpoint = `http://127.0.0.1:${options.port}`;
+    configureEnvironment({ dynamodbEndpoint: engines.dynamodb.url, s3Endpoint, s3Credentials, signingKeyFile: ensureSigningKey(options.dir) });
+    const { defaultHooks, startLocalServer } = await import('./server.ts');
+    server = await startLocalServer(options.port, '127.0.0.1', [...defaultHooks, engines.s3Hook]);
+    const { provision } = await import('./provision.ts');
+    await provision();
+    const running = server;
+    return {
+      server,
+      dynamodbEndpoint: engines.dynamodb.url,
+      s3Endpoint,
+      loopbackOnly: engines.dynamodb.loopbackOnly !== false,
+      stop: async () => {
+        running.closeAllConnections();
+        await new Promise((resolve) => running.close(resolve));
+        await engines.stop();
+      },
+    };
+  } catch (error) {
+    server?.close();
+    await engines.stop();
+    throw error;
+  }
+}
+
+/** The running `npm start` described by DATA_DIR's state file, if its process is still alive. */
 /** The running `npm start` described by DATA_DIR's state file, if its process is still alive (not a zombie). */
 export function runningStack(dir: string): LocalStackState | undefined {
   if (!existsSync(statePath(dir))) return undefined;

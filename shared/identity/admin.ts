@@ -35,12 +35,14 @@ export async function addMember(input: {
   userId: string;
   permissions?: string[];
   role?: Role;
+  /** Change an existing membership's role and permissions; without it an existing membership is refused (409). */
+  replace?: boolean;
 }): Promise<{ organizationId: string; userId: string; role: Role; permissions: Permission[] }> {
   const unknown = (input.permissions ?? []).filter((p) => !isPermission(p));
   if (unknown.length) throw badRequest(`unknown permission(s) ${unknown.join(', ')}; known: ${PERMISSIONS.join(', ')}`);
   const permissions = (input.permissions as Permission[] | undefined) ?? [...PERMISSIONS];
   const role = input.role ?? (input.permissions ? 'MEMBER' : 'ADMIN');
-  await putMembership({ organizationId: input.organizationId, userId: input.userId, role, permissions, createdAt: Date.now() });
+  await putMembership({ organizationId: input.organizationId, userId: input.userId, role, permissions, createdAt: Date.now() }, { replace: input.replace ?? false });
   return { organizationId: input.organizationId, userId: input.userId, role, permissions };
 }
 

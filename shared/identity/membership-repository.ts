@@ -4,7 +4,7 @@ import { keys } from '../db/keys.ts';
 import { fromItem, cancellationReasons } from '../db/items.ts';
 import { batchGet, queryAll } from '../db/query.ts';
 import { config } from '../config.ts';
-import { badRequest } from '../errors.ts';
+import { badRequest, conflict } from '../errors.ts';
 import { requireItem, type TransactItem } from '../db/transactions.ts';
 import type { Permission } from './permissions.ts';
 import type { Organization } from './organization-repository.ts';
@@ -24,10 +24,10 @@ export interface Membership {
 
 /** Adds (or replaces) a membership; the organization and the user must exist. */
 /**
- * Adds a membership, or changes an existing one's role and permissions. Its teams are kept: they are owned by the
- * team items (teams issue) and change only with them.
+ * Adds a membership, or, with `replace`, changes an existing one's role and permissions (without it an existing
+ * membership is refused with 409). Its teams are kept: they are owned by the team items and change only with them.
  */
-export async function putMembership(membership: Omit<Membership, 'teamIds'>): Promise<void> {
+export async function putMembership(membership: Omit<Membership, 'teamIds'>, options: { replace: boolean }): Promise<void> {
   const { organizationId, userId, role, permissions, createdAt } = membership;
   try {
     await db.send(
@@ -42,6 +42,7 @@ export async function putMembership(membership: Omit<Membership, 'teamIds'>): Pr
               UpdateExpression:
                 'SET entity = :entity, gsi1pk = :gsi1pk, gsi1sk = :gsi1sk, organizationId = :org, userId = :user, #role = :role, ' +
                 '#permissions = :permissions, createdAt = if_not_exists(createdAt, :createdAt), teamIds = if_not_exists(teamIds, :noTeams)',
+              ...(options.replace ? {} : { ConditionExpression: 'attribute_not_exists(pk)' }),
               ExpressionAttributeNames: { '#role': 'role', '#permissions': 'permissions' },
               ExpressionAttributeValues: {
                 ':entity': 'membership',
@@ -63,6 +64,9 @@ export async function putMembership(membership: Omit<Membership, 'teamIds'>): Pr
     const reasons = cancellationReasons(error);
     if (reasons?.[0] === 'ConditionalCheckFailed') throw badRequest(`organization ${organizationId} does not exist`);
     if (reasons?.[1] === 'ConditionalCheckFailed') throw badRequest(`user ${userId} does not exist`);
+    if (reasons?.[2] === 'ConditionalCheckFailed') {
+      throw conflict(`user ${userId} is already a member of organization ${organizationId}: pass --replace to change its role and permissions`);
+    }
     throw error;
   }
 }

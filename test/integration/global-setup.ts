@@ -2,10 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { configureEnvironment, ensureSigningKey, startEngines } from '../../scripts/local/stack.ts';
+import { startLocalStack } from '../../scripts/local/stack.ts';
 import { freePort } from '../../scripts/local/ports.ts';
 
-// Starts the real local engines (DynamoDB Local in memory, s3rver in a temp dir) and the local HTTP server once
+// Starts the real local engines (DynamoDB Local in memory, s3rver in a temp dir behind the local server's
+// signature check) and the local HTTP server once
 // for all integration tests, on free ports. Test workers get the same environment through `inject('env')`.
 
 declare module 'vitest' {
@@ -17,12 +18,8 @@ declare module 'vitest' {
 
 export default async function setup(project: TestProject) {
   const dir = mkdtempSync(join(tmpdir(), 'hawk-test-'));
-  const [dynamodbPort, s3Port, httpPort] = [await freePort(), await freePort(), await freePort()];
-  const engines = await startEngines({ dynamodbPort, s3Port });
-  const env = {
-    DYNAMODB_ENDPOINT: engines[0].url,
-    S3_ENDPOINT: engines[1].url,
-    SIGNING_KEY_FILE: ensureSigningKey(dir),
+  const [dynamodbPort, httpPort] = [await freePort(), await freePort()];
+  const settings = {
     TABLE_NAME: 'hawk-main',
     RATE_LIMIT_TABLE_NAME: 'hawk-rate-limit',
     ASSETS_BUCKET: 'hawk-assets',
@@ -34,18 +31,21 @@ export default async function setup(project: TestProject) {
     LOG_LEVEL: 'WARN',
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };
-  Object.assign(process.env, env);
-  configureEnvironment({ dynamodbEndpoint: env.DYNAMODB_ENDPOINT, s3Endpoint: env.S3_ENDPOINT, signingKeyFile: env.SIGNING_KEY_FILE });
-  const { provision } = await import('../../scripts/local/provision.ts');
-  await provision();
-  const { startLocalServer } = await import('../../scripts/local/server.ts');
-  const server = await startLocalServer(httpPort);
+  Object.assign(process.env, settings);
+  const stack = await startLocalStack({ dir, persistent: false, port: httpPort, dynamodbPort });
+  const env = {
+    ...settings,
+    DYNAMODB_ENDPOINT: stack.dynamodbEndpoint,
+    S3_ENDPOINT: stack.s3Endpoint,
+    LOCAL_S3_ACCESS_KEY_ID: process.env.LOCAL_S3_ACCESS_KEY_ID!,
+    LOCAL_S3_SECRET_ACCESS_KEY: process.env.LOCAL_S3_SECRET_ACCESS_KEY!,
+    SIGNING_KEY_FILE: process.env.SIGNING_KEY_FILE!,
+    AWS_REGION: process.env.AWS_REGION!,
+  };
   project.provide('baseUrl', `http://127.0.0.1:${httpPort}`);
   project.provide('env', env);
   return async () => {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-    await Promise.all(engines.map((e) => e.stop()));
+    await stack.stop();
     rmSync(dir, { recursive: true, force: true });
   };
 }

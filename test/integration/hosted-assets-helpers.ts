@@ -32,7 +32,7 @@ export async function seedApplication(orgId: string, options: { teamId?: string;
 
 /** Sets a member's permissions and, seeded directly (without team items), its teams. */
 export async function setMembership(orgId: string, userId: string, permissions: Permission[], teamIds: string[]): Promise<void> {
-  await putMembership({ organizationId: orgId, userId, role: 'MEMBER', permissions, createdAt: Date.now() });
+  await putMembership({ organizationId: orgId, userId, role: 'MEMBER', permissions, createdAt: Date.now() }, { replace: true });
   const { pk, sk } = keys.membership(orgId, userId);
   await db.send(new UpdateCommand({ TableName: config.tableName, Key: { pk, sk }, UpdateExpression: 'SET teamIds = :teams', ExpressionAttributeValues: { ':teams': teamIds } }));
 }

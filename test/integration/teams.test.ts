@@ -385,7 +385,7 @@ describe('operator changes to a membership', () => {
     });
     expect(created.status).toBe(200);
     const { addMember } = await import('../../shared/identity/admin.ts');
-    await addMember({ organizationId: tenant.orgId, userId: member.userId, permissions: ['read:application', 'read:team'] });
+    await addMember({ organizationId: tenant.orgId, userId: member.userId, permissions: ['read:application', 'read:team'], replace: true });
     const me = await api('GET', '/api/v1/user', { token: member.token });
     expect(me.body.user.external.teams.map((t: { id: string }) => t.id)).toEqual([created.body.team.id]);
     expect((await api('GET', `/api/v1/org/${tenant.orgId}/teams`, { token: member.token })).status).toBe(200); // the new permission applies

@@ -1,0 +1,35 @@
+import { appendFileSync, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+// `npm start`'s terminal shows the one-time API key and then one short line per request; the full structured
+// JSON lines (Powertools) go to a file under DATA_DIR. `npm start -- --json-logs` prints the JSON lines instead.
+
+/** `{"level":"INFO","message":"request","method":"GET","path":"/api/v1/user","status":200,...}` -> a compact line. */
+export function compactLine(json: Record<string, unknown>): string {
+  const time = typeof json.timestamp === 'string' ? json.timestamp.slice(11, 19) : new Date().toISOString().slice(11, 19);
+  if (json.message === 'request') {
+    const parts = [time, String(json.status ?? '-'), json.method, json.path, json.durationMs !== undefined ? `${json.durationMs} ms` : undefined];
+    return parts.filter((p) => p !== undefined).join(' ');
+  }
+  const error = json.error as { message?: string } | undefined;
+  return [time, json.level, json.message, error?.message].filter(Boolean).join(' ');
+}
+
+/** Routes this process's JSON log lines (stdout) to `file`, printing a compact line for each instead. */
+export function compactLogs(file: string): void {
+  mkdirSync(dirname(file), { recursive: true });
+  const write = process.stdout.write.bind(process.stdout);
+  process.stdout.write = ((chunk: string | Uint8Array, ...rest: never[]) => {
+    const text = String(chunk);
+    if (!text.startsWith('{')) return write(chunk, ...rest);
+    appendFileSync(file, text.endsWith('\n') ? text : `${text}\n`, { mode: 0o600 });
+    const lines = text.split('\n').filter(Boolean).map((line) => {
+      try {
+        return compactLine(JSON.parse(line));
+      } catch {
+        return line;
+      }
+    });
+    return write(`${lines.join('\n')}\n`, ...rest);
+  }) as typeof process.stdout.write;
+}
