@@ -1,9 +1,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import { request as httpRequest, type ServerResponse } from 'node:http';
 import { Hash } from '@smithy/hash-node';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { S3RequestPresigner } from '@aws-sdk/s3-request-presigner';
-import type { LocalHook } from './server.ts';
+import { readBoundedBody, type LocalHook } from './server.ts';
 
 // The local stack's S3 front door. s3rver ignores signatures, keys and methods, so it listens only on a Unix
 // socket in a private directory, and every S3 request (the handlers' own calls and the presigned URLs clients
@@ -91,19 +91,6 @@ export async function verifySignature(parsed: Parsed, credentials: S3Credentials
   return sameSignature(expected, m[3]) ? { ok: true } : deny('SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided.');
 }
 
-function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
-    });
-    req.on('end', () => resolve(size > MAX_BODY_BYTES ? undefined : Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-}
-
 function s3Error(res: ServerResponse, status: number, code: string, message: string): void {
   const body = `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${message}</Message></Error>`;
   res.writeHead(status, { 'content-type': 'application/xml', 'content-length': String(Buffer.byteLength(body)) });
@@ -115,7 +102,7 @@ export function s3ProxyHook(options: { bucket: string; socketPath: string; crede
   const prefix = `/${options.bucket}`;
   return async (req, res, url) => {
     if (url.pathname !== prefix && !url.pathname.startsWith(`${prefix}/`)) return false;
-    const body = await readBody(req);
+    const body = await readBoundedBody(req, MAX_BODY_BYTES);
     if (!body) {
       s3Error(res, 400, 'EntityTooLarge', `Your proposed upload exceeds ${MAX_BODY_BYTES} bytes`);
       return true;

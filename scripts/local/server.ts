@@ -35,15 +35,16 @@ function loadHandler(route: Route): Promise<Handler> {
   return pending;
 }
 
-function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
+/** The request body, or undefined when it exceeds `limit` bytes (read to the end either way, keeping at most `limit`). */
+export function readBoundedBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size <= API_GATEWAY_BODY_LIMIT_BYTES) chunks.push(chunk);
+      if (size <= limit) chunks.push(chunk);
     });
-    req.on('end', () => resolve(size > API_GATEWAY_BODY_LIMIT_BYTES ? 'too-large' : Buffer.concat(chunks)));
+    req.on('end', () => resolve(size > limit ? undefined : Buffer.concat(chunks)));
     req.on('error', reject);
   });
 }
@@ -96,12 +97,12 @@ export async function handle(req: IncomingMessage, res: ServerResponse, hooks: L
   const url = new URL(req.url ?? '/', 'http://localhost');
   for (const hook of hooks) if (await hook(req, res, url)) return;
   const route = matchRoute(req.method ?? 'GET', url.pathname);
-  const body = await readBody(req);
+  const body = await readBoundedBody(req, API_GATEWAY_BODY_LIMIT_BYTES);
   if (!route && (await serveWeb(req, res, url))) return; // the dashboard (web/dist), as CloudFront serves it on AWS
   if (!route) return send(res, json(404, `Not Found: no operation ${req.method} ${url.pathname}`));
   // API Gateway's answers, before any function runs: its body limit, then Lambda's event limit (a body that
   // arrives base64-encoded grows by a third on the way).
-  if (body === 'too-large') return send(res, json(413, 'Request Entity Too Large'));
+  if (!body) return send(res, json(413, 'Request Entity Too Large'));
   const event = apiGatewayEvent(httpRequestOf(req, body), route);
   if (eventBytes(event) > LAMBDA_EVENT_LIMIT_BYTES) return send(res, json(413, 'Request Entity Too Large'));
   const handler = await loadHandler(route);
@@ -137,7 +138,8 @@ export function startLocalServer(port: number, host = '127.0.0.1', hooks: LocalH
       if (!res.headersSent) send(res, json(500, 'Internal error'));
     });
   });
-  server.keepAliveTimeout = 5_000;
+  // Longer than clients' idle pools keep sockets (undici: 4 s), so a reused keep-alive socket is not closed under it.
+  server.keepAliveTimeout = 65_000;
   server.on('clientError', answerMalformedRequest);
   return new Promise((resolve, reject) => {
     server.once('error', reject);

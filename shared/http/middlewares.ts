@@ -149,6 +149,12 @@ function decodePathSegment(name: string, value: string): string {
   }
 }
 
+/** API Gateway leaves a malformed percent-escape (`%ZZ`, a lone `%`) in the decoded parameter: the same 400. */
+function refuseMalformedEscape(name: string, value: string): string {
+  if (/%(?![0-9a-fA-F]{2})/.test(value)) throw badRequest(`${name}: malformed percent-escape in the path`);
+  return value;
+}
+
 /** The body's size in bytes, without decoding it. */
 const bodyBytes = (event: LambdaEvent) =>
   event.isBase64Encoded ? Math.floor((event.body!.length * 3) / 4) : Buffer.byteLength(event.body!, 'utf8');
@@ -168,7 +174,10 @@ export function inputValidation(route: Route): Middleware {
       const params: Record<string, string> = {};
       // An event without them (a hand-made one) falls back to the raw path, never decoding a decoded value twice.
       const values = event.pathParameters ? [] : (template.exec(event.rawPath)?.slice(1) ?? []);
-      names.forEach((name, i) => (params[name] = event.pathParameters?.[gatewayNames[i]] ?? decodePathSegment(name, values[i] ?? '')));
+      names.forEach((name, i) => {
+        const decoded = event.pathParameters?.[gatewayNames[i]];
+        params[name] = decoded === undefined ? decodePathSegment(name, values[i] ?? '') : refuseMalformedEscape(name, decoded);
+      });
       for (const name of names) {
         if (name.endsWith('Id') && !route.params?.shape[name] && !UUID.test(params[name])) {
           throw badRequest(`${name}: must be a UUID`);

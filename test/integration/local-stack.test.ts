@@ -23,11 +23,11 @@ function cleanEnv(): NodeJS.ProcessEnv {
 async function start(): Promise<string> {
   const base = await freePort();
   port = base;
-  const env = { ...cleanEnv(), DATA_DIR: dataDir, PORT: String(base), DYNAMODB_PORT: String(await freePort()), S3_PORT: String(await freePort()), LOG_LEVEL: 'WARN' };
+  const env = { ...cleanEnv(), DATA_DIR: dataDir, PORT: String(base), DYNAMODB_PORT: String(await freePort()), LOG_LEVEL: 'WARN' };
   child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`npm start not ready in 60 s:\n${output}`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`npm start not ready in 170 s:\n${output}`)), 170_000);
     const onData = (chunk: Buffer) => {
       output += chunk;
       if (output.includes('is ready on')) {
@@ -58,7 +58,7 @@ function admin(...args: string[]) {
 
 beforeAll(async () => {
   firstOutput = await start();
-}, 90_000);
+}, 180_000);
 
 afterAll(async () => {
   if (child && child.exitCode === null) await stop();
@@ -66,10 +66,10 @@ afterAll(async () => {
 });
 
 describe('npm start', () => {
-  it('bootstraps an organization, user and API key on first start and prints a curl line', async () => {
+  it('bootstraps an organization, user and API key on first start and prints the walk-through variables', async () => {
     const apiKey = firstOutput.match(/API key:\s+(\S+)/)?.[1];
     expect(apiKey).toMatch(/^hawk\./);
-    expect(firstOutput).toContain(`curl -s -H 'X-ApiKey: ${apiKey}'`);
+    expect(firstOutput).toContain(`export BASE=http://127.0.0.1:${port} API_KEY='${apiKey}'`);
     const bootstrap = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8'));
     expect(JSON.stringify(bootstrap)).not.toContain(apiKey!); // only ids are kept, never the key
     const response = await login(apiKey!);
@@ -99,7 +99,25 @@ describe('npm start', () => {
       expect(result.json).toBeUndefined();
     }
     expect(admin('create-user', '--email', 'cli@example.test').stderr).toMatch(/already used/);
-  }, 60_000);
+    const again = admin('add-member', '--org', org.json.organizationId, '--user', user.json.userId);
+    expect(again.status).toBe(2);
+    expect(again.stderr).toMatch(/already a member.*--replace/);
+    expect(admin('add-member', '--org', org.json.organizationId, '--user', user.json.userId, '--replace').json).toMatchObject({ role: 'ADMIN' });
+    const help = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', '--help'], { cwd: root, encoding: 'utf8' });
+    expect(help.status).toBe(0);
+    expect(help.stdout).toMatch(/add-member --org .* --replace\n\s+makes a user a member/);
+  }, 300_000);
+
+  it('refuses to start when a port it needs is taken, naming it', async () => {
+    const result = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+      cwd: root,
+      env: { ...cleanEnv(), DATA_DIR: mkdtempSync(join(tmpdir(), 'hawk-busy-')), PORT: String(port) },
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(new RegExp(`port ${port}, for the HTTP server \\(PORT\\), is already in use.*PORT=`));
+  }, 130_000);
 
   it('admits exactly 180 of 300 parallel requests per user per minute and answers the rest 429 with Retry-After', async () => {
     const apiKey = firstOutput.match(/API key:\s+(\S+)/)![1];
@@ -141,5 +159,5 @@ describe('npm start', () => {
     const { token } = (await (await login(admin('create-api-key', '--user', user.json.userId).json.apiKey)).json()) as { token: string };
     const me = (await (await fetch(url('/api/v1/user'), { headers: { authorization: `Bearer ${token}` } })).json()) as any;
     expect(me.user.external.organizations[0].organization).toMatchObject({ id: organizationId, name: 'Local Organization' });
-  }, 120_000);
+  }, 300_000);
 });
