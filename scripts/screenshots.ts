@@ -3,7 +3,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { configureEnvironment, ensureSigningKey, startEngines } from './local/stack.ts';
+import { startLocalStack } from './local/stack.ts';
 import { freePort } from './local/ports.ts';
 import { ensureWebBuild } from './local/web.ts';
 import { launchBrowser } from './local/chromium.ts';
@@ -13,12 +13,9 @@ const OUT = 'docs/screenshots';
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'hawk-screenshots-'));
-  const [dynamodbPort, s3Port, httpPort] = [await freePort(), await freePort(), await freePort()];
-  const engines = await startEngines({ dynamodbPort, s3Port });
+  const [dynamodbPort, httpPort] = [await freePort(), await freePort()];
   Object.assign(process.env, { LOG_LEVEL: 'SILENT' });
-  configureEnvironment({ dynamodbEndpoint: engines[0].url, s3Endpoint: engines[1].url, signingKeyFile: ensureSigningKey(dir) });
-  await (await import('./local/provision.ts')).provision();
-  const server = await (await import('./local/server.ts')).startLocalServer(httpPort);
+  const stack = await startLocalStack({ dir, persistent: false, port: httpPort, dynamodbPort });
   const baseUrl = `http://127.0.0.1:${httpPort}`;
   const browser = await launchBrowser();
   try {
@@ -74,9 +71,7 @@ async function main(): Promise<void> {
     await shoot('phone-scan', `/scan/${scanId}`, 'main .rows');
   } finally {
     await browser.close();
-    server.closeAllConnections();
-    server.close();
-    await Promise.all(engines.map((e) => e.stop()));
+    await stack.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }
