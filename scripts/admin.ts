@@ -74,7 +74,7 @@ const commands: Record<string, Command> = {
     run: async (f) => (await admin()).listUserApiKeys({ userId: required(f, 'user') }),
   },
   'revoke-api-key': {
-    usage: 'revoke-api-key --user <userId> --key-id <keyId>',
+    usage: 'revoke-api-key --user <userId> --key-id=<keyId>',
     summary: 'deletes an API key; its sessions end within a token lifetime',
     flags: { user: { type: 'string' }, 'key-id': { type: 'string' } },
     run: async (f) => (await admin()).revokeApiKey({ userId: required(f, 'user'), keyId: required(f, 'key-id') }),

@@ -89,7 +89,8 @@ describe('npm start', () => {
     expect((await login(key.json.apiKey)).status).toBe(200);
     const listed = admin('list-api-keys', '--user', user.json.userId);
     expect(listed.json.apiKeys).toHaveLength(1);
-    expect(admin('revoke-api-key', '--user', user.json.userId, '--key-id', listed.json.apiKeys[0].keyId).status).toBe(0);
+    // `--key-id=<id>`: a key id may start with '-', which parseArgs refuses as a separate argument.
+    expect(admin('revoke-api-key', '--user', user.json.userId, `--key-id=${listed.json.apiKeys[0].keyId}`).status).toBe(0);
     expect((await login(key.json.apiKey)).status).toBe(401);
 
     for (const bad of [['create-org'], ['create-user', '--email', 'not-an-email'], ['add-member', '--org', org.json.organizationId, '--user', user.json.userId, '--permissions', 'fly:away'], ['frobnicate'], ['create-org', '--nmae', 'x']]) {
