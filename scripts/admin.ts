@@ -48,16 +48,19 @@ const commands: Record<string, Command> = {
   },
   'remove-member': {
     usage: 'remove-member --org <orgId> --user <userId>',
+    summary: 'removes a membership (and its team places)',
     flags: { org: { type: 'string' }, user: { type: 'string' } },
     run: async (f) => (await admin()).removeMember({ organizationId: required(f, 'org'), userId: required(f, 'user') }),
   },
   'list-members': {
     usage: 'list-members --org <orgId>',
+    summary: "lists an organization's members with their roles, permissions and teams",
     flags: { org: { type: 'string' } },
     run: async (f) => (await admin()).listMembers({ organizationId: required(f, 'org') }),
   },
   'list-orgs': {
     usage: 'list-orgs',
+    summary: 'lists the organizations',
     flags: {},
     run: async () => (await admin()).listOrganizations(),
   },
