@@ -1,13 +1,15 @@
 // `npm run bench [-- section ...]`: starts the local stack in this process (DynamoDB Local in memory, s3rver,
-// the local HTTP server, all on free ports), runs the benchmark sections of scripts/bench/ in one run and writes
-// bench-results/latest.json and bench-results/latest.md. Naming sections reruns only those and keeps the other
-// sections' figures from earlier runs (each section records when it ran). Progress goes to stderr.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// the local HTTP server, all on free ports), runs the benchmark sections of scripts/bench/ in one run and records
+// it (scripts/bench/record.ts): bench-results/runs/<date>-<commit>.json with the commit and the machine, and
+// bench-results/latest.json/.md with every section's newest figures. Naming sections reruns only those; the other
+// sections keep their figures from earlier runs. Progress goes to stderr.
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalStack } from './local/stack.ts';
 import { freePort } from './local/ports.ts';
 import type { BenchContext, BenchSection } from './bench/harness.ts';
+import { machine, recordRun, runSource, type Run } from './bench/record.ts';
 
 const SECTIONS = ['foundation', 'lists', 'scans', 'hostile', 'web', 'findings'];
 
@@ -18,6 +20,8 @@ async function main(): Promise<void> {
   const selected = wanted.length ? wanted : SECTIONS;
 
   const progress = (message: string) => process.stderr.write(`[bench] ${message}\n`);
+  const run: Run = { date: new Date().toISOString(), source: runSource(), machine: machine(), sections: {} };
+  if (run.source.dirty) progress(`uncommitted changes: this run is recorded as ${run.source.commit.slice(0, 10)}-dirty (commit first for reproducible figures)`);
   const dir = mkdtempSync(join(tmpdir(), 'hawk-bench-'));
   const [dynamodbPort, httpPort] = [await freePort(), await freePort()];
   progress('starting DynamoDB Local and s3rver ...');
@@ -25,23 +29,19 @@ async function main(): Promise<void> {
   const stack = await startLocalStack({ dir, persistent: false, port: httpPort, dynamodbPort });
   const ctx: BenchContext = { baseUrl: `http://127.0.0.1:${httpPort}`, progress };
 
-  const previous = wanted.length && existsSync('bench-results/latest.json') ? JSON.parse(readFileSync('bench-results/latest.json', 'utf8')) : {};
-  const results: Record<string, unknown> = { ...previous, date: new Date().toISOString(), node: process.version, cpus: (await import('node:os')).cpus().length };
   try {
     for (const name of selected) {
       progress(`section ${name}`);
       const section = (await import(`./bench/${name}.ts`)).default as BenchSection;
       const ranAt = new Date().toISOString();
-      results[name] = { ranAt, ...(await section.run(ctx)) };
+      run.sections[name] = { ranAt, ...(await section.run(ctx)) };
     }
   } finally {
     await stack.stop();
     rmSync(dir, { recursive: true, force: true });
   }
-  mkdirSync('bench-results', { recursive: true });
-  writeFileSync('bench-results/latest.json', JSON.stringify(results, null, 2) + '\n');
-  writeFileSync('bench-results/latest.md', `# npm run bench, ${results.date}\n\n\`\`\`json\n${JSON.stringify(results, null, 2)}\n\`\`\`\n`);
-  progress('wrote bench-results/latest.json and bench-results/latest.md');
+  const file = recordRun(run);
+  progress(`wrote ${file}, bench-results/latest.json and bench-results/latest.md`);
 }
 
 main().then(
