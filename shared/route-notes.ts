@@ -185,12 +185,12 @@ export const routeNotes: Record<string, string> = {
     'has no environment of that name). `config` is the scan configuration YAML: 400 when it is not valid YAML ' +
     `or not a HawkScan configuration object; at most ${SCAN_CONFIG_LIMITS.maxBytes} characters with ${documentLimits(SCAN_CONFIG_LIMITS)} ` +
     `(413/400 naming the limit; the whole body at most ${MiB(SCAN_START_BODY_BYTES)}). The caller's access to the application is ` +
-    'checked before the configuration is read. Concurrent starts creating environments may answer 409: retry. It is stored under its `configHash` (hex SHA-256 of the text). ' +
+    'checked before the body is parsed. Concurrent starts creating environments may answer 409: retry. It is stored under its `configHash` (hex SHA-256 of the text). ' +
     'The scan is STARTED and becomes the environment\'s last scan. Team-owned applications: team members only.',
   reportScanAlerts:
     `Adds findings to a STARTED scan; may be called many times. One request carries at most ${FINDINGS_REPORT_LIMITS.maxAlerts} alerts, ` +
     `${FINDINGS_REPORT_LIMITS.maxUris} URIs in all and ${MiB(FINDINGS_REPORT_LIMITS.maxBytes)} of body (400/413 beyond, naming the ` +
-    'limit), and is counted whole or not at all: its findings appear in lists and counts together, or never. ' +
+    'limit; the body is parsed only after the caller\'s access to the scan is checked), and is counted whole or not at all: its findings appear in lists and counts together, or never. ' +
     `A report whose storing takes over ${FINDINGS_REPORT_LIMITS.storeBudgetMs / 1000} s (a busy service) is not counted (413: send smaller ones). ` +
     `One alert may receive at most ${FINDINGS_REPORT_LIMITS.maxReportsPerAlert} reports over a scan (413 beyond). Alerts with ` +
     'the same `pluginId` merge: their URIs add up, and the first report of a plugin sets its name, severity, ' +

@@ -72,6 +72,12 @@ export interface Route {
   body?: z.ZodMiniType;
   /** Largest JSON body accepted, in bytes (checked before parsing); default MAX_JSON_BODY_BYTES (shared/limits.ts). */
   maxBodyBytes?: number;
+  /**
+   * The body is parsed only when the handler calls `readBody()`, after its access check (the target's existence,
+   * ownership and team): required for every body larger than MAX_JSON_BODY_BYTES, so a caller without access never
+   * gets a large body parsed. Other bodies are parsed after authentication and organization authorization.
+   */
+  bodyAfterAccess?: true;
   /** Raw (non-JSON) request body content types, e.g. the OpenAPI upload. */
   rawBody?: { contentTypes: string[]; maxBytes: number };
   /** Protobuf message name of the 200 response ('package.Message'), or 'empty' for an empty 200. */
@@ -767,6 +773,7 @@ export const routes: Route[] = [
     audit: 'SCAN_STARTED',
     body: scanStartedBody,
     maxBodyBytes: SCAN_START_BODY_BYTES,
+    bodyAfterAccess: true,
     response: 'hawk.ScanStarted',
   },
   {
@@ -780,6 +787,7 @@ export const routes: Route[] = [
     permission: 'write:scan',
     body: scanAlertsBody,
     maxBodyBytes: FINDINGS_REPORT_LIMITS.maxBytes,
+    bodyAfterAccess: true,
     response: 'hawk.ScanAlertsReported',
   },
   {

@@ -17,8 +17,8 @@ import { logger } from './logger.ts';
 import { RawResponse, type LambdaEvent, type LambdaResult, type PipelineContext } from './types.ts';
 
 // The request pipeline, applied the same way to every operation by operation.ts, in this order:
-// logging -> error responses -> content negotiation -> authentication -> rate limit -> input validation
-// -> organization authorization -> (handler) -> response encoding.
+// logging -> error responses -> content negotiation -> authentication -> rate limit -> input validation (path,
+// query, body size) -> organization authorization -> body parsing -> (handler) -> response encoding.
 type Middleware = middy.MiddlewareObj<LambdaEvent, LambdaResult, Error, PipelineContext>;
 
 const JSON_TYPE = 'application/json';
@@ -157,16 +157,16 @@ function refuseMalformedEscape(name: string, value: string): string {
 
 /** The body's size in bytes, without decoding it. */
 const bodyBytes = (event: LambdaEvent) =>
-  event.isBase64Encoded ? Math.floor((event.body!.length * 3) / 4) : Buffer.byteLength(event.body!, 'utf8');
+  event.isBase64Encoded ? Buffer.byteLength(event.body!, 'base64') : Buffer.byteLength(event.body!, 'utf8');
 
-/** Path parameters, query and body, validated against the route's schemas: 400 naming what was wrong. */
+/**
+ * Path parameters and query, validated against the route's schemas (400 naming what was wrong), and the body's size
+ * (413). The body itself is parsed only after the caller is authorized (bodyParsing).
+ */
 export function inputValidation(route: Route): Middleware {
   const names = pathParameterNames(route.path);
   const gatewayNames = gatewayParameterNames(route);
   const template = pathPattern(route.path);
-  // Bodies are parsed as JSON whatever their Content-Type (curl -d sends form encoding); the option exists in the
-  // package's code but not its type declarations.
-  const jsonParser = httpJsonBodyParser({ disableContentTypeCheck: true } as { disableContentTypeError?: boolean }) as unknown as Middleware;
   return {
     before: async (request) => {
       const { event, context } = request;
@@ -199,19 +199,44 @@ export function inputValidation(route: Route): Middleware {
         if (!route.rawBody.contentTypes.includes(contentType)) {
           throw unsupportedMediaType(`Content-Type must be one of ${route.rawBody.contentTypes.join(', ')}`);
         }
-        const raw = Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8');
-        if (raw.length > route.rawBody.maxBytes) throw payloadTooLarge(`request body exceeds ${route.rawBody.maxBytes} bytes`);
-        context.input.rawBody = raw;
+        if (event.body && bodyBytes(event) > route.rawBody.maxBytes) throw payloadTooLarge(`request body exceeds ${route.rawBody.maxBytes} bytes`);
       } else if (route.body) {
         const maxBytes = route.maxBodyBytes ?? MAX_JSON_BODY_BYTES;
         if (event.body && bodyBytes(event) > maxBytes) throw payloadTooLarge(`request body exceeds ${maxBytes} bytes`);
-        if (event.body) await jsonParser.before!(request);
-        const parsed = route.body.safeParse(event.body ?? {});
-        if (!parsed.success) throw badRequest(describeIssues(parsed.error, 'body'));
-        context.input.body = parsed.data;
       }
       context.input.headers = event.headers;
       context.input.sourceIp = event.requestContext.http.sourceIp;
+    },
+  };
+}
+
+/**
+ * The request body, once the caller is authorized: raw bytes for `rawBody` routes, otherwise JSON validated
+ * against the route's schema (400 naming what was wrong). Routes with `bodyAfterAccess` (every body above
+ * MAX_JSON_BODY_BYTES) get `readBody` instead, which their handler calls after checking access to the target
+ * (the application, the scan), so a caller without access never gets a large body parsed.
+ */
+export function bodyParsing(route: Route): Middleware {
+  // Bodies are parsed as JSON whatever their Content-Type (curl -d sends form encoding); the option exists in the
+  // package's code but not its type declarations.
+  const jsonParser = httpJsonBodyParser({ disableContentTypeCheck: true } as { disableContentTypeError?: boolean }) as unknown as Middleware;
+  const parse = async (request: middy.Request<LambdaEvent, LambdaResult, Error, PipelineContext>) => {
+    if (request.event.body) await jsonParser.before!(request);
+    const parsed = route.body!.safeParse(request.event.body ?? {});
+    if (!parsed.success) throw badRequest(describeIssues(parsed.error, 'body'));
+    return parsed.data;
+  };
+  return {
+    before: async (request) => {
+      const { event, context } = request;
+      if (route.rawBody) {
+        context.input.rawBody = Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8');
+      } else if (route.body && route.bodyAfterAccess) {
+        let body: Promise<unknown> | undefined;
+        context.input.readBody = () => (body ??= parse(request));
+      } else if (route.body) {
+        context.input.body = await parse(request);
+      }
     },
   };
 }

@@ -5,6 +5,7 @@ import { routeById } from '../routes.ts';
 import { runInScope } from '../request-scope.ts';
 import {
   authentication,
+  bodyParsing,
   contentNegotiation,
   errorResponses,
   inputValidation,
@@ -32,6 +33,7 @@ export function operation<Params = Record<string, string>, Query = Record<string
     .use(rateLimiting(route))
     .use(inputValidation(route))
     .use(organizationAuthorization(route))
+    .use(bodyParsing(route))
     .use(responseEncoding(route))
     .handler(async (_event, context) => {
       const result = await implementation({ route, ...context.input, mediaType: context.preferredMediaType } as OperationInput<Params, Query, Body>);

@@ -8,6 +8,8 @@ export interface OperationInput<Params = Record<string, string>, Query = Record<
   params: Params;
   query: Query;
   body: Body;
+  /** The validated JSON body, for routes with `bodyAfterAccess`: call it once the caller's access is checked. */
+  readBody: () => Promise<Body>;
   /** Raw body bytes, for routes with `rawBody`. */
   rawBody?: Buffer;
   headers: Record<string, string | undefined>;

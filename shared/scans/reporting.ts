@@ -90,8 +90,9 @@ async function storeAlert(scan: ScanRecord, reported: ReportedAlert, deadline: n
  * Lambda timeout). A request that fails before counting leaves only invisible items; one that loses the race
  * with completion removes them. Not audited: SPEC lists no type for it, and SCAN_STARTED/SCAN_COMPLETED bracket it.
  */
-export async function reportScanAlerts(caller: Caller, scanId: string, body: ScanAlertsBody) {
-  const { scan } = await accessibleScan(caller, scanId);
+export async function reportScanAlerts(caller: Caller, scanId: string, readBody: () => Promise<ScanAlertsBody>) {
+  const { scan } = await accessibleScan(caller, scanId); // before the (up to 4 MiB) body is parsed
+  const body = await readBody();
   if (scan.status !== 'STARTED') throw ended(scan);
   const alerts = mergeByPlugin(body.alerts);
   const queue = [...alerts];

@@ -20,9 +20,10 @@ const MAX_ATTEMPTS = 5;
  * transaction with SCAN_STARTED (and ENVIRONMENT_ADDED). The configuration is stored first: it is addressed by its
  * hash, so a failed start leaves at most an object a later scan may reuse (removed with the application).
  */
-export async function reportScanStarted(caller: Caller, appId: string, body: ScanStartedBody) {
-  // Authorized (permission, the application's existence and team) before the configuration is parsed.
+export async function reportScanStarted(caller: Caller, appId: string, readBody: () => Promise<ScanStartedBody>) {
+  // Authorized (permission, the application's existence and team) before the body and its configuration are parsed.
   let { app } = await accessibleApplication(caller, appId, { teamRestricted: true });
+  const body = await readBody();
   const parsedConfig = parseScanConfig(body.config);
   const configHash = configHashOf(body.config);
   await storeScanConfig(appId, configHash, body.config, parsedConfig);

@@ -6,7 +6,8 @@ import { SCAN_CONFIG, alert, completeScan, createApp, reportAlerts, startScan } 
 import { newTeam } from './team-helpers.ts';
 import { json30 } from './hosted-assets-helpers.ts';
 import { joinTeams } from './app-helpers.ts';
-import { FINDINGS_REPORT_LIMITS, MAX_PATTERN_LENGTH, SCAN_CONFIG_LIMITS } from '../../shared/limits.ts';
+import { FINDINGS_REPORT_LIMITS, MAX_JSON_BODY_BYTES, MAX_PATTERN_LENGTH, SCAN_CONFIG_LIMITS } from '../../shared/limits.ts';
+import { routes } from '../../shared/routes.ts';
 import { getScan, getScanLocation, putFindings, reserveAlertUris } from '../../shared/scans/repository.ts';
 import { listMembers, listOrganizations, removeMember } from '../../shared/identity/admin.ts';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -51,6 +52,45 @@ describe('denial of service: one request costs bounded time', () => {
     expect((await api('POST', `/api/v1/app/${appId}/scan`, { token: nobody.token, body })).status).toBe(401);
     const refused = await api('POST', `/api/v1/app/${appId}/scan`, { token: tenant.token, body });
     expect([refused.status, refused.body.message]).toEqual([413, `config: more than ${SCAN_CONFIG_LIMITS.maxNodes} values (nodes)`]);
+  });
+
+  it('parses no large body before the caller\'s access to its target is checked (a body that would be a 400 answers 404/401)', async () => {
+    // Every body allowed above the default JSON limit is parsed by its handler after the access check (route table).
+    const large = routes.filter((route) => (route.maxBodyBytes ?? 0) > MAX_JSON_BODY_BYTES);
+    expect(large.map((route) => route.operationId).sort()).toEqual(['reportScanAlerts', 'reportScanStarted']);
+    for (const route of large) expect(route.bodyAfterAccess, route.operationId).toBe(true);
+
+    const tenant = await createTenant();
+    const other = await createTenant();
+    const appId = await createApp(tenant);
+    const { scanId } = await startScan(tenant.token, appId);
+    const nobody = await addUserTo(tenant.orgId, []);
+    // 3.5 MiB that is not JSON at all: parsing it is the only way to a 400.
+    const hostile = `{"alerts":[${'['.repeat(3.5 * 1024 * 1024)}`;
+    const post = (path: string, token: string) => api('POST', path, { token, rawBody: hostile, contentType: 'application/json' });
+    const parsed = { status: 400, message: 'request body is not valid JSON' };
+
+    const foreignScan = await post(`/api/v1/scan/${scanId}/alerts`, other.token);
+    expect([foreignScan.status, foreignScan.body.message]).toEqual([404, `scan ${scanId} not found`]);
+    expect((await post(`/api/v1/scan/${crypto.randomUUID()}/alerts`, tenant.token)).status).toBe(404);
+    expect((await post(`/api/v1/scan/${scanId}/alerts`, nobody.token)).status).toBe(401);
+    const ownScan = await post(`/api/v1/scan/${scanId}/alerts`, tenant.token);
+    expect({ status: ownScan.status, message: ownScan.body.message }).toEqual(parsed);
+
+    const foreignApp = await post(`/api/v1/app/${appId}/scan`, other.token);
+    expect([foreignApp.status, foreignApp.body.message]).toEqual([404, expect.stringMatching(/not found/)]);
+    expect((await post(`/api/v1/app/${appId}/scan`, nobody.token)).status).toBe(401);
+    const ownApp = await post(`/api/v1/app/${appId}/scan`, tenant.token);
+    expect({ status: ownApp.status, message: ownApp.body.message }).toEqual(parsed);
+
+    // Bodies of operations addressed by {orgId} are parsed after the organization authorization.
+    const teamBody = { rawBody: '{"name": ', contentType: 'application/json' };
+    expect((await api('POST', `/api/v1/org/${tenant.orgId}/team`, { token: other.token, ...teamBody })).status).toBe(401);
+    expect((await api('POST', `/api/v1/org/${tenant.orgId}/team`, { token: nobody.token, ...teamBody })).status).toBe(401);
+    expect((await api('POST', `/api/v1/org/${tenant.orgId}/team`, { token: tenant.token, ...teamBody })).body.message).toBe(parsed.message);
+
+    const listed = await api('GET', `/api/v1/scan/${scanId}/alerts`, { token: tenant.token });
+    expect(listed.body.applicationScanResults[0].alertStats.totalAlerts).toBe(0);
   });
 
   it('refuses deep, aliased and duplicate-keyed scan configurations with a 400 naming the limit', async () => {
