@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { mkdtempSync, rmSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -51,8 +51,25 @@ function stop(): Promise<number | null> {
 const url = (path: string) => `http://127.0.0.1:${port}${path}`;
 const login = async (apiKey: string) => fetch(url('/api/v1/auth/login'), { headers: { 'x-apikey': apiKey } });
 
-function admin(...args: string[]) {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args], { cwd: root, env: { ...cleanEnv(), DATA_DIR: dataDir }, encoding: 'utf8' });
+/**
+ * Runs a script to its end without blocking this process: while a blocking spawnSync runs, the test's fetch pool
+ * cannot notice the server closing idle keep-alive sockets (nor close them itself after its own 4 s), and the next
+ * requests are written on sockets already closed ("other side closed").
+ */
+function run(script: string, args: string[], options: SpawnOptions = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], ...options });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (chunk) => (stdout += chunk));
+    child.stderr!.on('data', (chunk) => (stderr += chunk));
+    child.once('error', reject);
+    child.once('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+async function admin(...args: string[]) {
+  const result = await run('scripts/admin.ts', args, { env: { ...cleanEnv(), DATA_DIR: dataDir } });
   return { status: result.status, json: result.stdout ? JSON.parse(result.stdout) : undefined, stderr: result.stderr };
 }
 
@@ -77,43 +94,41 @@ describe('npm start', () => {
   });
 
   it('admin CLI: creates org, user, membership and key against the running instance; bad input exits non-zero', async () => {
-    const org = admin('create-org', '--name', 'CLI Org');
+    const org = await admin('create-org', '--name', 'CLI Org');
     expect(org.status).toBe(0);
     expect(org.json.organizationId).toMatch(/^[0-9a-f-]{36}$/);
-    const user = admin('create-user', '--email', 'cli@example.test', '--name', 'Cli User');
+    const user = await admin('create-user', '--email', 'cli@example.test', '--name', 'Cli User');
     expect(user.status).toBe(0);
-    const member = admin('add-member', '--org', org.json.organizationId, '--user', user.json.userId, '--permissions', 'read:application');
+    const member = await admin('add-member', '--org', org.json.organizationId, '--user', user.json.userId, '--permissions', 'read:application');
     expect(member.json).toMatchObject({ role: 'MEMBER', permissions: ['read:application'] });
-    const key = admin('create-api-key', '--user', user.json.userId);
+    const key = await admin('create-api-key', '--user', user.json.userId);
     expect(key.json.apiKey).toMatch(/^hawk\./);
     expect((await login(key.json.apiKey)).status).toBe(200);
-    const listed = admin('list-api-keys', '--user', user.json.userId);
+    const listed = await admin('list-api-keys', '--user', user.json.userId);
     expect(listed.json.apiKeys).toHaveLength(1);
     // `--key-id=<id>`: a key id may start with '-', which parseArgs refuses as a separate argument.
-    expect(admin('revoke-api-key', '--user', user.json.userId, `--key-id=${listed.json.apiKeys[0].keyId}`).status).toBe(0);
+    expect((await admin('revoke-api-key', '--user', user.json.userId, `--key-id=${listed.json.apiKeys[0].keyId}`)).status).toBe(0);
     expect((await login(key.json.apiKey)).status).toBe(401);
 
     for (const bad of [['create-org'], ['create-user', '--email', 'not-an-email'], ['add-member', '--org', org.json.organizationId, '--user', user.json.userId, '--permissions', 'fly:away'], ['frobnicate'], ['create-org', '--nmae', 'x']]) {
-      const result = admin(...bad);
+      const result = await admin(...bad);
       expect(result.status, bad.join(' ')).not.toBe(0);
       expect(result.stderr, bad.join(' ')).toMatch(/admin: /);
       expect(result.json).toBeUndefined();
     }
-    expect(admin('create-user', '--email', 'cli@example.test').stderr).toMatch(/already used/);
-    const again = admin('add-member', '--org', org.json.organizationId, '--user', user.json.userId);
+    expect((await admin('create-user', '--email', 'cli@example.test')).stderr).toMatch(/already used/);
+    const again = await admin('add-member', '--org', org.json.organizationId, '--user', user.json.userId);
     expect(again.status).toBe(2);
     expect(again.stderr).toMatch(/already a member.*--replace/);
-    expect(admin('add-member', '--org', org.json.organizationId, '--user', user.json.userId, '--replace').json).toMatchObject({ role: 'ADMIN' });
-    const help = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', '--help'], { cwd: root, encoding: 'utf8' });
+    expect((await admin('add-member', '--org', org.json.organizationId, '--user', user.json.userId, '--replace')).json).toMatchObject({ role: 'ADMIN' });
+    const help = await run('scripts/admin.ts', ['--help']);
     expect(help.status).toBe(0);
     expect(help.stdout).toMatch(/add-member --org .* \[--replace\]\n\s+makes a user a member/);
   }, 300_000);
 
   it('refuses to start when a port it needs is taken, naming it', async () => {
-    const result = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
-      cwd: root,
+    const result = await run('scripts/start.ts', [], {
       env: { ...cleanEnv(), DATA_DIR: mkdtempSync(join(tmpdir(), 'hawk-busy-')), PORT: String(port) },
-      encoding: 'utf8',
       timeout: 120_000,
     });
     expect(result.status).toBe(1);
@@ -155,9 +170,9 @@ describe('npm start', () => {
     expect((await login(apiKey)).status).toBe(200);
     // The bootstrap user spent its minute's quota above (the limit survives restarts too): look through a new member.
     const { organizationId } = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8'));
-    const user = admin('create-user', '--email', 'after-restart@example.test');
-    admin('add-member', '--org', organizationId, '--user', user.json.userId);
-    const { token } = (await (await login(admin('create-api-key', '--user', user.json.userId).json.apiKey)).json()) as { token: string };
+    const user = await admin('create-user', '--email', 'after-restart@example.test');
+    await admin('add-member', '--org', organizationId, '--user', user.json.userId);
+    const { token } = (await (await login((await admin('create-api-key', '--user', user.json.userId)).json.apiKey)).json()) as { token: string };
     const me = (await (await fetch(url('/api/v1/user'), { headers: { authorization: `Bearer ${token}` } })).json()) as any;
     expect(me.user.external.organizations[0].organization).toMatchObject({ id: organizationId, name: 'Local Organization' });
   }, 300_000);
