@@ -1,4 +1,4 @@
-import { DESCRIPTION_LIMITS, FINDINGS_REPORT_LIMITS, SCAN_CONFIG_LIMITS } from '../../shared/limits.ts';
+import { DESCRIPTION_LIMITS, DESCRIPTION_VALIDATION, FINDINGS_REPORT_LIMITS, SCAN_CONFIG_LIMITS } from '../../shared/limits.ts';
 
 // The worst bodies each parsing operation accepts (just inside shared/limits.ts), and a few it refuses, for the
 // hostile benchmark (scripts/bench/hostile.ts).
@@ -19,6 +19,12 @@ export function descriptionWithPaths(paths: number): string {
   const entries: Record<string, unknown> = {};
   for (let i = 0; i < paths; i++) entries[`/items/${i}`] = { get: { operationId: `get${i}`, responses: { '200': { description: 'ok' } } } };
   return JSON.stringify({ openapi: '3.0.3', info: { title: 'bench', version: '1' }, paths: entries });
+}
+
+/** An OpenAPI description whose one operation has `count` query parameters (5 values each once expanded). */
+export function descriptionWithParameters(count: number): string {
+  const parameters = Array.from({ length: count }, (_, i) => ({ name: `q${i}`, in: 'query', schema: { type: 'string' } }));
+  return JSON.stringify({ openapi: '3.0.3', info: { title: 'bench', version: '1' }, paths: { '/x': { get: { parameters, responses: { '200': { description: 'ok' } } } } } });
 }
 
 /** A findings report at the limits: maxAlerts alerts, maxUris URIs, close to maxBytes. */
@@ -50,6 +56,12 @@ export const hostileBodies: Record<string, HostileBody> = {
   descriptionMostPaths: {
     about: `API description: ${Math.floor(DESCRIPTION_LIMITS.maxExpandedNodes / 6.2)} paths (just under maxExpandedNodes)`,
     make: () => descriptionWithPaths(Math.floor(DESCRIPTION_LIMITS.maxExpandedNodes / 6.2)),
+    parse: description,
+  },
+  // Within every input limit, yet the validator's cost grows faster than the size: bounded by the worker's time limit.
+  descriptionMostParameters: {
+    about: `API description: one operation with ${Math.floor(DESCRIPTION_LIMITS.maxExpandedNodes / 5.05)} parameters (just under maxExpandedNodes; stopped at ${DESCRIPTION_VALIDATION.timeoutMs / 1000} s)`,
+    make: () => descriptionWithParameters(Math.floor(DESCRIPTION_LIMITS.maxExpandedNodes / 5.05)),
     parse: description,
   },
   descriptionRefused50kPaths: { about: 'API description: 50,000 paths (refused: 33 s and 2 GB before the fix)', make: () => descriptionWithPaths(50_000), parse: description },

@@ -1,13 +1,21 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { dereference, validate } from '@readme/openapi-parser';
 import { LineCounter, isMap, isScalar, isSeq, parseDocument, type Document, type Node } from 'yaml';
 import { HttpError, badRequest } from '../errors.ts';
 import { DocumentRejected, documentValue, lineOfOffset, parseBoundedYaml, prescanDocument } from '../documents.ts';
-import { DESCRIPTION_LIMITS } from '../limits.ts';
+import { DESCRIPTION_LIMITS, DESCRIPTION_VALIDATION } from '../limits.ts';
 
 // Validation of an uploaded API description (SPEC 4.3 rule 1), before anything is stored: YAML or JSON syntax,
 // the SPEC's own rules (OpenAPI 3.0 or 3.1; `openapi`, `info` and `paths` present), then the structural
 // validation of @readme/openapi-parser (the OpenAPI JSON Schemas plus its semantic rules). Every failure is a
 // 400 whose message says what is wrong and where: a JSON pointer and, when it can be traced, the line.
+// It runs in a worker thread with a hard time limit and its own heap limit: the input limits keep common
+// descriptions fast, but validation's cost depends on the document's shape (thousands of parameters of one
+// operation, thousands of schema errors), and a synchronous validator cannot otherwise be stopped.
 
 /** A description that passed validation: the exact text to store and what was learned reading it. */
 export interface ValidDescription {
@@ -19,7 +27,6 @@ export interface ValidDescription {
 const OPENAPI_3_0_OR_3_1 = /^3\.[01]\.\d+(-.+)?$/;
 /** Nodes a description may have once its internal `$ref`s are expanded: bounds validation time and memory. */
 const MAX_EXPANDED_NODES = DESCRIPTION_LIMITS.maxExpandedNodes;
-const VALIDATION_TIMEOUT_MS = 10_000;
 const MAX_REPORTED_ERRORS = 10;
 
 const invalid = (details: string) => badRequest(`Invalid OpenAPI description: ${details}`);
@@ -41,7 +48,80 @@ export function descriptionText(body: Buffer, contentTypeHeader: string | undefi
   return text;
 }
 
-export async function validateDescription(text: string): Promise<ValidDescription> {
+/** Marks the worker threads this module starts; they load this same module (or the Lambda bundle holding it). */
+const WORKER_KIND = 'hawk-api:validate-description';
+
+type WorkerAnswer = { valid: ValidDescription } | { refused: { statusCode: number; message: string } };
+
+/** Workers that answered and wait for the next description (a worker is reused: starting one loads the validator). */
+const idleWorkers: Worker[] = [];
+
+function startWorker(maxHeapMb: number): Worker {
+  const worker = new Worker(workerEntry(), {
+    workerData: { kind: WORKER_KIND },
+    resourceLimits: { maxOldGenerationSizeMb: maxHeapMb },
+    stdout: false,
+    stderr: false,
+  });
+  worker.once('exit', () => {
+    const idle = idleWorkers.indexOf(worker);
+    if (idle >= 0) idleWorkers.splice(idle, 1);
+  });
+  return worker;
+}
+
+/**
+ * Validates a description in a worker thread: 413 when it needs more than the time or memory limit
+ * (DESCRIPTION_VALIDATION), after which the worker is stopped, whatever it was doing. A worker that answered
+ * is kept for the next upload (unreferenced, so it never keeps a process alive).
+ */
+export function validateDescription(
+  text: string,
+  limits: { timeoutMs: number; maxHeapMb: number } = DESCRIPTION_VALIDATION,
+): Promise<ValidDescription> {
+  const tooCostly = (what: string) =>
+    new HttpError(413, `Invalid OpenAPI description: validating it needs more than ${what}; split it or reduce its parameters, schemas or errors`);
+  const reusable = limits.maxHeapMb === DESCRIPTION_VALIDATION.maxHeapMb;
+  const worker = (reusable && idleWorkers.pop()) || startWorker(limits.maxHeapMb);
+  worker.ref();
+  return new Promise((resolve, reject) => {
+    const settle = (outcome: () => void, keep: boolean) => {
+      clearTimeout(timer);
+      worker.off('message', onMessage).off('error', onError).off('exit', onExit);
+      if (keep && reusable) {
+        worker.unref();
+        idleWorkers.push(worker);
+      } else {
+        void worker.terminate();
+      }
+      outcome();
+    };
+    const onMessage = (answer: WorkerAnswer) =>
+      settle(() => ('valid' in answer ? resolve(answer.valid) : reject(new HttpError(answer.refused.statusCode, answer.refused.message))), true);
+    const onError = (error: Error & { code?: string }) =>
+      settle(() => reject(error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? tooCostly(`${limits.maxHeapMb} MB of memory`) : error), false);
+    const onExit = (code: number) => settle(() => reject(new Error(`description validation worker exited with ${code} before answering`)), false);
+    const timer = setTimeout(() => settle(() => reject(tooCostly(`${limits.timeoutMs / 1000} s`)), false), limits.timeoutMs);
+    worker.on('message', onMessage).on('error', onError).on('exit', onExit);
+    worker.postMessage(text);
+  });
+}
+
+/**
+ * This module itself (in the Lambda bundle: the bundle). Under tsx (npm start, the tests) it is TypeScript, and
+ * a worker does not inherit tsx's loader: a small entry registers it first.
+ */
+function workerEntry(): URL {
+  const self = new URL(import.meta.url);
+  if (!self.pathname.endsWith('.ts')) return self;
+  // tsx's ESM API (its `import` export: require.resolve would give the CommonJS one).
+  const tsxPackage = createRequire(self).resolve('tsx/package.json');
+  const { exports } = JSON.parse(readFileSync(tsxPackage, 'utf8')) as { exports: Record<string, { import: { default: string } }> };
+  const tsx = pathToFileURL(join(dirname(tsxPackage), exports['./esm/api'].import.default)).href;
+  return new URL(`data:text/javascript,${encodeURIComponent(`import { register } from ${JSON.stringify(tsx)}; register(); await import(${JSON.stringify(self.href)});`)}`);
+}
+
+async function validateHere(text: string): Promise<ValidDescription> {
   if (text.trim() === '') throw invalid('the body is empty');
   const lineCounter = new LineCounter();
   let source: Document.Parsed | undefined;
@@ -89,7 +169,7 @@ export async function validateDescription(text: string): Promise<ValidDescriptio
     throw invalid(`the description expands to more than ${MAX_EXPANDED_NODES} nodes through its $refs`);
   }
   // Internal references only: a description naming a file or URL must not make the service read or fetch it.
-  const options = { resolve: { external: false }, dereference: { circular: 'ignore' as const }, timeoutMs: VALIDATION_TIMEOUT_MS };
+  const options = { resolve: { external: false }, dereference: { circular: 'ignore' as const }, timeoutMs: DESCRIPTION_VALIDATION.timeoutMs };
   let expanded: Record<string, unknown>;
   try {
     expanded = (await dereference(structuredClone(document) as never, options)) as Record<string, unknown>;
@@ -204,4 +284,20 @@ function sourceLine(root: Node | null, lineCounter: LineCounter, pointer: string
     }
   }
   return position === undefined ? undefined : lineCounter.linePos(position).line;
+}
+
+// In a worker started by validateDescription (last in the module: everything above is initialized by now).
+if (!isMainThread && (workerData as { kind?: string } | null)?.kind === WORKER_KIND) {
+  const answer = (message: WorkerAnswer) => parentPort!.postMessage(message);
+  parentPort!.on('message', (text: string) =>
+    validateHere(text).then(
+      (valid) => answer({ valid }),
+      (error: Error) => {
+        if (error instanceof HttpError) answer({ refused: { statusCode: error.statusCode, message: error.message } });
+        // A description nested too deeply through its references for the validator's recursion.
+        else if (error instanceof RangeError) answer({ refused: { statusCode: 400, message: invalid(`its $refs nest too deeply to validate (${error.message})`).message } });
+        else throw error; // the worker's 'error': the request answers 500 and the worker is stopped
+      },
+    ),
+  );
 }
