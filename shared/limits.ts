@@ -57,3 +57,18 @@ export const SCAN_START_BODY_BYTES = 4 * 1024 * 1024;
 
 /** JSON request bodies of every other operation. */
 export const MAX_JSON_BODY_BYTES = 1024 * 1024;
+
+/**
+ * One imported scanner report (POST /api/v1/app/{appId}/scan/import): the raw report as one request body, which
+ * API Gateway may base64-encode (a third larger) within Lambda's 6 MB event, and the findings it stores before one
+ * transaction publishes them, within the findings report's storing budget (well inside the 29 s Lambda timeout).
+ * Larger reports go through the CLI, which sends them as findings reports (npm run scanner -- import).
+ */
+export const IMPORT_LIMITS = {
+  maxBytes: 4 * 1024 * 1024,
+  /** Alert URIs (ZAP instances) once duplicates are merged. */
+  maxUris: 10_000,
+  /** Alerts (plugins and their variants). */
+  maxAlerts: 1_000,
+  storeBudgetMs: FINDINGS_REPORT_LIMITS.storeBudgetMs,
+} as const;

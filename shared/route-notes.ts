@@ -1,6 +1,6 @@
 // The operations' notes for the OpenAPI description (openapi.json), keyed by operationId. Only the OpenAPI generator
 // reads them: the route table, which every Lambda bundle carries, keeps to what the runtime needs.
-import { DESCRIPTION_LIMITS, FINDINGS_REPORT_LIMITS, MAX_PATTERN_LENGTH, SCAN_CONFIG_LIMITS, SCAN_START_BODY_BYTES } from './limits.ts';
+import { DESCRIPTION_LIMITS, FINDINGS_REPORT_LIMITS, IMPORT_LIMITS, MAX_PATTERN_LENGTH, SCAN_CONFIG_LIMITS, SCAN_START_BODY_BYTES } from './limits.ts';
 
 const MiB = (bytes: number) => `${bytes / (1024 * 1024)} MiB`;
 const documentLimits = (limits: typeof SCAN_CONFIG_LIMITS | typeof DESCRIPTION_LIMITS) =>
@@ -187,6 +187,20 @@ export const routeNotes: Record<string, string> = {
     `(413/400 naming the limit; the whole body at most ${MiB(SCAN_START_BODY_BYTES)}). The caller's access to the application is ` +
     'checked before the body is parsed. Concurrent starts creating environments may answer 409: retry. It is stored under its `configHash` (hex SHA-256 of the text). ' +
     'The scan is STARTED and becomes the environment\'s last scan. Team-owned applications: team members only.',
+  importScanReport:
+    'The body is an OWASP ZAP report as ZAP wrote it (traditional XML, xml-plus, traditional JSON, json-plus or ' +
+    'SARIF, recognised from the content; UTF-8). It is imported as one COMPLETED scan of environment `env` ' +
+    '(created, with ENVIRONMENT_ADDED, when new), as if the scanner had reported it: one alert per ZAP alert ' +
+    '(`alertRef`, else `pluginid`; the same alert across sites merged, identical instances counted once, ' +
+    'informational alerts kept with severity `Info`, which the untriaged figures do not count), one finding per ' +
+    'instance with its request and response when the report has them, the same `findingHash` as a scanner\'s ' +
+    'report, the environment\'s triage rules applied at once. The report appears whole or not at all, in one ' +
+    'transaction with SCAN_STARTED and SCAN_COMPLETED. The caller\'s access to the application is checked before ' +
+    'the report is read. 400 names what is wrong and where (malformed XML/JSON with line and column, another ' +
+    'tool\'s report, a DOCTYPE, oversized values, no site, an alert counting instances it does not list); ' +
+    `413 above ${MiB(IMPORT_LIMITS.maxBytes)}, ${IMPORT_LIMITS.maxUris} findings or ${IMPORT_LIMITS.maxAlerts} alerts, or when storing takes over ` +
+    `${IMPORT_LIMITS.storeBudgetMs / 1000} s: the scanner client's CLI imports any size (\`npm run scanner -- import\`). ` +
+    'The answer: the scan (as reportScanCompleted answers), the counts imported and the skipped items with the reason.',
   reportScanAlerts:
     `Adds findings to a STARTED scan; may be called many times. One request carries at most ${FINDINGS_REPORT_LIMITS.maxAlerts} alerts, ` +
     `${FINDINGS_REPORT_LIMITS.maxUris} URIs in all and ${MiB(FINDINGS_REPORT_LIMITS.maxBytes)} of body (400/413 beyond, naming the ` +

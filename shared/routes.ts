@@ -1,6 +1,6 @@
 import * as z from 'zod/mini'; // namespace import: lets esbuild drop zod's unused parts (its locales alone are 350 KB)
 import type { Permission } from './identity/permissions.ts';
-import { FINDINGS_REPORT_LIMITS, SCAN_START_BODY_BYTES } from './limits.ts';
+import { FINDINGS_REPORT_LIMITS, IMPORT_LIMITS, SCAN_START_BODY_BYTES } from './limits.ts';
 import type { ActivityType } from './audit/activity-types.ts';
 import { caseInsensitiveEnum, pageSizeParam, pageTokenParam, uuidListParam, v2PageParam } from './lists.ts';
 import {
@@ -19,6 +19,8 @@ import {
 import {
   alertMessageQuery,
   configHashSchema,
+  IMPORT_CONTENT_TYPES,
+  importScanQuery,
   listAlertFindingsQuery,
   listScanAlertsQuery,
   listScansQuery,
@@ -801,6 +803,20 @@ export const routes: Route[] = [
     permission: 'write:scan',
     body: scanCompletedBody,
     response: 'application.ApplicationScanResult',
+  },
+  {
+    operationId: 'importScanReport',
+    method: 'POST',
+    path: '/api/v1/app/{appId}/scan/import',
+    handler: 'import-scan-report',
+    tag: 'Scan Results',
+    summary: 'Import an OWASP ZAP report as a completed scan (ours)',
+    auth: 'bearer',
+    permission: 'write:scan',
+    audit: 'SCAN_COMPLETED',
+    query: importScanQuery,
+    rawBody: { contentTypes: IMPORT_CONTENT_TYPES, maxBytes: IMPORT_LIMITS.maxBytes },
+    response: 'hawk.ScanImported',
   },
   {
     operationId: 'listScans',

@@ -18,6 +18,11 @@ export interface ExpectedAlert {
   uriCount: number;
   /** Instance URIs, sorted (entity-decoded for XML). */
   uris: string[];
+  /**
+   * Per instance, sorted: `uri`, the first line of its request header and of its response header ('' when the
+   * report has no message), one per line.
+   */
+  messages: string[];
 }
 
 const SEVERITY: Record<string, string> = { '0': 'Info', '1': 'Low', '2': 'Medium', '3': 'High' };
@@ -41,8 +46,11 @@ interface Counted {
   name: string;
   riskcode: string;
   cweId: string;
-  instances: { uri: string; identity: string }[];
+  instances: { uri: string; identity: string; message: string }[];
 }
+
+const firstLine = (text: string | undefined) => (text ?? '').trim().split(/\r?\n/)[0].trim();
+const messageOf = (uri: string, request: string | undefined, response: string | undefined) => [uri, firstLine(request), firstLine(response)].join('\n');
 
 function fromXml(text: string): Counted[] {
   // Only the root's direct sites: cut the report at its top-level <site> elements.
@@ -54,6 +62,7 @@ function fromXml(text: string): Counted[] {
     instances: blocks(item, 'instance').map((i) => ({
       uri: tag(i, 'uri'),
       identity: ['method', 'uri', 'param', 'attack', 'evidence', 'otherinfo'].map((f) => tag(i, f)).join('\n'),
+      message: messageOf(tag(i, 'uri'), tag(i, 'requestheader'), tag(i, 'responseheader')),
     })),
   }));
 }
@@ -72,6 +81,11 @@ function fromJson(report: J): Counted[] {
         instances: r.locations.map((l: J) => ({
           uri: l.physicalLocation.artifactLocation.uri,
           identity: JSON.stringify([r.webRequest.method, l.physicalLocation.artifactLocation.uri, l.properties?.attack, l.physicalLocation.region?.snippet?.text]),
+          message: messageOf(
+            l.physicalLocation.artifactLocation.uri,
+            r.webRequest ? `${r.webRequest.method} ${r.webRequest.target} HTTP/${r.webRequest.version ?? '1.1'}` : '',
+            r.webResponse && !r.webResponse.noResponseReceived ? `HTTP/${r.webResponse.version ?? '1.1'} ${r.webResponse.statusCode} ${r.webResponse.reasonPhrase ?? ''}` : '',
+          ),
         })),
       };
     });
@@ -85,6 +99,7 @@ function fromJson(report: J): Counted[] {
       instances: (a.instances as J[]).map((i) => ({
         uri: i.uri,
         identity: JSON.stringify(['method', 'uri', 'param', 'attack', 'evidence', 'otherinfo'].map((f) => (i[f] ?? '').trim())),
+        message: messageOf(i.uri, i['request-header'], i['response-header']),
       })),
     })),
   );
@@ -94,15 +109,24 @@ function fromJson(report: J): Counted[] {
 export function expectedAlerts(file: string): ExpectedAlert[] {
   const text = fixture(file).toString('utf8');
   const counted = text.trimStart().startsWith('<') ? fromXml(text) : fromJson(JSON.parse(text));
-  const merged = new Map<string, Counted & { seen: Map<string, string> }>();
+  const merged = new Map<string, Counted & { seen: Map<string, { uri: string; message: string }> }>();
   for (const alert of counted) {
     if (alert.instances.length === 0) continue;
     const id = `${alert.key}\n${alert.name}\n${alert.riskcode}`;
     const into = merged.get(id) ?? { ...alert, seen: new Map() };
-    for (const instance of alert.instances) into.seen.set(instance.identity, instance.uri);
+    // The first of identical instances is the one kept.
+    for (const instance of alert.instances) if (!into.seen.has(instance.identity)) into.seen.set(instance.identity, instance);
     merged.set(id, into);
   }
+  const seen = (a: { seen: Map<string, { uri: string; message: string }> }) => [...a.seen.values()];
   return [...merged.values()]
-    .map((a) => ({ name: a.name, severity: SEVERITY[a.riskcode], cweId: noneId(a.cweId), uriCount: a.seen.size, uris: [...a.seen.values()].sort() }))
+    .map((a) => ({
+      name: a.name,
+      severity: SEVERITY[a.riskcode],
+      cweId: noneId(a.cweId),
+      uriCount: a.seen.size,
+      uris: seen(a).map((i) => i.uri).sort(),
+      messages: seen(a).map((i) => i.message).sort(),
+    }))
     .sort((a, b) => a.name.localeCompare(b.name) || a.severity.localeCompare(b.severity));
 }

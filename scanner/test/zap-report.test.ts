@@ -7,7 +7,14 @@ import { SAMPLES, expectedAlerts, fixture } from './zap-expected.ts';
 
 const summary = (report: ReturnType<typeof parseZapReport>) =>
   report.alerts
-    .map((a) => ({ name: a.name, severity: a.severity, cweId: a.cweId, uriCount: a.uris.length, uris: a.uris.map((u) => u.uri).sort() }))
+    .map((a) => ({
+      name: a.name,
+      severity: a.severity,
+      cweId: a.cweId,
+      uriCount: a.uris.length,
+      uris: a.uris.map((u) => u.uri).sort(),
+      messages: a.uris.map((u) => [u.uri, u.requestHeader.split(/\r?\n/)[0].trim(), u.responseHeader.split(/\r?\n/)[0].trim()].join('\n')).sort(),
+    }))
     .sort((a, b) => a.name.localeCompare(b.name) || a.severity.localeCompare(b.severity));
 
 describe('parseZapReport on the samples', () => {

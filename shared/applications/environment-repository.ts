@@ -6,6 +6,7 @@ import { batchDelete, deleteFound, queryAll, queryItems } from '../db/query.ts';
 import { putNewItem, type TransactItem } from '../db/transactions.ts';
 import { config } from '../config.ts';
 import { applicationEnvironmentCountChange, organizationCounterChange, type ApplicationRecord, type ApplicationType } from './application-repository.ts';
+import type { RiskSeverity } from '../scans/inputs.ts';
 
 /** Last-scan status as the environment view reports it (application_view.EnvironmentView.lastScanStatus). */
 export type LastScanStatus = 'COMPLETED' | 'ERROR' | 'STARTED';
@@ -238,7 +239,7 @@ export async function deleteEnvironmentData(appId: string, envId: string): Promi
  * Moves `delta` findings of `severity` into (+) or out of (-) the untriaged figures of the environment's last scan,
  * provided it is still `lastScanId` (a triage of a finding in that scan).
  */
-export function environmentUntriagedChange(env: EnvironmentRecord, lastScanId: string, severity: 'High' | 'Medium' | 'Low', delta: number): TransactItem {
+export function environmentUntriagedChange(env: EnvironmentRecord, lastScanId: string, severity: RiskSeverity, delta: number): TransactItem {
   return {
     Update: {
       TableName: config.tableName,

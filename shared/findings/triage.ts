@@ -5,6 +5,7 @@ import { badRequest, conflict, notFound } from '../errors.ts';
 import { accessibleApplication } from '../applications/access.ts';
 import { environmentUntriagedChange, getEnvironment, type EnvironmentRecord } from '../applications/environment-repository.ts';
 import { getScan, scanTriageCountsMove } from '../scans/repository.ts';
+import { isRiskSeverity } from '../scans/inputs.ts';
 import { normalizedPath } from './finding-identity.ts';
 import {
   MAX_RULE_HISTORY,
@@ -64,7 +65,8 @@ async function triageFinding(
         const count = finding.lastScanUris;
         items.push(scanTriageCountsMove(scan, { pluginId: finding.pluginId, severity: finding.severity, from, to, count }));
         const delta = (isUntriaged(to) ? count : 0) - (isUntriaged(from) ? count : 0);
-        if (delta !== 0) items.push(environmentUntriagedChange(env, scan.scanId, finding.severity, delta));
+        // Info findings are not in the untriaged figures (RISK_SEVERITIES).
+        if (delta !== 0 && isRiskSeverity(finding.severity)) items.push(environmentUntriagedChange(env, scan.scanId, finding.severity, delta));
       }
     }
     const payload = {

@@ -196,7 +196,9 @@ export function inputValidation(route: Route): Middleware {
 
       if (route.rawBody) {
         const contentType = (event.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-        if (!route.rawBody.contentTypes.includes(contentType)) {
+        // An entry `type/*` takes every subtype.
+        const accepted = route.rawBody.contentTypes.some((t) => t === contentType || (t.endsWith('/*') && contentType.startsWith(t.slice(0, -1))));
+        if (!accepted) {
           throw unsupportedMediaType(`Content-Type must be one of ${route.rawBody.contentTypes.join(', ')}`);
         }
         if (event.body && bodyBytes(event) > route.rawBody.maxBytes) throw payloadTooLarge(`request body exceeds ${route.rawBody.maxBytes} bytes`);

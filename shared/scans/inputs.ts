@@ -7,8 +7,15 @@ import { applicationTypesParam, environmentNameSchema } from '../applications/in
 // Request inputs of the scan reporting and scan-result operations (docs/DATA-MODEL.md "Scans"). Kept free of
 // storage imports so the route table stays light.
 
-export const SEVERITIES = ['High', 'Medium', 'Low'] as const;
+export const SEVERITIES = ['High', 'Medium', 'Low', 'Info'] as const;
 export type Severity = (typeof SEVERITIES)[number];
+/**
+ * The severities the untriaged figures count (lastScan*Untriaged, findingsHealth): the public views have no Info
+ * field, so informational findings are kept and listed (severity "Info") but never count as untriaged.
+ */
+export const RISK_SEVERITIES = ['High', 'Medium', 'Low'] as const;
+export type RiskSeverity = (typeof RISK_SEVERITIES)[number];
+export const isRiskSeverity = (severity: Severity): severity is RiskSeverity => severity !== 'Info';
 
 /** One finding's request and response are stored in one item, which DynamoDB caps at 400 KB. */
 const MAX_MESSAGE_BYTES = 300_000;
@@ -55,7 +62,8 @@ const alertUriSchema = z
   );
 export type ReportedUri = z.output<typeof alertUriSchema>;
 
-const alertSchema = z.object({
+/** One alert of a findings report (also what an imported report's alerts must satisfy). */
+export const reportedAlertSchema = z.object({
   pluginId: pluginIdSchema,
   name: z.string().check(z.minLength(1, 'must not be empty'), z.maxLength(512)),
   severity: z.enum(SEVERITIES, { error: `must be one of ${SEVERITIES.join(', ')}` }),
@@ -64,7 +72,7 @@ const alertSchema = z.object({
   references: z._default(z.array(z.string().check(z.maxLength(2048))).check(z.maxLength(100)), []),
   uris: z.array(alertUriSchema).check(z.minLength(1, 'must have at least one URI')),
 });
-export type ReportedAlert = z.output<typeof alertSchema>;
+export type ReportedAlert = z.output<typeof reportedAlertSchema>;
 
 const { maxAlerts, maxUris } = FINDINGS_REPORT_LIMITS;
 
@@ -72,7 +80,7 @@ const { maxAlerts, maxUris } = FINDINGS_REPORT_LIMITS;
 export const scanAlertsBody = z
   .object({
     alerts: z
-      .array(alertSchema)
+      .array(reportedAlertSchema)
       .check(z.minLength(1, 'must have at least one alert'), z.maxLength(maxAlerts, `must have at most ${maxAlerts} alerts in one request (send more in further requests)`)),
   })
   .check(
@@ -90,6 +98,12 @@ export const scanCompletedBody = z.object({
   urlCount: z._default(z.number().check(z.int('must be an integer'), z.gte(0), z.lte(2_147_483_647)), 0),
 });
 export type ScanCompletedBody = z.output<typeof scanCompletedBody>;
+
+/** POST /api/v1/app/{appId}/scan/import: the environment the imported scan is of (created when new). */
+export const importScanQuery = z.object({ env: environmentNameSchema });
+export type ImportScanQuery = z.output<typeof importScanQuery>;
+/** A ZAP report's content types (its format is recognised from the content; `text/*` for curl --data-binary and CI tools). */
+export const IMPORT_CONTENT_TYPES = ['application/xml', 'application/json', 'application/sarif+json', 'text/*'];
 
 // ---- Reads
 

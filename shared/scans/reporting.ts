@@ -20,7 +20,7 @@ import { accessibleScan, lastScanOf, statsOf, toScanResult } from './scans.ts';
 import { findingHash } from '../findings/finding-identity.ts';
 import { findingsOfScan } from '../findings/scan-findings.ts';
 import { recordFindings, triageVersionCheck } from '../findings/repository.ts';
-import type { ReportedAlert, ScanAlertsBody, ScanCompletedBody } from './inputs.ts';
+import type { ReportedAlert, ReportedUri, ScanAlertsBody, ScanCompletedBody } from './inputs.ts';
 import type { Caller } from '../http/caller.ts';
 
 // The scanner's reports after the start: batches of findings, then the end of the scan (docs/DATA-MODEL.md, Scans).
@@ -50,25 +50,23 @@ function mergeByPlugin(alerts: ReportedAlert[]): ReportedAlert[] {
 }
 
 /**
- * Stores one alert's URIs of a request: numbers are reserved on the alert (creating it), then the URI and message
- * items written. They stay invisible until findingsCount counts them (reportScanAlerts).
+ * The URI and message items of an alert's URIs numbered from `first`, each with its finding's hash (the same for a
+ * scanner's report and an import).
  */
-async function storeAlert(scan: ScanRecord, reported: ReportedAlert, deadline: number) {
-  const { uris, ...metadata } = reported;
-  const { first } = await reserveAlertUris(scan, metadata, uris.length);
-  const findings = uris.map((u, i) => {
+export function findingItems(scan: Pick<ScanRecord, 'applicationId' | 'environmentId'>, pluginId: string, uris: ReportedUri[], first: number) {
+  return uris.map((u, i) => {
     const uri: AlertUriRecord = {
       n: first + i,
       alertUriId: randomUUID(),
       msgId: randomUUID(),
-      pluginId: reported.pluginId,
+      pluginId,
       uri: u.uri,
       requestMethod: u.requestMethod,
       param: u.param,
       findingHash: findingHash({
         applicationId: scan.applicationId,
         environmentId: scan.environmentId,
-        pluginId: reported.pluginId,
+        pluginId,
         method: u.requestMethod,
         uri: u.uri,
         param: u.param,
@@ -77,6 +75,16 @@ async function storeAlert(scan: ScanRecord, reported: ReportedAlert, deadline: n
     const { uri: _uri, requestMethod: _method, ...message } = u;
     return { uri, message: { ...uri, ...message } };
   });
+}
+
+/**
+ * Stores one alert's URIs of a request: numbers are reserved on the alert (creating it), then the URI and message
+ * items written. They stay invisible until findingsCount counts them (reportScanAlerts).
+ */
+async function storeAlert(scan: ScanRecord, reported: ReportedAlert, deadline: number) {
+  const { uris, ...metadata } = reported;
+  const { first } = await reserveAlertUris(scan, metadata, uris.length);
+  const findings = findingItems(scan, reported.pluginId, uris, first);
   for (let from = 0; from < findings.length; from += STORE_CHUNK) {
     if (Date.now() > deadline) throw tooSlow();
     await putFindings(scan, findings.slice(from, from + STORE_CHUNK));

@@ -1,6 +1,6 @@
 import { accessibleApplication } from '../applications/access.ts';
 import { HttpError, notFound } from '../errors.ts';
-import { SEVERITIES, type Severity } from './inputs.ts';
+import { RISK_SEVERITIES, SEVERITIES, type Severity } from './inputs.ts';
 import { alertsOfScan, getScan, getScanLocation, type AlertRecord, type ScanRecord, type ScanStats } from './repository.ts';
 import type { ApplicationRecord } from '../applications/application-repository.ts';
 import type { LastScan } from '../applications/environment-repository.ts';
@@ -56,18 +56,28 @@ export function triageStatsOf(stats: ScanStats, alerts: AlertRecord[] = []): Tri
   return running;
 }
 
-/** Untriaged findings (UNKNOWN and ADD_COMMENT) of a scan by severity, and in all. */
+/** Untriaged findings (UNKNOWN and ADD_COMMENT) of a scan by severity, and in all; Info findings never count. */
 export function untriagedOf(stats: ScanStats | undefined) {
   const counts = { total: 0, High: 0, Medium: 0, Low: 0 };
   if (!stats) return counts;
-  if (!stats.byStatus) return { total: stats.totalAlerts, ...stats.urisBySeverity };
-  for (const status of TRIAGE_STATUSES.filter(isUntriaged)) {
-    for (const severity of SEVERITIES) {
-      counts[severity] += stats.byStatus[status][severity];
-      counts.total += stats.byStatus[status][severity];
+  const statuses = stats.byStatus ? TRIAGE_STATUSES.filter(isUntriaged).map((status) => stats.byStatus![status]) : [stats.urisBySeverity];
+  for (const bySeverity of statuses) {
+    for (const severity of RISK_SEVERITIES) {
+      counts[severity] += bySeverity[severity] ?? 0;
+      counts.total += bySeverity[severity] ?? 0;
     }
   }
   return counts;
+}
+
+/**
+ * A severityStats map of the public views: "High", "Medium" and "Low" always, "Info" only when there are Info
+ * findings (the public description names the first three; the map is open, so Info appears where it counts).
+ */
+export function severityMap(counts: Partial<Record<Severity, number>>): Record<string, number> {
+  const map: Record<string, number> = { High: counts.High ?? 0, Medium: counts.Medium ?? 0, Low: counts.Low ?? 0 };
+  if (counts.Info) map.Info = counts.Info;
+  return map;
 }
 
 /** The environment's last-scan fields (SPEC 2.2) describing this scan; untriaged = UNKNOWN and ADD_COMMENT findings. */
@@ -138,8 +148,8 @@ export function scanAlertStats(stats: ScanStats, alerts: AlertRecord[] = []) {
     totalAlerts: stats.totalAlerts,
     uniqueAlerts: stats.uniqueAlerts,
     alertStatusStats: alertStatusStats((status) => {
-      const severityStats = triage.byStatus[status] ?? {};
-      return { totalCount: Object.values(severityStats).reduce((n, c) => n + c, 0), severityStats };
+      const counts = triage.byStatus[status] ?? {};
+      return { totalCount: Object.values(counts).reduce((n, c) => n + c, 0), severityStats: severityMap(counts) };
     }),
   };
 }
@@ -156,7 +166,7 @@ export function toScanResult(scan: ScanRecord, app: ApplicationRecord, stats: Sc
     scanDuration: scan.durationSeconds ?? 0,
     urlCount: scan.urlCount,
     alertStats: scanAlertStats(stats, alerts),
-    severityStats: stats.alertsBySeverity,
+    severityStats: severityMap(stats.alertsBySeverity),
     configHash: scan.configHash,
     appHost: scan.host,
     applicationAlerts: alerts.map((alert) => toAlert(alert, triage, scanView)),

@@ -8,6 +8,8 @@ import { readSarifReport, sarifToolName } from './sarif.ts';
 // service's import operation (POST /api/v1/app/{appId}/scan/import) parses with it too.
 
 export { ZapReportError, LIMITS, SEVERITIES, ZAP_FORMATS, importedScanConfig, importedScanLabels, urlCountOf } from './report.ts';
+export { BATCH_LIMITS, reportBatches, toReportedAlerts } from './reported.ts';
+export type { ReportedAlert, ReportedUri } from './reported.ts';
 export type { ImportedAlert, ImportedUri, Severity, SkippedItem, ZapFormat, ZapReport } from './report.ts';
 
 export function parseZapReport(input: string | Buffer): ZapReport {

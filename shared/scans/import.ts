@@ -1,0 +1,193 @@
+import { randomUUID } from 'node:crypto';
+import { importedScanConfig, importedScanLabels, parseZapReport, toReportedAlerts, urlCountOf, ZapReportError, type ZapReport } from '@hawk-api/scanner/zap';
+import { accessibleApplication } from '../applications/access.ts';
+import { auditEntry } from '../audit/entries.ts';
+import { keys } from '../db/keys.ts';
+import { cancellationReasons } from '../db/items.ts';
+import { batchDelete, batchGet, batchPut, deleteFound, transactWriteRetryingConflicts } from '../db/query.ts';
+import { badRequest, conflict, notFound, payloadTooLarge } from '../errors.ts';
+import { IMPORT_LIMITS } from '../limits.ts';
+import { environmentCreationWrites } from '../applications/environments.ts';
+import { newEnvironment } from '../applications/environment-creation.ts';
+import { environmentLastScanUpdate, getEnvironment, getEnvironmentByName, type EnvironmentRecord } from '../applications/environment-repository.ts';
+import { getApplication } from '../applications/application-repository.ts';
+import { findingsOfScan } from '../findings/scan-findings.ts';
+import { recordFindings, triageVersionCheck, type FindingRecord } from '../findings/repository.ts';
+import { configHashOf, parseScanConfig, storeScanConfig } from './configs.ts';
+import { reportedAlertSchema, type ReportedAlert } from './inputs.ts';
+import { findingItems } from './reporting.ts';
+import { putFindings, scanCreation, type AlertRecord, type ScanRecord } from './repository.ts';
+import { lastScanOf, statsOf, toScanResult } from './scans.ts';
+import type { Caller } from '../http/caller.ts';
+
+// POST /api/v1/app/{appId}/scan/import: an OWASP ZAP report imported as one completed scan (docs/DATA-MODEL.md,
+// Scans, Imported reports). Its alerts, URIs and messages are written under a new scan id that nothing can reach
+// yet; then one transaction publishes the scan (record, lookup by id, environment last-scan fields, a new
+// environment) with SCAN_STARTED, SCAN_COMPLETED (and ENVIRONMENT_ADDED). A failure before it removes what was
+// written: the report appears whole or not at all.
+
+const MAX_ATTEMPTS = 6;
+/** Items (URIs and messages) written between two checks of the storing deadline. */
+const STORE_CHUNK = 500;
+
+const cliHint = (appId: string, env: string) =>
+  `import it with the CLI, which sends it in batches: npm run scanner -- import --app ${appId} --env ${JSON.stringify(env)} <report>`;
+
+/** The report read and checked, or the 400/413 naming what is wrong (nothing stored yet). */
+function readReport(body: Buffer, appId: string, env: string): { report: ZapReport; alerts: ReportedAlert[] } {
+  let report: ZapReport;
+  try {
+    report = parseZapReport(body);
+  } catch (error) {
+    if (error instanceof ZapReportError) throw badRequest(`report: ${error.message}`);
+    throw error;
+  }
+  if (report.uriCount > IMPORT_LIMITS.maxUris) {
+    throw payloadTooLarge(`report: ${report.uriCount} findings (alert URIs), this operation imports at most ${IMPORT_LIMITS.maxUris}; ${cliHint(appId, env)}`);
+  }
+  if (report.alerts.length > IMPORT_LIMITS.maxAlerts) {
+    throw payloadTooLarge(`report: ${report.alerts.length} alerts, this operation imports at most ${IMPORT_LIMITS.maxAlerts}; ${cliHint(appId, env)}`);
+  }
+  const alerts = toReportedAlerts(report);
+  // The mapping keeps to the reporting operations' rules; checked again so an import never stores what they refuse.
+  alerts.forEach((alert, i) => {
+    const checked = reportedAlertSchema.safeParse(alert);
+    if (!checked.success) {
+      const issue = checked.error.issues[0];
+      throw badRequest(`report: alert ${alert.pluginId} ("${alert.name.slice(0, 80)}", #${i}) ${issue.path.join('.')}: ${issue.message}`);
+    }
+  });
+  return { report, alerts };
+}
+
+/** The alert items as a completed scan has them: every URI counted (one committed range). */
+const alertRecordOf = ({ uris, ...alert }: ReportedAlert): AlertRecord => ({ ...alert, uriCount: uris.length, nextUri: uris.length, committed: [[0, uris.length]] });
+
+/** Writes the alerts, URIs and messages of the unpublished scan; 413 past the storing budget. */
+async function storeFindings(scan: ScanRecord, alerts: ReportedAlert[], deadline: number): Promise<AlertRecord[]> {
+  const records = alerts.map(alertRecordOf);
+  const { applicationId: appId, environmentId: envId, scanId } = scan;
+  await batchPut(records.map((alert) => ({ ...keys.scanAlert(appId, envId, scanId, alert.pluginId), entity: 'scanAlert', ...alert })));
+  const findings = alerts.flatMap((alert) => findingItems(scan, alert.pluginId, alert.uris, 0));
+  for (let from = 0; from < findings.length; from += STORE_CHUNK) {
+    if (Date.now() > deadline) {
+      throw payloadTooLarge(
+        `storing this report took longer than ${IMPORT_LIMITS.storeBudgetMs / 1000} s (${from} of ${findings.length} findings stored; the service is busy): ` +
+          `nothing was imported; ${cliHint(appId, scan.envName)}`,
+      );
+    }
+    await putFindings(scan, findings.slice(from, from + STORE_CHUNK));
+  }
+  return records;
+}
+
+/** The environment's finding records as they were before this import wrote its own, to put back if it fails. */
+async function findingsBefore(scan: ScanRecord, hashes: string[]): Promise<{ previous: FindingRecord[]; added: string[] }> {
+  const items = await batchGet(hashes.map((h) => keys.finding(scan.applicationId, scan.environmentId, h)));
+  const previous = items.map((item) => item as unknown as FindingRecord);
+  const known = new Set(previous.map((f) => f.findingHash));
+  return { previous, added: hashes.filter((h) => !known.has(h)) };
+}
+
+export async function importScanReport(caller: Caller, appId: string, envName: string, body: Buffer) {
+  // Authorized (permission, the application's existence and team) before the report is parsed.
+  let { app } = await accessibleApplication(caller, appId, { teamRestricted: true });
+  const { report, alerts } = readReport(body, appId, envName);
+  const deadline = Date.now() + IMPORT_LIMITS.storeBudgetMs;
+  const configText = importedScanConfig(appId, envName, report);
+  const configHash = configHashOf(configText);
+  await storeScanConfig(appId, configHash, configText, parseScanConfig(configText));
+
+  const existing = await getEnvironmentByName(appId, envName);
+  const newEnv = existing ? undefined : newEnvironment(app, envName);
+  const startedAt = Date.now();
+  const labels = importedScanLabels(report);
+  const scan: ScanRecord = {
+    scanId: randomUUID(),
+    organizationId: app.organizationId,
+    applicationId: appId,
+    environmentId: (existing ?? newEnv!).environmentId,
+    envName: (existing ?? newEnv!).name,
+    status: 'COMPLETED',
+    userId: caller.userId,
+    startedAt,
+    urlCount: urlCountOf(report),
+    hawkscanVersion: labels.hawkscanVersion,
+    host: report.host.slice(0, 2048),
+    tags: labels.tags,
+    configHash,
+    scanType: 'DEFAULT',
+    reportedUris: report.uriCount,
+  };
+  const data = keys.dataOfScan(appId, scan.environmentId, scan.scanId);
+  let restore: Awaited<ReturnType<typeof findingsBefore>> | undefined;
+  try {
+    const records = await storeFindings(scan, alerts, deadline);
+    for (let attempt = 1; ; attempt++) {
+      // Findings, first/last seen and triage figures from the environment's rules now (as a scan's completion).
+      const found = await findingsOfScan(scan, records);
+      restore ??= await findingsBefore(scan, found.findings.map((f) => f.findingHash));
+      await recordFindings(scan, found.findings);
+      const completedAt = Date.now();
+      const done: ScanRecord = {
+        ...scan,
+        completedAt,
+        durationSeconds: Math.round((completedAt - startedAt) / 1000),
+        stats: { ...statsOf(records), ...found.stats },
+      };
+      let env: EnvironmentRecord | undefined;
+      const items = [];
+      if (newEnv) {
+        env = { ...newEnv, ...lastScanOf(done) };
+        items.push(...(await environmentCreationWrites(caller, app, envName, undefined, env)).items);
+      } else {
+        env = await getEnvironment(appId, scan.environmentId);
+        if (!env) throw notFound(`environment ${envName} was deleted meanwhile: nothing was imported`);
+        items.push(environmentLastScanUpdate(env, lastScanOf(done), env.lastScanId ?? null));
+      }
+      const payload = { scanId: scan.scanId, applicationId: appId, appName: app.name, envId: env.environmentId, envName: env.name };
+      items.push(
+        ...scanCreation(done),
+        triageVersionCheck(scan, found.triageVersion),
+        await auditEntry(caller, app.organizationId, 'SCAN_STARTED', payload, startedAt),
+        await auditEntry(caller, app.organizationId, 'SCAN_COMPLETED', { ...payload, status: 'COMPLETED' }, completedAt),
+      );
+      try {
+        await transactWriteRetryingConflicts(items);
+        return {
+          scanId: scan.scanId,
+          envId: env.environmentId,
+          envName: env.name,
+          environmentCreated: !!newEnv,
+          configHash,
+          scanResult: toScanResult(done, app, done.stats!),
+          format: report.format,
+          zapVersion: report.zapVersion,
+          host: report.host,
+          sites: report.sites,
+          alertsImported: alerts.length,
+          urisImported: report.uriCount,
+          skipped: report.skipped,
+        };
+      } catch (error) {
+        // A scan of the environment started or a finding was triaged meanwhile, the application's environment
+        // count changed, or another request created the environment: read again.
+        if (!cancellationReasons(error)?.includes('ConditionalCheckFailed') || attempt >= MAX_ATTEMPTS) throw error;
+        const fresh = await getApplication(appId);
+        if (!fresh) throw notFound(`application ${appId} not found`);
+        app = fresh;
+        if (newEnv && (await getEnvironmentByName(appId, envName))) {
+          throw conflict(`environment ${envName} was created by another request meanwhile: nothing was imported; send the report again`);
+        }
+      }
+    }
+  } catch (error) {
+    // Nothing was published: remove the unreachable data and put the environment's finding records back.
+    if (restore) {
+      await batchPut(restore.previous.map((f) => f as unknown as Record<string, unknown>));
+      await batchDelete(restore.added.map((h) => keys.finding(appId, scan.environmentId, h)));
+    }
+    await deleteFound({ partition: data.pk, skPrefix: data.skPrefix });
+    throw error;
+  }
+}

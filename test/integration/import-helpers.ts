@@ -1,0 +1,85 @@
+import { expect } from 'vitest';
+import { api } from './client.ts';
+import type { ExpectedAlert } from '../../scanner/test/zap-expected.ts';
+
+// Helpers of the import tests: a ZAP report sent to the import operation, and an imported scan read back through
+// the public read operations (listScanAlerts, listScanAlertFindings, getAlertMessages) in the shape of the
+// independent count (scanner/test/zap-expected.ts).
+
+export const importReport = (token: string, appId: string, env: string, report: string | Buffer, contentType = 'application/xml') =>
+  api('POST', `/api/v1/app/${appId}/scan/import`, { token, rawBody: report, contentType, query: { env } });
+
+interface AlertUri {
+  uri: string;
+  alertUriId: string;
+  msgId: string;
+  findingHash: string;
+  status: string;
+}
+
+/** Every finding (URI) of an alert of the scan, all pages. */
+export async function alertUrisOf(token: string, scanId: string, pluginId: string): Promise<AlertUri[]> {
+  const uris: AlertUri[] = [];
+  for (let pageToken = '0'; ; ) {
+    const out = await api('GET', `/api/v1/scan/${scanId}/alert/${pluginId}`, { token, query: { pageSize: 100, pageToken } });
+    expect(out.status, out.text).toBe(200);
+    uris.push(...out.body.applicationScanAlertUris);
+    if (!out.body.nextPageToken) return uris;
+    pageToken = out.body.nextPageToken;
+  }
+}
+
+async function inParallel<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < items.length; i = next++) results[i] = await work(items[i]);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+const firstLine = (text: string) => text.trim().split(/\r?\n/)[0].trim();
+
+export interface ReadBack {
+  alerts: ExpectedAlert[];
+  /** pluginId -> the alert's finding hashes, sorted. */
+  hashes: Record<string, string[]>;
+  result: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+/** The scan as the public read operations show it, in the independent count's shape. */
+export async function readBack(token: string, scanId: string): Promise<ReadBack> {
+  const out = await api('GET', `/api/v1/scan/${scanId}/alerts`, { token, query: { pageSize: 1000 } });
+  expect(out.status, out.text).toBe(200);
+  const result = out.body.applicationScanResults[0];
+  const hashes: Record<string, string[]> = {};
+  const alerts = await Promise.all(
+    result.applicationAlerts.map(async (alert: { pluginId: string; name: string; severity: string; cweId: string; uriCount: number }) => {
+      const uris = await alertUrisOf(token, scanId, alert.pluginId);
+      hashes[alert.pluginId] = uris.map((u) => u.findingHash).sort();
+      const messages = await inParallel(uris, 8, async (u) => {
+        const message = await api('GET', `/api/v1/scan/${scanId}/uri/${u.alertUriId}/messages/${u.msgId}`, { token });
+        expect(message.status, message.text).toBe(200);
+        return [u.uri, firstLine(message.body.scanMessage.requestHeader), firstLine(message.body.scanMessage.responseHeader)].join('\n');
+      });
+      return {
+        name: alert.name,
+        severity: alert.severity,
+        cweId: alert.cweId,
+        uriCount: alert.uriCount,
+        uris: uris.map((u) => u.uri).sort(),
+        messages: messages.sort(),
+      };
+    }),
+  );
+  alerts.sort((a, b) => a.name.localeCompare(b.name) || a.severity.localeCompare(b.severity));
+  return { alerts, hashes, result };
+}
+
+/** Untriaged figures an environment should show for these alerts: Info findings never count. */
+export function untriagedOf(alerts: ExpectedAlert[]) {
+  const count = (severity: string) => alerts.filter((a) => a.severity === severity).reduce((n, a) => n + a.uriCount, 0);
+  const [high, medium, low] = [count('High'), count('Medium'), count('Low')];
+  return { lastScanTotalUntriaged: high + medium + low, lastScanHighUntriaged: high, lastScanMediumUntriaged: medium, lastScanLowUntriaged: low };
+}

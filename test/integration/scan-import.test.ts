@@ -1,0 +1,225 @@
+import { describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { api } from './client.ts';
+import { addUserTo, createTenant, type Tenant } from './fixtures.ts';
+import { auditTypes, joinTeams } from './app-helpers.ts';
+import { completeScan, createApp, startScan } from './scan-helpers.ts';
+import { importReport, readBack, untriagedOf } from './import-helpers.ts';
+import { SAMPLES, expectedAlerts, fixture } from '../../scanner/test/zap-expected.ts';
+import { parseZapReport, reportBatches, toReportedAlerts } from '@hawk-api/scanner/zap';
+import { FINDINGS_REPORT_LIMITS, IMPORT_LIMITS } from '../../shared/limits.ts';
+import { BATCH_LIMITS } from '../../scanner/src/zap/reported.ts';
+
+// POST /api/v1/app/{appId}/scan/import: every real ZAP sample (scanner/test/fixtures/zap) imported and read back
+// through the public read operations, compared with a count taken from the file itself (zap-expected.ts).
+
+const contentTypeOf = (file: string) => (file.endsWith('.xml') ? 'application/xml' : 'application/json');
+
+async function environments(tenant: Tenant, appId: string) {
+  const out = await api('GET', `/api/v2/org/${tenant.orgId}/envs`, { token: tenant.token, query: { pageSize: 100, appIds: appId } });
+  expect(out.status).toBe(200);
+  return out.body.environments as Record<string, any>[]; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+const scansOf = async (tenant: Tenant, appId: string) => {
+  const out = await api('GET', `/api/v1/scan/${tenant.orgId}`, { token: tenant.token, query: { appIds: appId, pageSize: 100 } });
+  expect(out.status).toBe(200);
+  return out.body.applicationScanResults as Record<string, any>[]; // eslint-disable-line @typescript-eslint/no-explicit-any
+};
+
+describe('importing the ZAP samples through the operation', () => {
+  it.each(SAMPLES.map((file, i) => [file, i] as const))('%s: alerts, URIs, severities, CWE ids and messages as counted from the file', async (file, i) => {
+    const tenant = await createTenant();
+    const appId = await createApp(tenant, { name: `zap ${i}` });
+    const out = await importReport(tenant.token, appId, 'zap', fixture(file), contentTypeOf(file));
+    expect(out.status, out.text).toBe(200);
+    const expected = expectedAlerts(file);
+    const report = parseZapReport(fixture(file));
+    expect(out.body).toMatchObject({
+      scanId: expect.any(String),
+      envName: 'zap',
+      environmentCreated: true,
+      format: report.format,
+      zapVersion: report.zapVersion,
+      host: report.host,
+      alertsImported: expected.length,
+      urisImported: expected.reduce((n, a) => n + a.uriCount, 0),
+      scanResult: { scan: { id: out.body.scanId, status: 'COMPLETED', env: 'zap' } },
+    });
+    expect(out.body.skipped).toEqual(report.skipped);
+
+    const back = await readBack(tenant.token, out.body.scanId);
+    expect(back.alerts).toEqual(expected);
+    expect(back.result.alertStats.totalAlerts).toBe(out.body.urisImported);
+    // The environment (created by the import) has it as its last scan, with the untriaged figures of its risks.
+    const [env] = await environments(tenant, appId);
+    expect(env).toMatchObject({ environmentName: 'zap', environmentId: out.body.envId, lastScanId: out.body.scanId, lastScanStatus: 'COMPLETED', ...untriagedOf(expected) });
+    expect((await scansOf(tenant, appId)).map((s) => s.scan.id)).toEqual([out.body.scanId]);
+    expect((await auditTypes(tenant)).filter((t) => /^(SCAN|ENVIRONMENT)_/.test(t)).sort()).toEqual(['ENVIRONMENT_ADDED', 'SCAN_COMPLETED', 'SCAN_STARTED']);
+  });
+});
+
+describe('an imported scan is a scan like a reported one', () => {
+  it('gives the finding hashes and views of the same report sent through the reporting operations; twice gives two scans with the same hashes', async () => {
+    const file = 'zap-xml_weekly-D-2021-03-29_dvwa_defectdojo.xml';
+    const tenant = await createTenant();
+    const appId = await createApp(tenant, { name: 'same', env: 'dev' });
+    // Natively: start, the report's alerts in batches, complete.
+    const native = await startScan(tenant.token, appId);
+    for (const batch of reportBatches(toReportedAlerts(parseZapReport(fixture(file))))) {
+      const sent = await api('POST', `/api/v1/scan/${native.scanId}/alerts`, { token: tenant.token, body: { alerts: batch } });
+      expect(sent.status, sent.text).toBe(200);
+    }
+    await completeScan(tenant.token, native.scanId);
+    const first = await importReport(tenant.token, appId, 'dev', fixture(file));
+    const second = await importReport(tenant.token, appId, 'dev', fixture(file));
+    expect([first.status, second.status]).toEqual([200, 200]);
+    expect(first.body).toMatchObject({ envId: native.envId, environmentCreated: false });
+    expect(second.body.scanId).not.toBe(first.body.scanId);
+    const [a, b, c] = await Promise.all([native.scanId, first.body.scanId, second.body.scanId].map((id) => readBack(tenant.token, id)));
+    expect(b.alerts).toEqual(a.alerts);
+    expect(b.hashes).toEqual(a.hashes);
+    expect(c.hashes).toEqual(b.hashes);
+    expect(b.alerts).toEqual(expectedAlerts(file));
+    const [env] = await environments(tenant, appId);
+    expect(env.lastScanId).toBe(second.body.scanId);
+  });
+
+  it('applies earlier triage at once: untriaged counts drop in the next import', async () => {
+    const file = 'zap-xml_2.10.0_juice-shop_defectdojo-juicy2.xml';
+    const tenant = await createTenant();
+    const appId = await createApp(tenant, { name: 'triaged' });
+    const first = await importReport(tenant.token, appId, 'prod', fixture(file));
+    expect(first.status, first.text).toBe(200);
+    const expected = expectedAlerts(file);
+    expect((await environments(tenant, appId))[0]).toMatchObject(untriagedOf(expected));
+    // Mark every finding of a Medium alert a false positive.
+    const back = await readBack(tenant.token, first.body.scanId);
+    const medium = back.result.applicationAlerts.find((alert: { severity: string }) => alert.severity === 'Medium');
+    const hashes = [...new Set(back.hashes[medium.pluginId])];
+    const triage = await api('POST', `/api/v1/org/${tenant.orgId}/app/${appId}/env/${first.body.envId}/findings/triage`, {
+      token: tenant.token,
+      body: { actions: hashes.map((findingHash) => ({ findingHash, status: 'FALSE_POSITIVE' })) },
+    });
+    expect(triage.status, triage.text).toBe(200);
+    const dropped = { ...untriagedOf(expected) };
+    dropped.lastScanMediumUntriaged -= medium.uriCount;
+    dropped.lastScanTotalUntriaged -= medium.uriCount;
+    expect((await environments(tenant, appId))[0]).toMatchObject(dropped);
+
+    const next = await importReport(tenant.token, appId, 'prod', fixture(file));
+    expect(next.status, next.text).toBe(200);
+    expect((await environments(tenant, appId))[0]).toMatchObject({ lastScanId: next.body.scanId, ...dropped });
+    const statuses = (await readBack(tenant.token, next.body.scanId)).result.applicationAlerts.find((a: { pluginId: string }) => a.pluginId === medium.pluginId).alertStatusStats;
+    expect(statuses).toEqual([{ alertStatus: 'FALSE_POSITIVE', totalCount: medium.uriCount, severityStats: { Medium: medium.uriCount } }]);
+  });
+
+  it('keeps informational alerts: listed as Info, counted in totals and severityStats, never untriaged', async () => {
+    const file = 'zap-xml-plus_2.16.1_req-resp_defectdojo.xml'; // all Informational
+    const tenant = await createTenant();
+    const appId = await createApp(tenant, { name: 'info' });
+    const out = await importReport(tenant.token, appId, 'dev', fixture(file));
+    expect(out.status, out.text).toBe(200);
+    const total = expectedAlerts(file).reduce((n, a) => n + a.uriCount, 0);
+    const { result } = await readBack(tenant.token, out.body.scanId);
+    expect(result.applicationAlerts.every((a: { severity: string }) => a.severity === 'Info')).toBe(true);
+    expect(result.alertStats).toEqual({
+      totalAlerts: total,
+      uniqueAlerts: 4,
+      alertStatusStats: [{ alertStatus: 'UNKNOWN', totalCount: total, severityStats: { High: 0, Medium: 0, Low: 0, Info: total } }],
+    });
+    expect(result.severityStats).toEqual({ High: 0, Medium: 0, Low: 0, Info: 4 });
+    expect((await environments(tenant, appId))[0]).toMatchObject({ lastScanTotalUntriaged: 0, lastScanHighUntriaged: 0, lastScanMediumUntriaged: 0, lastScanLowUntriaged: 0 });
+    // A scan without Info findings shows no Info key (the public description names High, Medium, Low).
+    const plain = await importReport(tenant.token, appId, 'other', fixture('zap-xml-plus_2.11.1_req-resp_defectdojo.xml'));
+    expect(Object.keys((await readBack(tenant.token, plain.body.scanId)).result.severityStats)).toEqual(['High', 'Medium', 'Low']);
+  });
+});
+
+const site = (alerts: string, name = 'http://a.test') => `<?xml version="1.0"?><OWASPZAPReport version="2.11.1"><site name="${name}"><alerts>${alerts}</alerts></site></OWASPZAPReport>`;
+const alertItem = (instances: string, extra = '') =>
+  `<alertitem><pluginid>10038</pluginid><name>CSP</name><riskcode>2</riskcode>${extra}<instances>${instances}</instances></alertitem>`;
+const instance = (n: number) => `<instance><uri>http://a.test/p/${n}</uri><method>GET</method></instance>`;
+
+describe('bad input', () => {
+  const laughs = `<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">${Array.from({ length: 9 }, (_, i) => `<!ENTITY lol${i + 1} "${`&lol${i || ''};`.repeat(10)}">`).join('')}]><OWASPZAPReport><site name="&lol9;"></site></OWASPZAPReport>`;
+
+  it.each([
+    ['malformed XML (the sample)', fixture('zap-xml_malformed_defectdojo.xml'), 'application/xml', 400, /^report: malformed XML at line 1, column 1/],
+    ['malformed JSON', '{"site": [', 'application/json', 400, /^report: neither XML nor valid JSON/],
+    ['another tool’s XML report', '<?xml version="1.0"?><testsuites><testsuite/></testsuites>', 'text/xml', 400, /root element is <testsuites>, expected <OWASPZAPReport>/],
+    ['another tool’s SARIF', JSON.stringify({ runs: [{ tool: { driver: { name: 'Semgrep' } }, results: [] }] }), 'application/sarif+json', 400, /SARIF log from "Semgrep"/],
+    ['a billion-laughs document', laughs, 'application/xml', 400, /DOCTYPE declaration is refused/],
+    ['a gigantic attribute', `<OWASPZAPReport><site name="${'x'.repeat(100_000)}"></site></OWASPZAPReport>`, 'application/xml', 400, /site\[0\]: site name is 100000 characters long/],
+    ['zero sites', '<OWASPZAPReport version="2.11.1"></OWASPZAPReport>', 'application/xml', 400, /the report has no site/],
+    ['an alert counting instances it does not list', site(alertItem('', '<count>3</count>')), 'application/xml', 400, /site\[0\] alertitem\[0\] \(pluginid 10038\): alert 10038 "CSP" counts 3 instances but lists none/],
+    ['an empty body', '', 'text/plain', 400, /report: the report is empty/],
+    ['a body over 4 MiB', `<OWASPZAPReport>${' '.repeat(IMPORT_LIMITS.maxBytes)}</OWASPZAPReport>`, 'application/xml', 413, /request body exceeds 4194304 bytes/],
+    ['more URIs than the operation takes', site(alertItem(Array.from({ length: IMPORT_LIMITS.maxUris + 1 }, (_, n) => instance(n)).join(''))), 'application/xml', 413, /10001 findings .* at most 10000; import it with the CLI.*npm run scanner -- import --app/],
+    ['a binary content type', 'x', 'application/octet-stream', 415, /Content-Type must be one of/],
+  ])('%s: refused naming what and where, nothing stored', async (_what, body, contentType, status, message) => {
+    const tenant = await createTenant();
+    const appId = await createApp(tenant, { name: 'bad input' });
+    const before = await auditTypes(tenant);
+    const out = await importReport(tenant.token, appId, 'new-env', body, contentType as string);
+    expect(out.status, out.text).toBe(status);
+    expect(out.body.message).toMatch(message as RegExp);
+    expect(await environments(tenant, appId)).toHaveLength(0);
+    expect(await scansOf(tenant, appId)).toEqual([]);
+    expect(await auditTypes(tenant)).toEqual(before);
+  });
+
+  it('needs an environment name', async () => {
+    const tenant = await createTenant();
+    const appId = await createApp(tenant, { name: 'no env' });
+    const out = await api('POST', `/api/v1/app/${appId}/scan/import`, { token: tenant.token, rawBody: fixture(SAMPLES[0]), contentType: 'application/xml' });
+    expect(out.status).toBe(400);
+    expect(out.body.message).toMatch(/^env: /);
+  });
+
+  it('takes the largest report it allows (10,000 findings) whole', async () => {
+    const tenant = await createTenant();
+    const appId = await createApp(tenant, { name: 'largest' });
+    const out = await importReport(tenant.token, appId, 'big', site(alertItem(Array.from({ length: IMPORT_LIMITS.maxUris }, (_, n) => instance(n)).join(''))));
+    expect(out.status, out.text).toBe(200);
+    expect(out.body).toMatchObject({ alertsImported: 1, urisImported: IMPORT_LIMITS.maxUris });
+    const scan = await api('GET', `/api/v1/scan/${out.body.scanId}/alerts`, { token: tenant.token });
+    expect(scan.body.applicationScanResults[0].applicationAlerts[0]).toMatchObject({ pluginId: '10038', uriCount: IMPORT_LIMITS.maxUris });
+  });
+
+  it('batches the CLI sends keep to the findings report limits of the service', () => {
+    expect(BATCH_LIMITS.maxAlerts).toBe(FINDINGS_REPORT_LIMITS.maxAlerts);
+    expect(BATCH_LIMITS.maxUris).toBe(FINDINGS_REPORT_LIMITS.maxUris);
+    expect(BATCH_LIMITS.maxBytes).toBeLessThan(FINDINGS_REPORT_LIMITS.maxBytes);
+  });
+});
+
+describe('who may import', () => {
+  it('needs write:scan on the application, follows team rules, and answers 404 for another organization’s application, storing nothing; authorization comes before the report is read', async () => {
+    const tenant = await createTenant();
+    const appId = await createApp(tenant, { name: 'guarded' });
+    const report = fixture('zap-xml_2.7.0_crlf_defectdojo-zap_sample.xml');
+    const reader = await addUserTo(tenant.orgId, ['read:scan', 'read:application']);
+    expect((await importReport(reader.token, appId, 'dev', report)).status).toBe(401);
+    expect((await importReport(reader.token, appId, 'dev', '<root')).status).toBe(401); // not 400: not read
+    const stranger = await createTenant();
+    const theirs = await importReport(stranger.token, appId, 'dev', report);
+    expect(theirs.status).toBe(404);
+    expect(theirs.body.message).not.toContain(tenant.orgId);
+    expect((await importReport(stranger.token, appId, 'dev', '<root')).status).toBe(404);
+    expect((await importReport(stranger.token, randomUUID(), 'dev', report)).status).toBe(404);
+    expect(await scansOf(tenant, appId)).toEqual([]);
+    expect(await environments(tenant, appId)).toHaveLength(0);
+
+    // A team-owned application: its team's members only.
+    const teamId = randomUUID();
+    const member = await addUserTo(tenant.orgId);
+    await joinTeams(tenant.orgId, member.userId, [teamId]);
+    const teamApp = await createApp({ orgId: tenant.orgId, token: member.token }, { name: 'team app' });
+    const outsider = await addUserTo(tenant.orgId);
+    await joinTeams(tenant.orgId, outsider.userId, [randomUUID()]);
+    expect((await importReport(outsider.token, teamApp, 'dev', report)).status).toBe(401);
+    expect((await importReport(member.token, teamApp, 'dev', report)).status).toBe(200);
+    expect(await scansOf({ ...tenant, token: member.token }, teamApp)).toHaveLength(1);
+  });
+});
