@@ -208,7 +208,10 @@ export const routeNotes: Record<string, string> = {
     `A report whose storing takes over ${FINDINGS_REPORT_LIMITS.storeBudgetMs / 1000} s (a busy service) is not counted (413: send smaller ones). ` +
     `One alert may receive at most ${FINDINGS_REPORT_LIMITS.maxReportsPerAlert} reports over a scan (413 beyond). Alerts with ` +
     'the same `pluginId` merge: their URIs add up, and the first report of a plugin sets its name, severity, ' +
-    'description, cweId and references. 400 once the scan is completed. Not audited (SCAN_STARTED and ' +
+    'description, cweId and references. Severity is High, Medium, Low or Info (informational: listed and ' +
+    'counted in totals, never in the untriaged figures). An optional `reportId` makes the report idempotent: a ' +
+    'report with an id the scan has counted adds nothing and answers `alreadyCounted: true`, so a client may ' +
+    'resend a report whose answer it lost. 400 once the scan is completed. Not audited (SCAN_STARTED and ' +
     'SCAN_COMPLETED bracket the reporting).',
   reportScanCompleted:
     'Ends a STARTED scan with `status` COMPLETED (audit SCAN_COMPLETED) or ERROR (SCAN_ERRORED): its ' +

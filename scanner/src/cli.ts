@@ -1,8 +1,10 @@
 // The scanner client's command line: `hawk-scanner <command> ...` (from the repository root: `npm run scanner --`).
 import { VALIDATE_USAGE, validateCommand } from './commands/validate.ts';
+import { IMPORT_USAGE, importCommand } from './commands/import.ts';
 
 const COMMANDS: Record<string, { usage: string; run: (args: string[]) => Promise<number | 'usage'> }> = {
   validate: { usage: VALIDATE_USAGE, run: validateCommand },
+  import: { usage: IMPORT_USAGE, run: importCommand },
 };
 
 export const USAGE = `usage: hawk-scanner <command> ...  (from the repository root: npm run --silent scanner -- <command> ...)

@@ -82,6 +82,11 @@ export const scanAlertsBody = z
     alerts: z
       .array(reportedAlertSchema)
       .check(z.minLength(1, 'must have at least one alert'), z.maxLength(maxAlerts, `must have at most ${maxAlerts} alerts in one request (send more in further requests)`)),
+    /**
+     * Makes the report idempotent: a report whose id the scan has counted already is not counted again (answered
+     * with alreadyCounted), so a client may resend a report whose answer it lost.
+     */
+    reportId: z.optional(z.string().check(z.regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1 to 64 letters, digits, _ or -'))),
   })
   .check(
     z.refine((b) => b.alerts.reduce((n, a) => n + a.uris.length, 0) <= maxUris, {

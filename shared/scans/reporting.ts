@@ -96,13 +96,15 @@ async function storeAlert(scan: ScanRecord, reported: ReportedAlert, deadline: n
  * POST /api/v1/scan/{scanId}/alerts: every alert's URIs are stored (4 alerts at a time), then one transaction
  * counts the whole request (shared/limits.ts FINDINGS_REPORT_LIMITS keeps it within one transaction and the
  * Lambda timeout). A request that fails before counting leaves only invisible items; one that loses the race
- * with completion removes them. Not audited: SPEC lists no type for it, and SCAN_STARTED/SCAN_COMPLETED bracket it.
+ * with completion removes them. A report with a `reportId` the scan has counted is not counted again. Not audited: SPEC lists no type for it, and SCAN_STARTED/SCAN_COMPLETED bracket it.
  */
 export async function reportScanAlerts(caller: Caller, scanId: string, readBody: () => Promise<ScanAlertsBody>) {
   const { scan } = await accessibleScan(caller, scanId); // before the (up to 4 MiB) body is parsed
   const body = await readBody();
   if (scan.status !== 'STARTED') throw ended(scan);
   const alerts = mergeByPlugin(body.alerts);
+  const reported = { scanId, alertsReported: alerts.length, urisReported: alerts.reduce((n, a) => n + a.uris.length, 0) };
+  if (body.reportId && scan.reportIds?.has(body.reportId)) return { ...reported, alreadyCounted: true };
   const queue = [...alerts];
   const stored: Awaited<ReturnType<typeof storeAlert>>[] = [];
   const deadline = Date.now() + FINDINGS_REPORT_LIMITS.storeBudgetMs;
@@ -112,18 +114,23 @@ export async function reportScanAlerts(caller: Caller, scanId: string, readBody:
   await Promise.all(Array.from({ length: Math.min(ALERT_CONCURRENCY, alerts.length) }, worker));
   if (Date.now() > deadline) throw tooSlow(); // what was stored stays invisible (never counted)
   try {
-    await transactWriteRetryingConflicts(findingsCount(scan, stored, FINDINGS_REPORT_LIMITS.maxReportsPerAlert));
+    await transactWriteRetryingConflicts(findingsCount(scan, stored, FINDINGS_REPORT_LIMITS.maxReportsPerAlert, body.reportId));
   } catch (error) {
     const reasons = cancellationReasons(error);
     const failed = reasons?.findIndex((reason) => reason === 'ConditionalCheckFailed') ?? -1;
     if (failed < 0) throw error;
     await removeFindings(scan, stored.flatMap((alert) => alert.findings.map((f) => f.uri)));
-    if (failed === 0) throw ended((await getScan(scan)) ?? scan);
+    if (failed === 0) {
+      const now = (await getScan(scan)) ?? scan;
+      // The same report counted meanwhile (a resent report whose first sending was still being stored).
+      if (now.status === 'STARTED' && body.reportId && now.reportIds?.has(body.reportId)) return { ...reported, alreadyCounted: true };
+      throw ended(now);
+    }
     throw payloadTooLarge(
       `alert ${stored[failed - 1].pluginId} has received ${FINDINGS_REPORT_LIMITS.maxReportsPerAlert} reports in this scan, the most one alert may: send its URIs in fewer, bigger requests`,
     );
   }
-  return { scanId, alertsReported: alerts.length, urisReported: alerts.reduce((n, a) => n + a.uris.length, 0) };
+  return { ...reported, alreadyCounted: false };
 }
 
 /**

@@ -48,6 +48,8 @@ export interface ScanRecord {
   scanType?: 'DEFAULT' | 'REST' | 'GRAPHQL' | 'GRPC' | 'SOAP';
   /** URIs counted so far (ADDed by each alerts request with its alert's uriCount): completion checks against it. */
   reportedUris: number;
+  /** The ids of the findings reports counted that carried one (reportScanAlerts' `reportId`). */
+  reportIds?: Set<string>;
   stats?: ScanStats;
   deleting?: boolean;
 }
@@ -279,17 +281,22 @@ export async function removeFindings(scan: ScanRef, uris: AlertUriRecord[]): Pro
  * it is STARTED: index 0) and to each alert's count, appending each alert's range of numbers to its committed
  * ranges (while it has fewer than `maxReports`: index i + 1 for the i-th alert).
  */
-export function findingsCount(scan: ScanRef, counts: { pluginId: string; first: number; count: number }[], maxReports: number): TransactItem[] {
+export function findingsCount(scan: ScanRef, counts: { pluginId: string; first: number; count: number }[], maxReports: number, reportId?: string): TransactItem[] {
   const { applicationId: appId, environmentId: envId, scanId } = scan;
+  const count = counts.reduce((n, c) => n + c.count, 0);
+  // A report with an id is counted once: its id joins the scan's reportIds in the same write.
+  const once = reportId
+    ? { update: ', reportIds :ids', condition: ' AND NOT contains(reportIds, :id)', values: { ':ids': new Set([reportId]), ':id': reportId } }
+    : { update: '', condition: '', values: {} };
   return [
     {
       Update: {
         TableName: config.tableName,
         Key: keys.scanRecord(appId, envId, scanId),
-        UpdateExpression: 'ADD reportedUris :count',
-        ConditionExpression: '#status = :started AND attribute_not_exists(deleting)',
+        UpdateExpression: `ADD reportedUris :count${once.update}`,
+        ConditionExpression: `#status = :started AND attribute_not_exists(deleting)${once.condition}`,
         ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':count': counts.reduce((n, c) => n + c.count, 0), ':started': 'STARTED' },
+        ExpressionAttributeValues: { ':count': count, ':started': 'STARTED', ...once.values },
       },
     },
     ...counts.map(

@@ -101,6 +101,23 @@ describe('the synthesized bundles, driven with API Gateway events', () => {
     expect(upload.event.isBase64Encoded).toBe(true);
     expect(upload.status, upload.body.toString()).toBe(200);
 
+    // A ZAP report imported as a scan: XML passes as text; a body API Gateway base64-encodes (as it does for
+    // binary media types) is decoded by the pipeline the same way.
+    const report = readFileSync(new URL('../../scanner/test/fixtures/zap/zap-xml_2.7.0_crlf_defectdojo-zap_sample.xml', import.meta.url));
+    const imported = await invoke('POST', `/api/v1/app/${appId}/scan/import?env=zap`, { headers: [auth, ['Content-Type', 'application/xml']], body: report });
+    expect(imported.event.isBase64Encoded).toBe(false);
+    expect(imported.status, imported.body.toString()).toBe(200);
+    expect(imported.json()).toMatchObject({ envName: 'zap', alertsImported: 4, urisImported: 7 });
+    const importRoute = matchRoute('POST', `/api/v1/app/${appId}/scan/import`)!;
+    const encoded = apiGatewayEvent({ method: 'POST', target: `/api/v1/app/${appId}/scan/import?env=zap`, headers: [['host', 'api.example.test'], auth, ['content-type', 'application/xml']], body: report, sourceIp: '203.0.113.7' }, importRoute);
+    Object.assign(encoded, { body: report.toString('base64'), isBase64Encoded: true });
+    const again = await (await handlerOf(importRoute))(encoded, lambdaContext(importRoute));
+    expect(again.statusCode, again.body).toBe(200);
+    const second = JSON.parse(again.body!);
+    expect(second).toMatchObject({ envId: imported.json().envId, environmentCreated: false, urisImported: 7 });
+    const alerts = await invoke('GET', `/api/v1/scan/${second.scanId}/alerts`, { headers: [auth] });
+    expect(alerts.json().applicationScanResults[0].applicationAlerts.map((a: { uriCount: number }) => a.uriCount).reduce((n: number, c: number) => n + c, 0)).toBe(7);
+
     // /oas/{orgId}/{oasId}: API Gateway names the first parameter after /oas/{appId}/upload.
     const download = await invoke('GET', `/api/v1/oas/${tenant.orgId}/${appId}`, { headers: [auth] });
     expect(download.event.pathParameters).toEqual({ appId: tenant.orgId, oasId: appId });

@@ -1,0 +1,314 @@
+// `hawk-scanner import --app <appId> --env <name> [--url <url>] [--fail-on high|medium|low] <report>`: reads an
+// OWASP ZAP report locally and sends it through the scanner's three reporting operations (start, findings reports
+// in batches, complete), so a report of any size is imported. Resumable: every findings report carries an id
+// derived from the report, and a state file records the scan and the reports sent, so a run that failed on a
+// network error is continued by running the same command again (the service counts a resent report once).
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  BATCH_LIMITS,
+  importedScanConfig,
+  importedScanLabels,
+  parseZapReport,
+  reportBatches,
+  toReportedAlerts,
+  urlCountOf,
+  ZapReportError,
+  type ReportedAlert,
+  type Severity,
+  type ZapReport,
+} from '../zap/index.ts';
+
+export const IMPORT_USAGE = `import --app <appId> --env <name> [--url <url>] [--fail-on high|medium|low|info] [--batch-size <uris>] <report>
+  Imports an OWASP ZAP report (XML, xml-plus, JSON, json-plus or SARIF) as a completed scan of environment
+  <name> (created when new) of application <appId>. API key: HAWK_API_KEY; service URL: --url or HAWK_API_URL.
+  Sends the findings in batches (at most ${BATCH_LIMITS.maxUris} URIs each, --batch-size fewer) with retries; run the
+  same command again to resume after a failure (state in HAWK_STATE_DIR, default ${join(tmpdir(), 'hawk-scanner')}).
+  --fail-on: exit 3 when untriaged findings of that severity or higher remain (a CI gate).
+  exit 0: imported, 1: import failed, 2: bad usage or report, 3: --fail-on threshold reached`;
+
+const THRESHOLDS = ['high', 'medium', 'low', 'info'] as const;
+const ORDER: Severity[] = ['High', 'Medium', 'Low', 'Info'];
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+
+interface Options {
+  app: string;
+  env: string;
+  url: string;
+  apiKey: string;
+  failOn?: Severity;
+  batchUris: number;
+  file: string;
+  stateDir: string;
+  retries: number;
+}
+
+class ImportFailed extends Error {}
+
+const fail = (message: string) => new ImportFailed(message);
+
+function parseArgs(args: string[]): Options | string {
+  const flags: Record<string, string> = {};
+  const files: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    const eq = arg.match(/^--([a-z-]+)=(.*)$/s);
+    if (eq) flags[eq[1]] = eq[2];
+    else if (arg.startsWith('--')) {
+      if (i + 1 >= args.length) return `${arg} needs a value`;
+      flags[arg.slice(2)] = args[++i];
+    } else files.push(arg);
+  }
+  const unknown = Object.keys(flags).filter((f) => !['app', 'env', 'url', 'fail-on', 'batch-size'].includes(f));
+  if (unknown.length) return `unknown option --${unknown[0]}`;
+  if (files.length !== 1) return files.length ? 'give one report file' : 'no report file given';
+  if (!flags.app || !UUID.test(flags.app)) return '--app must be the application id (a UUID)';
+  if (!flags.env?.trim()) return '--env must name the environment';
+  const url = flags.url ?? process.env.HAWK_API_URL ?? '';
+  if (!/^https?:\/\/[^/]/.test(url)) return 'the service URL is missing: pass --url https://... or set HAWK_API_URL';
+  const apiKey = process.env.HAWK_API_KEY ?? '';
+  if (!apiKey) return 'the API key is missing: set HAWK_API_KEY (an API key of a user with write:scan)';
+  const failOn = flags['fail-on']?.toLowerCase();
+  if (failOn !== undefined && !(THRESHOLDS as readonly string[]).includes(failOn)) return `--fail-on must be one of ${THRESHOLDS.join(', ')}`;
+  const batchUris = flags['batch-size'] === undefined ? BATCH_LIMITS.maxUris : Number(flags['batch-size']);
+  if (!Number.isInteger(batchUris) || batchUris < 1 || batchUris > BATCH_LIMITS.maxUris) return `--batch-size must be 1 to ${BATCH_LIMITS.maxUris}`;
+  const retries = Number(process.env.HAWK_IMPORT_RETRIES ?? 5);
+  return {
+    app: flags.app,
+    env: flags.env.trim(),
+    url: url.replace(/\/+$/, ''),
+    apiKey,
+    failOn: failOn ? ORDER[THRESHOLDS.indexOf(failOn as (typeof THRESHOLDS)[number])] : undefined,
+    batchUris,
+    file: files[0],
+    stateDir: process.env.HAWK_STATE_DIR || join(tmpdir(), 'hawk-scanner'),
+    retries: Number.isInteger(retries) && retries >= 0 ? retries : 5,
+  };
+}
+
+// ---- The service's API
+
+interface Api {
+  call<T>(method: string, path: string, body?: unknown, retry?: { resent?: () => void }): Promise<T>;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Calls with an access token from the API key (renewed on 401), retrying network errors, 5xx, 409 and 429. */
+function serviceApi(options: Options): Api {
+  let token = '';
+  const login = async () => {
+    const out = await fetch(`${options.url}/api/v1/auth/login`, { headers: { 'X-ApiKey': options.apiKey } });
+    if (!out.ok) throw fail(`login with HAWK_API_KEY failed (${out.status}): ${await messageOf(out)}; check the key and the URL`);
+    token = ((await out.json()) as { token: string }).token;
+  };
+  return {
+    async call<T>(method: string, path: string, body?: unknown, retry: { resent?: () => void } = {}) {
+      for (let attempt = 0; ; attempt++) {
+        let why: string;
+        try {
+          if (!token) await login();
+          const out = await fetch(`${options.url}${path}`, {
+            method,
+            headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: 'application/json' },
+            body: body === undefined ? undefined : JSON.stringify(body),
+          });
+          if (out.ok) return (await out.json()) as T;
+          const message = await messageOf(out);
+          if (out.status === 401 && attempt === 0) {
+            token = ''; // expired: log in again
+            continue;
+          }
+          if (out.status < 500 && out.status !== 409 && out.status !== 429) throw fail(`${method} ${path} answered ${out.status}: ${message}`);
+          why = `${out.status} ${message}`;
+          const after = Number(out.headers.get('retry-after'));
+          if (out.status === 429 && after > 0 && attempt < options.retries) await sleep(after * 1000);
+        } catch (error) {
+          if (error instanceof ImportFailed) throw error;
+          const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+          why = `${(error as Error).message}${cause ? ` (${cause.code ?? cause.message})` : ''}`;
+        }
+        if (attempt >= options.retries) throw fail(`${method} ${path} failed after ${attempt + 1} attempts: ${why}`);
+        retry.resent?.();
+        await sleep(Math.min(500 * 2 ** attempt, 8000));
+      }
+    },
+  };
+}
+
+async function messageOf(response: Response): Promise<string> {
+  const text = await response.text().catch(() => '');
+  try {
+    return String((JSON.parse(text) as { message?: unknown }).message ?? text).slice(0, 500);
+  } catch {
+    return text.slice(0, 200) || response.statusText;
+  }
+}
+
+// ---- Progress on stderr: a bar on a terminal, a line per tenth otherwise (CI logs)
+
+function progress(total: number, unit: string) {
+  const tty = process.stderr.isTTY;
+  let lastTenth = -1;
+  return (done: number, note = '') => {
+    const share = total ? done / total : 1;
+    if (tty) {
+      const width = 30;
+      const filled = Math.round(share * width);
+      process.stderr.write(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} ${unit} ${note}`.padEnd(80));
+      if (done === total) process.stderr.write('\n');
+    } else {
+      const tenth = Math.floor(share * 10);
+      if (tenth !== lastTenth || note) process.stderr.write(`${Math.round(share * 100)}% (${done}/${total} ${unit})${note ? ` ${note}` : ''}\n`);
+      lastTenth = tenth;
+    }
+  };
+}
+
+// ---- Resume state
+
+interface State {
+  scanId: string;
+  /** Findings reports acknowledged so far (in order). */
+  sent: number;
+}
+
+function stateStore(options: Options, reportHash: string) {
+  const key = createHash('sha256').update(JSON.stringify([reportHash, options.url, options.app, options.env, options.batchUris])).digest('hex').slice(0, 32);
+  const file = join(options.stateDir, `import-${key}.json`);
+  return {
+    key,
+    file,
+    read(): State | undefined {
+      try {
+        const state = JSON.parse(readFileSync(file, 'utf8')) as State;
+        return typeof state.scanId === 'string' && Number.isInteger(state.sent) ? state : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+    write(state: State) {
+      mkdirSync(options.stateDir, { recursive: true });
+      writeFileSync(file, JSON.stringify(state));
+    },
+    remove: () => rmSync(file, { force: true }),
+  };
+}
+
+// ---- The command
+
+interface ScanResult {
+  alertStats?: { alertStatusStats?: { alertStatus: string; severityStats?: Record<string, number> }[] };
+}
+
+/** Untriaged findings by severity from the completed scan (triage rules of earlier scans applied). */
+function untriagedBySeverity(result: ScanResult | undefined, alerts: ReportedAlert[]): Record<Severity, number> {
+  const counts: Record<Severity, number> = { High: 0, Medium: 0, Low: 0, Info: 0 };
+  if (!result?.alertStats) {
+    for (const alert of alerts) counts[alert.severity] += alert.uris.length;
+    return counts;
+  }
+  for (const stats of result.alertStats.alertStatusStats ?? []) {
+    if (stats.alertStatus !== 'UNKNOWN' && stats.alertStatus !== 'ADD_COMMENT') continue;
+    for (const severity of ORDER) counts[severity] += stats.severityStats?.[severity] ?? 0;
+  }
+  return counts;
+}
+
+async function importReport(options: Options): Promise<number> {
+  let text: Buffer;
+  try {
+    text = readFileSync(options.file);
+  } catch (error) {
+    console.error(`hawk-scanner import: cannot read ${options.file}: ${(error as Error).message}`);
+    return 2;
+  }
+  let report: ZapReport;
+  try {
+    report = parseZapReport(text);
+  } catch (error) {
+    if (!(error instanceof ZapReportError)) throw error;
+    console.error(`hawk-scanner import: ${options.file} is not an importable ZAP report: ${error.message}`);
+    return 2;
+  }
+  const alerts = toReportedAlerts(report);
+  const batches = reportBatches(alerts, { ...BATCH_LIMITS, maxUris: options.batchUris });
+  const reportHash = createHash('sha256').update(text).digest('hex');
+  const store = stateStore(options, reportHash);
+  const api = serviceApi(options);
+
+  let state = store.read();
+  if (state) {
+    console.error(`hawk-scanner import: resuming scan ${state.scanId} at findings report ${state.sent + 1} of ${batches.length} (${store.file})`);
+  } else {
+    const labels = importedScanLabels(report);
+    const started = await api.call<{ scanId: string }>('POST', `/api/v1/app/${options.app}/scan`, {
+      env: options.env,
+      config: importedScanConfig(options.app, options.env, report),
+      hawkscanVersion: labels.hawkscanVersion,
+      host: report.host.slice(0, 2048),
+      tags: labels.tags,
+    });
+    state = { scanId: started.scanId, sent: 0 };
+    store.write(state);
+  }
+  const total = report.uriCount;
+  const show = progress(total, 'findings');
+  const sentUris = () => batches.slice(0, state!.sent).reduce((n, b) => n + b.reduce((m, a) => m + a.uris.length, 0), 0);
+  show(sentUris());
+  for (let i = state.sent; i < batches.length; i++) {
+    try {
+      await api.call('POST', `/api/v1/scan/${state.scanId}/alerts`, { alerts: batches[i], reportId: `${store.key}-${i}` }, { resent: () => show(sentUris(), '(retrying)') });
+    } catch (error) {
+      // The scan ended or was deleted meanwhile: a later run starts afresh.
+      if (error instanceof ImportFailed && / answered (400|404): /.test(error.message)) store.remove();
+      throw error;
+    }
+    state.sent = i + 1;
+    store.write(state);
+    show(sentUris());
+  }
+  let result: ScanResult | undefined;
+  try {
+    result = await api.call<ScanResult>('POST', `/api/v1/scan/${state.scanId}/complete`, { status: 'COMPLETED', urlCount: urlCountOf(report) });
+  } catch (error) {
+    // A completion whose answer was lost ends the scan: the resent one finds it ended.
+    if (!(error instanceof ImportFailed && /already ended \(COMPLETED\)/.test(error.message))) throw error;
+  }
+  store.remove();
+
+  const untriaged = untriagedBySeverity(result, alerts);
+  const counts = ORDER.map((s) => `${s} ${untriaged[s]}`).join(', ');
+  const skipped = report.skipped.length ? `; ${report.skipped.length} items skipped or cut (${report.skipped[0].where}: ${report.skipped[0].reason}${report.skipped.length > 1 ? ', ...' : ''})` : '';
+  console.log(
+    `hawk-scanner import: ${options.file} (ZAP ${report.format} ${report.zapVersion || 'unknown version'}) imported as scan ${state.scanId} of environment ${options.env}: ` +
+      `${alerts.length} alerts, ${report.uriCount} findings; untriaged ${counts}${skipped}`,
+  );
+  if (options.failOn) {
+    const over = ORDER.slice(0, ORDER.indexOf(options.failOn) + 1).reduce((n, s) => n + untriaged[s], 0);
+    if (over > 0) {
+      console.error(`hawk-scanner import: ${over} untriaged findings of severity ${options.failOn} or higher (--fail-on ${options.failOn.toLowerCase()})`);
+      return 3;
+    }
+  }
+  return 0;
+}
+
+/** Runs `import` with the arguments after the command name; answers the exit code, or 'usage' for bad arguments. */
+export async function importCommand(args: string[]): Promise<number | 'usage'> {
+  const options = parseArgs(args);
+  if (typeof options === 'string') {
+    console.error(`hawk-scanner import: ${options}`);
+    return 'usage';
+  }
+  try {
+    return await importReport(options);
+  } catch (error) {
+    if (!(error instanceof ImportFailed)) throw error;
+    console.error(`hawk-scanner import: ${error.message}`);
+    console.error('Run the same command again to continue: findings reports already counted are not sent twice.');
+    return 1;
+  }
+}
