@@ -11,7 +11,7 @@ import { freePort } from './local/ports.ts';
 import type { BenchContext, BenchSection } from './bench/harness.ts';
 import { machine, recordRun, runSource, type Run } from './bench/record.ts';
 
-const SECTIONS = ['foundation', 'lists', 'scans', 'hostile', 'web', 'findings'];
+const SECTIONS = ['foundation', 'lists', 'scans', 'hostile', 'web', 'findings', 'import'];
 
 async function main(): Promise<void> {
   const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -141,7 +141,14 @@ describe('hostile input on every route', () => {
       const many = Array.from({ length: FINDINGS_REPORT_LIMITS.maxAlerts + 1 }, (_, i) => alert(`p${i}`, 'Low', 1));
       inputs.push(['too many alerts', { body: { alerts: many } }, [400]]);
     }
-    if (route.rawBody) {
+    if (route.operationId === 'importScanReport') {
+      const env = { env: 'hostile' };
+      const lol = `<!DOCTYPE r [<!ENTITY a "${'a'.repeat(1000)}">${Array.from({ length: 8 }, (_, i) => `<!ENTITY ${'b'.repeat(i + 1)} "${`&${i ? 'b'.repeat(i) : 'a'};`.repeat(10)}">`).join('')}]>`;
+      inputs.push(['billion-laughs XML report', { rawBody: `${lol}<OWASPZAPReport><site name="&bbbbbbbb;"/></OWASPZAPReport>`, contentType: 'application/xml', query: env }, [400]]);
+      inputs.push(['deep XML report', { rawBody: `<OWASPZAPReport>${'<a>'.repeat(50_000)}${'</a>'.repeat(50_000)}</OWASPZAPReport>`, contentType: 'application/xml', query: env }, [400]]);
+      inputs.push(['deep JSON report', { rawBody: `{"site":${'['.repeat(50_000)}${']'.repeat(50_000)}}`, contentType: 'application/json', query: env }, [400]]);
+      inputs.push(['a report over the limit', { rawBody: 'x'.repeat(route.rawBody!.maxBytes + 1), contentType: 'text/plain', query: env }, [413]]);
+    } else if (route.rawBody) {
       inputs.push(['deep YAML description', { rawBody: `openapi: 3.0.3\nx: ${deepYaml}`, contentType: 'application/yaml' }, [400]]);
       inputs.push(['aliased YAML description', { rawBody: `openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths: {}\n${laughs}`, contentType: 'application/yaml' }, [400]]);
       inputs.push(['a description over the limit', { rawBody: 'x'.repeat(route.rawBody.maxBytes + 1), contentType: 'application/yaml' }, [413]]);
