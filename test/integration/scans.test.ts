@@ -15,7 +15,7 @@ describe('scan reporting: start, alerts, complete', () => {
     expect(started.configHash).toMatch(/^[0-9a-f]{64}$/);
 
     const first = await reportAlerts(tenant.token, started.scanId, [alert('10038', 'High', 3), alert('10020', 'Low', 1)]);
-    expect(first).toEqual({ scanId: started.scanId, alertsReported: 2, urisReported: 4 });
+    expect(first).toEqual({ scanId: started.scanId, alertsReported: 2, urisReported: 4, alreadyCounted: false });
     // The same plugin again (later batch, other metadata): merges into the first report of the plugin.
     await reportAlerts(tenant.token, started.scanId, [{ ...alert('10038', 'Low', 2, 3), name: 'renamed' }, alert('90001', 'Medium', 1)]);
 
