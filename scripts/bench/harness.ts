@@ -37,10 +37,10 @@ export async function measure(fn: () => Promise<unknown>, n = 200, warmup = 20):
   return { n, p50Ms: round(at(0.5)), p95Ms: round(at(0.95)), meanMs: round(samples.reduce((a, b) => a + b, 0) / n) };
 }
 
-/** A fresh organization with an all-permission user, its API key and a logged-in token. */
-export async function benchTenant(ctx: BenchContext, label: string): Promise<{ orgId: string; userId: string; apiKey: string; token: string }> {
+/** A fresh organization (or `existingOrgId`) with a new all-permission user, its API key and a logged-in token. */
+export async function benchTenant(ctx: BenchContext, label: string, existingOrgId?: string): Promise<{ orgId: string; userId: string; apiKey: string; token: string }> {
   const { createOrganization, createUser, addMember, createApiKey } = await import('../../shared/identity/admin.ts');
-  const { organizationId: orgId } = await createOrganization({ name: `bench-${label}` });
+  const orgId = existingOrgId ?? (await createOrganization({ name: `bench-${label}` })).organizationId;
   const { userId } = await createUser({ email: `bench-${label}-${Date.now()}@example.test` });
   await addMember({ organizationId: orgId, userId });
   const { apiKey } = await createApiKey({ userId });

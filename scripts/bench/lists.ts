@@ -1,94 +1,159 @@
 import { randomUUID } from 'node:crypto';
-import { benchTenant, measure, type BenchSection } from './harness.ts';
+import { performance } from 'node:perf_hooks';
+import { benchTenant, measure, type BenchContext } from './harness.ts';
+import type { BenchSection } from './harness.ts';
 
-// V2 list figures (issue 3): p50/p95 latency and DynamoDB read units per request of List Environments V2 and
-// List Applications V2, at 1,000, 10,000 and 50,000 environments (one organization each, 5 environments per
-// application, half of them "scanned"). Seeding writes the items the repositories build, with BatchWriteItem.
-const SCALES = [1_000, 10_000, 50_000];
+// List figures (issue 17): p50/p95 latency, DynamoDB read units and calls per request of List Environments V2
+// (every sortField both ways, each filter, deep pages), List Applications V2 and the deprecated lists, at 1,000,
+// 10,000 and 50,000 environments (one organization each, 5 environments per application, half of them scanned,
+// a tenth of the applications owned by a team and one CLOUD application in 50). A second member of no team
+// measures the team-restricted view. Seeding writes the items the repositories build with BatchWriteItem, many
+// calls in flight. `BENCH_LIST_SCALES=1000,10000` narrows the scales.
+const SCALES = (process.env.BENCH_LIST_SCALES ?? '1000,10000,50000').split(',').map(Number);
 const ENVS_PER_APP = 5;
+const ENV_SORTS = ['environmentName', 'environmentId', 'applicationName', 'scanDate', 'scanDuration', 'scanFindingsCounts', 'mappedRepositoryCount', 'thirtyDayCommitActivity', 'flightpathLastUpdated'];
+const APP_SORTS = ['applicationName', 'applicationId', 'applicationStatus', 'mappedRepositoryCount', 'thirtyDayCommitActivity'];
+
+async function seed(ctx: BenchContext, orgId: string, userId: string, envCount: number) {
+  const { applicationPut, organizationCounterChange } = await import('../../shared/applications/application-repository.ts');
+  const { environmentPuts } = await import('../../shared/applications/environment-repository.ts');
+  const { newEnvironment } = await import('../../shared/applications/environment-creation.ts');
+  const { transactWrite } = await import('../../shared/db/transactions.ts');
+  const { batchPut } = await import('../../shared/db/query.ts');
+  const { keys } = await import('../../shared/db/keys.ts');
+  const { db } = await import('../../shared/db/client.ts');
+  const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
+  const { config } = await import('../../shared/config.ts');
+
+  const teamId = randomUUID();
+  const appCount = envCount / ENVS_PER_APP;
+  const items: Record<string, unknown>[] = [];
+  const counts = new Map<string, { type: 'STANDARD' | 'CLOUD'; team?: string; applications: number; environments: number }>();
+  const now = Date.now();
+  let sampleAppId = '';
+  let sampleEnvId = '';
+  for (let a = 0; a < appCount; a++) {
+    const type = a % 50 === 7 ? ('CLOUD' as const) : ('STANDARD' as const);
+    const team = a % 10 === 3 ? teamId : undefined;
+    const app = {
+      applicationId: randomUUID(),
+      organizationId: orgId,
+      name: `app-${String(a).padStart(6, '0')}-${randomUUID().slice(0, 4)}`,
+      applicationType: type,
+      applicationStatus: 'ACTIVE' as const,
+      environmentCount: ENVS_PER_APP,
+      teamId: team,
+      cloudScanTarget: type === 'CLOUD' ? { targetURL: 'https://cloud.example.test', isDomainVerified: false } : undefined,
+      createdAt: now,
+    };
+    const bucket = `${type}#${team ?? '-'}`;
+    const count = counts.get(bucket) ?? { type, team, applications: 0, environments: 0 };
+    count.applications++;
+    count.environments += ENVS_PER_APP;
+    counts.set(bucket, count);
+    items.push(applicationPut(app).Put!.Item as Record<string, unknown>);
+    for (let e = 0; e < ENVS_PER_APP; e++) {
+      const env = newEnvironment(app, ['dev', 'qa', 'stage', 'prod', `env-${a}`][e]);
+      if ((a + e) % 2 === 0) {
+        Object.assign(env, {
+          lastScanId: randomUUID(),
+          lastScanStatus: (a + e) % 4 === 0 ? 'COMPLETED' : 'ERROR',
+          lastScanTimestamp: now - ((a * 7 + e) % 60) * 86_400_000,
+          lastScanDuration: (a * 13 + e) % 900,
+          lastScanTotalUntriaged: (a * 31 + e) % 200,
+          lastScanHighUntriaged: (a + e) % 7,
+        });
+      }
+      if (a === 0 && e === 0) [sampleAppId, sampleEnvId] = [app.applicationId, env.environmentId];
+      for (const put of environmentPuts(env)) items.push(put.Put!.Item as Record<string, unknown>);
+    }
+  }
+  const started = performance.now();
+  const chunk = 10_000;
+  for (let i = 0; i < items.length; i += chunk) {
+    await batchPut(items.slice(i, i + chunk), 32);
+    const done = Math.min(i + chunk, items.length);
+    ctx.progress(`seed ${envCount}: ${done}/${items.length} items, ${Math.round(done / ((performance.now() - started) / 1000))} items/s`);
+  }
+  await transactWrite([...counts.values()].map((c) => organizationCounterChange(orgId, c.type, c.team, { applications: c.applications, environments: c.environments })));
+  // The measuring member belongs to the team (sees everything); a second member, of no team, sees nine tenths.
+  await db.send(new UpdateCommand({ TableName: config.tableName, Key: keys.membership(orgId, userId), UpdateExpression: 'SET teamIds = :t', ExpressionAttributeValues: { ':t': [teamId] } }));
+  return { teamId, sampleAppId, sampleEnvId };
+}
 
 const section: BenchSection = {
   name: 'lists',
   async run(ctx) {
-    const { applicationPut, organizationCounterChange } = await import('../../shared/applications/application-repository.ts');
-    const { environmentPuts } = await import('../../shared/applications/environment-repository.ts');
-    const { newEnvironment } = await import('../../shared/applications/environment-creation.ts');
-    const { transactWrite } = await import('../../shared/db/transactions.ts');
     const { scopeObservers } = await import('../../shared/request-scope.ts');
-
-    const { batchPut } = await import('../../shared/db/query.ts');
-    const writeAll = async (items: Record<string, unknown>[], label: string) => {
-      for (let i = 0; i < items.length; i += 5000) {
-        await batchPut(items.slice(i, i + 5000), 16);
-        ctx.progress(`${label}: ${Math.min(i + 5000, items.length)}/${items.length} items`);
-      }
-    };
-
     const results: Record<string, unknown> = {};
     for (const envCount of SCALES) {
-      const { orgId, token } = await benchTenant(ctx, `lists-${envCount}`);
+      const tenant = await benchTenant(ctx, `lists-${envCount}`);
+      const { orgId, token } = tenant;
+      ctx.progress(`seeding ${envCount} environments (${envCount / ENVS_PER_APP} applications)`);
+      const { teamId, sampleAppId, sampleEnvId } = await seed(ctx, orgId, tenant.userId, envCount);
+      const outsider = await benchTenant(ctx, `lists-${envCount}-outsider`, orgId);
 
-      const appCount = envCount / ENVS_PER_APP;
-      const items: Record<string, unknown>[] = [];
-      const now = Date.now();
-      for (let a = 0; a < appCount; a++) {
-        const app = {
-          applicationId: randomUUID(),
-          organizationId: orgId,
-          name: `app-${randomUUID().slice(0, 8)}`,
-          applicationType: 'STANDARD' as const,
-          applicationStatus: 'ACTIVE' as const,
-          environmentCount: ENVS_PER_APP,
-          createdAt: now,
-        };
-        items.push(applicationPut(app).Put!.Item as Record<string, unknown>);
-        for (let e = 0; e < ENVS_PER_APP; e++) {
-          const env = newEnvironment(app, ['dev', 'qa', 'stage', 'prod', `env-${a}`][e]);
-          if ((a + e) % 2 === 0) Object.assign(env, { lastScanId: randomUUID(), lastScanStatus: (a + e) % 4 === 0 ? 'COMPLETED' : 'ERROR', lastScanTimestamp: now - ((a * 7 + e) % 60) * 86_400_000 });
-          for (const put of environmentPuts(env)) items.push(put.Put!.Item as Record<string, unknown>);
-        }
-      }
-      ctx.progress(`seeding ${envCount} environments (${appCount} applications)`);
-      await writeAll(items, `seed ${envCount}`);
-      await transactWrite([organizationCounterChange(orgId, 'STANDARD', undefined, { applications: appCount, environments: envCount })]);
-
-      const samples = envCount >= 50_000 ? 20 : 50;
-      const probe = async (path: string, query: string) => {
-        const url = `${ctx.baseUrl}${path}?${query}`;
+      const probe = async (path: string, query: string, bearer = token) => {
+        const url = `${ctx.baseUrl}${path}${query ? `?${query}` : ''}`;
         const call = async () => {
-          const response = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+          const response = await fetch(url, { headers: { authorization: `Bearer ${bearer}` } });
           if (response.status !== 200) throw new Error(`${url}: ${response.status} ${await response.text()}`);
           return (await response.json()) as { totalCount: string };
         };
-        const units: number[] = [];
-        scopeObservers.push((scope) => units.push(scope.readUnits ?? 0));
+        const scopes: { readUnits?: number; dynamodbCalls: number }[] = [];
+        scopeObservers.push((scope) => scopes.push({ ...scope }));
+        const first = performance.now();
         const body = await call();
+        const firstMs = performance.now() - first;
         scopeObservers.length = 0;
-        const timing = await measure(call, samples, 3);
-        return { ...timing, readUnits: Math.round(units[0] * 10) / 10, totalCount: Number(body.totalCount) };
+        // Slow cases (the unindexed ones before issue 17 took seconds) get fewer samples.
+        const timing = firstMs > 1000 ? await measure(call, 3, 0) : firstMs > 200 ? await measure(call, 10, 1) : await measure(call, envCount >= 50_000 ? 20 : 30, 3);
+        return { ...timing, readUnits: Math.round((scopes[0]?.readUnits ?? 0) * 10) / 10, dynamodbCalls: scopes[0]?.dynamodbCalls, totalCount: Number(body.totalCount) };
       };
       const envs = `/api/v2/org/${orgId}/envs`;
       const apps = `/api/v2/org/${orgId}/apps`;
-      const cases: Record<string, [string, string]> = {
-        'envs page0 size10 by name (default)': [envs, 'pageSize=10'],
+      const cases: Record<string, [string, string, string?]> = {};
+      for (const sortField of ENV_SORTS) {
+        for (const dir of ['ASC', 'DESC']) cases[`envs sort ${sortField} ${dir} page0 size10`] = [envs, `pageSize=10&sortField=${sortField}&sortDir=${dir}`];
+      }
+      Object.assign(cases, {
         'envs page0 size1000 by name': [envs, 'pageSize=1000'],
-        'envs page0 size10 by scanDate desc': [envs, 'pageSize=10&sortField=scanDate&sortDir=DESC'],
-        'envs page0 size1000 by scanDate desc': [envs, 'pageSize=1000&sortField=scanDate&sortDir=DESC'],
+        'envs deep pageToken=500 size10 by environmentName': [envs, 'pageSize=10&pageToken=500'],
+        'envs deep pageToken=500 size10 by scanDate DESC': [envs, 'pageSize=10&pageToken=500&sortField=scanDate&sortDir=DESC'],
+        'envs deep pageToken=500 size10 by applicationName': [envs, 'pageSize=10&pageToken=500&sortField=applicationName'],
+        'envs deep pageToken=500 size10 by environmentId': [envs, 'pageSize=10&pageToken=500&sortField=environmentId'],
         'envs filter envs=prod size10': [envs, 'pageSize=10&envs=prod'],
+        'envs filter envs=env-7 size10 (one match)': [envs, 'pageSize=10&envs=env-7'],
         'envs filter lastScanStatus=ERRORED size10': [envs, 'pageSize=10&lastScanStatus=LAST_SCAN_STATUS_ERRORED'],
-        'envs filter lastScanStatus=ERRORED size1000': [envs, 'pageSize=1000&lastScanStatus=LAST_SCAN_STATUS_ERRORED'],
-        'envs deep page pageToken=500 size10': [envs, 'pageSize=10&pageToken=500'],
-        'envs sorted by applicationName (no index) size10': [envs, 'pageSize=10&sortField=applicationName'],
-        'apps page0 size10 by name (default)': [apps, 'pageSize=10'],
+        'envs filter lastScanStatus=ERRORED size10 by scanDate': [envs, 'pageSize=10&lastScanStatus=LAST_SCAN_STATUS_ERRORED&sortField=scanDate'],
+        'envs filter lastScanDate=LAST_24_HOURS size10': [envs, 'pageSize=10&lastScanDate=LAST_24_HOURS'],
+        'envs filter query=app-00001 size10': [envs, 'pageSize=10&query=app-00001'],
+        'envs filter envIds=one size10': [envs, `pageSize=10&envIds=${sampleEnvId}`],
+        'envs filter appIds=one size10': [envs, `pageSize=10&appIds=${sampleAppId}`],
+        'envs filter teamIds=team size10': [envs, `pageSize=10&teamIds=${teamId}`],
+        'envs filter applicationTypes=CLOUD size10': [envs, 'pageSize=10&applicationTypes=CLOUD'],
+        'envs includeAppHealthStats size10': [envs, 'pageSize=10&includeAppHealthStats=true'],
+        'envs member of no team: page0 size10 by name': [envs, 'pageSize=10', outsider.token],
+        'envs member of no team: deep pageToken=500 by scanDate': [envs, 'pageSize=10&pageToken=500&sortField=scanDate', outsider.token],
+      });
+      for (const sortField of APP_SORTS) {
+        for (const dir of ['ASC', 'DESC']) cases[`apps sort ${sortField} ${dir} page0 size10`] = [apps, `pageSize=10&sortField=${sortField}&sortDir=${dir}`];
+      }
+      Object.assign(cases, {
         'apps page0 size1000 by name': [apps, 'pageSize=1000'],
-        'apps sorted by applicationId (no index) size10': [apps, 'pageSize=10&sortField=applicationId'],
+        'apps deep pageToken=100 size10': [apps, 'pageSize=10&pageToken=100'],
         'apps filter applicationStatus=ACTIVE size10': [apps, 'pageSize=10&applicationStatus=ACTIVE'],
-        'apps deep page pageToken=100 size10': [apps, 'pageSize=10&pageToken=100'],
-      };
+        'apps filter query=app-00001 size10': [apps, 'pageSize=10&query=app-00001'],
+        'apps member of no team: page0 size10': [apps, 'pageSize=10', outsider.token],
+        'v1 apps page0 size10': [`/api/v1/app/${orgId}/list`, 'pageSize=10'],
+        'v1 apps pageToken=500 size10': [`/api/v1/app/${orgId}/list`, 'pageSize=10&pageToken=500'],
+        'v1 apps ignoreEnvs page0 size10 by id': [`/api/v1/app/${orgId}/list`, 'pageSize=10&ignoreEnvs=true&sortField=id'],
+        'v1 envs of one application': [`/api/v1/app/${sampleAppId}/env/list`, ''],
+      });
       const figures: Record<string, unknown> = {};
-      for (const [name, [path, query]] of Object.entries(cases)) {
+      for (const [name, [path, query, bearer]] of Object.entries(cases)) {
         ctx.progress(`${envCount} environments: ${name}`);
-        figures[name] = await probe(path, query);
+        figures[name] = await probe(path, query, bearer);
       }
       results[`${envCount} environments`] = figures;
     }
