@@ -77,7 +77,8 @@ async function seed(ctx: BenchContext, orgId: string, userId: string, envCount: 
   }
   await transactWrite([...counts.values()].map((c) => organizationCounterChange(orgId, c.type, c.team, { applications: c.applications, environments: c.environments })));
   // The measuring member belongs to the team (sees everything); a second member, of no team, sees nine tenths.
-  await db.send(new UpdateCommand({ TableName: config.tableName, Key: keys.membership(orgId, userId), UpdateExpression: 'SET teamIds = :t', ExpressionAttributeValues: { ':t': [teamId] } }));
+  const { pk, sk } = keys.membership(orgId, userId);
+  await db.send(new UpdateCommand({ TableName: config.tableName, Key: { pk, sk }, UpdateExpression: 'SET teamIds = :t', ExpressionAttributeValues: { ':t': [teamId] } }));
   return { teamId, sampleAppId, sampleEnvId };
 }
 
