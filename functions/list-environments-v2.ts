@@ -1,6 +1,6 @@
 import { operation } from '../shared/http/operation.ts';
 import type { ListEnvironmentsV2Query } from '../shared/applications/inputs.ts';
-import { listEnvironmentsV2 } from '../shared/applications/environments.ts';
+import { listEnvironmentsV2 } from '../shared/applications/environment-list.ts';
 
 export const handler = operation<{ orgId: string }, ListEnvironmentsV2Query>('listEnvsV2', ({ caller, params, query }) =>
   listEnvironmentsV2(caller, params.orgId, query),

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { CfnOutput, Duration, RemovalPolicy, Stack, Stage, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import { AttributeType, Billing, TableV2, type Attribute } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, Billing, ProjectionType, TableV2, type Attribute } from 'aws-cdk-lib/aws-dynamodb';
 import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
@@ -31,6 +31,7 @@ function table(scope: Construct, definition: TableDefinition, pointInTimeRecover
       indexName: index.indexName,
       partitionKey: attribute(index.partitionKey),
       sortKey: attribute(index.sortKey),
+      ...(index.include ? { projectionType: ProjectionType.INCLUDE, nonKeyAttributes: index.include } : {}),
     })),
     removalPolicy: RemovalPolicy.RETAIN,
   });

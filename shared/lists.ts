@@ -132,12 +132,6 @@ export async function pageFromStream<T>(
 /** Items to ask DynamoDB for per call when a page needs `request`: up to the end of the page, plus one. */
 export const readAhead = ({ page, size }: PageRequest) => Math.min(1000, (page + 1) * size + 1);
 
-export async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
-  const all: T[] = [];
-  for await (const item of items) all.push(item);
-  return all;
-}
-
 /** Counts the kept items of a full walk (totalCount when the filters leave no cheaper way). */
 export async function countRest<T>(items: AsyncIterable<T>, keep: (item: T) => boolean | Promise<boolean>): Promise<number> {
   let count = 0;

@@ -3,7 +3,7 @@ import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
 import { fromItem } from '../db/items.ts';
 import { batchGet } from '../db/query.ts';
-import { batchDelete, deleteFound, queryItems } from '../db/query.ts';
+import { batchDelete, deleteFound } from '../db/query.ts';
 import { putNewItem, type TransactItem } from '../db/transactions.ts';
 import { config } from '../config.ts';
 
@@ -30,6 +30,9 @@ export interface ApplicationRecord {
   createdAt: number;
 }
 
+/** `{ a: 1 }` -> `{ ':a': 1 }`: key attributes as the expression values of an UpdateExpression naming them. */
+const prefixed = (attributes: Record<string, unknown>) => Object.fromEntries(Object.entries(attributes).map(([k, v]) => [`:${k}`, v]));
+
 const toRecord = (item: Record<string, unknown> | undefined) => fromItem<ApplicationRecord>(item);
 
 /** The application, unless unknown or being deleted. */
@@ -50,21 +53,18 @@ export async function getApplications(appIds: string[]): Promise<ApplicationReco
   return items.map((item) => toRecord(item)!).filter((app) => !app.deleting);
 }
 
-/** The organization's live applications in (lower-cased name, id) order, read lazily. */
-export function applicationsOfOrgByName(orgId: string, forward: boolean, pageLimit?: number): AsyncGenerator<ApplicationRecord> {
-  return mapItems(queryItems({ index: 'gsi2', partition: keys.applicationsOfOrg(orgId).gsi2pk, forward, pageLimit }));
-}
-
-async function* mapItems(items: AsyncGenerator<Record<string, unknown>>): AsyncGenerator<ApplicationRecord> {
-  for await (const item of items) yield toRecord(item)!;
-}
-
 // ---- Writes: each returns TransactWriteItems for the caller to commit with its audit entry.
+
+/** The list entries' keys of a live application (also for re-indexing items written before an index existed). */
+export const listEntries = (app: ApplicationRecord, changes: Partial<Pick<ApplicationRecord, 'name' | 'teamId' | 'applicationStatus'>> = {}) => {
+  const next = { ...app, ...changes };
+  return keys.applicationListEntries(app.organizationId, app.applicationType, next.teamId, next.name, app.applicationId, next.applicationStatus);
+};
 
 export function applicationPut(app: ApplicationRecord): TransactItem {
   return putNewItem({
     ...keys.application(app.applicationId),
-    ...keys.applicationByName(app.organizationId, app.name, app.applicationId),
+    ...listEntries(app),
     entity: 'application',
     ...app,
   });
@@ -72,15 +72,15 @@ export function applicationPut(app: ApplicationRecord): TransactItem {
 
 /** Renames a live application (fails with ConditionalCheckFailed if it is gone or being deleted). */
 export function applicationRename(app: ApplicationRecord, name: string): TransactItem {
-  const { gsi2sk } = keys.applicationByName(app.organizationId, name, app.applicationId);
+  const { gsi4sk } = listEntries(app, { name });
   return {
     Update: {
       TableName: config.tableName,
       Key: keys.application(app.applicationId),
-      UpdateExpression: 'SET #name = :name, gsi2sk = :gsi2sk',
+      UpdateExpression: 'SET #name = :name, gsi4sk = :gsi4sk',
       ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deleting)',
       ExpressionAttributeNames: { '#name': 'name' },
-      ExpressionAttributeValues: { ':name': name, ':gsi2sk': gsi2sk },
+      ExpressionAttributeValues: { ':name': name, ':gsi4sk': gsi4sk },
     },
   };
 }
@@ -92,14 +92,15 @@ export function applicationRename(app: ApplicationRecord, name: string): Transac
  */
 export function applicationEnvironmentCountChange(app: ApplicationRecord, delta: 1 | -1): TransactItem {
   const count = app.environmentCount + delta;
+  const status: ApplicationStatus = count > 0 ? 'ACTIVE' : 'ENV_INCOMPLETE';
   const unchanged = unchangedSinceRead(app);
   return {
     Update: {
       TableName: config.tableName,
       Key: keys.application(app.applicationId),
-      UpdateExpression: 'SET environmentCount = :count, applicationStatus = :status',
+      UpdateExpression: 'SET environmentCount = :count, applicationStatus = :status, gsi1sk = :gsi1sk',
       ConditionExpression: unchanged.condition,
-      ExpressionAttributeValues: { ':count': count, ':status': count > 0 ? 'ACTIVE' : 'ENV_INCOMPLETE', ...unchanged.values },
+      ExpressionAttributeValues: { ':count': count, ':status': status, ':gsi1sk': listEntries(app, { applicationStatus: status }).gsi1sk, ...unchanged.values },
     },
   };
 }
@@ -127,9 +128,9 @@ export function applicationDeletingMark(app: ApplicationRecord): TransactItem[] 
       Update: {
         TableName: config.tableName,
         Key: keys.application(app.applicationId),
-        UpdateExpression: 'SET deleting = :true REMOVE gsi2pk, gsi2sk',
+        UpdateExpression: 'SET deleting = :true, gsi5pk = :gsi5pk, gsi5sk = :gsi5sk REMOVE gsi1pk, gsi1sk, gsi4pk, gsi4sk, gsi6pk, gsi6sk',
         ConditionExpression: unchanged.condition,
-        ExpressionAttributeValues: { ':true': true, ...unchanged.values },
+        ExpressionAttributeValues: { ':true': true, ...prefixed(keys.deletingApplication(app.organizationId, app.applicationId)), ...unchanged.values },
       },
     },
     organizationCounterChange(app.organizationId, app.applicationType, app.teamId, { applications: -1, environments: -app.environmentCount }),
@@ -164,13 +165,17 @@ export function applicationsOwnershipUpdate(changes: { app: ApplicationRecord; t
     count(app, app.teamId, -1);
     count(app, teamId, 1);
     const { condition, values } = unchangedSinceRead(app);
+    // The list entries move to the new owner's partitions in the same write.
+    const { gsi1pk, gsi4pk, gsi6pk } = listEntries(app, { teamId });
+    const entries = { ':gsi1pk': gsi1pk, ':gsi4pk': gsi4pk, ':gsi6pk': gsi6pk };
+    const setEntries = 'gsi1pk = :gsi1pk, gsi4pk = :gsi4pk, gsi6pk = :gsi6pk';
     return {
       Update: {
         TableName: config.tableName,
         Key: keys.application(app.applicationId),
-        UpdateExpression: teamId ? 'SET teamId = :team' : 'REMOVE teamId',
+        UpdateExpression: teamId ? `SET teamId = :team, ${setEntries}` : `SET ${setEntries} REMOVE teamId`,
         ConditionExpression: condition,
-        ExpressionAttributeValues: teamId ? { ...values, ':team': teamId } : values,
+        ExpressionAttributeValues: teamId ? { ...values, ...entries, ':team': teamId } : { ...values, ...entries },
       },
     };
   });
@@ -200,16 +205,6 @@ export function organizationCounterChange(
       UpdateExpression: 'SET entity = :entity ADD applications :apps, environments :envs',
       ExpressionAttributeValues: { ':entity': 'organizationCounter', ':apps': delta.applications, ':envs': delta.environments },
     },
-  };
-}
-
-/** The summed counters of these (type, team) buckets: one BatchGetItem. `undefined` in teams means unowned. */
-export async function organizationCounts(orgId: string, types: ApplicationType[], teams: (string | undefined)[]): Promise<OrganizationCounts> {
-  const buckets = types.flatMap((type) => teams.map((team) => keys.organizationCounter(orgId, type, team)));
-  const items = await batchGet(buckets);
-  return {
-    applications: items.reduce((sum, item) => sum + Number(item.applications ?? 0), 0),
-    environments: items.reduce((sum, item) => sum + Number(item.environments ?? 0), 0),
   };
 }
 

@@ -3,15 +3,14 @@ import {
   applicationDeletingMark,
   applicationPut,
   applicationRename,
-  applicationsOfOrgByName,
   deleteApplicationPartition,
   getApplications,
   organizationCounterChange,
-  organizationCounts,
   type ApplicationRecord,
   type ApplicationType,
 } from './application-repository.ts';
-import { environmentPuts, environmentsOfOrg, type EnvironmentRecord } from './environment-repository.ts';
+import { environmentPuts, environmentsOfApp, type EnvironmentRecord } from './environment-repository.ts';
+import { applicationEntries, applicationsWithoutEnvironments, environmentEntriesNamed, listScope, mergeOrdered, type ApplicationListOrder, type ListEntry, type ListScope } from './list-entries.ts';
 import { accessibleApplication, canSeeTeamResource } from './access.ts';
 import { auditEntry } from '../audit/entries.ts';
 import { transactWriteRetryingConflicts } from '../db/query.ts';
@@ -21,9 +20,8 @@ import { teamApplicationAdded } from '../teams/repository.ts';
 import { objectKeys } from '../storage/objects.ts';
 import { deleteObjectsUnder } from '../storage/delete-prefix.ts';
 import { newEnvironment, writeEnvironmentConfig } from './environment-creation.ts';
-import { APP_SORT_FIELDS, type CreateApplicationBody, type ListApplicationsV1Query, type ListApplicationsV2Query } from './inputs.ts';
+import { APPLICATION_TYPES, APP_SORT_FIELDS, type CreateApplicationBody, type ListApplicationsV1Query, type ListApplicationsV2Query } from './inputs.ts';
 import {
-  collect,
   compareBy,
   countRest,
   nameOrderKey,
@@ -151,9 +149,12 @@ export async function deleteApplication(caller: Caller, appId: string): Promise<
   await deleteApplicationPartition(appId);
 }
 
-// ---- Lists
+// ---- Lists (docs/DATA-MODEL.md, Reads): walked on the per-(type, team) compact application entries
+// (list-entries.ts), whole applications read for the page only.
 
 type AppSortField = (typeof APP_SORT_FIELDS)[number];
+
+const commitActivity = (repos: CodeRepositoryRecord[] = []) => repos.reduce((sum, repo) => sum + repo.commitCount, 0);
 
 function applicationSortValue(field: AppSortField, repos: Map<string, CodeRepositoryRecord[]>): (app: ApplicationRecord) => string | number {
   switch (field) {
@@ -166,46 +167,84 @@ function applicationSortValue(field: AppSortField, repos: Map<string, CodeReposi
     case 'mappedRepositoryCount':
       return (app) => repos.get(app.applicationId)?.length ?? 0;
     case 'thirtyDayCommitActivity':
-      return (app) => (repos.get(app.applicationId) ?? []).reduce((sum, repo) => sum + repo.commitCount, 0);
+      return (app) => commitActivity(repos.get(app.applicationId));
   }
 }
 
-/** The (type, team) counter buckets the caller's filters select, for totalCount without reading the items. */
-export function visibleTeams(membership: Membership, teamIds: string[]): (string | undefined)[] {
-  return teamIds.length ? teamIds.filter((t) => membership.teamIds.includes(t)) : [undefined, ...membership.teamIds];
+/** What the application lists filter on: a compact entry, or a whole application. */
+type AppEntry = Pick<ListEntry, 'applicationId' | 'name' | 'applicationType' | 'applicationStatus'>;
+
+/** The index order (value, then id) of each sort field that has one. */
+const APP_ORDER: Partial<Record<AppSortField, ApplicationListOrder>> = { applicationName: 'name', applicationId: 'id', applicationStatus: 'status' };
+
+/** The caller's buckets' applications merged in one order, read lazily. */
+const applicationsInOrder = (orgId: string, scope: ListScope, order: ApplicationListOrder, forward: boolean, pageLimit?: number) =>
+  mergeOrdered(scope.buckets.map((b) => applicationEntries(orgId, b, order, forward, pageLimit)), forward);
+
+async function* concat<T>(...parts: (AsyncIterable<T> | T[])[]): AsyncGenerator<T> {
+  for (const part of parts) yield* part;
+}
+
+async function* without<T extends { applicationId: string }>(items: AsyncIterable<T>, ids: Set<string>): AsyncGenerator<T> {
+  for await (const item of items) if (!ids.has(item.applicationId)) yield item;
+}
+
+/** Whole applications for a page of entries, in the entries' order (one BatchGetItem), re-checked by `keep`. */
+async function applicationsOf(entries: { applicationId: string }[], keep: (app: ApplicationRecord) => boolean): Promise<ApplicationRecord[]> {
+  const byId = new Map((await getApplications(entries.map((e) => e.applicationId))).map((app) => [app.applicationId, app]));
+  return entries.flatMap((e) => {
+    const app = byId.get(e.applicationId);
+    return app && keep(app) ? [app] : [];
+  });
 }
 
 export async function listApplicationsV2(caller: Caller, orgId: string, q: ListApplicationsV2Query) {
   const membership = await caller.authorize(orgId);
   const sortField: AppSortField = q.sortField ?? 'applicationName';
   const sortDir: SortDirection = q.sortDir === 'DESC' ? 'DESC' : 'ASC';
+  const forward = sortDir === 'ASC';
   const request = v2PageRequest(q.page, q.pageToken, q.pageSize);
   const text = q.query?.toLowerCase() ?? '';
+  const matches = (app: Pick<ApplicationRecord, 'name' | 'applicationStatus'>) =>
+    (q.applicationStatus.length === 0 || q.applicationStatus.includes(app.applicationStatus)) && app.name.toLowerCase().includes(text);
   const keep = (app: ApplicationRecord) =>
     app.organizationId === orgId &&
     canSeeTeamResource(membership, app.teamId) &&
     q.applicationTypes.includes(app.applicationType) &&
     (q.teamIds.length === 0 || (!!app.teamId && q.teamIds.includes(app.teamId))) &&
-    (q.applicationStatus.length === 0 || q.applicationStatus.includes(app.applicationStatus)) &&
     (q.appIds.length === 0 || q.appIds.includes(app.applicationId)) &&
-    app.name.toLowerCase().includes(text);
+    matches(app);
+  const repoSort = sortField === 'mappedRepositoryCount' || sortField === 'thirtyDayCommitActivity';
+  const repos = repoSort ? await repositoriesByApplication(orgId) : new Map<string, CodeRepositoryRecord[]>();
 
   let page: { items: ApplicationRecord[]; totalCount: number; hasNext: boolean };
-  if (q.appIds.length === 0 && sortField === 'applicationName') {
-    // The name index serves this order: read only as far as the page.
-    const streamed = await pageFromStream(applicationsOfOrgByName(orgId, sortDir === 'ASC', readAhead(request)), keep, request);
+  if (q.appIds.length) {
+    // The named applications only, sorted in memory.
+    const sorted = (await getApplications(q.appIds)).filter(keep).sort(compareBy(applicationSortValue(sortField, repos), (a) => a.applicationId, sortDir));
+    page = pageOf(sorted, request);
+  } else {
+    const scope = await listScope(orgId, membership, q.applicationTypes, q.teamIds, { byApplication: false });
+    const order = APP_ORDER[sortField];
+    const entryKeep = (entry: AppEntry) => scope.keep(entry) && matches({ name: entry.name, applicationStatus: entry.applicationStatus ?? 'ENV_INCOMPLETE' });
+    let stream: AsyncIterable<AppEntry>;
+    if (order) stream = applicationsInOrder(orgId, scope, order, forward, readAhead(request));
+    else {
+      // Repository sorts: applications without mapped repositories (value 0) in id order from the index, the
+      // mapped ones (read whole: as many as the repositories map) in (value, id) order after (ASC) or before them.
+      const value = applicationSortValue(sortField, repos);
+      const mapped = (await getApplications([...repos.keys()])).filter((app) => value(app) !== 0);
+      const valued = mapped.filter(keep).sort(compareBy(value, (a) => a.applicationId, sortDir));
+      const zeros = without(applicationsInOrder(orgId, scope, 'id', forward, readAhead(request)), new Set(mapped.map((a) => a.applicationId)));
+      stream = forward ? concat<AppEntry>(zeros, valued) : concat<AppEntry>(valued, zeros);
+    }
+    const streamed = await pageFromStream(stream, entryKeep, request);
     const countable = !text && q.applicationStatus.length === 0;
     const totalCount = streamed.exhausted
       ? streamed.seen
       : countable
-        ? (await organizationCounts(orgId, q.applicationTypes, visibleTeams(membership, q.teamIds))).applications
-        : await countRest(applicationsOfOrgByName(orgId, true), keep);
-    page = { items: streamed.items, totalCount, hasNext: streamed.hasNext };
-  } else {
-    const candidates = q.appIds.length ? await getApplications(q.appIds) : await collect(applicationsOfOrgByName(orgId, true));
-    const repos = sortField === 'mappedRepositoryCount' || sortField === 'thirtyDayCommitActivity' ? await repositoriesByApplication(orgId) : new Map();
-    const sorted = candidates.filter(keep).sort(compareBy(applicationSortValue(sortField, repos), (a) => a.applicationId, sortDir));
-    page = pageOf(sorted, request);
+        ? scope.counts.applications
+        : await countRest(applicationsInOrder(orgId, scope, 'id', true, 1000), entryKeep);
+    page = { items: await applicationsOf(streamed.items, keep), totalCount, hasNext: streamed.hasNext };
   }
   return {
     orgId,
@@ -229,42 +268,70 @@ export async function listApplicationsV2(caller: Caller, orgId: string, q: ListA
   };
 }
 
-export async function listApplicationsV1(
-  caller: Caller,
-  orgId: string,
-  q: ListApplicationsV1Query,
-) {
+/**
+ * Deprecated List Applications (SPEC 4.2.3): one entry per application-environment (an application without
+ * environments alone), by (application name, environment name) or by (application id, environment id). Without
+ * appIds or envs filters, the applications are walked in order (compact, every type, the caller's teams) and
+ * skipped whole by their entry counts; only the page's applications have their environments read.
+ */
+export async function listApplicationsV1(caller: Caller, orgId: string, q: ListApplicationsV1Query) {
   const membership = await caller.authorize(orgId);
-  const apps = (await collect(applicationsOfOrgByName(orgId, true))).filter(
-    (app) =>
-      canSeeTeamResource(membership, app.teamId) &&
-      (q.appIds.length === 0 || q.appIds.includes(app.applicationId)) &&
-      (q.teamIds.length === 0 || (!!app.teamId && q.teamIds.includes(app.teamId))),
-  );
-  const names = q.envs.map((n) => n.toLowerCase());
-  const envsByApp = new Map<string, EnvironmentRecord[]>();
-  if (!q.ignoreEnvs || names.length) {
-    const ids = new Set(apps.map((a) => a.applicationId));
-    for await (const env of environmentsOfOrg(orgId, 'name', true)) {
-      if (!ids.has(env.applicationId) || (names.length && !names.includes(env.name.toLowerCase()))) continue;
-      envsByApp.set(env.applicationId, [...(envsByApp.get(env.applicationId) ?? []), env]);
-    }
-  }
-  // One entry per application-environment; an application without (matching) environments appears alone, unless
-  // an envs filter asks for environments it does not have.
-  type Entry = { app: ApplicationRecord; env?: EnvironmentRecord };
-  const entries = apps.flatMap((app): Entry[] => {
-    const envs = envsByApp.get(app.applicationId) ?? [];
-    if (names.length && envs.length === 0) return [];
-    return q.ignoreEnvs || envs.length === 0 ? [{ app }] : envs.map((env) => ({ app, env }));
-  });
-  const value =
-    q.sortField === 'id'
-      ? (e: Entry) => `${e.app.applicationId}#${e.env?.environmentId ?? ''}`
-      : (e: Entry) => `${nameOrderKey(e.app.name, e.app.applicationId)}#${e.env ? nameOrderKey(e.env.name, e.env.environmentId) : ''}`;
-  entries.sort(compareBy(value, value, q.sortDir === 'desc' ? 'DESC' : 'ASC'));
   const request = { page: q.pageToken, size: q.pageSize };
-  const page = pageOf(entries, request);
+  const byId = q.sortField === 'id';
+  const forward = q.sortDir !== 'desc';
+  const names = q.envs.map((n) => n.toLowerCase());
+  type Entry = { app: ApplicationRecord; env?: EnvironmentRecord };
+  const value = byId
+    ? (e: Entry) => `${e.app.applicationId}#${e.env?.environmentId ?? ''}`
+    : (e: Entry) => `${nameOrderKey(e.app.name, e.app.applicationId)}#${e.env ? nameOrderKey(e.env.name, e.env.environmentId) : ''}`;
+  const visible = (app: ApplicationRecord) =>
+    app.organizationId === orgId &&
+    canSeeTeamResource(membership, app.teamId) &&
+    (q.appIds.length === 0 || q.appIds.includes(app.applicationId)) &&
+    (q.teamIds.length === 0 || (!!app.teamId && q.teamIds.includes(app.teamId)));
+  /** An application's entries in list order. */
+  const entriesOf = (app: ApplicationRecord, envs: EnvironmentRecord[]): Entry[] => {
+    const shown = envs.filter((env) => names.length === 0 || names.includes(env.name.toLowerCase()));
+    if (names.length && shown.length === 0) return [];
+    const list = q.ignoreEnvs || shown.length === 0 ? [{ app }] : shown.map((env) => ({ app, env }));
+    return list.sort(compareBy(value, value, forward ? 'ASC' : 'DESC'));
+  };
+
+  let page: { items: Entry[]; totalCount: number; hasNext: boolean };
+  if (q.appIds.length || names.length) {
+    // Only the named applications, or those with environments of those names (the name index): what matches.
+    const envs = names.length
+      ? (await Promise.all([...new Set(names)].map((n) => environmentEntriesNamed(orgId, n)))).flat()
+      : [];
+    const appIds = q.appIds.length ? q.appIds : [...new Set(envs.map((e) => e.applicationId))];
+    const apps = (await getApplications(appIds)).filter(visible);
+    const entries = (await Promise.all(apps.map(async (app) => entriesOf(app, q.ignoreEnvs && !names.length ? [] : await environmentsOfApp(app.applicationId))))).flat();
+    entries.sort(compareBy(value, value, forward ? 'ASC' : 'DESC'));
+    page = pageOf(entries, request);
+  } else {
+    const scope = await listScope(orgId, membership, [...APPLICATION_TYPES], q.teamIds, { byApplication: false });
+    const apps = applicationsInOrder(orgId, scope, byId ? 'id' : 'name', forward, Math.min(1000, readAhead(request)));
+    const entriesOfCount = (app: { environmentCount?: number }) => (q.ignoreEnvs ? 1 : Math.max(1, app.environmentCount ?? 0));
+    const start = request.page * request.size;
+    const items: Entry[] = [];
+    let skip = start;
+    for await (const entry of apps) {
+      if (items.length >= request.size) break;
+      if (!scope.keep(entry)) continue;
+      if (skip >= entriesOfCount(entry)) {
+        skip -= entriesOfCount(entry);
+        continue;
+      }
+      const [app] = await applicationsOf([entry], visible);
+      if (!app) continue;
+      const list = entriesOf(app, q.ignoreEnvs ? [] : await environmentsOfApp(app.applicationId));
+      items.push(...list.slice(skip, skip + request.size - items.length));
+      skip = 0;
+    }
+    // Every application is one entry, or one per environment: applications without environments count once.
+    const totalCount = q.ignoreEnvs ? scope.counts.applications : scope.counts.environments + (await applicationsWithoutEnvironments(orgId, scope));
+    page = { items, totalCount, hasNext: start + request.size < totalCount };
+  }
   return {
     applications: page.items.map(({ app, env }) => toApplication(app, env)),
     nextPageToken: v1NextPageToken(request, page.hasNext),

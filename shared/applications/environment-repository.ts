@@ -2,7 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
 import { fromItem } from '../db/items.ts';
-import { batchDelete, deleteFound, queryAll, queryItems } from '../db/query.ts';
+import { batchDelete, batchGet, deleteFound, queryAll, queryItems } from '../db/query.ts';
 import { putNewItem, type TransactItem } from '../db/transactions.ts';
 import { config } from '../config.ts';
 import { applicationEnvironmentCountChange, organizationCounterChange, type ApplicationRecord, type ApplicationType } from './application-repository.ts';
@@ -50,8 +50,9 @@ export interface EnvironmentRecord extends Partial<LastScan> {
 export const NO_SCAN_STATUS = 'NONE';
 
 const toRecord = (item: Record<string, unknown> | undefined) => fromItem<EnvironmentRecord>(item);
-const indexKeys = (env: EnvironmentRecord, name = env.name, scan: Partial<LastScan> = env) =>
-  keys.environmentIndexes(env.organizationId, env.environmentId, name, scan.lastScanTimestamp ?? 0, scan.lastScanStatus ?? NO_SCAN_STATUS);
+/** Every index key of a live environment (also for re-indexing items written before an index existed). */
+export const indexKeys = (env: EnvironmentRecord, name = env.name, scan: Partial<LastScan> = env) =>
+  keys.environmentIndexes(env.organizationId, env.environmentId, name, { ...scan, lastScanStatus: scan.lastScanStatus ?? NO_SCAN_STATUS });
 
 export async function getEnvironmentIncludingDeleting(appId: string, envId: string): Promise<EnvironmentRecord | undefined> {
   const out = await db.send(new GetCommand({ TableName: config.tableName, Key: keys.environment(appId, envId) }));
@@ -62,6 +63,12 @@ export async function getEnvironmentIncludingDeleting(appId: string, envId: stri
 export async function getEnvironment(appId: string, envId: string): Promise<EnvironmentRecord | undefined> {
   const env = await getEnvironmentIncludingDeleting(appId, envId);
   return env && !env.deleting ? env : undefined;
+}
+
+/** Environments by (application, environment) id, deleting ones included; order is not kept. */
+export async function getEnvironmentsByKeys(refs: { applicationId: string; environmentId: string }[]): Promise<EnvironmentRecord[]> {
+  const items = await batchGet(refs.map((r) => keys.environment(r.applicationId, r.environmentId)));
+  return items.map((item) => toRecord(item)!);
 }
 
 /** The live environment with this name (case-insensitive) in the application: one GetItem on the name claim. */
@@ -94,12 +101,6 @@ export async function environmentsOfOrgNamed(orgId: string, name: string): Promi
   const { gsi2pk, gsi2skPrefix } = keys.environmentsOfOrgNamed(orgId, name);
   const items = await queryAll({ index: 'gsi2', partition: gsi2pk, skPrefix: gsi2skPrefix });
   return items.map((item) => toRecord(item)!).filter((env) => env.name.toLowerCase() === name.toLowerCase());
-}
-
-/** The organization's live environments whose last scan has this status (NO_SCAN_STATUS: never scanned). */
-export async function environmentsOfOrgWithStatus(orgId: string, status: LastScanStatus | typeof NO_SCAN_STATUS): Promise<EnvironmentRecord[]> {
-  const items = await queryAll({ index: 'gsi1', partition: keys.environmentsOfOrgWithStatus(orgId, status).gsi1pk });
-  return items.map((item) => toRecord(item)!);
 }
 
 // ---- Writes: each returns TransactWriteItems for the caller to commit with its audit entry.
@@ -182,8 +183,8 @@ const LAST_SCAN_FIELDS: (keyof LastScan)[] = [
  * makes the update conditional on the scan it replaces, so that an older scan never overwrites a newer one.
  */
 export function environmentLastScanUpdate(env: EnvironmentRecord, scan: LastScan | undefined, expectedLastScanId?: string | null): TransactItem {
-  const { gsi1pk, gsi3sk } = indexKeys(env, env.name, scan ?? {});
-  const fields: Record<string, unknown> = { gsi1pk, gsi3sk };
+  const { gsi1pk, gsi3sk, gsi5sk, gsi6sk } = indexKeys(env, env.name, scan ?? {});
+  const fields: Record<string, unknown> = { gsi1pk, gsi3sk, gsi5sk, gsi6sk };
   for (const name of LAST_SCAN_FIELDS) if (scan?.[name] !== undefined) fields[name] = scan[name];
   const removed = LAST_SCAN_FIELDS.filter((name) => !(name in fields));
   const names = [...Object.keys(fields), ...removed];
@@ -217,7 +218,7 @@ export function environmentDeletingMark(app: ApplicationRecord, env: Environment
       Update: {
         TableName: config.tableName,
         Key: keys.environment(env.applicationId, env.environmentId),
-        UpdateExpression: 'SET deleting = :true REMOVE gsi1pk, gsi1sk, gsi2pk, gsi2sk, gsi3pk, gsi3sk',
+        UpdateExpression: 'SET deleting = :true REMOVE gsi1pk, gsi1sk, gsi2pk, gsi2sk, gsi3pk, gsi3sk, gsi4pk, gsi4sk, gsi5pk, gsi5sk, gsi6pk, gsi6sk',
         ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deleting)',
         ExpressionAttributeValues: { ':true': true },
       },
@@ -237,17 +238,26 @@ export async function deleteEnvironmentData(appId: string, envId: string): Promi
 
 /**
  * Moves `delta` findings of `severity` into (+) or out of (-) the untriaged figures of the environment's last scan,
- * provided it is still `lastScanId` (a triage of a finding in that scan).
+ * provided it is still `lastScanId` (a triage of a finding in that scan) and its total is still the one read in
+ * `env`: the findings-count index key (gsi6) is set from that total, so it stays in step with the figure.
  */
 export function environmentUntriagedChange(env: EnvironmentRecord, lastScanId: string, severity: RiskSeverity, delta: number): TransactItem {
+  const read = env.lastScanTotalUntriaged;
+  const total = (read ?? 0) + delta;
   return {
     Update: {
       TableName: config.tableName,
       Key: keys.environment(env.applicationId, env.environmentId),
-      UpdateExpression: 'ADD lastScanTotalUntriaged :delta, #severity :delta',
-      ConditionExpression: 'lastScanId = :scanId AND attribute_not_exists(deleting)',
+      UpdateExpression: 'SET lastScanTotalUntriaged = :total, gsi6sk = :gsi6sk ADD #severity :delta',
+      ConditionExpression: `lastScanId = :scanId AND attribute_not_exists(deleting) AND ${read === undefined ? 'attribute_not_exists(lastScanTotalUntriaged)' : 'lastScanTotalUntriaged = :read'}`,
       ExpressionAttributeNames: { '#severity': `lastScan${severity}Untriaged` },
-      ExpressionAttributeValues: { ':delta': delta, ':scanId': lastScanId },
+      ExpressionAttributeValues: {
+        ':delta': delta,
+        ':scanId': lastScanId,
+        ':total': total,
+        ':gsi6sk': keys.environmentFindingsSortKey(env.environmentId, total),
+        ...(read === undefined ? {} : { ':read': read }),
+      },
     },
   };
 }

@@ -1,22 +1,15 @@
-import { applicationsOfOrgByName, getApplication, getApplications, organizationCounts, type ApplicationRecord } from './application-repository.ts';
+import { getApplication, type ApplicationRecord } from './application-repository.ts';
 import {
-  NO_SCAN_STATUS,
   deleteEnvironmentData,
   environmentCreation,
   environmentDeletingMark,
   environmentRename,
   environmentsOfApp,
-  environmentsOfOrg,
-  environmentsOfOrgNamed,
-  environmentsOfOrgWithStatus,
   getEnvironmentByName,
   type EnvironmentRecord,
   type LastScan,
-  type LastScanStatus,
 } from './environment-repository.ts';
 import { accessibleApplication, accessibleEnvironment, canSeeTeamResource } from './access.ts';
-import { repositoriesByApplication, type CodeRepositoryRecord } from '../code-repositories/store.ts';
-import { repositoryView } from '../code-repositories/code-repositories.ts';
 import { auditEntry, type TransactItem } from '../audit/entries.ts';
 import { transactWriteRetryingConflicts } from '../db/query.ts';
 import { cancellationReasons } from '../db/items.ts';
@@ -24,27 +17,15 @@ import { conflict, notFound } from '../errors.ts';
 import { objectKeys } from '../storage/objects.ts';
 import { deleteObjectsUnder } from '../storage/delete-prefix.ts';
 import { newEnvironment, writeEnvironmentConfig } from './environment-creation.ts';
-import { toApplication, visibleTeams } from './applications.ts';
-import { ENV_SORT_FIELDS, LAST_SCAN_STATUSES, type ListEnvironmentsV1Query, type ListEnvironmentsV2Query } from './inputs.ts';
-import {
-  collect,
-  compareBy,
-  countRest,
-  nameOrderKey,
-  pageFromStream,
-  pageOf,
-  readAhead,
-  v1NextPageToken,
-  v2Envelope,
-  v2PageRequest,
-  type SortDirection,
-} from '../lists.ts';
+import { toApplication } from './applications.ts';
+import { type ListEnvironmentsV1Query } from './inputs.ts';
+import { compareBy, nameOrderKey, pageOf, v1NextPageToken } from '../lists.ts';
 import { getScans } from '../scans/repository.ts';
 import { currentStats, scanAlertStats } from '../scans/scans.ts';
 import type { Caller } from '../http/caller.ts';
-import type { Membership } from '../identity/membership-repository.ts';
 
-// Environments (SPEC 2.2-2.4, 3, 4.2): create/update/delete, lookup by name for the scanner, and the two lists.
+// Environments (SPEC 2.2-2.4, 3, 4.2): create/update/delete, lookup by name for the scanner, and the deprecated
+// list (List Environments V2: environment-list.ts).
 
 const MAX_ATTEMPTS = 8;
 const RETRY_BUDGET_MS = 8_000;
@@ -145,242 +126,6 @@ export async function deleteEnvironment(caller: Caller, appId: string, envId: st
   }
   await deleteObjectsUnder(objectKeys.environmentPrefix(appId, envId));
   await deleteEnvironmentData(appId, envId);
-}
-
-// ---- List Environments V2 (SPEC 4.2.1)
-
-type EnvSortField = (typeof ENV_SORT_FIELDS)[number];
-/** Filter values -> the stored status they select (UNSPECIFIED: never scanned; PENDING: no such stored state). */
-const STORED_STATUS: Record<(typeof LAST_SCAN_STATUSES)[number], LastScanStatus | typeof NO_SCAN_STATUS | undefined> = {
-  LAST_SCAN_STATUS_UNSPECIFIED: NO_SCAN_STATUS,
-  LAST_SCAN_STATUS_SUCCESS: 'COMPLETED',
-  LAST_SCAN_STATUS_ERRORED: 'ERROR',
-  LAST_SCAN_STATUS_IN_PROGRESS: 'STARTED',
-  LAST_SCAN_STATUS_PENDING: undefined,
-};
-
-const DAY = 24 * 60 * 60 * 1000;
-
-type EnvListQuery = ListEnvironmentsV2Query;
-
-interface Joined {
-  env: EnvironmentRecord;
-  app: ApplicationRecord | undefined;
-}
-
-/** Pairs environments with their applications, loading the applications a chunk at a time (BatchGetItem). */
-async function* withApplications(envs: AsyncIterable<EnvironmentRecord>, chunkSize: number, cache = new Map<string, ApplicationRecord | undefined>()): AsyncGenerator<Joined> {
-  let chunk: EnvironmentRecord[] = [];
-  const flush = async function* () {
-    const missing = [...new Set(chunk.map((e) => e.applicationId))].filter((id) => !cache.has(id));
-    if (missing.length) {
-      const apps = await getApplications(missing);
-      for (const id of missing) cache.set(id, apps.find((a) => a.applicationId === id));
-    }
-    for (const env of chunk) yield { env, app: cache.get(env.applicationId) };
-    chunk = [];
-  };
-  for await (const env of envs) {
-    chunk.push(env);
-    if (chunk.length >= chunkSize) yield* flush();
-  }
-  yield* flush();
-}
-
-/**
- * Every live application of the organization by id, for joins over a whole-organization walk: one index walk
- * (A items) instead of a BatchGetItem per chunk of environments, which at 50,000 environments was 500 round trips.
- */
-async function applicationsById(orgId: string): Promise<Map<string, ApplicationRecord | undefined>> {
-  const byId = new Map<string, ApplicationRecord | undefined>();
-  for await (const app of applicationsOfOrgByName(orgId, true)) byId.set(app.applicationId, app);
-  return byId;
-}
-
-async function* fromArrays<T>(lists: Promise<T[]>[]): AsyncGenerator<T> {
-  for (const list of lists) yield* await list;
-}
-
-function lastScanDateMatches(filter: EnvListQuery['lastScanDate'], timestamp: number | undefined, now: number): boolean {
-  if (!filter || filter === 'LAST_SCAN_DATE_UNSPECIFIED') return true;
-  if (!timestamp) return false;
-  const age = now - timestamp;
-  const days = { LAST_24_HOURS: 1, LAST_7_DAYS: 7, LAST_14_DAYS: 14, LAST_30_DAYS: 30 } as const;
-  return filter === 'OVER_30_DAYS' ? age > 30 * DAY : age <= days[filter] * DAY;
-}
-
-function environmentKeep(orgId: string, membership: Membership, q: EnvListQuery, now = Date.now()) {
-  const text = q.query?.toLowerCase() ?? '';
-  const names = q.envs.map((n) => n.toLowerCase());
-  const statuses = q.lastScanStatus.map((s) => STORED_STATUS[s]);
-  return ({ env, app }: Joined): boolean =>
-    !!app &&
-    app.organizationId === orgId &&
-    canSeeTeamResource(membership, app.teamId) &&
-    q.applicationTypes.includes(env.applicationType) &&
-    (q.teamIds.length === 0 || (!!app.teamId && q.teamIds.includes(app.teamId))) &&
-    (q.appIds.length === 0 || q.appIds.includes(env.applicationId)) &&
-    (q.envIds.length === 0 || q.envIds.includes(env.environmentId)) &&
-    (names.length === 0 || names.includes(env.name.toLowerCase())) &&
-    (statuses.length === 0 || statuses.includes(env.lastScanStatus ?? NO_SCAN_STATUS)) &&
-    lastScanDateMatches(q.lastScanDate, env.lastScanTimestamp, now) &&
-    q.hasFlightpathSession !== true && // no flight-path sessions are recorded
-    (!text || env.name.toLowerCase().includes(text) || app.name.toLowerCase().includes(text));
-}
-
-const padded = (n: number | undefined) => String(n ?? 0).padStart(15, '0');
-
-/** Mapped repositories of each application (code-repositories/store.ts), for the repository fields and sorts. */
-type RepositoriesByApp = Map<string, CodeRepositoryRecord[]>;
-const commitActivity = (repos: CodeRepositoryRecord[] = []) => repos.reduce((sum, repo) => sum + repo.commitCount, 0);
-
-function environmentSortValue(field: EnvSortField, repos: RepositoriesByApp): (j: Joined) => string | number {
-  switch (field) {
-    case 'environmentName':
-      return (j) => nameOrderKey(j.env.name, j.env.environmentId);
-    case 'scanDate':
-      return (j) => `${padded(j.env.lastScanTimestamp)}#${j.env.environmentId}`; // the gsi3 order
-    case 'applicationName':
-      return (j) => nameOrderKey(j.app?.name ?? '', j.env.applicationId);
-    case 'scanDuration':
-      return (j) => j.env.lastScanDuration ?? 0;
-    case 'scanFindingsCounts':
-      return (j) => j.env.lastScanTotalUntriaged ?? 0;
-    case 'environmentId':
-      return (j) => j.env.environmentId;
-    case 'mappedRepositoryCount':
-      return (j) => repos.get(j.env.applicationId)?.length ?? 0;
-    case 'thirtyDayCommitActivity':
-      return (j) => commitActivity(repos.get(j.env.applicationId));
-    default:
-      return () => 0; // flight-path sessions are not recorded: the id decides
-  }
-}
-
-/** The environment view (application_view.EnvironmentView, SPEC 2.2); last-scan fields stay empty until a scan. */
-function toEnvironmentView({ env, app }: Joined, repos: RepositoriesByApp) {
-  const mapped = repos.get(env.applicationId) ?? [];
-  return {
-    environmentId: env.environmentId,
-    environmentName: env.name,
-    applicationId: env.applicationId,
-    applicationName: app?.name,
-    applicationStatus: app?.applicationStatus,
-    applicationType: env.applicationType,
-    cloudScanTarget: app?.cloudScanTarget,
-    lastScanId: env.lastScanId,
-    lastScanStatus: env.lastScanStatus,
-    lastScanTimestamp: env.lastScanTimestamp,
-    lastScanCompletedTimestamp: env.lastScanCompletedTimestamp,
-    lastScanDuration: env.lastScanDuration,
-    lastScanTotalUntriaged: env.lastScanTotalUntriaged,
-    lastScanHighUntriaged: env.lastScanHighUntriaged,
-    lastScanMediumUntriaged: env.lastScanMediumUntriaged,
-    lastScanLowUntriaged: env.lastScanLowUntriaged,
-    latestScanConfigHash: env.latestScanConfigHash,
-    lastScanHawkscanVersion: env.lastScanHawkscanVersion,
-    repositoriesCount: mapped.length,
-    thirtyDayCommitActivity: commitActivity(mapped),
-    attackSurface: { applicationId: env.applicationId, repositories: mapped.map((repo) => repositoryView(repo, app ? [app] : [])) },
-    lastScanExternalAlertStats: [],
-  };
-}
-
-/** includeAppHealthStats: findings of the listed environments' last scans, and how recently their apps were scanned. */
-function healthStats(all: Joined[], now = Date.now()) {
-  const findingsHealth = { high: 0, medium: 0, low: 0, total: 0 };
-  const lastScanOfApp = new Map<string, number>();
-  let failedScansCount = 0;
-  for (const { env } of all) {
-    findingsHealth.high += env.lastScanHighUntriaged ?? 0;
-    findingsHealth.medium += env.lastScanMediumUntriaged ?? 0;
-    findingsHealth.low += env.lastScanLowUntriaged ?? 0;
-    findingsHealth.total += env.lastScanTotalUntriaged ?? 0;
-    if (env.lastScanStatus === 'ERROR') failedScansCount++;
-    lastScanOfApp.set(env.applicationId, Math.max(lastScanOfApp.get(env.applicationId) ?? 0, env.lastScanTimestamp ?? 0));
-  }
-  const ages = [...lastScanOfApp.values()].map((t) => (t ? now - t : Infinity));
-  return {
-    findingsHealth,
-    scanFrequencyHealth: {
-      totalApps: ages.length,
-      appsScannedWithinSevenDays: ages.filter((a) => a <= 7 * DAY).length,
-      appsScannedWithinThirtyDays: ages.filter((a) => a <= 30 * DAY).length,
-      appsScannedBeyondThirtyDays: ages.filter((a) => a > 30 * DAY && a !== Infinity).length,
-      appsNeverScanned: ages.filter((a) => a === Infinity).length,
-      failedScansCount,
-    },
-  };
-}
-
-/**
- * Reads as little as the filters allow: an appIds/envs/lastScanStatus filter reads only the matching
- * environments (the applications' partitions, the name index, the status index); otherwise the organization's
- * name or scan-date index is walked, only as far as the page when that index gives the requested order.
- */
-export async function listEnvironmentsV2(caller: Caller, orgId: string, q: EnvListQuery) {
-  const membership = await caller.authorize(orgId);
-  const sortField: EnvSortField = q.sortField ?? 'environmentName';
-  const sortDir: SortDirection = q.sortDir === 'DESC' ? 'DESC' : 'ASC';
-  const request = v2PageRequest(q.page, q.pageToken, q.pageSize);
-  const keep = environmentKeep(orgId, membership, q);
-  const chunk = Math.min(100, readAhead(request));
-  const repos = repositoriesByApplication(orgId); // read alongside the environments
-
-  let bounded: AsyncIterable<EnvironmentRecord> | undefined;
-  if (q.appIds.length) bounded = fromArrays(q.appIds.map((id) => environmentsOfApp(id)));
-  else if (q.envs.length) bounded = fromArrays([...new Set(q.envs.map((n) => n.toLowerCase()))].map((n) => environmentsOfOrgNamed(orgId, n)));
-  else if (q.lastScanStatus.length) {
-    const statuses = [...new Set(q.lastScanStatus.map((s) => STORED_STATUS[s]))].filter((s) => s !== undefined);
-    bounded = fromArrays(statuses.map((s) => environmentsOfOrgWithStatus(orgId, s)));
-  }
-  const indexOrder = sortField === 'scanDate' ? 'scanDate' : sortField === 'environmentName' ? 'name' : undefined;
-
-  let page: { items: Joined[]; totalCount: number; hasNext: boolean };
-  let health: ReturnType<typeof healthStats> | undefined;
-  if (!bounded && indexOrder && !q.includeAppHealthStats) {
-    const stream = () => withApplications(environmentsOfOrg(orgId, indexOrder, sortDir === 'ASC', readAhead(request)), chunk);
-    const streamed = await pageFromStream(stream(), keep, request);
-    const countable = !q.query && q.envIds.length === 0 && !q.lastScanDate && q.hasFlightpathSession !== true;
-    const totalCount = streamed.exhausted
-      ? streamed.seen
-      : countable
-        ? (await organizationCounts(orgId, q.applicationTypes, visibleTeams(membership, q.teamIds))).environments
-        : await countRest(withApplications(environmentsOfOrg(orgId, 'name', true), 100, await applicationsById(orgId)), keep);
-    page = { items: streamed.items, totalCount, hasNext: streamed.hasNext };
-  } else {
-    const all = (
-      await collect(bounded ? withApplications(bounded, 100) : withApplications(environmentsOfOrg(orgId, 'name', true), 100, await applicationsById(orgId)))
-    ).filter(keep);
-    all.sort(compareBy(environmentSortValue(sortField, await repos), (j) => j.env.environmentId, sortDir));
-    page = pageOf(all, request);
-    if (q.includeAppHealthStats) health = healthStats(all);
-  }
-  const repoMap = await repos;
-  return {
-    orgId,
-    environments: page.items.map((j) => toEnvironmentView(j, repoMap)),
-    ...health,
-    ...v2Envelope(
-      {
-        request,
-        query: q.query ?? '',
-        sortField,
-        sortDir,
-        filters: [
-          { name: 'appIds', values: q.appIds },
-          { name: 'envIds', values: q.envIds },
-          { name: 'teamIds', values: q.teamIds },
-          { name: 'envs', values: q.envs },
-          { name: 'lastScanDate', values: q.lastScanDate ? [q.lastScanDate] : [] },
-          { name: 'applicationTypes', values: q.applicationTypes },
-          { name: 'lastScanStatus', values: q.lastScanStatus },
-        ],
-      },
-      page.totalCount,
-      page.hasNext,
-    ),
-  };
 }
 
 // ---- Deprecated List Environments (SPEC 4.2.4)

@@ -2,6 +2,10 @@
 // patterns these keys serve. Sort keys starting with '#' mark an entity's own record inside its partition.
 const ASSET_PREFIX = { configuration: 'SCANCONFIG#', policy: 'POLICY#' } as const;
 
+/** A non-negative integer (ms, seconds, a count) as 15 digits, so that string order is numeric order. */
+const sortableNumber = (n: number | undefined) => String(Math.max(0, Math.floor(n ?? 0))).padStart(15, '0');
+const environmentFindingsSortKey = (envId: string, total: number | undefined) => `${sortableNumber(total)}#${envId}`;
+
 export const keys = {
   organization: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: '#ORG' }),
 
@@ -35,12 +39,28 @@ export const keys = {
   application: (appId: string) => ({ pk: `APP#${appId}`, sk: '#APP' }),
   /** The whole partition of an application: its record, environments, name claims and scan data. */
   applicationPartition: (appId: string) => ({ pk: `APP#${appId}` }),
-  /** gsi2 entry of a live application: the organization's applications by lower-cased name, then id. */
-  applicationByName: (orgId: string, name: string, appId: string) => ({
-    gsi2pk: `ORGAPPS#${orgId}`,
-    gsi2sk: `${name.toLowerCase()}#${appId}`,
+  /**
+   * Compact list entries of a live application, partitioned by (type, owning team or '-') like the organization
+   * counters, so that a list reads only the partitions its caller may see: gsi4 = by lower-cased name, then id;
+   * gsi6 = by id; gsi1 = by status, then id. Ownership changes move them with the `teamId` write (one item).
+   */
+  applicationListEntries: (orgId: string, applicationType: string, teamId: string | undefined, name: string, appId: string, status: string) => ({
+    gsi1pk: `ORGAPPSTATUS#${orgId}#${applicationType}#${teamId ?? '-'}`,
+    gsi1sk: `${status}#${appId}`,
+    gsi4pk: `ORGAPPNAMES#${orgId}#${applicationType}#${teamId ?? '-'}`,
+    gsi4sk: `${name.toLowerCase()}#${appId}`,
+    gsi6pk: `ORGAPPIDS#${orgId}#${applicationType}#${teamId ?? '-'}`,
+    gsi6sk: appId,
   }),
-  applicationsOfOrg: (orgId: string) => ({ gsi2pk: `ORGAPPS#${orgId}` }),
+  applicationsOfBucketByName: (orgId: string, applicationType: string, teamId: string | undefined) => ({ gsi4pk: `ORGAPPNAMES#${orgId}#${applicationType}#${teamId ?? '-'}` }),
+  applicationsOfBucketById: (orgId: string, applicationType: string, teamId: string | undefined) => ({ gsi6pk: `ORGAPPIDS#${orgId}#${applicationType}#${teamId ?? '-'}` }),
+  applicationsOfBucketByStatus: (orgId: string, applicationType: string, teamId: string | undefined) => ({ gsi1pk: `ORGAPPSTATUS#${orgId}#${applicationType}#${teamId ?? '-'}` }),
+  /**
+   * gsi5 entry of an application whose cascade delete has started (sparse: usually none): lists that walk
+   * environment indexes leave out its environments, whose entries stay until the cascade removes them.
+   */
+  deletingApplication: (orgId: string, appId: string) => ({ gsi5pk: `ORGAPPSDELETING#${orgId}`, gsi5sk: appId }),
+  deletingApplicationsOfOrg: (orgId: string) => ({ gsi5pk: `ORGAPPSDELETING#${orgId}` }),
 
   environment: (appId: string, envId: string) => ({ pk: `APP#${appId}`, sk: `ENV#${envId}` }),
   environmentsOfApp: (appId: string) => ({ pk: `APP#${appId}`, skPrefix: 'ENV#' }),
@@ -49,18 +69,36 @@ export const keys = {
   /** Claims an environment name inside its application (names are unique per application, case-insensitively). */
   environmentName: (appId: string, name: string) => ({ pk: `APP#${appId}`, sk: `ENVNAME#${name.toLowerCase()}` }),
   /**
-   * Index entries of a live environment: gsi2 = the organization's environments by name, gsi3 = by last scan time,
-   * gsi1 = by last-scan status, then by name. Removed when a delete starts, so lists stop reading the environment.
+   * Index entries of a live environment, one per list order: gsi2 = the organization's environments by name,
+   * gsi3 = by last scan time, gsi1 = by last-scan status, then by name, gsi4 = by id, gsi5 = by last scan duration,
+   * gsi6 = by the last scan's untriaged findings (each then by id). Removed when a delete starts, so lists stop
+   * reading the environment.
    */
-  environmentIndexes: (orgId: string, envId: string, name: string, lastScanTimestamp: number, lastScanStatus: string) => ({
-    gsi1pk: `ORGENVSTATUS#${orgId}#${lastScanStatus}`,
+  environmentIndexes: (
+    orgId: string,
+    envId: string,
+    name: string,
+    scan: { lastScanTimestamp?: number; lastScanStatus: string; lastScanDuration?: number; lastScanTotalUntriaged?: number },
+  ) => ({
+    gsi1pk: `ORGENVSTATUS#${orgId}#${scan.lastScanStatus}`,
     gsi1sk: `${name.toLowerCase()}#${envId}`,
     gsi2pk: `ORGENVS#${orgId}`,
     gsi2sk: `${name.toLowerCase()}#${envId}`,
     gsi3pk: `ORGENVSCANS#${orgId}`,
-    gsi3sk: `${String(lastScanTimestamp).padStart(15, '0')}#${envId}`,
+    gsi3sk: `${sortableNumber(scan.lastScanTimestamp)}#${envId}`,
+    gsi4pk: `ORGENVIDS#${orgId}`,
+    gsi4sk: envId,
+    gsi5pk: `ORGENVDURATION#${orgId}`,
+    gsi5sk: `${sortableNumber(scan.lastScanDuration)}#${envId}`,
+    gsi6pk: `ORGENVFINDINGS#${orgId}`,
+    gsi6sk: environmentFindingsSortKey(envId, scan.lastScanTotalUntriaged),
   }),
+  /** gsi6 sort key of an environment with `total` untriaged findings in its last scan (triage keeps it in step). */
+  environmentFindingsSortKey,
   environmentsOfOrgByName: (orgId: string) => ({ gsi2pk: `ORGENVS#${orgId}` }),
+  environmentsOfOrgById: (orgId: string) => ({ gsi4pk: `ORGENVIDS#${orgId}` }),
+  environmentsOfOrgByDuration: (orgId: string) => ({ gsi5pk: `ORGENVDURATION#${orgId}` }),
+  environmentsOfOrgByFindings: (orgId: string) => ({ gsi6pk: `ORGENVFINDINGS#${orgId}` }),
   environmentsOfOrgNamed: (orgId: string, name: string) => ({ gsi2pk: `ORGENVS#${orgId}`, gsi2skPrefix: `${name.toLowerCase()}#` }),
   environmentsOfOrgByScanDate: (orgId: string) => ({ gsi3pk: `ORGENVSCANS#${orgId}` }),
   environmentsOfOrgWithStatus: (orgId: string, lastScanStatus: string) => ({ gsi1pk: `ORGENVSTATUS#${orgId}#${lastScanStatus}` }),
@@ -73,6 +111,7 @@ export const keys = {
     pk: `ORG#${orgId}`,
     sk: `COUNT#${applicationType}#${teamId ?? '-'}`,
   }),
+  organizationCountersOfOrg: (orgId: string) => ({ pk: `ORG#${orgId}`, skPrefix: 'COUNT#' }),
 
   // ---- Teams (docs/DATA-MODEL.md, Teams). A team lives in its organization's partition, so a team of another
   // organization is simply not found. Its members' memberships (`teamIds`) and its applications (`teamId`) carry

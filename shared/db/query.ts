@@ -3,12 +3,13 @@ import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { db } from './client.ts';
 import { config } from '../config.ts';
 import { transactWrite, type TransactItem } from './transactions.ts';
+import { indexKeyNames, type MainIndex } from './tables.ts';
 
 type Item = Record<string, unknown>;
 
 /** One partition of the table or of an index, optionally narrowed by a sort-key prefix or range. */
 export interface PartitionQuery {
-  index?: 'gsi1' | 'gsi2' | 'gsi3';
+  index?: MainIndex;
   partition: string;
   skPrefix?: string;
   /** Inclusive sort-key bounds. */
@@ -24,8 +25,7 @@ export interface PartitionQuery {
 
 /** The items of a partition in sort-key order, read lazily one DynamoDB page at a time. */
 export async function* queryItems(query: PartitionQuery): AsyncGenerator<Item> {
-  const pk = query.index ? `${query.index}pk` : 'pk';
-  const sk = query.index ? `${query.index}sk` : 'sk';
+  const { pk, sk } = query.index ? indexKeyNames(query.index) : { pk: 'pk', sk: 'sk' };
   const names: Record<string, string> = { '#pk': pk };
   const values: Record<string, unknown> = { ':pk': query.partition };
   let condition = '#pk = :pk';

@@ -9,6 +9,8 @@ export interface IndexDefinition {
   indexName: string;
   partitionKey: KeyAttribute;
   sortKey: KeyAttribute;
+  /** Attributes copied into the index besides the keys; absent: every attribute (ALL). */
+  include?: string[];
 }
 
 export interface TableDefinition {
@@ -22,7 +24,33 @@ export interface TableDefinition {
 
 const S = (name: string): KeyAttribute => ({ name, type: 'S' });
 
-/** Overloaded GSIs: what each holds is documented in docs/DATA-MODEL.md and built in shared/db/keys.ts. */
+/**
+ * What the compact list indexes copy: the fields environment and application lists filter and sort on, so a list
+ * orders, filters, counts and skips to a deep page on entries of a few hundred bytes and reads whole items only for
+ * the page it returns (docs/DATA-MODEL.md, Reads).
+ */
+export const LIST_ENTRY_ATTRIBUTES = [
+  'applicationId',
+  'environmentId',
+  'name',
+  'applicationType',
+  'applicationStatus',
+  'teamId',
+  'environmentCount',
+  'lastScanStatus',
+  'lastScanTimestamp',
+  'lastScanDuration',
+  'lastScanTotalUntriaged',
+  'lastScanHighUntriaged',
+  'lastScanMediumUntriaged',
+  'lastScanLowUntriaged',
+];
+
+/**
+ * Overloaded GSIs: what each holds is documented in docs/DATA-MODEL.md and built in shared/db/keys.ts. gsi1-3 copy
+ * whole items; gsi1c-3c are compact twins of them (same keys, LIST_ENTRY_ATTRIBUTES only, maintained by DynamoDB
+ * with no write of ours), gsi4-6 are compact only.
+ */
 export const mainTable: TableDefinition = {
   id: 'MainTable',
   partitionKey: S('pk'),
@@ -31,6 +59,12 @@ export const mainTable: TableDefinition = {
     { indexName: 'gsi1', partitionKey: S('gsi1pk'), sortKey: S('gsi1sk') },
     { indexName: 'gsi2', partitionKey: S('gsi2pk'), sortKey: S('gsi2sk') },
     { indexName: 'gsi3', partitionKey: S('gsi3pk'), sortKey: S('gsi3sk') },
+    { indexName: 'gsi1c', partitionKey: S('gsi1pk'), sortKey: S('gsi1sk'), include: LIST_ENTRY_ATTRIBUTES },
+    { indexName: 'gsi2c', partitionKey: S('gsi2pk'), sortKey: S('gsi2sk'), include: LIST_ENTRY_ATTRIBUTES },
+    { indexName: 'gsi3c', partitionKey: S('gsi3pk'), sortKey: S('gsi3sk'), include: LIST_ENTRY_ATTRIBUTES },
+    { indexName: 'gsi4', partitionKey: S('gsi4pk'), sortKey: S('gsi4sk'), include: LIST_ENTRY_ATTRIBUTES },
+    { indexName: 'gsi5', partitionKey: S('gsi5pk'), sortKey: S('gsi5sk'), include: LIST_ENTRY_ATTRIBUTES },
+    { indexName: 'gsi6', partitionKey: S('gsi6pk'), sortKey: S('gsi6sk'), include: LIST_ENTRY_ATTRIBUTES },
   ],
   timeToLiveAttribute: 'expiresAt',
 };
@@ -43,3 +77,10 @@ export const rateLimitTable: TableDefinition = {
 };
 
 export const tables = [mainTable, rateLimitTable];
+
+/** The main table's index names (queries name one) and their key attributes. */
+export type MainIndex = 'gsi1' | 'gsi2' | 'gsi3' | 'gsi1c' | 'gsi2c' | 'gsi3c' | 'gsi4' | 'gsi5' | 'gsi6';
+export function indexKeyNames(index: MainIndex): { pk: string; sk: string } {
+  const definition = mainTable.globalSecondaryIndexes.find((i) => i.indexName === index)!;
+  return { pk: definition.partitionKey.name, sk: definition.sortKey.name };
+}

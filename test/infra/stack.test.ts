@@ -62,6 +62,10 @@ describe('CDK stack', () => {
     const tables = resources('AWS::DynamoDB::GlobalTable');
     const main = tables.find((t) => (t.Properties.GlobalSecondaryIndexes ?? []).length > 0)!;
     expect(main.Properties.GlobalSecondaryIndexes.map((i: any) => i.IndexName)).toEqual(mainTable.globalSecondaryIndexes.map((i) => i.indexName));
+    // The compact list indexes copy only the list fields; the others whole items.
+    expect(main.Properties.GlobalSecondaryIndexes.map((i: any) => [i.IndexName, i.Projection.ProjectionType, i.Projection.NonKeyAttributes])).toEqual(
+      mainTable.globalSecondaryIndexes.map((i) => [i.indexName, i.include ? 'INCLUDE' : 'ALL', i.include]),
+    );
     expect(main.Properties.Replicas[0].PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true });
     for (const table of tables) expect(table.Properties.TimeToLiveSpecification).toEqual({ AttributeName: 'expiresAt', Enabled: true });
   });

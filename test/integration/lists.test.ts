@@ -1,7 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { api } from './client.ts';
-import { createTenant, type Tenant } from './fixtures.ts';
+import { addUserTo, createTenant, type Tenant } from './fixtures.ts';
+import { newApp, newTeam } from './team-helpers.ts';
+import { applicationDeletingMark, getApplication } from '../../shared/applications/application-repository.ts';
+import { transactWrite } from '../../shared/db/transactions.ts';
 
 // The V2 and deprecated application/environment lists (SPEC 2.6, 4.2.1-4.2.4, 4.5) over one seeded organization:
 // 7 applications (one CLOUD) with 0-3 environments each: 8 environments of STANDARD applications, 1 of the CLOUD one.
@@ -208,5 +211,123 @@ describe('deprecated lists', () => {
     expect(ids).toEqual([...ids].sort());
     expect((await get(`/api/v1/app/${cherry}/env/list`, { envs: 'QA,dev' })).body.totalCount).toBe('2');
     expect((await get(`/api/v1/app/${cherry}/env/list`, { pageSize: '0' })).status).toBe(400);
+  });
+});
+
+// ---- The index-served lists (issue 17, docs/DATA-MODEL.md Reads): orders, team rules, renames, deletes.
+
+const ENV_SORTS = ['environmentId', 'environmentName', 'applicationName', 'scanDate', 'scanDuration', 'mappedRepositoryCount', 'scanFindingsCounts', 'thirtyDayCommitActivity', 'flightpathLastUpdated'];
+const APP_SORTS = ['applicationId', 'applicationName', 'applicationStatus', 'mappedRepositoryCount', 'thirtyDayCommitActivity'];
+type EnvView = { environmentId: string; environmentName: string; applicationId: string; applicationName: string };
+
+/** Every sort both ways, walked in pages of 2 and read as one page: the same order, each item once. */
+async function everyOrder(token: string, orgId: string, query: Record<string, string> = {}) {
+  const orders = new Map<string, string[]>();
+  for (const sortField of ENV_SORTS) {
+    for (const sortDir of ['ASC', 'DESC']) {
+      const list = (q: Record<string, string | number | boolean | string[]> = {}) => api('GET', `/api/v2/org/${orgId}/envs`, { token, query: { ...query, ...q } });
+      const walked = await walkV2(list, 'environments', 'environmentId', { sortField, sortDir });
+      const whole = await list({ sortField, sortDir, pageSize: 1000 });
+      expect(walked.ids, `${sortField} ${sortDir}`).toEqual(whole.body.environments.map((e: EnvView) => e.environmentId));
+      expect(new Set(walked.ids).size, `${sortField} ${sortDir}`).toBe(walked.ids.length);
+      expect(walked.total, `${sortField} ${sortDir}`).toBe(walked.ids.length);
+      orders.set(`${sortField} ${sortDir}`, walked.ids);
+      if (sortField === 'applicationName' || sortField === 'environmentName' || sortField === 'environmentId') {
+        const views: EnvView[] = whole.body.environments;
+        const key = (e: EnvView) =>
+          sortField === 'applicationName' ? `${e.applicationName.toLowerCase()}#${e.applicationId}#${e.environmentId}` : sortField === 'environmentName' ? `${e.environmentName.toLowerCase()}#${e.environmentId}` : e.environmentId;
+        const expected = views.map(key).sort();
+        if (sortDir === 'DESC') expected.reverse();
+        expect(views.map(key), `${sortField} ${sortDir}`).toEqual(expected);
+      }
+    }
+  }
+  return orders;
+}
+
+describe('index-served lists', () => {
+  it('keep the team rules under every sort: a member of no team sees the unowned applications only, each environment once', async () => {
+    const org = await createTenant();
+    const outsider = await addUserTo(org.orgId);
+    const owned = [await newApp(org.orgId, org.token, 'Owned One', 'dev'), await newApp(org.orgId, org.token, 'owned two', 'prod')];
+    await api('POST', `/api/v1/app/${owned[1]}/env`, { token: org.token, body: { env: 'qa' } });
+    const free = [await newApp(org.orgId, org.token, 'Free', 'dev'), await newApp(org.orgId, org.token, 'zeta', 'stage')];
+    await api('POST', `/api/v1/app/${free[0]}/env`, { token: org.token, body: { env: 'prod' } });
+    const team = await newTeam(org.orgId, org.token, { name: 'owners', userIds: [org.userId], applicationIds: owned });
+
+    const all = await everyOrder(org.token, org.orgId);
+    const seen = await everyOrder(outsider.token, org.orgId);
+    const byApp = async (token: string, appIds: string[]) => {
+      const out = await api('GET', `/api/v2/org/${org.orgId}/envs`, { token, query: { appIds, pageSize: 100 } });
+      return out.body.environments.map((e: EnvView) => e.environmentId).sort();
+    };
+    const freeEnvs = await byApp(org.token, free);
+    expect(freeEnvs).toHaveLength(3);
+    for (const [order, ids] of all) expect(ids, order).toHaveLength(6);
+    for (const [order, ids] of seen) expect([...ids].sort(), order).toEqual(freeEnvs);
+    // The teamIds filter selects the team's applications, for its members only.
+    const teamOnly = await everyOrder(org.token, org.orgId, { teamIds: team.id });
+    for (const [order, ids] of teamOnly) expect(ids, order).toHaveLength(3);
+    for (const [order, ids] of await everyOrder(outsider.token, org.orgId, { teamIds: team.id })) expect(ids, order).toEqual([]);
+
+    for (const sortField of APP_SORTS) {
+      for (const sortDir of ['ASC', 'DESC']) {
+        const list = (token: string) => (q: Record<string, string | number | boolean | string[]> = {}) => api('GET', `/api/v2/org/${org.orgId}/apps`, { token, query: q });
+        const mine = await walkV2(list(org.token), 'applications', 'applicationId', { sortField, sortDir });
+        const theirs = await walkV2(list(outsider.token), 'applications', 'applicationId', { sortField, sortDir });
+        expect([...mine.ids].sort(), `${sortField} ${sortDir}`).toEqual([...owned, ...free].sort());
+        expect([...theirs.ids].sort(), `${sortField} ${sortDir}`).toEqual([...free].sort());
+        expect(theirs.total).toBe(2);
+      }
+    }
+    const v1 = async (token: string) => (await api('GET', `/api/v1/app/${org.orgId}/list`, { token, query: { pageSize: 100 } })).body;
+    expect((await v1(org.token)).totalCount).toBe('6');
+    expect((await v1(outsider.token)).applications.map((a: { applicationId: string }) => a.applicationId).sort()).toEqual([free[0], free[0], free[1]].sort());
+  });
+
+  it('renaming an application moves its environments in the applicationName order at once, also while environments are created', async () => {
+    const org = await createTenant();
+    const moved = await newApp(org.orgId, org.token, 'middle', 'dev');
+    for (const name of ['alpha', 'omega']) await newApp(org.orgId, org.token, name, 'dev');
+    const names = async (sortDir = 'ASC') =>
+      (await api('GET', `/api/v2/org/${org.orgId}/envs`, { token: org.token, query: { sortField: 'applicationName', sortDir, pageSize: 100 } })).body.environments.map(
+        (e: EnvView) => e.applicationName,
+      );
+    expect(await names()).toEqual(['alpha', 'middle', 'omega']);
+
+    // The rename races five environment creations in the same application.
+    const results = await Promise.all([
+      api('POST', `/api/v1/app/${moved}`, { token: org.token, body: { name: 'Zulu' } }),
+      ...['e1', 'e2', 'e3', 'e4', 'e5'].map((env) => api('POST', `/api/v1/app/${moved}/env`, { token: org.token, body: { env } })),
+    ]);
+    for (const out of results) expect(out.status, out.text).toBe(200);
+    expect(await names()).toEqual(['alpha', 'omega', ...Array(6).fill('Zulu')]);
+    expect(await names('DESC')).toEqual([...Array(6).fill('Zulu'), 'omega', 'alpha']);
+    const orders = await everyOrder(org.token, org.orgId);
+    for (const [order, ids] of orders) expect(ids, order).toHaveLength(8);
+    // Deep pages of one application's environments: page 3 of size 2 starts at its 5th environment (after alpha, omega).
+    const deep = await api('GET', `/api/v2/org/${org.orgId}/envs`, { token: org.token, query: { sortField: 'applicationName', pageSize: 2, pageToken: 2 } });
+    expect(deep.body.environments.map((e: EnvView) => e.applicationName)).toEqual(['Zulu', 'Zulu']);
+    expect(deep.body).toMatchObject({ totalCount: '8', hasNext: true });
+    const audit = await api('GET', `/api/v1/org/${org.orgId}/audit`, { token: org.token, query: { types: 'APPLICATION_MODIFIED' } });
+    expect(audit.body.auditRecords).toHaveLength(1);
+    const apps = await api('GET', `/api/v2/org/${org.orgId}/apps`, { token: org.token, query: { pageSize: 10 } });
+    expect(apps.body.applications.map((a: { name: string }) => a.name)).toEqual(['alpha', 'omega', 'Zulu']);
+  });
+
+  it('leave out the environments of an application whose delete has started, under every sort', async () => {
+    const org = await createTenant();
+    const kept = await newApp(org.orgId, org.token, 'kept', 'dev');
+    const doomed = await newApp(org.orgId, org.token, 'doomed', 'dev');
+    await api('POST', `/api/v1/app/${doomed}/env`, { token: org.token, body: { env: 'prod' } });
+    // The first step of a delete only (an interrupted cascade): the environments' index entries are still there.
+    const app = await getApplication(doomed);
+    await transactWrite(applicationDeletingMark(app!));
+    for (const [order, ids] of await everyOrder(org.token, org.orgId)) expect(ids, order).toHaveLength(1);
+    const v1 = await api('GET', `/api/v1/app/${org.orgId}/list`, { token: org.token, query: { pageSize: 100 } });
+    expect(v1.body.applications.map((a: { applicationId: string }) => a.applicationId)).toEqual([kept]);
+    expect((await api('GET', `/api/v2/org/${org.orgId}/apps`, { token: org.token })).body.totalCount).toBe('1');
+    // DELETE resumes the cascade.
+    expect((await api('DELETE', `/api/v1/app/${doomed}`, { token: org.token })).status).toBe(200);
   });
 });

@@ -1,0 +1,198 @@
+import { keys } from '../db/keys.ts';
+import { queryAll, queryItems } from '../db/query.ts';
+import { indexKeyNames, type MainIndex } from '../db/tables.ts';
+import type { Membership } from '../identity/membership-repository.ts';
+import type { ApplicationStatus, ApplicationType } from './application-repository.ts';
+import type { LastScanStatus } from './environment-repository.ts';
+
+// The compact list indexes (docs/DATA-MODEL.md, Reads): entries of a few hundred bytes carrying what the
+// application and environment lists filter and sort on (shared/db/tables.ts LIST_ENTRY_ATTRIBUTES). A list orders,
+// filters, counts and skips on them, and reads whole items only for the page it returns.
+
+/** An environment's or application's compact entry, with the sort key of the index it was read from. */
+export interface ListEntry {
+  applicationId: string;
+  environmentId: string;
+  name: string;
+  applicationType: ApplicationType;
+  applicationStatus?: ApplicationStatus;
+  teamId?: string;
+  environmentCount?: number;
+  lastScanStatus?: LastScanStatus;
+  lastScanTimestamp?: number;
+  lastScanDuration?: number;
+  lastScanTotalUntriaged?: number;
+  lastScanHighUntriaged?: number;
+  lastScanMediumUntriaged?: number;
+  lastScanLowUntriaged?: number;
+  sortKey: string;
+}
+
+async function* entries(index: MainIndex, query: { partition: string; skPrefix?: string; skFrom?: string; skTo?: string; forward?: boolean; pageLimit?: number }) {
+  const sk = indexKeyNames(index).sk;
+  for await (const item of queryItems({ index, ...query })) yield { ...(item as Omit<ListEntry, 'sortKey'>), sortKey: item[sk] as string };
+}
+
+const collectEntries = async (stream: AsyncIterable<ListEntry>) => {
+  const all: ListEntry[] = [];
+  for await (const entry of stream) all.push(entry);
+  return all;
+};
+
+// ---- Environments
+
+/** The orders the environment indexes keep: name (gsi2), last scan time (gsi3), id (gsi4), duration (gsi5), findings (gsi6). */
+export type EnvironmentListOrder = 'name' | 'scanDate' | 'id' | 'duration' | 'findings';
+
+const ENVIRONMENT_ORDERS: Record<EnvironmentListOrder, (orgId: string) => { index: MainIndex; partition: string }> = {
+  name: (orgId) => ({ index: 'gsi2c', partition: keys.environmentsOfOrgByName(orgId).gsi2pk }),
+  scanDate: (orgId) => ({ index: 'gsi3c', partition: keys.environmentsOfOrgByScanDate(orgId).gsi3pk }),
+  id: (orgId) => ({ index: 'gsi4', partition: keys.environmentsOfOrgById(orgId).gsi4pk }),
+  duration: (orgId) => ({ index: 'gsi5', partition: keys.environmentsOfOrgByDuration(orgId).gsi5pk }),
+  findings: (orgId) => ({ index: 'gsi6', partition: keys.environmentsOfOrgByFindings(orgId).gsi6pk }),
+};
+
+/** The organization's live environments in one of the index orders, read lazily `pageLimit` entries per call. */
+export function environmentEntries(orgId: string, order: EnvironmentListOrder, forward: boolean, pageLimit?: number): AsyncGenerator<ListEntry> {
+  const { index, partition } = ENVIRONMENT_ORDERS[order](orgId);
+  return entries(index, { partition, forward, pageLimit });
+}
+
+/** Environments named `name` (case-insensitive), in name order: a prefix of the name index. */
+export async function environmentEntriesNamed(orgId: string, name: string): Promise<ListEntry[]> {
+  const { gsi2pk, gsi2skPrefix } = keys.environmentsOfOrgNamed(orgId, name);
+  const found = await collectEntries(entries('gsi2c', { partition: gsi2pk, skPrefix: gsi2skPrefix, pageLimit: 1000 }));
+  return found.filter((e) => e.name.toLowerCase() === name.toLowerCase());
+}
+
+/** Environments whose last scan has this status (or NONE), in name order. */
+export function environmentEntriesWithStatus(orgId: string, status: string): Promise<ListEntry[]> {
+  return collectEntries(entries('gsi1c', { partition: keys.environmentsOfOrgWithStatus(orgId, status).gsi1pk, pageLimit: 1000 }));
+}
+
+/** Environments whose last scan started from `from` to `to` (ms, inclusive), in that order. */
+export function environmentEntriesScannedBetween(orgId: string, from: number, to: number): Promise<ListEntry[]> {
+  const pad = (n: number) => String(Math.max(0, n)).padStart(15, '0');
+  return collectEntries(entries('gsi3c', { partition: keys.environmentsOfOrgByScanDate(orgId).gsi3pk, skFrom: pad(from), skTo: `${pad(to)}#~`, pageLimit: 1000 }));
+}
+
+/** The environments with these ids (unknown ones left out): one exact read of the id index each. */
+export async function environmentEntriesByIds(orgId: string, envIds: string[]): Promise<ListEntry[]> {
+  const partition = keys.environmentsOfOrgById(orgId).gsi4pk;
+  const found = await Promise.all(envIds.map((id) => collectEntries(entries('gsi4', { partition, skFrom: id.toLowerCase(), skTo: id.toLowerCase() }))));
+  return found.flat();
+}
+
+// ---- Applications, per (type, owning team) partition like the organization counters
+
+/** One (application type, owning team) bucket of an organization, with its live counts (the organization counter). */
+export interface Bucket {
+  applicationType: ApplicationType;
+  teamId: string | undefined;
+  applications: number;
+  environments: number;
+}
+
+export type ApplicationListOrder = 'name' | 'id' | 'status';
+
+/** The organization's buckets that ever held an application: one Query of its counter items. */
+export async function organizationBuckets(orgId: string): Promise<Bucket[]> {
+  const { pk, skPrefix } = keys.organizationCountersOfOrg(orgId);
+  const items = await queryAll({ partition: pk, skPrefix });
+  return items.map((item) => {
+    const [, applicationType, team] = String(item.sk).split('#');
+    return { applicationType: applicationType as ApplicationType, teamId: team === '-' ? undefined : team, applications: Number(item.applications ?? 0), environments: Number(item.environments ?? 0) };
+  });
+}
+
+/** The live applications of one bucket in name, id or status order, read lazily. */
+export function applicationEntries(orgId: string, bucket: Pick<Bucket, 'applicationType' | 'teamId'>, order: ApplicationListOrder, forward: boolean, pageLimit?: number): AsyncGenerator<ListEntry> {
+  const { applicationType, teamId } = bucket;
+  if (order === 'name') return entries('gsi4', { partition: keys.applicationsOfBucketByName(orgId, applicationType, teamId).gsi4pk, forward, pageLimit });
+  if (order === 'id') return entries('gsi6', { partition: keys.applicationsOfBucketById(orgId, applicationType, teamId).gsi6pk, forward, pageLimit });
+  return entries('gsi1c', { partition: keys.applicationsOfBucketByStatus(orgId, applicationType, teamId).gsi1pk, forward, pageLimit });
+}
+
+/** Applications whose cascade delete has started (their environments' entries may still be in the indexes). */
+export async function deletingApplicationIds(orgId: string): Promise<Set<string>> {
+  const items = await queryAll({ index: 'gsi5', partition: keys.deletingApplicationsOfOrg(orgId).gsi5pk });
+  return new Set(items.map((item) => item.applicationId as string));
+}
+
+/** Merges streams each ordered by `sortKey` into one (ascending when `forward`). */
+export async function* mergeOrdered(streams: AsyncIterable<ListEntry>[], forward: boolean): AsyncGenerator<ListEntry> {
+  const iterators = streams.map((s) => s[Symbol.asyncIterator]());
+  const heads = await Promise.all(iterators.map((it) => it.next()));
+  for (;;) {
+    let best = -1;
+    for (let i = 0; i < heads.length; i++) {
+      if (heads[i].done) continue;
+      if (best < 0) best = i;
+      else {
+        const [a, b] = [heads[i].value.sortKey, heads[best].value.sortKey];
+        if (forward ? a < b : a > b) best = i;
+      }
+    }
+    if (best < 0) return;
+    yield heads[best].value;
+    heads[best] = await iterators[best].next();
+  }
+}
+
+/**
+ * What a caller's list may show of an organization (SPEC 4.2 team rules, the applicationTypes and teamIds
+ * filters): the selected (type, team) buckets with their counts, and a test of an entry by its application. Entries
+ * carry their type; the team is the application's, so when some buckets are hidden from the caller by team, the
+ * ids of the smaller side (hidden or shown applications) are read from the per-bucket index (compact).
+ */
+export interface ListScope {
+  buckets: Bucket[];
+  /** Live applications and environments of the selected buckets (the organization counters). */
+  counts: { applications: number; environments: number };
+  keep(entry: Pick<ListEntry, 'applicationId' | 'applicationType'>): boolean;
+}
+
+/** The owning teams (undefined: unowned) whose applications the caller sees under a teamIds filter (SPEC 4.2). */
+export function visibleTeams(membership: Membership, teamIds: string[]): (string | undefined)[] {
+  return teamIds.length ? teamIds.filter((t) => membership.teamIds.includes(t)) : [undefined, ...membership.teamIds];
+}
+
+/**
+ * `byApplication: false`: the caller reads only the selected buckets' own partitions (application lists), so
+ * `keep` need not tell hidden applications apart and their ids are not read.
+ */
+export async function listScope(orgId: string, membership: Membership, types: ApplicationType[], teamIds: string[], { byApplication = true } = {}): Promise<ListScope> {
+  const [all, deleting] = await Promise.all([organizationBuckets(orgId), deletingApplicationIds(orgId)]);
+  const teams = visibleTeams(membership, teamIds);
+  const typed = all.filter((b) => types.includes(b.applicationType));
+  const buckets = typed.filter((b) => teams.includes(b.teamId));
+  const hidden = byApplication ? typed.filter((b) => !teams.includes(b.teamId) && b.applications > 0) : [];
+  const sum = (list: Bucket[], field: 'applications' | 'environments') => list.reduce((n, b) => n + b[field], 0);
+  const counts = { applications: sum(buckets, 'applications'), environments: sum(buckets, 'environments') };
+  const idsOf = async (list: Bucket[]) => {
+    const ids = new Set<string>();
+    const found = await Promise.all(list.map((b) => collectEntries(applicationEntries(orgId, b, 'id', true, 1000))));
+    for (const entry of found.flat()) ids.add(entry.applicationId);
+    return ids;
+  };
+  let shown: (appId: string) => boolean = (appId) => !deleting.has(appId);
+  if (hidden.length && sum(hidden, 'applications') <= counts.applications) {
+    const hiddenIds = await idsOf(hidden);
+    shown = (appId) => !hiddenIds.has(appId) && !deleting.has(appId);
+  } else if (hidden.length) {
+    const shownIds = await idsOf(buckets);
+    shown = (appId) => shownIds.has(appId) && !deleting.has(appId);
+  }
+  return { buckets, counts, keep: (entry) => types.includes(entry.applicationType) && shown(entry.applicationId) };
+}
+
+/** Applications without environments (ENV_INCOMPLETE) in the scope's buckets: a prefix of the status index each. */
+export async function applicationsWithoutEnvironments(orgId: string, scope: ListScope): Promise<number> {
+  const counts = await Promise.all(
+    scope.buckets.map(async (b) => {
+      const found = await queryAll({ index: 'gsi1c', partition: keys.applicationsOfBucketByStatus(orgId, b.applicationType, b.teamId).gsi1pk, skPrefix: 'ENV_INCOMPLETE#', attributes: ['applicationId'] });
+      return found.filter((item) => scope.keep({ applicationId: item.applicationId as string, applicationType: b.applicationType })).length;
+    }),
+  );
+  return counts.reduce((a, b) => a + b, 0);
+}
