@@ -10,7 +10,7 @@ import {
   type ApplicationType,
 } from './application-repository.ts';
 import { environmentPuts, environmentsOfApp, type EnvironmentRecord } from './environment-repository.ts';
-import { applicationEntries, applicationsWithoutEnvironments, environmentEntriesNamed, listScope, mergeOrdered, type ApplicationListOrder, type ListEntry, type ListScope } from './list-entries.ts';
+import { applicationEntries, applicationsCovering, applicationsWithoutEnvironments, environmentEntriesNamed, listScope, mergeOrdered, type ApplicationListOrder, type ListEntry, type ListScope } from './list-entries.ts';
 import { accessibleApplication, canSeeTeamResource } from './access.ts';
 import { auditEntry } from '../audit/entries.ts';
 import { transactWriteRetryingConflicts } from '../db/query.ts';
@@ -311,23 +311,17 @@ export async function listApplicationsV1(caller: Caller, orgId: string, q: ListA
   } else {
     const scope = await listScope(orgId, membership, [...APPLICATION_TYPES], q.teamIds, { byApplication: false });
     const apps = applicationsInOrder(orgId, scope, byId ? 'id' : 'name', forward, Math.min(1000, readAhead(request)));
-    const entriesOfCount = (app: { environmentCount?: number }) => (q.ignoreEnvs ? 1 : Math.max(1, app.environmentCount ?? 0));
+    const entriesOfCount = (app: ListEntry) => (!scope.keep(app) ? 0 : q.ignoreEnvs ? 1 : Math.max(1, app.environmentCount ?? 0));
     const start = request.page * request.size;
-    const items: Entry[] = [];
-    let skip = start;
-    for await (const entry of apps) {
-      if (items.length >= request.size) break;
-      if (!scope.keep(entry)) continue;
-      if (skip >= entriesOfCount(entry)) {
-        skip -= entriesOfCount(entry);
-        continue;
-      }
-      const [app] = await applicationsOf([entry], visible);
-      if (!app) continue;
-      const list = entriesOf(app, q.ignoreEnvs ? [] : await environmentsOfApp(app.applicationId));
-      items.push(...list.slice(skip, skip + request.size - items.length));
-      skip = 0;
-    }
+    const onPage = await applicationsCovering(apps, entriesOfCount, start, request.size);
+    const [pageApps, envs] = await Promise.all([
+      applicationsOf(onPage.map((p) => p.entry), visible),
+      Promise.all(onPage.map(({ entry }) => (q.ignoreEnvs ? [] : environmentsOfApp(entry.applicationId)))),
+    ]);
+    const items = onPage.flatMap(({ entry, skip, take }, i) => {
+      const app = pageApps.find((a) => a.applicationId === entry.applicationId);
+      return app ? entriesOf(app, envs[i]).slice(skip, skip + take) : [];
+    });
     // Every application is one entry, or one per environment: applications without environments count once.
     const totalCount = q.ignoreEnvs ? scope.counts.applications : scope.counts.environments + (await applicationsWithoutEnvironments(orgId, scope));
     page = { items, totalCount, hasNext: start + request.size < totalCount };

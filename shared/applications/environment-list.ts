@@ -2,6 +2,7 @@ import { getApplications, type ApplicationRecord } from './application-repositor
 import { NO_SCAN_STATUS, environmentsOfApp, getEnvironmentsByKeys, type EnvironmentRecord, type LastScanStatus } from './environment-repository.ts';
 import {
   applicationEntries,
+  applicationsCovering,
   environmentEntries,
   environmentEntriesByIds,
   environmentEntriesNamed,
@@ -79,7 +80,8 @@ function entryKeep(scope: ListScope, q: EnvListQuery, appsMatchingQuery: Set<str
  * scan-date index.
  */
 function filteredEntries(orgId: string, q: EnvListQuery, now: number): Promise<Omit<ListEntry, 'sortKey'>[]> | undefined {
-  if (q.appIds.length) return Promise.all(q.appIds.map((id) => environmentsOfApp(id))).then((lists) => lists.flat());
+  // Another organization's application ids select nothing (its partitions are not this organization's indexes).
+  if (q.appIds.length) return Promise.all(q.appIds.map((id) => environmentsOfApp(id))).then((lists) => lists.flat().filter((env) => env.organizationId === orgId));
   if (q.envIds.length) return environmentEntriesByIds(orgId, q.envIds);
   if (q.envs.length) return Promise.all([...new Set(q.envs.map((n) => n.toLowerCase()))].map((n) => environmentEntriesNamed(orgId, n))).then((l) => l.flat());
   if (q.lastScanStatus.length) {
@@ -171,21 +173,9 @@ async function byApplicationName(orgId: string, scope: ListScope, forward: boole
   const total = scope.counts.environments;
   const start = request.page * request.size;
   const apps = mergeOrdered(scope.buckets.map((b) => applicationEntries(orgId, b, 'name', forward, Math.min(1000, readAhead(request)))), forward);
-  const entries: Entry[] = [];
-  let skip = start;
-  for await (const app of apps) {
-    if (entries.length >= request.size) break;
-    if (!scope.keep(app)) continue;
-    const count = app.environmentCount ?? 0;
-    if (skip >= count) {
-      skip -= count;
-      continue;
-    }
-    const envs = await environmentsOfApp(app.applicationId); // in id order (sort key ENV#<id>)
-    if (!forward) envs.reverse();
-    entries.push(...envs.slice(skip, skip + request.size - entries.length));
-    skip = 0;
-  }
+  const onPage = await applicationsCovering(apps, (app) => (scope.keep(app) ? (app.environmentCount ?? 0) : 0), start, request.size);
+  const envs = await Promise.all(onPage.map(({ entry }) => environmentsOfApp(entry.applicationId))); // in id order (ENV#<id>)
+  const entries = onPage.flatMap(({ skip, take }, i) => (forward ? envs[i] : envs[i].reverse()).slice(skip, skip + take));
   return { entries, totalCount: total, hasNext: start + request.size < total };
 }
 

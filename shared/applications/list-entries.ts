@@ -119,6 +119,29 @@ export async function deletingApplicationIds(orgId: string): Promise<Set<string>
   return new Set(items.map((item) => item.applicationId as string));
 }
 
+/**
+ * The applications a page covers when each contributes `count(app)` items in order: walks their entries only,
+ * skipping whole applications up to the page's start; for each, how many of its items to skip and take.
+ */
+export async function applicationsCovering<T>(apps: AsyncIterable<T>, count: (app: T) => number, start: number, size: number) {
+  const onPage: { entry: T; skip: number; take: number }[] = [];
+  let skip = start;
+  let wanted = size;
+  for await (const entry of apps) {
+    if (wanted <= 0) break;
+    const n = count(entry);
+    if (skip >= n) {
+      skip -= n;
+      continue;
+    }
+    const take = Math.min(n - skip, wanted);
+    onPage.push({ entry, skip, take });
+    wanted -= take;
+    skip = 0;
+  }
+  return onPage;
+}
+
 /** Merges streams each ordered by `sortKey` into one (ascending when `forward`). */
 export async function* mergeOrdered(streams: AsyncIterable<ListEntry>[], forward: boolean): AsyncGenerator<ListEntry> {
   const iterators = streams.map((s) => s[Symbol.asyncIterator]());

@@ -73,14 +73,20 @@ export async function batchGet(itemKeys: Item[], attributes?: string[]): Promise
     ProjectionExpression: attributes.map((_, i) => `#a${i}`).join(', '),
     ExpressionAttributeNames: Object.fromEntries(attributes.map((a, i) => [`#a${i}`, a])),
   };
-  for (let i = 0; i < itemKeys.length; i += 100) {
-    let request: Record<string, { Keys: Item[] }> | undefined = { [config.tableName]: { Keys: itemKeys.slice(i, i + 100), ...projection } };
-    while (request && Object.keys(request).length > 0) {
-      const out = await db.send(new BatchGetCommand({ RequestItems: request }));
-      items.push(...(out.Responses?.[config.tableName] ?? []));
-      request = out.UnprocessedKeys as typeof request;
+  const chunks: Item[][] = [];
+  for (let i = 0; i < itemKeys.length; i += 100) chunks.push(itemKeys.slice(i, i + 100));
+  // Up to 4 calls in flight (a page of 1,000 items is 10 calls).
+  const worker = async () => {
+    for (let chunk = chunks.shift(); chunk; chunk = chunks.shift()) {
+      let request: Record<string, { Keys: Item[] }> | undefined = { [config.tableName]: { Keys: chunk, ...projection } };
+      while (request && Object.keys(request).length > 0) {
+        const out = await db.send(new BatchGetCommand({ RequestItems: request }));
+        items.push(...(out.Responses?.[config.tableName] ?? []));
+        request = out.UnprocessedKeys as typeof request;
+      }
     }
-  }
+  };
+  await Promise.all(Array.from({ length: Math.min(4, chunks.length) }, worker));
   return items;
 }
 

@@ -263,6 +263,9 @@ describe('index-served lists', () => {
     };
     const freeEnvs = await byApp(org.token, free);
     expect(freeEnvs).toHaveLength(3);
+    // Another organization's applications select nothing, not even a count.
+    const other = await api('GET', `/api/v2/org/${tenant.orgId}/envs`, { token: tenant.token, query: { appIds: free, pageSize: 1 } });
+    expect(other.body).toMatchObject({ totalCount: '0', environments: [] });
     for (const [order, ids] of all) expect(ids, order).toHaveLength(6);
     for (const [order, ids] of seen) expect([...ids].sort(), order).toEqual(freeEnvs);
     // The teamIds filter selects the team's applications, for its members only.
