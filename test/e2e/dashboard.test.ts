@@ -1,10 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import { baseUrl } from '../integration/client.ts';
-import { createTenant, type Tenant } from '../integration/fixtures.ts';
+import { readFileSync } from 'node:fs';
+import { parse } from 'csv-parse/sync';
+import { addUserTo, createTenant, type Tenant } from '../integration/fixtures.ts';
+import { addMember, createUser } from '../../shared/identity/admin.ts';
+import { PERMISSIONS } from '../../shared/identity/permissions.ts';
 import { completeScan, reportAlerts, startScan } from '../integration/scan-helpers.ts';
 import { ensureWebBuild } from '../../scripts/local/web.ts';
 import { expectAccessible, launchBrowser } from './browser.ts';
+import { reportZapSample } from './zap-sample.ts';
 
 // The dashboard in a real Chromium against the local stack the integration tests run (the same server code as
 // `npm start`, serving web/dist at / and the API at /api). One browser for the whole file to keep it short.
@@ -171,6 +176,188 @@ describe('dashboard', () => {
     await page.getByText('You signed out.').waitFor();
     expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
     expect(dialogs).toEqual([]);
+  });
+
+  it('imports a ZAP report, triages findings one at a time and in bulk, sees the counts drop, downloads the CSV, signs out', async () => {
+    const own = await createTenant(); // its own organization: the report holds exactly this sample
+    const dialogs: string[] = [];
+    page.on('dialog', (d) => {
+      dialogs.push(d.message());
+      void d.dismiss();
+    });
+    await signIn(page, own.apiKey);
+    await page.getByRole('link', { name: 'Scans', exact: true }).click();
+    await page.getByText('No scans reported yet.').waitFor();
+    expect(await page.locator('main').innerText()).toContain('npm run scanner -- import');
+    await expectAccessible(page, 'scans (empty)');
+    await page.getByRole('link', { name: 'Findings report', exact: true }).click();
+    await page.getByText('No findings yet.').waitFor();
+    await expectAccessible(page, 'findings report (empty)');
+
+    // Create the application; its environment says how to get a first scan in.
+    await page.getByRole('link', { name: 'Applications', exact: true }).click();
+    await page.getByText('New application').click();
+    await page.getByLabel('Name', { exact: true }).fill('legacy-portal');
+    await page.getByLabel('First environment').fill('production');
+    await page.getByRole('button', { name: 'Create application' }).click();
+    await heading(page, 'legacy-portal');
+    const appId = page.url().split('/app/')[1]!;
+    await page.getByRole('link', { name: 'production' }).click();
+    await heading(page, 'production');
+    await page.getByText('No scan yet.').waitFor();
+    expect(await page.getByLabel('Import command').textContent()).toBe(`npm run scanner -- import --app ${appId} --env production zap-report.xml`);
+    await expectAccessible(page, 'environment (no scan)');
+
+    // The scan: a real ZAP report (4 alerts, 7 instances: 2 Medium, 5 Low), as the scanner reports it.
+    const { scanId, alerts } = await reportZapSample(own.token, appId, 'production');
+    const uris = alerts.reduce((n, a) => n + a.uris.length, 0);
+    expect(uris).toBe(7);
+    await page.reload();
+    await expect.poll(() => page.locator('.facts').innerText()).toMatch(/Untriaged findings\s+7 · High: 0 Medium: 2 Low: 5/);
+
+    // The scan: 7 untriaged; the alert with two findings.
+    await page.getByRole('link', { name: /^\d/ }).first().click(); // the last scan's start time
+    await heading(page, /^Scan of /);
+    await expect.poll(() => page.getByTestId('scan-untriaged').textContent()).toBe('7');
+    await page.getByRole('link', { name: 'X-Content-Type-Options Header Missing' }).click();
+    await heading(page, 'X-Content-Type-Options Header Missing');
+    await expect.poll(() => page.getByTestId('alert-untriaged').textContent()).toBe('2 untriaged');
+    await expectAccessible(page, 'alert with triage');
+
+    // Bulk triage with the keyboard: Space ticks a finding's box, Tab moves on (past its link) to the next one.
+    const boxes = page.locator('tbody input[type=checkbox]');
+    expect(await boxes.count()).toBe(2);
+    await boxes.first().focus();
+    await page.keyboard.press('Space');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Space');
+    expect(await page.getByLabel('Select all 2 findings on this page').isChecked()).toBe(true);
+    await page.getByRole('group', { name: 'Triage the 2 selected findings' }).waitFor();
+    await page.getByLabel('Triage as').selectOption('FALSE_POSITIVE');
+    await page.getByLabel('Note (optional)').fill('static assets only');
+    await page.getByRole('button', { name: 'Triage 2 findings' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('status').getByText('False positive: 2 findings triaged.').waitFor();
+    await expect.poll(() => page.getByTestId('alert-untriaged').textContent()).toBe('0 untriaged');
+    expect(await page.locator('tbody').innerText()).toContain('False positive “static assets only”');
+    expect(await boxes.first().isChecked()).toBe(false); // the selection is cleared after the triage
+
+    // A partial failure: the answer names the finding that was not triaged (here a hash added on the way to the
+    // service, which the environment never saw) while the other one is.
+    const unknownHash = 'f'.repeat(64);
+    await page.route('**/findings/triage', async (route) => {
+      const body = JSON.parse(route.request().postData()!);
+      body.actions.push({ ...body.actions[0], findingHash: unknownHash });
+      await route.continue({ postData: JSON.stringify(body) });
+    });
+    await boxes.first().check();
+    await page.getByLabel('Triage as').selectOption('RISK_ACCEPTED');
+    await page.getByRole('button', { name: 'Triage', exact: true }).click();
+    await page.getByText('Risk accepted: 1 of 2 findings triaged; 1 failed.').waitFor();
+    expect(await page.locator('.triage-outcome li').innerText()).toMatch(/^ffffffffffff…: finding f{64} not found in environment/);
+    await page.unroute('**/findings/triage');
+    expect(await page.locator('tbody tr').first().innerText()).toContain('Risk accepted');
+
+    // One finding on its own page: risk accepted, with a note; its status and history show it.
+    await page.locator('.crumbs a').nth(1).click(); // the scan
+    await heading(page, /^Scan of /);
+    await expect.poll(() => page.getByTestId('scan-untriaged').textContent()).toBe('5');
+    await page.getByRole('link', { name: 'Web Browser XSS Protection Not Enabled' }).click();
+    await heading(page, 'Web Browser XSS Protection Not Enabled');
+    await page.getByRole('link', { name: 'http://127.0.0.1:8080/robots.txt' }).click();
+    await heading(page, /Finding at/);
+    await expect.poll(() => page.getByTestId('finding-status').textContent()).toBe('Untriaged');
+    await page.getByLabel('Triage as').selectOption('RISK_ACCEPTED');
+    await page.getByLabel('Note (optional)').fill('robots.txt is public');
+    await page.getByRole('button', { name: 'Triage', exact: true }).click();
+    await page.getByText('Risk accepted: 1 finding triaged.').waitFor();
+    await expect.poll(() => page.getByTestId('finding-status').textContent()).toBe('Risk accepted “robots.txt is public”');
+    await page.getByRole('heading', { name: 'Triage history' }).waitFor();
+    // A comment keeps it counted as it was (triaged here) and is kept in the history.
+    await page.getByLabel('Triage as').selectOption('ADD_COMMENT');
+    await page.getByLabel('Note', { exact: true }).fill('checked again in March');
+    await page.getByRole('button', { name: 'Triage', exact: true }).click();
+    await page.getByText('Comment: 1 finding triaged.').waitFor();
+    await expect.poll(() => page.locator('.history').innerText()).toContain('checked again in March');
+    await expectAccessible(page, 'finding with triage');
+
+    // The counts: scan and environment both show 4 untriaged (7 - 1 false positive - 2 risks accepted).
+    await page.locator('.crumbs a').first().click();
+    await heading(page, /^Scan of /);
+    await expect.poll(() => page.getByTestId('scan-untriaged').textContent()).toBe('4');
+    expect(await page.locator('.facts').innerText()).toMatch(/False positive: 1/);
+    await page.locator('.crumbs a').nth(2).click(); // the environment
+    await heading(page, 'production');
+    await expect.poll(() => page.locator('.facts').innerText()).toMatch(/Untriaged findings\s+4 · High: 0 Medium: 2 Low: 2/);
+
+    // The findings report: every finding with its status; filters in the URL; the CSV has the same rows.
+    await page.getByRole('link', { name: 'Findings report', exact: true }).click();
+    await heading(page, 'Findings report');
+    await expect.poll(() => page.locator('main tbody tr').count()).toBe(7);
+    await expectAccessible(page, 'findings report');
+    const rows = await page.locator('main tbody tr').allInnerTexts();
+    expect(rows.filter((r) => r.includes('False positive'))).toHaveLength(1);
+    expect(rows.filter((r) => r.includes('Risk accepted'))).toHaveLength(2);
+    const downloaded = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Download CSV (7 findings)' }).click();
+    const download = await downloaded;
+    expect(download.suggestedFilename()).toMatch(/^findings-\d{4}-\d{2}-\d{2}\.csv$/);
+    const csv = parse(readFileSync((await download.path())!, 'utf8'), { columns: true }) as Record<string, string>[];
+    expect(csv).toHaveLength(7);
+    expect(new Set(csv.map((r) => r.scanId))).toEqual(new Set([scanId]));
+    expect(csv.map((r) => r.status).sort()).toEqual(['FALSE_POSITIVE', 'NEW', 'NEW', 'NEW', 'NEW', 'RISK_ACCEPTED', 'RISK_ACCEPTED']);
+    expect(csv.filter((r) => r.status === 'RISK_ACCEPTED').map((r) => r.findingUrl)).toContain('http://127.0.0.1:8080/robots.txt');
+    expect(csv.filter((r) => r.findingRisk === 'Medium').map((r) => r.findingPluginName).sort()).toEqual(['Directory Browsing', 'X-Frame-Options Header Not Set']);
+    await page.getByText('Downloaded 7 findings as CSV.').waitFor();
+    // As of a day before any scan: nothing; the CSV button says so by being disabled.
+    await page.getByLabel('As of').fill('2020-01-01');
+    await page.getByText('No finding matches these filters.').waitFor();
+    expect(new URL(page.url()).searchParams.get('date')).toBe('2020-01-01');
+    expect(await page.getByRole('button', { name: 'Download CSV' }).isDisabled()).toBe(true);
+
+    // Sign out.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByText('You signed out.').waitFor();
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    expect(dialogs).toEqual([]);
+    page.removeAllListeners('dialog');
+  });
+
+  it('adds team members found by name or e-mail, and falls back to a user id without read:member', async () => {
+    const own = await createTenant();
+    const colleague = await createUser({ email: `ada-${Date.now()}@example.test`, fullName: 'Ada Lovelace' });
+    await addMember({ organizationId: own.orgId, userId: colleague.userId });
+    const team = await fetch(`${baseUrl()}/api/v1/org/${own.orgId}/team`, { method: 'POST', headers: { authorization: `Bearer ${own.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Payments' }) });
+    expect(team.status).toBe(200);
+    await signIn(page, own.apiKey);
+    await page.getByRole('link', { name: 'Teams', exact: true }).click();
+    await page.getByRole('link', { name: 'Payments' }).click();
+    await heading(page, 'Payments');
+    await page.getByLabel('Find a member to add').fill('lovel');
+    const candidates = page.getByRole('list', { name: 'Members you can add' });
+    await expect.poll(() => candidates.locator('li').allInnerTexts()).toEqual([expect.stringContaining('Ada Lovelace')]);
+    await expectAccessible(page, 'team with member search');
+    await candidates.getByRole('button', { name: 'Add Ada Lovelace' }).click();
+    await page.getByText('Added Ada Lovelace.').waitFor();
+    await expect.poll(() => page.locator('main .rows').first().innerText()).toContain('Ada Lovelace');
+    await page.getByLabel('Find a member to add').fill('nobody-has-this');
+    await page.getByText('No other member\'s name or e-mail contains “nobody-has-this”.').waitFor();
+
+    // Without read:member (nor read:report and write:triage): the user id field, no triage controls, and the
+    // report page says what is missing; none of it ends the session.
+    const limited = await addUserTo(own.orgId, PERMISSIONS.filter((p) => !['read:member', 'read:report', 'write:triage'].includes(p)));
+    await signIn(page, limited.apiKey);
+    await page.getByRole('link', { name: 'Teams', exact: true }).click();
+    await page.getByRole('link', { name: 'Payments' }).click();
+    await heading(page, 'Payments');
+    await page.getByText('lacks read:member').waitFor();
+    await page.getByLabel('User id').waitFor();
+    expect(await page.getByLabel('Find a member to add').count()).toBe(0);
+    await page.getByRole('link', { name: 'Findings report', exact: true }).click();
+    await page.getByText('Your role cannot read reports.').waitFor();
+    await expectAccessible(page, 'findings report (no permission)');
+    expect(await page.evaluate(() => sessionStorage.getItem('hawk.token'))).toMatch(/^ey/);
   });
 
   it('keeps the list state in the URL and pages through it', async () => {

@@ -19,6 +19,7 @@ const TeamsPage = lazy(() => import('./pages/Teams'));
 const TeamPage = lazy(() => import('./pages/Team'));
 const AuditPage = lazy(() => import('./pages/Audit'));
 const HostedPage = lazy(() => import('./pages/Hosted'));
+const ReportPage = lazy(() => import('./pages/Report'));
 
 export const useUser = () => useQuery({ queryKey: ['user'], queryFn: () => unwrap(api.GET('/api/v1/user')) });
 
@@ -94,6 +95,7 @@ function Organization() {
             <li><NavLink to={`${base}/apps`}>Applications</NavLink></li>
             <li><NavLink to={`${base}/envs`}>Environments</NavLink></li>
             <li><NavLink to={`${base}/scans`}>Scans</NavLink></li>
+            <li><NavLink to={`${base}/report`}>Findings report</NavLink></li>
             <li><NavLink to={`${base}/teams`}>Teams</NavLink></li>
             <li><NavLink to={`${base}/audit`}>Audit log</NavLink></li>
             <li><NavLink to={`${base}/hosted`}>API descriptions</NavLink></li>
@@ -125,6 +127,7 @@ function Organization() {
               <Route path="scan/:scanId" element={<ScanPage />} />
               <Route path="scan/:scanId/alert/:pluginId" element={<AlertPage />} />
               <Route path="scan/:scanId/finding/:alertUriId/:messageId" element={<FindingPage />} />
+              <Route path="report" element={<ReportPage />} />
               <Route path="teams" element={<TeamsPage />} />
               <Route path="team/:teamId" element={<TeamPage />} />
               <Route path="audit" element={<AuditPage />} />

@@ -42,6 +42,7 @@ export default function ApplicationPage() {
               </ActionForm>
             </details>
             <Link to={`/org/${orgId}/scans?app=${appId}`}>Scans of this application</Link>
+            <Link to={`/org/${orgId}/report?app=${appId}`}>Its findings report</Link>
             <ConfirmButton
               label="Delete application"
               title={`Delete ${application.name}?`}

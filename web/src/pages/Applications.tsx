@@ -77,7 +77,7 @@ export function ApplicationsPage({ orgId }: { orgId: string }) {
               </Empty>
             ) : (
               <Empty title="No applications yet.">
-                <p>Create one above (or with <code>POST /api/v1/org/{'{orgId}'}/app</code>); then report a scan to it with HawkScan, the reporting API (see README) or an imported ZAP report.</p>
+                <p>Create one above (or with <code>POST /api/v1/org/{'{orgId}'}/app</code>); then report a scan to it with HawkScan, the reporting API (see README) or import a ZAP report: an environment's page shows the command.</p>
               </Empty>
             )
           ) : (

@@ -1,27 +1,57 @@
-import { Link, useParams } from 'react-router';
+import { Link, useParams, useSearchParams } from 'react-router';
 import { useQuery } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
 import { QueryView } from '../components/states';
-import { useTitle } from '../components/ui';
+import { formatTime, useTitle } from '../components/ui';
+import { TriageForm } from '../components/Triage';
+import { statusLabel } from '../components/triage-status';
+import { useHasPermission } from '../permissions';
 
 // A finding's request and response are attacker-influenced text: they are only ever rendered as text nodes
 // inside <pre>, never as HTML (no dangerouslySetInnerHTML anywhere in the dashboard).
 export default function FindingPage() {
   const { orgId = '', scanId = '', alertUriId = '', messageId = '' } = useParams();
+  const [params] = useSearchParams();
+  const pluginId = params.get('plugin') ?? '';
+  const page = Math.max(0, Number(params.get('page')) || 0);
+  const canTriage = useHasPermission(orgId, 'WRITE_TRIAGE');
   const message = useQuery({
     queryKey: ['message', scanId, alertUriId, messageId],
     queryFn: () => unwrap(api.GET('/api/v1/scan/{scanId}/uri/{alertUriId}/messages/{messageId}', { params: { path: { scanId, alertUriId, messageId }, query: { includeValidationCommand: 'true' } } })),
   });
+  // The finding's triage status and history come with its alert's page of findings (the page it was opened from,
+  // the same query as the alert page, so usually cached); the application and environment with the scan.
+  const alertPage = useQuery({
+    queryKey: ['alert', scanId, pluginId, page],
+    enabled: pluginId !== '',
+    queryFn: () => unwrap(api.GET('/api/v1/scan/{scanId}/alert/{pluginId}', { params: { path: { scanId, pluginId }, query: { pageSize: '50', pageToken: String(page) } } })),
+  });
+  const uri = alertPage.data?.applicationScanAlertUris?.find((u) => u.alertUriId === alertUriId);
+  const scan = alertPage.data?.alert?.scan;
   useTitle('Finding');
   return (
     <QueryView query={message} what="the finding">
       {(m) => (
         <>
           <p className="crumbs">
-            <Link to={`/org/${orgId}/scan/${scanId}`}>Scan</Link> /
+            <Link to={`/org/${orgId}/scan/${scanId}`}>Scan</Link> /{' '}
+            {pluginId && (
+              <>
+                <Link to={`/org/${orgId}/scan/${scanId}/alert/${encodeURIComponent(pluginId)}${page ? `?page=${page}` : ''}`}>{alertPage.data?.alert?.name ?? 'Alert'}</Link> /
+              </>
+            )}
           </p>
           <h1 className="wrap">Finding at {m.uri}</h1>
           <dl className="facts">
+            {uri && (
+              <>
+                <dt>Status</dt>
+                <dd data-testid="finding-status">
+                  {statusLabel(uri.status)}
+                  {uri.matchedRuleNote && <span className="muted wrap"> “{uri.matchedRuleNote}”</span>}
+                </dd>
+              </>
+            )}
             {m.param && (
               <>
                 <dt>Parameter</dt>
@@ -40,6 +70,31 @@ export default function FindingPage() {
             )}
           </dl>
           {m.description && <p className="prose">{m.description}</p>}
+          {canTriage && m.findingHash && scan?.applicationId && scan.envId && (
+            <TriageForm target={{ orgId, appId: scan.applicationId, envId: scan.envId }} hashes={[m.findingHash]} legend="Triage this finding (every URI of it in this environment)" />
+          )}
+          {canTriage && m.findingHash && !pluginId && (
+            <p className="help">
+              Open this finding from its alert's list to triage it here, or <Link to={`/org/${orgId}/scan/${scanId}`}>go to the scan</Link>.
+            </p>
+          )}
+          {canTriage === false && <p className="help">Your role cannot triage findings (it lacks write:triage).</p>}
+          {uri && uri.ruleHistories!.length > 0 && (
+            <section aria-labelledby="history">
+              <h2 id="history">Triage history</h2>
+              <ol className="rows history">
+                {[...uri.ruleHistories!].reverse().map((h, i) => (
+                  <li key={i}>
+                    <span>{formatTime(h.timestamp)}</span>
+                    <span>
+                      {statusLabel(h.oldResult)} → {statusLabel(h.newResult)}
+                    </span>
+                    {h.note && <span className="wrap">“{h.note}”</span>}
+                  </li>
+                ))}
+              </ol>
+            </section>
+          )}
           <h2>Request</h2>
           <pre className="code" tabIndex={0} aria-label="Request">
             {m.scanMessage?.requestHeader}

@@ -4,6 +4,7 @@ import { useQuery } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
 import { Empty, QueryView } from '../components/states';
 import { SEVERITIES, SeverityBadge, formatTime, useTitle } from '../components/ui';
+import { statusLabel, untriagedOf } from '../components/triage-status';
 
 export default function ScanPage() {
   const { orgId = '', scanId = '' } = useParams();
@@ -38,9 +39,24 @@ export default function ScanPage() {
               <dd>
                 {r.alertStats?.totalAlerts ?? 0} in {r.alertStats?.uniqueAlerts ?? 0} alerts
               </dd>
+              <dt>Untriaged</dt>
+              <dd data-testid="scan-untriaged">{untriagedOf(r.alertStats?.alertStatusStats ?? [])}</dd>
+              <dt>By status</dt>
+              <dd>
+                {(r.alertStats?.alertStatusStats ?? []).length === 0
+                  ? '—'
+                  : r.alertStats!.alertStatusStats!.map((s) => `${statusLabel(s.alertStatus)}: ${s.totalCount ?? 0}`).join(' · ')}
+              </dd>
             </dl>
             {r.configHash && <ScanConfiguration appId={scan.applicationId!} configHash={r.configHash} />}
-            {r.applicationAlerts!.length === 0 && <Empty title="This scan reported no alerts." />}
+            {r.applicationAlerts!.length === 0 &&
+              (scan.status === 'STARTED' ? (
+                <Empty title="This scan is still running.">
+                  <p>Its alerts appear here as the scanner reports them (this page shows what has arrived when you open or reload it).</p>
+                </Empty>
+              ) : (
+                <Empty title="This scan reported no alerts." />
+              ))}
             {bySeverity.map(({ severity, alerts }) =>
               alerts.length === 0 ? null : (
                 <section key={severity} aria-labelledby={`sev-${severity}`}>
@@ -53,7 +69,7 @@ export default function ScanPage() {
                         <Link to={`/org/${orgId}/scan/${scanId}/alert/${encodeURIComponent(a.pluginId!)}`}>{a.name}</Link>
                         <span className="muted">
                           {' '}
-                          plugin {a.pluginId} · {a.uriCount} {a.uriCount === 1 ? 'finding' : 'findings'}
+                          plugin {a.pluginId} · {a.uriCount} {a.uriCount === 1 ? 'finding' : 'findings'} · {untriagedOf(a.alertStatusStats ?? [])} untriaged
                           {a.cweId && <> · CWE-{a.cweId}</>}
                         </span>
                       </li>

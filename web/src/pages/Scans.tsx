@@ -57,11 +57,14 @@ export default function ScansPage() {
         {(data) =>
           data.applicationScanResults!.length === 0 ? (
             filtered ? (
-              <Empty title="No scan matches these filters." />
+              <Empty title="No scan matches these filters.">
+                <button type="button" onClick={() => url.set({ app: '', env: '', from: '', to: '' })}>Clear the filters</button>
+              </Empty>
             ) : (
               <Empty title="No scans reported yet.">
                 <p>
-                  Scans arrive from HawkScan, from the reporting API (<code>POST /api/v1/app/{'{appId}'}/scan</code>, then <code>/alerts</code> and <code>/complete</code>; see README) or from an imported ZAP report.
+                  Scans arrive from HawkScan, from the reporting API (<code>POST /api/v1/app/{'{appId}'}/scan</code>, then <code>/alerts</code> and <code>/complete</code>; see README) or from an imported ZAP report:{' '}
+                  <code>npm run scanner -- import --app &lt;appId&gt; --env &lt;name&gt; zap-report.xml</code> (or <code>POST /api/v1/app/{'{appId}'}/scan/import</code>). Open an application for its id.
                 </p>
               </Empty>
             )

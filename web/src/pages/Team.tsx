@@ -1,8 +1,9 @@
-import { useState } from 'react';
+import { useDeferredValue, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, unwrap, type Schemas } from '../api/client';
+import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, describeError, unwrap, type Schemas } from '../api/client';
 import { QueryView } from '../components/states';
+import { useHasPermission } from '../permissions';
 import { ActionForm, ConfirmButton, text, useTitle } from '../components/ui';
 import { useUser } from '../App';
 
@@ -21,6 +22,7 @@ export default function TeamPage() {
   });
   const allTeams = useQuery({ queryKey: ['teams-all', orgId], queryFn: () => unwrap(api.GET('/api/v1/org/{orgId}/teams', { params: { path: { orgId }, query: { pageSize: '1000' } } })) });
   const [notice, setNotice] = useState('');
+  const canListMembers = useHasPermission(orgId, 'READ_MEMBER');
   useTitle(team.data?.team?.name ?? 'Team');
 
   const save = async (current: Team, change: { name?: string; userIds?: string[]; applicationIds?: string[] }, done: string) => {
@@ -93,11 +95,18 @@ export default function TeamPage() {
                 ))}
               </ul>
             )}
-            <ActionForm submitLabel="Add member" onSubmit={(data) => save(current, { userIds: [...memberIds, text(data, 'userId')] }, 'Member added.')}>
-              <label>
-                User id <input name="userId" required pattern="[0-9a-fA-F-]{36}" title="a user id (UUID)" defaultValue={me && !memberIds.includes(me.id!) ? me.id : ''} />
-              </label>
-            </ActionForm>
+            {canListMembers ? (
+              <MemberPicker orgId={orgId} memberIds={memberIds} onAdd={(u) => save(current, { userIds: [...memberIds, u.id] }, `Added ${u.label}.`)} />
+            ) : (
+              <>
+                {canListMembers === false && <p className="help">Your role cannot list the organization's members (it lacks read:member): add a member by user id.</p>}
+                <ActionForm submitLabel="Add member" onSubmit={(data) => save(current, { userIds: [...memberIds, text(data, 'userId')] }, 'Member added.')}>
+                  <label>
+                    User id <input name="userId" required pattern="[0-9a-fA-F-]{36}" title="a user id (UUID)" defaultValue={me && !memberIds.includes(me.id!) ? me.id : ''} />
+                  </label>
+                </ActionForm>
+              </>
+            )}
 
             <h2>Applications</h2>
             {current.applications!.length === 0 ? (
@@ -141,5 +150,67 @@ export default function TeamPage() {
         );
       }}
     </QueryView>
+  );
+}
+
+const MEMBER_RESULTS = 10;
+
+/** Finds organization members by part of their name or e-mail (listMembers, read:member) to add them to the team. */
+function MemberPicker({ orgId, memberIds, onAdd }: { orgId: string; memberIds: string[]; onAdd: (user: { id: string; label: string }) => Promise<unknown> }) {
+  const [search, setSearch] = useState('');
+  const pattern = useDeferredValue(search.trim());
+  const [error, setError] = useState<unknown>(null);
+  const members = useQuery({
+    queryKey: ['members', orgId, pattern],
+    // One more than shown: the rest are reached by narrowing the search. Members already in the team are filtered
+    // out below, so a page of them can hide others; the total says when to narrow.
+    queryFn: () => unwrap(api.GET('/api/v1/org/{orgId}/members', { params: { path: { orgId }, query: { pattern: pattern || undefined, pageSize: String(MEMBER_RESULTS + memberIds.length) } } })),
+    placeholderData: keepPreviousData,
+  });
+  const candidates = (members.data?.users ?? []).map((u) => u.external!).filter((u) => !memberIds.includes(u.id!)).slice(0, MEMBER_RESULTS);
+  const total = Number(members.data?.totalCount ?? 0);
+  return (
+    <div className="member-picker">
+      <form className="inline-form" role="search" onSubmit={(e) => e.preventDefault()}>
+        <label>
+          Find a member to add <input type="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="part of a name or e-mail" maxLength={256} />
+        </label>
+      </form>
+      <QueryView query={members} what="members">
+        {() =>
+          candidates.length === 0 ? (
+            <p className="help">{pattern ? `No other member's name or e-mail contains “${pattern}”.` : 'Every member of the organization is in this team.'}</p>
+          ) : (
+            <>
+              <ul className="rows" aria-label="Members you can add">
+                {candidates.map((u) => {
+                  const label = u.fullName || u.email || u.id!;
+                  return (
+                    <li key={u.id}>
+                      {label} {u.fullName && <span className="muted">{u.email}</span>}
+                      <button
+                        type="button"
+                        onClick={() => {
+                          setError(null);
+                          onAdd({ id: u.id!, label }).catch(setError);
+                        }}
+                      >
+                        Add<span className="visually-hidden"> {label}</span>
+                      </button>
+                    </li>
+                  );
+                })}
+              </ul>
+              {total > memberIds.length + candidates.length && <p className="help">{total} members match: type more of a name or e-mail to narrow the list.</p>}
+            </>
+          )
+        }
+      </QueryView>
+      {error !== null && (
+        <p role="alert" className="error">
+          {describeError(error)}
+        </p>
+      )}
+    </div>
   );
 }

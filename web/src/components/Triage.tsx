@@ -1,0 +1,114 @@
+import { useState, type FormEvent } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import { api, describeError, unwrap, type Schemas } from '../api/client';
+
+// Triage through bulk triage by finding hash (POST .../findings/triage, write:triage): one request for up to 100
+// findings, answered per action, so a partial failure names what failed and why.
+
+export const TRIAGE_ACTIONS = [
+  { value: 'FALSE_POSITIVE', label: 'False positive' },
+  { value: 'RISK_ACCEPTED', label: 'Risk accepted' },
+  { value: 'ADD_COMMENT', label: 'Comment' },
+] as const;
+type TriageAction = (typeof TRIAGE_ACTIONS)[number]['value'];
+/** The service's bound on actions per request (shared/findings/inputs.ts). */
+export const MAX_TRIAGE_ACTIONS = 100;
+
+
+export interface TriageTarget {
+  orgId: string;
+  appId: string;
+  envId: string;
+}
+
+type Result = Schemas['application.FindingTriageResult'];
+
+/** What the user reads after a triage: all done, some failed (with each failure's reason), or none. */
+export function summarize(results: Result[], label: string): { ok: boolean; text: string; failures: string[] } {
+  const failed = results.filter((r) => !r.success);
+  const done = results.length - failed.length;
+  const failures = failed.map((r) => `${r.findingHash?.slice(0, 12)}…: ${r.error || 'not triaged'}`);
+  const noun = (n: number) => (n === 1 ? 'finding' : 'findings');
+  if (failed.length === 0) return { ok: true, text: `${label}: ${done} ${noun(done)} triaged.`, failures };
+  if (done === 0) return { ok: false, text: `${label}: no finding was triaged (${failed.length} failed).`, failures };
+  return { ok: false, text: `${label}: ${done} of ${results.length} ${noun(results.length)} triaged; ${failed.length} failed.`, failures };
+}
+
+/**
+ * The triage form for a set of finding hashes: an action, an optional note, one submit. After it, every query is
+ * refetched (the alert's statuses, the scan's status counts, the environment's untriaged counts, the report).
+ */
+export function TriageForm({ target, hashes, legend, onDone }: { target: TriageTarget; hashes: string[]; legend: string; onDone?: () => void }) {
+  const queryClient = useQueryClient();
+  const [action, setAction] = useState<TriageAction>('FALSE_POSITIVE');
+  const [note, setNote] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [outcome, setOutcome] = useState<{ ok: boolean; text: string; failures: string[] } | null>(null);
+  const unique = [...new Set(hashes)];
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    if (unique.length === 0) return;
+    setBusy(true);
+    setOutcome(null);
+    const label = TRIAGE_ACTIONS.find((a) => a.value === action)!.label;
+    try {
+      const results: Result[] = [];
+      for (let i = 0; i < unique.length; i += MAX_TRIAGE_ACTIONS) {
+        const answer = await unwrap(
+          api.POST('/api/v1/org/{orgId}/app/{appId}/env/{envId}/findings/triage', {
+            params: { path: target },
+            body: { actions: unique.slice(i, i + MAX_TRIAGE_ACTIONS).map((findingHash) => ({ findingHash, status: action, note })) },
+          }),
+        );
+        results.push(...(answer.results ?? []));
+      }
+      const summary = summarize(results, label);
+      setOutcome(summary);
+      if (summary.ok) setNote('');
+      await queryClient.invalidateQueries({ predicate: (q) => q.queryKey[0] !== 'user' });
+      onDone?.();
+    } catch (error) {
+      setOutcome({ ok: false, text: `${label} failed: ${describeError(error)}`, failures: [] });
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form className="triage" onSubmit={submit}>
+      <fieldset>
+        <legend>{legend}</legend>
+        <label>
+          Triage as
+          <select value={action} onChange={(e) => setAction(e.target.value as TriageAction)}>
+            {TRIAGE_ACTIONS.map((a) => (
+              <option key={a.value} value={a.value}>
+                {a.label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="grow">
+          Note {action === 'ADD_COMMENT' ? '' : '(optional)'}
+          <textarea value={note} onChange={(e) => setNote(e.target.value)} rows={2} maxLength={4096} required={action === 'ADD_COMMENT'} />
+        </label>
+        <button type="submit" disabled={busy || unique.length === 0}>
+          {busy ? 'Triaging…' : unique.length > 1 ? `Triage ${unique.length} findings` : 'Triage'}
+        </button>
+      </fieldset>
+      <div role="status" aria-live="polite" className="triage-outcome">
+        {outcome && (
+          <div className={outcome.ok ? 'ok' : 'error'}>
+            <p>{outcome.text}</p>
+            {outcome.failures.length > 0 && (
+              <ul>
+                {outcome.failures.map((f) => (
+                  <li key={f}>{f}</li>
+                ))}
+              </ul>
+            )}
+          </div>
+        )}
+      </div>
+    </form>
+  );
+}
