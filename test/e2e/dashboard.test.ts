@@ -438,7 +438,7 @@ describe('dashboard', () => {
     });
     const app = await fetch(`${baseUrl()}/api/v1/org/${tenant.orgId}/app`, { method: 'POST', headers: { authorization: `Bearer ${tenant.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: hostile('name'), env: 'dev' }) });
     const appId = ((await app.json()) as { applicationId: string }).applicationId;
-    const { scanId } = await startScan(tenant.token, appId, { env: 'dev', host: 'https://evil.test' });
+    const { scanId, envId } = await startScan(tenant.token, appId, { env: 'dev', host: 'https://evil.test' });
     await reportAlerts(tenant.token, scanId, [
       {
         pluginId: '90001',
@@ -461,6 +461,18 @@ describe('dashboard', () => {
       },
     ]);
     await completeScan(tenant.token, scanId);
+    // A triage comment and a member's name carry it too.
+    const findings = (await (await fetch(`${baseUrl()}/api/v1/scan/${scanId}/alert/90001`, { headers: { authorization: `Bearer ${tenant.token}` } })).json()) as { applicationScanAlertUris: { findingHash: string }[] };
+    const triaged = await fetch(`${baseUrl()}/api/v1/org/${tenant.orgId}/app/${appId}/env/${envId}/findings/triage`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tenant.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ actions: [{ findingHash: findings.applicationScanAlertUris[0]!.findingHash, status: 'ADD_COMMENT', note: hostile('comment') }] }),
+    });
+    expect(triaged.status).toBe(200);
+    const member = await createUser({ email: `hostile-${Date.now()}@example.test`, fullName: hostile('member') });
+    await addMember({ organizationId: tenant.orgId, userId: member.userId });
+    const team = await fetch(`${baseUrl()}/api/v1/org/${tenant.orgId}/team`, { method: 'POST', headers: { authorization: `Bearer ${tenant.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: hostile('team') }) });
+    const teamId = ((await team.json()) as { team: { id: string } }).team.id;
 
     await signIn(page, tenant.apiKey);
     const visit = async (path: string, shows: string) => {
@@ -474,11 +486,25 @@ describe('dashboard', () => {
     await visit('/scans', 'name');
     await visit(`/scan/${scanId}`, 'alert-name');
     await visit(`/scan/${scanId}/alert/90001`, 'description');
+    await page.locator('main').getByText(hostile('comment')).first().waitFor();
     await page.getByRole('link', { name: /evil|uri/ }).first().click();
     await page.getByText(hostile('evidence')).waitFor();
+    await page.locator('.history').getByText(hostile('comment')).waitFor(); // the triage history
     for (const where of ['param', 'other', 'request-header', 'request-body', 'response']) {
       expect(await page.locator('main').innerText(), where).toContain(hostile(where));
     }
+    expect(await page.locator('main img, main script').count()).toBe(0);
+    await expectNothingExecuted(page);
+    // The findings report (names, alert name, URI) and its CSV; the team page's member search.
+    await visit(`/report?app=${appId}`, 'alert-name');
+    expect(await page.locator('main').innerText()).toContain(hostile('uri'));
+    const downloaded = page.waitForEvent('download');
+    await page.getByRole('button', { name: /^Download CSV/ }).click();
+    expect(readFileSync((await (await downloaded).path())!, 'utf8')).toContain('onerror');
+    await expectNothingExecuted(page);
+    await visit(`/team/${teamId}`, 'team');
+    await page.getByLabel('Find a member to add').fill('img');
+    await page.getByRole('list', { name: 'Members you can add' }).getByText(hostile('member')).waitFor();
     expect(await page.locator('main img, main script').count()).toBe(0);
     await expectNothingExecuted(page);
     expect(dialogs).toEqual([]);
