@@ -50,6 +50,22 @@ async function main(): Promise<void> {
     const envId = envs.environments[0].environmentId;
     const findings = await call('GET', `/api/v1/scan/${scanId}/alert/40012`);
     const uri = findings.applicationScanAlertUris[0];
+    // Some triage, so the lists, counts and report show statuses: one false positive, one risk accepted with a note.
+    const csp = await call('GET', `/api/v1/scan/${scanId}/alert/10038`);
+    await call('POST', `/api/v1/org/${orgId}/app/${shop.applicationId}/env/${envId}/findings/triage`, {
+      actions: [
+        { findingHash: csp.applicationScanAlertUris[0].findingHash, status: 'FALSE_POSITIVE', note: 'CSP is set by the CDN' },
+        { findingHash: uri.findingHash, status: 'RISK_ACCEPTED', note: 'internal search page, fixed in the next release' },
+      ],
+    });
+    // A colleague to find on the team page.
+    const admin = await import('../shared/identity/admin.ts'); // after the stack set the table names
+    const addUserTo = async (fullName: string, email: string) => {
+      const { userId: id } = await admin.createUser({ email, fullName });
+      await admin.addMember({ organizationId: orgId, userId: id });
+    };
+    await addUserTo('Ada Lovelace', 'ada@example.test');
+    await addUserTo('Grace Hopper', 'grace@example.test');
 
     mkdirSync(OUT, { recursive: true });
     const page = browser.context.pages()[0] ?? (await browser.context.newPage());
@@ -64,11 +80,30 @@ async function main(): Promise<void> {
     await shoot('applications', '/apps', 'tbody tr');
     await shoot('environment', `/app/${shop.applicationId}/env/${envId}`, 'figure.chart svg');
     await shoot('scan', `/scan/${scanId}`, 'main .rows');
-    await shoot('finding', `/scan/${scanId}/finding/${uri.alertUriId}/${uri.msgId}`, 'pre.code');
+    await shoot('finding', `/scan/${scanId}/finding/${uri.alertUriId}/${uri.msgId}?plugin=40012&page=0`, '.history');
+    // The alert with two findings ticked for bulk triage.
+    const triage = async (name: string) => {
+      await page.goto(`${baseUrl}/org/${orgId}/scan/${scanId}/alert/10021`);
+      const boxes = page.locator('tbody input[type=checkbox]');
+      await boxes.nth(1).check();
+      await boxes.nth(2).check();
+      await page.getByLabel('Note (optional)').fill('headers are added by the proxy in production');
+      await page.screenshot({ path: join(OUT, `${name}.png`), fullPage: true });
+      console.error(`wrote ${OUT}/${name}.png`);
+    };
+    await triage('triage');
+    await shoot('report', '/report', 'tbody tr');
+    await page.goto(`${baseUrl}/org/${orgId}/team/${team.team.id}`);
+    await page.getByLabel('Find a member to add').fill('a');
+    await page.getByRole('list', { name: 'Members you can add' }).waitFor();
+    await page.screenshot({ path: join(OUT, 'team.png'), fullPage: true });
+    console.error(`wrote ${OUT}/team.png`);
     await shoot('teams', '/teams', 'tbody tr');
     await shoot('audit', '/audit', 'tbody tr');
     await page.setViewportSize({ width: 390, height: 844 });
     await shoot('phone-scan', `/scan/${scanId}`, 'main .rows');
+    await triage('phone-triage');
+    await shoot('phone-report', '/report', 'tbody tr');
   } finally {
     await browser.close();
     await stack.stop();

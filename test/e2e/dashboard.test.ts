@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import { baseUrl } from '../integration/client.ts';
 import { readFileSync } from 'node:fs';
@@ -13,6 +13,10 @@ import { reportZapSample } from './zap-sample.ts';
 
 // The dashboard in a real Chromium against the local stack the integration tests run (the same server code as
 // `npm start`, serving web/dist at / and the API at /api). One browser for the whole file to keep it short.
+// A page settles in tens of milliseconds on an idle machine but can take seconds on a busy shared one: polled
+// expectations wait up to 10 s (the default 1 s made them flaky there).
+vi.setConfig({ expect: { poll: { timeout: 10_000 } } });
+
 let browser: Awaited<ReturnType<typeof launchBrowser>>;
 let context: BrowserContext;
 let page: Page;
@@ -257,7 +261,7 @@ describe('dashboard', () => {
     await page.getByText('Risk accepted: 1 of 2 findings triaged; 1 failed.').waitFor();
     expect(await page.locator('.triage-outcome li').innerText()).toMatch(/^ffffffffffff…: finding f{64} not found in environment/);
     await page.unroute('**/findings/triage');
-    expect(await page.locator('tbody tr').first().innerText()).toContain('Risk accepted');
+    await expect.poll(() => page.locator('tbody tr').first().innerText()).toContain('Risk accepted');
 
     // One finding on its own page: risk accepted, with a note; its status and history show it.
     await page.locator('.crumbs a').nth(1).click(); // the scan

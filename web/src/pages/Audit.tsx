@@ -51,7 +51,9 @@ export default function AuditPage() {
       <QueryView query={records} what="the audit log">
         {(data) =>
           data.auditRecords!.length === 0 ? (
-            <Empty title="No activity matches." />
+            <Empty title="No activity matches.">
+              <p>Widen the time range or clear the filters. Every change to the organization (applications, teams, scans, triage, configurations) is recorded here.</p>
+            </Empty>
           ) : (
             <>
               <DataTable columns={['When', 'Who', 'What', 'Details']}>

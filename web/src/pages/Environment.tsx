@@ -55,7 +55,7 @@ export default function EnvironmentPage() {
                   <p>
                     Run HawkScan with <code>app.applicationId: {appId}</code> and <code>app.env: {e.environmentName}</code>, report one through the API (<code>POST /api/v1/app/{appId}/scan</code>, see README), or import a ZAP report:
                   </p>
-                  <pre className="code" tabIndex={0} aria-label="Import command">{`npm run scanner -- import --app ${appId} --env ${e.environmentName} zap-report.xml`}</pre>
+                  <pre className="code" tabIndex={0} role="region" aria-label="Import command">{`npm run scanner -- import --app ${appId} --env ${e.environmentName} zap-report.xml`}</pre>
                   <p>
                     (with the API key in the environment, or <code>POST /api/v1/app/{appId}/scan/import?env=…</code> with the report as the body).
                   </p>

@@ -96,19 +96,13 @@ export default function FindingPage() {
             </section>
           )}
           <h2>Request</h2>
-          <pre className="code" tabIndex={0} aria-label="Request">
-            {m.scanMessage?.requestHeader}
-            {m.scanMessage?.requestBody && `\n${m.scanMessage.requestBody}`}
-          </pre>
+          <Message label="Request" header={m.scanMessage?.requestHeader} body={m.scanMessage?.requestBody} />
           <h2>Response</h2>
-          <pre className="code" tabIndex={0} aria-label="Response">
-            {m.scanMessage?.responseHeader}
-            {m.scanMessage?.responseBody && `\n${m.scanMessage.responseBody}`}
-          </pre>
+          <Message label="Response" header={m.scanMessage?.responseHeader} body={m.scanMessage?.responseBody} />
           {m.validationCommand && (
             <>
               <h2>Reproduce</h2>
-              <pre className="code" tabIndex={0} aria-label="curl command">
+              <pre className="code" tabIndex={0} role="region" aria-label="curl command">
                 {m.validationCommand}
               </pre>
             </>
@@ -116,5 +110,16 @@ export default function FindingPage() {
         </>
       )}
     </QueryView>
+  );
+}
+
+/** A request or response as text, in a scrollable region keyboard users can reach; or why there is none. */
+function Message({ label, header, body }: { label: string; header?: string; body?: string }) {
+  if (!header && !body) return <p className="muted">The scanner reported no {label.toLowerCase()} for this finding (ZAP's traditional reports carry none; its xml-plus and json-plus reports do).</p>;
+  return (
+    <pre className="code" tabIndex={0} role="region" aria-label={label}>
+      {header}
+      {body && `\n${body}`}
+    </pre>
   );
 }

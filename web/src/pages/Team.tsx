@@ -40,6 +40,9 @@ export default function TeamPage() {
     setNotice(done);
   };
 
+  // For the buttons (the forms show their own errors): a failed change says why in the notice.
+  const saveFromButton = (current: Team, change: Parameters<typeof save>[1], done: string) => void save(current, change, done).catch((e) => setNotice(`Not saved: ${describeError(e)}`));
+
   const ownerOf = (appId: string) => allTeams.data?.teams?.find((t) => t.id !== teamId && t.applications!.some((a) => a.applicationId === appId));
 
   return (
@@ -88,7 +91,7 @@ export default function TeamPage() {
                 {current.users!.map((u) => (
                   <li key={u.userId}>
                     {u.userName || u.email} <span className="muted">{u.email}</span>
-                    <button type="button" onClick={() => void save(current, { userIds: memberIds.filter((id) => id !== u.userId) }, `Removed ${u.email}.`)}>
+                    <button type="button" onClick={() => saveFromButton(current, { userIds: memberIds.filter((id) => id !== u.userId) }, `Removed ${u.email}.`)}>
                       Remove<span className="visually-hidden"> {u.email}</span>
                     </button>
                   </li>
@@ -116,7 +119,7 @@ export default function TeamPage() {
                 {current.applications!.map((a) => (
                   <li key={a.applicationId}>
                     <Link to={`/org/${orgId}/app/${a.applicationId}`}>{a.applicationName}</Link>
-                    <button type="button" onClick={() => void save(current, { applicationIds: appIds.filter((id) => id !== a.applicationId) }, `Removed ${a.applicationName}.`)}>
+                    <button type="button" onClick={() => saveFromButton(current, { applicationIds: appIds.filter((id) => id !== a.applicationId) }, `Removed ${a.applicationName}.`)}>
                       Remove<span className="visually-hidden"> {a.applicationName}</span>
                     </button>
                   </li>
