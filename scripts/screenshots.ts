@@ -73,7 +73,9 @@ async function main(): Promise<void> {
     await page.evaluate((t) => sessionStorage.setItem('hawk.token', t), token);
     const shoot = async (name: string, path: string, ready: string) => {
       await page.goto(`${baseUrl}/org/${orgId}${path}`);
-      await page.locator(ready).first().waitFor();
+      await page.locator(ready).first().waitFor().catch(async (error) => {
+        throw new Error(`${path}: ${ready} never showed; the page says: ${await page.locator('body').innerText()}`, { cause: error });
+      });
       await page.screenshot({ path: join(OUT, `${name}.png`), fullPage: true });
       console.error(`wrote ${OUT}/${name}.png`);
     };

@@ -115,7 +115,9 @@ async function rowsOf(orgId: string, slices: Awaited<ReturnType<typeof pageSlice
   const uris = slices.flatMap(({ source, uris }) => uris.map((u) => ({ source, u })));
   const [messages, firstSeen, rules, users, teams] = await Promise.all([
     batchGet(uris.map(({ source: { scan }, u }) => keys.alertMessage(scan.applicationId, scan.environmentId, scan.scanId, u.msgId)), ['msgId', 'evidence', 'otherInfo']),
-    batchGet(uris.map(({ source: { env }, u }) => keys.finding(env.applicationId, env.environmentId, u.findingHash)), ['findingHash', 'firstSeen']),
+    // One finding has several URIs when their paths normalize alike (/users/1, /users/2): BatchGetItem refuses
+    // duplicate keys, so each finding is read once.
+    batchGet([...new Map(uris.map(({ source: { env }, u }) => [`${env.environmentId}#${u.findingHash}`, keys.finding(env.applicationId, env.environmentId, u.findingHash)])).values()], ['findingHash', 'firstSeen']),
     Promise.all([...new Set(slices.map((s) => s.source))].map((source) => rulesOf(source.env, uris.filter((x) => x.source === source).map((x) => x.u.findingHash)))),
     getUsers(slices.map((s) => s.source.scan.userId)),
     getTeams(orgId, [...new Set(slices.flatMap((s) => (s.source.app.teamId ? [s.source.app.teamId] : [])))]),

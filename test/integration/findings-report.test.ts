@@ -98,6 +98,20 @@ describe('organization findings report', () => {
     expect((await report(tenant, {}, { accept: 'application/x-protobuf' })).status).toBe(406);
   });
 
+  it('reports URIs of one finding (paths that normalize alike) on one page, each as a row', async () => {
+    const tenant = await createTenant();
+    const appId = await createApp(tenant, { name: 'ids', env: 'dev' });
+    await scanOnce(tenant, appId, [plugin('40018', 'High', [uri('/users/1'), uri('/users/2'), uri('/users/3')])]);
+    const out = await report(tenant);
+    expect(out.status, out.text).toBe(200);
+    const rows: Row[] = out.body.findings;
+    expect(urlsOf(rows)).toEqual(['https://target.test/users/1', 'https://target.test/users/2', 'https://target.test/users/3']);
+    expect(new Set(rows.map((r) => r.findingHash)).size).toBe(1);
+    const csv = await report(tenant, {}, { accept: 'text/csv' });
+    expect(csv.status).toBe(200);
+    expect(parse(csv.text, { columns: true })).toHaveLength(3);
+  });
+
   it('pages, filters by appIds and envs, applies team rules and read:report, and isolates organizations', async () => {
     const tenant = await createTenant();
     const alpha = await createApp(tenant, { name: 'alpha', env: 'dev' });

@@ -77,6 +77,11 @@ export function TriageForm({ target, hashes, legend, onDone }: { target: TriageT
     <form className="triage" onSubmit={submit}>
       <fieldset>
         <legend>{legend}</legend>
+        {hashes.length > unique.length && (
+          <p className="help full">
+            These {hashes.length} URIs are {unique.length} {unique.length === 1 ? 'finding' : 'findings'}: paths that differ only in ids are one finding, and triage applies to every URI of a finding in this environment.
+          </p>
+        )}
         <label>
           Triage as
           <select value={action} onChange={(e) => setAction(e.target.value as TriageAction)}>
