@@ -45,7 +45,12 @@ async function signIn(p: Page, apiKey: string): Promise<void> {
   await p.reload();
   await p.getByLabel('API key').fill(apiKey);
   await p.getByRole('button', { name: 'Sign in' }).click();
-  await p.getByRole('heading', { name: 'Applications', level: 1 }).waitFor();
+  await p
+    .getByRole('heading', { name: 'Applications', level: 1 })
+    .waitFor()
+    .catch(async (error) => {
+      throw new Error(`signed in, but no applications list at ${p.url()}; the page says: ${await p.locator('body').innerText()}`, { cause: error });
+    });
 }
 
 const heading = (p: Page, name: string | RegExp) => p.getByRole('heading', { level: 1, name }).waitFor();

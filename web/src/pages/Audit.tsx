@@ -56,13 +56,13 @@ export default function AuditPage() {
             </Empty>
           ) : (
             <>
-              <DataTable columns={['When', 'Who', 'What', 'Details']}>
+              <DataTable className="cards-on-phone" columns={['When', 'Who', 'What', 'Details']}>
                 {data.auditRecords!.map((r) => (
                   <tr key={r.id}>
-                    <td>{formatTime(r.timestamp)}</td>
-                    <td>{r.userEmail || r.userName}</td>
-                    <td>{r.organizationActivityType || r.userActivityType}</td>
-                    <td className="wrap">
+                    <td data-label="When">{formatTime(r.timestamp)}</td>
+                    <td data-label="Who">{r.userEmail || r.userName}</td>
+                    <td data-label="What">{r.organizationActivityType || r.userActivityType}</td>
+                    <td data-label="Details" className="wrap">
                       <code>{r.payload}</code>
                     </td>
                   </tr>

@@ -55,17 +55,17 @@ export default function EnvironmentsPage() {
             </Empty>
           ) : (
             <>
-              <DataTable columns={['Application', 'Environment', 'Last scan', 'Untriaged']}>
+              <DataTable className="cards-on-phone" columns={['Application', 'Environment', 'Last scan', 'Untriaged']}>
                 {data.environments!.map((e) => (
                   <tr key={e.environmentId}>
-                    <td>
+                    <td data-label="Application">
                       <Link to={`/org/${orgId}/app/${e.applicationId}`}>{e.applicationName}</Link>
                     </td>
-                    <td>
+                    <td data-label="Environment">
                       <Link to={`/org/${orgId}/app/${e.applicationId}/env/${e.environmentId}`}>{e.environmentName}</Link>
                     </td>
-                    <td>{e.lastScanId ? `${formatTime(e.lastScanTimestamp)} (${e.lastScanStatus})` : 'never scanned'}</td>
-                    <td>
+                    <td data-label="Last scan">{e.lastScanId ? `${formatTime(e.lastScanTimestamp)} (${e.lastScanStatus})` : 'never scanned'}</td>
+                    <td data-label="Untriaged">
                       <SeverityBadge severity="High" count={e.lastScanHighUntriaged} /> <SeverityBadge severity="Medium" count={e.lastScanMediumUntriaged} /> <SeverityBadge severity="Low" count={e.lastScanLowUntriaged} />
                     </td>
                   </tr>

@@ -98,25 +98,25 @@ export default function ReportPage() {
             )
           ) : (
             <>
-              <DataTable columns={['Application', 'Environment', 'Finding', 'Risk', 'URL', 'Status', 'First seen', 'Team']} caption={`Findings, ${data.totalFindings} in all`}>
+              <DataTable className="cards-on-phone" columns={['Application', 'Environment', 'Finding', 'Risk', 'URL', 'Status', 'First seen', 'Team']} caption={`Findings, ${data.totalFindings} in all`}>
                 {data.findings!.map((f, i) => (
                   <tr key={`${f.scanId}-${f.findingHash}-${i}`}>
-                    <td>
+                    <td data-label="Application">
                       <Link to={`/org/${orgId}/app/${f.applicationId}`}>{f.applicationName}</Link>
                     </td>
-                    <td>
+                    <td data-label="Environment">
                       <Link to={`/org/${orgId}/app/${f.applicationId}/env/${f.environmentId}`}>{f.environmentName}</Link>
                     </td>
-                    <td className="wrap">
+                    <td data-label="Finding" className="wrap">
                       <Link to={`/org/${orgId}/scan/${f.scanId}/alert/${encodeURIComponent(f.findingPluginId!)}`}>{f.findingPluginName}</Link>
                     </td>
-                    <td>{f.findingRisk ? <SeverityBadge severity={f.findingRisk} /> : '—'}</td>
-                    <td className="wrap">
+                    <td data-label="Risk">{f.findingRisk ? <SeverityBadge severity={f.findingRisk} /> : '—'}</td>
+                    <td data-label="URL" className="wrap">
                       {f.findingMethod} {f.findingUrl}
                     </td>
-                    <td>{STATUS_LABELS[f.status ?? 'UNKNOWN'] ?? f.status}</td>
-                    <td>{f.findingFirstSeenExcelFormat || '—'}</td>
-                    <td>{f.team || '—'}</td>
+                    <td data-label="Status">{STATUS_LABELS[f.status ?? 'UNKNOWN'] ?? f.status}</td>
+                    <td data-label="First seen">{f.findingFirstSeenExcelFormat || '—'}</td>
+                    <td data-label="Team">{f.team || '—'}</td>
                   </tr>
                 ))}
               </DataTable>

@@ -70,16 +70,16 @@ export default function ScansPage() {
             )
           ) : (
             <>
-              <DataTable columns={['Started', 'Application', 'Environment', 'Status', 'Alerts']}>
+              <DataTable className="cards-on-phone" columns={['Started', 'Application', 'Environment', 'Status', 'Alerts']}>
                 {data.applicationScanResults!.map((r) => (
                   <tr key={r.scan!.id}>
-                    <td>
+                    <td data-label="Started">
                       <Link to={`/org/${orgId}/scan/${r.scan!.id}`}>{formatTime(r.scan!.timestamp)}</Link>
                     </td>
-                    <td>{r.scan!.applicationName}</td>
-                    <td>{r.scan!.env}</td>
-                    <td>{r.scan!.status}</td>
-                    <td>
+                    <td data-label="Application">{r.scan!.applicationName}</td>
+                    <td data-label="Environment">{r.scan!.env}</td>
+                    <td data-label="Status">{r.scan!.status}</td>
+                    <td data-label="Alerts">
                       {SEVERITIES.map((s) => (
                         <SeverityBadge key={s} severity={s} count={(r.severityStats as Record<string, number> | undefined)?.[s] ?? 0} />
                       ))}
