@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page, Response } from 'playwright-core';
 import { baseUrl } from '../integration/client.ts';
 import { readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
@@ -42,15 +42,21 @@ async function expectNothingExecuted(p: Page): Promise<void> {
 async function signIn(p: Page, apiKey: string): Promise<void> {
   await p.goto(`${baseUrl()}/`);
   await p.evaluate(() => sessionStorage.clear());
-  await p.reload();
+  await p.goto(`${baseUrl()}/`); // not reload(): a session still open may have moved on to its organization's page
   await p.getByLabel('API key').fill(apiKey);
+  const refused: string[] = [];
+  const onResponse = async (r: Response) => {
+    if (r.status() === 401) refused.push(`${r.request().method()} ${r.url()} ${r.request().headers().authorization?.slice(0, 40)}: ${await r.text().catch(() => '')}`);
+  };
+  p.on('response', onResponse);
   await p.getByRole('button', { name: 'Sign in' }).click();
   await p
     .getByRole('heading', { name: 'Applications', level: 1 })
     .waitFor()
     .catch(async (error) => {
-      throw new Error(`signed in, but no applications list at ${p.url()}; the page says: ${await p.locator('body').innerText()}`, { cause: error });
-    });
+      throw new Error(`signed in, but no applications list at ${p.url()}; 401s: ${refused.join(' | ')}; the page says: ${await p.locator('body').innerText()}`, { cause: error });
+    })
+    .finally(() => p.off('response', onResponse));
 }
 
 const heading = (p: Page, name: string | RegExp) => p.getByRole('heading', { level: 1, name }).waitFor();
@@ -414,6 +420,12 @@ describe('dashboard', () => {
 
   it('returns to sign-in with a message on 401 and says when to retry on 429', async () => {
     await signIn(page, tenant.apiKey);
+    // A link to another organization's page says so, and the session stays.
+    const other = await createTenant();
+    await page.goto(`${baseUrl()}/org/${other.orgId}/apps`);
+    await page.getByText('This organization is not one of yours.').waitFor();
+    await page.getByRole('link', { name: 'Choose one of your organizations' }).click();
+    await heading(page, 'Applications');
     // 429 from the service: the page says when to try again (Retry-After).
     await page.route('**/api/v2/org/*/envs*', (route) => route.fulfill({ status: 429, headers: { 'retry-after': '17', 'content-type': 'application/json' }, body: '{"message":"Too many requests"}' }));
     await page.getByRole('link', { name: 'Environments', exact: true }).click();
