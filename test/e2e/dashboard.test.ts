@@ -9,7 +9,7 @@ import { PERMISSIONS } from '../../shared/identity/permissions.ts';
 import { completeScan, reportAlerts, startScan } from '../integration/scan-helpers.ts';
 import { ensureWebBuild } from '../../scripts/local/web.ts';
 import { expectAccessible, launchBrowser } from './browser.ts';
-import { reportZapSample } from './zap-sample.ts';
+import { readZapSample, ZAP_SAMPLE } from './zap-sample.ts';
 
 // The dashboard in a real Chromium against the local stack the integration tests run (the same server code as
 // `npm start`, serving web/dist at / and the API at /api). One browser for the whole file to keep it short.
@@ -193,7 +193,7 @@ describe('dashboard', () => {
     expect(dialogs).toEqual([]);
   });
 
-  it('imports a ZAP report, triages findings one at a time and in bulk, sees the counts drop, downloads the CSV, signs out', async () => {
+  it('imports a ZAP report in the browser, triages findings one at a time and in bulk, sees the counts drop, downloads the CSV, signs out', async () => {
     const own = await createTenant(); // its own organization: the report holds exactly this sample
     const dialogs: string[] = [];
     page.on('dialog', (d) => {
@@ -223,11 +223,17 @@ describe('dashboard', () => {
     expect(await page.getByLabel('Import command').textContent()).toBe(`npm run scanner -- import --app ${appId} --env production zap-report.xml`);
     await expectAccessible(page, 'environment (no scan)');
 
-    // The scan: a real ZAP report (4 alerts, 7 instances: 2 Medium, 5 Low), as the scanner reports it.
-    const { scanId, alerts } = await reportZapSample(own.token, appId, 'production');
-    const uris = alerts.reduce((n, a) => n + a.uris.length, 0);
-    expect(uris).toBe(7);
-    await page.reload();
+    // Import a real ZAP report (4 alerts, 7 instances: 2 Medium, 5 Low) from the environment's page, after a
+    // malformed one is refused with the service's message.
+    const reportFile = page.getByLabel('ZAP report (XML, JSON or SARIF, up to 4 MiB)');
+    await reportFile.setInputFiles('scanner/test/fixtures/zap/zap-xml_malformed_defectdojo.xml');
+    await page.getByRole('button', { name: 'Import into production' }).click();
+    await page.locator('main [role=alert]', { hasText: 'malformed XML at line 1' }).waitFor();
+    expect(readZapSample().uriCount).toBe(7);
+    await reportFile.setInputFiles(ZAP_SAMPLE);
+    await page.getByRole('button', { name: 'Import into production' }).click();
+    await page.getByText('Imported a ZAP 2.7.0 xml report from http://127.0.0.1:8080: 4 alerts, 7 findings').waitFor();
+    const scanId = (await page.getByRole('link', { name: 'Open the scan' }).getAttribute('href'))!.split('/scan/')[1]!;
     await expect.poll(() => page.locator('.facts').innerText()).toMatch(/Untriaged findings\s+7 · High: 0 Medium: 2 Low: 5/);
 
     // The scan: 7 untriaged; the alert with two findings.

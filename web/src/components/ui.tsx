@@ -2,6 +2,8 @@ import { useEffect, useRef, useState, type FormEvent, type ReactNode } from 'rea
 import { describeError } from '../api/client';
 
 export const SEVERITIES = ['High', 'Medium', 'Low'] as const;
+/** With informational alerts (imported ZAP reports keep them): listed and counted, never untriaged. */
+export const ALL_SEVERITIES = [...SEVERITIES, 'Info'] as const;
 
 export function SeverityBadge({ severity, count }: { severity: string; count?: number }) {
   return (

@@ -4,6 +4,8 @@ import { api, unwrap } from '../api/client';
 import { Empty, QueryView } from '../components/states';
 import { SEVERITIES, SeverityBadge, formatTime, useTitle } from '../components/ui';
 import { SeverityChart } from '../components/SeverityChart';
+import { useHasPermission } from '../permissions';
+import { ImportReport } from './ImportReport';
 
 const RECENT_SCANS = 20;
 
@@ -20,6 +22,7 @@ export default function EnvironmentPage() {
     queryFn: () => unwrap(api.GET('/api/v1/scan/{orgId}', { params: { path: { orgId }, query: { appIds: appId, envs: env!.environmentName, pageSize: String(RECENT_SCANS) } } })),
   });
   useTitle(env ? `${env.applicationName} / ${env.environmentName}` : 'Environment');
+  const canImport = useHasPermission(orgId, 'WRITE_SCAN');
   return (
     <QueryView query={view} what="the environment">
       {(data) => {
@@ -53,15 +56,19 @@ export default function EnvironmentPage() {
               ) : (
                 <Empty title="No scan yet.">
                   <p>
-                    Run HawkScan with <code>app.applicationId: {appId}</code> and <code>app.env: {e.environmentName}</code>, report one through the API (<code>POST /api/v1/app/{appId}/scan</code>, see README), or import a ZAP report:
+                    Run HawkScan with <code>app.applicationId: {appId}</code> and <code>app.env: {e.environmentName}</code>, report one through the API (<code>POST /api/v1/app/{appId}/scan</code>, see README), or import an OWASP ZAP report{canImport ? ' here' : ''} or with the CLI (any size; <code>HAWK_API_KEY</code> and <code>HAWK_API_URL</code> in the environment):
                   </p>
                   <pre className="code" tabIndex={0} role="region" aria-label="Import command">{`npm run scanner -- import --app ${appId} --env ${e.environmentName} zap-report.xml`}</pre>
-                  <p>
-                    (with the API key in the environment, or <code>POST /api/v1/app/{appId}/scan/import?env=…</code> with the report as the body).
-                  </p>
+                  {canImport && <ImportReport orgId={orgId} appId={appId} env={e.environmentName!} />}
                 </Empty>
               )}
             </section>
+            {e.lastScanId && canImport && (
+              <details className="create">
+                <summary>Import a ZAP report into {e.environmentName}</summary>
+                <ImportReport orgId={orgId} appId={appId} env={e.environmentName!} />
+              </details>
+            )}
             <section aria-labelledby="health">
               <h2 id="health">Findings health</h2>
               <p>

@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
 import { Empty, QueryView } from '../components/states';
-import { SEVERITIES, SeverityBadge, formatTime, useTitle } from '../components/ui';
+import { ALL_SEVERITIES, SeverityBadge, formatTime, useTitle } from '../components/ui';
 import { statusLabel, untriagedOf } from '../components/triage-status';
 
 export default function ScanPage() {
@@ -20,7 +20,7 @@ export default function ScanPage() {
         const r = data.applicationScanResults![0];
         if (!r) return <Empty title="This scan does not exist (any more)." />;
         const scan = r.scan!;
-        const bySeverity = SEVERITIES.map((severity) => ({ severity, alerts: r.applicationAlerts!.filter((a) => a.severity === severity) }));
+        const bySeverity = ALL_SEVERITIES.map((severity) => ({ severity, alerts: r.applicationAlerts!.filter((a) => a.severity === severity) }));
         return (
           <>
             <p className="crumbs">

@@ -2,7 +2,7 @@ import { Link, useParams } from 'react-router';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
 import { Empty, QueryView } from '../components/states';
-import { Pager, SEVERITIES, SeverityBadge, formatTime, useTitle } from '../components/ui';
+import { ALL_SEVERITIES, Pager, SeverityBadge, formatTime, useTitle } from '../components/ui';
 import { DataTable } from '../components/DataTable';
 import { dayBound, useUrlState } from '../components/url-state';
 
@@ -80,9 +80,10 @@ export default function ScansPage() {
                     <td data-label="Environment">{r.scan!.env}</td>
                     <td data-label="Status">{r.scan!.status}</td>
                     <td data-label="Alerts">
-                      {SEVERITIES.map((s) => (
-                        <SeverityBadge key={s} severity={s} count={(r.severityStats as Record<string, number> | undefined)?.[s] ?? 0} />
-                      ))}
+                      {ALL_SEVERITIES.map((s) => {
+                        const count = (r.severityStats as Record<string, number> | undefined)?.[s] ?? 0;
+                        return s === 'Info' && count === 0 ? null : <SeverityBadge key={s} severity={s} count={count} />;
+                      })}
                     </td>
                   </tr>
                 ))}
