@@ -260,6 +260,7 @@ describe('dashboard', () => {
     await page.getByRole('button', { name: 'Triage 2 findings' }).focus();
     await page.keyboard.press('Enter');
     await page.getByRole('status').getByText('False positive: 2 findings triaged.').waitFor();
+    await expect.poll(() => page.evaluate(() => document.activeElement?.className)).toBe('triage-outcome'); // focus is not lost
     await expect.poll(() => page.getByTestId('alert-untriaged').textContent()).toBe('0 untriaged');
     expect(await page.locator('tbody').innerText()).toContain('False positive “static assets only”');
     expect(await boxes.first().isChecked()).toBe(false); // the selection is cleared after the triage

@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { api, describeError, unwrap, type Schemas } from '../api/client';
 
@@ -45,6 +45,12 @@ export function TriageForm({ target, hashes, legend, onDone }: { target: TriageT
   const [busy, setBusy] = useState(false);
   const [outcome, setOutcome] = useState<{ ok: boolean; text: string; failures: string[] } | null>(null);
   const unique = [...new Set(hashes)];
+  // After a bulk triage the selection is cleared and the submit button disabled: keyboard focus moves to the
+  // outcome rather than being lost.
+  const outcomeRef = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (outcome) outcomeRef.current?.focus();
+  }, [outcome]);
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     if (unique.length === 0) return;
@@ -100,7 +106,7 @@ export function TriageForm({ target, hashes, legend, onDone }: { target: TriageT
           {busy ? 'Triaging…' : unique.length > 1 ? `Triage ${unique.length} findings` : 'Triage'}
         </button>
       </fieldset>
-      <div role="status" aria-live="polite" className="triage-outcome">
+      <div role="status" aria-live="polite" className="triage-outcome" ref={outcomeRef} tabIndex={-1}>
         {outcome && (
           <div className={outcome.ok ? 'ok' : 'error'}>
             <p>{outcome.text}</p>

@@ -1,11 +1,12 @@
 import { Link, useParams } from 'react-router';
+import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
 import { Empty, QueryView } from '../components/states';
 import { SEVERITIES, SeverityBadge, formatTime, useTitle } from '../components/ui';
 import { SeverityChart } from '../components/SeverityChart';
 import { useHasPermission } from '../permissions';
-import { ImportReport } from './ImportReport';
+import { ImportReport, ImportSummary, type Imported } from './ImportReport';
 
 const RECENT_SCANS = 20;
 
@@ -23,6 +24,7 @@ export default function EnvironmentPage() {
   });
   useTitle(env ? `${env.applicationName} / ${env.environmentName}` : 'Environment');
   const canImport = useHasPermission(orgId, 'WRITE_SCAN');
+  const [imported, setImported] = useState<Imported | null>(null);
   return (
     <QueryView query={view} what="the environment">
       {(data) => {
@@ -37,6 +39,9 @@ export default function EnvironmentPage() {
             <h1>{e.environmentName}</h1>
             <section aria-labelledby="last-scan">
               <h2 id="last-scan">Last scan</h2>
+              <div role="status" aria-live="polite">
+                {imported && <ImportSummary orgId={orgId} result={imported} />}
+              </div>
               {e.lastScanId ? (
                 <dl className="facts">
                   <dt>Started</dt>
@@ -59,14 +64,14 @@ export default function EnvironmentPage() {
                     Run HawkScan with <code>app.applicationId: {appId}</code> and <code>app.env: {e.environmentName}</code>, report one through the API (<code>POST /api/v1/app/{appId}/scan</code>, see README), or import an OWASP ZAP report{canImport ? ' here' : ''} or with the CLI (any size; <code>HAWK_API_KEY</code> and <code>HAWK_API_URL</code> in the environment):
                   </p>
                   <pre className="code" tabIndex={0} role="region" aria-label="Import command">{`npm run scanner -- import --app ${appId} --env ${e.environmentName} zap-report.xml`}</pre>
-                  {canImport && <ImportReport orgId={orgId} appId={appId} env={e.environmentName!} />}
+                  {canImport && <ImportReport appId={appId} env={e.environmentName!} onImported={setImported} />}
                 </Empty>
               )}
             </section>
             {e.lastScanId && canImport && (
               <details className="create">
                 <summary>Import a ZAP report into {e.environmentName}</summary>
-                <ImportReport orgId={orgId} appId={appId} env={e.environmentName!} />
+                <ImportReport appId={appId} env={e.environmentName!} onImported={setImported} />
               </details>
             )}
             <section aria-labelledby="health">

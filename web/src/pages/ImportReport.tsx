@@ -3,6 +3,8 @@ import { Link } from 'react-router';
 import { useQueryClient } from '@tanstack/react-query';
 import { api, describeError, unwrap, type Schemas } from '../api/client';
 
+export type Imported = Schemas['hawk.ScanImported'];
+
 /** The import operation's bound (shared/scans/limits): larger reports go through the CLI. */
 const MAX_BYTES = 4 * 1024 * 1024;
 
@@ -10,17 +12,15 @@ const MAX_BYTES = 4 * 1024 * 1024;
  * Imports an OWASP ZAP report (XML, JSON or SARIF, recognised from its content) as a completed scan of one
  * environment: POST /api/v1/app/{appId}/scan/import?env=<name> (write:scan) with the report as the body.
  */
-export function ImportReport({ orgId, appId, env }: { orgId: string; appId: string; env: string }) {
+export function ImportReport({ appId, env, onImported }: { appId: string; env: string; onImported: (result: Imported) => void }) {
   const queryClient = useQueryClient();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
-  const [result, setResult] = useState<Schemas['hawk.ScanImported'] | null>(null);
   const submit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = event.currentTarget;
     const file = (new FormData(form).get('report') as File | null) ?? null;
     setError(null);
-    setResult(null);
     if (!file || file.size === 0) return setError('Choose a ZAP report file first.');
     if (file.size > MAX_BYTES) return setError(`${file.name} is ${(file.size / 1048576).toFixed(1)} MiB; the dashboard imports up to 4 MiB. Import larger reports with the CLI: npm run scanner -- import --app ${appId} --env ${env} ${file.name}`);
     setBusy(true);
@@ -35,8 +35,8 @@ export function ImportReport({ orgId, appId, env }: { orgId: string; appId: stri
           headers: { 'Content-Type': type },
         }),
       );
-      setResult(imported);
       form.reset();
+      onImported(imported); // before the refetch, which may replace this form (the first scan)
       await queryClient.invalidateQueries({ predicate: (q) => q.queryKey[0] !== 'user' });
     } catch (e) {
       setError(e);
@@ -55,20 +55,28 @@ export function ImportReport({ orgId, appId, env }: { orgId: string; appId: stri
           {busy ? 'Importing…' : `Import into ${env}`}
         </button>
       </div>
-      <div role="status" aria-live="polite">
-        {result && (
-          <p className="ok">
-            Imported a ZAP {result.zapVersion} {result.format} report from {result.host}: {result.alertsImported} alerts, {result.urisImported} findings
-            {result.skipped!.length > 0 && <> ({result.skipped!.length} items skipped: {result.skipped!.slice(0, 3).map((s) => `${s.where}: ${s.reason}`).join('; ')}{result.skipped!.length > 3 ? '; …' : ''})</>}.{' '}
-            <Link to={`/org/${orgId}/scan/${result.scanId}`}>Open the scan</Link>
-          </p>
-        )}
-      </div>
       {error !== null && (
         <p role="alert" className="error wrap">
           {describeError(error)}
         </p>
       )}
     </form>
+  );
+}
+
+/** What an import brought in (and skipped), with a link to the new scan. */
+export function ImportSummary({ orgId, result }: { orgId: string; result: Imported }) {
+  return (
+    <p className="ok">
+      Imported a ZAP {result.zapVersion} {result.format} report from {result.host}: {result.alertsImported} alerts, {result.urisImported} findings
+      {result.skipped!.length > 0 && (
+        <>
+          {' '}
+          ({result.skipped!.length} items skipped: {result.skipped!.slice(0, 3).map((s) => `${s.where}: ${s.reason}`).join('; ')}
+          {result.skipped!.length > 3 ? '; …' : ''})
+        </>
+      )}
+      . <Link to={`/org/${orgId}/scan/${result.scanId}`}>Open the scan</Link>
+    </p>
   );
 }
