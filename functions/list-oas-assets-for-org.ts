@@ -6,6 +6,7 @@ interface Query {
   pageSize: number;
   pageToken: number;
   page?: string;
+  sortField?: 'repoId' | 'repoName';
   sortDir?: 'asc' | 'desc';
   repoIds: string[];
 }
@@ -13,6 +14,7 @@ interface Query {
 export const handler = operation<{ orgId: string }, Query>('listOASAssetsForOrg', ({ caller, params, query }) =>
   listHostedDescriptions(caller, params.orgId, {
     request: v2PageRequest(query.page, query.pageToken, query.pageSize),
+    sortField: query.sortField ?? 'repoId',
     sortDir: query.sortDir === 'desc' ? 'DESC' : 'ASC',
     repoIds: query.repoIds,
   }),

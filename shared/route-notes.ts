@@ -23,8 +23,11 @@ export const routeNotes: Record<string, string> = {
     'The uploaded description of application `oasId`, as a short-lived presigned download URL; ' +
     '`redirect=true` answers 307 to it instead (with the same JSON body).',
   listOASAssetsForOrg:
-    'The organization\'s hosted (uploaded) descriptions the caller may see, `oasId` being the application id. ' +
-    'Uploaded descriptions come from no repository: a `repoIds` filter matches none of them.',
+    'The organization\'s hosted descriptions the caller may see (team rules of the application that uploaded each, ' +
+    '`oasId` being its id): each uploaded description once with no repository, and once more for each registered ' +
+    'repository that lists it (`openApiSpecs` of PUT /api/v1/org/{orgId}/repos) with `repositoryId`, ' +
+    '`repositoryName` and `sourceRootPath`. A `repoIds` filter keeps only those of the named repositories. ' +
+    '`sortField` repoId (default) or repoName.',
   getApplicationMappedOAS: 'The application\'s uploaded description (if any) and the repository-sourced descriptions it includes.',
   toggleApplicationOASMapping:
     'Includes (`include: true`) or excludes (`include` false or absent) the repository-sourced description ' +
@@ -92,11 +95,19 @@ export const routeNotes: Record<string, string> = {
     'This service\'s own operation (the public API learns repositories from source-control integrations): ' +
     'registers a repository, or updates the one with the same `repoSource` and `name` (case-insensitive; its id ' +
     'is derived from them). Fields not given keep their value. `commitCount` is the last 30 days\' commits, as ' +
-    'the caller counts them. Mapped applications are kept.',
+    'the caller counts them. Mapped applications are kept. `openApiSpecs` (when given, the complete list) names ' +
+    'uploaded descriptions of the organization (`oasId`, 400 for any the caller cannot see) and the path in the ' +
+    'repository each describes: listed by List OAS Assets and counted in `openApiSpecInfo`.',
   listRepositories:
     'The organization\'s registered repositories; `appInfos` lists the mapped applications the caller may see ' +
-    '(team rules). `repoFilter` ALL_REPOS, MAPPED_REPOS, UNMAPPED_REPOS or HIDDEN_REPOS (none are hidden); the ' +
-    'other filters of the public API need a source-control integration and are refused. `nextPageKey` is the ' +
+    '(team rules). The filters (`repoFilter`, `appFilter`, `webAppFilter`, `uncoveredRepoFilter`, `filters`; all ' +
+    'apply) are answered from the registered records: MAPPED_REPOS and REPOS_IN_ATTACK_SURFACE (a repository is ' +
+    'in the attack surface when it is mapped), their opposites, HIDDEN_REPOS (none are hidden), REPOS_WITH_APP_SCANS ' +
+    'and REPOS_WITH_NO_APP_SCANS (a mapped application has a scan), REPOS_WITH_RECENT_SCANS (within 30 days), ' +
+    'REPOS_WITH_GENERATED_OAS (it lists API descriptions). WEB_APP_REPOS, UNCOVERED_REPOS and the insight filters ' +
+    'need what only a source-control integration computes from the code, and answer 400 saying so; so do `langIds`, ' +
+    '`topicIds`, `integrationIds` and `sensitiveDataTags`. `recentCommitTimeframe` uses `lastCommitTimestamp` ' +
+    '(a repository registered without it matches no timeframe). `nextPageKey` is the ' +
     '`page` key of the next page (`p_<n>`); `prevPageKey` is always blank, as documented.',
   createAppsForRepos:
     'Creates the applications named in `newRepositoryApps[*].appInfos[*].name` (ENV_INCOMPLETE, for the caller\'s ' +

@@ -16,7 +16,7 @@ import {
 } from './list-entries.ts';
 import { canSeeTeamResource } from './access.ts';
 import { repositoriesByApplication, type CodeRepositoryRecord } from '../code-repositories/store.ts';
-import { repositoryView } from '../code-repositories/code-repositories.ts';
+import { repositoryView, visibleApplications } from '../code-repositories/code-repositories.ts';
 import { ENV_SORT_FIELDS, LAST_SCAN_STATUSES, type ListEnvironmentsV2Query } from './inputs.ts';
 import { compareBy, countRest, nameOrderKey, pageFromStream, pageOf, readAhead, v2Envelope, v2PageRequest, type PageRequest, type SortDirection } from '../lists.ts';
 import type { Caller } from '../http/caller.ts';
@@ -219,9 +219,11 @@ export async function listEnvironmentsV2(caller: Caller, orgId: string, q: EnvLi
     page = { entries: items, totalCount, hasNext, all };
   }
   const joined = await pageItems(page.entries, orgId, membership, q);
+  const pageRepos = joined.flatMap((j) => repos.get(j.env.applicationId) ?? []);
+  const mappedApps = await visibleApplications(orgId, membership, pageRepos.flatMap((repo) => repo.appIds));
   return {
     orgId,
-    environments: joined.map((j) => toEnvironmentView(j, repos)),
+    environments: joined.map((j) => toEnvironmentView(j, repos, mappedApps)),
     ...(q.includeAppHealthStats ? healthStats(page.all ?? [], now) : {}),
     ...v2Envelope(
       {
@@ -301,7 +303,7 @@ async function pageItems(entries: Entry[], orgId: string, membership: Membership
 }
 
 /** The environment view (application_view.EnvironmentView, SPEC 2.2); last-scan fields stay empty until a scan. */
-function toEnvironmentView({ env, app }: Joined, repos: RepositoriesByApp) {
+function toEnvironmentView({ env, app }: Joined, repos: RepositoriesByApp, mappedApps: Map<string, ApplicationRecord>) {
   const mapped = repos.get(env.applicationId) ?? [];
   return {
     environmentId: env.environmentId,
@@ -324,7 +326,8 @@ function toEnvironmentView({ env, app }: Joined, repos: RepositoriesByApp) {
     lastScanHawkscanVersion: env.lastScanHawkscanVersion,
     repositoriesCount: mapped.length,
     thirtyDayCommitActivity: commitActivity(mapped),
-    attackSurface: { applicationId: env.applicationId, repositories: mapped.map((repo) => repositoryView(repo, [app])) },
+    // Each repository with every application mapped to it that the caller may see, this one included.
+    attackSurface: { applicationId: env.applicationId, repositories: mapped.map((repo) => repositoryView(repo, repo.appIds.flatMap((id) => mappedApps.get(id) ?? []))) },
     lastScanExternalAlertStats: [],
   };
 }

@@ -8,7 +8,9 @@ import { teamApplicationAdded } from '../teams/repository.ts';
 import { compareBy, nameOrderKey, pageOf, v2Envelope, v2PageRequest, type SortDirection } from '../lists.ts';
 import type { Caller } from '../http/caller.ts';
 import type { Membership } from '../identity/membership-repository.ts';
-import type { CreateAppsForRepos, ListRepositoriesQuery, RegisterRepository } from './inputs.ts';
+import type { CreateAppsForRepos, ListRepositoriesQuery, RECENT_COMMIT_TIMEFRAMES, RegisterRepository, RepoFilter } from './inputs.ts';
+import { environmentsOfApp } from '../applications/environment-repository.ts';
+import { hostedDescriptionsOf } from '../hosted-assets/repository.ts';
 import { codeRepositoriesOfOrg, codeRepositoryId, getCodeRepositories, getCodeRepository, putCodeRepository, type CodeRepositoryRecord } from './store.ts';
 
 // Source-code repositories (the public API's Repositories group). Without a source-control integration they are
@@ -39,11 +41,19 @@ export function repositoryView(repo: CodeRepositoryRecord, apps: ApplicationReco
     stackHawkApplicationName: first?.name,
     stackHawkApplicationStatus: first?.applicationStatus,
     isInAttackSurface: apps.length > 0,
+    // Its registered API descriptions (listed by listOASAssetsForOrg); nothing generates them here.
+    hasGeneratedOpenApiSpec: (repo.openApiSpecs?.length ?? 0) > 0,
+    openApiSpecInfo: {
+      organizationId: repo.organizationId,
+      repositoryId: repo.repoId,
+      generatedOasCount: repo.openApiSpecs?.length ?? 0,
+      status: repo.openApiSpecs?.length ? 'DONE' : 'NONE',
+    },
   };
 }
 
 /** The live applications among `appIds` that belong to the organization and that the member may see. */
-async function visibleApplications(orgId: string, membership: Membership, appIds: string[]): Promise<Map<string, ApplicationRecord>> {
+export async function visibleApplications(orgId: string, membership: Membership, appIds: string[]): Promise<Map<string, ApplicationRecord>> {
   const apps = await getApplications(appIds);
   return new Map(apps.filter((a) => a.organizationId === orgId && canSeeTeamResource(membership, a.teamId)).map((a) => [a.applicationId, a]));
 }
@@ -69,6 +79,7 @@ async function commitRepository(orgId: string, repoId: string, build: (current: 
 export async function registerRepository(caller: Caller, orgId: string, body: RegisterRepository) {
   const membership = await caller.authorize(orgId);
   const repoId = codeRepositoryId(orgId, body.repoSource, body.name);
+  const openApiSpecs = body.openApiSpecs && (await registeredSpecs(orgId, membership, body.openApiSpecs));
   let stored: CodeRepositoryRecord | undefined;
   await commitRepository(orgId, repoId, async (current) => {
     const now = Date.now();
@@ -84,6 +95,7 @@ export async function registerRepository(caller: Caller, orgId: string, body: Re
       commitCount: body.commitCount ?? current?.commitCount ?? 0,
       lastCommitTimestamp: body.lastCommitTimestamp ?? current?.lastCommitTimestamp ?? 0,
       appIds: current?.appIds ?? [],
+      openApiSpecs: openApiSpecs ?? current?.openApiSpecs ?? [],
       revision: (current?.revision ?? 0) + 1,
       createdAt: current?.createdAt ?? now,
       updatedAt: now,
@@ -92,6 +104,19 @@ export async function registerRepository(caller: Caller, orgId: string, body: Re
   });
   const apps = await visibleApplications(orgId, membership, stored!.appIds);
   return repositoryView(stored!, [...apps.values()]);
+}
+
+/**
+ * A repository's API descriptions as registered: each `oasId` must be an uploaded description of the organization
+ * that the caller may see (the application's team rules), else 400 naming it. Each (oasId, path) once.
+ */
+async function registeredSpecs(orgId: string, membership: Membership, specs: { oasId: string; sourceRootPath: string }[]) {
+  const unique = [...new Map(specs.map((spec) => [`${spec.oasId.toLowerCase()}\n${spec.sourceRootPath}`, { ...spec, oasId: spec.oasId.toLowerCase() }])).values()];
+  const oasIds = [...new Set(unique.map((spec) => spec.oasId))];
+  const [apps, uploaded] = await Promise.all([visibleApplications(orgId, membership, oasIds), hostedDescriptionsOf(oasIds)]);
+  const unknown = oasIds.filter((id) => !apps.has(id) || !uploaded.has(id));
+  if (unknown.length) throw badRequest(`openApiSpecs: no uploaded API description ${unknown.join(', ')} in this organization (upload it with POST /api/v1/oas/{appId}/upload)`);
+  return unique;
 }
 
 /**
@@ -200,6 +225,88 @@ function repositorySortValue(field: ListRepositoriesQuery['sortField']): (r: { r
   }
 }
 
+/**
+ * Filters whose data only a source-control integration produces (from the code): refused, saying why, rather than
+ * answered as if no repository matched. The others are answered from the registered records.
+ */
+type IntegrationOnlyFilter = 'WEB_APP_REPOS' | 'UNCOVERED_REPOS' | 'REPOS_WITH_INSIGHTS' | 'REPOS_WITH_NO_INSIGHTS';
+const INTEGRATION_ONLY_FILTERS: Record<IntegrationOnlyFilter, string> = {
+  WEB_APP_REPOS: 'needs HawkScores, which a source-control integration computes from the code; none is configured',
+  UNCOVERED_REPOS:
+    'needs attack-surface detection from the code (a source-control integration); here a repository is in the attack surface exactly when it is mapped to an application',
+  REPOS_WITH_INSIGHTS: 'needs code insights, which only a source-control integration supplies; none is configured',
+  REPOS_WITH_NO_INSIGHTS: 'needs code insights, which only a source-control integration supplies; none is configured',
+};
+const INTEGRATION_ONLY_PARAMS = {
+  langIds: 'languages are registered by name here and have no ids; filter with query or frameworkNames',
+  topicIds: 'repository topics come from a source-control integration; none is configured',
+  integrationIds: 'no source-control integration is configured; repositories are registered records',
+  sensitiveDataTags: 'sensitive-data tags come from a source-control integration\'s code analysis; none is configured',
+} as const;
+
+const DAY = 24 * 60 * 60 * 1000;
+/** "Recent" scans (REPOS_WITH_RECENT_SCANS): a mapped application scanned in the last 30 days. */
+const RECENT_SCAN_MS = 30 * DAY;
+const COMMIT_TIMEFRAMES: Record<(typeof RECENT_COMMIT_TIMEFRAMES)[number], ((age: number) => boolean) | undefined> = {
+  LAST_COMMIT_DATE_UNSPECIFIED: undefined,
+  LAST_24_HOURS: (age) => age <= DAY,
+  LAST_7_DAYS: (age) => age <= 7 * DAY,
+  LAST_14_DAYS: (age) => age <= 14 * DAY,
+  LAST_30_DAYS: (age) => age <= 30 * DAY,
+  OVER_30_DAYS: (age) => age > 30 * DAY,
+};
+
+interface Joined {
+  repo: CodeRepositoryRecord;
+  apps: ApplicationRecord[];
+}
+
+/** The latest scan time of each of these applications (0: never scanned), from their environments. */
+async function lastScanOfApplications(appIds: string[]): Promise<Map<string, number>> {
+  const entries = await Promise.all(
+    appIds.map(async (appId) => [appId, Math.max(0, ...(await environmentsOfApp(appId)).map((env) => env.lastScanTimestamp ?? 0))] as const),
+  );
+  return new Map(entries);
+}
+
+/** The repository filters of a list request, as predicates; 400 for those only an integration could answer. */
+async function repositoryFilters(q: ListRepositoriesQuery, joined: Joined[]): Promise<((j: Joined) => boolean)[]> {
+  for (const [param, why] of Object.entries(INTEGRATION_ONLY_PARAMS)) {
+    if ((q[param as keyof typeof INTEGRATION_ONLY_PARAMS] as string[]).length > 0) throw badRequest(`${param}: ${why}`);
+  }
+  const named: [string, RepoFilter][] = [
+    ...(['repoFilter', 'appFilter', 'webAppFilter', 'uncoveredRepoFilter'] as const).flatMap((param) => (q[param] ? [[param, q[param]] as [string, RepoFilter]] : [])),
+    ...q.filters.map((value): [string, RepoFilter] => ['filters', value]),
+  ];
+  for (const [param, value] of named) {
+    const why = INTEGRATION_ONLY_FILTERS[value as IntegrationOnlyFilter];
+    if (why) throw badRequest(`${param}: ${value} ${why}`);
+  }
+  const values = new Set(named.map(([, value]) => value));
+  const scans = ['REPOS_WITH_APP_SCANS', 'REPOS_WITH_NO_APP_SCANS', 'REPOS_WITH_RECENT_SCANS'].some((v) => values.has(v as RepoFilter))
+    ? await lastScanOfApplications([...new Set(joined.flatMap((j) => j.apps.map((a) => a.applicationId)))])
+    : new Map<string, number>();
+  const now = Date.now();
+  const lastScan = (j: Joined) => Math.max(0, ...j.apps.map((a) => scans.get(a.applicationId) ?? 0));
+  const predicates: Record<Exclude<RepoFilter, IntegrationOnlyFilter>, (j: Joined) => boolean> = {
+    ALL_REPOS: () => true,
+    MAPPED_REPOS: (j) => j.apps.length > 0,
+    UNMAPPED_REPOS: (j) => j.apps.length === 0,
+    HIDDEN_REPOS: () => false, // nothing hides a registered repository
+    REPOS_IN_ATTACK_SURFACE: (j) => j.apps.length > 0, // isInAttackSurface: mapped to an application
+    REPOS_NOT_IN_ATTACK_SURFACE: (j) => j.apps.length === 0,
+    REPOS_WITH_APP_SCANS: (j) => lastScan(j) > 0,
+    REPOS_WITH_NO_APP_SCANS: (j) => lastScan(j) === 0,
+    REPOS_WITH_RECENT_SCANS: (j) => lastScan(j) > 0 && now - lastScan(j) <= RECENT_SCAN_MS,
+    REPOS_WITH_GENERATED_OAS: (j) => (j.repo.openApiSpecs?.length ?? 0) > 0,
+  };
+  const filters: ((j: Joined) => boolean)[] = [...values].map((value) => predicates[value as keyof typeof predicates]);
+  const timeframe = q.recentCommitTimeframe && COMMIT_TIMEFRAMES[q.recentCommitTimeframe];
+  // A repository registered without its last commit's time matches no timeframe.
+  if (timeframe) filters.push(({ repo }) => repo.lastCommitTimestamp > 0 && timeframe(now - repo.lastCommitTimestamp));
+  return filters;
+}
+
 /** GET /api/v1/org/{orgId}/repos: `repository.SearchRepositoriesResponse`, page keys `p_<n>`. */
 export async function listRepositories(caller: Caller, orgId: string, q: ListRepositoriesQuery) {
   const membership = await caller.authorize(orgId);
@@ -209,17 +316,32 @@ export async function listRepositories(caller: Caller, orgId: string, q: ListRep
   const apps = await visibleApplications(orgId, membership, repos.flatMap((r) => r.appIds));
   const text = q.query?.toLowerCase() ?? '';
   const frameworks = q.frameworkNames.map((f) => f.toLowerCase());
-  const joined = repos
-    .map((repo) => ({ repo, apps: repo.appIds.flatMap((id) => apps.get(id) ?? []) }))
-    .filter(({ repo, apps: mapped }) =>
+  const all = repos.map((repo) => ({ repo, apps: repo.appIds.flatMap((id) => apps.get(id) ?? []) }));
+  const filters = await repositoryFilters(q, all);
+  const joined = all
+    .filter(({ repo }) =>
       repo.name.toLowerCase().includes(text) &&
       (q.repositorySource.length === 0 || q.repositorySource.includes(repo.repoSource as never)) &&
-      (frameworks.length === 0 || repo.frameworkNames.some((f) => frameworks.includes(f.toLowerCase()))) &&
-      (q.repoFilter === 'ALL_REPOS' || (q.repoFilter === 'MAPPED_REPOS' ? mapped.length > 0 : q.repoFilter === 'UNMAPPED_REPOS' ? mapped.length === 0 : false)),
+      (frameworks.length === 0 || repo.frameworkNames.some((f) => frameworks.includes(f.toLowerCase()))),
     )
+    .filter((j) => filters.every((keep) => keep(j)))
     .sort(compareBy(repositorySortValue(q.sortField), ({ repo }) => repo.repoId, sortDir));
   const page = pageOf(joined, request);
-  const envelope = v2Envelope({ request, query: q.query ?? '', sortField: q.sortField ?? 'fullName', sortDir, filters: [{ name: 'repoFilter', values: [q.repoFilter] }] }, page.totalCount, page.hasNext);
+  const filterValues = [q.repoFilter ?? 'ALL_REPOS', ...[q.appFilter, q.webAppFilter, q.uncoveredRepoFilter, ...q.filters].filter((v) => v !== undefined)];
+  const envelope = v2Envelope(
+    {
+      request,
+      query: q.query ?? '',
+      sortField: q.sortField ?? 'fullName',
+      sortDir,
+      filters: [
+        { name: 'repoFilter', values: [...new Set(filterValues)] },
+        { name: 'recentCommitTimeframe', values: q.recentCommitTimeframe ? [q.recentCommitTimeframe] : [] },
+      ],
+    },
+    page.totalCount,
+    page.hasNext,
+  );
   return {
     orgId,
     repositories: page.items.map(({ repo, apps: mapped }) => repositoryView(repo, mapped)),

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { applicationNameSchema } from '../applications/inputs.ts';
-import { caseInsensitiveEnum, enumListParam, listParam, pageSizeParam, pageTokenParam, v2PageParam, v2QueryParam } from '../lists.ts';
+import { caseInsensitiveEnum, enumListParam, listParam, pageSizeParam, pageTokenParam, uuidListParam, v2PageParam, v2QueryParam } from '../lists.ts';
 
 // Inputs of the repository operations (source-code repositories an organization registers), as the route table
 // declares them. Only zod here: the route table is read by the CDK stack and the generators too.
@@ -8,6 +8,8 @@ import { caseInsensitiveEnum, enumListParam, listParam, pageSizeParam, pageToken
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 export const REPO_SOURCES = ['GITHUB', 'AZURE_DEVOPS', 'BITBUCKET', 'GITLAB', 'UNKNOWN'] as const;
 const MAX_MAPPED_APPS = 100;
+/** API descriptions one repository may list (its record stays far below DynamoDB's 400 KB). */
+export const MAX_REPOSITORY_SPECS = 50;
 
 const text = (max: number) => z.string().check(z.trim(), z.maxLength(max, `must be at most ${max} characters`));
 
@@ -31,6 +33,20 @@ export const registerRepositoryBody = z.object({
   frameworkNames: z.optional(z.array(text(100)).check(z.maxLength(100))),
   commitCount: z.optional(z.number().check(z.int('must be an integer'), z.gte(0, 'must be 0 or more'), z.lte(2147483647))),
   lastCommitTimestamp: z.optional(z.number().check(z.int('must be an integer (ms)'), z.gte(0, 'must be 0 or more'))),
+  /**
+   * The API descriptions of the repository's code: each names an uploaded hosted description of the organization
+   * (its `oasId`, an application id) and the path in the repository it describes. Replaces the list when given.
+   */
+  openApiSpecs: z.optional(
+    z
+      .array(
+        z.object({
+          oasId: z.string().check(z.regex(UUID, 'must be a UUID (the oasId of an uploaded description)')),
+          sourceRootPath: z._default(z.optional(text(1024)), ''),
+        }),
+      )
+      .check(z.maxLength(MAX_REPOSITORY_SPECS, `at most ${MAX_REPOSITORY_SPECS} descriptions`)),
+  ),
 });
 export type RegisterRepository = z.output<typeof registerRepositoryBody>;
 
@@ -57,8 +73,26 @@ export const createAppsForReposBody = z.object({
 export type CreateAppsForRepos = z.output<typeof createAppsForReposBody>;
 
 export const REPO_SORT_FIELDS = ['id', 'fullName', 'lastCommit', 'lastContributor', 'lastScanTimeStamp', 'stackHawkApplication', 'score', 'status', 'commitCount', 'sensitiveTagsCount'] as const;
-/** The repository filters that mean something without a source-control integration. */
-export const REPO_FILTERS = ['ALL_REPOS', 'MAPPED_REPOS', 'UNMAPPED_REPOS', 'HIDDEN_REPOS'] as const;
+/** The public repository filters (repoFilter, appFilter, webAppFilter, uncoveredRepoFilter and the list `filters`). */
+export const REPO_FILTERS = [
+  'ALL_REPOS',
+  'UNMAPPED_REPOS',
+  'MAPPED_REPOS',
+  'HIDDEN_REPOS',
+  'REPOS_WITH_APP_SCANS',
+  'REPOS_WITH_NO_APP_SCANS',
+  'REPOS_WITH_INSIGHTS',
+  'REPOS_WITH_NO_INSIGHTS',
+  'WEB_APP_REPOS',
+  'REPOS_IN_ATTACK_SURFACE',
+  'REPOS_NOT_IN_ATTACK_SURFACE',
+  'UNCOVERED_REPOS',
+  'REPOS_WITH_RECENT_SCANS',
+  'REPOS_WITH_GENERATED_OAS',
+] as const;
+export type RepoFilter = (typeof REPO_FILTERS)[number];
+export const RECENT_COMMIT_TIMEFRAMES = ['LAST_COMMIT_DATE_UNSPECIFIED', 'LAST_24_HOURS', 'LAST_7_DAYS', 'LAST_14_DAYS', 'LAST_30_DAYS', 'OVER_30_DAYS'] as const;
+const repoFilterParam = () => caseInsensitiveEnum(REPO_FILTERS);
 
 export const listRepositoriesQuery = z.object({
   query: v2QueryParam('the repository name'),
@@ -67,9 +101,18 @@ export const listRepositoriesQuery = z.object({
   pageSize: pageSizeParam(),
   pageToken: pageTokenParam(),
   page: v2PageParam(),
-  repoFilter: z._default(z.optional(z.enum(REPO_FILTERS, { error: `must be one of ${REPO_FILTERS.join(', ')} (the others need a source-control integration)` })), 'ALL_REPOS'),
+  repoFilter: repoFilterParam(),
+  appFilter: repoFilterParam(),
+  webAppFilter: repoFilterParam(),
+  uncoveredRepoFilter: repoFilterParam(),
+  filters: enumListParam(REPO_FILTERS),
   frameworkNames: listParam(z.string().check(z.maxLength(100))),
   repositorySource: enumListParam(REPO_SOURCES),
+  recentCommitTimeframe: caseInsensitiveEnum(RECENT_COMMIT_TIMEFRAMES),
+  langIds: uuidListParam(),
+  topicIds: uuidListParam(),
+  integrationIds: uuidListParam(),
+  sensitiveDataTags: listParam(z.string().check(z.maxLength(100))),
 });
 export type ListRepositoriesQuery = z.output<typeof listRepositoriesQuery>;
 

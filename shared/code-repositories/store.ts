@@ -23,6 +23,8 @@ export interface CodeRepositoryRecord {
   lastCommitTimestamp: number;
   /** The applications mapped to the repository. */
   appIds: string[];
+  /** The API descriptions of its code: uploaded hosted descriptions (oasId) and the path each describes. */
+  openApiSpecs?: { oasId: string; sourceRootPath: string }[];
   /** Incremented by every change: writes are conditional on the revision they read. */
   revision: number;
   createdAt: number;

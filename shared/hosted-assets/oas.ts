@@ -10,7 +10,7 @@ import { compareBy, pageOf, type PageRequest, type SortDirection } from '../list
 import type { Caller } from '../http/caller.ts';
 import type { MappingRequest } from './inputs.ts';
 import type { ApplicationRecord } from '../applications/application-repository.ts';
-import { getCodeRepositories } from '../code-repositories/store.ts';
+import { codeRepositoriesOfOrg, getCodeRepositories } from '../code-repositories/store.ts';
 import {
   getHostedDescription,
   getOasMapping,
@@ -70,23 +70,34 @@ export async function hostedDescriptionDownload(caller: Caller, orgId: string, o
 const uploadedAsset = (oasId: string): OasAsset => ({ oasId, repositoryId: '', repositoryName: '', sourceRootPath: '' });
 
 /**
- * The organization's hosted descriptions the caller may see (team rules, SPEC 4.2), as `OASAsset`s. Uploaded
- * descriptions come from no repository: a `repoIds` filter matches none of them, and the repository sort fields
- * leave them in oasId order.
+ * The organization's hosted descriptions the caller may see (team rules, SPEC 4.2), as `OASAsset`s: each uploaded
+ * description (no repository), and each description a registered repository lists (PUT /api/v1/org/{orgId}/repos
+ * `openApiSpecs`) with its repository and path. A `repoIds` filter keeps only the latter, of those repositories.
  */
 export async function listHostedDescriptions(
   caller: Caller,
   orgId: string,
-  query: { request: PageRequest; sortDir: SortDirection; repoIds: string[] },
+  query: { request: PageRequest; sortField: 'repoId' | 'repoName'; sortDir: SortDirection; repoIds: string[] },
 ) {
   const membership = await caller.authorize(orgId);
-  const records = query.repoIds.length > 0 ? [] : await listHostedDescriptionsOfOrg(orgId);
+  const [records, repos] = await Promise.all([listHostedDescriptionsOfOrg(orgId), codeRepositoriesOfOrg(orgId)]);
   const apps = (await batchGet(records.map((r) => keys.application(r.applicationId)))).map((item) => fromItem<ApplicationRecord>(item)!);
-  const visible = apps
-    .filter((app) => !app.deleting && app.organizationId === orgId && canSeeTeamResource(membership, app.teamId))
-    .map((app) => uploadedAsset(app.applicationId))
-    .sort(compareBy((asset) => asset.repositoryId, (asset) => asset.oasId, query.sortDir));
-  const page = pageOf(visible, query.request);
+  const visible = new Set(
+    apps.filter((app) => !app.deleting && app.organizationId === orgId && canSeeTeamResource(membership, app.teamId)).map((app) => app.applicationId),
+  );
+  const repoIds = new Set(query.repoIds.map((id) => id.toLowerCase()));
+  const fromRepositories = repos
+    .filter((repo) => repoIds.size === 0 || repoIds.has(repo.repoId))
+    .flatMap((repo) =>
+      (repo.openApiSpecs ?? [])
+        .filter((spec) => visible.has(spec.oasId))
+        .map((spec): OasAsset => ({ oasId: spec.oasId, repositoryId: repo.repoId, repositoryName: repo.name, sourceRootPath: spec.sourceRootPath })),
+    );
+  const sortKey = query.sortField === 'repoName' ? (a: OasAsset) => a.repositoryName.toLowerCase() : (a: OasAsset) => a.repositoryId;
+  const assets = [...(repoIds.size > 0 ? [] : [...visible].map(uploadedAsset)), ...fromRepositories].sort(
+    compareBy(sortKey, (a) => `${a.repositoryId}\n${a.oasId}\n${a.sourceRootPath}`, query.sortDir),
+  );
+  const page = pageOf(assets, query.request);
   const hasPrev = query.request.page > 0;
   return {
     oasFiles: page.items,

@@ -2,7 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
 import { fromItem } from '../db/items.ts';
-import { queryAll } from '../db/query.ts';
+import { batchGet, queryAll } from '../db/query.ts';
 import { config } from '../config.ts';
 import type { TransactItem } from '../audit/entries.ts';
 
@@ -37,6 +37,12 @@ export interface OasMappingRecord {
 export async function getHostedDescription(appId: string): Promise<HostedDescriptionRecord | undefined> {
   const out = await db.send(new GetCommand({ TableName: config.tableName, Key: keys.hostedDescriptionOfApp(appId) }));
   return fromItem<HostedDescriptionRecord>(out.Item);
+}
+
+/** The applications among `appIds` that have an uploaded description (their ids). */
+export async function hostedDescriptionsOf(appIds: string[]): Promise<Set<string>> {
+  const items = await batchGet(appIds.map((id) => keys.hostedDescriptionOfApp(id)));
+  return new Set(items.map((item) => fromItem<HostedDescriptionRecord>(item)!.applicationId));
 }
 
 export async function listHostedDescriptionsOfOrg(orgId: string): Promise<HostedDescriptionRecord[]> {

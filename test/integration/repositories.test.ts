@@ -2,9 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { api } from './client.ts';
 import { addUserTo, createTenant, type Tenant } from './fixtures.ts';
-import { auditEntriesOf, seedApplication, setMembership } from './hosted-assets-helpers.ts';
+import { auditEntriesOf, json30, seedApplication, setMembership } from './hosted-assets-helpers.ts';
 import { getProtobuf } from './protobuf-helpers.ts';
-import { createApp } from './scan-helpers.ts';
+import { createApp, startScan } from './scan-helpers.ts';
+import { newTeam } from './team-helpers.ts';
+import type { Permission } from '../../shared/identity/permissions.ts';
 
 // Repositories: records an organization registers (our PUT .../repos), the public list, application mappings and
 // sensitive data, and the fields that depend on them (environment view counts, attack surface, list sorts).
@@ -81,6 +83,126 @@ describe('repositories', () => {
       { repoId: two, repoName: 'two', addedAppIds: [busy, quiet], removedAppIds: [] },
       { repoId: one, repoName: 'one', addedAppIds: [], removedAppIds: [busy] },
     ]);
+  });
+
+  it("lists in an environment's attack surface every application mapped to each repository that the caller may see", async () => {
+    const tenant = await createTenant();
+    const [web, api2] = [await createApp(tenant, { name: 'web', env: 'prod' }), await createApp(tenant, { name: 'api', env: 'prod' })];
+    const hidden = await createApp(tenant, { name: 'hidden', env: 'prod' });
+    const team = await newTeam(tenant.orgId, tenant.token, { name: 'owners of hidden', userIds: [], applicationIds: [hidden] });
+    const shared = (await register(tenant, { name: 'shared' })).body.stackHawkRepoId;
+    const permissions: Permission[] = ['read:repository', 'write:repository', 'read:application'];
+    await setMembership(tenant.orgId, tenant.userId, permissions, []);
+    const insider = await addUserTo(tenant.orgId);
+    await setMembership(tenant.orgId, insider.userId, permissions, [team.id]);
+    expect((await mapApps(tenant, shared, [web, api2, hidden], insider.token)).status).toBe(200);
+
+    const surfaceOf = async (token: string, appName: string) => {
+      const envs = await api('GET', `/api/v2/org/${tenant.orgId}/envs`, { token });
+      const env = envs.body.environments.find((e: { applicationName: string }) => e.applicationName === appName);
+      return env.attackSurface.repositories.map((r: { name: string; appInfos: { name: string }[] }) => [r.name, r.appInfos.map((a) => a.name)]);
+    };
+    // Before, only the environment's own application was listed.
+    expect(await surfaceOf(tenant.token, 'web')).toEqual([['shared', ['web', 'api']]]); // not the team's application
+    expect(await surfaceOf(tenant.token, 'api')).toEqual([['shared', ['web', 'api']]]);
+    expect(await surfaceOf(insider.token, 'web')).toEqual([['shared', ['web', 'api', 'hidden']]]); // a member of its team
+  });
+
+  it('answers the public filters from the registered records, and 400 saying why for those only an integration could answer', async () => {
+    const tenant = await createTenant();
+    const [scanned, idle] = [await createApp(tenant, { name: 'scanned', env: 'prod' }), await createApp(tenant, { name: 'idle', env: 'prod' })];
+    await startScan(tenant.token, scanned, { env: 'prod' });
+    const day = 24 * 60 * 60 * 1000;
+    const ids: Record<string, string> = {};
+    for (const [name, lastCommitTimestamp] of [['a', 0], ['b', 0], ['c', Date.now() - 2 * day], ['d', Date.now() - 40 * day]] as const) {
+      ids[name] = (await register(tenant, { name, lastCommitTimestamp })).body.stackHawkRepoId;
+    }
+    await mapApps(tenant, ids.a, [scanned]);
+    await mapApps(tenant, ids.b, [idle]);
+    const names = async (query: Record<string, string>) => {
+      const out = await list(tenant, query);
+      expect(out.status, out.text).toBe(200);
+      return out.body.repositories.map((r: { name: string }) => r.name);
+    };
+    expect(await names({ filters: 'MAPPED_REPOS' })).toEqual(['a', 'b']);
+    expect(await names({ appFilter: 'REPOS_IN_ATTACK_SURFACE' })).toEqual(['a', 'b']);
+    expect(await names({ repoFilter: 'REPOS_NOT_IN_ATTACK_SURFACE' })).toEqual(['c', 'd']);
+    expect(await names({ filters: 'REPOS_WITH_APP_SCANS' })).toEqual(['a']);
+    expect(await names({ filters: 'REPOS_WITH_NO_APP_SCANS' })).toEqual(['b', 'c', 'd']);
+    expect(await names({ filters: 'REPOS_WITH_RECENT_SCANS' })).toEqual(['a']);
+    expect(await names({ filters: 'MAPPED_REPOS,REPOS_WITH_NO_APP_SCANS' })).toEqual(['b']); // every filter applies
+    expect(await names({ filters: 'HIDDEN_REPOS' })).toEqual([]);
+    expect(await names({ filters: 'REPOS_WITH_GENERATED_OAS' })).toEqual([]);
+    expect(await names({ recentCommitTimeframe: 'LAST_7_DAYS' })).toEqual(['c']);
+    expect(await names({ recentCommitTimeframe: 'last_30_days' })).toEqual(['c']);
+    expect(await names({ recentCommitTimeframe: 'OVER_30_DAYS' })).toEqual(['d']);
+    expect(await names({ recentCommitTimeframe: 'LAST_COMMIT_DATE_UNSPECIFIED' })).toEqual(['a', 'b', 'c', 'd']);
+
+    const refused: [Record<string, string>, string][] = [
+      [{ repoFilter: 'WEB_APP_REPOS' }, 'repoFilter: WEB_APP_REPOS needs HawkScores'],
+      [{ filters: 'MAPPED_REPOS,UNCOVERED_REPOS' }, 'filters: UNCOVERED_REPOS needs attack-surface detection'],
+      [{ webAppFilter: 'REPOS_WITH_INSIGHTS' }, 'webAppFilter: REPOS_WITH_INSIGHTS needs code insights'],
+      [{ uncoveredRepoFilter: 'REPOS_WITH_NO_INSIGHTS' }, 'uncoveredRepoFilter: REPOS_WITH_NO_INSIGHTS needs code insights'],
+      [{ langIds: randomUUID() }, 'langIds: languages are registered by name'],
+      [{ topicIds: randomUUID() }, 'topicIds: repository topics come from a source-control integration'],
+      [{ integrationIds: randomUUID() }, 'integrationIds: no source-control integration is configured'],
+      [{ sensitiveDataTags: 'PII' }, 'sensitiveDataTags: sensitive-data tags come from'],
+      [{ filters: 'SOMETIMES' }, 'filters.0: must be one of ALL_REPOS'],
+      [{ recentCommitTimeframe: 'LAST_YEAR' }, 'recentCommitTimeframe: must be one of'],
+    ];
+    for (const [query, message] of refused) {
+      const out = await list(tenant, query);
+      expect([out.status, out.body.message], JSON.stringify(query)).toEqual([400, expect.stringContaining(message)]);
+    }
+  });
+
+  it('lists the API descriptions a repository registers in List OAS Assets, with its name and path, by the team rules', async () => {
+    const tenant = await createTenant();
+    const teamId = randomUUID();
+    const [web, internal, bare] = [await seedApplication(tenant.orgId, { name: 'web' }), await seedApplication(tenant.orgId, { name: 'internal', teamId }), await seedApplication(tenant.orgId)];
+    await setMembership(tenant.orgId, tenant.userId, ['read:repository', 'write:repository', 'read:scan_config', 'write:scan_config', 'read:application'], [teamId]);
+    for (const appId of [web, internal]) {
+      const uploaded = await api('POST', `/api/v1/oas/${appId}/upload`, { token: tenant.token, rawBody: json30(), contentType: 'application/json' });
+      expect(uploaded.status, uploaded.text).toBe(200);
+    }
+    const specs = [
+      { oasId: web, sourceRootPath: 'services/web/openapi.json' },
+      { oasId: internal.toUpperCase(), sourceRootPath: 'services/internal/openapi.json' },
+    ];
+    const svc = await register(tenant, { name: 'svc', openApiSpecs: specs });
+    expect(svc.status, svc.text).toBe(200);
+    expect(svc.body).toMatchObject({ hasGeneratedOpenApiSpec: true, openApiSpecInfo: { repositoryId: svc.body.stackHawkRepoId, organizationId: tenant.orgId, generatedOasCount: 2, status: 'DONE' } });
+    const repoId = svc.body.stackHawkRepoId;
+    const other = (await register(tenant, { name: 'another', openApiSpecs: [{ oasId: web, sourceRootPath: 'openapi.json' }] })).body.stackHawkRepoId;
+
+    const fromSvc = [
+      { oasId: internal, repositoryId: repoId, repositoryName: 'svc', sourceRootPath: 'services/internal/openapi.json' },
+      { oasId: web, repositoryId: repoId, repositoryName: 'svc', sourceRootPath: 'services/web/openapi.json' },
+    ].sort((x, y) => x.oasId.localeCompare(y.oasId));
+    const fromOther = { oasId: web, repositoryId: other, repositoryName: 'another', sourceRootPath: 'openapi.json' };
+    const byRepo = await api('GET', `/api/v1/oas/${tenant.orgId}/list`, { token: tenant.token, query: { repoIds: repoId } });
+    expect(byRepo.body).toMatchObject({ oasFiles: fromSvc, totalCount: '2' });
+    const all = await api('GET', `/api/v1/oas/${tenant.orgId}/list`, { token: tenant.token, query: { sortField: 'repoName' } });
+    const uploaded = (oasId: string) => ({ oasId, repositoryId: '', repositoryName: '', sourceRootPath: '' });
+    expect(all.body.oasFiles).toEqual([...[web, internal].sort().map(uploaded), fromOther, ...fromSvc]);
+    expect((await list(tenant, { filters: 'REPOS_WITH_GENERATED_OAS' })).body.repositories.map((r: { name: string }) => r.name)).toEqual(['another', 'svc']);
+
+    // Outside the team that owns `internal`: neither its uploaded description nor the repository's entry for it.
+    const outsider = await addUserTo(tenant.orgId, ['read:scan_config', 'read:repository', 'write:repository']);
+    const seen = await api('GET', `/api/v1/oas/${tenant.orgId}/list`, { token: outsider.token, query: { repoIds: repoId } });
+    expect(seen.body.oasFiles.map((a: { oasId: string }) => a.oasId)).toEqual([web]);
+    const hiddenSpec = await register(tenant, { name: 'svc', openApiSpecs: [{ oasId: internal }] }, outsider.token);
+    expect([hiddenSpec.status, hiddenSpec.body.message]).toEqual([400, expect.stringContaining(`openApiSpecs: no uploaded API description ${internal}`)]);
+    for (const oasId of [bare, randomUUID()]) {
+      const refused = await register(tenant, { name: 'svc', openApiSpecs: [{ oasId }] });
+      expect([refused.status, refused.body.message]).toEqual([400, expect.stringContaining(`openApiSpecs: no uploaded API description ${oasId}`)]);
+    }
+    expect((await register(tenant, { name: 'svc', openApiSpecs: [{ oasId: 'x' }] })).body.message).toContain('openApiSpecs.0.oasId: must be a UUID');
+
+    // An update without openApiSpecs keeps them; [] removes them.
+    expect((await register(tenant, { name: 'svc', commitCount: 3 })).body.openApiSpecInfo.generatedOasCount).toBe(2);
+    expect((await register(tenant, { name: 'svc', openApiSpecs: [] })).body).toMatchObject({ hasGeneratedOpenApiSpec: false, openApiSpecInfo: { generatedOasCount: 0, status: 'NONE' } });
+    expect((await api('GET', `/api/v1/oas/${tenant.orgId}/list`, { token: tenant.token, query: { repoIds: repoId } })).body.totalCount).toBe('0');
   });
 
   it('answers 400 naming the field or the unknown applications, and changes nothing', async () => {
