@@ -1,6 +1,6 @@
 // The operations' notes for the OpenAPI description (openapi.json), keyed by operationId. Only the OpenAPI generator
 // reads them: the route table, which every Lambda bundle carries, keeps to what the runtime needs.
-import { DESCRIPTION_LIMITS, FINDINGS_REPORT_LIMITS, IMPORT_LIMITS, MAX_PATTERN_LENGTH, SCAN_CONFIG_LIMITS, SCAN_START_BODY_BYTES } from './limits.ts';
+import { DESCRIPTION_LIMITS, DESCRIPTION_VALIDATION, FINDINGS_REPORT_LIMITS, IMPORT_LIMITS, MAX_PATTERN_LENGTH, SCAN_CONFIG_LIMITS, SCAN_START_BODY_BYTES } from './limits.ts';
 
 const MiB = (bytes: number) => `${bytes / (1024 * 1024)} MiB`;
 const documentLimits = (limits: typeof SCAN_CONFIG_LIMITS | typeof DESCRIPTION_LIMITS) =>
@@ -15,6 +15,7 @@ export const routeNotes: Record<string, string> = {
     'The raw OpenAPI 3.0 or 3.1 description, YAML or JSON (a JSON body may also be a JSON string holding it), ' +
     `at most ${MiB(DESCRIPTION_LIMITS.maxBytes)} (413 above), with ${documentLimits(DESCRIPTION_LIMITS)}, and at most ` +
     `${DESCRIPTION_LIMITS.maxExpandedNodes} values once its internal \`$ref\`s are expanded (413/400 naming the limit). ` +
+    `Validation stops after ${DESCRIPTION_VALIDATION.timeoutMs / 1000} s or ${DESCRIPTION_VALIDATION.maxHeapMb} MB of memory (413: split or simplify it). ` +
     'It is validated before it is stored: 400 says what is wrong and where (JSON ' +
     'pointer, line). One description per application, its `oasId` being the application id; re-uploading ' +
     'replaces it. 404: unknown application; 403: no `write:scan_config` for the application (team rules ' +
