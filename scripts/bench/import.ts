@@ -9,7 +9,7 @@ import { benchTenant, type BenchContext, type BenchSection } from './harness.ts'
 // largest real sample (scanner/test/fixtures/zap) and a generated report of 50,000 instances (BENCH_IMPORT_INSTANCES
 // to change it), through the import operation (the local server runs in this process: its RSS is sampled) and
 // through the CLI (`hawk-scanner import`, a child process: its peak RSS is read from /proc). The operation takes at
-// most 10,000 instances (shared/limits.ts IMPORT_LIMITS): the generated report goes through it at that size.
+// most 10,000 instances and 4 MiB (shared/limits.ts IMPORT_LIMITS): generated reports go through it at each limit.
 const INSTANCES = Number(process.env.BENCH_IMPORT_INSTANCES ?? 50_000);
 const ROOT = new URL('../../', import.meta.url).pathname;
 const LARGEST_SAMPLE = 'zap-json_2.11.1_itsecgames_bcgov.json';
@@ -21,7 +21,7 @@ const perSecond = (n: number, ms: number) => Math.round((n / ms) * 1000);
  * A traditional XML report as ZAP 2.11+ writes it: 50 alerts, `instances` findings spread over them, each with a
  * short request and response header (xml-plus), distinct URIs.
  */
-export function generatedReport(instances: number): string {
+export function generatedReport(instances: number, messages = true): string {
   const alerts = 50;
   const parts = ['<?xml version="1.0"?>\n<OWASPZAPReport programName="ZAP" version="2.16.1" generated="bench">\n<site name="https://bench.test" host="bench.test" port="443" ssl="true"><alerts>'];
   for (let a = 0; a < alerts; a++) {
@@ -34,8 +34,11 @@ export function generatedReport(instances: number): string {
       const uri = `https://bench.test/items/${a}/${i}?q=${i}`;
       parts.push(
         `<instance><uri>${uri.replace(/&/g, '&amp;')}</uri><method>GET</method><param>q</param><attack></attack><evidence>evidence ${i}</evidence><otherinfo></otherinfo>` +
-          `<requestheader>GET ${uri} HTTP/1.1\r\nHost: bench.test\r\nUser-Agent: bench\r\n\r\n</requestheader><requestbody></requestbody>` +
-          `<responseheader>HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 20\r\n\r\n</responseheader><responsebody>&lt;html&gt;${i}&lt;/html&gt;</responsebody></instance>`,
+          (messages
+            ? `<requestheader>GET ${uri} HTTP/1.1\r\nHost: bench.test\r\nUser-Agent: bench\r\n\r\n</requestheader><requestbody></requestbody>` +
+              `<responseheader>HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 20\r\n\r\n</responseheader><responsebody>&lt;html&gt;${i}&lt;/html&gt;</responsebody>`
+            : '') +
+          '</instance>',
       );
     }
     parts.push(`</instances><count>${count}</count><solution>&lt;p&gt;Fix it.&lt;/p&gt;</solution><cweid>${16 + a}</cweid><wascid>15</wascid><sourceid>3</sourceid></alertitem>`);
@@ -150,10 +153,15 @@ const section: BenchSection = {
       ctx.progress(`import: ${LARGEST_SAMPLE} through the CLI`);
       const sampleCli = await importThroughCli(ctx, apiKey, appId, 'sample-cli', samplePath, sampleOperation.instances);
 
-      const largestAccepted = IMPORT_LIMITS.maxUris;
-      const accepted = generatedReport(largestAccepted);
-      ctx.progress(`import: generated report of ${largestAccepted} instances (the operation's limit) through the operation`);
-      const generatedOperation = await importThroughOperation(ctx, token, appId, 'generated-op', accepted, 'application/xml');
+      // The operation's limits: 10,000 instances (reached by a report without requests and responses) and 4 MiB
+      // (which an xml-plus report of this shape reaches first).
+      const lean = generatedReport(IMPORT_LIMITS.maxUris, false);
+      ctx.progress(`import: generated report of ${IMPORT_LIMITS.maxUris} instances without messages (${Math.round(lean.length / 1024)} KiB) through the operation`);
+      const leanOperation = await importThroughOperation(ctx, token, appId, 'generated-lean-op', lean, 'application/xml');
+      let fitting = Math.floor((IMPORT_LIMITS.maxUris * IMPORT_LIMITS.maxBytes) / Buffer.byteLength(generatedReport(IMPORT_LIMITS.maxUris)));
+      while (Buffer.byteLength(generatedReport(fitting)) > IMPORT_LIMITS.maxBytes) fitting -= 50;
+      ctx.progress(`import: generated xml-plus report of ${fitting} instances (4 MiB) through the operation`);
+      const plusOperation = await importThroughOperation(ctx, token, appId, 'generated-plus-op', generatedReport(fitting), 'application/xml');
 
       const bigPath = join(dir, 'generated.xml');
       writeFileSync(bigPath, generatedReport(INSTANCES));
@@ -171,8 +179,8 @@ const section: BenchSection = {
           'sampled every 20 ms; cliPeakRssMb: VmHWM of the CLI process.',
         largestSample: { file: LARGEST_SAMPLE, operation: sampleOperation, cli: sampleCli },
         generated: {
-          operationLimitInstances: largestAccepted,
-          operationAtLimit: { ...generatedOperation },
+          operationAtInstanceLimit: { messages: false, ...leanOperation },
+          operationAtByteLimit: { messages: true, ...plusOperation },
           [`operationAt${INSTANCES}`]: { bytes: Buffer.byteLength(readFileSync(bigPath)), status: tooBig.status, answer: (await tooBig.text()).slice(0, 300) },
           cli: { bytes: Buffer.byteLength(readFileSync(bigPath)), ...generatedCli },
         },

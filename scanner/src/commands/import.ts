@@ -96,7 +96,7 @@ interface Api {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Calls with an access token from the API key (renewed on 401), retrying network errors, 5xx, 409 and 429. */
+/** Calls with an access token from the API key (renewed on 401), retrying network errors, 5xx, 409, 413 and 429. */
 function serviceApi(options: Options): Api {
   let token = '';
   const login = async () => {
@@ -121,7 +121,8 @@ function serviceApi(options: Options): Api {
             token = ''; // expired: log in again
             continue;
           }
-          if (out.status < 500 && out.status !== 409 && out.status !== 429) throw fail(`${method} ${path} answered ${out.status}: ${message}`);
+          // 409: a concurrent change, 413: storing took too long on a busy service, 429: rate limit; all pass.
+          if (out.status < 500 && ![409, 413, 429].includes(out.status)) throw fail(`${method} ${path} answered ${out.status}: ${message}`);
           why = `${out.status} ${message}`;
           const after = Number(out.headers.get('retry-after'));
           if (out.status === 429 && after > 0 && attempt < options.retries) await sleep(after * 1000);
