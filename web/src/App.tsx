@@ -114,13 +114,7 @@ function Organization() {
         </span>
       </header>
       <main id="main" ref={main} tabIndex={-1}>
-        {/* Pages wait for the user: a link to another organization's page would otherwise send requests the
-            service answers with 401, which ends the session, instead of saying what is wrong. */}
-        {!user.isSuccess ? (
-          <QueryView query={user} what="your organizations">
-            {() => null}
-          </QueryView>
-        ) : !current ? (
+        {user.isSuccess && !current ? (
           <p role="alert">This organization is not one of yours. <NavLink to="/">Choose one of your organizations</NavLink>.</p>
         ) : (
           <Suspense fallback={<Loading what="the page" />}>

@@ -23,12 +23,26 @@ const authorization: Middleware = {
     if (token && !request.headers.has('X-ApiKey')) request.headers.set('Authorization', `Bearer ${token}`);
     return request;
   },
-  onResponse({ request, response }) {
-    // Any 401 outside sign-in means the session is over (expired token, revoked key, removed membership).
-    if (response.status === 401 && !request.headers.has('X-ApiKey')) expireSession('Your session has ended (expired or revoked). Sign in again with an API key.');
+  async onResponse({ request, response }) {
+    // The service answers 401 both for a session that is over (expired token, revoked key) and for a request the
+    // caller may not make (a permission its role lacks, another organization's page). GET /api/v1/user, which every
+    // session may call, tells them apart: only a session it refuses is ended.
+    if (response.status === 401 && !request.headers.has('X-ApiKey') && !(await sessionAlive(request))) {
+      expireSession('Your session has ended (expired or revoked). Sign in again with an API key.');
+    }
     return response;
   },
 };
+
+async function sessionAlive(refused: Request): Promise<boolean> {
+  const authorization = refused.headers.get('Authorization');
+  if (!authorization || new URL(refused.url).pathname === '/api/v1/user') return false;
+  try {
+    return (await fetch('/api/v1/user', { headers: { Authorization: authorization, Accept: 'application/json' } })).ok;
+  } catch {
+    return true; // unreachable: not a reason to sign out; the page shows the error
+  }
+}
 
 export const api = createClient<paths>({ baseUrl: '' });
 api.use(authorization);
@@ -53,7 +67,7 @@ export function describeError(error: unknown): string {
   if (error instanceof ApiError) {
     if (error.status === 429) return `Too many requests: try again in ${error.retryAfterSeconds ?? 60} seconds.`;
     if (error.status === 404) return `Not found: it may have been deleted, or you may not have access to it. (${error.message})`;
-    if (error.status === 401) return 'Your session has ended. Sign in again.';
+    if (error.status === 401) return currentToken() ? 'Not allowed: your role lacks the permission for this, or it belongs to an organization you are not in.' : 'Your session has ended. Sign in again.';
     return error.message;
   }
   return error instanceof Error ? `The service could not be reached: ${error.message}` : String(error);
