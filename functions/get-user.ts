@@ -1,4 +1,4 @@
 import { operation } from '../shared/http/operation.ts';
-import { currentUser } from '../shared/identity/sessions.ts';
+import { currentUser, currentUserReads } from '../shared/identity/sessions.ts';
 
-export const handler = operation('getUser', ({ caller }) => currentUser(caller.userId));
+export const handler = operation('getUser', ({ caller }) => currentUser(caller.userId), { prefetch: currentUserReads });

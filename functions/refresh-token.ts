@@ -1,4 +1,4 @@
 import { operation } from '../shared/http/operation.ts';
-import { refresh } from '../shared/identity/sessions.ts';
+import { refresh, refreshReads } from '../shared/identity/sessions.ts';
 
-export const handler = operation('refreshToken', ({ caller }) => refresh(caller.userId, caller.apiKeyId));
+export const handler = operation('refreshToken', ({ caller }) => refresh(caller.userId, caller.apiKeyId), { prefetch: refreshReads });

@@ -1,12 +1,21 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 
 // Per-request facts that code deep in the call stack needs without threading them through every signature:
-// the request id (for logs) and a count of DynamoDB calls (logged per request, read by the benchmark).
+// the request id (for logs), counts of DynamoDB calls and round trips (logged per request, read by the benchmark)
+// and the reads the pipeline issued before the handler asked for them (shared/db/prefetch.ts).
 export interface RequestScope {
   requestId: string;
   dynamodbCalls: number;
+  /** Waves of DynamoDB calls: a call that starts while another is in flight shares its round trip. */
+  dynamodbRoundTrips?: number;
+  /** DynamoDB calls in flight now (to count round trips). */
+  dynamodbInFlight?: number;
   /** DynamoDB read capacity units consumed by the request's reads (the benchmark reports them). */
   readUnits?: number;
+  /** DynamoDB write capacity units consumed by the request's writes (the benchmark reports them). */
+  writeUnits?: number;
+  /** Reads issued early, by what they read (shared/db/prefetch.ts); each is taken once. */
+  prefetched?: Map<string, Promise<unknown>>;
 }
 
 const storage = new AsyncLocalStorage<RequestScope>();

@@ -1,8 +1,6 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
 import { fromItem } from '../db/items.ts';
-import { batchGet } from '../db/query.ts';
+import { batchGet, getItem } from '../db/query.ts';
 import { batchDelete, deleteFound } from '../db/query.ts';
 import { putNewItem, type TransactItem } from '../db/transactions.ts';
 import { config } from '../config.ts';
@@ -43,8 +41,7 @@ export async function getApplication(appId: string): Promise<ApplicationRecord |
 
 /** The application even while its delete is in progress (a retried DELETE resumes it). */
 export async function getApplicationIncludingDeleting(appId: string): Promise<ApplicationRecord | undefined> {
-  const out = await db.send(new GetCommand({ TableName: config.tableName, Key: keys.application(appId) }));
-  return toRecord(out.Item);
+  return toRecord(await getItem(keys.application(appId)));
 }
 
 /** Live applications by id (unknown and deleting ones are left out); order is not kept. */

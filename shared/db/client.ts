@@ -5,10 +5,10 @@ import { currentScope } from '../request-scope.ts';
 
 const READ_COMMANDS = new Set(['GetItemCommand', 'QueryCommand', 'ScanCommand', 'BatchGetItemCommand', 'TransactGetItemsCommand']);
 
-type Capacity = { CapacityUnits?: number; ReadCapacityUnits?: number };
-function readUnitsOf(output: unknown): number {
+type Capacity = { CapacityUnits?: number; ReadCapacityUnits?: number; WriteCapacityUnits?: number };
+function unitsOf(output: unknown, kind: 'ReadCapacityUnits' | 'WriteCapacityUnits'): number {
   const consumed = (output as { ConsumedCapacity?: Capacity | Capacity[] }).ConsumedCapacity;
-  return [consumed ?? []].flat().reduce((sum, c) => sum + (c.ReadCapacityUnits ?? c.CapacityUnits ?? 0), 0);
+  return [consumed ?? []].flat().reduce((sum, c) => sum + (c[kind] ?? c.CapacityUnits ?? 0), 0);
 }
 
 function createClient(): DynamoDBDocumentClient {
@@ -23,11 +23,20 @@ function createClient(): DynamoDBDocumentClient {
       const scope = currentScope();
       if (!scope) return next(args);
       scope.dynamodbCalls += 1;
-      const isRead = READ_COMMANDS.has(context.commandName ?? '');
-      if (isRead) (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity ??= 'TOTAL';
-      const result = await next(args);
-      if (isRead) scope.readUnits = (scope.readUnits ?? 0) + readUnitsOf(result.output);
-      return result;
+      // A call that starts while another is in flight shares its round trip.
+      if (!scope.dynamodbInFlight) scope.dynamodbRoundTrips = (scope.dynamodbRoundTrips ?? 0) + 1;
+      scope.dynamodbInFlight = (scope.dynamodbInFlight ?? 0) + 1;
+      const kind = READ_COMMANDS.has(context.commandName ?? '') ? 'ReadCapacityUnits' : 'WriteCapacityUnits';
+      (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity ??= 'TOTAL';
+      try {
+        const result = await next(args);
+        const units = unitsOf(result.output, kind);
+        if (kind === 'ReadCapacityUnits') scope.readUnits = (scope.readUnits ?? 0) + units;
+        else scope.writeUnits = (scope.writeUnits ?? 0) + units;
+        return result;
+      } finally {
+        scope.dynamodbInFlight -= 1;
+      }
     },
     { step: 'initialize', name: 'countDynamodbCalls' },
   );

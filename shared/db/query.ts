@@ -1,9 +1,10 @@
-import { BatchGetCommand, BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { db } from './client.ts';
 import { config } from '../config.ts';
 import { transactWrite, type TransactItem } from './transactions.ts';
 import { indexKeyNames, type MainIndex } from './tables.ts';
+import { itemReadId, queryReadId, registerPrefetch, takePrefetched } from './prefetch.ts';
 
 type Item = Record<string, unknown>;
 
@@ -66,8 +67,26 @@ export async function* queryItems(query: PartitionQuery): AsyncGenerator<Item> {
   } while (startKey);
 }
 
-/** Reads many items of the main table by key (100 per call, retrying unprocessed keys), optionally only some attributes. Order is not kept. */
+/** One item of the main table by key (a prefetched read of it when the request has one). */
+export async function getItem(key: Item): Promise<Item | undefined> {
+  const prefetched = takePrefetched<Item | undefined>(itemReadId(key));
+  if (prefetched) return prefetched;
+  const out = await db.send(new GetCommand({ TableName: config.tableName, Key: key }));
+  return out.Item;
+}
+
+/**
+ * Reads many items of the main table by key (100 per call, retrying unprocessed keys), optionally only some
+ * attributes; whole items already prefetched for the request are taken from there. Order is not kept.
+ */
 export async function batchGet(itemKeys: Item[], attributes?: string[]): Promise<Record<string, unknown>[]> {
+  const prefetched = attributes ? [] : itemKeys.map((key) => takePrefetched<Item | undefined>(itemReadId(key)));
+  const rest = attributes ? itemKeys : itemKeys.filter((_, i) => !prefetched[i]);
+  const [early, read] = await Promise.all([Promise.all(prefetched), readBatch(rest, attributes)]);
+  return [...(early.filter(Boolean) as Item[]), ...read];
+}
+
+async function readBatch(itemKeys: Item[], attributes?: string[]): Promise<Item[]> {
   const items: Record<string, unknown>[] = [];
   const projection = attributes && {
     ProjectionExpression: attributes.map((_, i) => `#a${i}`).join(', '),
@@ -90,7 +109,27 @@ export async function batchGet(itemKeys: Item[], attributes?: string[]): Promise
   return items;
 }
 
+/** Issues one BatchGetItem for these items now; the request's later getItem/batchGet of each takes its result. */
+export function prefetchItems(itemKeys: Item[]): void {
+  const unique = [...new Map(itemKeys.map((key) => [itemReadId(key), key])).values()];
+  if (unique.length === 0) return;
+  const read = readBatch(unique);
+  for (const key of unique) {
+    const id = itemReadId(key);
+    registerPrefetch(id, read.then((items) => items.find((item) => itemReadId(item) === id)));
+  }
+}
+
+/** Runs the query now; the request's later queryAll of the same query takes its result. */
+export function prefetchQuery(query: PartitionQuery): void {
+  registerPrefetch(queryReadId(query), readQuery(query));
+}
+
 export async function queryAll(query: PartitionQuery): Promise<Item[]> {
+  return (await takePrefetched<Item[]>(queryReadId(query))) ?? readQuery(query);
+}
+
+async function readQuery(query: PartitionQuery): Promise<Item[]> {
   const items: Item[] = [];
   for await (const item of queryItems(query)) items.push(item);
   return items;

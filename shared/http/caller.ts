@@ -1,5 +1,6 @@
 import { getOrganizationAccess, type Membership } from '../identity/membership-repository.ts';
 import { unauthorized } from '../errors.ts';
+import { hints } from '../identity/hints.ts';
 import type { Permission } from '../identity/permissions.ts';
 
 export type OrganizationAccess =
@@ -28,6 +29,7 @@ export function createCaller(userId: string, apiKeyId: string, permission: Permi
       pending = getOrganizationAccess(orgId, userId).then(({ organization, membership }): OrganizationAccess => {
         if (!organization || !membership) return { granted: false, reason: 'not-a-member' };
         if (!organization.apiAccess) return { granted: false, reason: 'no-api-access' };
+        hints.addOrganizationOf(userId, orgId);
         if (permission && !membership.permissions.includes(permission)) return { granted: false, reason: 'missing-permission' };
         return { granted: true, membership };
       });

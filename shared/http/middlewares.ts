@@ -11,15 +11,19 @@ import { config } from '../config.ts';
 import { MAX_JSON_BODY_BYTES } from '../limits.ts';
 import { gatewayParameterNames, pathParameterNames, pathPattern, type Route } from '../routes.ts';
 import { currentScope } from '../request-scope.ts';
+import { prefetchesSettled } from '../db/prefetch.ts';
+import type { prefetcher } from './prefetch.ts';
 import { toJsonObject, toProtobuf } from '../proto/encoding.ts';
 import { createCaller } from './caller.ts';
 import { logger } from './logger.ts';
 import { RawResponse, type LambdaEvent, type LambdaResult, type PipelineContext } from './types.ts';
 
 // The request pipeline, applied the same way to every operation by operation.ts, in this order:
-// logging -> error responses -> content negotiation -> authentication -> rate limit -> input validation (path,
-// query, body size) -> organization authorization -> body parsing -> (handler) -> response encoding.
+// logging -> error responses -> content negotiation -> authentication -> admission (rate limit and prefetch, one
+// round trip) -> input validation (path, query, body size) -> organization authorization -> body parsing -> (handler)
+// -> response encoding.
 type Middleware = middy.MiddlewareObj<LambdaEvent, LambdaResult, Error, PipelineContext>;
+type Prefetch = ReturnType<typeof prefetcher>;
 
 const JSON_TYPE = 'application/json';
 const PROTOBUF_TYPE = 'application/x-protobuf';
@@ -38,6 +42,7 @@ export function requestLogging(): Middleware {
       status: request.response?.statusCode,
       durationMs: Date.now() - request.context.startedAt,
       dynamodbCalls: currentScope()?.dynamodbCalls,
+      dynamodbRoundTrips: currentScope()?.dynamodbRoundTrips,
       userId: request.context.input.caller?.userId,
     });
   };
@@ -113,20 +118,29 @@ export function authentication(route: Route): Middleware {
   };
 }
 
-/** SPEC 8: per user for every authenticated operation; per API key and per source address for login. */
-export function rateLimiting(route: Route): Middleware {
+/**
+ * The request's first round trip: the rate-limit update (SPEC 8: per user for every authenticated operation; per
+ * API key and per source address for login) and, beside it, the reads the operation needs before its
+ * authorization decision (prefetch.ts). A refused request counts against the limit as any other, and gets its 429
+ * before anything it read is used.
+ */
+export function admission(route: Route, prefetch: Prefetch): Middleware {
   return {
     before: async (request) => {
+      const { caller } = request.context.input;
+      prefetch(request.event, { caller, headers: request.event.headers });
       const subjects =
         route.auth === 'bearer'
-          ? [{ key: rateLimitKeys.user(request.context.input.caller!.userId), limit: config.rateLimitPerMinute }]
+          ? [{ key: rateLimitKeys.user(caller!.userId), limit: config.rateLimitPerMinute }]
           : [
               { key: rateLimitKeys.loginSource(request.event.requestContext.http.sourceIp), limit: config.loginSourceRateLimitPerMinute },
               { key: rateLimitKeys.loginKey(hashApiKey(normalizedApiKey(request.event.headers['x-apikey']))), limit: config.loginRateLimitPerMinute },
             ];
-      for (const { key, limit } of subjects) {
-        const decision = await admit(key, limit);
-        if (!decision.admitted) throw tooManyRequests(decision.retryAfterSeconds);
+      const decisions = await Promise.all(subjects.map(({ key, limit }) => admit(key, limit)));
+      const refused = decisions.flatMap((d) => (d.admitted ? [] : [d.retryAfterSeconds]));
+      if (refused.length) {
+        await prefetchesSettled();
+        throw tooManyRequests(Math.max(...refused));
       }
     },
   };

@@ -3,14 +3,15 @@ import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
 import { routeById } from '../routes.ts';
 import { runInScope } from '../request-scope.ts';
+import { prefetcher, type OperationReads } from './prefetch.ts';
 import {
+  admission,
   authentication,
   bodyParsing,
   contentNegotiation,
   errorResponses,
   inputValidation,
   organizationAuthorization,
-  rateLimiting,
   requestLogging,
   responseEncoding,
 } from './middlewares.ts';
@@ -19,10 +20,13 @@ import type { LambdaEvent, LambdaResult, OperationInput, PipelineContext, RawRes
 /**
  * Turns an operation's implementation into its Lambda handler, with the whole request pipeline from the route
  * table entry. A handler file is then just: `export const handler = operation('getUser', async (input) => ...)`.
+ * `prefetch` names reads the operation makes before its authorization decision beyond those its path implies
+ * (prefetch.ts): they go in the request's first round trip.
  */
 export function operation<Params = Record<string, string>, Query = Record<string, unknown>, Body = unknown>(
   operationId: string,
   implementation: (input: OperationInput<Params, Query, Body>) => Promise<object | RawResponse | void>,
+  options: { prefetch?: OperationReads } = {},
 ): (event: LambdaEvent, context: Context) => Promise<LambdaResult> {
   const route = routeById(operationId);
   const pipeline = middy<LambdaEvent, LambdaResult, Error, PipelineContext>()
@@ -30,7 +34,7 @@ export function operation<Params = Record<string, string>, Query = Record<string
     .use(errorResponses())
     .use(contentNegotiation(route))
     .use(authentication(route))
-    .use(rateLimiting(route))
+    .use(admission(route, prefetcher(route, options.prefetch)))
     .use(inputValidation(route))
     .use(organizationAuthorization(route))
     .use(bodyParsing(route))

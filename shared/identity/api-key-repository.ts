@@ -1,8 +1,8 @@
-import { DeleteCommand, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
 import { fromItem, cancellationReasons } from '../db/items.ts';
-import { queryAll } from '../db/query.ts';
+import { getItem, queryAll, type PartitionQuery } from '../db/query.ts';
 import { config } from '../config.ts';
 import { badRequest } from '../errors.ts';
 import { putNewItem, requireItem } from '../db/transactions.ts';
@@ -32,13 +32,17 @@ export async function putApiKey(record: ApiKeyRecord): Promise<void> {
 }
 
 export async function findApiKey(secretHash: string): Promise<ApiKeyRecord | undefined> {
-  const out = await db.send(new GetCommand({ TableName: config.tableName, Key: keys.apiKeyBySecretHash(secretHash) }));
-  return fromItem<ApiKeyRecord>(out.Item);
+  return fromItem<ApiKeyRecord>(await getItem(keys.apiKeyBySecretHash(secretHash)));
+}
+
+/** The query listApiKeys runs (refresh prefetches it). */
+export function apiKeysOfUserQuery(userId: string): PartitionQuery {
+  const { gsi1pk, gsi1skPrefix } = keys.apiKeysOfUser(userId);
+  return { index: 'gsi1', partition: gsi1pk, skPrefix: gsi1skPrefix };
 }
 
 export async function listApiKeys(userId: string): Promise<ApiKeyRecord[]> {
-  const { gsi1pk, gsi1skPrefix } = keys.apiKeysOfUser(userId);
-  const items = await queryAll({ index: 'gsi1', partition: gsi1pk, skPrefix: gsi1skPrefix });
+  const items = await queryAll(apiKeysOfUserQuery(userId));
   return items.map((item) => fromItem<ApiKeyRecord>(item)!);
 }
 

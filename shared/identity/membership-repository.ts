@@ -2,7 +2,7 @@ import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
 import { fromItem, cancellationReasons } from '../db/items.ts';
-import { batchGet, queryAll } from '../db/query.ts';
+import { batchGet, queryAll, type PartitionQuery } from '../db/query.ts';
 import { config } from '../config.ts';
 import { badRequest, conflict } from '../errors.ts';
 import { requireItem, type TransactItem } from '../db/transactions.ts';
@@ -79,16 +79,24 @@ export async function getOrganizationAccess(
   orgId: string,
   userId: string,
 ): Promise<{ organization?: Organization; membership?: Membership }> {
-  const items = await batchGet([keys.organization(orgId), membershipKey(orgId, userId)]);
+  const items = await batchGet(organizationAccessKeys(orgId, userId));
   return {
     organization: fromItem<Organization>(items.find((item) => item.sk === '#ORG')),
     membership: fromItem<Membership>(items.find((item) => item.sk !== '#ORG')),
   };
 }
 
-export async function listMembershipsOfUser(userId: string): Promise<Membership[]> {
+/** The items getOrganizationAccess reads (the pipeline prefetches them: shared/http/prefetch.ts). */
+export const organizationAccessKeys = (orgId: string, userId: string) => [keys.organization(orgId), membershipKey(orgId, userId)];
+
+/** The query listMembershipsOfUser runs (the pipeline prefetches it for /user). */
+export function membershipsOfUserQuery(userId: string): PartitionQuery {
   const { gsi1pk, gsi1skPrefix } = keys.membershipsOfUser(userId);
-  const items = await queryAll({ index: 'gsi1', partition: gsi1pk, skPrefix: gsi1skPrefix });
+  return { index: 'gsi1', partition: gsi1pk, skPrefix: gsi1skPrefix };
+}
+
+export async function listMembershipsOfUser(userId: string): Promise<Membership[]> {
+  const items = await queryAll(membershipsOfUserQuery(userId));
   return items.map((item) => fromItem<Membership>(item)!);
 }
 

@@ -1,8 +1,11 @@
 import { hashApiKey, normalizedApiKey } from '../auth/api-keys.ts';
 import { issueAccessToken } from '../auth/tokens.ts';
-import { findApiKey, listApiKeys } from './api-key-repository.ts';
+import { apiKeysOfUserQuery, findApiKey, listApiKeys } from './api-key-repository.ts';
 import { getUser } from './user-repository.ts';
-import { listMembershipsOfUser, getOrganizations } from './membership-repository.ts';
+import { getOrganizationAccess, getOrganizations, listMembershipsOfUser, membershipsOfUserQuery } from './membership-repository.ts';
+import { hints } from './hints.ts';
+import { keys } from '../db/keys.ts';
+import { organizationAccessReads, type OperationReads } from '../http/prefetch.ts';
 import { teamsOf, toUserView } from './user-view.ts';
 import { unauthorized } from '../errors.ts';
 import { logger } from '../http/logger.ts';
@@ -14,8 +17,9 @@ import type { Permission } from './permissions.ts';
 /** Organizations the user may reach through the API (SPEC 1: the plan must have API access). */
 export async function apiOrganizationsOf(userId: string) {
   const memberships = await listMembershipsOfUser(userId);
-  const organizations = await getOrganizations(memberships.map((m) => m.organizationId));
-  return { memberships, organizations: organizations.filter((o) => o.apiAccess) };
+  const organizations = (await getOrganizations(memberships.map((m) => m.organizationId))).filter((o) => o.apiAccess);
+  hints.setOrganizationsOf(userId, organizations.map((o) => o.organizationId));
+  return { memberships, organizations };
 }
 
 /**
@@ -28,10 +32,19 @@ export async function requirePermissionInSomeOrganization(caller: Caller, permis
   if (!memberships.some((m) => reachable.has(m.organizationId) && m.permissions.includes(permission))) throw unauthorized();
 }
 
+/**
+ * Whether the user is a member of an organization whose plan has API access: first among the organizations the
+ * user was last seen in (their membership and organization items, prefetched by login and refresh), else among all.
+ */
+async function hasApiOrganization(userId: string): Promise<boolean> {
+  const hinted = await Promise.all(hints.organizationsOf(userId).map((orgId) => getOrganizationAccess(orgId, userId)));
+  if (hinted.some(({ organization, membership }) => membership && organization?.apiAccess)) return true;
+  return (await apiOrganizationsOf(userId)).organizations.length > 0;
+}
+
 /** Login and refresh alike: a user with no organization whose plan has API access gets no token. */
-async function requireApiOrganization(userId: string): Promise<void> {
-  const { organizations } = await apiOrganizationsOf(userId);
-  if (organizations.length === 0) {
+function requireApiOrganization(userId: string, hasOne: boolean): void {
+  if (!hasOne) {
     logger.info('session refused: no organization with API access', { userId });
     throw unauthorized('Unauthorized: API access is not enabled for any organization of this user');
   }
@@ -39,9 +52,11 @@ async function requireApiOrganization(userId: string): Promise<void> {
 
 export async function login(apiKey: string | undefined): Promise<{ token: string }> {
   if (!normalizedApiKey(apiKey)) throw unauthorized('Unauthorized: send your API key in the X-ApiKey header');
-  const record = await findApiKey(hashApiKey(normalizedApiKey(apiKey)));
+  const secretHash = hashApiKey(normalizedApiKey(apiKey));
+  const record = await findApiKey(secretHash);
   if (!record) throw unauthorized('Unauthorized: unknown API key');
-  await requireApiOrganization(record.userId);
+  hints.setUserOfApiKey(secretHash, record.userId);
+  requireApiOrganization(record.userId, await hasApiOrganization(record.userId));
   return { token: await issueAccessToken(record.userId, record.keyId) };
 }
 
@@ -50,18 +65,36 @@ export async function login(apiKey: string | undefined): Promise<{ token: string
  * refresh is refused as login would be for a user left with no organization with API access.
  */
 export async function refresh(userId: string, apiKeyId: string): Promise<{ token: string }> {
-  const keys = await listApiKeys(userId);
-  if (!keys.some((key) => key.keyId === apiKeyId)) throw unauthorized('Unauthorized: the API key this session started with was revoked; log in again');
-  await requireApiOrganization(userId);
+  const [apiKeys, apiOrganization] = await Promise.all([listApiKeys(userId), hasApiOrganization(userId)]);
+  if (!apiKeys.some((key) => key.keyId === apiKeyId)) throw unauthorized('Unauthorized: the API key this session started with was revoked; log in again');
+  requireApiOrganization(userId, apiOrganization);
   return { token: await issueAccessToken(userId, apiKeyId) };
 }
 
 /** `user.UserResponse` of the public API: clients read their organization ids from it. */
 export async function currentUser(userId: string) {
-  const user = await getUser(userId);
+  const [user, { memberships, organizations }] = await Promise.all([getUser(userId), apiOrganizationsOf(userId)]);
   if (!user) throw unauthorized();
-  const { memberships, organizations } = await apiOrganizationsOf(userId);
   const apiOrgIds = new Set(organizations.map((o) => o.organizationId));
   const teams = await teamsOf(memberships.filter((m) => apiOrgIds.has(m.organizationId)));
   return { user: toUserView(user, organizations, memberships, teams) };
 }
+
+// What login, refresh and /user read before deciding (shared/http/prefetch.ts): with the organizations the user
+// was last seen in (hints.ts), they take one round trip together with the rate-limit update.
+
+export const loginReads: OperationReads = ({ headers }) => {
+  const secretHash = hashApiKey(normalizedApiKey(headers['x-apikey']));
+  const userId = hints.userOfApiKey(secretHash);
+  return { items: [keys.apiKeyBySecretHash(secretHash), ...(userId ? organizationAccessReads(userId, hints.organizationsOf(userId)) : [])] };
+};
+
+export const refreshReads: OperationReads = ({ caller }) => ({
+  items: organizationAccessReads(caller!.userId, hints.organizationsOf(caller!.userId)),
+  queries: [apiKeysOfUserQuery(caller!.userId)],
+});
+
+export const currentUserReads: OperationReads = ({ caller }) => ({
+  items: [keys.user(caller!.userId), ...hints.organizationsOf(caller!.userId).map((orgId) => keys.organization(orgId))],
+  queries: [membershipsOfUserQuery(caller!.userId)],
+});

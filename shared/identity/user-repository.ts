@@ -1,11 +1,10 @@
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
 import { fromItem, cancellationReasons } from '../db/items.ts';
-import { config } from '../config.ts';
 import { badRequest } from '../errors.ts';
 import { putNewItem } from '../db/transactions.ts';
-import { batchGet } from '../db/query.ts';
+import { batchGet, getItem } from '../db/query.ts';
 
 export interface User {
   userId: string;
@@ -32,8 +31,7 @@ export async function putUser(user: User): Promise<void> {
 }
 
 export async function getUser(userId: string): Promise<User | undefined> {
-  const out = await db.send(new GetCommand({ TableName: config.tableName, Key: keys.user(userId) }));
-  return fromItem<User>(out.Item);
+  return fromItem<User>(await getItem(keys.user(userId)));
 }
 
 /** Existing users by id (unknown ones are left out); order is not kept. */

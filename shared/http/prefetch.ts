@@ -1,0 +1,71 @@
+import { keys } from '../db/keys.ts';
+import { prefetchItems, prefetchQuery, type PartitionQuery } from '../db/query.ts';
+import { organizationAccessKeys } from '../identity/membership-repository.ts';
+import { hints } from '../identity/hints.ts';
+import { gatewayParameterNames, pathParameterNames, pathPattern, type Route } from '../routes.ts';
+import type { Caller } from './caller.ts';
+import type { LambdaEvent } from './types.ts';
+
+// The pipeline's prefetch: the reads an operation makes before its authorization decision, issued at once and
+// together with the rate-limit update (middlewares.ts, admission), so that they cost one round trip instead of one
+// each. From the route's path: `{orgId}` -> the organization and the caller's membership of it (the authorization
+// read); `{appId}` -> the application and the organizations the caller was last seen in (hints.ts: the
+// application's organization is known only once it is read). An operation adds its own (`operation(..., {
+// prefetch })`). The operation's code then reads exactly what it always read, and finds these results
+// (shared/db/prefetch.ts): what it answers, and when it refuses, does not change.
+
+/** Reads to issue together: items of the main table (one BatchGetItem) and queries. */
+export interface Reads {
+  items?: Record<string, unknown>[];
+  queries?: PartitionQuery[];
+}
+
+export interface PrefetchInput {
+  /** The bearer token's user (absent for login). */
+  caller?: Caller;
+  /** Path parameters that have the shape of ids (UUIDs), undecided otherwise: validation comes later. */
+  ids: Record<string, string>;
+  headers: Record<string, string | undefined>;
+}
+
+export type OperationReads = (input: PrefetchInput) => Reads;
+
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+
+/** The caller's membership and the organization, for each of these organizations. */
+export const organizationAccessReads = (userId: string, orgIds: string[]): Record<string, unknown>[] =>
+  orgIds.flatMap((orgId) => organizationAccessKeys(orgId, userId));
+
+function readsFromPath(ids: Record<string, string>, caller: Caller | undefined): Reads {
+  if (!caller) return {};
+  if (ids.orgId) return { items: organizationAccessReads(caller.userId, [ids.orgId]) };
+  if (ids.appId) return { items: [keys.application(ids.appId), ...organizationAccessReads(caller.userId, hints.organizationsOf(caller.userId))] };
+  return {};
+}
+
+/** The route's prefetch: issues its reads and the operation's own; their results wait in the request's scope. */
+export function prefetcher(route: Route, operationReads?: OperationReads) {
+  const ids = idParameters(route);
+  return (event: LambdaEvent, input: Omit<PrefetchInput, 'ids'>): void => {
+    const found = ids(event);
+    const reads = [readsFromPath(found, input.caller), operationReads?.({ ...input, ids: found }) ?? {}];
+    prefetchItems(reads.flatMap((r) => r.items ?? []));
+    for (const query of reads.flatMap((r) => r.queries ?? [])) prefetchQuery(query);
+  };
+}
+
+/** The path's `...Id` parameters that are UUIDs, as API Gateway passed them (or from the raw path). */
+function idParameters(route: Route): (event: LambdaEvent) => Record<string, string> {
+  const names = pathParameterNames(route.path);
+  const gatewayNames = gatewayParameterNames(route);
+  const template = pathPattern(route.path);
+  return (event) => {
+    const values = event.pathParameters ? undefined : template.exec(event.rawPath)?.slice(1);
+    const ids: Record<string, string> = {};
+    names.forEach((name, i) => {
+      const value = values ? values[i] : event.pathParameters?.[gatewayNames[i]];
+      if (name.endsWith('Id') && value && UUID.test(value)) ids[name] = value;
+    });
+    return ids;
+  };
+}

@@ -1,0 +1,114 @@
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Context } from 'aws-lambda';
+import { lambdaContext, matchRoute } from '../../scripts/local/server.ts';
+import { apiGatewayEvent } from '../../scripts/local/api-gateway-event.ts';
+import { scopeObservers, type RequestScope } from '../../shared/request-scope.ts';
+import { config } from '../../shared/config.ts';
+import { addMember, removeMember } from '../../shared/identity/admin.ts';
+import type { LambdaEvent, LambdaResult } from '../../shared/http/types.ts';
+import { addUserTo, createTenant, type Tenant } from './fixtures.ts';
+
+// DynamoDB round trips per request (issue 17): the reads a request needs before its authorization decision go in
+// one round trip beside the rate-limit update (shared/http/prefetch.ts). The handlers run in this process, as the
+// local server runs them, so the request scope's counts can be observed; the answers are checked as well, since
+// reading early must not change what a request answers or refuses.
+type Handler = (event: LambdaEvent, context: Context) => Promise<LambdaResult>;
+
+const scopes: RequestScope[] = [];
+scopeObservers.push((scope) => scopes.push(scope));
+afterEach(() => void (scopes.length = 0));
+
+async function call(method: string, target: string, headers: Record<string, string>, body?: object) {
+  const route = matchRoute(method, target.split('?')[0])!;
+  const handler = ((await import(`../../functions/${route.handler}.ts`)) as { handler: Handler }).handler;
+  const request = { method, target, headers: Object.entries(headers), body: Buffer.from(body ? JSON.stringify(body) : ''), sourceIp: '198.51.100.17' };
+  const event = apiGatewayEvent(body ? { ...request, headers: [...request.headers, ['content-type', 'application/json']] } : request, route);
+  scopes.length = 0;
+  const result = await handler(event, lambdaContext(route));
+  const scope = scopes.at(-1)!;
+  return { status: result.statusCode, body: result.body ? JSON.parse(result.body) : undefined, roundTrips: scope.dynamodbRoundTrips, calls: scope.dynamodbCalls };
+}
+
+const bearer = (tenant: { token: string }) => ({ authorization: `Bearer ${tenant.token}` });
+
+describe('DynamoDB round trips per request', () => {
+  let tenant: Tenant;
+  let appId: string;
+  beforeAll(async () => {
+    tenant = await createTenant();
+    const created = await call('POST', `/api/v1/org/${tenant.orgId}/app`, bearer(tenant), { name: 'round-trips' });
+    expect(created.status).toBe(200);
+    appId = created.body.applicationId;
+  });
+
+  it('reads a single item in one round trip: the item, the membership and the organization beside the rate-limit update', async () => {
+    await call('GET', `/api/v1/app/${appId}`, bearer(tenant)); // this process learns the user's organization
+    const read = await call('GET', `/api/v1/app/${appId}`, bearer(tenant));
+    expect(read.status).toBe(200);
+    expect(read.body).toMatchObject({ applicationId: appId, organizationId: tenant.orgId, name: 'round-trips' });
+    expect(read.roundTrips).toBe(1);
+    expect(read.calls).toBe(2); // UpdateItem (rate limit) and BatchGetItem (application, organization, membership)
+  });
+
+  it('answers GET /api/v1/user and login in one round trip each', async () => {
+    await call('GET', '/api/v1/user', bearer(tenant));
+    const user = await call('GET', '/api/v1/user', bearer(tenant));
+    expect(user.status).toBe(200);
+    expect(user.body.user.external.organizations.map((o: { organization: { id: string } }) => o.organization.id)).toEqual([tenant.orgId]);
+    expect(user.roundTrips).toBe(1);
+
+    await call('GET', '/api/v1/auth/login', { 'x-apikey': tenant.apiKey });
+    const login = await call('GET', '/api/v1/auth/login', { 'x-apikey': tenant.apiKey });
+    expect(login.status).toBe(200);
+    expect(login.body.token).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+    expect(login.roundTrips).toBe(1);
+
+    const refreshed = await call('GET', '/api/v1/auth/refresh-token', bearer(tenant));
+    expect(refreshed.status).toBe(200);
+    expect(refreshed.roundTrips).toBe(1);
+  });
+
+  it('authorizes an organization-addressed operation in the first round trip', async () => {
+    const list = await call('GET', `/api/v1/app/${tenant.orgId}/list`, bearer(tenant));
+    expect(list.status).toBe(200);
+    expect(list.body.applications.map((a: { applicationId: string }) => a.applicationId)).toContain(appId);
+    // Round trip 1: rate limit and authorization; then the list itself.
+    expect(list.roundTrips).toBeLessThan(list.calls);
+  });
+
+  it('answers as before when what was read early is not what the request needs: another organization, a stale hint', async () => {
+    const other = await createTenant();
+    // A user of another organization learns nothing about this application: 404, as for an unknown one.
+    await call('GET', `/api/v1/app/${appId}`, bearer(other));
+    const foreign = await call('GET', `/api/v1/app/${appId}`, bearer(other));
+    expect(foreign.status).toBe(404);
+    expect(JSON.stringify(foreign.body)).not.toContain('round-trips');
+
+    // A member of both organizations: the hint names the other one first; the answer is still right, in two round trips.
+    await addMember({ organizationId: tenant.orgId, userId: other.userId });
+    await call('GET', `/api/v1/org/${other.orgId}/teams`, bearer(other)); // the hint is now the other organization
+    const second = await call('GET', `/api/v1/app/${appId}`, bearer(other));
+    expect(second.status).toBe(200);
+    // Removed from the organization: refused at once, whatever this process remembered.
+    await removeMember({ organizationId: tenant.orgId, userId: other.userId });
+    const removed = await call('GET', `/api/v1/app/${appId}`, bearer(other));
+    expect(removed.status).toBe(404);
+  });
+
+  it('counts requests refused by authorization against the rate limit, and refuses over the limit before using what it read', async () => {
+    const limit = config.rateLimitPerMinute;
+    const stranger = await addUserTo((await createTenant()).orgId);
+    config.rateLimitPerMinute = 3;
+    try {
+      for (let i = 0; i < 3; i++) expect((await call('GET', `/api/v1/app/${appId}`, bearer(stranger))).status).toBe(404);
+      const refused = await call('GET', `/api/v1/app/${appId}`, bearer(stranger));
+      expect(refused.status).toBe(429);
+      expect(refused.body.message).toMatch(/Rate limit exceeded/);
+      // Another user's budget is separate, and within it the answer is the application.
+      const colleague = await addUserTo(tenant.orgId);
+      expect((await call('GET', `/api/v1/app/${appId}`, bearer(colleague))).status).toBe(200);
+    } finally {
+      config.rateLimitPerMinute = limit;
+    }
+  });
+});
