@@ -954,7 +954,13 @@ export function pathParameterNames(path: string): string[] {
  * route shape. Each parameter is renamed after the first route that reaches that position. API Gateway passes
  * `pathParameters` under these names; the pipeline maps them back by position (gatewayParameterNames).
  */
+let gatewayPathsOfAllRoutes: Map<Route, string> | undefined;
 export function apiGatewayPaths(all: Route[] = routes): Map<Route, string> {
+  if (all === routes) return (gatewayPathsOfAllRoutes ??= gatewayPaths(all));
+  return gatewayPaths(all);
+}
+
+function gatewayPaths(all: Route[]): Map<Route, string> {
   const canonical = new Map<string, string>();
   const result = new Map<Route, string>();
   for (const route of all) {

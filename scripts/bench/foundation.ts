@@ -5,9 +5,45 @@ import { build } from 'esbuild';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { benchTenant, measure, type BenchSection } from './harness.ts';
 import { routes } from '../../shared/routes.ts';
+import type { RequestScope } from '../../shared/request-scope.ts';
+import { interleaved, outsideOperations, startOutsideServer, type OutsideServer } from './outside.ts';
+import type { BenchContext } from './harness.ts';
+
+const OUTSIDE_ROUNDS = 300;
+
+async function measureFromOutside(ctx: BenchContext) {
+  const servers: OutsideServer[] = [];
+  try {
+    servers.push(await startOutsideServer(process.cwd(), 'this checkout'));
+    const compareWith = process.env.BENCH_COMPARE_WITH;
+    if (compareWith) servers.push(await startOutsideServer(compareWith, `BENCH_COMPARE_WITH (${compareWith})`));
+    const operations = Object.fromEntries(await Promise.all(servers.map(async (s) => [s.label, await outsideOperations(s)] as const)));
+    ctx.progress(`from outside: ${OUTSIDE_ROUNDS} interleaved rounds against ${servers.map((s) => s.label).join(' and ')}`);
+    const timings = await interleaved(operations, OUTSIDE_ROUNDS);
+    const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
+    return Object.fromEntries(
+      Object.entries(timings).map(([label, ops]) => [
+        label,
+        {
+          latency: ops,
+          ratios: {
+            getApplicationP50OverGetItemP50: ratio(ops.getApplication.p50Ms, ops.directGetItem.p50Ms),
+            getUserP50OverGetItemP50: ratio(ops.getUser.p50Ms, ops.directGetItem.p50Ms),
+            loginP50OverGetItemP50: ratio(ops.login.p50Ms, ops.directGetItem.p50Ms),
+          },
+        },
+      ]),
+    );
+  } finally {
+    await Promise.all(servers.map((s) => s.stop()));
+  }
+}
 
 // Foundation figures: request latency through the local server against a direct DynamoDB Local GetItem (as a
-// ratio, measured in the same run), DynamoDB calls per request, and each function's bundle size and cold import.
+// ratio, measured in the same run), the same from outside against `npm start` (outside.ts), DynamoDB calls, round
+// trips and capacity units per request, and each function's bundle size and cold import.
+// BENCH_COMPARE_WITH=<another checkout> measures that checkout's `npm start` from outside in the same run,
+// interleaved with this one's (before/after figures on a shared machine).
 const section: BenchSection = {
   name: 'foundation',
   async run(ctx) {
@@ -40,23 +76,28 @@ const section: BenchSection = {
     const application = await measure(getApplication, 300);
     const loginTiming = await measure(login, 300);
 
-    ctx.progress('DynamoDB calls per request');
-    const calls: number[] = [];
-    scopeObservers.push((scope) => calls.push(scope.dynamodbCalls));
-    const countCalls = async (fn: () => Promise<unknown>) => {
-      calls.length = 0;
+    ctx.progress('DynamoDB calls, round trips and capacity units per request');
+    const scopes: RequestScope[] = [];
+    scopeObservers.push((scope) => scopes.push(scope));
+    const observe = async (fn: () => Promise<unknown>) => {
+      scopes.length = 0;
       await fn();
-      return calls[0];
+      const [scope] = scopes;
+      return { calls: scope.dynamodbCalls, roundTrips: scope.dynamodbRoundTrips ?? 0, readUnits: scope.readUnits ?? 0, writeUnits: scope.writeUnits ?? 0 };
     };
     // The second of two back-to-back requests: the steady state of a client (the first of a new process
-    // costs one more rate-limit call, see shared/rate-limit.ts).
-    const steady = async (fn: () => Promise<unknown>) => (await countCalls(fn), countCalls(fn));
-    const dynamodbCalls = {
+    // costs one more rate-limit call, see shared/rate-limit.ts, and learns the caller's organizations).
+    const steady = async (fn: () => Promise<unknown>) => (await observe(fn), observe(fn));
+    const perRequest: Record<string, Awaited<ReturnType<typeof observe>>> = {
       'GET /api/v1/app/{appId} (single-item read)': await steady(getApplication),
       'GET /api/v1/user': await steady(getUser),
       'GET /api/v1/auth/login': await steady(login),
     };
     scopeObservers.length = 0;
+    const pick = (field: keyof Awaited<ReturnType<typeof observe>>) => Object.fromEntries(Object.entries(perRequest).map(([name, figures]) => [name, figures[field]]));
+
+    ctx.progress('from outside: npm start with its default logging, an HTTP client, raw GetItem interleaved');
+    const outside = await measureFromOutside(ctx);
 
     ctx.progress('bundles: esbuild (minified, ESM, @aws-sdk external as on Lambda) and cold import in a fresh node');
     const outDir = join(process.cwd(), 'node_modules', '.cache', 'hawk-bench');
@@ -97,7 +138,13 @@ const section: BenchSection = {
         getUserP50OverGetItemP50: Math.round((user.p50Ms / direct.p50Ms) * 10) / 10,
         loginP50OverGetItemP50: Math.round((loginTiming.p50Ms / direct.p50Ms) * 10) / 10,
       },
-      dynamodbCallsPerRequest: dynamodbCalls,
+      dynamodbCallsPerRequest: pick('calls'),
+      dynamodbRoundTripsPerRequest: pick('roundTrips'),
+      // DynamoDB Local's ConsumedCapacity (eventually consistent reads: 0.5 RCU per 4 KB item); a conditional
+      // write that fails reports none, so refused rate-limit updates are not counted here.
+      readUnitsPerRequest: pick('readUnits'),
+      writeUnitsPerRequest: pick('writeUnits'),
+      fromOutside: outside,
       bundles,
       bundleSummary: {
         largestBytes: Math.max(...sizes.map((s) => s.bytes)),

@@ -3,9 +3,9 @@ import { config } from '../config.ts';
 
 // The JWT signing secret: from Secrets Manager on AWS, from a file under DATA_DIR locally. Never in code,
 // never logged. Loaded once per process (a Lambda container reuses it across invocations).
-let cached: Promise<Uint8Array> | undefined;
+let cached: Promise<CryptoKey> | undefined;
 
-async function load(): Promise<Uint8Array> {
+async function load(): Promise<CryptoKey> {
   let secret: string | undefined;
   if (config.signingSecretArn) {
     // Imported on first use: only AWS needs it, and it is one more client to load on every cold start.
@@ -19,10 +19,11 @@ async function load(): Promise<Uint8Array> {
   if (!secret || secret.length < 32) {
     throw new Error('No JWT signing secret: set SIGNING_SECRET_ARN (AWS) or SIGNING_KEY_FILE (local, at least 32 characters)');
   }
-  return new TextEncoder().encode(secret);
+  // Imported once: jose would otherwise import raw key bytes on every sign and verify.
+  return crypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
 }
 
-export function signingKey(): Promise<Uint8Array> {
+export function signingKey(): Promise<CryptoKey> {
   cached ??= load().catch((error) => {
     cached = undefined; // a transient failure must not poison the container
     throw error;
