@@ -15,14 +15,20 @@ export function compactLine(json: Record<string, unknown>): string {
   return [time, json.level, json.message, error?.message].filter(Boolean).join(' ');
 }
 
-/** Routes this process's JSON log lines (stdout) to `file`, printing a compact line for each instead. */
+/**
+ * Routes this process's JSON log lines (stdout) to `file`, printing a compact line for each instead. Lines are
+ * written after the response they describe has gone out (the next turn of the event loop, several at once), so the
+ * request path never waits for the terminal or the disk; whatever is pending at exit is written then.
+ */
 export function compactLogs(file: string): void {
   mkdirSync(dirname(file), { recursive: true });
   const write = process.stdout.write.bind(process.stdout);
-  process.stdout.write = ((chunk: string | Uint8Array, ...rest: never[]) => {
-    const text = String(chunk);
-    if (!text.startsWith('{')) return write(chunk, ...rest);
-    appendFileSync(file, text.endsWith('\n') ? text : `${text}\n`, { mode: 0o600 });
+  let pending: string[] = [];
+  const flush = () => {
+    if (pending.length === 0) return;
+    const text = pending.join('');
+    pending = [];
+    appendFileSync(file, text, { mode: 0o600 });
     const lines = text.split('\n').filter(Boolean).map((line) => {
       try {
         return compactLine(JSON.parse(line));
@@ -30,6 +36,17 @@ export function compactLogs(file: string): void {
         return line;
       }
     });
-    return write(`${lines.join('\n')}\n`, ...rest);
+    write(`${lines.join('\n')}\n`);
+  };
+  process.on('exit', flush);
+  process.stdout.write = ((chunk: string | Uint8Array, ...rest: never[]) => {
+    const text = String(chunk);
+    if (!text.startsWith('{')) {
+      flush(); // keeps the order of the lines
+      return write(chunk, ...rest);
+    }
+    if (pending.length === 0) setImmediate(flush);
+    pending.push(text.endsWith('\n') ? text : `${text}\n`);
+    return true;
   }) as typeof process.stdout.write;
 }

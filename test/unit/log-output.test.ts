@@ -1,4 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { compactLine } from '../../scripts/local/log-output.ts';
 
 describe("npm start's terminal log lines", () => {
@@ -9,5 +13,28 @@ describe("npm start's terminal log lines", () => {
 
   it('keeps level, message and error message of other lines', () => {
     expect(compactLine({ level: 'ERROR', message: 'unexpected', timestamp: '2026-11-22T13:02:11.123Z', error: { message: 'boom' } })).toBe('13:02:11 ERROR unexpected boom');
+  });
+
+  it('writes JSON lines to the file and compact lines to the terminal after the current turn, in order, and the rest at exit', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'log-output-'));
+    try {
+      const file = join(dir, 'logs', 'hawk-api.log');
+      const script = `
+        const { compactLogs } = await import(${JSON.stringify(new URL('../../scripts/local/log-output.ts', import.meta.url).pathname)});
+        compactLogs(${JSON.stringify(file)});
+        const line = (path) => console.log(JSON.stringify({ level: 'INFO', message: 'request', timestamp: '2026-11-22T13:02:11.123Z', method: 'GET', path, status: 200, durationMs: 3 }));
+        line('/a'); line('/b');
+        console.log('plain text');
+        line('/c');
+        await new Promise((resolve) => setImmediate(resolve));
+        line('/d'); // pending when the process exits
+        process.exit(0);`;
+      const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
+      expect(run.stderr).toBe('');
+      expect(run.stdout.split('\n').filter(Boolean)).toEqual(['13:02:11 200 GET /a 3 ms', '13:02:11 200 GET /b 3 ms', 'plain text', '13:02:11 200 GET /c 3 ms', '13:02:11 200 GET /d 3 ms']);
+      expect(readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l).path)).toEqual(['/a', '/b', '/c', '/d']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
