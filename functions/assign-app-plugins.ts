@@ -1,6 +1,7 @@
 import { operation } from '../shared/http/operation.ts';
+import { assignAppPluginsRoute } from '../shared/routes.ts';
 import { assignApplicationPolicy } from '../shared/policies/policies.ts';
 
-export const handler = operation<{ appId: string }, { policyName: string }>('assignAppPlugins', ({ caller, params, query }) =>
+export const handler = operation<{ appId: string }, { policyName: string }>(assignAppPluginsRoute, ({ caller, params, query }) =>
   assignApplicationPolicy(caller, params.appId, query.policyName),
 );

@@ -1,4 +1,5 @@
 import { operation } from '../shared/http/operation.ts';
+import { getUserRoute } from '../shared/routes.ts';
 import { currentUser, currentUserReads } from '../shared/identity/sessions.ts';
 
-export const handler = operation('getUser', ({ caller }) => currentUser(caller.userId), { prefetch: currentUserReads });
+export const handler = operation(getUserRoute, ({ caller }) => currentUser(caller.userId), { prefetch: currentUserReads });

@@ -1,7 +1,8 @@
 import { operation } from '../shared/http/operation.ts';
+import { importScanReportRoute } from '../shared/routes.ts';
 import { importScanReport } from '../shared/scans/import.ts';
 import type { ImportScanQuery } from '../shared/scans/inputs.ts';
 
-export const handler = operation<{ appId: string }, ImportScanQuery>('importScanReport', ({ caller, params, query, rawBody }) =>
+export const handler = operation<{ appId: string }, ImportScanQuery>(importScanReportRoute, ({ caller, params, query, rawBody }) =>
   importScanReport(caller, params.appId, query.env, rawBody!),
 );

@@ -1,4 +1,5 @@
 import { operation } from '../shared/http/operation.ts';
+import { listOASAssetsForOrgRoute } from '../shared/routes.ts';
 import { listHostedDescriptions } from '../shared/hosted-assets/oas.ts';
 import { v2PageRequest } from '../shared/lists.ts';
 
@@ -11,7 +12,7 @@ interface Query {
   repoIds: string[];
 }
 
-export const handler = operation<{ orgId: string }, Query>('listOASAssetsForOrg', ({ caller, params, query }) =>
+export const handler = operation<{ orgId: string }, Query>(listOASAssetsForOrgRoute, ({ caller, params, query }) =>
   listHostedDescriptions(caller, params.orgId, {
     request: v2PageRequest(query.page, query.pageToken, query.pageSize),
     sortField: query.sortField ?? 'repoId',

@@ -1,4 +1,5 @@
 import { operation } from '../shared/http/operation.ts';
+import { refreshTokenRoute } from '../shared/routes.ts';
 import { refresh, refreshReads } from '../shared/identity/sessions.ts';
 
-export const handler = operation('refreshToken', ({ caller }) => refresh(caller.userId, caller.apiKeyId), { prefetch: refreshReads });
+export const handler = operation(refreshTokenRoute, ({ caller }) => refresh(caller.userId, caller.apiKeyId), { prefetch: refreshReads });

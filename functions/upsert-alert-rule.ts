@@ -1,5 +1,6 @@
 import { operation } from '../shared/http/operation.ts';
+import { upsertAlertRuleRoute } from '../shared/routes.ts';
 import { upsertAlertRules } from '../shared/findings/triage.ts';
 import type { UpsertAlertRulesBody } from '../shared/findings/inputs.ts';
 
-export const handler = operation<{ appId: string }, unknown, UpsertAlertRulesBody>('upsertAlertRule', ({ caller, params, body }) => upsertAlertRules(caller, params.appId, body));
+export const handler = operation<{ appId: string }, unknown, UpsertAlertRulesBody>(upsertAlertRuleRoute, ({ caller, params, body }) => upsertAlertRules(caller, params.appId, body));

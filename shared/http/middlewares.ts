@@ -9,7 +9,7 @@ import { admit } from '../rate-limit.ts';
 import { rateLimitKeys } from '../db/keys.ts';
 import { config } from '../config.ts';
 import { MAX_JSON_BODY_BYTES } from '../limits.ts';
-import { gatewayParameterNames, pathParameterNames, pathPattern, type Route } from '../routes.ts';
+import { pathParameterNames, pathPattern, routeKeyParameterNames, type Route } from '../routes.ts';
 import { currentScope } from '../request-scope.ts';
 import { prefetchesSettled } from '../db/prefetch.ts';
 import type { prefetcher } from './prefetch.ts';
@@ -179,13 +179,13 @@ const bodyBytes = (event: LambdaEvent) =>
  */
 export function inputValidation(route: Route): Middleware {
   const names = pathParameterNames(route.path);
-  const gatewayNames = gatewayParameterNames(route);
   const template = pathPattern(route.path);
   return {
     before: async (request) => {
       const { event, context } = request;
       // API Gateway matched the route and decoded the parameters; it names them after its own template.
       const params: Record<string, string> = {};
+      const gatewayNames = event.pathParameters ? routeKeyParameterNames(event.routeKey) : [];
       // An event without them (a hand-made one) falls back to the raw path, never decoding a decoded value twice.
       const values = event.pathParameters ? [] : (template.exec(event.rawPath)?.slice(1) ?? []);
       names.forEach((name, i) => {

@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
-import { routeById } from '../routes.ts';
+import type { Route } from '../routes.ts';
 import { runInScope } from '../request-scope.ts';
 import { prefetcher, type OperationReads } from './prefetch.ts';
 import {
@@ -19,16 +19,16 @@ import type { LambdaEvent, LambdaResult, OperationInput, PipelineContext, RawRes
 
 /**
  * Turns an operation's implementation into its Lambda handler, with the whole request pipeline from the route
- * table entry. A handler file is then just: `export const handler = operation('getUser', async (input) => ...)`.
+ * table entry. A handler file is then just: `export const handler = operation(getUserRoute, async (input) => ...)`
+ * (the route itself, not its id: the function's bundle then holds no other route).
  * `prefetch` names reads the operation makes before its authorization decision beyond those its path implies
  * (prefetch.ts): they go in the request's first round trip.
  */
 export function operation<Params = Record<string, string>, Query = Record<string, unknown>, Body = unknown>(
-  operationId: string,
+  route: Route,
   implementation: (input: OperationInput<Params, Query, Body>) => Promise<object | RawResponse | void>,
   options: { prefetch?: OperationReads } = {},
 ): (event: LambdaEvent, context: Context) => Promise<LambdaResult> {
-  const route = routeById(operationId);
   const pipeline = middy<LambdaEvent, LambdaResult, Error, PipelineContext>()
     .use(requestLogging())
     .use(errorResponses())

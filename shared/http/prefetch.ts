@@ -2,7 +2,7 @@ import { keys } from '../db/keys.ts';
 import { prefetchItems, prefetchQuery, type PartitionQuery } from '../db/query.ts';
 import { organizationAccessKeys } from '../identity/membership-repository.ts';
 import { hints } from '../identity/hints.ts';
-import { gatewayParameterNames, pathParameterNames, pathPattern, type Route } from '../routes.ts';
+import { pathParameterNames, pathPattern, routeKeyParameterNames, type Route } from '../routes.ts';
 import type { Caller } from './caller.ts';
 import type { LambdaEvent } from './types.ts';
 
@@ -57,10 +57,10 @@ export function prefetcher(route: Route, operationReads?: OperationReads) {
 /** The path's `...Id` parameters that are UUIDs, as API Gateway passed them (or from the raw path). */
 function idParameters(route: Route): (event: LambdaEvent) => Record<string, string> {
   const names = pathParameterNames(route.path);
-  const gatewayNames = gatewayParameterNames(route);
   const template = pathPattern(route.path);
   return (event) => {
     const values = event.pathParameters ? undefined : template.exec(event.rawPath)?.slice(1);
+    const gatewayNames = values ? [] : routeKeyParameterNames(event.routeKey);
     const ids: Record<string, string> = {};
     names.forEach((name, i) => {
       const value = values ? values[i] : event.pathParameters?.[gatewayNames[i]];
