@@ -1079,7 +1079,7 @@ export function pathParameterNames(path: string): string[] {
 /**
  * API Gateway wants one name per path position: `/scan/{orgId}` (GET) and `/scan/{scanId}` (DELETE) are the same
  * route shape. Each parameter is renamed after the first route that reaches that position. API Gateway passes
- * `pathParameters` under these names; the pipeline maps them back by position (gatewayParameterNames).
+ * `pathParameters` under these names; the pipeline reads them back by position from the event's route key (routeKeyParameterNames).
  */
 let gatewayPathsOfAllRoutes: Map<Route, string> | undefined;
 export function apiGatewayPaths(all: Route[] = routes): Map<Route, string> {
