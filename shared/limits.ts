@@ -36,13 +36,16 @@ export const DESCRIPTION_VALIDATION = { timeoutMs: 10_000, maxHeapMb: 256 } as c
  * counted in one DynamoDB transaction (one item per alert plus the scan), so a request is counted whole or not at
  * all, and it completes well inside the 29 s Lambda timeout.
  */
+/** A findings report's body size in bytes (a constant of its own: the route table names it). */
+export const FINDINGS_REPORT_BODY_BYTES = 4 * 1024 * 1024;
+
 export const FINDINGS_REPORT_LIMITS = {
   /** Alerts (plugins) in one request; one transaction counts them all with the scan (DynamoDB: 100 items). */
   maxAlerts: 50,
   /** URIs (findings) in one request, over all its alerts. */
   maxUris: 2_000,
   /** The request body's size in bytes. */
-  maxBytes: 4 * 1024 * 1024,
+  maxBytes: FINDINGS_REPORT_BODY_BYTES,
   /**
    * Storing a report that takes longer (a busy service) is abandoned before anything is counted, and answered 413
    * (send smaller reports), instead of being counted after its client was answered by a timeout.
@@ -58,6 +61,9 @@ export const SCAN_START_BODY_BYTES = 4 * 1024 * 1024;
 /** JSON request bodies of every other operation. */
 export const MAX_JSON_BODY_BYTES = 1024 * 1024;
 
+/** An imported report's body size in bytes (a constant of its own: the route table names it). */
+export const IMPORT_BODY_BYTES = 4 * 1024 * 1024;
+
 /**
  * One imported scanner report (POST /api/v1/app/{appId}/scan/import): the raw report as one request body, which
  * API Gateway may base64-encode (a third larger) within Lambda's 6 MB event, and the findings it stores before one
@@ -65,7 +71,7 @@ export const MAX_JSON_BODY_BYTES = 1024 * 1024;
  * Larger reports go through the CLI, which sends them as findings reports (npm run scanner -- import).
  */
 export const IMPORT_LIMITS = {
-  maxBytes: 4 * 1024 * 1024,
+  maxBytes: IMPORT_BODY_BYTES,
   /** Alert URIs (ZAP instances) once duplicates are merged. */
   maxUris: 10_000,
   /** Alerts (plugins and their variants). */

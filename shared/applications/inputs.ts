@@ -19,6 +19,9 @@ import {
 // Request inputs of the application, environment and audit operations (SPEC 4.2, 4.5, 6): the route table names
 // these schemas, the domain modules take their outputs. Kept free of storage imports so the route table stays light.
 
+/** Builds a schema at load, marked side-effect free: bundlers drop the schemas a function never uses (esbuild honours the mark only in the same file). */
+const schema = /* @__NO_SIDE_EFFECTS__ */ <T>(build: () => T): T => build();
+
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 const uuid = () => z.string().check(z.regex(UUID, 'must be a UUID'));
 export const APPLICATION_TYPES = ['STANDARD', 'CLOUD'] as const;
@@ -28,10 +31,10 @@ const httpUrl = () => z.url({ protocol: /^https?$/, error: 'must be an http(s) U
 
 // ---- Bodies
 
-export const applicationNameSchema = z.string().check(z.trim(), z.maxLength(255, 'must be at most 255 characters'), displayableText());
+export const applicationNameSchema = schema(() => z.string().check(z.trim(), z.maxLength(255, 'must be at most 255 characters'), displayableText()));
 
 /** Environment names: non-empty, unique per application (case-insensitively); commas separate names in filters. */
-export const environmentNameSchema = z
+export const environmentNameSchema = schema(() => z
   .string()
   .check(
     z.trim(),
@@ -39,17 +42,17 @@ export const environmentNameSchema = z
     z.maxLength(255, 'must be at most 255 characters'),
     z.regex(/^[^,]*$/, 'must not contain a comma (lists of names are comma-delimited)'),
     displayableText(),
-  );
+  ));
 
 /** The `host` of an environment's default scan configuration: the target's base URL. */
-export const hostSchema = z.union([httpUrl(), z.literal('')]);
+export const hostSchema = schema(() => z.union([httpUrl(), z.literal('')]));
 
 /** Clients such as Terraform always send dataType and riskLevel, possibly empty: empty means unset. */
 const optionalEnum = <T extends string>(values: readonly [T, ...T[]]) =>
   z.pipe(z.nullish(z.union([z.enum(values), z.literal('')])), z.transform((v) => v || undefined));
 
 /** application.NewApplicationRequest; unknown fields are ignored, and nothing is required (SPEC 4.2). */
-export const createApplicationBody = z.object({
+export const createApplicationBody = schema(() => z.object({
   name: z.nullish(applicationNameSchema),
   env: z.nullish(z.union([environmentNameSchema, z.literal('')])),
   applicationType: z.nullish(z.enum(APPLICATION_TYPES)),
@@ -59,27 +62,27 @@ export const createApplicationBody = z.object({
   teamId: z.nullish(uuid()),
   host: z.nullish(hostSchema),
   organizationId: z.nullish(uuid()),
-});
+}));
 export type CreateApplicationBody = z.output<typeof createApplicationBody>;
 
 /** application.UpdateApplicationRequest: only the name changes; the other fields are ignored. */
-export const updateApplicationBody = z.object({ name: applicationNameSchema });
+export const updateApplicationBody = schema(() => z.object({ name: applicationNameSchema }));
 
 /** application.NewApplicationEnvRequest; applicationId and organizationId are read-only and ignored. */
-export const createEnvironmentBody = z.object({ env: environmentNameSchema });
-export const createEnvironmentQuery = z.object({
+export const createEnvironmentBody = schema(() => z.object({ env: environmentNameSchema }));
+export const createEnvironmentQuery = schema(() => z.object({
   host: z.optional(hostSchema).check(z.describe('Host URL of the default hosted scan configuration.')),
-});
+}));
 /** application.UpdateApplicationEnvRequest: only the name changes. */
-export const updateEnvironmentBody = z.object({ name: environmentNameSchema });
+export const updateEnvironmentBody = schema(() => z.object({ name: environmentNameSchema }));
 
 /** `application.CreateApplicationConfigRequest`: `conf` is a HawkScan configuration as a JSON object. */
-export const createEnvironmentDefaultConfigBody = z.object({
+export const createEnvironmentDefaultConfigBody = schema(() => z.object({
   applicationId: z.optional(uuid()),
   envId: z.optional(uuid()),
   isDefault: z.optional(z.boolean()),
   conf: z.record(z.string(), z.unknown(), { error: 'required: the HawkScan configuration, a JSON object such as {"app": {...}}' }),
-});
+}));
 export type CreateEnvironmentDefaultConfig = z.output<typeof createEnvironmentDefaultConfigBody>;
 
 // ---- Lists
@@ -89,7 +92,7 @@ export const applicationTypesParam = () => enumListParam(APPLICATION_TYPES, ['ST
 export const APP_SORT_FIELDS = ['applicationId', 'applicationName', 'applicationStatus', 'mappedRepositoryCount', 'thirtyDayCommitActivity'] as const;
 
 /** SPEC 4.2.2 */
-export const listApplicationsV2Query = z.object({
+export const listApplicationsV2Query = schema(() => z.object({
   query: v2QueryParam('the application name'),
   sortField: z.optional(z.enum(APP_SORT_FIELDS, { error: `must be one of ${APP_SORT_FIELDS.join(', ')}` })),
   sortDir: v2SortDirParam(),
@@ -100,11 +103,11 @@ export const listApplicationsV2Query = z.object({
   teamIds: uuidListParam(),
   applicationStatus: enumListParam(['ACTIVE', 'ENV_INCOMPLETE'] as const),
   applicationTypes: applicationTypesParam(),
-});
+}));
 export type ListApplicationsV2Query = z.output<typeof listApplicationsV2Query>;
 
 /** SPEC 4.2.3 (deprecated) */
-export const listApplicationsV1Query = z.object({
+export const listApplicationsV1Query = schema(() => z.object({
   appIds: uuidListParam(),
   envs: nameListParam(),
   teamIds: uuidListParam(),
@@ -113,7 +116,7 @@ export const listApplicationsV1Query = z.object({
   pageToken: pageTokenParam(),
   sortField: z.optional(z.enum(['name', 'id'], { error: 'must be name or id' })),
   sortDir: caseInsensitiveEnum(['asc', 'desc']),
-});
+}));
 export type ListApplicationsV1Query = z.output<typeof listApplicationsV1Query>;
 
 export const ENV_SORT_FIELDS = [
@@ -137,7 +140,7 @@ export const LAST_SCAN_STATUSES = [
 const LAST_SCAN_DATES = ['LAST_SCAN_DATE_UNSPECIFIED', 'LAST_24_HOURS', 'LAST_7_DAYS', 'LAST_14_DAYS', 'LAST_30_DAYS', 'OVER_30_DAYS'] as const;
 
 /** SPEC 4.2.1 */
-export const listEnvironmentsV2Query = z.object({
+export const listEnvironmentsV2Query = schema(() => z.object({
   query: v2QueryParam('the application or environment name'),
   sortField: z.optional(z.enum(ENV_SORT_FIELDS, { error: `must be one of ${ENV_SORT_FIELDS.join(', ')}` })),
   sortDir: v2SortDirParam(),
@@ -153,21 +156,21 @@ export const listEnvironmentsV2Query = z.object({
   applicationTypes: applicationTypesParam(),
   lastScanStatus: enumListParam(LAST_SCAN_STATUSES),
   hasFlightpathSession: booleanParam(undefined),
-});
+}));
 export type ListEnvironmentsV2Query = z.output<typeof listEnvironmentsV2Query>;
 
 /** SPEC 4.2.4 (deprecated) */
-export const listEnvironmentsV1Query = z.object({
+export const listEnvironmentsV1Query = schema(() => z.object({
   envs: nameListParam(),
   pageSize: pageSizeParam(),
   pageToken: pageTokenParam(),
   sortField: z.optional(z.enum(['id', 'name'], { error: 'must be id or name' })),
   sortDir: caseInsensitiveEnum(['asc', 'desc']),
-});
+}));
 export type ListEnvironmentsV1Query = z.output<typeof listEnvironmentsV1Query>;
 
 /** GET /api/v1/org/{orgId}/audit (audit.ListAuditRecordsResponse) */
-export const auditListQuery = z.object({
+export const auditListQuery = schema(() => z.object({
   types: enumListParam(ACTIVITY_TYPES),
   name: z.optional(z.string().check(z.maxLength(64))).check(z.describe("Case-insensitive part of the acting user's name.")),
   email: z.optional(z.string().check(z.maxLength(64))).check(z.describe("Case-insensitive part of the acting user's e-mail address.")),
@@ -177,5 +180,5 @@ export const auditListQuery = z.object({
   sortDir: caseInsensitiveEnum(['asc', 'desc']),
   pageSize: pageSizeParam(),
   pageToken: pageTokenParam(),
-}).check(startNotAfterEnd());
+}).check(startNotAfterEnd()));
 export type AuditListQuery = z.output<typeof auditListQuery>;

@@ -2,6 +2,9 @@ import * as z from 'zod/mini';
 import { applicationNameSchema } from '../applications/inputs.ts';
 import { caseInsensitiveEnum, enumListParam, listParam, pageSizeParam, pageTokenParam, uuidListParam, v2PageParam, v2QueryParam } from '../lists.ts';
 
+/** Builds a schema at load, marked side-effect free: bundlers drop the schemas a function never uses (esbuild honours the mark only in the same file). */
+const schema = /* @__NO_SIDE_EFFECTS__ */ <T>(build: () => T): T => build();
+
 // Inputs of the repository operations (source-code repositories an organization registers), as the route table
 // declares them. Only zod here: the route table is read by the CDK stack and the generators too.
 
@@ -14,7 +17,7 @@ export const MAX_REPOSITORY_SPECS = 50;
 const text = (max: number) => z.string().check(z.trim(), z.maxLength(max, `must be at most ${max} characters`));
 
 /** Our own operation (PUT /api/v1/org/{orgId}/repos): registers a repository, or updates the one of that source and name. */
-export const registerRepositoryBody = z.object({
+export const registerRepositoryBody = schema(() => z.object({
   name: text(255).check(z.minLength(1, 'must not be empty'), z.regex(/^[\w.\-/ ]+$/, 'must contain only letters, digits, spaces and . _ - /')),
   repoSource: z._default(z.optional(z.enum(REPO_SOURCES, { error: `must be one of ${REPO_SOURCES.join(', ')}` })), 'UNKNOWN'),
   remoteUrl: z.optional(z.url({ protocol: /^(https?|ssh|git)$/, error: 'must be an http(s), ssh or git URL' })),
@@ -47,21 +50,21 @@ export const registerRepositoryBody = z.object({
       )
       .check(z.maxLength(MAX_REPOSITORY_SPECS, `at most ${MAX_REPOSITORY_SPECS} descriptions`)),
   ),
-});
+}));
 export type RegisterRepository = z.output<typeof registerRepositoryBody>;
 
-const appInfo = z.object({ id: z.string().check(z.regex(UUID, 'must be a UUID')) });
+const appInfo = schema(() => z.object({ id: z.string().check(z.regex(UUID, 'must be a UUID')) }));
 
 /** `repository.ReplaceRepositoryAppMappingsRequest`: the repository's complete new list of applications. */
-export const replaceMappingsBody = z.object({
+export const replaceMappingsBody = schema(() => z.object({
   orgId: z.optional(z.string()),
   repoId: z.optional(z.string()),
   /** Required: the whole new list (`[]` unmaps every application the caller may see). */
   appInfos: z.array(appInfo, { error: 'required: the complete list of applications, [] for none' }).check(z.maxLength(MAX_MAPPED_APPS, `at most ${MAX_MAPPED_APPS} applications`)),
-});
+}));
 
 /** `repository.AddApplicationToRepoRequest`: applications to create (by name) for repositories. */
-export const createAppsForReposBody = z.object({
+export const createAppsForReposBody = schema(() => z.object({
   orgId: z.optional(z.string()),
   newRepositoryApps: z.array(
     z.object({
@@ -69,7 +72,7 @@ export const createAppsForReposBody = z.object({
       appInfos: z.array(z.object({ name: applicationNameSchema.check(z.minLength(1, 'must not be empty')) })).check(z.minLength(1, 'must name at least one application'), z.maxLength(20)),
     }),
   ).check(z.minLength(1, 'must name at least one repository'), z.maxLength(10, 'at most 10 repositories per request')),
-});
+}));
 export type CreateAppsForRepos = z.output<typeof createAppsForReposBody>;
 
 export const REPO_SORT_FIELDS = ['id', 'fullName', 'lastCommit', 'lastContributor', 'lastScanTimeStamp', 'stackHawkApplication', 'score', 'status', 'commitCount', 'sensitiveTagsCount'] as const;
@@ -94,7 +97,7 @@ export type RepoFilter = (typeof REPO_FILTERS)[number];
 export const RECENT_COMMIT_TIMEFRAMES = ['LAST_COMMIT_DATE_UNSPECIFIED', 'LAST_24_HOURS', 'LAST_7_DAYS', 'LAST_14_DAYS', 'LAST_30_DAYS', 'OVER_30_DAYS'] as const;
 const repoFilterParam = () => caseInsensitiveEnum(REPO_FILTERS);
 
-export const listRepositoriesQuery = z.object({
+export const listRepositoriesQuery = schema(() => z.object({
   query: v2QueryParam('the repository name'),
   sortField: caseInsensitiveEnum(REPO_SORT_FIELDS),
   sortDir: caseInsensitiveEnum(['ASC', 'DESC', 'UNSORTED']),
@@ -113,14 +116,14 @@ export const listRepositoriesQuery = z.object({
   topicIds: uuidListParam(),
   integrationIds: uuidListParam(),
   sensitiveDataTags: listParam(z.string().check(z.maxLength(100))),
-});
+}));
 export type ListRepositoriesQuery = z.output<typeof listRepositoriesQuery>;
 
-export const listSensitiveDataQuery = z.object({
+export const listSensitiveDataQuery = schema(() => z.object({
   sortField: caseInsensitiveEnum(['matchTerm', 'matchPattern', 'codeType', 'score']),
   sortDir: caseInsensitiveEnum(['ASC', 'DESC', 'UNSORTED']),
   page: v2PageParam(),
   pageSize: pageSizeParam(),
   pageToken: pageTokenParam(),
   query: v2QueryParam('the match term'),
-});
+}));

@@ -5,21 +5,24 @@ import { nameListParam, pageSizeParam, pageTokenParam, uuidListParam } from '../
 // Request inputs of the triage operations (docs/DATA-MODEL.md, Findings). Kept free of storage imports so the route
 // table stays light.
 
+/** Builds a schema at load, marked side-effect free: bundlers drop the schemas a function never uses (esbuild honours the mark only in the same file). */
+const schema = /* @__NO_SIDE_EFFECTS__ */ <T>(build: () => T): T => build();
+
 export const MAX_TRIAGE_ACTIONS = 100;
 const MAX_NOTE = 4096;
 
-const findingHashSchema = z.pipe(
+const findingHashSchema = schema(() => z.pipe(
   z.string().check(z.regex(/^[0-9a-fA-F]{64}$/, 'must be a SHA-256 finding hash (64 hex digits)')),
   z.transform((h) => h.toLowerCase()),
-);
-const note = z._default(z.string().check(z.maxLength(MAX_NOTE, `must be at most ${MAX_NOTE} characters`)), '');
-const optionalUuid = z.optional(z.string().check(z.regex(/^[0-9a-fA-F-]{36}$/, 'must be a UUID')));
+));
+const note = schema(() => z._default(z.string().check(z.maxLength(MAX_NOTE, `must be at most ${MAX_NOTE} characters`)), ''));
+const optionalUuid = schema(() => z.optional(z.string().check(z.regex(/^[0-9a-fA-F-]{36}$/, 'must be a UUID'))));
 
 /** The actions bulk triage supports (the public description: others are refused). */
 export const BULK_TRIAGE_STATUSES = ['FALSE_POSITIVE', 'RISK_ACCEPTED', 'ADD_COMMENT'] as const;
 
 /** POST /api/v1/org/{orgId}/app/{appId}/env/{envId}/findings/triage (application.BulkTriageFindingsByHashRequest). */
-export const bulkTriageBody = z.object({
+export const bulkTriageBody = schema(() => z.object({
   organizationId: optionalUuid,
   applicationId: optionalUuid,
   environmentId: optionalUuid,
@@ -32,10 +35,10 @@ export const bulkTriageBody = z.object({
       }),
     )
     .check(z.minLength(1, 'must have at least one action'), z.maxLength(MAX_TRIAGE_ACTIONS, `must have at most ${MAX_TRIAGE_ACTIONS} actions`)),
-});
+}));
 export type BulkTriageBody = z.output<typeof bulkTriageBody>;
 
-const alertRuleSchema = z.object({
+const alertRuleSchema = schema(() => z.object({
   alertCondition: z.object({
     environmentId: z.string().check(z.regex(/^[0-9a-fA-F-]{36}$/, 'must be a UUID')),
     applicationId: optionalUuid,
@@ -46,16 +49,16 @@ const alertRuleSchema = z.object({
   parameterizedPath: z._default(z.string().check(z.maxLength(8192)), ''),
   result: z.enum(TRIAGE_STATUSES, { error: `must be one of ${TRIAGE_STATUSES.join(', ')}` }),
   note,
-});
+}));
 export type AlertRuleInput = z.output<typeof alertRuleSchema>;
 
-const alertRules = z.array(alertRuleSchema).check(z.maxLength(MAX_TRIAGE_ACTIONS, `must have at most ${MAX_TRIAGE_ACTIONS} rules`));
+const alertRules = schema(() => z.array(alertRuleSchema).check(z.maxLength(MAX_TRIAGE_ACTIONS, `must have at most ${MAX_TRIAGE_ACTIONS} rules`)));
 
 /**
  * POST /api/v1/app/{appId}/alerts/rules/{integrationId} (application.UpsertAlertRulesRequest, January 2026):
  * `alertRuleWrapper.alertRule`, or the deprecated `alertRules`.
  */
-export const upsertAlertRulesBody = z
+export const upsertAlertRulesBody = schema(() => z
   .object({
     alertRuleWrapper: z.optional(z.object({ alertRule: z._default(alertRules, []) })),
     alertRules: z._default(alertRules, []),
@@ -64,13 +67,13 @@ export const upsertAlertRulesBody = z
     z.refine((b) => (b.alertRuleWrapper?.alertRule.length ?? 0) + b.alertRules.length > 0, 'must have at least one rule in alertRuleWrapper.alertRule'),
     z.refine((b) => (b.alertRuleWrapper?.alertRule.length ?? 0) + b.alertRules.length <= MAX_TRIAGE_ACTIONS, `must have at most ${MAX_TRIAGE_ACTIONS} rules`),
     z.refine((b) => [...(b.alertRuleWrapper?.alertRule ?? []), ...b.alertRules].every((r) => r.path || r.parameterizedPath), 'every rule needs a path or parameterizedPath'),
-  );
+  ));
 export type UpsertAlertRulesBody = z.output<typeof upsertAlertRulesBody>;
 
 // ---- The organization findings report
 
 /** `date` (YYYY-MM-DD): findings as of the end of that day (UTC). */
-const dateParam = z.optional(
+const dateParam = schema(() => z.optional(
   z.pipe(
     z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}$/, 'must be YYYY-MM-DD')),
     z.transform((v, ctx) => {
@@ -82,10 +85,10 @@ const dateParam = z.optional(
       return end;
     }),
   ),
-).check(z.describe('YYYY-MM-DD: findings as of the end of that day (UTC).'));
+).check(z.describe('YYYY-MM-DD: findings as of the end of that day (UTC).')));
 
 /** `datetime` (ISO 8601, the public pattern; no zone = UTC): findings as of that moment. */
-const datetimeParam = z.optional(
+const datetimeParam = schema(() => z.optional(
   z.pipe(
     z.string().check(z.regex(/^\d{4}(-\d\d(-\d\d([T ]\d\d:\d\d(:\d\d)?(\.\d+)?(Z|[+-]\d\d:\d\d)?)?)?)?$/, 'must be an ISO 8601 date-time, e.g. 2024-06-14T10:30:45Z')),
     z.transform((v, ctx) => {
@@ -99,15 +102,15 @@ const datetimeParam = z.optional(
       return at;
     }),
   ),
-).check(z.describe('ISO 8601 (e.g. 2024-06-14T10:30:45Z): findings as of that moment; takes precedence over `date`.'));
+).check(z.describe('ISO 8601 (e.g. 2024-06-14T10:30:45Z): findings as of that moment; takes precedence over `date`.')));
 
 /** GET /api/v1/reports/org/{orgId}/findings */
-export const findingsReportQuery = z.object({
+export const findingsReportQuery = schema(() => z.object({
   appIds: uuidListParam(),
   envs: nameListParam(),
   date: dateParam,
   datetime: datetimeParam,
   pageSize: pageSizeParam(500),
   pageToken: pageTokenParam(),
-});
+}));
 export type FindingsReportQuery = z.output<typeof findingsReportQuery>;

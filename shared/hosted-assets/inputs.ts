@@ -5,6 +5,9 @@ import { DESCRIPTION_LIMITS } from '../limits.ts';
 // The inputs of the hosted-asset operations (hosted API descriptions, global configuration), as the route table
 // declares them. Only zod here: the route table is read by the CDK stack and the generators too.
 
+/** Builds a schema at load, marked side-effect free: bundlers drop the schemas a function never uses (esbuild honours the mark only in the same file). */
+const schema = /* @__NO_SIDE_EFFECTS__ */ <T>(build: () => T): T => build();
+
 /**
  * Largest accepted description upload: 4 MiB. A Lambda request event is at most 6 MB and API Gateway may
  * base64-encode the body (4/3 larger), which leaves room for the rest of the event (docs/HOSTED-ASSETS.md).
@@ -13,9 +16,9 @@ export const MAX_DESCRIPTION_BYTES = DESCRIPTION_LIMITS.maxBytes;
 export const DESCRIPTION_CONTENT_TYPES = ['text/plain', 'application/x-yaml', 'application/yaml', 'application/json'];
 
 /** SPEC 8: at most 64 characters, letters, digits, `_` and `-`. */
-export const configNameSchema = z
+export const configNameSchema = schema(() => z
   .string()
-  .check(z.maxLength(64, 'must be at most 64 characters'), z.regex(/^[a-zA-Z0-9_-]+$/, 'must contain only letters, digits, _ and -'));
+  .check(z.maxLength(64, 'must be at most 64 characters'), z.regex(/^[a-zA-Z0-9_-]+$/, 'must contain only letters, digits, _ and -')));
 
 /** Whether a hosted-asset GET answers with a redirect to the presigned URL (docs/HOSTED-ASSETS.md). */
 export const redirectParam = (fallback: boolean) =>
@@ -28,11 +31,11 @@ export const redirectParam = (fallback: boolean) =>
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
 /** `app_oas.MapRepositoryOASSpecToApplicationRequest`. `include` absent reads false, as proto3 JSON omits it. */
-export const mappingRequestSchema = z.object({
+export const mappingRequestSchema = schema(() => z.object({
   appId: z.optional(z.string().check(z.regex(UUID, 'must be a UUID'))),
   include: z._default(z.optional(z.boolean()), false),
   oasId: z.string().check(z.regex(UUID, 'must be a UUID')),
   repositoryId: z.string().check(z.regex(UUID, 'must be a UUID')),
   sourceRootPath: z._default(z.optional(z.string().check(z.maxLength(1024))), ''),
-});
+}));
 export type MappingRequest = z.output<typeof mappingRequestSchema>;

@@ -4,6 +4,9 @@ import { displayableText } from '../names.ts';
 import { FINDINGS_REPORT_LIMITS, MAX_PATTERN_LENGTH } from '../limits.ts';
 import { applicationTypesParam, environmentNameSchema } from '../applications/inputs.ts';
 
+/** Builds a schema at load, marked side-effect free: bundlers drop the schemas a function never uses (esbuild honours the mark only in the same file). */
+const schema = /* @__NO_SIDE_EFFECTS__ */ <T>(build: () => T): T => build();
+
 // Request inputs of the scan reporting and scan-result operations (docs/DATA-MODEL.md "Scans"). Kept free of
 // storage imports so the route table stays light.
 
@@ -23,26 +26,26 @@ const MAX_MESSAGE_BYTES = 300_000;
 const text = (max: number) => z._default(z.string().check(z.maxLength(max, `must be at most ${max} characters`)), '');
 
 /** Plugin ids are ZAP/HawkScan plugin numbers such as "10038"; they become part of storage keys. */
-export const pluginIdSchema = z.string().check(z.regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be 1 to 64 letters, digits, _ . or -'));
+export const pluginIdSchema = schema(() => z.string().check(z.regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be 1 to 64 letters, digits, _ . or -')));
 /** Config hashes are the hex SHA-256 of the configuration text (any case accepted). */
-export const configHashSchema = z.pipe(
+export const configHashSchema = schema(() => z.pipe(
   z.string().check(z.regex(/^[0-9a-fA-F]{64}$/, 'must be a SHA-256 hex digest')),
   z.transform((v) => v.toLowerCase()),
-);
+));
 
-const tagSchema = z.object({ name: z.string().check(z.minLength(1, 'must not be empty'), z.maxLength(255), displayableText()), value: text(1024) });
+const tagSchema = schema(() => z.object({ name: z.string().check(z.minLength(1, 'must not be empty'), z.maxLength(255), displayableText()), value: text(1024) }));
 
 /** POST /api/v1/app/{appId}/scan: the scanner announces a scan. */
-export const scanStartedBody = z.object({
+export const scanStartedBody = schema(() => z.object({
   env: environmentNameSchema,
   config: z.string().check(z.minLength(1, 'must not be empty'), z.maxLength(1_000_000, 'must be at most 1000000 characters')),
   hawkscanVersion: text(64),
   host: text(2048),
   tags: z._default(z.array(tagSchema).check(z.maxLength(100, 'must have at most 100 tags')), []),
-});
+}));
 export type ScanStartedBody = z.output<typeof scanStartedBody>;
 
-const alertUriSchema = z
+const alertUriSchema = schema(() => z
   .object({
     uri: z.string().check(z.minLength(1, 'must not be empty'), z.maxLength(8192, 'must be at most 8192 characters')),
     requestMethod: z.pipe(z.string().check(z.regex(/^[A-Za-z]{1,16}$/, 'must be an HTTP method')), z.transform((m) => m.toUpperCase())),
@@ -59,11 +62,11 @@ const alertUriSchema = z
       (u) => Buffer.byteLength(u.requestHeader + u.requestBody + u.responseHeader + u.responseBody + u.evidence + u.otherInfo) <= MAX_MESSAGE_BYTES,
       `request and response of one URI must total at most ${MAX_MESSAGE_BYTES} bytes`,
     ),
-  );
+  ));
 export type ReportedUri = z.output<typeof alertUriSchema>;
 
 /** One alert of a findings report (also what an imported report's alerts must satisfy). */
-export const reportedAlertSchema = z.object({
+export const reportedAlertSchema = schema(() => z.object({
   pluginId: pluginIdSchema,
   name: z.string().check(z.minLength(1, 'must not be empty'), z.maxLength(512)),
   severity: z.enum(SEVERITIES, { error: `must be one of ${SEVERITIES.join(', ')}` }),
@@ -71,13 +74,13 @@ export const reportedAlertSchema = z.object({
   cweId: text(32),
   references: z._default(z.array(z.string().check(z.maxLength(2048))).check(z.maxLength(100)), []),
   uris: z.array(alertUriSchema).check(z.minLength(1, 'must have at least one URI')),
-});
+}));
 export type ReportedAlert = z.output<typeof reportedAlertSchema>;
 
 const { maxAlerts, maxUris } = FINDINGS_REPORT_LIMITS;
 
 /** POST /api/v1/scan/{scanId}/alerts: one batch of findings (the same pluginId may come again in later batches). */
-export const scanAlertsBody = z
+export const scanAlertsBody = schema(() => z
   .object({
     alerts: z
       .array(reportedAlertSchema)
@@ -93,19 +96,19 @@ export const scanAlertsBody = z
       message: `must carry at most ${maxUris} URIs in one request (send more in further requests)`,
       path: ['alerts'],
     }),
-  );
+  ));
 export type ScanAlertsBody = z.output<typeof scanAlertsBody>;
 
 /** POST /api/v1/scan/{scanId}/complete */
-export const scanCompletedBody = z.object({
+export const scanCompletedBody = schema(() => z.object({
   status: z.enum(['COMPLETED', 'ERROR'], { error: 'must be COMPLETED or ERROR' }),
   // z.int as a check: z.int('must be an integer') as the schema would give a non-number that message too.
   urlCount: z._default(z.number().check(z.int('must be an integer'), z.gte(0), z.lte(2_147_483_647)), 0),
-});
+}));
 export type ScanCompletedBody = z.output<typeof scanCompletedBody>;
 
 /** POST /api/v1/app/{appId}/scan/import: the environment the imported scan is of (created when new). */
-export const importScanQuery = z.object({ env: environmentNameSchema });
+export const importScanQuery = schema(() => z.object({ env: environmentNameSchema }));
 export type ImportScanQuery = z.output<typeof importScanQuery>;
 /** A ZAP report's content types (its format is recognised from the content; `text/*` for curl --data-binary and CI tools). */
 export const IMPORT_CONTENT_TYPES = ['application/xml', 'application/json', 'application/sarif+json', 'text/*'];
@@ -119,7 +122,7 @@ const tagFilterParam = () =>
   ).check(z.describe(`\`name:value\`; \`|\` = or, \`*\` = wildcard; each filter at most ${MAX_PATTERN_LENGTH} characters.`));
 
 /** GET /api/v1/scan/{orgId} */
-export const listScansQuery = z.object({
+export const listScansQuery = schema(() => z.object({
   appIds: uuidListParam(),
   envs: nameListParam(),
   teamIds: uuidListParam(),
@@ -135,24 +138,24 @@ export const listScansQuery = z.object({
   sortDir: caseInsensitiveEnum(['asc', 'desc']),
   applicationTypes: applicationTypesParam(),
   tag: tagFilterParam(),
-}).check(startNotAfterEnd());
+}).check(startNotAfterEnd()));
 export type ListScansQuery = z.output<typeof listScansQuery>;
 
 /** GET /api/v1/scan/{scanId}/alerts */
-export const listScanAlertsQuery = z.object({
+export const listScanAlertsQuery = schema(() => z.object({
   pageSize: pageSizeParam(),
   pageToken: pageTokenParam(),
   sortField: z.optional(z.enum(['id', 'name'], { error: 'must be id or name' })),
   sortDir: caseInsensitiveEnum(['asc', 'desc']),
-});
+}));
 export type ListScanAlertsQuery = z.output<typeof listScanAlertsQuery>;
 
 /** GET /api/v1/scan/{scanId}/alert/{pluginId}: pageSize above 100 is reduced to 100, as the public API does. */
-export const listAlertFindingsQuery = z.object({
+export const listAlertFindingsQuery = schema(() => z.object({
   pageSize: z.pipe(pageSizeParam(), z.transform((n) => Math.min(n, 100))),
   pageToken: pageTokenParam(),
-});
+}));
 export type ListAlertFindingsQuery = z.output<typeof listAlertFindingsQuery>;
 
-export const alertMessageQuery = z.object({ includeValidationCommand: booleanParam(false) });
+export const alertMessageQuery = schema(() => z.object({ includeValidationCommand: booleanParam(false) }));
 export type AlertMessageQuery = z.output<typeof alertMessageQuery>;
