@@ -16,6 +16,7 @@ import type { Asset } from 'aws-cdk-lib/aws-s3-assets';
 import { apiGatewayPaths, routes, type Route } from '../shared/routes.ts';
 import { mainTable, rateLimitTable, type KeyAttribute, type TableDefinition } from '../shared/db/tables.ts';
 import { analyzeBundle, type AccessGrant, type CodeAccess } from './code-access.ts';
+import { functionBundleAliases } from './proto-descriptors.ts';
 import { SERVICE_DESCRIPTION, SERVICE_FILES, SERVICE_PATHS } from '../shared/service/pages.ts';
 
 const attribute = (key: KeyAttribute): Attribute => ({ name: key.name, type: key.type === 'S' ? AttributeType.STRING : AttributeType.NUMBER });
@@ -107,9 +108,12 @@ export class HawkApiStack extends Stack {
     const paths = apiGatewayPaths(routes);
 
     /** One function, granted what its bundle uses (infra/code-access.ts): a new route or SDK call gets its grant. */
+    // Each function's protobuf descriptor, beside the assembly (infra/proto-descriptors.ts).
+    const descriptors = join(Stage.of(this)!.outdir, 'descriptors');
     const lambda = (id: string, handlerFile: string, description: string, commandHooks?: ICommandHooks) => {
+      const entry = new URL(`../functions/${handlerFile}.ts`, import.meta.url).pathname;
       const fn = new NodejsFunction(this, id, {
-        entry: new URL(`../functions/${handlerFile}.ts`, import.meta.url).pathname,
+        entry,
         handler: 'handler',
         runtime: Runtime.NODEJS_22_X,
         architecture: Architecture.ARM_64,
@@ -134,6 +138,8 @@ export class HawkApiStack extends Stack {
           // The Node.js 22 runtime provides the AWS SDK v3: keeping it out keeps bundles small and cold starts short.
           externalModules: ['@aws-sdk/*'],
           banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+          // Only the protobuf messages this function's code names, and no `long` (infra/proto-descriptors.ts).
+          esbuildArgs: Object.fromEntries(Object.entries(functionBundleAliases(entry, descriptors, id)).map(([name, path]) => [`--alias:${name}`, path])),
           commandHooks,
         },
       });

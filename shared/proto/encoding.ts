@@ -1,5 +1,7 @@
 import protobuf from 'protobufjs/light.js';
-import descriptor from './descriptor.json' with { type: 'json' };
+// The whole descriptor (descriptor.json) here and locally; a deployed function's bundle gets only the messages its
+// code names instead (infra/proto-descriptors.ts aliases #proto-descriptor when it bundles the function).
+import descriptor from '#proto-descriptor' with { type: 'json' };
 
 // Response bodies are built as plain objects and always pass through their protobuf message type, so the JSON
 // follows the proto3 JSON mapping exactly as the public API's does (int64 as strings, int32 as numbers, enums by

@@ -24,4 +24,23 @@ describe('log lines of concurrent requests', () => {
     expect(logged).toHaveLength(9);
     for (const line of logged) expect(line.requestId).toBe(line.mine);
   });
+
+  it('writes errors with their message and stack, on stderr, as one JSON line with level, timestamp and service', async () => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const writes = [
+      vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => (out.push(String(chunk)), true)),
+      vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => (err.push(String(chunk)), true)),
+    ];
+    try {
+      await runInScope({ requestId: 'request-e', dynamodbCalls: 0 }, async () => logger.error('unexpected error', { error: new TypeError('boom'), count: 2 }));
+    } finally {
+      for (const write of writes) write.mockRestore();
+    }
+    expect(out.join('')).not.toContain('unexpected error');
+    const line = JSON.parse(err.join('').trim());
+    expect(line).toMatchObject({ level: 'ERROR', message: 'unexpected error', service: 'hawk-api', requestId: 'request-e', count: 2, error: { name: 'TypeError', message: 'boom' } });
+    expect(line.error.stack).toContain('TypeError: boom');
+    expect(new Date(line.timestamp).toISOString()).toBe(line.timestamp);
+  });
 });
