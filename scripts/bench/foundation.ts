@@ -11,6 +11,57 @@ import { interleaved, outsideOperations, startOutsideServer, type OutsideServer 
 import type { BenchContext } from './harness.ts';
 
 const OUTSIDE_ROUNDS = 300;
+const BANNER = "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
+
+/**
+ * A cold start as Lambda has it: a fresh node process imports the function's bundle and serves one API Gateway
+ * event against the local engines (the signing key, DynamoDB Local). Median of three processes; with
+ * BENCH_COMPARE_WITH, that checkout's bundles too (built as its own bench built them), alternating with these.
+ */
+export async function measureFirstInvocations(outDir: string, tenant: { applicationId: string; apiKey: string; token: string }) {
+  const { apiGatewayEvent } = await import('../local/api-gateway-event.ts');
+  const { matchRoute } = await import('../local/server.ts');
+  const cases = [
+    { handler: 'get-application', target: `/api/v1/app/${tenant.applicationId}`, headers: [['authorization', `Bearer ${tenant.token}`]] },
+    { handler: 'get-user', target: '/api/v1/user', headers: [['authorization', `Bearer ${tenant.token}`]] },
+    { handler: 'login', target: '/api/v1/auth/login', headers: [['x-apikey', tenant.apiKey]] },
+  ] as { handler: string; target: string; headers: [string, string][] }[];
+  const compareWith = process.env.BENCH_COMPARE_WITH;
+  const child = `const event = JSON.parse(process.env.HAWK_EVENT);
+    const context = { awsRequestId: 'cold', functionName: 'cold', getRemainingTimeInMillis: () => 29000 };
+    const start = performance.now();
+    const { handler } = await import(process.env.HAWK_BUNDLE);
+    const imported = performance.now();
+    const result = await handler(event, context);
+    console.log(JSON.stringify({ importMs: imported - start, totalMs: performance.now() - start, status: result.statusCode }));`;
+  const run = (bundle: string, event: unknown) => {
+    const out = spawnSync(process.execPath, ['--input-type=module', '-e', child], { env: { ...process.env, HAWK_BUNDLE: bundle, HAWK_EVENT: JSON.stringify(event) }, encoding: 'utf8' });
+    const figures = JSON.parse(out.stdout.trim().split('\n').pop() || '{}') as { importMs: number; totalMs: number; status: number };
+    if (figures.status !== 200) throw new Error(`first invocation of ${bundle}: ${out.stdout} ${out.stderr}`);
+    return figures;
+  };
+  const median = (values: number[]) => Math.round(values.sort((a, b) => a - b)[Math.floor(values.length / 2)] * 10) / 10;
+  const results: Record<string, unknown> = {};
+  for (const { handler, target, headers } of cases) {
+    const event = apiGatewayEvent({ method: 'GET', target, headers, body: Buffer.alloc(0), sourceIp: '198.51.100.30' }, matchRoute('GET', target)!);
+    const bundles: Record<string, string> = { 'this checkout': join(outDir, `${handler}.mjs`) };
+    if (compareWith) {
+      const built = await build({ entryPoints: [`functions/${handler}.ts`], absWorkingDir: compareWith, bundle: true, minify: true, write: false, platform: 'node', format: 'esm', target: 'node20', external: ['@aws-sdk/*'], banner: { js: BANNER } });
+      bundles.BENCH_COMPARE_WITH = join(outDir, `compare-${handler}.mjs`);
+      writeFileSync(bundles.BENCH_COMPARE_WITH, built.outputFiles[0].contents);
+    }
+    const samples: Record<string, { importMs: number[]; totalMs: number[] }> = {};
+    for (let i = 0; i < 3; i++) {
+      for (const [label, bundle] of Object.entries(bundles)) {
+        const figures = run(bundle, event);
+        (samples[label] ??= { importMs: [], totalMs: [] }).importMs.push(figures.importMs);
+        samples[label].totalMs.push(figures.totalMs);
+      }
+    }
+    results[handler] = Object.fromEntries(Object.entries(samples).map(([label, v]) => [label, { importMs: median(v.importMs), importAndFirstRequestMs: median(v.totalMs) }]));
+  }
+  return results;
+}
 
 async function measureFromOutside(ctx: BenchContext) {
   const servers: OutsideServer[] = [];
@@ -117,7 +168,7 @@ const section: BenchSection = {
         format: 'esm',
         target: 'node20',
         external: ['@aws-sdk/*'],
-        banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
+        banner: { js: BANNER },
       });
       const file = join(outDir, `${handler}.mjs`);
       writeFileSync(file, result.outputFiles[0].contents);
@@ -135,6 +186,9 @@ const section: BenchSection = {
       bundles[handler] = { bytes: result.outputFiles[0].contents.length, importMs: Math.round(importMs * 10) / 10 };
     }
     const sizes = Object.values(bundles);
+
+    ctx.progress('first invocation as Lambda runs it: a fresh node imports the bundle and serves one request');
+    const firstInvocation = await measureFirstInvocations(outDir, { applicationId, apiKey, token });
     return {
       latency: { directGetItem: direct, getApplication: application, getUser: user, login: loginTiming },
       ratios: {
@@ -150,6 +204,7 @@ const section: BenchSection = {
       writeUnitsPerRequest: pick('writeUnits'),
       fromOutside: outside,
       bundles,
+      firstInvocation,
       bundleSummary: {
         largestBytes: Math.max(...sizes.map((s) => s.bytes)),
         slowestImportMs: Math.max(...sizes.map((s) => s.importMs)),
