@@ -1,7 +1,7 @@
 import { UpdateCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { db } from './db/client.ts';
+import { createClient } from './db/client.ts';
 import { config } from './config.ts';
 
 // Sliding-window rate limit (SPEC 8) with one-second resolution: at most `limit` admissions in any 60
@@ -26,6 +26,11 @@ interface WindowRecord {
 export type RateDecision = { admitted: true } | { admitted: false; retryAfterSeconds: number };
 
 const lastSeen = new Map<string, WindowRecord>();
+
+// The rate limit's own client (connection pool): its conditional updates never queue behind the reads a request
+// issues beside them (shared/http/prefetch.ts), so a burst's updates land as fast as before those reads existed and
+// do not drift across second boundaries, where they would contend and retry.
+const db = createClient();
 
 function remember(pk: string, record: WindowRecord | undefined): void {
   lastSeen.delete(pk);

@@ -11,7 +11,8 @@ function unitsOf(output: unknown, kind: 'ReadCapacityUnits' | 'WriteCapacityUnit
   return [consumed ?? []].flat().reduce((sum, c) => sum + (c[kind] ?? c.CapacityUnits ?? 0), 0);
 }
 
-function createClient(): DynamoDBDocumentClient {
+/** A DynamoDB document client with its own connection pool, counting calls per request. */
+export function createClient(): DynamoDBDocumentClient {
   const client = new DynamoDBClient({
     region: config.region,
     endpoint: config.dynamodbEndpoint,
