@@ -10,6 +10,7 @@ import {
   environmentEntriesWithStatus,
   listScope,
   mergeOrdered,
+  NAME_MATCH_ATTRIBUTES,
   type EnvironmentListOrder,
   type ListEntry,
   type ListScope,
@@ -208,7 +209,7 @@ export async function listEnvironmentsV2(caller: Caller, orgId: string, q: EnvLi
       ? streamed.seen
       : countable
         ? scope.counts.environments
-        : await countRest(environmentEntries(orgId, 'id', true, 1000), keep);
+        : await countRest(environmentEntries(orgId, 'id', true, 1000, NAME_MATCH_ATTRIBUTES), keep);
     page = { entries: streamed.items, totalCount, hasNext: streamed.hasNext };
   } else {
     // A filtered set (read from its index) or the whole organization (compact), sorted in memory.
@@ -259,7 +260,7 @@ async function collectStream<T>(items: AsyncIterable<T>): Promise<T[]> {
 
 /** Applications of the caller's buckets whose name contains `text` (lower-cased). */
 async function applicationsNamedLike(orgId: string, scope: ListScope, text: string): Promise<Set<string>> {
-  const lists = await Promise.all(scope.buckets.map((b) => collectStream(applicationEntries(orgId, b, 'name', true, 1000))));
+  const lists = await Promise.all(scope.buckets.map((b) => collectStream(applicationEntries(orgId, b, 'name', true, 1000, ['applicationId', 'name']))));
   return new Set(lists.flat().filter((app) => app.name.toLowerCase().includes(text)).map((app) => app.applicationId));
 }
 

@@ -28,10 +28,18 @@ export interface ListEntry {
   sortKey: string;
 }
 
-async function* entries(index: MainIndex, query: { partition: string; skPrefix?: string; skFrom?: string; skTo?: string; forward?: boolean; pageLimit?: number }) {
+/** Entries of one index partition; `attributes` narrows what each carries (whole-organization counts and scans). */
+async function* entries(
+  index: MainIndex,
+  query: { partition: string; skPrefix?: string; skFrom?: string; skTo?: string; forward?: boolean; pageLimit?: number; attributes?: string[] },
+) {
   const sk = indexKeyNames(index).sk;
-  for await (const item of queryItems({ index, ...query })) yield { ...(item as Omit<ListEntry, 'sortKey'>), sortKey: item[sk] as string };
+  const attributes = query.attributes && [...query.attributes, sk];
+  for await (const item of queryItems({ index, ...query, attributes })) yield { ...(item as Omit<ListEntry, 'sortKey'>), sortKey: item[sk] as string };
 }
+
+/** What a whole-organization count by name needs of each entry (the `query` filter with the type and team rules). */
+export const NAME_MATCH_ATTRIBUTES = ['applicationId', 'environmentId', 'name', 'applicationType'];
 
 const collectEntries = async (stream: AsyncIterable<ListEntry>) => {
   const all: ListEntry[] = [];
@@ -53,9 +61,9 @@ const ENVIRONMENT_ORDERS: Record<EnvironmentListOrder, (orgId: string) => { inde
 };
 
 /** The organization's live environments in one of the index orders, read lazily `pageLimit` entries per call. */
-export function environmentEntries(orgId: string, order: EnvironmentListOrder, forward: boolean, pageLimit?: number): AsyncGenerator<ListEntry> {
+export function environmentEntries(orgId: string, order: EnvironmentListOrder, forward: boolean, pageLimit?: number, attributes?: string[]): AsyncGenerator<ListEntry> {
   const { index, partition } = ENVIRONMENT_ORDERS[order](orgId);
-  return entries(index, { partition, forward, pageLimit });
+  return entries(index, { partition, forward, pageLimit, attributes });
 }
 
 /** Environments named `name` (case-insensitive), in name order: a prefix of the name index. */
@@ -106,11 +114,19 @@ export async function organizationBuckets(orgId: string): Promise<Bucket[]> {
 }
 
 /** The live applications of one bucket in name, id or status order, read lazily. */
-export function applicationEntries(orgId: string, bucket: Pick<Bucket, 'applicationType' | 'teamId'>, order: ApplicationListOrder, forward: boolean, pageLimit?: number): AsyncGenerator<ListEntry> {
+export function applicationEntries(
+  orgId: string,
+  bucket: Pick<Bucket, 'applicationType' | 'teamId'>,
+  order: ApplicationListOrder,
+  forward: boolean,
+  pageLimit?: number,
+  attributes?: string[],
+): AsyncGenerator<ListEntry> {
   const { applicationType, teamId } = bucket;
-  if (order === 'name') return entries('gsi4', { partition: keys.applicationsOfBucketByName(orgId, applicationType, teamId).gsi4pk, forward, pageLimit });
-  if (order === 'id') return entries('gsi6', { partition: keys.applicationsOfBucketById(orgId, applicationType, teamId).gsi6pk, forward, pageLimit });
-  return entries('gsi1c', { partition: keys.applicationsOfBucketByStatus(orgId, applicationType, teamId).gsi1pk, forward, pageLimit });
+  const query = { forward, pageLimit, attributes };
+  if (order === 'name') return entries('gsi4', { partition: keys.applicationsOfBucketByName(orgId, applicationType, teamId).gsi4pk, ...query });
+  if (order === 'id') return entries('gsi6', { partition: keys.applicationsOfBucketById(orgId, applicationType, teamId).gsi6pk, ...query });
+  return entries('gsi1c', { partition: keys.applicationsOfBucketByStatus(orgId, applicationType, teamId).gsi1pk, ...query });
 }
 
 /** Applications whose cascade delete has started (their environments' entries may still be in the indexes). */
@@ -194,7 +210,7 @@ export async function listScope(orgId: string, membership: Membership, types: Ap
   const counts = { applications: sum(buckets, 'applications'), environments: sum(buckets, 'environments') };
   const idsOf = async (list: Bucket[]) => {
     const ids = new Set<string>();
-    const found = await Promise.all(list.map((b) => collectEntries(applicationEntries(orgId, b, 'id', true, 1000))));
+    const found = await Promise.all(list.map((b) => collectEntries(applicationEntries(orgId, b, 'id', true, 1000, ['applicationId']))));
     for (const entry of found.flat()) ids.add(entry.applicationId);
     return ids;
   };
