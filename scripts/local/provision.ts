@@ -3,11 +3,9 @@ import {
   DescribeTableCommand,
   DynamoDBClient,
   ResourceInUseException,
-  UpdateTableCommand,
   UpdateTimeToLiveCommand,
   type CreateTableCommandInput,
 } from '@aws-sdk/client-dynamodb';
-import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import { tables, type TableDefinition } from '../../shared/db/tables.ts';
 import { config } from '../../shared/config.ts';
@@ -46,55 +44,18 @@ export function createTableInput(table: TableDefinition, tableName: string): Cre
 }
 
 /**
- * A data directory from an earlier version: indexes added since are created (DynamoDB Local fills them from the
- * items' attributes), and application and environment items get the list index keys added with them.
+ * A data directory from an earlier version whose table lacks indexes added since (issue 17's list indexes): the
+ * lists would fail on every request, so starting stops here and says what to do.
  */
-async function addMissingIndexes(client: DynamoDBClient, table: TableDefinition, tableName: string): Promise<void> {
+async function refuseMissingIndexes(client: DynamoDBClient, table: TableDefinition, tableName: string): Promise<void> {
   const existing = new Set(((await client.send(new DescribeTableCommand({ TableName: tableName }))).Table?.GlobalSecondaryIndexes ?? []).map((i) => i.IndexName));
-  const input = createTableInput(table, tableName);
-  const missing = (input.GlobalSecondaryIndexes ?? []).filter((index) => !existing.has(index.IndexName));
-  if (missing.length === 0) return;
-  for (const index of missing) {
-    process.stderr.write(`Adding index ${index.IndexName} to ${tableName} (data from an earlier version) ...\n`);
-    await client.send(new UpdateTableCommand({ TableName: tableName, AttributeDefinitions: input.AttributeDefinitions, GlobalSecondaryIndexUpdates: [{ Create: index }] }));
-  }
-  if (table.id === 'MainTable') await reindexListEntries(tableName);
-}
-
-/** Adds the list index keys (docs/DATA-MODEL.md) to application and environment items written before they existed. */
-async function reindexListEntries(tableName: string): Promise<void> {
-  const { db } = await import('../../shared/db/client.ts');
-  const { listEntries } = await import('../../shared/applications/application-repository.ts');
-  const { indexKeys } = await import('../../shared/applications/environment-repository.ts');
-  const { keys } = await import('../../shared/db/keys.ts');
-  let startKey: Record<string, unknown> | undefined;
-  let updated = 0;
-  do {
-    const page = await db.send(
-      new ScanCommand({ TableName: tableName, FilterExpression: 'entity IN (:app, :env)', ExpressionAttributeValues: { ':app': 'application', ':env': 'environment' }, ExclusiveStartKey: startKey }),
+  const missing = table.globalSecondaryIndexes.map((i) => i.indexName).filter((name) => !existing.has(name));
+  if (missing.length) {
+    throw new Error(
+      `table ${tableName} was created by an earlier version and lacks the indexes ${missing.join(', ')}: its data cannot be listed. ` +
+        'Move the data directory (DATA_DIR, default .data) aside and start again to begin with an empty one.',
     );
-    for (const item of page.Items ?? []) {
-      const record = item as never;
-      const entries: Record<string, unknown> =
-        item.entity === 'environment'
-          ? item.deleting ? {} : indexKeys(record)
-          : item.deleting ? keys.deletingApplication(String(item.organizationId), String(item.applicationId)) : listEntries(record);
-      const names = Object.keys(entries);
-      if (names.length === 0) continue;
-      await db.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: { pk: item.pk, sk: item.sk },
-          UpdateExpression: `SET ${names.map((n, i) => `#k${i} = :k${i}`).join(', ')}`,
-          ExpressionAttributeNames: Object.fromEntries(names.map((n, i) => [`#k${i}`, n])),
-          ExpressionAttributeValues: Object.fromEntries(names.map((n, i) => [`:k${i}`, entries[n]])),
-        }),
-      );
-      updated++;
-    }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  process.stderr.write(`Re-indexed ${updated} applications and environments.\n`);
+  }
 }
 
 export async function provision(): Promise<void> {
@@ -117,7 +78,7 @@ export async function provision(): Promise<void> {
       }
     } catch (error) {
       if (!(error instanceof ResourceInUseException)) throw error;
-      await addMissingIndexes(client, table, tableName);
+      await refuseMissingIndexes(client, table, tableName);
     }
   }
   client.destroy();

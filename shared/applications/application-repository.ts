@@ -52,8 +52,8 @@ export async function getApplications(appIds: string[]): Promise<ApplicationReco
 
 // ---- Writes: each returns TransactWriteItems for the caller to commit with its audit entry.
 
-/** The list entries' keys of a live application (also for re-indexing items written before an index existed). */
-export const listEntries = (app: ApplicationRecord, changes: Partial<Pick<ApplicationRecord, 'name' | 'teamId' | 'applicationStatus'>> = {}) => {
+/** The list entries' keys of a live application (keys.applicationListEntries) after `changes`. */
+const listEntries = (app: ApplicationRecord, changes: Partial<Pick<ApplicationRecord, 'name' | 'teamId' | 'applicationStatus'>> = {}) => {
   const next = { ...app, ...changes };
   return keys.applicationListEntries(app.organizationId, app.applicationType, next.teamId, next.name, app.applicationId, next.applicationStatus);
 };

@@ -50,8 +50,7 @@ export interface EnvironmentRecord extends Partial<LastScan> {
 export const NO_SCAN_STATUS = 'NONE';
 
 const toRecord = (item: Record<string, unknown> | undefined) => fromItem<EnvironmentRecord>(item);
-/** Every index key of a live environment (also for re-indexing items written before an index existed). */
-export const indexKeys = (env: EnvironmentRecord, name = env.name, scan: Partial<LastScan> = env) =>
+const indexKeys = (env: EnvironmentRecord, name = env.name, scan: Partial<LastScan> = env) =>
   keys.environmentIndexes(env.organizationId, env.environmentId, name, { ...scan, lastScanStatus: scan.lastScanStatus ?? NO_SCAN_STATUS });
 
 export async function getEnvironmentIncludingDeleting(appId: string, envId: string): Promise<EnvironmentRecord | undefined> {
