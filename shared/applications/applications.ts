@@ -227,14 +227,16 @@ export async function listApplicationsV2(caller: Caller, orgId: string, q: ListA
     const order = APP_ORDER[sortField];
     const entryKeep = (entry: AppEntry) => scope.keep(entry) && matches({ name: entry.name, applicationStatus: entry.applicationStatus ?? 'ENV_INCOMPLETE' });
     let stream: AsyncIterable<AppEntry>;
-    if (order) stream = applicationsInOrder(orgId, scope, order, forward, readAhead(request));
+    // Entries per call: as many as the page needs unless the status or query filters leave some out.
+    const walkLimit = !text && q.applicationStatus.length === 0 ? readAhead(request) : 1000;
+    if (order) stream = applicationsInOrder(orgId, scope, order, forward, walkLimit);
     else {
       // Repository sorts: applications without mapped repositories (value 0) in id order from the index, the
       // mapped ones (read whole: as many as the repositories map) in (value, id) order after (ASC) or before them.
       const value = applicationSortValue(sortField, repos);
       const mapped = (await getApplications([...repos.keys()])).filter((app) => value(app) !== 0);
       const valued = mapped.filter(keep).sort(compareBy(value, (a) => a.applicationId, sortDir));
-      const zeros = without(applicationsInOrder(orgId, scope, 'id', forward, readAhead(request)), new Set(mapped.map((a) => a.applicationId)));
+      const zeros = without(applicationsInOrder(orgId, scope, 'id', forward, walkLimit), new Set(mapped.map((a) => a.applicationId)));
       stream = forward ? concat<AppEntry>(zeros, valued) : concat<AppEntry>(valued, zeros);
     }
     const streamed = await pageFromStream(stream, entryKeep, request);

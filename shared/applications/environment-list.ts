@@ -151,13 +151,13 @@ async function byApplicationValue(
   repos: RepositoriesByApp,
   keep: (e: Entry) => boolean,
   sortDir: SortDirection,
-  request: PageRequest,
+  walkLimit: number,
 ): Promise<AsyncIterable<Entry>> {
   const mapped = [...repos.keys()].filter((appId) => value(appId) !== 0);
   const valued: Entry[] = (await Promise.all(mapped.map((appId) => environmentsOfApp(appId)))).flat().filter(keep);
   valued.sort(compareBy((e) => value(e.applicationId), (e) => e.environmentId, sortDir));
   const mappedIds = new Set(mapped);
-  const zeros = filterStream(environmentEntries(orgId, 'id', sortDir === 'ASC', readAhead(request)), (e) => !mappedIds.has(e.applicationId));
+  const zeros = filterStream(environmentEntries(orgId, 'id', sortDir === 'ASC', walkLimit), (e) => !mappedIds.has(e.applicationId));
   return sortDir === 'ASC' ? concat(zeros, valued) : concat(valued, zeros);
 }
 
@@ -203,7 +203,10 @@ export async function listEnvironmentsV2(caller: Caller, orgId: string, q: EnvLi
   if (q.hasFlightpathSession === true) page = { entries: [], totalCount: 0, hasNext: false };
   else if (!filtered && !q.includeAppHealthStats && sortField === 'applicationName' && !text) page = await byApplicationName(orgId, scope, forward, request);
   else if (!filtered && !q.includeAppHealthStats && (order || perApp)) {
-    const stream = order ? environmentEntries(orgId, order, forward, readAhead(request)) : await byApplicationValue(orgId, perApp!, repos, keep, sortDir, request);
+    // Entries per call: as many as the page needs when every entry is kept, else larger calls (fewer round trips
+    // past the entries a filter or the team rules leave out).
+    const walkLimit = scope.exact && !text ? readAhead(request) : 1000;
+    const stream = order ? environmentEntries(orgId, order, forward, walkLimit) : await byApplicationValue(orgId, perApp!, repos, keep, sortDir, walkLimit);
     const streamed = await pageFromStream(stream, keep, request);
     const totalCount = streamed.exhausted
       ? streamed.seen

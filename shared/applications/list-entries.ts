@@ -188,6 +188,8 @@ export interface ListScope {
   buckets: Bucket[];
   /** Live applications and environments of the selected buckets (the organization counters). */
   counts: { applications: number; environments: number };
+  /** Every environment entry of the organization's indexes is kept (nothing hidden, deselected or deleting). */
+  exact: boolean;
   keep(entry: Pick<ListEntry, 'applicationId' | 'applicationType'>): boolean;
 }
 
@@ -222,7 +224,8 @@ export async function listScope(orgId: string, membership: Membership, types: Ap
     const shownIds = await idsOf(buckets);
     shown = (appId) => shownIds.has(appId) && !deleting.has(appId);
   }
-  return { buckets, counts, keep: (entry) => types.includes(entry.applicationType) && shown(entry.applicationId) };
+  const exact = hidden.length === 0 && deleting.size === 0 && all.every((b) => types.includes(b.applicationType) || b.applications === 0);
+  return { buckets, counts, exact, keep: (entry) => types.includes(entry.applicationType) && shown(entry.applicationId) };
 }
 
 /** Applications without environments (ENV_INCOMPLETE) in the scope's buckets: a prefix of the status index each. */
