@@ -227,8 +227,7 @@ export async function listApplicationsV2(caller: Caller, orgId: string, q: ListA
     const order = APP_ORDER[sortField];
     const entryKeep = (entry: AppEntry) => scope.keep(entry) && matches({ name: entry.name, applicationStatus: entry.applicationStatus ?? 'ENV_INCOMPLETE' });
     let stream: AsyncIterable<AppEntry>;
-    // Entries per call: as many as the page needs unless the status or query filters leave some out.
-    const walkLimit = !text && q.applicationStatus.length === 0 ? readAhead(request) : 1000;
+    const walkLimit = readAhead(request); // grows per call (list-entries.ts)
     if (order) stream = applicationsInOrder(orgId, scope, order, forward, walkLimit);
     else {
       // Repository sorts: applications without mapped repositories (value 0) in id order from the index, the

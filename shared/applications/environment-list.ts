@@ -203,9 +203,7 @@ export async function listEnvironmentsV2(caller: Caller, orgId: string, q: EnvLi
   if (q.hasFlightpathSession === true) page = { entries: [], totalCount: 0, hasNext: false };
   else if (!filtered && !q.includeAppHealthStats && sortField === 'applicationName' && !text) page = await byApplicationName(orgId, scope, forward, request);
   else if (!filtered && !q.includeAppHealthStats && (order || perApp)) {
-    // Entries per call: as many as the page needs when every entry is kept, else larger calls (fewer round trips
-    // past the entries a filter or the team rules leave out).
-    const walkLimit = scope.exact && !text ? readAhead(request) : 1000;
+    const walkLimit = readAhead(request); // grows per call (list-entries.ts)
     const stream = order ? environmentEntries(orgId, order, forward, walkLimit) : await byApplicationValue(orgId, perApp!, repos, keep, sortDir, walkLimit);
     const streamed = await pageFromStream(stream, keep, request);
     const totalCount = streamed.exhausted

@@ -35,7 +35,8 @@ async function* entries(
 ) {
   const sk = indexKeyNames(index).sk;
   const attributes = query.attributes && [...query.attributes, sk];
-  for await (const item of queryItems({ index, ...query, attributes })) yield { ...(item as Omit<ListEntry, 'sortKey'>), sortKey: item[sk] as string };
+  // A walk starts with what its page needs and reads more per call as filters or team rules leave entries out.
+  for await (const item of queryItems({ index, ...query, attributes, growing: true })) yield { ...(item as Omit<ListEntry, 'sortKey'>), sortKey: item[sk] as string };
 }
 
 /** What a whole-organization count by name needs of each entry (the `query` filter with the type and team rules). */
@@ -188,8 +189,6 @@ export interface ListScope {
   buckets: Bucket[];
   /** Live applications and environments of the selected buckets (the organization counters). */
   counts: { applications: number; environments: number };
-  /** Every environment entry of the organization's indexes is kept (nothing hidden, deselected or deleting). */
-  exact: boolean;
   keep(entry: Pick<ListEntry, 'applicationId' | 'applicationType'>): boolean;
 }
 
@@ -224,8 +223,7 @@ export async function listScope(orgId: string, membership: Membership, types: Ap
     const shownIds = await idsOf(buckets);
     shown = (appId) => shownIds.has(appId) && !deleting.has(appId);
   }
-  const exact = hidden.length === 0 && deleting.size === 0 && all.every((b) => types.includes(b.applicationType) || b.applications === 0);
-  return { buckets, counts, exact, keep: (entry) => types.includes(entry.applicationType) && shown(entry.applicationId) };
+  return { buckets, counts, keep: (entry) => types.includes(entry.applicationType) && shown(entry.applicationId) };
 }
 
 /** Applications without environments (ENV_INCOMPLETE) in the scope's buckets: a prefix of the status index each. */

@@ -20,6 +20,8 @@ export interface PartitionQuery {
   forward?: boolean;
   /** Items read per call: a list that needs n items asks for about n. */
   pageLimit?: number;
+  /** Each further call asks for 4 times as many (up to 1,000): a walk that a filter thins needs few round trips. */
+  growing?: boolean;
   /** Only these attributes (e.g. the keys, for deletes). */
   attributes?: string[];
 }
@@ -48,6 +50,7 @@ export async function* queryItems(query: PartitionQuery): AsyncGenerator<Item> {
     return `#a${i}`;
   });
   let startKey: Item | undefined;
+  let limit = query.pageLimit;
   do {
     const out = await db.send(
       new QueryCommand({
@@ -57,13 +60,14 @@ export async function* queryItems(query: PartitionQuery): AsyncGenerator<Item> {
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
         ScanIndexForward: query.forward !== false,
-        Limit: query.pageLimit,
+        Limit: limit,
         ProjectionExpression: projection?.join(', '),
         ExclusiveStartKey: startKey,
       }),
     );
     for (const item of out.Items ?? []) yield item;
     startKey = out.LastEvaluatedKey;
+    if (query.growing && limit) limit = Math.min(1000, limit * 4);
   } while (startKey);
 }
 
