@@ -4,6 +4,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api, describeError, unwrap, type Schemas } from '../api/client';
 import { Empty, QueryView } from '../components/states';
 import { Pager, SeverityBadge, useTitle } from '../components/ui';
+import { ApplicationFilter } from '../components/ApplicationFilter';
 import { DataTable } from '../components/DataTable';
 import { useUrlState } from '../components/url-state';
 import { useHasPermission } from '../permissions';
@@ -20,10 +21,6 @@ export default function ReportPage() {
   const { orgId = '' } = useParams();
   const url = useUrlState();
   const allowed = useHasPermission(orgId, 'READ_REPORT');
-  const apps = useQuery({
-    queryKey: ['apps-all', orgId],
-    queryFn: () => unwrap(api.GET('/api/v2/org/{orgId}/apps', { params: { path: { orgId }, query: { pageSize: '1000', sortField: 'applicationName' } } })),
-  });
   const filters = { appIds: url.get('app') || undefined, envs: url.get('env') || undefined, date: url.get('date') || undefined };
   const pageSize = url.get('size', '50');
   const report = useQuery({
@@ -49,17 +46,7 @@ export default function ReportPage() {
       <h1>Findings report</h1>
       <p className="help">The findings of each environment's latest completed scan, with their triage status. With a date, as they stood at the end of that day (UTC).</p>
       <form className="filters" role="search" onSubmit={(e) => e.preventDefault()}>
-        <label>
-          Application
-          <select value={url.get('app')} onChange={(e) => url.set({ app: e.target.value })}>
-            <option value="">All</option>
-            {apps.data?.applications?.map((a) => (
-              <option key={a.applicationId} value={a.applicationId}>
-                {a.name}
-              </option>
-            ))}
-          </select>
-        </label>
+        <ApplicationFilter orgId={orgId} value={url.get('app')} onChange={(app) => url.set({ app })} />
         <label>
           Environments <input value={url.get('env')} onChange={(e) => url.set({ env: e.target.value })} placeholder="names, comma-separated" />
         </label>

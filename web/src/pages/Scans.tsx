@@ -3,6 +3,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
 import { Empty, QueryView } from '../components/states';
 import { ALL_SEVERITIES, Pager, SeverityBadge, formatTime, useTitle } from '../components/ui';
+import { ApplicationFilter } from '../components/ApplicationFilter';
 import { DataTable } from '../components/DataTable';
 import { dayBound, useUrlState } from '../components/url-state';
 
@@ -10,10 +11,6 @@ export default function ScansPage() {
   useTitle('Scans');
   const { orgId = '' } = useParams();
   const url = useUrlState();
-  const apps = useQuery({
-    queryKey: ['apps-all', orgId],
-    queryFn: () => unwrap(api.GET('/api/v2/org/{orgId}/apps', { params: { path: { orgId }, query: { pageSize: '1000', sortField: 'applicationName' } } })),
-  });
   const query = {
     appIds: url.get('app') || undefined,
     envs: url.get('env') || undefined,
@@ -32,17 +29,7 @@ export default function ScansPage() {
     <>
       <h1>Scans</h1>
       <form className="filters" role="search" onSubmit={(e) => e.preventDefault()}>
-        <label>
-          Application
-          <select value={url.get('app')} onChange={(e) => url.set({ app: e.target.value })}>
-            <option value="">All</option>
-            {apps.data?.applications?.map((a) => (
-              <option key={a.applicationId} value={a.applicationId}>
-                {a.name}
-              </option>
-            ))}
-          </select>
-        </label>
+        <ApplicationFilter orgId={orgId} value={url.get('app')} onChange={(app) => url.set({ app })} />
         <label>
           Environment <input value={url.get('env')} onChange={(e) => url.set({ env: e.target.value })} placeholder="name" />
         </label>
