@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { en } from 'zod/locales'; // not z.locales.en: that keeps every locale in the bundles (200 KB)
+import { UUID } from './uuid.ts';
 
 // zod mini loads no locale: without this, the issues whose message the schemas leave to zod (e.g. "Too big: expected
 // number to be <=1000") would all read "Invalid input".
@@ -9,7 +10,6 @@ z.config(en());
 // strings; API Gateway joins a repeated parameter's values with commas, and the local server does the same, so a
 // list parameter is accepted both comma-joined and repeated.
 
-const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
 const integer = (min: number, max: number | undefined, fallback: number) => {
   const digits = z.pipe(z.string().check(z.regex(/^\s*-?\d+\s*$/, 'must be an integer')), z.transform(Number));

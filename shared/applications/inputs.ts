@@ -15,6 +15,7 @@ import {
   v2QueryParam,
   v2SortDirParam,
 } from '../lists.ts';
+import { UUID } from '../uuid.ts';
 
 // Request inputs of the application, environment and audit operations (SPEC 4.2, 4.5, 6): the route table names
 // these schemas, the domain modules take their outputs. Kept free of storage imports so the route table stays light.
@@ -22,7 +23,6 @@ import {
 /** Builds a schema at load, marked side-effect free: bundlers drop the schemas a function never uses (esbuild honours the mark only in the same file). */
 const schema = /* @__NO_SIDE_EFFECTS__ */ <T>(build: () => T): T => build();
 
-const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 const uuid = () => z.string().check(z.regex(UUID, 'must be a UUID'));
 export const APPLICATION_TYPES = ['STANDARD', 'CLOUD'] as const;
 const DATA_TYPES = ['NONE', 'PII', 'PCI', 'FIN', 'PKI', 'HIPAA', 'FERPA'] as const;

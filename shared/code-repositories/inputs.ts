@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { applicationNameSchema } from '../applications/inputs.ts';
 import { caseInsensitiveEnum, enumListParam, listParam, pageSizeParam, pageTokenParam, uuidListParam, v2PageParam, v2QueryParam } from '../lists.ts';
+import { UUID } from '../uuid.ts';
 
 /** Builds a schema at load, marked side-effect free: bundlers drop the schemas a function never uses (esbuild honours the mark only in the same file). */
 const schema = /* @__NO_SIDE_EFFECTS__ */ <T>(build: () => T): T => build();
@@ -8,7 +9,6 @@ const schema = /* @__NO_SIDE_EFFECTS__ */ <T>(build: () => T): T => build();
 // Inputs of the repository operations (source-code repositories an organization registers), as the route table
 // declares them. Only zod here: the route table is read by the CDK stack and the generators too.
 
-const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 export const REPO_SOURCES = ['GITHUB', 'AZURE_DEVOPS', 'BITBUCKET', 'GITLAB', 'UNKNOWN'] as const;
 const MAX_MAPPED_APPS = 100;
 /** API descriptions one repository may list (its record stays far below DynamoDB's 400 KB). */

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { UUID } from '../uuid.ts';
 
 // A finding's identity (docs/DATA-MODEL.md, Findings): one (plugin, method, normalized path, parameter) in one
 // environment of one application. Its `findingHash` is the same in every scan of that environment, so a later scan
@@ -20,7 +21,6 @@ export interface FindingIdentity {
 /** A segment standing for an identifier in a parameterized path (the public API's `{userId}` style). */
 export const ID_SEGMENT = '{id}';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const NUMBER = /^-?\d+(\.\d+)?$/;
 /** Hex digests and database ids (MongoDB ObjectIds are 24 hex digits): 16+ hex digits with at least one digit. */
 const HEX_ID = /^(?=[a-f]*\d)[0-9a-f]{16,}$/i;

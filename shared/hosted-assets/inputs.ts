@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { booleanParam } from '../lists.ts';
 import { DESCRIPTION_LIMITS } from '../limits.ts';
+import { UUID } from '../uuid.ts';
 
 // The inputs of the hosted-asset operations (hosted API descriptions, global configuration), as the route table
 // declares them. Only zod here: the route table is read by the CDK stack and the generators too.
@@ -28,7 +29,6 @@ export const redirectParam = (fallback: boolean) =>
     ),
   );
 
-const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
 /** `app_oas.MapRepositoryOASSpecToApplicationRequest`. `include` absent reads false, as proto3 JSON omits it. */
 export const mappingRequestSchema = schema(() => z.object({

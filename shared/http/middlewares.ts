@@ -9,7 +9,8 @@ import { admit } from '../rate-limit.ts';
 import { rateLimitKeys } from '../db/keys.ts';
 import { config } from '../config.ts';
 import { MAX_JSON_BODY_BYTES } from '../limits.ts';
-import { pathParameterNames, pathPattern, routeKeyParameterNames, type Route } from '../routes.ts';
+import { pathParameterNames, type Route } from '../routes.ts';
+import { pathParameterReader } from './path-parameters.ts';
 import { currentScope } from '../request-scope.ts';
 import { prefetchesSettled } from '../db/prefetch.ts';
 import type { prefetcher } from './prefetch.ts';
@@ -17,6 +18,7 @@ import { toJsonObject, toProtobuf } from '../proto/encoding.ts';
 import { createCaller } from './caller.ts';
 import { logger } from './logger.ts';
 import { RawResponse, type LambdaEvent, type LambdaResult, type PipelineContext } from './types.ts';
+import { UUID } from '../uuid.ts';
 
 // The request pipeline, applied the same way to every operation by operation.ts, in this order:
 // logging -> error responses -> content negotiation -> authentication -> admission (rate limit and prefetch, one
@@ -27,7 +29,6 @@ type Prefetch = ReturnType<typeof prefetcher>;
 
 const JSON_TYPE = 'application/json';
 const PROTOBUF_TYPE = 'application/x-protobuf';
-const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
 export function jsonResponse(statusCode: number, body: unknown, headers: Record<string, string> = {}): LambdaResult {
   return { statusCode, headers: { 'content-type': JSON_TYPE, ...headers }, body: JSON.stringify(body) };
@@ -179,18 +180,15 @@ const bodyBytes = (event: LambdaEvent) =>
  */
 export function inputValidation(route: Route): Middleware {
   const names = pathParameterNames(route.path);
-  const template = pathPattern(route.path);
+  const readPath = pathParameterReader(route);
   return {
     before: async (request) => {
       const { event, context } = request;
-      // API Gateway matched the route and decoded the parameters; it names them after its own template.
       const params: Record<string, string> = {};
-      const gatewayNames = event.pathParameters ? routeKeyParameterNames(event.routeKey) : [];
-      // An event without them (a hand-made one) falls back to the raw path, never decoding a decoded value twice.
-      const values = event.pathParameters ? [] : (template.exec(event.rawPath)?.slice(1) ?? []);
+      // API Gateway's values are decoded already: never decode them twice; a hand-made event's raw segments are not.
+      const { values, decoded } = readPath(event);
       names.forEach((name, i) => {
-        const decoded = event.pathParameters?.[gatewayNames[i]];
-        params[name] = decoded === undefined ? decodePathSegment(name, values[i] ?? '') : refuseMalformedEscape(name, decoded);
+        params[name] = decoded ? refuseMalformedEscape(name, values[i] ?? '') : decodePathSegment(name, values[i] ?? '');
       });
       for (const name of names) {
         if (name.endsWith('Id') && !route.params?.shape[name] && !UUID.test(params[name])) {

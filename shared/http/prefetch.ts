@@ -2,9 +2,11 @@ import { keys } from '../db/keys.ts';
 import { prefetchItems, prefetchQuery, type PartitionQuery } from '../db/query.ts';
 import { organizationAccessKeys } from '../identity/membership-repository.ts';
 import { hints } from '../identity/hints.ts';
-import { pathParameterNames, pathPattern, routeKeyParameterNames, type Route } from '../routes.ts';
+import { pathParameterNames, type Route } from '../routes.ts';
+import { pathParameterReader } from './path-parameters.ts';
 import type { Caller } from './caller.ts';
 import type { LambdaEvent } from './types.ts';
+import { UUID } from '../uuid.ts';
 
 // The pipeline's prefetch: the reads an operation makes before its authorization decision, issued at once and
 // together with the rate-limit update (middlewares.ts, admission), so that they cost one round trip instead of one
@@ -30,7 +32,6 @@ export interface PrefetchInput {
 
 export type OperationReads = (input: PrefetchInput) => Reads;
 
-const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
 /** The caller's membership and the organization, for each of these organizations. */
 export const organizationAccessReads = (userId: string, orgIds: string[]): Record<string, unknown>[] =>
@@ -57,13 +58,12 @@ export function prefetcher(route: Route, operationReads?: OperationReads) {
 /** The path's `...Id` parameters that are UUIDs, as API Gateway passed them (or from the raw path). */
 function idParameters(route: Route): (event: LambdaEvent) => Record<string, string> {
   const names = pathParameterNames(route.path);
-  const template = pathPattern(route.path);
+  const readPath = pathParameterReader(route);
   return (event) => {
-    const values = event.pathParameters ? undefined : template.exec(event.rawPath)?.slice(1);
-    const gatewayNames = values ? [] : routeKeyParameterNames(event.routeKey);
+    const { values } = readPath(event);
     const ids: Record<string, string> = {};
     names.forEach((name, i) => {
-      const value = values ? values[i] : event.pathParameters?.[gatewayNames[i]];
+      const value = values[i];
       if (name.endsWith('Id') && value && UUID.test(value)) ids[name] = value;
     });
     return ids;

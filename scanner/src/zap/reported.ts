@@ -1,20 +1,11 @@
-import { LIMITS, type ImportedAlert, type Severity, type ZapReport } from './report.ts';
+import { LIMITS, type ImportedAlert, type ImportedUri, type Severity, type ZapReport } from './report.ts';
 
 // A read ZAP report as the reporting operations take it (POST /api/v1/scan/{scanId}/alerts `alerts`): the one
 // mapping both ways in use (the CLI's batches and the service's import operation), so that an imported scan is the
 // same whichever way it came.
 
-export interface ReportedUri {
-  uri: string;
-  requestMethod: string;
-  param: string;
-  evidence: string;
-  otherInfo: string;
-  requestHeader: string;
-  requestBody: string;
-  responseHeader: string;
-  responseBody: string;
-}
+/** An instance as the reporting operations take it: they have no attack field (the mapping puts it in otherInfo). */
+export type ReportedUri = Omit<ImportedUri, 'attack'>;
 
 export interface ReportedAlert {
   pluginId: string;

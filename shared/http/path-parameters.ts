@@ -1,0 +1,19 @@
+import { pathParameterNames, pathPattern, routeKeyParameterNames, type Route } from '../routes.ts';
+import type { LambdaEvent } from './types.ts';
+
+/**
+ * The route's path parameter values, in the order of pathParameterNames(route.path): API Gateway's
+ * `pathParameters` (decoded, and named after its own template, the event's routeKey), or for an event without them
+ * (a hand-made one) the raw path's segments, still percent-encoded (`decoded: false`).
+ */
+export function pathParameterReader(route: Route): (event: LambdaEvent) => { values: (string | undefined)[]; decoded: boolean } {
+  const count = pathParameterNames(route.path).length;
+  const template = pathPattern(route.path);
+  return (event) => {
+    if (event.pathParameters) {
+      const gatewayNames = routeKeyParameterNames(event.routeKey);
+      return { values: Array.from({ length: count }, (_, i) => event.pathParameters![gatewayNames[i]]), decoded: true };
+    }
+    return { values: template.exec(event.rawPath)?.slice(1) ?? [], decoded: false };
+  };
+}
