@@ -1,6 +1,6 @@
 import { operation } from '../shared/http/operation.ts';
 import { setScanConfigurationForOrgRoute } from '../shared/routes.ts';
-import { upsertScanConfiguration } from '../shared/scan-configurations/configurations.ts';
+import { upsertScanConfiguration } from '../shared/scan-configurations/upsert.ts';
 import type { UpsertScanConfiguration } from '../shared/scan-configurations/inputs.ts';
 
 export const handler = operation<{ orgId: string }, unknown, UpsertScanConfiguration>(setScanConfigurationForOrgRoute, ({ caller, params, body }) =>

@@ -2,8 +2,9 @@
 // the table, index and object keys each one addresses, mapped to IAM actions and resources. The stack grants each
 // function exactly this (infra/stack.ts), so a route's grants follow its code: no hand-kept flag to forget.
 //
-// The bundle is esbuild's (minified) output. Minifying renames variables but keeps what this reads: the names
-// imported from `@aws-sdk/*` (statically or with `await import(...)`), property names such as `TableName`,
+// The bundle is esbuild's (minified, CommonJS: infra/bundling.ts) output. Minifying renames variables but keeps
+// what this reads: the names taken from `@aws-sdk/*` (`var s=require("@aws-sdk/x")` then `new s.GetCommand(...)`,
+// or destructured from `await import(...)` / `require(...)`), property names such as `TableName`,
 // `IndexName`, `Key`, `Prefix`, the config properties naming the storage (`.tableName`, `.rateLimitTableName`)
 // and the object-key builders of shared/storage/objects.ts (`.hostedDescription(...)`), and function structure.
 // Each command's resources come from its argument; when the argument does not name them (a key passed in as a
@@ -70,15 +71,17 @@ function keyPatterns(): Record<string, string> {
 const isFunctionLike = (node: ts.Node) =>
   ts.isFunctionDeclaration(node) || ts.isFunctionExpression(node) || ts.isArrowFunction(node) || ts.isMethodDeclaration(node);
 
-/** Where `import("@aws-sdk/...")` (awaited or `.then`-ed) binds names, and which module it loads. */
-function dynamicImportOf(expression: ts.Expression | undefined): string | undefined {
+/** The module an expression loads: `require("@aws-sdk/...")`, or `import("@aws-sdk/...")` awaited or `.then`-ed. */
+function loadedModuleOf(expression: ts.Expression | undefined): string | undefined {
   let e = expression;
   while (e && (ts.isAwaitExpression(e) || ts.isParenthesizedExpression(e))) e = e.expression;
-  if (e && ts.isCallExpression(e) && e.expression.kind === ts.SyntaxKind.ImportKeyword && e.arguments[0] && ts.isStringLiteral(e.arguments[0])) return e.arguments[0].text;
-  return undefined;
+  if (!e || !ts.isCallExpression(e) || e.arguments.length !== 1 || !ts.isStringLiteral(e.arguments[0])) return undefined;
+  const loader = e.expression.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(e.expression) && e.expression.text === 'require');
+  return loader ? e.arguments[0].text : undefined;
 }
 
-type SdkBinding = { module: string; exported: string } | null;
+/** A name bound to one SDK export (`exported`), to a whole SDK module (`exported` undefined), or to something else. */
+type SdkBinding = { module: string; exported?: string } | null;
 
 /** The scope a declaration belongs to: `var` and parameters to their function, `let`/`const` to their block. */
 function ownerOf(declaration: ts.Node, functionScoped: boolean): ts.Node {
@@ -135,7 +138,10 @@ export function analyzeBundle(code: string): CodeAccess {
     if (ts.isVariableDeclaration(node)) {
       const list = node.parent;
       const functionScoped = ts.isVariableDeclarationList(list) && !(list.flags & (ts.NodeFlags.Let | ts.NodeFlags.Const));
-      declareNames(node.name, ownerOf(node, functionScoped), dynamicImportOf(node.initializer));
+      const module = loadedModuleOf(node.initializer);
+      // var s = require("@aws-sdk/x"): the whole module, its exports read as `s.Name`.
+      if (ts.isIdentifier(node.name) && module?.startsWith('@aws-sdk/')) declare(ownerOf(node, functionScoped), node.name.text, { module });
+      else declareNames(node.name, ownerOf(node, functionScoped), module);
     }
     if (ts.isParameter(node)) {
       // import("@aws-sdk/x").then(({ A, B }) => ...)
@@ -143,7 +149,7 @@ export function analyzeBundle(code: string): CodeAccess {
       const call = fn.parent;
       const module =
         call && ts.isCallExpression(call) && ts.isPropertyAccessExpression(call.expression) && call.expression.name.text === 'then' && fn.parameters[0] === node
-          ? dynamicImportOf(call.expression.expression)
+          ? loadedModuleOf(call.expression.expression)
           : undefined;
       declareNames(node.name, fn, module);
     }
@@ -201,8 +207,24 @@ export function analyzeBundle(code: string): CodeAccess {
     return new Set();
   }
 
+  /** The SDK export an expression names: `b` bound to one, `s.Name` on a bound module, `(0, s.Name)` as esbuild calls it. */
+  const sdkExportOf = (expression: ts.Expression): { module: string; exported: string } | undefined => {
+    let e = expression;
+    while (ts.isParenthesizedExpression(e)) e = e.expression;
+    if (ts.isBinaryExpression(e) && e.operatorToken.kind === ts.SyntaxKind.CommaToken) return sdkExportOf(e.right);
+    if (ts.isIdentifier(e)) {
+      const binding = resolve(e);
+      return binding?.exported ? { module: binding.module, exported: binding.exported } : undefined;
+    }
+    if (ts.isPropertyAccessExpression(e) && ts.isIdentifier(e.expression)) {
+      const binding = resolve(e.expression);
+      return binding && !binding.exported ? { module: binding.module, exported: e.name.text } : undefined;
+    }
+    return undefined;
+  };
+
   visit(file);
-  const presigns = calls.some((call) => ts.isIdentifier(call.expression) && resolve(call.expression)?.module === '@aws-sdk/s3-request-presigner');
+  const presigns = calls.some((call) => sdkExportOf(call.expression)?.module === '@aws-sdk/s3-request-presigner');
 
   const commands: CommandUse[] = [];
   const dynamodb = new Map<string, Set<string>>(); // `${table}|${onIndexes}` -> actions
@@ -215,8 +237,7 @@ export function analyzeBundle(code: string): CodeAccess {
   const secrets = new Set<string>();
 
   for (const node of news) {
-    if (!ts.isIdentifier(node.expression)) continue;
-    const binding = resolve(node.expression);
+    const binding = sdkExportOf(node.expression);
     if (!binding || !binding.exported.endsWith('Command')) continue;
     const { exported: command, module } = binding;
     commands.push({ command, module });

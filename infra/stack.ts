@@ -17,6 +17,7 @@ import { apiGatewayPaths, routes, type Route } from '../shared/routes.ts';
 import { mainTable, rateLimitTable, type KeyAttribute, type TableDefinition } from '../shared/db/tables.ts';
 import { analyzeBundle, type AccessGrant, type CodeAccess } from './code-access.ts';
 import { functionBundleAliases } from './proto-descriptors.ts';
+import { FUNCTION_BUNDLE } from './bundling.ts';
 import { SERVICE_DESCRIPTION, SERVICE_FILES, SERVICE_PATHS } from '../shared/service/pages.ts';
 
 const attribute = (key: KeyAttribute): Attribute => ({ name: key.name, type: key.type === 'S' ? AttributeType.STRING : AttributeType.NUMBER });
@@ -41,7 +42,7 @@ function table(scope: Construct, definition: TableDefinition, pointInTimeRecover
 /** The bundle CDK staged for a function (esbuild's output), or undefined when this synth skips bundling (`cdk ls`). */
 export function bundleOf(fn: NodejsFunction): string | undefined {
   const asset = fn.node.tryFindChild('Code') as Asset | undefined;
-  const file = asset && join(Stage.of(fn)!.outdir, asset.assetPath, 'index.mjs');
+  const file = asset && join(Stage.of(fn)!.outdir, asset.assetPath, FUNCTION_BUNDLE.file);
   return file && existsSync(file) ? readFileSync(file, 'utf8') : undefined;
 }
 
@@ -110,7 +111,7 @@ export class HawkApiStack extends Stack {
     /** One function, granted what its bundle uses (infra/code-access.ts): a new route or SDK call gets its grant. */
     // Each function's protobuf descriptor, beside the assembly (infra/proto-descriptors.ts).
     const descriptors = join(Stage.of(this)!.outdir, 'descriptors');
-    const lambda = (id: string, handlerFile: string, description: string, commandHooks?: ICommandHooks) => {
+    const lambda = (id: string, handlerFile: string, description: string, afterBundling?: ICommandHooks['afterBundling']) => {
       const entry = new URL(`../functions/${handlerFile}.ts`, import.meta.url).pathname;
       const fn = new NodejsFunction(this, id, {
         entry,
@@ -129,18 +130,26 @@ export class HawkApiStack extends Stack {
           NODE_OPTIONS: '--enable-source-maps',
         },
         bundling: {
+          // infra/bundling.ts: CommonJS (the SDK loaded with require), @aws-sdk/* left to the runtime.
           minify: true,
           sourceMap: true,
-          format: OutputFormat.ESM,
-          target: 'node22',
+          format: OutputFormat.CJS,
+          target: FUNCTION_BUNDLE.target,
           logLevel: LogLevel.ERROR, // esbuild's per-bundle size summary is noise on every synth
-          mainFields: ['module', 'main'],
-          // The Node.js 22 runtime provides the AWS SDK v3: keeping it out keeps bundles small and cold starts short.
-          externalModules: ['@aws-sdk/*'],
-          banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+          mainFields: [...FUNCTION_BUNDLE.mainFields],
+          externalModules: [...FUNCTION_BUNDLE.external],
+          define: FUNCTION_BUNDLE.define,
+          banner: FUNCTION_BUNDLE.banner,
           // Only the protobuf messages this function's code names, and no `long` (infra/proto-descriptors.ts).
           esbuildArgs: Object.fromEntries(Object.entries(functionBundleAliases(entry, descriptors, id)).map(([name, path]) => [`--alias:${name}`, path])),
-          commandHooks,
+          commandHooks: {
+            beforeBundling: () => [],
+            beforeInstall: () => [],
+            afterBundling: (inputDir, outputDir) => [
+              `echo '${FUNCTION_BUNDLE.packageJson.trim()}' > "${join(outputDir, 'package.json')}"`,
+              ...(afterBundling?.(inputDir, outputDir) ?? []),
+            ],
+          },
         },
       });
       const bundle = bundleOf(fn);
@@ -163,14 +172,10 @@ export class HawkApiStack extends Stack {
 
     // Health check, OpenAPI description and reference docs (shared/service/pages.ts): their files ship in the bundle.
     const swaggerDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
-    const service = lambda('ServiceFunction', 'service', SERVICE_DESCRIPTION, {
-      beforeBundling: () => [],
-      beforeInstall: () => [],
-      afterBundling: (inputDir, outputDir) => [
-        `cp "${join(inputDir, SERVICE_FILES.openapi)}" "${outputDir}/"`,
-        `cp "${join(swaggerDir, SERVICE_FILES.css)}" "${join(swaggerDir, SERVICE_FILES.script)}" "${outputDir}/"`,
-      ],
-    });
+    const service = lambda('ServiceFunction', 'service', SERVICE_DESCRIPTION, (inputDir, outputDir) => [
+      `cp "${join(inputDir, SERVICE_FILES.openapi)}" "${outputDir}/"`,
+      `cp "${join(swaggerDir, SERVICE_FILES.css)}" "${join(swaggerDir, SERVICE_FILES.script)}" "${outputDir}/"`,
+    ]);
     const serviceIntegration = new HttpLambdaIntegration('ServiceIntegration', service);
     for (const path of SERVICE_PATHS) api.addRoutes({ path, methods: [HttpMethod.GET], integration: serviceIntegration });
 

@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { FUNCTION_BUNDLE } from '../infra/bundling.ts';
 
 // Synthesizes the CDK app once per test run, as `cdk synth` does (esbuild bundles every function locally; no
 // Docker, no AWS credentials), for the tests that read what would be deployed: the template (test/infra) and each
@@ -42,14 +43,14 @@ export default async function setup(project: TestProject) {
   };
 }
 
-/** The synthesized template and, by function logical id, the bundle (index.mjs) CDK staged for it. */
+/** The synthesized template and, by function logical id, the bundle (index.js, infra/bundling.ts) CDK staged for it. */
 export function readCloudAssembly({ dir, stackName }: { dir: string; stackName: string }) {
   const template = JSON.parse(readFileSync(join(dir, `${stackName}.template.json`), 'utf8')) as {
     Resources: Record<string, { Type: string; Properties: Record<string, any>; Metadata?: Record<string, string> }>;
   };
   const bundles = new Map<string, string>();
   for (const [id, resource] of Object.entries(template.Resources)) {
-    if (resource.Type === 'AWS::Lambda::Function') bundles.set(id, join(dir, resource.Metadata!['aws:asset:path'], 'index.mjs'));
+    if (resource.Type === 'AWS::Lambda::Function') bundles.set(id, join(dir, resource.Metadata!['aws:asset:path'], FUNCTION_BUNDLE.file));
   }
   return { template, bundles };
 }

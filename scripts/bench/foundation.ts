@@ -6,12 +6,16 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { benchTenant, measure, type BenchSection } from './harness.ts';
 import { routes } from '../../shared/routes.ts';
 import { functionBundleAliases } from '../../infra/proto-descriptors.ts';
+import { FUNCTION_BUNDLE } from '../../infra/bundling.ts';
 import type { RequestScope } from '../../shared/request-scope.ts';
 import { interleaved, outsideOperations, startOutsideServer, type OutsideServer } from './outside.ts';
 import type { BenchContext } from './harness.ts';
 
 const OUTSIDE_ROUNDS = 300;
-const BANNER = "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
+// How the code before issue 17's bundling change was bundled (BENCH_COMPARE_WITH checkouts): ESM.
+const ESM_BANNER = "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
+/** Loads a bundle in a child process as Lambda does: `require` for CommonJS (.cjs, .js), `import()` for ESM. */
+const LOAD_BUNDLE = `const load = (file) => file.endsWith('.mjs') ? import(file) : Promise.resolve(require('node:module').createRequire(file)(file));`;
 
 /**
  * A cold start as Lambda has it: a fresh node process imports the function's bundle and serves one API Gateway
@@ -29,13 +33,14 @@ export async function measureFirstInvocations(outDir: string, tenant: { applicat
   const compareWith = process.env.BENCH_COMPARE_WITH;
   const child = `const event = JSON.parse(process.env.HAWK_EVENT);
     const context = { awsRequestId: 'cold', functionName: 'cold', getRemainingTimeInMillis: () => 29000 };
+    ${LOAD_BUNDLE}
     const start = performance.now();
-    const { handler } = await import(process.env.HAWK_BUNDLE);
+    const { handler } = await load(process.env.HAWK_BUNDLE);
     const imported = performance.now();
     const result = await handler(event, context);
     console.log(JSON.stringify({ importMs: imported - start, totalMs: performance.now() - start, status: result.statusCode }));`;
   const run = (bundle: string, event: unknown) => {
-    const out = spawnSync(process.execPath, ['--input-type=module', '-e', child], { env: { ...process.env, HAWK_BUNDLE: bundle, HAWK_EVENT: JSON.stringify(event) }, encoding: 'utf8' });
+    const out = spawnSync(process.execPath, ['--input-type=commonjs', '-e', `(async () => { ${child} })()`], { env: { ...process.env, HAWK_BUNDLE: bundle, HAWK_EVENT: JSON.stringify(event) }, encoding: 'utf8' });
     const figures = JSON.parse(out.stdout.trim().split('\n').pop() || '{}') as { importMs: number; totalMs: number; status: number };
     if (figures.status !== 200) throw new Error(`first invocation of ${bundle}: ${out.stdout} ${out.stderr}`);
     return figures;
@@ -44,9 +49,9 @@ export async function measureFirstInvocations(outDir: string, tenant: { applicat
   const results: Record<string, unknown> = {};
   for (const { handler, target, headers } of cases) {
     const event = apiGatewayEvent({ method: 'GET', target, headers, body: Buffer.alloc(0), sourceIp: '198.51.100.30' }, matchRoute('GET', target)!);
-    const bundles: Record<string, string> = { 'this checkout': join(outDir, `${handler}.mjs`) };
+    const bundles: Record<string, string> = { 'this checkout': join(outDir, `${handler}.cjs`) };
     if (compareWith) {
-      const built = await build({ entryPoints: [`functions/${handler}.ts`], absWorkingDir: compareWith, bundle: true, minify: true, write: false, platform: 'node', format: 'esm', target: 'node20', external: ['@aws-sdk/*'], banner: { js: BANNER } });
+      const built = await build({ entryPoints: [`functions/${handler}.ts`], absWorkingDir: compareWith, bundle: true, minify: true, write: false, platform: 'node', format: 'esm', target: 'node20', external: ['@aws-sdk/*'], banner: { js: ESM_BANNER } });
       bundles.BENCH_COMPARE_WITH = join(outDir, `compare-${handler}.mjs`);
       writeFileSync(bundles.BENCH_COMPARE_WITH, built.outputFiles[0].contents);
     }
@@ -61,6 +66,38 @@ export async function measureFirstInvocations(outDir: string, tenant: { applicat
     results[handler] = Object.fromEntries(Object.entries(samples).map(([label, v]) => [label, { importMs: median(v.importMs), importAndFirstRequestMs: median(v.totalMs) }]));
   }
   return results;
+}
+
+/**
+ * Functions that parse YAML or OpenAPI documents: a YAML parser (yaml, ~110 KB minified) or an OpenAPI validator is
+ * most of their bundle, loaded because the operation calls it. The targets of issue 17 (at most 150 KiB, a cold load
+ * of at most 100 ms) are for the ordinary functions, every other one; these are reported beside them.
+ */
+const DOCUMENT_PARSERS = new Set(['upload-oas-for-application', 'import-scan-report', 'validate-scan-configuration', 'set-scan-configuration-for-org', 'report-scan-started']);
+const TARGET_BYTES = 150 * 1024;
+const TARGET_IMPORT_MS = 100;
+
+function bundleSummary(bundles: Record<string, { bytes: number; importMs: number }>) {
+  const summarize = (entries: [string, { bytes: number; importMs: number }][]) => {
+    const ms = entries.map(([, b]) => b.importMs).sort((a, b) => a - b);
+    return {
+      functions: entries.length,
+      atMostTargetBytes: entries.filter(([, b]) => b.bytes <= TARGET_BYTES).length,
+      atMostTargetImportMs: entries.filter(([, b]) => b.importMs <= TARGET_IMPORT_MS).length,
+      largestBytes: Math.max(...entries.map(([, b]) => b.bytes)),
+      medianImportMs: ms[Math.floor(ms.length / 2)],
+      slowestImportMs: ms[ms.length - 1],
+      overTarget: entries.filter(([, b]) => b.bytes > TARGET_BYTES || b.importMs > TARGET_IMPORT_MS).map(([name]) => name),
+    };
+  };
+  const entries = Object.entries(bundles);
+  return {
+    targetBytes: TARGET_BYTES,
+    targetImportMs: TARGET_IMPORT_MS,
+    ordinary: summarize(entries.filter(([name]) => !DOCUMENT_PARSERS.has(name))),
+    documentParsers: Object.fromEntries(entries.filter(([name]) => DOCUMENT_PARSERS.has(name))),
+    all: summarize(entries),
+  };
 }
 
 async function measureFromOutside(ctx: BenchContext) {
@@ -151,7 +188,7 @@ const section: BenchSection = {
     ctx.progress('from outside: npm start with its default logging, an HTTP client, raw GetItem interleaved');
     const outside = await measureFromOutside(ctx);
 
-    ctx.progress('bundles: esbuild (minified, ESM, @aws-sdk external as on Lambda, the function\'s own protobuf messages) and cold import in a fresh node');
+    ctx.progress('bundles: esbuild as the stack bundles them (infra/bundling.ts: minified CommonJS, @aws-sdk external, the function\'s own protobuf messages) and cold load in a fresh node');
     const outDir = join(process.cwd(), 'node_modules', '.cache', 'hawk-bench');
     mkdirSync(outDir, { recursive: true });
     const bundles: Record<string, { bytes: number; importMs: number }> = {};
@@ -164,19 +201,22 @@ const section: BenchSection = {
         bundle: true,
         minify: true,
         write: false,
-        platform: 'node',
-        format: 'esm',
-        target: 'node20',
-        external: ['@aws-sdk/*'],
-        banner: { js: BANNER },
+        format: FUNCTION_BUNDLE.format,
+        target: FUNCTION_BUNDLE.target,
+        platform: FUNCTION_BUNDLE.platform,
+        mainFields: [...FUNCTION_BUNDLE.mainFields],
+        external: [...FUNCTION_BUNDLE.external],
+        define: FUNCTION_BUNDLE.define,
+        banner: { js: FUNCTION_BUNDLE.banner },
       });
-      const file = join(outDir, `${handler}.mjs`);
+      const file = join(outDir, `${handler}.cjs`);
       writeFileSync(file, result.outputFiles[0].contents);
-      // Median of three fresh processes: one cold import is too noisy to compare with a target.
+      // Median of three fresh processes, each loading the bundle as Lambda does (require): one cold load is too
+      // noisy to compare with a target.
       const importMs = [0, 1, 2]
         .map(() =>
           Number(
-            spawnSync(process.execPath, ['--input-type=module', '-e', `const t = performance.now(); await import(${JSON.stringify(file)}); console.log(performance.now() - t);`], {
+            spawnSync(process.execPath, ['--input-type=commonjs', '-e', `(async () => { ${LOAD_BUNDLE} const t = performance.now(); await load(${JSON.stringify(file)}); console.log(performance.now() - t); })()`], {
               env: { ...process.env, AWS_REGION: 'us-east-1', TABLE_NAME: 't', SIGNING_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:0:secret:x' },
               encoding: 'utf8',
             }).stdout.trim(),
@@ -185,7 +225,6 @@ const section: BenchSection = {
         .sort((a, b) => a - b)[1];
       bundles[handler] = { bytes: result.outputFiles[0].contents.length, importMs: Math.round(importMs * 10) / 10 };
     }
-    const sizes = Object.values(bundles);
 
     ctx.progress('first invocation as Lambda runs it: a fresh node imports the bundle and serves one request');
     const firstInvocation = await measureFirstInvocations(outDir, { applicationId, apiKey, token });
@@ -205,12 +244,7 @@ const section: BenchSection = {
       fromOutside: outside,
       bundles,
       firstInvocation,
-      bundleSummary: {
-        largestBytes: Math.max(...sizes.map((s) => s.bytes)),
-        slowestImportMs: Math.max(...sizes.map((s) => s.importMs)),
-        targetBytes: 300 * 1024,
-        targetImportMs: 150,
-      },
+      bundleSummary: bundleSummary(bundles),
     };
   },
 };

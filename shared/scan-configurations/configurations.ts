@@ -1,34 +1,13 @@
 import { badRequest } from '../errors.ts';
 import { compareBy, pageOf, pageTokens, v2PageRequest } from '../lists.ts';
-import { listOrganizationAssets, putOrganizationAsset, removeOrganizationAsset, renameOrganizationAsset } from '../hosted-assets/organization-assets.ts';
+import { listOrganizationAssets, removeOrganizationAsset, renameOrganizationAsset } from '../hosted-assets/organization-assets.ts';
 import type { Caller } from '../http/caller.ts';
-import type { ListScanConfigurationsQuery, UpsertScanConfiguration } from './inputs.ts';
-import { parseConfiguration } from './yaml.ts';
+import type { ListScanConfigurationsQuery } from './inputs.ts';
 
 // Organization scan configurations (/api/v1/configuration/{orgId}/...): named stackhawk.yml documents an
 // organization keeps for its scans, stored as organization assets (hosted-assets/organization-assets.ts). The
-// organization was authorized by the pipeline before these run.
-
-/** The text must be one YAML mapping (a stackhawk.yml); whether the scanner accepts it is validate's question. */
-function checkedText(conf: string): string {
-  const parsed = parseConfiguration(conf);
-  if (parsed.syntaxError) {
-    const { message, line, col } = parsed.syntaxError;
-    throw badRequest(`conf: not valid YAML: ${message} (line ${line}, column ${col})`);
-  }
-  if (!parsed.value) throw badRequest('conf: must be a YAML mapping (a stackhawk.yml with app, hawk, ...)');
-  return conf;
-}
-
-/** POST .../update: creates or replaces the named configuration (ORGANIZATION_CONFIGURATION_MODIFIED). */
-export async function upsertScanConfiguration(caller: Caller, orgId: string, input: UpsertScanConfiguration): Promise<void> {
-  const text = checkedText(input.conf);
-  await putOrganizationAsset(
-    caller,
-    { kind: 'configuration', orgId, name: input.name, text, contentType: 'application/yaml; charset=utf-8', details: { configType: input.configType } },
-    { type: 'ORGANIZATION_CONFIGURATION_MODIFIED', payload: { configName: input.name, configType: input.configType } },
-  );
-}
+// organization was authorized by the pipeline before these run. Saving one (upsert.ts) parses its YAML: apart, so
+// that listing, renaming and deleting do not bundle a YAML parser.
 
 /** POST .../rename. */
 export async function renameScanConfiguration(caller: Caller, orgId: string, input: { originalName: string; newName: string }): Promise<void> {

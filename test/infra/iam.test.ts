@@ -5,8 +5,8 @@ import { routes } from '../../shared/routes.ts';
 
 // IAM coverage: what each deployed function can call must be granted to its role. Locally there is no IAM, so
 // this is the only place a missing grant shows before AWS answers 500. The check reads the synthesized bundle
-// itself (the minified index.mjs CDK staged) with its own reading, independent of infra/code-access.ts which
-// derives the grants: every AWS SDK command the bundle can construct (static imports and `await import(...)`
+// itself (the minified index.js CDK staged) with its own reading, independent of infra/code-access.ts which
+// derives the grants: every AWS SDK command the bundle can construct (modules it requires and `await import(...)`
 // destructurings) maps to the IAM actions and resources it needs, and the function's role must hold each.
 
 interface Statement {
@@ -25,9 +25,10 @@ interface Needed {
 const { template, bundles } = readCloudAssembly(inject('cloudAssembly'));
 
 /**
- * Every AWS SDK export a minified ESM bundle binds and uses, by module: `import{A as b}from"@aws-sdk/x"`,
- * `{A:b}=await import("@aws-sdk/x")`, `import("@aws-sdk/x").then(({A:b})=>...)`. A command counts when the bundle
- * has a `new b(` (over-approximating: a short minified name may also be another class).
+ * Every AWS SDK export a minified CommonJS bundle (infra/bundling.ts) binds and uses, by module:
+ * `var s=require("@aws-sdk/x")` then `s.A`, `{A:b}=require("@aws-sdk/x")`, `{A:b}=await import("@aws-sdk/x")`,
+ * `import("@aws-sdk/x").then(({A:b})=>...)`. A command counts when the bundle has a `new b(` or `new s.A(`
+ * (over-approximating: a short minified name may also be another variable).
  */
 export function sdkImports(bundle: string): { module: string; name: string; constructed: boolean; called: boolean }[] {
   const found: { module: string; name: string; local: string }[] = [];
@@ -35,15 +36,20 @@ export function sdkImports(bundle: string): { module: string; name: string; cons
     const [name, local] = spec.trim().split(separator).map((part) => part.trim());
     if (name) found.push({ module, name, local: local ?? name });
   };
-  for (const m of bundle.matchAll(/import\s*\{([^}]*)\}\s*from\s*"(@aws-sdk\/[^"]+)"/g)) for (const spec of m[1].split(',')) add(m[2], spec, /\s+as\s+/);
-  for (const m of bundle.matchAll(/\{([^{}]*)\}\s*=\s*await\s+import\("(@aws-sdk\/[^"]+)"\)/g)) for (const spec of m[1].split(',')) add(m[2], spec, /:/);
+  const escape = (name: string) => name.replace(/[$.]/g, '\\$&');
+  for (const m of bundle.matchAll(/([\w$]+)=require\("(@aws-sdk\/[^"]+)"\)/g)) {
+    // The whole module: each `s.Name` the bundle reads.
+    for (const use of bundle.matchAll(new RegExp(`(?<![\\w$.])${escape(m[1])}\\.([A-Za-z_$][\\w$]*)`, 'g'))) found.push({ module: m[2], name: use[1], local: `${m[1]}.${use[1]}` });
+  }
+  for (const m of bundle.matchAll(/\{([^{}]*)\}\s*=\s*(?:await\s+import|require)\("(@aws-sdk\/[^"]+)"\)/g)) for (const spec of m[1].split(',')) add(m[2], spec, /:/);
   for (const m of bundle.matchAll(/import\("(@aws-sdk\/[^"]+)"\)\.then\(\s*\(?\s*\{([^}]*)\}/g)) for (const spec of m[2].split(',')) add(m[1], spec, /:/);
-  const escape = (name: string) => name.replace(/[$]/g, '\\$');
-  return found.map(({ module, name, local }) => ({
+  const unique = new Map(found.map((f) => [`${f.module} ${f.name} ${f.local}`, f]));
+  return [...unique.values()].map(({ module, name, local }) => ({
     module,
     name,
     constructed: new RegExp(`new ${escape(local)}\\(`).test(bundle),
-    called: new RegExp(`[^.\\w$]${escape(local)}\\(`).test(bundle),
+    // `b(`, or `(0,s.A)(` as esbuild calls a module's function.
+    called: new RegExp(`(?:[^.\\w$]${escape(local)}|\\(0,${escape(local)}\\))\\(`).test(bundle),
   }));
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, inject, it } from 'vitest';
-import { pathToFileURL } from 'node:url';
+import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { SERVICE_DESCRIPTION } from '../../shared/service/pages.ts';
 import protobuf from 'protobufjs';
@@ -13,12 +13,13 @@ import { MAX_DESCRIPTION_BYTES } from '../../shared/hosted-assets/inputs.ts';
 import descriptor from '../../shared/proto/descriptor.json' with { type: 'json' };
 import { createTenant } from './fixtures.ts';
 
-// The synthesized bundles run as Lambda runs them: each route's handler is imported from the asset CDK staged
-// (the minified index.mjs that would be uploaded; `@aws-sdk/*` resolved from node_modules as the runtime provides
-// it) and driven with API Gateway HTTP API payload-2.0 events (scripts/local/api-gateway-event.ts) against the
+// The synthesized bundles run as Lambda runs them: each route's handler is required from the asset CDK staged
+// (the minified CommonJS index.js that would be uploaded, loaded with Node's own require as the runtime loads it;
+// `@aws-sdk/*` resolved from node_modules as the runtime provides it) and driven with API Gateway HTTP API payload-2.0 events (scripts/local/api-gateway-event.ts) against the
 // local engines. The route keys and parameter names are the ones the synthesized template gives API Gateway.
 
 type Handler = (event: LambdaEvent, context: Context) => Promise<LambdaResult>;
+const require = createRequire(import.meta.url);
 const { template, bundles } = readCloudAssembly(inject('cloudAssembly'));
 const resources = Object.entries(template.Resources);
 const templateRouteKeys = new Set(resources.filter(([, r]) => r.Type === 'AWS::ApiGatewayV2::Route').map(([, r]) => r.Properties.RouteKey as string));
@@ -30,7 +31,7 @@ for (const [id, r] of resources) {
 }
 const loaded = new Map<Route, Promise<Handler>>();
 const handlerOf = (route: Route) => {
-  if (!loaded.has(route)) loaded.set(route, import(pathToFileURL(bundleOfRoute.get(route)!).href).then((m) => m.handler as Handler));
+  if (!loaded.has(route)) loaded.set(route, Promise.resolve((require(bundleOfRoute.get(route)!) as { handler: Handler }).handler));
   return loaded.get(route)!;
 };
 
@@ -140,7 +141,7 @@ describe('the synthesized bundles, driven with API Gateway events', () => {
 
   it('serves health, the OpenAPI document and the reference docs from the service bundle (files shipped beside it)', async () => {
     const [id] = resources.find(([, r]) => r.Type === 'AWS::Lambda::Function' && r.Properties.Description === SERVICE_DESCRIPTION)!;
-    const { handler } = (await import(pathToFileURL(bundles.get(id)!).href)) as { handler: (event: Partial<LambdaEvent>) => Promise<LambdaResult> };
+    const { handler } = require(bundles.get(id)!) as { handler: (event: Partial<LambdaEvent>) => Promise<LambdaResult> };
     const get = async (rawPath: string) => {
       expect(templateRouteKeys.has(`GET ${rawPath}`) || templateRouteKeys.has('GET /docs/{file}')).toBe(true);
       return handler({ rawPath, headers: {}, requestContext: { http: { method: 'GET', path: rawPath } } as LambdaEvent['requestContext'] });
