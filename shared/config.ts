@@ -15,6 +15,8 @@ export const config = {
   assetsBucket: process.env.ASSETS_BUCKET ?? 'hawk-assets',
   /** Set only locally: DynamoDB Local's URL. */
   dynamodbEndpoint: process.env.DYNAMODB_ENDPOINT || undefined,
+  /** Set only locally: the DynamoDB Local holding the rate-limit table (`npm start`: a second one, in memory). */
+  rateLimitDynamodbEndpoint: process.env.RATE_LIMIT_DYNAMODB_ENDPOINT || process.env.DYNAMODB_ENDPOINT || undefined,
   /** Set only locally: the local server's URL, which fronts s3rver (scripts/local/s3-proxy.ts). */
   s3Endpoint: process.env.S3_ENDPOINT || undefined,
   /** Set only locally: the credentials the local S3 front door checks signatures with (DATA_DIR/local-s3.key). */

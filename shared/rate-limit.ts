@@ -29,8 +29,9 @@ const lastSeen = new Map<string, WindowRecord>();
 
 // The rate limit's own client (connection pool): its conditional updates never queue behind the reads a request
 // issues beside them (shared/http/prefetch.ts), so a burst's updates land as fast as before those reads existed and
-// do not drift across second boundaries, where they would contend and retry.
-const db = createClient();
+// do not drift across second boundaries, where they would contend and retry. Locally the table may live in its own
+// DynamoDB Local (`npm start` keeps it in memory: scripts/local/stack.ts).
+const db = createClient(config.rateLimitDynamodbEndpoint);
 
 function remember(pk: string, record: WindowRecord | undefined): void {
   lastSeen.delete(pk);

@@ -26,7 +26,7 @@ export async function startOutsideServer(root: string, label: string): Promise<O
   const [port, dynamodbPort] = [await freePort(), await freePort()];
   const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), DYNAMODB_PORT: String(dynamodbPort) };
   // The server's own configuration: its default logging; rate limits high enough for a benchmark's thousands of requests.
-  for (const name of ['LOG_LEVEL', 'DYNAMODB_ENDPOINT', 'S3_ENDPOINT', 'SIGNING_KEY_FILE', 'TABLE_NAME', 'LOCAL_S3_ACCESS_KEY_ID', 'LOCAL_S3_SECRET_ACCESS_KEY']) delete env[name];
+  for (const name of ['LOG_LEVEL', 'DYNAMODB_ENDPOINT', 'RATE_LIMIT_DYNAMODB_ENDPOINT', 'S3_ENDPOINT', 'SIGNING_KEY_FILE', 'TABLE_NAME', 'LOCAL_S3_ACCESS_KEY_ID', 'LOCAL_S3_SECRET_ACCESS_KEY']) delete env[name];
   Object.assign(env, { RATE_LIMIT_PER_MINUTE: '100000000', LOGIN_RATE_LIMIT_PER_MINUTE: '100000000', LOGIN_SOURCE_RATE_LIMIT_PER_MINUTE: '100000000' });
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';

@@ -38,7 +38,8 @@ function javaRunsSource(): boolean {
   return modules.status === 0 && /^jdk\.compiler@/m.test(modules.stdout);
 }
 
-export async function startDynamodbLocal(options: { port: number; dataDir?: string }): Promise<RunningProcess> {
+/** `memoryMb`: the JVM's heap limit (default 512). */
+export async function startDynamodbLocal(options: { port: number; dataDir?: string; memoryMb?: number }): Promise<RunningProcess> {
   assertJavaInstalled();
   const dir = jarDirectory();
   const storage = options.dataDir ? ['-dbPath', options.dataDir] : ['-inMemory'];
@@ -49,7 +50,7 @@ export async function startDynamodbLocal(options: { port: number; dataDir?: stri
   const launch = loopbackOnly
     ? ['-cp', `${join(dir, 'DynamoDBLocal.jar')}:${join(dir, 'DynamoDBLocal_lib', '*')}`, LOOPBACK_LAUNCHER]
     : ['-jar', join(dir, 'DynamoDBLocal.jar')];
-  const child = spawn('java', ['-Xmx512m', `-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`, ...launch, ...engineArgs], {
+  const child = spawn('java', [`-Xmx${options.memoryMb ?? 512}m`, `-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`, ...launch, ...engineArgs], {
     // DynamoDB Local writes a metadata file into its working directory: keep it out of the checkout.
     stdio: ['ignore', 'ignore', 'pipe'],
     cwd: options.dataDir ?? tmpdir(),

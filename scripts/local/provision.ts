@@ -16,6 +16,11 @@ const physicalName: Record<TableDefinition['id'], () => string> = {
   MainTable: () => config.tableName,
   RateLimitTable: () => config.rateLimitTableName,
 };
+/** Where each table lives (`npm start` keeps the rate-limit table in its own in-memory DynamoDB Local). */
+const endpointOf: Record<TableDefinition['id'], () => string | undefined> = {
+  MainTable: () => config.dynamodbEndpoint,
+  RateLimitTable: () => config.rateLimitDynamodbEndpoint,
+};
 
 export function createTableInput(table: TableDefinition, tableName: string): CreateTableCommandInput {
   const attributes = new Map<string, 'S' | 'N'>();
@@ -59,12 +64,11 @@ async function refuseMissingIndexes(client: DynamoDBClient, table: TableDefiniti
 }
 
 export async function provision(): Promise<void> {
-  const client = new DynamoDBClient({
-    region: config.region,
-    endpoint: config.dynamodbEndpoint,
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
+  const clients = new Map<string | undefined, DynamoDBClient>();
   for (const table of tables) {
+    const endpoint = endpointOf[table.id]();
+    if (!clients.has(endpoint)) clients.set(endpoint, new DynamoDBClient({ region: config.region, endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }));
+    const client = clients.get(endpoint)!;
     const tableName = physicalName[table.id]();
     try {
       await client.send(new CreateTableCommand(createTableInput(table, tableName)));
@@ -81,7 +85,7 @@ export async function provision(): Promise<void> {
       await refuseMissingIndexes(client, table, tableName);
     }
   }
-  client.destroy();
+  for (const client of clients.values()) client.destroy();
   try {
     await (await s3()).send(new CreateBucketCommand({ Bucket: config.assetsBucket }));
   } catch (error) {

@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { startDynamodbLocal, type RunningProcess } from './dynamodb.ts';
 import { startS3rver } from './s3.ts';
 import { s3ProxyHook, type S3Credentials } from './s3-proxy.ts';
+import { freePort } from './ports.ts';
 import type { LocalHook } from './server.ts';
 import type { Server } from 'node:http';
 
@@ -46,8 +47,17 @@ export function ensureLocalS3Credentials(dir: string): S3Credentials {
   return { accessKeyId: 'hawk-local', secretAccessKey: readFileSync(file, 'utf8').trim() };
 }
 
-export function configureEnvironment(options: { dynamodbEndpoint: string; s3Endpoint: string; s3Credentials: S3Credentials; signingKeyFile: string }): void {
+export function configureEnvironment(options: {
+  dynamodbEndpoint: string;
+  /** The in-memory DynamoDB Local holding the rate-limit table, when it is not `dynamodbEndpoint` (startEngines). */
+  rateLimitDynamodbEndpoint?: string;
+  s3Endpoint: string;
+  s3Credentials: S3Credentials;
+  signingKeyFile: string;
+}): void {
   process.env.DYNAMODB_ENDPOINT = options.dynamodbEndpoint;
+  if (options.rateLimitDynamodbEndpoint) process.env.RATE_LIMIT_DYNAMODB_ENDPOINT = options.rateLimitDynamodbEndpoint;
+  else delete process.env.RATE_LIMIT_DYNAMODB_ENDPOINT;
   process.env.S3_ENDPOINT = options.s3Endpoint;
   process.env.LOCAL_S3_ACCESS_KEY_ID = options.s3Credentials.accessKeyId;
   process.env.LOCAL_S3_SECRET_ACCESS_KEY = options.s3Credentials.secretAccessKey;
@@ -57,20 +67,37 @@ export function configureEnvironment(options: { dynamodbEndpoint: string; s3Endp
 
 export interface LocalEngines {
   dynamodb: RunningProcess;
+  /** With persistent data: a second DynamoDB Local, in memory, for the rate-limit table (see startEngines). */
+  rateLimitDynamodb?: RunningProcess;
   /** Serves the bucket through the local server (`startLocalServer(port, host, [...defaultHooks, s3Hook])`). */
   s3Hook: LocalHook;
   stop(): Promise<void>;
 }
 
-/** DynamoDB Local on `dynamodbPort` (loopback) and s3rver behind the signature check; data under `dir` or temporary. */
+/**
+ * DynamoDB Local on `dynamodbPort` (loopback) and s3rver behind the signature check; data under `dir` or temporary.
+ * With data under `dir`, the rate-limit table lives in a second DynamoDB Local, in memory, on a free port: every
+ * request writes its rate-limit record, and DynamoDB Local on disk commits each write to SQLite with fsyncs, which
+ * cost 2-3 GetItems (issue 17's from-outside figures: a raw UpdateItem at 2.4x a GetItem on disk, 1.0x in memory;
+ * on AWS a write costs about what a read does). The records are transient anyway (a 60 s window, removed by TTL
+ * after two minutes): a restart forgets the last minute's counts, nothing else.
+ */
 export async function startEngines(options: { dir?: string; dynamodbPort: number; s3Credentials: S3Credentials; bucket: string; region: string }): Promise<LocalEngines> {
-  const dynamodb = await startDynamodbLocal({ port: options.dynamodbPort, dataDir: options.dir && join(options.dir, 'dynamodb') });
+  const started = await Promise.allSettled([
+    startDynamodbLocal({ port: options.dynamodbPort, dataDir: options.dir && join(options.dir, 'dynamodb') }),
+    options.dir ? freePort().then((port) => startDynamodbLocal({ port, memoryMb: 128 })) : Promise.resolve(undefined),
+  ]);
+  const running = started.flatMap((s) => (s.status === 'fulfilled' && s.value ? [s.value] : []));
+  const stopDynamodb = async () => void (await Promise.all(running.map((engine) => engine.stop())));
   try {
+    const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (failed) throw failed.reason;
+    const [dynamodb, rateLimitDynamodb] = started.map((s) => (s as PromiseFulfilledResult<RunningProcess | undefined>).value);
     const s3 = await startS3rver({ directory: options.dir ? join(options.dir, 's3') : join(process.env.TMPDIR ?? '/tmp', `hawk-s3-${process.pid}`) });
     const s3Hook = s3ProxyHook({ bucket: options.bucket, socketPath: s3.socketPath, credentials: options.s3Credentials, region: options.region });
-    return { dynamodb, s3Hook, stop: async () => void (await Promise.all([dynamodb.stop(), s3.stop()])) };
+    return { dynamodb: dynamodb!, rateLimitDynamodb, s3Hook, stop: async () => void (await Promise.all([stopDynamodb(), s3.stop()])) };
   } catch (error) {
-    await dynamodb.stop();
+    await stopDynamodb();
     throw error;
   }
 }
@@ -102,7 +129,13 @@ export async function startLocalStack(options: { dir: string; persistent: boolea
   let server: Server | undefined;
   try {
     const s3Endpoint = `http://127.0.0.1:${options.port}`;
-    configureEnvironment({ dynamodbEndpoint: engines.dynamodb.url, s3Endpoint, s3Credentials, signingKeyFile: ensureSigningKey(options.dir) });
+    configureEnvironment({
+      dynamodbEndpoint: engines.dynamodb.url,
+      rateLimitDynamodbEndpoint: engines.rateLimitDynamodb?.url,
+      s3Endpoint,
+      s3Credentials,
+      signingKeyFile: ensureSigningKey(options.dir),
+    });
     const { defaultHooks, startLocalServer } = await import('./server.ts');
     server = await startLocalServer(options.port, '127.0.0.1', [...defaultHooks, engines.s3Hook]);
     const { provision } = await import('./provision.ts');

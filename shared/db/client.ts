@@ -11,13 +11,13 @@ function unitsOf(output: unknown, kind: 'ReadCapacityUnits' | 'WriteCapacityUnit
   return [consumed ?? []].flat().reduce((sum, c) => sum + (c[kind] ?? c.CapacityUnits ?? 0), 0);
 }
 
-/** A DynamoDB document client with its own connection pool, counting calls per request. */
-export function createClient(): DynamoDBDocumentClient {
+/** A DynamoDB document client with its own connection pool, counting calls per request (`endpoint`: locally). */
+export function createClient(endpoint = config.dynamodbEndpoint): DynamoDBDocumentClient {
   const client = new DynamoDBClient({
     region: config.region,
-    endpoint: config.dynamodbEndpoint,
+    endpoint,
     // DynamoDB Local keeps one database per access key and region: fixed fake credentials locally.
-    ...(config.dynamodbEndpoint ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
+    ...(endpoint ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
   });
   client.middlewareStack.add(
     (next, context) => async (args) => {

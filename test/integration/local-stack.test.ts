@@ -3,27 +3,31 @@ import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process'
 import { mkdtempSync, rmSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { freePort } from '../../scripts/local/ports.ts';
 
-// `npm start` as a user runs it: its own DynamoDB Local (on disk under DATA_DIR), s3rver and HTTP server, with the
-// default rate limit of 180 per minute. Covers first-start bootstrap, the admin CLI against it, the exact rate limit
-// under a concurrent burst, a clean Ctrl-C, and data surviving a restart.
+// `npm start` as a user runs it: its own DynamoDB Local (on disk under DATA_DIR; the rate-limit table in a second one,
+// in memory), s3rver and HTTP server, with the default rate limit of 180 per minute. Covers first-start bootstrap,
+// the admin CLI against it, the exact rate limit under a concurrent burst, a clean Ctrl-C, and data surviving a
+// restart (the rate-limit counts do not: they are transient).
 const root = new URL('../../', import.meta.url).pathname;
 const dataDir = mkdtempSync(join(tmpdir(), 'hawk-start-'));
 let port: number;
+let dynamodbPort: number;
 let child: ChildProcess | undefined;
 let firstOutput = '';
 
 function cleanEnv(): NodeJS.ProcessEnv {
   const env = { ...process.env };
-  for (const name of ['DYNAMODB_ENDPOINT', 'S3_ENDPOINT', 'SIGNING_KEY_FILE', 'RATE_LIMIT_PER_MINUTE', 'LOGIN_RATE_LIMIT_PER_MINUTE', 'LOGIN_SOURCE_RATE_LIMIT_PER_MINUTE', 'TABLE_NAME']) delete env[name];
+  for (const name of ['DYNAMODB_ENDPOINT', 'RATE_LIMIT_DYNAMODB_ENDPOINT', 'S3_ENDPOINT', 'SIGNING_KEY_FILE', 'RATE_LIMIT_PER_MINUTE', 'LOGIN_RATE_LIMIT_PER_MINUTE', 'LOGIN_SOURCE_RATE_LIMIT_PER_MINUTE', 'TABLE_NAME']) delete env[name];
   return env;
 }
 
 async function start(): Promise<string> {
   const base = await freePort();
   port = base;
-  const env = { ...cleanEnv(), DATA_DIR: dataDir, PORT: String(base), DYNAMODB_PORT: String(await freePort()), LOG_LEVEL: 'WARN' };
+  dynamodbPort = await freePort();
+  const env = { ...cleanEnv(), DATA_DIR: dataDir, PORT: String(base), DYNAMODB_PORT: String(dynamodbPort), LOG_LEVEL: 'WARN' };
   child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   return new Promise((resolve, reject) => {
@@ -168,7 +172,13 @@ describe('npm start', () => {
     expect(output).not.toContain('First start');
     expect(output).toMatch(/Its API key was printed on first start/);
     expect((await login(apiKey)).status).toBe(200);
-    // The bootstrap user spent its minute's quota above (the limit survives restarts too): look through a new member.
+    // The data is on disk, the rate-limit table is not (scripts/local/stack.ts: each request's rate-limit write would
+    // cost an fsync): the bootstrap user, who spent its minute's quota above, is admitted again after the restart.
+    const persistent = new DynamoDBClient({ region: 'us-east-1', endpoint: `http://127.0.0.1:${dynamodbPort}`, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    expect((await persistent.send(new ListTablesCommand({}))).TableNames).toEqual(['hawk-main']);
+    persistent.destroy();
+    const { token: bootstrapToken } = (await (await login(apiKey)).json()) as { token: string };
+    expect((await fetch(url('/api/v1/user'), { headers: { authorization: `Bearer ${bootstrapToken}` } })).status).toBe(200);
     const { organizationId } = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8'));
     const user = await admin('create-user', '--email', 'after-restart@example.test');
     await admin('add-member', '--org', organizationId, '--user', user.json.userId);
