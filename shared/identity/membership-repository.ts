@@ -8,6 +8,7 @@ import { badRequest, conflict } from '../errors.ts';
 import { requireItem, type TransactItem } from '../db/transactions.ts';
 import type { Permission } from './permissions.ts';
 import type { Organization } from './organization-repository.ts';
+import { userOrganizationAdded, type User } from './user-repository.ts';
 
 export const ROLES = ['OWNER', 'ADMIN', 'MEMBER'] as const;
 export type Role = (typeof ROLES)[number];
@@ -34,7 +35,7 @@ export async function putMembership(membership: Omit<Membership, 'teamIds'>, opt
       new TransactWriteCommand({
         TransactItems: [
           requireItem(keys.organization(membership.organizationId)),
-          requireItem(keys.user(membership.userId)),
+          userOrganizationAdded(membership.userId, membership.organizationId),
           {
             Update: {
               TableName: config.tableName,
@@ -98,6 +99,23 @@ export function membershipsOfUserQuery(userId: string): PartitionQuery {
 export async function listMembershipsOfUser(userId: string): Promise<Membership[]> {
   const items = await queryAll(membershipsOfUserQuery(userId));
   return items.map((item) => fromItem<Membership>(item)!);
+}
+
+/**
+ * The user's memberships and their organizations. From the organization ids the user item keeps (user-repository.ts),
+ * by key in one BatchGetItem (the pipeline prefetches those of the organizations the user was last seen in); for a
+ * user item written before it kept them, from gsi1 and then the organizations.
+ */
+export async function membershipsAndOrganizationsOf(userId: string, user?: User): Promise<{ memberships: Membership[]; organizations: Organization[] }> {
+  if (!user?.organizationIdsKept) {
+    const memberships = await listMembershipsOfUser(userId);
+    return { memberships, organizations: await getOrganizations(memberships.map((m) => m.organizationId)) };
+  }
+  const items = await batchGet([...(user.organizationIds ?? [])].flatMap((orgId) => organizationAccessKeys(orgId, userId)));
+  const memberships = items.filter((item) => item.sk !== '#ORG').map((item) => fromItem<Membership>(item)!);
+  const memberOf = new Set(memberships.map((m) => m.organizationId));
+  const organizations = items.filter((item) => item.sk === '#ORG').map((item) => fromItem<Organization>(item)!);
+  return { memberships, organizations: organizations.filter((o) => memberOf.has(o.organizationId)) };
 }
 
 /** Every membership of the organization (its partition's MEMBER# items). */

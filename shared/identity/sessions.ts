@@ -1,8 +1,8 @@
 import { hashApiKey, normalizedApiKey } from '../auth/api-keys.ts';
 import { issueAccessToken } from '../auth/tokens.ts';
 import { apiKeysOfUserQuery, findApiKey, listApiKeys } from './api-key-repository.ts';
-import { getUser } from './user-repository.ts';
-import { getOrganizationAccess, getOrganizations, listMembershipsOfUser, membershipsOfUserQuery } from './membership-repository.ts';
+import { getUser, type User } from './user-repository.ts';
+import { getOrganizationAccess, membershipsAndOrganizationsOf } from './membership-repository.ts';
 import { hints } from './hints.ts';
 import { keys } from '../db/keys.ts';
 import { organizationAccessReads, type OperationReads } from '../http/prefetch.ts';
@@ -14,10 +14,13 @@ import type { Permission } from './permissions.ts';
 
 // Sessions: an API key is exchanged for a 30-minute access token, which refresh extends (SPEC 5).
 
-/** Organizations the user may reach through the API (SPEC 1: the plan must have API access). */
-export async function apiOrganizationsOf(userId: string) {
-  const memberships = await listMembershipsOfUser(userId);
-  const organizations = (await getOrganizations(memberships.map((m) => m.organizationId))).filter((o) => o.apiAccess);
+/**
+ * Organizations the user may reach through the API (SPEC 1: the plan must have API access). `user`: the user's
+ * item when the caller has read it, whose organization ids spare the index query (membership-repository.ts).
+ */
+export async function apiOrganizationsOf(userId: string, user?: User) {
+  const { memberships, organizations: all } = await membershipsAndOrganizationsOf(userId, user);
+  const organizations = all.filter((o) => o.apiAccess);
   hints.setOrganizationsOf(userId, organizations.map((o) => o.organizationId));
   return { memberships, organizations };
 }
@@ -73,8 +76,9 @@ export async function refresh(userId: string, apiKeyId: string): Promise<{ token
 
 /** `user.UserResponse` of the public API: clients read their organization ids from it. */
 export async function currentUser(userId: string) {
-  const [user, { memberships, organizations }] = await Promise.all([getUser(userId), apiOrganizationsOf(userId)]);
+  const user = await getUser(userId);
   if (!user) throw unauthorized();
+  const { memberships, organizations } = await apiOrganizationsOf(userId, user);
   const apiOrgIds = new Set(organizations.map((o) => o.organizationId));
   const teams = await teamsOf(memberships.filter((m) => apiOrgIds.has(m.organizationId)));
   return { user: toUserView(user, organizations, memberships, teams) };
@@ -94,7 +98,8 @@ export const refreshReads: OperationReads = ({ caller }) => ({
   queries: [apiKeysOfUserQuery(caller!.userId)],
 });
 
+// /user: the user item and, for the organizations it was last seen in, the organization and membership items, which
+// the user item's organization ids name (a user item from before they were kept costs a gsi1 query more).
 export const currentUserReads: OperationReads = ({ caller }) => ({
-  items: [keys.user(caller!.userId), ...hints.organizationsOf(caller!.userId).map((orgId) => keys.organization(orgId))],
-  queries: [membershipsOfUserQuery(caller!.userId)],
+  items: [keys.user(caller!.userId), ...organizationAccessReads(caller!.userId, hints.organizationsOf(caller!.userId))],
 });

@@ -3,23 +3,32 @@ import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
 import { fromItem, cancellationReasons } from '../db/items.ts';
 import { badRequest } from '../errors.ts';
-import { putNewItem } from '../db/transactions.ts';
+import { putNewItem, type TransactItem } from '../db/transactions.ts';
 import { batchGet, getItem } from '../db/query.ts';
+import { config } from '../config.ts';
 
 export interface User {
   userId: string;
   email: string;
   fullName: string;
   createdAt: number;
+  /**
+   * The organizations the user is a member of, written in each membership write's transaction (a copy of the
+   * membership items' ids: GET /api/v1/user then reads memberships and organizations by key, in the request's one
+   * BatchGetItem, instead of querying gsi1 beside it). Absent when empty (DynamoDB has no empty sets).
+   */
+  organizationIds?: Set<string>;
+  /** Whether `organizationIds` is complete: true for users created since it is kept; older ones are read from gsi1. */
+  organizationIdsKept?: boolean;
 }
 
 /** Creates the user and claims its e-mail address in one transaction: e-mail addresses are unique. */
-export async function putUser(user: User): Promise<void> {
+export async function putUser(user: Omit<User, 'organizationIds' | 'organizationIdsKept'>): Promise<void> {
   try {
     await db.send(
       new TransactWriteCommand({
         TransactItems: [
-          putNewItem({ ...keys.user(user.userId), entity: 'user', ...user }),
+          putNewItem({ ...keys.user(user.userId), entity: 'user', ...user, organizationIdsKept: true }),
           putNewItem({ ...keys.userEmail(user.email), entity: 'userEmail', userId: user.userId }),
         ],
       }),
@@ -39,3 +48,25 @@ export async function getUsers(userIds: string[]): Promise<User[]> {
   const items = await batchGet([...new Set(userIds)].map((userId) => keys.user(userId)));
   return items.map((item) => fromItem<User>(item)!);
 }
+
+/** The membership write's part on the user item: it must exist, and lists the organization from now on. */
+export const userOrganizationAdded = (userId: string, organizationId: string): TransactItem => ({
+  Update: {
+    TableName: config.tableName,
+    Key: keys.user(userId),
+    UpdateExpression: 'ADD organizationIds :org',
+    ConditionExpression: 'attribute_exists(pk)',
+    ExpressionAttributeValues: { ':org': new Set([organizationId]) },
+  },
+});
+
+/** The membership removal's part on the user item. */
+export const userOrganizationRemoved = (userId: string, organizationId: string): TransactItem => ({
+  Update: {
+    TableName: config.tableName,
+    Key: keys.user(userId),
+    UpdateExpression: 'DELETE organizationIds :org',
+    ConditionExpression: 'attribute_exists(pk)',
+    ExpressionAttributeValues: { ':org': new Set([organizationId]) },
+  },
+});

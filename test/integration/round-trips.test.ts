@@ -7,6 +7,10 @@ import { config } from '../../shared/config.ts';
 import { addMember, removeMember } from '../../shared/identity/admin.ts';
 import type { LambdaEvent, LambdaResult } from '../../shared/http/types.ts';
 import { addUserTo, createTenant, type Tenant } from './fixtures.ts';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from '../../shared/db/client.ts';
+import { keys } from '../../shared/db/keys.ts';
+import { getItem } from '../../shared/db/query.ts';
 
 // DynamoDB round trips per request (issue 17): the reads a request needs before its authorization decision go in
 // one round trip beside the rate-limit update (shared/http/prefetch.ts). The handlers run in this process, as the
@@ -56,6 +60,9 @@ describe('DynamoDB round trips per request', () => {
     expect(user.status).toBe(200);
     expect(user.body.user.external.organizations.map((o: { organization: { id: string } }) => o.organization.id)).toEqual([tenant.orgId]);
     expect(user.roundTrips).toBe(1);
+    // UpdateItem (rate limit) and one BatchGetItem (user, organization, membership: the user item names its
+    // organizations, so no gsi1 query beside them).
+    expect(user.calls).toBe(2);
 
     await call('GET', '/api/v1/auth/login', { 'x-apikey': tenant.apiKey });
     const login = await call('GET', '/api/v1/auth/login', { 'x-apikey': tenant.apiKey });
@@ -93,6 +100,41 @@ describe('DynamoDB round trips per request', () => {
     await removeMember({ organizationId: tenant.orgId, userId: other.userId });
     const removed = await call('GET', `/api/v1/app/${appId}`, bearer(other));
     expect(removed.status).toBe(404);
+  });
+
+  it('keeps /user right through membership changes: the organization ids on the user item follow every membership write', async () => {
+    const member = await createTenant();
+    const second = await createTenant();
+    const organizationsOf = async () => {
+      const answer = await call('GET', '/api/v1/user', bearer(member));
+      expect(answer.status).toBe(200);
+      return answer.body.user.external.organizations.map((o: { organization: { id: string } }) => o.organization.id).sort();
+    };
+    const storedIds = async () => [...((await getItem(keys.user(member.userId)))?.organizationIds as Set<string> | undefined ?? [])].sort();
+    expect(await organizationsOf()).toEqual([member.orgId]); // this process now hints the first organization
+    await addMember({ organizationId: second.orgId, userId: member.userId });
+    expect(await storedIds()).toEqual([member.orgId, second.orgId].sort());
+    expect(await organizationsOf()).toEqual([member.orgId, second.orgId].sort()); // the hint missed the new one: read after
+    await removeMember({ organizationId: member.orgId, userId: member.userId });
+    expect(await storedIds()).toEqual([second.orgId]);
+    expect(await organizationsOf()).toEqual([second.orgId]); // the hint still names the removed one: not listed
+    await expect(addMember({ organizationId: second.orgId, userId: member.userId })).rejects.toThrow(/already a member/);
+    expect(await storedIds()).toEqual([second.orgId]); // a refused membership write leaves the user item as it was
+    await removeMember({ organizationId: second.orgId, userId: member.userId });
+    expect(await storedIds()).toEqual([]);
+    expect((await call('GET', '/api/v1/user', bearer(member))).body.user.external.organizations).toEqual([]);
+  });
+
+  it('answers /user for a user item written before it kept its organization ids, from the index', async () => {
+    const legacy = await createTenant();
+    const other = await createTenant();
+    await addMember({ organizationId: other.orgId, userId: legacy.userId });
+    // As an earlier version wrote it: no organizationIds, no organizationIdsKept.
+    await db.send(new UpdateCommand({ TableName: config.tableName, Key: keys.user(legacy.userId), UpdateExpression: 'REMOVE organizationIds, organizationIdsKept' }));
+    const answer = await call('GET', '/api/v1/user', bearer(legacy));
+    expect(answer.status).toBe(200);
+    expect(answer.body.user.external.organizations.map((o: { organization: { id: string } }) => o.organization.id).sort()).toEqual([legacy.orgId, other.orgId].sort());
+    expect(answer.calls).toBeGreaterThan(2); // the gsi1 query, as before
   });
 
   it('counts requests refused by authorization against the rate limit, and refuses over the limit before using what it read', async () => {
