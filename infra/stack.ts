@@ -15,6 +15,7 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Asset } from 'aws-cdk-lib/aws-s3-assets';
 import { apiGatewayPaths, routes, type Route } from '../shared/routes.ts';
 import { mainTable, rateLimitTable, type KeyAttribute, type TableDefinition } from '../shared/db/tables.ts';
+import { declaredTable, MAIN_TABLE_INDEXES_CONTEXT } from './index-steps.ts';
 import { analyzeBundle, type AccessGrant, type CodeAccess } from './code-access.ts';
 import { functionBundleAliases } from './proto-descriptors.ts';
 import { FUNCTION_BUNDLE } from './bundling.ts';
@@ -22,7 +23,8 @@ import { SERVICE_DESCRIPTION, SERVICE_FILES, SERVICE_PATHS } from '../shared/ser
 
 const attribute = (key: KeyAttribute): Attribute => ({ name: key.name, type: key.type === 'S' ? AttributeType.STRING : AttributeType.NUMBER });
 
-function table(scope: Construct, definition: TableDefinition, pointInTimeRecovery: boolean): TableV2 {
+/** A table of the stack from its definition (shared/db/tables.ts). */
+export function table(scope: Construct, definition: TableDefinition, pointInTimeRecovery: boolean): TableV2 {
   return new TableV2(scope, definition.id, {
     partitionKey: attribute(definition.partitionKey),
     sortKey: definition.sortKey && attribute(definition.sortKey),
@@ -89,7 +91,8 @@ export class HawkApiStack extends Stack {
   constructor(scope: Construct, id: string, props?: StackProps) {
     super(scope, id, props);
 
-    const main = table(this, mainTable, true);
+    // While an older stack is upgraded, only some of the indexes (infra/index-steps.ts).
+    const main = table(this, declaredTable(mainTable, this.node.tryGetContext(MAIN_TABLE_INDEXES_CONTEXT)), true);
     const rateLimit = table(this, rateLimitTable, false);
     const assets = new Bucket(this, 'AssetsBucket', {
       encryption: BucketEncryption.S3_MANAGED,

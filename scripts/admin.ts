@@ -3,6 +3,7 @@
 // stack's outputs) or TABLE_NAME and ASSETS_BUCKET, with the usual AWS credentials and region.
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+import { stackOutputs } from './aws-stack.ts';
 import { configureEnvironment, dataDir, runningStack, ensureLocalS3Credentials, ensureSigningKey } from './local/stack.ts';
 
 interface Command {
@@ -113,13 +114,6 @@ function usage(): string {
   ].join('\n');
 }
 
-/** The stack's outputs (infra/stack.ts: TableName, AssetsBucketName), read with the caller's AWS credentials. */
-async function stackOutputs(stackName: string): Promise<Record<string, string>> {
-  const { CloudFormationClient, DescribeStacksCommand } = await import('@aws-sdk/client-cloudformation');
-  const out = await new CloudFormationClient({}).send(new DescribeStacksCommand({ StackName: stackName }));
-  return Object.fromEntries((out.Stacks?.[0]?.Outputs ?? []).map((o) => [o.OutputKey!, o.OutputValue!]));
-}
-
 /** Points the data layer at the running `npm start` for DATA_DIR, or at the AWS stack. */
 async function connect(): Promise<void> {
   const dir = dataDir();
@@ -133,6 +127,7 @@ async function connect(): Promise<void> {
     });
   } else if (process.env.STACK_NAME) {
     const outputs = await stackOutputs(process.env.STACK_NAME);
+    if (!outputs) throw new UsageError(`no stack ${process.env.STACK_NAME} in this AWS account and region`);
     if (!outputs.TableName || !outputs.AssetsBucketName) throw new UsageError(`stack ${process.env.STACK_NAME} has no TableName/AssetsBucketName outputs`);
     process.env.TABLE_NAME = outputs.TableName;
     process.env.ASSETS_BUCKET = outputs.AssetsBucketName;

@@ -3,6 +3,7 @@ import {
   DescribeTableCommand,
   DynamoDBClient,
   ResourceInUseException,
+  UpdateTableCommand,
   UpdateTimeToLiveCommand,
   type CreateTableCommandInput,
 } from '@aws-sdk/client-dynamodb';
@@ -49,18 +50,30 @@ export function createTableInput(table: TableDefinition, tableName: string): Cre
 }
 
 /**
- * A data directory from an earlier version whose table lacks indexes added since (issue 17's list indexes): the
- * lists would fail on every request, so starting stops here and says what to do.
+ * A data directory from an earlier version whose table lacks indexes added since (issue 17's list indexes): its
+ * items get the index keys today's write paths give new items (the backfill of `npm run migrate`), then the
+ * indexes are created, which DynamoDB Local fills from those keys. In that order, an interrupted upgrade is
+ * simply done again at the next start (the indexes are still missing; items already backfilled are only read).
  */
-async function refuseMissingIndexes(client: DynamoDBClient, table: TableDefinition, tableName: string): Promise<void> {
+export async function addMissingIndexes(client: DynamoDBClient, table: TableDefinition, tableName: string, log: (line: string) => void): Promise<void> {
   const existing = new Set(((await client.send(new DescribeTableCommand({ TableName: tableName }))).Table?.GlobalSecondaryIndexes ?? []).map((i) => i.IndexName));
-  const missing = table.globalSecondaryIndexes.map((i) => i.indexName).filter((name) => !existing.has(name));
-  if (missing.length) {
-    throw new Error(
-      `table ${tableName} was created by an earlier version and lacks the indexes ${missing.join(', ')}: its data cannot be listed. ` +
-        'Move the data directory (DATA_DIR, default .data) aside and start again to begin with an empty one.',
-    );
+  const input = createTableInput(table, tableName);
+  const missing = (input.GlobalSecondaryIndexes ?? []).filter((index) => !existing.has(index.IndexName));
+  if (missing.length === 0) return;
+  log(`Table ${tableName} is from an earlier version: adding the index keys of its items, then the indexes ${missing.map((i) => i.IndexName).join(', ')} (once) ...`);
+  const { backfillIndexKeys } = await import('../../shared/db/backfill.ts');
+  const { indexedEntities } = await import('../../shared/index-keys.ts');
+  const summary = await backfillIndexKeys({
+    tableName,
+    entities: indexedEntities,
+    onProgress: (s) => log(`  ${s.scanned} items read, ${s.updated} updated (${s.segmentsDone} of ${s.segments} scan segments done)`),
+  });
+  if (summary.conflicts) throw new Error(`${summary.conflicts} items changed while their index keys were added: start again to finish the upgrade`);
+  for (const index of missing) {
+    log(`  adding index ${index.IndexName} ...`);
+    await client.send(new UpdateTableCommand({ TableName: tableName, AttributeDefinitions: input.AttributeDefinitions, GlobalSecondaryIndexUpdates: [{ Create: index }] }));
   }
+  log(`Table ${tableName} upgraded: ${summary.updated} items given their index keys, ${missing.length} indexes added.`);
 }
 
 export async function provision(): Promise<void> {
@@ -82,7 +95,7 @@ export async function provision(): Promise<void> {
       }
     } catch (error) {
       if (!(error instanceof ResourceInUseException)) throw error;
-      await refuseMissingIndexes(client, table, tableName);
+      await addMissingIndexes(client, table, tableName, (line) => process.stderr.write(`${line}\n`));
     }
   }
   for (const client of clients.values()) client.destroy();

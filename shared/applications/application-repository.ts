@@ -52,16 +52,28 @@ export async function getApplications(appIds: string[]): Promise<ApplicationReco
 
 // ---- Writes: each returns TransactWriteItems for the caller to commit with its audit entry.
 
-/** The list entries' keys of a live application (keys.applicationListEntries) after `changes`. */
+/**
+ * The list entries' keys of a live application (keys.applicationListEntries) after `changes`. Reads the record's
+ * fields by name (no spread): the index backfill (shared/db/backfill.ts) conditions its write on exactly the fields
+ * read.
+ */
 const listEntries = (app: ApplicationRecord, changes: Partial<Pick<ApplicationRecord, 'name' | 'teamId' | 'applicationStatus'>> = {}) => {
-  const next = { ...app, ...changes };
-  return keys.applicationListEntries(app.organizationId, app.applicationType, next.teamId, next.name, app.applicationId, next.applicationStatus);
+  const teamId = 'teamId' in changes ? changes.teamId : app.teamId;
+  return keys.applicationListEntries(app.organizationId, app.applicationType, teamId, changes.name ?? app.name, app.applicationId, changes.applicationStatus ?? app.applicationStatus);
 };
+
+/**
+ * Every index key an application item carries in its current state: its list entries while live, the deleting
+ * entry once its cascade delete has started. What a new item is written with, and what the index backfill
+ * (npm run migrate) gives items written by earlier versions.
+ */
+export const applicationIndexKeys = (app: ApplicationRecord): Record<string, string> =>
+  app.deleting ? keys.deletingApplication(app.organizationId, app.applicationId) : listEntries(app);
 
 export function applicationPut(app: ApplicationRecord): TransactItem {
   return putNewItem({
     ...keys.application(app.applicationId),
-    ...listEntries(app),
+    ...applicationIndexKeys(app),
     entity: 'application',
     ...app,
   });

@@ -50,8 +50,21 @@ export interface EnvironmentRecord extends Partial<LastScan> {
 export const NO_SCAN_STATUS = 'NONE';
 
 const toRecord = (item: Record<string, unknown> | undefined) => fromItem<EnvironmentRecord>(item);
+/** Reads the fields by name (no spread): the index backfill (shared/db/backfill.ts) conditions its write on them. */
 const indexKeys = (env: EnvironmentRecord, name = env.name, scan: Partial<LastScan> = env) =>
-  keys.environmentIndexes(env.organizationId, env.environmentId, name, { ...scan, lastScanStatus: scan.lastScanStatus ?? NO_SCAN_STATUS });
+  keys.environmentIndexes(env.organizationId, env.environmentId, name, {
+    lastScanTimestamp: scan.lastScanTimestamp,
+    lastScanStatus: scan.lastScanStatus ?? NO_SCAN_STATUS,
+    lastScanDuration: scan.lastScanDuration,
+    lastScanTotalUntriaged: scan.lastScanTotalUntriaged,
+  });
+
+/**
+ * Every index key an environment item carries in its current state: one entry per list order while live, none once
+ * its delete has started. What a new item is written with, and what the index backfill (npm run migrate) gives
+ * items written by earlier versions.
+ */
+export const environmentIndexKeys = (env: EnvironmentRecord): Record<string, string> => (env.deleting ? {} : indexKeys(env));
 
 export async function getEnvironmentIncludingDeleting(appId: string, envId: string): Promise<EnvironmentRecord | undefined> {
   const out = await db.send(new GetCommand({ TableName: config.tableName, Key: keys.environment(appId, envId) }));
@@ -116,7 +129,7 @@ export function environmentCreation(app: ApplicationRecord, env: EnvironmentReco
 /** The environment record and its name claim (alone: when its application is created in the same transaction). */
 export function environmentPuts(env: EnvironmentRecord): TransactItem[] {
   return [
-    putNewItem({ ...keys.environment(env.applicationId, env.environmentId), ...indexKeys(env), entity: 'environment', ...env }),
+    putNewItem({ ...keys.environment(env.applicationId, env.environmentId), ...environmentIndexKeys(env), entity: 'environment', ...env }),
     putNewItem({ ...keys.environmentName(env.applicationId, env.name), entity: 'environmentName', environmentId: env.environmentId }),
   ];
 }

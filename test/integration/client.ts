@@ -6,7 +6,12 @@ import { matchRoute } from '../../scripts/local/server.ts';
 
 // The integration tests' HTTP client. Every JSON 2xx response is validated against the committed openapi.json
 // (the schema of the operation the local router matched), so the description and the service cannot drift.
-export const baseUrl = () => inject('baseUrl');
+let ownServer: string | undefined;
+export const baseUrl = () => ownServer ?? inject('baseUrl');
+/** Sends this test file's requests to a server of its own (one on a table of its own: test/integration/migrate.test.ts). */
+export const useServer = (url: string) => {
+  ownServer = url;
+};
 
 const openapi = JSON.parse(readFileSync(new URL('../../openapi.json', import.meta.url), 'utf8'));
 const ajv = new (Ajv2020 as unknown as typeof Ajv2020.default)({ strict: false, allErrors: true });

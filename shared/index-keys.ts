@@ -1,0 +1,14 @@
+import type { IndexKeysOf } from './db/backfill.ts';
+import { applicationIndexKeys } from './applications/application-repository.ts';
+import { environmentIndexKeys } from './applications/environment-repository.ts';
+
+/**
+ * The entities whose index keys the backfill (shared/db/backfill.ts: `npm run migrate`, `npm start` on older data)
+ * keeps current, by their `entity` attribute: each with the key function its write path puts new items with, so
+ * that a new or changed key reaches older items by changing only that function. An entity whose keys change for
+ * the first time joins here with its write path's function.
+ */
+export const indexedEntities: Record<string, IndexKeysOf> = {
+  application: applicationIndexKeys as IndexKeysOf,
+  environment: environmentIndexKeys as IndexKeysOf,
+};
