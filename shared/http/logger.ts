@@ -2,8 +2,10 @@ import { currentScope } from '../request-scope.ts';
 
 // Structured JSON logs: one line per entry (level, message, timestamp, service, the request's id, attributes), INFO
 // and DEBUG on stdout, WARN and ERROR on stderr, as Lambda and CloudWatch read them. Written here rather than with
-// Powertools' Logger, which was 21 KB of every function's bundle for this alone (none of its other features were
-// used). LOG_LEVEL: DEBUG, INFO (default), WARN, ERROR or SILENT.
+// Powertools' Logger (@aws-lambda-powertools/logger 2.36, measured in place of this module: +22.7 KB in every
+// function's bundle, 21 KB of it its own code, and ~2 ms more CPU to load, 59 -> 61 ms median of 15 for
+// get-application) against the 150 KiB bundle target; none of its other features were used.
+// LOG_LEVEL: DEBUG, INFO (default), WARN, ERROR or SILENT.
 const LEVELS = { DEBUG: 10, INFO: 20, WARN: 30, ERROR: 40, SILENT: 100 } as const;
 type Level = Exclude<keyof typeof LEVELS, 'SILENT'>;
 type Attributes = Record<string, unknown>;

@@ -1,8 +1,8 @@
 import type middy from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
-import httpContentNegotiation from '@middy/http-content-negotiation';
+import preferredMediaTypes from 'negotiator/lib/mediaType.js';
 import type * as z from 'zod/mini';
-import { HttpError, badRequest, payloadTooLarge, tooManyRequests, unauthorized, unsupportedMediaType } from '../errors.ts';
+import { HttpError, badRequest, notAcceptable, payloadTooLarge, tooManyRequests, unauthorized, unsupportedMediaType } from '../errors.ts';
 import { verifyAccessToken, InvalidTokenError } from '../auth/tokens.ts';
 import { hashApiKey, normalizedApiKey } from '../auth/api-keys.ts';
 import { admit } from '../rate-limit.ts';
@@ -71,10 +71,6 @@ export function errorResponses(): Middleware {
         // written (a transaction is all or nothing), so the client may simply retry.
         logger.info('write lost to concurrent changes', { reasons: (error as { CancellationReasons?: unknown }).CancellationReasons });
         request.response = jsonResponse(409, { message: 'Conflict: other requests changed the same data at the same time; nothing was changed, retry the request' });
-      } else if (error.statusCode === 406) {
-        request.response = jsonResponse(406, {
-          message: `Not Acceptable: this operation answers ${(request.context.route.mediaTypes ?? [JSON_TYPE, PROTOBUF_TYPE]).join(' or ')}`,
-        });
       } else {
         logger.error('unexpected error', { error });
         request.response = jsonResponse(500, { message: `Internal error (request ${request.event.requestContext.requestId})` });
@@ -83,15 +79,20 @@ export function errorResponses(): Middleware {
   };
 }
 
+/**
+ * The response's media type from the Accept header (406 when it allows none the route answers). negotiator's
+ * media-type module alone, as @middy/http-content-negotiation uses it: that middleware also loads negotiator's
+ * charset, encoding and language parsers (5 KB of every bundle) that no operation calls.
+ */
 export function contentNegotiation(route: Route): Middleware {
-  const negotiation = httpContentNegotiation({
-    parseCharsets: false,
-    parseEncodings: false,
-    parseLanguages: false,
-    availableMediaTypes: route.mediaTypes ?? [JSON_TYPE, PROTOBUF_TYPE],
-    failOnMismatch: true,
-  }) as unknown as Middleware;
-  return negotiation;
+  const available = route.mediaTypes ?? [JSON_TYPE, PROTOBUF_TYPE];
+  return {
+    before: (request) => {
+      const [preferred] = preferredMediaTypes(request.event.headers.accept, available);
+      if (!preferred) throw notAcceptable(`Not Acceptable: this operation answers ${available.join(' or ')}`);
+      request.context.preferredMediaType = preferred;
+    },
+  };
 }
 
 function bearerToken(event: LambdaEvent): string | undefined {
