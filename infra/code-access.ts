@@ -71,13 +71,23 @@ function keyPatterns(): Record<string, string> {
 const isFunctionLike = (node: ts.Node) =>
   ts.isFunctionDeclaration(node) || ts.isFunctionExpression(node) || ts.isArrowFunction(node) || ts.isMethodDeclaration(node);
 
-/** The module an expression loads: `require("@aws-sdk/...")`, or `import("@aws-sdk/...")` awaited or `.then`-ed. */
+/**
+ * The module an expression loads, awaited or not: `require("@aws-sdk/...")`, `import("@aws-sdk/...")`, and a load
+ * on use as esbuild writes `await import(...)` for CommonJS: `Promise.resolve().then(()=>__toESM(require("..."),1))`
+ * (a call whose first argument is a loaded module is taken as the module: esbuild's interop helper, renamed).
+ */
 function loadedModuleOf(expression: ts.Expression | undefined): string | undefined {
   let e = expression;
   while (e && (ts.isAwaitExpression(e) || ts.isParenthesizedExpression(e))) e = e.expression;
-  if (!e || !ts.isCallExpression(e) || e.arguments.length !== 1 || !ts.isStringLiteral(e.arguments[0])) return undefined;
-  const loader = e.expression.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(e.expression) && e.expression.text === 'require');
-  return loader ? e.arguments[0].text : undefined;
+  if (!e || !ts.isCallExpression(e) || e.arguments.length === 0) return undefined;
+  const [argument] = e.arguments;
+  if (ts.isStringLiteral(argument) && e.arguments.length === 1) {
+    const loader = e.expression.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(e.expression) && e.expression.text === 'require');
+    return loader ? argument.text : undefined;
+  }
+  // x.then(() => <module>)
+  if (ts.isPropertyAccessExpression(e.expression) && e.expression.name.text === 'then' && ts.isArrowFunction(argument) && !ts.isBlock(argument.body)) return loadedModuleOf(argument.body);
+  return ts.isIdentifier(e.expression) ? loadedModuleOf(argument) : undefined;
 }
 
 /** A name bound to one SDK export (`exported`), to a whole SDK module (`exported` undefined), or to something else. */

@@ -144,7 +144,10 @@ export class HawkApiStack extends Stack {
           define: FUNCTION_BUNDLE.define,
           banner: FUNCTION_BUNDLE.banner,
           // Only the protobuf messages this function's code names, and no `long` (infra/proto-descriptors.ts).
-          esbuildArgs: Object.fromEntries(Object.entries(functionBundleAliases(entry, descriptors, id)).map(([name, path]) => [`--alias:${name}`, path])),
+          esbuildArgs: {
+            ...Object.fromEntries(Object.entries(functionBundleAliases(entry, descriptors, id)).map(([name, path]) => [`--alias:${name}`, path])),
+            ...Object.fromEntries(Object.entries(FUNCTION_BUNDLE.supported).map(([feature, on]) => [`--supported:${feature}`, String(on)])),
+          },
           commandHooks: {
             beforeBundling: () => [],
             beforeInstall: () => [],

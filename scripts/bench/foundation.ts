@@ -207,6 +207,7 @@ const section: BenchSection = {
         mainFields: [...FUNCTION_BUNDLE.mainFields],
         external: [...FUNCTION_BUNDLE.external],
         define: FUNCTION_BUNDLE.define,
+        supported: FUNCTION_BUNDLE.supported,
         banner: { js: FUNCTION_BUNDLE.banner },
       });
       const file = join(outDir, `${handler}.cjs`);

@@ -3,7 +3,6 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
-import { dereference, validate } from '@readme/openapi-parser';
 import { LineCounter, isMap, isScalar, isSeq, parseDocument, type Document, type Node } from 'yaml';
 import { HttpError, badRequest } from '../errors.ts';
 import { DocumentRejected, documentValue, lineOfOffset, parseBoundedYaml, prescanDocument } from '../documents.ts';
@@ -47,6 +46,12 @@ export function descriptionText(body: Buffer, contentTypeHeader: string | undefi
   }
   return text;
 }
+
+/**
+ * The validator (@readme/openapi-parser with ajv and the OpenAPI JSON Schemas: most of this function's bundle),
+ * loaded in the worker when it validates: the request's thread, which loads this module too, never evaluates it.
+ */
+const openapiParser = () => import('@readme/openapi-parser');
 
 /** Marks the worker threads this module starts; they load this same module (or the Lambda bundle holding it). */
 const WORKER_KIND = 'hawk-api:validate-description';
@@ -170,6 +175,7 @@ async function validateHere(text: string): Promise<ValidDescription> {
   }
   // Internal references only: a description naming a file or URL must not make the service read or fetch it.
   const options = { resolve: { external: false }, dereference: { circular: 'ignore' as const }, timeoutMs: DESCRIPTION_VALIDATION.timeoutMs };
+  const { dereference, validate } = await openapiParser();
   let expanded: Record<string, unknown>;
   try {
     expanded = (await dereference(structuredClone(document) as never, options)) as Record<string, unknown>;

@@ -26,9 +26,10 @@ const { template, bundles } = readCloudAssembly(inject('cloudAssembly'));
 
 /**
  * Every AWS SDK export a minified CommonJS bundle (infra/bundling.ts) binds and uses, by module:
- * `var s=require("@aws-sdk/x")` then `s.A`, `{A:b}=require("@aws-sdk/x")`, `{A:b}=await import("@aws-sdk/x")`,
- * `import("@aws-sdk/x").then(({A:b})=>...)`. A command counts when the bundle has a `new b(` or `new s.A(`
- * (over-approximating: a short minified name may also be another variable).
+ * `var s=require("@aws-sdk/x")` then `s.A`, `{A:b}=require("@aws-sdk/x")`, and loads on use, which esbuild writes
+ * `Promise.resolve().then(()=>c(require("@aws-sdk/x"),1))` (or `import("@aws-sdk/x")`), destructured after `await`
+ * or in a `.then(({A:b})=>...)`. A command counts when the bundle has a `new b(` or `new s.A(` (over-approximating:
+ * a short minified name may also be another variable).
  */
 export function sdkImports(bundle: string): { module: string; name: string; constructed: boolean; called: boolean }[] {
   const found: { module: string; name: string; local: string }[] = [];
@@ -41,8 +42,10 @@ export function sdkImports(bundle: string): { module: string; name: string; cons
     // The whole module: each `s.Name` the bundle reads.
     for (const use of bundle.matchAll(new RegExp(`(?<![\\w$.])${escape(m[1])}\\.([A-Za-z_$][\\w$]*)`, 'g'))) found.push({ module: m[2], name: use[1], local: `${m[1]}.${use[1]}` });
   }
-  for (const m of bundle.matchAll(/\{([^{}]*)\}\s*=\s*(?:await\s+import|require)\("(@aws-sdk\/[^"]+)"\)/g)) for (const spec of m[1].split(',')) add(m[2], spec, /:/);
-  for (const m of bundle.matchAll(/import\("(@aws-sdk\/[^"]+)"\)\.then\(\s*\(?\s*\{([^}]*)\}/g)) for (const spec of m[2].split(',')) add(m[1], spec, /:/);
+  const onUse = String.raw`(?:import\("(@aws-sdk\/[^"]+)"\)|Promise\.resolve\(\)\.then\(\(\)=>[\w$]+\(require\("(@aws-sdk\/[^"]+)"\)(?:,\d)?\)\))`;
+  for (const m of bundle.matchAll(/\{([^{}]*)\}\s*=\s*require\("(@aws-sdk\/[^"]+)"\)/g)) for (const spec of m[1].split(',')) add(m[2], spec, /:/);
+  for (const m of bundle.matchAll(new RegExp(String.raw`\{([^{}]*)\}\s*=\s*await\s+${onUse}`, 'g'))) for (const spec of m[1].split(',')) add(m[2] ?? m[3], spec, /:/);
+  for (const m of bundle.matchAll(new RegExp(String.raw`${onUse}\.then\(\s*\(?\s*\{([^}]*)\}`, 'g'))) for (const spec of m[3].split(',')) add(m[1] ?? m[2], spec, /:/);
   const unique = new Map(found.map((f) => [`${f.module} ${f.name} ${f.local}`, f]));
   return [...unique.values()].map(({ module, name, local }) => ({
     module,
