@@ -3,6 +3,7 @@ import { ConditionalCheckFailedException, DescribeTableCommand, DynamoDBClient }
 import { GetCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from './client.ts';
 import { mainTable } from './tables.ts';
+import { inParallel } from './query.ts';
 import { config } from '../config.ts';
 
 // The index backfill (`npm run migrate`, and `npm start` on a data directory from an earlier version): gives every
@@ -174,15 +175,6 @@ function readState(file: string | undefined, tableName: string, segments: number
   return { tableName, segments, progress: Array.from({ length: segments }, () => ({})) };
 }
 
-/** Runs `work` over `items` with at most `limit` at a time. */
-async function inPool<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await work(items[next++]);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}
-
 /**
  * Scans the table in parallel segments for items of the listed entities and brings each to its current index keys.
  * Idempotent (items already current are only read) and resumable (with `stateFile`, an interrupted run continues
@@ -219,7 +211,7 @@ export async function backfillIndexKeys(options: BackfillOptions): Promise<Backf
           ExclusiveStartKey: progress.startKey,
         }),
       );
-      await inPool(page.Items ?? [], options.concurrency ?? 8, async (item) => {
+      await inParallel(page.Items ?? [], options.concurrency ?? 8, async (item) => {
         const { outcome, rereads } = await backfillItem(options.tableName, item, options.entities);
         summary.scanned++;
         summary.reread += rereads ? 1 : 0;

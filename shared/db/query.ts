@@ -161,6 +161,15 @@ async function batchWrite(requests: WriteRequest[], concurrency: number): Promis
   await Promise.all(Array.from({ length: Math.min(concurrency, chunks.length) }, worker));
 }
 
+/** Runs `work` on every item, at most `limit` at a time. */
+export async function inParallel<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await work(items[next++]);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
 /** Deletes items by key (not atomic: for cascades). */
 export async function batchDelete(itemKeys: { pk: unknown; sk: unknown }[]): Promise<void> {
   await batchWrite(itemKeys.map(({ pk, sk }) => ({ DeleteRequest: { Key: { pk, sk } } })), 1);

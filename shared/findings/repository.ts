@@ -1,8 +1,9 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
 import { fromItem } from '../db/items.ts';
-import { batchGet, batchPut, queryItems } from '../db/query.ts';
+import { batchGet, batchPut, inParallel, queryItems } from '../db/query.ts';
 import { config } from '../config.ts';
 import type { TransactItem } from '../db/transactions.ts';
 import type { Severity } from '../scans/inputs.ts';
@@ -96,9 +97,54 @@ export async function rulesOf(env: EnvRef, hashes: string[]): Promise<Map<string
   return new Map(items.map((item) => fromItem<TriageRule>(item)!).map((rule) => [rule.findingHash, rule]));
 }
 
-/** Records what a scan saw (not atomic, idempotent: written before the scan's completion commits). */
+/** Records what a scan saw (not atomic, idempotent: written before the scan's completion commits; see findingsBefore). */
 export async function recordFindings(env: EnvRef, findings: FindingRecord[]): Promise<void> {
   await batchPut(findings.map((f) => ({ ...keys.finding(env.applicationId, env.environmentId, f.findingHash), entity: 'finding', ...f })));
+}
+
+/**
+ * The environment's records of these findings as they are before a scan records its own (recordFindings runs before
+ * the scan's completion commits): what restoreFindings puts back if that commit does not happen.
+ */
+export interface FindingsBefore {
+  scanId: string;
+  /** Records that existed, as they were. */
+  previous: FindingRecord[];
+  /** Hashes that had no record. */
+  added: string[];
+}
+
+export async function findingsBefore(scan: EnvRef & { scanId: string }, hashes: string[], known?: FindingsBefore): Promise<FindingsBefore> {
+  const seen = new Set([...(known?.previous.map((f) => f.findingHash) ?? []), ...(known?.added ?? [])]);
+  const fresh = [...new Set(hashes)].filter((h) => !seen.has(h));
+  const items = await batchGet(fresh.map((h) => keys.finding(scan.applicationId, scan.environmentId, h)));
+  const previous = items.map((item) => fromItem<FindingRecord>(item)!);
+  const existed = new Set(previous.map((f) => f.findingHash));
+  return {
+    scanId: scan.scanId,
+    previous: [...(known?.previous ?? []), ...previous],
+    added: [...(known?.added ?? []), ...fresh.filter((h) => !existed.has(h))],
+  };
+}
+
+/**
+ * Puts the finding records back as they were before a scan whose completion did not commit recorded its own: each
+ * only while it is still the one that scan wrote (lastScanId), so a record another scan has written since is kept
+ * and a record deleted since (the environment's delete) is not recreated.
+ */
+export async function restoreFindings(env: EnvRef, before: FindingsBefore): Promise<void> {
+  const stillOurs = { ConditionExpression: 'lastScanId = :scan', ExpressionAttributeValues: { ':scan': before.scanId } };
+  const write = async (send: () => Promise<unknown>) => {
+    try {
+      await send();
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  };
+  await inParallel(before.previous, 16, (f) =>
+    write(() => db.send(new PutCommand({ TableName: config.tableName, Item: { ...keys.finding(env.applicationId, env.environmentId, f.findingHash), entity: 'finding', ...f }, ...stillOurs }))),
+  );
+  await inParallel(before.added, 16, (hash) => write(() => db.send(new DeleteCommand({ TableName: config.tableName, Key: keys.finding(env.applicationId, env.environmentId, hash), ...stillOurs }))));
 }
 
 /** Fails the transaction if a triage changed the environment's rules since `version` was read. */

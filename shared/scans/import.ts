@@ -4,7 +4,7 @@ import { accessibleApplication } from '../applications/access.ts';
 import { auditEntry } from '../audit/entries.ts';
 import { keys } from '../db/keys.ts';
 import { cancellationReasons } from '../db/items.ts';
-import { batchDelete, batchGet, batchPut, deleteFound, transactWriteRetryingConflicts } from '../db/query.ts';
+import { batchPut, deleteFound, transactWriteRetryingConflicts } from '../db/query.ts';
 import { badRequest, conflict, notFound, payloadTooLarge } from '../errors.ts';
 import { IMPORT_LIMITS } from '../limits.ts';
 import { environmentCreationWrites } from '../applications/environments.ts';
@@ -12,7 +12,7 @@ import { newEnvironment } from '../applications/environment-creation.ts';
 import { environmentLastScanUpdate, getEnvironment, getEnvironmentByName, type EnvironmentRecord } from '../applications/environment-repository.ts';
 import { getApplication } from '../applications/application-repository.ts';
 import { findingsOfScan } from '../findings/scan-findings.ts';
-import { recordFindings, triageVersionCheck, type FindingRecord } from '../findings/repository.ts';
+import { findingsBefore, recordFindings, restoreFindings, triageVersionCheck, type FindingsBefore } from '../findings/repository.ts';
 import { configHashOf, parseScanConfig, storeScanConfig } from './configs.ts';
 import { reportedAlertSchema, type ReportedAlert } from './inputs.ts';
 import { findingItems } from './reporting.ts';
@@ -81,14 +81,6 @@ async function storeFindings(scan: ScanRecord, alerts: ReportedAlert[], deadline
   return records;
 }
 
-/** The environment's finding records as they were before this import wrote its own, to put back if it fails. */
-async function findingsBefore(scan: ScanRecord, hashes: string[]): Promise<{ previous: FindingRecord[]; added: string[] }> {
-  const items = await batchGet(hashes.map((h) => keys.finding(scan.applicationId, scan.environmentId, h)));
-  const previous = items.map((item) => item as unknown as FindingRecord);
-  const known = new Set(previous.map((f) => f.findingHash));
-  return { previous, added: hashes.filter((h) => !known.has(h)) };
-}
-
 export async function importScanReport(caller: Caller, appId: string, envName: string, body: Buffer) {
   // Authorized (permission, the application's existence and team) before the report is parsed.
   let { app } = await accessibleApplication(caller, appId, { teamRestricted: true });
@@ -120,13 +112,13 @@ export async function importScanReport(caller: Caller, appId: string, envName: s
     reportedUris: report.uriCount,
   };
   const data = keys.dataOfScan(appId, scan.environmentId, scan.scanId);
-  let restore: Awaited<ReturnType<typeof findingsBefore>> | undefined;
+  let before: FindingsBefore | undefined;
   try {
     const records = await storeFindings(scan, alerts, deadline);
     for (let attempt = 1; ; attempt++) {
       // Findings, first/last seen and triage figures from the environment's rules now (as a scan's completion).
       const found = await findingsOfScan(scan, records);
-      restore ??= await findingsBefore(scan, found.findings.map((f) => f.findingHash));
+      before = await findingsBefore(scan, found.findings.map((f) => f.findingHash), before);
       await recordFindings(scan, found.findings);
       const completedAt = Date.now();
       const done: ScanRecord = {
@@ -183,10 +175,7 @@ export async function importScanReport(caller: Caller, appId: string, envName: s
     }
   } catch (error) {
     // Nothing was published: remove the unreachable data and put the environment's finding records back.
-    if (restore) {
-      await batchPut(restore.previous.map((f) => f as unknown as Record<string, unknown>));
-      await batchDelete(restore.added.map((h) => keys.finding(appId, scan.environmentId, h)));
-    }
+    if (before) await restoreFindings(scan, before);
     await deleteFound({ partition: data.pk, skPrefix: data.skPrefix });
     throw error;
   }

@@ -13,13 +13,14 @@ import {
   removeFindings,
   reserveAlertUris,
   scanCompletion,
+  scanStatusNow,
   type AlertUriRecord,
   type ScanRecord,
 } from './repository.ts';
 import { accessibleScan, lastScanOf, statsOf, toScanResult } from './scans.ts';
 import { findingHash } from '../findings/finding-identity.ts';
 import { findingsOfScan } from '../findings/scan-findings.ts';
-import { recordFindings, triageVersionCheck } from '../findings/repository.ts';
+import { findingsBefore, recordFindings, restoreFindings, triageVersionCheck, type FindingsBefore } from '../findings/repository.ts';
 import type { ReportedAlert, ReportedUri, ScanAlertsBody, ScanCompletedBody } from './inputs.ts';
 import type { Caller } from '../http/caller.ts';
 
@@ -136,48 +137,57 @@ export async function reportScanAlerts(caller: Caller, scanId: string, readBody:
 /**
  * POST /api/v1/scan/{scanId}/complete: freezes the scan's statistics (read from its alerts, and written only if no
  * findings were counted meanwhile), its status and duration, and, while it is still its environment's last scan,
- * the environment's last-scan fields, with SCAN_COMPLETED or SCAN_ERRORED, in one transaction.
+ * the environment's last-scan fields, with SCAN_COMPLETED or SCAN_ERRORED, in one transaction. The environment's
+ * finding records are written before it (too many for one transaction): when it does not commit, they are put
+ * back as they were (unless another request completed the scan meanwhile: then they are its findings).
  */
 export async function reportScanCompleted(caller: Caller, scanId: string, body: ScanCompletedBody) {
   let { scan, app } = await accessibleScan(caller, scanId);
-  for (let attempt = 1; ; attempt++) {
-    if (scan.status !== 'STARTED') throw ended(scan);
-    const alerts = await alertsOfScan(scan);
-    const stats = statsOf(alerts);
-    const env = await getEnvironment(scan.applicationId, scan.environmentId);
-    if (!env) throw notFound(`scan ${scanId} not found`); // its environment is being deleted
-    if (stats.totalAlerts === scan.reportedUris) {
-      // Its findings (first/last seen, URIs per finding) and its figures by triage status, from the rules now.
-      const found = await findingsOfScan(scan, alerts);
-      await recordFindings(scan, found.findings);
-      const completedAt = Date.now();
-      const done: ScanRecord = {
-        ...scan,
-        status: body.status,
-        completedAt,
-        durationSeconds: Math.round((completedAt - scan.startedAt) / 1000),
-        urlCount: body.urlCount,
-        stats: { ...stats, ...found.stats },
-      };
-      const payload = { scanId, applicationId: app.applicationId, appName: app.name, envId: env.environmentId, envName: env.name, status: body.status };
-      const items = [
-        scanCompletion(scan, done),
-        ...(env.lastScanId === scanId ? [environmentLastScanUpdate(env, lastScanOf(done), scanId)] : []),
-        triageVersionCheck(scan, found.triageVersion),
-        await auditEntry(caller, app.organizationId, body.status === 'COMPLETED' ? 'SCAN_COMPLETED' : 'SCAN_ERRORED', payload),
-      ];
-      try {
-        await transactWriteRetryingConflicts(items);
-        return toScanResult(done, app, done.stats!);
-      } catch (error) {
-        // The scan ended, findings were counted, a newer scan of the environment started or a finding was triaged:
-        // read again.
-        if (!cancellationReasons(error)?.includes('ConditionalCheckFailed') || attempt >= MAX_ATTEMPTS) throw error;
+  let before: FindingsBefore | undefined;
+  try {
+    for (let attempt = 1; ; attempt++) {
+      if (scan.status !== 'STARTED') throw ended(scan);
+      const alerts = await alertsOfScan(scan);
+      const stats = statsOf(alerts);
+      const env = await getEnvironment(scan.applicationId, scan.environmentId);
+      if (!env) throw notFound(`scan ${scanId} not found`); // its environment is being deleted
+      if (stats.totalAlerts === scan.reportedUris) {
+        // Its findings (first/last seen, URIs per finding) and its figures by triage status, from the rules now.
+        const found = await findingsOfScan(scan, alerts);
+        before = await findingsBefore(scan, found.findings.map((f) => f.findingHash), before);
+        await recordFindings(scan, found.findings);
+        const completedAt = Date.now();
+        const done: ScanRecord = {
+          ...scan,
+          status: body.status,
+          completedAt,
+          durationSeconds: Math.round((completedAt - scan.startedAt) / 1000),
+          urlCount: body.urlCount,
+          stats: { ...stats, ...found.stats },
+        };
+        const payload = { scanId, applicationId: app.applicationId, appName: app.name, envId: env.environmentId, envName: env.name, status: body.status };
+        const items = [
+          scanCompletion(scan, done),
+          ...(env.lastScanId === scanId ? [environmentLastScanUpdate(env, lastScanOf(done), scanId)] : []),
+          triageVersionCheck(scan, found.triageVersion),
+          await auditEntry(caller, app.organizationId, body.status === 'COMPLETED' ? 'SCAN_COMPLETED' : 'SCAN_ERRORED', payload),
+        ];
+        try {
+          await transactWriteRetryingConflicts(items);
+          return toScanResult(done, app, done.stats!);
+        } catch (error) {
+          // The scan ended, findings were counted, a newer scan of the environment started or a finding was
+          // triaged: read again.
+          if (!cancellationReasons(error)?.includes('ConditionalCheckFailed') || attempt >= MAX_ATTEMPTS) throw error;
+        }
+      } else if (attempt >= MAX_ATTEMPTS) {
+        throw conflict(`scan ${scanId}: findings are still being reported; complete it once they are`);
       }
-    } else if (attempt >= MAX_ATTEMPTS) {
-      throw conflict(`scan ${scanId}: findings are still being reported; complete it once they are`);
+      // Findings were being counted between the two reads (or the write lost a race): read both again.
+      ({ scan, app } = await accessibleScan(caller, scanId));
     }
-    // Findings were being counted between the two reads (or the write lost a race): read both again.
-    ({ scan, app } = await accessibleScan(caller, scanId));
+  } catch (error) {
+    if (before && (await scanStatusNow(scan)) === 'STARTED') await restoreFindings(scan, before);
+    throw error;
   }
 }

@@ -137,6 +137,12 @@ export async function getScan(location: ScanLocation): Promise<ScanRecord | unde
   return fromItem<ScanRecord>(await getItem(keys.scanRecord(location.applicationId, location.environmentId, location.scanId)));
 }
 
+/** The scan's status as stored now (a strongly consistent read, never a prefetched one); undefined once deleted. */
+export async function scanStatusNow(location: ScanLocation): Promise<ScanRecord['status'] | undefined> {
+  const key = keys.scanRecord(location.applicationId, location.environmentId, location.scanId);
+  return (await db.send(new GetCommand({ TableName: config.tableName, Key: key, ConsistentRead: true }))).Item?.status as ScanRecord['status'] | undefined;
+}
+
 /** Scan records by location (BatchGetItem; unknown ones are left out, order is not kept). */
 export async function getScans(locations: ScanLocation[]): Promise<ScanRecord[]> {
   const items = await batchGet(locations.map((l) => keys.scanRecord(l.applicationId, l.environmentId, l.scanId)));

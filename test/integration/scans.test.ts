@@ -5,6 +5,13 @@ import { addUserTo, createTenant } from './fixtures.ts';
 import { auditTypes, joinTeams } from './app-helpers.ts';
 import { SCAN_CONFIG, alert, completeScan, createApp, reportAlerts, startScan } from './scan-helpers.ts';
 import { FINDINGS_REPORT_LIMITS } from '../../shared/limits.ts';
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from '../../shared/db/client.ts';
+import { keys } from '../../shared/db/keys.ts';
+import { config } from '../../shared/config.ts';
+import { findingsOfEnvironment, type FindingRecord } from '../../shared/findings/repository.ts';
+import { getEnvironment } from '../../shared/applications/environment-repository.ts';
+import { scanStatusNow } from '../../shared/scans/repository.ts';
 
 describe('scan reporting: start, alerts, complete', () => {
   it('reports a scan and reads it back with the public shapes', async () => {
@@ -206,5 +213,43 @@ describe('scan reporting: start, alerts, complete', () => {
     expect(outsiderList.body.applicationScanResults.map((r: { scan: { id: string } }) => r.scan.id)).toEqual([scanId]);
     const memberList = await api('GET', `/api/v1/scan/${tenant.orgId}`, { token: member.token });
     expect(memberList.body.applicationScanResults.map((r: { scan: { id: string } }) => r.scan.id).sort()).toEqual([scanId, teamScan.scanId].sort());
+  });
+
+  it('completion is atomic: when its transaction fails, the finding records written before it are put back and nothing else changed', async () => {
+    const tenant = await createTenant();
+    const appId = await createApp(tenant);
+    const first = await startScan(tenant.token, appId);
+    await reportAlerts(tenant.token, first.scanId, [alert('10038', 'High', 2)]);
+    await completeScan(tenant.token, first.scanId);
+    const envRef = { applicationId: appId, environmentId: first.envId };
+    const records = async () => {
+      const all: Partial<FindingRecord>[] = [];
+      for await (const f of findingsOfEnvironment(envRef)) all.push(f);
+      return all.sort((a, b) => a.findingHash!.localeCompare(b.findingHash!));
+    };
+    const recorded = await records();
+    expect(recorded.length).toBeGreaterThan(0);
+    expect(recorded.every((f) => f.lastScanId === first.scanId)).toBe(true);
+
+    const second = await startScan(tenant.token, appId);
+    await reportAlerts(tenant.token, second.scanId, [alert('10038', 'High', 2), alert('10020', 'Low', 1)]);
+    const envBefore = await getEnvironment(appId, first.envId);
+    // The failing commit: the triage counter holds a string, so the completion's check of the version it read (a
+    // number) fails on every attempt, after each attempt has recorded the scan's findings.
+    const counter = keys.triageVersion(appId, first.envId);
+    await db.send(new PutCommand({ TableName: config.tableName, Item: { ...counter, entity: 'triageVersion', version: '0' } }));
+    const failed = await api('POST', `/api/v1/scan/${second.scanId}/complete`, { token: tenant.token, body: { status: 'COMPLETED', urlCount: 3 } });
+    expect(failed.status).toBe(409);
+    expect(await records()).toEqual(recorded);
+    expect(await getEnvironment(appId, first.envId)).toEqual(envBefore);
+    expect(await scanStatusNow({ ...envRef, scanId: second.scanId })).toBe('STARTED');
+    expect((await auditTypes(tenant)).filter((t) => t === 'SCAN_COMPLETED')).toHaveLength(1);
+
+    // The same completion without the failure commits, with the findings of both alerts.
+    await db.send(new DeleteCommand({ TableName: config.tableName, Key: counter }));
+    await completeScan(tenant.token, second.scanId);
+    const after = await records();
+    expect(after).toHaveLength(recorded.length + 1);
+    expect(after.every((f) => f.lastScanId === second.scanId)).toBe(true);
   });
 });
