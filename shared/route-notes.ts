@@ -210,8 +210,8 @@ export const routeNotes: Record<string, string> = {
     'transaction with SCAN_STARTED and SCAN_COMPLETED. The caller\'s access to the application is checked before ' +
     'the report is read. 400 names what is wrong and where (malformed XML/JSON with line and column, another ' +
     'tool\'s report, a DOCTYPE, oversized values, no site, an alert counting instances it does not list); ' +
-    `413 above ${MiB(IMPORT_LIMITS.maxBytes)}, ${IMPORT_LIMITS.maxUris} findings or ${IMPORT_LIMITS.maxAlerts} alerts, or when storing takes over ` +
-    `${IMPORT_LIMITS.storeBudgetMs / 1000} s: the scanner client's CLI imports any size (\`npm run scanner -- import\`). ` +
+    `413 above ${MiB(IMPORT_LIMITS.maxBytes)}, ${IMPORT_LIMITS.maxUris} findings or ${IMPORT_LIMITS.maxAlerts} alerts, or when the import (reading, ` +
+    `storing, publishing) takes over ${IMPORT_LIMITS.budgetMs / 1000} s (nothing imported): the scanner client's CLI imports any size (\`npm run scanner -- import\`). ` +
     'The answer: the scan (as reportScanCompleted answers), the counts imported and the skipped items with the reason.',
   reportScanAlerts:
     `Adds findings to a STARTED scan; may be called many times. One request carries at most ${FINDINGS_REPORT_LIMITS.maxAlerts} alerts, ` +

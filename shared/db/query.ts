@@ -170,9 +170,9 @@ export async function inParallel<T>(items: T[], limit: number, work: (item: T) =
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
-/** Deletes items by key (not atomic: for cascades). */
-export async function batchDelete(itemKeys: { pk: unknown; sk: unknown }[]): Promise<void> {
-  await batchWrite(itemKeys.map(({ pk, sk }) => ({ DeleteRequest: { Key: { pk, sk } } })), 1);
+/** Deletes items by key (not atomic: for cascades), `concurrency` BatchWriteItem calls in flight. */
+export async function batchDelete(itemKeys: { pk: unknown; sk: unknown }[], concurrency = 1): Promise<void> {
+  await batchWrite(itemKeys.map(({ pk, sk }) => ({ DeleteRequest: { Key: { pk, sk } } })), concurrency);
 }
 
 /** Puts items, several BatchWriteItem calls in flight (not atomic). */
@@ -185,12 +185,12 @@ export async function batchPut(items: Item[], concurrency = 8): Promise<void> {
  * it names in `ownedKey` (e.g. a scan's lookup by id), which goes first so that a retry still finds it. Repeats
  * until nothing is left: for cascades, idempotent, so an interrupted one resumes.
  */
-export async function deleteFound(query: PartitionQuery, spare: (item: Item) => boolean = () => false): Promise<void> {
+export async function deleteFound(query: PartitionQuery, spare: (item: Item) => boolean = () => false, concurrency = 1): Promise<void> {
   for (;;) {
     const found = (await queryAll({ ...query, attributes: ['pk', 'sk', 'ownedKey'], pageLimit: 1000 })).filter((item) => !spare(item));
     if (found.length === 0) return;
-    await batchDelete(found.flatMap((item) => (item.ownedKey ? [item.ownedKey as { pk: string; sk: string }] : [])));
-    await batchDelete(found as { pk: string; sk: string }[]);
+    await batchDelete(found.flatMap((item) => (item.ownedKey ? [item.ownedKey as { pk: string; sk: string }] : [])), concurrency);
+    await batchDelete(found as { pk: string; sk: string }[], concurrency);
   }
 }
 

@@ -141,10 +141,10 @@ export async function restoreFindings(env: EnvRef, before: FindingsBefore): Prom
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
     }
   };
-  await inParallel(before.previous, 16, (f) =>
+  await inParallel(before.previous, 32, (f) =>
     write(() => db.send(new PutCommand({ TableName: config.tableName, Item: { ...keys.finding(env.applicationId, env.environmentId, f.findingHash), entity: 'finding', ...f }, ...stillOurs }))),
   );
-  await inParallel(before.added, 16, (hash) => write(() => db.send(new DeleteCommand({ TableName: config.tableName, Key: keys.finding(env.applicationId, env.environmentId, hash), ...stillOurs }))));
+  await inParallel(before.added, 32, (hash) => write(() => db.send(new DeleteCommand({ TableName: config.tableName, Key: keys.finding(env.applicationId, env.environmentId, hash), ...stillOurs }))));
 }
 
 /** Fails the transaction if a triage changed the environment's rules since `version` was read. */

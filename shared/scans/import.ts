@@ -12,7 +12,7 @@ import { newEnvironment } from '../applications/environment-creation.ts';
 import { environmentLastScanUpdate, getEnvironment, getEnvironmentByName, type EnvironmentRecord } from '../applications/environment-repository.ts';
 import { getApplication } from '../applications/application-repository.ts';
 import { findingsOfScan } from '../findings/scan-findings.ts';
-import { findingsBefore, recordFindings, restoreFindings, triageVersionCheck, type FindingsBefore } from '../findings/repository.ts';
+import { findingsBefore, recordFindings, restoreFindings, triageVersionCheck, type FindingRecord, type FindingsBefore } from '../findings/repository.ts';
 import { configHashOf, parseScanConfig, storeScanConfig } from './configs.ts';
 import { reportedAlertSchema, type ReportedAlert } from './inputs.ts';
 import { findingItems } from './reporting.ts';
@@ -27,8 +27,10 @@ import type { Caller } from '../http/caller.ts';
 // written: the report appears whole or not at all.
 
 const MAX_ATTEMPTS = 6;
-/** Items (URIs and messages) written between two checks of the storing deadline. */
+/** Items (URIs and messages) written between two checks of the deadline. */
 const STORE_CHUNK = 500;
+/** Finding records written between two checks of the deadline. */
+const RECORD_CHUNK = 1000;
 
 const cliHint = (appId: string, env: string) =>
   `import it with the CLI, which sends it in batches: npm run scanner -- import --app ${appId} --env ${JSON.stringify(env)} <report>`;
@@ -63,29 +65,39 @@ function readReport(body: Buffer, appId: string, env: string): { report: ZapRepo
 /** The alert items as a completed scan has them: every URI counted (one committed range). */
 const alertRecordOf = ({ uris, ...alert }: ReportedAlert): AlertRecord => ({ ...alert, uriCount: uris.length, nextUri: uris.length, committed: [[0, uris.length]] });
 
-/** Writes the alerts, URIs and messages of the unpublished scan; 413 past the storing budget. */
+/** The 413 of an import past its budget (IMPORT_LIMITS.budgetMs): nothing imported, the CLI named. */
+const overBudget = (appId: string, env: string, progress: string) =>
+  payloadTooLarge(
+    `importing this report took longer than ${IMPORT_LIMITS.budgetMs / 1000} s (${progress}; the service is busy): nothing was imported; ${cliHint(appId, env)}`,
+  );
+
+/** Writes the alerts, URIs and messages of the unpublished scan; 413 past the deadline. */
 async function storeFindings(scan: ScanRecord, alerts: ReportedAlert[], deadline: number): Promise<AlertRecord[]> {
   const records = alerts.map(alertRecordOf);
   const { applicationId: appId, environmentId: envId, scanId } = scan;
   await batchPut(records.map((alert) => ({ ...keys.scanAlert(appId, envId, scanId, alert.pluginId), entity: 'scanAlert', ...alert })));
   const findings = alerts.flatMap((alert) => findingItems(scan, alert.pluginId, alert.uris, 0));
   for (let from = 0; from < findings.length; from += STORE_CHUNK) {
-    if (Date.now() > deadline) {
-      throw payloadTooLarge(
-        `storing this report took longer than ${IMPORT_LIMITS.storeBudgetMs / 1000} s (${from} of ${findings.length} findings stored; the service is busy): ` +
-          `nothing was imported; ${cliHint(appId, scan.envName)}`,
-      );
-    }
+    if (Date.now() > deadline) throw overBudget(appId, scan.envName, `${from} of ${findings.length} findings stored`);
     await putFindings(scan, findings.slice(from, from + STORE_CHUNK));
   }
   return records;
 }
 
-export async function importScanReport(caller: Caller, appId: string, envName: string, body: Buffer) {
+/** Records the scan's findings in the environment, a chunk at a time; 413 past the deadline. */
+async function recordFindingsBy(scan: ScanRecord, findings: FindingRecord[], deadline: number): Promise<void> {
+  for (let from = 0; from < findings.length; from += RECORD_CHUNK) {
+    if (Date.now() > deadline) throw overBudget(scan.applicationId, scan.envName, `${from} of ${findings.length} findings recorded`);
+    await recordFindings(scan, findings.slice(from, from + RECORD_CHUNK));
+  }
+}
+
+/** `deadline` (ms): the whole request up to the publishing transaction, so that it answers within API Gateway's 29 s. */
+export async function importScanReport(caller: Caller, appId: string, envName: string, body: Buffer, deadline = Date.now() + IMPORT_LIMITS.budgetMs) {
   // Authorized (permission, the application's existence and team) before the report is parsed.
   let { app } = await accessibleApplication(caller, appId, { teamRestricted: true });
   const { report, alerts } = readReport(body, appId, envName);
-  const deadline = Date.now() + IMPORT_LIMITS.storeBudgetMs;
+  if (Date.now() > deadline) throw overBudget(appId, envName, 'reading the report');
   const configText = importedScanConfig(appId, envName, report);
   const configHash = configHashOf(configText);
   await storeScanConfig(appId, configHash, configText, parseScanConfig(configText));
@@ -119,7 +131,7 @@ export async function importScanReport(caller: Caller, appId: string, envName: s
       // Findings, first/last seen and triage figures from the environment's rules now (as a scan's completion).
       const found = await findingsOfScan(scan, records);
       before = await findingsBefore(scan, found.findings.map((f) => f.findingHash), before);
-      await recordFindings(scan, found.findings);
+      await recordFindingsBy(scan, found.findings, deadline);
       const completedAt = Date.now();
       const done: ScanRecord = {
         ...scan,
@@ -144,6 +156,7 @@ export async function importScanReport(caller: Caller, appId: string, envName: s
         await auditEntry(caller, app.organizationId, 'SCAN_STARTED', payload, startedAt),
         await auditEntry(caller, app.organizationId, 'SCAN_COMPLETED', { ...payload, status: 'COMPLETED' }, completedAt),
       );
+      if (Date.now() > deadline) throw overBudget(appId, envName, 'all findings stored, not yet published');
       try {
         await transactWriteRetryingConflicts(items);
         return {
@@ -176,7 +189,8 @@ export async function importScanReport(caller: Caller, appId: string, envName: s
   } catch (error) {
     // Nothing was published: remove the unreachable data and put the environment's finding records back.
     if (before) await restoreFindings(scan, before);
-    await deleteFound({ partition: data.pk, skPrefix: data.skPrefix });
+    // Within what the budget leaves of the 29 s (several deletes in flight).
+    await deleteFound({ partition: data.pk, skPrefix: data.skPrefix }, undefined, 8);
     throw error;
   }
 }

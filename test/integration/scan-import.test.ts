@@ -9,6 +9,9 @@ import { SAMPLES, expectedAlerts, fixture } from '../../scanner/test/zap-expecte
 import { parseZapReport, reportBatches, toReportedAlerts } from '@hawk-api/scanner/zap';
 import { FINDINGS_REPORT_LIMITS, IMPORT_LIMITS } from '../../shared/limits.ts';
 import { BATCH_LIMITS } from '../../scanner/src/zap/reported.ts';
+import { importScanReport } from '../../shared/scans/import.ts';
+import { createCaller } from '../../shared/http/caller.ts';
+import { HttpError } from '../../shared/errors.ts';
 
 // POST /api/v1/app/{appId}/scan/import: every real ZAP sample (scanner/test/fixtures/zap) imported and read back
 // through the public read operations, compared with a count taken from the file itself (zap-expected.ts).
@@ -186,6 +189,27 @@ describe('bad input', () => {
     expect(await environments(tenant, appId)).toHaveLength(0);
     expect(await scansOf(tenant, appId)).toEqual([]);
     expect(await auditTypes(tenant)).toEqual(before);
+  });
+
+  it('answers 413 naming the CLI when the request runs past its budget (reading the report counts), importing nothing', async () => {
+    const tenant = await createTenant();
+    const appId = await createApp(tenant, { name: 'slow', env: 'zap' });
+    const before = await auditTypes(tenant);
+    const caller = createCaller(tenant.userId, 'key', 'write:scan');
+    // The domain operation with a deadline already past once the report is read (the route passes now + the budget).
+    const failure = await importScanReport(caller, appId, 'zap', fixture(SAMPLES[0]), Date.now()).then(
+      () => undefined,
+      (error: unknown) => error as HttpError,
+    );
+    expect(failure).toBeInstanceOf(HttpError);
+    expect(failure!.statusCode).toBe(413);
+    expect(failure!.message).toMatch(
+      new RegExp(`^importing this report took longer than ${IMPORT_LIMITS.budgetMs / 1000} s \\(reading the report; the service is busy\\): nothing was imported; import it with the CLI, .*npm run scanner -- import --app ${appId} --env "zap"`),
+    );
+    expect(await scansOf(tenant, appId)).toEqual([]);
+    expect(await auditTypes(tenant)).toEqual(before);
+    const out = await importReport(tenant.token, appId, 'zap', fixture(SAMPLES[0]), contentTypeOf(SAMPLES[0]));
+    expect(out.status, out.text).toBe(200);
   });
 
   it('needs an environment name', async () => {
