@@ -72,8 +72,12 @@ function trackedKeys(item: Item, keysOf: IndexKeysOf): { keys: Record<string, st
       if (typeof name === 'string') reads.set(name, target[name]);
       return Reflect.has(target, name);
     },
-    ownKeys() {
-      throw new Error('an index key function enumerated an item (spread, Object.keys): it must read attributes by name, so that the backfill conditions its write on them');
+    // A function that enumerates the item (a spread) reads every attribute present: all of them are conditioned
+    // on. An attribute added meanwhile is then covered only by the index keys' condition (the write paths change
+    // keys with what they derive from), so key functions read attributes by name.
+    ownKeys(target) {
+      for (const name of Object.keys(target)) reads.set(name, target[name]);
+      return Reflect.ownKeys(target);
     },
   });
   return { keys: keysOf(proxy as never), reads };
