@@ -39,7 +39,8 @@ async function main(): Promise<void> {
     writeFileSync(statePath(dir), JSON.stringify({ pid: process.pid, port, dynamodbEndpoint: stack.dynamodbEndpoint, s3Endpoint: stack.s3Endpoint }, null, 2));
     await bootstrap();
     if (!stack.loopbackOnly) {
-      console.warn(`Warning: DynamoDB Local listens on every network interface (port ${dynamodbPort}): this Java runtime cannot run its loopback launcher (no jdk.compiler module). Install a full JDK (e.g. default-jdk-headless) or firewall the port.`);
+      const ports = [dynamodbPort, ...(stack.rateLimitDynamodbEndpoint ? [new URL(stack.rateLimitDynamodbEndpoint).port] : [])].join(' and ');
+      console.warn(`Warning: DynamoDB Local listens on every network interface (port ${ports}): this Java runtime cannot run its loopback launcher (no jdk.compiler module). Install a full JDK (e.g. default-jdk-headless) or firewall the ports.`);
     }
     const logFile = join(dir, 'logs', 'hawk-api.log');
     if (!jsonLogs) compactLogs(logFile);

@@ -105,8 +105,10 @@ export async function startEngines(options: { dir?: string; dynamodbPort: number
 export interface LocalStack {
   server: Server;
   dynamodbEndpoint: string;
+  /** The rate-limit table's in-memory DynamoDB Local, when the data is persistent (startEngines). */
+  rateLimitDynamodbEndpoint?: string;
   s3Endpoint: string;
-  /** Whether DynamoDB Local listens on 127.0.0.1 only (see dynamodb.ts). */
+  /** Whether DynamoDB Local (both, with persistent data) listens on 127.0.0.1 only (see dynamodb.ts). */
   loopbackOnly: boolean;
   stop(): Promise<void>;
 }
@@ -144,6 +146,7 @@ export async function startLocalStack(options: { dir: string; persistent: boolea
     return {
       server,
       dynamodbEndpoint: engines.dynamodb.url,
+      rateLimitDynamodbEndpoint: engines.rateLimitDynamodb?.url,
       s3Endpoint,
       loopbackOnly: engines.dynamodb.loopbackOnly !== false,
       stop: async () => {
