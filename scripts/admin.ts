@@ -3,7 +3,7 @@
 // stack's outputs) or TABLE_NAME and ASSETS_BUCKET, with the usual AWS credentials and region.
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { stackOutputs } from './aws-stack.ts';
+import { stackOutputs, useResolvedRegion } from './aws-stack.ts';
 import { configureEnvironment, dataDir, runningStack, ensureLocalS3Credentials, ensureSigningKey } from './local/stack.ts';
 
 interface Command {
@@ -126,6 +126,7 @@ async function connect(): Promise<void> {
       signingKeyFile: ensureSigningKey(dir),
     });
   } else if (process.env.STACK_NAME) {
+    await useResolvedRegion();
     const outputs = await stackOutputs(process.env.STACK_NAME);
     if (!outputs) throw new UsageError(`no stack ${process.env.STACK_NAME} in this AWS account and region`);
     if (!outputs.TableName || !outputs.AssetsBucketName) throw new UsageError(`stack ${process.env.STACK_NAME} has no TableName/AssetsBucketName outputs`);

@@ -11,3 +11,22 @@ export async function stackOutputs(stackName: string): Promise<Record<string, st
     throw error;
   }
 }
+
+/**
+ * The region the AWS SDK resolves (AWS_REGION, else the profile's region), made AWS_REGION for the modules that read
+ * it at import (shared/config.ts defaults to us-east-1 otherwise, which would address another region's table).
+ */
+export async function useResolvedRegion(): Promise<string> {
+  if (process.env.AWS_REGION) return process.env.AWS_REGION;
+  const { CloudFormationClient } = await import('@aws-sdk/client-cloudformation');
+  const region = await new CloudFormationClient({}).config.region().catch(() => '');
+  if (!region) throw new Error('no AWS region: set AWS_REGION (or your profile\'s region, or pass --region where the command takes it)');
+  process.env.AWS_REGION = region;
+  return region;
+}
+
+/** An error's message, with what to do when it is the AWS SDK finding no credentials. */
+export function describeAwsError(error: Error): string {
+  if (error.name === 'CredentialsProviderError') return `${error.message}: configure AWS credentials (aws configure, AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)`;
+  return error.message;
+}

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { dataDir, runningStack } from './local/stack.ts';
-import { stackOutputs } from './aws-stack.ts';
+import { describeAwsError, stackOutputs, useResolvedRegion } from './aws-stack.ts';
 
 const USAGE = 'usage: npm run --silent migrate -- (--local | --stack <name> | --table <name> [--region <region>]) [--segments <n>] [--restart]';
 
@@ -31,6 +31,7 @@ async function target(flags: { local?: boolean; stack?: string; table?: string; 
     const tableName = process.env.TABLE_NAME || 'hawk-main';
     return { tableName, where: `${stack.dynamodbEndpoint} (npm start of ${dir})` };
   }
+  if (!process.env.DYNAMODB_ENDPOINT) await useResolvedRegion();
   if (flags.stack) {
     const outputs = await stackOutputs(flags.stack);
     if (!outputs) throw new UsageError(`no stack ${flags.stack} in this AWS account and region (set AWS_REGION or pass --region)`);
@@ -119,7 +120,7 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (error) => {
-    process.stderr.write(`migrate: ${(error as Error).message}\n`);
+    process.stderr.write(`migrate: ${describeAwsError(error as Error)}\n`);
     process.exit(error instanceof UsageError ? 2 : 1);
   },
 );

@@ -5,10 +5,9 @@
 // backfill (npm run migrate). Each step is decided from the deployed table: after a failure, run it again.
 import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
-import { stackOutputs } from './aws-stack.ts';
+import { describeAwsError, stackOutputs, useResolvedRegion } from './aws-stack.ts';
 import { indexSteps, MAIN_TABLE_INDEXES_CONTEXT } from '../infra/index-steps.ts';
 import { mainTable } from '../shared/db/tables.ts';
-import { deployedIndexes } from '../shared/db/backfill.ts';
 
 const USAGE = 'usage: npm run --silent upgrade -- [--stack <name>] [-- <cdk deploy options, e.g. --require-approval never>]';
 const root = new URL('..', import.meta.url).pathname;
@@ -28,6 +27,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Waits until every index of the table is ACTIVE (DynamoDB builds a new one from the items' keys). */
 async function indexesActive(tableName: string): Promise<void> {
+  const { deployedIndexes } = await import('../shared/db/backfill.ts');
   for (let waited = 0; ; waited += 15) {
     const building = (await deployedIndexes(tableName)).filter((i) => i.status !== 'ACTIVE');
     if (!building.length) return;
@@ -50,6 +50,8 @@ async function main(): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
+  // Before shared/config.ts is loaded (with backfill.ts): it reads the region once.
+  await useResolvedRegion();
   const stackName = flags.stack ?? process.env.STACK_NAME ?? 'HawkApi';
   const env = { ...process.env, STACK_NAME: stackName };
   const outputs = await stackOutputs(stackName);
@@ -58,6 +60,7 @@ async function main(): Promise<number> {
   }
   const tableName = outputs.TableName;
   await indexesActive(tableName);
+  const { deployedIndexes } = await import('../shared/db/backfill.ts');
   const steps = indexSteps(mainTable, (await deployedIndexes(tableName)).map((i) => i.name));
   process.stderr.write(`upgrade: stack ${stackName}, table ${tableName}: ${steps.length ? `${steps.length} indexes to add, one deploy each` : 'every index is there'}\n`);
   for (const [n, indexes] of steps.entries()) {
@@ -85,7 +88,7 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (error) => {
-    process.stderr.write(`upgrade: ${(error as Error).message}\n`);
+    process.stderr.write(`upgrade: ${describeAwsError(error as Error)}\n`);
     process.exit(error instanceof UsageError ? 2 : 1);
   },
 );
