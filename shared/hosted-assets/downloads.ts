@@ -1,5 +1,3 @@
-import { GetObjectCommand } from '@aws-sdk/client-s3';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { s3 } from '../storage/s3.ts';
 import { config } from '../config.ts';
 import { jsonResponse } from '../http/middlewares.ts';
@@ -17,6 +15,8 @@ export interface HostedAsset {
 }
 
 export async function presignedDownload(objectKey: string): Promise<HostedAsset> {
+  const { GetObjectCommand } = await import('@aws-sdk/client-s3'); // loaded on use: see storage/s3.ts
+  const { getSignedUrl } = await import('@aws-sdk/s3-request-presigner');
   const command = new GetObjectCommand({ Bucket: config.assetsBucket, Key: objectKey });
   const presignedDownloadUrl = await getSignedUrl(await s3(), command, { expiresIn: config.presignedUrlSeconds });
   return { presignedDownloadUrl, method: 'GET', headers: '{}' };

@@ -1,4 +1,3 @@
-import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { LineCounter, isMap } from 'yaml';
 import { DocumentRejected, lineOfOffset, parseBoundedYaml } from '../documents.ts';
 import { SCAN_CONFIG_LIMITS } from '../limits.ts';
@@ -12,6 +11,7 @@ import { exists, validName } from './global-configuration.ts';
 
 /** Admin: publishes (or replaces) a global configuration after checking it is a YAML mapping. */
 export async function putGlobalConfiguration(input: { name: string; text: string }): Promise<{ name: string; sizeBytes: number }> {
+  const { PutObjectCommand } = await import('@aws-sdk/client-s3'); // loaded on use: see storage/s3.ts
   const name = validName(input.name);
   const lineCounter = new LineCounter();
   let document: ReturnType<typeof parseBoundedYaml>;
@@ -36,6 +36,7 @@ export async function putGlobalConfiguration(input: { name: string; text: string
 }
 
 export async function deleteGlobalConfiguration(input: { name: string }): Promise<{ deleted: string }> {
+  const { DeleteObjectCommand } = await import('@aws-sdk/client-s3'); // loaded on use: see storage/s3.ts
   const name = validName(input.name);
   const objectKey = objectKeys.globalConfig(name);
   if (!(await exists(objectKey))) throw notFound(`global configuration ${name} not found`);

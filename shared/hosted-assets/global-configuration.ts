@@ -1,4 +1,3 @@
-import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { badRequest, notFound } from '../errors.ts';
 import { config } from '../config.ts';
 import { s3 } from '../storage/s3.ts';
@@ -24,6 +23,7 @@ export function validName(name: string): string {
  * list the whole bucket (403 otherwise), while this needs ListBucket only under the key's own prefix.
  */
 export async function exists(objectKey: string): Promise<boolean> {
+  const { ListObjectsV2Command } = await import('@aws-sdk/client-s3'); // loaded on use: see storage/s3.ts
   const listed = await (await s3()).send(new ListObjectsV2Command({ Bucket: config.assetsBucket, Prefix: objectKey, MaxKeys: 1 }));
   return listed.Contents?.[0]?.Key === objectKey;
 }

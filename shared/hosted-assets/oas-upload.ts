@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { accessibleApplication } from '../applications/access.ts';
 import { auditEntry } from '../audit/entries.ts';
 import { config } from '../config.ts';
@@ -27,6 +26,7 @@ import {
  * description or the new one, never a partial one, and a failed commit leaves the old one in place.
  */
 export async function uploadDescription(caller: Caller, appId: string, body: Buffer, contentTypeHeader: string | undefined) {
+  const { PutObjectCommand } = await import('@aws-sdk/client-s3'); // loaded on use: see storage/s3.ts
   const { app } = await accessibleApplication(caller, appId, { teamRestricted: true, deniedStatus: 403 });
   const description = await validateDescription(descriptionText(body, contentTypeHeader));
   const version = randomUUID();

@@ -1,4 +1,3 @@
-import { GetObjectCommand, NoSuchKey } from '@aws-sdk/client-s3';
 import { s3 } from '../storage/s3.ts';
 import { objectKeys } from '../storage/objects.ts';
 import { config } from '../config.ts';
@@ -41,6 +40,7 @@ export async function getScanConfig(caller: Caller, appId: string, configHash: s
   const envIds = (await environmentsOfApp(appId)).map((env) => env.environmentId);
   const missing = () => notFound(`no scan of application ${appId} used configuration ${configHash}`);
   if (!(await configUsedByEnvironments(appId, envIds, configHash))) throw missing();
+  const { GetObjectCommand, NoSuchKey } = await import('@aws-sdk/client-s3'); // loaded on use: see storage/s3.ts
   try {
     const object = await (await s3()).send(new GetObjectCommand({ Bucket: config.assetsBucket, Key: objectKeys.parsedScanConfig(appId, configHash) }));
     const conf = withImpliedEnums(JSON.parse(await object.Body!.transformToString('utf8')));

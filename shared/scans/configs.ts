@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { s3 } from '../storage/s3.ts';
 import { objectKeys } from '../storage/objects.ts';
 import { config } from '../config.ts';
@@ -44,6 +43,7 @@ export function parseScanConfig(text: string): Record<string, unknown> {
 
 /** Stores the configuration under its hash, as reported and parsed (content-addressed: writing again changes nothing). */
 export async function storeScanConfig(appId: string, configHash: string, text: string, parsed: Record<string, unknown>): Promise<void> {
+  const { PutObjectCommand } = await import('@aws-sdk/client-s3'); // loaded on use: see storage/s3.ts
   await Promise.all([
     (await s3()).send(new PutObjectCommand({ Bucket: config.assetsBucket, Key: objectKeys.scanConfig(appId, configHash), Body: text, ContentType: 'application/x-yaml' })),
     (await s3()).send(
