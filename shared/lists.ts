@@ -132,13 +132,6 @@ export async function pageFromStream<T>(
 /** Items to ask DynamoDB for per call when a page needs `request`: up to the end of the page, plus one. */
 export const readAhead = ({ page, size }: PageRequest) => Math.min(1000, (page + 1) * size + 1);
 
-/** Counts the kept items of a full walk (totalCount when the filters leave no cheaper way). */
-export async function countRest<T>(items: AsyncIterable<T>, keep: (item: T) => boolean | Promise<boolean>): Promise<number> {
-  let count = 0;
-  for await (const item of items) if (await keep(item)) count++;
-  return count;
-}
-
 /** Deprecated (V1) lists: the next page's token, or empty on the last page (clients loop until it is). */
 export const v1NextPageToken = (request: PageRequest, hasNext: boolean) => (hasNext ? String(request.page + 1) : '');
 

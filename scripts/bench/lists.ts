@@ -15,7 +15,7 @@ const ENV_SORTS = ['environmentName', 'environmentId', 'applicationName', 'scanD
 const APP_SORTS = ['applicationName', 'applicationId', 'applicationStatus', 'mappedRepositoryCount', 'thirtyDayCommitActivity'];
 
 async function seed(ctx: BenchContext, orgId: string, userId: string, envCount: number) {
-  const { applicationPut, organizationCounterChange } = await import('../../shared/applications/application-repository.ts');
+  const { applicationPuts, organizationCounterChange } = await import('../../shared/applications/application-repository.ts');
   const { environmentPuts } = await import('../../shared/applications/environment-repository.ts');
   const { newEnvironment } = await import('../../shared/applications/environment-creation.ts');
   const { transactWrite } = await import('../../shared/db/transactions.ts');
@@ -51,7 +51,7 @@ async function seed(ctx: BenchContext, orgId: string, userId: string, envCount: 
     count.applications++;
     count.environments += ENVS_PER_APP;
     counts.set(bucket, count);
-    items.push(applicationPut(app).Put!.Item as Record<string, unknown>);
+    for (const put of applicationPuts(app)) items.push(put.Put!.Item as Record<string, unknown>);
     for (let e = 0; e < ENVS_PER_APP; e++) {
       const env = newEnvironment(app, ['dev', 'qa', 'stage', 'prod', `env-${a}`][e]);
       if ((a + e) % 2 === 0) {
@@ -125,6 +125,10 @@ const section: BenchSection = {
       }
       Object.assign(cases, {
         'envs page0 size1000 by name': [envs, 'pageSize=1000'],
+        'envs page0 size1000 by scanDate DESC': [envs, 'pageSize=1000&sortField=scanDate&sortDir=DESC'],
+        'envs page0 size1000 by environmentId': [envs, 'pageSize=1000&sortField=environmentId'],
+        'envs pageToken=3 size100 by name': [envs, 'pageSize=100&pageToken=3'],
+        'envs pageToken=4 size100 by name': [envs, 'pageSize=100&pageToken=4'],
         'envs deep pageToken=500 size10 by environmentName': [envs, 'pageSize=10&pageToken=500'],
         'envs deep pageToken=500 size10 by scanDate DESC': [envs, 'pageSize=10&pageToken=500&sortField=scanDate&sortDir=DESC'],
         'envs deep pageToken=500 size10 by applicationName': [envs, 'pageSize=10&pageToken=500&sortField=applicationName'],
@@ -135,6 +139,13 @@ const section: BenchSection = {
         'envs filter lastScanStatus=ERRORED size10 by scanDate': [envs, 'pageSize=10&lastScanStatus=LAST_SCAN_STATUS_ERRORED&sortField=scanDate'],
         'envs filter lastScanDate=LAST_24_HOURS size10': [envs, 'pageSize=10&lastScanDate=LAST_24_HOURS'],
         'envs filter query=app-00001 size10': [envs, 'pageSize=10&query=app-00001'],
+        'envs filter query=app-00001 size10 by scanDate DESC': [envs, 'pageSize=10&query=app-00001&sortField=scanDate&sortDir=DESC'],
+        'envs filter query=env-123 size10 (environment names)': [envs, 'pageSize=10&query=env-123'],
+        'envs filter query=STAGE size10 (a fifth of the environments)': [envs, 'pageSize=10&query=STAGE'],
+        'envs filter query=pp size10 (two characters: no trigram)': [envs, 'pageSize=10&query=pp'],
+        'envs filter query=app-00001 + lastScanStatus=ERRORED size10': [envs, 'pageSize=10&query=app-00001&lastScanStatus=LAST_SCAN_STATUS_ERRORED'],
+        'envs filter query=app-00001 includeAppHealthStats size10': [envs, 'pageSize=10&query=app-00001&includeAppHealthStats=true'],
+        'envs member of no team: query=app-00001 size10': [envs, 'pageSize=10&query=app-00001', outsider.token],
         'envs filter envIds=one size10': [envs, `pageSize=10&envIds=${sampleEnvId}`],
         'envs filter appIds=one size10': [envs, `pageSize=10&appIds=${sampleAppId}`],
         'envs filter teamIds=team size10': [envs, `pageSize=10&teamIds=${teamId}`],
@@ -151,10 +162,18 @@ const section: BenchSection = {
         'apps deep pageToken=100 size10': [apps, 'pageSize=10&pageToken=100'],
         'apps filter applicationStatus=ACTIVE size10': [apps, 'pageSize=10&applicationStatus=ACTIVE'],
         'apps filter query=app-00001 size10': [apps, 'pageSize=10&query=app-00001'],
+        'apps filter query=app-00001 size10 by applicationId DESC': [apps, 'pageSize=10&query=app-00001&sortField=applicationId&sortDir=DESC'],
+        'apps filter query=app-0 size10 (most applications)': [apps, 'pageSize=10&query=app-0'],
+        'apps filter applicationStatus=ENV_INCOMPLETE size10 (none)': [apps, 'pageSize=10&applicationStatus=ENV_INCOMPLETE'],
+        'apps filter teamIds=team size10': [apps, `pageSize=10&teamIds=${teamId}`],
+        'apps member of no team: query=app-00001 size10': [apps, 'pageSize=10&query=app-00001', outsider.token],
         'apps member of no team: page0 size10': [apps, 'pageSize=10', outsider.token],
         'v1 apps page0 size10': [`/api/v1/app/${orgId}/list`, 'pageSize=10'],
         'v1 apps pageToken=500 size10': [`/api/v1/app/${orgId}/list`, 'pageSize=10&pageToken=500'],
         'v1 apps ignoreEnvs page0 size10 by id': [`/api/v1/app/${orgId}/list`, 'pageSize=10&ignoreEnvs=true&sortField=id'],
+        'v1 apps envs=env-7 size10 (one match)': [`/api/v1/app/${orgId}/list`, 'pageSize=10&envs=env-7'],
+        'v1 apps appIds=one size10': [`/api/v1/app/${orgId}/list`, `pageSize=10&appIds=${sampleAppId}`],
+        'v1 apps member of no team: page0 size10': [`/api/v1/app/${orgId}/list`, 'pageSize=10', outsider.token],
         'v1 envs of one application': [`/api/v1/app/${sampleAppId}/env/list`, ''],
       });
       const figures: Record<string, unknown> = {};
@@ -162,6 +181,33 @@ const section: BenchSection = {
         ctx.progress(`${envCount} environments: ${name}`);
         figures[name] = await probe(path, query, bearer);
       }
+      // Write cost of the mutations that maintain the list indexes (one of each: a mutation is not repeatable).
+      const write = async (name: string, method: string, path: string, body?: unknown) => {
+        const scopes: { readUnits?: number; writeUnits?: number; dynamodbCalls: number }[] = [];
+        scopeObservers.push((scope) => scopes.push({ ...scope }));
+        const started = performance.now();
+        const response = await fetch(`${ctx.baseUrl}${path}`, {
+          method,
+          // The member of no team: the measuring member's team has no team item (seeded membership only).
+          headers: { authorization: `Bearer ${outsider.token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+          body: body ? JSON.stringify(body) : undefined,
+        });
+        const ms = Math.round((performance.now() - started) * 100) / 100;
+        scopeObservers.length = 0;
+        const text = await response.text();
+        if (response.status !== 200) throw new Error(`${name}: ${response.status} ${text}`);
+        const round = (n: number | undefined) => Math.round((n ?? 0) * 10) / 10;
+        figures[`write: ${name}`] = { ms, writeUnits: round(scopes[0]?.writeUnits), readUnits: round(scopes[0]?.readUnits), dynamodbCalls: scopes[0]?.dynamodbCalls };
+        return text ? (JSON.parse(text) as Record<string, string>) : {};
+      };
+      ctx.progress(`${envCount} environments: write costs`);
+      const created = await write('create application "payments-service-eu" with environment "production"', 'POST', `/api/v1/org/${orgId}/app`, { name: 'payments-service-eu', env: 'production' });
+      const appId = created.applicationId;
+      await write('rename application to "payments-service-eu-west"', 'POST', `/api/v1/app/${appId}`, { name: 'payments-service-eu-west' });
+      const env = await write('create environment "staging-eu-west-1"', 'POST', `/api/v1/app/${appId}/env`, { env: 'staging-eu-west-1' });
+      await write('rename environment to "staging-eu-west-2"', 'POST', `/api/v1/app/${appId}/env/${env.envId}`, { name: 'staging-eu-west-2' });
+      await write('delete environment', 'DELETE', `/api/v1/app/${appId}/env/${env.envId}`);
+      await write('delete application (with its one environment)', 'DELETE', `/api/v1/app/${appId}`);
       results[`${envCount} environments`] = figures;
     }
     return results;

@@ -14,7 +14,7 @@ const section: BenchSection = {
   async run(ctx) {
     const { ensureWebBuild, webDist } = await import('../local/web.ts');
     const { launchBrowser } = await import('../local/chromium.ts');
-    const { applicationPut, organizationCounterChange } = await import('../../shared/applications/application-repository.ts');
+    const { applicationPuts, organizationCounterChange } = await import('../../shared/applications/application-repository.ts');
     const { batchPut } = await import('../../shared/db/query.ts');
     const { transactWrite } = await import('../../shared/db/transactions.ts');
     await ensureWebBuild({ log: ctx.progress });
@@ -23,8 +23,8 @@ const section: BenchSection = {
     ctx.progress(`seeding ${APPLICATIONS} applications`);
     const now = Date.now();
     const items = Array.from({ length: APPLICATIONS }, (_, i) =>
-      applicationPut({ applicationId: randomUUID(), organizationId: orgId, name: `app-${String(i).padStart(4, '0')}-${randomUUID().slice(0, 6)}`, applicationType: 'STANDARD', applicationStatus: 'ENV_INCOMPLETE', environmentCount: 0, createdAt: now }).Put!.Item as Record<string, unknown>,
-    );
+      applicationPuts({ applicationId: randomUUID(), organizationId: orgId, name: `app-${String(i).padStart(4, '0')}-${randomUUID().slice(0, 6)}`, applicationType: 'STANDARD', applicationStatus: 'ENV_INCOMPLETE', environmentCount: 0, createdAt: now }).map((put) => put.Put!.Item as Record<string, unknown>),
+    ).flat();
     await batchPut(items, 16);
     await transactWrite([organizationCounterChange(orgId, 'STANDARD', undefined, { applications: APPLICATIONS, environments: 0 })]);
 

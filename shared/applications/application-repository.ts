@@ -25,6 +25,8 @@ export interface ApplicationRecord {
   environmentCount: number;
   /** Set when a cascade delete has started: the application is gone for every reader from that moment. */
   deleting?: boolean;
+  /** Its name has trigram postings (keys.applicationNameIndex); absent: only the entity's own index entry, if any. */
+  nameTrigrams?: boolean;
   createdAt: number;
 }
 
@@ -63,35 +65,90 @@ const listEntries = (app: ApplicationRecord, changes: Partial<Pick<ApplicationRe
 };
 
 /**
- * Every index key an application item carries in its current state: its list entries while live, the deleting
- * entry once its cascade delete has started. What a new item is written with, and what the index backfill
- * (npm run migrate) gives items written by earlier versions.
+ * Every index key an application item carries in its current state: its list entries and its name's gsi7 entry
+ * while live, the deleting entry once its cascade delete has started. What a new item is written with, and what the
+ * index backfill (npm run migrate) gives items written by earlier versions: one without `nameTrigrams` (written
+ * before gsi7, or in bulk) gets the unindexed gsi7 entry, which every query reads, and no postings.
  */
 export const applicationIndexKeys = (app: ApplicationRecord): Record<string, string> =>
-  app.deleting ? keys.deletingApplication(app.organizationId, app.applicationId) : listEntries(app);
+  app.deleting
+    ? keys.deletingApplication(app.organizationId, app.applicationId)
+    : { ...listEntries(app), ...keys.applicationNameIndex(app.organizationId, app.applicationId, app.name, app.nameTrigrams === true).entity };
 
-export function applicationPut(app: ApplicationRecord): TransactItem {
-  return putNewItem({
-    ...keys.application(app.applicationId),
-    ...applicationIndexKeys(app),
-    entity: 'application',
-    ...app,
-  });
+/**
+ * The name trigram index of an application (keys.applicationNameIndex): the attributes its own item carries and the
+ * posting items to put. The one derivation creates, renames and a backfill of existing data use (`indexed: false`:
+ * the entity's attributes alone, in the unindexed partition, which every query reads).
+ */
+export function applicationNameIndex(app: Pick<ApplicationRecord, 'organizationId' | 'applicationId' | 'name'>, indexed = true) {
+  const { entity, postings, nameTrigrams } = keys.applicationNameIndex(app.organizationId, app.applicationId, app.name, indexed);
+  const posting = (key: Record<string, string>) => ({ ...key, entity: 'nameGram', applicationId: app.applicationId, name: app.name });
+  return { entity: { ...entity, nameTrigrams }, postings: postings.map(posting) };
 }
 
-/** Renames a live application (fails with ConditionalCheckFailed if it is gone or being deleted). */
-export function applicationRename(app: ApplicationRecord, name: string): TransactItem {
+/**
+ * A new application with its name index entries (at most MAX_NAME_TRIGRAMS items). `indexName: false` (creations
+ * of many applications in one transaction, which has no room for the postings): its name is found by every query
+ * through the unindexed partition instead.
+ */
+export function applicationPuts(app: ApplicationRecord, { indexName = true } = {}): TransactItem[] {
+  const index = applicationNameIndex(app, indexName);
+  const record = { ...app, nameTrigrams: index.entity.nameTrigrams };
+  return [
+    putNewItem({ ...keys.application(app.applicationId), ...applicationIndexKeys(record), entity: 'application', ...record }),
+    ...index.postings.map((Item): TransactItem => ({ Put: { TableName: config.tableName, Item } })),
+  ];
+}
+
+/**
+ * The writes that move a name's trigram index from `before` to `after` (application or environment): the posting
+ * items of the old name that the new one has not are deleted, the new ones put (overwriting the shared ones, whose
+ * copy of the name changes). Returns the entity's new index attributes (SET) and those to REMOVE.
+ */
+export function nameIndexChange(
+  appId: string,
+  ownerId: string,
+  before: { name: string; nameTrigrams?: boolean },
+  after: { entity: Record<string, unknown>; postings: Record<string, unknown>[] },
+) {
+  const kept = new Set(after.postings.map((p) => p.sk));
+  const stale = before.nameTrigrams ? keys.nameGramPostings(appId, ownerId, before.name).filter((key) => !kept.has(key.sk)) : [];
+  const items: TransactItem[] = [
+    ...stale.map((Key): TransactItem => ({ Delete: { TableName: config.tableName, Key } })),
+    ...after.postings.map((Item): TransactItem => ({ Put: { TableName: config.tableName, Item } })),
+  ];
+  const set = after.entity as { gsi7pk?: string; gsi7sk?: string; nameTrigrams: boolean };
+  return { items, set, remove: set.gsi7pk ? [] : ['gsi7pk', 'gsi7sk'] };
+}
+
+/**
+ * Renames a live application, moving its name index entries. Conditioned on the name read (besides live), so that
+ * two concurrent renames cannot leave the postings of a name the application no longer has: the loser fails with
+ * ConditionalCheckFailed at index 0 and re-reads.
+ */
+export function applicationRename(app: ApplicationRecord, name: string): TransactItem[] {
   const { gsi4sk } = listEntries(app, { name });
-  return {
-    Update: {
-      TableName: config.tableName,
-      Key: keys.application(app.applicationId),
-      UpdateExpression: 'SET #name = :name, gsi4sk = :gsi4sk',
-      ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deleting)',
-      ExpressionAttributeNames: { '#name': 'name' },
-      ExpressionAttributeValues: { ':name': name, ':gsi4sk': gsi4sk },
+  const change = nameIndexChange(app.applicationId, app.applicationId, app, applicationNameIndex({ ...app, name }));
+  const { gsi7pk, gsi7sk, nameTrigrams } = change.set;
+  const values: Record<string, unknown> = { ':name': name, ':gsi4sk': gsi4sk, ':previous': app.name, ':nameTrigrams': nameTrigrams };
+  const sets = ['#name = :name', 'gsi4sk = :gsi4sk', 'nameTrigrams = :nameTrigrams'];
+  if (gsi7pk) {
+    sets.push('gsi7pk = :gsi7pk', 'gsi7sk = :gsi7sk');
+    Object.assign(values, { ':gsi7pk': gsi7pk, ':gsi7sk': gsi7sk });
+  }
+  return [
+    {
+      Update: {
+        TableName: config.tableName,
+        Key: keys.application(app.applicationId),
+        UpdateExpression: `SET ${sets.join(', ')}${change.remove.length ? ` REMOVE ${change.remove.join(', ')}` : ''}`,
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deleting) AND #name = :previous',
+        ExpressionAttributeNames: { '#name': 'name' },
+        ExpressionAttributeValues: values,
+      },
     },
-  };
+    ...change.items,
+  ];
 }
 
 /**
@@ -137,7 +194,7 @@ export function applicationDeletingMark(app: ApplicationRecord): TransactItem[] 
       Update: {
         TableName: config.tableName,
         Key: keys.application(app.applicationId),
-        UpdateExpression: 'SET deleting = :true, gsi5pk = :gsi5pk, gsi5sk = :gsi5sk REMOVE gsi1pk, gsi1sk, gsi4pk, gsi4sk, gsi6pk, gsi6sk',
+        UpdateExpression: 'SET deleting = :true, gsi5pk = :gsi5pk, gsi5sk = :gsi5sk REMOVE gsi1pk, gsi1sk, gsi4pk, gsi4sk, gsi6pk, gsi6sk, gsi7pk, gsi7sk',
         ConditionExpression: unchanged.condition,
         ExpressionAttributeValues: { ':true': true, ...prefixed(keys.deletingApplication(app.organizationId, app.applicationId)), ...unchanged.values },
       },

@@ -1,16 +1,29 @@
 import { randomUUID } from 'node:crypto';
 import {
   applicationDeletingMark,
-  applicationPut,
+  applicationPuts,
   applicationRename,
   deleteApplicationPartition,
+  getApplication,
   getApplications,
   organizationCounterChange,
   type ApplicationRecord,
   type ApplicationType,
 } from './application-repository.ts';
 import { environmentPuts, environmentsOfApp, type EnvironmentRecord } from './environment-repository.ts';
-import { applicationEntries, applicationsCovering, applicationsWithoutEnvironments, environmentEntriesNamed, listScope, mergeOrdered, type ApplicationListOrder, type ListEntry, type ListScope } from './list-entries.ts';
+import {
+  applicationEntries,
+  applicationsCovering,
+  applicationIdsWithStatus,
+  environmentEntriesNamed,
+  listScope,
+  mergeOrdered,
+  namesContaining,
+  wholeApplicationsOfBucket,
+  type ApplicationListOrder,
+  type ListEntry,
+  type ListScope,
+} from './list-entries.ts';
 import { accessibleApplication, canSeeTeamResource } from './access.ts';
 import { auditEntry } from '../audit/entries.ts';
 import { transactWriteRetryingConflicts } from '../db/query.ts';
@@ -23,7 +36,6 @@ import { newEnvironment, writeEnvironmentConfig } from './environment-creation.t
 import { APPLICATION_TYPES, APP_SORT_FIELDS, type CreateApplicationBody, type ListApplicationsV1Query, type ListApplicationsV2Query } from './inputs.ts';
 import {
   compareBy,
-  countRest,
   nameOrderKey,
   pageFromStream,
   pageOf,
@@ -88,9 +100,9 @@ export async function createApplication(caller: Caller, orgId: string, body: Cre
   };
   const env = envName ? newEnvironment(app, envName) : undefined;
   const items = [
-    applicationPut(app),
     organizationCounterChange(orgId, applicationType, app.teamId, { applications: 1, environments: env ? 1 : 0 }),
     await auditEntry(caller, orgId, 'APPLICATION_ADDED', { applicationId: app.applicationId, appName: app.name, envName: env?.name }),
+    ...applicationPuts(app),
   ];
   // The team lists its applications: it gains this one in the same transaction (and must still exist).
   const teamItemAt = items.length;
@@ -116,15 +128,20 @@ export async function readApplication(caller: Caller, appId: string) {
 }
 
 export async function updateApplication(caller: Caller, appId: string, body: { name: string }) {
-  const { app } = await accessibleApplication(caller, appId, { teamRestricted: true });
-  const payload = { applicationId: appId, appName: body.name, previousAppName: app.name };
-  try {
-    await transactWriteRetryingConflicts([applicationRename(app, body.name), await auditEntry(caller, app.organizationId, 'APPLICATION_MODIFIED', payload)]);
-  } catch (error) {
-    if (cancellationReasons(error)?.[0] === 'ConditionalCheckFailed') throw notFound(`application ${appId} not found`);
-    throw error;
+  let { app } = await accessibleApplication(caller, appId, { teamRestricted: true });
+  for (let attempt = 1; ; attempt++) {
+    const payload = { applicationId: appId, appName: body.name, previousAppName: app.name };
+    try {
+      await transactWriteRetryingConflicts([...applicationRename(app, body.name), await auditEntry(caller, app.organizationId, 'APPLICATION_MODIFIED', payload)]);
+      return toApplication({ ...app, name: body.name });
+    } catch (error) {
+      if (cancellationReasons(error)?.[0] !== 'ConditionalCheckFailed') throw error;
+      // Gone, or renamed meanwhile (the write is conditioned on the name read): read it again.
+      const fresh = await getApplication(appId);
+      if (!fresh || attempt >= 5) throw notFound(`application ${appId} not found`);
+      app = fresh;
+    }
   }
-  return toApplication({ ...app, name: body.name });
 }
 
 /**
@@ -156,7 +173,7 @@ type AppSortField = (typeof APP_SORT_FIELDS)[number];
 
 const commitActivity = (repos: CodeRepositoryRecord[] = []) => repos.reduce((sum, repo) => sum + repo.commitCount, 0);
 
-function applicationSortValue(field: AppSortField, repos: Map<string, CodeRepositoryRecord[]>): (app: ApplicationRecord) => string | number {
+function applicationSortValue(field: AppSortField, repos: Map<string, CodeRepositoryRecord[]>): (app: Pick<ApplicationRecord, 'applicationId' | 'name' | 'applicationStatus'>) => string | number {
   switch (field) {
     case 'applicationName':
       return (app) => nameOrderKey(app.name, app.applicationId);
@@ -171,6 +188,15 @@ function applicationSortValue(field: AppSortField, repos: Map<string, CodeReposi
   }
 }
 
+/**
+ * Whether `n` of the scope's applications are few enough to read whole (BatchGetItem: half a read unit each) rather
+ * than walking the compact entries (about a twentieth of a unit each): at most 100 or a tenth of them.
+ */
+/** Applications per page size up to which reading all of the caller's applications whole costs less than the walk. */
+const WHOLE_READ_PAGES = 2;
+
+const fewLimit = (scope: ListScope) => Math.max(100, scope.counts.applications / 10);
+
 /** What the application lists filter on: a compact entry, or a whole application. */
 type AppEntry = Pick<ListEntry, 'applicationId' | 'name' | 'applicationType' | 'applicationStatus'>;
 
@@ -183,6 +209,12 @@ const applicationsInOrder = (orgId: string, scope: ListScope, order: Application
 
 async function* concat<T>(...parts: (AsyncIterable<T> | T[])[]): AsyncGenerator<T> {
   for (const part of parts) yield* part;
+}
+
+async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const all: T[] = [];
+  for await (const item of items) all.push(item);
+  return all;
 }
 
 async function* without<T extends { applicationId: string }>(items: AsyncIterable<T>, ids: Set<string>): AsyncGenerator<T> {
@@ -218,33 +250,61 @@ export async function listApplicationsV2(caller: Caller, orgId: string, q: ListA
   const repos = repoSort ? await repositoriesByApplication(orgId) : new Map<string, CodeRepositoryRecord[]>();
 
   let page: { items: ApplicationRecord[]; totalCount: number; hasNext: boolean };
+  const inMemory = async (appIds: string[]) => {
+    const sorted = (await getApplications(appIds)).filter(keep).sort(compareBy(applicationSortValue(sortField, repos), (a) => a.applicationId, sortDir));
+    return pageOf(sorted, request);
+  };
+  const scope = q.appIds.length ? undefined : await listScope(orgId, membership, q.applicationTypes, q.teamIds, { byApplication: false });
+  // `query` of three characters or more: the applications whose name contains it, from the name trigram index (each
+  // trigram partition read no further than a quarter of the caller's applications: beyond, their compact entries
+  // cost less), read whole when few.
+  const candidates = scope && text ? await namesContaining(orgId, 'APP', text, Math.max(100, scope.counts.applications / 4)) : undefined;
+  const named = candidates && candidates.length <= fewLimit(scope!) ? candidates : undefined;
+  // applicationStatus alone, with one status: its count from the applications without environments (usually few:
+  // a prefix of the status index per bucket) and the counters; the applications themselves when they are few.
+  const status = scope && !text && q.applicationStatus.length === 1 ? await applicationsWithStatus(orgId, scope, q.applicationStatus[0]) : undefined;
   if (q.appIds.length) {
     // The named applications only, sorted in memory.
-    const sorted = (await getApplications(q.appIds)).filter(keep).sort(compareBy(applicationSortValue(sortField, repos), (a) => a.applicationId, sortDir));
-    page = pageOf(sorted, request);
+    page = await inMemory(q.appIds);
+  } else if (named) {
+    page = await inMemory(named.map((m) => m.applicationId));
+  } else if (text) {
+    // A query matching many applications (or under three characters): the compact entries of the caller's buckets,
+    // filtered and sorted in memory (at most ten times the matches), the page read whole.
+    const entries = (await Promise.all(scope!.buckets.map((b) => collect(applicationEntries(orgId, b, 'id', true, 1000))))).flat();
+    const kept = entries
+      .map((entry) => ({ ...entry, applicationStatus: entry.applicationStatus ?? ('ENV_INCOMPLETE' as const) }))
+      .filter((entry) => scope!.keep(entry) && matches(entry));
+    const sorted = kept.sort(compareBy(applicationSortValue(sortField, repos), (a) => a.applicationId, sortDir));
+    const { items, totalCount, hasNext } = pageOf(sorted, request);
+    page = { items: await applicationsOf(items, keep), totalCount, hasNext };
+  } else if (status?.selected) {
+    // One status, held by few of the caller's applications: those, read whole.
+    page = await inMemory(status.selected);
+  } else if (scope!.counts.applications <= WHOLE_READ_PAGES * request.size) {
+    // A page that is a good part of the caller's applications (pageSize 1000): all of them read whole from the
+    // buckets' whole-item partitions (a Query is charged by the kilobytes it reads, a BatchGetItem by the item).
+    const all = (await Promise.all(scope!.buckets.map((b) => wholeApplicationsOfBucket(orgId, b)))).flat().filter((app) => !app.deleting && keep(app));
+    page = pageOf(all.sort(compareBy(applicationSortValue(sortField, repos), (a) => a.applicationId, sortDir)), request);
   } else {
-    const scope = await listScope(orgId, membership, q.applicationTypes, q.teamIds, { byApplication: false });
+    const walkScope = scope!;
     const order = APP_ORDER[sortField];
-    const entryKeep = (entry: AppEntry) => scope.keep(entry) && matches({ name: entry.name, applicationStatus: entry.applicationStatus ?? 'ENV_INCOMPLETE' });
+    const entryKeep = (entry: AppEntry) => walkScope.keep(entry) && matches({ name: entry.name, applicationStatus: entry.applicationStatus ?? 'ENV_INCOMPLETE' });
     let stream: AsyncIterable<AppEntry>;
     const walkLimit = readAhead(request); // grows per call (list-entries.ts)
-    if (order) stream = applicationsInOrder(orgId, scope, order, forward, walkLimit);
+    if (order) stream = applicationsInOrder(orgId, walkScope, order, forward, walkLimit);
     else {
       // Repository sorts: applications without mapped repositories (value 0) in id order from the index, the
       // mapped ones (read whole: as many as the repositories map) in (value, id) order after (ASC) or before them.
       const value = applicationSortValue(sortField, repos);
       const mapped = (await getApplications([...repos.keys()])).filter((app) => value(app) !== 0);
       const valued = mapped.filter(keep).sort(compareBy(value, (a) => a.applicationId, sortDir));
-      const zeros = without(applicationsInOrder(orgId, scope, 'id', forward, walkLimit), new Set(mapped.map((a) => a.applicationId)));
+      const zeros = without(applicationsInOrder(orgId, walkScope, 'id', forward, walkLimit), new Set(mapped.map((a) => a.applicationId)));
       stream = forward ? concat<AppEntry>(zeros, valued) : concat<AppEntry>(valued, zeros);
     }
     const streamed = await pageFromStream(stream, entryKeep, request);
-    const countable = !text && q.applicationStatus.length === 0;
-    const totalCount = streamed.exhausted
-      ? streamed.seen
-      : countable
-        ? scope.counts.applications
-        : await countRest(applicationsInOrder(orgId, scope, 'id', true, 1000), entryKeep);
+    // The counters give the total; one applicationStatus: its count (applicationsWithStatus).
+    const totalCount = streamed.exhausted ? streamed.seen : (status?.count ?? walkScope.counts.applications);
     page = { items: await applicationsOf(streamed.items, keep), totalCount, hasNext: streamed.hasNext };
   }
   return {
@@ -267,6 +327,20 @@ export async function listApplicationsV2(caller: Caller, orgId: string, q: ListA
       page.hasNext,
     ),
   };
+}
+
+/**
+ * The caller's applications with `status`: how many, and their ids when they are few (fewOf; else `selected` is
+ * undefined and the list walks its order, filtering). The applications
+ * without environments (ENV_INCOMPLETE, usually few) are read from the status index (a prefix per bucket); ACTIVE
+ * ones are the rest of the counters' count, and read (prefix `ACTIVE#`) only when few.
+ */
+async function applicationsWithStatus(orgId: string, scope: ListScope, status: ApplicationRecord['applicationStatus']): Promise<{ count: number; selected?: string[] }> {
+  const few = (n: number) => n <= fewLimit(scope);
+  const incomplete = await applicationIdsWithStatus(orgId, scope, 'ENV_INCOMPLETE');
+  if (status === 'ENV_INCOMPLETE') return { count: incomplete.length, selected: few(incomplete.length) ? incomplete : undefined };
+  const count = scope.counts.applications - incomplete.length;
+  return { count, selected: few(count) ? await applicationIdsWithStatus(orgId, scope, 'ACTIVE') : undefined };
 }
 
 /**
@@ -324,7 +398,7 @@ export async function listApplicationsV1(caller: Caller, orgId: string, q: ListA
       return app ? entriesOf(app, envs[i]).slice(skip, skip + take) : [];
     });
     // Every application is one entry, or one per environment: applications without environments count once.
-    const totalCount = q.ignoreEnvs ? scope.counts.applications : scope.counts.environments + (await applicationsWithoutEnvironments(orgId, scope));
+    const totalCount = q.ignoreEnvs ? scope.counts.applications : scope.counts.environments + (await applicationIdsWithStatus(orgId, scope, 'ENV_INCOMPLETE')).length;
     page = { items, totalCount, hasNext: start + request.size < totalCount };
   }
   return {

@@ -1,6 +1,7 @@
 import { getApplications, type ApplicationRecord } from './application-repository.ts';
-import { NO_SCAN_STATUS, environmentsOfApp, getEnvironmentsByKeys, type EnvironmentRecord, type LastScanStatus } from './environment-repository.ts';
+import { NO_SCAN_STATUS, environmentsOfApp, environmentsOfOrg, getEnvironmentsByKeys, type EnvironmentRecord, type LastScanStatus } from './environment-repository.ts';
 import {
+  allEnvironmentEntries,
   applicationEntries,
   applicationsCovering,
   environmentEntries,
@@ -10,7 +11,8 @@ import {
   environmentEntriesWithStatus,
   listScope,
   mergeOrdered,
-  NAME_MATCH_ATTRIBUTES,
+  namesContaining,
+  wholeApplicationsOfBucket,
   type EnvironmentListOrder,
   type ListEntry,
   type ListScope,
@@ -19,7 +21,7 @@ import { canSeeTeamResource } from './access.ts';
 import { repositoriesByApplication, type CodeRepositoryRecord } from '../code-repositories/store.ts';
 import { repositoryView, visibleApplications } from '../code-repositories/code-repositories.ts';
 import { ENV_SORT_FIELDS, LAST_SCAN_STATUSES, type ListEnvironmentsV2Query } from './inputs.ts';
-import { compareBy, countRest, nameOrderKey, pageFromStream, pageOf, readAhead, v2Envelope, v2PageRequest, type PageRequest, type SortDirection } from '../lists.ts';
+import { compareBy, nameOrderKey, pageFromStream, pageOf, readAhead, v2Envelope, v2PageRequest, type PageRequest, type SortDirection } from '../lists.ts';
 import type { Caller } from '../http/caller.ts';
 import type { Membership } from '../identity/membership-repository.ts';
 
@@ -40,6 +42,8 @@ const STORED_STATUS: Record<(typeof LAST_SCAN_STATUSES)[number], LastScanStatus 
 };
 
 const DAY = 24 * 60 * 60 * 1000;
+/** Pages 0 to this of the name and scan-date orders are walked on whole items (listEnvironmentsV2). */
+const WHOLE_ITEM_PAGES = 3;
 const LAST_SCAN_DAYS = { LAST_24_HOURS: 1, LAST_7_DAYS: 7, LAST_14_DAYS: 14, LAST_30_DAYS: 30 } as const;
 
 /** The index each sort field's order is (sort value, then id): the walk needs nothing else. */
@@ -75,16 +79,39 @@ function entryKeep(scope: ListScope, q: EnvListQuery, appsMatchingQuery: Set<str
     (!text || e.name.toLowerCase().includes(text) || !!appsMatchingQuery?.has(e.applicationId));
 }
 
+/** The environments of `query` (from the name trigram index), when it has one and they are few (listEnvironmentsV2). */
+interface QueryMatches {
+  /** Environments whose name contains the text. */
+  environments: { applicationId: string; environmentId: string }[];
+  /** Applications whose name contains the text (every environment of theirs matches). */
+  applications: Set<string>;
+}
+
+/** `fn` over `items`, at most `width` at a time (one Query per item: not thousands in flight). */
+async function mapBounded<T, R>(items: T[], width: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = [];
+  for (let i = 0; i < items.length; i += width) out.push(...(await Promise.all(items.slice(i, i + width).map(fn))));
+  return out;
+}
+
+/** The environments `query` selects, whole: those named like it and those of the applications named like it. */
+async function environmentsMatching(orgId: string, matches: QueryMatches): Promise<EnvironmentRecord[]> {
+  const [named, ofApps] = await Promise.all([getEnvironmentsByKeys(matches.environments), mapBounded([...matches.applications], 32, (id) => environmentsOfApp(id))]);
+  const byId = new Map([...named, ...ofApps.flat()].filter((env) => !env.deleting && env.organizationId === orgId).map((env) => [env.environmentId, env]));
+  return [...byId.values()];
+}
+
 /**
  * The entries a filter with an index selects (reading only those), or undefined when no such filter is given.
- * Most selective first: the applications' own partitions, the id index, the name index, the status index, the
- * scan-date index.
+ * Most selective first: the applications' own partitions, the id index, the name index, the name trigram index
+ * (`query`), the status index, the scan-date index.
  */
-function filteredEntries(orgId: string, q: EnvListQuery, now: number): Promise<Omit<ListEntry, 'sortKey'>[]> | undefined {
+function filteredEntries(orgId: string, q: EnvListQuery, now: number, queryMatches: QueryMatches | undefined): Promise<Omit<ListEntry, 'sortKey'>[]> | undefined {
   // Another organization's application ids select nothing (its partitions are not this organization's indexes).
   if (q.appIds.length) return Promise.all(q.appIds.map((id) => environmentsOfApp(id))).then((lists) => lists.flat().filter((env) => env.organizationId === orgId));
   if (q.envIds.length) return environmentEntriesByIds(orgId, q.envIds);
   if (q.envs.length) return Promise.all([...new Set(q.envs.map((n) => n.toLowerCase()))].map((n) => environmentEntriesNamed(orgId, n))).then((l) => l.flat());
+  if (queryMatches) return environmentsMatching(orgId, queryMatches);
   if (q.lastScanStatus.length) {
     const statuses = [...new Set(q.lastScanStatus.map((s) => STORED_STATUS[s]))].filter((s) => s !== undefined);
     return Promise.all(statuses.map((s) => environmentEntriesWithStatus(orgId, s))).then((l) => l.flat());
@@ -189,38 +216,54 @@ export async function listEnvironmentsV2(caller: Caller, orgId: string, q: EnvLi
   const now = Date.now();
   const text = q.query?.toLowerCase() ?? '';
   const [scope, repos] = await Promise.all([listScope(orgId, membership, q.applicationTypes, q.teamIds), repositoriesByApplication(orgId)]);
-  // `query` matches the environment's or its application's name: the applications that match, from the
-  // per-bucket name index (compact).
-  const appsMatchingQuery = text ? await applicationsNamedLike(orgId, scope, text) : undefined;
+  // `query` matches the environment's or its application's name. The matches are read whole (about half a read unit
+  // each: a BatchGetItem, or an application's partition) while they are at most a tenth of the caller's environments
+  // (applications counted by their average environment count); beyond that (or under three characters: no
+  // trigram), the compact entries of all cost less (about a twentieth of a unit each), and at most ten times the
+  // matches. The names come from the trigram index, whose entries cost about as much as compact ones: each trigram
+  // partition is read no further than a tenth of the caller's environments either.
+  const perApp = scope.counts.applications ? scope.counts.environments / scope.counts.applications : 1;
+  const limit = Math.max(100, scope.counts.environments / 10);
+  const [appNames, envNames] = text ? await Promise.all([namesContaining(orgId, 'APP', text, limit), namesContaining(orgId, 'ENV', text, limit)]) : [];
+  // The applications that match: from the trigram index, else from the per-bucket name index (compact).
+  const appsMatchingQuery = !text ? undefined : appNames ? new Set(appNames.map((m) => m.applicationId)) : await applicationsNamedLike(orgId, scope, text);
   const keep = entryKeep(scope, q, appsMatchingQuery, now);
-  const filtered = q.hasFlightpathSession === true ? undefined : filteredEntries(orgId, q, now);
-  /** Only the type and team filters: the counters give the total. */
-  const countable = !filtered && !text && q.hasFlightpathSession !== true;
+  const queryMatches: QueryMatches | undefined =
+    appNames && envNames && envNames.length + appNames.length * perApp <= limit
+      ? { environments: envNames.map((m) => ({ applicationId: m.applicationId, environmentId: m.environmentId! })), applications: appsMatchingQuery! }
+      : undefined;
+  const filtered = q.hasFlightpathSession === true ? undefined : filteredEntries(orgId, q, now, queryMatches);
   const order = INDEXED_ORDER[sortField];
-  const perApp = applicationValue(sortField, repos);
+  const byAppValue = applicationValue(sortField, repos);
 
   let page: EntryPage;
   if (q.hasFlightpathSession === true) page = { entries: [], totalCount: 0, hasNext: false };
   else if (!filtered && !q.includeAppHealthStats && sortField === 'applicationName' && !text) page = await byApplicationName(orgId, scope, forward, request);
-  else if (!filtered && !q.includeAppHealthStats && (order || perApp)) {
+  else if (!filtered && !q.includeAppHealthStats && !text && (order || byAppValue)) {
     const walkLimit = readAhead(request); // grows per call (list-entries.ts)
-    const stream = order ? environmentEntries(orgId, order, forward, walkLimit) : await byApplicationValue(orgId, perApp!, repos, keep, sortDir, walkLimit);
-    const streamed = await pageFromStream(stream, keep, request);
-    const totalCount = streamed.exhausted
-      ? streamed.seen
-      : countable
-        ? scope.counts.environments
-        : await countRest(environmentEntries(orgId, 'id', true, 1000, NAME_MATCH_ATTRIBUTES), keep);
+    // The first pages of the name and scan-date orders walk the indexes copying whole items (gsi2, gsi3): a Query
+    // is charged by the kilobytes it reads, a BatchGetItem by the item, so up to about 5 pages of entries cost less
+    // read whole than read compact and then fetched (pageSize 1000: 1,000 items in one Query instead of 1,000 gets).
+    const whole = request.page <= WHOLE_ITEM_PAGES && (order === 'name' || order === 'scanDate');
+    const stream = whole
+      ? environmentsOfOrg(orgId, order, forward, walkLimit, true)
+      : order
+        ? environmentEntries(orgId, order, forward, walkLimit)
+        : await byApplicationValue(orgId, byAppValue!, repos, keep, sortDir, walkLimit);
+    const streamed = await pageFromStream<Entry>(stream, keep, request);
+    // Only the type and team filters: the counters of the caller's buckets give the total.
+    const totalCount = streamed.exhausted ? streamed.seen : scope.counts.environments;
     page = { entries: streamed.items, totalCount, hasNext: streamed.hasNext };
   } else {
-    // A filtered set (read from its index) or the whole organization (compact), sorted in memory.
-    const all = (filtered ? await filtered : await collectStream(environmentEntries(orgId, 'name', true, 1000))).filter(keep);
+    // A filtered set (read from its index) or the whole organization (compact), sorted in memory. A `query` with
+    // many matches lands here rather than walking an order: its matches may all sit at the far end of any order.
+    const all = (filtered ? await filtered : await allEnvironmentEntries(orgId)).filter(keep);
     const appNames = sortField === 'applicationName' ? await applicationNames(all) : new Map<string, string>();
     all.sort(compareBy(entrySortValue(sortField, repos, appNames), (e) => e.environmentId, sortDir));
     const { items, totalCount, hasNext } = pageOf(all, request);
     page = { entries: items, totalCount, hasNext, all };
   }
-  const joined = await pageItems(page.entries, orgId, membership, q);
+  const joined = await pageItems(page.entries, orgId, membership, q, scope);
   const pageRepos = joined.flatMap((j) => repos.get(j.env.applicationId) ?? []);
   const mappedApps = await visibleApplications(orgId, membership, pageRepos.flatMap((repo) => repo.appIds));
   return {
@@ -281,13 +324,22 @@ interface Joined {
  * again on them: an entry whose environment or application changed since the index was read is left out rather
  * than shown against the rules.
  */
-async function pageItems(entries: Entry[], orgId: string, membership: Membership, q: EnvListQuery): Promise<Joined[]> {
+async function pageItems(entries: Entry[], orgId: string, membership: Membership, q: EnvListQuery, scope: ListScope): Promise<Joined[]> {
   if (entries.length === 0) return [];
+  // Entries read whole (the whole-item indexes, an application's partition) are not read again.
+  const isWhole = (e: Entry): e is EnvironmentRecord => 'createdAt' in e;
+  // The page's applications: a BatchGetItem (half a read unit each), or, when they are more than an eighth of the
+  // caller's (a page of 1,000 by environment name has as many applications), all of those read whole by Query.
+  const appIds = [...new Set(entries.map((e) => e.applicationId))];
+  const readApps = () =>
+    appIds.length > Math.max(100, scope.counts.applications / 8)
+      ? Promise.all(scope.buckets.map((b) => wholeApplicationsOfBucket(orgId, b))).then((lists) => lists.flat().filter((app) => !app.deleting))
+      : getApplications(appIds);
   const [envs, apps] = await Promise.all([
-    getEnvironmentsByKeys(entries.map((e) => ({ applicationId: e.applicationId, environmentId: e.environmentId }))),
-    getApplications(entries.map((e) => e.applicationId)),
+    getEnvironmentsByKeys(entries.filter((e) => !isWhole(e)).map((e) => ({ applicationId: e.applicationId, environmentId: e.environmentId }))),
+    readApps(),
   ]);
-  const envById = new Map(envs.map((env) => [env.environmentId, env]));
+  const envById = new Map([...entries.filter(isWhole), ...envs].map((env) => [env.environmentId, env]));
   const appById = new Map(apps.map((app) => [app.applicationId, app]));
   return entries.flatMap((entry) => {
     const env = envById.get(entry.environmentId);

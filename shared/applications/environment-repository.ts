@@ -5,7 +5,7 @@ import { fromItem } from '../db/items.ts';
 import { batchDelete, batchGet, deleteFound, queryAll, queryItems } from '../db/query.ts';
 import { putNewItem, type TransactItem } from '../db/transactions.ts';
 import { config } from '../config.ts';
-import { applicationEnvironmentCountChange, organizationCounterChange, type ApplicationRecord, type ApplicationType } from './application-repository.ts';
+import { applicationEnvironmentCountChange, nameIndexChange, organizationCounterChange, type ApplicationRecord, type ApplicationType } from './application-repository.ts';
 import type { RiskSeverity } from '../scans/inputs.ts';
 
 /** Last-scan status as the environment view reports it (application_view.EnvironmentView.lastScanStatus). */
@@ -38,6 +38,8 @@ export interface EnvironmentRecord extends Partial<LastScan> {
   /** Copied from the application (never changes after creation) so that lists can filter without a join. */
   applicationType: ApplicationType;
   deleting?: boolean;
+  /** Its name has trigram postings (keys.environmentNameIndex); absent: only the entity's own index entry, if any. */
+  nameTrigrams?: boolean;
   createdAt: number;
   /**
    * The S3 object holding the default configuration set by POST .../config/default; absent: the one written when
@@ -60,11 +62,15 @@ const indexKeys = (env: EnvironmentRecord, name = env.name, scan: Partial<LastSc
   });
 
 /**
- * Every index key an environment item carries in its current state: one entry per list order while live, none once
- * its delete has started. What a new item is written with, and what the index backfill (npm run migrate) gives
- * items written by earlier versions.
+ * Every index key an environment item carries in its current state: one entry per list order and its name's gsi7
+ * entry while live, none once its delete has started. What a new item is written with, and what the index backfill
+ * (npm run migrate) gives items written by earlier versions: one without `nameTrigrams` (written before gsi7) gets
+ * the unindexed gsi7 entry, which every query reads, and no postings.
  */
-export const environmentIndexKeys = (env: EnvironmentRecord): Record<string, string> => (env.deleting ? {} : indexKeys(env));
+export const environmentIndexKeys = (env: EnvironmentRecord): Record<string, string> =>
+  env.deleting
+    ? {}
+    : { ...indexKeys(env), ...keys.environmentNameIndex(env.organizationId, env.applicationId, env.environmentId, env.name, env.nameTrigrams === true).entity };
 
 export async function getEnvironmentIncludingDeleting(appId: string, envId: string): Promise<EnvironmentRecord | undefined> {
   const out = await db.send(new GetCommand({ TableName: config.tableName, Key: keys.environment(appId, envId) }));
@@ -99,13 +105,16 @@ export async function environmentsOfApp(appId: string): Promise<EnvironmentRecor
 
 export type EnvironmentOrder = 'name' | 'scanDate';
 
-/** The organization's live environments in index order (name or last scan time, then id), read lazily. */
-export async function* environmentsOfOrg(orgId: string, order: EnvironmentOrder, forward: boolean, pageLimit?: number): AsyncGenerator<EnvironmentRecord> {
+/**
+ * The organization's live environments in index order (name or last scan time, then id), read lazily from the
+ * indexes that copy whole items (gsi2, gsi3). `growing`: each call reads 4 times as many as the last (list walks).
+ */
+export async function* environmentsOfOrg(orgId: string, order: EnvironmentOrder, forward: boolean, pageLimit?: number, growing = false): AsyncGenerator<EnvironmentRecord> {
   const query =
     order === 'name'
       ? { index: 'gsi2' as const, partition: keys.environmentsOfOrgByName(orgId).gsi2pk }
       : { index: 'gsi3' as const, partition: keys.environmentsOfOrgByScanDate(orgId).gsi3pk };
-  for await (const item of queryItems({ ...query, forward, pageLimit })) yield toRecord(item)!;
+  for await (const item of queryItems({ ...query, forward, pageLimit, growing })) yield toRecord(item)!;
 }
 
 /** The organization's live environments with this name (case-insensitive): reads only those. */
@@ -117,35 +126,70 @@ export async function environmentsOfOrgNamed(orgId: string, name: string): Promi
 
 // ---- Writes: each returns TransactWriteItems for the caller to commit with its audit entry.
 
-/** A new environment: its record, its name claim, the application's count and the organization's counter. */
+/**
+ * A new environment: its record (index 0), its name claim (1), the application's count (2: callers retry on its
+ * condition), the organization's counter, then its name postings.
+ */
 export function environmentCreation(app: ApplicationRecord, env: EnvironmentRecord): TransactItem[] {
+  const [record, claim, ...postings] = environmentPuts(env);
   return [
-    ...environmentPuts(env),
+    record,
+    claim,
     applicationEnvironmentCountChange(app, 1),
     organizationCounterChange(app.organizationId, app.applicationType, app.teamId, { applications: 0, environments: 1 }),
+    ...postings,
   ];
 }
 
-/** The environment record and its name claim (alone: when its application is created in the same transaction). */
+/**
+ * The name trigram index of an environment (keys.environmentNameIndex): the attributes its own item carries and the
+ * posting items to put. The one derivation creates, renames and a backfill of existing data use (`indexed: false`:
+ * the entity's attributes alone, in the unindexed partition, which every query reads).
+ */
+export function environmentNameIndex(env: Pick<EnvironmentRecord, 'organizationId' | 'applicationId' | 'environmentId' | 'name'>, indexed = true) {
+  const { entity, postings, nameTrigrams } = keys.environmentNameIndex(env.organizationId, env.applicationId, env.environmentId, env.name, indexed);
+  const posting = (key: Record<string, string>) => ({ ...key, entity: 'nameGram', applicationId: env.applicationId, environmentId: env.environmentId, name: env.name });
+  return { entity: { ...entity, nameTrigrams }, postings: postings.map(posting) };
+}
+
+/**
+ * The environment record, its name claim and its name index postings (at most MAX_NAME_TRIGRAMS - 1), alone: when
+ * its application is created in the same transaction.
+ */
 export function environmentPuts(env: EnvironmentRecord): TransactItem[] {
+  const index = environmentNameIndex(env);
+  const record = { ...env, nameTrigrams: index.entity.nameTrigrams };
   return [
-    putNewItem({ ...keys.environment(env.applicationId, env.environmentId), ...environmentIndexKeys(env), entity: 'environment', ...env }),
+    putNewItem({ ...keys.environment(env.applicationId, env.environmentId), ...environmentIndexKeys(record), entity: 'environment', ...record }),
     putNewItem({ ...keys.environmentName(env.applicationId, env.name), entity: 'environmentName', environmentId: env.environmentId }),
+    ...index.postings.map((Item): TransactItem => ({ Put: { TableName: config.tableName, Item } })),
   ];
 }
 
-/** Renames a live environment, moving its name claim (fails if the new name is taken in the application). */
+/**
+ * Renames a live environment, moving its name claim (fails at index 2 if the new name is taken in the application)
+ * and its name index entries. Conditioned on the name read, so that concurrent renames cannot leave postings of a
+ * name the environment no longer has (the loser fails at index 0 and re-reads).
+ */
 export function environmentRename(env: EnvironmentRecord, name: string): TransactItem[] {
   const { gsi1sk, gsi2sk } = indexKeys(env, name);
+  const change = nameIndexChange(env.applicationId, env.environmentId, env, environmentNameIndex({ ...env, name }));
+  const { gsi7pk, gsi7sk, nameTrigrams } = change.set;
+  const values: Record<string, unknown> = { ':name': name, ':gsi1sk': gsi1sk, ':gsi2sk': gsi2sk, ':previous': env.name, ':nameTrigrams': nameTrigrams };
+  const sets = ['#name = :name', 'gsi1sk = :gsi1sk', 'gsi2sk = :gsi2sk', 'nameTrigrams = :nameTrigrams'];
+  if (gsi7pk) {
+    sets.push('gsi7pk = :gsi7pk', 'gsi7sk = :gsi7sk');
+    Object.assign(values, { ':gsi7pk': gsi7pk, ':gsi7sk': gsi7sk });
+  }
   const items: TransactItem[] = [
     {
       Update: {
         TableName: config.tableName,
         Key: keys.environment(env.applicationId, env.environmentId),
-        UpdateExpression: 'SET #name = :name, gsi1sk = :gsi1sk, gsi2sk = :gsi2sk',
-        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deleting)',
+        UpdateExpression: `SET ${sets.join(', ')}${change.remove.length ? ` REMOVE ${change.remove.join(', ')}` : ''}`,
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deleting) AND #name = :previous',
         ExpressionAttributeNames: { '#name': 'name' },
-        ExpressionAttributeValues: { ':name': name, ':gsi1sk': gsi1sk, ':gsi2sk': gsi2sk },
+        ExpressionAttributeValues: values,
       },
     },
   ];
@@ -155,7 +199,7 @@ export function environmentRename(env: EnvironmentRecord, name: string): Transac
       putNewItem({ ...keys.environmentName(env.applicationId, name), entity: 'environmentName', environmentId: env.environmentId }),
     );
   }
-  return items;
+  return [...items, ...change.items];
 }
 
 /** Makes `objectKey` the live environment's default configuration, provided it still is `env`'s current one. */
@@ -221,23 +265,27 @@ export function environmentLastScanUpdate(env: EnvironmentRecord, scan: LastScan
 }
 
 /**
- * Starts an environment delete: the environment leaves the indexes (lists stop reading it), frees its name and
- * leaves the counts; its scan data is then removed by deleteEnvironmentData.
+ * Starts an environment delete: the environment leaves the indexes (lists stop reading it) and its name postings
+ * are deleted, frees its name and leaves the counts; its scan data is then removed by deleteEnvironmentData.
+ * Conditioned on the name read (the postings deleted are that name's): a concurrent rename fails it at index 0.
  */
 export function environmentDeletingMark(app: ApplicationRecord, env: EnvironmentRecord): TransactItem[] {
+  const postings = env.nameTrigrams ? keys.nameGramPostings(env.applicationId, env.environmentId, env.name) : [];
   return [
     {
       Update: {
         TableName: config.tableName,
         Key: keys.environment(env.applicationId, env.environmentId),
-        UpdateExpression: 'SET deleting = :true REMOVE gsi1pk, gsi1sk, gsi2pk, gsi2sk, gsi3pk, gsi3sk, gsi4pk, gsi4sk, gsi5pk, gsi5sk, gsi6pk, gsi6sk',
-        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deleting)',
-        ExpressionAttributeValues: { ':true': true },
+        UpdateExpression: 'SET deleting = :true REMOVE gsi1pk, gsi1sk, gsi2pk, gsi2sk, gsi3pk, gsi3sk, gsi4pk, gsi4sk, gsi5pk, gsi5sk, gsi6pk, gsi6sk, gsi7pk, gsi7sk',
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deleting) AND #name = :name',
+        ExpressionAttributeNames: { '#name': 'name' },
+        ExpressionAttributeValues: { ':true': true, ':name': env.name },
       },
     },
     { Delete: { TableName: config.tableName, Key: keys.environmentName(env.applicationId, env.name) } },
     applicationEnvironmentCountChange(app, -1),
     organizationCounterChange(app.organizationId, app.applicationType, app.teamId, { applications: 0, environments: -1 }),
+    ...postings.map((Key): TransactItem => ({ Delete: { TableName: config.tableName, Key } })),
   ];
 }
 

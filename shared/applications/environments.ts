@@ -5,6 +5,7 @@ import {
   environmentDeletingMark,
   environmentRename,
   environmentsOfApp,
+  getEnvironment,
   getEnvironmentByName,
   type EnvironmentRecord,
   type LastScan,
@@ -94,17 +95,24 @@ export async function createEnvironment(caller: Caller, appId: string, body: { e
 }
 
 export async function updateEnvironment(caller: Caller, appId: string, envId: string, body: { name: string }) {
-  const { app, env } = await accessibleEnvironment(caller, appId, envId, { teamRestricted: true });
-  const payload = { applicationId: appId, appName: app.name, envId, envName: body.name, previousEnvName: env.name };
-  try {
-    await transactWriteRetryingConflicts([...environmentRename(env, body.name), await auditEntry(caller, app.organizationId, 'ENVIRONMENT_MODIFIED', payload)]);
-  } catch (error) {
-    const reasons = cancellationReasons(error);
-    if (reasons?.[0] === 'ConditionalCheckFailed') throw notFound(`environment ${envId} not found in application ${appId}`);
-    if (reasons?.[2] === 'ConditionalCheckFailed') throw conflict(`environment ${body.name} already exists in application ${appId}`);
-    throw error;
+  const found = await accessibleEnvironment(caller, appId, envId, { teamRestricted: true });
+  const { app } = found;
+  let { env } = found;
+  for (let attempt = 1; ; attempt++) {
+    const payload = { applicationId: appId, appName: app.name, envId, envName: body.name, previousEnvName: env.name };
+    try {
+      await transactWriteRetryingConflicts([...environmentRename(env, body.name), await auditEntry(caller, app.organizationId, 'ENVIRONMENT_MODIFIED', payload)]);
+      return toApplication(app, { ...env, name: body.name });
+    } catch (error) {
+      const reasons = cancellationReasons(error);
+      if (reasons?.[2] === 'ConditionalCheckFailed') throw conflict(`environment ${body.name} already exists in application ${appId}`);
+      if (reasons?.[0] !== 'ConditionalCheckFailed') throw error;
+      // Gone, or renamed meanwhile (the write is conditioned on the name read): read it again.
+      const fresh = await getEnvironment(appId, envId);
+      if (!fresh || attempt >= 5) throw notFound(`environment ${envId} not found in application ${appId}`);
+      env = fresh;
+    }
   }
-  return toApplication(app, { ...env, name: body.name });
 }
 
 /**
@@ -112,16 +120,22 @@ export async function updateEnvironment(caller: Caller, appId: string, envId: st
  * (with ENVIRONMENT_REMOVED), then its data goes; a retried DELETE of an interrupted delete resumes it.
  */
 export async function deleteEnvironment(caller: Caller, appId: string, envId: string): Promise<void> {
-  const { app, env } = await accessibleEnvironment(caller, appId, envId, { teamRestricted: true, includeDeleting: true });
-  if (!env.deleting) {
+  const found = await accessibleEnvironment(caller, appId, envId, { teamRestricted: true, includeDeleting: true });
+  const { app } = found;
+  let { env } = found;
+  for (let attempt = 1; !env.deleting; attempt++) {
     const payload = { applicationId: appId, appName: app.name, envId, envName: env.name };
-    // Items: environment (index 0), name claim, application count (index 2), counter, audit entry.
+    // Items: environment (index 0), name claim, application count (index 2), counter, name postings, audit entry.
     try {
       await withFreshApplication(appId, app, async (fresh) =>
         transactWriteRetryingConflicts([...environmentDeletingMark(fresh, env), await auditEntry(caller, app.organizationId, 'ENVIRONMENT_REMOVED', payload)]), 2);
+      break;
     } catch (error) {
-      if (cancellationReasons(error)?.[0] === 'ConditionalCheckFailed') throw notFound(`environment ${envId} not found in application ${appId}`);
-      throw error;
+      if (cancellationReasons(error)?.[0] !== 'ConditionalCheckFailed') throw error;
+      // Gone, or renamed meanwhile (the write is conditioned on the name read): read it again.
+      const fresh = await getEnvironment(appId, envId);
+      if (!fresh || attempt >= 5) throw notFound(`environment ${envId} not found in application ${appId}`);
+      env = fresh;
     }
   }
   await deleteObjectsUnder(objectKeys.environmentPrefix(appId, envId));

@@ -1,8 +1,9 @@
-import { keys } from '../db/keys.ts';
+import { keys, trigrams } from '../db/keys.ts';
 import { queryAll, queryItems } from '../db/query.ts';
 import { indexKeyNames, type MainIndex } from '../db/tables.ts';
 import type { Membership } from '../identity/membership-repository.ts';
-import type { ApplicationStatus, ApplicationType } from './application-repository.ts';
+import { fromItem } from '../db/items.ts';
+import type { ApplicationRecord, ApplicationStatus, ApplicationType } from './application-repository.ts';
 import type { LastScanStatus } from './environment-repository.ts';
 
 // The compact list indexes (docs/DATA-MODEL.md, Reads): entries of a few hundred bytes carrying what the
@@ -39,9 +40,6 @@ async function* entries(
   for await (const item of queryItems({ index, ...query, attributes, growing: true })) yield { ...(item as Omit<ListEntry, 'sortKey'>), sortKey: item[sk] as string };
 }
 
-/** What a whole-organization count by name needs of each entry (the `query` filter with the type and team rules). */
-export const NAME_MATCH_ATTRIBUTES = ['applicationId', 'environmentId', 'name', 'applicationType'];
-
 const collectEntries = async (stream: AsyncIterable<ListEntry>) => {
   const all: ListEntry[] = [];
   for await (const entry of stream) all.push(entry);
@@ -67,6 +65,14 @@ export function environmentEntries(orgId: string, order: EnvironmentListOrder, f
   return entries(index, { partition, forward, pageLimit, attributes });
 }
 
+/**
+ * Every live environment entry of the organization (in name order: one walk of gsi2c). Split into parallel key
+ * ranges of the id index, the same read took DynamoDB Local several times longer.
+ */
+export function allEnvironmentEntries(orgId: string): Promise<ListEntry[]> {
+  return collectEntries(environmentEntries(orgId, 'name', true, 1000));
+}
+
 /** Environments named `name` (case-insensitive), in name order: a prefix of the name index. */
 export async function environmentEntriesNamed(orgId: string, name: string): Promise<ListEntry[]> {
   const { gsi2pk, gsi2skPrefix } = keys.environmentsOfOrgNamed(orgId, name);
@@ -90,6 +96,63 @@ export async function environmentEntriesByIds(orgId: string, envIds: string[]): 
   const partition = keys.environmentsOfOrgById(orgId).gsi4pk;
   const found = await Promise.all(envIds.map((id) => collectEntries(entries('gsi4', { partition, skFrom: id.toLowerCase(), skTo: id.toLowerCase() }))));
   return found.flat();
+}
+
+// ---- Names containing a text (the `query` filter), from the trigram index (gsi7, keys.ts nameIndex)
+
+/** A name index entry: the application's or environment's id and its name. */
+export interface NameMatch {
+  applicationId: string;
+  environmentId?: string;
+  name: string;
+}
+
+/** At most this many of the text's trigrams are read (spread over it): each is a superset of the matches. */
+const QUERY_TRIGRAMS = 4;
+
+/**
+ * The organization's application (APP) or environment (ENV) names containing `text` (lower-cased), from the trigram
+ * index; undefined when the text has fewer than three characters (no trigram selects) or when every trigram read has
+ * more than `limit` names (a caller then reads its compact entries instead: cheaper for that many). Every name
+ * containing the text has each of its trigrams, so the smallest of their partitions holds every match: the
+ * partitions of up to QUERY_TRIGRAMS trigrams are read side by side, a growing number of entries per round, until
+ * one is complete; with the unindexed names' partition, that is the candidates, confirmed on their names. Cost: about
+ * QUERY_TRIGRAMS times the smallest partition (at most `limit` each), whatever the organization's size.
+ */
+export async function namesContaining(orgId: string, kind: 'APP' | 'ENV', text: string, limit: number): Promise<NameMatch[] | undefined> {
+  const grams = trigrams(text);
+  if (grams.length === 0) return undefined;
+  const chosen = grams.length <= QUERY_TRIGRAMS ? grams : Array.from({ length: QUERY_TRIGRAMS }, (_, i) => grams[Math.round((i * (grams.length - 1)) / (QUERY_TRIGRAMS - 1))]);
+  const pageLimit = Math.min(100, limit + 1);
+  const read = (partition: string) => queryItems({ index: 'gsi7', partition, pageLimit, growing: true })[Symbol.asyncIterator]();
+  const walks = [...new Set(chosen)].map((gram) => ({ iterator: read(keys.namesWithTrigram(orgId, kind, gram).gsi7pk), items: [] as Record<string, unknown>[], done: false }));
+  const unindexed = queryAll({ index: 'gsi7', partition: keys.unindexedNames(orgId, kind).gsi7pk });
+  let complete: (typeof walks)[number] | undefined;
+  for (let round = 100; !complete; round *= 4) {
+    const open = walks.filter((w) => !w.done && w.items.length <= limit);
+    if (open.length === 0) break; // every partition has more than `limit` names
+    await Promise.all(
+      open.map(async (walk) => {
+        const target = Math.min(walk.items.length + round, limit + 1);
+        while (walk.items.length < target) {
+          const next = await walk.iterator.next();
+          if (next.done) {
+            walk.done = true;
+            break;
+          }
+          walk.items.push(next.value);
+        }
+      }),
+    );
+    complete = walks.filter((w) => w.done && w.items.length <= limit).sort((a, b) => a.items.length - b.items.length)[0];
+  }
+  await Promise.all(walks.filter((w) => !w.done).map((w) => w.iterator.return?.(undefined)));
+  const found = await unindexed;
+  if (!complete) return undefined;
+  const lower = text.toLowerCase();
+  return [...complete.items, ...found]
+    .map((item) => ({ applicationId: item.applicationId as string, environmentId: item.environmentId as string | undefined, name: item.name as string }))
+    .filter((match) => match.name.toLowerCase().includes(lower));
 }
 
 // ---- Applications, per (type, owning team) partition like the organization counters
@@ -128,6 +191,12 @@ export function applicationEntries(
   if (order === 'name') return entries('gsi4', { partition: keys.applicationsOfBucketByName(orgId, applicationType, teamId).gsi4pk, ...query });
   if (order === 'id') return entries('gsi6', { partition: keys.applicationsOfBucketById(orgId, applicationType, teamId).gsi6pk, ...query });
   return entries('gsi1c', { partition: keys.applicationsOfBucketByStatus(orgId, applicationType, teamId).gsi1pk, ...query });
+}
+
+/** Every live application of one bucket, whole (gsi1 copies whole items; its partition is the bucket's status order). */
+export async function wholeApplicationsOfBucket(orgId: string, bucket: Pick<Bucket, 'applicationType' | 'teamId'>): Promise<ApplicationRecord[]> {
+  const items = await queryAll({ index: 'gsi1', partition: keys.applicationsOfBucketByStatus(orgId, bucket.applicationType, bucket.teamId).gsi1pk });
+  return items.map((item) => fromItem<ApplicationRecord>(item)!);
 }
 
 /** Applications whose cascade delete has started (their environments' entries may still be in the indexes). */
@@ -226,13 +295,13 @@ export async function listScope(orgId: string, membership: Membership, types: Ap
   return { buckets, counts, keep: (entry) => types.includes(entry.applicationType) && shown(entry.applicationId) };
 }
 
-/** Applications without environments (ENV_INCOMPLETE) in the scope's buckets: a prefix of the status index each. */
-export async function applicationsWithoutEnvironments(orgId: string, scope: ListScope): Promise<number> {
-  const counts = await Promise.all(
+/** The ids of the scope's applications with this status (ENV_INCOMPLETE: without environments): a prefix of each bucket's status index. */
+export async function applicationIdsWithStatus(orgId: string, scope: ListScope, status: ApplicationStatus): Promise<string[]> {
+  const found = await Promise.all(
     scope.buckets.map(async (b) => {
-      const found = await queryAll({ index: 'gsi1c', partition: keys.applicationsOfBucketByStatus(orgId, b.applicationType, b.teamId).gsi1pk, skPrefix: 'ENV_INCOMPLETE#', attributes: ['applicationId'] });
-      return found.filter((item) => scope.keep({ applicationId: item.applicationId as string, applicationType: b.applicationType })).length;
+      const items = await queryAll({ index: 'gsi1c', partition: keys.applicationsOfBucketByStatus(orgId, b.applicationType, b.teamId).gsi1pk, skPrefix: `${status}#`, attributes: ['applicationId'] });
+      return items.map((item) => item.applicationId as string).filter((applicationId) => scope.keep({ applicationId, applicationType: b.applicationType }));
     }),
   );
-  return counts.reduce((a, b) => a + b, 0);
+  return found.flat();
 }

@@ -3,7 +3,7 @@ import { cancellationReasons } from '../db/items.ts';
 import { randomUUID } from 'node:crypto';
 import { badRequest, conflict, notFound, unauthorized } from '../errors.ts';
 import { canSeeTeamResource } from '../applications/access.ts';
-import { applicationPut, getApplications, organizationCounterChange, type ApplicationRecord } from '../applications/application-repository.ts';
+import { applicationPuts, getApplications, organizationCounterChange, type ApplicationRecord } from '../applications/application-repository.ts';
 import { teamApplicationAdded } from '../teams/repository.ts';
 import { compareBy, nameOrderKey, pageOf, v2Envelope, v2PageRequest, type SortDirection } from '../lists.ts';
 import type { Caller } from '../http/caller.ts';
@@ -184,7 +184,8 @@ export async function createApplicationsForRepositories(caller: Caller, orgId: s
   }));
   const apps = created.flatMap((entry) => entry.apps);
   const items = [
-    ...apps.map(applicationPut),
+    // Up to 20 applications: no room for their name postings, so their names go to the unindexed name partition.
+    ...apps.flatMap((app) => applicationPuts(app, { indexName: false })),
     organizationCounterChange(orgId, 'STANDARD', teamId, { applications: apps.length, environments: 0 }),
     ...(teamId ? [teamApplicationAdded(orgId, teamId, apps.map((app) => app.applicationId))] : []),
     ...created.map(({ repo, apps: added }) => putCodeRepository({ ...repo, appIds: [...repo.appIds, ...added.map((a) => a.applicationId)], revision: repo.revision + 1, updatedAt: now })),

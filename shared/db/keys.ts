@@ -6,6 +6,52 @@ const ASSET_PREFIX = { configuration: 'SCANCONFIG#', policy: 'POLICY#' } as cons
 const sortableNumber = (n: number | undefined) => String(Math.max(0, Math.floor(n ?? 0))).padStart(15, '0');
 const environmentFindingsSortKey = (envId: string, total: number | undefined) => `${sortableNumber(total)}#${envId}`;
 
+/**
+ * Names with at most this many distinct trigrams (about 32 characters) are indexed by trigram; longer ones are
+ * "unindexed": one entry that every `query` of three characters or more reads. It bounds the items a create,
+ * rename or delete adds to its transaction (at most 31 posting items per name, with the entity item carrying the
+ * first trigram).
+ */
+export const MAX_NAME_TRIGRAMS = 32;
+/** The gram of the unindexed names' partition ('~' is no trigram of a lower-cased name: it sorts apart). */
+const UNINDEXED = '~unindexed';
+
+/** The distinct trigrams of a lower-cased text, in order of first occurrence (by code point). */
+export function trigrams(text: string): string[] {
+  const chars = Array.from(text.toLowerCase());
+  const grams = new Set<string>();
+  for (let i = 0; i + 3 <= chars.length; i++) grams.add(chars.slice(i, i + 3).join(''));
+  return [...grams];
+}
+
+type NameKind = 'APP' | 'ENV';
+const nameGramPartition = (orgId: string, kind: NameKind, gram: string) => `ORGNAMEGRAM#${orgId}#${kind}#${gram}`;
+
+/**
+ * The trigram index of an application's or environment's name (gsi7, KEYS + applicationId, environmentId, name):
+ * an entry per distinct trigram of the lower-cased name, in partition `ORGNAMEGRAM#<org>#<APP|ENV>#<trigram>` with
+ * the owner's id as sort key, so that `query` reads only the names sharing a trigram with it. The entity item itself
+ * carries the first trigram's entry (`entity`); the others are posting items in the application's partition
+ * (`postings`, deleted with it by the cascade). A name with more than MAX_NAME_TRIGRAMS trigrams, or written
+ * `indexed: false` (bulk creations, which have no room in their transaction), has only the entity's entry, in the
+ * unindexed partition; a name of fewer than three characters has none (no query of three or more can match it).
+ * `nameTrigrams` on the entity records which case applies, so renames and deletes remove exactly the postings.
+ */
+function nameIndex(orgId: string, kind: NameKind, appId: string, ownerId: string, name: string, indexed = true): { entity: Record<string, string>; postings: Record<string, string>[]; nameTrigrams: boolean } {
+  const grams = trigrams(name);
+  if (grams.length === 0) return { entity: {}, postings: [], nameTrigrams: false };
+  if (!indexed || grams.length > MAX_NAME_TRIGRAMS) {
+    return { entity: { gsi7pk: nameGramPartition(orgId, kind, UNINDEXED), gsi7sk: ownerId }, postings: [], nameTrigrams: false };
+  }
+  return {
+    entity: { gsi7pk: nameGramPartition(orgId, kind, grams[0]), gsi7sk: ownerId },
+    postings: grams.slice(1).map((gram) => ({ ...nameGramPosting(appId, ownerId, gram), gsi7pk: nameGramPartition(orgId, kind, gram), gsi7sk: ownerId })),
+    nameTrigrams: true,
+  };
+}
+/** The table key of the posting item of `gram` for an owner (application or environment id). */
+const nameGramPosting = (appId: string, ownerId: string, gram: string) => ({ pk: `APP#${appId}`, sk: `NAMEGRAM#${ownerId}#${gram}` });
+
 export const keys = {
   organization: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: '#ORG' }),
 
@@ -61,6 +107,16 @@ export const keys = {
    */
   deletingApplication: (orgId: string, appId: string) => ({ gsi5pk: `ORGAPPSDELETING#${orgId}`, gsi5sk: appId }),
   deletingApplicationsOfOrg: (orgId: string) => ({ gsi5pk: `ORGAPPSDELETING#${orgId}` }),
+
+  /** The trigram index entries of an application's name (nameIndex above). */
+  applicationNameIndex: (orgId: string, appId: string, name: string, indexed = true) => nameIndex(orgId, 'APP', appId, appId, name, indexed),
+  /** The trigram index entries of an environment's name (nameIndex above). */
+  environmentNameIndex: (orgId: string, appId: string, envId: string, name: string, indexed = true) => nameIndex(orgId, 'ENV', appId, envId, name, indexed),
+  /** The posting items of a name written with `nameTrigrams` (every trigram but the first, which the entity carries). */
+  nameGramPostings: (appId: string, ownerId: string, name: string) => trigrams(name).slice(1).map((gram) => nameGramPosting(appId, ownerId, gram)),
+  /** gsi7 partitions of applications' or environments' names containing `gram`, and of the unindexed names. */
+  namesWithTrigram: (orgId: string, kind: NameKind, gram: string) => ({ gsi7pk: nameGramPartition(orgId, kind, gram) }),
+  unindexedNames: (orgId: string, kind: NameKind) => ({ gsi7pk: nameGramPartition(orgId, kind, UNINDEXED) }),
 
   environment: (appId: string, envId: string) => ({ pk: `APP#${appId}`, sk: `ENV#${envId}` }),
   environmentsOfApp: (appId: string) => ({ pk: `APP#${appId}`, skPrefix: 'ENV#' }),

@@ -20,7 +20,10 @@ export interface PartitionQuery {
   forward?: boolean;
   /** Items read per call: a list that needs n items asks for about n. */
   pageLimit?: number;
-  /** Each further call asks for 4 times as many (up to 1,000): a walk that a filter thins needs few round trips. */
+  /**
+   * Each further call asks for 4 times as many (up to 1,000): a walk that a filter thins needs few round trips. After
+   * a call that DynamoDB cut at 1 MB, the next asks only for the rest of what was asked.
+   */
   growing?: boolean;
   /** Only these attributes (e.g. the keys, for deletes). */
   attributes?: string[];
@@ -67,7 +70,9 @@ export async function* queryItems(query: PartitionQuery): AsyncGenerator<Item> {
     );
     for (const item of out.Items ?? []) yield item;
     startKey = out.LastEvaluatedKey;
-    if (query.growing && limit) limit = Math.min(1000, limit * 4);
+    // A call cut short by DynamoDB's 1 MB page asks next for what it lacked; a full one for 4 times as many.
+    const count = out.Count ?? 0;
+    if (query.growing && limit) limit = count < limit ? limit - count : Math.min(1000, limit * 4);
   } while (startKey);
 }
 

@@ -46,6 +46,9 @@ export const LIST_ENTRY_ATTRIBUTES = [
   'lastScanLowUntriaged',
 ];
 
+/** What the name trigram index copies: enough to confirm a match and find the environment or application. */
+export const NAME_INDEX_ATTRIBUTES = ['applicationId', 'environmentId', 'name'];
+
 /**
  * Overloaded GSIs: what each holds is documented in docs/DATA-MODEL.md and built in shared/db/keys.ts. gsi1-3 copy
  * whole items; gsi1c-3c are compact twins of them (same keys, LIST_ENTRY_ATTRIBUTES only, maintained by DynamoDB
@@ -65,6 +68,8 @@ export const mainTable: TableDefinition = {
     { indexName: 'gsi4', partitionKey: S('gsi4pk'), sortKey: S('gsi4sk'), include: LIST_ENTRY_ATTRIBUTES },
     { indexName: 'gsi5', partitionKey: S('gsi5pk'), sortKey: S('gsi5sk'), include: LIST_ENTRY_ATTRIBUTES },
     { indexName: 'gsi6', partitionKey: S('gsi6pk'), sortKey: S('gsi6sk'), include: LIST_ENTRY_ATTRIBUTES },
+    // The trigram index of application and environment names (keys.ts nameIndex): the `query` filter.
+    { indexName: 'gsi7', partitionKey: S('gsi7pk'), sortKey: S('gsi7sk'), include: NAME_INDEX_ATTRIBUTES },
   ],
   timeToLiveAttribute: 'expiresAt',
 };
@@ -79,7 +84,7 @@ export const rateLimitTable: TableDefinition = {
 export const tables = [mainTable, rateLimitTable];
 
 /** The main table's index names (queries name one) and their key attributes. */
-export type MainIndex = 'gsi1' | 'gsi2' | 'gsi3' | 'gsi1c' | 'gsi2c' | 'gsi3c' | 'gsi4' | 'gsi5' | 'gsi6';
+export type MainIndex = 'gsi1' | 'gsi2' | 'gsi3' | 'gsi1c' | 'gsi2c' | 'gsi3c' | 'gsi4' | 'gsi5' | 'gsi6' | 'gsi7';
 export function indexKeyNames(index: MainIndex): { pk: string; sk: string } {
   const definition = mainTable.globalSecondaryIndexes.find((i) => i.indexName === index)!;
   return { pk: definition.partitionKey.name, sk: definition.sortKey.name };

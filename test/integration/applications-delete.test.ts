@@ -9,7 +9,7 @@ import { environmentCreation, environmentDeletingMark, getEnvironment } from '..
 import { newEnvironment } from '../../shared/applications/environment-creation.ts';
 import { auditEntry, transactWrite } from '../../shared/audit/entries.ts';
 import { queryAll } from '../../shared/db/query.ts';
-import { keys } from '../../shared/db/keys.ts';
+import { keys, trigrams } from '../../shared/db/keys.ts';
 import { db } from '../../shared/db/client.ts';
 import { config } from '../../shared/config.ts';
 import { s3 } from '../../shared/storage/s3.ts';
@@ -37,6 +37,8 @@ async function seedApplication(tenant: Awaited<ReturnType<typeof createTenant>>,
   return { appId: app.applicationId as string, envIds };
 }
 
+/** The name trigram postings an environment named `env-<i>` has in its application's partition (keys.ts nameIndex). */
+const postingsOfEnv = (i: number) => trigrams(`env-${String(i).padStart(4, '0')}`).length - 1;
 const partitionSize = async (appId: string) => (await queryAll({ partition: keys.applicationPartition(appId).pk, attributes: ['pk', 'sk'] })).length;
 const objectsUnder = async (prefix: string) =>
   (await (await s3()).send(new ListObjectsV2Command({ Bucket: config.assetsBucket, Prefix: prefix }))).KeyCount ?? 0;
@@ -45,7 +47,8 @@ describe('cascade deletes (SPEC 3)', () => {
   it('deletes an application with more environments and scan data than one transaction holds, and its stored objects', async () => {
     const tenant = await createTenant();
     const { appId, envIds } = await seedApplication(tenant, 120, 2);
-    expect(await partitionSize(appId)).toBe(1 + 120 * 4); // record + (environment, name claim, 2 scan items) each
+    const postings = Array.from({ length: 120 }, (_, i) => postingsOfEnv(i)).reduce((a, b) => a + b, 0);
+    expect(await partitionSize(appId)).toBe(1 + 120 * 4 + postings); // record + (environment, name claim, 2 scan items, name postings) each
     expect(await objectsUnder(objectKeys.applicationPrefix(appId))).toBe(1 + 120); // description + default configs
     expect((await api('GET', `/api/v2/org/${tenant.orgId}/envs`, { token: tenant.token })).body.totalCount).toBe('120');
 
@@ -91,7 +94,7 @@ describe('cascade deletes (SPEC 3)', () => {
     const tenant = await createTenant();
     const { appId, envIds } = await seedApplication(tenant, 2, 130);
     expect((await api('DELETE', `/api/v1/app/${appId}/env/${envIds[0]}`, { token: tenant.token })).status).toBe(200);
-    expect(await partitionSize(appId)).toBe(1 + 2 + 130); // the record, the other environment with its claim and data
+    expect(await partitionSize(appId)).toBe(1 + 2 + 130 + postingsOfEnv(1)); // the record, the other environment with its claim, data and name postings
     expect(await objectsUnder(objectKeys.environmentPrefix(appId, envIds[0]))).toBe(0);
     expect(await objectsUnder(objectKeys.environmentPrefix(appId, envIds[1]))).toBe(1);
     const list = await api('GET', `/api/v1/app/${appId}/env/list`, { token: tenant.token });

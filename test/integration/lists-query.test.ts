@@ -1,0 +1,177 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { api } from './client.ts';
+import { addUserTo, createTenant, type Tenant } from './fixtures.ts';
+import { newApp, newTeam } from './team-helpers.ts';
+import { applicationPuts, getApplication, organizationCounterChange, type ApplicationRecord } from '../../shared/applications/application-repository.ts';
+import { environmentsOfApp } from '../../shared/applications/environment-repository.ts';
+import { transactWrite } from '../../shared/db/transactions.ts';
+import { queryAll } from '../../shared/db/query.ts';
+import { keys, MAX_NAME_TRIGRAMS, trigrams } from '../../shared/db/keys.ts';
+
+// The `query` filter of List Environments V2 and List Applications V2 (SPEC 4.2.1: a case-insensitive part of the
+// application's or environment's name), served by the name trigram index (keys.ts nameIndex). Every answer is
+// compared with the same filter applied to the unfiltered list, over names of every kind the index treats apart:
+// short (no trigram), long (unindexed), created in bulk (unindexed), mixed case, non-ASCII, renamed, deleted.
+
+let org: Tenant;
+let outsider: Awaited<ReturnType<typeof addUserTo>>;
+const LONG = `Long ${Array.from({ length: 7 }, () => randomUUID()).join(' ')}`.slice(0, 255);
+
+beforeAll(async () => {
+  org = await createTenant();
+  outsider = await addUserTo(org.orgId); // a member of no team
+  const payments = await newApp(org.orgId, org.token, 'Payments-API', 'Prod');
+  for (const env of ['dev', 'staging-eu-west-1', 'qa']) await api('POST', `/api/v1/app/${payments}/env`, { token: org.token, body: { env } });
+  const worker = await newApp(org.orgId, org.token, 'payments worker', 'dev');
+  await api('POST', `/api/v1/app/${worker}/env`, { token: org.token, body: { env: LONG.slice(0, 200) } });
+  await newApp(org.orgId, org.token, 'ab', 'x1');
+  await newApp(org.orgId, org.token, LONG, 'EU-prod');
+  await newApp(org.orgId, org.token, 'Straße-Ärzte', 'ärzte-dev');
+  const inventory = await newApp(org.orgId, org.token, 'Inventory', 'dev');
+  await api('POST', `/api/v1/app/${inventory}/env`, { token: org.token, body: { env: 'Inventory-Prod' } });
+  // Owned by a team the outsider is not in.
+  await newTeam(org.orgId, org.token, { name: 'owners', userIds: [org.userId], applicationIds: [worker] });
+  // Created in bulk (as applications for repositories are): the unindexed partition holds its name.
+  const bulk: ApplicationRecord = { applicationId: randomUUID(), organizationId: org.orgId, name: 'bulk-payments', applicationType: 'STANDARD', applicationStatus: 'ENV_INCOMPLETE', environmentCount: 0, createdAt: Date.now() };
+  await transactWrite([...applicationPuts(bulk, { indexName: false }), organizationCounterChange(org.orgId, 'STANDARD', undefined, { applications: 1, environments: 0 })]);
+  // Renames and deletes: the old names must no longer match, the new ones must.
+  const renamed = await newApp(org.orgId, org.token, 'Old Billing', 'old-env');
+  expect((await api('POST', `/api/v1/app/${renamed}`, { token: org.token, body: { name: 'New Ledger' } })).status).toBe(200);
+  const env = (await api('GET', `/api/v1/app/${renamed}/env/list`, { token: org.token })).body.environments[0];
+  expect((await api('POST', `/api/v1/app/${renamed}/env/${env.environmentId}`, { token: org.token, body: { name: 'Fresh-Env' } })).status).toBe(200);
+  const gone = await newApp(org.orgId, org.token, 'Removed Payments', 'doomed-env');
+  await api('POST', `/api/v1/app/${gone}/env`, { token: org.token, body: { env: 'kept-env' } });
+  const doomed = (await api('GET', `/api/v1/app/${gone}/env/list`, { token: org.token })).body.environments.find((e: { environmentName: string }) => e.environmentName === 'doomed-env');
+  expect((await api('DELETE', `/api/v1/app/${gone}/env/${doomed.environmentId}`, { token: org.token })).status).toBe(200);
+  const deletedApp = await newApp(org.orgId, org.token, 'Deleted Payments', 'dev');
+  expect((await api('DELETE', `/api/v1/app/${deletedApp}`, { token: org.token })).status).toBe(200);
+}, 120_000);
+
+interface EnvView {
+  environmentId: string;
+  environmentName: string;
+  applicationId: string;
+  applicationName: string;
+}
+
+const envs = (token: string, query: Record<string, string | number>) => api('GET', `/api/v2/org/${org.orgId}/envs`, { token, query: { pageSize: 1000, ...query } });
+const apps = (token: string, query: Record<string, string | number>) => api('GET', `/api/v2/org/${org.orgId}/apps`, { token, query: { pageSize: 1000, ...query } });
+
+const TEXTS = ['pay', 'PAY', 'ments', 'ments-', 'ents w', 'api', 'PROD', '-prod', 'eu-', 'dev', 'ventory', 'x1', 'ab', 'a', 'ledger', 'billing', 'old-env', 'fresh', 'doomed', 'kept', 'removed', 'deleted', 'bulk', 'zzz', ' w', 'long '];
+
+describe('query: part of the name, from the trigram index', () => {
+  it('List Environments V2 returns exactly the environments whose or whose application\'s name contains the text, for every caller', async () => {
+    for (const caller of [org, outsider]) {
+      const everything: EnvView[] = (await envs(caller.token, {})).body.environments;
+      expect(everything.length).toBeGreaterThan(caller === org ? 10 : 8);
+      // Texts taken from the names as well: substrings at the start, middle and end of long names (unindexed).
+      const texts = [...TEXTS, LONG.slice(100, 110).toUpperCase(), LONG.slice(-12), LONG.slice(5, 20)];
+      for (const text of texts) {
+        const lower = text.toLowerCase();
+        const expected = everything.filter((e) => e.environmentName.toLowerCase().includes(lower) || e.applicationName.toLowerCase().includes(lower)).map((e) => e.environmentId);
+        const out = await envs(caller.token, { query: text });
+        expect(out.status, out.text).toBe(200);
+        expect(out.body.environments.map((e: EnvView) => e.environmentId).sort(), `${text}`).toEqual([...expected].sort());
+        expect(out.body.totalCount, text).toBe(String(expected.length));
+      }
+      expect((await envs(caller.token, { query: 'doomed' })).body.totalCount).toBe('0');
+      expect((await envs(caller.token, { query: 'old billing' })).body.totalCount).toBe('0');
+    }
+    expect((await envs(org.token, { query: 'ledger' })).body.totalCount).toBe('1');
+    expect((await envs(org.token, { query: 'ents w' })).body.totalCount).toBe('2'); // the team's application, its two environments
+    expect((await envs(outsider.token, { query: 'ents w' })).body.totalCount).toBe('0');
+  }, 120_000);
+
+  it('combines with the other filters, every sort both ways and paging', async () => {
+    const everything: EnvView[] = (await envs(org.token, {})).body.environments;
+    const matching = (text: string) => everything.filter((e) => e.environmentName.toLowerCase().includes(text) || e.applicationName.toLowerCase().includes(text));
+    for (const sortField of ['environmentName', 'applicationName', 'environmentId', 'scanDate', 'scanDuration', 'scanFindingsCounts', 'mappedRepositoryCount']) {
+      for (const sortDir of ['ASC', 'DESC']) {
+        const whole = (await envs(org.token, { query: 'pay', sortField, sortDir })).body.environments.map((e: EnvView) => e.environmentId);
+        const unfiltered = (await envs(org.token, { sortField, sortDir })).body.environments.map((e: EnvView) => e.environmentId);
+        const expected = new Set(matching('pay').map((e) => e.environmentId));
+        // The same order as the unfiltered list, restricted to the matches.
+        expect(whole, `${sortField} ${sortDir}`).toEqual(unfiltered.filter((id: string) => expected.has(id)));
+        const paged: string[] = [];
+        for (let page = 0; ; page++) {
+          const out = (await envs(org.token, { query: 'pay', sortField, sortDir, pageSize: 2, pageToken: page })).body;
+          paged.push(...out.environments.map((e: EnvView) => e.environmentId));
+          if (!out.hasNext) break;
+        }
+        expect(paged).toEqual(whole);
+      }
+    }
+    const devPay = (await envs(org.token, { query: 'PAY', envs: 'dev' })).body;
+    expect(devPay.environments.map((e: EnvView) => e.environmentId).sort()).toEqual(matching('pay').filter((e) => e.environmentName === 'dev').map((e) => e.environmentId).sort());
+    const statusPay = (await envs(org.token, { query: 'pay', lastScanStatus: 'LAST_SCAN_STATUS_UNSPECIFIED' })).body;
+    expect(statusPay.totalCount).toBe(String(matching('pay').length)); // nothing was scanned
+    expect((await envs(org.token, { query: 'pay', lastScanStatus: 'LAST_SCAN_STATUS_ERRORED' })).body.totalCount).toBe('0');
+    expect((await envs(org.token, { query: 'pay', applicationTypes: 'CLOUD' })).body.totalCount).toBe('0');
+    // Health statistics are over the matched environments.
+    const health = (await envs(org.token, { query: 'pay', includeAppHealthStats: 'true' })).body;
+    expect(health.scanFrequencyHealth.totalApps).toBe(new Set(matching('pay').map((e) => e.applicationId)).size);
+  }, 180_000);
+
+  it('List Applications V2 returns exactly the applications whose name contains the text, for every caller and sort', async () => {
+    for (const caller of [org, outsider]) {
+      const everything: { applicationId: string; name: string }[] = (await apps(caller.token, {})).body.applications;
+      for (const text of [...TEXTS, LONG.slice(120, 140)]) {
+        const expected = everything.filter((a) => a.name.toLowerCase().includes(text.toLowerCase())).map((a) => a.applicationId);
+        for (const [sortField, sortDir] of [['applicationName', 'ASC'], ['applicationId', 'DESC'], ['applicationStatus', 'ASC']]) {
+          const out = await apps(caller.token, { query: text, sortField, sortDir });
+          expect(out.status, out.text).toBe(200);
+          const unfiltered = (await apps(caller.token, { sortField, sortDir })).body.applications.map((a: { applicationId: string }) => a.applicationId);
+          expect(out.body.applications.map((a: { applicationId: string }) => a.applicationId), `${text} ${sortField}`).toEqual(unfiltered.filter((id: string) => expected.includes(id)));
+          expect(out.body.totalCount).toBe(String(expected.length));
+        }
+      }
+    }
+    expect((await apps(org.token, { query: 'bulk' })).body.totalCount).toBe('1');
+    expect((await apps(org.token, { query: 'payments', applicationStatus: 'ENV_INCOMPLETE' })).body.applications.map((a: { name: string }) => a.name)).toEqual(['bulk-payments']);
+  }, 180_000);
+
+  it('keeps exactly the postings of the current names: renames and deletes leave none behind', async () => {
+    const list: { applicationId: string }[] = (await apps(org.token, {})).body.applications;
+    let checked = 0;
+    for (const { applicationId } of list) {
+      const app = (await getApplication(applicationId))!;
+      const owners = [
+        { id: app.applicationId, name: app.name, indexed: app.nameTrigrams },
+        ...(await environmentsOfApp(applicationId)).map((env) => ({ id: env.environmentId, name: env.name, indexed: env.nameTrigrams })),
+      ];
+      const expected = owners.flatMap((o) => (o.indexed ? keys.nameGramPostings(applicationId, o.id, o.name).map((k) => k.sk) : []));
+      const stored = await queryAll({ partition: keys.applicationPartition(applicationId).pk, skPrefix: 'NAMEGRAM#', attributes: ['sk'] });
+      expect(stored.map((item) => item.sk).sort(), app.name).toEqual(expected.sort());
+      for (const o of owners) expect(o.indexed, o.name).toBe(trigrams(o.name).length > 0 && trigrams(o.name).length <= MAX_NAME_TRIGRAMS && o.name !== 'bulk-payments');
+      checked += owners.length;
+    }
+    expect(checked).toBeGreaterThan(15);
+  }, 60_000);
+
+  it('environments created at once in one application all land, with their postings', async () => {
+    const appId = await newApp(org.orgId, org.token, 'Concurrent Creations');
+    const names = Array.from({ length: 6 }, (_, i) => `parallel-environment-${i}`);
+    const created = await Promise.all(names.map((env) => api('POST', `/api/v1/app/${appId}/env`, { token: org.token, body: { env } })));
+    expect(created.map((r) => r.status)).toEqual(names.map(() => 200));
+    expect((await getApplication(appId))!.environmentCount).toBe(6);
+    expect((await envs(org.token, { query: 'parallel-env' })).body.totalCount).toBe('6');
+    const stored = await queryAll({ partition: keys.applicationPartition(appId).pk, skPrefix: 'NAMEGRAM#', attributes: ['sk'] });
+    const owners = [{ environmentId: appId, name: 'Concurrent Creations' }, ...(await environmentsOfApp(appId))];
+    const expected = owners.flatMap((o) => keys.nameGramPostings(appId, o.environmentId, o.name).map((k) => k.sk));
+    expect(stored.map((item) => item.sk).sort()).toEqual(expected.sort());
+  }, 60_000);
+
+  it('a create or rename with two names of 255 characters fits its transaction', async () => {
+    const name = (seed: string) => Array.from({ length: 60 }, (_, i) => `${seed}${i}`).join('').slice(0, 255);
+    const appId = await newApp(org.orgId, org.token, name('a'), name('e').replace(/,/g, ''));
+    expect((await api('POST', `/api/v1/app/${appId}`, { token: org.token, body: { name: name('b') } })).status).toBe(200);
+    // Exactly MAX_NAME_TRIGRAMS distinct trigrams: indexed, with every one of them in the partition.
+    const exact = 'abcdefghijklmnopqrstuvwxyz0123456789'.slice(0, MAX_NAME_TRIGRAMS + 2);
+    expect(trigrams(exact)).toHaveLength(MAX_NAME_TRIGRAMS);
+    const exactApp = await newApp(org.orgId, org.token, exact, exact.toUpperCase());
+    expect((await apps(org.token, { query: exact.slice(10, 16) })).body.applications.map((a: { applicationId: string }) => a.applicationId)).toContain(exactApp);
+    expect((await envs(org.token, { query: exact.slice(-3) })).body.environments.map((e: EnvView) => e.applicationId)).toContain(exactApp);
+    expect((await apps(org.token, { query: name('b').slice(100, 120) })).body.applications.map((a: { applicationId: string }) => a.applicationId)).toEqual([appId]);
+  }, 60_000);
+});
