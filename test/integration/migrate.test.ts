@@ -295,7 +295,7 @@ describe('index backfill (npm run migrate)', () => {
       const lines: string[] = [];
       await addMissingIndexes(client, mainTable, oldTable, (line) => lines.push(line));
       expect(lines[0]).toContain('gsi1c, gsi2c, gsi3c, gsi4, gsi5, gsi6');
-      expect(lines.at(-1)).toBe(`Table ${oldTable} upgraded: ${items.length} items given their index keys, 6 indexes added.`);
+      expect(lines.at(-1)).toBe(`Table ${oldTable} upgraded: ${items.length} items given their index keys, ${mainTable.globalSecondaryIndexes.length - 3} indexes added.`);
       const described = await client.send(new DescribeTableCommand({ TableName: oldTable }));
       expect(described.Table!.GlobalSecondaryIndexes!.map((i) => i.IndexName).sort()).toEqual(mainTable.globalSecondaryIndexes.map((i) => i.indexName).sort());
       // The new indexes hold the backfilled entries: applications by name in their (type, team) partition.
