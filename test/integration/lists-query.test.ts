@@ -3,8 +3,11 @@ import { randomUUID } from 'node:crypto';
 import { api } from './client.ts';
 import { addUserTo, createTenant, type Tenant } from './fixtures.ts';
 import { newApp, newTeam } from './team-helpers.ts';
-import { applicationPuts, getApplication, organizationCounterChange, type ApplicationRecord } from '../../shared/applications/application-repository.ts';
-import { environmentsOfApp } from '../../shared/applications/environment-repository.ts';
+import { applicationIndexKeys, applicationPuts, getApplication, organizationCounterChange, type ApplicationRecord } from '../../shared/applications/application-repository.ts';
+import { environmentIndexKeys, environmentsOfApp } from '../../shared/applications/environment-repository.ts';
+import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from '../../shared/db/client.ts';
+import { config } from '../../shared/config.ts';
 import { transactWrite } from '../../shared/db/transactions.ts';
 import { queryAll } from '../../shared/db/query.ts';
 import { keys, MAX_NAME_TRIGRAMS, trigrams } from '../../shared/db/keys.ts';
@@ -160,6 +163,38 @@ describe('query: part of the name, from the trigram index', () => {
     const owners = [{ environmentId: appId, name: 'Concurrent Creations' }, ...(await environmentsOfApp(appId))];
     const expected = owners.flatMap((o) => keys.nameGramPostings(appId, o.environmentId, o.name).map((k) => k.sk));
     expect(stored.map((item) => item.sk).sort()).toEqual(expected.sort());
+  }, 60_000);
+
+  it('a name written before the trigram index is found once the backfill gives it its key function\'s gsi7 entry (the unindexed one), and indexed by its next rename', async () => {
+    const appId = await newApp(org.orgId, org.token, 'Legacy Ledger Service', 'legacy-env');
+    const envId = (await api('GET', `/api/v1/app/${appId}/env/list`, { token: org.token })).body.environments[0].environmentId;
+    // As an earlier version wrote them: no gsi7 entry, no postings, no nameTrigrams.
+    const postings = await queryAll({ partition: keys.applicationPartition(appId).pk, skPrefix: 'NAMEGRAM#', attributes: ['pk', 'sk'] });
+    for (const key of postings) await db.send(new DeleteCommand({ TableName: config.tableName, Key: key }));
+    for (const key of [keys.application(appId), keys.environment(appId, envId)]) {
+      await db.send(new UpdateCommand({ TableName: config.tableName, Key: key, UpdateExpression: 'REMOVE gsi7pk, gsi7sk, nameTrigrams' }));
+    }
+    expect((await apps(org.token, { query: 'legacy led' })).body.totalCount).toBe('0');
+    expect((await envs(org.token, { query: 'legacy-en' })).body.totalCount).toBe('0');
+    // The backfill (shared/db/backfill.ts) sets what the write paths' key functions compute for the item as read.
+    const app = (await getApplication(appId))!;
+    const env = (await environmentsOfApp(appId))[0];
+    for (const [key, indexKeys, kind] of [
+      [keys.application(appId), applicationIndexKeys(app), 'APP'],
+      [keys.environment(appId, envId), environmentIndexKeys(env), 'ENV'],
+    ] as const) {
+      expect(indexKeys.gsi7pk).toBe(keys.unindexedNames(org.orgId, kind).gsi7pk);
+      await db.send(new UpdateCommand({ TableName: config.tableName, Key: key, UpdateExpression: 'SET gsi7pk = :pk, gsi7sk = :sk', ExpressionAttributeValues: { ':pk': indexKeys.gsi7pk, ':sk': indexKeys.gsi7sk } }));
+    }
+    expect((await apps(org.token, { query: 'legacy led' })).body.applications.map((a: { applicationId: string }) => a.applicationId)).toEqual([appId]);
+    expect((await envs(org.token, { query: 'legacy-en' })).body.environments.map((e: EnvView) => e.environmentId)).toEqual([envId]);
+    // Its next rename gives it its postings (and leaves the unindexed partition).
+    expect((await api('POST', `/api/v1/app/${appId}`, { token: org.token, body: { name: 'Legacy Ledger Renamed' } })).status).toBe(200);
+    const renamed = (await getApplication(appId))!;
+    expect(renamed.nameTrigrams).toBe(true);
+    const stored = await queryAll({ partition: keys.applicationPartition(appId).pk, skPrefix: 'NAMEGRAM#', attributes: ['sk'] });
+    expect(stored.map((i) => i.sk).sort()).toEqual(keys.nameGramPostings(appId, appId, 'Legacy Ledger Renamed').map((k) => k.sk).sort());
+    expect((await apps(org.token, { query: 'ger ren' })).body.applications.map((a: { applicationId: string }) => a.applicationId)).toEqual([appId]);
   }, 60_000);
 
   it('a create or rename with two names of 255 characters fits its transaction', async () => {
