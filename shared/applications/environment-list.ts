@@ -220,11 +220,13 @@ export async function listEnvironmentsV2(caller: Caller, orgId: string, q: EnvLi
   // each: a BatchGetItem, or an application's partition) while they are at most a tenth of the caller's environments
   // (applications counted by their average environment count); beyond that (or under three characters: no
   // trigram), the compact entries of all cost less (about a twentieth of a unit each), and at most ten times the
-  // matches. The names come from the trigram index, whose entries cost about as much as compact ones: each trigram
-  // partition is read no further than a tenth of the caller's environments either.
+  // matches. The names come from the trigram index, whose entries cost a little less than compact ones: each trigram
+  // partition is read no further than a quarter of the caller's environments (a partition holds candidates, not
+  // matches: `app-00001` has 1,100 candidates for 10 applications in the bench's organization of 10,000 environments).
   const perApp = scope.counts.applications ? scope.counts.environments / scope.counts.applications : 1;
   const limit = Math.max(100, scope.counts.environments / 10);
-  const [appNames, envNames] = text ? await Promise.all([namesContaining(orgId, 'APP', text, limit), namesContaining(orgId, 'ENV', text, limit)]) : [];
+  const candidates = Math.max(100, scope.counts.environments / 4);
+  const [appNames, envNames] = text ? await Promise.all([namesContaining(orgId, 'APP', text, candidates), namesContaining(orgId, 'ENV', text, candidates)]) : [];
   // The applications that match: from the trigram index, else from the per-bucket name index (compact).
   const appsMatchingQuery = !text ? undefined : appNames ? new Set(appNames.map((m) => m.applicationId)) : await applicationsNamedLike(orgId, scope, text);
   const keep = entryKeep(scope, q, appsMatchingQuery, now);
