@@ -71,9 +71,21 @@ export async function addMissingIndexes(client: DynamoDBClient, table: TableDefi
   if (summary.conflicts) throw new Error(`${summary.conflicts} items changed while their index keys were added: start again to finish the upgrade`);
   for (const index of missing) {
     log(`  adding index ${index.IndexName} ...`);
+    // One index is created at a time (DynamoDB refuses another while one is being created): wait for the last.
+    await indexesActive(client, tableName);
     await client.send(new UpdateTableCommand({ TableName: tableName, AttributeDefinitions: input.AttributeDefinitions, GlobalSecondaryIndexUpdates: [{ Create: index }] }));
   }
+  await indexesActive(client, tableName);
   log(`Table ${tableName} upgraded: ${summary.updated} items given their index keys, ${missing.length} indexes added.`);
+}
+
+/** Waits (up to 2 minutes) until no index of the table is being created. */
+async function indexesActive(client: DynamoDBClient, tableName: string): Promise<void> {
+  for (const started = Date.now(); Date.now() - started < 120_000; await new Promise((resolve) => setTimeout(resolve, 200))) {
+    const indexes = (await client.send(new DescribeTableCommand({ TableName: tableName }))).Table?.GlobalSecondaryIndexes ?? [];
+    if (indexes.every((i) => i.IndexStatus === undefined || i.IndexStatus === 'ACTIVE')) return;
+  }
+  throw new Error(`the indexes of table ${tableName} are still being created after 2 minutes: start again to finish the upgrade`);
 }
 
 export async function provision(): Promise<void> {
