@@ -2,18 +2,24 @@
 // the local HTTP server, all on free ports), runs the benchmark sections of scripts/bench/ in one run and records
 // it (scripts/bench/record.ts): bench-results/runs/<date>-<commit>.json with the commit and the machine, and
 // bench-results/latest.json/.md with every section's newest figures. Naming sections reruns only those; the other
-// sections keep their figures from earlier runs. Progress goes to stderr.
+// sections keep their figures from earlier runs. Progress goes to stderr. `--rebuild-latest` only rewrites
+// latest.json/.md from the run files (after a merge brought in runs from another branch).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalStack } from './local/stack.ts';
 import { freePort } from './local/ports.ts';
 import type { BenchContext, BenchSection } from './bench/harness.ts';
-import { machine, recordRun, runSource, type Run } from './bench/record.ts';
+import { machine, recordRun, runSource, writeLatest, type Run } from './bench/record.ts';
 
 const SECTIONS = ['foundation', 'lists', 'scans', 'hostile', 'web', 'findings', 'import'];
 
 async function main(): Promise<void> {
+  if (process.argv.includes('--rebuild-latest')) {
+    writeLatest();
+    process.stderr.write('[bench] rebuilt bench-results/latest.json and latest.md from bench-results/runs/\n');
+    return;
+  }
   const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
   const unknown = wanted.filter((w) => !SECTIONS.includes(w));
   if (unknown.length) throw new Error(`unknown section(s) ${unknown.join(', ')}; known: ${SECTIONS.join(', ')}`);

@@ -89,8 +89,18 @@ export function recordRun(run: Run, dir = RESULTS_DIR): string {
   mkdirSync(join(dir, 'runs'), { recursive: true });
   const file = runFileName(run);
   writeFileSync(join(dir, 'runs', file), JSON.stringify(run, null, 2) + '\n');
+  writeLatest(dir);
+  return join(dir, 'runs', file);
+}
 
+/**
+ * latest.json and latest.md from the run files alone, so they never need merging by hand: after two branches each
+ * added a run, `npm run bench -- --rebuild-latest` writes what either branch would have written with both runs.
+ */
+export function writeLatest(dir = RESULTS_DIR): void {
   const runs = readRuns(dir);
+  const newest = runs.at(-1)?.run;
+  if (!newest) throw new Error(`no run files in ${join(dir, 'runs')}: run \`npm run bench\` first`);
   const latest: Record<string, LatestSection> = {};
   const previous: Record<string, LatestSection> = {};
   for (const { file: name, run: earlier } of runs) {
@@ -99,9 +109,8 @@ export function recordRun(run: Run, dir = RESULTS_DIR): string {
       latest[section] = { run: name, ranAt: String(ranAt ?? earlier.date), commit: earlier.source.commit, dirty: earlier.source.dirty, figures };
     }
   }
-  writeFileSync(join(dir, 'latest.json'), JSON.stringify({ date: run.date, machine: run.machine, sections: latest }, null, 2) + '\n');
-  writeFileSync(join(dir, 'latest.md'), renderMarkdown(run, latest, previous));
-  return join(dir, 'runs', file);
+  writeFileSync(join(dir, 'latest.json'), JSON.stringify({ date: newest.date, machine: newest.machine, sections: latest }, null, 2) + '\n');
+  writeFileSync(join(dir, 'latest.md'), renderMarkdown(newest, latest, previous));
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => !!value && typeof value === 'object' && !Array.isArray(value);

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { flatten, recordRun, runFileName, type Run } from '../../scripts/bench/record.ts';
+import { flatten, recordRun, runFileName, writeLatest, type Run } from '../../scripts/bench/record.ts';
 
 // The bench's history (bench-results/runs/): every run keeps its own file; latest.json/.md show each section's
 // newest figures, named by the run they come from, beside the run of that section before.
@@ -39,6 +39,23 @@ describe('bench run history', () => {
     const markdown = readFileSync(join(dir, 'latest.md'), 'utf8');
     expect(markdown).toContain('| ratios | read 1.5 | read 3 |');
     expect(markdown).toContain('| page | p50Ms 12 |');
+  });
+
+  it('rebuilds latest.json/.md from the run files alone, as recording the newest run wrote them', () => {
+    const dir = tempDir();
+    recordRun(run('2026-11-01T00:00:00.000Z', 'aaaaaaaaaa11', { foundation: { ranAt: 'r1', ratios: { read: 3 } } }), dir);
+    recordRun(run('2026-11-03T00:00:00.000Z', 'cccccccccc33', { lists: { ranAt: 'r3', page: { p50Ms: 9 } } }), dir);
+    const [json, markdown] = ['latest.json', 'latest.md'].map((name) => readFileSync(join(dir, name), 'utf8'));
+    // As after a merge: a run recorded on another branch arrives without its latest files.
+    recordRun(run('2026-11-02T00:00:00.000Z', 'bbbbbbbbbb22', { foundation: { ranAt: 'r2', ratios: { read: 2 } } }), dir);
+    writeLatest(dir);
+    const latest = JSON.parse(readFileSync(join(dir, 'latest.json'), 'utf8'));
+    expect(latest.date).toBe('2026-11-03T00:00:00.000Z');
+    expect(latest.sections.foundation).toMatchObject({ commit: 'bbbbbbbbbb22', figures: { ratios: { read: 2 } } });
+    expect(readFileSync(join(dir, 'latest.md'), 'utf8')).toContain('| ratios | read 2 | read 3 |');
+    expect(JSON.parse(json).sections.foundation.figures).toEqual({ ratios: { read: 3 } });
+    expect(markdown).not.toContain('read 2');
+    expect(() => writeLatest(tempDir())).toThrow(/no run files/);
   });
 
   it('flattens nested figures to dotted rows, keeping an object of plain values as one row', () => {
