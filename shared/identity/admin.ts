@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { listAllOrganizations, putOrganization } from './organization-repository.ts';
-import { getUsers, putUser, userOrganizationRemoved } from './user-repository.ts';
+import { getUsers, putUser, userOrganizationUpdate } from './user-repository.ts';
 import { getOrganizationAccess, listMembershipsOfOrg, membershipDelete, putMembership, type Role } from './membership-repository.ts';
 import { getTeams, teamUpdate } from '../teams/repository.ts';
 import { transactWrite } from '../db/transactions.ts';
@@ -77,7 +77,7 @@ export async function removeMember(input: { organizationId: string; userId: stri
   const teams = await getTeams(input.organizationId, membership.teamIds);
   await transactWrite([
     membershipDelete(membership),
-    userOrganizationRemoved(input.userId, input.organizationId),
+    userOrganizationUpdate(input.userId, input.organizationId, 'DELETE'),
     ...teams.map((team) => teamUpdate(team, { ...team, userIds: team.userIds.filter((id) => id !== input.userId) })),
   ]);
   return { removed: input.userId, organizationId: input.organizationId };

@@ -8,7 +8,7 @@ import { badRequest, conflict } from '../errors.ts';
 import { requireItem, type TransactItem } from '../db/transactions.ts';
 import type { Permission } from './permissions.ts';
 import type { Organization } from './organization-repository.ts';
-import { userOrganizationAdded, type User } from './user-repository.ts';
+import { userOrganizationUpdate, type User } from './user-repository.ts';
 
 export const ROLES = ['OWNER', 'ADMIN', 'MEMBER'] as const;
 export type Role = (typeof ROLES)[number];
@@ -23,10 +23,9 @@ export interface Membership {
   createdAt: number;
 }
 
-/** Adds (or replaces) a membership; the organization and the user must exist. */
 /**
  * Adds a membership, or, with `replace`, changes an existing one's role and permissions (without it an existing
- * membership is refused with 409). Its teams are kept: they are owned by the team items and change only with them.
+ * membership is refused with 409); the organization and the user must exist. Its teams are kept: they are owned by the team items and change only with them.
  */
 export async function putMembership(membership: Omit<Membership, 'teamIds'>, options: { replace: boolean }): Promise<void> {
   const { organizationId, userId, role, permissions, createdAt } = membership;
@@ -35,7 +34,7 @@ export async function putMembership(membership: Omit<Membership, 'teamIds'>, opt
       new TransactWriteCommand({
         TransactItems: [
           requireItem(keys.organization(membership.organizationId)),
-          userOrganizationAdded(membership.userId, membership.organizationId),
+          userOrganizationUpdate(membership.userId, membership.organizationId, 'ADD'),
           {
             Update: {
               TableName: config.tableName,

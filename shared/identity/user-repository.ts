@@ -49,23 +49,15 @@ export async function getUsers(userIds: string[]): Promise<User[]> {
   return items.map((item) => fromItem<User>(item)!);
 }
 
-/** The membership write's part on the user item: it must exist, and lists the organization from now on. */
-export const userOrganizationAdded = (userId: string, organizationId: string): TransactItem => ({
+/**
+ * A membership write's part on the user item: it must exist, and lists the organization from now on ('ADD') or no
+ * longer ('DELETE').
+ */
+export const userOrganizationUpdate = (userId: string, organizationId: string, change: 'ADD' | 'DELETE'): TransactItem => ({
   Update: {
     TableName: config.tableName,
     Key: keys.user(userId),
-    UpdateExpression: 'ADD organizationIds :org',
-    ConditionExpression: 'attribute_exists(pk)',
-    ExpressionAttributeValues: { ':org': new Set([organizationId]) },
-  },
-});
-
-/** The membership removal's part on the user item. */
-export const userOrganizationRemoved = (userId: string, organizationId: string): TransactItem => ({
-  Update: {
-    TableName: config.tableName,
-    Key: keys.user(userId),
-    UpdateExpression: 'DELETE organizationIds :org',
+    UpdateExpression: `${change} organizationIds :org`,
     ConditionExpression: 'attribute_exists(pk)',
     ExpressionAttributeValues: { ':org': new Set([organizationId]) },
   },
