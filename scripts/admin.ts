@@ -3,7 +3,7 @@
 // stack's outputs) or TABLE_NAME and ASSETS_BUCKET, with the usual AWS credentials and region.
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { stackOutputs, useResolvedRegion } from './aws-stack.ts';
+import { runCli, stackOutputs, UsageError, useResolvedRegion } from './aws-stack.ts';
 import { configureEnvironment, dataDir, runningStack, ensureLocalS3Credentials, ensureSigningKey } from './local/stack.ts';
 
 interface Command {
@@ -19,8 +19,6 @@ const required = (flags: Record<string, string | boolean | undefined>, name: str
   if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${name} is required`);
   return value;
 };
-
-class UsageError extends Error {}
 
 const commands: Record<string, Command> = {
   'create-org': {
@@ -164,11 +162,4 @@ async function main(): Promise<void> {
   process.stdout.write(JSON.stringify(result) + '\n');
 }
 
-main().then(
-  () => process.exit(0),
-  (error) => {
-    const status = (error as { statusCode?: number }).statusCode;
-    process.stderr.write(`admin: ${(error as Error).message}\n`);
-    process.exit(error instanceof UsageError || (status && status < 500) ? 2 : 1);
-  },
-);
+runCli('admin', main);

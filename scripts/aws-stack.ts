@@ -1,4 +1,5 @@
-// A deployed stack as the operator scripts (admin, migrate, upgrade) find it, with the caller's AWS credentials.
+// What the operator scripts (admin, migrate, upgrade) share: the deployed stack as they find it, with the caller's AWS
+// credentials, and how they end (exit codes and the error line).
 
 /** The stack's outputs (infra/stack.ts: TableName, AssetsBucketName, ...); undefined when there is no such stack. */
 export async function stackOutputs(stackName: string): Promise<Record<string, string> | undefined> {
@@ -29,4 +30,23 @@ export async function useResolvedRegion(): Promise<string> {
 export function describeAwsError(error: Error): string {
   if (error.name === 'CredentialsProviderError') return `${error.message}: configure AWS credentials (aws configure, AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)`;
   return error.message;
+}
+
+/** A command line the script cannot run (unknown command, missing or invalid flag, no such stack): exit code 2. */
+export class UsageError extends Error {}
+
+/**
+ * Runs an operator script's main and exits with the code it returns (0 when it returns nothing). A failure prints
+ * `<name>: <message>` on stderr and exits 2 when the caller can fix the command line (a UsageError, or the service
+ * refusing the input with a 4xx), else 1.
+ */
+export function runCli(name: string, main: () => Promise<number | void>): void {
+  main().then(
+    (code) => process.exit(code ?? 0),
+    (error) => {
+      const status = (error as { statusCode?: number }).statusCode;
+      process.stderr.write(`${name}: ${describeAwsError(error as Error)}\n`);
+      process.exit(error instanceof UsageError || (status && status < 500) ? 2 : 1);
+    },
+  );
 }

@@ -9,11 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { dataDir, runningStack } from './local/stack.ts';
-import { describeAwsError, stackOutputs, useResolvedRegion } from './aws-stack.ts';
+import { runCli, stackOutputs, UsageError, useResolvedRegion } from './aws-stack.ts';
 
 const USAGE = 'usage: npm run --silent migrate -- (--local | --stack <name> | --table <name> [--region <region>]) [--segments <n>] [--restart]';
-
-class UsageError extends Error {}
 
 /** Where the table is: the running `npm start` of DATA_DIR, a stack's TableName output, or a table by name. */
 async function target(flags: { local?: boolean; stack?: string; table?: string; region?: string }): Promise<{ tableName: string; where: string }> {
@@ -117,10 +115,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error) => {
-    process.stderr.write(`migrate: ${describeAwsError(error as Error)}\n`);
-    process.exit(error instanceof UsageError ? 2 : 1);
-  },
-);
+runCli('migrate', main);

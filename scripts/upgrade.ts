@@ -5,14 +5,12 @@
 // backfill (npm run migrate). Each step is decided from the deployed table: after a failure, run it again.
 import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
-import { describeAwsError, stackOutputs, useResolvedRegion } from './aws-stack.ts';
+import { runCli, stackOutputs, UsageError, useResolvedRegion } from './aws-stack.ts';
 import { indexSteps, MAIN_TABLE_INDEXES_CONTEXT } from '../infra/index-steps.ts';
 import { mainTable } from '../shared/db/tables.ts';
 
 const USAGE = 'usage: npm run --silent upgrade -- [--stack <name>] [-- <cdk deploy options, e.g. --require-approval never>]';
 const root = new URL('..', import.meta.url).pathname;
-
-class UsageError extends Error {}
 
 function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   process.stderr.write(`upgrade: ${command} ${args.join(' ')}\n`);
@@ -85,10 +83,4 @@ async function main(): Promise<number> {
   return 0;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error) => {
-    process.stderr.write(`upgrade: ${describeAwsError(error as Error)}\n`);
-    process.exit(error instanceof UsageError ? 2 : 1);
-  },
-);
+runCli('upgrade', main);
