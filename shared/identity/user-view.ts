@@ -4,10 +4,10 @@ import type { Membership } from './membership-repository.ts';
 import type { Organization } from './organization-repository.ts';
 import type { User } from './user-repository.ts';
 import { publicPermissionName } from './permissions.ts';
-import { messageType } from '../proto/encoding.ts';
+import { enumNames } from '../proto/encoding.ts';
 
 /** The public API's permission names; ours without one (write:repository) are not listed in the user's organizations. */
-const PUBLIC_PERMISSIONS = messageType('user.UserOrganization').lookupEnum('Permissions').values;
+const PUBLIC_PERMISSIONS = new Set(enumNames('user.UserOrganization.Permissions'));
 
 // user.User, as GET /api/v1/user and the organization's member list answer it.
 
@@ -37,7 +37,7 @@ export function toUserView(user: User, organizations: Organization[], membership
         return {
           organization: { id: organization.organizationId, name: organization.name, createdTimestamp: organization.createdAt },
           role: membership?.role ?? 'MEMBER',
-          permissions: (membership?.permissions ?? []).map(publicPermissionName).filter((name) => name in PUBLIC_PERMISSIONS),
+          permissions: (membership?.permissions ?? []).map(publicPermissionName).filter((name) => PUBLIC_PERMISSIONS.has(name)),
         };
       }),
       teams,

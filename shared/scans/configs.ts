@@ -5,7 +5,7 @@ import { config } from '../config.ts';
 import { HttpError, badRequest } from '../errors.ts';
 import { DocumentRejected, documentValue, parseBoundedYaml } from '../documents.ts';
 import { SCAN_CONFIG_LIMITS } from '../limits.ts';
-import { messageType } from '../proto/encoding.ts';
+import { assertConvertible } from '../proto/encoding.ts';
 
 // Scan configurations as the scanner reports them (a stackhawk.yml): validated and stored in S3 under their hash,
 // as the reported text and as the parsed document that GET /api/v1/app/{appId}/config/{configHash} returns
@@ -34,7 +34,7 @@ export function parseScanConfig(text: string): Record<string, unknown> {
   }
   if (!value || typeof value !== 'object' || Array.isArray(value)) throw badRequest('config: must be a YAML mapping (a stackhawk.yml with app, hawk, ...)');
   try {
-    messageType(CONF_TYPE).fromObject(value);
+    assertConvertible(CONF_TYPE, value);
   } catch (error) {
     throw badRequest(`config: not a HawkScan configuration: ${(error as Error).message}`);
   }

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { api } from './client.ts';
 import { addUserTo, createTenant } from './fixtures.ts';
 import { createApiKey, revokeApiKey, listUserApiKeys } from '../../shared/identity/admin.ts';
-import { fromProtobuf } from '../../shared/proto/encoding.ts';
+import { fromProtobuf } from '../protobuf-reference.ts';
 
 const signingSecret = () => new TextEncoder().encode(readFileSync(process.env.SIGNING_KEY_FILE!, 'utf8').trim());
 const forge = async (claims: Record<string, unknown>, secret = signingSecret()) =>

@@ -1,5 +1,5 @@
 import { baseUrl } from './client.ts';
-import { fromProtobuf } from '../../shared/proto/encoding.ts';
+import { fromProtobuf } from '../protobuf-reference.ts';
 
 /** GETs `path` asking for protobuf and decodes the answer as `message` (to compare with the JSON answer). */
 export async function getProtobuf(path: string, token: string, message: string): Promise<{ contentType: string | null; decoded: Record<string, unknown> }> {
