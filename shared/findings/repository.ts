@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db/client.ts';
@@ -28,6 +29,8 @@ export interface FindingRecord {
   lastScanId: string;
   /** Its URIs in lastScanId (literal URIs that differ only in id-like segments are one finding). */
   lastScanUris: number;
+  /** The completion (or import) request that wrote it (FindingsBefore.attempt): restoreFindings reverts only its own. */
+  recordedBy?: string;
 }
 
 export interface RuleHistoryEntry {
@@ -97,9 +100,12 @@ export async function rulesOf(env: EnvRef, hashes: string[]): Promise<Map<string
   return new Map(items.map((item) => fromItem<TriageRule>(item)!).map((rule) => [rule.findingHash, rule]));
 }
 
-/** Records what a scan saw (not atomic, idempotent: written before the scan's completion commits; see findingsBefore). */
-export async function recordFindings(env: EnvRef, findings: FindingRecord[]): Promise<void> {
-  await batchPut(findings.map((f) => ({ ...keys.finding(env.applicationId, env.environmentId, f.findingHash), entity: 'finding', ...f })));
+/**
+ * Records what a scan saw, marked as written by `before.attempt` (not atomic, idempotent: written before the scan's
+ * completion commits; see findingsBefore).
+ */
+export async function recordFindings(env: EnvRef, findings: FindingRecord[], before: FindingsBefore): Promise<void> {
+  await batchPut(findings.map((f) => ({ ...keys.finding(env.applicationId, env.environmentId, f.findingHash), entity: 'finding', ...f, recordedBy: before.attempt })));
 }
 
 /**
@@ -108,12 +114,15 @@ export async function recordFindings(env: EnvRef, findings: FindingRecord[]): Pr
  */
 export interface FindingsBefore {
   scanId: string;
+  /** This request's mark on the records it writes (recordedBy), so that its restore leaves other requests' records. */
+  attempt: string;
   /** Records that existed, as they were. */
   previous: FindingRecord[];
   /** Hashes that had no record. */
   added: string[];
 }
 
+/** What these findings' records are now, added to what is `known` (the same request's earlier attempts). */
 export async function findingsBefore(scan: EnvRef & { scanId: string }, hashes: string[], known?: FindingsBefore): Promise<FindingsBefore> {
   const seen = new Set([...(known?.previous.map((f) => f.findingHash) ?? []), ...(known?.added ?? [])]);
   const fresh = [...new Set(hashes)].filter((h) => !seen.has(h));
@@ -122,18 +131,20 @@ export async function findingsBefore(scan: EnvRef & { scanId: string }, hashes: 
   const existed = new Set(previous.map((f) => f.findingHash));
   return {
     scanId: scan.scanId,
+    attempt: known?.attempt ?? randomUUID(),
     previous: [...(known?.previous ?? []), ...previous],
     added: [...(known?.added ?? []), ...fresh.filter((h) => !existed.has(h))],
   };
 }
 
 /**
- * Puts the finding records back as they were before a scan whose completion did not commit recorded its own: each
- * only while it is still the one that scan wrote (lastScanId), so a record another scan has written since is kept
- * and a record deleted since (the environment's delete) is not recreated.
+ * Puts the finding records back as they were before a request whose scan did not commit recorded its own: each only
+ * while it is still the one this request wrote (recordedBy), so a record another request has written since (a
+ * concurrent completion of the same scan, a later scan) is kept and a record deleted since (the environment's
+ * delete) is not recreated. A completion first calls scanFindingsRestoreStart (shared/scans/repository.ts).
  */
 export async function restoreFindings(env: EnvRef, before: FindingsBefore): Promise<void> {
-  const stillOurs = { ConditionExpression: 'lastScanId = :scan', ExpressionAttributeValues: { ':scan': before.scanId } };
+  const stillOurs = { ConditionExpression: 'recordedBy = :attempt', ExpressionAttributeValues: { ':attempt': before.attempt } };
   const write = async (send: () => Promise<unknown>) => {
     try {
       await send();

@@ -85,10 +85,10 @@ async function storeFindings(scan: ScanRecord, alerts: ReportedAlert[], deadline
 }
 
 /** Records the scan's findings in the environment, a chunk at a time; 413 past the deadline. */
-async function recordFindingsBy(scan: ScanRecord, findings: FindingRecord[], deadline: number): Promise<void> {
+async function recordFindingsBy(scan: ScanRecord, findings: FindingRecord[], before: FindingsBefore, deadline: number): Promise<void> {
   for (let from = 0; from < findings.length; from += RECORD_CHUNK) {
     if (Date.now() > deadline) throw overBudget(scan.applicationId, scan.envName, `${from} of ${findings.length} findings recorded`);
-    await recordFindings(scan, findings.slice(from, from + RECORD_CHUNK));
+    await recordFindings(scan, findings.slice(from, from + RECORD_CHUNK), before);
   }
 }
 
@@ -131,7 +131,7 @@ export async function importScanReport(caller: Caller, appId: string, envName: s
       // Findings, first/last seen and triage figures from the environment's rules now (as a scan's completion).
       const found = await findingsOfScan(scan, records);
       before = await findingsBefore(scan, found.findings.map((f) => f.findingHash), before);
-      await recordFindingsBy(scan, found.findings, deadline);
+      await recordFindingsBy(scan, found.findings, before, deadline);
       const completedAt = Date.now();
       const done: ScanRecord = {
         ...scan,

@@ -13,7 +13,7 @@ import {
   removeFindings,
   reserveAlertUris,
   scanCompletion,
-  scanStatusNow,
+  scanFindingsRestoreStart,
   type AlertUriRecord,
   type ScanRecord,
 } from './repository.ts';
@@ -155,7 +155,7 @@ export async function reportScanCompleted(caller: Caller, scanId: string, body: 
         // Its findings (first/last seen, URIs per finding) and its figures by triage status, from the rules now.
         const found = await findingsOfScan(scan, alerts);
         before = await findingsBefore(scan, found.findings.map((f) => f.findingHash), before);
-        await recordFindings(scan, found.findings);
+        await recordFindings(scan, found.findings, before);
         const completedAt = Date.now();
         const done: ScanRecord = {
           ...scan,
@@ -187,7 +187,7 @@ export async function reportScanCompleted(caller: Caller, scanId: string, body: 
       ({ scan, app } = await accessibleScan(caller, scanId));
     }
   } catch (error) {
-    if (before && (await scanStatusNow(scan)) === 'STARTED') await restoreFindings(scan, before);
+    if (before && (await scanFindingsRestoreStart(scan))) await restoreFindings(scan, before);
     throw error;
   }
 }

@@ -1,3 +1,4 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
@@ -52,6 +53,11 @@ export interface ScanRecord {
   reportIds?: Set<string>;
   stats?: ScanStats;
   deleting?: boolean;
+  /**
+   * How many failed completions have started putting the environment's finding records back
+   * (scanFindingsRestoreStart); a completion commits only if none started since it read the scan.
+   */
+  findingsRestores?: number;
 }
 
 export interface AlertRecord {
@@ -329,9 +335,12 @@ export function scanCompletion(scan: ScanRecord, end: Pick<ScanRecord, 'status' 
       TableName: config.tableName,
       Key: keys.scanRecord(scan.applicationId, scan.environmentId, scan.scanId),
       UpdateExpression: 'SET #status = :status, completedAt = :completedAt, durationSeconds = :duration, urlCount = :urlCount, stats = :stats',
-      ConditionExpression: '#status = :started AND reportedUris = :reported AND attribute_not_exists(deleting)',
+      ConditionExpression:
+        '#status = :started AND reportedUris = :reported AND attribute_not_exists(deleting) AND ' +
+        (scan.findingsRestores === undefined ? 'attribute_not_exists(findingsRestores)' : 'findingsRestores = :restores'),
       ExpressionAttributeNames: { '#status': 'status' },
       ExpressionAttributeValues: {
+        ...(scan.findingsRestores === undefined ? {} : { ':restores': scan.findingsRestores }),
         ':status': end.status,
         ':completedAt': end.completedAt,
         ':duration': end.durationSeconds,
@@ -342,6 +351,31 @@ export function scanCompletion(scan: ScanRecord, end: Pick<ScanRecord, 'status' 
       },
     },
   };
+}
+
+/**
+ * A failed completion's step before it puts the environment's finding records back (restoreFindings): true when the
+ * scan is still STARTED, and then no completion that read the scan before this step can commit (scanCompletion checks
+ * findingsRestores): its records may be among those put back, so it reads the scan and records them again. False
+ * when the scan completed (or was deleted) meanwhile: the records are then the winning completion's.
+ */
+export async function scanFindingsRestoreStart(scan: ScanLocation): Promise<boolean> {
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: config.tableName,
+        Key: keys.scanRecord(scan.applicationId, scan.environmentId, scan.scanId),
+        UpdateExpression: 'ADD findingsRestores :one',
+        ConditionExpression: '#status = :started',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':one': 1, ':started': 'STARTED' },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
 }
 
 /** Starts a scan delete: it leaves the lists and its configuration use ends; deleteScanData then removes it. */

@@ -9,9 +9,13 @@ import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../../shared/db/client.ts';
 import { keys } from '../../shared/db/keys.ts';
 import { config } from '../../shared/config.ts';
-import { findingsOfEnvironment, type FindingRecord } from '../../shared/findings/repository.ts';
+import { findingsBefore, findingsOfEnvironment, recordFindings, restoreFindings, type FindingRecord } from '../../shared/findings/repository.ts';
+import { findingsOfScan } from '../../shared/findings/scan-findings.ts';
+import { statsOf } from '../../shared/scans/scans.ts';
+import { cancellationReasons } from '../../shared/db/items.ts';
+import { transactWrite } from '../../shared/db/transactions.ts';
 import { getEnvironment } from '../../shared/applications/environment-repository.ts';
-import { scanStatusNow } from '../../shared/scans/repository.ts';
+import { alertsOfScan, getScan, scanCompletion, scanFindingsRestoreStart, scanStatusNow } from '../../shared/scans/repository.ts';
 
 describe('scan reporting: start, alerts, complete', () => {
   it('reports a scan and reads it back with the public shapes', async () => {
@@ -251,5 +255,62 @@ describe('scan reporting: start, alerts, complete', () => {
     const after = await records();
     expect(after).toHaveLength(recorded.length + 1);
     expect(after.every((f) => f.lastScanId === second.scanId)).toBe(true);
+  });
+
+  // Two completions of one scan, A failing and B committing, in the order that used to let A's restore revert B's
+  // records: A records its findings, fails and starts its restore; then B reads the scan, records and commits; then
+  // A puts records back. (A's steps are the ones reportScanCompleted takes, run here so that B fits between them.)
+  it('a failed completion\'s restore keeps the records of a completion of the same scan that committed meanwhile', async () => {
+    const tenant = await createTenant();
+    const appId = await createApp(tenant);
+    const first = await startScan(tenant.token, appId);
+    await reportAlerts(tenant.token, first.scanId, [alert('10038', 'High', 2)]);
+    await completeScan(tenant.token, first.scanId);
+    const envRef = { applicationId: appId, environmentId: first.envId };
+    const records = async () => {
+      const all: Partial<FindingRecord>[] = [];
+      for await (const f of findingsOfEnvironment(envRef)) all.push(f);
+      return all.sort((a, b) => a.findingHash!.localeCompare(b.findingHash!));
+    };
+    const recordedByFirst = await records();
+
+    const second = await startScan(tenant.token, appId);
+    await reportAlerts(tenant.token, second.scanId, [alert('10038', 'High', 2), alert('10020', 'Low', 1)]);
+    const scanRef = { ...envRef, scanId: second.scanId };
+    const scan = (await getScan(scanRef))!;
+    const found = await findingsOfScan(scan, await alertsOfScan(scan));
+    const beforeA = await findingsBefore(scan, found.findings.map((f) => f.findingHash));
+    await recordFindings(scan, found.findings, beforeA);
+    expect(await scanFindingsRestoreStart(scanRef)).toBe(true); // A failed: the scan is still STARTED
+
+    await completeScan(tenant.token, second.scanId); // B
+    const recordedByB = await records();
+    expect(recordedByB).toHaveLength(recordedByFirst.length + 1);
+    expect(recordedByB.every((f) => f.lastScanId === second.scanId && f.recordedBy && f.recordedBy !== beforeA.attempt)).toBe(true);
+
+    await restoreFindings(scan, beforeA);
+    expect(await records()).toEqual(recordedByB);
+    expect(await scanStatusNow(scanRef)).toBe('COMPLETED');
+    // Once the scan has completed, a failed completion does not start a restore at all.
+    expect(await scanFindingsRestoreStart(scanRef)).toBe(false);
+  });
+
+  it('a completion that read the scan before another completion started its restore does not commit (it reads again)', async () => {
+    const tenant = await createTenant();
+    const appId = await createApp(tenant);
+    const started = await startScan(tenant.token, appId);
+    await reportAlerts(tenant.token, started.scanId, [alert('10038', 'High', 2)]);
+    const scanRef = { applicationId: appId, environmentId: started.envId, scanId: started.scanId };
+    const readByB = (await getScan(scanRef))!;
+    expect(await scanFindingsRestoreStart(scanRef)).toBe(true); // A's restore starts after B's read
+    const end = { status: 'COMPLETED' as const, completedAt: Date.now(), durationSeconds: 1, urlCount: 1, stats: statsOf(await alertsOfScan(readByB)) };
+    expect(end.stats.totalAlerts).toBe(readByB.reportedUris); // only the restore stands in its way
+    const commit = await transactWrite([scanCompletion(readByB, end)]).catch((error: unknown) => error);
+    expect(cancellationReasons(commit)).toEqual(['ConditionalCheckFailed']);
+    expect(await scanStatusNow(scanRef)).toBe('STARTED');
+    // The API's completion reads the scan itself, after the restore started: it commits.
+    expect((await getScan(scanRef))!.findingsRestores).toBe(1);
+    await completeScan(tenant.token, started.scanId);
+    expect(await scanStatusNow(scanRef)).toBe('COMPLETED');
   });
 });
