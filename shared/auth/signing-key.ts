@@ -1,11 +1,12 @@
+import { createSecretKey, type KeyObject } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { config } from '../config.ts';
 
 // The JWT signing secret: from Secrets Manager on AWS, from a file under DATA_DIR locally. Never in code,
 // never logged. Loaded once per process (a Lambda container reuses it across invocations).
-let cached: Promise<CryptoKey> | undefined;
+let cached: Promise<KeyObject> | undefined;
 
-async function load(): Promise<CryptoKey> {
+async function load(): Promise<KeyObject> {
   let secret: string | undefined;
   if (config.signingSecretArn) {
     // Imported on first use: only AWS needs it, and it is one more client to load on every cold start.
@@ -19,11 +20,10 @@ async function load(): Promise<CryptoKey> {
   if (!secret || secret.length < 32) {
     throw new Error('No JWT signing secret: set SIGNING_SECRET_ARN (AWS) or SIGNING_KEY_FILE (local, at least 32 characters)');
   }
-  // Imported once: jose would otherwise import raw key bytes on every sign and verify.
-  return crypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
+  return createSecretKey(Buffer.from(secret, 'utf8'));
 }
 
-export function signingKey(): Promise<CryptoKey> {
+export function signingKey(): Promise<KeyObject> {
   cached ??= load().catch((error) => {
     cached = undefined; // a transient failure must not poison the container
     throw error;
