@@ -1,12 +1,19 @@
 import { TransactionCanceledException, ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { mainTable } from './tables.ts';
 
-const KEY_ATTRIBUTES = ['pk', 'sk', 'gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk', 'gsi3pk', 'gsi3sk', 'gsi4pk', 'gsi4sk', 'gsi5pk', 'gsi5sk', 'gsi6pk', 'gsi6sk', 'gsi7pk', 'gsi7sk', 'entity'];
+/** The storage attributes of an item: the table's and every index's keys (from the table definition), and `entity`. */
+const STORAGE_ATTRIBUTES: ReadonlySet<string> = new Set([
+  mainTable.partitionKey.name,
+  ...(mainTable.sortKey ? [mainTable.sortKey.name] : []),
+  ...mainTable.globalSecondaryIndexes.flatMap((index) => [index.partitionKey.name, index.sortKey.name]),
+  'entity',
+]);
 
-/** Strips the storage keys from an item, leaving the entity's own fields. */
+/** Strips the storage attributes from an item, leaving the entity's own fields. */
 export function fromItem<T>(item: Record<string, unknown> | undefined): T | undefined {
   if (!item) return undefined;
   const entity: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(item)) if (!KEY_ATTRIBUTES.includes(name)) entity[name] = value;
+  for (const [name, value] of Object.entries(item)) if (!STORAGE_ATTRIBUTES.has(name)) entity[name] = value;
   return entity as T;
 }
 
