@@ -15,10 +15,15 @@ export function compactLine(json: Record<string, unknown>): string {
   return [time, json.level, json.message, error?.message].filter(Boolean).join(' ');
 }
 
+/** How long a line may wait to be written with the ones after it (a person reading the terminal does not notice). */
+const FLUSH_DELAY_MS = 100;
+
 /**
  * Routes this process's JSON log lines (stdout) to `file`, printing a compact line for each instead. Lines are
- * written after the response they describe has gone out (the next turn of the event loop, several at once), so the
- * request path never waits for the terminal or the disk; whatever is pending at exit is written then.
+ * written after the response they describe has gone out, at most FLUSH_DELAY_MS later and several at once: the
+ * request path never waits for the terminal or the disk, and a burst of requests costs one file append and one
+ * terminal write, not one of each per request (each write also wakes whoever reads the terminal); whatever is
+ * pending at exit is written then.
  */
 export function compactLogs(file: string): void {
   mkdirSync(dirname(file), { recursive: true });
@@ -45,7 +50,7 @@ export function compactLogs(file: string): void {
       flush(); // keeps the order of the lines
       return write(chunk, ...rest);
     }
-    if (pending.length === 0) setImmediate(flush);
+    if (pending.length === 0) setTimeout(flush, FLUSH_DELAY_MS).unref();
     pending.push(text.endsWith('\n') ? text : `${text}\n`);
     return true;
   }) as typeof process.stdout.write;

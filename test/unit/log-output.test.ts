@@ -15,7 +15,7 @@ describe("npm start's terminal log lines", () => {
     expect(compactLine({ level: 'ERROR', message: 'unexpected', timestamp: '2026-11-22T13:02:11.123Z', error: { message: 'boom' } })).toBe('13:02:11 ERROR unexpected boom');
   });
 
-  it('writes JSON lines to the file and compact lines to the terminal after the current turn, in order, and the rest at exit', () => {
+  it('writes JSON lines to the file and compact lines to the terminal together, within a moment, in order, and the rest at exit', () => {
     const dir = mkdtempSync(join(tmpdir(), 'log-output-'));
     try {
       const file = join(dir, 'logs', 'hawk-api.log');
@@ -26,11 +26,15 @@ describe("npm start's terminal log lines", () => {
         line('/a'); line('/b');
         console.log('plain text');
         line('/c');
-        await new Promise((resolve) => setImmediate(resolve));
+        const { readFileSync } = await import('node:fs');
+        const inFile = () => readFileSync(${JSON.stringify(file)}, 'utf8').split('\\n').filter(Boolean).length;
+        console.error(inFile() === 2 ? '' : 'the lines before the plain text are not in the file yet');
+        await new Promise((resolve) => setTimeout(resolve, 500)); // more than the flush delay: written without an exit
+        process.stderr.write(inFile() === 3 ? '' : 'the line after the plain text was not written within 500 ms');
         line('/d'); // pending when the process exits
         process.exit(0);`;
       const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
-      expect(run.stderr).toBe('');
+      expect(run.stderr.trim()).toBe('');
       expect(run.stdout.split('\n').filter(Boolean)).toEqual(['13:02:11 200 GET /a 3 ms', '13:02:11 200 GET /b 3 ms', 'plain text', '13:02:11 200 GET /c 3 ms', '13:02:11 200 GET /d 3 ms']);
       expect(readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l).path)).toEqual(['/a', '/b', '/c', '/d']);
     } finally {
