@@ -68,9 +68,11 @@ async function main(): Promise<number> {
   if (!Number.isInteger(segments) || segments < 1 || segments > 64) throw new UsageError(`--segments must be an integer from 1 to 64, got "${flags.segments}"`);
   const { tableName, where } = await target(flags);
 
-  // Imported once the environment names the table's endpoint and region (shared/config.ts reads it at import).
+  // Imported once the environment names the table, its endpoint and region (shared/config.ts reads them at import):
+  // the health aggregates' step writes through the repositories.
+  process.env.TABLE_NAME = tableName;
   const { backfillIndexKeys, missingIndexes } = await import('../shared/db/backfill.ts');
-  const { indexedEntities } = await import('../shared/index-keys.ts');
+  const { indexedEntities, migrationSteps, finishMigration } = await import('../shared/index-keys.ts');
 
   const missing = await missingIndexes(tableName);
   if (missing.length) {
@@ -86,6 +88,8 @@ async function main(): Promise<number> {
     const summary = await backfillIndexKeys({
       tableName,
       entities: indexedEntities,
+      steps: migrationSteps,
+      finish: () => finishMigration(tableName),
       segments,
       stateFile,
       onProgress: (s) => {
@@ -97,7 +101,7 @@ async function main(): Promise<number> {
     process.stdout.write(`${JSON.stringify({ tableName, ...summary })}\n`);
     const byEntity = Object.entries(summary.updatedByEntity).map(([entity, n]) => `${number(n)} ${entity}`).join(', ');
     process.stderr.write(
-      `migrate: done: ${number(summary.scanned)} items read; updated ${byEntity}; ${number(summary.current)} already current; ${number(summary.gone)} deleted meanwhile (left deleted); ${number(summary.reread)} read again after a concurrent change.\n`,
+      `migrate: done: ${number(summary.scanned)} items read; updated ${byEntity}; ${number(summary.current)} already current; ${number(summary.gone)} deleted meanwhile (left deleted); ${number(summary.reread)} read again after a concurrent change; ${number(summary.steppedByEntity.application ?? 0)} applications counted in the health aggregates.\n`,
     );
     if (summary.conflicts) {
       process.stderr.write(`migrate: ${number(summary.conflicts)} items kept changing while this ran and were left as they are: run the same command again.\n`);

@@ -1,4 +1,5 @@
-import type { IndexKeysOf } from './db/backfill.ts';
+import type { IndexKeysOf, Outcome } from './db/backfill.ts';
+import { countApplicationHealth, markHealthComplete } from './applications/health-backfill.ts';
 import { applicationIndexKeys } from './applications/application-repository.ts';
 import { environmentIndexKeys } from './applications/environment-repository.ts';
 
@@ -12,3 +13,12 @@ export const indexedEntities: Record<string, IndexKeysOf> = {
   application: applicationIndexKeys as IndexKeysOf,
   environment: environmentIndexKeys as IndexKeysOf,
 };
+
+/**
+ * What the backfill does besides keys, by entity: applications written before the health aggregates are counted in
+ * them (shared/applications/health-backfill.ts); once all are, the organizations are marked complete (`finish`).
+ */
+export const migrationSteps: Record<string, (item: Record<string, unknown>) => Promise<Outcome>> = {
+  application: (item) => countApplicationHealth(item.applicationId as string),
+};
+export const finishMigration = (tableName: string) => markHealthComplete(tableName);

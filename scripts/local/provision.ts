@@ -2,6 +2,8 @@ import {
   CreateTableCommand,
   DescribeTableCommand,
   DynamoDBClient,
+  GetItemCommand,
+  PutItemCommand,
   ResourceInUseException,
   UpdateTableCommand,
   UpdateTimeToLiveCommand,
@@ -49,6 +51,9 @@ export function createTableInput(table: TableDefinition, tableName: string): Cre
   };
 }
 
+/** String attributes in the low-level client's form. */
+const attributes = (item: Record<string, string>) => Object.fromEntries(Object.entries(item).map(([k, v]) => [k, { S: v }]));
+
 /**
  * A data directory from an earlier version whose table lacks indexes added since (issue 17's list indexes): its
  * items get the index keys today's write paths give new items (the backfill of `npm run migrate`), then the
@@ -59,13 +64,22 @@ export async function addMissingIndexes(client: DynamoDBClient, table: TableDefi
   const existing = new Set(((await client.send(new DescribeTableCommand({ TableName: tableName }))).Table?.GlobalSecondaryIndexes ?? []).map((i) => i.IndexName));
   const input = createTableInput(table, tableName);
   const missing = (input.GlobalSecondaryIndexes ?? []).filter((index) => !existing.has(index.IndexName));
-  if (missing.length === 0) return;
-  log(`Table ${tableName} is from an earlier version: adding the index keys of its items, then the indexes ${missing.map((i) => i.IndexName).join(', ')} (once) ...`);
+  // The main table of a version before the health aggregates lacks its migration marker (shared/applications/health-backfill.ts).
+  const { keys } = await import('../../shared/db/keys.ts');
+  const migrated = table.id !== 'MainTable' || !!(await client.send(new GetItemCommand({ TableName: tableName, Key: attributes(keys.tableHealthComplete()), ConsistentRead: true }))).Item;
+  if (missing.length === 0 && migrated) return;
+  log(
+    missing.length
+      ? `Table ${tableName} is from an earlier version: adding the index keys of its items, then the indexes ${missing.map((i) => i.IndexName).join(', ')} (once) ...`
+      : `Table ${tableName} is from an earlier version: counting its applications in the health aggregates (once) ...`,
+  );
   const { backfillIndexKeys } = await import('../../shared/db/backfill.ts');
-  const { indexedEntities } = await import('../../shared/index-keys.ts');
+  const { indexedEntities, migrationSteps, finishMigration } = await import('../../shared/index-keys.ts');
   const summary = await backfillIndexKeys({
     tableName,
     entities: indexedEntities,
+    steps: migrationSteps,
+    finish: () => finishMigration(tableName),
     onProgress: (s) => log(`  ${s.scanned} items read, ${s.updated} updated (${s.segmentsDone} of ${s.segments} scan segments done)`),
   });
   if (summary.conflicts) throw new Error(`${summary.conflicts} items changed while their index keys were added: start again to finish the upgrade`);
@@ -97,6 +111,11 @@ export async function provision(): Promise<void> {
     const tableName = physicalName[table.id]();
     try {
       await client.send(new CreateTableCommand(createTableInput(table, tableName)));
+      if (table.id === 'MainTable') {
+        // A new table has no data of an earlier version to migrate (health-backfill.ts).
+        const { keys } = await import('../../shared/db/keys.ts');
+        await client.send(new PutItemCommand({ TableName: tableName, Item: attributes({ ...keys.tableHealthComplete(), entity: 'migration' }) }));
+      }
       if (table.timeToLiveAttribute) {
         await client.send(
           new UpdateTimeToLiveCommand({

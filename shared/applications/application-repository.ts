@@ -4,6 +4,7 @@ import { batchGet, getItem } from '../db/query.ts';
 import { batchDelete, deleteFound } from '../db/query.ts';
 import { putNewItem, type TransactItem } from '../db/transactions.ts';
 import { config } from '../config.ts';
+import { addBucketHealth, bucketShare, dayCounterChanges, healthUnchanged, NO_HEALTH, type ApplicationHealth, type ApplicationHealthUpdate, type BucketHealth } from './health.ts';
 
 export type ApplicationType = 'STANDARD' | 'CLOUD';
 export type ApplicationStatus = 'ACTIVE' | 'ENV_INCOMPLETE';
@@ -28,6 +29,10 @@ export interface ApplicationRecord {
   /** Its name has trigram postings (keys.applicationNameIndex); absent: only the entity's own index entry, if any. */
   nameTrigrams?: boolean;
   createdAt: number;
+  /** Its live environments' last-scan figures (health.ts), counted in its bucket's aggregates while `healthVersion` is set. */
+  health?: ApplicationHealth;
+  /** Changes with every health write; absent: written before the aggregates, not counted yet (npm run migrate counts it). */
+  healthVersion?: number;
 }
 
 /** `{ a: 1 }` -> `{ ':a': 1 }`: key attributes as the expression values of an UpdateExpression naming them. */
@@ -73,7 +78,13 @@ const listEntries = (app: ApplicationRecord, changes: Partial<Pick<ApplicationRe
 export const applicationIndexKeys = (app: ApplicationRecord): Record<string, string> =>
   app.deleting
     ? keys.deletingApplication(app.organizationId, app.applicationId)
-    : { ...listEntries(app), ...keys.applicationNameIndex(app.organizationId, app.applicationId, app.name, app.nameTrigrams === true).entity };
+    : { ...listEntries(app), ...keys.applicationNameIndex(app.organizationId, app.applicationId, app.name, app.nameTrigrams === true).entity, ...scanTimeEntry(app) };
+
+/** The gsi5 entry of a live application by its newest scan time (health.ts), when it has one. */
+const scanTimeEntry = (app: ApplicationRecord) => {
+  const scannedAt = app.health?.scannedAt ?? 0;
+  return scannedAt > 0 ? keys.applicationByScanTime(app.organizationId, app.applicationId, scannedAt) : {};
+};
 
 /**
  * The name trigram index of an application (keys.applicationNameIndex): the attributes its own item carries and the
@@ -93,7 +104,8 @@ export function applicationNameIndex(app: Pick<ApplicationRecord, 'organizationI
  */
 export function applicationPuts(app: ApplicationRecord, { indexName = true } = {}): TransactItem[] {
   const index = applicationNameIndex(app, indexName);
-  const record = { ...app, nameTrigrams: index.entity.nameTrigrams };
+  // A new application is counted in the health aggregates from the start (its creator adds it to its bucket).
+  const record = { health: NO_HEALTH, healthVersion: 0, ...app, nameTrigrams: index.entity.nameTrigrams };
   return [
     putNewItem({ ...keys.application(app.applicationId), ...applicationIndexKeys(record), entity: 'application', ...record }),
     ...index.postings.map((Item): TransactItem => ({ Put: { TableName: config.tableName, Item } })),
@@ -156,17 +168,26 @@ export function applicationRename(app: ApplicationRecord, name: string): Transac
  * read by the caller, so two concurrent environment writes cannot both decide the status from a stale count, nor
  * count the environment in a team's counter the application has just left.
  */
-export function applicationEnvironmentCountChange(app: ApplicationRecord, delta: 1 | -1): TransactItem {
+export function applicationEnvironmentCountChange(app: ApplicationRecord, delta: 1 | -1, health: ApplicationHealthUpdate): TransactItem {
   const count = app.environmentCount + delta;
   const status: ApplicationStatus = count > 0 ? 'ACTIVE' : 'ENV_INCOMPLETE';
   const unchanged = unchangedSinceRead(app);
+  // The health change of the same environment write (one Update per item in a transaction).
+  const names: Record<string, string> = {};
+  const healthValues: Record<string, unknown> = { ...health.values };
+  const healthSets = Object.entries(health.set).map(([name, value], i) => {
+    names[`#h${i}`] = name;
+    healthValues[`:h${i}`] = value;
+    return `#h${i} = :h${i}`;
+  });
   return {
     Update: {
       TableName: config.tableName,
       Key: keys.application(app.applicationId),
-      UpdateExpression: 'SET environmentCount = :count, applicationStatus = :status, gsi1sk = :gsi1sk',
-      ConditionExpression: unchanged.condition,
-      ExpressionAttributeValues: { ':count': count, ':status': status, ':gsi1sk': listEntries(app, { applicationStatus: status }).gsi1sk, ...unchanged.values },
+      UpdateExpression: `SET environmentCount = :count, applicationStatus = :status, gsi1sk = :gsi1sk, ${healthSets.join(', ')}${health.remove.length ? ` REMOVE ${health.remove.join(', ')}` : ''}`,
+      ConditionExpression: `${unchanged.condition} AND ${health.condition}`,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: { ':count': count, ':status': status, ':gsi1sk': listEntries(app, { applicationStatus: status }).gsi1sk, ...unchanged.values, ...healthValues },
     },
   };
 }
@@ -182,13 +203,27 @@ function unchangedSinceRead(app: ApplicationRecord): { condition: string; values
     : { condition: `${live} AND attribute_not_exists(teamId)`, values: { ':read': app.environmentCount } };
 }
 
+/** unchangedSinceRead, and its health figures too: for writes that move the application's share between buckets. */
+function unchangedWithHealth(app: ApplicationRecord): { condition: string; values: Record<string, unknown> } {
+  const [base, health] = [unchangedSinceRead(app), healthUnchanged(app)];
+  return { condition: `${base.condition} AND ${health.condition}`, values: { ...base.values, ...health.values } };
+}
+
+/** What a counted application adds to its bucket's health sums (nothing while not counted). */
+const healthShare = (app: ApplicationRecord, sign: 1 | -1): BucketHealth | undefined =>
+  app.healthVersion === undefined ? undefined : bucketShare({ ...NO_HEALTH, ...app.health }, app.environmentCount > 0, sign);
+
+/** A counted application's day counter, as the side of a move (health.ts dayCounterChanges). */
+const scanDay = (app: ApplicationRecord, teamId: string | undefined) =>
+  app.healthVersion === undefined ? undefined : { teamId, scannedAt: app.health?.scannedAt ?? 0 };
+
 /**
  * Starts a cascade delete: from this write on the application is invisible (getApplication, lists) and leaves the
  * organization's counters, and its name index entry is removed. Conditioned on the environment count and owner read,
  * so the counters drop by exactly what was visible.
  */
-export function applicationDeletingMark(app: ApplicationRecord): TransactItem[] {
-  const unchanged = unchangedSinceRead(app);
+export function applicationDeletingMark(app: ApplicationRecord, now = Date.now()): TransactItem[] {
+  const unchanged = unchangedWithHealth(app);
   return [
     {
       Update: {
@@ -199,7 +234,8 @@ export function applicationDeletingMark(app: ApplicationRecord): TransactItem[] 
         ExpressionAttributeValues: { ':true': true, ...prefixed(keys.deletingApplication(app.organizationId, app.applicationId)), ...unchanged.values },
       },
     },
-    organizationCounterChange(app.organizationId, app.applicationType, app.teamId, { applications: -1, environments: -app.environmentCount }),
+    organizationCounterChange(app.organizationId, app.applicationType, app.teamId, { applications: -1, environments: -app.environmentCount, health: healthShare(app, -1) }),
+    ...dayCounterChanges(app.organizationId, [{ applicationType: app.applicationType, from: scanDay(app, app.teamId) }], now),
   ];
 }
 
@@ -217,7 +253,7 @@ export function applicationOwnershipUpdate(app: ApplicationRecord, teamId: strin
  * applicationOwnershipUpdate for several applications in one transaction: one Update per application and one
  * change per counter bucket, net of all the moves (DynamoDB refuses two operations on one item in a transaction).
  */
-export function applicationsOwnershipUpdate(changes: { app: ApplicationRecord; teamId: string | undefined }[]): TransactItem[] {
+export function applicationsOwnershipUpdate(changes: { app: ApplicationRecord; teamId: string | undefined }[], now = Date.now()): TransactItem[] {
   const moves = changes.filter(({ app, teamId }) => app.teamId !== teamId);
   const buckets = new Map<string, { app: ApplicationRecord; teamId: string | undefined; delta: OrganizationCounts }>();
   const count = (app: ApplicationRecord, teamId: string | undefined, sign: 1 | -1) => {
@@ -225,12 +261,13 @@ export function applicationsOwnershipUpdate(changes: { app: ApplicationRecord; t
     const bucket = buckets.get(sk) ?? { app, teamId, delta: { applications: 0, environments: 0 } };
     bucket.delta.applications += sign;
     bucket.delta.environments += sign * app.environmentCount;
+    bucket.delta.health = addBucketHealth(bucket.delta.health, healthShare(app, sign));
     buckets.set(sk, bucket);
   };
   const updates = moves.map(({ app, teamId }): TransactItem => {
     count(app, app.teamId, -1);
     count(app, teamId, 1);
-    const { condition, values } = unchangedSinceRead(app);
+    const { condition, values } = unchangedWithHealth(app);
     // The list entries move to the new owner's partitions in the same write.
     const { gsi1pk, gsi4pk, gsi6pk } = listEntries(app, { teamId });
     const entries = { ':gsi1pk': gsi1pk, ':gsi4pk': gsi4pk, ':gsi6pk': gsi6pk };
@@ -246,9 +283,12 @@ export function applicationsOwnershipUpdate(changes: { app: ApplicationRecord; t
     };
   });
   const counters = [...buckets.values()]
-    .filter(({ delta }) => delta.applications !== 0 || delta.environments !== 0)
+    .filter(({ delta }) => delta.applications !== 0 || delta.environments !== 0 || Object.values(delta.health ?? {}).some((n) => n !== 0))
     .map(({ app, teamId, delta }) => organizationCounterChange(app.organizationId, app.applicationType, teamId, delta));
-  return [...updates, ...counters];
+  const days = moves.length
+    ? dayCounterChanges(moves[0].app.organizationId, moves.map(({ app, teamId }) => ({ applicationType: app.applicationType, from: scanDay(app, app.teamId), to: scanDay(app, teamId) })), now)
+    : [];
+  return [...updates, ...counters, ...days];
 }
 
 // ---- Organization counters (keys.organizationCounter): live applications and environments per type and team.
@@ -256,6 +296,8 @@ export function applicationsOwnershipUpdate(changes: { app: ApplicationRecord; t
 export interface OrganizationCounts {
   applications: number;
   environments: number;
+  /** The change of the bucket's health sums (health.ts). */
+  health?: BucketHealth;
 }
 
 export function organizationCounterChange(
@@ -264,12 +306,13 @@ export function organizationCounterChange(
   teamId: string | undefined,
   delta: OrganizationCounts,
 ): TransactItem {
+  const health = Object.entries(delta.health ?? {}).filter(([, n]) => n !== 0);
   return {
     Update: {
       TableName: config.tableName,
       Key: keys.organizationCounter(orgId, applicationType, teamId),
-      UpdateExpression: 'SET entity = :entity ADD applications :apps, environments :envs',
-      ExpressionAttributeValues: { ':entity': 'organizationCounter', ':apps': delta.applications, ':envs': delta.environments },
+      UpdateExpression: `SET entity = :entity ADD applications :apps, environments :envs${health.map(([name]) => `, ${name} :${name}`).join('')}`,
+      ExpressionAttributeValues: { ':entity': 'organizationCounter', ':apps': delta.applications, ':envs': delta.environments, ...Object.fromEntries(health.map(([name, n]) => [`:${name}`, n])) },
     },
   };
 }

@@ -33,6 +33,7 @@ import { teamApplicationAdded } from '../teams/repository.ts';
 import { objectKeys } from '../storage/objects.ts';
 import { deleteObjectsUnder } from '../storage/delete-prefix.ts';
 import { newEnvironment, writeEnvironmentConfig } from './environment-creation.ts';
+import { bucketShare, NO_HEALTH } from './health.ts';
 import { APPLICATION_TYPES, APP_SORT_FIELDS, type CreateApplicationBody, type ListApplicationsV1Query, type ListApplicationsV2Query } from './inputs.ts';
 import {
   compareBy,
@@ -100,7 +101,7 @@ export async function createApplication(caller: Caller, orgId: string, body: Cre
   };
   const env = envName ? newEnvironment(app, envName) : undefined;
   const items = [
-    organizationCounterChange(orgId, applicationType, app.teamId, { applications: 1, environments: env ? 1 : 0 }),
+    organizationCounterChange(orgId, applicationType, app.teamId, { applications: 1, environments: env ? 1 : 0, health: bucketShare(NO_HEALTH, !!env) }),
     await auditEntry(caller, orgId, 'APPLICATION_ADDED', { applicationId: app.applicationId, appName: app.name, envName: env?.name }),
     ...applicationPuts(app),
   ];

@@ -18,6 +18,7 @@ import {
   type ListScope,
 } from './list-entries.ts';
 import { canSeeTeamResource } from './access.ts';
+import { DAY, scopeHealthStats, type HealthStats } from './health.ts';
 import { repositoriesByApplication, type CodeRepositoryRecord } from '../code-repositories/store.ts';
 import { repositoryView, visibleApplications } from '../code-repositories/code-repositories.ts';
 import { ENV_SORT_FIELDS, LAST_SCAN_STATUSES, type ListEnvironmentsV2Query } from './inputs.ts';
@@ -41,7 +42,6 @@ const STORED_STATUS: Record<(typeof LAST_SCAN_STATUSES)[number], LastScanStatus 
   LAST_SCAN_STATUS_PENDING: undefined,
 };
 
-const DAY = 24 * 60 * 60 * 1000;
 /** Pages 0 to this of the name and scan-date orders are walked on whole items (listEnvironmentsV2). */
 const WHOLE_ITEM_PAGES = 3;
 const LAST_SCAN_DAYS = { LAST_24_HOURS: 1, LAST_7_DAYS: 7, LAST_14_DAYS: 14, LAST_30_DAYS: 30 } as const;
@@ -237,11 +237,15 @@ export async function listEnvironmentsV2(caller: Caller, orgId: string, q: EnvLi
   const filtered = q.hasFlightpathSession === true ? undefined : filteredEntries(orgId, q, now, queryMatches);
   const order = INDEXED_ORDER[sortField];
   const byAppValue = applicationValue(sortField, repos);
+  // includeAppHealthStats over the caller's buckets whole (no filter on environments): from the health aggregates
+  // (health.ts); otherwise, or before an upgraded table's aggregates are complete, from every listed environment.
+  const aggregated = q.includeAppHealthStats && !filtered && !text && q.hasFlightpathSession !== true ? await scopeHealthStats(orgId, scope.buckets, now) : undefined;
+  const readsAll = q.includeAppHealthStats && !aggregated;
 
   let page: EntryPage;
   if (q.hasFlightpathSession === true) page = { entries: [], totalCount: 0, hasNext: false };
-  else if (!filtered && !q.includeAppHealthStats && sortField === 'applicationName' && !text) page = await byApplicationName(orgId, scope, forward, request);
-  else if (!filtered && !q.includeAppHealthStats && !text && (order || byAppValue)) {
+  else if (!filtered && !readsAll && sortField === 'applicationName' && !text) page = await byApplicationName(orgId, scope, forward, request);
+  else if (!filtered && !readsAll && !text && (order || byAppValue)) {
     const walkLimit = readAhead(request); // grows per call (list-entries.ts)
     // The first pages of the name and scan-date orders walk the indexes copying whole items (gsi2, gsi3): a Query
     // is charged by the kilobytes it reads, a BatchGetItem by the item, so up to about 5 pages of entries cost less
@@ -271,7 +275,7 @@ export async function listEnvironmentsV2(caller: Caller, orgId: string, q: EnvLi
   return {
     orgId,
     environments: joined.map((j) => toEnvironmentView(j, repos, mappedApps)),
-    ...(q.includeAppHealthStats ? healthStats(page.all ?? [], now) : {}),
+    ...(q.includeAppHealthStats ? (aggregated ?? healthStats(page.all ?? [], now)) : {}),
     ...v2Envelope(
       {
         request,
@@ -388,8 +392,12 @@ function toEnvironmentView({ env, app }: Joined, repos: RepositoriesByApp, mappe
   };
 }
 
-/** includeAppHealthStats: findings of the listed environments' last scans, and how recently their apps were scanned. */
-function healthStats(all: Entry[], now: number) {
+/**
+ * includeAppHealthStats over a filtered set (or before the aggregates are complete): findings of the listed
+ * environments' last scans, and how recently their apps were scanned. The aggregates (health.ts) give the same
+ * figures for whole buckets.
+ */
+function healthStats(all: Entry[], now: number): HealthStats {
   const findingsHealth = { high: 0, medium: 0, low: 0, total: 0 };
   const lastScanOfApp = new Map<string, number>();
   let failedScansCount = 0;

@@ -7,6 +7,8 @@ import { putNewItem, type TransactItem } from '../db/transactions.ts';
 import { config } from '../config.ts';
 import { applicationEnvironmentCountChange, nameIndexChange, organizationCounterChange, type ApplicationRecord, type ApplicationType } from './application-repository.ts';
 import type { RiskSeverity } from '../scans/inputs.ts';
+import { applicationForHealth, applicationHealthUpdate, applicationHealthWrite, type EnvironmentChange } from './health.ts';
+import { notFound } from '../errors.ts';
 
 /** Last-scan status as the environment view reports it (application_view.EnvironmentView.lastScanStatus). */
 export type LastScanStatus = 'COMPLETED' | 'ERROR' | 'STARTED';
@@ -127,17 +129,52 @@ export async function environmentsOfOrgNamed(orgId: string, name: string): Promi
 // ---- Writes: each returns TransactWriteItems for the caller to commit with its audit entry.
 
 /**
- * A new environment: its record (index 0), its name claim (1), the application's count (2: callers retry on its
- * condition), the organization's counter, then its name postings.
+ * A new environment: its record (index 0), its name claim (1), the application's count and health (2: callers retry
+ * on its condition), the organization's counter, then its name postings and day counters (health.ts).
  */
-export function environmentCreation(app: ApplicationRecord, env: EnvironmentRecord): TransactItem[] {
+export async function environmentCreation(app: ApplicationRecord, env: EnvironmentRecord, now = Date.now()): Promise<TransactItem[]> {
   const [record, claim, ...postings] = environmentPuts(env);
+  const health = await applicationHealthUpdate(app, [{ environmentId: env.environmentId, after: env }], app.environmentCount + 1, now);
   return [
     record,
     claim,
-    applicationEnvironmentCountChange(app, 1),
-    organizationCounterChange(app.organizationId, app.applicationType, app.teamId, { applications: 0, environments: 1 }),
+    applicationEnvironmentCountChange(app, 1, health),
+    organizationCounterChange(app.organizationId, app.applicationType, app.teamId, { applications: 0, environments: 1, health: health.bucket }),
     ...postings,
+    ...health.days,
+  ];
+}
+
+/** The last-scan fields the health aggregates derive from (health.ts environmentHealth). */
+const HEALTH_FIELDS = ['lastScanStatus', 'lastScanTimestamp', 'lastScanHighUntriaged', 'lastScanMediumUntriaged', 'lastScanLowUntriaged', 'lastScanTotalUntriaged'] as const;
+
+/** The condition that the environment's health-relevant last-scan fields are still the ones read in `env`. */
+function healthFieldsUnchanged(env: EnvironmentRecord): { condition: string; names: Record<string, string>; values: Record<string, unknown> } {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const parts = HEALTH_FIELDS.map((field, i) => {
+    names[`#hf${i}`] = field;
+    if (env[field] === undefined) return `attribute_not_exists(#hf${i})`;
+    values[`:hf${i}`] = env[field];
+    return `#hf${i} = :hf${i}`;
+  });
+  return { condition: parts.join(' AND '), names, values };
+}
+
+/**
+ * The health writes of a change of the environment's last-scan fields (the environment's own write conditioned on
+ * the fields read, healthFieldsUnchanged): the application's Update, its bucket's counter and day counters. The
+ * application is read here (a stale read fails the condition: the caller's retry reads again).
+ */
+async function lastScanHealthWrites(env: EnvironmentRecord, after: Partial<LastScan>, now = Date.now()): Promise<TransactItem[]> {
+  const app = await applicationForHealth(env.applicationId);
+  if (!app) throw notFound(`application ${env.applicationId} not found`);
+  const change: EnvironmentChange = { environmentId: env.environmentId, before: env, after };
+  const health = await applicationHealthUpdate(app, [change], app.environmentCount, now);
+  return [
+    applicationHealthWrite(app, health),
+    organizationCounterChange(app.organizationId, app.applicationType, app.teamId, { applications: 0, environments: 0, health: health.bucket }),
+    ...health.days,
   ];
 }
 
@@ -235,17 +272,25 @@ const LAST_SCAN_FIELDS: (keyof LastScan)[] = [
 
 /**
  * Sets (or, with `undefined`, clears: the environment has no scans left) the last scan of a live environment,
- * keeping the scan-date and status index keys in step with the fields. `expectedLastScanId` (or `null`: none)
- * makes the update conditional on the scan it replaces, so that an older scan never overwrites a newer one.
+ * keeping the scan-date and status index keys in step with the fields, and the health aggregates with them (the
+ * environment's Update first, then the application's, its counter and day counters). `expectedLastScanId` (or
+ * `null`: none) makes the update conditional on the scan it replaces, so that an older scan never overwrites a newer
+ * one; it is conditioned on the health-relevant fields read in `env` as well.
  */
-export function environmentLastScanUpdate(env: EnvironmentRecord, scan: LastScan | undefined, expectedLastScanId?: string | null): TransactItem {
+export async function environmentLastScanWrites(env: EnvironmentRecord, scan: LastScan | undefined, expectedLastScanId?: string | null): Promise<TransactItem[]> {
+  return [environmentLastScanUpdate(env, scan, expectedLastScanId), ...(await lastScanHealthWrites(env, scan ?? {}))];
+}
+
+function environmentLastScanUpdate(env: EnvironmentRecord, scan: LastScan | undefined, expectedLastScanId?: string | null): TransactItem {
   const { gsi1pk, gsi3sk, gsi5sk, gsi6sk } = indexKeys(env, env.name, scan ?? {});
   const fields: Record<string, unknown> = { gsi1pk, gsi3sk, gsi5sk, gsi6sk };
   for (const name of LAST_SCAN_FIELDS) if (scan?.[name] !== undefined) fields[name] = scan[name];
   const removed = LAST_SCAN_FIELDS.filter((name) => !(name in fields));
   const names = [...Object.keys(fields), ...removed];
   const values: Record<string, unknown> = Object.fromEntries(Object.keys(fields).map((n, i) => [`:v${i}`, fields[n]]));
-  let condition = 'attribute_exists(pk) AND attribute_not_exists(deleting)';
+  const unchanged = healthFieldsUnchanged(env);
+  Object.assign(values, unchanged.values);
+  let condition = `attribute_exists(pk) AND attribute_not_exists(deleting) AND ${unchanged.condition}`;
   if (expectedLastScanId) {
     condition += ` AND lastScanId = :expected`;
     values[':expected'] = expectedLastScanId;
@@ -258,7 +303,7 @@ export function environmentLastScanUpdate(env: EnvironmentRecord, scan: LastScan
       Key: keys.environment(env.applicationId, env.environmentId),
       UpdateExpression: `SET ${set.join(', ')}${remove.length ? ` REMOVE ${remove.join(', ')}` : ''}`,
       ConditionExpression: condition,
-      ExpressionAttributeNames: Object.fromEntries(names.map((n, i) => [`#f${i}`, n])),
+      ExpressionAttributeNames: { ...Object.fromEntries(names.map((n, i) => [`#f${i}`, n])), ...unchanged.names },
       ExpressionAttributeValues: values,
     },
   };
@@ -266,26 +311,30 @@ export function environmentLastScanUpdate(env: EnvironmentRecord, scan: LastScan
 
 /**
  * Starts an environment delete: the environment leaves the indexes (lists stop reading it) and its name postings
- * are deleted, frees its name and leaves the counts; its scan data is then removed by deleteEnvironmentData.
- * Conditioned on the name read (the postings deleted are that name's): a concurrent rename fails it at index 0.
+ * are deleted, frees its name and leaves the counts and health aggregates; its scan data is then removed by
+ * deleteEnvironmentData. Conditioned on the name and last-scan fields read (the postings deleted are that name's,
+ * the figures subtracted that scan's): a concurrent rename or scan fails it at index 0.
  */
-export function environmentDeletingMark(app: ApplicationRecord, env: EnvironmentRecord): TransactItem[] {
+export async function environmentDeletingMark(app: ApplicationRecord, env: EnvironmentRecord, now = Date.now()): Promise<TransactItem[]> {
   const postings = env.nameTrigrams ? keys.nameGramPostings(env.applicationId, env.environmentId, env.name) : [];
+  const health = await applicationHealthUpdate(app, [{ environmentId: env.environmentId, before: env }], app.environmentCount - 1, now);
+  const unchanged = healthFieldsUnchanged(env);
   return [
     {
       Update: {
         TableName: config.tableName,
         Key: keys.environment(env.applicationId, env.environmentId),
         UpdateExpression: 'SET deleting = :true REMOVE gsi1pk, gsi1sk, gsi2pk, gsi2sk, gsi3pk, gsi3sk, gsi4pk, gsi4sk, gsi5pk, gsi5sk, gsi6pk, gsi6sk, gsi7pk, gsi7sk',
-        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deleting) AND #name = :name',
-        ExpressionAttributeNames: { '#name': 'name' },
-        ExpressionAttributeValues: { ':true': true, ':name': env.name },
+        ConditionExpression: `attribute_exists(pk) AND attribute_not_exists(deleting) AND #name = :name AND ${unchanged.condition}`,
+        ExpressionAttributeNames: { '#name': 'name', ...unchanged.names },
+        ExpressionAttributeValues: { ':true': true, ':name': env.name, ...unchanged.values },
       },
     },
     { Delete: { TableName: config.tableName, Key: keys.environmentName(env.applicationId, env.name) } },
-    applicationEnvironmentCountChange(app, -1),
-    organizationCounterChange(app.organizationId, app.applicationType, app.teamId, { applications: 0, environments: -1 }),
+    applicationEnvironmentCountChange(app, -1, health),
+    organizationCounterChange(app.organizationId, app.applicationType, app.teamId, { applications: 0, environments: -1, health: health.bucket }),
     ...postings.map((Key): TransactItem => ({ Delete: { TableName: config.tableName, Key } })),
+    ...health.days,
   ];
 }
 
@@ -298,26 +347,31 @@ export async function deleteEnvironmentData(appId: string, envId: string): Promi
 
 /**
  * Moves `delta` findings of `severity` into (+) or out of (-) the untriaged figures of the environment's last scan,
- * provided it is still `lastScanId` (a triage of a finding in that scan) and its total is still the one read in
- * `env`: the findings-count index key (gsi6) is set from that total, so it stays in step with the figure.
+ * provided it is still `lastScanId` (a triage of a finding in that scan) and its figures are still the ones read in
+ * `env`: the findings-count index key (gsi6) is set from that total, so it stays in step with the figure. Then the
+ * health writes (the application's figures, its counter).
  */
-export function environmentUntriagedChange(env: EnvironmentRecord, lastScanId: string, severity: RiskSeverity, delta: number): TransactItem {
+export async function environmentUntriagedChange(env: EnvironmentRecord, lastScanId: string, severity: RiskSeverity, delta: number): Promise<TransactItem[]> {
   const read = env.lastScanTotalUntriaged;
   const total = (read ?? 0) + delta;
-  return {
+  const field = `lastScan${severity}Untriaged` as const;
+  const after: Partial<LastScan> = { ...env, lastScanTotalUntriaged: total, [field]: (env[field] ?? 0) + delta };
+  const unchanged = healthFieldsUnchanged(env);
+  const update: TransactItem = {
     Update: {
       TableName: config.tableName,
       Key: keys.environment(env.applicationId, env.environmentId),
       UpdateExpression: 'SET lastScanTotalUntriaged = :total, gsi6sk = :gsi6sk ADD #severity :delta',
-      ConditionExpression: `lastScanId = :scanId AND attribute_not_exists(deleting) AND ${read === undefined ? 'attribute_not_exists(lastScanTotalUntriaged)' : 'lastScanTotalUntriaged = :read'}`,
-      ExpressionAttributeNames: { '#severity': `lastScan${severity}Untriaged` },
+      ConditionExpression: `lastScanId = :scanId AND attribute_not_exists(deleting) AND ${unchanged.condition}`,
+      ExpressionAttributeNames: { '#severity': field, ...unchanged.names },
       ExpressionAttributeValues: {
         ':delta': delta,
         ':scanId': lastScanId,
         ':total': total,
         ':gsi6sk': keys.environmentFindingsSortKey(env.environmentId, total),
-        ...(read === undefined ? {} : { ':read': read }),
+        ...unchanged.values,
       },
     },
   };
+  return [update, ...(await lastScanHealthWrites(env, after))];
 }

@@ -40,7 +40,7 @@ export async function environmentCreationWrites(
   env: EnvironmentRecord = { ...newEnvironment(app, name), ...lastScan },
 ) {
   const payload = { applicationId: app.applicationId, appName: app.name, envId: env.environmentId, envName: env.name };
-  const items: TransactItem[] = [...environmentCreation(app, env), await auditEntry(actor, app.organizationId, 'ENVIRONMENT_ADDED', payload)];
+  const items: TransactItem[] = [...(await environmentCreation(app, env)), await auditEntry(actor, app.organizationId, 'ENVIRONMENT_ADDED', payload)];
   return { env, items };
 }
 
@@ -128,7 +128,7 @@ export async function deleteEnvironment(caller: Caller, appId: string, envId: st
     // Items: environment (index 0), name claim, application count (index 2), counter, name postings, audit entry.
     try {
       await withFreshApplication(appId, app, async (fresh) =>
-        transactWriteRetryingConflicts([...environmentDeletingMark(fresh, env), await auditEntry(caller, app.organizationId, 'ENVIRONMENT_REMOVED', payload)]), 2);
+        transactWriteRetryingConflicts([...(await environmentDeletingMark(fresh, env)), await auditEntry(caller, app.organizationId, 'ENVIRONMENT_REMOVED', payload)]), 2);
       break;
     } catch (error) {
       if (cancellationReasons(error)?.[0] !== 'ConditionalCheckFailed') throw error;

@@ -5,6 +5,7 @@ import type { Membership } from '../identity/membership-repository.ts';
 import { fromItem } from '../db/items.ts';
 import type { ApplicationRecord, ApplicationStatus, ApplicationType } from './application-repository.ts';
 import type { LastScanStatus } from './environment-repository.ts';
+import { BUCKET_HEALTH_FIELDS, type BucketHealth } from './health.ts';
 
 // The compact list indexes (docs/DATA-MODEL.md, Reads): entries of a few hundred bytes carrying what the
 // application and environment lists filter and sort on (shared/db/tables.ts LIST_ENTRY_ATTRIBUTES). A list orders,
@@ -163,6 +164,8 @@ export interface Bucket {
   teamId: string | undefined;
   applications: number;
   environments: number;
+  /** Its health sums (health.ts), for includeAppHealthStats. */
+  health: BucketHealth;
 }
 
 export type ApplicationListOrder = 'name' | 'id' | 'status';
@@ -173,7 +176,8 @@ export async function organizationBuckets(orgId: string): Promise<Bucket[]> {
   const items = await queryAll({ partition: pk, skPrefix });
   return items.map((item) => {
     const [, applicationType, team] = String(item.sk).split('#');
-    return { applicationType: applicationType as ApplicationType, teamId: team === '-' ? undefined : team, applications: Number(item.applications ?? 0), environments: Number(item.environments ?? 0) };
+    const health = Object.fromEntries(BUCKET_HEALTH_FIELDS.map((f) => [f, Number(item[f] ?? 0)])) as unknown as BucketHealth;
+    return { applicationType: applicationType as ApplicationType, teamId: team === '-' ? undefined : team, applications: Number(item.applications ?? 0), environments: Number(item.environments ?? 0), health };
   });
 }
 

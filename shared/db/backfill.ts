@@ -36,6 +36,8 @@ export interface BackfillSummary {
   reread: number;
   /** Updated items per entity. */
   updatedByEntity: Record<string, number>;
+  /** Items a step (`steps`) changed, per entity (applications: counted in the health aggregates). */
+  steppedByEntity: Record<string, number>;
   /** Segments finished, of `segments`. */
   segmentsDone: number;
   segments: number;
@@ -45,6 +47,13 @@ export interface BackfillOptions {
   tableName: string;
   /** By `entity` attribute: the write path's key function. */
   entities: Record<string, IndexKeysOf>;
+  /**
+   * By `entity` attribute: a further step for each item after its keys (aggregates of data written before they
+   * existed), with the same outcomes; it writes through the repositories, to config.tableName (= `tableName`).
+   */
+  steps?: Record<string, (item: Item) => Promise<Outcome>>;
+  /** Run once every segment is done without conflicts (marks the migration complete). */
+  finish?: () => Promise<void>;
   /** Parallel scan segments (default 4). */
   segments?: number;
   /** Items written at once per segment (default 8). */
@@ -196,6 +205,7 @@ export async function backfillIndexKeys(options: BackfillOptions): Promise<Backf
     conflicts: 0,
     reread: 0,
     updatedByEntity: Object.fromEntries(entityNames.map((e) => [e, 0])),
+    steppedByEntity: Object.fromEntries(Object.keys(options.steps ?? {}).map((e) => [e, 0])),
     segmentsDone: state.progress.filter((p) => p.done).length,
     segments,
   };
@@ -225,6 +235,10 @@ export async function backfillIndexKeys(options: BackfillOptions): Promise<Backf
         } else if (outcome === 'current') summary.current++;
         else if (outcome === 'gone') summary.gone++;
         else summary.conflicts++;
+        const step = outcome === 'conflict' ? undefined : options.steps?.[String(item.entity)];
+        const stepped = step && (await step(item));
+        if (stepped === 'updated') summary.steppedByEntity[String(item.entity)]++;
+        else if (stepped === 'conflict') summary.conflicts++;
       });
       progress.startKey = page.LastEvaluatedKey;
       if (!progress.startKey) {
@@ -237,5 +251,6 @@ export async function backfillIndexKeys(options: BackfillOptions): Promise<Backf
   };
   await Promise.all(Array.from({ length: segments }, (_, segment) => runSegment(segment)));
   if (options.stateFile) rmSync(options.stateFile, { force: true });
+  if (summary.conflicts === 0) await options.finish?.();
   return summary;
 }

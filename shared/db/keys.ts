@@ -169,6 +169,28 @@ export const keys = {
   }),
   organizationCountersOfOrg: (orgId: string) => ({ pk: `ORG#${orgId}`, skPrefix: 'COUNT#' }),
 
+  // ---- Health aggregates (docs/DATA-MODEL.md, Health aggregates): List Environments V2's includeAppHealthStats
+  // without reading the organization's environments. The sums live on the organization counters above.
+  /** Applications of a bucket whose newest environment scan started on UTC day `day` (ms / 86,400,000). */
+  healthDayCounter: (orgId: string, day: number, applicationType: string, teamId: string | undefined) => ({
+    pk: `ORG#${orgId}`,
+    sk: `HEALTHDAY#${sortableNumber(day)}#${applicationType}#${teamId ?? '-'}`,
+  }),
+  /** Every bucket's day counters from `day` on, and the readiness marker (which sorts after every day). */
+  healthDaysFrom: (orgId: string, day: number) => ({ pk: `ORG#${orgId}`, skFrom: `HEALTHDAY#${sortableNumber(day)}`, skTo: 'HEALTHDAY#~~' }),
+  /** Present once every application of the organization counts in its aggregates (new organizations; npm run migrate). */
+  healthReady: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: 'HEALTHDAY#~ready' }),
+  /** Present once every organization of the table has its health aggregates (npm start's upgrade checks it). */
+  tableHealthComplete: () => ({ pk: 'MIGRATION', sk: 'HEALTH' }),
+  /** gsi5 entry of a live application with a scanned environment: by its newest environment scan time. */
+  applicationByScanTime: (orgId: string, appId: string, scannedAt: number) => ({ gsi5pk: `ORGAPPSCANS#${orgId}`, gsi5sk: `${sortableNumber(scannedAt)}#${appId}` }),
+  /** The applications whose newest environment scan started from `from` to `to` (ms, inclusive). */
+  applicationsScannedBetween: (orgId: string, from: number, to: number) => ({
+    gsi5pk: `ORGAPPSCANS#${orgId}`,
+    gsi5skFrom: sortableNumber(from),
+    gsi5skTo: `${sortableNumber(to)}#~`,
+  }),
+
   // ---- Teams (docs/DATA-MODEL.md, Teams). A team lives in its organization's partition, so a team of another
   // organization is simply not found. Its members' memberships (`teamIds`) and its applications (`teamId`) carry
   // copies of the relation, changed in the same transaction as the team item.

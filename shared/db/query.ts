@@ -27,6 +27,8 @@ export interface PartitionQuery {
   growing?: boolean;
   /** Only these attributes (e.g. the keys, for deletes). */
   attributes?: string[];
+  /** A strongly consistent read (the table, not an index): every write committed before it is seen. */
+  consistent?: boolean;
 }
 
 /** The items of a partition in sort-key order, read lazily one DynamoDB page at a time. */
@@ -66,6 +68,7 @@ export async function* queryItems(query: PartitionQuery): AsyncGenerator<Item> {
         Limit: limit,
         ProjectionExpression: projection?.join(', '),
         ExclusiveStartKey: startKey,
+        ConsistentRead: query.consistent,
       }),
     );
     for (const item of out.Items ?? []) yield item;

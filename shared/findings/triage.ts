@@ -66,7 +66,7 @@ async function triageFinding(
         items.push(scanTriageCountsMove(scan, { pluginId: finding.pluginId, severity: finding.severity, from, to, count }));
         const delta = (isUntriaged(to) ? count : 0) - (isUntriaged(from) ? count : 0);
         // Info findings are not in the untriaged figures (RISK_SEVERITIES).
-        if (delta !== 0 && isRiskSeverity(finding.severity)) items.push(environmentUntriagedChange(env, scan.scanId, finding.severity, delta));
+        if (delta !== 0 && isRiskSeverity(finding.severity)) items.push(...(await environmentUntriagedChange(env, scan.scanId, finding.severity, delta)));
       }
     }
     const payload = {

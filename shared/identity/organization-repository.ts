@@ -1,4 +1,5 @@
-import { GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { putNewItem, transactWrite } from '../db/transactions.ts';
 import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
 import { fromItem } from '../db/items.ts';
@@ -12,14 +13,12 @@ export interface Organization {
   createdAt: number;
 }
 
+/** A new organization, with the marker that its health aggregates count every application (it has none yet). */
 export async function putOrganization(org: Organization): Promise<void> {
-  await db.send(
-    new PutCommand({
-      TableName: config.tableName,
-      Item: { ...keys.organization(org.organizationId), entity: 'organization', ...org },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    }),
-  );
+  await transactWrite([
+    putNewItem({ ...keys.organization(org.organizationId), entity: 'organization', ...org }),
+    { Put: { TableName: config.tableName, Item: { ...keys.healthReady(org.organizationId), entity: 'healthReady' } } },
+  ]);
 }
 
 export async function getOrganization(orgId: string): Promise<Organization | undefined> {

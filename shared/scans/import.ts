@@ -9,7 +9,7 @@ import { badRequest, conflict, notFound, payloadTooLarge } from '../errors.ts';
 import { IMPORT_LIMITS } from '../limits.ts';
 import { environmentCreationWrites } from '../applications/environments.ts';
 import { newEnvironment } from '../applications/environment-creation.ts';
-import { environmentLastScanUpdate, getEnvironment, getEnvironmentByName, type EnvironmentRecord } from '../applications/environment-repository.ts';
+import { environmentLastScanWrites, getEnvironment, getEnvironmentByName, type EnvironmentRecord } from '../applications/environment-repository.ts';
 import { getApplication } from '../applications/application-repository.ts';
 import { findingsOfScan } from '../findings/scan-findings.ts';
 import { findingsBefore, recordFindings, restoreFindings, triageVersionCheck, type FindingRecord, type FindingsBefore } from '../findings/repository.ts';
@@ -147,7 +147,7 @@ export async function importScanReport(caller: Caller, appId: string, envName: s
       } else {
         env = await getEnvironment(appId, scan.environmentId);
         if (!env) throw notFound(`environment ${envName} was deleted meanwhile: nothing was imported`);
-        items.push(environmentLastScanUpdate(env, lastScanOf(done), env.lastScanId ?? null));
+        items.push(...(await environmentLastScanWrites(env, lastScanOf(done), env.lastScanId ?? null)));
       }
       const payload = { scanId: scan.scanId, applicationId: appId, appName: app.name, envId: env.environmentId, envName: env.name };
       items.push(

@@ -4,7 +4,7 @@ import { transactWriteRetryingConflicts } from '../db/query.ts';
 import { cancellationReasons } from '../db/items.ts';
 import { badRequest, conflict, notFound, payloadTooLarge } from '../errors.ts';
 import { FINDINGS_REPORT_LIMITS } from '../limits.ts';
-import { environmentLastScanUpdate, getEnvironment } from '../applications/environment-repository.ts';
+import { environmentLastScanWrites, getEnvironment } from '../applications/environment-repository.ts';
 import {
   alertsOfScan,
   findingsCount,
@@ -168,7 +168,7 @@ export async function reportScanCompleted(caller: Caller, scanId: string, body: 
         const payload = { scanId, applicationId: app.applicationId, appName: app.name, envId: env.environmentId, envName: env.name, status: body.status };
         const items = [
           scanCompletion(scan, done),
-          ...(env.lastScanId === scanId ? [environmentLastScanUpdate(env, lastScanOf(done), scanId)] : []),
+          ...(env.lastScanId === scanId ? await environmentLastScanWrites(env, lastScanOf(done), scanId) : []),
           triageVersionCheck(scan, found.triageVersion),
           await auditEntry(caller, app.organizationId, body.status === 'COMPLETED' ? 'SCAN_COMPLETED' : 'SCAN_ERRORED', payload),
         ];

@@ -6,7 +6,7 @@ import { notFound } from '../errors.ts';
 import { canSeeTeamResource } from '../applications/access.ts';
 import { compareBy, nameOrderKey, pageOf, v1NextPageToken } from '../lists.ts';
 import { getApplications } from '../applications/application-repository.ts';
-import { environmentLastScanUpdate, getEnvironment } from '../applications/environment-repository.ts';
+import { environmentLastScanWrites, getEnvironment } from '../applications/environment-repository.ts';
 import {
   countedAlertUris,
   alertsOfScan,
@@ -212,7 +212,7 @@ export async function deleteScan(caller: Caller, scanId: string): Promise<object
     const payload = { scanId, applicationId: app.applicationId, appName: app.name, envId: scan.environmentId, envName: env?.name ?? scan.envName };
     const items = [
       ...scanDeletingMark(scan),
-      ...(env && replacing ? [environmentLastScanUpdate(env, previous && lastScanOf(previous), scanId)] : []),
+      ...(env && replacing ? await environmentLastScanWrites(env, previous && lastScanOf(previous), scanId) : []),
       await auditEntry(caller, app.organizationId, 'SCAN_REMOVED', payload),
     ];
     try {

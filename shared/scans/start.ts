@@ -4,7 +4,7 @@ import { auditEntry } from '../audit/entries.ts';
 import { transactWriteRetryingConflicts } from '../db/query.ts';
 import { cancellationReasons } from '../db/items.ts';
 import { findOrCreateEnvironmentByName } from '../applications/environments.ts';
-import { environmentLastScanUpdate } from '../applications/environment-repository.ts';
+import { environmentLastScanWrites } from '../applications/environment-repository.ts';
 import { scanCreation, type ScanRecord } from './repository.ts';
 import { configHashOf, parseScanConfig, scanTypeOf, storeScanConfig } from './configs.ts';
 import { lastScanOf } from './scans.ts';
@@ -54,7 +54,7 @@ export async function reportScanStarted(caller: Caller, appId: string, readBody:
     const items = [
       ...found.items,
       ...scanCreation(scan),
-      ...(found.created ? [] : [environmentLastScanUpdate(env, lastScanOf(scan), env.lastScanId ?? null)]),
+      ...(found.created ? [] : await environmentLastScanWrites(env, lastScanOf(scan), env.lastScanId ?? null)),
       await auditEntry(caller, app.organizationId, 'SCAN_STARTED', payload),
     ];
     try {

@@ -23,7 +23,7 @@ async function seedApplication(tenant: Awaited<ReturnType<typeof createTenant>>,
   for (let i = 0; i < envCount; i++) {
     const record = (await getApplication(app.applicationId))!;
     const env = newEnvironment(record, `env-${String(i).padStart(4, '0')}`);
-    await transactWrite(environmentCreation(record, env));
+    await transactWrite(await environmentCreation(record, env));
     envIds.push(env.environmentId);
     await (await s3()).send(new PutObjectCommand({ Bucket: config.assetsBucket, Key: objectKeys.environmentConfig(app.applicationId, env.environmentId), Body: 'app: {}' }));
   }
@@ -102,7 +102,7 @@ describe('cascade deletes (SPEC 3)', () => {
     // Simulate a crash after the mark: the scan data is still there, the environment is invisible, DELETE resumes.
     const before = await auditTypes(tenant);
     const env = (await getEnvironment(appId, envIds[1]))!;
-    await transactWrite(environmentDeletingMark((await getApplication(appId))!, env));
+    await transactWrite(await environmentDeletingMark((await getApplication(appId))!, env));
     expect((await api('GET', `/api/v1/app/${appId}/env/list`, { token: tenant.token })).body.environments).toEqual([]);
     expect((await api('GET', `/api/v1/app/${appId}`, { token: tenant.token })).body.applicationStatus).toBe('ENV_INCOMPLETE');
     expect((await api('DELETE', `/api/v1/app/${appId}/env/${envIds[1]}`, { token: tenant.token })).status).toBe(200);

@@ -1,0 +1,61 @@
+import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from '../db/client.ts';
+import { keys } from '../db/keys.ts';
+import { cancellationReasons } from '../db/items.ts';
+import { transactWrite } from '../db/transactions.ts';
+import { config } from '../config.ts';
+import { organizationCounterChange } from './application-repository.ts';
+import { applicationForHealth, applicationHealthUpdate, applicationHealthWrite } from './health.ts';
+
+// The health aggregates of data written before they existed (npm run migrate, npm start on an older data directory):
+// each application not counted yet is counted from its environments, then each organization is marked complete.
+
+const MAX_ATTEMPTS = 5;
+
+/**
+ * Counts a live application written before the health aggregates in them: its figures from its environments, added
+ * to its bucket and day counter in one transaction conditioned on it still being uncounted (a write of the current
+ * code that changes its health counts it first: this then finds it counted) and unchanged.
+ */
+export async function countApplicationHealth(appId: string, now = Date.now()): Promise<'updated' | 'current' | 'gone' | 'conflict'> {
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const app = await applicationForHealth(appId);
+    if (!app) return 'gone';
+    if (app.healthVersion !== undefined) return 'current';
+    const health = await applicationHealthUpdate(app, [], app.environmentCount, now);
+    try {
+      await transactWrite([
+        applicationHealthWrite(app, health),
+        organizationCounterChange(app.organizationId, app.applicationType, app.teamId, { applications: 0, environments: 0, health: health.bucket }),
+        ...health.days,
+      ]);
+      return 'updated';
+    } catch (error) {
+      if (!cancellationReasons(error)?.some((r) => r === 'ConditionalCheckFailed' || r === 'TransactionConflict')) throw error;
+    }
+  }
+  return 'conflict';
+}
+
+/**
+ * Once every application is counted: marks each organization's aggregates complete (List Environments V2 then reads
+ * them) and the table as migrated (npm start then skips this backfill). Idempotent.
+ */
+export async function markHealthComplete(tableName = config.tableName): Promise<void> {
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(
+      new ScanCommand({ TableName: tableName, FilterExpression: 'entity = :entity', ExpressionAttributeValues: { ':entity': 'organization' }, ProjectionExpression: 'organizationId', ExclusiveStartKey }),
+    );
+    for (const org of page.Items ?? []) {
+      await db.send(new PutCommand({ TableName: tableName, Item: { ...keys.healthReady(org.organizationId as string), entity: 'healthReady' } }));
+    }
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  await markTableHealthComplete(tableName);
+}
+
+/** The table's marker that every organization's aggregates are complete (a new table: at once). */
+export async function markTableHealthComplete(tableName = config.tableName): Promise<void> {
+  await db.send(new PutCommand({ TableName: tableName, Item: { ...keys.tableHealthComplete(), entity: 'migration' } }));
+}
