@@ -17,6 +17,7 @@ const APP_SORTS = ['applicationName', 'applicationId', 'applicationStatus', 'map
 async function seed(ctx: BenchContext, orgId: string, userId: string, envCount: number) {
   const { applicationPuts, organizationCounterChange } = await import('../../shared/applications/application-repository.ts');
   const { environmentPuts } = await import('../../shared/applications/environment-repository.ts');
+  const { addBucketHealth, applicationHealthOf, bucketShare, dayCounterChanges } = await import('../../shared/applications/health.ts');
   const { newEnvironment } = await import('../../shared/applications/environment-creation.ts');
   const { transactWrite } = await import('../../shared/db/transactions.ts');
   const { batchPut } = await import('../../shared/db/query.ts');
@@ -28,7 +29,8 @@ async function seed(ctx: BenchContext, orgId: string, userId: string, envCount: 
   const teamId = randomUUID();
   const appCount = envCount / ENVS_PER_APP;
   const items: Record<string, unknown>[] = [];
-  const counts = new Map<string, { type: 'STANDARD' | 'CLOUD'; team?: string; applications: number; environments: number }>();
+  const counts = new Map<string, { type: 'STANDARD' | 'CLOUD'; team?: string; applications: number; environments: number; health?: import('../../shared/applications/health.ts').BucketHealth }>();
+  const scanDays: Parameters<typeof dayCounterChanges>[1] = [];
   const now = Date.now();
   let sampleAppId = '';
   let sampleEnvId = '';
@@ -51,7 +53,7 @@ async function seed(ctx: BenchContext, orgId: string, userId: string, envCount: 
     count.applications++;
     count.environments += ENVS_PER_APP;
     counts.set(bucket, count);
-    for (const put of applicationPuts(app)) items.push(put.Put!.Item as Record<string, unknown>);
+    const envs = [];
     for (let e = 0; e < ENVS_PER_APP; e++) {
       const env = newEnvironment(app, ['dev', 'qa', 'stage', 'prod', `env-${a}`][e]);
       if ((a + e) % 2 === 0) {
@@ -66,7 +68,13 @@ async function seed(ctx: BenchContext, orgId: string, userId: string, envCount: 
       }
       if (a === 0 && e === 0) [sampleAppId, sampleEnvId] = [app.applicationId, env.environmentId];
       for (const put of environmentPuts(env)) items.push(put.Put!.Item as Record<string, unknown>);
+      envs.push(env);
     }
+    // Its health aggregates as the write paths keep them (shared/applications/health.ts).
+    const health = applicationHealthOf(envs);
+    count.health = addBucketHealth(count.health, bucketShare(health, true));
+    scanDays.push({ applicationType: type, to: { teamId: team, scannedAt: health.scannedAt } });
+    for (const put of applicationPuts({ ...app, health, healthVersion: 1 })) items.push(put.Put!.Item as Record<string, unknown>);
   }
   const started = performance.now();
   const chunk = 10_000;
@@ -75,7 +83,8 @@ async function seed(ctx: BenchContext, orgId: string, userId: string, envCount: 
     const done = Math.min(i + chunk, items.length);
     ctx.progress(`seed ${envCount}: ${done}/${items.length} items, ${Math.round(done / ((performance.now() - started) / 1000))} items/s`);
   }
-  await transactWrite([...counts.values()].map((c) => organizationCounterChange(orgId, c.type, c.team, { applications: c.applications, environments: c.environments })));
+  await transactWrite([...counts.values()].map((c) => organizationCounterChange(orgId, c.type, c.team, { applications: c.applications, environments: c.environments, health: c.health })));
+  for (const day of dayCounterChanges(orgId, scanDays, now)) await transactWrite([day]);
   // The measuring member belongs to the team (sees everything); a second member, of no team, sees nine tenths.
   const { pk, sk } = keys.membership(orgId, userId);
   await db.send(new UpdateCommand({ TableName: config.tableName, Key: { pk, sk }, UpdateExpression: 'SET teamIds = :t', ExpressionAttributeValues: { ':t': [teamId] } }));
@@ -151,6 +160,8 @@ const section: BenchSection = {
         'envs filter teamIds=team size10': [envs, `pageSize=10&teamIds=${teamId}`],
         'envs filter applicationTypes=CLOUD size10': [envs, 'pageSize=10&applicationTypes=CLOUD'],
         'envs includeAppHealthStats size10': [envs, 'pageSize=10&includeAppHealthStats=true'],
+        'envs includeAppHealthStats size10 STANDARD,CLOUD by scanDate DESC': [envs, 'pageSize=10&includeAppHealthStats=true&applicationTypes=STANDARD,CLOUD&sortField=scanDate&sortDir=DESC'],
+        'envs member of no team: includeAppHealthStats size10': [envs, 'pageSize=10&includeAppHealthStats=true', outsider.token],
         'envs member of no team: page0 size10 by name': [envs, 'pageSize=10', outsider.token],
         'envs member of no team: deep pageToken=500 by scanDate': [envs, 'pageSize=10&pageToken=500&sortField=scanDate', outsider.token],
       });
@@ -206,6 +217,13 @@ const section: BenchSection = {
       await write('rename application to "payments-service-eu-west"', 'POST', `/api/v1/app/${appId}`, { name: 'payments-service-eu-west' });
       const env = await write('create environment "staging-eu-west-1"', 'POST', `/api/v1/app/${appId}/env`, { env: 'staging-eu-west-1' });
       await write('rename environment to "staging-eu-west-2"', 'POST', `/api/v1/app/${appId}/env/${env.envId}`, { name: 'staging-eu-west-2' });
+      // Scans change the last-scan fields (and the health aggregates with them).
+      const scanBody = { env: 'staging-eu-west-2', config: 'app:\n  env: staging\n', hawkscanVersion: '4.1.0', host: 'https://staging.example.test', tags: [] };
+      const first = await write('start a scan of an environment without scans', 'POST', `/api/v1/app/${appId}/scan`, scanBody);
+      await write('complete the scan (no findings)', 'POST', `/api/v1/scan/${first.scanId}/complete`, { status: 'COMPLETED', urlCount: 1 });
+      const second = await write('start a second scan of the environment', 'POST', `/api/v1/app/${appId}/scan`, scanBody);
+      await write('error the second scan', 'POST', `/api/v1/scan/${second.scanId}/complete`, { status: 'ERROR', urlCount: 1 });
+      await write('delete the second scan (the last scan goes back to the first)', 'DELETE', `/api/v1/scan/${second.scanId}`);
       await write('delete environment', 'DELETE', `/api/v1/app/${appId}/env/${env.envId}`);
       await write('delete application (with its one environment)', 'DELETE', `/api/v1/app/${appId}`);
       results[`${envCount} environments`] = figures;

@@ -20,7 +20,9 @@ import { mainTable } from '../../shared/db/tables.ts';
 import { transactWrite } from '../../shared/db/transactions.ts';
 import { applicationDeletingMark, getApplication } from '../../shared/applications/application-repository.ts';
 import { backfillIndexKeys, backfillItem, type IndexKeysOf } from '../../shared/db/backfill.ts';
-import { indexedEntities } from '../../shared/index-keys.ts';
+import { finishMigration, indexedEntities, migrationSteps } from '../../shared/index-keys.ts';
+import { BUCKET_HEALTH_FIELDS } from '../../shared/applications/health.ts';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 
 // The index backfill (npm run migrate; npm start on an older data directory) over application and environment
 // items in the format of the version before the compact list indexes (commit 9a16f6a): this file has a main table
@@ -283,6 +285,49 @@ describe('index backfill (npm run migrate)', () => {
     expect(await backfillItem(OWN_TABLE, again, { application: spread })).toEqual({ outcome: 'updated', rereads: 1 });
     expect((await getItem(key))!).toMatchObject({ riskLevel: 'LOW', gsi6sk: `spread#${ids.cloudy}` });
     expect(await backfillItem(OWN_TABLE, (await getItem(key))!, indexedEntities)).toEqual({ outcome: 'updated', rereads: 0 });
+  });
+
+  it('counts applications written before the health aggregates: statistics from the environments until then, the same after', async () => {
+    const health = async (query: Record<string, string> = {}) => {
+      const out = await get(`/api/v2/org/${tenant.orgId}/envs`, { ...query, includeAppHealthStats: 'true', pageSize: 1 });
+      expect(out.status, out.text).toBe(200);
+      return { findingsHealth: out.body.findingsHealth, scanFrequencyHealth: out.body.scanFrequencyHealth };
+    };
+    const scopes: Record<string, string>[] = [{}, { applicationTypes: 'STANDARD,CLOUD' }, { teamIds: teamId }];
+    const expectedStats = await Promise.all(scopes.map((q) => health(q)));
+    expect(expectedStats[0].findingsHealth.total).toBeGreaterThan(0);
+    expect(expectedStats[1].scanFrequencyHealth.totalApps).toBeGreaterThan(2);
+    const aggregates = (items: Item[]) =>
+      items.filter((i) => i.entity === 'application' || i.entity === 'organizationCounter' || i.entity === 'healthDayCounter' || i.entity === 'healthReady' || i.entity === 'migration');
+    const counted = aggregates(await tableItems());
+    // The items as the version before the aggregates wrote them: no figures on applications and counters, no day
+    // counters, no markers.
+    for (const item of counted) {
+      if (item.entity === 'application') {
+        const { health: _h, healthVersion: _v, ...old } = item;
+        if (String(item.gsi5pk).startsWith('ORGAPPSCANS#')) Object.assign(old, { gsi5pk: undefined, gsi5sk: undefined });
+        await db.send(new PutCommand({ TableName: OWN_TABLE, Item: Object.fromEntries(Object.entries(old).filter(([, v]) => v !== undefined)) }));
+      } else if (item.entity === 'organizationCounter') {
+        await db.send(new PutCommand({ TableName: OWN_TABLE, Item: Object.fromEntries(Object.entries(item).filter(([k]) => !(BUCKET_HEALTH_FIELDS as readonly string[]).includes(k))) }));
+      } else await db.send(new DeleteCommand({ TableName: OWN_TABLE, Key: { pk: item.pk, sk: item.sk } }));
+    }
+    // Not ready: the statistics come from the environments, and are the same.
+    expect(await Promise.all(scopes.map((q) => health(q)))).toEqual(expectedStats);
+
+    const summary = await backfillIndexKeys({ tableName: OWN_TABLE, entities: indexedEntities, steps: migrationSteps, finish: () => finishMigration(OWN_TABLE), segments: 2 });
+    expect(summary).toMatchObject({ conflicts: 0, steppedByEntity: { application: counted.filter((i) => i.entity === 'application' && !i.deleting).length } });
+    // Every figure, counter, day counter and marker as the write paths had kept them (sums that went back to 0 may be
+    // absent, versions differ), and the same statistics.
+    const comparable = (items: Item[]) =>
+      byKey(
+        aggregates(items)
+          .filter((i) => !(i.entity === 'healthDayCounter' && i.applications === 0))
+          .map(({ healthVersion: _v, ...i }) => (i.entity === 'organizationCounter' ? Object.fromEntries(Object.entries(i).filter(([, v]) => v !== 0)) : i)),
+      );
+    expect(comparable(await tableItems())).toEqual(comparable(counted));
+    expect(await Promise.all(scopes.map((q) => health(q)))).toEqual(expectedStats);
+    const again = await backfillIndexKeys({ tableName: OWN_TABLE, entities: indexedEntities, steps: migrationSteps, finish: () => finishMigration(OWN_TABLE) });
+    expect(again).toMatchObject({ updated: 0, conflicts: 0, steppedByEntity: { application: 0 } });
   });
 
   it('npm start on a table of the earlier version: backfills, then adds the missing indexes (once)', async () => {
