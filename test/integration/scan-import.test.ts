@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { api } from './client.ts';
 import { addUserTo, createTenant, type Tenant } from './fixtures.ts';
@@ -12,6 +12,10 @@ import { BATCH_LIMITS } from '../../scanner/src/zap/reported.ts';
 import { importScanReport } from '../../shared/scans/import.ts';
 import { createCaller } from '../../shared/http/caller.ts';
 import { HttpError } from '../../shared/errors.ts';
+import { db } from '../../shared/db/client.ts';
+import { keys } from '../../shared/db/keys.ts';
+import { queryAll } from '../../shared/db/query.ts';
+import { findingsOfEnvironment } from '../../shared/findings/repository.ts';
 
 // POST /api/v1/app/{appId}/scan/import: every real ZAP sample (scanner/test/fixtures/zap) imported and read back
 // through the public read operations, compared with a count taken from the file itself (zap-expected.ts).
@@ -210,6 +214,77 @@ describe('bad input', () => {
     expect(await auditTypes(tenant)).toEqual(before);
     const out = await importReport(tenant.token, appId, 'zap', fixture(SAMPLES[0]), contentTypeOf(SAMPLES[0]));
     expect(out.status, out.text).toBe(200);
+  });
+
+  // The later budget checks: the clock the import reads (Date.now) jumps past its deadline right after a chosen
+  // BatchWriteItem of the import reaches the real table (seen by a middleware on the shared client), so each check
+  // is reached in a known state without waiting 20 s.
+  const entityOf = (item: Record<string, unknown>) => {
+    const entity = item.entity as string | { S?: string } | undefined;
+    return typeof entity === 'string' ? entity : entity?.S;
+  };
+  async function importPastBudgetAfter(caller: ReturnType<typeof createCaller>, appId: string, env: string, report: string, writing: string) {
+    const realNow = Date.now.bind(Date);
+    let late = 0;
+    let scanId: string | undefined;
+    const clock = vi.spyOn(Date, 'now').mockImplementation(() => realNow() + late);
+    const name = 'clockPastImportBudget';
+    db.middlewareStack.add(
+      (next) => async (args) => {
+        const out = await next(args);
+        const requests = Object.values(((args.input as { RequestItems?: Record<string, { PutRequest?: { Item: Record<string, unknown> } }[]> }).RequestItems ?? {})).flat();
+        const items = requests.flatMap((r) => (r.PutRequest ? [r.PutRequest.Item] : []));
+        const alertUri = items.find((item) => entityOf(item) === 'alertUri');
+        if (alertUri) scanId ??= String((alertUri.scanId as { S?: string })?.S ?? alertUri.scanId);
+        if (items.some((item) => entityOf(item) === writing)) late = 2 * IMPORT_LIMITS.budgetMs;
+        return out;
+      },
+      { step: 'initialize', name },
+    );
+    try {
+      const failure = await importScanReport(caller, appId, env, Buffer.from(report), realNow() + IMPORT_LIMITS.budgetMs).then(
+        () => undefined,
+        (error: unknown) => error as HttpError,
+      );
+      return { failure, scanId };
+    } finally {
+      db.middlewareStack.remove(name);
+      clock.mockRestore();
+    }
+  }
+  const withParams = (count: number) => site(alertItem(Array.from({ length: count }, (_, n) => `<instance><uri>http://a.test/search</uri><method>GET</method><param>q${n}</param></instance>`).join('')));
+
+  it.each([
+    ['while storing the URIs (after the first chunk)', 'alertUri', 1200, /\(500 of 1200 findings stored; the service is busy\)/],
+    ['while recording the findings (after the first chunk)', 'finding', 1200, /\(1000 of 1200 findings recorded; the service is busy\)/],
+    ['after everything was stored, before publishing', 'finding', 20, /\(all findings stored, not yet published; the service is busy\)/],
+  ])('answers 413 when the budget runs out %s, leaving no trace', async (_, writing, count, progress) => {
+    const tenant = await createTenant();
+    const appId = await createApp(tenant, { name: 'slow', env: 'zap' });
+    // An earlier import: its finding records must be as they were after the failed one.
+    expect((await importReport(tenant.token, appId, 'zap', withParams(10))).status).toBe(200);
+    const [env] = await environments(tenant, appId);
+    const envRef = { applicationId: appId, environmentId: env.environmentId as string };
+    const recordsOf = async () => {
+      const all = [];
+      for await (const f of findingsOfEnvironment(envRef)) all.push(f);
+      return all.sort((a, b) => a.findingHash!.localeCompare(b.findingHash!));
+    };
+    const recordsBefore = await recordsOf();
+    const scansBefore = await scansOf(tenant, appId);
+    const auditBefore = await auditTypes(tenant);
+
+    const { failure, scanId } = await importPastBudgetAfter(createCaller(tenant.userId, 'key', 'write:scan'), appId, 'zap', withParams(count), writing);
+    expect(failure).toBeInstanceOf(HttpError);
+    expect(failure!.statusCode).toBe(413);
+    expect(failure!.message).toMatch(progress);
+    expect(failure!.message).toContain(`npm run scanner -- import --app ${appId} --env "zap"`);
+    expect(await scansOf(tenant, appId)).toEqual(scansBefore);
+    expect(await auditTypes(tenant)).toEqual(auditBefore);
+    expect(await recordsOf()).toEqual(recordsBefore);
+    expect(scanId).toBeDefined();
+    const data = keys.dataOfScan(appId, envRef.environmentId, scanId!);
+    expect(await queryAll({ partition: data.pk, skPrefix: data.skPrefix })).toEqual([]);
   });
 
   it('needs an environment name', async () => {
