@@ -67,6 +67,13 @@ describe('the synthesized bundles, driven with API Gateway events', () => {
     expect([...bundleOfRoute.keys()].map((r) => r.operationId).sort()).toEqual(routes.map((r) => r.operationId).sort());
   });
 
+  it('loads every bundle: each resolves its own protobuf descriptor when it loads (shared/proto/encoding.ts)', async () => {
+    for (const route of routes) {
+      const handler = await handlerOf(route);
+      expect(typeof handler, route.operationId).toBe('function');
+    }
+  });
+
   it('serves a scenario: login, create with env (form-encoded body), lists with repeated parameters, protobuf, YAML upload, download', async () => {
     const tenant = await createTenant();
     const login = await invoke('GET', '/api/v1/auth/login', { headers: [['X-ApiKey', tenant.apiKey]] });
