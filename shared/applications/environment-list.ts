@@ -16,6 +16,7 @@ import {
   type EnvironmentListOrder,
   type ListEntry,
   type ListScope,
+  type NameMatch,
 } from './list-entries.ts';
 import { canSeeTeamResource } from './access.ts';
 import { DAY, scopeHealthStats, type HealthStats } from './health.ts';
@@ -192,19 +193,102 @@ async function* concat<T>(...parts: (AsyncIterable<T> | T[])[]): AsyncGenerator<
   for (const part of parts) yield* part;
 }
 
+/** A `query`'s matches among the caller's environments, from the names it matched (queryMatchCounts). */
+interface MatchCounts {
+  total: number;
+  /** Matching environments per application. */
+  ofApplication: Map<string, number>;
+}
+
 /**
- * sortField applicationName, filtered by type and team only: the order is (application name, application id,
- * environment id), so the applications are walked by name (compact, the caller's buckets merged) and skipped whole
- * by their environment counts; only the applications on the page have their environments read.
+ * sortField applicationName, filtered by type and team (and `query`, by the matches per application): the order is
+ * (application name, application id, environment id), so the applications are walked by name (compact, the caller's
+ * buckets merged) and skipped whole by their environment (or match) counts; only the applications on the page have
+ * their environments read.
  */
-async function byApplicationName(orgId: string, scope: ListScope, forward: boolean, request: PageRequest): Promise<EntryPage> {
-  const total = scope.counts.environments;
+async function byApplicationName(orgId: string, scope: ListScope, forward: boolean, request: PageRequest, matches?: MatchCounts & { keep: (e: Entry) => boolean }): Promise<EntryPage> {
+  const total = matches ? matches.total : scope.counts.environments;
   const start = request.page * request.size;
   const apps = mergeOrdered(scope.buckets.map((b) => applicationEntries(orgId, b, 'name', forward, Math.min(1000, readAhead(request)))), forward);
-  const onPage = await applicationsCovering(apps, (app) => (scope.keep(app) ? (app.environmentCount ?? 0) : 0), start, request.size);
-  const envs = await Promise.all(onPage.map(({ entry }) => environmentsOfApp(entry.applicationId))); // in id order (ENV#<id>)
+  const count = (app: ListEntry) => (!scope.keep(app) ? 0 : matches ? (matches.ofApplication.get(app.applicationId) ?? 0) : (app.environmentCount ?? 0));
+  const onPage = await applicationsCovering(apps, count, start, request.size);
+  const envs = await Promise.all(onPage.map(({ entry }) => environmentsOfApp(entry.applicationId).then((list) => (matches ? list.filter(matches.keep) : list)))); // in id order (ENV#<id>)
   const entries = onPage.flatMap(({ skip, take }, i) => (forward ? envs[i] : envs[i].reverse()).slice(skip, skip + take));
   return { entries, totalCount: total, hasNext: start + request.size < total };
+}
+
+/** Read units of an item read whole by key (BatchGetItem, eventually consistent: each rounded up to 4 KB). */
+const WHOLE_READ_UNITS = 0.5;
+/** Read units of a compact index entry read by Query (about 380 bytes, charged by the 4 KB). */
+const COMPACT_ENTRY_UNITS = 0.05;
+
+/**
+ * How a `query` with its names from the trigram index is served (undefined: no names, or another filter that the
+ * in-memory path serves: the compact entries of all, or of the other filter's index):
+ * - 'whole': the matches read whole and sorted in memory, while that costs less than walking an order for the page;
+ * - 'names': environmentName order, sorted in memory on the names the index gave (the page alone read whole);
+ * - 'walk': the order's index walked with the filter as far as the page, the total counted from the names.
+ */
+function queryPlan(
+  scope: ListScope,
+  q: EnvListQuery,
+  request: PageRequest,
+  sortField: EnvSortField,
+  appNames: NameMatch[] | undefined,
+  envNames: NameMatch[] | undefined,
+  perApp: number,
+): 'whole' | 'names' | 'walk' | undefined {
+  if (!q.query || !appNames || !envNames) return undefined;
+  const environments = scope.counts.environments;
+  const matches = envNames.length + appNames.length * perApp;
+  const few = matches <= Math.max(100, environments / 10); // read whole, they cost no more than the compact entries of all
+  const otherFilters =
+    q.includeAppHealthStats || q.lastScanStatus.length || (q.lastScanDate && q.lastScanDate !== 'LAST_SCAN_DATE_UNSPECIFIED') || q.appIds.length || q.envIds.length || q.envs.length || q.hasFlightpathSession === true;
+  if (otherFilters) return few ? 'whole' : undefined;
+  if (sortField === 'environmentName' && appNames.length * perApp <= Math.max(100, environments / 10)) return 'names';
+  // The walk reads about (end of page) x (environments / matches) entries of the order's index, at most all of them.
+  const walk = Math.min(environments, ((request.page + 1) * request.size * environments) / Math.max(1, matches)) * COMPACT_ENTRY_UNITS;
+  return matches * WHOLE_READ_UNITS <= walk ? 'whole' : 'walk';
+}
+
+/** Environment counts of these applications of the scope: whole when few, else the scope's compact entries. */
+async function environmentCounts(orgId: string, scope: ListScope, appIds: string[]): Promise<Map<string, number>> {
+  const wanted = new Set(appIds);
+  const apps =
+    appIds.length <= 100
+      ? (await getApplications(appIds)).filter((app) => !app.deleting && app.organizationId === orgId)
+      : (await Promise.all(scope.buckets.map((b) => collectStream(applicationEntries(orgId, b, 'id', true, 1000, ['applicationId', 'environmentCount']))))).flat();
+  return new Map(apps.filter((app) => wanted.has(app.applicationId)).map((app) => [app.applicationId, app.environmentCount ?? 0]));
+}
+
+/**
+ * The matches of a `query` among the caller's environments, counted from the names the trigram index gave: each
+ * environment named like it, and every environment of the applications named like it (their environment counts).
+ */
+async function queryMatchCounts(orgId: string, scope: ListScope, appNames: NameMatch[], envNames: NameMatch[]): Promise<MatchCounts> {
+  const appKeep = await scope.applicationKeep();
+  const matchedApps = [...new Set(appNames.map((m) => m.applicationId))].filter(appKeep);
+  const ofApplication = await environmentCounts(orgId, scope, matchedApps);
+  const byName = new Set(matchedApps);
+  for (const m of envNames) if (!byName.has(m.applicationId) && appKeep(m.applicationId)) ofApplication.set(m.applicationId, (ofApplication.get(m.applicationId) ?? 0) + 1);
+  return { total: [...ofApplication.values()].reduce((sum, n) => sum + n, 0), ofApplication };
+}
+
+/**
+ * `query` in environmentName order from the names the trigram index gave: the environments named like it and those
+ * of the (few) applications named like it (read whole), in the caller's scope, sorted in memory; only the page's
+ * items are read (pageItems).
+ */
+async function fromNames(orgId: string, scope: ListScope, request: PageRequest, sortDir: SortDirection, appNames: NameMatch[], envNames: NameMatch[]): Promise<EntryPage> {
+  const appKeep = await scope.applicationKeep();
+  const matchedApps = new Set(appNames.map((m) => m.applicationId).filter(appKeep));
+  const ofApps = (await mapBounded([...matchedApps], 32, (id) => environmentsOfApp(id))).flat().filter((env) => !env.deleting && env.organizationId === orgId && scope.keep(env));
+  const named = envNames
+    .filter((m) => !matchedApps.has(m.applicationId) && appKeep(m.applicationId))
+    .map((m) => ({ applicationId: m.applicationId, environmentId: m.environmentId!, name: m.name }) as Entry);
+  const all: Entry[] = [...ofApps, ...named].sort(compareBy((e) => nameOrderKey(e.name, e.environmentId), (e) => e.environmentId, sortDir));
+  const { items, totalCount, hasNext } = pageOf(all, request);
+  return { entries: items, totalCount, hasNext };
 }
 
 export async function listEnvironmentsV2(caller: Caller, orgId: string, q: EnvListQuery) {
@@ -216,53 +300,62 @@ export async function listEnvironmentsV2(caller: Caller, orgId: string, q: EnvLi
   const now = Date.now();
   const text = q.query?.toLowerCase() ?? '';
   const [scope, repos] = await Promise.all([listScope(orgId, membership, q.applicationTypes, q.teamIds), repositoriesByApplication(orgId)]);
-  // `query` matches the environment's or its application's name. The matches are read whole (about half a read unit
-  // each: a BatchGetItem, or an application's partition) while they are at most a tenth of the caller's environments
-  // (applications counted by their average environment count); beyond that (or under three characters: no
-  // trigram), the compact entries of all cost less (about a twentieth of a unit each), and at most ten times the
-  // matches. The names come from the trigram index, whose entries cost a little less than compact ones: each trigram
-  // partition is read no further than a quarter of the caller's environments (a partition holds candidates, not
-  // matches: `app-00001` has 1,100 candidates for 10 applications in the bench's organization of 10,000 environments).
+  // `query` matches the environment's or its application's name: the names containing it come from the trigram index
+  // (list-entries.ts namesContaining: the smallest of its trigrams' partitions), read while they cost less than the
+  // compact entries of all (a name entry is about 0.7 of one; beyond, or under three characters: no trigram, the
+  // applications' compact entries give theirs).
   const perApp = scope.counts.applications ? scope.counts.environments / scope.counts.applications : 1;
-  const limit = Math.max(100, scope.counts.environments / 10);
-  const candidates = Math.max(100, scope.counts.environments / 4);
-  const [appNames, envNames] = text ? await Promise.all([namesContaining(orgId, 'APP', text, candidates), namesContaining(orgId, 'ENV', text, candidates)]) : [];
-  // The applications that match: from the trigram index, else from the per-bucket name index (compact).
-  const appsMatchingQuery = !text ? undefined : appNames ? new Set(appNames.map((m) => m.applicationId)) : await applicationsNamedLike(orgId, scope, text);
-  const keep = entryKeep(scope, q, appsMatchingQuery, now);
+  const [appNames, envNames] = text
+    ? await Promise.all([namesContaining(orgId, 'APP', text, Math.max(100, scope.counts.applications * 0.6)), namesContaining(orgId, 'ENV', text, Math.max(100, scope.counts.environments * 0.6))])
+    : [];
+  const named = !text || appNames ? undefined : await applicationsNamedLike(orgId, scope, text);
+  const appsMatchingQuery = !text ? undefined : appNames ? new Set(appNames.map((m) => m.applicationId)) : new Set(named!.matching.map((app) => app.applicationId));
+  // Every application of the caller's with environments matches (`query=pp` on `app-...`): the list is the
+  // unfiltered one, served by the indexes of its orders.
+  const everyMatch = !!named && named.everyMatch;
+  const eq: EnvListQuery = everyMatch ? { ...q, query: undefined } : q;
+  const keep = entryKeep(scope, eq, appsMatchingQuery, now);
+  const plan = everyMatch ? undefined : queryPlan(scope, eq, request, sortField, appNames, envNames, perApp);
   const queryMatches: QueryMatches | undefined =
-    appNames && envNames && envNames.length + appNames.length * perApp <= limit
-      ? { environments: envNames.map((m) => ({ applicationId: m.applicationId, environmentId: m.environmentId! })), applications: appsMatchingQuery! }
-      : undefined;
+    plan === 'whole' ? { environments: envNames!.map((m) => ({ applicationId: m.applicationId, environmentId: m.environmentId! })), applications: appsMatchingQuery! } : undefined;
+  const textLeft = everyMatch ? '' : text;
   const filtered = q.hasFlightpathSession === true ? undefined : filteredEntries(orgId, q, now, queryMatches);
   const order = INDEXED_ORDER[sortField];
   const byAppValue = applicationValue(sortField, repos);
   // includeAppHealthStats over the caller's buckets whole (no filter on environments): from the health aggregates
   // (health.ts); otherwise, or before an upgraded table's aggregates are complete, from every listed environment.
-  const aggregated = q.includeAppHealthStats && !filtered && !text && q.hasFlightpathSession !== true ? await scopeHealthStats(orgId, scope.buckets, now) : undefined;
+  const aggregated = q.includeAppHealthStats && !filtered && !textLeft && q.hasFlightpathSession !== true ? await scopeHealthStats(orgId, scope.buckets, now) : undefined;
   const readsAll = q.includeAppHealthStats && !aggregated;
 
   let page: EntryPage;
   if (q.hasFlightpathSession === true) page = { entries: [], totalCount: 0, hasNext: false };
-  else if (!filtered && !readsAll && sortField === 'applicationName' && !text) page = await byApplicationName(orgId, scope, forward, request);
-  else if (!filtered && !readsAll && !text && (order || byAppValue)) {
+  else if (plan === 'names') page = await fromNames(orgId, scope, request, sortDir, appNames!, envNames!);
+  else if (!filtered && !readsAll && sortField === 'applicationName' && !textLeft) page = await byApplicationName(orgId, scope, forward, request);
+  else if (plan === 'walk' && sortField === 'applicationName') {
+    const matches = await queryMatchCounts(orgId, scope, appNames!, envNames!);
+    page = await byApplicationName(orgId, scope, forward, request, { ...matches, keep });
+  } else if (!filtered && !readsAll && (!textLeft || plan === 'walk') && (order || byAppValue)) {
     const walkLimit = readAhead(request); // grows per call (list-entries.ts)
     // The first pages of the name and scan-date orders walk the indexes copying whole items (gsi2, gsi3): a Query
     // is charged by the kilobytes it reads, a BatchGetItem by the item, so up to about 5 pages of entries cost less
     // read whole than read compact and then fetched (pageSize 1000: 1,000 items in one Query instead of 1,000 gets).
-    const whole = request.page <= WHOLE_ITEM_PAGES && (order === 'name' || order === 'scanDate');
+    const whole = !textLeft && request.page <= WHOLE_ITEM_PAGES && (order === 'name' || order === 'scanDate');
     const stream = whole
       ? environmentsOfOrg(orgId, order, forward, walkLimit, true)
       : order
         ? environmentEntries(orgId, order, forward, walkLimit)
         : await byApplicationValue(orgId, byAppValue!, repos, keep, sortDir, walkLimit);
-    const streamed = await pageFromStream<Entry>(stream, keep, request);
+    // The matches' count (a `query`: from the names it matched), read beside the walk.
+    const [streamed, matchCount] = await Promise.all([
+      pageFromStream<Entry>(stream, keep, request),
+      plan === 'walk' ? queryMatchCounts(orgId, scope, appNames!, envNames!).then((m) => m.total) : undefined,
+    ]);
     // Only the type and team filters: the counters of the caller's buckets give the total.
-    const totalCount = streamed.exhausted ? streamed.seen : scope.counts.environments;
+    const totalCount = streamed.exhausted ? streamed.seen : (matchCount ?? scope.counts.environments);
     page = { entries: streamed.items, totalCount, hasNext: streamed.hasNext };
   } else {
-    // A filtered set (read from its index) or the whole organization (compact), sorted in memory. A `query` with
-    // many matches lands here rather than walking an order: its matches may all sit at the far end of any order.
+    // A filtered set (read from its index) or the whole organization (compact), sorted in memory. A `query` whose
+    // names the trigram index did not give (too many, or under three characters) lands here.
     const all = (filtered ? await filtered : await allEnvironmentEntries(orgId)).filter(keep);
     const appNames = sortField === 'applicationName' ? await applicationNames(all) : new Map<string, string>();
     all.sort(compareBy(entrySortValue(sortField, repos, appNames), (e) => e.environmentId, sortDir));
@@ -308,10 +401,16 @@ async function collectStream<T>(items: AsyncIterable<T>): Promise<T[]> {
   return all;
 }
 
-/** Applications of the caller's buckets whose name contains `text` (lower-cased). */
-async function applicationsNamedLike(orgId: string, scope: ListScope, text: string): Promise<Set<string>> {
-  const lists = await Promise.all(scope.buckets.map((b) => collectStream(applicationEntries(orgId, b, 'name', true, 1000, ['applicationId', 'name']))));
-  return new Set(lists.flat().filter((app) => app.name.toLowerCase().includes(text)).map((app) => app.applicationId));
+/**
+ * Applications of the caller's buckets whose name contains `text` (lower-cased), from their compact entries; and
+ * whether every one of them with environments does (then every environment of the caller's matches).
+ */
+async function applicationsNamedLike(orgId: string, scope: ListScope, text: string): Promise<{ matching: ListEntry[]; everyMatch: boolean }> {
+  const attributes = ['applicationId', 'applicationType', 'name', 'environmentCount'];
+  const lists = await Promise.all(scope.buckets.map((b) => collectStream(applicationEntries(orgId, b, 'name', true, 1000, attributes))));
+  const inScope = lists.flat().filter((app) => scope.keep(app));
+  const matching = inScope.filter((app) => app.name.toLowerCase().includes(text));
+  return { matching, everyMatch: matching.length > 0 && inScope.every((app) => app.environmentCount === 0 || app.name.toLowerCase().includes(text)) };
 }
 
 /** The names of the entries' applications (sortField applicationName over a filtered set): one BatchGetItem. */

@@ -108,50 +108,64 @@ export interface NameMatch {
   name: string;
 }
 
-/** At most this many of the text's trigrams are read (spread over it): each is a superset of the matches. */
-const QUERY_TRIGRAMS = 4;
+/** At most this many of the text's trigrams are sampled (spread over it): each partition is a superset of the matches. */
+const QUERY_TRIGRAMS = 8;
+/** Entries of each sampled partition read first: enough to estimate its size within about a seventh. */
+const SAMPLE = 50;
+
+/**
+ * Where an owner id (a random UUID: uniformly spread) falls in the id space, from 0 to 1; undefined for another id.
+ * The n-th smallest of a partition's ids sits at about n / size, which estimates the size from its first entries.
+ */
+function idFraction(id: unknown): number | undefined {
+  const head = typeof id === 'string' && /^[0-9a-f]{8}/i.test(id) ? parseInt(id.slice(0, 8), 16) : NaN;
+  return Number.isNaN(head) ? undefined : (head + 1) / 2 ** 32;
+}
 
 /**
  * The organization's application (APP) or environment (ENV) names containing `text` (lower-cased), from the trigram
- * index; undefined when the text has fewer than three characters (no trigram selects) or when every trigram read has
- * more than `limit` names (a caller then reads its compact entries instead: cheaper for that many). Every name
- * containing the text has each of its trigrams, so the smallest of their partitions holds every match: the
- * partitions of up to QUERY_TRIGRAMS trigrams are read side by side, a growing number of entries per round, until
- * one is complete; with the unindexed names' partition, that is the candidates, confirmed on their names. Cost: about
- * QUERY_TRIGRAMS times the smallest partition (at most `limit` each), whatever the organization's size.
+ * index; undefined when the text has fewer than three characters (no trigram selects) or when every trigram's
+ * partition has more than `limit` names (a caller then reads its compact entries instead: cheaper for that many).
+ * Every name containing the text has each of its trigrams, so the smallest of their partitions holds every match:
+ * the first SAMPLE entries of up to QUERY_TRIGRAMS partitions are read side by side, which estimates each one's size
+ * (the owner ids sort the partition and are random: the SAMPLE-th id's place in the id space is about SAMPLE / size),
+ * and only the smallest is read on; with the unindexed names' partition, that is the candidates, confirmed on their
+ * names. Cost: the samples plus the smallest partition (at most `limit`), whatever the organization's size.
  */
 export async function namesContaining(orgId: string, kind: 'APP' | 'ENV', text: string, limit: number): Promise<NameMatch[] | undefined> {
   const grams = trigrams(text);
   if (grams.length === 0) return undefined;
   const chosen = grams.length <= QUERY_TRIGRAMS ? grams : Array.from({ length: QUERY_TRIGRAMS }, (_, i) => grams[Math.round((i * (grams.length - 1)) / (QUERY_TRIGRAMS - 1))]);
-  const pageLimit = Math.min(100, limit + 1);
-  const read = (partition: string) => queryItems({ index: 'gsi7', partition, pageLimit, growing: true })[Symbol.asyncIterator]();
+  const read = (partition: string) => queryItems({ index: 'gsi7', partition, pageLimit: SAMPLE, growing: true })[Symbol.asyncIterator]();
   const walks = [...new Set(chosen)].map((gram) => ({ iterator: read(keys.namesWithTrigram(orgId, kind, gram).gsi7pk), items: [] as Record<string, unknown>[], done: false }));
   const unindexed = queryAll({ index: 'gsi7', partition: keys.unindexedNames(orgId, kind).gsi7pk });
-  let complete: (typeof walks)[number] | undefined;
-  for (let round = 100; !complete; round *= 4) {
-    const open = walks.filter((w) => !w.done && w.items.length <= limit);
-    if (open.length === 0) break; // every partition has more than `limit` names
-    await Promise.all(
-      open.map(async (walk) => {
-        const target = Math.min(walk.items.length + round, limit + 1);
-        while (walk.items.length < target) {
-          const next = await walk.iterator.next();
-          if (next.done) {
-            walk.done = true;
-            break;
-          }
-          walk.items.push(next.value);
-        }
-      }),
-    );
-    complete = walks.filter((w) => w.done && w.items.length <= limit).sort((a, b) => a.items.length - b.items.length)[0];
-  }
-  await Promise.all(walks.filter((w) => !w.done).map((w) => w.iterator.return?.(undefined)));
+  const fill = async (walk: (typeof walks)[number], target: number) => {
+    while (walk.items.length < target) {
+      const next = await walk.iterator.next();
+      if (next.done) {
+        walk.done = true;
+        return;
+      }
+      walk.items.push(next.value);
+    }
+  };
+  await Promise.all(walks.map((walk) => fill(walk, SAMPLE)));
+  // A partition read to its end has its size; another, the estimate from its last sampled id (or, for ids that are
+  // not UUIDs, no estimate: read last).
+  const size = (walk: (typeof walks)[number]) => {
+    if (walk.done) return walk.items.length;
+    const fraction = idFraction(walk.items.at(-1)?.gsi7sk);
+    return fraction === undefined ? Number.MAX_SAFE_INTEGER : Math.max(walk.items.length + 1, walk.items.length / fraction);
+  };
+  const smallest = walks.map((walk) => ({ walk, size: size(walk) })).sort((a, b) => a.size - b.size)[0].walk;
+  await Promise.all(walks.filter((w) => w !== smallest && !w.done).map((w) => w.iterator.return?.(undefined)));
+  // An estimate well over the limit is not read on (the estimate errs by about a seventh either way).
+  if (size(smallest) <= limit * 1.5) await fill(smallest, limit + 1);
+  if (!smallest.done) await smallest.iterator.return?.(undefined);
   const found = await unindexed;
-  if (!complete) return undefined;
+  if (!smallest.done || smallest.items.length > limit) return undefined;
   const lower = text.toLowerCase();
-  return [...complete.items, ...found]
+  return [...smallest.items, ...found]
     .map((item) => ({ applicationId: item.applicationId as string, environmentId: item.environmentId as string | undefined, name: item.name as string }))
     .filter((match) => match.name.toLowerCase().includes(lower));
 }
@@ -263,6 +277,11 @@ export interface ListScope {
   /** Live applications and environments of the selected buckets (the organization counters). */
   counts: { applications: number; environments: number };
   keep(entry: Pick<ListEntry, 'applicationId' | 'applicationType'>): boolean;
+  /**
+   * `keep` for an application known by its id alone (a name index entry carries no type): reads the ids of the
+   * smaller side, the scope's applications or the organization's others (compact), once per list.
+   */
+  applicationKeep(): Promise<(appId: string) => boolean>;
 }
 
 /** The owning teams (undefined: unowned) whose applications the caller sees under a teamIds filter (SPEC 4.2). */
@@ -296,7 +315,25 @@ export async function listScope(orgId: string, membership: Membership, types: Ap
     const shownIds = await idsOf(buckets);
     shown = (appId) => shownIds.has(appId) && !deleting.has(appId);
   }
-  return { buckets, counts, keep: (entry) => types.includes(entry.applicationType) && shown(entry.applicationId) };
+  // Applications outside the scope that `shown` does not already tell apart: of other types (and of hidden teams, when
+  // their ids were not read).
+  const outside = all.filter((b) => (byApplication ? !typed.includes(b) : !buckets.includes(b)) && b.applications > 0);
+  let applicationKeep: Promise<(appId: string) => boolean> | undefined;
+  const readApplicationKeep = async (): Promise<(appId: string) => boolean> => {
+    if (outside.length === 0) return shown;
+    if (sum(outside, 'applications') <= counts.applications) {
+      const outsideIds = await idsOf(outside);
+      return (appId) => !outsideIds.has(appId) && shown(appId);
+    }
+    const insideIds = await idsOf(buckets);
+    return (appId) => insideIds.has(appId) && shown(appId);
+  };
+  return {
+    buckets,
+    counts,
+    keep: (entry) => types.includes(entry.applicationType) && shown(entry.applicationId),
+    applicationKeep: () => (applicationKeep ??= readApplicationKeep()),
+  };
 }
 
 /** The ids of the scope's applications with this status (ENV_INCOMPLETE: without environments): a prefix of each bucket's status index. */

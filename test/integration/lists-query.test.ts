@@ -210,3 +210,108 @@ describe('query: part of the name, from the trigram index', () => {
     expect((await apps(org.token, { query: name('b').slice(100, 120) })).body.applications.map((a: { applicationId: string }) => a.applicationId)).toEqual([appId]);
   }, 60_000);
 });
+
+// An organization where a `query` matches many environments (more than a tenth: the trigram index's names give the
+// total, and the page comes from walking the order's index or from the names), and where every application matches
+// a two-character text (the unfiltered list's paths). Seeded as the bench seeds (scripts/bench/lists.ts): the items
+// the repositories build, written in bulk.
+describe('query with many matches', () => {
+  let many: Tenant;
+  let manyOutsider: Awaited<ReturnType<typeof addUserTo>>;
+  const APPS = 150;
+  const SORTS = ['environmentName', 'applicationName', 'environmentId', 'scanDate', 'scanDuration', 'scanFindingsCounts', 'mappedRepositoryCount', 'thirtyDayCommitActivity', 'flightpathLastUpdated'];
+
+  beforeAll(async () => {
+    many = await createTenant();
+    manyOutsider = await addUserTo(many.orgId);
+    const { environmentPuts } = await import('../../shared/applications/environment-repository.ts');
+    const { newEnvironment } = await import('../../shared/applications/environment-creation.ts');
+    const { batchPut } = await import('../../shared/db/query.ts');
+    const teamId = randomUUID();
+    const items: Record<string, unknown>[] = [];
+    const counts = new Map<string, { type: 'STANDARD' | 'CLOUD'; team?: string; applications: number; environments: number }>();
+    const now = Date.now();
+    for (let a = 0; a < APPS; a++) {
+      const type = a % 50 === 7 ? ('CLOUD' as const) : ('STANDARD' as const);
+      const team = a % 10 === 3 ? teamId : undefined;
+      const app: ApplicationRecord = {
+        applicationId: randomUUID(),
+        organizationId: many.orgId,
+        name: `app-${String(a).padStart(4, '0')}-${randomUUID().slice(0, 4)}`,
+        applicationType: type,
+        applicationStatus: 'ACTIVE',
+        environmentCount: 5,
+        teamId: team,
+        createdAt: now,
+      };
+      const bucket = `${type}#${team ?? '-'}`;
+      const count = counts.get(bucket) ?? { type, team, applications: 0, environments: 0 };
+      count.applications++;
+      count.environments += 5;
+      counts.set(bucket, count);
+      for (const put of applicationPuts(app)) items.push(put.Put!.Item as Record<string, unknown>);
+      for (let e = 0; e < 5; e++) {
+        const env = newEnvironment(app, ['dev', 'qa', 'Stage', 'prod', `env-${a}`][e]);
+        if ((a + e) % 2 === 0) {
+          Object.assign(env, {
+            lastScanId: randomUUID(),
+            lastScanStatus: (a + e) % 4 === 0 ? 'COMPLETED' : 'ERROR',
+            lastScanTimestamp: now - ((a * 7 + e) % 60) * 86_400_000,
+            lastScanDuration: (a * 13 + e) % 90,
+            lastScanTotalUntriaged: (a * 31 + e) % 20,
+          });
+        }
+        for (const put of environmentPuts(env)) items.push(put.Put!.Item as Record<string, unknown>);
+      }
+    }
+    await batchPut(items, 8);
+    await transactWrite([...counts.values()].map((c) => organizationCounterChange(many.orgId, c.type, c.team, { applications: c.applications, environments: c.environments })));
+    const { pk, sk } = keys.membership(many.orgId, many.userId);
+    await db.send(new UpdateCommand({ TableName: config.tableName, Key: { pk, sk }, UpdateExpression: 'SET teamIds = :t', ExpressionAttributeValues: { ':t': [teamId] } }));
+  }, 120_000);
+
+  const list = (token: string, query: Record<string, string | number>) => api('GET', `/api/v2/org/${many.orgId}/envs`, { token, query: { pageSize: 1000, ...query } });
+
+  it('List Environments V2 returns exactly the matches, in every order both ways, with their count, for every caller', async () => {
+    // stage: a fifth (environment names); app-00: two thirds (application names); env-1: few; pp: every application
+    // (two characters); e and -1: under three characters, some of each; zzz: none.
+    const texts = ['stage', 'STAGE', 'app-00', 'env-1', 'pp', 'e', '-1', 'zzz'];
+    for (const caller of [many, manyOutsider]) {
+      for (const types of ['STANDARD', 'STANDARD,CLOUD']) {
+        for (const sortField of SORTS) {
+          for (const sortDir of ['ASC', 'DESC']) {
+            const unfiltered: EnvView[] = (await list(caller.token, { sortField, sortDir, applicationTypes: types })).body.environments;
+            expect(unfiltered.length).toBeGreaterThan(500);
+            for (const text of texts) {
+              const lower = text.toLowerCase();
+              const expected = unfiltered.filter((e) => e.environmentName.toLowerCase().includes(lower) || e.applicationName.toLowerCase().includes(lower)).map((e) => e.environmentId);
+              const out = await list(caller.token, { query: text, sortField, sortDir, applicationTypes: types });
+              expect(out.status, out.text).toBe(200);
+              const label = `${text} ${sortField} ${sortDir} ${types}`;
+              expect(out.body.environments.map((e: EnvView) => e.environmentId), label).toEqual(expected);
+              expect(out.body.totalCount, label).toBe(String(expected.length));
+            }
+          }
+        }
+      }
+    }
+  }, 600_000);
+
+  it('pages through many matches in every order, each match once, with the same count on every page', async () => {
+    for (const text of ['stage', 'app-00', 'pp']) {
+      for (const sortField of SORTS) {
+        for (const sortDir of ['ASC', 'DESC']) {
+          const whole = (await list(manyOutsider.token, { query: text, sortField, sortDir })).body;
+          const paged: string[] = [];
+          for (let page = 0; page < 4; page++) {
+            const out = (await list(manyOutsider.token, { query: text, sortField, sortDir, pageSize: 25, pageToken: page * 3 })).body;
+            expect(out.totalCount, `${text} ${sortField} ${sortDir}`).toBe(whole.totalCount);
+            paged.push(...out.environments.map((e: EnvView) => e.environmentId));
+          }
+          const expected = [0, 3, 6, 9].flatMap((page) => whole.environments.slice(page * 25, page * 25 + 25).map((e: EnvView) => e.environmentId));
+          expect(paged, `${text} ${sortField} ${sortDir}`).toEqual(expected);
+        }
+      }
+    }
+  }, 300_000);
+});
