@@ -12,7 +12,6 @@ import {
   listScope,
   mergeOrdered,
   namesContaining,
-  wholeApplicationsOfBucket,
   type EnvironmentListOrder,
   type ListEntry,
   type ListScope,
@@ -302,11 +301,11 @@ export async function listEnvironmentsV2(caller: Caller, orgId: string, q: EnvLi
   const [scope, repos] = await Promise.all([listScope(orgId, membership, q.applicationTypes, q.teamIds), repositoriesByApplication(orgId)]);
   // `query` matches the environment's or its application's name: the names containing it come from the trigram index
   // (list-entries.ts namesContaining: the smallest of its trigrams' partitions), read while they cost less than the
-  // compact entries of all (a name entry is about 0.7 of one; beyond, or under three characters: no trigram, the
-  // applications' compact entries give theirs).
+  // compact entries of all: a name entry (about 300 bytes) is 0.6 of an environment's compact entry and as large as an
+  // application's. Beyond, or under three characters (no trigram), the applications' compact entries give theirs.
   const perApp = scope.counts.applications ? scope.counts.environments / scope.counts.applications : 1;
   const [appNames, envNames] = text
-    ? await Promise.all([namesContaining(orgId, 'APP', text, Math.max(100, scope.counts.applications * 0.6)), namesContaining(orgId, 'ENV', text, Math.max(100, scope.counts.environments * 0.6))])
+    ? await Promise.all([namesContaining(orgId, 'APP', text, Math.max(100, scope.counts.applications)), namesContaining(orgId, 'ENV', text, Math.max(100, scope.counts.environments * 0.6))])
     : [];
   const named = !text || appNames ? undefined : await applicationsNamedLike(orgId, scope, text);
   const appsMatchingQuery = !text ? undefined : appNames ? new Set(appNames.map((m) => m.applicationId)) : new Set(named!.matching.map((app) => app.applicationId));
@@ -419,9 +418,25 @@ async function applicationNames(entries: Entry[]): Promise<Map<string, string>> 
   return new Map(apps.map((app) => [app.applicationId, app.name]));
 }
 
+/** The applications `appIds` of the caller's scope from its compact entries (pageItems), cloud ones read whole. */
+async function applicationsFromEntries(orgId: string, scope: ListScope, appIds: string[]): Promise<PageApplication[]> {
+  const wanted = new Set(appIds);
+  const entries = (await Promise.all(scope.buckets.map((b) => collectStream(applicationEntries(orgId, b, 'id', true, 1000))))).flat();
+  const found = entries.filter((app) => wanted.has(app.applicationId) && scope.keep(app));
+  const cloud = new Map((await getApplications(found.filter((app) => app.applicationType === 'CLOUD').map((app) => app.applicationId))).map((app) => [app.applicationId, app]));
+  return found.flatMap((entry): PageApplication[] => {
+    if (entry.applicationType === 'CLOUD') return cloud.has(entry.applicationId) ? [cloud.get(entry.applicationId)!] : [];
+    const { applicationId, name, applicationType, teamId } = entry;
+    return [{ applicationId, organizationId: orgId, name, applicationType, applicationStatus: entry.applicationStatus ?? 'ENV_INCOMPLETE', teamId }];
+  });
+}
+
+/** What a page shows and checks of an application. */
+type PageApplication = Pick<ApplicationRecord, 'applicationId' | 'organizationId' | 'name' | 'applicationType' | 'applicationStatus' | 'teamId' | 'cloudScanTarget'>;
+
 interface Joined {
   env: EnvironmentRecord;
-  app: ApplicationRecord;
+  app: PageApplication;
 }
 
 /**
@@ -433,13 +448,12 @@ async function pageItems(entries: Entry[], orgId: string, membership: Membership
   if (entries.length === 0) return [];
   // Entries read whole (the whole-item indexes, an application's partition) are not read again.
   const isWhole = (e: Entry): e is EnvironmentRecord => 'createdAt' in e;
-  // The page's applications: a BatchGetItem (half a read unit each), or, when they are more than an eighth of the
-  // caller's (a page of 1,000 by environment name has as many applications), all of those read whole by Query.
+  // The page's applications: a BatchGetItem (half a read unit each), or, when they are more than a twelfth of the
+  // caller's (a page of 1,000 environments has about as many applications), the compact entries of all of those
+  // (about 300 bytes: 13 to the 4 KB a half unit reads), which hold what the view and the rules need but a cloud
+  // application's scan target: those few are read by key.
   const appIds = [...new Set(entries.map((e) => e.applicationId))];
-  const readApps = () =>
-    appIds.length > Math.max(100, scope.counts.applications / 8)
-      ? Promise.all(scope.buckets.map((b) => wholeApplicationsOfBucket(orgId, b))).then((lists) => lists.flat().filter((app) => !app.deleting))
-      : getApplications(appIds);
+  const readApps = () => (appIds.length > Math.max(20, scope.counts.applications / 12) ? applicationsFromEntries(orgId, scope, appIds) : getApplications(appIds));
   const [envs, apps] = await Promise.all([
     getEnvironmentsByKeys(entries.filter((e) => !isWhole(e)).map((e) => ({ applicationId: e.applicationId, environmentId: e.environmentId }))),
     readApps(),

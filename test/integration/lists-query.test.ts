@@ -242,6 +242,7 @@ describe('query with many matches', () => {
         applicationStatus: 'ACTIVE',
         environmentCount: 5,
         teamId: team,
+        cloudScanTarget: type === 'CLOUD' ? { targetURL: 'https://cloud.example.test', isDomainVerified: false } : undefined,
         createdAt: now,
       };
       const bucket = `${type}#${team ?? '-'}`;
@@ -273,12 +274,13 @@ describe('query with many matches', () => {
   const list = (token: string, query: Record<string, string | number>) => api('GET', `/api/v2/org/${many.orgId}/envs`, { token, query: { pageSize: 1000, ...query } });
 
   it('List Environments V2 returns exactly the matches, in every order both ways, with their count, for every caller', async () => {
-    // stage: a fifth (environment names); app-00: two thirds (application names); env-1: few; pp: every application
-    // (two characters); e and -1: under three characters, some of each; zzz: none.
-    const texts = ['stage', 'STAGE', 'app-00', 'env-1', 'pp', 'e', '-1', 'zzz'];
+    // STAGE: a fifth (environment names); app-00: two thirds (application names); env-1: few; pp: every application
+    // (two characters); e: under three characters, some of each; zzz: none.
+    const texts = ['STAGE', 'app-00', 'env-1', 'pp', 'e', 'zzz'];
     for (const caller of [many, manyOutsider]) {
       for (const types of ['STANDARD', 'STANDARD,CLOUD']) {
-        for (const sortField of SORTS) {
+        // Both types (the applications outside the scope are then none): the orders that take other paths.
+        for (const sortField of types === 'STANDARD' ? SORTS : ['environmentName', 'applicationName', 'scanDate']) {
           for (const sortDir of ['ASC', 'DESC']) {
             const unfiltered: EnvView[] = (await list(caller.token, { sortField, sortDir, applicationTypes: types })).body.environments;
             expect(unfiltered.length).toBeGreaterThan(500);
@@ -296,6 +298,15 @@ describe('query with many matches', () => {
       }
     }
   }, 600_000);
+
+  it('a page of many applications (their compact entries) shows each as a page of few (read by key) does', async () => {
+    const query = { sortField: 'applicationName', applicationTypes: 'STANDARD,CLOUD' };
+    const big = (await list(many.token, query)).body.environments;
+    const small: unknown[] = [];
+    for (let page = 0; small.length < big.length; page++) small.push(...(await list(many.token, { ...query, pageSize: 10, pageToken: page })).body.environments);
+    expect(big.some((e: { applicationType: string; cloudScanTarget?: { targetURL: string } }) => e.applicationType === 'CLOUD' && e.cloudScanTarget?.targetURL)).toBe(true);
+    expect(big).toEqual(small);
+  }, 120_000);
 
   it('pages through many matches in every order, each match once, with the same count on every page', async () => {
     for (const text of ['stage', 'app-00', 'pp']) {
