@@ -159,8 +159,10 @@ export async function namesContaining(orgId: string, kind: 'APP' | 'ENV', text: 
   };
   const smallest = walks.map((walk) => ({ walk, size: size(walk) })).sort((a, b) => a.size - b.size)[0].walk;
   await Promise.all(walks.filter((w) => w !== smallest && !w.done).map((w) => w.iterator.return?.(undefined)));
-  // An estimate well over the limit is not read on (the estimate errs by about a seventh either way).
-  if (size(smallest) <= limit * 1.5) await fill(smallest, limit + 1);
+  // An estimate well over the limit is not read on (the estimate errs by about a seventh either way); a partition
+  // without an estimate (ids that are not UUIDs) is read up to the limit.
+  const estimate = size(smallest);
+  if (estimate <= limit * 1.5 || estimate === Number.MAX_SAFE_INTEGER) await fill(smallest, limit + 1);
   if (!smallest.done) await smallest.iterator.return?.(undefined);
   const found = await unindexed;
   if (!smallest.done || smallest.items.length > limit) return undefined;
