@@ -141,6 +141,60 @@ async function measureFromOutside(ctx: BenchContext) {
   }
 }
 
+type DocumentClient = import('@aws-sdk/lib-dynamodb').DynamoDBDocumentClient;
+type AnyCommand = { input: unknown; constructor: new (input: unknown) => AnyCommand };
+const sendOf = (client: DocumentClient) => client.send.bind(client) as unknown as (command: AnyCommand) => Promise<unknown>;
+
+/**
+ * The floor under a request's latency: the DynamoDB calls it makes (its second run: the steady state of a client),
+ * recorded from every client of shared/db/client.ts, and a function that makes the same calls again directly, round
+ * trip by round trip, with no HTTP, pipeline or encoding. What a request costs above it is ours; the floor itself is
+ * what DynamoDB Local charges for the calls (a write beside a read costs it more than the GetItem the ratios divide by).
+ */
+async function dynamodbFloor(request: () => Promise<unknown>) {
+  const { dynamodbClients } = await import('../../shared/db/client.ts');
+  const calls: { client: DocumentClient; command: AnyCommand; roundTrip: number }[] = [];
+  let inFlight = 0;
+  let roundTrip = 0;
+  for (const client of dynamodbClients) {
+    const send = sendOf(client);
+    Object.assign(client, {
+      send: async (command: AnyCommand) => {
+        if (!inFlight) roundTrip += 1; // as shared/db/client.ts counts round trips
+        inFlight += 1;
+        calls.push({ client, command: new command.constructor(structuredClone(command.input)), roundTrip });
+        try {
+          return await send(command);
+        } finally {
+          inFlight -= 1;
+        }
+      },
+    });
+  }
+  try {
+    await request();
+    calls.length = 0;
+    roundTrip = 0;
+    await request();
+  } finally {
+    for (const client of dynamodbClients) delete (client as { send?: unknown }).send; // back to the prototype's
+  }
+  const waves = [...new Set(calls.map((c) => c.roundTrip))].map((n) => calls.filter((c) => c.roundTrip === n));
+  const replay = async () => {
+    for (const wave of waves) {
+      await Promise.all(
+        wave.map(({ client, command }) =>
+          sendOf(client)(new command.constructor(structuredClone(command.input))).catch((error: Error) => {
+            // A conditional write refused the second time still made its round trip.
+            if (error.name !== 'ConditionalCheckFailedException') throw error;
+          }),
+        ),
+      );
+    }
+  };
+  return { replay, calls: waves.map((wave) => wave.map((c) => c.command.constructor.name).join(' + ')) };
+}
+
 // Foundation figures: request latency through the local server against a direct DynamoDB Local GetItem (as a
 // ratio, measured in the same run), the same from outside against `npm start` (outside.ts), DynamoDB calls, round
 // trips and capacity units per request, and each function's bundle size and cold import.
@@ -178,7 +232,9 @@ const section: BenchSection = {
     // 17, one code in one sitting: /user 5.0x measured right after the GetItem, 2.3x measured last; the GetItem,
     // always first, 1.67 ms p50 in the quiet run of 2026-11-25T05:49, 0.7 ms once warm).
     const operations = { directGetItem, getApplication, getUser, login };
-    const { inProcess: timings } = await interleaved({ inProcess: operations }, IN_PROCESS_ROUNDS, IN_PROCESS_WARMUP_ROUNDS);
+    const floors = { getApplication: await dynamodbFloor(getApplication), getUser: await dynamodbFloor(getUser), login: await dynamodbFloor(login) };
+    const floorOperations = Object.fromEntries(Object.entries(floors).map(([name, floor]) => [`${name}Floor`, floor.replay]));
+    const { inProcess: timings } = await interleaved({ inProcess: { ...operations, ...floorOperations } }, IN_PROCESS_ROUNDS, IN_PROCESS_WARMUP_ROUNDS);
     const [direct, application, user, loginTiming] = [timings.directGetItem, timings.getApplication, timings.getUser, timings.login];
     // CPU time of this process per request (the HTTP client, the local server, the handler, the SDK; not DynamoDB
     // Local's JVM): it moves much less with the machine's load than the wall time does.
@@ -262,6 +318,15 @@ const section: BenchSection = {
         getUserP50OverGetItemP50: Math.round((user.p50Ms / direct.p50Ms) * 10) / 10,
         loginP50OverGetItemP50: Math.round((loginTiming.p50Ms / direct.p50Ms) * 10) / 10,
       },
+      // The same requests' own DynamoDB calls made directly (dynamodbFloor), interleaved with the rest: the ratio
+      // no request path could go under on this engine, and what the request adds above it.
+      dynamodbFloor: Object.fromEntries(
+        (['getApplication', 'getUser', 'login'] as const).map((name) => {
+          const floor = timings[`${name}Floor`];
+          const request = timings[name];
+          return [name, { calls: floors[name].calls, latency: floor, p50OverGetItemP50: Math.round((floor.p50Ms / direct.p50Ms) * 10) / 10, requestP50AboveFloorMs: Math.round((request.p50Ms - floor.p50Ms) * 100) / 100 }];
+        }),
+      ),
       dynamodbCallsPerRequest: pick('calls'),
       dynamodbRoundTripsPerRequest: pick('roundTrips'),
       // DynamoDB Local's ConsumedCapacity (eventually consistent reads: 0.5 RCU per 4 KB item); a conditional

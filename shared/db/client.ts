@@ -11,6 +11,9 @@ function unitsOf(output: unknown, kind: 'ReadCapacityUnits' | 'WriteCapacityUnit
   return [consumed ?? []].flat().reduce((sum, c) => sum + (c[kind] ?? c.CapacityUnits ?? 0), 0);
 }
 
+/** Every client createClient made: the benchmark replays a request's own DynamoDB calls through them (its floor). */
+export const dynamodbClients: DynamoDBDocumentClient[] = [];
+
 /** A DynamoDB document client with its own connection pool, counting calls per request (`endpoint`: locally). */
 export function createClient(endpoint = config.dynamodbEndpoint): DynamoDBDocumentClient {
   const client = new DynamoDBClient({
@@ -44,9 +47,11 @@ export function createClient(endpoint = config.dynamodbEndpoint): DynamoDBDocume
     },
     { step: 'initialize', name: 'countDynamodbCalls' },
   );
-  return DynamoDBDocumentClient.from(client, {
+  const documentClient = DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true, convertEmptyValues: false },
   });
+  dynamodbClients.push(documentClient);
+  return documentClient;
 }
 
 /** The one DynamoDB client of the process (reused across Lambda invocations). */
