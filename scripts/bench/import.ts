@@ -131,11 +131,59 @@ async function importThroughCli(ctx: BenchContext, apiKey: string, appId: string
   }
 }
 
+/**
+ * An import of `report` into the existing environment `env` whose publishing transaction fails (the failure is
+ * injected on the client once every item went to the table): the time from that failure to the 413/500 reaching the
+ * caller is the time the import takes to remove what it wrote (its scan's alert, URI and message items) and put the
+ * environment's finding records back. Checked afterwards: no item of the scan is left.
+ */
+async function failedPublishRemoval(appId: string, userId: string, env: string, report: string) {
+  const { db } = await import('../../shared/db/client.ts');
+  const { keys } = await import('../../shared/db/keys.ts');
+  const { queryAll } = await import('../../shared/db/query.ts');
+  const { importScanReport } = await import('../../shared/scans/import.ts');
+  const { createCaller } = await import('../../shared/http/caller.ts');
+  const { IMPORT_LIMITS } = await import('../../shared/limits.ts');
+  let failedAt = 0;
+  let scan: { environmentId: string; scanId: string } | undefined;
+  const name = 'benchFailedPublish';
+  db.middlewareStack.add(
+    (next) => async (args) => {
+      const input = args.input as { TransactItems?: { Put?: { Item: Record<string, unknown> } }[] };
+      // The input as given (plain values) or already marshalled ({ S: ... }), whichever this step sees.
+      const plain = (value: unknown) => (typeof value === 'object' && value && 'S' in value ? (value as { S: string }).S : value);
+      const scanPut = input.TransactItems?.map((t) => t.Put?.Item).find((item) => item && plain(item.entity) === 'scan');
+      if (scanPut) {
+        scan = { environmentId: String(plain(scanPut.environmentId)), scanId: String(plain(scanPut.scanId)) };
+        failedAt = performance.now();
+        throw Object.assign(new Error('bench: publishing refused'), { name: 'BenchPublishFailure' });
+      }
+      return next(args);
+    },
+    { step: 'initialize', name },
+  );
+  try {
+    // A deadline well past the budget: what is measured is the removal, not whether a busy machine fits the 20 s.
+    const answer = await importScanReport(createCaller(userId, 'key', 'write:scan'), appId, env, Buffer.from(report), Date.now() + 10 * IMPORT_LIMITS.budgetMs).then(
+      () => 'published',
+      (error: Error) => error.message,
+    );
+    const removalMs = performance.now() - failedAt;
+    if (!scan || answer !== 'bench: publishing refused') throw new Error(`the failed publish did not happen as planned: ${answer}`);
+    const data = keys.dataOfScan(appId, scan.environmentId, scan.scanId);
+    const left = (await queryAll({ partition: data.pk, skPrefix: data.skPrefix })).length;
+    if (left) throw new Error(`${left} items of the unpublished scan are left`);
+    return { removalMs: Math.round(removalMs), itemsLeft: left };
+  } finally {
+    db.middlewareStack.remove(name);
+  }
+}
+
 const section: BenchSection = {
   name: 'import',
   async run(ctx) {
     const { IMPORT_LIMITS } = await import('../../shared/limits.ts');
-    const { orgId, apiKey, token } = await benchTenant(ctx, 'import');
+    const { orgId, userId, apiKey, token } = await benchTenant(ctx, 'import');
     const create = await fetch(`${ctx.baseUrl}/api/v1/org/${orgId}/app`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
@@ -158,6 +206,8 @@ const section: BenchSection = {
       const lean = generatedReport(IMPORT_LIMITS.maxUris, false);
       ctx.progress(`import: generated report of ${IMPORT_LIMITS.maxUris} instances without messages (${Math.round(lean.length / 1024)} KiB) through the operation`);
       const leanOperation = await importThroughOperation(ctx, token, appId, 'generated-lean-op', lean, 'application/xml');
+      ctx.progress(`import: the same report again into that environment, its publishing failing: the time to remove what it wrote`);
+      const failedPublish = { instances: IMPORT_LIMITS.maxUris, ...(await failedPublishRemoval(appId, userId, 'generated-lean-op', lean)) };
       let fitting = Math.floor((IMPORT_LIMITS.maxUris * IMPORT_LIMITS.maxBytes) / Buffer.byteLength(generatedReport(IMPORT_LIMITS.maxUris)));
       while (Buffer.byteLength(generatedReport(fitting)) > IMPORT_LIMITS.maxBytes) fitting -= 50;
       ctx.progress(`import: generated xml-plus report of ${fitting} instances (4 MiB) through the operation`);
@@ -176,10 +226,13 @@ const section: BenchSection = {
         note:
           'instancesPerSecond = findings stored and published / wall time of the whole import (operation: one request; CLI: process start, parse, ' +
           'scan start, batches of 2,000, completion). serverPeakRssMb: RSS of this process (local server and DynamoDB Local client; DynamoDB Local is a separate JVM), ' +
-          'sampled every 20 ms; cliPeakRssMb: VmHWM of the CLI process.',
+          'sampled every 20 ms; cliPeakRssMb: VmHWM of the CLI process. failedPublishAtInstanceLimit.removalMs: the report at the instance limit imported again into ' +
+          'the same environment with its publishing transaction failing (injected on the client): from that failure to the error, i.e. deleting the scan\'s ' +
+          '10,000 URI items and 50 alerts and putting the environment\'s 50 finding records back; itemsLeft: the scan\'s items found afterwards.',
         largestSample: { file: LARGEST_SAMPLE, operation: sampleOperation, cli: sampleCli },
         generated: {
           operationAtInstanceLimit: { messages: false, ...leanOperation },
+          failedPublishAtInstanceLimit: failedPublish,
           operationAtByteLimit: { messages: true, ...plusOperation },
           [`operationAt${INSTANCES}`]: { bytes: Buffer.byteLength(readFileSync(bigPath)), status: tooBig.status, answer: (await tooBig.text()).slice(0, 300) },
           cli: { bytes: Buffer.byteLength(readFileSync(bigPath)), ...generatedCli },
