@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { build } from 'esbuild';
+import { pathToFileURL } from 'node:url';
+import { build, type BuildOptions } from 'esbuild';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { benchTenant, type BenchSection } from './harness.ts';
 import { routes } from '../../shared/routes.ts';
@@ -15,8 +16,36 @@ const OUTSIDE_ROUNDS = 300;
 const IN_PROCESS_ROUNDS = 300;
 const IN_PROCESS_WARMUP_ROUNDS = 100;
 const CPU_SAMPLES = 500;
-// How the code before issue 17's bundling change was bundled (BENCH_COMPARE_WITH checkouts): ESM.
+// How the code before issue 17's bundling change was bundled (BENCH_COMPARE_WITH checkouts without infra/bundling.ts): ESM.
 const ESM_BANNER = "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
+type BundleOptions = Pick<BuildOptions, 'format' | 'target' | 'platform' | 'external' | 'mainFields' | 'define' | 'supported' | 'banner'>;
+/** A FUNCTION_BUNDLE of infra/bundling.ts, this checkout's or another's (which may lack fields or build ESM). */
+type BundleSettings = Partial<Omit<typeof FUNCTION_BUNDLE, 'format'>> & { format?: 'cjs' | 'esm' };
+const ESM_BUNDLE: BundleOptions = { platform: 'node', format: 'esm', target: 'node20', external: ['@aws-sdk/*'], banner: { js: ESM_BANNER } };
+
+/** esbuild's options for a bundle as infra/bundling.ts (FUNCTION_BUNDLE) describes it, this checkout's or another's. */
+const bundleOptions = (bundle: BundleSettings): BundleOptions => ({
+  format: bundle.format,
+  target: bundle.target,
+  platform: bundle.platform,
+  external: bundle.external && [...bundle.external],
+  mainFields: bundle.mainFields && [...bundle.mainFields],
+  define: bundle.define,
+  supported: bundle.supported,
+  banner: bundle.banner === undefined ? undefined : { js: bundle.banner },
+});
+
+/**
+ * How a BENCH_COMPARE_WITH checkout bundles a function: as its own infra/bundling.ts says (it has one since
+ * 0ae6c7a), else as ESM, as the code before it was bundled. The bundle's extension tells LOAD_BUNDLE how to load it.
+ */
+async function compareBundling(checkout: string): Promise<{ options: BundleOptions; extension: '.cjs' | '.mjs' }> {
+  const file = join(checkout, 'infra', 'bundling.ts');
+  if (!existsSync(file)) return { options: ESM_BUNDLE, extension: '.mjs' };
+  const { FUNCTION_BUNDLE: theirs } = (await import(pathToFileURL(file).href)) as { FUNCTION_BUNDLE: BundleSettings };
+  return { options: bundleOptions(theirs), extension: theirs.format === 'esm' ? '.mjs' : '.cjs' };
+}
+
 /** Loads a bundle in a child process as Lambda does: `require` for CommonJS (.cjs, .js), `import()` for ESM. */
 const LOAD_BUNDLE = `const load = (file) => file.endsWith('.mjs') ? import(file) : Promise.resolve(require('node:module').createRequire(file)(file));`;
 
@@ -54,8 +83,9 @@ export async function measureFirstInvocations(outDir: string, tenant: { applicat
     const event = apiGatewayEvent({ method: 'GET', target, headers, body: Buffer.alloc(0), sourceIp: '198.51.100.30' }, matchRoute('GET', target)!);
     const bundles: Record<string, string> = { 'this checkout': join(outDir, `${handler}.cjs`) };
     if (compareWith) {
-      const built = await build({ entryPoints: [`functions/${handler}.ts`], absWorkingDir: compareWith, bundle: true, minify: true, write: false, platform: 'node', format: 'esm', target: 'node20', external: ['@aws-sdk/*'], banner: { js: ESM_BANNER } });
-      bundles.BENCH_COMPARE_WITH = join(outDir, `compare-${handler}.mjs`);
+      const { options, extension } = await compareBundling(compareWith);
+      const built = await build({ ...options, entryPoints: [`functions/${handler}.ts`], absWorkingDir: compareWith, bundle: true, minify: true, write: false });
+      bundles.BENCH_COMPARE_WITH = join(outDir, `compare-${handler}${extension}`);
       writeFileSync(bundles.BENCH_COMPARE_WITH, built.outputFiles[0].contents);
     }
     const samples: Record<string, { importMs: number[]; totalMs: number[] }> = {};
@@ -282,14 +312,7 @@ const section: BenchSection = {
         bundle: true,
         minify: true,
         write: false,
-        format: FUNCTION_BUNDLE.format,
-        target: FUNCTION_BUNDLE.target,
-        platform: FUNCTION_BUNDLE.platform,
-        mainFields: [...FUNCTION_BUNDLE.mainFields],
-        external: [...FUNCTION_BUNDLE.external],
-        define: FUNCTION_BUNDLE.define,
-        supported: FUNCTION_BUNDLE.supported,
-        banner: { js: FUNCTION_BUNDLE.banner },
+        ...bundleOptions(FUNCTION_BUNDLE),
       });
       const file = join(outDir, `${handler}.cjs`);
       writeFileSync(file, result.outputFiles[0].contents);
