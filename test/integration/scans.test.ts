@@ -17,6 +17,22 @@ import { transactWrite } from '../../shared/db/transactions.ts';
 import { getEnvironment } from '../../shared/applications/environment-repository.ts';
 import { alertsOfScan, getScan, scanCompletion, scanFindingsRestoreStart, scanStatusNow } from '../../shared/scans/repository.ts';
 
+/** An environment whose first scan completed with findings, and a reader of its finding records (in hash order). */
+async function environmentWithFindings() {
+  const tenant = await createTenant();
+  const appId = await createApp(tenant);
+  const first = await startScan(tenant.token, appId);
+  await reportAlerts(tenant.token, first.scanId, [alert('10038', 'High', 2)]);
+  await completeScan(tenant.token, first.scanId);
+  const envRef = { applicationId: appId, environmentId: first.envId };
+  const records = async () => {
+    const all: Partial<FindingRecord>[] = [];
+    for await (const f of findingsOfEnvironment(envRef)) all.push(f);
+    return all.sort((a, b) => a.findingHash!.localeCompare(b.findingHash!));
+  };
+  return { tenant, appId, first, envRef, records };
+}
+
 describe('scan reporting: start, alerts, complete', () => {
   it('reports a scan and reads it back with the public shapes', async () => {
     const tenant = await createTenant();
@@ -220,17 +236,7 @@ describe('scan reporting: start, alerts, complete', () => {
   });
 
   it('completion is atomic: when its transaction fails, the finding records written before it are put back and nothing else changed', async () => {
-    const tenant = await createTenant();
-    const appId = await createApp(tenant);
-    const first = await startScan(tenant.token, appId);
-    await reportAlerts(tenant.token, first.scanId, [alert('10038', 'High', 2)]);
-    await completeScan(tenant.token, first.scanId);
-    const envRef = { applicationId: appId, environmentId: first.envId };
-    const records = async () => {
-      const all: Partial<FindingRecord>[] = [];
-      for await (const f of findingsOfEnvironment(envRef)) all.push(f);
-      return all.sort((a, b) => a.findingHash!.localeCompare(b.findingHash!));
-    };
+    const { tenant, appId, first, envRef, records } = await environmentWithFindings();
     const recorded = await records();
     expect(recorded.length).toBeGreaterThan(0);
     expect(recorded.every((f) => f.lastScanId === first.scanId)).toBe(true);
@@ -261,17 +267,7 @@ describe('scan reporting: start, alerts, complete', () => {
   // records: A records its findings, fails and starts its restore; then B reads the scan, records and commits; then
   // A puts records back. (A's steps are the ones reportScanCompleted takes, run here so that B fits between them.)
   it('a failed completion\'s restore keeps the records of a completion of the same scan that committed meanwhile', async () => {
-    const tenant = await createTenant();
-    const appId = await createApp(tenant);
-    const first = await startScan(tenant.token, appId);
-    await reportAlerts(tenant.token, first.scanId, [alert('10038', 'High', 2)]);
-    await completeScan(tenant.token, first.scanId);
-    const envRef = { applicationId: appId, environmentId: first.envId };
-    const records = async () => {
-      const all: Partial<FindingRecord>[] = [];
-      for await (const f of findingsOfEnvironment(envRef)) all.push(f);
-      return all.sort((a, b) => a.findingHash!.localeCompare(b.findingHash!));
-    };
+    const { tenant, appId, envRef, records } = await environmentWithFindings();
     const recordedByFirst = await records();
 
     const second = await startScan(tenant.token, appId);
