@@ -223,7 +223,8 @@ describe('bad input', () => {
     const entity = item.entity as string | { S?: string } | undefined;
     return typeof entity === 'string' ? entity : entity?.S;
   };
-  async function importPastBudgetAfter(caller: ReturnType<typeof createCaller>, appId: string, env: string, report: string, writing: string) {
+  // `stepMs`: instead of one jump, each such write takes that long on the clock (slow writes, the budget not yet spent).
+  async function importPastBudgetAfter(caller: ReturnType<typeof createCaller>, appId: string, env: string, report: string, writing: string, stepMs?: number) {
     const realNow = Date.now.bind(Date);
     let late = 0;
     let scanId: string | undefined;
@@ -236,7 +237,7 @@ describe('bad input', () => {
         const items = requests.flatMap((r) => (r.PutRequest ? [r.PutRequest.Item] : []));
         const alertUri = items.find((item) => entityOf(item) === 'alertUri');
         if (alertUri) scanId ??= String((alertUri.scanId as { S?: string })?.S ?? alertUri.scanId);
-        if (items.some((item) => entityOf(item) === writing)) late = 2 * IMPORT_LIMITS.budgetMs;
+        if (items.some((item) => entityOf(item) === writing)) late = stepMs ? late + stepMs : 2 * IMPORT_LIMITS.budgetMs;
         return out;
       },
       { step: 'initialize', name },
@@ -284,6 +285,25 @@ describe('bad input', () => {
     expect(await recordsOf()).toEqual(recordsBefore);
     expect(scanId).toBeDefined();
     const data = keys.dataOfScan(appId, envRef.environmentId, scanId!);
+    expect(await queryAll({ partition: data.pk, skPrefix: data.skPrefix })).toEqual([]);
+  });
+
+  it('stops storing while removing what it wrote still fits before the answer is due (413 inside the 29 s, no trace)', async () => {
+    const tenant = await createTenant();
+    const appId = await createApp(tenant, { name: 'slow writes', env: 'zap' });
+    const auditBefore = await auditTypes(tenant);
+    // Each BatchWriteItem (25 items: URIs and their messages) takes 150 ms on the clock: 6 s per chunk of 500 URIs
+    // (40 writes). After 3 chunks 18 s have
+    // passed (within the 20 s budget) but removing 18 s of writes would end past 20 + 7 s: the import stops there,
+    // where the budget alone would have stored a fourth chunk and answered after 24 s + its removal.
+    const { failure, scanId } = await importPastBudgetAfter(createCaller(tenant.userId, 'key', 'write:scan'), appId, 'zap', withParams(3000), 'alertUri', 150);
+    expect(failure).toBeInstanceOf(HttpError);
+    expect(failure!.statusCode).toBe(413);
+    expect(failure!.message).toMatch(new RegExp(`^importing this report would take longer than ${IMPORT_LIMITS.budgetMs / 1000} s \\(1500 of 3000 findings stored; the service is busy\\): nothing was imported`));
+    expect(await scansOf(tenant, appId)).toEqual([]);
+    expect(await auditTypes(tenant)).toEqual(auditBefore);
+    const [env] = await environments(tenant, appId);
+    const data = keys.dataOfScan(appId, env.environmentId as string, scanId!);
     expect(await queryAll({ partition: data.pk, skPrefix: data.skPrefix })).toEqual([]);
   });
 
