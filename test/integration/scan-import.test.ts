@@ -294,8 +294,8 @@ describe('bad input', () => {
     const auditBefore = await auditTypes(tenant);
     // Each BatchWriteItem (25 items: URIs and their messages) takes 150 ms on the clock: 6 s per chunk of 500 URIs
     // (40 writes). After 3 chunks 18 s have
-    // passed (within the 20 s budget) but removing 18 s of writes would end past 20 + 7 s: the import stops there,
-    // where the budget alone would have stored a fourth chunk and answered after 24 s + its removal.
+    // passed (within the 20 s budget) but removing 18 s of writes (13.5 s) would end past 20 + 8 s: the import stops
+    // there, where the budget alone would have stored a fourth chunk and answered after 24 s + its removal.
     const { failure, scanId } = await importPastBudgetAfter(createCaller(tenant.userId, 'key', 'write:scan'), appId, 'zap', withParams(3000), 'alertUri', 150);
     expect(failure).toBeInstanceOf(HttpError);
     expect(failure!.statusCode).toBe(413);
