@@ -2,9 +2,9 @@ import { keys } from '../db/keys.ts';
 import { fromItem } from '../db/items.ts';
 import { batchGet, getItem } from '../db/query.ts';
 import { batchDelete, deleteFound } from '../db/query.ts';
-import { putNewItem, type TransactItem } from '../db/transactions.ts';
+import { putNewItem, setAndRemove, type TransactItem } from '../db/transactions.ts';
 import { config } from '../config.ts';
-import { addBucketHealth, bucketShare, dayCounterChanges, healthUnchanged, NO_HEALTH, type ApplicationHealth, type ApplicationHealthUpdate, type BucketHealth } from './health.ts';
+import { addBucketHealth, bucketShare, dayCounterChanges, healthUnchanged, healthUpdateParts, NO_HEALTH, type ApplicationHealth, type ApplicationHealthUpdate, type BucketHealth } from './health.ts';
 
 export type ApplicationType = 'STANDARD' | 'CLOUD';
 export type ApplicationStatus = 'ACTIVE' | 'ENV_INCOMPLETE';
@@ -153,7 +153,7 @@ export function applicationRename(app: ApplicationRecord, name: string): Transac
       Update: {
         TableName: config.tableName,
         Key: keys.application(app.applicationId),
-        UpdateExpression: `SET ${sets.join(', ')}${change.remove.length ? ` REMOVE ${change.remove.join(', ')}` : ''}`,
+        UpdateExpression: setAndRemove(sets, change.remove),
         ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deleting) AND #name = :previous',
         ExpressionAttributeNames: { '#name': 'name' },
         ExpressionAttributeValues: values,
@@ -173,21 +173,15 @@ export function applicationEnvironmentCountChange(app: ApplicationRecord, delta:
   const status: ApplicationStatus = count > 0 ? 'ACTIVE' : 'ENV_INCOMPLETE';
   const unchanged = unchangedSinceRead(app);
   // The health change of the same environment write (one Update per item in a transaction).
-  const names: Record<string, string> = {};
-  const healthValues: Record<string, unknown> = { ...health.values };
-  const healthSets = Object.entries(health.set).map(([name, value], i) => {
-    names[`#h${i}`] = name;
-    healthValues[`:h${i}`] = value;
-    return `#h${i} = :h${i}`;
-  });
+  const healthParts = healthUpdateParts(health);
   return {
     Update: {
       TableName: config.tableName,
       Key: keys.application(app.applicationId),
-      UpdateExpression: `SET environmentCount = :count, applicationStatus = :status, gsi1sk = :gsi1sk, ${healthSets.join(', ')}${health.remove.length ? ` REMOVE ${health.remove.join(', ')}` : ''}`,
-      ConditionExpression: `${unchanged.condition} AND ${health.condition}`,
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: { ':count': count, ':status': status, ':gsi1sk': listEntries(app, { applicationStatus: status }).gsi1sk, ...unchanged.values, ...healthValues },
+      UpdateExpression: setAndRemove(['environmentCount = :count', 'applicationStatus = :status', 'gsi1sk = :gsi1sk', ...healthParts.set], healthParts.remove),
+      ConditionExpression: `${unchanged.condition} AND ${healthParts.condition}`,
+      ExpressionAttributeNames: healthParts.names,
+      ExpressionAttributeValues: { ':count': count, ':status': status, ':gsi1sk': listEntries(app, { applicationStatus: status }).gsi1sk, ...unchanged.values, ...healthParts.values },
     },
   };
 }

@@ -3,7 +3,7 @@ import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
 import { fromItem } from '../db/items.ts';
 import { batchDelete, batchGet, deleteFound, queryAll, queryItems } from '../db/query.ts';
-import { putNewItem, type TransactItem } from '../db/transactions.ts';
+import { putNewItem, setAndRemove, type TransactItem } from '../db/transactions.ts';
 import { config } from '../config.ts';
 import { applicationEnvironmentCountChange, nameIndexChange, organizationCounterChange, type ApplicationRecord, type ApplicationType } from './application-repository.ts';
 import type { RiskSeverity } from '../scans/inputs.ts';
@@ -223,7 +223,7 @@ export function environmentRename(env: EnvironmentRecord, name: string): Transac
       Update: {
         TableName: config.tableName,
         Key: keys.environment(env.applicationId, env.environmentId),
-        UpdateExpression: `SET ${sets.join(', ')}${change.remove.length ? ` REMOVE ${change.remove.join(', ')}` : ''}`,
+        UpdateExpression: setAndRemove(sets, change.remove),
         ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deleting) AND #name = :previous',
         ExpressionAttributeNames: { '#name': 'name' },
         ExpressionAttributeValues: values,
@@ -301,7 +301,7 @@ function environmentLastScanUpdate(env: EnvironmentRecord, scan: LastScan | unde
     Update: {
       TableName: config.tableName,
       Key: keys.environment(env.applicationId, env.environmentId),
-      UpdateExpression: `SET ${set.join(', ')}${remove.length ? ` REMOVE ${remove.join(', ')}` : ''}`,
+      UpdateExpression: setAndRemove(set, remove),
       ConditionExpression: condition,
       ExpressionAttributeNames: { ...Object.fromEntries(names.map((n, i) => [`#f${i}`, n])), ...unchanged.names },
       ExpressionAttributeValues: values,

@@ -2,7 +2,7 @@ import { keys } from '../db/keys.ts';
 import { getItem, queryAll } from '../db/query.ts';
 import { fromItem } from '../db/items.ts';
 import { config } from '../config.ts';
-import type { TransactItem } from '../db/transactions.ts';
+import { setAndRemove, type TransactItem } from '../db/transactions.ts';
 import type { ApplicationRecord, ApplicationType } from './application-repository.ts';
 import type { EnvironmentRecord, LastScan } from './environment-repository.ts';
 
@@ -208,23 +208,29 @@ export async function applicationHealthUpdate(app: ApplicationRecord, changes: E
   };
 }
 
-/** The application's Update of a health change alone (writes that change no other field of the application). */
-export function applicationHealthWrite(app: ApplicationRecord, update: ApplicationHealthUpdate): TransactItem {
+/** A health change as parts of an application Update (SET clauses, attributes to remove, condition, names, values). */
+export function healthUpdateParts(update: ApplicationHealthUpdate) {
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = { ...update.values };
-  const sets = Object.entries(update.set).map(([name, value], i) => {
+  const set = Object.entries(update.set).map(([name, value], i) => {
     names[`#h${i}`] = name;
     values[`:h${i}`] = value;
     return `#h${i} = :h${i}`;
   });
+  return { set, remove: update.remove, condition: update.condition, names, values };
+}
+
+/** The application's Update of a health change alone (writes that change no other field of the application). */
+export function applicationHealthWrite(app: ApplicationRecord, update: ApplicationHealthUpdate): TransactItem {
+  const parts = healthUpdateParts(update);
   return {
     Update: {
       TableName: config.tableName,
       Key: keys.application(app.applicationId),
-      UpdateExpression: `SET ${sets.join(', ')}${update.remove.length ? ` REMOVE ${update.remove.join(', ')}` : ''}`,
-      ConditionExpression: update.condition,
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
+      UpdateExpression: setAndRemove(parts.set, parts.remove),
+      ConditionExpression: parts.condition,
+      ExpressionAttributeNames: parts.names,
+      ExpressionAttributeValues: parts.values,
     },
   };
 }

@@ -4,7 +4,7 @@ import { keys } from '../db/keys.ts';
 import { fromItem } from '../db/items.ts';
 import { batchGet } from '../db/query.ts';
 import { queryAll } from '../db/query.ts';
-import { putNewItem, type TransactItem } from '../db/transactions.ts';
+import { putNewItem, setAndRemove, type TransactItem } from '../db/transactions.ts';
 import { config } from '../config.ts';
 
 /**
@@ -76,7 +76,7 @@ export function teamUpdate(read: TeamRecord, next: TeamRecord): TransactItem {
     Update: {
       TableName: config.tableName,
       Key: keys.team(read.organizationId, read.teamId),
-      UpdateExpression: `SET ${set.join(', ')}${remove.length ? ` REMOVE ${remove.join(', ')}` : ''}`,
+      UpdateExpression: setAndRemove(set, remove),
       ConditionExpression: 'version = :read',
       ExpressionAttributeNames: { '#name': 'name' },
       ExpressionAttributeValues: values,
