@@ -19,6 +19,7 @@ import {
 } from './list-entries.ts';
 import { canSeeTeamResource } from './access.ts';
 import { DAY, scopeHealthStats, type HealthStats } from './health.ts';
+import { mapInParallel } from '../db/query.ts';
 import { repositoriesByApplication, type CodeRepositoryRecord } from '../code-repositories/store.ts';
 import { repositoryView, visibleApplications } from '../code-repositories/code-repositories.ts';
 import { ENV_SORT_FIELDS, LAST_SCAN_STATUSES, type ListEnvironmentsV2Query } from './inputs.ts';
@@ -87,17 +88,13 @@ interface QueryMatches {
   applications: Set<string>;
 }
 
-/** `fn` over `items`, at most `width` at a time (one Query per item: not thousands in flight). */
-async function mapBounded<T, R>(items: T[], width: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = [];
-  for (let i = 0; i < items.length; i += width) out.push(...(await Promise.all(items.slice(i, i + width).map(fn))));
-  return out;
-}
+/** The environments of these applications: one Query each, at most 32 in flight (not thousands). */
+const environmentsOfApps = async (appIds: string[]) => (await mapInParallel(appIds, 32, (id) => environmentsOfApp(id))).flat();
 
 /** The environments `query` selects, whole: those named like it and those of the applications named like it. */
 async function environmentsMatching(orgId: string, matches: QueryMatches): Promise<EnvironmentRecord[]> {
-  const [named, ofApps] = await Promise.all([getEnvironmentsByKeys(matches.environments), mapBounded([...matches.applications], 32, (id) => environmentsOfApp(id))]);
-  const byId = new Map([...named, ...ofApps.flat()].filter((env) => !env.deleting && env.organizationId === orgId).map((env) => [env.environmentId, env]));
+  const [named, ofApps] = await Promise.all([getEnvironmentsByKeys(matches.environments), environmentsOfApps([...matches.applications])]);
+  const byId = new Map([...named, ...ofApps].filter((env) => !env.deleting && env.organizationId === orgId).map((env) => [env.environmentId, env]));
   return [...byId.values()];
 }
 
@@ -281,7 +278,7 @@ async function queryMatchCounts(orgId: string, scope: ListScope, appNames: NameM
 async function fromNames(orgId: string, scope: ListScope, request: PageRequest, sortDir: SortDirection, appNames: NameMatch[], envNames: NameMatch[]): Promise<EntryPage> {
   const appKeep = await scope.applicationKeep();
   const matchedApps = new Set(appNames.map((m) => m.applicationId).filter(appKeep));
-  const ofApps = (await mapBounded([...matchedApps], 32, (id) => environmentsOfApp(id))).flat().filter((env) => !env.deleting && env.organizationId === orgId && scope.keep(env));
+  const ofApps = (await environmentsOfApps([...matchedApps])).filter((env) => !env.deleting && env.organizationId === orgId && scope.keep(env));
   const named = envNames
     .filter((m) => !matchedApps.has(m.applicationId) && appKeep(m.applicationId))
     .map((m) => ({ applicationId: m.applicationId, environmentId: m.environmentId!, name: m.name }) as Entry);

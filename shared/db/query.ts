@@ -178,6 +178,15 @@ export async function inParallel<T>(items: T[], limit: number, work: (item: T) =
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
+/** `work`'s results for every item, in the items' order, at most `limit` at a time. */
+export async function mapInParallel<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  await inParallel(items.map((item, i) => ({ item, i })), limit, async ({ item, i }) => {
+    results[i] = await work(item);
+  });
+  return results;
+}
+
 /** Deletes items by key (not atomic: for cascades), `concurrency` BatchWriteItem calls in flight. */
 export async function batchDelete(itemKeys: { pk: unknown; sk: unknown }[], concurrency = 1): Promise<void> {
   await batchWrite(itemKeys.map(({ pk, sk }) => ({ DeleteRequest: { Key: { pk, sk } } })), concurrency);
