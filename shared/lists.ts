@@ -129,6 +129,11 @@ export async function pageFromStream<T>(
   return { items: pageItems, hasNext: false, exhausted: true, seen };
 }
 
+/** The items of each part in turn (a list made of an index walk and items read whole). */
+export async function* concat<T>(...parts: (AsyncIterable<T> | T[])[]): AsyncGenerator<T> {
+  for (const part of parts) yield* part;
+}
+
 /** Items to ask DynamoDB for per call when a page needs `request`: up to the end of the page, plus one. */
 export const readAhead = ({ page, size }: PageRequest) => Math.min(1000, (page + 1) * size + 1);
 

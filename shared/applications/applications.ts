@@ -26,7 +26,7 @@ import {
 } from './list-entries.ts';
 import { accessibleApplication, canSeeTeamResource } from './access.ts';
 import { auditEntry } from '../audit/entries.ts';
-import { transactWriteRetryingConflicts } from '../db/query.ts';
+import { collect, transactWriteRetryingConflicts } from '../db/query.ts';
 import { cancellationReasons } from '../db/items.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import { teamApplicationAdded } from '../teams/repository.ts';
@@ -37,6 +37,7 @@ import { bucketShare, NO_HEALTH } from './health.ts';
 import { APPLICATION_TYPES, APP_SORT_FIELDS, type CreateApplicationBody, type ListApplicationsV1Query, type ListApplicationsV2Query } from './inputs.ts';
 import {
   compareBy,
+  concat,
   nameOrderKey,
   pageFromStream,
   pageOf,
@@ -189,13 +190,13 @@ function applicationSortValue(field: AppSortField, repos: Map<string, CodeReposi
   }
 }
 
-/**
- * Whether `n` of the scope's applications are few enough to read whole (BatchGetItem: half a read unit each) rather
- * than walking the compact entries (about a twentieth of a unit each): at most 100 or a tenth of them.
- */
 /** Applications per page size up to which reading all of the caller's applications whole costs less than the walk. */
 const WHOLE_READ_PAGES = 2;
 
+/**
+ * How many of the scope's applications are few enough to read whole (BatchGetItem: half a read unit each) rather
+ * than walking the compact entries (about a twentieth of a unit each): at most 100 or a tenth of them.
+ */
 const fewLimit = (scope: ListScope) => Math.max(100, scope.counts.applications / 10);
 
 /** What the application lists filter on: a compact entry, or a whole application. */
@@ -207,16 +208,6 @@ const APP_ORDER: Partial<Record<AppSortField, ApplicationListOrder>> = { applica
 /** The caller's buckets' applications merged in one order, read lazily. */
 const applicationsInOrder = (orgId: string, scope: ListScope, order: ApplicationListOrder, forward: boolean, pageLimit?: number) =>
   mergeOrdered(scope.buckets.map((b) => applicationEntries(orgId, b, order, forward, pageLimit)), forward);
-
-async function* concat<T>(...parts: (AsyncIterable<T> | T[])[]): AsyncGenerator<T> {
-  for (const part of parts) yield* part;
-}
-
-async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
-  const all: T[] = [];
-  for await (const item of items) all.push(item);
-  return all;
-}
 
 async function* without<T extends { applicationId: string }>(items: AsyncIterable<T>, ids: Set<string>): AsyncGenerator<T> {
   for await (const item of items) if (!ids.has(item.applicationId)) yield item;

@@ -19,11 +19,11 @@ import {
 } from './list-entries.ts';
 import { canSeeTeamResource } from './access.ts';
 import { DAY, scopeHealthStats, type HealthStats } from './health.ts';
-import { mapInParallel } from '../db/query.ts';
+import { collect, mapInParallel } from '../db/query.ts';
 import { repositoriesByApplication, type CodeRepositoryRecord } from '../code-repositories/store.ts';
 import { repositoryView, visibleApplications } from '../code-repositories/code-repositories.ts';
 import { ENV_SORT_FIELDS, LAST_SCAN_STATUSES, type ListEnvironmentsV2Query } from './inputs.ts';
-import { compareBy, nameOrderKey, pageFromStream, pageOf, readAhead, v2Envelope, v2PageRequest, type PageRequest, type SortDirection } from '../lists.ts';
+import { compareBy, concat, nameOrderKey, pageFromStream, pageOf, readAhead, v2Envelope, v2PageRequest, type PageRequest, type SortDirection } from '../lists.ts';
 import type { Caller } from '../http/caller.ts';
 import type { Membership } from '../identity/membership-repository.ts';
 
@@ -185,10 +185,6 @@ async function byApplicationValue(
   return sortDir === 'ASC' ? concat(zeros, valued) : concat(valued, zeros);
 }
 
-async function* concat<T>(...parts: (AsyncIterable<T> | T[])[]): AsyncGenerator<T> {
-  for (const part of parts) yield* part;
-}
-
 /** A `query`'s matches among the caller's environments, from the names it matched (queryMatchCounts). */
 interface MatchCounts {
   total: number;
@@ -253,7 +249,7 @@ async function environmentCounts(orgId: string, scope: ListScope, appIds: string
   const apps =
     appIds.length <= 100
       ? (await getApplications(appIds)).filter((app) => !app.deleting && app.organizationId === orgId)
-      : (await Promise.all(scope.buckets.map((b) => collectStream(applicationEntries(orgId, b, 'id', true, 1000, ['applicationId', 'environmentCount']))))).flat();
+      : (await Promise.all(scope.buckets.map((b) => collect(applicationEntries(orgId, b, 'id', true, 1000, ['applicationId', 'environmentCount']))))).flat();
   return new Map(apps.filter((app) => wanted.has(app.applicationId)).map((app) => [app.applicationId, app.environmentCount ?? 0]));
 }
 
@@ -391,19 +387,13 @@ async function* filterStream<T>(items: AsyncIterable<T>, keep: (item: T) => bool
   for await (const item of items) if (keep(item)) yield item;
 }
 
-async function collectStream<T>(items: AsyncIterable<T>): Promise<T[]> {
-  const all: T[] = [];
-  for await (const item of items) all.push(item);
-  return all;
-}
-
 /**
  * Applications of the caller's buckets whose name contains `text` (lower-cased), from their compact entries; and
  * whether every one of them with environments does (then every environment of the caller's matches).
  */
 async function applicationsNamedLike(orgId: string, scope: ListScope, text: string): Promise<{ matching: ListEntry[]; everyMatch: boolean }> {
   const attributes = ['applicationId', 'applicationType', 'name', 'environmentCount'];
-  const lists = await Promise.all(scope.buckets.map((b) => collectStream(applicationEntries(orgId, b, 'name', true, 1000, attributes))));
+  const lists = await Promise.all(scope.buckets.map((b) => collect(applicationEntries(orgId, b, 'name', true, 1000, attributes))));
   const inScope = lists.flat().filter((app) => scope.keep(app));
   const matching = inScope.filter((app) => app.name.toLowerCase().includes(text));
   return { matching, everyMatch: matching.length > 0 && inScope.every((app) => app.environmentCount === 0 || app.name.toLowerCase().includes(text)) };
@@ -418,7 +408,7 @@ async function applicationNames(entries: Entry[]): Promise<Map<string, string>> 
 /** The applications `appIds` of the caller's scope from its compact entries (pageItems), cloud ones read whole. */
 async function applicationsFromEntries(orgId: string, scope: ListScope, appIds: string[]): Promise<PageApplication[]> {
   const wanted = new Set(appIds);
-  const entries = (await Promise.all(scope.buckets.map((b) => collectStream(applicationEntries(orgId, b, 'id', true, 1000))))).flat();
+  const entries = (await Promise.all(scope.buckets.map((b) => collect(applicationEntries(orgId, b, 'id', true, 1000))))).flat();
   const found = entries.filter((app) => wanted.has(app.applicationId) && scope.keep(app));
   const cloud = new Map((await getApplications(found.filter((app) => app.applicationType === 'CLOUD').map((app) => app.applicationId))).map((app) => [app.applicationId, app]));
   return found.flatMap((entry): PageApplication[] => {

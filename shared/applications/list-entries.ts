@@ -1,5 +1,5 @@
 import { keys, trigrams } from '../db/keys.ts';
-import { queryAll, queryItems } from '../db/query.ts';
+import { collect, queryAll, queryItems } from '../db/query.ts';
 import { indexKeyNames, type MainIndex } from '../db/tables.ts';
 import type { Membership } from '../identity/membership-repository.ts';
 import { fromItem } from '../db/items.ts';
@@ -41,12 +41,6 @@ async function* entries(
   for await (const item of queryItems({ index, ...query, attributes, growing: true })) yield { ...(item as Omit<ListEntry, 'sortKey'>), sortKey: item[sk] as string };
 }
 
-const collectEntries = async (stream: AsyncIterable<ListEntry>) => {
-  const all: ListEntry[] = [];
-  for await (const entry of stream) all.push(entry);
-  return all;
-};
-
 // ---- Environments
 
 /** The orders the environment indexes keep: name (gsi2), last scan time (gsi3), id (gsi4), duration (gsi5), findings (gsi6). */
@@ -71,31 +65,31 @@ export function environmentEntries(orgId: string, order: EnvironmentListOrder, f
  * ranges of the id index, the same read took DynamoDB Local several times longer.
  */
 export function allEnvironmentEntries(orgId: string): Promise<ListEntry[]> {
-  return collectEntries(environmentEntries(orgId, 'name', true, 1000));
+  return collect(environmentEntries(orgId, 'name', true, 1000));
 }
 
 /** Environments named `name` (case-insensitive), in name order: a prefix of the name index. */
 export async function environmentEntriesNamed(orgId: string, name: string): Promise<ListEntry[]> {
   const { gsi2pk, gsi2skPrefix } = keys.environmentsOfOrgNamed(orgId, name);
-  const found = await collectEntries(entries('gsi2c', { partition: gsi2pk, skPrefix: gsi2skPrefix, pageLimit: 1000 }));
+  const found = await collect(entries('gsi2c', { partition: gsi2pk, skPrefix: gsi2skPrefix, pageLimit: 1000 }));
   return found.filter((e) => e.name.toLowerCase() === name.toLowerCase());
 }
 
 /** Environments whose last scan has this status (or NONE), in name order. */
 export function environmentEntriesWithStatus(orgId: string, status: string): Promise<ListEntry[]> {
-  return collectEntries(entries('gsi1c', { partition: keys.environmentsOfOrgWithStatus(orgId, status).gsi1pk, pageLimit: 1000 }));
+  return collect(entries('gsi1c', { partition: keys.environmentsOfOrgWithStatus(orgId, status).gsi1pk, pageLimit: 1000 }));
 }
 
 /** Environments whose last scan started from `from` to `to` (ms, inclusive), in that order. */
 export function environmentEntriesScannedBetween(orgId: string, from: number, to: number): Promise<ListEntry[]> {
   const pad = (n: number) => String(Math.max(0, n)).padStart(15, '0');
-  return collectEntries(entries('gsi3c', { partition: keys.environmentsOfOrgByScanDate(orgId).gsi3pk, skFrom: pad(from), skTo: `${pad(to)}#~`, pageLimit: 1000 }));
+  return collect(entries('gsi3c', { partition: keys.environmentsOfOrgByScanDate(orgId).gsi3pk, skFrom: pad(from), skTo: `${pad(to)}#~`, pageLimit: 1000 }));
 }
 
 /** The environments with these ids (unknown ones left out): one exact read of the id index each. */
 export async function environmentEntriesByIds(orgId: string, envIds: string[]): Promise<ListEntry[]> {
   const partition = keys.environmentsOfOrgById(orgId).gsi4pk;
-  const found = await Promise.all(envIds.map((id) => collectEntries(entries('gsi4', { partition, skFrom: id.toLowerCase(), skTo: id.toLowerCase() }))));
+  const found = await Promise.all(envIds.map((id) => collect(entries('gsi4', { partition, skFrom: id.toLowerCase(), skTo: id.toLowerCase() }))));
   return found.flat();
 }
 
@@ -305,7 +299,7 @@ export async function listScope(orgId: string, membership: Membership, types: Ap
   const counts = { applications: sum(buckets, 'applications'), environments: sum(buckets, 'environments') };
   const idsOf = async (list: Bucket[]) => {
     const ids = new Set<string>();
-    const found = await Promise.all(list.map((b) => collectEntries(applicationEntries(orgId, b, 'id', true, 1000, ['applicationId']))));
+    const found = await Promise.all(list.map((b) => collect(applicationEntries(orgId, b, 'id', true, 1000, ['applicationId']))));
     for (const entry of found.flat()) ids.add(entry.applicationId);
     return ids;
   };

@@ -141,10 +141,13 @@ export async function queryAll(query: PartitionQuery): Promise<Item[]> {
   return (await takePrefetched<Item[]>(queryReadId(query))) ?? readQuery(query);
 }
 
-async function readQuery(query: PartitionQuery): Promise<Item[]> {
-  const items: Item[] = [];
-  for await (const item of queryItems(query)) items.push(item);
-  return items;
+const readQuery = (query: PartitionQuery): Promise<Item[]> => collect(queryItems(query));
+
+/** Every item of a stream, in its order. */
+export async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const all: T[] = [];
+  for await (const item of items) all.push(item);
+  return all;
 }
 
 type WriteRequest = { DeleteRequest: { Key: Item } } | { PutRequest: { Item: Item } };
