@@ -115,7 +115,8 @@ export function applicationPuts(app: ApplicationRecord, { indexName = true } = {
 /**
  * The writes that move a name's trigram index from `before` to `after` (application or environment): the posting
  * items of the old name that the new one has not are deleted, the new ones put (overwriting the shared ones, whose
- * copy of the name changes). Returns the entity's new index attributes (SET) and those to REMOVE.
+ * copy of the name changes). Returns the entity's new index attributes as SET clauses with their values, and those
+ * to REMOVE.
  */
 export function nameIndexChange(
   appId: string,
@@ -129,8 +130,10 @@ export function nameIndexChange(
     ...stale.map((Key): TransactItem => ({ Delete: { TableName: config.tableName, Key } })),
     ...after.postings.map((Item): TransactItem => ({ Put: { TableName: config.tableName, Item } })),
   ];
-  const set = after.entity as { gsi7pk?: string; gsi7sk?: string; nameTrigrams: boolean };
-  return { items, set, remove: set.gsi7pk ? [] : ['gsi7pk', 'gsi7sk'] };
+  const { gsi7pk, gsi7sk, nameTrigrams } = after.entity as { gsi7pk?: string; gsi7sk?: string; nameTrigrams: boolean };
+  const set = ['nameTrigrams = :nameTrigrams', ...(gsi7pk ? ['gsi7pk = :gsi7pk', 'gsi7sk = :gsi7sk'] : [])];
+  const values = { ':nameTrigrams': nameTrigrams, ...(gsi7pk ? { ':gsi7pk': gsi7pk, ':gsi7sk': gsi7sk } : {}) };
+  return { items, set, values, remove: gsi7pk ? [] : ['gsi7pk', 'gsi7sk'] };
 }
 
 /**
@@ -141,13 +144,8 @@ export function nameIndexChange(
 export function applicationRename(app: ApplicationRecord, name: string): TransactItem[] {
   const { gsi4sk } = listEntries(app, { name });
   const change = nameIndexChange(app.applicationId, app.applicationId, app, applicationNameIndex({ ...app, name }));
-  const { gsi7pk, gsi7sk, nameTrigrams } = change.set;
-  const values: Record<string, unknown> = { ':name': name, ':gsi4sk': gsi4sk, ':previous': app.name, ':nameTrigrams': nameTrigrams };
-  const sets = ['#name = :name', 'gsi4sk = :gsi4sk', 'nameTrigrams = :nameTrigrams'];
-  if (gsi7pk) {
-    sets.push('gsi7pk = :gsi7pk', 'gsi7sk = :gsi7sk');
-    Object.assign(values, { ':gsi7pk': gsi7pk, ':gsi7sk': gsi7sk });
-  }
+  const values = { ':name': name, ':gsi4sk': gsi4sk, ':previous': app.name, ...change.values };
+  const sets = ['#name = :name', 'gsi4sk = :gsi4sk', ...change.set];
   return [
     {
       Update: {

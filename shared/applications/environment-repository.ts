@@ -211,13 +211,8 @@ export function environmentPuts(env: EnvironmentRecord): TransactItem[] {
 export function environmentRename(env: EnvironmentRecord, name: string): TransactItem[] {
   const { gsi1sk, gsi2sk } = indexKeys(env, name);
   const change = nameIndexChange(env.applicationId, env.environmentId, env, environmentNameIndex({ ...env, name }));
-  const { gsi7pk, gsi7sk, nameTrigrams } = change.set;
-  const values: Record<string, unknown> = { ':name': name, ':gsi1sk': gsi1sk, ':gsi2sk': gsi2sk, ':previous': env.name, ':nameTrigrams': nameTrigrams };
-  const sets = ['#name = :name', 'gsi1sk = :gsi1sk', 'gsi2sk = :gsi2sk', 'nameTrigrams = :nameTrigrams'];
-  if (gsi7pk) {
-    sets.push('gsi7pk = :gsi7pk', 'gsi7sk = :gsi7sk');
-    Object.assign(values, { ':gsi7pk': gsi7pk, ':gsi7sk': gsi7sk });
-  }
+  const values = { ':name': name, ':gsi1sk': gsi1sk, ':gsi2sk': gsi2sk, ':previous': env.name, ...change.values };
+  const sets = ['#name = :name', 'gsi1sk = :gsi1sk', 'gsi2sk = :gsi2sk', ...change.set];
   const items: TransactItem[] = [
     {
       Update: {
