@@ -72,7 +72,7 @@ async function main(): Promise<number> {
   // the health aggregates' step writes through the repositories.
   process.env.TABLE_NAME = tableName;
   const { backfillIndexKeys, missingIndexes } = await import('../shared/db/backfill.ts');
-  const { indexedEntities, migrationSteps, finishMigration } = await import('../shared/index-keys.ts');
+  const { tableMigration } = await import('../shared/index-keys.ts');
 
   const missing = await missingIndexes(tableName);
   if (missing.length) {
@@ -86,10 +86,7 @@ async function main(): Promise<number> {
   let lastPrint = 0;
   try {
     const summary = await backfillIndexKeys({
-      tableName,
-      entities: indexedEntities,
-      steps: migrationSteps,
-      finish: () => finishMigration(tableName),
+      ...tableMigration(tableName),
       segments,
       stateFile,
       onProgress: (s) => {

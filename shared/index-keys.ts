@@ -1,4 +1,4 @@
-import type { IndexKeysOf, Outcome } from './db/backfill.ts';
+import type { BackfillOptions, IndexKeysOf, Outcome } from './db/backfill.ts';
 import { countApplicationHealth, markHealthComplete } from './applications/health-backfill.ts';
 import { applicationIndexKeys } from './applications/application-repository.ts';
 import { environmentIndexKeys } from './applications/environment-repository.ts';
@@ -21,4 +21,11 @@ export const indexedEntities: Record<string, IndexKeysOf> = {
 export const migrationSteps: Record<string, (item: Record<string, unknown>) => Promise<Outcome>> = {
   application: (item) => countApplicationHealth(item.applicationId as string),
 };
-export const finishMigration = (tableName: string) => markHealthComplete(tableName);
+
+/** The whole migration of a table (npm run migrate, npm start on older data): the keys, the steps, the marker at the end. */
+export const tableMigration = (tableName: string): Pick<BackfillOptions, 'tableName' | 'entities' | 'steps' | 'finish'> => ({
+  tableName,
+  entities: indexedEntities,
+  steps: migrationSteps,
+  finish: () => markHealthComplete(tableName),
+});

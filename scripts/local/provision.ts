@@ -74,12 +74,9 @@ export async function addMissingIndexes(client: DynamoDBClient, table: TableDefi
       : `Table ${tableName} is from an earlier version: counting its applications in the health aggregates (once) ...`,
   );
   const { backfillIndexKeys } = await import('../../shared/db/backfill.ts');
-  const { indexedEntities, migrationSteps, finishMigration } = await import('../../shared/index-keys.ts');
+  const { tableMigration } = await import('../../shared/index-keys.ts');
   const summary = await backfillIndexKeys({
-    tableName,
-    entities: indexedEntities,
-    steps: migrationSteps,
-    finish: () => finishMigration(tableName),
+    ...tableMigration(tableName),
     onProgress: (s) => log(`  ${s.scanned} items read, ${s.updated} updated (${s.segmentsDone} of ${s.segments} scan segments done)`),
   });
   if (summary.conflicts) throw new Error(`${summary.conflicts} items changed while their index keys were added: start again to finish the upgrade`);

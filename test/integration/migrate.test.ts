@@ -20,7 +20,7 @@ import { mainTable } from '../../shared/db/tables.ts';
 import { transactWrite } from '../../shared/db/transactions.ts';
 import { applicationDeletingMark, getApplication } from '../../shared/applications/application-repository.ts';
 import { backfillIndexKeys, backfillItem, type IndexKeysOf } from '../../shared/db/backfill.ts';
-import { finishMigration, indexedEntities, migrationSteps } from '../../shared/index-keys.ts';
+import { indexedEntities, tableMigration } from '../../shared/index-keys.ts';
 import { BUCKET_HEALTH_FIELDS } from '../../shared/applications/health.ts';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 
@@ -314,7 +314,7 @@ describe('index backfill (npm run migrate)', () => {
     // Not ready: the statistics come from the environments, and are the same.
     expect(await Promise.all(scopes.map((q) => health(q)))).toEqual(expectedStats);
 
-    const summary = await backfillIndexKeys({ tableName: OWN_TABLE, entities: indexedEntities, steps: migrationSteps, finish: () => finishMigration(OWN_TABLE), segments: 2 });
+    const summary = await backfillIndexKeys({ ...tableMigration(OWN_TABLE), segments: 2 });
     expect(summary).toMatchObject({ conflicts: 0, steppedByEntity: { application: counted.filter((i) => i.entity === 'application' && !i.deleting).length } });
     // Every figure, counter, day counter and marker as the write paths had kept them (sums that went back to 0 may be
     // absent, versions differ), and the same statistics.
@@ -328,7 +328,7 @@ describe('index backfill (npm run migrate)', () => {
       );
     expect(comparable(await tableItems())).toEqual(comparable(counted));
     expect(await Promise.all(scopes.map((q) => health(q)))).toEqual(expectedStats);
-    const again = await backfillIndexKeys({ tableName: OWN_TABLE, entities: indexedEntities, steps: migrationSteps, finish: () => finishMigration(OWN_TABLE) });
+    const again = await backfillIndexKeys(tableMigration(OWN_TABLE));
     expect(again).toMatchObject({ updated: 0, conflicts: 0, steppedByEntity: { application: 0 } });
   });
 
