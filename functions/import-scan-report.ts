@@ -3,6 +3,7 @@ import { importScanReportRoute } from '../shared/routes.ts';
 import { importScanReport } from '../shared/scans/import.ts';
 import type { ImportScanQuery } from '../shared/scans/inputs.ts';
 
-export const handler = operation<{ appId: string }, ImportScanQuery>(importScanReportRoute, ({ caller, params, query, rawBody }) =>
-  importScanReport(caller, params.appId, query.env, rawBody!),
+export const handler = operation<{ appId: string }, ImportScanQuery>(
+  importScanReportRoute,
+  ({ caller, params, query, rawBody }) => importScanReport(caller, params.appId, query.env, rawBody!),
 );

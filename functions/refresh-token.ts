@@ -2,4 +2,6 @@ import { operation } from '../shared/http/operation.ts';
 import { refreshTokenRoute } from '../shared/routes.ts';
 import { refresh, refreshReads } from '../shared/identity/sessions.ts';
 
-export const handler = operation(refreshTokenRoute, ({ caller }) => refresh(caller.userId, caller.apiKeyId), { prefetch: refreshReads });
+export const handler = operation(refreshTokenRoute, ({ caller }) => refresh(caller.userId, caller.apiKeyId), {
+  prefetch: refreshReads,
+});

@@ -8,7 +8,12 @@ const besideBundle = (file: string) => readFile(new URL(`./${file}`, import.meta
 
 export async function handler(event: LambdaEvent): Promise<LambdaResult> {
   const page = await servicePage(event.rawPath, besideBundle);
-  if (!page) return { statusCode: 404, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: `Not Found: ${event.rawPath}` }) };
+  if (!page)
+    return {
+      statusCode: 404,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ message: `Not Found: ${event.rawPath}` }),
+    };
   const binary = !page.contentType.startsWith('text/') && page.contentType !== 'application/json';
   return {
     statusCode: page.status,

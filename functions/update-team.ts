@@ -3,6 +3,7 @@ import { updateTeamsRoute } from '../shared/routes.ts';
 import { updateTeam } from '../shared/teams/teams.ts';
 import type { UpdateTeamBody } from '../shared/teams/inputs.ts';
 
-export const handler = operation<{ orgId: string; teamId: string }, object, UpdateTeamBody>(updateTeamsRoute, ({ caller, params, body }) =>
-  updateTeam(caller, params.orgId, params.teamId, body),
+export const handler = operation<{ orgId: string; teamId: string }, object, UpdateTeamBody>(
+  updateTeamsRoute,
+  ({ caller, params, body }) => updateTeam(caller, params.orgId, params.teamId, body),
 );

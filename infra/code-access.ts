@@ -14,27 +14,45 @@ import { objectKeys } from '../shared/storage/objects.ts';
 import type { TableDefinition } from '../shared/db/tables.ts';
 
 /** The config property that holds each table's name (shared/config.ts), by table id (shared/db/tables.ts). */
-export const TABLE_CONFIG: Record<string, TableDefinition['id']> = { tableName: 'MainTable', rateLimitTableName: 'RateLimitTable' };
+export const TABLE_CONFIG: Record<string, TableDefinition['id']> = {
+  tableName: 'MainTable',
+  rateLimitTableName: 'RateLimitTable',
+};
 
 /** IAM actions per AWS SDK command, by the name the SDK exports (client and lib-dynamodb document commands). */
 const DYNAMODB_ACTIONS: Record<string, string> = {
-  GetCommand: 'GetItem', GetItemCommand: 'GetItem',
-  PutCommand: 'PutItem', PutItemCommand: 'PutItem',
-  UpdateCommand: 'UpdateItem', UpdateItemCommand: 'UpdateItem',
-  DeleteCommand: 'DeleteItem', DeleteItemCommand: 'DeleteItem',
+  GetCommand: 'GetItem',
+  GetItemCommand: 'GetItem',
+  PutCommand: 'PutItem',
+  PutItemCommand: 'PutItem',
+  UpdateCommand: 'UpdateItem',
+  UpdateItemCommand: 'UpdateItem',
+  DeleteCommand: 'DeleteItem',
+  DeleteItemCommand: 'DeleteItem',
   QueryCommand: 'Query',
   ScanCommand: 'Scan',
-  BatchGetCommand: 'BatchGetItem', BatchGetItemCommand: 'BatchGetItem',
-  BatchWriteCommand: 'BatchWriteItem', BatchWriteItemCommand: 'BatchWriteItem',
-  TransactGetCommand: 'GetItem', TransactGetItemsCommand: 'GetItem',
+  BatchGetCommand: 'BatchGetItem',
+  BatchGetItemCommand: 'BatchGetItem',
+  BatchWriteCommand: 'BatchWriteItem',
+  BatchWriteItemCommand: 'BatchWriteItem',
+  TransactGetCommand: 'GetItem',
+  TransactGetItemsCommand: 'GetItem',
 };
 /** A TransactWriteItems call needs the action of each kind of item it carries. */
-const TRANSACT_ITEM_ACTIONS: Record<string, string> = { Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem', ConditionCheck: 'ConditionCheckItem' };
+const TRANSACT_ITEM_ACTIONS: Record<string, string> = {
+  Put: 'PutItem',
+  Update: 'UpdateItem',
+  Delete: 'DeleteItem',
+  ConditionCheck: 'ConditionCheckItem',
+};
 const TRANSACT_WRITE = new Set(['TransactWriteCommand', 'TransactWriteItemsCommand']);
 /** HeadObject is authorized as GetObject; a presigned GET URL is a GetObjectCommand signed with the function's role. */
 const S3_OBJECT_ACTIONS: Record<string, string> = {
-  GetObjectCommand: 'GetObject', HeadObjectCommand: 'GetObject',
-  PutObjectCommand: 'PutObject', DeleteObjectCommand: 'DeleteObject', DeleteObjectsCommand: 'DeleteObject',
+  GetObjectCommand: 'GetObject',
+  HeadObjectCommand: 'GetObject',
+  PutObjectCommand: 'PutObject',
+  DeleteObjectCommand: 'DeleteObject',
+  DeleteObjectsCommand: 'DeleteObject',
 };
 const S3_LIST = new Set(['ListObjectsV2Command', 'ListObjectsCommand']);
 const SECRETS_ACTIONS: Record<string, string> = { GetSecretValueCommand: 'GetSecretValue' };
@@ -69,7 +87,10 @@ function keyPatterns(): Record<string, string> {
 }
 
 const isFunctionLike = (node: ts.Node) =>
-  ts.isFunctionDeclaration(node) || ts.isFunctionExpression(node) || ts.isArrowFunction(node) || ts.isMethodDeclaration(node);
+  ts.isFunctionDeclaration(node) ||
+  ts.isFunctionExpression(node) ||
+  ts.isArrowFunction(node) ||
+  ts.isMethodDeclaration(node);
 
 /**
  * The module an expression loads, awaited or not: `require("@aws-sdk/...")`, `import("@aws-sdk/...")`, and a load
@@ -82,11 +103,19 @@ function loadedModuleOf(expression: ts.Expression | undefined): string | undefin
   if (!e || !ts.isCallExpression(e) || e.arguments.length === 0) return undefined;
   const [argument] = e.arguments;
   if (ts.isStringLiteral(argument) && e.arguments.length === 1) {
-    const loader = e.expression.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(e.expression) && e.expression.text === 'require');
+    const loader =
+      e.expression.kind === ts.SyntaxKind.ImportKeyword ||
+      (ts.isIdentifier(e.expression) && e.expression.text === 'require');
     return loader ? argument.text : undefined;
   }
   // x.then(() => <module>)
-  if (ts.isPropertyAccessExpression(e.expression) && e.expression.name.text === 'then' && ts.isArrowFunction(argument) && !ts.isBlock(argument.body)) return loadedModuleOf(argument.body);
+  if (
+    ts.isPropertyAccessExpression(e.expression) &&
+    e.expression.name.text === 'then' &&
+    ts.isArrowFunction(argument) &&
+    !ts.isBlock(argument.body)
+  )
+    return loadedModuleOf(argument.body);
   return ts.isIdentifier(e.expression) ? loadedModuleOf(argument) : undefined;
 }
 
@@ -97,7 +126,15 @@ type SdkBinding = { module: string; exported?: string } | null;
 function ownerOf(declaration: ts.Node, functionScoped: boolean): ts.Node {
   for (let node = declaration.parent; node; node = node.parent) {
     if (isFunctionLike(node) || ts.isSourceFile(node)) return node;
-    if (!functionScoped && (ts.isBlock(node) || ts.isForStatement(node) || ts.isForOfStatement(node) || ts.isForInStatement(node) || ts.isCaseBlock(node))) return node;
+    if (
+      !functionScoped &&
+      (ts.isBlock(node) ||
+        ts.isForStatement(node) ||
+        ts.isForOfStatement(node) ||
+        ts.isForInStatement(node) ||
+        ts.isCaseBlock(node))
+    )
+      return node;
   }
   return declaration.getSourceFile();
 }
@@ -116,8 +153,11 @@ export function analyzeBundle(code: string): CodeAccess {
     if (ts.isIdentifier(name)) return declare(owner, name.text, null);
     for (const element of name.elements) {
       if (ts.isOmittedExpression(element)) continue;
-      const exported = ts.isObjectBindingPattern(name) ? (element.propertyName ?? element.name).getText(file) : undefined;
-      if (ts.isIdentifier(element.name)) declare(owner, element.name.text, module?.startsWith('@aws-sdk/') && exported ? { module, exported } : null);
+      const exported = ts.isObjectBindingPattern(name)
+        ? (element.propertyName ?? element.name).getText(file)
+        : undefined;
+      if (ts.isIdentifier(element.name))
+        declare(owner, element.name.text, module?.startsWith('@aws-sdk/') && exported ? { module, exported } : null);
       else declareNames(element.name, owner, undefined);
     }
   };
@@ -141,16 +181,22 @@ export function analyzeBundle(code: string): CodeAccess {
       if (named && ts.isNamespaceImport(named)) declare(file, named.name.text, null);
       if (named && ts.isNamedImports(named)) {
         for (const element of named.elements) {
-          declare(file, element.name.text, module.startsWith('@aws-sdk/') ? { module, exported: (element.propertyName ?? element.name).text } : null);
+          declare(
+            file,
+            element.name.text,
+            module.startsWith('@aws-sdk/') ? { module, exported: (element.propertyName ?? element.name).text } : null,
+          );
         }
       }
     }
     if (ts.isVariableDeclaration(node)) {
       const list = node.parent;
-      const functionScoped = ts.isVariableDeclarationList(list) && !(list.flags & (ts.NodeFlags.Let | ts.NodeFlags.Const));
+      const functionScoped =
+        ts.isVariableDeclarationList(list) && !(list.flags & (ts.NodeFlags.Let | ts.NodeFlags.Const));
       const module = loadedModuleOf(node.initializer);
       // var s = require("@aws-sdk/x"): the whole module, its exports read as `s.Name`.
-      if (ts.isIdentifier(node.name) && module?.startsWith('@aws-sdk/')) declare(ownerOf(node, functionScoped), node.name.text, { module });
+      if (ts.isIdentifier(node.name) && module?.startsWith('@aws-sdk/'))
+        declare(ownerOf(node, functionScoped), node.name.text, { module });
       else declareNames(node.name, ownerOf(node, functionScoped), module);
     }
     if (ts.isParameter(node)) {
@@ -158,17 +204,27 @@ export function analyzeBundle(code: string): CodeAccess {
       const fn = node.parent;
       const call = fn.parent;
       const module =
-        call && ts.isCallExpression(call) && ts.isPropertyAccessExpression(call.expression) && call.expression.name.text === 'then' && fn.parameters[0] === node
+        call &&
+        ts.isCallExpression(call) &&
+        ts.isPropertyAccessExpression(call.expression) &&
+        call.expression.name.text === 'then' &&
+        fn.parameters[0] === node
           ? loadedModuleOf(call.expression.expression)
           : undefined;
       declareNames(node.name, fn, module);
     }
-    if ((ts.isFunctionDeclaration(node) || ts.isClassDeclaration(node)) && node.name) declare(ownerOf(node, true), node.name.text, null);
-    if (ts.isCatchClause(node) && node.variableDeclaration) declareNames(node.variableDeclaration.name, node, undefined);
+    if ((ts.isFunctionDeclaration(node) || ts.isClassDeclaration(node)) && node.name)
+      declare(ownerOf(node, true), node.name.text, null);
+    if (ts.isCatchClause(node) && node.variableDeclaration)
+      declareNames(node.variableDeclaration.name, node, undefined);
     if (ts.isNewExpression(node)) news.push(node);
     if (ts.isCallExpression(node)) calls.push(node);
     // { Put: { TableName: config.tableName, ... } }: one item of a transaction.
-    if (ts.isPropertyAssignment(node) && Object.hasOwn(TRANSACT_ITEM_ACTIONS, node.name.getText(file)) && ts.isObjectLiteralExpression(node.initializer)) {
+    if (
+      ts.isPropertyAssignment(node) &&
+      Object.hasOwn(TRANSACT_ITEM_ACTIONS, node.name.getText(file)) &&
+      ts.isObjectLiteralExpression(node.initializer)
+    ) {
       const hasTableName = node.initializer.properties.some((p) => p.name?.getText(file) === 'TableName');
       if (hasTableName) transactItems.push({ kind: node.name.getText(file), tables: tablesIn(node.initializer) });
     }
@@ -189,7 +245,8 @@ export function analyzeBundle(code: string): CodeAccess {
   function keysIn(node: ts.Node): Set<string> {
     const found = new Set<string>();
     const walk = (n: ts.Node) => {
-      if (ts.isCallExpression(n) && ts.isPropertyAccessExpression(n.expression) && patterns.has(n.expression.name.text)) found.add(patterns.get(n.expression.name.text)!);
+      if (ts.isCallExpression(n) && ts.isPropertyAccessExpression(n.expression) && patterns.has(n.expression.name.text))
+        found.add(patterns.get(n.expression.name.text)!);
       ts.forEachChild(n, walk);
     };
     walk(node);
@@ -208,7 +265,8 @@ export function analyzeBundle(code: string): CodeAccess {
   /** The evidence in the command's argument, else in each enclosing function outwards, else in the whole bundle. */
   function nearest<T>(node: ts.NewExpression, find: (n: ts.Node) => Set<T>): Set<T> {
     const scopes: ts.Node[] = node.arguments?.length ? [node.arguments[0]] : [];
-    for (let parent: ts.Node | undefined = node.parent; parent; parent = parent.parent) if (isFunctionLike(parent)) scopes.push(parent);
+    for (let parent: ts.Node | undefined = node.parent; parent; parent = parent.parent)
+      if (isFunctionLike(parent)) scopes.push(parent);
     scopes.push(file);
     for (const scope of scopes) {
       const found = find(scope);
@@ -253,15 +311,18 @@ export function analyzeBundle(code: string): CodeAccess {
     commands.push({ command, module });
     if (module === '@aws-sdk/client-dynamodb' || module === '@aws-sdk/lib-dynamodb') {
       if (TRANSACT_WRITE.has(command)) {
-        if (transactItems.length === 0) throw new Error(`${command}: no transaction items with a TableName found in the bundle`);
-        for (const item of transactItems) for (const table of item.tables) addDynamodb(table, false, TRANSACT_ITEM_ACTIONS[item.kind]);
+        if (transactItems.length === 0)
+          throw new Error(`${command}: no transaction items with a TableName found in the bundle`);
+        for (const item of transactItems)
+          for (const table of item.tables) addDynamodb(table, false, TRANSACT_ITEM_ACTIONS[item.kind]);
         continue;
       }
       const action = Object.hasOwn(DYNAMODB_ACTIONS, command) ? DYNAMODB_ACTIONS[command] : undefined;
       if (!action) throw new Error(`no IAM mapping for ${module} ${command}: add it to infra/code-access.ts`);
       const tables = nearest(node, tablesIn);
       if (tables.size === 0) throw new Error(`${command}: no table named in its argument, its functions or the bundle`);
-      const onIndexes = command.startsWith('Query') && (node.arguments?.[0] ? hasProperty(node.arguments[0], 'IndexName') : true);
+      const onIndexes =
+        command.startsWith('Query') && (node.arguments?.[0] ? hasProperty(node.arguments[0], 'IndexName') : true);
       for (const table of tables) {
         addDynamodb(table, false, action);
         if (onIndexes) addDynamodb(table, true, action);
@@ -289,9 +350,15 @@ export function analyzeBundle(code: string): CodeAccess {
   const grants: AccessGrant[] = [];
   for (const [key, actions] of [...dynamodb].sort(([a], [b]) => a.localeCompare(b))) {
     const [table, onIndexes] = key.split('|');
-    grants.push({ service: 'dynamodb', table: table as TableDefinition['id'], onIndexes: onIndexes === 'true', actions: [...actions].sort() });
+    grants.push({
+      service: 'dynamodb',
+      table: table as TableDefinition['id'],
+      onIndexes: onIndexes === 'true',
+      actions: [...actions].sort(),
+    });
   }
-  for (const [action, keys] of [...s3Objects].sort(([a], [b]) => a.localeCompare(b))) grants.push({ service: 's3', action, keyPatterns: [...keys].sort() });
+  for (const [action, keys] of [...s3Objects].sort(([a], [b]) => a.localeCompare(b)))
+    grants.push({ service: 's3', action, keyPatterns: [...keys].sort() });
   if (s3List.size) grants.push({ service: 's3-list', prefixPatterns: [...s3List].sort() });
   if (secrets.size) grants.push({ service: 'secretsmanager', actions: [...secrets].sort() });
   return { commands, presigns, grants };

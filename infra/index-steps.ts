@@ -10,10 +10,16 @@ export const MAIN_TABLE_INDEXES_CONTEXT = 'mainTableIndexes';
 /** The table as the stack declares it: every index, or only those the context value names. */
 export function declaredTable(table: TableDefinition, contextValue: unknown): TableDefinition {
   if (contextValue === undefined || contextValue === null || contextValue === '') return table;
-  const names = String(contextValue).split(',').map((n) => n.trim()).filter(Boolean);
+  const names = String(contextValue)
+    .split(',')
+    .map((n) => n.trim())
+    .filter(Boolean);
   const known = new Set(table.globalSecondaryIndexes.map((i) => i.indexName));
   const unknown = names.filter((n) => !known.has(n));
-  if (unknown.length) throw new Error(`context ${MAIN_TABLE_INDEXES_CONTEXT} names indexes the table does not define: ${unknown.join(', ')} (defined: ${[...known].join(', ')})`);
+  if (unknown.length)
+    throw new Error(
+      `context ${MAIN_TABLE_INDEXES_CONTEXT} names indexes the table does not define: ${unknown.join(', ')} (defined: ${[...known].join(', ')})`,
+    );
   return { ...table, globalSecondaryIndexes: table.globalSecondaryIndexes.filter((i) => names.includes(i.indexName)) };
 }
 
@@ -25,7 +31,10 @@ export function declaredTable(table: TableDefinition, contextValue: unknown): Ta
 export function indexSteps(table: TableDefinition, deployed: string[]): string[] {
   const defined = table.globalSecondaryIndexes.map((i) => i.indexName);
   const extra = deployed.filter((n) => !defined.includes(n));
-  if (extra.length) throw new Error(`the deployed table has indexes this version does not define: ${extra.join(', ')}; remove them from the stack by hand first (one per deploy)`);
+  if (extra.length)
+    throw new Error(
+      `the deployed table has indexes this version does not define: ${extra.join(', ')}; remove them from the stack by hand first (one per deploy)`,
+    );
   const present = new Set(deployed);
   const steps: string[] = [];
   for (const name of defined.filter((n) => !present.has(n))) {

@@ -20,7 +20,10 @@ const fullRoot = (): protobuf.Root => {
 };
 
 /** Every message and enum of the descriptor, by full name without the leading dot. */
-function allTypes(root: protobuf.NamespaceBase, into: (protobuf.Type | protobuf.Enum)[] = []): (protobuf.Type | protobuf.Enum)[] {
+function allTypes(
+  root: protobuf.NamespaceBase,
+  into: (protobuf.Type | protobuf.Enum)[] = [],
+): (protobuf.Type | protobuf.Enum)[] {
   for (const nested of root.nestedArray) {
     if (nested instanceof protobuf.Type || nested instanceof protobuf.Enum) into.push(nested);
     if (nested instanceof protobuf.Namespace || nested instanceof protobuf.Type) allTypes(nested, into);
@@ -35,7 +38,7 @@ export function descriptorOf(typeNames: string[]): protobuf.INamespace {
   const add = (type: protobuf.ReflectionObject) => {
     // A nested type travels with its outermost message.
     let outer = type;
-    while (outer.parent && (outer.parent instanceof protobuf.Type)) outer = outer.parent;
+    while (outer.parent && outer.parent instanceof protobuf.Type) outer = outer.parent;
     if (needed.has(outer)) return;
     needed.add(outer);
     const visit = (t: protobuf.ReflectionObject) => {
@@ -56,7 +59,11 @@ export function descriptorOf(typeNames: string[]): protobuf.INamespace {
       if (!inner) namespace.add((inner = new protobuf.Namespace(part)));
       namespace = inner;
     }
-    namespace.add(type instanceof protobuf.Type ? protobuf.Type.fromJSON(type.name, type.toJSON()) : protobuf.Enum.fromJSON(type.name, (type as protobuf.Enum).toJSON() as protobuf.IEnum));
+    namespace.add(
+      type instanceof protobuf.Type
+        ? protobuf.Type.fromJSON(type.name, type.toJSON())
+        : protobuf.Enum.fromJSON(type.name, (type as protobuf.Enum).toJSON() as protobuf.IEnum),
+    );
   }
   return subset.toJSON();
 }
@@ -73,12 +80,24 @@ export function typesNamedIn(code: string): string[] {
  * its own protobuf descriptor (written under `dir`) and no `long` (infra/no-long.cjs).
  */
 export function functionBundleAliases(entry: string, dir: string, name: string): Record<string, string> {
-  return { '#proto-descriptor': functionDescriptorFile(entry, dir, name), long: new URL('./no-long.cjs', import.meta.url).pathname };
+  return {
+    '#proto-descriptor': functionDescriptorFile(entry, dir, name),
+    long: new URL('./no-long.cjs', import.meta.url).pathname,
+  };
 }
 
 /** Writes the descriptor a function's entry needs under `dir` and returns its path. */
 export function functionDescriptorFile(entry: string, dir: string, name: string): string {
-  const probe = buildSync({ entryPoints: [entry], bundle: true, write: false, platform: 'node', format: 'esm', external: ['@aws-sdk/*', 'long'], alias: { '#proto-descriptor': EMPTY }, logLevel: 'silent' });
+  const probe = buildSync({
+    entryPoints: [entry],
+    bundle: true,
+    write: false,
+    platform: 'node',
+    format: 'esm',
+    external: ['@aws-sdk/*', 'long'],
+    alias: { '#proto-descriptor': EMPTY },
+    logLevel: 'silent',
+  });
   const file = join(dir, `${name}.json`);
   mkdirSync(dir, { recursive: true });
   writeFileSync(file, JSON.stringify(descriptorOf(typesNamedIn(probe.outputFiles[0].text))));

@@ -21,7 +21,10 @@ import { functionBundleAliases } from './proto-descriptors.ts';
 import { FUNCTION_BUNDLE } from './bundling.ts';
 import { SERVICE_DESCRIPTION, SERVICE_FILES, SERVICE_PATHS } from '../shared/service/pages.ts';
 
-const attribute = (key: KeyAttribute): Attribute => ({ name: key.name, type: key.type === 'S' ? AttributeType.STRING : AttributeType.NUMBER });
+const attribute = (key: KeyAttribute): Attribute => ({
+  name: key.name,
+  type: key.type === 'S' ? AttributeType.STRING : AttributeType.NUMBER,
+});
 
 /** A table of the stack from its definition (shared/db/tables.ts). */
 export function table(scope: Construct, definition: TableDefinition, pointInTimeRecovery: boolean): TableV2 {
@@ -66,7 +69,10 @@ function statementsFor(grants: AccessGrant[], storage: Storage): PolicyStatement
         });
       }
       case 's3':
-        return new PolicyStatement({ actions: [`s3:${grant.action}`], resources: grant.keyPatterns.map((key) => storage.assets.arnForObjects(key)) });
+        return new PolicyStatement({
+          actions: [`s3:${grant.action}`],
+          resources: grant.keyPatterns.map((key) => storage.assets.arnForObjects(key)),
+        });
       case 's3-list':
         return new PolicyStatement({
           actions: ['s3:ListBucket'],
@@ -74,13 +80,17 @@ function statementsFor(grants: AccessGrant[], storage: Storage): PolicyStatement
           conditions: { StringLike: { 's3:prefix': grant.prefixPatterns } },
         });
       case 'secretsmanager':
-        return new PolicyStatement({ actions: grant.actions.map((a) => `secretsmanager:${a}`), resources: [storage.signingSecret.secretArn] });
+        return new PolicyStatement({
+          actions: grant.actions.map((a) => `secretsmanager:${a}`),
+          resources: [storage.signingSecret.secretArn],
+        });
     }
   });
 }
 
 /** A readable, unique construct id from an operationId: getUser -> GetUserFunction. */
-const functionId = (route: Route) => `${route.operationId.charAt(0).toUpperCase()}${route.operationId.slice(1)}Function`;
+const functionId = (route: Route) =>
+  `${route.operationId.charAt(0).toUpperCase()}${route.operationId.slice(1)}Function`;
 
 export class HawkApiStack extends Stack {
   /** The HTTP API, which the dashboard's CloudFront distribution (infra/web.ts) forwards /api/* to. */
@@ -114,7 +124,12 @@ export class HawkApiStack extends Stack {
     /** One function, granted what its bundle uses (infra/code-access.ts): a new route or SDK call gets its grant. */
     // Each function's protobuf descriptor, beside the assembly (infra/proto-descriptors.ts).
     const descriptors = join(Stage.of(this)!.outdir, 'descriptors');
-    const lambda = (id: string, handlerFile: string, description: string, afterBundling?: ICommandHooks['afterBundling']) => {
+    const lambda = (
+      id: string,
+      handlerFile: string,
+      description: string,
+      afterBundling?: ICommandHooks['afterBundling'],
+    ) => {
       const entry = new URL(`../functions/${handlerFile}.ts`, import.meta.url).pathname;
       const fn = new NodejsFunction(this, id, {
         entry,
@@ -123,7 +138,10 @@ export class HawkApiStack extends Stack {
         architecture: Architecture.ARM_64,
         memorySize: 512,
         timeout: Duration.seconds(29),
-        logGroup: new LogGroup(this, `${id}Logs`, { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY }),
+        logGroup: new LogGroup(this, `${id}Logs`, {
+          retention: RetentionDays.ONE_MONTH,
+          removalPolicy: RemovalPolicy.DESTROY,
+        }),
         description,
         environment: {
           TABLE_NAME: main.tableName,
@@ -145,8 +163,15 @@ export class HawkApiStack extends Stack {
           banner: FUNCTION_BUNDLE.banner,
           // Only the protobuf messages this function's code names, and no `long` (infra/proto-descriptors.ts).
           esbuildArgs: {
-            ...Object.fromEntries(Object.entries(functionBundleAliases(entry, descriptors, id)).map(([name, path]) => [`--alias:${name}`, path])),
-            ...Object.fromEntries(Object.entries(FUNCTION_BUNDLE.supported).map(([feature, on]) => [`--supported:${feature}`, String(on)])),
+            ...Object.fromEntries(
+              Object.entries(functionBundleAliases(entry, descriptors, id)).map(([name, path]) => [
+                `--alias:${name}`,
+                path,
+              ]),
+            ),
+            ...Object.fromEntries(
+              Object.entries(FUNCTION_BUNDLE.supported).map(([feature, on]) => [`--supported:${feature}`, String(on)]),
+            ),
           },
           commandHooks: {
             beforeBundling: () => [],
@@ -183,7 +208,8 @@ export class HawkApiStack extends Stack {
       `cp "${join(swaggerDir, SERVICE_FILES.css)}" "${join(swaggerDir, SERVICE_FILES.script)}" "${outputDir}/"`,
     ]);
     const serviceIntegration = new HttpLambdaIntegration('ServiceIntegration', service);
-    for (const path of SERVICE_PATHS) api.addRoutes({ path, methods: [HttpMethod.GET], integration: serviceIntegration });
+    for (const path of SERVICE_PATHS)
+      api.addRoutes({ path, methods: [HttpMethod.GET], integration: serviceIntegration });
 
     new CfnOutput(this, 'ApiUrl', { value: api.apiEndpoint });
     new CfnOutput(this, 'TableName', { value: main.tableName });

@@ -51,7 +51,11 @@ export class HawkWebStack extends Stack {
       comment: 'hawk-api dashboard: CSP, HSTS, no framing',
       securityHeadersBehavior: {
         contentSecurityPolicy: { contentSecurityPolicy: CONTENT_SECURITY_POLICY, override: true },
-        strictTransportSecurity: { accessControlMaxAge: Duration.seconds(HSTS_MAX_AGE_SECONDS), includeSubdomains: true, override: true },
+        strictTransportSecurity: {
+          accessControlMaxAge: Duration.seconds(HSTS_MAX_AGE_SECONDS),
+          includeSubdomains: true,
+          override: true,
+        },
         frameOptions: { frameOption: HeadersFrameOption.DENY, override: true },
         contentTypeOptions: { override: true },
         referrerPolicy: { referrerPolicy: HeadersReferrerPolicy.NO_REFERRER, override: true },
@@ -69,7 +73,12 @@ export class HawkWebStack extends Stack {
         viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
         cachePolicy: CachePolicy.CACHING_OPTIMIZED,
         responseHeadersPolicy: securityHeaders,
-        functionAssociations: [{ eventType: FunctionEventType.VIEWER_REQUEST, function: new CloudFrontFunction(this, 'SpaRewrite', { code: FunctionCode.fromInline(SPA_REWRITE) }) }],
+        functionAssociations: [
+          {
+            eventType: FunctionEventType.VIEWER_REQUEST,
+            function: new CloudFrontFunction(this, 'SpaRewrite', { code: FunctionCode.fromInline(SPA_REWRITE) }),
+          },
+        ],
       },
       additionalBehaviors: {
         // Never cached; every viewer header but Host (API Gateway answers only to its own host name) reaches the

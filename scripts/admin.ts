@@ -4,7 +4,13 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { runCli, stackOutputs, UsageError, useResolvedRegion } from './aws-stack.ts';
-import { configureEnvironment, dataDir, runningStack, ensureLocalS3Credentials, ensureSigningKey } from './local/stack.ts';
+import {
+  configureEnvironment,
+  dataDir,
+  runningStack,
+  ensureLocalS3Credentials,
+  ensureSigningKey,
+} from './local/stack.ts';
 
 interface Command {
   usage: string;
@@ -31,17 +37,30 @@ const commands: Record<string, Command> = {
     usage: 'create-user --email <email> [--name <full name>]',
     summary: 'creates a user',
     flags: { email: { type: 'string' }, name: { type: 'string' } },
-    run: async (f) => (await admin()).createUser({ email: required(f, 'email'), fullName: f.name as string | undefined }),
+    run: async (f) =>
+      (await admin()).createUser({ email: required(f, 'email'), fullName: f.name as string | undefined }),
   },
   'add-member': {
     usage: 'add-member --org <orgId> --user <userId> [--permissions p1,p2,...] [--replace]',
-    summary: 'makes a user a member (every permission unless --permissions); --replace to change an existing membership',
-    flags: { org: { type: 'string' }, user: { type: 'string' }, permissions: { type: 'string' }, replace: { type: 'boolean' } },
+    summary:
+      'makes a user a member (every permission unless --permissions); --replace to change an existing membership',
+    flags: {
+      org: { type: 'string' },
+      user: { type: 'string' },
+      permissions: { type: 'string' },
+      replace: { type: 'boolean' },
+    },
     run: async (f) =>
       (await admin()).addMember({
         organizationId: required(f, 'org'),
         userId: required(f, 'user'),
-        permissions: typeof f.permissions === 'string' ? f.permissions.split(',').map((p) => p.trim()).filter(Boolean) : undefined,
+        permissions:
+          typeof f.permissions === 'string'
+            ? f.permissions
+                .split(',')
+                .map((p) => p.trim())
+                .filter(Boolean)
+            : undefined,
         replace: f.replace === true,
       }),
   },
@@ -127,7 +146,8 @@ async function connect(): Promise<void> {
     await useResolvedRegion();
     const outputs = await stackOutputs(process.env.STACK_NAME);
     if (!outputs) throw new UsageError(`no stack ${process.env.STACK_NAME} in this AWS account and region`);
-    if (!outputs.TableName || !outputs.AssetsBucketName) throw new UsageError(`stack ${process.env.STACK_NAME} has no TableName/AssetsBucketName outputs`);
+    if (!outputs.TableName || !outputs.AssetsBucketName)
+      throw new UsageError(`stack ${process.env.STACK_NAME} has no TableName/AssetsBucketName outputs`);
     process.env.TABLE_NAME = outputs.TableName;
     process.env.ASSETS_BUCKET = outputs.AssetsBucketName;
   } else if (!process.env.TABLE_NAME && !process.env.DYNAMODB_ENDPOINT) {
@@ -135,7 +155,9 @@ async function connect(): Promise<void> {
       `No running \`npm start\` for DATA_DIR ${dir}; start it (or pass its DATA_DIR), or set STACK_NAME=<stack> (or TABLE_NAME and ASSETS_BUCKET) to work against AWS`,
     );
   } else if (process.env.TABLE_NAME && !process.env.ASSETS_BUCKET) {
-    throw new UsageError('TABLE_NAME is set but ASSETS_BUCKET is not: set both (the stack outputs TableName and AssetsBucketName), or set STACK_NAME');
+    throw new UsageError(
+      'TABLE_NAME is set but ASSETS_BUCKET is not: set both (the stack outputs TableName and AssetsBucketName), or set STACK_NAME',
+    );
   }
 }
 

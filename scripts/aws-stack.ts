@@ -8,7 +8,8 @@ export async function stackOutputs(stackName: string): Promise<Record<string, st
     const out = await new CloudFormationClient({}).send(new DescribeStacksCommand({ StackName: stackName }));
     return Object.fromEntries((out.Stacks?.[0]?.Outputs ?? []).map((o) => [o.OutputKey!, o.OutputValue!]));
   } catch (error) {
-    if ((error as Error).name === 'ValidationError' && /does not exist/.test((error as Error).message)) return undefined;
+    if ((error as Error).name === 'ValidationError' && /does not exist/.test((error as Error).message))
+      return undefined;
     throw error;
   }
 }
@@ -21,14 +22,18 @@ export async function useResolvedRegion(): Promise<string> {
   if (process.env.AWS_REGION) return process.env.AWS_REGION;
   const { CloudFormationClient } = await import('@aws-sdk/client-cloudformation');
   const region = await new CloudFormationClient({}).config.region().catch(() => '');
-  if (!region) throw new Error('no AWS region: set AWS_REGION (or your profile\'s region, or pass --region where the command takes it)');
+  if (!region)
+    throw new Error(
+      "no AWS region: set AWS_REGION (or your profile's region, or pass --region where the command takes it)",
+    );
   process.env.AWS_REGION = region;
   return region;
 }
 
 /** An error's message, with what to do when it is the AWS SDK finding no credentials. */
 export function describeAwsError(error: Error): string {
-  if (error.name === 'CredentialsProviderError') return `${error.message}: configure AWS credentials (aws configure, AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)`;
+  if (error.name === 'CredentialsProviderError')
+    return `${error.message}: configure AWS credentials (aws configure, AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)`;
   return error.message;
 }
 

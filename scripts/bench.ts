@@ -27,11 +27,19 @@ async function main(): Promise<void> {
 
   const progress = (message: string) => process.stderr.write(`[bench] ${message}\n`);
   const run: Run = { date: new Date().toISOString(), source: runSource(), machine: machine(), sections: {} };
-  if (run.source.dirty) progress(`uncommitted changes: this run is recorded as ${run.source.commit.slice(0, 10)}-dirty (commit first for reproducible figures)`);
+  if (run.source.dirty)
+    progress(
+      `uncommitted changes: this run is recorded as ${run.source.commit.slice(0, 10)}-dirty (commit first for reproducible figures)`,
+    );
   const dir = mkdtempSync(join(tmpdir(), 'hawk-bench-'));
   const [dynamodbPort, httpPort] = [await freePort(), await freePort()];
   progress('starting DynamoDB Local and s3rver ...');
-  Object.assign(process.env, { RATE_LIMIT_PER_MINUTE: '100000000', LOGIN_RATE_LIMIT_PER_MINUTE: '100000000', LOGIN_SOURCE_RATE_LIMIT_PER_MINUTE: '100000000', LOG_LEVEL: 'SILENT' });
+  Object.assign(process.env, {
+    RATE_LIMIT_PER_MINUTE: '100000000',
+    LOGIN_RATE_LIMIT_PER_MINUTE: '100000000',
+    LOGIN_SOURCE_RATE_LIMIT_PER_MINUTE: '100000000',
+    LOG_LEVEL: 'SILENT',
+  });
   const stack = await startLocalStack({ dir, persistent: false, port: httpPort, dynamodbPort });
   const ctx: BenchContext = { baseUrl: `http://127.0.0.1:${httpPort}`, progress };
 

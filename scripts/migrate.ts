@@ -11,10 +11,16 @@ import { parseArgs } from 'node:util';
 import { dataDir, runningStack } from './local/stack.ts';
 import { runCli, stackOutputs, UsageError, useResolvedRegion } from './aws-stack.ts';
 
-const USAGE = 'usage: npm run --silent migrate -- (--local | --stack <name> | --table <name> [--region <region>]) [--segments <n>] [--restart]';
+const USAGE =
+  'usage: npm run --silent migrate -- (--local | --stack <name> | --table <name> [--region <region>]) [--segments <n>] [--restart]';
 
 /** Where the table is: the running `npm start` of DATA_DIR, a stack's TableName output, or a table by name. */
-async function target(flags: { local?: boolean; stack?: string; table?: string; region?: string }): Promise<{ tableName: string; where: string }> {
+async function target(flags: {
+  local?: boolean;
+  stack?: string;
+  table?: string;
+  region?: string;
+}): Promise<{ tableName: string; where: string }> {
   const chosen = [flags.local, flags.stack, flags.table].filter((f) => f !== undefined && f !== false).length;
   if (chosen !== 1) throw new UsageError(`name one table: --local, --stack or --table\n${USAGE}`);
   if (flags.region) process.env.AWS_REGION = flags.region;
@@ -22,7 +28,9 @@ async function target(flags: { local?: boolean; stack?: string; table?: string; 
     const dir = dataDir();
     const stack = runningStack(dir);
     if (!stack) {
-      throw new UsageError(`no \`npm start\` is running for DATA_DIR ${dir}: start it (it upgrades a data directory from an earlier version itself) and run this again if needed`);
+      throw new UsageError(
+        `no \`npm start\` is running for DATA_DIR ${dir}: start it (it upgrades a data directory from an earlier version itself) and run this again if needed`,
+      );
     }
     process.env.DYNAMODB_ENDPOINT = stack.dynamodbEndpoint;
     process.env.AWS_REGION ??= 'us-east-1';
@@ -32,11 +40,15 @@ async function target(flags: { local?: boolean; stack?: string; table?: string; 
   if (!process.env.DYNAMODB_ENDPOINT) await useResolvedRegion();
   if (flags.stack) {
     const outputs = await stackOutputs(flags.stack);
-    if (!outputs) throw new UsageError(`no stack ${flags.stack} in this AWS account and region (set AWS_REGION or pass --region)`);
+    if (!outputs)
+      throw new UsageError(`no stack ${flags.stack} in this AWS account and region (set AWS_REGION or pass --region)`);
     if (!outputs.TableName) throw new UsageError(`stack ${flags.stack} has no TableName output`);
     return { tableName: outputs.TableName, where: `stack ${flags.stack}` };
   }
-  return { tableName: flags.table!, where: process.env.DYNAMODB_ENDPOINT ?? `AWS ${process.env.AWS_REGION ?? '(default region)'}` };
+  return {
+    tableName: flags.table!,
+    where: process.env.DYNAMODB_ENDPOINT ?? `AWS ${process.env.AWS_REGION ?? '(default region)'}`,
+  };
 }
 
 const number = (n: number) => n.toLocaleString('en-US');
@@ -65,7 +77,8 @@ async function main(): Promise<number> {
     return 0;
   }
   const segments = flags.segments === undefined ? 4 : Number(flags.segments);
-  if (!Number.isInteger(segments) || segments < 1 || segments > 64) throw new UsageError(`--segments must be an integer from 1 to 64, got "${flags.segments}"`);
+  if (!Number.isInteger(segments) || segments < 1 || segments > 64)
+    throw new UsageError(`--segments must be an integer from 1 to 64, got "${flags.segments}"`);
   const { tableName, where } = await target(flags);
 
   // Imported once the environment names the table, its endpoint and region (shared/config.ts reads them at import):
@@ -76,13 +89,20 @@ async function main(): Promise<number> {
 
   const missing = await missingIndexes(tableName);
   if (missing.length) {
-    process.stderr.write(`migrate: table ${tableName} lacks the indexes ${missing.join(', ')}; the keys written now fill them once created (npm run upgrade deploys them one at a time).\n`);
+    process.stderr.write(
+      `migrate: table ${tableName} lacks the indexes ${missing.join(', ')}; the keys written now fill them once created (npm run upgrade deploys them one at a time).\n`,
+    );
   }
-  const identity = createHash('sha256').update(`${process.env.DYNAMODB_ENDPOINT ?? process.env.AWS_REGION ?? ''}|${tableName}`).digest('hex').slice(0, 16);
+  const identity = createHash('sha256')
+    .update(`${process.env.DYNAMODB_ENDPOINT ?? process.env.AWS_REGION ?? ''}|${tableName}`)
+    .digest('hex')
+    .slice(0, 16);
   const stateFile = join(tmpdir(), `hawk-migrate-${identity}.json`);
   if (flags.restart) rmSync(stateFile, { force: true });
 
-  process.stderr.write(`migrate: table ${tableName} (${where}), ${segments} scan segments; progress is kept in ${stateFile}\n`);
+  process.stderr.write(
+    `migrate: table ${tableName} (${where}), ${segments} scan segments; progress is kept in ${stateFile}\n`,
+  );
   let lastPrint = 0;
   try {
     const summary = await backfillIndexKeys({
@@ -92,16 +112,22 @@ async function main(): Promise<number> {
       onProgress: (s) => {
         if (Date.now() - lastPrint < 2000) return;
         lastPrint = Date.now();
-        process.stderr.write(`migrate: ${number(s.scanned)} items read, ${number(s.updated)} updated, ${number(s.current)} already current (${s.segmentsDone} of ${s.segments} segments done)\n`);
+        process.stderr.write(
+          `migrate: ${number(s.scanned)} items read, ${number(s.updated)} updated, ${number(s.current)} already current (${s.segmentsDone} of ${s.segments} segments done)\n`,
+        );
       },
     });
     process.stdout.write(`${JSON.stringify({ tableName, ...summary })}\n`);
-    const byEntity = Object.entries(summary.updatedByEntity).map(([entity, n]) => `${number(n)} ${entity}`).join(', ');
+    const byEntity = Object.entries(summary.updatedByEntity)
+      .map(([entity, n]) => `${number(n)} ${entity}`)
+      .join(', ');
     process.stderr.write(
       `migrate: done: ${number(summary.scanned)} items read; updated ${byEntity}; ${number(summary.current)} already current; ${number(summary.gone)} deleted meanwhile (left deleted); ${number(summary.reread)} read again after a concurrent change; ${number(summary.steppedByEntity.application ?? 0)} applications counted in the health aggregates.\n`,
     );
     if (summary.conflicts) {
-      process.stderr.write(`migrate: ${number(summary.conflicts)} items kept changing while this ran and were left as they are: run the same command again.\n`);
+      process.stderr.write(
+        `migrate: ${number(summary.conflicts)} items kept changing while this ran and were left as they are: run the same command again.\n`,
+      );
       return 1;
     }
     process.stderr.write(
@@ -111,7 +137,9 @@ async function main(): Promise<number> {
     );
     return 0;
   } catch (error) {
-    process.stderr.write(`migrate: stopped: ${(error as Error).message}\nmigrate: fix the cause and run the same command again: it resumes where it stopped (--restart to begin again).\n`);
+    process.stderr.write(
+      `migrate: stopped: ${(error as Error).message}\nmigrate: fix the cause and run the same command again: it resumes where it stopped (--restart to begin again).\n`,
+    );
     return 1;
   }
 }

@@ -8,8 +8,16 @@ import { routes, pathParameterNames, type Route } from '../shared/routes.ts';
 import { routeNotes } from '../shared/route-notes.ts';
 
 type JsonSchema = Record<string, unknown>;
-interface ProtoField { type: string; rule?: string; keyType?: string }
-interface ProtoNode { fields?: Record<string, ProtoField>; values?: Record<string, number>; nested?: Record<string, ProtoNode> }
+interface ProtoField {
+  type: string;
+  rule?: string;
+  keyType?: string;
+}
+interface ProtoNode {
+  fields?: Record<string, ProtoField>;
+  values?: Record<string, number>;
+  nested?: Record<string, ProtoNode>;
+}
 
 const OUTPUT = new URL('../openapi.json', import.meta.url).pathname;
 const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
@@ -26,11 +34,17 @@ function messageSchemas(): Record<string, JsonSchema> {
           const enumNode = enums[type];
           if (enumNode?.values) return { type: 'string', enum: Object.keys(enumNode.values) };
           switch (type) {
-            case 'int64': case 'uint64': case 'sint64': case 'fixed64':
+            case 'int64':
+            case 'uint64':
+            case 'sint64':
+            case 'fixed64':
               return { type: 'string', format: 'int64', pattern: '^-?[0-9]+$' };
-            case 'int32': case 'uint32': case 'sint32':
+            case 'int32':
+            case 'uint32':
+            case 'sint32':
               return { type: 'integer', format: 'int32' };
-            case 'double': case 'float':
+            case 'double':
+            case 'float':
               return { type: 'number' };
             case 'bool':
               return { type: 'boolean' };
@@ -45,7 +59,9 @@ function messageSchemas(): Record<string, JsonSchema> {
           const item = fieldSchema(spec.type);
           properties[field] = spec.keyType
             ? { type: 'object', additionalProperties: item }
-            : spec.rule === 'repeated' ? { type: 'array', items: item } : item;
+            : spec.rule === 'repeated'
+              ? { type: 'array', items: item }
+              : item;
         }
         schemas[full] = { type: 'object', properties, additionalProperties: false };
       }
@@ -71,13 +87,24 @@ function operationOf(route: Route) {
     name,
     in: 'path',
     required: true,
-    schema: route.params?.shape[name] ? jsonSchema(route.params.shape[name]) : name.endsWith('Id') ? { type: 'string', pattern: UUID_PATTERN } : { type: 'string' },
+    schema: route.params?.shape[name]
+      ? jsonSchema(route.params.shape[name])
+      : name.endsWith('Id')
+        ? { type: 'string', pattern: UUID_PATTERN }
+        : { type: 'string' },
   }));
   for (const [name, schema] of Object.entries(route.query?.shape ?? {})) {
     const description = z.globalRegistry.get(schema)?.description;
-    parameters.push({ name, in: 'query', required: !z.safeParse(schema, undefined).success, schema: jsonSchema(schema), ...(description ? { description } : {}) });
+    parameters.push({
+      name,
+      in: 'query',
+      required: !z.safeParse(schema, undefined).success,
+      schema: jsonSchema(schema),
+      ...(description ? { description } : {}),
+    });
   }
-  if (route.auth === 'apiKey') parameters.push({ name: 'X-ApiKey', in: 'header', required: true, schema: { type: 'string' } });
+  if (route.auth === 'apiKey')
+    parameters.push({ name: 'X-ApiKey', in: 'header', required: true, schema: { type: 'string' } });
 
   const mediaTypes = route.mediaTypes ?? ['application/json', 'application/x-protobuf'];
   const schemaFor = (mediaType: string) =>
@@ -89,7 +116,9 @@ function operationOf(route: Route) {
       ? { description: 'OK (empty body)' }
       : {
           description: 'OK',
-          content: Object.fromEntries(mediaTypes.map((t) => [t, { schema: t === 'text/csv' ? { type: 'string' } : schemaFor(t) }])),
+          content: Object.fromEntries(
+            mediaTypes.map((t) => [t, { schema: t === 'text/csv' ? { type: 'string' } : schemaFor(t) }]),
+          ),
         };
   const notes = [
     routeNotes[route.operationId],
@@ -105,9 +134,21 @@ function operationOf(route: Route) {
     ...(route.permission ? { 'x-permission': route.permission } : {}),
     ...(route.audit ? { 'x-audit-type': route.audit } : {}),
     parameters,
-    ...(route.body ? { requestBody: { required: false, content: { 'application/json': { schema: jsonSchema(route.body) } } } } : {}),
+    ...(route.body
+      ? { requestBody: { required: false, content: { 'application/json': { schema: jsonSchema(route.body) } } } }
+      : {}),
     ...(route.rawBody
-      ? { requestBody: { required: true, content: Object.fromEntries(route.rawBody.contentTypes.map((t) => [t, { schema: { type: 'string', maxLength: route.rawBody!.maxBytes } }])) } }
+      ? {
+          requestBody: {
+            required: true,
+            content: Object.fromEntries(
+              route.rawBody.contentTypes.map((t) => [
+                t,
+                { schema: { type: 'string', maxLength: route.rawBody!.maxBytes } },
+              ]),
+            ),
+          },
+        }
       : {}),
     responses: {
       '200': ok,
@@ -115,7 +156,10 @@ function operationOf(route: Route) {
       '401': error('Missing, expired or insufficient authentication'),
       '404': error('No such route or resource'),
       '406': error('The Accept header allows none of the offered media types'),
-      '429': { ...error('Rate limit reached; retry after `Retry-After` seconds'), headers: { 'Retry-After': { schema: { type: 'integer' } } } },
+      '429': {
+        ...error('Rate limit reached; retry after `Retry-After` seconds'),
+        headers: { 'Retry-After': { schema: { type: 'integer' } } },
+      },
     },
   };
 }
@@ -128,14 +172,18 @@ export function buildOpenApi() {
     info: {
       title: 'hawk-api: application security scan management',
       version: '0.0.1',
-      description: 'A self-hostable service speaking the public StackHawk API. Generated from shared/routes.ts by `npm run openapi`.',
+      description:
+        'A self-hostable service speaking the public StackHawk API. Generated from shared/routes.ts by `npm run openapi`.',
     },
     servers: [{ url: 'http://127.0.0.1:3000', description: 'npm start' }],
     security: [{ BearerAuth: [] }],
     paths,
     components: {
       securitySchemes: { BearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
-      schemas: { Error: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] }, ...messageSchemas() },
+      schemas: {
+        Error: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] },
+        ...messageSchemas(),
+      },
     },
   };
 }

@@ -121,8 +121,13 @@ function generate(schemas: Record<string, Schema>, roots: string[]): Map<string,
 /** Compiles every .proto file of shared/proto into the JSON descriptor the handlers load. */
 export function compileDescriptor(): string {
   const root = new protobuf.Root();
-  const files = readdirSync(PROTO_DIR).filter((f) => f.endsWith('.proto')).sort();
-  root.loadSync(files.map((f) => join(PROTO_DIR, f)), { keepCase: true });
+  const files = readdirSync(PROTO_DIR)
+    .filter((f) => f.endsWith('.proto'))
+    .sort();
+  root.loadSync(
+    files.map((f) => join(PROTO_DIR, f)),
+    { keepCase: true },
+  );
   root.resolveAll();
   return JSON.stringify(root.toJSON(), null, 1) + '\n';
 }
@@ -136,11 +141,16 @@ export function generatedProtoFiles(): Map<string, string> {
 /** The keys of a schema the generator reads; descriptions and examples (prose) are left out. */
 function schemaFacts(schema: Schema): Schema {
   const facts: Schema = {};
-  for (const key of ['type', 'format', '$ref', 'enum', 'writeOnly'] as const) if (schema[key] !== undefined) Object.assign(facts, { [key]: schema[key] });
+  for (const key of ['type', 'format', '$ref', 'enum', 'writeOnly'] as const)
+    if (schema[key] !== undefined) Object.assign(facts, { [key]: schema[key] });
   if (schema.items) facts.items = schemaFacts(schema.items);
-  if (schema.properties) facts.properties = Object.fromEntries(Object.entries(schema.properties).map(([name, p]) => [name, schemaFacts(p)]));
+  if (schema.properties)
+    facts.properties = Object.fromEntries(Object.entries(schema.properties).map(([name, p]) => [name, schemaFacts(p)]));
   if (schema.additionalProperties !== undefined)
-    facts.additionalProperties = typeof schema.additionalProperties === 'object' ? schemaFacts(schema.additionalProperties) : schema.additionalProperties;
+    facts.additionalProperties =
+      typeof schema.additionalProperties === 'object'
+        ? schemaFacts(schema.additionalProperties)
+        : schema.additionalProperties;
   return facts;
 }
 
@@ -154,11 +164,20 @@ function refreshSchemas(descriptionPaths: string[]): void {
   const sources: string[] = [];
   for (const path of [...descriptionPaths].reverse()) {
     const raw = readFileSync(path);
-    const spec = JSON.parse(raw.toString('utf8')) as { info: { title: string; version: string }; components: { schemas: Record<string, Schema> } };
+    const spec = JSON.parse(raw.toString('utf8')) as {
+      info: { title: string; version: string };
+      components: { schemas: Record<string, Schema> };
+    };
     Object.assign(merged, spec.components.schemas);
-    sources.unshift(`${path.split('/').pop()} (${spec.info.title} ${spec.info.version}, sha256 ${createHash('sha256').update(raw).digest('hex')})`);
+    sources.unshift(
+      `${path.split('/').pop()} (${spec.info.title} ${spec.info.version}, sha256 ${createHash('sha256').update(raw).digest('hex')})`,
+    );
   }
-  const schemas = Object.fromEntries(Object.keys(merged).sort().map((name) => [name, schemaFacts(merged[name])]));
+  const schemas = Object.fromEntries(
+    Object.keys(merged)
+      .sort()
+      .map((name) => [name, schemaFacts(merged[name])]),
+  );
   const source =
     `components.schemas of the public StackHawk OpenAPI descriptions (https://download.stackhawk.com/openapi/): ${sources.join('; ')}, ` +
     'the first winning, reduced to the keys scripts/proto.ts reads. Refresh: npm run proto -- --schemas-from <stackhawk-openapi.json> <stackhawk-openapi-2026-01.json>';
@@ -169,7 +188,8 @@ if (process.argv[1]?.endsWith('proto.ts')) {
   const from = process.argv.indexOf('--schemas-from');
   if (from !== -1) {
     const paths = process.argv.slice(from + 1).filter((a) => !a.startsWith('-'));
-    if (!paths.length) throw new Error('--schemas-from needs the path of a stackhawk-openapi.json (then older descriptions)');
+    if (!paths.length)
+      throw new Error('--schemas-from needs the path of a stackhawk-openapi.json (then older descriptions)');
     refreshSchemas(paths);
   }
   for (const file of readdirSync(PROTO_DIR)) {
@@ -177,7 +197,8 @@ if (process.argv[1]?.endsWith('proto.ts')) {
   }
   for (const [file, text] of generatedProtoFiles()) writeFileSync(join(PROTO_DIR, file), text);
   for (const file of readdirSync(PROTO_DIR)) {
-    if (file.endsWith('.proto') && readFileSync(join(PROTO_DIR, file), 'utf8') === '') unlinkSync(join(PROTO_DIR, file));
+    if (file.endsWith('.proto') && readFileSync(join(PROTO_DIR, file), 'utf8') === '')
+      unlinkSync(join(PROTO_DIR, file));
   }
   writeFileSync(join(PROTO_DIR, 'descriptor.json'), compileDescriptor());
   console.log(`wrote ${PROTO_DIR}`);

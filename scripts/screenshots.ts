@@ -22,30 +22,63 @@ async function main(): Promise<void> {
     await ensureWebBuild({ log: console.error });
     const { orgId, userId, token } = await benchTenant({ baseUrl, progress: console.error }, 'screenshots');
     const call = async (method: string, path: string, body?: unknown) => {
-      const response = await fetch(`${baseUrl}${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const response = await fetch(`${baseUrl}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
       return response.json() as Promise<any>;
     };
     const shop = await call('POST', `/api/v1/org/${orgId}/app`, { name: 'shop', env: 'production' });
-    for (const name of ['billing-api', 'customer-portal', 'inventory']) await call('POST', `/api/v1/org/${orgId}/app`, { name, env: 'staging' });
+    for (const name of ['billing-api', 'customer-portal', 'inventory'])
+      await call('POST', `/api/v1/org/${orgId}/app`, { name, env: 'staging' });
     await call('POST', `/api/v1/app/${shop.applicationId}/env`, { env: 'staging' });
     let scanId = '';
-    for (const [high, medium, low] of [[3, 5, 8], [2, 4, 8], [1, 4, 6], [1, 2, 5]]) {
-      ({ scanId } = await call('POST', `/api/v1/app/${shop.applicationId}/scan`, { env: 'production', config: 'app:\n  env: production\n', hawkscanVersion: '4.2.0', host: 'https://shop.example' }));
+    for (const [high, medium, low] of [
+      [3, 5, 8],
+      [2, 4, 8],
+      [1, 4, 6],
+      [1, 2, 5],
+    ]) {
+      ({ scanId } = await call('POST', `/api/v1/app/${shop.applicationId}/scan`, {
+        env: 'production',
+        config: 'app:\n  env: production\n',
+        hawkscanVersion: '4.2.0',
+        host: 'https://shop.example',
+      }));
       const alert = (pluginId: string, name: string, severity: string, count: number) => ({
-        pluginId, name, severity, cweId: '79', description: `${name}: see the references.`, references: ['https://owasp.org/www-project-top-ten/'],
+        pluginId,
+        name,
+        severity,
+        cweId: '79',
+        description: `${name}: see the references.`,
+        references: ['https://owasp.org/www-project-top-ten/'],
         uris: Array.from({ length: count }, (_, i) => ({
-          uri: `/products/${i}?q=test`, requestMethod: 'GET', param: 'q', evidence: '<script>alert(1)</script>',
+          uri: `/products/${i}?q=test`,
+          requestMethod: 'GET',
+          param: 'q',
+          evidence: '<script>alert(1)</script>',
           requestHeader: `GET https://shop.example/products/${i}?q=test HTTP/1.1\r\nHost: shop.example\r\nAccept: text/html\r\n`,
           responseHeader: 'HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n',
           responseBody: '<html><body><p>Results for <script>alert(1)</script></p></body></html>',
         })),
       });
-      await call('POST', `/api/v1/scan/${scanId}/alerts`, { alerts: [alert('40012', 'Cross Site Scripting (Reflected)', 'High', high), alert('10038', 'Content Security Policy Header Not Set', 'Medium', medium), alert('10021', 'X-Content-Type-Options Header Missing', 'Low', low)] });
+      await call('POST', `/api/v1/scan/${scanId}/alerts`, {
+        alerts: [
+          alert('40012', 'Cross Site Scripting (Reflected)', 'High', high),
+          alert('10038', 'Content Security Policy Header Not Set', 'Medium', medium),
+          alert('10021', 'X-Content-Type-Options Header Missing', 'Low', low),
+        ],
+      });
       await call('POST', `/api/v1/scan/${scanId}/complete`, { status: 'COMPLETED', urlCount: 40 });
     }
     const team = await call('POST', `/api/v1/org/${orgId}/team`, { name: 'Payments' });
-    await call('PUT', `/api/v1/org/${orgId}/team/${team.team.id}`, { name: 'Payments', userIds: [userId], applicationIds: [shop.applicationId] });
+    await call('PUT', `/api/v1/org/${orgId}/team/${team.team.id}`, {
+      name: 'Payments',
+      userIds: [userId],
+      applicationIds: [shop.applicationId],
+    });
     const envs = await call('GET', `/api/v2/org/${orgId}/envs?appIds=${shop.applicationId}&query=production`);
     const envId = envs.environments[0].environmentId;
     const findings = await call('GET', `/api/v1/scan/${scanId}/alert/40012`);
@@ -54,8 +87,16 @@ async function main(): Promise<void> {
     const csp = await call('GET', `/api/v1/scan/${scanId}/alert/10038`);
     await call('POST', `/api/v1/org/${orgId}/app/${shop.applicationId}/env/${envId}/findings/triage`, {
       actions: [
-        { findingHash: csp.applicationScanAlertUris[0].findingHash, status: 'FALSE_POSITIVE', note: 'CSP is set by the CDN' },
-        { findingHash: uri.findingHash, status: 'RISK_ACCEPTED', note: 'internal search page, fixed in the next release' },
+        {
+          findingHash: csp.applicationScanAlertUris[0].findingHash,
+          status: 'FALSE_POSITIVE',
+          note: 'CSP is set by the CDN',
+        },
+        {
+          findingHash: uri.findingHash,
+          status: 'RISK_ACCEPTED',
+          note: 'internal search page, fixed in the next release',
+        },
       ],
     });
     // A colleague to find on the team page.
@@ -73,9 +114,15 @@ async function main(): Promise<void> {
     await page.evaluate((t) => sessionStorage.setItem('hawk.token', t), token);
     const shoot = async (name: string, path: string, ready: string) => {
       await page.goto(`${baseUrl}/org/${orgId}${path}`);
-      await page.locator(ready).first().waitFor().catch(async (error) => {
-        throw new Error(`${path}: ${ready} never showed; the page says: ${await page.locator('body').innerText()}`, { cause: error });
-      });
+      await page
+        .locator(ready)
+        .first()
+        .waitFor()
+        .catch(async (error) => {
+          throw new Error(`${path}: ${ready} never showed; the page says: ${await page.locator('body').innerText()}`, {
+            cause: error,
+          });
+        });
       await page.screenshot({ path: join(OUT, `${name}.png`), fullPage: true });
       console.error(`wrote ${OUT}/${name}.png`);
     };

@@ -15,7 +15,10 @@ const jsonLogs = process.argv.includes('--json-logs');
 
 /** Refuses ports another program holds (another DynamoDB Local would silently receive this stack's data). */
 async function requireFreePorts(): Promise<void> {
-  for (const [what, candidate] of [['the HTTP server (PORT)', port], ['DynamoDB Local (DYNAMODB_PORT, default PORT+1)', dynamodbPort]] as const) {
+  for (const [what, candidate] of [
+    ['the HTTP server (PORT)', port],
+    ['DynamoDB Local (DYNAMODB_PORT, default PORT+1)', dynamodbPort],
+  ] as const) {
     if (!(await portIsFree(candidate))) {
       throw new Error(
         `port ${candidate}, for ${what}, is already in use by another program. ` +
@@ -32,20 +35,40 @@ async function main(): Promise<void> {
   await acquireStartLock(dir);
   await requireFreePorts();
 
-  console.log(`Starting DynamoDB Local (127.0.0.1:${dynamodbPort}) and s3rver (behind the HTTP server), data in ${dir} ...`);
+  console.log(
+    `Starting DynamoDB Local (127.0.0.1:${dynamodbPort}) and s3rver (behind the HTTP server), data in ${dir} ...`,
+  );
   const stack = await startLocalStack({ dir, persistent: true, port, dynamodbPort });
   try {
     await ensureWebBuild({ log: console.log });
-    writeFileSync(statePath(dir), JSON.stringify({ pid: process.pid, port, dynamodbEndpoint: stack.dynamodbEndpoint, s3Endpoint: stack.s3Endpoint }, null, 2));
+    writeFileSync(
+      statePath(dir),
+      JSON.stringify(
+        { pid: process.pid, port, dynamodbEndpoint: stack.dynamodbEndpoint, s3Endpoint: stack.s3Endpoint },
+        null,
+        2,
+      ),
+    );
     await bootstrap();
     if (!stack.loopbackOnly) {
-      const ports = [dynamodbPort, ...(stack.rateLimitDynamodbEndpoint ? [new URL(stack.rateLimitDynamodbEndpoint).port] : [])].join(' and ');
-      console.warn(`Warning: DynamoDB Local listens on every network interface (port ${ports}): this Java runtime cannot run its loopback launcher (no jdk.compiler module). Install a full JDK (e.g. default-jdk-headless) or firewall the ports.`);
+      const ports = [
+        dynamodbPort,
+        ...(stack.rateLimitDynamodbEndpoint ? [new URL(stack.rateLimitDynamodbEndpoint).port] : []),
+      ].join(' and ');
+      console.warn(
+        `Warning: DynamoDB Local listens on every network interface (port ${ports}): this Java runtime cannot run its loopback launcher (no jdk.compiler module). Install a full JDK (e.g. default-jdk-headless) or firewall the ports.`,
+      );
     }
     const logFile = join(dir, 'logs', 'hawk-api.log');
     if (!jsonLogs) compactLogs(logFile);
-    console.log(`hawk-api is ready on http://127.0.0.1:${port}: the dashboard at /, the API at /api, health at /health, API docs at /docs (Ctrl-C stops it)`);
-    console.log(jsonLogs ? 'Request logs: JSON lines below.' : `Request logs: one line each below; full JSON lines in ${logFile} (npm start -- --json-logs prints them here).`);
+    console.log(
+      `hawk-api is ready on http://127.0.0.1:${port}: the dashboard at /, the API at /api, health at /health, API docs at /docs (Ctrl-C stops it)`,
+    );
+    console.log(
+      jsonLogs
+        ? 'Request logs: JSON lines below.'
+        : `Request logs: one line each below; full JSON lines in ${logFile} (npm start -- --json-logs prints them here).`,
+    );
 
     let stopping = false;
     const stop = async (signal: string) => {
@@ -71,7 +94,9 @@ async function bootstrap(): Promise<void> {
   if (existsSync(file)) {
     const ids = JSON.parse(readFileSync(file, 'utf8'));
     console.log(`Bootstrap organization ${ids.organizationId}, user ${ids.userId} (ids in ${file}).`);
-    console.log(`Its API key was printed on first start; for a new one: npm run --silent admin -- create-api-key --user ${ids.userId}`);
+    console.log(
+      `Its API key was printed on first start; for a new one: npm run --silent admin -- create-api-key --user ${ids.userId}`,
+    );
     return;
   }
   const admin = await import('../shared/identity/admin.ts');
@@ -81,8 +106,12 @@ async function bootstrap(): Promise<void> {
   const { apiKey } = await admin.createApiKey({ userId });
   writeFileSync(file, JSON.stringify({ organizationId, userId }, null, 2));
   console.log('First start: created a bootstrap organization, user (all permissions) and API key.');
-  console.log(`  organizationId: ${organizationId}\n  userId:         ${userId}\n  API key:        ${apiKey}   (shown once, stored only as a hash)`);
-  console.log(`Try it (README: "A walk-through with curl"):\n  export BASE=http://127.0.0.1:${port} API_KEY='${apiKey}'`);
+  console.log(
+    `  organizationId: ${organizationId}\n  userId:         ${userId}\n  API key:        ${apiKey}   (shown once, stored only as a hash)`,
+  );
+  console.log(
+    `Try it (README: "A walk-through with curl"):\n  export BASE=http://127.0.0.1:${port} API_KEY='${apiKey}'`,
+  );
 }
 
 main().catch((error) => {

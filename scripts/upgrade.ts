@@ -9,7 +9,8 @@ import { runCli, stackOutputs, UsageError, useResolvedRegion } from './aws-stack
 import { indexSteps, MAIN_TABLE_INDEXES_CONTEXT } from '../infra/index-steps.ts';
 import { mainTable } from '../shared/db/tables.ts';
 
-const USAGE = 'usage: npm run --silent upgrade -- [--stack <name>] [-- <cdk deploy options, e.g. --require-approval never>]';
+const USAGE =
+  'usage: npm run --silent upgrade -- [--stack <name>] [-- <cdk deploy options, e.g. --require-approval never>]';
 const root = new URL('..', import.meta.url).pathname;
 
 function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
@@ -29,7 +30,9 @@ async function indexesActive(tableName: string): Promise<void> {
   for (let waited = 0; ; waited += 15) {
     const building = (await deployedIndexes(tableName)).filter((i) => i.status !== 'ACTIVE');
     if (!building.length) return;
-    process.stderr.write(`upgrade: waiting for ${building.map((i) => `${i.name} (${i.status})`).join(', ')} (${waited} s)\n`);
+    process.stderr.write(
+      `upgrade: waiting for ${building.map((i) => `${i.name} (${i.status})`).join(', ')} (${waited} s)\n`,
+    );
     await sleep(15_000);
   }
 }
@@ -40,7 +43,12 @@ async function main(): Promise<number> {
   const cdkOptions = separator < 0 ? [] : process.argv.slice(separator + 1);
   let flags;
   try {
-    flags = parseArgs({ args: own, options: { stack: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: false }).values;
+    flags = parseArgs({
+      args: own,
+      options: { stack: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      strict: true,
+      allowPositionals: false,
+    }).values;
   } catch (error) {
     throw new UsageError(`${(error as Error).message}\n${USAGE}`);
   }
@@ -54,18 +62,39 @@ async function main(): Promise<number> {
   const env = { ...process.env, STACK_NAME: stackName };
   const outputs = await stackOutputs(stackName);
   if (!outputs?.TableName) {
-    throw new UsageError(`no stack ${stackName} with a TableName output in this AWS account and region: for a first deploy run npx cdk deploy --all`);
+    throw new UsageError(
+      `no stack ${stackName} with a TableName output in this AWS account and region: for a first deploy run npx cdk deploy --all`,
+    );
   }
   const tableName = outputs.TableName;
   await indexesActive(tableName);
   const { deployedIndexes } = await import('../shared/db/backfill.ts');
-  const steps = indexSteps(mainTable, (await deployedIndexes(tableName)).map((i) => i.name));
-  process.stderr.write(`upgrade: stack ${stackName}, table ${tableName}: ${steps.length ? `${steps.length} indexes to add, one deploy each` : 'every index is there'}\n`);
+  const steps = indexSteps(
+    mainTable,
+    (await deployedIndexes(tableName)).map((i) => i.name),
+  );
+  process.stderr.write(
+    `upgrade: stack ${stackName}, table ${tableName}: ${steps.length ? `${steps.length} indexes to add, one deploy each` : 'every index is there'}\n`,
+  );
   for (const [n, indexes] of steps.entries()) {
     process.stderr.write(`upgrade: step ${n + 1} of ${steps.length}: the table with ${indexes}\n`);
-    const code = await run('npx', ['cdk', 'deploy', stackName, '--exclusively', '--context', `${MAIN_TABLE_INDEXES_CONTEXT}=${indexes}`, ...cdkOptions], env);
+    const code = await run(
+      'npx',
+      [
+        'cdk',
+        'deploy',
+        stackName,
+        '--exclusively',
+        '--context',
+        `${MAIN_TABLE_INDEXES_CONTEXT}=${indexes}`,
+        ...cdkOptions,
+      ],
+      env,
+    );
     if (code !== 0) {
-      process.stderr.write(`upgrade: the deploy of step ${n + 1} failed (above): fix its cause and run npm run upgrade again; it continues from the indexes the table has.\n`);
+      process.stderr.write(
+        `upgrade: the deploy of step ${n + 1} failed (above): fix its cause and run npm run upgrade again; it continues from the indexes the table has.\n`,
+      );
       return 1;
     }
     await indexesActive(tableName);
@@ -76,7 +105,9 @@ async function main(): Promise<number> {
   }
   const migrated = await run(process.execPath, ['--import', 'tsx', 'scripts/migrate.ts', '--stack', stackName], env);
   if (migrated !== 0) {
-    process.stderr.write(`upgrade: the backfill stopped (above): run npm run --silent migrate -- --stack ${stackName} to finish it.\n`);
+    process.stderr.write(
+      `upgrade: the backfill stopped (above): run npm run --silent migrate -- --stack ${stackName} to finish it.\n`,
+    );
     return 1;
   }
   process.stderr.write(`upgrade: stack ${stackName} is upgraded and its items carry every index key.\n`);

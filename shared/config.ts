@@ -21,7 +21,10 @@ export const config = {
   s3Endpoint: process.env.S3_ENDPOINT || undefined,
   /** Set only locally: the credentials the local S3 front door checks signatures with (DATA_DIR/local-s3.key). */
   localS3Credentials: process.env.LOCAL_S3_SECRET_ACCESS_KEY
-    ? { accessKeyId: process.env.LOCAL_S3_ACCESS_KEY_ID ?? 'hawk-local', secretAccessKey: process.env.LOCAL_S3_SECRET_ACCESS_KEY }
+    ? {
+        accessKeyId: process.env.LOCAL_S3_ACCESS_KEY_ID ?? 'hawk-local',
+        secretAccessKey: process.env.LOCAL_S3_SECRET_ACCESS_KEY,
+      }
     : undefined,
   /** Locally: a file under DATA_DIR holding the JWT signing secret. */
   signingKeyFile: process.env.SIGNING_KEY_FILE || undefined,

@@ -35,7 +35,8 @@ const SCALAR = '\x1f'; // the lexer's marker before a plain or block scalar's so
  */
 export function prescanDocument(text: string, limits: DocumentLimits): void {
   const bytes = Buffer.byteLength(text, 'utf8');
-  if (bytes > limits.maxBytes) throw new DocumentRejected(413, `the document is ${bytes} bytes; at most ${limits.maxBytes} are accepted`);
+  if (bytes > limits.maxBytes)
+    throw new DocumentRejected(413, `the document is ${bytes} bytes; at most ${limits.maxBytes} are accepted`);
   let offset = 0;
   let flowDepth = 0;
   let lineStart = true;
@@ -83,14 +84,20 @@ export function prescanDocument(text: string, limits: DocumentLimits): void {
 function checkTree(document: Document, limits: DocumentLimits): void {
   const visit = (node: unknown, depth: number): void => {
     if (isMap(node) || isSeq(node)) {
-      if (depth > limits.maxDepth) throw new DocumentRejected(400, `nested deeper than ${limits.maxDepth} levels`, node.range?.[0]);
+      if (depth > limits.maxDepth)
+        throw new DocumentRejected(400, `nested deeper than ${limits.maxDepth} levels`, node.range?.[0]);
     }
     if (isMap(node)) {
       const keys = new Set<string>();
       for (const pair of node.items) {
         if (isScalar(pair.key)) {
           const key = `${typeof pair.key.value}:${String(pair.key.value)}`;
-          if (keys.has(key)) throw new DocumentRejected(400, `duplicate key ${JSON.stringify(String(pair.key.value))} (keys of a mapping must be unique)`, pair.key.range?.[0]);
+          if (keys.has(key))
+            throw new DocumentRejected(
+              400,
+              `duplicate key ${JSON.stringify(String(pair.key.value))} (keys of a mapping must be unique)`,
+              pair.key.range?.[0],
+            );
           keys.add(key);
         } else if (!isAlias(pair.key)) {
           visit(pair.key, depth + 1);

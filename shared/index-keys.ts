@@ -23,7 +23,9 @@ export const migrationSteps: Record<string, (item: Record<string, unknown>) => P
 };
 
 /** The whole migration of a table (npm run migrate, npm start on older data): the keys, the steps, the marker at the end. */
-export const tableMigration = (tableName: string): Pick<BackfillOptions, 'tableName' | 'entities' | 'steps' | 'finish'> => ({
+export const tableMigration = (
+  tableName: string,
+): Pick<BackfillOptions, 'tableName' | 'entities' | 'steps' | 'finish'> => ({
   tableName,
   entities: indexedEntities,
   steps: migrationSteps,

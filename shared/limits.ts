@@ -22,7 +22,12 @@ export const SCAN_CONFIG_LIMITS = { ...DOCUMENT_LIMITS, maxBytes: 1_000_000, max
  * of one operation): the limits keep it small, DESCRIPTION_VALIDATION bounds it. maxNodes counts keys and values of
  * the text as written.
  */
-export const DESCRIPTION_LIMITS = { ...DOCUMENT_LIMITS, maxBytes: 4 * 1024 * 1024, maxNodes: 100_000, maxExpandedNodes: 40_000 } as const;
+export const DESCRIPTION_LIMITS = {
+  ...DOCUMENT_LIMITS,
+  maxBytes: 4 * 1024 * 1024,
+  maxNodes: 100_000,
+  maxExpandedNodes: 40_000,
+} as const;
 
 /**
  * Validating an uploaded description runs in a worker thread stopped after timeoutMs or when its heap passes

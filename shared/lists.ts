@@ -10,17 +10,22 @@ z.config(en());
 // strings; API Gateway joins a repeated parameter's values with commas, and the local server does the same, so a
 // list parameter is accepted both comma-joined and repeated.
 
-
 const integer = (min: number, max: number | undefined, fallback: number) => {
   const digits = z.pipe(z.string().check(z.regex(/^\s*-?\d+\s*$/, 'must be an integer')), z.transform(Number));
-  const bounded = max === undefined ? z.number().check(z.int(), z.gte(min)) : z.number().check(z.int(), z.gte(min), z.lte(max));
-  return z.pipe(z.optional(z.pipe(digits, bounded)), z.transform((value) => value ?? fallback));
+  const bounded =
+    max === undefined ? z.number().check(z.int(), z.gte(min)) : z.number().check(z.int(), z.gte(min), z.lte(max));
+  return z.pipe(
+    z.optional(z.pipe(digits, bounded)),
+    z.transform((value) => value ?? fallback),
+  );
 };
 
 /** pageSize: 1 to 1000, default 10 (the findings report: 500). */
-export const pageSizeParam = (fallback = 10) => integer(1, 1000, fallback).check(z.describe(`Page size, 1 to 1000 (default ${fallback}).`));
+export const pageSizeParam = (fallback = 10) =>
+  integer(1, 1000, fallback).check(z.describe(`Page size, 1 to 1000 (default ${fallback}).`));
 /** pageToken: the 0-based page number (an int32, as the public API declares it), default 0. */
-export const pageTokenParam = () => integer(0, 2_147_483_647, 0).check(z.describe('0-based page number, at most 2147483647 (default 0).'));
+export const pageTokenParam = () =>
+  integer(0, 2_147_483_647, 0).check(z.describe('0-based page number, at most 2147483647 (default 0).'));
 /** An integer such as a time in ms, default 0. */
 export const integerParam = (fallback = 0) => integer(0, undefined, fallback);
 
@@ -31,42 +36,80 @@ export const startNotAfterEnd = <T extends { start: number; end: number }>() =>
 /** `true` or `false` in any case; absent: the default. */
 export const booleanParam = (fallback: boolean | undefined) => {
   const word = z.pipe(
-    z.pipe(z.string(), z.transform((v) => v.trim().toLowerCase())),
+    z.pipe(
+      z.string(),
+      z.transform((v) => v.trim().toLowerCase()),
+    ),
     z.enum(['true', 'false'], { error: 'must be true or false' }),
   );
-  return z.pipe(z.optional(z.pipe(word, z.transform((v) => v === 'true'))), z.transform((v) => v ?? fallback));
+  return z.pipe(
+    z.optional(
+      z.pipe(
+        word,
+        z.transform((v) => v === 'true'),
+      ),
+    ),
+    z.transform((v) => v ?? fallback),
+  );
 };
 
 /** One of the values, in any case (e.g. sortDir asc/ASC). */
 export const caseInsensitiveEnum = <T extends string>(values: readonly [T, ...T[]]) => {
   const upper = z.pipe(
-    z.pipe(z.string(), z.transform((v) => v.trim().toUpperCase())),
-    z.enum(values.map((v) => v.toUpperCase()) as [string, ...string[]], { error: `must be one of ${values.join(', ')}` }),
+    z.pipe(
+      z.string(),
+      z.transform((v) => v.trim().toUpperCase()),
+    ),
+    z.enum(values.map((v) => v.toUpperCase()) as [string, ...string[]], {
+      error: `must be one of ${values.join(', ')}`,
+    }),
   );
-  return z.optional(z.pipe(upper, z.transform((v) => values.find((value) => value.toUpperCase() === v)!)));
+  return z.optional(
+    z.pipe(
+      upper,
+      z.transform((v) => values.find((value) => value.toUpperCase() === v)!),
+    ),
+  );
 };
 
 /** A list parameter, comma-joined or repeated, each value once; each item validated by `item`. Absent: `fallback`. */
 export const listParam = <T extends string>(item: z.ZodMiniType<T, string>, fallback: T[] = []) => {
-  const split = (v: string) => [...new Set(v.split(',').map((s) => s.trim()).filter(Boolean))];
+  const split = (v: string) => [
+    ...new Set(
+      v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+  ];
   const items = z.pipe(z.pipe(z.string(), z.transform(split)), z.array(item));
-  return z.pipe(z.optional(items), z.transform((v): T[] => (v === undefined || v.length === 0 ? fallback : v)));
+  return z.pipe(
+    z.optional(items),
+    z.transform((v): T[] => (v === undefined || v.length === 0 ? fallback : v)),
+  );
 };
 
 /** A UUID, lower-cased (ids are stored lower-case; clients may send either case). */
-export const uuidSchema = () => z.pipe(z.string().check(z.regex(UUID, 'must be a UUID')), z.transform((id) => id.toLowerCase()));
-export const uuidListParam = () => listParam(z.string().check(z.regex(UUID, 'must be a UUID'))).check(z.describe('Comma-delimited UUIDs.'));
-export const nameListParam = () => listParam(z.string().check(z.maxLength(255))).check(z.describe('Comma-delimited names.'));
-export const enumListParam = <T extends string>(values: readonly [T, ...T[]], fallback: T[] = []) =>
-  listParam(z.enum(values, { error: `must be one of ${values.join(', ')}` }) as unknown as z.ZodMiniType<T, string>, fallback).check(
-    z.describe(`Comma-delimited, of ${values.join(', ')}.`),
+export const uuidSchema = () =>
+  z.pipe(
+    z.string().check(z.regex(UUID, 'must be a UUID')),
+    z.transform((id) => id.toLowerCase()),
   );
+export const uuidListParam = () =>
+  listParam(z.string().check(z.regex(UUID, 'must be a UUID'))).check(z.describe('Comma-delimited UUIDs.'));
+export const nameListParam = () =>
+  listParam(z.string().check(z.maxLength(255))).check(z.describe('Comma-delimited names.'));
+export const enumListParam = <T extends string>(values: readonly [T, ...T[]], fallback: T[] = []) =>
+  listParam(
+    z.enum(values, { error: `must be one of ${values.join(', ')}` }) as unknown as z.ZodMiniType<T, string>,
+    fallback,
+  ).check(z.describe(`Comma-delimited, of ${values.join(', ')}.`));
 
 /** The V2 lists' free-text `query` (SPEC 4.2.1 pattern). */
 export const v2QueryParam = (matches: string) =>
-  z.optional(z.string().check(z.regex(/^[\w\-\s/_.~]*$/, 'must match ^[\\w\\-\\s\\/\\_\\.\\~]*$'))).check(
-    z.describe(`Case-insensitive part of ${matches}.`),
-  );
+  z
+    .optional(z.string().check(z.regex(/^[\w\-\s/_.~]*$/, 'must match ^[\\w\\-\\s\\/\\_\\.\\~]*$')))
+    .check(z.describe(`Case-insensitive part of ${matches}.`));
 export const v2SortDirParam = () => caseInsensitiveEnum(['ASC', 'DESC', 'UNSORTED']);
 
 // ---- Ordering
@@ -77,7 +120,11 @@ export const nameOrderKey = (name: string, id: string) => `${name.toLowerCase()}
 export type SortDirection = 'ASC' | 'DESC';
 
 /** A total order: the sort value first, then the id, so that equal values page stably. */
-export function compareBy<T>(value: (item: T) => string | number, id: (item: T) => string, direction: SortDirection): (a: T, b: T) => number {
+export function compareBy<T>(
+  value: (item: T) => string | number,
+  id: (item: T) => string,
+  direction: SortDirection,
+): (a: T, b: T) => number {
   const sign = direction === 'DESC' ? -1 : 1;
   return (a, b) => {
     const [x, y] = [value(a), value(b)];
@@ -169,9 +216,9 @@ export interface V2PageQuery {
 
 /** `page=p_N` selects page N like `pageToken=N`; an empty `page` defers to pageToken. */
 export const v2PageParam = () =>
-  z.optional(z.string().check(z.regex(/^(p_\d{1,9})?$/, 'must be p_<page number>, e.g. p_0'))).check(
-    z.describe('Page key `p_<n>` (0-based); takes precedence over pageToken.'),
-  );
+  z
+    .optional(z.string().check(z.regex(/^(p_\d{1,9})?$/, 'must be p_<page number>, e.g. p_0')))
+    .check(z.describe('Page key `p_<n>` (0-based); takes precedence over pageToken.'));
 
 export function v2PageRequest(page: string | undefined, pageToken: number, pageSize: number): PageRequest {
   return { page: page ? Number(page.slice(2)) : pageToken, size: pageSize };
@@ -185,7 +232,9 @@ function pageObject(q: V2PageQuery, number: number) {
     sortOptions: { field: q.sortField, direction: q.sortDir },
     filters: q.filters
       .filter((f) => f.values.length > 0)
-      .map((f) => (f.values.length === 1 ? { name: f.name, value: f.values[0] } : { name: f.name, multi: { values: f.values } })),
+      .map((f) =>
+        f.values.length === 1 ? { name: f.name, value: f.values[0] } : { name: f.name, multi: { values: f.values } },
+      ),
   };
 }
 

@@ -6,4 +6,8 @@ import * as z from 'zod/mini';
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\p{Cs}]/u;
 
 /** The check to add to a name schema: 400 naming the field. */
-export const displayableText = () => z.refine<string>((value) => !UNSAFE.test(value), 'must not contain control, bidi-override or unpaired surrogate characters');
+export const displayableText = () =>
+  z.refine<string>(
+    (value) => !UNSAFE.test(value),
+    'must not contain control, bidi-override or unpaired surrogate characters',
+  );

@@ -60,7 +60,12 @@ export async function admit(subject: { pk: string }, limit: number, nowMs = Date
       remember(subject.pk, outcome.record);
       return { admitted: true };
     }
-    if (outcome.kind === 'refused' && outcome.record && outcome.record.second === second && outcome.record.total >= limit) {
+    if (
+      outcome.kind === 'refused' &&
+      outcome.record &&
+      outcome.record.second === second &&
+      outcome.record.total >= limit
+    ) {
       remember(subject.pk, outcome.record);
       return { admitted: false, retryAfterSeconds: retryAfter(outcome.record, second, limit) };
     }
@@ -77,10 +82,17 @@ type WriteOutcome =
   | { kind: 'absent' };
 
 /** An update of the rate-limit table (named here, in the command, which is where infra/code-access.ts looks for it). */
-async function conditionalUpdate(input: Omit<ConstructorParameters<typeof UpdateCommand>[0], 'TableName'>): Promise<WriteOutcome> {
+async function conditionalUpdate(
+  input: Omit<ConstructorParameters<typeof UpdateCommand>[0], 'TableName'>,
+): Promise<WriteOutcome> {
   try {
     const out = await db.send(
-      new UpdateCommand({ ...input, TableName: config.rateLimitTableName, ReturnValues: 'ALL_NEW', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }),
+      new UpdateCommand({
+        ...input,
+        TableName: config.rateLimitTableName,
+        ReturnValues: 'ALL_NEW',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
     );
     return { kind: 'written', record: out.Attributes as WindowRecord };
   } catch (error) {
@@ -90,7 +102,12 @@ async function conditionalUpdate(input: Omit<ConstructorParameters<typeof Update
   }
 }
 
-function incrementWithinSecond(subject: { pk: string }, second: number, limit: number, expiresAt: number): Promise<WriteOutcome> {
+function incrementWithinSecond(
+  subject: { pk: string },
+  second: number,
+  limit: number,
+  expiresAt: number,
+): Promise<WriteOutcome> {
   return conditionalUpdate({
     Key: subject,
     UpdateExpression: 'SET #total = #total + :one, #counts.#s = #counts.#s + :one, expiresAt = :exp',
@@ -125,23 +142,38 @@ function rollOver(
   expired: string[],
   expiresAt: number,
 ): Promise<WriteOutcome> {
-  const names: Record<string, string> = { '#total': 'total', '#counts': 'counts', '#second': 'second', '#s': String(second) };
+  const names: Record<string, string> = {
+    '#total': 'total',
+    '#counts': 'counts',
+    '#second': 'second',
+    '#s': String(second),
+  };
   expired.forEach((s, i) => (names[`#e${i}`] = s));
   const removals = expired.map((_, i) => `#counts.#e${i}`);
   return conditionalUpdate({
     Key: subject,
     UpdateExpression:
-      `SET #second = :second, #total = :total, #counts.#s = :one, expiresAt = :exp` + (removals.length ? ` REMOVE ${removals.join(', ')}` : ''),
+      `SET #second = :second, #total = :total, #counts.#s = :one, expiresAt = :exp` +
+      (removals.length ? ` REMOVE ${removals.join(', ')}` : ''),
     ConditionExpression: '#second = :oldSecond AND #total = :oldTotal',
     ExpressionAttributeNames: names,
-    ExpressionAttributeValues: { ':second': second, ':total': remaining + 1, ':one': 1, ':exp': expiresAt, ':oldSecond': known.second, ':oldTotal': known.total },
+    ExpressionAttributeValues: {
+      ':second': second,
+      ':total': remaining + 1,
+      ':one': 1,
+      ':exp': expiresAt,
+      ':oldSecond': known.second,
+      ':oldTotal': known.total,
+    },
   });
 }
 
 /** Seconds until enough of the window has slid out for one more request to fit. */
 function retryAfter(record: WindowRecord, second: number, limit: number): number {
   let total = record.total;
-  for (const s of Object.keys(record.counts).map(Number).sort((a, b) => a - b)) {
+  for (const s of Object.keys(record.counts)
+    .map(Number)
+    .sort((a, b) => a - b)) {
     total -= record.counts[String(s)];
     if (total < limit) return Math.max(1, s + WINDOW_SECONDS - second);
   }

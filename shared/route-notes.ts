@@ -1,6 +1,14 @@
 // The operations' notes for the OpenAPI description (openapi.json), keyed by operationId. Only the OpenAPI generator
 // reads them: the route table, which every Lambda bundle carries, keeps to what the runtime needs.
-import { DESCRIPTION_LIMITS, DESCRIPTION_VALIDATION, FINDINGS_REPORT_LIMITS, IMPORT_LIMITS, MAX_PATTERN_LENGTH, SCAN_CONFIG_LIMITS, SCAN_START_BODY_BYTES } from './limits.ts';
+import {
+  DESCRIPTION_LIMITS,
+  DESCRIPTION_VALIDATION,
+  FINDINGS_REPORT_LIMITS,
+  IMPORT_LIMITS,
+  MAX_PATTERN_LENGTH,
+  SCAN_CONFIG_LIMITS,
+  SCAN_START_BODY_BYTES,
+} from './limits.ts';
 
 const MiB = (bytes: number) => `${bytes / (1024 * 1024)} MiB`;
 const documentLimits = (limits: typeof SCAN_CONFIG_LIMITS | typeof DESCRIPTION_LIMITS) =>
@@ -24,12 +32,13 @@ export const routeNotes: Record<string, string> = {
     'The uploaded description of application `oasId`, as a short-lived presigned download URL; ' +
     '`redirect=true` answers 307 to it instead (with the same JSON body).',
   listOASAssetsForOrg:
-    'The organization\'s hosted descriptions the caller may see (team rules of the application that uploaded each, ' +
+    "The organization's hosted descriptions the caller may see (team rules of the application that uploaded each, " +
     '`oasId` being its id): each uploaded description once with no repository, and once more for each registered ' +
     'repository that lists it (`openApiSpecs` of PUT /api/v1/org/{orgId}/repos) with `repositoryId`, ' +
     '`repositoryName` and `sourceRootPath`. A `repoIds` filter keeps only those of the named repositories. ' +
     '`sortField` repoId (default) or repoName.',
-  getApplicationMappedOAS: 'The application\'s uploaded description (if any) and the repository-sourced descriptions it includes.',
+  getApplicationMappedOAS:
+    "The application's uploaded description (if any) and the repository-sourced descriptions it includes.",
   toggleApplicationOASMapping:
     'Includes (`include: true`) or excludes (`include` false or absent) the repository-sourced description ' +
     '`oasId` for the application. Idempotent: a request that changes nothing writes nothing.',
@@ -40,67 +49,71 @@ export const routeNotes: Record<string, string> = {
   validateScanConfiguration:
     'Checks `conf` (a stackhawk.yml) as the scanner client does (its config schema: `app.applicationId`, `env`, ' +
     '`host`, `authentication`...) and stores nothing. Each problem is a marker naming its key path (`code`) and ' +
-    'its position; no markers: valid. `${VAR}` references are left to the scanner\'s environment. `name` only ' +
+    "its position; no markers: valid. `${VAR}` references are left to the scanner's environment. `name` only " +
     'labels the markers (`resource`, default stackhawk.yml).',
   setScanConfigurationForOrg:
-    'Creates or replaces the organization\'s configuration `name` (letters, digits, _ and -, at most 64). `conf` ' +
+    "Creates or replaces the organization's configuration `name` (letters, digits, _ and -, at most 64). `conf` " +
     'must be one YAML mapping, at most 256 KiB (400 naming the line otherwise); use validate to check it against ' +
-    'the scanner\'s schema. The type is read from `configType` or `type` (hawkop), ORG by default. Readers see ' +
+    "the scanner's schema. The type is read from `configType` or `type` (hawkop), ORG by default. Readers see " +
     'the old text or the new one, never a mix.',
   renameScanConfigurationForOrg:
     'Renames `originalName` to `newName` (404 when `originalName` does not exist, 409 when `newName` does).',
   listScanConfigurationsForOrg:
-    'The organization\'s configurations by name (case-insensitive); `query` keeps names containing it. ' +
+    "The organization's configurations by name (case-insensitive); `query` keeps names containing it. " +
     'Organization configurations belong to the organization, not to a team. `nextPageToken` is empty on the last page.',
   getScanConfigurationForOrg:
-    'The configuration\'s YAML as a short-lived presigned download URL; `redirect=true` answers 307 to it ' +
+    "The configuration's YAML as a short-lived presigned download URL; `redirect=true` answers 307 to it " +
     'instead (with the same JSON body). A configuration named `list` is reachable by rename and delete only.',
   deleteScanConfigurationForOrg: 'Deletes the configuration (404 when there is none of that name).',
   getEnvironmentDefaultConfig:
-    'The environment\'s default HawkScan configuration (written when the environment is created, naming its ' +
+    "The environment's default HawkScan configuration (written when the environment is created, naming its " +
     '`host`, or set by the POST) and the SHA-256 of its stored text. Not audited: it changes nothing.',
   createEnvironmentDefaultConfig:
-    'Replaces the environment\'s default configuration with `conf` (a HawkScan configuration object, at most ' +
+    "Replaces the environment's default configuration with `conf` (a HawkScan configuration object, at most " +
     '256 KiB as JSON). `applicationId`/`envId`, when given, must be those of the path. Team-owned applications: ' +
     'team members only.',
   allStackHawkScanPolicies:
-    'The built-in policies: DEFAULT (every scan rule), API (ZAP\'s API policy\'s active rules and every passive rule) ' +
-    'and PASSIVE (passive rules only). Plugins are ZAP\'s scan rules (docs/SCAN-POLICIES.md). The permission is ' +
+    "The built-in policies: DEFAULT (every scan rule), API (ZAP's API policy's active rules and every passive rule) " +
+    "and PASSIVE (passive rules only). Plugins are ZAP's scan rules (docs/SCAN-POLICIES.md). The permission is " +
     'needed in at least one organization.',
-  getStackHawkScanPolicy: 'One built-in policy (DEFAULT when `policyName` is absent); `status` NOT_FOUND for an unknown name.',
+  getStackHawkScanPolicy:
+    'One built-in policy (DEFAULT when `policyName` is absent); `status` NOT_FOUND for an unknown name.',
   setScanPolicyForOrg:
     'Creates or replaces the organization policy `scanPolicy.name` (capitals, digits and _; not a built-in name). ' +
     'Listed plugins take their `enabled`; plugins not listed are disabled. Unknown plugin ids or tech flags: 400 ' +
     'naming them. Tech flags not given are on.',
-  listScanPoliciesForOrg: 'The organization\'s own policies, by `name` (default) or `displayName`. `nextPageToken` is empty on the last page.',
+  listScanPoliciesForOrg:
+    "The organization's own policies, by `name` (default) or `displayName`. `nextPageToken` is empty on the last page.",
   getScanPolicyForOrg:
     'The policy as a JSON `scanpolicy.ScanPolicy` document behind a short-lived presigned download URL; ' +
     '`redirect=true` answers 307 to it instead.',
-  deleteScanPolicyForOrg: 'Deletes the organization policy. Applications assigned from it keep their copy of its plugins.',
+  deleteScanPolicyForOrg:
+    'Deletes the organization policy. Applications assigned from it keep their copy of its plugins.',
   getApplicationScanPolicy:
-    'The application\'s policy: its own (assigned, then toggled) or DEFAULT with every tech flag on. `policyName` ' +
+    "The application's policy: its own (assigned, then toggled) or DEFAULT with every tech flag on. `policyName` " +
     'answers that built-in or organization policy instead; `policyConfigured=true` answers `status` NOT_FOUND ' +
     'unless the application has a policy of its own. Team-owned applications: team members only. The effective ' +
-    'policy also appears as `conf.app.scanPolicy` in Get Application Config when the scan\'s configuration names none.',
+    "policy also appears as `conf.app.scanPolicy` in Get Application Config when the scan's configuration names none.",
   assignAppPlugins:
-    'The application\'s plugins become those of the built-in or organization policy `policyName` (400 naming ' +
+    "The application's plugins become those of the built-in or organization policy `policyName` (400 naming " +
     'an unknown one); its tech flags stay.',
   toggleAppPlugin:
-    'Enables or disables one plugin of the application\'s policy (400 when `pluginId` is not one of its plugins). ' +
+    "Enables or disables one plugin of the application's policy (400 when `pluginId` is not one of its plugins). " +
     'A GET that changes state, as in the public API.',
-  getAppTechFlags: 'Every tech flag with its value for the application (true unless set otherwise), as a bare JSON map.',
+  getAppTechFlags:
+    'Every tech flag with its value for the application (true unless set otherwise), as a bare JSON map.',
   updateAppTechFlags:
     'Sets the given flags, leaving the others as they are. The body is the map itself or `{"techFlags": {...}}` ' +
     '(stackhawk-mcp). Unknown flags: 400 naming them.',
   registerRepository:
-    'This service\'s own operation (the public API learns repositories from source-control integrations): ' +
+    "This service's own operation (the public API learns repositories from source-control integrations): " +
     'registers a repository, or updates the one with the same `repoSource` and `name` (case-insensitive; its id ' +
-    'is derived from them). Fields not given keep their value. `commitCount` is the last 30 days\' commits, as ' +
+    "is derived from them). Fields not given keep their value. `commitCount` is the last 30 days' commits, as " +
     'the caller counts them. Mapped applications are kept. `openApiSpecs` (when given, the complete list) names ' +
     'uploaded descriptions of the organization (`oasId`, 400 for any the caller cannot see) and the path in the ' +
     'repository each describes: listed by List OAS Assets and counted in `openApiSpecInfo`.',
   listRepositories:
-    'The organization\'s registered repositories; `appInfos` lists the mapped applications the caller may see ' +
+    "The organization's registered repositories; `appInfos` lists the mapped applications the caller may see " +
     '(team rules). The filters (`repoFilter`, `appFilter`, `webAppFilter`, `uncoveredRepoFilter`, `filters`; all ' +
     'apply) are answered from the registered records: MAPPED_REPOS and REPOS_IN_ATTACK_SURFACE (a repository is ' +
     'in the attack surface when it is mapped), their opposites, HIDDEN_REPOS (none are hidden), REPOS_WITH_APP_SCANS ' +
@@ -111,12 +124,12 @@ export const routeNotes: Record<string, string> = {
     '(a repository registered without it matches no timeframe). `nextPageKey` is the ' +
     '`page` key of the next page (`p_<n>`); `prevPageKey` is always blank, as documented.',
   createAppsForRepos:
-    'Creates the applications named in `newRepositoryApps[*].appInfos[*].name` (ENV_INCOMPLETE, for the caller\'s ' +
+    "Creates the applications named in `newRepositoryApps[*].appInfos[*].name` (ENV_INCOMPLETE, for the caller's " +
     'first team, as Create Application does; `write:application` is needed as well) and maps each to its ' +
     'repository, all in one transaction (APPLICATION_ADDED per application too). At most 20 applications and 10 ' +
     'repositories per request; 400 names unknown repositories.',
   replaceRepoAppMappings:
-    'Replaces the repository\'s applications with `appInfos[*].id` (other fields are ignored); 400 names ids that ' +
+    "Replaces the repository's applications with `appInfos[*].id` (other fields are ignored); 400 names ids that " +
     'are not applications of the organization the caller may see. Mappings to applications of teams the caller ' +
     'is not in are kept. A request that changes nothing writes nothing.',
   listRepoSensitiveData: 'Empty: nothing supplies sensitive-data findings yet. 404 for an unknown repository.',
@@ -139,38 +152,38 @@ export const routeNotes: Record<string, string> = {
   updateEnvironment:
     'Only the name changes (409 if another environment of the application has it). Team-owned applications: ' +
     'team members only.',
-  deleteEnvironment: 'Team-owned applications: team members only (401 otherwise). Permanently deletes the environment and its scan results; repeating an interrupted request finishes it.',
+  deleteEnvironment:
+    'Team-owned applications: team members only (401 otherwise). Permanently deletes the environment and its scan results; repeating an interrupted request finishes it.',
   listEnvsV2:
     'Environments the caller may see (team membership), sorted by `sortField` (default environmentName) then ' +
     'id. List parameters may be comma-joined or repeated; `page=p_N` and `pageToken=N` select page N.',
   listAppsV2:
-    'Applications the caller may see (team membership), sorted by `sortField` (default applicationName) then ' +
-    'id.',
+    'Applications the caller may see (team membership), sorted by `sortField` (default applicationName) then ' + 'id.',
   listApplications:
     'Deprecated: use List Applications V2. One entry per application-environment (an application without ' +
     'environments appears alone); `ignoreEnvs=true` gives one entry per application. `nextPageToken` is empty ' +
     'on the last page.',
   listEnvironments: 'Deprecated: use List Environments V2. `nextPageToken` is empty on the last page.',
   listAuditActivity:
-    'The organization\'s user-activity entries, oldest first unless `sortDir=desc`; `start`/`end` in ms; ' +
+    "The organization's user-activity entries, oldest first unless `sortDir=desc`; `start`/`end` in ms; " +
     '`timestamp` in ms (400 when `start` is after a non-zero `end`); `payload` a JSON object as a string. `nextPageToken` is "-1" when there is no further ' +
     'page.',
   getTeam:
     'The team with its members and applications (each with its environment names). Any member of the ' +
     'organization may call (with `read:team`).',
   updateTeams:
-    '**Replace-all**: the body is the team\'s whole new state. `name` is required; `userIds` and ' +
+    "**Replace-all**: the body is the team's whole new state. `name` is required; `userIds` and " +
     '`applicationIds` are the complete new lists (absent means empty: every member or application is ' +
     'removed); `teamId` and `organizationId`, if sent, must match the path. To add or remove one member, GET ' +
     'the team, change the list and PUT it back. Users must be members of the organization and applications ' +
     'belong to it (400 otherwise); an application owned by another team moves to this one (an application has ' +
     'at most one team); a removed application is left without a team (visible to the whole organization). ' +
-    'Names are unique per organization, case-insensitively (400). The change, with every member\'s and ' +
-    'application\'s copy of it, is one atomic write of at most 100 items (400 above): one per user added or ' +
+    "Names are unique per organization, case-insensitively (400). The change, with every member's and " +
+    "application's copy of it, is one atomic write of at most 100 items (400 above): one per user added or " +
     'removed and per application moved, one per team an application is taken from, one per (application type, ' +
     'team) counter changed, plus the team, its name claim and the audit entry. If another request changes the ' +
     'team while this one is applied, the answer is 409: GET the team again and re-apply the change. ' +
-    'Membership changes apply to the members\' next request (tokens carry no team claims).',
+    "Membership changes apply to the members' next request (tokens carry no team claims).",
   deleteTeam:
     'Deletes the team only: its applications are left without a team (visible to the whole organization) and ' +
     'its members stay in the organization. One atomic write of at most 100 items: any team of up to 93 users ' +
@@ -186,10 +199,10 @@ export const routeNotes: Record<string, string> = {
     'to the new team). `organizationId`, if sent, must match the path. The same atomic-write limit as Update ' +
     'Team applies.',
   listTeamsForOrgAndUser:
-    'The caller\'s teams in the organization, by name. Only the caller\'s own id may be given as `userId` (401 ' +
+    "The caller's teams in the organization, by name. Only the caller's own id may be given as `userId` (401 " +
     'otherwise). `nextPageToken` is empty on the last page.',
   listTeamsForOrg:
-    'The organization\'s teams, by name (then id); any member of the organization may call. `search` keeps the ' +
+    "The organization's teams, by name (then id); any member of the organization may call. `search` keeps the " +
     'teams whose name contains it, case-insensitively, `*` standing for any characters (at most ' +
     `${MAX_PATTERN_LENGTH} characters, matched in linear time). \`nextPageToken\` is empty on the last page.`,
   reportScanStarted:
@@ -198,25 +211,25 @@ export const routeNotes: Record<string, string> = {
     `or not a HawkScan configuration object; at most ${SCAN_CONFIG_LIMITS.maxBytes} characters with ${documentLimits(SCAN_CONFIG_LIMITS)} ` +
     `(413/400 naming the limit; the whole body at most ${MiB(SCAN_START_BODY_BYTES)}). The caller's access to the application is ` +
     'checked before the body is parsed. Concurrent starts creating environments may answer 409: retry. It is stored under its `configHash` (hex SHA-256 of the text). ' +
-    'The scan is STARTED and becomes the environment\'s last scan. Team-owned applications: team members only.',
+    "The scan is STARTED and becomes the environment's last scan. Team-owned applications: team members only.",
   importScanReport:
     'The body is an OWASP ZAP report as ZAP wrote it (traditional XML, xml-plus, traditional JSON, json-plus or ' +
     'SARIF, recognised from the content; UTF-8). It is imported as one COMPLETED scan of environment `env` ' +
     '(created, with ENVIRONMENT_ADDED, when new), as if the scanner had reported it: one alert per ZAP alert ' +
     '(`alertRef`, else `pluginid`; the same alert across sites merged, identical instances counted once, ' +
     'informational alerts kept with severity `Info`, which the untriaged figures do not count), one finding per ' +
-    'instance with its request and response when the report has them, the same `findingHash` as a scanner\'s ' +
-    'report, the environment\'s triage rules applied at once. The report appears whole or not at all, in one ' +
-    'transaction with SCAN_STARTED and SCAN_COMPLETED. The caller\'s access to the application is checked before ' +
+    "instance with its request and response when the report has them, the same `findingHash` as a scanner's " +
+    "report, the environment's triage rules applied at once. The report appears whole or not at all, in one " +
+    "transaction with SCAN_STARTED and SCAN_COMPLETED. The caller's access to the application is checked before " +
     'the report is read. 400 names what is wrong and where (malformed XML/JSON with line and column, another ' +
-    'tool\'s report, a DOCTYPE, oversized values, no site, an alert counting instances it does not list); ' +
+    "tool's report, a DOCTYPE, oversized values, no site, an alert counting instances it does not list); " +
     `413 above ${MiB(IMPORT_LIMITS.maxBytes)}, ${IMPORT_LIMITS.maxUris} findings or ${IMPORT_LIMITS.maxAlerts} alerts, or when the import (reading, ` +
     `storing, publishing) takes over ${IMPORT_LIMITS.budgetMs / 1000} s (nothing imported): the scanner client's CLI imports any size (\`npm run scanner -- import\`). ` +
     'The answer: the scan (as reportScanCompleted answers), the counts imported and the skipped items with the reason.',
   reportScanAlerts:
     `Adds findings to a STARTED scan; may be called many times. One request carries at most ${FINDINGS_REPORT_LIMITS.maxAlerts} alerts, ` +
     `${FINDINGS_REPORT_LIMITS.maxUris} URIs in all and ${MiB(FINDINGS_REPORT_LIMITS.maxBytes)} of body (400/413 beyond, naming the ` +
-    'limit; the body is parsed only after the caller\'s access to the scan is checked), and is counted whole or not at all: its findings appear in lists and counts together, or never. ' +
+    "limit; the body is parsed only after the caller's access to the scan is checked), and is counted whole or not at all: its findings appear in lists and counts together, or never. " +
     `A report whose storing takes over ${FINDINGS_REPORT_LIMITS.storeBudgetMs / 1000} s (a busy service) is not counted (413: send smaller ones). ` +
     `One alert may receive at most ${FINDINGS_REPORT_LIMITS.maxReportsPerAlert} reports over a scan (413 beyond). Alerts with ` +
     'the same `pluginId` merge: their URIs add up, and the first report of a plugin sets its name, severity, ' +
@@ -227,47 +240,47 @@ export const routeNotes: Record<string, string> = {
     'SCAN_COMPLETED bracket the reporting).',
   reportScanCompleted:
     'Ends a STARTED scan with `status` COMPLETED (audit SCAN_COMPLETED) or ERROR (SCAN_ERRORED): its ' +
-    'duration, final statistics and the environment\'s last-scan fields are set. 400 if the scan already ' +
+    "duration, final statistics and the environment's last-scan fields are set. 400 if the scan already " +
     'ended. Returns the scan result.',
   listScans:
-    'The organization\'s scans the caller may see (team membership), newest first unless `sortField` is `id` ' +
+    "The organization's scans the caller may see (team membership), newest first unless `sortField` is `id` " +
     '(scan id) or `name` (application name, then environment name). `start`/`end` bound the start time (ms; ' +
     `400 when \`start\` is after a non-zero \`end\`). \`tag\` filters are at most ${MAX_PATTERN_LENGTH} characters, matched in linear time. ` +
     '`timestamp` fields are in ms. `applicationAlerts` is always empty here. `nextPageToken` is empty on the ' +
     'last page.',
   deleteScan:
-    'Permanently deletes the scan with its findings and messages. When it was its environment\'s last scan, ' +
-    'the environment\'s last-scan fields then describe the previous scan (or are empty).',
+    "Permanently deletes the scan with its findings and messages. When it was its environment's last scan, " +
+    "the environment's last-scan fields then describe the previous scan (or are empty).",
   listScanAlerts:
     'One `applicationScanResults` entry: the scan with a page of its alerts (by pluginId, or by name with ' +
     '`sortField=name`). `totalCount` counts the alerts.',
   listScanAlertFindings:
     'The alert and a page of the URIs that triggered it, in the order reported. `pageSize` is at most 100 ' +
     '(larger values are reduced). Each URI carries its `findingHash` (stable across scans of the environment: ' +
-    'plugin, method, normalized path and parameter; docs/DATA-MODEL.md, Findings) and its finding\'s current ' +
+    "plugin, method, normalized path and parameter; docs/DATA-MODEL.md, Findings) and its finding's current " +
     'triage: `status` (UNKNOWN = untriaged), `matchedRuleNote`, `matchedRuleUserId`, `matchedRuleLastUpdated` (ms), ' +
     '`ruleHistories` (newest first).',
   bulkTriageFindings:
     'Triages findings of one environment by `findingHash`: `FALSE_POSITIVE`, `RISK_ACCEPTED`, or `ADD_COMMENT` ' +
-    '(sets the note; keeps a triaged finding\'s status, shows an untriaged one as ADD_COMMENT, still untriaged). ' +
+    "(sets the note; keeps a triaged finding's status, shows an untriaged one as ADD_COMMENT, still untriaged). " +
     'At most 100 actions, applied in request order, each atomically with its ALERT_RULE_TRIAGED entry; a hash the ' +
     'environment never saw fails alone (`success: false`, `error`), the others still apply. The rule applies to ' +
-    'the finding in the environment\'s last scan (its figures, the environment\'s untriaged counts and health ' +
+    "the finding in the environment's last scan (its figures, the environment's untriaged counts and health " +
     'change at once) and in every later scan. Body ids, when given, must match the path.',
   listMembers:
-    'The organization\'s members as users (`external.organizations` holds this organization with the member\'s ' +
+    "The organization's members as users (`external.organizations` holds this organization with the member's " +
     'role, `external.teams` their teams in it). `pattern`: a case-insensitive part of the full name or e-mail ' +
     '(plain text, no wildcards); `roles`: OWNER, ADMIN, MEMBER; sorted by user id (`sortField=id`).',
   listOrganizationFindings:
-    'The organization\'s current findings: one row per URI of each visible environment\'s latest COMPLETED scan ' +
+    "The organization's current findings: one row per URI of each visible environment's latest COMPLETED scan " +
     '(team rules as for lists), ordered by application name, environment name, plugin id and report order. ' +
     '`date` (end of that day, UTC) or `datetime` (no zone: UTC) report them as of that moment: the latest scan ' +
-    'completed by then, and each finding\'s triage status then. `status`: NEW (untriaged or commented), ' +
+    "completed by then, and each finding's triage status then. `status`: NEW (untriaged or commented), " +
     'FALSE_POSITIVE, RISK_ACCEPTED, ASSIGNED (promoted). First/last seen: start of the first scan of the ' +
     'environment that reported the finding and of the scan reported (ms, ISO 8601, and `YYYY-MM-DD hh:mm:ss` UTC ' +
     'as the Excel form). `pageSize` 1 to 1000 (default 500), `pageToken` the page number; a short page is the last. ' +
     '`Accept: text/csv` answers the same rows as RFC 4180 CSV (header row; first/last seen in ISO 8601; the public ' +
-    'example\'s columns, then findingHash, cweId, team) with the total in `X-Total-Count`.',
+    "example's columns, then findingHash, cweId, team) with the total in `X-Total-Count`.",
   upsertAlertRule:
     'The January 2026 operation, on the same rules as bulk triage: each `alertRuleWrapper.alertRule` (or deprecated ' +
     '`alertRules`) names an environment, plugin, method and `parameterizedPath` or `path` (normalized as finding ' +
@@ -275,7 +288,7 @@ export const routeNotes: Record<string, string> = {
     'environment it matches (any parameter). 404 when a rule matches no finding (nothing changed); at most 100 ' +
     'findings per request. `integrationId` is accepted and not used.',
   getAlertMessages:
-    'The request and response behind one finding (`messageId` = the alert URI\'s `msgId`). ' +
+    "The request and response behind one finding (`messageId` = the alert URI's `msgId`). " +
     '`includeValidationCommand=true` adds a curl command reproducing the request.',
   getConfig:
     'The scan configuration a scan of the application reported, parsed. 404 when no scan of the application ' +

@@ -29,7 +29,13 @@ import {
   scanCompletedBody,
   scanStartedBody,
 } from './scans/inputs.ts';
-import { DESCRIPTION_CONTENT_TYPES, MAX_DESCRIPTION_BYTES, configNameSchema, mappingRequestSchema, redirectParam } from './hosted-assets/inputs.ts';
+import {
+  DESCRIPTION_CONTENT_TYPES,
+  MAX_DESCRIPTION_BYTES,
+  configNameSchema,
+  mappingRequestSchema,
+  redirectParam,
+} from './hosted-assets/inputs.ts';
 import {
   listScanConfigurationsQuery,
   renameScanConfigurationBody,
@@ -47,8 +53,20 @@ import {
   togglePluginParams,
   upsertOrganizationPolicyBody,
 } from './policies/inputs.ts';
-import { createAppsForReposBody, listRepositoriesQuery, listSensitiveDataQuery, registerRepositoryBody, replaceMappingsBody } from './code-repositories/inputs.ts';
-import { createTeamBody, listTeamsForOrgQuery, listTeamsForUserQuery, updateApplicationTeamBody, updateTeamBody } from './teams/inputs.ts';
+import {
+  createAppsForReposBody,
+  listRepositoriesQuery,
+  listSensitiveDataQuery,
+  registerRepositoryBody,
+  replaceMappingsBody,
+} from './code-repositories/inputs.ts';
+import {
+  createTeamBody,
+  listTeamsForOrgQuery,
+  listTeamsForUserQuery,
+  updateApplicationTeamBody,
+  updateTeamBody,
+} from './teams/inputs.ts';
 
 /** Builds a schema at load, marked side-effect free: bundlers drop the schemas a function never uses (esbuild honours the mark only in the same file). */
 const schema = /* @__NO_SIDE_EFFECTS__ */ <T>(build: () => T): T => build();
@@ -167,14 +185,16 @@ export const listOASAssetsForOrgRoute: Route = {
   summary: 'List hosted OpenAPI Specifications',
   auth: 'bearer',
   permission: 'read:scan_config',
-  query: schema(() => z.object({
-    pageSize: pageSizeParam(),
-    pageToken: pageTokenParam(),
-    page: v2PageParam(),
-    sortField: caseInsensitiveEnum(['repoId', 'repoName']),
-    sortDir: caseInsensitiveEnum(['asc', 'desc']),
-    repoIds: uuidListParam(),
-  })),
+  query: schema(() =>
+    z.object({
+      pageSize: pageSizeParam(),
+      pageToken: pageTokenParam(),
+      page: v2PageParam(),
+      sortField: caseInsensitiveEnum(['repoId', 'repoName']),
+      sortDir: caseInsensitiveEnum(['asc', 'desc']),
+      repoIds: uuidListParam(),
+    }),
+  ),
   response: 'hawk.ListOASAssetResponse',
   mediaTypes: ['application/json'],
 };
@@ -1097,7 +1117,10 @@ function gatewayPaths(all: Route[]): Map<Route, string> {
     const segments = route.path.split('/');
     const renamed = segments.map((segment, i) => {
       if (!segment.startsWith('{')) return segment;
-      const prefix = segments.slice(0, i).map((s) => (s.startsWith('{') ? '{}' : s)).join('/');
+      const prefix = segments
+        .slice(0, i)
+        .map((s) => (s.startsWith('{') ? '{}' : s))
+        .join('/');
       if (!canonical.has(prefix)) canonical.set(prefix, segment);
       return canonical.get(prefix)!;
     });

@@ -7,11 +7,14 @@ import { MAX_PATTERN_LENGTH } from './limits.ts';
  * A matcher for `pattern`, where `*` stands for any characters (none included). `anchored`: the whole text must
  * match; otherwise the pattern may match any part of it. `ignoreCase` compares lower-cased text.
  */
-export function wildcardMatcher(pattern: string, options: { anchored: boolean; ignoreCase: boolean }): (text: string) => boolean {
+export function wildcardMatcher(
+  pattern: string,
+  options: { anchored: boolean; ignoreCase: boolean },
+): (text: string) => boolean {
   if (pattern.length > MAX_PATTERN_LENGTH) throw new RangeError(`pattern longer than ${MAX_PATTERN_LENGTH} characters`);
   const fold = (s: string) => (options.ignoreCase ? s.toLowerCase() : s);
   const pieces = fold(pattern).split('*');
-  if (!options.anchored) pieces.unshift(''), pieces.push('');
+  if (!options.anchored) (pieces.unshift(''), pieces.push(''));
   const first = pieces[0];
   const last = pieces[pieces.length - 1];
   const middle = pieces.slice(1, -1).filter(Boolean);

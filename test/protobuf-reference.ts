@@ -7,7 +7,13 @@ import descriptor from '../shared/proto/descriptor.json' with { type: 'json' };
 const root = protobuf.Root.fromJSON(descriptor as protobuf.INamespace);
 root.resolveAll();
 
-export const TO_OBJECT: protobuf.IConversionOptions = { longs: String, enums: String, defaults: true, arrays: true, objects: true };
+export const TO_OBJECT: protobuf.IConversionOptions = {
+  longs: String,
+  enums: String,
+  defaults: true,
+  arrays: true,
+  objects: true,
+};
 
 export function referenceType(name: string): protobuf.Type {
   return root.lookupType(name);
@@ -18,7 +24,8 @@ export function dropNulls(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(dropNulls);
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [key, field] of Object.entries(value)) if (field !== null && field !== undefined) out[key] = dropNulls(field);
+    for (const [key, field] of Object.entries(value))
+      if (field !== null && field !== undefined) out[key] = dropNulls(field);
     return out;
   }
   return value;

@@ -50,7 +50,8 @@ export function readCloudAssembly({ dir, stackName }: { dir: string; stackName: 
   };
   const bundles = new Map<string, string>();
   for (const [id, resource] of Object.entries(template.Resources)) {
-    if (resource.Type === 'AWS::Lambda::Function') bundles.set(id, join(dir, resource.Metadata!['aws:asset:path'], FUNCTION_BUNDLE.file));
+    if (resource.Type === 'AWS::Lambda::Function')
+      bundles.set(id, join(dir, resource.Metadata!['aws:asset:path'], FUNCTION_BUNDLE.file));
   }
   return { template, bundles };
 }

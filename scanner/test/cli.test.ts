@@ -12,11 +12,8 @@ const BIN = fileURLToPath(new URL('../bin/hawk-scanner.mjs', import.meta.url));
 // Asynchronous on purpose: the target apps answer the CLI from this process's event loop.
 function cli(args: string[], env: NodeJS.ProcessEnv = CREDENTIALS_ENV): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [BIN, ...args],
-      { env: { ...process.env, ...env } },
-      (err, stdout, stderr) => resolve({ code: typeof err?.code === 'number' ? err.code : 0, stdout, stderr }),
+    execFile(process.execPath, [BIN, ...args], { env: { ...process.env, ...env } }, (err, stdout, stderr) =>
+      resolve({ code: typeof err?.code === 'number' ? err.code : 0, stdout, stderr }),
     );
   });
 }
@@ -32,7 +29,9 @@ describe('hawk-scanner validate', () => {
   it('exits 0 and prints each step and the verdict when the login works (files merged)', async () => {
     const { app } = formAppConfig(formApp.url);
     const base = writeConfig({ app: { applicationId: app.applicationId, env: app.env, host: 'http://wrong.invalid' } });
-    const auth = writeConfig({ app: { host: app.host, antiCsrfParam: app.antiCsrfParam, authentication: app.authentication } });
+    const auth = writeConfig({
+      app: { host: app.host, antiCsrfParam: app.antiCsrfParam, authentication: app.authentication },
+    });
 
     const run = await cli(['validate', base, auth]);
 
@@ -53,14 +52,30 @@ describe('hawk-scanner validate', () => {
     expect(JSON.parse(run.stdout)).toEqual({
       verdict: 'authenticated',
       steps: [
-        { name: 'login', request: `POST ${jsonApi.url}/api/login (JSON)`, status: 200, ok: true, detail: 'token read from JSON path data.auth.token' },
-        { name: 'testPath', request: `GET ${jsonApi.url}/api/me`, status: 200, ok: true, detail: 'success /"email"/ matched "\\"email\\""' },
+        {
+          name: 'login',
+          request: `POST ${jsonApi.url}/api/login (JSON)`,
+          status: 200,
+          ok: true,
+          detail: 'token read from JSON path data.auth.token',
+        },
+        {
+          name: 'testPath',
+          request: `GET ${jsonApi.url}/api/me`,
+          status: 200,
+          ok: true,
+          detail: 'success /"email"/ matched "\\"email\\""',
+        },
       ],
     });
   });
 
   it('exits 1 when testPath fails', async () => {
-    const run = await cli(['validate', '--json', writeConfig(formAppConfig(formApp.url, { path: '/admin', fail: 'HTTP/1\\.1 403' }))]);
+    const run = await cli([
+      'validate',
+      '--json',
+      writeConfig(formAppConfig(formApp.url, { path: '/admin', fail: 'HTTP/1\\.1 403' })),
+    ]);
     expect(run.code).toBe(1);
     expect(JSON.parse(run.stdout)).toMatchObject({
       verdict: 'failed',
@@ -76,9 +91,15 @@ describe('hawk-scanner validate', () => {
       cli(['validate', '--json', writeConfig(jsonApiConfig(jsonApi.url))], env),
     ]);
     expect([text.code, json.code]).toEqual([1, 1]);
-    expect(text.stdout).toContain(`Verdict: authentication failed: login failed: ${jsonApi.url}/api/login answered 401 Unauthorized`);
-    expect(JSON.parse(json.stdout)).toMatchObject({ verdict: 'failed', steps: [{ name: 'login', status: 401, ok: false }] });
-    for (const output of [text.stdout, text.stderr, json.stdout, json.stderr]) expect(output).not.toContain(wrongPassword);
+    expect(text.stdout).toContain(
+      `Verdict: authentication failed: login failed: ${jsonApi.url}/api/login answered 401 Unauthorized`,
+    );
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      verdict: 'failed',
+      steps: [{ name: 'login', status: 401, ok: false }],
+    });
+    for (const output of [text.stdout, text.stderr, json.stdout, json.stderr])
+      expect(output).not.toContain(wrongPassword);
   });
 
   it('exits 2 with every config error, by path, on an invalid config', async () => {
@@ -91,7 +112,9 @@ describe('hawk-scanner validate', () => {
     expect([text.code, json.code]).toEqual([2, 2]);
     expect(text.stdout.split('\n').slice(0, 3)).toEqual([
       'Invalid config (2 errors):',
-      expect.stringMatching(/^ {2}app\.authentication\.usernamePassword\.scanPassword: environment variable SCAN_PASSWORD is not set/),
+      expect.stringMatching(
+        /^ {2}app\.authentication\.usernamePassword\.scanPassword: environment variable SCAN_PASSWORD is not set/,
+      ),
       expect.stringMatching(/^ {2}app\.authentication: no cookieAuthorization or tokenAuthorization/),
     ]);
     expect(JSON.parse(json.stdout)).toEqual({

@@ -49,7 +49,9 @@ describe('loading', () => {
     expect(errorsOf([formAppConfig(HOST)], { SCAN_USERNAME: 'alice' })).toEqual([
       {
         path: 'app.authentication.usernamePassword.scanPassword',
-        message: expect.stringMatching(/^environment variable SCAN_PASSWORD is not set \(referenced in .*config-\d+\.yml\); export it or give a default with \$\{SCAN_PASSWORD:value\}$/),
+        message: expect.stringMatching(
+          /^environment variable SCAN_PASSWORD is not set \(referenced in .*config-\d+\.yml\); export it or give a default with \$\{SCAN_PASSWORD:value\}$/,
+        ),
       },
     ]);
   });
@@ -71,7 +73,10 @@ describe('validation errors name the path and what to do', () => {
       'a missing root key',
       'application:\n  host: x\n',
       { path: 'app', message: 'required: the application settings' },
-      { path: 'application', message: 'unknown key; remove it or fix its spelling (allowed here: app, hawk, hawkAddOn, tags)' },
+      {
+        path: 'application',
+        message: 'unknown key; remove it or fix its spelling (allowed here: app, hawk, hawkAddOn, tags)',
+      },
     ],
     [
       'a misspelt key',
@@ -79,33 +84,51 @@ describe('validation errors name the path and what to do', () => {
         auth.usernamePassword.loginpath = auth.usernamePassword.loginPath;
         delete auth.usernamePassword.loginPath;
       }),
-      { path: 'app.authentication.usernamePassword.loginPath', message: 'required: the path or full URL the credentials are POSTed to, e.g. /login' },
+      {
+        path: 'app.authentication.usernamePassword.loginPath',
+        message: 'required: the path or full URL the credentials are POSTed to, e.g. /login',
+      },
       { path: 'app.authentication.usernamePassword.loginpath', message: 'unknown key; did you mean loginPath?' },
     ],
     [
       'a missing required field',
       formWith((auth) => delete auth.usernamePassword.loginPath),
-      { path: 'app.authentication.usernamePassword.loginPath', message: 'required: the path or full URL the credentials are POSTed to, e.g. /login' },
+      {
+        path: 'app.authentication.usernamePassword.loginPath',
+        message: 'required: the path or full URL the credentials are POSTed to, e.g. /login',
+      },
     ],
     [
       'a wrong type',
       formWith((auth) => (auth.cookieAuthorization.cookieNames = 'SESSIONID')),
-      { path: 'app.authentication.cookieAuthorization.cookieNames', message: 'must be a list of cookie names: the session cookie names' },
+      {
+        path: 'app.authentication.cookieAuthorization.cookieNames',
+        message: 'must be a list of cookie names: the session cookie names',
+      },
     ],
     [
       'an unknown login type',
       formWith((auth) => (auth.usernamePassword.type = 'BASIC')),
-      { path: 'app.authentication.usernamePassword.type', message: 'must be one of FORM, JSON: FORM (form-encoded body) or JSON (JSON body)' },
+      {
+        path: 'app.authentication.usernamePassword.type',
+        message: 'must be one of FORM, JSON: FORM (form-encoded body) or JSON (JSON body)',
+      },
     ],
     [
       'a non-string otherParams value',
       formWith((auth) => (auth.usernamePassword.otherParams = [{ name: 'remember', val: 1 }])),
-      { path: 'app.authentication.usernamePassword.otherParams[0].val', message: 'must be a string (quote it in YAML): the extra field value' },
+      {
+        path: 'app.authentication.usernamePassword.otherParams[0].val',
+        message: 'must be a string (quote it in YAML): the extra field value',
+      },
     ],
     [
       'an invalid regex',
       formWith((auth) => (auth.loggedOutIndicator = 'HTTP/1.1 (401')),
-      { path: 'app.authentication.loggedOutIndicator', message: expect.stringContaining('is not a valid regular expression') },
+      {
+        path: 'app.authentication.loggedOutIndicator',
+        message: expect.stringContaining('is not a valid regular expression'),
+      },
     ],
     [
       'a host that is not a URL',
@@ -115,7 +138,10 @@ describe('validation errors name the path and what to do', () => {
     [
       'a login path without a leading slash',
       formWith((auth) => (auth.usernamePassword.loginPath = 'login')),
-      { path: 'app.authentication.usernamePassword.loginPath', message: expect.stringContaining('must start with / (a path on app.host) or be a full http(s) URL') },
+      {
+        path: 'app.authentication.usernamePassword.loginPath',
+        message: expect.stringContaining('must start with / (a path on app.host) or be a full http(s) URL'),
+      },
     ],
     [
       'JSON login without tokenExtraction',
@@ -124,7 +150,10 @@ describe('validation errors name the path and what to do', () => {
         delete document.app.authentication.tokenExtraction;
         return document;
       })(),
-      { path: 'app.authentication.tokenExtraction', message: expect.stringContaining('required with usernamePassword.type JSON') },
+      {
+        path: 'app.authentication.tokenExtraction',
+        message: expect.stringContaining('required with usernamePassword.type JSON'),
+      },
     ],
     [
       'no authorization block, which would scan unauthenticated',
@@ -137,7 +166,10 @@ describe('validation errors name the path and what to do', () => {
         auth.tokenAuthorization = { type: 'HEADER', value: 'Authorization' };
         auth.tokenExtraction = { type: 'HEADER', value: 'X-Auth-Token' };
       }),
-      { path: 'app.authentication.tokenAuthorization', message: 'use either cookieAuthorization or tokenAuthorization, not both' },
+      {
+        path: 'app.authentication.tokenAuthorization',
+        message: 'use either cookieAuthorization or tokenAuthorization, not both',
+      },
     ],
     [
       'no credential source',
@@ -151,7 +183,10 @@ describe('validation errors name the path and what to do', () => {
         auth.external = { type: 'TOKEN', value: 'abc' };
         auth.cookieAuthorization.cookieNames = ['a', 'b'];
       }),
-      { path: 'app.authentication.cookieAuthorization.cookieNames', message: expect.stringContaining('list exactly one cookie name') },
+      {
+        path: 'app.authentication.cookieAuthorization.cookieNames',
+        message: expect.stringContaining('list exactly one cookie name'),
+      },
     ],
     [
       'a testPath with neither success nor fail',
@@ -169,31 +204,44 @@ describe('validation errors name the path and what to do', () => {
     expect(errorsOf([document])).toEqual(expected);
   });
 
-  it('accepts the scanner\'s other settings of a real stackhawk.yml, but not an unknown app key', () => {
+  it("accepts the scanner's other settings of a real stackhawk.yml, but not an unknown app key", () => {
     const real = formWith((_, app) => {
       app.openApiConf = { path: '/openapi.json' };
       app.excludePaths = ['/logout'];
     });
-    const loaded = loadConfig([writeConfig({ ...real, hawk: { spider: { base: true } }, tags: [{ name: 'a', value: 'b' }] })], CREDENTIALS_ENV);
+    const loaded = loadConfig(
+      [writeConfig({ ...real, hawk: { spider: { base: true } }, tags: [{ name: 'a', value: 'b' }] })],
+      CREDENTIALS_ENV,
+    );
     expect(loaded.errors).toBeUndefined();
     expect(errorsOf([formWith((_, app) => (app.antiCsrfParm = 'x'))])).toEqual([
-      { path: 'app.antiCsrfParm', message: expect.stringMatching(/^unknown key; remove it or fix its spelling \(allowed here: .*antiCsrfParam/) },
+      {
+        path: 'app.antiCsrfParm',
+        message: expect.stringMatching(/^unknown key; remove it or fix its spelling \(allowed here: .*antiCsrfParam/),
+      },
     ]);
   });
 
   it('reports every schema error at once', () => {
-    const errors = errorsOf([formWith((auth, app) => {
-      delete app.applicationId;
-      auth.testPath.requestMethod = 'DELETE';
-    })]);
-    expect(errors.map((error) => error.path)).toEqual(['app.applicationId', 'app.authentication.testPath.requestMethod']);
+    const errors = errorsOf([
+      formWith((auth, app) => {
+        delete app.applicationId;
+        auth.testPath.requestMethod = 'DELETE';
+      }),
+    ]);
+    expect(errors.map((error) => error.path)).toEqual([
+      'app.applicationId',
+      'app.authentication.testPath.requestMethod',
+    ]);
   });
 
   it('never echoes a credential value', () => {
-    const errors = errorsOf([formWith((auth) => {
-      auth.usernamePassword.scanPassword = 20240229;
-      auth.usernamePassword.scanUsername = ['alice'];
-    })]);
+    const errors = errorsOf([
+      formWith((auth) => {
+        auth.usernamePassword.scanPassword = 20240229;
+        auth.usernamePassword.scanUsername = ['alice'];
+      }),
+    ]);
     expect(errors.map((error) => error.path)).toEqual([
       'app.authentication.usernamePassword.scanUsername',
       'app.authentication.usernamePassword.scanPassword',

@@ -31,8 +31,20 @@ describe('FORM login', () => {
     expect(dashboard.loggedIn).toBe(true);
     expect(app.stats).toEqual({ logins: 2, rejectedCsrf: 0 });
     expect(steps.slice(0, 2)).toEqual([
-      { name: 'login page', request: `GET ${app.url}/login`, status: 200, ok: true, detail: 'anti-forgery field authenticity_token read' },
-      { name: 'login', request: `POST ${app.url}/login (FORM)`, status: 302, ok: true, detail: `cookies for ${app.url}: pre_sid, SESSIONID` },
+      {
+        name: 'login page',
+        request: `GET ${app.url}/login`,
+        status: 200,
+        ok: true,
+        detail: 'anti-forgery field authenticity_token read',
+      },
+      {
+        name: 'login',
+        request: `POST ${app.url}/login (FORM)`,
+        status: 302,
+        ok: true,
+        detail: `cookies for ${app.url}: pre_sid, SESSIONID`,
+      },
     ]);
   });
 
@@ -60,7 +72,10 @@ describe('FORM login', () => {
   });
 
   it('fails with wrong credentials, naming neither the user nor the password', async () => {
-    const { session, steps } = formSession(formAppConfig(app.url), { SCAN_USERNAME: USERNAME, SCAN_PASSWORD: 'wrong-password' });
+    const { session, steps } = formSession(formAppConfig(app.url), {
+      SCAN_USERNAME: USERNAME,
+      SCAN_PASSWORD: 'wrong-password',
+    });
     const failure = await session.login().catch((err: unknown) => err);
     expect(failure).toBeInstanceOf(AuthenticationError);
     expect((failure as Error).message).toContain('the login set none of the session cookies SESSIONID');
@@ -100,8 +115,13 @@ describe('testPath', () => {
 
   it('with type BODY matches the body only and reports a success regex that did not match', async () => {
     const { session } = formSession();
-    expect(await runTestPath(session, { path: '/dashboard', type: 'BODY', success: 'Welcome' })).toMatchObject({ ok: true });
+    expect(await runTestPath(session, { path: '/dashboard', type: 'BODY', success: 'Welcome' })).toMatchObject({
+      ok: true,
+    });
     const headerOnly = await runTestPath(session, { path: '/dashboard', type: 'BODY', success: 'content-type' });
-    expect(headerOnly).toMatchObject({ ok: false, detail: 'success /content-type/ did not match the body ("HTTP/1.1 200 OK")' });
+    expect(headerOnly).toMatchObject({
+      ok: false,
+      detail: 'success /content-type/ did not match the body ("HTTP/1.1 200 OK")',
+    });
   });
 });

@@ -30,16 +30,23 @@ describe('JSON login with bearer tokens', () => {
     const verification = await runTestPath(session, { path: '/api/me', type: 'BODY', success: '"email"' });
 
     expect(verification).toMatchObject({ ok: true, status: 200, request: `GET ${api.url}/api/me` });
-    expect(steps[0]).toMatchObject({ request: `POST ${api.authUrl}/api/login (JSON)`, status: 200, detail: 'token read from header X-Auth-Token' });
+    expect(steps[0]).toMatchObject({
+      request: `POST ${api.authUrl}/api/login (JSON)`,
+      status: 200,
+      detail: 'token read from header X-Auth-Token',
+    });
     expect(api.stats.logins).toBe(1);
   });
 
   it('rejects wrong credentials without naming them', async () => {
     api = await startJsonApi({ tokenUses: 5 });
     const steps: Step[] = [];
-    const session = createSession(load([jsonApiConfig(api.url)], { ...CREDENTIALS_ENV, SCAN_PASSWORD: 'not-the-password' }), {
-      onStep: (step) => steps.push(step),
-    });
+    const session = createSession(
+      load([jsonApiConfig(api.url)], { ...CREDENTIALS_ENV, SCAN_PASSWORD: 'not-the-password' }),
+      {
+        onStep: (step) => steps.push(step),
+      },
+    );
     const failure = (await session.send({ path: '/api/me' }).catch((err: unknown) => err)) as Error;
     expect(failure).toBeInstanceOf(AuthenticationError);
     expect(failure.message).toBe(
@@ -53,7 +60,9 @@ describe('JSON login with bearer tokens', () => {
     const document = jsonApiConfig(api.url);
     document.app.authentication.tokenExtraction.value = 'data.token';
     const session = createSession(load([document]));
-    await expect(session.login()).rejects.toThrow('the login response has no token at JSON path data.token; check tokenExtraction');
+    await expect(session.login()).rejects.toThrow(
+      'the login response has no token at JSON path data.token; check tokenExtraction',
+    );
   });
 });
 

@@ -8,20 +8,33 @@ import { describe, expect, it } from 'vitest';
 // does not install the service's dependencies: its sources may import only each other, Node's built-ins and the
 // packages its own package.json names.
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  dependencies: Record<string, string>;
+};
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? sources(join(dir, entry.name)) : /\.(ts|mjs)$/.test(entry.name) ? [join(dir, entry.name)] : [],
+    entry.isDirectory()
+      ? sources(join(dir, entry.name))
+      : /\.(ts|mjs)$/.test(entry.name)
+        ? [join(dir, entry.name)]
+        : [],
   );
 }
 
-const packageName = (specifier: string) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+const packageName = (specifier: string) =>
+  specifier
+    .split('/')
+    .slice(0, specifier.startsWith('@') ? 2 : 1)
+    .join('/');
 
 describe('the scanner client package', () => {
   const files = [...sources(join(ROOT, 'src')), ...sources(join(ROOT, 'bin'))];
   const imports = files.flatMap((file) =>
-    [...readFileSync(file, 'utf8').matchAll(/(?:from|import)\s*\(?\s*'([^']+)'/g)].map((m) => ({ file, specifier: m[1] })),
+    [...readFileSync(file, 'utf8').matchAll(/(?:from|import)\s*\(?\s*'([^']+)'/g)].map((m) => ({
+      file,
+      specifier: m[1],
+    })),
   );
 
   it('has sources that import nothing outside its own folder', () => {

@@ -72,7 +72,11 @@ export async function startFormApp() {
       const preSession = jar.get('pre_sid') ?? '';
       const expected = csrfTokens.get(preSession);
       csrfTokens.delete(preSession);
-      if (request.headers['content-type'] !== 'application/x-www-form-urlencoded' || !expected || form.get('authenticity_token') !== expected) {
+      if (
+        request.headers['content-type'] !== 'application/x-www-form-urlencoded' ||
+        !expected ||
+        form.get('authenticity_token') !== expected
+      ) {
         stats.rejectedCsrf++;
         response.writeHead(403, { 'content-type': 'text/plain' });
         return response.end('Invalid authenticity token');
@@ -149,7 +153,8 @@ export async function startJsonApi({ tokenUses }: { tokenUses: number }) {
       stats.requests++;
       const token = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1] ?? '';
       const uses = remainingUses.get(token) ?? 0;
-      if (uses <= 0) return json(401, { error: 'token expired' }, { 'www-authenticate': 'Bearer error="invalid_token"' });
+      if (uses <= 0)
+        return json(401, { error: 'token expired' }, { 'www-authenticate': 'Bearer error="invalid_token"' });
       remainingUses.set(token, uses - 1);
       return json(200, { email: USERNAME });
     }

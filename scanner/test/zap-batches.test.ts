@@ -24,22 +24,34 @@ const alertWith = (pluginId: string, uris: number, bodyBytes = 0): ReportedAlert
   })),
 });
 
-const flatten = (batches: ReportedAlert[][]) => batches.flat().flatMap((a) => a.uris.map((u) => `${a.pluginId} ${u.uri}`));
+const flatten = (batches: ReportedAlert[][]) =>
+  batches.flat().flatMap((a) => a.uris.map((u) => `${a.pluginId} ${u.uri}`));
 
 describe('reportBatches', () => {
   it('keeps every batch within the alert, URI and byte limits, every URI once and in order', () => {
-    const alerts = [alertWith('1', 4500), ...Array.from({ length: 120 }, (_, i) => alertWith(`x${i}`, 3)), alertWith('big', 40, 200_000)];
+    const alerts = [
+      alertWith('1', 4500),
+      ...Array.from({ length: 120 }, (_, i) => alertWith(`x${i}`, 3)),
+      alertWith('big', 40, 200_000),
+    ];
     const batches = reportBatches(alerts);
     for (const batch of batches) {
       expect(batch.length).toBeLessThanOrEqual(BATCH_LIMITS.maxAlerts);
       expect(batch.reduce((n, a) => n + a.uris.length, 0)).toBeLessThanOrEqual(BATCH_LIMITS.maxUris);
-      expect(Buffer.byteLength(JSON.stringify({ alerts: batch, reportId: 'x'.repeat(64) }))).toBeLessThanOrEqual(4 * 1024 * 1024);
+      expect(Buffer.byteLength(JSON.stringify({ alerts: batch, reportId: 'x'.repeat(64) }))).toBeLessThanOrEqual(
+        4 * 1024 * 1024,
+      );
     }
     expect(flatten(batches)).toEqual(flatten([alerts]));
     // An alert with more URIs than a batch holds is split over consecutive batches, its metadata in each.
     expect(batches[0]).toHaveLength(1);
     expect(batches[0][0].uris).toHaveLength(BATCH_LIMITS.maxUris);
-    expect(batches.flat().filter((a) => a.pluginId === 'big').every((a) => a.name === 'Alert big')).toBe(true);
+    expect(
+      batches
+        .flat()
+        .filter((a) => a.pluginId === 'big')
+        .every((a) => a.name === 'Alert big'),
+    ).toBe(true);
     expect(reportBatches(alerts)).toEqual(batches);
   });
 
@@ -55,7 +67,16 @@ describe('reportBatches', () => {
         expect(alert.description.length).toBeLessThanOrEqual(65_536);
         for (const uri of alert.uris) {
           expect(uri.otherInfo.length).toBeLessThanOrEqual(16_384);
-          expect(Buffer.byteLength(uri.requestHeader + uri.requestBody + uri.responseHeader + uri.responseBody + uri.evidence + uri.otherInfo)).toBeLessThanOrEqual(300_000);
+          expect(
+            Buffer.byteLength(
+              uri.requestHeader +
+                uri.requestBody +
+                uri.responseHeader +
+                uri.responseBody +
+                uri.evidence +
+                uri.otherInfo,
+            ),
+          ).toBeLessThanOrEqual(300_000);
         }
       }
     }

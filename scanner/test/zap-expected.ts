@@ -38,8 +38,10 @@ const decode = (s: string) =>
     .replace(/&quot;/g, '"')
     .replace(/&apos;/g, "'")
     .replace(/&amp;/g, '&');
-const tag = (block: string, name: string) => decode(block.match(new RegExp(`<${name}>([^<]*)</${name}>`))?.[1] ?? '').trim();
-const blocks = (text: string, name: string) => [...text.matchAll(new RegExp(`<${name}>([\\s\\S]*?)</${name}>`, 'g'))].map((m) => m[1]);
+const tag = (block: string, name: string) =>
+  decode(block.match(new RegExp(`<${name}>([^<]*)</${name}>`))?.[1] ?? '').trim();
+const blocks = (text: string, name: string) =>
+  [...text.matchAll(new RegExp(`<${name}>([\\s\\S]*?)</${name}>`, 'g'))].map((m) => m[1]);
 
 interface Counted {
   key: string;
@@ -50,7 +52,8 @@ interface Counted {
 }
 
 const firstLine = (text: string | undefined) => (text ?? '').trim().split(/\r?\n/)[0].trim();
-const messageOf = (uri: string, request: string | undefined, response: string | undefined) => [uri, firstLine(request), firstLine(response)].join('\n');
+const messageOf = (uri: string, request: string | undefined, response: string | undefined) =>
+  [uri, firstLine(request), firstLine(response)].join('\n');
 
 function fromXml(text: string): Counted[] {
   // Only the root's direct sites: cut the report at its top-level <site> elements.
@@ -80,11 +83,18 @@ function fromJson(report: J): Counted[] {
         cweId: rule.relationships?.find((x: J) => x.target.toolComponent.name === 'CWE')?.target.id ?? '',
         instances: r.locations.map((l: J) => ({
           uri: l.physicalLocation.artifactLocation.uri,
-          identity: JSON.stringify([r.webRequest.method, l.physicalLocation.artifactLocation.uri, l.properties?.attack, l.physicalLocation.region?.snippet?.text]),
+          identity: JSON.stringify([
+            r.webRequest.method,
+            l.physicalLocation.artifactLocation.uri,
+            l.properties?.attack,
+            l.physicalLocation.region?.snippet?.text,
+          ]),
           message: messageOf(
             l.physicalLocation.artifactLocation.uri,
             r.webRequest ? `${r.webRequest.method} ${r.webRequest.target} HTTP/${r.webRequest.version ?? '1.1'}` : '',
-            r.webResponse && !r.webResponse.noResponseReceived ? `HTTP/${r.webResponse.version ?? '1.1'} ${r.webResponse.statusCode} ${r.webResponse.reasonPhrase ?? ''}` : '',
+            r.webResponse && !r.webResponse.noResponseReceived
+              ? `HTTP/${r.webResponse.version ?? '1.1'} ${r.webResponse.statusCode} ${r.webResponse.reasonPhrase ?? ''}`
+              : '',
           ),
         })),
       };
@@ -98,7 +108,9 @@ function fromJson(report: J): Counted[] {
       cweId: a.cweid ?? '',
       instances: (a.instances as J[]).map((i) => ({
         uri: i.uri,
-        identity: JSON.stringify(['method', 'uri', 'param', 'attack', 'evidence', 'otherinfo'].map((f) => (i[f] ?? '').trim())),
+        identity: JSON.stringify(
+          ['method', 'uri', 'param', 'attack', 'evidence', 'otherinfo'].map((f) => (i[f] ?? '').trim()),
+        ),
         message: messageOf(i.uri, i['request-header'], i['response-header']),
       })),
     })),
@@ -115,7 +127,8 @@ export function expectedAlerts(file: string): ExpectedAlert[] {
     const id = `${alert.key}\n${alert.name}\n${alert.riskcode}`;
     const into = merged.get(id) ?? { ...alert, seen: new Map() };
     // The first of identical instances is the one kept.
-    for (const instance of alert.instances) if (!into.seen.has(instance.identity)) into.seen.set(instance.identity, instance);
+    for (const instance of alert.instances)
+      if (!into.seen.has(instance.identity)) into.seen.set(instance.identity, instance);
     merged.set(id, into);
   }
   const seen = (a: { seen: Map<string, { uri: string; message: string }> }) => [...a.seen.values()];
@@ -125,8 +138,12 @@ export function expectedAlerts(file: string): ExpectedAlert[] {
       severity: SEVERITY[a.riskcode],
       cweId: noneId(a.cweId),
       uriCount: a.seen.size,
-      uris: seen(a).map((i) => i.uri).sort(),
-      messages: seen(a).map((i) => i.message).sort(),
+      uris: seen(a)
+        .map((i) => i.uri)
+        .sort(),
+      messages: seen(a)
+        .map((i) => i.message)
+        .sort(),
     }))
     .sort((a, b) => a.name.localeCompare(b.name) || a.severity.localeCompare(b.severity));
 }

@@ -38,17 +38,38 @@ const section: BenchSection = {
     // ---- Triage of 100 actions
     ctx.progress('triage: a scan with 100 findings');
     const triageApp = (await call('POST', `/api/v1/org/${orgId}/app`, { name: 'triage', env: 'dev' })).json();
-    const started = (await call('POST', `/api/v1/app/${triageApp.applicationId}/scan`, { env: 'dev', config: 'app:\n  env: dev\n', host: 'https://t.test' })).json();
-    const uris = Array.from({ length: 100 }, (_, i) => ({ uri: `/page${i}`, requestMethod: 'GET', param: 'q', evidence: 'e' }));
-    await call('POST', `/api/v1/scan/${started.scanId}/alerts`, { alerts: [{ pluginId: '40018', name: 'SQLi', severity: 'High', uris }] });
+    const started = (
+      await call('POST', `/api/v1/app/${triageApp.applicationId}/scan`, {
+        env: 'dev',
+        config: 'app:\n  env: dev\n',
+        host: 'https://t.test',
+      })
+    ).json();
+    const uris = Array.from({ length: 100 }, (_, i) => ({
+      uri: `/page${i}`,
+      requestMethod: 'GET',
+      param: 'q',
+      evidence: 'e',
+    }));
+    await call('POST', `/api/v1/scan/${started.scanId}/alerts`, {
+      alerts: [{ pluginId: '40018', name: 'SQLi', severity: 'High', uris }],
+    });
     await call('POST', `/api/v1/scan/${started.scanId}/complete`, { status: 'COMPLETED' });
-    const hashes = (await call('GET', `/api/v1/scan/${started.scanId}/alert/40018?pageSize=100`)).json().applicationScanAlertUris.map((u: { findingHash: string }) => u.findingHash);
+    const hashes = (await call('GET', `/api/v1/scan/${started.scanId}/alert/40018?pageSize=100`))
+      .json()
+      .applicationScanAlertUris.map((u: { findingHash: string }) => u.findingHash);
     let round = 0;
     const triagePath = `/api/v1/org/${orgId}/app/${triageApp.applicationId}/env/${started.envId}/findings/triage`;
-    const triage100 = await measure(async () => {
-      const status = round++ % 2 ? 'RISK_ACCEPTED' : 'FALSE_POSITIVE';
-      await call('POST', triagePath, { actions: hashes.map((findingHash: string) => ({ findingHash, status, note: 'bench' })) });
-    }, 5, 1);
+    const triage100 = await measure(
+      async () => {
+        const status = round++ % 2 ? 'RISK_ACCEPTED' : 'FALSE_POSITIVE';
+        await call('POST', triagePath, {
+          actions: hashes.map((findingHash: string) => ({ findingHash, status, note: 'bench' })),
+        });
+      },
+      5,
+      1,
+    );
 
     // ---- The report's organization: ENVIRONMENTS environments, each with one completed scan of its share.
     ctx.progress(`report: seeding ${FINDINGS} findings in ${ENVIRONMENTS} environments`);
@@ -57,7 +78,9 @@ const section: BenchSection = {
     const seedStart = performance.now();
     let seeded = 0;
     for (let e = 0; e < ENVIRONMENTS && seeded < FINDINGS; e++) {
-      const app = (await call('POST', `/api/v1/org/${orgId}/app`, { name: `app-${String(e).padStart(3, '0')}`, env: 'prod' })).json();
+      const app = (
+        await call('POST', `/api/v1/org/${orgId}/app`, { name: `app-${String(e).padStart(3, '0')}`, env: 'prod' })
+      ).json();
       const appId = app.applicationId as string;
       const envId = (await call('GET', `/api/v1/app/${appId}/env/list`)).json().environments[0].environmentId as string;
       const scanId = randomUUID();
@@ -72,26 +95,102 @@ const section: BenchSection = {
         const n = Math.min(perPlugin, count - p * perPlugin);
         bySeverity[severity] += n;
         alertsBySeverity[severity] += 1;
-        items.push({ ...keys.scanAlert(appId, envId, scanId, pluginId), entity: 'scanAlert', pluginId, name: `Plugin ${pluginId}`, severity, description: 'd'.repeat(300), cweId: '79', references: [], uriCount: n, nextUri: n });
+        items.push({
+          ...keys.scanAlert(appId, envId, scanId, pluginId),
+          entity: 'scanAlert',
+          pluginId,
+          name: `Plugin ${pluginId}`,
+          severity,
+          description: 'd'.repeat(300),
+          cweId: '79',
+          references: [],
+          uriCount: n,
+          nextUri: n,
+        });
         for (let i = 0; i < n; i++) {
           const uri = `/api/things/page${p}x${i}`;
-          const hash = findingHash({ applicationId: appId, environmentId: envId, pluginId, method: 'GET', uri, param: 'q' });
+          const hash = findingHash({
+            applicationId: appId,
+            environmentId: envId,
+            pluginId,
+            method: 'GET',
+            uri,
+            param: 'q',
+          });
           const msgId = randomUUID();
-          const shared = { alertUriId: randomUUID(), msgId, pluginId, uri, requestMethod: 'GET', param: 'q', findingHash: hash };
+          const shared = {
+            alertUriId: randomUUID(),
+            msgId,
+            pluginId,
+            uri,
+            requestMethod: 'GET',
+            param: 'q',
+            findingHash: hash,
+          };
           items.push({ ...keys.alertUri(appId, envId, scanId, pluginId, i), entity: 'alertUri', n: i, ...shared });
-          items.push({ ...keys.alertMessage(appId, envId, scanId, msgId), entity: 'alertMessage', ...shared, evidence: 'evidence, "quoted"', otherInfo: '', requestHeader: '', requestBody: '', responseHeader: '', responseBody: '' });
-          items.push({ ...keys.finding(appId, envId, hash), entity: 'finding', findingHash: hash, pluginId, requestMethod: 'GET', path: normalizedPath(uri), param: 'q', uri, severity, firstSeen: startedAt, lastSeen: startedAt, lastScanId: scanId, lastScanUris: 1 });
+          items.push({
+            ...keys.alertMessage(appId, envId, scanId, msgId),
+            entity: 'alertMessage',
+            ...shared,
+            evidence: 'evidence, "quoted"',
+            otherInfo: '',
+            requestHeader: '',
+            requestBody: '',
+            responseHeader: '',
+            responseBody: '',
+          });
+          items.push({
+            ...keys.finding(appId, envId, hash),
+            entity: 'finding',
+            findingHash: hash,
+            pluginId,
+            requestMethod: 'GET',
+            path: normalizedPath(uri),
+            param: 'q',
+            uri,
+            severity,
+            firstSeen: startedAt,
+            lastSeen: startedAt,
+            lastScanId: scanId,
+            lastScanUris: 1,
+          });
         }
       }
-      const stats = { totalAlerts: count, uniqueAlerts: alertsBySeverity.High + alertsBySeverity.Medium + alertsBySeverity.Low, urisBySeverity: bySeverity, alertsBySeverity };
+      const stats = {
+        totalAlerts: count,
+        uniqueAlerts: alertsBySeverity.High + alertsBySeverity.Medium + alertsBySeverity.Low,
+        urisBySeverity: bySeverity,
+        alertsBySeverity,
+      };
       items.push({
         ...keys.scan(orgId, appId, envId, scanId, startedAt),
         entity: 'scan',
         ownedKey: keys.scanLocation(scanId),
-        scanId, organizationId: orgId, applicationId: appId, environmentId: envId, envName: 'prod', status: 'COMPLETED', userId,
-        startedAt, completedAt: startedAt + 30_000, durationSeconds: 30, urlCount: count, hawkscanVersion: '4.0.0', host: 'https://target.test', tags: [], configHash: '0'.repeat(64), reportedUris: count, stats,
+        scanId,
+        organizationId: orgId,
+        applicationId: appId,
+        environmentId: envId,
+        envName: 'prod',
+        status: 'COMPLETED',
+        userId,
+        startedAt,
+        completedAt: startedAt + 30_000,
+        durationSeconds: 30,
+        urlCount: count,
+        hawkscanVersion: '4.0.0',
+        host: 'https://target.test',
+        tags: [],
+        configHash: '0'.repeat(64),
+        reportedUris: count,
+        stats,
       });
-      items.push({ ...keys.scanLocation(scanId), entity: 'scanLocation', scanId, applicationId: appId, environmentId: envId });
+      items.push({
+        ...keys.scanLocation(scanId),
+        entity: 'scanLocation',
+        scanId,
+        applicationId: appId,
+        environmentId: envId,
+      });
       await batchPut(items, 16);
       seeded += count;
       if ((e + 1) % 10 === 0) ctx.progress(`seeded ${seeded}/${FINDINGS}`);
@@ -106,7 +205,8 @@ const section: BenchSection = {
       peak.heap = Math.max(peak.heap, m.heapUsed);
     }, 20);
     const before = process.memoryUsage();
-    const reportPath = (page: number) => `/api/v1/reports/org/${orgId}/findings?pageSize=${PAGE_SIZE}&pageToken=${page}`;
+    const reportPath = (page: number) =>
+      `/api/v1/reports/org/${orgId}/findings?pageSize=${PAGE_SIZE}&pageToken=${page}`;
     const pages = Math.ceil(FINDINGS / PAGE_SIZE);
     const one = async (page: number, accept: string) => {
       const out = await call('GET', reportPath(page), undefined, accept);
@@ -146,7 +246,12 @@ const section: BenchSection = {
         firstPageJsonLatency: firstPageJson,
         walkAllPagesJson: walkJson,
         walkAllPagesCsv: walkCsv,
-        memoryMb: { rssBefore: mb(before.rss), rssPeak: mb(peak.rss), heapBefore: mb(before.heapUsed), heapPeak: mb(peak.heap) },
+        memoryMb: {
+          rssBefore: mb(before.rss),
+          rssPeak: mb(peak.rss),
+          heapBefore: mb(before.heapUsed),
+          heapPeak: mb(peak.heap),
+        },
       },
     };
   },

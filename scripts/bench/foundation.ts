@@ -18,10 +18,19 @@ const IN_PROCESS_WARMUP_ROUNDS = 100;
 const CPU_SAMPLES = 500;
 // How the code before issue 17's bundling change was bundled (BENCH_COMPARE_WITH checkouts without infra/bundling.ts): ESM.
 const ESM_BANNER = "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
-type BundleOptions = Pick<BuildOptions, 'format' | 'target' | 'platform' | 'external' | 'mainFields' | 'define' | 'supported' | 'banner'>;
+type BundleOptions = Pick<
+  BuildOptions,
+  'format' | 'target' | 'platform' | 'external' | 'mainFields' | 'define' | 'supported' | 'banner'
+>;
 /** A FUNCTION_BUNDLE of infra/bundling.ts, this checkout's or another's (which may lack fields or build ESM). */
 type BundleSettings = Partial<Omit<typeof FUNCTION_BUNDLE, 'format'>> & { format?: 'cjs' | 'esm' };
-const ESM_BUNDLE: BundleOptions = { platform: 'node', format: 'esm', target: 'node20', external: ['@aws-sdk/*'], banner: { js: ESM_BANNER } };
+const ESM_BUNDLE: BundleOptions = {
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  external: ['@aws-sdk/*'],
+  banner: { js: ESM_BANNER },
+};
 
 /** esbuild's options for a bundle as infra/bundling.ts (FUNCTION_BUNDLE) describes it, this checkout's or another's. */
 const bundleOptions = (bundle: BundleSettings): BundleOptions => ({
@@ -54,11 +63,18 @@ const LOAD_BUNDLE = `const load = (file) => file.endsWith('.mjs') ? import(file)
  * event against the local engines (the signing key, DynamoDB Local). Median of three processes; with
  * BENCH_COMPARE_WITH, that checkout's bundles too (built as its own bench built them), alternating with these.
  */
-export async function measureFirstInvocations(outDir: string, tenant: { applicationId: string; apiKey: string; token: string }) {
+export async function measureFirstInvocations(
+  outDir: string,
+  tenant: { applicationId: string; apiKey: string; token: string },
+) {
   const { apiGatewayEvent } = await import('../local/api-gateway-event.ts');
   const { matchRoute } = await import('../local/server.ts');
   const cases = [
-    { handler: 'get-application', target: `/api/v1/app/${tenant.applicationId}`, headers: [['authorization', `Bearer ${tenant.token}`]] },
+    {
+      handler: 'get-application',
+      target: `/api/v1/app/${tenant.applicationId}`,
+      headers: [['authorization', `Bearer ${tenant.token}`]],
+    },
     { handler: 'get-user', target: '/api/v1/user', headers: [['authorization', `Bearer ${tenant.token}`]] },
     { handler: 'login', target: '/api/v1/auth/login', headers: [['x-apikey', tenant.apiKey]] },
   ] as { handler: string; target: string; headers: [string, string][] }[];
@@ -72,19 +88,37 @@ export async function measureFirstInvocations(outDir: string, tenant: { applicat
     const result = await handler(event, context);
     console.log(JSON.stringify({ importMs: imported - start, totalMs: performance.now() - start, status: result.statusCode }));`;
   const run = (bundle: string, event: unknown) => {
-    const out = spawnSync(process.execPath, ['--input-type=commonjs', '-e', `(async () => { ${child} })()`], { env: { ...process.env, HAWK_BUNDLE: bundle, HAWK_EVENT: JSON.stringify(event) }, encoding: 'utf8' });
-    const figures = JSON.parse(out.stdout.trim().split('\n').pop() || '{}') as { importMs: number; totalMs: number; status: number };
+    const out = spawnSync(process.execPath, ['--input-type=commonjs', '-e', `(async () => { ${child} })()`], {
+      env: { ...process.env, HAWK_BUNDLE: bundle, HAWK_EVENT: JSON.stringify(event) },
+      encoding: 'utf8',
+    });
+    const figures = JSON.parse(out.stdout.trim().split('\n').pop() || '{}') as {
+      importMs: number;
+      totalMs: number;
+      status: number;
+    };
     if (figures.status !== 200) throw new Error(`first invocation of ${bundle}: ${out.stdout} ${out.stderr}`);
     return figures;
   };
-  const median = (values: number[]) => Math.round(values.sort((a, b) => a - b)[Math.floor(values.length / 2)] * 10) / 10;
+  const median = (values: number[]) =>
+    Math.round(values.sort((a, b) => a - b)[Math.floor(values.length / 2)] * 10) / 10;
   const results: Record<string, unknown> = {};
   for (const { handler, target, headers } of cases) {
-    const event = apiGatewayEvent({ method: 'GET', target, headers, body: Buffer.alloc(0), sourceIp: '198.51.100.30' }, matchRoute('GET', target)!);
+    const event = apiGatewayEvent(
+      { method: 'GET', target, headers, body: Buffer.alloc(0), sourceIp: '198.51.100.30' },
+      matchRoute('GET', target)!,
+    );
     const bundles: Record<string, string> = { 'this checkout': join(outDir, `${handler}.cjs`) };
     if (compareWith) {
       const { options, extension } = await compareBundling(compareWith);
-      const built = await build({ ...options, entryPoints: [`functions/${handler}.ts`], absWorkingDir: compareWith, bundle: true, minify: true, write: false });
+      const built = await build({
+        ...options,
+        entryPoints: [`functions/${handler}.ts`],
+        absWorkingDir: compareWith,
+        bundle: true,
+        minify: true,
+        write: false,
+      });
       bundles.BENCH_COMPARE_WITH = join(outDir, `compare-${handler}${extension}`);
       writeFileSync(bundles.BENCH_COMPARE_WITH, built.outputFiles[0].contents);
     }
@@ -96,7 +130,12 @@ export async function measureFirstInvocations(outDir: string, tenant: { applicat
         samples[label].totalMs.push(figures.totalMs);
       }
     }
-    results[handler] = Object.fromEntries(Object.entries(samples).map(([label, v]) => [label, { importMs: median(v.importMs), importAndFirstRequestMs: median(v.totalMs) }]));
+    results[handler] = Object.fromEntries(
+      Object.entries(samples).map(([label, v]) => [
+        label,
+        { importMs: median(v.importMs), importAndFirstRequestMs: median(v.totalMs) },
+      ]),
+    );
   }
   return results;
 }
@@ -106,7 +145,13 @@ export async function measureFirstInvocations(outDir: string, tenant: { applicat
  * most of their bundle, loaded because the operation calls it. The targets of issue 17 (at most 150 KiB, a cold load
  * of at most 100 ms) are for the ordinary functions, every other one; these are reported beside them.
  */
-const DOCUMENT_PARSERS = new Set(['upload-oas-for-application', 'import-scan-report', 'validate-scan-configuration', 'set-scan-configuration-for-org', 'report-scan-started']);
+const DOCUMENT_PARSERS = new Set([
+  'upload-oas-for-application',
+  'import-scan-report',
+  'validate-scan-configuration',
+  'set-scan-configuration-for-org',
+  'report-scan-started',
+]);
 const TARGET_BYTES = 150 * 1024;
 const TARGET_IMPORT_MS = 100;
 
@@ -149,8 +194,12 @@ async function measureFromOutside(ctx: BenchContext) {
     servers.push(await startOutsideServer(process.cwd(), 'this checkout'));
     const compareWith = process.env.BENCH_COMPARE_WITH;
     if (compareWith) servers.push(await startOutsideServer(compareWith, `BENCH_COMPARE_WITH (${compareWith})`));
-    const operations = Object.fromEntries(await Promise.all(servers.map(async (s) => [s.label, await outsideOperations(s)] as const)));
-    ctx.progress(`from outside: ${OUTSIDE_ROUNDS} interleaved rounds against ${servers.map((s) => s.label).join(' and ')}`);
+    const operations = Object.fromEntries(
+      await Promise.all(servers.map(async (s) => [s.label, await outsideOperations(s)] as const)),
+    );
+    ctx.progress(
+      `from outside: ${OUTSIDE_ROUNDS} interleaved rounds against ${servers.map((s) => s.label).join(' and ')}`,
+    );
     const timings = await interleaved(operations, OUTSIDE_ROUNDS);
     const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
     return Object.fromEntries(
@@ -173,7 +222,8 @@ async function measureFromOutside(ctx: BenchContext) {
 
 type DocumentClient = import('@aws-sdk/lib-dynamodb').DynamoDBDocumentClient;
 type AnyCommand = { input: unknown; constructor: new (input: unknown) => AnyCommand };
-const sendOf = (client: DocumentClient) => client.send.bind(client) as unknown as (command: AnyCommand) => Promise<unknown>;
+const sendOf = (client: DocumentClient) =>
+  client.send.bind(client) as unknown as (command: AnyCommand) => Promise<unknown>;
 
 /**
  * The floor under a request's latency: the DynamoDB calls it makes (its second run: the steady state of a client),
@@ -254,18 +304,36 @@ const section: BenchSection = {
     const { applicationId } = (await created.json()) as { applicationId: string };
     const getApplication = get(`/api/v1/app/${applicationId}`, { authorization: `Bearer ${token}` });
     const login = get('/api/v1/auth/login', { 'x-apikey': apiKey });
-    const directGetItem = async () => void (await db.send(new GetCommand({ TableName: config.tableName, Key: keys.user(userId) })));
+    const directGetItem = async () =>
+      void (await db.send(new GetCommand({ TableName: config.tableName, Key: keys.user(userId) })));
 
-    ctx.progress(`latency: GET /api/v1/app/{appId}, GET /api/v1/user, login, direct GetItem: ${IN_PROCESS_ROUNDS} interleaved rounds after ${IN_PROCESS_WARMUP_ROUNDS} of warm-up`);
+    ctx.progress(
+      `latency: GET /api/v1/app/{appId}, GET /api/v1/user, login, direct GetItem: ${IN_PROCESS_ROUNDS} interleaved rounds after ${IN_PROCESS_WARMUP_ROUNDS} of warm-up`,
+    );
     // Interleaved, as from outside, after a warm-up of them all. Measured one after the other (300 each after 20),
     // the first ran while DynamoDB Local's JVM and V8 were still compiling and the ratios followed the order (issue
     // 17, one code in one sitting: /user 5.0x measured right after the GetItem, 2.3x measured last; the GetItem,
     // always first, 1.67 ms p50 in the quiet run of 2026-11-25T05:49, 0.7 ms once warm).
     const operations = { directGetItem, getApplication, getUser, login };
-    const floors = { getApplication: await dynamodbFloor(getApplication), getUser: await dynamodbFloor(getUser), login: await dynamodbFloor(login) };
-    const floorOperations = Object.fromEntries(Object.entries(floors).map(([name, floor]) => [`${name}Floor`, floor.replay]));
-    const { inProcess: timings } = await interleaved({ inProcess: { ...operations, ...floorOperations } }, IN_PROCESS_ROUNDS, IN_PROCESS_WARMUP_ROUNDS);
-    const [direct, application, user, loginTiming] = [timings.directGetItem, timings.getApplication, timings.getUser, timings.login];
+    const floors = {
+      getApplication: await dynamodbFloor(getApplication),
+      getUser: await dynamodbFloor(getUser),
+      login: await dynamodbFloor(login),
+    };
+    const floorOperations = Object.fromEntries(
+      Object.entries(floors).map(([name, floor]) => [`${name}Floor`, floor.replay]),
+    );
+    const { inProcess: timings } = await interleaved(
+      { inProcess: { ...operations, ...floorOperations } },
+      IN_PROCESS_ROUNDS,
+      IN_PROCESS_WARMUP_ROUNDS,
+    );
+    const [direct, application, user, loginTiming] = [
+      timings.directGetItem,
+      timings.getApplication,
+      timings.getUser,
+      timings.login,
+    ];
     // CPU time of this process per request (the HTTP client, the local server, the handler, the SDK; not DynamoDB
     // Local's JVM): it moves much less with the machine's load than the wall time does.
     const cpuPerRequestMs: Record<string, number> = {};
@@ -283,7 +351,12 @@ const section: BenchSection = {
       scopes.length = 0;
       await fn();
       const [scope] = scopes;
-      return { calls: scope.dynamodbCalls, roundTrips: scope.dynamodbRoundTrips ?? 0, readUnits: scope.readUnits ?? 0, writeUnits: scope.writeUnits ?? 0 };
+      return {
+        calls: scope.dynamodbCalls,
+        roundTrips: scope.dynamodbRoundTrips ?? 0,
+        readUnits: scope.readUnits ?? 0,
+        writeUnits: scope.writeUnits ?? 0,
+      };
     };
     // The second of two back-to-back requests: the steady state of a client (the first of a new process
     // costs one more rate-limit call, see shared/rate-limit.ts, and learns the caller's organizations).
@@ -294,12 +367,15 @@ const section: BenchSection = {
       'GET /api/v1/auth/login': await steady(login),
     };
     scopeObservers.length = 0;
-    const pick = (field: keyof Awaited<ReturnType<typeof observe>>) => Object.fromEntries(Object.entries(perRequest).map(([name, figures]) => [name, figures[field]]));
+    const pick = (field: keyof Awaited<ReturnType<typeof observe>>) =>
+      Object.fromEntries(Object.entries(perRequest).map(([name, figures]) => [name, figures[field]]));
 
     ctx.progress('from outside: npm start with its default logging, an HTTP client, raw GetItem interleaved');
     const outside = await measureFromOutside(ctx);
 
-    ctx.progress('bundles: esbuild as the stack bundles them (infra/bundling.ts: minified CommonJS, @aws-sdk external, the function\'s own protobuf messages) and cold load in a fresh node');
+    ctx.progress(
+      "bundles: esbuild as the stack bundles them (infra/bundling.ts: minified CommonJS, @aws-sdk external, the function's own protobuf messages) and cold load in a fresh node",
+    );
     const outDir = join(process.cwd(), 'node_modules', '.cache', 'hawk-bench');
     mkdirSync(outDir, { recursive: true });
     const bundles: Record<string, Bundle> = {};
@@ -322,13 +398,29 @@ const section: BenchSection = {
       const samples = [0, 1, 2].map(() => {
         const out = spawnSync(
           process.execPath,
-          ['--input-type=commonjs', '-e', `(async () => { ${LOAD_BUNDLE} const cpu = process.cpuUsage(); const t = performance.now(); await load(${JSON.stringify(file)}); const wallMs = performance.now() - t; const used = process.cpuUsage(cpu); console.log(JSON.stringify({ wallMs, cpuMs: (used.user + used.system) / 1000 })); })()`],
-          { env: { ...process.env, AWS_REGION: 'us-east-1', TABLE_NAME: 't', SIGNING_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:0:secret:x' }, encoding: 'utf8' },
+          [
+            '--input-type=commonjs',
+            '-e',
+            `(async () => { ${LOAD_BUNDLE} const cpu = process.cpuUsage(); const t = performance.now(); await load(${JSON.stringify(file)}); const wallMs = performance.now() - t; const used = process.cpuUsage(cpu); console.log(JSON.stringify({ wallMs, cpuMs: (used.user + used.system) / 1000 })); })()`,
+          ],
+          {
+            env: {
+              ...process.env,
+              AWS_REGION: 'us-east-1',
+              TABLE_NAME: 't',
+              SIGNING_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:0:secret:x',
+            },
+            encoding: 'utf8',
+          },
         );
         return JSON.parse(out.stdout.trim().split('\n').pop() || '{}') as { wallMs: number; cpuMs: number };
       });
       const median = (values: number[]) => Math.round(values.sort((a, b) => a - b)[1] * 10) / 10;
-      bundles[handler] = { bytes: result.outputFiles[0].contents.length, importMs: median(samples.map((x) => x.wallMs)), importCpuMs: median(samples.map((x) => x.cpuMs)) };
+      bundles[handler] = {
+        bytes: result.outputFiles[0].contents.length,
+        importMs: median(samples.map((x) => x.wallMs)),
+        importCpuMs: median(samples.map((x) => x.cpuMs)),
+      };
     }
 
     ctx.progress('first invocation as Lambda runs it: a fresh node imports the bundle and serves one request');
@@ -347,7 +439,15 @@ const section: BenchSection = {
         (['getApplication', 'getUser', 'login'] as const).map((name) => {
           const floor = timings[`${name}Floor`];
           const request = timings[name];
-          return [name, { calls: floors[name].calls, latency: floor, p50OverGetItemP50: Math.round((floor.p50Ms / direct.p50Ms) * 10) / 10, requestP50AboveFloorMs: Math.round((request.p50Ms - floor.p50Ms) * 100) / 100 }];
+          return [
+            name,
+            {
+              calls: floors[name].calls,
+              latency: floor,
+              p50OverGetItemP50: Math.round((floor.p50Ms / direct.p50Ms) * 10) / 10,
+              requestP50AboveFloorMs: Math.round((request.p50Ms - floor.p50Ms) * 100) / 100,
+            },
+          ];
         }),
       ),
       dynamodbCallsPerRequest: pick('calls'),

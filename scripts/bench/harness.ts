@@ -38,7 +38,11 @@ export async function measure(fn: () => Promise<unknown>, n = 200, warmup = 20):
 }
 
 /** A fresh organization (or `existingOrgId`) with a new all-permission user, its API key and a logged-in token. */
-export async function benchTenant(ctx: BenchContext, label: string, existingOrgId?: string): Promise<{ orgId: string; userId: string; apiKey: string; token: string }> {
+export async function benchTenant(
+  ctx: BenchContext,
+  label: string,
+  existingOrgId?: string,
+): Promise<{ orgId: string; userId: string; apiKey: string; token: string }> {
   const { createOrganization, createUser, addMember, createApiKey } = await import('../../shared/identity/admin.ts');
   const orgId = existingOrgId ?? (await createOrganization({ name: `bench-${label}` })).organizationId;
   const { userId } = await createUser({ email: `bench-${label}-${Date.now()}@example.test` });

@@ -19,4 +19,6 @@ try {
 }
 const ms = Math.round(performance.now() - started);
 const peak = process.resourceUsage().maxRSS; // kilobytes
-process.stdout.write(`${JSON.stringify({ ms, peakRssMb: Math.round(peak / 1024), rssBeforeMb: Math.round(baseline / 1024), outcome })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ ms, peakRssMb: Math.round(peak / 1024), rssBeforeMb: Math.round(baseline / 1024), outcome })}\n`,
+);

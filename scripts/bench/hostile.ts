@@ -14,7 +14,10 @@ const section: BenchSection = {
     const parsing: Record<string, unknown> = {};
     for (const [name, body] of Object.entries(hostileBodies)) {
       ctx.progress(`hostile: ${name}`);
-      const out = execFileSync(process.execPath, ['--import', 'tsx', 'scripts/bench/hostile-case.ts', name], { encoding: 'utf8', maxBuffer: 1 << 20 });
+      const out = execFileSync(process.execPath, ['--import', 'tsx', 'scripts/bench/hostile-case.ts', name], {
+        encoding: 'utf8',
+        maxBuffer: 1 << 20,
+      });
       parsing[name] = { about: body.about, ...JSON.parse(out.trim().split('\n').pop()!) };
     }
 
@@ -22,27 +25,49 @@ const section: BenchSection = {
     const call = async (method: string, path: string, body: string, contentType = 'application/json') => {
       const rssBefore = process.memoryUsage().rss;
       const started = performance.now();
-      const response = await fetch(`${ctx.baseUrl}${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': contentType }, body });
+      const response = await fetch(`${ctx.baseUrl}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, 'content-type': contentType },
+        body,
+      });
       const text = await response.text();
       const ms = Math.round(performance.now() - started);
-      return { status: response.status, ms, rssGrowthMb: Math.round((process.memoryUsage().rss - rssBefore) / 1e6), bytes: body.length, ...(response.status >= 400 ? { message: text.slice(0, 160) } : {}) };
+      return {
+        status: response.status,
+        ms,
+        rssGrowthMb: Math.round((process.memoryUsage().rss - rssBefore) / 1e6),
+        bytes: body.length,
+        ...(response.status >= 400 ? { message: text.slice(0, 160) } : {}),
+      };
     };
-    const app = JSON.parse(await (await fetch(`${ctx.baseUrl}/api/v1/org/${orgId}/app`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'hostile', env: 'dev' }),
-    })).text()) as { applicationId: string };
+    const app = JSON.parse(
+      await (
+        await fetch(`${ctx.baseUrl}/api/v1/org/${orgId}/app`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ name: 'hostile', env: 'dev' }),
+        })
+      ).text(),
+    ) as { applicationId: string };
     const config = Array.from({ length: SCAN_CONFIG_LIMITS.maxNodes / 2 - 10 }, (_, i) => `k${i}: v`).join('\n');
     const start = await call('POST', `/api/v1/app/${app.applicationId}/scan`, JSON.stringify({ env: 'dev', config }));
-    const scan = JSON.parse(await (await fetch(`${ctx.baseUrl}/api/v1/app/${app.applicationId}/scan`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ env: 'dev', config: 'app:\n  env: dev\n' }),
-    })).text()) as { scanId: string };
+    const scan = JSON.parse(
+      await (
+        await fetch(`${ctx.baseUrl}/api/v1/app/${app.applicationId}/scan`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ env: 'dev', config: 'app:\n  env: dev\n' }),
+        })
+      ).text(),
+    ) as { scanId: string };
     const http = {
       scanStartMostKeys: start,
       findingsReportFull: await call('POST', `/api/v1/scan/${scan.scanId}/alerts`, fullFindingsReport()),
-      descriptionMostPaths: await call('POST', `/api/v1/oas/${app.applicationId}/upload`, descriptionWithPaths(Math.floor(DESCRIPTION_LIMITS.maxExpandedNodes / 6.2))),
+      descriptionMostPaths: await call(
+        'POST',
+        `/api/v1/oas/${app.applicationId}/upload`,
+        descriptionWithPaths(Math.floor(DESCRIPTION_LIMITS.maxExpandedNodes / 6.2)),
+      ),
     };
     return { note: 'one run on a shared, busy 2-core machine: rough figures', parsing, http };
   },

@@ -23,7 +23,9 @@ const perSecond = (n: number, ms: number) => Math.round((n / ms) * 1000);
  */
 export function generatedReport(instances: number, messages = true): string {
   const alerts = 50;
-  const parts = ['<?xml version="1.0"?>\n<OWASPZAPReport programName="ZAP" version="2.16.1" generated="bench">\n<site name="https://bench.test" host="bench.test" port="443" ssl="true"><alerts>'];
+  const parts = [
+    '<?xml version="1.0"?>\n<OWASPZAPReport programName="ZAP" version="2.16.1" generated="bench">\n<site name="https://bench.test" host="bench.test" port="443" ssl="true"><alerts>',
+  ];
   for (let a = 0; a < alerts; a++) {
     const count = Math.floor(instances / alerts) + (a < instances % alerts ? 1 : 0);
     parts.push(
@@ -41,14 +43,18 @@ export function generatedReport(instances: number, messages = true): string {
           '</instance>',
       );
     }
-    parts.push(`</instances><count>${count}</count><solution>&lt;p&gt;Fix it.&lt;/p&gt;</solution><cweid>${16 + a}</cweid><wascid>15</wascid><sourceid>3</sourceid></alertitem>`);
+    parts.push(
+      `</instances><count>${count}</count><solution>&lt;p&gt;Fix it.&lt;/p&gt;</solution><cweid>${16 + a}</cweid><wascid>15</wascid><sourceid>3</sourceid></alertitem>`,
+    );
   }
   parts.push('</alerts></site></OWASPZAPReport>\n');
   return parts.join('');
 }
 
 /** Runs `work` while sampling this process's RSS every 20 ms: wall time and the peak RSS above the RSS before. */
-async function withRss<T>(work: () => Promise<T>): Promise<{ result: T; ms: number; peakRssMb: number; rssBeforeMb: number }> {
+async function withRss<T>(
+  work: () => Promise<T>,
+): Promise<{ result: T; ms: number; peakRssMb: number; rssBeforeMb: number }> {
   global.gc?.();
   const before = process.memoryUsage().rss;
   let peak = before;
@@ -64,10 +70,15 @@ async function withRss<T>(work: () => Promise<T>): Promise<{ result: T; ms: numb
 }
 
 /** The CLI as a child process: wall time, exit code, and its peak RSS (VmHWM of /proc/<pid>/status, polled). */
-function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; ms: number; peakRssMb: number; stdout: string; stderr: string }> {
+function runCli(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; ms: number; peakRssMb: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const start = performance.now();
-    const child = spawn(process.execPath, [join(ROOT, 'scanner/bin/hawk-scanner.mjs'), 'import', ...args], { env: { PATH: process.env.PATH!, ...env } });
+    const child = spawn(process.execPath, [join(ROOT, 'scanner/bin/hawk-scanner.mjs'), 'import', ...args], {
+      env: { PATH: process.env.PATH!, ...env },
+    });
     let stdout = '';
     let stderr = '';
     let hwmKb = 0;
@@ -89,7 +100,14 @@ function runCli(args: string[], env: Record<string, string>): Promise<{ code: nu
   });
 }
 
-async function importThroughOperation(ctx: BenchContext, token: string, appId: string, env: string, report: string | Buffer, contentType: string) {
+async function importThroughOperation(
+  ctx: BenchContext,
+  token: string,
+  appId: string,
+  env: string,
+  report: string | Buffer,
+  contentType: string,
+) {
   const measured = await withRss(async () => {
     const response = await fetch(`${ctx.baseUrl}/api/v1/app/${appId}/scan/import?env=${env}`, {
       method: 'POST',
@@ -112,10 +130,23 @@ async function importThroughOperation(ctx: BenchContext, token: string, appId: s
   };
 }
 
-async function importThroughCli(ctx: BenchContext, apiKey: string, appId: string, env: string, file: string, instances: number) {
+async function importThroughCli(
+  ctx: BenchContext,
+  apiKey: string,
+  appId: string,
+  env: string,
+  file: string,
+  instances: number,
+) {
   const stateDir = mkdtempSync(join(tmpdir(), 'hawk-bench-import-'));
   try {
-    const measured = await withRss(() => runCli(['--app', appId, '--env', env, file], { HAWK_API_KEY: apiKey, HAWK_API_URL: ctx.baseUrl, HAWK_STATE_DIR: stateDir }));
+    const measured = await withRss(() =>
+      runCli(['--app', appId, '--env', env, file], {
+        HAWK_API_KEY: apiKey,
+        HAWK_API_URL: ctx.baseUrl,
+        HAWK_STATE_DIR: stateDir,
+      }),
+    );
     const run = measured.result;
     if (run.code !== 0) throw new Error(`CLI import exited ${run.code}: ${run.stderr.slice(-500)}`);
     return {
@@ -151,8 +182,11 @@ async function failedPublishRemoval(appId: string, userId: string, env: string, 
     (next) => async (args) => {
       const input = args.input as { TransactItems?: { Put?: { Item: Record<string, unknown> } }[] };
       // The input as given (plain values) or already marshalled ({ S: ... }), whichever this step sees.
-      const plain = (value: unknown) => (typeof value === 'object' && value && 'S' in value ? (value as { S: string }).S : value);
-      const scanPut = input.TransactItems?.map((t) => t.Put?.Item).find((item) => item && plain(item.entity) === 'scan');
+      const plain = (value: unknown) =>
+        typeof value === 'object' && value && 'S' in value ? (value as { S: string }).S : value;
+      const scanPut = input.TransactItems?.map((t) => t.Put?.Item).find(
+        (item) => item && plain(item.entity) === 'scan',
+      );
       if (scanPut) {
         scan = { environmentId: String(plain(scanPut.environmentId)), scanId: String(plain(scanPut.scanId)) };
         failedAt = performance.now();
@@ -164,12 +198,19 @@ async function failedPublishRemoval(appId: string, userId: string, env: string, 
   );
   try {
     // A deadline well past the budget: what is measured is the removal, not whether a busy machine fits the 20 s.
-    const answer = await importScanReport(createCaller(userId, 'key', 'write:scan'), appId, env, Buffer.from(report), Date.now() + 10 * IMPORT_LIMITS.budgetMs).then(
+    const answer = await importScanReport(
+      createCaller(userId, 'key', 'write:scan'),
+      appId,
+      env,
+      Buffer.from(report),
+      Date.now() + 10 * IMPORT_LIMITS.budgetMs,
+    ).then(
       () => 'published',
       (error: Error) => error.message,
     );
     const removalMs = performance.now() - failedAt;
-    if (!scan || answer !== 'bench: publishing refused') throw new Error(`the failed publish did not happen as planned: ${answer}`);
+    if (!scan || answer !== 'bench: publishing refused')
+      throw new Error(`the failed publish did not happen as planned: ${answer}`);
     const data = keys.dataOfScan(appId, scan.environmentId, scan.scanId);
     const left = (await queryAll({ partition: data.pk, skPrefix: data.skPrefix })).length;
     if (left) throw new Error(`${left} items of the unpublished scan are left`);
@@ -204,14 +245,37 @@ const section: BenchSection = {
       // The operation's limits: 10,000 instances (reached by a report without requests and responses) and 4 MiB
       // (which an xml-plus report of this shape reaches first).
       const lean = generatedReport(IMPORT_LIMITS.maxUris, false);
-      ctx.progress(`import: generated report of ${IMPORT_LIMITS.maxUris} instances without messages (${Math.round(lean.length / 1024)} KiB) through the operation`);
-      const leanOperation = await importThroughOperation(ctx, token, appId, 'generated-lean-op', lean, 'application/xml');
-      ctx.progress(`import: the same report again into that environment, its publishing failing: the time to remove what it wrote`);
-      const failedPublish = { instances: IMPORT_LIMITS.maxUris, ...(await failedPublishRemoval(appId, userId, 'generated-lean-op', lean)) };
-      let fitting = Math.floor((IMPORT_LIMITS.maxUris * IMPORT_LIMITS.maxBytes) / Buffer.byteLength(generatedReport(IMPORT_LIMITS.maxUris)));
+      ctx.progress(
+        `import: generated report of ${IMPORT_LIMITS.maxUris} instances without messages (${Math.round(lean.length / 1024)} KiB) through the operation`,
+      );
+      const leanOperation = await importThroughOperation(
+        ctx,
+        token,
+        appId,
+        'generated-lean-op',
+        lean,
+        'application/xml',
+      );
+      ctx.progress(
+        `import: the same report again into that environment, its publishing failing: the time to remove what it wrote`,
+      );
+      const failedPublish = {
+        instances: IMPORT_LIMITS.maxUris,
+        ...(await failedPublishRemoval(appId, userId, 'generated-lean-op', lean)),
+      };
+      let fitting = Math.floor(
+        (IMPORT_LIMITS.maxUris * IMPORT_LIMITS.maxBytes) / Buffer.byteLength(generatedReport(IMPORT_LIMITS.maxUris)),
+      );
       while (Buffer.byteLength(generatedReport(fitting)) > IMPORT_LIMITS.maxBytes) fitting -= 50;
       ctx.progress(`import: generated xml-plus report of ${fitting} instances (4 MiB) through the operation`);
-      const plusOperation = await importThroughOperation(ctx, token, appId, 'generated-plus-op', generatedReport(fitting), 'application/xml');
+      const plusOperation = await importThroughOperation(
+        ctx,
+        token,
+        appId,
+        'generated-plus-op',
+        generatedReport(fitting),
+        'application/xml',
+      );
 
       const bigPath = join(dir, 'generated.xml');
       writeFileSync(bigPath, generatedReport(INSTANCES));
@@ -220,21 +284,27 @@ const section: BenchSection = {
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/xml' },
         body: readFileSync(bigPath) as unknown as BodyInit,
       });
-      ctx.progress(`import: generated report of ${INSTANCES} instances through the CLI (the operation answers ${tooBig.status})`);
+      ctx.progress(
+        `import: generated report of ${INSTANCES} instances through the CLI (the operation answers ${tooBig.status})`,
+      );
       const generatedCli = await importThroughCli(ctx, apiKey, appId, 'generated-cli', bigPath, INSTANCES);
       return {
         note:
           'instancesPerSecond = findings stored and published / wall time of the whole import (operation: one request; CLI: process start, parse, ' +
           'scan start, batches of 2,000, completion). serverPeakRssMb: RSS of this process (local server and DynamoDB Local client; DynamoDB Local is a separate JVM), ' +
           'sampled every 20 ms; cliPeakRssMb: VmHWM of the CLI process. failedPublishAtInstanceLimit.removalMs: the report at the instance limit imported again into ' +
-          'the same environment with its publishing transaction failing (injected on the client): from that failure to the error, i.e. deleting the scan\'s ' +
-          '10,000 URI items and 50 alerts and putting the environment\'s 50 finding records back; itemsLeft: the scan\'s items found afterwards.',
+          "the same environment with its publishing transaction failing (injected on the client): from that failure to the error, i.e. deleting the scan's " +
+          "10,000 URI items and 50 alerts and putting the environment's 50 finding records back; itemsLeft: the scan's items found afterwards.",
         largestSample: { file: LARGEST_SAMPLE, operation: sampleOperation, cli: sampleCli },
         generated: {
           operationAtInstanceLimit: { messages: false, ...leanOperation },
           failedPublishAtInstanceLimit: failedPublish,
           operationAtByteLimit: { messages: true, ...plusOperation },
-          [`operationAt${INSTANCES}`]: { bytes: Buffer.byteLength(readFileSync(bigPath)), status: tooBig.status, answer: (await tooBig.text()).slice(0, 300) },
+          [`operationAt${INSTANCES}`]: {
+            bytes: Buffer.byteLength(readFileSync(bigPath)),
+            status: tooBig.status,
+            answer: (await tooBig.text()).slice(0, 300),
+          },
           cli: { bytes: Buffer.byteLength(readFileSync(bigPath)), ...generatedCli },
         },
       };

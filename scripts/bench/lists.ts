@@ -13,13 +13,31 @@ import type { BenchSection } from './harness.ts';
 const SCALES = (process.env.BENCH_LIST_SCALES ?? '1000,10000,50000').split(',').map(Number);
 const CASES = new RegExp(process.env.BENCH_LIST_CASES ?? '.');
 const ENVS_PER_APP = 5;
-const ENV_SORTS = ['environmentName', 'environmentId', 'applicationName', 'scanDate', 'scanDuration', 'scanFindingsCounts', 'mappedRepositoryCount', 'thirtyDayCommitActivity', 'flightpathLastUpdated'];
-const APP_SORTS = ['applicationName', 'applicationId', 'applicationStatus', 'mappedRepositoryCount', 'thirtyDayCommitActivity'];
+const ENV_SORTS = [
+  'environmentName',
+  'environmentId',
+  'applicationName',
+  'scanDate',
+  'scanDuration',
+  'scanFindingsCounts',
+  'mappedRepositoryCount',
+  'thirtyDayCommitActivity',
+  'flightpathLastUpdated',
+];
+const APP_SORTS = [
+  'applicationName',
+  'applicationId',
+  'applicationStatus',
+  'mappedRepositoryCount',
+  'thirtyDayCommitActivity',
+];
 
 async function seed(ctx: BenchContext, orgId: string, userId: string, envCount: number) {
-  const { applicationPuts, organizationCounterChange } = await import('../../shared/applications/application-repository.ts');
+  const { applicationPuts, organizationCounterChange } =
+    await import('../../shared/applications/application-repository.ts');
   const { environmentPuts } = await import('../../shared/applications/environment-repository.ts');
-  const { addBucketHealth, applicationHealthOf, bucketShare, dayCounterChanges } = await import('../../shared/applications/health.ts');
+  const { addBucketHealth, applicationHealthOf, bucketShare, dayCounterChanges } =
+    await import('../../shared/applications/health.ts');
   const { newEnvironment } = await import('../../shared/applications/environment-creation.ts');
   const { transactWrite } = await import('../../shared/db/transactions.ts');
   const { batchPut } = await import('../../shared/db/query.ts');
@@ -31,7 +49,16 @@ async function seed(ctx: BenchContext, orgId: string, userId: string, envCount: 
   const teamId = randomUUID();
   const appCount = envCount / ENVS_PER_APP;
   const items: Record<string, unknown>[] = [];
-  const counts = new Map<string, { type: 'STANDARD' | 'CLOUD'; team?: string; applications: number; environments: number; health?: import('../../shared/applications/health.ts').BucketHealth }>();
+  const counts = new Map<
+    string,
+    {
+      type: 'STANDARD' | 'CLOUD';
+      team?: string;
+      applications: number;
+      environments: number;
+      health?: import('../../shared/applications/health.ts').BucketHealth;
+    }
+  >();
   const scanDays: Parameters<typeof dayCounterChanges>[1] = [];
   const now = Date.now();
   let sampleAppId = '';
@@ -47,7 +74,8 @@ async function seed(ctx: BenchContext, orgId: string, userId: string, envCount: 
       applicationStatus: 'ACTIVE' as const,
       environmentCount: ENVS_PER_APP,
       teamId: team,
-      cloudScanTarget: type === 'CLOUD' ? { targetURL: 'https://cloud.example.test', isDomainVerified: false } : undefined,
+      cloudScanTarget:
+        type === 'CLOUD' ? { targetURL: 'https://cloud.example.test', isDomainVerified: false } : undefined,
       createdAt: now,
     };
     const bucket = `${type}#${team ?? '-'}`;
@@ -76,20 +104,38 @@ async function seed(ctx: BenchContext, orgId: string, userId: string, envCount: 
     const health = applicationHealthOf(envs);
     count.health = addBucketHealth(count.health, bucketShare(health, true));
     scanDays.push({ applicationType: type, to: { teamId: team, scannedAt: health.scannedAt } });
-    for (const put of applicationPuts({ ...app, health, healthVersion: 1 })) items.push(put.Put!.Item as Record<string, unknown>);
+    for (const put of applicationPuts({ ...app, health, healthVersion: 1 }))
+      items.push(put.Put!.Item as Record<string, unknown>);
   }
   const started = performance.now();
   const chunk = 10_000;
   for (let i = 0; i < items.length; i += chunk) {
     await batchPut(items.slice(i, i + chunk), 32);
     const done = Math.min(i + chunk, items.length);
-    ctx.progress(`seed ${envCount}: ${done}/${items.length} items, ${Math.round(done / ((performance.now() - started) / 1000))} items/s`);
+    ctx.progress(
+      `seed ${envCount}: ${done}/${items.length} items, ${Math.round(done / ((performance.now() - started) / 1000))} items/s`,
+    );
   }
-  await transactWrite([...counts.values()].map((c) => organizationCounterChange(orgId, c.type, c.team, { applications: c.applications, environments: c.environments, health: c.health })));
+  await transactWrite(
+    [...counts.values()].map((c) =>
+      organizationCounterChange(orgId, c.type, c.team, {
+        applications: c.applications,
+        environments: c.environments,
+        health: c.health,
+      }),
+    ),
+  );
   for (const day of dayCounterChanges(orgId, scanDays, now)) await transactWrite([day]);
   // The measuring member belongs to the team (sees everything); a second member, of no team, sees nine tenths.
   const { pk, sk } = keys.membership(orgId, userId);
-  await db.send(new UpdateCommand({ TableName: config.tableName, Key: { pk, sk }, UpdateExpression: 'SET teamIds = :t', ExpressionAttributeValues: { ':t': [teamId] } }));
+  await db.send(
+    new UpdateCommand({
+      TableName: config.tableName,
+      Key: { pk, sk },
+      UpdateExpression: 'SET teamIds = :t',
+      ExpressionAttributeValues: { ':t': [teamId] },
+    }),
+  );
   return { teamId, sampleAppId, sampleEnvId };
 }
 
@@ -125,14 +171,25 @@ const section: BenchSection = {
         const timing =
           firstMs > 1000
             ? { n: 1, p50Ms: ms, p95Ms: ms, meanMs: ms }
-            : await measure(call, firstMs > 200 ? 5 : envCount >= 50_000 ? 20 : 30, firstMs > 200 ? 0 : 3).catch((error: Error) => ({ failed: error.message.slice(0, 200) }));
-        return { ...timing, readUnits: Math.round((scopes[0]?.readUnits ?? 0) * 10) / 10, dynamodbCalls: scopes[0]?.dynamodbCalls, totalCount: Number(body.totalCount) };
+            : await measure(call, firstMs > 200 ? 5 : envCount >= 50_000 ? 20 : 30, firstMs > 200 ? 0 : 3).catch(
+                (error: Error) => ({ failed: error.message.slice(0, 200) }),
+              );
+        return {
+          ...timing,
+          readUnits: Math.round((scopes[0]?.readUnits ?? 0) * 10) / 10,
+          dynamodbCalls: scopes[0]?.dynamodbCalls,
+          totalCount: Number(body.totalCount),
+        };
       };
       const envs = `/api/v2/org/${orgId}/envs`;
       const apps = `/api/v2/org/${orgId}/apps`;
       const cases: Record<string, [string, string, string?]> = {};
       for (const sortField of ENV_SORTS) {
-        for (const dir of ['ASC', 'DESC']) cases[`envs sort ${sortField} ${dir} page0 size10`] = [envs, `pageSize=10&sortField=${sortField}&sortDir=${dir}`];
+        for (const dir of ['ASC', 'DESC'])
+          cases[`envs sort ${sortField} ${dir} page0 size10`] = [
+            envs,
+            `pageSize=10&sortField=${sortField}&sortDir=${dir}`,
+          ];
       }
       Object.assign(cases, {
         'envs page0 size1000 by name': [envs, 'pageSize=1000'],
@@ -141,55 +198,106 @@ const section: BenchSection = {
         'envs pageToken=3 size100 by name': [envs, 'pageSize=100&pageToken=3'],
         'envs pageToken=4 size100 by name': [envs, 'pageSize=100&pageToken=4'],
         'envs deep pageToken=500 size10 by environmentName': [envs, 'pageSize=10&pageToken=500'],
-        'envs deep pageToken=500 size10 by scanDate DESC': [envs, 'pageSize=10&pageToken=500&sortField=scanDate&sortDir=DESC'],
-        'envs deep pageToken=500 size10 by applicationName': [envs, 'pageSize=10&pageToken=500&sortField=applicationName'],
+        'envs deep pageToken=500 size10 by scanDate DESC': [
+          envs,
+          'pageSize=10&pageToken=500&sortField=scanDate&sortDir=DESC',
+        ],
+        'envs deep pageToken=500 size10 by applicationName': [
+          envs,
+          'pageSize=10&pageToken=500&sortField=applicationName',
+        ],
         'envs deep pageToken=500 size10 by environmentId': [envs, 'pageSize=10&pageToken=500&sortField=environmentId'],
         'envs filter envs=prod size10': [envs, 'pageSize=10&envs=prod'],
         'envs filter envs=env-7 size10 (one match)': [envs, 'pageSize=10&envs=env-7'],
         'envs filter lastScanStatus=ERRORED size10': [envs, 'pageSize=10&lastScanStatus=LAST_SCAN_STATUS_ERRORED'],
-        'envs filter lastScanStatus=ERRORED size10 by scanDate': [envs, 'pageSize=10&lastScanStatus=LAST_SCAN_STATUS_ERRORED&sortField=scanDate'],
+        'envs filter lastScanStatus=ERRORED size10 by scanDate': [
+          envs,
+          'pageSize=10&lastScanStatus=LAST_SCAN_STATUS_ERRORED&sortField=scanDate',
+        ],
         'envs filter lastScanDate=LAST_24_HOURS size10': [envs, 'pageSize=10&lastScanDate=LAST_24_HOURS'],
         'envs filter query=app-00001 size10': [envs, 'pageSize=10&query=app-00001'],
-        'envs filter query=app-00001 size10 by scanDate DESC': [envs, 'pageSize=10&query=app-00001&sortField=scanDate&sortDir=DESC'],
+        'envs filter query=app-00001 size10 by scanDate DESC': [
+          envs,
+          'pageSize=10&query=app-00001&sortField=scanDate&sortDir=DESC',
+        ],
         'envs filter query=env-123 size10 (environment names)': [envs, 'pageSize=10&query=env-123'],
         'envs filter query=STAGE size10 (a fifth of the environments)': [envs, 'pageSize=10&query=STAGE'],
-        'envs filter query=STAGE size10 by scanDate DESC': [envs, 'pageSize=10&query=STAGE&sortField=scanDate&sortDir=DESC'],
-        'envs filter query=STAGE size10 by applicationName': [envs, 'pageSize=10&query=STAGE&sortField=applicationName'],
-        'envs filter query=STAGE size100 pageToken=5 by scanDuration': [envs, 'pageSize=100&pageToken=5&query=STAGE&sortField=scanDuration'],
+        'envs filter query=STAGE size10 by scanDate DESC': [
+          envs,
+          'pageSize=10&query=STAGE&sortField=scanDate&sortDir=DESC',
+        ],
+        'envs filter query=STAGE size10 by applicationName': [
+          envs,
+          'pageSize=10&query=STAGE&sortField=applicationName',
+        ],
+        'envs filter query=STAGE size100 pageToken=5 by scanDuration': [
+          envs,
+          'pageSize=100&pageToken=5&query=STAGE&sortField=scanDuration',
+        ],
         'envs filter query=STAGE size1000 by name': [envs, 'pageSize=1000&query=STAGE'],
         'envs filter query=pp size10 (two characters: no trigram)': [envs, 'pageSize=10&query=pp'],
         'envs filter query=pp size10 by scanDate DESC': [envs, 'pageSize=10&query=pp&sortField=scanDate&sortDir=DESC'],
         'envs filter query=-1 size10 (two characters, some applications)': [envs, 'pageSize=10&query=-1'],
-        'envs filter query=app-00001 + lastScanStatus=ERRORED size10': [envs, 'pageSize=10&query=app-00001&lastScanStatus=LAST_SCAN_STATUS_ERRORED'],
-        'envs filter query=app-00001 includeAppHealthStats size10': [envs, 'pageSize=10&query=app-00001&includeAppHealthStats=true'],
+        'envs filter query=app-00001 + lastScanStatus=ERRORED size10': [
+          envs,
+          'pageSize=10&query=app-00001&lastScanStatus=LAST_SCAN_STATUS_ERRORED',
+        ],
+        'envs filter query=app-00001 includeAppHealthStats size10': [
+          envs,
+          'pageSize=10&query=app-00001&includeAppHealthStats=true',
+        ],
         'envs member of no team: query=app-00001 size10': [envs, 'pageSize=10&query=app-00001', outsider.token],
         'envs filter envIds=one size10': [envs, `pageSize=10&envIds=${sampleEnvId}`],
         'envs filter appIds=one size10': [envs, `pageSize=10&appIds=${sampleAppId}`],
         'envs filter teamIds=team size10': [envs, `pageSize=10&teamIds=${teamId}`],
         'envs filter applicationTypes=CLOUD size10': [envs, 'pageSize=10&applicationTypes=CLOUD'],
         'envs includeAppHealthStats size10': [envs, 'pageSize=10&includeAppHealthStats=true'],
-        'envs includeAppHealthStats size10 STANDARD,CLOUD by scanDate DESC': [envs, 'pageSize=10&includeAppHealthStats=true&applicationTypes=STANDARD,CLOUD&sortField=scanDate&sortDir=DESC'],
-        'envs member of no team: includeAppHealthStats size10': [envs, 'pageSize=10&includeAppHealthStats=true', outsider.token],
+        'envs includeAppHealthStats size10 STANDARD,CLOUD by scanDate DESC': [
+          envs,
+          'pageSize=10&includeAppHealthStats=true&applicationTypes=STANDARD,CLOUD&sortField=scanDate&sortDir=DESC',
+        ],
+        'envs member of no team: includeAppHealthStats size10': [
+          envs,
+          'pageSize=10&includeAppHealthStats=true',
+          outsider.token,
+        ],
         'envs member of no team: page0 size10 by name': [envs, 'pageSize=10', outsider.token],
-        'envs member of no team: deep pageToken=500 by scanDate': [envs, 'pageSize=10&pageToken=500&sortField=scanDate', outsider.token],
+        'envs member of no team: deep pageToken=500 by scanDate': [
+          envs,
+          'pageSize=10&pageToken=500&sortField=scanDate',
+          outsider.token,
+        ],
       });
       for (const sortField of APP_SORTS) {
-        for (const dir of ['ASC', 'DESC']) cases[`apps sort ${sortField} ${dir} page0 size10`] = [apps, `pageSize=10&sortField=${sortField}&sortDir=${dir}`];
+        for (const dir of ['ASC', 'DESC'])
+          cases[`apps sort ${sortField} ${dir} page0 size10`] = [
+            apps,
+            `pageSize=10&sortField=${sortField}&sortDir=${dir}`,
+          ];
       }
       Object.assign(cases, {
         'apps page0 size1000 by name': [apps, 'pageSize=1000'],
         'apps deep pageToken=100 size10': [apps, 'pageSize=10&pageToken=100'],
         'apps filter applicationStatus=ACTIVE size10': [apps, 'pageSize=10&applicationStatus=ACTIVE'],
         'apps filter query=app-00001 size10': [apps, 'pageSize=10&query=app-00001'],
-        'apps filter query=app-00001 size10 by applicationId DESC': [apps, 'pageSize=10&query=app-00001&sortField=applicationId&sortDir=DESC'],
+        'apps filter query=app-00001 size10 by applicationId DESC': [
+          apps,
+          'pageSize=10&query=app-00001&sortField=applicationId&sortDir=DESC',
+        ],
         'apps filter query=app-0 size10 (most applications)': [apps, 'pageSize=10&query=app-0'],
-        'apps filter applicationStatus=ENV_INCOMPLETE size10 (none)': [apps, 'pageSize=10&applicationStatus=ENV_INCOMPLETE'],
+        'apps filter applicationStatus=ENV_INCOMPLETE size10 (none)': [
+          apps,
+          'pageSize=10&applicationStatus=ENV_INCOMPLETE',
+        ],
         'apps filter teamIds=team size10': [apps, `pageSize=10&teamIds=${teamId}`],
         'apps member of no team: query=app-00001 size10': [apps, 'pageSize=10&query=app-00001', outsider.token],
         'apps member of no team: page0 size10': [apps, 'pageSize=10', outsider.token],
         'v1 apps page0 size10': [`/api/v1/app/${orgId}/list`, 'pageSize=10'],
         'v1 apps pageToken=500 size10': [`/api/v1/app/${orgId}/list`, 'pageSize=10&pageToken=500'],
-        'v1 apps ignoreEnvs page0 size10 by id': [`/api/v1/app/${orgId}/list`, 'pageSize=10&ignoreEnvs=true&sortField=id'],
+        'v1 apps ignoreEnvs page0 size10 by id': [
+          `/api/v1/app/${orgId}/list`,
+          'pageSize=10&ignoreEnvs=true&sortField=id',
+        ],
         'v1 apps envs=env-7 size10 (one match)': [`/api/v1/app/${orgId}/list`, 'pageSize=10&envs=env-7'],
         'v1 apps appIds=one size10': [`/api/v1/app/${orgId}/list`, `pageSize=10&appIds=${sampleAppId}`],
         'v1 apps member of no team: page0 size10': [`/api/v1/app/${orgId}/list`, 'pageSize=10', outsider.token],
@@ -208,7 +316,10 @@ const section: BenchSection = {
         const response = await fetch(`${ctx.baseUrl}${path}`, {
           method,
           // The member of no team: the measuring member's team has no team item (seeded membership only).
-          headers: { authorization: `Bearer ${outsider.token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+          headers: {
+            authorization: `Bearer ${outsider.token}`,
+            ...(body ? { 'content-type': 'application/json' } : {}),
+          },
           body: body ? JSON.stringify(body) : undefined,
         });
         const ms = Math.round((performance.now() - started) * 100) / 100;
@@ -216,7 +327,12 @@ const section: BenchSection = {
         const text = await response.text();
         if (response.status !== 200) throw new Error(`${name}: ${response.status} ${text}`);
         const round = (n: number | undefined) => Math.round((n ?? 0) * 10) / 10;
-        figures[`write: ${name}`] = { ms, writeUnits: round(scopes[0]?.writeUnits), readUnits: round(scopes[0]?.readUnits), dynamodbCalls: scopes[0]?.dynamodbCalls };
+        figures[`write: ${name}`] = {
+          ms,
+          writeUnits: round(scopes[0]?.writeUnits),
+          readUnits: round(scopes[0]?.readUnits),
+          dynamodbCalls: scopes[0]?.dynamodbCalls,
+        };
         return text ? (JSON.parse(text) as Record<string, string>) : {};
       };
       if (!CASES.test('write:')) {
@@ -224,18 +340,55 @@ const section: BenchSection = {
         continue;
       }
       ctx.progress(`${envCount} environments: write costs`);
-      const created = await write('create application "payments-service-eu" with environment "production"', 'POST', `/api/v1/org/${orgId}/app`, { name: 'payments-service-eu', env: 'production' });
+      const created = await write(
+        'create application "payments-service-eu" with environment "production"',
+        'POST',
+        `/api/v1/org/${orgId}/app`,
+        { name: 'payments-service-eu', env: 'production' },
+      );
       const appId = created.applicationId;
-      await write('rename application to "payments-service-eu-west"', 'POST', `/api/v1/app/${appId}`, { name: 'payments-service-eu-west' });
-      const env = await write('create environment "staging-eu-west-1"', 'POST', `/api/v1/app/${appId}/env`, { env: 'staging-eu-west-1' });
-      await write('rename environment to "staging-eu-west-2"', 'POST', `/api/v1/app/${appId}/env/${env.envId}`, { name: 'staging-eu-west-2' });
+      await write('rename application to "payments-service-eu-west"', 'POST', `/api/v1/app/${appId}`, {
+        name: 'payments-service-eu-west',
+      });
+      const env = await write('create environment "staging-eu-west-1"', 'POST', `/api/v1/app/${appId}/env`, {
+        env: 'staging-eu-west-1',
+      });
+      await write('rename environment to "staging-eu-west-2"', 'POST', `/api/v1/app/${appId}/env/${env.envId}`, {
+        name: 'staging-eu-west-2',
+      });
       // Scans change the last-scan fields (and the health aggregates with them).
-      const scanBody = { env: 'staging-eu-west-2', config: 'app:\n  env: staging\n', hawkscanVersion: '4.1.0', host: 'https://staging.example.test', tags: [] };
-      const first = await write('start a scan of an environment without scans', 'POST', `/api/v1/app/${appId}/scan`, scanBody);
-      await write('complete the scan (no findings)', 'POST', `/api/v1/scan/${first.scanId}/complete`, { status: 'COMPLETED', urlCount: 1 });
-      const second = await write('start a second scan of the environment', 'POST', `/api/v1/app/${appId}/scan`, scanBody);
-      await write('error the second scan', 'POST', `/api/v1/scan/${second.scanId}/complete`, { status: 'ERROR', urlCount: 1 });
-      await write('delete the second scan (the last scan goes back to the first)', 'DELETE', `/api/v1/scan/${second.scanId}`);
+      const scanBody = {
+        env: 'staging-eu-west-2',
+        config: 'app:\n  env: staging\n',
+        hawkscanVersion: '4.1.0',
+        host: 'https://staging.example.test',
+        tags: [],
+      };
+      const first = await write(
+        'start a scan of an environment without scans',
+        'POST',
+        `/api/v1/app/${appId}/scan`,
+        scanBody,
+      );
+      await write('complete the scan (no findings)', 'POST', `/api/v1/scan/${first.scanId}/complete`, {
+        status: 'COMPLETED',
+        urlCount: 1,
+      });
+      const second = await write(
+        'start a second scan of the environment',
+        'POST',
+        `/api/v1/app/${appId}/scan`,
+        scanBody,
+      );
+      await write('error the second scan', 'POST', `/api/v1/scan/${second.scanId}/complete`, {
+        status: 'ERROR',
+        urlCount: 1,
+      });
+      await write(
+        'delete the second scan (the last scan goes back to the first)',
+        'DELETE',
+        `/api/v1/scan/${second.scanId}`,
+      );
       await write('delete environment', 'DELETE', `/api/v1/app/${appId}/env/${env.envId}`);
       await write('delete application (with its one environment)', 'DELETE', `/api/v1/app/${appId}`);
       results[`${envCount} environments`] = figures;

@@ -24,11 +24,34 @@ export interface OutsideServer {
 export async function startOutsideServer(root: string, label: string): Promise<OutsideServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'hawk-bench-outside-'));
   const [port, dynamodbPort] = [await freePort(), await freePort()];
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), DYNAMODB_PORT: String(dynamodbPort) };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    DYNAMODB_PORT: String(dynamodbPort),
+  };
   // The server's own configuration: its default logging; rate limits high enough for a benchmark's thousands of requests.
-  for (const name of ['LOG_LEVEL', 'DYNAMODB_ENDPOINT', 'RATE_LIMIT_DYNAMODB_ENDPOINT', 'S3_ENDPOINT', 'SIGNING_KEY_FILE', 'TABLE_NAME', 'LOCAL_S3_ACCESS_KEY_ID', 'LOCAL_S3_SECRET_ACCESS_KEY']) delete env[name];
-  Object.assign(env, { RATE_LIMIT_PER_MINUTE: '100000000', LOGIN_RATE_LIMIT_PER_MINUTE: '100000000', LOGIN_SOURCE_RATE_LIMIT_PER_MINUTE: '100000000' });
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  for (const name of [
+    'LOG_LEVEL',
+    'DYNAMODB_ENDPOINT',
+    'RATE_LIMIT_DYNAMODB_ENDPOINT',
+    'S3_ENDPOINT',
+    'SIGNING_KEY_FILE',
+    'TABLE_NAME',
+    'LOCAL_S3_ACCESS_KEY_ID',
+    'LOCAL_S3_SECRET_ACCESS_KEY',
+  ])
+    delete env[name];
+  Object.assign(env, {
+    RATE_LIMIT_PER_MINUTE: '100000000',
+    LOGIN_RATE_LIMIT_PER_MINUTE: '100000000',
+    LOGIN_SOURCE_RATE_LIMIT_PER_MINUTE: '100000000',
+  });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const output$ = (chunk: Buffer) => {
@@ -58,7 +81,11 @@ export async function startOutsideServer(root: string, label: string): Promise<O
     baseUrl: `http://127.0.0.1:${port}`,
     apiKey,
     userId,
-    dynamodb: new DynamoDBClient({ region: 'us-east-1', endpoint: `http://127.0.0.1:${dynamodbPort}`, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
+    dynamodb: new DynamoDBClient({
+      region: 'us-east-1',
+      endpoint: `http://127.0.0.1:${dynamodbPort}`,
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    }),
     stop: async () => {
       child.kill('SIGINT');
       await exited;
@@ -72,7 +99,8 @@ type Sample = () => Promise<void>;
 /** The operations measured against one server, and the raw GetItem beside them. */
 export async function outsideOperations(server: OutsideServer): Promise<Record<string, Sample>> {
   const ok = async (response: Response, what: string) => {
-    if (response.status !== 200) throw new Error(`${server.label} ${what}: ${response.status} ${await response.text()}`);
+    if (response.status !== 200)
+      throw new Error(`${server.label} ${what}: ${response.status} ${await response.text()}`);
     return response;
   };
   const login = () => fetch(`${server.baseUrl}/api/v1/auth/login`, { headers: { 'x-apikey': server.apiKey } });
@@ -88,9 +116,13 @@ export async function outsideOperations(server: OutsideServer): Promise<Record<s
     body: JSON.stringify({ name: 'bench-outside' }),
   });
   const { applicationId } = (await (await ok(created, 'create application')).json()) as { applicationId: string };
-  const get = (path: string, headers: Record<string, string>) => async () => void (await (await ok(await fetch(`${server.baseUrl}${path}`, { headers }), path)).arrayBuffer());
+  const get = (path: string, headers: Record<string, string>) => async () =>
+    void (await (await ok(await fetch(`${server.baseUrl}${path}`, { headers }), path)).arrayBuffer());
   // The same item key the server's user read addresses (shared/db/keys.ts: user), read raw.
-  const getItem = new GetItemCommand({ TableName: 'hawk-main', Key: { pk: { S: `USER#${server.userId}` }, sk: { S: '#USER' } } });
+  const getItem = new GetItemCommand({
+    TableName: 'hawk-main',
+    Key: { pk: { S: `USER#${server.userId}` }, sk: { S: '#USER' } },
+  });
   return {
     directGetItem: async () => void (await server.dynamodb.send(getItem)),
     getApplication: get(`/api/v1/app/${applicationId}`, auth),
@@ -106,7 +138,9 @@ const round = (ms: number) => Math.round(ms * 100) / 100;
  * are spread over the same period of the machine's load. Returns p50/p95 per server and operation.
  */
 export async function interleaved(operations: Record<string, Record<string, Sample>>, rounds: number, warmup = 30) {
-  const entries = Object.entries(operations).flatMap(([server, ops]) => Object.entries(ops).map(([op, run]) => ({ server, op, run })));
+  const entries = Object.entries(operations).flatMap(([server, ops]) =>
+    Object.entries(ops).map(([op, run]) => ({ server, op, run })),
+  );
   const samples = new Map(entries.map((e) => [e, [] as number[]]));
   for (let r = 0; r < warmup + rounds; r++) {
     for (let i = 0; i < entries.length; i++) {

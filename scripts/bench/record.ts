@@ -106,14 +106,24 @@ export function writeLatest(dir = RESULTS_DIR): void {
   for (const { file: name, run: earlier } of runs) {
     for (const [section, { ranAt, ...figures }] of Object.entries(earlier.sections)) {
       if (latest[section]) previous[section] = latest[section];
-      latest[section] = { run: name, ranAt: String(ranAt ?? earlier.date), commit: earlier.source.commit, dirty: earlier.source.dirty, figures };
+      latest[section] = {
+        run: name,
+        ranAt: String(ranAt ?? earlier.date),
+        commit: earlier.source.commit,
+        dirty: earlier.source.dirty,
+        figures,
+      };
     }
   }
-  writeFileSync(join(dir, 'latest.json'), JSON.stringify({ date: newest.date, machine: newest.machine, sections: latest }, null, 2) + '\n');
+  writeFileSync(
+    join(dir, 'latest.json'),
+    JSON.stringify({ date: newest.date, machine: newest.machine, sections: latest }, null, 2) + '\n',
+  );
   writeFileSync(join(dir, 'latest.md'), renderMarkdown(newest, latest, previous));
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => !!value && typeof value === 'object' && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  !!value && typeof value === 'object' && !Array.isArray(value);
 
 /** A figures object as rows of dotted paths, in the section's own order; an object of plain values (a timing: n, p50Ms, ...) stays one row. */
 export function flatten(value: unknown, path = ''): [string, unknown][] {
@@ -124,10 +134,22 @@ export function flatten(value: unknown, path = ''): [string, unknown][] {
 }
 
 const text = (value: unknown): string =>
-  value === undefined ? '' : typeof value === 'string' ? value : isObject(value) ? Object.entries(value).map(([k, v]) => `${k} ${text(v)}`).join(', ') : JSON.stringify(value);
+  value === undefined
+    ? ''
+    : typeof value === 'string'
+      ? value
+      : isObject(value)
+        ? Object.entries(value)
+            .map(([k, v]) => `${k} ${text(v)}`)
+            .join(', ')
+        : JSON.stringify(value);
 const cell = (value: unknown) => text(value).replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
-function renderMarkdown(run: Run, latest: Record<string, LatestSection>, previous: Record<string, LatestSection>): string {
+function renderMarkdown(
+  run: Run,
+  latest: Record<string, LatestSection>,
+  previous: Record<string, LatestSection>,
+): string {
   const lines = [
     '# npm run bench: latest figures',
     '',
@@ -138,10 +160,23 @@ function renderMarkdown(run: Run, latest: Record<string, LatestSection>, previou
   for (const [section, current] of Object.entries(latest)) {
     const before = previous[section];
     const earlier = new Map(before ? flatten(before.figures) : []);
-    lines.push(`## ${section}`, '', `Run \`runs/${current.run}\` (commit ${current.commit.slice(0, 10)}${current.dirty ? ', uncommitted changes' : ''}, ${current.ranAt})` + (before ? `; previous: \`runs/${before.run}\` (commit ${before.commit.slice(0, 10)}).` : '.'), '');
-    lines.push(before ? '| figure | value | previous run |' : '| figure | value |', before ? '|---|---|---|' : '|---|---|');
+    lines.push(
+      `## ${section}`,
+      '',
+      `Run \`runs/${current.run}\` (commit ${current.commit.slice(0, 10)}${current.dirty ? ', uncommitted changes' : ''}, ${current.ranAt})` +
+        (before ? `; previous: \`runs/${before.run}\` (commit ${before.commit.slice(0, 10)}).` : '.'),
+      '',
+    );
+    lines.push(
+      before ? '| figure | value | previous run |' : '| figure | value |',
+      before ? '|---|---|---|' : '|---|---|',
+    );
     for (const [path, value] of flatten(current.figures)) {
-      lines.push(before ? `| ${cell(path)} | ${cell(value)} | ${cell(earlier.get(path))} |` : `| ${cell(path)} | ${cell(value)} |`);
+      lines.push(
+        before
+          ? `| ${cell(path)} | ${cell(value)} | ${cell(earlier.get(path))} |`
+          : `| ${cell(path)} | ${cell(value)} |`,
+      );
     }
     lines.push('');
   }

@@ -54,7 +54,12 @@ const section: BenchSection = {
 
     /** Reports the scan with `scanners` requests in flight; returns URIs per second and the scan id. */
     const report = async (scanners: number) => {
-      const { scanId } = await call('POST', `/api/v1/app/${app.applicationId}/scan`, { env: `dev-${scanners}`, config, hawkscanVersion: '4.0.0', host: 'https://target.test' });
+      const { scanId } = await call('POST', `/api/v1/app/${app.applicationId}/scan`, {
+        env: `dev-${scanners}`,
+        config,
+        hawkscanVersion: '4.0.0',
+        host: 'https://target.test',
+      });
       const batches = TOTAL_URIS / URIS_PER_BATCH;
       let next = 0;
       const start = performance.now();
@@ -62,7 +67,8 @@ const section: BenchSection = {
         Array.from({ length: scanners }, async () => {
           for (let b = next++; b < batches; b = next++) {
             await call('POST', `/api/v1/scan/${scanId}/alerts`, batch(b));
-            if ((b + 1) % 5 === 0) ctx.progress(`reporting (${scanners} in flight): ${(b + 1) * URIS_PER_BATCH}/${TOTAL_URIS} URIs`);
+            if ((b + 1) % 5 === 0)
+              ctx.progress(`reporting (${scanners} in flight): ${(b + 1) * URIS_PER_BATCH}/${TOTAL_URIS} URIs`);
           }
         }),
       );
@@ -76,7 +82,7 @@ const section: BenchSection = {
     const { scanId } = parallel;
 
     ctx.progress('read latency of the large scan');
-    const lastPage = (TOTAL_URIS / PLUGINS) / 100 - 1;
+    const lastPage = TOTAL_URIS / PLUGINS / 100 - 1;
     const findings = await call('GET', `/api/v1/scan/${scanId}/alert/10000?pageSize=100`);
     const finding = findings.applicationScanAlertUris[0];
     const get = (path: string) => () => call('GET', path);

@@ -14,7 +14,8 @@ const section: BenchSection = {
   async run(ctx) {
     const { ensureWebBuild, webDist } = await import('../local/web.ts');
     const { launchBrowser } = await import('../local/chromium.ts');
-    const { applicationPuts, organizationCounterChange } = await import('../../shared/applications/application-repository.ts');
+    const { applicationPuts, organizationCounterChange } =
+      await import('../../shared/applications/application-repository.ts');
     const { batchPut } = await import('../../shared/db/query.ts');
     const { transactWrite } = await import('../../shared/db/transactions.ts');
     await ensureWebBuild({ log: ctx.progress });
@@ -23,10 +24,20 @@ const section: BenchSection = {
     ctx.progress(`seeding ${APPLICATIONS} applications`);
     const now = Date.now();
     const items = Array.from({ length: APPLICATIONS }, (_, i) =>
-      applicationPuts({ applicationId: randomUUID(), organizationId: orgId, name: `app-${String(i).padStart(4, '0')}-${randomUUID().slice(0, 6)}`, applicationType: 'STANDARD', applicationStatus: 'ENV_INCOMPLETE', environmentCount: 0, createdAt: now }).map((put) => put.Put!.Item as Record<string, unknown>),
+      applicationPuts({
+        applicationId: randomUUID(),
+        organizationId: orgId,
+        name: `app-${String(i).padStart(4, '0')}-${randomUUID().slice(0, 6)}`,
+        applicationType: 'STANDARD',
+        applicationStatus: 'ENV_INCOMPLETE',
+        environmentCount: 0,
+        createdAt: now,
+      }).map((put) => put.Put!.Item as Record<string, unknown>),
     ).flat();
     await batchPut(items, 16);
-    await transactWrite([organizationCounterChange(orgId, 'STANDARD', undefined, { applications: APPLICATIONS, environments: 0 })]);
+    await transactWrite([
+      organizationCounterChange(orgId, 'STANDARD', undefined, { applications: APPLICATIONS, environments: 0 }),
+    ]);
 
     const browser = await launchBrowser();
     try {
@@ -42,7 +53,10 @@ const section: BenchSection = {
         const samples: number[] = [];
         for (let run = 0; run < RUNS; run++) {
           await page.goto(`${ctx.baseUrl}/org/${orgId}/apps?size=${pageSize}`);
-          await page.locator('tbody tr').nth(pageSize - 1).waitFor();
+          await page
+            .locator('tbody tr')
+            .nth(pageSize - 1)
+            .waitFor();
           samples.push(await page.evaluate(() => Math.round(performance.now())));
         }
         samples.sort((a, b) => a - b);
@@ -51,10 +65,16 @@ const section: BenchSection = {
       const list50 = await timeToList(50);
       const firstPageScripts = [...scripts];
       const list1000 = await timeToList(APPLICATIONS);
-      const gzipBytes = firstPageScripts.reduce((sum, path) => sum + gzipSync(readFileSync(join(webDist, path)), { level: 9 }).length, 0);
+      const gzipBytes = firstPageScripts.reduce(
+        (sum, path) => sum + gzipSync(readFileSync(join(webDist, path)), { level: 9 }).length,
+        0,
+      );
       return {
         firstPageJs: { files: firstPageScripts.length, gzipKiB: Math.round((gzipBytes / 1024) * 10) / 10 },
-        timeToApplicationsListMs: { [`${APPLICATIONS} applications on one page`]: list1000, 'first 50 of them': list50 },
+        timeToApplicationsListMs: {
+          [`${APPLICATIONS} applications on one page`]: list1000,
+          'first 50 of them': list50,
+        },
         note: 'navigation start to the last row rendered, warm browser cache, headless Chromium on a shared busy machine: rough figures',
       };
     } finally {

@@ -11,7 +11,8 @@ import { join } from 'node:path';
  * file in DATA_DIR elsewhere.
  */
 function lockAddress(dir: string): string {
-  if (process.platform === 'linux') return `\0hawk-api-start-${createHash('sha256').update(dir).digest('hex').slice(0, 32)}`;
+  if (process.platform === 'linux')
+    return `\0hawk-api-start-${createHash('sha256').update(dir).digest('hex').slice(0, 32)}`;
   return join(dir, 'npm-start.lock');
 }
 
@@ -45,7 +46,8 @@ export async function acquireStartLock(dir: string): Promise<Server> {
     await listen(server, address);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
-    if (await answers(address)) throw new Error(`Another npm start already serves DATA_DIR ${dir}: stop it first or set DATA_DIR`);
+    if (await answers(address))
+      throw new Error(`Another npm start already serves DATA_DIR ${dir}: stop it first or set DATA_DIR`);
     rmSync(address, { force: true }); // a socket file left by a dead owner (not Linux)
     await listen(server, address);
   }

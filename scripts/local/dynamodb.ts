@@ -39,22 +39,42 @@ function javaRunsSource(): boolean {
 }
 
 /** `memoryMb`: the JVM's heap limit (default 512). */
-export async function startDynamodbLocal(options: { port: number; dataDir?: string; memoryMb?: number }): Promise<RunningProcess> {
+export async function startDynamodbLocal(options: {
+  port: number;
+  dataDir?: string;
+  memoryMb?: number;
+}): Promise<RunningProcess> {
   assertJavaInstalled();
   const dir = jarDirectory();
   const storage = options.dataDir ? ['-dbPath', options.dataDir] : ['-inMemory'];
   if (options.dataDir && !existsSync(options.dataDir)) mkdirSync(options.dataDir, { recursive: true });
   // No telemetry; CORS limited to an origin no page has, so a web page in a browser cannot call it.
-  const engineArgs = ['-port', String(options.port), ...storage, '-disableTelemetry', '-cors', 'https://localhost.invalid'];
+  const engineArgs = [
+    '-port',
+    String(options.port),
+    ...storage,
+    '-disableTelemetry',
+    '-cors',
+    'https://localhost.invalid',
+  ];
   const loopbackOnly = javaRunsSource();
   const launch = loopbackOnly
     ? ['-cp', `${join(dir, 'DynamoDBLocal.jar')}:${join(dir, 'DynamoDBLocal_lib', '*')}`, LOOPBACK_LAUNCHER]
     : ['-jar', join(dir, 'DynamoDBLocal.jar')];
-  const child = spawn('java', [`-Xmx${options.memoryMb ?? 512}m`, `-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`, ...launch, ...engineArgs], {
-    // DynamoDB Local writes a metadata file into its working directory: keep it out of the checkout.
-    stdio: ['ignore', 'ignore', 'pipe'],
-    cwd: options.dataDir ?? tmpdir(),
-  });
+  const child = spawn(
+    'java',
+    [
+      `-Xmx${options.memoryMb ?? 512}m`,
+      `-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`,
+      ...launch,
+      ...engineArgs,
+    ],
+    {
+      // DynamoDB Local writes a metadata file into its working directory: keep it out of the checkout.
+      stdio: ['ignore', 'ignore', 'pipe'],
+      cwd: options.dataDir ?? tmpdir(),
+    },
+  );
   let stderr = '';
   child.stderr?.on('data', (chunk) => (stderr += chunk));
   await waitForPort(options.port, child, () => stderr);

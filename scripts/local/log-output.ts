@@ -6,9 +6,16 @@ import { dirname } from 'node:path';
 
 /** `{"level":"INFO","message":"request","method":"GET","path":"/api/v1/user","status":200,...}` -> a compact line. */
 export function compactLine(json: Record<string, unknown>): string {
-  const time = typeof json.timestamp === 'string' ? json.timestamp.slice(11, 19) : new Date().toISOString().slice(11, 19);
+  const time =
+    typeof json.timestamp === 'string' ? json.timestamp.slice(11, 19) : new Date().toISOString().slice(11, 19);
   if (json.message === 'request') {
-    const parts = [time, String(json.status ?? '-'), json.method, json.path, json.durationMs !== undefined ? `${json.durationMs} ms` : undefined];
+    const parts = [
+      time,
+      String(json.status ?? '-'),
+      json.method,
+      json.path,
+      json.durationMs !== undefined ? `${json.durationMs} ms` : undefined,
+    ];
     return parts.filter((p) => p !== undefined).join(' ');
   }
   const error = json.error as { message?: string } | undefined;
@@ -34,13 +41,16 @@ export function compactLogs(file: string): void {
     const text = pending.join('');
     pending = [];
     appendFileSync(file, text, { mode: 0o600 });
-    const lines = text.split('\n').filter(Boolean).map((line) => {
-      try {
-        return compactLine(JSON.parse(line));
-      } catch {
-        return line;
-      }
-    });
+    const lines = text
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => {
+        try {
+          return compactLine(JSON.parse(line));
+        } catch {
+          return line;
+        }
+      });
     write(`${lines.join('\n')}\n`);
   };
   process.on('exit', flush);

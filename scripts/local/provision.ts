@@ -27,7 +27,11 @@ const endpointOf: Record<TableDefinition['id'], () => string | undefined> = {
 
 export function createTableInput(table: TableDefinition, tableName: string): CreateTableCommandInput {
   const attributes = new Map<string, 'S' | 'N'>();
-  for (const key of [table.partitionKey, table.sortKey, ...table.globalSecondaryIndexes.flatMap((i) => [i.partitionKey, i.sortKey])]) {
+  for (const key of [
+    table.partitionKey,
+    table.sortKey,
+    ...table.globalSecondaryIndexes.flatMap((i) => [i.partitionKey, i.sortKey]),
+  ]) {
     if (key) attributes.set(key.name, key.type);
   }
   return {
@@ -45,14 +49,17 @@ export function createTableInput(table: TableDefinition, tableName: string): Cre
             { AttributeName: index.partitionKey.name, KeyType: 'HASH' as const },
             { AttributeName: index.sortKey.name, KeyType: 'RANGE' as const },
           ],
-          Projection: index.include ? { ProjectionType: 'INCLUDE' as const, NonKeyAttributes: index.include } : { ProjectionType: 'ALL' as const },
+          Projection: index.include
+            ? { ProjectionType: 'INCLUDE' as const, NonKeyAttributes: index.include }
+            : { ProjectionType: 'ALL' as const },
         }))
       : undefined,
   };
 }
 
 /** String attributes in the low-level client's form. */
-const attributes = (item: Record<string, string>) => Object.fromEntries(Object.entries(item).map(([k, v]) => [k, { S: v }]));
+const attributes = (item: Record<string, string>) =>
+  Object.fromEntries(Object.entries(item).map(([k, v]) => [k, { S: v }]));
 
 /**
  * A data directory from an earlier version whose table lacks indexes added since (issue 17's list indexes): its
@@ -60,13 +67,28 @@ const attributes = (item: Record<string, string>) => Object.fromEntries(Object.e
  * indexes are created, which DynamoDB Local fills from those keys. In that order, an interrupted upgrade is
  * simply done again at the next start (the indexes are still missing; items already backfilled are only read).
  */
-export async function addMissingIndexes(client: DynamoDBClient, table: TableDefinition, tableName: string, log: (line: string) => void): Promise<void> {
-  const existing = new Set(((await client.send(new DescribeTableCommand({ TableName: tableName }))).Table?.GlobalSecondaryIndexes ?? []).map((i) => i.IndexName));
+export async function addMissingIndexes(
+  client: DynamoDBClient,
+  table: TableDefinition,
+  tableName: string,
+  log: (line: string) => void,
+): Promise<void> {
+  const existing = new Set(
+    ((await client.send(new DescribeTableCommand({ TableName: tableName }))).Table?.GlobalSecondaryIndexes ?? []).map(
+      (i) => i.IndexName,
+    ),
+  );
   const input = createTableInput(table, tableName);
   const missing = (input.GlobalSecondaryIndexes ?? []).filter((index) => !existing.has(index.IndexName));
   // The main table of a version before the health aggregates lacks its migration marker (shared/applications/health-backfill.ts).
   const { keys } = await import('../../shared/db/keys.ts');
-  const migrated = table.id !== 'MainTable' || !!(await client.send(new GetItemCommand({ TableName: tableName, Key: attributes(keys.tableHealthComplete()), ConsistentRead: true }))).Item;
+  const migrated =
+    table.id !== 'MainTable' ||
+    !!(
+      await client.send(
+        new GetItemCommand({ TableName: tableName, Key: attributes(keys.tableHealthComplete()), ConsistentRead: true }),
+      )
+    ).Item;
   if (missing.length === 0 && migrated) return;
   log(
     missing.length
@@ -77,14 +99,24 @@ export async function addMissingIndexes(client: DynamoDBClient, table: TableDefi
   const { tableMigration } = await import('../../shared/index-keys.ts');
   const summary = await backfillIndexKeys({
     ...tableMigration(tableName),
-    onProgress: (s) => log(`  ${s.scanned} items read, ${s.updated} updated (${s.segmentsDone} of ${s.segments} scan segments done)`),
+    onProgress: (s) =>
+      log(`  ${s.scanned} items read, ${s.updated} updated (${s.segmentsDone} of ${s.segments} scan segments done)`),
   });
-  if (summary.conflicts) throw new Error(`${summary.conflicts} items changed while their index keys were added: start again to finish the upgrade`);
+  if (summary.conflicts)
+    throw new Error(
+      `${summary.conflicts} items changed while their index keys were added: start again to finish the upgrade`,
+    );
   for (const index of missing) {
     log(`  adding index ${index.IndexName} ...`);
     // One index is created at a time (DynamoDB refuses another while one is being created): wait for the last.
     await indexesActive(client, tableName);
-    await client.send(new UpdateTableCommand({ TableName: tableName, AttributeDefinitions: input.AttributeDefinitions, GlobalSecondaryIndexUpdates: [{ Create: index }] }));
+    await client.send(
+      new UpdateTableCommand({
+        TableName: tableName,
+        AttributeDefinitions: input.AttributeDefinitions,
+        GlobalSecondaryIndexUpdates: [{ Create: index }],
+      }),
+    );
   }
   await indexesActive(client, tableName);
   log(`Table ${tableName} upgraded: ${summary.updated} items given their index keys, ${missing.length} indexes added.`);
@@ -92,18 +124,33 @@ export async function addMissingIndexes(client: DynamoDBClient, table: TableDefi
 
 /** Waits (up to 2 minutes) until no index of the table is being created. */
 async function indexesActive(client: DynamoDBClient, tableName: string): Promise<void> {
-  for (const started = Date.now(); Date.now() - started < 120_000; await new Promise((resolve) => setTimeout(resolve, 200))) {
-    const indexes = (await client.send(new DescribeTableCommand({ TableName: tableName }))).Table?.GlobalSecondaryIndexes ?? [];
+  for (
+    const started = Date.now();
+    Date.now() - started < 120_000;
+    await new Promise((resolve) => setTimeout(resolve, 200))
+  ) {
+    const indexes =
+      (await client.send(new DescribeTableCommand({ TableName: tableName }))).Table?.GlobalSecondaryIndexes ?? [];
     if (indexes.every((i) => i.IndexStatus === undefined || i.IndexStatus === 'ACTIVE')) return;
   }
-  throw new Error(`the indexes of table ${tableName} are still being created after 2 minutes: start again to finish the upgrade`);
+  throw new Error(
+    `the indexes of table ${tableName} are still being created after 2 minutes: start again to finish the upgrade`,
+  );
 }
 
 export async function provision(): Promise<void> {
   const clients = new Map<string | undefined, DynamoDBClient>();
   for (const table of tables) {
     const endpoint = endpointOf[table.id]();
-    if (!clients.has(endpoint)) clients.set(endpoint, new DynamoDBClient({ region: config.region, endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }));
+    if (!clients.has(endpoint))
+      clients.set(
+        endpoint,
+        new DynamoDBClient({
+          region: config.region,
+          endpoint,
+          credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+        }),
+      );
     const client = clients.get(endpoint)!;
     const tableName = physicalName[table.id]();
     try {
@@ -111,7 +158,12 @@ export async function provision(): Promise<void> {
       if (table.id === 'MainTable') {
         // A new table has no data of an earlier version to migrate (health-backfill.ts).
         const { keys } = await import('../../shared/db/keys.ts');
-        await client.send(new PutItemCommand({ TableName: tableName, Item: attributes({ ...keys.tableHealthComplete(), entity: 'migration' }) }));
+        await client.send(
+          new PutItemCommand({
+            TableName: tableName,
+            Item: attributes({ ...keys.tableHealthComplete(), entity: 'migration' }),
+          }),
+        );
       }
       if (table.timeToLiveAttribute) {
         await client.send(
@@ -134,4 +186,3 @@ export async function provision(): Promise<void> {
     if (name !== 'BucketAlreadyOwnedByYou' && name !== 'BucketAlreadyExists') throw error;
   }
 }
-

@@ -17,7 +17,14 @@ export interface S3Credentials {
 
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 const CLOCK_SKEW_MS = 15 * 60 * 1000; // S3's tolerance for a request's signing time
-const PRESIGN_PARAMS = ['X-Amz-Algorithm', 'X-Amz-Credential', 'X-Amz-Date', 'X-Amz-Expires', 'X-Amz-SignedHeaders', 'X-Amz-Signature'];
+const PRESIGN_PARAMS = [
+  'X-Amz-Algorithm',
+  'X-Amz-Credential',
+  'X-Amz-Date',
+  'X-Amz-Expires',
+  'X-Amz-SignedHeaders',
+  'X-Amz-Signature',
+];
 const sha256 = Hash.bind(null, 'sha256');
 
 type Verdict = { ok: true } | { ok: false; code: string; message: string };
@@ -29,7 +36,8 @@ function amzDate(value: string | undefined): Date | undefined {
   return m ? new Date(Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6])) : undefined;
 }
 
-const sameSignature = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+const sameSignature = (a: string, b: string) =>
+  a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
 interface Parsed {
   method: string;
@@ -43,7 +51,15 @@ function signable(parsed: Parsed, signedHeaders: string[], query: Record<string,
   const headers: Record<string, string> = {};
   for (const name of signedHeaders) if (parsed.headers[name] !== undefined) headers[name] = parsed.headers[name];
   const [hostname, port] = (parsed.headers.host ?? '').split(':');
-  return { method: parsed.method, protocol: 'http:', hostname, port: port ? Number(port) : undefined, path: parsed.path, query, headers };
+  return {
+    method: parsed.method,
+    protocol: 'http:',
+    hostname,
+    port: port ? Number(port) : undefined,
+    path: parsed.path,
+    query,
+    headers,
+  };
 }
 
 function queryObject(params: URLSearchParams, without: string[]): Record<string, string | string[]> {
@@ -57,38 +73,70 @@ function queryObject(params: URLSearchParams, without: string[]): Record<string,
 }
 
 /** Checks a request's SigV4 signature (presigned query or Authorization header) against the local credentials. */
-export async function verifySignature(parsed: Parsed, credentials: S3Credentials, region: string, now = new Date()): Promise<Verdict> {
+export async function verifySignature(
+  parsed: Parsed,
+  credentials: S3Credentials,
+  region: string,
+  now = new Date(),
+): Promise<Verdict> {
   const { query } = parsed;
   if (query.has('X-Amz-Signature')) {
-    if (query.get('X-Amz-Algorithm') !== 'AWS4-HMAC-SHA256') return deny('AuthorizationQueryParametersError', 'X-Amz-Algorithm must be AWS4-HMAC-SHA256');
+    if (query.get('X-Amz-Algorithm') !== 'AWS4-HMAC-SHA256')
+      return deny('AuthorizationQueryParametersError', 'X-Amz-Algorithm must be AWS4-HMAC-SHA256');
     const [accessKeyId, , signedRegion] = (query.get('X-Amz-Credential') ?? '').split('/');
-    if (accessKeyId !== credentials.accessKeyId || signedRegion !== region) return deny('InvalidAccessKeyId', 'The AWS access key Id you provided does not exist in our records.');
+    if (accessKeyId !== credentials.accessKeyId || signedRegion !== region)
+      return deny('InvalidAccessKeyId', 'The AWS access key Id you provided does not exist in our records.');
     const signingDate = amzDate(query.get('X-Amz-Date') ?? undefined);
     const expiresIn = Number(query.get('X-Amz-Expires'));
-    if (!signingDate || !Number.isInteger(expiresIn) || expiresIn < 1 || expiresIn > 604_800) return deny('AuthorizationQueryParametersError', 'X-Amz-Date or X-Amz-Expires is invalid');
+    if (!signingDate || !Number.isInteger(expiresIn) || expiresIn < 1 || expiresIn > 604_800)
+      return deny('AuthorizationQueryParametersError', 'X-Amz-Date or X-Amz-Expires is invalid');
     if (now.getTime() > signingDate.getTime() + expiresIn * 1000) return deny('AccessDenied', 'Request has expired');
     if (signingDate.getTime() > now.getTime() + CLOCK_SKEW_MS) return deny('AccessDenied', 'Request is not yet valid');
     const signedHeaders = (query.get('X-Amz-SignedHeaders') ?? '').split(';');
     const presigner = new S3RequestPresigner({ credentials, region, sha256 });
-    const expected = await presigner.presign(signable(parsed, signedHeaders, queryObject(query, PRESIGN_PARAMS)), { signingDate, expiresIn });
-    return sameSignature(String(expected.query?.['X-Amz-Signature']), query.get('X-Amz-Signature')!) ? { ok: true } : deny('SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided.');
+    const expected = await presigner.presign(signable(parsed, signedHeaders, queryObject(query, PRESIGN_PARAMS)), {
+      signingDate,
+      expiresIn,
+    });
+    return sameSignature(String(expected.query?.['X-Amz-Signature']), query.get('X-Amz-Signature')!)
+      ? { ok: true }
+      : deny('SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided.');
   }
   const authorization = parsed.headers.authorization ?? '';
-  const m = /^AWS4-HMAC-SHA256 Credential=([^,\s]+),\s*SignedHeaders=([^,\s]+),\s*Signature=([0-9a-f]{64})$/.exec(authorization);
+  const m = /^AWS4-HMAC-SHA256 Credential=([^,\s]+),\s*SignedHeaders=([^,\s]+),\s*Signature=([0-9a-f]{64})$/.exec(
+    authorization,
+  );
   if (!m) return deny('AccessDenied', 'Access Denied: requests must be signed (AWS Signature Version 4)');
   const [accessKeyId, , signedRegion] = m[1].split('/');
-  if (accessKeyId !== credentials.accessKeyId || signedRegion !== region) return deny('InvalidAccessKeyId', 'The AWS access key Id you provided does not exist in our records.');
+  if (accessKeyId !== credentials.accessKeyId || signedRegion !== region)
+    return deny('InvalidAccessKeyId', 'The AWS access key Id you provided does not exist in our records.');
   const signingDate = amzDate(parsed.headers['x-amz-date']);
-  if (!signingDate || Math.abs(now.getTime() - signingDate.getTime()) > CLOCK_SKEW_MS) return deny('RequestTimeTooSkewed', 'The difference between the request time and the current time is too large.');
+  if (!signingDate || Math.abs(now.getTime() - signingDate.getTime()) > CLOCK_SKEW_MS)
+    return deny('RequestTimeTooSkewed', 'The difference between the request time and the current time is too large.');
   const payloadHash = parsed.headers['x-amz-content-sha256'];
   if (payloadHash !== 'UNSIGNED-PAYLOAD' && payloadHash !== createHash('sha256').update(parsed.body).digest('hex')) {
-    return deny('XAmzContentSHA256Mismatch', 'The provided x-amz-content-sha256 header does not match what was computed.');
+    return deny(
+      'XAmzContentSHA256Mismatch',
+      'The provided x-amz-content-sha256 header does not match what was computed.',
+    );
   }
   const signedHeaders = m[2].split(';');
-  const signer = new SignatureV4({ credentials, region, service: 's3', sha256, uriEscapePath: false, applyChecksum: false });
-  const signed = await signer.sign(signable(parsed, signedHeaders, queryObject(query, [])), { signingDate, signableHeaders: new Set(signedHeaders) });
+  const signer = new SignatureV4({
+    credentials,
+    region,
+    service: 's3',
+    sha256,
+    uriEscapePath: false,
+    applyChecksum: false,
+  });
+  const signed = await signer.sign(signable(parsed, signedHeaders, queryObject(query, [])), {
+    signingDate,
+    signableHeaders: new Set(signedHeaders),
+  });
   const expected = /Signature=([0-9a-f]{64})/.exec(String(signed.headers.authorization))?.[1] ?? '';
-  return sameSignature(expected, m[3]) ? { ok: true } : deny('SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided.');
+  return sameSignature(expected, m[3])
+    ? { ok: true }
+    : deny('SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided.');
 }
 
 function s3Error(res: ServerResponse, status: number, code: string, message: string): void {
@@ -98,7 +146,12 @@ function s3Error(res: ServerResponse, status: number, code: string, message: str
 }
 
 /** The hook that serves `/<bucket>/...` (path-style S3) after the signature check, from s3rver on `socketPath`. */
-export function s3ProxyHook(options: { bucket: string; socketPath: string; credentials: S3Credentials; region: string }): LocalHook {
+export function s3ProxyHook(options: {
+  bucket: string;
+  socketPath: string;
+  credentials: S3Credentials;
+  region: string;
+}): LocalHook {
   const prefix = `/${options.bucket}`;
   return async (req, res, url) => {
     if (url.pathname !== prefix && !url.pathname.startsWith(`${prefix}/`)) return false;
@@ -113,7 +166,9 @@ export function s3ProxyHook(options: { bucket: string; socketPath: string; crede
       method: req.method ?? 'GET',
       path: at === -1 ? target : target.slice(0, at),
       query: new URLSearchParams(at === -1 ? '' : target.slice(at + 1)),
-      headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(',') : (v ?? '')])),
+      headers: Object.fromEntries(
+        Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(',') : (v ?? '')]),
+      ),
       body,
     };
     const verdict = await verifySignature(parsed, options.credentials, options.region);
@@ -122,12 +177,19 @@ export function s3ProxyHook(options: { bucket: string; socketPath: string; crede
       return true;
     }
     // Verified: s3rver gets the request without the credentials it would try to check itself.
-    const forwardedQuery = new URLSearchParams([...parsed.query].filter(([name]) => !PRESIGN_PARAMS.includes(name) && name !== 'X-Amz-Content-Sha256'));
+    const forwardedQuery = new URLSearchParams(
+      [...parsed.query].filter(([name]) => !PRESIGN_PARAMS.includes(name) && name !== 'X-Amz-Content-Sha256'),
+    );
     const headers = { ...req.headers };
     delete headers.authorization;
     await new Promise<void>((resolve, reject) => {
       const upstream = httpRequest(
-        { socketPath: options.socketPath, method: parsed.method, path: `${parsed.path}${forwardedQuery.size ? `?${forwardedQuery}` : ''}`, headers },
+        {
+          socketPath: options.socketPath,
+          method: parsed.method,
+          path: `${parsed.path}${forwardedQuery.size ? `?${forwardedQuery}` : ''}`,
+          headers,
+        },
         (answer) => {
           res.writeHead(answer.statusCode ?? 502, answer.headers);
           answer.pipe(res);

@@ -6,7 +6,13 @@ import { pathPattern, routes, type Route } from '../../shared/routes.ts';
 import type { LambdaEvent, LambdaResult } from '../../shared/http/types.ts';
 import { serveWeb } from './web.ts';
 import { serviceHook } from './service-hook.ts';
-import { API_GATEWAY_BODY_LIMIT_BYTES, LAMBDA_EVENT_LIMIT_BYTES, apiGatewayEvent, eventBytes, type HttpRequest } from './api-gateway-event.ts';
+import {
+  API_GATEWAY_BODY_LIMIT_BYTES,
+  LAMBDA_EVENT_LIMIT_BYTES,
+  apiGatewayEvent,
+  eventBytes,
+  type HttpRequest,
+} from './api-gateway-event.ts';
 
 // The local stand-in for API Gateway (HTTP API, payload 2.0): each request becomes the event API Gateway would
 // send (api-gateway-event.ts), and the same handler module a Lambda would run is invoked with it.
@@ -53,7 +59,14 @@ export function readBoundedBody(req: IncomingMessage, limit: number): Promise<Bu
 export function httpRequestOf(req: IncomingMessage, body: Buffer): HttpRequest {
   const headers: [string, string][] = [];
   for (let i = 0; i < req.rawHeaders.length; i += 2) headers.push([req.rawHeaders[i], req.rawHeaders[i + 1]]);
-  return { method: req.method ?? 'GET', target: req.url ?? '/', headers, body, sourceIp: req.socket.remoteAddress ?? '127.0.0.1', protocol: `HTTP/${req.httpVersion}` };
+  return {
+    method: req.method ?? 'GET',
+    target: req.url ?? '/',
+    headers,
+    body,
+    sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+    protocol: `HTTP/${req.httpVersion}`,
+  };
 }
 
 export function lambdaContext(route: Route): Context {
@@ -121,7 +134,9 @@ function answerMalformedRequest(error: NodeJS.ErrnoException, socket: Duplex): v
     HPE_INVALID_METHOD: 'unknown HTTP method',
     HPE_INVALID_HEADER_TOKEN: 'invalid character in a header name',
   };
-  const body = JSON.stringify({ message: `${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}: ${reasons[error.code ?? ''] ?? 'malformed HTTP request'}` });
+  const body = JSON.stringify({
+    message: `${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}: ${reasons[error.code ?? ''] ?? 'malformed HTTP request'}`,
+  });
   socket.end(
     `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\ncontent-type: application/json\r\n` +
       `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,

@@ -8,7 +8,9 @@ import type { LocalHook } from './server.ts';
 // repository and from the installed swagger-ui-dist.
 const swaggerDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 const read = (file: ServiceFile) =>
-  readFile(file === SERVICE_FILES.openapi ? new URL('../../openapi.json', import.meta.url).pathname : join(swaggerDir, file));
+  readFile(
+    file === SERVICE_FILES.openapi ? new URL('../../openapi.json', import.meta.url).pathname : join(swaggerDir, file),
+  );
 
 export const serviceHook: LocalHook = async (req, res, url) => {
   if (req.method !== 'GET' && req.method !== 'HEAD') return false;

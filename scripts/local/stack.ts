@@ -82,7 +82,13 @@ export interface LocalEngines {
  * on AWS a write costs about what a read does). The records are transient anyway (a 60 s window, removed by TTL
  * after two minutes): a restart forgets the last minute's counts, nothing else.
  */
-export async function startEngines(options: { dir?: string; dynamodbPort: number; s3Credentials: S3Credentials; bucket: string; region: string }): Promise<LocalEngines> {
+export async function startEngines(options: {
+  dir?: string;
+  dynamodbPort: number;
+  s3Credentials: S3Credentials;
+  bucket: string;
+  region: string;
+}): Promise<LocalEngines> {
   const started = await Promise.allSettled([
     startDynamodbLocal({ port: options.dynamodbPort, dataDir: options.dir && join(options.dir, 'dynamodb') }),
     options.dir ? freePort().then((port) => startDynamodbLocal({ port, memoryMb: 128 })) : Promise.resolve(undefined),
@@ -92,10 +98,24 @@ export async function startEngines(options: { dir?: string; dynamodbPort: number
   try {
     const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
     if (failed) throw failed.reason;
-    const [dynamodb, rateLimitDynamodb] = started.map((s) => (s as PromiseFulfilledResult<RunningProcess | undefined>).value);
-    const s3 = await startS3rver({ directory: options.dir ? join(options.dir, 's3') : join(process.env.TMPDIR ?? '/tmp', `hawk-s3-${process.pid}`) });
-    const s3Hook = s3ProxyHook({ bucket: options.bucket, socketPath: s3.socketPath, credentials: options.s3Credentials, region: options.region });
-    return { dynamodb: dynamodb!, rateLimitDynamodb, s3Hook, stop: async () => void (await Promise.all([stopDynamodb(), s3.stop()])) };
+    const [dynamodb, rateLimitDynamodb] = started.map(
+      (s) => (s as PromiseFulfilledResult<RunningProcess | undefined>).value,
+    );
+    const s3 = await startS3rver({
+      directory: options.dir ? join(options.dir, 's3') : join(process.env.TMPDIR ?? '/tmp', `hawk-s3-${process.pid}`),
+    });
+    const s3Hook = s3ProxyHook({
+      bucket: options.bucket,
+      socketPath: s3.socketPath,
+      credentials: options.s3Credentials,
+      region: options.region,
+    });
+    return {
+      dynamodb: dynamodb!,
+      rateLimitDynamodb,
+      s3Hook,
+      stop: async () => void (await Promise.all([stopDynamodb(), s3.stop()])),
+    };
   } catch (error) {
     await stopDynamodb();
     throw error;
@@ -118,7 +138,12 @@ export interface LocalStack {
  * environment pointed at them, the HTTP server on 127.0.0.1:`port` (which also fronts the bucket), the tables and
  * bucket. Keys live in `dir`; data too when `persistent` (otherwise DynamoDB is in memory, S3 in a temp dir).
  */
-export async function startLocalStack(options: { dir: string; persistent: boolean; port: number; dynamodbPort: number }): Promise<LocalStack> {
+export async function startLocalStack(options: {
+  dir: string;
+  persistent: boolean;
+  port: number;
+  dynamodbPort: number;
+}): Promise<LocalStack> {
   process.env.AWS_REGION ??= 'us-east-1';
   const s3Credentials = ensureLocalS3Credentials(options.dir);
   const engines = await startEngines({
@@ -174,6 +199,12 @@ export function runningStack(dir: string): LocalStackState | undefined {
   }
   // A kill -9'd process whose parent has not reaped it still answers kill(pid, 0): Linux tells its state.
   const stat = `/proc/${state.pid}/stat`;
-  if (existsSync(stat) && readFileSync(stat, 'utf8').replace(/^.*\) /s, '').startsWith('Z')) return undefined;
+  if (
+    existsSync(stat) &&
+    readFileSync(stat, 'utf8')
+      .replace(/^.*\) /s, '')
+      .startsWith('Z')
+  )
+    return undefined;
   return state;
 }

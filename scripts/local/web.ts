@@ -28,7 +28,9 @@ function sourceHash(): string {
   const hash = createHash('sha256');
   const add = (path: string) => {
     if (statSync(path).isDirectory()) {
-      for (const name of readdirSync(path).sort()) if (name !== 'dist' && name !== 'node_modules' && name !== '.build-lock' && !name.endsWith('.gen.ts')) add(join(path, name));
+      for (const name of readdirSync(path).sort())
+        if (name !== 'dist' && name !== 'node_modules' && name !== '.build-lock' && !name.endsWith('.gen.ts'))
+          add(join(path, name));
     } else hash.update(relative(webDir, path)).update(readFileSync(path));
   };
   add(webDir);
@@ -62,14 +64,15 @@ export async function ensureWebBuild(options: { log?: (line: string) => void } =
 }
 
 async function withLock(dir: string, fn: () => Promise<void>): Promise<void> {
-  for (const started = Date.now(); ; ) {
+  for (const started = Date.now(); ;) {
     try {
       mkdirSync(dir);
       break;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       // A lock older than two minutes was left by a process that died mid-build.
-      if (Date.now() - statSync(dir).mtimeMs > 120_000 || Date.now() - started > 180_000) rmSync(dir, { recursive: true, force: true });
+      if (Date.now() - statSync(dir).mtimeMs > 120_000 || Date.now() - started > 180_000)
+        rmSync(dir, { recursive: true, force: true });
       else await new Promise((resolve) => setTimeout(resolve, 200));
     }
   }
@@ -85,7 +88,12 @@ async function withLock(dir: string, fn: () => Promise<void>): Promise<void> {
  * app's own routes), as CloudFront's viewer-request function does. Returns false when it is not the dashboard's.
  */
 export async function serveWeb(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> {
-  if ((req.method !== 'GET' && req.method !== 'HEAD') || url.pathname.startsWith('/api/') || !existsSync(join(webDist, 'index.html'))) return false;
+  if (
+    (req.method !== 'GET' && req.method !== 'HEAD') ||
+    url.pathname.startsWith('/api/') ||
+    !existsSync(join(webDist, 'index.html'))
+  )
+    return false;
   let file = join(webDist, 'index.html');
   if (url.pathname.startsWith('/assets/')) {
     const path = resolve(webDist, `.${url.pathname}`); // URL pathnames are already normalized: no "..", no decoding here

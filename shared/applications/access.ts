@@ -17,7 +17,9 @@ export async function accessibleApplication(
   options: { teamRestricted: boolean; deniedStatus?: 401 | 403; includeDeleting?: boolean } = { teamRestricted: true },
 ): Promise<{ app: ApplicationRecord; membership: Membership }> {
   const denied = () =>
-    options.deniedStatus === 403 ? new HttpError(403, `You do not have permission for application ${appId}`) : unauthorized();
+    options.deniedStatus === 403
+      ? new HttpError(403, `You do not have permission for application ${appId}`)
+      : unauthorized();
   // includeDeleting: a retried DELETE of an application whose cascade was interrupted resumes it.
   const app = options.includeDeleting ? await getApplicationIncludingDeleting(appId) : await getApplication(appId);
   if (!app) throw notFound(`application ${appId} not found`);
@@ -36,9 +38,16 @@ export function canSeeTeamResource(membership: Membership, teamId: string | unde
 }
 
 /** The environment `{envId}` of the application `{appId}`, with the application's access rules; 404 when it is not there. */
-export async function accessibleEnvironment(caller: Caller, appId: string, envId: string, options: { teamRestricted: boolean; includeDeleting?: boolean }) {
+export async function accessibleEnvironment(
+  caller: Caller,
+  appId: string,
+  envId: string,
+  options: { teamRestricted: boolean; includeDeleting?: boolean },
+) {
   const { app } = await accessibleApplication(caller, appId, { teamRestricted: options.teamRestricted });
-  const env = options.includeDeleting ? await getEnvironmentIncludingDeleting(appId, envId) : await getEnvironment(appId, envId);
+  const env = options.includeDeleting
+    ? await getEnvironmentIncludingDeleting(appId, envId)
+    : await getEnvironment(appId, envId);
   if (!env) throw notFound(`environment ${envId} not found in application ${appId}`);
   return { app, env };
 }

@@ -4,7 +4,17 @@ import { batchGet, getItem } from '../db/query.ts';
 import { batchDelete, deleteFound } from '../db/query.ts';
 import { putNewItem, setAndRemove, type TransactItem } from '../db/transactions.ts';
 import { config } from '../config.ts';
-import { addBucketHealth, bucketShare, dayCounterChanges, healthUnchanged, healthUpdateParts, NO_HEALTH, type ApplicationHealth, type ApplicationHealthUpdate, type BucketHealth } from './health.ts';
+import {
+  addBucketHealth,
+  bucketShare,
+  dayCounterChanges,
+  healthUnchanged,
+  healthUpdateParts,
+  NO_HEALTH,
+  type ApplicationHealth,
+  type ApplicationHealthUpdate,
+  type BucketHealth,
+} from './health.ts';
 
 export type ApplicationType = 'STANDARD' | 'CLOUD';
 export type ApplicationStatus = 'ACTIVE' | 'ENV_INCOMPLETE';
@@ -36,7 +46,8 @@ export interface ApplicationRecord {
 }
 
 /** `{ a: 1 }` -> `{ ':a': 1 }`: key attributes as the expression values of an UpdateExpression naming them. */
-const prefixed = (attributes: Record<string, unknown>) => Object.fromEntries(Object.entries(attributes).map(([k, v]) => [`:${k}`, v]));
+const prefixed = (attributes: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(attributes).map(([k, v]) => [`:${k}`, v]));
 
 const toRecord = (item: Record<string, unknown> | undefined) => fromItem<ApplicationRecord>(item);
 
@@ -64,9 +75,19 @@ export async function getApplications(appIds: string[]): Promise<ApplicationReco
  * fields by name (no spread): the index backfill (shared/db/backfill.ts) conditions its write on exactly the fields
  * read.
  */
-const listEntries = (app: ApplicationRecord, changes: Partial<Pick<ApplicationRecord, 'name' | 'teamId' | 'applicationStatus'>> = {}) => {
+const listEntries = (
+  app: ApplicationRecord,
+  changes: Partial<Pick<ApplicationRecord, 'name' | 'teamId' | 'applicationStatus'>> = {},
+) => {
   const teamId = 'teamId' in changes ? changes.teamId : app.teamId;
-  return keys.applicationListEntries(app.organizationId, app.applicationType, teamId, changes.name ?? app.name, app.applicationId, changes.applicationStatus ?? app.applicationStatus);
+  return keys.applicationListEntries(
+    app.organizationId,
+    app.applicationType,
+    teamId,
+    changes.name ?? app.name,
+    app.applicationId,
+    changes.applicationStatus ?? app.applicationStatus,
+  );
 };
 
 /**
@@ -78,7 +99,11 @@ const listEntries = (app: ApplicationRecord, changes: Partial<Pick<ApplicationRe
 export const applicationIndexKeys = (app: ApplicationRecord): Record<string, string> =>
   app.deleting
     ? keys.deletingApplication(app.organizationId, app.applicationId)
-    : { ...listEntries(app), ...keys.applicationNameIndex(app.organizationId, app.applicationId, app.name, app.nameTrigrams === true).entity, ...scanTimeEntry(app) };
+    : {
+        ...listEntries(app),
+        ...keys.applicationNameIndex(app.organizationId, app.applicationId, app.name, app.nameTrigrams === true).entity,
+        ...scanTimeEntry(app),
+      };
 
 /** The gsi5 entry of a live application by its newest scan time (health.ts), when it has one. */
 const scanTimeEntry = (app: ApplicationRecord) => {
@@ -91,9 +116,22 @@ const scanTimeEntry = (app: ApplicationRecord) => {
  * posting items to put. The one derivation creates, renames and a backfill of existing data use (`indexed: false`:
  * the entity's attributes alone, in the unindexed partition, which every query reads).
  */
-export function applicationNameIndex(app: Pick<ApplicationRecord, 'organizationId' | 'applicationId' | 'name'>, indexed = true) {
-  const { entity, postings, nameTrigrams } = keys.applicationNameIndex(app.organizationId, app.applicationId, app.name, indexed);
-  const posting = (key: Record<string, string>) => ({ ...key, entity: 'nameGram', applicationId: app.applicationId, name: app.name });
+export function applicationNameIndex(
+  app: Pick<ApplicationRecord, 'organizationId' | 'applicationId' | 'name'>,
+  indexed = true,
+) {
+  const { entity, postings, nameTrigrams } = keys.applicationNameIndex(
+    app.organizationId,
+    app.applicationId,
+    app.name,
+    indexed,
+  );
+  const posting = (key: Record<string, string>) => ({
+    ...key,
+    entity: 'nameGram',
+    applicationId: app.applicationId,
+    name: app.name,
+  });
   return { entity: { ...entity, nameTrigrams }, postings: postings.map(posting) };
 }
 
@@ -107,7 +145,12 @@ export function applicationPuts(app: ApplicationRecord, { indexName = true } = {
   // A new application is counted in the health aggregates from the start (its creator adds it to its bucket).
   const record = { health: NO_HEALTH, healthVersion: 0, ...app, nameTrigrams: index.entity.nameTrigrams };
   return [
-    putNewItem({ ...keys.application(app.applicationId), ...applicationIndexKeys(record), entity: 'application', ...record }),
+    putNewItem({
+      ...keys.application(app.applicationId),
+      ...applicationIndexKeys(record),
+      entity: 'application',
+      ...record,
+    }),
     ...index.postings.map((Item): TransactItem => ({ Put: { TableName: config.tableName, Item } })),
   ];
 }
@@ -125,7 +168,9 @@ export function nameIndexChange(
   after: { entity: Record<string, unknown>; postings: Record<string, unknown>[] },
 ) {
   const kept = new Set(after.postings.map((p) => p.sk));
-  const stale = before.nameTrigrams ? keys.nameGramPostings(appId, ownerId, before.name).filter((key) => !kept.has(key.sk)) : [];
+  const stale = before.nameTrigrams
+    ? keys.nameGramPostings(appId, ownerId, before.name).filter((key) => !kept.has(key.sk))
+    : [];
   const items: TransactItem[] = [
     ...stale.map((Key): TransactItem => ({ Delete: { TableName: config.tableName, Key } })),
     ...after.postings.map((Item): TransactItem => ({ Put: { TableName: config.tableName, Item } })),
@@ -166,7 +211,11 @@ export function applicationRename(app: ApplicationRecord, name: string): Transac
  * read by the caller, so two concurrent environment writes cannot both decide the status from a stale count, nor
  * count the environment in a team's counter the application has just left.
  */
-export function applicationEnvironmentCountChange(app: ApplicationRecord, delta: 1 | -1, health: ApplicationHealthUpdate): TransactItem {
+export function applicationEnvironmentCountChange(
+  app: ApplicationRecord,
+  delta: 1 | -1,
+  health: ApplicationHealthUpdate,
+): TransactItem {
   const count = app.environmentCount + delta;
   const status: ApplicationStatus = count > 0 ? 'ACTIVE' : 'ENV_INCOMPLETE';
   const unchanged = unchangedSinceRead(app);
@@ -176,10 +225,19 @@ export function applicationEnvironmentCountChange(app: ApplicationRecord, delta:
     Update: {
       TableName: config.tableName,
       Key: keys.application(app.applicationId),
-      UpdateExpression: setAndRemove(['environmentCount = :count', 'applicationStatus = :status', 'gsi1sk = :gsi1sk', ...healthParts.set], healthParts.remove),
+      UpdateExpression: setAndRemove(
+        ['environmentCount = :count', 'applicationStatus = :status', 'gsi1sk = :gsi1sk', ...healthParts.set],
+        healthParts.remove,
+      ),
       ConditionExpression: `${unchanged.condition} AND ${healthParts.condition}`,
       ExpressionAttributeNames: healthParts.names,
-      ExpressionAttributeValues: { ':count': count, ':status': status, ':gsi1sk': listEntries(app, { applicationStatus: status }).gsi1sk, ...unchanged.values, ...healthParts.values },
+      ExpressionAttributeValues: {
+        ':count': count,
+        ':status': status,
+        ':gsi1sk': listEntries(app, { applicationStatus: status }).gsi1sk,
+        ...unchanged.values,
+        ...healthParts.values,
+      },
     },
   };
 }
@@ -203,7 +261,9 @@ function unchangedWithHealth(app: ApplicationRecord): { condition: string; value
 
 /** What a counted application adds to its bucket's health sums (nothing while not counted). */
 const healthShare = (app: ApplicationRecord, sign: 1 | -1): BucketHealth | undefined =>
-  app.healthVersion === undefined ? undefined : bucketShare({ ...NO_HEALTH, ...app.health }, app.environmentCount > 0, sign);
+  app.healthVersion === undefined
+    ? undefined
+    : bucketShare({ ...NO_HEALTH, ...app.health }, app.environmentCount > 0, sign);
 
 /** A counted application's day counter, as the side of a move (health.ts dayCounterChanges). */
 const scanDay = (app: ApplicationRecord, teamId: string | undefined) =>
@@ -221,13 +281,26 @@ export function applicationDeletingMark(app: ApplicationRecord, now = Date.now()
       Update: {
         TableName: config.tableName,
         Key: keys.application(app.applicationId),
-        UpdateExpression: 'SET deleting = :true, gsi5pk = :gsi5pk, gsi5sk = :gsi5sk REMOVE gsi1pk, gsi1sk, gsi4pk, gsi4sk, gsi6pk, gsi6sk, gsi7pk, gsi7sk',
+        UpdateExpression:
+          'SET deleting = :true, gsi5pk = :gsi5pk, gsi5sk = :gsi5sk REMOVE gsi1pk, gsi1sk, gsi4pk, gsi4sk, gsi6pk, gsi6sk, gsi7pk, gsi7sk',
         ConditionExpression: unchanged.condition,
-        ExpressionAttributeValues: { ':true': true, ...prefixed(keys.deletingApplication(app.organizationId, app.applicationId)), ...unchanged.values },
+        ExpressionAttributeValues: {
+          ':true': true,
+          ...prefixed(keys.deletingApplication(app.organizationId, app.applicationId)),
+          ...unchanged.values,
+        },
       },
     },
-    organizationCounterChange(app.organizationId, app.applicationType, app.teamId, { applications: -1, environments: -app.environmentCount, health: healthShare(app, -1) }),
-    ...dayCounterChanges(app.organizationId, [{ applicationType: app.applicationType, from: scanDay(app, app.teamId) }], now),
+    organizationCounterChange(app.organizationId, app.applicationType, app.teamId, {
+      applications: -1,
+      environments: -app.environmentCount,
+      health: healthShare(app, -1),
+    }),
+    ...dayCounterChanges(
+      app.organizationId,
+      [{ applicationType: app.applicationType, from: scanDay(app, app.teamId) }],
+      now,
+    ),
   ];
 }
 
@@ -245,7 +318,10 @@ export function applicationOwnershipUpdate(app: ApplicationRecord, teamId: strin
  * applicationOwnershipUpdate for several applications in one transaction: one Update per application and one
  * change per counter bucket, net of all the moves (DynamoDB refuses two operations on one item in a transaction).
  */
-export function applicationsOwnershipUpdate(changes: { app: ApplicationRecord; teamId: string | undefined }[], now = Date.now()): TransactItem[] {
+export function applicationsOwnershipUpdate(
+  changes: { app: ApplicationRecord; teamId: string | undefined }[],
+  now = Date.now(),
+): TransactItem[] {
   const moves = changes.filter(({ app, teamId }) => app.teamId !== teamId);
   const buckets = new Map<string, { app: ApplicationRecord; teamId: string | undefined; delta: OrganizationCounts }>();
   const count = (app: ApplicationRecord, teamId: string | undefined, sign: 1 | -1) => {
@@ -275,10 +351,21 @@ export function applicationsOwnershipUpdate(changes: { app: ApplicationRecord; t
     };
   });
   const counters = [...buckets.values()]
-    .filter(({ delta }) => delta.applications !== 0 || delta.environments !== 0 || Object.values(delta.health ?? {}).some((n) => n !== 0))
+    .filter(
+      ({ delta }) =>
+        delta.applications !== 0 || delta.environments !== 0 || Object.values(delta.health ?? {}).some((n) => n !== 0),
+    )
     .map(({ app, teamId, delta }) => organizationCounterChange(app.organizationId, app.applicationType, teamId, delta));
   const days = moves.length
-    ? dayCounterChanges(moves[0].app.organizationId, moves.map(({ app, teamId }) => ({ applicationType: app.applicationType, from: scanDay(app, app.teamId), to: scanDay(app, teamId) })), now)
+    ? dayCounterChanges(
+        moves[0].app.organizationId,
+        moves.map(({ app, teamId }) => ({
+          applicationType: app.applicationType,
+          from: scanDay(app, app.teamId),
+          to: scanDay(app, teamId),
+        })),
+        now,
+      )
     : [];
   return [...updates, ...counters, ...days];
 }
@@ -304,7 +391,12 @@ export function organizationCounterChange(
       TableName: config.tableName,
       Key: keys.organizationCounter(orgId, applicationType, teamId),
       UpdateExpression: `SET entity = :entity ADD applications :apps, environments :envs${health.map(([name]) => `, ${name} :${name}`).join('')}`,
-      ExpressionAttributeValues: { ':entity': 'organizationCounter', ':apps': delta.applications, ':envs': delta.environments, ...Object.fromEntries(health.map(([name, n]) => [`:${name}`, n])) },
+      ExpressionAttributeValues: {
+        ':entity': 'organizationCounter',
+        ':apps': delta.applications,
+        ':envs': delta.environments,
+        ...Object.fromEntries(health.map(([name, n]) => [`:${name}`, n])),
+      },
     },
   };
 }

@@ -34,7 +34,13 @@ import { objectKeys } from '../storage/objects.ts';
 import { deleteObjectsUnder } from '../storage/delete-prefix.ts';
 import { newEnvironment, writeEnvironmentConfig } from './environment-creation.ts';
 import { bucketShare, NO_HEALTH } from './health.ts';
-import { APPLICATION_TYPES, APP_SORT_FIELDS, type CreateApplicationBody, type ListApplicationsV1Query, type ListApplicationsV2Query } from './inputs.ts';
+import {
+  APPLICATION_TYPES,
+  APP_SORT_FIELDS,
+  type CreateApplicationBody,
+  type ListApplicationsV1Query,
+  type ListApplicationsV2Query,
+} from './inputs.ts';
 import {
   compareBy,
   concat,
@@ -85,7 +91,8 @@ export async function createApplication(caller: Caller, orgId: string, body: Cre
     throw badRequest(`organizationId: ${body.organizationId} does not match the organization in the path (${orgId})`);
   }
   const applicationType: ApplicationType = body.applicationType ?? 'STANDARD';
-  if (applicationType === 'CLOUD' && !body.cloudScanTargetURL) throw badRequest('cloudScanTargetURL: required when applicationType is CLOUD');
+  if (applicationType === 'CLOUD' && !body.cloudScanTargetURL)
+    throw badRequest('cloudScanTargetURL: required when applicationType is CLOUD');
   const envName = body.env || undefined;
   const app: ApplicationRecord = {
     applicationId: randomUUID(),
@@ -93,7 +100,9 @@ export async function createApplication(caller: Caller, orgId: string, body: Cre
     name: body.name ?? '',
     applicationType,
     applicationStatus: envName ? 'ACTIVE' : 'ENV_INCOMPLETE',
-    cloudScanTarget: body.cloudScanTargetURL ? { targetURL: body.cloudScanTargetURL, isDomainVerified: false } : undefined,
+    cloudScanTarget: body.cloudScanTargetURL
+      ? { targetURL: body.cloudScanTargetURL, isDomainVerified: false }
+      : undefined,
     dataType: body.dataType,
     riskLevel: body.riskLevel,
     teamId: owningTeam(membership, body.teamId),
@@ -102,8 +111,16 @@ export async function createApplication(caller: Caller, orgId: string, body: Cre
   };
   const env = envName ? newEnvironment(app, envName) : undefined;
   const items = [
-    organizationCounterChange(orgId, applicationType, app.teamId, { applications: 1, environments: env ? 1 : 0, health: bucketShare(NO_HEALTH, !!env) }),
-    await auditEntry(caller, orgId, 'APPLICATION_ADDED', { applicationId: app.applicationId, appName: app.name, envName: env?.name }),
+    organizationCounterChange(orgId, applicationType, app.teamId, {
+      applications: 1,
+      environments: env ? 1 : 0,
+      health: bucketShare(NO_HEALTH, !!env),
+    }),
+    await auditEntry(caller, orgId, 'APPLICATION_ADDED', {
+      applicationId: app.applicationId,
+      appName: app.name,
+      envName: env?.name,
+    }),
     ...applicationPuts(app),
   ];
   // The team lists its applications: it gains this one in the same transaction (and must still exist).
@@ -112,13 +129,19 @@ export async function createApplication(caller: Caller, orgId: string, body: Cre
   if (env) {
     items.push(
       ...environmentPuts(env),
-      await auditEntry(caller, orgId, 'ENVIRONMENT_ADDED', { applicationId: app.applicationId, appName: app.name, envId: env.environmentId, envName: env.name }),
+      await auditEntry(caller, orgId, 'ENVIRONMENT_ADDED', {
+        applicationId: app.applicationId,
+        appName: app.name,
+        envId: env.environmentId,
+        envName: env.name,
+      }),
     );
   }
   try {
     await writeEnvironmentConfig(env, body.host, () => transactWriteRetryingConflicts(items));
   } catch (error) {
-    if (app.teamId && cancellationReasons(error)?.[teamItemAt] === 'ConditionalCheckFailed') throw conflict(`team ${app.teamId} was deleted meanwhile: try again`);
+    if (app.teamId && cancellationReasons(error)?.[teamItemAt] === 'ConditionalCheckFailed')
+      throw conflict(`team ${app.teamId} was deleted meanwhile: try again`);
     throw error;
   }
   return toApplication(app);
@@ -134,7 +157,10 @@ export async function updateApplication(caller: Caller, appId: string, body: { n
   for (let attempt = 1; ; attempt++) {
     const payload = { applicationId: appId, appName: body.name, previousAppName: app.name };
     try {
-      await transactWriteRetryingConflicts([...applicationRename(app, body.name), await auditEntry(caller, app.organizationId, 'APPLICATION_MODIFIED', payload)]);
+      await transactWriteRetryingConflicts([
+        ...applicationRename(app, body.name),
+        await auditEntry(caller, app.organizationId, 'APPLICATION_MODIFIED', payload),
+      ]);
       return toApplication({ ...app, name: body.name });
     } catch (error) {
       if (cancellationReasons(error)?.[0] !== 'ConditionalCheckFailed') throw error;
@@ -156,7 +182,10 @@ export async function deleteApplication(caller: Caller, appId: string): Promise<
   for (let attempt = 0; !app.deleting; attempt++) {
     try {
       const payload = { applicationId: appId, appName: app.name };
-      await transactWriteRetryingConflicts([...applicationDeletingMark(app), await auditEntry(caller, app.organizationId, 'APPLICATION_REMOVED', payload)]);
+      await transactWriteRetryingConflicts([
+        ...applicationDeletingMark(app),
+        await auditEntry(caller, app.organizationId, 'APPLICATION_REMOVED', payload),
+      ]);
       break;
     } catch (error) {
       // An environment was created or deleted meanwhile (the count changed), or another DELETE won: read again.
@@ -175,7 +204,10 @@ type AppSortField = (typeof APP_SORT_FIELDS)[number];
 
 const commitActivity = (repos: CodeRepositoryRecord[] = []) => repos.reduce((sum, repo) => sum + repo.commitCount, 0);
 
-function applicationSortValue(field: AppSortField, repos: Map<string, CodeRepositoryRecord[]>): (app: Pick<ApplicationRecord, 'applicationId' | 'name' | 'applicationStatus'>) => string | number {
+function applicationSortValue(
+  field: AppSortField,
+  repos: Map<string, CodeRepositoryRecord[]>,
+): (app: Pick<ApplicationRecord, 'applicationId' | 'name' | 'applicationStatus'>) => string | number {
   switch (field) {
     case 'applicationName':
       return (app) => nameOrderKey(app.name, app.applicationId);
@@ -203,19 +235,40 @@ const fewLimit = (scope: ListScope) => Math.max(100, scope.counts.applications /
 type AppEntry = Pick<ListEntry, 'applicationId' | 'name' | 'applicationType' | 'applicationStatus'>;
 
 /** The index order (value, then id) of each sort field that has one. */
-const APP_ORDER: Partial<Record<AppSortField, ApplicationListOrder>> = { applicationName: 'name', applicationId: 'id', applicationStatus: 'status' };
+const APP_ORDER: Partial<Record<AppSortField, ApplicationListOrder>> = {
+  applicationName: 'name',
+  applicationId: 'id',
+  applicationStatus: 'status',
+};
 
 /** The caller's buckets' applications merged in one order, read lazily. */
-const applicationsInOrder = (orgId: string, scope: ListScope, order: ApplicationListOrder, forward: boolean, pageLimit?: number) =>
-  mergeOrdered(scope.buckets.map((b) => applicationEntries(orgId, b, order, forward, pageLimit)), forward);
+const applicationsInOrder = (
+  orgId: string,
+  scope: ListScope,
+  order: ApplicationListOrder,
+  forward: boolean,
+  pageLimit?: number,
+) =>
+  mergeOrdered(
+    scope.buckets.map((b) => applicationEntries(orgId, b, order, forward, pageLimit)),
+    forward,
+  );
 
-async function* without<T extends { applicationId: string }>(items: AsyncIterable<T>, ids: Set<string>): AsyncGenerator<T> {
+async function* without<T extends { applicationId: string }>(
+  items: AsyncIterable<T>,
+  ids: Set<string>,
+): AsyncGenerator<T> {
   for await (const item of items) if (!ids.has(item.applicationId)) yield item;
 }
 
 /** Whole applications for a page of entries, in the entries' order (one BatchGetItem), re-checked by `keep`. */
-async function applicationsOf(entries: { applicationId: string }[], keep: (app: ApplicationRecord) => boolean): Promise<ApplicationRecord[]> {
-  const byId = new Map((await getApplications(entries.map((e) => e.applicationId))).map((app) => [app.applicationId, app]));
+async function applicationsOf(
+  entries: { applicationId: string }[],
+  keep: (app: ApplicationRecord) => boolean,
+): Promise<ApplicationRecord[]> {
+  const byId = new Map(
+    (await getApplications(entries.map((e) => e.applicationId))).map((app) => [app.applicationId, app]),
+  );
   return entries.flatMap((e) => {
     const app = byId.get(e.applicationId);
     return app && keep(app) ? [app] : [];
@@ -230,7 +283,8 @@ export async function listApplicationsV2(caller: Caller, orgId: string, q: ListA
   const request = v2PageRequest(q.page, q.pageToken, q.pageSize);
   const text = q.query?.toLowerCase() ?? '';
   const matches = (app: Pick<ApplicationRecord, 'name' | 'applicationStatus'>) =>
-    (q.applicationStatus.length === 0 || q.applicationStatus.includes(app.applicationStatus)) && app.name.toLowerCase().includes(text);
+    (q.applicationStatus.length === 0 || q.applicationStatus.includes(app.applicationStatus)) &&
+    app.name.toLowerCase().includes(text);
   const keep = (app: ApplicationRecord) =>
     app.organizationId === orgId &&
     canSeeTeamResource(membership, app.teamId) &&
@@ -243,18 +297,26 @@ export async function listApplicationsV2(caller: Caller, orgId: string, q: ListA
 
   let page: { items: ApplicationRecord[]; totalCount: number; hasNext: boolean };
   const inMemory = async (appIds: string[]) => {
-    const sorted = (await getApplications(appIds)).filter(keep).sort(compareBy(applicationSortValue(sortField, repos), (a) => a.applicationId, sortDir));
+    const sorted = (await getApplications(appIds))
+      .filter(keep)
+      .sort(compareBy(applicationSortValue(sortField, repos), (a) => a.applicationId, sortDir));
     return pageOf(sorted, request);
   };
-  const scope = q.appIds.length ? undefined : await listScope(orgId, membership, q.applicationTypes, q.teamIds, { byApplication: false });
+  const scope = q.appIds.length
+    ? undefined
+    : await listScope(orgId, membership, q.applicationTypes, q.teamIds, { byApplication: false });
   // `query` of three characters or more: the applications whose name contains it, from the name trigram index (each
   // trigram partition read no further than a quarter of the caller's applications: beyond, their compact entries
   // cost less), read whole when few.
-  const candidates = scope && text ? await namesContaining(orgId, 'APP', text, Math.max(100, scope.counts.applications / 4)) : undefined;
+  const candidates =
+    scope && text ? await namesContaining(orgId, 'APP', text, Math.max(100, scope.counts.applications / 4)) : undefined;
   const named = candidates && candidates.length <= fewLimit(scope!) ? candidates : undefined;
   // applicationStatus alone, with one status: its count from the applications without environments (usually few:
   // a prefix of the status index per bucket) and the counters; the applications themselves when they are few.
-  const status = scope && !text && q.applicationStatus.length === 1 ? await applicationsWithStatus(orgId, scope, q.applicationStatus[0]) : undefined;
+  const status =
+    scope && !text && q.applicationStatus.length === 1
+      ? await applicationsWithStatus(orgId, scope, q.applicationStatus[0])
+      : undefined;
   if (q.appIds.length) {
     // The named applications only, sorted in memory.
     page = await inMemory(q.appIds);
@@ -263,7 +325,9 @@ export async function listApplicationsV2(caller: Caller, orgId: string, q: ListA
   } else if (text) {
     // A query matching many applications (or under three characters): the compact entries of the caller's buckets,
     // filtered and sorted in memory (at most ten times the matches), the page read whole.
-    const entries = (await Promise.all(scope!.buckets.map((b) => collect(applicationEntries(orgId, b, 'id', true, 1000))))).flat();
+    const entries = (
+      await Promise.all(scope!.buckets.map((b) => collect(applicationEntries(orgId, b, 'id', true, 1000))))
+    ).flat();
     const kept = entries
       .map((entry) => ({ ...entry, applicationStatus: entry.applicationStatus ?? ('ENV_INCOMPLETE' as const) }))
       .filter((entry) => scope!.keep(entry) && matches(entry));
@@ -276,12 +340,19 @@ export async function listApplicationsV2(caller: Caller, orgId: string, q: ListA
   } else if (scope!.counts.applications <= WHOLE_READ_PAGES * request.size) {
     // A page that is a good part of the caller's applications (pageSize 1000): all of them read whole from the
     // buckets' whole-item partitions (a Query is charged by the kilobytes it reads, a BatchGetItem by the item).
-    const all = (await Promise.all(scope!.buckets.map((b) => wholeApplicationsOfBucket(orgId, b)))).flat().filter((app) => !app.deleting && keep(app));
-    page = pageOf(all.sort(compareBy(applicationSortValue(sortField, repos), (a) => a.applicationId, sortDir)), request);
+    const all = (await Promise.all(scope!.buckets.map((b) => wholeApplicationsOfBucket(orgId, b))))
+      .flat()
+      .filter((app) => !app.deleting && keep(app));
+    page = pageOf(
+      all.sort(compareBy(applicationSortValue(sortField, repos), (a) => a.applicationId, sortDir)),
+      request,
+    );
   } else {
     const walkScope = scope!;
     const order = APP_ORDER[sortField];
-    const entryKeep = (entry: AppEntry) => walkScope.keep(entry) && matches({ name: entry.name, applicationStatus: entry.applicationStatus ?? 'ENV_INCOMPLETE' });
+    const entryKeep = (entry: AppEntry) =>
+      walkScope.keep(entry) &&
+      matches({ name: entry.name, applicationStatus: entry.applicationStatus ?? 'ENV_INCOMPLETE' });
     let stream: AsyncIterable<AppEntry>;
     const walkLimit = readAhead(request); // grows per call (list-entries.ts)
     if (order) stream = applicationsInOrder(orgId, walkScope, order, forward, walkLimit);
@@ -291,7 +362,10 @@ export async function listApplicationsV2(caller: Caller, orgId: string, q: ListA
       const value = applicationSortValue(sortField, repos);
       const mapped = (await getApplications([...repos.keys()])).filter((app) => value(app) !== 0);
       const valued = mapped.filter(keep).sort(compareBy(value, (a) => a.applicationId, sortDir));
-      const zeros = without(applicationsInOrder(orgId, walkScope, 'id', forward, walkLimit), new Set(mapped.map((a) => a.applicationId)));
+      const zeros = without(
+        applicationsInOrder(orgId, walkScope, 'id', forward, walkLimit),
+        new Set(mapped.map((a) => a.applicationId)),
+      );
       stream = forward ? concat<AppEntry>(zeros, valued) : concat<AppEntry>(valued, zeros);
     }
     const streamed = await pageFromStream(stream, entryKeep, request);
@@ -327,10 +401,15 @@ export async function listApplicationsV2(caller: Caller, orgId: string, q: ListA
  * without environments (ENV_INCOMPLETE, usually few) are read from the status index (a prefix per bucket); ACTIVE
  * ones are the rest of the counters' count, and read (prefix `ACTIVE#`) only when few.
  */
-async function applicationsWithStatus(orgId: string, scope: ListScope, status: ApplicationRecord['applicationStatus']): Promise<{ count: number; selected?: string[] }> {
+async function applicationsWithStatus(
+  orgId: string,
+  scope: ListScope,
+  status: ApplicationRecord['applicationStatus'],
+): Promise<{ count: number; selected?: string[] }> {
   const few = (n: number) => n <= fewLimit(scope);
   const incomplete = await applicationIdsWithStatus(orgId, scope, 'ENV_INCOMPLETE');
-  if (status === 'ENV_INCOMPLETE') return { count: incomplete.length, selected: few(incomplete.length) ? incomplete : undefined };
+  if (status === 'ENV_INCOMPLETE')
+    return { count: incomplete.length, selected: few(incomplete.length) ? incomplete : undefined };
   const count = scope.counts.applications - incomplete.length;
   return { count, selected: few(count) ? await applicationIdsWithStatus(orgId, scope, 'ACTIVE') : undefined };
 }
@@ -350,7 +429,8 @@ export async function listApplicationsV1(caller: Caller, orgId: string, q: ListA
   type Entry = { app: ApplicationRecord; env?: EnvironmentRecord };
   const value = byId
     ? (e: Entry) => `${e.app.applicationId}#${e.env?.environmentId ?? ''}`
-    : (e: Entry) => `${nameOrderKey(e.app.name, e.app.applicationId)}#${e.env ? nameOrderKey(e.env.name, e.env.environmentId) : ''}`;
+    : (e: Entry) =>
+        `${nameOrderKey(e.app.name, e.app.applicationId)}#${e.env ? nameOrderKey(e.env.name, e.env.environmentId) : ''}`;
   const visible = (app: ApplicationRecord) =>
     app.organizationId === orgId &&
     canSeeTeamResource(membership, app.teamId) &&
@@ -372,17 +452,27 @@ export async function listApplicationsV1(caller: Caller, orgId: string, q: ListA
       : [];
     const appIds = q.appIds.length ? q.appIds : [...new Set(envs.map((e) => e.applicationId))];
     const apps = (await getApplications(appIds)).filter(visible);
-    const entries = (await Promise.all(apps.map(async (app) => entriesOf(app, q.ignoreEnvs && !names.length ? [] : await environmentsOfApp(app.applicationId))))).flat();
+    const entries = (
+      await Promise.all(
+        apps.map(async (app) =>
+          entriesOf(app, q.ignoreEnvs && !names.length ? [] : await environmentsOfApp(app.applicationId)),
+        ),
+      )
+    ).flat();
     entries.sort(compareBy(value, value, forward ? 'ASC' : 'DESC'));
     page = pageOf(entries, request);
   } else {
     const scope = await listScope(orgId, membership, [...APPLICATION_TYPES], q.teamIds, { byApplication: false });
     const apps = applicationsInOrder(orgId, scope, byId ? 'id' : 'name', forward, Math.min(1000, readAhead(request)));
-    const entriesOfCount = (app: ListEntry) => (!scope.keep(app) ? 0 : q.ignoreEnvs ? 1 : Math.max(1, app.environmentCount ?? 0));
+    const entriesOfCount = (app: ListEntry) =>
+      !scope.keep(app) ? 0 : q.ignoreEnvs ? 1 : Math.max(1, app.environmentCount ?? 0);
     const start = request.page * request.size;
     const onPage = await applicationsCovering(apps, entriesOfCount, start, request.size);
     const [pageApps, envs] = await Promise.all([
-      applicationsOf(onPage.map((p) => p.entry), visible),
+      applicationsOf(
+        onPage.map((p) => p.entry),
+        visible,
+      ),
       Promise.all(onPage.map(({ entry }) => (q.ignoreEnvs ? [] : environmentsOfApp(entry.applicationId)))),
     ]);
     const items = onPage.flatMap(({ entry, skip, take }, i) => {
@@ -390,7 +480,9 @@ export async function listApplicationsV1(caller: Caller, orgId: string, q: ListA
       return app ? entriesOf(app, envs[i]).slice(skip, skip + take) : [];
     });
     // Every application is one entry, or one per environment: applications without environments count once.
-    const totalCount = q.ignoreEnvs ? scope.counts.applications : scope.counts.environments + (await applicationIdsWithStatus(orgId, scope, 'ENV_INCOMPLETE')).length;
+    const totalCount = q.ignoreEnvs
+      ? scope.counts.applications
+      : scope.counts.environments + (await applicationIdsWithStatus(orgId, scope, 'ENV_INCOMPLETE')).length;
     page = { items, totalCount, hasNext: start + request.size < totalCount };
   }
   return {

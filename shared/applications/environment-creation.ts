@@ -24,13 +24,24 @@ export function newEnvironment(app: ApplicationRecord, name: string): Environmen
  * environment and the host), then runs `commit`. The object is written first and removed if the commit fails, so
  * a committed environment always has its configuration and a failed create leaves nothing behind.
  */
-export async function writeEnvironmentConfig(env: EnvironmentRecord | undefined, host: string | null | undefined, commit: () => Promise<void>): Promise<void> {
+export async function writeEnvironmentConfig(
+  env: EnvironmentRecord | undefined,
+  host: string | null | undefined,
+  commit: () => Promise<void>,
+): Promise<void> {
   if (!env) return commit();
   const Key = objectKeys.environmentConfig(env.applicationId, env.environmentId);
   const app = { applicationId: env.applicationId, env: env.name, ...(host ? { host } : {}) };
   const { DeleteObjectCommand, PutObjectCommand } = await import('@aws-sdk/client-s3'); // loaded on use: see storage/s3.ts
   const client = await s3();
-  await client.send(new PutObjectCommand({ Bucket: config.assetsBucket, Key, Body: asYaml({ app }), ContentType: 'application/x-yaml' }));
+  await client.send(
+    new PutObjectCommand({
+      Bucket: config.assetsBucket,
+      Key,
+      Body: asYaml({ app }),
+      ContentType: 'application/x-yaml',
+    }),
+  );
   try {
     await commit();
   } catch (error) {

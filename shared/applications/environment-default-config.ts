@@ -26,13 +26,20 @@ export async function environmentDefaultConfig(caller: Caller, appId: string, en
   return { configHash: createHash('sha256').update(text, 'utf8').digest('hex'), conf: JSON.parse(text) };
 }
 
-export async function replaceEnvironmentDefaultConfig(caller: Caller, appId: string, envId: string, body: CreateEnvironmentDefaultConfig): Promise<object> {
-  if (body.applicationId && body.applicationId !== appId) throw badRequest(`body.applicationId: must be the application of the path, ${appId}`);
+export async function replaceEnvironmentDefaultConfig(
+  caller: Caller,
+  appId: string,
+  envId: string,
+  body: CreateEnvironmentDefaultConfig,
+): Promise<object> {
+  if (body.applicationId && body.applicationId !== appId)
+    throw badRequest(`body.applicationId: must be the application of the path, ${appId}`);
   if (body.envId && body.envId !== envId) throw badRequest(`body.envId: must be the environment of the path, ${envId}`);
   const problems = messageProblems(CONF_TYPE, body.conf, 'body.conf');
   if (problems.length) throw badRequest(`not a HawkScan configuration: ${problems.join('; ')}`);
   const text = `${JSON.stringify(body.conf, null, 2)}\n`;
-  if (Buffer.byteLength(text) > MAX_CONFIG_BYTES) throw badRequest(`body.conf: must be at most ${MAX_CONFIG_BYTES} bytes as JSON`);
+  if (Buffer.byteLength(text) > MAX_CONFIG_BYTES)
+    throw badRequest(`body.conf: must be at most ${MAX_CONFIG_BYTES} bytes as JSON`);
 
   const { app, env } = await accessibleEnvironment(caller, appId, envId, { teamRestricted: true });
   const objectKey = objectKeys.environmentDefaultConfig(appId, envId, randomUUID());
@@ -48,7 +55,8 @@ export async function replaceEnvironmentDefaultConfig(caller: Caller, appId: str
     await transactWrite([environmentDefaultConfigUpdate(env, objectKey), audit]);
   } catch (error) {
     await deleteUnreferencedObject(objectKey);
-    if (cancellationReasons(error)?.[0] === 'ConditionalCheckFailed') throw conflict(`environment ${envId} was changed or deleted concurrently; retry`);
+    if (cancellationReasons(error)?.[0] === 'ConditionalCheckFailed')
+      throw conflict(`environment ${envId} was changed or deleted concurrently; retry`);
     throw error;
   }
   await deleteUnreferencedObject(env.defaultConfigKey ?? objectKeys.environmentConfig(appId, envId));

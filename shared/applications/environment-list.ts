@@ -1,5 +1,12 @@
 import { getApplications, type ApplicationRecord } from './application-repository.ts';
-import { NO_SCAN_STATUS, environmentsOfApp, environmentsOfOrg, getEnvironmentsByKeys, type EnvironmentRecord, type LastScanStatus } from './environment-repository.ts';
+import {
+  NO_SCAN_STATUS,
+  environmentsOfApp,
+  environmentsOfOrg,
+  getEnvironmentsByKeys,
+  type EnvironmentRecord,
+  type LastScanStatus,
+} from './environment-repository.ts';
 import {
   allEnvironmentEntries,
   applicationEntries,
@@ -23,7 +30,18 @@ import { collect, mapInParallel } from '../db/query.ts';
 import { repositoriesByApplication, type CodeRepositoryRecord } from '../code-repositories/store.ts';
 import { repositoryView, visibleApplications } from '../code-repositories/code-repositories.ts';
 import { ENV_SORT_FIELDS, LAST_SCAN_STATUSES, type ListEnvironmentsV2Query } from './inputs.ts';
-import { compareBy, concat, nameOrderKey, pageFromStream, pageOf, readAhead, v2Envelope, v2PageRequest, type PageRequest, type SortDirection } from '../lists.ts';
+import {
+  compareBy,
+  concat,
+  nameOrderKey,
+  pageFromStream,
+  pageOf,
+  readAhead,
+  v2Envelope,
+  v2PageRequest,
+  type PageRequest,
+  type SortDirection,
+} from '../lists.ts';
 import type { Caller } from '../http/caller.ts';
 import type { Membership } from '../identity/membership-repository.ts';
 
@@ -57,7 +75,11 @@ const INDEXED_ORDER: Partial<Record<EnvSortField, EnvironmentListOrder>> = {
   scanFindingsCounts: 'findings',
 };
 
-function lastScanDateMatches(filter: EnvListQuery['lastScanDate'], timestamp: number | undefined, now: number): boolean {
+function lastScanDateMatches(
+  filter: EnvListQuery['lastScanDate'],
+  timestamp: number | undefined,
+  now: number,
+): boolean {
   if (!filter || filter === 'LAST_SCAN_DATE_UNSPECIFIED') return true;
   if (!timestamp) return false;
   const age = now - timestamp;
@@ -89,12 +111,20 @@ interface QueryMatches {
 }
 
 /** The environments of these applications: one Query each, at most 32 in flight (not thousands). */
-const environmentsOfApps = async (appIds: string[]) => (await mapInParallel(appIds, 32, (id) => environmentsOfApp(id))).flat();
+const environmentsOfApps = async (appIds: string[]) =>
+  (await mapInParallel(appIds, 32, (id) => environmentsOfApp(id))).flat();
 
 /** The environments `query` selects, whole: those named like it and those of the applications named like it. */
 async function environmentsMatching(orgId: string, matches: QueryMatches): Promise<EnvironmentRecord[]> {
-  const [named, ofApps] = await Promise.all([getEnvironmentsByKeys(matches.environments), environmentsOfApps([...matches.applications])]);
-  const byId = new Map([...named, ...ofApps].filter((env) => !env.deleting && env.organizationId === orgId).map((env) => [env.environmentId, env]));
+  const [named, ofApps] = await Promise.all([
+    getEnvironmentsByKeys(matches.environments),
+    environmentsOfApps([...matches.applications]),
+  ]);
+  const byId = new Map(
+    [...named, ...ofApps]
+      .filter((env) => !env.deleting && env.organizationId === orgId)
+      .map((env) => [env.environmentId, env]),
+  );
   return [...byId.values()];
 }
 
@@ -103,18 +133,32 @@ async function environmentsMatching(orgId: string, matches: QueryMatches): Promi
  * Most selective first: the applications' own partitions, the id index, the name index, the name trigram index
  * (`query`), the status index, the scan-date index.
  */
-function filteredEntries(orgId: string, q: EnvListQuery, now: number, queryMatches: QueryMatches | undefined): Promise<Omit<ListEntry, 'sortKey'>[]> | undefined {
+function filteredEntries(
+  orgId: string,
+  q: EnvListQuery,
+  now: number,
+  queryMatches: QueryMatches | undefined,
+): Promise<Omit<ListEntry, 'sortKey'>[]> | undefined {
   // Another organization's application ids select nothing (its partitions are not this organization's indexes).
-  if (q.appIds.length) return Promise.all(q.appIds.map((id) => environmentsOfApp(id))).then((lists) => lists.flat().filter((env) => env.organizationId === orgId));
+  if (q.appIds.length)
+    return Promise.all(q.appIds.map((id) => environmentsOfApp(id))).then((lists) =>
+      lists.flat().filter((env) => env.organizationId === orgId),
+    );
   if (q.envIds.length) return environmentEntriesByIds(orgId, q.envIds);
-  if (q.envs.length) return Promise.all([...new Set(q.envs.map((n) => n.toLowerCase()))].map((n) => environmentEntriesNamed(orgId, n))).then((l) => l.flat());
+  if (q.envs.length)
+    return Promise.all(
+      [...new Set(q.envs.map((n) => n.toLowerCase()))].map((n) => environmentEntriesNamed(orgId, n)),
+    ).then((l) => l.flat());
   if (queryMatches) return environmentsMatching(orgId, queryMatches);
   if (q.lastScanStatus.length) {
     const statuses = [...new Set(q.lastScanStatus.map((s) => STORED_STATUS[s]))].filter((s) => s !== undefined);
     return Promise.all(statuses.map((s) => environmentEntriesWithStatus(orgId, s))).then((l) => l.flat());
   }
   if (q.lastScanDate && q.lastScanDate !== 'LAST_SCAN_DATE_UNSPECIFIED') {
-    const [from, to] = q.lastScanDate === 'OVER_30_DAYS' ? [1, now - 30 * DAY] : [now - LAST_SCAN_DAYS[q.lastScanDate] * DAY, now + 365 * DAY * 100];
+    const [from, to] =
+      q.lastScanDate === 'OVER_30_DAYS'
+        ? [1, now - 30 * DAY]
+        : [now - LAST_SCAN_DAYS[q.lastScanDate] * DAY, now + 365 * DAY * 100];
     return environmentEntriesScannedBetween(orgId, from, to);
   }
   return undefined;
@@ -134,7 +178,11 @@ function applicationValue(field: EnvSortField, repos: RepositoriesByApp): ((appI
 }
 
 /** The in-memory form of every order (the same values the indexes hold), for filtered sets. */
-function entrySortValue(field: EnvSortField, repos: RepositoriesByApp, appNames: Map<string, string>): (e: Omit<ListEntry, 'sortKey'>) => string | number {
+function entrySortValue(
+  field: EnvSortField,
+  repos: RepositoriesByApp,
+  appNames: Map<string, string>,
+): (e: Omit<ListEntry, 'sortKey'>) => string | number {
   const perApp = applicationValue(field, repos);
   if (perApp) return (e) => perApp(e.applicationId);
   switch (field) {
@@ -179,9 +227,18 @@ async function byApplicationValue(
 ): Promise<AsyncIterable<Entry>> {
   const mapped = [...repos.keys()].filter((appId) => value(appId) !== 0);
   const valued: Entry[] = (await Promise.all(mapped.map((appId) => environmentsOfApp(appId)))).flat().filter(keep);
-  valued.sort(compareBy((e) => value(e.applicationId), (e) => e.environmentId, sortDir));
+  valued.sort(
+    compareBy(
+      (e) => value(e.applicationId),
+      (e) => e.environmentId,
+      sortDir,
+    ),
+  );
   const mappedIds = new Set(mapped);
-  const zeros = filterStream(environmentEntries(orgId, 'id', sortDir === 'ASC', walkLimit), (e) => !mappedIds.has(e.applicationId));
+  const zeros = filterStream(
+    environmentEntries(orgId, 'id', sortDir === 'ASC', walkLimit),
+    (e) => !mappedIds.has(e.applicationId),
+  );
   return sortDir === 'ASC' ? concat(zeros, valued) : concat(valued, zeros);
 }
 
@@ -198,14 +255,30 @@ interface MatchCounts {
  * buckets merged) and skipped whole by their environment (or match) counts; only the applications on the page have
  * their environments read.
  */
-async function byApplicationName(orgId: string, scope: ListScope, forward: boolean, request: PageRequest, matches?: MatchCounts & { keep: (e: Entry) => boolean }): Promise<EntryPage> {
+async function byApplicationName(
+  orgId: string,
+  scope: ListScope,
+  forward: boolean,
+  request: PageRequest,
+  matches?: MatchCounts & { keep: (e: Entry) => boolean },
+): Promise<EntryPage> {
   const total = matches ? matches.total : scope.counts.environments;
   const start = request.page * request.size;
-  const apps = mergeOrdered(scope.buckets.map((b) => applicationEntries(orgId, b, 'name', forward, Math.min(1000, readAhead(request)))), forward);
-  const count = (app: ListEntry) => (!scope.keep(app) ? 0 : matches ? (matches.ofApplication.get(app.applicationId) ?? 0) : (app.environmentCount ?? 0));
+  const apps = mergeOrdered(
+    scope.buckets.map((b) => applicationEntries(orgId, b, 'name', forward, Math.min(1000, readAhead(request)))),
+    forward,
+  );
+  const count = (app: ListEntry) =>
+    !scope.keep(app) ? 0 : matches ? (matches.ofApplication.get(app.applicationId) ?? 0) : (app.environmentCount ?? 0);
   const onPage = await applicationsCovering(apps, count, start, request.size);
-  const envs = await Promise.all(onPage.map(({ entry }) => environmentsOfApp(entry.applicationId).then((list) => (matches ? list.filter(matches.keep) : list)))); // in id order (ENV#<id>)
-  const entries = onPage.flatMap(({ skip, take }, i) => (forward ? envs[i] : envs[i].reverse()).slice(skip, skip + take));
+  const envs = await Promise.all(
+    onPage.map(({ entry }) =>
+      environmentsOfApp(entry.applicationId).then((list) => (matches ? list.filter(matches.keep) : list)),
+    ),
+  ); // in id order (ENV#<id>)
+  const entries = onPage.flatMap(({ skip, take }, i) =>
+    (forward ? envs[i] : envs[i].reverse()).slice(skip, skip + take),
+  );
   return { entries, totalCount: total, hasNext: start + request.size < total };
 }
 
@@ -235,11 +308,19 @@ function queryPlan(
   const matches = envNames.length + appNames.length * perApp;
   const few = matches <= Math.max(100, environments / 10); // read whole, they cost no more than the compact entries of all
   const otherFilters =
-    q.includeAppHealthStats || q.lastScanStatus.length || (q.lastScanDate && q.lastScanDate !== 'LAST_SCAN_DATE_UNSPECIFIED') || q.appIds.length || q.envIds.length || q.envs.length || q.hasFlightpathSession === true;
+    q.includeAppHealthStats ||
+    q.lastScanStatus.length ||
+    (q.lastScanDate && q.lastScanDate !== 'LAST_SCAN_DATE_UNSPECIFIED') ||
+    q.appIds.length ||
+    q.envIds.length ||
+    q.envs.length ||
+    q.hasFlightpathSession === true;
   if (otherFilters) return few ? 'whole' : undefined;
   if (sortField === 'environmentName' && appNames.length * perApp <= Math.max(100, environments / 10)) return 'names';
   // The walk reads about (end of page) x (environments / matches) entries of the order's index, at most all of them.
-  const walk = Math.min(environments, ((request.page + 1) * request.size * environments) / Math.max(1, matches)) * COMPACT_ENTRY_UNITS;
+  const walk =
+    Math.min(environments, ((request.page + 1) * request.size * environments) / Math.max(1, matches)) *
+    COMPACT_ENTRY_UNITS;
   return matches * WHOLE_READ_UNITS <= walk ? 'whole' : 'walk';
 }
 
@@ -249,20 +330,35 @@ async function environmentCounts(orgId: string, scope: ListScope, appIds: string
   const apps =
     appIds.length <= 100
       ? (await getApplications(appIds)).filter((app) => !app.deleting && app.organizationId === orgId)
-      : (await Promise.all(scope.buckets.map((b) => collect(applicationEntries(orgId, b, 'id', true, 1000, ['applicationId', 'environmentCount']))))).flat();
-  return new Map(apps.filter((app) => wanted.has(app.applicationId)).map((app) => [app.applicationId, app.environmentCount ?? 0]));
+      : (
+          await Promise.all(
+            scope.buckets.map((b) =>
+              collect(applicationEntries(orgId, b, 'id', true, 1000, ['applicationId', 'environmentCount'])),
+            ),
+          )
+        ).flat();
+  return new Map(
+    apps.filter((app) => wanted.has(app.applicationId)).map((app) => [app.applicationId, app.environmentCount ?? 0]),
+  );
 }
 
 /**
  * The matches of a `query` among the caller's environments, counted from the names the trigram index gave: each
  * environment named like it, and every environment of the applications named like it (their environment counts).
  */
-async function queryMatchCounts(orgId: string, scope: ListScope, appNames: NameMatch[], envNames: NameMatch[]): Promise<MatchCounts> {
+async function queryMatchCounts(
+  orgId: string,
+  scope: ListScope,
+  appNames: NameMatch[],
+  envNames: NameMatch[],
+): Promise<MatchCounts> {
   const appKeep = await scope.applicationKeep();
   const matchedApps = [...new Set(appNames.map((m) => m.applicationId))].filter(appKeep);
   const ofApplication = await environmentCounts(orgId, scope, matchedApps);
   const byName = new Set(matchedApps);
-  for (const m of envNames) if (!byName.has(m.applicationId) && appKeep(m.applicationId)) ofApplication.set(m.applicationId, (ofApplication.get(m.applicationId) ?? 0) + 1);
+  for (const m of envNames)
+    if (!byName.has(m.applicationId) && appKeep(m.applicationId))
+      ofApplication.set(m.applicationId, (ofApplication.get(m.applicationId) ?? 0) + 1);
   return { total: [...ofApplication.values()].reduce((sum, n) => sum + n, 0), ofApplication };
 }
 
@@ -271,14 +367,29 @@ async function queryMatchCounts(orgId: string, scope: ListScope, appNames: NameM
  * of the (few) applications named like it (read whole), in the caller's scope, sorted in memory; only the page's
  * items are read (pageItems).
  */
-async function fromNames(orgId: string, scope: ListScope, request: PageRequest, sortDir: SortDirection, appNames: NameMatch[], envNames: NameMatch[]): Promise<EntryPage> {
+async function fromNames(
+  orgId: string,
+  scope: ListScope,
+  request: PageRequest,
+  sortDir: SortDirection,
+  appNames: NameMatch[],
+  envNames: NameMatch[],
+): Promise<EntryPage> {
   const appKeep = await scope.applicationKeep();
   const matchedApps = new Set(appNames.map((m) => m.applicationId).filter(appKeep));
-  const ofApps = (await environmentsOfApps([...matchedApps])).filter((env) => !env.deleting && env.organizationId === orgId && scope.keep(env));
+  const ofApps = (await environmentsOfApps([...matchedApps])).filter(
+    (env) => !env.deleting && env.organizationId === orgId && scope.keep(env),
+  );
   const named = envNames
     .filter((m) => !matchedApps.has(m.applicationId) && appKeep(m.applicationId))
     .map((m) => ({ applicationId: m.applicationId, environmentId: m.environmentId!, name: m.name }) as Entry);
-  const all: Entry[] = [...ofApps, ...named].sort(compareBy((e) => nameOrderKey(e.name, e.environmentId), (e) => e.environmentId, sortDir));
+  const all: Entry[] = [...ofApps, ...named].sort(
+    compareBy(
+      (e) => nameOrderKey(e.name, e.environmentId),
+      (e) => e.environmentId,
+      sortDir,
+    ),
+  );
   const { items, totalCount, hasNext } = pageOf(all, request);
   return { entries: items, totalCount, hasNext };
 }
@@ -291,17 +402,27 @@ export async function listEnvironmentsV2(caller: Caller, orgId: string, q: EnvLi
   const request = v2PageRequest(q.page, q.pageToken, q.pageSize);
   const now = Date.now();
   const text = q.query?.toLowerCase() ?? '';
-  const [scope, repos] = await Promise.all([listScope(orgId, membership, q.applicationTypes, q.teamIds), repositoriesByApplication(orgId)]);
+  const [scope, repos] = await Promise.all([
+    listScope(orgId, membership, q.applicationTypes, q.teamIds),
+    repositoriesByApplication(orgId),
+  ]);
   // `query` matches the environment's or its application's name: the names containing it come from the trigram index
   // (list-entries.ts namesContaining: the smallest of its trigrams' partitions), read while they cost less than the
   // compact entries of all: a name entry (about 300 bytes) is 0.6 of an environment's compact entry and as large as an
   // application's. Beyond, or under three characters (no trigram), the applications' compact entries give theirs.
   const perApp = scope.counts.applications ? scope.counts.environments / scope.counts.applications : 1;
   const [appNames, envNames] = text
-    ? await Promise.all([namesContaining(orgId, 'APP', text, Math.max(100, scope.counts.applications)), namesContaining(orgId, 'ENV', text, Math.max(100, scope.counts.environments * 0.6))])
+    ? await Promise.all([
+        namesContaining(orgId, 'APP', text, Math.max(100, scope.counts.applications)),
+        namesContaining(orgId, 'ENV', text, Math.max(100, scope.counts.environments * 0.6)),
+      ])
     : [];
   const named = !text || appNames ? undefined : await applicationsNamedLike(orgId, scope, text);
-  const appsMatchingQuery = !text ? undefined : appNames ? new Set(appNames.map((m) => m.applicationId)) : new Set(named!.matching.map((app) => app.applicationId));
+  const appsMatchingQuery = !text
+    ? undefined
+    : appNames
+      ? new Set(appNames.map((m) => m.applicationId))
+      : new Set(named!.matching.map((app) => app.applicationId));
   // Every application of the caller's with environments matches (`query=pp` on `app-...`): the list is the
   // unfiltered one, served by the indexes of its orders.
   const everyMatch = !!named && named.everyMatch;
@@ -309,20 +430,29 @@ export async function listEnvironmentsV2(caller: Caller, orgId: string, q: EnvLi
   const keep = entryKeep(scope, eq, appsMatchingQuery, now);
   const plan = everyMatch ? undefined : queryPlan(scope, eq, request, sortField, appNames, envNames, perApp);
   const queryMatches: QueryMatches | undefined =
-    plan === 'whole' ? { environments: envNames!.map((m) => ({ applicationId: m.applicationId, environmentId: m.environmentId! })), applications: appsMatchingQuery! } : undefined;
+    plan === 'whole'
+      ? {
+          environments: envNames!.map((m) => ({ applicationId: m.applicationId, environmentId: m.environmentId! })),
+          applications: appsMatchingQuery!,
+        }
+      : undefined;
   const textLeft = everyMatch ? '' : text;
   const filtered = q.hasFlightpathSession === true ? undefined : filteredEntries(orgId, q, now, queryMatches);
   const order = INDEXED_ORDER[sortField];
   const byAppValue = applicationValue(sortField, repos);
   // includeAppHealthStats over the caller's buckets whole (no filter on environments): from the health aggregates
   // (health.ts); otherwise, or before an upgraded table's aggregates are complete, from every listed environment.
-  const aggregated = q.includeAppHealthStats && !filtered && !textLeft && q.hasFlightpathSession !== true ? await scopeHealthStats(orgId, scope.buckets, now) : undefined;
+  const aggregated =
+    q.includeAppHealthStats && !filtered && !textLeft && q.hasFlightpathSession !== true
+      ? await scopeHealthStats(orgId, scope.buckets, now)
+      : undefined;
   const readsAll = q.includeAppHealthStats && !aggregated;
 
   let page: EntryPage;
   if (q.hasFlightpathSession === true) page = { entries: [], totalCount: 0, hasNext: false };
   else if (plan === 'names') page = await fromNames(orgId, scope, request, sortDir, appNames!, envNames!);
-  else if (!filtered && !readsAll && sortField === 'applicationName' && !textLeft) page = await byApplicationName(orgId, scope, forward, request);
+  else if (!filtered && !readsAll && sortField === 'applicationName' && !textLeft)
+    page = await byApplicationName(orgId, scope, forward, request);
   else if (plan === 'walk' && sortField === 'applicationName') {
     const matches = await queryMatchCounts(orgId, scope, appNames!, envNames!);
     page = await byApplicationName(orgId, scope, forward, request, { ...matches, keep });
@@ -356,7 +486,11 @@ export async function listEnvironmentsV2(caller: Caller, orgId: string, q: EnvLi
   }
   const joined = await pageItems(page.entries, orgId, membership, q, scope);
   const pageRepos = joined.flatMap((j) => repos.get(j.env.applicationId) ?? []);
-  const mappedApps = await visibleApplications(orgId, membership, pageRepos.flatMap((repo) => repo.appIds));
+  const mappedApps = await visibleApplications(
+    orgId,
+    membership,
+    pageRepos.flatMap((repo) => repo.appIds),
+  );
   return {
     orgId,
     environments: joined.map((j) => toEnvironmentView(j, repos, mappedApps)),
@@ -391,12 +525,23 @@ async function* filterStream<T>(items: AsyncIterable<T>, keep: (item: T) => bool
  * Applications of the caller's buckets whose name contains `text` (lower-cased), from their compact entries; and
  * whether every one of them with environments does (then every environment of the caller's matches).
  */
-async function applicationsNamedLike(orgId: string, scope: ListScope, text: string): Promise<{ matching: ListEntry[]; everyMatch: boolean }> {
+async function applicationsNamedLike(
+  orgId: string,
+  scope: ListScope,
+  text: string,
+): Promise<{ matching: ListEntry[]; everyMatch: boolean }> {
   const attributes = ['applicationId', 'applicationType', 'name', 'environmentCount'];
-  const lists = await Promise.all(scope.buckets.map((b) => collect(applicationEntries(orgId, b, 'name', true, 1000, attributes))));
+  const lists = await Promise.all(
+    scope.buckets.map((b) => collect(applicationEntries(orgId, b, 'name', true, 1000, attributes))),
+  );
   const inScope = lists.flat().filter((app) => scope.keep(app));
   const matching = inScope.filter((app) => app.name.toLowerCase().includes(text));
-  return { matching, everyMatch: matching.length > 0 && inScope.every((app) => app.environmentCount === 0 || app.name.toLowerCase().includes(text)) };
+  return {
+    matching,
+    everyMatch:
+      matching.length > 0 &&
+      inScope.every((app) => app.environmentCount === 0 || app.name.toLowerCase().includes(text)),
+  };
 }
 
 /** The names of the entries' applications (sortField applicationName over a filtered set): one BatchGetItem. */
@@ -408,18 +553,37 @@ async function applicationNames(entries: Entry[]): Promise<Map<string, string>> 
 /** The applications `appIds` of the caller's scope from its compact entries (pageItems), cloud ones read whole. */
 async function applicationsFromEntries(orgId: string, scope: ListScope, appIds: string[]): Promise<PageApplication[]> {
   const wanted = new Set(appIds);
-  const entries = (await Promise.all(scope.buckets.map((b) => collect(applicationEntries(orgId, b, 'id', true, 1000))))).flat();
+  const entries = (
+    await Promise.all(scope.buckets.map((b) => collect(applicationEntries(orgId, b, 'id', true, 1000))))
+  ).flat();
   const found = entries.filter((app) => wanted.has(app.applicationId) && scope.keep(app));
-  const cloud = new Map((await getApplications(found.filter((app) => app.applicationType === 'CLOUD').map((app) => app.applicationId))).map((app) => [app.applicationId, app]));
+  const cloud = new Map(
+    (await getApplications(found.filter((app) => app.applicationType === 'CLOUD').map((app) => app.applicationId))).map(
+      (app) => [app.applicationId, app],
+    ),
+  );
   return found.flatMap((entry): PageApplication[] => {
-    if (entry.applicationType === 'CLOUD') return cloud.has(entry.applicationId) ? [cloud.get(entry.applicationId)!] : [];
+    if (entry.applicationType === 'CLOUD')
+      return cloud.has(entry.applicationId) ? [cloud.get(entry.applicationId)!] : [];
     const { applicationId, name, applicationType, teamId } = entry;
-    return [{ applicationId, organizationId: orgId, name, applicationType, applicationStatus: entry.applicationStatus ?? 'ENV_INCOMPLETE', teamId }];
+    return [
+      {
+        applicationId,
+        organizationId: orgId,
+        name,
+        applicationType,
+        applicationStatus: entry.applicationStatus ?? 'ENV_INCOMPLETE',
+        teamId,
+      },
+    ];
   });
 }
 
 /** What a page shows and checks of an application. */
-type PageApplication = Pick<ApplicationRecord, 'applicationId' | 'organizationId' | 'name' | 'applicationType' | 'applicationStatus' | 'teamId' | 'cloudScanTarget'>;
+type PageApplication = Pick<
+  ApplicationRecord,
+  'applicationId' | 'organizationId' | 'name' | 'applicationType' | 'applicationStatus' | 'teamId' | 'cloudScanTarget'
+>;
 
 interface Joined {
   env: EnvironmentRecord;
@@ -431,7 +595,13 @@ interface Joined {
  * again on them: an entry whose environment or application changed since the index was read is left out rather
  * than shown against the rules.
  */
-async function pageItems(entries: Entry[], orgId: string, membership: Membership, q: EnvListQuery, scope: ListScope): Promise<Joined[]> {
+async function pageItems(
+  entries: Entry[],
+  orgId: string,
+  membership: Membership,
+  q: EnvListQuery,
+  scope: ListScope,
+): Promise<Joined[]> {
   if (entries.length === 0) return [];
   // Entries read whole (the whole-item indexes, an application's partition) are not read again.
   const isWhole = (e: Entry): e is EnvironmentRecord => 'createdAt' in e;
@@ -440,9 +610,16 @@ async function pageItems(entries: Entry[], orgId: string, membership: Membership
   // (about 300 bytes: 13 to the 4 KB a half unit reads), which hold what the view and the rules need but a cloud
   // application's scan target: those few are read by key.
   const appIds = [...new Set(entries.map((e) => e.applicationId))];
-  const readApps = () => (appIds.length > Math.max(20, scope.counts.applications / 12) ? applicationsFromEntries(orgId, scope, appIds) : getApplications(appIds));
+  const readApps = () =>
+    appIds.length > Math.max(20, scope.counts.applications / 12)
+      ? applicationsFromEntries(orgId, scope, appIds)
+      : getApplications(appIds);
   const [envs, apps] = await Promise.all([
-    getEnvironmentsByKeys(entries.filter((e) => !isWhole(e)).map((e) => ({ applicationId: e.applicationId, environmentId: e.environmentId }))),
+    getEnvironmentsByKeys(
+      entries
+        .filter((e) => !isWhole(e))
+        .map((e) => ({ applicationId: e.applicationId, environmentId: e.environmentId })),
+    ),
     readApps(),
   ]);
   const envById = new Map([...entries.filter(isWhole), ...envs].map((env) => [env.environmentId, env]));
@@ -487,7 +664,15 @@ function toEnvironmentView({ env, app }: Joined, repos: RepositoriesByApp, mappe
     repositoriesCount: mapped.length,
     thirtyDayCommitActivity: commitActivity(mapped),
     // Each repository with every application mapped to it that the caller may see, this one included.
-    attackSurface: { applicationId: env.applicationId, repositories: mapped.map((repo) => repositoryView(repo, repo.appIds.flatMap((id) => mappedApps.get(id) ?? []))) },
+    attackSurface: {
+      applicationId: env.applicationId,
+      repositories: mapped.map((repo) =>
+        repositoryView(
+          repo,
+          repo.appIds.flatMap((id) => mappedApps.get(id) ?? []),
+        ),
+      ),
+    },
     lastScanExternalAlertStats: [],
   };
 }
@@ -507,7 +692,10 @@ function healthStats(all: Entry[], now: number): HealthStats {
     findingsHealth.low += env.lastScanLowUntriaged ?? 0;
     findingsHealth.total += env.lastScanTotalUntriaged ?? 0;
     if (env.lastScanStatus === 'ERROR') failedScansCount++;
-    lastScanOfApp.set(env.applicationId, Math.max(lastScanOfApp.get(env.applicationId) ?? 0, env.lastScanTimestamp ?? 0));
+    lastScanOfApp.set(
+      env.applicationId,
+      Math.max(lastScanOfApp.get(env.applicationId) ?? 0, env.lastScanTimestamp ?? 0),
+    );
   }
   const ages = [...lastScanOfApp.values()].map((t) => (t ? now - t : Infinity));
   return {

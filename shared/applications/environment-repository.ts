@@ -5,9 +5,20 @@ import { fromItem } from '../db/items.ts';
 import { batchDelete, batchGet, deleteFound, queryAll, queryItems } from '../db/query.ts';
 import { putNewItem, setAndRemove, type TransactItem } from '../db/transactions.ts';
 import { config } from '../config.ts';
-import { applicationEnvironmentCountChange, nameIndexChange, organizationCounterChange, type ApplicationRecord, type ApplicationType } from './application-repository.ts';
+import {
+  applicationEnvironmentCountChange,
+  nameIndexChange,
+  organizationCounterChange,
+  type ApplicationRecord,
+  type ApplicationType,
+} from './application-repository.ts';
 import type { RiskSeverity } from '../scans/inputs.ts';
-import { applicationForHealth, applicationHealthUpdate, applicationHealthWrite, type EnvironmentChange } from './health.ts';
+import {
+  applicationForHealth,
+  applicationHealthUpdate,
+  applicationHealthWrite,
+  type EnvironmentChange,
+} from './health.ts';
 import { notFound } from '../errors.ts';
 
 /** Last-scan status as the environment view reports it (application_view.EnvironmentView.lastScanStatus). */
@@ -72,9 +83,21 @@ const indexKeys = (env: EnvironmentRecord, name = env.name, scan: Partial<LastSc
 export const environmentIndexKeys = (env: EnvironmentRecord): Record<string, string> =>
   env.deleting
     ? {}
-    : { ...indexKeys(env), ...keys.environmentNameIndex(env.organizationId, env.applicationId, env.environmentId, env.name, env.nameTrigrams === true).entity };
+    : {
+        ...indexKeys(env),
+        ...keys.environmentNameIndex(
+          env.organizationId,
+          env.applicationId,
+          env.environmentId,
+          env.name,
+          env.nameTrigrams === true,
+        ).entity,
+      };
 
-export async function getEnvironmentIncludingDeleting(appId: string, envId: string): Promise<EnvironmentRecord | undefined> {
+export async function getEnvironmentIncludingDeleting(
+  appId: string,
+  envId: string,
+): Promise<EnvironmentRecord | undefined> {
   const out = await db.send(new GetCommand({ TableName: config.tableName, Key: keys.environment(appId, envId) }));
   return toRecord(out.Item);
 }
@@ -86,7 +109,9 @@ export async function getEnvironment(appId: string, envId: string): Promise<Envi
 }
 
 /** Environments by (application, environment) id, deleting ones included; order is not kept. */
-export async function getEnvironmentsByKeys(refs: { applicationId: string; environmentId: string }[]): Promise<EnvironmentRecord[]> {
+export async function getEnvironmentsByKeys(
+  refs: { applicationId: string; environmentId: string }[],
+): Promise<EnvironmentRecord[]> {
   const items = await batchGet(refs.map((r) => keys.environment(r.applicationId, r.environmentId)));
   return items.map((item) => toRecord(item)!);
 }
@@ -111,7 +136,13 @@ export type EnvironmentOrder = 'name' | 'scanDate';
  * The organization's live environments in index order (name or last scan time, then id), read lazily from the
  * indexes that copy whole items (gsi2, gsi3). `growing`: each call reads 4 times as many as the last (list walks).
  */
-export async function* environmentsOfOrg(orgId: string, order: EnvironmentOrder, forward: boolean, pageLimit?: number, growing = false): AsyncGenerator<EnvironmentRecord> {
+export async function* environmentsOfOrg(
+  orgId: string,
+  order: EnvironmentOrder,
+  forward: boolean,
+  pageLimit?: number,
+  growing = false,
+): AsyncGenerator<EnvironmentRecord> {
   const query =
     order === 'name'
       ? { index: 'gsi2' as const, partition: keys.environmentsOfOrgByName(orgId).gsi2pk }
@@ -132,24 +163,48 @@ export async function environmentsOfOrgNamed(orgId: string, name: string): Promi
  * A new environment: its record (index 0), its name claim (1), the application's count and health (2: callers retry
  * on its condition), the organization's counter, then its name postings and day counters (health.ts).
  */
-export async function environmentCreation(app: ApplicationRecord, env: EnvironmentRecord, now = Date.now()): Promise<TransactItem[]> {
+export async function environmentCreation(
+  app: ApplicationRecord,
+  env: EnvironmentRecord,
+  now = Date.now(),
+): Promise<TransactItem[]> {
   const [record, claim, ...postings] = environmentPuts(env);
-  const health = await applicationHealthUpdate(app, [{ environmentId: env.environmentId, after: env }], app.environmentCount + 1, now);
+  const health = await applicationHealthUpdate(
+    app,
+    [{ environmentId: env.environmentId, after: env }],
+    app.environmentCount + 1,
+    now,
+  );
   return [
     record,
     claim,
     applicationEnvironmentCountChange(app, 1, health),
-    organizationCounterChange(app.organizationId, app.applicationType, app.teamId, { applications: 0, environments: 1, health: health.bucket }),
+    organizationCounterChange(app.organizationId, app.applicationType, app.teamId, {
+      applications: 0,
+      environments: 1,
+      health: health.bucket,
+    }),
     ...postings,
     ...health.days,
   ];
 }
 
 /** The last-scan fields the health aggregates derive from (health.ts environmentHealth). */
-const HEALTH_FIELDS = ['lastScanStatus', 'lastScanTimestamp', 'lastScanHighUntriaged', 'lastScanMediumUntriaged', 'lastScanLowUntriaged', 'lastScanTotalUntriaged'] as const;
+const HEALTH_FIELDS = [
+  'lastScanStatus',
+  'lastScanTimestamp',
+  'lastScanHighUntriaged',
+  'lastScanMediumUntriaged',
+  'lastScanLowUntriaged',
+  'lastScanTotalUntriaged',
+] as const;
 
 /** The condition that the environment's health-relevant last-scan fields are still the ones read in `env`. */
-function healthFieldsUnchanged(env: EnvironmentRecord): { condition: string; names: Record<string, string>; values: Record<string, unknown> } {
+function healthFieldsUnchanged(env: EnvironmentRecord): {
+  condition: string;
+  names: Record<string, string>;
+  values: Record<string, unknown>;
+} {
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
   const parts = HEALTH_FIELDS.map((field, i) => {
@@ -166,14 +221,22 @@ function healthFieldsUnchanged(env: EnvironmentRecord): { condition: string; nam
  * the fields read, healthFieldsUnchanged): the application's Update, its bucket's counter and day counters. The
  * application is read here (a stale read fails the condition: the caller's retry reads again).
  */
-async function lastScanHealthWrites(env: EnvironmentRecord, after: Partial<LastScan>, now = Date.now()): Promise<TransactItem[]> {
+async function lastScanHealthWrites(
+  env: EnvironmentRecord,
+  after: Partial<LastScan>,
+  now = Date.now(),
+): Promise<TransactItem[]> {
   const app = await applicationForHealth(env.applicationId);
   if (!app) throw notFound(`application ${env.applicationId} not found`);
   const change: EnvironmentChange = { environmentId: env.environmentId, before: env, after };
   const health = await applicationHealthUpdate(app, [change], app.environmentCount, now);
   return [
     applicationHealthWrite(app, health),
-    organizationCounterChange(app.organizationId, app.applicationType, app.teamId, { applications: 0, environments: 0, health: health.bucket }),
+    organizationCounterChange(app.organizationId, app.applicationType, app.teamId, {
+      applications: 0,
+      environments: 0,
+      health: health.bucket,
+    }),
     ...health.days,
   ];
 }
@@ -183,9 +246,24 @@ async function lastScanHealthWrites(env: EnvironmentRecord, after: Partial<LastS
  * posting items to put. The one derivation creates, renames and a backfill of existing data use (`indexed: false`:
  * the entity's attributes alone, in the unindexed partition, which every query reads).
  */
-export function environmentNameIndex(env: Pick<EnvironmentRecord, 'organizationId' | 'applicationId' | 'environmentId' | 'name'>, indexed = true) {
-  const { entity, postings, nameTrigrams } = keys.environmentNameIndex(env.organizationId, env.applicationId, env.environmentId, env.name, indexed);
-  const posting = (key: Record<string, string>) => ({ ...key, entity: 'nameGram', applicationId: env.applicationId, environmentId: env.environmentId, name: env.name });
+export function environmentNameIndex(
+  env: Pick<EnvironmentRecord, 'organizationId' | 'applicationId' | 'environmentId' | 'name'>,
+  indexed = true,
+) {
+  const { entity, postings, nameTrigrams } = keys.environmentNameIndex(
+    env.organizationId,
+    env.applicationId,
+    env.environmentId,
+    env.name,
+    indexed,
+  );
+  const posting = (key: Record<string, string>) => ({
+    ...key,
+    entity: 'nameGram',
+    applicationId: env.applicationId,
+    environmentId: env.environmentId,
+    name: env.name,
+  });
   return { entity: { ...entity, nameTrigrams }, postings: postings.map(posting) };
 }
 
@@ -197,8 +275,17 @@ export function environmentPuts(env: EnvironmentRecord): TransactItem[] {
   const index = environmentNameIndex(env);
   const record = { ...env, nameTrigrams: index.entity.nameTrigrams };
   return [
-    putNewItem({ ...keys.environment(env.applicationId, env.environmentId), ...environmentIndexKeys(record), entity: 'environment', ...record }),
-    putNewItem({ ...keys.environmentName(env.applicationId, env.name), entity: 'environmentName', environmentId: env.environmentId }),
+    putNewItem({
+      ...keys.environment(env.applicationId, env.environmentId),
+      ...environmentIndexKeys(record),
+      entity: 'environment',
+      ...record,
+    }),
+    putNewItem({
+      ...keys.environmentName(env.applicationId, env.name),
+      entity: 'environmentName',
+      environmentId: env.environmentId,
+    }),
     ...index.postings.map((Item): TransactItem => ({ Put: { TableName: config.tableName, Item } })),
   ];
 }
@@ -228,7 +315,11 @@ export function environmentRename(env: EnvironmentRecord, name: string): Transac
   if (name.toLowerCase() !== env.name.toLowerCase()) {
     items.push(
       { Delete: { TableName: config.tableName, Key: keys.environmentName(env.applicationId, env.name) } },
-      putNewItem({ ...keys.environmentName(env.applicationId, name), entity: 'environmentName', environmentId: env.environmentId }),
+      putNewItem({
+        ...keys.environmentName(env.applicationId, name),
+        entity: 'environmentName',
+        environmentId: env.environmentId,
+      }),
     );
   }
   return [...items, ...change.items];
@@ -272,11 +363,19 @@ const LAST_SCAN_FIELDS: (keyof LastScan)[] = [
  * `null`: none) makes the update conditional on the scan it replaces, so that an older scan never overwrites a newer
  * one; it is conditioned on the health-relevant fields read in `env` as well.
  */
-export async function environmentLastScanWrites(env: EnvironmentRecord, scan: LastScan | undefined, expectedLastScanId?: string | null): Promise<TransactItem[]> {
+export async function environmentLastScanWrites(
+  env: EnvironmentRecord,
+  scan: LastScan | undefined,
+  expectedLastScanId?: string | null,
+): Promise<TransactItem[]> {
   return [environmentLastScanUpdate(env, scan, expectedLastScanId), ...(await lastScanHealthWrites(env, scan ?? {}))];
 }
 
-function environmentLastScanUpdate(env: EnvironmentRecord, scan: LastScan | undefined, expectedLastScanId?: string | null): TransactItem {
+function environmentLastScanUpdate(
+  env: EnvironmentRecord,
+  scan: LastScan | undefined,
+  expectedLastScanId?: string | null,
+): TransactItem {
   const { gsi1pk, gsi3sk, gsi5sk, gsi6sk } = indexKeys(env, env.name, scan ?? {});
   const fields: Record<string, unknown> = { gsi1pk, gsi3sk, gsi5sk, gsi6sk };
   for (const name of LAST_SCAN_FIELDS) if (scan?.[name] !== undefined) fields[name] = scan[name];
@@ -310,16 +409,26 @@ function environmentLastScanUpdate(env: EnvironmentRecord, scan: LastScan | unde
  * deleteEnvironmentData. Conditioned on the name and last-scan fields read (the postings deleted are that name's,
  * the figures subtracted that scan's): a concurrent rename or scan fails it at index 0.
  */
-export async function environmentDeletingMark(app: ApplicationRecord, env: EnvironmentRecord, now = Date.now()): Promise<TransactItem[]> {
+export async function environmentDeletingMark(
+  app: ApplicationRecord,
+  env: EnvironmentRecord,
+  now = Date.now(),
+): Promise<TransactItem[]> {
   const postings = env.nameTrigrams ? keys.nameGramPostings(env.applicationId, env.environmentId, env.name) : [];
-  const health = await applicationHealthUpdate(app, [{ environmentId: env.environmentId, before: env }], app.environmentCount - 1, now);
+  const health = await applicationHealthUpdate(
+    app,
+    [{ environmentId: env.environmentId, before: env }],
+    app.environmentCount - 1,
+    now,
+  );
   const unchanged = healthFieldsUnchanged(env);
   return [
     {
       Update: {
         TableName: config.tableName,
         Key: keys.environment(env.applicationId, env.environmentId),
-        UpdateExpression: 'SET deleting = :true REMOVE gsi1pk, gsi1sk, gsi2pk, gsi2sk, gsi3pk, gsi3sk, gsi4pk, gsi4sk, gsi5pk, gsi5sk, gsi6pk, gsi6sk, gsi7pk, gsi7sk',
+        UpdateExpression:
+          'SET deleting = :true REMOVE gsi1pk, gsi1sk, gsi2pk, gsi2sk, gsi3pk, gsi3sk, gsi4pk, gsi4sk, gsi5pk, gsi5sk, gsi6pk, gsi6sk, gsi7pk, gsi7sk',
         ConditionExpression: `attribute_exists(pk) AND attribute_not_exists(deleting) AND #name = :name AND ${unchanged.condition}`,
         ExpressionAttributeNames: { '#name': 'name', ...unchanged.names },
         ExpressionAttributeValues: { ':true': true, ':name': env.name, ...unchanged.values },
@@ -327,7 +436,11 @@ export async function environmentDeletingMark(app: ApplicationRecord, env: Envir
     },
     { Delete: { TableName: config.tableName, Key: keys.environmentName(env.applicationId, env.name) } },
     applicationEnvironmentCountChange(app, -1, health),
-    organizationCounterChange(app.organizationId, app.applicationType, app.teamId, { applications: 0, environments: -1, health: health.bucket }),
+    organizationCounterChange(app.organizationId, app.applicationType, app.teamId, {
+      applications: 0,
+      environments: -1,
+      health: health.bucket,
+    }),
     ...postings.map((Key): TransactItem => ({ Delete: { TableName: config.tableName, Key } })),
     ...health.days,
   ];
@@ -346,7 +459,12 @@ export async function deleteEnvironmentData(appId: string, envId: string): Promi
  * `env`: the findings-count index key (gsi6) is set from that total, so it stays in step with the figure. Then the
  * health writes (the application's figures, its counter).
  */
-export async function environmentUntriagedChange(env: EnvironmentRecord, lastScanId: string, severity: RiskSeverity, delta: number): Promise<TransactItem[]> {
+export async function environmentUntriagedChange(
+  env: EnvironmentRecord,
+  lastScanId: string,
+  severity: RiskSeverity,
+  delta: number,
+): Promise<TransactItem[]> {
   const read = env.lastScanTotalUntriaged;
   const total = (read ?? 0) + delta;
   const field = `lastScan${severity}Untriaged` as const;

@@ -40,7 +40,10 @@ export async function environmentCreationWrites(
   env: EnvironmentRecord = { ...newEnvironment(app, name), ...lastScan },
 ) {
   const payload = { applicationId: app.applicationId, appName: app.name, envId: env.environmentId, envName: env.name };
-  const items: TransactItem[] = [...(await environmentCreation(app, env)), await auditEntry(actor, app.organizationId, 'ENVIRONMENT_ADDED', payload)];
+  const items: TransactItem[] = [
+    ...(await environmentCreation(app, env)),
+    await auditEntry(actor, app.organizationId, 'ENVIRONMENT_ADDED', payload),
+  ];
   return { env, items };
 }
 
@@ -49,7 +52,12 @@ export async function environmentCreationWrites(
  * commit `items` with the scan's own writes; `items` is empty when the environment exists). A created
  * environment starts with `lastScan` as its last scan.
  */
-export async function findOrCreateEnvironmentByName(actor: { userId: string }, app: ApplicationRecord, name: string, lastScan?: LastScan) {
+export async function findOrCreateEnvironmentByName(
+  actor: { userId: string },
+  app: ApplicationRecord,
+  name: string,
+  lastScan?: LastScan,
+) {
   const existing = await getEnvironmentByName(app.applicationId, name);
   if (existing) return { env: existing, created: false, items: [] as TransactItem[] };
   return { ...(await environmentCreationWrites(actor, app, name, lastScan)), created: true };
@@ -59,7 +67,12 @@ export async function findOrCreateEnvironmentByName(actor: { userId: string }, a
  * Runs a write conditioned on the application's environment count, re-reading it when another write won. Gives
  * up (the cancellation answers 409: shared/http) after MAX_ATTEMPTS or RETRY_BUDGET_MS, well inside the timeout.
  */
-async function withFreshApplication(appId: string, app: ApplicationRecord, write: (app: ApplicationRecord) => Promise<void>, countIndex: number) {
+async function withFreshApplication(
+  appId: string,
+  app: ApplicationRecord,
+  write: (app: ApplicationRecord) => Promise<void>,
+  countIndex: number,
+) {
   const started = Date.now();
   for (let attempt = 1; ; attempt++) {
     try {
@@ -74,21 +87,32 @@ async function withFreshApplication(appId: string, app: ApplicationRecord, write
   }
 }
 
-export async function createEnvironment(caller: Caller, appId: string, body: { env: string }, host: string | undefined) {
+export async function createEnvironment(
+  caller: Caller,
+  appId: string,
+  body: { env: string },
+  host: string | undefined,
+) {
   let { app } = await accessibleApplication(caller, appId, { teamRestricted: true });
   // The configuration object is written once; only the transaction is retried when concurrent creations win.
   const created = newEnvironment(app, body.env);
   try {
     // Items: environment, name claim, application count (index 2), counter, audit entry.
     await writeEnvironmentConfig(created, host, () =>
-      withFreshApplication(appId, app, async (fresh) => {
-        const { items } = await environmentCreationWrites(caller, fresh, body.env, undefined, created);
-        await transactWriteRetryingConflicts(items);
-        app = fresh;
-      }, 2),
+      withFreshApplication(
+        appId,
+        app,
+        async (fresh) => {
+          const { items } = await environmentCreationWrites(caller, fresh, body.env, undefined, created);
+          await transactWriteRetryingConflicts(items);
+          app = fresh;
+        },
+        2,
+      ),
     );
   } catch (error) {
-    if (cancellationReasons(error)?.[1] === 'ConditionalCheckFailed') throw conflict(`environment ${body.env} already exists in application ${appId}`);
+    if (cancellationReasons(error)?.[1] === 'ConditionalCheckFailed')
+      throw conflict(`environment ${body.env} already exists in application ${appId}`);
     throw error;
   }
   return toApplication({ ...app, applicationStatus: 'ACTIVE', environmentCount: app.environmentCount + 1 }, created);
@@ -101,11 +125,15 @@ export async function updateEnvironment(caller: Caller, appId: string, envId: st
   for (let attempt = 1; ; attempt++) {
     const payload = { applicationId: appId, appName: app.name, envId, envName: body.name, previousEnvName: env.name };
     try {
-      await transactWriteRetryingConflicts([...environmentRename(env, body.name), await auditEntry(caller, app.organizationId, 'ENVIRONMENT_MODIFIED', payload)]);
+      await transactWriteRetryingConflicts([
+        ...environmentRename(env, body.name),
+        await auditEntry(caller, app.organizationId, 'ENVIRONMENT_MODIFIED', payload),
+      ]);
       return toApplication(app, { ...env, name: body.name });
     } catch (error) {
       const reasons = cancellationReasons(error);
-      if (reasons?.[2] === 'ConditionalCheckFailed') throw conflict(`environment ${body.name} already exists in application ${appId}`);
+      if (reasons?.[2] === 'ConditionalCheckFailed')
+        throw conflict(`environment ${body.name} already exists in application ${appId}`);
       if (reasons?.[0] !== 'ConditionalCheckFailed') throw error;
       // Gone, or renamed meanwhile (the write is conditioned on the name read): read it again.
       const fresh = await getEnvironment(appId, envId);
@@ -127,8 +155,16 @@ export async function deleteEnvironment(caller: Caller, appId: string, envId: st
     const payload = { applicationId: appId, appName: app.name, envId, envName: env.name };
     // Items: environment (index 0), name claim, application count (index 2), counter, name postings, audit entry.
     try {
-      await withFreshApplication(appId, app, async (fresh) =>
-        transactWriteRetryingConflicts([...(await environmentDeletingMark(fresh, env)), await auditEntry(caller, app.organizationId, 'ENVIRONMENT_REMOVED', payload)]), 2);
+      await withFreshApplication(
+        appId,
+        app,
+        async (fresh) =>
+          transactWriteRetryingConflicts([
+            ...(await environmentDeletingMark(fresh, env)),
+            await auditEntry(caller, app.organizationId, 'ENVIRONMENT_REMOVED', payload),
+          ]),
+        2,
+      );
       break;
     } catch (error) {
       if (cancellationReasons(error)?.[0] !== 'ConditionalCheckFailed') throw error;
@@ -151,13 +187,24 @@ export async function listEnvironmentsV1(caller: Caller, appId: string, q: ListE
   const envs = canSeeTeamResource(membership, app.teamId)
     ? (await environmentsOfApp(appId)).filter((env) => names.length === 0 || names.includes(env.name.toLowerCase()))
     : [];
-  const value = q.sortField === 'id' ? (e: EnvironmentRecord) => e.environmentId : (e: EnvironmentRecord) => nameOrderKey(e.name, e.environmentId);
+  const value =
+    q.sortField === 'id'
+      ? (e: EnvironmentRecord) => e.environmentId
+      : (e: EnvironmentRecord) => nameOrderKey(e.name, e.environmentId);
   envs.sort(compareBy(value, (e) => e.environmentId, q.sortDir === 'desc' ? 'DESC' : 'ASC'));
   const request = { page: q.pageToken, size: q.pageSize };
   const page = pageOf(envs, request);
   // The page's last scans, for their alert statistics (one BatchGetItem; a running one's from its alerts).
-  const scans = new Map((await getScans(page.items.flatMap((env) => (env.lastScanId ? [{ ...env, scanId: env.lastScanId }] : [])))).map((s) => [s.scanId, s]));
-  const alertStats = new Map(await Promise.all([...scans.values()].map(async (scan) => [scan.scanId, scanAlertStats(await currentStats(scan))] as const)));
+  const scans = new Map(
+    (await getScans(page.items.flatMap((env) => (env.lastScanId ? [{ ...env, scanId: env.lastScanId }] : [])))).map(
+      (s) => [s.scanId, s],
+    ),
+  );
+  const alertStats = new Map(
+    await Promise.all(
+      [...scans.values()].map(async (scan) => [scan.scanId, scanAlertStats(await currentStats(scan))] as const),
+    ),
+  );
   return {
     environments: page.items.map((env) => ({
       environmentId: env.environmentId,

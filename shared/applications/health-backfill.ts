@@ -17,7 +17,10 @@ const MAX_ATTEMPTS = 5;
  * to its bucket and day counter in one transaction conditioned on it still being uncounted (a write of the current
  * code that changes its health counts it first: this then finds it counted) and unchanged.
  */
-export async function countApplicationHealth(appId: string, now = Date.now()): Promise<'updated' | 'current' | 'gone' | 'conflict'> {
+export async function countApplicationHealth(
+  appId: string,
+  now = Date.now(),
+): Promise<'updated' | 'current' | 'gone' | 'conflict'> {
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const app = await applicationForHealth(appId);
     if (!app) return 'gone';
@@ -26,12 +29,17 @@ export async function countApplicationHealth(appId: string, now = Date.now()): P
     try {
       await transactWrite([
         applicationHealthWrite(app, health),
-        organizationCounterChange(app.organizationId, app.applicationType, app.teamId, { applications: 0, environments: 0, health: health.bucket }),
+        organizationCounterChange(app.organizationId, app.applicationType, app.teamId, {
+          applications: 0,
+          environments: 0,
+          health: health.bucket,
+        }),
         ...health.days,
       ]);
       return 'updated';
     } catch (error) {
-      if (!cancellationReasons(error)?.some((r) => r === 'ConditionalCheckFailed' || r === 'TransactionConflict')) throw error;
+      if (!cancellationReasons(error)?.some((r) => r === 'ConditionalCheckFailed' || r === 'TransactionConflict'))
+        throw error;
     }
   }
   return 'conflict';
@@ -45,10 +53,21 @@ export async function markHealthComplete(tableName = config.tableName): Promise<
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
     const page = await db.send(
-      new ScanCommand({ TableName: tableName, FilterExpression: 'entity = :entity', ExpressionAttributeValues: { ':entity': 'organization' }, ProjectionExpression: 'organizationId', ExclusiveStartKey }),
+      new ScanCommand({
+        TableName: tableName,
+        FilterExpression: 'entity = :entity',
+        ExpressionAttributeValues: { ':entity': 'organization' },
+        ProjectionExpression: 'organizationId',
+        ExclusiveStartKey,
+      }),
     );
     for (const org of page.Items ?? []) {
-      await db.send(new PutCommand({ TableName: tableName, Item: { ...keys.healthReady(org.organizationId as string), entity: 'healthReady' } }));
+      await db.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: { ...keys.healthReady(org.organizationId as string), entity: 'healthReady' },
+        }),
+      );
     }
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey);

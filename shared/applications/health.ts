@@ -44,7 +44,15 @@ export interface BucketHealth {
 }
 
 export const NO_HEALTH: ApplicationHealth = { high: 0, medium: 0, low: 0, total: 0, failed: 0, scannedAt: 0 };
-export const BUCKET_HEALTH_FIELDS = ['untriagedHigh', 'untriagedMedium', 'untriagedLow', 'untriagedTotal', 'failedScans', 'scannedApplications', 'activeApplications'] as const;
+export const BUCKET_HEALTH_FIELDS = [
+  'untriagedHigh',
+  'untriagedMedium',
+  'untriagedLow',
+  'untriagedTotal',
+  'failedScans',
+  'scannedApplications',
+  'activeApplications',
+] as const;
 
 /** What one environment's last scan contributes (nothing without one). */
 export function environmentHealth(scan: Partial<LastScan> | undefined): ApplicationHealth {
@@ -100,12 +108,20 @@ const dayOf = (ms: number) => Math.floor(ms / DAY);
  */
 export function dayCounterChanges(
   orgId: string,
-  moves: { applicationType: ApplicationType; from?: { teamId: string | undefined; scannedAt: number }; to?: { teamId: string | undefined; scannedAt: number } }[],
+  moves: {
+    applicationType: ApplicationType;
+    from?: { teamId: string | undefined; scannedAt: number };
+    to?: { teamId: string | undefined; scannedAt: number };
+  }[],
   now: number,
 ): TransactItem[] {
   const oldest = dayOf(now) - KEPT_DAYS;
   const deltas = new Map<string, { key: Record<string, string>; delta: number }>();
-  const add = (type: ApplicationType, side: { teamId: string | undefined; scannedAt: number } | undefined, delta: number) => {
+  const add = (
+    type: ApplicationType,
+    side: { teamId: string | undefined; scannedAt: number } | undefined,
+    delta: number,
+  ) => {
     if (!side || side.scannedAt <= 0 || dayOf(side.scannedAt) < oldest) return;
     const key = keys.healthDayCounter(orgId, dayOf(side.scannedAt), type, side.teamId);
     const entry = deltas.get(key.sk) ?? { key, delta: 0 };
@@ -169,7 +185,12 @@ async function currentEnvironments(appId: string): Promise<EnvironmentRecord[]> 
  * existed) is counted now, from all its environments. The write is conditioned on the application's health version
  * and each environment's write on the last-scan fields read, so the deltas are exact.
  */
-export async function applicationHealthUpdate(app: ApplicationRecord, changes: EnvironmentChange[], environmentCount: number, now = Date.now()): Promise<ApplicationHealthUpdate> {
+export async function applicationHealthUpdate(
+  app: ApplicationRecord,
+  changes: EnvironmentChange[],
+  environmentCount: number,
+  now = Date.now(),
+): Promise<ApplicationHealthUpdate> {
   const counted = app.healthVersion !== undefined;
   const before = counted ? { ...NO_HEALTH, ...app.health } : NO_HEALTH;
   let after: ApplicationHealth;
@@ -186,14 +207,24 @@ export async function applicationHealthUpdate(app: ApplicationRecord, changes: E
     }
   } else {
     const changed = new Map(changes.map((c) => [c.environmentId, c]));
-    const envs: Partial<LastScan>[] = (await currentEnvironments(app.applicationId)).filter((env) => !changed.has(env.environmentId));
+    const envs: Partial<LastScan>[] = (await currentEnvironments(app.applicationId)).filter(
+      (env) => !changed.has(env.environmentId),
+    );
     for (const c of changes) if (c.after) envs.push(c.after);
     after = applicationHealthOf(envs);
   }
   const unchanged = healthUnchanged(app);
-  const team = app.teamId ? { condition: 'teamId = :healthTeam', values: { ':healthTeam': app.teamId } } : { condition: 'attribute_not_exists(teamId)', values: {} };
-  const index = after.scannedAt > 0 ? keys.applicationByScanTime(app.organizationId, app.applicationId, after.scannedAt) : undefined;
-  const bucket = addBucketHealth(bucketShare(after, environmentCount > 0), counted ? bucketShare(before, app.environmentCount > 0, -1) : undefined)!;
+  const team = app.teamId
+    ? { condition: 'teamId = :healthTeam', values: { ':healthTeam': app.teamId } }
+    : { condition: 'attribute_not_exists(teamId)', values: {} };
+  const index =
+    after.scannedAt > 0
+      ? keys.applicationByScanTime(app.organizationId, app.applicationId, after.scannedAt)
+      : undefined;
+  const bucket = addBucketHealth(
+    bucketShare(after, environmentCount > 0),
+    counted ? bucketShare(before, app.environmentCount > 0, -1) : undefined,
+  )!;
   return {
     set: { health: after, healthVersion: (app.healthVersion ?? 0) + 1, ...index },
     remove: index ? [] : ['gsi5pk', 'gsi5sk'],
@@ -202,7 +233,13 @@ export async function applicationHealthUpdate(app: ApplicationRecord, changes: E
     bucket,
     days: dayCounterChanges(
       app.organizationId,
-      [{ applicationType: app.applicationType, from: counted ? { teamId: app.teamId, scannedAt: before.scannedAt } : undefined, to: { teamId: app.teamId, scannedAt: after.scannedAt } }],
+      [
+        {
+          applicationType: app.applicationType,
+          from: counted ? { teamId: app.teamId, scannedAt: before.scannedAt } : undefined,
+          to: { teamId: app.teamId, scannedAt: after.scannedAt },
+        },
+      ],
       now,
     ),
   };
@@ -266,16 +303,32 @@ const bucketKey = (type: string, teamId: string | undefined) => `${type}#${teamI
  * independent of the organization's size. Undefined when the organization's aggregates are not complete yet
  * (data of an earlier version before `npm run migrate`): the caller reads the environments instead.
  */
-export async function scopeHealthStats(orgId: string, buckets: ScopeBucket[], now: number): Promise<HealthStats | undefined> {
+export async function scopeHealthStats(
+  orgId: string,
+  buckets: ScopeBucket[],
+  now: number,
+): Promise<HealthStats | undefined> {
   const inScope = new Set(buckets.map((b) => bucketKey(b.applicationType, b.teamId)));
   const [from7, from30] = [now - 7 * DAY, now - 30 * DAY];
   const days = keys.healthDaysFrom(orgId, dayOf(from30));
   const boundary = async (from: number) => {
     const { gsi5pk, gsi5skFrom, gsi5skTo } = keys.applicationsScannedBetween(orgId, from, (dayOf(from) + 1) * DAY - 1);
-    const items = await queryAll({ index: 'gsi5', partition: gsi5pk, skFrom: gsi5skFrom, skTo: gsi5skTo, attributes: ['applicationType', 'teamId'] });
-    return items.filter((item) => inScope.has(bucketKey(item.applicationType as string, item.teamId as string | undefined))).length;
+    const items = await queryAll({
+      index: 'gsi5',
+      partition: gsi5pk,
+      skFrom: gsi5skFrom,
+      skTo: gsi5skTo,
+      attributes: ['applicationType', 'teamId'],
+    });
+    return items.filter((item) =>
+      inScope.has(bucketKey(item.applicationType as string, item.teamId as string | undefined)),
+    ).length;
   };
-  const [dayItems, on7, on30] = await Promise.all([queryAll({ partition: days.pk, skFrom: days.skFrom, skTo: days.skTo }), boundary(from7), boundary(from30)]);
+  const [dayItems, on7, on30] = await Promise.all([
+    queryAll({ partition: days.pk, skFrom: days.skFrom, skTo: days.skTo }),
+    boundary(from7),
+    boundary(from30),
+  ]);
   const ready = keys.healthReady(orgId).sk;
   if (!dayItems.some((item) => item.sk === ready)) return undefined;
   // Applications last scanned on a day after `from`'s (whole days), plus those of its day from `from` on.
@@ -286,9 +339,19 @@ export async function scopeHealthStats(orgId: string, buckets: ScopeBucket[], no
       return n + Number(item.applications ?? 0);
     }, 0);
   const sum = (field: keyof BucketHealth) => buckets.reduce((n, b) => n + b.health[field], 0);
-  const [within7, within30, scanned, active] = [after(from7) + on7, after(from30) + on30, sum('scannedApplications'), sum('activeApplications')];
+  const [within7, within30, scanned, active] = [
+    after(from7) + on7,
+    after(from30) + on30,
+    sum('scannedApplications'),
+    sum('activeApplications'),
+  ];
   return {
-    findingsHealth: { high: sum('untriagedHigh'), medium: sum('untriagedMedium'), low: sum('untriagedLow'), total: sum('untriagedTotal') },
+    findingsHealth: {
+      high: sum('untriagedHigh'),
+      medium: sum('untriagedMedium'),
+      low: sum('untriagedLow'),
+      total: sum('untriagedTotal'),
+    },
     scanFrequencyHealth: {
       totalApps: active,
       appsScannedWithinSevenDays: within7,

@@ -31,38 +31,47 @@ const httpUrl = () => z.url({ protocol: /^https?$/, error: 'must be an http(s) U
 
 // ---- Bodies
 
-export const applicationNameSchema = schema(() => z.string().check(z.trim(), z.maxLength(255, 'must be at most 255 characters'), displayableText()));
+export const applicationNameSchema = schema(() =>
+  z.string().check(z.trim(), z.maxLength(255, 'must be at most 255 characters'), displayableText()),
+);
 
 /** Environment names: non-empty, unique per application (case-insensitively); commas separate names in filters. */
-export const environmentNameSchema = schema(() => z
-  .string()
-  .check(
-    z.trim(),
-    z.minLength(1, 'must not be empty'),
-    z.maxLength(255, 'must be at most 255 characters'),
-    z.regex(/^[^,]*$/, 'must not contain a comma (lists of names are comma-delimited)'),
-    displayableText(),
-  ));
+export const environmentNameSchema = schema(() =>
+  z
+    .string()
+    .check(
+      z.trim(),
+      z.minLength(1, 'must not be empty'),
+      z.maxLength(255, 'must be at most 255 characters'),
+      z.regex(/^[^,]*$/, 'must not contain a comma (lists of names are comma-delimited)'),
+      displayableText(),
+    ),
+);
 
 /** The `host` of an environment's default scan configuration: the target's base URL. */
 export const hostSchema = schema(() => z.union([httpUrl(), z.literal('')]));
 
 /** Clients such as Terraform always send dataType and riskLevel, possibly empty: empty means unset. */
 const optionalEnum = <T extends string>(values: readonly [T, ...T[]]) =>
-  z.pipe(z.nullish(z.union([z.enum(values), z.literal('')])), z.transform((v) => v || undefined));
+  z.pipe(
+    z.nullish(z.union([z.enum(values), z.literal('')])),
+    z.transform((v) => v || undefined),
+  );
 
 /** application.NewApplicationRequest; unknown fields are ignored, and nothing is required (SPEC 4.2). */
-export const createApplicationBody = schema(() => z.object({
-  name: z.nullish(applicationNameSchema),
-  env: z.nullish(z.union([environmentNameSchema, z.literal('')])),
-  applicationType: z.nullish(z.enum(APPLICATION_TYPES)),
-  cloudScanTargetURL: z.nullish(httpUrl()),
-  dataType: optionalEnum(DATA_TYPES),
-  riskLevel: optionalEnum(RISK_LEVELS),
-  teamId: z.nullish(uuid()),
-  host: z.nullish(hostSchema),
-  organizationId: z.nullish(uuid()),
-}));
+export const createApplicationBody = schema(() =>
+  z.object({
+    name: z.nullish(applicationNameSchema),
+    env: z.nullish(z.union([environmentNameSchema, z.literal('')])),
+    applicationType: z.nullish(z.enum(APPLICATION_TYPES)),
+    cloudScanTargetURL: z.nullish(httpUrl()),
+    dataType: optionalEnum(DATA_TYPES),
+    riskLevel: optionalEnum(RISK_LEVELS),
+    teamId: z.nullish(uuid()),
+    host: z.nullish(hostSchema),
+    organizationId: z.nullish(uuid()),
+  }),
+);
 export type CreateApplicationBody = z.output<typeof createApplicationBody>;
 
 /** application.UpdateApplicationRequest: only the name changes; the other fields are ignored. */
@@ -70,53 +79,69 @@ export const updateApplicationBody = schema(() => z.object({ name: applicationNa
 
 /** application.NewApplicationEnvRequest; applicationId and organizationId are read-only and ignored. */
 export const createEnvironmentBody = schema(() => z.object({ env: environmentNameSchema }));
-export const createEnvironmentQuery = schema(() => z.object({
-  host: z.optional(hostSchema).check(z.describe('Host URL of the default hosted scan configuration.')),
-}));
+export const createEnvironmentQuery = schema(() =>
+  z.object({
+    host: z.optional(hostSchema).check(z.describe('Host URL of the default hosted scan configuration.')),
+  }),
+);
 /** application.UpdateApplicationEnvRequest: only the name changes. */
 export const updateEnvironmentBody = schema(() => z.object({ name: environmentNameSchema }));
 
 /** `application.CreateApplicationConfigRequest`: `conf` is a HawkScan configuration as a JSON object. */
-export const createEnvironmentDefaultConfigBody = schema(() => z.object({
-  applicationId: z.optional(uuid()),
-  envId: z.optional(uuid()),
-  isDefault: z.optional(z.boolean()),
-  conf: z.record(z.string(), z.unknown(), { error: 'required: the HawkScan configuration, a JSON object such as {"app": {...}}' }),
-}));
+export const createEnvironmentDefaultConfigBody = schema(() =>
+  z.object({
+    applicationId: z.optional(uuid()),
+    envId: z.optional(uuid()),
+    isDefault: z.optional(z.boolean()),
+    conf: z.record(z.string(), z.unknown(), {
+      error: 'required: the HawkScan configuration, a JSON object such as {"app": {...}}',
+    }),
+  }),
+);
 export type CreateEnvironmentDefaultConfig = z.output<typeof createEnvironmentDefaultConfigBody>;
 
 // ---- Lists
 
 export const applicationTypesParam = () => enumListParam(APPLICATION_TYPES, ['STANDARD']);
 
-export const APP_SORT_FIELDS = ['applicationId', 'applicationName', 'applicationStatus', 'mappedRepositoryCount', 'thirtyDayCommitActivity'] as const;
+export const APP_SORT_FIELDS = [
+  'applicationId',
+  'applicationName',
+  'applicationStatus',
+  'mappedRepositoryCount',
+  'thirtyDayCommitActivity',
+] as const;
 
 /** SPEC 4.2.2 */
-export const listApplicationsV2Query = schema(() => z.object({
-  query: v2QueryParam('the application name'),
-  sortField: z.optional(z.enum(APP_SORT_FIELDS, { error: `must be one of ${APP_SORT_FIELDS.join(', ')}` })),
-  sortDir: v2SortDirParam(),
-  page: v2PageParam(),
-  pageSize: pageSizeParam(),
-  pageToken: pageTokenParam(),
-  appIds: uuidListParam(),
-  teamIds: uuidListParam(),
-  applicationStatus: enumListParam(['ACTIVE', 'ENV_INCOMPLETE'] as const),
-  applicationTypes: applicationTypesParam(),
-}));
+export const listApplicationsV2Query = schema(() =>
+  z.object({
+    query: v2QueryParam('the application name'),
+    sortField: z.optional(z.enum(APP_SORT_FIELDS, { error: `must be one of ${APP_SORT_FIELDS.join(', ')}` })),
+    sortDir: v2SortDirParam(),
+    page: v2PageParam(),
+    pageSize: pageSizeParam(),
+    pageToken: pageTokenParam(),
+    appIds: uuidListParam(),
+    teamIds: uuidListParam(),
+    applicationStatus: enumListParam(['ACTIVE', 'ENV_INCOMPLETE'] as const),
+    applicationTypes: applicationTypesParam(),
+  }),
+);
 export type ListApplicationsV2Query = z.output<typeof listApplicationsV2Query>;
 
 /** SPEC 4.2.3 (deprecated) */
-export const listApplicationsV1Query = schema(() => z.object({
-  appIds: uuidListParam(),
-  envs: nameListParam(),
-  teamIds: uuidListParam(),
-  ignoreEnvs: booleanParam(false),
-  pageSize: pageSizeParam(),
-  pageToken: pageTokenParam(),
-  sortField: z.optional(z.enum(['name', 'id'], { error: 'must be name or id' })),
-  sortDir: caseInsensitiveEnum(['asc', 'desc']),
-}));
+export const listApplicationsV1Query = schema(() =>
+  z.object({
+    appIds: uuidListParam(),
+    envs: nameListParam(),
+    teamIds: uuidListParam(),
+    ignoreEnvs: booleanParam(false),
+    pageSize: pageSizeParam(),
+    pageToken: pageTokenParam(),
+    sortField: z.optional(z.enum(['name', 'id'], { error: 'must be name or id' })),
+    sortDir: caseInsensitiveEnum(['asc', 'desc']),
+  }),
+);
 export type ListApplicationsV1Query = z.output<typeof listApplicationsV1Query>;
 
 export const ENV_SORT_FIELDS = [
@@ -137,48 +162,67 @@ export const LAST_SCAN_STATUSES = [
   'LAST_SCAN_STATUS_IN_PROGRESS',
   'LAST_SCAN_STATUS_PENDING',
 ] as const;
-const LAST_SCAN_DATES = ['LAST_SCAN_DATE_UNSPECIFIED', 'LAST_24_HOURS', 'LAST_7_DAYS', 'LAST_14_DAYS', 'LAST_30_DAYS', 'OVER_30_DAYS'] as const;
+const LAST_SCAN_DATES = [
+  'LAST_SCAN_DATE_UNSPECIFIED',
+  'LAST_24_HOURS',
+  'LAST_7_DAYS',
+  'LAST_14_DAYS',
+  'LAST_30_DAYS',
+  'OVER_30_DAYS',
+] as const;
 
 /** SPEC 4.2.1 */
-export const listEnvironmentsV2Query = schema(() => z.object({
-  query: v2QueryParam('the application or environment name'),
-  sortField: z.optional(z.enum(ENV_SORT_FIELDS, { error: `must be one of ${ENV_SORT_FIELDS.join(', ')}` })),
-  sortDir: v2SortDirParam(),
-  includeAppHealthStats: booleanParam(false),
-  page: v2PageParam(),
-  pageSize: pageSizeParam(),
-  pageToken: pageTokenParam(),
-  appIds: uuidListParam(),
-  envIds: uuidListParam(),
-  teamIds: uuidListParam(),
-  envs: nameListParam(),
-  lastScanDate: caseInsensitiveEnum(LAST_SCAN_DATES),
-  applicationTypes: applicationTypesParam(),
-  lastScanStatus: enumListParam(LAST_SCAN_STATUSES),
-  hasFlightpathSession: booleanParam(undefined),
-}));
+export const listEnvironmentsV2Query = schema(() =>
+  z.object({
+    query: v2QueryParam('the application or environment name'),
+    sortField: z.optional(z.enum(ENV_SORT_FIELDS, { error: `must be one of ${ENV_SORT_FIELDS.join(', ')}` })),
+    sortDir: v2SortDirParam(),
+    includeAppHealthStats: booleanParam(false),
+    page: v2PageParam(),
+    pageSize: pageSizeParam(),
+    pageToken: pageTokenParam(),
+    appIds: uuidListParam(),
+    envIds: uuidListParam(),
+    teamIds: uuidListParam(),
+    envs: nameListParam(),
+    lastScanDate: caseInsensitiveEnum(LAST_SCAN_DATES),
+    applicationTypes: applicationTypesParam(),
+    lastScanStatus: enumListParam(LAST_SCAN_STATUSES),
+    hasFlightpathSession: booleanParam(undefined),
+  }),
+);
 export type ListEnvironmentsV2Query = z.output<typeof listEnvironmentsV2Query>;
 
 /** SPEC 4.2.4 (deprecated) */
-export const listEnvironmentsV1Query = schema(() => z.object({
-  envs: nameListParam(),
-  pageSize: pageSizeParam(),
-  pageToken: pageTokenParam(),
-  sortField: z.optional(z.enum(['id', 'name'], { error: 'must be id or name' })),
-  sortDir: caseInsensitiveEnum(['asc', 'desc']),
-}));
+export const listEnvironmentsV1Query = schema(() =>
+  z.object({
+    envs: nameListParam(),
+    pageSize: pageSizeParam(),
+    pageToken: pageTokenParam(),
+    sortField: z.optional(z.enum(['id', 'name'], { error: 'must be id or name' })),
+    sortDir: caseInsensitiveEnum(['asc', 'desc']),
+  }),
+);
 export type ListEnvironmentsV1Query = z.output<typeof listEnvironmentsV1Query>;
 
 /** GET /api/v1/org/{orgId}/audit (audit.ListAuditRecordsResponse) */
-export const auditListQuery = schema(() => z.object({
-  types: enumListParam(ACTIVITY_TYPES),
-  name: z.optional(z.string().check(z.maxLength(64))).check(z.describe("Case-insensitive part of the acting user's name.")),
-  email: z.optional(z.string().check(z.maxLength(64))).check(z.describe("Case-insensitive part of the acting user's e-mail address.")),
-  start: integerParam().check(z.describe('Earliest entry time, ms since the epoch (0: unbounded).')),
-  end: integerParam().check(z.describe('Latest entry time, ms since the epoch (0: unbounded).')),
-  sortField: z.optional(z.enum(['createdDate'], { error: 'must be createdDate' })),
-  sortDir: caseInsensitiveEnum(['asc', 'desc']),
-  pageSize: pageSizeParam(),
-  pageToken: pageTokenParam(),
-}).check(startNotAfterEnd()));
+export const auditListQuery = schema(() =>
+  z
+    .object({
+      types: enumListParam(ACTIVITY_TYPES),
+      name: z
+        .optional(z.string().check(z.maxLength(64)))
+        .check(z.describe("Case-insensitive part of the acting user's name.")),
+      email: z
+        .optional(z.string().check(z.maxLength(64)))
+        .check(z.describe("Case-insensitive part of the acting user's e-mail address.")),
+      start: integerParam().check(z.describe('Earliest entry time, ms since the epoch (0: unbounded).')),
+      end: integerParam().check(z.describe('Latest entry time, ms since the epoch (0: unbounded).')),
+      sortField: z.optional(z.enum(['createdDate'], { error: 'must be createdDate' })),
+      sortDir: caseInsensitiveEnum(['asc', 'desc']),
+      pageSize: pageSizeParam(),
+      pageToken: pageTokenParam(),
+    })
+    .check(startNotAfterEnd()),
+);
 export type AuditListQuery = z.output<typeof auditListQuery>;

@@ -33,12 +33,21 @@ export interface ListEntry {
 /** Entries of one index partition; `attributes` narrows what each carries (whole-organization counts and scans). */
 async function* entries(
   index: MainIndex,
-  query: { partition: string; skPrefix?: string; skFrom?: string; skTo?: string; forward?: boolean; pageLimit?: number; attributes?: string[] },
+  query: {
+    partition: string;
+    skPrefix?: string;
+    skFrom?: string;
+    skTo?: string;
+    forward?: boolean;
+    pageLimit?: number;
+    attributes?: string[];
+  },
 ) {
   const sk = indexKeyNames(index).sk;
   const attributes = query.attributes && [...query.attributes, sk];
   // A walk starts with what its page needs and reads more per call as filters or team rules leave entries out.
-  for await (const item of queryItems({ index, ...query, attributes, growing: true })) yield { ...(item as Omit<ListEntry, 'sortKey'>), sortKey: item[sk] as string };
+  for await (const item of queryItems({ index, ...query, attributes, growing: true }))
+    yield { ...(item as Omit<ListEntry, 'sortKey'>), sortKey: item[sk] as string };
 }
 
 // ---- Environments
@@ -55,7 +64,13 @@ const ENVIRONMENT_ORDERS: Record<EnvironmentListOrder, (orgId: string) => { inde
 };
 
 /** The organization's live environments in one of the index orders, read lazily `pageLimit` entries per call. */
-export function environmentEntries(orgId: string, order: EnvironmentListOrder, forward: boolean, pageLimit?: number, attributes?: string[]): AsyncGenerator<ListEntry> {
+export function environmentEntries(
+  orgId: string,
+  order: EnvironmentListOrder,
+  forward: boolean,
+  pageLimit?: number,
+  attributes?: string[],
+): AsyncGenerator<ListEntry> {
   const { index, partition } = ENVIRONMENT_ORDERS[order](orgId);
   return entries(index, { partition, forward, pageLimit, attributes });
 }
@@ -77,19 +92,30 @@ export async function environmentEntriesNamed(orgId: string, name: string): Prom
 
 /** Environments whose last scan has this status (or NONE), in name order. */
 export function environmentEntriesWithStatus(orgId: string, status: string): Promise<ListEntry[]> {
-  return collect(entries('gsi1c', { partition: keys.environmentsOfOrgWithStatus(orgId, status).gsi1pk, pageLimit: 1000 }));
+  return collect(
+    entries('gsi1c', { partition: keys.environmentsOfOrgWithStatus(orgId, status).gsi1pk, pageLimit: 1000 }),
+  );
 }
 
 /** Environments whose last scan started from `from` to `to` (ms, inclusive), in that order. */
 export function environmentEntriesScannedBetween(orgId: string, from: number, to: number): Promise<ListEntry[]> {
   const pad = (n: number) => String(Math.max(0, n)).padStart(15, '0');
-  return collect(entries('gsi3c', { partition: keys.environmentsOfOrgByScanDate(orgId).gsi3pk, skFrom: pad(from), skTo: `${pad(to)}#~`, pageLimit: 1000 }));
+  return collect(
+    entries('gsi3c', {
+      partition: keys.environmentsOfOrgByScanDate(orgId).gsi3pk,
+      skFrom: pad(from),
+      skTo: `${pad(to)}#~`,
+      pageLimit: 1000,
+    }),
+  );
 }
 
 /** The environments with these ids (unknown ones left out): one exact read of the id index each. */
 export async function environmentEntriesByIds(orgId: string, envIds: string[]): Promise<ListEntry[]> {
   const partition = keys.environmentsOfOrgById(orgId).gsi4pk;
-  const found = await Promise.all(envIds.map((id) => collect(entries('gsi4', { partition, skFrom: id.toLowerCase(), skTo: id.toLowerCase() }))));
+  const found = await Promise.all(
+    envIds.map((id) => collect(entries('gsi4', { partition, skFrom: id.toLowerCase(), skTo: id.toLowerCase() }))),
+  );
   return found.flat();
 }
 
@@ -126,12 +152,28 @@ function idFraction(id: unknown): number | undefined {
  * and only the smallest is read on; with the unindexed names' partition, that is the candidates, confirmed on their
  * names. Cost: the samples plus the smallest partition (at most `limit`), whatever the organization's size.
  */
-export async function namesContaining(orgId: string, kind: 'APP' | 'ENV', text: string, limit: number): Promise<NameMatch[] | undefined> {
+export async function namesContaining(
+  orgId: string,
+  kind: 'APP' | 'ENV',
+  text: string,
+  limit: number,
+): Promise<NameMatch[] | undefined> {
   const grams = trigrams(text);
   if (grams.length === 0) return undefined;
-  const chosen = grams.length <= QUERY_TRIGRAMS ? grams : Array.from({ length: QUERY_TRIGRAMS }, (_, i) => grams[Math.round((i * (grams.length - 1)) / (QUERY_TRIGRAMS - 1))]);
-  const read = (partition: string) => queryItems({ index: 'gsi7', partition, pageLimit: SAMPLE, growing: true })[Symbol.asyncIterator]();
-  const walks = [...new Set(chosen)].map((gram) => ({ iterator: read(keys.namesWithTrigram(orgId, kind, gram).gsi7pk), items: [] as Record<string, unknown>[], done: false }));
+  const chosen =
+    grams.length <= QUERY_TRIGRAMS
+      ? grams
+      : Array.from(
+          { length: QUERY_TRIGRAMS },
+          (_, i) => grams[Math.round((i * (grams.length - 1)) / (QUERY_TRIGRAMS - 1))],
+        );
+  const read = (partition: string) =>
+    queryItems({ index: 'gsi7', partition, pageLimit: SAMPLE, growing: true })[Symbol.asyncIterator]();
+  const walks = [...new Set(chosen)].map((gram) => ({
+    iterator: read(keys.namesWithTrigram(orgId, kind, gram).gsi7pk),
+    items: [] as Record<string, unknown>[],
+    done: false,
+  }));
   const unindexed = queryAll({ index: 'gsi7', partition: keys.unindexedNames(orgId, kind).gsi7pk });
   const fill = async (walk: (typeof walks)[number], target: number) => {
     while (walk.items.length < target) {
@@ -149,7 +191,9 @@ export async function namesContaining(orgId: string, kind: 'APP' | 'ENV', text: 
   const size = (walk: (typeof walks)[number]) => {
     if (walk.done) return walk.items.length;
     const fraction = idFraction(walk.items.at(-1)?.gsi7sk);
-    return fraction === undefined ? Number.MAX_SAFE_INTEGER : Math.max(walk.items.length + 1, walk.items.length / fraction);
+    return fraction === undefined
+      ? Number.MAX_SAFE_INTEGER
+      : Math.max(walk.items.length + 1, walk.items.length / fraction);
   };
   const smallest = walks.map((walk) => ({ walk, size: size(walk) })).sort((a, b) => a.size - b.size)[0].walk;
   await Promise.all(walks.filter((w) => w !== smallest && !w.done).map((w) => w.iterator.return?.(undefined)));
@@ -162,7 +206,11 @@ export async function namesContaining(orgId: string, kind: 'APP' | 'ENV', text: 
   if (!smallest.done || smallest.items.length > limit) return undefined;
   const lower = text.toLowerCase();
   return [...smallest.items, ...found]
-    .map((item) => ({ applicationId: item.applicationId as string, environmentId: item.environmentId as string | undefined, name: item.name as string }))
+    .map((item) => ({
+      applicationId: item.applicationId as string,
+      environmentId: item.environmentId as string | undefined,
+      name: item.name as string,
+    }))
     .filter((match) => match.name.toLowerCase().includes(lower));
 }
 
@@ -186,8 +234,16 @@ export async function organizationBuckets(orgId: string): Promise<Bucket[]> {
   const items = await queryAll({ partition: pk, skPrefix });
   return items.map((item) => {
     const [, applicationType, team] = String(item.sk).split('#');
-    const health = Object.fromEntries(BUCKET_HEALTH_FIELDS.map((f) => [f, Number(item[f] ?? 0)])) as unknown as BucketHealth;
-    return { applicationType: applicationType as ApplicationType, teamId: team === '-' ? undefined : team, applications: Number(item.applications ?? 0), environments: Number(item.environments ?? 0), health };
+    const health = Object.fromEntries(
+      BUCKET_HEALTH_FIELDS.map((f) => [f, Number(item[f] ?? 0)]),
+    ) as unknown as BucketHealth;
+    return {
+      applicationType: applicationType as ApplicationType,
+      teamId: team === '-' ? undefined : team,
+      applications: Number(item.applications ?? 0),
+      environments: Number(item.environments ?? 0),
+      health,
+    };
   });
 }
 
@@ -202,14 +258,31 @@ export function applicationEntries(
 ): AsyncGenerator<ListEntry> {
   const { applicationType, teamId } = bucket;
   const query = { forward, pageLimit, attributes };
-  if (order === 'name') return entries('gsi4', { partition: keys.applicationsOfBucketByName(orgId, applicationType, teamId).gsi4pk, ...query });
-  if (order === 'id') return entries('gsi6', { partition: keys.applicationsOfBucketById(orgId, applicationType, teamId).gsi6pk, ...query });
-  return entries('gsi1c', { partition: keys.applicationsOfBucketByStatus(orgId, applicationType, teamId).gsi1pk, ...query });
+  if (order === 'name')
+    return entries('gsi4', {
+      partition: keys.applicationsOfBucketByName(orgId, applicationType, teamId).gsi4pk,
+      ...query,
+    });
+  if (order === 'id')
+    return entries('gsi6', {
+      partition: keys.applicationsOfBucketById(orgId, applicationType, teamId).gsi6pk,
+      ...query,
+    });
+  return entries('gsi1c', {
+    partition: keys.applicationsOfBucketByStatus(orgId, applicationType, teamId).gsi1pk,
+    ...query,
+  });
 }
 
 /** Every live application of one bucket, whole (gsi1 copies whole items; its partition is the bucket's status order). */
-export async function wholeApplicationsOfBucket(orgId: string, bucket: Pick<Bucket, 'applicationType' | 'teamId'>): Promise<ApplicationRecord[]> {
-  const items = await queryAll({ index: 'gsi1', partition: keys.applicationsOfBucketByStatus(orgId, bucket.applicationType, bucket.teamId).gsi1pk });
+export async function wholeApplicationsOfBucket(
+  orgId: string,
+  bucket: Pick<Bucket, 'applicationType' | 'teamId'>,
+): Promise<ApplicationRecord[]> {
+  const items = await queryAll({
+    index: 'gsi1',
+    partition: keys.applicationsOfBucketByStatus(orgId, bucket.applicationType, bucket.teamId).gsi1pk,
+  });
   return items.map((item) => fromItem<ApplicationRecord>(item)!);
 }
 
@@ -223,7 +296,12 @@ export async function deletingApplicationIds(orgId: string): Promise<Set<string>
  * The applications a page covers when each contributes `count(app)` items in order: walks their entries only,
  * skipping whole applications up to the page's start; for each, how many of its items to skip and take.
  */
-export async function applicationsCovering<T>(apps: AsyncIterable<T>, count: (app: T) => number, start: number, size: number) {
+export async function applicationsCovering<T>(
+  apps: AsyncIterable<T>,
+  count: (app: T) => number,
+  start: number,
+  size: number,
+) {
   const onPage: { entry: T; skip: number; take: number }[] = [];
   let skip = start;
   let wanted = size;
@@ -289,7 +367,13 @@ export function visibleTeams(membership: Membership, teamIds: string[]): (string
  * `byApplication: false`: the caller reads only the selected buckets' own partitions (application lists), so
  * `keep` need not tell hidden applications apart and their ids are not read.
  */
-export async function listScope(orgId: string, membership: Membership, types: ApplicationType[], teamIds: string[], { byApplication = true } = {}): Promise<ListScope> {
+export async function listScope(
+  orgId: string,
+  membership: Membership,
+  types: ApplicationType[],
+  teamIds: string[],
+  { byApplication = true } = {},
+): Promise<ListScope> {
   const [all, deleting] = await Promise.all([organizationBuckets(orgId), deletingApplicationIds(orgId)]);
   const teams = visibleTeams(membership, teamIds);
   const typed = all.filter((b) => types.includes(b.applicationType));
@@ -299,7 +383,9 @@ export async function listScope(orgId: string, membership: Membership, types: Ap
   const counts = { applications: sum(buckets, 'applications'), environments: sum(buckets, 'environments') };
   const idsOf = async (list: Bucket[]) => {
     const ids = new Set<string>();
-    const found = await Promise.all(list.map((b) => collect(applicationEntries(orgId, b, 'id', true, 1000, ['applicationId']))));
+    const found = await Promise.all(
+      list.map((b) => collect(applicationEntries(orgId, b, 'id', true, 1000, ['applicationId']))),
+    );
     for (const entry of found.flat()) ids.add(entry.applicationId);
     return ids;
   };
@@ -333,11 +419,22 @@ export async function listScope(orgId: string, membership: Membership, types: Ap
 }
 
 /** The ids of the scope's applications with this status (ENV_INCOMPLETE: without environments): a prefix of each bucket's status index. */
-export async function applicationIdsWithStatus(orgId: string, scope: ListScope, status: ApplicationStatus): Promise<string[]> {
+export async function applicationIdsWithStatus(
+  orgId: string,
+  scope: ListScope,
+  status: ApplicationStatus,
+): Promise<string[]> {
   const found = await Promise.all(
     scope.buckets.map(async (b) => {
-      const items = await queryAll({ index: 'gsi1c', partition: keys.applicationsOfBucketByStatus(orgId, b.applicationType, b.teamId).gsi1pk, skPrefix: `${status}#`, attributes: ['applicationId'] });
-      return items.map((item) => item.applicationId as string).filter((applicationId) => scope.keep({ applicationId, applicationType: b.applicationType }));
+      const items = await queryAll({
+        index: 'gsi1c',
+        partition: keys.applicationsOfBucketByStatus(orgId, b.applicationType, b.teamId).gsi1pk,
+        skPrefix: `${status}#`,
+        attributes: ['applicationId'],
+      });
+      return items
+        .map((item) => item.applicationId as string)
+        .filter((applicationId) => scope.keep({ applicationId, applicationType: b.applicationType }));
     }),
   );
   return found.flat();

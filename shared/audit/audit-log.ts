@@ -14,7 +14,8 @@ export async function listAuditRecords(orgId: string, q: AuditListQuery) {
     (!email || r.userEmail.toLowerCase().includes(email));
   // The whole filtered time range is read: totalCount (which clients use to count pages) needs all of it.
   const all = [];
-  for await (const record of auditEntriesOfOrg(orgId, { start: q.start, end: q.end }, q.sortDir !== 'desc')) if (matches(record)) all.push(record);
+  for await (const record of auditEntriesOfOrg(orgId, { start: q.start, end: q.end }, q.sortDir !== 'desc'))
+    if (matches(record)) all.push(record);
   const page = pageOf(all, { page: q.pageToken, size: q.pageSize });
   return {
     auditRecords: page.items,

@@ -7,7 +7,11 @@ import type { AuditRecord } from './entries.ts';
  * The organization's audit entries with start <= timestamp <= end (ms; 0: unbounded), oldest first unless
  * `forward` is false, read lazily: the time range is a sort-key range, so it reads nothing outside it.
  */
-export async function* auditEntriesOfOrg(orgId: string, range: { start: number; end: number }, forward: boolean): AsyncGenerator<AuditRecord> {
+export async function* auditEntriesOfOrg(
+  orgId: string,
+  range: { start: number; end: number },
+  forward: boolean,
+): AsyncGenerator<AuditRecord> {
   const items = queryItems({
     partition: keys.auditEntriesOfOrg(orgId).pk,
     skFrom: range.start ? keys.auditTimeBound(range.start) : undefined,

@@ -18,7 +18,9 @@ async function load(): Promise<KeyObject> {
     secret = (await readFile(config.signingKeyFile, 'utf8')).trim();
   }
   if (!secret || secret.length < 32) {
-    throw new Error('No JWT signing secret: set SIGNING_SECRET_ARN (AWS) or SIGNING_KEY_FILE (local, at least 32 characters)');
+    throw new Error(
+      'No JWT signing secret: set SIGNING_SECRET_ARN (AWS) or SIGNING_KEY_FILE (local, at least 32 characters)',
+    );
   }
   return createSecretKey(Buffer.from(secret, 'utf8'));
 }

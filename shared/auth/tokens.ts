@@ -25,13 +25,22 @@ const encodePart = (value: object) => Buffer.from(JSON.stringify(value)).toStrin
 
 /** The signature part of `header.payload`, base64url (no padding). */
 async function signatureOf(signingInput: string): Promise<string> {
-  return createHmac('sha256', await signingKey()).update(signingInput).digest('base64url');
+  return createHmac('sha256', await signingKey())
+    .update(signingInput)
+    .digest('base64url');
 }
 
 /** A real three-part JWT (sub, iat, exp, jti): public clients decode `exp` to plan their next login. */
 export async function issueAccessToken(userId: string, apiKeyId: string, now = Date.now()): Promise<string> {
   const issuedAt = Math.floor(now / 1000);
-  const payload = encodePart({ akid: apiKeyId, sub: userId, iss: ISSUER, iat: issuedAt, exp: issuedAt + config.tokenLifetimeSeconds, jti: randomUUID() });
+  const payload = encodePart({
+    akid: apiKeyId,
+    sub: userId,
+    iss: ISSUER,
+    iat: issuedAt,
+    exp: issuedAt + config.tokenLifetimeSeconds,
+    jti: randomUUID(),
+  });
   const signingInput = `${HEADER}.${payload}`;
   return `${signingInput}.${await signatureOf(signingInput)}`;
 }
@@ -57,19 +66,33 @@ export async function verifyAccessToken(token: string, now = Date.now()): Promis
   const [header, payload, signature] = parts;
   const protectedHeader = decodePart(header, 'malformed token header');
   if (protectedHeader.alg !== ALGORITHM) throw new InvalidTokenError('algorithm not allowed');
-  if (Object.keys(protectedHeader).some((name) => name !== 'alg' && name !== 'typ')) throw new InvalidTokenError('unsupported token header');
+  if (Object.keys(protectedHeader).some((name) => name !== 'alg' && name !== 'typ'))
+    throw new InvalidTokenError('unsupported token header');
   // The signature as we would write it, compared as text in constant time: one encoding only (no padding, no
   // other base64 alphabet or trailing bits), so a token cannot be altered into another that still verifies.
   const expected = Buffer.from(await signatureOf(`${header}.${payload}`));
   const given = Buffer.from(signature);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new InvalidTokenError('signature verification failed');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected))
+    throw new InvalidTokenError('signature verification failed');
   const claims = decodePart(payload, 'malformed token claims');
   const seconds = Math.floor(now / 1000);
   if (claims.iss !== ISSUER) throw new InvalidTokenError('unexpected issuer');
-  if (typeof claims.sub !== 'string' || typeof claims.exp !== 'number' || typeof claims.iat !== 'number' || typeof claims.akid !== 'string') {
+  if (
+    typeof claims.sub !== 'string' ||
+    typeof claims.exp !== 'number' ||
+    typeof claims.iat !== 'number' ||
+    typeof claims.akid !== 'string'
+  ) {
     throw new InvalidTokenError('token lacks sub, iat, exp or akid');
   }
   if (claims.exp <= seconds) throw new InvalidTokenError('token expired');
-  if (claims.nbf !== undefined && (typeof claims.nbf !== 'number' || claims.nbf > seconds)) throw new InvalidTokenError('token not yet valid');
-  return { userId: claims.sub, apiKeyId: claims.akid, issuedAt: claims.iat, expiresAt: claims.exp, tokenId: String(claims.jti ?? '') };
+  if (claims.nbf !== undefined && (typeof claims.nbf !== 'number' || claims.nbf > seconds))
+    throw new InvalidTokenError('token not yet valid');
+  return {
+    userId: claims.sub,
+    apiKeyId: claims.akid,
+    issuedAt: claims.iat,
+    expiresAt: claims.exp,
+    tokenId: String(claims.jti ?? ''),
+  };
 }

@@ -3,15 +3,33 @@ import { cancellationReasons } from '../db/items.ts';
 import { randomUUID } from 'node:crypto';
 import { badRequest, conflict, notFound, unauthorized } from '../errors.ts';
 import { canSeeTeamResource } from '../applications/access.ts';
-import { applicationPuts, getApplications, organizationCounterChange, type ApplicationRecord } from '../applications/application-repository.ts';
+import {
+  applicationPuts,
+  getApplications,
+  organizationCounterChange,
+  type ApplicationRecord,
+} from '../applications/application-repository.ts';
 import { teamApplicationAdded } from '../teams/repository.ts';
 import { compareBy, nameOrderKey, pageOf, v2Envelope, v2PageRequest, type SortDirection } from '../lists.ts';
 import type { Caller } from '../http/caller.ts';
 import type { Membership } from '../identity/membership-repository.ts';
-import type { CreateAppsForRepos, ListRepositoriesQuery, RECENT_COMMIT_TIMEFRAMES, RegisterRepository, RepoFilter } from './inputs.ts';
+import type {
+  CreateAppsForRepos,
+  ListRepositoriesQuery,
+  RECENT_COMMIT_TIMEFRAMES,
+  RegisterRepository,
+  RepoFilter,
+} from './inputs.ts';
 import { environmentsOfApp } from '../applications/environment-repository.ts';
 import { hostedDescriptionsOf } from '../hosted-assets/repository.ts';
-import { codeRepositoriesOfOrg, codeRepositoryId, getCodeRepositories, getCodeRepository, putCodeRepository, type CodeRepositoryRecord } from './store.ts';
+import {
+  codeRepositoriesOfOrg,
+  codeRepositoryId,
+  getCodeRepositories,
+  getCodeRepository,
+  putCodeRepository,
+  type CodeRepositoryRecord,
+} from './store.ts';
 
 // Source-code repositories (the public API's Repositories group). Without a source-control integration they are
 // records an organization registers (PUT /api/v1/org/{orgId}/repos, our own operation), each mapped to the
@@ -21,7 +39,11 @@ import { codeRepositoriesOfOrg, codeRepositoryId, getCodeRepositories, getCodeRe
 const COMMIT_ATTEMPTS = 3;
 
 /** `repository.AppInfo` of a mapped application. */
-const appInfo = (app: ApplicationRecord) => ({ id: app.applicationId, name: app.name, appStatus: app.applicationStatus });
+const appInfo = (app: ApplicationRecord) => ({
+  id: app.applicationId,
+  name: app.name,
+  appStatus: app.applicationStatus,
+});
 
 /** `repository.Repository`; `apps` are the mapped applications the caller may see. */
 export function repositoryView(repo: CodeRepositoryRecord, apps: ApplicationRecord[]) {
@@ -53,13 +75,27 @@ export function repositoryView(repo: CodeRepositoryRecord, apps: ApplicationReco
 }
 
 /** The live applications among `appIds` that belong to the organization and that the member may see. */
-export async function visibleApplications(orgId: string, membership: Membership, appIds: string[]): Promise<Map<string, ApplicationRecord>> {
+export async function visibleApplications(
+  orgId: string,
+  membership: Membership,
+  appIds: string[],
+): Promise<Map<string, ApplicationRecord>> {
   const apps = await getApplications(appIds);
-  return new Map(apps.filter((a) => a.organizationId === orgId && canSeeTeamResource(membership, a.teamId)).map((a) => [a.applicationId, a]));
+  return new Map(
+    apps
+      .filter((a) => a.organizationId === orgId && canSeeTeamResource(membership, a.teamId))
+      .map((a) => [a.applicationId, a]),
+  );
 }
 
 /** Read-modify-write of one repository with its audit entry, retried when another request changed it first. */
-async function commitRepository(orgId: string, repoId: string, build: (current: CodeRepositoryRecord | undefined) => Promise<[CodeRepositoryRecord, ...Parameters<typeof transactWrite>[0]] | undefined>) {
+async function commitRepository(
+  orgId: string,
+  repoId: string,
+  build: (
+    current: CodeRepositoryRecord | undefined,
+  ) => Promise<[CodeRepositoryRecord, ...Parameters<typeof transactWrite>[0]] | undefined>,
+) {
   for (let attempt = 1; ; attempt++) {
     const built = await build(await getCodeRepository(orgId, repoId));
     if (!built) return;
@@ -68,7 +104,9 @@ async function commitRepository(orgId: string, repoId: string, build: (current: 
       await transactWrite([putCodeRepository(next), ...rest]);
       return;
     } catch (error) {
-      const lostRace = cancellationReasons(error)?.some((reason) => reason === 'ConditionalCheckFailed' || reason === 'TransactionConflict');
+      const lostRace = cancellationReasons(error)?.some(
+        (reason) => reason === 'ConditionalCheckFailed' || reason === 'TransactionConflict',
+      );
       if (!lostRace) throw error;
       if (attempt === COMMIT_ATTEMPTS) throw conflict(`repository ${repoId} was changed concurrently; retry`);
     }
@@ -100,7 +138,15 @@ export async function registerRepository(caller: Caller, orgId: string, body: Re
       createdAt: current?.createdAt ?? now,
       updatedAt: now,
     };
-    return [stored, await auditEntry(caller, orgId, 'REPO_MODIFIED', { repoId, repoName: body.name, repoSource: body.repoSource, created: !current })];
+    return [
+      stored,
+      await auditEntry(caller, orgId, 'REPO_MODIFIED', {
+        repoId,
+        repoName: body.name,
+        repoSource: body.repoSource,
+        created: !current,
+      }),
+    ];
   });
   const apps = await visibleApplications(orgId, membership, stored!.appIds);
   return repositoryView(stored!, [...apps.values()]);
@@ -110,12 +156,29 @@ export async function registerRepository(caller: Caller, orgId: string, body: Re
  * A repository's API descriptions as registered: each `oasId` must be an uploaded description of the organization
  * that the caller may see (the application's team rules), else 400 naming it. Each (oasId, path) once.
  */
-async function registeredSpecs(orgId: string, membership: Membership, specs: { oasId: string; sourceRootPath: string }[]) {
-  const unique = [...new Map(specs.map((spec) => [`${spec.oasId.toLowerCase()}\n${spec.sourceRootPath}`, { ...spec, oasId: spec.oasId.toLowerCase() }])).values()];
+async function registeredSpecs(
+  orgId: string,
+  membership: Membership,
+  specs: { oasId: string; sourceRootPath: string }[],
+) {
+  const unique = [
+    ...new Map(
+      specs.map((spec) => [
+        `${spec.oasId.toLowerCase()}\n${spec.sourceRootPath}`,
+        { ...spec, oasId: spec.oasId.toLowerCase() },
+      ]),
+    ).values(),
+  ];
   const oasIds = [...new Set(unique.map((spec) => spec.oasId))];
-  const [apps, uploaded] = await Promise.all([visibleApplications(orgId, membership, oasIds), hostedDescriptionsOf(oasIds)]);
+  const [apps, uploaded] = await Promise.all([
+    visibleApplications(orgId, membership, oasIds),
+    hostedDescriptionsOf(oasIds),
+  ]);
   const unknown = oasIds.filter((id) => !apps.has(id) || !uploaded.has(id));
-  if (unknown.length) throw badRequest(`openApiSpecs: no uploaded API description ${unknown.join(', ')} in this organization (upload it with POST /api/v1/oas/{appId}/upload)`);
+  if (unknown.length)
+    throw badRequest(
+      `openApiSpecs: no uploaded API description ${unknown.join(', ')} in this organization (upload it with POST /api/v1/oas/{appId}/upload)`,
+    );
   return unique;
 }
 
@@ -134,12 +197,25 @@ export async function replaceRepositoryApplications(caller: Caller, orgId: strin
     if (!current) throw notFound(`repository ${repoId} not found in organization ${orgId}`);
     const currentApps = await getApplications(current.appIds);
     const hidden = currentApps.filter((a) => !canSeeTeamResource(membership, a.teamId)).map((a) => a.applicationId);
-    const next = { ...current, appIds: [...hidden, ...requested], revision: current.revision + 1, updatedAt: Date.now() };
+    const next = {
+      ...current,
+      appIds: [...hidden, ...requested],
+      revision: current.revision + 1,
+      updatedAt: Date.now(),
+    };
     const before = new Set(current.appIds);
     const added = requested.filter((id) => !before.has(id));
     const removed = current.appIds.filter((id) => !next.appIds.includes(id));
     if (added.length === 0 && removed.length === 0) return undefined;
-    return [next, await auditEntry(caller, orgId, 'APPLICATIONS_ADDED_FOR_REPOS', { repoId, repoName: current.name, addedAppIds: added, removedAppIds: removed })];
+    return [
+      next,
+      await auditEntry(caller, orgId, 'APPLICATIONS_ADDED_FOR_REPOS', {
+        repoId,
+        repoName: current.name,
+        addedAppIds: added,
+        removedAppIds: removed,
+      }),
+    ];
   });
   return { orgId, repoId, appInfos: requested.map((id) => appInfo(visible.get(id)!)) };
 }
@@ -160,7 +236,8 @@ export async function createApplicationsForRepositories(caller: Caller, orgId: s
   const repeated = repoIds.filter((id, i) => repoIds.indexOf(id) !== i);
   if (repeated.length) throw badRequest(`newRepositoryApps: repository ${repeated[0]} is listed twice`);
   const total = body.newRepositoryApps.reduce((sum, entry) => sum + entry.appInfos.length, 0);
-  if (total > MAX_APPS_FOR_REPOS) throw badRequest(`newRepositoryApps: ${total} applications; at most ${MAX_APPS_FOR_REPOS} per request`);
+  if (total > MAX_APPS_FOR_REPOS)
+    throw badRequest(`newRepositoryApps: ${total} applications; at most ${MAX_APPS_FOR_REPOS} per request`);
   const repos = new Map((await getCodeRepositories(orgId, repoIds)).map((repo) => [repo.repoId, repo]));
   const unknown = repoIds.filter((id) => !repos.has(id));
   if (unknown.length) throw badRequest(`newRepositoryApps: no repository ${unknown.join(', ')} in this organization`);
@@ -169,35 +246,62 @@ export async function createApplicationsForRepositories(caller: Caller, orgId: s
   const now = Date.now();
   const created = body.newRepositoryApps.map((entry) => ({
     repo: repos.get(entry.repoId.toLowerCase())!,
-    apps: entry.appInfos.map(
-      ({ name }): ApplicationRecord => ({
-        applicationId: randomUUID(),
-        organizationId: orgId,
-        name,
-        applicationType: 'STANDARD',
-        applicationStatus: 'ENV_INCOMPLETE',
-        teamId,
-        environmentCount: 0,
-        createdAt: now,
-      }),
-    ),
+    apps: entry.appInfos.map(({ name }): ApplicationRecord => ({
+      applicationId: randomUUID(),
+      organizationId: orgId,
+      name,
+      applicationType: 'STANDARD',
+      applicationStatus: 'ENV_INCOMPLETE',
+      teamId,
+      environmentCount: 0,
+      createdAt: now,
+    })),
   }));
   const apps = created.flatMap((entry) => entry.apps);
   const items = [
     // Up to 20 applications: no room for their name postings, so their names go to the unindexed name partition.
     ...apps.flatMap((app) => applicationPuts(app, { indexName: false })),
     organizationCounterChange(orgId, 'STANDARD', teamId, { applications: apps.length, environments: 0 }),
-    ...(teamId ? [teamApplicationAdded(orgId, teamId, apps.map((app) => app.applicationId))] : []),
-    ...created.map(({ repo, apps: added }) => putCodeRepository({ ...repo, appIds: [...repo.appIds, ...added.map((a) => a.applicationId)], revision: repo.revision + 1, updatedAt: now })),
+    ...(teamId
+      ? [
+          teamApplicationAdded(
+            orgId,
+            teamId,
+            apps.map((app) => app.applicationId),
+          ),
+        ]
+      : []),
+    ...created.map(({ repo, apps: added }) =>
+      putCodeRepository({
+        ...repo,
+        appIds: [...repo.appIds, ...added.map((a) => a.applicationId)],
+        revision: repo.revision + 1,
+        updatedAt: now,
+      }),
+    ),
   ];
-  for (const app of apps) items.push(await auditEntry(caller, orgId, 'APPLICATION_ADDED', { applicationId: app.applicationId, appName: app.name }));
+  for (const app of apps)
+    items.push(
+      await auditEntry(caller, orgId, 'APPLICATION_ADDED', { applicationId: app.applicationId, appName: app.name }),
+    );
   for (const { repo, apps: added } of created) {
-    items.push(await auditEntry(caller, orgId, 'APPLICATIONS_ADDED_FOR_REPOS', { repoId: repo.repoId, repoName: repo.name, addedAppIds: added.map((a) => a.applicationId), removedAppIds: [] }));
+    items.push(
+      await auditEntry(caller, orgId, 'APPLICATIONS_ADDED_FOR_REPOS', {
+        repoId: repo.repoId,
+        repoName: repo.name,
+        addedAppIds: added.map((a) => a.applicationId),
+        removedAppIds: [],
+      }),
+    );
   }
   try {
     await transactWrite(items);
   } catch (error) {
-    if (cancellationReasons(error)?.some((reason) => reason === 'ConditionalCheckFailed' || reason === 'TransactionConflict')) {
+    if (
+      cancellationReasons(error)?.some(
+        (reason) => reason === 'ConditionalCheckFailed' || reason === 'TransactionConflict',
+      )
+    ) {
       throw conflict('a repository or the team changed meanwhile; retry');
     }
     throw error;
@@ -208,7 +312,9 @@ export async function createApplicationsForRepositories(caller: Caller, orgId: s
   };
 }
 
-function repositorySortValue(field: ListRepositoriesQuery['sortField']): (r: { repo: CodeRepositoryRecord; apps: ApplicationRecord[] }) => string | number {
+function repositorySortValue(
+  field: ListRepositoriesQuery['sortField'],
+): (r: { repo: CodeRepositoryRecord; apps: ApplicationRecord[] }) => string | number {
   switch (field) {
     case 'id':
       return ({ repo }) => repo.repoId;
@@ -242,7 +348,7 @@ const INTEGRATION_ONLY_PARAMS = {
   langIds: 'languages are registered by name here and have no ids; filter with query or frameworkNames',
   topicIds: 'repository topics come from a source-control integration; none is configured',
   integrationIds: 'no source-control integration is configured; repositories are registered records',
-  sensitiveDataTags: 'sensitive-data tags come from a source-control integration\'s code analysis; none is configured',
+  sensitiveDataTags: "sensitive-data tags come from a source-control integration's code analysis; none is configured",
 } as const;
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -265,7 +371,10 @@ interface Joined {
 /** The latest scan time of each of these applications (0: never scanned), from their environments. */
 async function lastScanOfApplications(appIds: string[]): Promise<Map<string, number>> {
   const entries = await Promise.all(
-    appIds.map(async (appId) => [appId, Math.max(0, ...(await environmentsOfApp(appId)).map((env) => env.lastScanTimestamp ?? 0))] as const),
+    appIds.map(
+      async (appId) =>
+        [appId, Math.max(0, ...(await environmentsOfApp(appId)).map((env) => env.lastScanTimestamp ?? 0))] as const,
+    ),
   );
   return new Map(entries);
 }
@@ -276,7 +385,9 @@ async function repositoryFilters(q: ListRepositoriesQuery, joined: Joined[]): Pr
     if ((q[param as keyof typeof INTEGRATION_ONLY_PARAMS] as string[]).length > 0) throw badRequest(`${param}: ${why}`);
   }
   const named: [string, RepoFilter][] = [
-    ...(['repoFilter', 'appFilter', 'webAppFilter', 'uncoveredRepoFilter'] as const).flatMap((param) => (q[param] ? [[param, q[param]] as [string, RepoFilter]] : [])),
+    ...(['repoFilter', 'appFilter', 'webAppFilter', 'uncoveredRepoFilter'] as const).flatMap((param) =>
+      q[param] ? [[param, q[param]] as [string, RepoFilter]] : [],
+    ),
     ...q.filters.map((value): [string, RepoFilter] => ['filters', value]),
   ];
   for (const [param, value] of named) {
@@ -284,7 +395,9 @@ async function repositoryFilters(q: ListRepositoriesQuery, joined: Joined[]): Pr
     if (why) throw badRequest(`${param}: ${value} ${why}`);
   }
   const values = new Set(named.map(([, value]) => value));
-  const scans = ['REPOS_WITH_APP_SCANS', 'REPOS_WITH_NO_APP_SCANS', 'REPOS_WITH_RECENT_SCANS'].some((v) => values.has(v as RepoFilter))
+  const scans = ['REPOS_WITH_APP_SCANS', 'REPOS_WITH_NO_APP_SCANS', 'REPOS_WITH_RECENT_SCANS'].some((v) =>
+    values.has(v as RepoFilter),
+  )
     ? await lastScanOfApplications([...new Set(joined.flatMap((j) => j.apps.map((a) => a.applicationId)))])
     : new Map<string, number>();
   const now = Date.now();
@@ -314,21 +427,29 @@ export async function listRepositories(caller: Caller, orgId: string, q: ListRep
   const request = v2PageRequest(q.page, q.pageToken, q.pageSize);
   const sortDir: SortDirection = q.sortDir === 'DESC' ? 'DESC' : 'ASC';
   const repos = await codeRepositoriesOfOrg(orgId);
-  const apps = await visibleApplications(orgId, membership, repos.flatMap((r) => r.appIds));
+  const apps = await visibleApplications(
+    orgId,
+    membership,
+    repos.flatMap((r) => r.appIds),
+  );
   const text = q.query?.toLowerCase() ?? '';
   const frameworks = q.frameworkNames.map((f) => f.toLowerCase());
   const all = repos.map((repo) => ({ repo, apps: repo.appIds.flatMap((id) => apps.get(id) ?? []) }));
   const filters = await repositoryFilters(q, all);
   const joined = all
-    .filter(({ repo }) =>
-      repo.name.toLowerCase().includes(text) &&
-      (q.repositorySource.length === 0 || q.repositorySource.includes(repo.repoSource as never)) &&
-      (frameworks.length === 0 || repo.frameworkNames.some((f) => frameworks.includes(f.toLowerCase()))),
+    .filter(
+      ({ repo }) =>
+        repo.name.toLowerCase().includes(text) &&
+        (q.repositorySource.length === 0 || q.repositorySource.includes(repo.repoSource as never)) &&
+        (frameworks.length === 0 || repo.frameworkNames.some((f) => frameworks.includes(f.toLowerCase()))),
     )
     .filter((j) => filters.every((keep) => keep(j)))
     .sort(compareBy(repositorySortValue(q.sortField), ({ repo }) => repo.repoId, sortDir));
   const page = pageOf(joined, request);
-  const filterValues = [q.repoFilter ?? 'ALL_REPOS', ...[q.appFilter, q.webAppFilter, q.uncoveredRepoFilter, ...q.filters].filter((v) => v !== undefined)];
+  const filterValues = [
+    q.repoFilter ?? 'ALL_REPOS',
+    ...[q.appFilter, q.webAppFilter, q.uncoveredRepoFilter, ...q.filters].filter((v) => v !== undefined),
+  ];
   const envelope = v2Envelope(
     {
       request,
@@ -353,9 +474,21 @@ export async function listRepositories(caller: Caller, orgId: string, q: ListRep
 }
 
 /** GET .../repo/{repoId}/sensitive/list: nothing supplies sensitive-data findings yet, so the list is empty. */
-export async function repositorySensitiveData(orgId: string, repoId: string, q: { page?: string; pageToken: number; pageSize: number; query?: string; sortDir?: string; sortField?: string }) {
-  if (!(await getCodeRepository(orgId, repoId))) throw notFound(`repository ${repoId} not found in organization ${orgId}`);
+export async function repositorySensitiveData(
+  orgId: string,
+  repoId: string,
+  q: { page?: string; pageToken: number; pageSize: number; query?: string; sortDir?: string; sortField?: string },
+) {
+  if (!(await getCodeRepository(orgId, repoId)))
+    throw notFound(`repository ${repoId} not found in organization ${orgId}`);
   const request = v2PageRequest(q.page, q.pageToken, q.pageSize);
   const sortDir: SortDirection = q.sortDir === 'DESC' ? 'DESC' : 'ASC';
-  return { sensitiveWords: [], ...v2Envelope({ request, query: q.query ?? '', sortField: q.sortField ?? 'matchTerm', sortDir, filters: [] }, 0, false) };
+  return {
+    sensitiveWords: [],
+    ...v2Envelope(
+      { request, query: q.query ?? '', sortField: q.sortField ?? 'matchTerm', sortDir, filters: [] },
+      0,
+      false,
+    ),
+  };
 }

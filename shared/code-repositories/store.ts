@@ -38,13 +38,21 @@ export function codeRepositoryId(orgId: string, repoSource: string, name: string
 }
 
 export async function getCodeRepository(orgId: string, repoId: string): Promise<CodeRepositoryRecord | undefined> {
-  const out = await db.send(new GetCommand({ TableName: config.tableName, Key: keys.codeRepository(orgId, repoId.toLowerCase()), ConsistentRead: true }));
+  const out = await db.send(
+    new GetCommand({
+      TableName: config.tableName,
+      Key: keys.codeRepository(orgId, repoId.toLowerCase()),
+      ConsistentRead: true,
+    }),
+  );
   return fromItem<CodeRepositoryRecord>(out.Item);
 }
 
 /** The organization's repositories among `repoIds` (unknown ones are left out). */
 export async function getCodeRepositories(orgId: string, repoIds: string[]): Promise<CodeRepositoryRecord[]> {
-  const items = await batchGet([...new Set(repoIds.map((id) => id.toLowerCase()))].map((id) => keys.codeRepository(orgId, id)));
+  const items = await batchGet(
+    [...new Set(repoIds.map((id) => id.toLowerCase()))].map((id) => keys.codeRepository(orgId, id)),
+  );
   return items.map((item) => fromItem<CodeRepositoryRecord>(item)!);
 }
 

@@ -17,7 +17,9 @@ type Item = Record<string, unknown>;
 export type IndexKeysOf = (item: never) => Record<string, string>;
 
 /** Every attribute that is a key of one of the main table's indexes. */
-const INDEX_KEY_ATTRIBUTES = [...new Set(mainTable.globalSecondaryIndexes.flatMap((i) => [i.partitionKey.name, i.sortKey.name]))];
+const INDEX_KEY_ATTRIBUTES = [
+  ...new Set(mainTable.globalSecondaryIndexes.flatMap((i) => [i.partitionKey.name, i.sortKey.name])),
+];
 
 /** What became of one item. */
 export type Outcome = 'updated' | 'current' | 'gone' | 'conflict';
@@ -113,15 +115,24 @@ function keyUpdate(tableName: string, item: Item, keysOf: IndexKeysOf) {
     return placeholder;
   };
   // Still there, with the inputs read and the index keys found: otherwise a newer write decides (read again).
-  const unchanged = new Map<string, unknown>([...reads, ...INDEX_KEY_ATTRIBUTES.map((name) => [name, item[name]] as const)]);
+  const unchanged = new Map<string, unknown>([
+    ...reads,
+    ...INDEX_KEY_ATTRIBUTES.map((name) => [name, item[name]] as const),
+  ]);
   const conditions = ['attribute_exists(pk)'];
-  for (const [name, read] of unchanged) conditions.push(read === undefined ? `attribute_not_exists(${alias(name)})` : `${alias(name)} = ${value(read)}`);
+  for (const [name, read] of unchanged)
+    conditions.push(read === undefined ? `attribute_not_exists(${alias(name)})` : `${alias(name)} = ${value(read)}`);
   const setClause = set.map(([name, v]) => `${alias(name)} = ${value(v)}`);
   const removeClause = remove.map(alias);
   return new UpdateCommand({
     TableName: tableName,
     Key: { pk: item.pk, sk: item.sk },
-    UpdateExpression: [setClause.length ? `SET ${setClause.join(', ')}` : '', removeClause.length ? `REMOVE ${removeClause.join(', ')}` : ''].join(' ').trim(),
+    UpdateExpression: [
+      setClause.length ? `SET ${setClause.join(', ')}` : '',
+      removeClause.length ? `REMOVE ${removeClause.join(', ')}` : '',
+    ]
+      .join(' ')
+      .trim(),
     ConditionExpression: conditions.join(' AND '),
     ExpressionAttributeNames: names,
     ExpressionAttributeValues: Object.keys(values).length ? values : undefined,
@@ -133,7 +144,11 @@ function keyUpdate(tableName: string, item: Item, keysOf: IndexKeysOf) {
  * concurrent change the item is read again and decided on its new state: a deleted item stays deleted, a newer
  * write is never overwritten.
  */
-export async function backfillItem(tableName: string, scanned: Item, entities: Record<string, IndexKeysOf>): Promise<{ outcome: Outcome; rereads: number }> {
+export async function backfillItem(
+  tableName: string,
+  scanned: Item,
+  entities: Record<string, IndexKeysOf>,
+): Promise<{ outcome: Outcome; rereads: number }> {
   let item: Item | undefined = scanned;
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const keysOf = entities[String(item.entity)];
@@ -146,7 +161,11 @@ export async function backfillItem(tableName: string, scanned: Item, entities: R
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
     }
-    item = (await db.send(new GetCommand({ TableName: tableName, Key: { pk: scanned.pk, sk: scanned.sk }, ConsistentRead: true }))).Item;
+    item = (
+      await db.send(
+        new GetCommand({ TableName: tableName, Key: { pk: scanned.pk, sk: scanned.sk }, ConsistentRead: true }),
+      )
+    ).Item;
     if (!item) return { outcome: 'gone', rereads: attempt + 1 };
   }
   return { outcome: 'conflict', rereads: MAX_ATTEMPTS };
@@ -161,7 +180,10 @@ export async function deployedIndexes(tableName: string): Promise<{ name: string
   });
   try {
     const table = (await client.send(new DescribeTableCommand({ TableName: tableName }))).Table;
-    return (table?.GlobalSecondaryIndexes ?? []).map((i) => ({ name: i.IndexName!, status: i.IndexStatus ?? 'ACTIVE' }));
+    return (table?.GlobalSecondaryIndexes ?? []).map((i) => ({
+      name: i.IndexName!,
+      status: i.IndexStatus ?? 'ACTIVE',
+    }));
   } finally {
     client.destroy();
   }

@@ -3,7 +3,13 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.ts';
 import { currentScope } from '../request-scope.ts';
 
-const READ_COMMANDS = new Set(['GetItemCommand', 'QueryCommand', 'ScanCommand', 'BatchGetItemCommand', 'TransactGetItemsCommand']);
+const READ_COMMANDS = new Set([
+  'GetItemCommand',
+  'QueryCommand',
+  'ScanCommand',
+  'BatchGetItemCommand',
+  'TransactGetItemsCommand',
+]);
 
 type Capacity = { CapacityUnits?: number; ReadCapacityUnits?: number; WriteCapacityUnits?: number };
 function unitsOf(output: unknown, kind: 'ReadCapacityUnits' | 'WriteCapacityUnits'): number {

@@ -22,7 +22,8 @@ export function fromItem<T>(item: Record<string, unknown> | undefined): T | unde
  * Lets a caller say which condition failed ("user does not exist") instead of a generic error.
  */
 export function cancellationReasons(error: unknown): string[] | undefined {
-  if (error instanceof TransactionCanceledException) return (error.CancellationReasons ?? []).map((r) => r.Code ?? 'None');
+  if (error instanceof TransactionCanceledException)
+    return (error.CancellationReasons ?? []).map((r) => r.Code ?? 'None');
   return undefined;
 }
 

@@ -37,20 +37,40 @@ const nameGramPartition = (orgId: string, kind: NameKind, gram: string) => `ORGN
  * unindexed partition; a name of fewer than three characters has none (no query of three or more can match it).
  * `nameTrigrams` on the entity records which case applies, so renames and deletes remove exactly the postings.
  */
-function nameIndex(orgId: string, kind: NameKind, appId: string, ownerId: string, name: string, indexed = true): { entity: Record<string, string>; postings: Record<string, string>[]; nameTrigrams: boolean } {
+function nameIndex(
+  orgId: string,
+  kind: NameKind,
+  appId: string,
+  ownerId: string,
+  name: string,
+  indexed = true,
+): { entity: Record<string, string>; postings: Record<string, string>[]; nameTrigrams: boolean } {
   const grams = trigrams(name);
   if (grams.length === 0) return { entity: {}, postings: [], nameTrigrams: false };
   if (!indexed || grams.length > MAX_NAME_TRIGRAMS) {
-    return { entity: { gsi7pk: nameGramPartition(orgId, kind, UNINDEXED), gsi7sk: ownerId }, postings: [], nameTrigrams: false };
+    return {
+      entity: { gsi7pk: nameGramPartition(orgId, kind, UNINDEXED), gsi7sk: ownerId },
+      postings: [],
+      nameTrigrams: false,
+    };
   }
   return {
     entity: { gsi7pk: nameGramPartition(orgId, kind, grams[0]), gsi7sk: ownerId },
-    postings: grams.slice(1).map((gram) => ({ ...nameGramPosting(appId, ownerId, gram), gsi7pk: nameGramPartition(orgId, kind, gram), gsi7sk: ownerId })),
+    postings: grams
+      .slice(1)
+      .map((gram) => ({
+        ...nameGramPosting(appId, ownerId, gram),
+        gsi7pk: nameGramPartition(orgId, kind, gram),
+        gsi7sk: ownerId,
+      })),
     nameTrigrams: true,
   };
 }
 /** The table key of the posting item of `gram` for an owner (application or environment id). */
-const nameGramPosting = (appId: string, ownerId: string, gram: string) => ({ pk: `APP#${appId}`, sk: `NAMEGRAM#${ownerId}#${gram}` });
+const nameGramPosting = (appId: string, ownerId: string, gram: string) => ({
+  pk: `APP#${appId}`,
+  sk: `NAMEGRAM#${ownerId}#${gram}`,
+});
 
 export const keys = {
   organization: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: '#ORG' }),
@@ -90,7 +110,14 @@ export const keys = {
    * counters, so that a list reads only the partitions its caller may see: gsi4 = by lower-cased name, then id;
    * gsi6 = by id; gsi1 = by status, then id. Ownership changes move them with the `teamId` write (one item).
    */
-  applicationListEntries: (orgId: string, applicationType: string, teamId: string | undefined, name: string, appId: string, status: string) => ({
+  applicationListEntries: (
+    orgId: string,
+    applicationType: string,
+    teamId: string | undefined,
+    name: string,
+    appId: string,
+    status: string,
+  ) => ({
     gsi1pk: `ORGAPPSTATUS#${orgId}#${applicationType}#${teamId ?? '-'}`,
     gsi1sk: `${status}#${appId}`,
     gsi4pk: `ORGAPPNAMES#${orgId}#${applicationType}#${teamId ?? '-'}`,
@@ -98,9 +125,15 @@ export const keys = {
     gsi6pk: `ORGAPPIDS#${orgId}#${applicationType}#${teamId ?? '-'}`,
     gsi6sk: appId,
   }),
-  applicationsOfBucketByName: (orgId: string, applicationType: string, teamId: string | undefined) => ({ gsi4pk: `ORGAPPNAMES#${orgId}#${applicationType}#${teamId ?? '-'}` }),
-  applicationsOfBucketById: (orgId: string, applicationType: string, teamId: string | undefined) => ({ gsi6pk: `ORGAPPIDS#${orgId}#${applicationType}#${teamId ?? '-'}` }),
-  applicationsOfBucketByStatus: (orgId: string, applicationType: string, teamId: string | undefined) => ({ gsi1pk: `ORGAPPSTATUS#${orgId}#${applicationType}#${teamId ?? '-'}` }),
+  applicationsOfBucketByName: (orgId: string, applicationType: string, teamId: string | undefined) => ({
+    gsi4pk: `ORGAPPNAMES#${orgId}#${applicationType}#${teamId ?? '-'}`,
+  }),
+  applicationsOfBucketById: (orgId: string, applicationType: string, teamId: string | undefined) => ({
+    gsi6pk: `ORGAPPIDS#${orgId}#${applicationType}#${teamId ?? '-'}`,
+  }),
+  applicationsOfBucketByStatus: (orgId: string, applicationType: string, teamId: string | undefined) => ({
+    gsi1pk: `ORGAPPSTATUS#${orgId}#${applicationType}#${teamId ?? '-'}`,
+  }),
   /**
    * gsi5 entry of an application whose cascade delete has started (sparse: usually none): lists that walk
    * environment indexes leave out its environments, whose entries stay until the cascade removes them.
@@ -109,11 +142,16 @@ export const keys = {
   deletingApplicationsOfOrg: (orgId: string) => ({ gsi5pk: `ORGAPPSDELETING#${orgId}` }),
 
   /** The trigram index entries of an application's name (nameIndex above). */
-  applicationNameIndex: (orgId: string, appId: string, name: string, indexed = true) => nameIndex(orgId, 'APP', appId, appId, name, indexed),
+  applicationNameIndex: (orgId: string, appId: string, name: string, indexed = true) =>
+    nameIndex(orgId, 'APP', appId, appId, name, indexed),
   /** The trigram index entries of an environment's name (nameIndex above). */
-  environmentNameIndex: (orgId: string, appId: string, envId: string, name: string, indexed = true) => nameIndex(orgId, 'ENV', appId, envId, name, indexed),
+  environmentNameIndex: (orgId: string, appId: string, envId: string, name: string, indexed = true) =>
+    nameIndex(orgId, 'ENV', appId, envId, name, indexed),
   /** The posting items of a name written with `nameTrigrams` (every trigram but the first, which the entity carries). */
-  nameGramPostings: (appId: string, ownerId: string, name: string) => trigrams(name).slice(1).map((gram) => nameGramPosting(appId, ownerId, gram)),
+  nameGramPostings: (appId: string, ownerId: string, name: string) =>
+    trigrams(name)
+      .slice(1)
+      .map((gram) => nameGramPosting(appId, ownerId, gram)),
   /** gsi7 partitions of applications' or environments' names containing `gram`, and of the unindexed names. */
   namesWithTrigram: (orgId: string, kind: NameKind, gram: string) => ({ gsi7pk: nameGramPartition(orgId, kind, gram) }),
   unindexedNames: (orgId: string, kind: NameKind) => ({ gsi7pk: nameGramPartition(orgId, kind, UNINDEXED) }),
@@ -134,7 +172,12 @@ export const keys = {
     orgId: string,
     envId: string,
     name: string,
-    scan: { lastScanTimestamp?: number; lastScanStatus: string; lastScanDuration?: number; lastScanTotalUntriaged?: number },
+    scan: {
+      lastScanTimestamp?: number;
+      lastScanStatus: string;
+      lastScanDuration?: number;
+      lastScanTotalUntriaged?: number;
+    },
   ) => ({
     gsi1pk: `ORGENVSTATUS#${orgId}#${scan.lastScanStatus}`,
     gsi1sk: `${name.toLowerCase()}#${envId}`,
@@ -155,9 +198,14 @@ export const keys = {
   environmentsOfOrgById: (orgId: string) => ({ gsi4pk: `ORGENVIDS#${orgId}` }),
   environmentsOfOrgByDuration: (orgId: string) => ({ gsi5pk: `ORGENVDURATION#${orgId}` }),
   environmentsOfOrgByFindings: (orgId: string) => ({ gsi6pk: `ORGENVFINDINGS#${orgId}` }),
-  environmentsOfOrgNamed: (orgId: string, name: string) => ({ gsi2pk: `ORGENVS#${orgId}`, gsi2skPrefix: `${name.toLowerCase()}#` }),
+  environmentsOfOrgNamed: (orgId: string, name: string) => ({
+    gsi2pk: `ORGENVS#${orgId}`,
+    gsi2skPrefix: `${name.toLowerCase()}#`,
+  }),
   environmentsOfOrgByScanDate: (orgId: string) => ({ gsi3pk: `ORGENVSCANS#${orgId}` }),
-  environmentsOfOrgWithStatus: (orgId: string, lastScanStatus: string) => ({ gsi1pk: `ORGENVSTATUS#${orgId}#${lastScanStatus}` }),
+  environmentsOfOrgWithStatus: (orgId: string, lastScanStatus: string) => ({
+    gsi1pk: `ORGENVSTATUS#${orgId}#${lastScanStatus}`,
+  }),
 
   /**
    * Live application and environment counts of an organization per (application type, owning team or '-'):
@@ -177,13 +225,20 @@ export const keys = {
     sk: `HEALTHDAY#${sortableNumber(day)}#${applicationType}#${teamId ?? '-'}`,
   }),
   /** Every bucket's day counters from `day` on, and the readiness marker (which sorts after every day). */
-  healthDaysFrom: (orgId: string, day: number) => ({ pk: `ORG#${orgId}`, skFrom: `HEALTHDAY#${sortableNumber(day)}`, skTo: 'HEALTHDAY#~~' }),
+  healthDaysFrom: (orgId: string, day: number) => ({
+    pk: `ORG#${orgId}`,
+    skFrom: `HEALTHDAY#${sortableNumber(day)}`,
+    skTo: 'HEALTHDAY#~~',
+  }),
   /** Present once every application of the organization counts in its aggregates (new organizations; npm run migrate). */
   healthReady: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: 'HEALTHDAY#~ready' }),
   /** Present once every organization of the table has its health aggregates (npm start's upgrade checks it). */
   tableHealthComplete: () => ({ pk: 'MIGRATION', sk: 'HEALTH' }),
   /** gsi5 entry of a live application with a scanned environment: by its newest environment scan time. */
-  applicationByScanTime: (orgId: string, appId: string, scannedAt: number) => ({ gsi5pk: `ORGAPPSCANS#${orgId}`, gsi5sk: `${sortableNumber(scannedAt)}#${appId}` }),
+  applicationByScanTime: (orgId: string, appId: string, scannedAt: number) => ({
+    gsi5pk: `ORGAPPSCANS#${orgId}`,
+    gsi5sk: `${sortableNumber(scannedAt)}#${appId}`,
+  }),
   /** The applications whose newest environment scan started from `from` to `to` (ms, inclusive). */
   applicationsScannedBetween: (orgId: string, from: number, to: number) => ({
     gsi5pk: `ORGAPPSCANS#${orgId}`,
@@ -202,8 +257,14 @@ export const keys = {
 
   // ---- Named documents of an organization (docs/DATA-MODEL.md, Organization scan configurations and policies):
   // the metadata of each in its organization's partition, the text in S3 (`objectKey`). Names are case-sensitive.
-  organizationAsset: (orgId: string, kind: 'configuration' | 'policy', name: string) => ({ pk: `ORG#${orgId}`, sk: `${ASSET_PREFIX[kind]}${name}` }),
-  organizationAssetsOfOrg: (orgId: string, kind: 'configuration' | 'policy') => ({ pk: `ORG#${orgId}`, skPrefix: ASSET_PREFIX[kind] }),
+  organizationAsset: (orgId: string, kind: 'configuration' | 'policy', name: string) => ({
+    pk: `ORG#${orgId}`,
+    sk: `${ASSET_PREFIX[kind]}${name}`,
+  }),
+  organizationAssetsOfOrg: (orgId: string, kind: 'configuration' | 'policy') => ({
+    pk: `ORG#${orgId}`,
+    skPrefix: ASSET_PREFIX[kind],
+  }),
 
   // ---- Source-code repositories an organization registers (docs/DATA-MODEL.md, Repositories): in its partition,
   // each with the ids of the applications mapped to it.
@@ -247,7 +308,10 @@ export const keys = {
     gsi3pk: `ORGSCANS#${orgId}`,
     gsi3sk: `${String(startedAt).padStart(15, '0')}#${scanId}`,
   }),
-  scanRecord: (appId: string, envId: string, scanId: string) => ({ pk: `APP#${appId}`, sk: `ENVDATA#${envId}#SCAN#${scanId}` }),
+  scanRecord: (appId: string, envId: string, scanId: string) => ({
+    pk: `APP#${appId}`,
+    sk: `ENVDATA#${envId}#SCAN#${scanId}`,
+  }),
   /** Where a scan is, by its id alone (the /scan/{scanId} routes): written in the transaction that starts the scan. */
   scanLocation: (scanId: string) => ({ pk: `SCAN#${scanId}`, sk: '#SCAN' }),
   scansOfEnvironment: (envId: string) => ({ gsi1pk: `ENVSCANS#${envId}` }),
@@ -260,7 +324,10 @@ export const keys = {
     gsi3skTo: `${String(to).padStart(15, '0')}#~`,
   }),
   /** Everything a scan owns (alerts, URIs, messages), not its record. */
-  dataOfScan: (appId: string, envId: string, scanId: string) => ({ pk: `APP#${appId}`, skPrefix: `ENVDATA#${envId}#SCAN#${scanId}#` }),
+  dataOfScan: (appId: string, envId: string, scanId: string) => ({
+    pk: `APP#${appId}`,
+    skPrefix: `ENVDATA#${envId}#SCAN#${scanId}#`,
+  }),
   /** One alert (plugin) of a scan: metadata and its URI counters. */
   scanAlert: (appId: string, envId: string, scanId: string, pluginId: string) => ({
     pk: `APP#${appId}`,
@@ -295,16 +362,31 @@ export const keys = {
   // ---- Findings and their triage (docs/DATA-MODEL.md, Findings). Per environment, under its data prefix, so the
   // environment and application cascades remove them.
   /** A finding of the environment by its hash: identity, first and last seen, its URIs in the last scan seen. */
-  finding: (appId: string, envId: string, findingHash: string) => ({ pk: `APP#${appId}`, sk: `ENVDATA#${envId}#FINDING#${findingHash}` }),
-  findingsOfEnvironment: (appId: string, envId: string) => ({ pk: `APP#${appId}`, skPrefix: `ENVDATA#${envId}#FINDING#` }),
+  finding: (appId: string, envId: string, findingHash: string) => ({
+    pk: `APP#${appId}`,
+    sk: `ENVDATA#${envId}#FINDING#${findingHash}`,
+  }),
+  findingsOfEnvironment: (appId: string, envId: string) => ({
+    pk: `APP#${appId}`,
+    skPrefix: `ENVDATA#${envId}#FINDING#`,
+  }),
   /** The triage rule of a finding (status, note, history): applies to the finding in every scan of the environment. */
-  triageRule: (appId: string, envId: string, findingHash: string) => ({ pk: `APP#${appId}`, sk: `ENVDATA#${envId}#RULE#${findingHash}` }),
+  triageRule: (appId: string, envId: string, findingHash: string) => ({
+    pk: `APP#${appId}`,
+    sk: `ENVDATA#${envId}#RULE#${findingHash}`,
+  }),
   /** Counts the environment's triage changes: a scan's completion is conditioned on it, so it never freezes
    * statistics from rules that changed while it computed them. */
   triageVersion: (appId: string, envId: string) => ({ pk: `APP#${appId}`, sk: `ENVDATA#${envId}#TRIAGEVERSION` }),
-  triageRulesOfEnvironment: (appId: string, envId: string) => ({ pk: `APP#${appId}`, skPrefix: `ENVDATA#${envId}#RULE#` }),
+  triageRulesOfEnvironment: (appId: string, envId: string) => ({
+    pk: `APP#${appId}`,
+    skPrefix: `ENVDATA#${envId}#RULE#`,
+  }),
   /** Marks a configuration hash as used by `scans` scans of the environment (GET .../config/{configHash}). */
-  scanConfigUse: (appId: string, envId: string, configHash: string) => ({ pk: `APP#${appId}`, sk: `ENVDATA#${envId}#CONFIG#${configHash}` }),
+  scanConfigUse: (appId: string, envId: string, configHash: string) => ({
+    pk: `APP#${appId}`,
+    sk: `ENVDATA#${envId}#CONFIG#${configHash}`,
+  }),
 };
 
 /** Keys of the rate-limit table: one sliding-window record per subject. */

@@ -109,7 +109,9 @@ async function readBatch(itemKeys: Item[], attributes?: string[]): Promise<Item[
   // Up to 4 calls in flight (a page of 1,000 items is 10 calls).
   const worker = async () => {
     for (let chunk = chunks.shift(); chunk; chunk = chunks.shift()) {
-      let request: Record<string, { Keys: Item[] }> | undefined = { [config.tableName]: { Keys: chunk, ...projection } };
+      let request: Record<string, { Keys: Item[] }> | undefined = {
+        [config.tableName]: { Keys: chunk, ...projection },
+      };
       while (request && Object.keys(request).length > 0) {
         const out = await db.send(new BatchGetCommand({ RequestItems: request }));
         items.push(...(out.Responses?.[config.tableName] ?? []));
@@ -128,7 +130,10 @@ export function prefetchItems(itemKeys: Item[]): void {
   const read = readBatch(unique);
   for (const key of unique) {
     const id = itemReadId(key);
-    registerPrefetch(id, read.then((items) => items.find((item) => itemReadId(item) === id)));
+    registerPrefetch(
+      id,
+      read.then((items) => items.find((item) => itemReadId(item) === id)),
+    );
   }
 }
 
@@ -184,20 +189,30 @@ export async function inParallel<T>(items: T[], limit: number, work: (item: T) =
 /** `work`'s results for every item, in the items' order, at most `limit` at a time. */
 export async function mapInParallel<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
   const results = new Array<R>(items.length);
-  await inParallel(items.map((item, i) => ({ item, i })), limit, async ({ item, i }) => {
-    results[i] = await work(item);
-  });
+  await inParallel(
+    items.map((item, i) => ({ item, i })),
+    limit,
+    async ({ item, i }) => {
+      results[i] = await work(item);
+    },
+  );
   return results;
 }
 
 /** Deletes items by key (not atomic: for cascades), `concurrency` BatchWriteItem calls in flight. */
 export async function batchDelete(itemKeys: { pk: unknown; sk: unknown }[], concurrency = 1): Promise<void> {
-  await batchWrite(itemKeys.map(({ pk, sk }) => ({ DeleteRequest: { Key: { pk, sk } } })), concurrency);
+  await batchWrite(
+    itemKeys.map(({ pk, sk }) => ({ DeleteRequest: { Key: { pk, sk } } })),
+    concurrency,
+  );
 }
 
 /** Puts items, several BatchWriteItem calls in flight (not atomic). */
 export async function batchPut(items: Item[], concurrency = 8): Promise<void> {
-  await batchWrite(items.map((Item) => ({ PutRequest: { Item } })), concurrency);
+  await batchWrite(
+    items.map((Item) => ({ PutRequest: { Item } })),
+    concurrency,
+  );
 }
 
 /**
@@ -205,11 +220,20 @@ export async function batchPut(items: Item[], concurrency = 8): Promise<void> {
  * it names in `ownedKey` (e.g. a scan's lookup by id), which goes first so that a retry still finds it. Repeats
  * until nothing is left: for cascades, idempotent, so an interrupted one resumes.
  */
-export async function deleteFound(query: PartitionQuery, spare: (item: Item) => boolean = () => false, concurrency = 1): Promise<void> {
+export async function deleteFound(
+  query: PartitionQuery,
+  spare: (item: Item) => boolean = () => false,
+  concurrency = 1,
+): Promise<void> {
   for (;;) {
-    const found = (await queryAll({ ...query, attributes: ['pk', 'sk', 'ownedKey'], pageLimit: 1000 })).filter((item) => !spare(item));
+    const found = (await queryAll({ ...query, attributes: ['pk', 'sk', 'ownedKey'], pageLimit: 1000 })).filter(
+      (item) => !spare(item),
+    );
     if (found.length === 0) return;
-    await batchDelete(found.flatMap((item) => (item.ownedKey ? [item.ownedKey as { pk: string; sk: string }] : [])), concurrency);
+    await batchDelete(
+      found.flatMap((item) => (item.ownedKey ? [item.ownedKey as { pk: string; sk: string }] : [])),
+      concurrency,
+    );
     await batchDelete(found as { pk: string; sk: string }[], concurrency);
   }
 }
@@ -224,8 +248,11 @@ export async function transactWriteRetryingConflicts(items: TransactItem[], atte
     try {
       return await transactWrite(items);
     } catch (error) {
-      const reasons = error instanceof TransactionCanceledException ? (error.CancellationReasons ?? []).map((r) => r.Code) : [];
-      const conflictOnly = reasons.includes('TransactionConflict') && reasons.every((r) => r === 'TransactionConflict' || r === 'None' || !r);
+      const reasons =
+        error instanceof TransactionCanceledException ? (error.CancellationReasons ?? []).map((r) => r.Code) : [];
+      const conflictOnly =
+        reasons.includes('TransactionConflict') &&
+        reasons.every((r) => r === 'TransactionConflict' || r === 'None' || !r);
       if (!conflictOnly || attempt >= attempts) throw error;
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * 2 ** attempt));
     }

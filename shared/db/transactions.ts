@@ -16,7 +16,8 @@ export const putNewItem = (Item: Record<string, unknown>): TransactItem => ({
 });
 
 /** An UpdateExpression that sets `set` (clauses `name = value`) and, when there are any, removes `remove`. */
-export const setAndRemove = (set: string[], remove: string[]): string => `SET ${set.join(', ')}${remove.length ? ` REMOVE ${remove.join(', ')}` : ''}`;
+export const setAndRemove = (set: string[], remove: string[]): string =>
+  `SET ${set.join(', ')}${remove.length ? ` REMOVE ${remove.join(', ')}` : ''}`;
 
 /** One atomic write: all items land, or none (DynamoDB allows up to 100 items per transaction). */
 export async function transactWrite(items: TransactItem[]): Promise<void> {

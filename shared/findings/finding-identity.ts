@@ -30,7 +30,8 @@ const TOKEN = /^(?=[^a-z]*[a-z])(?=\D*\d)[\w-]{20,}$/i;
 /** A template parameter, as in a parameterized path (`/users/{userId}`). */
 const TEMPLATE = /^\{[^/{}]*\}$/;
 
-const isIdLike = (segment: string) => UUID.test(segment) || NUMBER.test(segment) || HEX_ID.test(segment) || TOKEN.test(segment) || TEMPLATE.test(segment);
+const isIdLike = (segment: string) =>
+  UUID.test(segment) || NUMBER.test(segment) || HEX_ID.test(segment) || TOKEN.test(segment) || TEMPLATE.test(segment);
 
 function decodeSegment(segment: string): string {
   try {
@@ -66,6 +67,13 @@ export function normalizedPath(uri: string): string {
  * normalized path and parameter, JSON-encoded so that no field can run into the next.
  */
 export function findingHash(finding: FindingIdentity): string {
-  const identity = [finding.applicationId, finding.environmentId, finding.pluginId, finding.method.toUpperCase(), normalizedPath(finding.uri), finding.param];
+  const identity = [
+    finding.applicationId,
+    finding.environmentId,
+    finding.pluginId,
+    finding.method.toUpperCase(),
+    normalizedPath(finding.uri),
+    finding.param,
+  ];
   return createHash('sha256').update(JSON.stringify(identity)).digest('hex');
 }

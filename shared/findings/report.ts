@@ -5,8 +5,21 @@ import { fromItem } from '../db/items.ts';
 import { canSeeTeamResource } from '../applications/access.ts';
 import { nameOrderKey } from '../lists.ts';
 import { getApplications, type ApplicationRecord } from '../applications/application-repository.ts';
-import { environmentsOfApp, environmentsOfOrg, environmentsOfOrgNamed, type EnvironmentRecord } from '../applications/environment-repository.ts';
-import { alertsOfScan, countedAlertUris, scansOfEnvironmentNewestFirst, type AlertMessageRecord, type AlertRecord, type AlertUriRecord, type ScanRecord } from '../scans/repository.ts';
+import {
+  environmentsOfApp,
+  environmentsOfOrg,
+  environmentsOfOrgNamed,
+  type EnvironmentRecord,
+} from '../applications/environment-repository.ts';
+import {
+  alertsOfScan,
+  countedAlertUris,
+  scansOfEnvironmentNewestFirst,
+  type AlertMessageRecord,
+  type AlertRecord,
+  type AlertUriRecord,
+  type ScanRecord,
+} from '../scans/repository.ts';
 import { absoluteUrl } from '../scans/scans.ts';
 import { getUsers } from '../identity/user-repository.ts';
 import { getTeams } from '../teams/repository.ts';
@@ -32,7 +45,10 @@ interface ReportSource {
 async function visibleEnvironments(orgId: string, membership: Membership, q: FindingsReportQuery) {
   const names = [...new Set(q.envs.map((n) => n.toLowerCase()))];
   let envs: EnvironmentRecord[];
-  if (q.appIds.length) envs = (await Promise.all([...new Set(q.appIds.map((id) => id.toLowerCase()))].map((id) => environmentsOfApp(id)))).flat();
+  if (q.appIds.length)
+    envs = (
+      await Promise.all([...new Set(q.appIds.map((id) => id.toLowerCase()))].map((id) => environmentsOfApp(id)))
+    ).flat();
   else if (names.length) envs = (await Promise.all(names.map((n) => environmentsOfOrgNamed(orgId, n)))).flat();
   else {
     envs = [];
@@ -41,9 +57,18 @@ async function visibleEnvironments(orgId: string, membership: Membership, q: Fin
   const apps = new Map((await getApplications(envs.map((e) => e.applicationId))).map((a) => [a.applicationId, a]));
   return envs
     .map((env) => ({ env, app: apps.get(env.applicationId)! }))
-    .filter(({ env, app }) => app && app.organizationId === orgId && canSeeTeamResource(membership, app.teamId) && (names.length === 0 || names.includes(env.name.toLowerCase())))
+    .filter(
+      ({ env, app }) =>
+        app &&
+        app.organizationId === orgId &&
+        canSeeTeamResource(membership, app.teamId) &&
+        (names.length === 0 || names.includes(env.name.toLowerCase())),
+    )
     .sort((a, b) => {
-      const [x, y] = [`${nameOrderKey(a.app.name, a.app.applicationId)}#${nameOrderKey(a.env.name, a.env.environmentId)}`, `${nameOrderKey(b.app.name, b.app.applicationId)}#${nameOrderKey(b.env.name, b.env.environmentId)}`];
+      const [x, y] = [
+        `${nameOrderKey(a.app.name, a.app.applicationId)}#${nameOrderKey(a.env.name, a.env.environmentId)}`,
+        `${nameOrderKey(b.app.name, b.app.applicationId)}#${nameOrderKey(b.env.name, b.env.environmentId)}`,
+      ];
       return x < y ? -1 : x > y ? 1 : 0;
     });
 }
@@ -51,7 +76,8 @@ async function visibleEnvironments(orgId: string, membership: Membership, q: Fin
 /** The environment's latest scan COMPLETED by `asOf` (ms; undefined: now). */
 async function currentScanOf(env: EnvironmentRecord, asOf: number | undefined): Promise<ScanRecord | undefined> {
   for await (const scan of scansOfEnvironmentNewestFirst(env.environmentId, asOf)) {
-    if (scan.status === 'COMPLETED' && !scan.deleting && (asOf === undefined || (scan.completedAt ?? Infinity) <= asOf)) return scan;
+    if (scan.status === 'COMPLETED' && !scan.deleting && (asOf === undefined || (scan.completedAt ?? Infinity) <= asOf))
+      return scan;
   }
   return undefined;
 }
@@ -114,16 +140,46 @@ function isoDuration(seconds: number): string {
 async function rowsOf(orgId: string, slices: Awaited<ReturnType<typeof pageSlices>>, asOf: number | undefined) {
   const uris = slices.flatMap(({ source, uris }) => uris.map((u) => ({ source, u })));
   const [messages, firstSeen, rules, users, teams] = await Promise.all([
-    batchGet(uris.map(({ source: { scan }, u }) => keys.alertMessage(scan.applicationId, scan.environmentId, scan.scanId, u.msgId)), ['msgId', 'evidence', 'otherInfo']),
+    batchGet(
+      uris.map(({ source: { scan }, u }) =>
+        keys.alertMessage(scan.applicationId, scan.environmentId, scan.scanId, u.msgId),
+      ),
+      ['msgId', 'evidence', 'otherInfo'],
+    ),
     // One finding has several URIs when their paths normalize alike (/users/1, /users/2): BatchGetItem refuses
     // duplicate keys, so each finding is read once.
-    batchGet([...new Map(uris.map(({ source: { env }, u }) => [`${env.environmentId}#${u.findingHash}`, keys.finding(env.applicationId, env.environmentId, u.findingHash)])).values()], ['findingHash', 'firstSeen']),
-    Promise.all([...new Set(slices.map((s) => s.source))].map((source) => rulesOf(source.env, uris.filter((x) => x.source === source).map((x) => x.u.findingHash)))),
+    batchGet(
+      [
+        ...new Map(
+          uris.map(({ source: { env }, u }) => [
+            `${env.environmentId}#${u.findingHash}`,
+            keys.finding(env.applicationId, env.environmentId, u.findingHash),
+          ]),
+        ).values(),
+      ],
+      ['findingHash', 'firstSeen'],
+    ),
+    Promise.all(
+      [...new Set(slices.map((s) => s.source))].map((source) =>
+        rulesOf(
+          source.env,
+          uris.filter((x) => x.source === source).map((x) => x.u.findingHash),
+        ),
+      ),
+    ),
     getUsers(slices.map((s) => s.source.scan.userId)),
     getTeams(orgId, [...new Set(slices.flatMap((s) => (s.source.app.teamId ? [s.source.app.teamId] : [])))]),
   ]);
-  const messageOf = new Map(messages.map((m) => fromItem<Pick<AlertMessageRecord, 'msgId' | 'evidence' | 'otherInfo'>>(m)!).map((m) => [m.msgId, m]));
-  const firstSeenOf = new Map(firstSeen.map((f) => fromItem<Pick<FindingRecord, 'findingHash' | 'firstSeen'>>(f)!).map((f) => [f.findingHash, f.firstSeen]));
+  const messageOf = new Map(
+    messages
+      .map((m) => fromItem<Pick<AlertMessageRecord, 'msgId' | 'evidence' | 'otherInfo'>>(m)!)
+      .map((m) => [m.msgId, m]),
+  );
+  const firstSeenOf = new Map(
+    firstSeen
+      .map((f) => fromItem<Pick<FindingRecord, 'findingHash' | 'firstSeen'>>(f)!)
+      .map((f) => [f.findingHash, f.firstSeen]),
+  );
   const ruleOf = new Map(rules.flatMap((byHash) => [...byHash]));
   const userOf = new Map(users.map((u) => [u.userId, u]));
   const teamOf = new Map(teams.map((t) => [t.teamId, t.name]));
@@ -193,7 +249,11 @@ const CSV_COLUMNS: [keyof FindingRow, string][] = [
 
 /** RFC 4180 text (CRLF line ends, fields quoted when they hold a comma, quote or line break), with a header row. */
 export function findingsCsv(rows: FindingRow[]): string {
-  return stringify(rows, { header: true, record_delimiter: 'windows', columns: CSV_COLUMNS.map(([key, header]) => ({ key, header })) });
+  return stringify(rows, {
+    header: true,
+    record_delimiter: 'windows',
+    columns: CSV_COLUMNS.map(([key, header]) => ({ key, header })),
+  });
 }
 
 /**
@@ -213,7 +273,12 @@ export async function listOrganizationFindings(caller: Caller, orgId: string, q:
 }
 
 /** The report as JSON (reports.CurrentFindingsResponse) or, for `Accept: text/csv`, as CSV with the total in X-Total-Count. */
-export async function findingsReport(caller: Caller, orgId: string, q: FindingsReportQuery, mediaType: string | undefined) {
+export async function findingsReport(
+  caller: Caller,
+  orgId: string,
+  q: FindingsReportQuery,
+  mediaType: string | undefined,
+) {
   const report = await listOrganizationFindings(caller, orgId, q);
   if (mediaType !== 'text/csv') return report;
   return new RawResponse({

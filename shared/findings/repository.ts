@@ -61,25 +61,47 @@ export const MAX_RULE_HISTORY = 200;
 type EnvRef = { applicationId: string; environmentId: string };
 
 export async function getFinding(env: EnvRef, findingHash: string): Promise<FindingRecord | undefined> {
-  const out = await db.send(new GetCommand({ TableName: config.tableName, Key: keys.finding(env.applicationId, env.environmentId, findingHash), ConsistentRead: true }));
+  const out = await db.send(
+    new GetCommand({
+      TableName: config.tableName,
+      Key: keys.finding(env.applicationId, env.environmentId, findingHash),
+      ConsistentRead: true,
+    }),
+  );
   return fromItem<FindingRecord>(out.Item);
 }
 
 export async function getTriageRule(env: EnvRef, findingHash: string): Promise<TriageRule | undefined> {
-  const out = await db.send(new GetCommand({ TableName: config.tableName, Key: keys.triageRule(env.applicationId, env.environmentId, findingHash), ConsistentRead: true }));
+  const out = await db.send(
+    new GetCommand({
+      TableName: config.tableName,
+      Key: keys.triageRule(env.applicationId, env.environmentId, findingHash),
+      ConsistentRead: true,
+    }),
+  );
   return fromItem<TriageRule>(out.Item);
 }
 
 /** The environment's triage-change counter (0 before the first triage). */
 export async function getTriageVersion(env: EnvRef): Promise<number> {
-  const out = await db.send(new GetCommand({ TableName: config.tableName, Key: keys.triageVersion(env.applicationId, env.environmentId), ConsistentRead: true }));
+  const out = await db.send(
+    new GetCommand({
+      TableName: config.tableName,
+      Key: keys.triageVersion(env.applicationId, env.environmentId),
+      ConsistentRead: true,
+    }),
+  );
   return Number(out.Item?.version ?? 0);
 }
 
 /** Every finding the environment's scans have reported, read lazily (optionally only some attributes). */
-export async function* findingsOfEnvironment(env: EnvRef, attributes?: (keyof FindingRecord)[]): AsyncGenerator<Partial<FindingRecord>> {
+export async function* findingsOfEnvironment(
+  env: EnvRef,
+  attributes?: (keyof FindingRecord)[],
+): AsyncGenerator<Partial<FindingRecord>> {
   const { pk, skPrefix } = keys.findingsOfEnvironment(env.applicationId, env.environmentId);
-  for await (const item of queryItems({ partition: pk, skPrefix, attributes, pageLimit: 1000 })) yield fromItem<Partial<FindingRecord>>(item)!;
+  for await (const item of queryItems({ partition: pk, skPrefix, attributes, pageLimit: 1000 }))
+    yield fromItem<Partial<FindingRecord>>(item)!;
 }
 
 /** The environment's triage rules by finding hash (only triaged or commented findings have one). */
@@ -105,7 +127,14 @@ export async function rulesOf(env: EnvRef, hashes: string[]): Promise<Map<string
  * completion commits; see findingsBefore).
  */
 export async function recordFindings(env: EnvRef, findings: FindingRecord[], before: FindingsBefore): Promise<void> {
-  await batchPut(findings.map((f) => ({ ...keys.finding(env.applicationId, env.environmentId, f.findingHash), entity: 'finding', ...f, recordedBy: before.attempt })));
+  await batchPut(
+    findings.map((f) => ({
+      ...keys.finding(env.applicationId, env.environmentId, f.findingHash),
+      entity: 'finding',
+      ...f,
+      recordedBy: before.attempt,
+    })),
+  );
 }
 
 /**
@@ -123,7 +152,11 @@ export interface FindingsBefore {
 }
 
 /** What these findings' records are now, added to what is `known` (the same request's earlier attempts). */
-export async function findingsBefore(scan: EnvRef & { scanId: string }, hashes: string[], known?: FindingsBefore): Promise<FindingsBefore> {
+export async function findingsBefore(
+  scan: EnvRef & { scanId: string },
+  hashes: string[],
+  known?: FindingsBefore,
+): Promise<FindingsBefore> {
   const seen = new Set([...(known?.previous.map((f) => f.findingHash) ?? []), ...(known?.added ?? [])]);
   const fresh = [...new Set(hashes)].filter((h) => !seen.has(h));
   const items = await batchGet(fresh.map((h) => keys.finding(scan.applicationId, scan.environmentId, h)));
@@ -144,7 +177,10 @@ export async function findingsBefore(scan: EnvRef & { scanId: string }, hashes: 
  * delete) is not recreated. A completion first calls scanFindingsRestoreStart (shared/scans/repository.ts).
  */
 export async function restoreFindings(env: EnvRef, before: FindingsBefore): Promise<void> {
-  const stillOurs = { ConditionExpression: 'recordedBy = :attempt', ExpressionAttributeValues: { ':attempt': before.attempt } };
+  const stillOurs = {
+    ConditionExpression: 'recordedBy = :attempt',
+    ExpressionAttributeValues: { ':attempt': before.attempt },
+  };
   const write = async (send: () => Promise<unknown>) => {
     try {
       await send();
@@ -153,9 +189,27 @@ export async function restoreFindings(env: EnvRef, before: FindingsBefore): Prom
     }
   };
   await inParallel(before.previous, 32, (f) =>
-    write(() => db.send(new PutCommand({ TableName: config.tableName, Item: { ...keys.finding(env.applicationId, env.environmentId, f.findingHash), entity: 'finding', ...f }, ...stillOurs }))),
+    write(() =>
+      db.send(
+        new PutCommand({
+          TableName: config.tableName,
+          Item: { ...keys.finding(env.applicationId, env.environmentId, f.findingHash), entity: 'finding', ...f },
+          ...stillOurs,
+        }),
+      ),
+    ),
   );
-  await inParallel(before.added, 32, (hash) => write(() => db.send(new DeleteCommand({ TableName: config.tableName, Key: keys.finding(env.applicationId, env.environmentId, hash), ...stillOurs }))));
+  await inParallel(before.added, 32, (hash) =>
+    write(() =>
+      db.send(
+        new DeleteCommand({
+          TableName: config.tableName,
+          Key: keys.finding(env.applicationId, env.environmentId, hash),
+          ...stillOurs,
+        }),
+      ),
+    ),
+  );
 }
 
 /** Fails the transaction if a triage changed the environment's rules since `version` was read. */
@@ -175,7 +229,11 @@ export function triageRuleWrite(env: EnvRef, rule: TriageRule, readVersion: numb
   return {
     Put: {
       TableName: config.tableName,
-      Item: { ...keys.triageRule(env.applicationId, env.environmentId, rule.findingHash), entity: 'triageRule', ...rule },
+      Item: {
+        ...keys.triageRule(env.applicationId, env.environmentId, rule.findingHash),
+        entity: 'triageRule',
+        ...rule,
+      },
       ConditionExpression: readVersion === undefined ? 'attribute_not_exists(pk)' : 'version = :version',
       ExpressionAttributeValues: readVersion === undefined ? undefined : { ':version': readVersion },
     },

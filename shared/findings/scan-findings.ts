@@ -42,7 +42,12 @@ export async function findingsOfScan(scan: ScanRecord, alerts: AlertRecord[]) {
   const alertOf = new Map(alerts.map((a) => [a.pluginId, a]));
   const seen = new Map<string, FindingRecord>();
   const range = keys.urisOfScan(scan.applicationId, scan.environmentId, scan.scanId);
-  const uris = queryItems({ partition: range.pk, skFrom: range.skFrom, skTo: range.skTo, attributes: ['n', 'pluginId', 'findingHash', 'uri', 'requestMethod', 'param'] });
+  const uris = queryItems({
+    partition: range.pk,
+    skFrom: range.skFrom,
+    skTo: range.skTo,
+    attributes: ['n', 'pluginId', 'findingHash', 'uri', 'requestMethod', 'param'],
+  });
   for await (const u of uris) {
     const alert = alertOf.get(u.pluginId as string);
     if (!alert || !isCommitted(alert, u.n as number)) continue; // written by a request that never counted it

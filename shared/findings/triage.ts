@@ -3,7 +3,11 @@ import { transactWriteRetryingConflicts } from '../db/query.ts';
 import { cancellationReasons } from '../db/items.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import { accessibleApplication } from '../applications/access.ts';
-import { environmentUntriagedChange, getEnvironment, type EnvironmentRecord } from '../applications/environment-repository.ts';
+import {
+  environmentUntriagedChange,
+  getEnvironment,
+  type EnvironmentRecord,
+} from '../applications/environment-repository.ts';
 import { getScan, scanTriageCountsMove } from '../scans/repository.ts';
 import { isRiskSeverity } from '../scans/inputs.ts';
 import { normalizedPath } from './finding-identity.ts';
@@ -43,7 +47,11 @@ async function triageFinding(
   note: string,
 ): Promise<{ rule: TriageRule; finding: FindingRecord } | undefined> {
   for (let attempt = 1; ; attempt++) {
-    const [finding, rule, env] = await Promise.all([getFinding(envRef, findingHash), getTriageRule(envRef, findingHash), getEnvironment(app.applicationId, envRef.environmentId)]);
+    const [finding, rule, env] = await Promise.all([
+      getFinding(envRef, findingHash),
+      getTriageRule(envRef, findingHash),
+      getEnvironment(app.applicationId, envRef.environmentId),
+    ]);
     if (!env) throw notFound(`environment ${envRef.environmentId} not found`);
     if (!finding) return undefined;
     const from = rule?.status ?? 'UNKNOWN';
@@ -56,17 +64,34 @@ async function triageFinding(
       userId: caller.userId,
       updatedAt: now,
       version: (rule?.version ?? 0) + 1,
-      history: [...(rule?.history ?? []), { operation: rule ? 'UPDATE' as const : 'CREATE' as const, oldResult: from, newResult: to, note, userId: caller.userId, timestamp: now }].slice(-MAX_RULE_HISTORY),
+      history: [
+        ...(rule?.history ?? []),
+        {
+          operation: rule ? ('UPDATE' as const) : ('CREATE' as const),
+          oldResult: from,
+          newResult: to,
+          note,
+          userId: caller.userId,
+          timestamp: now,
+        },
+      ].slice(-MAX_RULE_HISTORY),
     };
     const items = [triageRuleWrite(env, next, rule?.version), triageVersionIncrement(env)];
     if (from !== to && finding.lastScanId === env.lastScanId) {
-      const scan = await getScan({ applicationId: env.applicationId, environmentId: env.environmentId, scanId: finding.lastScanId });
+      const scan = await getScan({
+        applicationId: env.applicationId,
+        environmentId: env.environmentId,
+        scanId: finding.lastScanId,
+      });
       if (scan?.stats?.byPluginStatus?.[finding.pluginId] && !scan.deleting) {
         const count = finding.lastScanUris;
-        items.push(scanTriageCountsMove(scan, { pluginId: finding.pluginId, severity: finding.severity, from, to, count }));
+        items.push(
+          scanTriageCountsMove(scan, { pluginId: finding.pluginId, severity: finding.severity, from, to, count }),
+        );
         const delta = (isUntriaged(to) ? count : 0) - (isUntriaged(from) ? count : 0);
         // Info findings are not in the untriaged figures (RISK_SEVERITIES).
-        if (delta !== 0 && isRiskSeverity(finding.severity)) items.push(...(await environmentUntriagedChange(env, scan.scanId, finding.severity, delta)));
+        if (delta !== 0 && isRiskSeverity(finding.severity))
+          items.push(...(await environmentUntriagedChange(env, scan.scanId, finding.severity, delta)));
       }
     }
     const payload = {
@@ -104,16 +129,29 @@ async function triageTarget(caller: Caller, appId: string, envId: string, orgId?
 }
 
 /** A comment keeps a triaged finding's status; on an untriaged one it shows as ADD_COMMENT (still untriaged). */
-const statusAfter = (action: BulkTriageBody['actions'][number]['status']) => (current: TriageStatus): TriageStatus =>
-  action !== 'ADD_COMMENT' ? action : current === 'UNKNOWN' ? 'ADD_COMMENT' : current;
+const statusAfter =
+  (action: BulkTriageBody['actions'][number]['status']) =>
+  (current: TriageStatus): TriageStatus =>
+    action !== 'ADD_COMMENT' ? action : current === 'UNKNOWN' ? 'ADD_COMMENT' : current;
 
 /**
  * POST /api/v1/org/{orgId}/app/{appId}/env/{envId}/findings/triage: the actions in request order, each atomic with
  * its audit entry; a finding the environment never saw fails alone (`success: false`).
  */
-export async function bulkTriageFindings(caller: Caller, orgId: string, appId: string, envId: string, body: BulkTriageBody) {
-  for (const [field, value, expected] of [['organizationId', body.organizationId, orgId], ['applicationId', body.applicationId, appId], ['environmentId', body.environmentId, envId]]) {
-    if (value && value.toLowerCase() !== expected) throw badRequest(`body.${field}: must be the path's ${field} (${expected}) or absent`);
+export async function bulkTriageFindings(
+  caller: Caller,
+  orgId: string,
+  appId: string,
+  envId: string,
+  body: BulkTriageBody,
+) {
+  for (const [field, value, expected] of [
+    ['organizationId', body.organizationId, orgId],
+    ['applicationId', body.applicationId, appId],
+    ['environmentId', body.environmentId, envId],
+  ]) {
+    if (value && value.toLowerCase() !== expected)
+      throw badRequest(`body.${field}: must be the path's ${field} (${expected}) or absent`);
   }
   const { app, env } = await triageTarget(caller, appId, envId, orgId);
   const results = [];
@@ -121,8 +159,18 @@ export async function bulkTriageFindings(caller: Caller, orgId: string, appId: s
     const applied = await triageFinding(caller, app, env, action.findingHash, statusAfter(action.status), action.note);
     results.push(
       applied
-        ? { findingHash: action.findingHash, success: true, status: applied.rule.status, note: applied.rule.note, updatedAt: new Date(applied.rule.updatedAt).toISOString() }
-        : { findingHash: action.findingHash, success: false, error: `finding ${action.findingHash} not found in environment ${envId}` },
+        ? {
+            findingHash: action.findingHash,
+            success: true,
+            status: applied.rule.status,
+            note: applied.rule.note,
+            updatedAt: new Date(applied.rule.updatedAt).toISOString(),
+          }
+        : {
+            findingHash: action.findingHash,
+            success: false,
+            error: `finding ${action.findingHash} not found in environment ${envId}`,
+          },
     );
   }
   return { organizationId: orgId, applicationId: appId, environmentId: envId, results };
@@ -133,7 +181,11 @@ async function findingsMatching(env: EnvironmentRecord, input: AlertRuleInput): 
   const path = normalizedPath(input.parameterizedPath || input.path);
   const matches: FindingRecord[] = [];
   for await (const finding of findingsOfEnvironment(env)) {
-    if (finding.pluginId === input.alertCondition.pluginId && finding.requestMethod === input.alertCondition.requestMethod && finding.path === path) {
+    if (
+      finding.pluginId === input.alertCondition.pluginId &&
+      finding.requestMethod === input.alertCondition.requestMethod &&
+      finding.path === path
+    ) {
       matches.push(finding as FindingRecord);
     }
   }
@@ -158,10 +210,14 @@ export async function upsertAlertRules(caller: Caller, appId: string, body: Upse
     app = target.app;
     const matches = await findingsMatching(target.env, input);
     const { pluginId, requestMethod } = input.alertCondition;
-    if (matches.length === 0) throw notFound(`no finding of plugin ${pluginId} at ${requestMethod} ${input.parameterizedPath || input.path} in environment ${target.env.environmentId}`);
+    if (matches.length === 0)
+      throw notFound(
+        `no finding of plugin ${pluginId} at ${requestMethod} ${input.parameterizedPath || input.path} in environment ${target.env.environmentId}`,
+      );
     planned.push(...matches.map((finding) => ({ env: target.env, finding, input })));
   }
-  if (planned.length > MAX_TRIAGE_ACTIONS) throw badRequest(`the rules match ${planned.length} findings; at most ${MAX_TRIAGE_ACTIONS} per request`);
+  if (planned.length > MAX_TRIAGE_ACTIONS)
+    throw badRequest(`the rules match ${planned.length} findings; at most ${MAX_TRIAGE_ACTIONS} per request`);
   const alertRules = [];
   for (const { env, finding, input } of planned) {
     const applied = await triageFinding(caller, app!, env, finding.findingHash, () => input.result, input.note);

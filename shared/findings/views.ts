@@ -6,7 +6,12 @@ import type { FindingRecord, TriageRule } from './repository.ts';
 /** application.AlertRule of a finding's rule. */
 export function toAlertRule(env: EnvironmentRecord, finding: FindingRecord, rule: TriageRule) {
   return {
-    alertCondition: { applicationId: env.applicationId, environmentId: env.environmentId, pluginId: finding.pluginId, requestMethod: finding.requestMethod },
+    alertCondition: {
+      applicationId: env.applicationId,
+      environmentId: env.environmentId,
+      pluginId: finding.pluginId,
+      requestMethod: finding.requestMethod,
+    },
     path: finding.uri,
     parameterizedPath: finding.path,
     result: rule.status,
@@ -22,5 +27,13 @@ export function toAlertRule(env: EnvironmentRecord, finding: FindingRecord, rule
 /** application.AlertRuleHistory entries of a rule, newest first. */
 export const toRuleHistories = (rule: TriageRule | undefined) =>
   (rule?.history ?? [])
-    .map((h) => ({ operation: h.operation, oldResult: h.oldResult, newResult: h.newResult, note: h.note, userId: h.userId, timestamp: h.timestamp, ruleEffectiveDate: h.timestamp }))
+    .map((h) => ({
+      operation: h.operation,
+      oldResult: h.oldResult,
+      newResult: h.newResult,
+      note: h.note,
+      userId: h.userId,
+      timestamp: h.timestamp,
+      ruleEffectiveDate: h.timestamp,
+    }))
     .reverse();

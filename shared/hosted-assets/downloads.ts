@@ -28,5 +28,7 @@ export async function presignedDownload(objectKey: string): Promise<HostedAsset>
  */
 export function hostedAssetAnswer(asset: HostedAsset, redirect: boolean): HostedAsset | RawResponse {
   if (!redirect) return asset;
-  return new RawResponse(jsonResponse(307, asset, { location: asset.presignedDownloadUrl, 'cache-control': 'no-store' }));
+  return new RawResponse(
+    jsonResponse(307, asset, { location: asset.presignedDownloadUrl, 'cache-control': 'no-store' }),
+  );
 }

@@ -10,7 +10,10 @@ import { exists, validName } from './global-configuration.ts';
 // Operators' side of global configurations (admin CLI): publish after checking the YAML, and remove.
 
 /** Admin: publishes (or replaces) a global configuration after checking it is a YAML mapping. */
-export async function putGlobalConfiguration(input: { name: string; text: string }): Promise<{ name: string; sizeBytes: number }> {
+export async function putGlobalConfiguration(input: {
+  name: string;
+  text: string;
+}): Promise<{ name: string; sizeBytes: number }> {
   const { PutObjectCommand } = await import('@aws-sdk/client-s3'); // loaded on use: see storage/s3.ts
   const name = validName(input.name);
   const lineCounter = new LineCounter();
@@ -27,10 +30,18 @@ export async function putGlobalConfiguration(input: { name: string; text: string
     const { line, col } = lineCounter.linePos(error.pos[0]);
     throw badRequest(`--file is not valid YAML: ${error.message.split('\n')[0]} (line ${line}, column ${col})`);
   }
-  if (!isMap(document.contents)) throw badRequest('--file must hold a YAML mapping (a HawkScan configuration such as `app: ...`)');
+  if (!isMap(document.contents))
+    throw badRequest('--file must hold a YAML mapping (a HawkScan configuration such as `app: ...`)');
   const body = Buffer.from(input.text, 'utf8');
-  await (await s3()).send(
-    new PutObjectCommand({ Bucket: config.assetsBucket, Key: objectKeys.globalConfig(name), Body: body, ContentType: 'application/yaml; charset=utf-8' }),
+  await (
+    await s3()
+  ).send(
+    new PutObjectCommand({
+      Bucket: config.assetsBucket,
+      Key: objectKeys.globalConfig(name),
+      Body: body,
+      ContentType: 'application/yaml; charset=utf-8',
+    }),
   );
   return { name, sizeBytes: body.length };
 }

@@ -24,11 +24,18 @@ export function validName(name: string): string {
  */
 export async function exists(objectKey: string): Promise<boolean> {
   const { ListObjectsV2Command } = await import('@aws-sdk/client-s3'); // loaded on use: see storage/s3.ts
-  const listed = await (await s3()).send(new ListObjectsV2Command({ Bucket: config.assetsBucket, Prefix: objectKey, MaxKeys: 1 }));
+  const listed = await (
+    await s3()
+  ).send(new ListObjectsV2Command({ Bucket: config.assetsBucket, Prefix: objectKey, MaxKeys: 1 }));
   return listed.Contents?.[0]?.Key === objectKey;
 }
 
-export async function globalConfigurationDownload(caller: Caller, permission: Permission, name: string, redirect: boolean) {
+export async function globalConfigurationDownload(
+  caller: Caller,
+  permission: Permission,
+  name: string,
+  redirect: boolean,
+) {
   await requirePermissionInSomeOrganization(caller, permission);
   const objectKey = objectKeys.globalConfig(name);
   if (!(await exists(objectKey))) throw notFound(`global configuration ${name} not found`);

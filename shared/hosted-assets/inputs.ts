@@ -17,9 +17,14 @@ export const MAX_DESCRIPTION_BYTES = DESCRIPTION_LIMITS.maxBytes;
 export const DESCRIPTION_CONTENT_TYPES = ['text/plain', 'application/x-yaml', 'application/yaml', 'application/json'];
 
 /** SPEC 8: at most 64 characters, letters, digits, `_` and `-`. */
-export const configNameSchema = schema(() => z
-  .string()
-  .check(z.maxLength(64, 'must be at most 64 characters'), z.regex(/^[a-zA-Z0-9_-]+$/, 'must contain only letters, digits, _ and -')));
+export const configNameSchema = schema(() =>
+  z
+    .string()
+    .check(
+      z.maxLength(64, 'must be at most 64 characters'),
+      z.regex(/^[a-zA-Z0-9_-]+$/, 'must contain only letters, digits, _ and -'),
+    ),
+);
 
 /** Whether a hosted-asset GET answers with a redirect to the presigned URL (docs/HOSTED-ASSETS.md). */
 export const redirectParam = (fallback: boolean) =>
@@ -29,13 +34,14 @@ export const redirectParam = (fallback: boolean) =>
     ),
   );
 
-
 /** `app_oas.MapRepositoryOASSpecToApplicationRequest`. `include` absent reads false, as proto3 JSON omits it. */
-export const mappingRequestSchema = schema(() => z.object({
-  appId: z.optional(z.string().check(z.regex(UUID, 'must be a UUID'))),
-  include: z._default(z.optional(z.boolean()), false),
-  oasId: z.string().check(z.regex(UUID, 'must be a UUID')),
-  repositoryId: z.string().check(z.regex(UUID, 'must be a UUID')),
-  sourceRootPath: z._default(z.optional(z.string().check(z.maxLength(1024))), ''),
-}));
+export const mappingRequestSchema = schema(() =>
+  z.object({
+    appId: z.optional(z.string().check(z.regex(UUID, 'must be a UUID'))),
+    include: z._default(z.optional(z.boolean()), false),
+    oasId: z.string().check(z.regex(UUID, 'must be a UUID')),
+    repositoryId: z.string().check(z.regex(UUID, 'must be a UUID')),
+    sourceRootPath: z._default(z.optional(z.string().check(z.maxLength(1024))), ''),
+  }),
+);
 export type MappingRequest = z.output<typeof mappingRequestSchema>;

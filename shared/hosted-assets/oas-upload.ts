@@ -25,7 +25,12 @@ import {
  * audit entry; only then is the replaced version deleted. Readers follow the metadata item, so they see the old
  * description or the new one, never a partial one, and a failed commit leaves the old one in place.
  */
-export async function uploadDescription(caller: Caller, appId: string, body: Buffer, contentTypeHeader: string | undefined) {
+export async function uploadDescription(
+  caller: Caller,
+  appId: string,
+  body: Buffer,
+  contentTypeHeader: string | undefined,
+) {
   const { PutObjectCommand } = await import('@aws-sdk/client-s3'); // loaded on use: see storage/s3.ts
   const { app } = await accessibleApplication(caller, appId, { teamRestricted: true, deniedStatus: 403 });
   const description = await validateDescription(descriptionText(body, contentTypeHeader));
@@ -42,8 +47,15 @@ export async function uploadDescription(caller: Caller, appId: string, body: Buf
     uploadedAt: Date.now(),
     uploadedBy: caller.userId,
   };
-  await (await s3()).send(
-    new PutObjectCommand({ Bucket: config.assetsBucket, Key: record.objectKey, Body: stored, ContentType: `${record.contentType}; charset=utf-8` }),
+  await (
+    await s3()
+  ).send(
+    new PutObjectCommand({
+      Bucket: config.assetsBucket,
+      Key: record.objectKey,
+      Body: stored,
+      ContentType: `${record.contentType}; charset=utf-8`,
+    }),
   );
   const audit = await auditEntry(caller, app.organizationId, 'ORGANIZATION_CONFIGURATION_MODIFIED', {
     appId,
@@ -63,5 +75,10 @@ export async function uploadDescription(caller: Caller, appId: string, body: Buf
     throw error;
   }
   if (replaced) await deleteUnreferencedObject(replaced.objectKey);
-  return { oasId: appId, fileSize: record.sizeBytes, openapiVersion: record.openapiVersion, ...(await presignedDownload(record.objectKey)) };
+  return {
+    oasId: appId,
+    fileSize: record.sizeBytes,
+    openapiVersion: record.openapiVersion,
+    ...(await presignedDownload(record.objectKey)),
+  };
 }

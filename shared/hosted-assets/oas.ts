@@ -41,7 +41,10 @@ interface OasAsset {
  * `prepare` builds the transaction: item 0 is `requireLiveApplication`, item 1 the write conditional on what
  * was read; it returns nothing when there is nothing to write.
  */
-export async function commitOptimistically(appId: string, prepare: () => Promise<TransactItem[] | undefined>): Promise<void> {
+export async function commitOptimistically(
+  appId: string,
+  prepare: () => Promise<TransactItem[] | undefined>,
+): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     const items = await prepare();
     if (!items) return;
@@ -64,10 +67,18 @@ export async function hostedDescriptionDownload(caller: Caller, orgId: string, o
   const record = app.organizationId === orgId ? await getHostedDescription(oasId) : undefined;
   if (!record) throw notFound(`hosted OpenAPI description ${oasId} not found in organization ${orgId}`);
   // The key is rebuilt (it equals record.objectKey) so that the function's IAM grant covers only descriptions.
-  return hostedAssetAnswer(await presignedDownload(objectKeys.hostedDescription(record.applicationId, record.version)), redirect);
+  return hostedAssetAnswer(
+    await presignedDownload(objectKeys.hostedDescription(record.applicationId, record.version)),
+    redirect,
+  );
 }
 
-const uploadedAsset = (oasId: string): OasAsset => ({ oasId, repositoryId: '', repositoryName: '', sourceRootPath: '' });
+const uploadedAsset = (oasId: string): OasAsset => ({
+  oasId,
+  repositoryId: '',
+  repositoryName: '',
+  sourceRootPath: '',
+});
 
 /**
  * The organization's hosted descriptions the caller may see (team rules, SPEC 4.2), as `OASAsset`s: each uploaded
@@ -81,9 +92,13 @@ export async function listHostedDescriptions(
 ) {
   const membership = await caller.authorize(orgId);
   const [records, repos] = await Promise.all([listHostedDescriptionsOfOrg(orgId), codeRepositoriesOfOrg(orgId)]);
-  const apps = (await batchGet(records.map((r) => keys.application(r.applicationId)))).map((item) => fromItem<ApplicationRecord>(item)!);
+  const apps = (await batchGet(records.map((r) => keys.application(r.applicationId)))).map((item) =>
+    fromItem<ApplicationRecord>(item)!,
+  );
   const visible = new Set(
-    apps.filter((app) => !app.deleting && app.organizationId === orgId && canSeeTeamResource(membership, app.teamId)).map((app) => app.applicationId),
+    apps
+      .filter((app) => !app.deleting && app.organizationId === orgId && canSeeTeamResource(membership, app.teamId))
+      .map((app) => app.applicationId),
   );
   const repoIds = new Set(query.repoIds.map((id) => id.toLowerCase()));
   const fromRepositories = repos
@@ -91,9 +106,15 @@ export async function listHostedDescriptions(
     .flatMap((repo) =>
       (repo.openApiSpecs ?? [])
         .filter((spec) => visible.has(spec.oasId))
-        .map((spec): OasAsset => ({ oasId: spec.oasId, repositoryId: repo.repoId, repositoryName: repo.name, sourceRootPath: spec.sourceRootPath })),
+        .map((spec): OasAsset => ({
+          oasId: spec.oasId,
+          repositoryId: repo.repoId,
+          repositoryName: repo.name,
+          sourceRootPath: spec.sourceRootPath,
+        })),
     );
-  const sortKey = query.sortField === 'repoName' ? (a: OasAsset) => a.repositoryName.toLowerCase() : (a: OasAsset) => a.repositoryId;
+  const sortKey =
+    query.sortField === 'repoName' ? (a: OasAsset) => a.repositoryName.toLowerCase() : (a: OasAsset) => a.repositoryId;
   const assets = [...(repoIds.size > 0 ? [] : [...visible].map(uploadedAsset)), ...fromRepositories].sort(
     compareBy(sortKey, (a) => `${a.repositoryId}\n${a.oasId}\n${a.sourceRootPath}`, query.sortDir),
   );
@@ -114,11 +135,20 @@ export async function listHostedDescriptions(
  * their repository when the organization registered it (code-repositories).
  */
 async function mappedDescriptions(appId: string, orgId: string, mapped: MappedDescription[]) {
-  const [uploaded, repos] = await Promise.all([getHostedDescription(appId), getCodeRepositories(orgId, mapped.map((m) => m.repositoryId))]);
+  const [uploaded, repos] = await Promise.all([
+    getHostedDescription(appId),
+    getCodeRepositories(
+      orgId,
+      mapped.map((m) => m.repositoryId),
+    ),
+  ]);
   const names = new Map(repos.map((repo) => [repo.repoId, repo.name]));
   return {
     appId,
-    assets: [...(uploaded ? [uploadedAsset(appId)] : []), ...mapped.map((m) => ({ ...m, repositoryName: names.get(m.repositoryId.toLowerCase()) ?? '' }))],
+    assets: [
+      ...(uploaded ? [uploadedAsset(appId)] : []),
+      ...mapped.map((m) => ({ ...m, repositoryName: names.get(m.repositoryId.toLowerCase()) ?? '' })),
+    ],
     repoIds: [...new Set(mapped.map((m) => m.repositoryId))],
   };
 }
@@ -129,7 +159,8 @@ export async function applicationMapping(caller: Caller, appId: string) {
 }
 
 /** Stored maps come back with their keys in any order: compare mappings field by field. */
-const fingerprint = (assets: MappedDescription[]) => JSON.stringify(assets.map((a) => [a.oasId, a.repositoryId, a.sourceRootPath]));
+const fingerprint = (assets: MappedDescription[]) =>
+  JSON.stringify(assets.map((a) => [a.oasId, a.repositoryId, a.sourceRootPath]));
 
 /**
  * Includes (`include: true`) or excludes a repository-sourced description for the application. Idempotent:
@@ -140,19 +171,30 @@ export async function toggleMapping(caller: Caller, appId: string, request: Mapp
     throw badRequest(`body.appId: must be the application of the path (${appId}) or absent`);
   }
   if (request.oasId.toLowerCase() === appId.toLowerCase()) {
-    throw badRequest('body.oasId: the uploaded description of the application is always included; name a repository-sourced description');
+    throw badRequest(
+      'body.oasId: the uploaded description of the application is always included; name a repository-sourced description',
+    );
   }
   const { app } = await accessibleApplication(caller, appId, { teamRestricted: true });
-  const entry: MappedDescription = { oasId: request.oasId, repositoryId: request.repositoryId, sourceRootPath: request.sourceRootPath };
+  const entry: MappedDescription = {
+    oasId: request.oasId,
+    repositoryId: request.repositoryId,
+    sourceRootPath: request.sourceRootPath,
+  };
   let assets: MappedDescription[] = [];
   await commitOptimistically(appId, async () => {
     const mapping = await getOasMapping(appId);
     const listed = mapping.assets.some((asset) => asset.oasId === entry.oasId);
     if (!request.include) assets = mapping.assets.filter((asset) => asset.oasId !== entry.oasId);
-    else assets = listed ? mapping.assets.map((asset) => (asset.oasId === entry.oasId ? entry : asset)) : [...mapping.assets, entry];
+    else
+      assets = listed
+        ? mapping.assets.map((asset) => (asset.oasId === entry.oasId ? entry : asset))
+        : [...mapping.assets, entry];
     if (fingerprint(assets) === fingerprint(mapping.assets)) return undefined;
     if (assets.length > MAX_MAPPED_DESCRIPTIONS) {
-      throw badRequest(`application ${appId} already includes ${MAX_MAPPED_DESCRIPTIONS} descriptions, the most it may`);
+      throw badRequest(
+        `application ${appId} already includes ${MAX_MAPPED_DESCRIPTIONS} descriptions, the most it may`,
+      );
     }
     return [
       requireLiveApplication(appId),

@@ -85,7 +85,10 @@ export function validateDescription(
   limits: { timeoutMs: number; maxHeapMb: number } = DESCRIPTION_VALIDATION,
 ): Promise<ValidDescription> {
   const tooCostly = (what: string) =>
-    new HttpError(413, `Invalid OpenAPI description: validating it needs more than ${what}; split it or reduce its parameters, schemas or errors`);
+    new HttpError(
+      413,
+      `Invalid OpenAPI description: validating it needs more than ${what}; split it or reduce its parameters, schemas or errors`,
+    );
   const reusable = limits.maxHeapMb === DESCRIPTION_VALIDATION.maxHeapMb;
   const worker = (reusable && idleWorkers.pop()) || startWorker(limits.maxHeapMb);
   worker.ref();
@@ -102,11 +105,24 @@ export function validateDescription(
       outcome();
     };
     const onMessage = (answer: WorkerAnswer) =>
-      settle(() => ('valid' in answer ? resolve(answer.valid) : reject(new HttpError(answer.refused.statusCode, answer.refused.message))), true);
+      settle(
+        () =>
+          'valid' in answer
+            ? resolve(answer.valid)
+            : reject(new HttpError(answer.refused.statusCode, answer.refused.message)),
+        true,
+      );
     const onError = (error: Error & { code?: string }) =>
-      settle(() => reject(error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? tooCostly(`${limits.maxHeapMb} MB of memory`) : error), false);
-    const onExit = (code: number) => settle(() => reject(new Error(`description validation worker exited with ${code} before answering`)), false);
-    const timer = setTimeout(() => settle(() => reject(tooCostly(`${limits.timeoutMs / 1000} s`)), false), limits.timeoutMs);
+      settle(
+        () => reject(error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? tooCostly(`${limits.maxHeapMb} MB of memory`) : error),
+        false,
+      );
+    const onExit = (code: number) =>
+      settle(() => reject(new Error(`description validation worker exited with ${code} before answering`)), false);
+    const timer = setTimeout(
+      () => settle(() => reject(tooCostly(`${limits.timeoutMs / 1000} s`)), false),
+      limits.timeoutMs,
+    );
     worker.on('message', onMessage).on('error', onError).on('exit', onExit);
     worker.postMessage(text);
   });
@@ -121,9 +137,13 @@ function workerEntry(): URL {
   if (!self.pathname.endsWith('.ts')) return self;
   // tsx's ESM API (its `import` export: require.resolve would give the CommonJS one).
   const tsxPackage = createRequire(self).resolve('tsx/package.json');
-  const { exports } = JSON.parse(readFileSync(tsxPackage, 'utf8')) as { exports: Record<string, { import: { default: string } }> };
+  const { exports } = JSON.parse(readFileSync(tsxPackage, 'utf8')) as {
+    exports: Record<string, { import: { default: string } }>;
+  };
   const tsx = pathToFileURL(join(dirname(tsxPackage), exports['./esm/api'].import.default)).href;
-  return new URL(`data:text/javascript,${encodeURIComponent(`import { register } from ${JSON.stringify(tsx)}; register(); await import(${JSON.stringify(self.href)});`)}`);
+  return new URL(
+    `data:text/javascript,${encodeURIComponent(`import { register } from ${JSON.stringify(tsx)}; register(); await import(${JSON.stringify(self.href)});`)}`,
+  );
 }
 
 async function validateHere(text: string): Promise<ValidDescription> {
@@ -161,20 +181,28 @@ async function validateHere(text: string): Promise<ValidDescription> {
     return line ? `${pointer} (line ${line})` : pointer;
   };
 
-  if (!document || typeof document !== 'object' || Array.isArray(document)) throw invalid('the document must be a YAML or JSON object');
+  if (!document || typeof document !== 'object' || Array.isArray(document))
+    throw invalid('the document must be a YAML or JSON object');
   const fields = document as Record<string, unknown>;
-  if ('swagger' in fields) throw invalid(`${at('/swagger')}: Swagger 2.0 descriptions are not accepted; upload OpenAPI 3.0 or 3.1`);
+  if ('swagger' in fields)
+    throw invalid(`${at('/swagger')}: Swagger 2.0 descriptions are not accepted; upload OpenAPI 3.0 or 3.1`);
   const missing = ['openapi', 'info', 'paths'].filter((field) => fields[field] === undefined || fields[field] === null);
   if (missing.length > 0) throw invalid(`${missing.map((f) => `/${f}`).join(', ')}: required field(s) missing`);
   if (typeof fields.openapi !== 'string' || !OPENAPI_3_0_OR_3_1.test(fields.openapi)) {
-    throw invalid(`${at('/openapi')}: must be an OpenAPI 3.0.x or 3.1.x version such as "3.0.3" or "3.1.0", got ${JSON.stringify(fields.openapi)}`);
+    throw invalid(
+      `${at('/openapi')}: must be an OpenAPI 3.0.x or 3.1.x version such as "3.0.3" or "3.1.0", got ${JSON.stringify(fields.openapi)}`,
+    );
   }
 
   if (expandedNodeCount(document) > MAX_EXPANDED_NODES) {
     throw invalid(`the description expands to more than ${MAX_EXPANDED_NODES} nodes through its $refs`);
   }
   // Internal references only: a description naming a file or URL must not make the service read or fetch it.
-  const options = { resolve: { external: false }, dereference: { circular: 'ignore' as const }, timeoutMs: DESCRIPTION_VALIDATION.timeoutMs };
+  const options = {
+    resolve: { external: false },
+    dereference: { circular: 'ignore' as const },
+    timeoutMs: DESCRIPTION_VALIDATION.timeoutMs,
+  };
   const { dereference, validate } = await openapiParser();
   let expanded: Record<string, unknown>;
   try {
@@ -259,7 +287,9 @@ function pointersByLine(value: unknown): string[] {
   const lines = [''];
   const visit = (node: unknown, pointer: string) => {
     if (!node || typeof node !== 'object') return;
-    const entries = Array.isArray(node) ? node.map((v, i) => [String(i), v] as const) : Object.entries(node).filter(([, v]) => v !== undefined);
+    const entries = Array.isArray(node)
+      ? node.map((v, i) => [String(i), v] as const)
+      : Object.entries(node).filter(([, v]) => v !== undefined);
     if (entries.length === 0) return;
     for (const [key, child] of entries) {
       const childPointer = `${pointer}/${escapePointer(key)}`;
@@ -301,7 +331,13 @@ if (!isMainThread && (workerData as { kind?: string } | null)?.kind === WORKER_K
       (error: Error) => {
         if (error instanceof HttpError) answer({ refused: { statusCode: error.statusCode, message: error.message } });
         // A description nested too deeply through its references for the validator's recursion.
-        else if (error instanceof RangeError) answer({ refused: { statusCode: 400, message: invalid(`its $refs nest too deeply to validate (${error.message})`).message } });
+        else if (error instanceof RangeError)
+          answer({
+            refused: {
+              statusCode: 400,
+              message: invalid(`its $refs nest too deeply to validate (${error.message})`).message,
+            },
+          });
         else throw error; // the worker's 'error': the request answers 500 and the worker is stopped
       },
     ),

@@ -36,20 +36,34 @@ export interface OrganizationAssetRecord {
 
 const COMMIT_ATTEMPTS = 3;
 const LABELS: Record<OrganizationAssetKind, string> = { configuration: 'scan configuration', policy: 'scan policy' };
-export const assetNotFound = (kind: OrganizationAssetKind, orgId: string, name: string) => notFound(`${LABELS[kind]} ${name} not found in organization ${orgId}`);
+export const assetNotFound = (kind: OrganizationAssetKind, orgId: string, name: string) =>
+  notFound(`${LABELS[kind]} ${name} not found in organization ${orgId}`);
 
-export async function getOrganizationAsset(kind: OrganizationAssetKind, orgId: string, name: string): Promise<OrganizationAssetRecord | undefined> {
-  const out = await db.send(new GetCommand({ TableName: config.tableName, Key: keys.organizationAsset(orgId, kind, name) }));
+export async function getOrganizationAsset(
+  kind: OrganizationAssetKind,
+  orgId: string,
+  name: string,
+): Promise<OrganizationAssetRecord | undefined> {
+  const out = await db.send(
+    new GetCommand({ TableName: config.tableName, Key: keys.organizationAsset(orgId, kind, name) }),
+  );
   return fromItem<OrganizationAssetRecord>(out.Item);
 }
 
-export async function listOrganizationAssets(kind: OrganizationAssetKind, orgId: string): Promise<OrganizationAssetRecord[]> {
+export async function listOrganizationAssets(
+  kind: OrganizationAssetKind,
+  orgId: string,
+): Promise<OrganizationAssetRecord[]> {
   const { pk, skPrefix } = keys.organizationAssetsOfOrg(orgId, kind);
   return (await queryAll({ partition: pk, skPrefix })).map((item) => fromItem<OrganizationAssetRecord>(item)!);
 }
 
 /** The current text of the named asset, or undefined when there is none. */
-export async function organizationAssetText(kind: OrganizationAssetKind, orgId: string, name: string): Promise<string | undefined> {
+export async function organizationAssetText(
+  kind: OrganizationAssetKind,
+  orgId: string,
+  name: string,
+): Promise<string | undefined> {
   const record = await getOrganizationAsset(kind, orgId, name);
   return record && readObjectText(record.objectKey);
 }
@@ -63,19 +77,34 @@ const onVersion = (previousVersion: string | undefined) =>
 const putRecord = (record: OrganizationAssetRecord, previousVersion: string | undefined): TransactItem => ({
   Put: {
     TableName: config.tableName,
-    Item: { ...keys.organizationAsset(record.organizationId, record.kind, record.name), entity: 'organizationAsset', ...record },
+    Item: {
+      ...keys.organizationAsset(record.organizationId, record.kind, record.name),
+      entity: 'organizationAsset',
+      ...record,
+    },
     ...onVersion(previousVersion),
   },
 });
 
 const deleteRecord = (record: OrganizationAssetRecord): TransactItem => ({
-  Delete: { TableName: config.tableName, Key: keys.organizationAsset(record.organizationId, record.kind, record.name), ...onVersion(record.version) },
+  Delete: {
+    TableName: config.tableName,
+    Key: keys.organizationAsset(record.organizationId, record.kind, record.name),
+    ...onVersion(record.version),
+  },
 });
 
 /** Creates or replaces the named asset with `text`; `audit` is written in the same transaction. */
 export async function putOrganizationAsset(
   caller: Caller,
-  input: { kind: OrganizationAssetKind; orgId: string; name: string; text: string; contentType: string; details: Record<string, string> },
+  input: {
+    kind: OrganizationAssetKind;
+    orgId: string;
+    name: string;
+    text: string;
+    contentType: string;
+    details: Record<string, string>;
+  },
   audit: { type: ActivityType; payload: Record<string, unknown> },
 ): Promise<void> {
   const version = randomUUID();
@@ -94,13 +123,19 @@ export async function putOrganizationAsset(
   };
   for (let attempt = 1; ; attempt++) {
     const replaced = await getOrganizationAsset(input.kind, input.orgId, input.name);
-    const entry = await auditEntry(caller, input.orgId, audit.type, { ...audit.payload, fileSize: record.sizeBytes, created: !replaced });
+    const entry = await auditEntry(caller, input.orgId, audit.type, {
+      ...audit.payload,
+      fileSize: record.sizeBytes,
+      created: !replaced,
+    });
     try {
       await transactWrite([putRecord(record, replaced?.version), entry]);
       if (replaced) await deleteUnreferencedObject(replaced.objectKey);
       return;
     } catch (error) {
-      const lostRace = cancellationReasons(error)?.some((reason) => reason === 'ConditionalCheckFailed' || reason === 'TransactionConflict');
+      const lostRace = cancellationReasons(error)?.some(
+        (reason) => reason === 'ConditionalCheckFailed' || reason === 'TransactionConflict',
+      );
       if (!lostRace || attempt === COMMIT_ATTEMPTS) {
         await deleteUnreferencedObject(objectKey);
         if (lostRace) throw conflict(`${LABELS[input.kind]} ${input.name} was changed concurrently; retry`);
@@ -118,13 +153,24 @@ export async function renameOrganizationAsset(
 ): Promise<void> {
   const original = await getOrganizationAsset(input.kind, input.orgId, input.originalName);
   if (!original) throw assetNotFound(input.kind, input.orgId, input.originalName);
-  const renamed: OrganizationAssetRecord = { ...original, name: input.newName, updatedAt: Date.now(), updatedBy: caller.userId };
+  const renamed: OrganizationAssetRecord = {
+    ...original,
+    name: input.newName,
+    updatedAt: Date.now(),
+    updatedBy: caller.userId,
+  };
   try {
-    await transactWrite([deleteRecord(original), putRecord(renamed, undefined), await auditEntry(caller, input.orgId, audit.type, audit.payload)]);
+    await transactWrite([
+      deleteRecord(original),
+      putRecord(renamed, undefined),
+      await auditEntry(caller, input.orgId, audit.type, audit.payload),
+    ]);
   } catch (error) {
     const reasons = cancellationReasons(error);
-    if (reasons?.[1] === 'ConditionalCheckFailed') throw conflict(`newName: a ${LABELS[input.kind]} named ${input.newName} already exists`);
-    if (reasons?.[0] === 'ConditionalCheckFailed') throw conflict(`${LABELS[input.kind]} ${input.originalName} was changed concurrently; retry`);
+    if (reasons?.[1] === 'ConditionalCheckFailed')
+      throw conflict(`newName: a ${LABELS[input.kind]} named ${input.newName} already exists`);
+    if (reasons?.[0] === 'ConditionalCheckFailed')
+      throw conflict(`${LABELS[input.kind]} ${input.originalName} was changed concurrently; retry`);
     throw error;
   }
 }
@@ -140,14 +186,20 @@ export async function removeOrganizationAsset(
   try {
     await transactWrite([deleteRecord(record), await auditEntry(caller, input.orgId, audit.type, audit.payload)]);
   } catch (error) {
-    if (cancellationReasons(error)?.[0] === 'ConditionalCheckFailed') throw conflict(`${LABELS[input.kind]} ${input.name} was changed concurrently; retry`);
+    if (cancellationReasons(error)?.[0] === 'ConditionalCheckFailed')
+      throw conflict(`${LABELS[input.kind]} ${input.name} was changed concurrently; retry`);
     throw error;
   }
   await deleteUnreferencedObject(record.objectKey);
 }
 
 /** The hosted-asset answer (presigned URL) for the named asset, as JSON or as a redirect. */
-export async function organizationAssetDownload(kind: OrganizationAssetKind, orgId: string, name: string, redirect: boolean) {
+export async function organizationAssetDownload(
+  kind: OrganizationAssetKind,
+  orgId: string,
+  name: string,
+  redirect: boolean,
+) {
   const record = await getOrganizationAsset(kind, orgId, name);
   if (!record) throw assetNotFound(kind, orgId, name);
   return hostedAssetAnswer(await presignedDownload(record.objectKey), redirect);

@@ -61,10 +61,17 @@ export const requireLiveApplication = (appId: string): TransactItem => ({
 });
 
 /** Makes `record` current, provided the current version is still `previousVersion` (none: no description yet). */
-export const replaceHostedDescription = (record: HostedDescriptionRecord, previousVersion: string | undefined): TransactItem => ({
+export const replaceHostedDescription = (
+  record: HostedDescriptionRecord,
+  previousVersion: string | undefined,
+): TransactItem => ({
   Put: {
     TableName: config.tableName,
-    Item: { ...keys.hostedDescription(record.applicationId, record.organizationId), entity: 'hostedDescription', ...record },
+    Item: {
+      ...keys.hostedDescription(record.applicationId, record.organizationId),
+      entity: 'hostedDescription',
+      ...record,
+    },
     ...(previousVersion
       ? { ConditionExpression: 'version = :previous', ExpressionAttributeValues: { ':previous': previousVersion } }
       : { ConditionExpression: 'attribute_not_exists(pk)' }),
@@ -82,7 +89,10 @@ export const putOasMapping = (mapping: OasMappingRecord): TransactItem => ({
     TableName: config.tableName,
     Item: { ...keys.oasMapping(mapping.applicationId), entity: 'oasMapping', ...mapping },
     ...(mapping.revision > 1
-      ? { ConditionExpression: 'revision = :previous', ExpressionAttributeValues: { ':previous': mapping.revision - 1 } }
+      ? {
+          ConditionExpression: 'revision = :previous',
+          ExpressionAttributeValues: { ':previous': mapping.revision - 1 },
+        }
       : { ConditionExpression: 'attribute_not_exists(pk)' }),
   },
 });

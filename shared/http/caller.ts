@@ -30,7 +30,8 @@ export function createCaller(userId: string, apiKeyId: string, permission: Permi
         if (!organization || !membership) return { granted: false, reason: 'not-a-member' };
         if (!organization.apiAccess) return { granted: false, reason: 'no-api-access' };
         hints.addOrganizationOf(userId, orgId);
-        if (permission && !membership.permissions.includes(permission)) return { granted: false, reason: 'missing-permission' };
+        if (permission && !membership.permissions.includes(permission))
+          return { granted: false, reason: 'missing-permission' };
         return { granted: true, membership };
       });
       cache.set(orgId, pending);

@@ -17,7 +17,13 @@ const threshold: number = LEVELS[configured as keyof typeof LEVELS] ?? LEVELS.IN
 function serializable(): (key: string, value: unknown) => unknown {
   const seen = new WeakSet<object>();
   return (_key, value) => {
-    if (value instanceof Error) return { name: value.name, message: value.message, stack: value.stack, ...(value.cause ? { cause: value.cause } : {}) };
+    if (value instanceof Error)
+      return {
+        name: value.name,
+        message: value.message,
+        stack: value.stack,
+        ...(value.cause ? { cause: value.cause } : {}),
+      };
     if (typeof value === 'bigint') return value.toString();
     if (value && typeof value === 'object') {
       if (seen.has(value)) return '[Circular]';
@@ -33,7 +39,15 @@ function write(level: Level, message: string, attributes: Attributes = {}): void
   // requests in one process (npm start, a Lambda serving several) never share or overwrite each other's id.
   const requestId = currentScope()?.requestId;
   const traceId = process.env._X_AMZN_TRACE_ID;
-  const entry = { level, message, timestamp: new Date().toISOString(), service: 'hawk-api', ...(requestId ? { requestId } : {}), ...(traceId ? { xray_trace_id: traceId } : {}), ...attributes };
+  const entry = {
+    level,
+    message,
+    timestamp: new Date().toISOString(),
+    service: 'hawk-api',
+    ...(requestId ? { requestId } : {}),
+    ...(traceId ? { xray_trace_id: traceId } : {}),
+    ...attributes,
+  };
   const line = `${JSON.stringify(entry, serializable())}\n`;
   (LEVELS[level] >= LEVELS.WARN ? process.stderr : process.stdout).write(line);
 }

@@ -2,7 +2,15 @@ import type middy from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import preferredMediaTypes from 'negotiator/lib/mediaType.js';
 import type * as z from 'zod/mini';
-import { HttpError, badRequest, notAcceptable, payloadTooLarge, tooManyRequests, unauthorized, unsupportedMediaType } from '../errors.ts';
+import {
+  HttpError,
+  badRequest,
+  notAcceptable,
+  payloadTooLarge,
+  tooManyRequests,
+  unauthorized,
+  unsupportedMediaType,
+} from '../errors.ts';
 import { verifyAccessToken, InvalidTokenError } from '../auth/tokens.ts';
 import { hashApiKey, normalizedApiKey } from '../auth/api-keys.ts';
 import { admit } from '../rate-limit.ts';
@@ -69,11 +77,18 @@ export function errorResponses(): Middleware {
       } else if (error.name === 'TransactionCanceledException' || error.name === 'ConditionalCheckFailedException') {
         // Concurrent requests kept changing the same items until the operation's retries ran out: nothing was
         // written (a transaction is all or nothing), so the client may simply retry.
-        logger.info('write lost to concurrent changes', { reasons: (error as { CancellationReasons?: unknown }).CancellationReasons });
-        request.response = jsonResponse(409, { message: 'Conflict: other requests changed the same data at the same time; nothing was changed, retry the request' });
+        logger.info('write lost to concurrent changes', {
+          reasons: (error as { CancellationReasons?: unknown }).CancellationReasons,
+        });
+        request.response = jsonResponse(409, {
+          message:
+            'Conflict: other requests changed the same data at the same time; nothing was changed, retry the request',
+        });
       } else {
         logger.error('unexpected error', { error });
-        request.response = jsonResponse(500, { message: `Internal error (request ${request.event.requestContext.requestId})` });
+        request.response = jsonResponse(500, {
+          message: `Internal error (request ${request.event.requestContext.requestId})`,
+        });
       }
     },
   };
@@ -107,7 +122,8 @@ export function authentication(route: Route): Middleware {
     before: async (request) => {
       if (route.auth !== 'bearer') return;
       const token = bearerToken(request.event);
-      if (!token) throw unauthorized('Unauthorized: send Authorization: Bearer <access token> (GET /api/v1/auth/login)');
+      if (!token)
+        throw unauthorized('Unauthorized: send Authorization: Bearer <access token> (GET /api/v1/auth/login)');
       try {
         const claims = await verifyAccessToken(token);
         request.context.input.caller = createCaller(claims.userId, claims.apiKeyId, route.permission);
@@ -135,8 +151,14 @@ export function admission(route: Route, prefetch: Prefetch): Middleware {
         route.auth === 'bearer'
           ? [{ key: rateLimitKeys.user(caller!.userId), limit: config.rateLimitPerMinute }]
           : [
-              { key: rateLimitKeys.loginSource(request.event.requestContext.http.sourceIp), limit: config.loginSourceRateLimitPerMinute },
-              { key: rateLimitKeys.loginKey(hashApiKey(normalizedApiKey(request.event.headers['x-apikey']))), limit: config.loginRateLimitPerMinute },
+              {
+                key: rateLimitKeys.loginSource(request.event.requestContext.http.sourceIp),
+                limit: config.loginSourceRateLimitPerMinute,
+              },
+              {
+                key: rateLimitKeys.loginKey(hashApiKey(normalizedApiKey(request.event.headers['x-apikey']))),
+                limit: config.loginRateLimitPerMinute,
+              },
             ];
       const decisions = await Promise.all(subjects.map(({ key, limit }) => admit(key, limit)));
       const refused = decisions.flatMap((d) => (d.admitted ? [] : [d.retryAfterSeconds]));
@@ -189,7 +211,9 @@ export function inputValidation(route: Route): Middleware {
       // API Gateway's values are decoded already: never decode them twice; a hand-made event's raw segments are not.
       const { values, decoded } = readPath(event);
       names.forEach((name, i) => {
-        params[name] = decoded ? refuseMalformedEscape(name, values[i] ?? '') : decodePathSegment(name, values[i] ?? '');
+        params[name] = decoded
+          ? refuseMalformedEscape(name, values[i] ?? '')
+          : decodePathSegment(name, values[i] ?? '');
       });
       for (const name of names) {
         if (name.endsWith('Id') && !route.params?.shape[name] && !UUID.test(params[name])) {
@@ -210,11 +234,14 @@ export function inputValidation(route: Route): Middleware {
       if (route.rawBody) {
         const contentType = (event.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
         // An entry `type/*` takes every subtype.
-        const accepted = route.rawBody.contentTypes.some((t) => t === contentType || (t.endsWith('/*') && contentType.startsWith(t.slice(0, -1))));
+        const accepted = route.rawBody.contentTypes.some(
+          (t) => t === contentType || (t.endsWith('/*') && contentType.startsWith(t.slice(0, -1))),
+        );
         if (!accepted) {
           throw unsupportedMediaType(`Content-Type must be one of ${route.rawBody.contentTypes.join(', ')}`);
         }
-        if (event.body && bodyBytes(event) > route.rawBody.maxBytes) throw payloadTooLarge(`request body exceeds ${route.rawBody.maxBytes} bytes`);
+        if (event.body && bodyBytes(event) > route.rawBody.maxBytes)
+          throw payloadTooLarge(`request body exceeds ${route.rawBody.maxBytes} bytes`);
       } else if (route.body) {
         const maxBytes = route.maxBodyBytes ?? MAX_JSON_BODY_BYTES;
         if (event.body && bodyBytes(event) > maxBytes) throw payloadTooLarge(`request body exceeds ${maxBytes} bytes`);
@@ -234,7 +261,9 @@ export function inputValidation(route: Route): Middleware {
 export function bodyParsing(route: Route): Middleware {
   // Bodies are parsed as JSON whatever their Content-Type (curl -d sends form encoding); the option exists in the
   // package's code but not its type declarations.
-  const jsonParser = httpJsonBodyParser({ disableContentTypeCheck: true } as { disableContentTypeError?: boolean }) as unknown as Middleware;
+  const jsonParser = httpJsonBodyParser({ disableContentTypeCheck: true } as {
+    disableContentTypeError?: boolean;
+  }) as unknown as Middleware;
   const parse = async (request: middy.Request<LambdaEvent, LambdaResult, Error, PipelineContext>) => {
     if (request.event.body) await jsonParser.before!(request);
     const parsed = route.body!.safeParse(request.event.body ?? {});

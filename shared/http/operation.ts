@@ -40,7 +40,11 @@ export function operation<Params = Record<string, string>, Query = Record<string
     .use(bodyParsing(route))
     .use(responseEncoding(route))
     .handler(async (_event, context) => {
-      const result = await implementation({ route, ...context.input, mediaType: context.preferredMediaType } as OperationInput<Params, Query, Body>);
+      const result = await implementation({
+        route,
+        ...context.input,
+        mediaType: context.preferredMediaType,
+      } as OperationInput<Params, Query, Body>);
       return (result ?? {}) as unknown as LambdaResult;
     });
   return (event, context) => {

@@ -6,7 +6,9 @@ import type { LambdaEvent } from './types.ts';
  * `pathParameters` (decoded, and named after its own template, the event's routeKey), or for an event without them
  * (a hand-made one) the raw path's segments, still percent-encoded (`decoded: false`).
  */
-export function pathParameterReader(route: Route): (event: LambdaEvent) => { values: (string | undefined)[]; decoded: boolean } {
+export function pathParameterReader(
+  route: Route,
+): (event: LambdaEvent) => { values: (string | undefined)[]; decoded: boolean } {
   const count = pathParameterNames(route.path).length;
   const template = pathPattern(route.path);
   return (event) => {

@@ -32,7 +32,6 @@ export interface PrefetchInput {
 
 export type OperationReads = (input: PrefetchInput) => Reads;
 
-
 /** The caller's membership and the organization, for each of these organizations. */
 export const organizationAccessReads = (userId: string, orgIds: string[]): Record<string, unknown>[] =>
   orgIds.flatMap((orgId) => organizationAccessKeys(orgId, userId));
@@ -40,7 +39,13 @@ export const organizationAccessReads = (userId: string, orgIds: string[]): Recor
 function readsFromPath(ids: Record<string, string>, caller: Caller | undefined): Reads {
   if (!caller) return {};
   if (ids.orgId) return { items: organizationAccessReads(caller.userId, [ids.orgId]) };
-  if (ids.appId) return { items: [keys.application(ids.appId), ...organizationAccessReads(caller.userId, hints.organizationsOf(caller.userId))] };
+  if (ids.appId)
+    return {
+      items: [
+        keys.application(ids.appId),
+        ...organizationAccessReads(caller.userId, hints.organizationsOf(caller.userId)),
+      ],
+    };
   return {};
 }
 

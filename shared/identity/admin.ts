@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { listAllOrganizations, putOrganization } from './organization-repository.ts';
 import { getUsers, putUser, userOrganizationUpdate } from './user-repository.ts';
-import { getOrganizationAccess, listMembershipsOfOrg, membershipDelete, putMembership, type Role } from './membership-repository.ts';
+import {
+  getOrganizationAccess,
+  listMembershipsOfOrg,
+  membershipDelete,
+  putMembership,
+  type Role,
+} from './membership-repository.ts';
 import { getTeams, teamUpdate } from '../teams/repository.ts';
 import { transactWrite } from '../db/transactions.ts';
 import { deleteApiKey, listApiKeys, putApiKey } from './api-key-repository.ts';
@@ -14,7 +20,10 @@ import { badRequest, notFound } from '../errors.ts';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
-export async function createOrganization(input: { name: string; apiAccess?: boolean }): Promise<{ organizationId: string }> {
+export async function createOrganization(input: {
+  name: string;
+  apiAccess?: boolean;
+}): Promise<{ organizationId: string }> {
   const name = input.name?.trim();
   if (!name) throw badRequest('--name is required');
   const organizationId = randomUUID();
@@ -42,7 +51,10 @@ export async function addMember(input: {
   if (unknown.length) throw badRequest(`unknown permission(s) ${unknown.join(', ')}; known: ${PERMISSIONS.join(', ')}`);
   const permissions = (input.permissions as Permission[] | undefined) ?? [...PERMISSIONS];
   const role = input.role ?? (input.permissions ? 'MEMBER' : 'ADMIN');
-  await putMembership({ organizationId: input.organizationId, userId: input.userId, role, permissions, createdAt: Date.now() }, { replace: input.replace ?? false });
+  await putMembership(
+    { organizationId: input.organizationId, userId: input.userId, role, permissions, createdAt: Date.now() },
+    { replace: input.replace ?? false },
+  );
   return { organizationId: input.organizationId, userId: input.userId, role, permissions };
 }
 
@@ -71,7 +83,10 @@ export async function revokeApiKey(input: { userId: string; keyId: string }): Pr
  * The user's API keys stay (other organizations); a user left without an API organization can no longer log in
  * or refresh.
  */
-export async function removeMember(input: { organizationId: string; userId: string }): Promise<{ removed: string; organizationId: string }> {
+export async function removeMember(input: {
+  organizationId: string;
+  userId: string;
+}): Promise<{ removed: string; organizationId: string }> {
   const { membership } = await getOrganizationAccess(input.organizationId, input.userId);
   if (!membership) throw notFound(`user ${input.userId} is not a member of organization ${input.organizationId}`);
   const teams = await getTeams(input.organizationId, membership.teamIds);
@@ -99,5 +114,12 @@ export async function listMembers(input: { organizationId: string }) {
 
 export async function listOrganizations() {
   const organizations = await listAllOrganizations();
-  return { organizations: organizations.map((o) => ({ organizationId: o.organizationId, name: o.name, apiAccess: o.apiAccess, createdAt: new Date(o.createdAt).toISOString() })) };
+  return {
+    organizations: organizations.map((o) => ({
+      organizationId: o.organizationId,
+      name: o.name,
+      apiAccess: o.apiAccess,
+      createdAt: new Date(o.createdAt).toISOString(),
+    })),
+  };
 }

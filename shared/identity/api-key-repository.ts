@@ -26,7 +26,8 @@ export async function putApiKey(record: ApiKeyRecord): Promise<void> {
       }),
     );
   } catch (error) {
-    if (cancellationReasons(error)?.[0] === 'ConditionalCheckFailed') throw badRequest(`user ${record.userId} does not exist`);
+    if (cancellationReasons(error)?.[0] === 'ConditionalCheckFailed')
+      throw badRequest(`user ${record.userId} does not exist`);
     throw error;
   }
 }

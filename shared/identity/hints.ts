@@ -25,7 +25,11 @@ export const hints = {
   addOrganizationOf(userId: string, orgId: string): void {
     const known = organizationsOfUser.get(userId) ?? [];
     if (known[0] === orgId) return;
-    remember(organizationsOfUser, userId, [orgId, ...known.filter((id) => id !== orgId)].slice(0, MAX_ORGANIZATION_HINTS));
+    remember(
+      organizationsOfUser,
+      userId,
+      [orgId, ...known.filter((id) => id !== orgId)].slice(0, MAX_ORGANIZATION_HINTS),
+    );
   },
   userOfApiKey: (secretHash: string): string | undefined => userOfApiKey.get(secretHash),
   setUserOfApiKey(secretHash: string, userId: string): void {

@@ -23,9 +23,17 @@ export async function listMembers(caller: Caller, orgId: string, q: ListMembersQ
       (!pattern || user.fullName.toLowerCase().includes(pattern) || user.email.toLowerCase().includes(pattern))
     );
   });
-  kept.sort(compareBy((m) => m.userId, (m) => m.userId, q.sortDir === 'desc' ? 'DESC' : 'ASC'));
+  kept.sort(
+    compareBy(
+      (m) => m.userId,
+      (m) => m.userId,
+      q.sortDir === 'desc' ? 'DESC' : 'ASC',
+    ),
+  );
   const request = { page: q.pageToken, size: q.pageSize };
   const page = pageOf(kept, request);
-  const views = await Promise.all(page.items.map(async (m) => toUserView(users.get(m.userId)!, [organization], [m], await teamsOf([m]))));
+  const views = await Promise.all(
+    page.items.map(async (m) => toUserView(users.get(m.userId)!, [organization], [m], await teamsOf([m]))),
+  );
   return { users: views, nextPageToken: v1NextPageToken(request, page.hasNext), totalCount: page.totalCount };
 }

@@ -27,7 +27,10 @@ export interface Membership {
  * Adds a membership, or, with `replace`, changes an existing one's role and permissions (without it an existing
  * membership is refused with 409); the organization and the user must exist. Its teams are kept: they are owned by the team items and change only with them.
  */
-export async function putMembership(membership: Omit<Membership, 'teamIds'>, options: { replace: boolean }): Promise<void> {
+export async function putMembership(
+  membership: Omit<Membership, 'teamIds'>,
+  options: { replace: boolean },
+): Promise<void> {
   const { organizationId, userId, role, permissions, createdAt } = membership;
   try {
     await db.send(
@@ -65,7 +68,9 @@ export async function putMembership(membership: Omit<Membership, 'teamIds'>, opt
     if (reasons?.[0] === 'ConditionalCheckFailed') throw badRequest(`organization ${organizationId} does not exist`);
     if (reasons?.[1] === 'ConditionalCheckFailed') throw badRequest(`user ${userId} does not exist`);
     if (reasons?.[2] === 'ConditionalCheckFailed') {
-      throw conflict(`user ${userId} is already a member of organization ${organizationId}: pass --replace to change its role and permissions`);
+      throw conflict(
+        `user ${userId} is already a member of organization ${organizationId}: pass --replace to change its role and permissions`,
+      );
     }
     throw error;
   }
@@ -87,7 +92,10 @@ export async function getOrganizationAccess(
 }
 
 /** The items getOrganizationAccess reads (the pipeline prefetches them: shared/http/prefetch.ts). */
-export const organizationAccessKeys = (orgId: string, userId: string) => [keys.organization(orgId), membershipKey(orgId, userId)];
+export const organizationAccessKeys = (orgId: string, userId: string) => [
+  keys.organization(orgId),
+  membershipKey(orgId, userId),
+];
 
 /** The query listMembershipsOfUser runs (the pipeline prefetches it for /user). */
 export function membershipsOfUserQuery(userId: string): PartitionQuery {
@@ -105,12 +113,17 @@ export async function listMembershipsOfUser(userId: string): Promise<Membership[
  * by key in one BatchGetItem (the pipeline prefetches those of the organizations the user was last seen in); for a
  * user item written before it kept them, from gsi1 and then the organizations.
  */
-export async function membershipsAndOrganizationsOf(userId: string, user?: User): Promise<{ memberships: Membership[]; organizations: Organization[] }> {
+export async function membershipsAndOrganizationsOf(
+  userId: string,
+  user?: User,
+): Promise<{ memberships: Membership[]; organizations: Organization[] }> {
   if (!user?.organizationIdsKept) {
     const memberships = await listMembershipsOfUser(userId);
     return { memberships, organizations: await getOrganizations(memberships.map((m) => m.organizationId)) };
   }
-  const items = await batchGet([...(user.organizationIds ?? [])].flatMap((orgId) => organizationAccessKeys(orgId, userId)));
+  const items = await batchGet(
+    [...(user.organizationIds ?? [])].flatMap((orgId) => organizationAccessKeys(orgId, userId)),
+  );
   const memberships = items.filter((item) => item.sk !== '#ORG').map((item) => fromItem<Membership>(item)!);
   const memberOf = new Set(memberships.map((m) => m.organizationId));
   const organizations = items.filter((item) => item.sk === '#ORG').map((item) => fromItem<Organization>(item)!);

@@ -32,7 +32,12 @@ export async function listAllOrganizations(): Promise<Organization[]> {
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
     const page = await db.send(
-      new ScanCommand({ TableName: config.tableName, FilterExpression: 'entity = :entity', ExpressionAttributeValues: { ':entity': 'organization' }, ExclusiveStartKey }),
+      new ScanCommand({
+        TableName: config.tableName,
+        FilterExpression: 'entity = :entity',
+        ExpressionAttributeValues: { ':entity': 'organization' },
+        ExclusiveStartKey,
+      }),
     );
     organizations.push(...(page.Items ?? []).map((item) => fromItem<Organization>(item)!));
     ExclusiveStartKey = page.LastEvaluatedKey;

@@ -21,7 +21,10 @@ import type { Permission } from './permissions.ts';
 export async function apiOrganizationsOf(userId: string, user?: User) {
   const { memberships, organizations: all } = await membershipsAndOrganizationsOf(userId, user);
   const organizations = all.filter((o) => o.apiAccess);
-  hints.setOrganizationsOf(userId, organizations.map((o) => o.organizationId));
+  hints.setOrganizationsOf(
+    userId,
+    organizations.map((o) => o.organizationId),
+  );
   return { memberships, organizations };
 }
 
@@ -32,7 +35,8 @@ export async function apiOrganizationsOf(userId: string, user?: User) {
 export async function requirePermissionInSomeOrganization(caller: Caller, permission: Permission): Promise<void> {
   const { memberships, organizations } = await apiOrganizationsOf(caller.userId);
   const reachable = new Set(organizations.map((org) => org.organizationId));
-  if (!memberships.some((m) => reachable.has(m.organizationId) && m.permissions.includes(permission))) throw unauthorized();
+  if (!memberships.some((m) => reachable.has(m.organizationId) && m.permissions.includes(permission)))
+    throw unauthorized();
 }
 
 /**
@@ -69,7 +73,8 @@ export async function login(apiKey: string | undefined): Promise<{ token: string
  */
 export async function refresh(userId: string, apiKeyId: string): Promise<{ token: string }> {
   const [apiKeys, apiOrganization] = await Promise.all([listApiKeys(userId), hasApiOrganization(userId)]);
-  if (!apiKeys.some((key) => key.keyId === apiKeyId)) throw unauthorized('Unauthorized: the API key this session started with was revoked; log in again');
+  if (!apiKeys.some((key) => key.keyId === apiKeyId))
+    throw unauthorized('Unauthorized: the API key this session started with was revoked; log in again');
   requireApiOrganization(userId, apiOrganization);
   return { token: await issueAccessToken(userId, apiKeyId) };
 }
@@ -90,7 +95,12 @@ export async function currentUser(userId: string) {
 export const loginReads: OperationReads = ({ headers }) => {
   const secretHash = hashApiKey(normalizedApiKey(headers['x-apikey']));
   const userId = hints.userOfApiKey(secretHash);
-  return { items: [keys.apiKeyBySecretHash(secretHash), ...(userId ? organizationAccessReads(userId, hints.organizationsOf(userId)) : [])] };
+  return {
+    items: [
+      keys.apiKeyBySecretHash(secretHash),
+      ...(userId ? organizationAccessReads(userId, hints.organizationsOf(userId)) : []),
+    ],
+  };
 };
 
 export const refreshReads: OperationReads = ({ caller }) => ({

@@ -34,7 +34,8 @@ export async function putUser(user: Omit<User, 'organizationIds' | 'organization
       }),
     );
   } catch (error) {
-    if (cancellationReasons(error)?.[1] === 'ConditionalCheckFailed') throw badRequest(`email ${user.email} is already used by another user`);
+    if (cancellationReasons(error)?.[1] === 'ConditionalCheckFailed')
+      throw badRequest(`email ${user.email} is already used by another user`);
     throw error;
   }
 }
@@ -53,7 +54,11 @@ export async function getUsers(userIds: string[]): Promise<User[]> {
  * A membership write's part on the user item: it must exist, and lists the organization from now on ('ADD') or no
  * longer ('DELETE').
  */
-export const userOrganizationUpdate = (userId: string, organizationId: string, change: 'ADD' | 'DELETE'): TransactItem => ({
+export const userOrganizationUpdate = (
+  userId: string,
+  organizationId: string,
+  change: 'ADD' | 'DELETE',
+): TransactItem => ({
   Update: {
     TableName: config.tableName,
     Key: keys.user(userId),

@@ -17,12 +17,23 @@ export type UserTeamView = { id: string; name: string; organizationId: string };
 export async function teamsOf(memberships: Membership[]): Promise<UserTeamView[]> {
   const teams = (await Promise.all(memberships.map((m) => getTeams(m.organizationId, m.teamIds)))).flat();
   return teams
-    .sort(compareBy((team) => nameOrderKey(team.name, team.teamId), (team) => team.teamId, 'ASC'))
+    .sort(
+      compareBy(
+        (team) => nameOrderKey(team.name, team.teamId),
+        (team) => team.teamId,
+        'ASC',
+      ),
+    )
     .map((team) => ({ id: team.teamId, name: team.name, organizationId: team.organizationId }));
 }
 
 /** user.User: `organizations` with the user's role in each (from `memberships`), its teams. */
-export function toUserView(user: User, organizations: Organization[], memberships: Membership[], teams: UserTeamView[]) {
+export function toUserView(
+  user: User,
+  organizations: Organization[],
+  memberships: Membership[],
+  teams: UserTeamView[],
+) {
   const [firstName, ...rest] = user.fullName.split(' ');
   return {
     createdTimestamp: user.createdAt,
@@ -35,9 +46,15 @@ export function toUserView(user: User, organizations: Organization[], membership
       organizations: organizations.map((organization) => {
         const membership = memberships.find((m) => m.organizationId === organization.organizationId);
         return {
-          organization: { id: organization.organizationId, name: organization.name, createdTimestamp: organization.createdAt },
+          organization: {
+            id: organization.organizationId,
+            name: organization.name,
+            createdTimestamp: organization.createdAt,
+          },
           role: membership?.role ?? 'MEMBER',
-          permissions: (membership?.permissions ?? []).map(publicPermissionName).filter((name) => PUBLIC_PERMISSIONS.has(name)),
+          permissions: (membership?.permissions ?? [])
+            .map(publicPermissionName)
+            .filter((name) => PUBLIC_PERMISSIONS.has(name)),
         };
       }),
       teams,

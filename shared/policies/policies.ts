@@ -46,12 +46,19 @@ interface OrganizationPolicyDocument {
   techFlags: Record<string, boolean>;
 }
 
-const unknownOf = (values: string[], known: (value: string) => boolean) => [...new Set(values.filter((value) => !known(value)))];
+const unknownOf = (values: string[], known: (value: string) => boolean) => [
+  ...new Set(values.filter((value) => !known(value))),
+];
 
 /** 400 naming every unknown tech flag; the flags merged over `base`. */
-function checkedFlags(field: string, flags: Record<string, boolean> | undefined, base: Record<string, boolean>): Record<string, boolean> {
+function checkedFlags(
+  field: string,
+  flags: Record<string, boolean> | undefined,
+  base: Record<string, boolean>,
+): Record<string, boolean> {
   const unknown = unknownOf(Object.keys(flags ?? {}), isTechFlag);
-  if (unknown.length) throw badRequest(`${field}: unknown tech flag(s) ${unknown.map((f) => JSON.stringify(f)).join(', ')}`);
+  if (unknown.length)
+    throw badRequest(`${field}: unknown tech flag(s) ${unknown.map((f) => JSON.stringify(f)).join(', ')}`);
   return { ...base, ...flags };
 }
 
@@ -75,9 +82,17 @@ export async function builtInPolicyByName(caller: Caller, permission: Permission
 
 // ---- Organization policies
 
-export async function upsertOrganizationPolicy(caller: Caller, orgId: string, input: UpsertOrganizationPolicy): Promise<void> {
-  if (builtInPolicy(input.name)) throw badRequest(`scanPolicy.name: ${input.name} is a built-in policy name; choose another`);
-  const unknown = unknownOf(input.plugins.map((p) => p.pluginId), (id) => SCAN_RULE_IDS.has(id));
+export async function upsertOrganizationPolicy(
+  caller: Caller,
+  orgId: string,
+  input: UpsertOrganizationPolicy,
+): Promise<void> {
+  if (builtInPolicy(input.name))
+    throw badRequest(`scanPolicy.name: ${input.name} is a built-in policy name; choose another`);
+  const unknown = unknownOf(
+    input.plugins.map((p) => p.pluginId),
+    (id) => SCAN_RULE_IDS.has(id),
+  );
   if (unknown.length) throw badRequest(`scanPolicy.plugins: unknown plugin id(s) ${unknown.join(', ')}`);
   const techFlags = checkedFlags('scanPolicy.techFlags', input.techFlags, allTechFlags());
   const enabled = new Map(input.plugins.map((p) => [p.pluginId, p.enabled]));
@@ -100,29 +115,46 @@ export async function upsertOrganizationPolicy(caller: Caller, orgId: string, in
       contentType: 'application/json',
       details: { displayName: document.displayName, description: document.description, id: document.id },
     },
-    { type: 'ORGANIZATION_POLICY_MODIFIED', payload: { policyName: input.name, enabledPlugins: document.plugins.filter((p) => p.enabled).length } },
+    {
+      type: 'ORGANIZATION_POLICY_MODIFIED',
+      payload: { policyName: input.name, enabledPlugins: document.plugins.filter((p) => p.enabled).length },
+    },
   );
 }
 
 async function organizationPolicy(orgId: string, name: string): Promise<OrganizationPolicyDocument | undefined> {
   const text = await organizationAssetText('policy', orgId, name);
   if (text === undefined) return undefined;
-  const view = JSON.parse(text) as OrganizationPolicyDocument & { plugins: (PluginSetting & Record<string, unknown>)[] };
+  const view = JSON.parse(text) as OrganizationPolicyDocument & {
+    plugins: (PluginSetting & Record<string, unknown>)[];
+  };
   return { ...view, plugins: view.plugins.map(({ pluginId, enabled }) => ({ pluginId, enabled })) };
 }
 
 export function removeOrganizationPolicy(caller: Caller, orgId: string, name: string): Promise<void> {
-  return removeOrganizationAsset(caller, { kind: 'policy', orgId, name }, { type: 'ORGANIZATION_POLICY_REMOVED', payload: { policyName: name } });
+  return removeOrganizationAsset(
+    caller,
+    { kind: 'policy', orgId, name },
+    { type: 'ORGANIZATION_POLICY_REMOVED', payload: { policyName: name } },
+  );
 }
 
 /** `scanpolicy.ListOrganizationScanPoliciesResponse`. */
 export async function organizationPolicyList(orgId: string, query: ListOrganizationPoliciesQuery) {
   const request = v2PageRequest(query.page, query.pageToken, query.pageSize);
-  const field = (r: OrganizationAssetRecord) => (query.sortField === 'displayName' ? (r.details.displayName ?? '').toLowerCase() : r.name);
-  const all = (await listOrganizationAssets('policy', orgId)).sort(compareBy(field, (r) => r.name, query.sortDir === 'desc' ? 'DESC' : 'ASC'));
+  const field = (r: OrganizationAssetRecord) =>
+    query.sortField === 'displayName' ? (r.details.displayName ?? '').toLowerCase() : r.name;
+  const all = (await listOrganizationAssets('policy', orgId)).sort(
+    compareBy(field, (r) => r.name, query.sortDir === 'desc' ? 'DESC' : 'ASC'),
+  );
   const page = pageOf(all, request);
   return {
-    policies: page.items.map((r) => ({ name: r.name, displayName: r.details.displayName ?? '', description: r.details.description ?? '', organizationId: orgId })),
+    policies: page.items.map((r) => ({
+      name: r.name,
+      displayName: r.details.displayName ?? '',
+      description: r.details.description ?? '',
+      organizationId: orgId,
+    })),
     ...pageTokens(request, page),
   };
 }
@@ -134,7 +166,6 @@ async function namedPolicy(orgId: string, name: string): Promise<Omit<Organizati
   const builtIn = builtInPolicy(name);
   return builtIn ? { ...builtIn, techFlags: allTechFlags() } : organizationPolicy(orgId, name);
 }
-
 
 const applicationPolicyView = (policy: ApplicationPolicyRecord) =>
   scanPolicyView({
@@ -148,23 +179,32 @@ const applicationPolicyView = (policy: ApplicationPolicyRecord) =>
     techFlags: { ...allTechFlags(), ...policy.techFlags },
   });
 
-
 /**
  * GET /api/v1/app/{appId}/policy: the application's policy; `policyName` answers that built-in or organization
  * policy instead (NOT_FOUND when there is none); `policyConfigured=true` answers NOT_FOUND unless the application
  * has a policy of its own.
  */
-export async function applicationPolicy(caller: Caller, appId: string, query: { policyName: string; policyConfigured: boolean }) {
+export async function applicationPolicy(
+  caller: Caller,
+  appId: string,
+  query: { policyName: string; policyConfigured: boolean },
+) {
   const { app } = await accessibleApplication(caller, appId, { teamRestricted: true });
   if (query.policyName) {
     const named = await namedPolicy(app.organizationId, query.policyName);
     if (!named) return { status: 'NOT_FOUND' };
     const id = 'id' in named ? String(named.id) : builtInPolicyId(named.name);
-    return { scanPolicy: scanPolicyView({ ...named, id, techFlags: { ...allTechFlags(), ...named.techFlags } }), status: 'OK' };
+    return {
+      scanPolicy: scanPolicyView({ ...named, id, techFlags: { ...allTechFlags(), ...named.techFlags } }),
+      status: 'OK',
+    };
   }
   const own = await getApplicationPolicy(appId);
   if (!own && query.policyConfigured) return { status: 'NOT_FOUND' };
-  return { scanPolicy: applicationPolicyView(own ?? defaultApplicationPolicy(appId, app.organizationId)), status: 'OK' };
+  return {
+    scanPolicy: applicationPolicyView(own ?? defaultApplicationPolicy(appId, app.organizationId)),
+    status: 'OK',
+  };
 }
 
 /** Read-modify-write of the application's policy with its audit entry; `change` returns undefined for "nothing to write". */
@@ -172,7 +212,9 @@ async function changeApplicationPolicy(
   caller: Caller,
   appId: string,
   auditType: ActivityType,
-  change: (current: ApplicationPolicyRecord) => Promise<{ next: ApplicationPolicyRecord; payload: Record<string, unknown> } | undefined>,
+  change: (
+    current: ApplicationPolicyRecord,
+  ) => Promise<{ next: ApplicationPolicyRecord; payload: Record<string, unknown> } | undefined>,
 ) {
   const { app } = await accessibleApplication(caller, appId, { teamRestricted: true });
   let result: ApplicationPolicyRecord | undefined;
@@ -183,7 +225,11 @@ async function changeApplicationPolicy(
     if (!changed) return undefined;
     const next = { ...changed.next, revision: current.revision + 1 };
     result = next;
-    const audit = await auditEntry(caller, app.organizationId, auditType, { applicationId: appId, appName: app.name, ...changed.payload });
+    const audit = await auditEntry(caller, app.organizationId, auditType, {
+      applicationId: appId,
+      appName: app.name,
+      ...changed.payload,
+    });
     return [requireLiveApplication(appId), putApplicationPolicy(next), audit];
   });
   return { scanPolicy: applicationPolicyView(result!) };
@@ -193,16 +239,30 @@ async function changeApplicationPolicy(
 export function assignApplicationPolicy(caller: Caller, appId: string, policyName: string) {
   return changeApplicationPolicy(caller, appId, 'APPLICATION_POLICY_MODIFIED', async (current) => {
     const named = await namedPolicy(current.organizationId, policyName);
-    if (!named) throw badRequest(`policyName: no built-in or organization scan policy named ${JSON.stringify(policyName)}`);
-    const next = { ...current, policyName: named.name, displayName: named.displayName, description: named.description, plugins: named.plugins, isCustomized: false };
+    if (!named)
+      throw badRequest(`policyName: no built-in or organization scan policy named ${JSON.stringify(policyName)}`);
+    const next = {
+      ...current,
+      policyName: named.name,
+      displayName: named.displayName,
+      description: named.description,
+      plugins: named.plugins,
+      isCustomized: false,
+    };
     return { next, payload: { policyName: named.name } };
   });
 }
 
 /** GET .../policy/plugins/{pluginId}/{toggle}: 400 unless the plugin is in the application's policy. */
-export function toggleApplicationPlugin(caller: Caller, appId: string, pluginId: string, toggle: 'enabled' | 'disabled') {
+export function toggleApplicationPlugin(
+  caller: Caller,
+  appId: string,
+  pluginId: string,
+  toggle: 'enabled' | 'disabled',
+) {
   return changeApplicationPolicy(caller, appId, 'APPLICATION_POLICY_MODIFIED', async (current) => {
-    if (!current.plugins.some((p) => p.pluginId === pluginId)) throw badRequest(`pluginId: ${pluginId} is not a plugin of the application's scan policy`);
+    if (!current.plugins.some((p) => p.pluginId === pluginId))
+      throw badRequest(`pluginId: ${pluginId} is not a plugin of the application's scan policy`);
     const enabled = toggle === 'enabled';
     if (current.plugins.find((p) => p.pluginId === pluginId)!.enabled === enabled) return undefined; // nothing changes
     const plugins = current.plugins.map((p) => (p.pluginId === pluginId ? { ...p, enabled } : p));
@@ -213,7 +273,9 @@ export function toggleApplicationPlugin(caller: Caller, appId: string, pluginId:
 /** GET .../policy/flags: every flag with its value (true unless set otherwise). */
 export async function applicationTechFlags(caller: Caller, appId: string) {
   const { app } = await accessibleApplication(caller, appId, { teamRestricted: true });
-  return { techFlags: { ...allTechFlags(), ...(await effectiveApplicationPolicy(appId, app.organizationId)).techFlags } };
+  return {
+    techFlags: { ...allTechFlags(), ...(await effectiveApplicationPolicy(appId, app.organizationId)).techFlags },
+  };
 }
 
 /** PUT .../policy/flags: sets the given flags (400 naming unknown ones), leaving the others as they are. */

@@ -23,7 +23,9 @@ export interface ApplicationPolicyRecord {
 }
 
 export async function getApplicationPolicy(appId: string): Promise<ApplicationPolicyRecord | undefined> {
-  const out = await db.send(new GetCommand({ TableName: config.tableName, Key: keys.applicationPolicy(appId), ConsistentRead: true }));
+  const out = await db.send(
+    new GetCommand({ TableName: config.tableName, Key: keys.applicationPolicy(appId), ConsistentRead: true }),
+  );
   return fromItem<ApplicationPolicyRecord>(out.Item);
 }
 

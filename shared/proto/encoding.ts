@@ -70,11 +70,27 @@ function index(namespace: DescriptorJson, prefix: string): void {
       types.set(fullName, { kind: 'enum', values: nested.values, names, first: Object.values(nested.values)[0] });
     } else if (nested.fields) {
       const fields = Object.entries(nested.fields).map(([fieldName, f]): Field => {
-        if (f.keyType !== undefined && f.keyType !== 'string') throw new Error(`${fullName}.${fieldName}: map keys of type ${f.keyType} are not supported (shared/proto/encoding.ts)`);
-        return { name: fieldName, id: f.id, fullName: `.${fullName}.${fieldName}`, type: f.type, repeated: f.rule === 'repeated', map: f.keyType !== undefined };
+        if (f.keyType !== undefined && f.keyType !== 'string')
+          throw new Error(
+            `${fullName}.${fieldName}: map keys of type ${f.keyType} are not supported (shared/proto/encoding.ts)`,
+          );
+        return {
+          name: fieldName,
+          id: f.id,
+          fullName: `.${fullName}.${fieldName}`,
+          type: f.type,
+          repeated: f.rule === 'repeated',
+          map: f.keyType !== undefined,
+        };
       });
       for (const field of fields) unresolved.push({ field, scope: fullName });
-      types.set(fullName, { kind: 'message', fullName, fields, byNumber: [...fields].sort((a, b) => a.id - b.id), byName: new Map(fields.map((f) => [f.name, f])) });
+      types.set(fullName, {
+        kind: 'message',
+        fullName,
+        fields,
+        byNumber: [...fields].sort((a, b) => a.id - b.id),
+        byName: new Map(fields.map((f) => [f.name, f])),
+      });
     }
     index(nested, fullName);
   }
@@ -90,7 +106,10 @@ for (const { field, scope } of unresolved) {
     const parts = scope.split('.');
     for (let i = parts.length; i >= 0 && !found; i--) found = types.get([...parts.slice(0, i), field.type].join('.'));
   }
-  if (!found) throw new Error(`${field.fullName}: type ${field.type} is not a supported scalar or a message of the descriptor (shared/proto/encoding.ts)`);
+  if (!found)
+    throw new Error(
+      `${field.fullName}: type ${field.type} is not a supported scalar or a message of the descriptor (shared/proto/encoding.ts)`,
+    );
   field.resolved = found;
 }
 
@@ -153,7 +172,13 @@ function fromObject(type: MessageType, value: unknown, depth = 0): Record<string
       const entries: Record<string, unknown> = {};
       for (const key of Object.keys(item)) {
         const converted = valueFromObject(field, item[key], depth, false);
-        if (converted !== undefined) Object.defineProperty(entries, key, { value: converted, enumerable: true, writable: true, configurable: true });
+        if (converted !== undefined)
+          Object.defineProperty(entries, key, {
+            value: converted,
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
       }
       message[field.name] = entries;
     } else if (field.repeated) {
@@ -186,7 +211,8 @@ function toObject(type: MessageType, message: Record<string, unknown>, depth = 0
   for (const field of type.byNumber) {
     if (field.repeated || field.map) continue;
     const resolved = field.resolved;
-    object[field.name] = resolved?.kind === 'enum' ? resolved.names.get(resolved.first) : resolved ? null : SCALAR_DEFAULT[field.type];
+    object[field.name] =
+      resolved?.kind === 'enum' ? resolved.names.get(resolved.first) : resolved ? null : SCALAR_DEFAULT[field.type];
   }
   for (const field of type.byNumber) {
     const value = message[field.name];
@@ -194,10 +220,17 @@ function toObject(type: MessageType, message: Record<string, unknown>, depth = 0
       const keys = value ? Object.keys(value) : [];
       if (!keys.length) continue;
       const entries: Record<string, unknown> = {};
-      for (const key of keys) Object.defineProperty(entries, key, { value: valueToObject(field, (value as Record<string, unknown>)[key], depth), enumerable: true, writable: true, configurable: true });
+      for (const key of keys)
+        Object.defineProperty(entries, key, {
+          value: valueToObject(field, (value as Record<string, unknown>)[key], depth),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       object[field.name] = entries;
     } else if (field.repeated) {
-      if (value && (value as unknown[]).length) object[field.name] = (value as unknown[]).map((entry) => valueToObject(field, entry, depth));
+      if (value && (value as unknown[]).length)
+        object[field.name] = (value as unknown[]).map((entry) => valueToObject(field, entry, depth));
     } else if (value != null && own(message, field.name)) object[field.name] = valueToObject(field, value, depth);
   }
   return object;
@@ -214,14 +247,23 @@ function encode(type: MessageType, message: Record<string, unknown>, writer: Wri
     const resolved = field.resolved;
     const scalar = (resolved?.kind === 'enum' ? 'int32' : field.type) as ScalarWrite;
     const wireType = resolved?.kind === 'message' ? undefined : WIRE_TYPE[scalar];
-    const nested = (item: unknown, into: Writer) => encode(resolved as MessageType, item as Record<string, unknown>, into, depth + 1);
+    const nested = (item: unknown, into: Writer) =>
+      encode(resolved as MessageType, item as Record<string, unknown>, into, depth + 1);
     if (field.map) {
       if (value == null || !own(message, field.name)) continue;
       const entries = value as Record<string, unknown>;
       for (const key of Object.keys(entries)) {
-        writer.uint32(((field.id << 3) | 2) >>> 0).fork().uint32(10).string(key);
+        writer
+          .uint32(((field.id << 3) | 2) >>> 0)
+          .fork()
+          .uint32(10)
+          .string(key);
         if (wireType === undefined) nested(entries[key], writer.uint32(18).fork()).ldelim().ldelim();
-        else writer.uint32(16 | wireType)[scalar](entries[key] as never).ldelim();
+        else
+          writer
+            .uint32(16 | wireType)
+            [scalar](entries[key] as never)
+            .ldelim();
       }
     } else if (field.repeated) {
       const items = value as unknown[] | undefined;
@@ -249,7 +291,8 @@ function dropNulls(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(dropNulls);
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [key, field] of Object.entries(value)) if (field !== null && field !== undefined) out[key] = dropNulls(field);
+    for (const [key, field] of Object.entries(value))
+      if (field !== null && field !== undefined) out[key] = dropNulls(field);
     return out;
   }
   return value;
@@ -291,7 +334,8 @@ const MAX_PROBLEMS = 10;
 export function messageProblems(typeName: string, value: unknown, path = ''): string[] {
   const problems: string[] = [];
   const check = (type: MessageType, object: unknown, at: string) => {
-    if (!object || typeof object !== 'object' || Array.isArray(object)) return void problems.push(`${at || '(root)'}: must be an object`);
+    if (!object || typeof object !== 'object' || Array.isArray(object))
+      return void problems.push(`${at || '(root)'}: must be an object`);
     for (const [key, item] of Object.entries(object)) {
       if (problems.length >= MAX_PROBLEMS) return;
       const field = type.byName.get(key);
@@ -312,13 +356,15 @@ export function messageProblems(typeName: string, value: unknown, path = ''): st
     const resolved = field.resolved;
     if (resolved?.kind === 'message') return check(resolved, item, where);
     if (resolved?.kind === 'enum') {
-      if (typeof item !== 'string' || !own(resolved.values, item)) problems.push(`${where}: must be one of ${Object.keys(resolved.values).join(', ')}`);
+      if (typeof item !== 'string' || !own(resolved.values, item))
+        problems.push(`${where}: must be one of ${Object.keys(resolved.values).join(', ')}`);
     } else if (field.type === 'string') {
       if (typeof item !== 'string') problems.push(`${where}: must be a string`);
     } else if (field.type === 'bool') {
       if (typeof item !== 'boolean') problems.push(`${where}: must be true or false`);
     } else if (NUMBER_TYPES.has(field.type)) {
-      if (typeof item !== 'number' && !(typeof item === 'string' && /^-?\d{1,19}$/.test(item))) problems.push(`${where}: must be a number`);
+      if (typeof item !== 'number' && !(typeof item === 'string' && /^-?\d{1,19}$/.test(item)))
+        problems.push(`${where}: must be a number`);
     }
   };
   check(messageOf(typeName), value, path);

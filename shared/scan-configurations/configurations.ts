@@ -1,6 +1,10 @@
 import { badRequest } from '../errors.ts';
 import { compareBy, pageOf, pageTokens, v2PageRequest } from '../lists.ts';
-import { listOrganizationAssets, removeOrganizationAsset, renameOrganizationAsset } from '../hosted-assets/organization-assets.ts';
+import {
+  listOrganizationAssets,
+  removeOrganizationAsset,
+  renameOrganizationAsset,
+} from '../hosted-assets/organization-assets.ts';
 import type { Caller } from '../http/caller.ts';
 import type { ListScanConfigurationsQuery } from './inputs.ts';
 
@@ -10,18 +14,29 @@ import type { ListScanConfigurationsQuery } from './inputs.ts';
 // that listing, renaming and deleting do not bundle a YAML parser.
 
 /** POST .../rename. */
-export async function renameScanConfiguration(caller: Caller, orgId: string, input: { originalName: string; newName: string }): Promise<void> {
+export async function renameScanConfiguration(
+  caller: Caller,
+  orgId: string,
+  input: { originalName: string; newName: string },
+): Promise<void> {
   if (input.newName === input.originalName) throw badRequest('newName: must differ from originalName');
   await renameOrganizationAsset(
     caller,
     { kind: 'configuration', orgId, ...input },
-    { type: 'ORGANIZATION_CONFIGURATION_MODIFIED', payload: { configName: input.newName, previousName: input.originalName } },
+    {
+      type: 'ORGANIZATION_CONFIGURATION_MODIFIED',
+      payload: { configName: input.newName, previousName: input.originalName },
+    },
   );
 }
 
 /** DELETE .../{configName} (ORGANIZATION_CONFIGURATION_REMOVED). */
 export function removeScanConfiguration(caller: Caller, orgId: string, name: string): Promise<void> {
-  return removeOrganizationAsset(caller, { kind: 'configuration', orgId, name }, { type: 'ORGANIZATION_CONFIGURATION_REMOVED', payload: { configName: name } });
+  return removeOrganizationAsset(
+    caller,
+    { kind: 'configuration', orgId, name },
+    { type: 'ORGANIZATION_CONFIGURATION_REMOVED', payload: { configName: name } },
+  );
 }
 
 /** GET .../list: `configuration.ListOrganizationScanConfigurationsResponse`, by name (`query`: part of the name). */
@@ -30,7 +45,13 @@ export async function scanConfigurationList(orgId: string, query: ListScanConfig
   const needle = query.query?.toLowerCase() ?? '';
   const all = (await listOrganizationAssets('configuration', orgId))
     .filter((record) => record.name.toLowerCase().includes(needle))
-    .sort(compareBy((record) => record.name.toLowerCase(), (record) => record.name, query.sortDir === 'desc' ? 'DESC' : 'ASC'));
+    .sort(
+      compareBy(
+        (record) => record.name.toLowerCase(),
+        (record) => record.name,
+        query.sortDir === 'desc' ? 'DESC' : 'ASC',
+      ),
+    );
   const page = pageOf(all, request);
   return {
     configs: page.items.map((record) => ({ name: record.name, description: '', organizationId: orgId })),

@@ -11,36 +11,56 @@ const schema = /* @__NO_SIDE_EFFECTS__ */ <T>(build: () => T): T => build();
 /** Largest accepted configuration text: a stackhawk.yml is a few KB; this leaves room for large include lists. */
 export const MAX_CONFIGURATION_BYTES = 256 * 1024;
 
-const conf = schema(() => z.string().check(
-  z.minLength(1, 'must not be empty: the HawkScan YAML configuration'),
-  z.refine((text) => Buffer.byteLength(text, 'utf8') <= MAX_CONFIGURATION_BYTES, `must be at most ${MAX_CONFIGURATION_BYTES} bytes`),
-));
-const configType = schema(() => z.optional(z.enum(['ORG', 'APP', 'TARGET'], { error: 'must be one of ORG, APP, TARGET' })));
+const conf = schema(() =>
+  z.string().check(
+    z.minLength(1, 'must not be empty: the HawkScan YAML configuration'),
+    z.refine(
+      (text) => Buffer.byteLength(text, 'utf8') <= MAX_CONFIGURATION_BYTES,
+      `must be at most ${MAX_CONFIGURATION_BYTES} bytes`,
+    ),
+  ),
+);
+const configType = schema(() =>
+  z.optional(z.enum(['ORG', 'APP', 'TARGET'], { error: 'must be one of ORG, APP, TARGET' })),
+);
 
 /**
  * `configuration.UpsertScanConfigurationRequest`. hawkop sends the type as `type`, the public description as
  * `configType`: both are read (`configType` wins), ORG when absent.
  */
-export const upsertScanConfigurationBody = schema(() => z.pipe(
-  z.object({ conf, name: configNameSchema, configType, type: configType }),
-  z.transform(({ conf, name, configType, type }) => ({ conf, name, configType: configType ?? type ?? 'ORG' })),
-));
+export const upsertScanConfigurationBody = schema(() =>
+  z.pipe(
+    z.object({ conf, name: configNameSchema, configType, type: configType }),
+    z.transform(({ conf, name, configType, type }) => ({ conf, name, configType: configType ?? type ?? 'ORG' })),
+  ),
+);
 export type UpsertScanConfiguration = z.output<typeof upsertScanConfigurationBody>;
 
 /** validate takes the same request; the name (optional here) only labels the markers. */
-export const validateScanConfigurationBody = schema(() => z.object({ conf, name: z.optional(configNameSchema), configType, type: configType }));
+export const validateScanConfigurationBody = schema(() =>
+  z.object({ conf, name: z.optional(configNameSchema), configType, type: configType }),
+);
 
 /** `configuration.RenameOrganizationScanConfigurationRequest`. */
-export const renameScanConfigurationBody = schema(() => z.object({ originalName: configNameSchema, newName: configNameSchema }));
+export const renameScanConfigurationBody = schema(() =>
+  z.object({ originalName: configNameSchema, newName: configNameSchema }),
+);
 
-export const listScanConfigurationsQuery = schema(() => z.object({
-  pageSize: pageSizeParam(),
-  pageToken: pageTokenParam(),
-  page: v2PageParam(),
-  sortField: caseInsensitiveEnum(['name']),
-  sortDir: caseInsensitiveEnum(['asc', 'desc']),
-  query: z.optional(
-    z.string().check(z.maxLength(50, 'must be at most 50 characters'), z.regex(/^[a-zA-Z0-9_-]*$/, 'must contain only letters, digits, _ and -')),
-  ),
-}));
+export const listScanConfigurationsQuery = schema(() =>
+  z.object({
+    pageSize: pageSizeParam(),
+    pageToken: pageTokenParam(),
+    page: v2PageParam(),
+    sortField: caseInsensitiveEnum(['name']),
+    sortDir: caseInsensitiveEnum(['asc', 'desc']),
+    query: z.optional(
+      z
+        .string()
+        .check(
+          z.maxLength(50, 'must be at most 50 characters'),
+          z.regex(/^[a-zA-Z0-9_-]*$/, 'must contain only letters, digits, _ and -'),
+        ),
+    ),
+  }),
+);
 export type ListScanConfigurationsQuery = z.output<typeof listScanConfigurationsQuery>;

@@ -18,11 +18,22 @@ function checkedText(conf: string): string {
 }
 
 /** POST .../update: creates or replaces the named configuration (ORGANIZATION_CONFIGURATION_MODIFIED). */
-export async function upsertScanConfiguration(caller: Caller, orgId: string, input: UpsertScanConfiguration): Promise<void> {
+export async function upsertScanConfiguration(
+  caller: Caller,
+  orgId: string,
+  input: UpsertScanConfiguration,
+): Promise<void> {
   const text = checkedText(input.conf);
   await putOrganizationAsset(
     caller,
-    { kind: 'configuration', orgId, name: input.name, text, contentType: 'application/yaml; charset=utf-8', details: { configType: input.configType } },
+    {
+      kind: 'configuration',
+      orgId,
+      name: input.name,
+      text,
+      contentType: 'application/yaml; charset=utf-8',
+      details: { configType: input.configType },
+    },
     { type: 'ORGANIZATION_CONFIGURATION_MODIFIED', payload: { configName: input.name, configType: input.configType } },
   );
 }

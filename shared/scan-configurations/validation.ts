@@ -57,12 +57,34 @@ function nodeAt(parsed: ParsedConfiguration, path: string): Node | undefined {
 export function validateScanConfigurationText(conf: string, name: string | undefined): { markers: Marker[] } {
   const parsed = parseConfiguration(conf);
   const resource = name ?? 'stackhawk.yml';
-  const marker = (code: string, message: string, at: Span): Marker => ({ code, message, owner: 'StackHawk', resource, severity: 'ERROR', source: 'hawk-scanner', ...at });
+  const marker = (code: string, message: string, at: Span): Marker => ({
+    code,
+    message,
+    owner: 'StackHawk',
+    resource,
+    severity: 'ERROR',
+    source: 'hawk-scanner',
+    ...at,
+  });
   if (parsed.syntaxError) {
     const { message, line, col } = parsed.syntaxError;
-    return { markers: [marker('', `invalid YAML: ${message}`, { startLineNumber: line, startColumn: col, endLineNumber: line, endColumn: col })] };
+    return {
+      markers: [
+        marker('', `invalid YAML: ${message}`, {
+          startLineNumber: line,
+          startColumn: col,
+          endLineNumber: line,
+          endColumn: col,
+        }),
+      ],
+    };
   }
-  if (!parsed.value) return { markers: [marker('', 'the file must be a YAML mapping with the root key app', span(parsed, parsed.document?.contents))] };
+  if (!parsed.value)
+    return {
+      markers: [
+        marker('', 'the file must be a YAML mapping with the root key app', span(parsed, parsed.document?.contents)),
+      ],
+    };
   const { errors = [] } = validateConfig(parsed.value);
   const markers = errors
     .map((error) => ({ error, node: nodeAt(parsed, error.path) }))

@@ -9,7 +9,8 @@ import type { Caller } from '../http/caller.ts';
 import { effectiveApplicationPolicy, scannerPolicy } from '../policies/effective-policy.ts';
 
 type Conf = Record<string, unknown>;
-const objectAt = (value: unknown): Conf | undefined => (value && typeof value === 'object' && !Array.isArray(value) ? (value as Conf) : undefined);
+const objectAt = (value: unknown): Conf | undefined =>
+  value && typeof value === 'object' && !Array.isArray(value) ? (value as Conf) : undefined;
 
 /**
  * The enums HawkScan defaults when a configuration leaves them out, filled where their object is present: the
@@ -42,10 +43,13 @@ export async function getScanConfig(caller: Caller, appId: string, configHash: s
   if (!(await configUsedByEnvironments(appId, envIds, configHash))) throw missing();
   const { GetObjectCommand, NoSuchKey } = await import('@aws-sdk/client-s3'); // loaded on use: see storage/s3.ts
   try {
-    const object = await (await s3()).send(new GetObjectCommand({ Bucket: config.assetsBucket, Key: objectKeys.parsedScanConfig(appId, configHash) }));
+    const object = await (
+      await s3()
+    ).send(new GetObjectCommand({ Bucket: config.assetsBucket, Key: objectKeys.parsedScanConfig(appId, configHash) }));
     const conf = withImpliedEnums(JSON.parse(await object.Body!.transformToString('utf8')));
     const appConf = objectAt(conf.app);
-    if (appConf && !appConf.scanPolicy) appConf.scanPolicy = scannerPolicy(await effectiveApplicationPolicy(appId, app.organizationId));
+    if (appConf && !appConf.scanPolicy)
+      appConf.scanPolicy = scannerPolicy(await effectiveApplicationPolicy(appId, app.organizationId));
     return { configHash, conf };
   } catch (error) {
     if (error instanceof NoSuchKey) throw missing();

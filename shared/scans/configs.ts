@@ -32,7 +32,8 @@ export function parseScanConfig(text: string): Record<string, unknown> {
     if (error instanceof DocumentRejected) throw new HttpError(error.statusCode, `config: ${error.message}`);
     throw error;
   }
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw badRequest('config: must be a YAML mapping (a stackhawk.yml with app, hawk, ...)');
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    throw badRequest('config: must be a YAML mapping (a stackhawk.yml with app, hawk, ...)');
   try {
     assertConvertible(CONF_TYPE, value);
   } catch (error) {
@@ -42,10 +43,22 @@ export function parseScanConfig(text: string): Record<string, unknown> {
 }
 
 /** Stores the configuration under its hash, as reported and parsed (content-addressed: writing again changes nothing). */
-export async function storeScanConfig(appId: string, configHash: string, text: string, parsed: Record<string, unknown>): Promise<void> {
+export async function storeScanConfig(
+  appId: string,
+  configHash: string,
+  text: string,
+  parsed: Record<string, unknown>,
+): Promise<void> {
   const { PutObjectCommand } = await import('@aws-sdk/client-s3'); // loaded on use: see storage/s3.ts
   await Promise.all([
-    (await s3()).send(new PutObjectCommand({ Bucket: config.assetsBucket, Key: objectKeys.scanConfig(appId, configHash), Body: text, ContentType: 'application/x-yaml' })),
+    (await s3()).send(
+      new PutObjectCommand({
+        Bucket: config.assetsBucket,
+        Key: objectKeys.scanConfig(appId, configHash),
+        Body: text,
+        ContentType: 'application/x-yaml',
+      }),
+    ),
     (await s3()).send(
       new PutObjectCommand({
         Bucket: config.assetsBucket,

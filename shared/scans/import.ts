@@ -1,5 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { importedScanConfig, importedScanLabels, parseZapReport, toReportedAlerts, urlCountOf, ZapReportError, type ZapReport } from '@hawk-api/scanner/zap';
+import {
+  importedScanConfig,
+  importedScanLabels,
+  parseZapReport,
+  toReportedAlerts,
+  urlCountOf,
+  ZapReportError,
+  type ZapReport,
+} from '@hawk-api/scanner/zap';
 import { accessibleApplication } from '../applications/access.ts';
 import { auditEntry } from '../audit/entries.ts';
 import { keys } from '../db/keys.ts';
@@ -9,10 +17,22 @@ import { badRequest, conflict, notFound, payloadTooLarge } from '../errors.ts';
 import { IMPORT_LIMITS } from '../limits.ts';
 import { environmentCreationWrites } from '../applications/environments.ts';
 import { newEnvironment } from '../applications/environment-creation.ts';
-import { environmentLastScanWrites, getEnvironment, getEnvironmentByName, type EnvironmentRecord } from '../applications/environment-repository.ts';
+import {
+  environmentLastScanWrites,
+  getEnvironment,
+  getEnvironmentByName,
+  type EnvironmentRecord,
+} from '../applications/environment-repository.ts';
 import { getApplication } from '../applications/application-repository.ts';
 import { findingsOfScan } from '../findings/scan-findings.ts';
-import { findingsBefore, recordFindings, restoreFindings, triageVersionCheck, type FindingRecord, type FindingsBefore } from '../findings/repository.ts';
+import {
+  findingsBefore,
+  recordFindings,
+  restoreFindings,
+  triageVersionCheck,
+  type FindingRecord,
+  type FindingsBefore,
+} from '../findings/repository.ts';
 import { configHashOf, parseScanConfig, storeScanConfig } from './configs.ts';
 import { reportedAlertSchema, type ReportedAlert } from './inputs.ts';
 import { findingItems } from './reporting.ts';
@@ -45,10 +65,14 @@ function readReport(body: Buffer, appId: string, env: string): { report: ZapRepo
     throw error;
   }
   if (report.uriCount > IMPORT_LIMITS.maxUris) {
-    throw payloadTooLarge(`report: ${report.uriCount} findings (alert URIs), this operation imports at most ${IMPORT_LIMITS.maxUris}; ${cliHint(appId, env)}`);
+    throw payloadTooLarge(
+      `report: ${report.uriCount} findings (alert URIs), this operation imports at most ${IMPORT_LIMITS.maxUris}; ${cliHint(appId, env)}`,
+    );
   }
   if (report.alerts.length > IMPORT_LIMITS.maxAlerts) {
-    throw payloadTooLarge(`report: ${report.alerts.length} alerts, this operation imports at most ${IMPORT_LIMITS.maxAlerts}; ${cliHint(appId, env)}`);
+    throw payloadTooLarge(
+      `report: ${report.alerts.length} alerts, this operation imports at most ${IMPORT_LIMITS.maxAlerts}; ${cliHint(appId, env)}`,
+    );
   }
   const alerts = toReportedAlerts(report);
   // The mapping keeps to the reporting operations' rules; checked again so an import never stores what they refuse.
@@ -56,14 +80,21 @@ function readReport(body: Buffer, appId: string, env: string): { report: ZapRepo
     const checked = reportedAlertSchema.safeParse(alert);
     if (!checked.success) {
       const issue = checked.error.issues[0];
-      throw badRequest(`report: alert ${alert.pluginId} ("${alert.name.slice(0, 80)}", #${i}) ${issue.path.join('.')}: ${issue.message}`);
+      throw badRequest(
+        `report: alert ${alert.pluginId} ("${alert.name.slice(0, 80)}", #${i}) ${issue.path.join('.')}: ${issue.message}`,
+      );
     }
   });
   return { report, alerts };
 }
 
 /** The alert items as a completed scan has them: every URI counted (one committed range). */
-const alertRecordOf = ({ uris, ...alert }: ReportedAlert): AlertRecord => ({ ...alert, uriCount: uris.length, nextUri: uris.length, committed: [[0, uris.length]] });
+const alertRecordOf = ({ uris, ...alert }: ReportedAlert): AlertRecord => ({
+  ...alert,
+  uriCount: uris.length,
+  nextUri: uris.length,
+  committed: [[0, uris.length]],
+});
 
 /** The 413 of an import past its budget (IMPORT_LIMITS.budgetMs), or bound to pass it: nothing imported, the CLI named. */
 const overBudget = (appId: string, env: string, progress: string, projected = false) =>
@@ -87,7 +118,8 @@ interface Budget {
 function checkBudget(budget: Budget, appId: string, env: string, progress: string): void {
   const now = Date.now();
   if (now > budget.deadline) throw overBudget(appId, env, progress);
-  if (now + budget.writingMs * REMOVAL_PER_WRITING > budget.deadline + IMPORT_LIMITS.removalAllowanceMs) throw overBudget(appId, env, progress, true);
+  if (now + budget.writingMs * REMOVAL_PER_WRITING > budget.deadline + IMPORT_LIMITS.removalAllowanceMs)
+    throw overBudget(appId, env, progress, true);
 }
 
 /** A write of the unpublished scan's data, its time counted in the budget's `writingMs`. */
@@ -104,7 +136,15 @@ async function timedWrite<T>(budget: Budget, write: () => Promise<T>): Promise<T
 async function storeFindings(scan: ScanRecord, alerts: ReportedAlert[], budget: Budget): Promise<AlertRecord[]> {
   const records = alerts.map(alertRecordOf);
   const { applicationId: appId, environmentId: envId, scanId } = scan;
-  await timedWrite(budget, () => batchPut(records.map((alert) => ({ ...keys.scanAlert(appId, envId, scanId, alert.pluginId), entity: 'scanAlert', ...alert }))));
+  await timedWrite(budget, () =>
+    batchPut(
+      records.map((alert) => ({
+        ...keys.scanAlert(appId, envId, scanId, alert.pluginId),
+        entity: 'scanAlert',
+        ...alert,
+      })),
+    ),
+  );
   const findings = alerts.flatMap((alert) => findingItems(scan, alert.pluginId, alert.uris, 0));
   for (let from = 0; from < findings.length; from += STORE_CHUNK) {
     checkBudget(budget, appId, scan.envName, `${from} of ${findings.length} findings stored`);
@@ -114,7 +154,12 @@ async function storeFindings(scan: ScanRecord, alerts: ReportedAlert[], budget: 
 }
 
 /** Records the scan's findings in the environment, a chunk at a time; 413 past the budget. */
-async function recordFindingsBy(scan: ScanRecord, findings: FindingRecord[], before: FindingsBefore, budget: Budget): Promise<void> {
+async function recordFindingsBy(
+  scan: ScanRecord,
+  findings: FindingRecord[],
+  before: FindingsBefore,
+  budget: Budget,
+): Promise<void> {
   for (let from = 0; from < findings.length; from += RECORD_CHUNK) {
     checkBudget(budget, scan.applicationId, scan.envName, `${from} of ${findings.length} findings recorded`);
     await timedWrite(budget, () => recordFindings(scan, findings.slice(from, from + RECORD_CHUNK), before));
@@ -122,7 +167,13 @@ async function recordFindingsBy(scan: ScanRecord, findings: FindingRecord[], bef
 }
 
 /** `deadline` (ms): the whole request up to the publishing transaction, so that it answers within API Gateway's 29 s. */
-export async function importScanReport(caller: Caller, appId: string, envName: string, body: Buffer, deadline = Date.now() + IMPORT_LIMITS.budgetMs) {
+export async function importScanReport(
+  caller: Caller,
+  appId: string,
+  envName: string,
+  body: Buffer,
+  deadline = Date.now() + IMPORT_LIMITS.budgetMs,
+) {
   // Authorized (permission, the application's existence and team) before the report is parsed.
   let { app } = await accessibleApplication(caller, appId, { teamRestricted: true });
   const { report, alerts } = readReport(body, appId, envName);
@@ -160,7 +211,11 @@ export async function importScanReport(caller: Caller, appId: string, envName: s
     for (let attempt = 1; ; attempt++) {
       // Findings, first/last seen and triage figures from the environment's rules now (as a scan's completion).
       const found = await findingsOfScan(scan, records);
-      before = await findingsBefore(scan, found.findings.map((f) => f.findingHash), before);
+      before = await findingsBefore(
+        scan,
+        found.findings.map((f) => f.findingHash),
+        before,
+      );
       await recordFindingsBy(scan, found.findings, before, budget);
       const completedAt = Date.now();
       const done: ScanRecord = {
@@ -179,12 +234,24 @@ export async function importScanReport(caller: Caller, appId: string, envName: s
         if (!env) throw notFound(`environment ${envName} was deleted meanwhile: nothing was imported`);
         items.push(...(await environmentLastScanWrites(env, lastScanOf(done), env.lastScanId ?? null)));
       }
-      const payload = { scanId: scan.scanId, applicationId: appId, appName: app.name, envId: env.environmentId, envName: env.name };
+      const payload = {
+        scanId: scan.scanId,
+        applicationId: appId,
+        appName: app.name,
+        envId: env.environmentId,
+        envName: env.name,
+      };
       items.push(
         ...scanCreation(done),
         triageVersionCheck(scan, found.triageVersion),
         await auditEntry(caller, app.organizationId, 'SCAN_STARTED', payload, startedAt),
-        await auditEntry(caller, app.organizationId, 'SCAN_COMPLETED', { ...payload, status: 'COMPLETED' }, completedAt),
+        await auditEntry(
+          caller,
+          app.organizationId,
+          'SCAN_COMPLETED',
+          { ...payload, status: 'COMPLETED' },
+          completedAt,
+        ),
       );
       checkBudget(budget, appId, envName, 'all findings stored, not yet published');
       try {
@@ -212,7 +279,9 @@ export async function importScanReport(caller: Caller, appId: string, envName: s
         if (!fresh) throw notFound(`application ${appId} not found`);
         app = fresh;
         if (newEnv && (await getEnvironmentByName(appId, envName))) {
-          throw conflict(`environment ${envName} was created by another request meanwhile: nothing was imported; send the report again`);
+          throw conflict(
+            `environment ${envName} was created by another request meanwhile: nothing was imported; send the report again`,
+          );
         }
       }
     }

@@ -1,5 +1,15 @@
 import * as z from 'zod/mini';
-import { startNotAfterEnd, booleanParam, caseInsensitiveEnum, integerParam, listParam, nameListParam, pageSizeParam, pageTokenParam, uuidListParam } from '../lists.ts';
+import {
+  startNotAfterEnd,
+  booleanParam,
+  caseInsensitiveEnum,
+  integerParam,
+  listParam,
+  nameListParam,
+  pageSizeParam,
+  pageTokenParam,
+  uuidListParam,
+} from '../lists.ts';
 import { displayableText } from '../names.ts';
 import { FINDINGS_REPORT_LIMITS, MAX_PATTERN_LENGTH } from '../limits.ts';
 import { applicationTypesParam, environmentNameSchema } from '../applications/inputs.ts';
@@ -26,85 +36,120 @@ const MAX_MESSAGE_BYTES = 300_000;
 const text = (max: number) => z._default(z.string().check(z.maxLength(max, `must be at most ${max} characters`)), '');
 
 /** Plugin ids are ZAP/HawkScan plugin numbers such as "10038"; they become part of storage keys. */
-export const pluginIdSchema = schema(() => z.string().check(z.regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be 1 to 64 letters, digits, _ . or -')));
+export const pluginIdSchema = schema(() =>
+  z.string().check(z.regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be 1 to 64 letters, digits, _ . or -')),
+);
 /** Config hashes are the hex SHA-256 of the configuration text (any case accepted). */
-export const configHashSchema = schema(() => z.pipe(
-  z.string().check(z.regex(/^[0-9a-fA-F]{64}$/, 'must be a SHA-256 hex digest')),
-  z.transform((v) => v.toLowerCase()),
-));
+export const configHashSchema = schema(() =>
+  z.pipe(
+    z.string().check(z.regex(/^[0-9a-fA-F]{64}$/, 'must be a SHA-256 hex digest')),
+    z.transform((v) => v.toLowerCase()),
+  ),
+);
 
-const tagSchema = schema(() => z.object({ name: z.string().check(z.minLength(1, 'must not be empty'), z.maxLength(255), displayableText()), value: text(1024) }));
+const tagSchema = schema(() =>
+  z.object({
+    name: z.string().check(z.minLength(1, 'must not be empty'), z.maxLength(255), displayableText()),
+    value: text(1024),
+  }),
+);
 
 /** POST /api/v1/app/{appId}/scan: the scanner announces a scan. */
-export const scanStartedBody = schema(() => z.object({
-  env: environmentNameSchema,
-  config: z.string().check(z.minLength(1, 'must not be empty'), z.maxLength(1_000_000, 'must be at most 1000000 characters')),
-  hawkscanVersion: text(64),
-  host: text(2048),
-  tags: z._default(z.array(tagSchema).check(z.maxLength(100, 'must have at most 100 tags')), []),
-}));
+export const scanStartedBody = schema(() =>
+  z.object({
+    env: environmentNameSchema,
+    config: z
+      .string()
+      .check(z.minLength(1, 'must not be empty'), z.maxLength(1_000_000, 'must be at most 1000000 characters')),
+    hawkscanVersion: text(64),
+    host: text(2048),
+    tags: z._default(z.array(tagSchema).check(z.maxLength(100, 'must have at most 100 tags')), []),
+  }),
+);
 export type ScanStartedBody = z.output<typeof scanStartedBody>;
 
-const alertUriSchema = schema(() => z
-  .object({
-    uri: z.string().check(z.minLength(1, 'must not be empty'), z.maxLength(8192, 'must be at most 8192 characters')),
-    requestMethod: z.pipe(z.string().check(z.regex(/^[A-Za-z]{1,16}$/, 'must be an HTTP method')), z.transform((m) => m.toUpperCase())),
-    param: text(4096),
-    evidence: text(16_384),
-    otherInfo: text(16_384),
-    requestHeader: text(65_536),
-    requestBody: text(MAX_MESSAGE_BYTES),
-    responseHeader: text(65_536),
-    responseBody: text(MAX_MESSAGE_BYTES),
-  })
-  .check(
-    z.refine(
-      (u) => Buffer.byteLength(u.requestHeader + u.requestBody + u.responseHeader + u.responseBody + u.evidence + u.otherInfo) <= MAX_MESSAGE_BYTES,
-      `request and response of one URI must total at most ${MAX_MESSAGE_BYTES} bytes`,
+const alertUriSchema = schema(() =>
+  z
+    .object({
+      uri: z.string().check(z.minLength(1, 'must not be empty'), z.maxLength(8192, 'must be at most 8192 characters')),
+      requestMethod: z.pipe(
+        z.string().check(z.regex(/^[A-Za-z]{1,16}$/, 'must be an HTTP method')),
+        z.transform((m) => m.toUpperCase()),
+      ),
+      param: text(4096),
+      evidence: text(16_384),
+      otherInfo: text(16_384),
+      requestHeader: text(65_536),
+      requestBody: text(MAX_MESSAGE_BYTES),
+      responseHeader: text(65_536),
+      responseBody: text(MAX_MESSAGE_BYTES),
+    })
+    .check(
+      z.refine(
+        (u) =>
+          Buffer.byteLength(
+            u.requestHeader + u.requestBody + u.responseHeader + u.responseBody + u.evidence + u.otherInfo,
+          ) <= MAX_MESSAGE_BYTES,
+        `request and response of one URI must total at most ${MAX_MESSAGE_BYTES} bytes`,
+      ),
     ),
-  ));
+);
 export type ReportedUri = z.output<typeof alertUriSchema>;
 
 /** One alert of a findings report (also what an imported report's alerts must satisfy). */
-export const reportedAlertSchema = schema(() => z.object({
-  pluginId: pluginIdSchema,
-  name: z.string().check(z.minLength(1, 'must not be empty'), z.maxLength(512)),
-  severity: z.enum(SEVERITIES, { error: `must be one of ${SEVERITIES.join(', ')}` }),
-  description: text(65_536),
-  cweId: text(32),
-  references: z._default(z.array(z.string().check(z.maxLength(2048))).check(z.maxLength(100)), []),
-  uris: z.array(alertUriSchema).check(z.minLength(1, 'must have at least one URI')),
-}));
+export const reportedAlertSchema = schema(() =>
+  z.object({
+    pluginId: pluginIdSchema,
+    name: z.string().check(z.minLength(1, 'must not be empty'), z.maxLength(512)),
+    severity: z.enum(SEVERITIES, { error: `must be one of ${SEVERITIES.join(', ')}` }),
+    description: text(65_536),
+    cweId: text(32),
+    references: z._default(z.array(z.string().check(z.maxLength(2048))).check(z.maxLength(100)), []),
+    uris: z.array(alertUriSchema).check(z.minLength(1, 'must have at least one URI')),
+  }),
+);
 export type ReportedAlert = z.output<typeof reportedAlertSchema>;
 
 const { maxAlerts, maxUris } = FINDINGS_REPORT_LIMITS;
 
 /** POST /api/v1/scan/{scanId}/alerts: one batch of findings (the same pluginId may come again in later batches). */
-export const scanAlertsBody = schema(() => z
-  .object({
-    alerts: z
-      .array(reportedAlertSchema)
-      .check(z.minLength(1, 'must have at least one alert'), z.maxLength(maxAlerts, `must have at most ${maxAlerts} alerts in one request (send more in further requests)`)),
-    /**
-     * Makes the report idempotent: a report whose id the scan has counted already is not counted again (answered
-     * with alreadyCounted), so a client may resend a report whose answer it lost.
-     */
-    reportId: z.optional(z.string().check(z.regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1 to 64 letters, digits, _ or -'))),
-  })
-  .check(
-    z.refine((b) => b.alerts.reduce((n, a) => n + a.uris.length, 0) <= maxUris, {
-      message: `must carry at most ${maxUris} URIs in one request (send more in further requests)`,
-      path: ['alerts'],
-    }),
-  ));
+export const scanAlertsBody = schema(() =>
+  z
+    .object({
+      alerts: z
+        .array(reportedAlertSchema)
+        .check(
+          z.minLength(1, 'must have at least one alert'),
+          z.maxLength(
+            maxAlerts,
+            `must have at most ${maxAlerts} alerts in one request (send more in further requests)`,
+          ),
+        ),
+      /**
+       * Makes the report idempotent: a report whose id the scan has counted already is not counted again (answered
+       * with alreadyCounted), so a client may resend a report whose answer it lost.
+       */
+      reportId: z.optional(
+        z.string().check(z.regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1 to 64 letters, digits, _ or -')),
+      ),
+    })
+    .check(
+      z.refine((b) => b.alerts.reduce((n, a) => n + a.uris.length, 0) <= maxUris, {
+        message: `must carry at most ${maxUris} URIs in one request (send more in further requests)`,
+        path: ['alerts'],
+      }),
+    ),
+);
 export type ScanAlertsBody = z.output<typeof scanAlertsBody>;
 
 /** POST /api/v1/scan/{scanId}/complete */
-export const scanCompletedBody = schema(() => z.object({
-  status: z.enum(['COMPLETED', 'ERROR'], { error: 'must be COMPLETED or ERROR' }),
-  // z.int as a check: z.int('must be an integer') as the schema would give a non-number that message too.
-  urlCount: z._default(z.number().check(z.int('must be an integer'), z.gte(0), z.lte(2_147_483_647)), 0),
-}));
+export const scanCompletedBody = schema(() =>
+  z.object({
+    status: z.enum(['COMPLETED', 'ERROR'], { error: 'must be COMPLETED or ERROR' }),
+    // z.int as a check: z.int('must be an integer') as the schema would give a non-number that message too.
+    urlCount: z._default(z.number().check(z.int('must be an integer'), z.gte(0), z.lte(2_147_483_647)), 0),
+  }),
+);
 export type ScanCompletedBody = z.output<typeof scanCompletedBody>;
 
 /** POST /api/v1/app/{appId}/scan/import: the environment the imported scan is of (created when new). */
@@ -118,43 +163,61 @@ export const IMPORT_CONTENT_TYPES = ['application/xml', 'application/json', 'app
 /** Scan `tag` filter: `name:value`, `|` between alternatives, `*` wildcards; repeated parameters must all match. */
 const tagFilterParam = () =>
   listParam(
-    z.string().check(z.regex(/^[^:]+:.*$/, 'must be name:value'), z.maxLength(MAX_PATTERN_LENGTH, `must be at most ${MAX_PATTERN_LENGTH} characters`)),
-  ).check(z.describe(`\`name:value\`; \`|\` = or, \`*\` = wildcard; each filter at most ${MAX_PATTERN_LENGTH} characters.`));
+    z
+      .string()
+      .check(
+        z.regex(/^[^:]+:.*$/, 'must be name:value'),
+        z.maxLength(MAX_PATTERN_LENGTH, `must be at most ${MAX_PATTERN_LENGTH} characters`),
+      ),
+  ).check(
+    z.describe(`\`name:value\`; \`|\` = or, \`*\` = wildcard; each filter at most ${MAX_PATTERN_LENGTH} characters.`),
+  );
 
 /** GET /api/v1/scan/{orgId} */
-export const listScansQuery = schema(() => z.object({
-  appIds: uuidListParam(),
-  envs: nameListParam(),
-  teamIds: uuidListParam(),
-  start: z
-    .pipe(integerParam(), z.number().check(z.lte(Number.MAX_SAFE_INTEGER, 'must be a time in ms')))
-    .check(z.describe('Scans started at or after (ms).')),
-  end: z
-    .pipe(integerParam(), z.number().check(z.lte(Number.MAX_SAFE_INTEGER, 'must be a time in ms')))
-    .check(z.describe('Scans started at or before (ms; 0: no bound).')),
-  pageSize: pageSizeParam(),
-  pageToken: pageTokenParam(),
-  sortField: z.optional(z.enum(['id', 'name'], { error: 'must be id or name' })),
-  sortDir: caseInsensitiveEnum(['asc', 'desc']),
-  applicationTypes: applicationTypesParam(),
-  tag: tagFilterParam(),
-}).check(startNotAfterEnd()));
+export const listScansQuery = schema(() =>
+  z
+    .object({
+      appIds: uuidListParam(),
+      envs: nameListParam(),
+      teamIds: uuidListParam(),
+      start: z
+        .pipe(integerParam(), z.number().check(z.lte(Number.MAX_SAFE_INTEGER, 'must be a time in ms')))
+        .check(z.describe('Scans started at or after (ms).')),
+      end: z
+        .pipe(integerParam(), z.number().check(z.lte(Number.MAX_SAFE_INTEGER, 'must be a time in ms')))
+        .check(z.describe('Scans started at or before (ms; 0: no bound).')),
+      pageSize: pageSizeParam(),
+      pageToken: pageTokenParam(),
+      sortField: z.optional(z.enum(['id', 'name'], { error: 'must be id or name' })),
+      sortDir: caseInsensitiveEnum(['asc', 'desc']),
+      applicationTypes: applicationTypesParam(),
+      tag: tagFilterParam(),
+    })
+    .check(startNotAfterEnd()),
+);
 export type ListScansQuery = z.output<typeof listScansQuery>;
 
 /** GET /api/v1/scan/{scanId}/alerts */
-export const listScanAlertsQuery = schema(() => z.object({
-  pageSize: pageSizeParam(),
-  pageToken: pageTokenParam(),
-  sortField: z.optional(z.enum(['id', 'name'], { error: 'must be id or name' })),
-  sortDir: caseInsensitiveEnum(['asc', 'desc']),
-}));
+export const listScanAlertsQuery = schema(() =>
+  z.object({
+    pageSize: pageSizeParam(),
+    pageToken: pageTokenParam(),
+    sortField: z.optional(z.enum(['id', 'name'], { error: 'must be id or name' })),
+    sortDir: caseInsensitiveEnum(['asc', 'desc']),
+  }),
+);
 export type ListScanAlertsQuery = z.output<typeof listScanAlertsQuery>;
 
 /** GET /api/v1/scan/{scanId}/alert/{pluginId}: pageSize above 100 is reduced to 100, as the public API does. */
-export const listAlertFindingsQuery = schema(() => z.object({
-  pageSize: z.pipe(pageSizeParam(), z.transform((n) => Math.min(n, 100))),
-  pageToken: pageTokenParam(),
-}));
+export const listAlertFindingsQuery = schema(() =>
+  z.object({
+    pageSize: z.pipe(
+      pageSizeParam(),
+      z.transform((n) => Math.min(n, 100)),
+    ),
+    pageToken: pageTokenParam(),
+  }),
+);
 export type ListAlertFindingsQuery = z.output<typeof listAlertFindingsQuery>;
 
 export const alertMessageQuery = schema(() => z.object({ includeValidationCommand: booleanParam(false) }));

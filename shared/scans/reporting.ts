@@ -20,7 +20,13 @@ import {
 import { accessibleScan, lastScanOf, statsOf, toScanResult } from './scans.ts';
 import { findingHash } from '../findings/finding-identity.ts';
 import { findingsOfScan } from '../findings/scan-findings.ts';
-import { findingsBefore, recordFindings, restoreFindings, triageVersionCheck, type FindingsBefore } from '../findings/repository.ts';
+import {
+  findingsBefore,
+  recordFindings,
+  restoreFindings,
+  triageVersionCheck,
+  type FindingsBefore,
+} from '../findings/repository.ts';
 import type { ReportedAlert, ReportedUri, ScanAlertsBody, ScanCompletedBody } from './inputs.ts';
 import type { Caller } from '../http/caller.ts';
 
@@ -37,7 +43,8 @@ const tooSlow = () =>
     `storing this report took longer than ${FINDINGS_REPORT_LIMITS.storeBudgetMs / 1000} s (the service is busy): nothing was counted; send it again in smaller requests`,
   );
 
-const ended = (scan: Pick<ScanRecord, 'scanId' | 'status'>) => badRequest(`scan ${scan.scanId} has already ended (${scan.status}): it takes no more reports`);
+const ended = (scan: Pick<ScanRecord, 'scanId' | 'status'>) =>
+  badRequest(`scan ${scan.scanId} has already ended (${scan.status}): it takes no more reports`);
 
 /** Alerts of the same plugin within one request merge, as they do across requests. */
 function mergeByPlugin(alerts: ReportedAlert[]): ReportedAlert[] {
@@ -54,7 +61,12 @@ function mergeByPlugin(alerts: ReportedAlert[]): ReportedAlert[] {
  * The URI and message items of an alert's URIs numbered from `first`, each with its finding's hash (the same for a
  * scanner's report and an import).
  */
-export function findingItems(scan: Pick<ScanRecord, 'applicationId' | 'environmentId'>, pluginId: string, uris: ReportedUri[], first: number) {
+export function findingItems(
+  scan: Pick<ScanRecord, 'applicationId' | 'environmentId'>,
+  pluginId: string,
+  uris: ReportedUri[],
+  first: number,
+) {
   return uris.map((u, i) => {
     const uri: AlertUriRecord = {
       n: first + i,
@@ -104,7 +116,11 @@ export async function reportScanAlerts(caller: Caller, scanId: string, readBody:
   const body = await readBody();
   if (scan.status !== 'STARTED') throw ended(scan);
   const alerts = mergeByPlugin(body.alerts);
-  const reported = { scanId, alertsReported: alerts.length, urisReported: alerts.reduce((n, a) => n + a.uris.length, 0) };
+  const reported = {
+    scanId,
+    alertsReported: alerts.length,
+    urisReported: alerts.reduce((n, a) => n + a.uris.length, 0),
+  };
   if (body.reportId && scan.reportIds?.has(body.reportId)) return { ...reported, alreadyCounted: true };
   const queue = [...alerts];
   const stored: Awaited<ReturnType<typeof storeAlert>>[] = [];
@@ -115,16 +131,22 @@ export async function reportScanAlerts(caller: Caller, scanId: string, readBody:
   await Promise.all(Array.from({ length: Math.min(ALERT_CONCURRENCY, alerts.length) }, worker));
   if (Date.now() > deadline) throw tooSlow(); // what was stored stays invisible (never counted)
   try {
-    await transactWriteRetryingConflicts(findingsCount(scan, stored, FINDINGS_REPORT_LIMITS.maxReportsPerAlert, body.reportId));
+    await transactWriteRetryingConflicts(
+      findingsCount(scan, stored, FINDINGS_REPORT_LIMITS.maxReportsPerAlert, body.reportId),
+    );
   } catch (error) {
     const reasons = cancellationReasons(error);
     const failed = reasons?.findIndex((reason) => reason === 'ConditionalCheckFailed') ?? -1;
     if (failed < 0) throw error;
-    await removeFindings(scan, stored.flatMap((alert) => alert.findings.map((f) => f.uri)));
+    await removeFindings(
+      scan,
+      stored.flatMap((alert) => alert.findings.map((f) => f.uri)),
+    );
     if (failed === 0) {
       const now = (await getScan(scan)) ?? scan;
       // The same report counted meanwhile (a resent report whose first sending was still being stored).
-      if (now.status === 'STARTED' && body.reportId && now.reportIds?.has(body.reportId)) return { ...reported, alreadyCounted: true };
+      if (now.status === 'STARTED' && body.reportId && now.reportIds?.has(body.reportId))
+        return { ...reported, alreadyCounted: true };
       throw ended(now);
     }
     throw payloadTooLarge(
@@ -154,7 +176,11 @@ export async function reportScanCompleted(caller: Caller, scanId: string, body: 
       if (stats.totalAlerts === scan.reportedUris) {
         // Its findings (first/last seen, URIs per finding) and its figures by triage status, from the rules now.
         const found = await findingsOfScan(scan, alerts);
-        before = await findingsBefore(scan, found.findings.map((f) => f.findingHash), before);
+        before = await findingsBefore(
+          scan,
+          found.findings.map((f) => f.findingHash),
+          before,
+        );
         await recordFindings(scan, found.findings, before);
         const completedAt = Date.now();
         const done: ScanRecord = {
@@ -165,12 +191,24 @@ export async function reportScanCompleted(caller: Caller, scanId: string, body: 
           urlCount: body.urlCount,
           stats: { ...stats, ...found.stats },
         };
-        const payload = { scanId, applicationId: app.applicationId, appName: app.name, envId: env.environmentId, envName: env.name, status: body.status };
+        const payload = {
+          scanId,
+          applicationId: app.applicationId,
+          appName: app.name,
+          envId: env.environmentId,
+          envName: env.name,
+          status: body.status,
+        };
         const items = [
           scanCompletion(scan, done),
           ...(env.lastScanId === scanId ? await environmentLastScanWrites(env, lastScanOf(done), scanId) : []),
           triageVersionCheck(scan, found.triageVersion),
-          await auditEntry(caller, app.organizationId, body.status === 'COMPLETED' ? 'SCAN_COMPLETED' : 'SCAN_ERRORED', payload),
+          await auditEntry(
+            caller,
+            app.organizationId,
+            body.status === 'COMPLETED' ? 'SCAN_COMPLETED' : 'SCAN_ERRORED',
+            payload,
+          ),
         ];
         try {
           await transactWriteRetryingConflicts(items);

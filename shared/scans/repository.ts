@@ -85,7 +85,8 @@ export function committedRanges(alert: AlertRecord): [number, number][] {
 }
 
 /** Whether URI number `n` of the alert is counted. */
-export const isCommitted = (alert: AlertRecord, n: number) => committedRanges(alert).some(([first, count]) => n >= first && n < first + count);
+export const isCommitted = (alert: AlertRecord, n: number) =>
+  committedRanges(alert).some(([first, count]) => n >= first && n < first + count);
 
 /** The URI numbers of the alert's counted URIs at positions [from, from + size), in order. */
 export function committedNumbers(alert: AlertRecord, from: number, size: number): number[] {
@@ -140,13 +141,16 @@ export async function getScanLocation(scanId: string): Promise<ScanLocation | un
 
 /** The scan record (strongly consistent: the scanner's requests follow each other closely). */
 export async function getScan(location: ScanLocation): Promise<ScanRecord | undefined> {
-  return fromItem<ScanRecord>(await getItem(keys.scanRecord(location.applicationId, location.environmentId, location.scanId)));
+  return fromItem<ScanRecord>(
+    await getItem(keys.scanRecord(location.applicationId, location.environmentId, location.scanId)),
+  );
 }
 
 /** The scan's status as stored now (a strongly consistent read, never a prefetched one); undefined once deleted. */
 export async function scanStatusNow(location: ScanLocation): Promise<ScanRecord['status'] | undefined> {
   const key = keys.scanRecord(location.applicationId, location.environmentId, location.scanId);
-  return (await db.send(new GetCommand({ TableName: config.tableName, Key: key, ConsistentRead: true }))).Item?.status as ScanRecord['status'] | undefined;
+  return (await db.send(new GetCommand({ TableName: config.tableName, Key: key, ConsistentRead: true }))).Item
+    ?.status as ScanRecord['status'] | undefined;
 }
 
 /** Scan records by location (BatchGetItem; unknown ones are left out, order is not kept). */
@@ -156,7 +160,9 @@ export async function getScans(locations: ScanLocation[]): Promise<ScanRecord[]>
 }
 
 export async function getAlert(scan: ScanRef, pluginId: string): Promise<AlertRecord | undefined> {
-  return fromItem<AlertRecord>(await getItem(keys.scanAlert(scan.applicationId, scan.environmentId, scan.scanId, pluginId)));
+  return fromItem<AlertRecord>(
+    await getItem(keys.scanAlert(scan.applicationId, scan.environmentId, scan.scanId, pluginId)),
+  );
 }
 
 export async function alertsOfScan(scan: ScanRef): Promise<AlertRecord[]> {
@@ -175,15 +181,24 @@ export async function alertUris(scan: ScanRef, pluginId: string, from: number, t
  * The alert's counted URIs at positions [from, from + size) among them, in order: their numbers from the committed
  * ranges, one sort-key range read, uncounted ones dropped.
  */
-export async function countedAlertUris(scan: ScanRef, alert: AlertRecord, from: number, size: number): Promise<AlertUriRecord[]> {
+export async function countedAlertUris(
+  scan: ScanRef,
+  alert: AlertRecord,
+  from: number,
+  size: number,
+): Promise<AlertUriRecord[]> {
   const numbers = committedNumbers(alert, from, size);
   if (numbers.length === 0) return [];
   const wanted = new Set(numbers);
-  return (await alertUris(scan, alert.pluginId, numbers[0], numbers[numbers.length - 1])).filter((u) => wanted.has(u.n));
+  return (await alertUris(scan, alert.pluginId, numbers[0], numbers[numbers.length - 1])).filter((u) =>
+    wanted.has(u.n),
+  );
 }
 
 export async function getAlertMessage(scan: ScanRef, msgId: string): Promise<AlertMessageRecord | undefined> {
-  return fromItem<AlertMessageRecord>(await getItem(keys.alertMessage(scan.applicationId, scan.environmentId, scan.scanId, msgId)));
+  return fromItem<AlertMessageRecord>(
+    await getItem(keys.alertMessage(scan.applicationId, scan.environmentId, scan.scanId, msgId)),
+  );
 }
 
 /** The organization's scans started within [from, to] (ms), newest first, read lazily. */
@@ -195,7 +210,12 @@ export async function* scansOfOrg(orgId: string, from: number, to: number): Asyn
 
 /** The environment's most recent scans (newest first; the index may briefly still list a deleted one). */
 export async function latestScansOfEnvironment(envId: string, limit: number): Promise<ScanRecord[]> {
-  const items = queryItems({ index: 'gsi1', partition: keys.scansOfEnvironment(envId).gsi1pk, forward: false, pageLimit: limit });
+  const items = queryItems({
+    index: 'gsi1',
+    partition: keys.scansOfEnvironment(envId).gsi1pk,
+    forward: false,
+    pageLimit: limit,
+  });
   const scans: ScanRecord[] = [];
   for await (const item of items) {
     scans.push(fromItem<ScanRecord>(item)!);
@@ -205,8 +225,17 @@ export async function latestScansOfEnvironment(envId: string, limit: number): Pr
 }
 
 /** The environment's scans started at or before `startedBy` (ms; default: all), newest first, read lazily. */
-export async function* scansOfEnvironmentNewestFirst(envId: string, startedBy = Number.MAX_SAFE_INTEGER): AsyncGenerator<ScanRecord> {
-  const items = queryItems({ index: 'gsi1', partition: keys.scansOfEnvironment(envId).gsi1pk, skTo: keys.scansStartedBy(startedBy), forward: false, pageLimit: 10 });
+export async function* scansOfEnvironmentNewestFirst(
+  envId: string,
+  startedBy = Number.MAX_SAFE_INTEGER,
+): AsyncGenerator<ScanRecord> {
+  const items = queryItems({
+    index: 'gsi1',
+    partition: keys.scansOfEnvironment(envId).gsi1pk,
+    skTo: keys.scansStartedBy(startedBy),
+    forward: false,
+    pageLimit: 10,
+  });
   for await (const item of items) yield fromItem<ScanRecord>(item)!;
 }
 
@@ -223,7 +252,12 @@ export function scanCreation(scan: ScanRecord): TransactItem[] {
   const { applicationId: appId, environmentId: envId } = scan;
   const location: ScanLocation = { scanId: scan.scanId, applicationId: appId, environmentId: envId };
   return [
-    putNewItem({ ...keys.scan(scan.organizationId, appId, envId, scan.scanId, scan.startedAt), entity: 'scan', ownedKey: keys.scanLocation(scan.scanId), ...scan }),
+    putNewItem({
+      ...keys.scan(scan.organizationId, appId, envId, scan.scanId, scan.startedAt),
+      entity: 'scan',
+      ownedKey: keys.scanLocation(scan.scanId),
+      ...scan,
+    }),
     putNewItem({ ...keys.scanLocation(scan.scanId), entity: 'scanLocation', ...location }),
     configUseChange(scan, 1),
   ];
@@ -244,7 +278,11 @@ function configUseChange(scan: ScanRecord, delta: number): TransactItem {
  * Hands out `count` URI numbers of the alert, creating it on its first report (its first report sets name,
  * severity and the rest). Returns the stored alert and the first number.
  */
-export async function reserveAlertUris(scan: ScanRef, alert: Omit<AlertRecord, 'uriCount' | 'nextUri' | 'committed'>, count: number): Promise<{ alert: AlertRecord; first: number }> {
+export async function reserveAlertUris(
+  scan: ScanRef,
+  alert: Omit<AlertRecord, 'uriCount' | 'nextUri' | 'committed'>,
+  count: number,
+): Promise<{ alert: AlertRecord; first: number }> {
   const out = await db.send(
     new UpdateCommand({
       TableName: config.tableName,
@@ -273,7 +311,10 @@ export async function reserveAlertUris(scan: ScanRef, alert: Omit<AlertRecord, '
 }
 
 /** Stores findings (URI and message items); they count only once findingsCount commits. */
-export async function putFindings(scan: ScanRef, findings: { uri: AlertUriRecord; message: AlertMessageRecord }[]): Promise<void> {
+export async function putFindings(
+  scan: ScanRef,
+  findings: { uri: AlertUriRecord; message: AlertMessageRecord }[],
+): Promise<void> {
   const { applicationId: appId, environmentId: envId, scanId } = scan;
   await batchPut(
     findings.flatMap(({ uri, message }) => [
@@ -285,7 +326,12 @@ export async function putFindings(scan: ScanRef, findings: { uri: AlertUriRecord
 
 export async function removeFindings(scan: ScanRef, uris: AlertUriRecord[]): Promise<void> {
   const { applicationId: appId, environmentId: envId, scanId } = scan;
-  await batchDelete(uris.flatMap((u) => [keys.alertUri(appId, envId, scanId, u.pluginId, u.n), keys.alertMessage(appId, envId, scanId, u.msgId)]));
+  await batchDelete(
+    uris.flatMap((u) => [
+      keys.alertUri(appId, envId, scanId, u.pluginId, u.n),
+      keys.alertMessage(appId, envId, scanId, u.msgId),
+    ]),
+  );
 }
 
 /**
@@ -293,12 +339,21 @@ export async function removeFindings(scan: ScanRef, uris: AlertUriRecord[]): Pro
  * it is STARTED: index 0) and to each alert's count, appending each alert's range of numbers to its committed
  * ranges (while it has fewer than `maxReports`: index i + 1 for the i-th alert).
  */
-export function findingsCount(scan: ScanRef, counts: { pluginId: string; first: number; count: number }[], maxReports: number, reportId?: string): TransactItem[] {
+export function findingsCount(
+  scan: ScanRef,
+  counts: { pluginId: string; first: number; count: number }[],
+  maxReports: number,
+  reportId?: string,
+): TransactItem[] {
   const { applicationId: appId, environmentId: envId, scanId } = scan;
   const count = counts.reduce((n, c) => n + c.count, 0);
   // A report with an id is counted once: its id joins the scan's reportIds in the same write.
   const once = reportId
-    ? { update: ', reportIds :ids', condition: ' AND NOT contains(reportIds, :id)', values: { ':ids': new Set([reportId]), ':id': reportId } }
+    ? {
+        update: ', reportIds :ids',
+        condition: ' AND NOT contains(reportIds, :id)',
+        values: { ':ids': new Set([reportId]), ':id': reportId },
+      }
     : { update: '', condition: '', values: {} };
   return [
     {
@@ -311,17 +366,15 @@ export function findingsCount(scan: ScanRef, counts: { pluginId: string; first: 
         ExpressionAttributeValues: { ':count': count, ':started': 'STARTED', ...once.values },
       },
     },
-    ...counts.map(
-      ({ pluginId, first, count }): TransactItem => ({
-        Update: {
-          TableName: config.tableName,
-          Key: keys.scanAlert(appId, envId, scanId, pluginId),
-          UpdateExpression: 'ADD uriCount :count SET committed = list_append(if_not_exists(committed, :none), :range)',
-          ConditionExpression: 'attribute_not_exists(committed) OR size(committed) < :max',
-          ExpressionAttributeValues: { ':count': count, ':none': [], ':range': [[first, count]], ':max': maxReports },
-        },
-      }),
-    ),
+    ...counts.map(({ pluginId, first, count }): TransactItem => ({
+      Update: {
+        TableName: config.tableName,
+        Key: keys.scanAlert(appId, envId, scanId, pluginId),
+        UpdateExpression: 'ADD uriCount :count SET committed = list_append(if_not_exists(committed, :none), :range)',
+        ConditionExpression: 'attribute_not_exists(committed) OR size(committed) < :max',
+        ExpressionAttributeValues: { ':count': count, ':none': [], ':range': [[first, count]], ':max': maxReports },
+      },
+    })),
   ];
 }
 
@@ -329,15 +382,21 @@ export function findingsCount(scan: ScanRef, counts: { pluginId: string; first: 
  * Ends a STARTED scan, provided no findings were counted since `stats` was computed (reportedUris unchanged):
  * the frozen statistics then match the alerts exactly.
  */
-export function scanCompletion(scan: ScanRecord, end: Pick<ScanRecord, 'status' | 'completedAt' | 'durationSeconds' | 'urlCount' | 'stats'>): TransactItem {
+export function scanCompletion(
+  scan: ScanRecord,
+  end: Pick<ScanRecord, 'status' | 'completedAt' | 'durationSeconds' | 'urlCount' | 'stats'>,
+): TransactItem {
   return {
     Update: {
       TableName: config.tableName,
       Key: keys.scanRecord(scan.applicationId, scan.environmentId, scan.scanId),
-      UpdateExpression: 'SET #status = :status, completedAt = :completedAt, durationSeconds = :duration, urlCount = :urlCount, stats = :stats',
+      UpdateExpression:
+        'SET #status = :status, completedAt = :completedAt, durationSeconds = :duration, urlCount = :urlCount, stats = :stats',
       ConditionExpression:
         '#status = :started AND reportedUris = :reported AND attribute_not_exists(deleting) AND ' +
-        (scan.findingsRestores === undefined ? 'attribute_not_exists(findingsRestores)' : 'findingsRestores = :restores'),
+        (scan.findingsRestores === undefined
+          ? 'attribute_not_exists(findingsRestores)'
+          : 'findingsRestores = :restores'),
       ExpressionAttributeNames: { '#status': 'status' },
       ExpressionAttributeValues: {
         ...(scan.findingsRestores === undefined ? {} : { ':restores': scan.findingsRestores }),
@@ -404,7 +463,10 @@ export async function deleteScanData(scan: ScanRef): Promise<void> {
 }
 
 /** Moves `count` findings of a plugin from one triage status to another in an ended scan's statistics. */
-export function scanTriageCountsMove(scan: ScanRef, move: { pluginId: string; severity: Severity; from: TriageStatus; to: TriageStatus; count: number }): TransactItem {
+export function scanTriageCountsMove(
+  scan: ScanRef,
+  move: { pluginId: string; severity: Severity; from: TriageStatus; to: TriageStatus; count: number },
+): TransactItem {
   return {
     Update: {
       TableName: config.tableName,
@@ -413,7 +475,12 @@ export function scanTriageCountsMove(scan: ScanRef, move: { pluginId: string; se
         'ADD stats.byStatus.#from.#severity :minus, stats.byStatus.#to.#severity :plus, ' +
         'stats.byPluginStatus.#plugin.#from :minus, stats.byPluginStatus.#plugin.#to :plus',
       ConditionExpression: 'attribute_exists(stats.byPluginStatus.#plugin) AND attribute_not_exists(deleting)',
-      ExpressionAttributeNames: { '#from': move.from, '#to': move.to, '#severity': move.severity, '#plugin': move.pluginId },
+      ExpressionAttributeNames: {
+        '#from': move.from,
+        '#to': move.to,
+        '#severity': move.severity,
+        '#plugin': move.pluginId,
+      },
       ExpressionAttributeValues: { ':minus': -move.count, ':plus': move.count },
     },
   };

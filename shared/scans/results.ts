@@ -21,7 +21,17 @@ import {
   type AlertMessageRecord,
   type ScanRecord,
 } from './repository.ts';
-import { absoluteUrl, accessibleScan, currentStats, lastScanOf, statsOf, toAlert, toScan, toScanResult, triageStatsOf } from './scans.ts';
+import {
+  absoluteUrl,
+  accessibleScan,
+  currentStats,
+  lastScanOf,
+  statsOf,
+  toAlert,
+  toScan,
+  toScanResult,
+  triageStatsOf,
+} from './scans.ts';
 import { rulesOf } from '../findings/repository.ts';
 import { toRuleHistories } from '../findings/views.ts';
 import type { AlertMessageQuery, ListAlertFindingsQuery, ListScanAlertsQuery, ListScansQuery } from './inputs.ts';
@@ -41,7 +51,8 @@ function tagMatcher(filters: string[]): (scan: ScanRecord) => boolean {
       .slice(split + 1)
       .split('|')
       .map((value) => wildcardMatcher(value, { anchored: true, ignoreCase: false }));
-    return (scan: ScanRecord) => scan.tags.some((tag) => tag.name === name && patterns.some((matches) => matches(tag.value)));
+    return (scan: ScanRecord) =>
+      scan.tags.some((tag) => tag.name === name && patterns.some((matches) => matches(tag.value)));
   });
   return (scan) => tests.every((test) => test(scan));
 }
@@ -54,7 +65,9 @@ export async function listScans(caller: Caller, orgId: string, q: ListScansQuery
   const membership = await caller.authorize(orgId);
   const scans: ScanRecord[] = [];
   for await (const scan of scansOfOrg(orgId, q.start, q.end || Number.MAX_SAFE_INTEGER)) scans.push(scan);
-  const apps = new Map((await getApplications(scans.map((s) => s.applicationId))).map((app) => [app.applicationId, app]));
+  const apps = new Map(
+    (await getApplications(scans.map((s) => s.applicationId))).map((app) => [app.applicationId, app]),
+  );
   const envNames = q.envs.map((n) => n.toLowerCase());
   const tagsMatch = tagMatcher(q.tag);
   const kept = scans.filter((scan) => {
@@ -74,13 +87,16 @@ export async function listScans(caller: Caller, orgId: string, q: ListScansQuery
     const value =
       q.sortField === 'id'
         ? (s: ScanRecord) => s.scanId
-        : (s: ScanRecord) => `${nameOrderKey(apps.get(s.applicationId)!.name, s.applicationId)}#${nameOrderKey(s.envName, s.environmentId)}`;
+        : (s: ScanRecord) =>
+            `${nameOrderKey(apps.get(s.applicationId)!.name, s.applicationId)}#${nameOrderKey(s.envName, s.environmentId)}`;
     kept.sort(compareBy(value, (s) => s.scanId, q.sortDir === 'desc' ? 'DESC' : 'ASC'));
   } else if (q.sortDir === 'asc') kept.reverse(); // the index order is newest first
   const request = { page: q.pageToken, size: q.pageSize };
   const page = pageOf(kept, request);
   return {
-    applicationScanResults: await Promise.all(page.items.map(async (scan) => toScanResult(scan, apps.get(scan.applicationId)!, await currentStats(scan)))),
+    applicationScanResults: await Promise.all(
+      page.items.map(async (scan) => toScanResult(scan, apps.get(scan.applicationId)!, await currentStats(scan))),
+    ),
     nextPageToken: v1NextPageToken(request, page.hasNext),
     totalCount: page.totalCount,
   };
@@ -90,7 +106,10 @@ export async function listScans(caller: Caller, orgId: string, q: ListScansQuery
 export async function listScanAlerts(caller: Caller, scanId: string, q: ListScanAlertsQuery) {
   const { scan, app } = await accessibleScan(caller, scanId);
   const alerts = (await alertsOfScan(scan)).filter((alert) => alert.uriCount > 0);
-  const value = q.sortField === 'name' ? (a: (typeof alerts)[number]) => a.name.toLowerCase() : (a: (typeof alerts)[number]) => a.pluginId;
+  const value =
+    q.sortField === 'name'
+      ? (a: (typeof alerts)[number]) => a.name.toLowerCase()
+      : (a: (typeof alerts)[number]) => a.pluginId;
   alerts.sort(compareBy(value, (a) => a.pluginId, q.sortDir === 'desc' ? 'DESC' : 'ASC'));
   const request = { page: q.pageToken, size: q.pageSize };
   const page = pageOf(alerts, request);
@@ -104,14 +123,22 @@ export async function listScanAlerts(caller: Caller, scanId: string, q: ListScan
 const notReported = (scanId: string, pluginId: string) => notFound(`scan ${scanId} has no alert ${pluginId}`);
 
 /** GET /api/v1/scan/{scanId}/alert/{pluginId}: the alert and a page of its URIs (one sort-key range). */
-export async function listScanAlertFindings(caller: Caller, scanId: string, pluginId: string, q: ListAlertFindingsQuery) {
+export async function listScanAlertFindings(
+  caller: Caller,
+  scanId: string,
+  pluginId: string,
+  q: ListAlertFindingsQuery,
+) {
   const { scan, app } = await accessibleScan(caller, scanId);
   const alert = await getAlert(scan, pluginId);
   if (!alert || alert.uriCount === 0) throw notReported(scanId, pluginId);
   const from = q.pageToken * q.pageSize;
   const uris = await countedAlertUris(scan, alert, from, q.pageSize);
   const scanView = toScan(scan, app);
-  const rules = await rulesOf(scan, uris.map((u) => u.findingHash));
+  const rules = await rulesOf(
+    scan,
+    uris.map((u) => u.findingHash),
+  );
   return {
     alert: toAlert(alert, triageStatsOf(scan.stats ?? statsOf([alert]), [alert]), scanView),
     applicationScanAlertUris: uris.map((u) => {
@@ -160,7 +187,13 @@ const cookiesOf = (requestHeader: string) =>
     .join('; ');
 
 /** GET /api/v1/scan/{scanId}/uri/{alertUriId}/messages/{messageId} */
-export async function getAlertMessages(caller: Caller, scanId: string, alertUriId: string, messageId: string, q: AlertMessageQuery) {
+export async function getAlertMessages(
+  caller: Caller,
+  scanId: string,
+  alertUriId: string,
+  messageId: string,
+  q: AlertMessageQuery,
+) {
   const { scan } = await accessibleScan(caller, scanId);
   const message = await getAlertMessage(scan, messageId);
   const alert = message && (await getAlert(scan, message.pluginId));
@@ -209,7 +242,13 @@ export async function deleteScan(caller: Caller, scanId: string): Promise<object
     const env = await getEnvironment(scan.applicationId, scan.environmentId);
     const replacing = env?.lastScanId === scanId;
     const previous = replacing ? await previousScan(scan.environmentId, scanId) : undefined;
-    const payload = { scanId, applicationId: app.applicationId, appName: app.name, envId: scan.environmentId, envName: env?.name ?? scan.envName };
+    const payload = {
+      scanId,
+      applicationId: app.applicationId,
+      appName: app.name,
+      envId: scan.environmentId,
+      envName: env?.name ?? scan.envName,
+    };
     const items = [
       ...scanDeletingMark(scan),
       ...(env && replacing ? await environmentLastScanWrites(env, previous && lastScanOf(previous), scanId) : []),

@@ -1,7 +1,14 @@
 import { accessibleApplication } from '../applications/access.ts';
 import { HttpError, notFound } from '../errors.ts';
 import { RISK_SEVERITIES, SEVERITIES, type Severity } from './inputs.ts';
-import { alertsOfScan, getScan, getScanLocation, type AlertRecord, type ScanRecord, type ScanStats } from './repository.ts';
+import {
+  alertsOfScan,
+  getScan,
+  getScanLocation,
+  type AlertRecord,
+  type ScanRecord,
+  type ScanStats,
+} from './repository.ts';
 import type { ApplicationRecord } from '../applications/application-repository.ts';
 import type { LastScan } from '../applications/environment-repository.ts';
 import type { Caller } from '../http/caller.ts';
@@ -22,7 +29,9 @@ export async function accessibleScan(caller: Caller, scanId: string, options: { 
   const location = await getScanLocation(scanId);
   if (!location) throw unknown;
   // Another organization's scan answers as an unknown one, naming nothing of theirs.
-  const { app, membership } = await accessibleApplication(caller, location.applicationId, { teamRestricted: true }).catch((error) => {
+  const { app, membership } = await accessibleApplication(caller, location.applicationId, {
+    teamRestricted: true,
+  }).catch((error) => {
     throw error instanceof HttpError && error.statusCode === 404 ? unknown : error;
   });
   const scan = await getScan(location);
@@ -30,7 +39,8 @@ export async function accessibleScan(caller: Caller, scanId: string, options: { 
   return { app, scan, membership };
 }
 
-const bySeverity = (count: (severity: Severity) => number) => Object.fromEntries(SEVERITIES.map((s) => [s, count(s)])) as Record<Severity, number>;
+const bySeverity = (count: (severity: Severity) => number) =>
+  Object.fromEntries(SEVERITIES.map((s) => [s, count(s)])) as Record<Severity, number>;
 
 export function statsOf(alerts: AlertRecord[]): ScanStats {
   const counted = alerts.filter((a) => a.uriCount > 0);
@@ -60,7 +70,9 @@ export function triageStatsOf(stats: ScanStats, alerts: AlertRecord[] = []): Tri
 export function untriagedOf(stats: ScanStats | undefined) {
   const counts = { total: 0, High: 0, Medium: 0, Low: 0 };
   if (!stats) return counts;
-  const statuses = stats.byStatus ? TRIAGE_STATUSES.filter(isUntriaged).map((status) => stats.byStatus![status]) : [stats.urisBySeverity];
+  const statuses = stats.byStatus
+    ? TRIAGE_STATUSES.filter(isUntriaged).map((status) => stats.byStatus![status])
+    : [stats.urisBySeverity];
   for (const bySeverity of statuses) {
     for (const severity of RISK_SEVERITIES) {
       counts[severity] += bySeverity[severity] ?? 0;
@@ -100,7 +112,8 @@ export function lastScanOf(scan: ScanRecord): LastScan {
 }
 
 /** A reported URI as an absolute URL: relative ones are on the scan's host. */
-export const absoluteUrl = (uri: string, host: string) => (/^https?:\/\//i.test(uri) ? uri : `${host.replace(/\/+$/, '')}/${uri.replace(/^\/+/, '')}`);
+export const absoluteUrl = (uri: string, host: string) =>
+  /^https?:\/\//i.test(uri) ? uri : `${host.replace(/\/+$/, '')}/${uri.replace(/^\/+/, '')}`;
 
 /** scanresults.Scan; `timestamp` in ms, as the public API's clients observe it. */
 export function toScan(scan: ScanRecord, app: ApplicationRecord) {
@@ -118,8 +131,12 @@ export function toScan(scan: ScanRecord, app: ApplicationRecord) {
 }
 
 /** application.AlertStatusStats: one entry per triage status with findings, in the public enum's order. */
-function alertStatusStats(byStatus: (status: (typeof TRIAGE_STATUSES)[number]) => { totalCount: number; severityStats: Record<string, number> }) {
-  return TRIAGE_STATUSES.map((alertStatus) => ({ alertStatus, ...byStatus(alertStatus) })).filter((s) => s.totalCount > 0);
+function alertStatusStats(
+  byStatus: (status: (typeof TRIAGE_STATUSES)[number]) => { totalCount: number; severityStats: Record<string, number> },
+) {
+  return TRIAGE_STATUSES.map((alertStatus) => ({ alertStatus, ...byStatus(alertStatus) })).filter(
+    (s) => s.totalCount > 0,
+  );
 }
 
 /** application.ApplicationAlert, with its findings by triage status. */
@@ -174,7 +191,15 @@ export function toScanResult(scan: ScanRecord, app: ApplicationRecord, stats: Sc
     percentComplete: scan.status === 'STARTED' ? 0 : 100,
     scanProgress:
       scan.status === 'STARTED'
-        ? { scanId: scan.scanId, plugins: alerts.map((a) => ({ pluginId: a.pluginId, pluginName: a.name, alertCount: a.uriCount, status: 'RUNNING' })) }
+        ? {
+            scanId: scan.scanId,
+            plugins: alerts.map((a) => ({
+              pluginId: a.pluginId,
+              pluginName: a.name,
+              alertCount: a.uriCount,
+              status: 'RUNNING',
+            })),
+          }
         : undefined,
     tags: scan.tags,
   };

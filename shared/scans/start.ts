@@ -50,7 +50,13 @@ export async function reportScanStarted(caller: Caller, appId: string, readBody:
     const found = await findOrCreateEnvironmentByName(caller, app, body.env, lastScanOf(scan));
     const env = found.env;
     Object.assign(scan, { environmentId: env.environmentId, envName: env.name });
-    const payload = { scanId: scan.scanId, applicationId: appId, appName: app.name, envId: env.environmentId, envName: env.name };
+    const payload = {
+      scanId: scan.scanId,
+      applicationId: appId,
+      appName: app.name,
+      envId: env.environmentId,
+      envName: env.name,
+    };
     const items = [
       ...found.items,
       ...scanCreation(scan),

@@ -9,7 +9,11 @@ export const SERVICE_PATHS = ['/health', '/openapi.json', '/docs', '/docs/{file}
 export const SERVICE_DESCRIPTION = 'GET /health, /openapi.json, /docs';
 
 /** The files the pages read: openapi.json from the repository root, the rest from swagger-ui-dist. */
-export const SERVICE_FILES = { openapi: 'openapi.json', css: 'swagger-ui.css', script: 'swagger-ui-bundle.js' } as const;
+export const SERVICE_FILES = {
+  openapi: 'openapi.json',
+  css: 'swagger-ui.css',
+  script: 'swagger-ui-bundle.js',
+} as const;
 export type ServiceFile = (typeof SERVICE_FILES)[keyof typeof SERVICE_FILES];
 
 export interface Page {
@@ -37,28 +41,54 @@ const DOCS_HTML = `<!doctype html>
 // A file, not an inline script, so that the page's Content-Security-Policy allows scripts from 'self' only.
 const START_JS = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#docs', deepLinking: true });\n`;
 
-const CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; object-src 'none'; frame-ancestors 'none'";
+const CSP =
+  "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; object-src 'none'; frame-ancestors 'none'";
 
-const text = (status: number, contentType: string, body: string, cacheSeconds?: number): Page => ({ status, contentType, body: Buffer.from(body), cacheSeconds });
+const text = (status: number, contentType: string, body: string, cacheSeconds?: number): Page => ({
+  status,
+  contentType,
+  body: Buffer.from(body),
+  cacheSeconds,
+});
 
 /** The page for a GET of `path`, or undefined when the path is not one of the service's. */
-export async function servicePage(path: string, read: (file: ServiceFile) => Promise<Buffer>): Promise<Page | undefined> {
+export async function servicePage(
+  path: string,
+  read: (file: ServiceFile) => Promise<Buffer>,
+): Promise<Page | undefined> {
   switch (path) {
     case '/health':
       return text(200, 'application/json', JSON.stringify({ status: 'ok' }));
     case '/openapi.json':
-      return { status: 200, contentType: 'application/json', body: await read(SERVICE_FILES.openapi), cacheSeconds: 300 };
+      return {
+        status: 200,
+        contentType: 'application/json',
+        body: await read(SERVICE_FILES.openapi),
+        cacheSeconds: 300,
+      };
     case '/docs':
     case '/docs/':
       return text(200, 'text/html; charset=utf-8', DOCS_HTML, 300);
     case '/docs/start.js':
       return text(200, 'text/javascript; charset=utf-8', START_JS, 300);
     case `/docs/${SERVICE_FILES.css}`:
-      return { status: 200, contentType: 'text/css; charset=utf-8', body: await read(SERVICE_FILES.css), cacheSeconds: 86_400 };
+      return {
+        status: 200,
+        contentType: 'text/css; charset=utf-8',
+        body: await read(SERVICE_FILES.css),
+        cacheSeconds: 86_400,
+      };
     case `/docs/${SERVICE_FILES.script}`:
-      return { status: 200, contentType: 'text/javascript; charset=utf-8', body: await read(SERVICE_FILES.script), cacheSeconds: 86_400 };
+      return {
+        status: 200,
+        contentType: 'text/javascript; charset=utf-8',
+        body: await read(SERVICE_FILES.script),
+        cacheSeconds: 86_400,
+      };
     default:
-      return path.startsWith('/docs/') ? text(404, 'application/json', JSON.stringify({ message: `Not Found: ${path}` })) : undefined;
+      return path.startsWith('/docs/')
+        ? text(404, 'application/json', JSON.stringify({ message: `Not Found: ${path}` }))
+        : undefined;
   }
 }
 

@@ -6,9 +6,13 @@ export async function deleteObjectsUnder(prefix: string): Promise<void> {
   const { DeleteObjectsCommand, ListObjectsV2Command } = await import('@aws-sdk/client-s3'); // loaded on use: see s3.ts
   const client = await s3();
   for (;;) {
-    const listed = await client.send(new ListObjectsV2Command({ Bucket: config.assetsBucket, Prefix: prefix, MaxKeys: 1000 }));
+    const listed = await client.send(
+      new ListObjectsV2Command({ Bucket: config.assetsBucket, Prefix: prefix, MaxKeys: 1000 }),
+    );
     const objects = (listed.Contents ?? []).map((o) => ({ Key: o.Key! }));
     if (objects.length === 0) return;
-    await client.send(new DeleteObjectsCommand({ Bucket: config.assetsBucket, Delete: { Objects: objects, Quiet: true } }));
+    await client.send(
+      new DeleteObjectsCommand({ Bucket: config.assetsBucket, Delete: { Objects: objects, Quiet: true } }),
+    );
   }
 }

@@ -22,7 +22,8 @@ export const objectKeys = {
    * One stored version of an environment's default configuration written by POST .../config/default; the
    * environment record names the current one (`defaultConfigKey`). Under the environment's prefix, so its delete removes it.
    */
-  environmentDefaultConfig: (appId: string, envId: string, version: string) => `apps/${appId}/envs/${envId}/default-config/${version}.json`,
+  environmentDefaultConfig: (appId: string, envId: string, version: string) =>
+    `apps/${appId}/envs/${envId}/default-config/${version}.json`,
   globalConfig: (name: string) => `global-configuration/${name}.yml`,
   /** One stored version of an organization's named document; its metadata item names the current one. */
   organizationAsset: (orgId: string, kind: OrganizationAssetKind, version: string) =>

@@ -15,7 +15,9 @@ export function s3(): Promise<S3Client> {
         region: config.region,
         endpoint: config.s3Endpoint,
         forcePathStyle: Boolean(config.s3Endpoint),
-        ...(config.s3Endpoint ? { credentials: config.localS3Credentials ?? { accessKeyId: 'unset', secretAccessKey: 'unset' } } : {}),
+        ...(config.s3Endpoint
+          ? { credentials: config.localS3Credentials ?? { accessKeyId: 'unset', secretAccessKey: 'unset' } }
+          : {}),
         // Without these the SDK frames uploads as aws-chunked with a CRC trailer, which s3rver stores verbatim,
         // and presigned PUT URLs carry the checksum of an empty body.
         requestChecksumCalculation: 'WHEN_REQUIRED',

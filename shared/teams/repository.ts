@@ -26,16 +26,24 @@ export interface TeamRecord {
 // The id lists are stored as string sets (an empty set cannot be stored: the attribute is then absent), so that
 // an application can join or leave a team with ADD/DELETE without reading its list.
 function toRecord(item: Record<string, unknown> | undefined): TeamRecord | undefined {
-  const stored = fromItem<Omit<TeamRecord, 'userIds' | 'applicationIds'> & { userIds?: Set<string>; applicationIds?: Set<string> }>(item);
+  const stored = fromItem<
+    Omit<TeamRecord, 'userIds' | 'applicationIds'> & { userIds?: Set<string>; applicationIds?: Set<string> }
+  >(item);
   if (!stored) return undefined;
-  return { ...stored, userIds: [...(stored.userIds ?? [])].sort(), applicationIds: [...(stored.applicationIds ?? [])].sort() };
+  return {
+    ...stored,
+    userIds: [...(stored.userIds ?? [])].sort(),
+    applicationIds: [...(stored.applicationIds ?? [])].sort(),
+  };
 }
 
 const idSet = (ids: string[]) => (ids.length ? new Set(ids) : undefined);
 
 /** The team, read strongly consistent: writes are built on it. */
 export async function getTeam(orgId: string, teamId: string): Promise<TeamRecord | undefined> {
-  const out = await db.send(new GetCommand({ TableName: config.tableName, Key: keys.team(orgId, teamId), ConsistentRead: true }));
+  const out = await db.send(
+    new GetCommand({ TableName: config.tableName, Key: keys.team(orgId, teamId), ConsistentRead: true }),
+  );
   return toRecord(out.Item);
 }
 
@@ -55,7 +63,13 @@ export async function teamsOfOrg(orgId: string): Promise<TeamRecord[]> {
 
 export function teamPut(team: TeamRecord): TransactItem {
   const { userIds, applicationIds, ...fields } = team;
-  return putNewItem({ ...keys.team(team.organizationId, team.teamId), entity: 'team', ...fields, userIds: idSet(userIds), applicationIds: idSet(applicationIds) });
+  return putNewItem({
+    ...keys.team(team.organizationId, team.teamId),
+    entity: 'team',
+    ...fields,
+    userIds: idSet(userIds),
+    applicationIds: idSet(applicationIds),
+  });
 }
 
 /** Replaces the team's name and lists with `next`, conditioned on the version read (`read.version`). */

@@ -13,7 +13,12 @@ import {
   type TeamRecord,
 } from './repository.ts';
 import { getMemberships, membershipTeamAdded, membershipTeamRemoved } from '../identity/membership-repository.ts';
-import { applicationsOwnershipUpdate, getApplication, getApplications, type ApplicationRecord } from '../applications/application-repository.ts';
+import {
+  applicationsOwnershipUpdate,
+  getApplication,
+  getApplications,
+  type ApplicationRecord,
+} from '../applications/application-repository.ts';
 import { environmentsOfApp } from '../applications/environment-repository.ts';
 import { getUsers } from '../identity/user-repository.ts';
 import { auditEntry, type TransactItem } from '../audit/entries.ts';
@@ -22,7 +27,13 @@ import { cancellationReasons } from '../db/items.ts';
 import { badRequest, conflict, notFound, unauthorized } from '../errors.ts';
 import { compareBy, nameOrderKey, pageOf, v1NextPageToken } from '../lists.ts';
 import type { Caller } from '../http/caller.ts';
-import type { CreateTeamBody, ListTeamsForOrgQuery, ListTeamsForUserQuery, UpdateApplicationTeamBody, UpdateTeamBody } from './inputs.ts';
+import type {
+  CreateTeamBody,
+  ListTeamsForOrgQuery,
+  ListTeamsForUserQuery,
+  UpdateApplicationTeamBody,
+  UpdateTeamBody,
+} from './inputs.ts';
 
 // Teams (SPEC 2.5, 4.4; docs/DATA-MODEL.md, Teams). The team item holds the authoritative member and application
 // lists; every write also changes, in the same transaction, the copies that per-request authorization reads
@@ -45,7 +56,11 @@ async function describeTeams(orgId: string, teams: TeamRecord[]) {
   ]);
   const userById = new Map(users.map((user) => [user.userId, user]));
   const membershipByUser = new Map(memberships.map((m) => [m.userId, m]));
-  const envsByApp = new Map(await Promise.all(apps.map(async (app) => [app.applicationId, await environmentsOfApp(app.applicationId)] as const)));
+  const envsByApp = new Map(
+    await Promise.all(
+      apps.map(async (app) => [app.applicationId, await environmentsOfApp(app.applicationId)] as const),
+    ),
+  );
   return teams.map((team) => ({
     id: team.teamId,
     name: team.name,
@@ -58,10 +73,22 @@ async function describeTeams(orgId: string, teams: TeamRecord[]) {
         email: userById.get(userId)?.email ?? '',
         role: membershipByUser.get(userId)!.role,
       }))
-      .sort(compareBy((user) => user.userName.toLowerCase(), (user) => user.userId, 'ASC')),
+      .sort(
+        compareBy(
+          (user) => user.userName.toLowerCase(),
+          (user) => user.userId,
+          'ASC',
+        ),
+      ),
     applications: apps
       .filter((app) => app.teamId === team.teamId && app.organizationId === orgId)
-      .sort(compareBy((app) => nameOrderKey(app.name, app.applicationId), (app) => app.applicationId, 'ASC'))
+      .sort(
+        compareBy(
+          (app) => nameOrderKey(app.name, app.applicationId),
+          (app) => app.applicationId,
+          'ASC',
+        ),
+      )
       .map((app) => {
         const envs = envsByApp.get(app.applicationId) ?? [];
         return {
@@ -93,7 +120,11 @@ const without = (ids: string[], removed: string[]) => ids.filter((id) => !remove
  * memberships, the applications' ownership and counters, and the teams applications are taken from. Validates
  * `next`: its users must be members of the organization, its applications live applications of it (400).
  */
-async function teamRelationWrites(orgId: string, current: TeamRecord | undefined, next: TeamRecord): Promise<TransactItem[]> {
+async function teamRelationWrites(
+  orgId: string,
+  current: TeamRecord | undefined,
+  next: TeamRecord,
+): Promise<TransactItem[]> {
   const teamId = next.teamId;
   const [currentUsers, currentApps] = [current?.userIds ?? [], current?.applicationIds ?? []];
   const [memberships, apps] = await Promise.all([
@@ -102,10 +133,12 @@ async function teamRelationWrites(orgId: string, current: TeamRecord | undefined
   ]);
   const membershipByUser = new Map(memberships.map((m) => [m.userId, m]));
   const unknownUsers = next.userIds.filter((id) => !membershipByUser.has(id));
-  if (unknownUsers.length) throw badRequest(`userIds: not members of organization ${orgId}: ${unknownUsers.join(', ')}`);
+  if (unknownUsers.length)
+    throw badRequest(`userIds: not members of organization ${orgId}: ${unknownUsers.join(', ')}`);
   const appById = new Map(apps.filter((app) => app.organizationId === orgId).map((app) => [app.applicationId, app]));
   const unknownApps = next.applicationIds.filter((id) => !appById.has(id));
-  if (unknownApps.length) throw badRequest(`applicationIds: no such applications in organization ${orgId}: ${unknownApps.join(', ')}`);
+  if (unknownApps.length)
+    throw badRequest(`applicationIds: no such applications in organization ${orgId}: ${unknownApps.join(', ')}`);
 
   const joining = next.userIds.map((id) => membershipByUser.get(id)!).filter((m) => !m.teamIds.includes(teamId));
   const leaving = without(currentUsers, next.userIds)
@@ -121,7 +154,8 @@ async function teamRelationWrites(orgId: string, current: TeamRecord | undefined
   // An application belongs to at most one team: one taken from another team leaves that team's list too.
   const taken = new Map<string, string[]>();
   for (const { app } of moves) {
-    if (app.teamId && app.teamId !== teamId) taken.set(app.teamId, [...(taken.get(app.teamId) ?? []), app.applicationId]);
+    if (app.teamId && app.teamId !== teamId)
+      taken.set(app.teamId, [...(taken.get(app.teamId) ?? []), app.applicationId]);
   }
   const previousOwners = await getTeams(orgId, [...taken.keys()]);
   return [
@@ -149,14 +183,20 @@ async function commitTeamWrite(build: () => Promise<TeamWrite>, tooLarge: string
     const { items, nameClaimAt, name } = await build();
     if (items.length === 0) return;
     if (items.length > MAX_TRANSACTION_ITEMS) {
-      throw badRequest(`${tooLarge}: it needs ${items.length} writes in one transaction, and at most ${MAX_TRANSACTION_ITEMS} are possible`);
+      throw badRequest(
+        `${tooLarge}: it needs ${items.length} writes in one transaction, and at most ${MAX_TRANSACTION_ITEMS} are possible`,
+      );
     }
     try {
       return await transactWriteRetryingConflicts(items);
     } catch (error) {
       const reasons = cancellationReasons(error);
       if (!reasons) throw error;
-      if (nameClaimAt !== undefined && reasons[0] !== 'ConditionalCheckFailed' && reasons[nameClaimAt] === 'ConditionalCheckFailed') {
+      if (
+        nameClaimAt !== undefined &&
+        reasons[0] !== 'ConditionalCheckFailed' &&
+        reasons[nameClaimAt] === 'ConditionalCheckFailed'
+      ) {
         throw badRequest(`name: the organization already has a team named "${name}"`);
       }
       if (attempt >= MAX_ATTEMPTS) throw conflict(TEAM_CHANGED);
@@ -181,7 +221,12 @@ export async function createTeam(caller: Caller, orgId: string, body: CreateTeam
     version: 1,
     createdAt: Date.now(),
   };
-  const payload = { teamId: team.teamId, teamName: team.name, userIds: team.userIds, applicationIds: team.applicationIds };
+  const payload = {
+    teamId: team.teamId,
+    teamName: team.name,
+    userIds: team.userIds,
+    applicationIds: team.applicationIds,
+  };
   await commitTeamWrite(
     async () => ({
       items: [
@@ -208,7 +253,8 @@ export async function readTeam(orgId: string, teamId: string) {
  */
 export async function updateTeam(caller: Caller, orgId: string, teamIdParam: string, body: UpdateTeamBody) {
   const teamId = teamIdParam.toLowerCase();
-  if (body.teamId && body.teamId !== teamId) throw badRequest(`teamId: ${body.teamId} does not match the team in the path (${teamId})`);
+  if (body.teamId && body.teamId !== teamId)
+    throw badRequest(`teamId: ${body.teamId} does not match the team in the path (${teamId})`);
   checkOrganization(body.organizationId, orgId);
   let firstVersion: number | undefined;
   let updated!: TeamRecord;
@@ -216,7 +262,13 @@ export async function updateTeam(caller: Caller, orgId: string, teamIdParam: str
     const current = await requireTeam(orgId, teamId);
     firstVersion ??= current.version;
     if (current.version !== firstVersion) throw conflict(TEAM_CHANGED);
-    updated = { ...current, name: body.name, userIds: body.userIds, applicationIds: body.applicationIds, version: current.version + 1 };
+    updated = {
+      ...current,
+      name: body.name,
+      userIds: body.userIds,
+      applicationIds: body.applicationIds,
+      version: current.version + 1,
+    };
     const renamed = current.name.toLowerCase() !== updated.name.toLowerCase();
     const payload = {
       teamId,
@@ -244,34 +296,39 @@ export async function updateTeam(caller: Caller, orgId: string, teamIdParam: str
 /** Deletes the team only: its applications lose their owner (visible to the whole organization), nothing else goes. */
 export async function deleteTeam(caller: Caller, orgId: string, teamIdParam: string) {
   const teamId = teamIdParam.toLowerCase();
-  await commitTeamWrite(
-    async () => {
-      const team = await requireTeam(orgId, teamId);
-      const cleared = { ...team, userIds: [], applicationIds: [] };
-      return {
-        items: [
-          teamDelete(team),
-          teamNameRelease(team),
-          ...(await teamRelationWrites(orgId, team, cleared)),
-          await auditEntry(caller, orgId, 'TEAM_DELETED', { teamId, teamName: team.name }),
-        ],
-      };
-    },
-    'the team has too many users and applications to delete in one atomic write: remove some of them (PUT) first',
-  );
+  await commitTeamWrite(async () => {
+    const team = await requireTeam(orgId, teamId);
+    const cleared = { ...team, userIds: [], applicationIds: [] };
+    return {
+      items: [
+        teamDelete(team),
+        teamNameRelease(team),
+        ...(await teamRelationWrites(orgId, team, cleared)),
+        await auditEntry(caller, orgId, 'TEAM_DELETED', { teamId, teamName: team.name }),
+      ],
+    };
+  }, 'the team has too many users and applications to delete in one atomic write: remove some of them (PUT) first');
   return {};
 }
 
 /** Moves an application into the team; only the team's members may (SPEC 4.4). Already there: nothing is written. */
-export async function updateApplicationTeam(caller: Caller, orgId: string, teamIdParam: string, body: UpdateApplicationTeamBody) {
+export async function updateApplicationTeam(
+  caller: Caller,
+  orgId: string,
+  teamIdParam: string,
+  body: UpdateApplicationTeamBody,
+) {
   const teamId = teamIdParam.toLowerCase();
-  if (body.teamId && body.teamId !== teamId) throw badRequest(`teamId: ${body.teamId} does not match the team in the path (${teamId})`);
+  if (body.teamId && body.teamId !== teamId)
+    throw badRequest(`teamId: ${body.teamId} does not match the team in the path (${teamId})`);
   const membership = await caller.authorize(orgId);
   await requireTeam(orgId, teamId);
-  if (!membership.teamIds.includes(teamId)) throw unauthorized('Unauthorized: only members of the team may move applications into it');
+  if (!membership.teamIds.includes(teamId))
+    throw unauthorized('Unauthorized: only members of the team may move applications into it');
   await commitTeamWrite(async () => {
     const [team, app] = await Promise.all([requireTeam(orgId, teamId), getApplication(body.applicationId)]);
-    if (!app || app.organizationId !== orgId) throw badRequest(`applicationId: no application ${body.applicationId} in organization ${orgId}`);
+    if (!app || app.organizationId !== orgId)
+      throw badRequest(`applicationId: no application ${body.applicationId} in organization ${orgId}`);
     if (app.teamId === teamId) return { items: [] };
     const next = { ...team, applicationIds: [...new Set([...team.applicationIds, app.applicationId])] };
     const payload = { applicationId: app.applicationId, appName: app.name, teamId, previousTeamId: app.teamId ?? '' };
@@ -290,8 +347,21 @@ export async function updateApplicationTeam(caller: Caller, orgId: string, teamI
 
 async function teamsPage(orgId: string, teams: TeamRecord[], pageToken: number, pageSize: number) {
   const request = { page: pageToken, size: pageSize };
-  const page = pageOf(teams.sort(compareBy((team) => nameOrderKey(team.name, team.teamId), (team) => team.teamId, 'ASC')), request);
-  return { teams: await describeTeams(orgId, page.items), nextPageToken: v1NextPageToken(request, page.hasNext), totalCount: page.totalCount };
+  const page = pageOf(
+    teams.sort(
+      compareBy(
+        (team) => nameOrderKey(team.name, team.teamId),
+        (team) => team.teamId,
+        'ASC',
+      ),
+    ),
+    request,
+  );
+  return {
+    teams: await describeTeams(orgId, page.items),
+    nextPageToken: v1NextPageToken(request, page.hasNext),
+    totalCount: page.totalCount,
+  };
 }
 
 /** `search`: a case-insensitive part of the name, in which `*` stands for any characters. */
@@ -302,7 +372,12 @@ function namePattern(search: string | undefined): (name: string) => boolean {
 
 export async function listTeamsForOrg(orgId: string, q: ListTeamsForOrgQuery) {
   const matches = namePattern(q.search);
-  return teamsPage(orgId, (await teamsOfOrg(orgId)).filter((team) => matches(team.name)), q.pageToken, q.pageSize);
+  return teamsPage(
+    orgId,
+    (await teamsOfOrg(orgId)).filter((team) => matches(team.name)),
+    q.pageToken,
+    q.pageSize,
+  );
 }
 
 export async function listTeamsForUser(caller: Caller, orgId: string, userId: string, q: ListTeamsForUserQuery) {

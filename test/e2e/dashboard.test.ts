@@ -46,7 +46,10 @@ async function signIn(p: Page, apiKey: string): Promise<void> {
   await p.getByLabel('API key').fill(apiKey);
   const refused: string[] = [];
   const onResponse = async (r: Response) => {
-    if (r.status() === 401) refused.push(`${r.request().method()} ${r.url()} ${r.request().headers().authorization?.slice(0, 40)}: ${await r.text().catch(() => '')}`);
+    if (r.status() === 401)
+      refused.push(
+        `${r.request().method()} ${r.url()} ${r.request().headers().authorization?.slice(0, 40)}: ${await r.text().catch(() => '')}`,
+      );
   };
   p.on('response', onResponse);
   await p.getByRole('button', { name: 'Sign in' }).click();
@@ -54,7 +57,10 @@ async function signIn(p: Page, apiKey: string): Promise<void> {
     .getByRole('heading', { name: 'Applications', level: 1 })
     .waitFor()
     .catch(async (error) => {
-      throw new Error(`signed in, but no applications list at ${p.url()}; 401s: ${refused.join(' | ')}; the page says: ${await p.locator('body').innerText()}`, { cause: error });
+      throw new Error(
+        `signed in, but no applications list at ${p.url()}; 401s: ${refused.join(' | ')}; the page says: ${await p.locator('body').innerText()}`,
+        { cause: error },
+      );
     })
     .finally(() => p.off('response', onResponse));
 }
@@ -96,7 +102,9 @@ describe('dashboard', () => {
 
     // An API description: the validation error is shown at its line; a valid one is uploaded and mapped.
     const description = page.getByLabel('or paste it');
-    await description.fill("openapi: 3.0.3\ninfo:\n  title: shop\n  version: '1'\npaths:\n  /items:\n    get:\n      responses: 42\n");
+    await description.fill(
+      "openapi: 3.0.3\ninfo:\n  title: shop\n  version: '1'\npaths:\n  /items:\n    get:\n      responses: 42\n",
+    );
     await page.getByRole('button', { name: 'Upload description' }).click();
     const marked = page.locator('[role=alert] pre mark');
     await marked.waitFor();
@@ -125,11 +133,20 @@ describe('dashboard', () => {
             evidence: '<script>alert(1)</script>',
             requestHeader: 'GET https://shop.test/search?q=x HTTP/1.1\r\nHost: shop.test\r\n',
             responseHeader: 'HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n',
-            responseBody: '<html><body><h1 id="reflected">Results for</h1><script>window.__pwned = "response"</script></body></html>',
+            responseBody:
+              '<html><body><h1 id="reflected">Results for</h1><script>window.__pwned = "response"</script></body></html>',
           },
         ],
       },
-      { pluginId: '10038', name: 'Content Security Policy Header Not Set', severity: 'Medium', uris: [{ uri: '/', requestMethod: 'GET' }, { uri: '/search', requestMethod: 'GET' }] },
+      {
+        pluginId: '10038',
+        name: 'Content Security Policy Header Not Set',
+        severity: 'Medium',
+        uris: [
+          { uri: '/', requestMethod: 'GET' },
+          { uri: '/search', requestMethod: 'GET' },
+        ],
+      },
     ]);
     await completeScan(tenant.token, scanId);
 
@@ -174,8 +191,13 @@ describe('dashboard', () => {
       await expectAccessible(page, title);
     }
     // The description uploaded above, with a short-lived download link on request.
-    await page.getByRole('button', { name: /^Get download link for / }).first().click();
-    expect(await page.getByRole('link', { name: /^Download .* \(link valid for a few minutes\)$/ }).getAttribute('href')).toMatch(/^http/);
+    await page
+      .getByRole('button', { name: /^Get download link for / })
+      .first()
+      .click();
+    expect(
+      await page.getByRole('link', { name: /^Download .* \(link valid for a few minutes\)$/ }).getAttribute('href'),
+    ).toMatch(/^http/);
     // An organization scan configuration: refused with the service's message when invalid, then saved and listed.
     await page.getByText('Save a scan configuration').click();
     await page.getByLabel('Name', { exact: true }).fill('baseline');
@@ -220,7 +242,9 @@ describe('dashboard', () => {
     await page.getByRole('link', { name: 'production' }).click();
     await heading(page, 'production');
     await page.getByText('No scan yet.').waitFor();
-    expect(await page.getByLabel('Import command').textContent()).toBe(`npm run scanner -- import --app ${appId} --env production zap-report.xml`);
+    expect(await page.getByLabel('Import command').textContent()).toBe(
+      `npm run scanner -- import --app ${appId} --env production zap-report.xml`,
+    );
     await expectAccessible(page, 'environment (no scan)');
 
     // Import a real ZAP report (4 alerts, 7 instances: 2 Medium, 5 Low) from the environment's page, after a
@@ -234,7 +258,9 @@ describe('dashboard', () => {
     await page.getByRole('button', { name: 'Import into production' }).click();
     await page.getByText('Imported a ZAP 2.7.0 xml report from http://127.0.0.1:8080: 4 alerts, 7 findings').waitFor();
     const scanId = (await page.getByRole('link', { name: 'Open the scan' }).getAttribute('href'))!.split('/scan/')[1]!;
-    await expect.poll(() => page.locator('.facts').innerText()).toMatch(/Untriaged findings\s+7 · High: 0 Medium: 2 Low: 5/);
+    await expect
+      .poll(() => page.locator('.facts').innerText())
+      .toMatch(/Untriaged findings\s+7 · High: 0 Medium: 2 Low: 5/);
 
     // The scan: 7 untriaged; the alert with two findings.
     await page.getByRole('link', { name: /^\d/ }).first().click(); // the last scan's start time
@@ -277,7 +303,9 @@ describe('dashboard', () => {
     await page.getByLabel('Triage as').selectOption('RISK_ACCEPTED');
     await page.getByRole('button', { name: 'Triage', exact: true }).click();
     await page.getByText('Risk accepted: 1 of 2 findings triaged; 1 failed.').waitFor();
-    expect(await page.locator('.triage-outcome li').innerText()).toMatch(/^ffffffffffff…: finding f{64} not found in environment/);
+    expect(await page.locator('.triage-outcome li').innerText()).toMatch(
+      /^ffffffffffff…: finding f{64} not found in environment/,
+    );
     await page.unroute('**/findings/triage');
     await expect.poll(() => page.locator('tbody tr').first().innerText()).toContain('Risk accepted');
 
@@ -294,7 +322,9 @@ describe('dashboard', () => {
     await page.getByLabel('Note (optional)').fill('robots.txt is public');
     await page.getByRole('button', { name: 'Triage', exact: true }).click();
     await page.getByText('Risk accepted: 1 finding triaged.').waitFor();
-    await expect.poll(() => page.getByTestId('finding-status').textContent()).toBe('Risk accepted “robots.txt is public”');
+    await expect
+      .poll(() => page.getByTestId('finding-status').textContent())
+      .toBe('Risk accepted “robots.txt is public”');
     await page.getByRole('heading', { name: 'Triage history' }).waitFor();
     // A comment keeps it counted as it was (triaged here) and is kept in the history.
     await page.getByLabel('Triage as').selectOption('ADD_COMMENT');
@@ -311,7 +341,9 @@ describe('dashboard', () => {
     expect(await page.locator('.facts').innerText()).toMatch(/False positive: 1/);
     await page.locator('.crumbs a').nth(2).click(); // the environment
     await heading(page, 'production');
-    await expect.poll(() => page.locator('.facts').innerText()).toMatch(/Untriaged findings\s+4 · High: 0 Medium: 2 Low: 2/);
+    await expect
+      .poll(() => page.locator('.facts').innerText())
+      .toMatch(/Untriaged findings\s+4 · High: 0 Medium: 2 Low: 2/);
 
     // The findings report: every finding with its status; filters in the URL; the CSV has the same rows.
     await page.getByRole('link', { name: 'Findings report', exact: true }).click();
@@ -328,9 +360,24 @@ describe('dashboard', () => {
     const csv = parse(readFileSync((await download.path())!, 'utf8'), { columns: true }) as Record<string, string>[];
     expect(csv).toHaveLength(7);
     expect(new Set(csv.map((r) => r.scanId))).toEqual(new Set([scanId]));
-    expect(csv.map((r) => r.status).sort()).toEqual(['FALSE_POSITIVE', 'NEW', 'NEW', 'NEW', 'NEW', 'RISK_ACCEPTED', 'RISK_ACCEPTED']);
-    expect(csv.filter((r) => r.status === 'RISK_ACCEPTED').map((r) => r.findingUrl)).toContain('http://127.0.0.1:8080/robots.txt');
-    expect(csv.filter((r) => r.findingRisk === 'Medium').map((r) => r.findingPluginName).sort()).toEqual(['Directory Browsing', 'X-Frame-Options Header Not Set']);
+    expect(csv.map((r) => r.status).sort()).toEqual([
+      'FALSE_POSITIVE',
+      'NEW',
+      'NEW',
+      'NEW',
+      'NEW',
+      'RISK_ACCEPTED',
+      'RISK_ACCEPTED',
+    ]);
+    expect(csv.filter((r) => r.status === 'RISK_ACCEPTED').map((r) => r.findingUrl)).toContain(
+      'http://127.0.0.1:8080/robots.txt',
+    );
+    expect(
+      csv
+        .filter((r) => r.findingRisk === 'Medium')
+        .map((r) => r.findingPluginName)
+        .sort(),
+    ).toEqual(['Directory Browsing', 'X-Frame-Options Header Not Set']);
     await page.getByText('Downloaded 7 findings as CSV.').waitFor();
     // As of a day before any scan: nothing; the CSV button says so by being disabled.
     await page.getByLabel('As of').fill('2020-01-01');
@@ -350,7 +397,11 @@ describe('dashboard', () => {
     const own = await createTenant();
     const colleague = await createUser({ email: `ada-${Date.now()}@example.test`, fullName: 'Ada Lovelace' });
     await addMember({ organizationId: own.orgId, userId: colleague.userId });
-    const team = await fetch(`${baseUrl()}/api/v1/org/${own.orgId}/team`, { method: 'POST', headers: { authorization: `Bearer ${own.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Payments' }) });
+    const team = await fetch(`${baseUrl()}/api/v1/org/${own.orgId}/team`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${own.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Payments' }),
+    });
     expect(team.status).toBe(200);
     await signIn(page, own.apiKey);
     await page.getByRole('link', { name: 'Teams', exact: true }).click();
@@ -358,17 +409,22 @@ describe('dashboard', () => {
     await heading(page, 'Payments');
     await page.getByLabel('Find a member to add').fill('lovel');
     const candidates = page.getByRole('list', { name: 'Members you can add' });
-    await expect.poll(() => candidates.locator('li').allInnerTexts()).toEqual([expect.stringContaining('Ada Lovelace')]);
+    await expect
+      .poll(() => candidates.locator('li').allInnerTexts())
+      .toEqual([expect.stringContaining('Ada Lovelace')]);
     await expectAccessible(page, 'team with member search');
     await candidates.getByRole('button', { name: 'Add Ada Lovelace' }).click();
     await page.getByText('Added Ada Lovelace.').waitFor();
     await expect.poll(() => page.locator('main .rows').first().innerText()).toContain('Ada Lovelace');
     await page.getByLabel('Find a member to add').fill('nobody-has-this');
-    await page.getByText('No other member\'s name or e-mail contains “nobody-has-this”.').waitFor();
+    await page.getByText("No other member's name or e-mail contains “nobody-has-this”.").waitFor();
 
     // Without read:member (nor read:report and write:triage): the user id field, no triage controls, and the
     // report page says what is missing; none of it ends the session.
-    const limited = await addUserTo(own.orgId, PERMISSIONS.filter((p) => !['read:member', 'read:report', 'write:triage'].includes(p)));
+    const limited = await addUserTo(
+      own.orgId,
+      PERMISSIONS.filter((p) => !['read:member', 'read:report', 'write:triage'].includes(p)),
+    );
     await signIn(page, limited.apiKey);
     await page.getByRole('link', { name: 'Teams', exact: true }).click();
     await page.getByRole('link', { name: 'Payments' }).click();
@@ -385,15 +441,23 @@ describe('dashboard', () => {
   it('keeps the list state in the URL and pages through it', async () => {
     const own = await createTenant(); // its own organization: the list holds exactly these
     for (const name of ['alpha', 'beta', 'gamma', 'delta']) {
-      const created = await fetch(`${baseUrl()}/api/v1/org/${own.orgId}/app`, { method: 'POST', headers: { authorization: `Bearer ${own.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ name, env: 'dev' }) });
+      const created = await fetch(`${baseUrl()}/api/v1/org/${own.orgId}/app`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${own.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name, env: 'dev' }),
+      });
       expect(created.status).toBe(200);
     }
     await signIn(page, own.apiKey);
     // A shared link: descending by name, 2 per page (the UI offers 25 and up; the URL takes any size the API accepts).
     await page.goto(`${baseUrl()}/org/${own.orgId}/apps?dir=desc&size=2`);
-    await expect.poll(() => page.locator('tbody tr').allInnerTexts()).toEqual([expect.stringContaining('gamma'), expect.stringContaining('delta')]);
+    await expect
+      .poll(() => page.locator('tbody tr').allInnerTexts())
+      .toEqual([expect.stringContaining('gamma'), expect.stringContaining('delta')]);
     await page.getByRole('button', { name: 'Next' }).click();
-    await expect.poll(() => page.locator('tbody tr').allInnerTexts()).toEqual([expect.stringContaining('beta'), expect.stringContaining('alpha')]);
+    await expect
+      .poll(() => page.locator('tbody tr').allInnerTexts())
+      .toEqual([expect.stringContaining('beta'), expect.stringContaining('alpha')]);
     expect(new URL(page.url()).searchParams.get('page')).toBe('1');
     await page.getByLabel('Search').fill('ph');
     await expect.poll(() => page.locator('tbody tr').allInnerTexts()).toEqual([expect.stringContaining('alpha')]);
@@ -434,7 +498,13 @@ describe('dashboard', () => {
     await page.getByRole('link', { name: 'Choose one of your organizations' }).click();
     await heading(page, 'Applications');
     // 429 from the service: the page says when to try again (Retry-After).
-    await page.route('**/api/v2/org/*/envs*', (route) => route.fulfill({ status: 429, headers: { 'retry-after': '17', 'content-type': 'application/json' }, body: '{"message":"Too many requests"}' }));
+    await page.route('**/api/v2/org/*/envs*', (route) =>
+      route.fulfill({
+        status: 429,
+        headers: { 'retry-after': '17', 'content-type': 'application/json' },
+        body: '{"message":"Too many requests"}',
+      }),
+    );
     await page.getByRole('link', { name: 'Environments', exact: true }).click();
     await page.getByText('Too many requests: try again in 17 seconds.').waitFor();
     await page.unroute('**/api/v2/org/*/envs*');
@@ -464,7 +534,11 @@ describe('dashboard', () => {
       dialogs.push(d.message());
       void d.dismiss();
     });
-    const app = await fetch(`${baseUrl()}/api/v1/org/${tenant.orgId}/app`, { method: 'POST', headers: { authorization: `Bearer ${tenant.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: hostile('name'), env: 'dev' }) });
+    const app = await fetch(`${baseUrl()}/api/v1/org/${tenant.orgId}/app`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tenant.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: hostile('name'), env: 'dev' }),
+    });
     const appId = ((await app.json()) as { applicationId: string }).applicationId;
     const { scanId, envId } = await startScan(tenant.token, appId, { env: 'dev', host: 'https://evil.test' });
     await reportAlerts(tenant.token, scanId, [
@@ -490,16 +564,32 @@ describe('dashboard', () => {
     ]);
     await completeScan(tenant.token, scanId);
     // A triage comment and a member's name carry it too.
-    const findings = (await (await fetch(`${baseUrl()}/api/v1/scan/${scanId}/alert/90001`, { headers: { authorization: `Bearer ${tenant.token}` } })).json()) as { applicationScanAlertUris: { findingHash: string }[] };
+    const findings = (await (
+      await fetch(`${baseUrl()}/api/v1/scan/${scanId}/alert/90001`, {
+        headers: { authorization: `Bearer ${tenant.token}` },
+      })
+    ).json()) as { applicationScanAlertUris: { findingHash: string }[] };
     const triaged = await fetch(`${baseUrl()}/api/v1/org/${tenant.orgId}/app/${appId}/env/${envId}/findings/triage`, {
       method: 'POST',
       headers: { authorization: `Bearer ${tenant.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ actions: [{ findingHash: findings.applicationScanAlertUris[0]!.findingHash, status: 'ADD_COMMENT', note: hostile('comment') }] }),
+      body: JSON.stringify({
+        actions: [
+          {
+            findingHash: findings.applicationScanAlertUris[0]!.findingHash,
+            status: 'ADD_COMMENT',
+            note: hostile('comment'),
+          },
+        ],
+      }),
     });
     expect(triaged.status).toBe(200);
     const member = await createUser({ email: `hostile-${Date.now()}@example.test`, fullName: hostile('member') });
     await addMember({ organizationId: tenant.orgId, userId: member.userId });
-    const team = await fetch(`${baseUrl()}/api/v1/org/${tenant.orgId}/team`, { method: 'POST', headers: { authorization: `Bearer ${tenant.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: hostile('team') }) });
+    const team = await fetch(`${baseUrl()}/api/v1/org/${tenant.orgId}/team`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tenant.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: hostile('team') }),
+    });
     const teamId = ((await team.json()) as { team: { id: string } }).team.id;
 
     await signIn(page, tenant.apiKey);
@@ -515,7 +605,10 @@ describe('dashboard', () => {
     await visit(`/scan/${scanId}`, 'alert-name');
     await visit(`/scan/${scanId}/alert/90001`, 'description');
     await page.locator('main').getByText(hostile('comment')).first().waitFor();
-    await page.getByRole('link', { name: /evil|uri/ }).first().click();
+    await page
+      .getByRole('link', { name: /evil|uri/ })
+      .first()
+      .click();
     await page.getByText(hostile('evidence')).waitFor();
     await page.locator('.history').getByText(hostile('comment')).waitFor(); // the triage history
     for (const where of ['param', 'other', 'request-header', 'request-body', 'response']) {

@@ -8,4 +8,3 @@ export const ZAP_SAMPLE = 'scanner/test/fixtures/zap/zap-xml_2.7.0_crlf_defectdo
 export function readZapSample(path = ZAP_SAMPLE) {
   return parseZapReport(readFileSync(path));
 }
-

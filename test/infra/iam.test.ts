@@ -34,18 +34,25 @@ const { template, bundles } = readCloudAssembly(inject('cloudAssembly'));
 export function sdkImports(bundle: string): { module: string; name: string; constructed: boolean; called: boolean }[] {
   const found: { module: string; name: string; local: string }[] = [];
   const add = (module: string, spec: string, separator: RegExp) => {
-    const [name, local] = spec.trim().split(separator).map((part) => part.trim());
+    const [name, local] = spec
+      .trim()
+      .split(separator)
+      .map((part) => part.trim());
     if (name) found.push({ module, name, local: local ?? name });
   };
   const escape = (name: string) => name.replace(/[$.]/g, '\\$&');
   for (const m of bundle.matchAll(/([\w$]+)=require\("(@aws-sdk\/[^"]+)"\)/g)) {
     // The whole module: each `s.Name` the bundle reads.
-    for (const use of bundle.matchAll(new RegExp(`(?<![\\w$.])${escape(m[1])}\\.([A-Za-z_$][\\w$]*)`, 'g'))) found.push({ module: m[2], name: use[1], local: `${m[1]}.${use[1]}` });
+    for (const use of bundle.matchAll(new RegExp(`(?<![\\w$.])${escape(m[1])}\\.([A-Za-z_$][\\w$]*)`, 'g')))
+      found.push({ module: m[2], name: use[1], local: `${m[1]}.${use[1]}` });
   }
   const onUse = String.raw`(?:import\("(@aws-sdk\/[^"]+)"\)|Promise\.resolve\(\)\.then\(\(\)=>[\w$]+\(require\("(@aws-sdk\/[^"]+)"\)(?:,\d)?\)\))`;
-  for (const m of bundle.matchAll(/\{([^{}]*)\}\s*=\s*require\("(@aws-sdk\/[^"]+)"\)/g)) for (const spec of m[1].split(',')) add(m[2], spec, /:/);
-  for (const m of bundle.matchAll(new RegExp(String.raw`\{([^{}]*)\}\s*=\s*await\s+${onUse}`, 'g'))) for (const spec of m[1].split(',')) add(m[2] ?? m[3], spec, /:/);
-  for (const m of bundle.matchAll(new RegExp(String.raw`${onUse}\.then\(\s*\(?\s*\{([^}]*)\}`, 'g'))) for (const spec of m[3].split(',')) add(m[1] ?? m[2], spec, /:/);
+  for (const m of bundle.matchAll(/\{([^{}]*)\}\s*=\s*require\("(@aws-sdk\/[^"]+)"\)/g))
+    for (const spec of m[1].split(',')) add(m[2], spec, /:/);
+  for (const m of bundle.matchAll(new RegExp(String.raw`\{([^{}]*)\}\s*=\s*await\s+${onUse}`, 'g')))
+    for (const spec of m[1].split(',')) add(m[2] ?? m[3], spec, /:/);
+  for (const m of bundle.matchAll(new RegExp(String.raw`${onUse}\.then\(\s*\(?\s*\{([^}]*)\}`, 'g')))
+    for (const spec of m[3].split(',')) add(m[1] ?? m[2], spec, /:/);
   const unique = new Map(found.map((f) => [`${f.module} ${f.name} ${f.local}`, f]));
   return [...unique.values()].map(({ module, name, local }) => ({
     module,
@@ -56,7 +63,14 @@ export function sdkImports(bundle: string): { module: string; name: string; cons
   }));
 }
 
-const DOCUMENT_TO_ITEM: Record<string, string> = { Get: 'GetItem', Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem', BatchGet: 'BatchGetItem', BatchWrite: 'BatchWriteItem' };
+const DOCUMENT_TO_ITEM: Record<string, string> = {
+  Get: 'GetItem',
+  Put: 'PutItem',
+  Update: 'UpdateItem',
+  Delete: 'DeleteItem',
+  BatchGet: 'BatchGetItem',
+  BatchWrite: 'BatchWriteItem',
+};
 
 /** What the bundle needs, from its own text. */
 export function neededBy(bundle: string): Needed[] {
@@ -67,17 +81,22 @@ export function neededBy(bundle: string): Needed[] {
     if (module.includes('dynamodb')) {
       if (bare === 'TransactWrite' || bare === 'TransactWriteItems') {
         // A TransactWriteItems call needs the action of every kind of item the bundle builds.
-        const kinds = new Set([...bundle.matchAll(/\b(Put|Update|Delete|ConditionCheck):\{TableName:/g)].map((m) => m[1]));
+        const kinds = new Set(
+          [...bundle.matchAll(/\b(Put|Update|Delete|ConditionCheck):\{TableName:/g)].map((m) => m[1]),
+        );
         expect(kinds.size, 'transaction items in the bundle').toBeGreaterThan(0);
-        for (const kind of kinds) needed.push({ action: `dynamodb:${kind}Item`, resource: 'table', why: `${name} carries ${kind} items` });
+        for (const kind of kinds)
+          needed.push({ action: `dynamodb:${kind}Item`, resource: 'table', why: `${name} carries ${kind} items` });
       } else if (bare === 'Query') {
         needed.push({ action: 'dynamodb:Query', resource: 'table', why: name });
-        if (/IndexName:/.test(bundle)) needed.push({ action: 'dynamodb:Query', resource: 'index', why: `${name} with an IndexName` });
+        if (/IndexName:/.test(bundle))
+          needed.push({ action: 'dynamodb:Query', resource: 'index', why: `${name} with an IndexName` });
       } else {
         needed.push({ action: `dynamodb:${DOCUMENT_TO_ITEM[bare] ?? bare}`, resource: 'table', why: name });
       }
     } else if (module === '@aws-sdk/client-s3') {
-      if (bare === 'ListObjectsV2' || bare === 'ListObjects') needed.push({ action: 's3:ListBucket', resource: 'bucket', why: name });
+      if (bare === 'ListObjectsV2' || bare === 'ListObjects')
+        needed.push({ action: 's3:ListBucket', resource: 'bucket', why: name });
       else if (bare === 'HeadObject') needed.push({ action: 's3:GetObject', resource: 'object', why: name });
       else if (bare === 'DeleteObjects') needed.push({ action: 's3:DeleteObject', resource: 'object', why: name });
       else needed.push({ action: `s3:${bare}`, resource: 'object', why: name });
@@ -88,7 +107,11 @@ export function neededBy(bundle: string): Needed[] {
     }
   }
   // A presigned URL is authorized as the signing role: a presigned GET needs s3:GetObject.
-  if (sdkImports(bundle).some((i) => i.module === '@aws-sdk/s3-request-presigner' && i.name === 'getSignedUrl' && i.called)) {
+  if (
+    sdkImports(bundle).some(
+      (i) => i.module === '@aws-sdk/s3-request-presigner' && i.name === 'getSignedUrl' && i.called,
+    )
+  ) {
     needed.push({ action: 's3:GetObject', resource: 'object', why: 'presigned GET (getSignedUrl)' });
   }
   return needed;
@@ -97,7 +120,8 @@ export function neededBy(bundle: string): Needed[] {
 function resourceKind(resource: unknown): Needed['resource'] | 'other' {
   const text = JSON.stringify(resource);
   if (text.includes('JwtSigningSecret')) return 'secret';
-  if (text.includes('MainTable') || text.includes('RateLimitTable')) return text.includes('/index/') ? 'index' : 'table';
+  if (text.includes('MainTable') || text.includes('RateLimitTable'))
+    return text.includes('/index/') ? 'index' : 'table';
   if (text.includes('AssetsBucket')) return text.includes('"/') ? 'object' : 'bucket';
   return 'other';
 }
@@ -106,7 +130,10 @@ export function missingGrants(needed: Needed[], statements: Statement[]): Needed
   return needed.filter(
     (need) =>
       !statements.some(
-        (s) => s.Effect === 'Allow' && [s.Action].flat().includes(need.action) && [s.Resource].flat().some((r) => resourceKind(r) === need.resource),
+        (s) =>
+          s.Effect === 'Allow' &&
+          [s.Action].flat().includes(need.action) &&
+          [s.Resource].flat().some((r) => resourceKind(r) === need.resource),
       ),
   );
 }
@@ -140,7 +167,9 @@ describe('IAM: every function is granted what its bundle calls', () => {
   });
 
   it('grants each function every action its SDK commands need, on the right kind of resource', () => {
-    const gaps = all.flatMap((f) => missingGrants(neededBy(f.bundle), f.statements).map((m) => `${f.name}: ${m.action} on ${m.resource} (${m.why})`));
+    const gaps = all.flatMap((f) =>
+      missingGrants(neededBy(f.bundle), f.statements).map((m) => `${f.name}: ${m.action} on ${m.resource} (${m.why})`),
+    );
     expect(gaps).toEqual([]);
   });
 
@@ -154,7 +183,10 @@ describe('IAM: every function is granted what its bundle calls', () => {
     for (const f of all) {
       const needed = new Set(neededBy(f.bundle).map((n) => n.action));
       const granted = f.statements.flatMap((s) => [s.Action].flat());
-      expect(granted.filter((a) => !needed.has(a)), f.name).toEqual([]);
+      expect(
+        granted.filter((a) => !needed.has(a)),
+        f.name,
+      ).toEqual([]);
     }
   });
 
@@ -174,7 +206,9 @@ describe('IAM: every function is granted what its bundle calls', () => {
 
   it('lets login write only the rate-limit table', () => {
     const login = all.find((f) => f.name === 'login')!;
-    const writes = login.statements.filter((s) => [s.Action].flat().some((a) => /Put|Update|Delete|Write|ConditionCheck/.test(a)));
+    const writes = login.statements.filter((s) =>
+      [s.Action].flat().some((a) => /Put|Update|Delete|Write|ConditionCheck/.test(a)),
+    );
     expect(writes.length).toBeGreaterThan(0);
     for (const s of writes) expect(JSON.stringify(s.Resource)).toMatch(/RateLimitTable/);
     expect(JSON.stringify(writes)).not.toMatch(/MainTable/);

@@ -15,7 +15,9 @@ import { readCloudAssembly } from '../synth-setup.ts';
 type Gsi = { IndexName: string; [key: string]: unknown };
 const gsisOf = (template: { Resources: Record<string, { Type: string; Properties: Record<string, any> }> }): Gsi[] => {
   const tables = Object.values(template.Resources).filter((r) => r.Type === 'AWS::DynamoDB::GlobalTable');
-  return tables.find((t) => (t.Properties.GlobalSecondaryIndexes ?? []).length > 0)?.Properties.GlobalSecondaryIndexes ?? [];
+  return (
+    tables.find((t) => (t.Properties.GlobalSecondaryIndexes ?? []).length > 0)?.Properties.GlobalSecondaryIndexes ?? []
+  );
 };
 
 /** The API stack's template with this context value, synthesized without bundling (slow: once). */
@@ -52,13 +54,21 @@ describe('index steps', () => {
     ]);
     // Resumed after step 2 (whatever order the table lists its indexes in).
     expect(indexSteps(mainTable, ['gsi2c', 'gsi3', 'gsi1', 'gsi1c', 'gsi2'])).toHaveLength(5);
-    expect(indexSteps(mainTable, mainTable.globalSecondaryIndexes.map((i) => i.indexName))).toEqual([]);
+    expect(
+      indexSteps(
+        mainTable,
+        mainTable.globalSecondaryIndexes.map((i) => i.indexName),
+      ),
+    ).toEqual([]);
     expect(() => indexSteps(mainTable, [...earlier, 'gsi9'])).toThrow(/gsi9/);
   });
 
   it('declares every index without the context value, refuses names the table does not define', () => {
     expect(declaredTable(mainTable, undefined)).toBe(mainTable);
-    expect(declaredTable(mainTable, 'gsi1,gsi2').globalSecondaryIndexes.map((i) => i.indexName)).toEqual(['gsi1', 'gsi2']);
+    expect(declaredTable(mainTable, 'gsi1,gsi2').globalSecondaryIndexes.map((i) => i.indexName)).toEqual([
+      'gsi1',
+      'gsi2',
+    ]);
     expect(() => declaredTable(mainTable, 'gsi1,gsi8')).toThrow(/gsi8/);
   });
 
@@ -76,7 +86,10 @@ describe('index steps', () => {
       const added = after.filter((g) => !before.some((b) => b.IndexName === g.IndexName));
       expect(added, step).toHaveLength(1);
       // The indexes already there are declared exactly as before (a changed one would be replaced: two changes).
-      expect(after.filter((g) => g !== added[0]), step).toEqual(before);
+      expect(
+        after.filter((g) => g !== added[0]),
+        step,
+      ).toEqual(before);
       before = after;
     }
     expect(before).toEqual(full);

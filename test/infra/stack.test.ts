@@ -8,16 +8,21 @@ import { readCloudAssembly } from '../synth-setup.ts';
 
 // The synthesized CloudFormation template (test/synth-setup.ts; bundling runs esbuild locally, no Docker, no AWS credentials).
 const template = Template.fromJSON(readCloudAssembly(inject('cloudAssembly')).template);
-const resources = (type: string) => Object.values(template.findResources(type)) as { Properties: Record<string, any> }[];
+const resources = (type: string) =>
+  Object.values(template.findResources(type)) as { Properties: Record<string, any> }[];
 
 describe('CDK stack', () => {
   it('has one Node.js 22 function and one HTTP API route per route-table entry, and the service function', () => {
     const functions = resources('AWS::Lambda::Function');
     expect(functions).toHaveLength(routes.length + 1);
     for (const fn of functions) expect(fn.Properties.Runtime).toBe('nodejs22.x');
-    const routeKeys = resources('AWS::ApiGatewayV2::Route').map((r) => r.Properties.RouteKey).sort();
+    const routeKeys = resources('AWS::ApiGatewayV2::Route')
+      .map((r) => r.Properties.RouteKey)
+      .sort();
     const paths = apiGatewayPaths(routes);
-    expect(routeKeys).toEqual([...routes.map((r) => `${r.method} ${paths.get(r)}`), ...SERVICE_PATHS.map((p) => `GET ${p}`)].sort());
+    expect(routeKeys).toEqual(
+      [...routes.map((r) => `${r.method} ${paths.get(r)}`), ...SERVICE_PATHS.map((p) => `GET ${p}`)].sort(),
+    );
   });
 
   it('grants no wildcard IAM actions', () => {
@@ -35,11 +40,17 @@ describe('CDK stack', () => {
     const reads = routes.filter((r) => r.method === 'GET' && !r.audit);
     expect(reads.length).toBeGreaterThan(20);
     for (const route of reads) {
-      const [fnId] = Object.entries(byId).find(([, fn]: [string, any]) => fn.Properties.Description === `${route.method} ${route.path}`)!;
+      const [fnId] = Object.entries(byId).find(
+        ([, fn]: [string, any]) => fn.Properties.Description === `${route.method} ${route.path}`,
+      )!;
       const roleId = (byId[fnId] as any).Properties.Role['Fn::GetAtt'][0];
-      const statements = policies.filter((p) => p.Properties.Roles.some((r: any) => r.Ref === roleId)).flatMap((p) => p.Properties.PolicyDocument.Statement);
+      const statements = policies
+        .filter((p) => p.Properties.Roles.some((r: any) => r.Ref === roleId))
+        .flatMap((p) => p.Properties.PolicyDocument.Statement);
       const writes = statements.filter(
-        (s: any) => JSON.stringify(s.Resource).includes('MainTable') && [s.Action].flat().some((a: string) => /Put|Update|Delete|BatchWrite|ConditionCheck/.test(a)),
+        (s: any) =>
+          JSON.stringify(s.Resource).includes('MainTable') &&
+          [s.Action].flat().some((a: string) => /Put|Update|Delete|BatchWrite|ConditionCheck/.test(a)),
       );
       expect(writes, route.operationId).toEqual([]);
     }
@@ -53,7 +64,10 @@ describe('CDK stack', () => {
       IgnorePublicAcls: true,
       RestrictPublicBuckets: true,
     });
-    expect(bucket.Properties.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm).toBe('AES256');
+    expect(
+      bucket.Properties.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault
+        .SSEAlgorithm,
+    ).toBe('AES256');
     const policies = resources('AWS::S3::BucketPolicy');
     expect(JSON.stringify(policies)).toContain('aws:SecureTransport');
   });
@@ -61,13 +75,20 @@ describe('CDK stack', () => {
   it('builds the tables from shared/tables.ts: GSIs, TTL and point-in-time recovery', () => {
     const tables = resources('AWS::DynamoDB::GlobalTable');
     const main = tables.find((t) => (t.Properties.GlobalSecondaryIndexes ?? []).length > 0)!;
-    expect(main.Properties.GlobalSecondaryIndexes.map((i: any) => i.IndexName)).toEqual(mainTable.globalSecondaryIndexes.map((i) => i.indexName));
-    // The compact list indexes copy only the list fields; the others whole items.
-    expect(main.Properties.GlobalSecondaryIndexes.map((i: any) => [i.IndexName, i.Projection.ProjectionType, i.Projection.NonKeyAttributes])).toEqual(
-      mainTable.globalSecondaryIndexes.map((i) => [i.indexName, i.include ? 'INCLUDE' : 'ALL', i.include]),
+    expect(main.Properties.GlobalSecondaryIndexes.map((i: any) => i.IndexName)).toEqual(
+      mainTable.globalSecondaryIndexes.map((i) => i.indexName),
     );
+    // The compact list indexes copy only the list fields; the others whole items.
+    expect(
+      main.Properties.GlobalSecondaryIndexes.map((i: any) => [
+        i.IndexName,
+        i.Projection.ProjectionType,
+        i.Projection.NonKeyAttributes,
+      ]),
+    ).toEqual(mainTable.globalSecondaryIndexes.map((i) => [i.indexName, i.include ? 'INCLUDE' : 'ALL', i.include]));
     expect(main.Properties.Replicas[0].PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true });
-    for (const table of tables) expect(table.Properties.TimeToLiveSpecification).toEqual({ AttributeName: 'expiresAt', Enabled: true });
+    for (const table of tables)
+      expect(table.Properties.TimeToLiveSpecification).toEqual({ AttributeName: 'expiresAt', Enabled: true });
   });
 
   it('keeps the signing key in Secrets Manager, never in function configuration', () => {
@@ -84,6 +105,10 @@ describe('CDK stack', () => {
       { ...routes[0], path: '/api/v1/scan/{scanId}' },
       { ...routes[0], path: '/api/v1/scan/{scanId}/alerts' },
     ]);
-    expect([...paths.values()]).toEqual(['/api/v1/scan/{orgId}', '/api/v1/scan/{orgId}', '/api/v1/scan/{orgId}/alerts']);
+    expect([...paths.values()]).toEqual([
+      '/api/v1/scan/{orgId}',
+      '/api/v1/scan/{orgId}',
+      '/api/v1/scan/{orgId}/alerts',
+    ]);
   });
 });

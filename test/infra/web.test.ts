@@ -10,7 +10,8 @@ import { HawkWebStack } from '../../infra/web.ts';
 // The dashboard's CloudFront stack, synthesized offline against a bare HTTP API (the API stack has its own test)
 // and a stand-in for web/dist (the e2e tests use the real build).
 let template: Template;
-const resources = (type: string) => Object.values(template.findResources(type)) as { Properties: Record<string, any> }[];
+const resources = (type: string) =>
+  Object.values(template.findResources(type)) as { Properties: Record<string, any> }[];
 
 beforeAll(() => {
   const webDist = mkdtempSync(join(tmpdir(), 'hawk-web-dist-'));
@@ -23,10 +24,17 @@ beforeAll(() => {
 describe('dashboard stack', () => {
   it('keeps the files in a private, encrypted bucket that only this distribution reads (origin access control)', () => {
     const [bucket] = resources('AWS::S3::Bucket');
-    expect(bucket!.Properties.PublicAccessBlockConfiguration).toEqual({ BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true });
+    expect(bucket!.Properties.PublicAccessBlockConfiguration).toEqual({
+      BlockPublicAcls: true,
+      BlockPublicPolicy: true,
+      IgnorePublicAcls: true,
+      RestrictPublicBuckets: true,
+    });
     expect(resources('AWS::CloudFront::OriginAccessControl')).toHaveLength(1);
     const statements = resources('AWS::S3::BucketPolicy').flatMap((p) => p.Properties.PolicyDocument.Statement);
-    const reads = statements.filter((s: any) => s.Effect === 'Allow' && JSON.stringify(s.Action).includes('s3:GetObject'));
+    const reads = statements.filter(
+      (s: any) => s.Effect === 'Allow' && JSON.stringify(s.Action).includes('s3:GetObject'),
+    );
     expect(reads.length).toBeGreaterThan(0);
     for (const read of reads) {
       expect(read.Principal).toEqual({ Service: 'cloudfront.amazonaws.com' });
@@ -41,7 +49,9 @@ describe('dashboard stack', () => {
     const [api] = config.CacheBehaviors;
     expect(config.CacheBehaviors).toHaveLength(1);
     expect(api.PathPattern).toBe('/api/*');
-    expect(api.AllowedMethods).toEqual(expect.arrayContaining(['GET', 'HEAD', 'OPTIONS', 'PUT', 'PATCH', 'POST', 'DELETE']));
+    expect(api.AllowedMethods).toEqual(
+      expect.arrayContaining(['GET', 'HEAD', 'OPTIONS', 'PUT', 'PATCH', 'POST', 'DELETE']),
+    );
     expect(api.CachePolicyId).toBe('4135ea2d-6df8-44a3-9df3-4b5a84be39ad'); // Managed-CachingDisabled
     expect(api.OriginRequestPolicyId).toBe('b689b0a8-53d0-40ab-baf2-68738e2966ac'); // Managed-AllViewerExceptHostHeader
     expect(api.ViewerProtocolPolicy).toBe('https-only');
@@ -56,13 +66,19 @@ describe('dashboard stack', () => {
     const headers = policy!.Properties.ResponseHeadersPolicyConfig.SecurityHeadersConfig;
     expect(headers.ContentSecurityPolicy.ContentSecurityPolicy).toContain("frame-ancestors 'none'");
     expect(headers.ContentSecurityPolicy.ContentSecurityPolicy).toContain("script-src 'self'");
-    expect(headers.StrictTransportSecurity).toMatchObject({ AccessControlMaxAgeSec: 63072000, IncludeSubdomains: true, Override: true });
+    expect(headers.StrictTransportSecurity).toMatchObject({
+      AccessControlMaxAgeSec: 63072000,
+      IncludeSubdomains: true,
+      Override: true,
+    });
     expect(headers.FrameOptions.FrameOption).toBe('DENY');
   });
 
   it('answers the single-page app routes with index.html, and only the default behaviour does so', () => {
     const [fn] = resources('AWS::CloudFront::Function');
-    const handler = new Function(`${fn!.Properties.FunctionCode}; return handler;`)() as (event: unknown) => { uri: string };
+    const handler = new Function(`${fn!.Properties.FunctionCode}; return handler;`)() as (event: unknown) => {
+      uri: string;
+    };
     const rewrite = (uri: string) => handler({ request: { uri } }).uri;
     expect(rewrite('/')).toBe('/index.html');
     expect(rewrite('/org/1/scan/2/alert/a.b')).toBe('/index.html');

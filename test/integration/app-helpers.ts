@@ -12,7 +12,16 @@ export async function joinTeams(orgId: string, userId: string, teamIds: string[]
   for (const teamId of teamIds) {
     const { membership } = await getOrganizationAccess(orgId, userId);
     const team = await getTeam(orgId, teamId);
-    const joined = { teamId, organizationId: orgId, name: `team ${teamId}`, applicationIds: [], version: 1, createdAt: Date.now(), ...team, userIds: [...(team?.userIds ?? []), userId] };
+    const joined = {
+      teamId,
+      organizationId: orgId,
+      name: `team ${teamId}`,
+      applicationIds: [],
+      version: 1,
+      createdAt: Date.now(),
+      ...team,
+      userIds: [...(team?.userIds ?? []), userId],
+    };
     const teamWrites = team ? [teamUpdate(team, joined)] : [teamPut(joined), teamNameClaim(joined)];
     await transactWrite([...teamWrites, membershipTeamAdded(membership!, teamId)]);
   }

@@ -44,22 +44,45 @@ describe('login and refresh (SPEC 5)', () => {
     const tenant = await createTenant();
     const now = Math.floor(Date.now() / 1000);
     const [header, payload, signature] = tenant.token.split('.');
-    const tamperedPayload = Buffer.from(JSON.stringify({ ...decodeJwt(tenant.token), sub: '00000000-0000-4000-8000-000000000000' })).toString('base64url');
+    const tamperedPayload = Buffer.from(
+      JSON.stringify({ ...decodeJwt(tenant.token), sub: '00000000-0000-4000-8000-000000000000' }),
+    ).toString('base64url');
     const noneHeader = Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url');
     const candidates = {
       missing: undefined,
       malformed: 'not-a-jwt',
-      expired: await forge({ sub: tenant.userId, akid: decodeJwt(tenant.token).akid, iss: 'hawk-api', iat: now - 3600, exp: now - 1800 }),
+      expired: await forge({
+        sub: tenant.userId,
+        akid: decodeJwt(tenant.token).akid,
+        iss: 'hawk-api',
+        iat: now - 3600,
+        exp: now - 1800,
+      }),
       tampered: `${header}.${tamperedPayload}.${signature}`,
       algNone: `${noneHeader}.${payload}.`,
-      wrongKey: await forge({ sub: tenant.userId, akid: decodeJwt(tenant.token).akid, iss: 'hawk-api', iat: now, exp: now + 600 }, new TextEncoder().encode('x'.repeat(48))),
+      wrongKey: await forge(
+        { sub: tenant.userId, akid: decodeJwt(tenant.token).akid, iss: 'hawk-api', iat: now, exp: now + 600 },
+        new TextEncoder().encode('x'.repeat(48)),
+      ),
     };
     for (const [name, token] of Object.entries(candidates)) {
       const response = await api('GET', '/api/v1/user', { token });
       expect(response.status, name).toBe(401);
     }
     // The same secret with the right claims is accepted: the refusals above are about the token, not the user.
-    expect((await api('GET', '/api/v1/user', { token: await forge({ sub: tenant.userId, akid: decodeJwt(tenant.token).akid, iss: 'hawk-api', iat: now, exp: now + 600 }) })).status).toBe(200);
+    expect(
+      (
+        await api('GET', '/api/v1/user', {
+          token: await forge({
+            sub: tenant.userId,
+            akid: decodeJwt(tenant.token).akid,
+            iss: 'hawk-api',
+            iat: now,
+            exp: now + 600,
+          }),
+        })
+      ).status,
+    ).toBe(200);
   });
 
   it('a revoked API key can no longer refresh its sessions; another key of the user is unaffected', async () => {
@@ -102,7 +125,9 @@ describe('GET /api/v1/user', () => {
     const external = response.body.user.external;
     expect(external.id).toBe(tenant.userId);
     expect(external.email).toMatch(/@example\.test$/);
-    expect(external.organizations).toEqual([expect.objectContaining({ organization: expect.objectContaining({ id: tenant.orgId }), role: 'ADMIN' })]);
+    expect(external.organizations).toEqual([
+      expect.objectContaining({ organization: expect.objectContaining({ id: tenant.orgId }), role: 'ADMIN' }),
+    ]);
     expect(response.body.user.provider.slug).toBe('STACKHAWK');
     expect(typeof response.body.user.createdTimestamp).toBe('string'); // int64 as a JSON string
   });
@@ -146,7 +171,11 @@ describe('errors', () => {
     const tenant = await createTenant();
     const other = await addUserTo(tenant.orgId, ['read:application']);
     const response = await api('GET', '/api/v1/user', { token: other.token });
-    expect(response.body.user.external.organizations[0]).toMatchObject({ organization: { id: tenant.orgId }, role: 'MEMBER', permissions: ['READ_APPLICATION'] });
+    expect(response.body.user.external.organizations[0]).toMatchObject({
+      organization: { id: tenant.orgId },
+      role: 'MEMBER',
+      permissions: ['READ_APPLICATION'],
+    });
   });
 
   it('lists the permissions the member holds, in the public names', async () => {
@@ -154,7 +183,16 @@ describe('errors', () => {
     const response = await api('GET', '/api/v1/user', { token: tenant.token });
     // Every permission in its public name (read:scan_config -> READ_SCAN_CONFIG); ours without one are left out.
     const listed: string[] = response.body.user.external.organizations[0].permissions;
-    expect(listed).toEqual(expect.arrayContaining(['READ_APPLICATION', 'WRITE_SCAN_CONFIG', 'DELETE_TEAM', 'DELETE_SCAN', 'READ_AUDIT', 'READ_POLICY']));
+    expect(listed).toEqual(
+      expect.arrayContaining([
+        'READ_APPLICATION',
+        'WRITE_SCAN_CONFIG',
+        'DELETE_TEAM',
+        'DELETE_SCAN',
+        'READ_AUDIT',
+        'READ_POLICY',
+      ]),
+    );
     expect(listed).not.toContain('WRITE_REPOSITORY');
     for (const name of listed) expect(PERMISSIONS.map((p) => p.replace(':', '_').toUpperCase())).toContain(name);
   });

@@ -33,7 +33,8 @@ function nullAt(value: unknown, path = '$'): string | undefined {
 function validateResponse(method: string, path: string, body: unknown): void {
   const route = matchRoute(method, path);
   if (!route) return;
-  const schema = openapi.paths[route.path]?.[method.toLowerCase()]?.responses?.['200']?.content?.['application/json']?.schema;
+  const schema =
+    openapi.paths[route.path]?.[method.toLowerCase()]?.responses?.['200']?.content?.['application/json']?.schema;
   if (!schema) return;
   let validate = validators.get(route.operationId);
   if (!validate) {
@@ -41,7 +42,9 @@ function validateResponse(method: string, path: string, body: unknown): void {
     validators.set(route.operationId, validate);
   }
   if (!validate(body)) {
-    throw new Error(`${method} ${path}: response does not match openapi.json ${schema.$ref ?? 'schema'}: ${ajv.errorsText(validate.errors)}`);
+    throw new Error(
+      `${method} ${path}: response does not match openapi.json ${schema.$ref ?? 'schema'}: ${ajv.errorsText(validate.errors)}`,
+    );
   }
   expect(nullAt(body), `${method} ${path}: a null value`).toBeUndefined();
 }
@@ -63,7 +66,11 @@ export interface RequestOptions {
   query?: Record<string, string | number | boolean | string[] | undefined>;
 }
 
-export async function api<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
+export async function api<T = any>(
+  method: string,
+  path: string,
+  options: RequestOptions = {},
+): Promise<ApiResponse<T>> {
   const url = new URL(path, baseUrl());
   for (const [name, value] of Object.entries(options.query ?? {})) {
     if (value === undefined) continue;
@@ -83,7 +90,8 @@ export async function api<T = any>(method: string, path: string, options: Reques
   const text = await response.text();
   let parsed: unknown = text;
   if (response.headers.get('content-type')?.includes('application/json') && text) parsed = JSON.parse(text);
-  if (response.status >= 200 && response.status < 300 && typeof parsed === 'object') validateResponse(method, url.pathname, parsed);
+  if (response.status >= 200 && response.status < 300 && typeof parsed === 'object')
+    validateResponse(method, url.pathname, parsed);
   if (response.status >= 400) {
     expect(response.status, `${method} ${path} answered ${response.status}: ${text}`).toBeLessThan(500);
     expect(typeof (parsed as { message?: unknown }).message, `${method} ${path} error body: ${text}`).toBe('string');

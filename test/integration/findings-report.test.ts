@@ -8,8 +8,25 @@ import { completeScan, createApp, reportAlerts, startScan } from './scan-helpers
 
 // GET /api/v1/reports/org/{orgId}/findings: current findings, as of a moment, JSON and CSV, paging, filters, rules.
 
-const uri = (path: string, evidence = `at ${path}`) => ({ uri: path, requestMethod: 'GET', param: 'id', evidence, otherInfo: 'info', requestHeader: '', requestBody: '', responseHeader: '', responseBody: '' });
-const plugin = (pluginId: string, severity: string, uris: ReturnType<typeof uri>[]) => ({ pluginId, name: `Plugin ${pluginId}`, severity, description: `About ${pluginId}`, cweId: '89', uris });
+const uri = (path: string, evidence = `at ${path}`) => ({
+  uri: path,
+  requestMethod: 'GET',
+  param: 'id',
+  evidence,
+  otherInfo: 'info',
+  requestHeader: '',
+  requestBody: '',
+  responseHeader: '',
+  responseBody: '',
+});
+const plugin = (pluginId: string, severity: string, uris: ReturnType<typeof uri>[]) => ({
+  pluginId,
+  name: `Plugin ${pluginId}`,
+  severity,
+  description: `About ${pluginId}`,
+  cweId: '89',
+  uris,
+});
 
 async function scanOnce(tenant: Pick<Tenant, 'token'>, appId: string, alerts: unknown[], env = 'dev') {
   const started = await startScan(tenant.token, appId, { env });
@@ -18,8 +35,11 @@ async function scanOnce(tenant: Pick<Tenant, 'token'>, appId: string, alerts: un
   return started;
 }
 
-const report = (tenant: Pick<Tenant, 'orgId' | 'token'>, query: Record<string, string | number | undefined> = {}, headers: Record<string, string> = {}) =>
-  api('GET', `/api/v1/reports/org/${tenant.orgId}/findings`, { token: tenant.token, query, headers });
+const report = (
+  tenant: Pick<Tenant, 'orgId' | 'token'>,
+  query: Record<string, string | number | undefined> = {},
+  headers: Record<string, string> = {},
+) => api('GET', `/api/v1/reports/org/${tenant.orgId}/findings`, { token: tenant.token, query, headers });
 
 type Row = Record<string, string>;
 const urlsOf = (rows: Row[]) => rows.map((r) => r.findingUrl);
@@ -30,14 +50,33 @@ describe('organization findings report', () => {
     const tenant = await createTenant();
     const appId = await createApp(tenant, { name: 'alpha', env: 'dev' });
     const tricky = 'a,"quoted"\r\nline';
-    const first = await scanOnce(tenant, appId, [plugin('40018', 'High', [uri('/users/1', tricky), uri('/about')]), plugin('10038', 'Medium', [uri('/x')])]);
+    const first = await scanOnce(tenant, appId, [
+      plugin('40018', 'High', [uri('/users/1', tricky), uri('/about')]),
+      plugin('10038', 'Medium', [uri('/x')]),
+    ]);
     const beforeTriage = new Date().toISOString();
     await pause();
     const initial = await report(tenant);
     expect(initial.status).toBe(200);
     expect(initial.body.totalFindings).toBe(3);
     const userRow = initial.body.findings.find((r: Row) => r.findingUrl === 'https://target.test/users/1');
-    expect(userRow).toMatchObject({ scanId: first.scanId, applicationId: appId, applicationName: 'alpha', environmentId: first.envId, environmentName: 'dev', status: 'NEW', findingPluginId: '40018', findingPluginName: 'Plugin 40018', findingRisk: 'High', findingMethod: 'GET', findingEvidence: tricky, findingOtherInfo: 'info', findingDescription: 'About 40018', cweId: '89', team: '' });
+    expect(userRow).toMatchObject({
+      scanId: first.scanId,
+      applicationId: appId,
+      applicationName: 'alpha',
+      environmentId: first.envId,
+      environmentName: 'dev',
+      status: 'NEW',
+      findingPluginId: '40018',
+      findingPluginName: 'Plugin 40018',
+      findingRisk: 'High',
+      findingMethod: 'GET',
+      findingEvidence: tricky,
+      findingOtherInfo: 'info',
+      findingDescription: 'About 40018',
+      cweId: '89',
+      team: '',
+    });
     expect(userRow.findingHash).toMatch(/^[0-9a-f]{64}$/);
     const triaged = await api('POST', `/api/v1/org/${tenant.orgId}/app/${appId}/env/${first.envId}/findings/triage`, {
       token: tenant.token,
@@ -76,10 +115,15 @@ describe('organization findings report', () => {
       ['https://target.test/about', 'NEW'],
     ]);
     const asAfter = await report(tenant, { datetime: afterTriage });
-    expect(asAfter.body.findings.find((r: Row) => r.findingUrl === 'https://target.test/users/1').status).toBe('FALSE_POSITIVE');
+    expect(asAfter.body.findings.find((r: Row) => r.findingUrl === 'https://target.test/users/1').status).toBe(
+      'FALSE_POSITIVE',
+    );
     const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
     expect((await report(tenant, { date: yesterday })).body).toMatchObject({ totalFindings: 0, findings: [] });
-    expect((await report(tenant, { date: new Date().toISOString().slice(0, 10), datetime: beforeTriage })).body.totalFindings).toBe(3); // datetime wins
+    expect(
+      (await report(tenant, { date: new Date().toISOString().slice(0, 10), datetime: beforeTriage })).body
+        .totalFindings,
+    ).toBe(3); // datetime wins
 
     // CSV: the same rows, RFC 4180 quoting, parsed back.
     const csv = await report(tenant, { datetime: beforeTriage }, { accept: 'text/csv' });
@@ -105,7 +149,11 @@ describe('organization findings report', () => {
     const out = await report(tenant);
     expect(out.status, out.text).toBe(200);
     const rows: Row[] = out.body.findings;
-    expect(urlsOf(rows)).toEqual(['https://target.test/users/1', 'https://target.test/users/2', 'https://target.test/users/3']);
+    expect(urlsOf(rows)).toEqual([
+      'https://target.test/users/1',
+      'https://target.test/users/2',
+      'https://target.test/users/3',
+    ]);
     expect(new Set(rows.map((r) => r.findingHash)).size).toBe(1);
     const csv = await report(tenant, {}, { accept: 'text/csv' });
     expect(csv.status).toBe(200);
@@ -116,12 +164,23 @@ describe('organization findings report', () => {
     const tenant = await createTenant();
     const alpha = await createApp(tenant, { name: 'alpha', env: 'dev' });
     const beta = await createApp(tenant, { name: 'beta', env: 'dev' });
-    await scanOnce(tenant, alpha, [plugin('1', 'Low', [uri('/a1'), uri('/a2'), uri('/a3')]), plugin('2', 'High', [uri('/a4')])]);
+    await scanOnce(tenant, alpha, [
+      plugin('1', 'Low', [uri('/a1'), uri('/a2'), uri('/a3')]),
+      plugin('2', 'High', [uri('/a4')]),
+    ]);
     await scanOnce(tenant, alpha, [plugin('1', 'Low', [uri('/p1')])], 'prod');
     await scanOnce(tenant, beta, [plugin('3', 'Medium', [uri('/b1'), uri('/b2')])]);
 
     const all: Row[] = (await report(tenant)).body.findings;
-    expect(urlsOf(all).map((u) => u.replace('https://target.test', ''))).toEqual(['/a1', '/a2', '/a3', '/a4', '/p1', '/b1', '/b2']);
+    expect(urlsOf(all).map((u) => u.replace('https://target.test', ''))).toEqual([
+      '/a1',
+      '/a2',
+      '/a3',
+      '/a4',
+      '/p1',
+      '/b1',
+      '/b2',
+    ]);
     const pages: Row[] = [];
     for (let pageToken = 0; ; pageToken++) {
       const page = await report(tenant, { pageSize: 2, pageToken });
@@ -130,9 +189,17 @@ describe('organization findings report', () => {
       if (page.body.findings.length < 2) break;
     }
     expect(pages).toEqual(all);
-    expect((await report(tenant, { pageSize: 3, pageToken: 5 })).body).toMatchObject({ findings: [], totalFindings: 7 });
+    expect((await report(tenant, { pageSize: 3, pageToken: 5 })).body).toMatchObject({
+      findings: [],
+      totalFindings: 7,
+    });
     for (const pageSize of [0, 1001, 'x']) expect((await report(tenant, { pageSize })).status).toBe(400);
-    for (const bad of [{ date: '2024-13-40' }, { date: 'yesterday' }, { datetime: '2024-06-14T25:99:00Z' }, { appIds: 'nope' }]) {
+    for (const bad of [
+      { date: '2024-13-40' },
+      { date: 'yesterday' },
+      { datetime: '2024-06-14T25:99:00Z' },
+      { appIds: 'nope' },
+    ]) {
       const out = await report(tenant, bad);
       expect(out.status, JSON.stringify(bad)).toBe(400);
     }

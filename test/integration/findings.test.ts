@@ -9,9 +9,31 @@ import { queryAll } from '../../shared/db/query.ts';
 
 // Findings across scans: identity (findingHash), first and last seen, triage and the counts it changes.
 
-const uri = (path: string, param = 'id') => ({ uri: path, requestMethod: 'GET', param, evidence: `at ${path}`, otherInfo: '', requestHeader: '', requestBody: '', responseHeader: '', responseBody: '' });
-const sqlInjection = (...paths: string[]) => ({ pluginId: '40018', name: 'SQL Injection', severity: 'High', description: 'SQLi', uris: paths.map((p) => uri(p)) });
-const csp = (...paths: string[]) => ({ pluginId: '10038', name: 'CSP', severity: 'Medium', description: 'CSP', uris: paths.map((p) => uri(p, '')) });
+const uri = (path: string, param = 'id') => ({
+  uri: path,
+  requestMethod: 'GET',
+  param,
+  evidence: `at ${path}`,
+  otherInfo: '',
+  requestHeader: '',
+  requestBody: '',
+  responseHeader: '',
+  responseBody: '',
+});
+const sqlInjection = (...paths: string[]) => ({
+  pluginId: '40018',
+  name: 'SQL Injection',
+  severity: 'High',
+  description: 'SQLi',
+  uris: paths.map((p) => uri(p)),
+});
+const csp = (...paths: string[]) => ({
+  pluginId: '10038',
+  name: 'CSP',
+  severity: 'Medium',
+  description: 'CSP',
+  uris: paths.map((p) => uri(p, '')),
+});
 
 async function scanOnce(tenant: Pick<Tenant, 'token'>, appId: string, alerts: unknown[], env = 'dev') {
   const started = await startScan(tenant.token, appId, { env });
@@ -20,11 +42,23 @@ async function scanOnce(tenant: Pick<Tenant, 'token'>, appId: string, alerts: un
   return started;
 }
 
-const triage = (tenant: Pick<Tenant, 'orgId' | 'token'>, appId: string, envId: string, actions: unknown[], extra: Record<string, unknown> = {}) =>
-  api('POST', `/api/v1/org/${tenant.orgId}/app/${appId}/env/${envId}/findings/triage`, { token: tenant.token, body: { actions, ...extra } });
+const triage = (
+  tenant: Pick<Tenant, 'orgId' | 'token'>,
+  appId: string,
+  envId: string,
+  actions: unknown[],
+  extra: Record<string, unknown> = {},
+) =>
+  api('POST', `/api/v1/org/${tenant.orgId}/app/${appId}/env/${envId}/findings/triage`, {
+    token: tenant.token,
+    body: { actions, ...extra },
+  });
 
 async function envView(tenant: Tenant, query: Record<string, unknown> = {}) {
-  const out = await api('GET', `/api/v2/org/${tenant.orgId}/envs`, { token: tenant.token, query: { pageSize: 100, ...query } });
+  const out = await api('GET', `/api/v2/org/${tenant.orgId}/envs`, {
+    token: tenant.token,
+    query: { pageSize: 100, ...query },
+  });
   expect(out.status).toBe(200);
   return out.body;
 }
@@ -32,7 +66,9 @@ async function envView(tenant: Tenant, query: Record<string, unknown> = {}) {
 async function uriStatuses(token: string, scanId: string, pluginId: string) {
   const out = await api('GET', `/api/v1/scan/${scanId}/alert/${pluginId}`, { token, query: { pageSize: 100 } });
   expect(out.status).toBe(200);
-  return Object.fromEntries(out.body.applicationScanAlertUris.map((u: { uri: string; status: string }) => [u.uri, u.status]));
+  return Object.fromEntries(
+    out.body.applicationScanAlertUris.map((u: { uri: string; status: string }) => [u.uri, u.status]),
+  );
 }
 
 async function scanResult(token: string, scanId: string) {
@@ -44,7 +80,9 @@ async function scanResult(token: string, scanId: string) {
 async function hashesOf(token: string, scanId: string, pluginId: string): Promise<Record<string, string>> {
   const out = await api('GET', `/api/v1/scan/${scanId}/alert/${pluginId}`, { token, query: { pageSize: 100 } });
   expect(out.status).toBe(200);
-  return Object.fromEntries(out.body.applicationScanAlertUris.map((u: { uri: string; findingHash: string }) => [u.uri, u.findingHash]));
+  return Object.fromEntries(
+    out.body.applicationScanAlertUris.map((u: { uri: string; findingHash: string }) => [u.uri, u.findingHash]),
+  );
 }
 
 describe('finding identity across scans', () => {
@@ -52,10 +90,14 @@ describe('finding identity across scans', () => {
     const tenant = await createTenant();
     const appId = await createApp(tenant);
     const first = await startScan(tenant.token, appId);
-    await reportAlerts(tenant.token, first.scanId, [sqlInjection('/users/1', 'https://target.test/users/2?x=1', '/about')]);
+    await reportAlerts(tenant.token, first.scanId, [
+      sqlInjection('/users/1', 'https://target.test/users/2?x=1', '/about'),
+    ]);
     await completeScan(tenant.token, first.scanId);
     const second = await startScan(tenant.token, appId);
-    await reportAlerts(tenant.token, second.scanId, [sqlInjection('/users/9b2f0c5e-1d2a-4c3b-8e4f-5a6b7c8d9e0f', '/contact')]);
+    await reportAlerts(tenant.token, second.scanId, [
+      sqlInjection('/users/9b2f0c5e-1d2a-4c3b-8e4f-5a6b7c8d9e0f', '/contact'),
+    ]);
     await completeScan(tenant.token, second.scanId);
     const other = await startScan(tenant.token, appId, { env: 'prod' });
     await reportAlerts(tenant.token, other.scanId, [sqlInjection('/users/1')]);
@@ -74,10 +116,30 @@ describe('finding identity across scans', () => {
     const findings = await queryAll({ partition: pk, skPrefix });
     const byHash = Object.fromEntries(findings.map((f) => [f.findingHash, f]));
     expect(findings).toHaveLength(3);
-    const scanStart = async (scanId: string) => Number((await api('GET', `/api/v1/scan/${scanId}/alerts`, { token: tenant.token })).body.applicationScanResults[0].scan.timestamp);
+    const scanStart = async (scanId: string) =>
+      Number(
+        (await api('GET', `/api/v1/scan/${scanId}/alerts`, { token: tenant.token })).body.applicationScanResults[0].scan
+          .timestamp,
+      );
     const [t1, t2] = [await scanStart(first.scanId), await scanStart(second.scanId)];
-    expect(byHash[one['/users/1']]).toMatchObject({ path: '/users/{id}', requestMethod: 'GET', param: 'id', pluginId: '40018', severity: 'High', firstSeen: t1, lastSeen: t2, lastScanId: second.scanId, lastScanUris: 1 });
-    expect(byHash[one['/about']]).toMatchObject({ path: '/about', firstSeen: t1, lastSeen: t1, lastScanId: first.scanId, lastScanUris: 1 });
+    expect(byHash[one['/users/1']]).toMatchObject({
+      path: '/users/{id}',
+      requestMethod: 'GET',
+      param: 'id',
+      pluginId: '40018',
+      severity: 'High',
+      firstSeen: t1,
+      lastSeen: t2,
+      lastScanId: second.scanId,
+      lastScanUris: 1,
+    });
+    expect(byHash[one['/about']]).toMatchObject({
+      path: '/about',
+      firstSeen: t1,
+      lastSeen: t1,
+      lastScanId: first.scanId,
+      lastScanUris: 1,
+    });
     expect(byHash[two['/contact']]).toMatchObject({ firstSeen: t2, lastSeen: t2 });
   });
 });
@@ -90,7 +152,11 @@ describe('triage', () => {
     const hashes = await hashesOf(tenant.token, first.scanId, '40018');
     const [userHash, aboutHash] = [hashes['/users/1'], hashes['/about']];
     const cspHash = (await hashesOf(tenant.token, first.scanId, '10038'))['/x'];
-    expect((await envView(tenant)).environments[0]).toMatchObject({ lastScanTotalUntriaged: 4, lastScanHighUntriaged: 3, lastScanMediumUntriaged: 1 });
+    expect((await envView(tenant)).environments[0]).toMatchObject({
+      lastScanTotalUntriaged: 4,
+      lastScanHighUntriaged: 3,
+      lastScanMediumUntriaged: 1,
+    });
 
     const out = await triage(tenant, appId, first.envId, [
       { findingHash: userHash, status: 'FALSE_POSITIVE', note: 'test data' },
@@ -100,7 +166,13 @@ describe('triage', () => {
     ]);
     expect(out.status, out.text).toBe(200);
     expect(out.body).toMatchObject({ organizationId: tenant.orgId, applicationId: appId, environmentId: first.envId });
-    expect(out.body.results.map((r: { findingHash: string; success: boolean; status: string }) => [r.findingHash, r.success, r.status])).toEqual([
+    expect(
+      out.body.results.map((r: { findingHash: string; success: boolean; status: string }) => [
+        r.findingHash,
+        r.success,
+        r.status,
+      ]),
+    ).toEqual([
       [userHash, true, 'FALSE_POSITIVE'],
       ['f'.repeat(64), false, 'UNKNOWN'],
       [aboutHash, true, 'ADD_COMMENT'],
@@ -112,7 +184,12 @@ describe('triage', () => {
 
     // Counts at once, without a new scan: untriaged = the commented finding only.
     const view = await envView(tenant, { includeAppHealthStats: true });
-    expect(view.environments[0]).toMatchObject({ lastScanTotalUntriaged: 1, lastScanHighUntriaged: 1, lastScanMediumUntriaged: 0, lastScanLowUntriaged: 0 });
+    expect(view.environments[0]).toMatchObject({
+      lastScanTotalUntriaged: 1,
+      lastScanHighUntriaged: 1,
+      lastScanMediumUntriaged: 0,
+      lastScanLowUntriaged: 0,
+    });
     expect(view.findingsHealth).toEqual({ high: 1, medium: 0, low: 0, total: 1 });
     const result = await scanResult(tenant.token, first.scanId);
     expect(result.alertStats.alertStatusStats).toEqual([
@@ -127,47 +204,128 @@ describe('triage', () => {
     ]);
     const page = await api('GET', `/api/v1/scan/${first.scanId}/alert/40018`, { token: tenant.token });
     const users1 = page.body.applicationScanAlertUris.find((u: { uri: string }) => u.uri === '/users/1');
-    expect(users1).toMatchObject({ status: 'FALSE_POSITIVE', matchedRuleNote: 'test data', matchedRuleUserId: tenant.userId, findingHash: userHash });
+    expect(users1).toMatchObject({
+      status: 'FALSE_POSITIVE',
+      matchedRuleNote: 'test data',
+      matchedRuleUserId: tenant.userId,
+      findingHash: userHash,
+    });
     expect(Number(users1.matchedRuleLastUpdated)).toBeGreaterThan(0);
-    expect(users1.ruleHistories).toMatchObject([{ operation: 'CREATE', oldResult: 'UNKNOWN', newResult: 'FALSE_POSITIVE', note: 'test data', userId: tenant.userId }]);
+    expect(users1.ruleHistories).toMatchObject([
+      {
+        operation: 'CREATE',
+        oldResult: 'UNKNOWN',
+        newResult: 'FALSE_POSITIVE',
+        note: 'test data',
+        userId: tenant.userId,
+      },
+    ]);
 
     // A comment keeps a triaged finding's status.
-    const commented = await triage(tenant, appId, first.envId, [{ findingHash: userHash, status: 'ADD_COMMENT', note: 'seeded by fixtures' }]);
-    expect(commented.body.results[0]).toMatchObject({ success: true, status: 'FALSE_POSITIVE', note: 'seeded by fixtures' });
+    const commented = await triage(tenant, appId, first.envId, [
+      { findingHash: userHash, status: 'ADD_COMMENT', note: 'seeded by fixtures' },
+    ]);
+    expect(commented.body.results[0]).toMatchObject({
+      success: true,
+      status: 'FALSE_POSITIVE',
+      note: 'seeded by fixtures',
+    });
     expect((await envView(tenant)).environments[0].lastScanTotalUntriaged).toBe(1);
 
     // Scan 2: the same finding at another id keeps its status; a new finding is untriaged; gone findings are gone.
     const second = await scanOnce(tenant, appId, [sqlInjection('/users/3', '/new')]);
-    expect(await uriStatuses(tenant.token, second.scanId, '40018')).toEqual({ '/users/3': 'FALSE_POSITIVE', '/new': 'UNKNOWN' });
-    expect((await envView(tenant)).environments[0]).toMatchObject({ lastScanId: second.scanId, lastScanTotalUntriaged: 1, lastScanHighUntriaged: 1 });
-    expect((await scanResult(tenant.token, second.scanId)).alertStats.alertStatusStats.map((s: { alertStatus: string; totalCount: number }) => [s.alertStatus, s.totalCount])).toEqual([
+    expect(await uriStatuses(tenant.token, second.scanId, '40018')).toEqual({
+      '/users/3': 'FALSE_POSITIVE',
+      '/new': 'UNKNOWN',
+    });
+    expect((await envView(tenant)).environments[0]).toMatchObject({
+      lastScanId: second.scanId,
+      lastScanTotalUntriaged: 1,
+      lastScanHighUntriaged: 1,
+    });
+    expect(
+      (await scanResult(tenant.token, second.scanId)).alertStats.alertStatusStats.map(
+        (s: { alertStatus: string; totalCount: number }) => [s.alertStatus, s.totalCount],
+      ),
+    ).toEqual([
       ['UNKNOWN', 1],
       ['FALSE_POSITIVE', 1],
     ]);
     // Scan 3: still a false positive, nothing untriaged.
     const third = await scanOnce(tenant, appId, [sqlInjection('/users/4')]);
     expect(await uriStatuses(tenant.token, third.scanId, '40018')).toEqual({ '/users/4': 'FALSE_POSITIVE' });
-    expect((await envView(tenant)).environments[0]).toMatchObject({ lastScanId: third.scanId, lastScanTotalUntriaged: 0 });
+    expect((await envView(tenant)).environments[0]).toMatchObject({
+      lastScanId: third.scanId,
+      lastScanTotalUntriaged: 0,
+    });
 
     // Reopening through the alert-rule operation counts it again at once.
     const reopened = await api('POST', `/api/v1/app/${appId}/alerts/rules/${randomUUID()}`, {
       token: tenant.token,
-      body: { alertRuleWrapper: { alertRule: [{ alertCondition: { environmentId: first.envId, pluginId: '40018', requestMethod: 'get' }, parameterizedPath: '/users/{userId}', result: 'UNKNOWN', note: 'reopened' }] } },
+      body: {
+        alertRuleWrapper: {
+          alertRule: [
+            {
+              alertCondition: { environmentId: first.envId, pluginId: '40018', requestMethod: 'get' },
+              parameterizedPath: '/users/{userId}',
+              result: 'UNKNOWN',
+              note: 'reopened',
+            },
+          ],
+        },
+      },
     });
     expect(reopened.status, reopened.text).toBe(200);
-    expect(reopened.body).toMatchObject({ isSuccess: true, alertRules: [{ result: 'UNKNOWN', note: 'reopened', parameterizedPath: '/users/{id}', path: '/users/4', alertCondition: { pluginId: '40018', requestMethod: 'GET', environmentId: first.envId } }] });
-    expect(reopened.body.alertRules[0].alertRuleHistories.map((h: { newResult: string }) => h.newResult)).toEqual(['UNKNOWN', 'FALSE_POSITIVE', 'FALSE_POSITIVE']);
-    expect((await envView(tenant)).environments[0]).toMatchObject({ lastScanTotalUntriaged: 1, lastScanHighUntriaged: 1 });
+    expect(reopened.body).toMatchObject({
+      isSuccess: true,
+      alertRules: [
+        {
+          result: 'UNKNOWN',
+          note: 'reopened',
+          parameterizedPath: '/users/{id}',
+          path: '/users/4',
+          alertCondition: { pluginId: '40018', requestMethod: 'GET', environmentId: first.envId },
+        },
+      ],
+    });
+    expect(reopened.body.alertRules[0].alertRuleHistories.map((h: { newResult: string }) => h.newResult)).toEqual([
+      'UNKNOWN',
+      'FALSE_POSITIVE',
+      'FALSE_POSITIVE',
+    ]);
+    expect((await envView(tenant)).environments[0]).toMatchObject({
+      lastScanTotalUntriaged: 1,
+      lastScanHighUntriaged: 1,
+    });
     const unknownPath = await api('POST', `/api/v1/app/${appId}/alerts/rules/${randomUUID()}`, {
       token: tenant.token,
-      body: { alertRuleWrapper: { alertRule: [{ alertCondition: { environmentId: first.envId, pluginId: '40018', requestMethod: 'GET' }, path: '/nowhere', result: 'FALSE_POSITIVE' }] } },
+      body: {
+        alertRuleWrapper: {
+          alertRule: [
+            {
+              alertCondition: { environmentId: first.envId, pluginId: '40018', requestMethod: 'GET' },
+              path: '/nowhere',
+              result: 'FALSE_POSITIVE',
+            },
+          ],
+        },
+      },
     });
     expect(unknownPath.status).toBe(404);
 
-    const audit = await api('GET', `/api/v1/org/${tenant.orgId}/audit`, { token: tenant.token, query: { pageSize: 1000, types: 'ALERT_RULE_TRIAGED' } });
-    const entries = audit.body.auditRecords.filter((r: { userActivityType: string }) => r.userActivityType === 'ALERT_RULE_TRIAGED');
+    const audit = await api('GET', `/api/v1/org/${tenant.orgId}/audit`, {
+      token: tenant.token,
+      query: { pageSize: 1000, types: 'ALERT_RULE_TRIAGED' },
+    });
+    const entries = audit.body.auditRecords.filter(
+      (r: { userActivityType: string }) => r.userActivityType === 'ALERT_RULE_TRIAGED',
+    );
     expect(entries).toHaveLength(5); // three of the first request, the comment, the reopening
-    expect(entries.map((e: { payload: string }) => JSON.parse(e.payload)).find((p: { findingHash: string; newStatus: string }) => p.findingHash === cspHash)).toMatchObject({
+    expect(
+      entries
+        .map((e: { payload: string }) => JSON.parse(e.payload))
+        .find((p: { findingHash: string; newStatus: string }) => p.findingHash === cspHash),
+    ).toMatchObject({
       applicationId: appId,
       envId: first.envId,
       pluginId: '10038',
@@ -182,10 +340,18 @@ describe('triage', () => {
     const appId = await createApp(tenant);
     const dev = await scanOnce(tenant, appId, [sqlInjection('/a', '/b', '/c')]);
     await scanOnce(tenant, appId, [sqlInjection('/a', '/b')], 'prod');
-    const order = async () => (await envView(tenant, { sortField: 'scanFindingsCounts', sortDir: 'DESC' })).environments.map((e: { environmentName: string }) => e.environmentName);
+    const order = async () =>
+      (await envView(tenant, { sortField: 'scanFindingsCounts', sortDir: 'DESC' })).environments.map(
+        (e: { environmentName: string }) => e.environmentName,
+      );
     expect(await order()).toEqual(['dev', 'prod']);
     const hashes = await hashesOf(tenant.token, dev.scanId, '40018');
-    await triage(tenant, appId, dev.envId, [hashes['/a'], hashes['/b']].map((findingHash) => ({ findingHash, status: 'FALSE_POSITIVE' })));
+    await triage(
+      tenant,
+      appId,
+      dev.envId,
+      [hashes['/a'], hashes['/b']].map((findingHash) => ({ findingHash, status: 'FALSE_POSITIVE' })),
+    );
     expect(await order()).toEqual(['prod', 'dev']);
   });
 
@@ -221,7 +387,9 @@ describe('triage', () => {
     const strangerScan = await scanOnce(stranger, strangerApp, [sqlInjection('/a')]);
     const foreign = await triage({ orgId: stranger.orgId, token: stranger.token }, strangerApp, strangerScan.envId, ok);
     expect(foreign.body.results).toMatchObject([{ findingHash: hash, success: false }]);
-    expect((await triage({ orgId: stranger.orgId, token: stranger.token }, appId, strangerScan.envId, ok)).status).toBe(404);
+    expect((await triage({ orgId: stranger.orgId, token: stranger.token }, appId, strangerScan.envId, ok)).status).toBe(
+      404,
+    );
     expect(await uriStatuses(tenant.token, scan.scanId, '40018')).toEqual({ '/a': 'UNKNOWN' });
 
     // A team-owned application: its team's members only.
@@ -232,14 +400,22 @@ describe('triage', () => {
     const teamHash = (await hashesOf(member.token, teamScan.scanId, '40018'))['/t'];
     const outsider = await addUserTo(tenant.orgId);
     await joinTeams(tenant.orgId, outsider.userId, [randomUUID()]);
-    expect((await triage({ orgId: tenant.orgId, token: outsider.token }, teamApp, teamScan.envId, [{ findingHash: teamHash, status: 'FALSE_POSITIVE' }])).status).toBe(401);
-    const byMember = await triage({ orgId: tenant.orgId, token: member.token }, teamApp, teamScan.envId, [{ findingHash: teamHash, status: 'FALSE_POSITIVE' }]);
+    expect(
+      (
+        await triage({ orgId: tenant.orgId, token: outsider.token }, teamApp, teamScan.envId, [
+          { findingHash: teamHash, status: 'FALSE_POSITIVE' },
+        ])
+      ).status,
+    ).toBe(401);
+    const byMember = await triage({ orgId: tenant.orgId, token: member.token }, teamApp, teamScan.envId, [
+      { findingHash: teamHash, status: 'FALSE_POSITIVE' },
+    ]);
     expect(byMember.body.results[0].success).toBe(true);
   });
 });
 
 describe('public-schema fixes around findings', () => {
-  it('fills latestScanType and currentScanSummary.alertStats on the deprecated environment list, scanProgress and alerts\' scan, and implied config enums', async () => {
+  it("fills latestScanType and currentScanSummary.alertStats on the deprecated environment list, scanProgress and alerts' scan, and implied config enums", async () => {
     const tenant = await createTenant();
     const appId = await createApp(tenant, { name: 'typed', env: 'never' });
     const config =
@@ -248,7 +424,13 @@ describe('public-schema fixes around findings', () => {
     const started = await startScan(tenant.token, appId, { config });
     await reportAlerts(tenant.token, started.scanId, [sqlInjection('/users/1', '/users/2'), csp('/x')]);
     const running = await scanResult(tenant.token, started.scanId);
-    expect(running.scanProgress).toMatchObject({ scanId: started.scanId, plugins: [{ pluginId: '10038', alertCount: '1', status: 'RUNNING' }, { pluginId: '40018', alertCount: '2', status: 'RUNNING' }] });
+    expect(running.scanProgress).toMatchObject({
+      scanId: started.scanId,
+      plugins: [
+        { pluginId: '10038', alertCount: '1', status: 'RUNNING' },
+        { pluginId: '40018', alertCount: '2', status: 'RUNNING' },
+      ],
+    });
     expect(running.applicationAlerts.every((a: { scan: { id: string } }) => a.scan.id === started.scanId)).toBe(true);
     await completeScan(tenant.token, started.scanId);
     expect((await scanResult(tenant.token, started.scanId)).scanProgress).toBeUndefined();
@@ -257,7 +439,9 @@ describe('public-schema fixes around findings', () => {
 
     const listed = await api('GET', `/api/v1/app/${appId}/env/list`, { token: tenant.token });
     expect(listed.status).toBe(200);
-    const byName = Object.fromEntries(listed.body.environments.map((e: { environmentName: string }) => [e.environmentName, e]));
+    const byName = Object.fromEntries(
+      listed.body.environments.map((e: { environmentName: string }) => [e.environmentName, e]),
+    );
     expect(byName.never).toMatchObject({ latestScanType: 'DEFAULT' });
     expect(byName.never.currentScanSummary).toBeUndefined();
     expect(byName.dev).toMatchObject({
@@ -275,7 +459,8 @@ describe('public-schema fixes around findings', () => {
       },
     });
 
-    const conf = (await api('GET', `/api/v1/app/${appId}/config/${started.configHash}`, { token: tenant.token })).body.conf;
+    const conf = (await api('GET', `/api/v1/app/${appId}/config/${started.configHash}`, { token: tenant.token })).body
+      .conf;
     expect(conf.app.authentication.testPath).toMatchObject({ path: '/me', type: 'HEADER', requestMethod: 'GET' });
     expect(conf.app.waitForAppTarget).toMatchObject({ path: '/health', requestMethod: 'GET' });
     expect(conf.hawk.spider).toMatchObject({ ajax: true, ajaxBrowser: 'CHROME_HEADLESS' });

@@ -14,7 +14,10 @@ export interface Tenant {
 
 /** A fresh organization with one user (all permissions unless given), an API key and a logged-in token. */
 export async function createTenant(options: { permissions?: Permission[]; apiAccess?: boolean } = {}): Promise<Tenant> {
-  const { organizationId: orgId } = await createOrganization({ name: unique('org'), apiAccess: options.apiAccess ?? true });
+  const { organizationId: orgId } = await createOrganization({
+    name: unique('org'),
+    apiAccess: options.apiAccess ?? true,
+  });
   const member = await addUserTo(orgId, options.permissions);
   return { orgId, ...member };
 }

@@ -31,8 +31,10 @@ function file(text: string): string {
   return path;
 }
 
-const config = (host: string) => `app:\n  applicationId: \${APP_ID}\n  env: Global\n  host: ${host}\nhawk:\n  spider:\n    base: false\n`;
-const get = (token: string, name: string, redirect?: boolean) => api('GET', `/api/v1/global-configuration/${name}`, { token, query: { redirect } });
+const config = (host: string) =>
+  `app:\n  applicationId: \${APP_ID}\n  env: Global\n  host: ${host}\nhawk:\n  spider:\n    base: false\n`;
+const get = (token: string, name: string, redirect?: boolean) =>
+  api('GET', `/api/v1/global-configuration/${name}`, { token, query: { redirect } });
 
 describe('global configuration', () => {
   it('publishes with the CLI, redirects by default, answers JSON with redirect=false, replaces and deletes', async () => {
@@ -48,7 +50,9 @@ describe('global configuration', () => {
     expect(redirect.body).toEqual({ presignedDownloadUrl: location, method: 'GET', headers: '{}' });
     expect((await download(location)).bytes.toString()).toBe(config('https://one.example'));
 
-    expect((await admin('put-global-config', '--name', name, '--file', file(config('https://two.example')))).code).toBe(0);
+    expect((await admin('put-global-config', '--name', name, '--file', file(config('https://two.example')))).code).toBe(
+      0,
+    );
     const json = await get(tenant.token, name, false);
     expect(json.status).toBe(200);
     expect((await download(json.body.presignedDownloadUrl)).bytes.toString()).toBe(config('https://two.example'));
@@ -78,7 +82,9 @@ describe('global configuration', () => {
 
   it('needs read:scan_config in some organization with API access (401 otherwise)', async () => {
     const name = uniqueName();
-    expect((await admin('put-global-config', '--name', name, '--file', file(config('https://x.example')))).code).toBe(0);
+    expect((await admin('put-global-config', '--name', name, '--file', file(config('https://x.example')))).code).toBe(
+      0,
+    );
     const without = await createTenant({ permissions: ['read:application'] });
     expect((await get(without.token, name)).status).toBe(401);
     const noApiAccess = await createTenant({ permissions: ['read:scan_config'], apiAccess: false });

@@ -20,7 +20,11 @@ import { mainTable } from '../../shared/db/tables.ts';
 // on a table of its own (own-table.ts), so its clock is this file's: Date is faked and set to each moment.
 
 const DAY = 86_400_000;
-const client = new DynamoDBClient({ region: config.region, endpoint: config.dynamodbEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+const client = new DynamoDBClient({
+  region: config.region,
+  endpoint: config.dynamodbEndpoint,
+  credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+});
 let server: Server;
 const T0 = Date.now();
 /**
@@ -46,7 +50,10 @@ interface EnvView {
 async function allEnvironments(token: string, orgId: string, query: Record<string, string>): Promise<EnvView[]> {
   const all: EnvView[] = [];
   for (let pageToken = 0; ; pageToken++) {
-    const out = await api('GET', `/api/v2/org/${orgId}/envs`, { token, query: { ...query, pageSize: 1000, pageToken } });
+    const out = await api('GET', `/api/v2/org/${orgId}/envs`, {
+      token,
+      query: { ...query, pageSize: 1000, pageToken },
+    });
     expect(out.status, out.text).toBe(200);
     all.push(...out.body.environments);
     if (!out.body.hasNext) return all;
@@ -82,7 +89,10 @@ function expectedStats(envs: EnvView[], now: number) {
 
 /** The health statistics the list answers (the aggregates), for the scope `query` selects. */
 async function served(token: string, orgId: string, query: Record<string, string>) {
-  const out = await api('GET', `/api/v2/org/${orgId}/envs`, { token, query: { ...query, includeAppHealthStats: 'true', pageSize: 2 } });
+  const out = await api('GET', `/api/v2/org/${orgId}/envs`, {
+    token,
+    query: { ...query, includeAppHealthStats: 'true', pageSize: 2 },
+  });
   expect(out.status, out.text).toBe(200);
   return { findingsHealth: out.body.findingsHealth, scanFrequencyHealth: out.body.scanFrequencyHealth };
 }
@@ -115,7 +125,10 @@ async function compareAll(now: number) {
   for (const [user, query] of scopes) {
     const token = await login(user);
     const expected = expectedStats(await allEnvironments(token, owner.orgId, query), now);
-    expect(await served(token, owner.orgId, query), `${user === owner ? 'owner' : user === member ? 'member' : 'loner'} ${JSON.stringify(query)}`).toEqual(expected);
+    expect(
+      await served(token, owner.orgId, query),
+      `${user === owner ? 'owner' : user === member ? 'member' : 'loner'} ${JSON.stringify(query)}`,
+    ).toEqual(expected);
     results.push(expected);
   }
   return results;
@@ -150,7 +163,13 @@ describe('includeAppHealthStats from the health aggregates', () => {
   it('equals the figures of the full environment list after weeks of history, for every scope and at every moment', async () => {
     const now = T0;
     /** A scan of `env` of `appId` started at `when`, with findings, ended as `status` (or left running). */
-    const scan = async (appId: string, env: string, when: number, findings: ReturnType<typeof alert>[] = [], status?: 'COMPLETED' | 'ERROR') => {
+    const scan = async (
+      appId: string,
+      env: string,
+      when: number,
+      findings: ReturnType<typeof alert>[] = [],
+      status?: 'COMPLETED' | 'ERROR',
+    ) => {
       await at(when);
       const token = await login(owner);
       const started = await startScan(token, appId, { env });
@@ -161,7 +180,8 @@ describe('includeAppHealthStats from the health aggregates', () => {
     await at(now - 60 * DAY);
     let token = await login(owner);
     teamId = (await newTeam(owner.orgId, token, { name: 'Blue', userIds: [member.userId], applicationIds: [] })).id;
-    const app = async (name: string, env?: string, body: Record<string, unknown> = {}) => createApp({ orgId: owner.orgId, token: await login(owner) }, { name, ...(env ? { env } : {}), ...body });
+    const app = async (name: string, env?: string, body: Record<string, unknown> = {}) =>
+      createApp({ orgId: owner.orgId, token: await login(owner) }, { name, ...(env ? { env } : {}), ...body });
 
     const old = await app('old', 'dev'); // scanned 45 days ago only
     const edge30 = await app('edge30', 'dev'); // on both sides of the 30-day boundary
@@ -192,22 +212,44 @@ describe('includeAppHealthStats from the health aggregates', () => {
     expect((await api('DELETE', `/api/v1/scan/${newer.scanId}`, { token })).status).toBe(200);
     expect((await api('DELETE', `/api/v1/scan/${only.scanId}`, { token })).status).toBe(200);
     // Triage: two of old/dev's High findings accepted, one Low marked false positive.
-    const oldEnv = (await allEnvironments(token, owner.orgId, { appIds: old })).map((e) => e as EnvView & { environmentId: string; lastScanId: string })[0];
+    const oldEnv = (await allEnvironments(token, owner.orgId, { appIds: old })).map(
+      (e) => e as EnvView & { environmentId: string; lastScanId: string },
+    )[0];
     const highs = await hashesOf(token, oldEnv.lastScanId, '1');
     const lows = await hashesOf(token, oldEnv.lastScanId, '2');
-    const triaged = await api('POST', `/api/v1/org/${owner.orgId}/app/${old}/env/${oldEnv.environmentId}/findings/triage`, {
-      token,
-      body: { actions: [...highs.map((findingHash) => ({ findingHash, status: 'RISK_ACCEPTED' })), { findingHash: lows[0], status: 'FALSE_POSITIVE' }] },
-    });
+    const triaged = await api(
+      'POST',
+      `/api/v1/org/${owner.orgId}/app/${old}/env/${oldEnv.environmentId}/findings/triage`,
+      {
+        token,
+        body: {
+          actions: [
+            ...highs.map((findingHash) => ({ findingHash, status: 'RISK_ACCEPTED' })),
+            { findingHash: lows[0], status: 'FALSE_POSITIVE' },
+          ],
+        },
+      },
+    );
     expect(triaged.status, triaged.text).toBe(200);
     // edge7's newest environment deleted: its newest scan goes back to stage's (read again from its environments).
-    const edge7Envs = (await allEnvironments(token, owner.orgId, { appIds: edge7 })) as (EnvView & { environmentId: string; environmentName: string })[];
+    const edge7Envs = (await allEnvironments(token, owner.orgId, { appIds: edge7 })) as (EnvView & {
+      environmentId: string;
+      environmentName: string;
+    })[];
     const qa = edge7Envs.find((e) => e.environmentName === 'qa')!;
     expect((await api('DELETE', `/api/v1/app/${edge7}/env/${qa.environmentId}`, { token })).status).toBe(200);
     // An application deleted, another moved into the team, an environment without scans added to `never`.
     expect((await api('DELETE', `/api/v1/app/${doomed}`, { token })).status).toBe(200);
     const team = await readTeam(owner.orgId, token, teamId);
-    expect((await putTeam(owner.orgId, token, teamId, { name: team.name, userIds: [member.userId], applicationIds: [moved] })).status).toBe(200);
+    expect(
+      (
+        await putTeam(owner.orgId, token, teamId, {
+          name: team.name,
+          userIds: [member.userId],
+          applicationIds: [moved],
+        })
+      ).status,
+    ).toBe(200);
     expect((await api('POST', `/api/v1/app/${never}/env`, { token, body: { env: 'qa' } })).status).toBe(200);
     expect(running.scanId).toBeTruthy();
 
@@ -239,22 +281,44 @@ describe('includeAppHealthStats from the health aggregates', () => {
       return results.filter((r) => r.status === 200).length;
     };
     const post = (path: string, body: unknown) => api('POST', path, { token, body });
-    const scanBody = (env: string) => ({ env, config: 'app:\n  env: x\n', hawkscanVersion: '4.1.0', host: 'https://t.test', tags: [] });
+    const scanBody = (env: string) => ({
+      env,
+      config: 'app:\n  env: x\n',
+      hawkscanVersion: '4.1.0',
+      host: 'https://t.test',
+      tags: [],
+    });
     // Scans of new and existing environments of two applications at once (environment creations among them).
-    const starts = await Promise.all(['e0', 'e1', 'e2', 'e3', 'e4', 'e5', 'e0', 'e1'].flatMap((env) => [post(`/api/v1/app/${busy}/scan`, scanBody(env)), post(`/api/v1/app/${other}/scan`, scanBody(env))]));
+    const starts = await Promise.all(
+      ['e0', 'e1', 'e2', 'e3', 'e4', 'e5', 'e0', 'e1'].flatMap((env) => [
+        post(`/api/v1/app/${busy}/scan`, scanBody(env)),
+        post(`/api/v1/app/${other}/scan`, scanBody(env)),
+      ]),
+    );
     expect(settled(starts)).toBeGreaterThan(4);
     const scans = starts.filter((r) => r.status === 200).map((r) => r.body as { scanId: string; envId: string });
-    for (const [i, s] of scans.entries()) await reportAlerts(token, s.scanId, [alert(`p${i % 3}`, (['High', 'Medium', 'Low'] as const)[i % 3], 1 + (i % 4))]);
+    for (const [i, s] of scans.entries())
+      await reportAlerts(token, s.scanId, [
+        alert(`p${i % 3}`, (['High', 'Medium', 'Low'] as const)[i % 3], 1 + (i % 4)),
+      ]);
     // Completions, errors, scan deletes, environment deletes, a team move and new scans, all at once.
-    const envsOfBusy = (await allEnvironments(token, owner.orgId, { appIds: busy })) as (EnvView & { environmentId: string })[];
+    const envsOfBusy = (await allEnvironments(token, owner.orgId, { appIds: busy })) as (EnvView & {
+      environmentId: string;
+    })[];
     const team = await readTeam(owner.orgId, token, teamId);
     const writes = await Promise.all([
       ...scans.map((s, i) =>
-        i % 5 === 4 ? api('DELETE', `/api/v1/scan/${s.scanId}`, { token }) : post(`/api/v1/scan/${s.scanId}/complete`, { status: i % 3 === 0 ? 'ERROR' : 'COMPLETED', urlCount: 1 }),
+        i % 5 === 4
+          ? api('DELETE', `/api/v1/scan/${s.scanId}`, { token })
+          : post(`/api/v1/scan/${s.scanId}/complete`, { status: i % 3 === 0 ? 'ERROR' : 'COMPLETED', urlCount: 1 }),
       ),
       api('DELETE', `/api/v1/app/${busy}/env/${envsOfBusy[1].environmentId}`, { token }),
       // The owner joins the team with the application (it keeps its access to it; its scope gains the team).
-      putTeam(owner.orgId, token, teamId, { name: team.name, userIds: [member.userId, owner.userId], applicationIds: [...team.applications.map((a) => a.applicationId), busy] }),
+      putTeam(owner.orgId, token, teamId, {
+        name: team.name,
+        userIds: [member.userId, owner.userId],
+        applicationIds: [...team.applications.map((a) => a.applicationId), busy],
+      }),
       post(`/api/v1/app/${other}/scan`, scanBody('e6')),
       post(`/api/v1/app/${busy}/scan`, scanBody('e2')),
     ]);
@@ -263,7 +327,9 @@ describe('includeAppHealthStats from the health aggregates', () => {
     // And the application deleted while its scans complete.
     const late = await Promise.all(['e3', 'e4'].map((env) => post(`/api/v1/app/${other}/scan`, scanBody(env))));
     const ends = await Promise.all([
-      ...late.filter((r) => r.status === 200).map((r) => post(`/api/v1/scan/${r.body.scanId}/complete`, { status: 'ERROR', urlCount: 1 })),
+      ...late
+        .filter((r) => r.status === 200)
+        .map((r) => post(`/api/v1/scan/${r.body.scanId}/complete`, { status: 'ERROR', urlCount: 1 })),
       api('DELETE', `/api/v1/app/${other}`, { token }),
     ]);
     for (const r of ends) expect([200, 404, 409], r.text).toContain(r.status);

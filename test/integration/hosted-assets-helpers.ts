@@ -14,7 +14,10 @@ import type { Permission } from '../../shared/identity/permissions.ts';
 // Test data for the hosted-asset suites, written straight to the local engines.
 
 /** An application record as the applications issue stores it (only the fields reads need). */
-export async function seedApplication(orgId: string, options: { teamId?: string; name?: string } = {}): Promise<string> {
+export async function seedApplication(
+  orgId: string,
+  options: { teamId?: string; name?: string } = {},
+): Promise<string> {
   const applicationId = randomUUID();
   const record: ApplicationRecord = {
     applicationId,
@@ -26,15 +29,35 @@ export async function seedApplication(orgId: string, options: { teamId?: string;
     environmentCount: 0,
     createdAt: Date.now(),
   };
-  await db.send(new PutCommand({ TableName: config.tableName, Item: { ...keys.application(applicationId), entity: 'application', ...record } }));
+  await db.send(
+    new PutCommand({
+      TableName: config.tableName,
+      Item: { ...keys.application(applicationId), entity: 'application', ...record },
+    }),
+  );
   return applicationId;
 }
 
 /** Sets a member's permissions and, seeded directly (without team items), its teams. */
-export async function setMembership(orgId: string, userId: string, permissions: Permission[], teamIds: string[]): Promise<void> {
-  await putMembership({ organizationId: orgId, userId, role: 'MEMBER', permissions, createdAt: Date.now() }, { replace: true });
+export async function setMembership(
+  orgId: string,
+  userId: string,
+  permissions: Permission[],
+  teamIds: string[],
+): Promise<void> {
+  await putMembership(
+    { organizationId: orgId, userId, role: 'MEMBER', permissions, createdAt: Date.now() },
+    { replace: true },
+  );
   const { pk, sk } = keys.membership(orgId, userId);
-  await db.send(new UpdateCommand({ TableName: config.tableName, Key: { pk, sk }, UpdateExpression: 'SET teamIds = :teams', ExpressionAttributeValues: { ':teams': teamIds } }));
+  await db.send(
+    new UpdateCommand({
+      TableName: config.tableName,
+      Key: { pk, sk },
+      UpdateExpression: 'SET teamIds = :teams',
+      ExpressionAttributeValues: { ':teams': teamIds },
+    }),
+  );
 }
 
 export async function auditEntriesOf(orgId: string): Promise<AuditRecord[]> {
@@ -49,7 +72,11 @@ export async function auditEntriesOf(orgId: string): Promise<AuditRecord[]> {
 }
 
 export async function storedDescriptionKeys(appId: string): Promise<string[]> {
-  const out = await (await s3()).send(new ListObjectsV2Command({ Bucket: config.assetsBucket, Prefix: `${objectKeys.applicationPrefix(appId)}oas/` }));
+  const out = await (
+    await s3()
+  ).send(
+    new ListObjectsV2Command({ Bucket: config.assetsBucket, Prefix: `${objectKeys.applicationPrefix(appId)}oas/` }),
+  );
   return (out.Contents ?? []).map((o) => o.Key!);
 }
 
@@ -94,10 +121,18 @@ paths:
 
 export const json30 = (title = 'Pets') =>
   JSON.stringify(
-    { openapi: '3.0.0', info: { title, version: '1.0.0' }, paths: { '/users': { get: { summary: 'List users', responses: { '200': { description: 'Success' } } } } } },
+    {
+      openapi: '3.0.0',
+      info: { title, version: '1.0.0' },
+      paths: { '/users': { get: { summary: 'List users', responses: { '200': { description: 'Success' } } } } },
+    },
     null,
     2,
   );
 
 export const json31 = (title = 'Pets') =>
-  JSON.stringify({ openapi: '3.1.0', info: { title, version: '1.0.0' }, paths: { '/health': { get: { responses: { '204': { description: 'Up' } } } } } });
+  JSON.stringify({
+    openapi: '3.1.0',
+    info: { title, version: '1.0.0' },
+    paths: { '/health': { get: { responses: { '204': { description: 'Up' } } } } },
+  });

@@ -6,8 +6,13 @@ import type { ExpectedAlert } from '../../scanner/test/zap-expected.ts';
 // the public read operations (listScanAlerts, listScanAlertFindings, getAlertMessages) in the shape of the
 // independent count (scanner/test/zap-expected.ts).
 
-export const importReport = (token: string, appId: string, env: string, report: string | Buffer, contentType = 'application/xml') =>
-  api('POST', `/api/v1/app/${appId}/scan/import`, { token, rawBody: report, contentType, query: { env } });
+export const importReport = (
+  token: string,
+  appId: string,
+  env: string,
+  report: string | Buffer,
+  contentType = 'application/xml',
+) => api('POST', `/api/v1/app/${appId}/scan/import`, { token, rawBody: report, contentType, query: { env } });
 
 interface AlertUri {
   uri: string;
@@ -20,8 +25,11 @@ interface AlertUri {
 /** Every finding (URI) of an alert of the scan, all pages. */
 export async function alertUrisOf(token: string, scanId: string, pluginId: string): Promise<AlertUri[]> {
   const uris: AlertUri[] = [];
-  for (let pageToken = '0'; ; ) {
-    const out = await api('GET', `/api/v1/scan/${scanId}/alert/${pluginId}`, { token, query: { pageSize: 100, pageToken } });
+  for (let pageToken = '0'; ;) {
+    const out = await api('GET', `/api/v1/scan/${scanId}/alert/${pluginId}`, {
+      token,
+      query: { pageSize: 100, pageToken },
+    });
     expect(out.status, out.text).toBe(200);
     uris.push(...out.body.applicationScanAlertUris);
     if (!out.body.nextPageToken) return uris;
@@ -75,23 +83,29 @@ export async function readBack(token: string, scanId: string): Promise<ReadBack>
   const result = out.body.applicationScanResults[0];
   const hashes: Record<string, string[]> = {};
   const alerts = await Promise.all(
-    result.applicationAlerts.map(async (alert: { pluginId: string; name: string; severity: string; cweId: string; uriCount: number }) => {
-      const uris = await alertUrisOf(token, scanId, alert.pluginId);
-      hashes[alert.pluginId] = uris.map((u) => u.findingHash).sort();
-      const messages = await inParallel(uris.slice(0, MESSAGES_PER_ALERT), 8, async (u) => {
-        const message = await api('GET', `/api/v1/scan/${scanId}/uri/${u.alertUriId}/messages/${u.msgId}`, { token });
-        expect(message.status, message.text).toBe(200);
-        return [u.uri, firstLine(message.body.scanMessage.requestHeader), firstLine(message.body.scanMessage.responseHeader)].join('\n');
-      });
-      return {
-        name: alert.name,
-        severity: alert.severity,
-        cweId: alert.cweId,
-        uriCount: alert.uriCount,
-        uris: uris.map((u) => u.uri).sort(),
-        messages: messages.sort(),
-      };
-    }),
+    result.applicationAlerts.map(
+      async (alert: { pluginId: string; name: string; severity: string; cweId: string; uriCount: number }) => {
+        const uris = await alertUrisOf(token, scanId, alert.pluginId);
+        hashes[alert.pluginId] = uris.map((u) => u.findingHash).sort();
+        const messages = await inParallel(uris.slice(0, MESSAGES_PER_ALERT), 8, async (u) => {
+          const message = await api('GET', `/api/v1/scan/${scanId}/uri/${u.alertUriId}/messages/${u.msgId}`, { token });
+          expect(message.status, message.text).toBe(200);
+          return [
+            u.uri,
+            firstLine(message.body.scanMessage.requestHeader),
+            firstLine(message.body.scanMessage.responseHeader),
+          ].join('\n');
+        });
+        return {
+          name: alert.name,
+          severity: alert.severity,
+          cweId: alert.cweId,
+          uriCount: alert.uriCount,
+          uris: uris.map((u) => u.uri).sort(),
+          messages: messages.sort(),
+        };
+      },
+    ),
   );
   alerts.sort((a, b) => a.name.localeCompare(b.name) || a.severity.localeCompare(b.severity));
   return { alerts, hashes, result };
@@ -101,5 +115,10 @@ export async function readBack(token: string, scanId: string): Promise<ReadBack>
 export function untriagedOf(alerts: ExpectedAlert[]) {
   const count = (severity: string) => alerts.filter((a) => a.severity === severity).reduce((n, a) => n + a.uriCount, 0);
   const [high, medium, low] = [count('High'), count('Medium'), count('Low')];
-  return { lastScanTotalUntriaged: high + medium + low, lastScanHighUntriaged: high, lastScanMediumUntriaged: medium, lastScanLowUntriaged: low };
+  return {
+    lastScanTotalUntriaged: high + medium + low,
+    lastScanHighUntriaged: high,
+    lastScanMediumUntriaged: medium,
+    lastScanLowUntriaged: low,
+  };
 }

@@ -8,7 +8,8 @@ import { environmentsOfApp } from '../../shared/applications/environment-reposit
 
 // Records read back from the table carry the entity's fields only: fromItem (shared/db/items.ts) strips the table's
 // and every index's key attributes, whichever indexes an item is in.
-const storageAttributes = (item: object) => Object.keys(item).filter((name) => /^(pk|sk|entity|gsi\d+c?(pk|sk))$/.test(name));
+const storageAttributes = (item: object) =>
+  Object.keys(item).filter((name) => /^(pk|sk|entity|gsi\d+c?(pk|sk))$/.test(name));
 
 describe('items read back as records', () => {
   it('keep no key attribute of the table or of any index', async () => {
@@ -22,9 +23,16 @@ describe('items read back as records', () => {
     ] as const) {
       const stored = (await getItem(key))!;
       // The stored items are in indexes beyond gsi1-3 (the compact list indexes), so the check covers them.
-      expect(storageAttributes(stored).some((name) => /^gsi([4-9]|\d\d)/.test(name)), JSON.stringify(Object.keys(stored))).toBe(true);
+      expect(
+        storageAttributes(stored).some((name) => /^gsi([4-9]|\d\d)/.test(name)),
+        JSON.stringify(Object.keys(stored)),
+      ).toBe(true);
       expect(storageAttributes(record)).toEqual([]);
-      expect(Object.keys(record).sort()).toEqual(Object.keys(stored).filter((name) => !storageAttributes(stored).includes(name)).sort());
+      expect(Object.keys(record).sort()).toEqual(
+        Object.keys(stored)
+          .filter((name) => !storageAttributes(stored).includes(name))
+          .sort(),
+      );
     }
   });
 });

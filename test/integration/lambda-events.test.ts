@@ -22,7 +22,9 @@ type Handler = (event: LambdaEvent, context: Context) => Promise<LambdaResult>;
 const require = createRequire(import.meta.url);
 const { template, bundles } = readCloudAssembly(inject('cloudAssembly'));
 const resources = Object.entries(template.Resources);
-const templateRouteKeys = new Set(resources.filter(([, r]) => r.Type === 'AWS::ApiGatewayV2::Route').map(([, r]) => r.Properties.RouteKey as string));
+const templateRouteKeys = new Set(
+  resources.filter(([, r]) => r.Type === 'AWS::ApiGatewayV2::Route').map(([, r]) => r.Properties.RouteKey as string),
+);
 const bundleOfRoute = new Map<Route, string>();
 for (const [id, r] of resources) {
   if (r.Type !== 'AWS::Lambda::Function') continue;
@@ -31,7 +33,8 @@ for (const [id, r] of resources) {
 }
 const loaded = new Map<Route, Promise<Handler>>();
 const handlerOf = (route: Route) => {
-  if (!loaded.has(route)) loaded.set(route, Promise.resolve((require(bundleOfRoute.get(route)!) as { handler: Handler }).handler));
+  if (!loaded.has(route))
+    loaded.set(route, Promise.resolve((require(bundleOfRoute.get(route)!) as { handler: Handler }).handler));
   return loaded.get(route)!;
 };
 
@@ -44,11 +47,24 @@ interface Answer {
 }
 
 /** One HTTP request through API Gateway's event into the deployed bundle of the route it matches. */
-async function invoke(method: string, target: string, options: { headers?: [string, string][]; body?: string | Buffer } = {}): Promise<Answer> {
+async function invoke(
+  method: string,
+  target: string,
+  options: { headers?: [string, string][]; body?: string | Buffer } = {},
+): Promise<Answer> {
   const route = matchRoute(method, target.split('?')[0]);
   if (!route) throw new Error(`no route for ${method} ${target}`);
   const body = Buffer.isBuffer(options.body) ? options.body : Buffer.from(options.body ?? '');
-  const event = apiGatewayEvent({ method, target, headers: [['host', 'api.example.test'], ...(options.headers ?? [])], body, sourceIp: '203.0.113.7' }, route);
+  const event = apiGatewayEvent(
+    {
+      method,
+      target,
+      headers: [['host', 'api.example.test'], ...(options.headers ?? [])],
+      body,
+      sourceIp: '203.0.113.7',
+    },
+    route,
+  );
   expect(templateRouteKeys.has(event.routeKey), `route key ${event.routeKey} is in the template`).toBe(true);
   expect(eventBytes(event)).toBeLessThanOrEqual(LAMBDA_EVENT_LIMIT_BYTES);
   const result = await (await handlerOf(route))(event, lambdaContext(route));
@@ -80,7 +96,9 @@ describe('the synthesized bundles, driven with API Gateway events', () => {
     expect(login.status).toBe(200);
     const auth: [string, string] = ['Authorization', `Bearer ${login.json().token}`];
 
-    const user = await invoke('GET', '/api/v1/user', { headers: [auth, ['Accept', 'application/json'], ['Accept', 'text/plain']] });
+    const user = await invoke('GET', '/api/v1/user', {
+      headers: [auth, ['Accept', 'application/json'], ['Accept', 'text/plain']],
+    });
     expect(user.event.headers.accept).toBe('application/json,text/plain'); // repeated headers: comma-joined
     expect(user.status).toBe(200);
 
@@ -93,38 +111,66 @@ describe('the synthesized bundles, driven with API Gateway events', () => {
     expect(created.status, created.body.toString()).toBe(200);
     const appId = created.json().applicationId as string;
 
-    const envs = await invoke('GET', `/api/v2/org/${tenant.orgId}/envs?appIds=${appId}&appIds=${appId}&pageSize=10`, { headers: [auth] });
+    const envs = await invoke('GET', `/api/v2/org/${tenant.orgId}/envs?appIds=${appId}&appIds=${appId}&pageSize=10`, {
+      headers: [auth],
+    });
     expect(envs.event.queryStringParameters?.appIds).toBe(`${appId},${appId}`); // repeated parameters: comma-joined
     expect(envs.status, envs.body.toString()).toBe(200);
     expect(JSON.stringify(envs.json())).toContain('"production"');
 
-    const proto = await invoke('GET', `/api/v2/org/${tenant.orgId}/apps?pageSize=50`, { headers: [auth, ['Accept', 'application/x-protobuf']] });
+    const proto = await invoke('GET', `/api/v2/org/${tenant.orgId}/apps?pageSize=50`, {
+      headers: [auth, ['Accept', 'application/x-protobuf']],
+    });
     expect(proto.status).toBe(200);
     expect(proto.headers['content-type']).toContain('application/x-protobuf');
-    const listType = protobuf.Root.fromJSON(descriptor as protobuf.INamespace).lookupType(matchRoute('GET', `/api/v2/org/${tenant.orgId}/apps`)!.response);
+    const listType = protobuf.Root.fromJSON(descriptor as protobuf.INamespace).lookupType(
+      matchRoute('GET', `/api/v2/org/${tenant.orgId}/apps`)!.response,
+    );
     expect(JSON.stringify(listType.toObject(listType.decode(proto.body)))).toContain('lambda-shop');
 
     const yaml = 'openapi: 3.0.3\ninfo:\n  title: Shop\n  version: "1"\npaths: {}\n';
-    const upload = await invoke('POST', `/api/v1/oas/${appId}/upload`, { headers: [auth, ['Content-Type', 'application/x-yaml']], body: yaml });
+    const upload = await invoke('POST', `/api/v1/oas/${appId}/upload`, {
+      headers: [auth, ['Content-Type', 'application/x-yaml']],
+      body: yaml,
+    });
     expect(upload.event.isBase64Encoded).toBe(true);
     expect(upload.status, upload.body.toString()).toBe(200);
 
     // A ZAP report imported as a scan: XML passes as text; a body API Gateway base64-encodes (as it does for
     // binary media types) is decoded by the pipeline the same way.
-    const report = readFileSync(new URL('../../scanner/test/fixtures/zap/zap-xml_2.7.0_crlf_defectdojo-zap_sample.xml', import.meta.url));
-    const imported = await invoke('POST', `/api/v1/app/${appId}/scan/import?env=zap`, { headers: [auth, ['Content-Type', 'application/xml']], body: report });
+    const report = readFileSync(
+      new URL('../../scanner/test/fixtures/zap/zap-xml_2.7.0_crlf_defectdojo-zap_sample.xml', import.meta.url),
+    );
+    const imported = await invoke('POST', `/api/v1/app/${appId}/scan/import?env=zap`, {
+      headers: [auth, ['Content-Type', 'application/xml']],
+      body: report,
+    });
     expect(imported.event.isBase64Encoded).toBe(false);
     expect(imported.status, imported.body.toString()).toBe(200);
     expect(imported.json()).toMatchObject({ envName: 'zap', alertsImported: 4, urisImported: 7 });
     const importRoute = matchRoute('POST', `/api/v1/app/${appId}/scan/import`)!;
-    const encoded = apiGatewayEvent({ method: 'POST', target: `/api/v1/app/${appId}/scan/import?env=zap`, headers: [['host', 'api.example.test'], auth, ['content-type', 'application/xml']], body: report, sourceIp: '203.0.113.7' }, importRoute);
+    const encoded = apiGatewayEvent(
+      {
+        method: 'POST',
+        target: `/api/v1/app/${appId}/scan/import?env=zap`,
+        headers: [['host', 'api.example.test'], auth, ['content-type', 'application/xml']],
+        body: report,
+        sourceIp: '203.0.113.7',
+      },
+      importRoute,
+    );
     Object.assign(encoded, { body: report.toString('base64'), isBase64Encoded: true });
     const again = await (await handlerOf(importRoute))(encoded, lambdaContext(importRoute));
     expect(again.statusCode, again.body).toBe(200);
     const second = JSON.parse(again.body!);
     expect(second).toMatchObject({ envId: imported.json().envId, environmentCreated: false, urisImported: 7 });
     const alerts = await invoke('GET', `/api/v1/scan/${second.scanId}/alerts`, { headers: [auth] });
-    expect(alerts.json().applicationScanResults[0].applicationAlerts.map((a: { uriCount: number }) => a.uriCount).reduce((n: number, c: number) => n + c, 0)).toBe(7);
+    expect(
+      alerts
+        .json()
+        .applicationScanResults[0].applicationAlerts.map((a: { uriCount: number }) => a.uriCount)
+        .reduce((n: number, c: number) => n + c, 0),
+    ).toBe(7);
 
     // /oas/{orgId}/{oasId}: API Gateway names the first parameter after /oas/{appId}/upload.
     const download = await invoke('GET', `/api/v1/oas/${tenant.orgId}/${appId}`, { headers: [auth] });
@@ -147,11 +193,19 @@ describe('the synthesized bundles, driven with API Gateway events', () => {
   });
 
   it('serves health, the OpenAPI document and the reference docs from the service bundle (files shipped beside it)', async () => {
-    const [id] = resources.find(([, r]) => r.Type === 'AWS::Lambda::Function' && r.Properties.Description === SERVICE_DESCRIPTION)!;
-    const { handler } = require(bundles.get(id)!) as { handler: (event: Partial<LambdaEvent>) => Promise<LambdaResult> };
+    const [id] = resources.find(
+      ([, r]) => r.Type === 'AWS::Lambda::Function' && r.Properties.Description === SERVICE_DESCRIPTION,
+    )!;
+    const { handler } = require(bundles.get(id)!) as {
+      handler: (event: Partial<LambdaEvent>) => Promise<LambdaResult>;
+    };
     const get = async (rawPath: string) => {
       expect(templateRouteKeys.has(`GET ${rawPath}`) || templateRouteKeys.has('GET /docs/{file}')).toBe(true);
-      return handler({ rawPath, headers: {}, requestContext: { http: { method: 'GET', path: rawPath } } as LambdaEvent['requestContext'] });
+      return handler({
+        rawPath,
+        headers: {},
+        requestContext: { http: { method: 'GET', path: rawPath } } as LambdaEvent['requestContext'],
+      });
     };
     expect(JSON.parse((await get('/health')).body!)).toEqual({ status: 'ok' });
     const openapi = await get('/openapi.json');
@@ -170,13 +224,33 @@ describe('the synthesized bundles, driven with API Gateway events', () => {
     const body = Buffer.alloc(MAX_DESCRIPTION_BYTES, 'a');
     const event = apiGatewayEvent(
       // API Gateway accepts up to 10 KB of headers on an HTTP API.
-      { method: 'POST', target: `/api/v1/oas/${crypto.randomUUID()}/upload`, headers: [['content-type', 'application/x-yaml'], ['x-padding', 'p'.repeat(10 * 1024)]], body, sourceIp: '203.0.113.7' },
+      {
+        method: 'POST',
+        target: `/api/v1/oas/${crypto.randomUUID()}/upload`,
+        headers: [
+          ['content-type', 'application/x-yaml'],
+          ['x-padding', 'p'.repeat(10 * 1024)],
+        ],
+        body,
+        sourceIp: '203.0.113.7',
+      },
       route,
     );
     expect(event.isBase64Encoded).toBe(true);
     expect(eventBytes(event)).toBeLessThan(LAMBDA_EVENT_LIMIT_BYTES);
     // One more quarter of the limit would not fit: the documented limit is the one clients can reach.
-    const larger = apiGatewayEvent({ ...{ method: 'POST', target: `/api/v1/oas/${crypto.randomUUID()}/upload`, headers: [['content-type', 'application/x-yaml']] }, body: Buffer.alloc(MAX_DESCRIPTION_BYTES * 1.25), sourceIp: '203.0.113.7' }, route);
+    const larger = apiGatewayEvent(
+      {
+        ...{
+          method: 'POST',
+          target: `/api/v1/oas/${crypto.randomUUID()}/upload`,
+          headers: [['content-type', 'application/x-yaml']],
+        },
+        body: Buffer.alloc(MAX_DESCRIPTION_BYTES * 1.25),
+        sourceIp: '203.0.113.7',
+      },
+      route,
+    );
     expect(eventBytes(larger)).toBeGreaterThan(LAMBDA_EVENT_LIMIT_BYTES);
   });
 });

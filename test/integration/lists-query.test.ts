@@ -3,7 +3,13 @@ import { randomUUID } from 'node:crypto';
 import { api } from './client.ts';
 import { addUserTo, createTenant, type Tenant } from './fixtures.ts';
 import { newApp, newTeam } from './team-helpers.ts';
-import { applicationIndexKeys, applicationPuts, getApplication, organizationCounterChange, type ApplicationRecord } from '../../shared/applications/application-repository.ts';
+import {
+  applicationIndexKeys,
+  applicationPuts,
+  getApplication,
+  organizationCounterChange,
+  type ApplicationRecord,
+} from '../../shared/applications/application-repository.ts';
 import { environmentIndexKeys, environmentsOfApp } from '../../shared/applications/environment-repository.ts';
 import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../../shared/db/client.ts';
@@ -25,7 +31,8 @@ beforeAll(async () => {
   org = await createTenant();
   outsider = await addUserTo(org.orgId); // a member of no team
   const payments = await newApp(org.orgId, org.token, 'Payments-API', 'Prod');
-  for (const env of ['dev', 'staging-eu-west-1', 'qa']) await api('POST', `/api/v1/app/${payments}/env`, { token: org.token, body: { env } });
+  for (const env of ['dev', 'staging-eu-west-1', 'qa'])
+    await api('POST', `/api/v1/app/${payments}/env`, { token: org.token, body: { env } });
   const worker = await newApp(org.orgId, org.token, 'payments worker', 'dev');
   await api('POST', `/api/v1/app/${worker}/env`, { token: org.token, body: { env: LONG.slice(0, 200) } });
   await newApp(org.orgId, org.token, 'ab', 'x1');
@@ -36,17 +43,41 @@ beforeAll(async () => {
   // Owned by a team the outsider is not in.
   await newTeam(org.orgId, org.token, { name: 'owners', userIds: [org.userId], applicationIds: [worker] });
   // Created in bulk (as applications for repositories are): the unindexed partition holds its name.
-  const bulk: ApplicationRecord = { applicationId: randomUUID(), organizationId: org.orgId, name: 'bulk-payments', applicationType: 'STANDARD', applicationStatus: 'ENV_INCOMPLETE', environmentCount: 0, createdAt: Date.now() };
-  await transactWrite([...applicationPuts(bulk, { indexName: false }), organizationCounterChange(org.orgId, 'STANDARD', undefined, { applications: 1, environments: 0 })]);
+  const bulk: ApplicationRecord = {
+    applicationId: randomUUID(),
+    organizationId: org.orgId,
+    name: 'bulk-payments',
+    applicationType: 'STANDARD',
+    applicationStatus: 'ENV_INCOMPLETE',
+    environmentCount: 0,
+    createdAt: Date.now(),
+  };
+  await transactWrite([
+    ...applicationPuts(bulk, { indexName: false }),
+    organizationCounterChange(org.orgId, 'STANDARD', undefined, { applications: 1, environments: 0 }),
+  ]);
   // Renames and deletes: the old names must no longer match, the new ones must.
   const renamed = await newApp(org.orgId, org.token, 'Old Billing', 'old-env');
-  expect((await api('POST', `/api/v1/app/${renamed}`, { token: org.token, body: { name: 'New Ledger' } })).status).toBe(200);
+  expect((await api('POST', `/api/v1/app/${renamed}`, { token: org.token, body: { name: 'New Ledger' } })).status).toBe(
+    200,
+  );
   const env = (await api('GET', `/api/v1/app/${renamed}/env/list`, { token: org.token })).body.environments[0];
-  expect((await api('POST', `/api/v1/app/${renamed}/env/${env.environmentId}`, { token: org.token, body: { name: 'Fresh-Env' } })).status).toBe(200);
+  expect(
+    (
+      await api('POST', `/api/v1/app/${renamed}/env/${env.environmentId}`, {
+        token: org.token,
+        body: { name: 'Fresh-Env' },
+      })
+    ).status,
+  ).toBe(200);
   const gone = await newApp(org.orgId, org.token, 'Removed Payments', 'doomed-env');
   await api('POST', `/api/v1/app/${gone}/env`, { token: org.token, body: { env: 'kept-env' } });
-  const doomed = (await api('GET', `/api/v1/app/${gone}/env/list`, { token: org.token })).body.environments.find((e: { environmentName: string }) => e.environmentName === 'doomed-env');
-  expect((await api('DELETE', `/api/v1/app/${gone}/env/${doomed.environmentId}`, { token: org.token })).status).toBe(200);
+  const doomed = (await api('GET', `/api/v1/app/${gone}/env/list`, { token: org.token })).body.environments.find(
+    (e: { environmentName: string }) => e.environmentName === 'doomed-env',
+  );
+  expect((await api('DELETE', `/api/v1/app/${gone}/env/${doomed.environmentId}`, { token: org.token })).status).toBe(
+    200,
+  );
   const deletedApp = await newApp(org.orgId, org.token, 'Deleted Payments', 'dev');
   expect((await api('DELETE', `/api/v1/app/${deletedApp}`, { token: org.token })).status).toBe(200);
 }, 120_000);
@@ -58,13 +89,42 @@ interface EnvView {
   applicationName: string;
 }
 
-const envs = (token: string, query: Record<string, string | number>) => api('GET', `/api/v2/org/${org.orgId}/envs`, { token, query: { pageSize: 1000, ...query } });
-const apps = (token: string, query: Record<string, string | number>) => api('GET', `/api/v2/org/${org.orgId}/apps`, { token, query: { pageSize: 1000, ...query } });
+const envs = (token: string, query: Record<string, string | number>) =>
+  api('GET', `/api/v2/org/${org.orgId}/envs`, { token, query: { pageSize: 1000, ...query } });
+const apps = (token: string, query: Record<string, string | number>) =>
+  api('GET', `/api/v2/org/${org.orgId}/apps`, { token, query: { pageSize: 1000, ...query } });
 
-const TEXTS = ['pay', 'PAY', 'ments', 'ments-', 'ents w', 'api', 'PROD', '-prod', 'eu-', 'dev', 'ventory', 'x1', 'ab', 'a', 'ledger', 'billing', 'old-env', 'fresh', 'doomed', 'kept', 'removed', 'deleted', 'bulk', 'zzz', ' w', 'long '];
+const TEXTS = [
+  'pay',
+  'PAY',
+  'ments',
+  'ments-',
+  'ents w',
+  'api',
+  'PROD',
+  '-prod',
+  'eu-',
+  'dev',
+  'ventory',
+  'x1',
+  'ab',
+  'a',
+  'ledger',
+  'billing',
+  'old-env',
+  'fresh',
+  'doomed',
+  'kept',
+  'removed',
+  'deleted',
+  'bulk',
+  'zzz',
+  ' w',
+  'long ',
+];
 
 describe('query: part of the name, from the trigram index', () => {
-  it('List Environments V2 returns exactly the environments whose or whose application\'s name contains the text, for every caller', async () => {
+  it("List Environments V2 returns exactly the environments whose or whose application's name contains the text, for every caller", async () => {
     for (const caller of [org, outsider]) {
       const everything: EnvView[] = (await envs(caller.token, {})).body.environments;
       expect(everything.length).toBeGreaterThan(caller === org ? 10 : 8);
@@ -72,10 +132,16 @@ describe('query: part of the name, from the trigram index', () => {
       const texts = [...TEXTS, LONG.slice(100, 110).toUpperCase(), LONG.slice(-12), LONG.slice(5, 20)];
       for (const text of texts) {
         const lower = text.toLowerCase();
-        const expected = everything.filter((e) => e.environmentName.toLowerCase().includes(lower) || e.applicationName.toLowerCase().includes(lower)).map((e) => e.environmentId);
+        const expected = everything
+          .filter(
+            (e) => e.environmentName.toLowerCase().includes(lower) || e.applicationName.toLowerCase().includes(lower),
+          )
+          .map((e) => e.environmentId);
         const out = await envs(caller.token, { query: text });
         expect(out.status, out.text).toBe(200);
-        expect(out.body.environments.map((e: EnvView) => e.environmentId).sort(), `${text}`).toEqual([...expected].sort());
+        expect(out.body.environments.map((e: EnvView) => e.environmentId).sort(), `${text}`).toEqual(
+          [...expected].sort(),
+        );
         expect(out.body.totalCount, text).toBe(String(expected.length));
       }
       expect((await envs(caller.token, { query: 'doomed' })).body.totalCount).toBe('0');
@@ -88,11 +154,26 @@ describe('query: part of the name, from the trigram index', () => {
 
   it('combines with the other filters, every sort both ways and paging', async () => {
     const everything: EnvView[] = (await envs(org.token, {})).body.environments;
-    const matching = (text: string) => everything.filter((e) => e.environmentName.toLowerCase().includes(text) || e.applicationName.toLowerCase().includes(text));
-    for (const sortField of ['environmentName', 'applicationName', 'environmentId', 'scanDate', 'scanDuration', 'scanFindingsCounts', 'mappedRepositoryCount']) {
+    const matching = (text: string) =>
+      everything.filter(
+        (e) => e.environmentName.toLowerCase().includes(text) || e.applicationName.toLowerCase().includes(text),
+      );
+    for (const sortField of [
+      'environmentName',
+      'applicationName',
+      'environmentId',
+      'scanDate',
+      'scanDuration',
+      'scanFindingsCounts',
+      'mappedRepositoryCount',
+    ]) {
       for (const sortDir of ['ASC', 'DESC']) {
-        const whole = (await envs(org.token, { query: 'pay', sortField, sortDir })).body.environments.map((e: EnvView) => e.environmentId);
-        const unfiltered = (await envs(org.token, { sortField, sortDir })).body.environments.map((e: EnvView) => e.environmentId);
+        const whole = (await envs(org.token, { query: 'pay', sortField, sortDir })).body.environments.map(
+          (e: EnvView) => e.environmentId,
+        );
+        const unfiltered = (await envs(org.token, { sortField, sortDir })).body.environments.map(
+          (e: EnvView) => e.environmentId,
+        );
         const expected = new Set(matching('pay').map((e) => e.environmentId));
         // The same order as the unfiltered list, restricted to the matches.
         expect(whole, `${sortField} ${sortDir}`).toEqual(unfiltered.filter((id: string) => expected.has(id)));
@@ -106,10 +187,17 @@ describe('query: part of the name, from the trigram index', () => {
       }
     }
     const devPay = (await envs(org.token, { query: 'PAY', envs: 'dev' })).body;
-    expect(devPay.environments.map((e: EnvView) => e.environmentId).sort()).toEqual(matching('pay').filter((e) => e.environmentName === 'dev').map((e) => e.environmentId).sort());
+    expect(devPay.environments.map((e: EnvView) => e.environmentId).sort()).toEqual(
+      matching('pay')
+        .filter((e) => e.environmentName === 'dev')
+        .map((e) => e.environmentId)
+        .sort(),
+    );
     const statusPay = (await envs(org.token, { query: 'pay', lastScanStatus: 'LAST_SCAN_STATUS_UNSPECIFIED' })).body;
     expect(statusPay.totalCount).toBe(String(matching('pay').length)); // nothing was scanned
-    expect((await envs(org.token, { query: 'pay', lastScanStatus: 'LAST_SCAN_STATUS_ERRORED' })).body.totalCount).toBe('0');
+    expect((await envs(org.token, { query: 'pay', lastScanStatus: 'LAST_SCAN_STATUS_ERRORED' })).body.totalCount).toBe(
+      '0',
+    );
     expect((await envs(org.token, { query: 'pay', applicationTypes: 'CLOUD' })).body.totalCount).toBe('0');
     // Health statistics are over the matched environments.
     const health = (await envs(org.token, { query: 'pay', includeAppHealthStats: 'true' })).body;
@@ -120,18 +208,33 @@ describe('query: part of the name, from the trigram index', () => {
     for (const caller of [org, outsider]) {
       const everything: { applicationId: string; name: string }[] = (await apps(caller.token, {})).body.applications;
       for (const text of [...TEXTS, LONG.slice(120, 140)]) {
-        const expected = everything.filter((a) => a.name.toLowerCase().includes(text.toLowerCase())).map((a) => a.applicationId);
-        for (const [sortField, sortDir] of [['applicationName', 'ASC'], ['applicationId', 'DESC'], ['applicationStatus', 'ASC']]) {
+        const expected = everything
+          .filter((a) => a.name.toLowerCase().includes(text.toLowerCase()))
+          .map((a) => a.applicationId);
+        for (const [sortField, sortDir] of [
+          ['applicationName', 'ASC'],
+          ['applicationId', 'DESC'],
+          ['applicationStatus', 'ASC'],
+        ]) {
           const out = await apps(caller.token, { query: text, sortField, sortDir });
           expect(out.status, out.text).toBe(200);
-          const unfiltered = (await apps(caller.token, { sortField, sortDir })).body.applications.map((a: { applicationId: string }) => a.applicationId);
-          expect(out.body.applications.map((a: { applicationId: string }) => a.applicationId), `${text} ${sortField}`).toEqual(unfiltered.filter((id: string) => expected.includes(id)));
+          const unfiltered = (await apps(caller.token, { sortField, sortDir })).body.applications.map(
+            (a: { applicationId: string }) => a.applicationId,
+          );
+          expect(
+            out.body.applications.map((a: { applicationId: string }) => a.applicationId),
+            `${text} ${sortField}`,
+          ).toEqual(unfiltered.filter((id: string) => expected.includes(id)));
           expect(out.body.totalCount).toBe(String(expected.length));
         }
       }
     }
     expect((await apps(org.token, { query: 'bulk' })).body.totalCount).toBe('1');
-    expect((await apps(org.token, { query: 'payments', applicationStatus: 'ENV_INCOMPLETE' })).body.applications.map((a: { name: string }) => a.name)).toEqual(['bulk-payments']);
+    expect(
+      (await apps(org.token, { query: 'payments', applicationStatus: 'ENV_INCOMPLETE' })).body.applications.map(
+        (a: { name: string }) => a.name,
+      ),
+    ).toEqual(['bulk-payments']);
   }, 180_000);
 
   it('keeps exactly the postings of the current names: renames and deletes leave none behind', async () => {
@@ -141,12 +244,25 @@ describe('query: part of the name, from the trigram index', () => {
       const app = (await getApplication(applicationId))!;
       const owners = [
         { id: app.applicationId, name: app.name, indexed: app.nameTrigrams },
-        ...(await environmentsOfApp(applicationId)).map((env) => ({ id: env.environmentId, name: env.name, indexed: env.nameTrigrams })),
+        ...(await environmentsOfApp(applicationId)).map((env) => ({
+          id: env.environmentId,
+          name: env.name,
+          indexed: env.nameTrigrams,
+        })),
       ];
-      const expected = owners.flatMap((o) => (o.indexed ? keys.nameGramPostings(applicationId, o.id, o.name).map((k) => k.sk) : []));
-      const stored = await queryAll({ partition: keys.applicationPartition(applicationId).pk, skPrefix: 'NAMEGRAM#', attributes: ['sk'] });
+      const expected = owners.flatMap((o) =>
+        o.indexed ? keys.nameGramPostings(applicationId, o.id, o.name).map((k) => k.sk) : [],
+      );
+      const stored = await queryAll({
+        partition: keys.applicationPartition(applicationId).pk,
+        skPrefix: 'NAMEGRAM#',
+        attributes: ['sk'],
+      });
       expect(stored.map((item) => item.sk).sort(), app.name).toEqual(expected.sort());
-      for (const o of owners) expect(o.indexed, o.name).toBe(trigrams(o.name).length > 0 && trigrams(o.name).length <= MAX_NAME_TRIGRAMS && o.name !== 'bulk-payments');
+      for (const o of owners)
+        expect(o.indexed, o.name).toBe(
+          trigrams(o.name).length > 0 && trigrams(o.name).length <= MAX_NAME_TRIGRAMS && o.name !== 'bulk-payments',
+        );
       checked += owners.length;
     }
     expect(checked).toBeGreaterThan(15);
@@ -155,24 +271,41 @@ describe('query: part of the name, from the trigram index', () => {
   it('environments created at once in one application all land, with their postings', async () => {
     const appId = await newApp(org.orgId, org.token, 'Concurrent Creations');
     const names = Array.from({ length: 6 }, (_, i) => `parallel-environment-${i}`);
-    const created = await Promise.all(names.map((env) => api('POST', `/api/v1/app/${appId}/env`, { token: org.token, body: { env } })));
+    const created = await Promise.all(
+      names.map((env) => api('POST', `/api/v1/app/${appId}/env`, { token: org.token, body: { env } })),
+    );
     expect(created.map((r) => r.status)).toEqual(names.map(() => 200));
     expect((await getApplication(appId))!.environmentCount).toBe(6);
     expect((await envs(org.token, { query: 'parallel-env' })).body.totalCount).toBe('6');
-    const stored = await queryAll({ partition: keys.applicationPartition(appId).pk, skPrefix: 'NAMEGRAM#', attributes: ['sk'] });
+    const stored = await queryAll({
+      partition: keys.applicationPartition(appId).pk,
+      skPrefix: 'NAMEGRAM#',
+      attributes: ['sk'],
+    });
     const owners = [{ environmentId: appId, name: 'Concurrent Creations' }, ...(await environmentsOfApp(appId))];
     const expected = owners.flatMap((o) => keys.nameGramPostings(appId, o.environmentId, o.name).map((k) => k.sk));
     expect(stored.map((item) => item.sk).sort()).toEqual(expected.sort());
   }, 60_000);
 
-  it('a name written before the trigram index is found once the backfill gives it its key function\'s gsi7 entry (the unindexed one), and indexed by its next rename', async () => {
+  it("a name written before the trigram index is found once the backfill gives it its key function's gsi7 entry (the unindexed one), and indexed by its next rename", async () => {
     const appId = await newApp(org.orgId, org.token, 'Legacy Ledger Service', 'legacy-env');
-    const envId = (await api('GET', `/api/v1/app/${appId}/env/list`, { token: org.token })).body.environments[0].environmentId;
+    const envId = (await api('GET', `/api/v1/app/${appId}/env/list`, { token: org.token })).body.environments[0]
+      .environmentId;
     // As an earlier version wrote them: no gsi7 entry, no postings, no nameTrigrams.
-    const postings = await queryAll({ partition: keys.applicationPartition(appId).pk, skPrefix: 'NAMEGRAM#', attributes: ['pk', 'sk'] });
+    const postings = await queryAll({
+      partition: keys.applicationPartition(appId).pk,
+      skPrefix: 'NAMEGRAM#',
+      attributes: ['pk', 'sk'],
+    });
     for (const key of postings) await db.send(new DeleteCommand({ TableName: config.tableName, Key: key }));
     for (const key of [keys.application(appId), keys.environment(appId, envId)]) {
-      await db.send(new UpdateCommand({ TableName: config.tableName, Key: key, UpdateExpression: 'REMOVE gsi7pk, gsi7sk, nameTrigrams' }));
+      await db.send(
+        new UpdateCommand({
+          TableName: config.tableName,
+          Key: key,
+          UpdateExpression: 'REMOVE gsi7pk, gsi7sk, nameTrigrams',
+        }),
+      );
     }
     expect((await apps(org.token, { query: 'legacy led' })).body.totalCount).toBe('0');
     expect((await envs(org.token, { query: 'legacy-en' })).body.totalCount).toBe('0');
@@ -184,30 +317,73 @@ describe('query: part of the name, from the trigram index', () => {
       [keys.environment(appId, envId), environmentIndexKeys(env), 'ENV'],
     ] as const) {
       expect(indexKeys.gsi7pk).toBe(keys.unindexedNames(org.orgId, kind).gsi7pk);
-      await db.send(new UpdateCommand({ TableName: config.tableName, Key: key, UpdateExpression: 'SET gsi7pk = :pk, gsi7sk = :sk', ExpressionAttributeValues: { ':pk': indexKeys.gsi7pk, ':sk': indexKeys.gsi7sk } }));
+      await db.send(
+        new UpdateCommand({
+          TableName: config.tableName,
+          Key: key,
+          UpdateExpression: 'SET gsi7pk = :pk, gsi7sk = :sk',
+          ExpressionAttributeValues: { ':pk': indexKeys.gsi7pk, ':sk': indexKeys.gsi7sk },
+        }),
+      );
     }
-    expect((await apps(org.token, { query: 'legacy led' })).body.applications.map((a: { applicationId: string }) => a.applicationId)).toEqual([appId]);
-    expect((await envs(org.token, { query: 'legacy-en' })).body.environments.map((e: EnvView) => e.environmentId)).toEqual([envId]);
+    expect(
+      (await apps(org.token, { query: 'legacy led' })).body.applications.map(
+        (a: { applicationId: string }) => a.applicationId,
+      ),
+    ).toEqual([appId]);
+    expect(
+      (await envs(org.token, { query: 'legacy-en' })).body.environments.map((e: EnvView) => e.environmentId),
+    ).toEqual([envId]);
     // Its next rename gives it its postings (and leaves the unindexed partition).
-    expect((await api('POST', `/api/v1/app/${appId}`, { token: org.token, body: { name: 'Legacy Ledger Renamed' } })).status).toBe(200);
+    expect(
+      (await api('POST', `/api/v1/app/${appId}`, { token: org.token, body: { name: 'Legacy Ledger Renamed' } })).status,
+    ).toBe(200);
     const renamed = (await getApplication(appId))!;
     expect(renamed.nameTrigrams).toBe(true);
-    const stored = await queryAll({ partition: keys.applicationPartition(appId).pk, skPrefix: 'NAMEGRAM#', attributes: ['sk'] });
-    expect(stored.map((i) => i.sk).sort()).toEqual(keys.nameGramPostings(appId, appId, 'Legacy Ledger Renamed').map((k) => k.sk).sort());
-    expect((await apps(org.token, { query: 'ger ren' })).body.applications.map((a: { applicationId: string }) => a.applicationId)).toEqual([appId]);
+    const stored = await queryAll({
+      partition: keys.applicationPartition(appId).pk,
+      skPrefix: 'NAMEGRAM#',
+      attributes: ['sk'],
+    });
+    expect(stored.map((i) => i.sk).sort()).toEqual(
+      keys
+        .nameGramPostings(appId, appId, 'Legacy Ledger Renamed')
+        .map((k) => k.sk)
+        .sort(),
+    );
+    expect(
+      (await apps(org.token, { query: 'ger ren' })).body.applications.map(
+        (a: { applicationId: string }) => a.applicationId,
+      ),
+    ).toEqual([appId]);
   }, 60_000);
 
   it('a create or rename with two names of 255 characters fits its transaction', async () => {
-    const name = (seed: string) => Array.from({ length: 60 }, (_, i) => `${seed}${i}`).join('').slice(0, 255);
+    const name = (seed: string) =>
+      Array.from({ length: 60 }, (_, i) => `${seed}${i}`)
+        .join('')
+        .slice(0, 255);
     const appId = await newApp(org.orgId, org.token, name('a'), name('e').replace(/,/g, ''));
-    expect((await api('POST', `/api/v1/app/${appId}`, { token: org.token, body: { name: name('b') } })).status).toBe(200);
+    expect((await api('POST', `/api/v1/app/${appId}`, { token: org.token, body: { name: name('b') } })).status).toBe(
+      200,
+    );
     // Exactly MAX_NAME_TRIGRAMS distinct trigrams: indexed, with every one of them in the partition.
     const exact = 'abcdefghijklmnopqrstuvwxyz0123456789'.slice(0, MAX_NAME_TRIGRAMS + 2);
     expect(trigrams(exact)).toHaveLength(MAX_NAME_TRIGRAMS);
     const exactApp = await newApp(org.orgId, org.token, exact, exact.toUpperCase());
-    expect((await apps(org.token, { query: exact.slice(10, 16) })).body.applications.map((a: { applicationId: string }) => a.applicationId)).toContain(exactApp);
-    expect((await envs(org.token, { query: exact.slice(-3) })).body.environments.map((e: EnvView) => e.applicationId)).toContain(exactApp);
-    expect((await apps(org.token, { query: name('b').slice(100, 120) })).body.applications.map((a: { applicationId: string }) => a.applicationId)).toEqual([appId]);
+    expect(
+      (await apps(org.token, { query: exact.slice(10, 16) })).body.applications.map(
+        (a: { applicationId: string }) => a.applicationId,
+      ),
+    ).toContain(exactApp);
+    expect(
+      (await envs(org.token, { query: exact.slice(-3) })).body.environments.map((e: EnvView) => e.applicationId),
+    ).toContain(exactApp);
+    expect(
+      (await apps(org.token, { query: name('b').slice(100, 120) })).body.applications.map(
+        (a: { applicationId: string }) => a.applicationId,
+      ),
+    ).toEqual([appId]);
   }, 60_000);
 });
 
@@ -219,7 +395,17 @@ describe('query with many matches', () => {
   let many: Tenant;
   let manyOutsider: Awaited<ReturnType<typeof addUserTo>>;
   const APPS = 150;
-  const SORTS = ['environmentName', 'applicationName', 'environmentId', 'scanDate', 'scanDuration', 'scanFindingsCounts', 'mappedRepositoryCount', 'thirtyDayCommitActivity', 'flightpathLastUpdated'];
+  const SORTS = [
+    'environmentName',
+    'applicationName',
+    'environmentId',
+    'scanDate',
+    'scanDuration',
+    'scanFindingsCounts',
+    'mappedRepositoryCount',
+    'thirtyDayCommitActivity',
+    'flightpathLastUpdated',
+  ];
 
   beforeAll(async () => {
     many = await createTenant();
@@ -229,7 +415,10 @@ describe('query with many matches', () => {
     const { batchPut } = await import('../../shared/db/query.ts');
     const teamId = randomUUID();
     const items: Record<string, unknown>[] = [];
-    const counts = new Map<string, { type: 'STANDARD' | 'CLOUD'; team?: string; applications: number; environments: number }>();
+    const counts = new Map<
+      string,
+      { type: 'STANDARD' | 'CLOUD'; team?: string; applications: number; environments: number }
+    >();
     const now = Date.now();
     for (let a = 0; a < APPS; a++) {
       const type = a % 50 === 7 ? ('CLOUD' as const) : ('STANDARD' as const);
@@ -242,7 +431,8 @@ describe('query with many matches', () => {
         applicationStatus: 'ACTIVE',
         environmentCount: 5,
         teamId: team,
-        cloudScanTarget: type === 'CLOUD' ? { targetURL: 'https://cloud.example.test', isDomainVerified: false } : undefined,
+        cloudScanTarget:
+          type === 'CLOUD' ? { targetURL: 'https://cloud.example.test', isDomainVerified: false } : undefined,
         createdAt: now,
       };
       const bucket = `${type}#${team ?? '-'}`;
@@ -266,12 +456,27 @@ describe('query with many matches', () => {
       }
     }
     await batchPut(items, 8);
-    await transactWrite([...counts.values()].map((c) => organizationCounterChange(many.orgId, c.type, c.team, { applications: c.applications, environments: c.environments })));
+    await transactWrite(
+      [...counts.values()].map((c) =>
+        organizationCounterChange(many.orgId, c.type, c.team, {
+          applications: c.applications,
+          environments: c.environments,
+        }),
+      ),
+    );
     const { pk, sk } = keys.membership(many.orgId, many.userId);
-    await db.send(new UpdateCommand({ TableName: config.tableName, Key: { pk, sk }, UpdateExpression: 'SET teamIds = :t', ExpressionAttributeValues: { ':t': [teamId] } }));
+    await db.send(
+      new UpdateCommand({
+        TableName: config.tableName,
+        Key: { pk, sk },
+        UpdateExpression: 'SET teamIds = :t',
+        ExpressionAttributeValues: { ':t': [teamId] },
+      }),
+    );
   }, 120_000);
 
-  const list = (token: string, query: Record<string, string | number>) => api('GET', `/api/v2/org/${many.orgId}/envs`, { token, query: { pageSize: 1000, ...query } });
+  const list = (token: string, query: Record<string, string | number>) =>
+    api('GET', `/api/v2/org/${many.orgId}/envs`, { token, query: { pageSize: 1000, ...query } });
 
   it('List Environments V2 returns exactly the matches, in every order both ways, with their count, for every caller', async () => {
     // STAGE: a fifth (environment names); app-00: two thirds (application names); env-1: few; pp: every application
@@ -282,15 +487,24 @@ describe('query with many matches', () => {
         // Both types (the applications outside the scope are then none): the orders that take other paths.
         for (const sortField of types === 'STANDARD' ? SORTS : ['environmentName', 'applicationName', 'scanDate']) {
           for (const sortDir of ['ASC', 'DESC']) {
-            const unfiltered: EnvView[] = (await list(caller.token, { sortField, sortDir, applicationTypes: types })).body.environments;
+            const unfiltered: EnvView[] = (await list(caller.token, { sortField, sortDir, applicationTypes: types }))
+              .body.environments;
             expect(unfiltered.length).toBeGreaterThan(500);
             for (const text of texts) {
               const lower = text.toLowerCase();
-              const expected = unfiltered.filter((e) => e.environmentName.toLowerCase().includes(lower) || e.applicationName.toLowerCase().includes(lower)).map((e) => e.environmentId);
+              const expected = unfiltered
+                .filter(
+                  (e) =>
+                    e.environmentName.toLowerCase().includes(lower) || e.applicationName.toLowerCase().includes(lower),
+                )
+                .map((e) => e.environmentId);
               const out = await list(caller.token, { query: text, sortField, sortDir, applicationTypes: types });
               expect(out.status, out.text).toBe(200);
               const label = `${text} ${sortField} ${sortDir} ${types}`;
-              expect(out.body.environments.map((e: EnvView) => e.environmentId), label).toEqual(expected);
+              expect(
+                out.body.environments.map((e: EnvView) => e.environmentId),
+                label,
+              ).toEqual(expected);
               expect(out.body.totalCount, label).toBe(String(expected.length));
             }
           }
@@ -303,8 +517,14 @@ describe('query with many matches', () => {
     const query = { sortField: 'applicationName', applicationTypes: 'STANDARD,CLOUD' };
     const big = (await list(many.token, query)).body.environments;
     const small: unknown[] = [];
-    for (let page = 0; small.length < big.length; page++) small.push(...(await list(many.token, { ...query, pageSize: 10, pageToken: page })).body.environments);
-    expect(big.some((e: { applicationType: string; cloudScanTarget?: { targetURL: string } }) => e.applicationType === 'CLOUD' && e.cloudScanTarget?.targetURL)).toBe(true);
+    for (let page = 0; small.length < big.length; page++)
+      small.push(...(await list(many.token, { ...query, pageSize: 10, pageToken: page })).body.environments);
+    expect(
+      big.some(
+        (e: { applicationType: string; cloudScanTarget?: { targetURL: string } }) =>
+          e.applicationType === 'CLOUD' && e.cloudScanTarget?.targetURL,
+      ),
+    ).toBe(true);
     expect(big).toEqual(small);
   }, 120_000);
 
@@ -315,11 +535,15 @@ describe('query with many matches', () => {
           const whole = (await list(manyOutsider.token, { query: text, sortField, sortDir })).body;
           const paged: string[] = [];
           for (let page = 0; page < 4; page++) {
-            const out = (await list(manyOutsider.token, { query: text, sortField, sortDir, pageSize: 25, pageToken: page * 3 })).body;
+            const out = (
+              await list(manyOutsider.token, { query: text, sortField, sortDir, pageSize: 25, pageToken: page * 3 })
+            ).body;
             expect(out.totalCount, `${text} ${sortField} ${sortDir}`).toBe(whole.totalCount);
             paged.push(...out.environments.map((e: EnvView) => e.environmentId));
           }
-          const expected = [0, 3, 6, 9].flatMap((page) => whole.environments.slice(page * 25, page * 25 + 25).map((e: EnvView) => e.environmentId));
+          const expected = [0, 3, 6, 9].flatMap((page) =>
+            whole.environments.slice(page * 25, page * 25 + 25).map((e: EnvView) => e.environmentId),
+          );
           expect(paged, `${text} ${sortField} ${sortDir}`).toEqual(expected);
         }
       }

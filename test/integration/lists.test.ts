@@ -25,16 +25,25 @@ beforeAll(async () => {
   for (const [name, envs, type] of specs) {
     const body = type ? { name, applicationType: type, cloudScanTargetURL: 'https://c.example.test' } : { name };
     const app = (await api('POST', `/api/v1/org/${tenant.orgId}/app`, { token: tenant.token, body })).body;
-    for (const env of envs) await api('POST', `/api/v1/app/${app.applicationId}/env`, { token: tenant.token, body: { env } });
+    for (const env of envs)
+      await api('POST', `/api/v1/app/${app.applicationId}/env`, { token: tenant.token, body: { env } });
     apps.push(app);
   }
 });
 
-const get = (path: string, query: Record<string, string | number | boolean | string[]> = {}) => api('GET', path, { token: tenant.token, query });
-const envsV2 = (query: Record<string, string | number | boolean | string[]> = {}) => get(`/api/v2/org/${tenant.orgId}/envs`, query);
-const appsV2 = (query: Record<string, string | number | boolean | string[]> = {}) => get(`/api/v2/org/${tenant.orgId}/apps`, query);
+const get = (path: string, query: Record<string, string | number | boolean | string[]> = {}) =>
+  api('GET', path, { token: tenant.token, query });
+const envsV2 = (query: Record<string, string | number | boolean | string[]> = {}) =>
+  get(`/api/v2/org/${tenant.orgId}/envs`, query);
+const appsV2 = (query: Record<string, string | number | boolean | string[]> = {}) =>
+  get(`/api/v2/org/${tenant.orgId}/apps`, query);
 
-async function walkV2(list: typeof envsV2, key: 'environments' | 'applications', id: string, query: Record<string, string | number>) {
+async function walkV2(
+  list: typeof envsV2,
+  key: 'environments' | 'applications',
+  id: string,
+  query: Record<string, string | number>,
+) {
   const ids: string[] = [];
   for (let page = 0; ; page++) {
     const out = await list({ ...query, pageSize: 2, pageToken: page });
@@ -49,13 +58,37 @@ describe('List Environments V2', () => {
   it('returns the complete envelope, sorted by environment name by default, STANDARD applications only', async () => {
     const out = await envsV2({ pageSize: 3 });
     expect(out.status).toBe(200);
-    expect(out.body).toMatchObject({ orgId: tenant.orgId, totalCount: '8', hasNext: true, hasPrev: false, nextPageToken: '1', prevPageToken: '' });
-    expect(out.body.currentPage).toMatchObject({ number: 0, size: 3, sortOptions: { field: 'environmentName', direction: 'ASC' } });
+    expect(out.body).toMatchObject({
+      orgId: tenant.orgId,
+      totalCount: '8',
+      hasNext: true,
+      hasPrev: false,
+      nextPageToken: '1',
+      prevPageToken: '',
+    });
+    expect(out.body.currentPage).toMatchObject({
+      number: 0,
+      size: 3,
+      sortOptions: { field: 'environmentName', direction: 'ASC' },
+    });
     expect(out.body.nextPage).toMatchObject({ number: 1, size: 3 });
     expect(out.body.prevPage).toBeUndefined();
-    expect(out.body.environments.map((e: { environmentName: string }) => e.environmentName)).toEqual(['dev', 'dev', 'dev']);
+    expect(out.body.environments.map((e: { environmentName: string }) => e.environmentName)).toEqual([
+      'dev',
+      'dev',
+      'dev',
+    ]);
     const view = out.body.environments[0];
-    expect(view).toMatchObject({ applicationStatus: 'ACTIVE', applicationType: 'STANDARD', lastScanId: '', lastScanTimestamp: '0', lastScanStatus: 'UNKNOWN', lastScanTotalUntriaged: 0, repositoriesCount: 0, lastScanExternalAlertStats: [] });
+    expect(view).toMatchObject({
+      applicationStatus: 'ACTIVE',
+      applicationType: 'STANDARD',
+      lastScanId: '',
+      lastScanTimestamp: '0',
+      lastScanStatus: 'UNKNOWN',
+      lastScanTotalUntriaged: 0,
+      repositoriesCount: 0,
+      lastScanExternalAlertStats: [],
+    });
     expect(view.applicationName).not.toBe('');
     expect(out.body.findingsHealth).toBeUndefined();
     const second = await envsV2({ pageSize: 3, page: 'p_1' });
@@ -66,7 +99,17 @@ describe('List Environments V2', () => {
   it('walking all pages returns every environment exactly once, for every sort field and direction', async () => {
     const all = await walkV2(envsV2, 'environments', 'environmentId', { pageSize: 1000 });
     expect(all.ids).toHaveLength(8);
-    for (const sortField of ['environmentId', 'environmentName', 'applicationName', 'scanDate', 'scanDuration', 'mappedRepositoryCount', 'scanFindingsCounts', 'thirtyDayCommitActivity', 'flightpathLastUpdated']) {
+    for (const sortField of [
+      'environmentId',
+      'environmentName',
+      'applicationName',
+      'scanDate',
+      'scanDuration',
+      'mappedRepositoryCount',
+      'scanFindingsCounts',
+      'thirtyDayCommitActivity',
+      'flightpathLastUpdated',
+    ]) {
       for (const sortDir of ['asc', 'DESC']) {
         const walked = await walkV2(envsV2, 'environments', 'environmentId', { sortField, sortDir });
         expect(walked.total, `${sortField} ${sortDir}`).toBe(8);
@@ -78,11 +121,14 @@ describe('List Environments V2', () => {
     const names = byApp.body.environments.map((e: { applicationName: string }) => e.applicationName.toLowerCase());
     expect(names).toEqual([...names].sort());
     const desc = await envsV2({ sortDir: 'desc', pageSize: 100 });
-    expect(desc.body.environments.map((e: { environmentName: string }) => e.environmentName.toLowerCase())[0]).toBe('stage');
+    expect(desc.body.environments.map((e: { environmentName: string }) => e.environmentName.toLowerCase())[0]).toBe(
+      'stage',
+    );
   });
 
   it('filters by applicationTypes, appIds, envIds, envs, query, lastScanStatus, teamIds and flight-path sessions, in both list forms', async () => {
-    const count = async (query: Record<string, string | string[]>) => Number((await envsV2({ ...query, pageSize: 1 })).body.totalCount);
+    const count = async (query: Record<string, string | string[]>) =>
+      Number((await envsV2({ ...query, pageSize: 1 })).body.totalCount);
     expect(await count({ applicationTypes: 'STANDARD,CLOUD' })).toBe(9);
     expect(await count({ applicationTypes: ['STANDARD', 'CLOUD'] })).toBe(9);
     expect(await count({ applicationTypes: 'CLOUD' })).toBe(1);
@@ -143,17 +189,32 @@ describe('List Environments V2', () => {
 describe('List Applications V2', () => {
   it('sorts by name (case-insensitively, then id), pages stably, filters and counts', async () => {
     const first = await appsV2({ pageSize: 2 });
-    expect(first.body).toMatchObject({ orgId: tenant.orgId, totalCount: '6', hasNext: true, currentPage: { sortOptions: { field: 'applicationName', direction: 'ASC' } } });
-    const appleIds = apps.filter((a) => a.name === 'apple').map((a) => a.applicationId).sort();
+    expect(first.body).toMatchObject({
+      orgId: tenant.orgId,
+      totalCount: '6',
+      hasNext: true,
+      currentPage: { sortOptions: { field: 'applicationName', direction: 'ASC' } },
+    });
+    const appleIds = apps
+      .filter((a) => a.name === 'apple')
+      .map((a) => a.applicationId)
+      .sort();
     expect(first.body.applications.map((a: { applicationId: string }) => a.applicationId)).toEqual(appleIds);
-    for (const sortField of ['applicationId', 'applicationName', 'applicationStatus', 'mappedRepositoryCount', 'thirtyDayCommitActivity']) {
+    for (const sortField of [
+      'applicationId',
+      'applicationName',
+      'applicationStatus',
+      'mappedRepositoryCount',
+      'thirtyDayCommitActivity',
+    ]) {
       for (const sortDir of ['ASC', 'desc']) {
         const walked = await walkV2(appsV2, 'applications', 'applicationId', { sortField, sortDir });
         expect(walked.total).toBe(6);
         expect(new Set(walked.ids).size, `${sortField} ${sortDir}`).toBe(6);
       }
     }
-    const count = async (query: Record<string, string>) => Number((await appsV2({ ...query, pageSize: 1 })).body.totalCount);
+    const count = async (query: Record<string, string>) =>
+      Number((await appsV2({ ...query, pageSize: 1 })).body.totalCount);
     expect(await count({ applicationTypes: 'STANDARD,CLOUD' })).toBe(7);
     expect(await count({ applicationStatus: 'ENV_INCOMPLETE' })).toBe(1);
     expect(await count({ applicationStatus: 'ACTIVE,ENV_INCOMPLETE' })).toBe(6);
@@ -161,7 +222,12 @@ describe('List Applications V2', () => {
     expect(await count({ appIds: `${apps[0].applicationId},${apps[6].applicationId}` })).toBe(1);
     const byStatus = await appsV2({ sortField: 'applicationStatus', sortDir: 'DESC', pageSize: 1 });
     expect(byStatus.body.applications[0].applicationStatus).toBe('ENV_INCOMPLETE');
-    for (const [name, value] of [['sortField', 'environmentName'], ['applicationStatus', 'DONE'], ['pageSize', '5000'], ['appIds', 'x']]) {
+    for (const [name, value] of [
+      ['sortField', 'environmentName'],
+      ['applicationStatus', 'DONE'],
+      ['pageSize', '5000'],
+      ['appIds', 'x'],
+    ]) {
       const out = await appsV2({ [name]: value });
       expect(out.status).toBe(400);
       expect(out.body.message).toContain(name);
@@ -184,25 +250,53 @@ describe('deprecated lists', () => {
     expect(token).toBe('');
     expect(total).toBe(10); // 9 environments + the application without one
     expect(entries).toHaveLength(10);
-    expect(entries.slice(0, 2).map((e) => `${e.name}/${e.env}`).sort()).toEqual(['apple/dev', 'apple/stage']);
-    const ignore = await get(`/api/v1/app/${tenant.orgId}/list`, { ignoreEnvs: 'true', pageSize: 100, sortField: 'name', sortDir: 'DESC' });
-    expect(ignore.body.applications.map((a: { name: string; env: string }) => a.name)).toEqual(['Empty', 'durian', 'Cloudy', 'Cherry', 'Banana', 'apple', 'apple']);
+    expect(
+      entries
+        .slice(0, 2)
+        .map((e) => `${e.name}/${e.env}`)
+        .sort(),
+    ).toEqual(['apple/dev', 'apple/stage']);
+    const ignore = await get(`/api/v1/app/${tenant.orgId}/list`, {
+      ignoreEnvs: 'true',
+      pageSize: 100,
+      sortField: 'name',
+      sortDir: 'DESC',
+    });
+    expect(ignore.body.applications.map((a: { name: string; env: string }) => a.name)).toEqual([
+      'Empty',
+      'durian',
+      'Cloudy',
+      'Cherry',
+      'Banana',
+      'apple',
+      'apple',
+    ]);
     expect(ignore.body.applications.every((a: { env: string }) => a.env === '')).toBe(true);
     expect(ignore.body.nextPageToken).toBe('');
     const prod = await get(`/api/v1/app/${tenant.orgId}/list`, { envs: 'prod', pageSize: 100 });
     expect(prod.body.applications.map((a: { env: string }) => a.env.toLowerCase())).toEqual(['prod', 'prod', 'prod']);
-    for (const [name, value] of [['sortField', 'date'], ['sortDir', 'up'], ['pageToken', '-2'], ['ignoreEnvs', 'yes'], ['appIds', 'x']]) {
+    for (const [name, value] of [
+      ['sortField', 'date'],
+      ['sortDir', 'up'],
+      ['pageToken', '-2'],
+      ['ignoreEnvs', 'yes'],
+      ['appIds', 'x'],
+    ]) {
       const out = await get(`/api/v1/app/${tenant.orgId}/list`, { [name]: value });
       expect(out.status).toBe(400);
       expect(out.body.message).toContain(name);
     }
   });
 
-  it('List Environments: the application\'s environments by name or id, with envs filter and paging', async () => {
+  it("List Environments: the application's environments by name or id, with envs filter and paging", async () => {
     const cherry = apps[2].applicationId;
     const byName = await get(`/api/v1/app/${cherry}/env/list`);
     expect(byName.body).toMatchObject({ totalCount: '3', nextPageToken: '' });
-    expect(byName.body.environments.map((e: { environmentName: string }) => e.environmentName)).toEqual(['dev', 'prod', 'qa']);
+    expect(byName.body.environments.map((e: { environmentName: string }) => e.environmentName)).toEqual([
+      'dev',
+      'prod',
+      'qa',
+    ]);
     const paged = await get(`/api/v1/app/${cherry}/env/list`, { pageSize: 2, sortDir: 'DESC' });
     expect(paged.body.environments.map((e: { environmentName: string }) => e.environmentName)).toEqual(['qa', 'prod']);
     expect(paged.body.nextPageToken).toBe('1');
@@ -216,8 +310,24 @@ describe('deprecated lists', () => {
 
 // ---- The index-served lists (issue 17, docs/DATA-MODEL.md Reads): orders, team rules, renames, deletes.
 
-const ENV_SORTS = ['environmentId', 'environmentName', 'applicationName', 'scanDate', 'scanDuration', 'mappedRepositoryCount', 'scanFindingsCounts', 'thirtyDayCommitActivity', 'flightpathLastUpdated'];
-const APP_SORTS = ['applicationId', 'applicationName', 'applicationStatus', 'mappedRepositoryCount', 'thirtyDayCommitActivity'];
+const ENV_SORTS = [
+  'environmentId',
+  'environmentName',
+  'applicationName',
+  'scanDate',
+  'scanDuration',
+  'mappedRepositoryCount',
+  'scanFindingsCounts',
+  'thirtyDayCommitActivity',
+  'flightpathLastUpdated',
+];
+const APP_SORTS = [
+  'applicationId',
+  'applicationName',
+  'applicationStatus',
+  'mappedRepositoryCount',
+  'thirtyDayCommitActivity',
+];
 type EnvView = { environmentId: string; environmentName: string; applicationId: string; applicationName: string };
 
 /** Every sort both ways, walked in pages of 2 and read as one page: the same order, each item once. */
@@ -225,17 +335,24 @@ async function everyOrder(token: string, orgId: string, query: Record<string, st
   const orders = new Map<string, string[]>();
   for (const sortField of ENV_SORTS) {
     for (const sortDir of ['ASC', 'DESC']) {
-      const list = (q: Record<string, string | number | boolean | string[]> = {}) => api('GET', `/api/v2/org/${orgId}/envs`, { token, query: { ...query, ...q } });
+      const list = (q: Record<string, string | number | boolean | string[]> = {}) =>
+        api('GET', `/api/v2/org/${orgId}/envs`, { token, query: { ...query, ...q } });
       const walked = await walkV2(list, 'environments', 'environmentId', { sortField, sortDir });
       const whole = await list({ sortField, sortDir, pageSize: 1000 });
-      expect(walked.ids, `${sortField} ${sortDir}`).toEqual(whole.body.environments.map((e: EnvView) => e.environmentId));
+      expect(walked.ids, `${sortField} ${sortDir}`).toEqual(
+        whole.body.environments.map((e: EnvView) => e.environmentId),
+      );
       expect(new Set(walked.ids).size, `${sortField} ${sortDir}`).toBe(walked.ids.length);
       expect(walked.total, `${sortField} ${sortDir}`).toBe(walked.ids.length);
       orders.set(`${sortField} ${sortDir}`, walked.ids);
       if (sortField === 'applicationName' || sortField === 'environmentName' || sortField === 'environmentId') {
         const views: EnvView[] = whole.body.environments;
         const key = (e: EnvView) =>
-          sortField === 'applicationName' ? `${e.applicationName.toLowerCase()}#${e.applicationId}#${e.environmentId}` : sortField === 'environmentName' ? `${e.environmentName.toLowerCase()}#${e.environmentId}` : e.environmentId;
+          sortField === 'applicationName'
+            ? `${e.applicationName.toLowerCase()}#${e.applicationId}#${e.environmentId}`
+            : sortField === 'environmentName'
+              ? `${e.environmentName.toLowerCase()}#${e.environmentId}`
+              : e.environmentId;
         const expected = views.map(key).sort();
         if (sortDir === 'DESC') expected.reverse();
         expect(views.map(key), `${sortField} ${sortDir}`).toEqual(expected);
@@ -249,9 +366,15 @@ describe('index-served lists', () => {
   it('keep the team rules under every sort: a member of no team sees the unowned applications only, each environment once', async () => {
     const org = await createTenant();
     const outsider = await addUserTo(org.orgId);
-    const owned = [await newApp(org.orgId, org.token, 'Owned One', 'dev'), await newApp(org.orgId, org.token, 'owned two', 'prod')];
+    const owned = [
+      await newApp(org.orgId, org.token, 'Owned One', 'dev'),
+      await newApp(org.orgId, org.token, 'owned two', 'prod'),
+    ];
     await api('POST', `/api/v1/app/${owned[1]}/env`, { token: org.token, body: { env: 'qa' } });
-    const free = [await newApp(org.orgId, org.token, 'Free', 'dev'), await newApp(org.orgId, org.token, 'zeta', 'stage')];
+    const free = [
+      await newApp(org.orgId, org.token, 'Free', 'dev'),
+      await newApp(org.orgId, org.token, 'zeta', 'stage'),
+    ];
     await api('POST', `/api/v1/app/${free[0]}/env`, { token: org.token, body: { env: 'prod' } });
     const team = await newTeam(org.orgId, org.token, { name: 'owners', userIds: [org.userId], applicationIds: owned });
 
@@ -264,22 +387,35 @@ describe('index-served lists', () => {
     const freeEnvs = await byApp(org.token, free);
     expect(freeEnvs).toHaveLength(3);
     // Another organization's applications select nothing, not even a count.
-    const other = await api('GET', `/api/v2/org/${tenant.orgId}/envs`, { token: tenant.token, query: { appIds: free, pageSize: 1 } });
+    const other = await api('GET', `/api/v2/org/${tenant.orgId}/envs`, {
+      token: tenant.token,
+      query: { appIds: free, pageSize: 1 },
+    });
     expect(other.body).toMatchObject({ totalCount: '0', environments: [] });
     for (const [order, ids] of all) expect(ids, order).toHaveLength(6);
     for (const [order, ids] of seen) expect([...ids].sort(), order).toEqual(freeEnvs);
     // The teamIds filter selects the team's applications, for its members only.
     for (const sortField of ENV_SORTS) {
       for (const sortDir of ['ASC', 'DESC']) {
-        const page = (token: string) => api('GET', `/api/v2/org/${org.orgId}/envs`, { token, query: { teamIds: team.id, sortField, sortDir, pageSize: 100 } });
+        const page = (token: string) =>
+          api('GET', `/api/v2/org/${org.orgId}/envs`, {
+            token,
+            query: { teamIds: team.id, sortField, sortDir, pageSize: 100 },
+          });
         expect((await page(org.token)).body.environments, `${sortField} ${sortDir}`).toHaveLength(3);
-        expect((await page(outsider.token)).body, `${sortField} ${sortDir}`).toMatchObject({ environments: [], totalCount: '0' });
+        expect((await page(outsider.token)).body, `${sortField} ${sortDir}`).toMatchObject({
+          environments: [],
+          totalCount: '0',
+        });
       }
     }
 
     for (const sortField of APP_SORTS) {
       for (const sortDir of ['ASC', 'DESC']) {
-        const list = (token: string) => (q: Record<string, string | number | boolean | string[]> = {}) => api('GET', `/api/v2/org/${org.orgId}/apps`, { token, query: q });
+        const list =
+          (token: string) =>
+          (q: Record<string, string | number | boolean | string[]> = {}) =>
+            api('GET', `/api/v2/org/${org.orgId}/apps`, { token, query: q });
         const mine = await walkV2(list(org.token), 'applications', 'applicationId', { sortField, sortDir });
         const theirs = await walkV2(list(outsider.token), 'applications', 'applicationId', { sortField, sortDir });
         expect([...mine.ids].sort(), `${sortField} ${sortDir}`).toEqual([...owned, ...free].sort());
@@ -287,9 +423,12 @@ describe('index-served lists', () => {
         expect(theirs.total).toBe(2);
       }
     }
-    const v1 = async (token: string) => (await api('GET', `/api/v1/app/${org.orgId}/list`, { token, query: { pageSize: 100 } })).body;
+    const v1 = async (token: string) =>
+      (await api('GET', `/api/v1/app/${org.orgId}/list`, { token, query: { pageSize: 100 } })).body;
     expect((await v1(org.token)).totalCount).toBe('6');
-    expect((await v1(outsider.token)).applications.map((a: { applicationId: string }) => a.applicationId).sort()).toEqual([free[0], free[0], free[1]].sort());
+    expect(
+      (await v1(outsider.token)).applications.map((a: { applicationId: string }) => a.applicationId).sort(),
+    ).toEqual([free[0], free[0], free[1]].sort());
   }, 180_000);
 
   it('renaming an application moves its environments in the applicationName order at once, also while environments are created', async () => {
@@ -297,15 +436,20 @@ describe('index-served lists', () => {
     const moved = await newApp(org.orgId, org.token, 'middle', 'dev');
     for (const name of ['alpha', 'omega']) await newApp(org.orgId, org.token, name, 'dev');
     const names = async (sortDir = 'ASC') =>
-      (await api('GET', `/api/v2/org/${org.orgId}/envs`, { token: org.token, query: { sortField: 'applicationName', sortDir, pageSize: 100 } })).body.environments.map(
-        (e: EnvView) => e.applicationName,
-      );
+      (
+        await api('GET', `/api/v2/org/${org.orgId}/envs`, {
+          token: org.token,
+          query: { sortField: 'applicationName', sortDir, pageSize: 100 },
+        })
+      ).body.environments.map((e: EnvView) => e.applicationName);
     expect(await names()).toEqual(['alpha', 'middle', 'omega']);
 
     // The rename races five environment creations in the same application.
     const results = await Promise.all([
       api('POST', `/api/v1/app/${moved}`, { token: org.token, body: { name: 'Zulu' } }),
-      ...['e1', 'e2', 'e3', 'e4', 'e5'].map((env) => api('POST', `/api/v1/app/${moved}/env`, { token: org.token, body: { env } })),
+      ...['e1', 'e2', 'e3', 'e4', 'e5'].map((env) =>
+        api('POST', `/api/v1/app/${moved}/env`, { token: org.token, body: { env } }),
+      ),
     ]);
     for (const out of results) expect(out.status, out.text).toBe(200);
     expect(await names()).toEqual(['alpha', 'omega', ...Array(6).fill('Zulu')]);
@@ -313,10 +457,16 @@ describe('index-served lists', () => {
     const orders = await everyOrder(org.token, org.orgId);
     for (const [order, ids] of orders) expect(ids, order).toHaveLength(8);
     // Deep pages of one application's environments: page 3 of size 2 starts at its 5th environment (after alpha, omega).
-    const deep = await api('GET', `/api/v2/org/${org.orgId}/envs`, { token: org.token, query: { sortField: 'applicationName', pageSize: 2, pageToken: 2 } });
+    const deep = await api('GET', `/api/v2/org/${org.orgId}/envs`, {
+      token: org.token,
+      query: { sortField: 'applicationName', pageSize: 2, pageToken: 2 },
+    });
     expect(deep.body.environments.map((e: EnvView) => e.applicationName)).toEqual(['Zulu', 'Zulu']);
     expect(deep.body).toMatchObject({ totalCount: '8', hasNext: true });
-    const audit = await api('GET', `/api/v1/org/${org.orgId}/audit`, { token: org.token, query: { types: 'APPLICATION_MODIFIED' } });
+    const audit = await api('GET', `/api/v1/org/${org.orgId}/audit`, {
+      token: org.token,
+      query: { types: 'APPLICATION_MODIFIED' },
+    });
     expect(audit.body.auditRecords).toHaveLength(1);
     const apps = await api('GET', `/api/v2/org/${org.orgId}/apps`, { token: org.token, query: { pageSize: 10 } });
     expect(apps.body.applications.map((a: { name: string }) => a.name)).toEqual(['alpha', 'omega', 'Zulu']);

@@ -19,7 +19,17 @@ let firstOutput = '';
 
 function cleanEnv(): NodeJS.ProcessEnv {
   const env = { ...process.env };
-  for (const name of ['DYNAMODB_ENDPOINT', 'RATE_LIMIT_DYNAMODB_ENDPOINT', 'S3_ENDPOINT', 'SIGNING_KEY_FILE', 'RATE_LIMIT_PER_MINUTE', 'LOGIN_RATE_LIMIT_PER_MINUTE', 'LOGIN_SOURCE_RATE_LIMIT_PER_MINUTE', 'TABLE_NAME']) delete env[name];
+  for (const name of [
+    'DYNAMODB_ENDPOINT',
+    'RATE_LIMIT_DYNAMODB_ENDPOINT',
+    'S3_ENDPOINT',
+    'SIGNING_KEY_FILE',
+    'RATE_LIMIT_PER_MINUTE',
+    'LOGIN_RATE_LIMIT_PER_MINUTE',
+    'LOGIN_SOURCE_RATE_LIMIT_PER_MINUTE',
+    'TABLE_NAME',
+  ])
+    delete env[name];
   return env;
 }
 
@@ -27,8 +37,18 @@ async function start(): Promise<string> {
   const base = await freePort();
   port = base;
   dynamodbPort = await freePort();
-  const env = { ...cleanEnv(), DATA_DIR: dataDir, PORT: String(base), DYNAMODB_PORT: String(dynamodbPort), LOG_LEVEL: 'WARN' };
-  child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const env = {
+    ...cleanEnv(),
+    DATA_DIR: dataDir,
+    PORT: String(base),
+    DYNAMODB_PORT: String(dynamodbPort),
+    LOG_LEVEL: 'WARN',
+  };
+  child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`npm start not ready in 170 s:\n${output}`)), 170_000);
@@ -60,9 +80,17 @@ const login = async (apiKey: string) => fetch(url('/api/v1/auth/login'), { heade
  * cannot notice the server closing idle keep-alive sockets (nor close them itself after its own 4 s), and the next
  * requests are written on sockets already closed ("other side closed").
  */
-function run(script: string, args: string[], options: SpawnOptions = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
+function run(
+  script: string,
+  args: string[],
+  options: SpawnOptions = {},
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], ...options });
+    const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...options,
+    });
     let stdout = '';
     let stderr = '';
     child.stdout!.on('data', (chunk) => (stdout += chunk));
@@ -103,7 +131,15 @@ describe('npm start', () => {
     expect(org.json.organizationId).toMatch(/^[0-9a-f-]{36}$/);
     const user = await admin('create-user', '--email', 'cli@example.test', '--name', 'Cli User');
     expect(user.status).toBe(0);
-    const member = await admin('add-member', '--org', org.json.organizationId, '--user', user.json.userId, '--permissions', 'read:application');
+    const member = await admin(
+      'add-member',
+      '--org',
+      org.json.organizationId,
+      '--user',
+      user.json.userId,
+      '--permissions',
+      'read:application',
+    );
     expect(member.json).toMatchObject({ role: 'MEMBER', permissions: ['read:application'] });
     const key = await admin('create-api-key', '--user', user.json.userId);
     expect(key.json.apiKey).toMatch(/^hawk\./);
@@ -111,10 +147,18 @@ describe('npm start', () => {
     const listed = await admin('list-api-keys', '--user', user.json.userId);
     expect(listed.json.apiKeys).toHaveLength(1);
     // `--key-id=<id>`: a key id may start with '-', which parseArgs refuses as a separate argument.
-    expect((await admin('revoke-api-key', '--user', user.json.userId, `--key-id=${listed.json.apiKeys[0].keyId}`)).status).toBe(0);
+    expect(
+      (await admin('revoke-api-key', '--user', user.json.userId, `--key-id=${listed.json.apiKeys[0].keyId}`)).status,
+    ).toBe(0);
     expect((await login(key.json.apiKey)).status).toBe(401);
 
-    for (const bad of [['create-org'], ['create-user', '--email', 'not-an-email'], ['add-member', '--org', org.json.organizationId, '--user', user.json.userId, '--permissions', 'fly:away'], ['frobnicate'], ['create-org', '--nmae', 'x']]) {
+    for (const bad of [
+      ['create-org'],
+      ['create-user', '--email', 'not-an-email'],
+      ['add-member', '--org', org.json.organizationId, '--user', user.json.userId, '--permissions', 'fly:away'],
+      ['frobnicate'],
+      ['create-org', '--nmae', 'x'],
+    ]) {
       const result = await admin(...bad);
       expect(result.status, bad.join(' ')).not.toBe(0);
       expect(result.stderr, bad.join(' ')).toMatch(/admin: /);
@@ -124,7 +168,9 @@ describe('npm start', () => {
     const again = await admin('add-member', '--org', org.json.organizationId, '--user', user.json.userId);
     expect(again.status).toBe(2);
     expect(again.stderr).toMatch(/already a member.*--replace/);
-    expect((await admin('add-member', '--org', org.json.organizationId, '--user', user.json.userId, '--replace')).json).toMatchObject({ role: 'ADMIN' });
+    expect(
+      (await admin('add-member', '--org', org.json.organizationId, '--user', user.json.userId, '--replace')).json,
+    ).toMatchObject({ role: 'ADMIN' });
     const help = await run('scripts/admin.ts', ['--help']);
     expect(help.status).toBe(0);
     expect(help.stdout).toMatch(/add-member --org .* \[--replace\]\n\s+makes a user a member/);
@@ -174,16 +220,29 @@ describe('npm start', () => {
     expect((await login(apiKey)).status).toBe(200);
     // The data is on disk, the rate-limit table is not (scripts/local/stack.ts: each request's rate-limit write would
     // cost an fsync): the bootstrap user, who spent its minute's quota above, is admitted again after the restart.
-    const persistent = new DynamoDBClient({ region: 'us-east-1', endpoint: `http://127.0.0.1:${dynamodbPort}`, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const persistent = new DynamoDBClient({
+      region: 'us-east-1',
+      endpoint: `http://127.0.0.1:${dynamodbPort}`,
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
     expect((await persistent.send(new ListTablesCommand({}))).TableNames).toEqual(['hawk-main']);
     persistent.destroy();
     const { token: bootstrapToken } = (await (await login(apiKey)).json()) as { token: string };
-    expect((await fetch(url('/api/v1/user'), { headers: { authorization: `Bearer ${bootstrapToken}` } })).status).toBe(200);
+    expect((await fetch(url('/api/v1/user'), { headers: { authorization: `Bearer ${bootstrapToken}` } })).status).toBe(
+      200,
+    );
     const { organizationId } = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8'));
     const user = await admin('create-user', '--email', 'after-restart@example.test');
     await admin('add-member', '--org', organizationId, '--user', user.json.userId);
-    const { token } = (await (await login((await admin('create-api-key', '--user', user.json.userId)).json.apiKey)).json()) as { token: string };
-    const me = (await (await fetch(url('/api/v1/user'), { headers: { authorization: `Bearer ${token}` } })).json()) as any;
-    expect(me.user.external.organizations[0].organization).toMatchObject({ id: organizationId, name: 'Local Organization' });
+    const { token } = (await (
+      await login((await admin('create-api-key', '--user', user.json.userId)).json.apiKey)
+    ).json()) as { token: string };
+    const me = (await (
+      await fetch(url('/api/v1/user'), { headers: { authorization: `Bearer ${token}` } })
+    ).json()) as any;
+    expect(me.user.external.organizations[0].organization).toMatchObject({
+      id: organizationId,
+      name: 'Local Organization',
+    });
   }, 300_000);
 });

@@ -24,7 +24,8 @@ describe('list members', () => {
     }
     const teamId = randomUUID();
     await joinTeams(tenant.orgId, ids['Bob Member'], [teamId]);
-    const members = (query: Record<string, string | number> = {}) => api('GET', `/api/v1/org/${tenant.orgId}/members`, { token: tenant.token, query });
+    const members = (query: Record<string, string | number> = {}) =>
+      api('GET', `/api/v1/org/${tenant.orgId}/members`, { token: tenant.token, query });
 
     const all = await members({ pageSize: 100 });
     expect(all.status).toBe(200);
@@ -32,11 +33,19 @@ describe('list members', () => {
     const sortedIds = [tenant.userId, ...Object.values(ids)].sort();
     expect(all.body.users.map((u: { external: { id: string } }) => u.external.id)).toEqual(sortedIds);
     const bob = all.body.users.find((u: { external: { id: string } }) => u.external.id === ids['Bob Member']);
-    expect(bob.external).toMatchObject({ email: people[1].email, fullName: 'Bob Member', firstName: 'Bob', lastName: 'Member', organizations: [{ organization: { id: tenant.orgId }, role: 'MEMBER' }], teams: [{ id: teamId, organizationId: tenant.orgId }] });
+    expect(bob.external).toMatchObject({
+      email: people[1].email,
+      fullName: 'Bob Member',
+      firstName: 'Bob',
+      lastName: 'Member',
+      organizations: [{ organization: { id: tenant.orgId }, role: 'MEMBER' }],
+      teams: [{ id: teamId, organizationId: tenant.orgId }],
+    });
     const desc = await members({ pageSize: 100, sortField: 'id', sortDir: 'DESC' });
     expect(desc.body.users.map((u: { external: { id: string } }) => u.external.id)).toEqual([...sortedIds].reverse());
 
-    const names = async (query: Record<string, string | number>) => (await members(query)).body.users.map((u: { external: { fullName: string } }) => u.external.fullName).sort();
+    const names = async (query: Record<string, string | number>) =>
+      (await members(query)).body.users.map((u: { external: { fullName: string } }) => u.external.fullName).sort();
     expect(await names({ pattern: 'MEMBER' })).toEqual(['Bob Member', 'Carla Member']);
     expect(await names({ pattern: 'carla-CO.test' })).toEqual(['Carla Member']);
     expect(await names({ pattern: '.*' })).toEqual([]); // plain text, not a pattern language
@@ -48,9 +57,16 @@ describe('list members', () => {
     expect(first.body).toMatchObject({ totalCount: '4', nextPageToken: '1' });
     const second = await members({ pageSize: 3, pageToken: 1 });
     expect(second.body.nextPageToken).toBe('');
-    expect([...first.body.users, ...second.body.users].map((u: { external: { id: string } }) => u.external.id)).toEqual(sortedIds);
+    expect([...first.body.users, ...second.body.users].map((u: { external: { id: string } }) => u.external.id)).toEqual(
+      sortedIds,
+    );
 
-    for (const query of [{ roles: 'KING' }, { sortField: 'name' }, { pageSize: 0 }, { pattern: 'x'.repeat(300) }] as Record<string, string | number>[]) {
+    for (const query of [
+      { roles: 'KING' },
+      { sortField: 'name' },
+      { pageSize: 0 },
+      { pattern: 'x'.repeat(300) },
+    ] as Record<string, string | number>[]) {
       expect((await members(query)).status, JSON.stringify(query)).toBe(400);
     }
   });

@@ -31,7 +31,11 @@ import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 type Item = Record<string, unknown>;
 const root = new URL('../../', import.meta.url).pathname;
 const INDEX_KEYS = mainTable.globalSecondaryIndexes.flatMap((i) => [i.partitionKey.name, i.sortKey.name]);
-const client = new DynamoDBClient({ region: config.region, endpoint: config.dynamodbEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+const client = new DynamoDBClient({
+  region: config.region,
+  endpoint: config.dynamodbEndpoint,
+  credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+});
 
 /**
  * The item as the version before 9a16f6a wrote it, derived from what the current code wrote: applications carried
@@ -40,11 +44,16 @@ const client = new DynamoDBClient({ region: config.region, endpoint: config.dyna
  */
 function oldFormat(item: Item): Item {
   const old = { ...item };
-  for (const name of INDEX_KEYS) if (!['gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk', 'gsi3pk', 'gsi3sk'].includes(name)) delete old[name];
+  for (const name of INDEX_KEYS)
+    if (!['gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk', 'gsi3pk', 'gsi3sk'].includes(name)) delete old[name];
   if (item.entity === 'application') {
     delete old.gsi1pk;
     delete old.gsi1sk;
-    if (!item.deleting) Object.assign(old, { gsi2pk: `ORGAPPS#${item.organizationId}`, gsi2sk: `${String(item.name).toLowerCase()}#${item.applicationId}` });
+    if (!item.deleting)
+      Object.assign(old, {
+        gsi2pk: `ORGAPPS#${item.organizationId}`,
+        gsi2sk: `${String(item.name).toLowerCase()}#${item.applicationId}`,
+      });
   }
   return old;
 }
@@ -61,15 +70,18 @@ async function tableItems(table = OWN_TABLE): Promise<Item[]> {
 }
 const indexed = (items: Item[]) => items.filter((i) => i.entity === 'application' || i.entity === 'environment');
 const byKey = (items: Item[]) => Object.fromEntries(items.map((i) => [`${i.pk}|${i.sk}`, i]));
-const getItem = async (key: Item) => (await db.send(new GetCommand({ TableName: OWN_TABLE, Key: { pk: key.pk, sk: key.sk }, ConsistentRead: true }))).Item;
-const putAll = (items: Item[], table = OWN_TABLE) => Promise.all(items.map((Item) => db.send(new PutCommand({ TableName: table, Item }))));
+const getItem = async (key: Item) =>
+  (await db.send(new GetCommand({ TableName: OWN_TABLE, Key: { pk: key.pk, sk: key.sk }, ConsistentRead: true }))).Item;
+const putAll = (items: Item[], table = OWN_TABLE) =>
+  Promise.all(items.map((Item) => db.send(new PutCommand({ TableName: table, Item }))));
 
 let server: Server;
 let tenant: Tenant;
 let teamId: string;
 const ids: Record<string, string> = {};
 
-const get = (path: string, query: Record<string, string | number> = {}) => api('GET', path, { token: tenant.token, query });
+const get = (path: string, query: Record<string, string | number> = {}) =>
+  api('GET', path, { token: tenant.token, query });
 
 /** Every list answer this file compares before and after the migration, by a readable name. */
 async function listAnswers(): Promise<Record<string, unknown>> {
@@ -77,7 +89,14 @@ async function listAnswers(): Promise<Record<string, unknown>> {
   const envs = `/api/v2/org/${tenant.orgId}/envs`;
   const apps = `/api/v2/org/${tenant.orgId}/apps`;
   for (const sortDir of ['asc', 'desc']) {
-    for (const sortField of ['environmentId', 'environmentName', 'applicationName', 'scanDate', 'scanDuration', 'scanFindingsCounts']) {
+    for (const sortField of [
+      'environmentId',
+      'environmentName',
+      'applicationName',
+      'scanDate',
+      'scanDuration',
+      'scanFindingsCounts',
+    ]) {
       out[`envs ${sortField} ${sortDir}`] = (await get(envs, { sortField, sortDir, pageSize: 100 })).body;
     }
     for (const sortField of ['applicationId', 'applicationName', 'applicationStatus']) {
@@ -119,10 +138,19 @@ beforeAll(async () => {
   ids.cherry = await newApp(tenant.orgId, tenant.token, 'Cherry', 'qa');
   ids.empty = await newApp(tenant.orgId, tenant.token, 'Empty');
   ids.doomed = await newApp(tenant.orgId, tenant.token, 'Doomed', 'dev');
-  const cloud = await api('POST', `/api/v1/org/${tenant.orgId}/app`, { token: tenant.token, body: { name: 'Cloudy', env: 'dev', applicationType: 'CLOUD', cloudScanTargetURL: 'https://c.example.test' } });
+  const cloud = await api('POST', `/api/v1/org/${tenant.orgId}/app`, {
+    token: tenant.token,
+    body: { name: 'Cloudy', env: 'dev', applicationType: 'CLOUD', cloudScanTargetURL: 'https://c.example.test' },
+  });
   ids.cloudy = cloud.body.applicationId;
   await api('POST', `/api/v1/app/${ids.banana}/env`, { token: tenant.token, body: { env: 'stage' } });
-  teamId = (await newTeam(tenant.orgId, tenant.token, { name: 'Owners', userIds: [tenant.userId], applicationIds: [ids.cherry] })).id;
+  teamId = (
+    await newTeam(tenant.orgId, tenant.token, {
+      name: 'Owners',
+      userIds: [tenant.userId],
+      applicationIds: [ids.cherry],
+    })
+  ).id;
   // Last scans: a completed one with findings on Banana/dev, an errored one on apple/prod.
   const done = await startScan(tenant.token, ids.banana, { env: 'dev' });
   await reportAlerts(tenant.token, done.scanId, [alert('10038', 'High', 2), alert('10020', 'Low', 3)]);
@@ -145,11 +173,24 @@ afterAll(async () => {
 describe('index backfill (npm run migrate)', () => {
   it('gives items of the earlier format the keys the write paths give: the lists answer as before, re-running changes nothing', async () => {
     // What the lists show of this data (sanity: the expectations are not empty).
-    expect((expected['apps applicationName asc'] as { applications: { name: string }[] }).applications.map((a) => a.name)).toEqual(['apple', 'Banana', 'Cherry', 'Empty']);
+    expect(
+      (expected['apps applicationName asc'] as { applications: { name: string }[] }).applications.map((a) => a.name),
+    ).toEqual(['apple', 'Banana', 'Cherry', 'Empty']);
     expect((expected['envs environmentName asc'] as { totalCount: string }).totalCount).toBe('4');
-    expect((expected['envs lastScanStatus'] as { environments: { environmentName: string }[] }).environments.map((e) => e.environmentName)).toEqual(['dev']);
-    expect((expected['envs scanFindingsCounts desc'] as { environments: { lastScanTotalUntriaged: number }[] }).environments[0].lastScanTotalUntriaged).toBe(5);
-    expect((expected['envs team'] as { environments: { environmentName: string }[] }).environments.map((e) => e.environmentName)).toEqual(['qa']);
+    expect(
+      (expected['envs lastScanStatus'] as { environments: { environmentName: string }[] }).environments.map(
+        (e) => e.environmentName,
+      ),
+    ).toEqual(['dev']);
+    expect(
+      (expected['envs scanFindingsCounts desc'] as { environments: { lastScanTotalUntriaged: number }[] })
+        .environments[0].lastScanTotalUntriaged,
+    ).toBe(5);
+    expect(
+      (expected['envs team'] as { environments: { environmentName: string }[] }).environments.map(
+        (e) => e.environmentName,
+      ),
+    ).toEqual(['qa']);
     const applications = current.filter((i) => i.entity === 'application').length;
     const environments = current.filter((i) => i.entity === 'environment').length;
     expect([applications, environments]).toEqual([6, 6]);
@@ -161,8 +202,22 @@ describe('index backfill (npm run migrate)', () => {
     expect(before).not.toEqual(expected);
 
     const progress: number[] = [];
-    const summary = await backfillIndexKeys({ tableName: OWN_TABLE, entities: indexedEntities, segments: 3, onProgress: (s) => progress.push(s.scanned) });
-    expect(summary).toMatchObject({ scanned: 12, updated: 12, current: 0, gone: 0, conflicts: 0, reread: 0, segmentsDone: 3, segments: 3 });
+    const summary = await backfillIndexKeys({
+      tableName: OWN_TABLE,
+      entities: indexedEntities,
+      segments: 3,
+      onProgress: (s) => progress.push(s.scanned),
+    });
+    expect(summary).toMatchObject({
+      scanned: 12,
+      updated: 12,
+      current: 0,
+      gone: 0,
+      conflicts: 0,
+      reread: 0,
+      segmentsDone: 3,
+      segments: 3,
+    });
     expect(summary.updatedByEntity).toEqual({ application: 6, environment: 6 });
     expect(progress.length).toBeGreaterThanOrEqual(3);
     // Exactly the items the current write paths wrote (the old applications' gsi2 entry removed), and the lists.
@@ -180,7 +235,10 @@ describe('index backfill (npm run migrate)', () => {
     const tmp = mkdtempSync(join(tmpdir(), 'hawk-migrate-cli-'));
     const run = (args: string[]) =>
       new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/migrate.ts', ...args], { cwd: root, env: { ...process.env, TMPDIR: tmp } });
+        const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/migrate.ts', ...args], {
+          cwd: root,
+          env: { ...process.env, TMPDIR: tmp },
+        });
         let [stdout, stderr] = ['', ''];
         child.stdout.on('data', (d) => (stdout += d));
         child.stderr.on('data', (d) => (stderr += d));
@@ -189,7 +247,14 @@ describe('index backfill (npm run migrate)', () => {
       });
     const out = await run(['--table', OWN_TABLE, '--segments', '2']);
     expect(out.status, out.stderr).toBe(0);
-    expect(JSON.parse(out.stdout)).toMatchObject({ tableName: OWN_TABLE, updated: 1, updatedByEntity: { application: 1, environment: 0 }, conflicts: 0, segments: 2, segmentsDone: 2 });
+    expect(JSON.parse(out.stdout)).toMatchObject({
+      tableName: OWN_TABLE,
+      updated: 1,
+      updatedByEntity: { application: 1, environment: 0 },
+      conflicts: 0,
+      segments: 2,
+      segmentsDone: 2,
+    });
     expect(out.stderr).toContain(`migrate: table ${OWN_TABLE} (${process.env.DYNAMODB_ENDPOINT}), 2 scan segments`);
     expect(out.stderr).toMatch(/migrate: done: \d+ items read; updated 1 application, 0 environment;/);
     expect(out.stderr).toContain('Nothing more to do');
@@ -205,10 +270,17 @@ describe('index backfill (npm run migrate)', () => {
     await putAll(current.map(oldFormat));
     const stateFile = join(mkdtempSync(join(tmpdir(), 'hawk-migrate-')), 'state.json');
     // Which items the scan's segment 1 of 2 holds (DynamoDB spreads items over segments by key hash).
-    const inSegment1 = indexed((await db.send(new ScanCommand({ TableName: OWN_TABLE, Segment: 1, TotalSegments: 2 }))).Items ?? []).length;
+    const inSegment1 = indexed(
+      (await db.send(new ScanCommand({ TableName: OWN_TABLE, Segment: 1, TotalSegments: 2 }))).Items ?? [],
+    ).length;
     // Segment 0 recorded as done, segment 1 not started: only segment 1's items are read and updated.
     writeFileSync(stateFile, JSON.stringify({ tableName: OWN_TABLE, segments: 2, progress: [{ done: true }, {}] }));
-    const partial = await backfillIndexKeys({ tableName: OWN_TABLE, entities: indexedEntities, segments: 2, stateFile });
+    const partial = await backfillIndexKeys({
+      tableName: OWN_TABLE,
+      entities: indexedEntities,
+      segments: 2,
+      stateFile,
+    });
     expect(existsSync(stateFile)).toBe(false);
     expect(partial).toMatchObject({ scanned: inSegment1, updated: inSegment1 });
     const rest = await backfillIndexKeys({ tableName: OWN_TABLE, entities: indexedEntities, segments: 2, stateFile });
@@ -218,12 +290,16 @@ describe('index backfill (npm run migrate)', () => {
 
   it('never overwrites a newer write: an item changed after the scan read it is read again and decided on its new state', async () => {
     const app = current.find((i) => i.applicationId === ids.apple && i.entity === 'application')!;
-    const env = current.find((i) => i.entity === 'environment' && i.applicationId === ids.banana && i.name === 'stage')!;
+    const env = current.find(
+      (i) => i.entity === 'environment' && i.applicationId === ids.banana && i.name === 'stage',
+    )!;
     const staleApp = oldFormat(app);
     const staleEnv = oldFormat(env);
     await putAll([staleApp, staleEnv]);
     // Newer writes by the current code after the scan read the old items: a rename, a scan completing.
-    expect((await api('POST', `/api/v1/app/${ids.apple}`, { token: tenant.token, body: { name: 'Apricot' } })).status).toBe(200);
+    expect(
+      (await api('POST', `/api/v1/app/${ids.apple}`, { token: tenant.token, body: { name: 'Apricot' } })).status,
+    ).toBe(200);
     const scan = await startScan(tenant.token, ids.banana, { env: 'stage' });
     await reportAlerts(tenant.token, scan.scanId, [alert('10038', 'Medium', 4)]);
     await completeScan(tenant.token, scan.scanId);
@@ -238,13 +314,20 @@ describe('index backfill (npm run migrate)', () => {
     const freshEnv = (await getItem(env))!;
     expect(freshEnv).toMatchObject({ lastScanId: scan.scanId, lastScanStatus: 'COMPLETED', lastScanTotalUntriaged: 4 });
     // Every key is the write path's for the item as it now is.
-    for (const [item, keysOf] of [[freshApp, indexedEntities.application], [freshEnv, indexedEntities.environment]] as const) {
+    for (const [item, keysOf] of [
+      [freshApp, indexedEntities.application],
+      [freshEnv, indexedEntities.environment],
+    ] as const) {
       const keys = (keysOf as (i: Item) => Record<string, string>)(item);
       for (const name of INDEX_KEYS) expect(item[name], name).toBe(keys[name]);
     }
     // By findings: Banana/dev's 5, then this one's 4.
-    const byFindings = (await get(`/api/v2/org/${tenant.orgId}/envs`, { sortField: 'scanFindingsCounts', sortDir: 'desc', pageSize: 2 })).body;
-    expect(byFindings.environments.map((e: { lastScanTotalUntriaged: number }) => e.lastScanTotalUntriaged)).toEqual([5, 4]);
+    const byFindings = (
+      await get(`/api/v2/org/${tenant.orgId}/envs`, { sortField: 'scanFindingsCounts', sortDir: 'desc', pageSize: 2 })
+    ).body;
+    expect(byFindings.environments.map((e: { lastScanTotalUntriaged: number }) => e.lastScanTotalUntriaged)).toEqual([
+      5, 4,
+    ]);
     expect(byFindings.environments[1].environmentId).toBe(env.environmentId);
     const byName = (await get(`/api/v2/org/${tenant.orgId}/apps`, { pageSize: 100 })).body;
     expect(byName.applications.map((a: { name: string }) => a.name)).toEqual(['Apricot', 'Banana', 'Cherry', 'Empty']);
@@ -255,7 +338,9 @@ describe('index backfill (npm run migrate)', () => {
     const app = current.find((i) => i.entity === 'application' && i.applicationId === ids.empty)!;
     const [staleEnv, staleApp] = [oldFormat(env), oldFormat(app)];
     await putAll([staleEnv, staleApp]);
-    expect((await api('DELETE', `/api/v1/app/${ids.apple}/env/${env.environmentId}`, { token: tenant.token })).status).toBe(200);
+    expect(
+      (await api('DELETE', `/api/v1/app/${ids.apple}/env/${env.environmentId}`, { token: tenant.token })).status,
+    ).toBe(200);
     expect((await api('DELETE', `/api/v1/app/${ids.empty}`, { token: tenant.token })).status).toBe(200);
     expect(await getItem(env)).toBeUndefined();
     expect(await getItem(app)).toBeUndefined();
@@ -284,12 +369,19 @@ describe('index backfill (npm run migrate)', () => {
     await db.send(new PutCommand({ TableName: OWN_TABLE, Item: { ...again, riskLevel: 'LOW' } }));
     expect(await backfillItem(OWN_TABLE, again, { application: spread })).toEqual({ outcome: 'updated', rereads: 1 });
     expect((await getItem(key))!).toMatchObject({ riskLevel: 'LOW', gsi6sk: `spread#${ids.cloudy}` });
-    expect(await backfillItem(OWN_TABLE, (await getItem(key))!, indexedEntities)).toEqual({ outcome: 'updated', rereads: 0 });
+    expect(await backfillItem(OWN_TABLE, (await getItem(key))!, indexedEntities)).toEqual({
+      outcome: 'updated',
+      rereads: 0,
+    });
   });
 
   it('counts applications written before the health aggregates: statistics from the environments until then, the same after', async () => {
     const health = async (query: Record<string, string> = {}) => {
-      const out = await get(`/api/v2/org/${tenant.orgId}/envs`, { ...query, includeAppHealthStats: 'true', pageSize: 1 });
+      const out = await get(`/api/v2/org/${tenant.orgId}/envs`, {
+        ...query,
+        includeAppHealthStats: 'true',
+        pageSize: 1,
+      });
       expect(out.status, out.text).toBe(200);
       return { findingsHealth: out.body.findingsHealth, scanFrequencyHealth: out.body.scanFrequencyHealth };
     };
@@ -298,24 +390,47 @@ describe('index backfill (npm run migrate)', () => {
     expect(expectedStats[0].findingsHealth.total).toBeGreaterThan(0);
     expect(expectedStats[1].scanFrequencyHealth.totalApps).toBeGreaterThan(2);
     const aggregates = (items: Item[]) =>
-      items.filter((i) => i.entity === 'application' || i.entity === 'organizationCounter' || i.entity === 'healthDayCounter' || i.entity === 'healthReady' || i.entity === 'migration');
+      items.filter(
+        (i) =>
+          i.entity === 'application' ||
+          i.entity === 'organizationCounter' ||
+          i.entity === 'healthDayCounter' ||
+          i.entity === 'healthReady' ||
+          i.entity === 'migration',
+      );
     const counted = aggregates(await tableItems());
     // The items as the version before the aggregates wrote them: no figures on applications and counters, no day
     // counters, no markers.
     for (const item of counted) {
       if (item.entity === 'application') {
         const { health: _h, healthVersion: _v, ...old } = item;
-        if (String(item.gsi5pk).startsWith('ORGAPPSCANS#')) Object.assign(old, { gsi5pk: undefined, gsi5sk: undefined });
-        await db.send(new PutCommand({ TableName: OWN_TABLE, Item: Object.fromEntries(Object.entries(old).filter(([, v]) => v !== undefined)) }));
+        if (String(item.gsi5pk).startsWith('ORGAPPSCANS#'))
+          Object.assign(old, { gsi5pk: undefined, gsi5sk: undefined });
+        await db.send(
+          new PutCommand({
+            TableName: OWN_TABLE,
+            Item: Object.fromEntries(Object.entries(old).filter(([, v]) => v !== undefined)),
+          }),
+        );
       } else if (item.entity === 'organizationCounter') {
-        await db.send(new PutCommand({ TableName: OWN_TABLE, Item: Object.fromEntries(Object.entries(item).filter(([k]) => !(BUCKET_HEALTH_FIELDS as readonly string[]).includes(k))) }));
+        await db.send(
+          new PutCommand({
+            TableName: OWN_TABLE,
+            Item: Object.fromEntries(
+              Object.entries(item).filter(([k]) => !(BUCKET_HEALTH_FIELDS as readonly string[]).includes(k)),
+            ),
+          }),
+        );
       } else await db.send(new DeleteCommand({ TableName: OWN_TABLE, Key: { pk: item.pk, sk: item.sk } }));
     }
     // Not ready: the statistics come from the environments, and are the same.
     expect(await Promise.all(scopes.map((q) => health(q)))).toEqual(expectedStats);
 
     const summary = await backfillIndexKeys({ ...tableMigration(OWN_TABLE), segments: 2 });
-    expect(summary).toMatchObject({ conflicts: 0, steppedByEntity: { application: counted.filter((i) => i.entity === 'application' && !i.deleting).length } });
+    expect(summary).toMatchObject({
+      conflicts: 0,
+      steppedByEntity: { application: counted.filter((i) => i.entity === 'application' && !i.deleting).length },
+    });
     // Every figure, counter, day counter and marker as the write paths had kept them (sums that went back to 0 may be
     // absent, versions differ), and the same statistics.
     const comparable = (items: Item[]) =>
@@ -324,7 +439,9 @@ describe('index backfill (npm run migrate)', () => {
           .filter((i) => !(i.entity === 'healthDayCounter' && i.applications === 0))
           // A deleting application is no longer counted: its figures stay as they were, or absent.
           .map(({ healthVersion: _v, ...i }) => (i.deleting ? { ...i, health: undefined } : i))
-          .map((i) => (i.entity === 'organizationCounter' ? Object.fromEntries(Object.entries(i).filter(([, v]) => v !== 0)) : i)),
+          .map((i) =>
+            i.entity === 'organizationCounter' ? Object.fromEntries(Object.entries(i).filter(([, v]) => v !== 0)) : i,
+          ),
       );
     expect(comparable(await tableItems())).toEqual(comparable(counted));
     expect(await Promise.all(scopes.map((q) => health(q)))).toEqual(expectedStats);
@@ -334,7 +451,12 @@ describe('index backfill (npm run migrate)', () => {
 
   it('npm start on a table of the earlier version: backfills, then adds the missing indexes (once)', async () => {
     const oldTable = `${OWN_TABLE}-old`;
-    const earlier = { ...mainTable, globalSecondaryIndexes: mainTable.globalSecondaryIndexes.filter((i) => ['gsi1', 'gsi2', 'gsi3'].includes(i.indexName)) };
+    const earlier = {
+      ...mainTable,
+      globalSecondaryIndexes: mainTable.globalSecondaryIndexes.filter((i) =>
+        ['gsi1', 'gsi2', 'gsi3'].includes(i.indexName),
+      ),
+    };
     await client.send(new CreateTableCommand(createTableInput(earlier, oldTable)));
     try {
       const items = indexed(await tableItems());
@@ -342,12 +464,21 @@ describe('index backfill (npm run migrate)', () => {
       const lines: string[] = [];
       await addMissingIndexes(client, mainTable, oldTable, (line) => lines.push(line));
       expect(lines[0]).toContain('gsi1c, gsi2c, gsi3c, gsi4, gsi5, gsi6');
-      expect(lines.at(-1)).toBe(`Table ${oldTable} upgraded: ${items.length} items given their index keys, ${mainTable.globalSecondaryIndexes.length - 3} indexes added.`);
+      expect(lines.at(-1)).toBe(
+        `Table ${oldTable} upgraded: ${items.length} items given their index keys, ${mainTable.globalSecondaryIndexes.length - 3} indexes added.`,
+      );
       const described = await client.send(new DescribeTableCommand({ TableName: oldTable }));
-      expect(described.Table!.GlobalSecondaryIndexes!.map((i) => i.IndexName).sort()).toEqual(mainTable.globalSecondaryIndexes.map((i) => i.indexName).sort());
+      expect(described.Table!.GlobalSecondaryIndexes!.map((i) => i.IndexName).sort()).toEqual(
+        mainTable.globalSecondaryIndexes.map((i) => i.indexName).sort(),
+      );
       // The new indexes hold the backfilled entries: applications by name in their (type, team) partition.
       const names = await db.send(
-        new QueryCommand({ TableName: oldTable, IndexName: 'gsi4', KeyConditionExpression: 'gsi4pk = :pk', ExpressionAttributeValues: { ':pk': `ORGAPPNAMES#${tenant.orgId}#STANDARD#-` } }),
+        new QueryCommand({
+          TableName: oldTable,
+          IndexName: 'gsi4',
+          KeyConditionExpression: 'gsi4pk = :pk',
+          ExpressionAttributeValues: { ':pk': `ORGAPPNAMES#${tenant.orgId}#STANDARD#-` },
+        }),
       );
       expect(names.Items!.map((i) => i.name)).toEqual(['Apricot', 'Banana']);
       expect(byKey(indexed(await tableItems(oldTable)))).toEqual(byKey(items));

@@ -6,7 +6,8 @@ import { PERMISSIONS } from '../../shared/identity/permissions.ts';
 import { auditEntriesOf, download, seedApplication, setMembership, yaml30 } from './hosted-assets-helpers.ts';
 
 // GET /api/v1/oas/{orgId}/{oasId}, GET /api/v1/oas/{orgId}/list, GET and POST /api/v1/oas/{appId}/mapping.
-const upload = (token: string, appId: string, text = yaml30()) => api('POST', `/api/v1/oas/${appId}/upload`, { token, rawBody: text });
+const upload = (token: string, appId: string, text = yaml30()) =>
+  api('POST', `/api/v1/oas/${appId}/upload`, { token, rawBody: text });
 const uploaded = (oasId: string) => ({ oasId, repositoryId: '', repositoryName: '', sourceRootPath: '' });
 
 describe('getting a hosted description', () => {
@@ -17,7 +18,10 @@ describe('getting a hosted description', () => {
     const json = await api('GET', `/api/v1/oas/${tenant.orgId}/${appId}`, { token: tenant.token });
     expect(json.status).toBe(200);
     expect(json.body).toEqual({ presignedDownloadUrl: expect.stringContaining(appId), method: 'GET', headers: '{}' });
-    const redirect = await api('GET', `/api/v1/oas/${tenant.orgId}/${appId}`, { token: tenant.token, query: { redirect: true } });
+    const redirect = await api('GET', `/api/v1/oas/${tenant.orgId}/${appId}`, {
+      token: tenant.token,
+      query: { redirect: true },
+    });
     expect(redirect.status).toBe(307);
     expect(redirect.headers.get('cache-control')).toBe('no-store');
     expect(redirect.body.presignedDownloadUrl).toBe(redirect.headers.get('location'));
@@ -46,7 +50,9 @@ describe('getting a hosted description', () => {
     expect((await api('GET', `/api/v1/oas/${tenant.orgId}/${teamApp}`, { token: outsider.token })).status).toBe(401);
     const noPermission = await addUserTo(tenant.orgId, ['read:application']);
     await setMembership(tenant.orgId, noPermission.userId, ['read:application'], [teamId]);
-    expect((await api('GET', `/api/v1/oas/${tenant.orgId}/${teamApp}`, { token: noPermission.token })).status).toBe(401);
+    expect((await api('GET', `/api/v1/oas/${tenant.orgId}/${teamApp}`, { token: noPermission.token })).status).toBe(
+      401,
+    );
     expect((await api('GET', `/api/v1/oas/${tenant.orgId}/${teamApp}`, { token: tenant.token })).status).toBe(200);
   });
 });
@@ -56,7 +62,11 @@ describe('listing hosted descriptions', () => {
     const tenant = await createTenant();
     const other = await createTenant();
     const teamId = randomUUID();
-    const apps = [await seedApplication(tenant.orgId), await seedApplication(tenant.orgId), await seedApplication(tenant.orgId)];
+    const apps = [
+      await seedApplication(tenant.orgId),
+      await seedApplication(tenant.orgId),
+      await seedApplication(tenant.orgId),
+    ];
     const teamApp = await seedApplication(tenant.orgId, { teamId });
     await seedApplication(tenant.orgId); // no description: not listed
     await setMembership(tenant.orgId, tenant.userId, [...PERMISSIONS], [teamId]);
@@ -74,16 +84,30 @@ describe('listing hosted descriptions', () => {
       nextPageToken: '',
       prevPageToken: '',
     });
-    const page = await api('GET', `/api/v1/oas/${tenant.orgId}/list`, { token: member.token, query: { pageSize: 2, pageToken: 1, sortDir: 'desc' } });
-    expect(page.body).toMatchObject({ oasFiles: [uploaded([...apps].sort()[0])], hasNext: false, hasPrev: true, prevPageToken: '0' });
-    const first = await api('GET', `/api/v1/oas/${tenant.orgId}/list`, { token: member.token, query: { pageSize: 2, page: 'p_0' } });
+    const page = await api('GET', `/api/v1/oas/${tenant.orgId}/list`, {
+      token: member.token,
+      query: { pageSize: 2, pageToken: 1, sortDir: 'desc' },
+    });
+    expect(page.body).toMatchObject({
+      oasFiles: [uploaded([...apps].sort()[0])],
+      hasNext: false,
+      hasPrev: true,
+      prevPageToken: '0',
+    });
+    const first = await api('GET', `/api/v1/oas/${tenant.orgId}/list`, {
+      token: member.token,
+      query: { pageSize: 2, page: 'p_0' },
+    });
     expect(first.body).toMatchObject({ hasNext: true, nextPageToken: '1' });
     expect(first.body.oasFiles).toHaveLength(2);
 
     await setMembership(tenant.orgId, member.userId, ['read:scan_config'], [teamId]);
     const withTeam = await api('GET', `/api/v1/oas/${tenant.orgId}/list`, { token: member.token });
     expect(withTeam.body.oasFiles.map((a: { oasId: string }) => a.oasId)).toContain(teamApp);
-    const byRepo = await api('GET', `/api/v1/oas/${tenant.orgId}/list`, { token: member.token, query: { repoIds: randomUUID() } });
+    const byRepo = await api('GET', `/api/v1/oas/${tenant.orgId}/list`, {
+      token: member.token,
+      query: { repoIds: randomUUID() },
+    });
     expect(byRepo.body).toMatchObject({ oasFiles: [], totalCount: '0' });
   });
 
@@ -110,15 +134,28 @@ describe('application OAS mapping', () => {
     const body = { appId, oasId, repositoryId, sourceRootPath: 'api/openapi.yaml', include: true };
     const included = await api('POST', `/api/v1/oas/${appId}/mapping`, { token: tenant.token, body });
     expect(included.status).toBe(200);
-    const expected = { appId, assets: [uploaded(appId), { oasId, repositoryId, repositoryName: '', sourceRootPath: 'api/openapi.yaml' }], repoIds: [repositoryId] };
+    const expected = {
+      appId,
+      assets: [uploaded(appId), { oasId, repositoryId, repositoryName: '', sourceRootPath: 'api/openapi.yaml' }],
+      repoIds: [repositoryId],
+    };
     expect(included.body).toEqual(expected);
     expect((await api('POST', `/api/v1/oas/${appId}/mapping`, { token: tenant.token, body })).body).toEqual(expected);
     expect((await api('GET', `/api/v1/oas/${appId}/mapping`, { token: tenant.token })).body).toEqual(expected);
-    const excluded = await api('POST', `/api/v1/oas/${appId}/mapping`, { token: tenant.token, body: { oasId, repositoryId } });
+    const excluded = await api('POST', `/api/v1/oas/${appId}/mapping`, {
+      token: tenant.token,
+      body: { oasId, repositoryId },
+    });
     expect(excluded.body).toEqual({ appId, assets: [uploaded(appId)], repoIds: [] });
-    const entries = (await auditEntriesOf(tenant.orgId)).map((e) => ({ type: e.userActivityType, payload: JSON.parse(e.payload) }));
+    const entries = (await auditEntriesOf(tenant.orgId)).map((e) => ({
+      type: e.userActivityType,
+      payload: JSON.parse(e.payload),
+    }));
     expect(entries).toHaveLength(3); // upload, include, exclude: the repeated include changed nothing
-    expect(entries[1]).toEqual({ type: 'ORGANIZATION_CONFIGURATION_MODIFIED', payload: expect.objectContaining({ appId, oasId, include: true }) });
+    expect(entries[1]).toEqual({
+      type: 'ORGANIZATION_CONFIGURATION_MODIFIED',
+      payload: expect.objectContaining({ appId, oasId, include: true }),
+    });
     expect(entries[2].payload).toMatchObject({ oasId, include: false });
   });
 

@@ -2,7 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { api } from './client.ts';
 import { addUserTo, createTenant } from './fixtures.ts';
-import { auditEntriesOf, download, json30, json31, seedApplication, setMembership, storedDescriptionKeys, yaml30, yaml31 } from './hosted-assets-helpers.ts';
+import {
+  auditEntriesOf,
+  download,
+  json30,
+  json31,
+  seedApplication,
+  setMembership,
+  storedDescriptionKeys,
+  yaml30,
+  yaml31,
+} from './hosted-assets-helpers.ts';
 import { MAX_DESCRIPTION_BYTES } from '../../shared/hosted-assets/inputs.ts';
 
 // POST /api/v1/oas/{appId}/upload (SPEC 4.3 rules 1-4, SPEC 6, SPEC 7).
@@ -29,7 +39,12 @@ describe('uploading a valid description', () => {
     const appId = await seedApplication(tenant.orgId);
     const response = await upload(tenant.token, appId, text, contentType);
     expect(response.status).toBe(200);
-    expect(response.body).toMatchObject({ oasId: appId, method: 'GET', headers: '{}', fileSize: String(Buffer.byteLength(text)) });
+    expect(response.body).toMatchObject({
+      oasId: appId,
+      method: 'GET',
+      headers: '{}',
+      fileSize: String(Buffer.byteLength(text)),
+    });
     expect(response.body.openapiVersion).toMatch(/^3\.[01]\./);
     expect((await download(response.body.presignedDownloadUrl)).bytes.toString('utf8')).toBe(text);
     expect(await currentDescription(tenant.token, tenant.orgId, appId)).toBe(text);
@@ -57,10 +72,17 @@ describe('uploading a valid description', () => {
     const appId = await seedApplication(tenant.orgId, { name: 'audited' });
     await upload(tenant.token, appId, yaml30());
     await upload(tenant.token, appId, yaml31());
-    const entries = (await auditEntriesOf(tenant.orgId)).filter((e) => e.userActivityType === 'ORGANIZATION_CONFIGURATION_MODIFIED');
+    const entries = (await auditEntriesOf(tenant.orgId)).filter(
+      (e) => e.userActivityType === 'ORGANIZATION_CONFIGURATION_MODIFIED',
+    );
     expect(entries).toHaveLength(2);
     expect(entries[1]).toMatchObject({ organizationId: tenant.orgId, userId: tenant.userId });
-    expect(JSON.parse(entries[1].payload)).toMatchObject({ appId, appName: 'audited', oasId: appId, openapiVersion: '3.1.0' });
+    expect(JSON.parse(entries[1].payload)).toMatchObject({
+      appId,
+      appName: 'audited',
+      oasId: appId,
+      openapiVersion: '3.1.0',
+    });
   });
 });
 
@@ -69,18 +91,34 @@ describe('rejecting an invalid description with what and where (400), changing n
     ['not YAML or JSON', 'openapi: 3.0.3\ninfo: [title: x\n', /not valid YAML or JSON: .*\(line \d+, column \d+\)/],
     ['an empty body', '   \n', /the body is empty/],
     ['not an object', '- openapi\n- 3.0.3\n', /must be a YAML or JSON object/],
-    ['Swagger 2.0', "swagger: '2.0'\ninfo: {title: x, version: '1'}\npaths: {}\n", /\/swagger \(line 1\): Swagger 2\.0 descriptions are not accepted/],
-    ['OpenAPI 3.2', "openapi: 3.2.0\ninfo: {title: x, version: '1'}\npaths: {}\n", /\/openapi \(line 1\): must be an OpenAPI 3\.0\.x or 3\.1\.x version.*"3\.2\.0"/],
+    [
+      'Swagger 2.0',
+      "swagger: '2.0'\ninfo: {title: x, version: '1'}\npaths: {}\n",
+      /\/swagger \(line 1\): Swagger 2\.0 descriptions are not accepted/,
+    ],
+    [
+      'OpenAPI 3.2',
+      "openapi: 3.2.0\ninfo: {title: x, version: '1'}\npaths: {}\n",
+      /\/openapi \(line 1\): must be an OpenAPI 3\.0\.x or 3\.1\.x version.*"3\.2\.0"/,
+    ],
     ['a numeric version', "openapi: 3.0\ninfo: {title: x, version: '1'}\npaths: {}\n", /\/openapi \(line 1\): .*got 3/],
     ['no paths', "openapi: 3.0.3\ninfo: {title: x, version: '1'}\n", /\/paths: required field\(s\) missing/],
     ['no info nor openapi', 'paths: {}\n', /\/openapi, \/info: required field\(s\) missing/],
-    ['info without version', 'openapi: 3.0.3\ninfo:\n  title: x\npaths: {}\n', /\/info \(line 2\): must have required property 'version'/],
+    [
+      'info without version',
+      'openapi: 3.0.3\ninfo:\n  title: x\npaths: {}\n',
+      /\/info \(line 2\): must have required property 'version'/,
+    ],
     [
       'a response without description',
       "openapi: 3.1.0\ninfo: {title: x, version: '1'}\npaths:\n  /a:\n    get:\n      responses:\n        '200': {}\n",
       /\/paths\/~1a\/get\/responses\/200 \(line 7\): must have required property 'description'/,
     ],
-    ['an unresolvable $ref', "openapi: 3.0.3\ninfo: {title: x, version: '1'}\npaths:\n  /a: {$ref: '#/components/x'}\n", /unresolvable \$ref: .*#\/components\/x/],
+    [
+      'an unresolvable $ref',
+      "openapi: 3.0.3\ninfo: {title: x, version: '1'}\npaths:\n  /a: {$ref: '#/components/x'}\n",
+      /unresolvable \$ref: .*#\/components\/x/,
+    ],
     [
       'an undeclared path parameter',
       "openapi: 3.0.3\ninfo: {title: x, version: '1'}\npaths:\n  /a/{id}:\n    get:\n      responses: {'200': {description: ok}}\n",
@@ -114,7 +152,11 @@ describe('rejecting an invalid description with what and where (400), changing n
     const tenant = await createTenant();
     const appId = await seedApplication(tenant.orgId);
     // 24 levels, each referring twice to the next: 2^24 nodes once expanded.
-    const schemas = Array.from({ length: 24 }, (_, i) => `    s${i}: {type: object, properties: {a: {$ref: '#/components/schemas/s${i + 1}'}, b: {$ref: '#/components/schemas/s${i + 1}'}}}`);
+    const schemas = Array.from(
+      { length: 24 },
+      (_, i) =>
+        `    s${i}: {type: object, properties: {a: {$ref: '#/components/schemas/s${i + 1}'}, b: {$ref: '#/components/schemas/s${i + 1}'}}}`,
+    );
     const text = `openapi: 3.0.3\ninfo: {title: x, version: '1'}\npaths: {}\ncomponents:\n  schemas:\n${schemas.join('\n')}\n    s24: {type: string}\n`;
     const response = await upload(tenant.token, appId, text);
     expect(response.status).toBe(400);

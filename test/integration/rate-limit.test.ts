@@ -33,7 +33,11 @@ describe('sliding-window rate limit', () => {
 
   it('stays exact when concurrent bursts straddle a second boundary', async () => {
     const key = subject();
-    const counts = await Promise.all([admitted(key, 150, T0), admitted(key, 150, T0 + 1000), admitted(key, 150, T0 + 2000)]);
+    const counts = await Promise.all([
+      admitted(key, 150, T0),
+      admitted(key, 150, T0 + 1000),
+      admitted(key, 150, T0 + 2000),
+    ]);
     expect(counts.reduce((a, b) => a + b, 0)).toBe(180);
   });
 

@@ -48,7 +48,10 @@ describe('no client input causes a 5xx', () => {
             await api(route.method, path, { token, rawBody: '{"name": ', contentType: 'application/json' });
             await api(route.method, path, { token, rawBody: '[1,2,3]', contentType: 'application/json' });
             await api(route.method, path, { token, rawBody: '\u0000\u00ff', contentType: 'application/octet-stream' });
-            await api(route.method, path, { token, body: { name: 12, env: { deep: [null] }, applicationIds: 'x', userIds: [1] } });
+            await api(route.method, path, {
+              token,
+              body: { name: 12, env: { deep: [null] }, applicationIds: 'x', userIds: [1] },
+            });
           }
         }
       }
@@ -60,7 +63,11 @@ describe('no client input causes a 5xx', () => {
     const tenant = await createTenant();
     const other = await createTenant();
     for (const route of routes.filter((r) => r.method === 'GET' && r.path.includes('{orgId}'))) {
-      const response = await api('GET', fill(route.path, (name) => (name === 'orgId' ? other.orgId : crypto.randomUUID())), { token: tenant.token });
+      const response = await api(
+        'GET',
+        fill(route.path, (name) => (name === 'orgId' ? other.orgId : crypto.randomUUID())),
+        { token: tenant.token },
+      );
       expect([400, 401, 404], `${route.operationId}: ${response.text}`).toContain(response.status);
     }
   }, 120_000);
@@ -75,12 +82,17 @@ describe('hostile input on every route', () => {
   const STALL_MS = 20_000;
   const stars = `${'*'.repeat(200)}Q`;
   const deepYaml = '['.repeat(200_000);
-  const laughs = ['a: &a [x, x, x, x, x, x, x, x, x, x]', ...'bcdefg'.split('').map((n, i) => `${n}: &${n} [${Array(10).fill(`*${'abcdef'[i]}`).join(', ')}]`)].join('\n');
+  const laughs = [
+    'a: &a [x, x, x, x, x, x, x, x, x, x]',
+    ...'bcdefg'.split('').map((n, i) => `${n}: &${n} [${Array(10).fill(`*${'abcdef'[i]}`).join(', ')}]`),
+  ].join('\n');
 
   async function fixtures() {
     const tenant = await createTenant();
     const appId = await createApp(tenant);
-    const { scanId, envId, configHash } = await startScan(tenant.token, appId, { tags: [{ name: 'branch', value: 'main' }] });
+    const { scanId, envId, configHash } = await startScan(tenant.token, appId, {
+      tags: [{ name: 'branch', value: 'main' }],
+    });
     await reportAlerts(tenant.token, scanId, [alert('10038', 'Low', 1)]);
     const team = await newTeam(tenant.orgId, tenant.token, { name: 'hostile', userIds: [tenant.userId] });
     const ids: Record<string, string> = {
@@ -105,7 +117,10 @@ describe('hostile input on every route', () => {
   }
 
   const pathOf = (route: Route, ids: Record<string, string>, override: Record<string, string> = {}) =>
-    pathParameterNames(route.path).reduce((path, name) => path.replace(`{${name}}`, override[name] ?? encodeURIComponent(ids[name])), route.path);
+    pathParameterNames(route.path).reduce(
+      (path, name) => path.replace(`{${name}}`, override[name] ?? encodeURIComponent(ids[name])),
+      route.path,
+    );
 
   /** The hostile inputs a route takes: [what, request options, answers allowed]. */
   function hostileInputs(route: Route, ids: Record<string, string>): [string, RequestOptions, number[]][] {
@@ -117,20 +132,60 @@ describe('hostile input on every route', () => {
       const takes = (name: string) => name in route.query!.shape;
       const refused = (name: string) => (takes(name) ? [400] : [200, 404]);
       const odd = [200, 400, 404];
-      inputs.push(['pathological patterns', { query: { search: stars, tag: `branch:${stars.slice(0, 200)}`, query: stars.slice(0, 200), name: stars.slice(0, 60), email: stars.slice(0, 60) } }, odd]);
+      inputs.push([
+        'pathological patterns',
+        {
+          query: {
+            search: stars,
+            tag: `branch:${stars.slice(0, 200)}`,
+            query: stars.slice(0, 200),
+            name: stars.slice(0, 60),
+            email: stars.slice(0, 60),
+          },
+        },
+        odd,
+      ]);
       inputs.push(['page token beyond int32', { query: { pageToken: 2 ** 31 } }, refused('pageToken')]);
       inputs.push(['huge page size', { query: { pageSize: 10 ** 12 } }, refused('pageSize')]);
       inputs.push(['times out of range', { query: { start: '99999999999999999999', end: '-1' } }, refused('start')]);
       inputs.push(['start after end', { query: { start: 2000, end: 1000 } }, refused('start')]);
-      inputs.push(['duplicated ids', { query: { appIds: Array(50).fill(ids.appId), teamIds: Array(50).fill(ids.teamId), envIds: Array(50).fill(ids.envId) } }, [200, 404]]);
-      inputs.push(['control characters', { query: { query: '\u202e\u0000', envs: '\u0000', search: '\u202egnp' } }, odd]);
+      inputs.push([
+        'duplicated ids',
+        {
+          query: {
+            appIds: Array(50).fill(ids.appId),
+            teamIds: Array(50).fill(ids.teamId),
+            envIds: Array(50).fill(ids.envId),
+          },
+        },
+        [200, 404],
+      ]);
+      inputs.push([
+        'control characters',
+        { query: { query: '\u202e\u0000', envs: '\u0000', search: '\u202egnp' } },
+        odd,
+      ]);
     }
     if (route.body) {
-      const control = { name: '\u202egnp.exe', env: 'dev\u0000', applicationIds: [ids.appId, ids.appId], userIds: [ids.userId, ids.userId], tags: [{ name: '\u0007', value: '' }] };
+      const control = {
+        name: '\u202egnp.exe',
+        env: 'dev\u0000',
+        applicationIds: [ids.appId, ids.appId],
+        userIds: [ids.userId, ids.userId],
+        tags: [{ name: '\u0007', value: '' }],
+      };
       inputs.push(['control characters and duplicated ids', { body: control }, [400, 404, 409]]);
-      inputs.push(['deep JSON', { rawBody: `{"name":${'['.repeat(50_000)}${']'.repeat(50_000)}}`, contentType: 'application/json' }, [400]]);
+      inputs.push([
+        'deep JSON',
+        { rawBody: `{"name":${'['.repeat(50_000)}${']'.repeat(50_000)}}`, contentType: 'application/json' },
+        [400],
+      ]);
       const limit = route.maxBodyBytes ?? 1024 * 1024;
-      inputs.push(['a body over the limit', { rawBody: JSON.stringify({ name: 'x'.repeat(limit) }), contentType: 'application/json' }, [413]]);
+      inputs.push([
+        'a body over the limit',
+        { rawBody: JSON.stringify({ name: 'x'.repeat(limit) }), contentType: 'application/json' },
+        [413],
+      ]);
     }
     if (route.operationId === 'reportScanStarted') {
       inputs.push(['deep YAML config', { body: { env: 'dev', config: deepYaml } }, [400]]);
@@ -144,14 +199,53 @@ describe('hostile input on every route', () => {
     if (route.operationId === 'importScanReport') {
       const env = { env: 'hostile' };
       const lol = `<!DOCTYPE r [<!ENTITY a "${'a'.repeat(1000)}">${Array.from({ length: 8 }, (_, i) => `<!ENTITY ${'b'.repeat(i + 1)} "${`&${i ? 'b'.repeat(i) : 'a'};`.repeat(10)}">`).join('')}]>`;
-      inputs.push(['billion-laughs XML report', { rawBody: `${lol}<OWASPZAPReport><site name="&bbbbbbbb;"/></OWASPZAPReport>`, contentType: 'application/xml', query: env }, [400]]);
-      inputs.push(['deep XML report', { rawBody: `<OWASPZAPReport>${'<a>'.repeat(50_000)}${'</a>'.repeat(50_000)}</OWASPZAPReport>`, contentType: 'application/xml', query: env }, [400]]);
-      inputs.push(['deep JSON report', { rawBody: `{"site":${'['.repeat(50_000)}${']'.repeat(50_000)}}`, contentType: 'application/json', query: env }, [400]]);
-      inputs.push(['a report over the limit', { rawBody: 'x'.repeat(route.rawBody!.maxBytes + 1), contentType: 'text/plain', query: env }, [413]]);
+      inputs.push([
+        'billion-laughs XML report',
+        {
+          rawBody: `${lol}<OWASPZAPReport><site name="&bbbbbbbb;"/></OWASPZAPReport>`,
+          contentType: 'application/xml',
+          query: env,
+        },
+        [400],
+      ]);
+      inputs.push([
+        'deep XML report',
+        {
+          rawBody: `<OWASPZAPReport>${'<a>'.repeat(50_000)}${'</a>'.repeat(50_000)}</OWASPZAPReport>`,
+          contentType: 'application/xml',
+          query: env,
+        },
+        [400],
+      ]);
+      inputs.push([
+        'deep JSON report',
+        { rawBody: `{"site":${'['.repeat(50_000)}${']'.repeat(50_000)}}`, contentType: 'application/json', query: env },
+        [400],
+      ]);
+      inputs.push([
+        'a report over the limit',
+        { rawBody: 'x'.repeat(route.rawBody!.maxBytes + 1), contentType: 'text/plain', query: env },
+        [413],
+      ]);
     } else if (route.rawBody) {
-      inputs.push(['deep YAML description', { rawBody: `openapi: 3.0.3\nx: ${deepYaml}`, contentType: 'application/yaml' }, [400]]);
-      inputs.push(['aliased YAML description', { rawBody: `openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths: {}\n${laughs}`, contentType: 'application/yaml' }, [400]]);
-      inputs.push(['a description over the limit', { rawBody: 'x'.repeat(route.rawBody.maxBytes + 1), contentType: 'application/yaml' }, [413]]);
+      inputs.push([
+        'deep YAML description',
+        { rawBody: `openapi: 3.0.3\nx: ${deepYaml}`, contentType: 'application/yaml' },
+        [400],
+      ]);
+      inputs.push([
+        'aliased YAML description',
+        {
+          rawBody: `openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths: {}\n${laughs}`,
+          contentType: 'application/yaml',
+        },
+        [400],
+      ]);
+      inputs.push([
+        'a description over the limit',
+        { rawBody: 'x'.repeat(route.rawBody.maxBytes + 1), contentType: 'application/yaml' },
+        [413],
+      ]);
     }
     return inputs;
   }
@@ -163,7 +257,10 @@ describe('hostile input on every route', () => {
     for (const route of routes) {
       for (const name of pathParameterNames(route.path)) {
         const out = await api(route.method, pathOf(route, ids, { [name]: '%ZZ' }), { token: tenant.token });
-        expect([out.status, out.body.message], `${route.operationId} {${name}}`).toEqual([400, `${name}: malformed percent-escape in the path`]);
+        expect([out.status, out.body.message], `${route.operationId} {${name}}`).toEqual([
+          400,
+          `${name}: malformed percent-escape in the path`,
+        ]);
         positions++;
       }
     }
@@ -181,7 +278,9 @@ describe('hostile input on every route', () => {
         const started = Date.now();
         const out = await api(route.method, pathOf(route, ids), { token: tenant.token, ...options });
         slowest = Math.max(slowest, Date.now() - started);
-        expect(allowed, `${route.operationId} with ${what}: ${out.status} ${out.text.slice(0, 300)}`).toContain(out.status);
+        expect(allowed, `${route.operationId} with ${what}: ${out.status} ${out.text.slice(0, 300)}`).toContain(
+          out.status,
+        );
         cases++;
       }
     }

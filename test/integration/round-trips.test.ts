@@ -25,12 +25,26 @@ afterEach(() => void (scopes.length = 0));
 async function call(method: string, target: string, headers: Record<string, string>, body?: object) {
   const route = matchRoute(method, target.split('?')[0])!;
   const handler = ((await import(`../../functions/${route.handler}.ts`)) as { handler: Handler }).handler;
-  const request = { method, target, headers: Object.entries(headers), body: Buffer.from(body ? JSON.stringify(body) : ''), sourceIp: '198.51.100.17' };
-  const event = apiGatewayEvent(body ? { ...request, headers: [...request.headers, ['content-type', 'application/json']] } : request, route);
+  const request = {
+    method,
+    target,
+    headers: Object.entries(headers),
+    body: Buffer.from(body ? JSON.stringify(body) : ''),
+    sourceIp: '198.51.100.17',
+  };
+  const event = apiGatewayEvent(
+    body ? { ...request, headers: [...request.headers, ['content-type', 'application/json']] } : request,
+    route,
+  );
   scopes.length = 0;
   const result = await handler(event, lambdaContext(route));
   const scope = scopes.at(-1)!;
-  return { status: result.statusCode, body: result.body ? JSON.parse(result.body) : undefined, roundTrips: scope.dynamodbRoundTrips, calls: scope.dynamodbCalls };
+  return {
+    status: result.statusCode,
+    body: result.body ? JSON.parse(result.body) : undefined,
+    roundTrips: scope.dynamodbRoundTrips,
+    calls: scope.dynamodbCalls,
+  };
 }
 
 const bearer = (tenant: { token: string }) => ({ authorization: `Bearer ${tenant.token}` });
@@ -58,7 +72,9 @@ describe('DynamoDB round trips per request', () => {
     await call('GET', '/api/v1/user', bearer(tenant));
     const user = await call('GET', '/api/v1/user', bearer(tenant));
     expect(user.status).toBe(200);
-    expect(user.body.user.external.organizations.map((o: { organization: { id: string } }) => o.organization.id)).toEqual([tenant.orgId]);
+    expect(
+      user.body.user.external.organizations.map((o: { organization: { id: string } }) => o.organization.id),
+    ).toEqual([tenant.orgId]);
     expect(user.roundTrips).toBe(1);
     // UpdateItem (rate limit) and one BatchGetItem (user, organization, membership: the user item names its
     // organizations, so no gsi1 query beside them).
@@ -108,9 +124,12 @@ describe('DynamoDB round trips per request', () => {
     const organizationsOf = async () => {
       const answer = await call('GET', '/api/v1/user', bearer(member));
       expect(answer.status).toBe(200);
-      return answer.body.user.external.organizations.map((o: { organization: { id: string } }) => o.organization.id).sort();
+      return answer.body.user.external.organizations
+        .map((o: { organization: { id: string } }) => o.organization.id)
+        .sort();
     };
-    const storedIds = async () => [...((await getItem(keys.user(member.userId)))?.organizationIds as Set<string> | undefined ?? [])].sort();
+    const storedIds = async () =>
+      [...(((await getItem(keys.user(member.userId)))?.organizationIds as Set<string> | undefined) ?? [])].sort();
     expect(await organizationsOf()).toEqual([member.orgId]); // this process now hints the first organization
     await addMember({ organizationId: second.orgId, userId: member.userId });
     expect(await storedIds()).toEqual([member.orgId, second.orgId].sort());
@@ -118,7 +137,9 @@ describe('DynamoDB round trips per request', () => {
     await removeMember({ organizationId: member.orgId, userId: member.userId });
     expect(await storedIds()).toEqual([second.orgId]);
     expect(await organizationsOf()).toEqual([second.orgId]); // the hint still names the removed one: not listed
-    await expect(addMember({ organizationId: second.orgId, userId: member.userId })).rejects.toThrow(/already a member/);
+    await expect(addMember({ organizationId: second.orgId, userId: member.userId })).rejects.toThrow(
+      /already a member/,
+    );
     expect(await storedIds()).toEqual([second.orgId]); // a refused membership write leaves the user item as it was
     await removeMember({ organizationId: second.orgId, userId: member.userId });
     expect(await storedIds()).toEqual([]);
@@ -130,10 +151,18 @@ describe('DynamoDB round trips per request', () => {
     const other = await createTenant();
     await addMember({ organizationId: other.orgId, userId: legacy.userId });
     // As an earlier version wrote it: no organizationIds, no organizationIdsKept.
-    await db.send(new UpdateCommand({ TableName: config.tableName, Key: keys.user(legacy.userId), UpdateExpression: 'REMOVE organizationIds, organizationIdsKept' }));
+    await db.send(
+      new UpdateCommand({
+        TableName: config.tableName,
+        Key: keys.user(legacy.userId),
+        UpdateExpression: 'REMOVE organizationIds, organizationIdsKept',
+      }),
+    );
     const answer = await call('GET', '/api/v1/user', bearer(legacy));
     expect(answer.status).toBe(200);
-    expect(answer.body.user.external.organizations.map((o: { organization: { id: string } }) => o.organization.id).sort()).toEqual([legacy.orgId, other.orgId].sort());
+    expect(
+      answer.body.user.external.organizations.map((o: { organization: { id: string } }) => o.organization.id).sort(),
+    ).toEqual([legacy.orgId, other.orgId].sort());
     expect(answer.calls).toBeGreaterThan(2); // the gsi1 query, as before
   });
 
@@ -142,7 +171,8 @@ describe('DynamoDB round trips per request', () => {
     const stranger = await addUserTo((await createTenant()).orgId);
     config.rateLimitPerMinute = 3;
     try {
-      for (let i = 0; i < 3; i++) expect((await call('GET', `/api/v1/app/${appId}`, bearer(stranger))).status).toBe(404);
+      for (let i = 0; i < 3; i++)
+        expect((await call('GET', `/api/v1/app/${appId}`, bearer(stranger))).status).toBe(404);
       const refused = await call('GET', `/api/v1/app/${appId}`, bearer(stranger));
       expect(refused.status).toBe(429);
       expect(refused.body.message).toMatch(/Rate limit exceeded/);

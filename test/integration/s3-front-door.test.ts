@@ -7,7 +7,9 @@ import { addMember } from '../../shared/identity/admin.ts';
 // The local stack's S3 (s3rver) is reachable only through the local server, which checks every request's AWS
 // Signature V4 (scripts/local/s3-proxy.ts): presigned URLs work for their method and key only, until they expire.
 async function presignedUrlOf(tenant: { orgId: string; token: string }, appId: string, title: string): Promise<URL> {
-  expect((await api('POST', `/api/v1/oas/${appId}/upload`, { token: tenant.token, rawBody: yaml30(title) })).status).toBe(200);
+  expect(
+    (await api('POST', `/api/v1/oas/${appId}/upload`, { token: tenant.token, rawBody: yaml30(title) })).status,
+  ).toBe(200);
   const answer = await api('GET', `/api/v1/oas/${tenant.orgId}/${appId}`, { token: tenant.token });
   return new URL(answer.body.presignedDownloadUrl);
 }
@@ -28,7 +30,8 @@ describe('the local S3 front door', () => {
     swapped.pathname = urlB.pathname; // org B's key with org A's signature
     expect((await fetch(swapped)).status).toBe(403);
 
-    for (const method of ['PUT', 'DELETE']) expect((await fetch(urlA, { method, body: method === 'PUT' ? 'x' : undefined })).status, method).toBe(403);
+    for (const method of ['PUT', 'DELETE'])
+      expect((await fetch(urlA, { method, body: method === 'PUT' ? 'x' : undefined })).status, method).toBe(403);
     expect(await (await fetch(urlB)).text()).toContain('OrgB'); // still there
 
     const unsigned = new URL(urlA.pathname, urlA.origin);
@@ -46,10 +49,17 @@ describe('the local S3 front door', () => {
 describe('admin add-member', () => {
   it('refuses to replace an existing membership unless asked to', async () => {
     const tenant = await createTenant();
-    await expect(addMember({ organizationId: tenant.orgId, userId: tenant.userId, permissions: ['read:application'] })).rejects.toMatchObject({ statusCode: 409 });
+    await expect(
+      addMember({ organizationId: tenant.orgId, userId: tenant.userId, permissions: ['read:application'] }),
+    ).rejects.toMatchObject({ statusCode: 409 });
     const me = await api('GET', '/api/v1/user', { token: tenant.token });
     expect(me.body.user.external.organizations[0].permissions).toContain('DELETE_SCAN'); // unchanged
-    await addMember({ organizationId: tenant.orgId, userId: tenant.userId, permissions: ['read:application'], replace: true });
+    await addMember({
+      organizationId: tenant.orgId,
+      userId: tenant.userId,
+      permissions: ['read:application'],
+      replace: true,
+    });
     const after = await api('GET', '/api/v1/user', { token: tenant.token });
     expect(after.body.user.external.organizations[0].permissions).toEqual(['READ_APPLICATION']);
   });

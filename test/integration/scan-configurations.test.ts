@@ -10,14 +10,19 @@ import { config } from '../../shared/config.ts';
 
 // Organization scan configurations (/api/v1/configuration/{orgId}/...) and the environment default configuration.
 
-const stackhawkYml = (host: string) => `app:\n  applicationId: ${randomUUID()}\n  env: Development\n  host: ${host}\nhawk:\n  spider:\n    base: false\n`;
+const stackhawkYml = (host: string) =>
+  `app:\n  applicationId: ${randomUUID()}\n  env: Development\n  host: ${host}\nhawk:\n  spider:\n    base: false\n`;
 const base = (tenant: Tenant) => `/api/v1/configuration/${tenant.orgId}`;
-const update = (tenant: Tenant, body: unknown, token = tenant.token) => api('POST', `${base(tenant)}/update`, { token, body });
-const list = (tenant: Tenant, query: Record<string, string | number> = {}, token = tenant.token) => api('GET', `${base(tenant)}/list`, { token, query });
+const update = (tenant: Tenant, body: unknown, token = tenant.token) =>
+  api('POST', `${base(tenant)}/update`, { token, body });
+const list = (tenant: Tenant, query: Record<string, string | number> = {}, token = tenant.token) =>
+  api('GET', `${base(tenant)}/list`, { token, query });
 const get = (tenant: Tenant, name: string, token = tenant.token) => api('GET', `${base(tenant)}/${name}`, { token });
 
 async function storedObjects(orgId: string): Promise<string[]> {
-  const out = await (await s3()).send(new ListObjectsV2Command({ Bucket: config.assetsBucket, Prefix: `orgs/${orgId}/` }));
+  const out = await (
+    await s3()
+  ).send(new ListObjectsV2Command({ Bucket: config.assetsBucket, Prefix: `orgs/${orgId}/` }));
   return (out.Contents ?? []).map((o) => o.Key!);
 }
 
@@ -29,8 +34,12 @@ describe('organization scan configurations', () => {
   it('creates, lists, reads, replaces, renames and deletes, auditing each change in its transaction', async () => {
     const tenant = await createTenant();
     // hawkop's body: {conf, type, name}
-    expect((await update(tenant, { conf: stackhawkYml('https://one.test'), type: 'ORG', name: 'prod-config' })).status).toBe(200);
-    expect((await update(tenant, { conf: stackhawkYml('https://b.test'), configType: 'APP', name: 'Beta_1' })).status).toBe(200);
+    expect(
+      (await update(tenant, { conf: stackhawkYml('https://one.test'), type: 'ORG', name: 'prod-config' })).status,
+    ).toBe(200);
+    expect(
+      (await update(tenant, { conf: stackhawkYml('https://b.test'), configType: 'APP', name: 'Beta_1' })).status,
+    ).toBe(200);
 
     const listed = await list(tenant);
     expect(listed.status).toBe(200);
@@ -50,7 +59,10 @@ describe('organization scan configurations', () => {
     expect(first.status).toBe(200);
     expect(first.body).toEqual({ presignedDownloadUrl: expect.any(String), method: 'GET', headers: '{}' });
     expect((await download(first.body.presignedDownloadUrl)).bytes.toString()).toContain('https://one.test');
-    const redirect = await api('GET', `${base(tenant)}/prod-config`, { token: tenant.token, query: { redirect: true } });
+    const redirect = await api('GET', `${base(tenant)}/prod-config`, {
+      token: tenant.token,
+      query: { redirect: true },
+    });
     expect(redirect.status).toBe(307);
     expect(redirect.headers.get('location')).toBe(redirect.body.presignedDownloadUrl);
 
@@ -59,7 +71,10 @@ describe('organization scan configurations', () => {
     expect((await download(replaced.body.presignedDownloadUrl)).bytes.toString()).toContain('https://two.test');
     expect(await storedObjects(tenant.orgId)).toHaveLength(2); // the replaced version is gone
 
-    const renamed = await api('POST', `${base(tenant)}/rename`, { token: tenant.token, body: { originalName: 'prod-config', newName: 'production' } });
+    const renamed = await api('POST', `${base(tenant)}/rename`, {
+      token: tenant.token,
+      body: { originalName: 'prod-config', newName: 'production' },
+    });
     expect(renamed.status).toBe(200);
     expect((await get(tenant, 'prod-config')).status).toBe(404);
     const moved = await get(tenant, 'production');
@@ -88,16 +103,27 @@ describe('organization scan configurations', () => {
 
   it('pages, sorts and filters the list, in JSON and protobuf', async () => {
     const tenant = await createTenant();
-    for (const name of ['c-three', 'a-one', 'B-two', 'd-four']) expect((await update(tenant, { conf: stackhawkYml('https://x.test'), name })).status).toBe(200);
+    for (const name of ['c-three', 'a-one', 'B-two', 'd-four'])
+      expect((await update(tenant, { conf: stackhawkYml('https://x.test'), name })).status).toBe(200);
     const page = await list(tenant, { pageSize: 2, pageToken: 1 });
-    expect(page.body).toMatchObject({ totalCount: '4', hasNext: false, hasPrev: true, prevPageToken: '0', nextPageToken: '' });
+    expect(page.body).toMatchObject({
+      totalCount: '4',
+      hasNext: false,
+      hasPrev: true,
+      prevPageToken: '0',
+      nextPageToken: '',
+    });
     expect(page.body.configs.map((c: { name: string }) => c.name)).toEqual(['c-three', 'd-four']);
     const desc = await list(tenant, { sortField: 'name', sortDir: 'DESC', page: 'p_0', pageSize: 3 });
     expect(desc.body.configs.map((c: { name: string }) => c.name)).toEqual(['d-four', 'c-three', 'B-two']);
     expect(desc.body).toMatchObject({ hasNext: true, nextPageToken: '1' });
     const filtered = await list(tenant, { query: 'O' });
     expect(filtered.body.configs.map((c: { name: string }) => c.name)).toEqual(['a-one', 'B-two', 'd-four']);
-    const proto = await getProtobuf(`${base(tenant)}/list`, tenant.token, 'configuration.ListOrganizationScanConfigurationsResponse');
+    const proto = await getProtobuf(
+      `${base(tenant)}/list`,
+      tenant.token,
+      'configuration.ListOrganizationScanConfigurationsResponse',
+    );
     expect(proto.contentType).toBe('application/x-protobuf');
     expect(proto.decoded).toEqual((await list(tenant)).body);
   });
@@ -126,16 +152,35 @@ describe('organization scan configurations', () => {
       expect(response.status, JSON.stringify(body).slice(0, 80)).toBe(400);
       expect(response.body.message).toContain(field);
     }
-    expect((await api('GET', `${base(tenant)}/list`, { token: tenant.token, query: { pageSize: 0 } })).body.message).toContain('pageSize');
-    expect((await api('GET', `${base(tenant)}/list`, { token: tenant.token, query: { query: 'a b' } })).body.message).toContain('query');
-    expect((await api('GET', `${base(tenant)}/${'y'.repeat(65)}`, { token: tenant.token })).body.message).toContain('configName');
-    expect((await api('POST', `${base(tenant)}/rename`, { token: tenant.token, body: { originalName: 'missing', newName: 'other' } })).status).toBe(404);
+    expect(
+      (await api('GET', `${base(tenant)}/list`, { token: tenant.token, query: { pageSize: 0 } })).body.message,
+    ).toContain('pageSize');
+    expect(
+      (await api('GET', `${base(tenant)}/list`, { token: tenant.token, query: { query: 'a b' } })).body.message,
+    ).toContain('query');
+    expect((await api('GET', `${base(tenant)}/${'y'.repeat(65)}`, { token: tenant.token })).body.message).toContain(
+      'configName',
+    );
+    expect(
+      (
+        await api('POST', `${base(tenant)}/rename`, {
+          token: tenant.token,
+          body: { originalName: 'missing', newName: 'other' },
+        })
+      ).status,
+    ).toBe(404);
     expect((await update(tenant, { conf: stackhawkYml('https://y.test'), name: 'other' })).status).toBe(200);
-    const taken = await api('POST', `${base(tenant)}/rename`, { token: tenant.token, body: { originalName: 'kept', newName: 'other' } });
+    const taken = await api('POST', `${base(tenant)}/rename`, {
+      token: tenant.token,
+      body: { originalName: 'kept', newName: 'other' },
+    });
     expect(taken.status).toBe(409);
     expect(taken.body.message).toContain('newName');
     expect((await list(tenant)).body.totalCount).toBe('2');
-    expect((await auditOf(tenant.orgId)).map((e) => e.type)).toEqual(['ORGANIZATION_CONFIGURATION_MODIFIED', 'ORGANIZATION_CONFIGURATION_MODIFIED']);
+    expect((await auditOf(tenant.orgId)).map((e) => e.type)).toEqual([
+      'ORGANIZATION_CONFIGURATION_MODIFIED',
+      'ORGANIZATION_CONFIGURATION_MODIFIED',
+    ]);
     expect(await storedObjects(tenant.orgId)).toHaveLength(2);
   });
 
@@ -146,9 +191,18 @@ describe('organization scan configurations', () => {
     await setMembership(tenant.orgId, reader.userId, ['read:scan_config'], [randomUUID()]);
     expect((await get(tenant, 'shared', reader.token)).status).toBe(200);
     expect((await list(tenant, {}, reader.token)).status).toBe(200);
-    expect((await api('POST', `${base(tenant)}/validate`, { token: reader.token, body: { conf: 'app: {}' } })).status).toBe(200);
+    expect(
+      (await api('POST', `${base(tenant)}/validate`, { token: reader.token, body: { conf: 'app: {}' } })).status,
+    ).toBe(200);
     expect((await update(tenant, { conf: 'a: 1', name: 'mine' }, reader.token)).status).toBe(401);
-    expect((await api('POST', `${base(tenant)}/rename`, { token: reader.token, body: { originalName: 'shared', newName: 'x' } })).status).toBe(401);
+    expect(
+      (
+        await api('POST', `${base(tenant)}/rename`, {
+          token: reader.token,
+          body: { originalName: 'shared', newName: 'x' },
+        })
+      ).status,
+    ).toBe(401);
     expect((await api('DELETE', `${base(tenant)}/shared`, { token: reader.token })).status).toBe(401);
 
     const writer = await addUserTo(tenant.orgId, ['read:scan_config', 'write:scan_config']);
@@ -171,7 +225,14 @@ describe('organization scan configurations', () => {
     expect((await list(theirs, {}, other.token)).status).toBe(401);
     expect((await update(theirs, { conf: 'a: 1', name: 'secret' }, other.token)).status).toBe(401);
     expect((await api('DELETE', `${base(tenant)}/secret`, { token: other.token })).status).toBe(401);
-    expect((await api('POST', `${base(tenant)}/rename`, { token: other.token, body: { originalName: 'secret', newName: 'x' } })).status).toBe(401);
+    expect(
+      (
+        await api('POST', `${base(tenant)}/rename`, {
+          token: other.token,
+          body: { originalName: 'secret', newName: 'x' },
+        })
+      ).status,
+    ).toBe(401);
     expect((await get(other, 'secret')).status).toBe(404);
     expect((await list(other)).body.totalCount).toBe('0');
     expect((await update(other, { conf: 'a: 2', name: 'secret' })).status).toBe(200); // same name, other organization
@@ -182,7 +243,8 @@ describe('organization scan configurations', () => {
 
   it('validates as the scanner client does: markers with the key path and position, nothing stored', async () => {
     const tenant = await createTenant();
-    const validate = (conf: string, name?: string) => api('POST', `${base(tenant)}/validate`, { token: tenant.token, body: { conf, name } });
+    const validate = (conf: string, name?: string) =>
+      api('POST', `${base(tenant)}/validate`, { token: tenant.token, body: { conf, name } });
     const valid = [
       'app:',
       `  applicationId: ${randomUUID()}`,
@@ -204,20 +266,40 @@ describe('organization scan configurations', () => {
     ].join('\n');
     expect((await validate(valid)).body).toEqual({ markers: [] });
 
-    const broken = valid.replace('type: FORM', 'type: XML').replace('host: http://localhost:3000', 'host: ftp://nowhere').replace('  env: Development\n', '  env: Development\n  bogus: 1\n');
+    const broken = valid
+      .replace('type: FORM', 'type: XML')
+      .replace('host: http://localhost:3000', 'host: ftp://nowhere')
+      .replace('  env: Development\n', '  env: Development\n  bogus: 1\n');
     const result = await validate(broken, 'mine');
     expect(result.status).toBe(200);
     const byCode = Object.fromEntries(result.body.markers.map((m: { code: string }) => [m.code, m]));
     expect(Object.keys(byCode).sort()).toEqual(['app.authentication.usernamePassword.type', 'app.bogus', 'app.host']);
-    expect(byCode['app.host']).toMatchObject({ severity: 'ERROR', owner: 'StackHawk', resource: 'mine', startLineNumber: 5, message: expect.stringContaining('http(s) URL') });
-    expect(byCode['app.authentication.usernamePassword.type']).toMatchObject({ startLineNumber: 8, message: expect.stringContaining('FORM, JSON') });
+    expect(byCode['app.host']).toMatchObject({
+      severity: 'ERROR',
+      owner: 'StackHawk',
+      resource: 'mine',
+      startLineNumber: 5,
+      message: expect.stringContaining('http(s) URL'),
+    });
+    expect(byCode['app.authentication.usernamePassword.type']).toMatchObject({
+      startLineNumber: 8,
+      message: expect.stringContaining('FORM, JSON'),
+    });
     expect(byCode['app.bogus'].message).toContain('unknown key');
 
     const missing = await validate('app:\n  env: Development\n');
-    expect(missing.body.markers.map((m: { code: string }) => m.code).sort()).toEqual(['app.applicationId', 'app.authentication', 'app.host']);
+    expect(missing.body.markers.map((m: { code: string }) => m.code).sort()).toEqual([
+      'app.applicationId',
+      'app.authentication',
+      'app.host',
+    ]);
     const syntax = await validate('app:\n  env: [x\n');
     expect(syntax.body.markers).toHaveLength(1);
-    expect(syntax.body.markers[0]).toMatchObject({ code: '', resource: 'stackhawk.yml', message: expect.stringContaining('invalid YAML') });
+    expect(syntax.body.markers[0]).toMatchObject({
+      code: '',
+      resource: 'stackhawk.yml',
+      message: expect.stringContaining('invalid YAML'),
+    });
     expect(await storedObjects(tenant.orgId)).toEqual([]);
     expect(await auditOf(tenant.orgId)).toEqual([]);
   });
@@ -225,9 +307,20 @@ describe('organization scan configurations', () => {
 
 describe('environment default configuration', () => {
   async function environment(tenant: Tenant, teamId?: string) {
-    const app = await api('POST', `/api/v1/org/${tenant.orgId}/app`, { token: tenant.token, body: { name: `app-${randomUUID()}`, ...(teamId ? { teamId } : {}) } });
-    const env = await api('POST', `/api/v1/app/${app.body.applicationId}/env`, { token: tenant.token, body: { env: 'dev' }, query: { host: 'https://dev.example.test' } });
-    return { appId: app.body.applicationId as string, envId: env.body.envId as string, path: `/api/v1/app/${app.body.applicationId}/env/${env.body.envId}/config/default` };
+    const app = await api('POST', `/api/v1/org/${tenant.orgId}/app`, {
+      token: tenant.token,
+      body: { name: `app-${randomUUID()}`, ...(teamId ? { teamId } : {}) },
+    });
+    const env = await api('POST', `/api/v1/app/${app.body.applicationId}/env`, {
+      token: tenant.token,
+      body: { env: 'dev' },
+      query: { host: 'https://dev.example.test' },
+    });
+    return {
+      appId: app.body.applicationId as string,
+      envId: env.body.envId as string,
+      path: `/api/v1/app/${app.body.applicationId}/env/${env.body.envId}/config/default`,
+    };
   }
 
   it('reads the configuration written at creation, replaces it with ENVIRONMENT_MODIFIED, in JSON and protobuf', async () => {
@@ -238,8 +331,14 @@ describe('environment default configuration', () => {
     expect(initial.body.conf.app).toMatchObject({ applicationId: appId, env: 'dev', host: 'https://dev.example.test' });
     expect(initial.body.configHash).toMatch(/^[0-9a-f]{64}$/);
 
-    const conf = { app: { applicationId: appId, env: 'dev', host: 'https://new.example.test' }, hawk: { spider: { base: false, maxDurationMinutes: 5 } } };
-    const posted = await api('POST', path, { token: tenant.token, body: { applicationId: appId, envId, isDefault: true, conf } });
+    const conf = {
+      app: { applicationId: appId, env: 'dev', host: 'https://new.example.test' },
+      hawk: { spider: { base: false, maxDurationMinutes: 5 } },
+    };
+    const posted = await api('POST', path, {
+      token: tenant.token,
+      body: { applicationId: appId, envId, isDefault: true, conf },
+    });
     expect(posted.status).toBe(200);
     const read = await api('GET', path, { token: tenant.token });
     expect(read.body.conf.app.host).toBe('https://new.example.test');
@@ -249,7 +348,10 @@ describe('environment default configuration', () => {
     expect(proto.decoded).toEqual(read.body);
 
     const entries = await auditOf(tenant.orgId);
-    expect(entries.at(-1)).toEqual({ type: 'ENVIRONMENT_MODIFIED', payload: expect.objectContaining({ applicationId: appId, envId, envName: 'dev', defaultConfig: 'replaced' }) });
+    expect(entries.at(-1)).toEqual({
+      type: 'ENVIRONMENT_MODIFIED',
+      payload: expect.objectContaining({ applicationId: appId, envId, envName: 'dev', defaultConfig: 'replaced' }),
+    });
     // Deleting the environment removes every stored version.
     expect((await api('DELETE', `/api/v1/app/${appId}/env/${envId}`, { token: tenant.token })).status).toBe(200);
     expect((await api('GET', path, { token: tenant.token })).status).toBe(404);
@@ -292,6 +394,9 @@ describe('environment default configuration', () => {
     const other = await createTenant();
     expect((await api('GET', path, { token: other.token })).status).toBe(404);
     expect((await api('POST', path, { token: other.token, body })).status).toBe(404);
-    expect((await api('GET', `/api/v1/app/${randomUUID()}/env/${randomUUID()}/config/default`, { token: tenant.token })).status).toBe(404);
+    expect(
+      (await api('GET', `/api/v1/app/${randomUUID()}/env/${randomUUID()}/config/default`, { token: tenant.token }))
+        .status,
+    ).toBe(404);
   });
 });

@@ -4,9 +4,13 @@ import type { Tenant } from './fixtures.ts';
 
 // Helpers of the scan tests: the scanner's reports and a synthetic alert batch.
 
-export const SCAN_CONFIG = 'app:\n  applicationId: x\n  env: dev\n  host: https://target.test\nhawk:\n  spider:\n    base: true\n';
+export const SCAN_CONFIG =
+  'app:\n  applicationId: x\n  env: dev\n  host: https://target.test\nhawk:\n  spider:\n    base: true\n';
 
-export async function createApp(tenant: Pick<Tenant, 'orgId' | 'token'>, body: Record<string, unknown> = { name: 'scanned', env: 'dev' }): Promise<string> {
+export async function createApp(
+  tenant: Pick<Tenant, 'orgId' | 'token'>,
+  body: Record<string, unknown> = { name: 'scanned', env: 'dev' },
+): Promise<string> {
   const out = await api('POST', `/api/v1/org/${tenant.orgId}/app`, { token: tenant.token, body });
   expect(out.status).toBe(200);
   return out.body.applicationId;
@@ -50,7 +54,12 @@ export async function reportAlerts(token: string, scanId: string, alerts: unknow
   return out.body;
 }
 
-export async function completeScan(token: string, scanId: string, status: 'COMPLETED' | 'ERROR' = 'COMPLETED', urlCount = 12) {
+export async function completeScan(
+  token: string,
+  scanId: string,
+  status: 'COMPLETED' | 'ERROR' = 'COMPLETED',
+  urlCount = 12,
+) {
   const out = await api('POST', `/api/v1/scan/${scanId}/complete`, { token, body: { status, urlCount } });
   expect(out.status, out.text).toBe(200);
   return out.body;

@@ -32,9 +32,14 @@ interface Run {
 
 /** `hawk-scanner import ...` (or, with `viaNpm`, `npm run --silent scanner -- import ...` from the repository root). */
 function runCli(args: string[], env: Record<string, string>, viaNpm = false): Promise<Run> {
-  const [command, prefix] = viaNpm ? ['npm', ['run', '--silent', 'scanner', '--', 'import']] : [process.execPath, [join(ROOT, 'scanner/bin/hawk-scanner.mjs'), 'import']];
+  const [command, prefix] = viaNpm
+    ? ['npm', ['run', '--silent', 'scanner', '--', 'import']]
+    : [process.execPath, [join(ROOT, 'scanner/bin/hawk-scanner.mjs'), 'import']];
   return new Promise((resolve, reject) => {
-    const child = spawn(command, [...prefix, ...args], { cwd: ROOT, env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? '', ...env } });
+    const child = spawn(command, [...prefix, ...args], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? '', ...env },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -44,31 +49,47 @@ function runCli(args: string[], env: Record<string, string>, viaNpm = false): Pr
   });
 }
 
-const cliEnv = (tenant: Tenant, stateDir: string, url = baseUrl()) => ({ HAWK_API_KEY: tenant.apiKey, HAWK_API_URL: url, HAWK_STATE_DIR: stateDir });
+const cliEnv = (tenant: Tenant, stateDir: string, url = baseUrl()) => ({
+  HAWK_API_KEY: tenant.apiKey,
+  HAWK_API_URL: url,
+  HAWK_STATE_DIR: stateDir,
+});
 const scanIdOf = (run: Run) => run.stdout.match(/imported as scan ([0-9a-f-]{36}) /)?.[1] ?? '';
 
 describe('hawk-scanner import on every sample', () => {
-  it.each(SAMPLES)('%s: the scan read back matches the count from the file', async (file) => {
-    const tenant = await createTenant();
-    const appId = await createApp(tenant, { name: 'cli' });
-    const run = await runCli(['--app', appId, '--env', 'ci', join(FIXTURES, file)], cliEnv(tenant, newStateDir()));
-    expect(run.code, run.stderr).toBe(0);
-    const expected = expectedAlerts(file);
-    const uris = expected.reduce((n, a) => n + a.uriCount, 0);
-    // One summary line on stdout.
-    expect(run.stdout.trim().split('\n')).toHaveLength(1);
-    expect(run.stdout).toMatch(new RegExp(`^hawk-scanner import: .*${file.replace(/\./g, '\\.')} \\(ZAP [a-z-]+ .*\\) imported as scan [0-9a-f-]{36} of environment ci: ${expected.length} alerts, ${uris} findings; untriaged High \\d+, Medium \\d+, Low \\d+, Info \\d+`));
-    expect(run.stderr).toMatch(/100% \(\d+\/\d+ findings\)/); // progress (not a terminal: a line per tenth)
-    const back = await readBack(tenant.token, scanIdOf(run));
-    expectMatches(back, expected);
-    expect(back.result.scan.status).toBe('COMPLETED');
-  }, 180_000);
+  it.each(SAMPLES)(
+    '%s: the scan read back matches the count from the file',
+    async (file) => {
+      const tenant = await createTenant();
+      const appId = await createApp(tenant, { name: 'cli' });
+      const run = await runCli(['--app', appId, '--env', 'ci', join(FIXTURES, file)], cliEnv(tenant, newStateDir()));
+      expect(run.code, run.stderr).toBe(0);
+      const expected = expectedAlerts(file);
+      const uris = expected.reduce((n, a) => n + a.uriCount, 0);
+      // One summary line on stdout.
+      expect(run.stdout.trim().split('\n')).toHaveLength(1);
+      expect(run.stdout).toMatch(
+        new RegExp(
+          `^hawk-scanner import: .*${file.replace(/\./g, '\\.')} \\(ZAP [a-z-]+ .*\\) imported as scan [0-9a-f-]{36} of environment ci: ${expected.length} alerts, ${uris} findings; untriaged High \\d+, Medium \\d+, Low \\d+, Info \\d+`,
+        ),
+      );
+      expect(run.stderr).toMatch(/100% \(\d+\/\d+ findings\)/); // progress (not a terminal: a line per tenth)
+      const back = await readBack(tenant.token, scanIdOf(run));
+      expectMatches(back, expected);
+      expect(back.result.scan.status).toBe('COMPLETED');
+    },
+    180_000,
+  );
 
   it('is reachable from the repository root as npm run scanner -- import', async () => {
     const tenant = await createTenant();
     const appId = await createApp(tenant, { name: 'npm' });
     const file = 'zap-xml_2.7.0_crlf_defectdojo-zap_sample.xml';
-    const run = await runCli(['--app', appId, '--env', 'ci', join(FIXTURES, file)], cliEnv(tenant, newStateDir()), true);
+    const run = await runCli(
+      ['--app', appId, '--env', 'ci', join(FIXTURES, file)],
+      cliEnv(tenant, newStateDir()),
+      true,
+    );
     expect(run.code, run.stderr).toBe(0);
     expectMatches(await readBack(tenant.token, scanIdOf(run)), expectedAlerts(file));
   });
@@ -86,15 +107,18 @@ function flakyProxy() {
       req.socket.destroy(); // the service is unreachable
       return;
     }
-    const forward = httpRequest({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
-      if (isReport && n === behaviour.loseAnswerOfReport) {
-        answer.resume();
-        answer.on('end', () => req.socket.destroy()); // counted by the service, the answer lost on the way
-        return;
-      }
-      res.writeHead(answer.statusCode!, answer.headers);
-      answer.pipe(res);
-    });
+    const forward = httpRequest(
+      { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers },
+      (answer) => {
+        if (isReport && n === behaviour.loseAnswerOfReport) {
+          answer.resume();
+          answer.on('end', () => req.socket.destroy()); // counted by the service, the answer lost on the way
+          return;
+        }
+        res.writeHead(answer.statusCode!, answer.headers);
+        answer.pipe(res);
+      },
+    );
     req.pipe(forward);
   });
   server.on('connection', (socket) => {
@@ -103,11 +127,15 @@ function flakyProxy() {
   });
   return {
     behaviour,
-    start: () => new Promise<string>((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`))),
-    stop: () => new Promise<void>((resolve) => {
-      sockets.forEach((s) => s.destroy());
-      server.close(() => resolve());
-    }),
+    start: () =>
+      new Promise<string>((resolve) =>
+        server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)),
+      ),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        sockets.forEach((s) => s.destroy());
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -125,7 +153,10 @@ describe('network failures', () => {
     const tenant = await createTenant();
     const appId = await createApp(tenant, { name: 'lost answer' });
     Object.assign(proxy.behaviour, { reports: 0, loseAnswerOfReport: 3, downAfterReport: Infinity });
-    const run = await runCli(['--app', appId, '--env', 'ci', '--batch-size', '100', join(FIXTURES, file)], cliEnv(tenant, newStateDir(), url));
+    const run = await runCli(
+      ['--app', appId, '--env', 'ci', '--batch-size', '100', join(FIXTURES, file)],
+      cliEnv(tenant, newStateDir(), url),
+    );
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toContain('(retrying)');
     expect(proxy.behaviour.reports).toBe(10); // 9 reports, the third sent twice
@@ -170,7 +201,9 @@ describe('CI gates and bad input', () => {
     const env = cliEnv(tenant, newStateDir());
     const gated = await runCli(['--app', appId, '--env', 'ci', '--fail-on', 'high', highs], env);
     expect(gated.code).toBe(3);
-    expect(gated.stderr).toMatch(/hawk-scanner import: \d+ untriaged findings of severity High or higher \(--fail-on high\)/);
+    expect(gated.stderr).toMatch(
+      /hawk-scanner import: \d+ untriaged findings of severity High or higher \(--fail-on high\)/,
+    );
     expect(scanIdOf(gated)).not.toBe(''); // imported all the same
     expect((await runCli(['--app', appId, '--env', 'info', '--fail-on', 'low', infos], env)).code).toBe(0);
     expect((await runCli(['--app', appId, '--env', 'info', '--fail-on', 'info', infos], env)).code).toBe(3);
@@ -196,19 +229,35 @@ describe('CI gates and bad input', () => {
     const appId = await createApp(tenant, { name: 'refused' });
     const stateDir = newStateDir();
     const sample = join(FIXTURES, SAMPLES[0]);
-    const noKey = await runCli(['--app', appId, '--env', 'ci', sample], { HAWK_API_URL: baseUrl(), HAWK_STATE_DIR: stateDir });
+    const noKey = await runCli(['--app', appId, '--env', 'ci', sample], {
+      HAWK_API_URL: baseUrl(),
+      HAWK_STATE_DIR: stateDir,
+    });
     expect(noKey.code).toBe(2);
     expect(noKey.stderr).toContain('the API key is missing: set HAWK_API_KEY');
-    const noUrl = await runCli(['--app', appId, '--env', 'ci', sample], { HAWK_API_KEY: tenant.apiKey, HAWK_STATE_DIR: stateDir });
+    const noUrl = await runCli(['--app', appId, '--env', 'ci', sample], {
+      HAWK_API_KEY: tenant.apiKey,
+      HAWK_STATE_DIR: stateDir,
+    });
     expect(noUrl.stderr).toContain('pass --url https://... or set HAWK_API_URL');
-    expect((await runCli(['--app', 'nope', '--env', 'ci', sample], cliEnv(tenant, stateDir))).stderr).toContain('--app must be the application id');
-    const malformed = await runCli(['--app', appId, '--env', 'ci', join(FIXTURES, 'zap-xml_malformed_defectdojo.xml')], cliEnv(tenant, stateDir));
+    expect((await runCli(['--app', 'nope', '--env', 'ci', sample], cliEnv(tenant, stateDir))).stderr).toContain(
+      '--app must be the application id',
+    );
+    const malformed = await runCli(
+      ['--app', appId, '--env', 'ci', join(FIXTURES, 'zap-xml_malformed_defectdojo.xml')],
+      cliEnv(tenant, stateDir),
+    );
     expect(malformed.code).toBe(2);
     expect(malformed.stderr).toMatch(/is not an importable ZAP report: malformed XML at line 1, column 1/);
     const other = join(stateDir, 'other.json');
     writeFileSync(other, JSON.stringify({ runs: [{ tool: { driver: { name: 'Semgrep' } }, results: [] }] }));
-    expect((await runCli(['--app', appId, '--env', 'ci', other], cliEnv(tenant, stateDir))).stderr).toContain('SARIF log from "Semgrep"');
-    const badKey = await runCli(['--app', appId, '--env', 'ci', sample], { ...cliEnv(tenant, stateDir), HAWK_API_KEY: 'hawk.nope.nope' });
+    expect((await runCli(['--app', appId, '--env', 'ci', other], cliEnv(tenant, stateDir))).stderr).toContain(
+      'SARIF log from "Semgrep"',
+    );
+    const badKey = await runCli(['--app', appId, '--env', 'ci', sample], {
+      ...cliEnv(tenant, stateDir),
+      HAWK_API_KEY: 'hawk.nope.nope',
+    });
     expect(badKey.code).toBe(1);
     expect(badKey.stderr).toMatch(/login with HAWK_API_KEY failed \(401\)/);
     const stranger = await createTenant();

@@ -23,47 +23,67 @@ import { findingsOfEnvironment } from '../../shared/findings/repository.ts';
 const contentTypeOf = (file: string) => (file.endsWith('.xml') ? 'application/xml' : 'application/json');
 
 async function environments(tenant: Tenant, appId: string) {
-  const out = await api('GET', `/api/v2/org/${tenant.orgId}/envs`, { token: tenant.token, query: { pageSize: 100, appIds: appId } });
+  const out = await api('GET', `/api/v2/org/${tenant.orgId}/envs`, {
+    token: tenant.token,
+    query: { pageSize: 100, appIds: appId },
+  });
   expect(out.status).toBe(200);
   return out.body.environments as Record<string, any>[]; // eslint-disable-line @typescript-eslint/no-explicit-any
 }
 
 const scansOf = async (tenant: Tenant, appId: string) => {
-  const out = await api('GET', `/api/v1/scan/${tenant.orgId}`, { token: tenant.token, query: { appIds: appId, pageSize: 100 } });
+  const out = await api('GET', `/api/v1/scan/${tenant.orgId}`, {
+    token: tenant.token,
+    query: { appIds: appId, pageSize: 100 },
+  });
   expect(out.status).toBe(200);
   return out.body.applicationScanResults as Record<string, any>[]; // eslint-disable-line @typescript-eslint/no-explicit-any
 };
 
 describe('importing the ZAP samples through the operation', () => {
-  it.each(SAMPLES.map((file, i) => [file, i] as const))('%s: alerts, URIs, severities, CWE ids and messages as counted from the file', async (file, i) => {
-    const tenant = await createTenant();
-    const appId = await createApp(tenant, { name: `zap ${i}` });
-    const out = await importReport(tenant.token, appId, 'zap', fixture(file), contentTypeOf(file));
-    expect(out.status, out.text).toBe(200);
-    const expected = expectedAlerts(file);
-    const report = parseZapReport(fixture(file));
-    expect(out.body).toMatchObject({
-      scanId: expect.any(String),
-      envName: 'zap',
-      environmentCreated: true,
-      format: report.format,
-      zapVersion: report.zapVersion,
-      host: report.host,
-      alertsImported: expected.length,
-      urisImported: expected.reduce((n, a) => n + a.uriCount, 0),
-      scanResult: { scan: { id: out.body.scanId, status: 'COMPLETED', env: 'zap' } },
-    });
-    expect(out.body.skipped).toEqual(report.skipped);
+  it.each(SAMPLES.map((file, i) => [file, i] as const))(
+    '%s: alerts, URIs, severities, CWE ids and messages as counted from the file',
+    async (file, i) => {
+      const tenant = await createTenant();
+      const appId = await createApp(tenant, { name: `zap ${i}` });
+      const out = await importReport(tenant.token, appId, 'zap', fixture(file), contentTypeOf(file));
+      expect(out.status, out.text).toBe(200);
+      const expected = expectedAlerts(file);
+      const report = parseZapReport(fixture(file));
+      expect(out.body).toMatchObject({
+        scanId: expect.any(String),
+        envName: 'zap',
+        environmentCreated: true,
+        format: report.format,
+        zapVersion: report.zapVersion,
+        host: report.host,
+        alertsImported: expected.length,
+        urisImported: expected.reduce((n, a) => n + a.uriCount, 0),
+        scanResult: { scan: { id: out.body.scanId, status: 'COMPLETED', env: 'zap' } },
+      });
+      expect(out.body.skipped).toEqual(report.skipped);
 
-    const back = await readBack(tenant.token, out.body.scanId);
-    expectMatches(back, expected);
-    expect(back.result.alertStats.totalAlerts).toBe(out.body.urisImported);
-    // The environment (created by the import) has it as its last scan, with the untriaged figures of its risks.
-    const [env] = await environments(tenant, appId);
-    expect(env).toMatchObject({ environmentName: 'zap', environmentId: out.body.envId, lastScanId: out.body.scanId, lastScanStatus: 'COMPLETED', ...untriagedOf(expected) });
-    expect((await scansOf(tenant, appId)).map((s) => s.scan.id)).toEqual([out.body.scanId]);
-    expect((await auditTypes(tenant)).filter((t) => /^(SCAN|ENVIRONMENT)_/.test(t)).sort()).toEqual(['ENVIRONMENT_ADDED', 'SCAN_COMPLETED', 'SCAN_STARTED']);
-  }, 180_000);
+      const back = await readBack(tenant.token, out.body.scanId);
+      expectMatches(back, expected);
+      expect(back.result.alertStats.totalAlerts).toBe(out.body.urisImported);
+      // The environment (created by the import) has it as its last scan, with the untriaged figures of its risks.
+      const [env] = await environments(tenant, appId);
+      expect(env).toMatchObject({
+        environmentName: 'zap',
+        environmentId: out.body.envId,
+        lastScanId: out.body.scanId,
+        lastScanStatus: 'COMPLETED',
+        ...untriagedOf(expected),
+      });
+      expect((await scansOf(tenant, appId)).map((s) => s.scan.id)).toEqual([out.body.scanId]);
+      expect((await auditTypes(tenant)).filter((t) => /^(SCAN|ENVIRONMENT)_/.test(t)).sort()).toEqual([
+        'ENVIRONMENT_ADDED',
+        'SCAN_COMPLETED',
+        'SCAN_STARTED',
+      ]);
+    },
+    180_000,
+  );
 });
 
 describe('an imported scan is a scan like a reported one', () => {
@@ -74,7 +94,10 @@ describe('an imported scan is a scan like a reported one', () => {
     // Natively: start, the report's alerts in batches, complete.
     const native = await startScan(tenant.token, appId);
     for (const batch of reportBatches(toReportedAlerts(parseZapReport(fixture(file))))) {
-      const sent = await api('POST', `/api/v1/scan/${native.scanId}/alerts`, { token: tenant.token, body: { alerts: batch } });
+      const sent = await api('POST', `/api/v1/scan/${native.scanId}/alerts`, {
+        token: tenant.token,
+        body: { alerts: batch },
+      });
       expect(sent.status, sent.text).toBe(200);
     }
     await completeScan(tenant.token, native.scanId);
@@ -83,7 +106,9 @@ describe('an imported scan is a scan like a reported one', () => {
     expect([first.status, second.status]).toEqual([200, 200]);
     expect(first.body).toMatchObject({ envId: native.envId, environmentCreated: false });
     expect(second.body.scanId).not.toBe(first.body.scanId);
-    const [a, b, c] = await Promise.all([native.scanId, first.body.scanId, second.body.scanId].map((id) => readBack(tenant.token, id)));
+    const [a, b, c] = await Promise.all(
+      [native.scanId, first.body.scanId, second.body.scanId].map((id) => readBack(tenant.token, id)),
+    );
     expect(b.alerts).toEqual(a.alerts);
     expect(b.hashes).toEqual(a.hashes);
     expect(c.hashes).toEqual(b.hashes);
@@ -104,10 +129,14 @@ describe('an imported scan is a scan like a reported one', () => {
     const back = await readBack(tenant.token, first.body.scanId);
     const medium = back.result.applicationAlerts.find((alert: { severity: string }) => alert.severity === 'Medium');
     const hashes = [...new Set(back.hashes[medium.pluginId])];
-    const triage = await api('POST', `/api/v1/org/${tenant.orgId}/app/${appId}/env/${first.body.envId}/findings/triage`, {
-      token: tenant.token,
-      body: { actions: hashes.map((findingHash) => ({ findingHash, status: 'FALSE_POSITIVE' })) },
-    });
+    const triage = await api(
+      'POST',
+      `/api/v1/org/${tenant.orgId}/app/${appId}/env/${first.body.envId}/findings/triage`,
+      {
+        token: tenant.token,
+        body: { actions: hashes.map((findingHash) => ({ findingHash, status: 'FALSE_POSITIVE' })) },
+      },
+    );
     expect(triage.status, triage.text).toBe(200);
     const dropped = { ...untriagedOf(expected) };
     dropped.lastScanMediumUntriaged -= medium.uriCount;
@@ -117,8 +146,12 @@ describe('an imported scan is a scan like a reported one', () => {
     const next = await importReport(tenant.token, appId, 'prod', fixture(file));
     expect(next.status, next.text).toBe(200);
     expect((await environments(tenant, appId))[0]).toMatchObject({ lastScanId: next.body.scanId, ...dropped });
-    const statuses = (await readBack(tenant.token, next.body.scanId)).result.applicationAlerts.find((a: { pluginId: string }) => a.pluginId === medium.pluginId).alertStatusStats;
-    expect(statuses).toEqual([{ alertStatus: 'FALSE_POSITIVE', totalCount: medium.uriCount, severityStats: { Medium: medium.uriCount } }]);
+    const statuses = (await readBack(tenant.token, next.body.scanId)).result.applicationAlerts.find(
+      (a: { pluginId: string }) => a.pluginId === medium.pluginId,
+    ).alertStatusStats;
+    expect(statuses).toEqual([
+      { alertStatus: 'FALSE_POSITIVE', totalCount: medium.uriCount, severityStats: { Medium: medium.uriCount } },
+    ]);
   });
 
   it('keeps informational alerts: listed as Info, counted in totals and severityStats, never untriaged', async () => {
@@ -133,13 +166,29 @@ describe('an imported scan is a scan like a reported one', () => {
     expect(result.alertStats).toEqual({
       totalAlerts: total,
       uniqueAlerts: 4,
-      alertStatusStats: [{ alertStatus: 'UNKNOWN', totalCount: total, severityStats: { High: 0, Medium: 0, Low: 0, Info: total } }],
+      alertStatusStats: [
+        { alertStatus: 'UNKNOWN', totalCount: total, severityStats: { High: 0, Medium: 0, Low: 0, Info: total } },
+      ],
     });
     expect(result.severityStats).toEqual({ High: 0, Medium: 0, Low: 0, Info: 4 });
-    expect((await environments(tenant, appId))[0]).toMatchObject({ lastScanTotalUntriaged: 0, lastScanHighUntriaged: 0, lastScanMediumUntriaged: 0, lastScanLowUntriaged: 0 });
+    expect((await environments(tenant, appId))[0]).toMatchObject({
+      lastScanTotalUntriaged: 0,
+      lastScanHighUntriaged: 0,
+      lastScanMediumUntriaged: 0,
+      lastScanLowUntriaged: 0,
+    });
     // A scan without Info findings shows no Info key (the public description names High, Medium, Low).
-    const plain = await importReport(tenant.token, appId, 'other', fixture('zap-xml-plus_2.11.1_req-resp_defectdojo.xml'));
-    expect(Object.keys((await readBack(tenant.token, plain.body.scanId)).result.severityStats)).toEqual(['High', 'Medium', 'Low']);
+    const plain = await importReport(
+      tenant.token,
+      appId,
+      'other',
+      fixture('zap-xml-plus_2.11.1_req-resp_defectdojo.xml'),
+    );
+    expect(Object.keys((await readBack(tenant.token, plain.body.scanId)).result.severityStats)).toEqual([
+      'High',
+      'Medium',
+      'Low',
+    ]);
   });
 });
 
@@ -148,8 +197,19 @@ describe('findings reports with a reportId (what makes the CLI resumable)', () =
     const tenant = await createTenant();
     const appId = await createApp(tenant);
     const { scanId } = await startScan(tenant.token, appId);
-    const alerts = [{ pluginId: '10038', name: 'CSP', severity: 'Info', uris: [{ uri: '/a', requestMethod: 'GET' }, { uri: '/b', requestMethod: 'GET' }] }];
-    const send = (reportId: string) => api('POST', `/api/v1/scan/${scanId}/alerts`, { token: tenant.token, body: { alerts, reportId } });
+    const alerts = [
+      {
+        pluginId: '10038',
+        name: 'CSP',
+        severity: 'Info',
+        uris: [
+          { uri: '/a', requestMethod: 'GET' },
+          { uri: '/b', requestMethod: 'GET' },
+        ],
+      },
+    ];
+    const send = (reportId: string) =>
+      api('POST', `/api/v1/scan/${scanId}/alerts`, { token: tenant.token, body: { alerts, reportId } });
     expect((await send('r-1')).body).toMatchObject({ urisReported: 2, alreadyCounted: false });
     const [again, concurrent] = await Promise.all([send('r-1'), send('r-1')]);
     expect([again.body.alreadyCounted, concurrent.body.alreadyCounted]).toEqual([true, true]);
@@ -162,7 +222,8 @@ describe('findings reports with a reportId (what makes the CLI resumable)', () =
   });
 });
 
-const site = (alerts: string, name = 'http://a.test') => `<?xml version="1.0"?><OWASPZAPReport version="2.11.1"><site name="${name}"><alerts>${alerts}</alerts></site></OWASPZAPReport>`;
+const site = (alerts: string, name = 'http://a.test') =>
+  `<?xml version="1.0"?><OWASPZAPReport version="2.11.1"><site name="${name}"><alerts>${alerts}</alerts></site></OWASPZAPReport>`;
 const alertItem = (instances: string, extra = '') =>
   `<alertitem><pluginid>10038</pluginid><name>CSP</name><riskcode>2</riskcode>${extra}<instances>${instances}</instances></alertitem>`;
 const instance = (n: number) => `<instance><uri>http://a.test/p/${n}</uri><method>GET</method></instance>`;
@@ -171,17 +232,65 @@ describe('bad input', () => {
   const laughs = `<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">${Array.from({ length: 9 }, (_, i) => `<!ENTITY lol${i + 1} "${`&lol${i || ''};`.repeat(10)}">`).join('')}]><OWASPZAPReport><site name="&lol9;"></site></OWASPZAPReport>`;
 
   it.each([
-    ['malformed XML (the sample)', fixture('zap-xml_malformed_defectdojo.xml'), 'application/xml', 400, /^report: malformed XML at line 1, column 1/],
+    [
+      'malformed XML (the sample)',
+      fixture('zap-xml_malformed_defectdojo.xml'),
+      'application/xml',
+      400,
+      /^report: malformed XML at line 1, column 1/,
+    ],
     ['malformed JSON', '{"site": [', 'application/json', 400, /^report: neither XML nor valid JSON/],
-    ['another tool’s XML report', '<?xml version="1.0"?><testsuites><testsuite/></testsuites>', 'text/xml', 400, /root element is <testsuites>, expected <OWASPZAPReport>/],
-    ['another tool’s SARIF', JSON.stringify({ runs: [{ tool: { driver: { name: 'Semgrep' } }, results: [] }] }), 'application/sarif+json', 400, /SARIF log from "Semgrep"/],
+    [
+      'another tool’s XML report',
+      '<?xml version="1.0"?><testsuites><testsuite/></testsuites>',
+      'text/xml',
+      400,
+      /root element is <testsuites>, expected <OWASPZAPReport>/,
+    ],
+    [
+      'another tool’s SARIF',
+      JSON.stringify({ runs: [{ tool: { driver: { name: 'Semgrep' } }, results: [] }] }),
+      'application/sarif+json',
+      400,
+      /SARIF log from "Semgrep"/,
+    ],
     ['a billion-laughs document', laughs, 'application/xml', 400, /DOCTYPE declaration is refused/],
-    ['a gigantic attribute', `<OWASPZAPReport><site name="${'x'.repeat(100_000)}"></site></OWASPZAPReport>`, 'application/xml', 400, /site\[0\]: site name is 100000 characters long/],
-    ['zero sites', '<OWASPZAPReport version="2.11.1"></OWASPZAPReport>', 'application/xml', 400, /the report has no site/],
-    ['an alert counting instances it does not list', site(alertItem('', '<count>3</count>')), 'application/xml', 400, /site\[0\] alertitem\[0\] \(pluginid 10038\): alert 10038 "CSP" counts 3 instances but lists none/],
+    [
+      'a gigantic attribute',
+      `<OWASPZAPReport><site name="${'x'.repeat(100_000)}"></site></OWASPZAPReport>`,
+      'application/xml',
+      400,
+      /site\[0\]: site name is 100000 characters long/,
+    ],
+    [
+      'zero sites',
+      '<OWASPZAPReport version="2.11.1"></OWASPZAPReport>',
+      'application/xml',
+      400,
+      /the report has no site/,
+    ],
+    [
+      'an alert counting instances it does not list',
+      site(alertItem('', '<count>3</count>')),
+      'application/xml',
+      400,
+      /site\[0\] alertitem\[0\] \(pluginid 10038\): alert 10038 "CSP" counts 3 instances but lists none/,
+    ],
     ['an empty body', '', 'text/plain', 400, /report: the report is empty/],
-    ['a body over 4 MiB', `<OWASPZAPReport>${' '.repeat(IMPORT_LIMITS.maxBytes)}</OWASPZAPReport>`, 'application/xml', 413, /request body exceeds 4194304 bytes/],
-    ['more URIs than the operation takes', site(alertItem(Array.from({ length: IMPORT_LIMITS.maxUris + 1 }, (_, n) => instance(n)).join(''))), 'application/xml', 413, /10001 findings .* at most 10000; import it with the CLI.*npm run scanner -- import --app/],
+    [
+      'a body over 4 MiB',
+      `<OWASPZAPReport>${' '.repeat(IMPORT_LIMITS.maxBytes)}</OWASPZAPReport>`,
+      'application/xml',
+      413,
+      /request body exceeds 4194304 bytes/,
+    ],
+    [
+      'more URIs than the operation takes',
+      site(alertItem(Array.from({ length: IMPORT_LIMITS.maxUris + 1 }, (_, n) => instance(n)).join(''))),
+      'application/xml',
+      413,
+      /10001 findings .* at most 10000; import it with the CLI.*npm run scanner -- import --app/,
+    ],
     ['a binary content type', 'x', 'application/octet-stream', 415, /Content-Type must be one of/],
   ])('%s: refused naming what and where, nothing stored', async (_what, body, contentType, status, message) => {
     const tenant = await createTenant();
@@ -208,7 +317,9 @@ describe('bad input', () => {
     expect(failure).toBeInstanceOf(HttpError);
     expect(failure!.statusCode).toBe(413);
     expect(failure!.message).toMatch(
-      new RegExp(`^importing this report took longer than ${IMPORT_LIMITS.budgetMs / 1000} s \\(reading the report; the service is busy\\): nothing was imported; import it with the CLI, .*npm run scanner -- import --app ${appId} --env "zap"`),
+      new RegExp(
+        `^importing this report took longer than ${IMPORT_LIMITS.budgetMs / 1000} s \\(reading the report; the service is busy\\): nothing was imported; import it with the CLI, .*npm run scanner -- import --app ${appId} --env "zap"`,
+      ),
     );
     expect(await scansOf(tenant, appId)).toEqual([]);
     expect(await auditTypes(tenant)).toEqual(before);
@@ -224,7 +335,14 @@ describe('bad input', () => {
     return typeof entity === 'string' ? entity : entity?.S;
   };
   // `stepMs`: instead of one jump, each such write takes that long on the clock (slow writes, the budget not yet spent).
-  async function importPastBudgetAfter(caller: ReturnType<typeof createCaller>, appId: string, env: string, report: string, writing: string, stepMs?: number) {
+  async function importPastBudgetAfter(
+    caller: ReturnType<typeof createCaller>,
+    appId: string,
+    env: string,
+    report: string,
+    writing: string,
+    stepMs?: number,
+  ) {
     const realNow = Date.now.bind(Date);
     let late = 0;
     let scanId: string | undefined;
@@ -233,17 +351,27 @@ describe('bad input', () => {
     db.middlewareStack.add(
       (next) => async (args) => {
         const out = await next(args);
-        const requests = Object.values(((args.input as { RequestItems?: Record<string, { PutRequest?: { Item: Record<string, unknown> } }[]> }).RequestItems ?? {})).flat();
+        const requests = Object.values(
+          (args.input as { RequestItems?: Record<string, { PutRequest?: { Item: Record<string, unknown> } }[]> })
+            .RequestItems ?? {},
+        ).flat();
         const items = requests.flatMap((r) => (r.PutRequest ? [r.PutRequest.Item] : []));
         const alertUri = items.find((item) => entityOf(item) === 'alertUri');
         if (alertUri) scanId ??= String((alertUri.scanId as { S?: string })?.S ?? alertUri.scanId);
-        if (items.some((item) => entityOf(item) === writing)) late = stepMs ? late + stepMs : 2 * IMPORT_LIMITS.budgetMs;
+        if (items.some((item) => entityOf(item) === writing))
+          late = stepMs ? late + stepMs : 2 * IMPORT_LIMITS.budgetMs;
         return out;
       },
       { step: 'initialize', name },
     );
     try {
-      const failure = await importScanReport(caller, appId, env, Buffer.from(report), realNow() + IMPORT_LIMITS.budgetMs).then(
+      const failure = await importScanReport(
+        caller,
+        appId,
+        env,
+        Buffer.from(report),
+        realNow() + IMPORT_LIMITS.budgetMs,
+      ).then(
         () => undefined,
         (error: unknown) => error as HttpError,
       );
@@ -253,12 +381,35 @@ describe('bad input', () => {
       clock.mockRestore();
     }
   }
-  const withParams = (count: number) => site(alertItem(Array.from({ length: count }, (_, n) => `<instance><uri>http://a.test/search</uri><method>GET</method><param>q${n}</param></instance>`).join('')));
+  const withParams = (count: number) =>
+    site(
+      alertItem(
+        Array.from(
+          { length: count },
+          (_, n) => `<instance><uri>http://a.test/search</uri><method>GET</method><param>q${n}</param></instance>`,
+        ).join(''),
+      ),
+    );
 
   it.each([
-    ['while storing the URIs (after the first chunk)', 'alertUri', 1200, /\(500 of 1200 findings stored; the service is busy\)/],
-    ['while recording the findings (after the first chunk)', 'finding', 1200, /\(1000 of 1200 findings recorded; the service is busy\)/],
-    ['after everything was stored, before publishing', 'finding', 20, /\(all findings stored, not yet published; the service is busy\)/],
+    [
+      'while storing the URIs (after the first chunk)',
+      'alertUri',
+      1200,
+      /\(500 of 1200 findings stored; the service is busy\)/,
+    ],
+    [
+      'while recording the findings (after the first chunk)',
+      'finding',
+      1200,
+      /\(1000 of 1200 findings recorded; the service is busy\)/,
+    ],
+    [
+      'after everything was stored, before publishing',
+      'finding',
+      20,
+      /\(all findings stored, not yet published; the service is busy\)/,
+    ],
   ])('answers 413 when the budget runs out %s, leaving no trace', async (_, writing, count, progress) => {
     const tenant = await createTenant();
     const appId = await createApp(tenant, { name: 'slow', env: 'zap' });
@@ -275,7 +426,13 @@ describe('bad input', () => {
     const scansBefore = await scansOf(tenant, appId);
     const auditBefore = await auditTypes(tenant);
 
-    const { failure, scanId } = await importPastBudgetAfter(createCaller(tenant.userId, 'key', 'write:scan'), appId, 'zap', withParams(count), writing);
+    const { failure, scanId } = await importPastBudgetAfter(
+      createCaller(tenant.userId, 'key', 'write:scan'),
+      appId,
+      'zap',
+      withParams(count),
+      writing,
+    );
     expect(failure).toBeInstanceOf(HttpError);
     expect(failure!.statusCode).toBe(413);
     expect(failure!.message).toMatch(progress);
@@ -296,10 +453,21 @@ describe('bad input', () => {
     // (40 writes). After 3 chunks 18 s have
     // passed (within the 20 s budget) but removing 18 s of writes (13.5 s) would end past 20 + 8 s: the import stops
     // there, where the budget alone would have stored a fourth chunk and answered after 24 s + its removal.
-    const { failure, scanId } = await importPastBudgetAfter(createCaller(tenant.userId, 'key', 'write:scan'), appId, 'zap', withParams(3000), 'alertUri', 150);
+    const { failure, scanId } = await importPastBudgetAfter(
+      createCaller(tenant.userId, 'key', 'write:scan'),
+      appId,
+      'zap',
+      withParams(3000),
+      'alertUri',
+      150,
+    );
     expect(failure).toBeInstanceOf(HttpError);
     expect(failure!.statusCode).toBe(413);
-    expect(failure!.message).toMatch(new RegExp(`^importing this report would take longer than ${IMPORT_LIMITS.budgetMs / 1000} s \\(1500 of 3000 findings stored; the service is busy\\): nothing was imported`));
+    expect(failure!.message).toMatch(
+      new RegExp(
+        `^importing this report would take longer than ${IMPORT_LIMITS.budgetMs / 1000} s \\(1500 of 3000 findings stored; the service is busy\\): nothing was imported`,
+      ),
+    );
     expect(await scansOf(tenant, appId)).toEqual([]);
     expect(await auditTypes(tenant)).toEqual(auditBefore);
     const [env] = await environments(tenant, appId);
@@ -310,7 +478,11 @@ describe('bad input', () => {
   it('needs an environment name', async () => {
     const tenant = await createTenant();
     const appId = await createApp(tenant, { name: 'no env' });
-    const out = await api('POST', `/api/v1/app/${appId}/scan/import`, { token: tenant.token, rawBody: fixture(SAMPLES[0]), contentType: 'application/xml' });
+    const out = await api('POST', `/api/v1/app/${appId}/scan/import`, {
+      token: tenant.token,
+      rawBody: fixture(SAMPLES[0]),
+      contentType: 'application/xml',
+    });
     expect(out.status).toBe(400);
     expect(out.body.message).toMatch(/^env: /);
   });
@@ -318,11 +490,19 @@ describe('bad input', () => {
   it('takes the largest report it allows (10,000 findings) whole', async () => {
     const tenant = await createTenant();
     const appId = await createApp(tenant, { name: 'largest' });
-    const out = await importReport(tenant.token, appId, 'big', site(alertItem(Array.from({ length: IMPORT_LIMITS.maxUris }, (_, n) => instance(n)).join(''))));
+    const out = await importReport(
+      tenant.token,
+      appId,
+      'big',
+      site(alertItem(Array.from({ length: IMPORT_LIMITS.maxUris }, (_, n) => instance(n)).join(''))),
+    );
     expect(out.status, out.text).toBe(200);
     expect(out.body).toMatchObject({ alertsImported: 1, urisImported: IMPORT_LIMITS.maxUris });
     const scan = await api('GET', `/api/v1/scan/${out.body.scanId}/alerts`, { token: tenant.token });
-    expect(scan.body.applicationScanResults[0].applicationAlerts[0]).toMatchObject({ pluginId: '10038', uriCount: IMPORT_LIMITS.maxUris });
+    expect(scan.body.applicationScanResults[0].applicationAlerts[0]).toMatchObject({
+      pluginId: '10038',
+      uriCount: IMPORT_LIMITS.maxUris,
+    });
   });
 
   it('batches the CLI sends keep to the findings report limits of the service', () => {

@@ -13,7 +13,10 @@ import { config } from '../../shared/config.ts';
 import { objectKeys } from '../../shared/storage/objects.ts';
 
 const envView = async (tenant: Tenant, query: Record<string, string | number | boolean> = {}) => {
-  const out = await api('GET', `/api/v2/org/${tenant.orgId}/envs`, { token: tenant.token, query: { pageSize: 100, ...query } });
+  const out = await api('GET', `/api/v2/org/${tenant.orgId}/envs`, {
+    token: tenant.token,
+    query: { pageSize: 100, ...query },
+  });
   expect(out.status, out.text).toBe(200);
   return out.body;
 };
@@ -36,26 +39,66 @@ describe('environments carry their last scan (SPEC 2.2) and the V2 list filters 
 
     const views = (await envView(tenant)).environments;
     const byName = Object.fromEntries(views.map((v: { environmentName: string }) => [v.environmentName, v]));
-    expect(byName.never).toMatchObject({ lastScanId: '', lastScanStatus: 'UNKNOWN', lastScanTimestamp: '0', lastScanTotalUntriaged: 0 });
-    expect(byName.slow).toMatchObject({ lastScanId: slow.scanId, lastScanStatus: 'ERROR', lastScanHighUntriaged: 1, lastScanTotalUntriaged: 1, lastScanHawkscanVersion: '3.0.0', latestScanConfigHash: slow.configHash });
+    expect(byName.never).toMatchObject({
+      lastScanId: '',
+      lastScanStatus: 'UNKNOWN',
+      lastScanTimestamp: '0',
+      lastScanTotalUntriaged: 0,
+    });
+    expect(byName.slow).toMatchObject({
+      lastScanId: slow.scanId,
+      lastScanStatus: 'ERROR',
+      lastScanHighUntriaged: 1,
+      lastScanTotalUntriaged: 1,
+      lastScanHawkscanVersion: '3.0.0',
+      latestScanConfigHash: slow.configHash,
+    });
     expect(Number(byName.slow.lastScanDuration)).toBeGreaterThanOrEqual(1);
     expect(Number(byName.slow.lastScanCompletedTimestamp)).toBeGreaterThan(Number(byName.slow.lastScanTimestamp));
-    expect(byName.busy).toMatchObject({ lastScanStatus: 'COMPLETED', lastScanTotalUntriaged: 3, lastScanMediumUntriaged: 2, lastScanLowUntriaged: 1, lastScanHighUntriaged: 0 });
-    expect(byName.running).toMatchObject({ lastScanId: running.scanId, lastScanStatus: 'STARTED', lastScanCompletedTimestamp: '0', lastScanTotalUntriaged: 0 });
+    expect(byName.busy).toMatchObject({
+      lastScanStatus: 'COMPLETED',
+      lastScanTotalUntriaged: 3,
+      lastScanMediumUntriaged: 2,
+      lastScanLowUntriaged: 1,
+      lastScanHighUntriaged: 0,
+    });
+    expect(byName.running).toMatchObject({
+      lastScanId: running.scanId,
+      lastScanStatus: 'STARTED',
+      lastScanCompletedTimestamp: '0',
+      lastScanTotalUntriaged: 0,
+    });
 
     expect(await envNames(tenant, { lastScanStatus: 'LAST_SCAN_STATUS_SUCCESS' })).toEqual(['busy']);
-    expect(await envNames(tenant, { lastScanStatus: 'LAST_SCAN_STATUS_ERRORED,LAST_SCAN_STATUS_IN_PROGRESS' })).toEqual(['running', 'slow']);
+    expect(await envNames(tenant, { lastScanStatus: 'LAST_SCAN_STATUS_ERRORED,LAST_SCAN_STATUS_IN_PROGRESS' })).toEqual(
+      ['running', 'slow'],
+    );
     expect(await envNames(tenant, { lastScanStatus: 'LAST_SCAN_STATUS_UNSPECIFIED' })).toEqual(['never']);
     expect(await envNames(tenant, { lastScanDate: 'LAST_24_HOURS' })).toEqual(['busy', 'running', 'slow']);
     expect(await envNames(tenant, { lastScanDate: 'OVER_30_DAYS' })).toEqual([]);
-    expect(await envNames(tenant, { sortField: 'scanDate', sortDir: 'desc' })).toEqual(['running', 'busy', 'slow', 'never']);
+    expect(await envNames(tenant, { sortField: 'scanDate', sortDir: 'desc' })).toEqual([
+      'running',
+      'busy',
+      'slow',
+      'never',
+    ]);
     expect(await envNames(tenant, { sortField: 'scanDate', sortDir: 'asc', pageSize: 2 })).toEqual(['never', 'slow']);
-    expect(await envNames(tenant, { sortField: 'scanFindingsCounts', sortDir: 'desc' })).toEqual(['busy', 'slow', expect.any(String), expect.any(String)]);
+    expect(await envNames(tenant, { sortField: 'scanFindingsCounts', sortDir: 'desc' })).toEqual([
+      'busy',
+      'slow',
+      expect.any(String),
+      expect.any(String),
+    ]);
     expect((await envNames(tenant, { sortField: 'scanDuration', sortDir: 'desc' }))[0]).toBe('slow');
 
     const health = await envView(tenant, { includeAppHealthStats: true });
     expect(health.findingsHealth).toEqual({ high: 1, medium: 2, low: 1, total: 4 });
-    expect(health.scanFrequencyHealth).toMatchObject({ totalApps: 1, appsScannedWithinSevenDays: 1, appsNeverScanned: 0, failedScansCount: 1 });
+    expect(health.scanFrequencyHealth).toMatchObject({
+      totalApps: 1,
+      appsScannedWithinSevenDays: 1,
+      appsNeverScanned: 0,
+      failedScansCount: 1,
+    });
   });
 
   it('an older scan completing after a newer one started leaves the newer one as the last scan', async () => {
@@ -86,15 +129,29 @@ describe('list scans (GET /api/v1/scan/{orgId})', () => {
       expect(out.status, out.text).toBe(200);
       return out.body;
     };
-    const ids = async (query: Record<string, string | number> = {}) => (await list(query)).applicationScanResults.map((r: { scan: { id: string } }) => r.scan.id);
+    const ids = async (query: Record<string, string | number> = {}) =>
+      (await list(query)).applicationScanResults.map((r: { scan: { id: string } }) => r.scan.id);
 
     const all = await list();
     expect(all.totalCount).toBe('3');
     expect(all.nextPageToken).toBe('');
-    expect(all.applicationScanResults.map((r: { scan: { id: string } }) => r.scan.id)).toEqual([s3.scanId, s2.scanId, s1.scanId]);
+    expect(all.applicationScanResults.map((r: { scan: { id: string } }) => r.scan.id)).toEqual([
+      s3.scanId,
+      s2.scanId,
+      s1.scanId,
+    ]);
     const oldest = all.applicationScanResults[2];
-    expect(oldest).toMatchObject({ applicationAlerts: [], percentComplete: '100', alertStats: { totalAlerts: 2, uniqueAlerts: 1 }, scan: { applicationName: 'alpha', env: 'dev', status: 'COMPLETED' } });
-    expect(all.applicationScanResults[0]).toMatchObject({ percentComplete: '0', scanDuration: '0', scan: { status: 'STARTED' } });
+    expect(oldest).toMatchObject({
+      applicationAlerts: [],
+      percentComplete: '100',
+      alertStats: { totalAlerts: 2, uniqueAlerts: 1 },
+      scan: { applicationName: 'alpha', env: 'dev', status: 'COMPLETED' },
+    });
+    expect(all.applicationScanResults[0]).toMatchObject({
+      percentComplete: '0',
+      scanDuration: '0',
+      scan: { status: 'STARTED' },
+    });
 
     expect(await ids({ appIds: a })).toEqual([s3.scanId, s1.scanId]);
     expect(await ids({ envs: 'PROD' })).toEqual([s3.scanId, s2.scanId]);
@@ -139,16 +196,31 @@ describe('delete scan and cascades', () => {
     expect(removed.status).toBe(200);
     expect(removed.body).toEqual({});
     let [view] = (await envView(tenant)).environments;
-    expect(view).toMatchObject({ lastScanId: first.scanId, lastScanStatus: 'COMPLETED', lastScanHighUntriaged: 3, latestScanConfigHash: first.configHash });
+    expect(view).toMatchObject({
+      lastScanId: first.scanId,
+      lastScanStatus: 'COMPLETED',
+      lastScanHighUntriaged: 3,
+      latestScanConfigHash: first.configHash,
+    });
     expect((await api('GET', `/api/v1/scan/${second.scanId}/alerts`, { token: tenant.token })).status).toBe(404);
     expect((await api('DELETE', `/api/v1/scan/${second.scanId}`, { token: tenant.token })).status).toBe(404);
     // Its configuration is no longer used by a scan of the application; the first one's still is.
-    expect((await api('GET', `/api/v1/app/${appId}/config/${second.configHash}`, { token: tenant.token })).status).toBe(404);
-    expect((await api('GET', `/api/v1/app/${appId}/config/${first.configHash}`, { token: tenant.token })).status).toBe(200);
+    expect((await api('GET', `/api/v1/app/${appId}/config/${second.configHash}`, { token: tenant.token })).status).toBe(
+      404,
+    );
+    expect((await api('GET', `/api/v1/app/${appId}/config/${first.configHash}`, { token: tenant.token })).status).toBe(
+      200,
+    );
 
     await api('DELETE', `/api/v1/scan/${first.scanId}`, { token: tenant.token });
     [view] = (await envView(tenant)).environments;
-    expect(view).toMatchObject({ lastScanId: '', lastScanStatus: 'UNKNOWN', lastScanTimestamp: '0', lastScanTotalUntriaged: 0, latestScanConfigHash: '' });
+    expect(view).toMatchObject({
+      lastScanId: '',
+      lastScanStatus: 'UNKNOWN',
+      lastScanTimestamp: '0',
+      lastScanTotalUntriaged: 0,
+      latestScanConfigHash: '',
+    });
     expect(await envNames(tenant, { lastScanStatus: 'LAST_SCAN_STATUS_UNSPECIFIED' })).toEqual(['dev']);
     expect((await api('GET', `/api/v1/scan/${tenant.orgId}`, { token: tenant.token })).body.totalCount).toBe('0');
     const { pk, skPrefix } = keys.environmentData(appId, view.environmentId);
@@ -166,7 +238,12 @@ describe('delete scan and cascades', () => {
     const gone = await startScan(tenant.token, appId, { env: 'gone' });
     await reportAlerts(tenant.token, gone.scanId, [alert('1', 'High', 30)]);
     await api('DELETE', `/api/v1/app/${appId}/env/${gone.envId}`, { token: tenant.token });
-    expect(await queryAll({ partition: keys.environmentData(appId, gone.envId).pk, skPrefix: keys.environmentData(appId, gone.envId).skPrefix })).toEqual([]);
+    expect(
+      await queryAll({
+        partition: keys.environmentData(appId, gone.envId).pk,
+        skPrefix: keys.environmentData(appId, gone.envId).skPrefix,
+      }),
+    ).toEqual([]);
     expect(await getScanLocation(gone.scanId)).toBeUndefined();
     expect((await api('GET', `/api/v1/scan/${gone.scanId}/alerts`, { token: tenant.token })).status).toBe(404);
     expect((await api('GET', `/api/v1/scan/${kept.scanId}/alerts`, { token: tenant.token })).status).toBe(200);
@@ -175,7 +252,9 @@ describe('delete scan and cascades', () => {
     expect((await api('DELETE', `/api/v1/app/${appId}`, { token: tenant.token })).status).toBe(200);
     expect(await queryAll({ partition: keys.applicationPartition(appId).pk })).toEqual([]);
     expect(await getScanLocation(kept.scanId)).toBeUndefined();
-    const objects = await (await s3()).send(new ListObjectsV2Command({ Bucket: config.assetsBucket, Prefix: objectKeys.applicationPrefix(appId) }));
+    const objects = await (
+      await s3()
+    ).send(new ListObjectsV2Command({ Bucket: config.assetsBucket, Prefix: objectKeys.applicationPrefix(appId) }));
     expect(objects.Contents ?? []).toEqual([]);
     expect((await api('GET', `/api/v1/scan/${tenant.orgId}`, { token: tenant.token })).body.totalCount).toBe('0');
   });

@@ -37,8 +37,16 @@ export async function readTeam(orgId: string, token: string, teamId: string): Pr
 }
 
 /** PUT with the whole state, as public clients send it. */
-export function putTeam(orgId: string, token: string, teamId: string, state: TeamState): Promise<ApiResponse<{ team: TeamView; message?: string }>> {
-  return api('PUT', `/api/v1/org/${orgId}/team/${teamId}`, { token, body: { teamId, organizationId: orgId, userIds: [], applicationIds: [], ...state } });
+export function putTeam(
+  orgId: string,
+  token: string,
+  teamId: string,
+  state: TeamState,
+): Promise<ApiResponse<{ team: TeamView; message?: string }>> {
+  return api('PUT', `/api/v1/org/${orgId}/team/${teamId}`, {
+    token,
+    body: { teamId, organizationId: orgId, userIds: [], applicationIds: [], ...state },
+  });
 }
 
 export const userIdsOf = (team: TeamView) => team.users.map((u) => u.userId).sort();
@@ -46,7 +54,10 @@ export const appIdsOf = (team: TeamView) => team.applications.map((a) => a.appli
 
 /** The ids of the teams the token's user belongs to in the organization (first page of up to 1000). */
 export async function myTeamIds(orgId: string, user: { userId: string; token: string }): Promise<string[]> {
-  const out = await api('GET', `/api/v1/org/${orgId}/user/${user.userId}/teams`, { token: user.token, query: { pageSize: 1000 } });
+  const out = await api('GET', `/api/v1/org/${orgId}/user/${user.userId}/teams`, {
+    token: user.token,
+    query: { pageSize: 1000 },
+  });
   expect(out.status, out.text).toBe(200);
   return out.body.teams.map((t: TeamView) => t.id).sort();
 }

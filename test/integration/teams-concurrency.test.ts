@@ -1,7 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { api } from './client.ts';
 import { addUserTo, createTenant } from './fixtures.ts';
-import { appIdsOf, canReadApp, myTeamIds, newApp, newTeam, putTeam, readTeam, userIdsOf, type TeamView } from './team-helpers.ts';
+import {
+  appIdsOf,
+  canReadApp,
+  myTeamIds,
+  newApp,
+  newTeam,
+  putTeam,
+  readTeam,
+  userIdsOf,
+  type TeamView,
+} from './team-helpers.ts';
 
 // Concurrent writes of one team: every write is conditioned on the team version it read, so two writes never
 // interleave. Replace-all updates that overlap answer 409 (the client re-reads); those that succeed leave exactly
@@ -13,9 +23,16 @@ describe('concurrent team writes', () => {
     const outsider = await addUserTo(owner.orgId);
     const base = await addUserTo(owner.orgId);
     const baseApp = await newApp(owner.orgId, owner.token, 'base');
-    const team = await newTeam(owner.orgId, owner.token, { name: 'Busy', userIds: [base.userId], applicationIds: [baseApp] });
+    const team = await newTeam(owner.orgId, owner.token, {
+      name: 'Busy',
+      userIds: [base.userId],
+      applicationIds: [baseApp],
+    });
     const writers = await Promise.all(
-      Array.from({ length: 6 }, async (_, i) => ({ user: await addUserTo(owner.orgId), appId: await newApp(owner.orgId, owner.token, `app ${i}`) })),
+      Array.from({ length: 6 }, async (_, i) => ({
+        user: await addUserTo(owner.orgId),
+        appId: await newApp(owner.orgId, owner.token, `app ${i}`),
+      })),
     );
 
     const read = await readTeam(owner.orgId, owner.token, team.id);
@@ -29,10 +46,14 @@ describe('concurrent team writes', () => {
       ),
     );
     const statuses = results.map((r) => r.status);
-    expect(statuses.every((s) => s === 200 || s === 409), statuses.join()).toBe(true);
+    expect(
+      statuses.every((s) => s === 200 || s === 409),
+      statuses.join(),
+    ).toBe(true);
     const successes = results.filter((r) => r.status === 200).map((r) => r.body.team);
     expect(successes.length).toBeGreaterThan(0);
-    for (const conflictResponse of results.filter((r) => r.status === 409)) expect(conflictResponse.body.message).toContain('read it again');
+    for (const conflictResponse of results.filter((r) => r.status === 409))
+      expect(conflictResponse.body.message).toContain('read it again');
 
     const final = await readTeam(owner.orgId, owner.token, team.id);
     const reported = successes.map((t: TeamView) => JSON.stringify([userIdsOf(t), appIdsOf(t)]));
@@ -48,7 +69,10 @@ describe('concurrent team writes', () => {
       expect(await canReadApp(outsider.token, appId)).toBe(!owned);
       expect(await canReadApp(base.token, appId)).toBe(true);
     }
-    const visible = await api('GET', `/api/v2/org/${owner.orgId}/apps`, { token: outsider.token, query: { pageSize: 1 } });
+    const visible = await api('GET', `/api/v2/org/${owner.orgId}/apps`, {
+      token: outsider.token,
+      query: { pageSize: 1 },
+    });
     expect(visible.body.totalCount).toBe(String(1 + writers.length - appIdsOf(final).length));
   });
 
@@ -61,12 +85,20 @@ describe('concurrent team writes', () => {
     await putTeam(owner.orgId, owner.token, other.id, { name: 'Source', applicationIds: appIds.slice(0, 3) });
 
     const results = await Promise.all(
-      appIds.map((applicationId) => api('PUT', `/api/v1/org/${owner.orgId}/team/${team.id}/application`, { token: member.token, body: { applicationId } })),
+      appIds.map((applicationId) =>
+        api('PUT', `/api/v1/org/${owner.orgId}/team/${team.id}/application`, {
+          token: member.token,
+          body: { applicationId },
+        }),
+      ),
     );
     expect(results.map((r) => r.status)).toEqual(appIds.map(() => 200));
     expect(appIdsOf(await readTeam(owner.orgId, owner.token, team.id))).toEqual([...appIds].sort());
     expect(appIdsOf(await readTeam(owner.orgId, owner.token, other.id))).toEqual([]);
-    const audit = await api('GET', `/api/v1/org/${owner.orgId}/audit`, { token: owner.token, query: { types: 'APPLICATION_MODIFIED', pageSize: 100 } });
+    const audit = await api('GET', `/api/v1/org/${owner.orgId}/audit`, {
+      token: owner.token,
+      query: { types: 'APPLICATION_MODIFIED', pageSize: 100 },
+    });
     expect(audit.body.totalCount).toBe(String(appIds.length));
   });
 
@@ -78,15 +110,24 @@ describe('concurrent team writes', () => {
     const read = await readTeam(owner.orgId, owner.token, team.id);
 
     const [update, ...created] = await Promise.all([
-      putTeam(owner.orgId, owner.token, team.id, { name: 'Racing 2', userIds: userIdsOf(read), applicationIds: appIdsOf(read) }),
+      putTeam(owner.orgId, owner.token, team.id, {
+        name: 'Racing 2',
+        userIds: userIdsOf(read),
+        applicationIds: appIdsOf(read),
+      }),
       ...Array.from({ length: 4 }, (_, i) => newApp(owner.orgId, member.token, `new ${i}`)),
     ]);
     expect([200, 409]).toContain(update.status);
     const final = appIdsOf(await readTeam(owner.orgId, owner.token, team.id));
     // An application committed before the update read the team is removed by it (replace-all), and its TEAM_UPDATED
     // entry says so; one committed after is the team's. A conflicting update removes nothing.
-    const audit = await api('GET', `/api/v1/org/${owner.orgId}/audit`, { token: owner.token, query: { types: 'TEAM_UPDATED' } });
-    const removed: string[] = audit.body.auditRecords.flatMap((r: { payload: string }) => JSON.parse(r.payload).removedApplicationIds);
+    const audit = await api('GET', `/api/v1/org/${owner.orgId}/audit`, {
+      token: owner.token,
+      query: { types: 'TEAM_UPDATED' },
+    });
+    const removed: string[] = audit.body.auditRecords.flatMap(
+      (r: { payload: string }) => JSON.parse(r.payload).removedApplicationIds,
+    );
     if (update.status === 409) expect(removed).toEqual([]);
     for (const appId of created) {
       expect(final.includes(appId) !== removed.includes(appId), appId).toBe(true);

@@ -3,7 +3,17 @@ import { randomUUID } from 'node:crypto';
 import { api } from './client.ts';
 import { addUserTo, createTenant } from './fixtures.ts';
 import { auditTypes } from './app-helpers.ts';
-import { appIdsOf, canReadApp, myTeamIds, newApp, newTeam, putTeam, readTeam, teamOwningApp, userIdsOf } from './team-helpers.ts';
+import {
+  appIdsOf,
+  canReadApp,
+  myTeamIds,
+  newApp,
+  newTeam,
+  putTeam,
+  readTeam,
+  teamOwningApp,
+  userIdsOf,
+} from './team-helpers.ts';
 import { addMember, createUser } from '../../shared/identity/admin.ts';
 
 const teamPath = (orgId: string, teamId: string) => `/api/v1/org/${orgId}/team/${teamId}`;
@@ -17,7 +27,12 @@ describe('team operations (SPEC 4.4)', () => {
 
     const created = await api('POST', `/api/v1/org/${owner.orgId}/team`, {
       token: owner.token,
-      body: { name: ' Blue ', organizationId: owner.orgId, userIds: [member.userId.toUpperCase()], applicationIds: [appA, appA] },
+      body: {
+        name: ' Blue ',
+        organizationId: owner.orgId,
+        userIds: [member.userId.toUpperCase()],
+        applicationIds: [appA, appA],
+      },
     });
     expect(created.status, created.text).toBe(200);
     const team = created.body.team;
@@ -25,13 +40,24 @@ describe('team operations (SPEC 4.4)', () => {
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       name: 'Blue',
       organizationId: owner.orgId,
-      users: [{ userId: member.userId, userName: 'Test User', email: expect.stringContaining('@example.test'), role: 'ADMIN' }],
+      users: [
+        {
+          userId: member.userId,
+          userName: 'Test User',
+          email: expect.stringContaining('@example.test'),
+          role: 'ADMIN',
+        },
+      ],
       applications: [{ applicationId: appA, applicationName: 'Alpha', environments: ['dev'], lastScanTimestamp: '0' }],
     });
     expect(await readTeam(owner.orgId, owner.token, team.id)).toEqual(team);
 
     // Replace-all: the body is the whole new state.
-    const updated = await putTeam(owner.orgId, owner.token, team.id, { name: 'Blue 2', userIds: [member.userId, owner.userId], applicationIds: [appB] });
+    const updated = await putTeam(owner.orgId, owner.token, team.id, {
+      name: 'Blue 2',
+      userIds: [member.userId, owner.userId],
+      applicationIds: [appB],
+    });
     expect(updated.status, updated.text).toBe(200);
     expect(updated.body.team).toMatchObject({ id: team.id, name: 'Blue 2', organizationId: owner.orgId });
     expect(userIdsOf(updated.body.team)).toEqual([member.userId, owner.userId].sort());
@@ -48,8 +74,15 @@ describe('team operations (SPEC 4.4)', () => {
     expect(await myTeamIds(owner.orgId, member)).toEqual([]);
     expect(await canReadApp(outsider.token, appB)).toBe(true);
 
-    const audit = await api('GET', `/api/v1/org/${owner.orgId}/audit`, { token: owner.token, query: { types: 'TEAM_ADDED,TEAM_UPDATED' } });
-    expect(audit.body.auditRecords.map((r: { userActivityType: string }) => r.userActivityType)).toEqual(['TEAM_ADDED', 'TEAM_UPDATED', 'TEAM_UPDATED']);
+    const audit = await api('GET', `/api/v1/org/${owner.orgId}/audit`, {
+      token: owner.token,
+      query: { types: 'TEAM_ADDED,TEAM_UPDATED' },
+    });
+    expect(audit.body.auditRecords.map((r: { userActivityType: string }) => r.userActivityType)).toEqual([
+      'TEAM_ADDED',
+      'TEAM_UPDATED',
+      'TEAM_UPDATED',
+    ]);
     expect(JSON.parse(audit.body.auditRecords[1].payload)).toMatchObject({
       teamId: team.id,
       teamName: 'Blue 2',
@@ -66,7 +99,12 @@ describe('team operations (SPEC 4.4)', () => {
     expect((await api('GET', teamPath(owner.orgId, team.id), { token: owner.token })).status).toBe(404);
     expect((await api('DELETE', teamPath(owner.orgId, team.id), { token: owner.token })).status).toBe(404);
     expect((await putTeam(owner.orgId, owner.token, team.id, { name: 'x' })).status).toBe(404);
-    expect((await auditTypes(owner)).filter((t) => t.startsWith('TEAM_'))).toEqual(['TEAM_ADDED', 'TEAM_UPDATED', 'TEAM_UPDATED', 'TEAM_DELETED']);
+    expect((await auditTypes(owner)).filter((t) => t.startsWith('TEAM_'))).toEqual([
+      'TEAM_ADDED',
+      'TEAM_UPDATED',
+      'TEAM_UPDATED',
+      'TEAM_DELETED',
+    ]);
     // The name is free again.
     expect((await newTeam(owner.orgId, owner.token, { name: 'blue 2' })).name).toBe('blue 2');
   });
@@ -81,7 +119,9 @@ describe('team operations (SPEC 4.4)', () => {
     expect(await canReadApp(outsider.token, app)).toBe(true);
     expect(await canReadApp(member.token, app)).toBe(true);
     expect((await apps(outsider.token)).totalCount).toBe('1');
-    expect((await api('GET', `/api/v1/app/${app}/env/list`, { token: outsider.token })).body.environments).toHaveLength(1);
+    expect((await api('GET', `/api/v1/app/${app}/env/list`, { token: outsider.token })).body.environments).toHaveLength(
+      1,
+    );
     expect(await myTeamIds(owner.orgId, member)).toEqual([]);
     // The member is still a member of the organization.
     expect((await api('GET', `/api/v2/org/${owner.orgId}/apps`, { token: member.token })).status).toBe(200);
@@ -95,7 +135,11 @@ describe('team operations (SPEC 4.4)', () => {
     const member = await addUserTo(owner.orgId);
     const app = await newApp(owner.orgId, owner.token, 'mine');
     const foreignApp = await newApp(other.orgId, other.token, 'theirs');
-    const team = await newTeam(owner.orgId, owner.token, { name: 'Green', userIds: [member.userId], applicationIds: [app] });
+    const team = await newTeam(owner.orgId, owner.token, {
+      name: 'Green',
+      userIds: [member.userId],
+      applicationIds: [app],
+    });
     await newTeam(owner.orgId, owner.token, { name: 'Taken' });
     const before = await auditTypes(owner);
 
@@ -132,24 +176,38 @@ describe('team operations (SPEC 4.4)', () => {
       expect(out.status, JSON.stringify(body)).toBe(400);
       expect(out.body.message).toContain(expected);
     }
-    expect((await api('PUT', teamPath(owner.orgId, 'not-a-uuid'), { token: owner.token, body: { name: 'x' } })).status).toBe(400);
+    expect(
+      (await api('PUT', teamPath(owner.orgId, 'not-a-uuid'), { token: owner.token, body: { name: 'x' } })).status,
+    ).toBe(400);
     expect((await api('GET', teamPath(owner.orgId, randomUUID()), { token: owner.token })).status).toBe(404);
     expect(await readTeam(owner.orgId, owner.token, team.id)).toEqual(team);
     expect(await auditTypes(owner)).toEqual(before);
     // A case-only rename keeps the name's claim.
-    expect((await putTeam(owner.orgId, owner.token, team.id, { name: 'GREEN', userIds: [member.userId], applicationIds: [app] })).status).toBe(200);
+    expect(
+      (
+        await putTeam(owner.orgId, owner.token, team.id, {
+          name: 'GREEN',
+          userIds: [member.userId],
+          applicationIds: [app],
+        })
+      ).status,
+    ).toBe(200);
   });
 
-  it('lists the organization\'s teams by name with paging and a name pattern, and the caller\'s own teams', async () => {
+  it("lists the organization's teams by name with paging and a name pattern, and the caller's own teams", async () => {
     const owner = await createTenant();
     const member = await addUserTo(owner.orgId, ['read:team']);
     const names = ['frontend', 'Backend', 'data', 'Front Office', 'ops'];
     const teams = new Map<string, string>();
     for (const name of names) {
-      const team = await newTeam(owner.orgId, owner.token, { name, userIds: name.startsWith('f') || name.startsWith('F') ? [member.userId] : [] });
+      const team = await newTeam(owner.orgId, owner.token, {
+        name,
+        userIds: name.startsWith('f') || name.startsWith('F') ? [member.userId] : [],
+      });
       teams.set(name, team.id);
     }
-    const list = (query: Record<string, string | number>, token = member.token) => api('GET', `/api/v1/org/${owner.orgId}/teams`, { token, query });
+    const list = (query: Record<string, string | number>, token = member.token) =>
+      api('GET', `/api/v1/org/${owner.orgId}/teams`, { token, query });
     const first = await list({ pageSize: 2 });
     expect(first.status).toBe(200);
     expect(first.body.teams.map((t: { name: string }) => t.name)).toEqual(['Backend', 'data']);
@@ -157,18 +215,29 @@ describe('team operations (SPEC 4.4)', () => {
     const last = await list({ pageSize: 2, pageToken: 2 });
     expect(last.body.teams.map((t: { name: string }) => t.name)).toEqual(['ops']);
     expect(last.body.nextPageToken).toBe('');
-    expect((await list({ search: 'FRONT' })).body.teams.map((t: { name: string }) => t.name)).toEqual(['Front Office', 'frontend']);
-    expect((await list({ search: 'f*e' })).body.teams.map((t: { name: string }) => t.name)).toEqual(['Front Office', 'frontend']);
+    expect((await list({ search: 'FRONT' })).body.teams.map((t: { name: string }) => t.name)).toEqual([
+      'Front Office',
+      'frontend',
+    ]);
+    expect((await list({ search: 'f*e' })).body.teams.map((t: { name: string }) => t.name)).toEqual([
+      'Front Office',
+      'frontend',
+    ]);
     expect((await list({ search: 'a.a' })).body.totalCount).toBe('0');
     expect((await list({ pageSize: 0 })).status).toBe(400);
 
-    const mine = await api('GET', `/api/v1/org/${owner.orgId}/user/${member.userId}/teams`, { token: member.token, query: { pageSize: 1 } });
+    const mine = await api('GET', `/api/v1/org/${owner.orgId}/user/${member.userId}/teams`, {
+      token: member.token,
+      query: { pageSize: 1 },
+    });
     expect(mine.status).toBe(200);
     expect(mine.body.teams.map((t: { name: string }) => t.name)).toEqual(['Front Office']);
     expect(mine.body).toMatchObject({ nextPageToken: '1', totalCount: '2' });
     expect(mine.body.teams[0].users.map((u: { userId: string }) => u.userId)).toEqual([member.userId]);
     // Only the calling user may be given as userId.
-    expect((await api('GET', `/api/v1/org/${owner.orgId}/user/${owner.userId}/teams`, { token: member.token })).status).toBe(401);
+    expect(
+      (await api('GET', `/api/v1/org/${owner.orgId}/user/${owner.userId}/teams`, { token: member.token })).status,
+    ).toBe(401);
     expect(await myTeamIds(owner.orgId, owner)).toEqual([]);
 
     const user = await api('GET', '/api/v1/user', { token: member.token });
@@ -185,7 +254,8 @@ describe('team operations (SPEC 4.4)', () => {
     const writer = await addUserTo(owner.orgId, ['write:team']);
     const deleter = await addUserTo(owner.orgId, ['delete:team']);
     const nobody = await addUserTo(owner.orgId, ['read:application']);
-    const create = (token: string) => api('POST', `/api/v1/org/${owner.orgId}/team`, { token, body: { name: `t-${randomUUID()}` } });
+    const create = (token: string) =>
+      api('POST', `/api/v1/org/${owner.orgId}/team`, { token, body: { name: `t-${randomUUID()}` } });
 
     expect((await api('GET', teamPath(owner.orgId, team.id), { token: reader.token })).status).toBe(200);
     expect((await api('GET', `/api/v1/org/${owner.orgId}/teams`, { token: reader.token })).status).toBe(200);
@@ -200,17 +270,23 @@ describe('team operations (SPEC 4.4)', () => {
 
     for (const user of [nobody, deleter]) {
       expect((await api('GET', teamPath(owner.orgId, team.id), { token: user.token })).status).toBe(401);
-      expect((await api('GET', `/api/v1/org/${owner.orgId}/user/${user.userId}/teams`, { token: user.token })).status).toBe(401);
+      expect(
+        (await api('GET', `/api/v1/org/${owner.orgId}/user/${user.userId}/teams`, { token: user.token })).status,
+      ).toBe(401);
     }
     expect((await api('DELETE', teamPath(owner.orgId, team.id), { token: deleter.token })).status).toBe(200);
     expect((await api('GET', teamPath(owner.orgId, team.id))).status).toBe(401);
   });
 
-  it('isolates organizations: another organization\'s teams, users and applications are out of reach', async () => {
+  it("isolates organizations: another organization's teams, users and applications are out of reach", async () => {
     const owner = await createTenant();
     const stranger = await createTenant();
     const app = await newApp(owner.orgId, owner.token, 'private');
-    const team = await newTeam(owner.orgId, owner.token, { name: 'Secret', userIds: [owner.userId], applicationIds: [app] });
+    const team = await newTeam(owner.orgId, owner.token, {
+      name: 'Secret',
+      userIds: [owner.userId],
+      applicationIds: [app],
+    });
 
     // Through the owner's organization: the stranger is not a member.
     for (const [method, path, body] of [
@@ -231,8 +307,12 @@ describe('team operations (SPEC 4.4)', () => {
     expect((await api('GET', `/api/v1/org/${stranger.orgId}/teams`, { token: stranger.token })).body.teams).toEqual([]);
     // Nor can its own team take the owner's users or applications.
     const theirs = await newTeam(stranger.orgId, stranger.token, { name: 'Theirs' });
-    expect((await putTeam(stranger.orgId, stranger.token, theirs.id, { name: 'Theirs', applicationIds: [app] })).status).toBe(400);
-    expect((await putTeam(stranger.orgId, stranger.token, theirs.id, { name: 'Theirs', userIds: [owner.userId] })).status).toBe(400);
+    expect(
+      (await putTeam(stranger.orgId, stranger.token, theirs.id, { name: 'Theirs', applicationIds: [app] })).status,
+    ).toBe(400);
+    expect(
+      (await putTeam(stranger.orgId, stranger.token, theirs.id, { name: 'Theirs', userIds: [owner.userId] })).status,
+    ).toBe(400);
     expect(await readTeam(owner.orgId, owner.token, team.id)).toEqual(team);
     expect(await auditTypes(stranger)).toEqual(['TEAM_ADDED']);
   });
@@ -243,7 +323,9 @@ describe('application ownership (SPEC 4.2, 4.4)', () => {
     const { owner, member, outsider, team, app } = await teamOwningApp('Makers');
 
     const read = await readTeam(owner.orgId, owner.token, team.id);
-    expect(read.applications).toEqual([{ applicationId: app, applicationName: 'Makers app', environments: ['dev'], lastScanTimestamp: '0' }]);
+    expect(read.applications).toEqual([
+      { applicationId: app, applicationName: 'Makers app', environments: ['dev'], lastScanTimestamp: '0' },
+    ]);
     expect(await canReadApp(member.token, app)).toBe(true);
     for (const token of [outsider.token, owner.token]) {
       expect(await canReadApp(token, app)).toBe(false);
@@ -253,7 +335,17 @@ describe('application ownership (SPEC 4.2, 4.4)', () => {
     }
     expect((await api('GET', `/api/v2/org/${owner.orgId}/apps`, { token: member.token })).body.totalCount).toBe('1');
     // A replace-all update built on a read that includes the new application keeps it.
-    expect(appIdsOf((await putTeam(owner.orgId, owner.token, team.id, { name: 'Makers', userIds: [member.userId], applicationIds: [app] })).body.team)).toEqual([app]);
+    expect(
+      appIdsOf(
+        (
+          await putTeam(owner.orgId, owner.token, team.id, {
+            name: 'Makers',
+            userIds: [member.userId],
+            applicationIds: [app],
+          })
+        ).body.team,
+      ),
+    ).toEqual([app]);
   });
 
   it('moves an application between teams with a team update, atomically with both teams and every copy', async () => {
@@ -265,17 +357,23 @@ describe('application ownership (SPEC 4.2, 4.4)', () => {
     const stays = await newApp(owner.orgId, alice.token, 'staying');
     expect(await canReadApp(bob.token, app)).toBe(false);
 
-    const moved = await putTeam(owner.orgId, owner.token, teamB.id, { name: 'B', userIds: [bob.userId], applicationIds: [app] });
+    const moved = await putTeam(owner.orgId, owner.token, teamB.id, {
+      name: 'B',
+      userIds: [bob.userId],
+      applicationIds: [app],
+    });
     expect(moved.status, moved.text).toBe(200);
     expect(appIdsOf(moved.body.team)).toEqual([app]);
     expect(appIdsOf(await readTeam(owner.orgId, owner.token, teamA.id))).toEqual([stays]);
     expect(await canReadApp(bob.token, app)).toBe(true);
     expect(await canReadApp(alice.token, app)).toBe(false);
     // The per-team counters moved with it.
-    const total = async (token: string) => (await api('GET', `/api/v2/org/${owner.orgId}/apps`, { token, query: { pageSize: 1 } })).body.totalCount;
+    const total = async (token: string) =>
+      (await api('GET', `/api/v2/org/${owner.orgId}/apps`, { token, query: { pageSize: 1 } })).body.totalCount;
     expect(await total(alice.token)).toBe('1');
     expect(await total(bob.token)).toBe('1');
-    const envTotal = async (token: string) => (await api('GET', `/api/v2/org/${owner.orgId}/envs`, { token, query: { pageSize: 1 } })).body.totalCount;
+    const envTotal = async (token: string) =>
+      (await api('GET', `/api/v2/org/${owner.orgId}/envs`, { token, query: { pageSize: 1 } })).body.totalCount;
     expect(await envTotal(alice.token)).toBe('0');
     expect(await envTotal(bob.token)).toBe('1');
 
@@ -287,7 +385,7 @@ describe('application ownership (SPEC 4.2, 4.4)', () => {
     expect(await total(alice.token)).toBe('0');
   });
 
-  it('update-application-team moves an application into the caller\'s team, for team members only', async () => {
+  it("update-application-team moves an application into the caller's team, for team members only", async () => {
     const owner = await createTenant();
     const [alice, bob] = [await addUserTo(owner.orgId), await addUserTo(owner.orgId)];
     const teamA = await newTeam(owner.orgId, owner.token, { name: 'A', userIds: [alice.userId] });
@@ -311,19 +409,36 @@ describe('application ownership (SPEC 4.2, 4.4)', () => {
       expect(out.status, JSON.stringify(body)).toBe(400);
       expect(out.body.message).toContain(expected);
     }
-    expect((await api('PUT', `${teamPath(owner.orgId, randomUUID())}/application`, { token: bob.token, body: { applicationId: app } })).status).toBe(404);
+    expect(
+      (
+        await api('PUT', `${teamPath(owner.orgId, randomUUID())}/application`, {
+          token: bob.token,
+          body: { applicationId: app },
+        })
+      ).status,
+    ).toBe(404);
     expect(await auditTypes(owner)).toEqual(before);
 
     const moved = await api('PUT', path, { token: bob.token, body: { applicationId: app, teamId: teamB.id } });
     expect(moved.status, moved.text).toBe(200);
-    expect(moved.body).toEqual({ applicationTeam: { applicationId: app, organizationId: owner.orgId, teamId: teamB.id } });
+    expect(moved.body).toEqual({
+      applicationTeam: { applicationId: app, organizationId: owner.orgId, teamId: teamB.id },
+    });
     expect(appIdsOf(await readTeam(owner.orgId, owner.token, teamB.id))).toEqual([app]);
     expect(appIdsOf(await readTeam(owner.orgId, owner.token, teamA.id))).toEqual([]);
     expect(await canReadApp(bob.token, app)).toBe(true);
     expect(await canReadApp(alice.token, app)).toBe(false);
-    const audit = await api('GET', `/api/v1/org/${owner.orgId}/audit`, { token: owner.token, query: { types: 'APPLICATION_MODIFIED' } });
+    const audit = await api('GET', `/api/v1/org/${owner.orgId}/audit`, {
+      token: owner.token,
+      query: { types: 'APPLICATION_MODIFIED' },
+    });
     expect(audit.body.auditRecords).toHaveLength(1);
-    expect(JSON.parse(audit.body.auditRecords[0].payload)).toEqual({ applicationId: app, appName: 'claimed', teamId: teamB.id, previousTeamId: teamA.id });
+    expect(JSON.parse(audit.body.auditRecords[0].payload)).toEqual({
+      applicationId: app,
+      appName: 'claimed',
+      teamId: teamB.id,
+      previousTeamId: teamA.id,
+    });
     // Already in the team: 200, nothing written.
     expect((await api('PUT', path, { token: bob.token, body: { applicationId: app } })).status).toBe(200);
     expect((await auditTypes(owner)).filter((t) => t === 'APPLICATION_MODIFIED')).toHaveLength(1);
@@ -343,7 +458,9 @@ describe('team membership and tokens', () => {
     expect(await canReadApp(member.token, app)).toBe(true);
     const refreshed = (await api('GET', '/api/v1/auth/refresh-token', { token: member.token })).body.token;
     expect(await canReadApp(refreshed, app)).toBe(true);
-    expect((await api('GET', '/api/v1/user', { token: refreshed })).body.user.external.teams).toEqual([{ id: team.id, name: 'Live', organizationId: owner.orgId }]);
+    expect((await api('GET', '/api/v1/user', { token: refreshed })).body.user.external.teams).toEqual([
+      { id: team.id, name: 'Live', organizationId: owner.orgId },
+    ]);
 
     await putTeam(owner.orgId, owner.token, team.id, { name: 'Live', applicationIds: [app] });
     expect(await canReadApp(member.token, app)).toBe(false);
@@ -376,7 +493,7 @@ describe('atomic-write limit', () => {
 });
 
 describe('operator changes to a membership', () => {
-  it('re-running add-member changes permissions but keeps the member\'s teams', async () => {
+  it("re-running add-member changes permissions but keeps the member's teams", async () => {
     const tenant = await createTenant();
     const member = await addUserTo(tenant.orgId, ['read:application']);
     const created = await api('POST', `/api/v1/org/${tenant.orgId}/team`, {
@@ -385,7 +502,12 @@ describe('operator changes to a membership', () => {
     });
     expect(created.status).toBe(200);
     const { addMember } = await import('../../shared/identity/admin.ts');
-    await addMember({ organizationId: tenant.orgId, userId: member.userId, permissions: ['read:application', 'read:team'], replace: true });
+    await addMember({
+      organizationId: tenant.orgId,
+      userId: member.userId,
+      permissions: ['read:application', 'read:team'],
+      replace: true,
+    });
     const me = await api('GET', '/api/v1/user', { token: member.token });
     expect(me.body.user.external.teams.map((t: { id: string }) => t.id)).toEqual([created.body.team.id]);
     expect((await api('GET', `/api/v1/org/${tenant.orgId}/teams`, { token: member.token })).status).toBe(200); // the new permission applies

@@ -7,7 +7,8 @@ import { acquireStartLock, makePrivate } from '../../scripts/local/data-dir.ts';
 import { runningStack, statePath } from '../../scripts/local/stack.ts';
 
 const root = new URL('../../', import.meta.url).pathname;
-const HOLDER = "import { acquireStartLock } from './scripts/local/data-dir.ts'; await acquireStartLock(process.env.LOCK_DIR); console.log('locked'); setInterval(() => {}, 1000);";
+const HOLDER =
+  "import { acquireStartLock } from './scripts/local/data-dir.ts'; await acquireStartLock(process.env.LOCK_DIR); console.log('locked'); setInterval(() => {}, 1000);";
 let shell: ChildProcess | undefined;
 const dirs: string[] = [];
 const tempDir = () => {
@@ -24,7 +25,11 @@ afterEach(() => {
 /** A process holding DATA_DIR's start lock whose parent never reaps it: killed, it stays a zombie. Returns its pid. */
 function zombieCandidate(dir: string): Promise<number> {
   const script = `node --import tsx --input-type=module -e "${HOLDER}" & echo pid=$!; exec sleep 120`;
-  shell = spawn('sh', ['-c', script], { cwd: root, env: { ...process.env, LOCK_DIR: dir }, stdio: ['ignore', 'pipe', 'inherit'] });
+  shell = spawn('sh', ['-c', script], {
+    cwd: root,
+    env: { ...process.env, LOCK_DIR: dir },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let output = '';
   return new Promise((resolve, reject) => {
     shell!.stdout!.on('data', (chunk) => {
@@ -51,7 +56,8 @@ describe('npm start lock', () => {
     expect(processState(pid)).toBe('Z'); // kill(pid, 0) still succeeds: the old pid check refused to restart here
     // The zombie's other threads may take a moment to exit and release its descriptors.
     let lock: Awaited<ReturnType<typeof acquireStartLock>> | undefined;
-    for (let i = 0; i < 50 && !lock; i++) lock = await acquireStartLock(dir).catch(() => new Promise<undefined>((resolve) => setTimeout(resolve, 100)));
+    for (let i = 0; i < 50 && !lock; i++)
+      lock = await acquireStartLock(dir).catch(() => new Promise<undefined>((resolve) => setTimeout(resolve, 100)));
     expect(lock).toBeDefined();
     expect(runningStack(dir)).toBeUndefined();
     lock!.close();
@@ -66,8 +72,11 @@ describe('DATA_DIR permissions', () => {
     writeFileSync(join(dir, 'bootstrap.json'), '{}', { mode: 0o644 });
     makePrivate(dir);
     const mode = (path: string) => statSync(path).mode & 0o777;
-    expect([mode(dir), mode(join(dir, 'dynamodb')), mode(join(dir, 'dynamodb', 'shared-local-instance.db')), mode(join(dir, 'bootstrap.json'))]).toEqual([
-      0o700, 0o700, 0o600, 0o600,
-    ]);
+    expect([
+      mode(dir),
+      mode(join(dir, 'dynamodb')),
+      mode(join(dir, 'dynamodb', 'shared-local-instance.db')),
+      mode(join(dir, 'bootstrap.json')),
+    ]).toEqual([0o700, 0o700, 0o600, 0o600]);
   });
 });

@@ -11,7 +11,11 @@ const manyParameters = (count: number) =>
     paths: {
       '/x': {
         get: {
-          parameters: Array.from({ length: count }, (_, i) => ({ name: `q${i}`, in: 'query', schema: { type: 'string' } })),
+          parameters: Array.from({ length: count }, (_, i) => ({
+            name: `q${i}`,
+            in: 'query',
+            schema: { type: 'string' },
+          })),
           responses: { '200': { description: 'ok' } },
         },
       },
@@ -20,9 +24,16 @@ const manyParameters = (count: number) =>
 
 describe('API description validation in a worker thread', () => {
   it('validates in the worker and answers what it found', async () => {
-    await expect(validateDescription(manyParameters(3))).resolves.toEqual({ text: manyParameters(3), format: 'json', openapiVersion: '3.0.3' });
+    await expect(validateDescription(manyParameters(3))).resolves.toEqual({
+      text: manyParameters(3),
+      format: 'json',
+      openapiVersion: '3.0.3',
+    });
     const invalid = manyParameters(1).replace('"description":"ok"', '"nodescription":"ok"');
-    await expect(validateDescription(invalid)).rejects.toMatchObject({ statusCode: 400, message: expect.stringMatching(/^Invalid OpenAPI description: .*description/) });
+    await expect(validateDescription(invalid)).rejects.toMatchObject({
+      statusCode: 400,
+      message: expect.stringMatching(/^Invalid OpenAPI description: .*description/),
+    });
   });
 
   it('stops a validation that passes its time limit and answers 413 naming it', async () => {
@@ -34,7 +45,9 @@ describe('API description validation in a worker thread', () => {
   });
 
   it('stops a validation that passes its memory limit and answers 413 naming it', async () => {
-    await expect(validateDescription(manyParameters(10), { ...DESCRIPTION_VALIDATION, maxHeapMb: 4 })).rejects.toMatchObject({
+    await expect(
+      validateDescription(manyParameters(10), { ...DESCRIPTION_VALIDATION, maxHeapMb: 4 }),
+    ).rejects.toMatchObject({
       statusCode: 413,
       message: expect.stringMatching(/needs more than 4 MB of memory/),
     });
@@ -42,8 +55,21 @@ describe('API description validation in a worker thread', () => {
 
   it('answers a reference chain too deep for the validator with a 400, not a crash', async () => {
     const count = 12_000;
-    const schemas = Object.fromEntries(Array.from({ length: count }, (_, i) => [`C${i}`, { properties: { next: { $ref: `#/components/schemas/C${(i + 1) % count}` } } }]));
-    const text = JSON.stringify({ openapi: '3.0.3', info: { title: 'chain', version: '1' }, paths: {}, components: { schemas } });
-    await expect(validateDescription(text)).rejects.toMatchObject({ statusCode: 400, message: expect.stringMatching(/^Invalid OpenAPI description: /) });
+    const schemas = Object.fromEntries(
+      Array.from({ length: count }, (_, i) => [
+        `C${i}`,
+        { properties: { next: { $ref: `#/components/schemas/C${(i + 1) % count}` } } },
+      ]),
+    );
+    const text = JSON.stringify({
+      openapi: '3.0.3',
+      info: { title: 'chain', version: '1' },
+      paths: {},
+      components: { schemas },
+    });
+    await expect(validateDescription(text)).rejects.toMatchObject({
+      statusCode: 400,
+      message: expect.stringMatching(/^Invalid OpenAPI description: /),
+    });
   });
 });

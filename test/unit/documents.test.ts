@@ -28,7 +28,9 @@ describe('bounded YAML documents', () => {
 
   it('refuses duplicate keys in one linear pass, naming the key', () => {
     const keys = Array.from({ length: 20_000 }, (_, i) => `k${i}: v`).join('\n');
-    expect(rejection(`${keys}\nk19999: again\n`).message).toBe('duplicate key "k19999" (keys of a mapping must be unique)');
+    expect(rejection(`${keys}\nk19999: again\n`).message).toBe(
+      'duplicate key "k19999" (keys of a mapping must be unique)',
+    );
     expect(parse('a: {x: 1}\nb: {x: 1}\n')).toEqual({ a: { x: 1 }, b: { x: 1 } });
   });
 
@@ -47,7 +49,10 @@ describe('bounded YAML documents', () => {
     expect([aliases.statusCode, aliases.message]).toEqual([400, `more than ${SCAN_CONFIG_LIMITS.maxAliases} aliases`]);
     // Nested anchors ("billion laughs"): few aliases, each doubling the expansion.
     const levels = ['l0: &l0 [x, x, x, x, x, x, x, x, x, x]'];
-    for (let i = 1; i < 9; i++) levels.push(`l${i}: &l${i} [*l${i - 1}, *l${i - 1}, *l${i - 1}, *l${i - 1}, *l${i - 1}, *l${i - 1}, *l${i - 1}, *l${i - 1}, *l${i - 1}, *l${i - 1}]`);
+    for (let i = 1; i < 9; i++)
+      levels.push(
+        `l${i}: &l${i} [*l${i - 1}, *l${i - 1}, *l${i - 1}, *l${i - 1}, *l${i - 1}, *l${i - 1}, *l${i - 1}, *l${i - 1}, *l${i - 1}, *l${i - 1}]`,
+      );
     const laughs = rejection(levels.join('\n'));
     expect([laughs.statusCode, laughs.message]).toEqual([400, expect.stringMatching(/aliases|alias count/)]);
   });

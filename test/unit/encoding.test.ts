@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import protobuf from 'protobufjs/light.js';
-import { assertConvertible, enumNames, messageProblems, toJsonObject, toProtobuf } from '../../shared/proto/encoding.ts';
+import {
+  assertConvertible,
+  enumNames,
+  messageProblems,
+  toJsonObject,
+  toProtobuf,
+} from '../../shared/proto/encoding.ts';
 import { TO_OBJECT, dropNulls, fromProtobuf, referenceType } from '../protobuf-reference.ts';
 import descriptor from '../../shared/proto/descriptor.json' with { type: 'json' };
 
@@ -17,20 +23,31 @@ describe('response encoding through protobuf messages (proto3 JSON mapping)', ()
   });
 
   it('emits enums by name and an unset enum as UNKNOWN', () => {
-    const json = toJsonObject('user.UserResponse', { user: { provider: { slug: 'GITHUB' }, external: { organizations: [{ role: 'OWNER' }, {}] } } }) as any;
+    const json = toJsonObject('user.UserResponse', {
+      user: { provider: { slug: 'GITHUB' }, external: { organizations: [{ role: 'OWNER' }, {}] } },
+    }) as any;
     expect(json.user.provider.slug).toBe('GITHUB');
     expect(json.user.external.organizations.map((o: any) => o.role)).toEqual(['OWNER', 'UNKNOWN']);
   });
 
   it('round-trips the same content through the protobuf wire format (decoded by protobufjs)', () => {
-    expect(fromProtobuf('user.UserResponse', toProtobuf('user.UserResponse', user))).toEqual(toJsonObject('user.UserResponse', user));
+    expect(fromProtobuf('user.UserResponse', toProtobuf('user.UserResponse', user))).toEqual(
+      toJsonObject('user.UserResponse', user),
+    );
   });
 
   it('names the enum values and refuses a shape that cannot be the message, as protobufjs does', () => {
-    expect(enumNames('user.UserOrganization.Permissions')).toEqual(Object.keys(referenceType('user.UserOrganization').lookupEnum('Permissions').values));
-    expect(() => assertConvertible('hawkscan.HawkscanConf', { app: 'x' })).toThrow('.hawkscan.HawkscanConf.app: object expected');
+    expect(enumNames('user.UserOrganization.Permissions')).toEqual(
+      Object.keys(referenceType('user.UserOrganization').lookupEnum('Permissions').values),
+    );
+    expect(() => assertConvertible('hawkscan.HawkscanConf', { app: 'x' })).toThrow(
+      '.hawkscan.HawkscanConf.app: object expected',
+    );
     expect(() => assertConvertible('hawkscan.HawkscanConf', 'x')).toThrow('.hawkscan.HawkscanConf: object expected');
-    expect(messageProblems('hawkscan.HawkscanConf', { app: { constructor: 1, applicationId: 3 } })).toEqual(['app.constructor: unknown key', 'app.applicationId: must be a string']);
+    expect(messageProblems('hawkscan.HawkscanConf', { app: { constructor: 1, applicationId: 3 } })).toEqual([
+      'app.constructor: unknown key',
+      'app.applicationId: must be a string',
+    ]);
   });
 });
 
@@ -42,7 +59,11 @@ describe('encoding.ts against protobufjs reflection, every message', () => {
   protobuf.util.Long = null as never;
   protobuf.configure();
 
-  type Json = { nested?: Record<string, Json>; fields?: Record<string, { type: string; rule?: string; keyType?: string }>; values?: Record<string, number> };
+  type Json = {
+    nested?: Record<string, Json>;
+    fields?: Record<string, { type: string; rule?: string; keyType?: string }>;
+    values?: Record<string, number>;
+  };
   const messages: string[] = [];
   (function walk(ns: Json, prefix: string) {
     for (const [name, nested] of Object.entries(ns.nested ?? {})) {
@@ -52,16 +73,19 @@ describe('encoding.ts against protobufjs reflection, every message', () => {
   })(descriptor as Json, '');
 
   let seed = 17;
-  const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
-  const pick = <T,>(values: T[]): T => values[Math.floor(random() * values.length)];
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const pick = <T>(values: T[]): T => values[Math.floor(random() * values.length)];
 
   function sample(type: protobuf.Type, depth: number, sloppy: boolean): Record<string, unknown> {
     const out: Record<string, unknown> = {};
     for (const field of type.fieldsArray) {
       if (random() < 0.3) continue;
       const one = () => value(field, depth, sloppy);
-      if (field.map) out[field.name] = Object.fromEntries([0, 1, 2].slice(0, Math.floor(random() * 3)).map((i) => [`k${i}`, one()]));
-      else if (field.repeated) out[field.name] = sloppy && random() < 0.05 ? pick([null, 0, '', 'x']) : Array.from({ length: Math.floor(random() * 3) }, one);
+      if (field.map)
+        out[field.name] = Object.fromEntries([0, 1, 2].slice(0, Math.floor(random() * 3)).map((i) => [`k${i}`, one()]));
+      else if (field.repeated)
+        out[field.name] =
+          sloppy && random() < 0.05 ? pick([null, 0, '', 'x']) : Array.from({ length: Math.floor(random() * 3) }, one);
       else out[field.name] = one();
     }
     return out;
@@ -75,9 +99,12 @@ describe('encoding.ts against protobufjs reflection, every message', () => {
     }
     if (resolved instanceof protobuf.Enum) {
       const names = Object.keys(resolved.values);
-      return sloppy && random() < 0.3 ? pick([names.length + 7, 'NOT_A_VALUE', null, 0, resolved.values[pick(names)], 'toString']) : pick(names);
+      return sloppy && random() < 0.3
+        ? pick([names.length + 7, 'NOT_A_VALUE', null, 0, resolved.values[pick(names)], 'toString'])
+        : pick(names);
     }
-    const sloppyValue = () => pick([null, '42', '-7', 'abc', 3.7, true, 12345678901234, '12345678901234', { low: 5, high: 1 }, '']);
+    const sloppyValue = () =>
+      pick([null, '42', '-7', 'abc', 3.7, true, 12345678901234, '12345678901234', { low: 5, high: 1 }, '']);
     if (sloppy && random() < 0.4) return sloppyValue();
     switch (field.type) {
       case 'string':
@@ -116,10 +143,14 @@ describe('encoding.ts against protobufjs reflection, every message', () => {
         for (let round = 0; round < 8; round++) {
           const input = sample(type, 0, sloppy);
           const json = outcome(() => JSON.stringify(toJsonObject(name, input)));
-          const expectedJson = outcome(() => JSON.stringify(dropNulls(type.toObject(type.fromObject(input), TO_OBJECT))));
+          const expectedJson = outcome(() =>
+            JSON.stringify(dropNulls(type.toObject(type.fromObject(input), TO_OBJECT))),
+          );
           expect(json, `${name} ${JSON.stringify(input)}`).toEqual(expectedJson);
           const bytes = outcome(() => Buffer.from(toProtobuf(name, input)).toString('hex'));
-          const expectedBytes = outcome(() => Buffer.from(type.encode(type.fromObject(input)).finish()).toString('hex'));
+          const expectedBytes = outcome(() =>
+            Buffer.from(type.encode(type.fromObject(input)).finish()).toString('hex'),
+          );
           expect(bytes, `${name} ${JSON.stringify(input)}`).toEqual(expectedBytes);
           compared++;
           if ('error' in json) thrown++;

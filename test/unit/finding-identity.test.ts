@@ -19,19 +19,37 @@ describe('finding identity', () => {
   it('keeps words, versions, short hex-like words and case', () => {
     expect(normalizedPath('/api/v1/Users/deadbeef')).toBe('/api/v1/Users/deadbeef');
     expect(normalizedPath('/api/v2/cafe/ab12')).toBe('/api/v2/cafe/ab12');
-    expect(normalizedPath('/blog/a-very-long-article-title-without-digits')).toBe('/blog/a-very-long-article-title-without-digits');
+    expect(normalizedPath('/blog/a-very-long-article-title-without-digits')).toBe(
+      '/blog/a-very-long-article-title-without-digits',
+    );
     expect(normalizedPath('/Login')).not.toBe(normalizedPath('/login'));
   });
 
   it('hashes application, environment, plugin, method (any case), normalized path and parameter', () => {
-    const base = { applicationId: 'a', environmentId: 'e', pluginId: '40012', method: 'get', uri: '/users/1?q=x', param: 'q' };
+    const base = {
+      applicationId: 'a',
+      environmentId: 'e',
+      pluginId: '40012',
+      method: 'get',
+      uri: '/users/1?q=x',
+      param: 'q',
+    };
     const hash = findingHash(base);
     expect(hash).toMatch(/^[0-9a-f]{64}$/);
     expect(findingHash({ ...base, method: 'GET', uri: 'https://other.host/users/2' })).toBe(hash);
-    for (const change of [{ applicationId: 'b' }, { environmentId: 'f' }, { pluginId: '40013' }, { method: 'POST' }, { uri: '/accounts/1' }, { param: 'r' }]) {
+    for (const change of [
+      { applicationId: 'b' },
+      { environmentId: 'f' },
+      { pluginId: '40013' },
+      { method: 'POST' },
+      { uri: '/accounts/1' },
+      { param: 'r' },
+    ]) {
       expect(findingHash({ ...base, ...change })).not.toBe(hash);
     }
     // Fields cannot run into each other.
-    expect(findingHash({ ...base, pluginId: '4', param: '0012' })).not.toBe(findingHash({ ...base, pluginId: '40', param: '012' }));
+    expect(findingHash({ ...base, pluginId: '4', param: '0012' })).not.toBe(
+      findingHash({ ...base, pluginId: '40', param: '012' }),
+    );
   });
 });

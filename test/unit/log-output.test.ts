@@ -7,12 +7,28 @@ import { compactLine } from '../../scripts/local/log-output.ts';
 
 describe("npm start's terminal log lines", () => {
   it('turns a request log line into time, status, method, path and duration', () => {
-    const line = compactLine({ level: 'INFO', message: 'request', timestamp: '2026-11-22T13:02:11.123Z', method: 'GET', path: '/api/v1/user', status: 200, durationMs: 14, requestId: 'x' });
+    const line = compactLine({
+      level: 'INFO',
+      message: 'request',
+      timestamp: '2026-11-22T13:02:11.123Z',
+      method: 'GET',
+      path: '/api/v1/user',
+      status: 200,
+      durationMs: 14,
+      requestId: 'x',
+    });
     expect(line).toBe('13:02:11 200 GET /api/v1/user 14 ms');
   });
 
   it('keeps level, message and error message of other lines', () => {
-    expect(compactLine({ level: 'ERROR', message: 'unexpected', timestamp: '2026-11-22T13:02:11.123Z', error: { message: 'boom' } })).toBe('13:02:11 ERROR unexpected boom');
+    expect(
+      compactLine({
+        level: 'ERROR',
+        message: 'unexpected',
+        timestamp: '2026-11-22T13:02:11.123Z',
+        error: { message: 'boom' },
+      }),
+    ).toBe('13:02:11 ERROR unexpected boom');
   });
 
   it('writes JSON lines to the file and compact lines to the terminal together, within a moment, in order, and the rest at exit', () => {
@@ -33,10 +49,23 @@ describe("npm start's terminal log lines", () => {
         process.stderr.write(inFile() === 3 ? '' : 'the line after the plain text was not written within 500 ms');
         line('/d'); // pending when the process exits
         process.exit(0);`;
-      const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
+      const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+        encoding: 'utf8',
+      });
       expect(run.stderr.trim()).toBe('');
-      expect(run.stdout.split('\n').filter(Boolean)).toEqual(['13:02:11 200 GET /a 3 ms', '13:02:11 200 GET /b 3 ms', 'plain text', '13:02:11 200 GET /c 3 ms', '13:02:11 200 GET /d 3 ms']);
-      expect(readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l).path)).toEqual(['/a', '/b', '/c', '/d']);
+      expect(run.stdout.split('\n').filter(Boolean)).toEqual([
+        '13:02:11 200 GET /a 3 ms',
+        '13:02:11 200 GET /b 3 ms',
+        'plain text',
+        '13:02:11 200 GET /c 3 ms',
+        '13:02:11 200 GET /d 3 ms',
+      ]);
+      expect(
+        readFileSync(file, 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l).path),
+      ).toEqual(['/a', '/b', '/c', '/d']);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -6,7 +6,10 @@ describe('log lines of concurrent requests', () => {
   it('each carry the id of their own request', async () => {
     const lines: string[] = [];
     const capture = (chunk: string | Uint8Array) => (lines.push(String(chunk)), true);
-    const writes = [vi.spyOn(process.stdout, 'write').mockImplementation(capture), vi.spyOn(process.stderr, 'write').mockImplementation(capture)];
+    const writes = [
+      vi.spyOn(process.stdout, 'write').mockImplementation(capture),
+      vi.spyOn(process.stderr, 'write').mockImplementation(capture),
+    ];
     const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
     const request = (requestId: string) =>
       runInScope({ requestId, dynamodbCalls: 0 }, async () => {
@@ -20,7 +23,10 @@ describe('log lines of concurrent requests', () => {
     } finally {
       for (const write of writes) write.mockRestore();
     }
-    const logged = lines.flatMap((chunk) => chunk.split('\n')).filter((line) => line.includes('"step"')).map((line) => JSON.parse(line));
+    const logged = lines
+      .flatMap((chunk) => chunk.split('\n'))
+      .filter((line) => line.includes('"step"'))
+      .map((line) => JSON.parse(line));
     expect(logged).toHaveLength(9);
     for (const line of logged) expect(line.requestId).toBe(line.mine);
   });
@@ -33,13 +39,22 @@ describe('log lines of concurrent requests', () => {
       vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => (err.push(String(chunk)), true)),
     ];
     try {
-      await runInScope({ requestId: 'request-e', dynamodbCalls: 0 }, async () => logger.error('unexpected error', { error: new TypeError('boom'), count: 2 }));
+      await runInScope({ requestId: 'request-e', dynamodbCalls: 0 }, async () =>
+        logger.error('unexpected error', { error: new TypeError('boom'), count: 2 }),
+      );
     } finally {
       for (const write of writes) write.mockRestore();
     }
     expect(out.join('')).not.toContain('unexpected error');
     const line = JSON.parse(err.join('').trim());
-    expect(line).toMatchObject({ level: 'ERROR', message: 'unexpected error', service: 'hawk-api', requestId: 'request-e', count: 2, error: { name: 'TypeError', message: 'boom' } });
+    expect(line).toMatchObject({
+      level: 'ERROR',
+      message: 'unexpected error',
+      service: 'hawk-api',
+      requestId: 'request-e',
+      count: 2,
+      error: { name: 'TypeError', message: 'boom' },
+    });
     expect(line.error.stack).toContain('TypeError: boom');
     expect(new Date(line.timestamp).toISOString()).toBe(line.timestamp);
   });

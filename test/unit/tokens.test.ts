@@ -20,10 +20,21 @@ beforeAll(async () => {
 });
 
 const now = () => Math.floor(Date.now() / 1000);
-const claims = (overrides: Record<string, unknown> = {}) => ({ sub: 'user-1', akid: 'key-1', iss: 'hawk-api', iat: now(), exp: now() + 600, ...overrides });
+const claims = (overrides: Record<string, unknown> = {}) => ({
+  sub: 'user-1',
+  akid: 'key-1',
+  iss: 'hawk-api',
+  iat: now(),
+  exp: now() + 600,
+  ...overrides,
+});
 const signed = (payload: Record<string, unknown>, header: Record<string, unknown> = { alg: 'HS256' }, secret = key) =>
   new SignJWT(payload).setProtectedHeader(header as { alg: string }).sign(secret);
-const refusal = (token: string) => tokens.verifyAccessToken(token).then(() => 'accepted', (error: Error) => error.constructor.name);
+const refusal = (token: string) =>
+  tokens.verifyAccessToken(token).then(
+    () => 'accepted',
+    (error: Error) => error.constructor.name,
+  );
 
 describe('access tokens (HS256 with node:crypto)', () => {
   it('issues a JWT that jose verifies with the same secret: header alg HS256 typ JWT, sub, akid, iss, iat, exp = iat + 30 min, jti', async () => {
@@ -34,7 +45,13 @@ describe('access tokens (HS256 with node:crypto)', () => {
     expect(payload.exp! - payload.iat!).toBe(30 * 60);
     expect(payload.jti).toMatch(/^[0-9a-f-]{36}$/);
     const verified = await tokens.verifyAccessToken(token);
-    expect(verified).toEqual({ userId: 'user-1', apiKeyId: 'key-1', issuedAt: payload.iat, expiresAt: payload.exp, tokenId: payload.jti });
+    expect(verified).toEqual({
+      userId: 'user-1',
+      apiKeyId: 'key-1',
+      issuedAt: payload.iat,
+      expiresAt: payload.exp,
+      tokenId: payload.jti,
+    });
   });
 
   it('accepts a token jose signed with the secret, with or without typ', async () => {
@@ -67,8 +84,12 @@ describe('access tokens (HS256 with node:crypto)', () => {
       headerNotJson: `${Buffer.from('not json').toString('base64url')}.${payload}.${signature}`,
       empty: '',
     };
-    expect(await refusal(withHeader({ alg: 'HS256', typ: 'JWT' })), 'the same header-signing helper with a plain header').toBe('accepted');
-    for (const [name, token] of Object.entries(candidates)) expect(await refusal(token), name).toBe('InvalidTokenError');
+    expect(
+      await refusal(withHeader({ alg: 'HS256', typ: 'JWT' })),
+      'the same header-signing helper with a plain header',
+    ).toBe('accepted');
+    for (const [name, token] of Object.entries(candidates))
+      expect(await refusal(token), name).toBe('InvalidTokenError');
   });
 
   it('refuses expired, not-yet-valid, foreign-issuer tokens and tokens lacking a claim it needs', async () => {

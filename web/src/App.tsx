@@ -47,19 +47,29 @@ function ChooseOrganization() {
       <QueryView query={user} what="your organizations">
         {({ user }) => {
           const organizations = user?.external?.organizations ?? [];
-          if (organizations.length === 1) return <Navigate to={`/org/${organizations[0]!.organization!.id}/apps`} replace />;
-          if (organizations.length === 0) return <p>Your user belongs to no organization yet: ask an operator to add you (`npm run admin -- add-member`).</p>;
+          if (organizations.length === 1)
+            return <Navigate to={`/org/${organizations[0]!.organization!.id}/apps`} replace />;
+          if (organizations.length === 0)
+            return (
+              <p>
+                Your user belongs to no organization yet: ask an operator to add you (`npm run admin -- add-member`).
+              </p>
+            );
           return (
             <>
               <h1>Choose an organization</h1>
               <ul className="cards">
                 {organizations.map((o) => (
                   <li key={o.organization!.id}>
-                    <NavLink to={`/org/${o.organization!.id}/apps`}>{o.organization!.name || o.organization!.id}</NavLink>
+                    <NavLink to={`/org/${o.organization!.id}/apps`}>
+                      {o.organization!.name || o.organization!.id}
+                    </NavLink>
                   </li>
                 ))}
               </ul>
-              <button type="button" onClick={signOut}>Sign out</button>
+              <button type="button" onClick={signOut}>
+                Sign out
+              </button>
             </>
           );
         }}
@@ -92,13 +102,27 @@ function Organization() {
         <span className="brand">hawk-api</span>
         <nav aria-label="Sections">
           <ul>
-            <li><NavLink to={`${base}/apps`}>Applications</NavLink></li>
-            <li><NavLink to={`${base}/envs`}>Environments</NavLink></li>
-            <li><NavLink to={`${base}/scans`}>Scans</NavLink></li>
-            <li><NavLink to={`${base}/report`}>Findings report</NavLink></li>
-            <li><NavLink to={`${base}/teams`}>Teams</NavLink></li>
-            <li><NavLink to={`${base}/audit`}>Audit log</NavLink></li>
-            <li><NavLink to={`${base}/hosted`}>API descriptions</NavLink></li>
+            <li>
+              <NavLink to={`${base}/apps`}>Applications</NavLink>
+            </li>
+            <li>
+              <NavLink to={`${base}/envs`}>Environments</NavLink>
+            </li>
+            <li>
+              <NavLink to={`${base}/scans`}>Scans</NavLink>
+            </li>
+            <li>
+              <NavLink to={`${base}/report`}>Findings report</NavLink>
+            </li>
+            <li>
+              <NavLink to={`${base}/teams`}>Teams</NavLink>
+            </li>
+            <li>
+              <NavLink to={`${base}/audit`}>Audit log</NavLink>
+            </li>
+            <li>
+              <NavLink to={`${base}/hosted`}>API descriptions</NavLink>
+            </li>
           </ul>
         </nav>
         <span className="who">
@@ -115,7 +139,9 @@ function Organization() {
       </header>
       <main id="main" ref={main} tabIndex={-1}>
         {user.isSuccess && !current ? (
-          <p role="alert">This organization is not one of yours. <NavLink to="/">Choose one of your organizations</NavLink>.</p>
+          <p role="alert">
+            This organization is not one of yours. <NavLink to="/">Choose one of your organizations</NavLink>.
+          </p>
         ) : (
           <Suspense fallback={<Loading what="the page" />}>
             <Routes>

@@ -50,11 +50,17 @@ async function refresh(): Promise<void> {
   const token = state.token;
   if (!token) return;
   try {
-    const response = await fetch('/api/v1/auth/refresh-token', { headers: { Authorization: `Bearer ${token}`, Accept: 'application/json' } });
-    if (response.status === 401) return expireSession('Your session has ended (the API key was revoked or the session expired). Sign in again.');
+    const response = await fetch('/api/v1/auth/refresh-token', {
+      headers: { Authorization: `Bearer ${token}`, Accept: 'application/json' },
+    });
+    if (response.status === 401)
+      return expireSession('Your session has ended (the API key was revoked or the session expired). Sign in again.');
     if (!response.ok) {
       // 429 or a transient failure: try again shortly, while the current token is still valid.
-      refreshTimer = setTimeout(() => void refresh(), Math.min(30_000, Math.max(expiryOf(token) - Date.now() - 5_000, 1_000)));
+      refreshTimer = setTimeout(
+        () => void refresh(),
+        Math.min(30_000, Math.max(expiryOf(token) - Date.now() - 5_000, 1_000)),
+      );
       return;
     }
     const body = (await response.json()) as { token: string };

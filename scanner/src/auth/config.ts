@@ -88,7 +88,10 @@ const authenticationSchema = section(
     ).optional(),
     tokenExtraction: section(
       {
-        type: oneOf(['TOKEN_PATH', 'HEADER'], 'TOKEN_PATH (dot path into the JSON login response) or HEADER (response header name)'),
+        type: oneOf(
+          ['TOKEN_PATH', 'HEADER'],
+          'TOKEN_PATH (dot path into the JSON login response) or HEADER (response header name)',
+        ),
         value: text('where the token is, e.g. data.auth.token'),
       },
       'where the login response carries the token',
@@ -120,10 +123,21 @@ const authenticationSchema = section(
 // validate, so they are accepted as they are; any other key is still refused as a likely typo.
 const ROOT_KEYS_OF_THE_SCANNER = ['hawk', 'hawkAddOn', 'tags'] as const;
 const APP_KEYS_OF_THE_SCANNER = [
-  'openApiConf', 'graphqlConf', 'soapConf', 'grpcConf', 'includePaths', 'excludePaths', 'inputVectors',
-  'autoPolicy', 'autoInputVectors', 'sessionTokens', 'waitForAppTarget', 'scanPolicy',
+  'openApiConf',
+  'graphqlConf',
+  'soapConf',
+  'grpcConf',
+  'includePaths',
+  'excludePaths',
+  'inputVectors',
+  'autoPolicy',
+  'autoInputVectors',
+  'sessionTokens',
+  'waitForAppTarget',
+  'scanPolicy',
 ] as const;
-const otherScannerSettings = (names: readonly string[]) => Object.fromEntries(names.map((name) => [name, z.unknown().optional()]));
+const otherScannerSettings = (names: readonly string[]) =>
+  Object.fromEntries(names.map((name) => [name, z.unknown().optional()]));
 
 const configSchema = section(
   {
@@ -135,7 +149,9 @@ const configSchema = section(
           protocol: /^https?$/,
           error: explain('the target base URL, e.g. http://localhost:3000', 'must be an http(s) URL'),
         }),
-        antiCsrfParam: text('the hidden form field carrying the anti-forgery token, e.g. authenticity_token').optional(),
+        antiCsrfParam: text(
+          'the hidden form field carrying the anti-forgery token, e.g. authenticity_token',
+        ).optional(),
         authentication: authenticationSchema,
         ...otherScannerSettings(APP_KEYS_OF_THE_SCANNER),
       },
@@ -180,7 +196,10 @@ function readDocument(file: string, errors: ConfigError[]): unknown {
   try {
     source = readFileSync(file, 'utf8');
   } catch (err) {
-    errors.push({ path: file, message: `cannot read the file (${(err as NodeJS.ErrnoException).code}); check the path` });
+    errors.push({
+      path: file,
+      message: `cannot read the file (${(err as NodeJS.ErrnoException).code}); check the path`,
+    });
     return {};
   }
   let document: unknown;
@@ -202,7 +221,13 @@ const ENV_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::([^}]*))?\}/g;
 
 // Substitutes in parsed values rather than in the YAML text, so a password containing `:` or `#` cannot
 // change the document's structure.
-function substituteEnv(value: unknown, path: PropertyKey[], file: string, env: NodeJS.ProcessEnv, errors: ConfigError[]): unknown {
+function substituteEnv(
+  value: unknown,
+  path: PropertyKey[],
+  file: string,
+  env: NodeJS.ProcessEnv,
+  errors: ConfigError[],
+): unknown {
   if (typeof value === 'string') {
     return value.replace(ENV_REFERENCE, (reference, name: string, fallback: string | undefined) => {
       const found = env[name] ?? fallback;
@@ -277,7 +302,10 @@ function combinationErrors(config: AuthConfig): ConfigError[] {
   const login = auth.usernamePassword;
 
   if (!login && !auth.external) {
-    fail(at, 'no credential source: add usernamePassword (FORM or JSON login) or external (a token supplied from outside)');
+    fail(
+      at,
+      'no credential source: add usernamePassword (FORM or JSON login) or external (a token supplied from outside)',
+    );
   }
   if (login && auth.external) fail(`${at}.external`, 'use either usernamePassword or external, not both');
 
@@ -309,7 +337,10 @@ function combinationErrors(config: AuthConfig): ConfigError[] {
     );
   }
   if (auth.external && auth.cookieAuthorization && auth.cookieAuthorization.cookieNames?.length !== 1) {
-    fail(`${at}.cookieAuthorization.cookieNames`, 'with an external token, list exactly one cookie name: the cookie that carries the token');
+    fail(
+      `${at}.cookieAuthorization.cookieNames`,
+      'with an external token, list exactly one cookie name: the cookie that carries the token',
+    );
   }
   if (login?.type === 'JSON' && login.loginPagePath) {
     fail(`${at}.usernamePassword.loginPagePath`, 'only used by FORM login (to read the anti-forgery field); remove it');
@@ -317,7 +348,10 @@ function combinationErrors(config: AuthConfig): ConfigError[] {
 
   const testPath = auth.testPath;
   if (testPath && !testPath.success && !testPath.fail) {
-    fail(`${at}.testPath`, 'add success (a regex matching only when logged in) or fail (a regex matching only when not)');
+    fail(
+      `${at}.testPath`,
+      'add success (a regex matching only when logged in) or fail (a regex matching only when not)',
+    );
   }
   if (testPath?.requestBody !== undefined && (testPath.requestMethod ?? 'GET') === 'GET') {
     fail(`${at}.testPath.requestBody`, 'a body needs requestMethod POST or PUT');

@@ -33,7 +33,9 @@ export async function exchange(
   cookieNames?: string[],
 ): Promise<Exchange> {
   const headers = new Headers(request.headers);
-  const cookies = (await jar.getCookies(request.url)).filter((cookie) => !cookieNames?.length || cookieNames.includes(cookie.key));
+  const cookies = (await jar.getCookies(request.url)).filter(
+    (cookie) => !cookieNames?.length || cookieNames.includes(cookie.key),
+  );
   if (cookies.length) {
     const sessionCookies = cookies.map((cookie) => cookie.cookieString()).join('; ');
     headers.set('cookie', [headers.get('cookie'), sessionCookies].filter(Boolean).join('; '));
@@ -58,5 +60,12 @@ export async function exchange(
   const body = await response.text();
   const statusLine = `HTTP/1.1 ${response.status} ${response.statusText}`;
   const head = [statusLine, ...[...response.headers].map(([name, value]) => `${name}: ${value}`)].join('\r\n');
-  return { url: request.url, status: response.status, statusText: response.statusText, headers: response.headers, body, head };
+  return {
+    url: request.url,
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+    body,
+    head,
+  };
 }

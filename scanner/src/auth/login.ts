@@ -73,14 +73,20 @@ export async function authenticate(config: AuthConfig, report: (step: Step) => v
   report({
     ...loginStep,
     ok: true,
-    detail: token ? `token read from ${tokenSource}` : `cookies for ${config.app.host}: ${cookiesSet.join(', ') || 'none'}`,
+    detail: token
+      ? `token read from ${tokenSource}`
+      : `cookies for ${config.app.host}: ${cookiesSet.join(', ') || 'none'}`,
   });
   return { jar, token };
 }
 
 // GETs the page holding the login form: its cookies land in the jar and its anti-forgery field, which the
 // target may rotate on every load, is returned for the login body.
-async function readLoginPage(config: AuthConfig, jar: CookieJar, report: (step: Step) => void): Promise<[string, string][]> {
+async function readLoginPage(
+  config: AuthConfig,
+  jar: CookieJar,
+  report: (step: Step) => void,
+): Promise<[string, string][]> {
   const login = config.app.authentication.usernamePassword!;
   const url = resolveUrl(config.app.host, login.loginPagePath ?? login.loginPath);
   const page = await exchange(jar, { method: 'GET', url });
@@ -118,11 +124,16 @@ function decodeHtmlEntities(text: string): string {
   const named: Record<string, string> = { amp: '&', quot: '"', apos: "'", lt: '<', gt: '>' };
   return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (entity, code: string) => {
     if (code[0] !== '#') return named[code.toLowerCase()] ?? entity;
-    return String.fromCodePoint(code[1].toLowerCase() === 'x' ? parseInt(code.slice(2), 16) : parseInt(code.slice(1), 10));
+    return String.fromCodePoint(
+      code[1].toLowerCase() === 'x' ? parseInt(code.slice(2), 16) : parseInt(code.slice(1), 10),
+    );
   });
 }
 
-function extractToken(response: Exchange, extraction: { type: 'TOKEN_PATH' | 'HEADER'; value: string }): string | undefined {
+function extractToken(
+  response: Exchange,
+  extraction: { type: 'TOKEN_PATH' | 'HEADER'; value: string },
+): string | undefined {
   if (extraction.type === 'HEADER') return response.headers.get(extraction.value) ?? undefined;
   let node: unknown;
   try {

@@ -28,7 +28,8 @@ export function createSession(config: AuthConfig, { onStep }: { onStep?: (step: 
     ),
   );
   const redact = (text: string) => [...secrets].reduce((redacted, secret) => redacted.replaceAll(secret, '***'), text);
-  const report = (step: Step) => onStep?.({ ...step, request: step.request && redact(step.request), detail: redact(step.detail) });
+  const report = (step: Step) =>
+    onStep?.({ ...step, request: step.request && redact(step.request), detail: redact(step.detail) });
 
   // A logical clock orders request sends and login completions exactly, whatever the timer resolution.
   let clock = 0;
@@ -66,7 +67,10 @@ export function createSession(config: AuthConfig, { onStep }: { onStep?: (step: 
       { method: request.method ?? 'GET', url: resolveUrl(config.app.host, request.path), headers, body: request.body },
       auth.cookieAuthorization?.cookieNames,
     ).catch(rethrowRedacted);
-    return { response: { ...response, loggedIn: isLoggedIn(`${response.head}\r\n\r\n${response.body}`), retried: false }, sentAt };
+    return {
+      response: { ...response, loggedIn: isLoggedIn(`${response.head}\r\n\r\n${response.body}`), retried: false },
+      sentAt,
+    };
   }
 
   // OWASP ZAP's evaluation: a matching loggedInIndicator wins; otherwise a loggedOutIndicator decides;

@@ -8,7 +8,12 @@ export async function runTestPath(session: Session, testPath: TestPathConfig): P
   const method = testPath.requestMethod ?? 'GET';
   const body = testPath.requestBody;
   const response = await session.send(
-    { method, path: testPath.path, body, headers: body === undefined ? undefined : { 'content-type': guessContentType(body) } },
+    {
+      method,
+      path: testPath.path,
+      body,
+      headers: body === undefined ? undefined : { 'content-type': guessContentType(body) },
+    },
     { reauthenticate: false },
   );
   const judged = testPath.type === 'BODY' ? response.body : response.head;
@@ -18,11 +23,16 @@ export async function runTestPath(session: Session, testPath: TestPathConfig): P
 
   const failed = testPath.fail === undefined ? null : judged.match(new RegExp(testPath.fail));
   if (failed) return { ...step, ok: false, detail: `fail /${testPath.fail}/ matched ${quote(failed[0])}` };
-  if (testPath.success === undefined) return { ...step, ok: true, detail: `fail /${testPath.fail}/ did not match ${part}` };
+  if (testPath.success === undefined)
+    return { ...step, ok: true, detail: `fail /${testPath.fail}/ did not match ${part}` };
   const succeeded = judged.match(new RegExp(testPath.success));
   return succeeded
     ? { ...step, ok: true, detail: `success /${testPath.success}/ matched ${quote(succeeded[0])}` }
-    : { ...step, ok: false, detail: `success /${testPath.success}/ did not match ${part} (${quote(response.head.split('\r\n')[0])})` };
+    : {
+        ...step,
+        ok: false,
+        detail: `success /${testPath.success}/ did not match ${part} (${quote(response.head.split('\r\n')[0])})`,
+      };
 }
 
 function guessContentType(body: string): string {

@@ -71,9 +71,11 @@ function parseArgs(args: string[]): Options | string {
   const apiKey = process.env.HAWK_API_KEY ?? '';
   if (!apiKey) return 'the API key is missing: set HAWK_API_KEY (an API key of a user with write:scan)';
   const failOn = flags['fail-on']?.toLowerCase();
-  if (failOn !== undefined && !(THRESHOLDS as readonly string[]).includes(failOn)) return `--fail-on must be one of ${THRESHOLDS.join(', ')}`;
+  if (failOn !== undefined && !(THRESHOLDS as readonly string[]).includes(failOn))
+    return `--fail-on must be one of ${THRESHOLDS.join(', ')}`;
   const batchUris = flags['batch-size'] === undefined ? BATCH_LIMITS.maxUris : Number(flags['batch-size']);
-  if (!Number.isInteger(batchUris) || batchUris < 1 || batchUris > BATCH_LIMITS.maxUris) return `--batch-size must be 1 to ${BATCH_LIMITS.maxUris}`;
+  if (!Number.isInteger(batchUris) || batchUris < 1 || batchUris > BATCH_LIMITS.maxUris)
+    return `--batch-size must be 1 to ${BATCH_LIMITS.maxUris}`;
   const retries = Number(process.env.HAWK_IMPORT_RETRIES ?? 5);
   return {
     app: flags.app,
@@ -101,7 +103,8 @@ function serviceApi(options: Options): Api {
   let token = '';
   const login = async () => {
     const out = await fetch(`${options.url}/api/v1/auth/login`, { headers: { 'X-ApiKey': options.apiKey } });
-    if (!out.ok) throw fail(`login with HAWK_API_KEY failed (${out.status}): ${await messageOf(out)}; check the key and the URL`);
+    if (!out.ok)
+      throw fail(`login with HAWK_API_KEY failed (${out.status}): ${await messageOf(out)}; check the key and the URL`);
     token = ((await out.json()) as { token: string }).token;
   };
   return {
@@ -112,7 +115,11 @@ function serviceApi(options: Options): Api {
           if (!token) await login();
           const out = await fetch(`${options.url}${path}`, {
             method,
-            headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: 'application/json' },
+            headers: {
+              Authorization: `Bearer ${token}`,
+              'Content-Type': 'application/json',
+              Accept: 'application/json',
+            },
             body: body === undefined ? undefined : JSON.stringify(body),
           });
           if (out.ok) return (await out.json()) as T;
@@ -122,7 +129,8 @@ function serviceApi(options: Options): Api {
             continue;
           }
           // 409: a concurrent change, 413: storing took too long on a busy service, 429: rate limit; all pass.
-          if (out.status < 500 && ![409, 413, 429].includes(out.status)) throw fail(`${method} ${path} answered ${out.status}: ${message}`);
+          if (out.status < 500 && ![409, 413, 429].includes(out.status))
+            throw fail(`${method} ${path} answered ${out.status}: ${message}`);
           why = `${out.status} ${message}`;
           const after = Number(out.headers.get('retry-after'));
           if (out.status === 429 && after > 0 && attempt < options.retries) await sleep(after * 1000);
@@ -158,11 +166,14 @@ function progress(total: number, unit: string) {
     if (tty) {
       const width = 30;
       const filled = Math.round(share * width);
-      process.stderr.write(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} ${unit} ${note}`.padEnd(80));
+      process.stderr.write(
+        `\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} ${unit} ${note}`.padEnd(80),
+      );
       if (done === total) process.stderr.write('\n');
     } else {
       const tenth = Math.floor(share * 10);
-      if (tenth !== lastTenth || note) process.stderr.write(`${Math.round(share * 100)}% (${done}/${total} ${unit})${note ? ` ${note}` : ''}\n`);
+      if (tenth !== lastTenth || note)
+        process.stderr.write(`${Math.round(share * 100)}% (${done}/${total} ${unit})${note ? ` ${note}` : ''}\n`);
       lastTenth = tenth;
     }
   };
@@ -177,7 +188,10 @@ interface State {
 }
 
 function stateStore(options: Options, reportHash: string) {
-  const key = createHash('sha256').update(JSON.stringify([reportHash, options.url, options.app, options.env, options.batchUris])).digest('hex').slice(0, 32);
+  const key = createHash('sha256')
+    .update(JSON.stringify([reportHash, options.url, options.app, options.env, options.batchUris]))
+    .digest('hex')
+    .slice(0, 32);
   const file = join(options.stateDir, `import-${key}.json`);
   return {
     key,
@@ -242,7 +256,9 @@ async function importReport(options: Options): Promise<number> {
 
   let state = store.read();
   if (state) {
-    console.error(`hawk-scanner import: resuming scan ${state.scanId} at findings report ${state.sent + 1} of ${batches.length} (${store.file})`);
+    console.error(
+      `hawk-scanner import: resuming scan ${state.scanId} at findings report ${state.sent + 1} of ${batches.length} (${store.file})`,
+    );
   } else {
     const labels = importedScanLabels(report);
     const started = await api.call<{ scanId: string }>('POST', `/api/v1/app/${options.app}/scan`, {
@@ -257,11 +273,17 @@ async function importReport(options: Options): Promise<number> {
   }
   const total = report.uriCount;
   const show = progress(total, 'findings');
-  const sentUris = () => batches.slice(0, state!.sent).reduce((n, b) => n + b.reduce((m, a) => m + a.uris.length, 0), 0);
+  const sentUris = () =>
+    batches.slice(0, state!.sent).reduce((n, b) => n + b.reduce((m, a) => m + a.uris.length, 0), 0);
   show(sentUris());
   for (let i = state.sent; i < batches.length; i++) {
     try {
-      await api.call('POST', `/api/v1/scan/${state.scanId}/alerts`, { alerts: batches[i], reportId: `${store.key}-${i}` }, { resent: () => show(sentUris(), '(retrying)') });
+      await api.call(
+        'POST',
+        `/api/v1/scan/${state.scanId}/alerts`,
+        { alerts: batches[i], reportId: `${store.key}-${i}` },
+        { resent: () => show(sentUris(), '(retrying)') },
+      );
     } catch (error) {
       // The scan ended or was deleted meanwhile: a later run starts afresh.
       if (error instanceof ImportFailed && / answered (400|404): /.test(error.message)) store.remove();
@@ -273,7 +295,10 @@ async function importReport(options: Options): Promise<number> {
   }
   let result: ScanResult | undefined;
   try {
-    result = await api.call<ScanResult>('POST', `/api/v1/scan/${state.scanId}/complete`, { status: 'COMPLETED', urlCount: urlCountOf(report) });
+    result = await api.call<ScanResult>('POST', `/api/v1/scan/${state.scanId}/complete`, {
+      status: 'COMPLETED',
+      urlCount: urlCountOf(report),
+    });
   } catch (error) {
     // A completion whose answer was lost ends the scan: the resent one finds it ended.
     if (!(error instanceof ImportFailed && /already ended \(COMPLETED\)/.test(error.message))) throw error;
@@ -282,7 +307,9 @@ async function importReport(options: Options): Promise<number> {
 
   const untriaged = untriagedBySeverity(result, alerts);
   const counts = ORDER.map((s) => `${s} ${untriaged[s]}`).join(', ');
-  const skipped = report.skipped.length ? `; ${report.skipped.length} items skipped or cut (${report.skipped[0].where}: ${report.skipped[0].reason}${report.skipped.length > 1 ? ', ...' : ''})` : '';
+  const skipped = report.skipped.length
+    ? `; ${report.skipped.length} items skipped or cut (${report.skipped[0].where}: ${report.skipped[0].reason}${report.skipped.length > 1 ? ', ...' : ''})`
+    : '';
   console.log(
     `hawk-scanner import: ${options.file} (ZAP ${report.format} ${report.zapVersion || 'unknown version'}) imported as scan ${state.scanId} of environment ${options.env}: ` +
       `${alerts.length} alerts, ${report.uriCount} findings; untriaged ${counts}${skipped}`,
@@ -290,7 +317,9 @@ async function importReport(options: Options): Promise<number> {
   if (options.failOn) {
     const over = ORDER.slice(0, ORDER.indexOf(options.failOn) + 1).reduce((n, s) => n + untriaged[s], 0);
     if (over > 0) {
-      console.error(`hawk-scanner import: ${over} untriaged findings of severity ${options.failOn} or higher (--fail-on ${options.failOn.toLowerCase()})`);
+      console.error(
+        `hawk-scanner import: ${over} untriaged findings of severity ${options.failOn} or higher (--fail-on ${options.failOn.toLowerCase()})`,
+      );
       return 3;
     }
   }

@@ -38,7 +38,11 @@ async function validate(files: string[], onStep: (step: Step) => void): Promise<
   try {
     await session.login();
     if (!testPath) {
-      record({ name: 'testPath', ok: true, detail: 'not configured, so the session was not verified; add app.authentication.testPath' });
+      record({
+        name: 'testPath',
+        ok: true,
+        detail: 'not configured, so the session was not verified; add app.authentication.testPath',
+      });
       return { verdict: 'authenticated', steps };
     }
     const verification = await runTestPath(session, testPath);

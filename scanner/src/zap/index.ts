@@ -7,7 +7,15 @@ import { readSarifReport, sarifToolName } from './sarif.ts';
 // SARIF), recognised from its content, into the alerts of one scan. The CLI parses locally with it and the
 // service's import operation (POST /api/v1/app/{appId}/scan/import) parses with it too.
 
-export { ZapReportError, LIMITS, SEVERITIES, ZAP_FORMATS, importedScanConfig, importedScanLabels, urlCountOf } from './report.ts';
+export {
+  ZapReportError,
+  LIMITS,
+  SEVERITIES,
+  ZAP_FORMATS,
+  importedScanConfig,
+  importedScanLabels,
+  urlCountOf,
+} from './report.ts';
 export { BATCH_LIMITS, reportBatches, toReportedAlerts } from './reported.ts';
 export type { ReportedAlert, ReportedUri } from './reported.ts';
 export type { ImportedAlert, ImportedUri, Severity, SkippedItem, ZapFormat, ZapReport } from './report.ts';
@@ -31,7 +39,10 @@ export function parseZapReport(input: string | Buffer): ZapReport {
   const report = document as Record<string, unknown>;
   if ('runs' in report) {
     const tool = sarifToolName(report);
-    if (!/\bZAP\b/i.test(tool)) throw new ZapReportError(`not a ZAP report: a SARIF log from ${JSON.stringify(tool.slice(0, 64) || 'an unnamed tool')} (runs[0].tool.driver.name), expected ZAP`);
+    if (!/\bZAP\b/i.test(tool))
+      throw new ZapReportError(
+        `not a ZAP report: a SARIF log from ${JSON.stringify(tool.slice(0, 64) || 'an unnamed tool')} (runs[0].tool.driver.name), expected ZAP`,
+      );
     const { sites, version } = readSarifReport(report);
     return mapSites('sarif', version, sites);
   }
@@ -39,7 +50,9 @@ export function parseZapReport(input: string | Buffer): ZapReport {
     const { sites, version, plus } = readJsonReport(report);
     return mapSites(plus ? 'json-plus' : 'json', version, sites);
   }
-  const keys = Object.keys(report).slice(0, 5).map((k) => JSON.stringify(k.slice(0, 40)));
+  const keys = Object.keys(report)
+    .slice(0, 5)
+    .map((k) => JSON.stringify(k.slice(0, 40)));
   throw new ZapReportError(
     `not a ZAP report: a ZAP JSON report has a top-level "site" list and a SARIF log "runs"; this one has ${keys.length ? keys.join(', ') : 'no keys'}`,
   );

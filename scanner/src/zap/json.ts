@@ -5,13 +5,22 @@ import { ZapReportError, traditionalAlert, traditionalInstance, type RawSite } f
 
 type JsonObject = Record<string, unknown>;
 
-const MESSAGE_NAMES = { requestHeader: 'request-header', requestBody: 'request-body', responseHeader: 'response-header', responseBody: 'response-body' };
+const MESSAGE_NAMES = {
+  requestHeader: 'request-header',
+  requestBody: 'request-body',
+  responseHeader: 'response-header',
+  responseBody: 'response-body',
+};
 
 const isObject = (value: unknown): value is JsonObject => !!value && typeof value === 'object' && !Array.isArray(value);
 /** A field as text: strings as they are, numbers and booleans written out, anything else ''. */
 const str = (node: JsonObject, key: string) => {
   const value = node[key];
-  return typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : '';
+  return typeof value === 'string'
+    ? value
+    : typeof value === 'number' || typeof value === 'boolean'
+      ? String(value)
+      : '';
 };
 const trimmed = (node: JsonObject, key: string) => str(node, key).trim();
 

@@ -9,7 +9,13 @@ export type Severity = (typeof SEVERITIES)[number];
 /** ZAP riskcode 0..3. */
 const RISKS: Record<string, Severity> = { '0': 'Info', '1': 'Low', '2': 'Medium', '3': 'High' };
 /** ZAP confidence 0..4. */
-const CONFIDENCES: Record<string, string> = { '0': 'False Positive', '1': 'Low', '2': 'Medium', '3': 'High', '4': 'Confirmed' };
+const CONFIDENCES: Record<string, string> = {
+  '0': 'False Positive',
+  '1': 'Low',
+  '2': 'Medium',
+  '3': 'High',
+  '4': 'Confirmed',
+};
 
 export interface ImportedUri {
   uri: string;
@@ -192,7 +198,8 @@ export function splitReferences(text: string): string[] {
 const idOrNone = (value: string) => (value === '' || value === '-1' || value === '0' ? '' : value);
 
 function required(value: string, max: number, what: string, where: string): string {
-  if (value.length > max) throw new ZapReportError(`${where}: ${what} is ${value.length} characters long (at most ${max})`);
+  if (value.length > max)
+    throw new ZapReportError(`${where}: ${what} is ${value.length} characters long (at most ${max})`);
   return value;
 }
 
@@ -214,7 +221,8 @@ function toUri(raw: RawInstance, skipped: SkippedItem[]): ImportedUri {
   const uri = required(raw.uri, LIMITS.uri, 'uri', where);
   if (!uri) throw new ZapReportError(`${where}: the instance has no uri`);
   const method = (raw.method || 'GET').toUpperCase();
-  if (!/^[A-Z]{1,16}$/.test(method)) throw new ZapReportError(`${where}: method ${JSON.stringify(method.slice(0, 40))} is not an HTTP method`);
+  if (!/^[A-Z]{1,16}$/.test(method))
+    throw new ZapReportError(`${where}: method ${JSON.stringify(method.slice(0, 40))} is not an HTTP method`);
   const requestHeader = capped(headerBlock(raw.requestHeader), LIMITS.header, 'request header', where, skipped);
   const responseHeader = capped(headerBlock(raw.responseHeader), LIMITS.header, 'response header', where, skipped);
   const evidence = capped(raw.evidence, LIMITS.evidence, 'evidence', where, skipped);
@@ -223,7 +231,13 @@ function toUri(raw: RawInstance, skipped: SkippedItem[]): ImportedUri {
   const room = LIMITS.message - Buffer.byteLength(requestHeader + responseHeader + evidence + otherInfo);
   // Bodies are trimmed like every other value (a reformatted report indents them).
   const requestBody = fitBytes(raw.requestBody.trim(), Math.floor(room / 2), 'request body', where, skipped);
-  const responseBody = fitBytes(raw.responseBody.trim(), room - Buffer.byteLength(requestBody), 'response body', where, skipped);
+  const responseBody = fitBytes(
+    raw.responseBody.trim(),
+    room - Buffer.byteLength(requestBody),
+    'response body',
+    where,
+    skipped,
+  );
   return {
     uri,
     requestMethod: method,
@@ -243,7 +257,10 @@ function fitBytes(value: string, maxBytes: number, what: string, where: string, 
   if (bytes.length <= maxBytes) return value;
   skipped.push({ where, reason: `${what} cut from ${bytes.length} to ${maxBytes} bytes` });
   // Cutting bytes may split a character: the decoder turns the broken tail into U+FFFD, dropped here.
-  return bytes.subarray(0, Math.max(0, maxBytes)).toString('utf8').replace(/\uFFFD+$/, '');
+  return bytes
+    .subarray(0, Math.max(0, maxBytes))
+    .toString('utf8')
+    .replace(/\uFFFD+$/, '');
 }
 
 /**
@@ -253,7 +270,8 @@ function fitBytes(value: string, maxBytes: number, what: string, where: string, 
  * gets the id `<id>_2`, `<id>_3`... Identical instances of one alert count once.
  */
 export function mapSites(format: ZapFormat, zapVersion: string, sites: RawSite[]): ZapReport {
-  if (sites.length === 0) throw new ZapReportError('the report has no site: a ZAP report holds one site element or entry per scanned host');
+  if (sites.length === 0)
+    throw new ZapReportError('the report has no site: a ZAP report holds one site element or entry per scanned host');
   const skipped: SkippedItem[] = [];
   const alerts = new Map<string, ImportedAlert & { seen: Set<string> }>();
   const variants = new Map<string, string[]>(); // id -> identities (name, risk) using it, in order
@@ -263,9 +281,13 @@ export function mapSites(format: ZapFormat, zapVersion: string, sites: RawSite[]
       const { where } = raw;
       const baseId = raw.alertRef || raw.pluginId;
       if (!baseId) throw new ZapReportError(`${where}: the alert has no pluginid`);
-      if (!/^[A-Za-z0-9.-]{1,60}$/.test(baseId)) throw new ZapReportError(`${where}: plugin id ${JSON.stringify(baseId.slice(0, 80))} must be 1 to 60 letters, digits, . or -`);
+      if (!/^[A-Za-z0-9.-]{1,60}$/.test(baseId))
+        throw new ZapReportError(
+          `${where}: plugin id ${JSON.stringify(baseId.slice(0, 80))} must be 1 to 60 letters, digits, . or -`,
+        );
       const severity = RISKS[raw.riskcode];
-      if (!severity) throw new ZapReportError(`${where}: riskcode ${JSON.stringify(raw.riskcode.slice(0, 40))} is not 0, 1, 2 or 3`);
+      if (!severity)
+        throw new ZapReportError(`${where}: riskcode ${JSON.stringify(raw.riskcode.slice(0, 40))} is not 0, 1, 2 or 3`);
       const name = required(raw.name, LIMITS.name, 'name', where);
       if (!name) throw new ZapReportError(`${where}: the alert has no name`);
       if (raw.instances.length === 0) {
@@ -295,11 +317,17 @@ export function mapSites(format: ZapFormat, zapVersion: string, sites: RawSite[]
           otherInfo: capped(htmlToText(raw.otherInfo), LIMITS.otherInfo, 'other info', where, skipped),
           cweId: required(idOrNone(raw.cweId), LIMITS.cweId, 'cweid', where),
           wascId: required(idOrNone(raw.wascId), LIMITS.cweId, 'wascid', where),
-          references: raw.references.slice(0, LIMITS.references).map((r) => capped(r, LIMITS.reference, 'reference', where, skipped)),
+          references: raw.references
+            .slice(0, LIMITS.references)
+            .map((r) => capped(r, LIMITS.reference, 'reference', where, skipped)),
           uris: [],
           seen: new Set(),
         };
-        if (raw.references.length > LIMITS.references) skipped.push({ where, reason: `${raw.references.length - LIMITS.references} references beyond ${LIMITS.references} left out` });
+        if (raw.references.length > LIMITS.references)
+          skipped.push({
+            where,
+            reason: `${raw.references.length - LIMITS.references} references beyond ${LIMITS.references} left out`,
+          });
         alerts.set(pluginId, alert);
       }
       let duplicates = 0;
@@ -312,10 +340,17 @@ export function mapSites(format: ZapFormat, zapVersion: string, sites: RawSite[]
           alert.uris.push(uri);
         }
       }
-      if (duplicates > 0) skipped.push({ where, reason: `${duplicates} duplicate instance${duplicates > 1 ? 's' : ''} of alert ${pluginId} counted once` });
+      if (duplicates > 0)
+        skipped.push({
+          where,
+          reason: `${duplicates} duplicate instance${duplicates > 1 ? 's' : ''} of alert ${pluginId} counted once`,
+        });
       const count = Number(raw.count);
       if (raw.count !== '' && count > raw.instances.length) {
-        skipped.push({ where, reason: `ZAP counted ${count} instances of alert ${baseId} but the report lists ${raw.instances.length}` });
+        skipped.push({
+          where,
+          reason: `ZAP counted ${count} instances of alert ${baseId} but the report lists ${raw.instances.length}`,
+        });
       }
     }
   }
@@ -338,7 +373,11 @@ export function mapSites(format: ZapFormat, zapVersion: string, sites: RawSite[]
  * The scan configuration an imported scan reports (a stackhawk.yml naming the application, environment and host,
  * and where the scan came from), the same whether the CLI or the import operation stores it.
  */
-export function importedScanConfig(appId: string, env: string, report: Pick<ZapReport, 'format' | 'zapVersion' | 'host'>): string {
+export function importedScanConfig(
+  appId: string,
+  env: string,
+  report: Pick<ZapReport, 'format' | 'zapVersion' | 'host'>,
+): string {
   return [
     `# Imported OWASP ZAP report (${report.format}, ZAP ${report.zapVersion || 'version unknown'})`,
     'app:',
@@ -352,8 +391,12 @@ export function importedScanConfig(appId: string, env: string, report: Pick<ZapR
 /** What an imported scan is tagged with, and the HawkScan-version field it reports. */
 export const importedScanLabels = (report: Pick<ZapReport, 'format' | 'zapVersion'>) => ({
   hawkscanVersion: `ZAP ${report.zapVersion}`.trim().slice(0, 64),
-  tags: [{ name: 'importedFrom', value: `zap-${report.format}` }, ...(report.zapVersion ? [{ name: 'zapVersion', value: report.zapVersion }] : [])],
+  tags: [
+    { name: 'importedFrom', value: `zap-${report.format}` },
+    ...(report.zapVersion ? [{ name: 'zapVersion', value: report.zapVersion }] : []),
+  ],
 });
 
 /** Distinct URIs of the report's findings (the scan's urlCount). */
-export const urlCountOf = (report: Pick<ZapReport, 'alerts'>) => new Set(report.alerts.flatMap((a) => a.uris.map((u) => u.uri))).size;
+export const urlCountOf = (report: Pick<ZapReport, 'alerts'>) =>
+  new Set(report.alerts.flatMap((a) => a.uris.map((u) => u.uri))).size;

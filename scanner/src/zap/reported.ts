@@ -29,21 +29,30 @@ const cut = (text: string, max: number) => (text.length <= max ? text : text.sli
 function fitBytes(value: string, maxBytes: number): string {
   const bytes = Buffer.from(value);
   if (bytes.length <= maxBytes) return value;
-  return bytes.subarray(0, Math.max(0, maxBytes)).toString('utf8').replace(/\uFFFD+$/, '');
+  return bytes
+    .subarray(0, Math.max(0, maxBytes))
+    .toString('utf8')
+    .replace(/\uFFFD+$/, '');
 }
 
 /**
  * The alert's description with ZAP's solution as a last paragraph (the reporting operations have no solution
  * field; getAlertMessages shows the description).
  */
-const descriptionOf = (alert: ImportedAlert) => cut(alert.solution ? `${alert.description}\n\nSolution:\n${alert.solution}` : alert.description, LIMITS.description);
+const descriptionOf = (alert: ImportedAlert) =>
+  cut(alert.solution ? `${alert.description}\n\nSolution:\n${alert.solution}` : alert.description, LIMITS.description);
 
 function toReportedUri(alert: ImportedAlert, uri: ImportedAlert['uris'][number]): ReportedUri {
   // The reporting operations have no attack field: it leads the other info, which falls back to the alert's.
-  const otherInfo = cut([uri.attack ? `Attack: ${uri.attack}` : '', uri.otherInfo || alert.otherInfo].filter(Boolean).join('\n\n'), LIMITS.otherInfo);
+  const otherInfo = cut(
+    [uri.attack ? `Attack: ${uri.attack}` : '', uri.otherInfo || alert.otherInfo].filter(Boolean).join('\n\n'),
+    LIMITS.otherInfo,
+  );
   const reported = { ...uri, otherInfo };
   // One finding's message item holds at most LIMITS.message bytes (the reader budgeted without the attack).
-  const fixed = Buffer.byteLength(reported.requestHeader + reported.responseHeader + reported.evidence + reported.otherInfo);
+  const fixed = Buffer.byteLength(
+    reported.requestHeader + reported.responseHeader + reported.evidence + reported.otherInfo,
+  );
   const room = Math.max(0, LIMITS.message - fixed);
   reported.requestBody = fitBytes(reported.requestBody, Math.floor(room / 2));
   reported.responseBody = fitBytes(reported.responseBody, room - Buffer.byteLength(reported.requestBody));
@@ -80,7 +89,10 @@ const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
  * several reports (the service merges reports of one plugin). Deterministic: the same report always gives the same
  * batches, so a resumed import can skip those already sent.
  */
-export function reportBatches(alerts: ReportedAlert[], limits: { maxAlerts: number; maxUris: number; maxBytes: number } = BATCH_LIMITS): ReportedAlert[][] {
+export function reportBatches(
+  alerts: ReportedAlert[],
+  limits: { maxAlerts: number; maxUris: number; maxBytes: number } = BATCH_LIMITS,
+): ReportedAlert[][] {
   const batches: ReportedAlert[][] = [];
   let batch: ReportedAlert[] = [];
   let uris = 0;
@@ -97,7 +109,10 @@ export function reportBatches(alerts: ReportedAlert[], limits: { maxAlerts: numb
     let part: ReportedAlert | undefined;
     for (const uri of alertUris) {
       const uriBytes = jsonBytes(uri) + 1;
-      const full = uris + 1 > limits.maxUris || bytes + uriBytes + (part ? 0 : metadataBytes) > limits.maxBytes || (!part && batch.length >= limits.maxAlerts);
+      const full =
+        uris + 1 > limits.maxUris ||
+        bytes + uriBytes + (part ? 0 : metadataBytes) > limits.maxBytes ||
+        (!part && batch.length >= limits.maxAlerts);
       if (full) {
         flush();
         part = undefined;

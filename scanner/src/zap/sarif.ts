@@ -20,7 +20,13 @@ const str = (value: unknown) => (typeof value === 'string' ? value : typeof valu
 
 /** SARIF levels as ZAP writes them: error = High, warning = Medium, note = Low, none = Informational. */
 const RISKCODES: Record<string, string> = { error: '3', warning: '2', note: '1', none: '0' };
-const CONFIDENCE_CODES: Record<string, string> = { 'false positive': '0', low: '1', medium: '2', high: '3', confirmed: '4' };
+const CONFIDENCE_CODES: Record<string, string> = {
+  'false positive': '0',
+  low: '1',
+  medium: '2',
+  high: '3',
+  confirmed: '4',
+};
 
 /** The driver's name when the SARIF log comes from ZAP, for the error naming another tool. */
 export const sarifToolName = (report: JsonObject) => str(objectAt(arrayAt(report, 'runs')[0], 'tool', 'driver').name);
@@ -48,7 +54,11 @@ export function readSarifReport(report: JsonObject): { sites: RawSite[]; version
   const runs = arrayAt(report, 'runs');
   if (runs.length !== 1) throw new ZapReportError(`runs: a ZAP SARIF report has one run, this one has ${runs.length}`);
   const driver = objectAt(runs[0], 'tool', 'driver');
-  const rules = new Map(arrayAt(driver, 'rules').filter(isObject).map((rule) => [str(rule.id), rule]));
+  const rules = new Map(
+    arrayAt(driver, 'rules')
+      .filter(isObject)
+      .map((rule) => [str(rule.id), rule]),
+  );
   const sites = new Map<string, RawSite>();
   arrayAt(runs[0], 'results').forEach((result, r) => {
     const where = `runs[0].results[${r}]`;
@@ -64,9 +74,13 @@ export function readSarifReport(report: JsonObject): { sites: RawSite[]; version
     const requestHeader = Object.keys(request).length
       ? headerBlock(`${method} ${str(request.target)} HTTP/${version}`, objectAt(request, 'headers'))
       : '';
-    const responseHeader = Object.keys(response).length && !response.noResponseReceived
-      ? headerBlock(`HTTP/${str(response.version) || '1.1'} ${str(response.statusCode)} ${str(response.reasonPhrase)}`.trim(), objectAt(response, 'headers'))
-      : '';
+    const responseHeader =
+      Object.keys(response).length && !response.noResponseReceived
+        ? headerBlock(
+            `HTTP/${str(response.version) || '1.1'} ${str(response.statusCode)} ${str(response.reasonPhrase)}`.trim(),
+            objectAt(response, 'headers'),
+          )
+        : '';
     const instances = arrayAt(result, 'locations').map((location, l): RawInstance => ({
       where: `${where}.locations[${l}]`,
       uri: str(objectAt(location, 'physicalLocation', 'artifactLocation').uri).trim(),
@@ -80,7 +94,9 @@ export function readSarifReport(report: JsonObject): { sites: RawSite[]; version
       responseHeader,
       responseBody: responseHeader ? bodyText(objectAt(response, 'body')) : '',
     }));
-    const cwe = arrayAt(rule, 'relationships').find((rel) => str(objectAt(rel, 'target', 'toolComponent').name) === 'CWE');
+    const cwe = arrayAt(rule, 'relationships').find(
+      (rel) => str(objectAt(rel, 'target', 'toolComponent').name) === 'CWE',
+    );
     const alert: RawAlert = {
       where: `${where} (ruleId ${ruleId.slice(0, 64)})`,
       pluginId: ruleId,

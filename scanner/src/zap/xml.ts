@@ -5,8 +5,17 @@ import { ZapReportError, traditionalAlert, traditionalInstance, type RawSite } f
 // xml-plus (the same with each instance's request and response).
 
 const ROOT = 'OWASPZAPReport';
-const MESSAGE_NAMES = { requestHeader: 'requestheader', requestBody: 'requestbody', responseHeader: 'responseheader', responseBody: 'responsebody' };
-const ARRAYS = new Set([`${ROOT}.site`, `${ROOT}.site.alerts.alertitem`, `${ROOT}.site.alerts.alertitem.instances.instance`]);
+const MESSAGE_NAMES = {
+  requestHeader: 'requestheader',
+  requestBody: 'requestbody',
+  responseHeader: 'responseheader',
+  responseBody: 'responsebody',
+};
+const ARRAYS = new Set([
+  `${ROOT}.site`,
+  `${ROOT}.site.alerts.alertitem`,
+  `${ROOT}.site.alerts.alertitem.instances.instance`,
+]);
 
 const parser = new XMLParser({
   ignoreAttributes: false,
@@ -30,7 +39,8 @@ function text(node: XmlNode, name: string): string {
   let value = node[name];
   if (Array.isArray(value)) value = value[0];
   if (typeof value === 'string') return value;
-  if (value && typeof value === 'object' && typeof (value as XmlNode)['#text'] === 'string') return (value as XmlNode)['#text'] as string;
+  if (value && typeof value === 'object' && typeof (value as XmlNode)['#text'] === 'string')
+    return (value as XmlNode)['#text'] as string;
   return '';
 }
 const children = (node: unknown, path: string[]): XmlNode[] => {
@@ -44,10 +54,13 @@ export const looksLikeXml = (report: string) => report.trimStart().startsWith('<
 
 export function readXmlReport(report: string): { sites: RawSite[]; version: string; plus: boolean } {
   if (/<!DOCTYPE/i.test(report)) {
-    throw new ZapReportError('XML with a DOCTYPE declaration is refused (entity declarations are not expanded); ZAP reports have none');
+    throw new ZapReportError(
+      'XML with a DOCTYPE declaration is refused (entity declarations are not expanded); ZAP reports have none',
+    );
   }
   const valid = XMLValidator.validate(report);
-  if (valid !== true) throw new ZapReportError(`malformed XML at line ${valid.err.line}, column ${valid.err.col}: ${valid.err.msg}`);
+  if (valid !== true)
+    throw new ZapReportError(`malformed XML at line ${valid.err.line}, column ${valid.err.col}: ${valid.err.msg}`);
   let document: XmlNode;
   try {
     document = parser.parse(report) as XmlNode;
@@ -56,7 +69,9 @@ export function readXmlReport(report: string): { sites: RawSite[]; version: stri
   }
   const rootName = Object.keys(document).find((key) => !key.startsWith('?') && !key.startsWith('#'));
   if (rootName !== ROOT) {
-    throw new ZapReportError(`not a ZAP XML report: the root element is <${String(rootName ?? '').slice(0, 64)}>, expected <${ROOT}>`);
+    throw new ZapReportError(
+      `not a ZAP XML report: the root element is <${String(rootName ?? '').slice(0, 64)}>, expected <${ROOT}>`,
+    );
   }
   const root = (typeof document[ROOT] === 'object' ? document[ROOT] : {}) as XmlNode;
   let plus = false;

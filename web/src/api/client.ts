@@ -57,7 +57,10 @@ interface FetchResult<T> {
 export async function unwrap<T>(request: Promise<FetchResult<T>>): Promise<T> {
   const { data, error, response } = await request;
   if (response.ok) return data as T;
-  const message = typeof (error as { message?: unknown })?.message === 'string' ? (error as { message: string }).message : `${response.status} ${response.statusText}`;
+  const message =
+    typeof (error as { message?: unknown })?.message === 'string'
+      ? (error as { message: string }).message
+      : `${response.status} ${response.statusText}`;
   const retryAfter = Number(response.headers.get('Retry-After'));
   throw new ApiError(response.status, message, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined);
 }
@@ -66,8 +69,12 @@ export async function unwrap<T>(request: Promise<FetchResult<T>>): Promise<T> {
 export function describeError(error: unknown): string {
   if (error instanceof ApiError) {
     if (error.status === 429) return `Too many requests: try again in ${error.retryAfterSeconds ?? 60} seconds.`;
-    if (error.status === 404) return `Not found: it may have been deleted, or you may not have access to it. (${error.message})`;
-    if (error.status === 401) return currentToken() ? 'Not allowed: your role lacks the permission for this, or it belongs to an organization you are not in.' : 'Your session has ended. Sign in again.';
+    if (error.status === 404)
+      return `Not found: it may have been deleted, or you may not have access to it. (${error.message})`;
+    if (error.status === 401)
+      return currentToken()
+        ? 'Not allowed: your role lacks the permission for this, or it belongs to an organization you are not in.'
+        : 'Your session has ended. Sign in again.';
     return error.message;
   }
   return error instanceof Error ? `The service could not be reached: ${error.message}` : String(error);

@@ -2,10 +2,23 @@ import { useQuery } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
 
 /** The "Application" filter of the scans and report pages: every application of the organization, by name. */
-export function ApplicationFilter({ orgId, value, onChange }: { orgId: string; value: string; onChange: (appId: string) => void }) {
+export function ApplicationFilter({
+  orgId,
+  value,
+  onChange,
+}: {
+  orgId: string;
+  value: string;
+  onChange: (appId: string) => void;
+}) {
   const apps = useQuery({
     queryKey: ['apps-all', orgId],
-    queryFn: () => unwrap(api.GET('/api/v2/org/{orgId}/apps', { params: { path: { orgId }, query: { pageSize: '1000', sortField: 'applicationName' } } })),
+    queryFn: () =>
+      unwrap(
+        api.GET('/api/v2/org/{orgId}/apps', {
+          params: { path: { orgId }, query: { pageSize: '1000', sortField: 'applicationName' } },
+        }),
+      ),
   });
   return (
     <label>

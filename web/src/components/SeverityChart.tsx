@@ -17,7 +17,13 @@ export function SeverityChart({ points }: { points: ScanPoint[] }) {
   const width = Math.max(points.length * (barWidth + gap) + gap, 120);
   return (
     <figure className="chart">
-      <svg viewBox={`0 0 ${width} ${height + 4}`} width={width} height={height + 4} role="img" aria-labelledby="chart-caption">
+      <svg
+        viewBox={`0 0 ${width} ${height + 4}`}
+        width={width}
+        height={height + 4}
+        role="img"
+        aria-labelledby="chart-caption"
+      >
         {points.map((point, i) => {
           let y = height;
           return (
@@ -26,7 +32,9 @@ export function SeverityChart({ points }: { points: ScanPoint[] }) {
               {SEVERITIES.map((severity) => {
                 const h = ((point.counts[severity] ?? 0) / max) * (height - 4);
                 y -= h;
-                return h > 0 ? <rect key={severity} x={0} y={y} width={barWidth} height={h} fill={COLORS[severity]} /> : null;
+                return h > 0 ? (
+                  <rect key={severity} x={0} y={y} width={barWidth} height={h} fill={COLORS[severity]} />
+                ) : null;
               })}
               <rect x={0} y={height} width={barWidth} height={2} fill="#555" />
             </g>
@@ -48,7 +56,9 @@ export function SeverityChart({ points }: { points: ScanPoint[] }) {
             <tr>
               <th scope="col">Scan</th>
               {SEVERITIES.map((s) => (
-                <th scope="col" key={s}>{s}</th>
+                <th scope="col" key={s}>
+                  {s}
+                </th>
               ))}
             </tr>
           </thead>

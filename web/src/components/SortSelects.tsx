@@ -1,7 +1,17 @@
 import type { useUrlState } from './url-state';
 
 /** "Sort by" and "Order" for a list, kept in the URL as `sort` and `dir`. */
-export function SortSelects({ url, fields, field, dir }: { url: ReturnType<typeof useUrlState>; fields: Record<string, string>; field: string; dir: string }) {
+export function SortSelects({
+  url,
+  fields,
+  field,
+  dir,
+}: {
+  url: ReturnType<typeof useUrlState>;
+  fields: Record<string, string>;
+  field: string;
+  dir: string;
+}) {
   return (
     <>
       <label>

@@ -14,7 +14,6 @@ type TriageAction = (typeof TRIAGE_ACTIONS)[number]['value'];
 /** The service's bound on actions per request (shared/findings/inputs.ts). */
 export const MAX_TRIAGE_ACTIONS = 100;
 
-
 export interface TriageTarget {
   orgId: string;
   appId: string;
@@ -31,14 +30,28 @@ export function summarize(results: Result[], label: string): { ok: boolean; text
   const noun = (n: number) => (n === 1 ? 'finding' : 'findings');
   if (failed.length === 0) return { ok: true, text: `${label}: ${done} ${noun(done)} triaged.`, failures };
   if (done === 0) return { ok: false, text: `${label}: no finding was triaged (${failed.length} failed).`, failures };
-  return { ok: false, text: `${label}: ${done} of ${results.length} ${noun(results.length)} triaged; ${failed.length} failed.`, failures };
+  return {
+    ok: false,
+    text: `${label}: ${done} of ${results.length} ${noun(results.length)} triaged; ${failed.length} failed.`,
+    failures,
+  };
 }
 
 /**
  * The triage form for a set of finding hashes: an action, an optional note, one submit. After it, every query is
  * refetched (the alert's statuses, the scan's status counts, the environment's untriaged counts, the report).
  */
-export function TriageForm({ target, hashes, legend, onDone }: { target: TriageTarget; hashes: string[]; legend: string; onDone?: () => void }) {
+export function TriageForm({
+  target,
+  hashes,
+  legend,
+  onDone,
+}: {
+  target: TriageTarget;
+  hashes: string[];
+  legend: string;
+  onDone?: () => void;
+}) {
   const queryClient = useQueryClient();
   const [action, setAction] = useState<TriageAction>('FALSE_POSITIVE');
   const [note, setNote] = useState('');
@@ -63,7 +76,11 @@ export function TriageForm({ target, hashes, legend, onDone }: { target: TriageT
         const answer = await unwrap(
           api.POST('/api/v1/org/{orgId}/app/{appId}/env/{envId}/findings/triage', {
             params: { path: target },
-            body: { actions: unique.slice(i, i + MAX_TRIAGE_ACTIONS).map((findingHash) => ({ findingHash, status: action, note })) },
+            body: {
+              actions: unique
+                .slice(i, i + MAX_TRIAGE_ACTIONS)
+                .map((findingHash) => ({ findingHash, status: action, note })),
+            },
           }),
         );
         results.push(...(answer.results ?? []));
@@ -85,7 +102,8 @@ export function TriageForm({ target, hashes, legend, onDone }: { target: TriageT
         <legend>{legend}</legend>
         {hashes.length > unique.length && (
           <p className="help full">
-            These {hashes.length} URIs are {unique.length} {unique.length === 1 ? 'finding' : 'findings'}: paths that differ only in ids are one finding, and triage applies to every URI of a finding in this environment.
+            These {hashes.length} URIs are {unique.length} {unique.length === 1 ? 'finding' : 'findings'}: paths that
+            differ only in ids are one finding, and triage applies to every URI of a finding in this environment.
           </p>
         )}
         <label>
@@ -100,7 +118,13 @@ export function TriageForm({ target, hashes, legend, onDone }: { target: TriageT
         </label>
         <label className="grow">
           Note {action === 'ADD_COMMENT' ? '' : '(optional)'}
-          <textarea value={note} onChange={(e) => setNote(e.target.value)} rows={2} maxLength={4096} required={action === 'ADD_COMMENT'} />
+          <textarea
+            value={note}
+            onChange={(e) => setNote(e.target.value)}
+            rows={2}
+            maxLength={4096}
+            required={action === 'ADD_COMMENT'}
+          />
         </label>
         <button type="submit" disabled={busy || unique.length === 0}>
           {busy ? 'Triaging…' : unique.length > 1 ? `Triage ${unique.length} findings` : 'Triage'}

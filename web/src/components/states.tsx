@@ -35,8 +35,17 @@ export function Empty({ title, children }: { title: string; children?: ReactNode
 }
 
 /** Renders the states of a query, then `children(data)` once it has data. */
-export function QueryView<T>({ query, what, children }: { query: { data?: T; error: unknown; isPending: boolean; refetch: () => unknown }; what: string; children: (data: T) => ReactNode }) {
+export function QueryView<T>({
+  query,
+  what,
+  children,
+}: {
+  query: { data?: T; error: unknown; isPending: boolean; refetch: () => unknown };
+  what: string;
+  children: (data: T) => ReactNode;
+}) {
   if (query.isPending) return <Loading what={what} />;
-  if (query.error || query.data === undefined) return <ErrorState error={query.error} retry={() => void query.refetch()} />;
+  if (query.error || query.data === undefined)
+    return <ErrorState error={query.error} retry={() => void query.refetch()} />;
   return <>{children(query.data)}</>;
 }

@@ -6,5 +6,11 @@ export function untriagedOf(stats: { alertStatus?: string; totalCount?: number }
   return stats.filter((s) => UNTRIAGED.has(s.alertStatus ?? 'UNKNOWN')).reduce((n, s) => n + (s.totalCount ?? 0), 0);
 }
 
-const STATUS_LABELS: Record<string, string> = { UNKNOWN: 'Untriaged', FALSE_POSITIVE: 'False positive', RISK_ACCEPTED: 'Risk accepted', PROMOTED: 'Promoted', ADD_COMMENT: 'Untriaged, commented' };
+const STATUS_LABELS: Record<string, string> = {
+  UNKNOWN: 'Untriaged',
+  FALSE_POSITIVE: 'False positive',
+  RISK_ACCEPTED: 'Risk accepted',
+  PROMOTED: 'Promoted',
+  ADD_COMMENT: 'Untriaged, commented',
+};
 export const statusLabel = (status: string | undefined) => STATUS_LABELS[status ?? 'UNKNOWN'] ?? status ?? 'Untriaged';

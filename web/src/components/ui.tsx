@@ -20,7 +20,17 @@ export function formatTime(epochMillis: string | undefined): string {
 }
 
 /** Prev/next paging for token-paged lists; the caller keeps the page in the URL. */
-export function Pager({ page, hasNext, onPage, total }: { page: number; hasNext: boolean; onPage: (page: number) => void; total?: string }) {
+export function Pager({
+  page,
+  hasNext,
+  onPage,
+  total,
+}: {
+  page: number;
+  hasNext: boolean;
+  onPage: (page: number) => void;
+  total?: string;
+}) {
   return (
     <nav className="pager" aria-label="Pages">
       <button type="button" onClick={() => onPage(page - 1)} disabled={page <= 0}>
@@ -41,7 +51,19 @@ export function Pager({ page, hasNext, onPage, total }: { page: number; hasNext:
  * A permanent action behind a native modal dialog (focus trapped, Escape cancels). With `typeToConfirm` the user
  * types the name of what goes away before the button enables.
  */
-export function ConfirmButton({ label, title, children, typeToConfirm, onConfirm }: { label: string; title: string; children: ReactNode; typeToConfirm?: string; onConfirm: () => Promise<unknown> }) {
+export function ConfirmButton({
+  label,
+  title,
+  children,
+  typeToConfirm,
+  onConfirm,
+}: {
+  label: string;
+  title: string;
+  children: ReactNode;
+  typeToConfirm?: string;
+  onConfirm: () => Promise<unknown>;
+}) {
   const dialog = useRef<HTMLDialogElement>(null);
   const [typed, setTyped] = useState('');
   const [error, setError] = useState<unknown>(null);
@@ -61,7 +83,15 @@ export function ConfirmButton({ label, title, children, typeToConfirm, onConfirm
   };
   return (
     <>
-      <button type="button" className="danger" onClick={() => { setTyped(''); setError(null); dialog.current?.showModal(); }}>
+      <button
+        type="button"
+        className="danger"
+        onClick={() => {
+          setTyped('');
+          setError(null);
+          dialog.current?.showModal();
+        }}
+      >
         {label}
       </button>
       <dialog ref={dialog} aria-labelledby={`${label}-title`}>
@@ -74,12 +104,20 @@ export function ConfirmButton({ label, title, children, typeToConfirm, onConfirm
               <input value={typed} onChange={(e) => setTyped(e.target.value)} autoComplete="off" />
             </label>
           )}
-          {error !== null && <p role="alert" className="error">{describeError(error)}</p>}
+          {error !== null && (
+            <p role="alert" className="error">
+              {describeError(error)}
+            </p>
+          )}
           <div className="actions">
             <button type="button" onClick={() => dialog.current?.close()}>
               Cancel
             </button>
-            <button type="submit" className="danger" disabled={busy || (typeToConfirm !== undefined && typed !== typeToConfirm)}>
+            <button
+              type="submit"
+              className="danger"
+              disabled={busy || (typeToConfirm !== undefined && typed !== typeToConfirm)}
+            >
               {label}
             </button>
           </div>
@@ -90,7 +128,17 @@ export function ConfirmButton({ label, title, children, typeToConfirm, onConfirm
 }
 
 /** A small form with one submit, its pending state and the service's error message. */
-export function ActionForm({ onSubmit, submitLabel, children, className }: { onSubmit: (data: FormData) => Promise<unknown>; submitLabel: string; children: ReactNode; className?: string }) {
+export function ActionForm({
+  onSubmit,
+  submitLabel,
+  children,
+  className,
+}: {
+  onSubmit: (data: FormData) => Promise<unknown>;
+  submitLabel: string;
+  children: ReactNode;
+  className?: string;
+}) {
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const submit = async (event: FormEvent<HTMLFormElement>) => {

@@ -23,4 +23,5 @@ export function useUrlState() {
 }
 
 /** A date input's value (YYYY-MM-DD, local time) as the epoch-millisecond bound the list APIs take. */
-export const dayBound = (value: string, endOfDay: boolean) => (value ? String(new Date(`${value}T${endOfDay ? '23:59:59.999' : '00:00:00'}`).getTime()) : undefined);
+export const dayBound = (value: string, endOfDay: boolean) =>
+  value ? String(new Date(`${value}T${endOfDay ? '23:59:59.999' : '00:00:00'}`).getTime()) : undefined;

@@ -17,7 +17,12 @@ export default function AlertPage() {
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const findings = useQuery({
     queryKey: ['alert', scanId, pluginId, url.page],
-    queryFn: () => unwrap(api.GET('/api/v1/scan/{scanId}/alert/{pluginId}', { params: { path: { scanId, pluginId }, query: { pageSize: '50', pageToken: String(url.page) } } })),
+    queryFn: () =>
+      unwrap(
+        api.GET('/api/v1/scan/{scanId}/alert/{pluginId}', {
+          params: { path: { scanId, pluginId }, query: { pageSize: '50', pageToken: String(url.page) } },
+        }),
+      ),
     placeholderData: keepPreviousData,
   });
   useTitle(findings.data?.alert?.name ?? 'Alert');
@@ -41,29 +46,45 @@ export default function AlertPage() {
         return (
           <>
             <p className="crumbs">
-              <Link to={`/org/${orgId}/scans`}>Scans</Link> / <Link to={`/org/${orgId}/scan/${scanId}`}>{alert.scan?.applicationName} scan</Link> /
+              <Link to={`/org/${orgId}/scans`}>Scans</Link> /{' '}
+              <Link to={`/org/${orgId}/scan/${scanId}`}>{alert.scan?.applicationName} scan</Link> /
             </p>
             <h1>{alert.name}</h1>
             <p>
               <SeverityBadge severity={alert.severity!} /> plugin {alert.pluginId}
-              {alert.cweId && <> · CWE-{alert.cweId}</>} · {data.totalCount} {data.totalCount === '1' ? 'finding' : 'findings'} ·{' '}
+              {alert.cweId && <> · CWE-{alert.cweId}</>} · {data.totalCount}{' '}
+              {data.totalCount === '1' ? 'finding' : 'findings'} ·{' '}
               <span data-testid="alert-untriaged">{untriaged} untriaged</span>
             </p>
             {alert.description && <p className="prose">{alert.description}</p>}
             {alert.references!.length > 0 && (
               <ul className="refs">
                 {alert.references!.map((ref) => (
-                  <li key={ref}>{/^https?:\/\//i.test(ref) ? <a href={ref} rel="noopener noreferrer nofollow" target="_blank">{ref}</a> : ref}</li>
+                  <li key={ref}>
+                    {/^https?:\/\//i.test(ref) ? (
+                      <a href={ref} rel="noopener noreferrer nofollow" target="_blank">
+                        {ref}
+                      </a>
+                    ) : (
+                      ref
+                    )}
+                  </li>
                 ))}
               </ul>
             )}
             <h2>Findings</h2>
-            {canTriage === false && <p className="help">Your role cannot triage findings (it lacks write:triage): you can read them.</p>}
+            {canTriage === false && (
+              <p className="help">Your role cannot triage findings (it lacks write:triage): you can read them.</p>
+            )}
             {canTriage && (
               <TriageForm
                 target={target}
                 hashes={onPage.map((u) => u.findingHash!).filter(Boolean)}
-                legend={onPage.length === 0 ? 'Triage the selected findings (select some below)' : `Triage the ${onPage.length} selected ${onPage.length === 1 ? 'finding' : 'findings'}`}
+                legend={
+                  onPage.length === 0
+                    ? 'Triage the selected findings (select some below)'
+                    : `Triage the ${onPage.length} selected ${onPage.length === 1 ? 'finding' : 'findings'}`
+                }
                 onDone={() => setSelected(new Set())}
               />
             )}
@@ -80,7 +101,9 @@ export default function AlertPage() {
                         ref={(box) => {
                           if (box) box.indeterminate = onPage.length > 0 && !allSelected;
                         }}
-                        onChange={(e) => setSelected(e.target.checked ? new Set(selectable.map((u) => u.alertUriId!)) : new Set())}
+                        onChange={(e) =>
+                          setSelected(e.target.checked ? new Set(selectable.map((u) => u.alertUriId!)) : new Set())
+                        }
                       />
                     </th>
                   )}
@@ -105,7 +128,11 @@ export default function AlertPage() {
                     )}
                     <td>{u.requestMethod}</td>
                     <td className="wrap">
-                      <Link to={`/org/${orgId}/scan/${scanId}/finding/${u.alertUriId}/${u.msgId}?plugin=${encodeURIComponent(pluginId)}&page=${url.page}`}>{u.uri}</Link>
+                      <Link
+                        to={`/org/${orgId}/scan/${scanId}/finding/${u.alertUriId}/${u.msgId}?plugin=${encodeURIComponent(pluginId)}&page=${url.page}`}
+                      >
+                        {u.uri}
+                      </Link>
                     </td>
                     <td>
                       {statusLabel(u.status)}

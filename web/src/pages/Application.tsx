@@ -10,13 +10,26 @@ export default function ApplicationPage() {
   const { orgId = '', appId = '' } = useParams();
   const navigate = useNavigate();
   const queryClient = useQueryClient();
-  const app = useQuery({ queryKey: ['app', appId], queryFn: () => unwrap(api.GET('/api/v1/app/{appId}', { params: { path: { appId } } })) });
+  const app = useQuery({
+    queryKey: ['app', appId],
+    queryFn: () => unwrap(api.GET('/api/v1/app/{appId}', { params: { path: { appId } } })),
+  });
   const envs = useQuery({
     queryKey: ['app-envs', appId],
-    queryFn: () => unwrap(api.GET('/api/v1/app/{appId}/env/list', { params: { path: { appId }, query: { pageSize: '1000', sortField: 'name', sortDir: 'asc' } } })),
+    queryFn: () =>
+      unwrap(
+        api.GET('/api/v1/app/{appId}/env/list', {
+          params: { path: { appId }, query: { pageSize: '1000', sortField: 'name', sortDir: 'asc' } },
+        }),
+      ),
   });
   useTitle(app.data?.name ?? 'Application');
-  const refresh = () => Promise.all([queryClient.invalidateQueries({ queryKey: ['app', appId] }), queryClient.invalidateQueries({ queryKey: ['app-envs', appId] }), queryClient.invalidateQueries({ queryKey: ['apps', orgId] })]);
+  const refresh = () =>
+    Promise.all([
+      queryClient.invalidateQueries({ queryKey: ['app', appId] }),
+      queryClient.invalidateQueries({ queryKey: ['app-envs', appId] }),
+      queryClient.invalidateQueries({ queryKey: ['apps', orgId] }),
+    ]);
 
   return (
     <QueryView query={app} what="the application">
@@ -32,7 +45,12 @@ export default function ApplicationPage() {
               <ActionForm
                 submitLabel="Save name"
                 onSubmit={async (data) => {
-                  await unwrap(api.POST('/api/v1/app/{appId}', { params: { path: { appId } }, body: { name: text(data, 'name') } }));
+                  await unwrap(
+                    api.POST('/api/v1/app/{appId}', {
+                      params: { path: { appId } },
+                      body: { name: text(data, 'name') },
+                    }),
+                  );
                   await refresh();
                 }}
               >
@@ -54,7 +72,10 @@ export default function ApplicationPage() {
                 navigate(`/org/${orgId}/apps`);
               }}
             >
-              <p>This permanently deletes the application, its environments and all their scans and findings. It cannot be undone.</p>
+              <p>
+                This permanently deletes the application, its environments and all their scans and findings. It cannot
+                be undone.
+              </p>
             </ConfirmButton>
           </div>
 
@@ -68,7 +89,14 @@ export default function ApplicationPage() {
               ) : (
                 <ul className="rows">
                   {data.environments!.map((env) => (
-                    <EnvironmentRow key={env.environmentId} orgId={orgId} appId={appId} envId={env.environmentId!} name={env.environmentName!} onChange={refresh} />
+                    <EnvironmentRow
+                      key={env.environmentId}
+                      orgId={orgId}
+                      appId={appId}
+                      envId={env.environmentId!}
+                      name={env.environmentName!}
+                      onChange={refresh}
+                    />
                   ))}
                 </ul>
               )
@@ -77,7 +105,9 @@ export default function ApplicationPage() {
           <ActionForm
             submitLabel="Add environment"
             onSubmit={async (data) => {
-              await unwrap(api.POST('/api/v1/app/{appId}/env', { params: { path: { appId } }, body: { env: text(data, 'env') } }));
+              await unwrap(
+                api.POST('/api/v1/app/{appId}/env', { params: { path: { appId } }, body: { env: text(data, 'env') } }),
+              );
               await refresh();
             }}
           >
@@ -94,7 +124,19 @@ export default function ApplicationPage() {
   );
 }
 
-function EnvironmentRow({ orgId, appId, envId, name, onChange }: { orgId: string; appId: string; envId: string; name: string; onChange: () => Promise<unknown> }) {
+function EnvironmentRow({
+  orgId,
+  appId,
+  envId,
+  name,
+  onChange,
+}: {
+  orgId: string;
+  appId: string;
+  envId: string;
+  name: string;
+  onChange: () => Promise<unknown>;
+}) {
   const [renaming, setRenaming] = useState(false);
   return (
     <li>
@@ -104,7 +146,12 @@ function EnvironmentRow({ orgId, appId, envId, name, onChange }: { orgId: string
           <ActionForm
             submitLabel="Save"
             onSubmit={async (data) => {
-              await unwrap(api.POST('/api/v1/app/{appId}/env/{envId}', { params: { path: { appId, envId } }, body: { name: text(data, 'name') } }));
+              await unwrap(
+                api.POST('/api/v1/app/{appId}/env/{envId}', {
+                  params: { path: { appId, envId } },
+                  body: { name: text(data, 'name') },
+                }),
+              );
               setRenaming(false);
               await onChange();
             }}

@@ -28,7 +28,12 @@ export function ApplicationsPage({ orgId }: { orgId: string }) {
     placeholderData: keepPreviousData,
   });
   const create = async (data: FormData) => {
-    const created = await unwrap(api.POST('/api/v1/org/{orgId}/app', { params: { path: { orgId } }, body: { name: text(data, 'name'), env: text(data, 'env') } }));
+    const created = await unwrap(
+      api.POST('/api/v1/org/{orgId}/app', {
+        params: { path: { orgId } },
+        body: { name: text(data, 'name'), env: text(data, 'env') },
+      }),
+    );
     await queryClient.invalidateQueries({ queryKey: ['apps', orgId] });
     navigate(`/org/${orgId}/app/${created.applicationId}`);
   };
@@ -48,7 +53,13 @@ export function ApplicationsPage({ orgId }: { orgId: string }) {
       </details>
       <form className="filters" role="search" onSubmit={(e) => e.preventDefault()}>
         <label>
-          Search <input type="search" value={url.get('q')} onChange={(e) => url.set({ q: e.target.value })} placeholder="part of a name" />
+          Search{' '}
+          <input
+            type="search"
+            value={url.get('q')}
+            onChange={(e) => url.set({ q: e.target.value })}
+            placeholder="part of a name"
+          />
         </label>
         <label>
           Status
@@ -58,7 +69,12 @@ export function ApplicationsPage({ orgId }: { orgId: string }) {
             <option value="ENV_INCOMPLETE">No environment</option>
           </select>
         </label>
-        <SortSelects url={url} fields={{ applicationName: 'Name', applicationStatus: 'Status', applicationId: 'Id' }} field={query.sortField} dir={query.sortDir} />
+        <SortSelects
+          url={url}
+          fields={{ applicationName: 'Name', applicationStatus: 'Status', applicationId: 'Id' }}
+          field={query.sortField}
+          dir={query.sortDir}
+        />
         <label>
           Per page
           <select value={query.pageSize} onChange={(e) => url.set({ size: e.target.value })}>
@@ -73,11 +89,17 @@ export function ApplicationsPage({ orgId }: { orgId: string }) {
           data.applications!.length === 0 ? (
             url.get('q') || url.get('status') ? (
               <Empty title="No application matches these filters.">
-                <button type="button" onClick={() => url.set({ q: '', status: '' })}>Clear the filters</button>
+                <button type="button" onClick={() => url.set({ q: '', status: '' })}>
+                  Clear the filters
+                </button>
               </Empty>
             ) : (
               <Empty title="No applications yet.">
-                <p>Create one above (or with <code>POST /api/v1/org/{'{orgId}'}/app</code>); then report a scan to it with HawkScan, the reporting API (see README) or import a ZAP report: an environment's page shows the command.</p>
+                <p>
+                  Create one above (or with <code>POST /api/v1/org/{'{orgId}'}/app</code>); then report a scan to it
+                  with HawkScan, the reporting API (see README) or import a ZAP report: an environment's page shows the
+                  command.
+                </p>
               </Empty>
             )
           ) : (

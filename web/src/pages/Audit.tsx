@@ -29,10 +29,16 @@ export default function AuditPage() {
       <h1>Audit log</h1>
       <form className="filters" role="search" onSubmit={(e) => e.preventDefault()}>
         <label>
-          User email <input type="search" value={url.get('email')} onChange={(e) => url.set({ email: e.target.value })} />
+          User email{' '}
+          <input type="search" value={url.get('email')} onChange={(e) => url.set({ email: e.target.value })} />
         </label>
         <label>
-          Activity types <input value={url.get('types')} onChange={(e) => url.set({ types: e.target.value })} placeholder="e.g. APPLICATION_ADDED" />
+          Activity types{' '}
+          <input
+            value={url.get('types')}
+            onChange={(e) => url.set({ types: e.target.value })}
+            placeholder="e.g. APPLICATION_ADDED"
+          />
         </label>
         <label>
           From <input type="date" value={url.get('from')} onChange={(e) => url.set({ from: e.target.value })} />
@@ -52,7 +58,10 @@ export default function AuditPage() {
         {(data) =>
           data.auditRecords!.length === 0 ? (
             <Empty title="No activity matches.">
-              <p>Widen the time range or clear the filters. Every change to the organization (applications, teams, scans, triage, configurations) is recorded here.</p>
+              <p>
+                Widen the time range or clear the filters. Every change to the organization (applications, teams, scans,
+                triage, configurations) is recorded here.
+              </p>
             </Empty>
           ) : (
             <>

@@ -14,13 +14,29 @@ export default function EnvironmentPage() {
   const { orgId = '', appId = '', envId = '' } = useParams();
   const view = useQuery({
     queryKey: ['env-view', orgId, envId],
-    queryFn: () => unwrap(api.GET('/api/v2/org/{orgId}/envs', { params: { path: { orgId }, query: { envIds: envId, appIds: appId, includeAppHealthStats: 'true', pageSize: '1' } } })),
+    queryFn: () =>
+      unwrap(
+        api.GET('/api/v2/org/{orgId}/envs', {
+          params: {
+            path: { orgId },
+            query: { envIds: envId, appIds: appId, includeAppHealthStats: 'true', pageSize: '1' },
+          },
+        }),
+      ),
   });
   const env = view.data?.environments?.[0];
   const scans = useQuery({
     queryKey: ['env-scans', orgId, appId, env?.environmentName],
     enabled: !!env,
-    queryFn: () => unwrap(api.GET('/api/v1/scan/{orgId}', { params: { path: { orgId }, query: { appIds: appId, envs: env!.environmentName, pageSize: String(RECENT_SCANS) } } })),
+    queryFn: () =>
+      unwrap(
+        api.GET('/api/v1/scan/{orgId}', {
+          params: {
+            path: { orgId },
+            query: { appIds: appId, envs: env!.environmentName, pageSize: String(RECENT_SCANS) },
+          },
+        }),
+      ),
   });
   useTitle(env ? `${env.applicationName} / ${env.environmentName}` : 'Environment');
   const canImport = useHasPermission(orgId, 'WRITE_SCAN');
@@ -29,12 +45,18 @@ export default function EnvironmentPage() {
     <QueryView query={view} what="the environment">
       {(data) => {
         const e = data.environments![0];
-        if (!e) return <Empty title="This environment does not exist (any more)."><Link to={`/org/${orgId}/app/${appId}`}>Back to the application</Link></Empty>;
+        if (!e)
+          return (
+            <Empty title="This environment does not exist (any more).">
+              <Link to={`/org/${orgId}/app/${appId}`}>Back to the application</Link>
+            </Empty>
+          );
         const health = data.findingsHealth!;
         return (
           <>
             <p className="crumbs">
-              <Link to={`/org/${orgId}/apps`}>Applications</Link> / <Link to={`/org/${orgId}/app/${appId}`}>{e.applicationName}</Link> /
+              <Link to={`/org/${orgId}/apps`}>Applications</Link> /{' '}
+              <Link to={`/org/${orgId}/app/${appId}`}>{e.applicationName}</Link> /
             </p>
             <h1>{e.environmentName}</h1>
             <section aria-labelledby="last-scan">
@@ -52,7 +74,8 @@ export default function EnvironmentPage() {
                   <dd>{e.lastScanStatus}</dd>
                   <dt>Untriaged findings</dt>
                   <dd>
-                    {e.lastScanTotalUntriaged} · <SeverityBadge severity="High" count={e.lastScanHighUntriaged} /> <SeverityBadge severity="Medium" count={e.lastScanMediumUntriaged} />{' '}
+                    {e.lastScanTotalUntriaged} · <SeverityBadge severity="High" count={e.lastScanHighUntriaged} />{' '}
+                    <SeverityBadge severity="Medium" count={e.lastScanMediumUntriaged} />{' '}
                     <SeverityBadge severity="Low" count={e.lastScanLowUntriaged} />
                   </dd>
                   <dt>HawkScan version</dt>
@@ -61,9 +84,18 @@ export default function EnvironmentPage() {
               ) : (
                 <Empty title="No scan yet.">
                   <p>
-                    Run HawkScan with <code>app.applicationId: {appId}</code> and <code>app.env: {e.environmentName}</code>, report one through the API (<code>POST /api/v1/app/{appId}/scan</code>, see README), or import an OWASP ZAP report{canImport ? ' here' : ''} or with the CLI (any size; <code>HAWK_API_KEY</code> and <code>HAWK_API_URL</code> in the environment):
+                    Run HawkScan with <code>app.applicationId: {appId}</code> and{' '}
+                    <code>app.env: {e.environmentName}</code>, report one through the API (
+                    <code>POST /api/v1/app/{appId}/scan</code>, see README), or import an OWASP ZAP report
+                    {canImport ? ' here' : ''} or with the CLI (any size; <code>HAWK_API_KEY</code> and{' '}
+                    <code>HAWK_API_URL</code> in the environment):
                   </p>
-                  <pre className="code" tabIndex={0} role="region" aria-label="Import command">{`npm run scanner -- import --app ${appId} --env ${e.environmentName} zap-report.xml`}</pre>
+                  <pre
+                    className="code"
+                    tabIndex={0}
+                    role="region"
+                    aria-label="Import command"
+                  >{`npm run scanner -- import --app ${appId} --env ${e.environmentName} zap-report.xml`}</pre>
                   {canImport && <ImportReport appId={appId} env={e.environmentName!} onImported={setImported} />}
                 </Empty>
               )}
@@ -77,7 +109,10 @@ export default function EnvironmentPage() {
             <section aria-labelledby="health">
               <h2 id="health">Findings health</h2>
               <p>
-                Untriaged across the latest scans: {health.total} · {SEVERITIES.map((s) => <SeverityBadge key={s} severity={s} count={health[s.toLowerCase() as 'high' | 'medium' | 'low']} />)}
+                Untriaged across the latest scans: {health.total} ·{' '}
+                {SEVERITIES.map((s) => (
+                  <SeverityBadge key={s} severity={s} count={health[s.toLowerCase() as 'high' | 'medium' | 'low']} />
+                ))}
               </p>
             </section>
             <section aria-labelledby="trend">
@@ -88,7 +123,12 @@ export default function EnvironmentPage() {
                     <p>No scans to chart yet.</p>
                   ) : (
                     <SeverityChart
-                      points={[...list.applicationScanResults!].reverse().map((r) => ({ label: formatTime(r.scan?.timestamp), counts: findingsBySeverity(r.alertStats?.alertStatusStats ?? []) }))}
+                      points={[...list.applicationScanResults!]
+                        .reverse()
+                        .map((r) => ({
+                          label: formatTime(r.scan?.timestamp),
+                          counts: findingsBySeverity(r.alertStats?.alertStatusStats ?? []),
+                        }))}
                     />
                   )
                 }
@@ -104,6 +144,7 @@ export default function EnvironmentPage() {
 /** Findings (URIs) per severity of one scan, whatever their triage status. */
 function findingsBySeverity(stats: { severityStats?: Record<string, number> }[]): Record<string, number> {
   const counts: Record<string, number> = {};
-  for (const { severityStats } of stats) for (const [severity, n] of Object.entries(severityStats ?? {})) counts[severity] = (counts[severity] ?? 0) + n;
+  for (const { severityStats } of stats)
+    for (const [severity, n] of Object.entries(severityStats ?? {})) counts[severity] = (counts[severity] ?? 0) + n;
   return counts;
 }

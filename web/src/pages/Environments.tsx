@@ -31,7 +31,13 @@ export default function EnvironmentsPage() {
       <h1>Environments</h1>
       <form className="filters" role="search" onSubmit={(e) => e.preventDefault()}>
         <label>
-          Search <input type="search" value={url.get('q')} onChange={(e) => url.set({ q: e.target.value })} placeholder="application or environment" />
+          Search{' '}
+          <input
+            type="search"
+            value={url.get('q')}
+            onChange={(e) => url.set({ q: e.target.value })}
+            placeholder="application or environment"
+          />
         </label>
         <label>
           Last scan
@@ -43,14 +49,25 @@ export default function EnvironmentsPage() {
             <option value="LAST_SCAN_STATUS_UNSPECIFIED">Never scanned</option>
           </select>
         </label>
-        <SortSelects url={url} fields={{ applicationName: 'Application', environmentName: 'Environment', scanDate: 'Last scan date', scanFindingsCounts: 'Untriaged findings' }} field={query.sortField} dir={query.sortDir} />
+        <SortSelects
+          url={url}
+          fields={{
+            applicationName: 'Application',
+            environmentName: 'Environment',
+            scanDate: 'Last scan date',
+            scanFindingsCounts: 'Untriaged findings',
+          }}
+          field={query.sortField}
+          dir={query.sortDir}
+        />
       </form>
       <QueryView query={envs} what="environments">
         {(data) =>
           data.environments!.length === 0 ? (
             <Empty title="No environment matches.">
               <p>
-                Environments belong to applications: <Link to={`/org/${orgId}/apps`}>create an application</Link> with its first environment.
+                Environments belong to applications: <Link to={`/org/${orgId}/apps`}>create an application</Link> with
+                its first environment.
               </p>
             </Empty>
           ) : (
@@ -62,11 +79,17 @@ export default function EnvironmentsPage() {
                       <Link to={`/org/${orgId}/app/${e.applicationId}`}>{e.applicationName}</Link>
                     </td>
                     <td data-label="Environment">
-                      <Link to={`/org/${orgId}/app/${e.applicationId}/env/${e.environmentId}`}>{e.environmentName}</Link>
+                      <Link to={`/org/${orgId}/app/${e.applicationId}/env/${e.environmentId}`}>
+                        {e.environmentName}
+                      </Link>
                     </td>
-                    <td data-label="Last scan">{e.lastScanId ? `${formatTime(e.lastScanTimestamp)} (${e.lastScanStatus})` : 'never scanned'}</td>
+                    <td data-label="Last scan">
+                      {e.lastScanId ? `${formatTime(e.lastScanTimestamp)} (${e.lastScanStatus})` : 'never scanned'}
+                    </td>
                     <td data-label="Untriaged">
-                      <SeverityBadge severity="High" count={e.lastScanHighUntriaged} /> <SeverityBadge severity="Medium" count={e.lastScanMediumUntriaged} /> <SeverityBadge severity="Low" count={e.lastScanLowUntriaged} />
+                      <SeverityBadge severity="High" count={e.lastScanHighUntriaged} />{' '}
+                      <SeverityBadge severity="Medium" count={e.lastScanMediumUntriaged} />{' '}
+                      <SeverityBadge severity="Low" count={e.lastScanLowUntriaged} />
                     </td>
                   </tr>
                 ))}

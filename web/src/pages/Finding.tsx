@@ -17,14 +17,24 @@ export default function FindingPage() {
   const canTriage = useHasPermission(orgId, 'WRITE_TRIAGE');
   const message = useQuery({
     queryKey: ['message', scanId, alertUriId, messageId],
-    queryFn: () => unwrap(api.GET('/api/v1/scan/{scanId}/uri/{alertUriId}/messages/{messageId}', { params: { path: { scanId, alertUriId, messageId }, query: { includeValidationCommand: 'true' } } })),
+    queryFn: () =>
+      unwrap(
+        api.GET('/api/v1/scan/{scanId}/uri/{alertUriId}/messages/{messageId}', {
+          params: { path: { scanId, alertUriId, messageId }, query: { includeValidationCommand: 'true' } },
+        }),
+      ),
   });
   // The finding's triage status and history come with its alert's page of findings (the page it was opened from,
   // the same query as the alert page, so usually cached); the application and environment with the scan.
   const alertPage = useQuery({
     queryKey: ['alert', scanId, pluginId, page],
     enabled: pluginId !== '',
-    queryFn: () => unwrap(api.GET('/api/v1/scan/{scanId}/alert/{pluginId}', { params: { path: { scanId, pluginId }, query: { pageSize: '50', pageToken: String(page) } } })),
+    queryFn: () =>
+      unwrap(
+        api.GET('/api/v1/scan/{scanId}/alert/{pluginId}', {
+          params: { path: { scanId, pluginId }, query: { pageSize: '50', pageToken: String(page) } },
+        }),
+      ),
   });
   const uri = alertPage.data?.applicationScanAlertUris?.find((u) => u.alertUriId === alertUriId);
   const scan = alertPage.data?.alert?.scan;
@@ -37,7 +47,12 @@ export default function FindingPage() {
             <Link to={`/org/${orgId}/scan/${scanId}`}>Scan</Link> /{' '}
             {pluginId && (
               <>
-                <Link to={`/org/${orgId}/scan/${scanId}/alert/${encodeURIComponent(pluginId)}${page ? `?page=${page}` : ''}`}>{alertPage.data?.alert?.name ?? 'Alert'}</Link> /
+                <Link
+                  to={`/org/${orgId}/scan/${scanId}/alert/${encodeURIComponent(pluginId)}${page ? `?page=${page}` : ''}`}
+                >
+                  {alertPage.data?.alert?.name ?? 'Alert'}
+                </Link>{' '}
+                /
               </>
             )}
           </p>
@@ -71,11 +86,16 @@ export default function FindingPage() {
           </dl>
           {m.description && <p className="prose">{m.description}</p>}
           {canTriage && m.findingHash && scan?.applicationId && scan.envId && (
-            <TriageForm target={{ orgId, appId: scan.applicationId, envId: scan.envId }} hashes={[m.findingHash]} legend="Triage this finding (every URI of it in this environment)" />
+            <TriageForm
+              target={{ orgId, appId: scan.applicationId, envId: scan.envId }}
+              hashes={[m.findingHash]}
+              legend="Triage this finding (every URI of it in this environment)"
+            />
           )}
           {canTriage && m.findingHash && !pluginId && (
             <p className="help">
-              Open this finding from its alert's list to triage it here, or <Link to={`/org/${orgId}/scan/${scanId}`}>go to the scan</Link>.
+              Open this finding from its alert's list to triage it here, or{' '}
+              <Link to={`/org/${orgId}/scan/${scanId}`}>go to the scan</Link>.
             </p>
           )}
           {canTriage === false && <p className="help">Your role cannot triage findings (it lacks write:triage).</p>}
@@ -115,7 +135,13 @@ export default function FindingPage() {
 
 /** A request or response as text, in a scrollable region keyboard users can reach; or why there is none. */
 function Message({ label, header, body }: { label: string; header?: string; body?: string }) {
-  if (!header && !body) return <p className="muted">The scanner reported no {label.toLowerCase()} for this finding (ZAP's traditional reports carry none; its xml-plus and json-plus reports do).</p>;
+  if (!header && !body)
+    return (
+      <p className="muted">
+        The scanner reported no {label.toLowerCase()} for this finding (ZAP's traditional reports carry none; its
+        xml-plus and json-plus reports do).
+      </p>
+    );
   return (
     <pre className="code" tabIndex={0} role="region" aria-label={label}>
       {header}

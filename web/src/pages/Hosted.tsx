@@ -14,7 +14,12 @@ export default function HostedPage() {
   const url = useUrlState();
   const list = useQuery({
     queryKey: ['oas-list', orgId, url.page],
-    queryFn: () => unwrap(api.GET('/api/v1/oas/{orgId}/list', { params: { path: { orgId }, query: { pageSize: '50', pageToken: String(url.page) } } })),
+    queryFn: () =>
+      unwrap(
+        api.GET('/api/v1/oas/{orgId}/list', {
+          params: { path: { orgId }, query: { pageSize: '50', pageToken: String(url.page) } },
+        }),
+      ),
     placeholderData: keepPreviousData,
   });
   const [link, setLink] = useState<{ label: string; href: string } | null>(null);
@@ -25,7 +30,10 @@ export default function HostedPage() {
         {(data) =>
           data.oasFiles!.length === 0 ? (
             <Empty title="No hosted API descriptions yet.">
-              <p>Upload one from an application's page (section “API description”) or with <code>POST /api/v1/oas/{'{appId}'}/upload</code>.</p>
+              <p>
+                Upload one from an application's page (section “API description”) or with{' '}
+                <code>POST /api/v1/oas/{'{appId}'}/upload</code>.
+              </p>
             </Empty>
           ) : (
             <>
@@ -36,8 +44,13 @@ export default function HostedPage() {
                     <button
                       type="button"
                       onClick={async () => {
-                        const asset = await unwrap(api.GET('/api/v1/oas/{orgId}/{oasId}', { params: { path: { orgId, oasId: f.oasId! } } }));
-                        setLink({ label: `Download ${f.oasId} (link valid for a few minutes)`, href: asset.presignedDownloadUrl! });
+                        const asset = await unwrap(
+                          api.GET('/api/v1/oas/{orgId}/{oasId}', { params: { path: { orgId, oasId: f.oasId! } } }),
+                        );
+                        setLink({
+                          label: `Download ${f.oasId} (link valid for a few minutes)`,
+                          href: asset.presignedDownloadUrl!,
+                        });
                       }}
                     >
                       Get download link<span className="visually-hidden"> for {f.oasId}</span>
@@ -75,7 +88,11 @@ function ConfigLookup({ orgId }: { orgId: string }) {
         onSubmit={async (data) => {
           setError(null);
           try {
-            const asset = await unwrap(api.GET('/api/v1/global-configuration/{configName}', { params: { path: { configName: text(data, 'name') }, query: { redirect: 'false' } } }));
+            const asset = await unwrap(
+              api.GET('/api/v1/global-configuration/{configName}', {
+                params: { path: { configName: text(data, 'name') }, query: { redirect: 'false' } },
+              }),
+            );
             setResult(asset.presignedDownloadUrl!);
           } catch (e) {
             setResult(null);
@@ -94,20 +111,34 @@ function ConfigLookup({ orgId }: { orgId: string }) {
           </a>
         </p>
       )}
-      {error !== null && <p role="alert" className="error">{describeError(error)}</p>}
+      {error !== null && (
+        <p role="alert" className="error">
+          {describeError(error)}
+        </p>
+      )}
       <p className="help">
-        A scan's own configuration is shown from its scan page. Organization {orgId}'s global configurations are managed with <code>npm run admin -- put-global-config</code>.
+        A scan's own configuration is shown from its scan page. Organization {orgId}'s global configurations are managed
+        with <code>npm run admin -- put-global-config</code>.
       </p>
     </>
   );
 }
 
 /** The organization's named scan configurations: list, download links, and saving one (validated by the service). */
-function OrganizationConfigs({ orgId, onLink }: { orgId: string; onLink: (link: { label: string; href: string }) => void }) {
+function OrganizationConfigs({
+  orgId,
+  onLink,
+}: {
+  orgId: string;
+  onLink: (link: { label: string; href: string }) => void;
+}) {
   const queryClient = useQueryClient();
   const configs = useQuery({
     queryKey: ['org-configs', orgId],
-    queryFn: () => unwrap(api.GET('/api/v1/configuration/{orgId}/list', { params: { path: { orgId }, query: { pageSize: '100' } } })),
+    queryFn: () =>
+      unwrap(
+        api.GET('/api/v1/configuration/{orgId}/list', { params: { path: { orgId }, query: { pageSize: '100' } } }),
+      ),
   });
   return (
     <>
@@ -125,8 +156,15 @@ function OrganizationConfigs({ orgId, onLink }: { orgId: string; onLink: (link: 
                   <button
                     type="button"
                     onClick={async () => {
-                      const asset = await unwrap(api.GET('/api/v1/configuration/{orgId}/{configName}', { params: { path: { orgId, configName: c.name! }, query: { redirect: 'false' } } }));
-                      onLink({ label: `Download ${c.name} (link valid for a few minutes)`, href: asset.presignedDownloadUrl! });
+                      const asset = await unwrap(
+                        api.GET('/api/v1/configuration/{orgId}/{configName}', {
+                          params: { path: { orgId, configName: c.name! }, query: { redirect: 'false' } },
+                        }),
+                      );
+                      onLink({
+                        label: `Download ${c.name} (link valid for a few minutes)`,
+                        href: asset.presignedDownloadUrl!,
+                      });
                     }}
                   >
                     Get download link<span className="visually-hidden"> for {c.name}</span>
@@ -143,7 +181,12 @@ function OrganizationConfigs({ orgId, onLink }: { orgId: string; onLink: (link: 
           className="stack-form"
           submitLabel="Save configuration"
           onSubmit={async (data) => {
-            await unwrap(api.POST('/api/v1/configuration/{orgId}/update', { params: { path: { orgId } }, body: { name: text(data, 'name'), conf: String(data.get('conf') ?? '') } }));
+            await unwrap(
+              api.POST('/api/v1/configuration/{orgId}/update', {
+                params: { path: { orgId } },
+                body: { name: text(data, 'name'), conf: String(data.get('conf') ?? '') },
+              }),
+            );
             await queryClient.invalidateQueries({ queryKey: ['org-configs', orgId] });
           }}
         >

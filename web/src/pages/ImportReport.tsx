@@ -12,7 +12,15 @@ const MAX_BYTES = 4 * 1024 * 1024;
  * Imports an OWASP ZAP report (XML, JSON or SARIF, recognised from its content) as a completed scan of one
  * environment: POST /api/v1/app/{appId}/scan/import?env=<name> (write:scan) with the report as the body.
  */
-export function ImportReport({ appId, env, onImported }: { appId: string; env: string; onImported: (result: Imported) => void }) {
+export function ImportReport({
+  appId,
+  env,
+  onImported,
+}: {
+  appId: string;
+  env: string;
+  onImported: (result: Imported) => void;
+}) {
   const queryClient = useQueryClient();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
@@ -22,7 +30,10 @@ export function ImportReport({ appId, env, onImported }: { appId: string; env: s
     const file = (new FormData(form).get('report') as File | null) ?? null;
     setError(null);
     if (!file || file.size === 0) return setError('Choose a ZAP report file first.');
-    if (file.size > MAX_BYTES) return setError(`${file.name} is ${(file.size / 1048576).toFixed(1)} MiB; the dashboard imports up to 4 MiB. Import larger reports with the CLI: npm run scanner -- import --app ${appId} --env ${env} ${file.name}`);
+    if (file.size > MAX_BYTES)
+      return setError(
+        `${file.name} is ${(file.size / 1048576).toFixed(1)} MiB; the dashboard imports up to 4 MiB. Import larger reports with the CLI: npm run scanner -- import --app ${appId} --env ${env} ${file.name}`,
+      );
     setBusy(true);
     try {
       const text = await file.text();
@@ -68,11 +79,16 @@ export function ImportReport({ appId, env, onImported }: { appId: string; env: s
 export function ImportSummary({ orgId, result }: { orgId: string; result: Imported }) {
   return (
     <p className="ok">
-      Imported a ZAP {result.zapVersion} {result.format} report from {result.host}: {result.alertsImported} alerts, {result.urisImported} findings
+      Imported a ZAP {result.zapVersion} {result.format} report from {result.host}: {result.alertsImported} alerts,{' '}
+      {result.urisImported} findings
       {result.skipped!.length > 0 && (
         <>
           {' '}
-          ({result.skipped!.length} items skipped: {result.skipped!.slice(0, 3).map((s) => `${s.where}: ${s.reason}`).join('; ')}
+          ({result.skipped!.length} items skipped:{' '}
+          {result
+            .skipped!.slice(0, 3)
+            .map((s) => `${s.where}: ${s.reason}`)
+            .join('; ')}
           {result.skipped!.length > 3 ? '; …' : ''})
         </>
       )}

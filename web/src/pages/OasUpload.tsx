@@ -6,7 +6,10 @@ import { QueryView } from '../components/states';
 /** Upload an OpenAPI description for an application; validation errors are shown at their line in the text. */
 export function OasUpload({ appId }: { appId: string }) {
   const queryClient = useQueryClient();
-  const mapping = useQuery({ queryKey: ['oas-mapping', appId], queryFn: () => unwrap(api.GET('/api/v1/oas/{appId}/mapping', { params: { path: { appId } } })) });
+  const mapping = useQuery({
+    queryKey: ['oas-mapping', appId],
+    queryFn: () => unwrap(api.GET('/api/v1/oas/{appId}/mapping', { params: { path: { appId } } })),
+  });
   const [source, setSource] = useState('');
   const [result, setResult] = useState<{ ok: string } | { error: unknown } | null>(null);
   const [busy, setBusy] = useState(false);
@@ -24,7 +27,9 @@ export function OasUpload({ appId }: { appId: string }) {
           headers: { 'Content-Type': 'text/plain' },
         }),
       );
-      setResult({ ok: `Uploaded OpenAPI ${uploaded.openapiVersion} description ${uploaded.oasId} (${uploaded.fileSize} bytes).` });
+      setResult({
+        ok: `Uploaded OpenAPI ${uploaded.openapiVersion} description ${uploaded.oasId} (${uploaded.fileSize} bytes).`,
+      });
       await queryClient.invalidateQueries({ queryKey: ['oas-mapping', appId] });
       await queryClient.invalidateQueries({ queryKey: ['oas-list'] });
     } catch (error) {
@@ -50,7 +55,12 @@ export function OasUpload({ appId }: { appId: string }) {
                     <button
                       type="button"
                       onClick={async () => {
-                        await unwrap(api.POST('/api/v1/oas/{appId}/mapping', { params: { path: { appId } }, body: { appId, oasId: a.oasId!, repositoryId: a.repositoryId!, include: false } }));
+                        await unwrap(
+                          api.POST('/api/v1/oas/{appId}/mapping', {
+                            params: { path: { appId } },
+                            body: { appId, oasId: a.oasId!, repositoryId: a.repositoryId!, include: false },
+                          }),
+                        );
                         await queryClient.invalidateQueries({ queryKey: ['oas-mapping', appId] });
                       }}
                     >
@@ -68,11 +78,21 @@ export function OasUpload({ appId }: { appId: string }) {
       <form onSubmit={upload} className="stack-form">
         <label>
           OpenAPI 3.0/3.1 file (YAML or JSON)
-          <input type="file" accept=".yaml,.yml,.json,text/yaml,application/json" onChange={async (e) => setSource((await e.target.files?.[0]?.text()) ?? '')} />
+          <input
+            type="file"
+            accept=".yaml,.yml,.json,text/yaml,application/json"
+            onChange={async (e) => setSource((await e.target.files?.[0]?.text()) ?? '')}
+          />
         </label>
         <label>
           or paste it
-          <textarea value={source} onChange={(e) => setSource(e.target.value)} rows={8} spellCheck={false} className="code" />
+          <textarea
+            value={source}
+            onChange={(e) => setSource(e.target.value)}
+            rows={8}
+            spellCheck={false}
+            className="code"
+          />
         </label>
         <button type="submit" disabled={busy || !source.trim()}>
           {busy ? 'Uploading…' : 'Upload description'}
@@ -94,7 +114,10 @@ function UploadError({ error, source }: { error: unknown; source: string }) {
     <div role="alert" className="error">
       <p>The description was not accepted: {message}</p>
       {line > 0 && line <= lines.length && (
-        <pre className="code excerpt" aria-label={`Lines ${first} to ${Math.min(lines.length, line + 2)} of the upload`}>
+        <pre
+          className="code excerpt"
+          aria-label={`Lines ${first} to ${Math.min(lines.length, line + 2)} of the upload`}
+        >
           {lines.slice(first - 1, line + 2).map((content, i) => {
             const number = first + i;
             const row = `${String(number).padStart(4)} | ${content}\n`;

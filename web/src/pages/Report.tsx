@@ -10,7 +10,13 @@ import { useUrlState } from '../components/url-state';
 import { useHasPermission } from '../permissions';
 
 const PAGE_SIZES = ['25', '50', '100', '500'];
-const STATUS_LABELS: Record<string, string> = { NEW: 'New', FALSE_POSITIVE: 'False positive', RISK_ACCEPTED: 'Risk accepted', ASSIGNED: 'Assigned', UNKNOWN: 'Unknown' };
+const STATUS_LABELS: Record<string, string> = {
+  NEW: 'New',
+  FALSE_POSITIVE: 'False positive',
+  RISK_ACCEPTED: 'Risk accepted',
+  ASSIGNED: 'Assigned',
+  UNKNOWN: 'Unknown',
+};
 /** Rows per request while downloading the CSV (the operation's largest page). */
 const CSV_PAGE = 1000;
 
@@ -21,13 +27,22 @@ export default function ReportPage() {
   const { orgId = '' } = useParams();
   const url = useUrlState();
   const allowed = useHasPermission(orgId, 'READ_REPORT');
-  const filters = { appIds: url.get('app') || undefined, envs: url.get('env') || undefined, date: url.get('date') || undefined };
+  const filters = {
+    appIds: url.get('app') || undefined,
+    envs: url.get('env') || undefined,
+    date: url.get('date') || undefined,
+  };
   const pageSize = url.get('size', '50');
   const report = useQuery({
     queryKey: ['report', orgId, filters, pageSize, url.page],
     enabled: allowed === true,
     // JSON (the operation also answers text/csv, hence the union in its type).
-    queryFn: async () => (await unwrap(api.GET('/api/v1/reports/org/{orgId}/findings', { params: { path: { orgId }, query: { ...filters, pageSize, pageToken: String(url.page) } } }))) as Schemas['reports.CurrentFindingsResponse'],
+    queryFn: async () =>
+      (await unwrap(
+        api.GET('/api/v1/reports/org/{orgId}/findings', {
+          params: { path: { orgId }, query: { ...filters, pageSize, pageToken: String(url.page) } },
+        }),
+      )) as Schemas['reports.CurrentFindingsResponse'],
     placeholderData: keepPreviousData,
   });
   const filtered = Boolean(filters.appIds || filters.envs || filters.date);
@@ -44,11 +59,19 @@ export default function ReportPage() {
   return (
     <>
       <h1>Findings report</h1>
-      <p className="help">The findings of each environment's latest completed scan, with their triage status. With a date, as they stood at the end of that day (UTC).</p>
+      <p className="help">
+        The findings of each environment's latest completed scan, with their triage status. With a date, as they stood
+        at the end of that day (UTC).
+      </p>
       <form className="filters" role="search" onSubmit={(e) => e.preventDefault()}>
         <ApplicationFilter orgId={orgId} value={url.get('app')} onChange={(app) => url.set({ app })} />
         <label>
-          Environments <input value={url.get('env')} onChange={(e) => url.set({ env: e.target.value })} placeholder="names, comma-separated" />
+          Environments{' '}
+          <input
+            value={url.get('env')}
+            onChange={(e) => url.set({ env: e.target.value })}
+            placeholder="names, comma-separated"
+          />
         </label>
         <label>
           As of <input type="date" value={url.get('date')} onChange={(e) => url.set({ date: e.target.value })} />
@@ -73,29 +96,41 @@ export default function ReportPage() {
           data.findings!.length === 0 ? (
             filtered ? (
               <Empty title="No finding matches these filters.">
-                <button type="button" onClick={() => url.set({ app: '', env: '', date: '' })}>Clear the filters</button>
+                <button type="button" onClick={() => url.set({ app: '', env: '', date: '' })}>
+                  Clear the filters
+                </button>
               </Empty>
             ) : (
               <Empty title="No findings yet.">
                 <p>
-                  The report lists the findings of each environment's latest completed scan. Report a scan with HawkScan or the reporting API (see README), or import a ZAP report:{' '}
-                  <code>npm run scanner -- import --app &lt;appId&gt; --env &lt;name&gt; report.xml</code> (or <code>POST /api/v1/app/{'{appId}'}/scan/import</code>).
+                  The report lists the findings of each environment's latest completed scan. Report a scan with HawkScan
+                  or the reporting API (see README), or import a ZAP report:{' '}
+                  <code>npm run scanner -- import --app &lt;appId&gt; --env &lt;name&gt; report.xml</code> (or{' '}
+                  <code>POST /api/v1/app/{'{appId}'}/scan/import</code>).
                 </p>
               </Empty>
             )
           ) : (
             <>
-              <DataTable className="cards-on-phone" columns={['Application', 'Environment', 'Finding', 'Risk', 'URL', 'Status', 'First seen', 'Team']} caption={`Findings, ${data.totalFindings} in all`}>
+              <DataTable
+                className="cards-on-phone"
+                columns={['Application', 'Environment', 'Finding', 'Risk', 'URL', 'Status', 'First seen', 'Team']}
+                caption={`Findings, ${data.totalFindings} in all`}
+              >
                 {data.findings!.map((f, i) => (
                   <tr key={`${f.scanId}-${f.findingHash}-${i}`}>
                     <td data-label="Application">
                       <Link to={`/org/${orgId}/app/${f.applicationId}`}>{f.applicationName}</Link>
                     </td>
                     <td data-label="Environment">
-                      <Link to={`/org/${orgId}/app/${f.applicationId}/env/${f.environmentId}`}>{f.environmentName}</Link>
+                      <Link to={`/org/${orgId}/app/${f.applicationId}/env/${f.environmentId}`}>
+                        {f.environmentName}
+                      </Link>
                     </td>
                     <td data-label="Finding" className="wrap">
-                      <Link to={`/org/${orgId}/scan/${f.scanId}/alert/${encodeURIComponent(f.findingPluginId!)}`}>{f.findingPluginName}</Link>
+                      <Link to={`/org/${orgId}/scan/${f.scanId}/alert/${encodeURIComponent(f.findingPluginId!)}`}>
+                        {f.findingPluginName}
+                      </Link>
                     </td>
                     <td data-label="Risk">{f.findingRisk ? <SeverityBadge severity={f.findingRisk} /> : '—'}</td>
                     <td data-label="URL" className="wrap">
@@ -107,7 +142,12 @@ export default function ReportPage() {
                   </tr>
                 ))}
               </DataTable>
-              <Pager page={url.page} hasNext={(url.page + 1) * Number(pageSize) < (data.totalFindings ?? 0)} onPage={url.setPage} total={String(data.totalFindings)} />
+              <Pager
+                page={url.page}
+                hasNext={(url.page + 1) * Number(pageSize) < (data.totalFindings ?? 0)}
+                onPage={url.setPage}
+                total={String(data.totalFindings)}
+              />
             </>
           )
         }
@@ -120,8 +160,20 @@ export default function ReportPage() {
  * The report as CSV, every page of it. The token is a bearer header, so the file is fetched (Accept: text/csv),
  * the pages joined under one header row, and handed to the browser as a Blob through an object URL.
  */
-function CsvDownload({ orgId, filters, total }: { orgId: string; filters: { appIds?: string; envs?: string; date?: string }; total?: number }) {
-  const [state, setState] = useState<{ busy: boolean; text: string; error: boolean }>({ busy: false, text: '', error: false });
+function CsvDownload({
+  orgId,
+  filters,
+  total,
+}: {
+  orgId: string;
+  filters: { appIds?: string; envs?: string; date?: string };
+  total?: number;
+}) {
+  const [state, setState] = useState<{ busy: boolean; text: string; error: boolean }>({
+    busy: false,
+    text: '',
+    error: false,
+  });
   const download = async () => {
     setState({ busy: true, text: 'Preparing the CSV…', error: false });
     try {
@@ -134,7 +186,8 @@ function CsvDownload({ orgId, filters, total }: { orgId: string; filters: { appI
           headers: { Accept: 'text/csv' },
           parseAs: 'text',
         });
-        if (!response.ok) await unwrap(Promise.resolve({ data, error: typeof error === 'string' ? safeJson(error) : error, response }));
+        if (!response.ok)
+          await unwrap(Promise.resolve({ data, error: typeof error === 'string' ? safeJson(error) : error, response }));
         expected = Number(response.headers.get('X-Total-Count') ?? 0);
         const text = data as unknown as string;
         const pageRows = countRecords(text);
@@ -153,7 +206,11 @@ function CsvDownload({ orgId, filters, total }: { orgId: string; filters: { appI
       link.click();
       link.remove();
       setTimeout(() => URL.revokeObjectURL(href), 60_000);
-      setState({ busy: false, text: `Downloaded ${rows} ${rows === 1 ? 'finding' : 'findings'} as CSV.`, error: false });
+      setState({
+        busy: false,
+        text: `Downloaded ${rows} ${rows === 1 ? 'finding' : 'findings'} as CSV.`,
+        error: false,
+      });
     } catch (error) {
       setState({ busy: false, text: `The CSV could not be downloaded: ${describeError(error)}`, error: true });
     }

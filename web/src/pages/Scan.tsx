@@ -10,7 +10,12 @@ export default function ScanPage() {
   const { orgId = '', scanId = '' } = useParams();
   const alerts = useQuery({
     queryKey: ['scan-alerts', scanId],
-    queryFn: () => unwrap(api.GET('/api/v1/scan/{scanId}/alerts', { params: { path: { scanId }, query: { pageSize: '1000', sortField: 'name' } } })),
+    queryFn: () =>
+      unwrap(
+        api.GET('/api/v1/scan/{scanId}/alerts', {
+          params: { path: { scanId }, query: { pageSize: '1000', sortField: 'name' } },
+        }),
+      ),
   });
   const result = alerts.data?.applicationScanResults?.[0];
   useTitle(result ? `Scan of ${result.scan?.applicationName}` : 'Scan');
@@ -20,11 +25,15 @@ export default function ScanPage() {
         const r = data.applicationScanResults![0];
         if (!r) return <Empty title="This scan does not exist (any more)." />;
         const scan = r.scan!;
-        const bySeverity = ALL_SEVERITIES.map((severity) => ({ severity, alerts: r.applicationAlerts!.filter((a) => a.severity === severity) }));
+        const bySeverity = ALL_SEVERITIES.map((severity) => ({
+          severity,
+          alerts: r.applicationAlerts!.filter((a) => a.severity === severity),
+        }));
         return (
           <>
             <p className="crumbs">
-              <Link to={`/org/${orgId}/scans`}>Scans</Link> / <Link to={`/org/${orgId}/app/${scan.applicationId}`}>{scan.applicationName}</Link> /{' '}
+              <Link to={`/org/${orgId}/scans`}>Scans</Link> /{' '}
+              <Link to={`/org/${orgId}/app/${scan.applicationId}`}>{scan.applicationName}</Link> /{' '}
               <Link to={`/org/${orgId}/app/${scan.applicationId}/env/${scan.envId}`}>{scan.env}</Link> /
             </p>
             <h1>Scan of {formatTime(scan.timestamp)}</h1>
@@ -45,14 +54,19 @@ export default function ScanPage() {
               <dd>
                 {(r.alertStats?.alertStatusStats ?? []).length === 0
                   ? '—'
-                  : r.alertStats!.alertStatusStats!.map((s) => `${statusLabel(s.alertStatus)}: ${s.totalCount ?? 0}`).join(' · ')}
+                  : r
+                      .alertStats!.alertStatusStats!.map((s) => `${statusLabel(s.alertStatus)}: ${s.totalCount ?? 0}`)
+                      .join(' · ')}
               </dd>
             </dl>
             {r.configHash && <ScanConfiguration appId={scan.applicationId!} configHash={r.configHash} />}
             {r.applicationAlerts!.length === 0 &&
               (scan.status === 'STARTED' ? (
                 <Empty title="This scan is still running.">
-                  <p>Its alerts appear here as the scanner reports them (this page shows what has arrived when you open or reload it).</p>
+                  <p>
+                    Its alerts appear here as the scanner reports them (this page shows what has arrived when you open
+                    or reload it).
+                  </p>
                 </Empty>
               ) : (
                 <Empty title="This scan reported no alerts." />
@@ -66,10 +80,13 @@ export default function ScanPage() {
                   <ul className="rows">
                     {alerts.map((a) => (
                       <li key={a.pluginId}>
-                        <Link to={`/org/${orgId}/scan/${scanId}/alert/${encodeURIComponent(a.pluginId!)}`}>{a.name}</Link>
+                        <Link to={`/org/${orgId}/scan/${scanId}/alert/${encodeURIComponent(a.pluginId!)}`}>
+                          {a.name}
+                        </Link>
                         <span className="muted">
                           {' '}
-                          plugin {a.pluginId} · {a.uriCount} {a.uriCount === 1 ? 'finding' : 'findings'} · {untriagedOf(a.alertStatusStats ?? [])} untriaged
+                          plugin {a.pluginId} · {a.uriCount} {a.uriCount === 1 ? 'finding' : 'findings'} ·{' '}
+                          {untriagedOf(a.alertStatusStats ?? [])} untriaged
                           {a.cweId && <> · CWE-{a.cweId}</>}
                         </span>
                       </li>
@@ -91,7 +108,8 @@ function ScanConfiguration({ appId, configHash }: { appId: string; configHash: s
   const config = useQuery({
     queryKey: ['config', appId, configHash],
     enabled: open,
-    queryFn: () => unwrap(api.GET('/api/v1/app/{appId}/config/{configHash}', { params: { path: { appId, configHash } } })),
+    queryFn: () =>
+      unwrap(api.GET('/api/v1/app/{appId}/config/{configHash}', { params: { path: { appId, configHash } } })),
   });
   return (
     <details onToggle={(e) => setOpen(e.currentTarget.open)}>

@@ -31,7 +31,8 @@ export default function ScansPage() {
       <form className="filters" role="search" onSubmit={(e) => e.preventDefault()}>
         <ApplicationFilter orgId={orgId} value={url.get('app')} onChange={(app) => url.set({ app })} />
         <label>
-          Environment <input value={url.get('env')} onChange={(e) => url.set({ env: e.target.value })} placeholder="name" />
+          Environment{' '}
+          <input value={url.get('env')} onChange={(e) => url.set({ env: e.target.value })} placeholder="name" />
         </label>
         <label>
           From <input type="date" value={url.get('from')} onChange={(e) => url.set({ from: e.target.value })} />
@@ -45,19 +46,26 @@ export default function ScansPage() {
           data.applicationScanResults!.length === 0 ? (
             filtered ? (
               <Empty title="No scan matches these filters.">
-                <button type="button" onClick={() => url.set({ app: '', env: '', from: '', to: '' })}>Clear the filters</button>
+                <button type="button" onClick={() => url.set({ app: '', env: '', from: '', to: '' })}>
+                  Clear the filters
+                </button>
               </Empty>
             ) : (
               <Empty title="No scans reported yet.">
                 <p>
-                  Scans arrive from HawkScan, from the reporting API (<code>POST /api/v1/app/{'{appId}'}/scan</code>, then <code>/alerts</code> and <code>/complete</code>; see README) or from an imported ZAP report:{' '}
-                  <code>npm run scanner -- import --app &lt;appId&gt; --env &lt;name&gt; zap-report.xml</code> (or <code>POST /api/v1/app/{'{appId}'}/scan/import</code>). Open an application for its id.
+                  Scans arrive from HawkScan, from the reporting API (<code>POST /api/v1/app/{'{appId}'}/scan</code>,
+                  then <code>/alerts</code> and <code>/complete</code>; see README) or from an imported ZAP report:{' '}
+                  <code>npm run scanner -- import --app &lt;appId&gt; --env &lt;name&gt; zap-report.xml</code> (or{' '}
+                  <code>POST /api/v1/app/{'{appId}'}/scan/import</code>). Open an application for its id.
                 </p>
               </Empty>
             )
           ) : (
             <>
-              <DataTable className="cards-on-phone" columns={['Started', 'Application', 'Environment', 'Status', 'Alerts']}>
+              <DataTable
+                className="cards-on-phone"
+                columns={['Started', 'Application', 'Environment', 'Status', 'Alerts']}
+              >
                 {data.applicationScanResults!.map((r) => (
                   <tr key={r.scan!.id}>
                     <td data-label="Started">
@@ -69,7 +77,9 @@ export default function ScansPage() {
                     <td data-label="Alerts">
                       {ALL_SEVERITIES.map((s) => {
                         const count = (r.severityStats as Record<string, number> | undefined)?.[s] ?? 0;
-                        return s === 'Info' && count === 0 ? null : <SeverityBadge key={s} severity={s} count={count} />;
+                        return s === 'Info' && count === 0 ? null : (
+                          <SeverityBadge key={s} severity={s} count={count} />
+                        );
                       })}
                     </td>
                   </tr>

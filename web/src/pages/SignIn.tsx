@@ -36,18 +36,28 @@ export function SignIn({ notice }: { notice: string | null }) {
       <form onSubmit={submit}>
         <label>
           API key
-          <input name="apiKey" type="password" required autoComplete="off" spellCheck={false} aria-describedby="key-help" />
+          <input
+            name="apiKey"
+            type="password"
+            required
+            autoComplete="off"
+            spellCheck={false}
+            aria-describedby="key-help"
+          />
         </label>
         <p id="key-help" className="help">
-          Paste an API key (<code>hawk.…</code>). The first <code>npm start</code> prints one; an operator makes more with{' '}
-          <code>npm run admin -- create-api-key</code>. The key is exchanged for a 30-minute session and is not stored.
+          Paste an API key (<code>hawk.…</code>). The first <code>npm start</code> prints one; an operator makes more
+          with <code>npm run admin -- create-api-key</code>. The key is exchanged for a 30-minute session and is not
+          stored.
         </p>
         <button type="submit" disabled={busy}>
           {busy ? 'Signing in…' : 'Sign in'}
         </button>
         {error !== null && (
           <p role="alert" className="error">
-            {error instanceof Error && 'status' in error && error.status === 401 ? 'That API key was not accepted: check it was pasted whole, or ask for a new one.' : describeError(error)}
+            {error instanceof Error && 'status' in error && error.status === 401
+              ? 'That API key was not accepted: check it was pasted whole, or ask for a new one.'
+              : describeError(error)}
           </p>
         )}
       </form>

@@ -21,13 +21,17 @@ export default function TeamsPage() {
   return (
     <>
       <h1>Teams</h1>
-      <p className="help">An application given to a team is visible only to that team's members (and to users without team restrictions).</p>
+      <p className="help">
+        An application given to a team is visible only to that team's members (and to users without team restrictions).
+      </p>
       <details className="create">
         <summary>New team</summary>
         <ActionForm
           submitLabel="Create team"
           onSubmit={async (data) => {
-            const created = await unwrap(api.POST('/api/v1/org/{orgId}/team', { params: { path: { orgId } }, body: { name: text(data, 'name') } }));
+            const created = await unwrap(
+              api.POST('/api/v1/org/{orgId}/team', { params: { path: { orgId } }, body: { name: text(data, 'name') } }),
+            );
             await queryClient.invalidateQueries({ queryKey: ['teams', orgId] });
             navigate(`/org/${orgId}/team/${created.team!.id}`);
           }}
