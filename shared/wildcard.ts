@@ -14,7 +14,10 @@ export function wildcardMatcher(
   if (pattern.length > MAX_PATTERN_LENGTH) throw new RangeError(`pattern longer than ${MAX_PATTERN_LENGTH} characters`);
   const fold = (s: string) => (options.ignoreCase ? s.toLowerCase() : s);
   const pieces = fold(pattern).split('*');
-  if (!options.anchored) (pieces.unshift(''), pieces.push(''));
+  if (!options.anchored) {
+    pieces.unshift('');
+    pieces.push('');
+  }
   const first = pieces[0];
   const last = pieces[pieces.length - 1];
   const middle = pieces.slice(1, -1).filter(Boolean);

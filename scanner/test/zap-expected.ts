@@ -70,7 +70,7 @@ function fromXml(text: string): Counted[] {
   }));
 }
 
-type J = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type J = Record<string, any>;
 function fromJson(report: J): Counted[] {
   if (report.runs) {
     const rules = new Map<string, J>(report.runs[0].tool.driver.rules.map((r: J) => [r.id, r]));

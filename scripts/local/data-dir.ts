@@ -47,7 +47,9 @@ export async function acquireStartLock(dir: string): Promise<Server> {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
     if (await answers(address))
-      throw new Error(`Another npm start already serves DATA_DIR ${dir}: stop it first or set DATA_DIR`);
+      throw new Error(`Another npm start already serves DATA_DIR ${dir}: stop it first or set DATA_DIR`, {
+        cause: error,
+      });
     rmSync(address, { force: true }); // a socket file left by a dead owner (not Linux)
     await listen(server, address);
   }

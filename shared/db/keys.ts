@@ -56,13 +56,11 @@ function nameIndex(
   }
   return {
     entity: { gsi7pk: nameGramPartition(orgId, kind, grams[0]), gsi7sk: ownerId },
-    postings: grams
-      .slice(1)
-      .map((gram) => ({
-        ...nameGramPosting(appId, ownerId, gram),
-        gsi7pk: nameGramPartition(orgId, kind, gram),
-        gsi7sk: ownerId,
-      })),
+    postings: grams.slice(1).map((gram) => ({
+      ...nameGramPosting(appId, ownerId, gram),
+      gsi7pk: nameGramPartition(orgId, kind, gram),
+      gsi7sk: ownerId,
+    })),
     nameTrigrams: true,
   };
 }

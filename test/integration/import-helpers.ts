@@ -73,7 +73,7 @@ export interface ReadBack {
   alerts: ExpectedAlert[];
   /** pluginId -> the alert's finding hashes, sorted. */
   hashes: Record<string, string[]>;
-  result: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  result: any;
 }
 
 /** The scan as the public read operations show it, in the independent count's shape. */

@@ -28,7 +28,7 @@ async function environments(tenant: Tenant, appId: string) {
     query: { pageSize: 100, appIds: appId },
   });
   expect(out.status).toBe(200);
-  return out.body.environments as Record<string, any>[]; // eslint-disable-line @typescript-eslint/no-explicit-any
+  return out.body.environments as Record<string, any>[];
 }
 
 const scansOf = async (tenant: Tenant, appId: string) => {
@@ -37,7 +37,7 @@ const scansOf = async (tenant: Tenant, appId: string) => {
     query: { appIds: appId, pageSize: 100 },
   });
   expect(out.status).toBe(200);
-  return out.body.applicationScanResults as Record<string, any>[]; // eslint-disable-line @typescript-eslint/no-explicit-any
+  return out.body.applicationScanResults as Record<string, any>[];
 };
 
 describe('importing the ZAP samples through the operation', () => {

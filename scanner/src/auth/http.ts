@@ -52,6 +52,7 @@ export async function exchange(
   } catch (err) {
     // The cause's code, not the error itself: undici quotes invalid header values, which may be tokens.
     const cause = (err as { cause?: { code?: string } }).cause;
+    // eslint-disable-next-line preserve-caught-error -- the cause may quote a token (above)
     throw new Error(`${request.method} ${request.url} failed: ${cause?.code ?? (err as Error).name}`);
   }
   for (const setCookie of response.headers.getSetCookie()) {

@@ -123,12 +123,10 @@ export default function EnvironmentPage() {
                     <p>No scans to chart yet.</p>
                   ) : (
                     <SeverityChart
-                      points={[...list.applicationScanResults!]
-                        .reverse()
-                        .map((r) => ({
-                          label: formatTime(r.scan?.timestamp),
-                          counts: findingsBySeverity(r.alertStats?.alertStatusStats ?? []),
-                        }))}
+                      points={[...list.applicationScanResults!].reverse().map((r) => ({
+                        label: formatTime(r.scan?.timestamp),
+                        counts: findingsBySeverity(r.alertStats?.alertStatusStats ?? []),
+                      }))}
                     />
                   )
                 }
