@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { en } from 'zod/locales'; // not z.locales.en: that keeps every locale in the bundles (200 KB)
-import { UUID } from './uuid.ts';
+import { UUID } from './input/uuid.ts';
 
 // zod mini loads no locale: without this, the issues whose message the schemas leave to zod (e.g. "Too big: expected
 // number to be <=1000") would all read "Invalid input".

@@ -8,7 +8,7 @@ import { benchTenant, type BenchSection } from './harness.ts';
 import { routes } from '../../shared/routes.ts';
 import { functionBundleAliases } from '../../infra/proto-descriptors.ts';
 import { FUNCTION_BUNDLE } from '../../infra/bundling.ts';
-import type { RequestScope } from '../../shared/request-scope.ts';
+import type { RequestScope } from '../../shared/http/request-scope.ts';
 import { interleaved, outsideOperations, startOutsideServer, type OutsideServer } from './outside.ts';
 import type { BenchContext } from './harness.ts';
 
@@ -286,7 +286,7 @@ const section: BenchSection = {
     const { db } = await import('../../shared/db/client.ts');
     const { keys } = await import('../../shared/db/keys.ts');
     const { config } = await import('../../shared/config.ts');
-    const { scopeObservers } = await import('../../shared/request-scope.ts');
+    const { scopeObservers } = await import('../../shared/http/request-scope.ts');
 
     const { orgId: organizationId, userId, apiKey, token } = await benchTenant(ctx, 'foundation');
 
@@ -359,7 +359,7 @@ const section: BenchSection = {
       };
     };
     // The second of two back-to-back requests: the steady state of a client (the first of a new process
-    // costs one more rate-limit call, see shared/rate-limit.ts, and learns the caller's organizations).
+    // costs one more rate-limit call, see shared/http/rate-limit.ts, and learns the caller's organizations).
     const steady = async (fn: () => Promise<unknown>) => (await observe(fn), observe(fn));
     const perRequest: Record<string, Awaited<ReturnType<typeof observe>>> = {
       'GET /api/v1/app/{appId} (single-item read)': await steady(getApplication),

@@ -142,7 +142,7 @@ async function seed(ctx: BenchContext, orgId: string, userId: string, envCount: 
 const section: BenchSection = {
   name: 'lists',
   async run(ctx) {
-    const { scopeObservers } = await import('../../shared/request-scope.ts');
+    const { scopeObservers } = await import('../../shared/http/request-scope.ts');
     const results: Record<string, unknown> = {};
     for (const envCount of SCALES) {
       const tenant = await benchTenant(ctx, `lists-${envCount}`);

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { displayableText } from '../names.ts';
+import { displayableText } from '../input/names.ts';
 import { ACTIVITY_TYPES } from '../audit/activity-types.ts';
 import {
   booleanParam,
@@ -15,7 +15,7 @@ import {
   v2QueryParam,
   v2SortDirParam,
 } from '../lists.ts';
-import { UUID } from '../uuid.ts';
+import { UUID } from '../input/uuid.ts';
 
 // Request inputs of the application, environment and audit operations (SPEC 4.2, 4.5, 6): the route table names
 // these schemas, the domain modules take their outputs. Kept free of storage imports so the route table stays light.

@@ -10,7 +10,7 @@ import {
   v2PageParam,
   v2QueryParam,
 } from '../lists.ts';
-import { UUID } from '../uuid.ts';
+import { UUID } from '../input/uuid.ts';
 
 /** Builds a schema at load, marked side-effect free: bundlers drop the schemas a function never uses (esbuild honours the mark only in the same file). */
 const schema = /* @__NO_SIDE_EFFECTS__ */ <T>(build: () => T): T => build();

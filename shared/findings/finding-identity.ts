@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { UUID } from '../uuid.ts';
+import { UUID } from '../input/uuid.ts';
 
 // A finding's identity (docs/DATA-MODEL.md, Findings): one (plugin, method, normalized path, parameter) in one
 // environment of one application. Its `findingHash` is the same in every scan of that environment, so a later scan

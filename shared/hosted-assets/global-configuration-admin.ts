@@ -1,5 +1,5 @@
 import { LineCounter, isMap } from 'yaml';
-import { DocumentRejected, lineOfOffset, parseBoundedYaml } from '../documents.ts';
+import { DocumentRejected, lineOfOffset, parseBoundedYaml } from '../input/documents.ts';
 import { SCAN_CONFIG_LIMITS } from '../limits.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { config } from '../config.ts';

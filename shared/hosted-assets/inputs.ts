@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { booleanParam } from '../lists.ts';
 import { DESCRIPTION_LIMITS } from '../limits.ts';
-import { UUID } from '../uuid.ts';
+import { UUID } from '../input/uuid.ts';
 
 // The inputs of the hosted-asset operations (hosted API descriptions, global configuration), as the route table
 // declares them. Only zod here: the route table is read by the CDK stack and the generators too.

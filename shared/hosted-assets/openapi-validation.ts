@@ -5,7 +5,13 @@ import { pathToFileURL } from 'node:url';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { LineCounter, isMap, isScalar, isSeq, parseDocument, type Document, type Node } from 'yaml';
 import { HttpError, badRequest } from '../errors.ts';
-import { DocumentRejected, documentValue, lineOfOffset, parseBoundedYaml, prescanDocument } from '../documents.ts';
+import {
+  DocumentRejected,
+  documentValue,
+  lineOfOffset,
+  parseBoundedYaml,
+  prescanDocument,
+} from '../input/documents.ts';
 import { DESCRIPTION_LIMITS, DESCRIPTION_VALIDATION } from '../limits.ts';
 
 // Validation of an uploaded API description (SPEC 4.3 rule 1), before anything is stored: YAML or JSON syntax,

@@ -1,4 +1,4 @@
-import { currentScope } from '../request-scope.ts';
+import { currentScope } from './request-scope.ts';
 
 // Structured JSON logs: one line per entry (level, message, timestamp, service, the request's id, attributes), INFO
 // and DEBUG on stdout, WARN and ERROR on stderr, as Lambda and CloudWatch read them. Written here rather than with

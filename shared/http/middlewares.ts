@@ -13,20 +13,20 @@ import {
 } from '../errors.ts';
 import { verifyAccessToken, InvalidTokenError } from '../auth/tokens.ts';
 import { hashApiKey, normalizedApiKey } from '../auth/api-keys.ts';
-import { admit } from '../rate-limit.ts';
+import { admit } from './rate-limit.ts';
 import { rateLimitKeys } from '../db/keys.ts';
 import { config } from '../config.ts';
 import { MAX_JSON_BODY_BYTES } from '../limits.ts';
 import { pathParameterNames, type Route } from '../routes.ts';
 import { pathParameterReader } from './path-parameters.ts';
-import { currentScope } from '../request-scope.ts';
+import { currentScope } from './request-scope.ts';
 import { prefetchesSettled } from '../db/prefetch.ts';
 import type { prefetcher } from './prefetch.ts';
 import { toJsonObject, toProtobuf } from '../proto/encoding.ts';
 import { createCaller } from './caller.ts';
 import { logger } from './logger.ts';
 import { RawResponse, type LambdaEvent, type LambdaResult, type PipelineContext } from './types.ts';
-import { UUID } from '../uuid.ts';
+import { UUID } from '../input/uuid.ts';
 
 // The request pipeline, applied the same way to every operation by operation.ts, in this order:
 // logging -> error responses -> content negotiation -> authentication -> admission (rate limit and prefetch, one

@@ -2,7 +2,7 @@ import middy from '@middy/core';
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
 import type { Route } from '../routes.ts';
-import { runInScope } from '../request-scope.ts';
+import { runInScope } from './request-scope.ts';
 import { prefetcher, type OperationReads } from './prefetch.ts';
 import {
   admission,

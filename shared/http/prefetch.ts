@@ -6,7 +6,7 @@ import { pathParameterNames, type Route } from '../routes.ts';
 import { pathParameterReader } from './path-parameters.ts';
 import type { Caller } from './caller.ts';
 import type { LambdaEvent } from './types.ts';
-import { UUID } from '../uuid.ts';
+import { UUID } from '../input/uuid.ts';
 
 // The pipeline's prefetch: the reads an operation makes before its authorization decision, issued at once and
 // together with the rate-limit update (middlewares.ts, admission), so that they cost one round trip instead of one

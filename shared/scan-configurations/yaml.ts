@@ -1,5 +1,5 @@
 import { LineCounter, isMap, type Document } from 'yaml';
-import { DocumentRejected, documentValue, parseBoundedYaml } from '../documents.ts';
+import { DocumentRejected, documentValue, parseBoundedYaml } from '../input/documents.ts';
 import { SCAN_CONFIG_LIMITS } from '../limits.ts';
 import { MAX_CONFIGURATION_BYTES } from './inputs.ts';
 

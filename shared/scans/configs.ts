@@ -3,7 +3,7 @@ import { s3 } from '../storage/s3.ts';
 import { objectKeys } from '../storage/objects.ts';
 import { config } from '../config.ts';
 import { HttpError, badRequest } from '../errors.ts';
-import { DocumentRejected, documentValue, parseBoundedYaml } from '../documents.ts';
+import { DocumentRejected, documentValue, parseBoundedYaml } from '../input/documents.ts';
 import { SCAN_CONFIG_LIMITS } from '../limits.ts';
 import { assertConvertible } from '../proto/encoding.ts';
 

@@ -10,7 +10,7 @@ import {
   pageTokenParam,
   uuidListParam,
 } from '../lists.ts';
-import { displayableText } from '../names.ts';
+import { displayableText } from '../input/names.ts';
 import { FINDINGS_REPORT_LIMITS, MAX_PATTERN_LENGTH } from '../limits.ts';
 import { applicationTypesParam, environmentNameSchema } from '../applications/inputs.ts';
 

@@ -1,4 +1,4 @@
-import { wildcardMatcher } from '../wildcard.ts';
+import { wildcardMatcher } from '../input/wildcard.ts';
 import { auditEntry } from '../audit/entries.ts';
 import { transactWriteRetryingConflicts } from '../db/query.ts';
 import { cancellationReasons } from '../db/items.ts';

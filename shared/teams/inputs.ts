@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { pageSizeParam, pageTokenParam, uuidSchema } from '../lists.ts';
 import { MAX_PATTERN_LENGTH } from '../limits.ts';
-import { displayableText } from '../names.ts';
+import { displayableText } from '../input/names.ts';
 
 // Request inputs of the team operations (SPEC 2.5, 4.4): the route table names these schemas, shared/teams.ts takes
 // their outputs. Kept free of storage imports so the route table stays light.

@@ -1,4 +1,4 @@
-import { wildcardMatcher } from '../wildcard.ts';
+import { wildcardMatcher } from '../input/wildcard.ts';
 import { randomUUID } from 'node:crypto';
 import {
   getTeam,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { admit } from '../../shared/rate-limit.ts';
+import { admit } from '../../shared/http/rate-limit.ts';
 
 // The sliding window itself, driven with explicit clock values against DynamoDB Local.
 const subject = () => ({ pk: `test#${randomUUID()}` });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DocumentRejected, documentValue, parseBoundedYaml } from '../../shared/documents.ts';
+import { DocumentRejected, documentValue, parseBoundedYaml } from '../../shared/input/documents.ts';
 import { SCAN_CONFIG_LIMITS } from '../../shared/limits.ts';
 
 const parse = (text: string) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { wildcardMatcher } from '../../shared/wildcard.ts';
+import { wildcardMatcher } from '../../shared/input/wildcard.ts';
 
 describe('wildcardMatcher', () => {
   const anchored = (pattern: string) => wildcardMatcher(pattern, { anchored: true, ignoreCase: false });

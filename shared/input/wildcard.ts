@@ -1,4 +1,4 @@
-import { MAX_PATTERN_LENGTH } from './limits.ts';
+import { MAX_PATTERN_LENGTH } from '../limits.ts';
 
 // `*` patterns (team search, scan tag filters) matched in linear time: the pattern is split at its stars and the
 // pieces are found left to right, so no regular expression is built from user input and nothing backtracks.

@@ -1,8 +1,8 @@
 import { UpdateCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { createClient } from './db/client.ts';
-import { config } from './config.ts';
+import { createClient } from '../db/client.ts';
+import { config } from '../config.ts';
 
 // Sliding-window rate limit (SPEC 8) with one-second resolution: at most `limit` admissions in any 60
 // consecutive seconds, exact across concurrent Lambdas. One record per subject holds a count per second of the
