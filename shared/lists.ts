@@ -10,12 +10,17 @@ z.config(en());
 // strings; API Gateway joins a repeated parameter's values with commas, and the local server does the same, so a
 // list parameter is accepted both comma-joined and repeated.
 
+// An empty value (`pageToken=`, as clients that send an empty token back write it) is the parameter's default.
 const integer = (min: number, max: number | undefined, fallback: number) => {
   const digits = z.pipe(z.string().check(z.regex(/^\s*-?\d+\s*$/, 'must be an integer')), z.transform(Number));
   const bounded =
     max === undefined ? z.number().check(z.int(), z.gte(min)) : z.number().check(z.int(), z.gte(min), z.lte(max));
+  const blankIsAbsent = z.pipe(
+    z.string(),
+    z.transform((v) => (v.trim() === '' ? undefined : v)),
+  );
   return z.pipe(
-    z.optional(z.pipe(digits, bounded)),
+    z.optional(z.pipe(blankIsAbsent, z.optional(z.pipe(digits, bounded)))),
     z.transform((value) => value ?? fallback),
   );
 };
@@ -23,9 +28,26 @@ const integer = (min: number, max: number | undefined, fallback: number) => {
 /** pageSize: 1 to 1000, default 10 (the findings report: 500). */
 export const pageSizeParam = (fallback = 10) =>
   integer(1, 1000, fallback).check(z.describe(`Page size, 1 to 1000 (default ${fallback}).`));
-/** pageToken: the 0-based page number (an int32, as the public API declares it), default 0. */
+
+/** The page that `pageToken=-1` names: past the end of every list (README "Paging"). */
+export const PAST_EVERY_PAGE = 2_147_483_647;
+
+/**
+ * pageToken: the 0-based page number (an int32, as the public API declares it), default 0 (also when empty); -1, the
+ * audit list's end marker sent back, names the page past every list.
+ */
 export const pageTokenParam = () =>
-  integer(0, 2_147_483_647, 0).check(z.describe('0-based page number, at most 2147483647 (default 0).'));
+  z
+    .pipe(
+      z.optional(
+        z.pipe(
+          z.string(),
+          z.transform((v) => (v.trim() === '-1' ? String(PAST_EVERY_PAGE) : v)),
+        ),
+      ),
+      integer(0, PAST_EVERY_PAGE, 0),
+    )
+    .check(z.describe('0-based page number, at most 2147483647 (default 0); -1: the page past the last.'));
 /** An integer such as a time in ms, default 0. */
 export const integerParam = (fallback = 0) => integer(0, undefined, fallback);
 
@@ -184,8 +206,17 @@ export async function* concat<T>(...parts: (AsyncIterable<T> | T[])[]): AsyncGen
 /** Items to ask DynamoDB for per call when a page needs `request`: up to the end of the page, plus one. */
 export const readAhead = ({ page, size }: PageRequest) => Math.min(1000, (page + 1) * size + 1);
 
-/** Deprecated (V1) lists: the next page's token, or empty on the last page (clients loop until it is). */
-export const v1NextPageToken = (request: PageRequest, hasNext: boolean) => (hasNext ? String(request.page + 1) : '');
+/**
+ * Deprecated (V1) lists' `nextPageToken` (README "Paging"): the next page's number while items remain; after the
+ * last page with items, `totalCount + 1`, a page past the end (so that clients counting pages up to `totalCount`
+ * stop); that page, and any page beyond `totalCount`, answers the list's end marker (empty, or the audit list's
+ * "-1"); the page `pageToken=-1` names answers an empty token, so clients that stop only on one stop there too.
+ */
+export function v1NextPageToken({ page, size }: PageRequest, totalCount: number, endMarker = ''): string {
+  if (page === PAST_EVERY_PAGE) return '';
+  if (page > totalCount) return endMarker;
+  return String((page + 1) * size < totalCount ? page + 1 : totalCount + 1);
+}
 
 /** The paging fields of the lists that have both tokens but no page objects (organization configurations and policies). */
 export function pageTokens(request: PageRequest, page: PageOf<unknown>) {
@@ -193,7 +224,7 @@ export function pageTokens(request: PageRequest, page: PageOf<unknown>) {
     totalCount: page.totalCount,
     hasNext: page.hasNext,
     hasPrev: request.page > 0,
-    nextPageToken: v1NextPageToken(request, page.hasNext),
+    nextPageToken: v1NextPageToken(request, page.totalCount),
     prevPageToken: request.page > 0 ? String(request.page - 1) : '',
   };
 }

@@ -10,6 +10,12 @@ import {
   SCAN_START_BODY_BYTES,
 } from './limits.ts';
 
+/** How a deprecated (V1) list pages to its end (README "Paging"), given its end marker. */
+const v1Paging = (endMarker: string) =>
+  'After the last page, `nextPageToken` names a page past the end (`totalCount` + 1), which answers an empty ' +
+  `list and the end marker (\`nextPageToken\` ${endMarker}). An empty \`pageToken\` is page 0; \`pageToken=-1\` ` +
+  'answers an empty list with an empty `nextPageToken`.';
+
 const MiB = (bytes: number) => `${bytes / (1024 * 1024)} MiB`;
 const documentLimits = (limits: typeof SCAN_CONFIG_LIMITS | typeof DESCRIPTION_LIMITS) =>
   `nesting at most ${limits.maxDepth} levels deep, at most ${limits.maxNodes} keys and values and ${limits.maxAliases} aliases ` +
@@ -60,7 +66,7 @@ export const routeNotes: Record<string, string> = {
     'Renames `originalName` to `newName` (404 when `originalName` does not exist, 409 when `newName` does).',
   listScanConfigurationsForOrg:
     "The organization's configurations by name (case-insensitive); `query` keeps names containing it. " +
-    'Organization configurations belong to the organization, not to a team. `nextPageToken` is empty on the last page.',
+    `Organization configurations belong to the organization, not to a team. ${v1Paging('empty')}`,
   getScanConfigurationForOrg:
     "The configuration's YAML as a short-lived presigned download URL; `redirect=true` answers 307 to it " +
     'instead (with the same JSON body). A configuration named `list` is reachable by rename and delete only.',
@@ -82,8 +88,7 @@ export const routeNotes: Record<string, string> = {
     'Creates or replaces the organization policy `scanPolicy.name` (capitals, digits and _; not a built-in name). ' +
     'Listed plugins take their `enabled`; plugins not listed are disabled. Unknown plugin ids or tech flags: 400 ' +
     'naming them. Tech flags not given are on.',
-  listScanPoliciesForOrg:
-    "The organization's own policies, by `name` (default) or `displayName`. `nextPageToken` is empty on the last page.",
+  listScanPoliciesForOrg: `The organization's own policies, by \`name\` (default) or \`displayName\`. ${v1Paging('empty')}`,
   getScanPolicyForOrg:
     'The policy as a JSON `scanpolicy.ScanPolicy` document behind a short-lived presigned download URL; ' +
     '`redirect=true` answers 307 to it instead.',
@@ -161,13 +166,13 @@ export const routeNotes: Record<string, string> = {
     'Applications the caller may see (team membership), sorted by `sortField` (default applicationName) then ' + 'id.',
   listApplications:
     'Deprecated: use List Applications V2. One entry per application-environment (an application without ' +
-    'environments appears alone); `ignoreEnvs=true` gives one entry per application. `nextPageToken` is empty ' +
-    'on the last page.',
-  listEnvironments: 'Deprecated: use List Environments V2. `nextPageToken` is empty on the last page.',
+    'environments appears alone); `ignoreEnvs=true` gives one entry per application. ' +
+    v1Paging('empty'),
+  listEnvironments: `Deprecated: use List Environments V2. ${v1Paging('empty')}`,
   listAuditActivity:
     "The organization's user-activity entries, oldest first unless `sortDir=desc`; `start`/`end` in ms; " +
-    '`timestamp` in ms (400 when `start` is after a non-zero `end`); `payload` a JSON object as a string. `nextPageToken` is "-1" when there is no further ' +
-    'page.',
+    '`timestamp` in ms (400 when `start` is after a non-zero `end`); `payload` a JSON object as a string. ' +
+    v1Paging('"-1"'),
   getTeam:
     'The team with its members and applications (each with its environment names). Any member of the ' +
     'organization may call (with `read:team`).',
@@ -200,11 +205,11 @@ export const routeNotes: Record<string, string> = {
     'Team applies.',
   listTeamsForOrgAndUser:
     "The caller's teams in the organization, by name. Only the caller's own id may be given as `userId` (401 " +
-    'otherwise). `nextPageToken` is empty on the last page.',
+    `otherwise). ${v1Paging('empty')}`,
   listTeamsForOrg:
     "The organization's teams, by name (then id); any member of the organization may call. `search` keeps the " +
     'teams whose name contains it, case-insensitively, `*` standing for any characters (at most ' +
-    `${MAX_PATTERN_LENGTH} characters, matched in linear time). \`nextPageToken\` is empty on the last page.`,
+    `${MAX_PATTERN_LENGTH} characters, matched in linear time). ${v1Paging('empty')}`,
   reportScanStarted:
     'The scanner announces a scan of environment `env` (created, with ENVIRONMENT_ADDED, when the application ' +
     'has no environment of that name). `config` is the scan configuration YAML: 400 when it is not valid YAML ' +
@@ -246,8 +251,8 @@ export const routeNotes: Record<string, string> = {
     "The organization's scans the caller may see (team membership), newest first unless `sortField` is `id` " +
     '(scan id) or `name` (application name, then environment name). `start`/`end` bound the start time (ms; ' +
     `400 when \`start\` is after a non-zero \`end\`). \`tag\` filters are at most ${MAX_PATTERN_LENGTH} characters, matched in linear time. ` +
-    '`timestamp` fields are in ms. `applicationAlerts` is always empty here. `nextPageToken` is empty on the ' +
-    'last page.',
+    '`timestamp` fields are in ms. `applicationAlerts` is always empty here. ' +
+    v1Paging('empty'),
   deleteScan:
     "Permanently deletes the scan with its findings and messages. When it was its environment's last scan, " +
     "the environment's last-scan fields then describe the previous scan (or are empty).",

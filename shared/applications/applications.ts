@@ -467,7 +467,12 @@ export async function listApplicationsV1(caller: Caller, orgId: string, q: ListA
     const entriesOfCount = (app: ListEntry) =>
       !scope.keep(app) ? 0 : q.ignoreEnvs ? 1 : Math.max(1, app.environmentCount ?? 0);
     const start = request.page * request.size;
-    const onPage = await applicationsCovering(apps, entriesOfCount, start, request.size);
+    // Every application is one entry, or one per environment: applications without environments count once.
+    const totalCount = q.ignoreEnvs
+      ? scope.counts.applications
+      : scope.counts.environments + (await applicationIdsWithStatus(orgId, scope, 'ENV_INCOMPLETE')).length;
+    // A page past the end (README "Paging": clients read one) reads nothing.
+    const onPage = start < totalCount ? await applicationsCovering(apps, entriesOfCount, start, request.size) : [];
     const [pageApps, envs] = await Promise.all([
       applicationsOf(
         onPage.map((p) => p.entry),
@@ -479,15 +484,11 @@ export async function listApplicationsV1(caller: Caller, orgId: string, q: ListA
       const app = pageApps.find((a) => a.applicationId === entry.applicationId);
       return app ? entriesOf(app, envs[i]).slice(skip, skip + take) : [];
     });
-    // Every application is one entry, or one per environment: applications without environments count once.
-    const totalCount = q.ignoreEnvs
-      ? scope.counts.applications
-      : scope.counts.environments + (await applicationIdsWithStatus(orgId, scope, 'ENV_INCOMPLETE')).length;
     page = { items, totalCount, hasNext: start + request.size < totalCount };
   }
   return {
     applications: page.items.map(({ app, env }) => toApplication(app, env)),
-    nextPageToken: v1NextPageToken(request, page.hasNext),
+    nextPageToken: v1NextPageToken(request, page.totalCount),
     totalCount: page.totalCount,
   };
 }

@@ -221,7 +221,7 @@ export async function listEnvironmentsV1(caller: Caller, appId: string, q: ListE
           }
         : undefined,
     })),
-    nextPageToken: v1NextPageToken(request, page.hasNext),
+    nextPageToken: v1NextPageToken(request, page.totalCount),
     totalCount: page.totalCount,
   };
 }

@@ -1,5 +1,5 @@
 import { auditEntriesOfOrg } from './repository.ts';
-import { pageOf } from '../lists.ts';
+import { pageOf, v1NextPageToken } from '../lists.ts';
 import type { AuditListQuery } from '../applications/inputs.ts';
 
 // GET /api/v1/org/{orgId}/audit: the organization's user-activity entries (SPEC 6, audit.ListAuditRecordsResponse).
@@ -16,11 +16,12 @@ export async function listAuditRecords(orgId: string, q: AuditListQuery) {
   const all = [];
   for await (const record of auditEntriesOfOrg(orgId, { start: q.start, end: q.end }, q.sortDir !== 'desc'))
     if (matches(record)) all.push(record);
-  const page = pageOf(all, { page: q.pageToken, size: q.pageSize });
+  const request = { page: q.pageToken, size: q.pageSize };
+  const page = pageOf(all, request);
   return {
     auditRecords: page.items,
-    // "A value of -1 indicates there is no following page" (audit.ListAuditRecordsResponse).
-    nextPageToken: page.hasNext ? String(q.pageToken + 1) : '-1',
+    // "A value of -1 indicates there is no following page" (audit.ListAuditRecordsResponse): its end marker.
+    nextPageToken: v1NextPageToken(request, page.totalCount, '-1'),
     totalCount: page.totalCount,
   };
 }

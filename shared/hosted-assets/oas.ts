@@ -6,7 +6,7 @@ import { batchGet } from '../db/query.ts';
 import { cancellationReasons, fromItem } from '../db/items.ts';
 import { hostedAssetAnswer, presignedDownload } from './downloads.ts';
 import { objectKeys } from '../storage/objects.ts';
-import { compareBy, pageOf, type PageRequest, type SortDirection } from '../lists.ts';
+import { compareBy, pageOf, v1NextPageToken, type PageRequest, type SortDirection } from '../lists.ts';
 import type { Caller } from '../http/caller.ts';
 import type { MappingRequest } from './inputs.ts';
 import type { ApplicationRecord } from '../applications/application-repository.ts';
@@ -124,7 +124,7 @@ export async function listHostedDescriptions(
     oasFiles: page.items,
     totalCount: page.totalCount,
     hasNext: page.hasNext,
-    nextPageToken: page.hasNext ? String(query.request.page + 1) : '',
+    nextPageToken: v1NextPageToken(query.request, page.totalCount),
     hasPrev,
     prevPageToken: hasPrev ? String(query.request.page - 1) : '',
   };

@@ -35,5 +35,5 @@ export async function listMembers(caller: Caller, orgId: string, q: ListMembersQ
   const views = await Promise.all(
     page.items.map(async (m) => toUserView(users.get(m.userId)!, [organization], [m], await teamsOf([m]))),
   );
-  return { users: views, nextPageToken: v1NextPageToken(request, page.hasNext), totalCount: page.totalCount };
+  return { users: views, nextPageToken: v1NextPageToken(request, page.totalCount), totalCount: page.totalCount };
 }

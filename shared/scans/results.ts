@@ -97,7 +97,7 @@ export async function listScans(caller: Caller, orgId: string, q: ListScansQuery
     applicationScanResults: await Promise.all(
       page.items.map(async (scan) => toScanResult(scan, apps.get(scan.applicationId)!, await currentStats(scan))),
     ),
-    nextPageToken: v1NextPageToken(request, page.hasNext),
+    nextPageToken: v1NextPageToken(request, page.totalCount),
     totalCount: page.totalCount,
   };
 }
@@ -115,7 +115,7 @@ export async function listScanAlerts(caller: Caller, scanId: string, q: ListScan
   const page = pageOf(alerts, request);
   return {
     applicationScanResults: [toScanResult(scan, app, await currentStats(scan, alerts), page.items)],
-    nextPageToken: v1NextPageToken(request, page.hasNext),
+    nextPageToken: v1NextPageToken(request, page.totalCount),
     totalCount: page.totalCount,
   };
 }
@@ -159,7 +159,7 @@ export async function listScanAlertFindings(
       };
     }),
     appHost: scan.host,
-    nextPageToken: from + q.pageSize < alert.uriCount ? String(q.pageToken + 1) : '',
+    nextPageToken: v1NextPageToken({ page: q.pageToken, size: q.pageSize }, alert.uriCount),
     totalCount: alert.uriCount,
   };
 }

@@ -343,7 +343,7 @@ export async function updateApplicationTeam(
   return { applicationTeam: { applicationId: body.applicationId, organizationId: orgId, teamId } };
 }
 
-// ---- Lists (SPEC 4.4, 4.5): by name, then id; `nextPageToken` empty on the last page.
+// ---- Lists (SPEC 4.4, 4.5): by name, then id; paged as README "Paging" says.
 
 async function teamsPage(orgId: string, teams: TeamRecord[], pageToken: number, pageSize: number) {
   const request = { page: pageToken, size: pageSize };
@@ -359,7 +359,7 @@ async function teamsPage(orgId: string, teams: TeamRecord[], pageToken: number, 
   );
   return {
     teams: await describeTeams(orgId, page.items),
-    nextPageToken: v1NextPageToken(request, page.hasNext),
+    nextPageToken: v1NextPageToken(request, page.totalCount),
     totalCount: page.totalCount,
   };
 }

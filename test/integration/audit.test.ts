@@ -20,7 +20,7 @@ describe('GET /api/v1/org/{orgId}/audit (SPEC 6)', () => {
 
     const all = await api('GET', `/api/v1/org/${tenant.orgId}/audit`, { token: tenant.token });
     expect(all.status).toBe(200);
-    expect(all.body).toMatchObject({ totalCount: '4', nextPageToken: '-1' });
+    expect(all.body).toMatchObject({ totalCount: '4', nextPageToken: '5' }); // page 5: past the end, "-1"
     const [first] = all.body.auditRecords;
     expect(first).toMatchObject({
       userActivityType: 'APPLICATION_ADDED',
@@ -73,12 +73,12 @@ describe('GET /api/v1/org/{orgId}/audit (SPEC 6)', () => {
     expect((await api('GET', `/api/v1/org/${other.orgId}/audit`, { token: other.token })).body).toMatchObject({
       auditRecords: [],
       totalCount: '0',
-      nextPageToken: '-1',
+      nextPageToken: '1',
     });
     for (const [name, value] of [
       ['types', 'NOT_A_TYPE'],
       ['pageSize', '0'],
-      ['pageToken', '-1'],
+      ['pageToken', '-2'],
       ['sortField', 'name'],
       ['sortDir', 'up'],
       ['start', 'yesterday'],

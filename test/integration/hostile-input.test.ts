@@ -247,7 +247,7 @@ describe('a findings report is counted whole or not at all', () => {
       expect([
         second.body.applicationScanAlertUris.map((u: { uri: string }) => u.uri),
         second.body.nextPageToken,
-      ]).toEqual([['/path/4'], '']);
+      ]).toEqual([['/path/4'], '6']);
       const message = orphans[0].message;
       const hidden = await api('GET', `/api/v1/scan/${scanId}/uri/${message.alertUriId}/messages/${message.msgId}`, {
         token: tenant.token,

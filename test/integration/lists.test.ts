@@ -165,7 +165,7 @@ describe('List Environments V2', () => {
       ['pageSize', '0'],
       ['pageSize', '1001'],
       ['pageSize', 'ten'],
-      ['pageToken', '-1'],
+      ['pageToken', '-2'],
       ['page', 'x_1'],
       ['appIds', 'not-a-uuid'],
       ['envIds', `${randomUUID()},nope`],
@@ -249,7 +249,7 @@ describe('deprecated lists', () => {
     }
     expect(token).toBe('');
     expect(total).toBe(10); // 9 environments + the application without one
-    expect(entries).toHaveLength(10);
+    expect(entries).toHaveLength(10); // and then page 11, past the end, empty with an empty nextPageToken
     expect(
       entries
         .slice(0, 2)
@@ -272,7 +272,7 @@ describe('deprecated lists', () => {
       'apple',
     ]);
     expect(ignore.body.applications.every((a: { env: string }) => a.env === '')).toBe(true);
-    expect(ignore.body.nextPageToken).toBe('');
+    expect(ignore.body.nextPageToken).toBe('8'); // past the end: totalCount + 1
     const prod = await get(`/api/v1/app/${tenant.orgId}/list`, { envs: 'prod', pageSize: 100 });
     expect(prod.body.applications.map((a: { env: string }) => a.env.toLowerCase())).toEqual(['prod', 'prod', 'prod']);
     for (const [name, value] of [
@@ -291,7 +291,7 @@ describe('deprecated lists', () => {
   it("List Environments: the application's environments by name or id, with envs filter and paging", async () => {
     const cherry = apps[2].applicationId;
     const byName = await get(`/api/v1/app/${cherry}/env/list`);
-    expect(byName.body).toMatchObject({ totalCount: '3', nextPageToken: '' });
+    expect(byName.body).toMatchObject({ totalCount: '3', nextPageToken: '4' });
     expect(byName.body.environments.map((e: { environmentName: string }) => e.environmentName)).toEqual([
       'dev',
       'prod',

@@ -81,7 +81,7 @@ describe('listing hosted descriptions', () => {
       totalCount: '3',
       hasNext: false,
       hasPrev: false,
-      nextPageToken: '',
+      nextPageToken: '4',
       prevPageToken: '',
     });
     const page = await api('GET', `/api/v1/oas/${tenant.orgId}/list`, {

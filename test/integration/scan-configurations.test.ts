@@ -51,7 +51,7 @@ describe('organization scan configurations', () => {
       totalCount: '2',
       hasNext: false,
       hasPrev: false,
-      nextPageToken: '',
+      nextPageToken: '3',
       prevPageToken: '',
     });
 
@@ -111,7 +111,7 @@ describe('organization scan configurations', () => {
       hasNext: false,
       hasPrev: true,
       prevPageToken: '0',
-      nextPageToken: '',
+      nextPageToken: '5',
     });
     expect(page.body.configs.map((c: { name: string }) => c.name)).toEqual(['c-three', 'd-four']);
     const desc = await list(tenant, { sortField: 'name', sortDir: 'DESC', page: 'p_0', pageSize: 3 });

@@ -91,7 +91,7 @@ describe('organization scan policies', () => {
       totalCount: '2',
       hasNext: false,
       hasPrev: false,
-      nextPageToken: '',
+      nextPageToken: '3',
       prevPageToken: '',
     });
     const byDisplay = await api('GET', `/api/v1/policy/${tenant.orgId}/list`, {

@@ -134,7 +134,7 @@ describe('list scans (GET /api/v1/scan/{orgId})', () => {
 
     const all = await list();
     expect(all.totalCount).toBe('3');
-    expect(all.nextPageToken).toBe('');
+    expect(all.nextPageToken).toBe('4'); // past the end: totalCount + 1
     expect(all.applicationScanResults.map((r: { scan: { id: string } }) => r.scan.id)).toEqual([
       s3.scanId,
       s2.scanId,
@@ -165,7 +165,7 @@ describe('list scans (GET /api/v1/scan/{orgId})', () => {
     expect(await ids({ sortField: 'name', sortDir: 'desc' })).toEqual([s2.scanId, s3.scanId, s1.scanId]);
     expect(await ids({ sortDir: 'asc' })).toEqual([s1.scanId, s2.scanId, s3.scanId]);
     const page = await list({ pageSize: 2, pageToken: 1 });
-    expect(page).toMatchObject({ totalCount: '3', nextPageToken: '' });
+    expect(page).toMatchObject({ totalCount: '3', nextPageToken: '4' });
     expect(page.applicationScanResults.map((r: { scan: { id: string } }) => r.scan.id)).toEqual([s1.scanId]);
     expect((await list({ pageSize: 2 })).nextPageToken).toBe('1');
     const bad = await api('GET', `/api/v1/scan/${tenant.orgId}`, { token: tenant.token, query: { sortField: 'date' } });

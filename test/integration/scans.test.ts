@@ -125,7 +125,7 @@ describe('scan reporting: start, alerts, complete', () => {
     expect(
       byName.body.applicationScanResults[0].applicationAlerts.map((a: { pluginId: string }) => a.pluginId),
     ).toEqual(['90001', '10038', '10020']);
-    expect(byName.body.nextPageToken).toBe('');
+    expect(byName.body.nextPageToken).toBe('4'); // past the end: totalCount + 1
 
     // An alert's URIs, in the order reported, with the required fields; then one finding's messages.
     const findings = await api('GET', `/api/v1/scan/${started.scanId}/alert/10038`, {
@@ -150,7 +150,7 @@ describe('scan reporting: start, alerts, complete', () => {
       query: { pageSize: 4, pageToken: 1 },
     });
     expect(last.body.applicationScanAlertUris.map((u: { uri: string }) => u.uri)).toEqual(['/path/4']);
-    expect(last.body.nextPageToken).toBe('');
+    expect(last.body.nextPageToken).toBe('6');
     const capped = await api('GET', `/api/v1/scan/${started.scanId}/alert/10038`, {
       token: tenant.token,
       query: { pageSize: 1000 },

@@ -19,6 +19,13 @@ export function formatTime(epochMillis: string | undefined): string {
   return n > 0 ? new Date(n).toLocaleString() : '—';
 }
 
+/**
+ * Whether a deprecated (V1) list has a page after `page`: from its total, since its `nextPageToken` names a page
+ * past the end after the last one (README "Paging").
+ */
+export const morePages = (page: number, size: number, totalCount: string | undefined) =>
+  (page + 1) * size < Number(totalCount ?? 0);
+
 /** Prev/next paging for token-paged lists; the caller keeps the page in the URL. */
 export function Pager({
   page,

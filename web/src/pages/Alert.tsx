@@ -3,7 +3,7 @@ import { Link, useParams } from 'react-router';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
 import { QueryView } from '../components/states';
-import { Pager, SeverityBadge, useTitle } from '../components/ui';
+import { Pager, SeverityBadge, morePages, useTitle } from '../components/ui';
 import { useUrlState } from '../components/url-state';
 import { TriageForm } from '../components/Triage';
 import { statusLabel, untriagedOf } from '../components/triage-status';
@@ -144,7 +144,7 @@ export default function AlertPage() {
             </table>
             <Pager
               page={url.page}
-              hasNext={!!data.nextPageToken}
+              hasNext={morePages(url.page, 50, data.totalCount)}
               onPage={(p) => {
                 setSelected(new Set());
                 url.setPage(p);

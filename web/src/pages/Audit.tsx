@@ -2,7 +2,7 @@ import { useParams } from 'react-router';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
 import { Empty, QueryView } from '../components/states';
-import { Pager, formatTime, useTitle } from '../components/ui';
+import { Pager, formatTime, morePages, useTitle } from '../components/ui';
 import { DataTable } from '../components/DataTable';
 import { dayBound, useUrlState } from '../components/url-state';
 
@@ -77,7 +77,12 @@ export default function AuditPage() {
                   </tr>
                 ))}
               </DataTable>
-              <Pager page={url.page} hasNext={!!data.nextPageToken} onPage={url.setPage} total={data.totalCount} />
+              <Pager
+                page={url.page}
+                hasNext={morePages(url.page, 50, data.totalCount)}
+                onPage={url.setPage}
+                total={data.totalCount}
+              />
             </>
           )
         }

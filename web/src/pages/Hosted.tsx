@@ -3,7 +3,7 @@ import { useParams } from 'react-router';
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, describeError, unwrap } from '../api/client';
 import { Empty, QueryView } from '../components/states';
-import { ActionForm, Pager, text, useTitle } from '../components/ui';
+import { ActionForm, Pager, text, morePages, useTitle } from '../components/ui';
 import { useUrlState } from '../components/url-state';
 
 // Hosted assets are served through short-lived presigned URLs (docs/HOSTED-ASSETS.md): the page asks for one
@@ -58,7 +58,12 @@ export default function HostedPage() {
                   </li>
                 ))}
               </ul>
-              <Pager page={url.page} hasNext={!!data.nextPageToken} onPage={url.setPage} total={data.totalCount} />
+              <Pager
+                page={url.page}
+                hasNext={morePages(url.page, 50, data.totalCount)}
+                onPage={url.setPage}
+                total={data.totalCount}
+              />
             </>
           )
         }

@@ -2,7 +2,7 @@ import { Link, useParams } from 'react-router';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
 import { Empty, QueryView } from '../components/states';
-import { ALL_SEVERITIES, Pager, SeverityBadge, formatTime, useTitle } from '../components/ui';
+import { ALL_SEVERITIES, Pager, SeverityBadge, formatTime, morePages, useTitle } from '../components/ui';
 import { ApplicationFilter } from '../components/ApplicationFilter';
 import { DataTable } from '../components/DataTable';
 import { dayBound, useUrlState } from '../components/url-state';
@@ -85,7 +85,12 @@ export default function ScansPage() {
                   </tr>
                 ))}
               </DataTable>
-              <Pager page={url.page} hasNext={!!data.nextPageToken} onPage={url.setPage} total={data.totalCount} />
+              <Pager
+                page={url.page}
+                hasNext={morePages(url.page, 25, data.totalCount)}
+                onPage={url.setPage}
+                total={data.totalCount}
+              />
             </>
           )
         }

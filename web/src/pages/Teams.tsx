@@ -2,7 +2,7 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
 import { Empty, QueryView } from '../components/states';
-import { ActionForm, Pager, text, useTitle } from '../components/ui';
+import { ActionForm, Pager, text, morePages, useTitle } from '../components/ui';
 import { DataTable } from '../components/DataTable';
 import { useUrlState } from '../components/url-state';
 
@@ -65,7 +65,12 @@ export default function TeamsPage() {
                   </tr>
                 ))}
               </DataTable>
-              <Pager page={url.page} hasNext={!!data.nextPageToken} onPage={url.setPage} total={data.totalCount} />
+              <Pager
+                page={url.page}
+                hasNext={morePages(url.page, 50, data.totalCount)}
+                onPage={url.setPage}
+                total={data.totalCount}
+              />
             </>
           )
         }
