@@ -38,7 +38,8 @@ async function main(): Promise<void> {
   console.log(
     `Starting DynamoDB Local (127.0.0.1:${dynamodbPort}) and s3rver (behind the HTTP server), data in ${dir} ...`,
   );
-  const stack = await startLocalStack({ dir, persistent: true, port, dynamodbPort });
+  // Until the bootstrap is written, API requests answer 503 and /health "starting" (scripts/local/readiness.ts).
+  const stack = await startLocalStack({ dir, persistent: true, port, dynamodbPort, holdReadiness: true });
   try {
     await ensureWebBuild({ log: console.log });
     writeFileSync(
@@ -61,6 +62,7 @@ async function main(): Promise<void> {
     }
     const logFile = join(dir, 'logs', 'hawk-api.log');
     if (!jsonLogs) compactLogs(logFile);
+    stack.markReady();
     console.log(
       `hawk-api is ready on http://127.0.0.1:${port}: the dashboard at /, the API at /api, health at /health, API docs at /docs (Ctrl-C stops it)`,
     );

@@ -130,6 +130,8 @@ export interface LocalStack {
   s3Endpoint: string;
   /** Whether DynamoDB Local (both, with persistent data) listens on 127.0.0.1 only (see dynamodb.ts). */
   loopbackOnly: boolean;
+  /** Ends the start-up answers (503, /health "starting"; readiness.ts); already done unless `holdReadiness`. */
+  markReady(): void;
   stop(): Promise<void>;
 }
 
@@ -137,12 +139,14 @@ export interface LocalStack {
  * The whole local stack, as `npm start`, the tests and the benchmarks run it: the engines, this process's
  * environment pointed at them, the HTTP server on 127.0.0.1:`port` (which also fronts the bucket), the tables and
  * bucket. Keys live in `dir`; data too when `persistent` (otherwise DynamoDB is in memory, S3 in a temp dir).
+ * The API answers 503 until the tables exist, or with `holdReadiness` until the caller's `markReady()`.
  */
 export async function startLocalStack(options: {
   dir: string;
   persistent: boolean;
   port: number;
   dynamodbPort: number;
+  holdReadiness?: boolean;
 }): Promise<LocalStack> {
   process.env.AWS_REGION ??= 'us-east-1';
   const s3Credentials = ensureLocalS3Credentials(options.dir);
@@ -164,9 +168,12 @@ export async function startLocalStack(options: {
       signingKeyFile: ensureSigningKey(options.dir),
     });
     const { defaultHooks, startLocalServer } = await import('./server.ts');
-    server = await startLocalServer(options.port, '127.0.0.1', [...defaultHooks, engines.s3Hook]);
+    const { startupGate } = await import('./readiness.ts');
+    const gate = startupGate();
+    server = await startLocalServer(options.port, '127.0.0.1', [gate.hook, ...defaultHooks, engines.s3Hook]);
     const { provision } = await import('./provision.ts');
     await provision();
+    if (!options.holdReadiness) gate.markReady();
     const running = server;
     return {
       server,
@@ -174,6 +181,7 @@ export async function startLocalStack(options: {
       rateLimitDynamodbEndpoint: engines.rateLimitDynamodb?.url,
       s3Endpoint,
       loopbackOnly: engines.dynamodb.loopbackOnly !== false,
+      markReady: gate.markReady,
       stop: async () => {
         running.closeAllConnections();
         await new Promise((resolve) => running.close(resolve));

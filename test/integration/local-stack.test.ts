@@ -17,6 +17,17 @@ let dynamodbPort: number;
 let child: ChildProcess | undefined;
 let firstOutput = '';
 
+/** One answer seen while racing requests against the first start: what was asked, when, and what came back. */
+interface Observation {
+  probe: 'health' | 'api';
+  sentAt: number;
+  answeredAt: number;
+  status: number;
+  body: string;
+  retryAfter: string | null;
+}
+const firstStart: { observations: Observation[]; readyLineAt: number } = { observations: [], readyLineAt: 0 };
+
 function cleanEnv(): NodeJS.ProcessEnv {
   const env = { ...process.env };
   for (const name of [
@@ -33,7 +44,38 @@ function cleanEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
-async function start(): Promise<string> {
+/**
+ * Polls /health and an API operation that reads the tables (login with an unknown key: 401 once ready) from the
+ * moment npm start is spawned until `done`, every 20 ms, recording every answer (refused connections are not).
+ */
+async function raceStartup(done: () => boolean): Promise<Observation[]> {
+  const observations: Observation[] = [];
+  const probe = async (kind: Observation['probe']) => {
+    const sentAt = performance.now();
+    try {
+      const response =
+        kind === 'health'
+          ? await fetch(url('/health'))
+          : await fetch(url('/api/v1/auth/login'), { headers: { 'x-apikey': 'hawk.not-a-key.startup-probe' } });
+      observations.push({
+        probe: kind,
+        sentAt,
+        body: await response.text(),
+        answeredAt: performance.now(),
+        status: response.status,
+        retryAfter: response.headers.get('retry-after'),
+      });
+    } catch {
+      // not listening yet
+    }
+  };
+  while (!done()) {
+    await Promise.all([probe('health'), probe('api'), new Promise((resolve) => setTimeout(resolve, 20))]);
+  }
+  return observations;
+}
+
+async function start(options: { race?: boolean } = {}): Promise<string> {
   const base = await freePort();
   port = base;
   dynamodbPort = await freePort();
@@ -50,19 +92,25 @@ async function start(): Promise<string> {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  return new Promise((resolve, reject) => {
+  let ready = false;
+  const racing = options.race ? raceStartup(() => ready) : undefined;
+  const started = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`npm start not ready in 170 s:\n${output}`)), 170_000);
     const onData = (chunk: Buffer) => {
       output += chunk;
-      if (output.includes('is ready on')) {
+      if (!ready && output.includes('is ready on')) {
+        ready = true;
+        firstStart.readyLineAt = performance.now();
         clearTimeout(timer);
-        setTimeout(() => resolve(output), 200); // the bootstrap lines follow the ready line
+        setTimeout(() => resolve(output), 200); // the lines after the ready line
       }
     };
     child!.stdout!.on('data', onData);
     child!.stderr!.on('data', onData);
     child!.once('exit', (code) => reject(new Error(`npm start exited with ${code}:\n${output}`)));
   });
+  if (racing) firstStart.observations = await racing;
+  return started;
 }
 
 function stop(): Promise<number | null> {
@@ -106,7 +154,7 @@ async function admin(...args: string[]) {
 }
 
 beforeAll(async () => {
-  firstOutput = await start();
+  firstOutput = await start({ race: true });
 }, 180_000);
 
 afterAll(async () => {
@@ -115,6 +163,35 @@ afterAll(async () => {
 });
 
 describe('npm start', () => {
+  it('answers 503 with Retry-After and /health "starting" until ready, then prints the ready line', async () => {
+    const { observations, readyLineAt } = firstStart;
+    const starting = (probe: Observation['probe']) => observations.filter((o) => o.probe === probe && o.status === 503);
+    // The race saw the start-up: both probes were answered while the stack was starting.
+    expect(starting('health').length, JSON.stringify(observations.slice(0, 5))).toBeGreaterThan(0);
+    expect(starting('api').length).toBeGreaterThan(0);
+    for (const o of observations) {
+      if (o.probe === 'api')
+        expect([503, 401], `${o.status} ${o.body}`).toContain(o.status); // never a 500
+      else expect([503, 200], `${o.status} ${o.body}`).toContain(o.status);
+      if (o.status === 503) {
+        expect(o.retryAfter).toBe('1');
+        expect(JSON.parse(o.body), o.body).toEqual(
+          o.probe === 'health' ? { status: 'starting' } : { message: expect.stringContaining('starting') },
+        );
+      }
+      if (o.probe === 'health' && o.status === 200) expect(JSON.parse(o.body)).toEqual({ status: 'ok' });
+    }
+    // Once /health says ok, the API is ready: no request sent after that answer is refused as starting.
+    const healthyAt = Math.min(
+      ...observations.filter((o) => o.probe === 'health' && o.status === 200).map((o) => o.answeredAt),
+    );
+    expect(observations.filter((o) => o.status === 503 && o.sentAt > healthyAt)).toEqual([]);
+    // Nothing sent after the ready line was printed finds the stack starting.
+    expect(observations.filter((o) => o.status === 503 && o.sentAt >= readyLineAt)).toEqual([]);
+    expect((await fetch(url('/health'))).status).toBe(200);
+    expect((await login('hawk.not-a-key.after-ready')).status).toBe(401);
+  });
+
   it('bootstraps an organization, user and API key on first start and prints the walk-through variables', async () => {
     const apiKey = firstOutput.match(/API key:\s+(\S+)/)?.[1];
     expect(apiKey).toMatch(/^hawk\./);
