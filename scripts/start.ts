@@ -105,7 +105,7 @@ async function bootstrap(): Promise<void> {
   const { organizationId } = await admin.createOrganization({ name: 'Local Organization' });
   const { userId } = await admin.createUser({ email: 'admin@localhost.localdomain', fullName: 'Local Admin' });
   await admin.addMember({ organizationId, userId });
-  const { apiKey } = await admin.createApiKey({ userId });
+  const { apiKey } = await admin.createApiKey({ userId, name: 'bootstrap' });
   writeFileSync(file, JSON.stringify({ organizationId, userId }, null, 2));
   console.log('First start: created a bootstrap organization, user (all permissions) and API key.');
   console.log(

@@ -25,6 +25,23 @@ export const routeNotes: Record<string, string> = {
   login: 'Exchanges the `X-ApiKey` header for an access token (a JWT valid for 30 minutes).',
   refreshToken: 'Returns a new access token with a later expiry for a valid bearer token.',
   getUser: 'The calling user, with the organizations (API access enabled) it belongs to and its role in each.',
+  createUserKey:
+    'Creates an API key of the caller (docs/IDENTITY.md "API keys"): `name`, optional `expiresAt` (ISO 8601 or ms ' +
+    'since the epoch, in the future), optional `permissions` and `applicationId` narrowing it. The answer holds the ' +
+    'key itself (`apiKey`), shown only here: only its hash is stored. At most 50 keys per user (409). A session of a ' +
+    'narrowed key cannot create keys (401).',
+  listUserKeys:
+    "The caller's API keys, newest first: metadata only (`lastUsedAt` to the minute; empty times: never), never " +
+    'the secret or its hash.',
+  revokeUserKey:
+    'Revokes an API key of the caller: login with it and refresh of the tokens it issued answer 401 from now on, ' +
+    'and its tokens are refused at once by every operation that authorizes against an organization. 404: no such ' +
+    'key of the caller.',
+  listOrganizationKeys:
+    "Every member's API keys (metadata only, with the member's `userId` and `userEmail`), paged by member " +
+    '(`pageSize` members, at most 100; `totalCount` counts members).',
+  revokeMemberKey:
+    "Revokes a member's API key, as revokeUserKey does; audited in this organization. 404: not a key of a member.",
   uploadOASForApplication:
     'The raw OpenAPI 3.0 or 3.1 description, YAML or JSON (a JSON body may also be a JSON string holding it), ' +
     `at most ${MiB(DESCRIPTION_LIMITS.maxBytes)} (413 above), with ${documentLimits(DESCRIPTION_LIMITS)}, and at most ` +

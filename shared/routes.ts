@@ -43,7 +43,7 @@ import {
   validateScanConfigurationBody,
 } from './scan-configurations/inputs.ts';
 import { bulkTriageBody, findingsReportQuery, upsertAlertRulesBody } from './findings/inputs.ts';
-import { listMembersQuery } from './identity/inputs.ts';
+import { createUserKeyBody, keyIdSchema, listMembersQuery, listOrganizationKeysQuery } from './identity/inputs.ts';
 import {
   applicationPolicyQuery,
   listOrganizationPoliciesQuery,
@@ -144,6 +144,71 @@ export const getUserRoute: Route = {
   summary: 'Get Current User',
   auth: 'bearer',
   response: 'user.UserResponse',
+};
+
+// ---- API keys in settings (docs/IDENTITY.md "API keys"): the caller's own keys, and an organization's members' keys
+export const createUserKeyRoute: Route = {
+  operationId: 'createUserKey',
+  method: 'POST',
+  path: '/api/v1/user/keys',
+  handler: 'create-user-key',
+  tag: 'User',
+  summary: 'Create API Key',
+  auth: 'bearer',
+  audit: 'API_KEY_ADDED',
+  body: createUserKeyBody,
+  response: 'hawk.CreatedApiKey',
+};
+
+export const listUserKeysRoute: Route = {
+  operationId: 'listUserKeys',
+  method: 'GET',
+  path: '/api/v1/user/keys',
+  handler: 'list-user-keys',
+  tag: 'User',
+  summary: 'List API Keys',
+  auth: 'bearer',
+  response: 'hawk.ApiKeyList',
+};
+
+export const revokeUserKeyRoute: Route = {
+  operationId: 'revokeUserKey',
+  method: 'DELETE',
+  path: '/api/v1/user/keys/{keyId}',
+  handler: 'revoke-user-key',
+  tag: 'User',
+  summary: 'Revoke API Key',
+  auth: 'bearer',
+  audit: 'API_KEY_REMOVED',
+  params: schema(() => z.object({ keyId: keyIdSchema })),
+  response: 'hawk.Empty',
+};
+
+export const listOrganizationKeysRoute: Route = {
+  operationId: 'listOrganizationKeys',
+  method: 'GET',
+  path: '/api/v1/org/{orgId}/keys',
+  handler: 'list-organization-keys',
+  tag: 'Organizations',
+  summary: "List Members' API Keys",
+  auth: 'bearer',
+  permission: 'write:member',
+  query: listOrganizationKeysQuery,
+  response: 'hawk.ApiKeyList',
+};
+
+export const revokeMemberKeyRoute: Route = {
+  operationId: 'revokeMemberKey',
+  method: 'DELETE',
+  path: '/api/v1/org/{orgId}/members/{userId}/keys/{keyId}',
+  handler: 'revoke-member-key',
+  tag: 'Organizations',
+  summary: "Revoke a Member's API Key",
+  auth: 'bearer',
+  permission: 'write:member',
+  audit: 'API_KEY_REMOVED',
+  params: schema(() => z.object({ keyId: keyIdSchema })),
+  response: 'hawk.Empty',
 };
 
 // ---- Hosted OAS and global configuration (SPEC 4.3; docs/HOSTED-ASSETS.md)
@@ -1024,6 +1089,11 @@ export const routes: Route[] = [
   loginRoute,
   refreshTokenRoute,
   getUserRoute,
+  createUserKeyRoute,
+  listUserKeysRoute,
+  revokeUserKeyRoute,
+  listOrganizationKeysRoute,
+  revokeMemberKeyRoute,
   uploadOASForApplicationRoute,
   getHostedOASForOrgRoute,
   listOASAssetsForOrgRoute,

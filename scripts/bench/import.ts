@@ -199,7 +199,7 @@ async function failedPublishRemoval(appId: string, userId: string, env: string, 
   try {
     // A deadline well past the budget: what is measured is the removal, not whether a busy machine fits the 20 s.
     const answer = await importScanReport(
-      createCaller(userId, 'key', 'write:scan'),
+      createCaller({ userId, apiKeyId: 'key' }, 'write:scan'),
       appId,
       env,
       Buffer.from(report),

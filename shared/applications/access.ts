@@ -23,9 +23,10 @@ export async function accessibleApplication(
   // includeDeleting: a retried DELETE of an application whose cascade was interrupted resumes it.
   const app = options.includeDeleting ? await getApplicationIncludingDeleting(appId) : await getApplication(appId);
   if (!app) throw notFound(`application ${appId} not found`);
-  const access = await caller.access(app.organizationId);
+  const access = await caller.access(app.organizationId, appId);
   if (!access.granted) {
     if (access.reason === 'not-a-member') throw notFound(`application ${appId} not found`);
+    if (access.reason === 'key-revoked') throw unauthorized();
     throw denied();
   }
   if (options.teamRestricted && !canSeeTeamResource(access.membership, app.teamId)) throw denied();

@@ -22,6 +22,8 @@ export const ACTIVITY_TYPES = [
   'SCAN_ERRORED',
   'SCAN_REMOVED',
   'ALERT_RULE_TRIAGED',
+  'API_KEY_ADDED',
+  'API_KEY_REMOVED',
 ] as const;
 
 export type ActivityType = (typeof ACTIVITY_TYPES)[number];

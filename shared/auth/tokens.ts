@@ -1,6 +1,7 @@
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { config } from '../config.ts';
 import { signingKey } from './signing-key.ts';
+import { isPermission, type Permission } from '../identity/permissions.ts';
 
 // Access tokens are JWTs (RFC 7519) signed with HS256, and only that: a token's header must say alg HS256 (typ
 // optional) and nothing else, so `alg: none`, other algorithms and extensions (crit, b64, jku...) are refused
@@ -19,6 +20,14 @@ export interface AccessTokenClaims {
   issuedAt: number;
   expiresAt: number;
   tokenId: string;
+  /** What the API key narrows the session to (claims `scp`, `app`); absent: the user's whole permissions. */
+  scope?: KeyScope;
+}
+
+/** A narrowed API key's limits: only these permissions (within the member's own), only this application. */
+export interface KeyScope {
+  permissions?: Permission[];
+  applicationId?: string;
 }
 
 const encodePart = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
@@ -30,16 +39,29 @@ async function signatureOf(signingInput: string): Promise<string> {
     .digest('base64url');
 }
 
-/** A real three-part JWT (sub, iat, exp, jti): public clients decode `exp` to plan their next login. */
-export async function issueAccessToken(userId: string, apiKeyId: string, now = Date.now()): Promise<string> {
+/**
+ * A real three-part JWT (sub, iat, exp, jti): public clients decode `exp` to plan their next login. A key that
+ * expires sooner than the token would (`notAfter`, ms) ends it then; a narrowed key's scope rides in the token
+ * (`scp`, `app`), so applying it costs no read.
+ */
+export async function issueAccessToken(
+  userId: string,
+  apiKeyId: string,
+  now = Date.now(),
+  options: { scope?: KeyScope; notAfter?: number } = {},
+): Promise<string> {
   const issuedAt = Math.floor(now / 1000);
+  const lifetimeEnd = issuedAt + config.tokenLifetimeSeconds;
+  const { scope, notAfter } = options;
   const payload = encodePart({
     akid: apiKeyId,
     sub: userId,
     iss: ISSUER,
     iat: issuedAt,
-    exp: issuedAt + config.tokenLifetimeSeconds,
+    exp: notAfter === undefined ? lifetimeEnd : Math.min(lifetimeEnd, Math.floor(notAfter / 1000)),
     jti: randomUUID(),
+    ...(scope?.permissions ? { scp: scope.permissions } : {}),
+    ...(scope?.applicationId ? { app: scope.applicationId } : {}),
   });
   const signingInput = `${HEADER}.${payload}`;
   return `${signingInput}.${await signatureOf(signingInput)}`;
@@ -88,11 +110,23 @@ export async function verifyAccessToken(token: string, now = Date.now()): Promis
   if (claims.exp <= seconds) throw new InvalidTokenError('token expired');
   if (claims.nbf !== undefined && (typeof claims.nbf !== 'number' || claims.nbf > seconds))
     throw new InvalidTokenError('token not yet valid');
+  const scope = scopeOf(claims);
   return {
     userId: claims.sub,
     apiKeyId: claims.akid,
     issuedAt: claims.iat,
     expiresAt: claims.exp,
     tokenId: String(claims.jti ?? ''),
+    ...(scope ? { scope } : {}),
   };
+}
+
+/** The `scp` and `app` claims, when present (a signed token with malformed ones is refused all the same). */
+function scopeOf(claims: Record<string, unknown>): KeyScope | undefined {
+  const { scp, app } = claims;
+  if (scp === undefined && app === undefined) return undefined;
+  if (scp !== undefined && (!Array.isArray(scp) || !scp.every((p) => typeof p === 'string' && isPermission(p))))
+    throw new InvalidTokenError('malformed scp claim');
+  if (app !== undefined && typeof app !== 'string') throw new InvalidTokenError('malformed app claim');
+  return { ...(scp ? { permissions: scp as Permission[] } : {}), ...(app ? { applicationId: app } : {}) };
 }

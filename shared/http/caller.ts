@@ -2,10 +2,12 @@ import { getOrganizationAccess, type Membership } from '../identity/membership-r
 import { unauthorized } from '../errors.ts';
 import { hints } from '../identity/hints.ts';
 import type { Permission } from '../identity/permissions.ts';
+import type { AccessTokenClaims, KeyScope } from '../auth/tokens.ts';
+import { revokedHere } from '../identity/revocations.ts';
 
 export type OrganizationAccess =
   | { granted: true; membership: Membership }
-  | { granted: false; reason: 'not-a-member' | 'no-api-access' | 'missing-permission' };
+  | { granted: false; reason: 'not-a-member' | 'no-api-access' | 'missing-permission' | 'key-revoked' };
 
 /**
  * The authenticated user of a request. Organization access is read per request (one BatchGetItem, memoized for
@@ -15,32 +17,56 @@ export interface Caller {
   userId: string;
   /** The API key the caller's session started with. */
   apiKeyId: string;
-  /** Whether the caller may use this operation (its route's permission) in the organization, and why not. */
-  access(orgId: string): Promise<OrganizationAccess>;
+  /** The session's API key is narrowed (docs/IDENTITY.md "API keys"): its permissions and application. */
+  scope?: KeyScope;
+  /**
+   * Whether the caller may use this operation (its route's permission) in the organization, and why not.
+   * `applicationId`: the application the operation addresses; a key narrowed to an application may use only
+   * operations addressed to it.
+   */
+  access(orgId: string, applicationId?: string): Promise<OrganizationAccess>;
   /** The caller's membership, or 401 when access is not granted (SPEC 5.7: deliberately vague). */
   authorize(orgId: string): Promise<Membership>;
 }
 
-export function createCaller(userId: string, apiKeyId: string, permission: Permission | undefined): Caller {
+/** Whether a session of this scope may use `permission` (the member's own permissions are checked apart). */
+export const scopeAllows = (scope: KeyScope | undefined, permission: Permission | undefined) =>
+  !permission || !scope?.permissions || scope.permissions.includes(permission);
+
+export function createCaller(
+  claims: Pick<AccessTokenClaims, 'userId' | 'apiKeyId' | 'scope'>,
+  permission: Permission | undefined,
+): Caller {
+  const { userId, apiKeyId, scope } = claims;
   const cache = new Map<string, Promise<OrganizationAccess>>();
-  const access = (orgId: string): Promise<OrganizationAccess> => {
+  const organizationAccess = (orgId: string): Promise<OrganizationAccess> => {
     let pending = cache.get(orgId);
     if (!pending) {
       pending = getOrganizationAccess(orgId, userId).then(({ organization, membership }): OrganizationAccess => {
         if (!organization || !membership) return { granted: false, reason: 'not-a-member' };
         if (!organization.apiAccess) return { granted: false, reason: 'no-api-access' };
+        // A key revoked since the token was issued: its sessions end at once wherever this read is made.
+        if (revokedHere(membership, apiKeyId)) return { granted: false, reason: 'key-revoked' };
         hints.addOrganizationOf(userId, orgId);
         if (permission && !membership.permissions.includes(permission))
           return { granted: false, reason: 'missing-permission' };
+        if (!scopeAllows(scope, permission)) return { granted: false, reason: 'missing-permission' };
         return { granted: true, membership };
       });
       cache.set(orgId, pending);
     }
     return pending;
   };
+  const access = async (orgId: string, applicationId?: string): Promise<OrganizationAccess> => {
+    const result = await organizationAccess(orgId);
+    if (result.granted && scope?.applicationId && scope.applicationId !== applicationId)
+      return { granted: false, reason: 'missing-permission' };
+    return result;
+  };
   return {
     userId,
     apiKeyId,
+    ...(scope ? { scope } : {}),
     access,
     async authorize(orgId) {
       const result = await access(orgId);

@@ -126,7 +126,7 @@ export function authentication(route: Route): Middleware {
         throw unauthorized('Unauthorized: send Authorization: Bearer <access token> (GET /api/v1/auth/login)');
       try {
         const claims = await verifyAccessToken(token);
-        request.context.input.caller = createCaller(claims.userId, claims.apiKeyId, route.permission);
+        request.context.input.caller = createCaller(claims, route.permission);
       } catch (error) {
         if (!(error instanceof InvalidTokenError)) throw error;
         logger.info('rejected token', { reason: error.message });

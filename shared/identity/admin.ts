@@ -4,13 +4,15 @@ import { getUsers, putUser, userOrganizationUpdate } from './user-repository.ts'
 import {
   getOrganizationAccess,
   listMembershipsOfOrg,
+  listMembershipsOfUser,
   membershipDelete,
   putMembership,
   type Role,
 } from './membership-repository.ts';
 import { getTeams, teamUpdate } from '../teams/repository.ts';
 import { transactWrite } from '../db/transactions.ts';
-import { deleteApiKey, listApiKeys, putApiKey } from './api-key-repository.ts';
+import { apiKeyDeletion, listApiKeys, putApiKey } from './api-key-repository.ts';
+import { pruneRevocations, revocationOn } from './revocations.ts';
 import { generateApiKey, hashApiKey } from '../auth/api-keys.ts';
 import { PERMISSIONS, isPermission, type Permission } from './permissions.ts';
 import { badRequest, notFound } from '../errors.ts';
@@ -59,9 +61,18 @@ export async function addMember(input: {
 }
 
 /** The key is returned once, here; only its hash is stored. */
-export async function createApiKey(input: { userId: string }): Promise<{ apiKey: string; keyId: string }> {
+export async function createApiKey(input: {
+  userId: string;
+  name?: string;
+}): Promise<{ apiKey: string; keyId: string }> {
   const { keyId, apiKey } = generateApiKey();
-  await putApiKey({ keyId, userId: input.userId, secretHash: hashApiKey(apiKey), createdAt: Date.now() });
+  await putApiKey({
+    keyId,
+    userId: input.userId,
+    secretHash: hashApiKey(apiKey),
+    createdAt: Date.now(),
+    name: input.name ?? 'admin CLI',
+  });
   return { apiKey, keyId };
 }
 
@@ -73,7 +84,11 @@ export async function listUserApiKeys(input: { userId: string }) {
 export async function revokeApiKey(input: { userId: string; keyId: string }): Promise<{ revoked: string }> {
   const record = (await listApiKeys(input.userId)).find((r) => r.keyId === input.keyId);
   if (!record) throw notFound(`user ${input.userId} has no API key ${input.keyId}`);
-  await deleteApiKey(record);
+  // As revokeUserKey does (its tokens refused at once: docs/IDENTITY.md), without an audit entry: no user acts.
+  const memberships = await listMembershipsOfUser(input.userId);
+  const now = Date.now();
+  await transactWrite([apiKeyDeletion(record), ...memberships.map((m) => revocationOn(m, record.keyId, now))]);
+  await pruneRevocations(memberships, now);
   return { revoked: input.keyId };
 }
 

@@ -1,11 +1,12 @@
-import { DeleteCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
 import { fromItem, cancellationReasons } from '../db/items.ts';
 import { getItem, queryAll, type PartitionQuery } from '../db/query.ts';
 import { config } from '../config.ts';
 import { badRequest } from '../errors.ts';
-import { putNewItem, requireItem } from '../db/transactions.ts';
+import { putNewItem, requireItem, type TransactItem } from '../db/transactions.ts';
+import type { Permission } from './permissions.ts';
 
 /** What is stored of an API key: never the secret itself, only its SHA-256 hash. */
 export interface ApiKeyRecord {
@@ -13,18 +14,61 @@ export interface ApiKeyRecord {
   userId: string;
   secretHash: string;
   createdAt: number;
+  /** Given by its user (keys made by the admin CLI before names existed have none). */
+  name?: string;
+  /** Milliseconds since the epoch; absent: the key does not expire. */
+  expiresAt?: number;
+  /** The last login or refresh with it, to the minute (LAST_USED_GRANULARITY_MS). */
+  lastUsedAt?: number;
+  /** A narrowed key: only these permissions (within the member's own). */
+  permissions?: Permission[];
+  /** A narrowed key: only operations addressed to this application. */
+  applicationId?: string;
+}
+
+/** lastUsedAt is written when it is older than this: a key used in a loop writes once a minute, not per login. */
+export const LAST_USED_GRANULARITY_MS = 60_000;
+
+/** The new key's item (with its user required to exist), for a transaction with its audit entries. */
+export function apiKeyCreation(record: ApiKeyRecord): TransactItem[] {
+  return [
+    requireItem(keys.user(record.userId)),
+    putNewItem({ ...keys.apiKey(record.secretHash, record.userId, record.keyId), entity: 'apiKey', ...record }),
+  ];
+}
+
+/** The key's deletion, provided it still exists (a concurrent revocation is then reported, not repeated). */
+export function apiKeyDeletion(record: ApiKeyRecord): TransactItem {
+  return {
+    Delete: {
+      TableName: config.tableName,
+      Key: keys.apiKeyBySecretHash(record.secretHash),
+      ConditionExpression: 'attribute_exists(pk)',
+    },
+  };
+}
+
+/** Records a use of the key when its lastUsedAt is stale; a key revoked meanwhile is not written back. */
+export async function noteApiKeyUse(record: ApiKeyRecord, now = Date.now()): Promise<void> {
+  if (record.lastUsedAt !== undefined && now - record.lastUsedAt < LAST_USED_GRANULARITY_MS) return;
+  await db
+    .send(
+      new UpdateCommand({
+        TableName: config.tableName,
+        Key: keys.apiKeyBySecretHash(record.secretHash),
+        UpdateExpression: 'SET lastUsedAt = :now',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':now': now },
+      }),
+    )
+    .catch((error: Error) => {
+      if (error.name !== 'ConditionalCheckFailedException') throw error;
+    });
 }
 
 export async function putApiKey(record: ApiKeyRecord): Promise<void> {
   try {
-    await db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          requireItem(keys.user(record.userId)),
-          putNewItem({ ...keys.apiKey(record.secretHash, record.userId, record.keyId), entity: 'apiKey', ...record }),
-        ],
-      }),
-    );
+    await db.send(new TransactWriteCommand({ TransactItems: apiKeyCreation(record) }));
   } catch (error) {
     if (cancellationReasons(error)?.[0] === 'ConditionalCheckFailed')
       throw badRequest(`user ${record.userId} does not exist`);
@@ -45,8 +89,4 @@ export function apiKeysOfUserQuery(userId: string): PartitionQuery {
 export async function listApiKeys(userId: string): Promise<ApiKeyRecord[]> {
   const items = await queryAll(apiKeysOfUserQuery(userId));
   return items.map((item) => fromItem<ApiKeyRecord>(item)!);
-}
-
-export async function deleteApiKey(record: ApiKeyRecord): Promise<void> {
-  await db.send(new DeleteCommand({ TableName: config.tableName, Key: keys.apiKeyBySecretHash(record.secretHash) }));
 }

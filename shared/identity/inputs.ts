@@ -1,5 +1,7 @@
 import * as z from 'zod/mini';
-import { caseInsensitiveEnum, enumListParam, pageSizeParam, pageTokenParam } from '../lists.ts';
+import { caseInsensitiveEnum, enumListParam, pageSizeParam, pageTokenParam, uuidSchema } from '../lists.ts';
+import { displayableText } from '../names.ts';
+import { PERMISSIONS } from './permissions.ts';
 
 // Request inputs of the identity operations. Kept free of storage imports so the route table stays light.
 
@@ -20,3 +22,68 @@ export const listMembersQuery = schema(() =>
   }),
 );
 export type ListMembersQuery = z.output<typeof listMembersQuery>;
+
+/** API key names: what the key is for, shown in the key lists. */
+const keyNameSchema = () =>
+  z
+    .string()
+    .check(
+      z.trim(),
+      z.minLength(1, 'must not be empty'),
+      z.maxLength(100, 'must be at most 100 characters'),
+      displayableText(),
+    );
+
+/** A key's expiry: an ISO 8601 date-time or milliseconds since the epoch; null or absent: it does not expire. */
+const expiresAtSchema = () =>
+  z.pipe(
+    z.nullish(
+      z.union([
+        z
+          .string()
+          .check(
+            z.maxLength(40, 'must be an ISO 8601 date-time'),
+            z.regex(/^\d{4}-\d\d-\d\dT/, 'must be an ISO 8601 date-time'),
+          ),
+        z.number().check(z.int('must be milliseconds since the epoch'), z.positive('must be in the future')),
+      ]),
+    ),
+    z.transform((value, ctx) => {
+      if (value === undefined || value === null) return undefined;
+      const ms = typeof value === 'number' ? value : Date.parse(value);
+      if (!Number.isFinite(ms)) {
+        ctx.issues.push({ code: 'custom', message: 'must be an ISO 8601 date-time', input: value });
+        return z.NEVER;
+      }
+      return ms;
+    }),
+  );
+
+/** POST /api/v1/user/keys (createUserKey). */
+export const createUserKeyBody = schema(() =>
+  z.object({
+    name: keyNameSchema(),
+    expiresAt: expiresAtSchema(),
+    permissions: z.nullish(
+      z
+        .array(z.enum(PERMISSIONS, { error: `must be permission names: ${PERMISSIONS.join(', ')}` }))
+        .check(z.minLength(1, 'must name at least one permission (leave it out for all of yours)')),
+    ),
+    applicationId: z.nullish(uuidSchema()),
+  }),
+);
+export type CreateUserKeyBody = z.output<typeof createUserKeyBody>;
+
+/** An API key's public id (`hawk.<keyId>.<secret>`): base64url. */
+export const keyIdSchema = schema(() =>
+  z.string().check(z.regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be an API key id (the part after "hawk.")')),
+);
+
+/** GET /api/v1/org/{orgId}/keys (listOrganizationKeys): pages of members, with their keys. */
+export const listOrganizationKeysQuery = schema(() =>
+  z.object({
+    pageSize: pageSizeParam(50).check(z.refine((size) => size <= 100, 'must be at most 100')),
+    pageToken: pageTokenParam(),
+  }),
+);
+export type ListOrganizationKeysQuery = z.output<typeof listOrganizationKeysQuery>;

@@ -21,6 +21,8 @@ export interface Membership {
   /** The teams of this organization the user belongs to; kept in step with team writes (teams issue). */
   teamIds: string[];
   createdAt: number;
+  /** API keys of this user revoked in the last token lifetime (revocations.ts). */
+  revokedApiKeys?: Set<string>;
 }
 
 /**

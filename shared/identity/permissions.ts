@@ -22,6 +22,8 @@ export const PERMISSIONS = [
   'write:triage',
   'read:report',
   'read:member',
+  /** Manage the organization's members: invitations, roles, removal, and their API keys. */
+  'write:member',
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];

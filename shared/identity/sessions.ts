@@ -1,6 +1,6 @@
 import { hashApiKey, normalizedApiKey } from '../auth/api-keys.ts';
 import { issueAccessToken } from '../auth/tokens.ts';
-import { apiKeysOfUserQuery, findApiKey, listApiKeys } from './api-key-repository.ts';
+import { apiKeysOfUserQuery, findApiKey, listApiKeys, noteApiKeyUse, type ApiKeyRecord } from './api-key-repository.ts';
 import { getUser, type User } from './user-repository.ts';
 import { getOrganizationAccess, membershipsAndOrganizationsOf } from './membership-repository.ts';
 import { hints } from './hints.ts';
@@ -9,8 +9,9 @@ import { organizationAccessReads, type OperationReads } from '../http/prefetch.t
 import { teamsOf, toUserView } from './user-view.ts';
 import { unauthorized } from '../errors.ts';
 import { logger } from '../http/logger.ts';
-import type { Caller } from '../http/caller.ts';
+import { scopeAllows, type Caller } from '../http/caller.ts';
 import type { Permission } from './permissions.ts';
+import { revokedHere } from './revocations.ts';
 
 // Sessions: an API key is exchanged for a 30-minute access token, which refresh extends (SPEC 5).
 
@@ -33,7 +34,10 @@ export async function apiOrganizationsOf(userId: string, user?: User) {
  * has API access; otherwise 401, like any insufficient authentication (SPEC 5.7).
  */
 export async function requirePermissionInSomeOrganization(caller: Caller, permission: Permission): Promise<void> {
+  // A key narrowed to one application reaches only operations addressed to it.
+  if (caller.scope?.applicationId || !scopeAllows(caller.scope, permission)) throw unauthorized();
   const { memberships, organizations } = await apiOrganizationsOf(caller.userId);
+  if (memberships.some((m) => revokedHere(m, caller.apiKeyId))) throw unauthorized();
   const reachable = new Set(organizations.map((org) => org.organizationId));
   if (!memberships.some((m) => reachable.has(m.organizationId) && m.permissions.includes(permission)))
     throw unauthorized();
@@ -57,33 +61,63 @@ function requireApiOrganization(userId: string, hasOne: boolean): void {
   }
 }
 
+/** An expired key is refused as an unknown one would be, saying so. */
+function requireUnexpired(record: ApiKeyRecord, now: number): void {
+  if (record.expiresAt !== undefined && record.expiresAt <= now)
+    throw unauthorized(
+      `Unauthorized: this API key expired at ${new Date(record.expiresAt).toISOString()}; create a new one`,
+    );
+}
+
+/** A session of this key: ends when the key expires, if sooner, and carries the key's scope. */
+function sessionToken(record: ApiKeyRecord, now: number): Promise<string> {
+  const scope = {
+    ...(record.permissions ? { permissions: record.permissions } : {}),
+    ...(record.applicationId ? { applicationId: record.applicationId } : {}),
+  };
+  return issueAccessToken(record.userId, record.keyId, now, {
+    scope: Object.keys(scope).length ? scope : undefined,
+    notAfter: record.expiresAt,
+  });
+}
+
 export async function login(apiKey: string | undefined): Promise<{ token: string }> {
   if (!normalizedApiKey(apiKey)) throw unauthorized('Unauthorized: send your API key in the X-ApiKey header');
   const secretHash = hashApiKey(normalizedApiKey(apiKey));
   const record = await findApiKey(secretHash);
   if (!record) throw unauthorized('Unauthorized: unknown API key');
+  const now = Date.now();
+  requireUnexpired(record, now);
   hints.setUserOfApiKey(secretHash, record.userId);
-  requireApiOrganization(record.userId, await hasApiOrganization(record.userId));
-  return { token: await issueAccessToken(record.userId, record.keyId) };
+  // The use is noted beside the organization check, not after it: no round trip more (once a minute at most).
+  const [apiOrganization] = await Promise.all([hasApiOrganization(record.userId), noteApiKeyUse(record, now)]);
+  requireApiOrganization(record.userId, apiOrganization);
+  return { token: await sessionToken(record, now) };
 }
 
 /**
- * A revoked API key cannot extend its sessions (they end at the latest when their current token expires), and
- * refresh is refused as login would be for a user left with no organization with API access.
+ * A revoked or expired API key cannot extend its sessions (they end at the latest when their current token
+ * expires), and refresh is refused as login would be for a user left with no organization with API access. The
+ * new token carries the key's scope as stored.
  */
 export async function refresh(userId: string, apiKeyId: string): Promise<{ token: string }> {
   const [apiKeys, apiOrganization] = await Promise.all([listApiKeys(userId), hasApiOrganization(userId)]);
-  if (!apiKeys.some((key) => key.keyId === apiKeyId))
-    throw unauthorized('Unauthorized: the API key this session started with was revoked; log in again');
+  const record = apiKeys.find((key) => key.keyId === apiKeyId);
+  if (!record) throw unauthorized('Unauthorized: the API key this session started with was revoked; log in again');
+  const now = Date.now();
+  requireUnexpired(record, now);
   requireApiOrganization(userId, apiOrganization);
-  return { token: await issueAccessToken(userId, apiKeyId) };
+  const [token] = await Promise.all([sessionToken(record, now), noteApiKeyUse(record, now)]);
+  return { token };
 }
 
 /** `user.UserResponse` of the public API: clients read their organization ids from it. */
-export async function currentUser(userId: string) {
+export async function currentUser(caller: Caller) {
+  const { userId } = caller;
   const user = await getUser(userId);
   if (!user) throw unauthorized();
   const { memberships, organizations } = await apiOrganizationsOf(userId, user);
+  if (memberships.some((m) => revokedHere(m, caller.apiKeyId))) throw unauthorized();
   const apiOrgIds = new Set(organizations.map((o) => o.organizationId));
   const teams = await teamsOf(memberships.filter((m) => apiOrgIds.has(m.organizationId)));
   return { user: toUserView(user, organizations, memberships, teams) };

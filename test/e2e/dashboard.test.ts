@@ -631,4 +631,45 @@ describe('dashboard', () => {
     expect(dialogs).toEqual([]);
     await page.close();
   });
+
+  it('creates an API key in Settings, shows it once, and revokes it; a manager sees and revokes a member key', async () => {
+    const own = await createTenant();
+    const member = await addUserTo(own.orgId, ['read:application']);
+    const memberKey = await fetch(`${baseUrl()}/api/v1/user/keys`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${member.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'member laptop' }),
+    }).then((r) => r.json());
+    await signIn(page, own.apiKey);
+    await page.getByRole('link', { name: 'Settings', exact: true }).click();
+    await heading(page, 'Settings');
+    await page.getByText('New API key').click();
+    await page.getByLabel('Name').fill('CI importer');
+    await page.getByLabel('write:scan', { exact: true }).check();
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const shown = await page.getByTestId('new-api-key').innerText();
+    expect(shown).toMatch(/^hawk\./);
+    const login = await fetch(`${baseUrl()}/api/v1/auth/login`, { headers: { 'x-apikey': shown } });
+    expect(login.status).toBe(200);
+    await page.getByRole('button', { name: 'Done' }).click();
+    expect(await page.getByTestId('new-api-key').count()).toBe(0);
+    const mine = page.getByRole('row', { name: /CI importer/ });
+    await expect.poll(() => mine.innerText()).toContain('write:scan');
+    await expectAccessible(page, 'settings');
+    // The key is in no storage of the page.
+    expect(await page.evaluate(() => JSON.stringify({ ...sessionStorage, ...localStorage }))).not.toContain(shown);
+
+    await mine.getByRole('button', { name: 'Revoke CI importer' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Revoke CI importer' }).click();
+    await expect.poll(() => page.getByRole('row', { name: /CI importer/ }).count()).toBe(0);
+    expect((await fetch(`${baseUrl()}/api/v1/auth/login`, { headers: { 'x-apikey': shown } })).status).toBe(401);
+
+    const theirs = page.getByRole('row', { name: /member laptop/ });
+    await theirs.getByRole('button', { name: 'Revoke member laptop' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Revoke member laptop' }).click();
+    await expect.poll(() => page.getByRole('row', { name: /member laptop/ }).count()).toBe(0);
+    expect((await fetch(`${baseUrl()}/api/v1/auth/login`, { headers: { 'x-apikey': memberKey.apiKey } })).status).toBe(
+      401,
+    );
+  });
 });

@@ -140,14 +140,21 @@ export function missingGrants(needed: Needed[], statements: Statement[]): Needed
 
 /** Each function's role statements, by the route it serves. */
 function functions() {
-  const policies = Object.values(template.Resources).filter((r) => r.Type === 'AWS::IAM::Policy');
   return Object.entries(template.Resources)
     .filter(([, r]) => r.Type === 'AWS::Lambda::Function')
     .map(([id, fn]) => {
       const roleId = fn.Properties.Role['Fn::GetAtt'][0];
-      const statements = policies
-        .filter((p) => p.Properties.Roles.some((r: { Ref: string }) => r.Ref === roleId))
-        .flatMap((p) => p.Properties.PolicyDocument.Statement as Statement[]);
+      // Inline in the role (infra/stack.ts), and nowhere else: no AWS::IAM::Policy names the role.
+      const policies = [
+        ...(template.Resources[roleId].Properties.Policies ?? []),
+        ...Object.values(template.Resources)
+          .filter(
+            (r) =>
+              r.Type === 'AWS::IAM::Policy' && r.Properties.Roles.some((ref: { Ref: string }) => ref.Ref === roleId),
+          )
+          .map((r) => r.Properties),
+      ];
+      const statements = policies.flatMap((p) => p.PolicyDocument.Statement as Statement[]);
       const route = routes.find((r) => fn.Properties.Description === `${r.method} ${r.path}`);
       return { id, name: route?.operationId ?? id, route, statements, bundle: readFileSync(bundles.get(id)!, 'utf8') };
     });

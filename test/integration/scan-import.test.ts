@@ -308,7 +308,7 @@ describe('bad input', () => {
     const tenant = await createTenant();
     const appId = await createApp(tenant, { name: 'slow', env: 'zap' });
     const before = await auditTypes(tenant);
-    const caller = createCaller(tenant.userId, 'key', 'write:scan');
+    const caller = createCaller({ userId: tenant.userId, apiKeyId: 'key' }, 'write:scan');
     // The domain operation with a deadline already past once the report is read (the route passes now + the budget).
     const failure = await importScanReport(caller, appId, 'zap', fixture(SAMPLES[0]), Date.now()).then(
       () => undefined,
@@ -427,7 +427,7 @@ describe('bad input', () => {
     const auditBefore = await auditTypes(tenant);
 
     const { failure, scanId } = await importPastBudgetAfter(
-      createCaller(tenant.userId, 'key', 'write:scan'),
+      createCaller({ userId: tenant.userId, apiKeyId: 'key' }, 'write:scan'),
       appId,
       'zap',
       withParams(count),
@@ -454,7 +454,7 @@ describe('bad input', () => {
     // passed (within the 20 s budget) but removing 18 s of writes (13.5 s) would end past 20 + 8 s: the import stops
     // there, where the budget alone would have stored a fourth chunk and answered after 24 s + its removal.
     const { failure, scanId } = await importPastBudgetAfter(
-      createCaller(tenant.userId, 'key', 'write:scan'),
+      createCaller({ userId: tenant.userId, apiKeyId: 'key' }, 'write:scan'),
       appId,
       'zap',
       withParams(3000),

@@ -20,6 +20,7 @@ const TeamPage = lazy(() => import('./pages/Team'));
 const AuditPage = lazy(() => import('./pages/Audit'));
 const HostedPage = lazy(() => import('./pages/Hosted'));
 const ReportPage = lazy(() => import('./pages/Report'));
+const SettingsPage = lazy(() => import('./pages/Settings'));
 
 export const useUser = () => useQuery({ queryKey: ['user'], queryFn: () => unwrap(api.GET('/api/v1/user')) });
 
@@ -123,6 +124,9 @@ function Organization() {
             <li>
               <NavLink to={`${base}/hosted`}>API descriptions</NavLink>
             </li>
+            <li>
+              <NavLink to={`${base}/settings`}>Settings</NavLink>
+            </li>
           </ul>
         </nav>
         <span className="who">
@@ -158,6 +162,7 @@ function Organization() {
               <Route path="team/:teamId" element={<TeamPage />} />
               <Route path="audit" element={<AuditPage />} />
               <Route path="hosted" element={<HostedPage />} />
+              <Route path="settings" element={<SettingsPage />} />
               <Route path="*" element={<Navigate to="apps" replace />} />
             </Routes>
           </Suspense>

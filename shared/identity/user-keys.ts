@@ -1,0 +1,183 @@
+import { generateApiKey, hashApiKey } from '../auth/api-keys.ts';
+import { auditEntry, transactWrite, type TransactItem } from '../audit/entries.ts';
+import { cancellationReasons } from '../db/items.ts';
+import { mapInParallel } from '../db/query.ts';
+import { accessibleApplication } from '../applications/access.ts';
+import { badRequest, conflict, notFound, unauthorized } from '../errors.ts';
+import { pageOf, v1NextPageToken } from '../lists.ts';
+import type { Caller } from '../http/caller.ts';
+import { apiKeyCreation, apiKeyDeletion, listApiKeys, type ApiKeyRecord } from './api-key-repository.ts';
+import {
+  getMemberships,
+  membershipsAndOrganizationsOf,
+  membershipsOfOrg,
+  type Membership,
+} from './membership-repository.ts';
+import { getUser, getUsers } from './user-repository.ts';
+import { pruneRevocations, revocationOn, revokedHere } from './revocations.ts';
+import type { CreateUserKeyBody, ListOrganizationKeysQuery } from './inputs.ts';
+
+// API keys in settings (docs/IDENTITY.md "API keys"): a signed-in user creates, lists and revokes their own keys;
+// an organization's member managers (write:member) see its members' keys and revoke them. Keys belong to users,
+// not organizations, so each change is audited in every organization of the key's user (only the application's
+// organization for a key narrowed to one application), in the change's transaction.
+
+/** Active keys a user may hold: bounds the key list every refresh reads. */
+export const MAX_API_KEYS_PER_USER = 50;
+
+const iso = (ms: number | undefined) => (ms === undefined ? '' : new Date(ms).toISOString());
+
+/** hawk.ApiKey: metadata only, never the secret or its hash. */
+export function keyView(record: ApiKeyRecord, owner?: { email: string }) {
+  return {
+    id: record.keyId,
+    name: record.name ?? '',
+    createdAt: iso(record.createdAt),
+    lastUsedAt: iso(record.lastUsedAt),
+    expiresAt: iso(record.expiresAt),
+    permissions: record.permissions ?? [],
+    applicationId: record.applicationId ?? '',
+    userId: record.userId,
+    userEmail: owner?.email ?? '',
+  };
+}
+
+/** Key management needs a session of a whole key: a narrowed key must not mint or revoke keys. */
+function requireWholeSession(caller: Caller): void {
+  if (caller.scope)
+    throw unauthorized('Unauthorized: a narrowed API key cannot manage API keys; sign in with an unrestricted key');
+}
+
+/** The user's memberships, refusing a session whose key was revoked (the memberships record it). */
+async function membershipsOfSession(caller: Caller): Promise<Membership[]> {
+  const { memberships } = await membershipsAndOrganizationsOf(caller.userId, await getUser(caller.userId));
+  if (memberships.some((m) => revokedHere(m, caller.apiKeyId))) throw unauthorized();
+  return memberships;
+}
+
+/** The organizations a key's changes are audited in. */
+function auditedOrganizations(record: ApiKeyRecord, memberships: Membership[], keyOrganization?: string): string[] {
+  if (record.applicationId && keyOrganization) return [keyOrganization];
+  return memberships.map((m) => m.organizationId);
+}
+
+async function auditEntries(
+  actor: { userId: string },
+  orgIds: string[],
+  type: 'API_KEY_ADDED' | 'API_KEY_REMOVED',
+  record: ApiKeyRecord,
+  now: number,
+): Promise<TransactItem[]> {
+  const payload = { keyId: record.keyId, name: record.name ?? '', userId: record.userId };
+  return Promise.all(orgIds.map((orgId) => auditEntry(actor, orgId, type, payload, now)));
+}
+
+/** POST /api/v1/user/keys (createUserKey): the key is in this answer only; its hash is what is stored. */
+export async function createUserKey(caller: Caller, body: CreateUserKeyBody) {
+  requireWholeSession(caller);
+  const now = Date.now();
+  if (body.expiresAt !== undefined && body.expiresAt <= now) throw badRequest('body.expiresAt: must be in the future');
+  const [memberships, existing] = await Promise.all([membershipsOfSession(caller), listApiKeys(caller.userId)]);
+  if (!existing.some((key) => key.keyId === caller.apiKeyId)) throw unauthorized();
+  if (existing.length >= MAX_API_KEYS_PER_USER)
+    throw conflict(`a user holds at most ${MAX_API_KEYS_PER_USER} API keys: revoke one first`);
+  // A key narrowed to an application: the caller must reach it now (team rules included).
+  const keyOrganization = body.applicationId
+    ? (await accessibleApplication(caller, body.applicationId, { teamRestricted: true })).app.organizationId
+    : undefined;
+  const { keyId, apiKey } = generateApiKey();
+  const record: ApiKeyRecord = {
+    keyId,
+    userId: caller.userId,
+    secretHash: hashApiKey(apiKey),
+    createdAt: now,
+    name: body.name,
+    ...(body.expiresAt !== undefined ? { expiresAt: body.expiresAt } : {}),
+    ...(body.permissions ? { permissions: [...new Set(body.permissions)].sort() } : {}),
+    ...(body.applicationId ? { applicationId: body.applicationId } : {}),
+  };
+  const audit = await auditEntries(
+    caller,
+    auditedOrganizations(record, memberships, keyOrganization),
+    'API_KEY_ADDED',
+    record,
+    now,
+  );
+  await transactWrite([...apiKeyCreation(record), ...audit]);
+  return { key: keyView(record), apiKey };
+}
+
+/** GET /api/v1/user/keys (listUserKeys): the caller's keys, newest first. */
+export async function listUserKeys(caller: Caller) {
+  const records = await listApiKeys(caller.userId);
+  // The session's own key gone: it was revoked (a session of a narrowed key may still list its user's keys).
+  if (!records.some((key) => key.keyId === caller.apiKeyId)) throw unauthorized();
+  return { keys: records.sort((a, b) => b.createdAt - a.createdAt).map((record) => keyView(record)) };
+}
+
+/**
+ * Deletes the key (login with it fails from now on, and refresh of its tokens) and records the revocation on each
+ * membership of its user (its tokens fail at the next authorization read), with the audit entries, in one
+ * transaction.
+ */
+async function revoke(actor: Caller, record: ApiKeyRecord, memberships: Membership[], auditOrgIds: string[]) {
+  const now = Date.now();
+  const audit = await auditEntries(actor, auditOrgIds, 'API_KEY_REMOVED', record, now);
+  const revocations = memberships.map((m) => revocationOn(m, record.keyId, now));
+  try {
+    await transactWrite([apiKeyDeletion(record), ...revocations, ...audit]);
+  } catch (error) {
+    // The key was revoked meanwhile: as if it had not been found.
+    if (cancellationReasons(error)?.[0] === 'ConditionalCheckFailed')
+      throw notFound(`API key ${record.keyId} not found`);
+    throw error;
+  }
+  await pruneRevocations(memberships, now);
+}
+
+/** DELETE /api/v1/user/keys/{keyId} (revokeUserKey). */
+export async function revokeUserKey(caller: Caller, keyId: string): Promise<object> {
+  requireWholeSession(caller);
+  const [memberships, records] = await Promise.all([membershipsOfSession(caller), listApiKeys(caller.userId)]);
+  const record = records.find((key) => key.keyId === keyId);
+  if (!record) throw notFound(`API key ${keyId} not found`);
+  await revoke(caller, record, memberships, auditedOrganizations(record, memberships));
+  return {};
+}
+
+/**
+ * GET /api/v1/org/{orgId}/keys (listOrganizationKeys): a page of the organization's members (by user id) and each
+ * one's keys, metadata only. Paged by member so that one request reads a bounded number of key lists.
+ */
+export async function listOrganizationKeys(caller: Caller, orgId: string, q: ListOrganizationKeysQuery) {
+  await caller.authorize(orgId);
+  const memberships = (await membershipsOfOrg(orgId)).sort((a, b) => a.userId.localeCompare(b.userId));
+  const request = { page: q.pageToken, size: q.pageSize };
+  const page = pageOf(memberships, request);
+  const userIds = page.items.map((m) => m.userId);
+  const [users, keyLists] = await Promise.all([
+    getUsers(userIds),
+    mapInParallel(userIds, 16, (userId) => listApiKeys(userId)),
+  ]);
+  const byId = new Map(users.map((user) => [user.userId, user]));
+  return {
+    keys: keyLists
+      .flat()
+      .sort((a, b) => a.userId.localeCompare(b.userId) || b.createdAt - a.createdAt)
+      .map((record) => keyView(record, byId.get(record.userId))),
+    nextPageToken: v1NextPageToken(request, page.hasNext),
+    totalCount: page.totalCount,
+  };
+}
+
+/** DELETE /api/v1/org/{orgId}/members/{userId}/keys/{keyId} (revokeMemberKey): audited in this organization. */
+export async function revokeMemberKey(caller: Caller, orgId: string, userId: string, keyId: string): Promise<object> {
+  await caller.authorize(orgId);
+  const [[member], records] = await Promise.all([getMemberships(orgId, [userId]), listApiKeys(userId)]);
+  // Not a member: no answer says whether that user or key exists elsewhere.
+  const record = member && records.find((key) => key.keyId === keyId);
+  if (!record) throw notFound(`API key ${keyId} not found among the keys of member ${userId}`);
+  const { memberships } = await membershipsAndOrganizationsOf(userId, await getUser(userId));
+  await revoke(caller, record, memberships, [orgId]);
+  return {};
+}

@@ -1,0 +1,202 @@
+import { useState } from 'react';
+import { useParams } from 'react-router';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, unwrap, type Schemas } from '../api/client';
+import { Empty, QueryView } from '../components/states';
+import { ActionForm, ConfirmButton, text, useTitle } from '../components/ui';
+import { DataTable } from '../components/DataTable';
+import { useHasPermission } from '../permissions';
+
+// Settings: the signed-in user's API keys (docs/IDENTITY.md "API keys") and, for member managers, every member's.
+
+type ApiKey = Schemas['hawk.ApiKey'];
+
+/** Permissions a key may be narrowed to, as the service names them. */
+const PERMISSIONS = [
+  'read:application',
+  'write:application',
+  'read:scan',
+  'write:scan',
+  'read:scan_config',
+  'write:scan_config',
+  'read:team',
+  'read:audit',
+  'read:report',
+  'write:triage',
+];
+
+const when = (iso: string | undefined, never: string) => (iso ? new Date(iso).toLocaleString() : never);
+const scopeOf = (key: ApiKey) =>
+  [
+    key.permissions?.length ? key.permissions.join(', ') : 'all of your permissions',
+    key.applicationId ? `application ${key.applicationId}` : '',
+  ]
+    .filter(Boolean)
+    .join('; ');
+
+export default function SettingsPage() {
+  useTitle('Settings');
+  const { orgId = '' } = useParams();
+  const queryClient = useQueryClient();
+  const manager = useHasPermission(orgId, 'WRITE_MEMBER');
+  const [created, setCreated] = useState<{ name: string; apiKey: string } | null>(null);
+  const keys = useQuery({ queryKey: ['user-keys'], queryFn: () => unwrap(api.GET('/api/v1/user/keys')) });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: ['user-keys'] });
+  return (
+    <>
+      <h1>Settings</h1>
+      <h2>Your API keys</h2>
+      <p className="help">
+        Keys sign in the scanner, CI and scripts (<code>GET /api/v1/auth/login</code> with <code>X-ApiKey</code>). A key
+        is shown once, when it is created; only its hash is kept. Narrow CI keys to what they need.
+      </p>
+      {created && (
+        <div role="status" className="notice">
+          <p>
+            Your new key <strong>{created.name}</strong>. Copy it now: it will not be shown again.
+          </p>
+          <p>
+            <code data-testid="new-api-key">{created.apiKey}</code>
+          </p>
+          <button type="button" onClick={() => setCreated(null)}>
+            Done
+          </button>
+        </div>
+      )}
+      <details className="create">
+        <summary>New API key</summary>
+        <ActionForm
+          submitLabel="Create key"
+          className="stacked-form"
+          onSubmit={async (data) => {
+            const expires = text(data, 'expiresAt');
+            const permissions = data.getAll('permissions').map(String);
+            const applicationId = text(data, 'applicationId');
+            const answer = await unwrap(
+              api.POST('/api/v1/user/keys', {
+                body: {
+                  name: text(data, 'name'),
+                  ...(expires ? { expiresAt: new Date(`${expires}T23:59:59`).toISOString() } : {}),
+                  ...(permissions.length ? { permissions } : {}),
+                  ...(applicationId ? { applicationId } : {}),
+                } as never,
+              }),
+            );
+            setCreated({ name: answer.key!.name!, apiKey: answer.apiKey! });
+            await refresh();
+          }}
+        >
+          <label>
+            Name <input name="name" required maxLength={100} placeholder="CI importer" />
+          </label>
+          <label>
+            Expires on (optional) <input name="expiresAt" type="date" />
+          </label>
+          <fieldset>
+            <legend>Only these permissions (none checked: all of yours)</legend>
+            {PERMISSIONS.map((p) => (
+              <label key={p} className="check">
+                <input type="checkbox" name="permissions" value={p} /> {p}
+              </label>
+            ))}
+          </fieldset>
+          <label>
+            Only this application (optional, its id) <input name="applicationId" pattern="[0-9a-fA-F-]{36}" />
+          </label>
+        </ActionForm>
+      </details>
+      <QueryView query={keys} what="your API keys">
+        {(data) =>
+          data.keys!.length === 0 ? (
+            <Empty title="No API keys.">
+              <p>Create one above.</p>
+            </Empty>
+          ) : (
+            <KeyTable
+              keys={data.keys!}
+              onRevoke={async (key) => {
+                await unwrap(api.DELETE('/api/v1/user/keys/{keyId}', { params: { path: { keyId: key.id! } } }));
+                await refresh();
+              }}
+            />
+          )
+        }
+      </QueryView>
+      {manager && <MemberKeys orgId={orgId} />}
+    </>
+  );
+}
+
+function KeyTable({
+  keys,
+  showOwner,
+  onRevoke,
+}: {
+  keys: ApiKey[];
+  showOwner?: boolean;
+  onRevoke: (key: ApiKey) => Promise<unknown>;
+}) {
+  return (
+    <DataTable
+      columns={[...(showOwner ? ['Member'] : []), 'Name', 'Scope', 'Created', 'Last used', 'Expires', 'Actions']}
+    >
+      {keys.map((key) => (
+        <tr key={key.id}>
+          {showOwner && <td>{key.userEmail || key.userId}</td>}
+          <td>{key.name || <em>unnamed ({key.id})</em>}</td>
+          <td>{scopeOf(key)}</td>
+          <td>{when(key.createdAt, '—')}</td>
+          <td>{when(key.lastUsedAt, 'never')}</td>
+          <td>{when(key.expiresAt, 'never')}</td>
+          <td>
+            <ConfirmButton
+              label={`Revoke ${key.name || key.id}`}
+              title={`Revoke the key ${key.name || key.id}?`}
+              onConfirm={() => onRevoke(key)}
+            >
+              <p>Sign-ins with it stop at once, and so do the sessions it started.</p>
+            </ConfirmButton>
+          </td>
+        </tr>
+      ))}
+    </DataTable>
+  );
+}
+
+function MemberKeys({ orgId }: { orgId: string }) {
+  const queryClient = useQueryClient();
+  const keys = useQuery({
+    queryKey: ['org-keys', orgId],
+    queryFn: () =>
+      unwrap(api.GET('/api/v1/org/{orgId}/keys', { params: { path: { orgId }, query: { pageSize: '100' } } })),
+  });
+  return (
+    <>
+      <h2>Members' API keys</h2>
+      <p className="help">
+        Every member's keys (never the keys themselves). Revoke one that is lost or no longer used.
+      </p>
+      <QueryView query={keys} what="the members' keys">
+        {(data) =>
+          data.keys!.length === 0 ? (
+            <Empty title="No member has an API key." />
+          ) : (
+            <KeyTable
+              keys={data.keys!}
+              showOwner
+              onRevoke={async (key) => {
+                await unwrap(
+                  api.DELETE('/api/v1/org/{orgId}/members/{userId}/keys/{keyId}', {
+                    params: { path: { orgId, userId: key.userId!, keyId: key.id! } },
+                  }),
+                );
+                await queryClient.invalidateQueries({ queryKey: ['org-keys', orgId] });
+                await queryClient.invalidateQueries({ queryKey: ['user-keys'] });
+              }}
+            />
+          )
+        }
+      </QueryView>
+    </>
+  );
+}
