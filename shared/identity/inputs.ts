@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { caseInsensitiveEnum, enumListParam, pageSizeParam, pageTokenParam, uuidSchema } from '../lists.ts';
-import { displayableText } from '../names.ts';
+import { displayableText } from '../input/names.ts';
 import { PERMISSIONS } from './permissions.ts';
 
 // Request inputs of the identity operations. Kept free of storage imports so the route table stays light.
