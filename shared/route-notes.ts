@@ -244,10 +244,12 @@ export const routeNotes: Record<string, string> = {
     "report, the environment's triage rules applied at once. The report appears whole or not at all, in one " +
     "transaction with SCAN_STARTED and SCAN_COMPLETED. The caller's access to the application is checked before " +
     'the report is read. 400 names what is wrong and where (malformed XML/JSON with line and column, another ' +
-    "tool's report, a DOCTYPE, oversized values, no site, an alert counting instances it does not list); " +
+    "tool's report, a DOCTYPE, oversized values, no site, an alert counting instances it does not list, a control, " +
+    'bidi-override or unpaired surrogate character in an alert name, site or version); ' +
     `413 above ${MiB(IMPORT_LIMITS.maxBytes)}, ${IMPORT_LIMITS.maxUris} findings or ${IMPORT_LIMITS.maxAlerts} alerts, or when the import (reading, ` +
     `storing, publishing) takes over ${IMPORT_LIMITS.budgetMs / 1000} s (nothing imported): the scanner client's CLI imports any size (\`npm run scanner -- import\`). ` +
-    'The answer: the scan (as reportScanCompleted answers), the counts imported and the skipped items with the reason.',
+    'The answer: the scan (as reportScanCompleted answers), the counts imported and the skipped items with the ' +
+    'reason (the first 100, then one entry counting the others).',
   reportScanAlerts:
     `Adds findings to a STARTED scan; may be called many times. One request carries at most ${FINDINGS_REPORT_LIMITS.maxAlerts} alerts, ` +
     `${FINDINGS_REPORT_LIMITS.maxUris} URIs in all and ${MiB(FINDINGS_REPORT_LIMITS.maxBytes)} of body (400/413 beyond, naming the ` +
@@ -302,7 +304,9 @@ export const routeNotes: Record<string, string> = {
     'environment that reported the finding and of the scan reported (ms, ISO 8601, and `YYYY-MM-DD hh:mm:ss` UTC ' +
     'as the Excel form). `pageSize` 1 to 1000 (default 500), `pageToken` the page number; a short page is the last. ' +
     '`Accept: text/csv` answers the same rows as RFC 4180 CSV (header row; first/last seen in ISO 8601; the public ' +
-    "example's columns, then findingHash, cweId, team) with the total in `X-Total-Count`.",
+    "example's columns, then findingHash, cweId, team) with the total in `X-Total-Count`. Every field holding a line " +
+    'break (CR or LF) is quoted; a cell starting with =, +, -, @, tab or CR (a spreadsheet formula) gets a leading ' +
+    "apostrophe and quotes, as OWASP's CSV-injection guidance recommends.",
   upsertAlertRule:
     'The January 2026 operation, on the same rules as bulk triage: each `alertRuleWrapper.alertRule` (or deprecated ' +
     '`alertRules`) names an environment, plugin, method and `parameterizedPath` or `path` (normalized as finding ' +

@@ -93,6 +93,19 @@ describe('FORM login', () => {
   });
 });
 
+describe('FORM login on a hostile page', () => {
+  it('decodes the anti-forgery field as a browser: &constructor; is no entity, a code point beyond Unicode is U+FFFD', async () => {
+    const hostile = await startFormApp({ tokenEntities: '&constructor;&__proto__;&#99999999;' });
+    try {
+      const session = createSession(load([formAppConfig(hostile.url)]));
+      await session.login();
+      expect(hostile.stats).toEqual({ logins: 1, rejectedCsrf: 0 });
+    } finally {
+      await hostile.close();
+    }
+  });
+});
+
 describe('testPath', () => {
   it('passes when success matches the status line and headers', async () => {
     const { session } = formSession();

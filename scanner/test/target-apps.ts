@@ -38,6 +38,10 @@ function cookies(request: IncomingMessage): Map<string, string> {
   );
 }
 
+/** The few entities the tests write, as a browser decodes them (unknown names stay; code points beyond Unicode: U+FFFD). */
+const decodedAsBrowsers = (html: string) =>
+  html.replace(/&#(\d+);/g, (_, n: string) => (Number(n) > 0x10ffff ? '\uFFFD' : String.fromCodePoint(Number(n))));
+
 const loginForm = (token: string, message = '') => `<!doctype html><form method="post" action="/login">
   ${message}<input type="hidden" name="utf8" value="&#x2713;">
   <input value="${token}" type='hidden' name="authenticity_token">
@@ -50,7 +54,7 @@ const loginForm = (token: string, message = '') => `<!doctype html><form method=
  * answers 302 with a SESSIONID cookie. /dashboard and /admin need the session (else 302 to /login);
  * /admin is forbidden to this user; /rotate replaces the session id through Set-Cookie.
  */
-export async function startFormApp() {
+export async function startFormApp({ tokenEntities = '' } = {}) {
   const csrfTokens = new Map<string, string>(); // pre-session id -> the latest token issued
   const sessions = new Set<string>();
   const stats = { logins: 0, rejectedCsrf: 0 };
@@ -63,9 +67,10 @@ export async function startFormApp() {
     if (url.pathname === '/login' && request.method === 'GET') {
       const preSession = jar.get('pre_sid') ?? randomId();
       const token = randomId();
-      csrfTokens.set(preSession, token);
+      // `tokenEntities`: entities written after the token, which the form then expects decoded as a browser does.
+      csrfTokens.set(preSession, token + decodedAsBrowsers(tokenEntities));
       response.writeHead(200, { 'content-type': 'text/html', 'set-cookie': `pre_sid=${preSession}; Path=/; HttpOnly` });
-      return response.end(loginForm(token));
+      return response.end(loginForm(token + tokenEntities));
     }
     if (url.pathname === '/login' && request.method === 'POST') {
       const form = new URLSearchParams(body);

@@ -42,16 +42,20 @@ export function decodePath(path: string): string {
 
 export function apiGatewayEvent(request: HttpRequest, route: Route): LambdaEvent {
   const [rawPath, rawQueryString = ''] = splitTarget(request.target);
-  const headers: Record<string, string> = {};
+  // Maps, then entries: a header or parameter named `constructor` or `__proto__` is one like any other.
+  const headerValues = new Map<string, string>();
   const cookies: string[] = [];
   for (const [rawName, value] of request.headers) {
     const name = rawName.toLowerCase();
+    const earlier = headerValues.get(name);
     if (name === 'cookie') cookies.push(...value.split(/;\s*/));
-    else headers[name] = name in headers ? `${headers[name]},${value}` : value;
+    else headerValues.set(name, earlier === undefined ? value : `${earlier},${value}`);
   }
-  const query: Record<string, string> = {};
+  const headers: Record<string, string> = Object.fromEntries(headerValues);
   const searchParams = new URLSearchParams(rawQueryString);
-  for (const name of new Set(searchParams.keys())) query[name] = searchParams.getAll(name).join(',');
+  const query: Record<string, string> = Object.fromEntries(
+    [...new Set(searchParams.keys())].map((name) => [name, searchParams.getAll(name).join(',')]),
+  );
   const values = pathPattern(route.path).exec(rawPath)?.slice(1) ?? [];
   const gatewayNames = gatewayParameterNames(route);
   const pathParameters = Object.fromEntries(gatewayNames.map((name, i) => [name, decodePath(values[i] ?? '')]));

@@ -4,6 +4,7 @@ import type { Duplex } from 'node:stream';
 import type { Context } from 'aws-lambda';
 import { pathPattern, routes, type Route } from '../../shared/routes.ts';
 import type { LambdaEvent, LambdaResult } from '../../shared/http/types.ts';
+import { DOT_SEGMENT_REFUSED, hasDotSegment } from '../../shared/http/path-parameters.ts';
 import { serveWeb } from './web.ts';
 import { serviceHook } from './service-hook.ts';
 import {
@@ -94,9 +95,10 @@ function send(res: ServerResponse, result: LambdaResult): void {
   res.end(body);
 }
 
+/** The server's own answers carry the headers every operation's answer does (responseHeaders). */
 const json = (statusCode: number, message: string): LambdaResult => ({
   statusCode,
-  headers: { 'content-type': 'application/json' },
+  headers: { 'content-type': 'application/json', 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' },
   body: JSON.stringify({ message }),
 });
 
@@ -107,6 +109,8 @@ const json = (statusCode: number, message: string): LambdaResult => ({
 export type LocalHook = (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<boolean> | boolean;
 
 export async function handle(req: IncomingMessage, res: ServerResponse, hooks: LocalHook[] = []): Promise<void> {
+  // Before URL parsing, which resolves dot segments (`%2e%2e` included) that API Gateway routes as they are.
+  if (hasDotSegment((req.url ?? '/').split('?')[0])) return send(res, json(400, DOT_SEGMENT_REFUSED));
   const url = new URL(req.url ?? '/', 'http://localhost');
   for (const hook of hooks) if (await hook(req, res, url)) return;
   const route = matchRoute(req.method ?? 'GET', url.pathname);
@@ -139,6 +143,7 @@ function answerMalformedRequest(error: NodeJS.ErrnoException, socket: Duplex): v
   });
   socket.end(
     `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\ncontent-type: application/json\r\n` +
+      'x-content-type-options: nosniff\r\ncache-control: no-store\r\n' +
       `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );
 }

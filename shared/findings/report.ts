@@ -247,11 +247,24 @@ const CSV_COLUMNS: [keyof FindingRow, string][] = [
   ['team', 'team'],
 ];
 
-/** RFC 4180 text (CRLF line ends, fields quoted when they hold a comma, quote or line break), with a header row. */
+/**
+ * A cell a spreadsheet would read as a formula (CWE-1236): one starting with =, +, - or @, or with a tab or carriage
+ * return that hides such a start. Scanned sites plant these in evidence and URLs. OWASP's neutralization: a leading
+ * apostrophe, which makes the cell text, and the field quoted.
+ */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/**
+ * RFC 4180 text with a header row: CRLF line ends; a field is quoted when it holds a comma, a quote or any line break
+ * (a bare LF or CR too: csv-stringify's own rule quotes only the record delimiter, and Excel and Python's csv split
+ * rows on a bare LF); text cells that would start a formula are neutralized.
+ */
 export function findingsCsv(rows: FindingRow[]): string {
   return stringify(rows, {
     header: true,
     record_delimiter: 'windows',
+    quoted_match: /[\r\n]/,
+    cast: { string: (value) => (FORMULA_START.test(value) ? { value: `'${value}`, quoted: true } : value) },
     columns: CSV_COLUMNS.map(([key, header]) => ({ key, header })),
   });
 }

@@ -17,6 +17,10 @@ export interface TriageStats {
   byPluginStatus: Record<string, StatusCounts>;
 }
 
+/** A plugin's counts: own entries only, since plugin ids are report text ("constructor" is a valid one). */
+export const pluginCounts = (stats: Pick<TriageStats, 'byPluginStatus'> | undefined, pluginId: string) =>
+  stats?.byPluginStatus && Object.hasOwn(stats.byPluginStatus, pluginId) ? stats.byPluginStatus[pluginId] : undefined;
+
 const zeroStatuses = (): StatusCounts => Object.fromEntries(TRIAGE_STATUSES.map((s) => [s, 0])) as StatusCounts;
 const zeroBySeverity = () => Object.fromEntries(SEVERITIES.map((s) => [s, 0])) as Record<Severity, number>;
 
@@ -82,7 +86,7 @@ export async function findingsOfScan(scan: ScanRecord, alerts: AlertRecord[]) {
   const stats = untriagedStats(alerts);
   for (const finding of seen.values()) {
     const status = rules.get(finding.findingHash)?.status ?? 'UNKNOWN';
-    const plugin = stats.byPluginStatus[finding.pluginId];
+    const plugin = pluginCounts(stats, finding.pluginId);
     if (status === 'UNKNOWN' || !plugin) continue;
     const moved = Math.min(finding.lastScanUris, plugin.UNKNOWN);
     plugin.UNKNOWN -= moved;

@@ -22,6 +22,7 @@ import {
   type TriageRule,
 } from './repository.ts';
 import { isUntriaged, type TriageStatus } from './statuses.ts';
+import { pluginCounts, type TriageStats } from './scan-findings.ts';
 import { MAX_TRIAGE_ACTIONS, type AlertRuleInput, type BulkTriageBody, type UpsertAlertRulesBody } from './inputs.ts';
 import { toAlertRule } from './views.ts';
 import type { ApplicationRecord } from '../applications/application-repository.ts';
@@ -83,7 +84,7 @@ async function triageFinding(
         environmentId: env.environmentId,
         scanId: finding.lastScanId,
       });
-      if (scan?.stats?.byPluginStatus?.[finding.pluginId] && !scan.deleting) {
+      if (scan && pluginCounts(scan.stats as TriageStats | undefined, finding.pluginId) && !scan.deleting) {
         const count = finding.lastScanUris;
         items.push(
           scanTriageCountsMove(scan, { pluginId: finding.pluginId, severity: finding.severity, from, to, count }),

@@ -18,7 +18,7 @@ import { rateLimitKeys } from '../db/keys.ts';
 import { config } from '../config.ts';
 import { MAX_JSON_BODY_BYTES } from '../limits.ts';
 import { pathParameterNames, type Route } from '../routes.ts';
-import { pathParameterReader } from './path-parameters.ts';
+import { DOT_SEGMENT_REFUSED, hasDotSegment, pathParameterReader } from './path-parameters.ts';
 import { currentScope } from './request-scope.ts';
 import { prefetchesSettled } from '../db/prefetch.ts';
 import type { prefetcher } from './prefetch.ts';
@@ -29,7 +29,7 @@ import { RawResponse, type LambdaEvent, type LambdaResult, type PipelineContext 
 import { UUID } from '../input/uuid.ts';
 
 // The request pipeline, applied the same way to every operation by operation.ts, in this order:
-// logging -> error responses -> content negotiation -> authentication -> admission (rate limit and prefetch, one
+// response headers -> logging -> error responses -> content negotiation -> authentication -> admission (rate limit and prefetch, one
 // round trip) -> input validation (path, query, body size) -> organization authorization -> body parsing -> (handler)
 // -> response encoding.
 type Middleware = middy.MiddlewareObj<LambdaEvent, LambdaResult, Error, PipelineContext>;
@@ -40,6 +40,28 @@ const PROTOBUF_TYPE = 'application/x-protobuf';
 
 export function jsonResponse(statusCode: number, body: unknown, headers: Record<string, string> = {}): LambdaResult {
   return { statusCode, headers: { 'content-type': JSON_TYPE, ...headers }, body: JSON.stringify(body) };
+}
+
+/**
+ * Headers of every answer, errors and raw answers (CSV, redirects) included, set last: `nosniff` (a browser never
+ * reads an answer as another type than it says, e.g. a JSON error quoting input as HTML), and `no-store` unless the
+ * operation chose its caching (answers hold tokens and an organization's data: no cache keeps them).
+ */
+export function responseHeaders(): Middleware {
+  const set = (request: middy.Request<LambdaEvent, LambdaResult, Error, PipelineContext>) => {
+    const response = request.response;
+    if (!response || typeof response !== 'object') return;
+    const headers = { ...(response.headers ?? {}) };
+    const names = new Set(Object.keys(headers).map((name) => name.toLowerCase()));
+    headers['x-content-type-options'] = 'nosniff';
+    if (!names.has('cache-control')) headers['cache-control'] = 'no-store';
+    response.headers = headers;
+  };
+  return { after: set, onError: set };
+}
+
+function refuseDotSegments(path: string): void {
+  if (hasDotSegment(path)) throw badRequest(DOT_SEGMENT_REFUSED);
 }
 
 export function requestLogging(): Middleware {
@@ -207,6 +229,7 @@ export function inputValidation(route: Route): Middleware {
   return {
     before: async (request) => {
       const { event, context } = request;
+      refuseDotSegments(event.rawPath);
       const params: Record<string, string> = {};
       // API Gateway's values are decoded already: never decode them twice; a hand-made event's raw segments are not.
       const { values, decoded } = readPath(event);

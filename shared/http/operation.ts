@@ -14,6 +14,7 @@ import {
   organizationAuthorization,
   requestLogging,
   responseEncoding,
+  responseHeaders,
 } from './middlewares.ts';
 import type { LambdaEvent, LambdaResult, OperationInput, PipelineContext, RawResponse } from './types.ts';
 
@@ -30,6 +31,7 @@ export function operation<Params = Record<string, string>, Query = Record<string
   options: { prefetch?: OperationReads } = {},
 ): (event: LambdaEvent, context: Context) => Promise<LambdaResult> {
   const pipeline = middy<LambdaEvent, LambdaResult, Error, PipelineContext>()
+    .use(responseHeaders())
     .use(requestLogging())
     .use(errorResponses())
     .use(contentNegotiation(route))

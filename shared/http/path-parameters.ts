@@ -19,3 +19,11 @@ export function pathParameterReader(
     return { values: template.exec(event.rawPath)?.slice(1) ?? [], decoded: false };
   };
 }
+
+/**
+ * A path with a `.` or `..` segment (however encoded) is refused before anything reads it, by the operations and by
+ * the local server: API Gateway routes the raw path while URL parsers resolve dot segments, so the same request
+ * could otherwise reach different operations locally and on AWS.
+ */
+export const hasDotSegment = (path: string) => path.split('/').some((segment) => /^(\.|%2e){1,2}$/i.test(segment));
+export const DOT_SEGMENT_REFUSED = 'Bad Request: the path has a "." or ".." segment; send it without them';

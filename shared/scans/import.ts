@@ -5,6 +5,7 @@ import {
   parseZapReport,
   toReportedAlerts,
   urlCountOf,
+  ReportTooLargeError,
   ZapReportError,
   type ZapReport,
 } from '@hawk-api/scanner/zap';
@@ -55,24 +56,22 @@ const RECORD_CHUNK = 1000;
 const cliHint = (appId: string, env: string) =>
   `import it with the CLI, which sends it in batches: npm run scanner -- import --app ${appId} --env ${JSON.stringify(env)} <report>`;
 
+/** A reader's message, whatever it quotes, within a few hundred characters (answers stay small). */
+const boundedMessage = (message: string) => (message.length > 600 ? `${message.slice(0, 600)}... (cut)` : message);
+
 /** The report read and checked, or the 400/413 naming what is wrong (nothing stored yet). */
 function readReport(body: Buffer, appId: string, env: string): { report: ZapReport; alerts: ReportedAlert[] } {
   let report: ZapReport;
   try {
-    report = parseZapReport(body);
+    // The reader stops at the limits as it maps the report, before the rest of the work.
+    report = parseZapReport(body, { maxAlerts: IMPORT_LIMITS.maxAlerts, maxUris: IMPORT_LIMITS.maxUris });
   } catch (error) {
-    if (error instanceof ZapReportError) throw badRequest(`report: ${error.message}`);
+    if (error instanceof ReportTooLargeError)
+      throw payloadTooLarge(
+        `report: ${error.message}: this operation imports at most ${IMPORT_LIMITS.maxAlerts} alerts and ${IMPORT_LIMITS.maxUris} findings (alert URIs); ${cliHint(appId, env)}`,
+      );
+    if (error instanceof ZapReportError) throw badRequest(`report: ${boundedMessage(error.message)}`);
     throw error;
-  }
-  if (report.uriCount > IMPORT_LIMITS.maxUris) {
-    throw payloadTooLarge(
-      `report: ${report.uriCount} findings (alert URIs), this operation imports at most ${IMPORT_LIMITS.maxUris}; ${cliHint(appId, env)}`,
-    );
-  }
-  if (report.alerts.length > IMPORT_LIMITS.maxAlerts) {
-    throw payloadTooLarge(
-      `report: ${report.alerts.length} alerts, this operation imports at most ${IMPORT_LIMITS.maxAlerts}; ${cliHint(appId, env)}`,
-    );
   }
   const alerts = toReportedAlerts(report);
   // The mapping keeps to the reporting operations' rules; checked again so an import never stores what they refuse.

@@ -34,6 +34,9 @@ export const isRiskSeverity = (severity: Severity): severity is RiskSeverity => 
 const MAX_MESSAGE_BYTES = 300_000;
 
 const text = (max: number) => z._default(z.string().check(z.maxLength(max, `must be at most ${max} characters`)), '');
+/** Text shown as a label (a host, a version, a tag's value): the names' rule too. */
+const label = (max: number) =>
+  z._default(z.string().check(z.maxLength(max, `must be at most ${max} characters`), displayableText()), '');
 
 /** Plugin ids are ZAP/HawkScan plugin numbers such as "10038"; they become part of storage keys. */
 export const pluginIdSchema = schema(() =>
@@ -50,7 +53,7 @@ export const configHashSchema = schema(() =>
 const tagSchema = schema(() =>
   z.object({
     name: z.string().check(z.minLength(1, 'must not be empty'), z.maxLength(255), displayableText()),
-    value: text(1024),
+    value: label(1024),
   }),
 );
 
@@ -61,8 +64,8 @@ export const scanStartedBody = schema(() =>
     config: z
       .string()
       .check(z.minLength(1, 'must not be empty'), z.maxLength(1_000_000, 'must be at most 1000000 characters')),
-    hawkscanVersion: text(64),
-    host: text(2048),
+    hawkscanVersion: label(64),
+    host: label(2048),
     tags: z._default(z.array(tagSchema).check(z.maxLength(100, 'must have at most 100 tags')), []),
   }),
 );
@@ -100,7 +103,7 @@ export type ReportedUri = z.output<typeof alertUriSchema>;
 export const reportedAlertSchema = schema(() =>
   z.object({
     pluginId: pluginIdSchema,
-    name: z.string().check(z.minLength(1, 'must not be empty'), z.maxLength(512)),
+    name: z.string().check(z.minLength(1, 'must not be empty'), z.maxLength(512), displayableText()),
     severity: z.enum(SEVERITIES, { error: `must be one of ${SEVERITIES.join(', ')}` }),
     description: text(65_536),
     cweId: text(32),

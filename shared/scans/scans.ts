@@ -12,7 +12,7 @@ import {
 import type { ApplicationRecord } from '../applications/application-repository.ts';
 import type { LastScan } from '../applications/environment-repository.ts';
 import type { Caller } from '../http/caller.ts';
-import { untriagedStats, type TriageStats } from '../findings/scan-findings.ts';
+import { pluginCounts, untriagedStats, type TriageStats } from '../findings/scan-findings.ts';
 import { TRIAGE_STATUSES, isUntriaged } from '../findings/statuses.ts';
 
 // What the scan reporting and scan-result operations share: finding a scan by id with the application's access
@@ -141,7 +141,7 @@ function alertStatusStats(
 
 /** application.ApplicationAlert, with its findings by triage status. */
 export function toAlert(alert: AlertRecord, triage: TriageStats, scan?: ReturnType<typeof toScan>) {
-  const counts = triage.byPluginStatus[alert.pluginId];
+  const counts = pluginCounts(triage, alert.pluginId);
   return {
     pluginId: alert.pluginId,
     name: alert.name,

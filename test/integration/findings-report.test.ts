@@ -5,6 +5,8 @@ import { api } from './client.ts';
 import { addUserTo, createTenant, type Tenant } from './fixtures.ts';
 import { joinTeams } from './app-helpers.ts';
 import { completeScan, createApp, reportAlerts, startScan } from './scan-helpers.ts';
+import { importReport } from './import-helpers.ts';
+import { fixture } from '../../scanner/test/zap-expected.ts';
 
 // GET /api/v1/reports/org/{orgId}/findings: current findings, as of a moment, JSON and CSV, paging, filters, rules.
 
@@ -225,5 +227,65 @@ describe('organization findings report', () => {
     const byMember: Row[] = (await report({ orgId: tenant.orgId, token: member.token })).body.findings;
     expect(byMember).toHaveLength(8);
     expect(byMember[7]).toMatchObject({ applicationName: 'gamma', team: expect.stringContaining('team') });
+  });
+});
+
+/**
+ * RFC 4180 read strictly: a record ends at any line break outside quotes (as Excel and Python's csv read it), every
+ * record has the header's columns, and a quote inside an unquoted field is an error.
+ */
+const strictCsv = (text: string): Row[] =>
+  parse(text, {
+    columns: true,
+    record_delimiter: ['\r\n', '\n', '\r'],
+    relax_quotes: false,
+    relax_column_count: false,
+  });
+
+describe('findings report as CSV, for spreadsheets', () => {
+  it('neutralizes cells that would start a formula (CWE-1236) and keeps JSON as reported', async () => {
+    const tenant = await createTenant();
+    const appId = await createApp(tenant, { name: '=cmd', env: 'dev' });
+    const planted = ['=HYPERLINK("http://evil.test","x")', '+1+1', '-2+3', '@SUM(A1)', '\t=1+1', '\r=1+1'];
+    await scanOnce(tenant, appId, [
+      {
+        ...plugin(
+          '1',
+          'High',
+          planted.map((evidence, i) => uri(`/p${i}`, evidence)),
+        ),
+        name: '=1+2',
+      },
+    ]);
+    const json: Row[] = (await report(tenant)).body.findings;
+    expect(json.map((r) => r.findingEvidence)).toEqual(planted);
+    const csv = await report(tenant, {}, { accept: 'text/csv' });
+    expect(csv.status).toBe(200);
+    const rows = strictCsv(csv.text);
+    expect(rows.map((r) => r.findingEvidence)).toEqual(planted.map((value) => `'${value}`));
+    expect(rows.every((r) => r.findingPluginName === "'=1+2" && r.applicationName === "'=cmd")).toBe(true);
+    expect(rows.every((r) => r.findingOtherInfo === 'info')).toBe(true); // other cells as they are
+  });
+
+  it('quotes every field holding CR or LF: real imported descriptions read back whole, one row per finding', async () => {
+    const tenant = await createTenant();
+    const appId = await createApp(tenant, { name: 'imported', env: 'dev' });
+    const imported = await importReport(
+      tenant.token,
+      appId,
+      'dev',
+      fixture('zap-xml_2.10.0_juice-shop_defectdojo-juicy2.xml'),
+    );
+    expect(imported.status, imported.text).toBe(200);
+    const json: Row[] = (await report(tenant, { pageSize: 1000 })).body.findings;
+    expect(json.some((r) => /(^|[^\r])\n/.test(r.findingDescription))).toBe(true); // bare LFs, as ZAP writes them
+    const csv = await report(tenant, { pageSize: 1000 }, { accept: 'text/csv' });
+    const rows = strictCsv(csv.text);
+    expect(rows).toHaveLength(json.length);
+    expect(rows.map((r) => [r.findingUrl, r.findingDescription, r.findingEvidence])).toEqual(
+      json.map((r) =>
+        [r.findingUrl, r.findingDescription, r.findingEvidence].map((v) => (/^[=+\-@\t\r]/.test(v) ? `'${v}` : v)),
+      ),
+    );
   });
 });

@@ -289,7 +289,7 @@ describe('bad input', () => {
       site(alertItem(Array.from({ length: IMPORT_LIMITS.maxUris + 1 }, (_, n) => instance(n)).join(''))),
       'application/xml',
       413,
-      /10001 findings .* at most 10000; import it with the CLI.*npm run scanner -- import --app/,
+      /more than 10000 findings .* at most 1000 alerts and 10000 findings \(alert URIs\); import it with the CLI.*npm run scanner -- import --app/,
     ],
     ['a binary content type', 'x', 'application/octet-stream', 415, /Content-Type must be one of/],
   ])('%s: refused naming what and where, nothing stored', async (_what, body, contentType, status, message) => {

@@ -230,7 +230,7 @@ function substituteEnv(
 ): unknown {
   if (typeof value === 'string') {
     return value.replace(ENV_REFERENCE, (reference, name: string, fallback: string | undefined) => {
-      const found = env[name] ?? fallback;
+      const found = (Object.hasOwn(env, name) ? env[name] : undefined) ?? fallback;
       if (found !== undefined) return found;
       errors.push({
         path: formatPath(path),
@@ -251,9 +251,11 @@ function substituteEnv(
 // Mappings merge key by key; lists and scalars from the later file replace the earlier value.
 function deepMerge(base: unknown, override: unknown): unknown {
   if (!isMapping(base) || !isMapping(override)) return override;
-  const merged: Record<string, unknown> = { ...base };
-  for (const [key, value] of Object.entries(override)) merged[key] = key in base ? deepMerge(base[key], value) : value;
-  return merged;
+  // A Map, then entries: a key such as __proto__ or constructor is a key like any other, never the prototype's.
+  const merged = new Map(Object.entries(base));
+  for (const [key, value] of Object.entries(override))
+    merged.set(key, merged.has(key) ? deepMerge(merged.get(key), value) : value);
+  return Object.fromEntries(merged);
 }
 
 function isMapping(value: unknown): value is Record<string, unknown> {

@@ -120,13 +120,21 @@ function hiddenFieldValue(html: string, name: string): string | undefined {
   return undefined;
 }
 
+/** The target's page names the entities: a Map, so `&constructor;` is no entity (a plain object would answer it). */
+const NAMED_ENTITIES = new Map([
+  ['amp', '&'],
+  ['quot', '"'],
+  ['apos', "'"],
+  ['lt', '<'],
+  ['gt', '>'],
+]);
+
 function decodeHtmlEntities(text: string): string {
-  const named: Record<string, string> = { amp: '&', quot: '"', apos: "'", lt: '<', gt: '>' };
   return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (entity, code: string) => {
-    if (code[0] !== '#') return named[code.toLowerCase()] ?? entity;
-    return String.fromCodePoint(
-      code[1].toLowerCase() === 'x' ? parseInt(code.slice(2), 16) : parseInt(code.slice(1), 10),
-    );
+    if (code[0] !== '#') return NAMED_ENTITIES.get(code.toLowerCase()) ?? entity;
+    const point = code[1].toLowerCase() === 'x' ? parseInt(code.slice(2), 16) : parseInt(code.slice(1), 10);
+    // Beyond Unicode (fromCodePoint would throw): U+FFFD, as browsers decode it.
+    return point <= 0x10ffff ? String.fromCodePoint(point) : '\uFFFD';
   });
 }
 

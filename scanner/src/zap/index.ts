@@ -1,4 +1,4 @@
-import { mapSites, ZapReportError, type ZapReport } from './report.ts';
+import { mapSites, ZapReportError, type ReadLimits, type ZapReport } from './report.ts';
 import { looksLikeXml, readXmlReport } from './xml.ts';
 import { readJsonReport } from './json.ts';
 import { readSarifReport, sarifToolName } from './sarif.ts';
@@ -9,6 +9,8 @@ import { readSarifReport, sarifToolName } from './sarif.ts';
 
 export {
   ZapReportError,
+  ReportTooLargeError,
+  MAX_SKIPPED_LISTED,
   LIMITS,
   SEVERITIES,
   ZAP_FORMATS,
@@ -18,14 +20,15 @@ export {
 } from './report.ts';
 export { BATCH_LIMITS, reportBatches, toReportedAlerts } from './reported.ts';
 export type { ReportedAlert, ReportedUri } from './reported.ts';
-export type { ImportedAlert, ImportedUri, Severity, SkippedItem, ZapFormat, ZapReport } from './report.ts';
+export type { ImportedAlert, ImportedUri, ReadLimits, Severity, SkippedItem, ZapFormat, ZapReport } from './report.ts';
 
-export function parseZapReport(input: string | Buffer): ZapReport {
+/** `limits`: stop with a ReportTooLargeError as soon as the report has more alerts or findings (none by default). */
+export function parseZapReport(input: string | Buffer, limits: ReadLimits = {}): ZapReport {
   const text = (typeof input === 'string' ? input : input.toString('utf8')).replace(/^\uFEFF/, '');
   if (!text.trim()) throw new ZapReportError('the report is empty');
   if (looksLikeXml(text)) {
     const { sites, version, plus } = readXmlReport(text);
-    return mapSites(plus ? 'xml-plus' : 'xml', version, sites);
+    return mapSites(plus ? 'xml-plus' : 'xml', version, sites, limits);
   }
   let document: unknown;
   try {
@@ -44,11 +47,11 @@ export function parseZapReport(input: string | Buffer): ZapReport {
         `not a ZAP report: a SARIF log from ${JSON.stringify(tool.slice(0, 64) || 'an unnamed tool')} (runs[0].tool.driver.name), expected ZAP`,
       );
     const { sites, version } = readSarifReport(report);
-    return mapSites('sarif', version, sites);
+    return mapSites('sarif', version, sites, limits);
   }
   if ('site' in report) {
     const { sites, version, plus } = readJsonReport(report);
-    return mapSites(plus ? 'json-plus' : 'json', version, sites);
+    return mapSites(plus ? 'json-plus' : 'json', version, sites, limits);
   }
   const keys = Object.keys(report)
     .slice(0, 5)

@@ -1,5 +1,8 @@
+import { UNSAFE_TEXT_RULE, unsafeCharacterIn } from '../text.ts';
+
 // The result of reading a ZAP report, in the shape the reporting operations take (POST /api/v1/scan/{scanId}/alerts),
-// and the mapping every format shares: severities, identities, duplicates, text clean-up and size limits.
+// and the mapping every format shares: severities, identities, duplicates, text clean-up and size limits. Tables
+// keyed by report text are Maps (a plain object would answer "constructor" or "__proto__" from its prototype).
 
 export const ZAP_FORMATS = ['xml', 'xml-plus', 'json', 'json-plus', 'sarif'] as const;
 export type ZapFormat = (typeof ZAP_FORMATS)[number];
@@ -7,15 +10,20 @@ export type ZapFormat = (typeof ZAP_FORMATS)[number];
 export const SEVERITIES = ['High', 'Medium', 'Low', 'Info'] as const;
 export type Severity = (typeof SEVERITIES)[number];
 /** ZAP riskcode 0..3. */
-const RISKS: Record<string, Severity> = { '0': 'Info', '1': 'Low', '2': 'Medium', '3': 'High' };
+const RISKS = new Map<string, Severity>([
+  ['0', 'Info'],
+  ['1', 'Low'],
+  ['2', 'Medium'],
+  ['3', 'High'],
+]);
 /** ZAP confidence 0..4. */
-const CONFIDENCES: Record<string, string> = {
-  '0': 'False Positive',
-  '1': 'Low',
-  '2': 'Medium',
-  '3': 'High',
-  '4': 'Confirmed',
-};
+const CONFIDENCES = new Map([
+  ['0', 'False Positive'],
+  ['1', 'Low'],
+  ['2', 'Medium'],
+  ['3', 'High'],
+  ['4', 'Confirmed'],
+]);
 
 export interface ImportedUri {
   uri: string;
@@ -70,6 +78,48 @@ export class ZapReportError extends Error {
     super(message);
     this.name = 'ZapReportError';
   }
+}
+
+/** More alerts or findings than the reader was asked to take (`ReadLimits`): found while mapping, before the rest. */
+export class ReportTooLargeError extends ZapReportError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ReportTooLargeError';
+  }
+}
+
+/** Limits a reader stops at as soon as they are passed (the service's import: IMPORT_LIMITS); none by default. */
+export interface ReadLimits {
+  maxAlerts?: number;
+  maxUris?: number;
+}
+
+/** Skipped items listed one by one; beyond, one summary entry counts the rest (the answer stays small). */
+export const MAX_SKIPPED_LISTED = 100;
+
+/** A `skipped` list that keeps the first MAX_SKIPPED_LISTED items and counts the others. */
+export class SkippedItems {
+  readonly listed: SkippedItem[] = [];
+  unlisted = 0;
+  push(item: SkippedItem): void {
+    if (this.listed.length < MAX_SKIPPED_LISTED) this.listed.push(item);
+    else this.unlisted++;
+  }
+  /** The list as reports carry it: the first items, then `{where: 'report', reason: 'N more ...'}` when there are more. */
+  toList(): SkippedItem[] {
+    if (this.unlisted === 0) return this.listed;
+    return [
+      ...this.listed,
+      { where: 'report', reason: `${this.unlisted} more skipped or shortened items not listed (as those above)` },
+    ];
+  }
+}
+
+/** A label (alert name, site, version) under the rule for displayable text: refused, naming where and the character. */
+export function displayable(value: string, what: string, where: string): string {
+  const found = unsafeCharacterIn(value);
+  if (found) throw new ZapReportError(`${where}: ${what} ${UNSAFE_TEXT_RULE} (${found} found)`);
+  return value;
 }
 
 /**
@@ -204,7 +254,7 @@ function required(value: string, max: number, what: string, where: string): stri
 }
 
 /** Cuts a long field to fit, noting it. */
-function capped(value: string, max: number, what: string, where: string, skipped: SkippedItem[]): string {
+function capped(value: string, max: number, what: string, where: string, skipped: SkippedItems): string {
   if (value.length <= max) return value;
   skipped.push({ where, reason: `${what} cut from ${value.length} to ${max} characters` });
   return value.slice(0, max);
@@ -216,7 +266,7 @@ function capped(value: string, max: number, what: string, where: string, skipped
  */
 const headerBlock = (raw: string) => raw.replace(/^[ \t]+/gm, '').replace(/^[\r\n]+/, '');
 
-function toUri(raw: RawInstance, skipped: SkippedItem[]): ImportedUri {
+function toUri(raw: RawInstance, skipped: SkippedItems): ImportedUri {
   const { where } = raw;
   const uri = required(raw.uri, LIMITS.uri, 'uri', where);
   if (!uri) throw new ZapReportError(`${where}: the instance has no uri`);
@@ -252,7 +302,7 @@ function toUri(raw: RawInstance, skipped: SkippedItem[]): ImportedUri {
   };
 }
 
-function fitBytes(value: string, maxBytes: number, what: string, where: string, skipped: SkippedItem[]): string {
+function fitBytes(value: string, maxBytes: number, what: string, where: string, skipped: SkippedItems): string {
   const bytes = Buffer.from(value);
   if (bytes.length <= maxBytes) return value;
   skipped.push({ where, reason: `${what} cut from ${bytes.length} to ${maxBytes} bytes` });
@@ -269,14 +319,17 @@ function fitBytes(value: string, maxBytes: number, what: string, where: string, 
  * with the instances of all. Two alerts sharing a plugin id with a different name or risk stay apart: the later
  * gets the id `<id>_2`, `<id>_3`... Identical instances of one alert count once.
  */
-export function mapSites(format: ZapFormat, zapVersion: string, sites: RawSite[]): ZapReport {
+export function mapSites(format: ZapFormat, zapVersion: string, sites: RawSite[], limits: ReadLimits = {}): ZapReport {
   if (sites.length === 0)
     throw new ZapReportError('the report has no site: a ZAP report holds one site element or entry per scanned host');
-  const skipped: SkippedItem[] = [];
+  const { maxAlerts = Infinity, maxUris = Infinity } = limits;
+  const skipped = new SkippedItems();
   const alerts = new Map<string, ImportedAlert & { seen: Set<string> }>();
-  const variants = new Map<string, string[]>(); // id -> identities (name, risk) using it, in order
+  // id -> identities (name, risk) using it, each with its number in order of appearance (1: the id itself)
+  const variants = new Map<string, Map<string, number>>();
+  let uriCount = 0;
   for (const site of sites) {
-    required(site.name, LIMITS.siteName, 'site name', site.where);
+    displayable(required(site.name, LIMITS.siteName, 'site name', site.where), 'site name', site.where);
     for (const raw of site.alerts) {
       const { where } = raw;
       const baseId = raw.alertRef || raw.pluginId;
@@ -285,10 +338,10 @@ export function mapSites(format: ZapFormat, zapVersion: string, sites: RawSite[]
         throw new ZapReportError(
           `${where}: plugin id ${JSON.stringify(baseId.slice(0, 80))} must be 1 to 60 letters, digits, . or -`,
         );
-      const severity = RISKS[raw.riskcode];
+      const severity = RISKS.get(raw.riskcode);
       if (!severity)
         throw new ZapReportError(`${where}: riskcode ${JSON.stringify(raw.riskcode.slice(0, 40))} is not 0, 1, 2 or 3`);
-      const name = required(raw.name, LIMITS.name, 'name', where);
+      const name = displayable(required(raw.name, LIMITS.name, 'name', where), 'name', where);
       if (!name) throw new ZapReportError(`${where}: the alert has no name`);
       if (raw.instances.length === 0) {
         // ZAP itself counted no occurrence (e.g. a false positive kept in the report): nothing to store. An alert
@@ -300,18 +353,20 @@ export function mapSites(format: ZapFormat, zapVersion: string, sites: RawSite[]
         throw new ZapReportError(`${where}: alert ${baseId} "${name}" counts ${raw.count} instances but lists none`);
       }
       const identity = `${name}\n${severity}`;
-      const used = variants.get(baseId) ?? [];
-      if (!used.includes(identity)) used.push(identity);
-      variants.set(baseId, used);
-      const index = used.indexOf(identity);
-      const pluginId = index === 0 ? baseId : `${baseId}_${index + 1}`;
+      let used = variants.get(baseId);
+      if (!used) variants.set(baseId, (used = new Map()));
+      let number = used.get(identity);
+      if (number === undefined) used.set(identity, (number = used.size + 1));
+      const pluginId = number === 1 ? baseId : `${baseId}_${number}`;
       let alert = alerts.get(pluginId);
       if (!alert) {
+        if (alerts.size >= maxAlerts)
+          throw new ReportTooLargeError(`more than ${maxAlerts} alerts (${where} is alert ${alerts.size + 1})`);
         alert = {
           pluginId,
           name,
           severity,
-          confidence: CONFIDENCES[raw.confidence] ?? '',
+          confidence: CONFIDENCES.get(raw.confidence) ?? '',
           description: capped(htmlToText(raw.description), LIMITS.description, 'description', where, skipped),
           solution: capped(htmlToText(raw.solution), LIMITS.description, 'solution', where, skipped),
           otherInfo: capped(htmlToText(raw.otherInfo), LIMITS.otherInfo, 'other info', where, skipped),
@@ -336,6 +391,8 @@ export function mapSites(format: ZapFormat, zapVersion: string, sites: RawSite[]
         const key = JSON.stringify([uri.requestMethod, uri.uri, uri.param, uri.attack, uri.evidence, uri.otherInfo]);
         if (alert.seen.has(key)) duplicates++;
         else {
+          if (++uriCount > maxUris)
+            throw new ReportTooLargeError(`more than ${maxUris} findings (alert URIs; ${instance.where} is the next)`);
           alert.seen.add(key);
           alert.uris.push(uri);
         }
@@ -356,16 +413,16 @@ export function mapSites(format: ZapFormat, zapVersion: string, sites: RawSite[]
   }
   const kept = [...alerts.values()].map(({ seen: _seen, ...alert }) => alert);
   // Reports also list third-party sites the browser fetched from: the host is the site with the most instances.
-  const instancesOf = (site: RawSite) => site.alerts.reduce((n, a) => n + a.instances.length, 0);
-  const host = sites.reduce((best, site) => (instancesOf(site) > instancesOf(best) ? site : best), sites[0]);
+  const counts = sites.map((site) => site.alerts.reduce((n, a) => n + a.instances.length, 0));
+  const host = sites[counts.reduce((best, count, i) => (count > counts[best] ? i : best), 0)];
   return {
     format,
-    zapVersion: zapVersion.slice(0, LIMITS.version),
+    zapVersion: displayable(zapVersion.slice(0, LIMITS.version), 'version', 'the report'),
     host: host.name,
     sites: sites.map((site) => site.name),
     alerts: kept,
     uriCount: kept.reduce((n, a) => n + a.uris.length, 0),
-    skipped,
+    skipped: skipped.toList(),
   };
 }
 

@@ -19,14 +19,19 @@ const arrayAt = (node: unknown, ...path: string[]): unknown[] => {
 const str = (value: unknown) => (typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '');
 
 /** SARIF levels as ZAP writes them: error = High, warning = Medium, note = Low, none = Informational. */
-const RISKCODES: Record<string, string> = { error: '3', warning: '2', note: '1', none: '0' };
-const CONFIDENCE_CODES: Record<string, string> = {
-  'false positive': '0',
-  low: '1',
-  medium: '2',
-  high: '3',
-  confirmed: '4',
-};
+const RISKCODES = new Map([
+  ['error', '3'],
+  ['warning', '2'],
+  ['note', '1'],
+  ['none', '0'],
+]);
+const CONFIDENCE_CODES = new Map([
+  ['false positive', '0'],
+  ['low', '1'],
+  ['medium', '2'],
+  ['high', '3'],
+  ['confirmed', '4'],
+]);
 
 /** The driver's name when the SARIF log comes from ZAP, for the error naming another tool. */
 export const sarifToolName = (report: JsonObject) => str(objectAt(arrayAt(report, 'runs')[0], 'tool', 'driver').name);
@@ -102,8 +107,8 @@ export function readSarifReport(report: JsonObject): { sites: RawSite[]; version
       pluginId: ruleId,
       alertRef: '',
       name: str(rule.name).trim() || str(objectAt(rule, 'shortDescription').text).trim(),
-      riskcode: RISKCODES[level] ?? level,
-      confidence: CONFIDENCE_CODES[str(objectAt(rule, 'properties').confidence).toLowerCase()] ?? '',
+      riskcode: RISKCODES.get(level) ?? level,
+      confidence: CONFIDENCE_CODES.get(str(objectAt(rule, 'properties').confidence).toLowerCase()) ?? '',
       description: str(objectAt(rule, 'fullDescription').text).trim() || str(objectAt(result, 'message').text).trim(),
       solution: str(objectAt(rule, 'properties', 'solution').text).trim(),
       otherInfo: '',

@@ -49,6 +49,19 @@ const children = (node: unknown, path: string[]): XmlNode[] => {
   return Array.isArray(value) ? (value.filter((v) => v && typeof v === 'object') as XmlNode[]) : [];
 };
 
+const MAX_PROBLEM_CHARACTERS = 200;
+
+/**
+ * fast-xml-parser's validation error as one short line: its own message for unclosed elements lists every open
+ * element (megabytes for a deep or long document), and others quote names of any length.
+ */
+export function malformedXml(err: { msg: string; line: number; col: number }): string {
+  const problem = err.msg.startsWith("Invalid '[") ? 'elements left open at the end of the document' : err.msg;
+  const short =
+    problem.length > MAX_PROBLEM_CHARACTERS ? `${problem.slice(0, MAX_PROBLEM_CHARACTERS)}... (cut)` : problem;
+  return `malformed XML at line ${err.line}, column ${err.col}: ${short}`;
+}
+
 /** Whether the text is an XML document (after any BOM and leading whitespace). */
 export const looksLikeXml = (report: string) => report.trimStart().startsWith('<');
 
@@ -59,8 +72,7 @@ export function readXmlReport(report: string): { sites: RawSite[]; version: stri
     );
   }
   const valid = XMLValidator.validate(report);
-  if (valid !== true)
-    throw new ZapReportError(`malformed XML at line ${valid.err.line}, column ${valid.err.col}: ${valid.err.msg}`);
+  if (valid !== true) throw new ZapReportError(malformedXml(valid.err));
   let document: XmlNode;
   try {
     document = parser.parse(report) as XmlNode;
