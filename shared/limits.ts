@@ -5,6 +5,12 @@
 /** `*` patterns (team `search`, scan `tag` filters): longest accepted pattern, in characters. */
 export const MAX_PATTERN_LENGTH = 255;
 
+/**
+ * Distinct values of one list filter (`appIds`, `envs`, `teamIds`...): each may cost a read (an environment name is
+ * looked up in every application), so their number bounds a list request's DynamoDB calls.
+ */
+export const MAX_LIST_FILTER_VALUES = 100;
+
 /** YAML and JSON documents the service parses (scan configurations, API descriptions). */
 export const DOCUMENT_LIMITS = {
   /** Nesting of collections (mappings, sequences, objects, arrays). */

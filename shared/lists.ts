@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { en } from 'zod/locales'; // not z.locales.en: that keeps every locale in the bundles (200 KB)
 import { UUID } from './input/uuid.ts';
+import { MAX_LIST_FILTER_VALUES } from './limits.ts';
 
 // zod mini loads no locale: without this, the issues whose message the schemas leave to zod (e.g. "Too big: expected
 // number to be <=1000") would all read "Invalid input".
@@ -94,7 +95,11 @@ export const caseInsensitiveEnum = <T extends string>(values: readonly [T, ...T[
   );
 };
 
-/** A list parameter, comma-joined or repeated, each value once; each item validated by `item`. Absent: `fallback`. */
+/**
+ * A list parameter, comma-joined or repeated, each value once, at most MAX_LIST_FILTER_VALUES of them (400 naming the
+ * bound: a filter's values become reads, so their number bounds the request's work); each item validated by `item`.
+ * Absent: `fallback`.
+ */
 export const listParam = <T extends string>(item: z.ZodMiniType<T, string>, fallback: T[] = []) => {
   const split = (v: string) => [
     ...new Set(
@@ -104,7 +109,12 @@ export const listParam = <T extends string>(item: z.ZodMiniType<T, string>, fall
         .filter(Boolean),
     ),
   ];
-  const items = z.pipe(z.pipe(z.string(), z.transform(split)), z.array(item));
+  const items = z.pipe(
+    z.pipe(z.string(), z.transform(split)),
+    z
+      .array(item)
+      .check(z.maxLength(MAX_LIST_FILTER_VALUES, `must have at most ${MAX_LIST_FILTER_VALUES} distinct values`)),
+  );
   return z.pipe(
     z.optional(items),
     z.transform((v): T[] => (v === undefined || v.length === 0 ? fallback : v)),
@@ -118,9 +128,13 @@ export const uuidSchema = () =>
     z.transform((id) => id.toLowerCase()),
   );
 export const uuidListParam = () =>
-  listParam(z.string().check(z.regex(UUID, 'must be a UUID'))).check(z.describe('Comma-delimited UUIDs.'));
+  listParam(z.string().check(z.regex(UUID, 'must be a UUID'))).check(
+    z.describe(`Comma-delimited UUIDs, at most ${MAX_LIST_FILTER_VALUES}.`),
+  );
 export const nameListParam = () =>
-  listParam(z.string().check(z.maxLength(255))).check(z.describe('Comma-delimited names.'));
+  listParam(z.string().check(z.maxLength(255))).check(
+    z.describe(`Comma-delimited names, at most ${MAX_LIST_FILTER_VALUES}.`),
+  );
 export const enumListParam = <T extends string>(values: readonly [T, ...T[]], fallback: T[] = []) =>
   listParam(
     z.enum(values, { error: `must be one of ${values.join(', ')}` }) as unknown as z.ZodMiniType<T, string>,

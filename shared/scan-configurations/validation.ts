@@ -35,13 +35,25 @@ function span(parsed: ParsedConfiguration, node: Node | undefined | null): Span 
 const segments = (path: string) =>
   [...path.matchAll(/([^.[\]]+)|\[(\d+)\]/g)].map((m) => (m[2] !== undefined ? Number(m[2]) : m[1]));
 
-/** The deepest node of the document the path reaches (the key when the value is what is missing). */
-function nodeAt(parsed: ParsedConfiguration, path: string): Node | undefined {
+/** At most this many markers are listed; beyond, one more marker counts the others (the answer stays small). */
+export const MAX_MARKERS = 100;
+
+type Pair = { key: unknown; value: unknown };
+
+/**
+ * The deepest node of the document the path reaches (the key when the value is what is missing). `pairsOf` indexes
+ * each mapping's keys once, so that a marker costs a lookup per path segment, not a scan of the mapping.
+ */
+function nodeAt(
+  parsed: ParsedConfiguration,
+  path: string,
+  pairsOf: (map: object) => Map<string, Pair>,
+): Node | undefined {
   let node: unknown = parsed.document?.contents;
   let found = node as Node | undefined;
   for (const segment of segments(path)) {
     if (isMap(node)) {
-      const pair = node.items.find((item) => isScalar(item.key) && String(item.key.value) === String(segment));
+      const pair = pairsOf(node).get(String(segment));
       if (!pair) break;
       found = (pair.value ?? pair.key) as Node;
       node = pair.value;
@@ -86,9 +98,33 @@ export function validateScanConfigurationText(conf: string, name: string | undef
       ],
     };
   const { errors = [] } = validateConfig(parsed.value);
+  const indexes = new WeakMap<object, Map<string, Pair>>();
+  const pairsOf = (map: object) => {
+    let index = indexes.get(map);
+    if (!index) {
+      index = new Map();
+      for (const item of (map as { items: Pair[] }).items)
+        if (isScalar(item.key) && !index.has(String(item.key.value))) index.set(String(item.key.value), item);
+      indexes.set(map, index);
+    }
+    return index;
+  };
   const markers = errors
-    .map((error) => ({ error, node: nodeAt(parsed, error.path) }))
+    .map((error) => ({ error, node: nodeAt(parsed, error.path, pairsOf) }))
     .filter(({ node }) => !(isScalar(node) && typeof node.value === 'string' && ENV_REFERENCE.test(node.value)))
     .map(({ error, node }) => marker(error.path, error.message, span(parsed, node)));
-  return { markers };
+  if (markers.length <= MAX_MARKERS) return { markers };
+  const rest = markers.length - MAX_MARKERS;
+  const first = markers[MAX_MARKERS];
+  return {
+    markers: [
+      ...markers.slice(0, MAX_MARKERS),
+      marker('', `${rest} more problems not listed (fix those above first)`, {
+        startLineNumber: first.startLineNumber,
+        startColumn: first.startColumn,
+        endLineNumber: first.startLineNumber,
+        endColumn: first.startColumn,
+      }),
+    ],
+  };
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { request } from 'node:http';
+import { randomUUID } from 'node:crypto';
 import { api, baseUrl } from './client.ts';
 import { createTenant } from './fixtures.ts';
 import { alert, createApp, startScan } from './scan-helpers.ts';
@@ -9,6 +10,8 @@ import { apiGatewayEvent } from '../../scripts/local/api-gateway-event.ts';
 import { lambdaContext } from '../../scripts/local/server.ts';
 import { handler as getScanPolicyForOrg } from '../../functions/get-scan-policy-for-org.ts';
 import { MAX_SKIPPED_LISTED } from '@hawk-api/scanner/zap';
+import { MAX_LIST_FILTER_VALUES } from '../../shared/limits.ts';
+import { MAX_MARKERS } from '../../shared/scan-configurations/validation.ts';
 
 // Answers an attack run found unsafe: prototype keys in report text, control characters in imported labels,
 // answers that grow with the input, missing headers, dot segments routed differently locally and on API Gateway.
@@ -147,5 +150,52 @@ describe('imported report text', () => {
     const unclosed = await importReport(tenant.token, appId, 'dev', open);
     expect(unclosed.status).toBe(400);
     expect(unclosed.text.length).toBeLessThan(1000);
+  });
+});
+
+describe('list filters and validate answer in bounded work', () => {
+  it.each([
+    ['/api/v2/org/{orgId}/envs', 'envs'],
+    ['/api/v1/app/{orgId}/list', 'envs'],
+    ['/api/v1/reports/org/{orgId}/findings', 'envs'],
+    ['/api/v2/org/{orgId}/apps', 'appIds'],
+    ['/api/v1/scan/{orgId}', 'teamIds'],
+  ])('%s?%s= with more than MAX_LIST_FILTER_VALUES values answers 400 naming the bound', async (path, filter) => {
+    const tenant = await createTenant();
+    const value = (i: number) => (filter === 'envs' ? `env-${i}` : randomUUID());
+    const list = (n: number) => Array.from({ length: n }, (_, i) => value(i)).join(',');
+    const url = path.replace('{orgId}', tenant.orgId);
+    const over = await api('GET', url, { token: tenant.token, query: { [filter]: list(MAX_LIST_FILTER_VALUES + 1) } });
+    expect([over.status, over.body.message]).toEqual([
+      400,
+      expect.stringContaining(`${filter}: must have at most ${MAX_LIST_FILTER_VALUES} distinct values`),
+    ]);
+    // The bound counts distinct values; the bound itself is accepted.
+    const repeated = `${list(MAX_LIST_FILTER_VALUES)},${value(0)}`;
+    expect(
+      (
+        await api('GET', url, {
+          token: tenant.token,
+          query: { [filter]: filter === 'envs' ? repeated : list(MAX_LIST_FILTER_VALUES) },
+        })
+      ).status,
+    ).toBe(200);
+  });
+
+  it('validate lists at most MAX_MARKERS markers and counts the rest (20,000 unknown keys in the largest body)', async () => {
+    const tenant = await createTenant();
+    const conf = `app:\n  applicationId: ${randomUUID()}\n  env: dev\n  host: http://a.test\n${Array.from({ length: 20_000 }, (_, i) => `  k${i}: v`).join('\n')}\n`;
+    const out = await api('POST', `/api/v1/configuration/${tenant.orgId}/validate`, {
+      token: tenant.token,
+      body: { conf },
+    });
+    expect(out.status, out.text.slice(0, 300)).toBe(200);
+    expect(out.body.markers).toHaveLength(MAX_MARKERS + 1);
+    // Each unknown key's marker at its line (k0 on line 5).
+    const unknown = out.body.markers.filter((m: { code: string }) => /^app\.k\d+$/.test(m.code));
+    expect(unknown.length).toBeGreaterThan(MAX_MARKERS - 5);
+    for (const m of unknown) expect(m.startLineNumber).toBe(5 + Number(m.code.slice('app.k'.length)));
+    expect(out.body.markers[MAX_MARKERS].message).toMatch(/^\d+ more problems not listed/);
+    expect(out.text.length).toBeLessThan(60_000);
   });
 });
