@@ -165,7 +165,7 @@ export async function listOrganizationKeys(caller: Caller, orgId: string, q: Lis
       .flat()
       .sort((a, b) => a.userId.localeCompare(b.userId) || b.createdAt - a.createdAt)
       .map((record) => keyView(record, byId.get(record.userId))),
-    nextPageToken: v1NextPageToken(request, page.hasNext),
+    nextPageToken: v1NextPageToken(request, page.totalCount),
     totalCount: page.totalCount,
   };
 }
