@@ -22,10 +22,15 @@ beforeAll(async () => {
     Array.from({ length: APPS }, (_, i) => createApp(tenant, { name: `app-${i}`, env: 'dev' })),
   );
   manyEnvsAppId = await createApp(tenant, { name: 'many-envs', env: 'e00' });
+  // One chain of writes per application (writes to one application at once would conflict: 409), chains at once.
   await Promise.all([
-    ...appIds.map((appId) => envOf(appId, 'prod')),
-    ...Array.from({ length: SCANS }, (_, i) => startScan(tenant.token, appIds[i % APPS])),
-    ...Array.from({ length: 11 }, (_, i) => envOf(manyEnvsAppId, `e${String(i + 1).padStart(2, '0')}`)),
+    ...appIds.map(async (appId, i) => {
+      await envOf(appId, 'prod');
+      for (let scan = i; scan < SCANS; scan += APPS) await startScan(tenant.token, appId);
+    }),
+    (async () => {
+      for (let i = 1; i < 12; i++) await envOf(manyEnvsAppId, `e${String(i).padStart(2, '0')}`);
+    })(),
   ]);
 }, 300_000);
 
