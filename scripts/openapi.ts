@@ -6,6 +6,7 @@ import * as z from 'zod/mini';
 import descriptor from '../shared/proto/descriptor.json' with { type: 'json' };
 import { routes, pathParameterNames, type Route } from '../shared/routes.ts';
 import { routeNotes } from '../shared/route-notes.ts';
+import { UNSPECIFIED } from '../shared/proto/unspecified.ts';
 
 type JsonSchema = Record<string, unknown>;
 interface ProtoField {
@@ -32,7 +33,9 @@ function messageSchemas(): Record<string, JsonSchema> {
         const enums = child.nested ?? {};
         const fieldSchema = (type: string): JsonSchema => {
           const enumNode = enums[type];
-          if (enumNode?.values) return { type: 'string', enum: Object.keys(enumNode.values) };
+          // UNSPECIFIED is the generated zero of an enum without a public UNKNOWN: the answers never carry it
+          if (enumNode?.values)
+            return { type: 'string', enum: Object.keys(enumNode.values).filter((v) => v !== UNSPECIFIED) };
           switch (type) {
             case 'int64':
             case 'uint64':

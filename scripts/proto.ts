@@ -13,6 +13,7 @@ import { readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import protobuf from 'protobufjs';
 import { routes } from '../shared/routes.ts';
+import { UNSPECIFIED } from '../shared/proto/unspecified.ts';
 
 const PROTO_DIR = new URL('../shared/proto/', import.meta.url).pathname;
 const SCHEMAS = new URL('./reference/stackhawk-schemas.json', import.meta.url).pathname;
@@ -67,8 +68,14 @@ function generate(schemas: Record<string, Schema>, roots: string[]): Map<string,
         return `.${target.pkg}.${target.message}`;
       }
       if (schema.enum) {
-        // proto3 enums start at 0, which is what an unset field reads as: SPEC 2 calls that value UNKNOWN.
-        const values = ['UNKNOWN', ...schema.enum.filter((v) => v !== 'UNKNOWN')];
+        // proto3 enums start at 0, which is what an unset field reads as. Where the public enum has UNKNOWN, that is
+        // the zero value; where it lacks one, the zero is UNSPECIFIED, a value of ours that the answers never carry
+        // (shared/proto/encoding.ts leaves such a field out of the JSON; README "Enum values").
+        if (schema.enum.includes(UNSPECIFIED))
+          throw new Error(`${name}.${field}: the public enum has a value ${UNSPECIFIED}, which the generator reserves`);
+        const values = schema.enum.includes('UNKNOWN')
+          ? ['UNKNOWN', ...schema.enum.filter((v) => v !== 'UNKNOWN')]
+          : [UNSPECIFIED, ...schema.enum];
         enums.push(`  enum ${pascal(field)} {\n${values.map((v, i) => `    ${v} = ${i};`).join('\n')}\n  }`);
         return pascal(field);
       }

@@ -2,11 +2,18 @@ import protobuf from 'protobufjs/minimal.js';
 // The whole descriptor (descriptor.json) here and locally; a deployed function's bundle gets only the messages its
 // code names instead (infra/proto-descriptors.ts aliases #proto-descriptor when it bundles the function).
 import descriptor from '#proto-descriptor' with { type: 'json' };
+import { UNSPECIFIED } from './unspecified.ts';
 
 // Response bodies are built as plain objects and always pass through their protobuf message type, so the JSON
 // follows the proto3 JSON mapping exactly as the public API's does (int64 as strings, int32 as numbers, enums by
 // name, every field present with its default, `[]` for empty lists, never null), and the protobuf form carries
 // the same content.
+//
+// One exception, so that a client generated from the public OpenAPI description accepts every answer: the JSON
+// never carries an enum value that the public enum lacks. An enum field holding UNSPECIFIED (the zero value
+// `npm run proto` gives an enum without a public UNKNOWN, i.e. the field is unset) or a number the enum does not
+// name is left out, and so are such entries of lists and maps (README "Enum values"). The protobuf form is
+// protobufjs' exactly: an unset field is absent from the wire anyway.
 //
 // Why not protobufjs' reflection runtime (protobufjs/light): it is 66 KB of every function's bundle, for three
 // things done here over the same descriptor in a few lines: fromObject, toObject and encode exactly as protobufjs
@@ -29,6 +36,8 @@ interface EnumType {
   names: Map<number, string>;
   /** The first value: a single field's default, and what a list entry that names no value becomes. */
   first: number;
+  /** Number -> name of the values the JSON may carry: all but UNSPECIFIED. */
+  publicNames: Map<number, string>;
 }
 
 interface Field {
@@ -67,7 +76,14 @@ function index(namespace: DescriptorJson, prefix: string): void {
     if (nested.values) {
       const names = new Map<number, string>();
       for (const [valueName, id] of Object.entries(nested.values)) names.set(id, valueName);
-      types.set(fullName, { kind: 'enum', values: nested.values, names, first: Object.values(nested.values)[0] });
+      const publicNames = new Map([...names].filter(([, valueName]) => valueName !== UNSPECIFIED));
+      types.set(fullName, {
+        kind: 'enum',
+        values: nested.values,
+        names,
+        first: Object.values(nested.values)[0],
+        publicNames,
+      });
     } else if (nested.fields) {
       const fields = Object.entries(nested.fields).map(([fieldName, f]): Field => {
         if (f.keyType !== undefined && f.keyType !== 'string')
@@ -150,8 +166,9 @@ function valueFromObject(field: Field, value: unknown, depth: number, inList: bo
       if (typeof value === 'string') return parseInt(value, 10);
       if (typeof value === 'number') return value;
       if (typeof value === 'object') {
-        const { low, high } = value as { low: number; high: number };
-        return new protobuf.util.LongBits(low >>> 0, high >>> 0).toNumber(false);
+        // a null map value throws reading `low`, as protobufjs' generated code does
+        const bits = value as { low: number; high: number };
+        return new protobuf.util.LongBits(bits.low >>> 0, bits.high >>> 0).toNumber(false);
       }
       return undefined;
     }
@@ -193,14 +210,18 @@ function fromObject(type: MessageType, value: unknown, depth = 0): Record<string
   return message;
 }
 
+/** A value in its JSON form; undefined for an enum value the public enum lacks (left out). */
 function valueToObject(field: Field, value: unknown, depth: number): unknown {
   const type = field.resolved;
-  if (type?.kind === 'enum') return type.names.get(value as number) ?? value;
+  if (type?.kind === 'enum') return type.publicNames.get(value as number);
   if (type) return toObject(type, value as Record<string, unknown>, depth + 1);
   return field.type === 'int64' ? String(value) : value;
 }
 
-/** protobufjs' Type.toObject with { longs: String, enums: String, defaults: true, arrays: true, objects: true }. */
+/**
+ * protobufjs' Type.toObject with { longs: String, enums: String, defaults: true, arrays: true, objects: true }, except
+ * that enum values outside the public enum are left out (see the top of this file).
+ */
 function toObject(type: MessageType, message: Record<string, unknown>, depth = 0): Record<string, unknown> {
   const object: Record<string, unknown> = {};
   if (!type.fields.length) return object;
@@ -212,7 +233,11 @@ function toObject(type: MessageType, message: Record<string, unknown>, depth = 0
     if (field.repeated || field.map) continue;
     const resolved = field.resolved;
     object[field.name] =
-      resolved?.kind === 'enum' ? resolved.names.get(resolved.first) : resolved ? null : SCALAR_DEFAULT[field.type];
+      resolved?.kind === 'enum'
+        ? resolved.publicNames.get(resolved.first)
+        : resolved
+          ? null
+          : SCALAR_DEFAULT[field.type];
   }
   for (const field of type.byNumber) {
     const value = message[field.name];
@@ -220,17 +245,17 @@ function toObject(type: MessageType, message: Record<string, unknown>, depth = 0
       const keys = value ? Object.keys(value) : [];
       if (!keys.length) continue;
       const entries: Record<string, unknown> = {};
-      for (const key of keys)
-        Object.defineProperty(entries, key, {
-          value: valueToObject(field, (value as Record<string, unknown>)[key], depth),
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        });
+      for (const key of keys) {
+        const entry = valueToObject(field, (value as Record<string, unknown>)[key], depth);
+        if (entry !== undefined)
+          Object.defineProperty(entries, key, { value: entry, enumerable: true, writable: true, configurable: true });
+      }
       object[field.name] = entries;
     } else if (field.repeated) {
       if (value && (value as unknown[]).length)
-        object[field.name] = (value as unknown[]).map((entry) => valueToObject(field, entry, depth));
+        object[field.name] = (value as unknown[])
+          .map((entry) => valueToObject(field, entry, depth))
+          .filter((entry) => entry !== undefined);
     } else if (value != null && own(message, field.name)) object[field.name] = valueToObject(field, value, depth);
   }
   return object;
@@ -316,11 +341,11 @@ export function assertConvertible(typeName: string, value: unknown): void {
   fromObject(messageOf(typeName), value);
 }
 
-/** The value names of an enum (e.g. `user.UserOrganization.Permissions`), in declaration order. */
+/** The public value names of an enum (e.g. `user.UserOrganization.Permissions`), in declaration order. */
 export function enumNames(typeName: string): string[] {
   const type = types.get(typeName);
   if (type?.kind !== 'enum') throw new Error(`no such enum type: ${typeName}`);
-  return Object.keys(type.values);
+  return [...type.publicNames.values()];
 }
 
 const NUMBER_TYPES = new Set(['double', 'int32', 'int64']);
@@ -356,8 +381,8 @@ export function messageProblems(typeName: string, value: unknown, path = ''): st
     const resolved = field.resolved;
     if (resolved?.kind === 'message') return check(resolved, item, where);
     if (resolved?.kind === 'enum') {
-      if (typeof item !== 'string' || !own(resolved.values, item))
-        problems.push(`${where}: must be one of ${Object.keys(resolved.values).join(', ')}`);
+      if (typeof item !== 'string' || item === UNSPECIFIED || !own(resolved.values, item))
+        problems.push(`${where}: must be one of ${[...resolved.publicNames.values()].join(', ')}`);
     } else if (field.type === 'string') {
       if (typeof item !== 'string') problems.push(`${where}: must be a string`);
     } else if (field.type === 'bool') {

@@ -7,7 +7,7 @@ import {
   toJsonObject,
   toProtobuf,
 } from '../../shared/proto/encoding.ts';
-import { TO_OBJECT, dropNulls, fromProtobuf, referenceType } from '../protobuf-reference.ts';
+import { fromProtobuf, referenceJson, referenceType } from '../protobuf-reference.ts';
 import descriptor from '../../shared/proto/descriptor.json' with { type: 'json' };
 
 describe('response encoding through protobuf messages (proto3 JSON mapping)', () => {
@@ -30,6 +30,39 @@ describe('response encoding through protobuf messages (proto3 JSON mapping)', ()
     expect(json.user.external.organizations.map((o: any) => o.role)).toEqual(['OWNER', 'UNKNOWN']);
   });
 
+  it('leaves out enum values the public enum lacks: an unset field, list and map entries, unnamed numbers', () => {
+    // scanpolicy.Plugin.status: ADDON_STATUS_ALPHA, _BETA, _RELEASE and no UNKNOWN; defaultRisk has a public UNKNOWN.
+    const policy = (plugins: object[]) =>
+      toJsonObject('scanpolicy.ScanPolicy', { plugins }) as { plugins: Record<string, unknown>[] };
+    const [unset, named, unspecified, unnamed] = policy([
+      { pluginId: '1' },
+      { pluginId: '2', status: 'ADDON_STATUS_BETA' },
+      { pluginId: '3', status: 'UNSPECIFIED', pluginType: 'UNKNOWN' },
+      { pluginId: '4', status: 99 },
+    ]).plugins;
+    expect(unset).not.toHaveProperty('status');
+    expect(unset).not.toHaveProperty('pluginType');
+    expect(unset.defaultRisk).toBe('UNKNOWN');
+    expect(named.status).toBe('ADDON_STATUS_BETA');
+    expect(unspecified).not.toHaveProperty('status');
+    expect(unspecified).not.toHaveProperty('pluginType');
+    expect(unnamed).not.toHaveProperty('status');
+    const conf = toJsonObject('hawkscan.HawkscanConf', {
+      hawk: { spider: { ajaxBrowser: 'UNSPECIFIED' } },
+      app: { openApiConf: { includedMethods: ['GET', 'UNSPECIFIED', 'NOT_A_METHOD', 'POST'] } },
+    }) as any;
+    expect(conf.app.openApiConf.includedMethods).toEqual(['GET', 'POST']);
+    expect(conf.hawk.spider).not.toHaveProperty('ajaxBrowser');
+    expect(enumNames('scanpolicy.Plugin.Status')).toEqual([
+      'ADDON_STATUS_ALPHA',
+      'ADDON_STATUS_BETA',
+      'ADDON_STATUS_RELEASE',
+    ]);
+    expect(messageProblems('hawkscan.HawkscanConf', { hawk: { spider: { ajaxBrowser: 'UNSPECIFIED' } } })).toEqual([
+      'hawk.spider.ajaxBrowser: must be one of FIREFOX_HEADLESS, CHROME_HEADLESS, FIREFOX, CHROME',
+    ]);
+  });
+
   it('round-trips the same content through the protobuf wire format (decoded by protobufjs)', () => {
     expect(fromProtobuf('user.UserResponse', toProtobuf('user.UserResponse', user))).toEqual(
       toJsonObject('user.UserResponse', user),
@@ -38,7 +71,9 @@ describe('response encoding through protobuf messages (proto3 JSON mapping)', ()
 
   it('names the enum values and refuses a shape that cannot be the message, as protobufjs does', () => {
     expect(enumNames('user.UserOrganization.Permissions')).toEqual(
-      Object.keys(referenceType('user.UserOrganization').lookupEnum('Permissions').values),
+      Object.keys(referenceType('user.UserOrganization').lookupEnum('Permissions').values).filter(
+        (name) => name !== 'UNSPECIFIED',
+      ),
     );
     expect(() => assertConvertible('hawkscan.HawkscanConf', { app: 'x' })).toThrow(
       '.hawkscan.HawkscanConf.app: object expected',
@@ -143,9 +178,7 @@ describe('encoding.ts against protobufjs reflection, every message', () => {
         for (let round = 0; round < 8; round++) {
           const input = sample(type, 0, sloppy);
           const json = outcome(() => JSON.stringify(toJsonObject(name, input)));
-          const expectedJson = outcome(() =>
-            JSON.stringify(dropNulls(type.toObject(type.fromObject(input), TO_OBJECT))),
-          );
+          const expectedJson = outcome(() => JSON.stringify(referenceJson(type, type.fromObject(input))));
           expect(json, `${name} ${JSON.stringify(input)}`).toEqual(expectedJson);
           const bytes = outcome(() => Buffer.from(toProtobuf(name, input)).toString('hex'));
           const expectedBytes = outcome(() =>
