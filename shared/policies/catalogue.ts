@@ -9,7 +9,8 @@ export interface ScanRule {
   pluginId: string;
   name: string;
   pluginType: 'ACTIVE' | 'PASSIVE';
-  status?: string;
+  /** The release status of the ZAP add-on the rule ships in (every rule of the catalogue has one). */
+  status: 'ADDON_STATUS_ALPHA' | 'ADDON_STATUS_BETA' | 'ADDON_STATUS_RELEASE';
 }
 
 export const SCAN_RULES: readonly ScanRule[] = catalogue.rules as ScanRule[];
