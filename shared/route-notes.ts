@@ -105,7 +105,9 @@ export const routeNotes: Record<string, string> = {
     'Creates or replaces the organization policy `scanPolicy.name` (capitals, digits and _; not a built-in name). ' +
     'Listed plugins take their `enabled`; plugins not listed are disabled. Unknown plugin ids or tech flags: 400 ' +
     'naming them. Tech flags not given are on.',
-  listScanPoliciesForOrg: `The organization's own policies, by \`name\` (default) or \`displayName\`. ${v1Paging('empty')}`,
+  listScanPoliciesForOrg:
+    "The organization's own policies, by `name` (default) or `displayName`; `nextPage` and `prevPage` describe the " +
+    `neighbouring pages (number, size, sort) when they exist. ${v1Paging('empty')}`,
   getScanPolicyForOrg:
     'The policy as a JSON `scanpolicy.ScanPolicy` document behind a short-lived presigned download URL; ' +
     '`redirect=true` answers 307 to it instead.',
@@ -136,15 +138,16 @@ export const routeNotes: Record<string, string> = {
     'repository each describes: listed by List OAS Assets and counted in `openApiSpecInfo`.',
   listRepositories:
     "The organization's registered repositories; `appInfos` lists the mapped applications the caller may see " +
-    '(team rules). The filters (`repoFilter`, `appFilter`, `webAppFilter`, `uncoveredRepoFilter`, `filters`; all ' +
-    'apply) are answered from the registered records: MAPPED_REPOS and REPOS_IN_ATTACK_SURFACE (a repository is ' +
-    'in the attack surface when it is mapped), their opposites, HIDDEN_REPOS (none are hidden), REPOS_WITH_APP_SCANS ' +
-    'and REPOS_WITH_NO_APP_SCANS (a mapped application has a scan), REPOS_WITH_RECENT_SCANS (within 30 days), ' +
-    'REPOS_WITH_GENERATED_OAS (it lists API descriptions). WEB_APP_REPOS, UNCOVERED_REPOS and the insight filters ' +
-    'need what only a source-control integration computes from the code, and answer 400 saying so; so do `langIds`, ' +
-    '`topicIds`, `integrationIds` and `sensitiveDataTags`. `recentCommitTimeframe` uses `lastCommitTimestamp` ' +
-    '(a repository registered without it matches no timeframe). `nextPageKey` is the ' +
-    '`page` key of the next page (`p_<n>`); `prevPageKey` is always blank, as documented.',
+    '(team rules); `status` is COVERED when it lists one, NOT_COVERED when not. The filters (`repoFilter`, ' +
+    '`appFilter`, `webAppFilter`, `uncoveredRepoFilter`, `filters`; all apply) are answered from the registered ' +
+    'records: MAPPED_REPOS and REPOS_IN_ATTACK_SURFACE (a repository is in the attack surface when it is mapped), ' +
+    'their opposites, HIDDEN_REPOS (none are hidden), REPOS_WITH_APP_SCANS and REPOS_WITH_NO_APP_SCANS (a mapped ' +
+    'application has a scan), REPOS_WITH_RECENT_SCANS (within 30 days), REPOS_WITH_GENERATED_OAS (it lists API ' +
+    'descriptions). WEB_APP_REPOS, UNCOVERED_REPOS and the insight filters need what only a source-control ' +
+    'integration computes from the code, and answer 400 saying so; so do `langIds`, `topicIds`, `integrationIds` ' +
+    'and `sensitiveDataTags`. `recentCommitTimeframe` uses `lastCommitTimestamp` (a repository registered without ' +
+    'it matches no timeframe). `nextPageKey` is the `page` key of the next page (`p_<n>`); `prevPageKey` is ' +
+    'always blank, as documented.',
   createAppsForRepos:
     "Creates the applications named in `newRepositoryApps[*].appInfos[*].name` (ENV_INCOMPLETE, for the caller's " +
     'first team, as Create Application does; `write:application` is needed as well) and maps each to its ' +

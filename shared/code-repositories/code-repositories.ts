@@ -61,7 +61,10 @@ export function repositoryView(repo: CodeRepositoryRecord, apps: ApplicationReco
     appInfos: apps.map(appInfo),
     stackHawkApplicationId: first?.applicationId,
     stackHawkApplicationName: first?.name,
-    stackHawkApplicationStatus: first?.applicationStatus,
+    stackHawkApplicationStatus: first?.applicationStatus, // left out without a mapped application
+    // Coverage follows from the mapped applications. NOT_APPLICABLE (outside the attack surface) needs attack-surface
+    // detection from the code, which a source-control integration does: never answered here (docs/DATA-MODEL.md).
+    status: apps.length > 0 ? 'COVERED' : 'NOT_COVERED',
     isInAttackSurface: apps.length > 0,
     // Its registered API descriptions (listed by listOASAssetsForOrg); nothing generates them here.
     hasGeneratedOpenApiSpec: (repo.openApiSpecs?.length ?? 0) > 0,

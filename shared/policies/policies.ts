@@ -148,6 +148,12 @@ export async function organizationPolicyList(orgId: string, query: ListOrganizat
     compareBy(field, (r) => r.name, query.sortDir === 'desc' ? 'DESC' : 'ASC'),
   );
   const page = pageOf(all, request);
+  // The neighbouring pages (pagination.Page), with the order they are read in.
+  const sortOptions = {
+    field: query.sortField === 'displayName' ? 'displayName' : 'name',
+    direction: query.sortDir === 'desc' ? 'DESC' : 'ASC',
+  };
+  const pageAt = (number: number) => ({ number, size: request.size, sortOptions });
   return {
     policies: page.items.map((r) => ({
       name: r.name,
@@ -156,6 +162,8 @@ export async function organizationPolicyList(orgId: string, query: ListOrganizat
       organizationId: orgId,
     })),
     ...pageTokens(request, page),
+    nextPage: page.hasNext ? pageAt(request.page + 1) : undefined,
+    prevPage: request.page > 0 ? pageAt(request.page - 1) : undefined,
   };
 }
 
