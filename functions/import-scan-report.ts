@@ -5,5 +5,6 @@ import type { ImportScanQuery } from '../shared/scans/inputs.ts';
 
 export const handler = operation<{ appId: string }, ImportScanQuery>(
   importScanReportRoute,
-  ({ caller, params, query, rawBody }) => importScanReport(caller, params.appId, query.env, rawBody!),
+  ({ caller, params, query, rawBody }) =>
+    importScanReport(caller, params.appId, query.env, rawBody!, undefined, query.format),
 );

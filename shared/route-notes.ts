@@ -238,9 +238,12 @@ export const routeNotes: Record<string, string> = {
     'checked before the body is parsed. Concurrent starts creating environments may answer 409: retry. It is stored under its `configHash` (hex SHA-256 of the text). ' +
     "The scan is STARTED and becomes the environment's last scan. Team-owned applications: team members only.",
   importScanReport:
-    'The body is an OWASP ZAP report as ZAP wrote it (traditional XML, xml-plus, traditional JSON, json-plus or ' +
-    'SARIF, recognised from the content; UTF-8). It is imported as one COMPLETED scan of environment `env` ' +
-    '(created, with ENVIRONMENT_ADDED, when new), as if the scanner had reported it: one alert per ZAP alert ' +
+    "The body is a scanner's report as the tool wrote it (UTF-8): OWASP ZAP's traditional XML, xml-plus, " +
+    "traditional JSON, json-plus or SARIF, or Wapiti's JSON or XML (docs/IMPORTS.md). The tool is recognised " +
+    'from the content; a document that could be the report of several tools is refused naming them, and ' +
+    '`format` (zap, wapiti, nuclei, burp, sarif) names the tool. The answer names it (`tool`, `toolName`, ' +
+    '`format`, `toolVersion`). It is imported as one COMPLETED scan of environment `env` ' +
+    '(created, with ENVIRONMENT_ADDED, when new), as if the scanner had reported it: for ZAP one alert per ZAP alert ' +
     '(`alertRef`, else `pluginid`; the same alert across sites merged, identical instances counted once, ' +
     'informational alerts kept with severity `Info`, which the untriaged figures do not count), one finding per ' +
     "instance with its request and response when the report has them, the same `findingHash` as a scanner's " +

@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import {
   importedScanConfig,
   importedScanLabels,
-  parseZapReport,
+  parseReport,
+  ReportError,
   toReportedAlerts,
   urlCountOf,
   ReportTooLargeError,
-  ZapReportError,
-  type ZapReport,
-} from '@hawk-api/scanner/zap';
+  type ImportedReport,
+} from '@hawk-api/scanner/reports';
 import { accessibleApplication } from '../applications/access.ts';
 import { auditEntry } from '../audit/entries.ts';
 import { keys } from '../db/keys.ts';
@@ -41,8 +41,8 @@ import { putFindings, scanCreation, type AlertRecord, type ScanRecord } from './
 import { lastScanOf, statsOf, toScanResult } from './scans.ts';
 import type { Caller } from '../http/caller.ts';
 
-// POST /api/v1/app/{appId}/scan/import: an OWASP ZAP report imported as one completed scan (docs/DATA-MODEL.md,
-// Scans, Imported reports). Its alerts, URIs and messages are written under a new scan id that nothing can reach
+// POST /api/v1/app/{appId}/scan/import: a scanner's report (docs/IMPORTS.md) imported as one completed scan
+// (docs/DATA-MODEL.md, Scans, Imported reports). Its alerts, URIs and messages are written under a new scan id that nothing can reach
 // yet; then one transaction publishes the scan (record, lookup by id, environment last-scan fields, a new
 // environment) with SCAN_STARTED, SCAN_COMPLETED (and ENVIRONMENT_ADDED). A failure before it removes what was
 // written: the report appears whole or not at all.
@@ -60,17 +60,22 @@ const cliHint = (appId: string, env: string) =>
 const boundedMessage = (message: string) => (message.length > 600 ? `${message.slice(0, 600)}... (cut)` : message);
 
 /** The report read and checked, or the 400/413 naming what is wrong (nothing stored yet). */
-function readReport(body: Buffer, appId: string, env: string): { report: ZapReport; alerts: ReportedAlert[] } {
-  let report: ZapReport;
+function readReport(
+  body: Buffer,
+  appId: string,
+  env: string,
+  format: string | undefined,
+): { report: ImportedReport; alerts: ReportedAlert[] } {
+  let report: ImportedReport;
   try {
     // The reader stops at the limits as it maps the report, before the rest of the work.
-    report = parseZapReport(body, { maxAlerts: IMPORT_LIMITS.maxAlerts, maxUris: IMPORT_LIMITS.maxUris });
+    report = parseReport(body, format, { maxAlerts: IMPORT_LIMITS.maxAlerts, maxUris: IMPORT_LIMITS.maxUris });
   } catch (error) {
     if (error instanceof ReportTooLargeError)
       throw payloadTooLarge(
         `report: ${error.message}: this operation imports at most ${IMPORT_LIMITS.maxAlerts} alerts and ${IMPORT_LIMITS.maxUris} findings (alert URIs); ${cliHint(appId, env)}`,
       );
-    if (error instanceof ZapReportError) throw badRequest(`report: ${boundedMessage(error.message)}`);
+    if (error instanceof ReportError) throw badRequest(`report: ${boundedMessage(error.message)}`);
     throw error;
   }
   const alerts = toReportedAlerts(report);
@@ -165,17 +170,18 @@ async function recordFindingsBy(
   }
 }
 
-/** `deadline` (ms): the whole request up to the publishing transaction, so that it answers within API Gateway's 29 s. */
+/** `format`: the tool named by the caller, else recognised. `deadline` (ms): the whole request up to the publishing transaction, so that it answers within API Gateway's 29 s. */
 export async function importScanReport(
   caller: Caller,
   appId: string,
   envName: string,
   body: Buffer,
   deadline = Date.now() + IMPORT_LIMITS.budgetMs,
+  format?: string,
 ) {
   // Authorized (permission, the application's existence and team) before the report is parsed.
   let { app } = await accessibleApplication(caller, appId, { teamRestricted: true });
-  const { report, alerts } = readReport(body, appId, envName);
+  const { report, alerts } = readReport(body, appId, envName, format);
   const budget: Budget = { deadline, writingMs: 0 };
   checkBudget(budget, appId, envName, 'reading the report');
   const configText = importedScanConfig(appId, envName, report);
@@ -262,8 +268,11 @@ export async function importScanReport(
           environmentCreated: !!newEnv,
           configHash,
           scanResult: toScanResult(done, app, done.stats!),
+          tool: report.tool,
+          toolName: report.toolName,
           format: report.format,
-          zapVersion: report.zapVersion,
+          toolVersion: report.toolVersion,
+          zapVersion: report.tool === 'zap' ? report.toolVersion : '',
           host: report.host,
           sites: report.sites,
           alertsImported: alerts.length,

@@ -13,6 +13,7 @@ import {
 import { displayableText } from '../input/names.ts';
 import { FINDINGS_REPORT_LIMITS, MAX_PATTERN_LENGTH } from '../limits.ts';
 import { applicationTypesParam, environmentNameSchema } from '../applications/inputs.ts';
+import { REPORT_TOOLS } from '@hawk-api/scanner/reports';
 
 /** Builds a schema at load, marked side-effect free: bundlers drop the schemas a function never uses (esbuild honours the mark only in the same file). */
 const schema = /* @__NO_SIDE_EFFECTS__ */ <T>(build: () => T): T => build();
@@ -155,11 +156,23 @@ export const scanCompletedBody = schema(() =>
 );
 export type ScanCompletedBody = z.output<typeof scanCompletedBody>;
 
-/** POST /api/v1/app/{appId}/scan/import: the environment the imported scan is of (created when new). */
-export const importScanQuery = schema(() => z.object({ env: environmentNameSchema }));
+/**
+ * POST /api/v1/app/{appId}/scan/import: the environment the imported scan is of (created when new), and the tool
+ * whose report it is when its content alone does not say (docs/IMPORTS.md, Recognising a report).
+ */
+export const importScanQuery = schema(() =>
+  z.object({ env: environmentNameSchema, format: caseInsensitiveEnum(REPORT_TOOLS) }),
+);
 export type ImportScanQuery = z.output<typeof importScanQuery>;
-/** A ZAP report's content types (its format is recognised from the content; `text/*` for curl --data-binary and CI tools). */
-export const IMPORT_CONTENT_TYPES = ['application/xml', 'application/json', 'application/sarif+json', 'text/*'];
+/** A report's content types (its tool is recognised from the content; `text/*` for curl --data-binary and CI tools). */
+export const IMPORT_CONTENT_TYPES = [
+  'application/xml',
+  'application/json',
+  'application/sarif+json',
+  'application/x-ndjson',
+  'application/jsonl',
+  'text/*',
+];
 
 // ---- Reads
 

@@ -248,7 +248,7 @@ describe('CI gates and bad input', () => {
       cliEnv(tenant, stateDir),
     );
     expect(malformed.code).toBe(2);
-    expect(malformed.stderr).toMatch(/is not an importable ZAP report: malformed XML at line 1, column 1/);
+    expect(malformed.stderr).toMatch(/is not an importable report: malformed XML at line 1, column 1/);
     const other = join(stateDir, 'other.json');
     writeFileSync(other, JSON.stringify({ runs: [{ tool: { driver: { name: 'Semgrep' } }, results: [] }] }));
     expect((await runCli(['--app', appId, '--env', 'ci', other], cliEnv(tenant, stateDir))).stderr).toContain(

@@ -1,5 +1,5 @@
-// `hawk-scanner import --app <appId> --env <name> [--url <url>] [--fail-on high|medium|low] <report>`: reads an
-// OWASP ZAP report locally and sends it through the scanner's three reporting operations (start, findings reports
+// `hawk-scanner import --app <appId> --env <name> [--format <tool>] [--url <url>] [--fail-on high|medium|low] <report>`:
+// reads a scanner's report (ZAP, Wapiti, Nuclei, Burp Suite, SARIF; docs/IMPORTS.md) locally and sends it through the scanner's three reporting operations (start, findings reports
 // in batches, complete), so a report of any size is imported. Resumable: every findings report carries an id
 // derived from the report, and a state file records the scan and the reports sent, so a run that failed on a
 // network error is continued by running the same command again (the service counts a resent report once).
@@ -11,19 +11,21 @@ import {
   BATCH_LIMITS,
   importedScanConfig,
   importedScanLabels,
-  parseZapReport,
+  parseReport,
+  REPORT_TOOLS,
+  ReportError,
   reportBatches,
   toReportedAlerts,
   urlCountOf,
-  ZapReportError,
+  type ImportedReport,
   type ReportedAlert,
   type Severity,
-  type ZapReport,
-} from '../zap/index.ts';
+} from '../reports/index.ts';
 
-export const IMPORT_USAGE = `import --app <appId> --env <name> [--url <url>] [--fail-on high|medium|low|info] [--batch-size <uris>] <report>
-  Imports an OWASP ZAP report (XML, xml-plus, JSON, json-plus or SARIF) as a completed scan of environment
-  <name> (created when new) of application <appId>. API key: HAWK_API_KEY; service URL: --url or HAWK_API_URL.
+export const IMPORT_USAGE = `import --app <appId> --env <name> [--format <tool>] [--url <url>] [--fail-on high|medium|low|info] [--batch-size <uris>] <report>
+  Imports a scanner's report as a completed scan of environment <name> (created when new) of application <appId>:
+  OWASP ZAP (XML, xml-plus, JSON, json-plus, SARIF) or Wapiti (JSON, XML), recognised from the content;
+  --format ${REPORT_TOOLS.join('|')} names the tool when the content could be another's. API key: HAWK_API_KEY; service URL: --url or HAWK_API_URL.
   Sends the findings in batches (at most ${BATCH_LIMITS.maxUris} URIs each, --batch-size fewer) with retries; run the
   same command again to resume after a failure (state in HAWK_STATE_DIR, default ${join(tmpdir(), 'hawk-scanner')}).
   --fail-on: exit 3 when untriaged findings of that severity or higher remain (a CI gate).
@@ -39,6 +41,7 @@ interface Options {
   url: string;
   apiKey: string;
   failOn?: Severity;
+  format?: string;
   batchUris: number;
   file: string;
   stateDir: string;
@@ -61,7 +64,9 @@ function parseArgs(args: string[]): Options | string {
       flags[arg.slice(2)] = args[++i];
     } else files.push(arg);
   }
-  const unknown = Object.keys(flags).filter((f) => !['app', 'env', 'url', 'fail-on', 'batch-size'].includes(f));
+  const unknown = Object.keys(flags).filter(
+    (f) => !['app', 'env', 'url', 'fail-on', 'batch-size', 'format'].includes(f),
+  );
   if (unknown.length) return `unknown option --${unknown[0]}`;
   if (files.length !== 1) return files.length ? 'give one report file' : 'no report file given';
   if (!flags.app || !UUID.test(flags.app)) return '--app must be the application id (a UUID)';
@@ -73,6 +78,9 @@ function parseArgs(args: string[]): Options | string {
   const failOn = flags['fail-on']?.toLowerCase();
   if (failOn !== undefined && !(THRESHOLDS as readonly string[]).includes(failOn))
     return `--fail-on must be one of ${THRESHOLDS.join(', ')}`;
+  const format = flags.format?.toLowerCase();
+  if (format !== undefined && !(REPORT_TOOLS as readonly string[]).includes(format))
+    return `--format must be one of ${REPORT_TOOLS.join(', ')}`;
   const batchUris = flags['batch-size'] === undefined ? BATCH_LIMITS.maxUris : Number(flags['batch-size']);
   if (!Number.isInteger(batchUris) || batchUris < 1 || batchUris > BATCH_LIMITS.maxUris)
     return `--batch-size must be 1 to ${BATCH_LIMITS.maxUris}`;
@@ -83,6 +91,7 @@ function parseArgs(args: string[]): Options | string {
     url: url.replace(/\/+$/, ''),
     apiKey,
     failOn: failOn ? ORDER[THRESHOLDS.indexOf(failOn as (typeof THRESHOLDS)[number])] : undefined,
+    format,
     batchUris,
     file: files[0],
     stateDir: process.env.HAWK_STATE_DIR || join(tmpdir(), 'hawk-scanner'),
@@ -240,12 +249,12 @@ async function importReport(options: Options): Promise<number> {
     console.error(`hawk-scanner import: cannot read ${options.file}: ${(error as Error).message}`);
     return 2;
   }
-  let report: ZapReport;
+  let report: ImportedReport;
   try {
-    report = parseZapReport(text);
+    report = parseReport(text, options.format);
   } catch (error) {
-    if (!(error instanceof ZapReportError)) throw error;
-    console.error(`hawk-scanner import: ${options.file} is not an importable ZAP report: ${error.message}`);
+    if (!(error instanceof ReportError)) throw error;
+    console.error(`hawk-scanner import: ${options.file} is not an importable report: ${error.message}`);
     return 2;
   }
   const alerts = toReportedAlerts(report);
@@ -311,7 +320,7 @@ async function importReport(options: Options): Promise<number> {
     ? `; ${report.skipped.length} items skipped or cut (${report.skipped[0].where}: ${report.skipped[0].reason}${report.skipped.length > 1 ? ', ...' : ''})`
     : '';
   console.log(
-    `hawk-scanner import: ${options.file} (ZAP ${report.format} ${report.zapVersion || 'unknown version'}) imported as scan ${state.scanId} of environment ${options.env}: ` +
+    `hawk-scanner import: ${options.file} (${report.toolName} ${report.format} ${report.toolVersion || 'unknown version'}) imported as scan ${state.scanId} of environment ${options.env}: ` +
       `${alerts.length} alerts, ${report.uriCount} findings; untriaged ${counts}${skipped}`,
   );
   if (options.failOn) {

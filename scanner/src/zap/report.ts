@@ -322,6 +322,15 @@ function fitBytes(value: string, maxBytes: number, what: string, where: string, 
 export function mapSites(format: ZapFormat, zapVersion: string, sites: RawSite[], limits: ReadLimits = {}): ZapReport {
   if (sites.length === 0)
     throw new ZapReportError('the report has no site: a ZAP report holds one site element or entry per scanned host');
+  return {
+    format,
+    zapVersion: displayable(zapVersion.slice(0, LIMITS.version), 'version', 'the report'),
+    ...mapAlerts(sites, limits),
+  };
+}
+
+/** The alerts of a report of any tool, read as RawSites, with the rules of mapSites. */
+export function mapAlerts(sites: RawSite[], limits: ReadLimits = {}): Omit<ZapReport, 'format' | 'zapVersion'> {
   const { maxAlerts = Infinity, maxUris = Infinity } = limits;
   const skipped = new SkippedItems();
   const alerts = new Map<string, ImportedAlert & { seen: Set<string> }>();
@@ -416,9 +425,7 @@ export function mapSites(format: ZapFormat, zapVersion: string, sites: RawSite[]
   const counts = sites.map((site) => site.alerts.reduce((n, a) => n + a.instances.length, 0));
   const host = sites[counts.reduce((best, count, i) => (count > counts[best] ? i : best), 0)];
   return {
-    format,
-    zapVersion: displayable(zapVersion.slice(0, LIMITS.version), 'version', 'the report'),
-    host: host.name,
+    host: host?.name ?? '',
     sites: sites.map((site) => site.name),
     alerts: kept,
     uriCount: kept.reduce((n, a) => n + a.uris.length, 0),

@@ -9,8 +9,8 @@ export type Imported = Schemas['hawk.ScanImported'];
 const MAX_BYTES = 4 * 1024 * 1024;
 
 /**
- * Imports an OWASP ZAP report (XML, JSON or SARIF, recognised from its content) as a completed scan of one
- * environment: POST /api/v1/app/{appId}/scan/import?env=<name> (write:scan) with the report as the body.
+ * Imports a scanner's report (ZAP's XML, JSON or SARIF, Wapiti's JSON or XML; the tool recognised from its content)
+ * as a completed scan of one environment: POST /api/v1/app/{appId}/scan/import?env=<name> (write:scan) with the report as the body.
  */
 export function ImportReport({
   appId,
@@ -29,7 +29,7 @@ export function ImportReport({
     const form = event.currentTarget;
     const file = (new FormData(form).get('report') as File | null) ?? null;
     setError(null);
-    if (!file || file.size === 0) return setError('Choose a ZAP report file first.');
+    if (!file || file.size === 0) return setError('Choose a report file first.');
     if (file.size > MAX_BYTES)
       return setError(
         `${file.name} is ${(file.size / 1048576).toFixed(1)} MiB; the dashboard imports up to 4 MiB. Import larger reports with the CLI: npm run scanner -- import --app ${appId} --env ${env} ${file.name}`,
@@ -58,7 +58,7 @@ export function ImportReport({
   return (
     <form className="stack-form import" onSubmit={submit}>
       <label>
-        ZAP report (XML, JSON or SARIF, up to 4 MiB)
+        Scanner report (ZAP, Wapiti; XML, JSON or SARIF, up to 4 MiB)
         <input type="file" name="report" accept=".xml,.json,.sarif,application/xml,application/json,text/xml" />
       </label>
       <div>
@@ -79,8 +79,8 @@ export function ImportReport({
 export function ImportSummary({ orgId, result }: { orgId: string; result: Imported }) {
   return (
     <p className="ok">
-      Imported a ZAP {result.zapVersion} {result.format} report from {result.host}: {result.alertsImported} alerts,{' '}
-      {result.urisImported} findings
+      Imported a {result.toolName} {result.toolVersion} {result.format} report from {result.host}:{' '}
+      {result.alertsImported} alerts, {result.urisImported} findings
       {result.skipped!.length > 0 && (
         <>
           {' '}
