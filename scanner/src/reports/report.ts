@@ -4,7 +4,7 @@ import { LIMITS, type ZapReport } from '../zap/report.ts';
 // (POST /api/v1/scan/{scanId}/alerts, via toReportedAlerts), with the tool that wrote it. ZAP's reader came first
 // and its ZapReport is this shape with ZAP's names; every other tool's reader answers an ImportedReport directly.
 
-/** The tools whose reports are imported; also the values of the import's `format`. */
+/** The tools whose reports are imported; also the values the import takes as `format`. */
 export const REPORT_TOOLS = ['zap', 'wapiti', 'nuclei', 'burp', 'sarif'] as const;
 export type ReportTool = (typeof REPORT_TOOLS)[number];
 
