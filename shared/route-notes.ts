@@ -239,7 +239,9 @@ export const routeNotes: Record<string, string> = {
     "The scan is STARTED and becomes the environment's last scan. Team-owned applications: team members only.",
   importScanReport:
     "The body is a scanner's report as the tool wrote it (UTF-8): OWASP ZAP's traditional XML, xml-plus, " +
-    "traditional JSON, json-plus or SARIF, or Wapiti's JSON or XML (docs/IMPORTS.md). The tool is recognised " +
+    "traditional JSON, json-plus or SARIF, Wapiti's JSON or XML, Nuclei's JSON Lines or JSON array, Burp Suite's " +
+    "XML issue export (its internal DTD accepted, never expanded; any entity declaration refused), or any tool's " +
+    'SARIF 2.1.0 log of one run (docs/IMPORTS.md, with how each maps to our severities). The tool is recognised ' +
     'from the content; a document that could be the report of several tools is refused naming them, and ' +
     '`format` (zap, wapiti, nuclei, burp, sarif) names the tool. The answer names it (`tool`, `toolName`, ' +
     '`format`, `toolVersion`). It is imported as one COMPLETED scan of environment `env` ' +

@@ -955,7 +955,7 @@ export const importScanReportRoute: Route = {
   path: '/api/v1/app/{appId}/scan/import',
   handler: 'import-scan-report',
   tag: 'Scan Results',
-  summary: "Import a scanner's report (ZAP, Wapiti) as a completed scan (ours)",
+  summary: "Import a scanner's report (ZAP, Wapiti, Nuclei, Burp Suite, SARIF) as a completed scan (ours)",
   auth: 'bearer',
   permission: 'write:scan',
   audit: 'SCAN_COMPLETED',

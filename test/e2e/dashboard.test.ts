@@ -249,7 +249,7 @@ describe('dashboard', () => {
 
     // Import a real ZAP report (4 alerts, 7 instances: 2 Medium, 5 Low) from the environment's page, after a
     // malformed one is refused with the service's message.
-    const reportFile = page.getByLabel('Scanner report (ZAP, Wapiti; XML, JSON or SARIF, up to 4 MiB)');
+    const reportFile = page.getByLabel('Scanner report (ZAP, Wapiti, Nuclei, Burp Suite, SARIF; up to 4 MiB)');
     await reportFile.setInputFiles('scanner/test/fixtures/zap/zap-xml_malformed_defectdojo.xml');
     await page.getByRole('button', { name: 'Import into production' }).click();
     await page.locator('main [role=alert]', { hasText: 'malformed XML at line 1' }).waitFor();

@@ -10,6 +10,14 @@ import { auditTypes } from './app-helpers.ts';
 import { createApp } from './scan-helpers.ts';
 import { expectMatches, readBack, untriagedOf } from './import-helpers.ts';
 import { WAPITI_FIXTURES, WAPITI_SAMPLES, wapitiExpected, wapitiFixture } from '../../scanner/test/wapiti-expected.ts';
+import {
+  burpExpected,
+  fixturePath,
+  formatsFixture,
+  nucleiExpected,
+  samplesOf,
+  sarifExpected,
+} from '../../scanner/test/formats-expected.ts';
 
 // POST /api/v1/app/{appId}/scan/import and `hawk-scanner import` with the reports of tools other than ZAP
 // (docs/IMPORTS.md): every real sample imported, recognised from its content, and read back through the public
@@ -121,6 +129,55 @@ describe('Wapiti reports through the import operation', () => {
   });
 });
 
+describe('Nuclei, Burp Suite and SARIF reports through the import operation', () => {
+  const cases = [
+    ...samplesOf('nuclei')
+      .filter((f) => !f.includes('empty'))
+      .map((f) => ['nuclei', f, nucleiExpected(f)] as const),
+    ...samplesOf('burp').map((f) => ['burp', f, burpExpected(f)] as const),
+    ...samplesOf('sarif')
+      .filter((f) => sarifExpected(f).length === 1)
+      .map((f) => ['sarif', f, sarifExpected(f)[0]] as const),
+  ];
+  it.each(cases)(
+    '%s %s: recognised; findings, alerts and severities as counted from the file',
+    async (tool, file, expected) => {
+      const tenant = await createTenant();
+      const appId = await createApp(tenant, { name: tool });
+      const out = await importAs(tenant.token, appId, 'dev', formatsFixture(tool, file));
+      expect(out.status, out.text).toBe(200);
+      expect(out.body).toMatchObject({ tool, alertsImported: expected.alerts, urisImported: expected.findings });
+      const back = await readBack(tenant.token, out.body.scanId);
+      const bySeverity: Record<string, number> = {};
+      for (const alert of back.alerts) bySeverity[alert.severity] = (bySeverity[alert.severity] ?? 0) + alert.uriCount;
+      expect(bySeverity).toEqual(expected.bySeverity);
+      const prefix = tool === 'sarif' ? out.body.toolName.toLowerCase().replace(/[^a-z0-9.]+/g, '-') : tool;
+      expect(Object.keys(back.hashes).every((id) => id.startsWith(`${prefix}.`))).toBe(true);
+    },
+    180_000,
+  );
+
+  it('an empty Nuclei output is a scan without findings when named; a SARIF log of two runs names the CLI', async () => {
+    const tenant = await createTenant();
+    const appId = await createApp(tenant, { name: 'edge' });
+    const empty = formatsFixture('nuclei', 'nuclei-jsonl_empty-0-bytes_defectdojo.jsonl');
+    const refused = await importAs(tenant.token, appId, 'dev', empty);
+    expect(refused.status).toBe(400);
+    expect(refused.body.message).toMatch(/the report is empty .*format=nuclei/);
+    const none = await importAs(tenant.token, appId, 'dev', empty, 'nuclei');
+    expect(none.status, none.text).toBe(200);
+    expect(none.body).toMatchObject({ tool: 'nuclei', urisImported: 0, scanResult: { scan: { status: 'COMPLETED' } } });
+    const lgtm = formatsFixture(
+      'sarif',
+      samplesOf('sarif').find((f) => f.includes('2-runs'))!,
+    );
+    const runs = await importAs(tenant.token, appId, 'dev', lgtm, undefined, 'application/sarif+json');
+    expect(runs.status).toBe(400);
+    expect(runs.body.message).toMatch(/^report: runs: the SARIF log has 2 runs, each a scan; .*hawk-scanner import/);
+    expect(await scanCount(tenant, appId)).toBe(1);
+  });
+});
+
 describe('recognising a report, or naming its tool', () => {
   // A JSON object that is both a ZAP report's shape (site) and a Wapiti report's (vulnerabilities, classifications).
   const both = JSON.stringify({
@@ -208,7 +265,7 @@ describe('hawk-scanner import with other tools’ reports', () => {
     });
   };
 
-  it('imports a Wapiti report as the operation does; --format names the tool', async () => {
+  it('imports a Wapiti report as the operation does; --format names the tool; a SARIF log of two runs as two scans', async () => {
     const tenant = await createTenant();
     const appId = await createApp(tenant, { name: 'cli wapiti' });
     const file = 'wapiti-xml_3.0.4_local-node-target_GENERATED-here.xml';
@@ -219,6 +276,21 @@ describe('hawk-scanner import with other tools’ reports', () => {
     );
     const scanId = /imported as scan ([0-9a-f-]{36})/.exec(out.stdout)![1];
     expectMatches(await readBack(tenant.token, scanId), wapitiExpected(file));
+    // A SARIF log of two runs: two scans.
+    const lgtm = samplesOf('sarif').find((f) => f.includes('2-runs'))!;
+    const runs = await run(['--app', appId, '--env', 'sast', fixturePath('sarif', lgtm)], tenant);
+    expect(runs.code, runs.stderr).toBe(0);
+    const expected = sarifExpected(lgtm);
+    expect(runs.stdout.trim().split('\n')).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `\\(run 1 of 2\\) \\(LGTM\\.com sarif 1\\.26\\.0-SNAPSHOT\\) imported as scan .*: ${expected[0].alerts} alerts, ${expected[0].findings} findings`,
+        ),
+      ),
+      expect.stringMatching(
+        new RegExp(`\\(run 2 of 2\\) .*: ${expected[1].alerts} alerts, ${expected[1].findings} findings`),
+      ),
+    ]);
     const wrong = await run(['--app', appId, '--env', 'ci', '--format', 'zap', join(WAPITI_FIXTURES, file)], tenant);
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toMatch(/is not an importable report: not a ZAP XML report: the root element is <report>/);

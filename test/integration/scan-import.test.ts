@@ -248,11 +248,11 @@ describe('bad input', () => {
       /not a report of a known tool .*: an XML document with root element <testsuites>/,
     ],
     [
-      'another tool’s SARIF',
-      JSON.stringify({ runs: [{ tool: { driver: { name: 'Semgrep' } }, results: [] }] }),
+      'a SARIF log whose runs are not a list',
+      JSON.stringify({ version: '2.1.0', runs: { tool: { driver: { name: 'ZAP' } } } }),
       'application/sarif+json',
       400,
-      /SARIF log from "Semgrep"/,
+      /^report: runs: a SARIF log has a list of runs/,
     ],
     ['a billion-laughs document', laughs, 'application/xml', 400, /DOCTYPE declaration is refused/],
     [

@@ -11,7 +11,7 @@ import {
   BATCH_LIMITS,
   importedScanConfig,
   importedScanLabels,
-  parseReport,
+  parseReports,
   REPORT_TOOLS,
   ReportError,
   reportBatches,
@@ -24,7 +24,8 @@ import {
 
 export const IMPORT_USAGE = `import --app <appId> --env <name> [--format <tool>] [--url <url>] [--fail-on high|medium|low|info] [--batch-size <uris>] <report>
   Imports a scanner's report as a completed scan of environment <name> (created when new) of application <appId>:
-  OWASP ZAP (XML, xml-plus, JSON, json-plus, SARIF) or Wapiti (JSON, XML), recognised from the content;
+  OWASP ZAP (XML, xml-plus, JSON, json-plus, SARIF), Wapiti (JSON, XML), Nuclei (JSON Lines, JSON), Burp Suite
+  (XML issue export) or any tool's SARIF 2.1.0 (one scan per run), recognised from the content;
   --format ${REPORT_TOOLS.join('|')} names the tool when the content could be another's. API key: HAWK_API_KEY; service URL: --url or HAWK_API_URL.
   Sends the findings in batches (at most ${BATCH_LIMITS.maxUris} URIs each, --batch-size fewer) with retries; run the
   same command again to resume after a failure (state in HAWK_STATE_DIR, default ${join(tmpdir(), 'hawk-scanner')}).
@@ -249,19 +250,33 @@ async function importReport(options: Options): Promise<number> {
     console.error(`hawk-scanner import: cannot read ${options.file}: ${(error as Error).message}`);
     return 2;
   }
-  let report: ImportedReport;
+  let reports: ImportedReport[];
   try {
-    report = parseReport(text, options.format);
+    reports = parseReports(text, options.format);
   } catch (error) {
     if (!(error instanceof ReportError)) throw error;
     console.error(`hawk-scanner import: ${options.file} is not an importable report: ${error.message}`);
     return 2;
   }
+  const reportHash = createHash('sha256').update(text).digest('hex');
+  const api = serviceApi(options);
+  // A SARIF log of several runs is one scan per run, imported in order (each resumable on its own).
+  let code = 0;
+  for (const [r, report] of reports.entries()) {
+    const run = reports.length > 1 ? ` (run ${r + 1} of ${reports.length})` : '';
+    code = Math.max(
+      code,
+      await importOne(options, report, reports.length > 1 ? `${reportHash}#${r}` : reportHash, api, run),
+    );
+  }
+  return code;
+}
+
+/** Imports one scan's report: start (or resume), findings reports, complete; 3 when --fail-on is reached. */
+async function importOne(options: Options, report: ImportedReport, reportHash: string, api: Api, run: string) {
   const alerts = toReportedAlerts(report);
   const batches = reportBatches(alerts, { ...BATCH_LIMITS, maxUris: options.batchUris });
-  const reportHash = createHash('sha256').update(text).digest('hex');
   const store = stateStore(options, reportHash);
-  const api = serviceApi(options);
 
   let state = store.read();
   if (state) {
@@ -320,7 +335,7 @@ async function importReport(options: Options): Promise<number> {
     ? `; ${report.skipped.length} items skipped or cut (${report.skipped[0].where}: ${report.skipped[0].reason}${report.skipped.length > 1 ? ', ...' : ''})`
     : '';
   console.log(
-    `hawk-scanner import: ${options.file} (${report.toolName} ${report.format} ${report.toolVersion || 'unknown version'}) imported as scan ${state.scanId} of environment ${options.env}: ` +
+    `hawk-scanner import: ${options.file}${run} (${report.toolName} ${report.format} ${report.toolVersion || 'unknown version'}) imported as scan ${state.scanId} of environment ${options.env}: ` +
       `${alerts.length} alerts, ${report.uriCount} findings; untriaged ${counts}${skipped}`,
   );
   if (options.failOn) {

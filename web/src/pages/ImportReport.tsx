@@ -9,7 +9,7 @@ export type Imported = Schemas['hawk.ScanImported'];
 const MAX_BYTES = 4 * 1024 * 1024;
 
 /**
- * Imports a scanner's report (ZAP's XML, JSON or SARIF, Wapiti's JSON or XML; the tool recognised from its content)
+ * Imports a scanner's report (ZAP, Wapiti, Nuclei, Burp Suite, SARIF; the tool recognised from its content)
  * as a completed scan of one environment: POST /api/v1/app/{appId}/scan/import?env=<name> (write:scan) with the report as the body.
  */
 export function ImportReport({
@@ -37,7 +37,7 @@ export function ImportReport({
     setBusy(true);
     try {
       const text = await file.text();
-      const type = /^\s*</.test(text) ? 'application/xml' : 'application/json';
+      const type = /^\s*</.test(text) ? 'application/xml' : 'text/plain';
       const imported = await unwrap(
         api.POST('/api/v1/app/{appId}/scan/import', {
           params: { path: { appId }, query: { env } },
@@ -58,8 +58,8 @@ export function ImportReport({
   return (
     <form className="stack-form import" onSubmit={submit}>
       <label>
-        Scanner report (ZAP, Wapiti; XML, JSON or SARIF, up to 4 MiB)
-        <input type="file" name="report" accept=".xml,.json,.sarif,application/xml,application/json,text/xml" />
+        Scanner report (ZAP, Wapiti, Nuclei, Burp Suite, SARIF; up to 4 MiB)
+        <input type="file" name="report" accept=".xml,.json,.jsonl,.sarif,application/xml,application/json,text/xml" />
       </label>
       <div>
         <button type="submit" disabled={busy}>
