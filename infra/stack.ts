@@ -1,14 +1,14 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { CfnOutput, Duration, RemovalPolicy, Stack, Stage, type StackProps } from 'aws-cdk-lib';
-import type { Construct } from 'constructs';
+import { CfnOutput, Duration, NestedStack, RemovalPolicy, Stack, Stage, type StackProps } from 'aws-cdk-lib';
+import { Construct } from 'constructs';
 import { AttributeType, Billing, ProjectionType, TableV2, type Attribute } from 'aws-cdk-lib/aws-dynamodb';
 import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat, type ICommandHooks } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { HttpApi, HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpApi, HttpMethod, HttpRoute, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnRole, ManagedPolicy, PolicyDocument, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -16,6 +16,7 @@ import type { Asset } from 'aws-cdk-lib/aws-s3-assets';
 import { apiGatewayPaths, routes, type Route } from '../shared/routes.ts';
 import { mainTable, rateLimitTable, type KeyAttribute, type TableDefinition } from '../shared/db/tables.ts';
 import { declaredTable, MAIN_TABLE_INDEXES_CONTEXT } from './index-steps.ts';
+import { declaresOperationRoutes, OPERATION_ROUTES_CONTEXT } from './route-move.ts';
 import { analyzeBundle, type AccessGrant, type CodeAccess } from './code-access.ts';
 import { functionBundleAliases } from './proto-descriptors.ts';
 import { FUNCTION_BUNDLE } from './bundling.ts';
@@ -92,6 +93,16 @@ function statementsFor(grants: AccessGrant[], storage: Storage): PolicyStatement
 const functionId = (route: Route) =>
   `${route.operationId.charAt(0).toUpperCase()}${route.operationId.slice(1)}Function`;
 
+/**
+ * The nested stack that holds an operation: one per route-table tag (the public API's section: Applications, Scan
+ * Results, ...), named after it: 'Scan Results' -> ScanResultsOperations.
+ */
+export const operationsStackId = (route: Route) =>
+  `${route.tag
+    .split(/\W+/)
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .join('')}Operations`;
+
 export class HawkApiStack extends Stack {
   /** The HTTP API, which the dashboard's CloudFront distribution (infra/web.ts) forwards /api/* to. */
   readonly api: HttpApi;
@@ -125,6 +136,7 @@ export class HawkApiStack extends Stack {
     // Each function's protobuf descriptor, beside the assembly (infra/proto-descriptors.ts).
     const descriptors = join(Stage.of(this)!.outdir, 'descriptors');
     const lambda = (
+      scope: Construct,
       id: string,
       handlerFile: string,
       description: string,
@@ -133,11 +145,11 @@ export class HawkApiStack extends Stack {
       const entry = new URL(`../functions/${handlerFile}.ts`, import.meta.url).pathname;
       // The function's grants go inline in its role (the role's Policies), not in an AWS::IAM::Policy of their own:
       // one resource per function fewer, against CloudFormation's 500 resources per stack.
-      const role = new Role(this, `${id}ServiceRole`, {
+      const role = new Role(scope, `${id}ServiceRole`, {
         assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
         managedPolicies: [ManagedPolicy.fromAwsManagedPolicyName('service-role/AWSLambdaBasicExecutionRole')],
       });
-      const fn = new NodejsFunction(this, id, {
+      const fn = new NodejsFunction(scope, id, {
         entry,
         role,
         handler: 'handler',
@@ -145,7 +157,7 @@ export class HawkApiStack extends Stack {
         architecture: Architecture.ARM_64,
         memorySize: 512,
         timeout: Duration.seconds(29),
-        logGroup: new LogGroup(this, `${id}Logs`, {
+        logGroup: new LogGroup(scope, `${id}Logs`, {
           retention: RetentionDays.ONE_MONTH,
           removalPolicy: RemovalPolicy.DESTROY,
         }),
@@ -203,18 +215,36 @@ export class HawkApiStack extends Stack {
       return fn;
     };
 
+    // CloudFormation takes at most 500 resources per stack, and each operation costs six (function, role, log group,
+    // integration, route, permission). So the operations live in nested stacks, one per tag of the route table
+    // (operationsStackId), each holding its operations' functions and API routes; this stack keeps the storage, the
+    // HTTP API and the service function, and passes the nested stacks what they reference (CDK makes the parameters).
+    // While an older stack is upgraded, once, none of the operations' routes (infra/route-move.ts).
+    const withRoutes = declaresOperationRoutes(this.node.tryGetContext(OPERATION_ROUTES_CONTEXT));
+    const operationStacks = new Map<string, { stack: NestedStack; routes: Construct }>();
     for (const route of routes) {
-      const fn = lambda(functionId(route), route.handler, `${route.method} ${route.path}`);
-      api.addRoutes({
-        path: paths.get(route)!,
-        methods: [HttpMethod[route.method]],
-        integration: new HttpLambdaIntegration(`${functionId(route)}Integration`, fn),
+      const stackId = operationsStackId(route);
+      if (!operationStacks.has(stackId)) {
+        const stack = new NestedStack(this, stackId, { description: `hawk-api: the ${route.tag} operations` });
+        // The routes under an `HttpApi` scope, where api.addRoutes put them, so their logical ids stay as they were.
+        operationStacks.set(stackId, { stack, routes: new Construct(stack, 'HttpApi') });
+      }
+      const scope = operationStacks.get(stackId)!;
+      const id = functionId(route);
+      const fn = lambda(scope.stack, id, route.handler, `${route.method} ${route.path}`);
+      if (!withRoutes) continue;
+      const path = paths.get(route)!;
+      // Not api.addRoutes, which would put the route, its integration and the permission in the API's stack.
+      new HttpRoute(scope.routes, `${route.method}${path}`, {
+        httpApi: api,
+        routeKey: HttpRouteKey.with(path, HttpMethod[route.method]),
+        integration: new HttpLambdaIntegration(`${id}Integration`, fn),
       });
     }
 
     // Health check, OpenAPI description and reference docs (shared/service/pages.ts): their files ship in the bundle.
     const swaggerDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
-    const service = lambda('ServiceFunction', 'service', SERVICE_DESCRIPTION, (inputDir, outputDir) => [
+    const service = lambda(this, 'ServiceFunction', 'service', SERVICE_DESCRIPTION, (inputDir, outputDir) => [
       `cp "${join(inputDir, SERVICE_FILES.openapi)}" "${outputDir}/"`,
       `cp "${join(swaggerDir, SERVICE_FILES.css)}" "${join(swaggerDir, SERVICE_FILES.script)}" "${outputDir}/"`,
     ]);

@@ -14,6 +14,16 @@ export async function stackOutputs(stackName: string): Promise<Record<string, st
   }
 }
 
+/** The types of the stack's own resources (each nested stack is one AWS::CloudFormation::Stack). */
+export async function stackResourceTypes(stackName: string): Promise<string[]> {
+  const { CloudFormationClient, paginateListStackResources } = await import('@aws-sdk/client-cloudformation');
+  const types: string[] = [];
+  const pages = paginateListStackResources({ client: new CloudFormationClient({}) }, { StackName: stackName });
+  for await (const page of pages)
+    for (const resource of page.StackResourceSummaries ?? []) types.push(resource.ResourceType!);
+  return types;
+}
+
 /**
  * The region the AWS SDK resolves (AWS_REGION, else the profile's region), made AWS_REGION for the modules that read
  * it at import (shared/config.ts defaults to us-east-1 otherwise, which would address another region's table).

@@ -2,12 +2,16 @@
 // earlier one whose main table lacks indexes added since. CloudFormation creates at most one global secondary index
 // per table per update, so it deploys the API stack once per missing index (context mainTableIndexes,
 // infra/index-steps.ts), each time waiting until DynamoDB has built it, then `cdk deploy --all`, then the index
-// backfill (npm run migrate). Each step is decided from the deployed table: after a failure, run it again.
+// backfill (npm run migrate). Over a stack whose API stack still holds the operations' routes (a version before the
+// nested stacks), it first deploys without them (infra/route-move.ts). Each step is decided from the deployed stack
+// and table: after a failure, run it again.
 import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
-import { runCli, stackOutputs, UsageError, useResolvedRegion } from './aws-stack.ts';
+import { runCli, stackOutputs, stackResourceTypes, UsageError, useResolvedRegion } from './aws-stack.ts';
 import { indexSteps, MAIN_TABLE_INDEXES_CONTEXT } from '../infra/index-steps.ts';
+import { holdsOperationRoutes, OPERATION_ROUTES_CONTEXT } from '../infra/route-move.ts';
 import { mainTable } from '../shared/db/tables.ts';
+import { SERVICE_PATHS } from '../shared/service/pages.ts';
 
 const USAGE =
   'usage: npm run --silent upgrade -- [--stack <name>] [-- <cdk deploy options, e.g. --require-approval never>]';
@@ -69,10 +73,34 @@ async function main(): Promise<number> {
   const tableName = outputs.TableName;
   await indexesActive(tableName);
   const { deployedIndexes } = await import('../shared/db/backfill.ts');
-  const steps = indexSteps(
-    mainTable,
-    (await deployedIndexes(tableName)).map((i) => i.name),
-  );
+  const deployed = (await deployedIndexes(tableName)).map((i) => i.name);
+  const steps = indexSteps(mainTable, deployed);
+  if (holdsOperationRoutes(await stackResourceTypes(stackName), SERVICE_PATHS)) {
+    process.stderr.write(
+      `upgrade: stack ${stackName} holds the operations' routes itself: deploying the operations' nested stacks without routes first (API Gateway takes no second route with a key it has). The operations answer 404 until the next deploy creates their routes, a few minutes.\n`,
+    );
+    const code = await run(
+      'npx',
+      [
+        'cdk',
+        'deploy',
+        stackName,
+        '--exclusively',
+        '--context',
+        `${OPERATION_ROUTES_CONTEXT}=none`,
+        // The table as it is: this deploy adds no index.
+        ...(deployed.length ? ['--context', `${MAIN_TABLE_INDEXES_CONTEXT}=${deployed.join(',')}`] : []),
+        ...cdkOptions,
+      ],
+      env,
+    );
+    if (code !== 0) {
+      process.stderr.write(
+        "upgrade: the deploy without the operations' routes failed (above): fix its cause and run npm run upgrade again.\n",
+      );
+      return 1;
+    }
+  }
   process.stderr.write(
     `upgrade: stack ${stackName}, table ${tableName}: ${steps.length ? `${steps.length} indexes to add, one deploy each` : 'every index is there'}\n`,
   );
@@ -100,7 +128,9 @@ async function main(): Promise<number> {
     await indexesActive(tableName);
   }
   if ((await run('npx', ['cdk', 'deploy', '--all', ...cdkOptions], env)) !== 0) {
-    process.stderr.write('upgrade: cdk deploy --all failed (above): fix its cause and run npm run upgrade again.\n');
+    process.stderr.write(
+      'upgrade: cdk deploy --all failed (above): fix its cause and run npm run upgrade again (until it succeeds, the operations may have no routes).\n',
+    );
     return 1;
   }
   const migrated = await run(process.execPath, ['--import', 'tsx', 'scripts/migrate.ts', '--stack', stackName], env);

@@ -64,17 +64,47 @@ export default async function setup(project: TestProject) {
   };
 }
 
-/** The synthesized template and, by function logical id, the bundle (index.js, infra/bundling.ts) CDK staged for it. */
+type Resource = { Type: string; Properties: Record<string, any>; Metadata?: Record<string, any> };
+type Template = { Resources: Record<string, Resource>; Parameters?: Record<string, unknown> };
+
+/** A template with each `{ Ref: parameter }` replaced by the value given for it. */
+function substituted(value: unknown, parameters: Record<string, unknown>): any {
+  if (Array.isArray(value)) return value.map((v) => substituted(v, parameters));
+  if (value === null || typeof value !== 'object') return value;
+  const { Ref: name, ...rest } = value as { Ref?: unknown };
+  if (typeof name === 'string' && !Object.keys(rest).length && name in parameters) return parameters[name];
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, substituted(v, parameters)]));
+}
+
+/**
+ * The synthesized templates and, by function logical id, the bundle (index.js, infra/bundling.ts) CDK staged for it.
+ * `stacks`: the API stack's template and each of its nested stacks' (infra/stack.ts puts the operations in nested
+ * stacks), by file name. `template`: every resource of all of them in one template, as if deployed as one stack:
+ * a nested stack's parameters are replaced by what its parent passes (so a function's TABLE_NAME reads
+ * `{ Ref: MainTable... }`, the table the API stack declares), and a logical id used twice throws.
+ */
 export function readCloudAssembly({ dir, stackName }: { dir: string; stackName: string }) {
   if (!dir)
     throw new Error('no cloud assembly: this run named files that do not read it (test/synth-setup.ts READERS)');
-  const template = JSON.parse(readFileSync(join(dir, `${stackName}.template.json`), 'utf8')) as {
-    Resources: Record<string, { Type: string; Properties: Record<string, any>; Metadata?: Record<string, string> }>;
+  const read = (file: string) => JSON.parse(readFileSync(join(dir, file), 'utf8')) as Template;
+  const stacks: { file: string; template: Template }[] = [];
+  const template: Template = { Resources: {} };
+  const add = (file: string, parameters: Record<string, unknown>) => {
+    const own = read(file);
+    stacks.push({ file, template: own });
+    for (const [id, resource] of Object.entries(own.Resources)) {
+      if (id in template.Resources) throw new Error(`logical id ${id} is in two stacks (${file})`);
+      const merged = substituted(resource, parameters);
+      template.Resources[id] = merged;
+      if (resource.Type === 'AWS::CloudFormation::Stack')
+        add(resource.Metadata!['aws:asset:path'], merged.Properties.Parameters ?? {});
+    }
   };
+  add(`${stackName}.template.json`, {});
   const bundles = new Map<string, string>();
   for (const [id, resource] of Object.entries(template.Resources)) {
     if (resource.Type === 'AWS::Lambda::Function')
       bundles.set(id, join(dir, resource.Metadata!['aws:asset:path'], FUNCTION_BUNDLE.file));
   }
-  return { template, bundles };
+  return { template, stacks, bundles };
 }

@@ -2,15 +2,19 @@ import { describe, expect, inject, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { App, Stack } from 'aws-cdk-lib';
+import { App, NestedStack, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { HawkApiStack, table } from '../../infra/stack.ts';
 import { declaredTable, indexSteps, MAIN_TABLE_INDEXES_CONTEXT } from '../../infra/index-steps.ts';
+import { declaresOperationRoutes, holdsOperationRoutes, OPERATION_ROUTES_CONTEXT } from '../../infra/route-move.ts';
 import { mainTable } from '../../shared/db/tables.ts';
+import { routes } from '../../shared/routes.ts';
+import { SERVICE_PATHS } from '../../shared/service/pages.ts';
 import { readCloudAssembly } from '../synth-setup.ts';
 
 // Deploying over a stack whose table lacks indexes (npm run upgrade): CloudFormation creates at most one global
 // secondary index per table update, so each step's template must differ from the one before by one added index.
+// And over a stack whose API stack holds the operations' routes: a deploy without them first (infra/route-move.ts).
 
 type Gsi = { IndexName: string; [key: string]: unknown };
 const gsisOf = (template: { Resources: Record<string, { Type: string; Properties: Record<string, any> }> }): Gsi[] => {
@@ -20,17 +24,34 @@ const gsisOf = (template: { Resources: Record<string, { Type: string; Properties
   );
 };
 
-/** The API stack's template with this context value, synthesized without bundling (slow: once). */
-function stackSynthesized(indexes: string): Gsi[] {
-  const outdir = mkdtempSync(join(tmpdir(), 'hawk-steps-'));
-  try {
-    const app = new App({ outdir, context: { 'aws:cdk:bundling-stacks': [], [MAIN_TABLE_INDEXES_CONTEXT]: indexes } });
-    const stack = new HawkApiStack(app, 'StepStack');
-    return gsisOf(Template.fromStack(stack).toJSON() as never);
-  } finally {
-    rmSync(outdir, { recursive: true, force: true });
-  }
-}
+/**
+ * The first deploy of `npm run upgrade` over a stack of an earlier version (scripts/upgrade.ts): the table with the
+ * indexes it has, and no operation routes (infra/route-move.ts). The API stack's template and its nested stacks',
+ * synthesized without bundling (slow: once).
+ */
+const upgradeStep = (() => {
+  let templates: { parent: Template; nested: Template[] } | undefined;
+  return () => {
+    if (templates) return templates;
+    const outdir = mkdtempSync(join(tmpdir(), 'hawk-steps-'));
+    try {
+      const app = new App({
+        outdir,
+        context: {
+          'aws:cdk:bundling-stacks': [],
+          [MAIN_TABLE_INDEXES_CONTEXT]: 'gsi1,gsi2,gsi3,gsi1c',
+          [OPERATION_ROUTES_CONTEXT]: 'none',
+        },
+      });
+      const stack = new HawkApiStack(app, 'StepStack');
+      const nested = stack.node.children.filter((c): c is NestedStack => NestedStack.isNestedStack(c));
+      templates = { parent: Template.fromStack(stack), nested: nested.map((n) => Template.fromStack(n)) };
+      return templates;
+    } finally {
+      rmSync(outdir, { recursive: true, force: true });
+    }
+  };
+})();
 
 /** The main table as the stack builds it (infra/stack.ts table()) for this context value, in a stack of its own. */
 function tableSynthesized(indexes: string): Gsi[] {
@@ -73,7 +94,30 @@ describe('index steps', () => {
   });
 
   it('the stack declares the indexes the context value names (synthesized without bundling)', () => {
-    expect(stackSynthesized('gsi1,gsi2,gsi3,gsi1c').map((g) => g.IndexName)).toEqual(['gsi1', 'gsi2', 'gsi3', 'gsi1c']);
+    const gsis = gsisOf(upgradeStep().parent.toJSON() as never);
+    expect(gsis.map((g) => g.IndexName)).toEqual(['gsi1', 'gsi2', 'gsi3', 'gsi1c']);
+  }, 120_000);
+
+  it("moves the operations' routes into the nested stacks over two deploys: first none, functions already there", () => {
+    const { parent, nested } = upgradeStep();
+    const count = (template: Template, type: string) => Object.keys(template.findResources(type)).length;
+    expect(nested.reduce((n, t) => n + count(t, 'AWS::Lambda::Function'), 0)).toBe(routes.length);
+    for (const type of ['AWS::ApiGatewayV2::Route', 'AWS::ApiGatewayV2::Integration', 'AWS::Lambda::Permission'])
+      expect(
+        nested.reduce((n, t) => n + count(t, type), 0),
+        type,
+      ).toBe(0);
+    // The service function keeps its routes.
+    expect(count(parent, 'AWS::ApiGatewayV2::Route')).toBe(SERVICE_PATHS.length);
+
+    // The upgrade takes that step over an API stack that holds more routes than the service's, and only then.
+    const flat = [...SERVICE_PATHS, ...routes].map(() => 'AWS::ApiGatewayV2::Route');
+    expect(holdsOperationRoutes(['AWS::Lambda::Function', ...flat], SERVICE_PATHS)).toBe(true);
+    const now = [...SERVICE_PATHS.map(() => 'AWS::ApiGatewayV2::Route'), 'AWS::CloudFormation::Stack'];
+    expect(holdsOperationRoutes(now, SERVICE_PATHS)).toBe(false);
+    expect(declaresOperationRoutes(undefined)).toBe(true);
+    expect(declaresOperationRoutes('none')).toBe(false);
+    expect(() => declaresOperationRoutes('some')).toThrow(/operationRoutes/);
   }, 120_000);
 
   it('each step synthesizes the table of the step before plus one index; the last is the full stack table', () => {

@@ -2,20 +2,99 @@ import { describe, expect, inject, it } from 'vitest';
 import { Template } from 'aws-cdk-lib/assertions';
 import { apiGatewayPaths } from '../../shared/routes.ts';
 import { routes } from '../../shared/routes.ts';
-import { SERVICE_PATHS } from '../../shared/service/pages.ts';
+import { SERVICE_DESCRIPTION, SERVICE_PATHS } from '../../shared/service/pages.ts';
 import { mainTable } from '../../shared/db/tables.ts';
 import { readCloudAssembly } from '../synth-setup.ts';
 
-// The synthesized CloudFormation template (test/synth-setup.ts; bundling runs esbuild locally, no Docker, no AWS credentials).
-const template = Template.fromJSON(readCloudAssembly(inject('cloudAssembly')).template);
+// The synthesized CloudFormation templates (test/synth-setup.ts; bundling runs esbuild locally, no Docker, no AWS
+// credentials): `template` holds the resources of the API stack and of its nested stacks together, `stacks` each one.
+const { template: merged, stacks } = readCloudAssembly(inject('cloudAssembly'));
+const template = Template.fromJSON(merged);
 const resources = (type: string) =>
   Object.values(template.findResources(type)) as { Properties: Record<string, any> }[];
+const [parent, ...nested] = stacks;
+const ofType = (stack: (typeof stacks)[number], type: string) =>
+  Object.values(stack.template.Resources).filter((r) => r.Type === type);
+const routeOf = (fn: { Properties: Record<string, any> }) =>
+  routes.find((r) => fn.Properties.Description === `${r.method} ${r.path}`);
 
 describe('CDK stack', () => {
-  it("stays within CloudFormation's 500 resources per stack, with room for more operations", () => {
-    // Each operation costs six: function, role (its grants inline), log group, integration, route, permission.
-    const count = Object.keys(template.toJSON().Resources).length;
-    expect(count).toBeLessThanOrEqual(500 - 6 * 5);
+  it("keeps every stack, the API stack and each nested one, within CloudFormation's 500 resources, with room to grow", () => {
+    // Each operation costs six: function, role (its grants inline), log group, integration, route, permission. Any
+    // stack can take 30 more operations (a new area of the API, or many more in one).
+    expect(nested.length).toBeGreaterThan(0);
+    for (const { file, template } of stacks)
+      expect(Object.keys(template.Resources).length, file).toBeLessThanOrEqual(500 - 6 * 30);
+  });
+
+  it('puts each operation (function, role, log group, route, integration, permission) in the nested stack of its tag', () => {
+    const tags = new Set<string>();
+    for (const stack of nested) {
+      const fns = ofType(stack, 'AWS::Lambda::Function');
+      const own = fns.map(routeOf);
+      expect(own, stack.file).not.toContain(undefined);
+      const [tag, ...others] = new Set(own.map((r) => r!.tag));
+      expect(others, stack.file).toEqual([]);
+      expect(tags.has(tag), tag).toBe(false);
+      tags.add(tag);
+      expect(own.map((r) => r!.operationId).sort()).toEqual(
+        routes
+          .filter((r) => r.tag === tag)
+          .map((r) => r.operationId)
+          .sort(),
+      );
+      const paths = apiGatewayPaths(routes);
+      expect(
+        ofType(stack, 'AWS::ApiGatewayV2::Route')
+          .map((r) => r.Properties.RouteKey)
+          .sort(),
+      ).toEqual(own.map((r) => `${r!.method} ${paths.get(r!)}`).sort());
+      for (const type of [
+        'AWS::IAM::Role',
+        'AWS::Logs::LogGroup',
+        'AWS::ApiGatewayV2::Integration',
+        'AWS::Lambda::Permission',
+      ])
+        expect(ofType(stack, type), `${stack.file} ${type}`).toHaveLength(fns.length);
+    }
+    expect([...tags].sort()).toEqual([...new Set(routes.map((r) => r.tag))].sort());
+    // The API stack keeps the service function (health, docs) and its routes.
+    expect(ofType(parent, 'AWS::Lambda::Function').map((fn) => fn.Properties.Description)).toEqual([
+      SERVICE_DESCRIPTION,
+    ]);
+    expect(
+      ofType(parent, 'AWS::ApiGatewayV2::Route')
+        .map((r) => r.Properties.RouteKey)
+        .sort(),
+    ).toEqual(SERVICE_PATHS.map((p) => `GET ${p}`).sort());
+  });
+
+  it("gives each nested stack every parameter it declares, from the API stack's own resources", () => {
+    const declared = Object.values(parent.template.Resources).filter((r) => r.Type === 'AWS::CloudFormation::Stack');
+    expect(declared).toHaveLength(nested.length);
+    for (const resource of declared) {
+      const stack = nested.find((s) => s.file === resource.Metadata!['aws:asset:path'])!;
+      const passed = resource.Properties.Parameters as Record<string, unknown>;
+      expect(Object.keys(passed).sort(), stack.file).toEqual(Object.keys(stack.template.Parameters ?? {}).sort());
+      // What the nested stack references: the API stack's tables, bucket, secret and HTTP API, by Ref or GetAtt.
+      for (const value of Object.values(passed))
+        expect(Object.keys(parent.template.Resources), JSON.stringify(value)).toContain(
+          (value as { Ref?: string; 'Fn::GetAtt'?: string[] }).Ref ??
+            (value as { 'Fn::GetAtt': string[] })['Fn::GetAtt'][0],
+        );
+    }
+    // So every function reaches the API stack's storage (test/synth-setup.ts replaces each parameter by its value).
+    const logicalId = (type: string, name: string) =>
+      Object.entries(parent.template.Resources).find(([id, r]) => r.Type === type && id.startsWith(name))![0];
+    for (const fn of resources('AWS::Lambda::Function'))
+      expect(fn.Properties.Environment.Variables, fn.Properties.Description).toMatchObject({
+        TABLE_NAME: { Ref: logicalId('AWS::DynamoDB::GlobalTable', 'MainTable') },
+        RATE_LIMIT_TABLE_NAME: { Ref: logicalId('AWS::DynamoDB::GlobalTable', 'RateLimitTable') },
+        ASSETS_BUCKET: { Ref: logicalId('AWS::S3::Bucket', 'AssetsBucket') },
+        SIGNING_SECRET_ARN: { Ref: logicalId('AWS::SecretsManager::Secret', 'JwtSigningSecret') },
+      });
+    for (const route of resources('AWS::ApiGatewayV2::Route'))
+      expect(route.Properties.ApiId).toEqual({ Ref: logicalId('AWS::ApiGatewayV2::Api', 'HttpApi') });
   });
 
   it('has one Node.js 22 function and one HTTP API route per route-table entry, and the service function', () => {
