@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { CfnOutput, Duration, NestedStack, RemovalPolicy, Stack, Stage, type StackProps } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
 import { AttributeType, Billing, ProjectionType, TableV2, type Attribute } from 'aws-cdk-lib/aws-dynamodb';
@@ -134,7 +134,8 @@ export class HawkApiStack extends Stack {
 
     /** One function, granted what its bundle uses (infra/code-access.ts): a new route or SDK call gets its grant. */
     // Each function's protobuf descriptor, beside the assembly (infra/proto-descriptors.ts).
-    const descriptors = join(Stage.of(this)!.outdir, 'descriptors');
+    // Absolute: `cdk synth` gives a relative outdir (cdk.out), which esbuild's --alias would take for a package name.
+    const descriptors = resolve(Stage.of(this)!.outdir, 'descriptors');
     const lambda = (
       scope: Construct,
       id: string,
