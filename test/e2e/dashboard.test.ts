@@ -14,8 +14,9 @@ import { readZapSample, ZAP_SAMPLE } from './zap-sample.ts';
 // The dashboard in a real Chromium against the local stack the integration tests run (the same server code as
 // `npm start`, serving web/dist at / and the API at /api). One browser for the whole file to keep it short.
 // A page settles in tens of milliseconds on an idle machine but can take seconds on a busy shared one: polled
-// expectations wait up to 10 s (the default 1 s made them flaky there).
-vi.setConfig({ expect: { poll: { timeout: 10_000 } } });
+// expectations wait up to 10 s (the default 1 s made them flaky there), and a test, a walk through many pages, may
+// take minutes there (about 60 s at a load of 10 on 2 cores, where the suite's 60 s default failed it).
+vi.setConfig({ testTimeout: 240_000, expect: { poll: { timeout: 10_000 } } });
 
 let browser: Awaited<ReturnType<typeof launchBrowser>>;
 let context: BrowserContext;
