@@ -14,8 +14,6 @@ export {
   LIMITS,
   SEVERITIES,
   ZAP_FORMATS,
-  importedScanConfig,
-  importedScanLabels,
   urlCountOf,
 } from './report.ts';
 export { BATCH_LIMITS, reportBatches, toReportedAlerts } from './reported.ts';

@@ -433,34 +433,6 @@ export function mapAlerts(sites: RawSite[], limits: ReadLimits = {}): Omit<ZapRe
   };
 }
 
-/**
- * The scan configuration an imported scan reports (a stackhawk.yml naming the application, environment and host,
- * and where the scan came from), the same whether the CLI or the import operation stores it.
- */
-export function importedScanConfig(
-  appId: string,
-  env: string,
-  report: Pick<ZapReport, 'format' | 'zapVersion' | 'host'>,
-): string {
-  return [
-    `# Imported OWASP ZAP report (${report.format}, ZAP ${report.zapVersion || 'version unknown'})`,
-    'app:',
-    `  applicationId: ${JSON.stringify(appId)}`,
-    `  env: ${JSON.stringify(env)}`,
-    `  host: ${JSON.stringify(report.host)}`,
-    '',
-  ].join('\n');
-}
-
-/** What an imported scan is tagged with, and the HawkScan-version field it reports. */
-export const importedScanLabels = (report: Pick<ZapReport, 'format' | 'zapVersion'>) => ({
-  hawkscanVersion: `ZAP ${report.zapVersion}`.trim().slice(0, 64),
-  tags: [
-    { name: 'importedFrom', value: `zap-${report.format}` },
-    ...(report.zapVersion ? [{ name: 'zapVersion', value: report.zapVersion }] : []),
-  ],
-});
-
 /** Distinct URIs of the report's findings (the scan's urlCount). */
 export const urlCountOf = (report: Pick<ZapReport, 'alerts'>) =>
   new Set(report.alerts.flatMap((a) => a.uris.map((u) => u.uri))).size;
