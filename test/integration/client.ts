@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { inject, expect } from 'vitest';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
@@ -66,6 +66,17 @@ export interface RequestOptions {
   query?: Record<string, string | number | boolean | string[] | undefined>;
 }
 
+/** The server's logged ERROR lines for the request a 500 names (test/integration/global-setup.ts keeps them). */
+function serverErrorsOf(status: number, text: string): string {
+  const requestId = status >= 500 ? /\(request ([^)]+)\)/.exec(text)?.[1] : undefined;
+  const file = ownServer ? undefined : inject('serverErrorLog');
+  if (!requestId || !file || !existsSync(file)) return '';
+  const lines = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line.includes(`"requestId":"${requestId}"`));
+  return lines.length > 0 ? `\nlogged by the server:\n${lines.join('\n').slice(0, 4000)}` : '';
+}
+
 export async function api<T = any>(
   method: string,
   path: string,
@@ -93,7 +104,10 @@ export async function api<T = any>(
   if (response.status >= 200 && response.status < 300 && typeof parsed === 'object')
     validateResponse(method, url.pathname, parsed);
   if (response.status >= 400) {
-    expect(response.status, `${method} ${path} answered ${response.status}: ${text}`).toBeLessThan(500);
+    expect(
+      response.status,
+      `${method} ${path} answered ${response.status}: ${text}${serverErrorsOf(response.status, text)}`,
+    ).toBeLessThan(500);
     expect(typeof (parsed as { message?: unknown }).message, `${method} ${path} error body: ${text}`).toBe('string');
   }
   return { status: response.status, headers: response.headers, body: parsed as T, text };

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
@@ -13,6 +13,7 @@ declare module 'vitest' {
   export interface ProvidedContext {
     baseUrl: string;
     env: Record<string, string>;
+    serverErrorLog: string;
   }
 }
 
@@ -32,6 +33,7 @@ export default async function setup(project: TestProject) {
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };
   Object.assign(process.env, settings);
+  const serverErrorLog = keepServerErrors(join(dir, 'server-errors.log'));
   const stack = await startLocalStack({ dir, persistent: false, port: httpPort, dynamodbPort });
   const env = {
     ...settings,
@@ -44,8 +46,24 @@ export default async function setup(project: TestProject) {
   };
   project.provide('baseUrl', `http://127.0.0.1:${httpPort}`);
   project.provide('env', env);
+  project.provide('serverErrorLog', serverErrorLog);
   return async () => {
     await stack.stop();
     rmSync(dir, { recursive: true, force: true });
   };
+}
+
+/**
+ * Copies the server's ERROR lines (JSON on this process's stderr, shared/http/logger.ts) to `file` as well, so that a
+ * test that meets a 500 can quote the error logged for its request id (test/integration/client.ts): a CI log shows
+ * the failed assertion, not necessarily the line the server printed minutes earlier among hundreds of others.
+ */
+function keepServerErrors(file: string): string {
+  const write = process.stderr.write.bind(process.stderr) as (chunk: unknown, ...rest: unknown[]) => boolean;
+  process.stderr.write = ((chunk: unknown, ...rest: unknown[]) => {
+    const text = typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) ? chunk.toString('utf8') : '';
+    if (text.includes('"level":"ERROR"')) appendFileSync(file, text.endsWith('\n') ? text : `${text}\n`);
+    return write(chunk, ...rest);
+  }) as typeof process.stderr.write;
+  return file;
 }
