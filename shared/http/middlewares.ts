@@ -87,7 +87,14 @@ export function requestLogging(): Middleware {
   };
 }
 
-/** Every failure becomes `{"message": ...}` with its status; anything unexpected is logged and answers 500. */
+/** An operation's time on Lambda and locally (infra/stack.ts, scripts/local/server.ts), inside API Gateway's 30 s. */
+const REQUEST_TIME_LIMIT_SECONDS = 29;
+const TIMEOUT_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * Every failure becomes `{"message": ...}` with its status; a request that runs out of time answers 503 with
+ * Retry-After; anything unexpected is logged and answers 500.
+ */
 export function errorResponses(): Middleware {
   return {
     onError: (request) => {
@@ -106,6 +113,17 @@ export function errorResponses(): Middleware {
           message:
             'Conflict: other requests changed the same data at the same time; nothing was changed, retry the request',
         });
+      } else if (error.name === 'TimeoutError') {
+        // Middy's early timeout (the function's time nearly spent) or an SDK call that timed out: the service is too
+        // busy, not broken. Logged as a warning with the operation, so that slow operations show up.
+        logger.warn('request ran out of time', { error: { name: error.name, message: error.message } });
+        request.response = jsonResponse(
+          503,
+          {
+            message: `Service Unavailable: the request did not finish in the time a request may take (${REQUEST_TIME_LIMIT_SECONDS} s) because the service is busy; retry it in a moment`,
+          },
+          { 'Retry-After': String(TIMEOUT_RETRY_AFTER_SECONDS) },
+        );
       } else {
         logger.error('unexpected error', { error });
         request.response = jsonResponse(500, {
