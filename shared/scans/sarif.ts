@@ -78,6 +78,18 @@ const acceptsGzip = (header: string | undefined) =>
 
 const tagValue = (tags: { name: string; value: string }[], name: string) => tags.find((t) => t.name === name)?.value;
 
+/**
+ * The tool that found the findings: HawkScan with its version, or for an imported report the tool the import
+ * recorded (hawkscanVersion "<tool name> <version>", the version also in a toolVersion or zapVersion tag).
+ */
+function toolOf(scan: { tags: { name: string; value: string }[]; hawkscanVersion: string }) {
+  if (!tagValue(scan.tags, 'importedFrom')) return { toolName: 'HawkScan', toolVersion: scan.hawkscanVersion };
+  const version = tagValue(scan.tags, 'toolVersion') ?? tagValue(scan.tags, 'zapVersion') ?? '';
+  const label = scan.hawkscanVersion.trim();
+  const name = version && label.endsWith(` ${version}`) ? label.slice(0, -version.length - 1) : label;
+  return { toolName: name || 'HawkScan', toolVersion: version };
+}
+
 export async function scanSarif(
   caller: Caller,
   scanId: string,
@@ -91,7 +103,6 @@ export async function scanSarif(
     rulesOfEnvironment(scan),
     descriptionOf(app.applicationId, q.oasPath),
   ]);
-  const imported = tagValue(scan.tags, 'importedFrom');
   const gzip = acceptsGzip(request.acceptEncoding);
   const logs = sarifLogs(
     {
@@ -103,9 +114,7 @@ export async function scanSarif(
       startedAt: scan.startedAt,
       completedAt: scan.completedAt,
       host: scan.host,
-      // An imported scan names its tool in hawkscanVersion ("Nuclei 3.3.7"); HawkScan's own scans give its version.
-      toolName: imported ? scan.hawkscanVersion.split(' ')[0] || imported : 'HawkScan',
-      toolVersion: imported ? scan.hawkscanVersion.split(' ').slice(1).join(' ') : scan.hawkscanVersion,
+      ...toolOf(scan),
       alerts: alerts.filter((a) => used.has(a.pluginId)),
       findings: findings.map((f) => {
         const rule = rules.get(f.findingHash);
