@@ -73,6 +73,31 @@ const byHash = (results: Result[]) =>
   new Map(results.map((r) => [r.partialFingerprints!['hawkFindingHash/v1'], r] as const));
 
 describe('GET /api/v1/scan/{scanId}/sarif', () => {
+  it("names an imported report's tool and version, and places its findings", async () => {
+    const tenant = await createTenant();
+    const appId = await createApp(tenant);
+    const report = readFileSync(
+      fileURLToPath(
+        new URL(
+          '../../scanner/test/fixtures/burp/burp-xml_2020.12.1_plain-reqresp_turingsecure-short-scan.xml',
+          import.meta.url,
+        ),
+      ),
+    );
+    const imported = await api('POST', `/api/v1/app/${appId}/scan/import`, {
+      token: tenant.token,
+      rawBody: report,
+      contentType: 'application/xml',
+      query: { env: 'dev' },
+    });
+    expect(imported.status, imported.text).toBe(200);
+    const { log } = await sarifOf(tenant.token, imported.body.scanId);
+    expect(sarifSchemaErrors(log)).toEqual([]);
+    expect(log.runs[0].tool.driver).toMatchObject({ name: 'Burp Suite', version: '2020.12.1' });
+    expect(log.runs[0].results).toHaveLength(1);
+    expect(log.runs[0].results![0].locations![0].physicalLocation!.artifactLocation!.uri).toBe('stackhawk.yml');
+  });
+
   it('answers a valid SARIF 2.1.0 log: a result per finding, fingerprints, suppressions, locations, rules', async () => {
     const tenant = await createTenant();
     const { appId, scanId, envId, hashes } = await scanWithFindings(tenant);
