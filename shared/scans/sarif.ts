@@ -12,6 +12,7 @@ import { notFound } from '../errors.ts';
 import { RawResponse } from '../http/types.ts';
 import { rulesOfEnvironment } from '../findings/repository.ts';
 import { getHostedDescription } from '../hosted-assets/repository.ts';
+import { objectKeys } from '../storage/objects.ts';
 import { readObjectText } from '../storage/objects-io.ts';
 import { alertsOfScan, isCommitted } from './repository.ts';
 import { absoluteUrl, accessibleScan } from './scans.ts';
@@ -26,7 +27,9 @@ import type { Caller } from '../http/caller.ts';
 /** The description's operations, or none when the application has no readable description. */
 async function descriptionOf(applicationId: string, oasPath: string | undefined) {
   const record = await getHostedDescription(applicationId);
-  const text = record && (await readObjectText(record.objectKey));
+  // The key is rebuilt (it equals record.objectKey) so that the function's IAM grant covers only descriptions
+  // (infra/code-access.ts derives an object grant from the key builders a read goes through).
+  const text = record && (await readObjectText(objectKeys.hostedDescription(record.applicationId, record.version)));
   if (!record || text === undefined) return undefined;
   const operations: OperationIndex = describedOperations(text);
   const uri = oasPath ?? (record.contentType.includes('json') ? 'openapi.json' : 'openapi.yaml');
