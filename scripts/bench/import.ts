@@ -100,7 +100,7 @@ function runCli(
   });
 }
 
-async function importThroughOperation(
+export async function importThroughOperation(
   ctx: BenchContext,
   token: string,
   appId: string,
