@@ -2,8 +2,9 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { benchTenant, type BenchSection } from './harness.ts';
-import { generatedReport, importThroughOperation } from './import.ts';
+import { generatedReport, importThroughOperation, withRss } from './import.ts';
 
 // Report import throughput per tool (docs/IMPORTS.md): ZAP, Wapiti, Nuclei, Burp Suite and SARIF, each for its
 // largest real sample (scanner/test/fixtures/<tool>/, see SOURCES.md there) and for a generated report of 10,000
@@ -11,7 +12,9 @@ import { generatedReport, importThroughOperation } from './import.ts';
 // - read: recognition, parse and mapping (parseReports, then toReportedAlerts, as the CLI and the operation read a
 //   report) in a child process of its own (scripts/bench/parse-report.ts), so that its peak RSS is this report's:
 //   the first read (a cold process, as a CLI run or a fresh Lambda) and the median of the next ones (warm);
-// - operation: the whole import (POST /api/v1/app/{appId}/scan/import: read, store, publish) on the local stack.
+// - operation: the whole import (read, store, publish) on the local stack: a sample as one request
+//   (POST /api/v1/app/{appId}/scan/import), a generated report through the operation's import function without
+//   its 20 s deadline (a shared machine's load would decide, not the work), saying whether it fit in the budget.
 // The generated reports carry no HTTP messages (the real samples carry the tools' own), so each fits the operation's
 // 4 MiB; their findings are spread over 50 rules with distinct URLs. The `import` section has ZAP through the CLI.
 const FINDINGS = Number(process.env.BENCH_IMPORTS_FINDINGS ?? 10_000);
@@ -235,20 +238,60 @@ const section: BenchSection = {
   name: 'imports',
   async run(ctx) {
     const { IMPORT_LIMITS } = await import('../../shared/limits.ts');
-    const { orgId, token } = await benchTenant(ctx, 'imports');
+    const { importScanReport } = await import('../../shared/scans/import.ts');
+    const { createCaller } = await import('../../shared/http/caller.ts');
+    const { orgId, userId, token } = await benchTenant(ctx, 'imports');
     const create = await fetch(`${ctx.baseUrl}/api/v1/org/${orgId}/app`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ name: 'imports bench' }),
     });
     const { applicationId: appId } = (await create.json()) as { applicationId: string };
+    /**
+     * One import through the operation. Its 413 is recorded, not thrown: on a busy machine storing 10,000 findings
+     * can pass the operation's 20 s budget, and it then refuses the report whole (the CLI imports it in batches).
+     */
+    const throughOperation = async (env: string, report: string | Buffer, contentType: string) => {
+      const start = performance.now();
+      try {
+        return await importThroughOperation(ctx, token, appId, env, report, contentType);
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        if (!message.startsWith('import: 413 ')) throw error;
+        ctx.progress(`imports: ${env}: ${message.slice(0, 160)}`);
+        const refused = message.slice('import: '.length, 'import: '.length + 200);
+        return { bytes: Buffer.byteLength(report), ms: Math.round(performance.now() - start), refused };
+      }
+    };
+    /**
+     * The operation's import of a generated report, called in process with a deadline well past its 20 s budget: on
+     * a busy shared machine the budget, not the work, would decide (the operation then answers 413 or, when API
+     * Gateway's timeout comes first, fails). What is measured is the work; withinBudget says whether it fit.
+     */
+    const withoutDeadline = async (env: string, report: string) => {
+      const caller = createCaller({ userId, apiKeyId: 'bench' }, 'write:scan');
+      const measured = await withRss(() =>
+        importScanReport(caller, appId, env, Buffer.from(report), Date.now() + 10 * IMPORT_LIMITS.budgetMs),
+      );
+      const { urisImported, alertsImported } = measured.result;
+      return {
+        bytes: Buffer.byteLength(report),
+        alerts: alertsImported,
+        instances: urisImported,
+        ms: Math.round(measured.ms),
+        instancesPerSecond: perSecond(urisImported, measured.ms),
+        withinBudget: measured.ms <= IMPORT_LIMITS.budgetMs,
+        serverRssBeforeMb: measured.rssBeforeMb,
+        serverPeakRssMb: measured.peakRssMb,
+      };
+    };
     const dir = mkdtempSync(join(tmpdir(), 'hawk-bench-imports-'));
     const read: Record<string, unknown> = {};
     const operation: Record<string, unknown> = {};
     try {
       // The first import loads the operation's modules: measured ones then compare readers, not module loading.
       const [warmup] = samplesOf('zap');
-      await importThroughOperation(ctx, token, appId, 'warmup', readFileSync(warmup.path), 'application/json');
+      await throughOperation('warmup', readFileSync(warmup.path), 'application/json');
 
       for (const tool of TOOLS) {
         const samples = samplesOf(tool);
@@ -267,14 +310,7 @@ const section: BenchSection = {
         const toolOperation: Record<string, unknown> = {
           largestSample: {
             file: opSample.name,
-            ...(await importThroughOperation(
-              ctx,
-              token,
-              appId,
-              `${tool}-sample`,
-              readFileSync(opSample.path),
-              contentTypeOf(opSample.name),
-            )),
+            ...(await throughOperation(`${tool}-sample`, readFileSync(opSample.path), contentTypeOf(opSample.name))),
           },
         };
 
@@ -294,15 +330,8 @@ const section: BenchSection = {
             toolOperation[key] = { bytes, skipped: "past the operation's limits (the CLI imports it)" };
             continue;
           }
-          ctx.progress(`imports: ${tool}: generated ${generated.form} report through the operation`);
-          toolOperation[key] = await importThroughOperation(
-            ctx,
-            token,
-            appId,
-            `${tool}-${generated.form}-generated`,
-            generated.text,
-            contentTypeOf(generated.file),
-          );
+          ctx.progress(`imports: ${tool}: generated ${generated.form} report through the operation's import`);
+          toolOperation[key] = await withoutDeadline(`${tool}-${generated.form}-generated`, generated.text);
         }
         read[tool] = toolRead;
         operation[tool] = toolOperation;
@@ -312,8 +341,10 @@ const section: BenchSection = {
           `read: recognition, parse and mapping (parseReports + toReportedAlerts) in a child process per report; coldMs is its first read, ` +
           `warmP50Ms the median of ${WARM_RUNS.sample} (sample) or ${WARM_RUNS.generated} (generated) more; peakRssMb is the child's peak RSS ` +
           `(getrusage) after the first read, readPeakAboveMb that minus its RSS before it (modules loaded, report in memory). operation: ` +
-          `one POST .../scan/import on the local stack (read, store, publish), instancesPerSecond = findings stored / wall time, serverPeakRssMb ` +
-          `this process's RSS sampled every 20 ms. Generated reports: ${FINDINGS} findings over ${RULES} rules, no HTTP messages.`,
+          `the whole import (read, store, publish) on the local stack: a sample as one POST .../scan/import, a generated report through the ` +
+          `operation's import function in process with no deadline (withinBudget: whether it took at most the operation's 20 s); ` +
+          `instancesPerSecond = findings stored / wall time, serverPeakRssMb this process's RSS sampled every 20 ms; refused: the ` +
+          `operation's 413 (its 20 s budget passed on a busy machine). Generated reports: ${FINDINGS} findings over ${RULES} rules, no HTTP messages.`,
         findingsGenerated: FINDINGS,
         read,
         operation,
