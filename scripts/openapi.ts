@@ -120,7 +120,21 @@ function operationOf(route: Route) {
       : {
           description: 'OK',
           content: Object.fromEntries(
-            mediaTypes.map((t) => [t, { schema: t === 'text/csv' ? { type: 'string' } : schemaFor(t) }]),
+            mediaTypes.map((t) => [
+              t,
+              {
+                schema:
+                  t === 'text/csv'
+                    ? { type: 'string' }
+                    : route.response === 'raw'
+                      ? {
+                          type: 'object',
+                          description: route.rawSchema?.description,
+                          externalDocs: { url: route.rawSchema?.url },
+                        }
+                      : schemaFor(t),
+              },
+            ]),
           ),
         };
   const notes = [

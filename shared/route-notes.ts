@@ -292,6 +292,16 @@ export const routeNotes: Record<string, string> = {
     "plugin, method, normalized path and parameter; docs/DATA-MODEL.md, Findings) and its finding's current " +
     'triage: `status` (UNKNOWN = untriaged), `matchedRuleNote`, `matchedRuleUserId`, `matchedRuleLastUpdated` (ms), ' +
     '`ruleHistories` (newest first).',
+  getScanSarif:
+    "The scan's findings as a SARIF 2.1.0 log for GitHub code scanning (docs/SARIF-EXPORT.md): one result per " +
+    'finding, `partialFingerprints` holding its `findingHash`, false positives and accepted risks as `suppressions` ' +
+    'with their note, rules with the plugin, CWE, help and references, `automationDetails.id` `<applicationId>/<environment>`. ' +
+    "Each result is placed on its operation's line in the application's hosted OpenAPI description (`oasPath`: its " +
+    'path in the repository) when the request matches one, else on the scan configuration (`configPath`, default ' +
+    "stackhawk.yml) with the URL as a logical location. A log that exceeds GitHub's limits (25,000 results, 10 MB " +
+    "gzipped) or a response's (4 MiB gzipped when the client accepts gzip, else 5 MiB) is split into parts, most " +
+    "severe findings first: `part` chooses one (404 past the last); `X-Sarif-Parts` and the run's properties say how " +
+    'many there are. `hawk-scanner sarif` writes every part.',
   bulkTriageFindings:
     'Triages findings of one environment by `findingHash`: `FALSE_POSITIVE`, `RISK_ACCEPTED`, or `ADD_COMMENT` ' +
     "(sets the note; keeps a triaged finding's status, shows an untriaged one as ADD_COMMENT, still untriaged). " +

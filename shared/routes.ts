@@ -27,6 +27,7 @@ import {
   pluginIdSchema,
   scanAlertsBody,
   scanCompletedBody,
+  scanSarifQuery,
   scanStartedBody,
 } from './scans/inputs.ts';
 import {
@@ -103,8 +104,13 @@ export interface Route {
   bodyAfterAccess?: true;
   /** Raw (non-JSON) request body content types, e.g. the OpenAPI upload. */
   rawBody?: { contentTypes: string[]; maxBytes: number };
-  /** Protobuf message name of the 200 response ('package.Message'), or 'empty' for an empty 200. */
+  /**
+   * Protobuf message name of the 200 response ('package.Message'), 'empty' for an empty 200, or 'raw' for a document
+   * of another format that the handler answers itself (a RawResponse), described by `rawSchema`.
+   */
   response: string;
+  /** The JSON Schema document a 'raw' response follows (the OpenAPI description links it). */
+  rawSchema?: { description: string; url: string };
   /** The JSON answer is this one field of the response message (the public API answers a bare map there). */
   responseField?: string;
   /** Response media types offered; defaults to JSON and protobuf. */
@@ -1017,6 +1023,21 @@ export const listScanAlertFindingsRoute: Route = {
   response: 'application.AlertResponse',
 };
 
+export const getScanSarifRoute: Route = {
+  operationId: 'getScanSarif',
+  method: 'GET',
+  path: '/api/v1/scan/{scanId}/sarif',
+  handler: 'get-scan-sarif',
+  tag: 'Scan Results',
+  summary: "A scan's findings as a SARIF 2.1.0 log for GitHub code scanning (ours)",
+  auth: 'bearer',
+  permission: 'read:scan',
+  query: scanSarifQuery,
+  response: 'raw',
+  rawSchema: { description: 'A SARIF 2.1.0 log', url: 'https://json.schemastore.org/sarif-2.1.0.json' },
+  mediaTypes: ['application/sarif+json', 'application/json'],
+};
+
 // ---- Findings: triage, the findings report, members (docs/DATA-MODEL.md "Findings")
 export const bulkTriageFindingsRoute: Route = {
   operationId: 'bulkTriageFindings',
@@ -1152,6 +1173,7 @@ export const routes: Route[] = [
   deleteScanRoute,
   listScanAlertsRoute,
   listScanAlertFindingsRoute,
+  getScanSarifRoute,
   bulkTriageFindingsRoute,
   upsertAlertRuleRoute,
   listOrganizationFindingsRoute,

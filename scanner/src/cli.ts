@@ -1,10 +1,12 @@
 // The scanner client's command line: `hawk-scanner <command> ...` (from the repository root: `npm run scanner --`).
 import { VALIDATE_USAGE, validateCommand } from './commands/validate.ts';
 import { IMPORT_USAGE, importCommand } from './commands/import.ts';
+import { SARIF_USAGE, sarifCommand } from './commands/sarif.ts';
 
 const COMMANDS: Record<string, { usage: string; run: (args: string[]) => Promise<number | 'usage'> }> = {
   validate: { usage: VALIDATE_USAGE, run: validateCommand },
   import: { usage: IMPORT_USAGE, run: importCommand },
+  sarif: { usage: SARIF_USAGE, run: sarifCommand },
 };
 
 export const USAGE = `usage: hawk-scanner <command> ...  (from the repository root: npm run --silent scanner -- <command> ...)

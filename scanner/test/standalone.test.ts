@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   dependencies: Record<string, string>;
+  devDependencies?: Record<string, string>;
 };
 
 function sources(dir: string): string[] {
@@ -31,9 +32,10 @@ const packageName = (specifier: string) =>
 describe('the scanner client package', () => {
   const files = [...sources(join(ROOT, 'src')), ...sources(join(ROOT, 'bin'))];
   const imports = files.flatMap((file) =>
-    [...readFileSync(file, 'utf8').matchAll(/(?:from|import)\s*\(?\s*'([^']+)'/g)].map((m) => ({
+    [...readFileSync(file, 'utf8').matchAll(/(import\s+type\s[^;']*)?(?:from|import)\s*\(?\s*'([^']+)'/g)].map((m) => ({
       file,
-      specifier: m[1],
+      specifier: m[2],
+      typeOnly: m[1] !== undefined,
     })),
   );
 
@@ -46,13 +48,16 @@ describe('the scanner client package', () => {
   });
 
   it('declares every package it imports, and no service dependency', () => {
-    const packages = new Set(
-      imports
-        .map(({ specifier }) => specifier)
-        .filter((s) => !s.startsWith('.') && !s.startsWith('node:') && !builtinModules.includes(s))
-        .map(packageName),
+    const external = imports.filter(
+      ({ specifier: s }) => !s.startsWith('.') && !s.startsWith('node:') && !builtinModules.includes(s),
     );
+    const packages = new Set(external.filter((i) => !i.typeOnly).map((i) => packageName(i.specifier)));
     expect([...packages].filter((name) => !manifest.dependencies[name])).toEqual([]);
+    // Type-only imports load nothing at run time: their @types package is a development dependency.
+    const typed = new Set(external.filter((i) => i.typeOnly).map((i) => packageName(i.specifier)));
+    expect(
+      [...typed].filter((name) => !manifest.dependencies[name] && !manifest.devDependencies?.[`@types/${name}`]),
+    ).toEqual([]);
     expect(Object.keys(manifest.dependencies).filter((name) => /aws|cdk|dynamo|middy|s3rver/.test(name))).toEqual([]);
   });
 });

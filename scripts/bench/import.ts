@@ -52,7 +52,7 @@ export function generatedReport(instances: number, messages = true): string {
 }
 
 /** Runs `work` while sampling this process's RSS every 20 ms: wall time and the peak RSS above the RSS before. */
-async function withRss<T>(
+export async function withRss<T>(
   work: () => Promise<T>,
 ): Promise<{ result: T; ms: number; peakRssMb: number; rssBeforeMb: number }> {
   global.gc?.();
@@ -100,7 +100,7 @@ function runCli(
   });
 }
 
-async function importThroughOperation(
+export async function importThroughOperation(
   ctx: BenchContext,
   token: string,
   appId: string,

@@ -345,6 +345,8 @@ export function responseEncoding(route: Route): Middleware {
         request.response = result.response;
       } else if (route.response === 'empty') {
         request.response = { statusCode: 200, headers: {}, body: '' };
+      } else if (route.response === 'raw') {
+        throw new Error(`${route.operationId} must answer a RawResponse`);
       } else if (request.context.preferredMediaType === PROTOBUF_TYPE) {
         request.response = {
           statusCode: 200,

@@ -238,3 +238,37 @@ export type ListAlertFindingsQuery = z.output<typeof listAlertFindingsQuery>;
 
 export const alertMessageQuery = schema(() => z.object({ includeValidationCommand: booleanParam(false) }));
 export type AlertMessageQuery = z.output<typeof alertMessageQuery>;
+
+/** A file path relative to the repository's root (`api/openapi.yaml`), as GitHub code scanning places alerts. */
+const repositoryPath = () =>
+  z
+    .string()
+    .check(
+      z.regex(
+        /^(?!\/)(?!.*(^|\/)\.\.?(\/|$))[\w.@+-]+(\/[\w.@+-]+)*$/,
+        'must be a relative path in the repository (letters, digits, . _ - @ + and /, no . or .. segments)',
+      ),
+      z.maxLength(300),
+    );
+
+/** GET /api/v1/scan/{scanId}/sarif (docs/SARIF-EXPORT.md). */
+export const scanSarifQuery = schema(() =>
+  z.object({
+    part: z
+      .pipe(integerParam(1), z.number().check(z.gte(1, 'must be 1 or more')))
+      .check(
+        z.describe('Which part of a log split for GitHub (1-based, default 1); every part says how many there are.'),
+      ),
+    oasPath: z
+      .optional(repositoryPath())
+      .check(
+        z.describe(
+          "Path of the application's OpenAPI description in the repository (default openapi.yaml or openapi.json).",
+        ),
+      ),
+    configPath: z
+      .optional(repositoryPath())
+      .check(z.describe('Path of the scan configuration in the repository (default stackhawk.yml).')),
+  }),
+);
+export type ScanSarifQuery = z.output<typeof scanSarifQuery>;

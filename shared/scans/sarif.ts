@@ -1,0 +1,152 @@
+import { gzipSync } from 'node:zlib';
+import {
+  describedOperations,
+  SARIF_LIMITS,
+  sarifLogs,
+  type ExportFinding,
+  type OperationIndex,
+} from '@hawk-api/scanner/sarif-export';
+import { keys } from '../db/keys.ts';
+import { queryItems } from '../db/query.ts';
+import { notFound } from '../errors.ts';
+import { RawResponse } from '../http/types.ts';
+import { rulesOfEnvironment } from '../findings/repository.ts';
+import { getHostedDescription } from '../hosted-assets/repository.ts';
+import { objectKeys } from '../storage/objects.ts';
+import { readObjectText } from '../storage/objects-io.ts';
+import { alertsOfScan, isCommitted } from './repository.ts';
+import { absoluteUrl, accessibleScan } from './scans.ts';
+import type { ScanSarifQuery } from './inputs.ts';
+import type { Caller } from '../http/caller.ts';
+
+// GET /api/v1/scan/{scanId}/sarif (docs/SARIF-EXPORT.md): the scan's findings, each with the triage in force now, as
+// a SARIF 2.1.0 log for GitHub code scanning. The log is built by the scanner package's exporter, which the CLI uses
+// too; this reads what it needs: the scan's alerts and URIs, the environment's triage rules and the application's
+// hosted OpenAPI description.
+
+/** The description's operations, or none when the application has no readable description. */
+async function descriptionOf(applicationId: string, oasPath: string | undefined) {
+  const record = await getHostedDescription(applicationId);
+  // The key is rebuilt (it equals record.objectKey) so that the function's IAM grant covers only descriptions
+  // (infra/code-access.ts derives an object grant from the key builders a read goes through).
+  const text = record && (await readObjectText(objectKeys.hostedDescription(record.applicationId, record.version)));
+  if (!record || text === undefined) return undefined;
+  const operations: OperationIndex = describedOperations(text);
+  const uri = oasPath ?? (record.contentType.includes('json') ? 'openapi.json' : 'openapi.yaml');
+  return { uri, operations };
+}
+
+/** One finding per hash among the scan's counted URIs (the first URI reported for it stands for it). */
+async function findingsOfScan(scan: Awaited<ReturnType<typeof accessibleScan>>['scan'], pluginIds: Set<string>) {
+  const alerts = await alertsOfScan(scan);
+  const counted = new Map(alerts.filter((a) => a.uriCount > 0).map((a) => [a.pluginId, a]));
+  const range = keys.urisOfScan(scan.applicationId, scan.environmentId, scan.scanId);
+  const found = new Map<string, Omit<ExportFinding, 'status' | 'note' | 'triagedBy' | 'triagedAt'>>();
+  const uris = queryItems({
+    partition: range.pk,
+    skFrom: range.skFrom,
+    skTo: range.skTo,
+    attributes: ['n', 'pluginId', 'findingHash', 'uri', 'requestMethod', 'param'],
+  });
+  for await (const u of uris) {
+    const alert = counted.get(u.pluginId as string);
+    if (!alert || !isCommitted(alert, u.n as number)) continue; // written by a request that never counted it
+    const hash = u.findingHash as string;
+    if (found.has(hash)) continue;
+    pluginIds.add(alert.pluginId);
+    found.set(hash, {
+      findingHash: hash,
+      pluginId: alert.pluginId,
+      requestMethod: u.requestMethod as string,
+      url: absoluteUrl(u.uri as string, scan.host),
+      param: (u.param as string | undefined) ?? '',
+    });
+  }
+  return { alerts: [...counted.values()], findings: [...found.values()] };
+}
+
+/**
+ * A part's bounds in this operation: GitHub's, and within a Lambda response (6 MB): gzipped to 4 MiB (base64 then
+ * stays under 6 MB) for a client that accepts gzip, else 5 MiB of JSON.
+ */
+const MiB = 1024 * 1024;
+const apiLimits = (gzip: boolean) =>
+  gzip ? { ...SARIF_LIMITS, maxGzipBytes: 4 * MiB } : { ...SARIF_LIMITS, maxJsonBytes: 5 * MiB };
+
+const acceptsGzip = (header: string | undefined) =>
+  (header ?? '')
+    .split(',')
+    .map((part) => part.trim().toLowerCase().split(';'))
+    .some(([coding, ...params]) => coding === 'gzip' && !params.some((p) => /^\s*q\s*=\s*0(\.0*)?\s*$/.test(p)));
+
+const tagValue = (tags: { name: string; value: string }[], name: string) => tags.find((t) => t.name === name)?.value;
+
+/**
+ * The tool that found the findings: HawkScan with its version, or for an imported report the tool the import
+ * recorded (hawkscanVersion "<tool name> <version>", the version also in a toolVersion or zapVersion tag).
+ */
+function toolOf(scan: { tags: { name: string; value: string }[]; hawkscanVersion: string }) {
+  if (!tagValue(scan.tags, 'importedFrom')) return { toolName: 'HawkScan', toolVersion: scan.hawkscanVersion };
+  const version = tagValue(scan.tags, 'toolVersion') ?? tagValue(scan.tags, 'zapVersion') ?? '';
+  const label = scan.hawkscanVersion.trim();
+  const name = version && label.endsWith(` ${version}`) ? label.slice(0, -version.length - 1) : label;
+  return { toolName: name || 'HawkScan', toolVersion: version };
+}
+
+export async function scanSarif(
+  caller: Caller,
+  scanId: string,
+  q: ScanSarifQuery,
+  request: { mediaType?: string; acceptEncoding?: string },
+): Promise<RawResponse> {
+  const { scan, app } = await accessibleScan(caller, scanId);
+  const used = new Set<string>();
+  const [{ alerts, findings }, rules, description] = await Promise.all([
+    findingsOfScan(scan, used),
+    rulesOfEnvironment(scan),
+    descriptionOf(app.applicationId, q.oasPath),
+  ]);
+  const gzip = acceptsGzip(request.acceptEncoding);
+  const logs = sarifLogs(
+    {
+      applicationId: app.applicationId,
+      applicationName: app.name,
+      environmentName: scan.envName,
+      scanId: scan.scanId,
+      scanStatus: scan.status,
+      startedAt: scan.startedAt,
+      completedAt: scan.completedAt,
+      host: scan.host,
+      ...toolOf(scan),
+      alerts: alerts.filter((a) => used.has(a.pluginId)),
+      findings: findings.map((f) => {
+        const rule = rules.get(f.findingHash);
+        return {
+          ...f,
+          status: rule?.status ?? 'UNKNOWN',
+          note: rule?.note ?? '',
+          triagedBy: rule?.userId ?? '',
+          triagedAt: rule?.updatedAt ?? 0,
+        };
+      }),
+      description,
+      configurationUri: q.configPath ?? 'stackhawk.yml',
+    },
+    apiLimits(gzip),
+  );
+  if (q.part > logs.length) throw notFound(`scan ${scanId}'s SARIF log has ${logs.length} part(s), not ${q.part}`);
+  const log = logs[q.part - 1];
+  const json = JSON.stringify(log);
+  return new RawResponse({
+    statusCode: 200,
+    headers: {
+      'content-type': `${request.mediaType ?? 'application/sarif+json'}; charset=utf-8`,
+      'x-sarif-parts': String(logs.length),
+      'x-total-count': String(log.runs[0].properties?.totalResults ?? 0),
+      vary: 'accept-encoding',
+      ...(gzip ? { 'content-encoding': 'gzip' } : {}),
+    },
+    body: gzip ? gzipSync(json).toString('base64') : json,
+    ...(gzip ? { isBase64Encoded: true } : {}),
+  });
+}
