@@ -30,6 +30,8 @@ export const config = {
   signingKeyFile: process.env.SIGNING_KEY_FILE || undefined,
   /** On AWS: the Secrets Manager secret holding the JWT signing secret. */
   signingSecretArn: process.env.SIGNING_SECRET_ARN || undefined,
+  /** The 32-byte key (base64url) integration secrets are sealed with (shared/secrets/sealing.ts): locally DATA_DIR/integrations.key. */
+  integrationKeyFile: process.env.INTEGRATION_KEY_FILE || undefined,
   rateLimitPerMinute: positiveInt('RATE_LIMIT_PER_MINUTE', 180),
   /** Login attempts per API key (guessing a given key) ... */
   loginRateLimitPerMinute: positiveInt('LOGIN_RATE_LIMIT_PER_MINUTE', 30),

@@ -40,6 +40,7 @@ export default async function setup(project: TestProject) {
     LOCAL_S3_ACCESS_KEY_ID: process.env.LOCAL_S3_ACCESS_KEY_ID!,
     LOCAL_S3_SECRET_ACCESS_KEY: process.env.LOCAL_S3_SECRET_ACCESS_KEY!,
     SIGNING_KEY_FILE: process.env.SIGNING_KEY_FILE!,
+    INTEGRATION_KEY_FILE: process.env.INTEGRATION_KEY_FILE!,
     AWS_REGION: process.env.AWS_REGION!,
   };
   project.provide('baseUrl', `http://127.0.0.1:${httpPort}`);
