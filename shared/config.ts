@@ -39,4 +39,12 @@ export const config = {
   loginSourceRateLimitPerMinute: positiveInt('LOGIN_SOURCE_RATE_LIMIT_PER_MINUTE', 180),
   tokenLifetimeSeconds: positiveInt('TOKEN_LIFETIME_SECONDS', 30 * 60),
   presignedUrlSeconds: positiveInt('PRESIGNED_URL_SECONDS', 300),
+  /** The dashboard's address, for links in webhook payloads (empty: links are paths). */
+  publicUrl: process.env.PUBLIC_URL || undefined,
+  /** A webhook delivery's whole exchange (connect, send, answer) takes at most this (docs/WEBHOOKS.md, Delivery). */
+  webhookTimeoutMs: positiveInt('WEBHOOK_TIMEOUT_MS', 10_000),
+  /** Attempts of a delivery before it is dead (SQS's maxReceiveCount on AWS). */
+  webhookMaxAttempts: positiveInt('WEBHOOK_MAX_ATTEMPTS', 8),
+  /** The first retry's delay; each further one doubles it, at most 15 minutes. */
+  webhookRetryBaseMs: positiveInt('WEBHOOK_RETRY_BASE_MS', 30_000),
 };

@@ -341,6 +341,10 @@ export const routeNotes: Record<string, string> = {
     'Changes the fields given (`applicationIds`/`teamId`/`customHeader` null: cleared). `rotateSecret: true` makes a ' +
     'new signing secret, in this answer only; the old one stops signing at once.',
   deleteWebhook: 'Removes the subscription; deliveries still queued for it are dropped.',
+  listWebhookDeliveries:
+    'The 50 newest deliveries to the subscription: the event, its status (`PENDING`, `RETRYING`, `DELIVERED`, ' +
+    '`DEAD` after the last attempt or a refused address, `DROPPED` when the subscription was disabled) and each ' +
+    "attempt's time, HTTP status, latency, error and the first 512 characters of the receiver's answer.",
   getIntegrationSettings: "The organization's integration settings.",
   updateIntegrationSettings:
     '`allowPrivateNetworks`: whether receivers may be on private, loopback or shared (CGNAT) addresses. Link-local ' +

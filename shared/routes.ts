@@ -1152,6 +1152,18 @@ export const deleteWebhookRoute: Route = {
   response: 'hawk.Empty',
 };
 
+export const listWebhookDeliveriesRoute: Route = {
+  operationId: 'listWebhookDeliveries',
+  method: 'GET',
+  path: '/api/v1/org/{orgId}/webhooks/{webhookId}/deliveries',
+  handler: 'list-webhook-deliveries',
+  tag: 'Webhooks',
+  summary: "A webhook subscription's delivery log, newest first (ours)",
+  auth: 'bearer',
+  permission: 'read:integration',
+  response: 'hawk.ListWebhookDeliveriesResponse',
+};
+
 export const getIntegrationSettingsRoute: Route = {
   operationId: 'getIntegrationSettings',
   method: 'GET',
@@ -1255,6 +1267,7 @@ export const routes: Route[] = [
   getWebhookRoute,
   updateWebhookRoute,
   deleteWebhookRoute,
+  listWebhookDeliveriesRoute,
   getIntegrationSettingsRoute,
   updateIntegrationSettingsRoute,
 ];

@@ -186,6 +186,8 @@ export async function startLocalStack(options: {
     server = await startLocalServer(options.port, '127.0.0.1', [gate.hook, ...defaultHooks, engines.s3Hook]);
     const { provision } = await import('./provision.ts');
     await provision();
+    // Webhook deliveries: the outbox relayed into the in-table queue and sent (scripts/local/delivery.ts).
+    const delivery = (await import('./delivery.ts')).startLocalDelivery();
     if (!options.holdReadiness) gate.markReady();
     const running = server;
     return {
@@ -196,6 +198,7 @@ export async function startLocalStack(options: {
       loopbackOnly: engines.dynamodb.loopbackOnly !== false,
       markReady: gate.markReady,
       stop: async () => {
+        await delivery.stop();
         running.closeAllConnections();
         await new Promise((resolve) => running.close(resolve));
         await engines.stop();

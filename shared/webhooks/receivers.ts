@@ -26,6 +26,8 @@ PRIVATE.addAddress('::1', 'ipv6');
 PRIVATE.addSubnet('fc00::', 7, 'ipv6'); // unique local
 
 export class ReceiverRefused extends Error {}
+/** The host does not resolve (now): refused when a subscription is saved, retried when a delivery is sent. */
+export class ReceiverUnresolved extends ReceiverRefused {}
 
 /** An IPv4 address mapped into IPv6 (::ffff:a.b.c.d) is judged as the IPv4 address it is. */
 function unmapped(address: string): { address: string; family: 'ipv4' | 'ipv6' } {
@@ -72,10 +74,10 @@ export async function resolveReceiver(raw: string, allowPrivate: boolean): Promi
     try {
       addresses = await lookup(host, { all: true, verbatim: true });
     } catch {
-      throw new ReceiverRefused(`${host} does not resolve`);
+      throw new ReceiverUnresolved(`${host} does not resolve`);
     }
   }
-  if (addresses.length === 0) throw new ReceiverRefused(`${host} does not resolve`);
+  if (addresses.length === 0) throw new ReceiverUnresolved(`${host} does not resolve`);
   for (const { address } of addresses) {
     const refusal = refusalOf(address, allowPrivate);
     if (refusal) throw new ReceiverRefused(`${host} resolves to ${refusal}`);

@@ -24,6 +24,7 @@ import {
   type UpdateWebhookBody,
   type WebhookFormat,
 } from './inputs.ts';
+import { deliveriesOfWebhook, DELIVERIES_LISTED, toDelivery } from './deliveries.ts';
 import type { Caller } from '../http/caller.ts';
 
 // Webhook subscriptions of an organization (docs/WEBHOOKS.md): created, listed, changed and removed through the
@@ -229,6 +230,12 @@ export async function deleteWebhook(caller: Caller, orgId: string, webhookId: st
       if (attempt >= MAX_ATTEMPTS) throw conflict(`webhook ${webhookId} is being changed concurrently; retry`);
     }
   }
+}
+
+/** GET /api/v1/org/{orgId}/webhooks/{webhookId}/deliveries (listWebhookDeliveries): the delivery log, newest first. */
+export async function listWebhookDeliveries(orgId: string, webhookId: string) {
+  await existingWebhook(orgId, webhookId); // another organization's subscription is not found
+  return { deliveries: (await deliveriesOfWebhook(webhookId, DELIVERIES_LISTED)).map(toDelivery) };
 }
 
 /** GET /api/v1/org/{orgId}/integrations/settings (getIntegrationSettings). */

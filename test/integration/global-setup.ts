@@ -29,6 +29,10 @@ export default async function setup(project: TestProject) {
     LOGIN_RATE_LIMIT_PER_MINUTE: '100000',
     LOGIN_SOURCE_RATE_LIMIT_PER_MINUTE: '100000',
     LOG_LEVEL: 'WARN',
+    // Webhook retries within a test's time: 3 attempts, 200 ms then 400 ms apart, 3 s per attempt.
+    WEBHOOK_MAX_ATTEMPTS: '3',
+    WEBHOOK_RETRY_BASE_MS: '200',
+    WEBHOOK_TIMEOUT_MS: '3000',
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };
   Object.assign(process.env, settings);

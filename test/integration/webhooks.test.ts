@@ -2,8 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { api } from './client.ts';
 import { addUserTo, createTenant, type Tenant } from './fixtures.ts';
 import { alert, completeScan, createApp, reportAlerts, startScan } from './scan-helpers.ts';
-import { keys, OUTBOX_SHARDS } from '../../shared/db/keys.ts';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { queryAll } from '../../shared/db/query.ts';
+import { relayEvent } from '../../shared/webhooks/relay.ts';
+import { tableQueue } from '../../shared/webhooks/table-queue.ts';
 
 // Webhook subscriptions (docs/WEBHOOKS.md): CRUD through createWebhook & co., the secret shown once and stored
 // sealed, receivers checked against private and metadata addresses, and the events recorded with the changes.
@@ -16,14 +20,6 @@ async function allowPrivate(tenant: Tenant, allow = true) {
     body: { allowPrivateNetworks: allow },
   });
   expect(out.status, out.text).toBe(200);
-}
-
-/** Every outbox item of the table about this scan or finding (events not yet handed to the delivery queue). */
-async function outboxEventsOf(match: (data: Record<string, unknown>) => boolean) {
-  const items = [];
-  for (let shard = 0; shard < OUTBOX_SHARDS; shard++)
-    items.push(...(await queryAll({ partition: keys.outboxShard(shard).pk, consistent: true })));
-  return items.filter((item) => match(item.data as Record<string, unknown>));
 }
 
 describe('webhook subscriptions', () => {
@@ -194,34 +190,216 @@ describe('webhook subscriptions', () => {
   });
 });
 
-describe('events recorded with their changes (the outbox)', () => {
-  it('a scan start, completion and a triage each commit their event in their own transaction', async () => {
-    const tenant = await createTenant();
-    const appId = await createApp(tenant);
-    const { scanId, envId } = await startScan(tenant.token, appId);
-    await reportAlerts(tenant.token, scanId, [alert('10038', 'High', 2), alert('10020', 'Low', 1)]);
-    await completeScan(tenant.token, scanId);
-    const events = await outboxEventsOf((data) => data.scanId === scanId);
-    const byType = Object.fromEntries(events.map((e) => [e.type, e]));
-    expect(Object.keys(byType).sort()).toEqual(['scanCompleted', 'scanStarted']);
-    expect(byType.scanCompleted).toMatchObject({
-      organizationId: tenant.orgId,
-      applicationId: appId,
-      data: { scanId, envId, envName: 'dev', appName: 'scanned', status: 'COMPLETED' },
-    });
+interface Received {
+  headers: IncomingHttpHeaders;
+  raw: string;
+  body: any;
+}
 
-    const findings = await api('GET', `/api/v1/scan/${scanId}/alert/10038`, { token: tenant.token });
-    const findingHash = findings.body.applicationScanAlertUris[0].findingHash;
-    const triage = await api('POST', `/api/v1/org/${tenant.orgId}/app/${appId}/env/${envId}/findings/triage`, {
-      token: tenant.token,
-      body: { actions: [{ findingHash, status: 'FALSE_POSITIVE', note: 'not reachable' }] },
+/** A webhook receiver on loopback: records every request and answers with `answer(n)` (n: requests so far). */
+async function startReceiver(answer: (n: number) => number = () => 200) {
+  const received: Received[] = [];
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const raw = Buffer.concat(chunks).toString('utf8');
+      received.push({ headers: request.headers, raw, body: JSON.parse(raw) });
+      response.writeHead(answer(received.length), { 'content-type': 'text/plain' }).end('ok from receiver');
     });
-    expect(triage.status, triage.text).toBe(200);
-    const changed = await outboxEventsOf((data) => data.findingHash === findingHash);
-    expect(changed).toHaveLength(1);
-    expect(changed[0]).toMatchObject({
-      type: 'findingStatusChanged',
-      data: { oldStatus: 'UNKNOWN', newStatus: 'FALSE_POSITIVE', pluginId: '10038', note: 'not reachable' },
-    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  return { url, received, close: () => new Promise((resolve) => server.close(resolve)) };
+}
+
+/** The receiver's check: HMAC-SHA256(secret, "<t>.<raw body>") in hex, compared in constant time, t recent. */
+function verifySignature(secret: string, header: string, raw: string): boolean {
+  const parts = Object.fromEntries(header.split(',').map((part) => part.split('=') as [string, string]));
+  const expected = createHmac('sha256', secret).update(`${parts.t}.${raw}`).digest();
+  const given = Buffer.from(parts.v1 ?? '', 'hex');
+  return (
+    Math.abs(Date.now() / 1000 - Number(parts.t)) < 300 &&
+    given.length === expected.length &&
+    timingSafeEqual(given, expected)
+  );
+}
+
+async function until<T>(what: () => Promise<T> | T, ok: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await what();
+    if (ok(value) || Date.now() > end) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+async function subscribe(tenant: Tenant, url: string, events: string[]) {
+  const created = await api('POST', hooks(tenant.orgId), { token: tenant.token, body: { url, events } });
+  expect(created.status, created.text).toBe(200);
+  return created.body as { webhook: { id: string }; secret: string };
+}
+
+const deliveriesOf = async (tenant: Tenant, webhookId: string) => {
+  const out = await api('GET', `${hooks(tenant.orgId)}/${webhookId}/deliveries`, { token: tenant.token });
+  expect(out.status, out.text).toBe(200);
+  return out.body.deliveries as any[];
+};
+
+describe('webhook delivery (the in-table queue of npm start)', () => {
+  it('a scan and a triage reach the receiver once each, signed, in StackHawk shape, and are logged', async () => {
+    const tenant = await createTenant();
+    await allowPrivate(tenant);
+    const receiver = await startReceiver();
+    try {
+      const { webhook, secret } = await subscribe(tenant, receiver.url, [
+        'scanStarted',
+        'scanCompleted',
+        'findingStatusChanged',
+      ]);
+      const appId = await createApp(tenant);
+      const { scanId, envId } = await startScan(tenant.token, appId);
+      await reportAlerts(tenant.token, scanId, [alert('10038', 'High', 2), alert('10020', 'Low', 1)]);
+      await completeScan(tenant.token, scanId);
+      await until(
+        () => receiver.received,
+        (r) => r.length >= 2,
+      );
+      const events = receiver.received.map((r) => r.headers['x-hawk-event']);
+      expect(events.sort()).toEqual(['scanCompleted', 'scanStarted']);
+      for (const request of receiver.received) {
+        expect(request.headers['content-type']).toBe('application/json');
+        expect(verifySignature(secret, String(request.headers['x-hawk-signature']), request.raw)).toBe(true);
+        expect(verifySignature('whsec_other', String(request.headers['x-hawk-signature']), request.raw)).toBe(false);
+      }
+      const completed = receiver.received.find((r) => r.headers['x-hawk-event'] === 'scanCompleted')!.body;
+      expect(completed.service).toBe('StackHawk');
+      expect(completed.scanCompleted.scan).toMatchObject({ id: scanId, envId, applicationId: appId, env: 'dev' });
+      expect(completed.scanCompleted.completedScanStats.scanResultsStats).toMatchObject({
+        highCount: '2',
+        lowCount: '1',
+        mediumCount: '0',
+      });
+      expect(
+        completed.scanCompleted.findings.map((f: any) => [f.pluginId, f.severity, f.totalCount, f.paths.length]),
+      ).toEqual([
+        ['10038', 'High', '2', 2],
+        ['10020', 'Low', '1', 1],
+      ]);
+
+      // A relay run again (as after a crash before the event left the outbox) records and sends nothing new.
+      const logged = await until(
+        () => deliveriesOf(tenant, webhook.id),
+        (d) => d.length === 2 && d.every((x) => x.status === 'DELIVERED'),
+      );
+      const again = logged.find((d) => d.event === 'scanCompleted');
+      await relayEvent(
+        {
+          eventId: again.eventId,
+          type: 'scanCompleted',
+          organizationId: tenant.orgId,
+          applicationId: appId,
+          occurredAt: Date.parse(again.createdAt),
+          data: { scanId, envId, appName: 'scanned', envName: 'dev', status: 'COMPLETED', startedAt: Date.now() },
+        },
+        tableQueue(),
+      );
+
+      const findings = await api('GET', `/api/v1/scan/${scanId}/alert/10038`, { token: tenant.token });
+      const findingHash = findings.body.applicationScanAlertUris[0].findingHash;
+      const triage = await api('POST', `/api/v1/org/${tenant.orgId}/app/${appId}/env/${envId}/findings/triage`, {
+        token: tenant.token,
+        body: { actions: [{ findingHash, status: 'FALSE_POSITIVE', note: 'not reachable' }] },
+      });
+      expect(triage.status, triage.text).toBe(200);
+      await until(
+        () => receiver.received,
+        (r) => r.length >= 3,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 1500)); // time for a duplicate to show, were there one
+      expect(receiver.received.map((r) => r.headers['x-hawk-event']).sort()).toEqual([
+        'findingStatusChanged',
+        'scanCompleted',
+        'scanStarted',
+      ]);
+      expect(new Set(receiver.received.map((r) => r.headers['x-hawk-delivery'])).size).toBe(3);
+      expect(receiver.received[2].body.findingStatusChanged).toMatchObject({
+        applicationId: appId,
+        envId,
+        finding: { findingHash, pluginId: '10038' },
+        oldStatus: 'NEW',
+        newStatus: 'FALSE_POSITIVE',
+      });
+
+      const log = await deliveriesOf(tenant, webhook.id);
+      expect(log.map((d) => [d.event, d.status, d.attemptCount])).toEqual([
+        ['findingStatusChanged', 'DELIVERED', 1],
+        ['scanCompleted', 'DELIVERED', 1],
+        ['scanStarted', 'DELIVERED', 1],
+      ]);
+      expect(log[0].attempts[0]).toMatchObject({ statusCode: 200, error: '', responseExcerpt: 'ok from receiver' });
+      expect(log[0].id).toBe(receiver.received[2].headers['x-hawk-delivery']);
+      const other = await createTenant();
+      const foreign = await api('GET', `${hooks(other.orgId)}/${webhook.id}/deliveries`, { token: other.token });
+      expect(foreign.status).toBe(404);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('retries a failing receiver: delivered once it answers, dead after the last attempt', async () => {
+    const tenant = await createTenant();
+    await allowPrivate(tenant);
+    const flaky = await startReceiver((n) => (n <= 2 ? 503 : 200));
+    const down = await startReceiver(() => 500);
+    try {
+      const flakyHook = await subscribe(tenant, flaky.url, ['scanStarted']);
+      const downHook = await subscribe(tenant, down.url, ['scanStarted']);
+      const appId = await createApp(tenant);
+      await startScan(tenant.token, appId);
+
+      const recovered = await until(
+        () => deliveriesOf(tenant, flakyHook.webhook.id),
+        (d) => d[0]?.status === 'DELIVERED',
+      );
+      expect(recovered.map((d) => [d.status, d.attemptCount])).toEqual([['DELIVERED', 3]]);
+      expect(recovered[0].attempts.map((a: any) => a.statusCode)).toEqual([503, 503, 200]);
+      expect(flaky.received).toHaveLength(3);
+      expect(new Set(flaky.received.map((r) => r.headers['x-hawk-delivery'])).size).toBe(1);
+
+      // WEBHOOK_MAX_ATTEMPTS is 3 in the tests: the third failure is the last.
+      const dead = await until(
+        () => deliveriesOf(tenant, downHook.webhook.id),
+        (d) => d[0]?.status === 'DEAD',
+      );
+      expect(dead.map((d) => [d.status, d.attemptCount])).toEqual([['DEAD', 3]]);
+      expect(dead[0].attempts[2]).toMatchObject({ statusCode: 500, error: 'the receiver answered 500' });
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect(down.received).toHaveLength(3);
+    } finally {
+      await flaky.close();
+      await down.close();
+    }
+  });
+
+  it('refuses at delivery a private receiver the organization no longer allows, without retrying', async () => {
+    const tenant = await createTenant();
+    await allowPrivate(tenant);
+    const receiver = await startReceiver();
+    try {
+      const { webhook } = await subscribe(tenant, receiver.url, ['scanStarted']);
+      await allowPrivate(tenant, false);
+      const appId = await createApp(tenant);
+      await startScan(tenant.token, appId);
+      const log = await until(
+        () => deliveriesOf(tenant, webhook.id),
+        (d) => d[0]?.status === 'DEAD',
+      );
+      expect(log[0].attemptCount).toBe(1);
+      expect(log[0].attempts[0].error).toMatch(/^refused: 127\.0\.0\.1 resolves to 127\.0\.0\.1 is a private/);
+      expect(receiver.received).toHaveLength(0);
+    } finally {
+      await receiver.close();
+    }
   });
 });
