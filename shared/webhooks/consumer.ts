@@ -6,7 +6,7 @@ import { unseal } from '../secrets/sealing.ts';
 import { attemptRecord, getDelivery, setDeliveryStatus, type DeliveryStatus } from './deliveries.ts';
 import { getIntegrationSettings, getWebhook, webhookSealContext } from './repository.ts';
 import { send } from './sender.ts';
-import { retryDelayMs, type DeliveryMessage, type DeliveryQueue, type QueueRecord } from './queue.ts';
+import { retryDelayMs, type DeliveryMessage, type DeliveryRetrier, type QueueRecord } from './queue.ts';
 
 // The delivery consumer (docs/WEBHOOKS.md, Delivery): the same code behind SQS on AWS (functions/deliver-webhooks.ts)
 // and the in-table queue of `npm start`. Each message is one delivery: sent signed, its attempt recorded in the
@@ -21,7 +21,7 @@ export interface ConsumeResult {
   failed: string[];
 }
 
-async function consumeOne(record: QueueRecord, queue: DeliveryQueue): Promise<'done' | 'failed'> {
+async function consumeOne(record: QueueRecord, queue: DeliveryRetrier): Promise<'done' | 'failed'> {
   const message = JSON.parse(record.body) as DeliveryMessage;
   const delivery = await getDelivery(message);
   if (!delivery || delivery.status === 'DELIVERED' || delivery.status === 'DROPPED') return 'done';
@@ -32,14 +32,14 @@ async function consumeOne(record: QueueRecord, queue: DeliveryQueue): Promise<'d
   }
   const settings = await getIntegrationSettings(webhook.organizationId);
   const attempt = await send({
-    url: unseal(webhook.sealedUrl, webhookSealContext(webhook, 'url')),
+    url: await unseal(webhook.sealedUrl, webhookSealContext(webhook, 'url')),
     body: delivery.body,
     event: delivery.event,
     deliveryId: delivery.deliveryId,
-    secret: unseal(webhook.sealedSecret, webhookSealContext(webhook, 'secret')),
+    secret: await unseal(webhook.sealedSecret, webhookSealContext(webhook, 'secret')),
     customHeader: webhook.customHeader && {
       name: webhook.customHeader.name,
-      value: unseal(webhook.customHeader.sealedValue, webhookSealContext(webhook, 'header')),
+      value: await unseal(webhook.customHeader.sealedValue, webhookSealContext(webhook, 'header')),
     },
     allowPrivateNetworks: settings.allowPrivateNetworks,
   });
@@ -67,7 +67,7 @@ async function consumeOne(record: QueueRecord, queue: DeliveryQueue): Promise<'d
 }
 
 /** Handles a batch of queue messages, each on its own: one receiver's failure never holds back another's. */
-export async function consumeDeliveries(records: QueueRecord[], queue: DeliveryQueue): Promise<ConsumeResult> {
+export async function consumeDeliveries(records: QueueRecord[], queue: DeliveryRetrier): Promise<ConsumeResult> {
   const result: ConsumeResult = { done: [], failed: [] };
   await Promise.all(
     records.map(async (record) => {

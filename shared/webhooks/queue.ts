@@ -18,11 +18,18 @@ export interface QueueRecord {
   attributes: { ApproximateReceiveCount: string };
 }
 
-export interface DeliveryQueue {
+/** What the relay needs of the queue. */
+export interface DeliverySender {
   send(messages: DeliveryMessage[]): Promise<void>;
+}
+
+/** What the consumer needs of the queue. */
+export interface DeliveryRetrier {
   /** Keeps a received message hidden for `delayMs` more (the retry's backoff), after which it is received again. */
   retryLater(receiptHandle: string, delayMs: number): Promise<void>;
 }
+
+export type DeliveryQueue = DeliverySender & DeliveryRetrier;
 
 /** The delay before the attempt after the `receiveCount`th: doubling from WEBHOOK_RETRY_BASE_MS, at most 15 minutes. */
 export const retryDelayMs = (receiveCount: number, baseMs: number) =>

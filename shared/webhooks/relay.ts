@@ -8,7 +8,7 @@ import { deliveryCreation, type DeliveryRecord } from './deliveries.ts';
 import { derivedId, type OutboxEvent } from './events.ts';
 import { renderBodies } from './payloads.ts';
 import { webhooksOfOrg, type WebhookRecord } from './repository.ts';
-import type { DeliveryMessage, DeliveryQueue } from './queue.ts';
+import type { DeliveryMessage, DeliverySender } from './queue.ts';
 
 // The relay (docs/WEBHOOKS.md, Delivery): hands each outbox event to the delivery queue, once per subscription that
 // wants it. The outbox is the source of truth: an event leaves it only after its deliveries are recorded and
@@ -44,7 +44,7 @@ export function deliveryOf(event: OutboxEvent, webhook: WebhookRecord, body: str
 }
 
 /** Records and queues the deliveries of one event, then removes it from the outbox. */
-export async function relayEvent(event: OutboxEvent, queue: DeliveryQueue): Promise<number> {
+export async function relayEvent(event: OutboxEvent, queue: DeliverySender): Promise<number> {
   const targets = (await webhooksOfOrg(event.organizationId)).filter((webhook) => wants(webhook, event));
   const messages: DeliveryMessage[] = [];
   if (targets.length) {
@@ -72,7 +72,7 @@ export async function relayEvent(event: OutboxEvent, queue: DeliveryQueue): Prom
 }
 
 /** One pass over the outbox, oldest events first in each shard: what `npm start` runs (the table has no stream). */
-export async function relayOutbox(queue: DeliveryQueue): Promise<number> {
+export async function relayOutbox(queue: DeliverySender): Promise<number> {
   let relayed = 0;
   for (let shard = 0; shard < OUTBOX_SHARDS; shard++) {
     let read = 0;

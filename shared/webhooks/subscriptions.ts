@@ -119,19 +119,19 @@ export async function createWebhook(caller: Caller, orgId: string, body: CreateW
   const webhook: WebhookRecord = {
     ...ids,
     name: body.name ?? '',
-    sealedUrl: seal(body.url, webhookSealContext(ids, 'url')),
+    sealedUrl: await seal(body.url, webhookSealContext(ids, 'url')),
     displayUrl: displayUrl(body.url, format),
     events: body.events,
     format,
     applicationIds: body.applicationIds ?? [],
     ...(body.teamId ? { teamId: body.teamId } : {}),
     enabled: body.enabled ?? true,
-    sealedSecret: seal(secret, webhookSealContext(ids, 'secret')),
+    sealedSecret: await seal(secret, webhookSealContext(ids, 'secret')),
     ...(body.customHeader
       ? {
           customHeader: {
             name: body.customHeader.name,
-            sealedValue: seal(body.customHeader.value, webhookSealContext(ids, 'header')),
+            sealedValue: await seal(body.customHeader.value, webhookSealContext(ids, 'header')),
           },
         }
       : {}),
@@ -184,16 +184,16 @@ export async function updateWebhook(caller: Caller, orgId: string, webhookId: st
       revision: current.revision + 1,
     };
     if (body.url !== undefined) {
-      next.sealedUrl = seal(body.url, webhookSealContext(current, 'url'));
+      next.sealedUrl = await seal(body.url, webhookSealContext(current, 'url'));
       next.displayUrl = displayUrl(body.url, format);
     } else if (format !== current.format) {
-      next.displayUrl = displayUrl(unseal(current.sealedUrl, webhookSealContext(current, 'url')), format);
+      next.displayUrl = displayUrl(await unseal(current.sealedUrl, webhookSealContext(current, 'url')), format);
     }
-    if (secret) next.sealedSecret = seal(secret, webhookSealContext(current, 'secret'));
+    if (secret) next.sealedSecret = await seal(secret, webhookSealContext(current, 'secret'));
     if (body.customHeader)
       next.customHeader = {
         name: body.customHeader.name,
-        sealedValue: seal(body.customHeader.value, webhookSealContext(current, 'header')),
+        sealedValue: await seal(body.customHeader.value, webhookSealContext(current, 'header')),
       };
     else if (body.customHeader === undefined && current.customHeader) next.customHeader = current.customHeader;
     try {
