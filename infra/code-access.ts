@@ -56,12 +56,28 @@ const S3_OBJECT_ACTIONS: Record<string, string> = {
 };
 const S3_LIST = new Set(['ListObjectsV2Command', 'ListObjectsCommand']);
 const SECRETS_ACTIONS: Record<string, string> = { GetSecretValueCommand: 'GetSecretValue' };
+/** The config property that holds each secret's ARN (shared/config.ts), by the stack's construct id. */
+export const SECRET_CONFIG: Record<string, SecretId> = {
+  signingSecretArn: 'JwtSigningSecret',
+  integrationKeySecretArn: 'IntegrationKeySecret',
+};
+export type SecretId = 'JwtSigningSecret' | 'IntegrationKeySecret';
+const SQS_ACTIONS: Record<string, string> = {
+  SendMessageCommand: 'SendMessage',
+  SendMessageBatchCommand: 'SendMessage',
+  ChangeMessageVisibilityCommand: 'ChangeMessageVisibility',
+  DeleteMessageCommand: 'DeleteMessage',
+};
+/** The config property that holds each queue's URL, by the stack's construct id. */
+export const QUEUE_CONFIG: Record<string, QueueId> = { webhookQueueUrl: 'WebhookQueue' };
+export type QueueId = 'WebhookQueue';
 
 export type AccessGrant =
   | { service: 'dynamodb'; table: TableDefinition['id']; onIndexes: boolean; actions: string[] }
   | { service: 's3'; action: string; keyPatterns: string[] }
   | { service: 's3-list'; prefixPatterns: string[] }
-  | { service: 'secretsmanager'; actions: string[] };
+  | { service: 'secretsmanager'; secret: SecretId; actions: string[] }
+  | { service: 'sqs'; queue: QueueId; actions: string[] };
 
 export interface CommandUse {
   /** The SDK export constructed, e.g. `TransactWriteCommand`. */
@@ -241,6 +257,16 @@ export function analyzeBundle(code: string): CodeAccess {
     walk(node);
     return found;
   }
+  /** The resources named in a subtree by reads of the config properties in `names` (e.g. `.signingSecretArn`). */
+  function configReadsIn<T>(node: ts.Node, names: Record<string, T>): Set<T> {
+    const found = new Set<T>();
+    const walk = (n: ts.Node) => {
+      if (ts.isPropertyAccessExpression(n) && Object.hasOwn(names, n.name.text)) found.add(names[n.name.text]);
+      ts.forEachChild(n, walk);
+    };
+    walk(node);
+    return found;
+  }
   /** Object-key patterns built in a subtree: calls of shared/storage/objects.ts builders. */
   function keysIn(node: ts.Node): Set<string> {
     const found = new Set<string>();
@@ -302,7 +328,8 @@ export function analyzeBundle(code: string): CodeAccess {
   };
   const s3Objects = new Map<string, Set<string>>(); // action -> key patterns
   const s3List = new Set<string>();
-  const secrets = new Set<string>();
+  const secrets = new Map<SecretId, Set<string>>();
+  const queues = new Map<QueueId, Set<string>>();
 
   for (const node of news) {
     const binding = sdkExportOf(node.expression);
@@ -341,7 +368,15 @@ export function analyzeBundle(code: string): CodeAccess {
     } else if (module === '@aws-sdk/client-secrets-manager') {
       const action = Object.hasOwn(SECRETS_ACTIONS, command) ? SECRETS_ACTIONS[command] : undefined;
       if (!action) throw new Error(`no IAM mapping for ${module} ${command}: add it to infra/code-access.ts`);
-      secrets.add(action);
+      const named = nearest(node, (n) => configReadsIn(n, SECRET_CONFIG));
+      if (named.size === 0) throw new Error(`${command}: no secret named in its argument, its functions or the bundle`);
+      for (const secret of named) secrets.set(secret, (secrets.get(secret) ?? new Set()).add(action));
+    } else if (module === '@aws-sdk/client-sqs') {
+      const action = Object.hasOwn(SQS_ACTIONS, command) ? SQS_ACTIONS[command] : undefined;
+      if (!action) throw new Error(`no IAM mapping for ${module} ${command}: add it to infra/code-access.ts`);
+      const named = nearest(node, (n) => configReadsIn(n, QUEUE_CONFIG));
+      if (named.size === 0) throw new Error(`${command}: no queue named in its argument, its functions or the bundle`);
+      for (const queue of named) queues.set(queue, (queues.get(queue) ?? new Set()).add(action));
     } else {
       throw new Error(`no IAM mapping for ${module} ${command}: add it to infra/code-access.ts`);
     }
@@ -360,6 +395,9 @@ export function analyzeBundle(code: string): CodeAccess {
   for (const [action, keys] of [...s3Objects].sort(([a], [b]) => a.localeCompare(b)))
     grants.push({ service: 's3', action, keyPatterns: [...keys].sort() });
   if (s3List.size) grants.push({ service: 's3-list', prefixPatterns: [...s3List].sort() });
-  if (secrets.size) grants.push({ service: 'secretsmanager', actions: [...secrets].sort() });
+  for (const [secret, actions] of [...secrets].sort(([a], [b]) => a.localeCompare(b)))
+    grants.push({ service: 'secretsmanager', secret, actions: [...actions].sort() });
+  for (const [queue, actions] of [...queues].sort(([a], [b]) => a.localeCompare(b)))
+    grants.push({ service: 'sqs', queue, actions: [...actions].sort() });
   return { commands, presigns, grants };
 }

@@ -6,7 +6,10 @@ import { Construct } from 'constructs';
 import { AttributeType, Billing, ProjectionType, TableV2, type Attribute } from 'aws-cdk-lib/aws-dynamodb';
 import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
-import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, EventSourceMapping, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { LogLevel, NodejsFunction, OutputFormat, type ICommandHooks } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { HttpApi, HttpMethod, HttpRoute, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
@@ -17,9 +20,10 @@ import { apiGatewayPaths, routes, type Route } from '../shared/routes.ts';
 import { mainTable, rateLimitTable, type KeyAttribute, type TableDefinition } from '../shared/db/tables.ts';
 import { declaredTable, MAIN_TABLE_INDEXES_CONTEXT } from './index-steps.ts';
 import { declaresOperationRoutes, OPERATION_ROUTES_CONTEXT } from './route-move.ts';
-import { analyzeBundle, type AccessGrant, type CodeAccess } from './code-access.ts';
+import { analyzeBundle, type AccessGrant, type CodeAccess, type QueueId, type SecretId } from './code-access.ts';
 import { functionBundleAliases } from './proto-descriptors.ts';
 import { FUNCTION_BUNDLE } from './bundling.ts';
+import { DEFAULT_WEBHOOK_MAX_ATTEMPTS } from '../shared/limits.ts';
 import { SERVICE_DESCRIPTION, SERVICE_FILES, SERVICE_PATHS } from '../shared/service/pages.ts';
 
 const attribute = (key: KeyAttribute): Attribute => ({
@@ -55,7 +59,8 @@ export function bundleOf(fn: NodejsFunction): string | undefined {
 interface Storage {
   tables: Record<TableDefinition['id'], TableV2>;
   assets: Bucket;
-  signingSecret: Secret;
+  secrets: Record<SecretId, Secret>;
+  queues: Record<QueueId, Queue>;
 }
 
 /** One IAM statement per grant the function's code needs (infra/code-access.ts); nothing else. */
@@ -83,11 +88,21 @@ function statementsFor(grants: AccessGrant[], storage: Storage): PolicyStatement
       case 'secretsmanager':
         return new PolicyStatement({
           actions: grant.actions.map((a) => `secretsmanager:${a}`),
-          resources: [storage.signingSecret.secretArn],
+          resources: [storage.secrets[grant.secret].secretArn],
+        });
+      case 'sqs':
+        return new PolicyStatement({
+          actions: grant.actions.map((a) => `sqs:${a}`),
+          resources: [storage.queues[grant.queue].queueArn],
         });
     }
   });
 }
+
+/** The webhook relay's and consumer's timeout: a batch of deliveries, each bounded by WEBHOOK_TIMEOUT_MS (10 s). */
+const DELIVERY_TIMEOUT_SECONDS = 60;
+export const WEBHOOK_RELAY_DESCRIPTION = 'hawk-api: relays the webhook outbox to the delivery queue (every minute)';
+export const WEBHOOK_DELIVERY_DESCRIPTION = 'hawk-api: sends webhook deliveries from the delivery queue';
 
 /** A readable, unique construct id from an operationId: getUser -> GetUserFunction. */
 const functionId = (route: Route) =>
@@ -126,7 +141,32 @@ export class HawkApiStack extends Stack {
       generateSecretString: { passwordLength: 64, excludePunctuation: true },
     });
 
-    const storage: Storage = { tables: { MainTable: main, RateLimitTable: rateLimit }, assets, signingSecret };
+    const integrationKeySecret = new Secret(this, 'IntegrationKeySecret', {
+      description: 'The key integration secrets (webhook secrets, receiver URLs, custom headers) are sealed with',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+    });
+    // Webhook deliveries (docs/WEBHOOKS.md, Delivery): a message per delivery, received again after its backoff (the
+    // consumer sets its visibility), moved to the dead letters once received WEBHOOK_MAX_ATTEMPTS times. Visible
+    // again after six times the consumer's timeout when a consumer dies mid-batch, as AWS advises for Lambda.
+    const deadWebhookDeliveries = new Queue(this, 'WebhookDeadLetterQueue', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    const webhookQueue = new Queue(this, 'WebhookQueue', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      visibilityTimeout: Duration.seconds(6 * DELIVERY_TIMEOUT_SECONDS),
+      retentionPeriod: Duration.days(4),
+      deadLetterQueue: { queue: deadWebhookDeliveries, maxReceiveCount: DEFAULT_WEBHOOK_MAX_ATTEMPTS },
+    });
+
+    const storage: Storage = {
+      tables: { MainTable: main, RateLimitTable: rateLimit },
+      assets,
+      secrets: { JwtSigningSecret: signingSecret, IntegrationKeySecret: integrationKeySecret },
+      queues: { WebhookQueue: webhookQueue },
+    };
 
     const api = new HttpApi(this, 'HttpApi', { description: 'hawk-api: the public StackHawk API, self-hosted' });
     this.api = api;
@@ -141,8 +181,13 @@ export class HawkApiStack extends Stack {
       id: string,
       handlerFile: string,
       description: string,
-      afterBundling?: ICommandHooks['afterBundling'],
+      options: {
+        afterBundling?: ICommandHooks['afterBundling'];
+        environment?: Record<string, string>;
+        timeout?: Duration;
+      } = {},
     ) => {
+      const { afterBundling } = options;
       const entry = new URL(`../functions/${handlerFile}.ts`, import.meta.url).pathname;
       // The function's grants go inline in its role (the role's Policies), not in an AWS::IAM::Policy of their own:
       // one resource per function fewer, against CloudFormation's 500 resources per stack.
@@ -157,7 +202,7 @@ export class HawkApiStack extends Stack {
         runtime: Runtime.NODEJS_22_X,
         architecture: Architecture.ARM_64,
         memorySize: 512,
-        timeout: Duration.seconds(29),
+        timeout: options.timeout ?? Duration.seconds(29),
         logGroup: new LogGroup(scope, `${id}Logs`, {
           retention: RetentionDays.ONE_MONTH,
           removalPolicy: RemovalPolicy.DESTROY,
@@ -168,7 +213,9 @@ export class HawkApiStack extends Stack {
           RATE_LIMIT_TABLE_NAME: rateLimit.tableName,
           ASSETS_BUCKET: assets.bucketName,
           SIGNING_SECRET_ARN: signingSecret.secretArn,
+          INTEGRATION_KEY_SECRET_ARN: integrationKeySecret.secretArn,
           NODE_OPTIONS: '--enable-source-maps',
+          ...options.environment,
         },
         bundling: {
           // infra/bundling.ts: CommonJS (the SDK loaded with require), @aws-sdk/* left to the runtime.
@@ -245,13 +292,60 @@ export class HawkApiStack extends Stack {
 
     // Health check, OpenAPI description and reference docs (shared/service/pages.ts): their files ship in the bundle.
     const swaggerDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
-    const service = lambda(this, 'ServiceFunction', 'service', SERVICE_DESCRIPTION, (inputDir, outputDir) => [
-      `cp "${join(inputDir, SERVICE_FILES.openapi)}" "${outputDir}/"`,
-      `cp "${join(swaggerDir, SERVICE_FILES.css)}" "${join(swaggerDir, SERVICE_FILES.script)}" "${outputDir}/"`,
-    ]);
+    const service = lambda(this, 'ServiceFunction', 'service', SERVICE_DESCRIPTION, {
+      afterBundling: (inputDir, outputDir) => [
+        `cp "${join(inputDir, SERVICE_FILES.openapi)}" "${outputDir}/"`,
+        `cp "${join(swaggerDir, SERVICE_FILES.css)}" "${join(swaggerDir, SERVICE_FILES.script)}" "${outputDir}/"`,
+      ],
+    });
     const serviceIntegration = new HttpLambdaIntegration('ServiceIntegration', service);
     for (const path of SERVICE_PATHS)
       api.addRoutes({ path, methods: [HttpMethod.GET], integration: serviceIntegration });
+
+    // Webhook delivery (docs/WEBHOOKS.md, Delivery), in a nested stack of its own: the relay, run every minute, hands
+    // the outbox's events to the queue; the consumer, fed by the queue, sends them.
+    const delivery = new NestedStack(this, 'WebhookDelivery', { description: 'hawk-api: webhook delivery' });
+    // The consumer's count of attempts is the queue's maxReceiveCount.
+    const queueEnvironment = {
+      WEBHOOK_QUEUE_URL: webhookQueue.queueUrl,
+      WEBHOOK_MAX_ATTEMPTS: String(DEFAULT_WEBHOOK_MAX_ATTEMPTS),
+    };
+    const relay = lambda(delivery, 'RelayWebhooksFunction', 'relay-webhooks', WEBHOOK_RELAY_DESCRIPTION, {
+      environment: queueEnvironment,
+      timeout: Duration.seconds(DELIVERY_TIMEOUT_SECONDS),
+    });
+    new Rule(delivery, 'RelayWebhooksSchedule', {
+      description: 'hawk-api: relay the webhook outbox to the delivery queue',
+      schedule: Schedule.rate(Duration.minutes(1)),
+      targets: [new LambdaFunction(relay, { retryAttempts: 0 })], // the next minute's run is the retry
+    });
+    const consumer = lambda(delivery, 'DeliverWebhooksFunction', 'deliver-webhooks', WEBHOOK_DELIVERY_DESCRIPTION, {
+      environment: queueEnvironment,
+      timeout: Duration.seconds(DELIVERY_TIMEOUT_SECONDS),
+    });
+    // The event source polls the queue with the consumer's role: its receive, delete and attribute reads are granted
+    // inline here, beside what the bundle itself calls (CDK's SqsEventSource would add a policy of its own).
+    new EventSourceMapping(delivery, 'DeliverWebhooksSource', {
+      target: consumer,
+      eventSourceArn: webhookQueue.queueArn,
+      batchSize: 10,
+      reportBatchItemFailures: true,
+    });
+    const consumerRole = consumer.role!.node.defaultChild as CfnRole;
+    consumerRole.policies = [
+      ...((consumerRole.policies as CfnRole.PolicyProperty[] | undefined) ?? []),
+      {
+        policyName: 'queue-event-source',
+        policyDocument: new PolicyDocument({
+          statements: [
+            new PolicyStatement({
+              actions: ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'],
+              resources: [webhookQueue.queueArn],
+            }),
+          ],
+        }),
+      },
+    ];
 
     new CfnOutput(this, 'ApiUrl', { value: api.apiEndpoint });
     new CfnOutput(this, 'TableName', { value: main.tableName });

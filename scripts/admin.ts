@@ -10,6 +10,7 @@ import {
   runningStack,
   ensureLocalS3Credentials,
   ensureSigningKey,
+  ensureIntegrationKey,
 } from './local/stack.ts';
 
 interface Command {
@@ -141,6 +142,7 @@ async function connect(): Promise<void> {
       s3Endpoint: stack.s3Endpoint,
       s3Credentials: ensureLocalS3Credentials(dir),
       signingKeyFile: ensureSigningKey(dir),
+      integrationKeyFile: ensureIntegrationKey(dir),
     });
   } else if (process.env.STACK_NAME) {
     await useResolvedRegion();

@@ -1,5 +1,7 @@
 // Runtime configuration, read once from the environment. The same handlers run on AWS (names injected by the
 // CDK stack) and locally (scripts/start.ts sets endpoints for DynamoDB Local and s3rver).
+import { DEFAULT_WEBHOOK_MAX_ATTEMPTS } from './limits.ts';
+
 function positiveInt(name: string, fallback: number): number {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -30,6 +32,12 @@ export const config = {
   signingKeyFile: process.env.SIGNING_KEY_FILE || undefined,
   /** On AWS: the Secrets Manager secret holding the JWT signing secret. */
   signingSecretArn: process.env.SIGNING_SECRET_ARN || undefined,
+  /** The 32-byte key (base64url) integration secrets are sealed with (shared/secrets/sealing.ts): locally DATA_DIR/integrations.key. */
+  integrationKeyFile: process.env.INTEGRATION_KEY_FILE || undefined,
+  /** On AWS: the Secrets Manager secret the integration key is derived from (shared/secrets/sealing.ts). */
+  integrationKeySecretArn: process.env.INTEGRATION_KEY_SECRET_ARN || undefined,
+  /** On AWS: the SQS queue webhook deliveries go through (docs/WEBHOOKS.md, Delivery). */
+  webhookQueueUrl: process.env.WEBHOOK_QUEUE_URL || undefined,
   rateLimitPerMinute: positiveInt('RATE_LIMIT_PER_MINUTE', 180),
   /** Login attempts per API key (guessing a given key) ... */
   loginRateLimitPerMinute: positiveInt('LOGIN_RATE_LIMIT_PER_MINUTE', 30),
@@ -37,4 +45,12 @@ export const config = {
   loginSourceRateLimitPerMinute: positiveInt('LOGIN_SOURCE_RATE_LIMIT_PER_MINUTE', 180),
   tokenLifetimeSeconds: positiveInt('TOKEN_LIFETIME_SECONDS', 30 * 60),
   presignedUrlSeconds: positiveInt('PRESIGNED_URL_SECONDS', 300),
+  /** The dashboard's address, for links in webhook payloads (empty: links are paths). */
+  publicUrl: process.env.PUBLIC_URL || undefined,
+  /** A webhook delivery's whole exchange (connect, send, answer) takes at most this (docs/WEBHOOKS.md, Delivery). */
+  webhookTimeoutMs: positiveInt('WEBHOOK_TIMEOUT_MS', 10_000),
+  /** Attempts of a delivery before it is dead (SQS's maxReceiveCount on AWS). */
+  webhookMaxAttempts: positiveInt('WEBHOOK_MAX_ATTEMPTS', DEFAULT_WEBHOOK_MAX_ATTEMPTS),
+  /** The first retry's delay; each further one doubles it, at most 15 minutes. */
+  webhookRetryBaseMs: positiveInt('WEBHOOK_RETRY_BASE_MS', 30_000),
 };

@@ -96,3 +96,6 @@ export const IMPORT_LIMITS = {
    */
   removalAllowanceMs: 8_000,
 } as const;
+
+/** Attempts of a webhook delivery before it is dead (WEBHOOK_MAX_ATTEMPTS): on AWS also the delivery queue's maxReceiveCount (infra/stack.ts). */
+export const DEFAULT_WEBHOOK_MAX_ATTEMPTS = 8;

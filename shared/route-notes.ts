@@ -337,4 +337,26 @@ export const routeNotes: Record<string, string> = {
   getConfig:
     'The scan configuration a scan of the application reported, parsed. 404 when no scan of the application ' +
     'uses this hash.',
+  createWebhook:
+    'Subscribes a receiver URL to events of the organization (`scanStarted`, `scanCompleted`, `scanErrored`, ' +
+    "`findingStatusChanged`), optionally only for some applications (`applicationIds`) or a team's applications " +
+    '(`teamId`), as signed JSON (`format: json`, the default) or as Slack or Teams messages. The answer holds the ' +
+    'signing secret, shown only here. Each delivery is a POST with `X-Hawk-Event` and `X-Hawk-Signature: ' +
+    't=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>` (docs/WEBHOOKS.md). The URL is checked when ' +
+    'saved and at every delivery: 400 when it resolves to a link-local or metadata address, or to a private or ' +
+    'loopback one while the organization does not allow private receivers. At most 25 webhooks per organization.',
+  listWebhooks: "The organization's webhook subscriptions, oldest first, without secrets.",
+  getWebhook: 'One webhook subscription, without its secret.',
+  updateWebhook:
+    'Changes the fields given (`applicationIds`/`teamId`/`customHeader` null: cleared). `rotateSecret: true` makes a ' +
+    'new signing secret, in this answer only; the old one stops signing at once.',
+  deleteWebhook: 'Removes the subscription; deliveries still queued for it are dropped.',
+  listWebhookDeliveries:
+    'The 50 newest deliveries to the subscription: the event, its status (`PENDING`, `RETRYING`, `DELIVERED`, ' +
+    '`DEAD` after the last attempt or a refused address, `DROPPED` when the subscription was disabled) and each ' +
+    "attempt's time, HTTP status, latency, error and the first 512 characters of the receiver's answer.",
+  getIntegrationSettings: "The organization's integration settings.",
+  updateIntegrationSettings:
+    '`allowPrivateNetworks`: whether receivers may be on private, loopback or shared (CGNAT) addresses. Link-local ' +
+    'and metadata addresses are never allowed. Only an owner or administrator of the organization may change it (403).',
 };

@@ -68,6 +68,7 @@ import {
   updateApplicationTeamBody,
   updateTeamBody,
 } from './teams/inputs.ts';
+import { createWebhookBody, integrationSettingsBody, updateWebhookBody } from './webhooks/inputs.ts';
 
 /** Builds a schema at load, marked side-effect free: bundlers drop the schemas a function never uses (esbuild honours the mark only in the same file). */
 const schema = /* @__NO_SIDE_EFFECTS__ */ <T>(build: () => T): T => build();
@@ -1106,6 +1107,110 @@ export const getConfigRoute: Route = {
   params: schema(() => z.object({ configHash: configHashSchema })),
   response: 'application.ApplicationConfigResponse',
 };
+// ---- Webhooks: subscriptions to the organization's events, delivered signed (docs/WEBHOOKS.md)
+export const createWebhookRoute: Route = {
+  operationId: 'createWebhook',
+  method: 'POST',
+  path: '/api/v1/org/{orgId}/webhooks',
+  handler: 'create-webhook',
+  tag: 'Webhooks',
+  summary: 'Create a webhook subscription (ours); its signing secret is in this answer only',
+  auth: 'bearer',
+  permission: 'write:integration',
+  audit: 'INTEGRATION_ADDED',
+  body: createWebhookBody,
+  response: 'hawk.WebhookWithSecret',
+};
+
+export const listWebhooksRoute: Route = {
+  operationId: 'listWebhooks',
+  method: 'GET',
+  path: '/api/v1/org/{orgId}/webhooks',
+  handler: 'list-webhooks',
+  tag: 'Webhooks',
+  summary: "List the organization's webhook subscriptions (ours)",
+  auth: 'bearer',
+  permission: 'read:integration',
+  response: 'hawk.ListWebhooksResponse',
+};
+
+export const getWebhookRoute: Route = {
+  operationId: 'getWebhook',
+  method: 'GET',
+  path: '/api/v1/org/{orgId}/webhooks/{webhookId}',
+  handler: 'get-webhook',
+  tag: 'Webhooks',
+  summary: 'Get a webhook subscription (ours)',
+  auth: 'bearer',
+  permission: 'read:integration',
+  response: 'hawk.WebhookResponse',
+};
+
+export const updateWebhookRoute: Route = {
+  operationId: 'updateWebhook',
+  method: 'PUT',
+  path: '/api/v1/org/{orgId}/webhooks/{webhookId}',
+  handler: 'update-webhook',
+  tag: 'Webhooks',
+  summary: 'Change a webhook subscription or rotate its secret (ours)',
+  auth: 'bearer',
+  permission: 'write:integration',
+  audit: 'INTEGRATION_MODIFIED',
+  body: updateWebhookBody,
+  response: 'hawk.WebhookWithSecret',
+};
+
+export const deleteWebhookRoute: Route = {
+  operationId: 'deleteWebhook',
+  method: 'DELETE',
+  path: '/api/v1/org/{orgId}/webhooks/{webhookId}',
+  handler: 'delete-webhook',
+  tag: 'Webhooks',
+  summary: 'Remove a webhook subscription (ours)',
+  auth: 'bearer',
+  permission: 'write:integration',
+  audit: 'INTEGRATION_REMOVED',
+  response: 'hawk.Empty',
+};
+
+export const listWebhookDeliveriesRoute: Route = {
+  operationId: 'listWebhookDeliveries',
+  method: 'GET',
+  path: '/api/v1/org/{orgId}/webhooks/{webhookId}/deliveries',
+  handler: 'list-webhook-deliveries',
+  tag: 'Webhooks',
+  summary: "A webhook subscription's delivery log, newest first (ours)",
+  auth: 'bearer',
+  permission: 'read:integration',
+  response: 'hawk.ListWebhookDeliveriesResponse',
+};
+
+export const getIntegrationSettingsRoute: Route = {
+  operationId: 'getIntegrationSettings',
+  method: 'GET',
+  path: '/api/v1/org/{orgId}/integrations/settings',
+  handler: 'get-integration-settings',
+  tag: 'Webhooks',
+  summary: "Get the organization's integration settings (ours)",
+  auth: 'bearer',
+  permission: 'read:integration',
+  response: 'hawk.IntegrationSettings',
+};
+
+export const updateIntegrationSettingsRoute: Route = {
+  operationId: 'updateIntegrationSettings',
+  method: 'PUT',
+  path: '/api/v1/org/{orgId}/integrations/settings',
+  handler: 'update-integration-settings',
+  tag: 'Webhooks',
+  summary: 'Allow or refuse receivers on private networks (ours; owners and administrators)',
+  auth: 'bearer',
+  permission: 'write:integration',
+  audit: 'INTEGRATION_MODIFIED',
+  body: integrationSettingsBody,
+  response: 'hawk.IntegrationSettings',
+};
+
 export const routes: Route[] = [
   loginRoute,
   refreshTokenRoute,
@@ -1179,6 +1284,14 @@ export const routes: Route[] = [
   listOrganizationFindingsRoute,
   getAlertMessagesRoute,
   getConfigRoute,
+  createWebhookRoute,
+  listWebhooksRoute,
+  getWebhookRoute,
+  updateWebhookRoute,
+  deleteWebhookRoute,
+  listWebhookDeliveriesRoute,
+  getIntegrationSettingsRoute,
+  updateIntegrationSettingsRoute,
 ];
 
 /** Matches a concrete path against a route's path; the groups are the parameters' values, in order. */

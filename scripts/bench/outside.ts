@@ -37,6 +37,7 @@ export async function startOutsideServer(root: string, label: string): Promise<O
     'RATE_LIMIT_DYNAMODB_ENDPOINT',
     'S3_ENDPOINT',
     'SIGNING_KEY_FILE',
+    'INTEGRATION_KEY_FILE',
     'TABLE_NAME',
     'LOCAL_S3_ACCESS_KEY_ID',
     'LOCAL_S3_SECRET_ACCESS_KEY',

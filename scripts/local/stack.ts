@@ -34,6 +34,16 @@ export function ensureSigningKey(dir: string): string {
   return file;
 }
 
+/** Makes sure the key integration secrets are sealed with exists (0600, generated on first use) and returns its path. */
+export function ensureIntegrationKey(dir: string): string {
+  const file = join(dir, 'integrations.key');
+  if (!existsSync(file)) {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(file, randomBytes(32).toString('base64url'), { mode: 0o600 });
+  }
+  return file;
+}
+
 /**
  * The local S3's credentials, kept in `dir` (0600, generated on first use): the signature-checking front door
  * (s3-proxy.ts) accepts only requests signed with them, so a presigned URL cannot be forged or altered.
@@ -54,6 +64,7 @@ export function configureEnvironment(options: {
   s3Endpoint: string;
   s3Credentials: S3Credentials;
   signingKeyFile: string;
+  integrationKeyFile: string;
 }): void {
   process.env.DYNAMODB_ENDPOINT = options.dynamodbEndpoint;
   if (options.rateLimitDynamodbEndpoint) process.env.RATE_LIMIT_DYNAMODB_ENDPOINT = options.rateLimitDynamodbEndpoint;
@@ -62,6 +73,7 @@ export function configureEnvironment(options: {
   process.env.LOCAL_S3_ACCESS_KEY_ID = options.s3Credentials.accessKeyId;
   process.env.LOCAL_S3_SECRET_ACCESS_KEY = options.s3Credentials.secretAccessKey;
   process.env.SIGNING_KEY_FILE = options.signingKeyFile;
+  process.env.INTEGRATION_KEY_FILE = options.integrationKeyFile;
   process.env.AWS_REGION ??= 'us-east-1';
 }
 
@@ -166,6 +178,7 @@ export async function startLocalStack(options: {
       s3Endpoint,
       s3Credentials,
       signingKeyFile: ensureSigningKey(options.dir),
+      integrationKeyFile: ensureIntegrationKey(options.dir),
     });
     const { defaultHooks, startLocalServer } = await import('./server.ts');
     const { startupGate } = await import('./readiness.ts');
@@ -173,6 +186,8 @@ export async function startLocalStack(options: {
     server = await startLocalServer(options.port, '127.0.0.1', [gate.hook, ...defaultHooks, engines.s3Hook]);
     const { provision } = await import('./provision.ts');
     await provision();
+    // Webhook deliveries: the outbox relayed into the in-table queue and sent (scripts/local/delivery.ts).
+    const delivery = (await import('./delivery.ts')).startLocalDelivery();
     if (!options.holdReadiness) gate.markReady();
     const running = server;
     return {
@@ -183,6 +198,7 @@ export async function startLocalStack(options: {
       loopbackOnly: engines.dynamodb.loopbackOnly !== false,
       markReady: gate.markReady,
       stop: async () => {
+        await delivery.stop();
         running.closeAllConnections();
         await new Promise((resolve) => running.close(resolve));
         await engines.stop();

@@ -24,6 +24,9 @@ export const ACTIVITY_TYPES = [
   'ALERT_RULE_TRIAGED',
   'API_KEY_ADDED',
   'API_KEY_REMOVED',
+  'INTEGRATION_ADDED',
+  'INTEGRATION_MODIFIED',
+  'INTEGRATION_REMOVED',
 ] as const;
 
 export type ActivityType = (typeof ACTIVITY_TYPES)[number];

@@ -70,6 +70,10 @@ const nameGramPosting = (appId: string, ownerId: string, gram: string) => ({
   sk: `NAMEGRAM#${ownerId}#${gram}`,
 });
 
+/** Partitions the outbox is spread over (a partition takes about 1,000 writes per second on AWS). */
+export const OUTBOX_SHARDS = 4;
+const outboxShard = (eventId: string) => parseInt(eventId.slice(0, 2), 16) % OUTBOX_SHARDS;
+
 export const keys = {
   organization: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: '#ORG' }),
 
@@ -385,6 +389,29 @@ export const keys = {
     pk: `APP#${appId}`,
     sk: `ENVDATA#${envId}#CONFIG#${configHash}`,
   }),
+
+  // ---- Webhooks (docs/WEBHOOKS.md). Subscriptions and the organization's integration settings live in its
+  // partition; each subscription's deliveries in a partition of their own, newest last.
+  webhook: (orgId: string, webhookId: string) => ({ pk: `ORG#${orgId}`, sk: `WEBHOOK#${webhookId}` }),
+  webhooksOfOrg: (orgId: string) => ({ pk: `ORG#${orgId}`, skPrefix: 'WEBHOOK#' }),
+  integrationSettings: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: '#INTEGRATIONS' }),
+  webhookDelivery: (webhookId: string, createdAt: number, deliveryId: string) => ({
+    pk: `WEBHOOKDELIVERIES#${webhookId}`,
+    sk: `${sortableNumber(createdAt)}#${deliveryId}`,
+  }),
+  deliveriesOfWebhook: (webhookId: string) => ({ pk: `WEBHOOKDELIVERIES#${webhookId}` }),
+  /**
+   * An event waiting to be handed to the delivery queue (the outbox): written in the transaction of the change it
+   * describes, removed once handed over. Spread over OUTBOX_SHARDS partitions by event id.
+   */
+  outboxEvent: (eventId: string, occurredAt: number) => ({
+    pk: `OUTBOX#${outboxShard(eventId)}`,
+    sk: `${sortableNumber(occurredAt)}#${eventId}`,
+  }),
+  outboxShard: (shard: number) => ({ pk: `OUTBOX#${shard}` }),
+  /** A message of the local delivery queue (`npm start`'s stand-in for SQS): `queue` is 'main' or 'dead'. */
+  queueMessage: (queue: string, messageId: string) => ({ pk: `QUEUE#${queue}`, sk: messageId }),
+  queueMessages: (queue: string) => ({ pk: `QUEUE#${queue}` }),
 };
 
 /** Keys of the rate-limit table: one sliding-window record per subject. */

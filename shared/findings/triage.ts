@@ -26,6 +26,7 @@ import { pluginCounts, type TriageStats } from './scan-findings.ts';
 import { MAX_TRIAGE_ACTIONS, type AlertRuleInput, type BulkTriageBody, type UpsertAlertRulesBody } from './inputs.ts';
 import { toAlertRule } from './views.ts';
 import type { ApplicationRecord } from '../applications/application-repository.ts';
+import { findingEvents, outboxItem } from '../webhooks/events.ts';
 import type { Caller } from '../http/caller.ts';
 
 // Triage (docs/DATA-MODEL.md, Findings): a finding's rule lives in its environment and applies to the finding in
@@ -109,6 +110,16 @@ async function triageFinding(
       note,
     };
     items.push(await auditEntry(caller, app.organizationId, 'ALERT_RULE_TRIAGED', payload, now));
+    items.push(
+      ...findingEvents(rule, next, {
+        organizationId: app.organizationId,
+        applicationId: app.applicationId,
+        environmentId: env.environmentId,
+        app,
+        envName: env.name,
+        finding,
+      }).map(outboxItem),
+    );
     try {
       await transactWriteRetryingConflicts(items);
       return { rule: next, finding };

@@ -39,6 +39,7 @@ import { reportedAlertSchema, type ReportedAlert } from './inputs.ts';
 import { findingItems } from './reporting.ts';
 import { putFindings, scanCreation, type AlertRecord, type ScanRecord } from './repository.ts';
 import { lastScanOf, statsOf, toScanResult } from './scans.ts';
+import { outboxItem, scanEvents } from '../webhooks/events.ts';
 import type { Caller } from '../http/caller.ts';
 
 // POST /api/v1/app/{appId}/scan/import: a scanner's report (docs/IMPORTS.md) imported as one completed scan
@@ -257,6 +258,7 @@ export async function importScanReport(
           { ...payload, status: 'COMPLETED' },
           completedAt,
         ),
+        ...scanEvents(undefined, done, app).map(outboxItem),
       );
       checkBudget(budget, appId, envName, 'all findings stored, not yet published');
       try {

@@ -28,6 +28,7 @@ import {
   type FindingsBefore,
 } from '../findings/repository.ts';
 import type { ReportedAlert, ReportedUri, ScanAlertsBody, ScanCompletedBody } from './inputs.ts';
+import { outboxItem, scanEvents } from '../webhooks/events.ts';
 import type { Caller } from '../http/caller.ts';
 
 // The scanner's reports after the start: batches of findings, then the end of the scan (docs/DATA-MODEL.md, Scans).
@@ -209,6 +210,7 @@ export async function reportScanCompleted(caller: Caller, scanId: string, body: 
             body.status === 'COMPLETED' ? 'SCAN_COMPLETED' : 'SCAN_ERRORED',
             payload,
           ),
+          ...scanEvents(scan, done, app).map(outboxItem),
         ];
         try {
           await transactWriteRetryingConflicts(items);

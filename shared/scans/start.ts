@@ -9,6 +9,7 @@ import { scanCreation, type ScanRecord } from './repository.ts';
 import { configHashOf, parseScanConfig, scanTypeOf, storeScanConfig } from './configs.ts';
 import { lastScanOf } from './scans.ts';
 import type { ScanStartedBody } from './inputs.ts';
+import { outboxItem, scanEvents } from '../webhooks/events.ts';
 import type { Caller } from '../http/caller.ts';
 
 // POST /api/v1/app/{appId}/scan: the scanner announces a scan (docs/DATA-MODEL.md, Scans).
@@ -62,6 +63,7 @@ export async function reportScanStarted(caller: Caller, appId: string, readBody:
       ...scanCreation(scan),
       ...(found.created ? [] : await environmentLastScanWrites(env, lastScanOf(scan), env.lastScanId ?? null)),
       await auditEntry(caller, app.organizationId, 'SCAN_STARTED', payload),
+      ...scanEvents(undefined, scan, app).map(outboxItem),
     ];
     try {
       await transactWriteRetryingConflicts(items);

@@ -2,6 +2,8 @@ import { describe, expect, inject, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { readCloudAssembly } from '../synth-setup.ts';
 import { routes } from '../../shared/routes.ts';
+import { SERVICE_DESCRIPTION } from '../../shared/service/pages.ts';
+import { WEBHOOK_DELIVERY_DESCRIPTION, WEBHOOK_RELAY_DESCRIPTION } from '../../infra/stack.ts';
 
 // IAM coverage: what each deployed function can call must be granted to its role. Locally there is no IAM, so
 // this is the only place a missing grant shows before AWS answers 500. The check reads the synthesized bundle
@@ -18,7 +20,7 @@ interface Statement {
 interface Needed {
   action: string;
   /** Which resource: the main/rate-limit table, its indexes, an object of the bucket, the bucket, the secret. */
-  resource: 'table' | 'index' | 'object' | 'bucket' | 'secret';
+  resource: 'table' | 'index' | 'object' | 'bucket' | 'secret' | 'queue';
   why: string;
 }
 
@@ -102,6 +104,9 @@ export function neededBy(bundle: string): Needed[] {
       else needed.push({ action: `s3:${bare}`, resource: 'object', why: name });
     } else if (module === '@aws-sdk/client-secrets-manager') {
       needed.push({ action: `secretsmanager:${bare}`, resource: 'secret', why: name });
+    } else if (module === '@aws-sdk/client-sqs') {
+      const action = bare === 'SendMessageBatch' ? 'SendMessage' : bare;
+      needed.push({ action: `sqs:${action}`, resource: 'queue', why: name });
     } else {
       throw new Error(`the test does not know what ${module} ${name} needs`);
     }
@@ -119,7 +124,8 @@ export function neededBy(bundle: string): Needed[] {
 
 function resourceKind(resource: unknown): Needed['resource'] | 'other' {
   const text = JSON.stringify(resource);
-  if (text.includes('JwtSigningSecret')) return 'secret';
+  if (text.includes('JwtSigningSecret') || text.includes('IntegrationKeySecret')) return 'secret';
+  if (text.includes('WebhookQueue')) return 'queue';
   if (text.includes('MainTable') || text.includes('RateLimitTable'))
     return text.includes('/index/') ? 'index' : 'table';
   if (text.includes('AssetsBucket')) return text.includes('"/') ? 'object' : 'bucket';
@@ -156,7 +162,30 @@ function functions() {
       ];
       const statements = policies.flatMap((p) => p.PolicyDocument.Statement as Statement[]);
       const route = routes.find((r) => fn.Properties.Description === `${r.method} ${r.path}`);
-      return { id, name: route?.operationId ?? id, route, statements, bundle: readFileSync(bundles.get(id)!, 'utf8') };
+      // A queue's event source mapping polls with the function's role: receiving, deleting and reading attributes.
+      const polled = Object.values(template.Resources).some(
+        (r) => r.Type === 'AWS::Lambda::EventSourceMapping' && JSON.stringify(r.Properties.FunctionName).includes(id),
+      );
+      const bundle = readFileSync(bundles.get(id)!, 'utf8');
+      const needed: Needed[] = [
+        ...neededBy(bundle),
+        ...(polled
+          ? ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'].map((action): Needed => ({
+              action,
+              resource: 'queue',
+              why: 'its queue event source',
+            }))
+          : []),
+      ];
+      return {
+        id,
+        name: route?.operationId ?? id,
+        route,
+        description: fn.Properties.Description as string,
+        statements,
+        bundle,
+        needed,
+      };
     });
 }
 
@@ -167,15 +196,15 @@ describe('IAM: every function is granted what its bundle calls', () => {
     const routed = all.filter((f) => f.route);
     expect(routed.map((f) => f.name).sort()).toEqual(routes.map((r) => r.operationId).sort());
     // Every operation authenticates (the signing secret, the tables); the service function (health, docs) calls nothing.
-    for (const f of routed) expect(neededBy(f.bundle).length, f.name).toBeGreaterThan(0);
-    const service = all.find((f) => !f.route)!;
+    for (const f of routed) expect(f.needed.length, f.name).toBeGreaterThan(0);
+    const service = all.find((f) => f.description === SERVICE_DESCRIPTION)!;
     expect(neededBy(service.bundle)).toEqual([]);
     expect(service.statements).toEqual([]);
   });
 
   it('grants each function every action its SDK commands need, on the right kind of resource', () => {
     const gaps = all.flatMap((f) =>
-      missingGrants(neededBy(f.bundle), f.statements).map((m) => `${f.name}: ${m.action} on ${m.resource} (${m.why})`),
+      missingGrants(f.needed, f.statements).map((m) => `${f.name}: ${m.action} on ${m.resource} (${m.why})`),
     );
     expect(gaps).toEqual([]);
   });
@@ -188,7 +217,7 @@ describe('IAM: every function is granted what its bundle calls', () => {
 
   it('grants nothing beyond what the bundle needs (actions)', () => {
     for (const f of all) {
-      const needed = new Set(neededBy(f.bundle).map((n) => n.action));
+      const needed = new Set(f.needed.map((n) => n.action));
       const granted = f.statements.flatMap((s) => [s.Action].flat());
       expect(
         granted.filter((a) => !needed.has(a)),
@@ -209,6 +238,36 @@ describe('IAM: every function is granted what its bundle calls', () => {
         if (kinds.includes('object')) expect(JSON.stringify(s.Resource), f.name).not.toMatch(/"\/\*"/);
       }
     }
+  });
+
+  it('grants the integration key only to functions that read it, and the delivery queue only to its relay and consumer', () => {
+    for (const f of all) {
+      const onIntegrationKey = f.statements.filter((s) => JSON.stringify(s.Resource).includes('IntegrationKeySecret'));
+      if (onIntegrationKey.length) expect(f.bundle, f.name).toMatch(/SecretId:[\w$]+\.integrationKeySecretArn/);
+      const onQueue = f.statements.filter((s) => resourceKind(s.Resource) === 'queue');
+      if (onQueue.length)
+        expect([WEBHOOK_RELAY_DESCRIPTION, WEBHOOK_DELIVERY_DESCRIPTION], f.name).toContain(f.description);
+    }
+    const relay = all.find((f) => f.description === WEBHOOK_RELAY_DESCRIPTION)!;
+    const consumer = all.find((f) => f.description === WEBHOOK_DELIVERY_DESCRIPTION)!;
+    const queueActions = (f: typeof relay) =>
+      f.statements
+        .filter((s) => resourceKind(s.Resource) === 'queue')
+        .flatMap((s) => [s.Action].flat())
+        .sort();
+    expect(queueActions(relay)).toEqual(['sqs:SendMessage']);
+    expect(queueActions(consumer)).toEqual([
+      'sqs:ChangeMessageVisibility',
+      'sqs:DeleteMessage',
+      'sqs:GetQueueAttributes',
+      'sqs:ReceiveMessage',
+    ]);
+    // Webhook changes seal (createWebhook) and delivery opens: both read the integration key.
+    for (const f of [consumer, all.find((f) => f.name === 'createWebhook')!])
+      expect(
+        f.needed.some((n) => n.resource === 'secret'),
+        f.name,
+      ).toBe(true);
   });
 
   it("lets login write the rate-limit table and, in the main table, only the key's last use (UpdateItem)", () => {

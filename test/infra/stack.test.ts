@@ -5,6 +5,7 @@ import { routes } from '../../shared/routes.ts';
 import { SERVICE_DESCRIPTION, SERVICE_PATHS } from '../../shared/service/pages.ts';
 import { mainTable } from '../../shared/db/tables.ts';
 import { readCloudAssembly } from '../synth-setup.ts';
+import { WEBHOOK_DELIVERY_DESCRIPTION, WEBHOOK_RELAY_DESCRIPTION } from '../../infra/stack.ts';
 
 // The synthesized CloudFormation templates (test/synth-setup.ts; bundling runs esbuild locally, no Docker, no AWS
 // credentials): `template` holds the resources of the API stack and of its nested stacks together, `stacks` each one.
@@ -13,6 +14,10 @@ const template = Template.fromJSON(merged);
 const resources = (type: string) =>
   Object.values(template.findResources(type)) as { Properties: Record<string, any> }[];
 const [parent, ...nested] = stacks;
+/** The nested stacks of operations (one per tag); the other one holds webhook delivery. */
+const isDeliveryStack = (stack: (typeof stacks)[number]) =>
+  Object.values(stack.template.Resources).some((r) => r.Type === 'AWS::Lambda::EventSourceMapping');
+const operationStacks = nested.filter((stack) => !isDeliveryStack(stack));
 const ofType = (stack: (typeof stacks)[number], type: string) =>
   Object.values(stack.template.Resources).filter((r) => r.Type === type);
 const routeOf = (fn: { Properties: Record<string, any> }) =>
@@ -29,7 +34,8 @@ describe('CDK stack', () => {
 
   it('puts each operation (function, role, log group, route, integration, permission) in the nested stack of its tag', () => {
     const tags = new Set<string>();
-    for (const stack of nested) {
+    expect(operationStacks).toHaveLength(nested.length - 1);
+    for (const stack of operationStacks) {
       const fns = ofType(stack, 'AWS::Lambda::Function');
       const own = fns.map(routeOf);
       expect(own, stack.file).not.toContain(undefined);
@@ -99,7 +105,8 @@ describe('CDK stack', () => {
 
   it('has one Node.js 22 function and one HTTP API route per route-table entry, and the service function', () => {
     const functions = resources('AWS::Lambda::Function');
-    expect(functions).toHaveLength(routes.length + 1);
+    // And webhook delivery's relay and consumer.
+    expect(functions).toHaveLength(routes.length + 3);
     for (const fn of functions) expect(fn.Properties.Runtime).toBe('nodejs22.x');
     const routeKeys = resources('AWS::ApiGatewayV2::Route')
       .map((r) => r.Properties.RouteKey)
@@ -108,6 +115,32 @@ describe('CDK stack', () => {
     expect(routeKeys).toEqual(
       [...routes.map((r) => `${r.method} ${paths.get(r)}`), ...SERVICE_PATHS.map((p) => `GET ${p}`)].sort(),
     );
+  });
+
+  it('delivers webhooks through an encrypted SQS queue with a dead-letter queue, a consumer fed by it and a relay run every minute', () => {
+    const delivery = nested.find(isDeliveryStack)!;
+    const queues = Object.entries(parent.template.Resources).filter(([, r]) => r.Type === 'AWS::SQS::Queue');
+    const [, queue] = queues.find(([id]) => id.startsWith('WebhookQueue'))!;
+    const [deadId] = queues.find(([id]) => id.startsWith('WebhookDeadLetterQueue'))!;
+    for (const [, q] of queues) expect(q.Properties.SqsManagedSseEnabled).toBe(true);
+    const fns = ofType(delivery, 'AWS::Lambda::Function');
+    const consumer = fns.find((fn) => fn.Properties.Description === WEBHOOK_DELIVERY_DESCRIPTION)!;
+    const relay = fns.find((fn) => fn.Properties.Description === WEBHOOK_RELAY_DESCRIPTION)!;
+    // Dead after the consumer's count of attempts; a consumer that dies mid-batch leaves its messages for 6 timeouts.
+    expect(queue.Properties.RedrivePolicy).toEqual({
+      deadLetterTargetArn: { 'Fn::GetAtt': [deadId, 'Arn'] },
+      maxReceiveCount: Number(consumer.Properties.Environment.Variables.WEBHOOK_MAX_ATTEMPTS),
+    });
+    expect(queue.Properties.VisibilityTimeout).toBeGreaterThanOrEqual(6 * consumer.Properties.Timeout);
+    const [mapping] = ofType(delivery, 'AWS::Lambda::EventSourceMapping');
+    expect(mapping.Properties.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
+    expect(JSON.stringify(mapping.Properties.EventSourceArn)).toMatch(/WebhookQueue\w*Arn/);
+    const [rule] = ofType(delivery, 'AWS::Events::Rule');
+    expect(rule.Properties.ScheduleExpression).toBe('rate(1 minute)');
+    const relayId = Object.entries(delivery.template.Resources).find(([, r]) => r === relay)![0];
+    expect(JSON.stringify(rule.Properties.Targets)).toContain(relayId);
+    for (const fn of [consumer, relay])
+      expect(JSON.stringify(fn.Properties.Environment.Variables.WEBHOOK_QUEUE_URL)).toContain('WebhookQueue');
   });
 
   it('grants no wildcard IAM actions', () => {
@@ -181,11 +214,15 @@ describe('CDK stack', () => {
       expect(table.Properties.TimeToLiveSpecification).toEqual({ AttributeName: 'expiresAt', Enabled: true });
   });
 
-  it('keeps the signing key in Secrets Manager, never in function configuration', () => {
-    expect(resources('AWS::SecretsManager::Secret')).toHaveLength(1);
+  it('keeps the signing key and the integration key in Secrets Manager, never in function configuration', () => {
+    expect(resources('AWS::SecretsManager::Secret')).toHaveLength(2);
     for (const fn of resources('AWS::Lambda::Function')) {
-      expect(Object.keys(fn.Properties.Environment.Variables)).toContain('SIGNING_SECRET_ARN');
-      expect(JSON.stringify(fn.Properties.Environment.Variables)).not.toMatch(/SIGNING_KEY|SecretString/);
+      expect(Object.keys(fn.Properties.Environment.Variables)).toEqual(
+        expect.arrayContaining(['SIGNING_SECRET_ARN', 'INTEGRATION_KEY_SECRET_ARN']),
+      );
+      expect(JSON.stringify(fn.Properties.Environment.Variables)).not.toMatch(
+        /SIGNING_KEY|INTEGRATION_KEY_FILE|SecretString/,
+      );
     }
   });
 

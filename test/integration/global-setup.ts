@@ -30,6 +30,10 @@ export default async function setup(project: TestProject) {
     LOGIN_RATE_LIMIT_PER_MINUTE: '100000',
     LOGIN_SOURCE_RATE_LIMIT_PER_MINUTE: '100000',
     LOG_LEVEL: 'WARN',
+    // Webhook retries within a test's time: 3 attempts, 200 ms then 400 ms apart, 3 s per attempt.
+    WEBHOOK_MAX_ATTEMPTS: '3',
+    WEBHOOK_RETRY_BASE_MS: '200',
+    WEBHOOK_TIMEOUT_MS: '3000',
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };
   Object.assign(process.env, settings);
@@ -42,6 +46,7 @@ export default async function setup(project: TestProject) {
     LOCAL_S3_ACCESS_KEY_ID: process.env.LOCAL_S3_ACCESS_KEY_ID!,
     LOCAL_S3_SECRET_ACCESS_KEY: process.env.LOCAL_S3_SECRET_ACCESS_KEY!,
     SIGNING_KEY_FILE: process.env.SIGNING_KEY_FILE!,
+    INTEGRATION_KEY_FILE: process.env.INTEGRATION_KEY_FILE!,
     AWS_REGION: process.env.AWS_REGION!,
   };
   project.provide('baseUrl', `http://127.0.0.1:${httpPort}`);

@@ -12,6 +12,22 @@ import type { LambdaEvent, LambdaResult } from '../../shared/http/types.ts';
 import { MAX_DESCRIPTION_BYTES } from '../../shared/hosted-assets/inputs.ts';
 import descriptor from '../../shared/proto/descriptor.json' with { type: 'json' };
 import { createTenant } from './fixtures.ts';
+import { createHash, createHmac, randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from '../../shared/db/client.ts';
+import { keys } from '../../shared/db/keys.ts';
+import { WEBHOOK_DELIVERY_DESCRIPTION, WEBHOOK_RELAY_DESCRIPTION } from '../../infra/stack.ts';
+import { deliveryCreation, getDelivery } from '../../shared/webhooks/deliveries.ts';
+import { outboxItem, type OutboxEvent } from '../../shared/webhooks/events.ts';
+import { deliveryOf } from '../../shared/webhooks/relay.ts';
+import { getWebhook } from '../../shared/webhooks/repository.ts';
+import type { DeliveryMessage } from '../../shared/webhooks/queue.ts';
+
+type SqsHandler = (event: SQSEvent) => Promise<SQSBatchResponse>;
+type ScheduledHandler = (event: unknown, context: Context) => Promise<{ relayed: number }>;
 
 // The synthesized bundles run as Lambda runs them: each route's handler is required from the asset CDK staged
 // (the minified CommonJS index.js that would be uploaded, loaded with Node's own require as the runtime loads it;
@@ -252,5 +268,148 @@ describe('the synthesized bundles, driven with API Gateway events', () => {
       route,
     );
     expect(eventBytes(larger)).toBeGreaterThan(LAMBDA_EVENT_LIMIT_BYTES);
+  });
+});
+
+/** The bundle of a function that serves no route, by its description (infra/stack.ts). */
+function bundleOfFunction(description: string): string {
+  const [id] = resources.find(
+    ([, r]) => r.Type === 'AWS::Lambda::Function' && r.Properties.Description === description,
+  )!;
+  return bundles.get(id)!;
+}
+
+/** An SQS event as the queue's event source mapping hands it to the consumer, one record per message. */
+function sqsEvent(messages: DeliveryMessage[], receiveCount = 1): SQSEvent {
+  return {
+    Records: messages.map((message) => ({
+      messageId: randomUUID(),
+      receiptHandle: `handle-${randomUUID()}`,
+      body: JSON.stringify(message),
+      attributes: {
+        ApproximateReceiveCount: String(receiveCount),
+        SentTimestamp: String(Date.now()),
+        SenderId: 'AROAEXAMPLE',
+        ApproximateFirstReceiveTimestamp: String(Date.now()),
+      },
+      messageAttributes: {},
+      md5OfBody: createHash('md5').update(JSON.stringify(message)).digest('hex'),
+      eventSource: 'aws:sqs',
+      eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:WebhookQueue',
+      awsRegion: 'us-east-1',
+    })),
+  };
+}
+
+describe('the webhook delivery bundles, driven with SQS and EventBridge schedule events', () => {
+  // The queue is not called on these paths (a delivery made or dropped); the bundles need its URL to load.
+  process.env.WEBHOOK_QUEUE_URL ??= 'https://sqs.us-east-1.amazonaws.com/000000000000/hawk-webhooks-test';
+
+  it("sends an SQS batch's deliveries signed, reports no failure, and drops a removed subscription's delivery", async () => {
+    const received: { headers: Record<string, string | string[] | undefined>; body: string }[] = [];
+    const receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk) => (body += chunk));
+      req.on('end', () => {
+        received.push({ headers: req.headers, body });
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    try {
+      const tenant = await createTenant();
+      const token = (await invoke('GET', '/api/v1/auth/login', { headers: [['X-ApiKey', tenant.apiKey]] })).json()
+        .token as string;
+      const auth: [string, string][] = [
+        ['authorization', `Bearer ${token}`],
+        ['content-type', 'application/json'],
+      ];
+      const settings = await invoke('PUT', `/api/v1/org/${tenant.orgId}/integrations/settings`, {
+        headers: auth,
+        body: JSON.stringify({ allowPrivateNetworks: true }),
+      });
+      expect(settings.status, settings.body.toString()).toBe(200);
+      const port = (receiver.address() as AddressInfo).port;
+      const created = await invoke('POST', `/api/v1/org/${tenant.orgId}/webhooks`, {
+        headers: auth,
+        body: JSON.stringify({ url: `http://127.0.0.1:${port}/hook`, events: ['scanCompleted'] }),
+      });
+      expect(created.status, created.body.toString()).toBe(200);
+      const { webhook, secret } = created.json();
+
+      const consume = (require(bundleOfFunction(WEBHOOK_DELIVERY_DESCRIPTION)) as { handler: SqsHandler }).handler;
+      const queued = async (n: number) => {
+        const record = (await getWebhook(tenant.orgId, webhook.id))!;
+        const event: OutboxEvent = {
+          eventId: randomUUID(),
+          type: 'scanCompleted',
+          organizationId: tenant.orgId,
+          applicationId: randomUUID(),
+          occurredAt: Date.now() + n,
+          data: {},
+        };
+        const delivery = deliveryOf(event, record, JSON.stringify({ service: 'StackHawk', n }));
+        await db.send(new PutCommand(deliveryCreation(delivery).Put));
+        return {
+          organizationId: tenant.orgId,
+          webhookId: webhook.id,
+          createdAt: delivery.createdAt,
+          deliveryId: delivery.deliveryId,
+        } satisfies DeliveryMessage;
+      };
+
+      const messages = [await queued(1), await queued(2)];
+      expect(await consume(sqsEvent(messages))).toEqual({ batchItemFailures: [] });
+      expect(received.map((r) => r.headers['x-hawk-delivery']).sort()).toEqual(
+        messages.map((m) => m.deliveryId).sort(),
+      );
+      for (const { headers, body } of received) {
+        expect(headers['x-hawk-event']).toBe('scanCompleted');
+        const [, t, v1] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(headers['x-hawk-signature']))!;
+        expect(v1).toBe(createHmac('sha256', secret).update(`${t}.${body}`).digest('hex'));
+      }
+      for (const m of messages) expect((await getDelivery(m))!.status).toBe('DELIVERED');
+
+      // A subscription removed while its delivery waited: dropped, never sent.
+      const waiting = await queued(3);
+      expect(
+        (await invoke('DELETE', `/api/v1/org/${tenant.orgId}/webhooks/${webhook.id}`, { headers: auth })).status,
+      ).toBe(200);
+      expect(await consume(sqsEvent([waiting]))).toEqual({ batchItemFailures: [] });
+      expect((await getDelivery(waiting))!.status).toBe('DROPPED');
+      expect(received).toHaveLength(2);
+    } finally {
+      receiver.close();
+    }
+  });
+
+  it('runs the relay on a scheduled event: an event no subscription wants leaves the outbox', async () => {
+    const relay = (require(bundleOfFunction(WEBHOOK_RELAY_DESCRIPTION)) as { handler: ScheduledHandler }).handler;
+    const event: OutboxEvent = {
+      eventId: randomUUID(),
+      type: 'scanStarted',
+      organizationId: randomUUID(),
+      applicationId: randomUUID(),
+      occurredAt: Date.now(),
+      data: {},
+    };
+    await db.send(new TransactWriteCommand({ TransactItems: [outboxItem(event)] }));
+    const scheduled = {
+      version: '0',
+      id: randomUUID(),
+      'detail-type': 'Scheduled Event',
+      source: 'aws.events',
+      account: '000000000000',
+      time: new Date().toISOString(),
+      region: 'us-east-1',
+      resources: ['arn:aws:events:us-east-1:000000000000:rule/RelayWebhooksSchedule'],
+      detail: {},
+    };
+    const out = await relay(scheduled, { getRemainingTimeInMillis: () => 60_000 } as Context);
+    expect(out.relayed).toBeGreaterThanOrEqual(0);
+    const left = await db.send(
+      new GetCommand({ TableName: process.env.TABLE_NAME, Key: keys.outboxEvent(event.eventId, event.occurredAt) }),
+    );
+    expect(left.Item).toBeUndefined();
   });
 });

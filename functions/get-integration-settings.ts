@@ -1,0 +1,7 @@
+import { operation } from '../shared/http/operation.ts';
+import { getIntegrationSettingsRoute } from '../shared/routes.ts';
+import { getIntegrationSettingsView } from '../shared/webhooks/subscriptions.ts';
+
+export const handler = operation<{ orgId: string }>(getIntegrationSettingsRoute, ({ params }) =>
+  getIntegrationSettingsView(params.orgId),
+);

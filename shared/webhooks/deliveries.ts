@@ -1,0 +1,149 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from '../db/client.ts';
+import { keys } from '../db/keys.ts';
+import { fromItem } from '../db/items.ts';
+import { getItem, queryItems } from '../db/query.ts';
+import { config } from '../config.ts';
+import type { TransactItem } from '../db/transactions.ts';
+
+// The delivery log (docs/WEBHOOKS.md, Deliveries): one record per event and subscription, in the subscription's
+// own partition, newest last, holding the body as signed and sent and the attempts made. Kept 30 days (TTL).
+
+const DELIVERY_TTL_SECONDS = 30 * 24 * 3600;
+/** Attempts kept on a record (the newest). */
+const MAX_ATTEMPTS_KEPT = 20;
+/** Characters of a receiver's answer kept per attempt. */
+export const RESPONSE_EXCERPT_CHARS = 512;
+
+export type DeliveryStatus = 'PENDING' | 'DELIVERED' | 'RETRYING' | 'DEAD' | 'DROPPED';
+
+export interface DeliveryAttempt {
+  /** ms since the epoch. */
+  at: number;
+  /** The receiver's HTTP status (0: no answer). */
+  statusCode: number;
+  latencyMs: number;
+  /** Why there was no 2xx answer: a refused address, a timeout, a connection error. */
+  error?: string;
+  responseExcerpt: string;
+}
+
+export interface DeliveryRecord {
+  deliveryId: string;
+  webhookId: string;
+  organizationId: string;
+  eventId: string;
+  event: string;
+  createdAt: number;
+  body: string;
+  status: DeliveryStatus;
+  attempts: DeliveryAttempt[];
+  attemptCount: number;
+  deliveredAt?: number;
+}
+
+/** The key a queue message carries to find its delivery. */
+export interface DeliveryRef {
+  webhookId: string;
+  createdAt: number;
+  deliveryId: string;
+}
+
+export const deliveryKey = (ref: DeliveryRef) => keys.webhookDelivery(ref.webhookId, ref.createdAt, ref.deliveryId);
+
+export async function getDelivery(ref: DeliveryRef): Promise<DeliveryRecord | undefined> {
+  return fromItem<DeliveryRecord>(await getItem(deliveryKey(ref)));
+}
+
+/** A new delivery record; an existing one (the same event relayed again) is kept as it is. */
+export const deliveryCreation = (delivery: DeliveryRecord) => ({
+  Put: {
+    TableName: config.tableName,
+    Item: {
+      ...deliveryKey(delivery),
+      entity: 'webhookDelivery',
+      ...delivery,
+      expiresAt: Math.floor(delivery.createdAt / 1000) + DELIVERY_TTL_SECONDS,
+    },
+    ConditionExpression: 'attribute_not_exists(pk)',
+  },
+});
+
+/** Records an attempt and the status it leads to, unless the delivery was delivered meanwhile. */
+export function attemptRecord(
+  delivery: DeliveryRecord,
+  attempt: DeliveryAttempt,
+  status: DeliveryStatus,
+): TransactItem {
+  const attempts = [...delivery.attempts, attempt].slice(-MAX_ATTEMPTS_KEPT);
+  return {
+    Update: {
+      TableName: config.tableName,
+      Key: deliveryKey(delivery),
+      UpdateExpression:
+        'SET attempts = :attempts, attemptCount = attemptCount + :one, #status = :status' +
+        (status === 'DELIVERED' ? ', deliveredAt = :at' : ''),
+      ConditionExpression: 'attribute_exists(pk) AND #status <> :delivered',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':attempts': attempts,
+        ':one': 1,
+        ':status': status,
+        ':delivered': 'DELIVERED',
+        ...(status === 'DELIVERED' ? { ':at': attempt.at } : {}),
+      },
+    },
+  };
+}
+
+/** Sets a delivery's status (DROPPED: its subscription is gone or disabled; PENDING: redelivery asked for). */
+export async function setDeliveryStatus(ref: DeliveryRef, status: DeliveryStatus): Promise<void> {
+  await db.send(
+    new UpdateCommand({
+      TableName: config.tableName,
+      Key: deliveryKey(ref),
+      UpdateExpression: 'SET #status = :status',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':status': status },
+    }),
+  );
+}
+
+/** A subscription's deliveries, newest first, at most `limit`. */
+export async function deliveriesOfWebhook(webhookId: string, limit: number): Promise<DeliveryRecord[]> {
+  const out: DeliveryRecord[] = [];
+  for await (const item of queryItems({
+    partition: keys.deliveriesOfWebhook(webhookId).pk,
+    forward: false,
+    pageLimit: limit,
+  })) {
+    out.push(fromItem<DeliveryRecord>(item)!);
+    if (out.length >= limit) break;
+  }
+  return out;
+}
+
+/** Deliveries listWebhookDeliveries shows. */
+export const DELIVERIES_LISTED = 50;
+
+/** The API's view of a delivery (its body, up to 200 KB, is left out of the list). */
+export function toDelivery(delivery: DeliveryRecord) {
+  return {
+    id: delivery.deliveryId,
+    webhookId: delivery.webhookId,
+    eventId: delivery.eventId,
+    event: delivery.event,
+    status: delivery.status,
+    createdAt: new Date(delivery.createdAt).toISOString(),
+    deliveredAt: delivery.deliveredAt ? new Date(delivery.deliveredAt).toISOString() : '',
+    attemptCount: delivery.attemptCount,
+    attempts: delivery.attempts.map((a) => ({
+      at: new Date(a.at).toISOString(),
+      statusCode: a.statusCode,
+      latencyMs: a.latencyMs,
+      error: a.error ?? '',
+      responseExcerpt: a.responseExcerpt,
+    })),
+  };
+}

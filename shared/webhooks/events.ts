@@ -1,0 +1,140 @@
+import { createHash } from 'node:crypto';
+import { keys } from '../db/keys.ts';
+import { config } from '../config.ts';
+import type { TransactItem } from '../db/transactions.ts';
+import type { ScanRecord } from '../scans/repository.ts';
+import type { TriageRule } from '../findings/repository.ts';
+import type { WebhookEvent } from './event-types.ts';
+
+// The events webhooks deliver, and the outbox items that record them (docs/WEBHOOKS.md, Events). An event is a
+// projection of a change, built as a pure function of the entity before and after it and committed in the same
+// transaction: the change never lands without its event, nor an event without its change, and nothing about the
+// receivers (down, slow) can slow or fail the write. Delivery happens afterwards (shared/webhooks/relay.ts).
+
+export { WEBHOOK_EVENTS, type WebhookEvent } from './event-types.ts';
+
+/** How long an event not handed to the queue stays in the outbox before DynamoDB's TTL removes it. */
+const OUTBOX_TTL_SECONDS = 7 * 24 * 3600;
+
+export interface OutboxEvent {
+  eventId: string;
+  type: WebhookEvent;
+  organizationId: string;
+  applicationId: string;
+  /** The application's owning team when the event happened (team-scoped subscriptions match on it). */
+  teamId?: string;
+  /** Milliseconds since the epoch. */
+  occurredAt: number;
+  /** What the delivered payload is built from: ids, names and figures (small; the relay reads the rest). */
+  data: Record<string, unknown>;
+}
+
+/** A UUID derived from `name`: the same change always makes the same event id (a retried write cannot make two). */
+export function derivedId(name: string): string {
+  const hex = createHash('sha256').update(name).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+/** The outbox item of an event, to commit with the change it describes. */
+export function outboxItem(event: OutboxEvent): TransactItem {
+  return {
+    Put: {
+      TableName: config.tableName,
+      Item: {
+        ...keys.outboxEvent(event.eventId, event.occurredAt),
+        entity: 'outbox',
+        ...event,
+        expiresAt: Math.floor(event.occurredAt / 1000) + OUTBOX_TTL_SECONDS,
+      },
+    },
+  };
+}
+
+interface ApplicationContext {
+  name: string;
+  teamId?: string;
+}
+
+const scanData = (scan: ScanRecord, app: ApplicationContext) => ({
+  scanId: scan.scanId,
+  applicationId: scan.applicationId,
+  appName: app.name,
+  envId: scan.environmentId,
+  envName: scan.envName,
+  status: scan.status,
+  hawkscanVersion: scan.hawkscanVersion,
+  host: scan.host,
+  startedAt: scan.startedAt,
+});
+
+/**
+ * The events of a scan's change from `before` (undefined: it did not exist) to `after`: scanStarted when it comes
+ * into being, scanCompleted or scanErrored when it ends (an import does both at once).
+ */
+export function scanEvents(before: ScanRecord | undefined, after: ScanRecord, app: ApplicationContext): OutboxEvent[] {
+  const events: OutboxEvent[] = [];
+  const base = { organizationId: after.organizationId, applicationId: after.applicationId, teamId: app.teamId };
+  if (!before)
+    events.push({
+      ...base,
+      eventId: derivedId(`scanStarted:${after.scanId}`),
+      type: 'scanStarted',
+      occurredAt: after.startedAt,
+      data: scanData({ ...after, status: 'STARTED' }, app),
+    });
+  if ((before?.status ?? 'STARTED') === 'STARTED' && after.status !== 'STARTED') {
+    const type = after.status === 'COMPLETED' ? 'scanCompleted' : 'scanErrored';
+    events.push({
+      ...base,
+      eventId: derivedId(`${type}:${after.scanId}`),
+      type,
+      occurredAt: after.completedAt ?? after.startedAt,
+      data: {
+        ...scanData(after, app),
+        completedAt: after.completedAt,
+        durationSeconds: after.durationSeconds ?? 0,
+        urlCount: after.urlCount,
+      },
+    });
+  }
+  return events;
+}
+
+/** findingStatusChanged when a triage changes a finding's status (a comment on a triaged finding keeps it: no event). */
+export function findingEvents(
+  before: TriageRule | undefined,
+  after: TriageRule,
+  context: {
+    organizationId: string;
+    applicationId: string;
+    environmentId: string;
+    app: ApplicationContext;
+    envName: string;
+    finding: { pluginId: string; severity: string; requestMethod: string; path: string };
+  },
+): OutboxEvent[] {
+  const from = before?.status ?? 'UNKNOWN';
+  if (from === after.status) return [];
+  return [
+    {
+      eventId: derivedId(`findingStatusChanged:${context.environmentId}:${after.findingHash}:${after.version}`),
+      type: 'findingStatusChanged',
+      organizationId: context.organizationId,
+      applicationId: context.applicationId,
+      teamId: context.app.teamId,
+      occurredAt: after.updatedAt,
+      data: {
+        applicationId: context.applicationId,
+        appName: context.app.name,
+        envId: context.environmentId,
+        envName: context.envName,
+        findingHash: after.findingHash,
+        ...context.finding,
+        oldStatus: from,
+        newStatus: after.status,
+        note: after.note,
+        userId: after.userId,
+      },
+    },
+  ];
+}

@@ -1,0 +1,36 @@
+import type { DeliveryRef } from './deliveries.ts';
+
+// The delivery queue's contract (docs/WEBHOOKS.md, Delivery). On AWS it is SQS with a dead-letter queue
+// (shared/webhooks/sqs-queue.ts); locally, `npm start`'s in-table equivalent (shared/webhooks/table-queue.ts) with
+// the same semantics: a received message stays hidden for a visibility timeout, counts its receives, and moves to
+// the dead-letter queue once received more than the attempts allowed. The consumer is the same code for both.
+
+/** What a queue message carries: the delivery it is about. */
+export interface DeliveryMessage extends DeliveryRef {
+  organizationId: string;
+}
+
+/** A received message, as SQS hands it to a Lambda function (the fields the consumer reads). */
+export interface QueueRecord {
+  messageId: string;
+  receiptHandle: string;
+  body: string;
+  attributes: { ApproximateReceiveCount: string };
+}
+
+/** What the relay needs of the queue. */
+export interface DeliverySender {
+  send(messages: DeliveryMessage[]): Promise<void>;
+}
+
+/** What the consumer needs of the queue. */
+export interface DeliveryRetrier {
+  /** Keeps a received message hidden for `delayMs` more (the retry's backoff), after which it is received again. */
+  retryLater(receiptHandle: string, delayMs: number): Promise<void>;
+}
+
+export type DeliveryQueue = DeliverySender & DeliveryRetrier;
+
+/** The delay before the attempt after the `receiveCount`th: doubling from WEBHOOK_RETRY_BASE_MS, at most 15 minutes. */
+export const retryDelayMs = (receiveCount: number, baseMs: number) =>
+  Math.min(baseMs * 2 ** Math.max(0, receiveCount - 1), 15 * 60 * 1000);

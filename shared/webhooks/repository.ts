@@ -1,0 +1,88 @@
+import { keys } from '../db/keys.ts';
+import { fromItem } from '../db/items.ts';
+import { getItem, queryAll } from '../db/query.ts';
+import { config } from '../config.ts';
+import type { TransactItem } from '../db/transactions.ts';
+import type { WebhookEvent } from './event-types.ts';
+import type { WebhookFormat } from './inputs.ts';
+
+// The stored form of webhook subscriptions and the organization's integration settings (docs/WEBHOOKS.md).
+
+export interface WebhookRecord {
+  webhookId: string;
+  organizationId: string;
+  name: string;
+  /** The receiver's URL, sealed (shared/secrets/sealing.ts): a Slack or Teams URL is itself a credential. */
+  sealedUrl: string;
+  /** What the API shows of the URL: scheme, host and path (the query and, for Slack and Teams, the path hidden). */
+  displayUrl: string;
+  events: WebhookEvent[];
+  format: WebhookFormat;
+  /** Only events of these applications (empty: every application the scope allows). */
+  applicationIds: string[];
+  /** Only events of the applications this team owns. */
+  teamId?: string;
+  enabled: boolean;
+  /** The HMAC signing secret, sealed. */
+  sealedSecret: string;
+  /** A fixed header sent with every delivery (StackHawk's custom header): its name, and its value sealed. */
+  customHeader?: { name: string; sealedValue: string };
+  createdAt: number;
+  updatedAt: number;
+  /** Incremented by every change: writes are conditional on the revision they read. */
+  revision: number;
+}
+
+export interface IntegrationSettings {
+  /** Receivers on private, loopback and shared addresses are allowed (docs/WEBHOOKS.md, Receivers). */
+  allowPrivateNetworks: boolean;
+  updatedAt: number;
+}
+
+/** The record a sealed value of a webhook belongs to (its additional authenticated data). */
+export const webhookSealContext = (webhook: Pick<WebhookRecord, 'organizationId' | 'webhookId'>, field: string) =>
+  `webhook:${webhook.organizationId}:${webhook.webhookId}:${field}`;
+
+export async function getWebhook(orgId: string, webhookId: string): Promise<WebhookRecord | undefined> {
+  return fromItem<WebhookRecord>(await getItem(keys.webhook(orgId, webhookId)));
+}
+
+export async function webhooksOfOrg(orgId: string): Promise<WebhookRecord[]> {
+  const { pk, skPrefix } = keys.webhooksOfOrg(orgId);
+  return (await queryAll({ partition: pk, skPrefix, consistent: true })).map((item) => fromItem<WebhookRecord>(item)!);
+}
+
+/** Stores `webhook` (its revision already incremented), provided nobody changed it since revision - 1. */
+export const putWebhook = (webhook: WebhookRecord): TransactItem => ({
+  Put: {
+    TableName: config.tableName,
+    Item: { ...keys.webhook(webhook.organizationId, webhook.webhookId), entity: 'webhook', ...webhook },
+    ...(webhook.revision > 1
+      ? {
+          ConditionExpression: 'revision = :previous',
+          ExpressionAttributeValues: { ':previous': webhook.revision - 1 },
+        }
+      : { ConditionExpression: 'attribute_not_exists(pk)' }),
+  },
+});
+
+export const deleteWebhookItem = (webhook: WebhookRecord): TransactItem => ({
+  Delete: {
+    TableName: config.tableName,
+    Key: keys.webhook(webhook.organizationId, webhook.webhookId),
+    ConditionExpression: 'revision = :revision',
+    ExpressionAttributeValues: { ':revision': webhook.revision },
+  },
+});
+
+export async function getIntegrationSettings(orgId: string): Promise<IntegrationSettings> {
+  const item = fromItem<IntegrationSettings>(await getItem(keys.integrationSettings(orgId)));
+  return item ?? { allowPrivateNetworks: false, updatedAt: 0 };
+}
+
+export const putIntegrationSettings = (orgId: string, settings: IntegrationSettings): TransactItem => ({
+  Put: {
+    TableName: config.tableName,
+    Item: { ...keys.integrationSettings(orgId), entity: 'integrationSettings', ...settings },
+  },
+});

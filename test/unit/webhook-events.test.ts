@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import { findingEvents, scanEvents } from '../../shared/webhooks/events.ts';
+import { refusalOf } from '../../shared/webhooks/receivers.ts';
+import type { ScanRecord } from '../../shared/scans/repository.ts';
+import type { TriageRule } from '../../shared/findings/repository.ts';
+
+// The outbox projections are pure functions of the entity before and after a change (docs/WEBHOOKS.md, Events).
+
+const started: ScanRecord = {
+  scanId: '6f1c1f0e-5a3e-4c1a-9f0e-000000000001',
+  organizationId: 'org',
+  applicationId: 'app',
+  environmentId: 'env',
+  envName: 'dev',
+  status: 'STARTED',
+  userId: 'user',
+  startedAt: 1_700_000_000_000,
+  urlCount: 0,
+  hawkscanVersion: '4.1.0',
+  host: 'https://target.test',
+  tags: [],
+  configHash: 'h',
+  reportedUris: 0,
+};
+const app = { name: 'shop', teamId: 'team' };
+
+describe('scanEvents', () => {
+  it('makes scanStarted for a new scan, scanCompleted or scanErrored when it ends, both for an import', () => {
+    expect(scanEvents(undefined, started, app).map((e) => e.type)).toEqual(['scanStarted']);
+    const done = {
+      ...started,
+      status: 'COMPLETED' as const,
+      completedAt: started.startedAt + 5000,
+      durationSeconds: 5,
+    };
+    const [completed] = scanEvents(started, done, app);
+    expect(completed).toMatchObject({
+      type: 'scanCompleted',
+      teamId: 'team',
+      occurredAt: done.completedAt,
+      data: { scanId: started.scanId, appName: 'shop', durationSeconds: 5, status: 'COMPLETED' },
+    });
+    expect(scanEvents(started, { ...done, status: 'ERROR' }, app).map((e) => e.type)).toEqual(['scanErrored']);
+    expect(scanEvents(undefined, done, app).map((e) => e.type)).toEqual(['scanStarted', 'scanCompleted']);
+    // No change of state, no event; the same change always has the same id (a retried write cannot make two).
+    expect(scanEvents(done, { ...done, urlCount: 3 }, app)).toEqual([]);
+    expect(scanEvents(started, done, app)[0].eventId).toBe(completed.eventId);
+  });
+});
+
+describe('findingEvents', () => {
+  const rule = (status: TriageRule['status'], version: number): TriageRule => ({
+    findingHash: 'f'.repeat(64),
+    status,
+    note: 'n',
+    userId: 'u',
+    updatedAt: 1,
+    version,
+    history: [],
+  });
+  const context = {
+    organizationId: 'org',
+    applicationId: 'app',
+    environmentId: 'env',
+    app,
+    envName: 'dev',
+    finding: { pluginId: '10038', severity: 'High', requestMethod: 'GET', path: '/a' },
+  };
+  it('makes findingStatusChanged only when the status changes', () => {
+    expect(findingEvents(undefined, rule('FALSE_POSITIVE', 1), context)[0].data).toMatchObject({
+      oldStatus: 'UNKNOWN',
+      newStatus: 'FALSE_POSITIVE',
+    });
+    expect(findingEvents(rule('RISK_ACCEPTED', 1), rule('RISK_ACCEPTED', 2), context)).toEqual([]);
+  });
+});
+
+describe('refusalOf', () => {
+  it('refuses link-local and metadata always, private and loopback unless allowed, public never', () => {
+    for (const address of ['169.254.169.254', 'fe80::1', 'fd00:ec2::254', '0.0.0.0', '::ffff:169.254.169.254'])
+      expect(refusalOf(address, true), address).toMatch(/link-local/);
+    for (const address of [
+      '127.0.0.1',
+      '10.0.0.1',
+      '172.31.255.255',
+      '192.168.0.1',
+      '100.64.0.1',
+      '::1',
+      'fd12::1',
+      '::ffff:10.0.0.1',
+    ]) {
+      expect(refusalOf(address, false), address).toMatch(/private or loopback/);
+      expect(refusalOf(address, true), address).toBeUndefined();
+    }
+    for (const address of ['93.184.216.34', '2606:2800:220:1::1', '172.32.0.1'])
+      expect(refusalOf(address, false)).toBeUndefined();
+  });
+});
