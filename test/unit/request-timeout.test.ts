@@ -2,15 +2,16 @@ import { describe, expect, it } from 'vitest';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { errorResponses } from '../../shared/http/middlewares.ts';
-import type { LambdaEvent, LambdaResult } from '../../shared/http/types.ts';
+import type { LambdaEvent, LambdaResult, PipelineContext } from '../../shared/http/types.ts';
 
 // A request that runs out of time (middy's early timeout, set from the Lambda context's remaining time) is the
 // service being busy, not a bug: 503 with Retry-After, never the 500 of an unexpected error.
 
 const event = { requestContext: { requestId: 'r-1' } } as unknown as LambdaEvent;
-const contextWith = (remainingMs: number) => ({ getRemainingTimeInMillis: () => remainingMs }) as unknown as Context;
+const contextWith = (remainingMs: number) =>
+  ({ getRemainingTimeInMillis: () => remainingMs }) as unknown as PipelineContext & Context;
 const slowHandler = (ms: number) =>
-  middy<LambdaEvent, LambdaResult>()
+  middy<LambdaEvent, LambdaResult, Error, PipelineContext>()
     .use(errorResponses())
     .handler(() => new Promise<LambdaResult>((resolve) => setTimeout(() => resolve({ statusCode: 200 }), ms)));
 
