@@ -161,7 +161,7 @@ type WriteRequest = { DeleteRequest: { Key: Item } } | { PutRequest: { Item: Ite
  * BatchWriteItem calls of 25 requests, `concurrency` at a time, retrying unprocessed requests with a short backoff.
  * Not atomic: for cascades and for bulk data whose visibility a separate atomic write decides.
  */
-async function batchWrite(requests: WriteRequest[], concurrency: number): Promise<void> {
+async function batchWrite(requests: WriteRequest[], concurrency: number, signal?: AbortSignal): Promise<void> {
   const chunks: WriteRequest[][] = [];
   for (let i = 0; i < requests.length; i += 25) chunks.push(requests.slice(i, i + 25));
   const worker = async () => {
@@ -169,7 +169,10 @@ async function batchWrite(requests: WriteRequest[], concurrency: number): Promis
       let pending: WriteRequest[] = chunk;
       for (let attempt = 0; pending.length > 0; attempt++) {
         if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 10 * 2 ** attempt)));
-        const out = await db.send(new BatchWriteCommand({ RequestItems: { [config.tableName]: pending } }));
+        signal?.throwIfAborted();
+        const out = await db.send(new BatchWriteCommand({ RequestItems: { [config.tableName]: pending } }), {
+          abortSignal: signal,
+        });
         pending = (out.UnprocessedItems?.[config.tableName] ?? []) as WriteRequest[];
       }
     }
@@ -200,18 +203,24 @@ export async function mapInParallel<T, R>(items: T[], limit: number, work: (item
 }
 
 /** Deletes items by key (not atomic: for cascades), `concurrency` BatchWriteItem calls in flight. */
-export async function batchDelete(itemKeys: { pk: unknown; sk: unknown }[], concurrency = 1): Promise<void> {
+export async function batchDelete(
+  itemKeys: { pk: unknown; sk: unknown }[],
+  concurrency = 1,
+  signal?: AbortSignal,
+): Promise<void> {
   await batchWrite(
     itemKeys.map(({ pk, sk }) => ({ DeleteRequest: { Key: { pk, sk } } })),
     concurrency,
+    signal,
   );
 }
 
-/** Puts items, several BatchWriteItem calls in flight (not atomic). */
-export async function batchPut(items: Item[], concurrency = 8): Promise<void> {
+/** Puts items, several BatchWriteItem calls in flight (not atomic); `signal` cuts the calls in flight and the rest. */
+export async function batchPut(items: Item[], concurrency = 8, signal?: AbortSignal): Promise<void> {
   await batchWrite(
     items.map((Item) => ({ PutRequest: { Item } })),
     concurrency,
+    signal,
   );
 }
 
@@ -224,8 +233,10 @@ export async function deleteFound(
   query: PartitionQuery,
   spare: (item: Item) => boolean = () => false,
   concurrency = 1,
+  signal?: AbortSignal,
 ): Promise<void> {
   for (;;) {
+    signal?.throwIfAborted();
     const found = (await queryAll({ ...query, attributes: ['pk', 'sk', 'ownedKey'], pageLimit: 1000 })).filter(
       (item) => !spare(item),
     );
@@ -233,8 +244,9 @@ export async function deleteFound(
     await batchDelete(
       found.flatMap((item) => (item.ownedKey ? [item.ownedKey as { pk: string; sk: string }] : [])),
       concurrency,
+      signal,
     );
-    await batchDelete(found as { pk: string; sk: string }[], concurrency);
+    await batchDelete(found as { pk: string; sk: string }[], concurrency, signal);
   }
 }
 
