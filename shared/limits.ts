@@ -96,3 +96,10 @@ export const IMPORT_LIMITS = {
    */
   removalAllowanceMs: 8_000,
 } as const;
+
+/**
+ * How long after it started a request that writes finding records before publishing its scan (an import, a scan's
+ * completion) is taken for dead if its pending write is still there (Lambda stops every function at 29 s): the next
+ * import or completion in the application then sweeps what it left (docs/DATA-MODEL.md, Findings).
+ */
+export const PENDING_WRITE_EXPIRY_MS = 120_000;

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { randomUUID } from 'node:crypto';
 import {
   importedScanConfig,
@@ -15,7 +16,7 @@ import { keys } from '../db/keys.ts';
 import { cancellationReasons } from '../db/items.ts';
 import { batchPut, deleteFound, transactWriteRetryingConflicts } from '../db/query.ts';
 import { badRequest, conflict, notFound, payloadTooLarge } from '../errors.ts';
-import { IMPORT_LIMITS } from '../limits.ts';
+import { IMPORT_LIMITS, PENDING_WRITE_EXPIRY_MS } from '../limits.ts';
 import { environmentCreationWrites } from '../applications/environments.ts';
 import { newEnvironment } from '../applications/environment-creation.ts';
 import {
@@ -28,8 +29,12 @@ import { getApplication } from '../applications/application-repository.ts';
 import { findingsOfScan } from '../findings/scan-findings.ts';
 import {
   findingsBefore,
+  pendingFindingsEnd,
+  pendingFindingsRemove,
+  pendingFindingsStart,
   recordFindings,
   restoreFindings,
+  sweepPendingFindings,
   triageVersionCheck,
   type FindingRecord,
   type FindingsBefore,
@@ -107,54 +112,115 @@ const overBudget = (appId: string, env: string, progress: string, projected = fa
   );
 
 /**
+ * The import's sense of time. `now` is the clock every check reads; `cutAt(at)` is a signal that aborts once that
+ * clock passes `at`: it goes with every DynamoDB write, so that one slow write cannot carry the request past its
+ * deadline (checks between writes alone did not). Tests pass their own clock, which moves only when they move it.
+ */
+export interface ImportClock {
+  now(): number;
+  cutAt(at: number): AbortSignal;
+}
+
+export const realClock: ImportClock = {
+  now: () => Date.now(),
+  cutAt: (at) => {
+    const signal = AbortSignal.timeout(Math.max(0, at - Date.now()));
+    setMaxListeners(0, signal); // every write in flight listens to it
+    return signal;
+  },
+};
+
+/** What a test may inject: the clock, and a step hook awaited between the import's steps (a crash: never resolving). */
+export interface ImportHooks {
+  clock?: ImportClock;
+  step?: (name: 'pending' | 'stored' | 'recorded' | 'publishing' | 'restored') => Promise<void>;
+}
+
+/**
  * The request's time: `deadline` ends its budget; `writingMs` is the time spent writing what a failure must remove.
  * Removing it takes up to three quarters of that (the import bench: 6.1 s for what took 8.4 s to import, 11-12 s for
  * 19 s under load), so storing also stops once that removal could not end within IMPORT_LIMITS.removalAllowanceMs
  * after the deadline: the 413 then comes inside API Gateway's 29 s with nothing left behind, not a 504 mid-removal.
+ * Every write is cut at the deadline (`signal`), and the removal at the deadline + the allowance: what a cut removal
+ * leaves is swept later (its pending write stays; docs/DATA-MODEL.md, Findings).
  */
 const REMOVAL_PER_WRITING = 0.75;
 
 interface Budget {
   deadline: number;
   writingMs: number;
+  clock: ImportClock;
+  signal: AbortSignal;
 }
 
 function checkBudget(budget: Budget, appId: string, env: string, progress: string): void {
-  const now = Date.now();
-  if (now > budget.deadline) throw overBudget(appId, env, progress);
+  const now = budget.clock.now();
+  if (now > budget.deadline || budget.signal.aborted) throw overBudget(appId, env, progress);
   if (now + budget.writingMs * REMOVAL_PER_WRITING > budget.deadline + IMPORT_LIMITS.removalAllowanceMs)
     throw overBudget(appId, env, progress, true);
 }
 
-/** A write of the unpublished scan's data, its time counted in the budget's `writingMs`. */
-async function timedWrite<T>(budget: Budget, write: () => Promise<T>): Promise<T> {
-  const start = Date.now();
+/** A write of the unpublished scan's data, its time counted in the budget's `writingMs`; cut at the deadline (413). */
+async function timedWrite<T>(
+  budget: Budget,
+  appId: string,
+  env: string,
+  progress: string,
+  write: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const start = budget.clock.now();
   try {
-    return await write();
+    return await write(budget.signal);
+  } catch (error) {
+    if (budget.signal.aborted) throw Object.assign(overBudget(appId, env, progress), { cutWrite: true });
+    throw error;
   } finally {
-    budget.writingMs += Date.now() - start;
+    budget.writingMs += budget.clock.now() - start;
   }
 }
 
 /** Writes the alerts, URIs and messages of the unpublished scan; 413 past the budget. */
-async function storeFindings(scan: ScanRecord, alerts: ReportedAlert[], budget: Budget): Promise<AlertRecord[]> {
+async function storeFindings(
+  scan: ScanRecord,
+  alerts: ReportedAlert[],
+  budget: Budget,
+  hooks: ImportHooks,
+): Promise<AlertRecord[]> {
   const records = alerts.map(alertRecordOf);
-  const { applicationId: appId, environmentId: envId, scanId } = scan;
-  await timedWrite(budget, () =>
+  const { applicationId: appId, environmentId: envId, scanId, envName } = scan;
+  await timedWrite(budget, appId, envName, 'storing the alerts', (signal) =>
     batchPut(
       records.map((alert) => ({
         ...keys.scanAlert(appId, envId, scanId, alert.pluginId),
         entity: 'scanAlert',
         ...alert,
       })),
+      8,
+      signal,
     ),
   );
   const findings = alerts.flatMap((alert) => findingItems(scan, alert.pluginId, alert.uris, 0));
-  for (let from = 0; from < findings.length; from += STORE_CHUNK) {
-    checkBudget(budget, appId, scan.envName, `${from} of ${findings.length} findings stored`);
-    await timedWrite(budget, () => putFindings(scan, findings.slice(from, from + STORE_CHUNK)));
+  for (let from = 0; from < findings.length;) {
+    const progress = `${from} of ${findings.length} findings stored`;
+    checkBudget(budget, appId, envName, progress);
+    const size = chunkSize(budget, STORE_CHUNK);
+    await timedWrite(budget, appId, envName, progress, (signal) =>
+      putFindings(scan, findings.slice(from, from + size), signal),
+    );
+    from += size;
+    await hooks.step?.('stored');
   }
   return records;
+}
+
+/**
+ * Items per chunk: the full chunk while the time left is ample, fewer as the deadline nears (a chunk cut at the
+ * deadline is written in vain and must be removed), never fewer than one BatchWriteItem's 25.
+ */
+function chunkSize(budget: Budget, full: number): number {
+  const left = budget.deadline - budget.clock.now();
+  const share = left / IMPORT_LIMITS.budgetMs;
+  return Math.max(25, Math.min(full, Math.floor((full * share * 4) / 25) * 25));
 }
 
 /** Records the scan's findings in the environment, a chunk at a time; 413 past the budget. */
@@ -163,10 +229,17 @@ async function recordFindingsBy(
   findings: FindingRecord[],
   before: FindingsBefore,
   budget: Budget,
+  hooks: ImportHooks,
 ): Promise<void> {
-  for (let from = 0; from < findings.length; from += RECORD_CHUNK) {
-    checkBudget(budget, scan.applicationId, scan.envName, `${from} of ${findings.length} findings recorded`);
-    await timedWrite(budget, () => recordFindings(scan, findings.slice(from, from + RECORD_CHUNK), before));
+  for (let from = 0; from < findings.length;) {
+    const progress = `${from} of ${findings.length} findings recorded`;
+    checkBudget(budget, scan.applicationId, scan.envName, progress);
+    const size = chunkSize(budget, RECORD_CHUNK);
+    await timedWrite(budget, scan.applicationId, scan.envName, progress, (signal) =>
+      recordFindings(scan, findings.slice(from, from + size), before, signal),
+    );
+    from += size;
+    await hooks.step?.('recorded');
   }
 }
 
@@ -176,21 +249,26 @@ export async function importScanReport(
   appId: string,
   envName: string,
   body: Buffer,
-  deadline = Date.now() + IMPORT_LIMITS.budgetMs,
+  deadline?: number,
   format?: string,
+  hooks: ImportHooks = {},
 ) {
+  const clock = hooks.clock ?? realClock;
+  const due = deadline ?? clock.now() + IMPORT_LIMITS.budgetMs;
   // Authorized (permission, the application's existence and team) before the report is parsed.
   let { app } = await accessibleApplication(caller, appId, { teamRestricted: true });
   const { report, alerts } = readReport(body, appId, envName, format);
-  const budget: Budget = { deadline, writingMs: 0 };
+  const budget: Budget = { deadline: due, writingMs: 0, clock, signal: clock.cutAt(due) };
   checkBudget(budget, appId, envName, 'reading the report');
+  // What earlier imports or completions in the application left when they were stopped (a crash, a timeout).
+  await sweepPendingFindings(appId, clock.now());
   const configText = importedScanConfig(appId, envName, report);
   const configHash = configHashOf(configText);
   await storeScanConfig(appId, configHash, configText, parseScanConfig(configText));
 
   const existing = await getEnvironmentByName(appId, envName);
   const newEnv = existing ? undefined : newEnvironment(app, envName);
-  const startedAt = Date.now();
+  const startedAt = clock.now();
   const labels = importedScanLabels(report);
   const scan: ScanRecord = {
     scanId: randomUUID(),
@@ -210,19 +288,31 @@ export async function importScanReport(
     reportedUris: report.uriCount,
   };
   const data = keys.dataOfScan(appId, scan.environmentId, scan.scanId);
+  // Registered before the first write: until the publishing transaction ends it, readers see none of this
+  // request's finding records, and if the request is stopped a later sweep removes what it wrote.
+  const attempt = randomUUID();
+  await pendingFindingsStart(appId, {
+    attempt,
+    environmentId: scan.environmentId,
+    scanId: scan.scanId,
+    kind: 'import',
+    expiresAt: startedAt + PENDING_WRITE_EXPIRY_MS,
+  });
   let before: FindingsBefore | undefined;
   try {
-    const records = await storeFindings(scan, alerts, budget);
-    for (let attempt = 1; ; attempt++) {
+    await hooks.step?.('pending');
+    const records = await storeFindings(scan, alerts, budget, hooks);
+    for (let attempts = 1; ; attempts++) {
       // Findings, first/last seen and triage figures from the environment's rules now (as a scan's completion).
       const found = await findingsOfScan(scan, records);
       before = await findingsBefore(
         scan,
         found.findings.map((f) => f.findingHash),
         before,
+        attempt,
       );
-      await recordFindingsBy(scan, found.findings, before, budget);
-      const completedAt = Date.now();
+      await recordFindingsBy(scan, found.findings, before, budget, hooks);
+      const completedAt = clock.now();
       const done: ScanRecord = {
         ...scan,
         completedAt,
@@ -230,7 +320,7 @@ export async function importScanReport(
         stats: { ...statsOf(records), ...found.stats },
       };
       let env: EnvironmentRecord | undefined;
-      const items = [];
+      const items = [pendingFindingsEnd(appId, attempt)];
       if (newEnv) {
         env = { ...newEnv, ...lastScanOf(done) };
         items.push(...(await environmentCreationWrites(caller, app, envName, undefined, env)).items);
@@ -259,6 +349,7 @@ export async function importScanReport(
         ),
       );
       checkBudget(budget, appId, envName, 'all findings stored, not yet published');
+      await hooks.step?.('publishing');
       try {
         await transactWriteRetryingConflicts(items);
         return {
@@ -280,9 +371,12 @@ export async function importScanReport(
           skipped: report.skipped,
         };
       } catch (error) {
+        const reasons = cancellationReasons(error);
+        // A sweep took this request for dead: what it wrote is being removed.
+        if (reasons?.[0] === 'ConditionalCheckFailed') throw overBudget(appId, envName, 'not yet published');
         // A scan of the environment started or a finding was triaged meanwhile, the application's environment
         // count changed, or another request created the environment: read again.
-        if (!cancellationReasons(error)?.includes('ConditionalCheckFailed') || attempt >= MAX_ATTEMPTS) throw error;
+        if (!reasons?.includes('ConditionalCheckFailed') || attempts >= MAX_ATTEMPTS) throw error;
         const fresh = await getApplication(appId);
         if (!fresh) throw notFound(`application ${appId} not found`);
         app = fresh;
@@ -294,10 +388,19 @@ export async function importScanReport(
       }
     }
   } catch (error) {
-    // Nothing was published: remove the unreachable data and put the environment's finding records back.
-    if (before) await restoreFindings(scan, before);
-    // Within what the budget leaves of the 29 s (checkBudget kept room for it; several deletes in flight).
-    await deleteFound({ partition: data.pk, skPrefix: data.skPrefix }, undefined, 8);
+    // Nothing was published: put the environment's finding records back and remove the unreachable data, within
+    // IMPORT_LIMITS.removalAllowanceMs after the deadline (checkBudget kept room for it; several deletes in flight).
+    // A write cut in flight may still land after the removal, and a removal cut short leaves items: then the
+    // pending write stays, and the next import or completion in the application sweeps it once expired.
+    const signal = clock.cutAt(Math.max(due, clock.now()) + IMPORT_LIMITS.removalAllowanceMs);
+    try {
+      if (before) await restoreFindings(scan, before, signal);
+      await hooks.step?.('restored');
+      await deleteFound({ partition: data.pk, skPrefix: data.skPrefix }, undefined, 8, signal);
+      if (!(error as { cutWrite?: boolean }).cutWrite) await pendingFindingsRemove(appId, attempt);
+    } catch (cleanup) {
+      if (!signal.aborted) throw cleanup;
+    }
     throw error;
   }
 }

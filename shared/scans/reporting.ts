@@ -3,7 +3,7 @@ import { auditEntry } from '../audit/entries.ts';
 import { transactWriteRetryingConflicts } from '../db/query.ts';
 import { cancellationReasons } from '../db/items.ts';
 import { badRequest, conflict, notFound, payloadTooLarge } from '../errors.ts';
-import { FINDINGS_REPORT_LIMITS } from '../limits.ts';
+import { FINDINGS_REPORT_LIMITS, PENDING_WRITE_EXPIRY_MS } from '../limits.ts';
 import { environmentLastScanWrites, getEnvironment } from '../applications/environment-repository.ts';
 import {
   alertsOfScan,
@@ -22,8 +22,12 @@ import { findingHash } from '../findings/finding-identity.ts';
 import { findingsOfScan } from '../findings/scan-findings.ts';
 import {
   findingsBefore,
+  pendingFindingsEnd,
+  pendingFindingsRemove,
+  pendingFindingsStart,
   recordFindings,
   restoreFindings,
+  sweepPendingFindings,
   triageVersionCheck,
   type FindingsBefore,
 } from '../findings/repository.ts';
@@ -165,7 +169,12 @@ export async function reportScanAlerts(caller: Caller, scanId: string, readBody:
  */
 export async function reportScanCompleted(caller: Caller, scanId: string, body: ScanCompletedBody) {
   let { scan, app } = await accessibleScan(caller, scanId);
+  // What earlier imports or completions in the application left when they were stopped (a crash, a timeout).
+  await sweepPendingFindings(scan.applicationId);
   let before: FindingsBefore | undefined;
+  // This request's finding records stay hidden from readers until its transaction commits (see importScanReport).
+  const writer = randomUUID();
+  let pending = false;
   try {
     for (let attempt = 1; ; attempt++) {
       if (scan.status !== 'STARTED') throw ended(scan);
@@ -176,10 +185,21 @@ export async function reportScanCompleted(caller: Caller, scanId: string, body: 
       if (stats.totalAlerts === scan.reportedUris) {
         // Its findings (first/last seen, URIs per finding) and its figures by triage status, from the rules now.
         const found = await findingsOfScan(scan, alerts);
+        if (!pending) {
+          await pendingFindingsStart(scan.applicationId, {
+            attempt: writer,
+            environmentId: scan.environmentId,
+            scanId,
+            kind: 'completion',
+            expiresAt: Date.now() + PENDING_WRITE_EXPIRY_MS,
+          });
+          pending = true;
+        }
         before = await findingsBefore(
           scan,
           found.findings.map((f) => f.findingHash),
           before,
+          writer,
         );
         await recordFindings(scan, found.findings, before);
         const completedAt = Date.now();
@@ -200,6 +220,7 @@ export async function reportScanCompleted(caller: Caller, scanId: string, body: 
           status: body.status,
         };
         const items = [
+          pendingFindingsEnd(scan.applicationId, writer),
           scanCompletion(scan, done),
           ...(env.lastScanId === scanId ? await environmentLastScanWrites(env, lastScanOf(done), scanId) : []),
           triageVersionCheck(scan, found.triageVersion),
@@ -226,6 +247,7 @@ export async function reportScanCompleted(caller: Caller, scanId: string, body: 
     }
   } catch (error) {
     if (before && (await scanFindingsRestoreStart(scan))) await restoreFindings(scan, before);
+    if (pending) await pendingFindingsRemove(scan.applicationId, writer);
     throw error;
   }
 }
