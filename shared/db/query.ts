@@ -155,6 +155,29 @@ export async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   return all;
 }
 
+/**
+ * A DynamoDB call cut by `signal`: the SDK gets the signal (it stops the call on the wire), and the caller is freed
+ * the moment it aborts whatever the call is doing then (a middleware, a retry's wait, a socket that answers late),
+ * with the signal's reason. An already-aborted signal sends nothing.
+ */
+export async function untilAborted<T>(
+  signal: AbortSignal | undefined,
+  call: (abortSignal?: AbortSignal) => Promise<T>,
+): Promise<T> {
+  if (!signal) return call();
+  signal.throwIfAborted();
+  let onAbort!: () => void;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([call(signal), aborted]);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
 type WriteRequest = { DeleteRequest: { Key: Item } } | { PutRequest: { Item: Item } };
 
 /**
@@ -168,11 +191,14 @@ async function batchWrite(requests: WriteRequest[], concurrency: number, signal?
     for (let chunk = chunks.shift(); chunk; chunk = chunks.shift()) {
       let pending: WriteRequest[] = chunk;
       for (let attempt = 0; pending.length > 0; attempt++) {
-        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 10 * 2 ** attempt)));
-        signal?.throwIfAborted();
-        const out = await db.send(new BatchWriteCommand({ RequestItems: { [config.tableName]: pending } }), {
-          abortSignal: signal,
-        });
+        if (attempt > 0)
+          await untilAborted(
+            signal,
+            () => new Promise((resolve) => setTimeout(resolve, Math.min(1000, 10 * 2 ** attempt))),
+          );
+        const out = await untilAborted(signal, (abortSignal) =>
+          db.send(new BatchWriteCommand({ RequestItems: { [config.tableName]: pending } }), { abortSignal }),
+        );
         pending = (out.UnprocessedItems?.[config.tableName] ?? []) as WriteRequest[];
       }
     }
@@ -236,10 +262,9 @@ export async function deleteFound(
   signal?: AbortSignal,
 ): Promise<void> {
   for (;;) {
-    signal?.throwIfAborted();
-    const found = (await queryAll({ ...query, attributes: ['pk', 'sk', 'ownedKey'], pageLimit: 1000 })).filter(
-      (item) => !spare(item),
-    );
+    const found = (
+      await untilAborted(signal, () => queryAll({ ...query, attributes: ['pk', 'sk', 'ownedKey'], pageLimit: 1000 }))
+    ).filter((item) => !spare(item));
     if (found.length === 0) return;
     await batchDelete(
       found.flatMap((item) => (item.ownedKey ? [item.ownedKey as { pk: string; sk: string }] : [])),

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { expect } from 'vitest';
 import { api } from './client.ts';
 import type { ExpectedAlert } from '../../scanner/test/zap-expected.ts';
@@ -125,15 +126,16 @@ export function untriagedOf(alerts: ExpectedAlert[]) {
 
 /**
  * A clock for importScanReport (ImportClock) that moves only when the test moves it: machine load never adds to
- * it. Its cut signals abort when it has passed their time, noticed at the next reading of the clock (as a timer
- * would fire between two steps), or at once with `advance(ms, true)` (a write then in flight is cut).
+ * it. Its cut signals abort once it reaches their time (as AbortSignal.timeout does), noticed at the next reading of
+ * the clock (as a timer would fire between two steps), or at once with `advance(ms, true)` (a write then in flight
+ * is cut).
  */
 export function virtualClock(start = Date.now()) {
   let now = start;
   const cuts: { at: number; controller: AbortController }[] = [];
   const fire = () => {
     for (const cut of cuts)
-      if (now > cut.at && !cut.controller.signal.aborted) cut.controller.abort(new Error('deadline'));
+      if (now >= cut.at && !cut.controller.signal.aborted) cut.controller.abort(new Error('deadline'));
   };
   return {
     now: () => {
@@ -142,6 +144,7 @@ export function virtualClock(start = Date.now()) {
     },
     cutAt(at: number) {
       const controller = new AbortController();
+      setMaxListeners(0, controller.signal); // every write in flight listens to it
       cuts.push({ at, controller });
       return controller.signal;
     },
