@@ -103,3 +103,9 @@ export const IMPORT_LIMITS = {
  * import or completion in the application then sweeps what it left (docs/DATA-MODEL.md, Findings).
  */
 export const PENDING_WRITE_EXPIRY_MS = 120_000;
+
+/**
+ * How long an import or a scan's completion spends sweeping what stopped requests left (above) before its own work:
+ * a sweep cut there is resumed by the next request.
+ */
+export const PENDING_SWEEP_MS = 5_000;

@@ -4,8 +4,9 @@ import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/l
 import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
 import { fromItem } from '../db/items.ts';
-import { batchGet, batchPut, deleteFound, inParallel, queryAll, queryItems } from '../db/query.ts';
+import { batchGet, batchPut, deleteFound, inParallel, queryAll, queryItems, untilAborted } from '../db/query.ts';
 import { config } from '../config.ts';
+import { logger } from '../http/logger.ts';
 import type { TransactItem } from '../db/transactions.ts';
 import type { Severity } from '../scans/inputs.ts';
 import type { TriageStatus } from './statuses.ts';
@@ -239,35 +240,34 @@ export async function restoreFindings(env: EnvRef, before: FindingsBefore, signa
     ConditionExpression: 'recordedBy = :attempt',
     ExpressionAttributeValues: { ':attempt': before.attempt },
   };
-  const write = async (send: () => Promise<unknown>) => {
-    signal?.throwIfAborted();
+  const write = async (send: (abortSignal?: AbortSignal) => Promise<unknown>) => {
     try {
-      await send();
+      await untilAborted(signal, send);
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
     }
   };
   await inParallel(before.previous, 32, (f) =>
-    write(() =>
+    write((abortSignal) =>
       db.send(
         new PutCommand({
           TableName: config.tableName,
           Item: { ...keys.finding(env.applicationId, env.environmentId, f.findingHash), entity: 'finding', ...f },
           ...stillOurs,
         }),
-        { abortSignal: signal },
+        { abortSignal },
       ),
     ),
   );
   await inParallel(before.added, 32, (hash) =>
-    write(() =>
+    write((abortSignal) =>
       db.send(
         new DeleteCommand({
           TableName: config.tableName,
           Key: keys.finding(env.applicationId, env.environmentId, hash),
           ...stillOurs,
         }),
-        { abortSignal: signal },
+        { abortSignal },
       ),
     ),
   );
@@ -299,11 +299,10 @@ export function pendingFindingsEnd(appId: string, attempt: string): TransactItem
 }
 
 /** After its records were put back (and an import's items removed): the pending write is over. */
-export async function pendingFindingsRemove(appId: string, attempt: string): Promise<void> {
-  await db.send(
-    new DeleteCommand({
-      TableName: config.tableName,
-      Key: keys.pendingFindings(appId, attempt),
+export async function pendingFindingsRemove(appId: string, attempt: string, signal?: AbortSignal): Promise<void> {
+  await untilAborted(signal, (abortSignal) =>
+    db.send(new DeleteCommand({ TableName: config.tableName, Key: keys.pendingFindings(appId, attempt) }), {
+      abortSignal,
     }),
   );
 }
@@ -312,16 +311,29 @@ export async function pendingFindingsRemove(appId: string, attempt: string): Pro
  * Puts back what expired pending writes of the application left (docs/DATA-MODEL.md, Findings, Unpublished
  * writes): each is first marked `sweeping` (so its request, were it still running, can no longer publish), then its
  * records are put back as they were (each while still its own), an import's unpublished scan items are removed, and
- * the pending item goes. Idempotent: an interrupted sweep is resumed by the next. Returns the sweeps done.
+ * the pending item goes. Idempotent: an interrupted sweep is resumed by the next. `signal` bounds the time the
+ * calling request gives it: a sweep cut there, or failing, is left to the next request (its records stay hidden
+ * meanwhile), and the caller goes on. Returns the sweeps completed.
  */
-export async function sweepPendingFindings(appId: string, now = Date.now()): Promise<number> {
-  const { pk, skPrefix } = keys.pendingFindingsOfApplication(appId);
-  const expired = (await queryAll({ partition: pk, skPrefix, consistent: true }))
-    .map((item) => fromItem<PendingFindings>(item)!)
-    .filter((p) => p.expiresAt < now);
-  for (const pending of expired) {
-    try {
-      await db.send(
+export async function sweepPendingFindings(appId: string, now: number, signal?: AbortSignal): Promise<number> {
+  let swept = 0;
+  try {
+    const { pk, skPrefix } = keys.pendingFindingsOfApplication(appId);
+    const expired = (await untilAborted(signal, () => queryAll({ partition: pk, skPrefix, consistent: true })))
+      .map((item) => fromItem<PendingFindings>(item)!)
+      .filter((p) => p.expiresAt < now);
+    for (const pending of expired) if (await sweepOne(appId, pending, signal)) swept++;
+  } catch (error) {
+    logger.warn('sweep of stopped requests left to the next request', { appId, cut: !!signal?.aborted, error });
+  }
+  return swept;
+}
+
+async function sweepOne(appId: string, pending: PendingFindings, signal?: AbortSignal): Promise<boolean> {
+  const { pk } = keys.pendingFindingsOfApplication(appId);
+  try {
+    await untilAborted(signal, (abortSignal) =>
+      db.send(
         new UpdateCommand({
           TableName: config.tableName,
           Key: keys.pendingFindings(appId, pending.attempt),
@@ -329,34 +341,43 @@ export async function sweepPendingFindings(appId: string, now = Date.now()): Pro
           ConditionExpression: 'attribute_exists(pk)',
           ExpressionAttributeValues: { ':true': true },
         }),
-      );
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) continue; // ended meanwhile
-      throw error;
-    }
-    const env = { applicationId: appId, environmentId: pending.environmentId };
-    const records: FindingRecord[] = [];
+        { abortSignal },
+      ),
+    );
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false; // ended meanwhile
+    throw error;
+  }
+  const env = { applicationId: appId, environmentId: pending.environmentId };
+  const records = await untilAborted(signal, async () => {
+    const own: FindingRecord[] = [];
     for await (const item of queryItems({
       partition: pk,
       skPrefix: keys.findingsOfEnvironment(appId, env.environmentId).skPrefix,
       pageLimit: 1000,
     })) {
+      signal?.throwIfAborted();
       const record = fromItem<FindingRecord>(item)!;
-      if (record.recordedBy === pending.attempt) records.push(record);
+      if (record.recordedBy === pending.attempt) own.push(record);
     }
-    await restoreFindings(env, {
+    return own;
+  });
+  await restoreFindings(
+    env,
+    {
       scanId: pending.scanId,
       attempt: pending.attempt,
       previous: records.flatMap((r) => (r.previous ? [r.previous] : [])),
       added: records.filter((r) => !r.previous).map((r) => r.findingHash),
-    });
-    if (pending.kind === 'import') {
-      const data = keys.dataOfScan(appId, env.environmentId, pending.scanId);
-      await deleteFound({ partition: data.pk, skPrefix: data.skPrefix }, undefined, 8);
-    }
-    await pendingFindingsRemove(appId, pending.attempt);
+    },
+    signal,
+  );
+  if (pending.kind === 'import') {
+    const data = keys.dataOfScan(appId, env.environmentId, pending.scanId);
+    await deleteFound({ partition: data.pk, skPrefix: data.skPrefix }, undefined, 8, signal);
   }
-  return expired.length;
+  await pendingFindingsRemove(appId, pending.attempt, signal);
+  return true;
 }
 
 /** Fails the transaction if a triage changed the environment's rules since `version` was read. */

@@ -14,9 +14,10 @@ import { accessibleApplication } from '../applications/access.ts';
 import { auditEntry } from '../audit/entries.ts';
 import { keys } from '../db/keys.ts';
 import { cancellationReasons } from '../db/items.ts';
-import { batchPut, deleteFound, transactWriteRetryingConflicts } from '../db/query.ts';
+import { batchPut, deleteFound, transactWriteRetryingConflicts, untilAborted } from '../db/query.ts';
 import { badRequest, conflict, notFound, payloadTooLarge } from '../errors.ts';
-import { IMPORT_LIMITS, PENDING_WRITE_EXPIRY_MS } from '../limits.ts';
+import { IMPORT_LIMITS, PENDING_SWEEP_MS, PENDING_WRITE_EXPIRY_MS } from '../limits.ts';
+import { logger } from '../http/logger.ts';
 import { environmentCreationWrites } from '../applications/environments.ts';
 import { newEnvironment } from '../applications/environment-creation.ts';
 import {
@@ -25,7 +26,8 @@ import {
   getEnvironmentByName,
   type EnvironmentRecord,
 } from '../applications/environment-repository.ts';
-import { getApplication } from '../applications/application-repository.ts';
+import { getApplication, type ApplicationRecord } from '../applications/application-repository.ts';
+import type { TransactItem } from '../db/transactions.ts';
 import { findingsOfScan } from '../findings/scan-findings.ts';
 import {
   findingsBefore,
@@ -179,6 +181,25 @@ async function timedWrite<T>(
   }
 }
 
+/**
+ * A step that is not a write of the unpublished scan (reads, the scan configuration, the pending write), cut at the
+ * deadline like the writes (413): no step carries the request past it. Reads cut in flight change nothing.
+ */
+async function withinBudget<T>(
+  budget: Budget,
+  appId: string,
+  env: string,
+  progress: string,
+  step: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await untilAborted(budget.signal, step);
+  } catch (error) {
+    if (budget.signal.aborted) throw overBudget(appId, env, progress);
+    throw error;
+  }
+}
+
 /** Writes the alerts, URIs and messages of the unpublished scan; 413 past the budget. */
 async function storeFindings(
   scan: ScanRecord,
@@ -243,6 +264,60 @@ async function recordFindingsBy(
   }
 }
 
+/**
+ * The publishing transaction's items: the pending write's end, the scan, the environment created or its last-scan
+ * fields (the environment read now), the triage version read, and the audit entries.
+ */
+async function publication(
+  caller: Caller,
+  app: ApplicationRecord,
+  envName: string,
+  done: ScanRecord,
+  newEnv: EnvironmentRecord | undefined,
+  triageVersion: number,
+  attempt: string,
+): Promise<{ env: EnvironmentRecord; items: TransactItem[] }> {
+  const appId = done.applicationId;
+  let env: EnvironmentRecord | undefined;
+  const items = [pendingFindingsEnd(appId, attempt)];
+  if (newEnv) {
+    env = { ...newEnv, ...lastScanOf(done) };
+    items.push(...(await environmentCreationWrites(caller, app, envName, undefined, env)).items);
+  } else {
+    env = await getEnvironment(appId, done.environmentId);
+    if (!env) throw notFound(`environment ${envName} was deleted meanwhile: nothing was imported`);
+    items.push(...(await environmentLastScanWrites(env, lastScanOf(done), env.lastScanId ?? null)));
+  }
+  const payload = {
+    scanId: done.scanId,
+    applicationId: appId,
+    appName: app.name,
+    envId: env.environmentId,
+    envName: env.name,
+  };
+  items.push(
+    ...scanCreation(done),
+    triageVersionCheck(done, triageVersion),
+    await auditEntry(caller, app.organizationId, 'SCAN_STARTED', payload, done.startedAt),
+    await auditEntry(
+      caller,
+      app.organizationId,
+      'SCAN_COMPLETED',
+      { ...payload, status: 'COMPLETED' },
+      done.completedAt!,
+    ),
+  );
+  return { env, items };
+}
+
+/**
+ * The deadline of an import starting now in a function with `remainingMs` left: the budget, or less when the
+ * function has less time than the budget and the removal allowance need (and a second to answer), so that the 413
+ * comes before the function's own end.
+ */
+export const importDeadline = (remainingMs: number, now = Date.now()) =>
+  now + Math.max(0, Math.min(IMPORT_LIMITS.budgetMs, remainingMs - IMPORT_LIMITS.removalAllowanceMs - 1000));
+
 /** `format`: the tool named by the caller, else recognised. `deadline` (ms): the whole request up to the publishing transaction, so that it answers within API Gateway's 29 s. */
 export async function importScanReport(
   caller: Caller,
@@ -260,13 +335,15 @@ export async function importScanReport(
   const { report, alerts } = readReport(body, appId, envName, format);
   const budget: Budget = { deadline: due, writingMs: 0, clock, signal: clock.cutAt(due) };
   checkBudget(budget, appId, envName, 'reading the report');
-  // What earlier imports or completions in the application left when they were stopped (a crash, a timeout).
-  await sweepPendingFindings(appId, clock.now());
+  // What earlier imports or completions in the application left when they were stopped (a crash, a timeout), for a
+  // bounded share of the budget: the rest is left to the next request.
+  await sweepPendingFindings(appId, clock.now(), clock.cutAt(Math.min(due, clock.now() + PENDING_SWEEP_MS)));
   const configText = importedScanConfig(appId, envName, report);
   const configHash = configHashOf(configText);
-  await storeScanConfig(appId, configHash, configText, parseScanConfig(configText));
-
-  const existing = await getEnvironmentByName(appId, envName);
+  const existing = await withinBudget(budget, appId, envName, 'storing the scan configuration', async () => {
+    await storeScanConfig(appId, configHash, configText, parseScanConfig(configText));
+    return getEnvironmentByName(appId, envName);
+  });
   const newEnv = existing ? undefined : newEnvironment(app, envName);
   const startedAt = clock.now();
   const labels = importedScanLabels(report);
@@ -290,26 +367,33 @@ export async function importScanReport(
   const data = keys.dataOfScan(appId, scan.environmentId, scan.scanId);
   // Registered before the first write: until the publishing transaction ends it, readers see none of this
   // request's finding records, and if the request is stopped a later sweep removes what it wrote.
+  // A pending write cut in flight may land: it then expires with nothing of its own, and a sweep removes it.
   const attempt = randomUUID();
-  await pendingFindingsStart(appId, {
-    attempt,
-    environmentId: scan.environmentId,
-    scanId: scan.scanId,
-    kind: 'import',
-    expiresAt: startedAt + PENDING_WRITE_EXPIRY_MS,
-  });
+  await withinBudget(budget, appId, envName, 'starting to store', () =>
+    pendingFindingsStart(appId, {
+      attempt,
+      environmentId: scan.environmentId,
+      scanId: scan.scanId,
+      kind: 'import',
+      expiresAt: startedAt + PENDING_WRITE_EXPIRY_MS,
+    }),
+  );
   let before: FindingsBefore | undefined;
   try {
     await hooks.step?.('pending');
     const records = await storeFindings(scan, alerts, budget, hooks);
     for (let attempts = 1; ; attempts++) {
       // Findings, first/last seen and triage figures from the environment's rules now (as a scan's completion).
-      const found = await findingsOfScan(scan, records);
-      before = await findingsBefore(
-        scan,
-        found.findings.map((f) => f.findingHash),
-        before,
-        attempt,
+      const reading = 'reading the findings before recording them';
+      const found = await withinBudget(budget, appId, envName, reading, () => findingsOfScan(scan, records));
+      const known = before;
+      before = await withinBudget(budget, appId, envName, reading, () =>
+        findingsBefore(
+          scan,
+          found.findings.map((f) => f.findingHash),
+          known,
+          attempt,
+        ),
       );
       await recordFindingsBy(scan, found.findings, before, budget, hooks);
       const completedAt = clock.now();
@@ -319,34 +403,8 @@ export async function importScanReport(
         durationSeconds: Math.round((completedAt - startedAt) / 1000),
         stats: { ...statsOf(records), ...found.stats },
       };
-      let env: EnvironmentRecord | undefined;
-      const items = [pendingFindingsEnd(appId, attempt)];
-      if (newEnv) {
-        env = { ...newEnv, ...lastScanOf(done) };
-        items.push(...(await environmentCreationWrites(caller, app, envName, undefined, env)).items);
-      } else {
-        env = await getEnvironment(appId, scan.environmentId);
-        if (!env) throw notFound(`environment ${envName} was deleted meanwhile: nothing was imported`);
-        items.push(...(await environmentLastScanWrites(env, lastScanOf(done), env.lastScanId ?? null)));
-      }
-      const payload = {
-        scanId: scan.scanId,
-        applicationId: appId,
-        appName: app.name,
-        envId: env.environmentId,
-        envName: env.name,
-      };
-      items.push(
-        ...scanCreation(done),
-        triageVersionCheck(scan, found.triageVersion),
-        await auditEntry(caller, app.organizationId, 'SCAN_STARTED', payload, startedAt),
-        await auditEntry(
-          caller,
-          app.organizationId,
-          'SCAN_COMPLETED',
-          { ...payload, status: 'COMPLETED' },
-          completedAt,
-        ),
+      const { env, items } = await withinBudget(budget, appId, envName, 'all findings stored, not yet published', () =>
+        publication(caller, app, envName, done, newEnv, found.triageVersion, attempt),
       );
       checkBudget(budget, appId, envName, 'all findings stored, not yet published');
       await hooks.step?.('publishing');
@@ -377,10 +435,14 @@ export async function importScanReport(
         // A scan of the environment started or a finding was triaged meanwhile, the application's environment
         // count changed, or another request created the environment: read again.
         if (!reasons?.includes('ConditionalCheckFailed') || attempts >= MAX_ATTEMPTS) throw error;
-        const fresh = await getApplication(appId);
+        const progress = 'all findings stored, not yet published';
+        const fresh = await withinBudget(budget, appId, envName, progress, () => getApplication(appId));
         if (!fresh) throw notFound(`application ${appId} not found`);
         app = fresh;
-        if (newEnv && (await getEnvironmentByName(appId, envName))) {
+        if (
+          newEnv &&
+          (await withinBudget(budget, appId, envName, progress, () => getEnvironmentByName(appId, envName)))
+        ) {
           throw conflict(
             `environment ${envName} was created by another request meanwhile: nothing was imported; send the report again`,
           );
@@ -388,18 +450,19 @@ export async function importScanReport(
       }
     }
   } catch (error) {
-    // Nothing was published: put the environment's finding records back and remove the unreachable data, within
-    // IMPORT_LIMITS.removalAllowanceMs after the deadline (checkBudget kept room for it; several deletes in flight).
-    // A write cut in flight may still land after the removal, and a removal cut short leaves items: then the
-    // pending write stays, and the next import or completion in the application sweeps it once expired.
-    const signal = clock.cutAt(Math.max(due, clock.now()) + IMPORT_LIMITS.removalAllowanceMs);
+    // Nothing was published: put the environment's finding records back and remove the unreachable data, by
+    // IMPORT_LIMITS.removalAllowanceMs after the deadline whenever the failure came (checkBudget kept room for it;
+    // several deletes in flight). What a write cut in flight may still land after the removal, or what a removal cut
+    // short or failing leaves, stays under the pending write, which the next import or completion in the
+    // application sweeps once expired: the answer is this request's own failure either way, never the clean-up's.
+    const removal = clock.cutAt(due + IMPORT_LIMITS.removalAllowanceMs);
     try {
-      if (before) await restoreFindings(scan, before, signal);
+      if (before) await restoreFindings(scan, before, removal);
       await hooks.step?.('restored');
-      await deleteFound({ partition: data.pk, skPrefix: data.skPrefix }, undefined, 8, signal);
-      if (!(error as { cutWrite?: boolean }).cutWrite) await pendingFindingsRemove(appId, attempt);
+      await deleteFound({ partition: data.pk, skPrefix: data.skPrefix }, undefined, 8, removal);
+      if (!(error as { cutWrite?: boolean }).cutWrite) await pendingFindingsRemove(appId, attempt, removal);
     } catch (cleanup) {
-      if (!signal.aborted) throw cleanup;
+      logger.warn('import clean-up left to the sweep', { appId, scanId: scan.scanId, cut: removal.aborted, cleanup });
     }
     throw error;
   }

@@ -3,7 +3,8 @@ import { auditEntry } from '../audit/entries.ts';
 import { transactWriteRetryingConflicts } from '../db/query.ts';
 import { cancellationReasons } from '../db/items.ts';
 import { badRequest, conflict, notFound, payloadTooLarge } from '../errors.ts';
-import { FINDINGS_REPORT_LIMITS, PENDING_WRITE_EXPIRY_MS } from '../limits.ts';
+import { FINDINGS_REPORT_LIMITS, PENDING_SWEEP_MS, PENDING_WRITE_EXPIRY_MS } from '../limits.ts';
+import { logger } from '../http/logger.ts';
 import { environmentLastScanWrites, getEnvironment } from '../applications/environment-repository.ts';
 import {
   alertsOfScan,
@@ -169,8 +170,9 @@ export async function reportScanAlerts(caller: Caller, scanId: string, readBody:
  */
 export async function reportScanCompleted(caller: Caller, scanId: string, body: ScanCompletedBody) {
   let { scan, app } = await accessibleScan(caller, scanId);
-  // What earlier imports or completions in the application left when they were stopped (a crash, a timeout).
-  await sweepPendingFindings(scan.applicationId);
+  // What earlier imports or completions in the application left when they were stopped (a crash, a timeout), for a
+  // bounded time: the rest is left to the next request.
+  await sweepPendingFindings(scan.applicationId, Date.now(), AbortSignal.timeout(PENDING_SWEEP_MS));
   let before: FindingsBefore | undefined;
   // This request's finding records stay hidden from readers until its transaction commits (see importScanReport).
   const writer = randomUUID();
@@ -246,8 +248,14 @@ export async function reportScanCompleted(caller: Caller, scanId: string, body: 
       ({ scan, app } = await accessibleScan(caller, scanId));
     }
   } catch (error) {
-    if (before && (await scanFindingsRestoreStart(scan))) await restoreFindings(scan, before);
-    if (pending) await pendingFindingsRemove(scan.applicationId, writer);
+    // The answer is this failure, never the clean-up's: a clean-up that fails leaves the pending write, whose
+    // records stay hidden until a sweep puts them back.
+    try {
+      if (before && (await scanFindingsRestoreStart(scan))) await restoreFindings(scan, before);
+      if (pending) await pendingFindingsRemove(scan.applicationId, writer);
+    } catch (cleanup) {
+      logger.warn('completion clean-up left to the sweep', { scanId, cleanup });
+    }
     throw error;
   }
 }

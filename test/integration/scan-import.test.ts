@@ -17,7 +17,7 @@ import { SAMPLES, expectedAlerts, fixture } from '../../scanner/test/zap-expecte
 import { parseZapReport, reportBatches, toReportedAlerts } from '@hawk-api/scanner/zap';
 import { FINDINGS_REPORT_LIMITS, IMPORT_LIMITS } from '../../shared/limits.ts';
 import { BATCH_LIMITS } from '../../scanner/src/zap/reported.ts';
-import { importScanReport } from '../../shared/scans/import.ts';
+import { importDeadline, importScanReport } from '../../shared/scans/import.ts';
 import { createCaller } from '../../shared/http/caller.ts';
 import { HttpError } from '../../shared/errors.ts';
 import { db } from '../../shared/db/client.ts';
@@ -321,7 +321,7 @@ describe('bad input', () => {
     const before = await auditTypes(tenant);
     const caller = createCaller({ userId: tenant.userId, apiKeyId: 'key' }, 'write:scan');
     // The domain operation with a deadline already past once the report is read (the route passes now + the budget).
-    const failure = await importScanReport(caller, appId, 'zap', fixture(SAMPLES[0]), Date.now()).then(
+    const failure = await importScanReport(caller, appId, 'zap', fixture(SAMPLES[0]), Date.now() - 1).then(
       () => undefined,
       (error: unknown) => error as HttpError,
     );
@@ -366,7 +366,9 @@ describe('bad input', () => {
       (next) => async (args) => {
         const items = batchItems(args.input);
         const alertUri = items.find((item) => entityOf(item) === 'alertUri');
-        if (alertUri) scanId ??= String((alertUri.scanId as { S?: string })?.S ?? alertUri.scanId);
+        // The unpublished scan's id, from the URI item's key (ENVDATA#<env>#SCAN#<scanId>#URI#...).
+        const sk = alertUri?.sk as string | { S?: string } | undefined;
+        if (sk) scanId ??= (typeof sk === 'string' ? sk : sk.S!).match(/#SCAN#([^#]+)#URI#/)![1];
         const ours = items.some((item) => entityOf(item) === writing);
         // Cut: one jump, by the first such write (the others in flight are then cut with it).
         if (ours && cut && !cutDone) {
@@ -527,6 +529,74 @@ describe('bad input', () => {
     await expectCountsRecomputed(tenant, appId, env.environmentId);
   });
 
+  it('answers its own 413 when removing what it wrote fails (never the clean-up’s error), and the next import sweeps the rest', async () => {
+    const tenant = await createTenant();
+    const appId = await createApp(tenant, { name: 'failing clean-up', env: 'zap' });
+    expect((await importReport(tenant.token, appId, 'zap', withParams(10))).status).toBe(200);
+    const [env] = await environments(tenant, appId);
+    const scansBefore = await scansOf(tenant, appId);
+    // DynamoDB fails every delete of the clean-up (a fault of its own, after the SDK's retries).
+    const name = 'failingDeletes';
+    db.middlewareStack.add(
+      (next) => async (args) => {
+        const requests = Object.values((args.input as { RequestItems?: Record<string, object[]> }).RequestItems ?? {});
+        if (requests.flat().some((r) => 'DeleteRequest' in r))
+          throw Object.assign(new Error('injected: the table is unavailable'), {
+            name: 'InternalServerError',
+            $fault: 'server',
+          });
+        return next(args);
+      },
+      { step: 'initialize', name },
+    );
+    let outcome: Awaited<ReturnType<typeof importPastBudgetAfter>>;
+    try {
+      outcome = await importPastBudgetAfter(
+        createCaller({ userId: tenant.userId, apiKeyId: 'key' }, 'write:scan'),
+        appId,
+        'zap',
+        withParams(1200),
+        'alertUri',
+      );
+    } finally {
+      db.middlewareStack.remove(name);
+    }
+    const { failure, scanId } = outcome;
+    expect(failure).toBeInstanceOf(HttpError);
+    expect(failure!.statusCode).toBe(413);
+    expect(failure!.message).toMatch(/\(500 of 1200 findings stored; the service is busy\)/);
+    // What it could not remove stays unreachable under its pending write; readers see the published scans only.
+    expect(await scansOf(tenant, appId)).toEqual(scansBefore);
+    await expectCountsRecomputed(tenant, appId, env.environmentId);
+    const data = keys.dataOfScan(appId, env.environmentId, scanId!);
+    expect(await queryAll({ partition: data.pk, skPrefix: data.skPrefix })).not.toEqual([]);
+    expect(await pendingOf(appId)).toHaveLength(1);
+    const later = virtualClock(Date.now() + PENDING_WRITE_EXPIRY_MS + 1000);
+    const next = await importScanReport(
+      createCaller({ userId: tenant.userId, apiKeyId: 'key' }, 'write:scan'),
+      appId,
+      'zap',
+      Buffer.from(withParams(10)),
+      undefined,
+      undefined,
+      { clock: later },
+    );
+    expect(next.urisImported).toBe(10);
+    expect(await pendingOf(appId)).toEqual([]);
+    expect(await queryAll({ partition: data.pk, skPrefix: data.skPrefix })).toEqual([]);
+    await expectCountsRecomputed(tenant, appId, env.environmentId);
+  });
+
+  it('ends its budget early enough to answer before the function’s own end', () => {
+    const now = 1_000_000;
+    // API Gateway's 29 s: the whole budget, then the removal allowance and a second to answer.
+    expect(importDeadline(29_000, now)).toBe(now + IMPORT_LIMITS.budgetMs);
+    expect(importDeadline(60_000, now)).toBe(now + IMPORT_LIMITS.budgetMs);
+    // A function with less time left: a budget that still leaves the removal and the answer inside it.
+    expect(importDeadline(15_000, now)).toBe(now + 15_000 - IMPORT_LIMITS.removalAllowanceMs - 1000);
+    expect(importDeadline(3_000, now)).toBe(now);
+  });
+
   it('answers every one of concurrent imports under slow writes by its deadline: whole (200) or nothing (413)', async () => {
     const tenant = await createTenant();
     const appId = await createApp(tenant, { name: 'concurrent', env: 'zap' });
@@ -576,7 +646,7 @@ describe('bad input', () => {
     const published = outcomes.filter((o) => o.status === 200).length;
     expect(await scansOf(tenant, appId)).toHaveLength(1 + published);
     await expectCountsRecomputed(tenant, appId, env.environmentId);
-  });
+  }, 180_000);
 
   it('needs an environment name', async () => {
     const tenant = await createTenant();
@@ -612,7 +682,7 @@ describe('bad input', () => {
       uriCount: IMPORT_LIMITS.maxUris,
     });
     expect(await alertUrisOf(tenant.token, out.scanId, '10038')).toHaveLength(IMPORT_LIMITS.maxUris);
-  });
+  }, 240_000); // 10,000 items written and read back through 100 pages: minutes on a loaded 2-core machine
 
   it('batches the CLI sends keep to the findings report limits of the service', () => {
     expect(BATCH_LIMITS.maxAlerts).toBe(FINDINGS_REPORT_LIMITS.maxAlerts);
@@ -729,7 +799,9 @@ describe('an import stopped at any step (a crash, a function stopped at its time
       let reached!: () => void;
       const stopped = new Promise<void>((resolve) => (reached = resolve));
       let scanId: string | undefined;
+      // On a clock only the test moves: however slow the machine, the import reaches the step within its budget.
       void importScanReport(caller, appId, 'prod', Buffer.from(params(0, 705)), undefined, undefined, {
+        clock: virtualClock(),
         step: async (name) => {
           if (name === 'stored') scanId ??= 'stored';
           if (failFirst && name === 'publishing') throw new Error('injected failure before publishing');
