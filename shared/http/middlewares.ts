@@ -87,11 +87,41 @@ export function requestLogging(): Middleware {
   };
 }
 
-/** Every failure becomes `{"message": ...}` with its status; anything unexpected is logged and answers 500. */
+/** Seconds a client waits before retrying a request the busy service refused. */
+const BUSY_RETRY_AFTER_SECONDS = 5;
+
+/** Network failures of a call to DynamoDB or S3 (Node's codes; the SDK retried them already). */
+const NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN']);
+const THROTTLING = new Set([
+  'ThrottlingException',
+  'ProvisionedThroughputExceededException',
+  'RequestLimitExceeded',
+  'SlowDown',
+]);
+
+/**
+ * Why a failure is the service being busy rather than a bug, or undefined: the function's time ran out (middy
+ * answers just before Lambda would stop it), a call cut at its deadline or timed out, or DynamoDB or S3 answered
+ * with a fault of their own or throttled (after the SDK's retries). The client may retry such a request later.
+ */
+function busyReason(error: Error & { code?: string; $fault?: string; cause?: { package?: string } }) {
+  if (error.name === 'TimeoutError' && error.cause?.package === '@middy/core')
+    return 'the request did not finish within the time the API gives it';
+  if (error.name === 'AbortError' || error.name === 'TimeoutError' || NETWORK_CODES.has(error.code ?? ''))
+    return 'a call to the database or storage did not finish in time';
+  if (THROTTLING.has(error.name) || error.$fault === 'server') return 'the database or storage is busy';
+  return undefined;
+}
+
+/**
+ * Every failure becomes `{"message": ...}` with its status; the service being busy answers 503 with Retry-After
+ * (busyReason); anything else unexpected is logged and answers 500.
+ */
 export function errorResponses(): Middleware {
   return {
     onError: (request) => {
       const error = request.error as Error & { statusCode?: number; cause?: { package?: string } };
+      const busy = error instanceof HttpError ? undefined : busyReason(error);
       if (error instanceof HttpError) {
         request.response = jsonResponse(error.statusCode, { message: error.message }, error.headers);
       } else if (error.cause?.package === '@middy/http-json-body-parser') {
@@ -106,6 +136,13 @@ export function errorResponses(): Middleware {
           message:
             'Conflict: other requests changed the same data at the same time; nothing was changed, retry the request',
         });
+      } else if (busy) {
+        logger.warn('service busy', { reason: busy, error });
+        request.response = jsonResponse(
+          503,
+          { message: `Service Unavailable: ${busy} (the service is busy); retry the request in a few seconds` },
+          { 'Retry-After': String(BUSY_RETRY_AFTER_SECONDS) },
+        );
       } else {
         logger.error('unexpected error', { error });
         request.response = jsonResponse(500, {
