@@ -182,13 +182,16 @@ type WriteRequest = { DeleteRequest: { Key: Item } } | { PutRequest: { Item: Ite
 
 /**
  * BatchWriteItem calls of 25 requests, `concurrency` at a time, retrying unprocessed requests with a short backoff.
- * Not atomic: for cascades and for bulk data whose visibility a separate atomic write decides.
+ * Not atomic: for cascades and for bulk data whose visibility a separate atomic write decides. A failed call stops
+ * the others from starting and is thrown once those in flight have ended, so that a caller removing what it wrote
+ * after the failure finds all of it; only a `signal` abort frees the caller at once (its calls in flight may land).
  */
 async function batchWrite(requests: WriteRequest[], concurrency: number, signal?: AbortSignal): Promise<void> {
   const chunks: WriteRequest[][] = [];
   for (let i = 0; i < requests.length; i += 25) chunks.push(requests.slice(i, i + 25));
+  let failed = false;
   const worker = async () => {
-    for (let chunk = chunks.shift(); chunk; chunk = chunks.shift()) {
+    for (let chunk = chunks.shift(); chunk && !failed; chunk = chunks.shift()) {
       let pending: WriteRequest[] = chunk;
       for (let attempt = 0; pending.length > 0; attempt++) {
         if (attempt > 0)
@@ -203,7 +206,14 @@ async function batchWrite(requests: WriteRequest[], concurrency: number, signal?
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(concurrency, chunks.length) }, worker));
+  const workers = Array.from({ length: Math.min(concurrency, chunks.length) }, () =>
+    worker().catch((error: unknown) => {
+      failed = true;
+      throw error;
+    }),
+  );
+  const failure = (await Promise.allSettled(workers)).find((w) => w.status === 'rejected');
+  if (failure) throw failure.reason;
 }
 
 /** Runs `work` on every item, at most `limit` at a time. */

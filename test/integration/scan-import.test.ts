@@ -587,6 +587,57 @@ describe('bad input', () => {
     await expectCountsRecomputed(tenant, appId, env.environmentId);
   });
 
+  it('removes all it wrote when a write fails (a DynamoDB fault): the writes in flight end before the removal starts', async () => {
+    const tenant = await createTenant();
+    const appId = await createApp(tenant, { name: 'failing write', env: 'zap' });
+    expect((await importReport(tenant.token, appId, 'zap', withParams(10))).status).toBe(200);
+    const [env] = await environments(tenant, appId);
+    const scansBefore = await scansOf(tenant, appId);
+    let scanId: string | undefined;
+    let uriWrites = 0;
+    const name = 'failingWrite';
+    db.middlewareStack.add(
+      (next) => async (args) => {
+        const uris = batchItems(args.input).filter((item) => item.entity === 'alertUri');
+        if (uris.length === 0) return next(args);
+        scanId ??= (uris[0].sk as string).match(/#SCAN#([^#]+)#URI#/)![1];
+        // The third write of URIs fails; the other seven in flight take their time, and more were queued.
+        if (++uriWrites === 3)
+          throw Object.assign(new Error('injected: the table is unavailable'), {
+            name: 'InternalServerError',
+            $fault: 'server',
+          });
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        return next(args);
+      },
+      { step: 'initialize', name },
+    );
+    let failure: unknown;
+    try {
+      failure = await importScanReport(
+        createCaller({ userId: tenant.userId, apiKeyId: 'key' }, 'write:scan'),
+        appId,
+        'zap',
+        Buffer.from(withParams(1200)),
+        undefined,
+        undefined,
+        { clock: virtualClock() },
+      ).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    } finally {
+      db.middlewareStack.remove(name);
+    }
+    // The operation's answer for it is a 503 (errorResponses); nothing of the import is left, nothing published.
+    expect(failure).toMatchObject({ name: 'InternalServerError' });
+    expect(await scansOf(tenant, appId)).toEqual(scansBefore);
+    const data = keys.dataOfScan(appId, env.environmentId, scanId!);
+    expect(await queryAll({ partition: data.pk, skPrefix: data.skPrefix })).toEqual([]);
+    expect(await pendingOf(appId)).toEqual([]);
+    await expectCountsRecomputed(tenant, appId, env.environmentId);
+  });
+
   it('ends its budget early enough to answer before the function’s own end', () => {
     const now = 1_000_000;
     // API Gateway's 29 s: the whole budget, then the removal allowance and a second to answer.
