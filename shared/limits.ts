@@ -99,3 +99,16 @@ export const IMPORT_LIMITS = {
 
 /** Attempts of a webhook delivery before it is dead (WEBHOOK_MAX_ATTEMPTS): on AWS also the delivery queue's maxReceiveCount (infra/stack.ts). */
 export const DEFAULT_WEBHOOK_MAX_ATTEMPTS = 8;
+
+/**
+ * How long after it started a request that writes finding records before publishing its scan (an import, a scan's
+ * completion) is taken for dead if its pending write is still there (Lambda stops every function at 29 s): the next
+ * import or completion in the application then sweeps what it left (docs/DATA-MODEL.md, Findings).
+ */
+export const PENDING_WRITE_EXPIRY_MS = 120_000;
+
+/**
+ * How long an import or a scan's completion spends sweeping what stopped requests left (above) before its own work:
+ * a sweep cut there is resumed by the next request.
+ */
+export const PENDING_SWEEP_MS = 5_000;

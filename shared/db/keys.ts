@@ -372,6 +372,14 @@ export const keys = {
     pk: `APP#${appId}`,
     skPrefix: `ENVDATA#${envId}#FINDING#`,
   }),
+  /**
+   * A request writing finding records before the transaction that publishes its scan (an import, a completion),
+   * by that request's id (FindingRecord.recordedBy): while it exists, readers take those records as they were
+   * before (docs/DATA-MODEL.md, Findings, Unpublished writes). Per application, not under the environment: an
+   * import creating its environment writes under an id nothing else knows until it publishes.
+   */
+  pendingFindings: (appId: string, attempt: string) => ({ pk: `APP#${appId}`, sk: `PENDING#${attempt}` }),
+  pendingFindingsOfApplication: (appId: string) => ({ pk: `APP#${appId}`, skPrefix: 'PENDING#' }),
   /** The triage rule of a finding (status, note, history): applies to the finding in every scan of the environment. */
   triageRule: (appId: string, envId: string, findingHash: string) => ({
     pk: `APP#${appId}`,

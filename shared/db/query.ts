@@ -155,26 +155,65 @@ export async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   return all;
 }
 
+/**
+ * A DynamoDB call cut by `signal`: the SDK gets the signal (it stops the call on the wire), and the caller is freed
+ * the moment it aborts whatever the call is doing then (a middleware, a retry's wait, a socket that answers late),
+ * with the signal's reason. An already-aborted signal sends nothing.
+ */
+export async function untilAborted<T>(
+  signal: AbortSignal | undefined,
+  call: (abortSignal?: AbortSignal) => Promise<T>,
+): Promise<T> {
+  if (!signal) return call();
+  signal.throwIfAborted();
+  let onAbort!: () => void;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([call(signal), aborted]);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
 type WriteRequest = { DeleteRequest: { Key: Item } } | { PutRequest: { Item: Item } };
 
 /**
  * BatchWriteItem calls of 25 requests, `concurrency` at a time, retrying unprocessed requests with a short backoff.
- * Not atomic: for cascades and for bulk data whose visibility a separate atomic write decides.
+ * Not atomic: for cascades and for bulk data whose visibility a separate atomic write decides. A failed call stops
+ * the others from starting and is thrown once those in flight have ended, so that a caller removing what it wrote
+ * after the failure finds all of it; only a `signal` abort frees the caller at once (its calls in flight may land).
  */
-async function batchWrite(requests: WriteRequest[], concurrency: number): Promise<void> {
+async function batchWrite(requests: WriteRequest[], concurrency: number, signal?: AbortSignal): Promise<void> {
   const chunks: WriteRequest[][] = [];
   for (let i = 0; i < requests.length; i += 25) chunks.push(requests.slice(i, i + 25));
+  let failed = false;
   const worker = async () => {
-    for (let chunk = chunks.shift(); chunk; chunk = chunks.shift()) {
+    for (let chunk = chunks.shift(); chunk && !failed; chunk = chunks.shift()) {
       let pending: WriteRequest[] = chunk;
       for (let attempt = 0; pending.length > 0; attempt++) {
-        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 10 * 2 ** attempt)));
-        const out = await db.send(new BatchWriteCommand({ RequestItems: { [config.tableName]: pending } }));
+        if (attempt > 0)
+          await untilAborted(
+            signal,
+            () => new Promise((resolve) => setTimeout(resolve, Math.min(1000, 10 * 2 ** attempt))),
+          );
+        const out = await untilAborted(signal, (abortSignal) =>
+          db.send(new BatchWriteCommand({ RequestItems: { [config.tableName]: pending } }), { abortSignal }),
+        );
         pending = (out.UnprocessedItems?.[config.tableName] ?? []) as WriteRequest[];
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(concurrency, chunks.length) }, worker));
+  const workers = Array.from({ length: Math.min(concurrency, chunks.length) }, () =>
+    worker().catch((error: unknown) => {
+      failed = true;
+      throw error;
+    }),
+  );
+  const failure = (await Promise.allSettled(workers)).find((w) => w.status === 'rejected');
+  if (failure) throw failure.reason;
 }
 
 /** Runs `work` on every item, at most `limit` at a time. */
@@ -200,18 +239,24 @@ export async function mapInParallel<T, R>(items: T[], limit: number, work: (item
 }
 
 /** Deletes items by key (not atomic: for cascades), `concurrency` BatchWriteItem calls in flight. */
-export async function batchDelete(itemKeys: { pk: unknown; sk: unknown }[], concurrency = 1): Promise<void> {
+export async function batchDelete(
+  itemKeys: { pk: unknown; sk: unknown }[],
+  concurrency = 1,
+  signal?: AbortSignal,
+): Promise<void> {
   await batchWrite(
     itemKeys.map(({ pk, sk }) => ({ DeleteRequest: { Key: { pk, sk } } })),
     concurrency,
+    signal,
   );
 }
 
-/** Puts items, several BatchWriteItem calls in flight (not atomic). */
-export async function batchPut(items: Item[], concurrency = 8): Promise<void> {
+/** Puts items, several BatchWriteItem calls in flight (not atomic); `signal` cuts the calls in flight and the rest. */
+export async function batchPut(items: Item[], concurrency = 8, signal?: AbortSignal): Promise<void> {
   await batchWrite(
     items.map((Item) => ({ PutRequest: { Item } })),
     concurrency,
+    signal,
   );
 }
 
@@ -224,17 +269,19 @@ export async function deleteFound(
   query: PartitionQuery,
   spare: (item: Item) => boolean = () => false,
   concurrency = 1,
+  signal?: AbortSignal,
 ): Promise<void> {
   for (;;) {
-    const found = (await queryAll({ ...query, attributes: ['pk', 'sk', 'ownedKey'], pageLimit: 1000 })).filter(
-      (item) => !spare(item),
-    );
+    const found = (
+      await untilAborted(signal, () => queryAll({ ...query, attributes: ['pk', 'sk', 'ownedKey'], pageLimit: 1000 }))
+    ).filter((item) => !spare(item));
     if (found.length === 0) return;
     await batchDelete(
       found.flatMap((item) => (item.ownedKey ? [item.ownedKey as { pk: string; sk: string }] : [])),
       concurrency,
+      signal,
     );
-    await batchDelete(found as { pk: string; sk: string }[], concurrency);
+    await batchDelete(found as { pk: string; sk: string }[], concurrency, signal);
   }
 }
 

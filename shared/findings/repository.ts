@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
 import { fromItem } from '../db/items.ts';
-import { batchGet, batchPut, inParallel, queryItems } from '../db/query.ts';
+import { batchGet, batchPut, deleteFound, inParallel, queryAll, queryItems, untilAborted } from '../db/query.ts';
 import { config } from '../config.ts';
+import { logger } from '../http/logger.ts';
 import type { TransactItem } from '../db/transactions.ts';
 import type { Severity } from '../scans/inputs.ts';
 import type { TriageStatus } from './statuses.ts';
@@ -31,6 +32,29 @@ export interface FindingRecord {
   lastScanUris: number;
   /** The completion (or import) request that wrote it (FindingsBefore.attempt): restoreFindings reverts only its own. */
   recordedBy?: string;
+  /**
+   * The record as it was before that request wrote it (null: there was none). While the request's pending write
+   * exists (its scan not yet published), readers take this instead (resolvedFinding); a sweep puts it back.
+   */
+  previous?: FindingRecord | null;
+}
+
+/**
+ * A request that writes finding records before the transaction publishing its scan: registered before its first
+ * write, deleted by that transaction (or once its records are put back). One left behind (a crash, a timeout that
+ * stopped the function) hides those records from every reader, and a sweep after `expiresAt` puts them back, and
+ * for an import removes the scan's unpublished items too.
+ */
+export interface PendingFindings {
+  attempt: string;
+  environmentId: string;
+  scanId: string;
+  /** `import`: nothing of the scan is published until the transaction; `completion`: the scan exists, STARTED. */
+  kind: 'import' | 'completion';
+  /** ms after which no request can still be running it (a sweep may then take over). */
+  expiresAt: number;
+  /** Set by the sweep that took it over: the publishing transaction then fails. */
+  sweeping?: boolean;
 }
 
 export interface RuleHistoryEntry {
@@ -68,7 +92,23 @@ export async function getFinding(env: EnvRef, findingHash: string): Promise<Find
       ConsistentRead: true,
     }),
   );
-  return fromItem<FindingRecord>(out.Item);
+  return resolvedFinding(fromItem<FindingRecord>(out.Item), await pendingAttempts(env));
+}
+
+/** The ids of the application's pending writes (usually none: one Query of an empty range). */
+export async function pendingAttempts(env: Pick<EnvRef, 'applicationId'>): Promise<Set<string>> {
+  const { pk, skPrefix } = keys.pendingFindingsOfApplication(env.applicationId);
+  const items = await queryAll({ partition: pk, skPrefix, attributes: ['attempt'], consistent: true });
+  return new Set(items.map((item) => item.attempt as string));
+}
+
+/** A finding record as published scans have it: a pending write's record reads as the one it replaced. */
+export function resolvedFinding<T extends Partial<FindingRecord>>(
+  record: T | undefined,
+  pending: Set<string>,
+): T | undefined {
+  if (!record?.recordedBy || !pending.has(record.recordedBy)) return record;
+  return (record.previous ?? undefined) as T | undefined;
 }
 
 export async function getTriageRule(env: EnvRef, findingHash: string): Promise<TriageRule | undefined> {
@@ -100,8 +140,12 @@ export async function* findingsOfEnvironment(
   attributes?: (keyof FindingRecord)[],
 ): AsyncGenerator<Partial<FindingRecord>> {
   const { pk, skPrefix } = keys.findingsOfEnvironment(env.applicationId, env.environmentId);
-  for await (const item of queryItems({ partition: pk, skPrefix, attributes, pageLimit: 1000 }))
-    yield fromItem<Partial<FindingRecord>>(item)!;
+  const pending = await pendingAttempts(env);
+  const read = attributes && [...new Set([...attributes, 'recordedBy' as const, 'previous' as const])];
+  for await (const item of queryItems({ partition: pk, skPrefix, attributes: read, pageLimit: 1000 })) {
+    const finding = resolvedFinding(fromItem<Partial<FindingRecord>>(item)!, pending);
+    if (finding) yield finding;
+  }
 }
 
 /** The environment's triage rules by finding hash (only triaged or commented findings have one). */
@@ -126,14 +170,24 @@ export async function rulesOf(env: EnvRef, hashes: string[]): Promise<Map<string
  * Records what a scan saw, marked as written by `before.attempt` (not atomic, idempotent: written before the scan's
  * completion commits; see findingsBefore).
  */
-export async function recordFindings(env: EnvRef, findings: FindingRecord[], before: FindingsBefore): Promise<void> {
+export async function recordFindings(
+  env: EnvRef,
+  findings: FindingRecord[],
+  before: FindingsBefore,
+  signal?: AbortSignal,
+): Promise<void> {
+  // One level deep: what a record replaced, never what that one replaced in turn.
+  const previous = new Map(before.previous.map(({ previous: _older, ...f }) => [f.findingHash, f]));
   await batchPut(
     findings.map((f) => ({
       ...keys.finding(env.applicationId, env.environmentId, f.findingHash),
       entity: 'finding',
       ...f,
       recordedBy: before.attempt,
+      previous: previous.get(f.findingHash) ?? null,
     })),
+    8,
+    signal,
   );
 }
 
@@ -156,15 +210,20 @@ export async function findingsBefore(
   scan: EnvRef & { scanId: string },
   hashes: string[],
   known?: FindingsBefore,
+  attempt = known?.attempt ?? randomUUID(),
 ): Promise<FindingsBefore> {
   const seen = new Set([...(known?.previous.map((f) => f.findingHash) ?? []), ...(known?.added ?? [])]);
   const fresh = [...new Set(hashes)].filter((h) => !seen.has(h));
-  const items = await batchGet(fresh.map((h) => keys.finding(scan.applicationId, scan.environmentId, h)));
-  const previous = items.map((item) => fromItem<FindingRecord>(item)!);
+  const [items, pending] = await Promise.all([
+    batchGet(fresh.map((h) => keys.finding(scan.applicationId, scan.environmentId, h))),
+    pendingAttempts(scan),
+  ]);
+  // As readers see them (a crashed request's records read as they were before it).
+  const previous = items.flatMap((item) => resolvedFinding(fromItem<FindingRecord>(item)!, pending) ?? []);
   const existed = new Set(previous.map((f) => f.findingHash));
   return {
     scanId: scan.scanId,
-    attempt: known?.attempt ?? randomUUID(),
+    attempt,
     previous: [...(known?.previous ?? []), ...previous],
     added: [...(known?.added ?? []), ...fresh.filter((h) => !existed.has(h))],
   };
@@ -176,40 +235,149 @@ export async function findingsBefore(
  * concurrent completion of the same scan, a later scan) is kept and a record deleted since (the environment's
  * delete) is not recreated. A completion first calls scanFindingsRestoreStart (shared/scans/repository.ts).
  */
-export async function restoreFindings(env: EnvRef, before: FindingsBefore): Promise<void> {
+export async function restoreFindings(env: EnvRef, before: FindingsBefore, signal?: AbortSignal): Promise<void> {
   const stillOurs = {
     ConditionExpression: 'recordedBy = :attempt',
     ExpressionAttributeValues: { ':attempt': before.attempt },
   };
-  const write = async (send: () => Promise<unknown>) => {
+  const write = async (send: (abortSignal?: AbortSignal) => Promise<unknown>) => {
     try {
-      await send();
+      await untilAborted(signal, send);
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
     }
   };
   await inParallel(before.previous, 32, (f) =>
-    write(() =>
+    write((abortSignal) =>
       db.send(
         new PutCommand({
           TableName: config.tableName,
           Item: { ...keys.finding(env.applicationId, env.environmentId, f.findingHash), entity: 'finding', ...f },
           ...stillOurs,
         }),
+        { abortSignal },
       ),
     ),
   );
   await inParallel(before.added, 32, (hash) =>
-    write(() =>
+    write((abortSignal) =>
       db.send(
         new DeleteCommand({
           TableName: config.tableName,
           Key: keys.finding(env.applicationId, env.environmentId, hash),
           ...stillOurs,
         }),
+        { abortSignal },
       ),
     ),
   );
+}
+
+/** Registers a pending write before its first item is written (see PendingFindings). */
+export async function pendingFindingsStart(appId: string, pending: PendingFindings): Promise<void> {
+  await db.send(
+    new PutCommand({
+      TableName: config.tableName,
+      Item: {
+        ...keys.pendingFindings(appId, pending.attempt),
+        entity: 'pendingFindings',
+        ...pending,
+      },
+    }),
+  );
+}
+
+/** In the publishing transaction: the pending write ends, unless a sweep has taken it over (then nothing commits). */
+export function pendingFindingsEnd(appId: string, attempt: string): TransactItem {
+  return {
+    Delete: {
+      TableName: config.tableName,
+      Key: keys.pendingFindings(appId, attempt),
+      ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(sweeping)',
+    },
+  };
+}
+
+/** After its records were put back (and an import's items removed): the pending write is over. */
+export async function pendingFindingsRemove(appId: string, attempt: string, signal?: AbortSignal): Promise<void> {
+  await untilAborted(signal, (abortSignal) =>
+    db.send(new DeleteCommand({ TableName: config.tableName, Key: keys.pendingFindings(appId, attempt) }), {
+      abortSignal,
+    }),
+  );
+}
+
+/**
+ * Puts back what expired pending writes of the application left (docs/DATA-MODEL.md, Findings, Unpublished
+ * writes): each is first marked `sweeping` (so its request, were it still running, can no longer publish), then its
+ * records are put back as they were (each while still its own), an import's unpublished scan items are removed, and
+ * the pending item goes. Idempotent: an interrupted sweep is resumed by the next. `signal` bounds the time the
+ * calling request gives it: a sweep cut there, or failing, is left to the next request (its records stay hidden
+ * meanwhile), and the caller goes on. Returns the sweeps completed.
+ */
+export async function sweepPendingFindings(appId: string, now: number, signal?: AbortSignal): Promise<number> {
+  let swept = 0;
+  try {
+    const { pk, skPrefix } = keys.pendingFindingsOfApplication(appId);
+    const expired = (await untilAborted(signal, () => queryAll({ partition: pk, skPrefix, consistent: true })))
+      .map((item) => fromItem<PendingFindings>(item)!)
+      .filter((p) => p.expiresAt < now);
+    for (const pending of expired) if (await sweepOne(appId, pending, signal)) swept++;
+  } catch (error) {
+    logger.warn('sweep of stopped requests left to the next request', { appId, cut: !!signal?.aborted, error });
+  }
+  return swept;
+}
+
+async function sweepOne(appId: string, pending: PendingFindings, signal?: AbortSignal): Promise<boolean> {
+  const { pk } = keys.pendingFindingsOfApplication(appId);
+  try {
+    await untilAborted(signal, (abortSignal) =>
+      db.send(
+        new UpdateCommand({
+          TableName: config.tableName,
+          Key: keys.pendingFindings(appId, pending.attempt),
+          UpdateExpression: 'SET sweeping = :true',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':true': true },
+        }),
+        { abortSignal },
+      ),
+    );
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false; // ended meanwhile
+    throw error;
+  }
+  const env = { applicationId: appId, environmentId: pending.environmentId };
+  const records = await untilAborted(signal, async () => {
+    const own: FindingRecord[] = [];
+    for await (const item of queryItems({
+      partition: pk,
+      skPrefix: keys.findingsOfEnvironment(appId, env.environmentId).skPrefix,
+      pageLimit: 1000,
+    })) {
+      signal?.throwIfAborted();
+      const record = fromItem<FindingRecord>(item)!;
+      if (record.recordedBy === pending.attempt) own.push(record);
+    }
+    return own;
+  });
+  await restoreFindings(
+    env,
+    {
+      scanId: pending.scanId,
+      attempt: pending.attempt,
+      previous: records.flatMap((r) => (r.previous ? [r.previous] : [])),
+      added: records.filter((r) => !r.previous).map((r) => r.findingHash),
+    },
+    signal,
+  );
+  if (pending.kind === 'import') {
+    const data = keys.dataOfScan(appId, env.environmentId, pending.scanId);
+    await deleteFound({ partition: data.pk, skPrefix: data.skPrefix }, undefined, 8, signal);
+  }
+  await pendingFindingsRemove(appId, pending.attempt, signal);
+  return true;
 }
 
 /** Fails the transaction if a triage changed the environment's rules since `version` was read. */

@@ -87,18 +87,41 @@ export function requestLogging(): Middleware {
   };
 }
 
-/** An operation's time on Lambda and locally (infra/stack.ts, scripts/local/server.ts), inside API Gateway's 30 s. */
-const REQUEST_TIME_LIMIT_SECONDS = 29;
-const TIMEOUT_RETRY_AFTER_SECONDS = 5;
+/** Seconds a client waits before retrying a request the busy service refused. */
+const BUSY_RETRY_AFTER_SECONDS = 5;
+
+/** Network failures of a call to DynamoDB or S3 (Node's codes; the SDK retried them already). */
+const NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN']);
+const THROTTLING = new Set([
+  'ThrottlingException',
+  'ProvisionedThroughputExceededException',
+  'RequestLimitExceeded',
+  'SlowDown',
+]);
 
 /**
- * Every failure becomes `{"message": ...}` with its status; a request that runs out of time answers 503 with
- * Retry-After; anything unexpected is logged and answers 500.
+ * Why a failure is the service being busy rather than a bug, or undefined: the function's time ran out (middy
+ * answers just before Lambda would stop it), a call cut at its deadline or timed out, or DynamoDB or S3 answered
+ * with a fault of their own or throttled (after the SDK's retries). The client may retry such a request later.
+ */
+function busyReason(error: Error & { code?: string; $fault?: string; cause?: { package?: string } }) {
+  if (error.name === 'TimeoutError' && error.cause?.package === '@middy/core')
+    return 'the request did not finish within the time the API gives it';
+  if (error.name === 'AbortError' || error.name === 'TimeoutError' || NETWORK_CODES.has(error.code ?? ''))
+    return 'a call to the database or storage did not finish in time';
+  if (THROTTLING.has(error.name) || error.$fault === 'server') return 'the database or storage is busy';
+  return undefined;
+}
+
+/**
+ * Every failure becomes `{"message": ...}` with its status; the service being busy answers 503 with Retry-After
+ * (busyReason); anything else unexpected is logged and answers 500.
  */
 export function errorResponses(): Middleware {
   return {
     onError: (request) => {
       const error = request.error as Error & { statusCode?: number; cause?: { package?: string } };
+      const busy = error instanceof HttpError ? undefined : busyReason(error);
       if (error instanceof HttpError) {
         request.response = jsonResponse(error.statusCode, { message: error.message }, error.headers);
       } else if (error.cause?.package === '@middy/http-json-body-parser') {
@@ -113,16 +136,12 @@ export function errorResponses(): Middleware {
           message:
             'Conflict: other requests changed the same data at the same time; nothing was changed, retry the request',
         });
-      } else if (error.name === 'TimeoutError') {
-        // Middy's early timeout (the function's time nearly spent) or an SDK call that timed out: the service is too
-        // busy, not broken. Logged as a warning with the operation, so that slow operations show up.
-        logger.warn('request ran out of time', { error: { name: error.name, message: error.message } });
+      } else if (busy) {
+        logger.warn('service busy', { reason: busy, error });
         request.response = jsonResponse(
           503,
-          {
-            message: `Service Unavailable: the request did not finish in the time a request may take (${REQUEST_TIME_LIMIT_SECONDS} s) because the service is busy; retry it in a moment`,
-          },
-          { 'Retry-After': String(TIMEOUT_RETRY_AFTER_SECONDS) },
+          { message: `Service Unavailable: ${busy} (the service is busy); retry the request in a few seconds` },
+          { 'Retry-After': String(BUSY_RETRY_AFTER_SECONDS) },
         );
       } else {
         logger.error('unexpected error', { error });
@@ -345,8 +364,6 @@ export function responseEncoding(route: Route): Middleware {
         request.response = result.response;
       } else if (route.response === 'empty') {
         request.response = { statusCode: 200, headers: {}, body: '' };
-      } else if (route.response === 'raw') {
-        throw new Error(`${route.operationId} must answer a RawResponse`);
       } else if (request.context.preferredMediaType === PROTOBUF_TYPE) {
         request.response = {
           statusCode: 200,

@@ -46,6 +46,7 @@ export function operation<Params = Record<string, string>, Query = Record<string
         route,
         ...context.input,
         mediaType: context.preferredMediaType,
+        remainingMs: () => context.getRemainingTimeInMillis?.() ?? Infinity,
       } as OperationInput<Params, Query, Body>);
       return (result ?? {}) as unknown as LambdaResult;
     });

@@ -17,6 +17,11 @@ export interface OperationInput<Params = Record<string, string>, Query = Record<
   sourceIp: string;
   /** The response media type content negotiation chose (one of the route's mediaTypes). */
   mediaType?: string;
+  /**
+   * The time the function has left (Lambda's getRemainingTimeInMillis): work that may run long (an import) ends
+   * within it with its own answer, before the pipeline answers 503 at the end (errorResponses).
+   */
+  remainingMs: () => number;
 }
 
 /** A handler result that is already an HTTP response (redirects, raw bodies): passed through as is. */

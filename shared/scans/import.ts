@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { randomUUID } from 'node:crypto';
 import {
   importedScanConfig,
@@ -13,9 +14,10 @@ import { accessibleApplication } from '../applications/access.ts';
 import { auditEntry } from '../audit/entries.ts';
 import { keys } from '../db/keys.ts';
 import { cancellationReasons } from '../db/items.ts';
-import { batchPut, deleteFound, transactWriteRetryingConflicts } from '../db/query.ts';
+import { batchPut, deleteFound, transactWriteRetryingConflicts, untilAborted } from '../db/query.ts';
 import { badRequest, conflict, notFound, payloadTooLarge } from '../errors.ts';
-import { IMPORT_LIMITS } from '../limits.ts';
+import { IMPORT_LIMITS, PENDING_SWEEP_MS, PENDING_WRITE_EXPIRY_MS } from '../limits.ts';
+import { logger } from '../http/logger.ts';
 import { environmentCreationWrites } from '../applications/environments.ts';
 import { newEnvironment } from '../applications/environment-creation.ts';
 import {
@@ -24,12 +26,17 @@ import {
   getEnvironmentByName,
   type EnvironmentRecord,
 } from '../applications/environment-repository.ts';
-import { getApplication } from '../applications/application-repository.ts';
+import { getApplication, type ApplicationRecord } from '../applications/application-repository.ts';
+import type { TransactItem } from '../db/transactions.ts';
 import { findingsOfScan } from '../findings/scan-findings.ts';
 import {
   findingsBefore,
+  pendingFindingsEnd,
+  pendingFindingsRemove,
+  pendingFindingsStart,
   recordFindings,
   restoreFindings,
+  sweepPendingFindings,
   triageVersionCheck,
   type FindingRecord,
   type FindingsBefore,
@@ -108,54 +115,134 @@ const overBudget = (appId: string, env: string, progress: string, projected = fa
   );
 
 /**
+ * The import's sense of time. `now` is the clock every check reads; `cutAt(at)` is a signal that aborts once that
+ * clock passes `at`: it goes with every DynamoDB write, so that one slow write cannot carry the request past its
+ * deadline (checks between writes alone did not). Tests pass their own clock, which moves only when they move it.
+ */
+export interface ImportClock {
+  now(): number;
+  cutAt(at: number): AbortSignal;
+}
+
+export const realClock: ImportClock = {
+  now: () => Date.now(),
+  cutAt: (at) => {
+    const signal = AbortSignal.timeout(Math.max(0, at - Date.now()));
+    setMaxListeners(0, signal); // every write in flight listens to it
+    return signal;
+  },
+};
+
+/** What a test may inject: the clock, and a step hook awaited between the import's steps (a crash: never resolving). */
+export interface ImportHooks {
+  clock?: ImportClock;
+  step?: (name: 'pending' | 'stored' | 'recorded' | 'publishing' | 'restored') => Promise<void>;
+}
+
+/**
  * The request's time: `deadline` ends its budget; `writingMs` is the time spent writing what a failure must remove.
  * Removing it takes up to three quarters of that (the import bench: 6.1 s for what took 8.4 s to import, 11-12 s for
  * 19 s under load), so storing also stops once that removal could not end within IMPORT_LIMITS.removalAllowanceMs
  * after the deadline: the 413 then comes inside API Gateway's 29 s with nothing left behind, not a 504 mid-removal.
+ * Every write is cut at the deadline (`signal`), and the removal at the deadline + the allowance: what a cut removal
+ * leaves is swept later (its pending write stays; docs/DATA-MODEL.md, Findings).
  */
 const REMOVAL_PER_WRITING = 0.75;
 
 interface Budget {
   deadline: number;
   writingMs: number;
+  clock: ImportClock;
+  signal: AbortSignal;
 }
 
 function checkBudget(budget: Budget, appId: string, env: string, progress: string): void {
-  const now = Date.now();
-  if (now > budget.deadline) throw overBudget(appId, env, progress);
+  const now = budget.clock.now();
+  if (now > budget.deadline || budget.signal.aborted) throw overBudget(appId, env, progress);
   if (now + budget.writingMs * REMOVAL_PER_WRITING > budget.deadline + IMPORT_LIMITS.removalAllowanceMs)
     throw overBudget(appId, env, progress, true);
 }
 
-/** A write of the unpublished scan's data, its time counted in the budget's `writingMs`. */
-async function timedWrite<T>(budget: Budget, write: () => Promise<T>): Promise<T> {
-  const start = Date.now();
+/** A write of the unpublished scan's data, its time counted in the budget's `writingMs`; cut at the deadline (413). */
+async function timedWrite<T>(
+  budget: Budget,
+  appId: string,
+  env: string,
+  progress: string,
+  write: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const start = budget.clock.now();
   try {
-    return await write();
+    return await write(budget.signal);
+  } catch (error) {
+    if (budget.signal.aborted) throw Object.assign(overBudget(appId, env, progress), { cutWrite: true });
+    throw error;
   } finally {
-    budget.writingMs += Date.now() - start;
+    budget.writingMs += budget.clock.now() - start;
+  }
+}
+
+/**
+ * A step that is not a write of the unpublished scan (reads, the scan configuration, the pending write), cut at the
+ * deadline like the writes (413): no step carries the request past it. Reads cut in flight change nothing.
+ */
+async function withinBudget<T>(
+  budget: Budget,
+  appId: string,
+  env: string,
+  progress: string,
+  step: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await untilAborted(budget.signal, step);
+  } catch (error) {
+    if (budget.signal.aborted) throw overBudget(appId, env, progress);
+    throw error;
   }
 }
 
 /** Writes the alerts, URIs and messages of the unpublished scan; 413 past the budget. */
-async function storeFindings(scan: ScanRecord, alerts: ReportedAlert[], budget: Budget): Promise<AlertRecord[]> {
+async function storeFindings(
+  scan: ScanRecord,
+  alerts: ReportedAlert[],
+  budget: Budget,
+  hooks: ImportHooks,
+): Promise<AlertRecord[]> {
   const records = alerts.map(alertRecordOf);
-  const { applicationId: appId, environmentId: envId, scanId } = scan;
-  await timedWrite(budget, () =>
+  const { applicationId: appId, environmentId: envId, scanId, envName } = scan;
+  await timedWrite(budget, appId, envName, 'storing the alerts', (signal) =>
     batchPut(
       records.map((alert) => ({
         ...keys.scanAlert(appId, envId, scanId, alert.pluginId),
         entity: 'scanAlert',
         ...alert,
       })),
+      8,
+      signal,
     ),
   );
   const findings = alerts.flatMap((alert) => findingItems(scan, alert.pluginId, alert.uris, 0));
-  for (let from = 0; from < findings.length; from += STORE_CHUNK) {
-    checkBudget(budget, appId, scan.envName, `${from} of ${findings.length} findings stored`);
-    await timedWrite(budget, () => putFindings(scan, findings.slice(from, from + STORE_CHUNK)));
+  for (let from = 0; from < findings.length;) {
+    const progress = `${from} of ${findings.length} findings stored`;
+    checkBudget(budget, appId, envName, progress);
+    const size = chunkSize(budget, STORE_CHUNK);
+    await timedWrite(budget, appId, envName, progress, (signal) =>
+      putFindings(scan, findings.slice(from, from + size), signal),
+    );
+    from += size;
+    await hooks.step?.('stored');
   }
   return records;
+}
+
+/**
+ * Items per chunk: the full chunk while the time left is ample, fewer as the deadline nears (a chunk cut at the
+ * deadline is written in vain and must be removed), never fewer than one BatchWriteItem's 25.
+ */
+function chunkSize(budget: Budget, full: number): number {
+  const left = budget.deadline - budget.clock.now();
+  const share = left / IMPORT_LIMITS.budgetMs;
+  return Math.max(25, Math.min(full, Math.floor((full * share * 4) / 25) * 25));
 }
 
 /** Records the scan's findings in the environment, a chunk at a time; 413 past the budget. */
@@ -164,12 +251,74 @@ async function recordFindingsBy(
   findings: FindingRecord[],
   before: FindingsBefore,
   budget: Budget,
+  hooks: ImportHooks,
 ): Promise<void> {
-  for (let from = 0; from < findings.length; from += RECORD_CHUNK) {
-    checkBudget(budget, scan.applicationId, scan.envName, `${from} of ${findings.length} findings recorded`);
-    await timedWrite(budget, () => recordFindings(scan, findings.slice(from, from + RECORD_CHUNK), before));
+  for (let from = 0; from < findings.length;) {
+    const progress = `${from} of ${findings.length} findings recorded`;
+    checkBudget(budget, scan.applicationId, scan.envName, progress);
+    const size = chunkSize(budget, RECORD_CHUNK);
+    await timedWrite(budget, scan.applicationId, scan.envName, progress, (signal) =>
+      recordFindings(scan, findings.slice(from, from + size), before, signal),
+    );
+    from += size;
+    await hooks.step?.('recorded');
   }
 }
+
+/**
+ * The publishing transaction's items: the pending write's end, the scan, the environment created or its last-scan
+ * fields (the environment read now), the triage version read, and the audit entries.
+ */
+async function publication(
+  caller: Caller,
+  app: ApplicationRecord,
+  envName: string,
+  done: ScanRecord,
+  newEnv: EnvironmentRecord | undefined,
+  triageVersion: number,
+  attempt: string,
+): Promise<{ env: EnvironmentRecord; items: TransactItem[] }> {
+  const appId = done.applicationId;
+  let env: EnvironmentRecord | undefined;
+  const items = [pendingFindingsEnd(appId, attempt)];
+  if (newEnv) {
+    env = { ...newEnv, ...lastScanOf(done) };
+    items.push(...(await environmentCreationWrites(caller, app, envName, undefined, env)).items);
+  } else {
+    env = await getEnvironment(appId, done.environmentId);
+    if (!env) throw notFound(`environment ${envName} was deleted meanwhile: nothing was imported`);
+    items.push(...(await environmentLastScanWrites(env, lastScanOf(done), env.lastScanId ?? null)));
+  }
+  const payload = {
+    scanId: done.scanId,
+    applicationId: appId,
+    appName: app.name,
+    envId: env.environmentId,
+    envName: env.name,
+  };
+  items.push(
+    ...scanCreation(done),
+    triageVersionCheck(done, triageVersion),
+    await auditEntry(caller, app.organizationId, 'SCAN_STARTED', payload, done.startedAt),
+    await auditEntry(
+      caller,
+      app.organizationId,
+      'SCAN_COMPLETED',
+      { ...payload, status: 'COMPLETED' },
+      done.completedAt!,
+    ),
+    ...scanEvents(undefined, done, app).map(outboxItem),
+  );
+  return { env, items };
+}
+
+/**
+ * The deadline of an import starting now in a function with `remainingMs` left: the budget, or less when the
+ * function has less time than the budget and the removal allowance need (and a second to answer), so that the 413
+ * comes before the function's own end.
+ */
+export const importDeadline = (remainingMs: number, now = Date.now()) =>
+  now + Math.max(0, Math.min(IMPORT_LIMITS.budgetMs, remainingMs - IMPORT_LIMITS.removalAllowanceMs - 1000));
 
 /** `format`: the tool named by the caller, else recognised. `deadline` (ms): the whole request up to the publishing transaction, so that it answers within API Gateway's 29 s. */
 export async function importScanReport(
@@ -177,21 +326,28 @@ export async function importScanReport(
   appId: string,
   envName: string,
   body: Buffer,
-  deadline = Date.now() + IMPORT_LIMITS.budgetMs,
+  deadline?: number,
   format?: string,
+  hooks: ImportHooks = {},
 ) {
+  const clock = hooks.clock ?? realClock;
+  const due = deadline ?? clock.now() + IMPORT_LIMITS.budgetMs;
   // Authorized (permission, the application's existence and team) before the report is parsed.
   let { app } = await accessibleApplication(caller, appId, { teamRestricted: true });
   const { report, alerts } = readReport(body, appId, envName, format);
-  const budget: Budget = { deadline, writingMs: 0 };
+  const budget: Budget = { deadline: due, writingMs: 0, clock, signal: clock.cutAt(due) };
   checkBudget(budget, appId, envName, 'reading the report');
+  // What earlier imports or completions in the application left when they were stopped (a crash, a timeout), for a
+  // bounded share of the budget: the rest is left to the next request.
+  await sweepPendingFindings(appId, clock.now(), clock.cutAt(Math.min(due, clock.now() + PENDING_SWEEP_MS)));
   const configText = importedScanConfig(appId, envName, report);
   const configHash = configHashOf(configText);
-  await storeScanConfig(appId, configHash, configText, parseScanConfig(configText));
-
-  const existing = await getEnvironmentByName(appId, envName);
+  const existing = await withinBudget(budget, appId, envName, 'storing the scan configuration', async () => {
+    await storeScanConfig(appId, configHash, configText, parseScanConfig(configText));
+    return getEnvironmentByName(appId, envName);
+  });
   const newEnv = existing ? undefined : newEnvironment(app, envName);
-  const startedAt = Date.now();
+  const startedAt = clock.now();
   const labels = importedScanLabels(report);
   const scan: ScanRecord = {
     scanId: randomUUID(),
@@ -211,56 +367,49 @@ export async function importScanReport(
     reportedUris: report.uriCount,
   };
   const data = keys.dataOfScan(appId, scan.environmentId, scan.scanId);
+  // Registered before the first write: until the publishing transaction ends it, readers see none of this
+  // request's finding records, and if the request is stopped a later sweep removes what it wrote.
+  // A pending write cut in flight may land: it then expires with nothing of its own, and a sweep removes it.
+  const attempt = randomUUID();
+  await withinBudget(budget, appId, envName, 'starting to store', () =>
+    pendingFindingsStart(appId, {
+      attempt,
+      environmentId: scan.environmentId,
+      scanId: scan.scanId,
+      kind: 'import',
+      expiresAt: startedAt + PENDING_WRITE_EXPIRY_MS,
+    }),
+  );
   let before: FindingsBefore | undefined;
   try {
-    const records = await storeFindings(scan, alerts, budget);
-    for (let attempt = 1; ; attempt++) {
+    await hooks.step?.('pending');
+    const records = await storeFindings(scan, alerts, budget, hooks);
+    for (let attempts = 1; ; attempts++) {
       // Findings, first/last seen and triage figures from the environment's rules now (as a scan's completion).
-      const found = await findingsOfScan(scan, records);
-      before = await findingsBefore(
-        scan,
-        found.findings.map((f) => f.findingHash),
-        before,
+      const reading = 'reading the findings before recording them';
+      const found = await withinBudget(budget, appId, envName, reading, () => findingsOfScan(scan, records));
+      const known = before;
+      before = await withinBudget(budget, appId, envName, reading, () =>
+        findingsBefore(
+          scan,
+          found.findings.map((f) => f.findingHash),
+          known,
+          attempt,
+        ),
       );
-      await recordFindingsBy(scan, found.findings, before, budget);
-      const completedAt = Date.now();
+      await recordFindingsBy(scan, found.findings, before, budget, hooks);
+      const completedAt = clock.now();
       const done: ScanRecord = {
         ...scan,
         completedAt,
         durationSeconds: Math.round((completedAt - startedAt) / 1000),
         stats: { ...statsOf(records), ...found.stats },
       };
-      let env: EnvironmentRecord | undefined;
-      const items = [];
-      if (newEnv) {
-        env = { ...newEnv, ...lastScanOf(done) };
-        items.push(...(await environmentCreationWrites(caller, app, envName, undefined, env)).items);
-      } else {
-        env = await getEnvironment(appId, scan.environmentId);
-        if (!env) throw notFound(`environment ${envName} was deleted meanwhile: nothing was imported`);
-        items.push(...(await environmentLastScanWrites(env, lastScanOf(done), env.lastScanId ?? null)));
-      }
-      const payload = {
-        scanId: scan.scanId,
-        applicationId: appId,
-        appName: app.name,
-        envId: env.environmentId,
-        envName: env.name,
-      };
-      items.push(
-        ...scanCreation(done),
-        triageVersionCheck(scan, found.triageVersion),
-        await auditEntry(caller, app.organizationId, 'SCAN_STARTED', payload, startedAt),
-        await auditEntry(
-          caller,
-          app.organizationId,
-          'SCAN_COMPLETED',
-          { ...payload, status: 'COMPLETED' },
-          completedAt,
-        ),
-        ...scanEvents(undefined, done, app).map(outboxItem),
+      const { env, items } = await withinBudget(budget, appId, envName, 'all findings stored, not yet published', () =>
+        publication(caller, app, envName, done, newEnv, found.triageVersion, attempt),
       );
       checkBudget(budget, appId, envName, 'all findings stored, not yet published');
+      await hooks.step?.('publishing');
       try {
         await transactWriteRetryingConflicts(items);
         return {
@@ -282,13 +431,20 @@ export async function importScanReport(
           skipped: report.skipped,
         };
       } catch (error) {
+        const reasons = cancellationReasons(error);
+        // A sweep took this request for dead: what it wrote is being removed.
+        if (reasons?.[0] === 'ConditionalCheckFailed') throw overBudget(appId, envName, 'not yet published');
         // A scan of the environment started or a finding was triaged meanwhile, the application's environment
         // count changed, or another request created the environment: read again.
-        if (!cancellationReasons(error)?.includes('ConditionalCheckFailed') || attempt >= MAX_ATTEMPTS) throw error;
-        const fresh = await getApplication(appId);
+        if (!reasons?.includes('ConditionalCheckFailed') || attempts >= MAX_ATTEMPTS) throw error;
+        const progress = 'all findings stored, not yet published';
+        const fresh = await withinBudget(budget, appId, envName, progress, () => getApplication(appId));
         if (!fresh) throw notFound(`application ${appId} not found`);
         app = fresh;
-        if (newEnv && (await getEnvironmentByName(appId, envName))) {
+        if (
+          newEnv &&
+          (await withinBudget(budget, appId, envName, progress, () => getEnvironmentByName(appId, envName)))
+        ) {
           throw conflict(
             `environment ${envName} was created by another request meanwhile: nothing was imported; send the report again`,
           );
@@ -296,10 +452,20 @@ export async function importScanReport(
       }
     }
   } catch (error) {
-    // Nothing was published: remove the unreachable data and put the environment's finding records back.
-    if (before) await restoreFindings(scan, before);
-    // Within what the budget leaves of the 29 s (checkBudget kept room for it; several deletes in flight).
-    await deleteFound({ partition: data.pk, skPrefix: data.skPrefix }, undefined, 8);
+    // Nothing was published: put the environment's finding records back and remove the unreachable data, by
+    // IMPORT_LIMITS.removalAllowanceMs after the deadline whenever the failure came (checkBudget kept room for it;
+    // several deletes in flight). What a write cut in flight may still land after the removal, or what a removal cut
+    // short or failing leaves, stays under the pending write, which the next import or completion in the
+    // application sweeps once expired: the answer is this request's own failure either way, never the clean-up's.
+    const removal = clock.cutAt(due + IMPORT_LIMITS.removalAllowanceMs);
+    try {
+      if (before) await restoreFindings(scan, before, removal);
+      await hooks.step?.('restored');
+      await deleteFound({ partition: data.pk, skPrefix: data.skPrefix }, undefined, 8, removal);
+      if (!(error as { cutWrite?: boolean }).cutWrite) await pendingFindingsRemove(appId, attempt, removal);
+    } catch (cleanup) {
+      logger.warn('import clean-up left to the sweep', { appId, scanId: scan.scanId, cut: removal.aborted, cleanup });
+    }
     throw error;
   }
 }

@@ -3,7 +3,8 @@ import { auditEntry } from '../audit/entries.ts';
 import { transactWriteRetryingConflicts } from '../db/query.ts';
 import { cancellationReasons } from '../db/items.ts';
 import { badRequest, conflict, notFound, payloadTooLarge } from '../errors.ts';
-import { FINDINGS_REPORT_LIMITS } from '../limits.ts';
+import { FINDINGS_REPORT_LIMITS, PENDING_SWEEP_MS, PENDING_WRITE_EXPIRY_MS } from '../limits.ts';
+import { logger } from '../http/logger.ts';
 import { environmentLastScanWrites, getEnvironment } from '../applications/environment-repository.ts';
 import {
   alertsOfScan,
@@ -22,8 +23,12 @@ import { findingHash } from '../findings/finding-identity.ts';
 import { findingsOfScan } from '../findings/scan-findings.ts';
 import {
   findingsBefore,
+  pendingFindingsEnd,
+  pendingFindingsRemove,
+  pendingFindingsStart,
   recordFindings,
   restoreFindings,
+  sweepPendingFindings,
   triageVersionCheck,
   type FindingsBefore,
 } from '../findings/repository.ts';
@@ -166,7 +171,13 @@ export async function reportScanAlerts(caller: Caller, scanId: string, readBody:
  */
 export async function reportScanCompleted(caller: Caller, scanId: string, body: ScanCompletedBody) {
   let { scan, app } = await accessibleScan(caller, scanId);
+  // What earlier imports or completions in the application left when they were stopped (a crash, a timeout), for a
+  // bounded time: the rest is left to the next request.
+  await sweepPendingFindings(scan.applicationId, Date.now(), AbortSignal.timeout(PENDING_SWEEP_MS));
   let before: FindingsBefore | undefined;
+  // This request's finding records stay hidden from readers until its transaction commits (see importScanReport).
+  const writer = randomUUID();
+  let pending = false;
   try {
     for (let attempt = 1; ; attempt++) {
       if (scan.status !== 'STARTED') throw ended(scan);
@@ -177,10 +188,21 @@ export async function reportScanCompleted(caller: Caller, scanId: string, body: 
       if (stats.totalAlerts === scan.reportedUris) {
         // Its findings (first/last seen, URIs per finding) and its figures by triage status, from the rules now.
         const found = await findingsOfScan(scan, alerts);
+        if (!pending) {
+          await pendingFindingsStart(scan.applicationId, {
+            attempt: writer,
+            environmentId: scan.environmentId,
+            scanId,
+            kind: 'completion',
+            expiresAt: Date.now() + PENDING_WRITE_EXPIRY_MS,
+          });
+          pending = true;
+        }
         before = await findingsBefore(
           scan,
           found.findings.map((f) => f.findingHash),
           before,
+          writer,
         );
         await recordFindings(scan, found.findings, before);
         const completedAt = Date.now();
@@ -201,6 +223,7 @@ export async function reportScanCompleted(caller: Caller, scanId: string, body: 
           status: body.status,
         };
         const items = [
+          pendingFindingsEnd(scan.applicationId, writer),
           scanCompletion(scan, done),
           ...(env.lastScanId === scanId ? await environmentLastScanWrites(env, lastScanOf(done), scanId) : []),
           triageVersionCheck(scan, found.triageVersion),
@@ -227,7 +250,14 @@ export async function reportScanCompleted(caller: Caller, scanId: string, body: 
       ({ scan, app } = await accessibleScan(caller, scanId));
     }
   } catch (error) {
-    if (before && (await scanFindingsRestoreStart(scan))) await restoreFindings(scan, before);
+    // The answer is this failure, never the clean-up's: a clean-up that fails leaves the pending write, whose
+    // records stay hidden until a sweep puts them back.
+    try {
+      if (before && (await scanFindingsRestoreStart(scan))) await restoreFindings(scan, before);
+      if (pending) await pendingFindingsRemove(scan.applicationId, writer);
+    } catch (cleanup) {
+      logger.warn('completion clean-up left to the sweep', { scanId, cleanup });
+    }
     throw error;
   }
 }

@@ -314,6 +314,7 @@ export async function reserveAlertUris(
 export async function putFindings(
   scan: ScanRef,
   findings: { uri: AlertUriRecord; message: AlertMessageRecord }[],
+  signal?: AbortSignal,
 ): Promise<void> {
   const { applicationId: appId, environmentId: envId, scanId } = scan;
   await batchPut(
@@ -321,6 +322,8 @@ export async function putFindings(
       { ...keys.alertUri(appId, envId, scanId, uri.pluginId, uri.n), entity: 'alertUri', ...uri },
       { ...keys.alertMessage(appId, envId, scanId, message.msgId), entity: 'alertMessage', ...message },
     ]),
+    8,
+    signal,
   );
 }
 

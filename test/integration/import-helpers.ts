@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { expect } from 'vitest';
 import { api } from './client.ts';
 import type { ExpectedAlert } from '../../scanner/test/zap-expected.ts';
@@ -121,4 +122,44 @@ export function untriagedOf(alerts: ExpectedAlert[]) {
     lastScanMediumUntriaged: medium,
     lastScanLowUntriaged: low,
   };
+}
+
+/**
+ * A clock for importScanReport (ImportClock) that moves only when the test moves it: machine load never adds to
+ * it. Its cut signals abort once it reaches their time (as AbortSignal.timeout does), noticed at the next reading of
+ * the clock (as a timer would fire between two steps), or at once with `advance(ms, true)` (a write then in flight
+ * is cut).
+ */
+export function virtualClock(start = Date.now()) {
+  let now = start;
+  const cuts: { at: number; controller: AbortController }[] = [];
+  const fire = () => {
+    for (const cut of cuts)
+      if (now >= cut.at && !cut.controller.signal.aborted) cut.controller.abort(new Error('deadline'));
+  };
+  return {
+    now: () => {
+      fire();
+      return now;
+    },
+    cutAt(at: number) {
+      const controller = new AbortController();
+      setMaxListeners(0, controller.signal); // every write in flight listens to it
+      cuts.push({ at, controller });
+      return controller.signal;
+    },
+    advance(ms: number, firing = false) {
+      now += ms;
+      if (firing) fire();
+    },
+  };
+}
+
+/** The items a BatchWriteItem puts (as the shared client's middleware sees its input). */
+export function batchItems(input: unknown): Record<string, unknown>[] {
+  const requests = Object.values(
+    (input as { RequestItems?: Record<string, { PutRequest?: { Item: Record<string, unknown> } }[]> }).RequestItems ??
+      {},
+  ).flat();
+  return requests.flatMap((r) => (r.PutRequest ? [r.PutRequest.Item] : []));
 }

@@ -1,21 +1,32 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { api } from './client.ts';
 import { addUserTo, createTenant, type Tenant } from './fixtures.ts';
 import { auditTypes, joinTeams } from './app-helpers.ts';
 import { completeScan, createApp, startScan } from './scan-helpers.ts';
-import { expectMatches, importReport, readBack, untriagedOf } from './import-helpers.ts';
+import {
+  alertUrisOf,
+  batchItems,
+  expectMatches,
+  importReport,
+  readBack,
+  untriagedOf,
+  virtualClock,
+} from './import-helpers.ts';
 import { SAMPLES, expectedAlerts, fixture } from '../../scanner/test/zap-expected.ts';
 import { parseZapReport, reportBatches, toReportedAlerts } from '@hawk-api/scanner/zap';
 import { FINDINGS_REPORT_LIMITS, IMPORT_LIMITS } from '../../shared/limits.ts';
 import { BATCH_LIMITS } from '../../scanner/src/zap/reported.ts';
-import { importScanReport } from '../../shared/scans/import.ts';
+import { importDeadline, importScanReport } from '../../shared/scans/import.ts';
 import { createCaller } from '../../shared/http/caller.ts';
 import { HttpError } from '../../shared/errors.ts';
 import { db } from '../../shared/db/client.ts';
 import { keys } from '../../shared/db/keys.ts';
 import { queryAll } from '../../shared/db/query.ts';
-import { findingsOfEnvironment } from '../../shared/findings/repository.ts';
+import { findingsOfEnvironment, rulesOfEnvironment } from '../../shared/findings/repository.ts';
+import { findingHash } from '../../shared/findings/finding-identity.ts';
+import { PENDING_WRITE_EXPIRY_MS } from '../../shared/limits.ts';
+import type { ImportHooks } from '../../shared/scans/import.ts';
 
 // POST /api/v1/app/{appId}/scan/import: every real ZAP sample (scanner/test/fixtures/zap) imported and read back
 // through the public read operations, compared with a count taken from the file itself (zap-expected.ts).
@@ -310,7 +321,7 @@ describe('bad input', () => {
     const before = await auditTypes(tenant);
     const caller = createCaller({ userId: tenant.userId, apiKeyId: 'key' }, 'write:scan');
     // The domain operation with a deadline already past once the report is read (the route passes now + the budget).
-    const failure = await importScanReport(caller, appId, 'zap', fixture(SAMPLES[0]), Date.now()).then(
+    const failure = await importScanReport(caller, appId, 'zap', fixture(SAMPLES[0]), Date.now() - 1).then(
       () => undefined,
       (error: unknown) => error as HttpError,
     );
@@ -327,14 +338,16 @@ describe('bad input', () => {
     expect(out.status, out.text).toBe(200);
   });
 
-  // The later budget checks: the clock the import reads (Date.now) jumps past its deadline right after a chosen
-  // BatchWriteItem of the import reaches the real table (seen by a middleware on the shared client), so each check
-  // is reached in a known state without waiting 20 s.
+  // The later budget checks: the import's clock (a virtual one, which moves only when the test moves it, so that
+  // machine load never adds to it) jumps past its deadline right after a chosen BatchWriteItem of the import reaches
+  // the real table (seen by a middleware on the shared client), so each check is reached in a known state without
+  // waiting 20 s.
   const entityOf = (item: Record<string, unknown>) => {
     const entity = item.entity as string | { S?: string } | undefined;
     return typeof entity === 'string' ? entity : entity?.S;
   };
   // `stepMs`: instead of one jump, each such write takes that long on the clock (slow writes, the budget not yet spent).
+  // `cut`: the jump comes before the write is sent, which the deadline's signal then stops (a write cut in flight).
   async function importPastBudgetAfter(
     caller: ReturnType<typeof createCaller>,
     appId: string,
@@ -342,43 +355,43 @@ describe('bad input', () => {
     report: string,
     writing: string,
     stepMs?: number,
+    cut = false,
   ) {
-    const realNow = Date.now.bind(Date);
-    let late = 0;
+    const clock = virtualClock();
     let scanId: string | undefined;
-    const clock = vi.spyOn(Date, 'now').mockImplementation(() => realNow() + late);
+    let cutDone = false;
     const name = 'clockPastImportBudget';
+    const jump = () => clock.advance(stepMs ?? 2 * IMPORT_LIMITS.budgetMs, cut);
     db.middlewareStack.add(
       (next) => async (args) => {
-        const out = await next(args);
-        const requests = Object.values(
-          (args.input as { RequestItems?: Record<string, { PutRequest?: { Item: Record<string, unknown> } }[]> })
-            .RequestItems ?? {},
-        ).flat();
-        const items = requests.flatMap((r) => (r.PutRequest ? [r.PutRequest.Item] : []));
+        const items = batchItems(args.input);
         const alertUri = items.find((item) => entityOf(item) === 'alertUri');
-        if (alertUri) scanId ??= String((alertUri.scanId as { S?: string })?.S ?? alertUri.scanId);
-        if (items.some((item) => entityOf(item) === writing))
-          late = stepMs ? late + stepMs : 2 * IMPORT_LIMITS.budgetMs;
+        // The unpublished scan's id, from the URI item's key (ENVDATA#<env>#SCAN#<scanId>#URI#...).
+        const sk = alertUri?.sk as string | { S?: string } | undefined;
+        if (sk) scanId ??= (typeof sk === 'string' ? sk : sk.S!).match(/#SCAN#([^#]+)#URI#/)![1];
+        const ours = items.some((item) => entityOf(item) === writing);
+        // Cut: one jump, by the first such write (the others in flight are then cut with it).
+        if (ours && cut && !cutDone) {
+          cutDone = true;
+          jump();
+        }
+        const out = await next(args);
+        if (ours && !cut) jump();
         return out;
       },
       { step: 'initialize', name },
     );
     try {
-      const failure = await importScanReport(
-        caller,
-        appId,
-        env,
-        Buffer.from(report),
-        realNow() + IMPORT_LIMITS.budgetMs,
-      ).then(
+      const deadline = clock.now() + IMPORT_LIMITS.budgetMs;
+      const failure = await importScanReport(caller, appId, env, Buffer.from(report), deadline, undefined, {
+        clock,
+      }).then(
         () => undefined,
         (error: unknown) => error as HttpError,
       );
-      return { failure, scanId };
+      return { failure, scanId, deadline, answeredAt: clock.now() };
     } finally {
       db.middlewareStack.remove(name);
-      clock.mockRestore();
     }
   }
   const withParams = (count: number) =>
@@ -453,7 +466,7 @@ describe('bad input', () => {
     // (40 writes). After 3 chunks 18 s have
     // passed (within the 20 s budget) but removing 18 s of writes (13.5 s) would end past 20 + 8 s: the import stops
     // there, where the budget alone would have stored a fourth chunk and answered after 24 s + its removal.
-    const { failure, scanId } = await importPastBudgetAfter(
+    const { failure, scanId, deadline, answeredAt } = await importPastBudgetAfter(
       createCaller({ userId: tenant.userId, apiKeyId: 'key' }, 'write:scan'),
       appId,
       'zap',
@@ -468,12 +481,223 @@ describe('bad input', () => {
         `^importing this report would take longer than ${IMPORT_LIMITS.budgetMs / 1000} s \\(1500 of 3000 findings stored; the service is busy\\): nothing was imported`,
       ),
     );
+    expect(answeredAt).toBeLessThanOrEqual(deadline + IMPORT_LIMITS.removalAllowanceMs);
     expect(await scansOf(tenant, appId)).toEqual([]);
     expect(await auditTypes(tenant)).toEqual(auditBefore);
     const [env] = await environments(tenant, appId);
     const data = keys.dataOfScan(appId, env.environmentId as string, scanId!);
     expect(await queryAll({ partition: data.pk, skPrefix: data.skPrefix })).toEqual([]);
   });
+
+  it('cuts a write in flight at the deadline: 413 by the deadline, and what the cut left is swept by the next import', async () => {
+    const tenant = await createTenant();
+    const appId = await createApp(tenant, { name: 'cut write', env: 'zap' });
+    expect((await importReport(tenant.token, appId, 'zap', withParams(10))).status).toBe(200);
+    const [env] = await environments(tenant, appId);
+    const scansBefore = await scansOf(tenant, appId);
+    // The first BatchWriteItem of finding records takes past the deadline: the deadline's signal stops it.
+    const { failure, scanId, deadline, answeredAt } = await importPastBudgetAfter(
+      createCaller({ userId: tenant.userId, apiKeyId: 'key' }, 'write:scan'),
+      appId,
+      'zap',
+      withParams(600),
+      'finding',
+      IMPORT_LIMITS.budgetMs,
+      true,
+    );
+    expect(failure).toBeInstanceOf(HttpError);
+    expect(failure!.statusCode).toBe(413);
+    expect(failure!.message).toMatch(/took longer than 20 s \(0 of 600 findings recorded; the service is busy\)/);
+    expect(answeredAt).toBeLessThanOrEqual(deadline + IMPORT_LIMITS.removalAllowanceMs);
+    expect(await scansOf(tenant, appId)).toEqual(scansBefore);
+    await expectCountsRecomputed(tenant, appId, env.environmentId);
+    // A write cut in flight may still land: the pending write stays until a later import sweeps it.
+    expect(await pendingOf(appId)).toHaveLength(1);
+    const later = virtualClock(Date.now() + PENDING_WRITE_EXPIRY_MS + 1000);
+    await importScanReport(
+      createCaller({ userId: tenant.userId, apiKeyId: 'key' }, 'write:scan'),
+      appId,
+      'zap',
+      Buffer.from(withParams(10)),
+      later.now() + IMPORT_LIMITS.budgetMs,
+      undefined,
+      { clock: later },
+    );
+    expect(await pendingOf(appId)).toEqual([]);
+    const data = keys.dataOfScan(appId, env.environmentId, scanId!);
+    expect(await queryAll({ partition: data.pk, skPrefix: data.skPrefix })).toEqual([]);
+    await expectCountsRecomputed(tenant, appId, env.environmentId);
+  });
+
+  it('answers its own 413 when removing what it wrote fails (never the clean-up’s error), and the next import sweeps the rest', async () => {
+    const tenant = await createTenant();
+    const appId = await createApp(tenant, { name: 'failing clean-up', env: 'zap' });
+    expect((await importReport(tenant.token, appId, 'zap', withParams(10))).status).toBe(200);
+    const [env] = await environments(tenant, appId);
+    const scansBefore = await scansOf(tenant, appId);
+    // DynamoDB fails every delete of the clean-up (a fault of its own, after the SDK's retries).
+    const name = 'failingDeletes';
+    db.middlewareStack.add(
+      (next) => async (args) => {
+        const requests = Object.values((args.input as { RequestItems?: Record<string, object[]> }).RequestItems ?? {});
+        if (requests.flat().some((r) => 'DeleteRequest' in r))
+          throw Object.assign(new Error('injected: the table is unavailable'), {
+            name: 'InternalServerError',
+            $fault: 'server',
+          });
+        return next(args);
+      },
+      { step: 'initialize', name },
+    );
+    let outcome: Awaited<ReturnType<typeof importPastBudgetAfter>>;
+    try {
+      outcome = await importPastBudgetAfter(
+        createCaller({ userId: tenant.userId, apiKeyId: 'key' }, 'write:scan'),
+        appId,
+        'zap',
+        withParams(1200),
+        'alertUri',
+      );
+    } finally {
+      db.middlewareStack.remove(name);
+    }
+    const { failure, scanId } = outcome;
+    expect(failure).toBeInstanceOf(HttpError);
+    expect(failure!.statusCode).toBe(413);
+    expect(failure!.message).toMatch(/\(500 of 1200 findings stored; the service is busy\)/);
+    // What it could not remove stays unreachable under its pending write; readers see the published scans only.
+    expect(await scansOf(tenant, appId)).toEqual(scansBefore);
+    await expectCountsRecomputed(tenant, appId, env.environmentId);
+    const data = keys.dataOfScan(appId, env.environmentId, scanId!);
+    expect(await queryAll({ partition: data.pk, skPrefix: data.skPrefix })).not.toEqual([]);
+    expect(await pendingOf(appId)).toHaveLength(1);
+    const later = virtualClock(Date.now() + PENDING_WRITE_EXPIRY_MS + 1000);
+    const next = await importScanReport(
+      createCaller({ userId: tenant.userId, apiKeyId: 'key' }, 'write:scan'),
+      appId,
+      'zap',
+      Buffer.from(withParams(10)),
+      undefined,
+      undefined,
+      { clock: later },
+    );
+    expect(next.urisImported).toBe(10);
+    expect(await pendingOf(appId)).toEqual([]);
+    expect(await queryAll({ partition: data.pk, skPrefix: data.skPrefix })).toEqual([]);
+    await expectCountsRecomputed(tenant, appId, env.environmentId);
+  });
+
+  it('removes all it wrote when a write fails (a DynamoDB fault): the writes in flight end before the removal starts', async () => {
+    const tenant = await createTenant();
+    const appId = await createApp(tenant, { name: 'failing write', env: 'zap' });
+    expect((await importReport(tenant.token, appId, 'zap', withParams(10))).status).toBe(200);
+    const [env] = await environments(tenant, appId);
+    const scansBefore = await scansOf(tenant, appId);
+    let scanId: string | undefined;
+    let uriWrites = 0;
+    const name = 'failingWrite';
+    db.middlewareStack.add(
+      (next) => async (args) => {
+        const uris = batchItems(args.input).filter((item) => item.entity === 'alertUri');
+        if (uris.length === 0) return next(args);
+        scanId ??= (uris[0].sk as string).match(/#SCAN#([^#]+)#URI#/)![1];
+        // The third write of URIs fails; the other seven in flight take their time, and more were queued.
+        if (++uriWrites === 3)
+          throw Object.assign(new Error('injected: the table is unavailable'), {
+            name: 'InternalServerError',
+            $fault: 'server',
+          });
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        return next(args);
+      },
+      { step: 'initialize', name },
+    );
+    let failure: unknown;
+    try {
+      failure = await importScanReport(
+        createCaller({ userId: tenant.userId, apiKeyId: 'key' }, 'write:scan'),
+        appId,
+        'zap',
+        Buffer.from(withParams(1200)),
+        undefined,
+        undefined,
+        { clock: virtualClock() },
+      ).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    } finally {
+      db.middlewareStack.remove(name);
+    }
+    // The operation's answer for it is a 503 (errorResponses); nothing of the import is left, nothing published.
+    expect(failure).toMatchObject({ name: 'InternalServerError' });
+    expect(await scansOf(tenant, appId)).toEqual(scansBefore);
+    const data = keys.dataOfScan(appId, env.environmentId, scanId!);
+    expect(await queryAll({ partition: data.pk, skPrefix: data.skPrefix })).toEqual([]);
+    expect(await pendingOf(appId)).toEqual([]);
+    await expectCountsRecomputed(tenant, appId, env.environmentId);
+  });
+
+  it('ends its budget early enough to answer before the function’s own end', () => {
+    const now = 1_000_000;
+    // API Gateway's 29 s: the whole budget, then the removal allowance and a second to answer.
+    expect(importDeadline(29_000, now)).toBe(now + IMPORT_LIMITS.budgetMs);
+    expect(importDeadline(60_000, now)).toBe(now + IMPORT_LIMITS.budgetMs);
+    // A function with less time left: a budget that still leaves the removal and the answer inside it.
+    expect(importDeadline(15_000, now)).toBe(now + 15_000 - IMPORT_LIMITS.removalAllowanceMs - 1000);
+    expect(importDeadline(3_000, now)).toBe(now);
+  });
+
+  it('answers every one of concurrent imports under slow writes by its deadline: whole (200) or nothing (413)', async () => {
+    const tenant = await createTenant();
+    const appId = await createApp(tenant, { name: 'concurrent', env: 'zap' });
+    expect((await importReport(tenant.token, appId, 'zap', withParams(10))).status).toBe(200);
+    const [env] = await environments(tenant, appId);
+    // One clock for all: every BatchWriteItem of any of them takes 60 ms on it, so together they run out of time.
+    const clock = virtualClock();
+    const name = 'slowWrites';
+    db.middlewareStack.add(
+      (next) => async (args) => {
+        if (batchItems(args.input).length > 0) clock.advance(60, true);
+        return next(args);
+      },
+      { step: 'initialize', name },
+    );
+    const caller = createCaller({ userId: tenant.userId, apiKeyId: 'key' }, 'write:scan');
+    let outcomes: { status: number; answeredAt: number; deadline: number }[];
+    try {
+      outcomes = await Promise.all(
+        [1, 2, 3, 4, 5].map(async () => {
+          const deadline = clock.now() + IMPORT_LIMITS.budgetMs;
+          const status = await importScanReport(
+            caller,
+            appId,
+            'zap',
+            Buffer.from(withParams(1500)),
+            deadline,
+            undefined,
+            {
+              clock,
+            },
+          ).then(
+            () => 200,
+            (error: HttpError) => error.statusCode ?? 500,
+          );
+          return { status, answeredAt: clock.now(), deadline };
+        }),
+      );
+    } finally {
+      db.middlewareStack.remove(name);
+    }
+    for (const outcome of outcomes) {
+      expect([200, 409, 413]).toContain(outcome.status);
+      expect(outcome.answeredAt).toBeLessThanOrEqual(outcome.deadline + IMPORT_LIMITS.removalAllowanceMs);
+    }
+    expect(outcomes.filter((o) => o.status === 413).length).toBeGreaterThan(0);
+    const published = outcomes.filter((o) => o.status === 200).length;
+    expect(await scansOf(tenant, appId)).toHaveLength(1 + published);
+    await expectCountsRecomputed(tenant, appId, env.environmentId);
+  }, 180_000);
 
   it('needs an environment name', async () => {
     const tenant = await createTenant();
@@ -490,20 +714,26 @@ describe('bad input', () => {
   it('takes the largest report it allows (10,000 findings) whole', async () => {
     const tenant = await createTenant();
     const appId = await createApp(tenant, { name: 'largest' });
-    const out = await importReport(
-      tenant.token,
+    // The operation itself, on a clock that only the test moves: how long it takes on this machine is the bench's
+    // concern (npm run bench -- hostile), what it stores is this test's.
+    const clock = virtualClock();
+    const out = await importScanReport(
+      createCaller({ userId: tenant.userId, apiKeyId: 'key' }, 'write:scan'),
       appId,
       'big',
-      site(alertItem(Array.from({ length: IMPORT_LIMITS.maxUris }, (_, n) => instance(n)).join(''))),
+      Buffer.from(site(alertItem(Array.from({ length: IMPORT_LIMITS.maxUris }, (_, n) => instance(n)).join('')))),
+      clock.now() + IMPORT_LIMITS.budgetMs,
+      undefined,
+      { clock },
     );
-    expect(out.status, out.text).toBe(200);
-    expect(out.body).toMatchObject({ alertsImported: 1, urisImported: IMPORT_LIMITS.maxUris });
-    const scan = await api('GET', `/api/v1/scan/${out.body.scanId}/alerts`, { token: tenant.token });
+    expect(out).toMatchObject({ alertsImported: 1, urisImported: IMPORT_LIMITS.maxUris });
+    const scan = await api('GET', `/api/v1/scan/${out.scanId}/alerts`, { token: tenant.token });
     expect(scan.body.applicationScanResults[0].applicationAlerts[0]).toMatchObject({
       pluginId: '10038',
       uriCount: IMPORT_LIMITS.maxUris,
     });
-  });
+    expect(await alertUrisOf(tenant.token, out.scanId, '10038')).toHaveLength(IMPORT_LIMITS.maxUris);
+  }, 240_000); // 10,000 items written and read back through 100 pages: minutes on a loaded 2-core machine
 
   it('batches the CLI sends keep to the findings report limits of the service', () => {
     expect(BATCH_LIMITS.maxAlerts).toBe(FINDINGS_REPORT_LIMITS.maxAlerts);
@@ -541,3 +771,152 @@ describe('who may import', () => {
     expect(await scansOf({ ...tenant, token: member.token }, teamApp)).toHaveLength(1);
   });
 });
+
+// Counts after a stop at any step: the environment's untriaged figures and its last scan's figures by status equal
+// a recomputation from that scan's findings (as the read operations list them) and the environment's rules.
+async function expectCountsRecomputed(tenant: Tenant, appId: string, envId: string) {
+  const out = await api('GET', `/api/v2/org/${tenant.orgId}/envs`, {
+    token: tenant.token,
+    query: { pageSize: 100, appIds: appId },
+  });
+  const env = (out.body.environments as Record<string, any>[]).find((e) => e.environmentId === envId)!;
+  const rules = await rulesOfEnvironment({ applicationId: appId, environmentId: envId });
+  const statusOf = (hash: string) => rules.get(hash)?.status ?? 'UNKNOWN';
+  const listed = await api('GET', `/api/v1/scan/${env.lastScanId}/alerts`, {
+    token: tenant.token,
+    query: { pageSize: 1000 },
+  });
+  const untriaged: Record<string, number> = { High: 0, Medium: 0, Low: 0 };
+  for (const alert of listed.body.applicationScanResults[0].applicationAlerts) {
+    const byStatus: Record<string, number> = {};
+    for (const uri of await alertUrisOf(tenant.token, env.lastScanId, alert.pluginId)) {
+      const status = statusOf(uri.findingHash);
+      byStatus[status] = (byStatus[status] ?? 0) + 1;
+      expect(uri.status).toBe(status);
+      if ((status === 'UNKNOWN' || status === 'ADD_COMMENT') && alert.severity in untriaged)
+        untriaged[alert.severity]++;
+    }
+    const frozen = Object.fromEntries(
+      (alert.alertStatusStats as { alertStatus: string; totalCount: number }[]).map((s) => [
+        s.alertStatus,
+        s.totalCount,
+      ]),
+    );
+    expect(frozen, `alert ${alert.pluginId}`).toEqual(byStatus);
+  }
+  expect(env).toMatchObject({
+    lastScanHighUntriaged: untriaged.High,
+    lastScanMediumUntriaged: untriaged.Medium,
+    lastScanLowUntriaged: untriaged.Low,
+    lastScanTotalUntriaged: untriaged.High + untriaged.Medium + untriaged.Low,
+  });
+}
+
+const pendingOf = async (appId: string) => {
+  const { pk, skPrefix } = keys.pendingFindingsOfApplication(appId);
+  return queryAll({ partition: pk, skPrefix });
+};
+
+describe('an import stopped at any step (a crash, a function stopped at its timeout)', () => {
+  const params = (from: number, count: number) =>
+    site(
+      alertItem(
+        Array.from(
+          { length: count },
+          (_, n) =>
+            `<instance><uri>http://a.test/search</uri><method>GET</method><param>q${from + n}</param></instance>`,
+        ).join(''),
+      ),
+    );
+  type Step = NonNullable<ImportHooks['step']> extends (name: infer N) => unknown ? N : never;
+
+  it.each<[string, Step, boolean]>([
+    ['once it registered its write', 'pending', false],
+    ['after storing a chunk of URIs', 'stored', false],
+    ['after recording its finding records', 'recorded', false],
+    ['just before its publishing transaction', 'publishing', false],
+    ['while removing what it wrote after a failure', 'restored', true],
+  ])(
+    '%s: triage counts stay equal to a recomputation, and the next import sweeps what it left',
+    async (_, stop, failFirst) => {
+      const tenant = await createTenant();
+      const appId = await createApp(tenant, { name: `stopped ${stop}`, env: 'prod' });
+      const caller = createCaller({ userId: tenant.userId, apiKeyId: 'key' }, 'write:scan');
+      // 1. Five findings, published.
+      const first = await importReport(tenant.token, appId, 'prod', params(0, 5));
+      expect(first.status, first.text).toBe(200);
+      const envId = first.body.envId as string;
+      // 2. The same five and 700 more, stopped for good at the step (the hook never returns: the process is gone).
+      let reached!: () => void;
+      const stopped = new Promise<void>((resolve) => (reached = resolve));
+      let scanId: string | undefined;
+      // On a clock only the test moves: however slow the machine, the import reaches the step within its budget.
+      void importScanReport(caller, appId, 'prod', Buffer.from(params(0, 705)), undefined, undefined, {
+        clock: virtualClock(),
+        step: async (name) => {
+          if (name === 'stored') scanId ??= 'stored';
+          if (failFirst && name === 'publishing') throw new Error('injected failure before publishing');
+          if (name === stop) {
+            reached();
+            await new Promise(() => undefined);
+          }
+        },
+      });
+      await stopped;
+      expect(await pendingOf(appId)).toHaveLength(1);
+      const pending = (await pendingOf(appId))[0];
+      scanId = pending.scanId as string;
+      await expectCountsRecomputed(tenant, appId, envId);
+
+      // 3. One of the published findings triaged: the figures move with it.
+      const back = await readBack(tenant.token, first.body.scanId);
+      const hash = back.hashes['10038'][0];
+      const triage = await api('POST', `/api/v1/org/${tenant.orgId}/app/${appId}/env/${envId}/findings/triage`, {
+        token: tenant.token,
+        body: { actions: [{ findingHash: hash, status: 'FALSE_POSITIVE' }] },
+      });
+      expect(triage.status, triage.text).toBe(200);
+      expect(triage.body.results[0]).toMatchObject({ success: true, status: 'FALSE_POSITIVE' });
+      await expectCountsRecomputed(tenant, appId, envId);
+      const [env] = (
+        await api('GET', `/api/v2/org/${tenant.orgId}/envs`, { token: tenant.token, query: { appIds: appId } })
+      ).body.environments;
+      expect(env).toMatchObject({ lastScanId: first.body.scanId, lastScanMediumUntriaged: 4 });
+      // A finding only the stopped import saw is no finding of the environment.
+      const unseen = await api('POST', `/api/v1/org/${tenant.orgId}/app/${appId}/env/${envId}/findings/triage`, {
+        token: tenant.token,
+        body: { actions: [{ findingHash: findingHashOf(appId, envId, 'q700'), status: 'FALSE_POSITIVE' }] },
+      });
+      expect(unseen.body.results[0]).toMatchObject({ success: false });
+
+      // 4. A fresh import once the stopped one's time is over: it sweeps what was left, and publishes.
+      const later = virtualClock(Date.now() + PENDING_WRITE_EXPIRY_MS + 1000);
+      const next = await importScanReport(caller, appId, 'prod', Buffer.from(params(0, 8)), undefined, undefined, {
+        clock: later,
+      });
+      expect(await pendingOf(appId)).toEqual([]);
+      const data = keys.dataOfScan(appId, envId, scanId);
+      expect(await queryAll({ partition: data.pk, skPrefix: data.skPrefix })).toEqual([]);
+      const records = [];
+      for await (const f of findingsOfEnvironment({ applicationId: appId, environmentId: envId })) records.push(f);
+      expect(records).toHaveLength(8);
+      expect(records.every((f) => f.lastScanId === next.scanId)).toBe(true);
+      const raw = await queryAll({ partition: `APP#${appId}`, skPrefix: `ENVDATA#${envId}#FINDING#` });
+      expect(raw).toHaveLength(8);
+      await expectCountsRecomputed(tenant, appId, envId);
+      expect((await scansOf(tenant, appId)).map((s) => s.scan.id).sort()).toEqual(
+        [first.body.scanId, next.scanId].sort(),
+      );
+    },
+  );
+});
+
+const findingHashOf = (appId: string, envId: string, param: string) =>
+  findingHash({
+    applicationId: appId,
+    environmentId: envId,
+    pluginId: '10038',
+    method: 'GET',
+    uri: 'http://a.test/search',
+    param,
+  });

@@ -20,7 +20,7 @@ describe('a request that runs out of time', () => {
     const result = (await slowHandler(1_000)(event, contextWith(50))) as LambdaResult;
     expect(result.statusCode).toBe(503);
     expect(result.headers?.['Retry-After']).toBe('5');
-    expect(JSON.parse(result.body as string).message).toMatch(/^Service Unavailable: the request did not finish/);
+    expect(JSON.parse(result.body as string).message).toMatch(/^Service Unavailable: the request did not finish within the time/);
   });
 
   it('answers as usual when the handler finishes in time', async () => {
