@@ -112,6 +112,7 @@ describe('hostile input on every route', () => {
       alertUriId: crypto.randomUUID(),
       messageId: crypto.randomUUID(),
       integrationId: crypto.randomUUID(), // upsertAlertRule: accepted, not used
+      webhookId: crypto.randomUUID(),
     };
     return { tenant, ids };
   }
