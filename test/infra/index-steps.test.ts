@@ -107,11 +107,17 @@ describe('index steps', () => {
         routes.some((r) => fn.Properties.Description === `${r.method} ${r.path}`),
       ).length;
     expect(nested.reduce((n, t) => n + operationFunctions(t), 0)).toBe(routes.length);
-    for (const type of ['AWS::ApiGatewayV2::Route', 'AWS::ApiGatewayV2::Integration', 'AWS::Lambda::Permission'])
+    for (const type of ['AWS::ApiGatewayV2::Route', 'AWS::ApiGatewayV2::Integration'])
       expect(
         nested.reduce((n, t) => n + count(t, type), 0),
         type,
       ).toBe(0);
+    // No permission for API Gateway to invoke (the relay's schedule keeps its own, for EventBridge).
+    const apiPermissions = (template: Template) =>
+      Object.values(template.findResources('AWS::Lambda::Permission')).filter(
+        (p) => p.Properties.Principal === 'apigateway.amazonaws.com',
+      ).length;
+    expect(nested.reduce((n, t) => n + apiPermissions(t), 0)).toBe(0);
     // The service function keeps its routes.
     expect(count(parent, 'AWS::ApiGatewayV2::Route')).toBe(SERVICE_PATHS.length);
 
