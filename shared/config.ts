@@ -36,5 +36,11 @@ export const config = {
   /** ... and per source address (guessing many keys from one place). */
   loginSourceRateLimitPerMinute: positiveInt('LOGIN_SOURCE_RATE_LIMIT_PER_MINUTE', 180),
   tokenLifetimeSeconds: positiveInt('TOKEN_LIFETIME_SECONDS', 30 * 60),
+  /** A scanner agent whose last heartbeat is older than this reads OFFLINE, and its run ends in ERROR. */
+  perchOfflineAfterSeconds: positiveInt('PERCH_OFFLINE_AFTER_SECONDS', 60),
+  /** How often a waiting poll looks at the organization's queue again (between in-process wake-ups). */
+  perchPollIntervalMs: positiveInt('PERCH_POLL_INTERVAL_MS', 5000),
+  /** A run's longest duration; the agent stops the engine by then. */
+  perchMaxScanSeconds: positiveInt('PERCH_MAX_SCAN_SECONDS', 3600),
   presignedUrlSeconds: positiveInt('PRESIGNED_URL_SECONDS', 300),
 };

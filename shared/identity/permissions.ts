@@ -24,6 +24,8 @@ export const PERMISSIONS = [
   'read:member',
   /** Manage the organization's members: invitations, roles, removal, and their API keys. */
   'write:member',
+  'read:device',
+  'write:device',
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];
