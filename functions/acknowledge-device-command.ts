@@ -2,7 +2,10 @@ import { operation } from '../shared/http/operation.ts';
 import { acknowledgeDeviceCommandRoute } from '../shared/routes.ts';
 import { acknowledgeCommand } from '../shared/perch/agents.ts';
 
-export const handler = operation<{ orgId: string; deviceId: string; commandId: string }, object, { applicationId: string }>(
-  acknowledgeDeviceCommandRoute,
-  ({ params, body }) => acknowledgeCommand(params.orgId, params.deviceId, params.commandId, body.applicationId),
+export const handler = operation<
+  { orgId: string; deviceId: string; commandId: string },
+  object,
+  { applicationId: string }
+>(acknowledgeDeviceCommandRoute, ({ params, body }) =>
+  acknowledgeCommand(params.orgId, params.deviceId, params.commandId, body.applicationId),
 );

@@ -2,4 +2,6 @@ import { operation } from '../shared/http/operation.ts';
 import { stopScanRoute } from '../shared/routes.ts';
 import { stopScan } from '../shared/perch/commands.ts';
 
-export const handler = operation<{ appId: string }>(stopScanRoute, ({ caller, params }) => stopScan(caller, params.appId));
+export const handler = operation<{ appId: string }>(stopScanRoute, ({ caller, params }) =>
+  stopScan(caller, params.appId),
+);

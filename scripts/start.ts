@@ -1,6 +1,6 @@
 // `npm start`: the whole service on one machine. DynamoDB Local and s3rver keep their data under DATA_DIR, the
 // tables and bucket are created from the stack's own definitions, and the handlers are served over HTTP.
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { dataDir, startLocalStack, statePath } from './local/stack.ts';
 import { ensureWebBuild } from './local/web.ts';
@@ -51,6 +51,7 @@ async function main(): Promise<void> {
       ),
     );
     await bootstrap();
+    const agent = process.argv.includes('--no-agent') ? undefined : await startEmbeddedAgent();
     if (!stack.loopbackOnly) {
       const ports = [
         dynamodbPort,
@@ -77,6 +78,7 @@ async function main(): Promise<void> {
       if (stopping) return;
       stopping = true;
       console.log(`\n${signal}: stopping ...`);
+      agent?.abort();
       await stack.stop();
       rmSync(statePath(dir), { force: true });
       console.log('stopped');
@@ -114,6 +116,37 @@ async function bootstrap(): Promise<void> {
   console.log(
     `Try it (README: "A walk-through with curl"):\n  export BASE=http://127.0.0.1:${port} API_KEY='${apiKey}'`,
   );
+}
+
+/**
+ * The embedded scanner agent (docs/HOSTED-SCANS.md): the local equivalent of the hosted runner, a device of the
+ * bootstrap organization that carries out its hosted scans with wapiti. It reaches private addresses only where
+ * the organization allowlisted the host. Its access tokens are issued in process (no API key is stored); its
+ * device id is kept in DATA_DIR/agent.json. `npm start -- --no-agent` runs without it.
+ */
+async function startEmbeddedAgent(): Promise<AbortController | undefined> {
+  const file = join(dir, 'bootstrap.json');
+  if (!existsSync(file)) return undefined;
+  const { organizationId, userId } = JSON.parse(readFileSync(file, 'utf8'));
+  const { issueAccessToken } = await import('../shared/auth/tokens.ts');
+  const { startAgent } = await import('@hawk-api/scanner/agent');
+  const stateFile = join(dir, 'agent.json');
+  const known = existsSync(stateFile) ? JSON.parse(readFileSync(stateFile, 'utf8')) : {};
+  const abort = new AbortController();
+  mkdirSync(join(dir, 'logs'), { recursive: true });
+  const logFile = join(dir, 'logs', 'agent.log');
+  const agent = await startAgent({
+    url: `http://127.0.0.1:${port}`,
+    token: () => issueAccessToken(userId, 'embedded-agent'),
+    orgId: organizationId,
+    name: 'embedded agent (npm start)',
+    deviceId: known.deviceId,
+    signal: abort.signal,
+    echo: (line) => appendFileSync(logFile, `${line}\n`),
+  });
+  writeFileSync(stateFile, JSON.stringify({ deviceId: agent.deviceId }, null, 2));
+  console.log(`Embedded scanner agent: device ${agent.deviceId} of the bootstrap organization (log in ${logFile}).`);
+  return abort;
 }
 
 main().catch((error) => {

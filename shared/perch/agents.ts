@@ -78,7 +78,13 @@ function assignment(run: PerchRun, command: 'SCAN_START' | 'SCAN_STOP') {
     scanKey: run.scanKey,
     applicationId: run.applicationId,
     ...(command === 'SCAN_START'
-      ? { env: run.envName, config: run.config, targetUrl: run.targetUrl, allowPrivate: run.allowPrivate, deadline: run.deadlineAt }
+      ? {
+          env: run.envName,
+          config: run.config,
+          targetUrl: run.targetUrl,
+          allowPrivate: run.allowPrivate,
+          deadline: run.deadlineAt,
+        }
       : {}),
   };
 }
@@ -102,13 +108,22 @@ export async function pollCommand(orgId: string, deviceId: string, body: PollBod
 async function nextCommand(device: PerchDevice, reported: PollBody['running']) {
   const orgId = device.organizationId;
   const running =
-    reported ?? (device.scanKey && device.applicationId ? { scanKey: device.scanKey, applicationId: device.applicationId } : undefined);
+    reported ??
+    (device.scanKey && device.applicationId
+      ? { scanKey: device.scanKey, applicationId: device.applicationId }
+      : undefined);
   if (running) {
     const run = await getRun(running.applicationId, true);
-    if (run?.scanKey === running.scanKey && run.state === 'RUNNING' && run.deviceId === device.deviceId) return undefined;
+    if (run?.scanKey === running.scanKey && run.state === 'RUNNING' && run.deviceId === device.deviceId)
+      return undefined;
     if (run?.scanKey === running.scanKey) return assignment(run, 'SCAN_STOP');
     // Its application (and run) is gone: stop, with the scan key as the command's id.
-    return { commandId: running.scanKey, command: 'SCAN_STOP' as const, scanKey: running.scanKey, applicationId: running.applicationId };
+    return {
+      commandId: running.scanKey,
+      command: 'SCAN_STOP' as const,
+      scanKey: running.scanKey,
+      applicationId: running.applicationId,
+    };
   }
   // Entries whose run is gone (application deleted) or moved on are dropped, so they never block the queue.
   for (let dropped = 0; dropped < 10; dropped++) {
@@ -136,7 +151,14 @@ export async function acknowledgeCommand(orgId: string, deviceId: string, comman
   if (run.state !== 'QUEUED') throw conflict(`command ${commandId} is no longer queued (${run.state})`);
   if (device.scanKey) throw conflict(`device ${deviceId} is carrying scan ${device.scanKey}: it takes one at a time`);
   const now = Date.now();
-  const taken: PerchRun = { ...run, state: 'RUNNING', phase: 'claimed', deviceId, deviceName: device.name, updatedAt: now };
+  const taken: PerchRun = {
+    ...run,
+    state: 'RUNNING',
+    phase: 'claimed',
+    deviceId,
+    deviceName: device.name,
+    updatedAt: now,
+  };
   const items: TransactItem[] = [
     runChange(run, taken),
     {
@@ -161,7 +183,8 @@ export async function acknowledgeCommand(orgId: string, deviceId: string, comman
   } catch (error) {
     if (!cancellationReasons(error)?.includes('ConditionalCheckFailed')) throw error;
     const now = await getRun(appId, true);
-    if (now?.scanKey === commandId && now.deviceId === deviceId) return { acknowledged: true, alreadyAcknowledged: true };
+    if (now?.scanKey === commandId && now.deviceId === deviceId)
+      return { acknowledged: true, alreadyAcknowledged: true };
     throw conflict(`command ${commandId} was taken by another device or stopped meanwhile`);
   }
   return { acknowledged: true, alreadyAcknowledged: false };
@@ -171,7 +194,8 @@ export async function acknowledgeCommand(orgId: string, deviceId: string, comman
 async function carriedRun(caller: Caller, appId: string, scanKey: string, deviceId: string) {
   await accessibleApplication(caller, appId, { teamRestricted: true });
   const run = await getRun(appId, true);
-  if (!run || run.scanKey !== scanKey) throw notFound(`scan ${scanKey} is not the current hosted scan of application ${appId}`);
+  if (!run || run.scanKey !== scanKey)
+    throw notFound(`scan ${scanKey} is not the current hosted scan of application ${appId}`);
   if (run.deviceId !== deviceId) throw conflict(`scan ${scanKey} is carried by another device`);
   return run;
 }
@@ -199,7 +223,10 @@ export async function updateRun(caller: Caller, appId: string, scanKey: string, 
     ...(ended ? { endedAt: now } : {}),
   };
   try {
-    await transactWrite([runChange(run, after), ...(ended ? [deviceRelease(run.organizationId, body.deviceId, scanKey)] : [])]);
+    await transactWrite([
+      runChange(run, after),
+      ...(ended ? [deviceRelease(run.organizationId, body.deviceId, scanKey)] : []),
+    ]);
   } catch (error) {
     if (!cancellationReasons(error)?.includes('ConditionalCheckFailed')) throw error;
     throw conflict(`scan ${scanKey} changed meanwhile (stopped?): read its status again`);

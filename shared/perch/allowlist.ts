@@ -15,8 +15,12 @@ export async function isAllowlisted(orgId: string, host: string): Promise<boolea
 
 /** `npm run admin -- allow-scan-domain`: the host counts as verified for the organization, private addresses included. */
 export async function allowScanDomain(orgId: string, host: string): Promise<{ organizationId: string; host: string }> {
-  const normalized = host.trim().toLowerCase().replace(/^\[|\]$/g, '');
-  if (!/^[a-z0-9.:-]{1,253}$/.test(normalized)) throw badRequest(`--domain must be a host name or address, got "${host}"`);
+  const normalized = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '');
+  if (!/^[a-z0-9.:-]{1,253}$/.test(normalized))
+    throw badRequest(`--domain must be a host name or address, got "${host}"`);
   const org = await db.send(new GetCommand({ TableName: config.tableName, Key: keys.organization(orgId) }));
   if (!org.Item) throw badRequest(`--org: no organization ${orgId}`);
   await db.send(
@@ -27,4 +31,3 @@ export async function allowScanDomain(orgId: string, host: string): Promise<{ or
   );
   return { organizationId: orgId, host: normalized };
 }
-

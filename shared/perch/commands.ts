@@ -16,7 +16,7 @@ import { parseScanConfig } from '../scans/configs.ts';
 import { reportScanCompleted } from '../scans/reporting.ts';
 import { readObjectText } from '../storage/objects-io.ts';
 import { objectKeys } from '../storage/objects.ts';
-import { UUID } from '../uuid.ts';
+import { UUID } from '../input/uuid.ts';
 import {
   deviceRelease,
   getDevice,
@@ -96,7 +96,9 @@ const starterOf = (run: PerchRun) => createCaller(run.userId, '', 'write:scan');
 async function endRun(run: PerchRun, after: PerchRun, audit?: TransactItem): Promise<void> {
   const items = [runChange(run, after), ...(audit ? [audit] : [])];
   if (run.state === 'QUEUED')
-    items.push({ Delete: { TableName: config.tableName, Key: keys.perchQueued(run.organizationId, run.createdAt, run.scanKey) } });
+    items.push({
+      Delete: { TableName: config.tableName, Key: keys.perchQueued(run.organizationId, run.createdAt, run.scanKey) },
+    });
   if (run.deviceId) {
     const device = await getDevice(run.organizationId, run.deviceId);
     if (device?.scanKey === run.scanKey) items.push(deviceRelease(run.organizationId, run.deviceId, run.scanKey));
@@ -211,7 +213,14 @@ export async function stopScan(caller: Caller, appId: string) {
   const run = await settled(await getRun(appId, true));
   if (!run || !isActive(run)) throw notFound(`no active scan for application ${appId}`);
   const now = Date.now();
-  const after: PerchRun = { ...run, state: 'STOPPED', phase: 'stopped', stopCommandId: randomUUID(), updatedAt: now, endedAt: now };
+  const after: PerchRun = {
+    ...run,
+    state: 'STOPPED',
+    phase: 'stopped',
+    stopCommandId: randomUUID(),
+    updatedAt: now,
+    endedAt: now,
+  };
   await endRun(
     run,
     after,

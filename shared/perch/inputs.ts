@@ -18,12 +18,13 @@ const commandSchema = schema(() =>
   z.object({
     command: z.optional(z.string().check(z.maxLength(64, 'must be at most 64 characters'))),
     config: z.optional(
-      z
-        .string()
-        .check(
-          z.maxLength(MAX_RUN_CONFIG_BYTES, `must be at most ${MAX_RUN_CONFIG_BYTES} characters`),
-          z.refine((text) => Buffer.byteLength(text) <= MAX_RUN_CONFIG_BYTES, `must be at most ${MAX_RUN_CONFIG_BYTES} bytes`),
+      z.string().check(
+        z.maxLength(MAX_RUN_CONFIG_BYTES, `must be at most ${MAX_RUN_CONFIG_BYTES} characters`),
+        z.refine(
+          (text) => Buffer.byteLength(text) <= MAX_RUN_CONFIG_BYTES,
+          `must be at most ${MAX_RUN_CONFIG_BYTES} bytes`,
         ),
+      ),
     ),
   }),
 );
@@ -55,7 +56,9 @@ const filterSchema = schema(() =>
 export const searchDevicesBody = schema(() =>
   z.object({
     page: z._default(
-      z.object({ filters: z._default(z.array(filterSchema).check(z.maxLength(20, 'must have at most 20 filters')), []) }),
+      z.object({
+        filters: z._default(z.array(filterSchema).check(z.maxLength(20, 'must have at most 20 filters')), []),
+      }),
       { filters: [] },
     ),
   }),
@@ -63,11 +66,13 @@ export const searchDevicesBody = schema(() =>
 export type SearchDevicesBody = z.output<typeof searchDevicesBody>;
 
 const deviceNameSchema = schema(() =>
-  z.string().check(
-    z.minLength(1, 'must not be empty'),
-    z.maxLength(128, 'must be at most 128 characters'),
-    z.regex(/^[\x20-\x7e]+$/, 'must be printable ASCII'),
-  ),
+  z
+    .string()
+    .check(
+      z.minLength(1, 'must not be empty'),
+      z.maxLength(128, 'must be at most 128 characters'),
+      z.regex(/^[\x20-\x7e]+$/, 'must be printable ASCII'),
+    ),
 );
 
 /** POST /api/v1/org/{orgId}/perch/devices: an agent registers (again, with the id it was given). */
@@ -75,7 +80,10 @@ export const registerDeviceBody = schema(() =>
   z.object({
     name: deviceNameSchema,
     deviceId: z.optional(uuidSchema()),
-    engines: z._default(z.array(z.string().check(z.regex(/^[a-z0-9-]{1,32}$/, 'must be an engine name'))).check(z.maxLength(8)), []),
+    engines: z._default(
+      z.array(z.string().check(z.regex(/^[a-z0-9-]{1,32}$/, 'must be an engine name'))).check(z.maxLength(8)),
+      [],
+    ),
     version: z._default(z.string().check(z.maxLength(64)), ''),
   }),
 );
@@ -99,7 +107,10 @@ export const RUN_ERROR_TYPES = ['UNKNOWN', 'AUTHENTICATION', 'PROVISIONING', 'DE
 export const runUpdateBody = schema(() =>
   z.object({
     deviceId: uuidSchema(),
-    state: z._default(z.enum(['RUNNING', 'COMPLETED', 'ERROR'], { error: 'must be RUNNING, COMPLETED or ERROR' }), 'RUNNING'),
+    state: z._default(
+      z.enum(['RUNNING', 'COMPLETED', 'ERROR'], { error: 'must be RUNNING, COMPLETED or ERROR' }),
+      'RUNNING',
+    ),
     phase: z.optional(z.string().check(z.maxLength(64), z.regex(/^[a-z0-9 -]*$/, 'must be lower-case words'))),
     scanId: z.optional(uuidSchema()),
     error: z.optional(

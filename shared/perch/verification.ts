@@ -121,13 +121,15 @@ function hasWellKnownFile(url: URL, address: string, token: string): Promise<boo
 /** Records the outcome on the application (`cloudScanTarget.isDomainVerified`), when it changed. */
 export async function recordVerification(app: ApplicationRecord, verified: boolean): Promise<void> {
   if (!app.cloudScanTarget || app.cloudScanTarget.isDomainVerified === verified) return;
-  await db.send(
-    new UpdateCommand({
-      TableName: config.tableName,
-      Key: keys.application(app.applicationId),
-      UpdateExpression: 'SET cloudScanTarget.isDomainVerified = :verified',
-      ConditionExpression: 'attribute_exists(cloudScanTarget)',
-      ExpressionAttributeValues: { ':verified': verified },
-    }),
-  ).catch(() => undefined); // deleted or changed meanwhile: the next check records it
+  await db
+    .send(
+      new UpdateCommand({
+        TableName: config.tableName,
+        Key: keys.application(app.applicationId),
+        UpdateExpression: 'SET cloudScanTarget.isDomainVerified = :verified',
+        ConditionExpression: 'attribute_exists(cloudScanTarget)',
+        ExpressionAttributeValues: { ':verified': verified },
+      }),
+    )
+    .catch(() => undefined); // deleted or changed meanwhile: the next check records it
 }

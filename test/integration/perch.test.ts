@@ -42,7 +42,7 @@ const ack = (tenant: Tenant, deviceId: string, commandId: string, applicationId:
     body: { applicationId },
   });
 
-describe('startScan', () => {
+describe('startScan', { timeout: 180_000 }, () => {
   it('answers 400 for a STANDARD application and for an unverified target, 404 for another organization', async () => {
     const tenant = await createTenant();
     const standard = await api('POST', `/api/v1/org/${tenant.orgId}/app`, {
@@ -90,9 +90,9 @@ describe('startScan', () => {
     expect(app.body.cloudScanTarget).toEqual({ targetURL: 'http://127.0.0.1:9/app', isDomainVerified: true });
     // A new application on an allowlisted host is verified from the start.
     const second = await cloudApp(tenant, 'http://127.0.0.1:10/');
-    expect((await api('GET', `/api/v1/app/${second}`, { token: tenant.token })).body.cloudScanTarget.isDomainVerified).toBe(
-      true,
-    );
+    expect(
+      (await api('GET', `/api/v1/app/${second}`, { token: tenant.token })).body.cloudScanTarget.isDomainVerified,
+    ).toBe(true);
   });
 
   it('queues, hands the command to one agent by id, reports RUNNING, refuses a second start (409), stops (SCAN_ERRORED)', async () => {
@@ -100,12 +100,16 @@ describe('startScan', () => {
     await allowScanDomain(tenant.orgId, '127.0.0.1');
     const appId = await cloudApp(tenant);
     // hawkop's exact body: a command outside the enum, and an organization scan configuration by name.
-    const missing = await start(tenant, appId, { command: { command: 'START' }, scanConfig: 'nope', env: 'production' });
+    const missing = await start(tenant, appId, {
+      command: { command: 'START' },
+      scanConfig: 'nope',
+      env: 'production',
+    });
     expect(missing.status).toBe(400);
     expect(missing.body.message).toMatch(/scanConfig: no scan configuration named nope/);
-    const saved = await api('POST', `/api/v1/configuration/${tenant.orgId}`, {
+    const saved = await api('POST', `/api/v1/configuration/${tenant.orgId}/update`, {
       token: tenant.token,
-      body: { configName: 'hosted', conf: 'app:\n  env: production\n  host: http://127.0.0.1:9/\n' },
+      body: { name: 'hosted', conf: 'app:\n  env: production\n  host: http://127.0.0.1:9/\n' },
     });
     expect(saved.status, saved.text).toBe(200);
     const started = await start(tenant, appId, {
@@ -138,9 +142,15 @@ describe('startScan', () => {
       allowPrivate: true,
     });
     expect(offered.body.command.config).toContain('host: http://127.0.0.1:9/');
-    expect((await ack(tenant, deviceA, scanKey, appId)).body).toEqual({ acknowledged: true, alreadyAcknowledged: false });
+    expect((await ack(tenant, deviceA, scanKey, appId)).body).toEqual({
+      acknowledged: true,
+      alreadyAcknowledged: false,
+    });
     // Delivered twice: runs once.
-    expect((await ack(tenant, deviceA, scanKey, appId)).body).toEqual({ acknowledged: true, alreadyAcknowledged: true });
+    expect((await ack(tenant, deviceA, scanKey, appId)).body).toEqual({
+      acknowledged: true,
+      alreadyAcknowledged: true,
+    });
     expect((await ack(tenant, deviceB, scanKey, appId)).status).toBe(409);
     expect((await poll(tenant, deviceB)).body).toEqual({});
 
@@ -157,7 +167,12 @@ describe('startScan', () => {
     });
     expect(log.status, log.text).toBe(200);
     const read = await api('GET', `/api/v1/app/${appId}/perch/log`, { token: tenant.token });
-    expect(read.body).toMatchObject({ scanKey, state: 'RUNNING', phase: 'attack', log: '12:00:00 claimed\n12:00:01 attack\n' });
+    expect(read.body).toMatchObject({
+      scanKey,
+      state: 'RUNNING',
+      phase: 'attack',
+      log: '12:00:00 claimed\n12:00:01 attack\n',
+    });
 
     const search = await api('POST', `/api/v1/org/${tenant.orgId}/perch/status`, {
       token: tenant.token,
@@ -202,7 +217,12 @@ describe('startScan', () => {
     await ack(tenant, deviceId, scanKey, appId);
     const reported = await api('POST', `/api/v1/app/${appId}/scan`, {
       token: tenant.token,
-      body: { env: 'production', config: 'app:\n  env: production\n', hawkscanVersion: 'hawk-agent', host: 'http://127.0.0.1:9/' },
+      body: {
+        env: 'production',
+        config: 'app:\n  env: production\n',
+        hawkscanVersion: 'hawk-agent',
+        host: 'http://127.0.0.1:9/',
+      },
     });
     await api('POST', `/api/v1/app/${appId}/perch/runs/${scanKey}`, {
       token: tenant.token,

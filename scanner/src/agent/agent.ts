@@ -66,7 +66,9 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
           `/api/v1/org/${options.orgId}/perch/devices/${device.deviceId}/poll`,
           {
             waitSeconds: Math.min(25, device.heartbeatSeconds),
-            ...(current ? { running: { applicationId: current.command.applicationId, scanKey: current.command.scanKey } } : {}),
+            ...(current
+              ? { running: { applicationId: current.command.applicationId, scanKey: current.command.scanKey } }
+              : {}),
           },
           { timeoutMs: 40_000 },
         );

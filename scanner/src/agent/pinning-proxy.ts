@@ -10,11 +10,16 @@ export interface PinningProxy {
   close(): Promise<void>;
 }
 
-export async function startPinningProxy(target: URL, address: string, log: (line: string) => void): Promise<PinningProxy> {
+export async function startPinningProxy(
+  target: URL,
+  address: string,
+  log: (line: string) => void,
+): Promise<PinningProxy> {
   const port = Number(target.port || (target.protocol === 'https:' ? 443 : 80));
   const host = target.hostname.toLowerCase();
   const refused = new Set<string>();
-  const allowed = (hostname: string, p: number) => hostname.toLowerCase().replace(/^\[|\]$/g, '') === host.replace(/^\[|\]$/g, '') && p === port;
+  const allowed = (hostname: string, p: number) =>
+    hostname.toLowerCase().replace(/^\[|\]$/g, '') === host.replace(/^\[|\]$/g, '') && p === port;
   const refuse = (what: string) => {
     if (refused.size < 50 && !refused.has(what)) {
       refused.add(what);

@@ -92,7 +92,9 @@ export async function carryOut(command: StartCommand, context: RunContext): Prom
   const deadline = Number(command.deadline) || Date.now() + 3600_000;
   let proxy: Awaited<ReturnType<typeof startPinningProxy>> | undefined;
   try {
-    log.add(`scan ${command.scanKey} of application ${command.applicationId}, environment ${command.env}, target ${command.targetUrl}`);
+    log.add(
+      `scan ${command.scanKey} of application ${command.applicationId}, environment ${command.env}, target ${command.targetUrl}`,
+    );
     const engine = await firstInstalled(context.engines, log);
     const started = await api.call<{ scanId: string }>('POST', `/api/v1/app/${command.applicationId}/scan`, {
       env: command.env,
@@ -137,10 +139,14 @@ export async function carryOut(command: StartCommand, context: RunContext): Prom
       const reportId = createHash('sha256').update(`${command.scanKey}:${i}`).digest('hex').slice(0, 32);
       await api.call('POST', `/api/v1/scan/${scanId}/alerts`, { alerts, reportId });
     }
-    log.add(`reported ${alerts.length} alerts, ${alerts.reduce((n, a) => n + a.uris.length, 0)} findings in ${batches.length} reports`);
+    log.add(
+      `reported ${alerts.length} alerts, ${alerts.reduce((n, a) => n + a.uris.length, 0)} findings in ${batches.length} reports`,
+    );
     await api.call('POST', `/api/v1/scan/${scanId}/complete`, { status: 'COMPLETED', urlCount: 0 });
     log.add('completed');
-    await update({ state: 'COMPLETED', phase: 'completed' }).catch((error: Error) => log.add(`final update: ${error.message}`));
+    await update({ state: 'COMPLETED', phase: 'completed' }).catch((error: Error) =>
+      log.add(`final update: ${error.message}`),
+    );
     return 'COMPLETED';
   } catch (error) {
     const failure =
@@ -158,9 +164,11 @@ export async function carryOut(command: StartCommand, context: RunContext): Prom
       await api
         .call('POST', `/api/v1/scan/${scanId}/complete`, { status: 'ERROR', urlCount: 0 })
         .catch((e: Error) => log.add(`ending the scan: ${e.message}`));
-    await update({ state: 'ERROR', phase: 'error', error: { errorType: failure.errorType, message: failure.message.slice(0, 2000) } }).catch(
-      (e: Error) => log.add(`final update: ${e.message}`),
-    );
+    await update({
+      state: 'ERROR',
+      phase: 'error',
+      error: { errorType: failure.errorType, message: failure.message.slice(0, 2000) },
+    }).catch((e: Error) => log.add(`final update: ${e.message}`));
     return 'ERROR';
   } finally {
     await proxy?.close();
@@ -185,20 +193,29 @@ async function firstInstalled(engines: Engine[], log: RunLog): Promise<Engine | 
  * Logs in as the configuration's `app.authentication` says (secrets from the agent's environment) and checks
  * testPath, before any attack: the session's headers for the engine. Without authentication: none.
  */
-async function logIn(command: StartCommand, log: RunLog, phase: (name: string) => Promise<void>): Promise<Record<string, string>> {
+async function logIn(
+  command: StartCommand,
+  log: RunLog,
+  phase: (name: string) => Promise<void>,
+): Promise<Record<string, string>> {
   if (!/^\s*authentication\s*:/m.test(command.config)) {
     log.add('no app.authentication: scanning without logging in');
     return {};
   }
   await phase('login');
-  const loaded = loadConfigText(command.config, { app: { host: command.targetUrl } });
+  const loaded = loadConfigText(command.config, {
+    app: { host: command.targetUrl, applicationId: command.applicationId, env: command.env },
+  });
   if (loaded.errors)
     throw new RunFailed(
       'AUTHENTICATION',
       `the authentication configuration is invalid: ${loaded.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`,
     );
   const session = createSession(loaded.config, {
-    onStep: (step) => log.add(`login ${step.ok ? 'ok' : 'FAIL'} ${step.name}: ${step.request ?? ''} ${step.status ?? ''} ${step.detail}`),
+    onStep: (step) =>
+      log.add(
+        `login ${step.ok ? 'ok' : 'FAIL'} ${step.name}: ${step.request ?? ''} ${step.status ?? ''} ${step.detail}`,
+      ),
   });
   try {
     await session.login();
@@ -206,7 +223,11 @@ async function logIn(command: StartCommand, log: RunLog, phase: (name: string) =
     if (testPath) {
       const verdict = await runTestPath(session, testPath);
       log.add(`testPath ${verdict.ok ? 'ok' : 'FAIL'}: ${verdict.detail}`);
-      if (!verdict.ok) throw new RunFailed('AUTHENTICATION', `testPath: ${verdict.detail}; check the login configuration and credentials`);
+      if (!verdict.ok)
+        throw new RunFailed(
+          'AUTHENTICATION',
+          `testPath: ${verdict.detail}; check the login configuration and credentials`,
+        );
     } else log.add('no testPath: the session is not verified before the attack');
     const headers = await session.headers();
     log.add(`session: ${Object.keys(headers).join(', ') || 'no headers'} handed to the engine`);

@@ -45,7 +45,8 @@ export function service(options: ServiceOptions): Service {
       return;
     }
     const out = await fetch(`${base}/api/v1/auth/login`, { headers: { 'X-ApiKey': options.apiKey ?? '' } });
-    if (!out.ok) throw new ServiceError(out.status, `login with the API key failed (${out.status}): ${await messageOf(out)}`);
+    if (!out.ok)
+      throw new ServiceError(out.status, `login with the API key failed (${out.status}): ${await messageOf(out)}`);
     token = ((await out.json()) as { token: string }).token;
   };
   return {
@@ -70,14 +71,16 @@ export function service(options: ServiceOptions): Service {
             token = '';
             continue;
           }
-          if (out.status < 500 && out.status !== 429) throw new ServiceError(out.status, `${method} ${path}: ${out.status} ${message}`);
+          if (out.status < 500 && out.status !== 429)
+            throw new ServiceError(out.status, `${method} ${path}: ${out.status} ${message}`);
           why = `${out.status} ${message}`;
         } catch (error) {
           if (error instanceof ServiceError) throw error;
           const cause = (error as { cause?: { code?: string } }).cause;
           why = `${(error as Error).message}${cause?.code ? ` (${cause.code})` : ''}`;
         }
-        if (attempt >= retries) throw new ServiceError(0, `${method} ${path} failed after ${attempt + 1} attempts: ${why}`);
+        if (attempt >= retries)
+          throw new ServiceError(0, `${method} ${path} failed after ${attempt + 1} attempts: ${why}`);
         await sleep(Math.min(500 * 2 ** attempt, 8000));
       }
     },

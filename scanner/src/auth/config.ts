@@ -196,7 +196,8 @@ export function loadConfigText(
   } catch (err) {
     return { errors: [{ path: 'config', message: `invalid YAML: ${(err as Error).message.split('\n')[0]}` }] };
   }
-  if (!isMapping(document)) return { errors: [{ path: 'config', message: 'must be a YAML mapping with the root key app' }] };
+  if (!isMapping(document))
+    return { errors: [{ path: 'config', message: 'must be a YAML mapping with the root key app' }] };
   const envErrors: ConfigError[] = [];
   const substituted = substituteEnv(document, [], 'the scan configuration', env, envErrors);
   const validated = validateConfig(deepMerge(substituted, overrides));

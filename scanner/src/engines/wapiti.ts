@@ -17,7 +17,8 @@ const TAIL_LINES = 40;
 export function wapitiEngine(options: { command?: string; modules?: string; maxAttackSeconds?: number } = {}): Engine {
   const command = options.command ?? process.env.HAWK_WAPITI ?? 'wapiti';
   const modules = options.modules ?? process.env.HAWK_WAPITI_MODULES ?? WAPITI_MODULES;
-  if (/(^|,)\s*(ssrf|wapp)\s*(,|$)/.test(modules)) throw new Error('the wapiti modules ssrf and wapp need the internet: leave them out');
+  if (/(^|,)\s*(ssrf|wapp)\s*(,|$)/.test(modules))
+    throw new Error('the wapiti modules ssrf and wapp need the internet: leave them out');
   return {
     name: 'wapiti',
     version: () =>
@@ -27,26 +28,41 @@ export function wapitiEngine(options: { command?: string; modules?: string; maxA
         child.stdout.on('data', (chunk) => (out += chunk));
         child.stderr.on('data', (chunk) => (out += chunk));
         child.on('error', () => resolve(undefined));
-        child.on('close', (code) => resolve(code === 0 ? (out.match(/Wapiti[- ]?(\d[\w.]*)/i)?.[1] ?? 'unknown') : undefined));
+        child.on('close', (code) =>
+          resolve(code === 0 ? (out.match(/Wapiti[- ]?(\d[\w.]*)/i)?.[1] ?? 'unknown') : undefined),
+        );
       }),
     async run(run: EngineRun) {
       const seconds = Math.floor((run.deadline - Date.now()) / 1000) - 10;
       if (seconds < 5) throw new EngineError('no time left before the scan deadline to run wapiti');
-      const attack = Math.max(5, Math.min(options.maxAttackSeconds ?? Number(process.env.HAWK_WAPITI_ATTACK_SECONDS ?? 60), seconds));
+      const attack = Math.max(
+        5,
+        Math.min(options.maxAttackSeconds ?? Number(process.env.HAWK_WAPITI_ATTACK_SECONDS ?? 60), seconds),
+      );
       const report = join(run.workDir, 'wapiti.json');
       const args = [
-        '-u', run.targetUrl,
-        '--scope', 'folder',
-        '-m', modules,
+        '-u',
+        run.targetUrl,
+        '--scope',
+        'folder',
+        '-m',
+        modules,
         '--flush-session',
         '--no-bugreport',
-        '--max-scan-time', String(seconds),
-        '--max-attack-time', String(attack),
-        '--store-session', join(run.workDir, 'session'),
-        '--store-config', join(run.workDir, 'config'),
-        '-f', 'json',
-        '-o', report,
-        '-v', '1',
+        '--max-scan-time',
+        String(seconds),
+        '--max-attack-time',
+        String(attack),
+        '--store-session',
+        join(run.workDir, 'session'),
+        '--store-config',
+        join(run.workDir, 'config'),
+        '-f',
+        'json',
+        '-o',
+        report,
+        '-v',
+        '1',
         ...Object.entries(run.headers).flatMap(([name, value]) => ['-H', `${name}: ${value}`]),
         ...(run.proxyUrl ? ['-p', run.proxyUrl] : []),
       ];
@@ -62,6 +78,7 @@ export function wapitiEngine(options: { command?: string; modules?: string; maxA
           const lines = (partial + chunk.toString('utf8')).split('\n');
           partial = lines.pop() ?? '';
           for (const line of lines) {
+            // eslint-disable-next-line no-control-regex -- removing the terminal's colour codes is the point
             const clean = line.replace(/\x1b\[[0-9;]*m/g, '').trimEnd();
             if (!clean) continue;
             run.log(`wapiti: ${clean.slice(0, 500)}`);
@@ -79,8 +96,15 @@ export function wapitiEngine(options: { command?: string; modules?: string; maxA
         };
         const onAbort = () => terminate('stopped');
         run.signal.addEventListener('abort', onAbort, { once: true });
-        const deadlineTimer = setTimeout(() => terminate('past the scan deadline'), Math.max(0, run.deadline - Date.now()));
-        child.on('error', (error) => reject(new EngineError(`wapiti could not start: ${error.message}; install it (sudo apt-get install -y wapiti)`)));
+        const deadlineTimer = setTimeout(
+          () => terminate('past the scan deadline'),
+          Math.max(0, run.deadline - Date.now()),
+        );
+        child.on('error', (error) =>
+          reject(
+            new EngineError(`wapiti could not start: ${error.message}; install it (sudo apt-get install -y wapiti)`),
+          ),
+        );
         child.on('close', (exitCode, signal) => {
           clearTimeout(deadlineTimer);
           clearTimeout(killTimer);
@@ -91,7 +115,9 @@ export function wapitiEngine(options: { command?: string; modules?: string; maxA
       if (run.signal.aborted) throw new EngineStopped('the scan was stopped');
       if (Date.now() > run.deadline) throw new EngineError('wapiti did not finish before the scan deadline');
       if (code !== 0)
-        throw new EngineError(`wapiti exited with ${code}; its last lines: ${tail.slice(-5).join(' | ').slice(0, 1500)}`);
+        throw new EngineError(
+          `wapiti exited with ${code}; its last lines: ${tail.slice(-5).join(' | ').slice(0, 1500)}`,
+        );
       const text = await readFile(report, 'utf8').catch(() => undefined);
       if (text === undefined) throw new EngineError('wapiti exited without writing its report');
       const { alerts } = wapitiAlerts(text);
