@@ -32,6 +32,7 @@ const loginConfig = (host: string) => `app:
       cookieNames: [sid]
     testPath:
       path: /account
+      type: BODY
       success: "Signed in as"
   antiCsrfParam: csrf
 `;

@@ -31,10 +31,15 @@ async function register(tenant: Tenant, name = 'agent-1') {
   expect(out.status, out.text).toBe(200);
   return out.body.deviceId as string;
 }
-const poll = (tenant: Tenant, deviceId: string, waitSeconds = 0) =>
+const poll = (
+  tenant: Tenant,
+  deviceId: string,
+  waitSeconds = 0,
+  running?: { applicationId: string; scanKey: string },
+) =>
   api('POST', `/api/v1/org/${tenant.orgId}/perch/devices/${deviceId}/poll`, {
     token: tenant.token,
-    body: { waitSeconds },
+    body: { waitSeconds, ...(running ? { running } : {}) },
   });
 const ack = (tenant: Tenant, deviceId: string, commandId: string, applicationId: string) =>
   api('POST', `/api/v1/org/${tenant.orgId}/perch/devices/${deviceId}/commands/${commandId}/ack`, {
@@ -191,7 +196,7 @@ describe('startScan', { timeout: 180_000 }, () => {
     });
     expect(stopped.status, stopped.text).toBe(200);
     expect(stopped.body.status).toBe('HOSTED_SCANNER_DISCONNECTED');
-    const stopCommand = (await poll(tenant, deviceA)).body.command;
+    const stopCommand = (await poll(tenant, deviceA, 0, { applicationId: appId, scanKey })).body.command;
     expect(stopCommand).toMatchObject({ command: 'SCAN_STOP', scanKey });
     expect((await ack(tenant, deviceA, stopCommand.commandId, appId)).body.acknowledged).toBe(true);
     expect((await status(tenant, appId)).body.device.status).toBe('HOSTED_SCANNER_DISCONNECTED');
