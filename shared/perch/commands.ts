@@ -87,7 +87,7 @@ async function runConfiguration(app: ApplicationRecord, body: PerchCommandBody) 
 }
 
 /** The scan's starter, acting for the service when a run ends without its agent (stopped, or its agent went silent). */
-const starterOf = (run: PerchRun) => createCaller(run.userId, '', 'write:scan');
+const starterOf = (run: PerchRun) => createCaller({ userId: run.userId, apiKeyId: '' }, 'write:scan');
 
 /**
  * Ends an active run as `after` (its device freed, with `audit` when given, in one transaction), then ends its
