@@ -43,6 +43,9 @@ export const routeNotes: Record<string, string> = {
     'in a DNS TXT record at `dnsRecordName` or in the file at `wellKnownUrl` (fetched at the address resolved once, never a private one). `problem` says what to do.',
   getScanRunLog:
     "A hosted scan's state, phase, errors and log (agent events, engine output, each phase with its time), the current or last one unless `scanKey` names an earlier one.",
+  listDevices:
+    "The organization's scanner agents: each one's status (ONLINE, or OFFLINE when not heard from for the offline window), last heartbeat, " +
+    'engines and the hosted scan it carries (`scanKey`, `applicationId`; empty when idle). At most 100: registering one more replaces the idle agent silent the longest.',
   registerDevice:
     'A scanner agent (`hawk-scanner agent`) becomes a device of the organization; sending its `deviceId` again re-registers the same device ' +
     '(a scan it was carrying ends in ERROR). Answers how often to poll.',

@@ -1055,6 +1055,18 @@ export const getScanRunLogRoute: Route = {
   mediaTypes: ['application/json'],
 };
 
+export const listDevicesRoute: Route = {
+  operationId: 'listDevices',
+  method: 'GET',
+  path: '/api/v1/org/{orgId}/perch/devices',
+  handler: 'list-devices',
+  tag: 'Perch',
+  summary: "The organization's scanner agents, their status and current scan (ours)",
+  auth: 'bearer',
+  permission: 'read:device',
+  response: 'hawk.DeviceList',
+};
+
 export const registerDeviceRoute: Route = {
   operationId: 'registerDevice',
   method: 'POST',
@@ -1322,6 +1334,7 @@ export const routes: Route[] = [
   searchDevicesRoute,
   verifyScanTargetRoute,
   getScanRunLogRoute,
+  listDevicesRoute,
   registerDeviceRoute,
   pollDeviceCommandRoute,
   acknowledgeDeviceCommandRoute,

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { collect, queryItems } from '../db/query.ts';
 import { accessibleApplication } from '../applications/access.ts';
 import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
-import { cancellationReasons } from '../db/items.ts';
+import { cancellationReasons, fromItem } from '../db/items.ts';
 import { transactWrite, type TransactItem } from '../db/transactions.ts';
 import { config } from '../config.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
@@ -16,6 +17,7 @@ import {
   getRun,
   heartbeat,
   isActive,
+  isOnline,
   nextQueued,
   runChange,
   type PerchDevice,
@@ -41,9 +43,61 @@ const toDevice = (device: PerchDevice) => ({
   offlineAfterSeconds: config.perchOfflineAfterSeconds,
 });
 
+/** An organization keeps at most this many devices: a new one replaces the one silent the longest. */
+export const MAX_DEVICES_PER_ORG = 100;
+
+/** The organization's devices (at most MAX_DEVICES_PER_ORG, one Query). */
+async function devicesOf(orgId: string): Promise<PerchDevice[]> {
+  const { pk, skPrefix } = keys.perchDevicesOfOrg(orgId);
+  const items = await collect(queryItems({ partition: pk, skPrefix, pageLimit: MAX_DEVICES_PER_ORG + 1 }));
+  return items.map((item) => fromItem<PerchDevice>(item)!);
+}
+
+/** Makes room for a new device: the idle one heard from least recently goes when the organization is full. */
+async function makeRoom(orgId: string) {
+  const devices = await devicesOf(orgId);
+  if (devices.length < MAX_DEVICES_PER_ORG) return;
+  const idle = devices.filter((device) => !device.scanKey).sort((a, b) => a.lastHeartbeatAt - b.lastHeartbeatAt);
+  if (!idle.length || isOnline(idle[0]))
+    throw conflict(
+      `the organization has ${devices.length} agents, all online or busy (at most ${MAX_DEVICES_PER_ORG}): register an agent again with its device id`,
+    );
+  await db.send(
+    new DeleteCommand({
+      TableName: config.tableName,
+      Key: keys.perchDevice(orgId, idle[0].deviceId),
+      ConditionExpression: 'attribute_not_exists(scanKey)',
+    }),
+  );
+}
+
+/** GET /api/v1/org/{orgId}/perch/devices: each agent, ONLINE or OFFLINE by its last heartbeat, and its current scan. */
+export async function listDevices(caller: Caller, orgId: string) {
+  await caller.authorize(orgId);
+  const now = Date.now();
+  const devices = (await devicesOf(orgId)).sort(
+    (a, b) => a.name.localeCompare(b.name) || a.deviceId.localeCompare(b.deviceId),
+  );
+  return {
+    devices: devices.map((device) => ({
+      deviceId: device.deviceId,
+      name: device.name,
+      status: isOnline(device, now) ? 'ONLINE' : 'OFFLINE',
+      engines: device.engines,
+      version: device.version,
+      createdAt: device.createdAt,
+      lastHeartbeatAt: device.lastHeartbeatAt,
+      scanKey: device.scanKey ?? '',
+      applicationId: device.applicationId ?? '',
+    })),
+    totalCount: devices.length,
+  };
+}
+
 /** POST /api/v1/org/{orgId}/perch/devices: a new device, or the same one again (an agent restarting with its id). */
 export async function registerDevice(caller: Caller, orgId: string, body: RegisterDeviceBody) {
   const known = body.deviceId ? await getDevice(orgId, body.deviceId) : undefined;
+  if (!known) await makeRoom(orgId);
   if (known?.scanKey && known.applicationId) {
     // It restarted while carrying a run: that run is lost.
     const run = await getRun(known.applicationId, true);

@@ -317,6 +317,9 @@ export async function readRunLog(caller: Caller, appId: string, scanKey: string 
     state: run.state,
     phase: run.phase,
     scanId: run.scanId ?? '',
+    env: run.envName,
+    deviceName: run.deviceName ?? '',
+    updatedAt: run.updatedAt,
     errors: run.errors,
     log,
   };

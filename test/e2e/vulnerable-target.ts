@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 
@@ -8,10 +8,25 @@ import type { AddressInfo } from 'node:net';
 
 const page = (body: string) => `<!doctype html><html><head><title>shop</title></head><body>${body}</body></html>`;
 
-export async function startVulnerableTarget(): Promise<{ url: string; server: Server; stop: () => Promise<void> }> {
+export interface VulnerableTarget {
+  url: string;
+  server: Server;
+  /** Every request received, as `METHOD /path?query`. */
+  requests: string[];
+  /** Each answer waits this long (ms): a scan that lasts long enough to be stopped or cut short. */
+  delayMs: number;
+  stop: () => Promise<void>;
+}
+
+export async function startVulnerableTarget(): Promise<VulnerableTarget> {
   const sessions = new Set<string>();
   const csrfTokens = new Set<string>();
   const server = createServer((req, res) => {
+    target.requests.push(`${req.method} ${req.url}`);
+    if (target.delayMs) setTimeout(() => answer(req, res), target.delayMs);
+    else answer(req, res);
+  });
+  const answer = (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://target');
     const cookie = req.headers.cookie ?? '';
     const session = cookie.match(/sid=([\w-]+)/)?.[1];
@@ -59,16 +74,19 @@ export async function startVulnerableTarget(): Promise<{ url: string; server: Se
       return html(200, '<p>Signed in as alice</p><a href="/account/notes?note=hello">notes</a>');
     }
     html(404, '<p>not found</p>');
-  });
+  };
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return {
+  const target: VulnerableTarget = {
     url: `http://127.0.0.1:${port}/`,
     server,
+    requests: [],
+    delayMs: 0,
     stop: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
   };
+  return target;
 }

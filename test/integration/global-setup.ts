@@ -29,8 +29,8 @@ export default async function setup(project: TestProject) {
     LOGIN_RATE_LIMIT_PER_MINUTE: '100000',
     LOGIN_SOURCE_RATE_LIMIT_PER_MINUTE: '100000',
     LOG_LEVEL: 'WARN',
-    // Hosted scans: an agent silent for 6 s reads OFFLINE (polls then wait at most 3 s), so the tests see it soon.
-    PERCH_OFFLINE_AFTER_SECONDS: '6',
+    // Hosted scans: an agent silent for 10 s reads OFFLINE (polls then wait at most 5 s), so the tests see it soon.
+    PERCH_OFFLINE_AFTER_SECONDS: '10',
     PERCH_POLL_INTERVAL_MS: '500',
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };

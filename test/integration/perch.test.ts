@@ -235,7 +235,7 @@ describe('startScan', { timeout: 180_000 }, () => {
     });
     // PERCH_OFFLINE_AFTER_SECONDS is short in the test stack (test/integration/global-setup.ts).
     let device: any;
-    for (let i = 0; i < 40; i++) {
+    for (let i = 0; i < 60; i++) {
       device = (await status(tenant, appId)).body.device;
       if (device.status !== 'RUNNING') break;
       await new Promise((resolve) => setTimeout(resolve, 500));
@@ -244,7 +244,11 @@ describe('startScan', { timeout: 180_000 }, () => {
     expect(device.command.errors).toEqual([
       { errorType: 'DEVICE', message: expect.stringMatching(/stopped sending heartbeats.*start the scan again/) },
     ]);
-    const scans = await api('GET', `/api/v1/scan/${tenant.orgId}`, { token: tenant.token });
+    // The scan list shows CLOUD applications' scans when asked for them (its applicationTypes default is STANDARD).
+    const scans = await api('GET', `/api/v1/scan/${tenant.orgId}`, {
+      token: tenant.token,
+      query: { applicationTypes: 'CLOUD' },
+    });
     expect(scans.body.applicationScanResults[0].scan).toMatchObject({ id: reported.body.scanId, status: 'ERROR' });
   });
 

@@ -28,6 +28,10 @@ interface Command extends Partial<StartCommand> {
   applicationId: string;
 }
 
+export { carryOut } from './run.ts';
+export { service } from './service.ts';
+export { wapitiEngine } from '../engines/wapiti.ts';
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export interface RunningAgent {

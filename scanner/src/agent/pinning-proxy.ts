@@ -41,7 +41,8 @@ export async function startPinningProxy(
       res.writeHead(403, { 'content-type': 'text/plain' }).end('outside the scan target');
       return;
     }
-    const headers = { ...req.headers };
+    // The target's name, whatever the client put in Host: the request is the target's, at the pinned address.
+    const headers: Record<string, string | string[] | undefined> = { ...req.headers, host: url.host };
     delete headers['proxy-connection'];
     const upstream = request(
       { host: address, port: p, method: req.method, path: `${url.pathname}${url.search}`, headers, setHost: false },

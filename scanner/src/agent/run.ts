@@ -3,6 +3,8 @@
 // engine, report the findings in batches, complete. Every failure ends the scan in ERROR with the reason
 // (AUTHENTICATION, PROVISIONING, DEVICE or UNKNOWN) and the log says what to do: a failed scan is never a clean one.
 import { mkdtemp, rm } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
@@ -120,12 +122,14 @@ export async function carryOut(command: StartCommand, context: RunContext): Prom
     }
     log.add(`target ${target.host} pinned at ${address}`);
     proxy = await startPinningProxy(target, address, (line) => log.add(line));
+    log.add(`target answers: ${await reachable(target, address)}`);
 
-    const headers = await logIn(command, log, phase);
+    const { headers, startUrls } = await logIn(command, log, phase);
     await phase('attack');
     const alerts = await engine.run({
       targetUrl: command.targetUrl,
       headers,
+      startUrls,
       proxyUrl: proxy.url,
       deadline,
       signal: context.signal,
@@ -177,6 +181,42 @@ export async function carryOut(command: StartCommand, context: RunContext): Prom
   }
 }
 
+const PROBE_TIMEOUT_MS = 10_000;
+
+/**
+ * One GET of the target at its pinned address before anything else is sent: a target that does not answer ends the
+ * run in ERROR saying so (an engine would report a clean scan of nothing). Any HTTP answer will do.
+ */
+function reachable(target: URL, address: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const https = target.protocol === 'https:';
+    const req = (https ? httpsRequest : httpRequest)(
+      {
+        host: address,
+        port: Number(target.port || (https ? 443 : 80)),
+        path: `${target.pathname}${target.search}`,
+        headers: { host: target.host, 'user-agent': 'hawk-scanner agent' },
+        ...(https ? { servername: target.hostname } : {}),
+        timeout: PROBE_TIMEOUT_MS,
+      },
+      (res) => {
+        res.resume();
+        resolve(`${res.statusCode} ${res.statusMessage ?? ''}`.trim());
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`no answer within ${PROBE_TIMEOUT_MS / 1000} s`)));
+    req.on('error', (error: Error & { code?: string }) =>
+      reject(
+        new RunFailed(
+          'UNKNOWN',
+          `the target ${target.origin} (${address}) cannot be reached from the agent: ${error.code ?? error.message}; check that app.host is up and reachable, then start the scan again`,
+        ),
+      ),
+    );
+    req.end();
+  });
+}
+
 async function firstInstalled(engines: Engine[], log: RunLog): Promise<Engine | undefined> {
   for (const engine of engines) {
     const version = await engine.version();
@@ -197,10 +237,10 @@ async function logIn(
   command: StartCommand,
   log: RunLog,
   phase: (name: string) => Promise<void>,
-): Promise<Record<string, string>> {
+): Promise<{ headers: Record<string, string>; startUrls: string[] }> {
   if (!/^\s*authentication\s*:/m.test(command.config)) {
     log.add('no app.authentication: scanning without logging in');
-    return {};
+    return { headers: {}, startUrls: [] };
   }
   await phase('login');
   const loaded = loadConfigText(command.config, {
@@ -231,7 +271,10 @@ async function logIn(
     } else log.add('no testPath: the session is not verified before the attack');
     const headers = await session.headers();
     log.add(`session: ${Object.keys(headers).join(', ') || 'no headers'} handed to the engine`);
-    return headers;
+    // The logged-in page seeds the crawl: links from the public pages may not lead into the logged-in area.
+    const seed = testPath && (testPath.requestMethod ?? 'GET') === 'GET' && new URL(testPath.path, command.targetUrl);
+    const startUrls = seed && seed.origin === new URL(command.targetUrl).origin ? [seed.href] : [];
+    return { headers, startUrls };
   } catch (error) {
     if (error instanceof RunFailed) throw error;
     throw new RunFailed('AUTHENTICATION', `${(error as Error).message}; no attack was sent`);

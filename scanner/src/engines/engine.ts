@@ -7,6 +7,8 @@ export interface EngineRun {
   targetUrl: string;
   /** Headers of the logged-in session (cookie, token) sent with every request; empty without authentication. */
   headers: Record<string, string>;
+  /** More URLs to start crawling from (the logged-in area's testPath, which links may not lead to). */
+  startUrls?: string[];
   /** A forward proxy all the engine's requests must go through (the agent's pinning proxy), if any. */
   proxyUrl?: string;
   /** Epoch ms: the engine must have stopped by then. */

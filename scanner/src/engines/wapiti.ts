@@ -4,9 +4,10 @@
 // starts clean), --no-bugreport. SIGINT opens Wapiti's interactive prompt, so a stop is SIGTERM, then SIGKILL
 // after a grace period.
 import { spawn } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { wapitiAlerts } from '../wapiti/report.ts';
+import type { ReportedAlert } from '../zap/reported.ts';
 import { EngineError, EngineStopped, type Engine, type EngineRun } from './engine.ts';
 
 export const WAPITI_MODULES = 'xss,cookieflags,http_headers,csp,redirect';
@@ -40,6 +41,8 @@ export function wapitiEngine(options: { command?: string; modules?: string; maxA
         Math.min(options.maxAttackSeconds ?? Number(process.env.HAWK_WAPITI_ATTACK_SECONDS ?? 60), seconds),
       );
       const report = join(run.workDir, 'wapiti.json');
+      await mkdir(run.workDir, { recursive: true });
+      await rm(report, { force: true }); // a report is this run's or none
       const args = [
         '-u',
         run.targetUrl,
@@ -63,11 +66,15 @@ export function wapitiEngine(options: { command?: string; modules?: string; maxA
         report,
         '-v',
         '1',
+        ...(run.startUrls ?? []).flatMap((url) => ['-s', url]),
         ...Object.entries(run.headers).flatMap(([name, value]) => ['-H', `${name}: ${value}`]),
         ...(run.proxyUrl ? ['-p', run.proxyUrl] : []),
       ];
+      if (run.signal.aborted) throw new EngineStopped('the scan was stopped');
       run.log(`wapiti ${args.map((a, i) => (args[i - 1] === '-H' ? `${a.split(':')[0]}: ***` : a)).join(' ')}`);
       const tail: string[] = [];
+      // Wapiti exits 0 when it reached nothing: the crawl's count tells an empty scan from a clean one.
+      let crawled: number | undefined;
       const code = await new Promise<number | string>((resolve, reject) => {
         const child = spawn(command, args, {
           stdio: ['ignore', 'pipe', 'pipe'],
@@ -82,6 +89,8 @@ export function wapitiEngine(options: { command?: string; modules?: string; maxA
             const clean = line.replace(/\x1b\[[0-9;]*m/g, '').trimEnd();
             if (!clean) continue;
             run.log(`wapiti: ${clean.slice(0, 500)}`);
+            const found = clean.match(/Wapiti found (\d+) URLs and forms/);
+            if (found) crawled = Number(found[1]);
             tail.push(clean);
             if (tail.length > TAIL_LINES) tail.shift();
           }
@@ -96,6 +105,7 @@ export function wapitiEngine(options: { command?: string; modules?: string; maxA
         };
         const onAbort = () => terminate('stopped');
         run.signal.addEventListener('abort', onAbort, { once: true });
+        if (run.signal.aborted) onAbort();
         const deadlineTimer = setTimeout(
           () => terminate('past the scan deadline'),
           Math.max(0, run.deadline - Date.now()),
@@ -118,9 +128,22 @@ export function wapitiEngine(options: { command?: string; modules?: string; maxA
         throw new EngineError(
           `wapiti exited with ${code}; its last lines: ${tail.slice(-5).join(' | ').slice(0, 1500)}`,
         );
+      if (crawled === undefined)
+        throw new EngineError(
+          `wapiti did not crawl ${run.targetUrl}; its last lines: ${tail.slice(-5).join(' | ').slice(0, 1500)}`,
+        );
+      if (crawled === 0)
+        throw new EngineError(
+          `wapiti found no page to attack at ${run.targetUrl}: check that app.host answers from the agent and is not behind a login the configuration does not describe`,
+        );
       const text = await readFile(report, 'utf8').catch(() => undefined);
       if (text === undefined) throw new EngineError('wapiti exited without writing its report');
-      const { alerts } = wapitiAlerts(text);
+      let alerts: ReportedAlert[];
+      try {
+        alerts = wapitiAlerts(text).alerts;
+      } catch (error) {
+        throw new EngineError(`wapiti's report cannot be read: ${(error as Error).message}`);
+      }
       run.log(`wapiti: ${alerts.length} alerts, ${alerts.reduce((n, a) => n + a.uris.length, 0)} findings`);
       return alerts;
     },
