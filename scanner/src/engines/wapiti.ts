@@ -20,10 +20,13 @@ export function wapitiEngine(options: { command?: string; modules?: string; maxA
   const modules = options.modules ?? process.env.HAWK_WAPITI_MODULES ?? WAPITI_MODULES;
   if (/(^|,)\s*(ssrf|wapp)\s*(,|$)/.test(modules))
     throw new Error('the wapiti modules ssrf and wapp need the internet: leave them out');
+  // Asked once per engine (each run asks again otherwise: a Python start-up, seconds on a busy machine); a missing
+  // wapiti found later still fails its run with the install hint.
+  let installed: Promise<string | undefined> | undefined;
   return {
     name: 'wapiti',
     version: () =>
-      new Promise((resolve) => {
+      (installed ??= new Promise((resolve) => {
         const child = spawn(command, ['--version'], { stdio: ['ignore', 'pipe', 'pipe'] });
         let out = '';
         child.stdout.on('data', (chunk) => (out += chunk));
@@ -32,7 +35,7 @@ export function wapitiEngine(options: { command?: string; modules?: string; maxA
         child.on('close', (code) =>
           resolve(code === 0 ? (out.match(/Wapiti[- ]?(\d[\w.]*)/i)?.[1] ?? 'unknown') : undefined),
         );
-      }),
+      })),
     async run(run: EngineRun) {
       const seconds = Math.floor((run.deadline - Date.now()) / 1000) - 10;
       if (seconds < 5) throw new EngineError('no time left before the scan deadline to run wapiti');
