@@ -6,8 +6,8 @@
 import { spawn } from 'node:child_process';
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { wapitiAlerts } from '../wapiti/report.ts';
-import type { ReportedAlert } from '../zap/reported.ts';
+import { parseWapitiReport } from '../reports/index.ts';
+import { toReportedAlerts, type ReportedAlert } from '../zap/reported.ts';
 import { EngineError, EngineStopped, type Engine, type EngineRun } from './engine.ts';
 
 export const WAPITI_MODULES = 'xss,cookieflags,http_headers,csp,redirect';
@@ -143,7 +143,8 @@ export function wapitiEngine(options: { command?: string; modules?: string; maxA
       if (text === undefined) throw new EngineError('wapiti exited without writing its report');
       let alerts: ReportedAlert[];
       try {
-        alerts = wapitiAlerts(text).alerts;
+        // Read as an imported Wapiti report is (docs/IMPORTS.md): the same alerts, plugin ids and finding hashes.
+        alerts = toReportedAlerts(parseWapitiReport(text));
       } catch (error) {
         throw new EngineError(`wapiti's report cannot be read: ${(error as Error).message}`);
       }
