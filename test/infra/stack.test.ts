@@ -130,6 +130,9 @@ describe('CDK stack', () => {
     // The public API has GET operations that change state (toggleAppPlugin): those declare their audit type.
     // login and refreshToken (GETs, as in the public API) record the API key's last use, at most once a minute.
     const recordsKeyUse = new Set(['login', 'refreshToken']);
+    // getScanStatus and getScanRunLog end a hosted run whose agent went silent, or that no agent took before its
+    // deadline, when they read it: written on read, with no sweeper (docs/HOSTED-SCANS.md, "The agent").
+    const settlesRuns = new Set(['getScanStatus', 'getScanRunLog']);
     const reads = routes.filter((r) => r.method === 'GET' && !r.audit);
     expect(reads.length).toBeGreaterThan(20);
     for (const route of reads) {
@@ -142,7 +145,9 @@ describe('CDK stack', () => {
         .filter((s: any) => JSON.stringify(s.Resource).includes('MainTable'))
         .flatMap((s: any) => [s.Action].flat())
         .filter((a: string) => /Put|Update|Delete|BatchWrite|ConditionCheck/.test(a));
-      expect(writes, route.operationId).toEqual(recordsKeyUse.has(route.operationId) ? ['dynamodb:UpdateItem'] : []);
+      if (settlesRuns.has(route.operationId)) expect(writes.length, route.operationId).toBeGreaterThan(0);
+      else
+        expect(writes, route.operationId).toEqual(recordsKeyUse.has(route.operationId) ? ['dynamodb:UpdateItem'] : []);
     }
   });
 
