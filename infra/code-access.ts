@@ -56,12 +56,15 @@ const S3_OBJECT_ACTIONS: Record<string, string> = {
 };
 const S3_LIST = new Set(['ListObjectsV2Command', 'ListObjectsCommand']);
 const SECRETS_ACTIONS: Record<string, string> = { GetSecretValueCommand: 'GetSecretValue' };
+/** ECS: launching the hosted scan runner's task (shared/perch/runner.ts), which passes the task's roles. */
+const ECS_ACTIONS: Record<string, string> = { RunTaskCommand: 'RunTask' };
 
 export type AccessGrant =
   | { service: 'dynamodb'; table: TableDefinition['id']; onIndexes: boolean; actions: string[] }
   | { service: 's3'; action: string; keyPatterns: string[] }
   | { service: 's3-list'; prefixPatterns: string[] }
-  | { service: 'secretsmanager'; actions: string[] };
+  | { service: 'secretsmanager'; actions: string[] }
+  | { service: 'ecs'; actions: string[] };
 
 export interface CommandUse {
   /** The SDK export constructed, e.g. `TransactWriteCommand`. */
@@ -303,6 +306,7 @@ export function analyzeBundle(code: string): CodeAccess {
   const s3Objects = new Map<string, Set<string>>(); // action -> key patterns
   const s3List = new Set<string>();
   const secrets = new Set<string>();
+  const ecs = new Set<string>();
 
   for (const node of news) {
     const binding = sdkExportOf(node.expression);
@@ -342,6 +346,10 @@ export function analyzeBundle(code: string): CodeAccess {
       const action = Object.hasOwn(SECRETS_ACTIONS, command) ? SECRETS_ACTIONS[command] : undefined;
       if (!action) throw new Error(`no IAM mapping for ${module} ${command}: add it to infra/code-access.ts`);
       secrets.add(action);
+    } else if (module === '@aws-sdk/client-ecs') {
+      const action = Object.hasOwn(ECS_ACTIONS, command) ? ECS_ACTIONS[command] : undefined;
+      if (!action) throw new Error(`no IAM mapping for ${module} ${command}: add it to infra/code-access.ts`);
+      ecs.add(action);
     } else {
       throw new Error(`no IAM mapping for ${module} ${command}: add it to infra/code-access.ts`);
     }
@@ -361,5 +369,6 @@ export function analyzeBundle(code: string): CodeAccess {
     grants.push({ service: 's3', action, keyPatterns: [...keys].sort() });
   if (s3List.size) grants.push({ service: 's3-list', prefixPatterns: [...s3List].sort() });
   if (secrets.size) grants.push({ service: 'secretsmanager', actions: [...secrets].sort() });
+  if (ecs.size) grants.push({ service: 'ecs', actions: [...ecs].sort() });
   return { commands, presigns, grants };
 }

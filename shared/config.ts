@@ -8,6 +8,28 @@ function positiveInt(name: string, fallback: number): number {
   return value;
 }
 
+/** On AWS: where startScan launches the hosted runner (shared/perch/runner.ts; the stack sets these). */
+export interface ScanRunnerConfig {
+  cluster: string;
+  taskDefinition: string;
+  subnets: string[];
+  securityGroup: string;
+  /** The API's URL, which the runner's agent calls. */
+  apiUrl: string;
+}
+
+function scanRunner(): ScanRunnerConfig | undefined {
+  const taskDefinition = process.env.SCAN_RUNNER_TASK_DEFINITION;
+  if (!taskDefinition) return undefined;
+  return {
+    cluster: process.env.SCAN_RUNNER_CLUSTER ?? '',
+    taskDefinition,
+    subnets: (process.env.SCAN_RUNNER_SUBNETS ?? '').split(',').filter(Boolean),
+    securityGroup: process.env.SCAN_RUNNER_SECURITY_GROUP ?? '',
+    apiUrl: process.env.SCAN_RUNNER_API_URL ?? '',
+  };
+}
+
 export const config = {
   region: process.env.AWS_REGION ?? 'us-east-1',
   tableName: process.env.TABLE_NAME ?? 'hawk-main',
@@ -43,4 +65,6 @@ export const config = {
   /** A run's longest duration; the agent stops the engine by then. */
   perchMaxScanSeconds: positiveInt('PERCH_MAX_SCAN_SECONDS', 3600),
   presignedUrlSeconds: positiveInt('PRESIGNED_URL_SECONDS', 300),
+  /** Set only on AWS: the ECS Fargate runner of hosted scans. Locally the embedded agent takes the runs. */
+  scanRunner: scanRunner(),
 };

@@ -29,6 +29,7 @@ import {
   type RunError,
 } from './repository.ts';
 import { recordVerification, verifyTarget } from './verification.ts';
+import { launchRunner } from './runner.ts';
 import { wakeAgents } from './signals.ts';
 import type { PerchCommandBody, SearchDevicesBody } from './inputs.ts';
 
@@ -123,6 +124,18 @@ async function endRun(run: PerchRun, after: PerchRun, audit?: TransactItem): Pro
  * computed from the last heartbeat, so no sweeper is needed.
  */
 async function settled(run: PerchRun | undefined): Promise<PerchRun | undefined> {
+  if (run?.state === 'QUEUED' && Date.now() > run.deadlineAt) {
+    // No agent took it before its deadline: on AWS its runner never started (docs/HOSTED-SCANS.md).
+    try {
+      return await failRun(run, 'not started', {
+        errorType: 'PROVISIONING',
+        message: `no scanner agent took the scan before its deadline (${new Date(run.deadlineAt).toISOString()}): check that an agent is running (listDevices) and start the scan again`,
+      });
+    } catch (error) {
+      if ((error as { statusCode?: number }).statusCode !== 409) throw error;
+      return getRun(run.applicationId, true);
+    }
+  }
   if (!run || run.state !== 'RUNNING' || !run.deviceId) return run;
   const device = await getDevice(run.organizationId, run.deviceId);
   if (device && isOnline(device) && device.scanKey === run.scanKey) return run;
@@ -138,20 +151,24 @@ async function settled(run: PerchRun | undefined): Promise<PerchRun | undefined>
   }
 }
 
-/** Ends an active run whose agent is gone in ERROR (DEVICE), with what to do. */
-export async function abandonRun(run: PerchRun, message: string): Promise<PerchRun> {
+/** Ends an active run in ERROR with the reason and what to do. */
+async function failRun(run: PerchRun, phase: string, error: RunError): Promise<PerchRun> {
   const now = Date.now();
   const after: PerchRun = {
     ...run,
     state: 'ERROR',
-    phase: 'agent lost',
-    errors: [...run.errors, { errorType: 'DEVICE', message }],
+    phase,
+    errors: [...run.errors, error],
     updatedAt: now,
     endedAt: now,
   };
   await endRun(run, after);
   return after;
 }
+
+/** Ends an active run whose agent is gone in ERROR (DEVICE), with what to do. */
+export const abandonRun = (run: PerchRun, message: string) =>
+  failRun(run, 'agent lost', { errorType: 'DEVICE', message });
 
 /** POST /api/v1/app/{appId}/perch/start */
 export async function startScan(caller: Caller, appId: string, body: PerchCommandBody) {
@@ -204,6 +221,16 @@ export async function startScan(caller: Caller, appId: string, body: PerchComman
     throw error;
   }
   wakeAgents(app.organizationId);
+  // On AWS, a runner of its own (ECS Fargate); a runner that cannot be started ends the run in ERROR (PROVISIONING).
+  const notLaunched = await launchRunner(caller, run).catch((error: unknown) => {
+    logger.error('the hosted runner could not be launched', { scanKey: run.scanKey, error });
+    return 'the hosted runner could not be started (the service failed to launch it): start the scan again later';
+  });
+  if (notLaunched)
+    await failRun(run, 'not started', { errorType: 'PROVISIONING', message: notLaunched }).catch((error) => {
+      // 409: an agent took the run meanwhile, and carries it out.
+      if ((error as { statusCode?: number }).statusCode !== 409) throw error;
+    });
   return { scanKey: run.scanKey };
 }
 

@@ -1,10 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { execFileSync } from 'node:child_process';
-import { api } from './client.ts';
+import { execFileSync, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { api, baseUrl } from './client.ts';
 import { createTenant, addUserTo, type Tenant } from './fixtures.ts';
 import { auditTypes } from './app-helpers.ts';
 import { allowScanDomain } from '../../shared/perch/allowlist.ts';
 import { verificationToken } from '../../shared/perch/verification.ts';
+import { runnerTask, runnerToken } from '../../shared/perch/runner.ts';
+import { getRun } from '../../shared/perch/repository.ts';
+import { createCaller } from '../../shared/http/caller.ts';
+import { db } from '../../shared/db/client.ts';
+import { keys } from '../../shared/db/keys.ts';
+import { config } from '../../shared/config.ts';
+
+const ROOT = new URL('../..', import.meta.url).pathname;
 
 // The Perch operations and the agent's side of hosted scans (docs/HOSTED-SCANS.md), driven over HTTP as an agent
 // would: register, poll, acknowledge, report, with the public start/stop/status/search around them.
@@ -270,5 +280,108 @@ describe('startScan', { timeout: 180_000 }, () => {
         })
       ).status,
     ).toBe(403);
+  });
+});
+
+describe('the hosted runner (docs/HOSTED-SCANS.md, "Where scans run")', { timeout: 180_000 }, () => {
+  /** The API key id a tenant's session started with (its token's `akid`). */
+  const apiKeyIdOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()).akid;
+
+  /** The ECS task's container command, run as a plain process with the task's environment (no Docker here). */
+  function runTask(input: ReturnType<typeof runnerTask>, extraEnv: Record<string, string> = {}) {
+    const [container] = input.overrides!.containerOverrides!;
+    const env: Record<string, string | undefined> = { ...process.env, HAWK_API_KEY: '', ...extraEnv };
+    for (const { name, value } of container.environment!) env[name!] = value;
+    const child = spawn(process.execPath, [join(ROOT, 'scanner/bin/hawk-scanner.mjs'), ...container.command!], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    return new Promise<{ code: number | null; output: string }>((resolve) =>
+      child.on('close', (code) => resolve({ code, output })),
+    );
+  }
+  const runnerAt = (apiUrl: string) => ({
+    cluster: 'runner-cluster',
+    taskDefinition: 'runner-task',
+    subnets: ['subnet-1', 'subnet-2'],
+    securityGroup: 'sg-1',
+    apiUrl,
+  });
+
+  it("runs the task's command and environment: the agent takes the run once with the run's own narrow token, and a missing engine ends it in ERROR", async () => {
+    const tenant = await createTenant();
+    await allowScanDomain(tenant.orgId, '127.0.0.1');
+    const appId = await cloudApp(tenant);
+    const started = await start(tenant, appId);
+    expect(started.status, started.text).toBe(200);
+    const run = (await getRun(appId, true))!;
+    const caller = createCaller({ userId: tenant.userId, apiKeyId: apiKeyIdOf(tenant.token) }, undefined);
+    const token = await runnerToken(caller, run);
+    const input = runnerTask(run, runnerAt(baseUrl()), token);
+    expect(input).toMatchObject({ launchType: 'FARGATE', clientToken: run.scanKey, cluster: 'runner-cluster' });
+    expect(input.overrides!.containerOverrides![0].command).not.toContain(token);
+
+    // The token is worth only the agent's operations, and only until the run's deadline.
+    const claims = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString());
+    expect(claims.scp).toEqual(['write:device', 'write:scan']);
+    expect(claims.exp).toBeLessThanOrEqual(Math.floor(run.deadlineAt / 1000));
+    expect(claims.exp - claims.iat).toBeGreaterThan(30 * 60);
+    expect((await api('GET', `/api/v1/app/${appId}`, { token })).status).toBe(401);
+
+    const { code, output } = await runTask(input, { HAWK_WAPITI: '/nonexistent/wapiti' });
+    expect(code, output).toBe(0);
+    const done = (await status(tenant, appId)).body.device;
+    expect(done).toMatchObject({ status: 'HOSTED_SCANNER_ERRORED', name: `hosted runner ${run.scanKey.slice(0, 8)}` });
+    expect(done.command.errors[0]).toMatchObject({
+      errorType: 'PROVISIONING',
+      message: expect.stringMatching(/no scan engine is installed.*apt-get install -y wapiti/),
+    });
+  });
+
+  it('exits when another agent took its run (--max-idle)', async () => {
+    const tenant = await createTenant();
+    await allowScanDomain(tenant.orgId, '127.0.0.1');
+    const appId = await cloudApp(tenant);
+    expect((await start(tenant, appId)).status).toBe(200);
+    const run = (await getRun(appId, true))!;
+    // Another agent takes the run first.
+    const other = await register(tenant, 'other agent');
+    const command = (await poll(tenant, other)).body.command;
+    expect((await ack(tenant, other, command.commandId, appId)).status).toBe(200);
+    const caller = createCaller({ userId: tenant.userId, apiKeyId: apiKeyIdOf(tenant.token) }, undefined);
+    const input = runnerTask(run, runnerAt(baseUrl()), await runnerToken(caller, run));
+    const [container] = input.overrides!.containerOverrides!;
+    container.command = container.command!.map((arg, i, all) => (all[i - 1] === '--max-idle' ? '2' : arg));
+    const { code, output } = await runTask(input);
+    expect(code, output).toBe(0);
+    expect(output).toMatch(/no scan taken in 2 s: stopping/);
+  });
+
+  it('ends a run that no agent took before its deadline in ERROR (PROVISIONING), its queue entry gone', async () => {
+    const tenant = await createTenant();
+    await allowScanDomain(tenant.orgId, '127.0.0.1');
+    const appId = await cloudApp(tenant);
+    expect((await start(tenant, appId)).status).toBe(200);
+    await db.send(
+      new UpdateCommand({
+        TableName: config.tableName,
+        Key: keys.perchRun(appId),
+        UpdateExpression: 'SET deadlineAt = :past',
+        ExpressionAttributeValues: { ':past': Date.now() - 1000 },
+      }),
+    );
+    const device = (await status(tenant, appId)).body.device;
+    expect(device.status).toBe('HOSTED_SCANNER_ERRORED');
+    expect(device.command.errors[0]).toMatchObject({
+      errorType: 'PROVISIONING',
+      message: expect.stringMatching(/no scanner agent took the scan before its deadline/),
+    });
+    // Nothing is left in the organization's queue for an agent to take, and the application can scan again.
+    const agent = await register(tenant);
+    expect((await poll(tenant, agent)).body.command).toBeUndefined();
+    expect((await start(tenant, appId)).status).toBe(200);
   });
 });

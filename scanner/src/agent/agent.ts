@@ -17,6 +17,8 @@ export interface AgentOptions extends ServiceOptions {
   allowPrivate?: boolean;
   /** Stop after one scan (a one-shot agent). */
   once?: boolean;
+  /** With `once`: stop when no scan was taken within this time (another agent took the run it was started for). */
+  maxIdleMs?: number;
   signal?: AbortSignal;
   echo?: (line: string) => void;
 }
@@ -61,15 +63,28 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     let current: { command: Command; abort: AbortController; finished: Promise<unknown> } | undefined;
     const handled = new Set<string>();
     let failures = 0;
+    const since = Date.now();
+    // A one-shot agent waiting for its first scan waits no longer than its idle limit allows.
+    const idleWait = () =>
+      options.once && options.maxIdleMs && !handled.size
+        ? Math.max(
+            1,
+            Math.min(25, device.heartbeatSeconds, Math.ceil((options.maxIdleMs - (Date.now() - since)) / 1000)),
+          )
+        : Math.min(25, device.heartbeatSeconds);
     while (!options.signal?.aborted) {
       if (options.once && handled.size && !current) return;
+      if (options.once && options.maxIdleMs && !handled.size && Date.now() - since > options.maxIdleMs) {
+        echo(`no scan taken in ${Math.round(options.maxIdleMs / 1000)} s: stopping`);
+        return;
+      }
       let command: Command | undefined;
       try {
         const out = await api.call<{ command?: Command }>(
           'POST',
           `/api/v1/org/${options.orgId}/perch/devices/${device.deviceId}/poll`,
           {
-            waitSeconds: Math.min(25, device.heartbeatSeconds),
+            waitSeconds: idleWait(),
             ...(current
               ? { running: { applicationId: current.command.applicationId, scanKey: current.command.scanKey } }
               : {}),

@@ -1,13 +1,16 @@
-// `hawk-scanner agent --org <orgId> [--name <name>] [--once] [--allow-private]`: runs the scanner agent: a device
-// of the organization that takes its hosted scans (docs/HOSTED-SCANS.md in the service's repository).
+// `hawk-scanner agent --org <orgId> [--name <name>] [--once [--max-idle <s>]] [--allow-private]`: runs the scanner
+// agent: a device of the organization that takes its hosted scans (docs/HOSTED-SCANS.md in the service's
+// repository). The service's hosted runner (an ECS Fargate task) starts it with --once and HAWK_ACCESS_TOKEN.
 import { startAgent } from '../agent/agent.ts';
 
-export const AGENT_USAGE = `agent --org <orgId> [--name <name>] [--device <deviceId>] [--once] [--allow-private]
+export const AGENT_USAGE = `agent --org <orgId> [--name <name>] [--device <deviceId>] [--once [--max-idle <seconds>]] [--allow-private]
   Runs a scanner agent for the organization: registers as a device, polls the service (outbound only) and
   carries out its hosted scans with wapiti (installed: sudo apt-get install -y wapiti).
-  API key: HAWK_API_KEY (a user with write:device and write:scan); service URL: --url or HAWK_API_URL.
+  API key: HAWK_API_KEY (a user with write:device and write:scan), or an access token the service issued for one
+  run (HAWK_ACCESS_TOKEN, the hosted runner's); service URL: --url or HAWK_API_URL.
   Login secrets of scan configurations (\${VAR}) come from this process's environment.
-  --once: exit after one scan. --allow-private: reach private addresses (an agent inside your own network).
+  --once: exit after one scan; --max-idle: then also exit when no scan was taken within that many seconds.
+  --allow-private: reach private addresses (an agent inside your own network).
   Ctrl-C stops it (a scan under way ends in ERROR).`;
 
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
@@ -19,7 +22,8 @@ export async function agentCommand(args: string[]): Promise<number | 'usage'> {
     if (!arg.startsWith('--')) return 'usage';
     const name = arg.slice(2);
     if (name === 'once' || name === 'allow-private') flags[name] = true;
-    else if (['org', 'name', 'device', 'url'].includes(name) && i + 1 < args.length) flags[name] = args[++i];
+    else if (['org', 'name', 'device', 'url', 'max-idle'].includes(name) && i + 1 < args.length)
+      flags[name] = args[++i];
     else return 'usage';
   }
   const orgId = flags.org;
@@ -27,10 +31,16 @@ export async function agentCommand(args: string[]): Promise<number | 'usage'> {
     console.error('hawk-scanner agent: --org must be the organization id (a UUID)');
     return 'usage';
   }
+  const maxIdle = flags['max-idle'];
+  if (maxIdle !== undefined && (flags.once !== true || !/^[1-9]\d{0,5}$/.test(String(maxIdle)))) {
+    console.error('hawk-scanner agent: --max-idle takes a number of seconds, with --once');
+    return 'usage';
+  }
   const url = (flags.url as string | undefined) ?? process.env.HAWK_API_URL ?? '';
   const apiKey = process.env.HAWK_API_KEY ?? '';
-  if (!/^https?:\/\/[^/]/.test(url) || !apiKey) {
-    console.error('hawk-scanner agent: set HAWK_API_KEY and HAWK_API_URL (or --url)');
+  const accessToken = process.env.HAWK_ACCESS_TOKEN ?? '';
+  if (!/^https?:\/\/[^/]/.test(url) || !(apiKey || accessToken)) {
+    console.error('hawk-scanner agent: set HAWK_API_KEY (or HAWK_ACCESS_TOKEN) and HAWK_API_URL (or --url)');
     return 2;
   }
   const abort = new AbortController();
@@ -45,11 +55,12 @@ export async function agentCommand(args: string[]): Promise<number | 'usage'> {
   try {
     const agent = await startAgent({
       url,
-      apiKey,
+      ...(apiKey ? { apiKey } : { token: async () => accessToken }),
       orgId,
       name: flags.name as string | undefined,
       deviceId: flags.device as string | undefined,
       once: flags.once === true,
+      maxIdleMs: maxIdle === undefined ? undefined : Number(maxIdle) * 1000,
       allowPrivate: flags['allow-private'] === true,
       signal: abort.signal,
       echo: (line) => console.error(`hawk-scanner agent: ${line}`),
