@@ -51,7 +51,6 @@ async function main(): Promise<void> {
       ),
     );
     await bootstrap();
-    const agent = process.argv.includes('--no-agent') ? undefined : await startEmbeddedAgent();
     if (!stack.loopbackOnly) {
       const ports = [
         dynamodbPort,
@@ -67,6 +66,16 @@ async function main(): Promise<void> {
     console.log(
       `hawk-api is ready on http://127.0.0.1:${port}: the dashboard at /, the API at /api, health at /health, API docs at /docs (Ctrl-C stops it)`,
     );
+    // The agent registers through the API, which answers 503 until ready. A failure leaves the service running: a
+    // hosted scan then waits for an agent, and ends in ERROR at its deadline saying so.
+    const agent = process.argv.includes('--no-agent')
+      ? undefined
+      : await startEmbeddedAgent().catch((error: Error) => {
+          console.warn(
+            `Warning: the embedded scanner agent did not start (${error.message}); hosted scans wait for an agent (hawk-scanner agent, docs/HOSTED-SCANS.md).`,
+          );
+          return undefined;
+        });
     console.log(
       jsonLogs
         ? 'Request logs: JSON lines below.'
