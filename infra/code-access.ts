@@ -71,13 +71,16 @@ const SQS_ACTIONS: Record<string, string> = {
 /** The config property that holds each queue's URL, by the stack's construct id. */
 export const QUEUE_CONFIG: Record<string, QueueId> = { webhookQueueUrl: 'WebhookQueue' };
 export type QueueId = 'WebhookQueue';
+/** ECS: launching the hosted scan runner's task (shared/perch/runner.ts), which passes the task's roles. */
+const ECS_ACTIONS: Record<string, string> = { RunTaskCommand: 'RunTask' };
 
 export type AccessGrant =
   | { service: 'dynamodb'; table: TableDefinition['id']; onIndexes: boolean; actions: string[] }
   | { service: 's3'; action: string; keyPatterns: string[] }
   | { service: 's3-list'; prefixPatterns: string[] }
   | { service: 'secretsmanager'; secret: SecretId; actions: string[] }
-  | { service: 'sqs'; queue: QueueId; actions: string[] };
+  | { service: 'sqs'; queue: QueueId; actions: string[] }
+  | { service: 'ecs'; actions: string[] };
 
 export interface CommandUse {
   /** The SDK export constructed, e.g. `TransactWriteCommand`. */
@@ -330,6 +333,7 @@ export function analyzeBundle(code: string): CodeAccess {
   const s3List = new Set<string>();
   const secrets = new Map<SecretId, Set<string>>();
   const queues = new Map<QueueId, Set<string>>();
+  const ecs = new Set<string>();
 
   for (const node of news) {
     const binding = sdkExportOf(node.expression);
@@ -377,6 +381,10 @@ export function analyzeBundle(code: string): CodeAccess {
       const named = nearest(node, (n) => configReadsIn(n, QUEUE_CONFIG));
       if (named.size === 0) throw new Error(`${command}: no queue named in its argument, its functions or the bundle`);
       for (const queue of named) queues.set(queue, (queues.get(queue) ?? new Set()).add(action));
+    } else if (module === '@aws-sdk/client-ecs') {
+      const action = Object.hasOwn(ECS_ACTIONS, command) ? ECS_ACTIONS[command] : undefined;
+      if (!action) throw new Error(`no IAM mapping for ${module} ${command}: add it to infra/code-access.ts`);
+      ecs.add(action);
     } else {
       throw new Error(`no IAM mapping for ${module} ${command}: add it to infra/code-access.ts`);
     }
@@ -399,5 +407,6 @@ export function analyzeBundle(code: string): CodeAccess {
     grants.push({ service: 'secretsmanager', secret, actions: [...actions].sort() });
   for (const [queue, actions] of [...queues].sort(([a], [b]) => a.localeCompare(b)))
     grants.push({ service: 'sqs', queue, actions: [...actions].sort() });
+  if (ecs.size) grants.push({ service: 'ecs', actions: [...ecs].sort() });
   return { commands, presigns, grants };
 }

@@ -16,6 +16,7 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnRole, ManagedPolicy, PolicyDocument, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { Asset } from 'aws-cdk-lib/aws-s3-assets';
+import type { FargateTaskDefinition } from 'aws-cdk-lib/aws-ecs';
 import { apiGatewayPaths, routes, type Route } from '../shared/routes.ts';
 import { mainTable, rateLimitTable, type KeyAttribute, type TableDefinition } from '../shared/db/tables.ts';
 import { declaredTable, MAIN_TABLE_INDEXES_CONTEXT } from './index-steps.ts';
@@ -24,6 +25,7 @@ import { analyzeBundle, type AccessGrant, type CodeAccess, type QueueId, type Se
 import { functionBundleAliases } from './proto-descriptors.ts';
 import { FUNCTION_BUNDLE } from './bundling.ts';
 import { DEFAULT_WEBHOOK_MAX_ATTEMPTS } from '../shared/limits.ts';
+import { ScanRunner } from './scan-runner.ts';
 import { SERVICE_DESCRIPTION, SERVICE_FILES, SERVICE_PATHS } from '../shared/service/pages.ts';
 
 const attribute = (key: KeyAttribute): Attribute => ({
@@ -61,40 +63,67 @@ interface Storage {
   assets: Bucket;
   secrets: Record<SecretId, Secret>;
   queues: Record<QueueId, Queue>;
+  runner: ScanRunner;
 }
 
-/** One IAM statement per grant the function's code needs (infra/code-access.ts); nothing else. */
+/** The IAM statements of each grant the function's code needs (infra/code-access.ts); nothing else. */
 function statementsFor(grants: AccessGrant[], storage: Storage): PolicyStatement[] {
-  return grants.map((grant) => {
+  return grants.flatMap((grant) => {
     switch (grant.service) {
       case 'dynamodb': {
         const table = storage.tables[grant.table];
-        return new PolicyStatement({
-          actions: grant.actions.map((a) => `dynamodb:${a}`),
-          resources: [grant.onIndexes ? `${table.tableArn}/index/*` : table.tableArn],
-        });
+        return [
+          new PolicyStatement({
+            actions: grant.actions.map((a) => `dynamodb:${a}`),
+            resources: [grant.onIndexes ? `${table.tableArn}/index/*` : table.tableArn],
+          }),
+        ];
       }
       case 's3':
-        return new PolicyStatement({
-          actions: [`s3:${grant.action}`],
-          resources: grant.keyPatterns.map((key) => storage.assets.arnForObjects(key)),
-        });
+        return [
+          new PolicyStatement({
+            actions: [`s3:${grant.action}`],
+            resources: grant.keyPatterns.map((key) => storage.assets.arnForObjects(key)),
+          }),
+        ];
       case 's3-list':
-        return new PolicyStatement({
-          actions: ['s3:ListBucket'],
-          resources: [storage.assets.bucketArn],
-          conditions: { StringLike: { 's3:prefix': grant.prefixPatterns } },
-        });
+        return [
+          new PolicyStatement({
+            actions: ['s3:ListBucket'],
+            resources: [storage.assets.bucketArn],
+            conditions: { StringLike: { 's3:prefix': grant.prefixPatterns } },
+          }),
+        ];
       case 'secretsmanager':
-        return new PolicyStatement({
-          actions: grant.actions.map((a) => `secretsmanager:${a}`),
-          resources: [storage.secrets[grant.secret].secretArn],
-        });
+        return [
+          new PolicyStatement({
+            actions: grant.actions.map((a) => `secretsmanager:${a}`),
+            resources: [storage.secrets[grant.secret].secretArn],
+          }),
+        ];
       case 'sqs':
-        return new PolicyStatement({
-          actions: grant.actions.map((a) => `sqs:${a}`),
-          resources: [storage.queues[grant.queue].queueArn],
-        });
+        return [
+          new PolicyStatement({
+            actions: grant.actions.map((a) => `sqs:${a}`),
+            resources: [storage.queues[grant.queue].queueArn],
+          }),
+        ];
+      case 'ecs': {
+        // The runner's task definition (any revision) in its cluster, and passing the task's two roles to ECS.
+        const { cluster, taskDefinition } = storage.runner;
+        return [
+          new PolicyStatement({
+            actions: grant.actions.map((a) => `ecs:${a}`),
+            resources: [taskDefinitionFamilyArn(taskDefinition)],
+            conditions: { ArnEquals: { 'ecs:cluster': cluster.clusterArn } },
+          }),
+          new PolicyStatement({
+            actions: ['iam:PassRole'],
+            resources: [taskDefinition.taskRole.roleArn, taskDefinition.obtainExecutionRole().roleArn],
+            conditions: { StringEquals: { 'iam:PassedToService': 'ecs-tasks.amazonaws.com' } },
+          }),
+        ];
+      }
     }
   });
 }
@@ -103,6 +132,14 @@ function statementsFor(grants: AccessGrant[], storage: Storage): PolicyStatement
 const DELIVERY_TIMEOUT_SECONDS = 60;
 export const WEBHOOK_RELAY_DESCRIPTION = 'hawk-api: relays the webhook outbox to the delivery queue (every minute)';
 export const WEBHOOK_DELIVERY_DESCRIPTION = 'hawk-api: sends webhook deliveries from the delivery queue';
+
+/** `arn:...:task-definition/<family>:*`: RunTask is authorized on the revision it runs, the latest one. */
+const taskDefinitionFamilyArn = (taskDefinition: FargateTaskDefinition) =>
+  Stack.of(taskDefinition).formatArn({
+    service: 'ecs',
+    resource: 'task-definition',
+    resourceName: `${taskDefinition.family}:*`,
+  });
 
 /** A readable, unique construct id from an operationId: getUser -> GetUserFunction. */
 const functionId = (route: Route) =>
@@ -161,15 +198,18 @@ export class HawkApiStack extends Stack {
       deadLetterQueue: { queue: deadWebhookDeliveries, maxReceiveCount: DEFAULT_WEBHOOK_MAX_ATTEMPTS },
     });
 
+    const api = new HttpApi(this, 'HttpApi', { description: 'hawk-api: the public StackHawk API, self-hosted' });
+    this.api = api;
+    // Hosted scans' ECS Fargate runner (infra/scan-runner.ts): a function whose code launches it gets its settings.
+    const runner = new ScanRunner(this, 'ScanRunner');
+
     const storage: Storage = {
       tables: { MainTable: main, RateLimitTable: rateLimit },
       assets,
       secrets: { JwtSigningSecret: signingSecret, IntegrationKeySecret: integrationKeySecret },
       queues: { WebhookQueue: webhookQueue },
+      runner,
     };
-
-    const api = new HttpApi(this, 'HttpApi', { description: 'hawk-api: the public StackHawk API, self-hosted' });
-    this.api = api;
     const paths = apiGatewayPaths(routes);
 
     /** One function, granted what its bundle uses (infra/code-access.ts): a new route or SDK call gets its grant. */
@@ -259,6 +299,9 @@ export class HawkApiStack extends Stack {
           (role.node.defaultChild as CfnRole).policies = [
             { policyName: 'code-access', policyDocument: new PolicyDocument({ statements }) },
           ];
+        if (access.grants.some((grant) => grant.service === 'ecs'))
+          for (const [name, value] of Object.entries(runner.environment(api.apiEndpoint)))
+            fn.addEnvironment(name, value);
       }
       return fn;
     };

@@ -119,6 +119,14 @@ const commands: Record<string, Command> = {
     flags: { name: { type: 'string' } },
     run: async (f) => (await globalConfiguration()).deleteGlobalConfiguration({ name: required(f, 'name') }),
   },
+  'allow-scan-domain': {
+    usage: 'allow-scan-domain --org <orgId> --domain <host>',
+    summary:
+      "allowlists a host for the organization's hosted scans: it counts as verified, private addresses (loopback too) included",
+    flags: { org: { type: 'string' }, domain: { type: 'string' } },
+    run: async (f) =>
+      (await import('../shared/perch/allowlist.ts')).allowScanDomain(required(f, 'org'), required(f, 'domain')),
+  },
 };
 
 const admin = () => import('../shared/identity/admin.ts');

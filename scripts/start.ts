@@ -1,6 +1,6 @@
 // `npm start`: the whole service on one machine. DynamoDB Local and s3rver keep their data under DATA_DIR, the
 // tables and bucket are created from the stack's own definitions, and the handlers are served over HTTP.
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { dataDir, startLocalStack, statePath } from './local/stack.ts';
 import { ensureWebBuild } from './local/web.ts';
@@ -66,6 +66,16 @@ async function main(): Promise<void> {
     console.log(
       `hawk-api is ready on http://127.0.0.1:${port}: the dashboard at /, the API at /api, health at /health, API docs at /docs (Ctrl-C stops it)`,
     );
+    // The agent registers through the API, which answers 503 until ready. A failure leaves the service running: a
+    // hosted scan then waits for an agent, and ends in ERROR at its deadline saying so.
+    const agent = process.argv.includes('--no-agent')
+      ? undefined
+      : await startEmbeddedAgent().catch((error: Error) => {
+          console.warn(
+            `Warning: the embedded scanner agent did not start (${error.message}); hosted scans wait for an agent (hawk-scanner agent, docs/HOSTED-SCANS.md).`,
+          );
+          return undefined;
+        });
     console.log(
       jsonLogs
         ? 'Request logs: JSON lines below.'
@@ -77,6 +87,7 @@ async function main(): Promise<void> {
       if (stopping) return;
       stopping = true;
       console.log(`\n${signal}: stopping ...`);
+      agent?.abort();
       await stack.stop();
       rmSync(statePath(dir), { force: true });
       console.log('stopped');
@@ -114,6 +125,37 @@ async function bootstrap(): Promise<void> {
   console.log(
     `Try it (README: "A walk-through with curl"):\n  export BASE=http://127.0.0.1:${port} API_KEY='${apiKey}'`,
   );
+}
+
+/**
+ * The embedded scanner agent (docs/HOSTED-SCANS.md): the local equivalent of the hosted runner, a device of the
+ * bootstrap organization that carries out its hosted scans with wapiti. It reaches private addresses only where
+ * the organization allowlisted the host. Its access tokens are issued in process (no API key is stored); its
+ * device id is kept in DATA_DIR/agent.json. `npm start -- --no-agent` runs without it.
+ */
+async function startEmbeddedAgent(): Promise<AbortController | undefined> {
+  const file = join(dir, 'bootstrap.json');
+  if (!existsSync(file)) return undefined;
+  const { organizationId, userId } = JSON.parse(readFileSync(file, 'utf8'));
+  const { issueAccessToken } = await import('../shared/auth/tokens.ts');
+  const { startAgent } = await import('@hawk-api/scanner/agent');
+  const stateFile = join(dir, 'agent.json');
+  const known = existsSync(stateFile) ? JSON.parse(readFileSync(stateFile, 'utf8')) : {};
+  const abort = new AbortController();
+  mkdirSync(join(dir, 'logs'), { recursive: true });
+  const logFile = join(dir, 'logs', 'agent.log');
+  const agent = await startAgent({
+    url: `http://127.0.0.1:${port}`,
+    token: () => issueAccessToken(userId, 'embedded-agent'),
+    orgId: organizationId,
+    name: 'embedded agent (npm start)',
+    deviceId: known.deviceId,
+    signal: abort.signal,
+    echo: (line) => appendFileSync(logFile, `${line}\n`),
+  });
+  writeFileSync(stateFile, JSON.stringify({ deviceId: agent.deviceId }, null, 2));
+  console.log(`Embedded scanner agent: device ${agent.deviceId} of the bootstrap organization (log in ${logFile}).`);
+  return abort;
 }
 
 main().catch((error) => {

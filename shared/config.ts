@@ -10,6 +10,28 @@ function positiveInt(name: string, fallback: number): number {
   return value;
 }
 
+/** On AWS: where startScan launches the hosted runner (shared/perch/runner.ts; the stack sets these). */
+export interface ScanRunnerConfig {
+  cluster: string;
+  taskDefinition: string;
+  subnets: string[];
+  securityGroup: string;
+  /** The API's URL, which the runner's agent calls. */
+  apiUrl: string;
+}
+
+function scanRunner(): ScanRunnerConfig | undefined {
+  const taskDefinition = process.env.SCAN_RUNNER_TASK_DEFINITION;
+  if (!taskDefinition) return undefined;
+  return {
+    cluster: process.env.SCAN_RUNNER_CLUSTER ?? '',
+    taskDefinition,
+    subnets: (process.env.SCAN_RUNNER_SUBNETS ?? '').split(',').filter(Boolean),
+    securityGroup: process.env.SCAN_RUNNER_SECURITY_GROUP ?? '',
+    apiUrl: process.env.SCAN_RUNNER_API_URL ?? '',
+  };
+}
+
 export const config = {
   region: process.env.AWS_REGION ?? 'us-east-1',
   tableName: process.env.TABLE_NAME ?? 'hawk-main',
@@ -44,6 +66,12 @@ export const config = {
   /** ... and per source address (guessing many keys from one place). */
   loginSourceRateLimitPerMinute: positiveInt('LOGIN_SOURCE_RATE_LIMIT_PER_MINUTE', 180),
   tokenLifetimeSeconds: positiveInt('TOKEN_LIFETIME_SECONDS', 30 * 60),
+  /** A scanner agent whose last heartbeat is older than this reads OFFLINE, and its run ends in ERROR. */
+  perchOfflineAfterSeconds: positiveInt('PERCH_OFFLINE_AFTER_SECONDS', 60),
+  /** How often a waiting poll looks at the organization's queue again (between in-process wake-ups). */
+  perchPollIntervalMs: positiveInt('PERCH_POLL_INTERVAL_MS', 5000),
+  /** A run's longest duration; the agent stops the engine by then. */
+  perchMaxScanSeconds: positiveInt('PERCH_MAX_SCAN_SECONDS', 3600),
   presignedUrlSeconds: positiveInt('PRESIGNED_URL_SECONDS', 300),
   /** The dashboard's address, for links in webhook payloads (empty: links are paths). */
   publicUrl: process.env.PUBLIC_URL || undefined,
@@ -53,4 +81,6 @@ export const config = {
   webhookMaxAttempts: positiveInt('WEBHOOK_MAX_ATTEMPTS', DEFAULT_WEBHOOK_MAX_ATTEMPTS),
   /** The first retry's delay; each further one doubles it, at most 15 minutes. */
   webhookRetryBaseMs: positiveInt('WEBHOOK_RETRY_BASE_MS', 30_000),
+  /** Set only on AWS: the ECS Fargate runner of hosted scans. Locally the embedded agent takes the runs. */
+  scanRunner: scanRunner(),
 };

@@ -71,6 +71,8 @@ export const SCAN_START_BODY_BYTES = 4 * 1024 * 1024;
 
 /** JSON request bodies of every other operation. */
 export const MAX_JSON_BODY_BYTES = 1024 * 1024;
+/** Nesting of a JSON request body: every operation refuses deeper bodies, whatever fields its schema reads. */
+export const MAX_JSON_BODY_DEPTH = DOCUMENT_LIMITS.maxDepth;
 
 /** An imported report's body size in bytes (a constant of its own: the route table names it). */
 export const IMPORT_BODY_BYTES = 4 * 1024 * 1024;

@@ -22,6 +22,44 @@ const documentLimits = (limits: typeof SCAN_CONFIG_LIMITS | typeof DESCRIPTION_L
   '(aliases that expand too much are refused), no duplicate keys';
 
 export const routeNotes: Record<string, string> = {
+  startScan:
+    "Queues a hosted scan of a CLOUD application for its organization's scanner agents (docs/HOSTED-SCANS.md) and answers its `scanKey`. " +
+    'Body: `{"command":{"command":"START","config":"<stackhawk.yml>"},"env":"<env>"}` or hawkop\'s `{"command":{"command":"START"},"scanConfig":"<organization scan configuration name>","env":...}`; ' +
+    'any command string and extra fields are accepted. Without a configuration the scan uses `app.host` = the target URL. ' +
+    "409: a scan is already running for the application; 400: not a CLOUD application, or its target (or the configuration's `app.host`) is not verified " +
+    "(a DNS TXT record or a `/.well-known/hawk-verification.txt` file with the organization's token, or an operator's allowlist), re-checked on every start; 404: unknown application.",
+  stopScan:
+    "Stops the application's hosted scan, queued or running: its agent stops the engine, the scan ends in ERROR (findings reported before the stop are kept) " +
+    'and the device is free at once. Answers `HOSTED_SCANNER_DISCONNECTED`; 404 when no scan is active.',
+  getScanStatus:
+    'The current or last hosted scan as a `perch.PerchDevice`: status RUNNING for the whole active scan (queued or carried out), ' +
+    'HOSTED_SCANNER_DISCONNECTED once completed or stopped, HOSTED_SCANNER_ERRORED with `command.errors` (AUTHENTICATION, PROVISIONING, DEVICE, UNKNOWN) when it failed. ' +
+    'A scan whose agent stopped sending heartbeats ends in ERROR (DEVICE) when read. `{}` when the application never had one.',
+  searchDevices:
+    'The hosted scans of the applications in the `queryAppIds` filter (`page.filters[{name:"queryAppIds", value:"id,id"}]` or `multi.values`), at most 100; ' +
+    "none without the filter. 403 when one of them is not the organization's (or not visible to the caller's teams). A scan whose agent went silent shows OFFLINE.",
+  verifyScanTarget:
+    "Checks the CLOUD application's target now and records the outcome (`cloudScanTarget.isDomainVerified`): allowlisted by an operator, or the organization's `token` " +
+    'in a DNS TXT record at `dnsRecordName` or in the file at `wellKnownUrl` (fetched at the address resolved once, never a private one). `problem` says what to do.',
+  getScanRunLog:
+    "A hosted scan's state, phase, errors and log (agent events, engine output, each phase with its time), the current or last one unless `scanKey` names an earlier one.",
+  listDevices:
+    "The organization's scanner agents: each one's status (ONLINE, or OFFLINE when not heard from for the offline window), last heartbeat, " +
+    'engines and the hosted scan it carries (`scanKey`, `applicationId`; empty when idle). At most 100: registering one more replaces the idle agent silent the longest.',
+  registerDevice:
+    'A scanner agent (`hawk-scanner agent`) becomes a device of the organization; sending its `deviceId` again re-registers the same device ' +
+    '(a scan it was carrying ends in ERROR). Answers how often to poll.',
+  pollDeviceCommand:
+    "The agent's heartbeat and long poll: answers its next command (SCAN_START, or SCAN_STOP for the scan it carries) as soon as there is one, " +
+    'or nothing after `waitSeconds` (at most 25 s, and half the offline window). A device not heard from for the offline window reads OFFLINE.',
+  acknowledgeDeviceCommand:
+    "Takes a SCAN_START (the scan becomes the device's) or confirms a SCAN_STOP, by command id: acknowledged again by the same device it answers " +
+    '`alreadyAcknowledged` (so a command delivered twice runs once); 409 when another device took it or it was stopped.',
+  updateScanRun:
+    "The carrying agent reports its phase, its reported scan's id, or the end (COMPLETED, or ERROR with `error.errorType` and message), which frees the device. " +
+    'A scan that already ended (stopped) is answered as it is, so the agent stops.',
+  uploadScanRunLog:
+    "The carrying agent stores the scan's whole log so far (text, at most 1 MiB), replacing what it sent before.",
   login: 'Exchanges the `X-ApiKey` header for an access token (a JWT valid for 30 minutes).',
   refreshToken: 'Returns a new access token with a later expiry for a valid bearer token.',
   getUser: 'The calling user, with the organizations (API access enabled) it belongs to and its role in each.',

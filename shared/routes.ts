@@ -2,7 +2,7 @@ import * as z from 'zod/mini'; // namespace import: lets esbuild drop zod's unus
 import type { Permission } from './identity/permissions.ts';
 import { FINDINGS_REPORT_BODY_BYTES, IMPORT_BODY_BYTES, SCAN_START_BODY_BYTES } from './limits.ts';
 import type { ActivityType } from './audit/activity-types.ts';
-import { caseInsensitiveEnum, pageSizeParam, pageTokenParam, uuidListParam, v2PageParam } from './lists.ts';
+import { caseInsensitiveEnum, pageSizeParam, pageTokenParam, uuidListParam, uuidSchema, v2PageParam } from './lists.ts';
 import {
   auditListQuery,
   createApplicationBody,
@@ -45,6 +45,17 @@ import {
 } from './scan-configurations/inputs.ts';
 import { bulkTriageBody, findingsReportQuery, upsertAlertRulesBody } from './findings/inputs.ts';
 import { createUserKeyBody, keyIdSchema, listMembersQuery, listOrganizationKeysQuery } from './identity/inputs.ts';
+import {
+  MAX_RUN_LOG_BYTES,
+  perchCommandBody,
+  pollBody,
+  readRunLogQuery,
+  registerDeviceBody,
+  runLogQuery,
+  runUpdateBody,
+  scanKeyParams,
+  searchDevicesBody,
+} from './perch/inputs.ts';
 import {
   applicationPolicyQuery,
   listOrganizationPoliciesQuery,
@@ -971,6 +982,166 @@ export const importScanReportRoute: Route = {
   response: 'hawk.ScanImported',
 };
 
+// ---- Perch: hosted scans (docs/HOSTED-SCANS.md). The public operations, then the agent's, which are ours.
+export const startScanRoute: Route = {
+  operationId: 'startScan',
+  method: 'POST',
+  path: '/api/v1/app/{appId}/perch/start',
+  handler: 'start-scan',
+  tag: 'Perch',
+  summary: 'Start a hosted scan',
+  auth: 'bearer',
+  permission: 'write:scan',
+  audit: 'SCAN_STARTED',
+  body: perchCommandBody,
+  response: 'user.ProvisionPerchResponse',
+};
+
+export const stopScanRoute: Route = {
+  operationId: 'stopScan',
+  method: 'POST',
+  path: '/api/v1/app/{appId}/perch/stop',
+  handler: 'stop-scan',
+  tag: 'Perch',
+  summary: 'Stop a hosted scan',
+  auth: 'bearer',
+  permission: 'write:scan',
+  audit: 'SCAN_ERRORED',
+  body: perchCommandBody,
+  response: 'perch.PerchCommandResponse',
+};
+
+export const getScanStatusRoute: Route = {
+  operationId: 'getScanStatus',
+  method: 'GET',
+  path: '/api/v1/app/{appId}/perch/status',
+  handler: 'get-scan-status',
+  tag: 'Perch',
+  summary: 'Get the status of a scan',
+  auth: 'bearer',
+  permission: 'read:device',
+  response: 'perch.GetPerchDeviceResponse',
+};
+
+export const searchDevicesRoute: Route = {
+  operationId: 'searchDevices',
+  method: 'POST',
+  path: '/api/v1/org/{orgId}/perch/status',
+  handler: 'search-devices',
+  tag: 'Perch',
+  summary: 'Search devices for multiple apps',
+  auth: 'bearer',
+  permission: 'read:device',
+  body: searchDevicesBody,
+  response: 'perch.SearchDevicesResponse',
+};
+
+export const verifyScanTargetRoute: Route = {
+  operationId: 'verifyScanTarget',
+  method: 'POST',
+  path: '/api/v1/app/{appId}/perch/verify',
+  handler: 'verify-scan-target',
+  tag: 'Perch',
+  summary: "Verify a CLOUD application's scan target (ours)",
+  auth: 'bearer',
+  permission: 'write:scan',
+  response: 'hawk.ScanTargetVerification',
+};
+
+export const getScanRunLogRoute: Route = {
+  operationId: 'getScanRunLog',
+  method: 'GET',
+  path: '/api/v1/app/{appId}/perch/log',
+  handler: 'get-scan-run-log',
+  tag: 'Perch',
+  summary: "A hosted scan's state, phase and log (ours)",
+  auth: 'bearer',
+  permission: 'read:device',
+  query: readRunLogQuery,
+  response: 'hawk.ScanRunLog',
+  mediaTypes: ['application/json'],
+};
+
+export const listDevicesRoute: Route = {
+  operationId: 'listDevices',
+  method: 'GET',
+  path: '/api/v1/org/{orgId}/perch/devices',
+  handler: 'list-devices',
+  tag: 'Perch',
+  summary: "The organization's scanner agents, their status and current scan (ours)",
+  auth: 'bearer',
+  permission: 'read:device',
+  response: 'hawk.DeviceList',
+};
+
+export const registerDeviceRoute: Route = {
+  operationId: 'registerDevice',
+  method: 'POST',
+  path: '/api/v1/org/{orgId}/perch/devices',
+  handler: 'register-device',
+  tag: 'Perch',
+  summary: 'Register a scanner agent (agent; ours)',
+  auth: 'bearer',
+  permission: 'write:device',
+  body: registerDeviceBody,
+  response: 'hawk.RegisteredDevice',
+};
+
+export const pollDeviceCommandRoute: Route = {
+  operationId: 'pollDeviceCommand',
+  method: 'POST',
+  path: '/api/v1/org/{orgId}/perch/devices/{deviceId}/poll',
+  handler: 'poll-device-command',
+  tag: 'Perch',
+  summary: "Wait for an agent's next command; the heartbeat (agent; ours)",
+  auth: 'bearer',
+  permission: 'write:device',
+  body: pollBody,
+  response: 'hawk.DeviceCommandPoll',
+};
+
+export const acknowledgeDeviceCommandRoute: Route = {
+  operationId: 'acknowledgeDeviceCommand',
+  method: 'POST',
+  path: '/api/v1/org/{orgId}/perch/devices/{deviceId}/commands/{commandId}/ack',
+  handler: 'acknowledge-device-command',
+  tag: 'Perch',
+  summary: 'Acknowledge a command by id (agent; ours)',
+  auth: 'bearer',
+  permission: 'write:device',
+  body: schema(() => z.object({ applicationId: uuidSchema() })),
+  response: 'hawk.DeviceCommandAck',
+};
+
+export const updateScanRunRoute: Route = {
+  operationId: 'updateScanRun',
+  method: 'POST',
+  path: '/api/v1/app/{appId}/perch/runs/{scanKey}',
+  handler: 'update-scan-run',
+  tag: 'Perch',
+  summary: "Report a hosted scan's phase or end (agent; ours)",
+  auth: 'bearer',
+  permission: 'write:device',
+  params: scanKeyParams,
+  body: runUpdateBody,
+  response: 'perch.GetPerchDeviceResponse',
+};
+
+export const uploadScanRunLogRoute: Route = {
+  operationId: 'uploadScanRunLog',
+  method: 'PUT',
+  path: '/api/v1/app/{appId}/perch/runs/{scanKey}/log',
+  handler: 'upload-scan-run-log',
+  tag: 'Perch',
+  summary: "Store a hosted scan's log (agent; ours)",
+  auth: 'bearer',
+  permission: 'write:device',
+  params: scanKeyParams,
+  query: runLogQuery,
+  rawBody: { contentTypes: ['text/plain'], maxBytes: MAX_RUN_LOG_BYTES },
+  response: 'empty',
+};
+
 export const listScansRoute: Route = {
   operationId: 'listScans',
   method: 'GET',
@@ -1292,6 +1463,18 @@ export const routes: Route[] = [
   listWebhookDeliveriesRoute,
   getIntegrationSettingsRoute,
   updateIntegrationSettingsRoute,
+  startScanRoute,
+  stopScanRoute,
+  getScanStatusRoute,
+  searchDevicesRoute,
+  verifyScanTargetRoute,
+  getScanRunLogRoute,
+  listDevicesRoute,
+  registerDeviceRoute,
+  pollDeviceCommandRoute,
+  acknowledgeDeviceCommandRoute,
+  updateScanRunRoute,
+  uploadScanRunLogRoute,
 ];
 
 /** Matches a concrete path against a route's path; the groups are the parameters' values, in order. */

@@ -1,3 +1,4 @@
+import { isAllowlisted } from '../perch/allowlist.ts';
 import { randomUUID } from 'node:crypto';
 import {
   applicationDeletingMark,
@@ -101,7 +102,11 @@ export async function createApplication(caller: Caller, orgId: string, body: Cre
     applicationType,
     applicationStatus: envName ? 'ACTIVE' : 'ENV_INCOMPLETE',
     cloudScanTarget: body.cloudScanTargetURL
-      ? { targetURL: body.cloudScanTargetURL, isDomainVerified: false }
+      ? {
+          targetURL: body.cloudScanTargetURL,
+          // An allowlisted host counts as verified from the start (docs/HOSTED-SCANS.md, Verification).
+          isDomainVerified: await isAllowlisted(orgId, new URL(body.cloudScanTargetURL).hostname),
+        }
       : undefined,
     dataType: body.dataType,
     riskLevel: body.riskLevel,

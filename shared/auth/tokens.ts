@@ -48,11 +48,12 @@ export async function issueAccessToken(
   userId: string,
   apiKeyId: string,
   now = Date.now(),
-  options: { scope?: KeyScope; notAfter?: number } = {},
+  options: { scope?: KeyScope; notAfter?: number; lifetimeSeconds?: number } = {},
 ): Promise<string> {
   const issuedAt = Math.floor(now / 1000);
-  const lifetimeEnd = issuedAt + config.tokenLifetimeSeconds;
-  const { scope, notAfter } = options;
+  // A token issued for one task (the hosted runner's, narrowed to its run) may last that task rather than a session.
+  const { scope, notAfter, lifetimeSeconds = config.tokenLifetimeSeconds } = options;
+  const lifetimeEnd = issuedAt + lifetimeSeconds;
   const payload = encodePart({
     akid: apiKeyId,
     sub: userId,

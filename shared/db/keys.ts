@@ -420,6 +420,20 @@ export const keys = {
   /** A message of the local delivery queue (`npm start`'s stand-in for SQS): `queue` is 'main' or 'dead'. */
   queueMessage: (queue: string, messageId: string) => ({ pk: `QUEUE#${queue}`, sk: messageId }),
   queueMessages: (queue: string) => ({ pk: `QUEUE#${queue}` }),
+  // ---- Hosted scans (docs/HOSTED-SCANS.md).
+  /** An application's hosted scan: its current or last run of startScan (one active run per application). */
+  perchRun: (appId: string) => ({ pk: `APP#${appId}`, sk: '#PERCH' }),
+  /** A scanner agent (device) of an organization. */
+  perchDevice: (orgId: string, deviceId: string) => ({ pk: `ORG#${orgId}`, sk: `DEVICE#${deviceId}` }),
+  perchDevicesOfOrg: (orgId: string) => ({ pk: `ORG#${orgId}`, skPrefix: 'DEVICE#' }),
+  /** A started run waiting for an agent of its organization, in start order (the organization's queue). */
+  perchQueued: (orgId: string, createdAt: number, scanKey: string) => ({
+    pk: `PERCHQUEUE#${orgId}`,
+    sk: `${sortableNumber(createdAt)}#${scanKey}`,
+  }),
+  perchQueueOfOrg: (orgId: string) => ({ pk: `PERCHQUEUE#${orgId}` }),
+  /** A host the organization allows hosted scans to reach without a verification token (private addresses too). */
+  scanDomain: (orgId: string, host: string) => ({ pk: `ORG#${orgId}`, sk: `SCANDOMAIN#${host.toLowerCase()}` }),
 };
 
 /** Keys of the rate-limit table: one sliding-window record per subject. */

@@ -16,7 +16,7 @@ import { hashApiKey, normalizedApiKey } from '../auth/api-keys.ts';
 import { admit } from './rate-limit.ts';
 import { rateLimitKeys } from '../db/keys.ts';
 import { config } from '../config.ts';
-import { MAX_JSON_BODY_BYTES } from '../limits.ts';
+import { MAX_JSON_BODY_BYTES, MAX_JSON_BODY_DEPTH } from '../limits.ts';
 import { pathParameterNames, type Route } from '../routes.ts';
 import { DOT_SEGMENT_REFUSED, hasDotSegment, pathParameterReader } from './path-parameters.ts';
 import { currentScope } from './request-scope.ts';
@@ -312,6 +312,19 @@ export function inputValidation(route: Route): Middleware {
   };
 }
 
+/** Whether a parsed JSON value nests arrays and objects deeper than `max` (iterative: no stack to overflow). */
+function deeperThan(value: unknown, max: number): boolean {
+  const pending: [unknown, number][] = [[value, 0]];
+  while (pending.length) {
+    const [node, depth] = pending.pop()!;
+    if (node === null || typeof node !== 'object') continue;
+    if (depth >= max) return true;
+    for (const child of Object.values(node))
+      if (child !== null && typeof child === 'object') pending.push([child, depth + 1]);
+  }
+  return false;
+}
+
 /**
  * The request body, once the caller is authorized: raw bytes for `rawBody` routes, otherwise JSON validated
  * against the route's schema (400 naming what was wrong). Routes with `bodyAfterAccess` (every body above
@@ -326,6 +339,8 @@ export function bodyParsing(route: Route): Middleware {
   }) as unknown as Middleware;
   const parse = async (request: middy.Request<LambdaEvent, LambdaResult, Error, PipelineContext>) => {
     if (request.event.body) await jsonParser.before!(request);
+    if (deeperThan(request.event.body, MAX_JSON_BODY_DEPTH))
+      throw badRequest(`body: nested deeper than ${MAX_JSON_BODY_DEPTH} levels`);
     const parsed = route.body!.safeParse(request.event.body ?? {});
     if (!parsed.success) throw badRequest(describeIssues(parsed.error, 'body'));
     return parsed.data;

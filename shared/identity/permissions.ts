@@ -26,6 +26,8 @@ export const PERMISSIONS = [
   'write:member',
   'read:integration',
   'write:integration',
+  'read:device',
+  'write:device',
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];

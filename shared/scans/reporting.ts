@@ -169,7 +169,12 @@ export async function reportScanAlerts(caller: Caller, scanId: string, readBody:
  * finding records are written before it (too many for one transaction): when it does not commit, they are put
  * back as they were (unless another request completed the scan meanwhile: then they are its findings).
  */
-export async function reportScanCompleted(caller: Caller, scanId: string, body: ScanCompletedBody) {
+export async function reportScanCompleted(
+  caller: Caller,
+  scanId: string,
+  body: ScanCompletedBody,
+  { audit = true }: { audit?: boolean } = {},
+) {
   let { scan, app } = await accessibleScan(caller, scanId);
   // What earlier imports or completions in the application left when they were stopped (a crash, a timeout), for a
   // bounded time: the rest is left to the next request.
@@ -227,12 +232,17 @@ export async function reportScanCompleted(caller: Caller, scanId: string, body: 
           scanCompletion(scan, done),
           ...(env.lastScanId === scanId ? await environmentLastScanWrites(env, lastScanOf(done), scanId) : []),
           triageVersionCheck(scan, found.triageVersion),
-          await auditEntry(
-            caller,
-            app.organizationId,
-            body.status === 'COMPLETED' ? 'SCAN_COMPLETED' : 'SCAN_ERRORED',
-            payload,
-          ),
+          // A hosted run's stop is audited by stopScan itself, in the transaction that stops it.
+          ...(audit
+            ? [
+                await auditEntry(
+                  caller,
+                  app.organizationId,
+                  body.status === 'COMPLETED' ? 'SCAN_COMPLETED' : 'SCAN_ERRORED',
+                  payload,
+                ),
+              ]
+            : []),
           ...scanEvents(scan, done, app).map(outboxItem),
         ];
         try {

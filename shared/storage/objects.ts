@@ -24,6 +24,8 @@ export const objectKeys = {
    */
   environmentDefaultConfig: (appId: string, envId: string, version: string) =>
     `apps/${appId}/envs/${envId}/default-config/${version}.json`,
+  /** The log of one hosted scan run (agent events, engine output, phases): under the application's prefix. */
+  perchRunLog: (appId: string, scanKey: string) => `apps/${appId}/perch/${scanKey}.log`,
   globalConfig: (name: string) => `global-configuration/${name}.yml`,
   /** One stored version of an organization's named document; its metadata item names the current one. */
   organizationAsset: (orgId: string, kind: OrganizationAssetKind, version: string) =>

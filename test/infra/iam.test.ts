@@ -19,8 +19,11 @@ interface Statement {
 }
 interface Needed {
   action: string;
-  /** Which resource: the main/rate-limit table, its indexes, an object of the bucket, the bucket, the secret. */
-  resource: 'table' | 'index' | 'object' | 'bucket' | 'secret' | 'queue';
+  /**
+   * Which resource: the main/rate-limit table, its indexes, an object of the bucket, the bucket, a secret, the
+   * webhook delivery queue, the hosted runner's task definition or its roles.
+   */
+  resource: 'table' | 'index' | 'object' | 'bucket' | 'secret' | 'queue' | 'task-definition' | 'runner-role';
   why: string;
 }
 
@@ -107,6 +110,10 @@ export function neededBy(bundle: string): Needed[] {
     } else if (module === '@aws-sdk/client-sqs') {
       const action = bare === 'SendMessageBatch' ? 'SendMessage' : bare;
       needed.push({ action: `sqs:${action}`, resource: 'queue', why: name });
+    } else if (module === '@aws-sdk/client-ecs' && bare === 'RunTask') {
+      // Starting a task passes its task and execution roles to ECS.
+      needed.push({ action: 'ecs:RunTask', resource: 'task-definition', why: name });
+      needed.push({ action: 'iam:PassRole', resource: 'runner-role', why: `${name} passes the task's roles` });
     } else {
       throw new Error(`the test does not know what ${module} ${name} needs`);
     }
@@ -129,6 +136,8 @@ function resourceKind(resource: unknown): Needed['resource'] | 'other' {
   if (text.includes('MainTable') || text.includes('RateLimitTable'))
     return text.includes('/index/') ? 'index' : 'table';
   if (text.includes('AssetsBucket')) return text.includes('"/') ? 'object' : 'bucket';
+  if (text.includes(':task-definition/')) return 'task-definition';
+  if (/ScanRunnerTaskDefinition\w*(TaskRole|ExecutionRole)/.test(text)) return 'runner-role';
   return 'other';
 }
 

@@ -34,6 +34,9 @@ export default async function setup(project: TestProject) {
     WEBHOOK_MAX_ATTEMPTS: '3',
     WEBHOOK_RETRY_BASE_MS: '200',
     WEBHOOK_TIMEOUT_MS: '3000',
+    // Hosted scans: an agent silent for 10 s reads OFFLINE (polls then wait at most 5 s), so the tests see it soon.
+    PERCH_OFFLINE_AFTER_SECONDS: '10',
+    PERCH_POLL_INTERVAL_MS: '500',
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };
   Object.assign(process.env, settings);

@@ -5,6 +5,7 @@ import { routes, type Route } from '../../shared/routes.ts';
 import { api, baseUrl, type RequestOptions } from './client.ts';
 import { createTenant } from './fixtures.ts';
 import { alert, completeScan, reportAlerts, startScan } from './scan-helpers.ts';
+import { allowScanDomain } from '../../shared/perch/allowlist.ts';
 
 // Every enum value our answers carry is one the public schema allows (README "Enum values"): a client generated
 // strictly from the public OpenAPI description refuses any other. The schemas are the repository's copy of the
@@ -241,6 +242,47 @@ describe('enum values of every answer are the public schema’s', () => {
       'acme/unmapped': ['COVERED', 'ENV_INCOMPLETE'],
     });
     await call('GET', `/api/v1/org/${orgId}/repo/${mapped}/sensitive/list`, { token });
+
+    // Hosted scans (Perch): a run queued, carried by an agent, ended in ERROR with its type; another stopped
+    await allowScanDomain(orgId, '127.0.0.1');
+    const cloud = await call('POST', `/api/v1/org/${orgId}/app`, {
+      token,
+      body: { name: 'hosted', env: 'production', applicationType: 'CLOUD', cloudScanTargetURL: 'http://127.0.0.1:9/' },
+    });
+    const cloudId = cloud.body.applicationId as string;
+    const start = () =>
+      call('POST', `/api/v1/app/${cloudId}/perch/start`, {
+        token,
+        body: { command: { command: 'START' }, env: 'production' },
+      });
+    await start();
+    await call('GET', `/api/v1/app/${cloudId}/perch/status`, { token });
+    const device = (await call('POST', `/api/v1/org/${orgId}/perch/devices`, { token, body: { name: 'enums agent' } }))
+      .body.deviceId as string;
+    const polled = await call('POST', `/api/v1/org/${orgId}/perch/devices/${device}/poll`, {
+      token,
+      body: { waitSeconds: 0 },
+    });
+    const { commandId, scanKey } = polled.body.command as { commandId: string; scanKey: string };
+    await call('POST', `/api/v1/org/${orgId}/perch/devices/${device}/commands/${commandId}/ack`, {
+      token,
+      body: { applicationId: cloudId },
+    });
+    await call('POST', `/api/v1/app/${cloudId}/perch/runs/${scanKey}`, {
+      token,
+      body: { deviceId: device, phase: 'attack' },
+    });
+    await call('POST', `/api/v1/app/${cloudId}/perch/runs/${scanKey}`, {
+      token,
+      body: { deviceId: device, state: 'ERROR', error: { errorType: 'AUTHENTICATION', message: 'testPath failed' } },
+    });
+    await call('GET', `/api/v1/app/${cloudId}/perch/status`, { token });
+    await call('POST', `/api/v1/org/${orgId}/perch/status`, {
+      token,
+      body: { page: { filters: [{ name: 'queryAppIds', value: cloudId }] } },
+    });
+    await start();
+    await call('POST', `/api/v1/app/${cloudId}/perch/stop`, { token, body: { command: { command: 'STOP' } } });
 
     // Scan configuration validation: markers with their severity
     await call('POST', `/api/v1/configuration/${orgId}/validate`, {

@@ -113,6 +113,10 @@ describe('hostile input on every route', () => {
       messageId: crypto.randomUUID(),
       integrationId: crypto.randomUUID(), // upsertAlertRule: accepted, not used
       webhookId: crypto.randomUUID(),
+      // Hosted scans' agent operations: a device, a command and a run that do not exist.
+      deviceId: crypto.randomUUID(),
+      commandId: crypto.randomUUID(),
+      scanKey: crypto.randomUUID(),
     };
     return { tenant, ids };
   }
@@ -175,7 +179,9 @@ describe('hostile input on every route', () => {
         userIds: [ids.userId, ids.userId],
         tags: [{ name: '\u0007', value: '' }],
       };
-      inputs.push(['control characters and duplicated ids', { body: control }, [400, 404, 409]]);
+      // A search that takes its filters in a POST body (searchDevices) is a read: it ignores fields it does not take.
+      const bodyRead = route.operationId === 'searchDevices';
+      inputs.push(['control characters and duplicated ids', { body: control }, bodyRead ? [200] : [400, 404, 409]]);
       inputs.push([
         'deep JSON',
         { rawBody: `{"name":${'['.repeat(50_000)}${']'.repeat(50_000)}}`, contentType: 'application/json' },
@@ -226,6 +232,16 @@ describe('hostile input on every route', () => {
       inputs.push([
         'a report over the limit',
         { rawBody: 'x'.repeat(route.rawBody!.maxBytes + 1), contentType: 'text/plain', query: env },
+        [413],
+      ]);
+    } else if (route.operationId === 'uploadScanRunLog') {
+      inputs.push([
+        'a log over the limit',
+        {
+          rawBody: 'x'.repeat(route.rawBody!.maxBytes + 1),
+          contentType: 'text/plain',
+          query: { deviceId: ids.deviceId },
+        },
         [413],
       ]);
     } else if (route.rawBody) {

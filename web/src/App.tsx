@@ -21,6 +21,7 @@ const AuditPage = lazy(() => import('./pages/Audit'));
 const HostedPage = lazy(() => import('./pages/Hosted'));
 const ReportPage = lazy(() => import('./pages/Report'));
 const SettingsPage = lazy(() => import('./pages/Settings'));
+const DevicesPage = lazy(() => import('./pages/Devices'));
 
 export const useUser = () => useQuery({ queryKey: ['user'], queryFn: () => unwrap(api.GET('/api/v1/user')) });
 
@@ -125,6 +126,9 @@ function Organization() {
               <NavLink to={`${base}/hosted`}>API descriptions</NavLink>
             </li>
             <li>
+              <NavLink to={`${base}/devices`}>Scanner agents</NavLink>
+            </li>
+            <li>
               <NavLink to={`${base}/settings`}>Settings</NavLink>
             </li>
           </ul>
@@ -163,6 +167,7 @@ function Organization() {
               <Route path="audit" element={<AuditPage />} />
               <Route path="hosted" element={<HostedPage />} />
               <Route path="settings" element={<SettingsPage />} />
+              <Route path="devices" element={<DevicesPage />} />
               <Route path="*" element={<Navigate to="apps" replace />} />
             </Routes>
           </Suspense>

@@ -181,6 +181,30 @@ export function loadConfig(
   return errors.length ? { errors } : validated;
 }
 
+/**
+ * Reads a config from its text (a hosted scan's configuration), with `${VAR}` from `env` (the agent's environment:
+ * secrets never travel with the configuration) and `overrides` merged over it (the scan's target as app.host).
+ */
+export function loadConfigText(
+  text: string,
+  overrides: Record<string, unknown>,
+  env: NodeJS.ProcessEnv = process.env,
+): { config: AuthConfig; errors?: undefined } | { config?: undefined; errors: ConfigError[] } {
+  let document: unknown;
+  try {
+    document = parseYaml(text) ?? {};
+  } catch (err) {
+    return { errors: [{ path: 'config', message: `invalid YAML: ${(err as Error).message.split('\n')[0]}` }] };
+  }
+  if (!isMapping(document))
+    return { errors: [{ path: 'config', message: 'must be a YAML mapping with the root key app' }] };
+  const envErrors: ConfigError[] = [];
+  const substituted = substituteEnv(document, [], 'the scan configuration', env, envErrors);
+  const validated = validateConfig(deepMerge(substituted, overrides));
+  const errors = [...envErrors, ...(validated.errors ?? [])];
+  return errors.length ? { errors } : validated;
+}
+
 /** Validates an already merged config object. */
 export function validateConfig(
   raw: unknown,

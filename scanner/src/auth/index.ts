@@ -1,5 +1,12 @@
 // Scanner-client login library (SPEC 5.1): load and validate the config, log in, keep the session alive.
-export { loadConfig, validateConfig, type AuthConfig, type ConfigError, type TestPathConfig } from './config.ts';
+export {
+  loadConfig,
+  loadConfigText,
+  validateConfig,
+  type AuthConfig,
+  type ConfigError,
+  type TestPathConfig,
+} from './config.ts';
 export type { Step, TargetRequest } from './http.ts';
 export { AuthenticationError } from './login.ts';
 export { createSession, type Session, type TargetResponse } from './session.ts';

@@ -16,6 +16,13 @@ export type Session = {
   send(request: TargetRequest, options?: { reauthenticate?: boolean }): Promise<TargetResponse>;
   /** Replaces the credentials and every token of this session in a text with ***. */
   redact(text: string): string;
+  /**
+   * The headers a request to app.host carries in the current session (its cookies, its token), logging in first
+   * if needed: for a scan engine that cannot log in by itself.
+   */
+  headers(): Promise<Record<string, string>>;
+  /** Whether a response (status line, headers, body) shows the session logged in, by the configured indicators. */
+  isLoggedIn(fullResponse: string): boolean;
 };
 
 export function createSession(config: AuthConfig, { onStep }: { onStep?: (step: Step) => void } = {}): Session {
@@ -109,5 +116,21 @@ export function createSession(config: AuthConfig, { onStep }: { onStep?: (step: 
     throw err;
   }
 
-  return { login, send, redact };
+  async function headers(): Promise<Record<string, string>> {
+    if (loginInFlight || !state) await login();
+    const current = state!;
+    const names = auth.cookieAuthorization?.cookieNames;
+    const cookies = (await current.jar.getCookies(config.app.host)).filter(
+      (cookie) => !names?.length || names.includes(cookie.key),
+    );
+    const out: Record<string, string> = {};
+    if (cookies.length) out.cookie = cookies.map((cookie) => cookie.cookieString()).join('; ');
+    if (current.token && auth.tokenAuthorization) {
+      const { value: header, tokenType } = auth.tokenAuthorization;
+      out[header.toLowerCase()] = tokenType ? `${tokenType} ${current.token}` : current.token;
+    }
+    return out;
+  }
+
+  return { login, send, redact, headers, isLoggedIn };
 }

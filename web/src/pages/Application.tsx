@@ -5,6 +5,7 @@ import { api, unwrap } from '../api/client';
 import { Empty, QueryView } from '../components/states';
 import { ActionForm, ConfirmButton, text, useTitle } from '../components/ui';
 import { OasUpload } from './OasUpload';
+import { TargetVerification } from './HostedScan';
 
 export default function ApplicationPage() {
   const { orgId = '', appId = '' } = useParams();
@@ -78,6 +79,8 @@ export default function ApplicationPage() {
               </p>
             </ConfirmButton>
           </div>
+
+          {application.applicationType === 'CLOUD' && <TargetVerification orgId={orgId} app={application} />}
 
           <h2>Environments</h2>
           <QueryView query={envs} what="environments">

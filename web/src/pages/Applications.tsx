@@ -21,6 +21,8 @@ export function ApplicationsPage({ orgId }: { orgId: string }) {
     applicationStatus: url.get('status') || undefined,
     pageSize: url.get('size', '50'),
     pageToken: String(url.page),
+    // CLOUD applications (hosted scans) too: the list's default is STANDARD only, as in the public API.
+    applicationTypes: 'STANDARD,CLOUD',
   };
   const apps = useQuery({
     queryKey: ['apps', orgId, query],
@@ -31,7 +33,13 @@ export function ApplicationsPage({ orgId }: { orgId: string }) {
     const created = await unwrap(
       api.POST('/api/v1/org/{orgId}/app', {
         params: { path: { orgId } },
-        body: { name: text(data, 'name'), env: text(data, 'env') },
+        body: {
+          name: text(data, 'name'),
+          env: text(data, 'env'),
+          ...(text(data, 'target')
+            ? { applicationType: 'CLOUD' as const, cloudScanTargetURL: text(data, 'target') }
+            : {}),
+        },
       }),
     );
     await queryClient.invalidateQueries({ queryKey: ['apps', orgId] });
@@ -48,6 +56,10 @@ export function ApplicationsPage({ orgId }: { orgId: string }) {
           </label>
           <label>
             First environment <input name="env" required defaultValue="development" maxLength={255} />
+          </label>
+          <label>
+            Hosted scan target (optional: a CLOUD application the service scans){' '}
+            <input name="target" type="url" placeholder="https://app.example.com/" maxLength={2048} />
           </label>
         </ActionForm>
       </details>

@@ -7,6 +7,7 @@ import { SEVERITIES, SeverityBadge, formatTime, useTitle } from '../components/u
 import { SeverityChart } from '../components/SeverityChart';
 import { useHasPermission } from '../permissions';
 import { ImportReport, ImportSummary, type Imported } from './ImportReport';
+import { HostedScanPanel } from './HostedScan';
 
 const RECENT_SCANS = 20;
 
@@ -19,7 +20,13 @@ export default function EnvironmentPage() {
         api.GET('/api/v2/org/{orgId}/envs', {
           params: {
             path: { orgId },
-            query: { envIds: envId, appIds: appId, includeAppHealthStats: 'true', pageSize: '1' },
+            query: {
+              envIds: envId,
+              appIds: appId,
+              includeAppHealthStats: 'true',
+              pageSize: '1',
+              applicationTypes: 'STANDARD,CLOUD',
+            },
           },
         }),
       ),
@@ -33,7 +40,12 @@ export default function EnvironmentPage() {
         api.GET('/api/v1/scan/{orgId}', {
           params: {
             path: { orgId },
-            query: { appIds: appId, envs: env!.environmentName, pageSize: String(RECENT_SCANS) },
+            query: {
+              appIds: appId,
+              envs: env!.environmentName,
+              pageSize: String(RECENT_SCANS),
+              applicationTypes: 'STANDARD,CLOUD',
+            },
           },
         }),
       ),
@@ -59,6 +71,9 @@ export default function EnvironmentPage() {
               <Link to={`/org/${orgId}/app/${appId}`}>{e.applicationName}</Link> /
             </p>
             <h1>{e.environmentName}</h1>
+            {e.applicationType === 'CLOUD' && (
+              <HostedScanPanel orgId={orgId} appId={appId} envName={e.environmentName!} />
+            )}
             <section aria-labelledby="last-scan">
               <h2 id="last-scan">Last scan</h2>
               <div role="status" aria-live="polite">

@@ -20,6 +20,8 @@ export default function EnvironmentsPage() {
     lastScanStatus: url.get('status') || undefined,
     pageSize: '50',
     pageToken: String(url.page),
+
+    applicationTypes: 'STANDARD,CLOUD', // hosted-scan (CLOUD) applications too
   };
   const envs = useQuery({
     queryKey: ['envs', orgId, query],

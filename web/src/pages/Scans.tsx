@@ -18,6 +18,8 @@ export default function ScansPage() {
     end: dayBound(url.get('to'), true),
     pageSize: '25',
     pageToken: String(url.page),
+
+    applicationTypes: 'STANDARD,CLOUD', // hosted-scan (CLOUD) applications too
   };
   const scans = useQuery({
     queryKey: ['scans', orgId, query],

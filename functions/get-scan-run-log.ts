@@ -1,0 +1,8 @@
+import { operation } from '../shared/http/operation.ts';
+import { getScanRunLogRoute } from '../shared/routes.ts';
+import { readRunLog } from '../shared/perch/commands.ts';
+
+export const handler = operation<{ appId: string }, { scanKey?: string }>(
+  getScanRunLogRoute,
+  ({ caller, params, query }) => readRunLog(caller, params.appId, query.scanKey),
+);

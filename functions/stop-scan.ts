@@ -1,0 +1,7 @@
+import { operation } from '../shared/http/operation.ts';
+import { stopScanRoute } from '../shared/routes.ts';
+import { stopScan } from '../shared/perch/commands.ts';
+
+export const handler = operation<{ appId: string }>(stopScanRoute, ({ caller, params }) =>
+  stopScan(caller, params.appId),
+);

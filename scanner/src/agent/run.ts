@@ -1,0 +1,282 @@
+// Carries out one hosted scan (a SCAN_START command) from its acknowledgement to its end: announce the scan
+// through the reporting path, pin the target's address, log in and check testPath before any attack, run the
+// engine, report the findings in batches, complete. Every failure ends the scan in ERROR with the reason
+// (AUTHENTICATION, PROVISIONING, DEVICE or UNKNOWN) and the log says what to do: a failed scan is never a clean one.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { createSession, loadConfigText, runTestPath } from '../auth/index.ts';
+import { pinnedAddress, TargetRefused } from '../net/addresses.ts';
+import { reportBatches } from '../zap/reported.ts';
+import { EngineError, EngineStopped, type Engine } from '../engines/engine.ts';
+import { startPinningProxy } from './pinning-proxy.ts';
+import { ServiceError, type Service } from './service.ts';
+
+export interface StartCommand {
+  commandId: string;
+  scanKey: string;
+  applicationId: string;
+  env: string;
+  config: string;
+  targetUrl: string;
+  allowPrivate: boolean;
+  deadline: string | number;
+}
+
+type ErrorType = 'UNKNOWN' | 'AUTHENTICATION' | 'PROVISIONING' | 'DEVICE';
+
+class RunFailed extends Error {
+  constructor(
+    readonly errorType: ErrorType,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The run's log: timestamped lines, kept whole up to a size, sent to the service at each phase and at the end. */
+export class RunLog {
+  private lines: string[] = [];
+  private bytes = 0;
+  private dropped = 0;
+  constructor(private readonly echo?: (line: string) => void) {}
+  add(line: string) {
+    const stamped = `${new Date().toISOString()} ${line}`;
+    this.echo?.(stamped);
+    if (this.bytes + stamped.length > 900_000) {
+      this.dropped++;
+      return;
+    }
+    this.lines.push(stamped);
+    this.bytes += stamped.length + 1;
+  }
+  text() {
+    return `${this.lines.join('\n')}\n${this.dropped ? `(${this.dropped} further lines not kept)\n` : ''}`;
+  }
+}
+
+export interface RunContext {
+  api: Service;
+  deviceId: string;
+  engines: Engine[];
+  /** The operator allows private addresses whatever the service says (an agent inside its own network). */
+  allowPrivate: boolean;
+  signal: AbortSignal;
+  echo?: (line: string) => void;
+}
+
+export async function carryOut(command: StartCommand, context: RunContext): Promise<'COMPLETED' | 'ERROR'> {
+  const { api, deviceId } = context;
+  const log = new RunLog(context.echo);
+  const runPath = `/api/v1/app/${command.applicationId}/perch/runs/${command.scanKey}`;
+  const sendLog = () =>
+    api
+      .call('PUT', `${runPath}/log?deviceId=${deviceId}`, undefined, { text: log.text() })
+      .catch((error: Error) => context.echo?.(`could not store the log: ${error.message}`));
+  let stopped = false;
+  const update = async (body: Record<string, unknown>) => {
+    const out = await api.call<{ device?: { status?: string } }>('POST', runPath, { deviceId, ...body });
+    if (out.device?.status !== 'RUNNING') stopped = true;
+    return out;
+  };
+  const phase = async (name: string, extra: Record<string, unknown> = {}) => {
+    log.add(`phase: ${name}`);
+    await update({ phase: name, ...extra });
+    await sendLog();
+    if (stopped || context.signal.aborted) throw new EngineStopped('the scan was stopped');
+  };
+
+  let scanId: string | undefined;
+  const workDir = await mkdtemp(join(tmpdir(), 'hawk-agent-'));
+  const deadline = Number(command.deadline) || Date.now() + 3600_000;
+  let proxy: Awaited<ReturnType<typeof startPinningProxy>> | undefined;
+  try {
+    log.add(
+      `scan ${command.scanKey} of application ${command.applicationId}, environment ${command.env}, target ${command.targetUrl}`,
+    );
+    const engine = await firstInstalled(context.engines, log);
+    const started = await api.call<{ scanId: string }>('POST', `/api/v1/app/${command.applicationId}/scan`, {
+      env: command.env,
+      config: command.config,
+      hawkscanVersion: `hawk-scanner agent (${engine?.name ?? 'no engine'})`,
+      host: command.targetUrl,
+    });
+    scanId = started.scanId;
+    await phase('started', { scanId });
+    if (!engine)
+      throw new RunFailed(
+        'PROVISIONING',
+        'no scan engine is installed on this agent: install wapiti (sudo apt-get install -y wapiti) or OWASP ZAP, then start the scan again',
+      );
+
+    const target = new URL(command.targetUrl);
+    let address: string;
+    try {
+      address = await pinnedAddress(target.hostname, { allowPrivate: command.allowPrivate || context.allowPrivate });
+    } catch (error) {
+      if (error instanceof TargetRefused) throw new RunFailed('UNKNOWN', error.message);
+      throw new RunFailed('UNKNOWN', `${target.hostname} does not resolve: ${(error as Error).message}`);
+    }
+    log.add(`target ${target.host} pinned at ${address}`);
+    proxy = await startPinningProxy(target, address, (line) => log.add(line));
+    log.add(`target answers: ${await reachable(target, address)}`);
+
+    const { headers, startUrls } = await logIn(command, log, phase);
+    await phase('attack');
+    const alerts = await engine.run({
+      targetUrl: command.targetUrl,
+      headers,
+      startUrls,
+      proxyUrl: proxy.url,
+      deadline,
+      signal: context.signal,
+      workDir,
+      log: (line) => log.add(line),
+    });
+
+    await phase('reporting');
+    const batches = reportBatches(alerts);
+    for (const [i, alerts] of batches.entries()) {
+      const reportId = createHash('sha256').update(`${command.scanKey}:${i}`).digest('hex').slice(0, 32);
+      await api.call('POST', `/api/v1/scan/${scanId}/alerts`, { alerts, reportId });
+    }
+    log.add(
+      `reported ${alerts.length} alerts, ${alerts.reduce((n, a) => n + a.uris.length, 0)} findings in ${batches.length} reports`,
+    );
+    await api.call('POST', `/api/v1/scan/${scanId}/complete`, { status: 'COMPLETED', urlCount: 0 });
+    log.add('completed');
+    await update({ state: 'COMPLETED', phase: 'completed' }).catch((error: Error) =>
+      log.add(`final update: ${error.message}`),
+    );
+    return 'COMPLETED';
+  } catch (error) {
+    const failure =
+      error instanceof RunFailed
+        ? error
+        : error instanceof EngineStopped
+          ? new RunFailed('UNKNOWN', 'stopped: the findings the engine had not reported yet are discarded')
+          : error instanceof EngineError
+            ? new RunFailed('UNKNOWN', error.message)
+            : error instanceof ServiceError
+              ? new RunFailed('DEVICE', `the service refused a report: ${error.message}`)
+              : new RunFailed('UNKNOWN', `the agent failed: ${(error as Error).message}`);
+    log.add(`ERROR (${failure.errorType}): ${failure.message}`);
+    if (scanId)
+      await api
+        .call('POST', `/api/v1/scan/${scanId}/complete`, { status: 'ERROR', urlCount: 0 })
+        .catch((e: Error) => log.add(`ending the scan: ${e.message}`));
+    await update({
+      state: 'ERROR',
+      phase: 'error',
+      error: { errorType: failure.errorType, message: failure.message.slice(0, 2000) },
+    }).catch((e: Error) => log.add(`final update: ${e.message}`));
+    return 'ERROR';
+  } finally {
+    await proxy?.close();
+    await sendLog();
+    await rm(workDir, { recursive: true, force: true });
+  }
+}
+
+const PROBE_TIMEOUT_MS = 10_000;
+
+/**
+ * One GET of the target at its pinned address before anything else is sent: a target that does not answer ends the
+ * run in ERROR saying so (an engine would report a clean scan of nothing). Any HTTP answer will do.
+ */
+function reachable(target: URL, address: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const https = target.protocol === 'https:';
+    const req = (https ? httpsRequest : httpRequest)(
+      {
+        host: address,
+        port: Number(target.port || (https ? 443 : 80)),
+        path: `${target.pathname}${target.search}`,
+        headers: { host: target.host, 'user-agent': 'hawk-scanner agent' },
+        ...(https ? { servername: target.hostname } : {}),
+        timeout: PROBE_TIMEOUT_MS,
+      },
+      (res) => {
+        res.resume();
+        resolve(`${res.statusCode} ${res.statusMessage ?? ''}`.trim());
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`no answer within ${PROBE_TIMEOUT_MS / 1000} s`)));
+    req.on('error', (error: Error & { code?: string }) =>
+      reject(
+        new RunFailed(
+          'UNKNOWN',
+          `the target ${target.origin} (${address}) cannot be reached from the agent: ${error.code ?? error.message}; check that app.host is up and reachable, then start the scan again`,
+        ),
+      ),
+    );
+    req.end();
+  });
+}
+
+async function firstInstalled(engines: Engine[], log: RunLog): Promise<Engine | undefined> {
+  for (const engine of engines) {
+    const version = await engine.version();
+    if (version) {
+      log.add(`engine: ${engine.name} ${version}`);
+      return engine;
+    }
+    log.add(`engine ${engine.name}: not installed`);
+  }
+  return undefined;
+}
+
+/**
+ * Logs in as the configuration's `app.authentication` says (secrets from the agent's environment) and checks
+ * testPath, before any attack: the session's headers for the engine. Without authentication: none.
+ */
+async function logIn(
+  command: StartCommand,
+  log: RunLog,
+  phase: (name: string) => Promise<void>,
+): Promise<{ headers: Record<string, string>; startUrls: string[] }> {
+  if (!/^\s*authentication\s*:/m.test(command.config)) {
+    log.add('no app.authentication: scanning without logging in');
+    return { headers: {}, startUrls: [] };
+  }
+  await phase('login');
+  const loaded = loadConfigText(command.config, {
+    app: { host: command.targetUrl, applicationId: command.applicationId, env: command.env },
+  });
+  if (loaded.errors)
+    throw new RunFailed(
+      'AUTHENTICATION',
+      `the authentication configuration is invalid: ${loaded.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`,
+    );
+  const session = createSession(loaded.config, {
+    onStep: (step) =>
+      log.add(
+        `login ${step.ok ? 'ok' : 'FAIL'} ${step.name}: ${step.request ?? ''} ${step.status ?? ''} ${step.detail}`,
+      ),
+  });
+  try {
+    await session.login();
+    const testPath = loaded.config.app.authentication.testPath;
+    if (testPath) {
+      const verdict = await runTestPath(session, testPath);
+      log.add(`testPath ${verdict.ok ? 'ok' : 'FAIL'}: ${verdict.detail}`);
+      if (!verdict.ok)
+        throw new RunFailed(
+          'AUTHENTICATION',
+          `testPath: ${verdict.detail}; check the login configuration and credentials`,
+        );
+    } else log.add('no testPath: the session is not verified before the attack');
+    const headers = await session.headers();
+    log.add(`session: ${Object.keys(headers).join(', ') || 'no headers'} handed to the engine`);
+    // The logged-in page seeds the crawl: links from the public pages may not lead into the logged-in area.
+    const seed = testPath && (testPath.requestMethod ?? 'GET') === 'GET' && new URL(testPath.path, command.targetUrl);
+    const startUrls = seed && seed.origin === new URL(command.targetUrl).origin ? [seed.href] : [];
+    return { headers, startUrls };
+  } catch (error) {
+    if (error instanceof RunFailed) throw error;
+    throw new RunFailed('AUTHENTICATION', `${(error as Error).message}; no attack was sent`);
+  }
+}

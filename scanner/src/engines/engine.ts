@@ -1,0 +1,39 @@
+// The one small contract every scan engine meets: take the scan's target and logged-in session, produce findings,
+// honour a deadline and a stop. Engines: wapiti.ts (Debian's wapiti 3.0.x).
+import type { ReportedAlert } from '../zap/reported.ts';
+
+export interface EngineRun {
+  /** The scan's target (app.host). */
+  targetUrl: string;
+  /** Headers of the logged-in session (cookie, token) sent with every request; empty without authentication. */
+  headers: Record<string, string>;
+  /** More URLs to start crawling from (the logged-in area's testPath, which links may not lead to). */
+  startUrls?: string[];
+  /** A forward proxy all the engine's requests must go through (the agent's pinning proxy), if any. */
+  proxyUrl?: string;
+  /** Epoch ms: the engine must have stopped by then. */
+  deadline: number;
+  /** Aborted when the scan is stopped: the engine stops at once and its findings are discarded. */
+  signal: AbortSignal;
+  /** A directory of its own for reports and state (removed after the run). */
+  workDir: string;
+  /** One line of the run's log. */
+  log: (line: string) => void;
+}
+
+export interface Engine {
+  name: string;
+  /** The engine's version when it is installed here, else undefined. */
+  version(): Promise<string | undefined>;
+  run(run: EngineRun): Promise<ReportedAlert[]>;
+}
+
+/** The engine failed: crashed, exited non-zero, timed out or wrote no report. The message says what to do. */
+export class EngineError extends Error {
+  override name = 'EngineError';
+}
+
+/** The run was stopped (stopScan). */
+export class EngineStopped extends Error {
+  override name = 'EngineStopped';
+}

@@ -1,0 +1,155 @@
+// Wapiti (Debian's `wapiti` 3.0.x) as a scan engine. Bounded: a scan time and an attack time per module
+// (--max-scan-time, --max-attack-time, within the run's deadline), a few modules that need no internet (never
+// ssrf, which calls an external endpoint, nor wapp, which downloads its database), --flush-session (every run
+// starts clean), --no-bugreport. SIGINT opens Wapiti's interactive prompt, so a stop is SIGTERM, then SIGKILL
+// after a grace period.
+import { spawn } from 'node:child_process';
+import { mkdir, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseWapitiReport } from '../reports/index.ts';
+import { toReportedAlerts, type ReportedAlert } from '../zap/reported.ts';
+import { EngineError, EngineStopped, type Engine, type EngineRun } from './engine.ts';
+
+export const WAPITI_MODULES = 'xss,cookieflags,http_headers,csp,redirect';
+const KILL_GRACE_MS = 5000;
+/** Kept for the log and error messages: the output's last lines. */
+const TAIL_LINES = 40;
+
+export function wapitiEngine(options: { command?: string; modules?: string; maxAttackSeconds?: number } = {}): Engine {
+  const command = options.command ?? process.env.HAWK_WAPITI ?? 'wapiti';
+  const modules = options.modules ?? process.env.HAWK_WAPITI_MODULES ?? WAPITI_MODULES;
+  if (/(^|,)\s*(ssrf|wapp)\s*(,|$)/.test(modules))
+    throw new Error('the wapiti modules ssrf and wapp need the internet: leave them out');
+  // Asked once per engine (each run asks again otherwise: a Python start-up, seconds on a busy machine); a missing
+  // wapiti found later still fails its run with the install hint.
+  let installed: Promise<string | undefined> | undefined;
+  return {
+    name: 'wapiti',
+    version: () =>
+      (installed ??= new Promise((resolve) => {
+        const child = spawn(command, ['--version'], { stdio: ['ignore', 'pipe', 'pipe'] });
+        let out = '';
+        child.stdout.on('data', (chunk) => (out += chunk));
+        child.stderr.on('data', (chunk) => (out += chunk));
+        child.on('error', () => resolve(undefined));
+        child.on('close', (code) =>
+          resolve(code === 0 ? (out.match(/Wapiti[- ]?(\d[\w.]*)/i)?.[1] ?? 'unknown') : undefined),
+        );
+      })),
+    async run(run: EngineRun) {
+      const seconds = Math.floor((run.deadline - Date.now()) / 1000) - 10;
+      if (seconds < 5) throw new EngineError('no time left before the scan deadline to run wapiti');
+      const attack = Math.max(
+        5,
+        Math.min(options.maxAttackSeconds ?? Number(process.env.HAWK_WAPITI_ATTACK_SECONDS ?? 60), seconds),
+      );
+      const report = join(run.workDir, 'wapiti.json');
+      await mkdir(run.workDir, { recursive: true });
+      await rm(report, { force: true }); // a report is this run's or none
+      const args = [
+        '-u',
+        run.targetUrl,
+        '--scope',
+        'folder',
+        '-m',
+        modules,
+        '--flush-session',
+        '--no-bugreport',
+        '--max-scan-time',
+        String(seconds),
+        '--max-attack-time',
+        String(attack),
+        '--store-session',
+        join(run.workDir, 'session'),
+        '--store-config',
+        join(run.workDir, 'config'),
+        '-f',
+        'json',
+        '-o',
+        report,
+        '-v',
+        '1',
+        ...(run.startUrls ?? []).flatMap((url) => ['-s', url]),
+        ...Object.entries(run.headers).flatMap(([name, value]) => ['-H', `${name}: ${value}`]),
+        ...(run.proxyUrl ? ['-p', run.proxyUrl] : []),
+      ];
+      if (run.signal.aborted) throw new EngineStopped('the scan was stopped');
+      run.log(`wapiti ${args.map((a, i) => (args[i - 1] === '-H' ? `${a.split(':')[0]}: ***` : a)).join(' ')}`);
+      const tail: string[] = [];
+      // Wapiti exits 0 when it reached nothing: the crawl's count tells an empty scan from a clean one.
+      let crawled: number | undefined;
+      const code = await new Promise<number | string>((resolve, reject) => {
+        const child = spawn(command, args, {
+          stdio: ['ignore', 'pipe', 'pipe'],
+          env: { ...process.env, HOME: run.workDir },
+        });
+        let partial = '';
+        const onOutput = (chunk: Buffer) => {
+          const lines = (partial + chunk.toString('utf8')).split('\n');
+          partial = lines.pop() ?? '';
+          for (const line of lines) {
+            // eslint-disable-next-line no-control-regex -- removing the terminal's colour codes is the point
+            const clean = line.replace(/\x1b\[[0-9;]*m/g, '').trimEnd();
+            if (!clean) continue;
+            run.log(`wapiti: ${clean.slice(0, 500)}`);
+            const found = clean.match(/Wapiti found (\d+) URLs and forms/);
+            if (found) crawled = Number(found[1]);
+            tail.push(clean);
+            if (tail.length > TAIL_LINES) tail.shift();
+          }
+        };
+        child.stdout.on('data', onOutput);
+        child.stderr.on('data', onOutput);
+        let killTimer: NodeJS.Timeout | undefined;
+        const terminate = (why: string) => {
+          run.log(`wapiti: ${why}: SIGTERM, SIGKILL after ${KILL_GRACE_MS / 1000} s`);
+          child.kill('SIGTERM');
+          killTimer ??= setTimeout(() => child.kill('SIGKILL'), KILL_GRACE_MS);
+        };
+        const onAbort = () => terminate('stopped');
+        run.signal.addEventListener('abort', onAbort, { once: true });
+        if (run.signal.aborted) onAbort();
+        const deadlineTimer = setTimeout(
+          () => terminate('past the scan deadline'),
+          Math.max(0, run.deadline - Date.now()),
+        );
+        child.on('error', (error) =>
+          reject(
+            new EngineError(`wapiti could not start: ${error.message}; install it (sudo apt-get install -y wapiti)`),
+          ),
+        );
+        child.on('close', (exitCode, signal) => {
+          clearTimeout(deadlineTimer);
+          clearTimeout(killTimer);
+          run.signal.removeEventListener('abort', onAbort);
+          resolve(exitCode ?? signal ?? 'unknown');
+        });
+      });
+      if (run.signal.aborted) throw new EngineStopped('the scan was stopped');
+      if (Date.now() > run.deadline) throw new EngineError('wapiti did not finish before the scan deadline');
+      if (code !== 0)
+        throw new EngineError(
+          `wapiti exited with ${code}; its last lines: ${tail.slice(-5).join(' | ').slice(0, 1500)}`,
+        );
+      if (crawled === undefined)
+        throw new EngineError(
+          `wapiti did not crawl ${run.targetUrl}; its last lines: ${tail.slice(-5).join(' | ').slice(0, 1500)}`,
+        );
+      if (crawled === 0)
+        throw new EngineError(
+          `wapiti found no page to attack at ${run.targetUrl}: check that app.host answers from the agent and is not behind a login the configuration does not describe`,
+        );
+      const text = await readFile(report, 'utf8').catch(() => undefined);
+      if (text === undefined) throw new EngineError('wapiti exited without writing its report');
+      let alerts: ReportedAlert[];
+      try {
+        // Read as an imported Wapiti report is (docs/IMPORTS.md): the same alerts, plugin ids and finding hashes.
+        alerts = toReportedAlerts(parseWapitiReport(text));
+      } catch (error) {
+        throw new EngineError(`wapiti's report cannot be read: ${(error as Error).message}`);
+      }
+      run.log(`wapiti: ${alerts.length} alerts, ${alerts.reduce((n, a) => n + a.uris.length, 0)} findings`);
+      return alerts;
+    },
+  };
+}

@@ -1,0 +1,178 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EngineError, EngineStopped, type EngineRun } from '../src/engines/engine.ts';
+import { wapitiEngine } from '../src/engines/wapiti.ts';
+import { startPinningProxy } from '../src/agent/pinning-proxy.ts';
+
+// The wapiti engine with Debian's real wapiti (a missing wapiti fails these tests): its bounded flags, a stop
+// (SIGTERM, SIGKILL after a grace period), and every way it fails ending as an error, never as a clean scan.
+
+interface Target {
+  url: string;
+  requests: string[];
+  delayMs: number;
+  /** Each attack (a request whose parameter is not the linked value) waits this long (ms); the crawl does not. */
+  attackDelayMs: number;
+  server: Server;
+}
+
+/** A small target: a reflected XSS in `q`, a cookie without flags; each answer waits `delayMs`, attacks longer. */
+async function startTarget(): Promise<Target> {
+  const target: Target = {
+    url: '',
+    requests: [],
+    delayMs: 0,
+    attackDelayMs: 0,
+    server: undefined as unknown as Server,
+  };
+  target.server = createServer((req, res) => {
+    target.requests.push(`${req.method} ${req.url}`);
+    const query = new URL(req.url ?? '/', 'http://target').searchParams;
+    const attacked = query.has('q') && query.get('q') !== 'shoes';
+    setTimeout(
+      () => {
+        const url = new URL(req.url ?? '/', 'http://target');
+        const reflected = url.searchParams.get('q');
+        res.writeHead(url.pathname === '/' || reflected !== null ? 200 : 404, {
+          'content-type': 'text/html',
+          'set-cookie': 'sid=abc; Path=/',
+        });
+        res.end(
+          url.pathname === '/'
+            ? `<html><body><a href="/search?q=shoes">search</a></body></html>`
+            : `<html><body>Results for ${reflected}</body></html>`,
+        );
+      },
+      target.delayMs + (attacked ? target.attackDelayMs : 0),
+    );
+  });
+  await new Promise<void>((resolve) => target.server.listen(0, '127.0.0.1', resolve));
+  target.url = `http://127.0.0.1:${(target.server.address() as AddressInfo).port}/`;
+  return target;
+}
+
+let target: Target;
+let workDirs: string;
+beforeAll(async () => {
+  target = await startTarget();
+  workDirs = await mkdtemp(join(tmpdir(), 'hawk-wapiti-test-'));
+});
+afterAll(async () => {
+  target.server.closeAllConnections();
+  await new Promise((resolve) => target.server.close(resolve));
+  await rm(workDirs, { recursive: true, force: true });
+});
+let runs = 0;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function runOf(overrides: Partial<EngineRun> = {}): EngineRun & { lines: string[] } {
+  const lines: string[] = [];
+  return {
+    targetUrl: target.url,
+    headers: {},
+    deadline: Date.now() + 120_000,
+    signal: new AbortController().signal,
+    workDir: join(workDirs, String(++runs)),
+    log: (line) => lines.push(line),
+    lines,
+    ...overrides,
+  };
+}
+
+describe('the wapiti engine', { timeout: 120_000 }, () => {
+  it('scans through the pinning proxy with bounded flags and answers the findings', async () => {
+    const proxyLines: string[] = [];
+    const proxy = await startPinningProxy(new URL(target.url), '127.0.0.1', (line) => proxyLines.push(line));
+    try {
+      const engine = wapitiEngine({ maxAttackSeconds: 20 });
+      expect(await engine.version()).toMatch(/^3\.0\./);
+      const run = runOf({ proxyUrl: proxy.url, headers: { Cookie: 'sid=secret-session' } });
+      const alerts = await engine.run(run);
+      // Read as an imported Wapiti report is: the same plugin ids, URLs on the target's origin.
+      const xss = alerts.find((alert) => alert.pluginId === 'wapiti.cross-site-scripting');
+      expect(xss?.uris.map((uri) => `${uri.requestMethod} ${uri.uri} ${uri.param}`)).toEqual([
+        `GET ${new URL(target.url).origin}/search q`,
+      ]);
+      expect(alerts.map((alert) => alert.pluginId)).toEqual(expect.arrayContaining(['wapiti.httponly-flag-cookie']));
+      const command = run.lines.find((line) => line.startsWith('wapiti -u'))!;
+      for (const flag of ['--max-scan-time', '--max-attack-time', '--flush-session', '--no-bugreport', '-p'])
+        expect(command).toContain(flag);
+      expect(command).toContain('-m xss,cookieflags,http_headers,csp,redirect');
+      // The session's header values are not logged.
+      expect(command).toContain('-H Cookie: ***');
+      expect(run.lines.join('\n')).not.toContain('secret-session');
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('refuses the modules that need the internet', () => {
+    expect(() => wapitiEngine({ modules: 'xss,ssrf' })).toThrow(/ssrf and wapp need the internet/);
+    expect(() => wapitiEngine({ modules: 'wapp' })).toThrow(/need the internet/);
+  });
+
+  it('fails when wapiti is missing, saying how to install it', async () => {
+    const engine = wapitiEngine({ command: '/nonexistent/wapiti' });
+    expect(await engine.version()).toBeUndefined();
+    await expect(engine.run(runOf())).rejects.toThrow(/could not start.*apt-get install -y wapiti/);
+  });
+
+  it('fails when the target answers nothing, rather than reporting a clean scan of nothing', async () => {
+    const error = await wapitiEngine({ maxAttackSeconds: 5 })
+      .run(runOf({ targetUrl: 'http://127.0.0.1:9/' }))
+      .catch((e: Error) => e);
+    expect(error).toBeInstanceOf(EngineError);
+    expect((error as Error).message).toMatch(/found no page to attack at http:\/\/127\.0\.0\.1:9\//);
+  });
+
+  it('fails when wapiti gives up without crawling, with its last lines', async () => {
+    const error = await wapitiEngine()
+      .run(runOf({ targetUrl: 'not a url' }))
+      .catch((e: Error) => e);
+    expect(error).toBeInstanceOf(EngineError);
+    expect((error as Error).message).toMatch(/wapiti (exited with \d+|did not crawl not a url); its last lines: ./);
+  });
+
+  it('stops at once on a stop (SIGTERM, not the prompt SIGINT opens) and sends nothing more', async () => {
+    target.delayMs = 400;
+    try {
+      const abort = new AbortController();
+      const run = runOf({ signal: abort.signal });
+      const before = target.requests.length;
+      const running = wapitiEngine({ maxAttackSeconds: 60 }).run(run);
+      while (target.requests.slice(before).filter((line) => line.includes('/search?q=')).length < 3) await sleep(200);
+      const stoppedAt = Date.now();
+      abort.abort();
+      await expect(running).rejects.toBeInstanceOf(EngineStopped);
+      expect(Date.now() - stoppedAt).toBeLessThan(7000);
+      expect(run.lines.join('\n')).toMatch(/wapiti: stopped: SIGTERM/);
+      const sent = target.requests.length;
+      await sleep(2000);
+      expect(target.requests.length - sent).toBeLessThanOrEqual(1);
+    } finally {
+      target.delayMs = 0;
+    }
+  });
+
+  it('ends at the deadline as an error', async () => {
+    // Every attack request waits 5 s (under wapiti's 6 s timeout): the attacks outlast the deadline, however few
+    // pages a busy machine lets the crawl reach.
+    target.attackDelayMs = 5000;
+    try {
+      const started = Date.now();
+      const error = await wapitiEngine({ maxAttackSeconds: 60 })
+        .run(runOf({ deadline: Date.now() + 16_000 }))
+        .catch((e: Error) => e);
+      expect(error).toBeInstanceOf(EngineError);
+      expect((error as Error).message).toMatch(/did not finish before the scan deadline/);
+      expect(Date.now() - started).toBeLessThan(16_000 + 7000);
+    } finally {
+      target.attackDelayMs = 0;
+    }
+  });
+});

@@ -1,0 +1,296 @@
+import { randomUUID } from 'node:crypto';
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { collect, queryItems } from '../db/query.ts';
+import { accessibleApplication } from '../applications/access.ts';
+import { db } from '../db/client.ts';
+import { keys } from '../db/keys.ts';
+import { cancellationReasons, fromItem } from '../db/items.ts';
+import { transactWrite, type TransactItem } from '../db/transactions.ts';
+import { config } from '../config.ts';
+import { badRequest, conflict, notFound } from '../errors.ts';
+import type { Caller } from '../http/caller.ts';
+import { putObject } from '../storage/objects-io.ts';
+import { objectKeys } from '../storage/objects.ts';
+import {
+  deviceRelease,
+  getDevice,
+  getRun,
+  heartbeat,
+  isActive,
+  isOnline,
+  nextQueued,
+  runChange,
+  type PerchDevice,
+  type PerchRun,
+} from './repository.ts';
+import { abandonRun, toPerchDevice } from './commands.ts';
+import { waitForWake } from './signals.ts';
+import { MAX_RUN_LOG_BYTES, type PollBody, type RegisterDeviceBody, type RunUpdateBody } from './inputs.ts';
+
+// The agent's side of hosted scans (docs/HOSTED-SCANS.md, The agent): operations of our own. An agent registers
+// as a device of its organization, long-polls for its next command (each poll is also its heartbeat),
+// acknowledges a command by id before acting on it, and reports its run's progress and log; the scan itself goes
+// through the ordinary reporting operations.
+
+/** A poll answers before API Gateway's 29 s, and well within the offline window, so a waiting agent stays ONLINE. */
+const maxWaitMs = () => Math.min(25_000, (config.perchOfflineAfterSeconds * 1000) / 2);
+
+const toDevice = (device: PerchDevice) => ({
+  deviceId: device.deviceId,
+  name: device.name,
+  engines: device.engines,
+  heartbeatSeconds: Math.max(1, Math.floor(maxWaitMs() / 1000)),
+  offlineAfterSeconds: config.perchOfflineAfterSeconds,
+});
+
+/** An organization keeps at most this many devices: a new one replaces the one silent the longest. */
+export const MAX_DEVICES_PER_ORG = 100;
+
+/** The organization's devices (at most MAX_DEVICES_PER_ORG, one Query). */
+async function devicesOf(orgId: string): Promise<PerchDevice[]> {
+  const { pk, skPrefix } = keys.perchDevicesOfOrg(orgId);
+  const items = await collect(queryItems({ partition: pk, skPrefix, pageLimit: MAX_DEVICES_PER_ORG + 1 }));
+  return items.map((item) => fromItem<PerchDevice>(item)!);
+}
+
+/** Makes room for a new device: the idle one heard from least recently goes when the organization is full. */
+async function makeRoom(orgId: string) {
+  const devices = await devicesOf(orgId);
+  if (devices.length < MAX_DEVICES_PER_ORG) return;
+  const idle = devices.filter((device) => !device.scanKey).sort((a, b) => a.lastHeartbeatAt - b.lastHeartbeatAt);
+  if (!idle.length || isOnline(idle[0]))
+    throw conflict(
+      `the organization has ${devices.length} agents, all online or busy (at most ${MAX_DEVICES_PER_ORG}): register an agent again with its device id`,
+    );
+  await db.send(
+    new DeleteCommand({
+      TableName: config.tableName,
+      Key: keys.perchDevice(orgId, idle[0].deviceId),
+      ConditionExpression: 'attribute_not_exists(scanKey)',
+    }),
+  );
+}
+
+/** GET /api/v1/org/{orgId}/perch/devices: each agent, ONLINE or OFFLINE by its last heartbeat, and its current scan. */
+export async function listDevices(caller: Caller, orgId: string) {
+  await caller.authorize(orgId);
+  const now = Date.now();
+  const devices = (await devicesOf(orgId)).sort(
+    (a, b) => a.name.localeCompare(b.name) || a.deviceId.localeCompare(b.deviceId),
+  );
+  return {
+    devices: devices.map((device) => ({
+      deviceId: device.deviceId,
+      name: device.name,
+      status: isOnline(device, now) ? 'ONLINE' : 'OFFLINE',
+      engines: device.engines,
+      version: device.version,
+      createdAt: device.createdAt,
+      lastHeartbeatAt: device.lastHeartbeatAt,
+      scanKey: device.scanKey ?? '',
+      applicationId: device.applicationId ?? '',
+    })),
+    totalCount: devices.length,
+  };
+}
+
+/** POST /api/v1/org/{orgId}/perch/devices: a new device, or the same one again (an agent restarting with its id). */
+export async function registerDevice(caller: Caller, orgId: string, body: RegisterDeviceBody) {
+  const known = body.deviceId ? await getDevice(orgId, body.deviceId) : undefined;
+  if (!known) await makeRoom(orgId);
+  if (known?.scanKey && known.applicationId) {
+    // It restarted while carrying a run: that run is lost.
+    const run = await getRun(known.applicationId, true);
+    if (run && run.scanKey === known.scanKey && isActive(run))
+      await abandonRun(run, `the agent ${known.name} restarted during the scan; start the scan again`);
+  }
+  const now = Date.now();
+  const device: PerchDevice = {
+    deviceId: known?.deviceId ?? randomUUID(),
+    organizationId: orgId,
+    name: body.name,
+    userId: caller.userId,
+    engines: body.engines,
+    version: body.version,
+    createdAt: known?.createdAt ?? now,
+    lastHeartbeatAt: now,
+  };
+  await db.send(
+    new PutCommand({
+      TableName: config.tableName,
+      Item: { ...keys.perchDevice(orgId, device.deviceId), entity: 'perchDevice', ...device },
+    }),
+  );
+  return toDevice(device);
+}
+
+/** A START or STOP command as the agent receives it. */
+function assignment(run: PerchRun, command: 'SCAN_START' | 'SCAN_STOP') {
+  return {
+    commandId: command === 'SCAN_START' ? run.scanKey : (run.stopCommandId ?? run.scanKey),
+    command,
+    scanKey: run.scanKey,
+    applicationId: run.applicationId,
+    ...(command === 'SCAN_START'
+      ? {
+          env: run.envName,
+          config: run.config,
+          targetUrl: run.targetUrl,
+          allowPrivate: run.allowPrivate,
+          deadline: run.deadlineAt,
+        }
+      : {}),
+  };
+}
+
+/**
+ * POST .../devices/{deviceId}/poll: records the heartbeat, then answers the device's next command as soon as there
+ * is one, or nothing after `waitSeconds`. A device carrying a run gets STOP once the run is no longer its own
+ * (stopped, or ended for it); an idle one gets the oldest queued START. Offered, not taken: the acknowledgement takes it.
+ */
+export async function pollCommand(orgId: string, deviceId: string, body: PollBody) {
+  const device = await heartbeat(orgId, deviceId);
+  if (!device) throw notFound(`device ${deviceId} not found in organization ${orgId}: register again`);
+  const until = Date.now() + Math.min(body.waitSeconds * 1000, maxWaitMs());
+  for (;;) {
+    const command = await nextCommand(device, body.running);
+    if (command || Date.now() >= until) return command ? { command } : {};
+    await waitForWake(orgId, Math.min(config.perchPollIntervalMs, until - Date.now()));
+  }
+}
+
+async function nextCommand(device: PerchDevice, reported: PollBody['running']) {
+  const orgId = device.organizationId;
+  const running =
+    reported ??
+    (device.scanKey && device.applicationId
+      ? { scanKey: device.scanKey, applicationId: device.applicationId }
+      : undefined);
+  if (running) {
+    const run = await getRun(running.applicationId, true);
+    if (run?.scanKey === running.scanKey && run.state === 'RUNNING' && run.deviceId === device.deviceId)
+      return undefined;
+    if (run?.scanKey === running.scanKey) return assignment(run, 'SCAN_STOP');
+    // Its application (and run) is gone: stop, with the scan key as the command's id.
+    return {
+      commandId: running.scanKey,
+      command: 'SCAN_STOP' as const,
+      scanKey: running.scanKey,
+      applicationId: running.applicationId,
+    };
+  }
+  // Entries whose run is gone (application deleted) or moved on are dropped, so they never block the queue.
+  for (let dropped = 0; dropped < 10; dropped++) {
+    const queued = await nextQueued(orgId);
+    if (!queued) return undefined;
+    const run = await getRun(queued.applicationId, true);
+    if (run?.scanKey === queued.scanKey && run.state === 'QUEUED') return assignment(run, 'SCAN_START');
+    await transactWrite([{ Delete: { TableName: config.tableName, Key: queued.key } }]).catch(() => undefined);
+  }
+  return undefined;
+}
+
+/**
+ * POST .../devices/{deviceId}/commands/{commandId}/ack: takes a START (the run becomes the device's, out of the
+ * queue) or confirms a STOP. A command acknowledged again by the same device answers alreadyAcknowledged, so a
+ * command delivered twice runs once; one another device took answers 409.
+ */
+export async function acknowledgeCommand(orgId: string, deviceId: string, commandId: string, appId: string) {
+  const [device, run] = await Promise.all([getDevice(orgId, deviceId), getRun(appId, true)]);
+  if (!device) throw notFound(`device ${deviceId} not found in organization ${orgId}: register again`);
+  if (!run || run.organizationId !== orgId || (commandId !== run.scanKey && commandId !== run.stopCommandId))
+    throw notFound(`command ${commandId} not found for application ${appId}`);
+  if (commandId === run.stopCommandId || (commandId === run.scanKey && run.deviceId === deviceId))
+    return { acknowledged: true, alreadyAcknowledged: commandId === run.scanKey };
+  if (run.state !== 'QUEUED') throw conflict(`command ${commandId} is no longer queued (${run.state})`);
+  if (device.scanKey) throw conflict(`device ${deviceId} is carrying scan ${device.scanKey}: it takes one at a time`);
+  const now = Date.now();
+  const taken: PerchRun = {
+    ...run,
+    state: 'RUNNING',
+    phase: 'claimed',
+    deviceId,
+    deviceName: device.name,
+    updatedAt: now,
+  };
+  const items: TransactItem[] = [
+    runChange(run, taken),
+    {
+      Delete: {
+        TableName: config.tableName,
+        Key: keys.perchQueued(orgId, run.createdAt, run.scanKey),
+        ConditionExpression: 'attribute_exists(pk)',
+      },
+    },
+    {
+      Update: {
+        TableName: config.tableName,
+        Key: keys.perchDevice(orgId, deviceId),
+        UpdateExpression: 'SET scanKey = :scanKey, applicationId = :appId, lastHeartbeatAt = :now',
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(scanKey)',
+        ExpressionAttributeValues: { ':scanKey': run.scanKey, ':appId': appId, ':now': now },
+      },
+    },
+  ];
+  try {
+    await transactWrite(items);
+  } catch (error) {
+    if (!cancellationReasons(error)?.includes('ConditionalCheckFailed')) throw error;
+    const now = await getRun(appId, true);
+    if (now?.scanKey === commandId && now.deviceId === deviceId)
+      return { acknowledged: true, alreadyAcknowledged: true };
+    throw conflict(`command ${commandId} was taken by another device or stopped meanwhile`);
+  }
+  return { acknowledged: true, alreadyAcknowledged: false };
+}
+
+/** The run `scanKey` of the application, carried by `deviceId`: 404 when it is not the current run, 409 when another device carries it. */
+async function carriedRun(caller: Caller, appId: string, scanKey: string, deviceId: string) {
+  await accessibleApplication(caller, appId, { teamRestricted: true });
+  const run = await getRun(appId, true);
+  if (!run || run.scanKey !== scanKey)
+    throw notFound(`scan ${scanKey} is not the current hosted scan of application ${appId}`);
+  if (run.deviceId !== deviceId) throw conflict(`scan ${scanKey} is carried by another device`);
+  return run;
+}
+
+/**
+ * POST /api/v1/app/{appId}/perch/runs/{scanKey}: the carrying agent reports its phase, its scan's id, or the run's
+ * end (COMPLETED, or ERROR with the reason), which frees the device. A run that already ended (stopped, or ended
+ * for a silent agent) stays as it is: the answer shows its state, and the agent stops.
+ */
+export async function updateRun(caller: Caller, appId: string, scanKey: string, body: RunUpdateBody) {
+  const run = await carriedRun(caller, appId, scanKey, body.deviceId);
+  if (!isActive(run)) return { device: toPerchDevice(run) };
+  if (body.state === 'ERROR' && !body.error) throw badRequest('error: required when state is ERROR');
+  if (body.scanId && run.scanId && body.scanId !== run.scanId)
+    throw conflict(`scan ${scanKey} already reported as scan ${run.scanId}`);
+  const now = Date.now();
+  const ended = body.state !== 'RUNNING';
+  const after: PerchRun = {
+    ...run,
+    state: body.state,
+    phase: body.phase ?? (ended ? body.state.toLowerCase() : run.phase),
+    scanId: body.scanId ?? run.scanId,
+    errors: body.error ? [...run.errors, body.error] : run.errors,
+    updatedAt: now,
+    ...(ended ? { endedAt: now } : {}),
+  };
+  try {
+    await transactWrite([
+      runChange(run, after),
+      ...(ended ? [deviceRelease(run.organizationId, body.deviceId, scanKey)] : []),
+    ]);
+  } catch (error) {
+    if (!cancellationReasons(error)?.includes('ConditionalCheckFailed')) throw error;
+    throw conflict(`scan ${scanKey} changed meanwhile (stopped?): read its status again`);
+  }
+  return { device: toPerchDevice(after) };
+}
+
+/** PUT /api/v1/app/{appId}/perch/runs/{scanKey}/log: the run's whole log so far, replacing what was sent before. */
+export async function uploadRunLog(caller: Caller, appId: string, scanKey: string, deviceId: string, body: Buffer) {
+  await carriedRun(caller, appId, scanKey, deviceId);
+  if (body.length > MAX_RUN_LOG_BYTES) throw badRequest(`the log must be at most ${MAX_RUN_LOG_BYTES} bytes`);
+  await putObject(objectKeys.perchRunLog(appId, scanKey), body, 'text/plain; charset=utf-8');
+}

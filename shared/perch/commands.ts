@@ -1,0 +1,355 @@
+import { randomUUID } from 'node:crypto';
+import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
+import { accessibleApplication, canSeeTeamResource } from '../applications/access.ts';
+import { getApplications, type ApplicationRecord } from '../applications/application-repository.ts';
+import { auditEntry } from '../audit/entries.ts';
+import { db } from '../db/client.ts';
+import { keys } from '../db/keys.ts';
+import { cancellationReasons, fromItem } from '../db/items.ts';
+import { putNewItem, transactWrite, type TransactItem } from '../db/transactions.ts';
+import { config } from '../config.ts';
+import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
+import { createCaller, type Caller } from '../http/caller.ts';
+import { logger } from '../http/logger.ts';
+import { organizationAssetText } from '../hosted-assets/organization-assets.ts';
+import { parseScanConfig } from '../scans/configs.ts';
+import { reportScanCompleted } from '../scans/reporting.ts';
+import { readObjectText } from '../storage/objects-io.ts';
+import { objectKeys } from '../storage/objects.ts';
+import { UUID } from '../input/uuid.ts';
+import {
+  deviceRelease,
+  getDevice,
+  getRun,
+  isActive,
+  isOnline,
+  queueEntry,
+  runChange,
+  type PerchRun,
+  type RunError,
+} from './repository.ts';
+import { recordVerification, verifyTarget } from './verification.ts';
+import { launchRunner } from './runner.ts';
+import { wakeAgents } from './signals.ts';
+import type { PerchCommandBody, SearchDevicesBody } from './inputs.ts';
+
+// The Perch operations (docs/HOSTED-SCANS.md): start, stop and watch an application's hosted scan. A run is queued
+// for the organization's agents; the one that acknowledges it carries it out and reports the scan through the
+// ordinary reporting operations.
+
+/** What getScanStatus shows for a run's state: RUNNING for the whole active run. */
+const DEVICE_STATUS: Record<PerchRun['state'], string> = {
+  QUEUED: 'RUNNING',
+  RUNNING: 'RUNNING',
+  COMPLETED: 'HOSTED_SCANNER_DISCONNECTED',
+  STOPPED: 'HOSTED_SCANNER_DISCONNECTED',
+  ERROR: 'HOSTED_SCANNER_ERRORED',
+};
+
+/** perch.PerchDevice of a run. */
+export function toPerchDevice(run: PerchRun, status = DEVICE_STATUS[run.state]) {
+  return {
+    applicationId: run.applicationId,
+    orgId: run.organizationId,
+    id: run.deviceId ?? '',
+    name: run.deviceName ?? '',
+    scanId: run.scanId ?? '',
+    status,
+    userId: run.userId,
+    createdDate: run.createdAt,
+    updatedDate: run.updatedAt,
+    command: { id: run.scanKey, command: 'SCAN_START', errors: run.errors },
+  };
+}
+
+const defaultConfig = (app: ApplicationRecord, env: string, host: string) =>
+  `app:\n  applicationId: ${app.applicationId}\n  env: ${JSON.stringify(env)}\n  host: ${JSON.stringify(host)}\n`;
+
+/** The configuration a start scans with: the command's YAML, else hawkop's organization configuration, else a default. */
+async function runConfiguration(app: ApplicationRecord, body: PerchCommandBody) {
+  let text = body.command.config;
+  if (text === undefined && body.scanConfig !== undefined) {
+    text = await organizationAssetText('configuration', app.organizationId, body.scanConfig);
+    if (text === undefined)
+      throw badRequest(`scanConfig: no scan configuration named ${body.scanConfig} in the organization`);
+  }
+  const target = app.cloudScanTarget!.targetURL;
+  if (text === undefined) {
+    const env = body.env ?? 'Development';
+    return { text: defaultConfig(app, env, target), env, host: target };
+  }
+  const parsed = parseScanConfig(text);
+  const section = (parsed.app ?? {}) as { env?: unknown; host?: unknown };
+  const env = body.env ?? (typeof section.env === 'string' && section.env.trim() ? section.env.trim() : 'Development');
+  const host = typeof section.host === 'string' && section.host ? section.host : target;
+  if (!URL.canParse(host) || !/^https?:$/.test(new URL(host).protocol))
+    throw badRequest(`config: app.host must be an http(s) URL, got ${JSON.stringify(host).slice(0, 200)}`);
+  return { text, env, host };
+}
+
+/** The scan's starter, acting for the service when a run ends without its agent (stopped, or its agent went silent). */
+const starterOf = (run: PerchRun) => createCaller({ userId: run.userId, apiKeyId: '' }, 'write:scan');
+
+/**
+ * Ends an active run as `after` (its device freed, with `audit` when given, in one transaction), then ends its
+ * reported scan in ERROR: a run that did not finish is never shown as a clean scan.
+ */
+async function endRun(run: PerchRun, after: PerchRun, audit?: TransactItem): Promise<void> {
+  const items = [runChange(run, after), ...(audit ? [audit] : [])];
+  if (run.state === 'QUEUED')
+    items.push({
+      Delete: { TableName: config.tableName, Key: keys.perchQueued(run.organizationId, run.createdAt, run.scanKey) },
+    });
+  if (run.deviceId) {
+    const device = await getDevice(run.organizationId, run.deviceId);
+    if (device?.scanKey === run.scanKey) items.push(deviceRelease(run.organizationId, run.deviceId, run.scanKey));
+  }
+  try {
+    await transactWrite(items);
+  } catch (error) {
+    if (cancellationReasons(error)?.includes('ConditionalCheckFailed'))
+      throw conflict(`the scan ${run.scanKey} changed meanwhile; read its status again`);
+    throw error;
+  }
+  if (run.scanId) {
+    await reportScanCompleted(starterOf(run), run.scanId, { status: 'ERROR', urlCount: 0 }, { audit: false }).catch(
+      (error) => logger.warn('the stopped run left its scan unfinished', { scanId: run.scanId, error }),
+    );
+  }
+  wakeAgents(run.organizationId);
+}
+
+/**
+ * An active run whose agent stopped sending heartbeats ends in ERROR (DEVICE) when it is next read: OFFLINE is
+ * computed from the last heartbeat, so no sweeper is needed.
+ */
+async function settled(run: PerchRun | undefined): Promise<PerchRun | undefined> {
+  if (run?.state === 'QUEUED' && Date.now() > run.deadlineAt) {
+    // No agent took it before its deadline: on AWS its runner never started (docs/HOSTED-SCANS.md).
+    try {
+      return await failRun(run, 'not started', {
+        errorType: 'PROVISIONING',
+        message: `no scanner agent took the scan before its deadline (${new Date(run.deadlineAt).toISOString()}): check that an agent is running (listDevices) and start the scan again`,
+      });
+    } catch (error) {
+      if ((error as { statusCode?: number }).statusCode !== 409) throw error;
+      return getRun(run.applicationId, true);
+    }
+  }
+  if (!run || run.state !== 'RUNNING' || !run.deviceId) return run;
+  const device = await getDevice(run.organizationId, run.deviceId);
+  if (device && isOnline(device) && device.scanKey === run.scanKey) return run;
+  const heard = device ? new Date(device.lastHeartbeatAt).toISOString() : 'never';
+  try {
+    return await abandonRun(
+      run,
+      `the agent ${run.deviceName ?? run.deviceId} stopped sending heartbeats (last at ${heard}); check the agent and start the scan again`,
+    );
+  } catch (error) {
+    if ((error as { statusCode?: number }).statusCode !== 409) throw error;
+    return getRun(run.applicationId, true);
+  }
+}
+
+/** Ends an active run in ERROR with the reason and what to do. */
+async function failRun(run: PerchRun, phase: string, error: RunError): Promise<PerchRun> {
+  const now = Date.now();
+  const after: PerchRun = {
+    ...run,
+    state: 'ERROR',
+    phase,
+    errors: [...run.errors, error],
+    updatedAt: now,
+    endedAt: now,
+  };
+  await endRun(run, after);
+  return after;
+}
+
+/** Ends an active run whose agent is gone in ERROR (DEVICE), with what to do. */
+export const abandonRun = (run: PerchRun, message: string) =>
+  failRun(run, 'agent lost', { errorType: 'DEVICE', message });
+
+/** POST /api/v1/app/{appId}/perch/start */
+export async function startScan(caller: Caller, appId: string, body: PerchCommandBody) {
+  const { app } = await accessibleApplication(caller, appId, { teamRestricted: true });
+  if (app.applicationType !== 'CLOUD' || !app.cloudScanTarget?.targetURL)
+    throw badRequest(
+      `application ${appId} is not a CLOUD application: hosted scans need applicationType CLOUD and a cloudScanTargetURL`,
+    );
+  const current = await settled(await getRun(appId, true));
+  if (current && isActive(current))
+    throw conflict(`a scan is already running for application ${appId} (scanKey ${current.scanKey}): stop it first`);
+  const { text, env, host } = await runConfiguration(app, body);
+  const verification = await verifyTarget(app.organizationId, host);
+  if (host === app.cloudScanTarget.targetURL || new URL(host).host === new URL(app.cloudScanTarget.targetURL).host)
+    await recordVerification(app, verification.verified);
+  if (!verification.verified)
+    throw badRequest(`the scan target ${verification.host} is not verified for hosted scans: ${verification.problem}`);
+  const now = Date.now();
+  const run: PerchRun = {
+    applicationId: appId,
+    organizationId: app.organizationId,
+    scanKey: randomUUID(),
+    state: 'QUEUED',
+    phase: 'queued',
+    envName: env,
+    config: text,
+    targetUrl: host,
+    allowPrivate: verification.allowPrivate,
+    userId: caller.userId,
+    errors: [],
+    createdAt: now,
+    updatedAt: now,
+    deadlineAt: now + config.perchMaxScanSeconds * 1000,
+  };
+  try {
+    await transactWrite([
+      runChange(current, run),
+      putNewItem(queueEntry(run)),
+      await auditEntry(caller, app.organizationId, 'SCAN_STARTED', {
+        applicationId: appId,
+        appName: app.name,
+        envName: env,
+        scanKey: run.scanKey,
+        hosted: true,
+      }),
+    ]);
+  } catch (error) {
+    if (cancellationReasons(error)?.[0] === 'ConditionalCheckFailed')
+      throw conflict(`a scan was started for application ${appId} meanwhile`);
+    throw error;
+  }
+  wakeAgents(app.organizationId);
+  // On AWS, a runner of its own (ECS Fargate); a runner that cannot be started ends the run in ERROR (PROVISIONING).
+  const notLaunched = await launchRunner(caller, run).catch((error: unknown) => {
+    logger.error('the hosted runner could not be launched', { scanKey: run.scanKey, error });
+    return 'the hosted runner could not be started (the service failed to launch it): start the scan again later';
+  });
+  if (notLaunched)
+    await failRun(run, 'not started', { errorType: 'PROVISIONING', message: notLaunched }).catch((error) => {
+      // 409: an agent took the run meanwhile, and carries it out.
+      if ((error as { statusCode?: number }).statusCode !== 409) throw error;
+    });
+  return { scanKey: run.scanKey };
+}
+
+/** POST /api/v1/app/{appId}/perch/stop: stops the run, queued or running; its scan ends in ERROR. */
+export async function stopScan(caller: Caller, appId: string) {
+  const { app } = await accessibleApplication(caller, appId, { teamRestricted: true });
+  const run = await settled(await getRun(appId, true));
+  if (!run || !isActive(run)) throw notFound(`no active scan for application ${appId}`);
+  const now = Date.now();
+  const after: PerchRun = {
+    ...run,
+    state: 'STOPPED',
+    phase: 'stopped',
+    stopCommandId: randomUUID(),
+    updatedAt: now,
+    endedAt: now,
+  };
+  await endRun(
+    run,
+    after,
+    await auditEntry(caller, app.organizationId, 'SCAN_ERRORED', {
+      applicationId: appId,
+      appName: app.name,
+      envName: run.envName,
+      scanKey: run.scanKey,
+      scanId: run.scanId,
+      stopped: true,
+    }),
+  );
+  return { id: run.scanKey, name: run.deviceName ?? '', status: 'HOSTED_SCANNER_DISCONNECTED' };
+}
+
+/** GET /api/v1/app/{appId}/perch/status: the current or last run; `{}` when the application never had one. */
+export async function getScanStatus(caller: Caller, appId: string) {
+  await accessibleApplication(caller, appId, { teamRestricted: true });
+  const run = await settled(await getRun(appId, true));
+  return run ? { device: toPerchDevice(run) } : {};
+}
+
+const MAX_QUERIED_APPS = 100;
+
+/** The application ids of a searchDevices request's `queryAppIds` filters (value: comma-delimited; multi: a list). */
+function queriedAppIds(body: SearchDevicesBody): string[] {
+  const ids = body.page.filters
+    .filter((f) => f.name === 'queryAppIds')
+    .flatMap((f) => [...(f.value ?? '').split(','), ...(f.multi?.values ?? [])])
+    .map((id) => id.trim())
+    .filter(Boolean);
+  const bad = ids.find((id) => !UUID.test(id));
+  if (bad) throw badRequest(`page.filters queryAppIds: ${JSON.stringify(bad.slice(0, 64))} is not an application id`);
+  const unique = [...new Set(ids.map((id) => id.toLowerCase()))];
+  if (unique.length > MAX_QUERIED_APPS) throw badRequest(`page.filters queryAppIds: at most ${MAX_QUERIED_APPS} ids`);
+  return unique;
+}
+
+/** POST /api/v1/org/{orgId}/perch/status: the runs of the queried applications, all of which must be the organization's. */
+export async function searchDevices(caller: Caller, orgId: string, body: SearchDevicesBody) {
+  const ids = queriedAppIds(body);
+  if (!ids.length) return { perchDevices: [], totalCount: 0 };
+  const membership = await caller.authorize(orgId);
+  const apps = await getApplications(ids);
+  const visible = new Set(
+    apps
+      .filter((app) => app.organizationId === orgId && canSeeTeamResource(membership, app.teamId))
+      .map((app) => app.applicationId),
+  );
+  const foreign = ids.find((id) => !visible.has(id));
+  if (foreign) throw forbidden(`application ${foreign} does not belong to organization ${orgId}`);
+  const out = await db.send(
+    new BatchGetCommand({
+      RequestItems: { [config.tableName]: { Keys: ids.map((id) => keys.perchRun(id)) } },
+    }),
+  );
+  const runs = (out.Responses?.[config.tableName] ?? []).map((item) => fromItem<PerchRun>(item)!);
+  // Read only: an active run whose agent went silent shows OFFLINE here; getScanStatus ends it.
+  const devices = await Promise.all(
+    runs.map(async (run) => {
+      if (run.state !== 'RUNNING' || !run.deviceId) return toPerchDevice(run);
+      const device = await getDevice(orgId, run.deviceId);
+      return toPerchDevice(run, device && isOnline(device) ? undefined : 'OFFLINE');
+    }),
+  );
+  devices.sort((a, b) => ids.indexOf(a.applicationId) - ids.indexOf(b.applicationId));
+  return { perchDevices: devices, totalCount: devices.length };
+}
+
+/** POST /api/v1/app/{appId}/perch/verify: checks the CLOUD target now and says how to verify it. */
+export async function verifyScanTarget(caller: Caller, appId: string) {
+  const { app } = await accessibleApplication(caller, appId, { teamRestricted: true });
+  if (app.applicationType !== 'CLOUD' || !app.cloudScanTarget?.targetURL)
+    throw badRequest(`application ${appId} is not a CLOUD application: it has no scan target to verify`);
+  const verification = await verifyTarget(app.organizationId, app.cloudScanTarget.targetURL);
+  await recordVerification(app, verification.verified);
+  const { allowPrivate: _allowPrivate, ...answer } = verification;
+  return answer;
+}
+
+/** GET /api/v1/app/{appId}/perch/log: a run's state, phase and log (the current or last run unless `scanKey`). */
+export async function readRunLog(caller: Caller, appId: string, scanKey: string | undefined) {
+  await accessibleApplication(caller, appId, { teamRestricted: true });
+  const run = await settled(await getRun(appId, true));
+  if (!run || (scanKey && scanKey !== run.scanKey)) {
+    if (!scanKey) throw notFound(`application ${appId} has no hosted scan`);
+    const log = await readObjectText(objectKeys.perchRunLog(appId, scanKey));
+    if (log === undefined) throw notFound(`no log of scan ${scanKey} in application ${appId}`);
+    return { scanKey, log };
+  }
+  const log = (await readObjectText(objectKeys.perchRunLog(appId, run.scanKey))) ?? '';
+  return {
+    scanKey: run.scanKey,
+    state: run.state,
+    phase: run.phase,
+    scanId: run.scanId ?? '',
+    env: run.envName,
+    deviceName: run.deviceName ?? '',
+    updatedAt: run.updatedAt,
+    errors: run.errors,
+    log,
+  };
+}
+
+export type { RunError };

@@ -1,0 +1,130 @@
+import * as z from 'zod/mini';
+import { uuidSchema } from '../lists.ts';
+import { environmentNameSchema } from '../applications/inputs.ts';
+
+/** Builds a schema at load, marked side-effect free: bundlers drop the schemas a function never uses. */
+const schema = /* @__NO_SIDE_EFFECTS__ */ <T>(build: () => T): T => build();
+
+// Request inputs of the hosted-scan operations (docs/HOSTED-SCANS.md). Kept free of storage imports so the route
+// table stays light. Real clients send command strings outside the public enum (`START`, `STOP`) and fields the
+// public description does not list: bodies are loose objects, and unknown fields are ignored.
+
+/** The largest scan configuration a start command carries (kept in the run's item, well under DynamoDB's 400 KB). */
+export const MAX_RUN_CONFIG_BYTES = 128 * 1024;
+/** The largest run log kept (the agent sends its whole log, cut in the middle beyond this). */
+export const MAX_RUN_LOG_BYTES = 1024 * 1024;
+
+const commandSchema = schema(() =>
+  z.object({
+    command: z.optional(z.string().check(z.maxLength(64, 'must be at most 64 characters'))),
+    config: z.optional(
+      z.string().check(
+        z.maxLength(MAX_RUN_CONFIG_BYTES, `must be at most ${MAX_RUN_CONFIG_BYTES} characters`),
+        z.refine(
+          (text) => Buffer.byteLength(text) <= MAX_RUN_CONFIG_BYTES,
+          `must be at most ${MAX_RUN_CONFIG_BYTES} bytes`,
+        ),
+      ),
+    ),
+  }),
+);
+
+/** POST /api/v1/app/{appId}/perch/start and /stop: perch.PerchCommandRequest, plus hawkop's `scanConfig` and `env`. */
+export const perchCommandBody = schema(() =>
+  z.object({
+    command: z._default(commandSchema, {}),
+    /** hawkop: the name of an organization scan configuration to scan with. */
+    scanConfig: z.optional(z.string().check(z.minLength(1, 'must not be empty'), z.maxLength(255))),
+    env: z.optional(environmentNameSchema),
+    id: z.optional(z.string().check(z.maxLength(255))),
+    name: z.optional(z.string().check(z.maxLength(255))),
+  }),
+);
+export type PerchCommandBody = z.output<typeof perchCommandBody>;
+
+const filterSchema = schema(() =>
+  z.object({
+    name: z._default(z.string().check(z.maxLength(64)), ''),
+    value: z.optional(z.string().check(z.maxLength(100 * 40))),
+    multi: z.optional(
+      z.object({ values: z._default(z.array(z.string().check(z.maxLength(64))).check(z.maxLength(100)), []) }),
+    ),
+  }),
+);
+
+/** POST /api/v1/org/{orgId}/perch/status: perch.SearchDevicesRequest, the application ids in `page.filters`. */
+export const searchDevicesBody = schema(() =>
+  z.object({
+    page: z._default(
+      z.object({
+        filters: z._default(z.array(filterSchema).check(z.maxLength(20, 'must have at most 20 filters')), []),
+      }),
+      { filters: [] },
+    ),
+  }),
+);
+export type SearchDevicesBody = z.output<typeof searchDevicesBody>;
+
+const deviceNameSchema = schema(() =>
+  z
+    .string()
+    .check(
+      z.minLength(1, 'must not be empty'),
+      z.maxLength(128, 'must be at most 128 characters'),
+      z.regex(/^[\x20-\x7e]+$/, 'must be printable ASCII'),
+    ),
+);
+
+/** POST /api/v1/org/{orgId}/perch/devices: an agent registers (again, with the id it was given). */
+export const registerDeviceBody = schema(() =>
+  z.object({
+    name: deviceNameSchema,
+    deviceId: z.optional(uuidSchema()),
+    engines: z._default(
+      z.array(z.string().check(z.regex(/^[a-z0-9-]{1,32}$/, 'must be an engine name'))).check(z.maxLength(8)),
+      [],
+    ),
+    version: z._default(z.string().check(z.maxLength(64)), ''),
+  }),
+);
+export type RegisterDeviceBody = z.output<typeof registerDeviceBody>;
+
+/** POST .../devices/{deviceId}/poll: wait up to `waitSeconds` for a command (the service caps it under 29 s). */
+export const pollBody = schema(() =>
+  z.object({
+    waitSeconds: z._default(z.number().check(z.int('must be an integer'), z.gte(0), z.lte(25)), 20),
+    /** The run the agent is carrying: the poll answers SCAN_STOP once it is no longer the agent's to carry. */
+    running: z.optional(z.object({ applicationId: uuidSchema(), scanKey: uuidSchema() })),
+  }),
+);
+export type PollBody = z.output<typeof pollBody>;
+
+export const scanKeyParams = schema(() => z.object({ scanKey: uuidSchema() }));
+
+export const RUN_ERROR_TYPES = ['UNKNOWN', 'AUTHENTICATION', 'PROVISIONING', 'DEVICE'] as const;
+
+/** POST /api/v1/app/{appId}/perch/runs/{scanKey}: the agent running it reports its progress or its end. */
+export const runUpdateBody = schema(() =>
+  z.object({
+    deviceId: uuidSchema(),
+    state: z._default(
+      z.enum(['RUNNING', 'COMPLETED', 'ERROR'], { error: 'must be RUNNING, COMPLETED or ERROR' }),
+      'RUNNING',
+    ),
+    phase: z.optional(z.string().check(z.maxLength(64), z.regex(/^[a-z0-9 -]*$/, 'must be lower-case words'))),
+    scanId: z.optional(uuidSchema()),
+    error: z.optional(
+      z.object({
+        errorType: z.enum(RUN_ERROR_TYPES, { error: `must be one of ${RUN_ERROR_TYPES.join(', ')}` }),
+        message: z.string().check(z.minLength(1), z.maxLength(2000, 'must be at most 2000 characters')),
+      }),
+    ),
+  }),
+);
+export type RunUpdateBody = z.output<typeof runUpdateBody>;
+
+/** PUT .../runs/{scanKey}/log?deviceId=... */
+export const runLogQuery = schema(() => z.object({ deviceId: uuidSchema() }));
+
+/** GET /api/v1/app/{appId}/perch/log?scanKey=...: the current run's log unless a run is named. */
+export const readRunLogQuery = schema(() => z.object({ scanKey: z.optional(uuidSchema()) }));

@@ -1,0 +1,166 @@
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from '../db/client.ts';
+import { keys } from '../db/keys.ts';
+import { fromItem } from '../db/items.ts';
+import { config } from '../config.ts';
+import type { TransactItem } from '../db/transactions.ts';
+
+// Storage of hosted scans (docs/HOSTED-SCANS.md): an application's run (`#PERCH` in its partition), the
+// organization's queue of runs waiting for an agent, and its agents (devices). Every change of a run's state is
+// built by runChange below, the one place a run's status is written.
+
+/** QUEUED: waiting for an agent; RUNNING: an agent took it (from its acknowledgement to its end). */
+export type RunState = 'QUEUED' | 'RUNNING' | 'COMPLETED' | 'ERROR' | 'STOPPED';
+export const ACTIVE_STATES: RunState[] = ['QUEUED', 'RUNNING'];
+export const isActive = (run: Pick<PerchRun, 'state'>) => ACTIVE_STATES.includes(run.state);
+
+export interface RunError {
+  errorType: 'UNKNOWN' | 'AUTHENTICATION' | 'PROVISIONING' | 'DEVICE';
+  message: string;
+}
+
+export interface PerchRun {
+  applicationId: string;
+  organizationId: string;
+  /** The run's id (startScan's answer), also the id of its START command. */
+  scanKey: string;
+  /** The id of its STOP command, once stopScan asked for one. */
+  stopCommandId?: string;
+  state: RunState;
+  /** What the agent is doing: claimed, login, crawl and attack, reporting, ... (free text from the agent). */
+  phase: string;
+  envName: string;
+  /** The scan configuration (stackhawk.yml) the run scans with. */
+  config: string;
+  targetUrl: string;
+  /** The target was allowlisted by the organization: the agent may reach it at a private address. */
+  allowPrivate: boolean;
+  userId: string;
+  deviceId?: string;
+  deviceName?: string;
+  /** The reported scan (reportScanStarted), once the agent started it. */
+  scanId?: string;
+  errors: RunError[];
+  createdAt: number;
+  updatedAt: number;
+  endedAt?: number;
+  /** The run ends by then (the agent stops its engine). */
+  deadlineAt: number;
+}
+
+export interface PerchDevice {
+  deviceId: string;
+  organizationId: string;
+  name: string;
+  /** The user whose API key registered it. */
+  userId: string;
+  engines: string[];
+  version: string;
+  createdAt: number;
+  lastHeartbeatAt: number;
+  /** The run it is carrying out, if any. */
+  scanKey?: string;
+  applicationId?: string;
+}
+
+/** A device heard from within the offline window is ONLINE (computed from its last heartbeat; no sweeper needed). */
+export const isOnline = (device: Pick<PerchDevice, 'lastHeartbeatAt'>, now = Date.now()) =>
+  now - device.lastHeartbeatAt <= config.perchOfflineAfterSeconds * 1000;
+
+export async function getRun(appId: string, consistent = false): Promise<PerchRun | undefined> {
+  const out = await db.send(
+    new GetCommand({ TableName: config.tableName, Key: keys.perchRun(appId), ConsistentRead: consistent }),
+  );
+  return fromItem<PerchRun>(out.Item);
+}
+
+export async function getDevice(orgId: string, deviceId: string): Promise<PerchDevice | undefined> {
+  const out = await db.send(new GetCommand({ TableName: config.tableName, Key: keys.perchDevice(orgId, deviceId) }));
+  return fromItem<PerchDevice>(out.Item);
+}
+
+/** The oldest run waiting in the organization's queue (one read: the idle agent's poll). */
+export async function nextQueued(
+  orgId: string,
+): Promise<{ scanKey: string; applicationId: string; key: { pk: string; sk: string } } | undefined> {
+  const out = await db.send(
+    new QueryCommand({
+      TableName: config.tableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.perchQueueOfOrg(orgId).pk },
+      Limit: 1,
+      ConsistentRead: true,
+    }),
+  );
+  const item = out.Items?.[0];
+  return (
+    item && {
+      scanKey: item.scanKey as string,
+      applicationId: item.applicationId as string,
+      key: { pk: item.pk as string, sk: item.sk as string },
+    }
+  );
+}
+
+/** The queue entry of a run. */
+export const queueEntry = (run: PerchRun) => ({
+  ...keys.perchQueued(run.organizationId, run.createdAt, run.scanKey),
+  entity: 'perchQueued',
+  scanKey: run.scanKey,
+  applicationId: run.applicationId,
+});
+
+/**
+ * The write that takes a run from `before` (as read; undefined: none yet) to `after`, conditioned on `before`
+ * still being what is stored (same run, same state), so concurrent changes are reported as a conflict. The one
+ * place a run's state is written: events of scan starts and ends hook in here.
+ */
+export function runChange(before: PerchRun | undefined, after: PerchRun): TransactItem {
+  const item = { ...keys.perchRun(after.applicationId), entity: 'perchRun', ...after };
+  if (!before)
+    return { Put: { TableName: config.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } };
+  return {
+    Put: {
+      TableName: config.tableName,
+      Item: item,
+      ConditionExpression: 'scanKey = :scanKey AND #state = :state AND updatedAt = :updatedAt',
+      ExpressionAttributeNames: { '#state': 'state' },
+      ExpressionAttributeValues: {
+        ':scanKey': before.scanKey,
+        ':state': before.state,
+        ':updatedAt': before.updatedAt,
+      },
+    },
+  };
+}
+
+/** Frees a device of the run it carried (no-op condition failure when it already moved on is the caller's concern). */
+export const deviceRelease = (orgId: string, deviceId: string, scanKey: string): TransactItem => ({
+  Update: {
+    TableName: config.tableName,
+    Key: keys.perchDevice(orgId, deviceId),
+    UpdateExpression: 'REMOVE scanKey, applicationId',
+    ConditionExpression: 'scanKey = :scanKey',
+    ExpressionAttributeValues: { ':scanKey': scanKey },
+  },
+});
+
+/** Records a heartbeat; answers the device, or undefined when it is not a device of the organization. */
+export async function heartbeat(orgId: string, deviceId: string, now = Date.now()): Promise<PerchDevice | undefined> {
+  try {
+    const out = await db.send(
+      new UpdateCommand({
+        TableName: config.tableName,
+        Key: keys.perchDevice(orgId, deviceId),
+        UpdateExpression: 'SET lastHeartbeatAt = :now',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':now': now },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return fromItem<PerchDevice>(out.Attributes);
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException') return undefined;
+    throw error;
+  }
+}

@@ -1,0 +1,111 @@
+import type { RunTaskCommandInput } from '@aws-sdk/client-ecs';
+import { config, type ScanRunnerConfig } from '../config.ts';
+import { issueAccessToken } from '../auth/tokens.ts';
+import type { Caller } from '../http/caller.ts';
+import { logger } from '../http/logger.ts';
+import type { Permission } from '../identity/permissions.ts';
+import type { PerchRun } from './repository.ts';
+import { RUNNER_CONTAINER } from './runner-container.ts';
+
+// The hosted runner (docs/HOSTED-SCANS.md, "Where scans run"): on AWS, startScan launches the scanner agent once
+// (`hawk-scanner agent --once`) as an ECS Fargate task of the stack's scan runner (infra/scan-runner.ts); it takes
+// the organization's oldest queued run, as any agent does, carries it out and exits. Locally there is no runner:
+// the embedded agent of `npm start` takes the runs.
+
+/** What the runner's token allows: the agent's operations and the reporting path, nothing else. */
+export const RUNNER_PERMISSIONS: Permission[] = ['write:device', 'write:scan'];
+/** A runner that took no run in this time exits (another agent took the run it was launched for). */
+export const RUNNER_MAX_IDLE_SECONDS = 300;
+/** RunTask attempts: the first, and retries when provisioning fails (capacity, a throttled call). */
+const LAUNCH_ATTEMPTS = 3;
+const RETRY_DELAY_MS = 2000;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The RunTask request of a run's runner. The access token rides in the task's environment, never in its command. */
+export function runnerTask(run: PerchRun, runner: ScanRunnerConfig, token: string): RunTaskCommandInput {
+  return {
+    cluster: runner.cluster,
+    taskDefinition: runner.taskDefinition,
+    launchType: 'FARGATE',
+    count: 1,
+    // Idempotent per run: a retried call does not start a second task.
+    clientToken: run.scanKey,
+    startedBy: `hawk-${run.scanKey}`.slice(0, 36),
+    networkConfiguration: {
+      awsvpcConfiguration: {
+        subnets: runner.subnets,
+        securityGroups: [runner.securityGroup],
+        assignPublicIp: 'ENABLED',
+      },
+    },
+    overrides: {
+      containerOverrides: [
+        {
+          name: RUNNER_CONTAINER,
+          command: [
+            'agent',
+            '--org',
+            run.organizationId,
+            '--once',
+            '--max-idle',
+            String(RUNNER_MAX_IDLE_SECONDS),
+            '--name',
+            `hosted runner ${run.scanKey.slice(0, 8)}`,
+          ],
+          environment: [
+            { name: 'HAWK_API_URL', value: runner.apiUrl },
+            { name: 'HAWK_ACCESS_TOKEN', value: token },
+          ],
+        },
+      ],
+    },
+  };
+}
+
+/**
+ * The runner's access token: the starter's session narrowed to RUNNER_PERMISSIONS (within the starter's key's own
+ * scope) and ending with the run, so it is worth nothing once the run is over.
+ */
+export async function runnerToken(caller: Caller, run: PerchRun, now = Date.now()): Promise<string> {
+  const allowed = caller.scope?.permissions;
+  return issueAccessToken(run.userId, caller.apiKeyId, now, {
+    scope: {
+      permissions: allowed ? RUNNER_PERMISSIONS.filter((p) => allowed.includes(p)) : RUNNER_PERMISSIONS,
+      ...(caller.scope?.applicationId ? { applicationId: caller.scope.applicationId } : {}),
+    },
+    notAfter: run.deadlineAt,
+    lifetimeSeconds: Math.ceil((run.deadlineAt - now) / 1000),
+  });
+}
+
+/**
+ * Launches the run's runner when the stack has one (on AWS). Answers undefined when launched (or when there is no
+ * runner here), else why it could not be: the run then ends in ERROR (PROVISIONING).
+ */
+export async function launchRunner(caller: Caller, run: PerchRun): Promise<string | undefined> {
+  const runner = config.scanRunner;
+  if (!runner) return undefined;
+  const membership = await caller.authorize(run.organizationId);
+  if (!membership.permissions.includes('write:device'))
+    return 'the hosted runner acts for the scan\'s starter, who lacks write:device: grant it (or run an agent of your own, "hawk-scanner agent") and start the scan again';
+  const { ECSClient, RunTaskCommand } = await import('@aws-sdk/client-ecs');
+  const ecs = new ECSClient({ region: config.region });
+  const input = runnerTask(run, runner, await runnerToken(caller, run));
+  let why = '';
+  for (let attempt = 1; attempt <= LAUNCH_ATTEMPTS; attempt++) {
+    try {
+      const out = await ecs.send(new RunTaskCommand(input));
+      if (out.tasks?.length) {
+        logger.info('hosted runner launched', { scanKey: run.scanKey, task: out.tasks[0].taskArn });
+        return undefined;
+      }
+      why = (out.failures ?? []).map((f) => `${f.reason ?? 'failed'}${f.detail ? ` (${f.detail})` : ''}`).join('; ');
+    } catch (error) {
+      why = (error as Error).message;
+    }
+    logger.warn('hosted runner not launched', { scanKey: run.scanKey, attempt, why });
+    if (attempt < LAUNCH_ATTEMPTS) await sleep(RETRY_DELAY_MS * attempt);
+  }
+  return `the hosted runner could not be started on ECS Fargate after ${LAUNCH_ATTEMPTS} attempts (${why.slice(0, 500) || 'no task'}): start the scan again later, or run an agent of your own ("hawk-scanner agent")`;
+}

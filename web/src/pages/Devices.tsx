@@ -1,0 +1,59 @@
+import { Link, useParams } from 'react-router';
+import { useQuery } from '@tanstack/react-query';
+import { api, unwrap } from '../api/client';
+import { Empty, QueryView } from '../components/states';
+import { formatTime, useTitle } from '../components/ui';
+import { DataTable } from '../components/DataTable';
+
+// The organization's scanner agents (listDevices): each one's status, last heartbeat and the scan it carries.
+const LIVE_MS = 5000;
+
+export default function DevicesPage() {
+  const { orgId = '' } = useParams();
+  useTitle('Scanner agents');
+  const devices = useQuery({
+    queryKey: ['devices', orgId],
+    queryFn: () => unwrap(api.GET('/api/v1/org/{orgId}/perch/devices', { params: { path: { orgId } } })),
+    refetchInterval: LIVE_MS,
+  });
+  return (
+    <>
+      <h1>Scanner agents</h1>
+      <p>
+        Agents carry out the hosted scans of the organization. An agent not heard from for the offline window (a minute
+        unless configured) reads offline. Run one with an API key of a user who may write devices and scans:
+      </p>
+      <pre className="code" tabIndex={0} role="region" aria-label="Agent command">
+        {`HAWK_API_KEY=<key> HAWK_API_URL=${window.location.origin} npx hawk-scanner agent --org ${orgId}`}
+      </pre>
+      <QueryView query={devices} what="scanner agents">
+        {(data) =>
+          (data.devices ?? []).length === 0 ? (
+            <Empty title="No scanner agent yet." />
+          ) : (
+            <DataTable
+              columns={['Name', 'Status', 'Last heartbeat', 'Engines', 'Current scan']}
+              caption={`Scanner agents, ${data.totalCount} in all`}
+            >
+              {data.devices!.map((device) => (
+                <tr key={device.deviceId}>
+                  <td>{device.name}</td>
+                  <td>{device.status === 'ONLINE' ? 'Online' : 'Offline'}</td>
+                  <td>{formatTime(device.lastHeartbeatAt)}</td>
+                  <td>{(device.engines ?? []).join(', ') || 'none installed'}</td>
+                  <td>
+                    {device.applicationId ? (
+                      <Link to={`/org/${orgId}/app/${device.applicationId}`}>scan {device.scanKey?.slice(0, 8)}</Link>
+                    ) : (
+                      'idle'
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </DataTable>
+          )
+        }
+      </QueryView>
+    </>
+  );
+}

@@ -1,0 +1,233 @@
+import { useEffect, useRef, useState } from 'react';
+import { Link } from 'react-router';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, ApiError, describeError, unwrap, type Schemas } from '../api/client';
+import { formatTime } from '../components/ui';
+import { useHasPermission } from '../permissions';
+
+// Hosted scans on the dashboard (docs/HOSTED-SCANS.md): "Scan now", the live state and phase, Stop and the run's
+// log on a CLOUD application's environment, and its target's verification on the application's page.
+
+const ACTIVE = ['QUEUED', 'RUNNING'];
+/** How often the page reads an active scan's state and log again. */
+const LIVE_MS = 2000;
+
+const STATE_WORDS: Record<string, string> = {
+  QUEUED: 'Queued: waiting for a scanner agent',
+  RUNNING: 'Running',
+  COMPLETED: 'Completed',
+  STOPPED: 'Stopped',
+  ERROR: 'Failed',
+};
+
+/** The application's hosted scan, as the environment `envName` of a CLOUD application shows it. */
+export function HostedScanPanel({ orgId, appId, envName }: { orgId: string; appId: string; envName: string }) {
+  const queryClient = useQueryClient();
+  const canScan = useHasPermission(orgId, 'WRITE_SCAN');
+  const canRead = useHasPermission(orgId, 'READ_DEVICE');
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const run = useQuery({
+    queryKey: ['hosted-run', appId],
+    enabled: canRead === true,
+    queryFn: async () => {
+      try {
+        return await unwrap(api.GET('/api/v1/app/{appId}/perch/log', { params: { path: { appId } } }));
+      } catch (e) {
+        if (e instanceof ApiError && e.status === 404) return null; // no hosted scan yet
+        throw e;
+      }
+    },
+    refetchInterval: (query) => (ACTIVE.includes(query.state.data?.state ?? '') ? LIVE_MS : false),
+  });
+  const current = run.data;
+  const active = !!current && ACTIVE.includes(current.state ?? '');
+  // When a run ends, the environment's last scan and its recent scans change: read them again.
+  const wasActive = useRef(active);
+  useEffect(() => {
+    if (wasActive.current && !active) {
+      void queryClient.invalidateQueries({ queryKey: ['env-view'] });
+      void queryClient.invalidateQueries({ queryKey: ['env-scans'] });
+    }
+    wasActive.current = active;
+  }, [active, queryClient]);
+  const act = async (work: () => Promise<unknown>) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await work();
+      await queryClient.invalidateQueries({ queryKey: ['hosted-run', appId] });
+      await queryClient.invalidateQueries({ queryKey: ['env-view'] });
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const scanNow = () =>
+    act(() =>
+      unwrap(
+        api.POST('/api/v1/app/{appId}/perch/start', {
+          params: { path: { appId } },
+          body: { command: { command: 'START' }, env: envName },
+        }),
+      ),
+    );
+  const stop = () =>
+    act(() =>
+      unwrap(
+        api.POST('/api/v1/app/{appId}/perch/stop', {
+          params: { path: { appId } },
+          body: { command: { command: 'STOP' } },
+        }),
+      ),
+    );
+  return (
+    <section aria-labelledby="hosted-scan">
+      <h2 id="hosted-scan">Hosted scan</h2>
+      <div className="toolbar">
+        {canScan && (
+          <button type="button" onClick={scanNow} disabled={busy || active}>
+            Scan now
+          </button>
+        )}
+        {canScan && active && (
+          <button type="button" className="danger" onClick={stop} disabled={busy}>
+            Stop the scan
+          </button>
+        )}
+        <Link to={`/org/${orgId}/devices`}>Scanner agents</Link>
+      </div>
+      {error !== null && (
+        <p role="alert" className="error">
+          {describeError(error)}
+        </p>
+      )}
+      {canRead === false ? (
+        <p>Your role cannot read hosted scans (read:device).</p>
+      ) : run.isPending ? null : run.error ? (
+        <p role="alert" className="error">
+          {describeError(run.error)}
+        </p>
+      ) : !current ? (
+        <p>No hosted scan yet. {canScan ? 'Scan now queues one for a scanner agent of the organization.' : ''}</p>
+      ) : (
+        <RunView orgId={orgId} run={current} />
+      )}
+    </section>
+  );
+}
+
+function RunView({ orgId, run }: { orgId: string; run: Schemas['hawk.ScanRunLog'] }) {
+  const errors = run.errors ?? [];
+  return (
+    <>
+      <dl className="facts" aria-live="polite">
+        <dt>State</dt>
+        <dd data-testid="hosted-state">{STATE_WORDS[run.state ?? ''] ?? run.state}</dd>
+        <dt>Phase</dt>
+        <dd data-testid="hosted-phase">{run.phase || '—'}</dd>
+        <dt>Environment</dt>
+        <dd>{run.env || '—'}</dd>
+        <dt>Agent</dt>
+        <dd>{run.deviceName || '—'}</dd>
+        <dt>Last change</dt>
+        <dd>{formatTime(run.updatedAt)}</dd>
+        <dt>Scan</dt>
+        <dd>{run.scanId ? <Link to={`/org/${orgId}/scan/${run.scanId}`}>its findings</Link> : '—'}</dd>
+      </dl>
+      {errors.length > 0 && (
+        <div role="alert" className="state error">
+          {errors.map((e, i) => (
+            <p key={i}>
+              <strong>{e.errorType}</strong>: {e.message}
+            </p>
+          ))}
+        </div>
+      )}
+      <details open={run.state === 'ERROR'}>
+        <summary>The run's log</summary>
+        <pre className="code" tabIndex={0} role="region" aria-label="The run's log">
+          {run.log || '(nothing logged yet)'}
+        </pre>
+      </details>
+    </>
+  );
+}
+
+/** A CLOUD application's scan target: whether it is verified, and how to verify it. */
+export function TargetVerification({ orgId, app }: { orgId: string; app: Schemas['application.Application'] }) {
+  const queryClient = useQueryClient();
+  const canCheck = useHasPermission(orgId, 'WRITE_SCAN');
+  const [checked, setChecked] = useState<Schemas['hawk.ScanTargetVerification'] | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const target = app.cloudScanTarget;
+  const check = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      setChecked(
+        await unwrap(api.POST('/api/v1/app/{appId}/perch/verify', { params: { path: { appId: app.applicationId! } } })),
+      );
+      await queryClient.invalidateQueries({ queryKey: ['app', app.applicationId] });
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const verified = checked ? checked.verified : target?.isDomainVerified;
+  return (
+    <section aria-labelledby="scan-target">
+      <h2 id="scan-target">Hosted scan target</h2>
+      <dl className="facts">
+        <dt>Target</dt>
+        <dd>
+          <code>{target?.targetURL || '—'}</code>
+        </dd>
+        <dt>Verified</dt>
+        <dd data-testid="target-verified">{verified ? 'Yes' : 'No'}</dd>
+      </dl>
+      <p>
+        Hosted scans reach a target only once the organization showed it controls the host, checked again when each scan
+        starts.
+      </p>
+      {canCheck && (
+        <button type="button" onClick={check} disabled={busy}>
+          {busy ? 'Checking…' : 'Check the target now'}
+        </button>
+      )}
+      {error !== null && (
+        <p role="alert" className="error">
+          {describeError(error)}
+        </p>
+      )}
+      {checked && (
+        <div role="status">
+          {checked.verified ? (
+            <p className="ok">Verified ({checked.method}).</p>
+          ) : (
+            <>
+              <p>Not verified: {checked.problem} Verify it in one of these ways, then check again:</p>
+              <ul>
+                <li>
+                  a DNS TXT record <code>{checked.dnsRecordName}</code> with the value <code>{checked.token}</code>;
+                </li>
+                <li>
+                  or the file <code>{checked.wellKnownUrl}</code> containing <code>{checked.token}</code>;
+                </li>
+                <li>
+                  or ask an operator to allowlist the host (which also allows private addresses):{' '}
+                  <code>
+                    npm run --silent admin -- allow-scan-domain --org {orgId} --domain {checked.host}
+                  </code>
+                </li>
+              </ul>
+            </>
+          )}
+        </div>
+      )}
+    </section>
+  );
+}
