@@ -43,6 +43,7 @@ export function wapitiEngine(options: { command?: string; modules?: string; maxA
         5,
         Math.min(options.maxAttackSeconds ?? Number(process.env.HAWK_WAPITI_ATTACK_SECONDS ?? 60), seconds),
       );
+      const attackBoundByDeadline = attack >= seconds;
       const report = join(run.workDir, 'wapiti.json');
       await mkdir(run.workDir, { recursive: true });
       await rm(report, { force: true }); // a report is this run's or none
@@ -78,10 +79,14 @@ export function wapitiEngine(options: { command?: string; modules?: string; maxA
       const tail: string[] = [];
       // Wapiti exits 0 when it reached nothing: the crawl's count tells an empty scan from a clean one.
       let crawled: number | undefined;
+      // Wapiti ends a scan at --max-scan-time (the deadline less a margin) by itself, exiting 0 with what it found so
+      // far: an unfinished scan, never reported as a clean one.
+      let cutByScanTime = false;
       const code = await new Promise<number | string>((resolve, reject) => {
         const child = spawn(command, args, {
           stdio: ['ignore', 'pipe', 'pipe'],
-          env: { ...process.env, HOME: run.workDir },
+          // English messages: the lines above are read for the crawl's count and the time limit.
+          env: { ...process.env, HOME: run.workDir, LANGUAGE: 'en' },
         });
         let partial = '';
         const onOutput = (chunk: Buffer) => {
@@ -94,6 +99,12 @@ export function wapitiEngine(options: { command?: string; modules?: string; maxA
             run.log(`wapiti: ${clean.slice(0, 500)}`);
             const found = clean.match(/Wapiti found (\d+) URLs and forms/);
             if (found) crawled = Number(found[1]);
+            // A module cut by its attack time is cut by the deadline too when that time is all the deadline leaves.
+            if (
+              /Max scan time was reached/.test(clean) ||
+              (attackBoundByDeadline && /Max attack time was reached/.test(clean))
+            )
+              cutByScanTime = true;
             tail.push(clean);
             if (tail.length > TAIL_LINES) tail.shift();
           }
@@ -126,7 +137,10 @@ export function wapitiEngine(options: { command?: string; modules?: string; maxA
         });
       });
       if (run.signal.aborted) throw new EngineStopped('the scan was stopped');
-      if (Date.now() > run.deadline) throw new EngineError('wapiti did not finish before the scan deadline');
+      if (cutByScanTime || Date.now() > run.deadline)
+        throw new EngineError(
+          `wapiti did not finish before the scan deadline${cutByScanTime ? ' (it stopped at the time the deadline leaves it)' : ''}`,
+        );
       if (code !== 0)
         throw new EngineError(
           `wapiti exited with ${code}; its last lines: ${tail.slice(-5).join(' | ').slice(0, 1500)}`,
