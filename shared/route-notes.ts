@@ -367,8 +367,10 @@ export const routeNotes: Record<string, string> = {
     'The January 2026 operation, on the same rules as bulk triage: each `alertRuleWrapper.alertRule` (or deprecated ' +
     '`alertRules`) names an environment, plugin, method and `parameterizedPath` or `path` (normalized as finding ' +
     'hashes are) and sets `result` (any status, UNKNOWN clearing the triage) and `note` on every finding of the ' +
-    'environment it matches (any parameter). 404 when a rule matches no finding (nothing changed); at most 100 ' +
-    'findings per request. `integrationId` is accepted and not used.',
+    'environment it matches (any parameter); a finding several rules match takes the last. All of it lands in one ' +
+    'transaction with its audit entries, events and counts, or none of it: 404 when a rule matches no finding, 400 ' +
+    'when the changes need more than 100 writes (about 30 findings in one environment: send fewer rules per ' +
+    'request). `integrationId` is accepted and not used.',
   getAlertMessages:
     "The request and response behind one finding (`messageId` = the alert URI's `msgId`). " +
     '`includeValidationCommand=true` adds a curl command reproducing the request.',

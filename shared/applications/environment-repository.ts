@@ -217,19 +217,23 @@ function healthFieldsUnchanged(env: EnvironmentRecord): {
 }
 
 /**
- * The health writes of a change of the environment's last-scan fields (the environment's own write conditioned on
- * the fields read, healthFieldsUnchanged): the application's Update, its bucket's counter and day counters. The
- * application is read here (a stale read fails the condition: the caller's retry reads again).
+ * The health writes of changes of environments' last-scan fields (each environment's own write conditioned on the
+ * fields read, healthFieldsUnchanged), all of one application: the application's Update, its bucket's counter and
+ * day counters. The application is read here (a stale read fails the condition: the caller's retry reads again).
  */
 async function lastScanHealthWrites(
-  env: EnvironmentRecord,
-  after: Partial<LastScan>,
+  changes: { env: EnvironmentRecord; after: Partial<LastScan> }[],
   now = Date.now(),
 ): Promise<TransactItem[]> {
-  const app = await applicationForHealth(env.applicationId);
-  if (!app) throw notFound(`application ${env.applicationId} not found`);
-  const change: EnvironmentChange = { environmentId: env.environmentId, before: env, after };
-  const health = await applicationHealthUpdate(app, [change], app.environmentCount, now);
+  const applicationId = changes[0]!.env.applicationId;
+  const app = await applicationForHealth(applicationId);
+  if (!app) throw notFound(`application ${applicationId} not found`);
+  const health = await applicationHealthUpdate(
+    app,
+    changes.map(({ env, after }): EnvironmentChange => ({ environmentId: env.environmentId, before: env, after })),
+    app.environmentCount,
+    now,
+  );
   return [
     applicationHealthWrite(app, health),
     organizationCounterChange(app.organizationId, app.applicationType, app.teamId, {
@@ -368,7 +372,10 @@ export async function environmentLastScanWrites(
   scan: LastScan | undefined,
   expectedLastScanId?: string | null,
 ): Promise<TransactItem[]> {
-  return [environmentLastScanUpdate(env, scan, expectedLastScanId), ...(await lastScanHealthWrites(env, scan ?? {}))];
+  return [
+    environmentLastScanUpdate(env, scan, expectedLastScanId),
+    ...(await lastScanHealthWrites([{ env, after: scan ?? {} }])),
+  ];
 }
 
 function environmentLastScanUpdate(
@@ -454,37 +461,45 @@ export async function deleteEnvironmentData(appId: string, envId: string): Promi
 }
 
 /**
- * Moves `delta` findings of `severity` into (+) or out of (-) the untriaged figures of the environment's last scan,
- * provided it is still `lastScanId` (a triage of a finding in that scan) and its figures are still the ones read in
- * `env`: the findings-count index key (gsi6) is set from that total, so it stays in step with the figure. Then the
- * health writes (the application's figures, its counter).
+ * Moves findings into (+) or out of (-) the untriaged figures of environments' last scans (environments of one
+ * application), by severity, provided each last scan is still `lastScanId` (a triage of findings in that scan) and
+ * its figures are still the ones read in `env`: the findings-count index key (gsi6) is set from that total, so it
+ * stays in step with the figure. Then the health writes (the application's figures, its counter), once for all.
+ * None when the changes cancel out.
  */
-export async function environmentUntriagedChange(
-  env: EnvironmentRecord,
-  lastScanId: string,
-  severity: RiskSeverity,
-  delta: number,
+export async function environmentUntriagedChanges(
+  changes: { env: EnvironmentRecord; lastScanId: string; deltas: Partial<Record<RiskSeverity, number>> }[],
 ): Promise<TransactItem[]> {
-  const read = env.lastScanTotalUntriaged;
-  const total = (read ?? 0) + delta;
-  const field = `lastScan${severity}Untriaged` as const;
-  const after: Partial<LastScan> = { ...env, lastScanTotalUntriaged: total, [field]: (env[field] ?? 0) + delta };
-  const unchanged = healthFieldsUnchanged(env);
-  const update: TransactItem = {
-    Update: {
-      TableName: config.tableName,
-      Key: keys.environment(env.applicationId, env.environmentId),
-      UpdateExpression: 'SET lastScanTotalUntriaged = :total, gsi6sk = :gsi6sk ADD #severity :delta',
-      ConditionExpression: `lastScanId = :scanId AND attribute_not_exists(deleting) AND ${unchanged.condition}`,
-      ExpressionAttributeNames: { '#severity': field, ...unchanged.names },
-      ExpressionAttributeValues: {
-        ':delta': delta,
-        ':scanId': lastScanId,
-        ':total': total,
-        ':gsi6sk': keys.environmentFindingsSortKey(env.environmentId, total),
-        ...unchanged.values,
+  const updates: TransactItem[] = [];
+  const health: { env: EnvironmentRecord; after: Partial<LastScan> }[] = [];
+  for (const { env, lastScanId, deltas } of changes) {
+    const changed = (Object.entries(deltas) as [RiskSeverity, number][]).filter(([, delta]) => delta !== 0);
+    if (changed.length === 0) continue;
+    const total = (env.lastScanTotalUntriaged ?? 0) + changed.reduce((sum, [, delta]) => sum + delta, 0);
+    const after: Partial<LastScan> = { ...env, lastScanTotalUntriaged: total };
+    for (const [severity, delta] of changed)
+      after[`lastScan${severity}Untriaged`] = (env[`lastScan${severity}Untriaged`] ?? 0) + delta;
+    const unchanged = healthFieldsUnchanged(env);
+    updates.push({
+      Update: {
+        TableName: config.tableName,
+        Key: keys.environment(env.applicationId, env.environmentId),
+        UpdateExpression: `SET lastScanTotalUntriaged = :total, gsi6sk = :gsi6sk ADD ${changed.map((_, i) => `#severity${i} :delta${i}`).join(', ')}`,
+        ConditionExpression: `lastScanId = :scanId AND attribute_not_exists(deleting) AND ${unchanged.condition}`,
+        ExpressionAttributeNames: {
+          ...Object.fromEntries(changed.map(([severity], i) => [`#severity${i}`, `lastScan${severity}Untriaged`])),
+          ...unchanged.names,
+        },
+        ExpressionAttributeValues: {
+          ...Object.fromEntries(changed.map(([, delta], i) => [`:delta${i}`, delta])),
+          ':scanId': lastScanId,
+          ':total': total,
+          ':gsi6sk': keys.environmentFindingsSortKey(env.environmentId, total),
+          ...unchanged.values,
+        },
       },
-    },
-  };
-  return [update, ...(await lastScanHealthWrites(env, after))];
+    });
+    health.push({ env, after });
+  }
+  return health.length === 0 ? [] : [...updates, ...(await lastScanHealthWrites(health))];
 }

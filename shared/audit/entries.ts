@@ -29,16 +29,29 @@ export async function auditEntry(
   payload: Record<string, unknown>,
   now = Date.now(),
 ): Promise<TransactItem> {
+  return (await auditEntries(actor, organizationId, userActivityType, [payload], now))[0]!;
+}
+
+/** One entry per payload, of one actor and type (the actor's name is read once). */
+export async function auditEntries(
+  actor: { userId: string },
+  organizationId: string,
+  userActivityType: ActivityType,
+  payloads: Record<string, unknown>[],
+  now = Date.now(),
+): Promise<TransactItem[]> {
   const user = await getUser(actor.userId);
-  const record: AuditRecord = {
-    id: randomUUID(),
-    userActivityType,
-    organizationId,
-    userId: actor.userId,
-    userName: user?.fullName ?? '',
-    userEmail: user?.email ?? '',
-    payload: JSON.stringify(payload),
-    timestamp: now,
-  };
-  return putNewItem({ ...keys.auditEntry(organizationId, now, record.id), entity: 'audit', ...record });
+  return payloads.map((payload) => {
+    const record: AuditRecord = {
+      id: randomUUID(),
+      userActivityType,
+      organizationId,
+      userId: actor.userId,
+      userName: user?.fullName ?? '',
+      userEmail: user?.email ?? '',
+      payload: JSON.stringify(payload),
+      timestamp: now,
+    };
+    return putNewItem({ ...keys.auditEntry(organizationId, now, record.id), entity: 'audit', ...record });
+  });
 }

@@ -19,7 +19,10 @@ export const putNewItem = (Item: Record<string, unknown>): TransactItem => ({
 export const setAndRemove = (set: string[], remove: string[]): string =>
   `SET ${set.join(', ')}${remove.length ? ` REMOVE ${remove.join(', ')}` : ''}`;
 
-/** One atomic write: all items land, or none (DynamoDB allows up to 100 items per transaction). */
+/** DynamoDB's limit of items in one TransactWriteItems. */
+export const MAX_TRANSACTION_ITEMS = 100;
+
+/** One atomic write: all items land, or none (at most MAX_TRANSACTION_ITEMS). */
 export async function transactWrite(items: TransactItem[]): Promise<void> {
   await db.send(new TransactWriteCommand({ TransactItems: items }));
 }

@@ -1,15 +1,16 @@
-import { auditEntry } from '../audit/entries.ts';
 import { transactWriteRetryingConflicts } from '../db/query.ts';
+import { MAX_TRANSACTION_ITEMS, type TransactItem } from '../db/transactions.ts';
+import { auditEntries } from '../audit/entries.ts';
 import { cancellationReasons } from '../db/items.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import { accessibleApplication } from '../applications/access.ts';
 import {
-  environmentUntriagedChange,
+  environmentUntriagedChanges,
   getEnvironment,
   type EnvironmentRecord,
 } from '../applications/environment-repository.ts';
 import { getScan, scanTriageCountsMove } from '../scans/repository.ts';
-import { isRiskSeverity } from '../scans/inputs.ts';
+import { isRiskSeverity, type RiskSeverity } from '../scans/inputs.ts';
 import { normalizedPath } from './finding-identity.ts';
 import {
   MAX_RULE_HISTORY,
@@ -35,10 +36,144 @@ import type { Caller } from '../http/caller.ts';
 const MAX_ATTEMPTS = 5;
 
 /**
- * Sets a finding's rule to `resolve(current status)` with `note`, in one transaction with: the environment's triage
- * version, the move of the finding's URIs between statuses in its last scan's figures and the environment's untriaged
- * counts (when that scan is still the environment's last and has ended), and ALERT_RULE_TRIAGED. Undefined when the
- * environment never saw the finding.
+ * Runs `attempt` (which reads, plans and commits) again while its commit finds that what it read changed
+ * (ConditionalCheckFailed): the rule, the environment's last scan or that scan's figures.
+ */
+async function withFreshReads<T>(attempt: () => Promise<T>, conflictMessage: string): Promise<T> {
+  for (let tried = 1; ; tried++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!cancellationReasons(error)?.includes('ConditionalCheckFailed')) throw error;
+      if (tried >= MAX_ATTEMPTS) throw conflict(conflictMessage);
+    }
+  }
+}
+
+/** A finding's triage change, planned from what was read. */
+interface TriageChange {
+  env: EnvironmentRecord;
+  finding: FindingRecord;
+  before: TriageRule | undefined;
+  after: TriageRule;
+}
+
+function triageChange(
+  caller: Caller,
+  env: EnvironmentRecord,
+  finding: FindingRecord,
+  before: TriageRule | undefined,
+  to: TriageStatus,
+  note: string,
+  now: number,
+): TriageChange {
+  const from = before?.status ?? 'UNKNOWN';
+  const entry = {
+    operation: before ? ('UPDATE' as const) : ('CREATE' as const),
+    oldResult: from,
+    newResult: to,
+    note,
+    userId: caller.userId,
+    timestamp: now,
+  };
+  const after: TriageRule = {
+    findingHash: finding.findingHash,
+    status: to,
+    note,
+    userId: caller.userId,
+    updatedAt: now,
+    version: (before?.version ?? 0) + 1,
+    history: [...(before?.history ?? []), entry].slice(-MAX_RULE_HISTORY),
+  };
+  return { env, finding, before, after };
+}
+
+/**
+ * The writes of triage changes in one application, to commit in one transaction: each finding's rule, its
+ * ALERT_RULE_TRIAGED entry and findingStatusChanged event; each environment's triage version; for findings of an
+ * environment's last scan (still its last, ended), the moves between statuses in that scan's figures and the
+ * environment's untriaged counts; the application's health once. At most one change per finding.
+ */
+async function triageWrites(
+  caller: Caller,
+  app: ApplicationRecord,
+  changes: TriageChange[],
+  now: number,
+): Promise<TransactItem[]> {
+  const items: TransactItem[] = [];
+  const untriaged: Parameters<typeof environmentUntriagedChanges>[0] = [];
+  const byEnvironment = new Map<string, TriageChange[]>();
+  for (const c of changes)
+    byEnvironment.set(c.env.environmentId, [...(byEnvironment.get(c.env.environmentId) ?? []), c]);
+  for (const envChanges of byEnvironment.values()) {
+    const env = envChanges[0]!.env;
+    items.push(triageVersionIncrement(env));
+    const moved = envChanges.filter(
+      (c) => (c.before?.status ?? 'UNKNOWN') !== c.after.status && c.finding.lastScanId === env.lastScanId,
+    );
+    if (moved.length === 0) continue;
+    const scan = await getScan({
+      applicationId: env.applicationId,
+      environmentId: env.environmentId,
+      scanId: env.lastScanId!,
+    });
+    if (!scan || scan.deleting) continue;
+    const counted = moved
+      .filter((c) => pluginCounts(scan.stats as TriageStats | undefined, c.finding.pluginId))
+      .map((c) => ({
+        pluginId: c.finding.pluginId,
+        severity: c.finding.severity,
+        from: c.before?.status ?? ('UNKNOWN' as const),
+        to: c.after.status,
+        count: c.finding.lastScanUris,
+      }));
+    const move = scanTriageCountsMove(scan, counted);
+    if (move) items.push(move);
+    const deltas: Partial<Record<RiskSeverity, number>> = {};
+    // Info findings are not in the untriaged figures (RISK_SEVERITIES).
+    for (const { severity, from, to, count } of counted)
+      if (isRiskSeverity(severity))
+        deltas[severity] = (deltas[severity] ?? 0) + (isUntriaged(to) ? count : 0) - (isUntriaged(from) ? count : 0);
+    untriaged.push({ env, lastScanId: scan.scanId, deltas });
+  }
+  items.push(...(await environmentUntriagedChanges(untriaged)));
+  const audit = await auditEntries(
+    caller,
+    app.organizationId,
+    'ALERT_RULE_TRIAGED',
+    changes.map(({ env, finding, before, after }) => ({
+      applicationId: app.applicationId,
+      appName: app.name,
+      envId: env.environmentId,
+      envName: env.name,
+      findingHash: finding.findingHash,
+      pluginId: finding.pluginId,
+      requestMethod: finding.requestMethod,
+      path: finding.path,
+      oldStatus: before?.status ?? 'UNKNOWN',
+      newStatus: after.status,
+      note: after.note,
+    })),
+    now,
+  );
+  changes.forEach(({ env, finding, before, after }, i) => {
+    items.push(triageRuleWrite(env, after, before?.version), audit[i]!);
+    const context = {
+      organizationId: app.organizationId,
+      applicationId: app.applicationId,
+      environmentId: env.environmentId,
+      app,
+      envName: env.name,
+      finding,
+    };
+    items.push(...findingEvents(before, after, context).map(outboxItem));
+  });
+  return items;
+}
+
+/**
+ * Sets a finding's rule to `resolve(current status)` with `note`, atomically with what it changes (triageWrites).
+ * Undefined when the environment never saw the finding.
  */
 async function triageFinding(
   caller: Caller,
@@ -48,7 +183,7 @@ async function triageFinding(
   resolve: (current: TriageStatus) => TriageStatus,
   note: string,
 ): Promise<{ rule: TriageRule; finding: FindingRecord } | undefined> {
-  for (let attempt = 1; ; attempt++) {
+  return withFreshReads(async () => {
     const [finding, rule, env] = await Promise.all([
       getFinding(envRef, findingHash),
       getTriageRule(envRef, findingHash),
@@ -56,79 +191,11 @@ async function triageFinding(
     ]);
     if (!env) throw notFound(`environment ${envRef.environmentId} not found`);
     if (!finding) return undefined;
-    const from = rule?.status ?? 'UNKNOWN';
-    const to = resolve(from);
     const now = Date.now();
-    const next: TriageRule = {
-      findingHash,
-      status: to,
-      note,
-      userId: caller.userId,
-      updatedAt: now,
-      version: (rule?.version ?? 0) + 1,
-      history: [
-        ...(rule?.history ?? []),
-        {
-          operation: rule ? ('UPDATE' as const) : ('CREATE' as const),
-          oldResult: from,
-          newResult: to,
-          note,
-          userId: caller.userId,
-          timestamp: now,
-        },
-      ].slice(-MAX_RULE_HISTORY),
-    };
-    const items = [triageRuleWrite(env, next, rule?.version), triageVersionIncrement(env)];
-    if (from !== to && finding.lastScanId === env.lastScanId) {
-      const scan = await getScan({
-        applicationId: env.applicationId,
-        environmentId: env.environmentId,
-        scanId: finding.lastScanId,
-      });
-      if (scan && pluginCounts(scan.stats as TriageStats | undefined, finding.pluginId) && !scan.deleting) {
-        const count = finding.lastScanUris;
-        items.push(
-          scanTriageCountsMove(scan, { pluginId: finding.pluginId, severity: finding.severity, from, to, count }),
-        );
-        const delta = (isUntriaged(to) ? count : 0) - (isUntriaged(from) ? count : 0);
-        // Info findings are not in the untriaged figures (RISK_SEVERITIES).
-        if (delta !== 0 && isRiskSeverity(finding.severity))
-          items.push(...(await environmentUntriagedChange(env, scan.scanId, finding.severity, delta)));
-      }
-    }
-    const payload = {
-      applicationId: app.applicationId,
-      appName: app.name,
-      envId: env.environmentId,
-      envName: env.name,
-      findingHash,
-      pluginId: finding.pluginId,
-      requestMethod: finding.requestMethod,
-      path: finding.path,
-      oldStatus: from,
-      newStatus: to,
-      note,
-    };
-    items.push(await auditEntry(caller, app.organizationId, 'ALERT_RULE_TRIAGED', payload, now));
-    items.push(
-      ...findingEvents(rule, next, {
-        organizationId: app.organizationId,
-        applicationId: app.applicationId,
-        environmentId: env.environmentId,
-        app,
-        envName: env.name,
-        finding,
-      }).map(outboxItem),
-    );
-    try {
-      await transactWriteRetryingConflicts(items);
-      return { rule: next, finding };
-    } catch (error) {
-      // The rule, the environment's last scan or that scan changed since they were read: read them again.
-      if (!cancellationReasons(error)?.includes('ConditionalCheckFailed')) throw error;
-      if (attempt >= MAX_ATTEMPTS) throw conflict(`finding ${findingHash} is being changed concurrently; retry`);
-    }
-  }
+    const change = triageChange(caller, env, finding, rule, resolve(rule?.status ?? 'UNKNOWN'), note, now);
+    await transactWriteRetryingConflicts(await triageWrites(caller, app, [change], now));
+    return { rule: change.after, finding };
+  }, `finding ${findingHash} is being changed concurrently; retry`);
 }
 
 /** The application and environment a triage operation addresses (team rules as for the application). */
@@ -221,37 +288,61 @@ export async function upsertAlertRules(caller: Caller, appId: string, body: Upse
     }
   }
   const { app } = await accessibleApplication(caller, appId, { teamRestricted: true });
-  const environments = new Map<string, Promise<{ env: EnvironmentRecord; findings: Map<string, FindingRecord[]> }>>();
-  const environment = (envId: string) => {
-    let read = environments.get(envId);
-    if (!read) {
-      read = getEnvironment(appId, envId).then(async (env) => {
-        if (!env) throw notFound(`environment ${envId} not found`);
-        return { env, findings: await findingsByTarget(env) };
-      });
-      read.catch(() => undefined); // awaited below, in rule order
-      environments.set(envId, read);
+  return withFreshReads(async () => {
+    const environments = new Map<string, Promise<{ env: EnvironmentRecord; findings: Map<string, FindingRecord[]> }>>();
+    const environment = (envId: string) => {
+      let read = environments.get(envId);
+      if (!read) {
+        read = getEnvironment(appId, envId).then(async (env) => {
+          if (!env) throw notFound(`environment ${envId} not found`);
+          return { env, findings: await findingsByTarget(env) };
+        });
+        read.catch(() => undefined); // awaited below, in rule order
+        environments.set(envId, read);
+      }
+      return read;
+    };
+    // A finding that several rules match takes the last one's result and note.
+    const planned = new Map<string, { env: EnvironmentRecord; finding: FindingRecord; input: AlertRuleInput }>();
+    for (const input of inputs) {
+      const { env, findings } = await environment(input.alertCondition.environmentId.toLowerCase());
+      const { pluginId, requestMethod } = input.alertCondition;
+      const path = input.parameterizedPath || input.path;
+      const matches = findings.get(ruleTarget(pluginId, requestMethod, normalizedPath(path))) ?? [];
+      if (matches.length === 0)
+        throw notFound(
+          `no finding of plugin ${pluginId} at ${requestMethod} ${path} in environment ${env.environmentId}`,
+        );
+      for (const finding of matches)
+        planned.set(`${env.environmentId}\n${finding.findingHash}`, { env, finding, input });
     }
-    return read;
-  };
-  const planned: { env: EnvironmentRecord; finding: FindingRecord; input: AlertRuleInput }[] = [];
-  for (const input of inputs) {
-    const { env, findings } = await environment(input.alertCondition.environmentId.toLowerCase());
-    const { pluginId, requestMethod } = input.alertCondition;
-    const path = input.parameterizedPath || input.path;
-    const matches = findings.get(ruleTarget(pluginId, requestMethod, normalizedPath(path))) ?? [];
-    if (matches.length === 0)
-      throw notFound(
-        `no finding of plugin ${pluginId} at ${requestMethod} ${path} in environment ${env.environmentId}`,
+    if (planned.size > MAX_TRIAGE_ACTIONS)
+      throw badRequest(`the rules match ${planned.size} findings; at most ${MAX_TRIAGE_ACTIONS} per request`);
+    const now = Date.now();
+    const changes = await Promise.all(
+      [...planned.values()].map(async ({ env, finding, input }) =>
+        triageChange(
+          caller,
+          env,
+          finding,
+          await getTriageRule(env, finding.findingHash),
+          input.result,
+          input.note,
+          now,
+        ),
+      ),
+    );
+    const items = await triageWrites(caller, app, changes, now);
+    if (items.length > MAX_TRANSACTION_ITEMS)
+      throw badRequest(
+        `the rules change ${changes.length} findings, which takes ${items.length} writes; at most ` +
+          `${MAX_TRANSACTION_ITEMS} land together in one request: send fewer rules per request`,
       );
-    planned.push(...matches.map((finding) => ({ env, finding, input })));
-  }
-  if (planned.length > MAX_TRIAGE_ACTIONS)
-    throw badRequest(`the rules match ${planned.length} findings; at most ${MAX_TRIAGE_ACTIONS} per request`);
-  const alertRules = [];
-  for (const { env, finding, input } of planned) {
-    const applied = await triageFinding(caller, app, env, finding.findingHash, () => input.result, input.note);
-    if (applied) alertRules.push(toAlertRule(env, applied.finding, applied.rule));
-  }
-  return { alertRules, isSuccess: true, errorMessage: '' };
+    await transactWriteRetryingConflicts(items);
+    return {
+      alertRules: changes.map(({ env, finding, after }) => toAlertRule(env, finding, after)),
+      isSuccess: true,
+      errorMessage: '',
+    };
+  }, `the findings of these rules are being changed concurrently; retry`);
 }

@@ -24,6 +24,7 @@ import { getUsers } from '../identity/user-repository.ts';
 import { auditEntry, type TransactItem } from '../audit/entries.ts';
 import { transactWriteRetryingConflicts } from '../db/query.ts';
 import { cancellationReasons } from '../db/items.ts';
+import { MAX_TRANSACTION_ITEMS } from '../db/transactions.ts';
 import { badRequest, conflict, notFound, unauthorized } from '../errors.ts';
 import { compareBy, nameOrderKey, pageOf, v1NextPageToken } from '../lists.ts';
 import type { Caller } from '../http/caller.ts';
@@ -40,8 +41,6 @@ import type {
 // (memberships' `teamIds`, applications' `teamId` and the organization counters), so a membership change applies
 // to the caller's very next request. Every write is conditioned on the team version it read.
 
-/** DynamoDB's limit of items per TransactWriteItems: a team write larger than this is refused (400). */
-const MAX_TRANSACTION_ITEMS = 100;
 const MAX_ATTEMPTS = 8;
 const TEAM_CHANGED =
   'the team was changed by another request while this one was applied: read it again (GET) and send the update based on that';

@@ -355,6 +355,90 @@ describe('triage', () => {
     expect(await order()).toEqual(['prod', 'dev']);
   });
 
+  it('applies the alert rules of one request together, in two environments, or none of them when they are too many', async () => {
+    const tenant = await createTenant();
+    const appId = await createApp(tenant);
+    // 40 findings of one plugin at distinct paths (letters, not ids: each path is its own finding).
+    const paths = Array.from({ length: 40 }, (_, i) => `/${String.fromCharCode(97 + (i % 26))}${'z'.repeat(i / 26)}`);
+    const dev = await scanOnce(tenant, appId, [sqlInjection(...paths)]);
+    const stage = await scanOnce(tenant, appId, [sqlInjection('/y'), csp('/x')], 'stage');
+    const rule = (envId: string, pluginId: string, path: string, result: string, note = '') => ({
+      alertCondition: { environmentId: envId, pluginId, requestMethod: 'GET' },
+      path,
+      result,
+      note,
+    });
+    const upsert = (rules: unknown[]) =>
+      api('POST', `/api/v1/app/${appId}/alerts/rules/${randomUUID()}`, {
+        token: tenant.token,
+        body: { alertRuleWrapper: { alertRule: rules } },
+      });
+    const auditCount = async () =>
+      (
+        await api('GET', `/api/v1/org/${tenant.orgId}/audit`, {
+          token: tenant.token,
+          query: { pageSize: 1000, types: 'ALERT_RULE_TRIAGED' },
+        })
+      ).body.auditRecords.filter((r: { userActivityType: string }) => r.userActivityType === 'ALERT_RULE_TRIAGED')
+        .length;
+    const untriaged = async () =>
+      Object.fromEntries(
+        (await envView(tenant)).environments.map(
+          (e: { environmentName: string; lastScanTotalUntriaged: number; lastScanHighUntriaged: number }) => [
+            e.environmentName,
+            [e.lastScanTotalUntriaged, e.lastScanHighUntriaged],
+          ],
+        ),
+      );
+    expect(await untriaged()).toEqual({ dev: [40, 40], stage: [2, 1] });
+
+    // 20 dev findings and both stage findings; a later rule for the same finding wins.
+    const applied = await upsert([
+      ...paths.slice(0, 20).map((p) => rule(dev.envId, '40018', p, 'FALSE_POSITIVE')),
+      rule(stage.envId, '40018', '/y', 'FALSE_POSITIVE'),
+      rule(stage.envId, '10038', '/x', 'RISK_ACCEPTED', 'internal'),
+      rule(dev.envId, '40018', paths[0]!, 'RISK_ACCEPTED', 'changed my mind'),
+    ]);
+    expect(applied.status, applied.text).toBe(200);
+    expect(applied.body.alertRules).toHaveLength(22);
+    expect(applied.body.alertRules[0]).toMatchObject({
+      path: paths[0],
+      result: 'RISK_ACCEPTED',
+      note: 'changed my mind',
+    });
+    expect(await untriaged()).toEqual({ dev: [20, 20], stage: [0, 0] });
+    expect(
+      (await scanResult(tenant.token, dev.scanId)).alertStats.alertStatusStats.map(
+        (s: { alertStatus: string; totalCount: number }) => [s.alertStatus, s.totalCount],
+      ),
+    ).toEqual(
+      expect.arrayContaining([
+        ['FALSE_POSITIVE', 19],
+        ['RISK_ACCEPTED', 1],
+      ]),
+    );
+    const statuses = await uriStatuses(tenant.token, dev.scanId, '40018');
+    expect(Object.values(statuses).filter((s) => s === 'UNKNOWN')).toHaveLength(20);
+    expect(await auditCount()).toBe(22);
+
+    // Rules for all 40 dev findings need more writes than one transaction holds: refused, nothing changed.
+    const tooMany = await upsert(paths.map((p) => rule(dev.envId, '40018', p, 'RISK_ACCEPTED')));
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.body.message).toMatch(/40 findings.*send fewer rules per request/);
+    expect(await untriaged()).toEqual({ dev: [20, 20], stage: [0, 0] });
+    expect(await uriStatuses(tenant.token, dev.scanId, '40018')).toEqual(statuses);
+    expect(await auditCount()).toBe(22);
+
+    // A rule that matches nothing refuses the whole request before anything is written.
+    const missing = await upsert([
+      rule(dev.envId, '40018', paths[30]!, 'FALSE_POSITIVE'),
+      rule(dev.envId, '40018', '/none', 'FALSE_POSITIVE'),
+    ]);
+    expect(missing.status).toBe(404);
+    expect(await untriaged()).toEqual({ dev: [20, 20], stage: [0, 0] });
+    expect(await auditCount()).toBe(22);
+  });
+
   it('refuses invalid requests with 400 and changes nothing; enforces write:triage, team rules and organization isolation', async () => {
     const tenant = await createTenant();
     const appId = await createApp(tenant);
