@@ -1,10 +1,8 @@
-import { keys } from '../db/keys.ts';
-import { queryItems } from '../db/query.ts';
 import { SEVERITIES, type Severity } from '../scans/inputs.ts';
 import { normalizedPath } from './finding-identity.ts';
 import { findingsOfEnvironment, getTriageVersion, rulesOfEnvironment, type FindingRecord } from './repository.ts';
 import { TRIAGE_STATUSES, type TriageStatus } from './statuses.ts';
-import { isCommitted, type AlertRecord, type ScanRecord } from '../scans/repository.ts';
+import { countedUrisOfScan, type AlertRecord, type ScanRecord } from '../scans/repository.ts';
 
 // What a scan's end records about its findings (docs/DATA-MODEL.md, Findings): each finding's first and last seen
 // and its URIs in the scan, and the scan's findings by triage status, from the rules in force at that moment.
@@ -43,33 +41,21 @@ export function untriagedStats(alerts: AlertRecord[]): TriageStats {
 export async function findingsOfScan(scan: ScanRecord, alerts: AlertRecord[]) {
   const triageVersion = await getTriageVersion(scan);
   const rules = await rulesOfEnvironment(scan);
-  const alertOf = new Map(alerts.map((a) => [a.pluginId, a]));
   const seen = new Map<string, FindingRecord>();
-  const range = keys.urisOfScan(scan.applicationId, scan.environmentId, scan.scanId);
-  const uris = queryItems({
-    partition: range.pk,
-    skFrom: range.skFrom,
-    skTo: range.skTo,
-    attributes: ['n', 'pluginId', 'findingHash', 'uri', 'requestMethod', 'param'],
-  });
-  for await (const u of uris) {
-    const alert = alertOf.get(u.pluginId as string);
-    if (!alert || !isCommitted(alert, u.n as number)) continue; // written by a request that never counted it
-    const hash = u.findingHash as string;
-    const found = seen.get(hash);
+  for await (const u of countedUrisOfScan(scan, alerts)) {
+    const found = seen.get(u.findingHash);
     if (found) {
       found.lastScanUris++;
       continue;
     }
-    const severity = alert.severity;
-    seen.set(hash, {
-      findingHash: hash,
-      pluginId: u.pluginId as string,
-      requestMethod: u.requestMethod as string,
-      path: normalizedPath(u.uri as string),
-      param: (u.param as string | undefined) ?? '',
-      uri: u.uri as string,
-      severity,
+    seen.set(u.findingHash, {
+      findingHash: u.findingHash,
+      pluginId: u.alert.pluginId,
+      requestMethod: u.requestMethod,
+      path: normalizedPath(u.uri),
+      param: u.param,
+      uri: u.uri,
+      severity: u.alert.severity,
       firstSeen: scan.startedAt,
       lastSeen: scan.startedAt,
       lastScanId: scan.scanId,

@@ -88,6 +88,41 @@ export function committedRanges(alert: AlertRecord): [number, number][] {
 export const isCommitted = (alert: AlertRecord, n: number) =>
   committedRanges(alert).some(([first, count]) => n >= first && n < first + count);
 
+/** A URI of a scan that one of its alerts counts. */
+export interface CountedUri {
+  alert: AlertRecord;
+  findingHash: string;
+  uri: string;
+  requestMethod: string;
+  param: string;
+}
+
+/**
+ * The scan's URIs that `alerts` count, in key order: a URI of another plugin, or written by a request that never
+ * counted it, is skipped. One Query of the scan's URI range, projected.
+ */
+export async function* countedUrisOfScan(scan: ScanRef, alerts: AlertRecord[]): AsyncGenerator<CountedUri> {
+  const alertOf = new Map(alerts.map((a) => [a.pluginId, a]));
+  const range = keys.urisOfScan(scan.applicationId, scan.environmentId, scan.scanId);
+  const uris = queryItems({
+    partition: range.pk,
+    skFrom: range.skFrom,
+    skTo: range.skTo,
+    attributes: ['n', 'pluginId', 'findingHash', 'uri', 'requestMethod', 'param'],
+  });
+  for await (const u of uris) {
+    const alert = alertOf.get(u.pluginId as string);
+    if (!alert || !isCommitted(alert, u.n as number)) continue;
+    yield {
+      alert,
+      findingHash: u.findingHash as string,
+      uri: u.uri as string,
+      requestMethod: u.requestMethod as string,
+      param: (u.param as string | undefined) ?? '',
+    };
+  }
+}
+
 /** The URI numbers of the alert's counted URIs at positions [from, from + size), in order. */
 export function committedNumbers(alert: AlertRecord, from: number, size: number): number[] {
   const numbers: number[] = [];

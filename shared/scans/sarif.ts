@@ -6,15 +6,13 @@ import {
   type ExportFinding,
   type OperationIndex,
 } from '@hawk-api/scanner/sarif-export';
-import { keys } from '../db/keys.ts';
-import { queryItems } from '../db/query.ts';
 import { notFound } from '../errors.ts';
 import { RawResponse } from '../http/types.ts';
 import { rulesOfEnvironment } from '../findings/repository.ts';
 import { getHostedDescription } from '../hosted-assets/repository.ts';
 import { objectKeys } from '../storage/objects.ts';
 import { readObjectText } from '../storage/objects-io.ts';
-import { alertsOfScan, isCommitted } from './repository.ts';
+import { alertsOfScan, countedUrisOfScan } from './repository.ts';
 import { absoluteUrl, accessibleScan } from './scans.ts';
 import type { ScanSarifQuery } from './inputs.ts';
 import type { Caller } from '../http/caller.ts';
@@ -40,26 +38,16 @@ async function descriptionOf(applicationId: string, oasPath: string | undefined)
 async function findingsOfScan(scan: Awaited<ReturnType<typeof accessibleScan>>['scan'], pluginIds: Set<string>) {
   const alerts = await alertsOfScan(scan);
   const counted = new Map(alerts.filter((a) => a.uriCount > 0).map((a) => [a.pluginId, a]));
-  const range = keys.urisOfScan(scan.applicationId, scan.environmentId, scan.scanId);
   const found = new Map<string, Omit<ExportFinding, 'status' | 'note' | 'triagedBy' | 'triagedAt'>>();
-  const uris = queryItems({
-    partition: range.pk,
-    skFrom: range.skFrom,
-    skTo: range.skTo,
-    attributes: ['n', 'pluginId', 'findingHash', 'uri', 'requestMethod', 'param'],
-  });
-  for await (const u of uris) {
-    const alert = counted.get(u.pluginId as string);
-    if (!alert || !isCommitted(alert, u.n as number)) continue; // written by a request that never counted it
-    const hash = u.findingHash as string;
-    if (found.has(hash)) continue;
-    pluginIds.add(alert.pluginId);
-    found.set(hash, {
-      findingHash: hash,
-      pluginId: alert.pluginId,
-      requestMethod: u.requestMethod as string,
-      url: absoluteUrl(u.uri as string, scan.host),
-      param: (u.param as string | undefined) ?? '',
+  for await (const u of countedUrisOfScan(scan, [...counted.values()])) {
+    if (found.has(u.findingHash)) continue;
+    pluginIds.add(u.alert.pluginId);
+    found.set(u.findingHash, {
+      findingHash: u.findingHash,
+      pluginId: u.alert.pluginId,
+      requestMethod: u.requestMethod,
+      url: absoluteUrl(u.uri, scan.host),
+      param: u.param,
     });
   }
   return { alerts: [...counted.values()], findings: [...found.values()] };
