@@ -24,7 +24,7 @@ import { declaresOperationRoutes, OPERATION_ROUTES_CONTEXT } from './route-move.
 import { analyzeBundle, type AccessGrant, type CodeAccess, type QueueId, type SecretId } from './code-access.ts';
 import { functionBundleAliases } from './proto-descriptors.ts';
 import { FUNCTION_BUNDLE } from './bundling.ts';
-import { DEFAULT_WEBHOOK_MAX_ATTEMPTS } from '../shared/limits.ts';
+import { DEFAULT_WEBHOOK_MAX_ATTEMPTS, STOPPED_WRITES_SWEEP_MINUTES } from '../shared/limits.ts';
 import { ScanRunner } from './scan-runner.ts';
 import { SERVICE_DESCRIPTION, SERVICE_FILES, SERVICE_PATHS } from '../shared/service/pages.ts';
 
@@ -132,6 +132,7 @@ function statementsFor(grants: AccessGrant[], storage: Storage): PolicyStatement
 const DELIVERY_TIMEOUT_SECONDS = 60;
 export const WEBHOOK_RELAY_DESCRIPTION = 'hawk-api: relays the webhook outbox to the delivery queue (every minute)';
 export const WEBHOOK_DELIVERY_DESCRIPTION = 'hawk-api: sends webhook deliveries from the delivery queue';
+export const STOPPED_WRITES_SWEEP_DESCRIPTION = `hawk-api: sweeps what stopped imports and scan completions left (every ${STOPPED_WRITES_SWEEP_MINUTES} minutes)`;
 
 /** `arn:...:task-definition/<family>:*`: RunTask is authorized on the revision it runs, the latest one. */
 const taskDefinitionFamilyArn = (taskDefinition: FargateTaskDefinition) =>
@@ -389,6 +390,24 @@ export class HawkApiStack extends Stack {
         }),
       },
     ];
+
+    // Scheduled maintenance, in a nested stack of its own: the sweep of what stopped imports and scan completions
+    // left in applications no later request visits (docs/DATA-MODEL.md, Findings, Unpublished writes).
+    const maintenance = new NestedStack(this, 'Maintenance', { description: 'hawk-api: scheduled maintenance' });
+    const sweep = lambda(
+      maintenance,
+      'SweepStoppedWritesFunction',
+      'sweep-stopped-writes',
+      STOPPED_WRITES_SWEEP_DESCRIPTION,
+      {
+        timeout: Duration.seconds(60),
+      },
+    );
+    new Rule(maintenance, 'SweepStoppedWritesSchedule', {
+      description: 'hawk-api: sweep what stopped imports and scan completions left',
+      schedule: Schedule.rate(Duration.minutes(STOPPED_WRITES_SWEEP_MINUTES)),
+      targets: [new LambdaFunction(sweep, { retryAttempts: 0 })], // the next run is the retry
+    });
 
     new CfnOutput(this, 'ApiUrl', { value: api.apiEndpoint });
     new CfnOutput(this, 'TableName', { value: main.tableName });

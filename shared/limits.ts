@@ -114,3 +114,11 @@ export const PENDING_WRITE_EXPIRY_MS = 120_000;
  * a sweep cut there is resumed by the next request.
  */
 export const PENDING_SWEEP_MS = 5_000;
+
+/**
+ * The scheduled sweep of what stopped requests left in applications no later request visits (sweepStoppedWrites):
+ * how often it runs (an EventBridge schedule on AWS, a timer in `npm start`) and how many applications one run
+ * visits (the next run takes the rest).
+ */
+export const STOPPED_WRITES_SWEEP_MINUTES = 5;
+export const MAX_SWEPT_APPLICATIONS = 100;

@@ -380,6 +380,20 @@ export const keys = {
    */
   pendingFindings: (appId: string, attempt: string) => ({ pk: `APP#${appId}`, sk: `PENDING#${attempt}` }),
   pendingFindingsOfApplication: (appId: string) => ({ pk: `APP#${appId}`, skPrefix: 'PENDING#' }),
+  /**
+   * Every application's pending writes by expiry (gsi1, one partition: there are only as many as requests in flight
+   * and stopped ones): the scheduled sweep finds those whose request stopped in applications no request visits again.
+   */
+  pendingFindingsByExpiry: (appId: string, attempt: string, expiresAt: number) => ({
+    gsi1pk: 'PENDINGWRITES',
+    gsi1sk: `${sortableNumber(expiresAt)}#${appId}#${attempt}`,
+  }),
+  /** The pending writes expired by `now` (an index query: eventually consistent). */
+  expiredPendingFindings: (now: number) => ({
+    index: 'gsi1' as const,
+    partition: 'PENDINGWRITES',
+    skTo: sortableNumber(now),
+  }),
   /** The triage rule of a finding (status, note, history): applies to the finding in every scan of the environment. */
   triageRule: (appId: string, envId: string, findingHash: string) => ({
     pk: `APP#${appId}`,

@@ -7,6 +7,7 @@ import { fromItem } from '../db/items.ts';
 import { batchGet, batchPut, deleteFound, inParallel, queryAll, queryItems, untilAborted } from '../db/query.ts';
 import { config } from '../config.ts';
 import { logger } from '../http/logger.ts';
+import { MAX_SWEPT_APPLICATIONS } from '../limits.ts';
 import type { TransactItem } from '../db/transactions.ts';
 import type { Severity } from '../scans/inputs.ts';
 import type { TriageStatus } from './statuses.ts';
@@ -280,6 +281,7 @@ export async function pendingFindingsStart(appId: string, pending: PendingFindin
       TableName: config.tableName,
       Item: {
         ...keys.pendingFindings(appId, pending.attempt),
+        ...keys.pendingFindingsByExpiry(appId, pending.attempt, pending.expiresAt),
         entity: 'pendingFindings',
         ...pending,
       },
@@ -327,6 +329,30 @@ export async function sweepPendingFindings(appId: string, now: number, signal?: 
     logger.warn('sweep of stopped requests left to the next request', { appId, cut: !!signal?.aborted, error });
   }
   return swept;
+}
+
+/**
+ * The scheduled sweep: what stopped requests left in any application, found through the expiry index, each
+ * application swept as an import there would (sweepPendingFindings) until `signal` stops it; the next run takes the
+ * rest. Without it, a stopped request's items would wait for the next import or completion in its application.
+ * Returns the applications visited and the pending writes swept.
+ */
+export async function sweepStoppedWrites(
+  now: number,
+  signal: AbortSignal,
+): Promise<{ applications: number; swept: number }> {
+  const query = keys.expiredPendingFindings(now);
+  const applications = new Set<string>();
+  let swept = 0;
+  for await (const item of queryItems({ ...query, attributes: ['pk'], pageLimit: MAX_SWEPT_APPLICATIONS })) {
+    if (signal.aborted) break;
+    const appId = (item.pk as string).slice('APP#'.length);
+    if (applications.has(appId)) continue;
+    if (applications.size >= MAX_SWEPT_APPLICATIONS) break;
+    applications.add(appId);
+    swept += await sweepPendingFindings(appId, now, signal);
+  }
+  return { applications: applications.size, swept };
 }
 
 async function sweepOne(appId: string, pending: PendingFindings, signal?: AbortSignal): Promise<boolean> {

@@ -19,7 +19,12 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../../shared/db/client.ts';
 import { keys } from '../../shared/db/keys.ts';
-import { WEBHOOK_DELIVERY_DESCRIPTION, WEBHOOK_RELAY_DESCRIPTION } from '../../infra/stack.ts';
+import {
+  STOPPED_WRITES_SWEEP_DESCRIPTION,
+  WEBHOOK_DELIVERY_DESCRIPTION,
+  WEBHOOK_RELAY_DESCRIPTION,
+} from '../../infra/stack.ts';
+import { pendingFindingsStart } from '../../shared/findings/repository.ts';
 import { deliveryCreation, getDelivery } from '../../shared/webhooks/deliveries.ts';
 import { outboxItem, type OutboxEvent } from '../../shared/webhooks/events.ts';
 import { deliveryOf } from '../../shared/webhooks/relay.ts';
@@ -411,5 +416,44 @@ describe('the webhook delivery bundles, driven with SQS and EventBridge schedule
       new GetCommand({ TableName: process.env.TABLE_NAME, Key: keys.outboxEvent(event.eventId, event.occurredAt) }),
     );
     expect(left.Item).toBeUndefined();
+  });
+});
+
+describe('the scheduled sweep bundle, driven with an EventBridge schedule event', () => {
+  it('sweeps an expired pending write that no request would visit again, and leaves one still in time', async () => {
+    const sweep = (
+      require(bundleOfFunction(STOPPED_WRITES_SWEEP_DESCRIPTION)) as {
+        handler: (event: unknown, context: Context) => Promise<{ applications: number; swept: number }>;
+      }
+    ).handler;
+    const [stoppedApp, runningApp] = [randomUUID(), randomUUID()];
+    const pending = (expiresAt: number) => ({
+      attempt: randomUUID(),
+      environmentId: randomUUID(),
+      scanId: randomUUID(),
+      kind: 'completion' as const,
+      expiresAt,
+    });
+    const [stopped, running] = [pending(Date.now() - 1_000), pending(Date.now() + 120_000)];
+    await pendingFindingsStart(stoppedApp, stopped);
+    await pendingFindingsStart(runningApp, running);
+    const scheduled = {
+      version: '0',
+      id: randomUUID(),
+      'detail-type': 'Scheduled Event',
+      source: 'aws.events',
+      account: '000000000000',
+      time: new Date().toISOString(),
+      region: 'us-east-1',
+      resources: ['arn:aws:events:us-east-1:000000000000:rule/SweepStoppedWritesSchedule'],
+      detail: {},
+    };
+    const out = await sweep(scheduled, { getRemainingTimeInMillis: () => 60_000 } as Context);
+    expect(out.swept).toBeGreaterThanOrEqual(1);
+    const left = async (appId: string, attempt: string) =>
+      (await db.send(new GetCommand({ TableName: process.env.TABLE_NAME, Key: keys.pendingFindings(appId, attempt) })))
+        .Item;
+    expect(await left(stoppedApp, stopped.attempt)).toBeUndefined();
+    expect(await left(runningApp, running.attempt)).toMatchObject({ expiresAt: running.expiresAt });
   });
 });
