@@ -23,13 +23,14 @@ export interface AuditRecord {
 }
 
 export async function auditEntry(
-  actor: { userId: string },
+  /** Who acts; `known`: their name and e-mail when the user is written in the same transaction (not yet readable). */
+  actor: { userId: string; known?: { fullName: string; email: string } },
   organizationId: string,
   userActivityType: ActivityType,
   payload: Record<string, unknown>,
   now = Date.now(),
 ): Promise<TransactItem> {
-  const user = await getUser(actor.userId);
+  const user = actor.known ?? (await getUser(actor.userId));
   const record: AuditRecord = {
     id: randomUUID(),
     userActivityType,
