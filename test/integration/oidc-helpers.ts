@@ -115,8 +115,7 @@ export async function signInAtProvider(authorizationUrl: string, login: string):
     const location = response.headers.get('location');
     if (location) {
       const next = new URL(location, url);
-      if (next.origin !== url.origin || !next.pathname.startsWith('/')) return next;
-      if (!next.href.startsWith(new URL(authorizationUrl).origin)) return next;
+      if (next.origin !== url.origin) return next; // back to the client: the redirect URI
       url = next;
       continue;
     }
