@@ -29,8 +29,9 @@ const MAX_GROUPS = 1000;
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('base64url');
 
+/** 424 Failed Dependency: nothing the caller sent is wrong, and no client input may cause a 5xx. */
 const providerFailed = (error: ProviderProblem) =>
-  new HttpError(502, `the organization's identity provider could not be used: ${error.message}`);
+  new HttpError(424, `the organization's identity provider could not be used: ${error.message}`);
 
 async function enabledProvider(orgId: string): Promise<SsoProviderRecord> {
   const provider = await getSsoProvider(orgId);

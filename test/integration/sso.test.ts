@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { api, baseUrl } from './client.ts';
 import { createTenant, type Tenant } from './fixtures.ts';
 import { newTeam, readTeam } from './team-helpers.ts';
@@ -266,6 +268,43 @@ describe('single sign-on configuration', () => {
         clientSecretSet: false,
       });
     } finally {
+      await provider.close();
+    }
+  });
+
+  it('stops sign-in when private networks are no longer allowed, and bounds what the provider answers', async () => {
+    const tenant = await createTenant();
+    await allowPrivate(tenant);
+    const provider = await startOidcProvider('http://127.0.0.1:1/sso/callback', {});
+    const huge = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ padding: 'x'.repeat(400 * 1024) }));
+    });
+    await new Promise<void>((resolve) => huge.listen(0, '127.0.0.1', resolve));
+    try {
+      await configure(tenant, provider, { redirectUri: 'http://127.0.0.1:1/sso/callback' });
+      const tooBig = await api('PUT', sso(tenant.orgId), {
+        token: tenant.token,
+        body: {
+          issuer: `http://127.0.0.1:${(huge.address() as AddressInfo).port}`,
+          clientId: 'c',
+          clientSecret: 's',
+          redirectUri: 'http://127.0.0.1:1/sso/callback',
+        },
+      });
+      expect(tooBig.status).toBe(400);
+      expect(tooBig.body.message).toContain('more than');
+      const closed = await api('PUT', `/api/v1/org/${tenant.orgId}/integrations/settings`, {
+        token: tenant.token,
+        body: { allowPrivateNetworks: false },
+      });
+      expect(closed.status, closed.text).toBe(200);
+      const started = await api('POST', '/api/v1/auth/sso/start', { body: { organizationId: tenant.orgId } });
+      expect(started.status).toBe(424);
+      expect(started.body.message).toMatch(/https|private/);
+    } finally {
+      huge.closeAllConnections();
+      huge.close();
       await provider.close();
     }
   });
