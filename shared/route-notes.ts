@@ -395,6 +395,32 @@ export const routeNotes: Record<string, string> = {
     'The 50 newest deliveries to the subscription: the event, its status (`PENDING`, `RETRYING`, `DELIVERED`, ' +
     '`DEAD` after the last attempt or a refused address, `DROPPED` when the subscription was disabled) and each ' +
     "attempt's time, HTTP status, latency, error and the first 512 characters of the receiver's answer.",
+  getSsoProvider:
+    'The organization\'s OpenID Connect provider (docs/IDENTITY.md "Single sign-on"), without its client secret ' +
+    '(`clientSecretSet` says one is stored); `configured: false` when there is none.',
+  updateSsoProvider:
+    "Sets the organization's OpenID Connect provider: `issuer`, `clientId`, `clientSecret` (required the first time " +
+    "and when the issuer or client changes; stored sealed, never shown), `redirectUri` (the dashboard's " +
+    '`/sso/callback`, registered at the provider), `scopes` (default openid email profile), `groupsClaim` (default ' +
+    '`groups`), `allowedEmailDomains`, `defaultRole`, `groupRoles` and `groupTeams` (the groups claim mapped to roles ' +
+    'and teams), `enabled`. The issuer is discovered first: 400 when it cannot be, or when it resolves to an address ' +
+    'the organization does not allow (private and loopback ones only with `allowPrivateNetworks`).',
+  deleteSsoProvider:
+    "Removes the organization's provider: sign-in with it stops, and the sessions it started end at their next " +
+    'refresh.',
+  startSsoSignIn:
+    "Starts the authorization code flow with PKCE: answers the provider's `authorizationUrl` and a `binding` that " +
+    'the browser tab keeps and sends with the callback. State, nonce and code verifier stay on the server for ten ' +
+    'minutes. 404 when the organization has no enabled provider.',
+  completeSsoSignIn:
+    "Finishes sign-in: `query` is the callback's query string as the provider sent it, `binding` what the start " +
+    'answered. The sign-in is used once; the code is redeemed and the ID token checked (issuer, audience, expiry, ' +
+    'nonce) by openid-client. The user is provisioned (a new member writes `USER_JOINED_ORG`, a changed role or teams ' +
+    "`USER_MODIFIED`) and the answer is an access token as login's, refreshed with refreshToken for up to 12 hours. " +
+    'Any refusal is a 401 saying why.',
+  signOut:
+    'Ends the session: one started by single sign-on can no longer be refreshed and its tokens are refused at once. ' +
+    'A session of an API key has nothing to end on the server (revoke the key for that).',
   getIntegrationSettings: "The organization's integration settings.",
   updateIntegrationSettings:
     '`allowPrivateNetworks`: whether receivers may be on private, loopback or shared (CGNAT) addresses. Link-local ' +

@@ -80,6 +80,7 @@ import {
   updateTeamBody,
 } from './teams/inputs.ts';
 import { createWebhookBody, integrationSettingsBody, updateWebhookBody } from './webhooks/inputs.ts';
+import { ssoCallbackBody, ssoProviderBody, ssoStartBody } from './sso/inputs.ts';
 
 /** Builds a schema at load, marked side-effect free: bundlers drop the schemas a function never uses (esbuild honours the mark only in the same file). */
 const schema = /* @__NO_SIDE_EFFECTS__ */ <T>(build: () => T): T => build();
@@ -95,8 +96,11 @@ export interface Route {
   handler: string;
   tag: string;
   summary: string;
-  /** 'apiKey': X-ApiKey header (login only); 'bearer': an access token. */
-  auth: 'apiKey' | 'bearer';
+  /**
+   * 'apiKey': X-ApiKey header (login only); 'bearer': an access token; 'none': the sign-in steps that come before
+   * any credential (single sign-on's start and callback), rate limited per source address as login is.
+   */
+  auth: 'apiKey' | 'bearer' | 'none';
   /** Checked against the caller's membership of the organization the operation touches. */
   permission?: Permission;
   /** The user-activity entry the operation writes, in the same transaction as its change. */
@@ -226,6 +230,82 @@ export const revokeMemberKeyRoute: Route = {
   permission: 'write:member',
   audit: 'API_KEY_REMOVED',
   params: schema(() => z.object({ keyId: keyIdSchema })),
+  response: 'hawk.Empty',
+};
+
+// ---- Single sign-on with the organization's OpenID Connect provider (docs/IDENTITY.md "Single sign-on")
+export const getSsoProviderRoute: Route = {
+  operationId: 'getSsoProvider',
+  method: 'GET',
+  path: '/api/v1/org/{orgId}/sso',
+  handler: 'get-sso-provider',
+  tag: 'Organizations',
+  summary: "Get the organization's single sign-on provider (ours)",
+  auth: 'bearer',
+  permission: 'write:member',
+  response: 'hawk.SsoProvider',
+};
+
+export const updateSsoProviderRoute: Route = {
+  operationId: 'updateSsoProvider',
+  method: 'PUT',
+  path: '/api/v1/org/{orgId}/sso',
+  handler: 'update-sso-provider',
+  tag: 'Organizations',
+  summary: "Set the organization's single sign-on provider (ours)",
+  auth: 'bearer',
+  permission: 'write:member',
+  audit: 'ORG_SETTINGS_MODIFIED',
+  body: ssoProviderBody,
+  response: 'hawk.SsoProvider',
+};
+
+export const deleteSsoProviderRoute: Route = {
+  operationId: 'deleteSsoProvider',
+  method: 'DELETE',
+  path: '/api/v1/org/{orgId}/sso',
+  handler: 'delete-sso-provider',
+  tag: 'Organizations',
+  summary: "Remove the organization's single sign-on provider (ours)",
+  auth: 'bearer',
+  permission: 'write:member',
+  audit: 'ORG_SETTINGS_MODIFIED',
+  response: 'hawk.Empty',
+};
+
+export const startSsoSignInRoute: Route = {
+  operationId: 'startSsoSignIn',
+  method: 'POST',
+  path: '/api/v1/auth/sso/start',
+  handler: 'start-sso-sign-in',
+  tag: 'Api Authentication',
+  summary: "Start signing in with the organization's identity provider (ours)",
+  auth: 'none',
+  body: ssoStartBody,
+  response: 'hawk.SsoSignInStart',
+};
+
+export const completeSsoSignInRoute: Route = {
+  operationId: 'completeSsoSignIn',
+  method: 'POST',
+  path: '/api/v1/auth/sso/callback',
+  handler: 'complete-sso-sign-in',
+  tag: 'Api Authentication',
+  summary: "Finish signing in with the identity provider's answer (ours)",
+  auth: 'none',
+  audit: 'USER_JOINED_ORG',
+  body: ssoCallbackBody,
+  response: 'user.JWT',
+};
+
+export const signOutRoute: Route = {
+  operationId: 'signOut',
+  method: 'POST',
+  path: '/api/v1/auth/sign-out',
+  handler: 'sign-out',
+  tag: 'Api Authentication',
+  summary: 'Sign out: end this session (ours)',
+  auth: 'bearer',
   response: 'hawk.Empty',
 };
 
@@ -1391,6 +1471,12 @@ export const routes: Route[] = [
   revokeUserKeyRoute,
   listOrganizationKeysRoute,
   revokeMemberKeyRoute,
+  getSsoProviderRoute,
+  updateSsoProviderRoute,
+  deleteSsoProviderRoute,
+  startSsoSignInRoute,
+  completeSsoSignInRoute,
+  signOutRoute,
   uploadOASForApplicationRoute,
   getHostedOASForOrgRoute,
   listOASAssetsForOrgRoute,

@@ -27,6 +27,9 @@ export const ACTIVITY_TYPES = [
   'INTEGRATION_ADDED',
   'INTEGRATION_MODIFIED',
   'INTEGRATION_REMOVED',
+  'ORG_SETTINGS_MODIFIED',
+  'USER_JOINED_ORG',
+  'USER_MODIFIED',
 ] as const;
 
 export type ActivityType = (typeof ACTIVITY_TYPES)[number];

@@ -23,7 +23,8 @@ export interface AuditRecord {
 }
 
 export async function auditEntry(
-  actor: { userId: string },
+  /** Who acts; `known`: their name and e-mail when the user is written in the same transaction (not yet readable). */
+  actor: { userId: string; known?: { fullName: string; email: string } },
   organizationId: string,
   userActivityType: ActivityType,
   payload: Record<string, unknown>,
@@ -34,13 +35,13 @@ export async function auditEntry(
 
 /** One entry per payload, of one actor and type (the actor's name is read once). */
 export async function auditEntries(
-  actor: { userId: string },
+  actor: { userId: string; known?: { fullName: string; email: string } },
   organizationId: string,
   userActivityType: ActivityType,
   payloads: Record<string, unknown>[],
   now = Date.now(),
 ): Promise<TransactItem[]> {
-  const user = await getUser(actor.userId);
+  const user = actor.known ?? (await getUser(actor.userId));
   return payloads.map((payload) => {
     const record: AuditRecord = {
       id: randomUUID(),

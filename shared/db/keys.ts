@@ -448,6 +448,18 @@ export const keys = {
   perchQueueOfOrg: (orgId: string) => ({ pk: `PERCHQUEUE#${orgId}` }),
   /** A host the organization allows hosted scans to reach without a verification token (private addresses too). */
   scanDomain: (orgId: string, host: string) => ({ pk: `ORG#${orgId}`, sk: `SCANDOMAIN#${host.toLowerCase()}` }),
+  // ---- Single sign-on (docs/IDENTITY.md "Single sign-on").
+  /** The organization's OpenID Connect provider. */
+  ssoProvider: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: '#SSO' }),
+  /** A sign-in under way, by the SHA-256 of its `state`: single use, gone after its expiry (TTL). */
+  ssoSignIn: (stateHash: string) => ({ pk: `SSOSIGNIN#${stateHash}`, sk: '#SSOSIGNIN' }),
+  /** The user an identity (issuer and subject) of the organization's provider is linked to. */
+  ssoIdentity: (orgId: string, issuer: string, subject: string) => ({
+    pk: `ORG#${orgId}`,
+    sk: `SSOIDENTITY#${issuer}#${subject}`,
+  }),
+  /** A session started by single sign-on: refresh needs it, sign-out deletes it. */
+  ssoSession: (userId: string, sessionId: string) => ({ pk: `USER#${userId}`, sk: `SSOSESSION#${sessionId}` }),
 };
 
 /** Keys of the rate-limit table: one sliding-window record per subject. */

@@ -214,10 +214,14 @@ export function admission(route: Route, prefetch: Prefetch): Middleware {
                 key: rateLimitKeys.loginSource(request.event.requestContext.http.sourceIp),
                 limit: config.loginSourceRateLimitPerMinute,
               },
-              {
-                key: rateLimitKeys.loginKey(hashApiKey(normalizedApiKey(request.event.headers['x-apikey']))),
-                limit: config.loginRateLimitPerMinute,
-              },
+              ...(route.auth === 'apiKey'
+                ? [
+                    {
+                      key: rateLimitKeys.loginKey(hashApiKey(normalizedApiKey(request.event.headers['x-apikey']))),
+                      limit: config.loginRateLimitPerMinute,
+                    },
+                  ]
+                : []),
             ];
       const decisions = await Promise.all(subjects.map(({ key, limit }) => admit(key, limit)));
       const refused = decisions.flatMap((d) => (d.admitted ? [] : [d.retryAfterSeconds]));

@@ -12,6 +12,7 @@ import { logger } from '../http/logger.ts';
 import { scopeAllows, type Caller } from '../http/caller.ts';
 import type { Permission } from './permissions.ts';
 import { revokedHere } from './revocations.ts';
+import { isSsoSessionId, refreshSsoSession } from '../sso/sessions.ts';
 
 // Sessions: an API key is exchanged for a 30-minute access token, which refresh extends (SPEC 5).
 
@@ -101,6 +102,14 @@ export async function login(apiKey: string | undefined): Promise<{ token: string
  * new token carries the key's scope as stored.
  */
 export async function refresh(userId: string, apiKeyId: string): Promise<{ token: string }> {
+  if (isSsoSessionId(apiKeyId)) {
+    const [apiOrganization, refreshed] = await Promise.all([
+      hasApiOrganization(userId),
+      refreshSsoSession(userId, apiKeyId),
+    ]);
+    requireApiOrganization(userId, apiOrganization);
+    return refreshed;
+  }
   const [apiKeys, apiOrganization] = await Promise.all([listApiKeys(userId), hasApiOrganization(userId)]);
   const record = apiKeys.find((key) => key.keyId === apiKeyId);
   if (!record) throw unauthorized('Unauthorized: the API key this session started with was revoked; log in again');

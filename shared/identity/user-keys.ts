@@ -1,4 +1,5 @@
 import { generateApiKey, hashApiKey } from '../auth/api-keys.ts';
+import { isSsoSessionId, liveSsoSession } from '../sso/sessions.ts';
 import { auditEntry, transactWrite, type TransactItem } from '../audit/entries.ts';
 import { cancellationReasons } from '../db/items.ts';
 import { mapInParallel } from '../db/query.ts';
@@ -48,6 +49,14 @@ function requireWholeSession(caller: Caller): void {
     throw unauthorized('Unauthorized: a narrowed API key cannot manage API keys; sign in with an unrestricted key');
 }
 
+/** The session's API key still exists (else it was revoked), or its single sign-on session is still live. */
+async function requireLiveSession(caller: Caller, keysOfUser: ApiKeyRecord[]): Promise<void> {
+  const live = isSsoSessionId(caller.apiKeyId)
+    ? Boolean(await liveSsoSession(caller.userId, caller.apiKeyId))
+    : keysOfUser.some((key) => key.keyId === caller.apiKeyId);
+  if (!live) throw unauthorized();
+}
+
 /** The user's memberships, refusing a session whose key was revoked (the memberships record it). */
 async function membershipsOfSession(caller: Caller): Promise<Membership[]> {
   const { memberships } = await membershipsAndOrganizationsOf(caller.userId, await getUser(caller.userId));
@@ -78,7 +87,7 @@ export async function createUserKey(caller: Caller, body: CreateUserKeyBody) {
   const now = Date.now();
   if (body.expiresAt !== undefined && body.expiresAt <= now) throw badRequest('body.expiresAt: must be in the future');
   const [memberships, existing] = await Promise.all([membershipsOfSession(caller), listApiKeys(caller.userId)]);
-  if (!existing.some((key) => key.keyId === caller.apiKeyId)) throw unauthorized();
+  await requireLiveSession(caller, existing);
   if (existing.length >= MAX_API_KEYS_PER_USER)
     throw conflict(`a user holds at most ${MAX_API_KEYS_PER_USER} API keys: revoke one first`);
   // A key narrowed to an application: the caller must reach it now (team rules included).
@@ -111,7 +120,7 @@ export async function createUserKey(caller: Caller, body: CreateUserKeyBody) {
 export async function listUserKeys(caller: Caller) {
   const records = await listApiKeys(caller.userId);
   // The session's own key gone: it was revoked (a session of a narrowed key may still list its user's keys).
-  if (!records.some((key) => key.keyId === caller.apiKeyId)) throw unauthorized();
+  await requireLiveSession(caller, records);
   return { keys: records.sort((a, b) => b.createdAt - a.createdAt).map((record) => keyView(record)) };
 }
 

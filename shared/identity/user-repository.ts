@@ -25,19 +25,34 @@ export interface User {
 /** Creates the user and claims its e-mail address in one transaction: e-mail addresses are unique. */
 export async function putUser(user: Omit<User, 'organizationIds' | 'organizationIdsKept'>): Promise<void> {
   try {
-    await db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          putNewItem({ ...keys.user(user.userId), entity: 'user', ...user, organizationIdsKept: true }),
-          putNewItem({ ...keys.userEmail(user.email), entity: 'userEmail', userId: user.userId }),
-        ],
-      }),
-    );
+    await db.send(new TransactWriteCommand({ TransactItems: newUserItems(user) }));
   } catch (error) {
     if (cancellationReasons(error)?.[1] === 'ConditionalCheckFailed')
       throw badRequest(`email ${user.email} is already used by another user`);
     throw error;
   }
+}
+
+/** The user's item and its e-mail claim (both new), for a transaction (putUser, sign-in's provisioning). */
+export const newUserItems = (
+  user: Omit<User, 'organizationIds' | 'organizationIdsKept'>,
+  /** The organizations it joins in the same transaction (whose membership writes then leave the user item alone). */
+  organizationIds: string[] = [],
+): TransactItem[] => [
+  putNewItem({
+    ...keys.user(user.userId),
+    entity: 'user',
+    ...user,
+    organizationIdsKept: true,
+    ...(organizationIds.length ? { organizationIds: new Set(organizationIds) } : {}),
+  }),
+  putNewItem({ ...keys.userEmail(user.email), entity: 'userEmail', userId: user.userId }),
+];
+
+/** The id of the user with this e-mail address (any case), if any. */
+export async function userIdOfEmail(email: string): Promise<string | undefined> {
+  const item = await getItem(keys.userEmail(email));
+  return item ? String(item.userId) : undefined;
 }
 
 export async function getUser(userId: string): Promise<User | undefined> {

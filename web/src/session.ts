@@ -80,8 +80,19 @@ export function expireSession(notice: string): void {
   if (state.token) set({ token: null, notice });
 }
 
+/**
+ * Forgets the token at once, then tells the service (POST /api/v1/auth/sign-out), which ends a single sign-on
+ * session there: its tokens are refused and it cannot be refreshed. A failure to tell it changes nothing here.
+ */
 export function signOut(): void {
+  const token = state.token;
   set({ token: null, notice: 'You signed out.' });
+  if (token)
+    void fetch('/api/v1/auth/sign-out', {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, Accept: 'application/json' },
+      keepalive: true,
+    }).catch(() => undefined);
 }
 
 export function useSession(): SessionState {

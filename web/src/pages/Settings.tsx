@@ -6,8 +6,10 @@ import { Empty, QueryView } from '../components/states';
 import { ActionForm, ConfirmButton, text, useTitle } from '../components/ui';
 import { DataTable } from '../components/DataTable';
 import { useHasPermission } from '../permissions';
+import { SingleSignOnSettings } from './SingleSignOn';
 
-// Settings: the signed-in user's API keys (docs/IDENTITY.md "API keys") and, for member managers, every member's.
+// Settings: the signed-in user's API keys (docs/IDENTITY.md "API keys") and, for member managers, every member's
+// and the organization's single sign-on.
 
 type ApiKey = Schemas['hawk.ApiKey'];
 
@@ -123,6 +125,7 @@ export default function SettingsPage() {
         }
       </QueryView>
       {manager && <MemberKeys orgId={orgId} />}
+      {manager && <SingleSignOnSettings orgId={orgId} />}
     </>
   );
 }

@@ -1,11 +1,105 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { api, describeError, unwrap } from '../api/client';
 import { startSession } from '../session';
 import { useTitle } from '../components/ui';
 
 // The API key goes to the service once, in the X-ApiKey header of the login request, and nowhere else: it is
 // not kept in state after submit, in storage or in the URL.
+//
+// Single sign-on (docs/IDENTITY.md "Single sign-on"): the start answers the provider's URL and a binding, which this
+// tab keeps in its session storage until the provider sends the browser back to /sso/callback; that page posts the
+// provider's query and the binding once, and the answer is the same session as an API key's.
+const SSO_BINDING_KEY = 'hawk.sso-binding';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export function SignIn({ notice }: { notice: string | null }) {
+  if (location.pathname === '/sso/callback') return <SsoCallback />;
+  return <SignInForms notice={notice} />;
+}
+
+/** One callback per page load: StrictMode's second effect (and a reload) must not post the used code again. */
+let callbackPosted = false;
+
+function SsoCallback() {
+  useTitle('Signing in');
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => {
+    if (callbackPosted) return;
+    callbackPosted = true;
+    const binding = sessionStorage.getItem(SSO_BINDING_KEY) ?? '';
+    sessionStorage.removeItem(SSO_BINDING_KEY);
+    const query = location.search;
+    // The code leaves the address bar and the history before anything else happens.
+    history.replaceState(null, '', '/sso/callback');
+    unwrap(api.POST('/api/v1/auth/sso/callback', { body: { query, binding } }))
+      .then(({ token }) => {
+        history.replaceState(null, '', '/');
+        startSession(token!);
+      })
+      .catch(setError);
+  }, []);
+  return (
+    <main id="main" className="narrow signin">
+      <h1>Signing in…</h1>
+      {error !== null && (
+        <>
+          <p role="alert" className="error">
+            {describeError(error)}
+          </p>
+          <p>
+            <a href="/">Back to sign-in</a>
+          </p>
+        </>
+      )}
+    </main>
+  );
+}
+
+function SsoSignIn() {
+  const presetOrg = new URLSearchParams(location.search).get('org') ?? '';
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const organizationId = UUID.test(presetOrg)
+      ? presetOrg
+      : String(new FormData(event.currentTarget).get('organizationId') ?? '').trim();
+    setBusy(true);
+    setError(null);
+    try {
+      const { authorizationUrl, binding } = await unwrap(
+        api.POST('/api/v1/auth/sso/start', { body: { organizationId } }),
+      );
+      sessionStorage.setItem(SSO_BINDING_KEY, binding!);
+      location.assign(authorizationUrl!);
+    } catch (e) {
+      setError(e);
+      setBusy(false);
+    }
+  };
+  return (
+    <form onSubmit={submit} aria-labelledby="sso-title">
+      <h2 id="sso-title">Single sign-on</h2>
+      {!UUID.test(presetOrg) && (
+        <label>
+          Organization ID
+          <input name="organizationId" required pattern={UUID.source.slice(1, -1)} spellCheck={false} />
+        </label>
+      )}
+      <p className="help">Your organization's administrator gives you its sign-in link or ID.</p>
+      <button type="submit" disabled={busy}>
+        {busy ? 'Redirecting…' : 'Continue with single sign-on'}
+      </button>
+      {error !== null && (
+        <p role="alert" className="error">
+          {describeError(error)}
+        </p>
+      )}
+    </form>
+  );
+}
+
+function SignInForms({ notice }: { notice: string | null }) {
   useTitle('Sign in');
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
@@ -33,6 +127,7 @@ export function SignIn({ notice }: { notice: string | null }) {
           {notice}
         </p>
       )}
+      {new URLSearchParams(location.search).has('org') && <SsoSignIn />}
       <form onSubmit={submit}>
         <label>
           API key
@@ -61,6 +156,7 @@ export function SignIn({ notice }: { notice: string | null }) {
           </p>
         )}
       </form>
+      {!new URLSearchParams(location.search).has('org') && <SsoSignIn />}
     </main>
   );
 }

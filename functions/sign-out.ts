@@ -1,0 +1,5 @@
+import { operation } from '../shared/http/operation.ts';
+import { signOutRoute } from '../shared/routes.ts';
+import { signOut } from '../shared/sso/sessions.ts';
+
+export const handler = operation(signOutRoute, ({ caller }) => signOut(caller));

@@ -1,0 +1,166 @@
+import { randomUUID } from 'node:crypto';
+import { keys } from '../db/keys.ts';
+import { config } from '../config.ts';
+import { cancellationReasons } from '../db/items.ts';
+import { transactWriteRetryingConflicts } from '../db/query.ts';
+import { auditEntry } from '../audit/entries.ts';
+import { conflict, unauthorized } from '../errors.ts';
+import { getOrganizationAccess, type Membership } from '../identity/membership-repository.ts';
+import { newUserItems, userIdOfEmail, userOrganizationUpdate } from '../identity/user-repository.ts';
+import { getTeams, teamUpdate } from '../teams/repository.ts';
+import type { TransactItem } from '../db/transactions.ts';
+import { permissionsOfRole, roleOfGroups, teamsOfGroups, type SsoRole } from './roles.ts';
+import { getSsoIdentity, putSsoIdentity, type SsoProviderRecord } from './repository.ts';
+
+// Just-in-time provisioning at sign-in (docs/IDENTITY.md "Groups, teams and roles"): the provider's identity
+// (issuer and subject) is linked to a user, made on first sign-in; the user becomes a member with the role the
+// groups map to (else the default role); the teams the groups map to are joined and the mapped teams whose group is
+// gone are left. Everything lands in one transaction with its audit entry.
+
+export interface SignedInIdentity {
+  issuer: string;
+  subject: string;
+  email: string;
+  /** The provider vouches for the address (`email_verified: true`). */
+  emailVerified: boolean;
+  name: string;
+  groups: string[];
+}
+
+const MAX_ATTEMPTS = 3;
+
+/** Where the identity's user comes from: already linked, an existing user of that address, or a new one. */
+async function userOf(provider: SsoProviderRecord, identity: SignedInIdentity) {
+  const orgId = provider.organizationId;
+  const linked = await getSsoIdentity(orgId, identity.issuer, identity.subject);
+  if (linked) return { userId: linked, items: [] as TransactItem[], created: false, user: undefined };
+  const existing = await userIdOfEmail(identity.email);
+  if (existing) {
+    // An existing account is joined only on the provider's word that the address is theirs, or when the
+    // organization named the domain as its own.
+    const domain = identity.email.split('@')[1]!.toLowerCase();
+    if (!identity.emailVerified && !provider.allowedEmailDomains.includes(domain))
+      throw unauthorized(
+        'Unauthorized: an account with this e-mail address exists and the identity provider does not say the address is verified',
+      );
+    return {
+      userId: existing,
+      items: [putSsoIdentity(orgId, identity.issuer, identity.subject, existing)],
+      created: false,
+      user: undefined,
+    };
+  }
+  const userId = randomUUID();
+  const user = {
+    userId,
+    email: identity.email,
+    fullName: identity.name || identity.email.split('@')[0]!,
+    createdAt: Date.now(),
+  };
+  return {
+    userId,
+    items: [...newUserItems(user, [orgId]), putSsoIdentity(orgId, identity.issuer, identity.subject, userId)],
+    created: true,
+    user,
+  };
+}
+
+/** The membership as it should be after this sign-in. */
+function membershipWrite(
+  orgId: string,
+  userId: string,
+  current: Membership | undefined,
+  role: SsoRole,
+  teamIds: string[],
+  now: number,
+): TransactItem {
+  const { pk, sk, gsi1pk, gsi1sk } = keys.membership(orgId, userId);
+  return {
+    Update: {
+      TableName: config.tableName,
+      Key: { pk, sk },
+      UpdateExpression:
+        'SET entity = :entity, gsi1pk = :gsi1pk, gsi1sk = :gsi1sk, organizationId = :org, userId = :user, #role = :role, ' +
+        '#permissions = :permissions, createdAt = if_not_exists(createdAt, :now), teamIds = :teams',
+      // Written over what was read: a concurrent change of the member's teams or role makes it try again.
+      ConditionExpression: current
+        ? 'attribute_exists(pk) AND #role = :readRole AND teamIds = :readTeams'
+        : 'attribute_not_exists(pk)',
+      ExpressionAttributeNames: { '#role': 'role', '#permissions': 'permissions' },
+      ExpressionAttributeValues: {
+        ':entity': 'membership',
+        ':gsi1pk': gsi1pk,
+        ':gsi1sk': gsi1sk,
+        ':org': orgId,
+        ':user': userId,
+        ':role': role,
+        ':permissions': role === current?.role ? current.permissions : permissionsOfRole(role),
+        ':now': now,
+        ':teams': teamIds,
+        ...(current ? { ':readRole': current.role, ':readTeams': current.teamIds ?? [] } : {}),
+      },
+    },
+  };
+}
+
+/** Links, creates and updates what the sign-in needs; answers the user's id. */
+export async function provision(provider: SsoProviderRecord, identity: SignedInIdentity): Promise<string> {
+  const orgId = provider.organizationId;
+  for (let attempt = 1; ; attempt++) {
+    const source = await userOf(provider, identity);
+    const { userId } = source;
+    const { organization, membership } = await getOrganizationAccess(orgId, userId);
+    if (!organization?.apiAccess) throw unauthorized('Unauthorized: API access is not enabled for this organization');
+    const now = Date.now();
+    // An owner keeps the role whatever the groups say: the organization must not lose its owners to a group change.
+    const mapped = roleOfGroups(identity.groups, provider.groupRoles);
+    const role: SsoRole = membership?.role === 'OWNER' ? 'OWNER' : (mapped ?? membership?.role ?? provider.defaultRole);
+    const mappedTeams = [...new Set(provider.groupTeams.map((m) => m.teamId))];
+    const wanted = new Set(teamsOfGroups(identity.groups, provider.groupTeams));
+    const teams = await getTeams(orgId, mappedTeams);
+    const before = membership?.teamIds ?? [];
+    const joined = teams.filter((t) => wanted.has(t.teamId) && !t.userIds.includes(userId));
+    const left = teams.filter((t) => !wanted.has(t.teamId) && t.userIds.includes(userId));
+    const teamIds = [
+      ...before.filter((id) => !left.some((t) => t.teamId === id)),
+      ...joined.map((t) => t.teamId).filter((id) => !before.includes(id)),
+    ];
+    const changed = !membership || membership.role !== role || joined.length > 0 || left.length > 0;
+    if (!changed && !source.items.length) return userId;
+    const items: TransactItem[] = [...source.items];
+    if (changed) {
+      items.push(
+        membershipWrite(orgId, userId, membership, role, teamIds, now),
+        ...(membership || source.created ? [] : [userOrganizationUpdate(userId, orgId, 'ADD')]),
+        ...joined.map((t) => teamUpdate(t, { ...t, userIds: [...t.userIds, userId] })),
+        ...left.map((t) => teamUpdate(t, { ...t, userIds: t.userIds.filter((id) => id !== userId) })),
+      );
+      const actor = source.user
+        ? { userId, known: { fullName: source.user.fullName, email: source.user.email } }
+        : { userId };
+      items.push(
+        await auditEntry(
+          actor,
+          orgId,
+          membership ? 'USER_MODIFIED' : 'USER_JOINED_ORG',
+          {
+            via: 'sso',
+            userId,
+            email: identity.email,
+            role,
+            teamsJoined: joined.map((t) => t.teamId),
+            teamsLeft: left.map((t) => t.teamId),
+          },
+          now,
+        ),
+      );
+    }
+    try {
+      await transactWriteRetryingConflicts(items);
+      return userId;
+    } catch (error) {
+      if (!cancellationReasons(error)?.includes('ConditionalCheckFailed')) throw error;
+      if (attempt >= MAX_ATTEMPTS) throw conflict('your account is being changed concurrently; sign in again');
+    }
+  }
+}

@@ -1,0 +1,50 @@
+import { unauthorized } from '../errors.ts';
+import { issueAccessToken } from '../auth/tokens.ts';
+import { transactWrite } from '../db/transactions.ts';
+import { listMembershipsOfUser } from '../identity/membership-repository.ts';
+import { pruneRevocations, revocationOn } from '../identity/revocations.ts';
+import type { Caller } from '../http/caller.ts';
+import { deleteSsoSessionItem, getSsoProvider, getSsoSession } from './repository.ts';
+
+// Sessions started by single sign-on (docs/IDENTITY.md "Single sign-on"), as login, refresh and key management see
+// them: a token's `akid` is `sso.<sessionId>` instead of an API key's id. Kept apart from sign-in so that those
+// functions do not bundle the OpenID Connect client.
+
+export const SESSION_PREFIX = 'sso.';
+/** How long a session started by single sign-on may be refreshed before the user signs in again. */
+export const SSO_SESSION_SECONDS = 12 * 60 * 60;
+
+/** Whether a token's session id (`akid`) names a single sign-on session rather than an API key. */
+export const isSsoSessionId = (id: string) => id.startsWith(SESSION_PREFIX);
+
+/** The live session of a token, or undefined: deleted (signed out), expired, or its provider removed or disabled. */
+export async function liveSsoSession(userId: string, sessionKeyId: string) {
+  const session = await getSsoSession(userId, sessionKeyId.slice(SESSION_PREFIX.length));
+  if (!session || session.expiresAt * 1000 <= Date.now()) return undefined;
+  const provider = await getSsoProvider(session.organizationId);
+  return provider?.enabled ? session : undefined;
+}
+
+/** Refresh of a single sign-on session: a new token, never past the session's end. */
+export async function refreshSsoSession(userId: string, sessionKeyId: string): Promise<{ token: string }> {
+  const session = await liveSsoSession(userId, sessionKeyId);
+  if (!session) throw unauthorized('Unauthorized: this single sign-on session ended; sign in again');
+  return { token: await issueAccessToken(userId, sessionKeyId, Date.now(), { notAfter: session.expiresAt * 1000 }) };
+}
+
+/**
+ * POST /api/v1/auth/sign-out (signOut): a single sign-on session is deleted (refresh is refused) and its tokens are
+ * refused at once, as a revoked API key's are. A session of an API key has nothing to end on the server: the key
+ * stays valid until revoked, and the client drops its token.
+ */
+export async function signOut(caller: Caller) {
+  if (!isSsoSessionId(caller.apiKeyId)) return {};
+  const memberships = await listMembershipsOfUser(caller.userId);
+  const now = Date.now();
+  await transactWrite([
+    deleteSsoSessionItem(caller.userId, caller.apiKeyId.slice(SESSION_PREFIX.length)),
+    ...memberships.map((m) => revocationOn(m, caller.apiKeyId, now)),
+  ]);
+  await pruneRevocations(memberships, now);
+  return {};
+}
