@@ -147,7 +147,7 @@ function operationOf(route: Route) {
     tags: [route.tag],
     summary: route.summary,
     description: notes.join('\n\n'),
-    ...(route.auth === 'apiKey' ? { security: [] } : {}),
+    ...(route.auth !== 'bearer' ? { security: [] } : {}),
     ...(route.permission ? { 'x-permission': route.permission } : {}),
     ...(route.audit ? { 'x-audit-type': route.audit } : {}),
     parameters,

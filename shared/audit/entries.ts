@@ -22,14 +22,15 @@ export interface AuditRecord {
   timestamp: number;
 }
 
+/** `actor.user`: the acting user's name and e-mail, when the caller has them (a user created in the same write). */
 export async function auditEntry(
-  actor: { userId: string },
+  actor: { userId: string; user?: { fullName: string; email: string } },
   organizationId: string,
   userActivityType: ActivityType,
   payload: Record<string, unknown>,
   now = Date.now(),
 ): Promise<TransactItem> {
-  const user = await getUser(actor.userId);
+  const user = actor.user ?? (await getUser(actor.userId));
   const record: AuditRecord = {
     id: randomUUID(),
     userActivityType,
