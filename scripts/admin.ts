@@ -42,12 +42,14 @@ const commands: Record<string, Command> = {
       (await admin()).createUser({ email: required(f, 'email'), fullName: f.name as string | undefined }),
   },
   'add-member': {
-    usage: 'add-member --org <orgId> --user <userId> [--permissions p1,p2,...] [--replace]',
+    usage:
+      'add-member --org <orgId> --user <userId> [--role OWNER|ADMIN|MEMBER|READ_ONLY|SCANNER | --permissions p1,p2,...] [--replace]',
     summary:
-      'makes a user a member (every permission unless --permissions); --replace to change an existing membership',
+      'makes a user a member (a named role, or these permissions; ADMIN by default); --replace to change an existing membership',
     flags: {
       org: { type: 'string' },
       user: { type: 'string' },
+      role: { type: 'string' },
       permissions: { type: 'string' },
       replace: { type: 'boolean' },
     },
@@ -55,6 +57,7 @@ const commands: Record<string, Command> = {
       (await admin()).addMember({
         organizationId: required(f, 'org'),
         userId: required(f, 'user'),
+        roleName: typeof f.role === 'string' ? f.role : undefined,
         permissions:
           typeof f.permissions === 'string'
             ? f.permissions

@@ -115,7 +115,8 @@ async function bootstrap(): Promise<void> {
   const admin = await import('../shared/identity/admin.ts');
   const { organizationId } = await admin.createOrganization({ name: 'Local Organization' });
   const { userId } = await admin.createUser({ email: 'admin@localhost.localdomain', fullName: 'Local Admin' });
-  await admin.addMember({ organizationId, userId });
+  // The organization's owner: only an owner can make other owners (docs/IDENTITY.md "Members and roles").
+  await admin.addMember({ organizationId, userId, roleName: 'OWNER' });
   const { apiKey } = await admin.createApiKey({ userId, name: 'bootstrap' });
   writeFileSync(file, JSON.stringify({ organizationId, userId }, null, 2));
   console.log('First start: created a bootstrap organization, user (all permissions) and API key.');

@@ -17,6 +17,7 @@ export const unauthorized = (message = 'Unauthorized') => new HttpError(401, mes
 export const forbidden = (message: string) => new HttpError(403, message);
 export const notFound = (message: string) => new HttpError(404, message);
 export const conflict = (message: string) => new HttpError(409, message);
+export const gone = (message: string) => new HttpError(410, message);
 export const payloadTooLarge = (message: string) => new HttpError(413, message);
 export const notAcceptable = (message: string) => new HttpError(406, message);
 export const unsupportedMediaType = (message: string) => new HttpError(415, message);

@@ -80,6 +80,32 @@ export const routeNotes: Record<string, string> = {
     '(`pageSize` members, at most 100; `totalCount` counts members).',
   revokeMemberKey:
     "Revokes a member's API key, as revokeUserKey does; audited in this organization. 404: not a key of a member.",
+  listMemberRoles:
+    'The named roles (OWNER, ADMIN, MEMBER, READ_ONLY, SCANNER: name, the public role shown for it, its permissions) ' +
+    "and a page of members (by user id; `pageSize` at most 100) with each one's named role (`roleName`, CUSTOM for a " +
+    'set of its own) and permissions (docs/IDENTITY.md "Members and roles").',
+  updateMember:
+    'Changes a member\'s access: `{"role": "READ_ONLY"}` (a named role) or `{"permissions": [...]}` (a custom set, ' +
+    "public role MEMBER). It applies to the member's next request. 403: granting a permission the caller does not " +
+    'hold, changing a member who holds one, or making or changing an owner without being one. 409: the last owner ' +
+    'would stop being one. 404: not a member of this organization.',
+  removeMember:
+    "Removes a member and their place in the organization's teams. Their next request to the organization is " +
+    'refused, and so is refreshing their token when no other organization with API access is left to them; their ' +
+    'API keys stay theirs. 409: the last owner; 403 and 404 as updateMember.',
+  createInvitation:
+    'Invites an e-mail address with a named `role` (default MEMBER) or a custom `permissions` set, within what the ' +
+    'caller holds (403 otherwise; only owners invite owners). Optional `expiresAt` (ISO 8601 or ms since the epoch; ' +
+    'default 7 days, at most 30). The answer holds the `token`, shown only here (only its hash is stored): it stands ' +
+    'in for the e-mail and works once, with acceptInvitation. 409: already a member, or 200 invitations pending.',
+  listInvitations: 'The pending invitations (not expired), oldest first: never their tokens.',
+  revokeInvitation: "Revokes a pending invitation: its token stops working at once. 404: not this organization's.",
+  acceptInvitation:
+    "Accepts an invitation with its `token`, without credentials (limited per source address). The e-mail's user " +
+    'becomes a member with the invited role; a user is created when the address has none (named `fullName`, or ' +
+    "after the address), and the answer then holds the user's first API key (`apiKey`), shown only here. A user " +
+    'who exists gets no key: they sign in with their own. 404: used, revoked or unknown; 410: expired; 409: already ' +
+    'a member.',
   uploadOASForApplication:
     'The raw OpenAPI 3.0 or 3.1 description, YAML or JSON (a JSON body may also be a JSON string holding it), ' +
     `at most ${MiB(DESCRIPTION_LIMITS.maxBytes)} (413 above), with ${documentLimits(DESCRIPTION_LIMITS)}, and at most ` +

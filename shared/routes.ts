@@ -44,7 +44,16 @@ import {
   validateScanConfigurationBody,
 } from './scan-configurations/inputs.ts';
 import { bulkTriageBody, findingsReportQuery, upsertAlertRulesBody } from './findings/inputs.ts';
-import { createUserKeyBody, keyIdSchema, listMembersQuery, listOrganizationKeysQuery } from './identity/inputs.ts';
+import {
+  acceptInvitationBody,
+  createInvitationBody,
+  createUserKeyBody,
+  keyIdSchema,
+  listMemberRolesQuery,
+  listMembersQuery,
+  listOrganizationKeysQuery,
+  updateMemberBody,
+} from './identity/inputs.ts';
 import {
   MAX_RUN_LOG_BYTES,
   perchCommandBody,
@@ -97,8 +106,9 @@ export interface Route {
   tag: string;
   summary: string;
   /**
-   * 'apiKey': X-ApiKey header (login only); 'bearer': an access token; 'none': the sign-in steps that come before
-   * any credential (single sign-on's start and callback), rate limited per source address as login is.
+   * 'apiKey': X-ApiKey header (login only); 'bearer': an access token; 'none': no credentials: the sign-in steps that
+   * come before any (single sign-on's start and callback) or a body carrying a secret of its own (acceptInvitation's
+   * token). Operations without a token are rate limited per source address.
    */
   auth: 'apiKey' | 'bearer' | 'none';
   /** Checked against the caller's membership of the organization the operation touches. */
@@ -307,6 +317,99 @@ export const signOutRoute: Route = {
   summary: 'Sign out: end this session (ours)',
   auth: 'bearer',
   response: 'hawk.Empty',
+};
+
+// ---- Members and roles (docs/IDENTITY.md "Members and roles"): roles, removal and invitations
+export const listMemberRolesRoute: Route = {
+  operationId: 'listMemberRoles',
+  method: 'GET',
+  path: '/api/v1/org/{orgId}/roles',
+  handler: 'list-member-roles',
+  tag: 'Organizations',
+  summary: "List Roles and Members' Roles",
+  auth: 'bearer',
+  permission: 'read:member',
+  query: listMemberRolesQuery,
+  response: 'hawk.MemberRoleList',
+};
+
+export const updateMemberRoute: Route = {
+  operationId: 'updateMember',
+  method: 'PUT',
+  path: '/api/v1/org/{orgId}/members/{userId}',
+  handler: 'update-member',
+  tag: 'Organizations',
+  summary: "Change a Member's Role",
+  auth: 'bearer',
+  permission: 'write:member',
+  audit: 'USER_MODIFIED',
+  body: updateMemberBody,
+  response: 'hawk.MemberResponse',
+};
+
+export const removeMemberRoute: Route = {
+  operationId: 'removeMember',
+  method: 'DELETE',
+  path: '/api/v1/org/{orgId}/members/{userId}',
+  handler: 'remove-member',
+  tag: 'Organizations',
+  summary: 'Remove a Member',
+  auth: 'bearer',
+  permission: 'write:member',
+  audit: 'REMOVE_USER',
+  response: 'hawk.Empty',
+};
+
+export const createInvitationRoute: Route = {
+  operationId: 'createInvitation',
+  method: 'POST',
+  path: '/api/v1/org/{orgId}/invitations',
+  handler: 'create-invitation',
+  tag: 'Organizations',
+  summary: 'Invite a Member',
+  auth: 'bearer',
+  permission: 'write:member',
+  audit: 'INVITE_USER',
+  body: createInvitationBody,
+  response: 'hawk.CreatedInvitation',
+};
+
+export const listInvitationsRoute: Route = {
+  operationId: 'listInvitations',
+  method: 'GET',
+  path: '/api/v1/org/{orgId}/invitations',
+  handler: 'list-invitations',
+  tag: 'Organizations',
+  summary: 'List Pending Invitations',
+  auth: 'bearer',
+  permission: 'write:member',
+  response: 'hawk.InvitationList',
+};
+
+export const revokeInvitationRoute: Route = {
+  operationId: 'revokeInvitation',
+  method: 'DELETE',
+  path: '/api/v1/org/{orgId}/invitations/{invitationId}',
+  handler: 'revoke-invitation',
+  tag: 'Organizations',
+  summary: 'Revoke an Invitation',
+  auth: 'bearer',
+  permission: 'write:member',
+  audit: 'USER_INVITE_REVOKED',
+  response: 'hawk.Empty',
+};
+
+export const acceptInvitationRoute: Route = {
+  operationId: 'acceptInvitation',
+  method: 'POST',
+  path: '/api/v1/invitations/accept',
+  handler: 'accept-invitation',
+  tag: 'Organizations',
+  summary: 'Accept an Invitation',
+  auth: 'none',
+  audit: 'USER_JOINED_ORG',
+  body: acceptInvitationBody,
+  response: 'hawk.AcceptedInvitation',
 };
 
 // ---- Hosted OAS and global configuration (SPEC 4.3; docs/HOSTED-ASSETS.md)
@@ -1477,6 +1580,13 @@ export const routes: Route[] = [
   startSsoSignInRoute,
   completeSsoSignInRoute,
   signOutRoute,
+  listMemberRolesRoute,
+  updateMemberRoute,
+  removeMemberRoute,
+  createInvitationRoute,
+  listInvitationsRoute,
+  revokeInvitationRoute,
+  acceptInvitationRoute,
   uploadOASForApplicationRoute,
   getHostedOASForOrgRoute,
   listOASAssetsForOrgRoute,

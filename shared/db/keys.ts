@@ -101,6 +101,19 @@ export const keys = {
   apiKeyBySecretHash: (secretHash: string) => ({ pk: `APIKEY#${secretHash}`, sk: '#APIKEY' }),
   apiKeysOfUser: (userId: string) => ({ gsi1pk: `USER#${userId}`, gsi1skPrefix: 'APIKEY#' }),
 
+  /**
+   * An invitation to an organization (docs/IDENTITY.md "Invitations"), addressed by its id, the first part of its
+   * token (acceptance reads it in one GetItem); gsi1 lists an organization's invitations, oldest first.
+   */
+  invitation: (invitationId: string, orgId: string, createdAt: number) => ({
+    pk: `INVITE#${invitationId}`,
+    sk: '#INVITE',
+    gsi1pk: `ORGINVITES#${orgId}`,
+    gsi1sk: `${sortableNumber(createdAt)}#${invitationId}`,
+  }),
+  invitationById: (invitationId: string) => ({ pk: `INVITE#${invitationId}`, sk: '#INVITE' }),
+  invitationsOfOrg: (orgId: string) => ({ gsi1pk: `ORGINVITES#${orgId}` }),
+
   // ---- Applications and environments (docs/DATA-MODEL.md). Everything an application owns lives in its
   // partition `APP#<appId>`, so a cascade delete is one partition walk.
   /** An application's own record. */
@@ -467,4 +480,6 @@ export const rateLimitKeys = {
   user: (userId: string) => ({ pk: `user#${userId}` }),
   loginKey: (secretHash: string) => ({ pk: `login-key#${secretHash}` }),
   loginSource: (sourceIp: string) => ({ pk: `login-ip#${sourceIp}` }),
+  /** Operations without credentials (acceptInvitation), apart from login's budget. */
+  anonymousSource: (sourceIp: string) => ({ pk: `anonymous-ip#${sourceIp}` }),
 };

@@ -209,20 +209,24 @@ export function admission(route: Route, prefetch: Prefetch): Middleware {
       const subjects =
         route.auth === 'bearer'
           ? [{ key: rateLimitKeys.user(caller!.userId), limit: config.rateLimitPerMinute }]
-          : [
-              {
-                key: rateLimitKeys.loginSource(request.event.requestContext.http.sourceIp),
-                limit: config.loginSourceRateLimitPerMinute,
-              },
-              ...(route.auth === 'apiKey'
-                ? [
-                    {
-                      key: rateLimitKeys.loginKey(hashApiKey(normalizedApiKey(request.event.headers['x-apikey']))),
-                      limit: config.loginRateLimitPerMinute,
-                    },
-                  ]
-                : []),
-            ];
+          : route.auth === 'apiKey'
+            ? [
+                {
+                  key: rateLimitKeys.loginSource(request.event.requestContext.http.sourceIp),
+                  limit: config.loginSourceRateLimitPerMinute,
+                },
+                {
+                  key: rateLimitKeys.loginKey(hashApiKey(normalizedApiKey(request.event.headers['x-apikey']))),
+                  limit: config.loginRateLimitPerMinute,
+                },
+              ]
+            : // An operation without credentials (acceptInvitation): per source address, as login's.
+              [
+                {
+                  key: rateLimitKeys.anonymousSource(request.event.requestContext.http.sourceIp),
+                  limit: config.loginSourceRateLimitPerMinute,
+                },
+              ];
       const decisions = await Promise.all(subjects.map(({ key, limit }) => admit(key, limit)));
       const refused = decisions.flatMap((d) => (d.admitted ? [] : [d.retryAfterSeconds]));
       if (refused.length) {

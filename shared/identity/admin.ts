@@ -16,6 +16,7 @@ import { pruneRevocations, revocationOn } from './revocations.ts';
 import { generateApiKey, hashApiKey } from '../auth/api-keys.ts';
 import { PERMISSIONS, isPermission, type Permission } from './permissions.ts';
 import { badRequest, notFound } from '../errors.ts';
+import { grantOf, ROLE_NAMES, type RoleName } from './roles.ts';
 
 // Operator actions the public API has no operations for (organizations, users, API keys). Used by the admin
 // CLI, the first-start bootstrap of `npm start` and the tests' fixtures.
@@ -46,15 +47,30 @@ export async function addMember(input: {
   userId: string;
   permissions?: string[];
   role?: Role;
+  /** A named role (roles.ts): its permissions and public role; instead of `permissions` and `role`. */
+  roleName?: string;
   /** Change an existing membership's role and permissions; without it an existing membership is refused (409). */
   replace?: boolean;
 }): Promise<{ organizationId: string; userId: string; role: Role; permissions: Permission[] }> {
+  if (input.roleName !== undefined) {
+    if (!(ROLE_NAMES as readonly string[]).includes(input.roleName))
+      throw badRequest(`--role must be one of ${ROLE_NAMES.join(', ')}, got "${input.roleName}"`);
+    if (input.permissions) throw badRequest('give either --role or --permissions, not both');
+  }
   const unknown = (input.permissions ?? []).filter((p) => !isPermission(p));
   if (unknown.length) throw badRequest(`unknown permission(s) ${unknown.join(', ')}; known: ${PERMISSIONS.join(', ')}`);
-  const permissions = (input.permissions as Permission[] | undefined) ?? [...PERMISSIONS];
-  const role = input.role ?? (input.permissions ? 'MEMBER' : 'ADMIN');
+  const named = input.roleName ? grantOf({ role: input.roleName as RoleName }) : undefined;
+  const permissions = named?.permissions ?? (input.permissions as Permission[] | undefined) ?? [...PERMISSIONS];
+  const role = named?.role ?? input.role ?? (input.permissions ? 'MEMBER' : 'ADMIN');
   await putMembership(
-    { organizationId: input.organizationId, userId: input.userId, role, permissions, createdAt: Date.now() },
+    {
+      organizationId: input.organizationId,
+      userId: input.userId,
+      role,
+      ...(named ? { roleName: named.roleName } : {}),
+      permissions,
+      createdAt: Date.now(),
+    },
     { replace: input.replace ?? false },
   );
   return { organizationId: input.organizationId, userId: input.userId, role, permissions };

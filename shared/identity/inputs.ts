@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { caseInsensitiveEnum, enumListParam, pageSizeParam, pageTokenParam, uuidSchema } from '../lists.ts';
 import { displayableText } from '../input/names.ts';
 import { PERMISSIONS } from './permissions.ts';
+import { ROLE_NAMES } from './roles.ts';
 
 // Request inputs of the identity operations. Kept free of storage imports so the route table stays light.
 
@@ -34,7 +35,7 @@ const keyNameSchema = () =>
       displayableText(),
     );
 
-/** A key's expiry: an ISO 8601 date-time or milliseconds since the epoch; null or absent: it does not expire. */
+/** An expiry: an ISO 8601 date-time or milliseconds since the epoch; null or absent: none given. */
 const expiresAtSchema = () =>
   z.pipe(
     z.nullish(
@@ -87,3 +88,83 @@ export const listOrganizationKeysQuery = schema(() =>
   }),
 );
 export type ListOrganizationKeysQuery = z.output<typeof listOrganizationKeysQuery>;
+
+// ---- Members and roles (docs/IDENTITY.md "Members and roles")
+
+const roleNameSchema = () => z.enum(ROLE_NAMES, { error: `must be one of ${ROLE_NAMES.join(', ')}` });
+const permissionSetSchema = () =>
+  z
+    .array(z.enum(PERMISSIONS, { error: `must be permission names: ${PERMISSIONS.join(', ')}` }))
+    .check(
+      z.minLength(1, 'must name at least one permission'),
+      z.maxLength(PERMISSIONS.length * 2, `must name at most ${PERMISSIONS.length * 2} permissions`),
+    );
+
+/** A grant: a named role or a custom permission set, exactly one of them. */
+const oneGrant = <T extends { role?: unknown; permissions?: unknown }>(value: T) =>
+  (value.role === undefined || value.role === null) !== (value.permissions === undefined || value.permissions === null);
+const ONE_GRANT = 'give either role (a named role) or permissions (a custom set), not both';
+
+/** PUT /api/v1/org/{orgId}/members/{userId} (updateMember). */
+export const updateMemberBody = schema(() =>
+  z
+    .object({ role: z.nullish(roleNameSchema()), permissions: z.nullish(permissionSetSchema()) })
+    .check(z.refine(oneGrant, ONE_GRANT)),
+);
+export type UpdateMemberBody = z.output<typeof updateMemberBody>;
+
+/** An e-mail address as invitations name their invitee. */
+const emailSchema = () =>
+  z
+    .string()
+    .check(
+      z.trim(),
+      z.maxLength(254, 'must be at most 254 characters'),
+      z.regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, 'must be an e-mail address'),
+      displayableText(),
+    );
+
+/** POST /api/v1/org/{orgId}/invitations (createInvitation): role defaults to MEMBER. */
+export const createInvitationBody = schema(() =>
+  z
+    .object({
+      email: emailSchema(),
+      role: z.nullish(roleNameSchema()),
+      permissions: z.nullish(permissionSetSchema()),
+      expiresAt: expiresAtSchema(),
+    })
+    .check(z.refine((value) => !(value.role && value.permissions), ONE_GRANT)),
+);
+export type CreateInvitationBody = z.output<typeof createInvitationBody>;
+
+/** POST /api/v1/invitations/accept (acceptInvitation). */
+export const acceptInvitationBody = schema(() =>
+  z.object({
+    token: z
+      .string()
+      .check(
+        z.maxLength(200, 'must be an invitation token'),
+        z.regex(/^[0-9a-f-]{36}\.[A-Za-z0-9_-]{43}$/, 'must be an invitation token (as createInvitation answered it)'),
+      ),
+    fullName: z.nullish(
+      z
+        .string()
+        .check(
+          z.trim(),
+          z.minLength(1, 'must not be empty'),
+          z.maxLength(100, 'must be at most 100 characters'),
+          displayableText(),
+        ),
+    ),
+  }),
+);
+export type AcceptInvitationBody = z.output<typeof acceptInvitationBody>;
+
+/** GET /api/v1/org/{orgId}/roles (listMemberRoles): pages of members. */
+export const listMemberRolesQuery = schema(() =>
+  z.object({
+    pageSize: pageSizeParam(100).check(z.refine((size) => size <= 100, 'must be at most 100')),
+    pageToken: pageTokenParam(),
+  }),
+);
+export type ListMemberRolesQuery = z.output<typeof listMemberRolesQuery>;

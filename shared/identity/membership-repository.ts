@@ -7,16 +7,18 @@ import { config } from '../config.ts';
 import { badRequest, conflict } from '../errors.ts';
 import { requireItem, type TransactItem } from '../db/transactions.ts';
 import type { Permission } from './permissions.ts';
+import type { MemberRoleName, Role } from './roles.ts';
 import type { Organization } from './organization-repository.ts';
 import { userOrganizationUpdate, type User } from './user-repository.ts';
-
-export const ROLES = ['OWNER', 'ADMIN', 'MEMBER'] as const;
-export type Role = (typeof ROLES)[number];
+export type { Role };
 
 export interface Membership {
   organizationId: string;
   userId: string;
+  /** The public API's role (roles.ts): READ_ONLY, SCANNER and custom sets are MEMBER there. */
   role: Role;
+  /** The named role (roles.ts); absent on memberships written before roles were named (roleNameOf). */
+  roleName?: MemberRoleName;
   permissions: Permission[];
   /** The teams of this organization the user belongs to; kept in step with team writes (teams issue). */
   teamIds: string[];
@@ -33,7 +35,7 @@ export async function putMembership(
   membership: Omit<Membership, 'teamIds'>,
   options: { replace: boolean },
 ): Promise<void> {
-  const { organizationId, userId, role, permissions, createdAt } = membership;
+  const { organizationId, userId, role, roleName, permissions, createdAt } = membership;
   try {
     await db.send(
       new TransactWriteCommand({
@@ -46,7 +48,8 @@ export async function putMembership(
               Key: { pk: keys.membership(organizationId, userId).pk, sk: keys.membership(organizationId, userId).sk },
               UpdateExpression:
                 'SET entity = :entity, gsi1pk = :gsi1pk, gsi1sk = :gsi1sk, organizationId = :org, userId = :user, #role = :role, ' +
-                '#permissions = :permissions, createdAt = if_not_exists(createdAt, :createdAt), teamIds = if_not_exists(teamIds, :noTeams)',
+                '#permissions = :permissions, createdAt = if_not_exists(createdAt, :createdAt), teamIds = if_not_exists(teamIds, :noTeams)' +
+                (roleName ? ', roleName = :roleName' : ' REMOVE roleName'),
               ...(options.replace ? {} : { ConditionExpression: 'attribute_not_exists(pk)' }),
               ExpressionAttributeNames: { '#role': 'role', '#permissions': 'permissions' },
               ExpressionAttributeValues: {
@@ -59,6 +62,7 @@ export async function putMembership(
                 ':permissions': permissions,
                 ':createdAt': createdAt,
                 ':noTeams': [],
+                ...(roleName ? { ':roleName': roleName } : {}),
               },
             },
           },
@@ -199,6 +203,58 @@ export function membershipDelete(membership: Membership): TransactItem {
       Key: membershipKey(membership.organizationId, membership.userId),
       ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(teamIds) OR size(teamIds) = :teams)',
       ExpressionAttributeValues: { ':teams': membership.teamIds.length },
+    },
+  };
+}
+
+// ---- Members and roles (docs/IDENTITY.md "Members and roles")
+
+/** A new membership's item (the user must not be a member yet), for a transaction with its user and audit entry. */
+export function membershipCreation(membership: Omit<Membership, 'revokedApiKeys'>): TransactItem {
+  const { organizationId, userId } = membership;
+  return {
+    Put: {
+      TableName: config.tableName,
+      Item: { ...keys.membership(organizationId, userId), entity: 'membership', ...membership },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  };
+}
+
+/** Changes a membership's role and permissions, provided its public role is still the one read (owner counting). */
+export function membershipGrantUpdate(
+  membership: Membership,
+  grant: { role: Role; roleName: MemberRoleName; permissions: Permission[] },
+): TransactItem {
+  return {
+    Update: {
+      TableName: config.tableName,
+      Key: membershipKey(membership.organizationId, membership.userId),
+      UpdateExpression: 'SET #role = :role, roleName = :roleName, #permissions = :permissions',
+      ConditionExpression: 'attribute_exists(pk) AND #role = :was',
+      ExpressionAttributeNames: { '#role': 'role', '#permissions': 'permissions' },
+      ExpressionAttributeValues: {
+        ':role': grant.role,
+        ':roleName': grant.roleName,
+        ':permissions': grant.permissions,
+        ':was': membership.role,
+      },
+    },
+  };
+}
+
+/**
+ * Another owner (`owning`: OWNER, or ADMIN in an organization without owners) is still one when the transaction commits: with it, a transaction that removes or demotes an
+ * owner never leaves the organization without one, even when owners are demoted concurrently.
+ */
+export function ownerRemains(orgId: string, ownerId: string, owning: Role): TransactItem {
+  return {
+    ConditionCheck: {
+      TableName: config.tableName,
+      Key: membershipKey(orgId, ownerId),
+      ConditionExpression: '#role = :owner',
+      ExpressionAttributeNames: { '#role': 'role' },
+      ExpressionAttributeValues: { ':owner': owning },
     },
   };
 }

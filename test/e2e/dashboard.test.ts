@@ -673,4 +673,54 @@ describe('dashboard', () => {
       401,
     );
   });
+  it('Members: invites with a link shown once, which a new user accepts signed out; changes a role and removes', async () => {
+    const own = await createTenant(); // an admin of an organization without owners: acts as its owner
+    const member = await addUserTo(own.orgId, ['read:application']);
+    const memberEmail = await fetch(`${baseUrl()}/api/v1/user`, {
+      headers: { authorization: `Bearer ${member.token}` },
+    })
+      .then((r) => r.json())
+      .then((body) => body.user.external.email as string);
+    await signIn(page, own.apiKey);
+    await page.getByRole('link', { name: 'Members', exact: true }).click();
+    await heading(page, 'Members');
+    await page.getByText('Invite a member').click();
+    const address = `invitee-${Date.now()}@example.test`;
+    await page.getByLabel('E-mail').fill(address);
+    await page.locator('details.create').getByLabel(/^Role/).selectOption('READ_ONLY');
+    await page.getByRole('button', { name: 'Invite', exact: true }).click();
+    const link = await page.getByTestId('invitation-link').innerText();
+    expect(link).toMatch(/\/#invitation=[0-9a-f-]{36}\.[A-Za-z0-9_-]{43}$/);
+    await page.getByRole('button', { name: 'Done' }).click();
+    expect(await page.getByTestId('invitation-link').count()).toBe(0);
+    await page.getByRole('row', { name: new RegExp(address) }).waitFor();
+    await expectAccessible(page, 'members');
+
+    // A member's role, changed from the table.
+    const row = page.getByRole('row').filter({ hasText: memberEmail });
+    await expect.poll(() => row.innerText()).toContain('Custom');
+    await row.getByLabel(/^Role of/).selectOption('SCANNER');
+    await row.getByRole('button', { name: 'Change role' }).click();
+    await expect.poll(() => row.innerText()).toContain('Scanner/CI');
+
+    // The invitee opens the link signed out: the token leaves the address bar, the first key is shown once.
+    const guestPage = await context.newPage(); // a new tab: no session (it lives in each tab's storage)
+    await guestPage.goto(link.replace(/^https?:\/\/[^/]+/, baseUrl()));
+    await guestPage.getByRole('heading', { name: 'Accept your invitation' }).waitFor();
+    expect(guestPage.url()).not.toContain('invitation=');
+    await guestPage.getByLabel('Your name (optional)').fill('Ines Invitee');
+    await guestPage.getByRole('button', { name: 'Accept invitation' }).click();
+    const firstKey = await guestPage.getByTestId('first-api-key').innerText();
+    expect((await fetch(`${baseUrl()}/api/v1/auth/login`, { headers: { 'x-apikey': firstKey } })).status).toBe(200);
+    await guestPage.close();
+
+    // Removal, behind a confirmation.
+    await page.reload();
+    const invitee = page.getByRole('row', { name: /Ines Invitee/ });
+    await expect.poll(() => invitee.innerText()).toContain('Read-only');
+    await invitee.getByRole('button', { name: 'Remove Ines Invitee' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Remove Ines Invitee' }).click();
+    await expect.poll(() => page.getByRole('row', { name: /Ines Invitee/ }).count()).toBe(0);
+    expect((await fetch(`${baseUrl()}/api/v1/auth/login`, { headers: { 'x-apikey': firstKey } })).status).toBe(401);
+  });
 });

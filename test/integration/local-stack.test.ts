@@ -206,6 +206,11 @@ describe('npm start', () => {
     // The embedded scanner agent (docs/HOSTED-SCANS.md) becomes a device of the bootstrap organization once the
     // service is ready (it registers through the API; asking wapiti its version first takes seconds when busy).
     const { token } = (await response.json()) as { token: string };
+    // Its user is the organization's owner: only an owner can make other owners.
+    const me = await fetch(url('/api/v1/user'), { headers: { authorization: `Bearer ${token}` } });
+    expect(
+      ((await me.json()) as { user: { external: { organizations: { role: string }[] } } }).user.external,
+    ).toMatchObject({ organizations: [{ role: 'OWNER' }] });
     const agents = async () => {
       const out = await fetch(url(`/api/v1/org/${bootstrap.organizationId}/perch/devices`), {
         headers: { authorization: `Bearer ${token}` },
@@ -264,6 +269,25 @@ describe('npm start', () => {
     expect(
       (await admin('add-member', '--org', org.json.organizationId, '--user', user.json.userId, '--replace')).json,
     ).toMatchObject({ role: 'ADMIN' });
+    // A named role, for break-glass use: an owner.
+    expect(
+      (
+        await admin(
+          'add-member',
+          '--org',
+          org.json.organizationId,
+          '--user',
+          user.json.userId,
+          '--role',
+          'OWNER',
+          '--replace',
+        )
+      ).json,
+    ).toMatchObject({ role: 'OWNER' });
+    expect(
+      (await admin('add-member', '--org', org.json.organizationId, '--user', user.json.userId, '--role', 'KING'))
+        .stderr,
+    ).toMatch(/--role must be one of OWNER, ADMIN, MEMBER, READ_ONLY, SCANNER/);
     const help = await run('scripts/admin.ts', ['--help']);
     expect(help.status).toBe(0);
     expect(help.stdout).toMatch(/add-member --org .* \[--replace\]\n\s+makes a user a member/);

@@ -22,6 +22,7 @@ const HostedPage = lazy(() => import('./pages/Hosted'));
 const ReportPage = lazy(() => import('./pages/Report'));
 const SettingsPage = lazy(() => import('./pages/Settings'));
 const DevicesPage = lazy(() => import('./pages/Devices'));
+const MembersPage = lazy(() => import('./pages/Members'));
 
 export const useUser = () => useQuery({ queryKey: ['user'], queryFn: () => unwrap(api.GET('/api/v1/user')) });
 
@@ -54,7 +55,8 @@ function ChooseOrganization() {
           if (organizations.length === 0)
             return (
               <p>
-                Your user belongs to no organization yet: ask an operator to add you (`npm run admin -- add-member`).
+                Your user belongs to no organization yet: ask an organization's admin for an invitation, or an operator
+                to add you (`npm run admin -- add-member`).
               </p>
             );
           return (
@@ -129,6 +131,9 @@ function Organization() {
               <NavLink to={`${base}/devices`}>Scanner agents</NavLink>
             </li>
             <li>
+              <NavLink to={`${base}/members`}>Members</NavLink>
+            </li>
+            <li>
               <NavLink to={`${base}/settings`}>Settings</NavLink>
             </li>
           </ul>
@@ -168,6 +173,7 @@ function Organization() {
               <Route path="hosted" element={<HostedPage />} />
               <Route path="settings" element={<SettingsPage />} />
               <Route path="devices" element={<DevicesPage />} />
+              <Route path="members" element={<MembersPage />} />
               <Route path="*" element={<Navigate to="apps" replace />} />
             </Routes>
           </Suspense>

@@ -101,6 +101,7 @@ function SsoSignIn() {
 
 function SignInForms({ notice }: { notice: string | null }) {
   useTitle('Sign in');
+  const [invitation] = useState(takeInvitationToken);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const submit = async (event: FormEvent<HTMLFormElement>) => {
@@ -121,6 +122,7 @@ function SignInForms({ notice }: { notice: string | null }) {
   };
   return (
     <main id="main" className="narrow signin">
+      {invitation && <AcceptInvitation token={invitation} />}
       <h1>Sign in to hawk-api</h1>
       {notice && (
         <p className="notice" role="status">
@@ -158,5 +160,73 @@ function SignInForms({ notice }: { notice: string | null }) {
       </form>
       {!new URLSearchParams(location.search).has('org') && <SsoSignIn />}
     </main>
+  );
+}
+
+/**
+ * An invitation link carries its token in the URL fragment (`#invitation=...`), which no server receives. It is
+ * read once and removed from the address bar and history.
+ */
+function takeInvitationToken(): string | null {
+  const match = window.location.hash.match(/^#invitation=([0-9a-f-]{36}\.[A-Za-z0-9_-]{43})$/);
+  if (!match) return null;
+  window.history.replaceState(null, '', window.location.pathname + window.location.search);
+  return match[1]!;
+}
+
+/** Accepting an invitation (docs/IDENTITY.md "Invitations"): a new user's first API key is shown here, once. */
+function AcceptInvitation({ token }: { token: string }) {
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const [accepted, setAccepted] = useState<{ apiKey: string } | null>(null);
+  const submit = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const fullName = String(new FormData(event.currentTarget).get('fullName') ?? '').trim();
+    setBusy(true);
+    setError(null);
+    try {
+      const answer = await unwrap(
+        api.POST('/api/v1/invitations/accept', { body: { token, ...(fullName ? { fullName } : {}) } as never }),
+      );
+      setAccepted({ apiKey: answer.apiKey ?? '' });
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+  if (accepted)
+    return (
+      <section className="notice" role="status">
+        <h2>Invitation accepted</h2>
+        {accepted.apiKey ? (
+          <>
+            <p>Your API key. Copy it now: it will not be shown again. Then sign in with it below.</p>
+            <p>
+              <code data-testid="first-api-key">{accepted.apiKey}</code>
+            </p>
+          </>
+        ) : (
+          <p>You are now a member of the organization: sign in below with your API key.</p>
+        )}
+      </section>
+    );
+  return (
+    <section>
+      <h1>Accept your invitation</h1>
+      <form onSubmit={submit}>
+        <label>
+          Your name (optional) <input name="fullName" maxLength={100} autoComplete="name" />
+        </label>
+        <button type="submit" disabled={busy}>
+          {busy ? 'Accepting…' : 'Accept invitation'}
+        </button>
+        {error !== null && (
+          <p role="alert" className="error">
+            {describeError(error)}
+          </p>
+        )}
+      </form>
+    </section>
   );
 }

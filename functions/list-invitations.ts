@@ -1,0 +1,7 @@
+import { operation } from '../shared/http/operation.ts';
+import { listInvitationsRoute } from '../shared/routes.ts';
+import { listInvitations } from '../shared/identity/invitations.ts';
+
+export const handler = operation<{ orgId: string }>(listInvitationsRoute, ({ caller, params }) =>
+  listInvitations(caller, params.orgId),
+);
