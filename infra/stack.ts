@@ -24,7 +24,7 @@ import { declaresOperationRoutes, OPERATION_ROUTES_CONTEXT } from './route-move.
 import { analyzeBundle, type AccessGrant, type CodeAccess, type QueueId, type SecretId } from './code-access.ts';
 import { functionBundleAliases } from './proto-descriptors.ts';
 import { FUNCTION_BUNDLE } from './bundling.ts';
-import { DEFAULT_WEBHOOK_MAX_ATTEMPTS } from '../shared/limits.ts';
+import { DEFAULT_WEBHOOK_MAX_ATTEMPTS, RISK_EXPIRY_CHECK_MINUTES } from '../shared/limits.ts';
 import { ScanRunner } from './scan-runner.ts';
 import { SERVICE_DESCRIPTION, SERVICE_FILES, SERVICE_PATHS } from '../shared/service/pages.ts';
 
@@ -132,6 +132,8 @@ function statementsFor(grants: AccessGrant[], storage: Storage): PolicyStatement
 const DELIVERY_TIMEOUT_SECONDS = 60;
 export const WEBHOOK_RELAY_DESCRIPTION = 'hawk-api: relays the webhook outbox to the delivery queue (every minute)';
 export const WEBHOOK_DELIVERY_DESCRIPTION = 'hawk-api: sends webhook deliveries from the delivery queue';
+export const RISK_EXPIRY_DESCRIPTION =
+  'hawk-api: makes findings whose risk acceptance expired untriaged again (every minute)';
 
 /** `arn:...:task-definition/<family>:*`: RunTask is authorized on the revision it runs, the latest one. */
 const taskDefinitionFamilyArn = (taskDefinition: FargateTaskDefinition) =>
@@ -361,6 +363,22 @@ export class HawkApiStack extends Stack {
       description: 'hawk-api: relay the webhook outbox to the delivery queue',
       schedule: Schedule.rate(Duration.minutes(1)),
       targets: [new LambdaFunction(relay, { retryAttempts: 0 })], // the next minute's run is the retry
+    });
+    // Risk acceptances that expire (docs/GOVERNANCE.md): the check runs on the same kind of schedule, beside the relay
+    // that hands on the events it records.
+    const expiry = lambda(
+      delivery,
+      'ExpireRiskAcceptancesFunction',
+      'expire-risk-acceptances',
+      RISK_EXPIRY_DESCRIPTION,
+      {
+        timeout: Duration.seconds(DELIVERY_TIMEOUT_SECONDS),
+      },
+    );
+    new Rule(delivery, 'ExpireRiskAcceptancesSchedule', {
+      description: 'hawk-api: expire risk acceptances whose time has come',
+      schedule: Schedule.rate(Duration.minutes(RISK_EXPIRY_CHECK_MINUTES)),
+      targets: [new LambdaFunction(expiry, { retryAttempts: 0 })], // the next run is the retry
     });
     const consumer = lambda(delivery, 'DeliverWebhooksFunction', 'deliver-webhooks', WEBHOOK_DELIVERY_DESCRIPTION, {
       environment: queueEnvironment,

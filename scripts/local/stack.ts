@@ -188,6 +188,8 @@ export async function startLocalStack(options: {
     await provision();
     // Webhook deliveries: the outbox relayed into the in-table queue and sent (scripts/local/delivery.ts).
     const delivery = (await import('./delivery.ts')).startLocalDelivery();
+    // Risk acceptances that expire: the scheduled check (scripts/local/governance.ts).
+    const expiryCheck = (await import('./governance.ts')).startLocalExpiryCheck();
     if (!options.holdReadiness) gate.markReady();
     const running = server;
     return {
@@ -199,6 +201,7 @@ export async function startLocalStack(options: {
       markReady: gate.markReady,
       stop: async () => {
         await delivery.stop();
+        await expiryCheck.stop();
         running.closeAllConnections();
         await new Promise((resolve) => running.close(resolve));
         await engines.stop();

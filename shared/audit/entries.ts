@@ -23,7 +23,8 @@ export interface AuditRecord {
 }
 
 export async function auditEntry(
-  actor: { userId: string },
+  /** `name`: what the entry calls an actor that is no user (the service itself). */
+  actor: { userId: string; name?: string },
   organizationId: string,
   userActivityType: ActivityType,
   payload: Record<string, unknown>,
@@ -35,7 +36,7 @@ export async function auditEntry(
     userActivityType,
     organizationId,
     userId: actor.userId,
-    userName: user?.fullName ?? '',
+    userName: user?.fullName ?? actor.name ?? '',
     userEmail: user?.email ?? '',
     payload: JSON.stringify(payload),
     timestamp: now,

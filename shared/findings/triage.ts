@@ -26,28 +26,43 @@ import { pluginCounts, type TriageStats } from './scan-findings.ts';
 import { MAX_TRIAGE_ACTIONS, type AlertRuleInput, type BulkTriageBody, type UpsertAlertRulesBody } from './inputs.ts';
 import { toAlertRule } from './views.ts';
 import type { ApplicationRecord } from '../applications/application-repository.ts';
-import { findingEvents, outboxItem } from '../webhooks/events.ts';
+import { findingEvents, outboxItem, riskExpiryEvents } from '../webhooks/events.ts';
 import type { Caller } from '../http/caller.ts';
+import { acceptanceExpiry, getSlaPolicy } from '../governance/policy.ts';
+import { riskExpiryDelete, riskExpiryPut } from '../governance/expiry-entries.ts';
 
 // Triage (docs/DATA-MODEL.md, Findings): a finding's rule lives in its environment and applies to the finding in
 // the environment's last scan (whose figures change with it, at once) and in every later scan (matched when it ends).
 
 const MAX_ATTEMPTS = 5;
 
+/** What a triage change does beyond setting the status. */
+export interface TriageOptions {
+  /** An explicit RISK_ACCEPTED action: when the acceptance expires (undefined: never). */
+  accept?: { expiresAt: number | undefined };
+  /**
+   * The expiry of an acceptance (docs/GOVERNANCE.md): applies only while the rule is still RISK_ACCEPTED until
+   * exactly this time (else 'stale', nothing written), and consumes the expiry entry, so it happens once.
+   */
+  expiring?: number;
+  now?: number;
+}
+
 /**
  * Sets a finding's rule to `resolve(current status)` with `note`, in one transaction with: the environment's triage
  * version, the move of the finding's URIs between statuses in its last scan's figures and the environment's untriaged
- * counts (when that scan is still the environment's last and has ended), and ALERT_RULE_TRIAGED. Undefined when the
- * environment never saw the finding.
+ * counts (when that scan is still the environment's last and has ended), the risk acceptance's expiry entry (moved
+ * with the rule), ALERT_RULE_TRIAGED and the events. Undefined when the environment never saw the finding.
  */
-async function triageFinding(
-  caller: Caller,
+export async function triageFinding(
+  actor: { userId: string; name?: string },
   app: ApplicationRecord,
   envRef: EnvironmentRecord,
   findingHash: string,
   resolve: (current: TriageStatus) => TriageStatus,
   note: string,
-): Promise<{ rule: TriageRule; finding: FindingRecord } | undefined> {
+  options: TriageOptions = {},
+): Promise<{ rule: TriageRule; finding: FindingRecord } | 'stale' | undefined> {
   for (let attempt = 1; ; attempt++) {
     const [finding, rule, env] = await Promise.all([
       getFinding(envRef, findingHash),
@@ -55,17 +70,23 @@ async function triageFinding(
       getEnvironment(app.applicationId, envRef.environmentId),
     ]);
     if (!env) throw notFound(`environment ${envRef.environmentId} not found`);
+    if (options.expiring !== undefined && !(rule?.status === 'RISK_ACCEPTED' && rule.expiresAt === options.expiring))
+      return 'stale';
     if (!finding) return undefined;
     const from = rule?.status ?? 'UNKNOWN';
     const to = resolve(from);
-    const now = Date.now();
+    const now = options.now ?? Date.now();
+    // An acceptance keeps its expiry through comments; a new acceptance sets its own; other statuses have none.
+    const expiresAt = to !== 'RISK_ACCEPTED' ? undefined : options.accept ? options.accept.expiresAt : rule?.expiresAt;
+    const expired = options.expiring !== undefined;
     const next: TriageRule = {
       findingHash,
       status: to,
       note,
-      userId: caller.userId,
+      userId: actor.userId,
       updatedAt: now,
       version: (rule?.version ?? 0) + 1,
+      ...(expiresAt !== undefined && { expiresAt }),
       history: [
         ...(rule?.history ?? []),
         {
@@ -73,12 +94,23 @@ async function triageFinding(
           oldResult: from,
           newResult: to,
           note,
-          userId: caller.userId,
+          userId: actor.userId,
           timestamp: now,
+          ...(expiresAt !== undefined && { expiresAt }),
+          ...(expired && { expired: true as const }),
         },
       ].slice(-MAX_RULE_HISTORY),
     };
     const items = [triageRuleWrite(env, next, rule?.version), triageVersionIncrement(env)];
+    const entry = {
+      organizationId: app.organizationId,
+      applicationId: app.applicationId,
+      environmentId: env.environmentId,
+      findingHash,
+    };
+    const hadExpiry = rule?.status === 'RISK_ACCEPTED' ? rule.expiresAt : undefined;
+    if (hadExpiry !== undefined && hadExpiry !== expiresAt) items.push(riskExpiryDelete(entry, hadExpiry, expired));
+    if (expiresAt !== undefined && expiresAt !== hadExpiry) items.push(riskExpiryPut(entry, expiresAt));
     if (from !== to && finding.lastScanId === env.lastScanId) {
       const scan = await getScan({
         applicationId: env.applicationId,
@@ -108,8 +140,16 @@ async function triageFinding(
       oldStatus: from,
       newStatus: to,
       note,
+      ...(expiresAt !== undefined && { expiresAt: new Date(expiresAt).toISOString() }),
+      ...(expired && {
+        riskAcceptanceExpired: true,
+        acceptedBy: rule!.userId,
+        acceptedAt: new Date(rule!.updatedAt).toISOString(),
+        acceptedUntil: new Date(options.expiring!).toISOString(),
+        acceptanceNote: rule!.note,
+      }),
     };
-    items.push(await auditEntry(caller, app.organizationId, 'ALERT_RULE_TRIAGED', payload, now));
+    items.push(await auditEntry(actor, app.organizationId, 'ALERT_RULE_TRIAGED', payload, now));
     items.push(
       ...findingEvents(rule, next, {
         organizationId: app.organizationId,
@@ -120,6 +160,17 @@ async function triageFinding(
         finding,
       }).map(outboxItem),
     );
+    if (expired)
+      items.push(
+        ...riskExpiryEvents(rule!, next, {
+          organizationId: app.organizationId,
+          applicationId: app.applicationId,
+          environmentId: env.environmentId,
+          app,
+          envName: env.name,
+          finding,
+        }).map(outboxItem),
+      );
     try {
       await transactWriteRetryingConflicts(items);
       return { rule: next, finding };
@@ -166,17 +217,29 @@ export async function bulkTriageFindings(
       throw badRequest(`body.${field}: must be the path's ${field} (${expected}) or absent`);
   }
   const { app, env } = await triageTarget(caller, appId, envId, orgId);
+  // Every acceptance's expiry is checked against the organization's policy before anything is written.
+  const now = Date.now();
+  const policy = body.actions.some((a) => a.status === 'RISK_ACCEPTED') ? await getSlaPolicy(orgId) : undefined;
+  const expiries = body.actions.map((action, i) =>
+    action.status === 'RISK_ACCEPTED'
+      ? { expiresAt: acceptanceExpiry(policy!, action.expiresAt, now, `actions[${i}].expiresAt`) }
+      : undefined,
+  );
   const results = [];
-  for (const action of body.actions) {
-    const applied = await triageFinding(caller, app, env, action.findingHash, statusAfter(action.status), action.note);
+  for (const [i, action] of body.actions.entries()) {
+    const applied = await triageFinding(caller, app, env, action.findingHash, statusAfter(action.status), action.note, {
+      accept: expiries[i],
+      now,
+    });
     results.push(
-      applied
+      applied && applied !== 'stale'
         ? {
             findingHash: action.findingHash,
             success: true,
             status: applied.rule.status,
             note: applied.rule.note,
             updatedAt: new Date(applied.rule.updatedAt).toISOString(),
+            expiresAt: applied.rule.expiresAt ? new Date(applied.rule.expiresAt).toISOString() : '',
           }
         : {
             findingHash: action.findingHash,
@@ -248,10 +311,19 @@ export async function upsertAlertRules(caller: Caller, appId: string, body: Upse
   }
   if (planned.length > MAX_TRIAGE_ACTIONS)
     throw badRequest(`the rules match ${planned.length} findings; at most ${MAX_TRIAGE_ACTIONS} per request`);
+  // An acceptance here names no expiry: the organization's default (or maximum) applies.
+  const now = Date.now();
+  const accepting = planned.some((p) => p.input.result === 'RISK_ACCEPTED');
+  const accept = accepting
+    ? { expiresAt: acceptanceExpiry(await getSlaPolicy(app.organizationId), undefined, now, '') }
+    : undefined;
   const alertRules = [];
   for (const { env, finding, input } of planned) {
-    const applied = await triageFinding(caller, app, env, finding.findingHash, () => input.result, input.note);
-    if (applied) alertRules.push(toAlertRule(env, applied.finding, applied.rule));
+    const applied = await triageFinding(caller, app, env, finding.findingHash, () => input.result, input.note, {
+      accept: input.result === 'RISK_ACCEPTED' ? accept : undefined,
+      now,
+    });
+    if (applied && applied !== 'stale') alertRules.push(toAlertRule(env, applied.finding, applied.rule));
   }
   return { alertRules, isSuccess: true, errorMessage: '' };
 }
