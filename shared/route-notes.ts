@@ -412,4 +412,8 @@ export const routeNotes: Record<string, string> = {
     '"maxDays": n}}` (1 to 3650 days; `riskAcceptance` and its fields optional, null: none). The findings report ' +
     "shows each finding's due date from it; a `RISK_ACCEPTED` triage without `expiresAt` then expires after " +
     '`defaultDays` (or `maxDays`), and one beyond `maxDays` is refused.',
+  getScanSla:
+    "The scan's findings that are past their due date now (docs/GOVERNANCE.md: the organization's SLA policy from " +
+    "each finding's first sighting, stopped while a false positive or accepted risk): their count, by severity, and " +
+    'the 100 most overdue. `hawk-scanner import --fail-on overdue` asks it after an import.',
 };

@@ -1410,6 +1410,18 @@ export const updateSlaPolicyRoute: Route = {
   response: 'hawk.SlaPolicy',
 };
 
+export const getScanSlaRoute: Route = {
+  operationId: 'getScanSla',
+  method: 'GET',
+  path: '/api/v1/scan/{scanId}/sla',
+  handler: 'get-scan-sla',
+  tag: 'Scan Results',
+  summary: "A scan's findings past their due date now (ours; hawk-scanner import --fail-on overdue)",
+  auth: 'bearer',
+  permission: 'read:scan',
+  response: 'hawk.ScanSla',
+};
+
 export const routes: Route[] = [
   loginRoute,
   refreshTokenRoute,
@@ -1493,6 +1505,7 @@ export const routes: Route[] = [
   updateIntegrationSettingsRoute,
   getSlaPolicyRoute,
   updateSlaPolicyRoute,
+  getScanSlaRoute,
   startScanRoute,
   stopScanRoute,
   getScanStatusRoute,
