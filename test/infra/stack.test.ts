@@ -108,8 +108,8 @@ describe('CDK stack', () => {
 
   it('has one Node.js 22 function and one HTTP API route per route-table entry, and the service function', () => {
     const functions = resources('AWS::Lambda::Function');
-    // And webhook delivery's relay and consumer.
-    expect(functions).toHaveLength(routes.length + 3);
+    // And webhook delivery's relay and consumer, and the risk acceptance expiry (docs/GOVERNANCE.md).
+    expect(functions).toHaveLength(routes.length + 4);
     for (const fn of functions) expect(fn.Properties.Runtime).toBe('nodejs22.x');
     const routeKeys = resources('AWS::ApiGatewayV2::Route')
       .map((r) => r.Properties.RouteKey)
