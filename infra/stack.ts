@@ -24,7 +24,11 @@ import { declaresOperationRoutes, OPERATION_ROUTES_CONTEXT } from './route-move.
 import { analyzeBundle, type AccessGrant, type CodeAccess, type QueueId, type SecretId } from './code-access.ts';
 import { functionBundleAliases } from './proto-descriptors.ts';
 import { FUNCTION_BUNDLE } from './bundling.ts';
-import { DEFAULT_WEBHOOK_MAX_ATTEMPTS, STOPPED_WRITES_SWEEP_MINUTES } from '../shared/limits.ts';
+import {
+  DEFAULT_WEBHOOK_MAX_ATTEMPTS,
+  RISK_EXPIRY_CHECK_MINUTES,
+  STOPPED_WRITES_SWEEP_MINUTES,
+} from '../shared/limits.ts';
 import { ScanRunner } from './scan-runner.ts';
 import { SERVICE_DESCRIPTION, SERVICE_FILES, SERVICE_PATHS } from '../shared/service/pages.ts';
 
@@ -133,6 +137,8 @@ const DELIVERY_TIMEOUT_SECONDS = 60;
 export const WEBHOOK_RELAY_DESCRIPTION = 'hawk-api: relays the webhook outbox to the delivery queue (every minute)';
 export const WEBHOOK_DELIVERY_DESCRIPTION = 'hawk-api: sends webhook deliveries from the delivery queue';
 export const STOPPED_WRITES_SWEEP_DESCRIPTION = `hawk-api: sweeps what stopped imports and scan completions left (every ${STOPPED_WRITES_SWEEP_MINUTES} minutes)`;
+export const RISK_EXPIRY_DESCRIPTION =
+  'hawk-api: makes findings whose risk acceptance expired untriaged again (every minute)';
 
 /** `arn:...:task-definition/<family>:*`: RunTask is authorized on the revision it runs, the latest one. */
 const taskDefinitionFamilyArn = (taskDefinition: FargateTaskDefinition) =>
@@ -348,7 +354,9 @@ export class HawkApiStack extends Stack {
 
     // Webhook delivery (docs/WEBHOOKS.md, Delivery), in a nested stack of its own: the relay, run every minute, hands
     // the outbox's events to the queue; the consumer, fed by the queue, sends them.
-    const delivery = new NestedStack(this, 'WebhookDelivery', { description: 'hawk-api: webhook delivery' });
+    const delivery = new NestedStack(this, 'WebhookDelivery', {
+      description: 'hawk-api: webhook delivery and scheduled functions',
+    });
     // The consumer's count of attempts is the queue's maxReceiveCount.
     const queueEnvironment = {
       WEBHOOK_QUEUE_URL: webhookQueue.queueUrl,
@@ -362,6 +370,22 @@ export class HawkApiStack extends Stack {
       description: 'hawk-api: relay the webhook outbox to the delivery queue',
       schedule: Schedule.rate(Duration.minutes(1)),
       targets: [new LambdaFunction(relay, { retryAttempts: 0 })], // the next minute's run is the retry
+    });
+    // Risk acceptances that expire (docs/GOVERNANCE.md): the check runs on the same kind of schedule, beside the relay
+    // that hands on the events it records.
+    const expiry = lambda(
+      delivery,
+      'ExpireRiskAcceptancesFunction',
+      'expire-risk-acceptances',
+      RISK_EXPIRY_DESCRIPTION,
+      {
+        timeout: Duration.seconds(DELIVERY_TIMEOUT_SECONDS),
+      },
+    );
+    new Rule(delivery, 'ExpireRiskAcceptancesSchedule', {
+      description: 'hawk-api: expire risk acceptances whose time has come',
+      schedule: Schedule.rate(Duration.minutes(RISK_EXPIRY_CHECK_MINUTES)),
+      targets: [new LambdaFunction(expiry, { retryAttempts: 0 })], // the next run is the retry
     });
     const consumer = lambda(delivery, 'DeliverWebhooksFunction', 'deliver-webhooks', WEBHOOK_DELIVERY_DESCRIPTION, {
       environment: queueEnvironment,
@@ -391,11 +415,10 @@ export class HawkApiStack extends Stack {
       },
     ];
 
-    // Scheduled maintenance, in a nested stack of its own: the sweep of what stopped imports and scan completions
-    // left in applications no later request visits (docs/DATA-MODEL.md, Findings, Unpublished writes).
-    const maintenance = new NestedStack(this, 'Maintenance', { description: 'hawk-api: scheduled maintenance' });
+    // The sweep of what stopped imports and scan completions left in applications no later request visits
+    // (docs/DATA-MODEL.md, Findings, Unpublished writes), beside the other scheduled functions.
     const sweep = lambda(
-      maintenance,
+      delivery,
       'SweepStoppedWritesFunction',
       'sweep-stopped-writes',
       STOPPED_WRITES_SWEEP_DESCRIPTION,
@@ -403,7 +426,7 @@ export class HawkApiStack extends Stack {
         timeout: Duration.seconds(60),
       },
     );
-    new Rule(maintenance, 'SweepStoppedWritesSchedule', {
+    new Rule(delivery, 'SweepStoppedWritesSchedule', {
       description: 'hawk-api: sweep what stopped imports and scan completions left',
       schedule: Schedule.rate(Duration.minutes(STOPPED_WRITES_SWEEP_MINUTES)),
       targets: [new LambdaFunction(sweep, { retryAttempts: 0 })], // the next run is the retry

@@ -37,6 +37,28 @@ export function protoName(schemaName: string): { pkg: string; message: string } 
   return { pkg: parts.slice(0, first).join('.'), message: parts.slice(first).join('_') };
 }
 
+/**
+ * Fields of ours in public messages, where the public API leaves room for them (JSON clients ignore fields they do
+ * not know): appended after the public ones, numbered from OWN_FIELD_NUMBERS so that a newer public description's
+ * fields never take their numbers. Add at the end of a list only (the numbers are positions).
+ */
+const OWN_FIELDS: Record<string, [field: string, type: string][]> = {
+  // When a risk acceptance made by a bulk triage action expires (docs/GOVERNANCE.md).
+  'application.FindingTriageResult': [['expiresAt', 'string']],
+  // The findings report's due dates and triage details (docs/GOVERNANCE.md).
+  'reports.CurrentFindingRow': [
+    ['dueDate', 'string'],
+    ['daysLeft', 'int32'],
+    ['overdue', 'bool'],
+    ['triagedBy', 'string'],
+    ['triagedByName', 'string'],
+    ['triagedAt', 'string'],
+    ['triageNote', 'string'],
+    ['riskAcceptedUntil', 'string'],
+  ],
+};
+const OWN_FIELD_NUMBERS = 1001;
+
 const pascal = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
 
 function generate(schemas: Record<string, Schema>, roots: string[]): Map<string, string> {
@@ -104,6 +126,8 @@ function generate(schemas: Record<string, Schema>, roots: string[]): Map<string,
         else type = scalar(schema, field, enums);
         return `  ${type} ${field} = ${index + 1};`;
       });
+    for (const [index, [field, type]] of (OWN_FIELDS[name] ?? []).entries())
+      fields.push(`  ${type} ${field} = ${OWN_FIELD_NUMBERS + index};`);
     file.messages.push(`message ${message} {\n${[...enums, ...fields].join('\n')}\n}`);
   }
 

@@ -102,6 +102,9 @@ export const IMPORT_LIMITS = {
 /** Attempts of a webhook delivery before it is dead (WEBHOOK_MAX_ATTEMPTS): on AWS also the delivery queue's maxReceiveCount (infra/stack.ts). */
 export const DEFAULT_WEBHOOK_MAX_ATTEMPTS = 8;
 
+/** Minutes between two runs of the risk acceptance expiry check on AWS (its EventBridge schedule; docs/GOVERNANCE.md). */
+export const RISK_EXPIRY_CHECK_MINUTES = 1;
+
 /**
  * How long after it started a request that writes finding records before publishing its scan (an import, a scan's
  * completion) is taken for dead if its pending write is still there (Lambda stops every function at 29 s): the next

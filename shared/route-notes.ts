@@ -372,7 +372,10 @@ export const routeNotes: Record<string, string> = {
     'At most 100 actions, applied in request order, each atomically with its ALERT_RULE_TRIAGED entry; a hash the ' +
     'environment never saw fails alone (`success: false`, `error`), the others still apply. The rule applies to ' +
     "the finding in the environment's last scan (its figures, the environment's untriaged counts and health " +
-    'change at once) and in every later scan. Body ids, when given, must match the path.',
+    'change at once) and in every later scan. Body ids, when given, must match the path. A `RISK_ACCEPTED` action ' +
+    "may carry `expiresAt` (ISO 8601): in the future and within the organization's maximum (getSlaPolicy), else " +
+    "400 and nothing changes; without it the organization's default applies. At its expiry the finding is " +
+    'untriaged again (docs/GOVERNANCE.md).',
   listMembers:
     "The organization's members as users (`external.organizations` holds this organization with the member's " +
     'role, `external.teams` their teams in it). `pattern`: a case-insensitive part of the full name or e-mail ' +
@@ -388,7 +391,10 @@ export const routeNotes: Record<string, string> = {
     '`Accept: text/csv` answers the same rows as RFC 4180 CSV (header row; first/last seen in ISO 8601; the public ' +
     "example's columns, then findingHash, cweId, team) with the total in `X-Total-Count`. Every field holding a line " +
     'break (CR or LF) is quoted; a cell starting with =, +, -, @, tab or CR (a spreadsheet formula) gets a leading ' +
-    "apostrophe and quotes, as OWASP's CSV-injection guidance recommends.",
+    "apostrophe and quotes, as OWASP's CSV-injection guidance recommends. Fields of ours (docs/GOVERNANCE.md), in " +
+    'JSON and as the last CSV columns: `dueDate` (the SLA policy from the first sighting; empty for false ' +
+    'positives, accepted risks and Info), `daysLeft`, `overdue`, and who triaged last, when, why and ' +
+    '`riskAcceptedUntil`.',
   upsertAlertRule:
     'The January 2026 operation, on the same rules as bulk triage: each `alertRuleWrapper.alertRule` (or deprecated ' +
     '`alertRules`) names an environment, plugin, method and `parameterizedPath` or `path` (normalized as finding ' +
@@ -405,7 +411,7 @@ export const routeNotes: Record<string, string> = {
     'uses this hash.',
   createWebhook:
     'Subscribes a receiver URL to events of the organization (`scanStarted`, `scanCompleted`, `scanErrored`, ' +
-    "`findingStatusChanged`), optionally only for some applications (`applicationIds`) or a team's applications " +
+    "`findingStatusChanged`, `riskAcceptanceExpired`), optionally only for some applications (`applicationIds`) or a team's applications " +
     '(`teamId`), as signed JSON (`format: json`, the default) or as Slack or Teams messages. The answer holds the ' +
     'signing secret, shown only here. Each delivery is a POST with `X-Hawk-Event` and `X-Hawk-Signature: ' +
     't=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>` (docs/WEBHOOKS.md). The URL is checked when ' +
@@ -451,4 +457,17 @@ export const routeNotes: Record<string, string> = {
   updateIntegrationSettings:
     '`allowPrivateNetworks`: whether receivers may be on private, loopback or shared (CGNAT) addresses. Link-local ' +
     'and metadata addresses are never allowed. Only an owner or administrator of the organization may change it (403).',
+  getSlaPolicy:
+    "The organization's SLA policy (docs/GOVERNANCE.md): days to fix a High, Medium and Low finding, counted from " +
+    'its first sighting, and the default and maximum length of a risk acceptance (0: none). `configured: false` ' +
+    'while the organization has not set one (30, 90 and 180 days apply).',
+  updateSlaPolicy:
+    'Sets the whole policy: `{"days": {"High": n, "Medium": n, "Low": n}, "riskAcceptance": {"defaultDays": n, ' +
+    '"maxDays": n}}` (1 to 3650 days; `riskAcceptance` and its fields optional, null: none). The findings report ' +
+    "shows each finding's due date from it; a `RISK_ACCEPTED` triage without `expiresAt` then expires after " +
+    '`defaultDays` (or `maxDays`), and one beyond `maxDays` is refused.',
+  getScanSla:
+    "The scan's findings that are past their due date now (docs/GOVERNANCE.md: the organization's SLA policy from " +
+    "each finding's first sighting, stopped while a false positive or accepted risk): their count, by severity, and " +
+    'the 100 most overdue. `hawk-scanner import --fail-on overdue` asks it after an import.',
 };

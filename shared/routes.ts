@@ -90,6 +90,7 @@ import {
 } from './teams/inputs.ts';
 import { createWebhookBody, integrationSettingsBody, updateWebhookBody } from './webhooks/inputs.ts';
 import { ssoCallbackBody, ssoProviderBody, ssoStartBody } from './sso/inputs.ts';
+import { slaPolicyBody } from './governance/inputs.ts';
 
 /** Builds a schema at load, marked side-effect free: bundlers drop the schemas a function never uses (esbuild honours the mark only in the same file). */
 const schema = /* @__NO_SIDE_EFFECTS__ */ <T>(build: () => T): T => build();
@@ -1565,6 +1566,45 @@ export const updateIntegrationSettingsRoute: Route = {
   response: 'hawk.IntegrationSettings',
 };
 
+// ---- Findings governance: the SLA policy and risk acceptances that expire (docs/GOVERNANCE.md)
+export const getSlaPolicyRoute: Route = {
+  operationId: 'getSlaPolicy',
+  method: 'GET',
+  path: '/api/v1/org/{orgId}/sla',
+  handler: 'get-sla-policy',
+  tag: 'Reports',
+  summary: "Get the organization's SLA policy (ours)",
+  auth: 'bearer',
+  permission: 'read:policy',
+  response: 'hawk.SlaPolicy',
+};
+
+export const updateSlaPolicyRoute: Route = {
+  operationId: 'updateSlaPolicy',
+  method: 'PUT',
+  path: '/api/v1/org/{orgId}/sla',
+  handler: 'update-sla-policy',
+  tag: 'Reports',
+  summary: "Set the organization's SLA policy: days per severity, risk acceptance default and maximum (ours)",
+  auth: 'bearer',
+  permission: 'write:policy',
+  audit: 'ORGANIZATION_POLICY_MODIFIED',
+  body: slaPolicyBody,
+  response: 'hawk.SlaPolicy',
+};
+
+export const getScanSlaRoute: Route = {
+  operationId: 'getScanSla',
+  method: 'GET',
+  path: '/api/v1/scan/{scanId}/sla',
+  handler: 'get-scan-sla',
+  tag: 'Scan Results',
+  summary: "A scan's findings past their due date now (ours; hawk-scanner import --fail-on overdue)",
+  auth: 'bearer',
+  permission: 'read:scan',
+  response: 'hawk.ScanSla',
+};
+
 export const routes: Route[] = [
   loginRoute,
   refreshTokenRoute,
@@ -1659,6 +1699,9 @@ export const routes: Route[] = [
   listWebhookDeliveriesRoute,
   getIntegrationSettingsRoute,
   updateIntegrationSettingsRoute,
+  getSlaPolicyRoute,
+  updateSlaPolicyRoute,
+  getScanSlaRoute,
   startScanRoute,
   stopScanRoute,
   getScanStatusRoute,

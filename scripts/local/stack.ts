@@ -190,6 +190,8 @@ export async function startLocalStack(options: {
     const delivery = (await import('./delivery.ts')).startLocalDelivery();
     // What stopped imports and completions left, swept on a timer as a schedule does on AWS (scripts/local/sweeper.ts).
     const sweep = (await import('./sweeper.ts')).startLocalSweep();
+    // Risk acceptances that expire: the scheduled check (scripts/local/governance.ts).
+    const expiryCheck = (await import('./governance.ts')).startLocalExpiryCheck();
     if (!options.holdReadiness) gate.markReady();
     const running = server;
     return {
@@ -202,6 +204,7 @@ export async function startLocalStack(options: {
       stop: async () => {
         await delivery.stop();
         await sweep.stop();
+        await expiryCheck.stop();
         running.closeAllConnections();
         await new Promise((resolve) => running.close(resolve));
         await engines.stop();

@@ -22,9 +22,18 @@ export interface AuditRecord {
   timestamp: number;
 }
 
+/**
+ * Who acts: a user; `known`: their name and e-mail when the user is written in the same transaction (not yet
+ * readable); `name`: what the entry calls an actor that is no user (the service itself).
+ */
+export interface AuditActor {
+  userId: string;
+  known?: { fullName: string; email: string };
+  name?: string;
+}
+
 export async function auditEntry(
-  /** Who acts; `known`: their name and e-mail when the user is written in the same transaction (not yet readable). */
-  actor: { userId: string; known?: { fullName: string; email: string } },
+  actor: AuditActor,
   organizationId: string,
   userActivityType: ActivityType,
   payload: Record<string, unknown>,
@@ -35,7 +44,7 @@ export async function auditEntry(
 
 /** One entry per payload, of one actor and type (the actor's name is read once). */
 export async function auditEntries(
-  actor: { userId: string; known?: { fullName: string; email: string } },
+  actor: AuditActor,
   organizationId: string,
   userActivityType: ActivityType,
   payloads: Record<string, unknown>[],
@@ -48,7 +57,7 @@ export async function auditEntries(
       userActivityType,
       organizationId,
       userId: actor.userId,
-      userName: user?.fullName ?? '',
+      userName: user?.fullName ?? actor.name ?? '',
       userEmail: user?.email ?? '',
       payload: JSON.stringify(payload),
       timestamp: now,

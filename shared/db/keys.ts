@@ -447,6 +447,21 @@ export const keys = {
   /** A message of the local delivery queue (`npm start`'s stand-in for SQS): `queue` is 'main' or 'dead'. */
   queueMessage: (queue: string, messageId: string) => ({ pk: `QUEUE#${queue}`, sk: messageId }),
   queueMessages: (queue: string) => ({ pk: `QUEUE#${queue}` }),
+  // ---- Findings governance (docs/GOVERNANCE.md).
+  /** The organization's SLA policy: days per severity and the risk acceptance default and maximum. */
+  slaPolicy: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: '#SLA' }),
+  /**
+   * A risk acceptance that expires: one entry per accepted finding, in the partition of its expiry's UTC day
+   * (ordered by expiry), so the expiry check reads only the due entries of the days since it last ran, never a scan.
+   */
+  riskExpiry: (expiresAt: number, appId: string, envId: string, findingHash: string) => ({
+    pk: `RISKEXPIRY#${expiryDay(expiresAt)}`,
+    sk: `${sortableNumber(expiresAt)}#${appId}#${envId}#${findingHash}`,
+  }),
+  /** The entries of a day's partition due by `now` (ms): those of earlier times, never the rest of the day. */
+  riskExpiriesDue: (day: number, now: number) => ({ pk: `RISKEXPIRY#${day}`, skTo: `${sortableNumber(now)}#~` }),
+  /** The first UTC day (days since the epoch) whose partition may still hold entries: where the check starts. */
+  riskExpiryCursor: () => ({ pk: 'RISKEXPIRY', sk: '#CURSOR' }),
   // ---- Hosted scans (docs/HOSTED-SCANS.md).
   /** An application's hosted scan: its current or last run of startScan (one active run per application). */
   perchRun: (appId: string) => ({ pk: `APP#${appId}`, sk: '#PERCH' }),
@@ -474,6 +489,9 @@ export const keys = {
   /** A session started by single sign-on: refresh needs it, sign-out deletes it. */
   ssoSession: (userId: string, sessionId: string) => ({ pk: `USER#${userId}`, sk: `SSOSESSION#${sessionId}` }),
 };
+
+/** Days since the epoch (UTC) of a time in ms: the partition of the risk expiries due that day. */
+export const expiryDay = (ms: number) => Math.floor(ms / 86_400_000);
 
 /** Keys of the rate-limit table: one sliding-window record per subject. */
 export const rateLimitKeys = {

@@ -22,6 +22,27 @@ const note = schema(() =>
 );
 const optionalUuid = schema(() => z.optional(z.string().check(z.regex(/^[0-9a-fA-F-]{36}$/, 'must be a UUID'))));
 
+/** An ISO 8601 date-time with its zone (`Z` or an offset), to ms. */
+const isoDateTime = /* @__NO_SIDE_EFFECTS__ */ () =>
+  z.pipe(
+    z
+      .string()
+      .check(
+        z.regex(
+          /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d{1,9})?)?(Z|[+-]\d\d:\d\d)$/,
+          'must be an ISO 8601 date-time with its zone, e.g. 2026-06-30T00:00:00Z',
+        ),
+      ),
+    z.transform((v, ctx) => {
+      const at = Date.parse(v);
+      if (Number.isNaN(at)) {
+        ctx.issues.push({ code: 'custom', message: 'must be a valid ISO 8601 date-time', input: v });
+        return z.NEVER;
+      }
+      return at;
+    }),
+  );
+
 /** The actions bulk triage supports (the public description: others are refused). */
 export const BULK_TRIAGE_STATUSES = ['FALSE_POSITIVE', 'RISK_ACCEPTED', 'ADD_COMMENT'] as const;
 
@@ -37,9 +58,14 @@ export const bulkTriageBody = schema(() =>
           findingHash: findingHashSchema,
           status: z.enum(BULK_TRIAGE_STATUSES, { error: `must be one of ${BULK_TRIAGE_STATUSES.join(', ')}` }),
           note,
+          expiresAt: z.optional(isoDateTime()),
         }),
       )
       .check(
+        z.refine(
+          (actions) => actions.every((a) => a.expiresAt === undefined || a.status === 'RISK_ACCEPTED'),
+          'expiresAt: only a RISK_ACCEPTED action may carry one',
+        ),
         z.minLength(1, 'must have at least one action'),
         z.maxLength(MAX_TRIAGE_ACTIONS, `must have at most ${MAX_TRIAGE_ACTIONS} actions`),
       ),

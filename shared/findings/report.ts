@@ -29,6 +29,9 @@ import type { FindingsReportQuery } from './inputs.ts';
 import type { Membership } from '../identity/membership-repository.ts';
 import type { Caller } from '../http/caller.ts';
 import { RawResponse } from '../http/types.ts';
+import { getSlaPolicy, slaDaysOf, type SlaPolicy } from '../governance/policy.ts';
+import { slaClock } from '../governance/clock.ts';
+import { EXPIRY_ACTOR } from '../governance/expiry-entries.ts';
 
 // GET /api/v1/reports/org/{orgId}/findings (docs/DATA-MODEL.md, Findings report): the organization's current
 // findings, i.e. the URIs of each visible environment's latest COMPLETED scan (as of `date`/`datetime` when given),
@@ -137,9 +140,15 @@ function isoDuration(seconds: number): string {
 }
 
 /** reports.CurrentFindingRow of each URI of the page. */
-async function rowsOf(orgId: string, slices: Awaited<ReturnType<typeof pageSlices>>, asOf: number | undefined) {
+async function rowsOf(
+  orgId: string,
+  slices: Awaited<ReturnType<typeof pageSlices>>,
+  asOf: number | undefined,
+  sla: SlaPolicy,
+  now: number,
+) {
   const uris = slices.flatMap(({ source, uris }) => uris.map((u) => ({ source, u })));
-  const [messages, firstSeen, rules, users, teams] = await Promise.all([
+  const [messages, firstSeen, rules, scanUsers, teams] = await Promise.all([
     batchGet(
       uris.map(({ source: { scan }, u }) =>
         keys.alertMessage(scan.applicationId, scan.environmentId, scan.scanId, u.msgId),
@@ -181,20 +190,34 @@ async function rowsOf(orgId: string, slices: Awaited<ReturnType<typeof pageSlice
       .map((f) => [f.findingHash, f.firstSeen]),
   );
   const ruleOf = new Map(rules.flatMap((byHash) => [...byHash]));
-  const userOf = new Map(users.map((u) => [u.userId, u]));
+  const known = new Set(scanUsers.map((u) => u.userId));
+  const triagers = await getUsers(
+    [...new Set([...ruleOf.values()].map((r) => r.userId))].filter((id) => !known.has(id)),
+  );
+  const userOf = new Map([...scanUsers, ...triagers].map((u) => [u.userId, u.fullName]));
+  userOf.set(EXPIRY_ACTOR.userId, EXPIRY_ACTOR.name);
+  // Due dates as of the report's moment (`date`/`datetime`), or now.
+  const at = asOf ?? now;
+  const iso = (ms: number | undefined) => (ms === undefined ? '' : new Date(ms).toISOString());
   const teamOf = new Map(teams.map((t) => [t.teamId, t.name]));
   return slices.flatMap(({ source: { app, env, scan }, alert, uris }) =>
     uris.map((u) => {
       const first = Math.min(firstSeenOf.get(u.findingHash) ?? scan.startedAt, scan.startedAt);
       const last = scan.startedAt;
       const message = messageOf.get(u.msgId);
+      const rule = ruleOf.get(u.findingHash);
+      const history = (rule?.history ?? []).filter((h) => h.timestamp <= at);
+      const clock = slaClock(first, slaDaysOf(sla, alert.severity), history, at);
+      const lastChange = history.at(-1);
+      const status = statusAt(rule, asOf);
+      const current = asOf === undefined && rule ? rule : undefined;
       return {
         scanId: scan.scanId,
         applicationId: app.applicationId,
         applicationName: app.name,
         environmentId: env.environmentId,
         environmentName: env.name,
-        status: reportStatus(statusAt(ruleOf.get(u.findingHash), asOf)),
+        status: reportStatus(status),
         findingPluginId: alert.pluginId,
         findingPluginName: alert.name,
         findingRisk: alert.severity,
@@ -215,8 +238,16 @@ async function rowsOf(orgId: string, slices: Awaited<ReturnType<typeof pageSlice
         scanDuration: scan.durationSeconds ?? 0,
         scanDurationISO8601: isoDuration(scan.durationSeconds ?? 0),
         scanUserId: scan.userId,
-        scanUserName: userOf.get(scan.userId)?.fullName ?? '',
+        scanUserName: userOf.get(scan.userId) ?? '',
         team: (app.teamId && teamOf.get(app.teamId)) || '',
+        dueDate: iso(clock.dueAt),
+        daysLeft: clock.daysLeft,
+        overdue: clock.overdue,
+        triagedBy: lastChange?.userId ?? '',
+        triagedByName: (lastChange && userOf.get(lastChange.userId)) || '',
+        triagedAt: iso(lastChange?.timestamp),
+        triageNote: lastChange?.note ?? '',
+        riskAcceptedUntil: status === 'RISK_ACCEPTED' ? iso(current ? current.expiresAt : lastChange?.expiresAt) : '',
       };
     }),
   );
@@ -224,7 +255,10 @@ async function rowsOf(orgId: string, slices: Awaited<ReturnType<typeof pageSlice
 
 export type FindingRow = Awaited<ReturnType<typeof rowsOf>>[number];
 
-/** CSV columns: the public example's, in its order (first/last seen in ISO 8601), then the hash, CWE and team. */
+/**
+ * CSV columns: the public example's, in its order (first/last seen in ISO 8601), then the hash, CWE and team, then
+ * ours: the due date and days left, and who triaged the finding last, when, why and until when it is accepted.
+ */
 const CSV_COLUMNS: [keyof FindingRow, string][] = [
   ['scanId', 'scanId'],
   ['applicationId', 'applicationId'],
@@ -245,6 +279,13 @@ const CSV_COLUMNS: [keyof FindingRow, string][] = [
   ['findingHash', 'findingHash'],
   ['cweId', 'cweId'],
   ['team', 'team'],
+  ['dueDate', 'dueDate'],
+  ['daysLeft', 'daysLeft'],
+  ['overdue', 'overdue'],
+  ['triagedByName', 'triagedBy'],
+  ['triagedAt', 'triagedAt'],
+  ['triageNote', 'triageNote'],
+  ['riskAcceptedUntil', 'riskAcceptedUntil'],
 ];
 
 /**
@@ -264,7 +305,10 @@ export function findingsCsv(rows: FindingRow[]): string {
     header: true,
     record_delimiter: 'windows',
     quoted_match: /[\r\n]/,
-    cast: { string: (value) => (FORMULA_START.test(value) ? { value: `'${value}`, quoted: true } : value) },
+    cast: {
+      string: (value) => (FORMULA_START.test(value) ? { value: `'${value}`, quoted: true } : value),
+      boolean: (value) => String(value), // csv-stringify's own: '1' and an empty cell
+    },
     columns: CSV_COLUMNS.map(([key, header]) => ({ key, header })),
   });
 }
@@ -277,12 +321,13 @@ export function findingsCsv(rows: FindingRow[]): string {
 export async function listOrganizationFindings(caller: Caller, orgId: string, q: FindingsReportQuery) {
   const membership = await caller.authorize(orgId);
   const asOf = q.datetime ?? q.date;
-  const envs = await visibleEnvironments(orgId, membership, q);
+  const now = Date.now();
+  const [envs, sla] = await Promise.all([visibleEnvironments(orgId, membership, q), getSlaPolicy(orgId)]);
   const scans = await mapLimited(envs, 8, ({ env }) => currentScanOf(env, asOf));
   const sources = envs.flatMap((e, i) => (scans[i] ? [{ ...e, scan: scans[i] }] : []));
   const totalFindings = sources.reduce((n, s) => n + (s.scan.stats?.totalAlerts ?? 0), 0);
   const slices = await pageSlices(sources, q.pageToken * q.pageSize, q.pageSize);
-  return { findings: await rowsOf(orgId, slices, asOf), totalFindings };
+  return { findings: await rowsOf(orgId, slices, asOf, sla, now), totalFindings };
 }
 
 /** The report as JSON (reports.CurrentFindingsResponse) or, for `Accept: text/csv`, as CSV with the total in X-Total-Count. */

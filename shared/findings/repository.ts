@@ -65,6 +65,10 @@ export interface RuleHistoryEntry {
   note: string;
   userId: string;
   timestamp: number;
+  /** ms: when an acceptance made by this change expires (RISK_ACCEPTED only; docs/GOVERNANCE.md). */
+  expiresAt?: number;
+  /** The change was the expiry of a risk acceptance, not a person's triage. */
+  expired?: true;
 }
 
 /** The triage of a finding: applies to it in its environment's last scan and every later scan. */
@@ -77,6 +81,8 @@ export interface TriageRule {
   updatedAt: number;
   /** Every change conditions on the version it read. */
   version: number;
+  /** ms: while RISK_ACCEPTED, when the acceptance expires and the finding becomes untriaged again (docs/GOVERNANCE.md). */
+  expiresAt?: number;
   /** Oldest first; at most MAX_RULE_HISTORY entries (the oldest are dropped). */
   history: RuleHistoryEntry[];
 }

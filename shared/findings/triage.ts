@@ -27,8 +27,10 @@ import { pluginCounts, type TriageStats } from './scan-findings.ts';
 import { MAX_TRIAGE_ACTIONS, type AlertRuleInput, type BulkTriageBody, type UpsertAlertRulesBody } from './inputs.ts';
 import { toAlertRule } from './views.ts';
 import type { ApplicationRecord } from '../applications/application-repository.ts';
-import { findingEvents, outboxItem } from '../webhooks/events.ts';
+import { findingEvents, outboxItem, riskExpiryEvents } from '../webhooks/events.ts';
 import type { Caller } from '../http/caller.ts';
+import { acceptanceExpiry, getSlaPolicy } from '../governance/policy.ts';
+import { riskExpiryDelete, riskExpiryPut } from '../governance/expiry-entries.ts';
 
 // Triage (docs/DATA-MODEL.md, Findings): a finding's rule lives in its environment and applies to the finding in
 // the environment's last scan (whose figures change with it, at once) and in every later scan (matched when it ends).
@@ -50,42 +52,66 @@ async function withFreshReads<T>(attempt: () => Promise<T>, conflictMessage: str
   }
 }
 
+/** Who triages: a user, or the service itself (`name`: what the audit entry calls it). */
+type Actor = { userId: string; name?: string };
+
+/** What a triage change does beyond setting the status. */
+export interface TriageOptions {
+  /** An explicit RISK_ACCEPTED action: when the acceptance expires (undefined: never). */
+  accept?: { expiresAt: number | undefined };
+  /**
+   * The expiry of an acceptance (docs/GOVERNANCE.md): applies only while the rule is still RISK_ACCEPTED until
+   * exactly this time (else 'stale', nothing written), and consumes the expiry entry, so it happens once.
+   */
+  expiring?: number;
+  now?: number;
+}
+
 /** A finding's triage change, planned from what was read. */
 interface TriageChange {
   env: EnvironmentRecord;
   finding: FindingRecord;
   before: TriageRule | undefined;
   after: TriageRule;
+  /** The change is the expiry of the acceptance `before` (TriageOptions.expiring). */
+  expired: boolean;
 }
 
 function triageChange(
-  caller: Caller,
+  actor: Actor,
   env: EnvironmentRecord,
   finding: FindingRecord,
   before: TriageRule | undefined,
   to: TriageStatus,
   note: string,
   now: number,
+  options: TriageOptions = {},
 ): TriageChange {
   const from = before?.status ?? 'UNKNOWN';
+  // An acceptance keeps its expiry through comments; a new acceptance sets its own; other statuses have none.
+  const expiresAt = to !== 'RISK_ACCEPTED' ? undefined : options.accept ? options.accept.expiresAt : before?.expiresAt;
+  const expired = options.expiring !== undefined;
   const entry = {
     operation: before ? ('UPDATE' as const) : ('CREATE' as const),
     oldResult: from,
     newResult: to,
     note,
-    userId: caller.userId,
+    userId: actor.userId,
     timestamp: now,
+    ...(expiresAt !== undefined && { expiresAt }),
+    ...(expired && { expired: true as const }),
   };
   const after: TriageRule = {
     findingHash: finding.findingHash,
     status: to,
     note,
-    userId: caller.userId,
+    userId: actor.userId,
     updatedAt: now,
     version: (before?.version ?? 0) + 1,
+    ...(expiresAt !== undefined && { expiresAt }),
     history: [...(before?.history ?? []), entry].slice(-MAX_RULE_HISTORY),
   };
-  return { env, finding, before, after };
+  return { env, finding, before, after, expired };
 }
 
 /**
@@ -95,7 +121,7 @@ function triageChange(
  * environment's untriaged counts; the application's health once. At most one change per finding.
  */
 async function triageWrites(
-  caller: Caller,
+  actor: Actor,
   app: ApplicationRecord,
   changes: TriageChange[],
   now: number,
@@ -138,10 +164,10 @@ async function triageWrites(
   }
   items.push(...(await environmentUntriagedChanges(untriaged)));
   const audit = await auditEntries(
-    caller,
+    actor,
     app.organizationId,
     'ALERT_RULE_TRIAGED',
-    changes.map(({ env, finding, before, after }) => ({
+    changes.map(({ env, finding, before, after, expired }) => ({
       applicationId: app.applicationId,
       appName: app.name,
       envId: env.environmentId,
@@ -153,11 +179,31 @@ async function triageWrites(
       oldStatus: before?.status ?? 'UNKNOWN',
       newStatus: after.status,
       note: after.note,
+      ...(after.expiresAt !== undefined && { expiresAt: new Date(after.expiresAt).toISOString() }),
+      ...(expired && {
+        riskAcceptanceExpired: true,
+        acceptedBy: before!.userId,
+        acceptedAt: new Date(before!.updatedAt).toISOString(),
+        acceptedUntil: new Date(before!.expiresAt!).toISOString(),
+        acceptanceNote: before!.note,
+      }),
     })),
     now,
   );
-  changes.forEach(({ env, finding, before, after }, i) => {
+  changes.forEach(({ env, finding, before, after, expired }, i) => {
     items.push(triageRuleWrite(env, after, before?.version), audit[i]!);
+    // The acceptance's expiry entry moves with the rule (docs/GOVERNANCE.md); an expiry consumes its own.
+    const entry = {
+      organizationId: app.organizationId,
+      applicationId: app.applicationId,
+      environmentId: env.environmentId,
+      findingHash: finding.findingHash,
+    };
+    const hadExpiry = before?.status === 'RISK_ACCEPTED' ? before.expiresAt : undefined;
+    if (hadExpiry !== undefined && hadExpiry !== after.expiresAt)
+      items.push(riskExpiryDelete(entry, hadExpiry, expired));
+    if (after.expiresAt !== undefined && after.expiresAt !== hadExpiry)
+      items.push(riskExpiryPut(entry, after.expiresAt));
     const context = {
       organizationId: app.organizationId,
       applicationId: app.applicationId,
@@ -167,22 +213,24 @@ async function triageWrites(
       finding,
     };
     items.push(...findingEvents(before, after, context).map(outboxItem));
+    if (expired) items.push(...riskExpiryEvents(before!, after, context).map(outboxItem));
   });
   return items;
 }
 
 /**
  * Sets a finding's rule to `resolve(current status)` with `note`, atomically with what it changes (triageWrites).
- * Undefined when the environment never saw the finding.
+ * Undefined when the environment never saw the finding; 'stale' when an expiry finds the acceptance changed.
  */
-async function triageFinding(
-  caller: Caller,
+export async function triageFinding(
+  actor: Actor,
   app: ApplicationRecord,
   envRef: EnvironmentRecord,
   findingHash: string,
   resolve: (current: TriageStatus) => TriageStatus,
   note: string,
-): Promise<{ rule: TriageRule; finding: FindingRecord } | undefined> {
+  options: TriageOptions = {},
+): Promise<{ rule: TriageRule; finding: FindingRecord } | 'stale' | undefined> {
   return withFreshReads(async () => {
     const [finding, rule, env] = await Promise.all([
       getFinding(envRef, findingHash),
@@ -190,10 +238,13 @@ async function triageFinding(
       getEnvironment(app.applicationId, envRef.environmentId),
     ]);
     if (!env) throw notFound(`environment ${envRef.environmentId} not found`);
+    if (options.expiring !== undefined && !(rule?.status === 'RISK_ACCEPTED' && rule.expiresAt === options.expiring))
+      return 'stale' as const;
     if (!finding) return undefined;
-    const now = Date.now();
-    const change = triageChange(caller, env, finding, rule, resolve(rule?.status ?? 'UNKNOWN'), note, now);
-    await transactWriteRetryingConflicts(await triageWrites(caller, app, [change], now));
+    const now = options.now ?? Date.now();
+    const to = resolve(rule?.status ?? 'UNKNOWN');
+    const change = triageChange(actor, env, finding, rule, to, note, now, options);
+    await transactWriteRetryingConflicts(await triageWrites(actor, app, [change], now));
     return { rule: change.after, finding };
   }, `finding ${findingHash} is being changed concurrently; retry`);
 }
@@ -233,17 +284,29 @@ export async function bulkTriageFindings(
       throw badRequest(`body.${field}: must be the path's ${field} (${expected}) or absent`);
   }
   const { app, env } = await triageTarget(caller, appId, envId, orgId);
+  // Every acceptance's expiry is checked against the organization's policy before anything is written.
+  const now = Date.now();
+  const policy = body.actions.some((a) => a.status === 'RISK_ACCEPTED') ? await getSlaPolicy(orgId) : undefined;
+  const expiries = body.actions.map((action, i) =>
+    action.status === 'RISK_ACCEPTED'
+      ? { expiresAt: acceptanceExpiry(policy!, action.expiresAt, now, `actions[${i}].expiresAt`) }
+      : undefined,
+  );
   const results = [];
-  for (const action of body.actions) {
-    const applied = await triageFinding(caller, app, env, action.findingHash, statusAfter(action.status), action.note);
+  for (const [i, action] of body.actions.entries()) {
+    const applied = await triageFinding(caller, app, env, action.findingHash, statusAfter(action.status), action.note, {
+      accept: expiries[i],
+      now,
+    });
     results.push(
-      applied
+      applied && applied !== 'stale'
         ? {
             findingHash: action.findingHash,
             success: true,
             status: applied.rule.status,
             note: applied.rule.note,
             updatedAt: new Date(applied.rule.updatedAt).toISOString(),
+            expiresAt: applied.rule.expiresAt ? new Date(applied.rule.expiresAt).toISOString() : '',
           }
         : {
             findingHash: action.findingHash,
@@ -318,7 +381,12 @@ export async function upsertAlertRules(caller: Caller, appId: string, body: Upse
     }
     if (planned.size > MAX_TRIAGE_ACTIONS)
       throw badRequest(`the rules match ${planned.size} findings; at most ${MAX_TRIAGE_ACTIONS} per request`);
+    // An acceptance here names no expiry: the organization's default (or maximum) applies.
     const now = Date.now();
+    const accepting = [...planned.values()].some((p) => p.input.result === 'RISK_ACCEPTED');
+    const accept = accepting
+      ? { expiresAt: acceptanceExpiry(await getSlaPolicy(app.organizationId), undefined, now, '') }
+      : undefined;
     const changes = await Promise.all(
       [...planned.values()].map(async ({ env, finding, input }) =>
         triageChange(
@@ -329,6 +397,7 @@ export async function upsertAlertRules(caller: Caller, appId: string, body: Upse
           input.result,
           input.note,
           now,
+          { accept: input.result === 'RISK_ACCEPTED' ? accept : undefined },
         ),
       ),
     );

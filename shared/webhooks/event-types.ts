@@ -1,3 +1,9 @@
 // The events a webhook can subscribe to (docs/WEBHOOKS.md, Events).
-export const WEBHOOK_EVENTS = ['scanStarted', 'scanCompleted', 'scanErrored', 'findingStatusChanged'] as const;
+export const WEBHOOK_EVENTS = [
+  'scanStarted',
+  'scanCompleted',
+  'scanErrored',
+  'findingStatusChanged',
+  'riskAcceptanceExpired',
+] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];

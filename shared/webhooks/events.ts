@@ -138,3 +138,45 @@ export function findingEvents(
     },
   ];
 }
+
+/**
+ * riskAcceptanceExpired when an acceptance's expiry made the finding untriaged again (docs/GOVERNANCE.md): who
+ * accepted it, when, why and until when.
+ */
+export function riskExpiryEvents(
+  before: TriageRule,
+  after: TriageRule,
+  context: {
+    organizationId: string;
+    applicationId: string;
+    environmentId: string;
+    app: ApplicationContext;
+    envName: string;
+    finding: { pluginId: string; severity: string; requestMethod: string; path: string };
+  },
+): OutboxEvent[] {
+  return [
+    {
+      eventId: derivedId(`riskAcceptanceExpired:${context.environmentId}:${after.findingHash}:${after.version}`),
+      type: 'riskAcceptanceExpired',
+      organizationId: context.organizationId,
+      applicationId: context.applicationId,
+      teamId: context.app.teamId,
+      occurredAt: after.updatedAt,
+      data: {
+        applicationId: context.applicationId,
+        appName: context.app.name,
+        envId: context.environmentId,
+        envName: context.envName,
+        findingHash: after.findingHash,
+        ...context.finding,
+        oldStatus: before.status,
+        newStatus: after.status,
+        acceptedBy: before.userId,
+        acceptedAt: before.updatedAt,
+        acceptedUntil: before.expiresAt,
+        acceptanceNote: before.note,
+      },
+    },
+  ];
+}

@@ -125,6 +125,32 @@ export async function jsonBody(event: OutboxEvent): Promise<JsonBody> {
         changedTimestamp: new Date(event.occurredAt).toISOString(),
       },
     };
+  if (event.type === 'riskAcceptanceExpired') {
+    const iso = (ms: string | number | undefined) => (ms ? new Date(Number(ms)).toISOString() : '');
+    return {
+      service: 'StackHawk',
+      riskAcceptanceExpired: {
+        application: d.appName,
+        applicationId: event.applicationId,
+        env: d.envName,
+        envId: d.envId,
+        finding: {
+          findingHash: d.findingHash,
+          pluginId: d.pluginId,
+          severity: d.severity,
+          method: d.requestMethod,
+          path: d.path,
+        },
+        oldStatus: reportStatus(d.oldStatus as TriageStatus),
+        newStatus: reportStatus(d.newStatus as TriageStatus),
+        acceptedBy: d.acceptedBy,
+        acceptedTimestamp: iso(d.acceptedAt),
+        acceptedUntil: iso(d.acceptedUntil),
+        acceptanceNote: d.acceptanceNote,
+        expiredTimestamp: new Date(event.occurredAt).toISOString(),
+      },
+    };
+  }
   // scanCompleted, scanErrored: the scan's figures and findings as they are now (a scan's findings are fixed once it ends).
   const scan = await getScan({
     applicationId: event.applicationId,
@@ -171,6 +197,7 @@ const TITLES: Record<OutboxEvent['type'], string> = {
   scanCompleted: 'Scan completed',
   scanErrored: 'Scan errored',
   findingStatusChanged: 'Finding triaged',
+  riskAcceptanceExpired: 'Risk acceptance expired',
 };
 
 /** The one-paragraph summary chat formats show: what happened, where, and the figures. */
@@ -193,6 +220,8 @@ function summaryOf(event: OutboxEvent, body: JsonBody): { title: string; facts: 
   } else {
     facts.push(['Finding', `${d.pluginId} ${String(d.requestMethod).toUpperCase()} ${d.path}`]);
     facts.push(['Status', `${d.oldStatus} → ${d.newStatus}`]);
+    if (event.type === 'riskAcceptanceExpired')
+      facts.push(['Accepted until', new Date(Number(d.acceptedUntil)).toISOString()]);
   }
   return { title: `${TITLES[event.type]}: ${d.appName} / ${d.envName}`, facts, url };
 }

@@ -17,7 +17,7 @@ const template = Template.fromJSON(merged);
 const resources = (type: string) =>
   Object.values(template.findResources(type)) as { Properties: Record<string, any> }[];
 const [parent, ...nested] = stacks;
-/** The nested stacks of operations (one per tag); the other one holds webhook delivery. */
+/** The nested stacks of operations (one per tag); the other one holds webhook delivery and the scheduled functions. */
 const isDeliveryStack = (stack: (typeof stacks)[number]) =>
   Object.values(stack.template.Resources).some((r) => r.Type === 'AWS::Lambda::EventSourceMapping');
 const operationStacks = nested.filter((stack) => !isDeliveryStack(stack));
@@ -108,8 +108,9 @@ describe('CDK stack', () => {
 
   it('has one Node.js 22 function and one HTTP API route per route-table entry, and the service function', () => {
     const functions = resources('AWS::Lambda::Function');
-    // And webhook delivery's relay and consumer.
-    expect(functions).toHaveLength(routes.length + 3);
+    // And webhook delivery's relay and consumer, the risk acceptance expiry (docs/GOVERNANCE.md) and the sweep of
+    // stopped writes (docs/DATA-MODEL.md).
+    expect(functions).toHaveLength(routes.length + 5);
     for (const fn of functions) expect(fn.Properties.Runtime).toBe('nodejs22.x');
     const routeKeys = resources('AWS::ApiGatewayV2::Route')
       .map((r) => r.Properties.RouteKey)

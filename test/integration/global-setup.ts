@@ -37,6 +37,8 @@ export default async function setup(project: TestProject) {
     // Hosted scans: an agent silent for 10 s reads OFFLINE (polls then wait at most 5 s), so the tests see it soon.
     PERCH_OFFLINE_AFTER_SECONDS: '10',
     PERCH_POLL_INTERVAL_MS: '500',
+    // Risk acceptances expire within a second or two of their time (scripts/local/governance.ts).
+    RISK_EXPIRY_INTERVAL_MS: '1000',
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };
   Object.assign(process.env, settings);

@@ -20,6 +20,7 @@ import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynam
 import { db } from '../../shared/db/client.ts';
 import { keys } from '../../shared/db/keys.ts';
 import {
+  RISK_EXPIRY_DESCRIPTION,
   STOPPED_WRITES_SWEEP_DESCRIPTION,
   WEBHOOK_DELIVERY_DESCRIPTION,
   WEBHOOK_RELAY_DESCRIPTION,
@@ -416,6 +417,38 @@ describe('the webhook delivery bundles, driven with SQS and EventBridge schedule
       new GetCommand({ TableName: process.env.TABLE_NAME, Key: keys.outboxEvent(event.eventId, event.occurredAt) }),
     );
     expect(left.Item).toBeUndefined();
+  });
+
+  it('runs the risk acceptance expiry on a scheduled event: a due entry whose application is gone is removed', async () => {
+    const expire = (
+      require(bundleOfFunction(RISK_EXPIRY_DESCRIPTION)) as {
+        handler: (event: unknown) => Promise<{ expired: number }>;
+      }
+    ).handler;
+    const due = {
+      organizationId: randomUUID(),
+      applicationId: randomUUID(),
+      environmentId: randomUUID(),
+      findingHash: 'a'.repeat(64),
+      expiresAt: Date.now() - 1000,
+    };
+    const entry = keys.riskExpiry(due.expiresAt, due.applicationId, due.environmentId, due.findingHash);
+    await db.send(
+      new PutCommand({ TableName: process.env.TABLE_NAME, Item: { ...entry, entity: 'riskExpiry', ...due } }),
+    );
+    const out = await expire({
+      version: '0',
+      id: randomUUID(),
+      'detail-type': 'Scheduled Event',
+      source: 'aws.events',
+      account: '000000000000',
+      time: new Date().toISOString(),
+      region: 'us-east-1',
+      resources: ['arn:aws:events:us-east-1:000000000000:rule/ExpireRiskAcceptancesSchedule'],
+      detail: {},
+    });
+    expect(out.expired).toBeGreaterThanOrEqual(0);
+    expect((await db.send(new GetCommand({ TableName: process.env.TABLE_NAME, Key: entry }))).Item).toBeUndefined();
   });
 });
 

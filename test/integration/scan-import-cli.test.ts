@@ -11,6 +11,10 @@ import { createTenant, type Tenant } from './fixtures.ts';
 import { createApp } from './scan-helpers.ts';
 import { expectMatches, readBack } from './import-helpers.ts';
 import { FIXTURES, SAMPLES, expectedAlerts } from '../../scanner/test/zap-expected.ts';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from '../../shared/db/client.ts';
+import { keys } from '../../shared/db/keys.ts';
+import { findingsOfEnvironment } from '../../shared/findings/repository.ts';
 
 // The scanner client's `import` command, run as a real process against the test server: every sample imported and
 // read back through the public read operations; a lost answer, a failed run resumed, --fail-on, the summary line.
@@ -223,6 +227,52 @@ describe('CI gates and bad input', () => {
     expect(passed.code, passed.stderr).toBe(0);
     expect(passed.stdout).toMatch(/untriaged High 0, /);
   }, 120_000);
+
+  it('--fail-on overdue exits 3 while findings of the scan are past their due date (the SLA policy), 0 otherwise', async () => {
+    const tenant = await createTenant();
+    const appId = await createApp(tenant, { name: 'sla-gate' });
+    const highs = join(FIXTURES, 'zap-json_2.17.0_multisite_insights_ahmedmelenany.json'); // 2 High alerts
+    const env = cliEnv(tenant, newStateDir());
+    const fresh = await runCli(['--app', appId, '--env', 'ci', '--fail-on', 'overdue', highs], env);
+    expect(fresh.code, fresh.stderr).toBe(0); // just found: nothing is due yet
+
+    // The same findings, first seen 40 days ago: past the default 30 days of a High finding.
+    const envId = (await readBack(tenant.token, scanIdOf(fresh))).result.scan.envId;
+    const longAgo = Date.now() - 40 * 86_400_000;
+    let highFindings = 0;
+    for await (const f of findingsOfEnvironment({ applicationId: appId, environmentId: envId })) {
+      if (f.severity === 'High') highFindings++;
+      await db.send(
+        new UpdateCommand({
+          TableName: process.env.TABLE_NAME,
+          Key: keys.finding(appId, envId, f.findingHash!),
+          UpdateExpression: 'SET firstSeen = :t',
+          ExpressionAttributeValues: { ':t': longAgo },
+        }),
+      );
+    }
+    expect(highFindings).toBeGreaterThan(0);
+    const late = await runCli(['--app', appId, '--env', 'ci', '--fail-on', 'high,overdue', highs], env);
+    expect(late.code).toBe(3);
+    expect(late.stderr).toMatch(
+      new RegExp(
+        `hawk-scanner import: \\d+ findings past their due date \\(High ${highFindings}, Medium \\d+, Low \\d+; --fail-on overdue\\)`,
+      ),
+    );
+    expect(late.stderr).toMatch(/High \S+ GET https?:\/\/\S+: due \d{4}-\d\d-\d\dT[\d:.]+Z \(\d+ days late\)/);
+
+    // A longer SLA: the same scan is in time again.
+    const sla = await api('PUT', `/api/v1/org/${tenant.orgId}/sla`, {
+      token: tenant.token,
+      body: { days: { High: 60, Medium: 60, Low: 60 } },
+    });
+    expect(sla.status).toBe(200);
+    const inTime = await runCli(['--app', appId, '--env', 'ci', '--fail-on', 'overdue', highs], env);
+    expect(inTime.code, inTime.stderr).toBe(0);
+    const bad = await runCli(['--app', appId, '--env', 'ci', '--fail-on', 'high,low', highs], env);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--fail-on takes one severity');
+  }, 180_000);
 
   it('exits 2 on bad usage or a report it cannot read, and 1 when the service refuses, naming why', async () => {
     const tenant = await createTenant();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findingEvents, scanEvents } from '../../shared/webhooks/events.ts';
+import { findingEvents, riskExpiryEvents, scanEvents } from '../../shared/webhooks/events.ts';
 import { refusalOf } from '../../shared/webhooks/receivers.ts';
 import type { ScanRecord } from '../../shared/scans/repository.ts';
 import type { TriageRule } from '../../shared/findings/repository.ts';
@@ -72,6 +72,22 @@ describe('findingEvents', () => {
       newStatus: 'FALSE_POSITIVE',
     });
     expect(findingEvents(rule('RISK_ACCEPTED', 1), rule('RISK_ACCEPTED', 2), context)).toEqual([]);
+  });
+
+  it('makes riskAcceptanceExpired with who accepted, when, why and until when, its id derived from the change', () => {
+    const accepted = { ...rule('RISK_ACCEPTED', 3), expiresAt: 1_700_100_000_000 };
+    const [event] = riskExpiryEvents(accepted, rule('UNKNOWN', 4), context);
+    expect(event).toMatchObject({ type: 'riskAcceptanceExpired', organizationId: 'org', applicationId: 'app' });
+    expect(event.data).toMatchObject({
+      oldStatus: 'RISK_ACCEPTED',
+      newStatus: 'UNKNOWN',
+      acceptedBy: accepted.userId,
+      acceptedAt: accepted.updatedAt,
+      acceptedUntil: 1_700_100_000_000,
+      acceptanceNote: accepted.note,
+    });
+    expect(riskExpiryEvents(accepted, rule('UNKNOWN', 4), context)[0].eventId).toBe(event.eventId);
+    expect(riskExpiryEvents(accepted, rule('UNKNOWN', 5), context)[0].eventId).not.toBe(event.eventId);
   });
 });
 

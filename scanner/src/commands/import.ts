@@ -1,4 +1,4 @@
-// `hawk-scanner import --app <appId> --env <name> [--format <tool>] [--url <url>] [--fail-on high|medium|low] <report>`:
+// `hawk-scanner import --app <appId> --env <name> [--format <tool>] [--url <url>] [--fail-on high|medium|low|overdue] <report>`:
 // reads a scanner's report (ZAP, Wapiti, Nuclei, Burp Suite, SARIF; docs/IMPORTS.md) locally and sends it through the scanner's three reporting operations (start, findings reports
 // in batches, complete), so a report of any size is imported. Resumable: every findings report carries an id
 // derived from the report, and a state file records the scan and the reports sent, so a run that failed on a
@@ -22,14 +22,16 @@ import {
   type Severity,
 } from '../reports/index.ts';
 
-export const IMPORT_USAGE = `import --app <appId> --env <name> [--format <tool>] [--url <url>] [--fail-on high|medium|low|info] [--batch-size <uris>] <report>
+export const IMPORT_USAGE = `import --app <appId> --env <name> [--format <tool>] [--url <url>] [--fail-on high|medium|low|info|overdue] [--batch-size <uris>] <report>
   Imports a scanner's report as a completed scan of environment <name> (created when new) of application <appId>:
   OWASP ZAP (XML, xml-plus, JSON, json-plus, SARIF), Wapiti (JSON, XML), Nuclei (JSON Lines, JSON), Burp Suite
   (XML issue export) or any tool's SARIF 2.1.0 (one scan per run), recognised from the content;
   --format ${REPORT_TOOLS.join('|')} names the tool when the content could be another's. API key: HAWK_API_KEY; service URL: --url or HAWK_API_URL.
   Sends the findings in batches (at most ${BATCH_LIMITS.maxUris} URIs each, --batch-size fewer) with retries; run the
   same command again to resume after a failure (state in HAWK_STATE_DIR, default ${join(tmpdir(), 'hawk-scanner')}).
-  --fail-on: exit 3 when untriaged findings of that severity or higher remain (a CI gate).
+  --fail-on: exit 3 when untriaged findings of that severity or higher remain (a CI gate); overdue: when findings of
+  the scan are past their due date (the organization's SLA policy; the key then needs read:scan too). Both may be
+  given, comma-separated: --fail-on high,overdue.
   exit 0: imported, 1: import failed, 2: bad usage or report, 3: --fail-on threshold reached`;
 
 const THRESHOLDS = ['high', 'medium', 'low', 'info'] as const;
@@ -42,6 +44,7 @@ interface Options {
   url: string;
   apiKey: string;
   failOn?: Severity;
+  failOnOverdue: boolean;
   format?: string;
   batchUris: number;
   file: string;
@@ -76,9 +79,12 @@ function parseArgs(args: string[]): Options | string {
   if (!/^https?:\/\/[^/]/.test(url)) return 'the service URL is missing: pass --url https://... or set HAWK_API_URL';
   const apiKey = process.env.HAWK_API_KEY ?? '';
   if (!apiKey) return 'the API key is missing: set HAWK_API_KEY (an API key of a user with write:scan)';
-  const failOn = flags['fail-on']?.toLowerCase();
-  if (failOn !== undefined && !(THRESHOLDS as readonly string[]).includes(failOn))
-    return `--fail-on must be one of ${THRESHOLDS.join(', ')}`;
+  const gates = flags['fail-on'] === undefined ? [] : flags['fail-on'].toLowerCase().split(',');
+  if (gates.some((g) => g !== 'overdue' && !(THRESHOLDS as readonly string[]).includes(g)))
+    return `--fail-on must be one of ${[...THRESHOLDS, 'overdue'].join(', ')}, or a severity and overdue, comma-separated`;
+  const severities = gates.filter((g) => g !== 'overdue');
+  if (severities.length > 1) return '--fail-on takes one severity (the lowest that fails the build)';
+  const failOn = severities[0];
   const format = flags.format?.toLowerCase();
   if (format !== undefined && !(REPORT_TOOLS as readonly string[]).includes(format))
     return `--format must be one of ${REPORT_TOOLS.join(', ')}`;
@@ -92,6 +98,7 @@ function parseArgs(args: string[]): Options | string {
     url: url.replace(/\/+$/, ''),
     apiKey,
     failOn: failOn ? ORDER[THRESHOLDS.indexOf(failOn as (typeof THRESHOLDS)[number])] : undefined,
+    failOnOverdue: gates.includes('overdue'),
     format,
     batchUris,
     file: files[0],
@@ -272,6 +279,20 @@ async function importReport(options: Options): Promise<number> {
   return code;
 }
 
+/** What GET /api/v1/scan/{scanId}/sla answers (getScanSla): the scan's findings past their due date. */
+interface ScanSla {
+  overdueCount: number;
+  overdueBySeverity: { High: number; Medium: number; Low: number };
+  overdue: {
+    severity: string;
+    pluginId: string;
+    requestMethod: string;
+    url: string;
+    dueDate: string;
+    daysLeft: number;
+  }[];
+}
+
 /** Imports one scan's report: start (or resume), findings reports, complete; 3 when --fail-on is reached. */
 async function importOne(options: Options, report: ImportedReport, reportHash: string, api: Api, run: string) {
   const alerts = toReportedAlerts(report);
@@ -338,16 +359,32 @@ async function importOne(options: Options, report: ImportedReport, reportHash: s
     `hawk-scanner import: ${options.file}${run} (${report.toolName} ${report.format} ${report.toolVersion || 'unknown version'}) imported as scan ${state.scanId} of environment ${options.env}: ` +
       `${alerts.length} alerts, ${report.uriCount} findings; untriaged ${counts}${skipped}`,
   );
+  let code = 0;
   if (options.failOn) {
     const over = ORDER.slice(0, ORDER.indexOf(options.failOn) + 1).reduce((n, s) => n + untriaged[s], 0);
     if (over > 0) {
       console.error(
         `hawk-scanner import: ${over} untriaged findings of severity ${options.failOn} or higher (--fail-on ${options.failOn.toLowerCase()})`,
       );
-      return 3;
+      code = 3;
     }
   }
-  return 0;
+  if (options.failOnOverdue) {
+    // The service judges due dates (the organization's SLA policy and each finding's triage history).
+    const sla = await api.call<ScanSla>('GET', `/api/v1/scan/${state.scanId}/sla`);
+    if (sla.overdueCount > 0) {
+      const { High, Medium, Low } = sla.overdueBySeverity;
+      console.error(
+        `hawk-scanner import: ${sla.overdueCount} findings past their due date (High ${High}, Medium ${Medium}, Low ${Low}; --fail-on overdue)`,
+      );
+      for (const f of sla.overdue.slice(0, 10))
+        console.error(
+          `  ${f.severity} ${f.pluginId} ${f.requestMethod} ${f.url}: due ${f.dueDate} (${-f.daysLeft} days late)`,
+        );
+      code = 3;
+    }
+  }
+  return code;
 }
 
 /** Runs `import` with the arguments after the command name; answers the exit code, or 'usage' for bad arguments. */

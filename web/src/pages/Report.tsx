@@ -114,7 +114,17 @@ export default function ReportPage() {
             <>
               <DataTable
                 className="cards-on-phone"
-                columns={['Application', 'Environment', 'Finding', 'Risk', 'URL', 'Status', 'First seen', 'Team']}
+                columns={[
+                  'Application',
+                  'Environment',
+                  'Finding',
+                  'Risk',
+                  'URL',
+                  'Status',
+                  'First seen',
+                  'Due',
+                  'Team',
+                ]}
                 caption={`Findings, ${data.totalFindings} in all`}
               >
                 {data.findings!.map((f, i) => (
@@ -138,6 +148,7 @@ export default function ReportPage() {
                     </td>
                     <td data-label="Status">{STATUS_LABELS[f.status ?? 'UNKNOWN'] ?? f.status}</td>
                     <td data-label="First seen">{f.findingFirstSeenExcelFormat || '—'}</td>
+                    <td data-label="Due">{dueText(f)}</td>
                     <td data-label="Team">{f.team || '—'}</td>
                   </tr>
                 ))}
@@ -245,4 +256,17 @@ export function countRecords(csv: string): number {
     else if (!quoted && c === '\r' && csv[i + 1] === '\n') records++;
   }
   return Math.max(0, records - 1);
+}
+
+/** The SLA column (docs/GOVERNANCE.md): the due date and days left, or until when a risk is accepted. */
+function dueText(f: { dueDate?: string; daysLeft?: number; overdue?: boolean; riskAcceptedUntil?: string }) {
+  if (f.riskAcceptedUntil) return `accepted until ${f.riskAcceptedUntil.slice(0, 10)}`;
+  if (!f.dueDate) return '—';
+  const days = f.daysLeft ?? 0;
+  const left = f.overdue ? `${-days} days late` : `${days} days left`;
+  return (
+    <span className={f.overdue ? 'error' : undefined}>
+      {f.dueDate.slice(0, 10)} ({left})
+    </span>
+  );
 }

@@ -1,0 +1,7 @@
+import { operation } from '../shared/http/operation.ts';
+import { getScanSlaRoute } from '../shared/routes.ts';
+import { scanSla } from '../shared/governance/scan-sla.ts';
+
+export const handler = operation<{ scanId: string }>(getScanSlaRoute, ({ caller, params }) =>
+  scanSla(caller, params.scanId),
+);

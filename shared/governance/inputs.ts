@@ -1,0 +1,38 @@
+import * as z from 'zod/mini';
+
+// Request inputs of the governance operations (docs/GOVERNANCE.md). Kept free of storage imports so the route table
+// stays light.
+
+/** Builds a schema at load, marked side-effect free: bundlers drop the schemas a function never uses. */
+const schema = /* @__NO_SIDE_EFFECTS__ */ <T>(build: () => T): T => build();
+
+/** Longest SLA or acceptance period, in days (ten years). */
+export const MAX_GOVERNANCE_DAYS = 3650;
+
+const days = schema(() =>
+  z
+    .int()
+    .check(
+      z.minimum(1, 'must be a whole number of days, at least 1'),
+      z.maximum(MAX_GOVERNANCE_DAYS, `must be at most ${MAX_GOVERNANCE_DAYS} days`),
+    ),
+);
+
+/** PUT /api/v1/org/{orgId}/sla (updateSlaPolicy). */
+export const slaPolicyBody = schema(() =>
+  z
+    .object({
+      days: z.object({ High: days, Medium: days, Low: days }),
+      riskAcceptance: z.optional(z.object({ defaultDays: z.nullish(days), maxDays: z.nullish(days) })),
+    })
+    .check(
+      z.refine(
+        (b) =>
+          !b.riskAcceptance?.defaultDays ||
+          !b.riskAcceptance.maxDays ||
+          b.riskAcceptance.defaultDays <= b.riskAcceptance.maxDays,
+        'riskAcceptance.defaultDays must not exceed riskAcceptance.maxDays',
+      ),
+    ),
+);
+export type SlaPolicyBody = z.output<typeof slaPolicyBody>;

@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { DAY_MS, slaClock } from '../../shared/governance/clock.ts';
+import { acceptanceExpiry } from '../../shared/governance/policy.ts';
+import type { TriageStatus } from '../../shared/findings/statuses.ts';
+
+// The SLA clock (docs/GOVERNANCE.md, Due dates) over triage changes, with a controlled clock: times in days from the
+// first sighting.
+
+const T0 = Date.UTC(2026, 0, 1);
+const day = (n: number) => T0 + n * DAY_MS;
+/** A rule history: [day, from, to] changes, oldest first. */
+const history = (...changes: [number, TriageStatus, TriageStatus][]) =>
+  changes.map(([d, oldResult, newResult]) => ({ timestamp: day(d), oldResult, newResult }));
+
+describe('SLA clock', () => {
+  it('runs from the first sighting: due after the days of the severity, overdue after that', () => {
+    expect(slaClock(T0, 30, [], day(10))).toEqual({ dueAt: day(30), daysLeft: 20, overdue: false });
+    expect(slaClock(T0, 30, [], day(30))).toEqual({ dueAt: day(30), daysLeft: 0, overdue: false });
+    expect(slaClock(T0, 30, [], day(30) + 1)).toEqual({ dueAt: day(30), daysLeft: -1, overdue: true });
+    expect(slaClock(T0, 30, [], day(45.5))).toEqual({ dueAt: day(30), daysLeft: -16, overdue: true });
+  });
+
+  it('has no due date for a severity without days (Info)', () => {
+    expect(slaClock(T0, undefined, [], day(400))).toEqual({ daysLeft: 0, overdue: false });
+  });
+
+  it('stops while a false positive or an accepted risk, and goes on from where it stopped when reopened', () => {
+    const fp = history([5, 'UNKNOWN', 'FALSE_POSITIVE']);
+    expect(slaClock(T0, 30, fp, day(100))).toEqual({ daysLeft: 0, overdue: false });
+    // Reopened on day 25: 20 days stopped, so due on day 50.
+    const reopened = history([5, 'UNKNOWN', 'FALSE_POSITIVE'], [25, 'FALSE_POSITIVE', 'UNKNOWN']);
+    expect(slaClock(T0, 30, reopened, day(40))).toEqual({ dueAt: day(50), daysLeft: 10, overdue: false });
+    // An acceptance that expired (RISK_ACCEPTED -> UNKNOWN) counts the same; two pauses add up.
+    const twice = history(
+      [5, 'UNKNOWN', 'FALSE_POSITIVE'],
+      [25, 'FALSE_POSITIVE', 'UNKNOWN'],
+      [30, 'UNKNOWN', 'RISK_ACCEPTED'],
+      [40, 'RISK_ACCEPTED', 'UNKNOWN'],
+    );
+    expect(slaClock(T0, 30, twice, day(61))).toEqual({ dueAt: day(60), daysLeft: -1, overdue: true });
+  });
+
+  it('keeps running through comments and while assigned (PROMOTED): those are still open work', () => {
+    const worked = history([3, 'UNKNOWN', 'ADD_COMMENT'], [4, 'ADD_COMMENT', 'PROMOTED']);
+    expect(slaClock(T0, 7, worked, day(8))).toEqual({ dueAt: day(7), daysLeft: -1, overdue: true });
+  });
+
+  it('as of a moment: only the changes made by then count', () => {
+    const reopened = history([5, 'UNKNOWN', 'FALSE_POSITIVE'], [25, 'FALSE_POSITIVE', 'UNKNOWN']);
+    expect(slaClock(T0, 30, reopened, day(4))).toEqual({ dueAt: day(30), daysLeft: 26, overdue: false });
+    expect(slaClock(T0, 30, reopened, day(10))).toEqual({ daysLeft: 0, overdue: false });
+  });
+
+  it('takes the status before the oldest kept history entry to have held since the first sighting', () => {
+    // History cut (at most 200 entries kept): the oldest kept says the finding was a false positive before day 20.
+    const cut = history([20, 'FALSE_POSITIVE', 'UNKNOWN']);
+    expect(slaClock(T0, 30, cut, day(21))).toEqual({ dueAt: day(50), daysLeft: 29, overdue: false });
+  });
+});
+
+describe('risk acceptance expiry', () => {
+  const now = day(0);
+  const policy = (defaultDays: number | null, maxDays: number | null) => ({ riskAcceptance: { defaultDays, maxDays } });
+
+  it('takes the requested time, else the default, else the maximum, else never', () => {
+    expect(acceptanceExpiry(policy(10, 90), day(30), now, 'expiresAt')).toBe(day(30));
+    expect(acceptanceExpiry(policy(10, 90), undefined, now, 'expiresAt')).toBe(day(10));
+    expect(acceptanceExpiry(policy(null, 90), undefined, now, 'expiresAt')).toBe(day(90));
+    expect(acceptanceExpiry(policy(null, null), undefined, now, 'expiresAt')).toBeUndefined();
+    expect(acceptanceExpiry(policy(null, null), day(5000), now, 'expiresAt')).toBe(day(5000));
+  });
+
+  it('refuses a time in the past or beyond the maximum, naming the field', () => {
+    expect(() => acceptanceExpiry(policy(null, null), now, now, 'actions[0].expiresAt')).toThrow(
+      /actions\[0\]\.expiresAt: must be in the future/,
+    );
+    expect(() => acceptanceExpiry(policy(null, 90), day(91), now, 'actions[1].expiresAt')).toThrow(
+      /actions\[1\]\.expiresAt: must be at most 90 days ahead/,
+    );
+  });
+});
