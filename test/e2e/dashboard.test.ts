@@ -645,7 +645,7 @@ describe('dashboard', () => {
     await page.getByRole('link', { name: 'Settings', exact: true }).click();
     await heading(page, 'Settings');
     await page.getByText('New API key').click();
-    await page.getByLabel('Name').fill('CI importer');
+    await page.getByLabel('Name', { exact: true }).fill('CI importer');
     await page.getByLabel('write:scan', { exact: true }).check();
     await page.getByRole('button', { name: 'Create key' }).click();
     const shown = await page.getByTestId('new-api-key').innerText();
