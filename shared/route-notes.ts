@@ -466,8 +466,21 @@ export const routeNotes: Record<string, string> = {
     '"maxDays": n}}` (1 to 3650 days; `riskAcceptance` and its fields optional, null: none). The findings report ' +
     "shows each finding's due date from it; a `RISK_ACCEPTED` triage without `expiresAt` then expires after " +
     '`defaultDays` (or `maxDays`), and one beyond `maxDays` is refused.',
+  getApplicationSla:
+    'The days to fix a finding in the application and in each of its environments (docs/GOVERNANCE.md, Overrides): ' +
+    'the overrides set (`override`, 0 where a severity is inherited) and the days that apply (`days`): the ' +
+    "environment's, else the application's, else the organization's, severity by severity.",
+  updateApplicationSla:
+    '`{"days": {"High": n}}`: the severities named (1 to 3650 days) override the organization\'s days for this ' +
+    "application's findings; the others are inherited. Replaces the application's previous override.",
+  deleteApplicationSla:
+    "The application's findings follow the organization's days again (404 when it has no override).",
+  updateEnvironmentSla:
+    '`{"days": {"Low": n}}`: the severities named override the application\'s (or else the organization\'s) days for ' +
+    "this environment's findings. Replaces the environment's previous override; deleting the environment deletes it.",
+  deleteEnvironmentSla: "The environment's findings follow the application's days again (404 when it has no override).",
   getScanSla:
-    "The scan's findings that are past their due date now (docs/GOVERNANCE.md: the organization's SLA policy from " +
+    "The scan's findings that are past their due date now (docs/GOVERNANCE.md: the days of the SLA policy and overrides from " +
     "each finding's first sighting, stopped while a false positive or accepted risk): their count, by severity, and " +
     'the 100 most overdue. `hawk-scanner import --fail-on overdue` asks it after an import.',
 };

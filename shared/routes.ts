@@ -90,7 +90,7 @@ import {
 } from './teams/inputs.ts';
 import { createWebhookBody, integrationSettingsBody, updateWebhookBody } from './webhooks/inputs.ts';
 import { ssoCallbackBody, ssoProviderBody, ssoStartBody } from './sso/inputs.ts';
-import { slaPolicyBody } from './governance/inputs.ts';
+import { slaOverrideBody, slaPolicyBody } from './governance/inputs.ts';
 
 /** Builds a schema at load, marked side-effect free: bundlers drop the schemas a function never uses (esbuild honours the mark only in the same file). */
 const schema = /* @__NO_SIDE_EFFECTS__ */ <T>(build: () => T): T => build();
@@ -1605,6 +1605,72 @@ export const getScanSlaRoute: Route = {
   response: 'hawk.ScanSla',
 };
 
+export const getApplicationSlaRoute: Route = {
+  operationId: 'getApplicationSla',
+  method: 'GET',
+  path: '/api/v1/app/{appId}/sla',
+  handler: 'get-application-sla',
+  tag: 'Reports',
+  summary: 'The SLA days of an application and of its environments: their overrides and the days that apply (ours)',
+  auth: 'bearer',
+  permission: 'read:policy',
+  response: 'hawk.ApplicationSla',
+};
+
+export const updateApplicationSlaRoute: Route = {
+  operationId: 'updateApplicationSla',
+  method: 'PUT',
+  path: '/api/v1/app/{appId}/sla',
+  handler: 'update-application-sla',
+  tag: 'Reports',
+  summary: "Override the organization's SLA days for an application (ours)",
+  auth: 'bearer',
+  permission: 'write:policy',
+  audit: 'APPLICATION_POLICY_MODIFIED',
+  body: slaOverrideBody,
+  response: 'hawk.ApplicationSla',
+};
+
+export const deleteApplicationSlaRoute: Route = {
+  operationId: 'deleteApplicationSla',
+  method: 'DELETE',
+  path: '/api/v1/app/{appId}/sla',
+  handler: 'delete-application-sla',
+  tag: 'Reports',
+  summary: "Remove an application's SLA override (ours)",
+  auth: 'bearer',
+  permission: 'write:policy',
+  audit: 'APPLICATION_POLICY_MODIFIED',
+  response: 'empty',
+};
+
+export const updateEnvironmentSlaRoute: Route = {
+  operationId: 'updateEnvironmentSla',
+  method: 'PUT',
+  path: '/api/v1/app/{appId}/env/{envId}/sla',
+  handler: 'update-environment-sla',
+  tag: 'Reports',
+  summary: 'Override the SLA days for an environment (ours)',
+  auth: 'bearer',
+  permission: 'write:policy',
+  audit: 'APPLICATION_POLICY_MODIFIED',
+  body: slaOverrideBody,
+  response: 'hawk.ApplicationSla',
+};
+
+export const deleteEnvironmentSlaRoute: Route = {
+  operationId: 'deleteEnvironmentSla',
+  method: 'DELETE',
+  path: '/api/v1/app/{appId}/env/{envId}/sla',
+  handler: 'delete-environment-sla',
+  tag: 'Reports',
+  summary: "Remove an environment's SLA override (ours)",
+  auth: 'bearer',
+  permission: 'write:policy',
+  audit: 'APPLICATION_POLICY_MODIFIED',
+  response: 'empty',
+};
+
 export const routes: Route[] = [
   loginRoute,
   refreshTokenRoute,
@@ -1702,6 +1768,11 @@ export const routes: Route[] = [
   getSlaPolicyRoute,
   updateSlaPolicyRoute,
   getScanSlaRoute,
+  getApplicationSlaRoute,
+  updateApplicationSlaRoute,
+  deleteApplicationSlaRoute,
+  updateEnvironmentSlaRoute,
+  deleteEnvironmentSlaRoute,
   startScanRoute,
   stopScanRoute,
   getScanStatusRoute,

@@ -450,6 +450,10 @@ export const keys = {
   // ---- Findings governance (docs/GOVERNANCE.md).
   /** The organization's SLA policy: days per severity and the risk acceptance default and maximum. */
   slaPolicy: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: '#SLA' }),
+  /** An application's SLA override: in its partition, so that deleting the application deletes it. */
+  applicationSla: (appId: string) => ({ pk: `APP#${appId}`, sk: '#SLA' }),
+  /** An environment's SLA override: among the environment's data, so that deleting the environment deletes it. */
+  environmentSla: (appId: string, envId: string) => ({ pk: `APP#${appId}`, sk: `ENVDATA#${envId}#SLA` }),
   /**
    * A risk acceptance that expires: one entry per accepted finding, in the partition of its expiry's UTC day
    * (ordered by expiry), so the expiry check reads only the due entries of the days since it last ran, never a scan.

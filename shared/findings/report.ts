@@ -29,7 +29,8 @@ import type { FindingsReportQuery } from './inputs.ts';
 import type { Membership } from '../identity/membership-repository.ts';
 import type { Caller } from '../http/caller.ts';
 import { RawResponse } from '../http/types.ts';
-import { getSlaPolicy, slaDaysOf, type SlaPolicy } from '../governance/policy.ts';
+import { severityDays } from '../governance/policy.ts';
+import { slaDaysResolver } from '../governance/overrides.ts';
 import { slaClock } from '../governance/clock.ts';
 import { EXPIRY_ACTOR } from '../governance/expiry-entries.ts';
 
@@ -144,11 +145,10 @@ async function rowsOf(
   orgId: string,
   slices: Awaited<ReturnType<typeof pageSlices>>,
   asOf: number | undefined,
-  sla: SlaPolicy,
   now: number,
 ) {
   const uris = slices.flatMap(({ source, uris }) => uris.map((u) => ({ source, u })));
-  const [messages, firstSeen, rules, scanUsers, teams] = await Promise.all([
+  const [messages, firstSeen, rules, scanUsers, teams, slaDaysOf] = await Promise.all([
     batchGet(
       uris.map(({ source: { scan }, u }) =>
         keys.alertMessage(scan.applicationId, scan.environmentId, scan.scanId, u.msgId),
@@ -178,6 +178,10 @@ async function rowsOf(
     ),
     getUsers(slices.map((s) => s.source.scan.userId)),
     getTeams(orgId, [...new Set(slices.flatMap((s) => (s.source.app.teamId ? [s.source.app.teamId] : [])))]),
+    slaDaysResolver(
+      orgId,
+      slices.map(({ source: { env } }) => env),
+    ),
   ]);
   const messageOf = new Map(
     messages
@@ -207,7 +211,7 @@ async function rowsOf(
       const message = messageOf.get(u.msgId);
       const rule = ruleOf.get(u.findingHash);
       const history = (rule?.history ?? []).filter((h) => h.timestamp <= at);
-      const clock = slaClock(first, slaDaysOf(sla, alert.severity), history, at);
+      const clock = slaClock(first, severityDays(slaDaysOf(env), alert.severity), history, at);
       const lastChange = history.at(-1);
       const status = statusAt(rule, asOf);
       const current = asOf === undefined && rule ? rule : undefined;
@@ -322,12 +326,12 @@ export async function listOrganizationFindings(caller: Caller, orgId: string, q:
   const membership = await caller.authorize(orgId);
   const asOf = q.datetime ?? q.date;
   const now = Date.now();
-  const [envs, sla] = await Promise.all([visibleEnvironments(orgId, membership, q), getSlaPolicy(orgId)]);
+  const envs = await visibleEnvironments(orgId, membership, q);
   const scans = await mapLimited(envs, 8, ({ env }) => currentScanOf(env, asOf));
   const sources = envs.flatMap((e, i) => (scans[i] ? [{ ...e, scan: scans[i] }] : []));
   const totalFindings = sources.reduce((n, s) => n + (s.scan.stats?.totalAlerts ?? 0), 0);
   const slices = await pageSlices(sources, q.pageToken * q.pageSize, q.pageSize);
-  return { findings: await rowsOf(orgId, slices, asOf, sla, now), totalFindings };
+  return { findings: await rowsOf(orgId, slices, asOf, now), totalFindings };
 }
 
 /** The report as JSON (reports.CurrentFindingsResponse) or, for `Accept: text/csv`, as CSV with the total in X-Total-Count. */

@@ -36,3 +36,19 @@ export const slaPolicyBody = schema(() =>
     ),
 );
 export type SlaPolicyBody = z.output<typeof slaPolicyBody>;
+
+/**
+ * PUT /api/v1/app/{appId}/sla and /api/v1/app/{appId}/env/{envId}/sla (updateApplicationSla, updateEnvironmentSla):
+ * the days of the severities that differ; the others are inherited.
+ */
+export const slaOverrideBody = schema(() =>
+  z
+    .object({ days: z.strictObject({ High: z.optional(days), Medium: z.optional(days), Low: z.optional(days) }) })
+    .check(
+      z.refine(
+        (b) => b.days.High !== undefined || b.days.Medium !== undefined || b.days.Low !== undefined,
+        'days: name at least one of High, Medium, Low (to inherit every one, delete the override)',
+      ),
+    ),
+);
+export type SlaOverrideBody = z.output<typeof slaOverrideBody>;

@@ -42,8 +42,8 @@ export async function getSlaPolicy(orgId: string): Promise<SlaPolicy> {
 }
 
 /** Days to fix a finding of this severity (undefined: Info findings have no due date). */
-export const slaDaysOf = (policy: Pick<SlaPolicy, 'days'>, severity: Severity | string): number | undefined =>
-  severity === 'High' || severity === 'Medium' || severity === 'Low' ? policy.days[severity] : undefined;
+export const severityDays = (days: SlaDays, severity: Severity | string): number | undefined =>
+  severity === 'High' || severity === 'Medium' || severity === 'Low' ? days[severity] : undefined;
 
 /** hawk.SlaPolicy of a policy. */
 export const toSlaPolicyView = (orgId: string, policy: SlaPolicy) => ({

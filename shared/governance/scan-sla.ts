@@ -6,7 +6,8 @@ import { alertsOfScan, isCommitted } from '../scans/repository.ts';
 import { absoluteUrl, accessibleScan } from '../scans/scans.ts';
 import type { Caller } from '../http/caller.ts';
 import { slaClock } from './clock.ts';
-import { getSlaPolicy, slaDaysOf } from './policy.ts';
+import { severityDays } from './policy.ts';
+import { slaDaysResolver } from './overrides.ts';
 
 // GET /api/v1/scan/{scanId}/sla (getScanSla): which findings of a scan are past their due date now
 // (docs/GOVERNANCE.md), for a CI gate (`hawk-scanner import --fail-on overdue`).
@@ -17,11 +18,12 @@ const MAX_LISTED = 100;
 export async function scanSla(caller: Caller, scanId: string) {
   const { scan, app } = await accessibleScan(caller, scanId);
   const now = Date.now();
-  const [alerts, rules, policy] = await Promise.all([
+  const [alerts, rules, slaDaysOf] = await Promise.all([
     alertsOfScan(scan),
     rulesOfEnvironment(scan),
-    getSlaPolicy(app.organizationId),
+    slaDaysResolver(app.organizationId, [scan]),
   ]);
+  const days = slaDaysOf(scan);
   const counted = new Map(alerts.filter((a) => a.uriCount > 0).map((a) => [a.pluginId, a]));
   // The scan's findings: one URI each (a finding's URIs share its hash).
   const range = keys.urisOfScan(scan.applicationId, scan.environmentId, scan.scanId);
@@ -56,7 +58,7 @@ export async function scanSla(caller: Caller, scanId: string) {
   for (const [findingHash, f] of found) {
     const rule = rules.get(findingHash);
     const first = Math.min(firstSeen.get(findingHash) ?? scan.startedAt, scan.startedAt);
-    const clock = slaClock(first, slaDaysOf(policy, f.severity), rule?.history ?? [], now);
+    const clock = slaClock(first, severityDays(days, f.severity), rule?.history ?? [], now);
     if (clock.dueAt === undefined) continue;
     withDueDate++;
     if (!clock.overdue) continue;

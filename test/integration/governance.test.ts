@@ -6,6 +6,8 @@ import { addUserTo, createTenant, type Tenant } from './fixtures.ts';
 import { completeScan, createApp, reportAlerts, startScan } from './scan-helpers.ts';
 import { expireRiskAcceptances } from '../../shared/governance/expiry.ts';
 import { DAY_MS } from '../../shared/governance/clock.ts';
+import { getItem } from '../../shared/db/query.ts';
+import { keys } from '../../shared/db/keys.ts';
 
 // Findings governance over HTTP (docs/GOVERNANCE.md): the SLA policy, due dates in the findings report across triage
 // changes, rescans, fixes and reopenings, and risk acceptances that expire (once, audited, with their event).
@@ -30,8 +32,8 @@ const plugin = (pluginId: string, severity: string, paths: string[]) => ({
   uris: paths.map(uri),
 });
 
-async function scanOnce(tenant: Pick<Tenant, 'token'>, appId: string, alerts: unknown[]) {
-  const started = await startScan(tenant.token, appId, { env: 'dev' });
+async function scanOnce(tenant: Pick<Tenant, 'token'>, appId: string, alerts: unknown[], env = 'dev') {
+  const started = await startScan(tenant.token, appId, { env });
   await reportAlerts(tenant.token, started.scanId, alerts);
   await completeScan(tenant.token, started.scanId);
   return started;
@@ -180,6 +182,122 @@ describe('due dates in the findings report', () => {
     ]);
     const [row] = parse(csv.text, { columns: true }) as Row[];
     expect(row).toMatchObject({ dueDate: after.dueDate, daysLeft: '6', overdue: 'false', triagedBy: 'Test User' });
+  });
+});
+
+describe('SLA overrides per application and environment', () => {
+  it("the environment's days, else the application's, else the organization's, severity by severity", async () => {
+    const tenant = await createTenant();
+    await setSla(tenant, { days: { High: 7, Medium: 30, Low: 90 } });
+    const appId = await createApp(tenant, { name: 'strict', env: 'dev' });
+    const otherAppId = await createApp(tenant, { name: 'relaxed', env: 'dev' });
+    const findings = [
+      plugin('40018', 'High', ['/h']),
+      plugin('10038', 'Medium', ['/m']),
+      plugin('10021', 'Low', ['/l']),
+    ];
+    const dev = await scanOnce(tenant, appId, findings);
+    const prod = await scanOnce(tenant, appId, findings, 'prod');
+    await scanOnce(tenant, otherAppId, findings);
+    const sla = (path: string, body?: unknown, method = body ? 'PUT' : 'GET', token = tenant.token) =>
+      api(method as 'GET', `/api/v1/app/${appId}${path}/sla`, { token, body });
+
+    // Bad input: 400 naming what is wrong, nothing stored.
+    for (const [body, message] of [
+      [{ days: {} }, /at least one of High, Medium, Low/],
+      [{ days: { High: 0 } }, /days\.High/],
+      [{ days: { high: 3 } }, /high/],
+      [{}, /days/],
+    ] as const) {
+      const refused = await sla('', body);
+      expect(refused.status, JSON.stringify(body)).toBe(400);
+      expect(refused.body.message).toMatch(message);
+    }
+    const untouched = await sla('');
+    expect(untouched.status, untouched.text).toBe(200);
+    expect(untouched.body).toMatchObject({
+      override: { High: 0, Medium: 0, Low: 0 },
+      days: { High: 7, Medium: 30, Low: 90 },
+      organizationDays: { High: 7, Medium: 30, Low: 90 },
+    });
+
+    const app = await sla('', { days: { High: 3 } });
+    expect(app.status, app.text).toBe(200);
+    expect(app.body).toMatchObject({
+      override: { High: 3, Medium: 0, Low: 0 },
+      days: { High: 3, Medium: 30, Low: 90 },
+    });
+    const env = await sla(`/env/${prod.envId}`, { days: { Medium: 5 } });
+    expect(env.status, env.text).toBe(200);
+    const byName = Object.fromEntries(env.body.environments.map((e: Row) => [e.environmentName, e]));
+    expect(byName.prod).toMatchObject({
+      override: { High: 0, Medium: 5, Low: 0 },
+      days: { High: 3, Medium: 5, Low: 90 },
+    });
+    expect(byName.dev).toMatchObject({
+      override: { High: 0, Medium: 0, Low: 0 },
+      days: { High: 3, Medium: 30, Low: 90 },
+    });
+
+    // The findings report counts each finding's due date with the days of its place.
+    const dueDays = async () => {
+      const out: Record<string, number> = {};
+      for (const r of await rows(tenant))
+        if (r.dueDate)
+          out[`${r.applicationName}/${r.environmentName}${new URL(r.findingUrl).pathname}`] = Math.round(
+            (Date.parse(r.dueDate) - Number(r.findingFirstSeen)) / DAY_MS,
+          );
+      return out;
+    };
+    expect(await dueDays()).toEqual({
+      'strict/dev/h': 3,
+      'strict/dev/m': 30,
+      'strict/dev/l': 90,
+      'strict/prod/h': 3,
+      'strict/prod/m': 5,
+      'strict/prod/l': 90,
+      'relaxed/dev/h': 7,
+      'relaxed/dev/m': 30,
+      'relaxed/dev/l': 90,
+    });
+
+    // Audited; only write:policy may change it; another organization cannot even find the application.
+    const entries = (await audits(tenant)).filter((e) => e.userActivityType === 'APPLICATION_POLICY_MODIFIED');
+    const payloads = entries.map((e) => JSON.parse(e.payload));
+    expect(payloads).toHaveLength(2);
+    expect(payloads).toContainEqual({ policy: 'sla', applicationId: appId, appName: 'strict', days: { High: 3 } });
+    expect(payloads).toContainEqual({
+      policy: 'sla',
+      applicationId: appId,
+      appName: 'strict',
+      environmentId: prod.envId,
+      envName: 'prod',
+      days: { Medium: 5 },
+    });
+    const reader = await addUserTo(tenant.orgId, ['read:policy']);
+    expect((await sla('', undefined, 'GET', reader.token)).status).toBe(200);
+    expect((await sla('', { days: { High: 1 } }, 'PUT', reader.token)).status).toBe(401);
+    const other = await createTenant();
+    for (const method of ['GET', 'PUT', 'DELETE']) {
+      const out = await sla('', method === 'PUT' ? { days: { High: 1 } } : undefined, method, other.token);
+      expect(out.status, method).toBe(404);
+    }
+    const elsewhere = await api('PUT', `/api/v1/app/${appId}/env/${randomUUID()}/sla`, {
+      token: tenant.token,
+      body: { days: { High: 1 } },
+    });
+    expect(elsewhere.status).toBe(404);
+
+    // Removing an override: the next scope's days apply again; removing it twice is 404.
+    expect((await sla('', undefined, 'DELETE')).status).toBe(200);
+    expect((await sla('', undefined, 'DELETE')).body.message).toMatch(/has no SLA override/);
+    expect(await dueDays()).toMatchObject({ 'strict/dev/h': 7, 'strict/prod/h': 7, 'strict/prod/m': 5 });
+
+    // Deleting the environment deletes its override with its data.
+    expect(await getItem(keys.environmentSla(appId, prod.envId))).toBeDefined();
+    expect((await api('DELETE', `/api/v1/app/${appId}/env/${prod.envId}`, { token: tenant.token })).status).toBe(200);
+    expect(await getItem(keys.environmentSla(appId, prod.envId))).toBeUndefined();
+    expect(dev.envId).not.toBe(prod.envId);
   });
 });
 
