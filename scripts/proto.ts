@@ -45,6 +45,12 @@ export function protoName(schemaName: string): { pkg: string; message: string } 
 const OWN_FIELDS: Record<string, [field: string, type: string][]> = {
   // When a risk acceptance made by a bulk triage action expires (docs/GOVERNANCE.md).
   'application.FindingTriageResult': [['expiresAt', 'string']],
+  // A finding's due date in its alert's page of findings (docs/GOVERNANCE.md).
+  'application.ApplicationAlertUri': [
+    ['dueDate', 'string'],
+    ['daysLeft', 'int32'],
+    ['overdue', 'bool'],
+  ],
   // The findings report's due dates and triage details (docs/GOVERNANCE.md).
   'reports.CurrentFindingRow': [
     ['dueDate', 'string'],

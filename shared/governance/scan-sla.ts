@@ -1,13 +1,10 @@
 import { keys } from '../db/keys.ts';
-import { batchGet, queryItems } from '../db/query.ts';
-import { fromItem } from '../db/items.ts';
-import { rulesOfEnvironment, type FindingRecord } from '../findings/repository.ts';
+import { queryItems } from '../db/query.ts';
+import { rulesOfEnvironment } from '../findings/repository.ts';
 import { alertsOfScan, isCommitted } from '../scans/repository.ts';
 import { absoluteUrl, accessibleScan } from '../scans/scans.ts';
 import type { Caller } from '../http/caller.ts';
-import { slaClock } from './clock.ts';
-import { severityDays } from './policy.ts';
-import { slaDaysResolver } from './overrides.ts';
+import { slaClocks } from './due-dates.ts';
 
 // GET /api/v1/scan/{scanId}/sla (getScanSla): which findings of a scan are past their due date now
 // (docs/GOVERNANCE.md), for a CI gate (`hawk-scanner import --fail-on overdue`).
@@ -18,12 +15,7 @@ const MAX_LISTED = 100;
 export async function scanSla(caller: Caller, scanId: string) {
   const { scan, app } = await accessibleScan(caller, scanId);
   const now = Date.now();
-  const [alerts, rules, slaDaysOf] = await Promise.all([
-    alertsOfScan(scan),
-    rulesOfEnvironment(scan),
-    slaDaysResolver(app.organizationId, [scan]),
-  ]);
-  const days = slaDaysOf(scan);
+  const [alerts, rules] = await Promise.all([alertsOfScan(scan), rulesOfEnvironment(scan)]);
   const counted = new Map(alerts.filter((a) => a.uriCount > 0).map((a) => [a.pluginId, a]));
   // The scan's findings: one URI each (a finding's URIs share its hash).
   const range = keys.urisOfScan(scan.applicationId, scan.environmentId, scan.scanId);
@@ -43,22 +35,19 @@ export async function scanSla(caller: Caller, scanId: string) {
       url: absoluteUrl(u.uri as string, scan.host),
     });
   }
-  const records = await batchGet(
-    [...found.keys()].map((hash) => keys.finding(scan.applicationId, scan.environmentId, hash)),
-    ['findingHash', 'firstSeen'],
-  );
-  const firstSeen = new Map(
-    records
-      .map((r) => fromItem<Pick<FindingRecord, 'findingHash' | 'firstSeen'>>(r)!)
-      .map((f) => [f.findingHash, f.firstSeen]),
+  const clocks = await slaClocks(
+    app.organizationId,
+    scan,
+    [...found].map(([findingHash, f]) => ({ findingHash, severity: f.severity })),
+    rules,
+    now,
   );
   const overdue = [];
   const overdueBySeverity = { High: 0, Medium: 0, Low: 0 };
   let withDueDate = 0;
   for (const [findingHash, f] of found) {
     const rule = rules.get(findingHash);
-    const first = Math.min(firstSeen.get(findingHash) ?? scan.startedAt, scan.startedAt);
-    const clock = slaClock(first, severityDays(days, f.severity), rule?.history ?? [], now);
+    const clock = clocks.get(findingHash)!;
     if (clock.dueAt === undefined) continue;
     withDueDate++;
     if (!clock.overdue) continue;

@@ -32,7 +32,9 @@ import {
   toScanResult,
   triageStatsOf,
 } from './scans.ts';
-import { rulesOf } from '../findings/repository.ts';
+import { rulesOf, type TriageRule } from '../findings/repository.ts';
+import { slaClocks } from '../governance/due-dates.ts';
+import type { SlaClock } from '../governance/clock.ts';
 import { toRuleHistories } from '../findings/views.ts';
 import type { AlertMessageQuery, ListAlertFindingsQuery, ListScanAlertsQuery, ListScansQuery } from './inputs.ts';
 import type { Caller } from '../http/caller.ts';
@@ -139,6 +141,7 @@ export async function listScanAlertFindings(
     scan,
     uris.map((u) => u.findingHash),
   );
+  const clocks = await currentSlaClocks(app.organizationId, scan, alert.severity, uris, rules);
   return {
     alert: toAlert(alert, triageStatsOf(scan.stats ?? statsOf([alert]), [alert]), scanView),
     applicationScanAlertUris: uris.map((u) => {
@@ -156,6 +159,7 @@ export async function listScanAlertFindings(
         ruleHistories: toRuleHistories(rule),
         findingHash: u.findingHash,
         scan: scanView,
+        ...dueDateFields(clocks?.get(u.findingHash)),
       };
     }),
     appHost: scan.host,
@@ -163,6 +167,29 @@ export async function listScanAlertFindings(
     totalCount: alert.uriCount,
   };
 }
+
+/**
+ * Due dates of a page of an alert's findings (docs/GOVERNANCE.md, Due dates), when the scan is its environment's
+ * current one: a finding of an older scan may have been fixed since, and has no due date then.
+ */
+async function currentSlaClocks(
+  orgId: string,
+  scan: ScanRecord,
+  severity: string,
+  uris: { findingHash: string }[],
+  rules: Map<string, TriageRule>,
+) {
+  const env = await getEnvironment(scan.applicationId, scan.environmentId);
+  if (env?.lastScanId !== scan.scanId) return undefined;
+  const findings = uris.map((u) => ({ findingHash: u.findingHash, severity }));
+  return slaClocks(orgId, scan, findings, rules, Date.now());
+}
+
+/** application.ApplicationAlertUri's fields of ours: the due date, days left and whether it is overdue. */
+const dueDateFields = (clock: SlaClock | undefined) =>
+  clock?.dueAt === undefined
+    ? { dueDate: '', daysLeft: 0, overdue: false }
+    : { dueDate: new Date(clock.dueAt).toISOString(), daysLeft: clock.daysLeft, overdue: clock.overdue };
 
 const shellQuote = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`;
 

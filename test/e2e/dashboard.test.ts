@@ -319,6 +319,8 @@ describe('dashboard', () => {
     await page.getByRole('link', { name: 'http://127.0.0.1:8080/robots.txt' }).click();
     await heading(page, /Finding at/);
     await expect.poll(() => page.getByTestId('finding-status').textContent()).toBe('Untriaged');
+    // Its due date: a Low finding, the default 180 days from its first sighting (docs/GOVERNANCE.md).
+    expect(await page.getByTestId('finding-due').textContent()).toMatch(/^\d{4}-\d\d-\d\d \(179 days left\)$/);
     await page.getByLabel('Triage as').selectOption('RISK_ACCEPTED');
     await page.getByLabel('Note (optional)').fill('robots.txt is public');
     await page.getByRole('button', { name: 'Triage', exact: true }).click();
@@ -326,6 +328,7 @@ describe('dashboard', () => {
     await expect
       .poll(() => page.getByTestId('finding-status').textContent())
       .toBe('Risk accepted “robots.txt is public”');
+    await expect.poll(() => page.getByTestId('finding-due').textContent()).toMatch(/^None while it is triaged/);
     await page.getByRole('heading', { name: 'Triage history' }).waitFor();
     // A comment keeps it counted as it was (triaged here) and is kept in the history.
     await page.getByLabel('Triage as').selectOption('ADD_COMMENT');

@@ -65,6 +65,8 @@ export default function FindingPage() {
                   {statusLabel(uri.status)}
                   {uri.matchedRuleNote && <span className="muted wrap"> “{uri.matchedRuleNote}”</span>}
                 </dd>
+                <dt>Due</dt>
+                <dd data-testid="finding-due">{dueText(uri)}</dd>
               </>
             )}
             {m.param && (
@@ -131,6 +133,22 @@ export default function FindingPage() {
       )}
     </QueryView>
   );
+}
+
+/**
+ * The finding's due date (docs/GOVERNANCE.md, Due dates): given only on its environment's latest scan, and not while
+ * the finding is a false positive or an accepted risk (the clock stands still then).
+ */
+function dueText(uri: { dueDate?: string; daysLeft?: number; overdue?: boolean; status?: string }): string {
+  if (uri.dueDate) {
+    const date = uri.dueDate.slice(0, 10);
+    const days = uri.daysLeft ?? 0;
+    if (uri.overdue) return `${date}: overdue by ${-days} day${days === -1 ? '' : 's'}`;
+    return `${date} (${days} day${days === 1 ? '' : 's'} left)`;
+  }
+  if (uri.status === 'FALSE_POSITIVE' || uri.status === 'RISK_ACCEPTED')
+    return 'None while it is triaged as not to fix (the clock stands still)';
+  return 'None (Info findings have none; an older scan shows none: see the latest one)';
 }
 
 /** A request or response as text, in a scrollable region keyboard users can reach; or why there is none. */
