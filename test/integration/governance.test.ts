@@ -158,8 +158,14 @@ describe('due dates in the findings report', () => {
     });
 
     // A rescan keeps the first sighting; a finding fixed and found again keeps it too (docs/GOVERNANCE.md).
-    await scanOnce(tenant, appId, [plugin('40018', 'High', ['/a'])]);
+    const rescan = await scanOnce(tenant, appId, [plugin('40018', 'High', ['/a'])]);
     expect((await rowOf(tenant, '/a')).dueDate).toBe(after.dueDate);
+    // The alert's page of findings gives it too, on the environment's current scan only.
+    const alertPage = async (scanId: string) =>
+      (await api('GET', `/api/v1/scan/${scanId}/alert/40018`, { token: tenant.token })).body
+        .applicationScanAlertUris[0];
+    expect(await alertPage(rescan.scanId)).toMatchObject({ dueDate: after.dueDate, daysLeft: 6, overdue: false });
+    expect(await alertPage(first.scanId)).toMatchObject({ dueDate: '', daysLeft: 0, overdue: false });
     await scanOnce(tenant, appId, [plugin('10038', 'Medium', ['/b'])]);
     expect(await rowOf(tenant, '/a')).toBeUndefined(); // fixed: not a current finding, nothing due
     await scanOnce(tenant, appId, [plugin('40018', 'High', ['/a'])]);
