@@ -9,7 +9,8 @@ import { getOrganizationAccess, type Membership } from '../identity/membership-r
 import { newUserItems, userIdOfEmail, userOrganizationUpdate } from '../identity/user-repository.ts';
 import { getTeams, teamUpdate } from '../teams/repository.ts';
 import type { TransactItem } from '../db/transactions.ts';
-import { permissionsOfRole, roleOfGroups, teamsOfGroups, type SsoRole } from './roles.ts';
+import { roleOfGroups, teamsOfGroups } from './roles.ts';
+import { grantOf, roleNameOf, type MemberRoleName } from '../identity/roles.ts';
 import { getSsoIdentity, putSsoIdentity, type SsoProviderRecord } from './repository.ts';
 
 // Just-in-time provisioning at sign-in (docs/IDENTITY.md "Groups, teams and roles"): the provider's identity
@@ -70,21 +71,24 @@ function membershipWrite(
   orgId: string,
   userId: string,
   current: Membership | undefined,
-  role: SsoRole,
+  role: MemberRoleName,
   teamIds: string[],
   now: number,
 ): TransactItem {
   const { pk, sk, gsi1pk, gsi1sk } = keys.membership(orgId, userId);
+  const currentRole = current && roleNameOf(current);
+  // The role's permissions, unless the role stays: then a member's custom permissions stay too.
+  const grant = currentRole === role || role === 'CUSTOM' ? { ...current!, roleName: role } : grantOf({ role });
   return {
     Update: {
       TableName: config.tableName,
       Key: { pk, sk },
       UpdateExpression:
         'SET entity = :entity, gsi1pk = :gsi1pk, gsi1sk = :gsi1sk, organizationId = :org, userId = :user, #role = :role, ' +
-        '#permissions = :permissions, createdAt = if_not_exists(createdAt, :now), teamIds = :teams',
-      // Written over what was read: a concurrent change of the member's teams or role makes it try again.
+        'roleName = :roleName, #permissions = :permissions, createdAt = if_not_exists(createdAt, :now), teamIds = :teams',
+      // Written over what was read: a concurrent change of the member's teams, role or permissions makes it try again.
       ConditionExpression: current
-        ? 'attribute_exists(pk) AND #role = :readRole AND teamIds = :readTeams'
+        ? 'attribute_exists(pk) AND #role = :readRole AND #permissions = :readPermissions AND teamIds = :readTeams'
         : 'attribute_not_exists(pk)',
       ExpressionAttributeNames: { '#role': 'role', '#permissions': 'permissions' },
       ExpressionAttributeValues: {
@@ -93,11 +97,14 @@ function membershipWrite(
         ':gsi1sk': gsi1sk,
         ':org': orgId,
         ':user': userId,
-        ':role': role,
-        ':permissions': role === current?.role ? current.permissions : permissionsOfRole(role),
+        ':role': grant.role,
+        ':roleName': grant.roleName,
+        ':permissions': grant.permissions,
         ':now': now,
         ':teams': teamIds,
-        ...(current ? { ':readRole': current.role, ':readTeams': current.teamIds ?? [] } : {}),
+        ...(current
+          ? { ':readRole': current.role, ':readPermissions': current.permissions, ':readTeams': current.teamIds ?? [] }
+          : {}),
       },
     },
   };
@@ -114,7 +121,8 @@ export async function provision(provider: SsoProviderRecord, identity: SignedInI
     const now = Date.now();
     // An owner keeps the role whatever the groups say: the organization must not lose its owners to a group change.
     const mapped = roleOfGroups(identity.groups, provider.groupRoles);
-    const role: SsoRole = membership?.role === 'OWNER' ? 'OWNER' : (mapped ?? membership?.role ?? provider.defaultRole);
+    const held = membership && roleNameOf(membership);
+    const role: MemberRoleName = held === 'OWNER' ? 'OWNER' : (mapped ?? held ?? provider.defaultRole);
     const mappedTeams = [...new Set(provider.groupTeams.map((m) => m.teamId))];
     const wanted = new Set(teamsOfGroups(identity.groups, provider.groupTeams));
     const teams = await getTeams(orgId, mappedTeams);
@@ -125,7 +133,7 @@ export async function provision(provider: SsoProviderRecord, identity: SignedInI
       ...before.filter((id) => !left.some((t) => t.teamId === id)),
       ...joined.map((t) => t.teamId).filter((id) => !before.includes(id)),
     ];
-    const changed = !membership || membership.role !== role || joined.length > 0 || left.length > 0;
+    const changed = !membership || held !== role || joined.length > 0 || left.length > 0;
     if (!changed && !source.items.length) return userId;
     const items: TransactItem[] = [...source.items];
     if (changed) {

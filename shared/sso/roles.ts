@@ -1,27 +1,14 @@
-import { PERMISSIONS, type Permission } from '../identity/permissions.ts';
+import type { RoleName } from '../identity/roles.ts';
 
-// The roles an identity provider's groups can give (docs/IDENTITY.md "Groups, teams and roles"), and what each
-// role may do. Kept to one small table so that it can take named roles from elsewhere later.
+// Which role and teams an identity provider's groups give (docs/IDENTITY.md "Groups, teams and roles"). The roles
+// and their permissions are the organization's named roles (shared/identity/roles.ts): a member who signs in with
+// single sign-on holds exactly what an invited member of the same role holds.
 
-export const SSO_ROLES = ['OWNER', 'ADMIN', 'MEMBER'] as const;
+/** Every named role, strongest first: a person in several mapped groups gets the first of these they map to. */
+export const SSO_ROLES = ['OWNER', 'ADMIN', 'MEMBER', 'READ_ONLY', 'SCANNER'] as const satisfies readonly RoleName[];
 export type SsoRole = (typeof SSO_ROLES)[number];
 
-/** What only owners and administrators do: manage members, integrations and deletions. */
-const MANAGING: Permission[] = [
-  'write:member',
-  'write:integration',
-  'delete:application',
-  'delete:scan_config',
-  'delete:team',
-  'delete:scan',
-];
-
-export function permissionsOfRole(role: SsoRole): Permission[] {
-  if (role === 'MEMBER') return PERMISSIONS.filter((p) => !MANAGING.includes(p));
-  return [...PERMISSIONS];
-}
-
-/** The strongest role any of the groups maps to (OWNER over ADMIN over MEMBER), or undefined when none does. */
+/** The strongest role any of the groups maps to, or undefined when none does. */
 export function roleOfGroups(
   groups: readonly string[],
   groupRoles: readonly { group: string; role: SsoRole }[],

@@ -4,7 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { api, baseUrl } from './client.ts';
 import { createTenant, type Tenant } from './fixtures.ts';
 import { newTeam, readTeam } from './team-helpers.ts';
-import { queryAll } from '../../shared/db/query.ts';
+import { getItem, queryAll } from '../../shared/db/query.ts';
+import { keys } from '../../shared/db/keys.ts';
+import { permissionsOfRole } from '../../shared/identity/roles.ts';
 import { signInAtProvider, startForgingProvider, startOidcProvider, type RunningProvider } from './oidc-helpers.ts';
 
 // Single sign-on (docs/IDENTITY.md "Single sign-on") against a real OpenID Connect provider on loopback
@@ -61,6 +63,7 @@ describe('single sign-on with a real OpenID Connect provider', () => {
       alice: { email: 'alice@sso-example.test', name: 'Alice', groups: ['hawk-admins', 'engineering'] },
       bob: { email: 'bob@sso-example.test', groups: ['engineering'] },
       mallory: { email: 'mallory@elsewhere.test', groups: [] },
+      carol: { email: 'carol@sso-example.test', groups: ['auditors', 'ci'] },
     });
     tenant = await createTenant();
     await allowPrivate(tenant);
@@ -68,7 +71,11 @@ describe('single sign-on with a real OpenID Connect provider', () => {
     auditors = await createTeam(tenant, `auditors-${Date.now()}`);
     await configure(tenant, provider, {
       allowedEmailDomains: ['sso-example.test'],
-      groupRoles: [{ group: 'hawk-admins', role: 'ADMIN' }],
+      groupRoles: [
+        { group: 'hawk-admins', role: 'ADMIN' },
+        { group: 'auditors', role: 'READ_ONLY' },
+        { group: 'ci', role: 'SCANNER' },
+      ],
       groupTeams: [
         { group: 'engineering', teamId: engineers },
         { group: 'audit', teamId: auditors },
@@ -158,6 +165,10 @@ describe('single sign-on with a real OpenID Connect provider', () => {
   });
 
   it('gives the default role without a mapped group, and refuses an e-mail domain the organization does not allow', async () => {
+    const membershipOf = (userId: string) => {
+      const { pk, sk } = keys.membership(tenant.orgId, userId);
+      return getItem({ pk, sk });
+    };
     const bobStart = await start(tenant.orgId);
     const bob = await callback((await signInAtProvider(bobStart.authorizationUrl, 'bob')).search, bobStart.binding);
     expect(bob.status, bob.text).toBe(200);
@@ -168,6 +179,33 @@ describe('single sign-on with a real OpenID Connect provider', () => {
     expect(org.role).toBe('MEMBER');
     expect(org.permissions).not.toContain('WRITE_MEMBER');
     expect((await api('GET', sso(tenant.orgId), { token: bob.body.token })).status).toBe(401);
+    // The named role's permissions, the same as an invited member's (shared/identity/roles.ts).
+    const bobMembership = await membershipOf(user.body.user.external.id);
+    expect(bobMembership).toMatchObject({
+      role: 'MEMBER',
+      roleName: 'MEMBER',
+      permissions: permissionsOfRole('MEMBER'),
+    });
+
+    // Groups mapped to read-only and scanner: the stronger for a person, read-only.
+    const carolStart = await start(tenant.orgId);
+    const carol = await callback(
+      (await signInAtProvider(carolStart.authorizationUrl, 'carol')).search,
+      carolStart.binding,
+    );
+    expect(carol.status, carol.text).toBe(200);
+    const carolUser = await api('GET', '/api/v1/user', { token: carol.body.token });
+    expect(await membershipOf(carolUser.body.user.external.id)).toMatchObject({
+      role: 'MEMBER',
+      roleName: 'READ_ONLY',
+      permissions: permissionsOfRole('READ_ONLY'),
+    });
+    expect((await api('GET', `/api/v1/org/${tenant.orgId}/sla`, { token: carol.body.token })).status).toBe(200);
+    const write = await api('POST', `/api/v1/org/${tenant.orgId}/app`, {
+      token: carol.body.token,
+      body: { name: 'not allowed', env: 'dev' },
+    });
+    expect(write.status).toBe(401);
 
     const malloryStart = await start(tenant.orgId);
     const mallory = await callback(

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { permissionsOfRole, roleOfGroups, teamsOfGroups } from '../../shared/sso/roles.ts';
-import { PERMISSIONS } from '../../shared/identity/permissions.ts';
+import { SSO_ROLES, roleOfGroups, teamsOfGroups } from '../../shared/sso/roles.ts';
+import { ROLE_NAMES } from '../../shared/identity/roles.ts';
 
 // How an identity provider's groups map to a role and teams (docs/IDENTITY.md "Groups, teams and roles").
 
@@ -30,13 +30,16 @@ describe('single sign-on group mappings', () => {
     expect(teamsOfGroups([], groupTeams)).toEqual([]);
   });
 
-  it('gives members everything but managing members and integrations and deleting', () => {
-    expect(permissionsOfRole('OWNER')).toEqual([...PERMISSIONS]);
-    expect(permissionsOfRole('ADMIN')).toEqual([...PERMISSIONS]);
-    const member = permissionsOfRole('MEMBER');
-    expect(member).toContain('write:scan');
-    expect(member).toContain('write:triage');
-    for (const p of ['write:member', 'write:integration', 'delete:application', 'delete:scan'] as const)
-      expect(member).not.toContain(p);
+  it('maps groups to every named role, a scanner or read-only group below a member one', () => {
+    expect([...SSO_ROLES].sort()).toEqual([...ROLE_NAMES].sort());
+    const roles = [
+      { group: 'auditors', role: 'READ_ONLY' as const },
+      { group: 'ci', role: 'SCANNER' as const },
+      { group: 'staff', role: 'MEMBER' as const },
+    ];
+    expect(roleOfGroups(['auditors'], roles)).toBe('READ_ONLY');
+    expect(roleOfGroups(['ci'], roles)).toBe('SCANNER');
+    expect(roleOfGroups(['ci', 'auditors'], roles)).toBe('READ_ONLY');
+    expect(roleOfGroups(['ci', 'auditors', 'staff'], roles)).toBe('MEMBER');
   });
 });

@@ -6,7 +6,8 @@ import { ActionForm, ConfirmButton, text } from '../components/ui';
 // Settings, for member managers: the organization's OpenID Connect provider (docs/IDENTITY.md "Single sign-on").
 // Mappings are written one a line, `group = ROLE` and `group = team name`; team names are turned into ids here.
 
-const ROLES = ['OWNER', 'ADMIN', 'MEMBER'] as const;
+// The organization's named roles (docs/IDENTITY.md "Members and roles"), strongest first.
+const ROLES = ['OWNER', 'ADMIN', 'MEMBER', 'READ_ONLY', 'SCANNER'] as const;
 
 /** `left = right` lines; blank lines are skipped. */
 function pairs(raw: string, what: string): [string, string][] {
