@@ -116,6 +116,22 @@ describe('dashboard', () => {
     const mapped = page.getByRole('list', { name: 'Mapped API descriptions' });
     await mapped.getByText('uploaded for this application').waitFor();
 
+    // Days to fix: the organization's by default; an environment's own High days override them there only.
+    const sla = page.getByRole('table', { name: 'Days to fix a finding, by place' });
+    const slaRow = (name: string) => sla.getByRole('row', { name: new RegExp(`^${name}`) });
+    await expect.poll(() => slaRow('The application').innerText()).toMatch(/^The application\s+30\s+90\s+180/);
+    await page.getByLabel('For').selectOption({ label: 'environment production' });
+    await page.getByLabel('High days').fill('3');
+    await page.getByRole('button', { name: 'Set days' }).click();
+    await expect.poll(() => slaRow('Environment production').innerText()).toMatch(/3 \(set here\)\s+90\s+180/);
+    expect(await slaRow('The application').innerText()).toMatch(/^The application\s+30\s+90\s+180/);
+    await slaRow('Environment production').getByRole('button').click();
+    await page
+      .getByRole('dialog')
+      .getByRole('button', { name: 'Remove the override of environment production' })
+      .click();
+    await expect.poll(() => slaRow('Environment production').innerText()).toMatch(/^Environment production\s+30\s+90/);
+
     // A scanner reports a scan through the reporting API.
     const { scanId } = await startScan(tenant.token, appId, { env: 'production', host: 'https://shop.test' });
     await reportAlerts(tenant.token, scanId, [

@@ -6,6 +6,8 @@ import { Empty, QueryView } from '../components/states';
 import { ActionForm, ConfirmButton, text, useTitle } from '../components/ui';
 import { OasUpload } from './OasUpload';
 import { TargetVerification } from './HostedScan';
+import { SlaOverrides } from './SlaOverrides';
+import { useHasPermission } from '../permissions';
 
 export default function ApplicationPage() {
   const { orgId = '', appId = '' } = useParams();
@@ -24,6 +26,7 @@ export default function ApplicationPage() {
         }),
       ),
   });
+  const canReadPolicy = useHasPermission(orgId, 'READ_POLICY');
   useTitle(app.data?.name ?? 'Application');
   const refresh = () =>
     Promise.all([
@@ -121,6 +124,8 @@ export default function ApplicationPage() {
 
           <h2>API description</h2>
           <OasUpload appId={appId} />
+
+          {canReadPolicy && <SlaOverrides orgId={orgId} appId={appId} />}
         </>
       )}
     </QueryView>
