@@ -3,7 +3,7 @@ import { useUser } from './App';
 // The caller's permissions in an organization, as GET /api/v1/user lists them (READ_MEMBER, WRITE_TRIAGE, ...).
 // Pages ask here first and offer only what the caller may do, rather than a form the service refuses (401).
 export type PermissionName =
-  'READ_MEMBER' | 'WRITE_MEMBER' | 'WRITE_TRIAGE' | 'READ_REPORT' | 'WRITE_SCAN' | 'READ_DEVICE';
+  'READ_MEMBER' | 'WRITE_MEMBER' | 'WRITE_TRIAGE' | 'READ_REPORT' | 'WRITE_SCAN' | 'READ_DEVICE' | 'WRITE_INTEGRATION';
 
 /** Whether the signed-in user holds `permission` in `orgId`; undefined while the user is loading. */
 export function useHasPermission(orgId: string, permission: PermissionName): boolean | undefined {
