@@ -306,6 +306,9 @@ export class HawkApiStack extends Stack {
           (role.node.defaultChild as CfnRole).policies = [
             { policyName: 'code-access', policyDocument: new PolicyDocument({ statements }) },
           ];
+        // A function that queues deliveries itself (testWebhook, redeliverWebhookDelivery) needs the queue's URL.
+        if (access.grants.some((grant) => grant.service === 'sqs'))
+          fn.addEnvironment('WEBHOOK_QUEUE_URL', storage.queues.WebhookQueue.queueUrl);
         if (access.grants.some((grant) => grant.service === 'ecs'))
           for (const [name, value] of Object.entries(runner.environment(api.apiEndpoint)))
             fn.addEnvironment(name, value);

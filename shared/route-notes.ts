@@ -426,7 +426,22 @@ export const routeNotes: Record<string, string> = {
   listWebhookDeliveries:
     'The 50 newest deliveries to the subscription: the event, its status (`PENDING`, `RETRYING`, `DELIVERED`, ' +
     '`DEAD` after the last attempt or a refused address, `DROPPED` when the subscription was disabled) and each ' +
-    "attempt's time, HTTP status, latency, error and the first 512 characters of the receiver's answer.",
+    "attempt's time, HTTP status, latency, error, the first 512 characters of the receiver's answer and the wait it " +
+    'asked for with `Retry-After` (`retryAfterMs`, which the next attempt honours); `test` marks a testWebhook ' +
+    'delivery and `redeliveryOf` names the delivery a redelivery sends again.',
+  testWebhook:
+    'Sends the subscription a test event (`X-Hawk-Event: ping`; for Slack and Teams a short message) through the ' +
+    'same path as real events: a delivery in its log, the delivery queue, the signature, the receiver check. Works ' +
+    'while the subscription is disabled. Waits for the first attempt, at most the delivery timeout plus 2 s (12 s at most), and answers the delivery: ' +
+    "`DELIVERED` or `RETRYING`/`DEAD` with the attempt's HTTP status, latency, error and the start of the receiver's " +
+    'answer; `PENDING` with no attempt when it is still under way (the delivery log shows how it ends). Audited as ' +
+    'INTEGRATION_MODIFIED (`action: test`).',
+  redeliverWebhookDelivery:
+    'Sends a delivery again as a new delivery (a new `X-Hawk-Delivery` id, the same `X-Hawk-Event-Id` and body, so a ' +
+    'receiver can tell it already handled the event), queued at once with a full set of attempts; its `redeliveryOf` ' +
+    'names the original. Only a delivery that is over (`DELIVERED`, `DEAD`, `DROPPED`) among the 50 the log shows: ' +
+    '409 while it is `PENDING` or `RETRYING`, or while the subscription is disabled (except a test delivery); 404 for ' +
+    "an unknown id or another organization's. Audited as INTEGRATION_MODIFIED (`action: redeliver`).",
   getSsoProvider:
     'The organization\'s OpenID Connect provider (docs/IDENTITY.md "Single sign-on"), without its client secret ' +
     '(`clientSecretSet` says one is stored); `configured: false` when there is none.',

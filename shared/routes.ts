@@ -1540,6 +1540,32 @@ export const listWebhookDeliveriesRoute: Route = {
   response: 'hawk.ListWebhookDeliveriesResponse',
 };
 
+export const testWebhookRoute: Route = {
+  operationId: 'testWebhook',
+  method: 'POST',
+  path: '/api/v1/org/{orgId}/webhooks/{webhookId}/test',
+  handler: 'test-webhook',
+  tag: 'Webhooks',
+  summary: 'Send a signed test event to a webhook subscription and answer its first attempt (ours)',
+  auth: 'bearer',
+  permission: 'write:integration',
+  audit: 'INTEGRATION_MODIFIED',
+  response: 'hawk.WebhookDeliveryResponse',
+};
+
+export const redeliverWebhookDeliveryRoute: Route = {
+  operationId: 'redeliverWebhookDelivery',
+  method: 'POST',
+  path: '/api/v1/org/{orgId}/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver',
+  handler: 'redeliver-webhook-delivery',
+  tag: 'Webhooks',
+  summary: 'Deliver an event to a webhook subscription again, as a new delivery (ours)',
+  auth: 'bearer',
+  permission: 'write:integration',
+  audit: 'INTEGRATION_MODIFIED',
+  response: 'hawk.WebhookDeliveryResponse',
+};
+
 export const getIntegrationSettingsRoute: Route = {
   operationId: 'getIntegrationSettings',
   method: 'GET',
@@ -1763,6 +1789,8 @@ export const routes: Route[] = [
   updateWebhookRoute,
   deleteWebhookRoute,
   listWebhookDeliveriesRoute,
+  testWebhookRoute,
+  redeliverWebhookDeliveryRoute,
   getIntegrationSettingsRoute,
   updateIntegrationSettingsRoute,
   getSlaPolicyRoute,

@@ -1,42 +1,68 @@
 import { relayOutbox } from '../../shared/webhooks/relay.ts';
 import { consumeDeliveries } from '../../shared/webhooks/consumer.ts';
 import { tableQueue } from '../../shared/webhooks/table-queue.ts';
+import type { QueueRecord } from '../../shared/webhooks/queue.ts';
 
-// `npm start`'s webhook delivery (docs/WEBHOOKS.md, Delivery): the engine SQS is on AWS, kept in the table. One loop
-// relays the outbox into the in-table queue, receives what is visible and hands it to the same consumer the AWS
-// function runs; the queue deletes what is done, and redrives to its dead letters what ran out of attempts.
+// `npm start`'s webhook delivery (docs/WEBHOOKS.md, Delivery): the engines of AWS (an EventBridge-scheduled relay,
+// SQS feeding a consumer function) as two loops in the process. The relay loop hands the outbox's events to the
+// in-table queue; the consumer loop receives what is visible and hands each message to the same consumer the AWS
+// function runs; the queue deletes what is done, and redrives to its dead letters what ran out of attempts. The two
+// loops run side by side, as on AWS, so a long relay pass never holds back deliveries already queued. Up to
+// IN_FLIGHT messages are handled at once, each on its own (as Lambda runs batches side by side): a receiver that
+// hangs holds one slot until WEBHOOK_TIMEOUT_MS, never the deliveries behind it.
 
-/** How often the loop looks for work when the last pass found none. */
+/** How often a loop looks for work when its last pass found none. */
 const IDLE_MS = 200;
 /** Messages handled at once. */
-const BATCH = 10;
+const IN_FLIGHT = 10;
+
+const logError = (error: unknown) =>
+  console.error(JSON.stringify({ level: 'ERROR', message: 'local webhook delivery', error: String(error) }));
 
 export function startLocalDelivery(): { stop(): Promise<void> } {
   const queue = tableQueue();
+  const inFlight = new Set<Promise<void>>();
   let stopped = false;
-  const loop = (async () => {
+  const idle = () => new Promise((resolve) => setTimeout(resolve, IDLE_MS));
+  /** Runs `pass` until stopped, pausing when it found nothing to do. */
+  const loop = async (pass: () => Promise<boolean>) => {
     while (!stopped) {
       let busy = false;
       try {
-        busy = (await relayOutbox(queue)) > 0;
-        const received = await queue.receive(BATCH);
-        if (received.length) {
-          busy = true;
-          const { done } = await consumeDeliveries(received, queue);
-          const handles = new Map(received.map((r) => [r.messageId, r.receiptHandle]));
-          for (const id of done) await queue.remove(handles.get(id)!);
-        }
+        busy = await pass();
       } catch (error) {
-        if (!stopped)
-          console.error(JSON.stringify({ level: 'ERROR', message: 'local webhook delivery', error: String(error) }));
+        if (!stopped) logError(error);
       }
-      if (!busy && !stopped) await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
+      if (!busy && !stopped) await idle();
     }
-  })();
+  };
+  const handle = (record: QueueRecord) => {
+    const work = consumeDeliveries([record], queue)
+      .then(async ({ done }) => {
+        if (done.length) await queue.remove(record.receiptHandle);
+      })
+      .catch(logError)
+      .finally(() => inFlight.delete(work));
+    inFlight.add(work);
+  };
+  const loops = Promise.all([
+    loop(async () => (await relayOutbox(queue)) > 0),
+    loop(async () => {
+      const room = IN_FLIGHT - inFlight.size;
+      if (room <= 0) {
+        await Promise.race(inFlight); // a slot frees up
+        return true;
+      }
+      const received = await queue.receive(room);
+      received.forEach(handle);
+      return received.length > 0;
+    }),
+  ]);
   return {
     async stop() {
       stopped = true;
-      await loop;
+      await loops;
+      await Promise.all(inFlight);
     },
   };
 }

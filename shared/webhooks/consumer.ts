@@ -26,7 +26,9 @@ async function consumeOne(record: QueueRecord, queue: DeliveryRetrier): Promise<
   const delivery = await getDelivery(message);
   if (!delivery || delivery.status === 'DELIVERED' || delivery.status === 'DROPPED') return 'done';
   const webhook = await getWebhook(message.organizationId, message.webhookId);
-  if (!webhook || !webhook.enabled) {
+  // A test delivery (testWebhook) goes out even while the subscription is disabled: trying a receiver before
+  // turning it on is what a test is for.
+  if (!webhook || (!webhook.enabled && !delivery.test)) {
     await setDeliveryStatus(message, 'DROPPED');
     return 'done';
   }
@@ -35,6 +37,7 @@ async function consumeOne(record: QueueRecord, queue: DeliveryRetrier): Promise<
     url: await unseal(webhook.sealedUrl, webhookSealContext(webhook, 'url')),
     body: delivery.body,
     event: delivery.event,
+    eventId: delivery.eventId,
     deliveryId: delivery.deliveryId,
     secret: await unseal(webhook.sealedSecret, webhookSealContext(webhook, 'secret')),
     customHeader: webhook.customHeader && {
@@ -59,9 +62,10 @@ async function consumeOne(record: QueueRecord, queue: DeliveryRetrier): Promise<
   }
   if (status === 'DELIVERED' || refused) return 'done';
   // Out of attempts: visible again at once, so the queue's redrive moves it to the dead letters on its next receive.
+  // A receiver that asked for a wait (429 or 503 with Retry-After) gets at least that wait.
   await queue.retryLater(
     record.receiptHandle,
-    status === 'RETRYING' ? retryDelayMs(receives, config.webhookRetryBaseMs) : 0,
+    status === 'RETRYING' ? retryDelayMs(receives, config.webhookRetryBaseMs, attempt.retryAfterMs) : 0,
   );
   return 'failed';
 }

@@ -26,6 +26,8 @@ export interface DeliveryAttempt {
   /** Why there was no 2xx answer: a refused address, a timeout, a connection error. */
   error?: string;
   responseExcerpt: string;
+  /** The wait the receiver asked for with Retry-After (a 429 or 503), which the next attempt honours. */
+  retryAfterMs?: number;
 }
 
 export interface DeliveryRecord {
@@ -40,6 +42,10 @@ export interface DeliveryRecord {
   attempts: DeliveryAttempt[];
   attemptCount: number;
   deliveredAt?: number;
+  /** A test delivery (testWebhook): sent even while its subscription is disabled. */
+  test?: boolean;
+  /** The delivery this one sends again (redeliverWebhookDelivery): the same event and body. */
+  redeliveryOf?: string;
 }
 
 /** The key a queue message carries to find its delivery. */
@@ -96,7 +102,7 @@ export function attemptRecord(
   };
 }
 
-/** Sets a delivery's status (DROPPED: its subscription is gone or disabled; PENDING: redelivery asked for). */
+/** Sets a delivery's status (DROPPED: its subscription is gone or disabled). */
 export async function setDeliveryStatus(ref: DeliveryRef, status: DeliveryStatus): Promise<void> {
   await db.send(
     new UpdateCommand({
@@ -138,12 +144,15 @@ export function toDelivery(delivery: DeliveryRecord) {
     createdAt: new Date(delivery.createdAt).toISOString(),
     deliveredAt: delivery.deliveredAt ? new Date(delivery.deliveredAt).toISOString() : '',
     attemptCount: delivery.attemptCount,
+    test: delivery.test ?? false,
+    redeliveryOf: delivery.redeliveryOf ?? '',
     attempts: delivery.attempts.map((a) => ({
       at: new Date(a.at).toISOString(),
       statusCode: a.statusCode,
       latencyMs: a.latencyMs,
       error: a.error ?? '',
       responseExcerpt: a.responseExcerpt,
+      retryAfterMs: a.retryAfterMs ?? 0,
     })),
   };
 }

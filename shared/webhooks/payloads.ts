@@ -226,18 +226,44 @@ function summaryOf(event: OutboxEvent, body: JsonBody): { title: string; facts: 
   return { title: `${TITLES[event.type]}: ${d.appName} / ${d.envName}`, facts, url };
 }
 
-/** Slack Block Kit (incoming webhook): text as the notification fallback, blocks for the message. */
+/** Slack's escaping of the three characters mrkdwn gives a meaning (https://api.slack.com/reference/surfaces/formatting#escaping). */
+const slackEscape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/**
+ * `text`, escaped for mrkdwn when asked, in at most `max` characters: cut with an ellipsis, never inside an escape
+ * or a surrogate pair. Slack refuses a message whose texts exceed Block Kit's limits (invalid_blocks), so a long
+ * finding path is shortened rather than the message lost.
+ */
+export function slackText(text: string, max: number, escape: boolean): string {
+  const whole = escape ? slackEscape(text) : text;
+  if (whole.length <= max) return whole;
+  let out = '';
+  for (const char of text) {
+    const piece = escape ? slackEscape(char) : char;
+    if (out.length + piece.length > max - 1) break;
+    out += piece;
+  }
+  return `${out}…`;
+}
+
+/**
+ * Slack Block Kit (incoming webhook): text as the notification fallback, blocks for the message, within Block Kit's
+ * limits (https://api.slack.com/reference/block-kit/blocks): a header's plain text at most 150 characters, a section
+ * field's text at most 2000, a button's url at most 3000.
+ */
 function slackBody(summary: ReturnType<typeof summaryOf>) {
-  const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
   return {
-    text: summary.title,
+    text: slackText(summary.title, 3000, true),
     blocks: [
-      { type: 'header', text: { type: 'plain_text', text: summary.title.slice(0, 150) } },
+      { type: 'header', text: { type: 'plain_text', text: slackText(summary.title, 150, false) } },
       {
         type: 'section',
-        fields: summary.facts.map(([name, value]) => ({ type: 'mrkdwn', text: `*${escape(name)}*\n${escape(value)}` })),
+        fields: summary.facts.map(([name, value]) => ({
+          type: 'mrkdwn',
+          text: `*${slackEscape(name)}*\n${slackText(value, 2000 - name.length - 3, true)}`,
+        })),
       },
-      ...(summary.url.startsWith('http')
+      ...(summary.url.startsWith('http') && summary.url.length <= 3000
         ? [
             {
               type: 'actions',
@@ -272,6 +298,44 @@ function teamsBody(summary: ReturnType<typeof summaryOf>) {
       },
     ],
   };
+}
+
+/** What a test delivery (testWebhook) says about the subscription it tries. */
+export interface TestTarget {
+  webhookId: string;
+  organizationId: string;
+  name: string;
+  events: string[];
+  format: WebhookFormat;
+}
+
+/**
+ * The body of a test delivery (event `ping`, docs/WEBHOOKS.md, Testing a subscription), in the subscription's format:
+ * the JSON one names the subscription and the events it receives; the chat formats are a short message saying so.
+ */
+export function testBody(target: TestTarget, eventId: string, at: number): string {
+  if (target.format === 'json')
+    return JSON.stringify({
+      service: 'StackHawk',
+      ping: {
+        eventId,
+        webhookId: target.webhookId,
+        organizationId: target.organizationId,
+        name: target.name,
+        events: target.events,
+        message: 'A test delivery from hawk-api: this receiver is reachable. Nothing to do.',
+        sentTimestamp: new Date(at).toISOString(),
+      },
+    });
+  const summary = {
+    title: `Test message from hawk-api${target.name ? `: ${target.name}` : ''}`,
+    facts: [
+      ['Events', target.events.join(', ')],
+      ['Sent', new Date(at).toISOString()],
+    ] as [string, string][],
+    url: link(`/org/${target.organizationId}/integrations`),
+  };
+  return JSON.stringify(target.format === 'slack' ? slackBody(summary) : teamsBody(summary));
 }
 
 /** The body of an event for a subscription's format (JSON text, as signed and sent). */

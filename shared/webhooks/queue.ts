@@ -31,6 +31,9 @@ export interface DeliveryRetrier {
 
 export type DeliveryQueue = DeliverySender & DeliveryRetrier;
 
-/** The delay before the attempt after the `receiveCount`th: doubling from WEBHOOK_RETRY_BASE_MS, at most 15 minutes. */
-export const retryDelayMs = (receiveCount: number, baseMs: number) =>
-  Math.min(baseMs * 2 ** Math.max(0, receiveCount - 1), 15 * 60 * 1000);
+/**
+ * The delay before the attempt after the `receiveCount`th: doubling from WEBHOOK_RETRY_BASE_MS, at most 15 minutes,
+ * and never shorter than the receiver's Retry-After (already bounded by the sender).
+ */
+export const retryDelayMs = (receiveCount: number, baseMs: number, retryAfterMs = 0) =>
+  Math.max(Math.min(baseMs * 2 ** Math.max(0, receiveCount - 1), 15 * 60 * 1000), retryAfterMs);

@@ -19,10 +19,33 @@ export interface Outgoing {
   url: string;
   body: string;
   event: string;
+  /** The event's id: the same on a redelivery, so a receiver can drop an event it already handled. */
+  eventId: string;
   deliveryId: string;
   secret: string;
   customHeader?: { name: string; value: string };
   allowPrivateNetworks: boolean;
+}
+
+/** The longest Retry-After honoured: a receiver cannot park a delivery for longer than this. */
+export const MAX_RETRY_AFTER_MS = 60 * 60 * 1000;
+
+/**
+ * The wait a Retry-After header asks for, in ms: delay-seconds or an HTTP date (RFC 9110, section 10.2.3), at most
+ * MAX_RETRY_AFTER_MS; undefined when absent or unreadable. Slack answers a rate-limited incoming webhook 429 with
+ * Retry-After in seconds (https://api.slack.com/apis/rate-limits).
+ */
+export function retryAfterMs(header: string | undefined, now = Date.now()): number | undefined {
+  const value = header?.trim();
+  if (!value) return undefined;
+  // An HTTP date only in its one current form (IMF-fixdate): Date.parse alone would read "1.5" as a date in 2001.
+  const ms = /^\d+$/.test(value)
+    ? Number(value) * 1000
+    : /^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/.test(value)
+      ? Date.parse(value) - now
+      : NaN;
+  if (!Number.isFinite(ms)) return undefined;
+  return Math.min(Math.max(0, ms), MAX_RETRY_AFTER_MS);
 }
 
 /** Sends the delivery once; never throws: the attempt says what happened. */
@@ -56,6 +79,7 @@ export async function send(outgoing: Outgoing): Promise<DeliveryAttempt> {
     'user-agent': 'hawk-api-webhooks/1',
     'x-hawk-event': outgoing.event,
     'x-hawk-delivery': outgoing.deliveryId,
+    'x-hawk-event-id': outgoing.eventId,
     'x-hawk-signature': signature(outgoing.secret, outgoing.body, Math.floor(Date.now() / 1000)),
     ...(outgoing.customHeader ? { [outgoing.customHeader.name]: outgoing.customHeader.value } : {}),
   };
@@ -84,10 +108,14 @@ export async function send(outgoing: Outgoing): Promise<DeliveryAttempt> {
       const finish = () => {
         const statusCode = response.statusCode ?? 0;
         const ok = statusCode >= 200 && statusCode < 300;
+        const wait = ok ? undefined : retryAfterMs(response.headers['retry-after']);
         settle(
           ok
             ? { at, statusCode, latencyMs: Date.now() - at, responseExcerpt: excerpt }
-            : failed(`the receiver answered ${statusCode}`, statusCode, excerpt),
+            : {
+                ...failed(`the receiver answered ${statusCode}`, statusCode, excerpt),
+                ...(wait !== undefined ? { retryAfterMs: wait } : {}),
+              },
         );
       };
       response.setEncoding('utf8');

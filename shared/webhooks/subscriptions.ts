@@ -61,7 +61,7 @@ export function toWebhook(webhook: WebhookRecord) {
   };
 }
 
-const auditPayload = (webhook: WebhookRecord, extra: Record<string, unknown> = {}) => ({
+export const auditPayload = (webhook: WebhookRecord, extra: Record<string, unknown> = {}) => ({
   integration: 'webhook',
   webhookId: webhook.webhookId,
   name: webhook.name,
@@ -99,7 +99,7 @@ async function checkScope(orgId: string, applicationIds: string[], teamId: strin
   if (teamId && !(await getTeam(orgId, teamId))) throw notFound(`teamId: team ${teamId} not found`);
 }
 
-async function existingWebhook(orgId: string, webhookId: string): Promise<WebhookRecord> {
+export async function existingWebhook(orgId: string, webhookId: string): Promise<WebhookRecord> {
   const webhook = await getWebhook(orgId, webhookId);
   if (!webhook) throw notFound(`webhook ${webhookId} not found`);
   return webhook;

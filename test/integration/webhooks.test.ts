@@ -403,3 +403,169 @@ describe('webhook delivery (the in-table queue of npm start)', () => {
     }
   });
 });
+
+describe('testing a subscription and redelivering (testWebhook, redeliverWebhookDelivery)', () => {
+  const test = (tenant: Tenant, webhookId: string, token = tenant.token) =>
+    api('POST', `${hooks(tenant.orgId)}/${webhookId}/test`, { token });
+  const redeliver = (tenant: Tenant, webhookId: string, deliveryId: string, token = tenant.token) =>
+    api('POST', `${hooks(tenant.orgId)}/${webhookId}/deliveries/${deliveryId}/redeliver`, { token });
+
+  it('sends a signed ping through the queue and answers its outcome; a redelivery is a new delivery of the same event', async () => {
+    const tenant = await createTenant();
+    await allowPrivate(tenant);
+    const receiver = await startReceiver();
+    try {
+      const { webhook, secret } = await subscribe(tenant, receiver.url, ['scanCompleted']);
+      const tested = await test(tenant, webhook.id);
+      expect(tested.status, tested.text).toBe(200);
+      const ping = tested.body.delivery;
+      expect(ping).toMatchObject({ event: 'ping', status: 'DELIVERED', attemptCount: 1, test: true, redeliveryOf: '' });
+      expect(ping.attempts[0]).toMatchObject({ statusCode: 200, error: '', responseExcerpt: 'ok from receiver' });
+      expect(receiver.received).toHaveLength(1);
+      const [request] = receiver.received;
+      expect(request.headers['x-hawk-event']).toBe('ping');
+      expect(request.headers['x-hawk-delivery']).toBe(ping.id);
+      expect(request.headers['x-hawk-event-id']).toBe(ping.eventId);
+      expect(verifySignature(secret, String(request.headers['x-hawk-signature']), request.raw)).toBe(true);
+      expect(request.body.ping).toMatchObject({
+        webhookId: webhook.id,
+        eventId: ping.eventId,
+        events: ['scanCompleted'],
+      });
+
+      const again = await redeliver(tenant, webhook.id, ping.id);
+      expect(again.status, again.text).toBe(200);
+      expect(again.body.delivery).toMatchObject({ event: 'ping', eventId: ping.eventId, redeliveryOf: ping.id });
+      expect(again.body.delivery.id).not.toBe(ping.id);
+      await until(
+        () => receiver.received,
+        (r) => r.length >= 2,
+      );
+      expect(receiver.received[1].raw).toBe(request.raw);
+      expect(receiver.received[1].headers['x-hawk-event-id']).toBe(ping.eventId);
+      expect(receiver.received[1].headers['x-hawk-delivery']).toBe(again.body.delivery.id);
+      const log = await until(
+        () => deliveriesOf(tenant, webhook.id),
+        (d) => d.length === 2 && d.every((x) => x.status === 'DELIVERED'),
+      );
+      expect(log.map((d) => [d.id, d.redeliveryOf])).toEqual([
+        [again.body.delivery.id, ping.id],
+        [ping.id, ''],
+      ]);
+
+      const audit = await api('GET', `/api/v1/org/${tenant.orgId}/audit`, { token: tenant.token });
+      const payloads = audit.body.auditRecords
+        .filter((r: { userActivityType: string }) => r.userActivityType === 'INTEGRATION_MODIFIED')
+        .map((r: { payload: string }) => JSON.parse(r.payload));
+      expect(payloads).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ action: 'test', webhookId: webhook.id, deliveryId: ping.id }),
+          expect.objectContaining({ action: 'redeliver', redeliveryOf: ping.id, eventId: ping.eventId }),
+        ]),
+      );
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('tests a disabled subscription; shows a failing receiver, a refused address and a timeout as they are', async () => {
+    const tenant = await createTenant();
+    await allowPrivate(tenant);
+    const failing = await startReceiver(() => 500);
+    const hanging = createServer(() => undefined); // takes the request and never answers
+    await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
+    try {
+      const disabled = await api('POST', hooks(tenant.orgId), {
+        token: tenant.token,
+        body: { url: failing.url, events: ['scanStarted'], enabled: false },
+      });
+      const failed = await test(tenant, disabled.body.webhook.id);
+      expect(failed.status, failed.text).toBe(200);
+      expect(failed.body.delivery).toMatchObject({ status: 'RETRYING', attemptCount: 1 });
+      expect(failed.body.delivery.attempts[0]).toMatchObject({
+        statusCode: 500,
+        error: 'the receiver answered 500',
+        responseExcerpt: 'ok from receiver',
+      });
+      // Still retrying: not redelivered on top of its own retries.
+      const busy = await redeliver(tenant, disabled.body.webhook.id, failed.body.delivery.id);
+      expect(busy.status).toBe(409);
+      expect(busy.body.message).toMatch(/is RETRYING: its next attempt is queued already/);
+
+      const slow = await subscribe(tenant, `http://127.0.0.1:${(hanging.address() as AddressInfo).port}/`, [
+        'scanStarted',
+      ]);
+      const timedOut = await test(tenant, slow.webhook.id);
+      expect(timedOut.status, timedOut.text).toBe(200);
+      expect(timedOut.body.delivery.attempts[0]).toMatchObject({
+        statusCode: 0,
+        error: 'no complete answer within 3000 ms',
+      });
+
+      await allowPrivate(tenant, false);
+      const refused = await test(tenant, slow.webhook.id);
+      expect(refused.body.delivery).toMatchObject({ status: 'DEAD', attemptCount: 1 });
+      expect(refused.body.delivery.attempts[0].error).toMatch(/^refused: 127\.0\.0\.1 resolves to/);
+    } finally {
+      await failing.close();
+      hanging.closeAllConnections();
+      await new Promise((resolve) => hanging.close(resolve));
+    }
+  });
+
+  it('refuses what cannot be redelivered with a clear message, and shows nothing of another organization', async () => {
+    const tenant = await createTenant();
+    await allowPrivate(tenant);
+    const receiver = await startReceiver();
+    try {
+      const { webhook } = await subscribe(tenant, receiver.url, ['scanStarted']);
+      const appId = await createApp(tenant);
+      await startScan(tenant.token, appId);
+      const [delivered] = await until(
+        () => deliveriesOf(tenant, webhook.id),
+        (d) => d[0]?.status === 'DELIVERED',
+      );
+      const disable = await api('PUT', `${hooks(tenant.orgId)}/${webhook.id}`, {
+        token: tenant.token,
+        body: { enabled: false },
+      });
+      expect(disable.status).toBe(200);
+      const whileDisabled = await redeliver(tenant, webhook.id, delivered.id);
+      expect(whileDisabled.status).toBe(409);
+      expect(whileDisabled.body.message).toBe(`webhook ${webhook.id} is disabled: enable it, then redeliver`);
+      await api('PUT', `${hooks(tenant.orgId)}/${webhook.id}`, { token: tenant.token, body: { enabled: true } });
+
+      const unknown = await redeliver(tenant, webhook.id, crypto.randomUUID());
+      expect(unknown.status).toBe(404);
+      expect((await redeliver(tenant, webhook.id, 'not-a-uuid')).status).toBe(400);
+      const reader = await addUserTo(tenant.orgId, ['read:integration']);
+      expect((await redeliver(tenant, webhook.id, delivered.id, reader.token)).status).toBe(401);
+      expect((await test(tenant, webhook.id, reader.token)).status).toBe(401);
+
+      const other = await createTenant();
+      const foreign = await api('POST', `${hooks(other.orgId)}/${webhook.id}/deliveries/${delivered.id}/redeliver`, {
+        token: other.token,
+      });
+      expect(foreign.status).toBe(404);
+      expect((await api('POST', `${hooks(other.orgId)}/${webhook.id}/test`, { token: other.token })).status).toBe(404);
+      // The other organization's own subscription does not reach this one's deliveries either.
+      await allowPrivate(other);
+      const theirs = await subscribe(other, receiver.url, ['scanStarted']);
+      const crossed = await redeliver(other, theirs.webhook.id, delivered.id);
+      expect(crossed.status).toBe(404);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(receiver.received).toHaveLength(1);
+
+      const redelivered = await redeliver(tenant, webhook.id, delivered.id);
+      expect(redelivered.status, redelivered.text).toBe(200);
+      await until(
+        () => receiver.received,
+        (r) => r.length >= 2,
+      );
+      expect(receiver.received[1].headers['x-hawk-event-id']).toBe(receiver.received[0].headers['x-hawk-event-id']);
+      expect(receiver.received[1].raw).toBe(receiver.received[0].raw);
+    } finally {
+      await receiver.close();
+    }
+  });
+});

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { findingEvents, riskExpiryEvents, scanEvents } from '../../shared/webhooks/events.ts';
 import { refusalOf } from '../../shared/webhooks/receivers.ts';
+import { MAX_RETRY_AFTER_MS, retryAfterMs } from '../../shared/webhooks/sender.ts';
+import { retryDelayMs } from '../../shared/webhooks/queue.ts';
 import type { ScanRecord } from '../../shared/scans/repository.ts';
 import type { TriageRule } from '../../shared/findings/repository.ts';
 
@@ -110,5 +112,24 @@ describe('refusalOf', () => {
     }
     for (const address of ['93.184.216.34', '2606:2800:220:1::1', '172.32.0.1'])
       expect(refusalOf(address, false)).toBeUndefined();
+  });
+});
+
+describe('the retry delay', () => {
+  it("doubles from the base up to 15 minutes, and is never shorter than the receiver's Retry-After", () => {
+    expect([1, 2, 3].map((n) => retryDelayMs(n, 30_000))).toEqual([30_000, 60_000, 120_000]);
+    expect(retryDelayMs(20, 30_000)).toBe(15 * 60_000);
+    expect(retryDelayMs(1, 200, 2000)).toBe(2000);
+    expect(retryDelayMs(3, 30_000, 1000)).toBe(120_000);
+  });
+
+  it('reads Retry-After as seconds or an HTTP date, bounded, and ignores what it cannot read', () => {
+    const now = Date.parse('2026-01-01T00:00:00Z');
+    expect(retryAfterMs('2', now)).toBe(2000);
+    expect(retryAfterMs(' 0 ', now)).toBe(0);
+    expect(retryAfterMs('Thu, 01 Jan 2026 00:00:30 GMT', now)).toBe(30_000);
+    expect(retryAfterMs('Wed, 31 Dec 2025 23:00:00 GMT', now)).toBe(0);
+    expect(retryAfterMs('999999', now)).toBe(MAX_RETRY_AFTER_MS);
+    for (const bad of [undefined, '', 'soon', '-5', '1.5']) expect(retryAfterMs(bad, now), String(bad)).toBeUndefined();
   });
 });

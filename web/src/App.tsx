@@ -23,6 +23,7 @@ const ReportPage = lazy(() => import('./pages/Report'));
 const SettingsPage = lazy(() => import('./pages/Settings'));
 const DevicesPage = lazy(() => import('./pages/Devices'));
 const MembersPage = lazy(() => import('./pages/Members'));
+const IntegrationsPage = lazy(() => import('./pages/Integrations'));
 
 export const useUser = () => useQuery({ queryKey: ['user'], queryFn: () => unwrap(api.GET('/api/v1/user')) });
 
@@ -134,6 +135,10 @@ function Organization() {
               <NavLink to={`${base}/members`}>Members</NavLink>
             </li>
             <li>
+              <NavLink to={`${base}/integrations`}>Integrations</NavLink>
+            </li>
+            {/* Issue tracker connections (their own page) link here, beside Integrations. */}
+            <li>
               <NavLink to={`${base}/settings`}>Settings</NavLink>
             </li>
           </ul>
@@ -174,6 +179,7 @@ function Organization() {
               <Route path="settings" element={<SettingsPage />} />
               <Route path="devices" element={<DevicesPage />} />
               <Route path="members" element={<MembersPage />} />
+              <Route path="integrations" element={<IntegrationsPage />} />
               <Route path="*" element={<Navigate to="apps" replace />} />
             </Routes>
           </Suspense>

@@ -10,7 +10,8 @@ export type PermissionName =
   | 'WRITE_SCAN'
   | 'READ_DEVICE'
   | 'READ_POLICY'
-  | 'WRITE_POLICY';
+  | 'WRITE_POLICY'
+  | 'WRITE_INTEGRATION';
 
 /** Whether the signed-in user holds `permission` in `orgId`; undefined while the user is loading. */
 export function useHasPermission(orgId: string, permission: PermissionName): boolean | undefined {

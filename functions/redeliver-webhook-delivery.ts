@@ -1,0 +1,8 @@
+import { operation } from '../shared/http/operation.ts';
+import { redeliverWebhookDeliveryRoute } from '../shared/routes.ts';
+import { redeliverWebhookDelivery } from '../shared/webhooks/manual-deliveries.ts';
+
+export const handler = operation<{ orgId: string; webhookId: string; deliveryId: string }>(
+  redeliverWebhookDeliveryRoute,
+  ({ caller, params }) => redeliverWebhookDelivery(caller, params.orgId, params.webhookId, params.deliveryId),
+);
