@@ -466,6 +466,16 @@ export const routeNotes: Record<string, string> = {
     '"maxDays": n}}` (1 to 3650 days; `riskAcceptance` and its fields optional, null: none). The findings report ' +
     "shows each finding's due date from it; a `RISK_ACCEPTED` triage without `expiresAt` then expires after " +
     '`defaultDays` (or `maxDays`), and one beyond `maxDays` is refused.',
+  getOrganizationTrends:
+    "Daily figures of the organization's findings over the last `days` days (UTC, 1 to 365, default 30; " +
+    'docs/GOVERNANCE.md, Trends): open findings per severity at the end of each day (current and not a false ' +
+    "positive or accepted risk), new, fixed and reopened findings that day, the fixes' summed time since first " +
+    'sighting and how many met their due date, and the environments scanned within 7 and 30 days. Kept as the ' +
+    "writes happen: a request reads at most `days` + 30 small items, whatever the organization's size.",
+  getApplicationTrends:
+    "The same daily figures for one application's environments (docs/GOVERNANCE.md, Trends). 404 for an " +
+    'application of another organization.',
+  getEnvironmentTrends: 'The same daily figures for one environment (docs/GOVERNANCE.md, Trends).',
   getScanSla:
     "The scan's findings that are past their due date now (docs/GOVERNANCE.md: the organization's SLA policy from " +
     "each finding's first sighting, stopped while a false positive or accepted risk): their count, by severity, and " +

@@ -35,6 +35,7 @@ import { objectKeys } from '../storage/objects.ts';
 import { deleteObjectsUnder } from '../storage/delete-prefix.ts';
 import { newEnvironment, writeEnvironmentConfig } from './environment-creation.ts';
 import { bucketShare, NO_HEALTH } from './health.ts';
+import { applicationTrendRemoval } from '../trends/writes.ts';
 import {
   APPLICATION_TYPES,
   APP_SORT_FIELDS,
@@ -187,9 +188,11 @@ export async function deleteApplication(caller: Caller, appId: string): Promise<
   for (let attempt = 0; !app.deleting; attempt++) {
     try {
       const payload = { applicationId: appId, appName: app.name };
+      const now = Date.now();
       await transactWriteRetryingConflicts([
-        ...applicationDeletingMark(app),
-        await auditEntry(caller, app.organizationId, 'APPLICATION_REMOVED', payload),
+        ...applicationDeletingMark(app, now),
+        ...(await applicationTrendRemoval(app, now)),
+        await auditEntry(caller, app.organizationId, 'APPLICATION_REMOVED', payload, now),
       ]);
       break;
     } catch (error) {
