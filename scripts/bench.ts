@@ -12,7 +12,19 @@ import { freePort } from './local/ports.ts';
 import type { BenchContext, BenchSection } from './bench/harness.ts';
 import { machine, recordRun, runSource, writeLatest, type Run } from './bench/record.ts';
 
-const SECTIONS = ['foundation', 'lists', 'scans', 'hostile', 'web', 'findings', 'import', 'imports', 'sarif', 'hosted'];
+const SECTIONS = [
+  'foundation',
+  'lists',
+  'scans',
+  'hostile',
+  'web',
+  'findings',
+  'import',
+  'imports',
+  'sarif',
+  'hosted',
+  'trends',
+];
 
 async function main(): Promise<void> {
   if (process.argv.includes('--rebuild-latest')) {

@@ -31,9 +31,10 @@ import { findingEvents, outboxItem, riskExpiryEvents } from '../webhooks/events.
 import type { Caller } from '../http/caller.ts';
 import { acceptanceExpiry, getSlaPolicy } from '../governance/policy.ts';
 import { riskExpiryDelete, riskExpiryPut } from '../governance/expiry-entries.ts';
-import { TrendChange, triageChange as trendTriageChange } from '../trends/figures.ts';
+import { TrendChange, dayOf, triageChange as trendTriageChange, type TrendField } from '../trends/figures.ts';
 import {
   applicationTrendWrites,
+  environmentOpenBaseline,
   environmentTriageTrendWrites,
   environmentTrendTotal,
   type TrendTotal,
@@ -147,10 +148,13 @@ async function triageWrites(
     items.push(triageVersionIncrement(env));
     // The trends (docs/GOVERNANCE.md, Trends): open findings set aside or made open again.
     const trend = new TrendChange();
+    // An environment of older data, never counted: its open findings first (its total has no version yet).
+    if (envChanges[0]!.trend.version === undefined) await environmentOpenBaseline(env, trend, dayOf(now));
     for (const c of envChanges) {
       trendTriageChange(trend, c.finding, c.before?.status ?? 'UNKNOWN', c.after.status, now);
-      trendTriageChange(upper, c.finding, c.before?.status ?? 'UNKNOWN', c.after.status, now);
     }
+    for (const [day, figures] of trend.days)
+      for (const [field, value] of Object.entries(figures)) upper.add(day, field as TrendField, value);
     items.push(...environmentTriageTrendWrites(env, envChanges[0]!.trend, trend));
     const moved = envChanges.filter(
       (c) => (c.before?.status ?? 'UNKNOWN') !== c.after.status && c.finding.lastScanId === env.lastScanId,

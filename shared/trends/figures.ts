@@ -71,7 +71,7 @@ export const isOpenStatus = (status: TriageStatus) => !isPausing(status);
 /** Current: seen by the environment's scans and not found gone by its latest completed scan since. */
 export const isCurrent = (finding: Pick<FindingRecord, 'fixedAt'>) => finding.fixedAt === undefined;
 
-const severityOf = (severity: string) =>
+export const severityOf = (severity: string) =>
   (TREND_SEVERITIES as readonly string[]).includes(severity) ? (severity as (typeof TREND_SEVERITIES)[number]) : 'Info';
 
 /**

@@ -1,19 +1,26 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db/client.ts';
 import { keys, type TrendScopeRef } from '../db/keys.ts';
-import { queryAll } from '../db/query.ts';
+import { collect, queryAll } from '../db/query.ts';
 import { config } from '../config.ts';
 import { fromItem } from '../db/items.ts';
 import type { TransactItem } from '../db/transactions.ts';
 import { getSlaPolicy } from '../governance/policy.ts';
-import type { FindingRecord, TriageRule } from '../findings/repository.ts';
+import {
+  findingsOfEnvironment,
+  rulesOfEnvironment,
+  type FindingRecord,
+  type TriageRule,
+} from '../findings/repository.ts';
 import {
   TrendChange,
   coverageRemoval,
   coverageScan,
   dayOf,
   isCurrent,
+  isOpenStatus,
   publicationChange,
+  severityOf,
   type Figures,
   type TrendField,
 } from './figures.ts';
@@ -155,6 +162,9 @@ export function environmentTriageTrendWrites(
 ): TransactItem[] {
   const version = versionIs(read);
   const condition = `${version.condition} AND attribute_not_exists(deleted)`;
+  // An environment counted for the first time (its baseline is in `change`) gets its version.
+  if (read.version === undefined)
+    return scopeWrites(envScope(env), change, { set: { version: 1 }, condition, values: version.values });
   if (change.empty)
     return [
       {
@@ -257,6 +267,30 @@ export async function applicationTrendRemoval(
 }
 
 /**
+ * An environment whose findings were recorded before the trends existed (its total has no `version`) counts its
+ * current open findings on its first trend write: added to today's open figures, before that write's own change.
+ */
+export function openBaseline(
+  change: TrendChange,
+  known: Iterable<Pick<FindingRecord, 'findingHash' | 'severity' | 'fixedAt'>>,
+  rules: Map<string, Pick<TriageRule, 'status'>>,
+  day: number,
+): void {
+  for (const f of known)
+    if (isCurrent(f) && isOpenStatus(rules.get(f.findingHash)?.status ?? 'UNKNOWN'))
+      change.add(day, `open${severityOf(f.severity)}`, 1);
+}
+
+/** openBaseline of an environment read now (a triage's first trend write in an environment of older data). */
+export async function environmentOpenBaseline(env: EnvironmentRef, change: TrendChange, day: number): Promise<void> {
+  const [records, rules] = await Promise.all([
+    collect(findingsOfEnvironment(env, ['findingHash', 'severity', 'fixedAt'])),
+    rulesOfEnvironment(env),
+  ]);
+  openBaseline(change, records as FindingRecord[], rules, day);
+}
+
+/**
  * The trend part of a scan's publication in its environment: the figures' change from the environment's records and
  * rules as read with `found` (findingsOfScan), the records to write (the scan's, and the fixed ones with `fixedAt`)
  * and the counter writes. `decidesFixes`: the scan completed and is the environment's latest.
@@ -276,6 +310,7 @@ export async function publicationTrend(
   const fixes = decidesFixes && [...found.known.values()].some((f) => isCurrent(f) && !reported.has(f.findingHash));
   const policy = fixes ? await getSlaPolicy(scan.organizationId) : undefined;
   const { change, fixed } = publicationChange(found.known, found.findings, found.rules, decidesFixes, now, policy);
+  if (found.trend.version === undefined) openBaseline(change, found.known.values(), found.rules, dayOf(now));
   coverageScan(change, found.trend.scannedDay, dayOf(now));
   return {
     records: [...found.findings, ...fixed],

@@ -563,4 +563,58 @@ describe('trends', () => {
       true,
     );
   });
+
+  it('counts the open findings of data written before the trends on its first write, once', async () => {
+    await at(vi.getRealSystemTime());
+    const tenant = await createTenant();
+    const token = tenant.token;
+    const findings = UNIVERSE.slice(0, 3); // High, Medium, Low
+    const trendsOf = async (path: string) => {
+      const out = await api('GET', `/api/v1/org/${tenant.orgId}${path}/trends`, { token, query: { days: 1 } });
+      expect(out.status, out.text).toBe(200);
+      return out.body.days[0];
+    };
+    /** Removes every trend item of the organization and the application, as data of an earlier version has none. */
+    const forgetTrends = async (appId: string) => {
+      const { batchDelete } = await import('../../shared/db/query.ts');
+      const items = [
+        ...(await queryAll({ partition: `ORG#${tenant.orgId}`, skPrefix: 'TREND#', consistent: true })),
+        ...(await queryAll({ partition: `APP#${appId}`, consistent: true })).filter((i) =>
+          String(i.entity).startsWith('trend'),
+        ),
+      ];
+      await batchDelete(items.map((i) => ({ pk: i.pk, sk: i.sk })));
+    };
+    const scanWith = async (appId: string, found: typeof UNIVERSE) => {
+      const started = await startScan(token, appId, { env: 'dev' });
+      if (found.length) await reportAlerts(token, started.scanId, alertsOf(found));
+      await completeScan(token, started.scanId);
+      return started.envId;
+    };
+
+    const triaged = await createApp(tenant, { name: 'triaged', env: 'dev' });
+    const published = await createApp(tenant, { name: 'published', env: 'dev' });
+    const env = await scanWith(triaged, findings);
+    await scanWith(published, findings);
+    await forgetTrends(triaged);
+    await forgetTrends(published);
+
+    // First write a triage: the baseline (3 open), then the false positive; the next triage counts no baseline.
+    const records = await snapshotOf(triaged, env);
+    const high = [...records.findings.values()].find((f) => f.severity === 'High')!;
+    for (let i = 0; i < 2; i++) {
+      const out = await api('POST', `/api/v1/org/${tenant.orgId}/app/${triaged}/env/${env}/findings/triage`, {
+        token,
+        body: { actions: [{ findingHash: high.findingHash, status: i ? 'ADD_COMMENT' : 'FALSE_POSITIVE', note: 'x' }] },
+      });
+      expect(out.status, out.text).toBe(200);
+    }
+    expect((await trendsOf(`/app/${triaged}/env/${env}`)).open).toEqual({ High: 0, Medium: 1, Low: 1, Info: 0 });
+
+    // First write a publication: the baseline (3 open), then the fix of the Low finding.
+    const env2 = await scanWith(published, findings.slice(0, 2));
+    const today = await trendsOf(`/app/${published}/env/${env2}`);
+    expect(today).toMatchObject({ open: { High: 1, Medium: 1, Low: 0, Info: 0 }, fixed: { Low: 1 }, new: { Low: 0 } });
+    expect((await trendsOf('')).open).toEqual({ High: 1, Medium: 2, Low: 1, Info: 0 });
+  });
 });
