@@ -196,8 +196,9 @@ export async function deleteApplication(caller: Caller, appId: string): Promise<
       ]);
       break;
     } catch (error) {
-      // An environment was created or deleted meanwhile (the count changed), or another DELETE won: read again.
-      if (cancellationReasons(error)?.[0] !== 'ConditionalCheckFailed' || attempt >= 5) throw error;
+      // An environment was created or deleted meanwhile (the count changed), another DELETE won, or a write of its
+      // findings changed its trends: read again.
+      if (!cancellationReasons(error)?.includes('ConditionalCheckFailed') || attempt >= 5) throw error;
       ({ app } = await accessibleApplication(caller, appId, { teamRestricted: true, includeDeleting: true }));
     }
   }
