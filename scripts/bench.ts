@@ -24,6 +24,7 @@ const SECTIONS = [
   'sarif',
   'hosted',
   'webhooks',
+  'trends',
 ];
 
 async function main(): Promise<void> {

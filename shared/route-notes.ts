@@ -494,6 +494,16 @@ export const routeNotes: Record<string, string> = {
     '`{"days": {"Low": n}}`: the severities named override the application\'s (or else the organization\'s) days for ' +
     "this environment's findings. Replaces the environment's previous override; deleting the environment deletes it.",
   deleteEnvironmentSla: "The environment's findings follow the application's days again (404 when it has no override).",
+  getOrganizationTrends:
+    "Daily figures of the organization's findings over the last `days` days (UTC, 1 to 365, default 30; " +
+    'docs/GOVERNANCE.md, Trends): open findings per severity at the end of each day (current and not a false ' +
+    "positive or accepted risk), new, fixed and reopened findings that day, the fixes' summed time since first " +
+    'sighting and how many met their due date, and the environments scanned within 7 and 30 days. Kept as the ' +
+    "writes happen: a request reads at most `days` + 30 small items, whatever the organization's size.",
+  getApplicationTrends:
+    "The same daily figures for one application's environments (docs/GOVERNANCE.md, Trends). 404 for an " +
+    'application of another organization.',
+  getEnvironmentTrends: 'The same daily figures for one environment (docs/GOVERNANCE.md, Trends).',
   getScanSla:
     "The scan's findings that are past their due date now (docs/GOVERNANCE.md: the days of the SLA policy and overrides from " +
     "each finding's first sighting, stopped while a false positive or accepted risk): their count, by severity, and " +

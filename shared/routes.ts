@@ -91,6 +91,7 @@ import {
 import { createWebhookBody, integrationSettingsBody, updateWebhookBody } from './webhooks/inputs.ts';
 import { ssoCallbackBody, ssoProviderBody, ssoStartBody } from './sso/inputs.ts';
 import { slaOverrideBody, slaPolicyBody } from './governance/inputs.ts';
+import { trendsQuery } from './trends/inputs.ts';
 
 /** Builds a schema at load, marked side-effect free: bundlers drop the schemas a function never uses (esbuild honours the mark only in the same file). */
 const schema = /* @__NO_SIDE_EFFECTS__ */ <T>(build: () => T): T => build();
@@ -1697,6 +1698,45 @@ export const deleteEnvironmentSlaRoute: Route = {
   response: 'empty',
 };
 
+export const getOrganizationTrendsRoute: Route = {
+  operationId: 'getOrganizationTrends',
+  method: 'GET',
+  path: '/api/v1/org/{orgId}/trends',
+  handler: 'get-organization-trends',
+  tag: 'Reports',
+  summary: "The organization's findings trends per day: open, new, fixed, reopened, time to fix, SLA, coverage (ours)",
+  auth: 'bearer',
+  permission: 'read:scan',
+  query: trendsQuery,
+  response: 'hawk.Trends',
+};
+
+export const getApplicationTrendsRoute: Route = {
+  operationId: 'getApplicationTrends',
+  method: 'GET',
+  path: '/api/v1/org/{orgId}/app/{appId}/trends',
+  handler: 'get-application-trends',
+  tag: 'Reports',
+  summary: "An application's findings trends per day (ours)",
+  auth: 'bearer',
+  permission: 'read:scan',
+  query: trendsQuery,
+  response: 'hawk.Trends',
+};
+
+export const getEnvironmentTrendsRoute: Route = {
+  operationId: 'getEnvironmentTrends',
+  method: 'GET',
+  path: '/api/v1/org/{orgId}/app/{appId}/env/{envId}/trends',
+  handler: 'get-environment-trends',
+  tag: 'Reports',
+  summary: "An environment's findings trends per day (ours)",
+  auth: 'bearer',
+  permission: 'read:scan',
+  query: trendsQuery,
+  response: 'hawk.Trends',
+};
+
 export const routes: Route[] = [
   loginRoute,
   refreshTokenRoute,
@@ -1801,6 +1841,9 @@ export const routes: Route[] = [
   deleteApplicationSlaRoute,
   updateEnvironmentSlaRoute,
   deleteEnvironmentSlaRoute,
+  getOrganizationTrendsRoute,
+  getApplicationTrendsRoute,
+  getEnvironmentTrendsRoute,
   startScanRoute,
   stopScanRoute,
   getScanStatusRoute,

@@ -35,6 +35,7 @@ import { objectKeys } from '../storage/objects.ts';
 import { deleteObjectsUnder } from '../storage/delete-prefix.ts';
 import { newEnvironment, writeEnvironmentConfig } from './environment-creation.ts';
 import { bucketShare, NO_HEALTH } from './health.ts';
+import { applicationTrendRemoval } from '../trends/writes.ts';
 import {
   APPLICATION_TYPES,
   APP_SORT_FIELDS,
@@ -187,14 +188,17 @@ export async function deleteApplication(caller: Caller, appId: string): Promise<
   for (let attempt = 0; !app.deleting; attempt++) {
     try {
       const payload = { applicationId: appId, appName: app.name };
+      const now = Date.now();
       await transactWriteRetryingConflicts([
-        ...applicationDeletingMark(app),
-        await auditEntry(caller, app.organizationId, 'APPLICATION_REMOVED', payload),
+        ...applicationDeletingMark(app, now),
+        ...(await applicationTrendRemoval(app, now)),
+        await auditEntry(caller, app.organizationId, 'APPLICATION_REMOVED', payload, now),
       ]);
       break;
     } catch (error) {
-      // An environment was created or deleted meanwhile (the count changed), or another DELETE won: read again.
-      if (cancellationReasons(error)?.[0] !== 'ConditionalCheckFailed' || attempt >= 5) throw error;
+      // An environment was created or deleted meanwhile (the count changed), another DELETE won, or a write of its
+      // findings changed its trends: read again.
+      if (!cancellationReasons(error)?.includes('ConditionalCheckFailed') || attempt >= 5) throw error;
       ({ app } = await accessibleApplication(caller, appId, { teamRestricted: true, includeDeleting: true }));
     }
   }

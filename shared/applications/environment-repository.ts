@@ -20,6 +20,7 @@ import {
   type EnvironmentChange,
 } from './health.ts';
 import { notFound } from '../errors.ts';
+import { environmentTrendRemoval } from '../trends/writes.ts';
 
 /** Last-scan status as the environment view reports it (application_view.EnvironmentView.lastScanStatus). */
 export type LastScanStatus = 'COMPLETED' | 'ERROR' | 'STARTED';
@@ -450,6 +451,8 @@ export async function environmentDeletingMark(
     }),
     ...postings.map((Key): TransactItem => ({ Delete: { TableName: config.tableName, Key } })),
     ...health.days,
+    // Its open findings and coverage leave the application's and organization's trends.
+    ...(await environmentTrendRemoval(env, now)),
   ];
 }
 

@@ -167,8 +167,9 @@ export async function deleteEnvironment(caller: Caller, appId: string, envId: st
       );
       break;
     } catch (error) {
-      if (cancellationReasons(error)?.[0] !== 'ConditionalCheckFailed') throw error;
-      // Gone, or renamed meanwhile (the write is conditioned on the name read): read it again.
+      if (!cancellationReasons(error)?.includes('ConditionalCheckFailed')) throw error;
+      // Gone, renamed meanwhile (the write is conditioned on the name read), or a scan of it published meanwhile
+      // (its trends' version): read it again.
       const fresh = await getEnvironment(appId, envId);
       if (!fresh || attempt >= 5) throw notFound(`environment ${envId} not found in application ${appId}`);
       env = fresh;

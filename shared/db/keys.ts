@@ -24,6 +24,11 @@ export function trigrams(text: string): string[] {
   return [...grams];
 }
 
+/** What a trend figure is about: an organization, one of its applications, or one environment of it. */
+export type TrendScopeRef = { orgId: string; appId?: string; envId?: string };
+const trendPartition = (scope: TrendScopeRef) => (scope.appId ? `APP#${scope.appId}` : `ORG#${scope.orgId}`);
+const trendPrefix = (scope: TrendScopeRef) => (scope.envId ? `ENVDATA#${scope.envId}#TREND#` : 'TREND#');
+
 type NameKind = 'APP' | 'ENV';
 const nameGramPartition = (orgId: string, kind: NameKind, gram: string) => `ORGNAMEGRAM#${orgId}#${kind}#${gram}`;
 
@@ -247,6 +252,22 @@ export const keys = {
   }),
   /** Present once every application of the organization counts in its aggregates (new organizations; npm run migrate). */
   healthReady: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: 'HEALTHDAY#~ready' }),
+  // ---- Trends (docs/GOVERNANCE.md, Trends; docs/DATA-MODEL.md, Trends): per (scope, UTC day) counters and a
+  // running total per scope. An organization's in its partition, an application's and an environment's in the
+  // application's partition (the environment's under its data prefix), so the deletes' cascades remove them.
+  /** Day `day` (ms / 86,400,000) of a scope's trend figures. */
+  trendDay: (scope: TrendScopeRef, day: number) => ({
+    pk: trendPartition(scope),
+    sk: `${trendPrefix(scope)}${sortableNumber(day)}`,
+  }),
+  /** The scope's running total of every figure (sorts after its days). */
+  trendTotal: (scope: TrendScopeRef) => ({ pk: trendPartition(scope), sk: `${trendPrefix(scope)}~` }),
+  /** The scope's days from `day` on and its total, in one sort-key range. */
+  trendDaysFrom: (scope: TrendScopeRef, day: number) => ({
+    pk: trendPartition(scope),
+    skFrom: `${trendPrefix(scope)}${sortableNumber(day)}`,
+    skTo: `${trendPrefix(scope)}~`,
+  }),
   /** Present once every organization of the table has its health aggregates (npm start's upgrade checks it). */
   tableHealthComplete: () => ({ pk: 'MIGRATION', sk: 'HEALTH' }),
   /** gsi5 entry of a live application with a scanned environment: by its newest environment scan time. */

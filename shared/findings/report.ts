@@ -30,7 +30,7 @@ import type { Membership } from '../identity/membership-repository.ts';
 import type { Caller } from '../http/caller.ts';
 import { RawResponse } from '../http/types.ts';
 import { severityDays } from '../governance/policy.ts';
-import { slaDaysResolver } from '../governance/overrides.ts';
+import { slaDaysResolver } from '../governance/sla-days.ts';
 import { slaClock } from '../governance/clock.ts';
 import { EXPIRY_ACTOR } from '../governance/expiry-entries.ts';
 

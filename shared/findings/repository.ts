@@ -31,6 +31,11 @@ export interface FindingRecord {
   lastScanId: string;
   /** Its URIs in lastScanId (literal URIs that differ only in id-like segments are one finding). */
   lastScanUris: number;
+  /**
+   * ms: when the environment's latest completed scan found it gone (docs/GOVERNANCE.md, Trends); absent while it is
+   * current. A later scan that reports it again clears it.
+   */
+  fixedAt?: number;
   /** The completion (or import) request that wrote it (FindingsBefore.attempt): restoreFindings reverts only its own. */
   recordedBy?: string;
   /**

@@ -2,6 +2,7 @@ import { SEVERITIES, type Severity } from '../scans/inputs.ts';
 import { normalizedPath } from './finding-identity.ts';
 import { findingsOfEnvironment, getTriageVersion, rulesOfEnvironment, type FindingRecord } from './repository.ts';
 import { TRIAGE_STATUSES, type TriageStatus } from './statuses.ts';
+import { environmentTrendTotal } from '../trends/writes.ts';
 import { countedUrisOfScan, type AlertRecord, type ScanRecord } from '../scans/repository.ts';
 
 // What a scan's end records about its findings (docs/DATA-MODEL.md, Findings): each finding's first and last seen
@@ -39,7 +40,8 @@ export function untriagedStats(alerts: AlertRecord[]): TriageStats {
  * commits only if no triage happened since (triageVersionCheck).
  */
 export async function findingsOfScan(scan: ScanRecord, alerts: AlertRecord[]) {
-  const triageVersion = await getTriageVersion(scan);
+  // The trend version first: the publication is conditioned on it, so the records read below are the current ones.
+  const [trend, triageVersion] = await Promise.all([environmentTrendTotal(scan), getTriageVersion(scan)]);
   const rules = await rulesOfEnvironment(scan);
   const seen = new Map<string, FindingRecord>();
   for await (const u of countedUrisOfScan(scan, alerts)) {
@@ -62,9 +64,12 @@ export async function findingsOfScan(scan: ScanRecord, alerts: AlertRecord[]) {
       lastScanUris: 1,
     });
   }
-  for await (const known of findingsOfEnvironment(scan, ['findingHash', 'firstSeen'])) {
-    const finding = seen.get(known.findingHash!);
-    if (finding && known.firstSeen! < finding.firstSeen) finding.firstSeen = known.firstSeen!;
+  const known = new Map<string, FindingRecord>();
+  for await (const record of findingsOfEnvironment(scan)) {
+    const { recordedBy: _by, previous: _previous, ...finding } = record as FindingRecord;
+    known.set(finding.findingHash, finding);
+    const now = seen.get(finding.findingHash);
+    if (now && finding.firstSeen < now.firstSeen) now.firstSeen = finding.firstSeen;
   }
 
   // Triaged URIs counted from the findings; untriaged = the alert's counted URIs minus those, so that the figures
@@ -80,5 +85,5 @@ export async function findingsOfScan(scan: ScanRecord, alerts: AlertRecord[]) {
     stats.byStatus.UNKNOWN[finding.severity] -= moved;
     stats.byStatus[status][finding.severity] += moved;
   }
-  return { findings: [...seen.values()], stats, triageVersion, rules };
+  return { findings: [...seen.values()], stats, triageVersion, rules, known, trend };
 }

@@ -31,6 +31,14 @@ import { findingEvents, outboxItem, riskExpiryEvents } from '../webhooks/events.
 import type { Caller } from '../http/caller.ts';
 import { acceptanceExpiry, getSlaPolicy } from '../governance/policy.ts';
 import { riskExpiryDelete, riskExpiryPut } from '../governance/expiry-entries.ts';
+import { TrendChange, dayOf, triageChange as trendTriageChange, type TrendField } from '../trends/figures.ts';
+import {
+  applicationTrendWrites,
+  environmentOpenBaseline,
+  environmentTriageTrendWrites,
+  environmentTrendTotal,
+  type TrendTotal,
+} from '../trends/writes.ts';
 
 // Triage (docs/DATA-MODEL.md, Findings): a finding's rule lives in its environment and applies to the finding in
 // the environment's last scan (whose figures change with it, at once) and in every later scan (matched when it ends).
@@ -75,6 +83,8 @@ interface TriageChange {
   after: TriageRule;
   /** The change is the expiry of the acceptance `before` (TriageOptions.expiring). */
   expired: boolean;
+  /** The environment's trend total, read before the finding (the trends' writes are conditioned on its version). */
+  trend: TrendTotal;
 }
 
 function triageChange(
@@ -85,6 +95,7 @@ function triageChange(
   to: TriageStatus,
   note: string,
   now: number,
+  trend: TrendTotal,
   options: TriageOptions = {},
 ): TriageChange {
   const from = before?.status ?? 'UNKNOWN';
@@ -111,7 +122,7 @@ function triageChange(
     ...(expiresAt !== undefined && { expiresAt }),
     history: [...(before?.history ?? []), entry].slice(-MAX_RULE_HISTORY),
   };
-  return { env, finding, before, after, expired };
+  return { env, finding, before, after, expired, trend };
 }
 
 /**
@@ -131,9 +142,20 @@ async function triageWrites(
   const byEnvironment = new Map<string, TriageChange[]>();
   for (const c of changes)
     byEnvironment.set(c.env.environmentId, [...(byEnvironment.get(c.env.environmentId) ?? []), c]);
+  const upper = new TrendChange();
   for (const envChanges of byEnvironment.values()) {
     const env = envChanges[0]!.env;
     items.push(triageVersionIncrement(env));
+    // The trends (docs/GOVERNANCE.md, Trends): open findings set aside or made open again.
+    const trend = new TrendChange();
+    // An environment of older data, never counted: its open findings first (its total has no version yet).
+    if (envChanges[0]!.trend.version === undefined) await environmentOpenBaseline(env, trend, dayOf(now));
+    for (const c of envChanges) {
+      trendTriageChange(trend, c.finding, c.before?.status ?? 'UNKNOWN', c.after.status, now);
+    }
+    for (const [day, figures] of trend.days)
+      for (const [field, value] of Object.entries(figures)) upper.add(day, field as TrendField, value);
+    items.push(...environmentTriageTrendWrites(env, envChanges[0]!.trend, trend));
     const moved = envChanges.filter(
       (c) => (c.before?.status ?? 'UNKNOWN') !== c.after.status && c.finding.lastScanId === env.lastScanId,
     );
@@ -162,7 +184,7 @@ async function triageWrites(
         deltas[severity] = (deltas[severity] ?? 0) + (isUntriaged(to) ? count : 0) - (isUntriaged(from) ? count : 0);
     untriaged.push({ env, lastScanId: scan.scanId, deltas });
   }
-  items.push(...(await environmentUntriagedChanges(untriaged)));
+  items.push(...(await environmentUntriagedChanges(untriaged)), ...applicationTrendWrites(app, upper));
   const audit = await auditEntries(
     actor,
     app.organizationId,
@@ -232,6 +254,7 @@ export async function triageFinding(
   options: TriageOptions = {},
 ): Promise<{ rule: TriageRule; finding: FindingRecord } | 'stale' | undefined> {
   return withFreshReads(async () => {
+    const trend = await environmentTrendTotal(envRef);
     const [finding, rule, env] = await Promise.all([
       getFinding(envRef, findingHash),
       getTriageRule(envRef, findingHash),
@@ -243,7 +266,7 @@ export async function triageFinding(
     if (!finding) return undefined;
     const now = options.now ?? Date.now();
     const to = resolve(rule?.status ?? 'UNKNOWN');
-    const change = triageChange(actor, env, finding, rule, to, note, now, options);
+    const change = triageChange(actor, env, finding, rule, to, note, now, trend, options);
     await transactWriteRetryingConflicts(await triageWrites(actor, app, [change], now));
     return { rule: change.after, finding };
   }, `finding ${findingHash} is being changed concurrently; retry`);
@@ -352,13 +375,17 @@ export async function upsertAlertRules(caller: Caller, appId: string, body: Upse
   }
   const { app } = await accessibleApplication(caller, appId, { teamRestricted: true });
   return withFreshReads(async () => {
-    const environments = new Map<string, Promise<{ env: EnvironmentRecord; findings: Map<string, FindingRecord[]> }>>();
+    const environments = new Map<
+      string,
+      Promise<{ env: EnvironmentRecord; findings: Map<string, FindingRecord[]>; trend: TrendTotal }>
+    >();
     const environment = (envId: string) => {
       let read = environments.get(envId);
       if (!read) {
         read = getEnvironment(appId, envId).then(async (env) => {
           if (!env) throw notFound(`environment ${envId} not found`);
-          return { env, findings: await findingsByTarget(env) };
+          const trend = await environmentTrendTotal(env); // before its findings
+          return { env, findings: await findingsByTarget(env), trend };
         });
         read.catch(() => undefined); // awaited below, in rule order
         environments.set(envId, read);
@@ -366,9 +393,12 @@ export async function upsertAlertRules(caller: Caller, appId: string, body: Upse
       return read;
     };
     // A finding that several rules match takes the last one's result and note.
-    const planned = new Map<string, { env: EnvironmentRecord; finding: FindingRecord; input: AlertRuleInput }>();
+    const planned = new Map<
+      string,
+      { env: EnvironmentRecord; finding: FindingRecord; input: AlertRuleInput; trend: TrendTotal }
+    >();
     for (const input of inputs) {
-      const { env, findings } = await environment(input.alertCondition.environmentId.toLowerCase());
+      const { env, findings, trend } = await environment(input.alertCondition.environmentId.toLowerCase());
       const { pluginId, requestMethod } = input.alertCondition;
       const path = input.parameterizedPath || input.path;
       const matches = findings.get(ruleTarget(pluginId, requestMethod, normalizedPath(path))) ?? [];
@@ -377,7 +407,7 @@ export async function upsertAlertRules(caller: Caller, appId: string, body: Upse
           `no finding of plugin ${pluginId} at ${requestMethod} ${path} in environment ${env.environmentId}`,
         );
       for (const finding of matches)
-        planned.set(`${env.environmentId}\n${finding.findingHash}`, { env, finding, input });
+        planned.set(`${env.environmentId}\n${finding.findingHash}`, { env, finding, input, trend });
     }
     if (planned.size > MAX_TRIAGE_ACTIONS)
       throw badRequest(`the rules match ${planned.size} findings; at most ${MAX_TRIAGE_ACTIONS} per request`);
@@ -388,7 +418,7 @@ export async function upsertAlertRules(caller: Caller, appId: string, body: Upse
       ? { expiresAt: acceptanceExpiry(await getSlaPolicy(app.organizationId), undefined, now, '') }
       : undefined;
     const changes = await Promise.all(
-      [...planned.values()].map(async ({ env, finding, input }) =>
+      [...planned.values()].map(async ({ env, finding, input, trend }) =>
         triageChange(
           caller,
           env,
@@ -397,6 +427,7 @@ export async function upsertAlertRules(caller: Caller, appId: string, body: Upse
           input.result,
           input.note,
           now,
+          trend,
           { accept: input.result === 'RISK_ACCEPTED' ? accept : undefined },
         ),
       ),

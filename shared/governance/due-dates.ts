@@ -4,7 +4,7 @@ import { fromItem } from '../db/items.ts';
 import type { FindingRecord, TriageRule } from '../findings/repository.ts';
 import { slaClock, type SlaClock } from './clock.ts';
 import { severityDays } from './policy.ts';
-import { slaDaysResolver } from './overrides.ts';
+import { slaDaysResolver } from './sla-days.ts';
 
 // Due dates of some of a scan's findings (docs/GOVERNANCE.md, Due dates), for the views that list them.
 

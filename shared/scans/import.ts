@@ -29,6 +29,7 @@ import {
 import { getApplication, type ApplicationRecord } from '../applications/application-repository.ts';
 import type { TransactItem } from '../db/transactions.ts';
 import { findingsOfScan } from '../findings/scan-findings.ts';
+import { publicationTrend } from '../trends/writes.ts';
 import {
   findingsBefore,
   pendingFindingsEnd,
@@ -388,16 +389,20 @@ export async function importScanReport(
       // Findings, first/last seen and triage figures from the environment's rules now (as a scan's completion).
       const reading = 'reading the findings before recording them';
       const found = await withinBudget(budget, appId, envName, reading, () => findingsOfScan(scan, records));
+      // An import completes as the environment's latest scan: it decides which findings are fixed (trends).
+      const trend = await withinBudget(budget, appId, envName, reading, () =>
+        publicationTrend(scan, found, true, clock.now()),
+      );
       const known = before;
       before = await withinBudget(budget, appId, envName, reading, () =>
         findingsBefore(
           scan,
-          found.findings.map((f) => f.findingHash),
+          trend.records.map((f) => f.findingHash),
           known,
           attempt,
         ),
       );
-      await recordFindingsBy(scan, found.findings, before, budget, hooks);
+      await recordFindingsBy(scan, trend.records, before, budget, hooks);
       const completedAt = clock.now();
       const done: ScanRecord = {
         ...scan,
@@ -408,6 +413,7 @@ export async function importScanReport(
       const { env, items } = await withinBudget(budget, appId, envName, 'all findings stored, not yet published', () =>
         publication(caller, app, envName, done, newEnv, found.triageVersion, attempt),
       );
+      items.push(...trend.items);
       checkBudget(budget, appId, envName, 'all findings stored, not yet published');
       await hooks.step?.('publishing');
       try {

@@ -34,6 +34,7 @@ import {
 } from '../findings/repository.ts';
 import type { ReportedAlert, ReportedUri, ScanAlertsBody, ScanCompletedBody } from './inputs.ts';
 import { outboxItem, scanEvents } from '../webhooks/events.ts';
+import { publicationTrend } from '../trends/writes.ts';
 import type { Caller } from '../http/caller.ts';
 
 // The scanner's reports after the start: batches of findings, then the end of the scan (docs/DATA-MODEL.md, Scans).
@@ -203,14 +204,22 @@ export async function reportScanCompleted(
           });
           pending = true;
         }
+        const completedAt = Date.now();
+        // The trends: what the scan reports, and, when it completed as the environment's latest, what it no longer
+        // does (fixed: their records are written with the others).
+        const trend = await publicationTrend(
+          scan,
+          found,
+          body.status === 'COMPLETED' && env.lastScanId === scanId,
+          completedAt,
+        );
         before = await findingsBefore(
           scan,
-          found.findings.map((f) => f.findingHash),
+          trend.records.map((f) => f.findingHash),
           before,
           writer,
         );
-        await recordFindings(scan, found.findings, before);
-        const completedAt = Date.now();
+        await recordFindings(scan, trend.records, before);
         const done: ScanRecord = {
           ...scan,
           status: body.status,
@@ -232,6 +241,7 @@ export async function reportScanCompleted(
           scanCompletion(scan, done),
           ...(env.lastScanId === scanId ? await environmentLastScanWrites(env, lastScanOf(done), scanId) : []),
           triageVersionCheck(scan, found.triageVersion),
+          ...trend.items,
           // A hosted run's stop is audited by stopScan itself, in the transaction that stops it.
           ...(audit
             ? [
