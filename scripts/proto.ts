@@ -56,6 +56,18 @@ const OWN_FIELDS: Record<string, [field: string, type: string][]> = {
     ['triageNote', 'string'],
     ['riskAcceptedUntil', 'string'],
   ],
+  // A finding's ticket in GitHub, as application.JiraConfig has it for Jira (docs/TRACKERS.md).
+  'application.GithubConfig': [
+    ['id', 'string'],
+    ['issueStatus', 'string'],
+    ['key', 'string'],
+    ['keyUrl', 'string'],
+  ],
+  // A finding's ticket beside its status (statusLink: where the ticket is; docs/TRACKERS.md).
+  'application.ApplicationAlertUri': [
+    ['ticketKey', 'string'],
+    ['ticketStatus', 'string'],
+  ],
 };
 const OWN_FIELD_NUMBERS = 1001;
 

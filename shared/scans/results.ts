@@ -33,6 +33,8 @@ import {
   triageStatsOf,
 } from './scans.ts';
 import { rulesOf } from '../findings/repository.ts';
+import { ticketsOf } from '../trackers/repository.ts';
+import { ticketView } from '../trackers/views.ts';
 import { toRuleHistories } from '../findings/views.ts';
 import type { AlertMessageQuery, ListAlertFindingsQuery, ListScanAlertsQuery, ListScansQuery } from './inputs.ts';
 import type { Caller } from '../http/caller.ts';
@@ -135,10 +137,16 @@ export async function listScanAlertFindings(
   const from = q.pageToken * q.pageSize;
   const uris = await countedAlertUris(scan, alert, from, q.pageSize);
   const scanView = toScan(scan, app);
-  const rules = await rulesOf(
-    scan,
-    uris.map((u) => u.findingHash),
-  );
+  const [rules, tickets] = await Promise.all([
+    rulesOf(
+      scan,
+      uris.map((u) => u.findingHash),
+    ),
+    ticketsOf(
+      scan,
+      uris.map((u) => u.findingHash),
+    ),
+  ]);
   return {
     alert: toAlert(alert, triageStatsOf(scan.stats ?? statsOf([alert]), [alert]), scanView),
     applicationScanAlertUris: uris.map((u) => {
@@ -156,6 +164,8 @@ export async function listScanAlertFindings(
         ruleHistories: toRuleHistories(rule),
         findingHash: u.findingHash,
         scan: scanView,
+        // The finding's ticket (docs/TRACKERS.md): where it is, its key and its state.
+        ...ticketView(tickets.get(u.findingHash)),
       };
     }),
     appHost: scan.host,
