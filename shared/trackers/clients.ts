@@ -173,7 +173,8 @@ function githubIssue(tracker: TrackerRecord, answer: unknown): RemoteIssue {
   return {
     id: String(issue.number),
     key: `${tracker.repository}#${issue.number}`,
-    url: typeof issue.html_url === 'string' ? issue.html_url : '',
+    // Shown as a link in the dashboard: only an http(s) URL is kept.
+    url: typeof issue.html_url === 'string' && /^https?:\/\//i.test(issue.html_url) ? issue.html_url : '',
     status: closed ? 'closed' : 'open',
     closed,
     ...(closed ? { resolution: issue.state_reason === 'not_planned' ? 'notPlanned' : 'done' } : {}),

@@ -26,7 +26,16 @@ export type TrackerJob =
   /** A completed scan: count the missing findings' tickets, read them back, promote its new findings. */
   | { type: 'scan'; applicationId: string; environmentId: string; scanId: string }
   /** One ticket after a completed scan: read it back, then close it once the finding is gone long enough. */
-  | { type: 'sync'; applicationId: string; environmentId: string; findingHash: string; scanId: string; seen: boolean };
+  | {
+      type: 'sync';
+      applicationId: string;
+      environmentId: string;
+      findingHash: string;
+      scanId: string;
+      /** The scan's start: a job of an older scan than the last counted (delayed by retries) counts nothing. */
+      scanStartedAt: number;
+      seen: boolean;
+    };
 
 /** The outbox item of a tracker job. */
 export interface TrackerOutboxEvent {

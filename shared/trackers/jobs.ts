@@ -106,7 +106,11 @@ async function issueText(
         `Request: ${finding.requestMethod} ${finding.uri}${finding.param ? ` (parameter ${finding.param})` : ''}`,
         `First seen: ${new Date(finding.firstSeen).toISOString()}; last seen: ${new Date(finding.lastSeen).toISOString()} (scan ${finding.lastScanId}).`,
         ...(alert?.cweId ? [`CWE-${alert.cweId}`] : []),
-        ...(config.publicUrl ? [`Open the scan: ${config.publicUrl}/scans/${finding.lastScanId}`] : []),
+        ...(config.publicUrl
+          ? [
+              `Open it: ${config.publicUrl}/org/${app.organizationId}/scan/${finding.lastScanId}/alert/${finding.pluginId}`,
+            ]
+          : []),
       ];
   return {
     summary: summary.slice(0, 250),
@@ -185,7 +189,13 @@ async function scanCompleted(orgId: string, job: Extract<TrackerJob, { type: 'sc
     .map((t) =>
       trackerEvent(
         orgId,
-        { ...job, type: 'sync' as const, findingHash: t.findingHash, seen: seen(t.findingHash) },
+        {
+          ...job,
+          type: 'sync' as const,
+          findingHash: t.findingHash,
+          scanStartedAt: scan.startedAt,
+          seen: seen(t.findingHash),
+        },
         scan.completedAt ?? Date.now(),
       ),
     );
@@ -247,7 +257,9 @@ async function followClose(ticket: TicketRecord, issue: RemoteIssue) {
 /** One ticket after a completed scan: read back, then counted and closed when its finding stayed away. */
 async function sync(orgId: string, job: Extract<TrackerJob, { type: 'sync' }>) {
   const ticket = await getTicket(job);
-  if (!ticket || ticket.state !== 'OPEN' || !ticket.key || !ticket.id || ticket.lastScanId === job.scanId) return;
+  if (!ticket || ticket.state !== 'OPEN' || !ticket.key || !ticket.id) return;
+  if (ticket.lastScanId === job.scanId || job.scanStartedAt <= (ticket.lastScanStartedAt ?? 0)) return;
+  const counted = { lastScanId: job.scanId, lastScanStartedAt: job.scanStartedAt };
   const context = await connect(orgId, ticket.trackerId);
   if (!context) return;
   const issue = await context.client.get({ id: ticket.id, key: ticket.key });
@@ -258,7 +270,7 @@ async function sync(orgId: string, job: Extract<TrackerJob, { type: 'sync' }>) {
         state: 'CLOSED',
         closedBy: 'people',
         resolution: issue.resolution,
-        lastScanId: job.scanId,
+        ...counted,
       }),
     );
     await followClose(ticket, issue);
@@ -266,7 +278,7 @@ async function sync(orgId: string, job: Extract<TrackerJob, { type: 'sync' }>) {
   }
   const missedScans = job.seen ? 0 : ticket.missedScans + 1;
   if (missedScans < context.tracker.closeAfterScans) {
-    await saveTicket(next(ticket, { ...remoteFields(issue), missedScans, lastScanId: job.scanId }));
+    await saveTicket(next(ticket, { ...remoteFields(issue), missedScans, ...counted }));
     return;
   }
   const closed = await context.client.close({ id: ticket.id, key: ticket.key });
@@ -277,7 +289,7 @@ async function sync(orgId: string, job: Extract<TrackerJob, { type: 'sync' }>) {
       closedBy: 'service',
       resolution: 'done',
       missedScans,
-      lastScanId: job.scanId,
+      ...counted,
     }),
   );
 }

@@ -61,8 +61,9 @@ export interface TicketRecord {
   resolution?: 'done' | 'notPlanned' | 'invalid';
   /** Consecutive completed scans that did not find the finding since the last that did. */
   missedScans: number;
-  /** The last completed scan counted (each counts once). */
+  /** The last completed scan counted (each counts once, and none older than it). */
   lastScanId?: string;
+  lastScanStartedAt?: number;
   /** Why the last attempt failed for good (bad credentials, a refused address...): never a credential. */
   error?: string;
   /** The queue message holding the CREATING claim. */
