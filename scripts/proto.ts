@@ -45,11 +45,14 @@ export function protoName(schemaName: string): { pkg: string; message: string } 
 const OWN_FIELDS: Record<string, [field: string, type: string][]> = {
   // When a risk acceptance made by a bulk triage action expires (docs/GOVERNANCE.md).
   'application.FindingTriageResult': [['expiresAt', 'string']],
-  // A finding's due date in its alert's page of findings (docs/GOVERNANCE.md).
+  // A finding's due date in its alert's page of findings (docs/GOVERNANCE.md), and its ticket beside its status
+  // (statusLink: where the ticket is; docs/TRACKERS.md).
   'application.ApplicationAlertUri': [
     ['dueDate', 'string'],
     ['daysLeft', 'int32'],
     ['overdue', 'bool'],
+    ['ticketKey', 'string'],
+    ['ticketStatus', 'string'],
   ],
   // The findings report's due dates and triage details (docs/GOVERNANCE.md).
   'reports.CurrentFindingRow': [
@@ -61,6 +64,13 @@ const OWN_FIELDS: Record<string, [field: string, type: string][]> = {
     ['triagedAt', 'string'],
     ['triageNote', 'string'],
     ['riskAcceptedUntil', 'string'],
+  ],
+  // A finding's ticket in GitHub, as application.JiraConfig has it for Jira (docs/TRACKERS.md).
+  'application.GithubConfig': [
+    ['id', 'string'],
+    ['issueStatus', 'string'],
+    ['key', 'string'],
+    ['keyUrl', 'string'],
   ],
 };
 const OWN_FIELD_NUMBERS = 1001;

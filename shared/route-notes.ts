@@ -402,7 +402,11 @@ export const routeNotes: Record<string, string> = {
     'environment it matches (any parameter); a finding several rules match takes the last. All of it lands in one ' +
     'transaction with its audit entries, events and counts, or none of it: 404 when a rule matches no finding, 400 ' +
     'when the changes need more than 100 writes (about 30 findings in one environment: send fewer rules per ' +
-    'request). `integrationId` is accepted and not used.',
+    "request). A PROMOTED rule whose `integrationId` is one of the organization's tracker connections also asks for " +
+    "the finding's ticket there (Jira or GitHub, made afterwards by the delivery queue, never twice; " +
+    '`alertRulePromotionDetails.summary`/`description` give its title and text; docs/TRACKERS.md): the answer shows ' +
+    'it under `jira`, `jiraServer` or `github`, `issueStatus: PENDING` until it is made. Any other `integrationId` ' +
+    'sets the status only.',
   getAlertMessages:
     "The request and response behind one finding (`messageId` = the alert URI's `msgId`). " +
     '`includeValidationCommand=true` adds a curl command reproducing the request.',
@@ -442,6 +446,21 @@ export const routeNotes: Record<string, string> = {
     'names the original. Only a delivery that is over (`DELIVERED`, `DEAD`, `DROPPED`) among the 50 the log shows: ' +
     '409 while it is `PENDING` or `RETRYING`, or while the subscription is disabled (except a test delivery); 404 for ' +
     "an unknown id or another organization's. Audited as INTEGRATION_MODIFIED (`action: redeliver`).",
+  createTracker:
+    'Connects a Jira Cloud (`kind: jira`: `baseUrl` the site, `project`, `issueType`, `email` and an API token), Jira ' +
+    'Server / Data Center (`jiraServer`: a personal access token) or GitHub (`github`: `repository` owner/name, ' +
+    '`baseUrl` the API, api.github.com by default) issue tracker that findings are promoted to (docs/TRACKERS.md). ' +
+    'The token is stored sealed and never shown again. `autoPromote: {minSeverity, environmentIds}` promotes every ' +
+    'new finding at or above a severity; `closeAfterScans` (default 1) closes a ticket after that many completed ' +
+    'scans without its finding. The base URL is checked as webhook URLs are: 400 for link-local or metadata ' +
+    'addresses, and for private or loopback ones unless the organization allows private networks. At most 10 per ' +
+    'organization.',
+  listTrackers: "The organization's tracker connections, oldest first, without tokens.",
+  getTracker: 'One tracker connection, without its token.',
+  updateTracker:
+    'Changes the fields given (not `kind`; `autoPromote: null` turns automatic promotion off); `token` replaces the ' +
+    'stored token.',
+  deleteTracker: 'Removes the connection; work still queued for it is dropped, its tickets stay.',
   getSsoProvider:
     'The organization\'s OpenID Connect provider (docs/IDENTITY.md "Single sign-on"), without its client secret ' +
     '(`clientSecretSet` says one is stored); `configured: false` when there is none.',

@@ -92,6 +92,7 @@ import { createWebhookBody, integrationSettingsBody, updateWebhookBody } from '.
 import { ssoCallbackBody, ssoProviderBody, ssoStartBody } from './sso/inputs.ts';
 import { slaOverrideBody, slaPolicyBody } from './governance/inputs.ts';
 import { trendsQuery } from './trends/inputs.ts';
+import { createTrackerBody, updateTrackerBody } from './trackers/inputs.ts';
 
 /** Builds a schema at load, marked side-effect free: bundlers drop the schemas a function never uses (esbuild honours the mark only in the same file). */
 const schema = /* @__NO_SIDE_EFFECTS__ */ <T>(build: () => T): T => build();
@@ -1593,6 +1594,72 @@ export const updateIntegrationSettingsRoute: Route = {
   response: 'hawk.IntegrationSettings',
 };
 
+// ---- Issue trackers: connections to Jira and GitHub that findings are promoted to (docs/TRACKERS.md)
+export const createTrackerRoute: Route = {
+  operationId: 'createTracker',
+  method: 'POST',
+  path: '/api/v1/org/{orgId}/integrations/trackers',
+  handler: 'create-tracker',
+  tag: 'Issue Trackers',
+  summary: 'Connect a Jira (Cloud, Server, Data Center) or GitHub issue tracker (ours); the token is never shown again',
+  auth: 'bearer',
+  permission: 'write:integration',
+  audit: 'INTEGRATION_ADDED',
+  body: createTrackerBody,
+  response: 'hawk.TrackerResponse',
+};
+
+export const listTrackersRoute: Route = {
+  operationId: 'listTrackers',
+  method: 'GET',
+  path: '/api/v1/org/{orgId}/integrations/trackers',
+  handler: 'list-trackers',
+  tag: 'Issue Trackers',
+  summary: "List the organization's issue tracker connections (ours)",
+  auth: 'bearer',
+  permission: 'read:integration',
+  response: 'hawk.ListTrackersResponse',
+};
+
+export const getTrackerRoute: Route = {
+  operationId: 'getTracker',
+  method: 'GET',
+  path: '/api/v1/org/{orgId}/integrations/trackers/{trackerId}',
+  handler: 'get-tracker',
+  tag: 'Issue Trackers',
+  summary: 'Get an issue tracker connection (ours)',
+  auth: 'bearer',
+  permission: 'read:integration',
+  response: 'hawk.TrackerResponse',
+};
+
+export const updateTrackerRoute: Route = {
+  operationId: 'updateTracker',
+  method: 'PUT',
+  path: '/api/v1/org/{orgId}/integrations/trackers/{trackerId}',
+  handler: 'update-tracker',
+  tag: 'Issue Trackers',
+  summary: 'Change an issue tracker connection or replace its token (ours)',
+  auth: 'bearer',
+  permission: 'write:integration',
+  audit: 'INTEGRATION_MODIFIED',
+  body: updateTrackerBody,
+  response: 'hawk.TrackerResponse',
+};
+
+export const deleteTrackerRoute: Route = {
+  operationId: 'deleteTracker',
+  method: 'DELETE',
+  path: '/api/v1/org/{orgId}/integrations/trackers/{trackerId}',
+  handler: 'delete-tracker',
+  tag: 'Issue Trackers',
+  summary: 'Remove an issue tracker connection (ours); its tickets stay',
+  auth: 'bearer',
+  permission: 'write:integration',
+  audit: 'INTEGRATION_REMOVED',
+  response: 'hawk.Empty',
+};
+
 // ---- Findings governance: the SLA policy and risk acceptances that expire (docs/GOVERNANCE.md)
 export const getSlaPolicyRoute: Route = {
   operationId: 'getSlaPolicy',
@@ -1833,6 +1900,11 @@ export const routes: Route[] = [
   redeliverWebhookDeliveryRoute,
   getIntegrationSettingsRoute,
   updateIntegrationSettingsRoute,
+  createTrackerRoute,
+  listTrackersRoute,
+  getTrackerRoute,
+  updateTrackerRoute,
+  deleteTrackerRoute,
   getSlaPolicyRoute,
   updateSlaPolicyRoute,
   getScanSlaRoute,

@@ -468,6 +468,18 @@ export const keys = {
   /** A message of the local delivery queue (`npm start`'s stand-in for SQS): `queue` is 'main' or 'dead'. */
   queueMessage: (queue: string, messageId: string) => ({ pk: `QUEUE#${queue}`, sk: messageId }),
   queueMessages: (queue: string) => ({ pk: `QUEUE#${queue}` }),
+  // ---- Issue trackers (docs/TRACKERS.md). Connections live in the organization's partition; a finding's ticket
+  // beside the finding, under its environment's data prefix (the environment and application cascades remove it).
+  tracker: (orgId: string, trackerId: string) => ({ pk: `ORG#${orgId}`, sk: `TRACKER#${trackerId}` }),
+  trackersOfOrg: (orgId: string) => ({ pk: `ORG#${orgId}`, skPrefix: 'TRACKER#' }),
+  ticket: (appId: string, envId: string, findingHash: string) => ({
+    pk: `APP#${appId}`,
+    sk: `ENVDATA#${envId}#TICKET#${findingHash}`,
+  }),
+  ticketsOfEnvironment: (appId: string, envId: string) => ({
+    pk: `APP#${appId}`,
+    skPrefix: `ENVDATA#${envId}#TICKET#`,
+  }),
   // ---- Findings governance (docs/GOVERNANCE.md).
   /** The organization's SLA policy: days per severity and the risk acceptance default and maximum. */
   slaPolicy: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: '#SLA' }),

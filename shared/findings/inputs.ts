@@ -103,7 +103,23 @@ const alertRules = schema(() =>
 export const upsertAlertRulesBody = schema(() =>
   z
     .object({
-      alertRuleWrapper: z.optional(z.object({ alertRule: z._default(alertRules, []) })),
+      alertRuleWrapper: z.optional(
+        z.object({
+          alertRule: z._default(alertRules, []),
+          // The ticket's own title and text when the rules promote to a tracker (docs/TRACKERS.md, Promoting).
+          alertRulePromotionDetails: z.optional(
+            z.object({
+              summary: z.optional(z.string().check(z.maxLength(255, 'must be at most 255 characters'))),
+              description: z.optional(
+                z.string().check(z.maxLength(MAX_NOTE * 4, `must be at most ${MAX_NOTE * 4} characters`)),
+              ),
+              projectId: z.optional(z.string().check(z.maxLength(64))),
+              issuetypeId: z.optional(z.string().check(z.maxLength(64))),
+              promotedId: z.optional(z.string().check(z.maxLength(64))),
+            }),
+          ),
+        }),
+      ),
       alertRules: z._default(alertRules, []),
     })
     .check(

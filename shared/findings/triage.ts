@@ -39,6 +39,8 @@ import {
   environmentTrendTotal,
   type TrendTotal,
 } from '../trends/writes.ts';
+import { trackerEvent, trackerOutboxItem } from '../trackers/events.ts';
+import { getTracker, ticketsOf, type TicketRecord } from '../trackers/repository.ts';
 
 // Triage (docs/DATA-MODEL.md, Findings): a finding's rule lives in its environment and applies to the finding in
 // the environment's last scan (whose figures change with it, at once) and in every later scan (matched when it ends).
@@ -72,7 +74,16 @@ export interface TriageOptions {
    * exactly this time (else 'stale', nothing written), and consumes the expiry entry, so it happens once.
    */
   expiring?: number;
+  /** A PROMOTED finding's ticket is wanted in this tracker (docs/TRACKERS.md): its job joins the transaction. */
+  promoteTo?: PromoteTo;
   now?: number;
+}
+
+/** The tracker a promotion goes to, and the caller's own title and text for the ticket. */
+export interface PromoteTo {
+  trackerId: string;
+  summary?: string;
+  description?: string;
 }
 
 /** A finding's triage change, planned from what was read. */
@@ -85,6 +96,7 @@ interface TriageChange {
   expired: boolean;
   /** The environment's trend total, read before the finding (the trends' writes are conditioned on its version). */
   trend: TrendTotal;
+  promoteTo?: PromoteTo;
 }
 
 function triageChange(
@@ -122,7 +134,15 @@ function triageChange(
     ...(expiresAt !== undefined && { expiresAt }),
     history: [...(before?.history ?? []), entry].slice(-MAX_RULE_HISTORY),
   };
-  return { env, finding, before, after, expired, trend };
+  return {
+    env,
+    finding,
+    before,
+    after,
+    expired,
+    trend,
+    ...(to === 'PROMOTED' && options.promoteTo && { promoteTo: options.promoteTo }),
+  };
 }
 
 /**
@@ -212,7 +232,7 @@ async function triageWrites(
     })),
     now,
   );
-  changes.forEach(({ env, finding, before, after, expired }, i) => {
+  changes.forEach(({ env, finding, before, after, expired, promoteTo }, i) => {
     items.push(triageRuleWrite(env, after, before?.version), audit[i]!);
     // The acceptance's expiry entry moves with the rule (docs/GOVERNANCE.md); an expiry consumes its own.
     const entry = {
@@ -236,6 +256,18 @@ async function triageWrites(
     };
     items.push(...findingEvents(before, after, context).map(outboxItem));
     if (expired) items.push(...riskExpiryEvents(before!, after, context).map(outboxItem));
+    if (promoteTo) {
+      const job = {
+        type: 'promote' as const,
+        trackerId: promoteTo.trackerId,
+        applicationId: app.applicationId,
+        environmentId: env.environmentId,
+        findingHash: finding.findingHash,
+        ...(promoteTo.summary && { summary: promoteTo.summary }),
+        ...(promoteTo.description && { description: promoteTo.description }),
+      };
+      items.push(trackerOutboxItem(trackerEvent(app.organizationId, job, now, String(after.version))));
+    }
   });
   return items;
 }
@@ -341,6 +373,23 @@ export async function bulkTriageFindings(
   return { organizationId: orgId, applicationId: appId, environmentId: envId, results };
 }
 
+/** The tickets the changed findings have already (by environment and hash). */
+async function ticketsOfChanges(changes: TriageChange[]) {
+  const byEnvironment = new Map<string, TriageChange[]>();
+  for (const c of changes)
+    byEnvironment.set(c.env.environmentId, [...(byEnvironment.get(c.env.environmentId) ?? []), c]);
+  const out = new Map<string, TicketRecord>();
+  for (const envChanges of byEnvironment.values()) {
+    const env = envChanges[0]!.env;
+    const tickets = await ticketsOf(
+      env,
+      envChanges.map((c) => c.finding.findingHash),
+    );
+    for (const [hash, ticket] of tickets) out.set(`${env.environmentId}\n${hash}`, ticket);
+  }
+  return out;
+}
+
 /** What a rule addresses: its plugin and method at its path (parameterized or literal), any parameter. */
 const ruleTarget = (pluginId: string, requestMethod: string, path: string) => `${pluginId}\n${requestMethod}\n${path}`;
 
@@ -366,7 +415,12 @@ async function findingsByTarget(env: EnvironmentRecord): Promise<Map<string, Fin
  * integration; rules are stored per finding whatever it is. Each addressed environment is read once, and every
  * check (the path's application, each rule's match, the findings' count) passes before anything is written.
  */
-export async function upsertAlertRules(caller: Caller, appId: string, body: UpsertAlertRulesBody) {
+export async function upsertAlertRules(
+  caller: Caller,
+  appId: string,
+  integrationId: string,
+  body: UpsertAlertRulesBody,
+) {
   const inputs = [...(body.alertRuleWrapper?.alertRule ?? []), ...body.alertRules];
   for (const input of inputs) {
     if (input.alertCondition.applicationId && input.alertCondition.applicationId.toLowerCase() !== appId) {
@@ -374,6 +428,20 @@ export async function upsertAlertRules(caller: Caller, appId: string, body: Upse
     }
   }
   const { app } = await accessibleApplication(caller, appId, { teamRestricted: true });
+  // A PROMOTED rule whose integrationId names one of the organization's tracker connections asks for a ticket
+  // there (docs/TRACKERS.md, Promoting); any other integrationId only sets the status.
+  const tracker = inputs.some((i) => i.result === 'PROMOTED')
+    ? await getTracker(app.organizationId, integrationId.toLowerCase())
+    : undefined;
+  const details = body.alertRuleWrapper?.alertRulePromotionDetails;
+  const promoteTo: PromoteTo | undefined =
+    tracker && tracker.enabled
+      ? {
+          trackerId: tracker.trackerId,
+          ...(details?.summary && { summary: details.summary }),
+          ...(details?.description && { description: details.description }),
+        }
+      : undefined;
   return withFreshReads(async () => {
     const environments = new Map<
       string,
@@ -428,7 +496,7 @@ export async function upsertAlertRules(caller: Caller, appId: string, body: Upse
           input.note,
           now,
           trend,
-          { accept: input.result === 'RISK_ACCEPTED' ? accept : undefined },
+          { accept: input.result === 'RISK_ACCEPTED' ? accept : undefined, promoteTo },
         ),
       ),
     );
@@ -439,8 +507,17 @@ export async function upsertAlertRules(caller: Caller, appId: string, body: Upse
           `${MAX_TRANSACTION_ITEMS} land together in one request: send fewer rules per request`,
       );
     await transactWriteRetryingConflicts(items);
+    const tickets = await ticketsOfChanges(changes);
     return {
-      alertRules: changes.map(({ env, finding, after }) => toAlertRule(env, finding, after)),
+      alertRules: changes.map(({ env, finding, after, promoteTo: promoted }) =>
+        toAlertRule(
+          env,
+          finding,
+          after,
+          tickets.get(`${env.environmentId}\n${finding.findingHash}`),
+          promoted && tracker,
+        ),
+      ),
       isSuccess: true,
       errorMessage: '',
     };

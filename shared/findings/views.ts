@@ -1,11 +1,41 @@
 import type { EnvironmentRecord } from '../applications/environment-repository.ts';
 import type { FindingRecord, TriageRule } from './repository.ts';
+import type { TicketRecord, TrackerRecord } from '../trackers/repository.ts';
 
 // Public views of triage rules: application.AlertRule and application.AlertRuleHistory.
 
-/** application.AlertRule of a finding's rule. */
-export function toAlertRule(env: EnvironmentRecord, finding: FindingRecord, rule: TriageRule) {
+/**
+ * The finding's ticket as application.JiraConfig (GithubConfig has the same fields of ours), under the field of its
+ * tracker's kind (`jira`, `jiraServer`, `github`); a ticket asked for and not made yet reads PENDING.
+ */
+export function ticketFields(
+  ticket: TicketRecord | undefined,
+  pending?: Pick<TrackerRecord, 'kind'>,
+): Record<string, { id: string; key: string; keyUrl: string; issueStatus: string }> {
+  if (ticket?.key)
+    return {
+      [ticket.kind]: {
+        id: ticket.id ?? '',
+        key: ticket.key,
+        keyUrl: ticket.url ?? '',
+        issueStatus: ticket.issueStatus ?? '',
+      },
+    };
+  const kind = ticket?.kind ?? pending?.kind;
+  if (!kind) return {};
+  return { [kind]: { id: '', key: '', keyUrl: '', issueStatus: ticket?.state === 'FAILED' ? 'FAILED' : 'PENDING' } };
+}
+
+/** application.AlertRule of a finding's rule (with its ticket, or the tracker a ticket was just asked of). */
+export function toAlertRule(
+  env: EnvironmentRecord,
+  finding: FindingRecord,
+  rule: TriageRule,
+  ticket?: TicketRecord,
+  pending?: Pick<TrackerRecord, 'kind'>,
+) {
   return {
+    ...ticketFields(ticket, pending),
     alertCondition: {
       applicationId: env.applicationId,
       environmentId: env.environmentId,

@@ -35,6 +35,8 @@ import {
 import { rulesOf, type TriageRule } from '../findings/repository.ts';
 import { slaClocks } from '../governance/due-dates.ts';
 import type { SlaClock } from '../governance/clock.ts';
+import { ticketsOf } from '../trackers/repository.ts';
+import { ticketView } from '../trackers/views.ts';
 import { toRuleHistories } from '../findings/views.ts';
 import type { AlertMessageQuery, ListAlertFindingsQuery, ListScanAlertsQuery, ListScansQuery } from './inputs.ts';
 import type { Caller } from '../http/caller.ts';
@@ -137,10 +139,16 @@ export async function listScanAlertFindings(
   const from = q.pageToken * q.pageSize;
   const uris = await countedAlertUris(scan, alert, from, q.pageSize);
   const scanView = toScan(scan, app);
-  const rules = await rulesOf(
-    scan,
-    uris.map((u) => u.findingHash),
-  );
+  const [rules, tickets] = await Promise.all([
+    rulesOf(
+      scan,
+      uris.map((u) => u.findingHash),
+    ),
+    ticketsOf(
+      scan,
+      uris.map((u) => u.findingHash),
+    ),
+  ]);
   const clocks = await currentSlaClocks(app.organizationId, scan, alert.severity, uris, rules);
   return {
     alert: toAlert(alert, triageStatsOf(scan.stats ?? statsOf([alert]), [alert]), scanView),
@@ -160,6 +168,8 @@ export async function listScanAlertFindings(
         findingHash: u.findingHash,
         scan: scanView,
         ...dueDateFields(clocks?.get(u.findingHash)),
+        // The finding's ticket (docs/TRACKERS.md): where it is, its key and its state.
+        ...ticketView(tickets.get(u.findingHash)),
       };
     }),
     appHost: scan.host,

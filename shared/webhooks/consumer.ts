@@ -6,7 +6,8 @@ import { unseal } from '../secrets/sealing.ts';
 import { attemptRecord, getDelivery, setDeliveryStatus, type DeliveryStatus } from './deliveries.ts';
 import { getIntegrationSettings, getWebhook, webhookSealContext } from './repository.ts';
 import { send } from './sender.ts';
-import { retryDelayMs, type DeliveryMessage, type DeliveryRetrier, type QueueRecord } from './queue.ts';
+import { retryDelayMs, type DeliveryRetrier, type QueueMessage, type QueueRecord } from './queue.ts';
+import { consumeTrackerMessage } from '../trackers/jobs.ts';
 
 // The delivery consumer (docs/WEBHOOKS.md, Delivery): the same code behind SQS on AWS (functions/deliver-webhooks.ts)
 // and the in-table queue of `npm start`. Each message is one delivery: sent signed, its attempt recorded in the
@@ -22,7 +23,10 @@ export interface ConsumeResult {
 }
 
 async function consumeOne(record: QueueRecord, queue: DeliveryRetrier): Promise<'done' | 'failed'> {
-  const message = JSON.parse(record.body) as DeliveryMessage;
+  const queued = JSON.parse(record.body) as QueueMessage;
+  // Tracker jobs share the queue, its retries and dead letters (docs/TRACKERS.md, Delivery).
+  if ('kind' in queued) return consumeTrackerMessage(record, queued, queue);
+  const message = queued;
   const delivery = await getDelivery(message);
   if (!delivery || delivery.status === 'DELIVERED' || delivery.status === 'DROPPED') return 'done';
   const webhook = await getWebhook(message.organizationId, message.webhookId);

@@ -1,4 +1,5 @@
 import type { DeliveryRef } from './deliveries.ts';
+import type { TrackerMessage } from '../trackers/events.ts';
 
 // The delivery queue's contract (docs/WEBHOOKS.md, Delivery). On AWS it is SQS with a dead-letter queue
 // (shared/webhooks/sqs-queue.ts); locally, `npm start`'s in-table equivalent (shared/webhooks/table-queue.ts) with
@@ -10,6 +11,9 @@ export interface DeliveryMessage extends DeliveryRef {
   organizationId: string;
 }
 
+/** A message of the queue: a webhook delivery, or a tracker job (docs/TRACKERS.md), each with its own id. */
+export type QueueMessage = DeliveryMessage | TrackerMessage;
+
 /** A received message, as SQS hands it to a Lambda function (the fields the consumer reads). */
 export interface QueueRecord {
   messageId: string;
@@ -20,7 +24,7 @@ export interface QueueRecord {
 
 /** What the relay needs of the queue. */
 export interface DeliverySender {
-  send(messages: DeliveryMessage[]): Promise<void>;
+  send(messages: QueueMessage[]): Promise<void>;
 }
 
 /** What the consumer needs of the queue. */

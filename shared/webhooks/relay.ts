@@ -8,7 +8,9 @@ import { deliveryCreation, type DeliveryRecord } from './deliveries.ts';
 import { derivedId, type OutboxEvent } from './events.ts';
 import { renderBodies } from './payloads.ts';
 import { webhooksOfOrg, type WebhookRecord } from './repository.ts';
-import type { DeliveryMessage, DeliverySender } from './queue.ts';
+import type { DeliverySender, QueueMessage } from './queue.ts';
+import { trackerEvent, trackerMessage, type TrackerOutboxEvent } from '../trackers/events.ts';
+import { trackersOfOrg } from '../trackers/repository.ts';
 
 // The relay (docs/WEBHOOKS.md, Delivery): hands each outbox event to the delivery queue, once per subscription that
 // wants it. The outbox is the source of truth: an event leaves it only after its deliveries are recorded and
@@ -46,7 +48,7 @@ export function deliveryOf(event: OutboxEvent, webhook: WebhookRecord, body: str
 /** Records and queues the deliveries of one event, then removes it from the outbox. */
 export async function relayEvent(event: OutboxEvent, queue: DeliverySender): Promise<number> {
   const targets = (await webhooksOfOrg(event.organizationId)).filter((webhook) => wants(webhook, event));
-  const messages: DeliveryMessage[] = [];
+  const messages: QueueMessage[] = [];
   if (targets.length) {
     const bodies = await renderBodies(event, new Set(targets.map((t) => t.format)));
     for (const webhook of targets) {
@@ -63,12 +65,31 @@ export async function relayEvent(event: OutboxEvent, queue: DeliverySender): Pro
         deliveryId: delivery.deliveryId,
       });
     }
-    await queue.send(messages);
   }
+  // A completed scan is also work for the organization's issue trackers (docs/TRACKERS.md, Scans).
+  if (event.type === 'scanCompleted' && (await trackersOfOrg(event.organizationId)).some((t) => t.enabled)) {
+    const data = event.data as { scanId: string; envId: string };
+    const job = {
+      type: 'scan' as const,
+      applicationId: event.applicationId,
+      environmentId: data.envId,
+      scanId: data.scanId,
+    };
+    messages.push(trackerMessage(trackerEvent(event.organizationId, job, event.occurredAt)));
+  }
+  if (messages.length) await queue.send(messages);
   await db.send(
     new DeleteCommand({ TableName: config.tableName, Key: keys.outboxEvent(event.eventId, event.occurredAt) }),
   );
   return messages.length;
+}
+
+/** Queues a tracker job (docs/TRACKERS.md, Delivery), then removes it from the outbox. */
+async function relayTrackerJob(event: TrackerOutboxEvent, queue: DeliverySender): Promise<void> {
+  await queue.send([trackerMessage(event)]);
+  await db.send(
+    new DeleteCommand({ TableName: config.tableName, Key: keys.outboxEvent(event.eventId, event.occurredAt) }),
+  );
 }
 
 /** One pass over the outbox, oldest events first in each shard: what `npm start` runs (the table has no stream). */
@@ -81,7 +102,8 @@ export async function relayOutbox(queue: DeliverySender): Promise<number> {
       consistent: true,
       pageLimit: RELAY_BATCH,
     })) {
-      await relayEvent(item as unknown as OutboxEvent, queue);
+      if (item.type === 'trackerJob') await relayTrackerJob(item as unknown as TrackerOutboxEvent, queue);
+      else await relayEvent(item as unknown as OutboxEvent, queue);
       relayed++;
       if (++read >= RELAY_BATCH) break;
     }

@@ -1,6 +1,6 @@
 import { ChangeMessageVisibilityCommand, SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { config } from '../config.ts';
-import type { DeliveryMessage, DeliveryRetrier, DeliverySender } from './queue.ts';
+import type { DeliveryRetrier, DeliverySender, QueueMessage } from './queue.ts';
 
 // The delivery queue on AWS (docs/WEBHOOKS.md, Delivery): an SQS standard queue whose redrive policy moves a message
 // to the dead-letter queue once it has been received WEBHOOK_MAX_ATTEMPTS times (infra/stack.ts). A message may
@@ -21,7 +21,7 @@ export function sqsSender(): DeliverySender {
   const queueUrl = queueUrlOrThrow();
   const sqs = new SQSClient({ region: config.region });
   return {
-    async send(messages: DeliveryMessage[]) {
+    async send(messages: QueueMessage[]) {
       for (let from = 0; from < messages.length; from += SEND_BATCH) {
         const batch = messages.slice(from, from + SEND_BATCH);
         const out = await sqs.send(

@@ -4,7 +4,7 @@ import { keys } from '../db/keys.ts';
 import { queryAll } from '../db/query.ts';
 import { isConditionFailure } from '../db/items.ts';
 import { config } from '../config.ts';
-import type { DeliveryMessage, DeliveryQueue, QueueRecord } from './queue.ts';
+import type { DeliveryQueue, QueueMessage, QueueRecord } from './queue.ts';
 
 // `npm start`'s delivery queue, kept in the table (partition QUEUE#main, dead letters in QUEUE#dead): SQS's
 // semantics on one machine. A receive claims a visible message with a conditional write (so two consumers never
@@ -44,7 +44,7 @@ export function tableQueue(maxReceiveCount = config.webhookMaxAttempts): Deliver
       }),
     );
   return {
-    async send(messages: DeliveryMessage[]) {
+    async send(messages: QueueMessage[]) {
       const now = Date.now();
       // One message per delivery at a time: the delivery's id is the message's, so queuing it again while it waits
       // (a relay run twice) adds nothing.

@@ -111,8 +111,9 @@ describe('hostile input on every route', () => {
       repoId: crypto.randomUUID(),
       alertUriId: crypto.randomUUID(),
       messageId: crypto.randomUUID(),
-      integrationId: crypto.randomUUID(), // upsertAlertRule: accepted, not used
+      integrationId: crypto.randomUUID(), // upsertAlertRule: no tracker connection of that id, so the status only
       webhookId: crypto.randomUUID(),
+      trackerId: crypto.randomUUID(),
       // Hosted scans' agent operations: a device, a command and a run that do not exist.
       deviceId: crypto.randomUUID(),
       commandId: crypto.randomUUID(),

@@ -24,6 +24,7 @@ const SettingsPage = lazy(() => import('./pages/Settings'));
 const DevicesPage = lazy(() => import('./pages/Devices'));
 const MembersPage = lazy(() => import('./pages/Members'));
 const IntegrationsPage = lazy(() => import('./pages/Integrations'));
+const TrackerConnectionsPage = lazy(() => import('./pages/TrackerConnections'));
 
 export const useUser = () => useQuery({ queryKey: ['user'], queryFn: () => unwrap(api.GET('/api/v1/user')) });
 
@@ -135,9 +136,13 @@ function Organization() {
               <NavLink to={`${base}/members`}>Members</NavLink>
             </li>
             <li>
-              <NavLink to={`${base}/integrations`}>Integrations</NavLink>
+              <NavLink to={`${base}/integrations`} end>
+                Integrations
+              </NavLink>
             </li>
-            {/* Issue tracker connections (their own page) link here, beside Integrations. */}
+            <li>
+              <NavLink to={`${base}/integrations/trackers`}>Issue trackers</NavLink>
+            </li>
             <li>
               <NavLink to={`${base}/settings`}>Settings</NavLink>
             </li>
@@ -180,6 +185,7 @@ function Organization() {
               <Route path="devices" element={<DevicesPage />} />
               <Route path="members" element={<MembersPage />} />
               <Route path="integrations" element={<IntegrationsPage />} />
+              <Route path="integrations/trackers" element={<TrackerConnectionsPage />} />
               <Route path="*" element={<Navigate to="apps" replace />} />
             </Routes>
           </Suspense>

@@ -1,5 +1,6 @@
 import { Link, useParams, useSearchParams } from 'react-router';
 import { useQuery } from '@tanstack/react-query';
+import { ActionForm, text } from '../components/ui';
 import { api, unwrap } from '../api/client';
 import { QueryView } from '../components/states';
 import { formatTime, useTitle } from '../components/ui';
@@ -69,6 +70,27 @@ export default function FindingPage() {
                 <dd data-testid="finding-due">{dueText(uri)}</dd>
               </>
             )}
+            {uri?.ticketKey && (
+              <>
+                <dt>Ticket</dt>
+                <dd data-testid="finding-ticket">
+                  {/^https?:\/\//.test(uri.statusLink ?? '') ? (
+                    <a href={uri.statusLink} target="_blank" rel="noopener noreferrer">
+                      {uri.ticketKey}
+                    </a>
+                  ) : (
+                    uri.ticketKey
+                  )}{' '}
+                  <span className="muted">{TICKET_STATES[uri.ticketStatus ?? ''] ?? uri.ticketStatus}</span>
+                </dd>
+              </>
+            )}
+            {uri && !uri.ticketKey && uri.ticketStatus && (
+              <>
+                <dt>Ticket</dt>
+                <dd data-testid="finding-ticket">{TICKET_STATES[uri.ticketStatus] ?? uri.ticketStatus}</dd>
+              </>
+            )}
             {m.param && (
               <>
                 <dt>Parameter</dt>
@@ -92,6 +114,19 @@ export default function FindingPage() {
               target={{ orgId, appId: scan.applicationId, envId: scan.envId }}
               hashes={[m.findingHash]}
               legend="Triage this finding (every URI of it in this environment)"
+            />
+          )}
+          {canTriage && uri && !uri.ticketKey && scan?.applicationId && scan.envId && (
+            <PromoteForm
+              appId={scan.applicationId}
+              orgId={orgId}
+              rule={{
+                environmentId: scan.envId,
+                pluginId,
+                requestMethod: uri.requestMethod ?? 'GET',
+                path: m.uri ?? '',
+              }}
+              onDone={() => alertPage.refetch()}
             />
           )}
           {canTriage && m.findingHash && !pluginId && (
@@ -149,6 +184,87 @@ function dueText(uri: { dueDate?: string; daysLeft?: number; overdue?: boolean; 
   if (uri.status === 'FALSE_POSITIVE' || uri.status === 'RISK_ACCEPTED')
     return 'None while it is triaged as not to fix (the clock stands still)';
   return 'None (Info findings have none; an older scan shows none: see the latest one)';
+}
+
+/** A finding's ticket states (docs/TRACKERS.md, In the views). */
+const TICKET_STATES: Record<string, string> = {
+  PENDING: 'being made',
+  OPEN: 'open',
+  CLOSED_FIXED: 'closed: the finding is gone',
+  CLOSED_DONE: 'closed as done in the tracker',
+  CLOSED_NOT_PLANNED: 'closed as not planned in the tracker',
+  CLOSED_INVALID: 'closed as invalid in the tracker',
+  FAILED: 'could not be made (see the tracker connection)',
+};
+
+/**
+ * Promotes the finding to one of the organization's issue trackers (upsertAlertRule with PROMOTED and the
+ * connection's id): shown only to those who can list the connections (read:integration) when there is one.
+ */
+function PromoteForm({
+  orgId,
+  appId,
+  rule,
+  onDone,
+}: {
+  orgId: string;
+  appId: string;
+  rule: { environmentId: string; pluginId: string; requestMethod: string; path: string };
+  onDone: () => unknown;
+}) {
+  const trackers = useQuery({
+    queryKey: ['trackers', orgId],
+    retry: false,
+    queryFn: () => unwrap(api.GET('/api/v1/org/{orgId}/integrations/trackers', { params: { path: { orgId } } })),
+  });
+  const enabled = (trackers.data?.trackers ?? []).filter((t) => t.enabled);
+  if (enabled.length === 0) return null;
+  return (
+    <section aria-labelledby="promote">
+      <h2 id="promote">Promote to an issue tracker</h2>
+      <ActionForm
+        submitLabel="Promote"
+        onSubmit={async (data) => {
+          await unwrap(
+            api.POST('/api/v1/app/{appId}/alerts/rules/{integrationId}', {
+              params: { path: { appId, integrationId: text(data, 'tracker') } },
+              body: {
+                alertRuleWrapper: {
+                  alertRule: [
+                    {
+                      alertCondition: {
+                        environmentId: rule.environmentId,
+                        pluginId: rule.pluginId,
+                        requestMethod: rule.requestMethod,
+                      },
+                      path: rule.path,
+                      result: 'PROMOTED',
+                      note: text(data, 'note'),
+                    },
+                  ],
+                },
+              } as never,
+            }),
+          );
+          await onDone();
+        }}
+      >
+        <label>
+          Tracker{' '}
+          <select name="tracker">
+            {enabled.map((t) => (
+              <option key={t.id} value={t.id}>
+                {t.name || t.kind} ({t.kind === 'github' ? t.repository : t.project})
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Note <input name="note" maxLength={4096} />
+        </label>
+      </ActionForm>
+    </section>
+  );
 }
 
 /** A request or response as text, in a scrollable region keyboard users can reach; or why there is none. */

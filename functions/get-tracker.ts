@@ -1,0 +1,7 @@
+import { operation } from '../shared/http/operation.ts';
+import { getTrackerRoute } from '../shared/routes.ts';
+import { getTrackerView } from '../shared/trackers/connections.ts';
+
+export const handler = operation<{ orgId: string; trackerId: string }>(getTrackerRoute, ({ params }) =>
+  getTrackerView(params.orgId, params.trackerId),
+);

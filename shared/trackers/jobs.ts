@@ -1,0 +1,348 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from '../db/client.ts';
+import { batchPut } from '../db/query.ts';
+import { isConditionFailure } from '../db/items.ts';
+import { config } from '../config.ts';
+import { logger } from '../http/logger.ts';
+import { unseal } from '../secrets/sealing.ts';
+import { getApplication, type ApplicationRecord } from '../applications/application-repository.ts';
+import { getEnvironment, type EnvironmentRecord } from '../applications/environment-repository.ts';
+import { getAlert, getScan } from '../scans/repository.ts';
+import { SEVERITIES } from '../scans/inputs.ts';
+import { findingsOfEnvironment, getFinding, rulesOfEnvironment, type FindingRecord } from '../findings/repository.ts';
+import { triageFinding } from '../findings/triage.ts';
+import { isUntriaged } from '../findings/statuses.ts';
+import { acceptanceExpiry, getSlaPolicy } from '../governance/policy.ts';
+import { getIntegrationSettings } from '../webhooks/repository.ts';
+import { retryDelayMs, type DeliveryRetrier, type QueueRecord } from '../webhooks/queue.ts';
+import { hashLabel, trackerClient, type RemoteIssue, type TrackerClient } from './clients.ts';
+import { TrackerFailure, TrackerRetry } from './http.ts';
+import {
+  getTicket,
+  getTracker,
+  putTicket,
+  ticketsOfEnvironment,
+  trackerSealContext,
+  trackersOfOrg,
+  type TicketRecord,
+  type TrackerRecord,
+} from './repository.ts';
+import { trackerEvent, trackerOutboxItem, type TrackerJob, type TrackerMessage } from './events.ts';
+
+// The tracker consumer (docs/TRACKERS.md, Delivery): the jobs the delivery queue brings, run by the same consumer
+// as webhook deliveries (shared/webhooks/consumer.ts), on AWS and locally. A job that fails for a reason that may
+// pass (429, 5xx, no answer) stays on the queue for the backoff or the tracker's Retry-After, whichever is longer;
+// the last attempt leaves it to the queue's redrive into the dead letters. One that cannot succeed as things are
+// (credentials refused, no such project, an address the organization does not allow) is recorded on the ticket.
+
+/** Who the audit log names for what a tracker's answer changed. */
+export const TRACKER_ACTOR = {
+  userId: '00000000-0000-0000-0000-000000000000',
+  name: 'hawk-api (issue tracker)',
+};
+/** A CREATING claim older than this is taken over (the attempt that made it died). */
+const CLAIM_MS = 2 * 60 * 1000;
+/** New findings one completed scan promotes at most (the rest stay untriaged; docs/TRACKERS.md, Scans). */
+export const MAX_AUTO_PROMOTIONS = 100;
+
+const severityRank = (severity: string) => SEVERITIES.indexOf(severity as (typeof SEVERITIES)[number]);
+
+interface Context {
+  tracker: TrackerRecord;
+  client: TrackerClient;
+}
+
+async function connect(orgId: string, trackerId: string): Promise<Context | undefined> {
+  const tracker = await getTracker(orgId, trackerId);
+  if (!tracker || !tracker.enabled) return undefined;
+  const [token, settings] = await Promise.all([
+    unseal(tracker.sealedToken, trackerSealContext(tracker)),
+    getIntegrationSettings(orgId),
+  ]);
+  return { tracker, client: trackerClient(tracker, token, settings.allowPrivateNetworks) };
+}
+
+/** Writes the ticket's next version; a concurrent change makes the job run again (after a short delay). */
+async function saveTicket(ticket: TicketRecord): Promise<void> {
+  try {
+    await db.send(new PutCommand(putTicket(ticket)));
+  } catch (error) {
+    if (isConditionFailure(error)) throw new TrackerRetry('the ticket changed meanwhile', 1000);
+    throw error;
+  }
+}
+
+const next = (ticket: TicketRecord, change: Partial<TicketRecord>): TicketRecord => {
+  const { error: _error, claimedBy: _claim, ...kept } = ticket;
+  return { ...kept, ...change, updatedAt: Date.now(), version: ticket.version + 1 };
+};
+
+const remoteFields = (issue: RemoteIssue): Partial<TicketRecord> => ({
+  id: issue.id,
+  key: issue.key,
+  url: issue.url,
+  issueStatus: issue.status,
+});
+
+/** The ticket's title and text, unless the caller gave theirs: what, where, and the hash that finds it again. */
+async function issueText(
+  app: ApplicationRecord,
+  env: EnvironmentRecord,
+  finding: FindingRecord,
+  job: Extract<TrackerJob, { type: 'promote' }>,
+) {
+  const alert = await getAlert(
+    { applicationId: app.applicationId, environmentId: env.environmentId, scanId: finding.lastScanId },
+    finding.pluginId,
+  );
+  const name = alert?.name || `Plugin ${finding.pluginId}`;
+  const summary =
+    job.summary ||
+    `${name} (${finding.severity}): ${finding.requestMethod} ${finding.path} in ${app.name} / ${env.name}`;
+  const lines = job.description
+    ? [job.description]
+    : [
+        `${name} (plugin ${finding.pluginId}, ${finding.severity}), found by hawk-api in ${app.name} / ${env.name}.`,
+        `Request: ${finding.requestMethod} ${finding.uri}${finding.param ? ` (parameter ${finding.param})` : ''}`,
+        `First seen: ${new Date(finding.firstSeen).toISOString()}; last seen: ${new Date(finding.lastSeen).toISOString()} (scan ${finding.lastScanId}).`,
+        ...(alert?.cweId ? [`CWE-${alert.cweId}`] : []),
+        ...(config.publicUrl
+          ? [
+              `Open it: ${config.publicUrl}/org/${app.organizationId}/scan/${finding.lastScanId}/alert/${finding.pluginId}`,
+            ]
+          : []),
+      ];
+  return {
+    summary: summary.slice(0, 250),
+    description: [...lines, `Finding: ${hashLabel(finding.findingHash)}`].join('\n'),
+  };
+}
+
+/** Makes the finding's ticket, or adopts the one the tracker already has for its hash: never two. */
+async function promote(orgId: string, job: Extract<TrackerJob, { type: 'promote' }>, messageId: string) {
+  const ref = { applicationId: job.applicationId, environmentId: job.environmentId, findingHash: job.findingHash };
+  const [existing, app, env, finding] = await Promise.all([
+    getTicket(ref),
+    getApplication(job.applicationId),
+    getEnvironment(job.applicationId, job.environmentId),
+    getFinding(ref, job.findingHash),
+  ]);
+  if (existing && (existing.state === 'OPEN' || existing.state === 'CLOSED')) return;
+  if (!app || app.organizationId !== orgId || !env || !finding) return;
+  const context = await connect(orgId, job.trackerId);
+  if (!context) return;
+  const now = Date.now();
+  if (existing?.state === 'CREATING' && existing.claimedBy !== messageId && now - existing.updatedAt < CLAIM_MS)
+    throw new TrackerRetry('another attempt is making this ticket', 5000);
+  // The claim: an attempt that makes a ticket holds it, so two attempts never both create one.
+  const claimed: TicketRecord = existing
+    ? {
+        ...next(existing, { state: 'CREATING', trackerId: job.trackerId, kind: context.tracker.kind }),
+        claimedBy: messageId,
+      }
+    : {
+        organizationId: orgId,
+        ...ref,
+        trackerId: job.trackerId,
+        kind: context.tracker.kind,
+        state: 'CREATING',
+        missedScans: 0,
+        claimedBy: messageId,
+        createdAt: now,
+        updatedAt: now,
+        version: 1,
+      };
+  await saveTicket(claimed);
+  // A failure leaves the claim to recordFailure (FAILED: a later promotion tries again) or to the retry.
+  const issue =
+    (await context.client.findByHash(job.findingHash)) ??
+    (await context.client.create({ ...(await issueText(app, env, finding, job)), findingHash: job.findingHash }));
+  await saveTicket(
+    next(claimed, {
+      ...remoteFields(issue),
+      state: issue.closed ? 'CLOSED' : 'OPEN',
+      ...(issue.closed ? { closedBy: 'people' as const, resolution: issue.resolution } : {}),
+    }),
+  );
+}
+
+/** After a completed scan: each ticket of the environment is looked at, and new findings are promoted. */
+async function scanCompleted(orgId: string, job: Extract<TrackerJob, { type: 'scan' }>) {
+  const scan = await getScan({
+    applicationId: job.applicationId,
+    environmentId: job.environmentId,
+    scanId: job.scanId,
+  });
+  if (!scan || scan.status !== 'COMPLETED' || scan.deleting) return;
+  const trackers = (await trackersOfOrg(orgId)).filter((t) => t.enabled).sort((a, b) => a.createdAt - b.createdAt);
+  if (trackers.length === 0) return;
+  const env = await getEnvironment(job.applicationId, job.environmentId);
+  const app = await getApplication(job.applicationId);
+  if (!env || !app || app.organizationId !== orgId) return;
+  const findings = new Map<string, FindingRecord>();
+  for await (const finding of findingsOfEnvironment(env)) findings.set(finding.findingHash!, finding as FindingRecord);
+  // Seen by this scan: its last sighting is this scan's start or later (a later scan that saw it counts too).
+  const seen = (hash: string) => (findings.get(hash)?.lastSeen ?? 0) >= scan.startedAt;
+  const tickets = await ticketsOfEnvironment(env);
+  const syncs = tickets
+    .filter((t) => t.state === 'OPEN' && t.lastScanId !== scan.scanId)
+    .map((t) =>
+      trackerEvent(
+        orgId,
+        {
+          ...job,
+          type: 'sync' as const,
+          findingHash: t.findingHash,
+          scanStartedAt: scan.startedAt,
+          seen: seen(t.findingHash),
+        },
+        scan.completedAt ?? Date.now(),
+      ),
+    );
+  // Handed to the queue by the relay, one job per ticket: one tracker's trouble holds back no other ticket.
+  await batchPut(syncs.map((event) => trackerOutboxItem(event).Put!.Item!));
+
+  const promoting = trackers.find(
+    (t) =>
+      t.autoPromote &&
+      (t.autoPromote.environmentIds.length === 0 || t.autoPromote.environmentIds.includes(env.environmentId)),
+  );
+  if (!promoting) return;
+  const ticketed = new Set(tickets.map((t) => t.findingHash));
+  const rules = await rulesOfEnvironment(env);
+  const fresh = [...findings.values()].filter(
+    (f) =>
+      f.firstSeen === scan.startedAt &&
+      severityRank(f.severity) <= severityRank(promoting.autoPromote!.minSeverity) &&
+      !ticketed.has(f.findingHash) &&
+      isUntriaged(rules.get(f.findingHash)?.status ?? 'UNKNOWN'),
+  );
+  for (const finding of fresh.slice(0, MAX_AUTO_PROMOTIONS))
+    await triageFinding(
+      TRACKER_ACTOR,
+      app,
+      env,
+      finding.findingHash,
+      (current) => (isUntriaged(current) ? 'PROMOTED' : current),
+      `promoted to ${promoting.name || promoting.kind} (new ${finding.severity} finding)`,
+      { promoteTo: { trackerId: promoting.trackerId } },
+    );
+}
+
+/** The triage that follows a ticket people closed (docs/TRACKERS.md, Read back). */
+async function followClose(ticket: TicketRecord, issue: RemoteIssue) {
+  if (issue.resolution !== 'notPlanned' && issue.resolution !== 'invalid') return;
+  const [app, env] = await Promise.all([
+    getApplication(ticket.applicationId),
+    getEnvironment(ticket.applicationId, ticket.environmentId),
+  ]);
+  if (!app || !env) return;
+  const to = issue.resolution === 'invalid' ? ('FALSE_POSITIVE' as const) : ('RISK_ACCEPTED' as const);
+  const now = Date.now();
+  const accept =
+    to === 'RISK_ACCEPTED'
+      ? { expiresAt: acceptanceExpiry(await getSlaPolicy(app.organizationId), undefined, now, '') }
+      : undefined;
+  await triageFinding(
+    TRACKER_ACTOR,
+    app,
+    env,
+    ticket.findingHash,
+    (current) => (current === 'PROMOTED' ? to : current),
+    `${issue.key} was closed in the tracker as ${issue.resolution === 'invalid' ? 'invalid' : 'not planned'} (${issue.status})`,
+    { accept, now },
+  );
+}
+
+/** One ticket after a completed scan: read back, then counted and closed when its finding stayed away. */
+async function sync(orgId: string, job: Extract<TrackerJob, { type: 'sync' }>) {
+  const ticket = await getTicket(job);
+  if (!ticket || ticket.state !== 'OPEN' || !ticket.key || !ticket.id) return;
+  if (ticket.lastScanId === job.scanId || job.scanStartedAt <= (ticket.lastScanStartedAt ?? 0)) return;
+  const counted = { lastScanId: job.scanId, lastScanStartedAt: job.scanStartedAt };
+  const context = await connect(orgId, ticket.trackerId);
+  if (!context) return;
+  const issue = await context.client.get({ id: ticket.id, key: ticket.key });
+  if (issue.closed) {
+    await saveTicket(
+      next(ticket, {
+        ...remoteFields(issue),
+        state: 'CLOSED',
+        closedBy: 'people',
+        resolution: issue.resolution,
+        ...counted,
+      }),
+    );
+    await followClose(ticket, issue);
+    return;
+  }
+  const missedScans = job.seen ? 0 : ticket.missedScans + 1;
+  if (missedScans < context.tracker.closeAfterScans) {
+    await saveTicket(next(ticket, { ...remoteFields(issue), missedScans, ...counted }));
+    return;
+  }
+  const closed = await context.client.close({ id: ticket.id, key: ticket.key });
+  await saveTicket(
+    next(ticket, {
+      ...remoteFields(closed),
+      state: 'CLOSED',
+      closedBy: 'service',
+      resolution: 'done',
+      missedScans,
+      ...counted,
+    }),
+  );
+}
+
+async function run(message: TrackerMessage): Promise<void> {
+  const { job, organizationId } = message;
+  if (job.type === 'promote') await promote(organizationId, job, message.deliveryId);
+  else if (job.type === 'scan') await scanCompleted(organizationId, job);
+  else await sync(organizationId, job);
+}
+
+/** Records why a job failed for good on its ticket (never a credential: messages name calls and statuses). */
+async function recordFailure(message: TrackerMessage, reason: string): Promise<void> {
+  const { job } = message;
+  if (job.type === 'scan') return;
+  const ticket = await getTicket(job);
+  if (!ticket) return;
+  const state = ticket.state === 'CREATING' ? 'FAILED' : ticket.state;
+  try {
+    await db.send(new PutCommand(putTicket({ ...next(ticket, { state }), error: reason.slice(0, 500) })));
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
+}
+
+/** Runs one tracker job from the queue: 'done' deletes the message, 'failed' leaves it for a retry or the redrive. */
+export async function consumeTrackerMessage(
+  record: QueueRecord,
+  message: TrackerMessage,
+  queue: DeliveryRetrier,
+): Promise<'done' | 'failed'> {
+  const receives = Number(record.attributes.ApproximateReceiveCount) || 1;
+  try {
+    await run(message);
+    return 'done';
+  } catch (error) {
+    const attrs = { job: message.job.type, messageId: message.deliveryId, receives };
+    if (error instanceof TrackerFailure) {
+      logger.warn('tracker job failed for good', { ...attrs, reason: error.message });
+      await recordFailure(message, error.message);
+      return 'done';
+    }
+    if (!(error instanceof TrackerRetry)) throw error;
+    if (receives >= config.webhookMaxAttempts) {
+      logger.warn('tracker job out of attempts', { ...attrs, reason: error.message });
+      await recordFailure(message, `${error.message} (after ${receives} attempts)`);
+      await queue.retryLater(record.receiptHandle, 0);
+      return 'failed';
+    }
+    await queue.retryLater(
+      record.receiptHandle,
+      Math.max(retryDelayMs(receives, config.webhookRetryBaseMs), error.delayMs),
+    );
+    return 'failed';
+  }
+}

@@ -1,0 +1,427 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { existsSync, readFileSync } from 'node:fs';
+import { inject } from 'vitest';
+import { DeleteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { api, type ApiResponse } from './client.ts';
+import { addUserTo, createTenant, type Tenant } from './fixtures.ts';
+import { alert, createApp, reportAlerts, startScan } from './scan-helpers.ts';
+import { startFakeTracker, type FakeKind, type FakeTracker } from './tracker-fakes.ts';
+import { db } from '../../shared/db/client.ts';
+import { config } from '../../shared/config.ts';
+import { keys } from '../../shared/db/keys.ts';
+import { getTicket, type TicketRecord } from '../../shared/trackers/repository.ts';
+
+// Promoting findings to issue trackers (docs/TRACKERS.md): connections managed through createTracker & co. with
+// their tokens sealed, tickets made by the delivery queue's consumer (never inside the request) against fakes of
+// Jira Cloud, Jira Server / Data Center and GitHub on loopback, never twice, closed once the finding is gone for
+// closeAfterScans scans, read back when people closed them, and delivered late when the tracker was down.
+
+const trackers = (orgId: string) => `/api/v1/org/${orgId}/integrations/trackers`;
+/** Every answer the tests got: no token may appear in any of them. */
+const answers: string[] = [];
+const tokens: string[] = [];
+const fakes: FakeTracker[] = [];
+
+async function call(method: string, path: string, options: Parameters<typeof api>[2] = {}): Promise<ApiResponse> {
+  const out = await api(method, path, options);
+  answers.push(out.text);
+  return out;
+}
+
+async function allowPrivate(tenant: Tenant) {
+  const out = await call('PUT', `/api/v1/org/${tenant.orgId}/integrations/settings`, {
+    token: tenant.token,
+    body: { allowPrivateNetworks: true },
+  });
+  expect(out.status, out.text).toBe(200);
+}
+
+async function until<T>(what: () => Promise<T> | T, ok: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await what();
+    if (ok(value) || Date.now() > end) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+const newToken = (label: string) => {
+  const token = `${label}-${crypto.randomUUID()}`;
+  tokens.push(token);
+  return token;
+};
+
+/** A fake tracker and the organization's connection to it. */
+async function connect(tenant: Tenant, kind: FakeKind, extra: Record<string, unknown> = {}) {
+  const token = newToken(`tok-${kind}`);
+  const credentials = { token, email: 'bot@example.test', project: 'SEC', repository: 'acme/shop' };
+  const fake = await startFakeTracker(kind, credentials);
+  fakes.push(fake);
+  const body =
+    kind === 'github'
+      ? { kind, baseUrl: fake.baseUrl, repository: credentials.repository, token }
+      : {
+          kind,
+          baseUrl: fake.baseUrl,
+          project: 'SEC',
+          token,
+          ...(kind === 'jira' ? { email: credentials.email } : {}),
+        };
+  const created = await call('POST', trackers(tenant.orgId), {
+    token: tenant.token,
+    body: { name: `${kind} tracker`, ...body, ...extra },
+  });
+  expect(created.status, created.text).toBe(200);
+  return { fake, trackerId: created.body.tracker.id as string, token };
+}
+
+/** One scan of the environment reporting `alerts`, completed. */
+async function scan(tenant: Tenant, appId: string, alerts: unknown[]) {
+  const started = await startScan(tenant.token, appId);
+  if (alerts.length) await reportAlerts(tenant.token, started.scanId, alerts);
+  const completed = await call('POST', `/api/v1/scan/${started.scanId}/complete`, {
+    token: tenant.token,
+    body: { status: 'COMPLETED', urlCount: 3 },
+  });
+  expect(completed.status, completed.text).toBe(200);
+  return started;
+}
+
+async function promote(tenant: Tenant, appId: string, envId: string, integrationId: string, pluginId = '10038') {
+  const out = await call('POST', `/api/v1/app/${appId}/alerts/rules/${integrationId}`, {
+    token: tenant.token,
+    body: {
+      alertRuleWrapper: {
+        alertRule: [
+          {
+            alertCondition: { environmentId: envId, pluginId, requestMethod: 'GET' },
+            path: '/path/0',
+            result: 'PROMOTED',
+            note: 'to the tracker',
+          },
+        ],
+      },
+    },
+  });
+  expect(out.status, out.text).toBe(200);
+  return out.body;
+}
+
+/** The finding's view in a scan: its status and ticket fields. */
+async function findingView(tenant: Tenant, scanId: string, pluginId = '10038') {
+  const out = await call('GET', `/api/v1/scan/${scanId}/alert/${pluginId}`, { token: tenant.token });
+  expect(out.status, out.text).toBe(200);
+  return out.body.applicationScanAlertUris[0] as {
+    findingHash: string;
+    status: string;
+    statusLink?: string;
+    ticketKey?: string;
+    ticketStatus?: string;
+  };
+}
+
+const ticketOf = (appId: string, envId: string, findingHash: string) =>
+  getTicket({ applicationId: appId, environmentId: envId, findingHash });
+
+const creations = (fake: FakeTracker) =>
+  fake.requests.filter((r) => r.method === 'POST' && /\/issue$|\/issues$/.test(r.path) && r.status === 201);
+
+afterAll(async () => {
+  await Promise.all(fakes.map((fake) => fake.close()));
+});
+
+describe('tracker connections', () => {
+  it('creates, lists, gets, updates and deletes one, audited, with the token sealed and never shown', async () => {
+    const tenant = await createTenant();
+    await allowPrivate(tenant);
+    const { fake, trackerId, token } = await connect(tenant, 'jira', { closeAfterScans: 2 });
+    const got = await call('GET', `${trackers(tenant.orgId)}/${trackerId}`, { token: tenant.token });
+    expect(got.body.tracker).toMatchObject({
+      id: trackerId,
+      kind: 'jira',
+      baseUrl: fake.baseUrl,
+      project: 'SEC',
+      issueType: 'Bug',
+      email: 'bot@example.test',
+      closeAfterScans: 2,
+      enabled: true,
+      organizationId: tenant.orgId,
+    });
+    const listed = await call('GET', trackers(tenant.orgId), { token: tenant.token });
+    expect(listed.body.trackers).toEqual([got.body.tracker]);
+
+    const rotated = newToken('rotated');
+    const updated = await call('PUT', `${trackers(tenant.orgId)}/${trackerId}`, {
+      token: tenant.token,
+      body: { token: rotated, autoPromote: { minSeverity: 'High' }, name: 'security board' },
+    });
+    expect(updated.status, updated.text).toBe(200);
+    expect(updated.body.tracker).toMatchObject({ name: 'security board', autoPromote: { minSeverity: 'High' } });
+    const cleared = await call('PUT', `${trackers(tenant.orgId)}/${trackerId}`, {
+      token: tenant.token,
+      body: { autoPromote: null },
+    });
+    expect(cleared.body.tracker.autoPromote).toBeUndefined();
+
+    const [item] = (
+      await db.send(
+        new ScanCommand({
+          TableName: config.tableName,
+          FilterExpression: 'sk = :sk',
+          ExpressionAttributeValues: { ':sk': `TRACKER#${trackerId}` },
+        }),
+      )
+    ).Items!;
+    expect(item!.sealedToken).toMatch(/^v1\./);
+    for (const plain of [token, rotated]) expect(JSON.stringify(item)).not.toContain(plain);
+
+    const removed = await call('DELETE', `${trackers(tenant.orgId)}/${trackerId}`, { token: tenant.token });
+    expect(removed.status).toBe(200);
+    expect((await call('GET', `${trackers(tenant.orgId)}/${trackerId}`, { token: tenant.token })).status).toBe(404);
+    const audit = await call('GET', `/api/v1/org/${tenant.orgId}/audit`, { token: tenant.token });
+    const types = audit.body.auditRecords.map((r: { userActivityType: string }) => r.userActivityType);
+    expect(types).toEqual([
+      'INTEGRATION_MODIFIED', // the settings
+      'INTEGRATION_ADDED',
+      'INTEGRATION_MODIFIED',
+      'INTEGRATION_MODIFIED',
+      'INTEGRATION_REMOVED',
+    ]);
+    expect(JSON.parse(audit.body.auditRecords[2].payload)).toMatchObject({ trackerId, tokenReplaced: true });
+  });
+
+  it('answers 400 naming what is wrong, refuses private addresses unless allowed, and checks permissions', async () => {
+    const tenant = await createTenant();
+    const refused = await call('POST', trackers(tenant.orgId), {
+      token: tenant.token,
+      body: { kind: 'jiraServer', baseUrl: 'http://127.0.0.1:9/', project: 'SEC', token: 'x' },
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.message).toMatch(/^baseUrl: 127\.0\.0\.1 resolves to 127\.0\.0\.1 is a private or loopback/);
+    await allowPrivate(tenant);
+    const metadata = await call('POST', trackers(tenant.orgId), {
+      token: tenant.token,
+      body: { kind: 'github', baseUrl: 'http://169.254.169.254/', repository: 'a/b', token: 'x' },
+    });
+    expect(metadata.body.message).toMatch(/link-local, metadata or reserved/);
+    const cases: [unknown, RegExp][] = [
+      [{ kind: 'jira', baseUrl: 'http://127.0.0.1:9', project: 'SEC', token: 'x' }, /email/],
+      [{ kind: 'jira', baseUrl: 'http://127.0.0.1:9', email: 'a@b.c', token: 'x' }, /project/],
+      [{ kind: 'jiraServer', project: 'SEC', token: 'x' }, /baseUrl/],
+      [{ kind: 'github', token: 'x' }, /repository/],
+      [{ kind: 'github', repository: 'a/b', token: 'a b' }, /token/],
+      [{ kind: 'gitlab', token: 'x' }, /kind/],
+      [{ kind: 'github', repository: 'a/b', token: 'x', closeAfterScans: 0 }, /closeAfterScans/],
+      [{ kind: 'github', repository: 'a/b', token: 'x', autoPromote: { minSeverity: 'Info' } }, /minSeverity/],
+    ];
+    for (const [body, message] of cases) {
+      const out = await call('POST', trackers(tenant.orgId), { token: tenant.token, body });
+      expect(out.status, JSON.stringify(body)).toBe(400);
+      expect(out.body.message).toMatch(message);
+    }
+    expect((await call('GET', trackers(tenant.orgId), { token: tenant.token })).body.trackers ?? []).toEqual([]);
+
+    const { trackerId } = await connect(tenant, 'github');
+    const reader = await addUserTo(tenant.orgId, ['read:integration']);
+    expect((await call('GET', trackers(tenant.orgId), { token: reader.token })).status).toBe(200);
+    expect((await call('DELETE', `${trackers(tenant.orgId)}/${trackerId}`, { token: reader.token })).status).toBe(401);
+    const none = await addUserTo(tenant.orgId, ['read:application']);
+    expect((await call('GET', trackers(tenant.orgId), { token: none.token })).status).toBe(401);
+    const other = await createTenant();
+    expect((await call('GET', `${trackers(other.orgId)}/${trackerId}`, { token: other.token })).status).toBe(404);
+    expect((await call('GET', trackers(tenant.orgId), { token: other.token })).status).toBe(401);
+  });
+});
+
+describe.each(['jira', 'jiraServer', 'github'] as const)('promoting findings to %s', (kind) => {
+  it('makes one ticket per finding, never a second, and closes it after closeAfterScans scans without it', async () => {
+    const tenant = await createTenant();
+    await allowPrivate(tenant);
+    const { fake, trackerId } = await connect(tenant, kind, { closeAfterScans: 2 });
+    const appId = await createApp(tenant);
+    const first = await scan(tenant, appId, [alert('10038', 'High', 1), alert('10020', 'Low', 1)]);
+
+    const answer = await promote(tenant, appId, first.envId, trackerId);
+    expect(answer.alertRules[0]).toMatchObject({ result: 'PROMOTED', [kind]: { issueStatus: 'PENDING' } });
+    const view = await until(
+      () => findingView(tenant, first.scanId),
+      (v) => Boolean(v.ticketKey),
+    );
+    const issue = fake.issues[0]!;
+    expect(fake.issues).toHaveLength(1);
+    expect(view).toMatchObject({ status: 'PROMOTED', ticketKey: issue.key, ticketStatus: 'OPEN' });
+    expect(view.statusLink).toBe(
+      kind === 'github' ? `https://github.example/acme/shop/issues/1` : `${fake.baseUrl}/browse/${issue.key}`,
+    );
+    // The hash is in the ticket: a label on Jira, the body's text on GitHub (both searched before creating).
+    const text = JSON.stringify(issue.description);
+    expect(text).toContain(`hawk-finding-${view.findingHash}`);
+    if (kind !== 'github') expect(issue.labels).toContain(`hawk-finding-${view.findingHash}`);
+    expect(issue.summary).toMatch(/^Plugin 10038 \(High\): GET \/path\/\{id\}/);
+
+    // Promoted again: no second ticket (the finding has one). Its record lost: the tracker's search finds it.
+    await promote(tenant, appId, first.envId, trackerId);
+    const again = await promote(tenant, appId, first.envId, trackerId);
+    expect(again.alertRules[0][kind]).toMatchObject({ key: issue.key, keyUrl: view.statusLink });
+    await db.send(
+      new DeleteCommand({ TableName: config.tableName, Key: keys.ticket(appId, first.envId, view.findingHash) }),
+    );
+    await promote(tenant, appId, first.envId, trackerId);
+    await until(
+      () => ticketOf(appId, first.envId, view.findingHash),
+      (t) => t?.state === 'OPEN',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1000)); // time for a duplicate to show, were there one
+    expect(fake.issues).toHaveLength(1);
+    expect(creations(fake)).toHaveLength(1);
+
+    // Scans that find it keep it open; the first without it counts one; the second closes it (closeAfterScans 2).
+    const still = await scan(tenant, appId, [alert('10038', 'High', 1)]);
+    await until(
+      () => ticketOf(appId, first.envId, view.findingHash),
+      (t) => t?.lastScanId === still.scanId,
+    );
+    const fixed1 = await scan(tenant, appId, [alert('10020', 'Low', 1)]);
+    const counted = await until(
+      () => ticketOf(appId, first.envId, view.findingHash),
+      (t) => t?.lastScanId === fixed1.scanId,
+    );
+    expect(counted).toMatchObject({ state: 'OPEN', missedScans: 1 });
+    expect(issue.category).toBe('new');
+    const fixed2 = await scan(tenant, appId, []);
+    const closed = await until(
+      () => ticketOf(appId, first.envId, view.findingHash),
+      (t) => t?.state === 'CLOSED',
+    );
+    expect(closed).toMatchObject({ closedBy: 'service', missedScans: 2, lastScanId: fixed2.scanId });
+    expect(issue.category).toBe('done');
+    if (kind === 'github') expect(issue.stateReason).toBe('completed');
+    else
+      expect(fake.requests.some((r) => r.path.endsWith('/transitions') && r.body?.transition?.id === '31')).toBe(true);
+    expect((await findingView(tenant, still.scanId)).ticketStatus).toBe('CLOSED_FIXED');
+    expect(fake.violations).toEqual([]);
+  });
+
+  it('reads back a ticket people closed: not planned accepts the risk, done leaves it promoted', async () => {
+    const tenant = await createTenant();
+    await allowPrivate(tenant);
+    const { fake, trackerId } = await connect(tenant, kind);
+    const appId = await createApp(tenant);
+    const first = await scan(tenant, appId, [alert('10038', 'High', 1), alert('10020', 'Low', 1)]);
+    await promote(tenant, appId, first.envId, trackerId, '10038');
+    await promote(tenant, appId, first.envId, trackerId, '10020');
+    await until(
+      () => fake.issues,
+      (issues) => issues.length === 2 && issues.every((i) => i.key),
+    );
+    const high = await until(
+      () => findingView(tenant, first.scanId, '10038'),
+      (v) => Boolean(v.ticketKey),
+    );
+    const low = await until(
+      () => findingView(tenant, first.scanId, '10020'),
+      (v) => Boolean(v.ticketKey),
+    );
+    fake.closeByPeople(high.ticketKey!, 'notPlanned');
+    fake.closeByPeople(low.ticketKey!, 'done');
+
+    // The next scan still finds both: the service reads the tickets back.
+    const next = await scan(tenant, appId, [alert('10038', 'High', 1), alert('10020', 'Low', 1)]);
+    const readBack = (hash: string) =>
+      until(
+        () => ticketOf(appId, first.envId, hash),
+        (t): t is TicketRecord => t?.state === 'CLOSED',
+      );
+    expect(await readBack(high.findingHash)).toMatchObject({ closedBy: 'people', resolution: 'notPlanned' });
+    expect(await readBack(low.findingHash)).toMatchObject({ closedBy: 'people', resolution: 'done' });
+    const highNow = await until(
+      () => findingView(tenant, next.scanId, '10038'),
+      (v) => v.status === 'RISK_ACCEPTED',
+    );
+    expect(highNow).toMatchObject({ status: 'RISK_ACCEPTED', ticketStatus: 'CLOSED_NOT_PLANNED' });
+    expect(await findingView(tenant, next.scanId, '10020')).toMatchObject({
+      status: 'PROMOTED',
+      ticketStatus: 'CLOSED_DONE',
+    });
+    // Nothing of it was closed or made by the service.
+    expect(creations(fake)).toHaveLength(2);
+    expect(fake.requests.filter((r) => r.method === 'PATCH' || r.path.endsWith('/transitions'))).toEqual([]);
+    expect(fake.violations).toEqual([]);
+  });
+});
+
+describe('a tracker that is down or rate limited', () => {
+  it('never fails the triage or the scan; the ticket is made later, after Retry-After and the backoff', async () => {
+    const tenant = await createTenant();
+    await allowPrivate(tenant);
+    const { fake, trackerId } = await connect(tenant, 'github', { autoPromote: { minSeverity: 'Medium' } });
+    const appId = await createApp(tenant);
+    // The scan's new High finding is promoted on its own (autoPromote); the tracker answers 429 then 503 first.
+    fake.failNext([{ status: 429, retryAfter: '2' }, { status: 503 }]);
+    const first = await scan(tenant, appId, [alert('10038', 'High', 1), alert('10020', 'Low', 1)]);
+    const promoted = await until(
+      () => findingView(tenant, first.scanId, '10038'),
+      (v) => Boolean(v.ticketKey),
+    );
+    expect(promoted).toMatchObject({ status: 'PROMOTED', ticketStatus: 'OPEN' });
+    expect((await findingView(tenant, first.scanId, '10020')).status).toBe('UNKNOWN'); // Low: below Medium
+    const [limited, failed, retried] = fake.requests;
+    expect([limited!.status, failed!.status]).toEqual([429, 503]);
+    expect(failed!.at - limited!.at).toBeGreaterThanOrEqual(1900); // Retry-After: 2, not the 200 ms backoff
+    expect(retried!.status).toBe(200);
+    expect(fake.issues).toHaveLength(1);
+
+    // A triage while the tracker answers 503 answers at once; the ticket follows once it is back.
+    fake.failNext([{ status: 503 }, { status: 502 }]);
+    const started = Date.now();
+    await promote(tenant, appId, first.envId, trackerId, '10020');
+    expect(Date.now() - started).toBeLessThan(1500);
+    const low = await until(
+      () => findingView(tenant, first.scanId, '10020'),
+      (v) => Boolean(v.ticketKey),
+    );
+    expect(low.ticketStatus).toBe('OPEN');
+    expect(fake.issues).toHaveLength(2);
+
+    // Down for every attempt: the job ends in the dead letters and the ticket says why; the scan was not failed.
+    fake.down = true;
+    const third = await scan(tenant, appId, [
+      alert('10038', 'High', 1),
+      alert('10020', 'Low', 1),
+      alert('40012', 'High', 1),
+    ]);
+    const { findingHash } = await findingView(tenant, third.scanId, '40012');
+    const failedTicket = await until(
+      () => ticketOf(appId, first.envId, findingHash),
+      (t) => t?.state === 'FAILED',
+    );
+    fake.down = false;
+    expect(failedTicket?.error).toMatch(/answered 500 \(after 3 attempts\)/);
+    expect((await findingView(tenant, third.scanId, '40012')).ticketStatus).toBe('FAILED');
+    expect(fake.violations).toEqual([]);
+  });
+});
+
+describe('credentials', () => {
+  it('appear in no answer, no logged error and no item of the table', async () => {
+    expect(tokens.length).toBeGreaterThan(5);
+    const items: Record<string, unknown>[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await db.send(new ScanCommand({ TableName: config.tableName, ExclusiveStartKey: start }));
+      items.push(...(page.Items ?? []));
+      start = page.LastEvaluatedKey;
+    } while (start);
+    const table = JSON.stringify(items);
+    const file = inject('serverErrorLog');
+    const logged = file && existsSync(file) ? readFileSync(file, 'utf8') : '';
+    const basic = (token: string) => Buffer.from(`bot@example.test:${token}`).toString('base64');
+    for (const token of tokens) {
+      for (const secret of [token, basic(token)]) {
+        expect(table).not.toContain(secret);
+        expect(logged).not.toContain(secret);
+        for (const answer of answers) expect(answer).not.toContain(secret);
+      }
+    }
+  });
+});
