@@ -39,7 +39,7 @@ import {
   environmentTrendTotal,
   type TrendTotal,
 } from '../trends/writes.ts';
-import { trackerEvent, trackerOutboxItem } from '../trackers/events.ts';
+import { trackerEvent } from '../trackers/events.ts';
 import { getTracker, ticketsOf, type TicketRecord } from '../trackers/repository.ts';
 
 // Triage (docs/DATA-MODEL.md, Findings): a finding's rule lives in its environment and applies to the finding in
@@ -266,7 +266,7 @@ async function triageWrites(
         ...(promoteTo.summary && { summary: promoteTo.summary }),
         ...(promoteTo.description && { description: promoteTo.description }),
       };
-      items.push(trackerOutboxItem(trackerEvent(app.organizationId, job, now, String(after.version))));
+      items.push(outboxItem(trackerEvent(app.organizationId, job, now, String(after.version))));
     }
   });
   return items;

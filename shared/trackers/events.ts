@@ -1,15 +1,9 @@
-import { keys } from '../db/keys.ts';
-import { config } from '../config.ts';
 import { derivedId } from '../webhooks/events.ts';
-import type { TransactItem } from '../db/transactions.ts';
 
 // Tracker work as outbox events and queue messages (docs/TRACKERS.md, Delivery). A ticket is never made inside the
 // request that asks for it: the request records a job in the outbox, in the transaction of its triage, and the
-// relay hands it to the delivery queue webhooks use, whose consumer does the calls, with its retries, backoff and
+// relay hands it to the delivery queue webhooks use (the same outbox item, `outboxItem`), whose consumer does the calls, with its retries, backoff and
 // dead letters. Kept free of the consumer's imports so the relay's bundle stays small.
-
-/** How long a job not handed to the queue stays in the outbox (as webhook events: DynamoDB's TTL). */
-const OUTBOX_TTL_SECONDS = 7 * 24 * 3600;
 
 export type TrackerJob =
   /** Make (or find) the finding's ticket in the tracker. */
@@ -75,20 +69,6 @@ export function trackerEvent(
     applicationId: job.applicationId,
     occurredAt,
     job,
-  };
-}
-
-export function trackerOutboxItem(event: TrackerOutboxEvent): TransactItem {
-  return {
-    Put: {
-      TableName: config.tableName,
-      Item: {
-        ...keys.outboxEvent(event.eventId, event.occurredAt),
-        entity: 'outbox',
-        ...event,
-        expiresAt: Math.floor(event.occurredAt / 1000) + OUTBOX_TTL_SECONDS,
-      },
-    },
   };
 }
 

@@ -27,7 +27,8 @@ import {
   type TicketRecord,
   type TrackerRecord,
 } from './repository.ts';
-import { trackerEvent, trackerOutboxItem, type TrackerJob, type TrackerMessage } from './events.ts';
+import { trackerEvent, type TrackerJob, type TrackerMessage } from './events.ts';
+import { outboxItem } from '../webhooks/events.ts';
 
 // The tracker consumer (docs/TRACKERS.md, Delivery): the jobs the delivery queue brings, run by the same consumer
 // as webhook deliveries (shared/webhooks/consumer.ts), on AWS and locally. A job that fails for a reason that may
@@ -200,7 +201,7 @@ async function scanCompleted(orgId: string, job: Extract<TrackerJob, { type: 'sc
       ),
     );
   // Handed to the queue by the relay, one job per ticket: one tracker's trouble holds back no other ticket.
-  await batchPut(syncs.map((event) => trackerOutboxItem(event).Put!.Item!));
+  await batchPut(syncs.map((event) => outboxItem(event).Put!.Item!));
 
   const promoting = trackers.find(
     (t) =>

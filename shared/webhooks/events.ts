@@ -35,8 +35,8 @@ export function derivedId(name: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
-/** The outbox item of an event, to commit with the change it describes. */
-export function outboxItem(event: OutboxEvent): TransactItem {
+/** The outbox item of an event (a webhook event or a tracker job), to commit with the change it describes. */
+export function outboxItem<E extends { eventId: string; occurredAt: number }>(event: E): TransactItem {
   return {
     Put: {
       TableName: config.tableName,
