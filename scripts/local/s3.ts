@@ -2,6 +2,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import S3rver from 's3rver';
+import { makeObjectWritesAtomic } from './s3rver-atomic.ts';
 
 // s3rver: a local S3 for `npm start` and the tests, storing objects as files under `directory`. It checks no
 // signatures, so it listens on a Unix socket in a private (0700) directory, not on a TCP port: only the local
@@ -17,6 +18,7 @@ export async function startS3rver(options: { directory: string }): Promise<Local
   chmodSync(socketDir, 0o700);
   const socketPath = join(socketDir, 's3.sock');
   const server = new S3rver({ directory: options.directory, silent: true });
+  makeObjectWritesAtomic(server.store, `${options.directory}.incoming`);
   await server.configureBuckets();
   const http = await server.listen(socketPath);
   return {
