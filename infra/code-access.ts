@@ -57,11 +57,13 @@ const S3_OBJECT_ACTIONS: Record<string, string> = {
 const S3_LIST = new Set(['ListObjectsV2Command', 'ListObjectsCommand']);
 const SECRETS_ACTIONS: Record<string, string> = { GetSecretValueCommand: 'GetSecretValue' };
 /** The config property that holds each secret's ARN (shared/config.ts), by the stack's construct id. */
-export const SECRET_CONFIG: Record<string, SecretId> = {
-  signingSecretArn: 'JwtSigningSecret',
-  integrationKeySecretArn: 'IntegrationKeySecret',
-};
-export type SecretId = 'JwtSigningSecret' | 'IntegrationKeySecret';
+export const SECRET_CONFIG: Record<string, SecretId> = { signingSecretArn: 'JwtSigningSecret' };
+export type SecretId = 'JwtSigningSecret';
+/** KMS: wrapping and unwrapping the data keys integration secrets are sealed with (shared/secrets/sealing.ts). */
+const KMS_ACTIONS: Record<string, string> = { GenerateDataKeyCommand: 'GenerateDataKey', DecryptCommand: 'Decrypt' };
+/** The config property that holds each KMS key's ARN, by the stack's construct id. */
+export const KMS_KEY_CONFIG: Record<string, KmsKeyId> = { integrationKmsKeyArn: 'IntegrationKey' };
+export type KmsKeyId = 'IntegrationKey';
 const SQS_ACTIONS: Record<string, string> = {
   SendMessageCommand: 'SendMessage',
   SendMessageBatchCommand: 'SendMessage',
@@ -79,6 +81,7 @@ export type AccessGrant =
   | { service: 's3'; action: string; keyPatterns: string[] }
   | { service: 's3-list'; prefixPatterns: string[] }
   | { service: 'secretsmanager'; secret: SecretId; actions: string[] }
+  | { service: 'kms'; key: KmsKeyId; actions: string[] }
   | { service: 'sqs'; queue: QueueId; actions: string[] }
   | { service: 'ecs'; actions: string[] };
 
@@ -332,6 +335,7 @@ export function analyzeBundle(code: string): CodeAccess {
   const s3Objects = new Map<string, Set<string>>(); // action -> key patterns
   const s3List = new Set<string>();
   const secrets = new Map<SecretId, Set<string>>();
+  const kmsKeys = new Map<KmsKeyId, Set<string>>();
   const queues = new Map<QueueId, Set<string>>();
   const ecs = new Set<string>();
 
@@ -375,6 +379,13 @@ export function analyzeBundle(code: string): CodeAccess {
       const named = nearest(node, (n) => configReadsIn(n, SECRET_CONFIG));
       if (named.size === 0) throw new Error(`${command}: no secret named in its argument, its functions or the bundle`);
       for (const secret of named) secrets.set(secret, (secrets.get(secret) ?? new Set()).add(action));
+    } else if (module === '@aws-sdk/client-kms') {
+      const action = Object.hasOwn(KMS_ACTIONS, command) ? KMS_ACTIONS[command] : undefined;
+      if (!action) throw new Error(`no IAM mapping for ${module} ${command}: add it to infra/code-access.ts`);
+      const named = nearest(node, (n) => configReadsIn(n, KMS_KEY_CONFIG));
+      if (named.size === 0)
+        throw new Error(`${command}: no KMS key named in its argument, its functions or the bundle`);
+      for (const key of named) kmsKeys.set(key, (kmsKeys.get(key) ?? new Set()).add(action));
     } else if (module === '@aws-sdk/client-sqs') {
       const action = Object.hasOwn(SQS_ACTIONS, command) ? SQS_ACTIONS[command] : undefined;
       if (!action) throw new Error(`no IAM mapping for ${module} ${command}: add it to infra/code-access.ts`);
@@ -405,6 +416,8 @@ export function analyzeBundle(code: string): CodeAccess {
   if (s3List.size) grants.push({ service: 's3-list', prefixPatterns: [...s3List].sort() });
   for (const [secret, actions] of [...secrets].sort(([a], [b]) => a.localeCompare(b)))
     grants.push({ service: 'secretsmanager', secret, actions: [...actions].sort() });
+  for (const [key, actions] of [...kmsKeys].sort(([a], [b]) => a.localeCompare(b)))
+    grants.push({ service: 'kms', key, actions: [...actions].sort() });
   for (const [queue, actions] of [...queues].sort(([a], [b]) => a.localeCompare(b)))
     grants.push({ service: 'sqs', queue, actions: [...actions].sort() });
   if (ecs.size) grants.push({ service: 'ecs', actions: [...ecs].sort() });

@@ -6,6 +6,7 @@ import { Construct } from 'constructs';
 import { AttributeType, Billing, ProjectionType, TableV2, type Attribute } from 'aws-cdk-lib/aws-dynamodb';
 import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Key } from 'aws-cdk-lib/aws-kms';
 import { Architecture, EventSourceMapping, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
@@ -21,7 +22,14 @@ import { apiGatewayPaths, routes, type Route } from '../shared/routes.ts';
 import { mainTable, rateLimitTable, type KeyAttribute, type TableDefinition } from '../shared/db/tables.ts';
 import { declaredTable, MAIN_TABLE_INDEXES_CONTEXT } from './index-steps.ts';
 import { declaresOperationRoutes, OPERATION_ROUTES_CONTEXT } from './route-move.ts';
-import { analyzeBundle, type AccessGrant, type CodeAccess, type QueueId, type SecretId } from './code-access.ts';
+import {
+  analyzeBundle,
+  type AccessGrant,
+  type CodeAccess,
+  type KmsKeyId,
+  type QueueId,
+  type SecretId,
+} from './code-access.ts';
 import { functionBundleAliases } from './proto-descriptors.ts';
 import { FUNCTION_BUNDLE } from './bundling.ts';
 import {
@@ -66,6 +74,7 @@ interface Storage {
   tables: Record<TableDefinition['id'], TableV2>;
   assets: Bucket;
   secrets: Record<SecretId, Secret>;
+  kmsKeys: Record<KmsKeyId, Key>;
   queues: Record<QueueId, Queue>;
   runner: ScanRunner;
 }
@@ -103,6 +112,13 @@ function statementsFor(grants: AccessGrant[], storage: Storage): PolicyStatement
           new PolicyStatement({
             actions: grant.actions.map((a) => `secretsmanager:${a}`),
             resources: [storage.secrets[grant.secret].secretArn],
+          }),
+        ];
+      case 'kms':
+        return [
+          new PolicyStatement({
+            actions: grant.actions.map((a) => `kms:${a}`),
+            resources: [storage.kmsKeys[grant.key].keyArn],
           }),
         ];
       case 'sqs':
@@ -185,9 +201,12 @@ export class HawkApiStack extends Stack {
       generateSecretString: { passwordLength: 64, excludePunctuation: true },
     });
 
-    const integrationKeySecret = new Secret(this, 'IntegrationKeySecret', {
-      description: 'The key integration secrets (webhook secrets, receiver URLs, custom headers) are sealed with',
-      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+    // Wraps the data keys integration secrets (webhook secrets and URLs, tracker tokens, SSO client secrets) are
+    // sealed with (shared/secrets/sealing.ts); kept when the stack goes, or every sealed value would be lost.
+    const integrationKey = new Key(this, 'IntegrationKey', {
+      description: 'hawk-api: wraps the data keys integration secrets are sealed with',
+      enableKeyRotation: true,
+      removalPolicy: RemovalPolicy.RETAIN,
     });
     // Webhook deliveries (docs/WEBHOOKS.md, Delivery): a message per delivery, received again after its backoff (the
     // consumer sets its visibility), moved to the dead letters once received WEBHOOK_MAX_ATTEMPTS times. Visible
@@ -213,7 +232,8 @@ export class HawkApiStack extends Stack {
     const storage: Storage = {
       tables: { MainTable: main, RateLimitTable: rateLimit },
       assets,
-      secrets: { JwtSigningSecret: signingSecret, IntegrationKeySecret: integrationKeySecret },
+      secrets: { JwtSigningSecret: signingSecret },
+      kmsKeys: { IntegrationKey: integrationKey },
       queues: { WebhookQueue: webhookQueue },
       runner,
     };
@@ -260,7 +280,7 @@ export class HawkApiStack extends Stack {
           RATE_LIMIT_TABLE_NAME: rateLimit.tableName,
           ASSETS_BUCKET: assets.bucketName,
           SIGNING_SECRET_ARN: signingSecret.secretArn,
-          INTEGRATION_KEY_SECRET_ARN: integrationKeySecret.secretArn,
+          INTEGRATION_KMS_KEY_ARN: integrationKey.keyArn,
           NODE_OPTIONS: '--enable-source-maps',
           ...options.environment,
         },

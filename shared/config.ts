@@ -56,8 +56,10 @@ export const config = {
   signingSecretArn: process.env.SIGNING_SECRET_ARN || undefined,
   /** The 32-byte key (base64url) integration secrets are sealed with (shared/secrets/sealing.ts): locally DATA_DIR/integrations.key. */
   integrationKeyFile: process.env.INTEGRATION_KEY_FILE || undefined,
-  /** On AWS: the Secrets Manager secret the integration key is derived from (shared/secrets/sealing.ts). */
-  integrationKeySecretArn: process.env.INTEGRATION_KEY_SECRET_ARN || undefined,
+  /** On AWS: the KMS key that wraps the data keys integration secrets are sealed with (shared/secrets/sealing.ts). */
+  integrationKmsKeyArn: process.env.INTEGRATION_KMS_KEY_ARN || undefined,
+  /** Set only by the sealing test: a KMS endpoint on loopback (test/unit/kms-peer.ts). */
+  kmsEndpoint: process.env.KMS_ENDPOINT || undefined,
   /** On AWS: the SQS queue webhook deliveries go through (docs/WEBHOOKS.md, Delivery). */
   webhookQueueUrl: process.env.WEBHOOK_QUEUE_URL || undefined,
   rateLimitPerMinute: positiveInt('RATE_LIMIT_PER_MINUTE', 180),

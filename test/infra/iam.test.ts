@@ -21,9 +21,10 @@ interface Needed {
   action: string;
   /**
    * Which resource: the main/rate-limit table, its indexes, an object of the bucket, the bucket, a secret, the
-   * webhook delivery queue, the hosted runner's task definition or its roles.
+   * integration KMS key, the webhook delivery queue, the hosted runner's task definition or its roles.
    */
-  resource: 'table' | 'index' | 'object' | 'bucket' | 'secret' | 'queue' | 'task-definition' | 'runner-role';
+  resource:
+    'table' | 'index' | 'object' | 'bucket' | 'secret' | 'kms-key' | 'queue' | 'task-definition' | 'runner-role';
   why: string;
 }
 
@@ -107,6 +108,8 @@ export function neededBy(bundle: string): Needed[] {
       else needed.push({ action: `s3:${bare}`, resource: 'object', why: name });
     } else if (module === '@aws-sdk/client-secrets-manager') {
       needed.push({ action: `secretsmanager:${bare}`, resource: 'secret', why: name });
+    } else if (module === '@aws-sdk/client-kms') {
+      needed.push({ action: `kms:${bare}`, resource: 'kms-key', why: name });
     } else if (module === '@aws-sdk/client-sqs') {
       const action = bare === 'SendMessageBatch' ? 'SendMessage' : bare;
       needed.push({ action: `sqs:${action}`, resource: 'queue', why: name });
@@ -131,7 +134,8 @@ export function neededBy(bundle: string): Needed[] {
 
 function resourceKind(resource: unknown): Needed['resource'] | 'other' {
   const text = JSON.stringify(resource);
-  if (text.includes('JwtSigningSecret') || text.includes('IntegrationKeySecret')) return 'secret';
+  if (text.includes('JwtSigningSecret')) return 'secret';
+  if (/"IntegrationKey[0-9A-F]{8}"/.test(text)) return 'kms-key';
   if (text.includes('WebhookQueue')) return 'queue';
   if (text.includes('MainTable') || text.includes('RateLimitTable'))
     return text.includes('/index/') ? 'index' : 'table';
@@ -253,8 +257,8 @@ describe('IAM: every function is granted what its bundle calls', () => {
     // The relay, and the two operations that queue a delivery a person asked for (docs/WEBHOOKS.md).
     const senders = ['testWebhook', 'redeliverWebhookDelivery'];
     for (const f of all) {
-      const onIntegrationKey = f.statements.filter((s) => JSON.stringify(s.Resource).includes('IntegrationKeySecret'));
-      if (onIntegrationKey.length) expect(f.bundle, f.name).toMatch(/SecretId:[\w$]+\.integrationKeySecretArn/);
+      const onIntegrationKey = f.statements.filter((s) => resourceKind(s.Resource) === 'kms-key');
+      if (onIntegrationKey.length) expect(f.bundle, f.name).toMatch(/KeyId:[\w$]+(\.integrationKmsKeyArn)?\b/);
       const onQueue = f.statements.filter((s) => resourceKind(s.Resource) === 'queue');
       if (onQueue.length && !senders.includes(f.name))
         expect([WEBHOOK_RELAY_DESCRIPTION, WEBHOOK_DELIVERY_DESCRIPTION], f.name).toContain(f.description);
@@ -275,12 +279,12 @@ describe('IAM: every function is granted what its bundle calls', () => {
       'sqs:GetQueueAttributes',
       'sqs:ReceiveMessage',
     ]);
-    // Webhook changes seal (createWebhook) and delivery opens: both read the integration key.
-    for (const f of [consumer, all.find((f) => f.name === 'createWebhook')!])
-      expect(
-        f.needed.some((n) => n.resource === 'secret'),
-        f.name,
-      ).toBe(true);
+    // Webhook changes seal (createWebhook: a data key from KMS) and delivery opens (its data key unwrapped by KMS).
+    const kmsActions = (f: typeof relay) => f.needed.filter((n) => n.resource === 'kms-key').map((n) => n.action);
+    expect(kmsActions(consumer)).toContain('kms:Decrypt');
+    expect(kmsActions(all.find((f) => f.name === 'createWebhook')!)).toContain('kms:GenerateDataKey');
+    // A function that never seals or opens has no use of the key.
+    expect(kmsActions(all.find((f) => f.name === 'listApplications')!)).toEqual([]);
   });
 
   it("lets login write the rate-limit table and, in the main table, only the key's last use (UpdateItem)", () => {

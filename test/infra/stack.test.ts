@@ -15,7 +15,7 @@ import { WEBHOOK_DELIVERY_DESCRIPTION, WEBHOOK_RELAY_DESCRIPTION } from '../../i
 const { template: merged, stacks } = readCloudAssembly(inject('cloudAssembly'));
 const template = Template.fromJSON(merged);
 const resources = (type: string) =>
-  Object.values(template.findResources(type)) as { Properties: Record<string, any> }[];
+  Object.values(template.findResources(type)) as { Properties: Record<string, any>; DeletionPolicy?: string }[];
 const [parent, ...nested] = stacks;
 /** The nested stacks of operations (one per tag); the other one holds webhook delivery and the scheduled functions. */
 const isDeliveryStack = (stack: (typeof stacks)[number]) =>
@@ -223,14 +223,18 @@ describe('CDK stack', () => {
       expect(table.Properties.TimeToLiveSpecification).toEqual({ AttributeName: 'expiresAt', Enabled: true });
   });
 
-  it('keeps the signing key and the integration key in Secrets Manager, never in function configuration', () => {
-    expect(resources('AWS::SecretsManager::Secret')).toHaveLength(2);
+  it('keeps the signing key in Secrets Manager and the integration key in KMS (rotated, kept), never in function configuration', () => {
+    expect(resources('AWS::SecretsManager::Secret')).toHaveLength(1);
+    const [kmsKey, ...moreKeys] = resources('AWS::KMS::Key');
+    expect(moreKeys).toEqual([]);
+    expect(kmsKey.Properties.EnableKeyRotation).toBe(true);
+    expect(kmsKey.DeletionPolicy).toBe('Retain');
     for (const fn of resources('AWS::Lambda::Function')) {
       expect(Object.keys(fn.Properties.Environment.Variables)).toEqual(
-        expect.arrayContaining(['SIGNING_SECRET_ARN', 'INTEGRATION_KEY_SECRET_ARN']),
+        expect.arrayContaining(['SIGNING_SECRET_ARN', 'INTEGRATION_KMS_KEY_ARN']),
       );
       expect(JSON.stringify(fn.Properties.Environment.Variables)).not.toMatch(
-        /SIGNING_KEY|INTEGRATION_KEY_FILE|SecretString/,
+        /SIGNING_KEY|INTEGRATION_KEY_FILE|KMS_ENDPOINT|SecretString/,
       );
     }
   });
