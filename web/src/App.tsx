@@ -25,6 +25,8 @@ const DevicesPage = lazy(() => import('./pages/Devices'));
 const MembersPage = lazy(() => import('./pages/Members'));
 const IntegrationsPage = lazy(() => import('./pages/Integrations'));
 const TrackerConnectionsPage = lazy(() => import('./pages/TrackerConnections'));
+const OverviewPage = lazy(() => import('./pages/Overview'));
+const ExecutiveReportPage = lazy(() => import('./pages/ExecutiveReport'));
 
 export const useUser = () => useQuery({ queryKey: ['user'], queryFn: () => unwrap(api.GET('/api/v1/user')) });
 
@@ -109,6 +111,9 @@ function Organization() {
         <nav aria-label="Sections">
           <ul>
             <li>
+              <NavLink to={`${base}/overview`}>Overview</NavLink>
+            </li>
+            <li>
               <NavLink to={`${base}/apps`}>Applications</NavLink>
             </li>
             <li>
@@ -168,6 +173,8 @@ function Organization() {
         ) : (
           <Suspense fallback={<Loading what="the page" />}>
             <Routes>
+              <Route path="overview" element={<OverviewPage />} />
+              <Route path="executive-report" element={<ExecutiveReportPage />} />
               <Route path="apps" element={<ApplicationsPage orgId={orgId} />} />
               <Route path="app/:appId" element={<ApplicationPage />} />
               <Route path="app/:appId/env/:envId" element={<EnvironmentPage />} />
