@@ -46,7 +46,7 @@ export function App() {
   );
 }
 
-/** `/`: straight to the only organization, or a choice. */
+/** `/`: straight to the only organization's overview, or a choice. */
 function ChooseOrganization() {
   const user = useUser();
   return (
@@ -55,7 +55,7 @@ function ChooseOrganization() {
         {({ user }) => {
           const organizations = user?.external?.organizations ?? [];
           if (organizations.length === 1)
-            return <Navigate to={`/org/${organizations[0]!.organization!.id}/apps`} replace />;
+            return <Navigate to={`/org/${organizations[0]!.organization!.id}/overview`} replace />;
           if (organizations.length === 0)
             return (
               <p>
@@ -69,7 +69,7 @@ function ChooseOrganization() {
               <ul className="cards">
                 {organizations.map((o) => (
                   <li key={o.organization!.id}>
-                    <NavLink to={`/org/${o.organization!.id}/apps`}>
+                    <NavLink to={`/org/${o.organization!.id}/overview`}>
                       {o.organization!.name || o.organization!.id}
                     </NavLink>
                   </li>
@@ -193,7 +193,7 @@ function Organization() {
               <Route path="members" element={<MembersPage />} />
               <Route path="integrations" element={<IntegrationsPage />} />
               <Route path="integrations/trackers" element={<TrackerConnectionsPage />} />
-              <Route path="*" element={<Navigate to="apps" replace />} />
+              <Route path="*" element={<Navigate to="overview" replace />} />
             </Routes>
           </Suspense>
         )}
