@@ -527,4 +527,9 @@ export const routeNotes: Record<string, string> = {
     "The scan's findings that are past their due date now (docs/GOVERNANCE.md: the days of the SLA policy and overrides from " +
     "each finding's first sighting, stopped while a false positive or accepted risk): their count, by severity, and " +
     'the 100 most overdue. `hawk-scanner import --fail-on overdue` asks it after an import.',
+  getOrganizationOverview:
+    "What the dashboard's overview shows beside the trends (docs/GOVERNANCE.md, The overview): the applications with " +
+    'the most untriaged findings, the most overdue findings of the environments with the most untriaged findings, ' +
+    'and the environments not scanned within 7 or 30 days. Team rules apply. Each part is a bounded walk of an ' +
+    "environment index: the cost is the same whatever the organization's size.",
 };

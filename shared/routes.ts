@@ -1804,6 +1804,18 @@ export const getEnvironmentTrendsRoute: Route = {
   response: 'hawk.Trends',
 };
 
+export const getOrganizationOverviewRoute: Route = {
+  operationId: 'getOrganizationOverview',
+  method: 'GET',
+  path: '/api/v1/org/{orgId}/overview',
+  handler: 'get-organization-overview',
+  tag: 'Reports',
+  summary: "The organization's riskiest applications, most overdue findings and coverage gaps (ours)",
+  auth: 'bearer',
+  permission: 'read:report',
+  response: 'hawk.OrganizationOverview',
+};
+
 export const routes: Route[] = [
   loginRoute,
   refreshTokenRoute,
@@ -1916,6 +1928,7 @@ export const routes: Route[] = [
   getOrganizationTrendsRoute,
   getApplicationTrendsRoute,
   getEnvironmentTrendsRoute,
+  getOrganizationOverviewRoute,
   startScanRoute,
   stopScanRoute,
   getScanStatusRoute,

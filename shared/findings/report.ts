@@ -78,7 +78,10 @@ async function visibleEnvironments(orgId: string, membership: Membership, q: Fin
 }
 
 /** The environment's latest scan COMPLETED by `asOf` (ms; undefined: now). */
-async function currentScanOf(env: EnvironmentRecord, asOf: number | undefined): Promise<ScanRecord | undefined> {
+export async function currentScanOf(
+  env: Pick<EnvironmentRecord, 'environmentId'>,
+  asOf: number | undefined,
+): Promise<ScanRecord | undefined> {
   for await (const scan of scansOfEnvironmentNewestFirst(env.environmentId, asOf)) {
     if (scan.status === 'COMPLETED' && !scan.deleting && (asOf === undefined || (scan.completedAt ?? Infinity) <= asOf))
       return scan;

@@ -1,7 +1,7 @@
 import { keys } from '../db/keys.ts';
 import { queryItems } from '../db/query.ts';
 import { rulesOfEnvironment } from '../findings/repository.ts';
-import { alertsOfScan, isCommitted } from '../scans/repository.ts';
+import { alertsOfScan, isCommitted, type ScanRecord } from '../scans/repository.ts';
 import { absoluteUrl, accessibleScan } from '../scans/scans.ts';
 import type { Caller } from '../http/caller.ts';
 import { slaClocks } from './due-dates.ts';
@@ -12,9 +12,24 @@ import { slaClocks } from './due-dates.ts';
 /** Overdue findings listed in the answer at most (most overdue first); the counts are always whole. */
 const MAX_LISTED = 100;
 
-export async function scanSla(caller: Caller, scanId: string) {
-  const { scan, app } = await accessibleScan(caller, scanId);
-  const now = Date.now();
+/** A finding of a scan past its due date (dueDate in ms). */
+export interface OverdueFinding {
+  findingHash: string;
+  pluginId: string;
+  severity: string;
+  requestMethod: string;
+  url: string;
+  status: string;
+  dueDate: number;
+  daysLeft: number;
+}
+
+/**
+ * The findings of `scan` (its environment's latest) past their due date at `now`, most overdue first, with the count
+ * of its findings that have a due date. Cost: the scan's alerts and URIs, its findings' first sightings and the
+ * environment's rules: the scan's size.
+ */
+export async function overdueOfScan(orgId: string, scan: ScanRecord, now: number) {
   const [alerts, rules] = await Promise.all([alertsOfScan(scan), rulesOfEnvironment(scan)]);
   const counted = new Map(alerts.filter((a) => a.uriCount > 0).map((a) => [a.pluginId, a]));
   // The scan's findings: one URI each (a finding's URIs share its hash).
@@ -36,37 +51,42 @@ export async function scanSla(caller: Caller, scanId: string) {
     });
   }
   const clocks = await slaClocks(
-    app.organizationId,
+    orgId,
     scan,
     [...found].map(([findingHash, f]) => ({ findingHash, severity: f.severity })),
     rules,
     now,
   );
-  const overdue = [];
-  const overdueBySeverity = { High: 0, Medium: 0, Low: 0 };
-  let withDueDate = 0;
+  const overdue: OverdueFinding[] = [];
+  let findingsWithDueDate = 0;
   for (const [findingHash, f] of found) {
-    const rule = rules.get(findingHash);
     const clock = clocks.get(findingHash)!;
     if (clock.dueAt === undefined) continue;
-    withDueDate++;
+    findingsWithDueDate++;
     if (!clock.overdue) continue;
-    overdueBySeverity[f.severity as keyof typeof overdueBySeverity]++;
-    overdue.push({
-      findingHash,
-      ...f,
-      status: rule?.status ?? 'UNKNOWN',
-      dueDate: clock.dueAt,
-      daysLeft: clock.daysLeft,
-    });
+    const status = rules.get(findingHash)?.status ?? 'UNKNOWN';
+    overdue.push({ findingHash, ...f, status, dueDate: clock.dueAt, daysLeft: clock.daysLeft });
   }
-  overdue.sort((a, b) => a.dueDate - b.dueDate || a.findingHash.localeCompare(b.findingHash));
+  overdue.sort(mostOverdueFirst);
+  return { findingsWithDueDate, overdue };
+}
+
+/** Earliest due date first; the hash breaks ties, so the order is total. */
+export const mostOverdueFirst = (a: OverdueFinding, b: OverdueFinding) =>
+  a.dueDate - b.dueDate || a.findingHash.localeCompare(b.findingHash);
+
+export async function scanSla(caller: Caller, scanId: string) {
+  const { scan, app } = await accessibleScan(caller, scanId);
+  const now = Date.now();
+  const { findingsWithDueDate, overdue } = await overdueOfScan(app.organizationId, scan, now);
+  const overdueBySeverity = { High: 0, Medium: 0, Low: 0 };
+  for (const f of overdue) overdueBySeverity[f.severity as keyof typeof overdueBySeverity]++;
   return {
     scanId: scan.scanId,
     applicationId: scan.applicationId,
     environmentId: scan.environmentId,
     checkedAt: new Date(now).toISOString(),
-    findingsWithDueDate: withDueDate,
+    findingsWithDueDate,
     overdueCount: overdue.length,
     overdueBySeverity,
     overdue: overdue.slice(0, MAX_LISTED).map((f) => ({ ...f, dueDate: new Date(f.dueDate).toISOString() })),

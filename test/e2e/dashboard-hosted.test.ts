@@ -48,6 +48,8 @@ async function signIn(p: Page, apiKey: string): Promise<void> {
   await p.goto(`${baseUrl()}/`);
   await p.getByLabel('API key').fill(apiKey);
   await p.getByRole('button', { name: 'Sign in' }).click();
+  await p.getByRole('heading', { name: 'Overview', level: 1 }).waitFor(); // the landing page
+  await p.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Applications' }).click();
   await p.getByRole('heading', { name: 'Applications', level: 1 }).waitFor();
 }
 

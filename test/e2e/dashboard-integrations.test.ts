@@ -46,7 +46,7 @@ describe('dashboard integrations', () => {
     await page.goto(`${baseUrl()}/`);
     await page.getByLabel('API key').fill(tenant.apiKey);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Applications', level: 1 }).waitFor();
+    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor(); // the landing page
     await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Integrations' }).click();
     await page.getByRole('heading', { name: 'Integrations', level: 1 }).waitFor();
     await page.getByText('No webhooks yet.').waitFor();

@@ -71,7 +71,7 @@ describe('dashboard single sign-on', () => {
     await page.locator('button[type="submit"]').click();
 
     // Back at the dashboard: signed in, the code gone from the address bar.
-    await page.getByRole('heading', { name: 'Applications', level: 1 }).waitFor();
+    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor(); // the landing page
     expect(page.url()).not.toContain('code=');
     const token = await page.evaluate(() => sessionStorage.getItem('hawk.token'));
     expect(token).toBeTruthy();

@@ -55,15 +55,17 @@ async function signIn(p: Page, apiKey: string): Promise<void> {
   p.on('response', onResponse);
   await p.getByRole('button', { name: 'Sign in' }).click();
   await p
-    .getByRole('heading', { name: 'Applications', level: 1 })
+    .getByRole('heading', { name: 'Overview', level: 1 }) // the landing page
     .waitFor()
     .catch(async (error) => {
       throw new Error(
-        `signed in, but no applications list at ${p.url()}; 401s: ${refused.join(' | ')}; the page says: ${await p.locator('body').innerText()}`,
+        `signed in, but no overview at ${p.url()}; 401s: ${refused.join(' | ')}; the page says: ${await p.locator('body').innerText()}`,
         { cause: error },
       );
     })
     .finally(() => p.off('response', onResponse));
+  await p.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Applications' }).click();
+  await p.getByRole('heading', { name: 'Applications', level: 1 }).waitFor();
 }
 
 const heading = (p: Page, name: string | RegExp) => p.getByRole('heading', { level: 1, name }).waitFor();
@@ -516,7 +518,7 @@ describe('dashboard', () => {
     await page.goto(`${baseUrl()}/org/${other.orgId}/apps`);
     await page.getByText('This organization is not one of yours.').waitFor();
     await page.getByRole('link', { name: 'Choose one of your organizations' }).click();
-    await heading(page, 'Applications');
+    await heading(page, 'Overview');
     // 429 from the service: the page says when to try again (Retry-After).
     await page.route('**/api/v2/org/*/envs*', (route) =>
       route.fulfill({

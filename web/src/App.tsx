@@ -25,6 +25,8 @@ const DevicesPage = lazy(() => import('./pages/Devices'));
 const MembersPage = lazy(() => import('./pages/Members'));
 const IntegrationsPage = lazy(() => import('./pages/Integrations'));
 const TrackerConnectionsPage = lazy(() => import('./pages/TrackerConnections'));
+const OverviewPage = lazy(() => import('./pages/Overview'));
+const ExecutiveReportPage = lazy(() => import('./pages/ExecutiveReport'));
 
 export const useUser = () => useQuery({ queryKey: ['user'], queryFn: () => unwrap(api.GET('/api/v1/user')) });
 
@@ -44,7 +46,7 @@ export function App() {
   );
 }
 
-/** `/`: straight to the only organization, or a choice. */
+/** `/`: straight to the only organization's overview, or a choice. */
 function ChooseOrganization() {
   const user = useUser();
   return (
@@ -53,7 +55,7 @@ function ChooseOrganization() {
         {({ user }) => {
           const organizations = user?.external?.organizations ?? [];
           if (organizations.length === 1)
-            return <Navigate to={`/org/${organizations[0]!.organization!.id}/apps`} replace />;
+            return <Navigate to={`/org/${organizations[0]!.organization!.id}/overview`} replace />;
           if (organizations.length === 0)
             return (
               <p>
@@ -67,7 +69,7 @@ function ChooseOrganization() {
               <ul className="cards">
                 {organizations.map((o) => (
                   <li key={o.organization!.id}>
-                    <NavLink to={`/org/${o.organization!.id}/apps`}>
+                    <NavLink to={`/org/${o.organization!.id}/overview`}>
                       {o.organization!.name || o.organization!.id}
                     </NavLink>
                   </li>
@@ -108,6 +110,9 @@ function Organization() {
         <span className="brand">hawk-api</span>
         <nav aria-label="Sections">
           <ul>
+            <li>
+              <NavLink to={`${base}/overview`}>Overview</NavLink>
+            </li>
             <li>
               <NavLink to={`${base}/apps`}>Applications</NavLink>
             </li>
@@ -168,6 +173,8 @@ function Organization() {
         ) : (
           <Suspense fallback={<Loading what="the page" />}>
             <Routes>
+              <Route path="overview" element={<OverviewPage />} />
+              <Route path="executive-report" element={<ExecutiveReportPage />} />
               <Route path="apps" element={<ApplicationsPage orgId={orgId} />} />
               <Route path="app/:appId" element={<ApplicationPage />} />
               <Route path="app/:appId/env/:envId" element={<EnvironmentPage />} />
@@ -186,7 +193,7 @@ function Organization() {
               <Route path="members" element={<MembersPage />} />
               <Route path="integrations" element={<IntegrationsPage />} />
               <Route path="integrations/trackers" element={<TrackerConnectionsPage />} />
-              <Route path="*" element={<Navigate to="apps" replace />} />
+              <Route path="*" element={<Navigate to="overview" replace />} />
             </Routes>
           </Suspense>
         )}

@@ -1,0 +1,165 @@
+import { getApplications } from '../applications/application-repository.ts';
+import { NO_HEALTH } from '../applications/health.ts';
+import { environmentEntries, listScope, type ListEntry } from '../applications/list-entries.ts';
+import { APPLICATION_TYPES } from '../applications/inputs.ts';
+import { currentScanOf } from '../findings/report.ts';
+import { mostOverdueFirst, overdueOfScan, type OverdueFinding } from '../governance/scan-sla.ts';
+import type { Caller } from '../http/caller.ts';
+
+// GET /api/v1/org/{orgId}/overview (getOrganizationOverview, docs/GOVERNANCE.md, The overview): the dashboard's
+// landing figures that the trends do not give, each from a bounded walk of an environment index, so the request
+// costs the same whatever the organization's size.
+
+/** Entries of the findings index (most untriaged first) read at most, for the riskiest applications. */
+export const RISK_WALK_ENTRIES = 200;
+export const RISKIEST_LISTED = 10;
+/** Environments (most untriaged first) whose latest completed scan is searched for overdue findings. */
+export const OVERDUE_ENVIRONMENTS = 10;
+export const OVERDUE_LISTED = 20;
+/** Entries of the scan-date index (never scanned, then oldest scan, first) read at most, for the coverage gaps. */
+export const COVERAGE_WALK_ENTRIES = 500;
+export const COVERAGE_LISTED = 20;
+
+const DAY = 24 * 60 * 60 * 1000;
+
+/** Up to `limit` entries of `walk` that `keep` accepts, reading at most `budget` entries; stops early at `until`. */
+async function takeEntries(
+  walk: AsyncGenerator<ListEntry>,
+  keep: (entry: ListEntry) => boolean,
+  budget: number,
+  until: (entry: ListEntry) => boolean,
+) {
+  const kept: ListEntry[] = [];
+  let read = 0;
+  let exhausted = true;
+  for await (const entry of walk) {
+    if (until(entry)) break;
+    if (read++ >= budget) {
+      exhausted = false;
+      break;
+    }
+    if (keep(entry)) kept.push(entry);
+  }
+  await walk.return(undefined);
+  return { kept, exhausted };
+}
+
+export async function organizationOverview(caller: Caller, orgId: string) {
+  const membership = await caller.authorize(orgId);
+  const now = Date.now();
+  const scope = await listScope(orgId, membership, [...APPLICATION_TYPES], []);
+  const [risky, stale] = await Promise.all([
+    // The findings index in descending order: environments with untriaged findings, most first; the walk ends at
+    // the first environment with none.
+    takeEntries(
+      environmentEntries(orgId, 'findings', false, 50),
+      (e) => scope.keep(e),
+      RISK_WALK_ENTRIES,
+      (e) => !e.lastScanTotalUntriaged,
+    ),
+    // The scan-date index in ascending order: never scanned first, then the oldest last scans; the walk ends at the
+    // first environment scanned within 7 days.
+    takeEntries(
+      environmentEntries(orgId, 'scanDate', true, 100),
+      (e) => scope.keep(e),
+      COVERAGE_WALK_ENTRIES,
+      (e) => (e.lastScanTimestamp ?? 0) > now - 7 * DAY,
+    ),
+  ]);
+
+  const riskyApps = [...new Set(risky.kept.map((e) => e.applicationId))];
+  const overdueEnvs = risky.kept.slice(0, OVERDUE_ENVIRONMENTS);
+  const namedApps = new Set([...riskyApps, ...stale.kept.slice(0, COVERAGE_LISTED).map((e) => e.applicationId)]);
+  const [apps, overdueSets] = await Promise.all([
+    getApplications([...namedApps]),
+    Promise.all(
+      overdueEnvs.map(async (env) => {
+        const scan = await currentScanOf(env, undefined);
+        return scan ? { env, scan, ...(await overdueOfScan(orgId, scan, now)) } : undefined;
+      }),
+    ),
+  ]);
+  const appById = new Map(apps.filter((a) => a.organizationId === orgId).map((a) => [a.applicationId, a]));
+
+  const riskiestApplications = riskyApps
+    .map((id) => appById.get(id))
+    .filter((app) => app !== undefined)
+    .map((app) => ({ app, health: app.health ?? NO_HEALTH }))
+    .filter(({ health }) => health.total > 0)
+    .sort(
+      (a, b) =>
+        b.health.high - a.health.high ||
+        b.health.medium - a.health.medium ||
+        b.health.low - a.health.low ||
+        b.health.total - a.health.total ||
+        a.app.applicationId.localeCompare(b.app.applicationId),
+    )
+    .slice(0, RISKIEST_LISTED)
+    .map(({ app, health }) => ({
+      applicationId: app.applicationId,
+      name: app.name,
+      untriagedHigh: health.high,
+      untriagedMedium: health.medium,
+      untriagedLow: health.low,
+      untriagedTotal: health.total,
+      failedScans: health.failed,
+      lastScannedAt: health.scannedAt ? new Date(health.scannedAt).toISOString() : '',
+    }));
+
+  const overdue: (OverdueFinding & { env: ListEntry; scanId: string })[] = [];
+  const overdueBySeverity = { High: 0, Medium: 0, Low: 0 };
+  let findingsWithDueDate = 0;
+  for (const set of overdueSets) {
+    if (!set || !appById.has(set.env.applicationId)) continue;
+    findingsWithDueDate += set.findingsWithDueDate;
+    for (const f of set.overdue) {
+      overdueBySeverity[f.severity as keyof typeof overdueBySeverity]++;
+      overdue.push({ ...f, env: set.env, scanId: set.scan.scanId });
+    }
+  }
+  overdue.sort(mostOverdueFirst);
+
+  const gaps = stale.kept.filter((e) => appById.has(e.applicationId));
+  const lastScan = (e: ListEntry) => e.lastScanTimestamp ?? 0;
+  return {
+    organizationId: orgId,
+    generatedAt: new Date(now).toISOString(),
+    riskiestApplications,
+    overdue: {
+      environmentsExamined: overdueSets.filter(Boolean).length,
+      findingsWithDueDate,
+      overdueCount: overdue.length,
+      overdueBySeverity,
+      findings: overdue.slice(0, OVERDUE_LISTED).map(({ env, ...f }) => ({
+        applicationId: env.applicationId,
+        applicationName: appById.get(env.applicationId)!.name,
+        environmentId: env.environmentId,
+        environmentName: env.name,
+        scanId: f.scanId,
+        findingHash: f.findingHash,
+        pluginId: f.pluginId,
+        severity: f.severity,
+        requestMethod: f.requestMethod,
+        url: f.url,
+        status: f.status,
+        dueDate: new Date(f.dueDate).toISOString(),
+        daysLeft: f.daysLeft,
+      })),
+    },
+    coverageGaps: {
+      // Exact when the walk reached an environment scanned within 7 days (or the end); otherwise lower bounds.
+      complete: stale.exhausted,
+      neverScanned: stale.kept.filter((e) => !lastScan(e)).length,
+      notScannedIn7Days: stale.kept.length,
+      notScannedIn30Days: stale.kept.filter((e) => lastScan(e) <= now - 30 * DAY).length,
+      environments: gaps.slice(0, COVERAGE_LISTED).map((e) => ({
+        applicationId: e.applicationId,
+        applicationName: appById.get(e.applicationId)!.name,
+        environmentId: e.environmentId,
+        environmentName: e.name,
+        lastScanStatus: e.lastScanStatus ?? '',
+        lastScannedAt: lastScan(e) ? new Date(lastScan(e)).toISOString() : '',
+      })),
+    },
+  };
+}
