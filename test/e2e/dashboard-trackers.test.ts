@@ -62,7 +62,7 @@ describe('dashboard issue trackers', () => {
     await page.goto(`${baseUrl()}/`);
     await page.getByLabel('API key').fill(tenant.apiKey);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Applications', level: 1 }).waitFor();
+    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor(); // the landing page
     const sections = page.getByRole('navigation', { name: 'Sections' });
     await sections.getByRole('link', { name: 'Issue trackers' }).click();
     await page.getByRole('heading', { name: 'Issue trackers', level: 1 }).waitFor();
