@@ -357,7 +357,6 @@ class ProbeState {
   droppedLinks = 0;
   offOrigin = new Set<string>();
   robotsRefused = new Set<string>();
-  pagesRead = 0;
   index?: Page;
   indexAnswer?: Answer;
   indexScripts: string[] = [];
@@ -458,7 +457,6 @@ class ProbeState {
       const path = this.queue.shift()!;
       const answer = await this.get(path);
       if (!answer) continue;
-      this.pagesRead++;
       const type = header(answer, 'content-type');
       if (/html/i.test(type)) this.enqueueLinks(readPage(answer.body), answer);
       else if (!this.description && /json|yaml/i.test(type)) {
