@@ -25,6 +25,7 @@ const SECTIONS = [
   'hosted',
   'webhooks',
   'trends',
+  'profiles',
 ];
 
 async function main(): Promise<void> {

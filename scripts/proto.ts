@@ -72,6 +72,14 @@ const OWN_FIELDS: Record<string, [field: string, type: string][]> = {
     ['key', 'string'],
     ['keyUrl', 'string'],
   ],
+  // A profile scan's suggested configuration and the probe's own figures (docs/PROFILE-SCANS.md).
+  'scanresults.ProfileScanResult': [
+    ['suggestedScanConfig', 'string'],
+    ['requestsSent', 'int32'],
+    ['durationMs', 'int64'],
+    ['stoppedBy', 'string'],
+    ['notes', 'repeated string'],
+  ],
 };
 const OWN_FIELD_NUMBERS = 1001;
 

@@ -30,6 +30,10 @@ const integer = (min: number, max: number | undefined, fallback: number) => {
 export const pageSizeParam = (fallback = 10) =>
   integer(1, 1000, fallback).check(z.describe(`Page size, 1 to 1000 (default ${fallback}).`));
 
+/** limit: 1 to `max`, default `fallback` (listProfileScanResults: 10, at most 50). */
+export const limitParam = (max: number, fallback: number) =>
+  integer(1, max, fallback).check(z.describe(`Maximum number of results, 1 to ${max} (default ${fallback}).`));
+
 /** The page that `pageToken=-1` names: past the end of every list (README "Paging"). */
 export const PAST_EVERY_PAGE = 2_147_483_647;
 

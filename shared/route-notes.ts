@@ -58,6 +58,22 @@ export const routeNotes: Record<string, string> = {
   updateScanRun:
     "The carrying agent reports its phase, its reported scan's id, or the end (COMPLETED, or ERROR with `error.errorType` and message), which frees the device. " +
     'A scan that already ended (stopped) is answered as it is, so the agent stops.',
+  launchProfileScan:
+    "Queues a profile scan of a CLOUD application's verified target (docs/PROFILE-SCANS.md) for the organization's scanner agents and answers its `scanKey`: " +
+    'a bounded probe (same origin, robots.txt, request and time budgets) that finds API descriptions, login markers and the shape of the target, ' +
+    'and suggests a scan configuration. No body. 409: a scan or profile is already running for the application; 400: not a CLOUD application, or its target is not verified; 404: unknown application.',
+  uploadProfileScanResult:
+    "The carrying agent stores its profile scan's result (`scanresults.ProfileScanResult`), which ends the run as COMPLETED in the same transaction. " +
+    '409: the run already ended (stopped, or ended for a silent agent); 400: the run is a scan, not a profile.',
+  getLatestProfileScanResult:
+    "The application's newest profile scan result; 404 until one exists. Fields of ours after the public ones: `suggestedScanConfig` (the suggested stackhawk.yml, " +
+    'also the first recommendation), `requestsSent`, `durationMs`, `stoppedBy` (REQUEST_BUDGET or TIME_BUDGET when a budget cut the profile short) and `notes` (what the probe cut, refused or could not read).',
+  getProfileScanResult:
+    'One profile scan result of the application, by its `scanId` (the `scanKey` launchProfileScan answered).',
+  listProfileScanResults: "The application's profile scan results, newest first: `limit` 1 to 50, default 10.",
+  bulkGetLatestProfileScanResults:
+    "Each named application's newest profile scan result (at most 100 ids), keyed by the id as sent: SUCCESS with `result`, NOT_FOUND (no result yet, or an application the caller cannot see), " +
+    'or ERROR (an id that is not a UUID, or a read that failed) with `errorMessage`.',
   uploadScanRunLog:
     "The carrying agent stores the scan's whole log so far (text, at most 1 MiB), replacing what it sent before.",
   login: 'Exchanges the `X-ApiKey` header for an access token (a JWT valid for 30 minutes).',

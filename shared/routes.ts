@@ -66,6 +66,13 @@ import {
   searchDevicesBody,
 } from './perch/inputs.ts';
 import {
+  MAX_PROFILE_RESULT_BYTES,
+  bulkProfileResultsBody,
+  listProfileResultsQuery,
+  profileResultBody,
+  profileResultQuery,
+} from './profiles/inputs.ts';
+import {
   applicationPolicyQuery,
   listOrganizationPoliciesQuery,
   policyNameQuery,
@@ -1328,6 +1335,87 @@ export const uploadScanRunLogRoute: Route = {
   response: 'empty',
 };
 
+// ---- Profile scans (docs/PROFILE-SCANS.md): launched on the hosted-scan channel, read with the Profile Scans group.
+export const launchProfileScanRoute: Route = {
+  operationId: 'launchProfileScan',
+  method: 'POST',
+  path: '/api/v1/app/{appId}/perch/profile-scan',
+  handler: 'launch-profile-scan',
+  tag: 'Perch',
+  summary: 'Launch Profile Scan',
+  auth: 'bearer',
+  permission: 'write:device',
+  audit: 'SCAN_STARTED',
+  response: 'user.ProvisionPerchResponse',
+};
+
+export const uploadProfileScanResultRoute: Route = {
+  operationId: 'uploadProfileScanResult',
+  method: 'PUT',
+  path: '/api/v1/app/{appId}/perch/runs/{scanKey}/profile',
+  handler: 'upload-profile-scan-result',
+  tag: 'Perch',
+  summary: "Store a profile scan's result, which ends it (agent; ours)",
+  auth: 'bearer',
+  permission: 'write:device',
+  params: scanKeyParams,
+  query: profileResultQuery,
+  body: profileResultBody,
+  maxBodyBytes: MAX_PROFILE_RESULT_BYTES,
+  response: 'empty',
+};
+
+export const getLatestProfileScanResultRoute: Route = {
+  operationId: 'getLatestProfileScanResult',
+  method: 'GET',
+  path: '/api/v1/app/{appId}/profile/results',
+  handler: 'get-latest-profile-scan-result',
+  tag: 'Profile Scans',
+  summary: 'Get latest profile scan result',
+  auth: 'bearer',
+  permission: 'read:scan',
+  response: 'scanresults.ProfileScanResult',
+};
+
+export const listProfileScanResultsRoute: Route = {
+  operationId: 'listProfileScanResults',
+  method: 'GET',
+  path: '/api/v1/app/{appId}/profile/results/list',
+  handler: 'list-profile-scan-results',
+  tag: 'Profile Scans',
+  summary: 'List profile scan results',
+  auth: 'bearer',
+  permission: 'read:scan',
+  query: listProfileResultsQuery,
+  response: 'scanresults.ListProfileScanResultsResponse',
+};
+
+export const getProfileScanResultRoute: Route = {
+  operationId: 'getProfileScanResult',
+  method: 'GET',
+  path: '/api/v1/app/{appId}/profile/results/{scanId}',
+  handler: 'get-profile-scan-result',
+  tag: 'Profile Scans',
+  summary: 'Get specific profile scan result',
+  auth: 'bearer',
+  permission: 'read:scan',
+  response: 'scanresults.ProfileScanResult',
+};
+
+export const bulkGetLatestProfileScanResultsRoute: Route = {
+  operationId: 'bulkGetLatestProfileScanResults',
+  method: 'POST',
+  path: '/api/v1/org/{orgId}/profile/results',
+  handler: 'bulk-get-latest-profile-scan-results',
+  tag: 'Profile Scans',
+  summary: 'Bulk get latest profile scan results',
+  auth: 'bearer',
+  permission: 'read:scan',
+  body: bulkProfileResultsBody,
+  response: 'com.stackhawk.falcon.controllers.BulkProfileScanResultsResponse',
+  mediaTypes: ['application/json'],
+};
+
 export const listScansRoute: Route = {
   operationId: 'listScans',
   method: 'GET',
@@ -1941,6 +2029,12 @@ export const routes: Route[] = [
   acknowledgeDeviceCommandRoute,
   updateScanRunRoute,
   uploadScanRunLogRoute,
+  launchProfileScanRoute,
+  uploadProfileScanResultRoute,
+  getLatestProfileScanResultRoute,
+  listProfileScanResultsRoute,
+  getProfileScanResultRoute,
+  bulkGetLatestProfileScanResultsRoute,
 ];
 
 /** Matches a concrete path against a route's path; the groups are the parameters' values, in order. */

@@ -3,12 +3,14 @@ import { VALIDATE_USAGE, validateCommand } from './commands/validate.ts';
 import { IMPORT_USAGE, importCommand } from './commands/import.ts';
 import { SARIF_USAGE, sarifCommand } from './commands/sarif.ts';
 import { AGENT_USAGE, agentCommand } from './commands/agent.ts';
+import { PROFILE_USAGE, profileCommand } from './commands/profile.ts';
 
 const COMMANDS: Record<string, { usage: string; run: (args: string[]) => Promise<number | 'usage'> }> = {
   validate: { usage: VALIDATE_USAGE, run: validateCommand },
   import: { usage: IMPORT_USAGE, run: importCommand },
   sarif: { usage: SARIF_USAGE, run: sarifCommand },
   agent: { usage: AGENT_USAGE, run: agentCommand },
+  profile: { usage: PROFILE_USAGE, run: profileCommand },
 };
 
 export const USAGE = `usage: hawk-scanner <command> ...  (from the repository root: npm run --silent scanner -- <command> ...)

@@ -511,6 +511,12 @@ export const keys = {
     sk: `${sortableNumber(createdAt)}#${scanKey}`,
   }),
   perchQueueOfOrg: (orgId: string) => ({ pk: `PERCHQUEUE#${orgId}` }),
+  /**
+   * A profile scan's result (docs/PROFILE-SCANS.md): its scanKey is a time-ordered UUID (version 7), so the
+   * application's results sort oldest to newest.
+   */
+  profileResult: (appId: string, scanKey: string) => ({ pk: `APP#${appId}`, sk: `PROFILE#${scanKey.toLowerCase()}` }),
+  profileResultsOfApp: (appId: string) => ({ pk: `APP#${appId}`, skPrefix: 'PROFILE#' }),
   /** A host the organization allows hosted scans to reach without a verification token (private addresses too). */
   scanDomain: (orgId: string, host: string) => ({ pk: `ORG#${orgId}`, sk: `SCANDOMAIN#${host.toLowerCase()}` }),
   // ---- Single sign-on (docs/IDENTITY.md "Single sign-on").

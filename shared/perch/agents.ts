@@ -128,7 +128,8 @@ export async function registerDevice(caller: Caller, orgId: string, body: Regist
 function assignment(run: PerchRun, command: 'SCAN_START' | 'SCAN_STOP') {
   return {
     commandId: command === 'SCAN_START' ? run.scanKey : (run.stopCommandId ?? run.scanKey),
-    command,
+    // A profile scan starts with a command of its own: an agent that does not know it leaves it to one that does.
+    command: command === 'SCAN_START' && run.kind === 'PROFILE' ? 'PROFILE_START' : command,
     scanKey: run.scanKey,
     applicationId: run.applicationId,
     ...(command === 'SCAN_START'
@@ -245,7 +246,7 @@ export async function acknowledgeCommand(orgId: string, deviceId: string, comman
 }
 
 /** The run `scanKey` of the application, carried by `deviceId`: 404 when it is not the current run, 409 when another device carries it. */
-async function carriedRun(caller: Caller, appId: string, scanKey: string, deviceId: string) {
+export async function carriedRun(caller: Caller, appId: string, scanKey: string, deviceId: string) {
   await accessibleApplication(caller, appId, { teamRestricted: true });
   const run = await getRun(appId, true);
   if (!run || run.scanKey !== scanKey)

@@ -123,7 +123,7 @@ async function endRun(run: PerchRun, after: PerchRun, audit?: TransactItem): Pro
  * An active run whose agent stopped sending heartbeats ends in ERROR (DEVICE) when it is next read: OFFLINE is
  * computed from the last heartbeat, so no sweeper is needed.
  */
-async function settled(run: PerchRun | undefined): Promise<PerchRun | undefined> {
+export async function settled(run: PerchRun | undefined): Promise<PerchRun | undefined> {
   if (run?.state === 'QUEUED' && Date.now() > run.deadlineAt) {
     // No agent took it before its deadline: on AWS its runner never started (docs/HOSTED-SCANS.md).
     try {
@@ -203,6 +203,23 @@ export async function startScan(caller: Caller, appId: string, body: PerchComman
     updatedAt: now,
     deadlineAt: now + config.perchMaxScanSeconds * 1000,
   };
+  await queueRun(caller, app, current, run, { hosted: true });
+  return { scanKey: run.scanKey };
+}
+
+/**
+ * Queues `run` for the organization's agents in place of `current` (with its SCAN_STARTED entry, in one
+ * transaction), wakes them, and on AWS launches a runner for it. A scan (startScan) and a profile
+ * (launchProfileScan) start the same way.
+ */
+export async function queueRun(
+  caller: Caller,
+  app: ApplicationRecord,
+  current: PerchRun | undefined,
+  run: PerchRun,
+  details: Record<string, unknown>,
+): Promise<void> {
+  const appId = app.applicationId;
   try {
     await transactWrite([
       runChange(current, run),
@@ -210,9 +227,9 @@ export async function startScan(caller: Caller, appId: string, body: PerchComman
       await auditEntry(caller, app.organizationId, 'SCAN_STARTED', {
         applicationId: appId,
         appName: app.name,
-        envName: env,
+        envName: run.envName,
         scanKey: run.scanKey,
-        hosted: true,
+        ...details,
       }),
     ]);
   } catch (error) {
@@ -231,7 +248,6 @@ export async function startScan(caller: Caller, appId: string, body: PerchComman
       // 409: an agent took the run meanwhile, and carries it out.
       if ((error as { statusCode?: number }).statusCode !== 409) throw error;
     });
-  return { scanKey: run.scanKey };
 }
 
 /** POST /api/v1/app/{appId}/perch/stop: stops the run, queued or running; its scan ends in ERROR. */

@@ -24,6 +24,8 @@ export interface PerchRun {
   organizationId: string;
   /** The run's id (startScan's answer), also the id of its START command. */
   scanKey: string;
+  /** A profile scan (launchProfileScan, docs/PROFILE-SCANS.md) rather than a scan; absent: a scan. */
+  kind?: 'PROFILE';
   /** The id of its STOP command, once stopScan asked for one. */
   stopCommandId?: string;
   state: RunState;

@@ -6,6 +6,8 @@ import { api, baseUrl, type RequestOptions } from './client.ts';
 import { createTenant } from './fixtures.ts';
 import { alert, completeScan, reportAlerts, startScan } from './scan-helpers.ts';
 import { allowScanDomain } from '../../shared/perch/allowlist.ts';
+import { startAgent } from '../../scanner/src/agent/agent.ts';
+import { startFormTarget } from '../../scanner/test/profile-targets.ts';
 
 // Every enum value our answers carry is one the public schema allows (README "Enum values"): a client generated
 // strictly from the public OpenAPI description refuses any other. The schemas are the repository's copy of the
@@ -283,6 +285,34 @@ describe('enum values of every answer are the public schema’s', () => {
     });
     await start();
     await call('POST', `/api/v1/app/${cloudId}/perch/stop`, { token, body: { command: { command: 'STOP' } } });
+
+    // Profile scans: one carried out by a real agent against a loopback site with a login form, read four ways
+    const site = await startFormTarget();
+    try {
+      const profiled = (
+        await call('POST', `/api/v1/org/${orgId}/app`, {
+          token,
+          body: { name: 'profiled', env: 'production', applicationType: 'CLOUD', cloudScanTargetURL: site.url },
+        })
+      ).body.applicationId as string;
+      await call('POST', `/api/v1/app/${profiled}/perch/profile-scan`, { token });
+      const agent = await startAgent({
+        url: baseUrl(),
+        token: async () => token,
+        orgId,
+        engines: [],
+        once: true,
+        maxIdleMs: 20_000,
+      });
+      await agent.done;
+      const results = await call('GET', `/api/v1/app/${profiled}/profile/results/list`, { token });
+      const [{ scanId }] = results.body.profileScanResults as { scanId: string }[];
+      await call('GET', `/api/v1/app/${profiled}/profile/results`, { token });
+      await call('GET', `/api/v1/app/${profiled}/profile/results/${scanId}`, { token });
+      await call('POST', `/api/v1/org/${orgId}/profile/results`, { token, body: { applicationIds: [profiled] } });
+    } finally {
+      await site.close();
+    }
 
     // Scan configuration validation: markers with their severity
     await call('POST', `/api/v1/configuration/${orgId}/validate`, {

@@ -9,6 +9,7 @@ export type PermissionName =
   | 'READ_REPORT'
   | 'WRITE_SCAN'
   | 'READ_DEVICE'
+  | 'WRITE_DEVICE'
   | 'READ_POLICY'
   | 'WRITE_POLICY'
   | 'WRITE_INTEGRATION';

@@ -1,11 +1,13 @@
 // The scanner agent: a device of its organization that only makes outbound requests. It registers, then
 // long-polls for its next command (each poll is also its heartbeat), acknowledges a command by id before acting
 // on it (a command delivered twice runs once), carries out one scan at a time (run.ts) while it keeps polling, and
-// stops the engine when the poll brings SCAN_STOP for its scan.
+// stops the engine when the poll brings SCAN_STOP for its scan. A PROFILE_START command runs the prober instead of
+// a scan (profile-run.ts).
 import { hostname } from 'node:os';
 import { wapitiEngine } from '../engines/wapiti.ts';
 import type { Engine } from '../engines/engine.ts';
 import { carryOut, type StartCommand } from './run.ts';
+import { carryOutProfile } from './profile-run.ts';
 import { service, ServiceError, type ServiceOptions } from './service.ts';
 
 export interface AgentOptions extends ServiceOptions {
@@ -118,7 +120,8 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
         if (current?.command.scanKey === command.scanKey) await current.finished;
         continue;
       }
-      if (command.command !== 'SCAN_START' || current || handled.has(command.commandId)) continue;
+      const profile = command.command === 'PROFILE_START';
+      if ((command.command !== 'SCAN_START' && !profile) || current || handled.has(command.commandId)) continue;
       try {
         const taken = await ack();
         handled.add(command.commandId);
@@ -127,17 +130,20 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
         echo(`command ${command.commandId} not taken: ${(error as Error).message}`);
         continue;
       }
-      echo(`start: scan ${command.scanKey} of ${command.targetUrl}`);
+      echo(`start: ${profile ? 'profile' : 'scan'} ${command.scanKey} of ${command.targetUrl}`);
       const abort = new AbortController();
       const started = command;
-      const finished = carryOut(started as StartCommand, {
+      const context = {
         api,
         deviceId: device.deviceId,
         engines,
         allowPrivate: options.allowPrivate ?? false,
         signal: abort.signal,
-        echo: (line) => echo(`[${started.scanKey.slice(0, 8)}] ${line}`),
-      })
+        echo: (line: string) => echo(`[${started.scanKey.slice(0, 8)}] ${line}`),
+      };
+      const finished = (
+        profile ? carryOutProfile(started as StartCommand, context) : carryOut(started as StartCommand, context)
+      )
         .then((result) => echo(`scan ${started.scanKey}: ${result}`))
         .catch((error: Error) => echo(`scan ${started.scanKey} failed: ${error.message}`))
         .finally(() => {

@@ -185,3 +185,24 @@ export function useTitle(title: string): void {
 }
 
 export const text = (data: FormData, name: string) => String(data.get(name) ?? '').trim();
+
+/** Copies `value` to the clipboard, and says whether it could. */
+export function CopyButton({ value, label }: { value: string; label: string }) {
+  const [state, setState] = useState('');
+  return (
+    <>
+      <button
+        type="button"
+        onClick={() =>
+          navigator.clipboard.writeText(value).then(
+            () => setState('Copied.'),
+            () => setState('Copying was refused: select the text and copy it.'),
+          )
+        }
+      >
+        {label}
+      </button>{' '}
+      <span role="status">{state}</span>
+    </>
+  );
+}

@@ -6,6 +6,7 @@ import { Empty, QueryView } from '../components/states';
 import { ActionForm, ConfirmButton, text, useTitle } from '../components/ui';
 import { OasUpload } from './OasUpload';
 import { TargetVerification } from './HostedScan';
+import { ProfileScanPanel } from './ProfileScan';
 import { SlaOverrides } from './SlaOverrides';
 import { useHasPermission } from '../permissions';
 
@@ -84,6 +85,7 @@ export default function ApplicationPage() {
           </div>
 
           {application.applicationType === 'CLOUD' && <TargetVerification orgId={orgId} app={application} />}
+          {application.applicationType === 'CLOUD' && <ProfileScanPanel orgId={orgId} appId={appId} />}
 
           <h2>Environments</h2>
           <QueryView query={envs} what="environments">

@@ -3,7 +3,7 @@ import { useParams } from 'react-router';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, describeError, unwrap, type Schemas } from '../api/client';
 import { Empty, QueryView } from '../components/states';
-import { ActionForm, ConfirmButton, text, useTitle } from '../components/ui';
+import { ActionForm, ConfirmButton, CopyButton, text, useTitle } from '../components/ui';
 import { DataTable } from '../components/DataTable';
 import { useHasPermission } from '../permissions';
 
@@ -195,26 +195,6 @@ export default function IntegrationsPage() {
           )
         }
       </QueryView>
-    </>
-  );
-}
-
-function CopyButton({ value, label }: { value: string; label: string }) {
-  const [state, setState] = useState('');
-  return (
-    <>
-      <button
-        type="button"
-        onClick={() =>
-          navigator.clipboard.writeText(value).then(
-            () => setState('Copied.'),
-            () => setState('Copying was refused: select the text and copy it.'),
-          )
-        }
-      >
-        {label}
-      </button>{' '}
-      <span role="status">{state}</span>
     </>
   );
 }

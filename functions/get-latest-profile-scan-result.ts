@@ -1,0 +1,7 @@
+import { operation } from '../shared/http/operation.ts';
+import { getLatestProfileScanResultRoute } from '../shared/routes.ts';
+import { getLatestProfileScanResult } from '../shared/profiles/profiles.ts';
+
+export const handler = operation<{ appId: string }>(getLatestProfileScanResultRoute, ({ caller, params }) =>
+  getLatestProfileScanResult(caller, params.appId),
+);

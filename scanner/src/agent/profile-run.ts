@@ -1,0 +1,56 @@
+// Carries out one profile scan (a PROFILE_START command, docs/PROFILE-SCANS.md in the service's repository): the
+// prober (../profile) at the target's pinned address, its result uploaded (which ends the run), the log stored. A
+// target that may not be reached or a prober that fails ends the run in ERROR with the reason.
+import { TargetRefused } from '../net/addresses.ts';
+import { profileTarget } from '../profile/profile.ts';
+import { RunLog, type RunContext, type StartCommand } from './run.ts';
+
+export async function carryOutProfile(
+  command: StartCommand,
+  context: Omit<RunContext, 'engines'>,
+): Promise<'COMPLETED' | 'ERROR'> {
+  const { api, deviceId } = context;
+  const log = new RunLog(context.echo);
+  const runPath = `/api/v1/app/${command.applicationId}/perch/runs/${command.scanKey}`;
+  const sendLog = () =>
+    api
+      .call('PUT', `${runPath}/log?deviceId=${deviceId}`, undefined, { text: log.text() })
+      .catch((error: Error) => context.echo?.(`could not store the log: ${error.message}`));
+  try {
+    log.add(`profile ${command.scanKey} of application ${command.applicationId}, target ${command.targetUrl}`);
+    await api.call('POST', runPath, { deviceId, phase: 'profiling' });
+    const deadline = Number(command.deadline) || Date.now() + 15 * 60_000;
+    const result = await profileTarget({
+      scanId: command.scanKey,
+      targetUrl: command.targetUrl,
+      applicationId: command.applicationId,
+      env: command.env,
+      allowPrivate: command.allowPrivate || context.allowPrivate,
+      budget: { maxMs: Math.max(1000, Math.min(60_000, deadline - Date.now() - 10_000)) },
+      signal: context.signal,
+      log: (line) => log.add(line),
+    });
+    for (const note of result.notes) log.add(`note: ${note}`);
+    if (context.signal.aborted) throw new Error('stopped');
+    await api.call('PUT', `${runPath}/profile?deviceId=${deviceId}`, result);
+    log.add('result stored');
+    return 'COMPLETED';
+  } catch (error) {
+    const message =
+      error instanceof TargetRefused
+        ? error.message
+        : `the profile failed: ${(error as Error).message}; check that the target is up and reachable from the agent, then launch the profile again`;
+    log.add(`ERROR: ${message}`);
+    await api
+      .call('POST', runPath, {
+        deviceId,
+        state: 'ERROR',
+        phase: 'error',
+        error: { errorType: 'UNKNOWN', message: message.slice(0, 2000) },
+      })
+      .catch((e: Error) => log.add(`final update: ${e.message}`));
+    return 'ERROR';
+  } finally {
+    await sendLog();
+  }
+}

@@ -1,0 +1,165 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api, baseUrl } from './client.ts';
+import { addUserTo, createTenant, type Tenant } from './fixtures.ts';
+import { auditTypes } from './app-helpers.ts';
+import { allowScanDomain } from '../../shared/perch/allowlist.ts';
+import { startAgent } from '../../scanner/src/agent/agent.ts';
+import { startFormTarget, startApiTarget, type Target } from '../../scanner/test/profile-targets.ts';
+
+// Profile scans through the real service (docs/PROFILE-SCANS.md): launchProfileScan queues a run on the hosted-scan
+// channel, a real agent (in this process) takes it, probes a loopback target and uploads the result, and the
+// Profile Scans operations read it.
+
+let form: Target;
+let apiTarget: Target;
+beforeAll(async () => {
+  [form, apiTarget] = await Promise.all([startFormTarget(), startApiTarget()]);
+});
+afterAll(() => Promise.all([form.close(), apiTarget.close()]));
+
+async function cloudApp(tenant: Tenant, target: string) {
+  const out = await api('POST', `/api/v1/org/${tenant.orgId}/app`, {
+    token: tenant.token,
+    body: { name: `cloud-${Date.now()}`, env: 'production', applicationType: 'CLOUD', cloudScanTargetURL: target },
+  });
+  expect(out.status, out.text).toBe(200);
+  return out.body.applicationId as string;
+}
+const launch = (tenant: Tenant, appId: string) =>
+  api('POST', `/api/v1/app/${appId}/perch/profile-scan`, { token: tenant.token });
+const latest = (tenant: Tenant, appId: string) =>
+  api('GET', `/api/v1/app/${appId}/profile/results`, { token: tenant.token });
+
+/** Runs a one-shot agent of the tenant's organization until it carried out one run. */
+async function runAgentOnce(tenant: Tenant) {
+  const lines: string[] = [];
+  const agent = await startAgent({
+    url: baseUrl(),
+    apiKey: tenant.apiKey,
+    orgId: tenant.orgId,
+    name: 'profile-agent',
+    engines: [],
+    once: true,
+    maxIdleMs: 20_000,
+    echo: (line) => lines.push(line),
+  });
+  await agent.done;
+  return lines;
+}
+
+describe('launchProfileScan', { timeout: 120_000 }, () => {
+  it('refuses a STANDARD application and an unverified target (400), another organization (404), a reader (401)', async () => {
+    const tenant = await createTenant();
+    const standard = await api('POST', `/api/v1/org/${tenant.orgId}/app`, {
+      token: tenant.token,
+      body: { name: 'standard', env: 'production' },
+    });
+    const notCloud = await launch(tenant, standard.body.applicationId);
+    expect(notCloud.status).toBe(400);
+    expect(notCloud.body.message).toMatch(/not a CLOUD application/);
+    const appId = await cloudApp(tenant, form.url);
+    const unverified = await launch(tenant, appId);
+    expect(unverified.status).toBe(400);
+    expect(unverified.body.message).toMatch(/not verified/);
+    expect((await launch(await createTenant(), appId)).status).toBe(404);
+    const reader = await addUserTo(tenant.orgId, ['read:scan']);
+    expect((await launch({ ...tenant, ...reader }, appId)).status).toBe(401);
+    expect((await latest({ ...tenant, ...reader }, appId)).status).toBe(404);
+    expect((await latest(tenant, appId)).status).toBe(404);
+    expect(await auditTypes(tenant)).not.toContain('SCAN_STARTED');
+  });
+
+  it('an agent profiles the target; the result is read latest, by id, in the list and in bulk', async () => {
+    const tenant = await createTenant();
+    await allowScanDomain(tenant.orgId, '127.0.0.1');
+    const appId = await cloudApp(tenant, form.url);
+    expect((await latest(tenant, appId)).status).toBe(404);
+
+    const launched = await launch(tenant, appId);
+    expect(launched.status, launched.text).toBe(200);
+    const scanKey = launched.body.scanKey as string;
+    expect(scanKey).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    const again = await launch(tenant, appId);
+    expect(again.status).toBe(409);
+    expect(again.body.message).toMatch(/a profile scan is already running/);
+    expect(await auditTypes(tenant)).toContain('SCAN_STARTED');
+
+    const lines = await runAgentOnce(tenant);
+    expect(lines.join('\n')).toContain(`start: profile ${scanKey}`);
+    const result = await latest(tenant, appId);
+    expect(result.status, result.text).toBe(200);
+    expect(result.body).toMatchObject({
+      scanId: scanKey,
+      classification: 'APP_PUBLIC_WEBSITE',
+      discoveredOpenapiSpecPath: '',
+      authConfigPresent: true,
+    });
+    expect(result.body.suggestedScanConfig).toContain(`applicationId: ${appId}`);
+    expect(result.body.suggestedScanConfig).toContain('env: production');
+    expect(result.body.suggestedScanConfig).toContain('antiCsrfParam: csrf_token');
+    expect(result.body.authMarkers.map((m: { type: string }) => m.type)).toContain('AUTH_LOGIN_FORM');
+    // int64 is a JSON string (the proto3 JSON mapping, README "Compatibility choices").
+    expect(Number(result.body.timestamp)).toBeGreaterThan(Date.now() - 60_000);
+
+    // The run ended with the upload, and its log was stored.
+    const status = await api('GET', `/api/v1/app/${appId}/perch/status`, { token: tenant.token });
+    expect(status.body.device.status).toBe('HOSTED_SCANNER_DISCONNECTED');
+    const log = await api('GET', `/api/v1/app/${appId}/perch/log`, { token: tenant.token });
+    expect(log.body.log).toContain('result stored');
+
+    const byId = await api('GET', `/api/v1/app/${appId}/profile/results/${scanKey}`, { token: tenant.token });
+    expect(byId.body).toEqual(result.body);
+    const missing = await api('GET', `/api/v1/app/${appId}/profile/results/${crypto.randomUUID()}`, {
+      token: tenant.token,
+    });
+    expect(missing.status).toBe(404);
+
+    // A second profile: newest first; limit bounds the list.
+    const second = await launch(tenant, appId);
+    expect(second.status, second.text).toBe(200);
+    await runAgentOnce(tenant);
+    const list = await api('GET', `/api/v1/app/${appId}/profile/results/list`, { token: tenant.token });
+    expect(list.body.profileScanResults.map((r: { scanId: string }) => r.scanId)).toEqual([
+      second.body.scanKey,
+      scanKey,
+    ]);
+    const one = await api('GET', `/api/v1/app/${appId}/profile/results/list?limit=1`, { token: tenant.token });
+    expect(one.body.profileScanResults.map((r: { scanId: string }) => r.scanId)).toEqual([second.body.scanKey]);
+    const tooMany = await api('GET', `/api/v1/app/${appId}/profile/results/list?limit=51`, { token: tenant.token });
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.body.message).toMatch(/limit/);
+
+    // Bulk: per application SUCCESS, NOT_FOUND (no result, or not the caller's) or ERROR (not an id).
+    const other = await createTenant();
+    const othersApp = await cloudApp(other, apiTarget.url);
+    const empty = await cloudApp(tenant, apiTarget.url);
+    const bulk = await api('POST', `/api/v1/org/${tenant.orgId}/profile/results`, {
+      token: tenant.token,
+      body: { applicationIds: [appId, empty, othersApp, 'not-an-id'] },
+    });
+    expect(bulk.status, bulk.text).toBe(200);
+    expect(bulk.body.results[appId]).toMatchObject({ status: 'SUCCESS', result: { scanId: second.body.scanKey } });
+    expect(bulk.body.results[empty].status).toBe('NOT_FOUND');
+    expect(bulk.body.results[othersApp]).toEqual({
+      status: 'NOT_FOUND',
+      errorMessage: `application ${othersApp} not found`,
+    });
+    expect(bulk.body.results['not-an-id'].status).toBe('ERROR');
+    expect((await latest(other, appId)).status).toBe(404);
+  });
+
+  it('an API target: the discovered description and the JSON login reach the stored result', async () => {
+    const tenant = await createTenant();
+    await allowScanDomain(tenant.orgId, '127.0.0.1');
+    const appId = await cloudApp(tenant, apiTarget.url);
+    expect((await launch(tenant, appId)).status).toBe(200);
+    await runAgentOnce(tenant);
+    const result = await latest(tenant, appId);
+    expect(result.body).toMatchObject({
+      classification: 'APP_API_WITH_AUTH',
+      discoveredOpenapiSpecPath: '/docs/v2/orders-api.json',
+      score: 'TESTABILITY_HIGH',
+    });
+    expect(result.body.suggestedScanConfig).toContain('type: JSON');
+  });
+});
