@@ -511,6 +511,8 @@ export const keys = {
     sk: `${sortableNumber(createdAt)}#${scanKey}`,
   }),
   perchQueueOfOrg: (orgId: string) => ({ pk: `PERCHQUEUE#${orgId}` }),
+  /** The organization's running hosted scans, counted against its concurrency limit (and an operator's own limit). */
+  perchSlots: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: '#PERCHSLOTS' }),
   /** A host the organization allows hosted scans to reach without a verification token (private addresses too). */
   scanDomain: (orgId: string, host: string) => ({ pk: `ORG#${orgId}`, sk: `SCANDOMAIN#${host.toLowerCase()}` }),
   // ---- Single sign-on (docs/IDENTITY.md "Single sign-on").
