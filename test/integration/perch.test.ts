@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { execFileSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { carryOut, service, zapEngine } from '@hawk-api/scanner/agent';
 import { api, baseUrl } from './client.ts';
 import { createTenant, addUserTo, type Tenant } from './fixtures.ts';
 import { auditTypes } from './app-helpers.ts';
@@ -344,6 +345,34 @@ describe('the hosted runner (docs/HOSTED-SCANS.md, "Where scans run")', { timeou
       errorType: 'PROVISIONING',
       message: expect.stringMatching(/no scan engine is installed.*apt-get install -y wapiti/),
     });
+  });
+
+  it('ends a run in ERROR (PROVISIONING) saying how to install OWASP ZAP when the agent runs ZAP and it is missing', async () => {
+    const tenant = await createTenant();
+    await allowScanDomain(tenant.orgId, '127.0.0.1');
+    const appId = await cloudApp(tenant);
+    expect((await start(tenant, appId)).status).toBe(200);
+    const deviceId = await register(tenant, 'zap agent');
+    const command = (await poll(tenant, deviceId)).body.command;
+    expect((await ack(tenant, deviceId, command.commandId, appId)).status).toBe(200);
+    const result = await carryOut(command, {
+      api: service({ url: baseUrl(), apiKey: tenant.apiKey }),
+      deviceId,
+      engines: [zapEngine({ command: '/nonexistent/zap.sh' })],
+      allowPrivate: false,
+      signal: new AbortController().signal,
+    });
+    expect(result).toBe('ERROR');
+    const device = (await status(tenant, appId)).body.device;
+    expect(device).toMatchObject({
+      status: 'HOSTED_SCANNER_ERRORED',
+      command: { errors: [{ errorType: 'PROVISIONING' }] },
+    });
+    expect(device.command.errors[0].message).toMatch(
+      /no scan engine is installed on this agent: install OWASP ZAP 2\.14/,
+    );
+    const log = (await api('GET', `/api/v1/app/${appId}/perch/log`, { token: tenant.token })).body.log;
+    expect(log).toMatch(/engine zap: not installed/);
   });
 
   it('exits when another agent took its run (--max-idle)', async () => {

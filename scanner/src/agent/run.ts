@@ -118,7 +118,7 @@ export async function carryOut(command: StartCommand, context: RunContext): Prom
     if (!engine)
       throw new RunFailed(
         'PROVISIONING',
-        'no scan engine is installed on this agent: install wapiti (sudo apt-get install -y wapiti) or OWASP ZAP, then start the scan again',
+        `no scan engine is installed on this agent: ${context.engines.map((e) => e.install).join('; or ')}; then start the scan again`,
       );
 
     const target = new URL(command.targetUrl);
