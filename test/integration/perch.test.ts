@@ -471,11 +471,16 @@ describe("the organization's concurrency limit (docs/HOSTED-SCANS.md, Concurrenc
     // A run that ends frees its slot: the queued one starts, with a deadline of its own from then.
     expect((await end(tenant, apps[0], keysOf[0], a)).body.device.status).toBe('HOSTED_SCANNER_DISCONNECTED');
     expect(await slotsOf(tenant.orgId)).toEqual({ running: 1, limit: 2 });
+    const offeredAt = Date.now();
     const next = (await poll(tenant, c)).body.command;
     expect(next).toMatchObject({ command: 'SCAN_START', scanKey: keysOf[2] });
     const queuedAt = (await getRun(apps[2], true))!.deadlineAt;
+    expect(Number(next.deadline)).toBeGreaterThanOrEqual(offeredAt + config.perchMaxScanSeconds * 1000);
     expect((await ack(tenant, c, next.commandId, apps[2])).status).toBe(200);
-    expect((await getRun(apps[2], true))!.deadlineAt).toBeGreaterThanOrEqual(queuedAt);
+    // The scan's own deadline runs from its acknowledgement, at or after the one the agent was given.
+    const taken = (await getRun(apps[2], true))!.deadlineAt;
+    expect(taken).toBeGreaterThan(queuedAt);
+    expect(taken).toBeGreaterThanOrEqual(Number(next.deadline));
     expect(await slotsOf(tenant.orgId)).toEqual({ running: 2, limit: 2 });
 
     // A stop of a queued run removes it from the queue; its slot count is untouched.
