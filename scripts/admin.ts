@@ -130,6 +130,14 @@ const commands: Record<string, Command> = {
     run: async (f) =>
       (await import('../shared/perch/allowlist.ts')).allowScanDomain(required(f, 'org'), required(f, 'domain')),
   },
+  'set-scan-concurrency': {
+    usage: 'set-scan-concurrency --org <orgId> --limit <n>',
+    summary:
+      'sets how many hosted scans the organization runs at once (default PERCH_MAX_RUNNING_SCANS, 5); more wait in its queue',
+    flags: { org: { type: 'string' }, limit: { type: 'string' } },
+    run: async (f) =>
+      (await import('../shared/perch/repository.ts')).setScanConcurrency(required(f, 'org'), required(f, 'limit')),
+  },
 };
 
 const admin = () => import('../shared/identity/admin.ts');

@@ -74,6 +74,8 @@ export const config = {
   perchPollIntervalMs: positiveInt('PERCH_POLL_INTERVAL_MS', 5000),
   /** A run's longest duration; the agent stops the engine by then. */
   perchMaxScanSeconds: positiveInt('PERCH_MAX_SCAN_SECONDS', 3600),
+  /** Hosted scans an organization runs at once; more wait in its queue (an operator may set another limit per organization). */
+  perchMaxRunningScans: positiveInt('PERCH_MAX_RUNNING_SCANS', 5),
   presignedUrlSeconds: positiveInt('PRESIGNED_URL_SECONDS', 300),
   /** The dashboard's address, for links in webhook payloads (empty: links are paths). */
   publicUrl: process.env.PUBLIC_URL || undefined,

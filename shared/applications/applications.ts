@@ -36,6 +36,7 @@ import { deleteObjectsUnder } from '../storage/delete-prefix.ts';
 import { newEnvironment, writeEnvironmentConfig } from './environment-creation.ts';
 import { bucketShare, NO_HEALTH } from './health.ts';
 import { applicationTrendRemoval } from '../trends/writes.ts';
+import { deletedApplicationSlot } from '../perch/repository.ts';
 import {
   APPLICATION_TYPES,
   APP_SORT_FIELDS,
@@ -192,6 +193,7 @@ export async function deleteApplication(caller: Caller, appId: string): Promise<
       await transactWriteRetryingConflicts([
         ...applicationDeletingMark(app, now),
         ...(await applicationTrendRemoval(app, now)),
+        ...(await deletedApplicationSlot(appId)),
         await auditEntry(caller, app.organizationId, 'APPLICATION_REMOVED', payload, now),
       ]);
       break;

@@ -517,6 +517,8 @@ export const keys = {
    */
   profileResult: (appId: string, scanKey: string) => ({ pk: `APP#${appId}`, sk: `PROFILE#${scanKey.toLowerCase()}` }),
   profileResultsOfApp: (appId: string) => ({ pk: `APP#${appId}`, skPrefix: 'PROFILE#' }),
+  /** The organization's running hosted scans, counted against its concurrency limit (and an operator's own limit). */
+  perchSlots: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: '#PERCHSLOTS' }),
   /** A host the organization allows hosted scans to reach without a verification token (private addresses too). */
   scanDomain: (orgId: string, host: string) => ({ pk: `ORG#${orgId}`, sk: `SCANDOMAIN#${host.toLowerCase()}` }),
   // ---- Single sign-on (docs/IDENTITY.md "Single sign-on").

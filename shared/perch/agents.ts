@@ -20,11 +20,14 @@ import {
   isOnline,
   nextQueued,
   runChange,
+  slotRelease,
+  slotsOf,
+  slotTake,
   type PerchDevice,
   type PerchRun,
 } from './repository.ts';
-import { abandonRun, toPerchDevice } from './commands.ts';
-import { waitForWake } from './signals.ts';
+import { abandonRun, settled, toPerchDevice } from './commands.ts';
+import { waitForWake, wakeAgents } from './signals.ts';
 import { MAX_RUN_LOG_BYTES, type PollBody, type RegisterDeviceBody, type RunUpdateBody } from './inputs.ts';
 
 // The agent's side of hosted scans (docs/HOSTED-SCANS.md, The agent): operations of our own. An agent registers
@@ -138,7 +141,8 @@ function assignment(run: PerchRun, command: 'SCAN_START' | 'SCAN_STOP') {
           config: run.config,
           targetUrl: run.targetUrl,
           allowPrivate: run.allowPrivate,
-          deadline: run.deadlineAt,
+          // A queued run's scan gets a whole deadline from its acknowledgement (which sets it a moment later).
+          deadline: run.state === 'QUEUED' ? Date.now() + config.perchMaxScanSeconds * 1000 : run.deadlineAt,
         }
       : {}),
   };
@@ -185,10 +189,27 @@ async function nextCommand(device: PerchDevice, reported: PollBody['running']) {
     const queued = await nextQueued(orgId);
     if (!queued) return undefined;
     const run = await getRun(queued.applicationId, true);
-    if (run?.scanKey === queued.scanKey && run.state === 'QUEUED') return assignment(run, 'SCAN_START');
+    if (run?.scanKey === queued.scanKey && run.state === 'QUEUED')
+      return (await slotFree(orgId)) ? assignment(run, 'SCAN_START') : undefined;
     await transactWrite([{ Delete: { TableName: config.tableName, Key: queued.key } }]).catch(() => undefined);
   }
   return undefined;
+}
+
+/**
+ * Whether the organization may start one more scan (docs/HOSTED-SCANS.md, Concurrency). At its limit, the runs of
+ * agents gone silent are ended first (OFFLINE is computed, no sweeper ends them), which frees their slots.
+ */
+async function slotFree(orgId: string): Promise<boolean> {
+  const { running, limit } = await slotsOf(orgId);
+  if (running < limit) return true;
+  const silent = (await devicesOf(orgId)).filter(
+    (device) => device.scanKey && device.applicationId && !isOnline(device),
+  );
+  if (!silent.length) return false;
+  for (const device of silent) await settled(await getRun(device.applicationId!, true));
+  const after = await slotsOf(orgId);
+  return after.running < after.limit;
 }
 
 /**
@@ -213,6 +234,9 @@ export async function acknowledgeCommand(orgId: string, deviceId: string, comman
     deviceId,
     deviceName: device.name,
     updatedAt: now,
+    // The time it waited in the queue is not taken from the scan's.
+    deadlineAt: now + config.perchMaxScanSeconds * 1000,
+    holdsSlot: true,
   };
   const items: TransactItem[] = [
     runChange(run, taken),
@@ -232,11 +256,19 @@ export async function acknowledgeCommand(orgId: string, deviceId: string, comman
         ExpressionAttributeValues: { ':scanKey': run.scanKey, ':appId': appId, ':now': now },
       },
     },
+    slotTake(orgId),
   ];
   try {
     await transactWrite(items);
   } catch (error) {
-    if (!cancellationReasons(error)?.includes('ConditionalCheckFailed')) throw error;
+    const reasons = cancellationReasons(error);
+    if (!reasons?.includes('ConditionalCheckFailed')) throw error;
+    if (reasons.slice(0, 3).every((reason) => reason === 'None')) {
+      const { running, limit } = await slotsOf(orgId);
+      throw conflict(
+        `the organization runs ${running} hosted scans, its limit (${limit}): command ${commandId} waits in the queue until one ends`,
+      );
+    }
     const now = await getRun(appId, true);
     if (now?.scanKey === commandId && now.deviceId === deviceId)
       return { acknowledged: true, alreadyAcknowledged: true };
@@ -281,11 +313,14 @@ export async function updateRun(caller: Caller, appId: string, scanKey: string, 
     await transactWrite([
       runChange(run, after),
       ...(ended ? [deviceRelease(run.organizationId, body.deviceId, scanKey)] : []),
+      ...(ended && run.holdsSlot ? [slotRelease(run.organizationId)] : []),
     ]);
   } catch (error) {
     if (!cancellationReasons(error)?.includes('ConditionalCheckFailed')) throw error;
     throw conflict(`scan ${scanKey} changed meanwhile (stopped?): read its status again`);
   }
+  // A slot is free: the next queued run can start.
+  if (ended) wakeAgents(run.organizationId);
   return { device: toPerchDevice(after) };
 }
 

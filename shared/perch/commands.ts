@@ -25,6 +25,8 @@ import {
   isOnline,
   queueEntry,
   runChange,
+  slotRelease,
+  slotsOf,
   type PerchRun,
   type RunError,
 } from './repository.ts';
@@ -104,6 +106,7 @@ async function endRun(run: PerchRun, after: PerchRun, audit?: TransactItem): Pro
     const device = await getDevice(run.organizationId, run.deviceId);
     if (device?.scanKey === run.scanKey) items.push(deviceRelease(run.organizationId, run.deviceId, run.scanKey));
   }
+  if (run.state === 'RUNNING' && run.holdsSlot) items.push(slotRelease(run.organizationId));
   try {
     await transactWrite(items);
   } catch (error) {
@@ -125,12 +128,15 @@ async function endRun(run: PerchRun, after: PerchRun, audit?: TransactItem): Pro
  */
 export async function settled(run: PerchRun | undefined): Promise<PerchRun | undefined> {
   if (run?.state === 'QUEUED' && Date.now() > run.deadlineAt) {
-    // No agent took it before its deadline: on AWS its runner never started (docs/HOSTED-SCANS.md).
+    // No agent took it before its deadline: on AWS its runner never started, or the organization's running scans
+    // kept it waiting (docs/HOSTED-SCANS.md).
+    const { running, limit } = await slotsOf(run.organizationId);
+    const why =
+      running >= limit
+        ? `the organization ran ${running} hosted scans, its limit, until the scan's deadline (${new Date(run.deadlineAt).toISOString()}): start it again when fewer run, or ask the operator for a higher limit`
+        : `no scanner agent took the scan before its deadline (${new Date(run.deadlineAt).toISOString()}): check that an agent is running (listDevices) and start the scan again`;
     try {
-      return await failRun(run, 'not started', {
-        errorType: 'PROVISIONING',
-        message: `no scanner agent took the scan before its deadline (${new Date(run.deadlineAt).toISOString()}): check that an agent is running (listDevices) and start the scan again`,
-      });
+      return await failRun(run, 'not started', { errorType: 'PROVISIONING', message: why });
     } catch (error) {
       if ((error as { statusCode?: number }).statusCode !== 409) throw error;
       return getRun(run.applicationId, true);
@@ -344,6 +350,12 @@ export async function verifyScanTarget(caller: Caller, appId: string) {
   return answer;
 }
 
+/** A queued run's phase: whether it waits for an agent or for one of the organization's running scans to end. */
+async function queuedPhase(run: PerchRun): Promise<string> {
+  const { running, limit } = await slotsOf(run.organizationId);
+  return running >= limit ? `queued: ${running} of ${limit} scans running` : run.phase;
+}
+
 /** GET /api/v1/app/{appId}/perch/log: a run's state, phase and log (the current or last run unless `scanKey`). */
 export async function readRunLog(caller: Caller, appId: string, scanKey: string | undefined) {
   await accessibleApplication(caller, appId, { teamRestricted: true });
@@ -358,7 +370,7 @@ export async function readRunLog(caller: Caller, appId: string, scanKey: string 
   return {
     scanKey: run.scanKey,
     state: run.state,
-    phase: run.phase,
+    phase: run.state === 'QUEUED' ? await queuedPhase(run) : run.phase,
     scanId: run.scanId ?? '',
     env: run.envName,
     deviceName: run.deviceName ?? '',

@@ -3,6 +3,7 @@ import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
 import { fromItem } from '../db/items.ts';
 import { config } from '../config.ts';
+import { badRequest } from '../errors.ts';
 import type { TransactItem } from '../db/transactions.ts';
 
 // Storage of hosted scans (docs/HOSTED-SCANS.md): an application's run (`#PERCH` in its partition), the
@@ -46,8 +47,13 @@ export interface PerchRun {
   createdAt: number;
   updatedAt: number;
   endedAt?: number;
-  /** The run ends by then (the agent stops its engine). */
+  /**
+   * QUEUED: an agent must take it by then (else it ends in ERROR, PROVISIONING); from its acknowledgement on, the run
+   * ends by then (the agent stops its engine).
+   */
   deadlineAt: number;
+  /** It counts against the organization's running scans (taken with it, released when it ends). */
+  holdsSlot?: boolean;
 }
 
 export interface PerchDevice {
@@ -134,6 +140,81 @@ export function runChange(before: PerchRun | undefined, after: PerchRun): Transa
       },
     },
   };
+}
+
+/** The organization's running scans and its limit (an operator's own, else the service's). */
+export async function slotsOf(orgId: string): Promise<{ running: number; limit: number }> {
+  const out = await db.send(
+    new GetCommand({ TableName: config.tableName, Key: keys.perchSlots(orgId), ConsistentRead: true }),
+  );
+  return {
+    running: Math.max(0, Number(out.Item?.running ?? 0)),
+    limit: Number(out.Item?.limit ?? config.perchMaxRunningScans),
+  };
+}
+
+/**
+ * Takes one of the organization's slots for a run an agent takes, in the same transaction: it fails
+ * (ConditionalCheckFailed) once as many runs run as the organization's limit allows.
+ */
+export const slotTake = (orgId: string): TransactItem => ({
+  Update: {
+    TableName: config.tableName,
+    Key: keys.perchSlots(orgId),
+    UpdateExpression: 'SET #running = if_not_exists(#running, :zero) + :one, entity = :entity',
+    ConditionExpression:
+      'attribute_not_exists(#running) OR #running < #limit OR (attribute_not_exists(#limit) AND #running < :limit)',
+    ExpressionAttributeNames: { '#running': 'running', '#limit': 'limit' },
+    ExpressionAttributeValues: {
+      ':zero': 0,
+      ':one': 1,
+      ':limit': config.perchMaxRunningScans,
+      ':entity': 'perchSlots',
+    },
+  },
+});
+
+/**
+ * Gives back the slot of a run that ends, in the transaction that ends it. Unconditional: a run holds a slot
+ * exactly from the transaction that took it to the one that releases it (runChange's condition makes each once).
+ */
+export const slotRelease = (orgId: string): TransactItem => ({
+  Update: {
+    TableName: config.tableName,
+    Key: keys.perchSlots(orgId),
+    UpdateExpression: 'SET #running = if_not_exists(#running, :one) - :one',
+    ExpressionAttributeNames: { '#running': 'running' },
+    ExpressionAttributeValues: { ':one': 1 },
+  },
+});
+
+/**
+ * Deleting an application takes its run with it: a run still holding one of the organization's slots gives it
+ * back in the deletion's transaction (conditioned on the run as read, like every change of a run).
+ */
+export async function deletedApplicationSlot(appId: string): Promise<TransactItem[]> {
+  const run = await getRun(appId, true);
+  if (!run || run.state !== 'RUNNING' || !run.holdsSlot) return [];
+  return [runChange(run, { ...run, holdsSlot: false, updatedAt: Date.now() }), slotRelease(run.organizationId)];
+}
+
+/** `npm run admin -- set-scan-concurrency`: the organization's own limit of running hosted scans. */
+export async function setScanConcurrency(orgId: string, limitText: string) {
+  const limit = Number(limitText);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+    throw badRequest(`--limit must be a whole number from 1 to 1000, got "${limitText}"`);
+  const org = await db.send(new GetCommand({ TableName: config.tableName, Key: keys.organization(orgId) }));
+  if (!org.Item) throw badRequest(`--org: no organization ${orgId}`);
+  await db.send(
+    new UpdateCommand({
+      TableName: config.tableName,
+      Key: keys.perchSlots(orgId),
+      UpdateExpression: 'SET #limit = :limit, entity = :entity',
+      ExpressionAttributeNames: { '#limit': 'limit' },
+      ExpressionAttributeValues: { ':limit': limit, ':entity': 'perchSlots' },
+    }),
+  );
+  return { organizationId: orgId, limit, running: (await slotsOf(orgId)).running };
 }
 
 /** Frees a device of the run it carried (no-op condition failure when it already moved on is the caller's concern). */

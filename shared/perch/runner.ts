@@ -14,8 +14,13 @@ import { RUNNER_CONTAINER } from './runner-container.ts';
 
 /** What the runner's token allows: the agent's operations and the reporting path, nothing else. */
 export const RUNNER_PERMISSIONS: Permission[] = ['write:device', 'write:scan'];
-/** A runner that took no run in this time exits (another agent took the run it was launched for). */
+/**
+ * A runner that took no run in this time exits (another agent took the run it was launched for); longer while its
+ * run may still wait in the queue for one of the organization's running scans to end (until its deadline).
+ */
 export const RUNNER_MAX_IDLE_SECONDS = 300;
+const idleSeconds = (run: PerchRun, now = Date.now()) =>
+  Math.max(RUNNER_MAX_IDLE_SECONDS, Math.ceil((run.deadlineAt - now) / 1000));
 /** RunTask attempts: the first, and retries when provisioning fails (capacity, a throttled call). */
 const LAUNCH_ATTEMPTS = 3;
 const RETRY_DELAY_MS = 2000;
@@ -49,7 +54,7 @@ export function runnerTask(run: PerchRun, runner: ScanRunnerConfig, token: strin
             run.organizationId,
             '--once',
             '--max-idle',
-            String(RUNNER_MAX_IDLE_SECONDS),
+            String(idleSeconds(run)),
             '--name',
             `hosted runner ${run.scanKey.slice(0, 8)}`,
           ],
@@ -65,17 +70,19 @@ export function runnerTask(run: PerchRun, runner: ScanRunnerConfig, token: strin
 
 /**
  * The runner's access token: the starter's session narrowed to RUNNER_PERMISSIONS (within the starter's key's own
- * scope) and ending with the run, so it is worth nothing once the run is over.
+ * scope) and ending with the run at the latest (its wait in the queue, then its scan), so it is worth nothing once
+ * the run is over.
  */
 export async function runnerToken(caller: Caller, run: PerchRun, now = Date.now()): Promise<string> {
   const allowed = caller.scope?.permissions;
+  const notAfter = run.deadlineAt + config.perchMaxScanSeconds * 1000;
   return issueAccessToken(run.userId, caller.apiKeyId, now, {
     scope: {
       permissions: allowed ? RUNNER_PERMISSIONS.filter((p) => allowed.includes(p)) : RUNNER_PERMISSIONS,
       ...(caller.scope?.applicationId ? { applicationId: caller.scope.applicationId } : {}),
     },
-    notAfter: run.deadlineAt,
-    lifetimeSeconds: Math.ceil((run.deadlineAt - now) / 1000),
+    notAfter,
+    lifetimeSeconds: Math.ceil((notAfter - now) / 1000),
   });
 }
 

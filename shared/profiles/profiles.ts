@@ -13,7 +13,8 @@ import { logger } from '../http/logger.ts';
 import { UUID } from '../input/uuid.ts';
 import { carriedRun } from '../perch/agents.ts';
 import { queueRun, settled } from '../perch/commands.ts';
-import { deviceRelease, getRun, isActive, runChange, type PerchRun } from '../perch/repository.ts';
+import { deviceRelease, getRun, isActive, runChange, slotRelease, type PerchRun } from '../perch/repository.ts';
+import { wakeAgents } from '../perch/signals.ts';
 import { recordVerification, verifyTarget } from '../perch/verification.ts';
 import type { BulkProfileResultsBody, ProfileResultBody } from './inputs.ts';
 
@@ -101,6 +102,8 @@ export async function uploadProfileResult(
     await transactWrite([
       runChange(run, after),
       deviceRelease(run.organizationId, deviceId, scanKey),
+      // A profile counts against the organization's concurrency limit like a scan (docs/HOSTED-SCANS.md).
+      ...(run.holdsSlot ? [slotRelease(run.organizationId)] : []),
       {
         Put: {
           TableName: config.tableName,
@@ -120,6 +123,7 @@ export async function uploadProfileResult(
     if (!cancellationReasons(error)?.includes('ConditionalCheckFailed')) throw error;
     throw conflict(`profile scan ${scanKey} changed meanwhile (stopped?): read its status again`);
   }
+  wakeAgents(run.organizationId);
   return {};
 }
 

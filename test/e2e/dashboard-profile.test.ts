@@ -53,7 +53,7 @@ describe('profile scans on the dashboard', () => {
     await page.goto(`${baseUrl()}/`);
     await page.getByLabel('API key').fill(tenant.apiKey);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Applications', level: 1 }).waitFor();
+    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor(); // the landing page
     await page.goto(`${baseUrl()}/org/${tenant.orgId}/app/${appId}`);
     await page.getByRole('heading', { level: 2, name: 'Profile' }).waitFor();
     await page.getByText('No profile yet.').waitFor();

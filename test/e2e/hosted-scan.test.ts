@@ -1,19 +1,31 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { carryOut, service, startAgent, wapitiEngine, type AgentOptions } from '@hawk-api/scanner/agent';
+import { carryOut, service, wapitiEngine } from '@hawk-api/scanner/agent';
 import { api, baseUrl } from '../integration/client.ts';
 import { createTenant, type Tenant } from '../integration/fixtures.ts';
 import { allowScanDomain } from '../../shared/perch/allowlist.ts';
 import { startVulnerableTarget, type VulnerableTarget } from './vulnerable-target.ts';
+import {
+  cloudAppAt,
+  findings,
+  listedScan,
+  loginConfig,
+  pathOf,
+  runLog,
+  sleep,
+  start,
+  urisOf,
+  waitFor,
+  waitForEnd,
+  withAgent,
+} from './hosted-helpers.ts';
 
 // Hosted scans end to end with the real engine (docs/HOSTED-SCANS.md): startScan, a scanner agent (the scanner
 // package's) takes the scan, logs in as configured, runs Debian's wapiti against a deliberately vulnerable target on
 // loopback and reports the findings, which arrive under their alerts. A missing wapiti fails these tests.
 
 const BIN = fileURLToPath(new URL('../../scanner/bin/hawk-scanner.mjs', import.meta.url));
-/** The scan list shows CLOUD applications' scans only when asked (its applicationTypes default is STANDARD). */
-const CLOUD = { applicationTypes: 'CLOUD' };
 
 let target: VulnerableTarget;
 beforeAll(async () => {
@@ -23,110 +35,7 @@ beforeAll(async () => {
 });
 afterAll(() => target.stop());
 
-const loginConfig = (host: string) => `app:
-  env: production
-  host: ${host}
-  authentication:
-    loggedInIndicator: "Signed in as"
-    usernamePassword:
-      type: FORM
-      loginPath: /login
-      loginPagePath: /login
-      usernameField: username
-      passwordField: password
-      scanUsername: alice
-      scanPassword: \${HAWK_TEST_TARGET_PASSWORD}
-    cookieAuthorization:
-      cookieNames: [sid]
-    testPath:
-      path: /account
-      type: BODY
-      success: "Signed in as"
-  antiCsrfParam: csrf
-`;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function cloudApp(tenant: Tenant, name: string) {
-  await allowScanDomain(tenant.orgId, '127.0.0.1');
-  const created = await api('POST', `/api/v1/org/${tenant.orgId}/app`, {
-    token: tenant.token,
-    body: { name, env: 'production', applicationType: 'CLOUD', cloudScanTargetURL: target.url },
-  });
-  expect(created.status, created.text).toBe(200);
-  return created.body.applicationId as string;
-}
-
-async function withAgent<T>(
-  tenant: Tenant,
-  work: (deviceId: string) => Promise<T>,
-  options: Partial<AgentOptions> = {},
-) {
-  const abort = new AbortController();
-  const agent = await startAgent({
-    url: baseUrl(),
-    apiKey: tenant.apiKey,
-    orgId: tenant.orgId,
-    name: 'test agent',
-    signal: abort.signal,
-    ...options,
-  });
-  try {
-    return await work(agent.deviceId);
-  } finally {
-    abort.abort();
-    await agent.done;
-  }
-}
-
-const start = (tenant: Tenant, appId: string, config?: string) =>
-  api('POST', `/api/v1/app/${appId}/perch/start`, {
-    token: tenant.token,
-    body: { command: { command: 'START', ...(config ? { config } : {}) }, env: 'production' },
-  });
-
-const runLog = async (tenant: Tenant, appId: string) =>
-  (await api('GET', `/api/v1/app/${appId}/perch/log`, { token: tenant.token })).body;
-
-async function waitFor<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, seconds = 240) {
-  let value = await read();
-  for (const until = Date.now() + seconds * 1000; !done(value); value = await read()) {
-    if (Date.now() > until) throw new Error(`${what}: still ${JSON.stringify(value).slice(0, 2000)}`);
-    await sleep(500);
-  }
-  return value;
-}
-
-const waitForEnd = (tenant: Tenant, appId: string) =>
-  waitFor(
-    'the scan did not end',
-    async () => (await api('GET', `/api/v1/app/${appId}/perch/status`, { token: tenant.token })).body.device,
-    (device) => device.status !== 'RUNNING',
-  );
-
-/** The scan's findings: by plugin id, each finding's URI and hash. */
-async function findings(tenant: Tenant, scanId: string) {
-  const alerts = await api('GET', `/api/v1/scan/${scanId}/alerts`, { token: tenant.token, query: { pageSize: 100 } });
-  expect(alerts.status, alerts.text).toBe(200);
-  const out: Record<string, { uri: string; findingHash: string; status: string }[]> = {};
-  for (const alert of alerts.body.applicationScanResults[0].applicationAlerts ?? []) {
-    const uris = await api('GET', `/api/v1/scan/${scanId}/alert/${alert.pluginId}`, {
-      token: tenant.token,
-      query: { pageSize: 100 },
-    });
-    out[alert.pluginId] = uris.body.applicationScanAlertUris;
-  }
-  return out;
-}
-/** A finding's path: Wapiti's findings are URLs on the target's origin (read as an imported report is). */
-const pathOf = (uri: string) => new URL(uri, 'http://target').pathname;
-const urisOf = (found: Awaited<ReturnType<typeof findings>>, pluginId: string) =>
-  (found[pluginId] ?? []).map((finding) => pathOf(finding.uri));
-
-async function listedScan(tenant: Tenant, scanId: string) {
-  const scans = await api('GET', `/api/v1/scan/${tenant.orgId}`, { token: tenant.token, query: CLOUD });
-  return scans.body.applicationScanResults.find((result: { scan: { id: string } }) => result.scan.id === scanId)?.scan;
-}
+const cloudApp = (tenant: Tenant, name: string) => cloudAppAt(tenant, name, target.url);
 
 describe('a hosted scan with wapiti', { timeout: 400_000 }, () => {
   it('logs in with the anti-CSRF form, attacks, and reports the findings under their alerts; a bad login ends in AUTHENTICATION before any attack', async () => {

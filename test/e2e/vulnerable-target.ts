@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 
 // A deliberately vulnerable web application on loopback for the hosted-scan tests: a reflected XSS in a query
 // parameter, a cookie without flags, and a page behind a FORM login with an anti-CSRF field whose own reflected
-// XSS only a logged-in scan can reach.
+// XSS only a logged-in scan can reach. Its sessions can be made to expire after a number of requests.
 
 const page = (body: string) => `<!doctype html><html><head><title>shop</title></head><body>${body}</body></html>`;
 
@@ -15,11 +15,15 @@ export interface VulnerableTarget {
   requests: string[];
   /** Each answer waits this long (ms): a scan that lasts long enough to be stopped or cut short. */
   delayMs: number;
+  /** The next `count` sessions opened expire after `requests` requests each (later ones last). */
+  expiring: { count: number; requests: number };
   stop: () => Promise<void>;
 }
 
 export async function startVulnerableTarget(): Promise<VulnerableTarget> {
   const sessions = new Set<string>();
+  /** Requests each expiring session may still carry. */
+  const remaining = new Map<string, number>();
   const csrfTokens = new Set<string>();
   const server = createServer((req, res) => {
     target.requests.push(`${req.method} ${req.url}`);
@@ -30,6 +34,11 @@ export async function startVulnerableTarget(): Promise<VulnerableTarget> {
     const url = new URL(req.url ?? '/', 'http://target');
     const cookie = req.headers.cookie ?? '';
     const session = cookie.match(/sid=([\w-]+)/)?.[1];
+    const left = session === undefined ? undefined : remaining.get(session);
+    if (left !== undefined) {
+      if (left <= 0) sessions.delete(session!);
+      remaining.set(session!, left - 1);
+    }
     const loggedIn = session !== undefined && sessions.has(session);
     const html = (status: number, body: string, headers: Record<string, string> = {}) => {
       res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', ...headers });
@@ -62,6 +71,10 @@ export async function startVulnerableTarget(): Promise<VulnerableTarget> {
           return html(401, '<p>login failed</p>');
         const sid = randomUUID();
         sessions.add(sid);
+        if (target.expiring.count > 0) {
+          target.expiring.count--;
+          remaining.set(sid, target.expiring.requests);
+        }
         res.writeHead(302, { location: '/account', 'set-cookie': `sid=${sid}; Path=/; HttpOnly` });
         res.end();
       });
@@ -82,6 +95,7 @@ export async function startVulnerableTarget(): Promise<VulnerableTarget> {
     server,
     requests: [],
     delayMs: 0,
+    expiring: { count: 0, requests: 0 },
     stop: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -2,13 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { execFileSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { carryOut, service, zapEngine } from '@hawk-api/scanner/agent';
 import { api, baseUrl } from './client.ts';
 import { createTenant, addUserTo, type Tenant } from './fixtures.ts';
 import { auditTypes } from './app-helpers.ts';
 import { allowScanDomain } from '../../shared/perch/allowlist.ts';
 import { verificationToken } from '../../shared/perch/verification.ts';
 import { runnerTask, runnerToken } from '../../shared/perch/runner.ts';
-import { getRun } from '../../shared/perch/repository.ts';
+import { getRun, setScanConcurrency, slotsOf } from '../../shared/perch/repository.ts';
 import { createCaller } from '../../shared/http/caller.ts';
 import { db } from '../../shared/db/client.ts';
 import { keys } from '../../shared/db/keys.ts';
@@ -324,10 +325,15 @@ describe('the hosted runner (docs/HOSTED-SCANS.md, "Where scans run")', { timeou
     expect(input).toMatchObject({ launchType: 'FARGATE', clientToken: run.scanKey, cluster: 'runner-cluster' });
     expect(input.overrides!.containerOverrides![0].command).not.toContain(token);
 
-    // The token is worth only the agent's operations, and only until the run's deadline.
+    // The token is worth only the agent's operations, and only until the run's end at the latest: its wait in the
+    // queue (until deadlineAt), then its scan.
     const claims = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString());
     expect(claims.scp).toEqual(['write:device', 'write:scan']);
-    expect(claims.exp).toBeLessThanOrEqual(Math.floor(run.deadlineAt / 1000));
+    expect(claims.exp).toBeLessThanOrEqual(Math.floor((run.deadlineAt + config.perchMaxScanSeconds * 1000) / 1000));
+    const idle = input.overrides!.containerOverrides![0].command!;
+    expect(Number(idle[idle.indexOf('--max-idle') + 1])).toBeGreaterThanOrEqual(
+      Math.floor((run.deadlineAt - Date.now()) / 1000),
+    );
     expect(claims.exp - claims.iat).toBeGreaterThan(30 * 60);
     expect((await api('GET', `/api/v1/app/${appId}`, { token })).status).toBe(401);
 
@@ -339,6 +345,34 @@ describe('the hosted runner (docs/HOSTED-SCANS.md, "Where scans run")', { timeou
       errorType: 'PROVISIONING',
       message: expect.stringMatching(/no scan engine is installed.*apt-get install -y wapiti/),
     });
+  });
+
+  it('ends a run in ERROR (PROVISIONING) saying how to install OWASP ZAP when the agent runs ZAP and it is missing', async () => {
+    const tenant = await createTenant();
+    await allowScanDomain(tenant.orgId, '127.0.0.1');
+    const appId = await cloudApp(tenant);
+    expect((await start(tenant, appId)).status).toBe(200);
+    const deviceId = await register(tenant, 'zap agent');
+    const command = (await poll(tenant, deviceId)).body.command;
+    expect((await ack(tenant, deviceId, command.commandId, appId)).status).toBe(200);
+    const result = await carryOut(command, {
+      api: service({ url: baseUrl(), apiKey: tenant.apiKey }),
+      deviceId,
+      engines: [zapEngine({ command: '/nonexistent/zap.sh' })],
+      allowPrivate: false,
+      signal: new AbortController().signal,
+    });
+    expect(result).toBe('ERROR');
+    const device = (await status(tenant, appId)).body.device;
+    expect(device).toMatchObject({
+      status: 'HOSTED_SCANNER_ERRORED',
+      command: { errors: [{ errorType: 'PROVISIONING' }] },
+    });
+    expect(device.command.errors[0].message).toMatch(
+      /no scan engine is installed on this agent: install OWASP ZAP 2\.14/,
+    );
+    const log = (await api('GET', `/api/v1/app/${appId}/perch/log`, { token: tenant.token })).body.log;
+    expect(log).toMatch(/engine zap: not installed/);
   });
 
   it('exits when another agent took its run (--max-idle)', async () => {
@@ -383,5 +417,127 @@ describe('the hosted runner (docs/HOSTED-SCANS.md, "Where scans run")', { timeou
     const agent = await register(tenant);
     expect((await poll(tenant, agent)).body.command).toBeUndefined();
     expect((await start(tenant, appId)).status).toBe(200);
+  });
+});
+
+describe("the organization's concurrency limit (docs/HOSTED-SCANS.md, Concurrency)", { timeout: 180_000 }, () => {
+  const runLog = (tenant: Tenant, appId: string) =>
+    api('GET', `/api/v1/app/${appId}/perch/log`, { token: tenant.token });
+  const end = (tenant: Tenant, appId: string, scanKey: string, deviceId: string) =>
+    api('POST', `/api/v1/app/${appId}/perch/runs/${scanKey}`, {
+      token: tenant.token,
+      body: { deviceId, state: 'COMPLETED' },
+    });
+
+  it('keeps starts beyond the limit QUEUED, starts them as slots free (end, stop, silent agent), and a stop removes a queued one', async () => {
+    const tenant = await createTenant();
+    await allowScanDomain(tenant.orgId, '127.0.0.1');
+    const out = execFileSync(
+      'npx',
+      ['tsx', 'scripts/admin.ts', 'set-scan-concurrency', '--org', tenant.orgId, '--limit', '2'],
+      { env: { ...process.env, DATA_DIR: '/nonexistent-hawk-dir' }, encoding: 'utf8' },
+    );
+    expect(JSON.parse(out)).toEqual({ organizationId: tenant.orgId, limit: 2, running: 0 });
+    const apps = [await cloudApp(tenant), await cloudApp(tenant), await cloudApp(tenant), await cloudApp(tenant)];
+    const keysOf: string[] = [];
+    for (const appId of apps.slice(0, 3)) {
+      const started = await start(tenant, appId);
+      expect(started.status, started.text).toBe(200);
+      keysOf.push(started.body.scanKey);
+    }
+    const [a, b, c] = [await register(tenant, 'a'), await register(tenant, 'b'), await register(tenant, 'c')];
+    for (const [device, i] of [
+      [a, 0],
+      [b, 1],
+    ] as const) {
+      const offered = (await poll(tenant, device)).body.command;
+      expect(offered).toMatchObject({ command: 'SCAN_START', scanKey: keysOf[i] });
+      expect((await ack(tenant, device, offered.commandId, apps[i])).status).toBe(200);
+    }
+    // At the limit: the third waits, shown as an active run with why it waits; no agent is offered it.
+    expect(await slotsOf(tenant.orgId)).toEqual({ running: 2, limit: 2 });
+    expect((await poll(tenant, c)).body).toEqual({});
+    expect((await status(tenant, apps[2])).body.device).toMatchObject({ status: 'RUNNING', id: '' });
+    expect((await runLog(tenant, apps[2])).body).toMatchObject({
+      state: 'QUEUED',
+      phase: 'queued: 2 of 2 scans running',
+    });
+    // An agent acknowledging it anyway (it read the queue just before) is refused, and the run stays queued.
+    const early = await ack(tenant, c, keysOf[2], apps[2]);
+    expect(early.status).toBe(409);
+    expect(early.body.message).toMatch(/runs 2 hosted scans, its limit \(2\).*waits in the queue/);
+    expect((await getRun(apps[2], true))!.state).toBe('QUEUED');
+
+    // A run that ends frees its slot: the queued one starts, with a deadline of its own from then.
+    expect((await end(tenant, apps[0], keysOf[0], a)).body.device.status).toBe('HOSTED_SCANNER_DISCONNECTED');
+    expect(await slotsOf(tenant.orgId)).toEqual({ running: 1, limit: 2 });
+    const offeredAt = Date.now();
+    const next = (await poll(tenant, c)).body.command;
+    expect(next).toMatchObject({ command: 'SCAN_START', scanKey: keysOf[2] });
+    const queuedAt = (await getRun(apps[2], true))!.deadlineAt;
+    expect(Number(next.deadline)).toBeGreaterThanOrEqual(offeredAt + config.perchMaxScanSeconds * 1000);
+    expect((await ack(tenant, c, next.commandId, apps[2])).status).toBe(200);
+    // The scan's own deadline runs from its acknowledgement, at or after the one the agent was given.
+    const taken = (await getRun(apps[2], true))!.deadlineAt;
+    expect(taken).toBeGreaterThan(queuedAt);
+    expect(taken).toBeGreaterThanOrEqual(Number(next.deadline));
+    expect(await slotsOf(tenant.orgId)).toEqual({ running: 2, limit: 2 });
+
+    // A stop of a queued run removes it from the queue; its slot count is untouched.
+    const queued = (await start(tenant, apps[3])).body.scanKey;
+    expect((await api('POST', `/api/v1/app/${apps[3]}/perch/stop`, { token: tenant.token, body: {} })).status).toBe(
+      200,
+    );
+    expect((await getRun(apps[3], true))!).toMatchObject({ scanKey: queued, state: 'STOPPED' });
+    expect(await slotsOf(tenant.orgId)).toEqual({ running: 2, limit: 2 });
+    expect((await poll(tenant, a)).body).toEqual({});
+
+    // A stop of a running run frees its slot.
+    expect((await api('POST', `/api/v1/app/${apps[2]}/perch/stop`, { token: tenant.token, body: {} })).status).toBe(
+      200,
+    );
+    expect(await slotsOf(tenant.orgId)).toEqual({ running: 1, limit: 2 });
+
+    // An agent gone silent (b stops polling) frees its slot when an agent next looks for work at the limit.
+    const refill = (await start(tenant, apps[0])).body.scanKey;
+    expect((await ack(tenant, a, (await poll(tenant, a)).body.command.commandId, apps[0])).status).toBe(200);
+    expect(await slotsOf(tenant.orgId)).toEqual({ running: 2, limit: 2 });
+    const waiting = (await start(tenant, apps[3])).body.scanKey;
+    expect(refill).not.toBe(waiting);
+    let offered: any;
+    // PERCH_OFFLINE_AFTER_SECONDS is 10 in the test stack (test/integration/global-setup.ts); c keeps polling.
+    for (let i = 0; i < 60 && !offered; i++) {
+      offered = (await poll(tenant, c, 1)).body.command;
+      await poll(tenant, a, 0, { applicationId: apps[0], scanKey: refill });
+    }
+    expect(offered).toMatchObject({ command: 'SCAN_START', scanKey: waiting });
+    expect((await status(tenant, apps[1])).body.device).toMatchObject({
+      status: 'HOSTED_SCANNER_ERRORED',
+      command: { errors: [{ errorType: 'DEVICE', message: expect.stringMatching(/b stopped sending heartbeats/) }] },
+    });
+    expect(await slotsOf(tenant.orgId)).toEqual({ running: 1, limit: 2 });
+  });
+
+  it('lets exactly one of two agents racing for the last slot take a run', async () => {
+    const tenant = await createTenant();
+    await allowScanDomain(tenant.orgId, '127.0.0.1');
+    await setScanConcurrency(tenant.orgId, '1');
+    const apps = [await cloudApp(tenant), await cloudApp(tenant)];
+    const scanKeys = [(await start(tenant, apps[0])).body.scanKey, (await start(tenant, apps[1])).body.scanKey];
+    const devices = [await register(tenant, 'x'), await register(tenant, 'y')];
+    const answers = await Promise.all(devices.map((device, i) => ack(tenant, device, scanKeys[i], apps[i])));
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409]);
+    expect(await slotsOf(tenant.orgId)).toEqual({ running: 1, limit: 1 });
+    const states = [(await getRun(apps[0], true))!.state, (await getRun(apps[1], true))!.state].sort();
+    expect(states).toEqual(['QUEUED', 'RUNNING']);
+    // Deleting the application whose run holds the slot gives it back.
+    const holder = (await getRun(apps[0], true))!.state === 'RUNNING' ? apps[0] : apps[1];
+    expect((await api('DELETE', `/api/v1/app/${holder}`, { token: tenant.token })).status).toBe(200);
+    expect(await slotsOf(tenant.orgId)).toEqual({ running: 0, limit: 1 });
+    // The service's default applies without an operator's limit; a bad limit changes nothing.
+    const other = await createTenant();
+    expect(await slotsOf(other.orgId)).toEqual({ running: 0, limit: config.perchMaxRunningScans });
+    await expect(setScanConcurrency(other.orgId, '0')).rejects.toThrow(/--limit must be a whole number from 1 to 1000/);
+    await expect(setScanConcurrency(crypto.randomUUID(), '3')).rejects.toThrow(/no organization/);
   });
 });

@@ -3,6 +3,7 @@ import { api, baseUrl } from './client.ts';
 import { addUserTo, createTenant, type Tenant } from './fixtures.ts';
 import { auditTypes } from './app-helpers.ts';
 import { allowScanDomain } from '../../shared/perch/allowlist.ts';
+import { slotsOf } from '../../shared/perch/repository.ts';
 import { startAgent } from '../../scanner/src/agent/agent.ts';
 import { startFormTarget, startApiTarget, type Target } from '../../scanner/test/profile-targets.ts';
 
@@ -104,6 +105,8 @@ describe('launchProfileScan', { timeout: 120_000 }, () => {
     // The run ended with the upload, and its log was stored.
     const status = await api('GET', `/api/v1/app/${appId}/perch/status`, { token: tenant.token });
     expect(status.body.device.status).toBe('HOSTED_SCANNER_DISCONNECTED');
+    // It held one of the organization's scan slots while it ran, and gave it back with its result.
+    expect((await slotsOf(tenant.orgId)).running).toBe(0);
     const log = await api('GET', `/api/v1/app/${appId}/perch/log`, { token: tenant.token });
     expect(log.body.log).toContain('result stored');
 

@@ -5,6 +5,7 @@
 // a scan (profile-run.ts).
 import { hostname } from 'node:os';
 import { wapitiEngine } from '../engines/wapiti.ts';
+import { zapEngine } from '../engines/zap.ts';
 import type { Engine } from '../engines/engine.ts';
 import { carryOut, type StartCommand } from './run.ts';
 import { carryOutProfile } from './profile-run.ts';
@@ -35,6 +36,16 @@ interface Command extends Partial<StartCommand> {
 export { carryOut } from './run.ts';
 export { service } from './service.ts';
 export { wapitiEngine } from '../engines/wapiti.ts';
+export { zapEngine } from '../engines/zap.ts';
+
+/** The engines an agent runs: wapiti, else ZAP (the first installed), or only the one HAWK_ENGINE names. */
+export function defaultEngines(only = process.env.HAWK_ENGINE): Engine[] {
+  const all = [wapitiEngine(), zapEngine()];
+  if (!only) return all;
+  const chosen = all.filter((engine) => engine.name === only);
+  if (!chosen.length) throw new Error(`HAWK_ENGINE must be wapiti or zap, got "${only}"`);
+  return chosen;
+}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -46,7 +57,7 @@ export interface RunningAgent {
 
 export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   const api = service(options);
-  const engines = options.engines ?? [wapitiEngine()];
+  const engines = options.engines ?? defaultEngines();
   const echo = options.echo ?? (() => {});
   const installed = (await Promise.all(engines.map(async (e) => ((await e.version()) ? e.name : undefined)))).filter(
     (name): name is string => Boolean(name),

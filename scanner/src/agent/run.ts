@@ -8,11 +8,20 @@ import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
-import { createSession, loadConfigText, runTestPath } from '../auth/index.ts';
+import {
+  createSession,
+  loadConfigText,
+  runTestPath,
+  type AuthConfig,
+  type Fetch,
+  type Session,
+} from '../auth/index.ts';
 import { pinnedAddress, TargetRefused } from '../net/addresses.ts';
+import { pinnedFetch } from '../net/pinned-fetch.ts';
 import { reportBatches } from '../zap/reported.ts';
 import { EngineError, EngineStopped, type Engine } from '../engines/engine.ts';
 import { startPinningProxy } from './pinning-proxy.ts';
+import { sessionRelay, type SessionRelay } from './session-relay.ts';
 import { ServiceError, type Service } from './service.ts';
 
 export interface StartCommand {
@@ -109,7 +118,7 @@ export async function carryOut(command: StartCommand, context: RunContext): Prom
     if (!engine)
       throw new RunFailed(
         'PROVISIONING',
-        'no scan engine is installed on this agent: install wapiti (sudo apt-get install -y wapiti) or OWASP ZAP, then start the scan again',
+        `no scan engine is installed on this agent: ${context.engines.map((e) => e.install).join('; or ')}; then start the scan again`,
       );
 
     const target = new URL(command.targetUrl);
@@ -124,18 +133,58 @@ export async function carryOut(command: StartCommand, context: RunContext): Prom
     proxy = await startPinningProxy(target, address, (line) => log.add(line));
     log.add(`target answers: ${await reachable(target, address)}`);
 
-    const { headers, startUrls } = await logIn(command, log, phase);
+    // The login's own requests reach the target at the pinned address too; another host (an identity provider)
+    // is resolved once and checked like a target.
+    const pinned = new Map<string, Promise<string>>([[target.hostname, Promise.resolve(address)]]);
+    const addressOf = (hostname: string) => {
+      if (!pinned.has(hostname)) pinned.set(hostname, pinnedAddress(hostname, { allowPrivate: context.allowPrivate }));
+      return pinned.get(hostname)!;
+    };
+    const login = await logIn(command, log, phase, pinnedFetch(addressOf));
+    // The engine stops when the scan is stopped, or when the session is lost for good.
+    const engineStop = new AbortController();
+    const stopEngine = () => engineStop.abort();
+    context.signal.addEventListener('abort', stopEngine, { once: true });
+    if (context.signal.aborted) stopEngine();
+    let relay: SessionRelay | undefined;
+    let engineHeaders = login.headers;
+    if (login.session && target.protocol === 'http:') {
+      relay = await sessionRelay({ ...login.session, log: (line) => log.add(line), onFailure: stopEngine });
+      proxy.carry(relay);
+      engineHeaders = {};
+      log.add(
+        relay.watching
+          ? 'the proxy carries the session for the engine and logs in again when an answer matches loggedOutIndicator'
+          : 'the proxy carries the session for the engine (no loggedOutIndicator: a lost session is not noticed)',
+      );
+    } else if (login.session)
+      log.add(
+        'HTTPS target: the engine sends the session fixed at login (the proxy only tunnels TLS), without re-login',
+      );
     await phase('attack');
-    const alerts = await engine.run({
-      targetUrl: command.targetUrl,
-      headers,
-      startUrls,
-      proxyUrl: proxy.url,
-      deadline,
-      signal: context.signal,
-      workDir,
-      log: (line) => log.add(line),
-    });
+    let alerts: Awaited<ReturnType<Engine['run']>> = [];
+    let engineFailure: unknown;
+    try {
+      alerts = await engine.run({
+        targetUrl: command.targetUrl,
+        headers: engineHeaders,
+        startUrls: login.startUrls,
+        proxyUrl: proxy.url,
+        deadline,
+        signal: engineStop.signal,
+        workDir,
+        log: (line) => log.add(line),
+      });
+    } catch (error) {
+      engineFailure = error;
+    } finally {
+      context.signal.removeEventListener('abort', stopEngine);
+    }
+    const lost = relay?.failure();
+    // Part of the attack went out without a session: never reported as a logged-in scan.
+    if (lost) throw new RunFailed('AUTHENTICATION', `${lost}; the scan's findings are discarded`);
+    if (engineFailure) throw engineFailure;
+    if (relay?.relogins()) log.add(`the session was renewed ${relay.relogins()} times during the attack`);
 
     await phase('reporting');
     const batches = reportBatches(alerts);
@@ -233,11 +282,19 @@ async function firstInstalled(engines: Engine[], log: RunLog): Promise<Engine | 
  * Logs in as the configuration's `app.authentication` says (secrets from the agent's environment) and checks
  * testPath, before any attack: the session's headers for the engine. Without authentication: none.
  */
+interface LoggedIn {
+  headers: Record<string, string>;
+  startUrls: string[];
+  /** The logged-in session, for the proxy to carry and renew; none without authentication. */
+  session?: { session: Session; config: AuthConfig };
+}
+
 async function logIn(
   command: StartCommand,
   log: RunLog,
   phase: (name: string) => Promise<void>,
-): Promise<{ headers: Record<string, string>; startUrls: string[] }> {
+  transport: Fetch,
+): Promise<LoggedIn> {
   if (!/^\s*authentication\s*:/m.test(command.config)) {
     log.add('no app.authentication: scanning without logging in');
     return { headers: {}, startUrls: [] };
@@ -256,6 +313,7 @@ async function logIn(
       log.add(
         `login ${step.ok ? 'ok' : 'FAIL'} ${step.name}: ${step.request ?? ''} ${step.status ?? ''} ${step.detail}`,
       ),
+    fetch: transport,
   });
   try {
     await session.login();
@@ -274,7 +332,7 @@ async function logIn(
     // The logged-in page seeds the crawl: links from the public pages may not lead into the logged-in area.
     const seed = testPath && (testPath.requestMethod ?? 'GET') === 'GET' && new URL(testPath.path, command.targetUrl);
     const startUrls = seed && seed.origin === new URL(command.targetUrl).origin ? [seed.href] : [];
-    return { headers, startUrls };
+    return { headers, startUrls, session: { session, config: loaded.config } };
   } catch (error) {
     if (error instanceof RunFailed) throw error;
     throw new RunFailed('AUTHENTICATION', `${(error as Error).message}; no attack was sent`);

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import * as z from 'zod';
+import { patternProblem } from './patterns.ts';
 
 export type ConfigError = { path: string; message: string };
 
@@ -24,14 +25,10 @@ const pathOrUrl = (hint: string) =>
   );
 
 const regex = (hint: string) =>
-  text(hint).refine((value) => {
-    try {
-      new RegExp(value);
-      return true;
-    } catch {
-      return false;
-    }
-  }, `is not a valid regular expression (JavaScript syntax): ${hint}`);
+  text(hint).refine(
+    (value) => patternProblem(value) === undefined,
+    `is not a valid regular expression (JavaScript syntax without lookarounds or backreferences): ${hint}`,
+  );
 
 const section = <Shape extends z.ZodRawShape>(shape: Shape, hint: string) =>
   z.strictObject(shape, { error: explain(hint, 'must be a mapping') });

@@ -3,6 +3,9 @@ import type { CookieJar } from 'tough-cookie';
 
 export type TargetRequest = { method?: string; path: string; headers?: HeadersInit; body?: string };
 
+/** What sends a request: the global fetch, or one that reaches hosts only at addresses pinned beforehand. */
+export type Fetch = (url: string, init: RequestInit & { redirect: 'manual'; signal: AbortSignal }) => Promise<Response>;
+
 export type Exchange = {
   url: string;
   status: number;
@@ -31,6 +34,7 @@ export async function exchange(
   jar: CookieJar,
   request: { method: string; url: string; headers?: HeadersInit; body?: string },
   cookieNames?: string[],
+  send: Fetch = fetch,
 ): Promise<Exchange> {
   const headers = new Headers(request.headers);
   const cookies = (await jar.getCookies(request.url)).filter(
@@ -42,7 +46,7 @@ export async function exchange(
   }
   let response: Response;
   try {
-    response = await fetch(request.url, {
+    response = await send(request.url, {
       method: request.method,
       headers,
       body: request.body,

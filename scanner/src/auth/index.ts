@@ -7,7 +7,7 @@ export {
   type ConfigError,
   type TestPathConfig,
 } from './config.ts';
-export type { Step, TargetRequest } from './http.ts';
+export type { Fetch, Step, TargetRequest } from './http.ts';
 export { AuthenticationError } from './login.ts';
 export { createSession, type Session, type TargetResponse } from './session.ts';
 export { runTestPath } from './test-path.ts';

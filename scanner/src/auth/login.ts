@@ -2,7 +2,7 @@
 // empty cookie jar, so a renewed session never carries cookies of the expired one.
 import { CookieJar } from 'tough-cookie';
 import type { AuthConfig } from './config.ts';
-import { exchange, resolveUrl, type Exchange, type Step } from './http.ts';
+import { exchange, resolveUrl, type Exchange, type Fetch, type Step } from './http.ts';
 
 export type SessionState = { jar: CookieJar; token?: string };
 
@@ -11,7 +11,11 @@ export class AuthenticationError extends Error {
   override name = 'AuthenticationError';
 }
 
-export async function authenticate(config: AuthConfig, report: (step: Step) => void): Promise<SessionState> {
+export async function authenticate(
+  config: AuthConfig,
+  report: (step: Step) => void,
+  send?: Fetch,
+): Promise<SessionState> {
   const auth = config.app.authentication;
   const jar = new CookieJar();
 
@@ -32,7 +36,7 @@ export async function authenticate(config: AuthConfig, report: (step: Step) => v
   ];
   const antiCsrfParam = config.app.antiCsrfParam;
   if (login.type === 'FORM' && (login.loginPagePath || antiCsrfParam)) {
-    fields.push(...(await readLoginPage(config, jar, report)));
+    fields.push(...(await readLoginPage(config, jar, report, send)));
   }
 
   const request =
@@ -40,12 +44,17 @@ export async function authenticate(config: AuthConfig, report: (step: Step) => v
       ? { contentType: 'application/x-www-form-urlencoded', body: new URLSearchParams(fields).toString() }
       : { contentType: 'application/json', body: JSON.stringify(Object.fromEntries(fields)) };
   const url = resolveUrl(config.app.host, login.loginPath);
-  const response = await exchange(jar, {
-    method: 'POST',
-    url,
-    headers: { 'content-type': request.contentType, accept: 'application/json, text/html;q=0.9, */*;q=0.8' },
-    body: request.body,
-  });
+  const response = await exchange(
+    jar,
+    {
+      method: 'POST',
+      url,
+      headers: { 'content-type': request.contentType, accept: 'application/json, text/html;q=0.9, */*;q=0.8' },
+      body: request.body,
+    },
+    undefined,
+    send,
+  );
   const loginStep = { name: 'login', request: `POST ${url} (${login.type})`, status: response.status };
   const failLogin = (problem: string): never => {
     report({ ...loginStep, ok: false, detail: problem });
@@ -86,10 +95,11 @@ async function readLoginPage(
   config: AuthConfig,
   jar: CookieJar,
   report: (step: Step) => void,
+  send?: Fetch,
 ): Promise<[string, string][]> {
   const login = config.app.authentication.usernamePassword!;
   const url = resolveUrl(config.app.host, login.loginPagePath ?? login.loginPath);
-  const page = await exchange(jar, { method: 'GET', url });
+  const page = await exchange(jar, { method: 'GET', url }, undefined, send);
   const step = { name: 'login page', request: `GET ${url}`, status: page.status };
   const antiCsrfParam = config.app.antiCsrfParam;
   if (!antiCsrfParam) {

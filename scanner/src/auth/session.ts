@@ -1,8 +1,9 @@
 // The logged-in session a scanner sends its requests through: decorates each request with the session
 // cookies or token, judges each response with the indicators, and renews the login when it has expired.
 import type { AuthConfig } from './config.ts';
-import { exchange, resolveUrl, type Exchange, type Step, type TargetRequest } from './http.ts';
+import { exchange, resolveUrl, type Exchange, type Fetch, type Step, type TargetRequest } from './http.ts';
 import { authenticate, type SessionState } from './login.ts';
+import { compilePattern } from './patterns.ts';
 
 export type TargetResponse = Exchange & { loggedIn: boolean; retried: boolean };
 
@@ -25,10 +26,21 @@ export type Session = {
   isLoggedIn(fullResponse: string): boolean;
 };
 
-export function createSession(config: AuthConfig, { onStep }: { onStep?: (step: Step) => void } = {}): Session {
+export function createSession(
+  config: AuthConfig,
+  {
+    onStep,
+    fetch: transport,
+  }: {
+    onStep?: (step: Step) => void;
+    /** What sends the login's and the session's requests (default: the global fetch). */
+    fetch?: Fetch;
+  } = {},
+): Session {
   const auth = config.app.authentication;
-  const loggedInIndicator = auth.loggedInIndicator === undefined ? undefined : new RegExp(auth.loggedInIndicator);
-  const loggedOutIndicator = auth.loggedOutIndicator === undefined ? undefined : new RegExp(auth.loggedOutIndicator);
+  const loggedInIndicator = auth.loggedInIndicator === undefined ? undefined : compilePattern(auth.loggedInIndicator);
+  const loggedOutIndicator =
+    auth.loggedOutIndicator === undefined ? undefined : compilePattern(auth.loggedOutIndicator);
   const secrets = new Set(
     [auth.usernamePassword?.scanUsername, auth.usernamePassword?.scanPassword, auth.external?.value].filter(
       (secret): secret is string => Boolean(secret),
@@ -46,7 +58,7 @@ export function createSession(config: AuthConfig, { onStep }: { onStep?: (step: 
 
   // Single flight: concurrent callers share the login under way instead of starting their own.
   function login(): Promise<void> {
-    loginInFlight ??= authenticate(config, report)
+    loginInFlight ??= authenticate(config, report, transport)
       .then((renewed) => {
         if (renewed.token) secrets.add(renewed.token);
         state = renewed;
@@ -73,6 +85,7 @@ export function createSession(config: AuthConfig, { onStep }: { onStep?: (step: 
       current.jar,
       { method: request.method ?? 'GET', url: resolveUrl(config.app.host, request.path), headers, body: request.body },
       auth.cookieAuthorization?.cookieNames,
+      transport,
     ).catch(rethrowRedacted);
     return {
       response: { ...response, loggedIn: isLoggedIn(`${response.head}\r\n\r\n${response.body}`), retried: false },

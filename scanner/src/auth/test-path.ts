@@ -2,6 +2,7 @@
 import type { TestPathConfig } from './config.ts';
 import type { Step } from './http.ts';
 import type { Session } from './session.ts';
+import { compilePattern } from './patterns.ts';
 
 /** Sends the testPath request through the session and judges it; `ok` is the verdict. */
 export async function runTestPath(session: Session, testPath: TestPathConfig): Promise<Step> {
@@ -21,13 +22,13 @@ export async function runTestPath(session: Session, testPath: TestPathConfig): P
   const step = { name: 'testPath', request: `${method} ${response.url}`, status: response.status };
   const quote = (text: string) => session.redact(JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text));
 
-  const failed = testPath.fail === undefined ? null : judged.match(new RegExp(testPath.fail));
-  if (failed) return { ...step, ok: false, detail: `fail /${testPath.fail}/ matched ${quote(failed[0])}` };
+  const failed = testPath.fail === undefined ? undefined : compilePattern(testPath.fail).firstMatch(judged);
+  if (failed !== undefined) return { ...step, ok: false, detail: `fail /${testPath.fail}/ matched ${quote(failed)}` };
   if (testPath.success === undefined)
     return { ...step, ok: true, detail: `fail /${testPath.fail}/ did not match ${part}` };
-  const succeeded = judged.match(new RegExp(testPath.success));
-  return succeeded
-    ? { ...step, ok: true, detail: `success /${testPath.success}/ matched ${quote(succeeded[0])}` }
+  const succeeded = compilePattern(testPath.success).firstMatch(judged);
+  return succeeded !== undefined
+    ? { ...step, ok: true, detail: `success /${testPath.success}/ matched ${quote(succeeded)}` }
     : {
         ...step,
         ok: false,

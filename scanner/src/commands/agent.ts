@@ -5,7 +5,8 @@ import { startAgent } from '../agent/agent.ts';
 
 export const AGENT_USAGE = `agent --org <orgId> [--name <name>] [--device <deviceId>] [--once [--max-idle <seconds>]] [--allow-private]
   Runs a scanner agent for the organization: registers as a device, polls the service (outbound only) and
-  carries out its hosted scans with wapiti (installed: sudo apt-get install -y wapiti).
+  carries out its hosted scans with wapiti (sudo apt-get install -y wapiti) or OWASP ZAP where installed (zap.sh
+  on PATH or HAWK_ZAP); HAWK_ENGINE=wapiti or zap runs only that one.
   API key: HAWK_API_KEY (a user with write:device and write:scan), or an access token the service issued for one
   run (HAWK_ACCESS_TOKEN, the hosted runner's); service URL: --url or HAWK_API_URL.
   Login secrets of scan configurations (\${VAR}) come from this process's environment.

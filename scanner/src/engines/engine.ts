@@ -1,5 +1,5 @@
 // The one small contract every scan engine meets: take the scan's target and logged-in session, produce findings,
-// honour a deadline and a stop. Engines: wapiti.ts (Debian's wapiti 3.0.x).
+// honour a deadline and a stop. Engines: wapiti.ts (Debian's wapiti 3.0.x), zap.ts (OWASP ZAP, where installed).
 import type { ReportedAlert } from '../zap/reported.ts';
 
 export interface EngineRun {
@@ -23,6 +23,8 @@ export interface EngineRun {
 
 export interface Engine {
   name: string;
+  /** How to install it, for the error of a run that finds no engine installed. */
+  install: string;
   /** The engine's version when it is installed here, else undefined. */
   version(): Promise<string | undefined>;
   run(run: EngineRun): Promise<ReportedAlert[]>;

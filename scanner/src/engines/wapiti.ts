@@ -25,6 +25,7 @@ export function wapitiEngine(options: { command?: string; modules?: string; maxA
   let installed: Promise<string | undefined> | undefined;
   return {
     name: 'wapiti',
+    install: 'install wapiti (sudo apt-get install -y wapiti)',
     version: () =>
       (installed ??= new Promise((resolve) => {
         const child = spawn(command, ['--version'], { stdio: ['ignore', 'pipe', 'pipe'] });
