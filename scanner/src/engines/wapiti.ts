@@ -9,11 +9,9 @@ import { join } from 'node:path';
 import { parseWapitiReport } from '../reports/index.ts';
 import { toReportedAlerts, type ReportedAlert } from '../zap/reported.ts';
 import { EngineError, EngineStopped, type Engine, type EngineRun } from './engine.ts';
+import { runEngineProcess } from './process.ts';
 
 export const WAPITI_MODULES = 'xss,cookieflags,http_headers,csp,redirect';
-const KILL_GRACE_MS = 5000;
-/** Kept for the log and error messages: the output's last lines. */
-const TAIL_LINES = 40;
 
 export function wapitiEngine(options: { command?: string; modules?: string; maxAttackSeconds?: number } = {}): Engine {
   const command = options.command ?? process.env.HAWK_WAPITI ?? 'wapiti';
@@ -77,65 +75,31 @@ export function wapitiEngine(options: { command?: string; modules?: string; maxA
       ];
       if (run.signal.aborted) throw new EngineStopped('the scan was stopped');
       run.log(`wapiti ${args.map((a, i) => (args[i - 1] === '-H' ? `${a.split(':')[0]}: ***` : a)).join(' ')}`);
-      const tail: string[] = [];
       // Wapiti exits 0 when it reached nothing: the crawl's count tells an empty scan from a clean one.
       let crawled: number | undefined;
       // Wapiti ends a scan at --max-scan-time (the deadline less a margin) by itself, exiting 0 with what it found so
       // far: an unfinished scan, never reported as a clean one.
       let cutByScanTime = false;
-      const code = await new Promise<number | string>((resolve, reject) => {
-        const child = spawn(command, args, {
-          stdio: ['ignore', 'pipe', 'pipe'],
-          // English messages: the lines above are read for the crawl's count and the time limit.
-          env: { ...process.env, HOME: run.workDir, LANGUAGE: 'en' },
-        });
-        let partial = '';
-        const onOutput = (chunk: Buffer) => {
-          const lines = (partial + chunk.toString('utf8')).split('\n');
-          partial = lines.pop() ?? '';
-          for (const line of lines) {
-            // eslint-disable-next-line no-control-regex -- removing the terminal's colour codes is the point
-            const clean = line.replace(/\x1b\[[0-9;]*m/g, '').trimEnd();
-            if (!clean) continue;
-            run.log(`wapiti: ${clean.slice(0, 500)}`);
-            const found = clean.match(/Wapiti found (\d+) URLs and forms/);
-            if (found) crawled = Number(found[1]);
-            // A module cut by its attack time is cut by the deadline too when that time is all the deadline leaves.
-            if (
-              /Max scan time was reached/.test(clean) ||
-              (attackBoundByDeadline && /Max attack time was reached/.test(clean))
-            )
-              cutByScanTime = true;
-            tail.push(clean);
-            if (tail.length > TAIL_LINES) tail.shift();
-          }
-        };
-        child.stdout.on('data', onOutput);
-        child.stderr.on('data', onOutput);
-        let killTimer: NodeJS.Timeout | undefined;
-        const terminate = (why: string) => {
-          run.log(`wapiti: ${why}: SIGTERM, SIGKILL after ${KILL_GRACE_MS / 1000} s`);
-          child.kill('SIGTERM');
-          killTimer ??= setTimeout(() => child.kill('SIGKILL'), KILL_GRACE_MS);
-        };
-        const onAbort = () => terminate('stopped');
-        run.signal.addEventListener('abort', onAbort, { once: true });
-        if (run.signal.aborted) onAbort();
-        const deadlineTimer = setTimeout(
-          () => terminate('past the scan deadline'),
-          Math.max(0, run.deadline - Date.now()),
-        );
-        child.on('error', (error) =>
-          reject(
-            new EngineError(`wapiti could not start: ${error.message}; install it (sudo apt-get install -y wapiti)`),
-          ),
-        );
-        child.on('close', (exitCode, signal) => {
-          clearTimeout(deadlineTimer);
-          clearTimeout(killTimer);
-          run.signal.removeEventListener('abort', onAbort);
-          resolve(exitCode ?? signal ?? 'unknown');
-        });
+      const { code, tail } = await runEngineProcess(run, {
+        name: 'wapiti',
+        command,
+        args,
+        // English messages: the lines below are read for the crawl's count and the time limit.
+        env: { ...process.env, HOME: run.workDir, LANGUAGE: 'en' },
+        // eslint-disable-next-line no-control-regex -- removing the terminal's colour codes is the point
+        clean: (line) => line.replace(/\x1b\[[0-9;]*m/g, ''),
+        onLine: (line) => {
+          const found = line.match(/Wapiti found (\d+) URLs and forms/);
+          if (found) crawled = Number(found[1]);
+          // A module cut by its attack time is cut by the deadline too when that time is all the deadline leaves.
+          if (
+            /Max scan time was reached/.test(line) ||
+            (attackBoundByDeadline && /Max attack time was reached/.test(line))
+          )
+            cutByScanTime = true;
+        },
+        startError: (message) =>
+          new EngineError(`wapiti could not start: ${message}; install it (sudo apt-get install -y wapiti)`),
       });
       if (run.signal.aborted) throw new EngineStopped('the scan was stopped');
       if (cutByScanTime || Date.now() > run.deadline)

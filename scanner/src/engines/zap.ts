@@ -11,9 +11,8 @@ import { stringify } from 'yaml';
 import { parseZapReport } from '../zap/index.ts';
 import { toReportedAlerts, type ReportedAlert } from '../zap/reported.ts';
 import { EngineError, EngineStopped, type Engine, type EngineRun } from './engine.ts';
+import { runEngineProcess } from './process.ts';
 
-const KILL_GRACE_MS = 5000;
-const TAIL_LINES = 40;
 export const ZAP_INSTALL =
   'install OWASP ZAP 2.14 or later (its Linux or cross-platform package, with Java 17 or later) and put zap.sh on PATH or name it in HAWK_ZAP';
 const REPORT_FILE = 'zap-report';
@@ -138,48 +137,12 @@ export function zapEngine(options: { command?: string } = {}): Engine {
       run.log(
         `zap plan: spider ${budget.spider} min, passive scan ${budget.passive} min, active scan ${budget.active} min; session headers ${Object.keys(run.headers).join(', ') || 'none'} (values not logged)`,
       );
-      const tail: string[] = [];
-      const code = await new Promise<number | string>((resolve, reject) => {
-        const child = spawn(command, args, {
-          stdio: ['ignore', 'pipe', 'pipe'],
-          env: { ...process.env, HOME: run.workDir },
-        });
-        let partial = '';
-        const onOutput = (chunk: Buffer) => {
-          const lines = (partial + chunk.toString('utf8')).split('\n');
-          partial = lines.pop() ?? '';
-          for (const line of lines) {
-            const clean = line.trimEnd();
-            if (!clean) continue;
-            run.log(`zap: ${clean.slice(0, 500)}`);
-            tail.push(clean);
-            if (tail.length > TAIL_LINES) tail.shift();
-          }
-        };
-        child.stdout.on('data', onOutput);
-        child.stderr.on('data', onOutput);
-        let killTimer: NodeJS.Timeout | undefined;
-        const terminate = (why: string) => {
-          run.log(`zap: ${why}: SIGTERM, SIGKILL after ${KILL_GRACE_MS / 1000} s`);
-          child.kill('SIGTERM');
-          killTimer ??= setTimeout(() => child.kill('SIGKILL'), KILL_GRACE_MS);
-        };
-        const onAbort = () => terminate('stopped');
-        run.signal.addEventListener('abort', onAbort, { once: true });
-        if (run.signal.aborted) onAbort();
-        const deadlineTimer = setTimeout(
-          () => terminate('past the scan deadline'),
-          Math.max(0, run.deadline - Date.now()),
-        );
-        child.on('error', (error) =>
-          reject(new EngineError(`ZAP could not start (${command}: ${error.message}): ${ZAP_INSTALL}`)),
-        );
-        child.on('close', (exitCode, signal) => {
-          clearTimeout(deadlineTimer);
-          clearTimeout(killTimer);
-          run.signal.removeEventListener('abort', onAbort);
-          resolve(exitCode ?? signal ?? 'unknown');
-        });
+      const { code, tail } = await runEngineProcess(run, {
+        name: 'zap',
+        command,
+        args,
+        env: { ...process.env, HOME: run.workDir },
+        startError: (message) => new EngineError(`ZAP could not start (${command}: ${message}): ${ZAP_INSTALL}`),
       });
       if (run.signal.aborted) throw new EngineStopped('the scan was stopped');
       if (Date.now() > run.deadline) throw new EngineError('ZAP did not finish before the scan deadline');
