@@ -239,7 +239,7 @@ describe('CDK stack', () => {
     }
   });
 
-  it("runs hosted scans on ECS Fargate: the scanner agent's image from scanner/Dockerfile, a task role without grants, launched by startScan alone", () => {
+  it("runs hosted scans on ECS Fargate: the scanner agent's image from scanner/Dockerfile, a task role without grants, launched by startScan and launchProfileScan alone", () => {
     const [cluster, ...moreClusters] = resources('AWS::ECS::Cluster');
     expect(cluster).toBeDefined();
     expect(moreClusters).toEqual([]);
@@ -276,17 +276,20 @@ describe('CDK stack', () => {
     expect(
       policies.filter((p) => JSON.stringify(p.Properties.Roles).includes(task.Properties.TaskRoleArn['Fn::GetAtt'][0])),
     ).toEqual([]);
-    // Only startScan launches it, and it is told where (shared/config.ts, scanRunner).
+    // Only the two operations that start a run launch it (a scan, a profile scan: docs/PROFILE-SCANS.md), and they
+    // are told where (shared/config.ts, scanRunner).
     const launchers = resources('AWS::Lambda::Function').filter(
       (fn) => 'SCAN_RUNNER_TASK_DEFINITION' in fn.Properties.Environment.Variables,
     );
-    expect(launchers.map((fn) => routeOf(fn)?.operationId)).toEqual(['startScan']);
+    expect(launchers.map((fn) => routeOf(fn)?.operationId).sort()).toEqual(['launchProfileScan', 'startScan']);
     const runTask = Object.values(roles)
       .flatMap((role) => (role.Properties.Policies ?? []).flatMap((p: any) => p.PolicyDocument.Statement))
       .filter((s: any) => [s.Action].flat().includes('ecs:RunTask'));
-    expect(runTask).toHaveLength(1);
-    expect(runTask[0].Condition.ArnEquals['ecs:cluster']).toBeDefined();
-    expect(JSON.stringify(runTask[0].Resource)).toMatch(/task-definition\//);
+    expect(runTask).toHaveLength(2);
+    for (const statement of runTask) {
+      expect(statement.Condition.ArnEquals['ecs:cluster']).toBeDefined();
+      expect(JSON.stringify(statement.Resource)).toMatch(/task-definition\//);
+    }
   });
 
   it('gives conflicting parameter names at one path position a single name', () => {

@@ -180,8 +180,9 @@ describe('hostile input on every route', () => {
         userIds: [ids.userId, ids.userId],
         tags: [{ name: '\u0007', value: '' }],
       };
-      // A search that takes its filters in a POST body (searchDevices) is a read: it ignores fields it does not take.
-      const bodyRead = route.operationId === 'searchDevices';
+      // A read that takes its filters in a POST body (searchDevices, bulkGetLatestProfileScanResults) ignores fields
+      // it does not take, and answers each application once however often it is named.
+      const bodyRead = ['searchDevices', 'bulkGetLatestProfileScanResults'].includes(route.operationId);
       inputs.push(['control characters and duplicated ids', { body: control }, bodyRead ? [200] : [400, 404, 409]]);
       inputs.push([
         'deep JSON',
@@ -189,9 +190,12 @@ describe('hostile input on every route', () => {
         [400],
       ]);
       const limit = route.maxBodyBytes ?? 1024 * 1024;
+      // An agent's upload names its device in the query (uploadProfileScanResult): a valid one, so the size decides.
+      const agentQuery =
+        route.query?.shape && 'deviceId' in route.query.shape ? { query: { deviceId: ids.deviceId } } : {};
       inputs.push([
         'a body over the limit',
-        { rawBody: JSON.stringify({ name: 'x'.repeat(limit) }), contentType: 'application/json' },
+        { rawBody: JSON.stringify({ name: 'x'.repeat(limit) }), contentType: 'application/json', ...agentQuery },
         [413],
       ]);
     }

@@ -1,3 +1,4 @@
+import { useEffect, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { useQuery } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
@@ -17,6 +18,10 @@ export default function OverviewPage() {
   const { orgId = '' } = useParams();
   const url = useUrlState();
   const days = (PERIODS as readonly string[]).includes(url.get('days')) ? url.get('days') : '30';
+  // The radio shows a choice at once; the URL (and so `days`) follows in a transition (React Router), and a URL
+  // changed otherwise (back, a link) moves the choice with it.
+  const [chosen, setChosen] = useState(days);
+  useEffect(() => setChosen(days), [days]);
   const canReadReport = useHasPermission(orgId, 'READ_REPORT');
   useTitle('Overview');
   const trends = useQuery({
@@ -40,8 +45,11 @@ export default function OverviewPage() {
                 type="radio"
                 name="period"
                 value={p}
-                checked={days === p}
-                onChange={() => url.set({ days: p === '30' ? '' : p })}
+                checked={chosen === p}
+                onChange={() => {
+                  setChosen(p);
+                  url.set({ days: p === '30' ? '' : p });
+                }}
               />{' '}
               {p} days
             </label>
