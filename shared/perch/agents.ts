@@ -12,7 +12,7 @@ import type { Caller } from '../http/caller.ts';
 import { putObject } from '../storage/objects-io.ts';
 import { objectKeys } from '../storage/objects.ts';
 import {
-  deviceRelease,
+  carriedRunEnd,
   getDevice,
   getRun,
   heartbeat,
@@ -20,7 +20,6 @@ import {
   isOnline,
   nextQueued,
   runChange,
-  slotRelease,
   slotsOf,
   slotTake,
   type PerchDevice,
@@ -310,11 +309,7 @@ export async function updateRun(caller: Caller, appId: string, scanKey: string, 
     ...(ended ? { endedAt: now } : {}),
   };
   try {
-    await transactWrite([
-      runChange(run, after),
-      ...(ended ? [deviceRelease(run.organizationId, body.deviceId, scanKey)] : []),
-      ...(ended && run.holdsSlot ? [slotRelease(run.organizationId)] : []),
-    ]);
+    await transactWrite([...(ended ? carriedRunEnd(run, after, body.deviceId) : [runChange(run, after)])]);
   } catch (error) {
     if (!cancellationReasons(error)?.includes('ConditionalCheckFailed')) throw error;
     throw conflict(`scan ${scanKey} changed meanwhile (stopped?): read its status again`);

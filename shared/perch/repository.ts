@@ -228,6 +228,16 @@ export const deviceRelease = (orgId: string, deviceId: string, scanKey: string):
   },
 });
 
+/**
+ * Ends a run its agent carries, in one transaction with whatever else the caller adds: the run's change, its device
+ * freed, and its slot in the organization's concurrency limit given back (updateRun, uploadProfileScanResult).
+ */
+export const carriedRunEnd = (run: PerchRun, after: PerchRun, deviceId: string): TransactItem[] => [
+  runChange(run, after),
+  deviceRelease(run.organizationId, deviceId, run.scanKey),
+  ...(run.holdsSlot ? [slotRelease(run.organizationId)] : []),
+];
+
 /** Records a heartbeat; answers the device, or undefined when it is not a device of the organization. */
 export async function heartbeat(orgId: string, deviceId: string, now = Date.now()): Promise<PerchDevice | undefined> {
   try {

@@ -13,7 +13,7 @@ import { logger } from '../http/logger.ts';
 import { UUID } from '../input/uuid.ts';
 import { carriedRun } from '../perch/agents.ts';
 import { queueRun, settled } from '../perch/commands.ts';
-import { deviceRelease, getRun, isActive, runChange, slotRelease, type PerchRun } from '../perch/repository.ts';
+import { carriedRunEnd, getRun, isActive, type PerchRun } from '../perch/repository.ts';
 import { wakeAgents } from '../perch/signals.ts';
 import { recordVerification, verifyTarget } from '../perch/verification.ts';
 import type { BulkProfileResultsBody, ProfileResultBody } from './inputs.ts';
@@ -100,10 +100,8 @@ export async function uploadProfileResult(
   const after: PerchRun = { ...run, state: 'COMPLETED', phase: 'completed', updatedAt: now, endedAt: now };
   try {
     await transactWrite([
-      runChange(run, after),
-      deviceRelease(run.organizationId, deviceId, scanKey),
       // A profile counts against the organization's concurrency limit like a scan (docs/HOSTED-SCANS.md).
-      ...(run.holdsSlot ? [slotRelease(run.organizationId)] : []),
+      ...carriedRunEnd(run, after, deviceId),
       {
         Put: {
           TableName: config.tableName,
