@@ -5,7 +5,7 @@ import { api, baseUrl } from '../integration/client.ts';
 import { addUserTo, createTenant, type Tenant } from '../integration/fixtures.ts';
 import { allowScanDomain } from '../../shared/perch/allowlist.ts';
 import { ensureWebBuild } from '../../scripts/local/web.ts';
-import { expectAccessible, launchBrowser } from './browser.ts';
+import { expectAccessible, launchBrowser, openSection, signIn as signInToOverview } from './browser.ts';
 import { startVulnerableTarget, type VulnerableTarget } from './vulnerable-target.ts';
 
 // Hosted scans on the dashboard, in a real Chromium against the local stack, with a scanner agent (the scanner
@@ -43,14 +43,8 @@ afterAll(async () => {
 });
 
 async function signIn(p: Page, apiKey: string): Promise<void> {
-  await p.goto(`${baseUrl()}/`);
-  await p.evaluate(() => sessionStorage.clear());
-  await p.goto(`${baseUrl()}/`);
-  await p.getByLabel('API key').fill(apiKey);
-  await p.getByRole('button', { name: 'Sign in' }).click();
-  await p.getByRole('heading', { name: 'Overview', level: 1 }).waitFor(); // the landing page
-  await p.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Applications' }).click();
-  await p.getByRole('heading', { name: 'Applications', level: 1 }).waitFor();
+  await signInToOverview(p, apiKey);
+  await openSection(p, 'Applications');
 }
 
 const heading = (p: Page, name: string | RegExp) => p.getByRole('heading', { level: 1, name }).waitFor();

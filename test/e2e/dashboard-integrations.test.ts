@@ -2,10 +2,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Page } from 'playwright-core';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { baseUrl } from '../integration/client.ts';
 import { createTenant, type Tenant } from '../integration/fixtures.ts';
 import { ensureWebBuild } from '../../scripts/local/web.ts';
-import { expectAccessible, launchBrowser } from './browser.ts';
+import { expectAccessible, launchBrowser, openSection, signIn } from './browser.ts';
 
 // The dashboard's Integrations page (docs/WEBHOOKS.md) in Chromium: allow loopback receivers, create a webhook to a
 // receiver on loopback (its secret shown once), send a test and read the outcome, find it in the delivery log,
@@ -43,12 +42,8 @@ afterAll(async () => {
 
 describe('dashboard integrations', () => {
   it('creates a webhook, sends a test, shows it in the delivery log, redelivers it, edits and deletes it', async () => {
-    await page.goto(`${baseUrl()}/`);
-    await page.getByLabel('API key').fill(tenant.apiKey);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor(); // the landing page
-    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Integrations' }).click();
-    await page.getByRole('heading', { name: 'Integrations', level: 1 }).waitFor();
+    await signIn(page, tenant.apiKey);
+    await openSection(page, 'Integrations');
     await page.getByText('No webhooks yet.').waitFor();
 
     await page.getByRole('button', { name: 'Allow private receivers' }).click();

@@ -8,7 +8,7 @@ import { db } from '../../shared/db/client.ts';
 import { keys } from '../../shared/db/keys.ts';
 import { findingsOfEnvironment } from '../../shared/findings/repository.ts';
 import { ensureWebBuild } from '../../scripts/local/web.ts';
-import { expectAccessible, launchBrowser } from './browser.ts';
+import { expectAccessible, launchBrowser, signIn } from './browser.ts';
 
 // The overview page in Chromium (docs/GOVERNANCE.md, Trends and The overview), against the local stack: every
 // figure its charts' tables and lists show is compared with what the API answers for the data this test creates
@@ -70,15 +70,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
 });
-
-async function signIn(p: Page, apiKey: string): Promise<void> {
-  await p.goto(`${baseUrl()}/`);
-  await p.evaluate(() => sessionStorage.clear());
-  await p.goto(`${baseUrl()}/`);
-  await p.getByLabel('API key').fill(apiKey);
-  await p.getByRole('button', { name: 'Sign in' }).click();
-  await p.getByRole('navigation', { name: 'Sections' }).waitFor();
-}
 
 /** A table's body rows as cell texts (header cell first), found by its caption. */
 async function rows(p: Page, caption: string | RegExp): Promise<string[][]> {

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Page } from 'playwright-core';
-import { api, baseUrl } from '../integration/client.ts';
+import { api } from '../integration/client.ts';
 import { createTenant, type Tenant } from '../integration/fixtures.ts';
 import { completeScan, reportAlerts, startScan } from '../integration/scan-helpers.ts';
 import { startFakeTracker, type FakeTracker } from '../integration/tracker-fakes.ts';
 import { ensureWebBuild } from '../../scripts/local/web.ts';
-import { expectAccessible, launchBrowser } from './browser.ts';
+import { expectAccessible, launchBrowser, openSection, signIn } from './browser.ts';
 
 // The dashboard's Issue trackers page and a finding's ticket (docs/TRACKERS.md) in Chromium: connect a GitHub
 // repository (a fake of GitHub's REST API on loopback), promote a finding from its page, see its ticket once made,
@@ -59,13 +59,8 @@ describe('dashboard issue trackers', () => {
     ]);
     await completeScan(tenant.token, scanId);
 
-    await page.goto(`${baseUrl()}/`);
-    await page.getByLabel('API key').fill(tenant.apiKey);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor(); // the landing page
-    const sections = page.getByRole('navigation', { name: 'Sections' });
-    await sections.getByRole('link', { name: 'Issue trackers' }).click();
-    await page.getByRole('heading', { name: 'Issue trackers', level: 1 }).waitFor();
+    await signIn(page, tenant.apiKey);
+    await openSection(page, 'Issue trackers');
     await page.getByText('No tracker connected.').waitFor();
 
     await page.getByText('Connect a tracker').click();
@@ -115,7 +110,7 @@ describe('dashboard issue trackers', () => {
     await expectAccessible(page, 'a finding with its ticket');
 
     // Disable, replace the token, remove.
-    await sections.getByRole('link', { name: 'Issue trackers' }).click();
+    await openSection(page, 'Issue trackers');
     await row.getByRole('button', { name: 'Disable shop issues' }).click();
     await row.getByRole('button', { name: 'Enable shop issues' }).waitFor();
     const listed = await api('GET', `/api/v1/org/${tenant.orgId}/integrations/trackers`, { token: tenant.token });

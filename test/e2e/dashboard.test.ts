@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { BrowserContext, Page, Response } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { baseUrl } from '../integration/client.ts';
 import { readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
@@ -8,7 +8,7 @@ import { addMember, createUser } from '../../shared/identity/admin.ts';
 import { PERMISSIONS } from '../../shared/identity/permissions.ts';
 import { completeScan, reportAlerts, startScan } from '../integration/scan-helpers.ts';
 import { ensureWebBuild } from '../../scripts/local/web.ts';
-import { expectAccessible, launchBrowser } from './browser.ts';
+import { expectAccessible, launchBrowser, openSection, signIn as signInToOverview } from './browser.ts';
 import { readZapSample, ZAP_SAMPLE } from './zap-sample.ts';
 
 // The dashboard in a real Chromium against the local stack the integration tests run (the same server code as
@@ -39,33 +39,10 @@ async function expectNothingExecuted(p: Page): Promise<void> {
   expect(await p.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned)).toBeUndefined();
 }
 
-/** Signs in afresh (a session left by an earlier test is dropped first). */
+/** Signs in afresh and opens the applications. */
 async function signIn(p: Page, apiKey: string): Promise<void> {
-  await p.goto(`${baseUrl()}/`);
-  await p.evaluate(() => sessionStorage.clear());
-  await p.goto(`${baseUrl()}/`); // not reload(): a session still open may have moved on to its organization's page
-  await p.getByLabel('API key').fill(apiKey);
-  const refused: string[] = [];
-  const onResponse = async (r: Response) => {
-    if (r.status() === 401)
-      refused.push(
-        `${r.request().method()} ${r.url()} ${r.request().headers().authorization?.slice(0, 40)}: ${await r.text().catch(() => '')}`,
-      );
-  };
-  p.on('response', onResponse);
-  await p.getByRole('button', { name: 'Sign in' }).click();
-  await p
-    .getByRole('heading', { name: 'Overview', level: 1 }) // the landing page
-    .waitFor()
-    .catch(async (error) => {
-      throw new Error(
-        `signed in, but no overview at ${p.url()}; 401s: ${refused.join(' | ')}; the page says: ${await p.locator('body').innerText()}`,
-        { cause: error },
-      );
-    })
-    .finally(() => p.off('response', onResponse));
-  await p.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Applications' }).click();
-  await p.getByRole('heading', { name: 'Applications', level: 1 }).waitFor();
+  await signInToOverview(p, apiKey);
+  await openSection(p, 'Applications');
 }
 
 const heading = (p: Page, name: string | RegExp) => p.getByRole('heading', { level: 1, name }).waitFor();
