@@ -265,8 +265,8 @@ const bodyBytes = (event: LambdaEvent) =>
   event.isBase64Encoded ? Buffer.byteLength(event.body!, 'base64') : Buffer.byteLength(event.body!, 'utf8');
 
 /**
- * Path parameters and query, validated against the route's schemas (400 naming what was wrong), and the body's size
- * (413). The body itself is parsed only after the caller is authorized (bodyParsing).
+ * The body's size (413, before anything else), then path parameters and query, validated against the route's schemas
+ * (400 naming what was wrong). The body itself is parsed only after the caller is authorized (bodyParsing).
  */
 export function inputValidation(route: Route): Middleware {
   const names = pathParameterNames(route.path);
@@ -274,6 +274,11 @@ export function inputValidation(route: Route): Middleware {
   return {
     before: async (request) => {
       const { event, context } = request;
+      // The size first: a body over the limit is refused whatever else the request gets wrong.
+      const maxBytes =
+        route.rawBody?.maxBytes ?? (route.body ? (route.maxBodyBytes ?? MAX_JSON_BODY_BYTES) : undefined);
+      if (maxBytes !== undefined && event.body && bodyBytes(event) > maxBytes)
+        throw payloadTooLarge(`request body exceeds ${maxBytes} bytes`);
       refuseDotSegments(event.rawPath);
       const params: Record<string, string> = {};
       // API Gateway's values are decoded already: never decode them twice; a hand-made event's raw segments are not.
@@ -308,11 +313,6 @@ export function inputValidation(route: Route): Middleware {
         if (!accepted) {
           throw unsupportedMediaType(`Content-Type must be one of ${route.rawBody.contentTypes.join(', ')}`);
         }
-        if (event.body && bodyBytes(event) > route.rawBody.maxBytes)
-          throw payloadTooLarge(`request body exceeds ${route.rawBody.maxBytes} bytes`);
-      } else if (route.body) {
-        const maxBytes = route.maxBodyBytes ?? MAX_JSON_BODY_BYTES;
-        if (event.body && bodyBytes(event) > maxBytes) throw payloadTooLarge(`request body exceeds ${maxBytes} bytes`);
       }
       context.input.headers = event.headers;
       context.input.sourceIp = event.requestContext.http.sourceIp;
