@@ -19,7 +19,7 @@ import {
 export type ApplicationType = 'STANDARD' | 'CLOUD';
 export type ApplicationStatus = 'ACTIVE' | 'ENV_INCOMPLETE';
 
-/** An application as stored (SPEC 2.1). Environments are separate items in the application's partition. */
+/** An application as stored (docs/API.md, Applications). Its environments are separate items in its partition. */
 export interface ApplicationRecord {
   applicationId: string;
   organizationId: string;
@@ -30,7 +30,7 @@ export interface ApplicationRecord {
   cloudScanTarget?: { targetURL: string; isDomainVerified: boolean };
   dataType?: string;
   riskLevel?: string;
-  /** The team that owns the application, if any (SPEC 4.2 team rules). Changed only by applicationOwnershipUpdate. */
+  /** The owning team, if any (docs/API.md, Team rules). Changed only by applicationOwnershipUpdate. */
   teamId?: string;
   /** Live environments; every environment create/delete changes it in its own transaction. */
   environmentCount: number;

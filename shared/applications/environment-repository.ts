@@ -43,7 +43,7 @@ export interface LastScan {
   latestScanType?: string;
 }
 
-/** An environment as stored (SPEC 2.2/2.3); its team is its application's (lists join the two). */
+/** An environment as stored (docs/API.md, Environments); its team is its application's (lists join the two). */
 export interface EnvironmentRecord extends Partial<LastScan> {
   environmentId: string;
   applicationId: string;
