@@ -36,8 +36,8 @@ async function seed(ctx: BenchContext, orgId: string, userId: string, envCount: 
   const { applicationPuts, organizationCounterChange } =
     await import('../../shared/applications/application-repository.ts');
   const { environmentPuts } = await import('../../shared/applications/environment-repository.ts');
-  const { addBucketHealth, applicationHealthOf, bucketShare, dayCounterChanges } =
-    await import('../../shared/applications/health.ts');
+  const { dayCounterChanges } = await import('../../shared/applications/health.ts');
+  const { addBucketHealth, applicationHealthOf, bucketShare } = await import('../../shared/applications/model.ts');
   const { newEnvironment } = await import('../../shared/applications/environment-creation.ts');
   const { transactWrite } = await import('../../shared/db/transactions.ts');
   const { batchPut } = await import('../../shared/db/query.ts');
@@ -56,7 +56,7 @@ async function seed(ctx: BenchContext, orgId: string, userId: string, envCount: 
       team?: string;
       applications: number;
       environments: number;
-      health?: import('../../shared/applications/health.ts').BucketHealth;
+      health?: import('../../shared/applications/model.ts').BucketHealth;
     }
   >();
   const scanDays: Parameters<typeof dayCounterChanges>[1] = [];

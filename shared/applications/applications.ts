@@ -34,7 +34,7 @@ import { teamApplicationAdded } from '../teams/repository.ts';
 import { objectKeys } from '../storage/objects.ts';
 import { deleteObjectsUnder } from '../storage/delete-prefix.ts';
 import { newEnvironment, writeEnvironmentConfig } from './environment-creation.ts';
-import { bucketShare, NO_HEALTH } from './health.ts';
+import { bucketShare, NO_HEALTH } from './model.ts';
 import { applicationTrendRemoval } from '../trends/writes.ts';
 import { deletedApplicationSlot } from '../perch/repository.ts';
 import {

@@ -25,7 +25,8 @@ import {
   type NameMatch,
 } from './list-entries.ts';
 import { canSeeTeamResource } from './access.ts';
-import { DAY, scopeHealthStats, type HealthStats } from './health.ts';
+import { scopeHealthStats, type HealthStats } from './health.ts';
+import { DAY } from './model.ts';
 import { collect, mapInParallel } from '../db/query.ts';
 import { repositoriesByApplication, type CodeRepositoryRecord } from '../code-repositories/store.ts';
 import { repositoryView, visibleApplications } from '../code-repositories/code-repositories.ts';

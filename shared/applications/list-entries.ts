@@ -5,7 +5,7 @@ import type { Membership } from '../identity/membership-repository.ts';
 import { fromItem } from '../db/items.ts';
 import type { ApplicationRecord, ApplicationStatus, ApplicationType } from './application-repository.ts';
 import type { LastScanStatus } from './environment-repository.ts';
-import { BUCKET_HEALTH_FIELDS, type BucketHealth } from './health.ts';
+import { BUCKET_HEALTH_FIELDS, type BucketHealth } from './model.ts';
 
 // The compact list indexes (docs/DATA-MODEL.md, Reads): entries of a few hundred bytes carrying what the
 // application and environment lists filter and sort on (shared/db/tables.ts LIST_ENTRY_ATTRIBUTES). A list orders,
