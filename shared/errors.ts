@@ -12,7 +12,7 @@ export class HttpError extends Error {
 }
 
 export const badRequest = (message: string) => new HttpError(400, message);
-/** Deliberately vague, as SPEC 7 asks: the reason is logged, not returned. */
+/** Deliberately vague (docs/API.md, Errors): the reason is logged, not returned. */
 export const unauthorized = (message = 'Unauthorized') => new HttpError(401, message);
 export const forbidden = (message: string) => new HttpError(403, message);
 export const notFound = (message: string) => new HttpError(404, message);

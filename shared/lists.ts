@@ -7,7 +7,7 @@ import { MAX_LIST_FILTER_VALUES } from './limits.ts';
 // number to be <=1000") would all read "Invalid input".
 z.config(en());
 
-// Query parameters, ordering and paging shared by every list operation (SPEC 4.5, 8). Query strings arrive as
+// Query parameters, ordering and paging shared by every list operation (docs/API.md, Lists). Query strings arrive as
 // strings; API Gateway joins a repeated parameter's values with commas, and the local server does the same, so a
 // list parameter is accepted both comma-joined and repeated.
 
@@ -145,7 +145,7 @@ export const enumListParam = <T extends string>(values: readonly [T, ...T[]], fa
     fallback,
   ).check(z.describe(`Comma-delimited, of ${values.join(', ')}.`));
 
-/** The V2 lists' free-text `query` (SPEC 4.2.1 pattern). */
+/** The V2 lists' free-text `query` (docs/API.md, List Environments V2). */
 export const v2QueryParam = (matches: string) =>
   z
     .optional(z.string().check(z.regex(/^[\w\-\s/_.~]*$/, 'must match ^[\\w\\-\\s\\/\\_\\.\\~]*$')))

@@ -422,7 +422,7 @@ export const acceptInvitationRoute: Route = {
   response: 'hawk.AcceptedInvitation',
 };
 
-// ---- Hosted OAS and global configuration (SPEC 4.3; docs/HOSTED-ASSETS.md)
+// ---- Hosted OAS and global configuration (docs/HOSTED-ASSETS.md)
 export const uploadOASForApplicationRoute: Route = {
   operationId: 'uploadOASForApplication',
   method: 'POST',
@@ -518,7 +518,8 @@ export const getGlobalConfigurationRoute: Route = {
   mediaTypes: ['application/json'],
 };
 
-// ---- Organization scan configurations (issue 15; docs/DATA-MODEL.md "Organization scan configurations")
+// ---- Organization scan configurations (docs/DATA-MODEL.md "Organization scan configurations and environment default
+// configurations")
 export const validateScanConfigurationRoute: Route = {
   operationId: 'validateScanConfiguration',
   method: 'POST',
@@ -602,7 +603,7 @@ export const deleteScanConfigurationForOrgRoute: Route = {
   response: 'empty',
 };
 
-// ---- Scan policies (issue 15; docs/SCAN-POLICIES.md)
+// ---- Scan policies (docs/SCAN-POLICIES.md)
 export const allStackHawkScanPoliciesRoute: Route = {
   operationId: 'allStackHawkScanPolicies',
   method: 'GET',
@@ -752,7 +753,7 @@ export const updateAppTechFlagsRoute: Route = {
   response: 'application.UpdateApplicationScanPolicyResponse',
 };
 
-// ---- Repositories (issue 15; docs/DATA-MODEL.md "Repositories")
+// ---- Repositories (docs/DATA-MODEL.md "Repositories")
 export const registerRepositoryRoute: Route = {
   operationId: 'registerRepository',
   method: 'PUT',
@@ -821,7 +822,7 @@ export const listRepoSensitiveDataRoute: Route = {
   response: 'codeWord.ListSensitiveDataWordsResponse',
 };
 
-// ---- Applications, environments and the audit log (SPEC 4.2, 6; docs/DATA-MODEL.md)
+// ---- Applications, environments and the audit log (docs/API.md; docs/DATA-MODEL.md)
 export const createApplicationRoute: Route = {
   operationId: 'createApplication',
   method: 'POST',
@@ -1021,7 +1022,7 @@ export const listAuditActivityRoute: Route = {
   response: 'audit.ListAuditRecordsResponse',
 };
 
-// ---- Teams (SPEC 2.5, 4.4; docs/DATA-MODEL.md "Teams")
+// ---- Teams (docs/API.md "Teams"; docs/DATA-MODEL.md "Teams")
 export const getTeamRoute: Route = {
   operationId: 'getTeam',
   method: 'GET',
@@ -1115,7 +1116,7 @@ export const listTeamsForOrgRoute: Route = {
   response: 'organization.ListTeamsResponse',
 };
 
-// ---- Scans: the scanner reports them, the API reads them (SPEC 1, 2.2, 4.2; docs/DATA-MODEL.md "Scans")
+// ---- Scans: the scanner reports them, the API reads them (docs/DATA-MODEL.md "Scans")
 export const reportScanStartedRoute: Route = {
   operationId: 'reportScanStarted',
   method: 'POST',

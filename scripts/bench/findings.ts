@@ -2,11 +2,11 @@ import { performance } from 'node:perf_hooks';
 import { randomUUID } from 'node:crypto';
 import { benchTenant, measure, type BenchSection } from './harness.ts';
 
-// Findings figures (issue 13): one bulk triage of 100 actions (through the HTTP API), and the organization findings
-// report of an organization with 100,000 current findings (BENCH_FINDINGS to change it): first page and a deep page,
-// JSON and CSV, time to the response headers and to the whole body, every page walked, and the process memory
-// (the local server runs in this process). The report's data is seeded with the repositories' batch writes (scan
-// records, alerts, URIs, messages and finding items as the reporting path writes them), not through HTTP.
+// Findings figures (docs/DATA-MODEL.md, Findings): one bulk triage of 100 actions (through the HTTP API), and the
+// organization findings report of an organization with 100,000 current findings (BENCH_FINDINGS to change it): first
+// page and a deep page, JSON and CSV, time to the response headers and to the whole body, every page walked, and the
+// process memory (the local server runs in this process). The report's data is seeded with the repositories' batch
+// writes (scan records, alerts, URIs, messages and finding items as the reporting path writes them), not through HTTP.
 const FINDINGS = Number(process.env.BENCH_FINDINGS ?? 100_000);
 const ENVIRONMENTS = 50;
 const PLUGINS = 20;

@@ -16,7 +16,8 @@ const OUTSIDE_ROUNDS = 300;
 const IN_PROCESS_ROUNDS = 300;
 const IN_PROCESS_WARMUP_ROUNDS = 100;
 const CPU_SAMPLES = 500;
-// How the code before issue 17's bundling change was bundled (BENCH_COMPARE_WITH checkouts without infra/bundling.ts): ESM.
+// How the code before its bundling change (3585cfe and older) was bundled (BENCH_COMPARE_WITH checkouts without
+// infra/bundling.ts): ESM.
 const ESM_BANNER = "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
 type BundleOptions = Pick<
   BuildOptions,
@@ -142,7 +143,7 @@ export async function measureFirstInvocations(
 
 /**
  * Functions that parse YAML or OpenAPI documents: a YAML parser (yaml, ~110 KB minified) or an OpenAPI validator is
- * most of their bundle, loaded because the operation calls it. The targets of issue 17 (at most 150 KiB, a cold load
+ * most of their bundle, loaded because the operation calls it. The bundle targets (at most 150 KiB, a cold load
  * of at most 100 ms) are for the ordinary functions, every other one; these are reported beside them.
  */
 const DOCUMENT_PARSERS = new Set([

@@ -6,7 +6,7 @@ import { DESCRIPTION_LIMITS, IMPORT_LIMITS, MAX_LIST_FILTER_VALUES, SCAN_CONFIG_
 import { MAX_CONFIGURATION_BYTES } from '../../shared/scan-configurations/inputs.ts';
 import type { BenchContext } from './harness.ts';
 
-// Hostile input (issue 11): for the worst body each parsing operation accepts (and a few it now refuses), the
+// Hostile input (README, Limits): for the worst body each parsing operation accepts (and a few it now refuses), the
 // parse time and peak RSS, each case in a process of its own (scripts/bench/hostile-case.ts); then the same
 // worst bodies end to end over HTTP (storage included), with the server process's RSS growth.
 

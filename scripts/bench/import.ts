@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { benchTenant, type BenchContext, type BenchSection } from './harness.ts';
 
-// ZAP report import figures (issue 14): throughput in instances (findings) per second and peak memory, for the
+// ZAP report import figures (docs/IMPORTS.md): throughput in instances (findings) per second and peak memory, for the
 // largest real sample (scanner/test/fixtures/zap) and a generated report of 50,000 instances (BENCH_IMPORT_INSTANCES
 // to change it), through the import operation (the local server runs in this process: its RSS is sampled) and
 // through the CLI (`hawk-scanner import`, a child process: its peak RSS is read from /proc). The operation takes at

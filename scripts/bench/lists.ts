@@ -3,10 +3,10 @@ import { performance } from 'node:perf_hooks';
 import { benchTenant, measure, type BenchContext } from './harness.ts';
 import type { BenchSection } from './harness.ts';
 
-// List figures (issue 17): p50/p95 latency, DynamoDB read units and calls per request of List Environments V2
-// (every sortField both ways, each filter, deep pages), List Applications V2 and the deprecated lists, at 1,000,
-// 10,000 and 50,000 environments (one organization each, 5 environments per application, half of them scanned,
-// a tenth of the applications owned by a team and one CLOUD application in 50). A second member of no team
+// List figures (docs/DATA-MODEL.md, Reads): p50/p95 latency, DynamoDB read units and calls per request of List
+// Environments V2 (every sortField both ways, each filter, deep pages), List Applications V2 and the deprecated lists,
+// at 1,000, 10,000 and 50,000 environments (one organization each, 5 environments per application, half of them
+// scanned, a tenth of the applications owned by a team and one CLOUD application in 50). A second member of no team
 // measures the team-restricted view. Seeding writes the items the repositories build with BatchWriteItem, many
 // calls in flight. `BENCH_LIST_SCALES=1000,10000` narrows the scales, `BENCH_LIST_CASES=<regular expression>` the
 // cases (by name; the write costs are measured only when they are among them).
@@ -36,8 +36,8 @@ async function seed(ctx: BenchContext, orgId: string, userId: string, envCount: 
   const { applicationPuts, organizationCounterChange } =
     await import('../../shared/applications/application-repository.ts');
   const { environmentPuts } = await import('../../shared/applications/environment-repository.ts');
-  const { addBucketHealth, applicationHealthOf, bucketShare, dayCounterChanges } =
-    await import('../../shared/applications/health.ts');
+  const { dayCounterChanges } = await import('../../shared/applications/health.ts');
+  const { addBucketHealth, applicationHealthOf, bucketShare } = await import('../../shared/applications/model.ts');
   const { newEnvironment } = await import('../../shared/applications/environment-creation.ts');
   const { transactWrite } = await import('../../shared/db/transactions.ts');
   const { batchPut } = await import('../../shared/db/query.ts');
@@ -56,7 +56,7 @@ async function seed(ctx: BenchContext, orgId: string, userId: string, envCount: 
       team?: string;
       applications: number;
       environments: number;
-      health?: import('../../shared/applications/health.ts').BucketHealth;
+      health?: import('../../shared/applications/model.ts').BucketHealth;
     }
   >();
   const scanDays: Parameters<typeof dayCounterChanges>[1] = [];
@@ -166,7 +166,8 @@ const section: BenchSection = {
         scopeObservers.length = 0;
         // A request that fails (e.g. the local server's 29 s limit on an unindexed sort) is recorded, not fatal.
         if (body instanceof Error) return { failed: body.message.slice(0, 200), firstMs: Math.round(firstMs) };
-        // Slow cases (the unindexed ones before issue 17 took seconds) are timed once (the first call) or a few times.
+        // Slow cases (the unindexed ones before the list indexes took seconds) are timed once (the first call) or a few
+        // times.
         const ms = Math.round(firstMs * 100) / 100;
         const timing =
           firstMs > 1000

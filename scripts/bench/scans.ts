@@ -1,9 +1,10 @@
 import { performance } from 'node:perf_hooks';
 import { benchTenant, measure, type BenchSection } from './harness.ts';
 
-// Scan figures (issue 6): the scanner's reporting throughput (alert URIs stored per second, through the HTTP API,
-// batches of 1,000 URIs with about 1 KB of request/response each, sent by one scanner and by four at once), and the
-// read latency of the large scan's alerts, of an alert's first and last page of URIs, and of one finding's message.
+// Scan figures (docs/DATA-MODEL.md, Scans): the scanner's reporting throughput (alert URIs stored per second, through
+// the HTTP API, batches of 1,000 URIs with about 1 KB of request/response each, sent by one scanner and by four at
+// once), and the read latency of the large scan's alerts, of an alert's first and last page of URIs, and of one
+// finding's message.
 const TOTAL_URIS = 20_000;
 const URIS_PER_BATCH = 1_000;
 const PLUGINS = 20;

@@ -62,10 +62,11 @@ const attributes = (item: Record<string, string>) =>
   Object.fromEntries(Object.entries(item).map(([k, v]) => [k, { S: v }]));
 
 /**
- * A data directory from an earlier version whose table lacks indexes added since (issue 17's list indexes): its
- * items get the index keys today's write paths give new items (the backfill of `npm run migrate`), then the
- * indexes are created, which DynamoDB Local fills from those keys. In that order, an interrupted upgrade is
- * simply done again at the next start (the indexes are still missing; items already backfilled are only read).
+ * A data directory from an earlier version whose table lacks indexes added since (the list indexes of
+ * docs/DATA-MODEL.md): its items get the index keys today's write paths give new items (the backfill of `npm run
+ * migrate`), then the indexes are created, which DynamoDB Local fills from those keys. In that order, an interrupted
+ * upgrade is simply done again at the next start (the indexes are still missing; items already backfilled are only
+ * read).
  */
 export async function addMissingIndexes(
   client: DynamoDBClient,

@@ -90,7 +90,7 @@ export interface LocalEngines {
  * DynamoDB Local on `dynamodbPort` (loopback) and s3rver behind the signature check; data under `dir` or temporary.
  * With data under `dir`, the rate-limit table lives in a second DynamoDB Local, in memory, on a free port: every
  * request writes its rate-limit record, and DynamoDB Local on disk commits each write to SQLite with fsyncs, which
- * cost 2-3 GetItems (issue 17's from-outside figures: a raw UpdateItem at 2.4x a GetItem on disk, 1.0x in memory;
+ * cost 2-3 GetItems (the bench's from-outside figures: a raw UpdateItem at 2.4x a GetItem on disk, 1.0x in memory;
  * on AWS a write costs about what a read does). The records are transient anyway (a 60 s window, removed by TTL
  * after two minutes): a restart forgets the last minute's counts, nothing else.
  */

@@ -7,9 +7,10 @@ import { HttpError, notFound, unauthorized } from '../errors.ts';
 /**
  * The application an operation addresses by `{appId}`, if the caller may use the operation on it:
  * - unknown, being deleted, or in an organization the caller is not a member of: 404 (no existence oracle);
- * - the caller lacks the route's permission or the organization's plan has no API access: 401 (SPEC 5.7);
- * - the application belongs to a team the caller is not in, when the operation is team-restricted (SPEC 4.2): 401.
- * `deniedStatus` lets the OpenAPI upload answer 403 instead, as SPEC 7 asks.
+ * - the caller lacks the route's permission or the organization's plan has no API access: 401 (docs/API.md, Errors);
+ * - the application belongs to a team the caller is not in, when the operation is team-restricted: 401
+ *   (docs/API.md, Team rules).
+ * `deniedStatus` lets the OpenAPI upload answer 403 instead (docs/API.md, Errors).
  */
 export async function accessibleApplication(
   caller: Caller,
@@ -33,7 +34,7 @@ export async function accessibleApplication(
   return { app, membership: access.membership };
 }
 
-/** Team rule (SPEC 4.2): a team-owned resource is for that team's members only. */
+/** Team rule (docs/API.md, Team rules): a team-owned resource is for that team's members only. */
 export function canSeeTeamResource(membership: Membership, teamId: string | undefined): boolean {
   return !teamId || membership.teamIds.includes(teamId);
 }

@@ -4,46 +4,18 @@ import { batchGet, getItem } from '../db/query.ts';
 import { batchDelete, deleteFound } from '../db/query.ts';
 import { putNewItem, setAndRemove, type TransactItem } from '../db/transactions.ts';
 import { config } from '../config.ts';
+import { dayCounterChanges, healthUnchanged, healthUpdateParts, type ApplicationHealthUpdate } from './health.ts';
 import {
   addBucketHealth,
   bucketShare,
-  dayCounterChanges,
-  healthUnchanged,
-  healthUpdateParts,
   NO_HEALTH,
-  type ApplicationHealth,
-  type ApplicationHealthUpdate,
+  type ApplicationRecord,
+  type ApplicationStatus,
+  type ApplicationType,
   type BucketHealth,
-} from './health.ts';
+} from './model.ts';
 
-export type ApplicationType = 'STANDARD' | 'CLOUD';
-export type ApplicationStatus = 'ACTIVE' | 'ENV_INCOMPLETE';
-
-/** An application as stored (SPEC 2.1). Environments are separate items in the application's partition. */
-export interface ApplicationRecord {
-  applicationId: string;
-  organizationId: string;
-  name: string;
-  applicationType: ApplicationType;
-  /** ENV_INCOMPLETE while the application has no environment, ACTIVE once it has one. */
-  applicationStatus: ApplicationStatus;
-  cloudScanTarget?: { targetURL: string; isDomainVerified: boolean };
-  dataType?: string;
-  riskLevel?: string;
-  /** The team that owns the application, if any (SPEC 4.2 team rules). Changed only by applicationOwnershipUpdate. */
-  teamId?: string;
-  /** Live environments; every environment create/delete changes it in its own transaction. */
-  environmentCount: number;
-  /** Set when a cascade delete has started: the application is gone for every reader from that moment. */
-  deleting?: boolean;
-  /** Its name has trigram postings (keys.applicationNameIndex); absent: only the entity's own index entry, if any. */
-  nameTrigrams?: boolean;
-  createdAt: number;
-  /** Its live environments' last-scan figures (health.ts), counted in its bucket's aggregates while `healthVersion` is set. */
-  health?: ApplicationHealth;
-  /** Changes with every health write; absent: written before the aggregates, not counted yet (npm run migrate counts it). */
-  healthVersion?: number;
-}
+export type { ApplicationRecord, ApplicationStatus, ApplicationType } from './model.ts';
 
 /** `{ a: 1 }` -> `{ ':a': 1 }`: key attributes as the expression values of an UpdateExpression naming them. */
 const prefixed = (attributes: Record<string, unknown>) =>

@@ -34,7 +34,7 @@ import { teamApplicationAdded } from '../teams/repository.ts';
 import { objectKeys } from '../storage/objects.ts';
 import { deleteObjectsUnder } from '../storage/delete-prefix.ts';
 import { newEnvironment, writeEnvironmentConfig } from './environment-creation.ts';
-import { bucketShare, NO_HEALTH } from './health.ts';
+import { bucketShare, NO_HEALTH } from './model.ts';
 import { applicationTrendRemoval } from '../trends/writes.ts';
 import { deletedApplicationSlot } from '../perch/repository.ts';
 import {
@@ -60,7 +60,8 @@ import type { Caller } from '../http/caller.ts';
 import { repositoriesByApplication, type CodeRepositoryRecord } from '../code-repositories/store.ts';
 import type { Membership } from '../identity/membership-repository.ts';
 
-// Applications (SPEC 2.1, 3, 4.2): create/get/update/delete, the application views and the application lists.
+// Applications (docs/API.md, Applications; Deletes): create/get/update/delete, the application views and the
+// application lists.
 
 /** application.Application: `env` and `envId` only when the view is of one environment. */
 export function toApplication(app: ApplicationRecord, env?: EnvironmentRecord) {
@@ -72,13 +73,13 @@ export function toApplication(app: ApplicationRecord, env?: EnvironmentRecord) {
     applicationStatus: app.applicationStatus,
     organizationId: app.organizationId,
     applicationType: app.applicationType,
-    cloudScanTarget: app.cloudScanTarget ?? {}, // SPEC 2.1: an empty object by default, not absent
+    cloudScanTarget: app.cloudScanTarget ?? {}, // an empty object by default, not absent (docs/API.md, Applications)
     dataType: app.dataType,
     riskLevel: app.riskLevel,
   };
 }
 
-/** SPEC 4.2: what a caller creates belongs to its team. An explicit teamId must be one of the caller's teams. */
+/** What a caller creates belongs to its team (docs/API.md, Team rules); an explicit teamId must be one of them. */
 function owningTeam(membership: Membership, requested: string | null | undefined): string | undefined {
   if (requested) {
     if (!membership.teamIds.includes(requested)) throw badRequest(`teamId: you are not a member of team ${requested}`);
@@ -180,9 +181,10 @@ export async function updateApplication(caller: Caller, appId: string, body: { n
 }
 
 /**
- * SPEC 3: deletes the application with everything it owns. One transaction marks it deleting (it disappears from
- * every read at once) with its APPLICATION_REMOVED entry; its stored objects and partition are then removed, the
- * application record last. If that is interrupted, DELETE again resumes it (without a second audit entry).
+ * deleteApplication (docs/API.md, Deletes): deletes the application with everything it owns. One transaction marks it
+ * deleting (it disappears from every read at once) with its APPLICATION_REMOVED entry; its stored objects and partition
+ * are then removed, the application record last. If that is interrupted, DELETE again resumes it (without a second
+ * audit entry).
  */
 export async function deleteApplication(caller: Caller, appId: string): Promise<void> {
   let { app } = await accessibleApplication(caller, appId, { teamRestricted: true, includeDeleting: true });
@@ -426,10 +428,10 @@ async function applicationsWithStatus(
 }
 
 /**
- * Deprecated List Applications (SPEC 4.2.3): one entry per application-environment (an application without
- * environments alone), by (application name, environment name) or by (application id, environment id). Without
- * appIds or envs filters, the applications are walked in order (compact, every type, the caller's teams) and
- * skipped whole by their entry counts; only the page's applications have their environments read.
+ * Deprecated List Applications (listApplications; docs/API.md, Deprecated lists): one entry per application-environment
+ * (an application without environments alone), by (application name, environment name) or by (application id,
+ * environment id). Without appIds or envs filters, the applications are walked in order (compact, every type, the
+ * caller's teams) and skipped whole by their entry counts; only the page's applications have their environments read.
  */
 export async function listApplicationsV1(caller: Caller, orgId: string, q: ListApplicationsV1Query) {
   const membership = await caller.authorize(orgId);

@@ -25,7 +25,8 @@ import {
   type NameMatch,
 } from './list-entries.ts';
 import { canSeeTeamResource } from './access.ts';
-import { DAY, scopeHealthStats, type HealthStats } from './health.ts';
+import { scopeHealthStats, type HealthStats } from './health.ts';
+import { DAY } from './model.ts';
 import { collect, mapInParallel } from '../db/query.ts';
 import { repositoriesByApplication, type CodeRepositoryRecord } from '../code-repositories/store.ts';
 import { repositoryView, visibleApplications } from '../code-repositories/code-repositories.ts';
@@ -45,9 +46,9 @@ import {
 import type { Caller } from '../http/caller.ts';
 import type { Membership } from '../identity/membership-repository.ts';
 
-// List Environments V2 (SPEC 4.2.1). Every order and filter is served from the compact list indexes
-// (list-entries.ts, docs/DATA-MODEL.md Reads): an order an index keeps is walked only as far as the page; a filter
-// with an index reads only what matches; whole items are read for the returned page alone.
+// List Environments V2 (listEnvsV2; docs/API.md, List Environments V2). Every order and filter is served from the
+// compact list indexes (list-entries.ts, docs/DATA-MODEL.md Reads): an order an index keeps is walked only as far as
+// the page; a filter with an index reads only what matches; whole items are read for the returned page alone.
 
 type EnvSortField = (typeof ENV_SORT_FIELDS)[number];
 type EnvListQuery = ListEnvironmentsV2Query;
@@ -639,7 +640,7 @@ async function pageItems(
   });
 }
 
-/** The environment view (application_view.EnvironmentView, SPEC 2.2); last-scan fields stay empty until a scan. */
+/** The environment view (application_view.EnvironmentView; docs/API.md, Environments): no last scan, empty fields. */
 function toEnvironmentView({ env, app }: Joined, repos: RepositoriesByApp, mappedApps: Map<string, ApplicationRecord>) {
   const mapped = repos.get(env.applicationId) ?? [];
   return {

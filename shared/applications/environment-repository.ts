@@ -9,9 +9,8 @@ import {
   applicationEnvironmentCountChange,
   nameIndexChange,
   organizationCounterChange,
-  type ApplicationRecord,
-  type ApplicationType,
 } from './application-repository.ts';
+import type { ApplicationRecord, EnvironmentRecord, LastScan } from './model.ts';
 import type { RiskSeverity } from '../scans/inputs.ts';
 import {
   applicationForHealth,
@@ -22,45 +21,7 @@ import {
 import { notFound } from '../errors.ts';
 import { environmentTrendRemoval } from '../trends/writes.ts';
 
-/** Last-scan status as the environment view reports it (application_view.EnvironmentView.lastScanStatus). */
-export type LastScanStatus = 'COMPLETED' | 'ERROR' | 'STARTED';
-
-/** The most recent scan of an environment, written by the scan-results issue through environmentLastScanUpdate. */
-export interface LastScan {
-  lastScanId: string;
-  lastScanStatus: LastScanStatus;
-  /** Milliseconds since the epoch. */
-  lastScanTimestamp: number;
-  lastScanCompletedTimestamp?: number;
-  lastScanDuration?: number;
-  lastScanTotalUntriaged?: number;
-  lastScanHighUntriaged?: number;
-  lastScanMediumUntriaged?: number;
-  lastScanLowUntriaged?: number;
-  latestScanConfigHash?: string;
-  lastScanHawkscanVersion?: string;
-  /** DEFAULT, REST, GRAPHQL, GRPC or SOAP: what the last scan's configuration scans. */
-  latestScanType?: string;
-}
-
-/** An environment as stored (SPEC 2.2/2.3); its team is its application's (lists join the two). */
-export interface EnvironmentRecord extends Partial<LastScan> {
-  environmentId: string;
-  applicationId: string;
-  organizationId: string;
-  name: string;
-  /** Copied from the application (never changes after creation) so that lists can filter without a join. */
-  applicationType: ApplicationType;
-  deleting?: boolean;
-  /** Its name has trigram postings (keys.environmentNameIndex); absent: only the entity's own index entry, if any. */
-  nameTrigrams?: boolean;
-  createdAt: number;
-  /**
-   * The S3 object holding the default configuration set by POST .../config/default; absent: the one written when
-   * the environment was created (objectKeys.environmentConfig).
-   */
-  defaultConfigKey?: string;
-}
+export type { EnvironmentRecord, LastScan, LastScanStatus } from './model.ts';
 
 /** The gsi1 partition of environments without scans (the LAST_SCAN_STATUS_UNSPECIFIED filter). */
 export const NO_SCAN_STATUS = 'NONE';

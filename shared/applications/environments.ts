@@ -25,8 +25,8 @@ import { getScans } from '../scans/repository.ts';
 import { currentStats, scanAlertStats } from '../scans/scans.ts';
 import type { Caller } from '../http/caller.ts';
 
-// Environments (SPEC 2.2-2.4, 3, 4.2): create/update/delete, lookup by name for the scanner, and the deprecated
-// list (List Environments V2: environment-list.ts).
+// Environments (docs/API.md, Environments; Deletes): create/update/delete, lookup by name for the scanner, and the
+// deprecated list (List Environments V2: environment-list.ts).
 
 const MAX_ATTEMPTS = 8;
 const RETRY_BUDGET_MS = 8_000;
@@ -144,8 +144,9 @@ export async function updateEnvironment(caller: Caller, appId: string, envId: st
 }
 
 /**
- * SPEC 3: deletes the environment and its scan results. Like an application delete: one transaction hides it
- * (with ENVIRONMENT_REMOVED), then its data goes; a retried DELETE of an interrupted delete resumes it.
+ * deleteEnvironment (docs/API.md, Deletes): deletes the environment and its scan results. Like an application delete:
+ * one transaction hides it (with ENVIRONMENT_REMOVED), then its data goes; a retried DELETE of an interrupted delete
+ * resumes it.
  */
 export async function deleteEnvironment(caller: Caller, appId: string, envId: string): Promise<void> {
   const found = await accessibleEnvironment(caller, appId, envId, { teamRestricted: true, includeDeleting: true });
@@ -179,9 +180,9 @@ export async function deleteEnvironment(caller: Caller, appId: string, envId: st
   await deleteEnvironmentData(appId, envId);
 }
 
-// ---- Deprecated List Environments (SPEC 4.2.4)
+// ---- Deprecated List Environments (listEnvironments; docs/API.md, Deprecated lists)
 
-/** The application's environments (application.Environment, SPEC 2.3); filtered to nothing for non-team members. */
+/** The application's environments (docs/API.md, Environments); filtered to nothing for non-team members. */
 export async function listEnvironmentsV1(caller: Caller, appId: string, q: ListEnvironmentsV1Query) {
   const { app, membership } = await accessibleApplication(caller, appId, { teamRestricted: false });
   const names = q.envs.map((n) => n.toLowerCase());
@@ -217,7 +218,7 @@ export async function listEnvironmentsV1(caller: Caller, appId: string, q: ListE
             applicationId: env.applicationId,
             configHash: env.latestScanConfigHash,
             version: env.lastScanHawkscanVersion,
-            timestamp: Math.floor((env.lastScanTimestamp ?? 0) / 1000), // SPEC 2.4: seconds
+            timestamp: Math.floor((env.lastScanTimestamp ?? 0) / 1000), // seconds (docs/API.md, Environments)
             alertStats: alertStats.get(env.lastScanId),
           }
         : undefined,

@@ -3,8 +3,20 @@ import { getItem, queryAll } from '../db/query.ts';
 import { fromItem } from '../db/items.ts';
 import { config } from '../config.ts';
 import { setAndRemove, type TransactItem } from '../db/transactions.ts';
-import type { ApplicationRecord, ApplicationType } from './application-repository.ts';
-import type { EnvironmentRecord, LastScan } from './environment-repository.ts';
+import {
+  addBucketHealth,
+  applicationHealthOf,
+  bucketShare,
+  DAY,
+  environmentHealth,
+  NO_HEALTH,
+  type ApplicationHealth,
+  type ApplicationRecord,
+  type ApplicationType,
+  type BucketHealth,
+  type EnvironmentRecord,
+  type LastScan,
+} from './model.ts';
 
 // Health aggregates (docs/DATA-MODEL.md, Health aggregates): List Environments V2's includeAppHealthStats over a
 // caller's whole scope without reading its environments. Each application keeps the sums of its live environments'
@@ -14,91 +26,8 @@ import type { EnvironmentRecord, LastScan } from './environment-repository.ts';
 // existence or owner, changes them in its own transaction, conditioned on the application's `healthVersion`, so they
 // stay exact under concurrent writes.
 
-export const DAY = 24 * 60 * 60 * 1000;
 /** Day counters older than this many days before a write are never read again (reads look 30 days back): not kept. */
 const KEPT_DAYS = 31;
-
-/** An environment's or application's figures: untriaged findings of the last scan(s), errored ones, newest scan start. */
-export interface ApplicationHealth {
-  high: number;
-  medium: number;
-  low: number;
-  total: number;
-  /** Environments whose last scan errored. */
-  failed: number;
-  /** Newest last-scan start (ms) of its environments; 0: none scanned. */
-  scannedAt: number;
-}
-
-/** A bucket's sums (organization counter fields), or a change of them. */
-export interface BucketHealth {
-  untriagedHigh: number;
-  untriagedMedium: number;
-  untriagedLow: number;
-  untriagedTotal: number;
-  failedScans: number;
-  /** Applications with a scanned environment. */
-  scannedApplications: number;
-  /** Applications with at least one environment (the stats' totalApps). */
-  activeApplications: number;
-}
-
-export const NO_HEALTH: ApplicationHealth = { high: 0, medium: 0, low: 0, total: 0, failed: 0, scannedAt: 0 };
-export const BUCKET_HEALTH_FIELDS = [
-  'untriagedHigh',
-  'untriagedMedium',
-  'untriagedLow',
-  'untriagedTotal',
-  'failedScans',
-  'scannedApplications',
-  'activeApplications',
-] as const;
-
-/** What one environment's last scan contributes (nothing without one). */
-export function environmentHealth(scan: Partial<LastScan> | undefined): ApplicationHealth {
-  return {
-    high: scan?.lastScanHighUntriaged ?? 0,
-    medium: scan?.lastScanMediumUntriaged ?? 0,
-    low: scan?.lastScanLowUntriaged ?? 0,
-    total: scan?.lastScanTotalUntriaged ?? 0,
-    failed: scan?.lastScanStatus === 'ERROR' ? 1 : 0,
-    scannedAt: scan?.lastScanTimestamp ?? 0,
-  };
-}
-
-/** The application's figures from its environments' last scans. */
-export function applicationHealthOf(envs: Partial<LastScan>[]): ApplicationHealth {
-  const sum = { ...NO_HEALTH };
-  for (const env of envs) {
-    const h = environmentHealth(env);
-    sum.high += h.high;
-    sum.medium += h.medium;
-    sum.low += h.low;
-    sum.total += h.total;
-    sum.failed += h.failed;
-    sum.scannedAt = Math.max(sum.scannedAt, h.scannedAt);
-  }
-  return sum;
-}
-
-/** What an application with `health` and `active` (has environments) adds to its bucket's sums (sign -1: removes). */
-export function bucketShare(health: ApplicationHealth, active: boolean, sign: 1 | -1 = 1): BucketHealth {
-  return {
-    untriagedHigh: sign * health.high,
-    untriagedMedium: sign * health.medium,
-    untriagedLow: sign * health.low,
-    untriagedTotal: sign * health.total,
-    failedScans: sign * health.failed,
-    scannedApplications: sign * (health.scannedAt > 0 ? 1 : 0),
-    activeApplications: sign * (active ? 1 : 0),
-  };
-}
-
-export function addBucketHealth(a: BucketHealth | undefined, b: BucketHealth | undefined): BucketHealth | undefined {
-  if (!a) return b;
-  if (!b) return a;
-  return Object.fromEntries(BUCKET_HEALTH_FIELDS.map((f) => [f, a[f] + b[f]])) as unknown as BucketHealth;
-}
 
 const dayOf = (ms: number) => Math.floor(ms / DAY);
 

@@ -17,8 +17,9 @@ import {
 } from '../lists.ts';
 import { UUID } from '../input/uuid.ts';
 
-// Request inputs of the application, environment and audit operations (SPEC 4.2, 4.5, 6): the route table names
-// these schemas, the domain modules take their outputs. Kept free of storage imports so the route table stays light.
+// Request inputs of the application, environment and audit operations (docs/API.md, Applications, Environments, Lists):
+// the route table names these schemas, the domain modules take their outputs. Kept free of storage imports so the route
+// table stays light.
 
 /** Builds a schema at load, marked side-effect free: bundlers drop the schemas a function never uses (esbuild honours the mark only in the same file). */
 const schema = /* @__NO_SIDE_EFFECTS__ */ <T>(build: () => T): T => build();
@@ -58,7 +59,7 @@ const optionalEnum = <T extends string>(values: readonly [T, ...T[]]) =>
     z.transform((v) => v || undefined),
   );
 
-/** application.NewApplicationRequest; unknown fields are ignored, and nothing is required (SPEC 4.2). */
+/** application.NewApplicationRequest; unknown fields are ignored, nothing is required (docs/API.md, Applications). */
 export const createApplicationBody = schema(() =>
   z.object({
     name: z.nullish(applicationNameSchema),
@@ -112,7 +113,7 @@ export const APP_SORT_FIELDS = [
   'thirtyDayCommitActivity',
 ] as const;
 
-/** SPEC 4.2.2 */
+/** listAppsV2 (docs/API.md, List Applications V2) */
 export const listApplicationsV2Query = schema(() =>
   z.object({
     query: v2QueryParam('the application name'),
@@ -129,7 +130,7 @@ export const listApplicationsV2Query = schema(() =>
 );
 export type ListApplicationsV2Query = z.output<typeof listApplicationsV2Query>;
 
-/** SPEC 4.2.3 (deprecated) */
+/** listApplications, deprecated (docs/API.md, Deprecated lists) */
 export const listApplicationsV1Query = schema(() =>
   z.object({
     appIds: uuidListParam(),
@@ -171,7 +172,7 @@ const LAST_SCAN_DATES = [
   'OVER_30_DAYS',
 ] as const;
 
-/** SPEC 4.2.1 */
+/** listEnvsV2 (docs/API.md, List Environments V2) */
 export const listEnvironmentsV2Query = schema(() =>
   z.object({
     query: v2QueryParam('the application or environment name'),
@@ -193,7 +194,7 @@ export const listEnvironmentsV2Query = schema(() =>
 );
 export type ListEnvironmentsV2Query = z.output<typeof listEnvironmentsV2Query>;
 
-/** SPEC 4.2.4 (deprecated) */
+/** listEnvironments, deprecated (docs/API.md, Deprecated lists) */
 export const listEnvironmentsV1Query = schema(() =>
   z.object({
     envs: nameListParam(),

@@ -5,7 +5,7 @@ import type { Membership } from '../identity/membership-repository.ts';
 import { fromItem } from '../db/items.ts';
 import type { ApplicationRecord, ApplicationStatus, ApplicationType } from './application-repository.ts';
 import type { LastScanStatus } from './environment-repository.ts';
-import { BUCKET_HEALTH_FIELDS, type BucketHealth } from './health.ts';
+import { BUCKET_HEALTH_FIELDS, type BucketHealth } from './model.ts';
 
 // The compact list indexes (docs/DATA-MODEL.md, Reads): entries of a few hundred bytes carrying what the
 // application and environment lists filter and sort on (shared/db/tables.ts LIST_ENTRY_ATTRIBUTES). A list orders,
@@ -341,7 +341,7 @@ export async function* mergeOrdered(streams: AsyncIterable<ListEntry>[], forward
 }
 
 /**
- * What a caller's list may show of an organization (SPEC 4.2 team rules, the applicationTypes and teamIds
+ * What a caller's list may show of an organization (docs/API.md, Team rules; the applicationTypes and teamIds
  * filters): the selected (type, team) buckets with their counts, and a test of an entry by its application. Entries
  * carry their type; the team is the application's, so when some buckets are hidden from the caller by team, the
  * ids of the smaller side (hidden or shown applications) are read from the per-bucket index (compact).
@@ -358,7 +358,7 @@ export interface ListScope {
   applicationKeep(): Promise<(appId: string) => boolean>;
 }
 
-/** The owning teams (undefined: unowned) whose applications the caller sees under a teamIds filter (SPEC 4.2). */
+/** The owning teams (undefined: unowned) whose applications a teamIds filter shows (docs/API.md, Team rules). */
 export function visibleTeams(membership: Membership, teamIds: string[]): (string | undefined)[] {
   return teamIds.length ? teamIds.filter((t) => membership.teamIds.includes(t)) : [undefined, ...membership.teamIds];
 }

@@ -1,4 +1,4 @@
-// User-activity types (SPEC 6 and the public API's audit log).
+// User-activity types (docs/API.md, Activity log; and the public API's audit log).
 export const ACTIVITY_TYPES = [
   'APPLICATION_ADDED',
   'APPLICATION_MODIFIED',

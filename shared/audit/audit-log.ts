@@ -2,7 +2,8 @@ import { auditEntriesOfOrg } from './repository.ts';
 import { pageOf, v1NextPageToken } from '../lists.ts';
 import type { AuditListQuery } from '../applications/inputs.ts';
 
-// GET /api/v1/org/{orgId}/audit: the organization's user-activity entries (SPEC 6, audit.ListAuditRecordsResponse).
+// GET /api/v1/org/{orgId}/audit: the organization's user-activity entries (listAuditActivity,
+// audit.ListAuditRecordsResponse; docs/API.md, Activity log).
 
 export async function listAuditRecords(orgId: string, q: AuditListQuery) {
   const types = new Set<string>(q.types);

@@ -4,9 +4,9 @@ import { putNewItem, transactWrite, type TransactItem } from '../db/transactions
 import { getUser } from '../identity/user-repository.ts';
 import type { ActivityType } from './activity-types.ts';
 
-// SPEC 6: every mutation writes its user-activity entry in the same DynamoDB transaction as the change, so there
-// is never a change without its entry nor an entry without its change. Domain code builds its writes, adds
-// `await auditEntry(...)` to them and commits them with `transactWrite`.
+// docs/API.md, Activity log: every mutation writes its user-activity entry in the same DynamoDB transaction as the
+// change, so there is never a change without its entry nor an entry without its change. Domain code builds its writes,
+// adds `await auditEntry(...)` to them and commits them with `transactWrite`.
 export { transactWrite, type TransactItem };
 
 export interface AuditRecord {

@@ -7,8 +7,8 @@ import { isPermission, type Permission } from '../identity/permissions.ts';
 // optional) and nothing else, so `alg: none`, other algorithms and extensions (crit, b64, jku...) are refused
 // before any signature check. Signed and verified with node:crypto's HMAC, synchronously: jose (which the tests
 // still use to check these tokens independently) computes HS256 through WebCrypto, a thread-pool job per sign or
-// verify; every request verifies one, and that cost ~0.15 ms of CPU per request and a thread hop (issue 17's
-// profile: 1.57-1.68 -> 1.41-1.43 ms CPU per GET /api/v1/app/{appId}, p50 2.32 -> 2.22 ms, in one run).
+// verify; every request verifies one, and that cost ~0.15 ms of CPU per request and a thread hop (a profile of
+// the request path: 1.57-1.68 -> 1.41-1.43 ms CPU per GET /api/v1/app/{appId}, p50 2.32 -> 2.22 ms, in one run).
 const ISSUER = 'hawk-api';
 const ALGORITHM = 'HS256';
 const HEADER = Buffer.from(JSON.stringify({ alg: ALGORITHM, typ: 'JWT' })).toString('base64url');

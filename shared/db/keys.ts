@@ -291,7 +291,7 @@ export const keys = {
   /** Claims a team name inside its organization (names are unique per organization, case-insensitively). */
   teamName: (orgId: string, name: string) => ({ pk: `ORG#${orgId}`, sk: `TEAMNAME#${name.toLowerCase()}` }),
 
-  // ---- Named documents of an organization (docs/DATA-MODEL.md, Organization scan configurations and policies):
+  // ---- Named documents of an organization (docs/DATA-MODEL.md, Organization scan configurations):
   // the metadata of each in its organization's partition, the text in S3 (`objectKey`). Names are case-sensitive.
   organizationAsset: (orgId: string, kind: 'configuration' | 'policy', name: string) => ({
     pk: `ORG#${orgId}`,

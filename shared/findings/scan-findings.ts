@@ -1,20 +1,14 @@
 import { SEVERITIES, type Severity } from '../scans/inputs.ts';
 import { normalizedPath } from './finding-identity.ts';
 import { findingsOfEnvironment, getTriageVersion, rulesOfEnvironment, type FindingRecord } from './repository.ts';
-import { TRIAGE_STATUSES, type TriageStatus } from './statuses.ts';
+import { TRIAGE_STATUSES, type StatusCounts, type TriageStats } from './statuses.ts';
 import { environmentTrendTotal } from '../trends/writes.ts';
 import { countedUrisOfScan, type AlertRecord, type ScanRecord } from '../scans/repository.ts';
 
 // What a scan's end records about its findings (docs/DATA-MODEL.md, Findings): each finding's first and last seen
 // and its URIs in the scan, and the scan's findings by triage status, from the rules in force at that moment.
 
-export type StatusCounts = Record<TriageStatus, number>;
-
-/** Findings by triage status and severity, and by plugin and triage status (ScanStats, frozen with them). */
-export interface TriageStats {
-  byStatus: Record<TriageStatus, Record<Severity, number>>;
-  byPluginStatus: Record<string, StatusCounts>;
-}
+export type { StatusCounts, TriageStats } from './statuses.ts';
 
 /** A plugin's counts: own entries only, since plugin ids are report text ("constructor" is a valid one). */
 export const pluginCounts = (stats: Pick<TriageStats, 'byPluginStatus'> | undefined, pluginId: string) =>

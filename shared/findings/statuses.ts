@@ -15,3 +15,11 @@ export function reportStatus(status: TriageStatus): 'NEW' | 'FALSE_POSITIVE' | '
 }
 
 export type CountsBySeverity = Record<Severity, number>;
+
+export type StatusCounts = Record<TriageStatus, number>;
+
+/** Findings by triage status and severity, and by plugin and triage status (ScanStats, frozen with them). */
+export interface TriageStats {
+  byStatus: Record<TriageStatus, Record<Severity, number>>;
+  byPluginStatus: Record<string, StatusCounts>;
+}

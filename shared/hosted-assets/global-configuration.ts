@@ -8,9 +8,10 @@ import type { Caller } from '../http/caller.ts';
 import { configNameSchema } from './inputs.ts';
 import type { Permission } from '../identity/permissions.ts';
 
-// Global HawkScan configurations (SPEC 4.3): YAML files operators publish by name with the admin CLI, which any
-// user permitted to read scan configuration in some organization may fetch. They belong to no organization.
-// Publishing (which parses YAML) is in global-configuration-admin.ts, so the download function bundles no YAML parser.
+// Global HawkScan configurations (docs/HOSTED-ASSETS.md, Global configuration): YAML files operators publish by name
+// with the admin CLI, which any user permitted to read scan configuration in some organization may fetch. They belong
+// to no organization. Publishing (which parses YAML) is in global-configuration-admin.ts, so the download function
+// bundles no YAML parser.
 
 export function validName(name: string): string {
   const parsed = configNameSchema.safeParse(name);

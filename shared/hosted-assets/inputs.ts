@@ -16,7 +16,7 @@ const schema = /* @__NO_SIDE_EFFECTS__ */ <T>(build: () => T): T => build();
 export const MAX_DESCRIPTION_BYTES = DESCRIPTION_LIMITS.maxBytes;
 export const DESCRIPTION_CONTENT_TYPES = ['text/plain', 'application/x-yaml', 'application/yaml', 'application/json'];
 
-/** SPEC 8: at most 64 characters, letters, digits, `_` and `-`. */
+/** At most 64 characters (docs/API.md, Limits), letters, digits, `_` and `-`. */
 export const configNameSchema = schema(() =>
   z
     .string()

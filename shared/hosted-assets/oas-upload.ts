@@ -16,11 +16,11 @@ import {
   type HostedDescriptionRecord,
 } from './repository.ts';
 
-// POST /api/v1/oas/{appId}/upload (SPEC 4.3 rules 1-4): kept apart from the other OAS operations because the
-// validator it needs is most of its Lambda bundle.
+// POST /api/v1/oas/{appId}/upload (docs/HOSTED-ASSETS.md, Uploading a description): kept apart from the other
+// OAS operations because the validator it needs is most of its Lambda bundle.
 
 /**
- * Validates and stores an application's description, replacing the current one (SPEC 4.3 rules 1-4). The new
+ * Validates and stores an application's description, replacing the current one (uploadOASForApplication). The new
  * version is written to S3 under a key of its own first; then one transaction makes it current and writes the
  * audit entry; only then is the replaced version deleted. Readers follow the metadata item, so they see the old
  * description or the new one, never a partial one, and a failed commit leaves the old one in place.

@@ -20,8 +20,8 @@ import {
   type MappedDescription,
 } from './repository.ts';
 
-// Hosted API descriptions (SPEC 4.3): one uploaded OpenAPI description per application, its oasId being the
-// application id, plus the repository-sourced descriptions an application includes (its OAS mapping). The upload
+// Hosted API descriptions (docs/HOSTED-ASSETS.md): one uploaded OpenAPI description per application, its oasId being
+// the application id, plus the repository-sourced descriptions an application includes (its OAS mapping). The upload
 // is in oas-upload.ts, so that only its Lambda bundles the validator.
 
 /** Repository-sourced descriptions one application may include: keeps the mapping item far below 400 KB. */
@@ -81,7 +81,7 @@ const uploadedAsset = (oasId: string): OasAsset => ({
 });
 
 /**
- * The organization's hosted descriptions the caller may see (team rules, SPEC 4.2), as `OASAsset`s: each uploaded
+ * The organization's hosted descriptions the caller may see (docs/API.md, Team rules), as `OASAsset`s: each uploaded
  * description (no repository), and each description a registered repository lists (PUT /api/v1/org/{orgId}/repos
  * `openApiSpecs`) with its repository and path. A `repoIds` filter keeps only the latter, of those repositories.
  */

@@ -14,10 +14,10 @@ import {
 } from '../input/documents.ts';
 import { DESCRIPTION_LIMITS, DESCRIPTION_VALIDATION } from '../limits.ts';
 
-// Validation of an uploaded API description (SPEC 4.3 rule 1), before anything is stored: YAML or JSON syntax,
-// the SPEC's own rules (OpenAPI 3.0 or 3.1; `openapi`, `info` and `paths` present), then the structural
-// validation of @readme/openapi-parser (the OpenAPI JSON Schemas plus its semantic rules). Every failure is a
-// 400 whose message says what is wrong and where: a JSON pointer and, when it can be traced, the line.
+// Validation of an uploaded API description (docs/HOSTED-ASSETS.md, Uploading a description), before anything is
+// stored: YAML or JSON syntax, the upload's own rules (OpenAPI 3.0 or 3.1; `openapi`, `info` and `paths` present), then
+// the structural validation of @readme/openapi-parser (the OpenAPI JSON Schemas plus its semantic rules). Every failure
+// is a 400 whose message says what is wrong and where: a JSON pointer and, when it can be traced, the line.
 // It runs in a worker thread with a hard time limit and its own heap limit: the input limits keep common
 // descriptions fast, but validation's cost depends on the document's shape (thousands of parameters of one
 // operation, thousands of schema errors), and a synchronous validator cannot otherwise be stopped.

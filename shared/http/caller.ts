@@ -25,7 +25,7 @@ export interface Caller {
    * operations addressed to it.
    */
   access(orgId: string, applicationId?: string): Promise<OrganizationAccess>;
-  /** The caller's membership, or 401 when access is not granted (SPEC 5.7: deliberately vague). */
+  /** The caller's membership, or 401 when access is not granted (deliberately vague: docs/API.md, Errors). */
   authorize(orgId: string): Promise<Membership>;
 }
 

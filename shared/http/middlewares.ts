@@ -196,8 +196,8 @@ export function authentication(route: Route): Middleware {
 }
 
 /**
- * The request's first round trip: the rate-limit update (SPEC 8: per user for every authenticated operation; per
- * API key and per source address for login) and, beside it, the reads the operation needs before its
+ * The request's first round trip: the rate-limit update (docs/API.md, Limits: per user for every authenticated
+ * operation; per API key and per source address for login) and, beside it, the reads the operation needs before its
  * authorization decision (prefetch.ts). A refused request counts against the limit as any other, and gets its 429
  * before anything it read is used.
  */

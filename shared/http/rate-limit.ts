@@ -4,7 +4,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { createClient } from '../db/client.ts';
 import { config } from '../config.ts';
 
-// Sliding-window rate limit (SPEC 8) with one-second resolution: at most `limit` admissions in any 60
+// Sliding-window rate limit (docs/API.md, Limits) with one-second resolution: at most `limit` admissions in any 60
 // consecutive seconds, exact across concurrent Lambdas. One record per subject holds a count per second of the
 // last minute and their running total. Every write is conditional on the state it was computed from, so a burst
 // can never be over-admitted:

@@ -8,7 +8,7 @@ import { config } from '../config.ts';
 export interface Organization {
   organizationId: string;
   name: string;
-  /** SPEC 1: only organizations whose plan has API access may be reached through the API. */
+  /** Only organizations whose plan has API access may be reached through the API (docs/API.md, Sessions). */
   apiAccess: boolean;
   createdAt: number;
 }

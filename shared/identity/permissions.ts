@@ -1,6 +1,6 @@
-// The permission names of SPEC 5.6 plus those the public API uses for scans, audit, organization scan
-// configurations, scan policies and repositories. A membership carries a
-// subset; the route table names the one each operation needs.
+// The permission names of docs/API.md, Permissions: the application, scan configuration and team ones plus those the
+// public API uses for scans, audit, organization scan configurations, scan policies and repositories. A membership
+// carries a subset; the route table names the one each operation needs.
 export const PERMISSIONS = [
   'read:application',
   'write:application',

@@ -14,11 +14,11 @@ import type { Permission } from './permissions.ts';
 import { revokedHere } from './revocations.ts';
 import { isSsoSessionId, refreshSsoSession } from '../sso/sessions.ts';
 
-// Sessions: an API key is exchanged for a 30-minute access token, which refresh extends (SPEC 5).
+// Sessions: an API key is exchanged for a 30-minute access token, which refresh extends (docs/API.md, Sessions).
 
 /**
- * Organizations the user may reach through the API (SPEC 1: the plan must have API access). `user`: the user's
- * item when the caller has read it, whose organization ids spare the index query (membership-repository.ts).
+ * Organizations the user may reach through the API (docs/API.md, Sessions: the plan must have API access). `user`: the
+ * user's item when the caller has read it, whose organization ids spare the index query (membership-repository.ts).
  */
 export async function apiOrganizationsOf(userId: string, user?: User) {
   const { memberships, organizations: all } = await membershipsAndOrganizationsOf(userId, user);
@@ -32,7 +32,7 @@ export async function apiOrganizationsOf(userId: string, user?: User) {
 
 /**
  * Not tied to an organization, so the route's permission is required in at least one organization whose plan
- * has API access; otherwise 401, like any insufficient authentication (SPEC 5.7).
+ * has API access; otherwise 401, like any insufficient authentication (docs/API.md, Errors).
  */
 export async function requirePermissionInSomeOrganization(caller: Caller, permission: Permission): Promise<void> {
   // A key narrowed to one application reaches only operations addressed to it.

@@ -1,5 +1,5 @@
 import { getApplications } from '../applications/application-repository.ts';
-import { NO_HEALTH } from '../applications/health.ts';
+import { NO_HEALTH } from '../applications/model.ts';
 import { environmentEntries, listScope, type ListEntry } from '../applications/list-entries.ts';
 import { APPLICATION_TYPES } from '../applications/inputs.ts';
 import { currentScanOf } from '../findings/report.ts';

@@ -116,7 +116,8 @@ async function storeAlert(scan: ScanRecord, reported: ReportedAlert, deadline: n
  * POST /api/v1/scan/{scanId}/alerts: every alert's URIs are stored (4 alerts at a time), then one transaction
  * counts the whole request (shared/limits.ts FINDINGS_REPORT_LIMITS keeps it within one transaction and the
  * Lambda timeout). A request that fails before counting leaves only invisible items; one that loses the race
- * with completion removes them. A report with a `reportId` the scan has counted is not counted again. Not audited: SPEC lists no type for it, and SCAN_STARTED/SCAN_COMPLETED bracket it.
+ * with completion removes them. A report with a `reportId` the scan has counted is not counted again. Not audited:
+ * docs/API.md, Activity log names no type for it, and SCAN_STARTED/SCAN_COMPLETED bracket it.
  */
 export async function reportScanAlerts(caller: Caller, scanId: string, readBody: () => Promise<ScanAlertsBody>) {
   const { scan } = await accessibleScan(caller, scanId); // before the (up to 4 MiB) body is parsed

@@ -7,8 +7,7 @@ import { batchDelete, batchGet, batchPut, deleteFound, queryAll, queryItems } fr
 import { putNewItem, type TransactItem } from '../db/transactions.ts';
 import { config } from '../config.ts';
 import type { Severity } from './inputs.ts';
-import type { TriageStats } from '../findings/scan-findings.ts';
-import type { TriageStatus } from '../findings/statuses.ts';
+import type { TriageStats, TriageStatus } from '../findings/statuses.ts';
 
 // Scans, their alerts, alert URIs and messages, and configuration uses (docs/DATA-MODEL.md, Scans).
 

@@ -92,7 +92,7 @@ export function severityMap(counts: Partial<Record<Severity, number>>): Record<s
   return map;
 }
 
-/** The environment's last-scan fields (SPEC 2.2) describing this scan; untriaged = UNKNOWN and ADD_COMMENT findings. */
+/** The environment's last-scan fields (docs/API.md, Environments) of this scan; untriaged: UNKNOWN and ADD_COMMENT. */
 export function lastScanOf(scan: ScanRecord): LastScan {
   const untriaged = untriagedOf(scan.stats);
   return {

@@ -2,12 +2,12 @@
 export type OrganizationAssetKind = 'configuration' | 'policy';
 
 // Every S3 object key is built here. All of an application's assets live under one prefix, so deleting an
-// application removes them with one prefix listing (SPEC 3).
+// application removes them with one prefix listing (docs/API.md, Deletes).
 export const objectKeys = {
   applicationPrefix: (appId: string) => `apps/${appId}/`,
   /**
    * One stored version of an application's uploaded OpenAPI description. The application has one current
-   * description (SPEC 4.3 rule 2): its metadata item names the current version (docs/HOSTED-ASSETS.md).
+   * description (one per application): its metadata item names the current version (docs/HOSTED-ASSETS.md).
    */
   hostedDescription: (appId: string, version: string) => `apps/${appId}/oas/${version}`,
   /** Everything stored for one environment (removed when the environment is deleted). */

@@ -3,8 +3,8 @@ import { pageSizeParam, pageTokenParam, uuidSchema } from '../lists.ts';
 import { MAX_PATTERN_LENGTH } from '../limits.ts';
 import { displayableText } from '../input/names.ts';
 
-// Request inputs of the team operations (SPEC 2.5, 4.4): the route table names these schemas, shared/teams.ts takes
-// their outputs. Kept free of storage imports so the route table stays light.
+// Request inputs of the team operations (docs/API.md, Teams): the route table names these schemas, shared/teams.ts
+// takes their outputs. Kept free of storage imports so the route table stays light.
 
 /** Builds a schema at load, marked side-effect free: bundlers drop the schemas a function never uses (esbuild honours the mark only in the same file). */
 const schema = /* @__NO_SIDE_EFFECTS__ */ <T>(build: () => T): T => build();

@@ -8,7 +8,7 @@ import { putNewItem, setAndRemove, type TransactItem } from '../db/transactions.
 import { config } from '../config.ts';
 
 /**
- * A team as stored (SPEC 2.5): the authoritative member and application lists. Memberships (`teamIds`) and
+ * A team as stored (docs/API.md, Teams): the authoritative member and application lists. Memberships (`teamIds`) and
  * applications (`teamId`) hold copies, written in the same transaction as the team item. `applicationIds` may
  * still name an application deleted since (an application delete does not touch its team): readers drop those.
  */

@@ -36,7 +36,7 @@ import type {
   UpdateTeamBody,
 } from './inputs.ts';
 
-// Teams (SPEC 2.5, 4.4; docs/DATA-MODEL.md, Teams). The team item holds the authoritative member and application
+// Teams (docs/API.md, Teams; docs/DATA-MODEL.md, Teams). The team item holds the authoritative member and application
 // lists; every write also changes, in the same transaction, the copies that per-request authorization reads
 // (memberships' `teamIds`, applications' `teamId` and the organization counters), so a membership change applies
 // to the caller's very next request. Every write is conditioned on the team version it read.
@@ -310,7 +310,7 @@ export async function deleteTeam(caller: Caller, orgId: string, teamIdParam: str
   return {};
 }
 
-/** Moves an application into the team; only the team's members may (SPEC 4.4). Already there: nothing is written. */
+/** Moves an application into the team; only its members may (docs/API.md, Team rules). Already there: no write. */
 export async function updateApplicationTeam(
   caller: Caller,
   orgId: string,
@@ -342,7 +342,7 @@ export async function updateApplicationTeam(
   return { applicationTeam: { applicationId: body.applicationId, organizationId: orgId, teamId } };
 }
 
-// ---- Lists (SPEC 4.4, 4.5): by name, then id; paged as README "Paging" says.
+// ---- Lists (docs/API.md, Teams): by name, then id; paged as README "Paging" says.
 
 async function teamsPage(orgId: string, teams: TeamRecord[], pageToken: number, pageSize: number) {
   const request = { page: pageToken, size: pageSize };

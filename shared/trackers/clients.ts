@@ -1,7 +1,7 @@
 import { TrackerFailure, trackerCall } from './http.ts';
 import type { TrackerRecord } from './repository.ts';
 
-// The three trackers' REST APIs, as far as tickets need them (docs/TRACKERS.md, Calls): find the issue carrying a
+// The three trackers' REST APIs, as far as tickets need them (docs/TRACKERS.md, Delivery): find the issue carrying a
 // finding's hash, create one, read its state, close it. Jira Cloud speaks REST v3 (descriptions in the Atlassian
 // Document Format, search at /rest/api/3/search/jql, e-mail and API token as Basic credentials), Jira Server and Data
 // Center REST v2 (plain-text descriptions, /rest/api/2/search, a personal access token as Bearer), GitHub its REST

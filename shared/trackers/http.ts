@@ -4,7 +4,7 @@ import type { LookupFunction } from 'node:net';
 import { config } from '../config.ts';
 import { ReceiverRefused, ReceiverUnresolved, resolveReceiver, type PinnedAddress } from '../webhooks/receivers.ts';
 
-// One request to an issue tracker's REST API (docs/TRACKERS.md, Calls): the host resolved once, checked as a
+// One request to an issue tracker's REST API (docs/TRACKERS.md, Delivery): the host resolved once, checked as a
 // webhook receiver is (docs/WEBHOOKS.md, Receivers) and the connection pinned to that address; one time limit on the
 // whole exchange; at most MAX_ANSWER_BYTES of the answer read; redirects not followed. The outcome is classified
 // for the queue: a retry (429 with its Retry-After, 5xx, no answer) or a failure for good (refused, other 4xx).

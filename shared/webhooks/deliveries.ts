@@ -6,7 +6,7 @@ import { getItem, queryItems } from '../db/query.ts';
 import { config } from '../config.ts';
 import type { TransactItem } from '../db/transactions.ts';
 
-// The delivery log (docs/WEBHOOKS.md, Deliveries): one record per event and subscription, in the subscription's
+// The delivery log (docs/WEBHOOKS.md, Delivery log): one record per event and subscription, in the subscription's
 // own partition, newest last, holding the body as signed and sent and the attempts made. Kept 30 days (TTL).
 
 const DELIVERY_TTL_SECONDS = 30 * 24 * 3600;

@@ -310,7 +310,7 @@ export interface TestTarget {
 }
 
 /**
- * The body of a test delivery (event `ping`, docs/WEBHOOKS.md, Testing a subscription), in the subscription's format:
+ * The body of a test delivery (event `ping`, docs/WEBHOOKS.md, Testing and redelivering), in the subscription's format:
  * the JSON one names the subscription and the events it receives; the chat formats are a short message saying so.
  */
 export function testBody(target: TestTarget, eventId: string, at: number): string {

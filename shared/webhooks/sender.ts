@@ -6,7 +6,7 @@ import { config } from '../config.ts';
 import { RESPONSE_EXCERPT_CHARS, type DeliveryAttempt } from './deliveries.ts';
 import { ReceiverRefused, ReceiverUnresolved, resolveReceiver, type PinnedAddress } from './receivers.ts';
 
-// One POST of a delivery to its receiver (docs/WEBHOOKS.md, Signature): signed, pinned to the address checked, with
+// One POST of a delivery to its receiver (docs/WEBHOOKS.md, Delivery): signed, pinned to the address checked, with
 // a time limit on the whole exchange, and at most RESPONSE_EXCERPT_CHARS of the answer read.
 
 /** `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`. */

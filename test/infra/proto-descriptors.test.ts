@@ -5,7 +5,7 @@ import protobuf from 'protobufjs/light.js';
 import { descriptorOf, typesNamedIn } from '../../infra/proto-descriptors.ts';
 import { routes } from '../../shared/routes.ts';
 
-// Per-function protobuf descriptors (issue 17): each deployed function carries the messages its code names and those
+// Per-function protobuf descriptors: each deployed function carries the messages its code names and those
 // they refer to. What the synthesized app wrote for each function must hold its route's response, complete (every
 // referenced type resolves); the lambda-events test then runs those bundles.
 const { dir } = inject('cloudAssembly');

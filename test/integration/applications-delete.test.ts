@@ -78,7 +78,7 @@ const partitionSize = async (appId: string) =>
 const objectsUnder = async (prefix: string) =>
   (await (await s3()).send(new ListObjectsV2Command({ Bucket: config.assetsBucket, Prefix: prefix }))).KeyCount ?? 0;
 
-describe('cascade deletes (SPEC 3)', () => {
+describe('cascade deletes (docs/API.md, Deletes)', () => {
   it('deletes an application with more environments and scan data than one transaction holds, and its stored objects', async () => {
     const tenant = await createTenant();
     const { appId, envIds } = await seedApplication(tenant, 120, 2);
@@ -159,7 +159,7 @@ describe('cascade deletes (SPEC 3)', () => {
   });
 });
 
-describe('audit atomicity (SPEC 6)', () => {
+describe('audit atomicity (docs/API.md, Activity log)', () => {
   it('a cancelled transaction leaves neither the change nor its entry', async () => {
     const tenant = await createTenant();
     const app = (await api('POST', `/api/v1/org/${tenant.orgId}/app`, { token: tenant.token, body: { name: 'keep' } }))

@@ -9,7 +9,7 @@ import { s3 } from '../../shared/storage/s3.ts';
 import { config } from '../../shared/config.ts';
 import { objectKeys } from '../../shared/storage/objects.ts';
 
-describe('applications: create, get, update (SPEC 4.2)', () => {
+describe('applications: create, get, update (docs/API.md, Applications)', () => {
   it('creates an application from the public request body, ignoring unknown fields, and reads it back', async () => {
     const tenant = await createTenant();
     const created = await api('POST', `/api/v1/org/${tenant.orgId}/app`, {
@@ -34,7 +34,7 @@ describe('applications: create, get, update (SPEC 4.2)', () => {
     });
     expect(created.body.env).toBe('');
     expect(created.body.envId).toBe('');
-    expect(created.body.cloudScanTarget).toEqual({ targetURL: '', isDomainVerified: false }); // SPEC 2.1: empty object by default
+    expect(created.body.cloudScanTarget).toEqual({ targetURL: '', isDomainVerified: false }); // docs/API.md, Applications
     const got = await api('GET', `/api/v1/app/${created.body.applicationId}`, { token: tenant.token });
     expect(got.status).toBe(200);
     expect(got.body).toEqual(created.body);
@@ -134,7 +134,7 @@ describe('applications: create, get, update (SPEC 4.2)', () => {
   });
 });
 
-describe('permissions, tenants and teams (SPEC 4.2, 5)', () => {
+describe('permissions, tenants and teams (docs/API.md, Team rules; Sessions)', () => {
   it("another organization's user gets 404 for every application operation and sees nothing in lists", async () => {
     const owner = await createTenant();
     const stranger = await createTenant();
@@ -250,7 +250,7 @@ describe('permissions, tenants and teams (SPEC 4.2, 5)', () => {
   });
 });
 
-describe('environments (SPEC 4.2)', () => {
+describe('environments (docs/API.md, Environments)', () => {
   it('creates, renames and deletes environments with their audit entries; names are unique per application', async () => {
     const tenant = await createTenant();
     const app = (await api('POST', `/api/v1/org/${tenant.orgId}/app`, { token: tenant.token, body: { name: 'a' } }))

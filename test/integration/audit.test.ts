@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { api } from './client.ts';
 import { addUserTo, createTenant } from './fixtures.ts';
 
-describe('GET /api/v1/org/{orgId}/audit (SPEC 6)', () => {
+describe('GET /api/v1/org/{orgId}/audit (docs/API.md, Activity log)', () => {
   it('lists the entries with user, payload as a JSON string and ms timestamps as strings; filters, sorts and pages', async () => {
     const tenant = await createTenant();
     const before = Date.now();

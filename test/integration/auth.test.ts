@@ -11,7 +11,7 @@ const signingSecret = () => new TextEncoder().encode(readFileSync(process.env.SI
 const forge = async (claims: Record<string, unknown>, secret = signingSecret()) =>
   new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).sign(secret);
 
-describe('login and refresh (SPEC 5)', () => {
+describe('login and refresh (docs/API.md, Sessions)', () => {
   it('exchanges an API key for a three-part JWT with sub, iat, exp = iat + 30 min and a unique id', async () => {
     const tenant = await createTenant();
     const claims = decodeJwt(tenant.token);

@@ -8,7 +8,8 @@ import { api } from './client.ts';
 import { addUserTo, createTenant } from './fixtures.ts';
 import { download } from './hosted-assets-helpers.ts';
 
-// GET /api/v1/global-configuration/{configName} (SPEC 4.3, 8) and the admin CLI's put/delete-global-config.
+// GET /api/v1/global-configuration/{configName} (docs/HOSTED-ASSETS.md, Global configuration; docs/API.md, Limits) and
+// the admin CLI's put/delete-global-config.
 const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), 'global-config-'));
 let counter = 0;

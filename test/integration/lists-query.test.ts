@@ -18,10 +18,11 @@ import { transactWrite } from '../../shared/db/transactions.ts';
 import { queryAll } from '../../shared/db/query.ts';
 import { keys, MAX_NAME_TRIGRAMS, trigrams } from '../../shared/db/keys.ts';
 
-// The `query` filter of List Environments V2 and List Applications V2 (SPEC 4.2.1: a case-insensitive part of the
-// application's or environment's name), served by the name trigram index (keys.ts nameIndex). Every answer is
-// compared with the same filter applied to the unfiltered list, over names of every kind the index treats apart:
-// short (no trigram), long (unindexed), created in bulk (unindexed), mixed case, non-ASCII, renamed, deleted.
+// The `query` filter of List Environments V2 and List Applications V2 (docs/API.md, List Environments V2: a
+// case-insensitive part of the application's or environment's name), served by the name trigram index (keys.ts
+// nameIndex). Every answer is compared with the same filter applied to the unfiltered list, over names of every kind
+// the index treats apart: short (no trigram), long (unindexed), created in bulk (unindexed), mixed case, non-ASCII,
+// renamed, deleted.
 
 let org: Tenant;
 let outsider: Awaited<ReturnType<typeof addUserTo>>;

@@ -6,7 +6,7 @@ import { newApp, newTeam } from './team-helpers.ts';
 import { applicationDeletingMark, getApplication } from '../../shared/applications/application-repository.ts';
 import { transactWrite } from '../../shared/db/transactions.ts';
 
-// The V2 and deprecated application/environment lists (SPEC 2.6, 4.2.1-4.2.4, 4.5) over one seeded organization:
+// The V2 and deprecated application/environment lists (docs/API.md, Lists) over one seeded organization:
 // 7 applications (one CLOUD) with 0-3 environments each: 8 environments of STANDARD applications, 1 of the CLOUD one.
 let tenant: Tenant;
 const apps: { applicationId: string; name: string }[] = [];
@@ -308,7 +308,7 @@ describe('deprecated lists', () => {
   });
 });
 
-// ---- The index-served lists (issue 17, docs/DATA-MODEL.md Reads): orders, team rules, renames, deletes.
+// ---- The index-served lists (docs/DATA-MODEL.md, Reads): orders, team rules, renames, deletes.
 
 const ENV_SORTS = [
   'environmentId',

@@ -21,7 +21,7 @@ import { transactWrite } from '../../shared/db/transactions.ts';
 import { applicationDeletingMark, getApplication } from '../../shared/applications/application-repository.ts';
 import { backfillIndexKeys, backfillItem, type IndexKeysOf } from '../../shared/db/backfill.ts';
 import { indexedEntities, tableMigration } from '../../shared/db/index-keys.ts';
-import { BUCKET_HEALTH_FIELDS } from '../../shared/applications/health.ts';
+import { BUCKET_HEALTH_FIELDS } from '../../shared/applications/model.ts';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 
 // The index backfill (npm run migrate; npm start on an older data directory) over application and environment

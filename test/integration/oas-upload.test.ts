@@ -15,7 +15,7 @@ import {
 } from './hosted-assets-helpers.ts';
 import { MAX_DESCRIPTION_BYTES } from '../../shared/hosted-assets/inputs.ts';
 
-// POST /api/v1/oas/{appId}/upload (SPEC 4.3 rules 1-4, SPEC 6, SPEC 7).
+// POST /api/v1/oas/{appId}/upload (docs/HOSTED-ASSETS.md, Uploading a description; docs/API.md, Activity log, Errors).
 const upload = (token: string, appId: string, rawBody: string | Buffer, contentType = 'text/plain') =>
   api('POST', `/api/v1/oas/${appId}/upload`, { token, rawBody, contentType });
 

@@ -23,7 +23,7 @@ const envView = async (tenant: Tenant, query: Record<string, string | number | b
 const envNames = async (tenant: Tenant, query: Record<string, string | number | boolean> = {}) =>
   (await envView(tenant, query)).environments.map((e: { environmentName: string }) => e.environmentName);
 
-describe('environments carry their last scan (SPEC 2.2) and the V2 list filters and sorts by it', () => {
+describe('environments carry their last scan (docs/API.md, Environments) and the V2 list filters and sorts by it', () => {
   it('fills the last-scan fields on start and completion, and lists, filters and sorts by them', async () => {
     const tenant = await createTenant();
     const appId = await createApp(tenant, { name: 'shop', env: 'never' });

@@ -18,7 +18,7 @@ import { addMember, createUser } from '../../shared/identity/admin.ts';
 
 const teamPath = (orgId: string, teamId: string) => `/api/v1/org/${orgId}/team/${teamId}`;
 
-describe('team operations (SPEC 4.4)', () => {
+describe('team operations (docs/API.md, Teams)', () => {
   it('creates, reads, replaces and deletes a team in the public shapes, each with its audit entry', async () => {
     const owner = await createTenant();
     const member = await addUserTo(owner.orgId);
@@ -318,7 +318,7 @@ describe('team operations (SPEC 4.4)', () => {
   });
 });
 
-describe('application ownership (SPEC 4.2, 4.4)', () => {
+describe('application ownership (docs/API.md, Team rules)', () => {
   it('an application created by a team member lands in the team; non-members of the owning team get no access', async () => {
     const { owner, member, outsider, team, app } = await teamOwningApp('Makers');
 

@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { validateDescription } from '../../shared/hosted-assets/openapi-validation.ts';
 import { DESCRIPTION_VALIDATION } from '../../shared/limits.ts';
 
-// API description validation runs in a worker thread with hard time and memory limits (issue 11): the input limits
-// alone do not bound every shape (one operation with thousands of parameters validates for many seconds).
+// API description validation runs in a worker thread with hard time and memory limits
+// (docs/HOSTED-ASSETS.md, Uploading a description): the input limits alone do not bound every shape (one operation
+// with thousands of parameters validates for many seconds).
 const manyParameters = (count: number) =>
   JSON.stringify({
     openapi: '3.0.3',

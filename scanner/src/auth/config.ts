@@ -1,4 +1,4 @@
-// Loads the scanner's authentication config (SPEC 5.1): YAML files with root key `app`, `${VAR}` /
+// Loads the scanner's authentication config (docs/SCANNER-AUTH.md, Config): YAML files with root key `app`, `${VAR}` /
 // `${VAR:default}` substitution from the environment, later files merged over earlier ones, then a strict
 // schema plus cross-field rules. Every problem comes back as `{path, message}` with what to do about it;
 // values are never echoed, because credentials usually live in these fields.

@@ -1,4 +1,4 @@
-// Scanner-client login library (SPEC 5.1): load and validate the config, log in, keep the session alive.
+// Scanner-client login library (docs/SCANNER-AUTH.md): load and validate the config, log in, keep the session alive.
 export {
   loadConfig,
   loadConfigText,

@@ -1,4 +1,4 @@
-// Logging in per SPEC 5.1 rules 1-2 (FORM, JSON) or installing an external token. Each login starts from an
+// Logging in (docs/SCANNER-AUTH.md, Behaviour: FORM, JSON) or installing an external token. Each login starts from an
 // empty cookie jar, so a renewed session never carries cookies of the expired one.
 import { CookieJar } from 'tough-cookie';
 import type { AuthConfig } from './config.ts';

@@ -1,4 +1,5 @@
-// SPEC 5.1 rule 3: before scanning, one request to testPath.path tells whether the login really worked.
+// docs/SCANNER-AUTH.md, Behaviour (testPath): before scanning, one request to testPath.path tells whether the login
+// really worked.
 import type { TestPathConfig } from './config.ts';
 import type { Step } from './http.ts';
 import type { Session } from './session.ts';

@@ -1,0 +1,158 @@
+// The applications' model: the records as stored and the health figures with their pure arithmetic. It imports no
+// module of the application layer, so the repositories, the health aggregates and the lists all build on it
+// (shared/applications has no import cycle: test/unit/import-cycles.test.ts).
+
+export type ApplicationType = 'STANDARD' | 'CLOUD';
+export type ApplicationStatus = 'ACTIVE' | 'ENV_INCOMPLETE';
+
+/** An application as stored (docs/API.md, Applications). Its environments are separate items in its partition. */
+export interface ApplicationRecord {
+  applicationId: string;
+  organizationId: string;
+  name: string;
+  applicationType: ApplicationType;
+  /** ENV_INCOMPLETE while the application has no environment, ACTIVE once it has one. */
+  applicationStatus: ApplicationStatus;
+  cloudScanTarget?: { targetURL: string; isDomainVerified: boolean };
+  dataType?: string;
+  riskLevel?: string;
+  /** The owning team, if any (docs/API.md, Team rules). Changed only by applicationOwnershipUpdate. */
+  teamId?: string;
+  /** Live environments; every environment create/delete changes it in its own transaction. */
+  environmentCount: number;
+  /** Set when a cascade delete has started: the application is gone for every reader from that moment. */
+  deleting?: boolean;
+  /** Its name has trigram postings (keys.applicationNameIndex); absent: only the entity's own index entry, if any. */
+  nameTrigrams?: boolean;
+  createdAt: number;
+  /** Its live environments' last-scan figures (health.ts), counted in its bucket's aggregates while `healthVersion` is set. */
+  health?: ApplicationHealth;
+  /** Changes with every health write; absent: written before the aggregates, not counted yet (npm run migrate counts it). */
+  healthVersion?: number;
+}
+
+/** Last-scan status as the environment view reports it (application_view.EnvironmentView.lastScanStatus). */
+export type LastScanStatus = 'COMPLETED' | 'ERROR' | 'STARTED';
+
+/** The most recent scan of an environment, written by the scan's end through environmentLastScanUpdate. */
+export interface LastScan {
+  lastScanId: string;
+  lastScanStatus: LastScanStatus;
+  /** Milliseconds since the epoch. */
+  lastScanTimestamp: number;
+  lastScanCompletedTimestamp?: number;
+  lastScanDuration?: number;
+  lastScanTotalUntriaged?: number;
+  lastScanHighUntriaged?: number;
+  lastScanMediumUntriaged?: number;
+  lastScanLowUntriaged?: number;
+  latestScanConfigHash?: string;
+  lastScanHawkscanVersion?: string;
+  /** DEFAULT, REST, GRAPHQL, GRPC or SOAP: what the last scan's configuration scans. */
+  latestScanType?: string;
+}
+
+/** An environment as stored (docs/API.md, Environments); its team is its application's (lists join the two). */
+export interface EnvironmentRecord extends Partial<LastScan> {
+  environmentId: string;
+  applicationId: string;
+  organizationId: string;
+  name: string;
+  /** Copied from the application (never changes after creation) so that lists can filter without a join. */
+  applicationType: ApplicationType;
+  deleting?: boolean;
+  /** Its name has trigram postings (keys.environmentNameIndex); absent: only the entity's own index entry, if any. */
+  nameTrigrams?: boolean;
+  createdAt: number;
+  /**
+   * The S3 object holding the default configuration set by POST .../config/default; absent: the one written when
+   * the environment was created (objectKeys.environmentConfig).
+   */
+  defaultConfigKey?: string;
+}
+
+// ---- Health: the figures of environments, applications and (type, team) buckets (health.ts keeps them).
+
+export const DAY = 24 * 60 * 60 * 1000;
+
+/** An environment's or application's figures: untriaged findings of the last scan(s), errored ones, newest scan start. */
+export interface ApplicationHealth {
+  high: number;
+  medium: number;
+  low: number;
+  total: number;
+  /** Environments whose last scan errored. */
+  failed: number;
+  /** Newest last-scan start (ms) of its environments; 0: none scanned. */
+  scannedAt: number;
+}
+
+/** A bucket's sums (organization counter fields), or a change of them. */
+export interface BucketHealth {
+  untriagedHigh: number;
+  untriagedMedium: number;
+  untriagedLow: number;
+  untriagedTotal: number;
+  failedScans: number;
+  /** Applications with a scanned environment. */
+  scannedApplications: number;
+  /** Applications with at least one environment (the stats' totalApps). */
+  activeApplications: number;
+}
+
+export const NO_HEALTH: ApplicationHealth = { high: 0, medium: 0, low: 0, total: 0, failed: 0, scannedAt: 0 };
+export const BUCKET_HEALTH_FIELDS = [
+  'untriagedHigh',
+  'untriagedMedium',
+  'untriagedLow',
+  'untriagedTotal',
+  'failedScans',
+  'scannedApplications',
+  'activeApplications',
+] as const;
+
+/** What one environment's last scan contributes (nothing without one). */
+export function environmentHealth(scan: Partial<LastScan> | undefined): ApplicationHealth {
+  return {
+    high: scan?.lastScanHighUntriaged ?? 0,
+    medium: scan?.lastScanMediumUntriaged ?? 0,
+    low: scan?.lastScanLowUntriaged ?? 0,
+    total: scan?.lastScanTotalUntriaged ?? 0,
+    failed: scan?.lastScanStatus === 'ERROR' ? 1 : 0,
+    scannedAt: scan?.lastScanTimestamp ?? 0,
+  };
+}
+
+/** The application's figures from its environments' last scans. */
+export function applicationHealthOf(envs: Partial<LastScan>[]): ApplicationHealth {
+  const sum = { ...NO_HEALTH };
+  for (const env of envs) {
+    const h = environmentHealth(env);
+    sum.high += h.high;
+    sum.medium += h.medium;
+    sum.low += h.low;
+    sum.total += h.total;
+    sum.failed += h.failed;
+    sum.scannedAt = Math.max(sum.scannedAt, h.scannedAt);
+  }
+  return sum;
+}
+
+/** What an application with `health` and `active` (has environments) adds to its bucket's sums (sign -1: removes). */
+export function bucketShare(health: ApplicationHealth, active: boolean, sign: 1 | -1 = 1): BucketHealth {
+  return {
+    untriagedHigh: sign * health.high,
+    untriagedMedium: sign * health.medium,
+    untriagedLow: sign * health.low,
+    untriagedTotal: sign * health.total,
+    failedScans: sign * health.failed,
+    scannedApplications: sign * (health.scannedAt > 0 ? 1 : 0),
+    activeApplications: sign * (active ? 1 : 0),
+  };
+}
+
+export function addBucketHealth(a: BucketHealth | undefined, b: BucketHealth | undefined): BucketHealth | undefined {
+  if (!a) return b;
+  if (!b) return a;
+  return Object.fromEntries(BUCKET_HEALTH_FIELDS.map((f) => [f, a[f] + b[f]])) as unknown as BucketHealth;
+}
