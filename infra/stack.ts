@@ -35,6 +35,7 @@ import { FUNCTION_BUNDLE } from './bundling.ts';
 import {
   DEFAULT_WEBHOOK_MAX_ATTEMPTS,
   RISK_EXPIRY_CHECK_MINUTES,
+  OVERDUE_CHECK_MINUTES,
   STOPPED_WRITES_SWEEP_MINUTES,
 } from '../shared/limits.ts';
 import { ScanRunner } from './scan-runner.ts';
@@ -155,6 +156,8 @@ export const WEBHOOK_DELIVERY_DESCRIPTION = 'hawk-api: sends webhook deliveries 
 export const STOPPED_WRITES_SWEEP_DESCRIPTION = `hawk-api: sweeps what stopped imports and scan completions left (every ${STOPPED_WRITES_SWEEP_MINUTES} minutes)`;
 export const RISK_EXPIRY_DESCRIPTION =
   'hawk-api: makes findings whose risk acceptance expired untriaged again (every minute)';
+export const OVERDUE_CHECK_DESCRIPTION =
+  'hawk-api: records findingOverdue for findings past their due date (every minute)';
 
 /** `arn:...:task-definition/<family>:*`: RunTask is authorized on the revision it runs, the latest one. */
 const taskDefinitionFamilyArn = (taskDefinition: FargateTaskDefinition) =>
@@ -409,6 +412,19 @@ export class HawkApiStack extends Stack {
       description: 'hawk-api: expire risk acceptances whose time has come',
       schedule: Schedule.rate(Duration.minutes(RISK_EXPIRY_CHECK_MINUTES)),
       targets: [new LambdaFunction(expiry, { retryAttempts: 0 })], // the next run is the retry
+    });
+    // Overdue findings (docs/GOVERNANCE.md): the same kind of check, beside the relay that hands on its events.
+    const overdue = lambda(
+      delivery,
+      'NotifyOverdueFindingsFunction',
+      'notify-overdue-findings',
+      OVERDUE_CHECK_DESCRIPTION,
+      { timeout: Duration.seconds(DELIVERY_TIMEOUT_SECONDS) },
+    );
+    new Rule(delivery, 'NotifyOverdueFindingsSchedule', {
+      description: 'hawk-api: record findingOverdue for findings past their due date',
+      schedule: Schedule.rate(Duration.minutes(OVERDUE_CHECK_MINUTES)),
+      targets: [new LambdaFunction(overdue, { retryAttempts: 0 })], // the next run is the retry
     });
     const consumer = lambda(delivery, 'DeliverWebhooksFunction', 'deliver-webhooks', WEBHOOK_DELIVERY_DESCRIPTION, {
       environment: queueEnvironment,

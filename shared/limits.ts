@@ -104,6 +104,8 @@ export const DEFAULT_WEBHOOK_MAX_ATTEMPTS = 8;
 
 /** Minutes between two runs of the risk acceptance expiry check on AWS (its EventBridge schedule; docs/GOVERNANCE.md). */
 export const RISK_EXPIRY_CHECK_MINUTES = 1;
+/** Minutes between two runs of the overdue check on AWS (its EventBridge schedule; docs/GOVERNANCE.md). */
+export const OVERDUE_CHECK_MINUTES = 1;
 
 /**
  * How long after it started a request that writes finding records before publishing its scan (an import, a scan's

@@ -431,7 +431,7 @@ export const routeNotes: Record<string, string> = {
     'uses this hash.',
   createWebhook:
     'Subscribes a receiver URL to events of the organization (`scanStarted`, `scanCompleted`, `scanErrored`, ' +
-    "`findingStatusChanged`, `riskAcceptanceExpired`), optionally only for some applications (`applicationIds`) or a team's applications " +
+    "`findingStatusChanged`, `riskAcceptanceExpired`, `findingOverdue`), optionally only for some applications (`applicationIds`) or a team's applications " +
     '(`teamId`), as signed JSON (`format: json`, the default) or as Slack or Teams messages. The answer holds the ' +
     'signing secret, shown only here. Each delivery is a POST with `X-Hawk-Event` and `X-Hawk-Signature: ' +
     't=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>` (docs/WEBHOOKS.md). The URL is checked when ' +

@@ -499,6 +499,38 @@ export const keys = {
   riskExpiriesDue: (day: number, now: number) => ({ pk: `RISKEXPIRY#${day}`, skTo: `${sortableNumber(now)}#~` }),
   /** The first UTC day (days since the epoch) whose partition may still hold entries: where the check starts. */
   riskExpiryCursor: () => ({ pk: 'RISKEXPIRY', sk: '#CURSOR' }),
+  /**
+   * An environment whose findings may come due (docs/GOVERNANCE.md, Overdue findings): an entry in the partition of
+   * its check time's UTC day, ordered by that time, so the overdue check reads only the entries due since it last
+   * ran. gsi1 lists an organization's entries by check time (an SLA change brings the later ones forward).
+   */
+  overdueWake: (checkAt: number, orgId: string, appId: string, envId: string) => ({
+    pk: `SLAWAKE#${expiryDay(checkAt)}`,
+    sk: `${sortableNumber(checkAt)}#${appId}#${envId}`,
+    gsi1pk: `SLAWAKEORG#${orgId}`,
+    gsi1sk: `${sortableNumber(checkAt)}#${appId}#${envId}`,
+  }),
+  /** The entries of a day's partition due by `now` (ms). */
+  overdueWakesDue: (day: number, now: number) => ({ pk: `SLAWAKE#${day}`, skTo: `${sortableNumber(now)}#~` }),
+  /** An organization's entries checked after `after` (ms), on gsi1. */
+  overdueWakesOfOrgAfter: (orgId: string, after: number) => ({
+    gsi1pk: `SLAWAKEORG#${orgId}`,
+    gsi1skFrom: `${sortableNumber(after + 1)}#`,
+  }),
+  /** The first UTC day whose partition may still hold entries: where the overdue check starts. */
+  overdueCursor: () => ({ pk: 'SLAWAKE', sk: '#CURSOR' }),
+  /** An organization whose SLA changed: the check brings its environments' later entries forward. */
+  slaRecheck: (orgId: string) => ({ pk: 'SLARECHECK', sk: orgId }),
+  slaRechecks: () => ({ pk: 'SLARECHECK' }),
+  /** The mark of a finding's last findingOverdue event, among its environment's data (deleted with it). */
+  overdueFired: (appId: string, envId: string, findingHash: string) => ({
+    pk: `APP#${appId}`,
+    sk: `ENVDATA#${envId}#OVERDUE#${findingHash}`,
+  }),
+  overdueFiredOfEnvironment: (appId: string, envId: string) => ({
+    pk: `APP#${appId}`,
+    skPrefix: `ENVDATA#${envId}#OVERDUE#`,
+  }),
   // ---- Hosted scans (docs/HOSTED-SCANS.md).
   /** An application's hosted scan: its current or last run of startScan (one active run per application). */
   perchRun: (appId: string) => ({ pk: `APP#${appId}`, sk: '#PERCH' }),

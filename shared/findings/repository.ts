@@ -32,6 +32,12 @@ export interface FindingRecord {
   /** Its URIs in lastScanId (literal URIs that differ only in id-like segments are one finding). */
   lastScanUris: number;
   /**
+   * ms: the start of the scan that made it current: its first sighting, or the scan that reported it again after a
+   * fix (absent in records written before it was kept: the first sighting). Starts an overdue episode
+   * (docs/GOVERNANCE.md, Overdue findings).
+   */
+  currentSince?: number;
+  /**
    * ms: when the environment's latest completed scan found it gone (docs/GOVERNANCE.md, Trends); absent while it is
    * current. A later scan that reports it again clears it.
    */

@@ -56,6 +56,7 @@ export async function findingsOfScan(scan: ScanRecord, alerts: AlertRecord[]) {
       lastSeen: scan.startedAt,
       lastScanId: scan.scanId,
       lastScanUris: 1,
+      currentSince: scan.startedAt,
     });
   }
   const known = new Map<string, FindingRecord>();
@@ -63,7 +64,10 @@ export async function findingsOfScan(scan: ScanRecord, alerts: AlertRecord[]) {
     const { recordedBy: _by, previous: _previous, ...finding } = record as FindingRecord;
     known.set(finding.findingHash, finding);
     const now = seen.get(finding.findingHash);
-    if (now && finding.firstSeen < now.firstSeen) now.firstSeen = finding.firstSeen;
+    if (!now) continue;
+    if (finding.firstSeen < now.firstSeen) now.firstSeen = finding.firstSeen;
+    // Still current: it stays so since when it became so; fixed: current again from this scan.
+    if (finding.fixedAt === undefined) now.currentSince = finding.currentSince ?? finding.firstSeen;
   }
 
   // Triaged URIs counted from the findings; untriaged = the alert's counted URIs minus those, so that the figures

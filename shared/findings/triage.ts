@@ -31,6 +31,8 @@ import { findingEvents, outboxItem, riskExpiryEvents } from '../webhooks/events.
 import type { Caller } from '../http/caller.ts';
 import { acceptanceExpiry, getSlaPolicy } from '../governance/policy.ts';
 import { riskExpiryDelete, riskExpiryPut } from '../governance/expiry-entries.ts';
+import { earliestDue, overdueWakePut, type OverdueWake } from '../governance/overdue.ts';
+import { isPausing } from '../governance/clock.ts';
 import { TrendChange, dayOf, triageChange as trendTriageChange, type TrendField } from '../trends/figures.ts';
 import {
   applicationTrendWrites,
@@ -269,7 +271,31 @@ async function triageWrites(
       items.push(outboxItem(trackerEvent(app.organizationId, job, now, String(after.version))));
     }
   });
+  items.push(...reopenedWakes(app, changes, now).map(overdueWakePut));
   return items;
+}
+
+/**
+ * A current finding set aside (false positive, accepted risk) and made open again starts an overdue episode
+ * (docs/GOVERNANCE.md, Overdue findings): its environment's entry for the overdue check, one per environment.
+ * Setting a finding aside writes nothing: the check finds its clock stopped and drops what it no longer needs.
+ */
+function reopenedWakes(app: ApplicationRecord, changes: TriageChange[], now: number): OverdueWake[] {
+  const wakes = new Map<string, OverdueWake>();
+  for (const { env, finding, before, after } of changes) {
+    if (finding.fixedAt !== undefined || finding.severity === 'Info') continue;
+    if (!isPausing(before?.status ?? 'UNKNOWN') || isPausing(after.status)) continue;
+    const checkAt = earliestDue(finding.firstSeen, now);
+    const was = wakes.get(env.environmentId);
+    if (!was || checkAt < was.checkAt)
+      wakes.set(env.environmentId, {
+        organizationId: app.organizationId,
+        applicationId: app.applicationId,
+        environmentId: env.environmentId,
+        checkAt,
+      });
+  }
+  return [...wakes.values()];
 }
 
 /**

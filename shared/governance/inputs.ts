@@ -8,12 +8,14 @@ const schema = /* @__NO_SIDE_EFFECTS__ */ <T>(build: () => T): T => build();
 
 /** Longest SLA or acceptance period, in days (ten years). */
 export const MAX_GOVERNANCE_DAYS = 3650;
+/** Shortest SLA or acceptance period, in days: no finding is due sooner after its first sighting. */
+export const MIN_GOVERNANCE_DAYS = 1;
 
 const days = schema(() =>
   z
     .int()
     .check(
-      z.minimum(1, 'must be a whole number of days, at least 1'),
+      z.minimum(MIN_GOVERNANCE_DAYS, `must be a whole number of days, at least ${MIN_GOVERNANCE_DAYS}`),
       z.maximum(MAX_GOVERNANCE_DAYS, `must be at most ${MAX_GOVERNANCE_DAYS} days`),
     ),
 );

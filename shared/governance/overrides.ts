@@ -11,6 +11,7 @@ import type { Caller } from '../http/caller.ts';
 import { DEFAULT_SLA_DAYS, type SlaDays } from './policy.ts';
 import { effectiveDays } from './sla-days.ts';
 import type { SlaOverrideBody } from './inputs.ts';
+import { slaRecheckPut } from './overdue.ts';
 
 // SLA overrides (docs/GOVERNANCE.md, Overrides): an application, or one of its environments, may set its own days
 // for some severities. A finding's days come from its environment's override, else its application's, else the
@@ -115,6 +116,7 @@ async function changeOverride(
   try {
     await transactWriteRetryingConflicts([
       ...overrideWrites(scope, days, caller, now),
+      slaRecheckPut(orgId, now),
       await auditEntry(caller, orgId, 'APPLICATION_POLICY_MODIFIED', payload, now),
     ]);
   } catch (error) {

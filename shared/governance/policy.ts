@@ -9,6 +9,7 @@ import type { Caller } from '../http/caller.ts';
 import type { Severity } from '../scans/inputs.ts';
 import { DAY_MS } from './clock.ts';
 import type { SlaPolicyBody } from './inputs.ts';
+import { slaRecheckPut } from './overdue.ts';
 
 // The organization's SLA policy (docs/GOVERNANCE.md): days to fix a finding per severity, and how long a risk may be
 // accepted. One item in the organization's partition; every change is one transaction with its audit entry.
@@ -83,6 +84,7 @@ export async function updateSlaPolicy(caller: Caller, orgId: string, body: SlaPo
   };
   await transactWriteRetryingConflicts([
     putSlaPolicy(orgId, policy),
+    slaRecheckPut(orgId, now),
     await auditEntry(caller, orgId, 'ORGANIZATION_POLICY_MODIFIED', { policy: 'sla', ...policy }, now),
   ]);
   return toSlaPolicyView(orgId, { ...policy, configured: true });

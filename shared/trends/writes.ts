@@ -6,6 +6,7 @@ import { config } from '../config.ts';
 import { fromItem } from '../db/items.ts';
 import type { TransactItem } from '../db/transactions.ts';
 import { slaDaysResolver } from '../governance/sla-days.ts';
+import { overdueWakePut, publicationWake } from '../governance/overdue.ts';
 import {
   findingsOfEnvironment,
   rulesOfEnvironment,
@@ -313,8 +314,16 @@ export async function publicationTrend(
   const { change, fixed } = publicationChange(found.known, found.findings, found.rules, decidesFixes, now, policy);
   if (found.trend.version === undefined) openBaseline(change, found.known.values(), found.rules, dayOf(now));
   coverageScan(change, found.trend.scannedDay, dayOf(now));
+  // Findings whose overdue episode starts with this publication: the overdue check's entry (docs/GOVERNANCE.md).
+  const wake = publicationWake(
+    scan,
+    found.known,
+    found.findings,
+    (hash) => found.rules.get(hash)?.status ?? 'UNKNOWN',
+    now,
+  );
   return {
     records: [...found.findings, ...fixed],
-    items: publicationTrendWrites(scan, found.trend, change, dayOf(now)),
+    items: [...publicationTrendWrites(scan, found.trend, change, dayOf(now)), ...(wake ? [overdueWakePut(wake)] : [])],
   };
 }

@@ -5,5 +5,6 @@ export const WEBHOOK_EVENTS = [
   'scanErrored',
   'findingStatusChanged',
   'riskAcceptanceExpired',
+  'findingOverdue',
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];

@@ -180,3 +180,37 @@ export function riskExpiryEvents(
     },
   ];
 }
+
+/**
+ * findingOverdue when a finding passes its due date (docs/GOVERNANCE.md, Overdue findings): once per overdue
+ * episode, its id derived from the finding and the episode's start (a repeated check cannot record two).
+ */
+export function overdueEvent(
+  context: {
+    organizationId: string;
+    applicationId: string;
+    environmentId: string;
+    app: ApplicationContext;
+    envName: string;
+    finding: { findingHash: string; pluginId: string; severity: string; requestMethod: string; path: string };
+  },
+  overdue: { status: string; firstSeen: number; dueAt: number; slaDays: number; episode: number },
+  now: number,
+): OutboxEvent {
+  return {
+    eventId: derivedId(`findingOverdue:${context.environmentId}:${context.finding.findingHash}:${overdue.episode}`),
+    type: 'findingOverdue',
+    organizationId: context.organizationId,
+    applicationId: context.applicationId,
+    teamId: context.app.teamId,
+    occurredAt: now,
+    data: {
+      applicationId: context.applicationId,
+      appName: context.app.name,
+      envId: context.environmentId,
+      envName: context.envName,
+      ...context.finding,
+      ...overdue,
+    },
+  };
+}

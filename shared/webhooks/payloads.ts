@@ -151,6 +151,29 @@ export async function jsonBody(event: OutboxEvent): Promise<JsonBody> {
       },
     };
   }
+  if (event.type === 'findingOverdue')
+    return {
+      service: 'StackHawk',
+      findingOverdue: {
+        application: d.appName,
+        applicationId: event.applicationId,
+        env: d.envName,
+        envId: d.envId,
+        finding: {
+          findingHash: d.findingHash,
+          pluginId: d.pluginId,
+          severity: d.severity,
+          method: d.requestMethod,
+          path: d.path,
+        },
+        status: reportStatus(d.status as TriageStatus),
+        triageStatus: d.status,
+        slaDays: d.slaDays,
+        firstSeenTimestamp: new Date(Number(d.firstSeen)).toISOString(),
+        dueTimestamp: new Date(Number(d.dueAt)).toISOString(),
+        overdueTimestamp: new Date(event.occurredAt).toISOString(),
+      },
+    };
   // scanCompleted, scanErrored: the scan's figures and findings as they are now (a scan's findings are fixed once it ends).
   const scan = await getScan({
     applicationId: event.applicationId,
@@ -198,6 +221,7 @@ const TITLES: Record<OutboxEvent['type'], string> = {
   scanErrored: 'Scan errored',
   findingStatusChanged: 'Finding triaged',
   riskAcceptanceExpired: 'Risk acceptance expired',
+  findingOverdue: 'Finding overdue',
 };
 
 /** The one-paragraph summary chat formats show: what happened, where, and the figures. */
@@ -219,7 +243,10 @@ function summaryOf(event: OutboxEvent, body: JsonBody): { title: string; facts: 
     url = part.scan!.scanURL;
   } else {
     facts.push(['Finding', `${d.pluginId} ${String(d.requestMethod).toUpperCase()} ${d.path}`]);
-    facts.push(['Status', `${d.oldStatus} → ${d.newStatus}`]);
+    if (event.type === 'findingOverdue') {
+      facts.push(['Severity', String(d.severity)]);
+      facts.push(['Due', new Date(Number(d.dueAt)).toISOString()]);
+    } else facts.push(['Status', `${d.oldStatus} → ${d.newStatus}`]);
     if (event.type === 'riskAcceptanceExpired')
       facts.push(['Accepted until', new Date(Number(d.acceptedUntil)).toISOString()]);
   }

@@ -108,9 +108,9 @@ describe('CDK stack', () => {
 
   it('has one Node.js 22 function and one HTTP API route per route-table entry, and the service function', () => {
     const functions = resources('AWS::Lambda::Function');
-    // And webhook delivery's relay and consumer, the risk acceptance expiry (docs/GOVERNANCE.md) and the sweep of
-    // stopped writes (docs/DATA-MODEL.md).
-    expect(functions).toHaveLength(routes.length + 5);
+    // And webhook delivery's relay and consumer, the risk acceptance expiry and the overdue check
+    // (docs/GOVERNANCE.md) and the sweep of stopped writes (docs/DATA-MODEL.md).
+    expect(functions).toHaveLength(routes.length + 6);
     for (const fn of functions) expect(fn.Properties.Runtime).toBe('nodejs22.x');
     const routeKeys = resources('AWS::ApiGatewayV2::Route')
       .map((r) => r.Properties.RouteKey)

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { DAY_MS, slaClock } from '../../shared/governance/clock.ts';
 import { acceptanceExpiry } from '../../shared/governance/policy.ts';
 import type { TriageStatus } from '../../shared/findings/statuses.ts';
+import type { Severity } from '../../shared/scans/inputs.ts';
+import { earliestDue, episodeStart, publicationWake } from '../../shared/governance/overdue.ts';
 
 // The SLA clock (docs/GOVERNANCE.md, Due dates) over triage changes, with a controlled clock: times in days from the
 // first sighting.
@@ -77,5 +79,61 @@ describe('risk acceptance expiry', () => {
     expect(() => acceptanceExpiry(policy(null, 90), day(91), now, 'actions[1].expiresAt')).toThrow(
       /actions\[1\]\.expiresAt: must be at most 90 days ahead/,
     );
+  });
+});
+
+describe('overdue episodes', () => {
+  const env = { organizationId: 'org', applicationId: 'app', environmentId: 'env' };
+
+  it('an episode starts when the finding became current, or later when a triage set its clock running again', () => {
+    expect(episodeStart({ firstSeen: T0 }, [])).toBe(T0);
+    expect(episodeStart({ firstSeen: T0, currentSince: day(40) }, [])).toBe(day(40)); // reported again after a fix
+    // Comments and assignments keep the episode; a false positive reopened starts a new one.
+    expect(
+      episodeStart({ firstSeen: T0 }, history([3, 'UNKNOWN', 'ADD_COMMENT'], [4, 'ADD_COMMENT', 'PROMOTED'])),
+    ).toBe(T0);
+    const reopened = history([5, 'UNKNOWN', 'FALSE_POSITIVE'], [25, 'FALSE_POSITIVE', 'UNKNOWN']);
+    expect(episodeStart({ firstSeen: T0 }, reopened)).toBe(day(25));
+    expect(episodeStart({ firstSeen: T0, currentSince: day(30) }, reopened)).toBe(day(30));
+  });
+
+  it('no policy makes a finding due sooner than a day after its first sighting; an entry is never in the past', () => {
+    expect(earliestDue(T0, day(0.5))).toBe(day(1));
+    expect(earliestDue(T0, day(3))).toBe(day(3));
+    // Whatever a policy shortens to (at least 1 day), the entry comes no later than the due date.
+    for (const days of [1, 2, 30]) expect(earliestDue(T0, T0)).toBeLessThanOrEqual(slaClock(T0, days, [], T0).dueAt!);
+  });
+
+  it("a publication adds one entry for its environment when an episode starts there, at the earliest finding's time", () => {
+    const found = (hash: string, severity: Severity, firstSeen: number) => ({ findingHash: hash, severity, firstSeen });
+    const open = () => 'UNKNOWN' as const;
+    const current = { severity: 'High', currentSince: T0 } as const;
+    // A rescan of current findings starts nothing.
+    expect(publicationWake(env, new Map([['a', current]]), [found('a', 'High', T0)], open, day(2))).toBeUndefined();
+    // New and reported-again findings do, at the earliest one's first sighting plus a day (never before now).
+    const known = new Map<string, { severity: string; fixedAt?: number; currentSince?: number }>([
+      ['a', current],
+      ['b', { severity: 'High', fixedAt: day(1), currentSince: T0 }],
+    ]);
+    const wake = publicationWake(env, known as never, [found('a', 'High', T0), found('b', 'High', T0)], open, day(2));
+    expect(wake).toEqual({ ...env, checkAt: day(2) });
+    expect(
+      publicationWake(env, new Map(), [found('c', 'Low', day(5)), found('d', 'High', day(6))], open, day(6)),
+    ).toEqual({ ...env, checkAt: day(6) });
+    // Info findings and findings set aside have no running clock; a record older than the episodes has one to start.
+    expect(publicationWake(env, new Map(), [found('i', 'Info', T0)], open, T0)).toBeUndefined();
+    expect(publicationWake(env, new Map(), [found('f', 'High', T0)], () => 'FALSE_POSITIVE', T0)).toBeUndefined();
+    expect(
+      publicationWake(env, new Map([['a', { severity: 'High' }]]) as never, [found('a', 'High', T0)], open, T0),
+    ).toEqual({
+      ...env,
+      checkAt: day(1),
+    });
+    // A severity changed (Low to High) may bring the due date forward.
+    const low = new Map([['a', { severity: 'Low', currentSince: T0 }]]);
+    expect(publicationWake(env, low as never, [found('a', 'High', T0)], open, day(2))).toEqual({
+      ...env,
+      checkAt: day(2),
+    });
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findingEvents, riskExpiryEvents, scanEvents } from '../../shared/webhooks/events.ts';
+import { findingEvents, overdueEvent, riskExpiryEvents, scanEvents } from '../../shared/webhooks/events.ts';
 import { refusalOf } from '../../shared/webhooks/receivers.ts';
 import { MAX_RETRY_AFTER_MS, retryAfterMs } from '../../shared/webhooks/sender.ts';
 import { retryDelayMs } from '../../shared/webhooks/queue.ts';
@@ -90,6 +90,26 @@ describe('findingEvents', () => {
     });
     expect(riskExpiryEvents(accepted, rule('UNKNOWN', 4), context)[0].eventId).toBe(event.eventId);
     expect(riskExpiryEvents(accepted, rule('UNKNOWN', 5), context)[0].eventId).not.toBe(event.eventId);
+  });
+});
+
+describe('overdueEvent', () => {
+  it('makes findingOverdue with the due date and days, its id derived from the finding and the episode', () => {
+    const context = {
+      organizationId: 'org',
+      applicationId: 'app',
+      environmentId: 'env',
+      app,
+      envName: 'dev',
+      finding: { findingHash: 'h', pluginId: '40018', severity: 'High', requestMethod: 'GET', path: '/a' },
+    };
+    const overdue = { status: 'UNKNOWN', firstSeen: 1, dueAt: 2, slaDays: 7, episode: 1 };
+    const event = overdueEvent(context, overdue, 10);
+    expect(event).toMatchObject({ type: 'findingOverdue', organizationId: 'org', teamId: 'team', occurredAt: 10 });
+    expect(event.data).toMatchObject({ appName: 'shop', envName: 'dev', findingHash: 'h', dueAt: 2, slaDays: 7 });
+    // The same episode makes the same event whenever it is recorded; another episode another one.
+    expect(overdueEvent(context, overdue, 20).eventId).toBe(event.eventId);
+    expect(overdueEvent(context, { ...overdue, episode: 5 }, 10).eventId).not.toBe(event.eventId);
   });
 });
 

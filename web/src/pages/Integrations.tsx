@@ -20,6 +20,7 @@ const EVENTS = [
   ['scanErrored', 'Scan errored'],
   ['findingStatusChanged', 'Finding triaged'],
   ['riskAcceptanceExpired', 'Risk acceptance expired'],
+  ['findingOverdue', 'Finding overdue'],
 ] as const;
 const FORMATS = [
   ['json', 'JSON, signed (StackHawk shape)'],

@@ -1,0 +1,126 @@
+import { keys } from '../db/keys.ts';
+import { config } from '../config.ts';
+import type { TransactItem } from '../db/transactions.ts';
+import type { FindingRecord, RuleHistoryEntry } from '../findings/repository.ts';
+import { DAY_MS, isPausing } from './clock.ts';
+import { MIN_GOVERNANCE_DAYS } from './inputs.ts';
+
+// Overdue findings (docs/GOVERNANCE.md, Overdue findings): the index that tells the overdue check which
+// environments may have a finding come due, and what identifies a finding's overdue episode. Pure builders, so that
+// the writers that start an episode (a scan's publication, a triage that reopens) add their entry to their own
+// transaction.
+
+/** Where an entry points: an environment of an organization. */
+export interface OverdueWakeRef {
+  organizationId: string;
+  applicationId: string;
+  environmentId: string;
+}
+
+export interface OverdueWake extends OverdueWakeRef {
+  checkAt: number;
+}
+
+/**
+ * The earliest a finding first seen at `firstSeen` can be due, whatever the policy: no SLA gives fewer than
+ * MIN_GOVERNANCE_DAYS days, and stopped time only moves the date later. Never before `now`: an entry is never written
+ * for a time the check may have passed already.
+ */
+export const earliestDue = (firstSeen: number, now: number) => Math.max(now, firstSeen + MIN_GOVERNANCE_DAYS * DAY_MS);
+
+export const overdueWakePut = (wake: OverdueWake): TransactItem => ({
+  Put: {
+    TableName: config.tableName,
+    Item: {
+      ...keys.overdueWake(wake.checkAt, wake.organizationId, wake.applicationId, wake.environmentId),
+      entity: 'overdueWake',
+      ...wake,
+    },
+  },
+});
+
+/** `once`: the check consumes the entry it read, so that a concurrent run does not handle it a second time. */
+export const overdueWakeDelete = (wake: OverdueWake, once = false): TransactItem => {
+  const { pk, sk } = keys.overdueWake(wake.checkAt, wake.organizationId, wake.applicationId, wake.environmentId);
+  return {
+    Delete: {
+      TableName: config.tableName,
+      Key: { pk, sk },
+      ...(once && { ConditionExpression: 'attribute_exists(pk)' }),
+    },
+  };
+};
+
+/**
+ * When the finding's current overdue episode began: when it last became current (its first sighting, or the scan
+ * that reported it again after a fix) or, if later, when a triage last set its clock running again (a false
+ * positive or accepted risk reopened). A finding fires findingOverdue at most once per episode.
+ */
+export function episodeStart(
+  finding: Pick<FindingRecord, 'firstSeen' | 'currentSince'>,
+  history: Pick<RuleHistoryEntry, 'oldResult' | 'newResult' | 'timestamp'>[],
+): number {
+  let start = finding.currentSince ?? finding.firstSeen;
+  for (const entry of history)
+    if (isPausing(entry.oldResult) && !isPausing(entry.newResult)) start = Math.max(start, entry.timestamp);
+  return start;
+}
+
+/** A finding's last findingOverdue: the episode it was for (docs/GOVERNANCE.md, Overdue findings). */
+export interface OverdueFiredMark {
+  findingHash: string;
+  episode: number;
+  dueAt: number;
+  firedAt: number;
+  eventId: string;
+}
+
+/** The mark, written with the event: only if no event was recorded for this episode (or a later one). */
+export const overdueFiredPut = (env: OverdueWakeRef, mark: OverdueFiredMark): TransactItem => ({
+  Put: {
+    TableName: config.tableName,
+    Item: {
+      ...keys.overdueFired(env.applicationId, env.environmentId, mark.findingHash),
+      entity: 'overdueFired',
+      ...mark,
+    },
+    ConditionExpression: 'attribute_not_exists(pk) OR episode < :episode',
+    ExpressionAttributeValues: { ':episode': mark.episode },
+  },
+});
+
+/**
+ * The entry a scan's publication adds: when it starts an overdue episode (a finding new to the environment, or
+ * reported again after a fix), changes a current finding's severity, or reports a finding recorded before overdue
+ * episodes were kept, and that finding's clock runs (not a false
+ * positive or accepted risk) for a severity with days (not Info). One entry per environment, at the earliest time
+ * any of them can be due; the check then reads the environment and keys the entry to its real next due date.
+ */
+export function publicationWake(
+  env: OverdueWakeRef,
+  known: Map<string, Pick<FindingRecord, 'severity' | 'fixedAt' | 'currentSince'>>,
+  found: Pick<FindingRecord, 'findingHash' | 'severity' | 'firstSeen'>[],
+  statusOf: (findingHash: string) => Parameters<typeof isPausing>[0],
+  now: number,
+): OverdueWake | undefined {
+  let firstSeen: number | undefined;
+  for (const f of found) {
+    const was = known.get(f.findingHash);
+    // A record from before currentSince was kept has no entry yet: its environment's next scan gives it one.
+    const starts = !was || was.fixedAt !== undefined || was.severity !== f.severity || was.currentSince === undefined;
+    if (!starts || f.severity === 'Info' || isPausing(statusOf(f.findingHash))) continue;
+    firstSeen = Math.min(firstSeen ?? f.firstSeen, f.firstSeen);
+  }
+  return firstSeen === undefined ? undefined : { ...env, checkAt: earliestDue(firstSeen, now) };
+}
+
+/**
+ * In the transaction of an SLA change (the policy, an override): the organization's later entries are to be
+ * brought forward, since a shorter period may make a finding due sooner than its entry says.
+ */
+export const slaRecheckPut = (orgId: string, requestedAt: number): TransactItem => ({
+  Put: {
+    TableName: config.tableName,
+    Item: { ...keys.slaRecheck(orgId), entity: 'slaRecheck', organizationId: orgId, requestedAt },
+  },
+});
