@@ -79,6 +79,9 @@ const OWN_FIELDS: Record<string, [field: string, type: string][]> = {
     ['durationMs', 'int64'],
     ['stoppedBy', 'string'],
     ['notes', 'repeated string'],
+    ['discoveredOpenapiSpecStatus', 'string'],
+    ['discoveredOpenapiSpecVersion', 'string'],
+    ['discoveredOpenapiSpecProblem', 'string'],
   ],
 };
 const OWN_FIELD_NUMBERS = 1001;

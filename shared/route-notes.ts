@@ -64,12 +64,18 @@ export const routeNotes: Record<string, string> = {
     'and suggests a scan configuration. No body. 409: a scan or profile is already running for the application; 400: not a CLOUD application, or its target is not verified; 404: unknown application.',
   uploadProfileScanResult:
     "The carrying agent stores its profile scan's result (`scanresults.ProfileScanResult`), which ends the run as COMPLETED in the same transaction. " +
+    'With it, `discoveredOpenapiSpec`: the text of the API description it found (at most 2 MiB), validated as uploadOASForApplication validates, and kept when valid; the result says what the validation found. ' +
     '409: the run already ended (stopped, or ended for a silent agent); 400: the run is a scan, not a profile.',
   getLatestProfileScanResult:
     "The application's newest profile scan result; 404 until one exists. Fields of ours after the public ones: `suggestedScanConfig` (the suggested stackhawk.yml, " +
-    'also the first recommendation), `requestsSent`, `durationMs`, `stoppedBy` (REQUEST_BUDGET or TIME_BUDGET when a budget cut the profile short) and `notes` (what the probe cut, refused or could not read).',
+    'also the first recommendation), `requestsSent`, `durationMs`, `stoppedBy` (REQUEST_BUDGET or TIME_BUDGET when a budget cut the profile short), `notes` (what the probe cut, refused or could not read), ' +
+    'and the discovered description checked with the hosted-description validator: `discoveredOpenapiSpecStatus` (VALID, INVALID, NOT_VALIDATED, or empty when none was found), `discoveredOpenapiSpecVersion` and `discoveredOpenapiSpecProblem`.',
   getProfileScanResult:
     'One profile scan result of the application, by its `scanId` (the `scanKey` launchProfileScan answered).',
+  useDiscoveredOpenApiSpec:
+    "Makes the API description a profile scan found (kept with its result when it was valid) the application's hosted description, as uploadOASForApplication does: " +
+    'validated again, stored as a new version with its ORGANIZATION_CONFIGURATION_MODIFIED entry (naming the profile scan) in one transaction, replacing the current one. No body; answers like the upload. ' +
+    '400: the profile found no description, or one that is not valid (the message says why); 404: unknown application or result; 403: no `write:scan_config` for the application.',
   listProfileScanResults: "The application's profile scan results, newest first: `limit` 1 to 50, default 10.",
   bulkGetLatestProfileScanResults:
     "Each named application's newest profile scan result (at most 100 ids), keyed by the id as sent: SUCCESS with `result`, NOT_FOUND (no result yet, or an application the caller cannot see), " +

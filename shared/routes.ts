@@ -1363,6 +1363,7 @@ export const uploadProfileScanResultRoute: Route = {
   query: profileResultQuery,
   body: profileResultBody,
   maxBodyBytes: MAX_PROFILE_RESULT_BYTES,
+  bodyAfterAccess: true,
   response: 'empty',
 };
 
@@ -1401,6 +1402,20 @@ export const getProfileScanResultRoute: Route = {
   auth: 'bearer',
   permission: 'read:scan',
   response: 'scanresults.ProfileScanResult',
+};
+
+export const useDiscoveredOpenApiSpecRoute: Route = {
+  operationId: 'useDiscoveredOpenApiSpec',
+  method: 'POST',
+  path: '/api/v1/app/{appId}/profile/results/{scanId}/use-spec',
+  handler: 'use-discovered-open-api-spec',
+  tag: 'Profile Scans',
+  summary: "Make a profile scan's discovered API description the application's hosted one (ours)",
+  auth: 'bearer',
+  permission: 'write:scan_config',
+  audit: 'ORGANIZATION_CONFIGURATION_MODIFIED',
+  response: 'hawk.UploadOASResponse',
+  mediaTypes: ['application/json'],
 };
 
 export const bulkGetLatestProfileScanResultsRoute: Route = {
@@ -2036,6 +2051,7 @@ export const routes: Route[] = [
   listProfileScanResultsRoute,
   getProfileScanResultRoute,
   bulkGetLatestProfileScanResultsRoute,
+  useDiscoveredOpenApiSpecRoute,
 ];
 
 /** Matches a concrete path against a route's path; the groups are the parameters' values, in order. */

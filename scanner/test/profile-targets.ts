@@ -47,9 +47,12 @@ export const API_DESCRIPTION_PATH = '/docs/v2/orders-api.json';
 
 /**
  * An API: an HTML index linking its OpenAPI description (a non-default path), a JSON login answering
- * `{data: {token}}`, and bearer-protected operations that answer 401 with WWW-Authenticate without one.
+ * `{data: {token}}`, and bearer-protected operations that answer 401 with WWW-Authenticate without one. Its
+ * description leaves out the `{id}` parameter of /api/orders/{id}, which the hosted-description validator refuses;
+ * `validDescription` declares it.
  */
-export function startApiTarget() {
+export function startApiTarget({ validDescription = false } = {}) {
+  const idParameter = { name: 'id', in: 'path', required: true, schema: { type: 'integer' } };
   const tokens = new Set<string>();
   const description = {
     openapi: '3.0.3',
@@ -80,7 +83,12 @@ export function startApiTarget() {
         },
       },
       '/api/orders': { get: { security: [{ bearerAuth: [] }], responses: { '200': { description: 'orders' } } } },
-      '/api/orders/{id}': { get: { responses: { '200': { description: 'an order' } } } },
+      '/api/orders/{id}': {
+        get: {
+          ...(validDescription ? { parameters: [idParameter] } : {}),
+          responses: { '200': { description: 'an order' } },
+        },
+      },
     },
   };
   return serve((request, body, response, url) => {

@@ -5,10 +5,11 @@ import { config } from '../config.ts';
 import { s3 } from '../storage/s3.ts';
 import { objectKeys } from '../storage/objects.ts';
 import { presignedDownload } from './downloads.ts';
-import { descriptionText, validateDescription } from './openapi-validation.ts';
+import { descriptionText, validateDescription, type ValidDescription } from './openapi-validation.ts';
 import { commitOptimistically } from './oas.ts';
 import { deleteUnreferencedObject } from '../storage/objects-io.ts';
 import type { Caller } from '../http/caller.ts';
+import type { ApplicationRecord } from '../applications/application-repository.ts';
 import {
   getHostedDescription,
   replaceHostedDescription,
@@ -31,9 +32,23 @@ export async function uploadDescription(
   body: Buffer,
   contentTypeHeader: string | undefined,
 ) {
-  const { PutObjectCommand } = await import('@aws-sdk/client-s3'); // loaded on use: see storage/s3.ts
   const { app } = await accessibleApplication(caller, appId, { teamRestricted: true, deniedStatus: 403 });
   const description = await validateDescription(descriptionText(body, contentTypeHeader));
+  return storeHostedDescription(caller, app, description);
+}
+
+/**
+ * Makes a validated description the application's hosted one, as uploadDescription does; `auditDetails` add to
+ * the audit entry's payload (where the description came from: useDiscoveredOpenApiSpec names its profile scan).
+ */
+export async function storeHostedDescription(
+  caller: Caller,
+  app: ApplicationRecord,
+  description: ValidDescription,
+  auditDetails: Record<string, unknown> = {},
+) {
+  const { PutObjectCommand } = await import('@aws-sdk/client-s3'); // loaded on use: see storage/s3.ts
+  const appId = app.applicationId;
   const version = randomUUID();
   const stored = Buffer.from(description.text, 'utf8');
   const record: HostedDescriptionRecord = {
@@ -63,6 +78,7 @@ export async function uploadDescription(
     oasId: appId,
     openapiVersion: record.openapiVersion,
     fileSize: record.sizeBytes,
+    ...auditDetails,
   });
   let replaced: HostedDescriptionRecord | undefined;
   try {

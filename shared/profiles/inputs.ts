@@ -7,8 +7,13 @@ const schema = /* @__NO_SIDE_EFFECTS__ */ <T>(build: () => T): T => build();
 // Request inputs of the profile scan operations (docs/PROFILE-SCANS.md). Kept free of storage imports so the route
 // table stays light.
 
-/** The largest result an agent uploads (a result is a few KB: samples and lists are bounded below). */
-export const MAX_PROFILE_RESULT_BYTES = 256 * 1024;
+/**
+ * The largest result an agent uploads: a result is a few KB (samples and lists are bounded below), plus the
+ * discovered description it carries, JSON-escaped (the same room as a scan start's configuration).
+ */
+export const MAX_PROFILE_RESULT_BYTES = 4 * 1024 * 1024;
+/** The discovered description's text: the prober reads at most 2 MB of an answer. */
+export const MAX_DISCOVERED_DESCRIPTION_CHARS = 2 * 1024 * 1024;
 export const MAX_BULK_APPLICATIONS = 100;
 
 const text = (max: number) => z.string().check(z.maxLength(max, `must be at most ${max} characters`));
@@ -108,6 +113,8 @@ export const profileResultBody = schema(() =>
     durationMs: count(),
     stoppedBy: z._default(z.enum(['', 'REQUEST_BUDGET', 'TIME_BUDGET']), ''),
     notes: texts(50, 500),
+    /** The discovered description's text, validated and kept by the service (not stored in the result). */
+    discoveredOpenapiSpec: z._default(text(MAX_DISCOVERED_DESCRIPTION_CHARS), ''),
   }),
 );
 export type ProfileResultBody = z.output<typeof profileResultBody>;

@@ -4,23 +4,19 @@ import { getApplications } from '../applications/application-repository.ts';
 import { environmentsOfApp } from '../applications/environment-repository.ts';
 import { config } from '../config.ts';
 import { keys } from '../db/keys.ts';
-import { cancellationReasons } from '../db/items.ts';
 import { getItem, queryItems } from '../db/query.ts';
-import { transactWrite } from '../db/transactions.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import type { Caller } from '../http/caller.ts';
 import { logger } from '../http/logger.ts';
 import { UUID } from '../input/uuid.ts';
-import { carriedRun } from '../perch/agents.ts';
 import { queueRun, settled } from '../perch/commands.ts';
-import { carriedRunEnd, getRun, isActive, type PerchRun } from '../perch/repository.ts';
-import { wakeAgents } from '../perch/signals.ts';
+import { getRun, isActive, type PerchRun } from '../perch/repository.ts';
 import { recordVerification, verifyTarget } from '../perch/verification.ts';
 import type { BulkProfileResultsBody, ProfileResultBody } from './inputs.ts';
 
 // Profile scans (docs/PROFILE-SCANS.md): launchProfileScan queues a run of the hosted-scan channel (a PerchRun of
-// kind PROFILE) that an agent carries out with its prober; the agent uploads the result, which ends the run; the
-// Profile Scans operations read the results, newest first.
+// kind PROFILE) that an agent carries out with its prober; the agent uploads the result, which ends the run
+// (result-upload.ts); the Profile Scans operations read the results, newest first.
 
 /** A profile run is short: its agent's prober keeps to a minute; the deadline leaves room for the queue. */
 const PROFILE_DEADLINE_SECONDS = 15 * 60;
@@ -79,53 +75,20 @@ export async function launchProfileScan(caller: Caller, appId: string) {
   return { scanKey: run.scanKey };
 }
 
-type StoredResult = ProfileResultBody & { scanId: string; timestamp: number };
+/** A stored result: the agent's, less the description's text, plus what the service found checking it. */
+export type StoredResult = Omit<ProfileResultBody, 'discoveredOpenapiSpec'> &
+  DescriptionCheck & { scanId: string; timestamp: number };
 
-/**
- * PUT /api/v1/app/{appId}/perch/runs/{scanKey}/profile: the carrying agent's result. Stored and the run ended
- * (COMPLETED, its device freed) in one transaction; a run that already ended (stopped) takes no result.
- */
-export async function uploadProfileResult(
-  caller: Caller,
-  appId: string,
-  scanKey: string,
-  deviceId: string,
-  body: ProfileResultBody,
-) {
-  const run = await carriedRun(caller, appId, scanKey, deviceId);
-  if (run.kind !== 'PROFILE') throw badRequest(`run ${scanKey} is a scan, not a profile scan`);
-  if (!isActive(run)) throw conflict(`profile scan ${scanKey} already ended (${run.state}): its result is not kept`);
-  const now = Date.now();
-  const result: StoredResult = { ...body, scanId: scanKey, timestamp: now };
-  const after: PerchRun = { ...run, state: 'COMPLETED', phase: 'completed', updatedAt: now, endedAt: now };
-  try {
-    await transactWrite([
-      // A profile counts against the organization's concurrency limit like a scan (docs/HOSTED-SCANS.md).
-      ...carriedRunEnd(run, after, deviceId),
-      {
-        Put: {
-          TableName: config.tableName,
-          Item: {
-            ...keys.profileResult(appId, scanKey),
-            entity: 'profileResult',
-            organizationId: run.organizationId,
-            scanKey,
-            createdAt: now,
-            // One JSON attribute: the result is read and answered whole.
-            result: JSON.stringify(result),
-          },
-        },
-      },
-    ]);
-  } catch (error) {
-    if (!cancellationReasons(error)?.includes('ConditionalCheckFailed')) throw error;
-    throw conflict(`profile scan ${scanKey} changed meanwhile (stopped?): read its status again`);
-  }
-  wakeAgents(run.organizationId);
-  return {};
+/** What validating a discovered description found (docs/PROFILE-SCANS.md "The discovered description"). */
+export interface DescriptionCheck {
+  /** '' when no description was found; NOT_VALIDATED when the agent did not send its text. */
+  discoveredOpenapiSpecStatus: '' | 'VALID' | 'INVALID' | 'NOT_VALIDATED';
+  discoveredOpenapiSpecVersion: string;
+  /** Why it is not valid (the hosted-description validator's message), or why it was not validated. */
+  discoveredOpenapiSpecProblem: string;
 }
 
-const parsed = (item: Record<string, unknown>) => JSON.parse(item.result as string) as StoredResult;
+export const parsed = (item: Record<string, unknown>) => JSON.parse(item.result as string) as StoredResult;
 
 async function latestOf(appId: string, limit: number): Promise<StoredResult[]> {
   const { pk, skPrefix } = keys.profileResultsOfApp(appId);

@@ -24,6 +24,11 @@ export const objectKeys = {
    */
   environmentDefaultConfig: (appId: string, envId: string, version: string) =>
     `apps/${appId}/envs/${envId}/default-config/${version}.json`,
+  /**
+   * The valid API description a profile scan found (docs/PROFILE-SCANS.md), kept with its result until
+   * useDiscoveredOpenApiSpec makes it the hosted one (which copies it to a `hostedDescription` version).
+   */
+  profileDescription: (appId: string, scanKey: string) => `apps/${appId}/profile/${scanKey}/openapi`,
   /** The log of one hosted scan run (agent events, engine output, phases): under the application's prefix. */
   perchRunLog: (appId: string, scanKey: string) => `apps/${appId}/perch/${scanKey}.log`,
   globalConfig: (name: string) => `global-configuration/${name}.yml`,

@@ -5,7 +5,13 @@ import { auditTypes } from './app-helpers.ts';
 import { allowScanDomain } from '../../shared/perch/allowlist.ts';
 import { slotsOf } from '../../shared/perch/repository.ts';
 import { startAgent } from '../../scanner/src/agent/agent.ts';
-import { startFormTarget, startApiTarget, type Target } from '../../scanner/test/profile-targets.ts';
+import {
+  API_DESCRIPTION_PATH,
+  startFormTarget,
+  startApiTarget,
+  type Target,
+} from '../../scanner/test/profile-targets.ts';
+import { auditEntriesOf, download } from './hosted-assets-helpers.ts';
 
 // Profile scans through the real service (docs/PROFILE-SCANS.md): launchProfileScan queues a run on the hosted-scan
 // channel, a real agent (in this process) takes it, probes a loopback target and uploads the result, and the
@@ -13,10 +19,15 @@ import { startFormTarget, startApiTarget, type Target } from '../../scanner/test
 
 let form: Target;
 let apiTarget: Target;
+let validApi: Target;
 beforeAll(async () => {
-  [form, apiTarget] = await Promise.all([startFormTarget(), startApiTarget()]);
+  [form, apiTarget, validApi] = await Promise.all([
+    startFormTarget(),
+    startApiTarget(),
+    startApiTarget({ validDescription: true }),
+  ]);
 });
-afterAll(() => Promise.all([form.close(), apiTarget.close()]));
+afterAll(() => Promise.all([form.close(), apiTarget.close(), validApi.close()]));
 
 async function cloudApp(tenant: Tenant, target: string) {
   const out = await api('POST', `/api/v1/org/${tenant.orgId}/app`, {
@@ -99,6 +110,12 @@ describe('launchProfileScan', { timeout: 120_000 }, () => {
     expect(result.body.suggestedScanConfig).toContain('env: production');
     expect(result.body.suggestedScanConfig).toContain('antiCsrfParam: csrf_token');
     expect(result.body.authMarkers.map((m: { type: string }) => m.type)).toContain('AUTH_LOGIN_FORM');
+    // The dashboard's "Save as the environment's configuration" stores it as it is, placeholders included.
+    const saved = await api('POST', `/api/v1/configuration/${tenant.orgId}/update`, {
+      token: tenant.token,
+      body: { name: 'shop-production', conf: result.body.suggestedScanConfig, configType: 'APP' },
+    });
+    expect(saved.status, saved.text).toBe(200);
     // int64 is a JSON string (the proto3 JSON mapping, README "Compatibility choices").
     expect(Number(result.body.timestamp)).toBeGreaterThan(Date.now() - 60_000);
 
@@ -164,5 +181,88 @@ describe('launchProfileScan', { timeout: 120_000 }, () => {
       score: 'TESTABILITY_HIGH',
     });
     expect(result.body.suggestedScanConfig).toContain('type: JSON');
+  });
+});
+
+describe('the discovered description (useDiscoveredOpenApiSpec)', { timeout: 120_000 }, () => {
+  const useSpec = (tenant: Tenant, appId: string, scanId: string) =>
+    api('POST', `/api/v1/app/${appId}/profile/results/${scanId}/use-spec`, { token: tenant.token });
+  const hosted = (tenant: Tenant, appId: string) =>
+    api('GET', `/api/v1/oas/${tenant.orgId}/${appId}`, { token: tenant.token });
+
+  it('an invalid one: the result says why, and it cannot become the hosted description', async () => {
+    const tenant = await createTenant();
+    await allowScanDomain(tenant.orgId, '127.0.0.1');
+    const appId = await cloudApp(tenant, apiTarget.url);
+    const { scanKey } = (await launch(tenant, appId)).body;
+    await runAgentOnce(tenant);
+    const result = await latest(tenant, appId);
+    expect(result.body).toMatchObject({
+      discoveredOpenapiSpecPath: API_DESCRIPTION_PATH,
+      discoveredOpenapiSpecStatus: 'INVALID',
+      discoveredOpenapiSpecVersion: '',
+      discoveredOpenapiSpecProblem: '`/paths/api/orders/{id}/get` is missing path parameter(s) for `{id}`.',
+    });
+    const before = await auditTypes(tenant);
+    const refused = await useSpec(tenant, appId, scanKey);
+    expect(refused.status, refused.text).toBe(400);
+    expect(refused.body.message).toContain(`(${API_DESCRIPTION_PATH}) is not valid: \`/paths/api/orders/{id}/get\``);
+    expect((await hosted(tenant, appId)).status).toBe(404);
+    expect(await auditTypes(tenant)).toEqual(before);
+  });
+
+  it('a valid one becomes the hosted description in one step, audited; no description, or no access, changes nothing', async () => {
+    const tenant = await createTenant();
+    await allowScanDomain(tenant.orgId, '127.0.0.1');
+    const appId = await cloudApp(tenant, validApi.url);
+    const { scanKey } = (await launch(tenant, appId)).body;
+    await runAgentOnce(tenant);
+    const result = await latest(tenant, appId);
+    expect(result.body).toMatchObject({
+      discoveredOpenapiSpecPath: API_DESCRIPTION_PATH,
+      discoveredOpenapiSpecStatus: 'VALID',
+      discoveredOpenapiSpecVersion: '3.0.3',
+      discoveredOpenapiSpecProblem: '',
+    });
+    expect(result.body).not.toHaveProperty('discoveredOpenapiSpec');
+    expect((await hosted(tenant, appId)).status).toBe(404);
+
+    // Not for a reader, nor another organization, nor a result that does not exist.
+    const reader = await addUserTo(tenant.orgId, ['read:scan', 'read:scan_config']);
+    // 403 as uploadOASForApplication answers a caller without write:scan_config.
+    expect((await useSpec({ ...tenant, ...reader }, appId, scanKey)).status).toBe(403);
+    expect((await useSpec(await createTenant(), appId, scanKey)).status).toBe(404);
+    const missing = await useSpec(tenant, appId, crypto.randomUUID());
+    expect(missing.status).toBe(404);
+    expect(missing.body.message).toMatch(/no profile scan result/);
+    const audited = (await auditEntriesOf(tenant.orgId)).length;
+
+    const used = await useSpec(tenant, appId, scanKey);
+    expect(used.status, used.text).toBe(200);
+    expect(used.body).toMatchObject({ oasId: appId, openapiVersion: '3.0.3', method: 'GET' });
+    const stored = await download(used.body.presignedDownloadUrl);
+    const served = await (await fetch(`${validApi.url}${API_DESCRIPTION_PATH}`)).text();
+    expect(stored.bytes.toString('utf8')).toBe(served);
+    expect(Number(used.body.fileSize)).toBe(Buffer.byteLength(served));
+    expect((await hosted(tenant, appId)).status).toBe(200);
+    const entries = await auditEntriesOf(tenant.orgId);
+    expect(entries).toHaveLength(audited + 1);
+    const entry = entries.find((e) => e.userActivityType === 'ORGANIZATION_CONFIGURATION_MODIFIED')!;
+    expect(JSON.parse(entry.payload)).toMatchObject({
+      appId,
+      oasId: appId,
+      openapiVersion: '3.0.3',
+      profileScanId: scanKey,
+      sourcePath: API_DESCRIPTION_PATH,
+    });
+
+    // A profile that found no description has none to use.
+    const formApp = await cloudApp(tenant, form.url);
+    const formProfile = (await launch(tenant, formApp)).body.scanKey as string;
+    await runAgentOnce(tenant);
+    expect((await latest(tenant, formApp)).body.discoveredOpenapiSpecStatus).toBe('');
+    const none = await useSpec(tenant, formApp, formProfile);
+    expect(none.status).toBe(400);
+    expect(none.body.message).toMatch(/found no API description/);
   });
 });

@@ -201,6 +201,8 @@ describe('hostile input on every route', () => {
       inputs.push(['aliased YAML config', { body: { env: 'dev', config: laughs } }, [400]]);
       inputs.push(['duplicate-keyed YAML config', { body: { env: 'dev', config: `${SCAN_CONFIG}app: {}\n` } }, [400]]);
     }
+    if (route.operationId === 'useDiscoveredOpenApiSpec')
+      inputs.push(['a scan id that names no profile result', {}, [404]]);
     if (route.operationId === 'reportScanAlerts') {
       const many = Array.from({ length: FINDINGS_REPORT_LIMITS.maxAlerts + 1 }, (_, i) => alert(`p${i}`, 'Low', 1));
       inputs.push(['too many alerts', { body: { alerts: many } }, [400]]);

@@ -8,6 +8,7 @@ export type PermissionName =
   | 'WRITE_TRIAGE'
   | 'READ_REPORT'
   | 'WRITE_SCAN'
+  | 'WRITE_SCAN_CONFIG'
   | 'READ_DEVICE'
   | 'WRITE_DEVICE'
   | 'READ_POLICY'

@@ -5,6 +5,9 @@ import { TargetRefused } from '../net/addresses.ts';
 import { profileTarget } from '../profile/profile.ts';
 import { RunLog, type RunContext, type StartCommand } from './run.ts';
 
+/** The service's limit on a result's body (uploadProfileScanResult), with the description it carries. */
+const MAX_RESULT_BODY_BYTES = 4 * 1024 * 1024;
+
 export async function carryOutProfile(
   command: StartCommand,
   context: Omit<RunContext, 'engines'>,
@@ -29,9 +32,16 @@ export async function carryOutProfile(
       budget: { maxMs: Math.max(1000, Math.min(60_000, deadline - Date.now() - 10_000)) },
       signal: context.signal,
       log: (line) => log.add(line),
+      keepDescription: true,
     });
     for (const note of result.notes) log.add(`note: ${note}`);
     if (context.signal.aborted) throw new Error('stopped');
+    // The discovered description goes with the result, for the service to validate and keep; one the body limit
+    // cannot carry once JSON-escaped is left out (the result then says it was not validated).
+    if (result.discoveredOpenapiSpec && Buffer.byteLength(JSON.stringify(result)) > MAX_RESULT_BODY_BYTES) {
+      log.add(`the description at ${result.discoveredOpenapiSpecPath} is too large to send with the result: not sent`);
+      delete result.discoveredOpenapiSpec;
+    }
     await api.call('PUT', `${runPath}/profile?deviceId=${deviceId}`, result);
     log.add('result stored');
     return 'COMPLETED';

@@ -91,6 +91,11 @@ export interface ProfileScanResult {
   stoppedBy: '' | 'REQUEST_BUDGET' | 'TIME_BUDGET';
   /** Ours: what the probe cut, refused or could not read (bounded, at most 50). */
   notes: string[];
+  /**
+   * Ours: the discovered description's text (at most the 2 MB an answer may have), only with `keepDescription`:
+   * the agent sends it with the result for the service to validate and keep (docs/PROFILE-SCANS.md).
+   */
+  discoveredOpenapiSpec?: string;
 }
 
 export interface ProfileOptions {
@@ -105,6 +110,8 @@ export interface ProfileOptions {
   graphqlIntrospection?: boolean;
   signal?: AbortSignal;
   log?: (line: string) => void;
+  /** Return the discovered description's text in `discoveredOpenapiSpec` (the agent uploads it). */
+  keepDescription?: boolean;
 }
 
 /** Where API descriptions usually are, tried after the ones the target points at. */
@@ -360,7 +367,7 @@ class ProbeState {
   index?: Page;
   indexAnswer?: Answer;
   indexScripts: string[] = [];
-  description?: { path: string; facts: DescriptionFacts };
+  description?: { path: string; facts: DescriptionFacts; text: string };
   descriptionProblems: string[] = [];
   graphql?: { path: string; introspection: boolean };
   scripts: ScriptFacts = { bearer: false, apiPaths: [] };
@@ -421,7 +428,7 @@ class ProbeState {
           this.descriptionProblems.push(`${path}: ${read}`);
         continue;
       }
-      this.description = { path: pathOf(answer.finalUrl), facts: descriptionFacts(read) };
+      this.description = { path: pathOf(answer.finalUrl), facts: descriptionFacts(read), text: answer.body };
     }
 
     // The front end's scripts: API calls, bearer tokens, its login call.
@@ -462,7 +469,7 @@ class ProbeState {
       else if (!this.description && /json|yaml/i.test(type)) {
         const read = readDescription(answer);
         if (typeof read !== 'string')
-          this.description = { path: pathOf(answer.finalUrl), facts: descriptionFacts(read) };
+          this.description = { path: pathOf(answer.finalUrl), facts: descriptionFacts(read), text: answer.body };
       }
     }
   }
@@ -796,7 +803,7 @@ class ProbeState {
     ];
     if (this.description)
       recommendations.push(
-        `Make ${this.description.path} the application's hosted API description (uploadOASForApplication), or keep app.openApiConf.path pointing at it`,
+        `Make ${this.description.path} the application's hosted API description (the dashboard's "Use as hosted description", useDiscoveredOpenApiSpec, or uploadOASForApplication), or keep app.openApiConf.path pointing at it`,
       );
     else if (api || spa)
       recommendations.push(
@@ -881,6 +888,7 @@ class ProbeState {
       durationMs: Date.now() - f.startedAt,
       stoppedBy: f.stoppedBy ?? '',
       notes: notes.slice(0, 50),
+      ...(options.keepDescription && this.description ? { discoveredOpenapiSpec: this.description.text } : {}),
     };
   }
 }

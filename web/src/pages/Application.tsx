@@ -85,7 +85,14 @@ export default function ApplicationPage() {
           </div>
 
           {application.applicationType === 'CLOUD' && <TargetVerification orgId={orgId} app={application} />}
-          {application.applicationType === 'CLOUD' && <ProfileScanPanel orgId={orgId} appId={appId} />}
+          {application.applicationType === 'CLOUD' && (
+            <ProfileScanPanel
+              orgId={orgId}
+              appId={appId}
+              appName={application.name ?? ''}
+              environments={(envs.data?.environments ?? []).map((env) => env.environmentName ?? '')}
+            />
+          )}
 
           <h2>Environments</h2>
           <QueryView query={envs} what="environments">

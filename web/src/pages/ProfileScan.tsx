@@ -1,12 +1,13 @@
-import { useState } from 'react';
+import { useRef, useState, type FormEvent } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, describeError, unwrap, type Schemas } from '../api/client';
 import { CopyButton, formatTime } from '../components/ui';
 import { useHasPermission } from '../permissions';
 
 // Profile scans on a CLOUD application's page (docs/PROFILE-SCANS.md): "Profile this target", the latest result
-// (classification, testability and its reasons, the API description found, the login markers, the suggested
-// configuration with a copy button) and the earlier results.
+// (classification, testability and its reasons, the API description found with its validation and "Use as hosted
+// description", the login markers, the suggested configuration with a copy button and "Save as the environment's
+// configuration") and the earlier results.
 
 type Result = Schemas['scanresults.ProfileScanResult'];
 const ACTIVE = ['QUEUED', 'RUNNING'];
@@ -25,7 +26,17 @@ const SCORE_WORDS: Record<string, string> = {
   TESTABILITY_LOW: 'Low',
 };
 
-export function ProfileScanPanel({ orgId, appId }: { orgId: string; appId: string }) {
+export function ProfileScanPanel({
+  orgId,
+  appId,
+  appName,
+  environments,
+}: {
+  orgId: string;
+  appId: string;
+  appName: string;
+  environments: string[];
+}) {
   const queryClient = useQueryClient();
   const canLaunch = useHasPermission(orgId, 'WRITE_DEVICE');
   const canReadRun = useHasPermission(orgId, 'READ_DEVICE');
@@ -100,7 +111,14 @@ export function ProfileScanPanel({ orgId, appId }: { orgId: string; appId: strin
         <p>No profile yet.</p>
       ) : (
         <>
-          <LatestProfile result={latest} />
+          <LatestProfile result={latest} orgId={orgId} appId={appId} />
+          <SaveAsEnvironmentConfig
+            key={latest.scanId}
+            orgId={orgId}
+            appName={appName}
+            environments={environments}
+            configuration={latest.suggestedScanConfig ?? ''}
+          />
           {earlier.length > 0 && (
             <>
               <h3>Earlier profiles</h3>
@@ -121,7 +139,7 @@ export function ProfileScanPanel({ orgId, appId }: { orgId: string; appId: strin
   );
 }
 
-function LatestProfile({ result }: { result: Result }) {
+function LatestProfile({ result, orgId, appId }: { result: Result; orgId: string; appId: string }) {
   const markers = result.authMarkers ?? [];
   const paths = result.paths ?? {};
   return (
@@ -136,7 +154,12 @@ function LatestProfile({ result }: { result: Result }) {
         <dt>Testability</dt>
         <dd data-testid="profile-score">{SCORE_WORDS[result.score ?? ''] ?? result.score}</dd>
         <dt>API description</dt>
-        <dd>{result.discoveredOpenapiSpecPath ? <code>{result.discoveredOpenapiSpecPath}</code> : 'none found'}</dd>
+        <dd data-testid="profile-description">
+          {result.discoveredOpenapiSpecPath ? <code>{result.discoveredOpenapiSpecPath}</code> : 'none found'}
+          {result.discoveredOpenapiSpecStatus
+            ? ` (${DESCRIPTION_STATUS_WORDS[result.discoveredOpenapiSpecStatus]})`
+            : ''}
+        </dd>
         <dt>Paths</dt>
         <dd>
           {paths.staticCount ?? 0} static, {paths.dynamicCount ?? 0} dynamic, {paths.authProtectedCount ?? 0} behind a
@@ -150,6 +173,7 @@ function LatestProfile({ result }: { result: Result }) {
             : ''}
         </dd>
       </dl>
+      <DiscoveredDescription result={result} orgId={orgId} appId={appId} />
       {(result.scoreReasons ?? []).length > 0 && (
         <ul aria-label="Why this testability">
           {result.scoreReasons!.map((reason, i) => (
@@ -214,6 +238,235 @@ function LatestProfile({ result }: { result: Result }) {
           </ul>
         </details>
       )}
+    </>
+  );
+}
+
+const DESCRIPTION_STATUS_WORDS: Record<string, string> = {
+  VALID: 'valid',
+  INVALID: 'not valid',
+  NOT_VALIDATED: 'not validated',
+};
+
+/**
+ * The discovered description checked with the hosted-description validator: a valid one (or one the validator could
+ * not finish) can become the application's hosted description in one step (useDiscoveredOpenApiSpec, which
+ * validates it again); an invalid one shows why.
+ */
+function DiscoveredDescription({ result, orgId, appId }: { result: Result; orgId: string; appId: string }) {
+  const canWrite = useHasPermission(orgId, 'WRITE_SCAN_CONFIG');
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const [used, setUsed] = useState<{ openapiVersion?: string; fileSize?: string } | null>(null);
+  const status = result.discoveredOpenapiSpecStatus;
+  if (status !== 'VALID' && status !== 'INVALID' && status !== 'NOT_VALIDATED') return null;
+  const use = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      setUsed(
+        await unwrap(
+          api.POST('/api/v1/app/{appId}/profile/results/{scanId}/use-spec', {
+            params: { path: { appId, scanId: result.scanId! } },
+          }),
+        ),
+      );
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <>
+      {status !== 'VALID' && (
+        <div role="note" aria-label="Why the API description cannot be hosted as it is">
+          <p>
+            {status === 'INVALID'
+              ? 'The API description the profile found is not valid, so it cannot become the hosted description as it is:'
+              : 'The API description the profile found was not validated (using it validates it again):'}
+          </p>
+          <ul>
+            {(result.discoveredOpenapiSpecProblem ?? '').split(/; (?=[`/]|and \d+ more$)/).map((problem, i) => (
+              <li key={i}>{problem}</li>
+            ))}
+          </ul>
+        </div>
+      )}
+      {canWrite && status !== 'INVALID' && (
+        <div className="toolbar">
+          <button type="button" disabled={busy} onClick={use}>
+            Use as hosted description
+          </button>
+        </div>
+      )}
+      {used && (
+        <p role="status" className="ok">
+          {result.discoveredOpenapiSpecPath} is now the application&apos;s hosted API description (OpenAPI{' '}
+          {used.openapiVersion}, {used.fileSize} bytes).
+        </p>
+      )}
+      {error !== null && (
+        <p role="alert" className="error">
+          {describeError(error)}
+        </p>
+      )}
+    </>
+  );
+}
+
+/** A configuration name of letters, digits, _ and - (setScanConfigurationForOrg's rule), from free text. */
+const configNamePart = (text: string) =>
+  text
+    .trim()
+    .replace(/[^a-zA-Z0-9_-]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+const configNameOf = (appName: string, env: string) =>
+  [configNamePart(appName), configNamePart(env)].filter(Boolean).join('-').slice(0, 64) || 'profile';
+
+/** The suggested configuration for another environment: its `app.env` line (always the block's own key). */
+const withEnv = (configuration: string, env: string) =>
+  configuration.replace(/^ {2}env: .*$/m, `  env: ${JSON.stringify(env)}`);
+
+/**
+ * Saves the suggested configuration as an environment's scan configuration: an organization scan configuration
+ * (setScanConfigurationForOrg, validated by the service) named after the application and the chosen environment,
+ * with its `app.env`. Replacing one of that name asks first.
+ */
+function SaveAsEnvironmentConfig({
+  orgId,
+  appName,
+  environments,
+  configuration,
+}: {
+  orgId: string;
+  appName: string;
+  environments: string[];
+  configuration: string;
+}) {
+  const canWrite = useHasPermission(orgId, 'WRITE_SCAN_CONFIG');
+  const queryClient = useQueryClient();
+  const [env, setEnv] = useState('');
+  const suggested = /^ {2}env: "?([^"\n]*)"?$/m.exec(configuration)?.[1] ?? '';
+  const chosen = env || (environments.includes(suggested) ? suggested : (environments[0] ?? ''));
+  const [name, setName] = useState<string | null>(null);
+  const configName = name ?? configNameOf(appName, chosen);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const [saved, setSaved] = useState('');
+  const confirm = useRef<HTMLDialogElement>(null);
+  if (!canWrite || !configuration || environments.length === 0) return null;
+
+  const save = async () => {
+    await unwrap(
+      api.POST('/api/v1/configuration/{orgId}/update', {
+        params: { path: { orgId } },
+        body: { name: configName, conf: withEnv(configuration, chosen), configType: 'APP' },
+      }),
+    );
+    await queryClient.invalidateQueries({ queryKey: ['org-configs', orgId] });
+    setSaved(configName);
+  };
+  const run = async (work: () => Promise<unknown>) => {
+    setBusy(true);
+    setError(null);
+    setSaved('');
+    try {
+      await work();
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    void run(async () => {
+      // One of that name already exists: replacing it is asked first.
+      try {
+        await unwrap(
+          api.GET('/api/v1/configuration/{orgId}/{configName}', {
+            params: { path: { orgId, configName }, query: { redirect: 'false' } },
+          }),
+        );
+      } catch (e) {
+        if (e instanceof ApiError && e.status === 404) return save();
+        throw e;
+      }
+      confirm.current?.showModal();
+    });
+  };
+  return (
+    <>
+      <h3>Save as the environment&apos;s configuration</h3>
+      <p>
+        Saves the suggested configuration as a scan configuration of the organization, for the environment you choose.
+        Hosted scans and the scanner use it by name (<code>scanConfig</code>); set the secrets it names where the scan
+        runs.
+      </p>
+      <form className="inline-form" onSubmit={submit} aria-label="Save as the environment's configuration">
+        <label>
+          Environment
+          <select
+            value={chosen}
+            onChange={(e) => {
+              setEnv(e.target.value);
+              setName(null);
+            }}
+          >
+            {environments.map((e) => (
+              <option key={e} value={e}>
+                {e}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Configuration name
+          <input
+            value={configName}
+            onChange={(e) => setName(e.target.value)}
+            required
+            maxLength={64}
+            pattern="[a-zA-Z0-9_\-]+"
+            title="letters, digits, _ and -"
+          />
+        </label>
+        <button type="submit" disabled={busy}>
+          Save as the environment&apos;s configuration
+        </button>
+      </form>
+      {saved && (
+        <p role="status" className="ok">
+          Saved as the scan configuration {saved} (environment {chosen}).
+        </p>
+      )}
+      {error !== null && (
+        <p role="alert" className="error">
+          {describeError(error)}
+        </p>
+      )}
+      <dialog ref={confirm} aria-labelledby="replace-config-title">
+        <form
+          onSubmit={(event) => {
+            event.preventDefault();
+            confirm.current?.close();
+            void run(save);
+          }}
+        >
+          <h2 id="replace-config-title">Replace the scan configuration {configName}?</h2>
+          <p>
+            The organization already has a scan configuration named {configName}. Saving replaces it with the suggested
+            one for the environment {chosen}.
+          </p>
+          <div className="actions">
+            <button type="button" onClick={() => confirm.current?.close()}>
+              Cancel
+            </button>
+            <button type="submit">Replace it</button>
+          </div>
+        </form>
+      </dialog>
     </>
   );
 }
