@@ -73,7 +73,13 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   echo(`registered as device ${device.deviceId}; engines: ${installed.join(', ') || 'none installed'}`);
 
   const done = (async () => {
+    // The run being carried out; a run whose end is being reported is no longer current (its log may still be
+    // on its way: `finishing` until it is).
     let current: { command: Command; abort: AbortController; finished: Promise<unknown> } | undefined;
+    const finishing = new Set<Promise<unknown>>();
+    // The poll in flight, ended when the current run ends, so the next one starts at once (idle: it takes the next
+    // queued command without waiting out a poll that reports the run as running).
+    let polling: AbortController | undefined;
     const handled = new Set<string>();
     let failures = 0;
     const since = Date.now();
@@ -86,12 +92,13 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
           )
         : Math.min(25, device.heartbeatSeconds);
     while (!options.signal?.aborted) {
-      if (options.once && handled.size && !current) return;
+      if (options.once && handled.size && !current) break; // its one scan is over (its log may still be on its way)
       if (options.once && options.maxIdleMs && !handled.size && Date.now() - since > options.maxIdleMs) {
         echo(`no scan taken in ${Math.round(options.maxIdleMs / 1000)} s: stopping`);
         return;
       }
       let command: Command | undefined;
+      polling = new AbortController();
       try {
         const out = await api.call<{ command?: Command }>(
           'POST',
@@ -102,11 +109,12 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
               ? { running: { applicationId: current.command.applicationId, scanKey: current.command.scanKey } }
               : {}),
           },
-          { timeoutMs: 40_000 },
+          { timeoutMs: 40_000, signal: polling.signal },
         );
         command = out.command;
         failures = 0;
       } catch (error) {
+        if (polling.signal.aborted) continue; // the run ended: poll again, idle
         if (error instanceof ServiceError && error.status === 404) {
           device = await register(); // the device was removed: become a new one
           continue;
@@ -152,18 +160,27 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
         signal: abort.signal,
         echo: (line: string) => echo(`[${started.scanKey.slice(0, 8)}] ${line}`),
       };
+      const ended = () => {
+        if (current?.command !== started) return;
+        current = undefined;
+        polling?.abort();
+      };
       const finished = (
-        profile ? carryOutProfile(started as StartCommand, context) : carryOut(started as StartCommand, context)
+        profile
+          ? carryOutProfile(started as StartCommand, context)
+          : carryOut(started as StartCommand, { ...context, onEnd: ended })
       )
         .then((result) => echo(`scan ${started.scanKey}: ${result}`))
         .catch((error: Error) => echo(`scan ${started.scanKey} failed: ${error.message}`))
         .finally(() => {
-          if (current?.command === started) current = undefined;
+          ended();
+          finishing.delete(finished);
         });
+      finishing.add(finished);
       current = { command: started, abort, finished };
     }
     current?.abort.abort();
-    await current?.finished;
+    await Promise.all(finishing);
   })();
   return { deviceId: device.deviceId, done };
 }

@@ -27,6 +27,11 @@ export interface PinningProxy {
   url: string;
   /** From now on, the engine's plain-HTTP requests carry this session (HTTPS ones are tunnelled, untouched). */
   carry(session: ProxySession): void;
+  /**
+   * Holds the engine's requests until `ready` settles: true lets them through, false (or a rejection) refuses
+   * them (503), so an engine started early sends nothing to the target before the run may attack.
+   */
+  holdUntil(ready: Promise<boolean>): void;
   close(): Promise<void>;
 }
 
@@ -44,6 +49,7 @@ export async function startPinningProxy(
   const host = target.hostname.toLowerCase();
   const refused = new Set<string>();
   let session: ProxySession | undefined;
+  let ready: Promise<boolean> = Promise.resolve(true);
   const allowed = (hostname: string, p: number) =>
     hostname.toLowerCase().replace(/^\[|\]$/g, '') === host.replace(/^\[|\]$/g, '') && p === port;
   const refuse = (what: string) => {
@@ -53,7 +59,11 @@ export async function startPinningProxy(
     }
   };
 
-  const server: Server = createServer((req: IncomingMessage, res) => {
+  const server: Server = createServer(async (req: IncomingMessage, res) => {
+    if (!(await ready.catch(() => false))) {
+      res.writeHead(503, { 'content-type': 'text/plain' }).end('the scan may not attack');
+      return;
+    }
     let url: URL;
     try {
       url = new URL(req.url ?? '');
@@ -94,7 +104,11 @@ export async function startPinningProxy(
     });
     req.pipe(upstream);
   });
-  server.on('connect', (req, socket, head) => {
+  server.on('connect', async (req, socket, head) => {
+    if (!(await ready.catch(() => false))) {
+      socket.end('HTTP/1.1 503 Service Unavailable\r\n\r\n');
+      return;
+    }
     const [hostname, portText] = (req.url ?? '').split(/:(?=\d+$)/);
     if (!allowed(hostname, Number(portText))) {
       refuse(`CONNECT ${req.url}`);
@@ -116,6 +130,9 @@ export async function startPinningProxy(
     url: `http://127.0.0.1:${proxyPort}`,
     carry: (carried) => {
       session = carried;
+    },
+    holdUntil: (until) => {
+      ready = until;
     },
     close: () =>
       new Promise<void>((resolve) => {

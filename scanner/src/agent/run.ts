@@ -75,27 +75,80 @@ export interface RunContext {
   allowPrivate: boolean;
   signal: AbortSignal;
   echo?: (line: string) => void;
+  /** Called once the run's end is being reported: the agent may take its next command while this log is stored. */
+  onEnd?: () => void;
 }
+
+/** Findings reports sent at once (each is stored in its own request; the service counts them apart). */
+const REPORT_CONCURRENCY = 3;
 
 export async function carryOut(command: StartCommand, context: RunContext): Promise<'COMPLETED' | 'ERROR'> {
   const { api, deviceId } = context;
   const log = new RunLog(context.echo);
   const runPath = `/api/v1/app/${command.applicationId}/perch/runs/${command.scanKey}`;
-  const sendLog = () =>
-    api
-      .call('PUT', `${runPath}/log?deviceId=${deviceId}`, undefined, { text: log.text() })
-      .catch((error: Error) => context.echo?.(`could not store the log: ${error.message}`));
+  // The log goes to the service in the background, one upload at a time, the newest text each time: no step of the
+  // scan waits for it, and the last upload (in `finally`) carries the whole log.
+  let logUpload: Promise<void> | undefined;
+  let logAgain = false;
+  const sendLog = (): Promise<void> => {
+    if (logUpload) {
+      logAgain = true;
+      return logUpload;
+    }
+    logUpload = (async () => {
+      do {
+        logAgain = false;
+        await api
+          .call('PUT', `${runPath}/log?deviceId=${deviceId}`, undefined, { text: log.text() })
+          .catch((error: Error) => context.echo?.(`could not store the log: ${error.message}`));
+      } while (logAgain);
+    })().finally(() => {
+      logUpload = undefined;
+    });
+    return logUpload;
+  };
+  // The engine stops when the scan is stopped (the poll's SCAN_STOP, or a report's answer), or when the session is
+  // lost for good.
+  const engineStop = new AbortController();
+  const stopEngine = () => engineStop.abort();
+  context.signal.addEventListener('abort', stopEngine, { once: true });
+  if (context.signal.aborted) stopEngine();
   let stopped = false;
   const update = async (body: Record<string, unknown>) => {
     const out = await api.call<{ device?: { status?: string } }>('POST', runPath, { deviceId, ...body });
-    if (out.device?.status !== 'RUNNING') stopped = true;
+    if (out.device?.status !== 'RUNNING') {
+      stopped = true;
+      stopEngine();
+    }
     return out;
   };
-  const phase = async (name: string, extra: Record<string, unknown> = {}) => {
-    log.add(`phase: ${name}`);
-    await update({ phase: name, ...extra });
-    await sendLog();
+  // The scan's announcement and its phases reach the service in order, alongside the work: the target's pinning,
+  // the login and the engine wait for none of them (the engine is stopped when one answers that the run was
+  // stopped). `reported()` waits for them all and says whether they went through.
+  let reports: Promise<void> = Promise.resolve();
+  let reportFailure: unknown;
+  const report = (send: () => Promise<unknown>) => {
+    reports = reports.then(async () => {
+      if (reportFailure !== undefined || stopped) return;
+      try {
+        await send();
+      } catch (error) {
+        reportFailure = error;
+        stopEngine();
+      }
+    });
+  };
+  const reported = async () => {
+    await reports;
+    if (reportFailure !== undefined) throw reportFailure;
     if (stopped || context.signal.aborted) throw new EngineStopped('the scan was stopped');
+  };
+  const phase = (name: string) => {
+    log.add(`phase: ${name}`);
+    report(async () => {
+      await update({ phase: name });
+      void sendLog();
+    });
   };
 
   let scanId: string | undefined;
@@ -107,19 +160,25 @@ export async function carryOut(command: StartCommand, context: RunContext): Prom
       `scan ${command.scanKey} of application ${command.applicationId}, environment ${command.env}, target ${command.targetUrl}`,
     );
     const engine = await firstInstalled(context.engines, log);
-    const started = await api.call<{ scanId: string }>('POST', `/api/v1/app/${command.applicationId}/scan`, {
-      env: command.env,
-      config: command.config,
-      hawkscanVersion: `hawk-scanner agent (${engine?.name ?? 'no engine'})`,
-      host: command.targetUrl,
+    log.add('phase: started');
+    report(async () => {
+      const started = await api.call<{ scanId: string }>('POST', `/api/v1/app/${command.applicationId}/scan`, {
+        env: command.env,
+        config: command.config,
+        hawkscanVersion: `hawk-scanner agent (${engine?.name ?? 'no engine'})`,
+        host: command.targetUrl,
+      });
+      scanId = started.scanId;
+      await update({ phase: 'started', scanId });
+      void sendLog();
     });
-    scanId = started.scanId;
-    await phase('started', { scanId });
-    if (!engine)
+    if (!engine) {
+      await reported();
       throw new RunFailed(
         'PROVISIONING',
         `no scan engine is installed on this agent: ${context.engines.map((e) => e.install).join('; or ')}; then start the scan again`,
       );
+    }
 
     const target = new URL(command.targetUrl);
     let address: string;
@@ -141,11 +200,10 @@ export async function carryOut(command: StartCommand, context: RunContext): Prom
       return pinned.get(hostname)!;
     };
     const login = await logIn(command, log, phase, pinnedFetch(addressOf));
-    // The engine stops when the scan is stopped, or when the session is lost for good.
-    const engineStop = new AbortController();
-    const stopEngine = () => engineStop.abort();
-    context.signal.addEventListener('abort', stopEngine, { once: true });
-    if (context.signal.aborted) stopEngine();
+    if (engineStop.signal.aborted) await reported(); // stopped, or a report failed, before the attack
+    // The engine starts now (its own start-up takes a while), but the proxy lets nothing of it reach the target
+    // before the service has recorded the scan and its phases so far, and answered that the run is still on.
+    proxy.holdUntil(reports.then(() => reportFailure === undefined && !stopped));
     let relay: SessionRelay | undefined;
     let engineHeaders = login.headers;
     if (login.session && target.protocol === 'http:') {
@@ -161,7 +219,7 @@ export async function carryOut(command: StartCommand, context: RunContext): Prom
       log.add(
         'HTTPS target: the engine sends the session fixed at login (the proxy only tunnels TLS), without re-login',
       );
-    await phase('attack');
+    phase('attack');
     let alerts: Awaited<ReturnType<Engine['run']>> = [];
     let engineFailure: unknown;
     try {
@@ -177,35 +235,43 @@ export async function carryOut(command: StartCommand, context: RunContext): Prom
       });
     } catch (error) {
       engineFailure = error;
-    } finally {
-      context.signal.removeEventListener('abort', stopEngine);
     }
+    // A report that failed or answered that the run was stopped stopped the engine: that is the run's end.
+    await reported();
     const lost = relay?.failure();
     // Part of the attack went out without a session: never reported as a logged-in scan.
     if (lost) throw new RunFailed('AUTHENTICATION', `${lost}; the scan's findings are discarded`);
     if (engineFailure) throw engineFailure;
     if (relay?.relogins()) log.add(`the session was renewed ${relay.relogins()} times during the attack`);
 
-    await phase('reporting');
+    phase('reporting');
     const batches = reportBatches(alerts);
-    for (const [i, alerts] of batches.entries()) {
-      const reportId = createHash('sha256').update(`${command.scanKey}:${i}`).digest('hex').slice(0, 32);
-      await api.call('POST', `/api/v1/scan/${scanId}/alerts`, { alerts, reportId });
-    }
+    const queue = [...batches.entries()];
+    const sendBatches = async () => {
+      for (let next = queue.shift(); next; next = queue.shift()) {
+        const [i, batch] = next;
+        const reportId = createHash('sha256').update(`${command.scanKey}:${i}`).digest('hex').slice(0, 32);
+        await api.call('POST', `/api/v1/scan/${scanId}/alerts`, { alerts: batch, reportId });
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(REPORT_CONCURRENCY, batches.length) }, sendBatches));
     log.add(
       `reported ${alerts.length} alerts, ${alerts.reduce((n, a) => n + a.uris.length, 0)} findings in ${batches.length} reports`,
     );
+    await reported();
     await api.call('POST', `/api/v1/scan/${scanId}/complete`, { status: 'COMPLETED', urlCount: 0 });
     log.add('completed');
+    context.onEnd?.();
     await update({ state: 'COMPLETED', phase: 'completed' }).catch((error: Error) =>
       log.add(`final update: ${error.message}`),
     );
     return 'COMPLETED';
   } catch (error) {
+    stopEngine();
     const failure =
       error instanceof RunFailed
         ? error
-        : error instanceof EngineStopped
+        : error instanceof EngineStopped || stopped || context.signal.aborted
           ? new RunFailed('UNKNOWN', 'stopped: the findings the engine had not reported yet are discarded')
           : error instanceof EngineError
             ? new RunFailed('UNKNOWN', error.message)
@@ -213,10 +279,12 @@ export async function carryOut(command: StartCommand, context: RunContext): Prom
               ? new RunFailed('DEVICE', `the service refused a report: ${error.message}`)
               : new RunFailed('UNKNOWN', `the agent failed: ${(error as Error).message}`);
     log.add(`ERROR (${failure.errorType}): ${failure.message}`);
+    await reports; // the scan's announcement, if it is still on its way: its scan is ended below
     if (scanId)
       await api
         .call('POST', `/api/v1/scan/${scanId}/complete`, { status: 'ERROR', urlCount: 0 })
         .catch((e: Error) => log.add(`ending the scan: ${e.message}`));
+    context.onEnd?.();
     await update({
       state: 'ERROR',
       phase: 'error',
@@ -224,6 +292,7 @@ export async function carryOut(command: StartCommand, context: RunContext): Prom
     }).catch((e: Error) => log.add(`final update: ${e.message}`));
     return 'ERROR';
   } finally {
+    context.signal.removeEventListener('abort', stopEngine);
     await proxy?.close();
     await sendLog();
     await rm(workDir, { recursive: true, force: true });
@@ -292,14 +361,14 @@ interface LoggedIn {
 async function logIn(
   command: StartCommand,
   log: RunLog,
-  phase: (name: string) => Promise<void>,
+  phase: (name: string) => void,
   transport: Fetch,
 ): Promise<LoggedIn> {
   if (!/^\s*authentication\s*:/m.test(command.config)) {
     log.add('no app.authentication: scanning without logging in');
     return { headers: {}, startUrls: [] };
   }
-  await phase('login');
+  phase('login');
   const loaded = loadConfigText(command.config, {
     app: { host: command.targetUrl, applicationId: command.applicationId, env: command.env },
   });

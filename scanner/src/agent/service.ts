@@ -20,8 +20,15 @@ export interface ServiceOptions {
   retries?: number;
 }
 
+export interface CallOptions {
+  text?: string;
+  timeoutMs?: number;
+  /** Ends the call (and its retries) at once: it rejects with the signal's reason. */
+  signal?: AbortSignal;
+}
+
 export interface Service {
-  call<T>(method: string, path: string, body?: unknown, options?: { text?: string; timeoutMs?: number }): Promise<T>;
+  call<T>(method: string, path: string, body?: unknown, options?: CallOptions): Promise<T>;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -50,9 +57,10 @@ export function service(options: ServiceOptions): Service {
     token = ((await out.json()) as { token: string }).token;
   };
   return {
-    async call<T>(method: string, path: string, body?: unknown, call: { text?: string; timeoutMs?: number } = {}) {
+    async call<T>(method: string, path: string, body?: unknown, call: CallOptions = {}) {
       for (let attempt = 0; ; attempt++) {
         let why: string;
+        call.signal?.throwIfAborted();
         try {
           if (!token) await login();
           const out = await fetch(`${base}${path}`, {
@@ -63,7 +71,10 @@ export function service(options: ServiceOptions): Service {
               Accept: 'application/json',
             },
             body: call.text ?? (body === undefined ? undefined : JSON.stringify(body)),
-            signal: AbortSignal.timeout(call.timeoutMs ?? 60_000),
+            signal: AbortSignal.any([
+              AbortSignal.timeout(call.timeoutMs ?? 60_000),
+              ...(call.signal ? [call.signal] : []),
+            ]),
           });
           if (out.ok) return (out.headers.get('content-type')?.includes('json') ? await out.json() : {}) as T;
           const message = await messageOf(out);
@@ -76,6 +87,7 @@ export function service(options: ServiceOptions): Service {
           why = `${out.status} ${message}`;
         } catch (error) {
           if (error instanceof ServiceError) throw error;
+          call.signal?.throwIfAborted();
           const cause = (error as { cause?: { code?: string } }).cause;
           why = `${(error as Error).message}${cause?.code ? ` (${cause.code})` : ''}`;
         }
