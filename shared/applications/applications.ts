@@ -29,6 +29,7 @@ import { accessibleApplication, canSeeTeamResource } from './access.ts';
 import { auditEntry } from '../audit/entries.ts';
 import { collect, transactWriteRetryingConflicts } from '../db/query.ts';
 import { cancellationReasons } from '../db/items.ts';
+import { failedCondition, retryOnConflict } from '../db/retry.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import { teamApplicationAdded } from '../teams/repository.ts';
 import { objectKeys } from '../storage/objects.ts';
@@ -162,22 +163,21 @@ export async function readApplication(caller: Caller, appId: string) {
 
 export async function updateApplication(caller: Caller, appId: string, body: { name: string }) {
   let { app } = await accessibleApplication(caller, appId, { teamRestricted: true });
-  for (let attempt = 1; ; attempt++) {
-    const payload = { applicationId: appId, appName: body.name, previousAppName: app.name };
-    try {
-      await transactWriteRetryingConflicts([
-        ...applicationRename(app, body.name),
-        await auditEntry(caller, app.organizationId, 'APPLICATION_MODIFIED', payload),
-      ]);
-      return toApplication({ ...app, name: body.name });
-    } catch (error) {
-      if (cancellationReasons(error)?.[0] !== 'ConditionalCheckFailed') throw error;
+  const gone = () => notFound(`application ${appId} not found`);
+  return retryOnConflict({ attempts: 5, conflict: failedCondition([0]), exhausted: gone }, async (attempt) => {
+    if (attempt > 1) {
       // Gone, or renamed meanwhile (the write is conditioned on the name read): read it again.
       const fresh = await getApplication(appId);
-      if (!fresh || attempt >= 5) throw notFound(`application ${appId} not found`);
+      if (!fresh) throw gone();
       app = fresh;
     }
-  }
+    const payload = { applicationId: appId, appName: body.name, previousAppName: app.name };
+    await transactWriteRetryingConflicts([
+      ...applicationRename(app, body.name),
+      await auditEntry(caller, app.organizationId, 'APPLICATION_MODIFIED', payload),
+    ]);
+    return toApplication({ ...app, name: body.name });
+  });
 }
 
 /**
@@ -188,24 +188,21 @@ export async function updateApplication(caller: Caller, appId: string, body: { n
  */
 export async function deleteApplication(caller: Caller, appId: string): Promise<void> {
   let { app } = await accessibleApplication(caller, appId, { teamRestricted: true, includeDeleting: true });
-  for (let attempt = 0; !app.deleting; attempt++) {
-    try {
-      const payload = { applicationId: appId, appName: app.name };
-      const now = Date.now();
-      await transactWriteRetryingConflicts([
-        ...applicationDeletingMark(app, now),
-        ...(await applicationTrendRemoval(app, now)),
-        ...(await deletedApplicationSlot(appId)),
-        await auditEntry(caller, app.organizationId, 'APPLICATION_REMOVED', payload, now),
-      ]);
-      break;
-    } catch (error) {
-      // An environment was created or deleted meanwhile (the count changed), another DELETE won, or a write of its
-      // findings changed its trends: read again.
-      if (!cancellationReasons(error)?.includes('ConditionalCheckFailed') || attempt >= 5) throw error;
+  await retryOnConflict({ attempts: 6, conflict: failedCondition() }, async (attempt) => {
+    // An environment was created or deleted meanwhile (the count changed), another DELETE won, or a write of its
+    // findings changed its trends: read again.
+    if (attempt > 1)
       ({ app } = await accessibleApplication(caller, appId, { teamRestricted: true, includeDeleting: true }));
-    }
-  }
+    if (app.deleting) return;
+    const payload = { applicationId: appId, appName: app.name };
+    const now = Date.now();
+    await transactWriteRetryingConflicts([
+      ...applicationDeletingMark(app, now),
+      ...(await applicationTrendRemoval(app, now)),
+      ...(await deletedApplicationSlot(appId)),
+      await auditEntry(caller, app.organizationId, 'APPLICATION_REMOVED', payload, now),
+    ]);
+  });
   await deleteObjectsUnder(objectKeys.applicationPrefix(appId));
   await deleteApplicationPartition(appId);
 }

@@ -14,6 +14,7 @@ import { accessibleApplication, accessibleEnvironment, canSeeTeamResource } from
 import { auditEntry, type TransactItem } from '../audit/entries.ts';
 import { transactWriteRetryingConflicts } from '../db/query.ts';
 import { cancellationReasons } from '../db/items.ts';
+import { failedCondition, retryOnConflict } from '../db/retry.ts';
 import { conflict, notFound } from '../errors.ts';
 import { objectKeys } from '../storage/objects.ts';
 import { deleteObjectsUnder } from '../storage/delete-prefix.ts';
@@ -73,18 +74,15 @@ async function withFreshApplication(
   write: (app: ApplicationRecord) => Promise<void>,
   countIndex: number,
 ) {
-  const started = Date.now();
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await write(app);
-    } catch (error) {
-      const exhausted = attempt >= MAX_ATTEMPTS || Date.now() - started > RETRY_BUDGET_MS;
-      if (cancellationReasons(error)?.[countIndex] !== 'ConditionalCheckFailed' || exhausted) throw error;
+  const retry = { attempts: MAX_ATTEMPTS, budgetMs: RETRY_BUDGET_MS, conflict: failedCondition([countIndex]) };
+  return retryOnConflict(retry, async (attempt) => {
+    if (attempt > 1) {
       const fresh = await getApplication(appId);
       if (!fresh) throw notFound(`application ${appId} not found`);
       app = fresh;
     }
-  }
+    return write(app);
+  });
 }
 
 export async function createEnvironment(
@@ -122,25 +120,27 @@ export async function updateEnvironment(caller: Caller, appId: string, envId: st
   const found = await accessibleEnvironment(caller, appId, envId, { teamRestricted: true });
   const { app } = found;
   let { env } = found;
-  for (let attempt = 1; ; attempt++) {
+  const gone = () => notFound(`environment ${envId} not found in application ${appId}`);
+  return retryOnConflict({ attempts: 5, conflict: failedCondition([0]), exhausted: gone }, async (attempt) => {
+    if (attempt > 1) {
+      // Gone, or renamed meanwhile (the write is conditioned on the name read): read it again.
+      const fresh = await getEnvironment(appId, envId);
+      if (!fresh) throw gone();
+      env = fresh;
+    }
     const payload = { applicationId: appId, appName: app.name, envId, envName: body.name, previousEnvName: env.name };
     try {
       await transactWriteRetryingConflicts([
         ...environmentRename(env, body.name),
         await auditEntry(caller, app.organizationId, 'ENVIRONMENT_MODIFIED', payload),
       ]);
-      return toApplication(app, { ...env, name: body.name });
     } catch (error) {
-      const reasons = cancellationReasons(error);
-      if (reasons?.[2] === 'ConditionalCheckFailed')
+      if (cancellationReasons(error)?.[2] === 'ConditionalCheckFailed')
         throw conflict(`environment ${body.name} already exists in application ${appId}`);
-      if (reasons?.[0] !== 'ConditionalCheckFailed') throw error;
-      // Gone, or renamed meanwhile (the write is conditioned on the name read): read it again.
-      const fresh = await getEnvironment(appId, envId);
-      if (!fresh || attempt >= 5) throw notFound(`environment ${envId} not found in application ${appId}`);
-      env = fresh;
+      throw error;
     }
-  }
+    return toApplication(app, { ...env, name: body.name });
+  });
 }
 
 /**
@@ -152,30 +152,29 @@ export async function deleteEnvironment(caller: Caller, appId: string, envId: st
   const found = await accessibleEnvironment(caller, appId, envId, { teamRestricted: true, includeDeleting: true });
   const { app } = found;
   let { env } = found;
-  for (let attempt = 1; !env.deleting; attempt++) {
-    const payload = { applicationId: appId, appName: app.name, envId, envName: env.name };
-    // Items: environment (index 0), name claim, application count (index 2), counter, name postings, audit entry.
-    try {
-      await withFreshApplication(
-        appId,
-        app,
-        async (fresh) =>
-          transactWriteRetryingConflicts([
-            ...(await environmentDeletingMark(fresh, env)),
-            await auditEntry(caller, app.organizationId, 'ENVIRONMENT_REMOVED', payload),
-          ]),
-        2,
-      );
-      break;
-    } catch (error) {
-      if (!cancellationReasons(error)?.includes('ConditionalCheckFailed')) throw error;
+  const gone = () => notFound(`environment ${envId} not found in application ${appId}`);
+  await retryOnConflict({ attempts: 5, conflict: failedCondition(), exhausted: gone }, async (attempt) => {
+    if (attempt > 1) {
       // Gone, renamed meanwhile (the write is conditioned on the name read), or a scan of it published meanwhile
       // (its trends' version): read it again.
       const fresh = await getEnvironment(appId, envId);
-      if (!fresh || attempt >= 5) throw notFound(`environment ${envId} not found in application ${appId}`);
+      if (!fresh) throw gone();
       env = fresh;
     }
-  }
+    if (env.deleting) return;
+    const payload = { applicationId: appId, appName: app.name, envId, envName: env.name };
+    // Items: environment (index 0), name claim, application count (index 2), counter, name postings, audit entry.
+    await withFreshApplication(
+      appId,
+      app,
+      async (fresh) =>
+        transactWriteRetryingConflicts([
+          ...(await environmentDeletingMark(fresh, env)),
+          await auditEntry(caller, app.organizationId, 'ENVIRONMENT_REMOVED', payload),
+        ]),
+      2,
+    );
+  });
   await deleteObjectsUnder(objectKeys.environmentPrefix(appId, envId));
   await deleteEnvironmentData(appId, envId);
 }

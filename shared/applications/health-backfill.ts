@@ -1,7 +1,7 @@
 import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
-import { cancellationReasons } from '../db/items.ts';
+import { retryOnConflict, transactionConflict, type RetriesExhausted } from '../db/retry.ts';
 import { transactWrite } from '../db/transactions.ts';
 import { config } from '../config.ts';
 import { organizationCounterChange } from './application-repository.ts';
@@ -21,12 +21,12 @@ export async function countApplicationHealth(
   appId: string,
   now = Date.now(),
 ): Promise<'updated' | 'current' | 'gone' | 'conflict'> {
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const app = await applicationForHealth(appId);
-    if (!app) return 'gone';
-    if (app.healthVersion !== undefined) return 'current';
-    const health = await applicationHealthUpdate(app, [], app.environmentCount, now);
-    try {
+  try {
+    return await retryOnConflict({ attempts: MAX_ATTEMPTS, conflict: transactionConflict() }, async () => {
+      const app = await applicationForHealth(appId);
+      if (!app) return 'gone';
+      if (app.healthVersion !== undefined) return 'current';
+      const health = await applicationHealthUpdate(app, [], app.environmentCount, now);
       await transactWrite([
         applicationHealthWrite(app, health),
         organizationCounterChange(app.organizationId, app.applicationType, app.teamId, {
@@ -37,12 +37,12 @@ export async function countApplicationHealth(
         ...health.days,
       ]);
       return 'updated';
-    } catch (error) {
-      if (!cancellationReasons(error)?.some((r) => r === 'ConditionalCheckFailed' || r === 'TransactionConflict'))
-        throw error;
-    }
+    });
+  } catch (error) {
+    // Lost every race: left uncounted, for the next run.
+    if ((error as Partial<RetriesExhausted>).retryReason) return 'conflict';
+    throw error;
   }
-  return 'conflict';
 }
 
 /**

@@ -1,5 +1,6 @@
 import { auditEntry, transactWrite } from '../audit/entries.ts';
 import { cancellationReasons } from '../db/items.ts';
+import { retryOnConflict, transactionConflict } from '../db/retry.ts';
 import { randomUUID } from 'node:crypto';
 import { badRequest, conflict, notFound, unauthorized } from '../errors.ts';
 import { canSeeTeamResource } from '../applications/access.ts';
@@ -99,21 +100,19 @@ async function commitRepository(
     current: CodeRepositoryRecord | undefined,
   ) => Promise<[CodeRepositoryRecord, ...Parameters<typeof transactWrite>[0]] | undefined>,
 ) {
-  for (let attempt = 1; ; attempt++) {
-    const built = await build(await getCodeRepository(orgId, repoId));
-    if (!built) return;
-    const [next, ...rest] = built;
-    try {
+  await retryOnConflict(
+    {
+      attempts: COMMIT_ATTEMPTS,
+      conflict: transactionConflict(),
+      exhausted: () => conflict(`repository ${repoId} was changed concurrently; retry`),
+    },
+    async () => {
+      const built = await build(await getCodeRepository(orgId, repoId));
+      if (!built) return;
+      const [next, ...rest] = built;
       await transactWrite([putCodeRepository(next), ...rest]);
-      return;
-    } catch (error) {
-      const lostRace = cancellationReasons(error)?.some(
-        (reason) => reason === 'ConditionalCheckFailed' || reason === 'TransactionConflict',
-      );
-      if (!lostRace) throw error;
-      if (attempt === COMMIT_ATTEMPTS) throw conflict(`repository ${repoId} was changed concurrently; retry`);
-    }
-  }
+    },
+  );
 }
 
 /** PUT /api/v1/org/{orgId}/repos (ours): registers the repository, or updates the one of that source and name. */

@@ -1,5 +1,6 @@
 import { BatchGetCommand, BatchWriteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { cancellationReasons } from './items.ts';
+import { retryOnConflict } from './retry.ts';
 import { db } from './client.ts';
 import { config } from '../config.ts';
 import { transactWrite, type TransactItem } from './transactions.ts';
@@ -291,17 +292,12 @@ export async function deleteFound(
  * Any other cancellation (a failed condition) is thrown to the caller at once.
  */
 export async function transactWriteRetryingConflicts(items: TransactItem[], attempts = 8): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await transactWrite(items);
-    } catch (error) {
-      const reasons =
-        error instanceof TransactionCanceledException ? (error.CancellationReasons ?? []).map((r) => r.Code) : [];
-      const conflictOnly =
-        reasons.includes('TransactionConflict') &&
-        reasons.every((r) => r === 'TransactionConflict' || r === 'None' || !r);
-      if (!conflictOnly || attempt >= attempts) throw error;
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * 2 ** attempt));
-    }
-  }
+  await retryOnConflict({ attempts, conflict: conflictsOnly, backoffMs: 40 }, () => transactWrite(items));
+}
+
+function conflictsOnly(error: unknown): string | undefined {
+  const reasons = cancellationReasons(error) ?? [];
+  const conflictOnly =
+    reasons.includes('TransactionConflict') && reasons.every((r) => r === 'TransactionConflict' || r === 'None');
+  return conflictOnly ? 'TransactionConflict' : undefined;
 }

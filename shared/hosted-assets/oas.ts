@@ -4,6 +4,7 @@ import { badRequest, conflict, notFound } from '../errors.ts';
 import { keys } from '../db/keys.ts';
 import { batchGet } from '../db/query.ts';
 import { cancellationReasons, fromItem } from '../db/items.ts';
+import { retryOnConflict, transactionConflict } from '../db/retry.ts';
 import { hostedAssetAnswer, presignedDownload } from './downloads.ts';
 import { objectKeys } from '../storage/objects.ts';
 import { compareBy, pageOf, v1NextPageToken, type PageRequest, type SortDirection } from '../lists.ts';
@@ -45,20 +46,24 @@ export async function commitOptimistically(
   appId: string,
   prepare: () => Promise<TransactItem[] | undefined>,
 ): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    const items = await prepare();
-    if (!items) return;
-    try {
-      await transactWrite(items);
-      return;
-    } catch (error) {
-      const reasons = cancellationReasons(error);
-      if (reasons?.[0] === 'ConditionalCheckFailed') throw notFound(`application ${appId} not found`);
-      const lostRace = reasons?.[1] === 'ConditionalCheckFailed' || reasons?.includes('TransactionConflict');
-      if (!lostRace) throw error;
-      if (attempt === COMMIT_ATTEMPTS) throw conflict(`application ${appId} was changed concurrently; retry`);
-    }
-  }
+  await retryOnConflict(
+    {
+      attempts: COMMIT_ATTEMPTS,
+      conflict: transactionConflict([1]),
+      exhausted: () => conflict(`application ${appId} was changed concurrently; retry`),
+    },
+    async () => {
+      const items = await prepare();
+      if (!items) return;
+      try {
+        await transactWrite(items);
+      } catch (error) {
+        if (cancellationReasons(error)?.[0] === 'ConditionalCheckFailed')
+          throw notFound(`application ${appId} not found`);
+        throw error;
+      }
+    },
+  );
 }
 
 /** GET /api/v1/oas/{orgId}/{oasId}: the uploaded description of application `oasId` of the organization. */

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
-import { fromItem, cancellationReasons } from '../db/items.ts';
+import { cancellationReasons, fromItem } from '../db/items.ts';
+import { retryOnConflict, transactionConflict } from '../db/retry.ts';
 import { queryAll } from '../db/query.ts';
 import { config } from '../config.ts';
 import { auditEntry, transactWrite, type TransactItem } from '../audit/entries.ts';
@@ -121,27 +122,27 @@ export async function putOrganizationAsset(
     updatedBy: caller.userId,
     details: input.details,
   };
-  for (let attempt = 1; ; attempt++) {
-    const replaced = await getOrganizationAsset(input.kind, input.orgId, input.name);
-    const entry = await auditEntry(caller, input.orgId, audit.type, {
-      ...audit.payload,
-      fileSize: record.sizeBytes,
-      created: !replaced,
-    });
-    try {
-      await transactWrite([putRecord(record, replaced?.version), entry]);
-      if (replaced) await deleteUnreferencedObject(replaced.objectKey);
-      return;
-    } catch (error) {
-      const lostRace = cancellationReasons(error)?.some(
-        (reason) => reason === 'ConditionalCheckFailed' || reason === 'TransactionConflict',
-      );
-      if (!lostRace || attempt === COMMIT_ATTEMPTS) {
-        await deleteUnreferencedObject(objectKey);
-        if (lostRace) throw conflict(`${LABELS[input.kind]} ${input.name} was changed concurrently; retry`);
-        throw error;
-      }
-    }
+  try {
+    await retryOnConflict(
+      {
+        attempts: COMMIT_ATTEMPTS,
+        conflict: transactionConflict(),
+        exhausted: () => conflict(`${LABELS[input.kind]} ${input.name} was changed concurrently; retry`),
+      },
+      async () => {
+        const replaced = await getOrganizationAsset(input.kind, input.orgId, input.name);
+        const entry = await auditEntry(caller, input.orgId, audit.type, {
+          ...audit.payload,
+          fileSize: record.sizeBytes,
+          created: !replaced,
+        });
+        await transactWrite([putRecord(record, replaced?.version), entry]);
+        if (replaced) await deleteUnreferencedObject(replaced.objectKey);
+      },
+    );
+  } catch (error) {
+    await deleteUnreferencedObject(objectKey);
+    throw error;
   }
 }
 

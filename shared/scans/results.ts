@@ -1,7 +1,7 @@
 import { wildcardMatcher } from '../input/wildcard.ts';
 import { auditEntry } from '../audit/entries.ts';
 import { transactWriteRetryingConflicts } from '../db/query.ts';
-import { cancellationReasons } from '../db/items.ts';
+import { failedCondition, retryOnConflict } from '../db/retry.ts';
 import { notFound } from '../errors.ts';
 import { canSeeTeamResource } from '../applications/access.ts';
 import { compareBy, nameOrderKey, pageOf, v1NextPageToken } from '../lists.ts';
@@ -275,7 +275,10 @@ async function previousScan(envId: string, scanId: string): Promise<ScanRecord |
  */
 export async function deleteScan(caller: Caller, scanId: string): Promise<object> {
   let { scan, app } = await accessibleScan(caller, scanId, { includeDeleting: true });
-  for (let attempt = 1; !scan.deleting; attempt++) {
+  await retryOnConflict({ attempts: MAX_ATTEMPTS, conflict: failedCondition() }, async (attempt) => {
+    // Another DELETE won (this one then finishes the removal with it), or the environment's last scan changed.
+    if (attempt > 1) ({ scan, app } = await accessibleScan(caller, scanId, { includeDeleting: true }));
+    if (scan.deleting) return;
     const env = await getEnvironment(scan.applicationId, scan.environmentId);
     const replacing = env?.lastScanId === scanId;
     const previous = replacing ? await previousScan(scan.environmentId, scanId) : undefined;
@@ -291,15 +294,8 @@ export async function deleteScan(caller: Caller, scanId: string): Promise<object
       ...(env && replacing ? await environmentLastScanWrites(env, previous && lastScanOf(previous), scanId) : []),
       await auditEntry(caller, app.organizationId, 'SCAN_REMOVED', payload),
     ];
-    try {
-      await transactWriteRetryingConflicts(items);
-      break;
-    } catch (error) {
-      // Another DELETE won (this one then finishes the removal with it), or the environment's last scan changed.
-      if (!cancellationReasons(error)?.includes('ConditionalCheckFailed') || attempt >= MAX_ATTEMPTS) throw error;
-      ({ scan, app } = await accessibleScan(caller, scanId, { includeDeleting: true }));
-    }
-  }
+    await transactWriteRetryingConflicts(items);
+  });
   await deleteScanData(scan);
   return {};
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { accessibleApplication } from '../applications/access.ts';
 import { auditEntry } from '../audit/entries.ts';
 import { transactWriteRetryingConflicts } from '../db/query.ts';
-import { cancellationReasons } from '../db/items.ts';
+import { failedCondition, retryOnConflict } from '../db/retry.ts';
 import { findOrCreateEnvironmentByName } from '../applications/environments.ts';
 import { environmentLastScanWrites } from '../applications/environment-repository.ts';
 import { scanCreation, type ScanRecord } from './repository.ts';
@@ -28,7 +28,10 @@ export async function reportScanStarted(caller: Caller, appId: string, readBody:
   const parsedConfig = parseScanConfig(body.config);
   const configHash = configHashOf(body.config);
   await storeScanConfig(appId, configHash, body.config, parsedConfig);
-  for (let attempt = 1; ; attempt++) {
+  return retryOnConflict({ attempts: MAX_ATTEMPTS, conflict: failedCondition() }, async (attempt) => {
+    // Another request created the environment, changed the application's environment count or started a scan of
+    // the environment meanwhile: read again and rebuild.
+    if (attempt > 1) ({ app } = await accessibleApplication(caller, appId, { teamRestricted: true }));
     const scan: ScanRecord = {
       scanId: randomUUID(),
       organizationId: app.organizationId,
@@ -65,14 +68,7 @@ export async function reportScanStarted(caller: Caller, appId: string, readBody:
       await auditEntry(caller, app.organizationId, 'SCAN_STARTED', payload),
       ...scanEvents(undefined, scan, app).map(outboxItem),
     ];
-    try {
-      await transactWriteRetryingConflicts(items);
-      return { scanId: scan.scanId, configHash, envId: env.environmentId };
-    } catch (error) {
-      // Another request created the environment, changed the application's environment count or started a scan of
-      // the environment meanwhile: read again and rebuild.
-      if (!cancellationReasons(error)?.includes('ConditionalCheckFailed') || attempt >= MAX_ATTEMPTS) throw error;
-      ({ app } = await accessibleApplication(caller, appId, { teamRestricted: true }));
-    }
-  }
+    await transactWriteRetryingConflicts(items);
+    return { scanId: scan.scanId, configHash, envId: env.environmentId };
+  });
 }

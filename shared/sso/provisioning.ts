@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { keys } from '../db/keys.ts';
 import { config } from '../config.ts';
-import { cancellationReasons } from '../db/items.ts';
+import { failedCondition, retryOnConflict } from '../db/retry.ts';
 import { transactWriteRetryingConflicts } from '../db/query.ts';
 import { auditEntry } from '../audit/entries.ts';
 import { conflict, unauthorized } from '../errors.ts';
@@ -113,7 +113,12 @@ function membershipWrite(
 /** Links, creates and updates what the sign-in needs; answers the user's id. */
 export async function provision(provider: SsoProviderRecord, identity: SignedInIdentity): Promise<string> {
   const orgId = provider.organizationId;
-  for (let attempt = 1; ; attempt++) {
+  const retry = {
+    attempts: MAX_ATTEMPTS,
+    conflict: failedCondition(),
+    exhausted: () => conflict('your account is being changed concurrently; sign in again'),
+  };
+  return retryOnConflict(retry, async () => {
     const source = await userOf(provider, identity);
     const { userId } = source;
     const { organization, membership } = await getOrganizationAccess(orgId, userId);
@@ -163,12 +168,7 @@ export async function provision(provider: SsoProviderRecord, identity: SignedInI
         ),
       );
     }
-    try {
-      await transactWriteRetryingConflicts(items);
-      return userId;
-    } catch (error) {
-      if (!cancellationReasons(error)?.includes('ConditionalCheckFailed')) throw error;
-      if (attempt >= MAX_ATTEMPTS) throw conflict('your account is being changed concurrently; sign in again');
-    }
-  }
+    await transactWriteRetryingConflicts(items);
+    return userId;
+  });
 }

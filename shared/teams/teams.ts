@@ -24,6 +24,7 @@ import { getUsers } from '../identity/user-repository.ts';
 import { auditEntry, type TransactItem } from '../audit/entries.ts';
 import { transactWriteRetryingConflicts } from '../db/query.ts';
 import { cancellationReasons } from '../db/items.ts';
+import { retryOnConflict } from '../db/retry.ts';
 import { MAX_TRANSACTION_ITEMS } from '../db/transactions.ts';
 import { badRequest, conflict, notFound, unauthorized } from '../errors.ts';
 import { compareBy, nameOrderKey, pageOf, v1NextPageToken } from '../lists.ts';
@@ -178,7 +179,14 @@ interface TeamWrite {
  * again from new reads, up to MAX_ATTEMPTS times; `build` decides whether a changed team is a conflict (409).
  */
 async function commitTeamWrite(build: () => Promise<TeamWrite>, tooLarge: string): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
+  const retry = {
+    attempts: MAX_ATTEMPTS,
+    // Any cancellation: a condition on one of the items read failed.
+    conflict: (error: unknown) => cancellationReasons(error)?.join(', '),
+    exhausted: () => conflict(TEAM_CHANGED),
+    backoffMs: 20,
+  };
+  await retryOnConflict(retry, async () => {
     const { items, nameClaimAt, name } = await build();
     if (items.length === 0) return;
     if (items.length > MAX_TRANSACTION_ITEMS) {
@@ -187,22 +195,20 @@ async function commitTeamWrite(build: () => Promise<TeamWrite>, tooLarge: string
       );
     }
     try {
-      return await transactWriteRetryingConflicts(items);
+      await transactWriteRetryingConflicts(items);
     } catch (error) {
       const reasons = cancellationReasons(error);
-      if (!reasons) throw error;
       if (
+        reasons &&
         nameClaimAt !== undefined &&
         reasons[0] !== 'ConditionalCheckFailed' &&
         reasons[nameClaimAt] === 'ConditionalCheckFailed'
       ) {
         throw badRequest(`name: the organization already has a team named "${name}"`);
       }
-      if (attempt >= MAX_ATTEMPTS) throw conflict(TEAM_CHANGED);
-      // Jittered backoff: writers of one team queue up instead of colliding again in lockstep.
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * 2 ** attempt));
+      throw error;
     }
-  }
+  });
 }
 
 const TOO_MANY_CHANGES =

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { auditEntry } from '../audit/entries.ts';
 import { transactWriteRetryingConflicts } from '../db/query.ts';
-import { cancellationReasons } from '../db/items.ts';
+import { failedCondition, retryOnConflict } from '../db/retry.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import { seal } from '../secrets/sealing.ts';
 import { ReceiverRefused, receiverUrlProblem, resolveReceiver } from '../webhooks/receivers.ts';
@@ -118,7 +118,7 @@ export async function getTrackerView(orgId: string, trackerId: string) {
 /** PUT /api/v1/org/{orgId}/integrations/trackers/{trackerId} (updateTracker): the fields given change. */
 export async function updateTracker(caller: Caller, orgId: string, trackerId: string, body: UpdateTrackerBody) {
   const baseUrl = body.baseUrl === undefined ? undefined : await checkBaseUrl(orgId, body.baseUrl);
-  for (let attempt = 1; ; attempt++) {
+  return retryOnConflict(trackerRetry(trackerId), async () => {
     const current = await existingTracker(orgId, trackerId);
     const jira = current.kind !== 'github';
     if (!jira && (body.project !== undefined || body.issueType !== undefined || body.email !== undefined))
@@ -146,41 +146,38 @@ export async function updateTracker(caller: Caller, orgId: string, trackerId: st
       revision: current.revision + 1,
     };
     if (body.token !== undefined) next.sealedToken = await seal(body.token, trackerSealContext(current));
-    try {
-      await transactWriteRetryingConflicts([
-        putTracker(next),
-        await auditEntry(
-          caller,
-          orgId,
-          'INTEGRATION_MODIFIED',
-          auditPayload(next, body.token !== undefined ? { tokenReplaced: true } : {}),
-          now,
-        ),
-      ]);
-      return { tracker: toTracker(next) };
-    } catch (error) {
-      if (!cancellationReasons(error)?.includes('ConditionalCheckFailed')) throw error;
-      if (attempt >= MAX_ATTEMPTS) throw conflict(`tracker ${trackerId} is being changed concurrently; retry`);
-    }
-  }
+    await transactWriteRetryingConflicts([
+      putTracker(next),
+      await auditEntry(
+        caller,
+        orgId,
+        'INTEGRATION_MODIFIED',
+        auditPayload(next, body.token !== undefined ? { tokenReplaced: true } : {}),
+        now,
+      ),
+    ]);
+    return { tracker: toTracker(next) };
+  });
 }
+
+/** A tracker write built from the connection read, built again when a concurrent change of it wins. */
+const trackerRetry = (trackerId: string) => ({
+  attempts: MAX_ATTEMPTS,
+  conflict: failedCondition(),
+  exhausted: () => conflict(`tracker ${trackerId} is being changed concurrently; retry`),
+});
 
 /**
  * DELETE /api/v1/org/{orgId}/integrations/trackers/{trackerId} (deleteTracker): work still queued for it is dropped;
  * the tickets it made stay in the tracker and on their findings.
  */
 export async function deleteTracker(caller: Caller, orgId: string, trackerId: string) {
-  for (let attempt = 1; ; attempt++) {
+  return retryOnConflict(trackerRetry(trackerId), async () => {
     const current = await existingTracker(orgId, trackerId);
-    try {
-      await transactWriteRetryingConflicts([
-        deleteTrackerItem(current),
-        await auditEntry(caller, orgId, 'INTEGRATION_REMOVED', auditPayload(current)),
-      ]);
-      return {};
-    } catch (error) {
-      if (!cancellationReasons(error)?.includes('ConditionalCheckFailed')) throw error;
-      if (attempt >= MAX_ATTEMPTS) throw conflict(`tracker ${trackerId} is being changed concurrently; retry`);
-    }
-  }
+    await transactWriteRetryingConflicts([
+      deleteTrackerItem(current),
+      await auditEntry(caller, orgId, 'INTEGRATION_REMOVED', auditPayload(current)),
+    ]);
+    return {};
+  });
 }
