@@ -25,6 +25,7 @@ const SECTIONS = [
   'hosted',
   'webhooks',
   'trends',
+  'overview',
   'profiles',
 ];
 

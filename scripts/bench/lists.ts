@@ -32,7 +32,7 @@ const APP_SORTS = [
   'thirtyDayCommitActivity',
 ];
 
-async function seed(ctx: BenchContext, orgId: string, userId: string, envCount: number) {
+export async function seed(ctx: BenchContext, orgId: string, userId: string, envCount: number) {
   const { applicationPuts, organizationCounterChange } =
     await import('../../shared/applications/application-repository.ts');
   const { environmentPuts } = await import('../../shared/applications/environment-repository.ts');

@@ -33,6 +33,11 @@ import {
 const MAX_PER_RUN = 100;
 /** Entries an SLA change brings forward per run at most. */
 const MAX_BROUGHT_FORWARD = 1000;
+/**
+ * How long after an SLA change its organization's later entries are still brought forward: a run that read the
+ * days before the change may key an entry by them after it (a run takes at most its function's 60 s).
+ */
+const RECHECK_SETTLE_MS = 2 * 60_000;
 /** Findings whose events one transaction records (2 items each, with the entry's 2). */
 const FIRES_PER_TRANSACTION = 45;
 
@@ -87,8 +92,8 @@ async function commitUnlessRaced(items: TransactItem[]): Promise<boolean> {
 
 /**
  * An SLA change (the policy, an override) may bring due dates forward: each organization that changed has its
- * later entries keyed to now, so that the check reads their environments again with the new days. A change while
- * this runs asks again (`requestedAt`).
+ * later entries keyed to now, so that the check reads their environments again with the new days, for a couple of
+ * minutes after the change (RECHECK_SETTLE_MS). A change while this runs asks again (`requestedAt`).
  */
 async function bringForwardChanged(now: number): Promise<void> {
   for (const item of await queryAll({ partition: keys.slaRechecks().pk, consistent: true })) {
@@ -106,7 +111,8 @@ async function bringForwardChanged(now: number): Promise<void> {
       const wake = fromItem<OverdueWake>(entry)!;
       await commitUnlessRaced([overdueWakeDelete(wake, true), overdueWakePut({ ...wake, checkAt: now })]);
     }
-    if (moved >= MAX_BROUGHT_FORWARD) continue; // the next run goes on
+    // The next run goes on; a recent change is kept until no run can still be keying entries by the old days.
+    if (moved >= MAX_BROUGHT_FORWARD || now < requestedAt + RECHECK_SETTLE_MS) continue;
     try {
       await db.send(
         new DeleteCommand({

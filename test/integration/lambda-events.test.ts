@@ -20,6 +20,7 @@ import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynam
 import { db } from '../../shared/db/client.ts';
 import { keys } from '../../shared/db/keys.ts';
 import {
+  OVERDUE_CHECK_DESCRIPTION,
   RISK_EXPIRY_DESCRIPTION,
   STOPPED_WRITES_SWEEP_DESCRIPTION,
   WEBHOOK_DELIVERY_DESCRIPTION,
@@ -449,6 +450,42 @@ describe('the webhook delivery bundles, driven with SQS and EventBridge schedule
     });
     expect(out.expired).toBeGreaterThanOrEqual(0);
     expect((await db.send(new GetCommand({ TableName: process.env.TABLE_NAME, Key: entry }))).Item).toBeUndefined();
+  });
+});
+
+describe('the overdue check bundle, driven with an EventBridge schedule event', () => {
+  it('consumes a due entry whose application is gone, recording nothing', async () => {
+    const check = (
+      require(bundleOfFunction(OVERDUE_CHECK_DESCRIPTION)) as {
+        handler: (event: unknown) => Promise<{ environments: number; fired: number }>;
+      }
+    ).handler;
+    const due = {
+      organizationId: randomUUID(),
+      applicationId: randomUUID(),
+      environmentId: randomUUID(),
+      checkAt: Date.now() - 1000,
+    };
+    const entry = keys.overdueWake(due.checkAt, due.organizationId, due.applicationId, due.environmentId);
+    await db.send(
+      new PutCommand({ TableName: process.env.TABLE_NAME, Item: { ...entry, entity: 'overdueWake', ...due } }),
+    );
+    const out = await check({
+      version: '0',
+      id: randomUUID(),
+      'detail-type': 'Scheduled Event',
+      source: 'aws.events',
+      account: '000000000000',
+      time: new Date().toISOString(),
+      region: 'us-east-1',
+      resources: ['arn:aws:events:us-east-1:000000000000:rule/NotifyOverdueFindingsSchedule'],
+      detail: {},
+    });
+    expect(out.fired).toBe(0);
+    const { pk, sk } = entry;
+    expect(
+      (await db.send(new GetCommand({ TableName: process.env.TABLE_NAME, Key: { pk, sk } }))).Item,
+    ).toBeUndefined();
   });
 });
 

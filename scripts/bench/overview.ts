@@ -1,0 +1,90 @@
+import { benchTenant, measure, type BenchSection } from './harness.ts';
+import { seed } from './lists.ts';
+
+// The overview (docs/GOVERNANCE.md, The overview): getOrganizationOverview of an organization with 50,000
+// environments (BENCH_OVERVIEW_ENVIRONMENTS to change it), seeded as the lists section seeds them (5 per
+// application, half scanned, untriaged figures up to 199), plus 10 environments with a real completed scan of 300
+// findings (100 per severity, reported through the HTTP API), so that they are the 10 with the most untriaged
+// findings whose scans the overdue list reads. An SLA of 1 day and findings first seen more than a day before the
+// request would make them overdue; the request reads the same items either way. Latency through the HTTP API, and
+// the request's DynamoDB calls and read capacity units (DynamoDB Local's ConsumedCapacity). The trends' target
+// (under 50 ms and 20 read units at 50,000 environments) is shown for comparison: the overview reads by design up to
+// about 700 index entries and 10 scans' findings.
+const ENVIRONMENTS = Number(process.env.BENCH_OVERVIEW_ENVIRONMENTS ?? 50_000);
+const SCANNED = 10;
+const FINDINGS_PER_SEVERITY = 100;
+const TRENDS_TARGET = { p50Ms: 50, readUnits: 20 };
+
+const section: BenchSection = {
+  name: 'overview',
+  async run(ctx) {
+    const { scopeObservers } = await import('../../shared/http/request-scope.ts');
+    const tenant = await benchTenant(ctx, 'overview');
+    const { orgId, token } = tenant;
+    ctx.progress(`seeding ${ENVIRONMENTS} environments`);
+    await seed(ctx, orgId, tenant.userId, ENVIRONMENTS);
+
+    const call = async (method: string, path: string, body?: unknown) => {
+      const response = await fetch(`${ctx.baseUrl}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      });
+      const text = await response.text();
+      if (response.status !== 200) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 200)}`);
+      return JSON.parse(text);
+    };
+    ctx.progress(`${SCANNED} environments with a completed scan of ${3 * FINDINGS_PER_SEVERITY} findings`);
+    const app = await call('POST', `/api/v1/org/${orgId}/app`, { name: 'overview-scanned', env: 'env-0' });
+    for (let e = 0; e < SCANNED; e++) {
+      const env = `env-${e}`;
+      if (e > 0) await call('POST', `/api/v1/app/${app.applicationId}/env`, { env });
+      const started = await call('POST', `/api/v1/app/${app.applicationId}/scan`, {
+        env,
+        config: `app:\n  env: ${env}\n`,
+        host: 'https://t.test',
+      });
+      const uris = (prefix: string) =>
+        Array.from({ length: FINDINGS_PER_SEVERITY }, (_, i) => ({
+          uri: `/${prefix}/page${i}`,
+          requestMethod: 'GET',
+          param: 'q',
+          evidence: 'e',
+        }));
+      await call('POST', `/api/v1/scan/${started.scanId}/alerts`, {
+        alerts: [
+          { pluginId: '40018', name: 'SQLi', severity: 'High', uris: uris('h') },
+          { pluginId: '10020', name: 'Frame', severity: 'Medium', uris: uris('m') },
+          { pluginId: '10021', name: 'Sniff', severity: 'Low', uris: uris('l') },
+        ],
+      });
+      await call('POST', `/api/v1/scan/${started.scanId}/complete`, { status: 'COMPLETED' });
+    }
+
+    const path = `/api/v1/org/${orgId}/overview`;
+    const get = () => call('GET', path) as Promise<{ environmentsExamined: number; coverageGaps: unknown }>;
+    const answer = await get();
+
+    ctx.progress('DynamoDB calls and read units of one request (the second of two: the steady state)');
+    const scopes: import('../../shared/http/request-scope.ts').RequestScope[] = [];
+    scopeObservers.push((s) => scopes.push(s));
+    await get();
+    scopes.length = 0;
+    await get();
+    scopeObservers.length = 0;
+    const [observed] = scopes;
+
+    ctx.progress(`GET ${path}, 30 times`);
+    const latency = await measure(get, 30, 3);
+    return {
+      request: `GET /api/v1/org/{orgId}/overview (${ENVIRONMENTS} seeded environments + ${SCANNED} scanned with ${3 * FINDINGS_PER_SEVERITY} findings each)`,
+      latency,
+      dynamodbCalls: observed?.dynamodbCalls,
+      readUnits: Math.round((observed?.readUnits ?? 0) * 10) / 10,
+      environmentsExamined: answer.environmentsExamined,
+      trendsTargetForComparison: TRENDS_TARGET,
+    };
+  },
+};
+
+export default section;
