@@ -115,7 +115,10 @@ export function startApiTarget({ validDescription = false } = {}) {
   });
 }
 
-/** A server-rendered site: public pages, a FORM login with an anti-CSRF field, /account behind a session. */
+/**
+ * A server-rendered site: public pages, a FORM login with an anti-CSRF field, /account behind a session, and behind
+ * it /account/notes, which reflects its `note` unescaped.
+ */
 export function startFormTarget() {
   const csrf = new Map<string, string>();
   const sessions = new Set<string>();
@@ -150,10 +153,12 @@ export function startFormTarget() {
         .writeHead(302, { location: '/account', 'set-cookie': `shop_session=${session}; Path=/; HttpOnly` })
         .end();
     }
-    if (url.pathname === '/account') {
+    if (url.pathname === '/account' || url.pathname === '/account/notes') {
       if (!sessions.has(cookie(request, 'shop_session') ?? ''))
         return response.writeHead(302, { location: '/login' }).end();
-      return page('<h1>Your account</h1>');
+      // A reflected XSS that only a logged-in scan reaches (test/e2e/profile-login-scan.test.ts).
+      if (url.pathname === '/account/notes') return page(`<h1>Notes</h1><p>Note: ${url.searchParams.get('note')}</p>`);
+      return page('<h1>Your account</h1><a href="/account/notes?note=hello">Your notes</a>');
     }
     response.writeHead(404).end();
   });
