@@ -1,10 +1,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 
 // A deliberately vulnerable web application on loopback for the hosted-scan tests: a reflected XSS in a query
 // parameter, a cookie without flags, and a page behind a FORM login with an anti-CSRF field whose own reflected
-// XSS only a logged-in scan can reach. Its sessions can be made to expire after a number of requests.
+// XSS only a logged-in scan can reach. Its sessions can be made to expire after a number of requests. Given a
+// certificate, it answers over HTTPS.
 
 const page = (body: string) => `<!doctype html><html><head><title>shop</title></head><body>${body}</body></html>`;
 
@@ -20,16 +22,17 @@ export interface VulnerableTarget {
   stop: () => Promise<void>;
 }
 
-export async function startVulnerableTarget(): Promise<VulnerableTarget> {
+export async function startVulnerableTarget(tls?: { key: string; cert: string }): Promise<VulnerableTarget> {
   const sessions = new Set<string>();
   /** Requests each expiring session may still carry. */
   const remaining = new Map<string, number>();
   const csrfTokens = new Set<string>();
-  const server = createServer((req, res) => {
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
     target.requests.push(`${req.method} ${req.url}`);
     if (target.delayMs) setTimeout(() => answer(req, res), target.delayMs);
     else answer(req, res);
-  });
+  };
+  const server: Server = tls ? createHttpsServer(tls, handle) : createServer(handle);
   const answer = (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://target');
     const cookie = req.headers.cookie ?? '';
@@ -91,7 +94,7 @@ export async function startVulnerableTarget(): Promise<VulnerableTarget> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const target: VulnerableTarget = {
-    url: `http://127.0.0.1:${port}/`,
+    url: `${tls ? 'https' : 'http'}://127.0.0.1:${port}/`,
     server,
     requests: [],
     delayMs: 0,

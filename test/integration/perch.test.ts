@@ -347,6 +347,24 @@ describe('the hosted runner (docs/HOSTED-SCANS.md, "Where scans run")', { timeou
     });
   });
 
+  it("runs only the engine the image names (HAWK_ENGINE=zap, the runner image's build argument): ZAP missing, the run ends in PROVISIONING though wapiti is installed", async () => {
+    const tenant = await createTenant();
+    await allowScanDomain(tenant.orgId, '127.0.0.1');
+    const appId = await cloudApp(tenant);
+    expect((await start(tenant, appId)).status).toBe(200);
+    const run = (await getRun(appId, true))!;
+    const caller = createCaller({ userId: tenant.userId, apiKeyId: apiKeyIdOf(tenant.token) }, undefined);
+    const input = runnerTask(run, runnerAt(baseUrl()), await runnerToken(caller, run));
+    const { code, output } = await runTask(input, { HAWK_ENGINE: 'zap', HAWK_ZAP: '/nonexistent/zap.sh' });
+    expect(code, output).toBe(0);
+    expect(output).toMatch(/engines: none installed/);
+    const device = (await status(tenant, appId)).body.device;
+    expect(device.command.errors[0]).toMatchObject({
+      errorType: 'PROVISIONING',
+      message: expect.stringMatching(/no scan engine is installed on this agent: install OWASP ZAP/),
+    });
+  });
+
   it('ends a run in ERROR (PROVISIONING) saying how to install OWASP ZAP when the agent runs ZAP and it is missing', async () => {
     const tenant = await createTenant();
     await allowScanDomain(tenant.orgId, '127.0.0.1');

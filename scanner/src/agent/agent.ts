@@ -18,6 +18,11 @@ export interface AgentOptions extends ServiceOptions {
   deviceId?: string;
   engines?: Engine[];
   allowPrivate?: boolean;
+  /**
+   * Certificates (PEM) trusted for HTTPS targets besides Node's bundled authorities; the command line's agent
+   * takes them from NODE_EXTRA_CA_CERTS instead.
+   */
+  trustedCa?: string;
   /** Stop after one scan (a one-shot agent). */
   once?: boolean;
   /** With `once`: stop when no scan was taken within this time (another agent took the run it was started for). */
@@ -157,6 +162,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
         deviceId: device.deviceId,
         engines,
         allowPrivate: options.allowPrivate ?? false,
+        trustedCa: options.trustedCa,
         signal: abort.signal,
         echo: (line: string) => echo(`[${started.scanKey.slice(0, 8)}] ${line}`),
       };

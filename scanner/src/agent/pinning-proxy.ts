@@ -2,11 +2,24 @@
 // host and port, always at the address resolved once when the scan started (no DNS rebinding), so a hosted scan
 // cannot be turned toward metadata or private addresses by redirects, links or a second DNS answer.
 // Once the agent logged in, the proxy also carries the session for the engine (docs/HOSTED-SCANS.md, Login): it adds
-// the session's cookies and token to each plain-HTTP request, and when an answer shows the session lost
-// (loggedOutIndicator) it has the agent log in again and sends the request once more with the new session.
-import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { connect } from 'node:net';
-import type { AddressInfo } from 'node:net';
+// the session's cookies and token to each request, and when an answer shows the session lost (loggedOutIndicator)
+// it has the agent log in again and sends the request once more with the new session. For an HTTPS target it
+// terminates the engine's TLS (CONNECT) with a certificate of the run's own authority (net/run-certificate.ts) and
+// sends each request on to the target over TLS, checking the target's certificate as any client would.
+import {
+  Agent as HttpAgent,
+  createServer,
+  request as httpRequest,
+  type ClientRequest,
+  type IncomingMessage,
+  type RequestOptions,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { isIP, type AddressInfo } from 'node:net';
+import { checkServerIdentity, createSecureContext, rootCertificates, TLSSocket } from 'node:tls';
+import { runCertificate } from '../net/run-certificate.ts';
 
 /** The logged-in session the proxy carries for the engine (session-relay.ts). */
 export interface ProxySession {
@@ -25,7 +38,9 @@ export interface ProxySession {
 
 export interface PinningProxy {
   url: string;
-  /** From now on, the engine's plain-HTTP requests carry this session (HTTPS ones are tunnelled, untouched). */
+  /** For an HTTPS target: the run's authority (PEM) that signed the certificate the proxy shows for the target. */
+  authority?: string;
+  /** From now on, the engine's requests carry this session. */
   carry(session: ProxySession): void;
   /**
    * Holds the engine's requests until `ready` settles: true lets them through, false (or a rejection) refuses
@@ -33,6 +48,13 @@ export interface PinningProxy {
    */
   holdUntil(ready: Promise<boolean>): void;
   close(): Promise<void>;
+}
+
+export interface PinningProxyOptions {
+  /** When the run's certificate expires (the run's deadline; an hour later by default). */
+  notAfter?: Date;
+  /** Certificates (PEM) trusted for the target besides Node's bundled authorities: a self-signed target's. */
+  trustedCa?: string;
 }
 
 /** A request body the proxy keeps to send again after a re-login; the engine's are small forms and queries. */
@@ -44,90 +66,118 @@ export async function startPinningProxy(
   target: URL,
   address: string,
   log: (line: string) => void,
+  options: PinningProxyOptions = {},
 ): Promise<PinningProxy> {
-  const port = Number(target.port || (target.protocol === 'https:' ? 443 : 80));
-  const host = target.hostname.toLowerCase();
+  const secure = target.protocol === 'https:';
+  const port = Number(target.port || (secure ? 443 : 80));
+  const host = target.hostname.toLowerCase().replace(/^\[|\]$/g, '');
   const refused = new Set<string>();
   let session: ProxySession | undefined;
   let ready: Promise<boolean> = Promise.resolve(true);
   const allowed = (hostname: string, p: number) =>
-    hostname.toLowerCase().replace(/^\[|\]$/g, '') === host.replace(/^\[|\]$/g, '') && p === port;
+    hostname.toLowerCase().replace(/^\[|\]$/g, '') === host && p === port;
   const refuse = (what: string) => {
     if (refused.size < 50 && !refused.has(what)) {
       refused.add(what);
       log(`proxy: refused ${what} (outside the scan target ${target.host})`);
     }
   };
+  const failures = new Set<string>();
+  const upstreamFailed = (error: Error & { code?: string }) => {
+    const what = error.code ?? error.message;
+    if (failures.size < 20 && !failures.has(what)) {
+      failures.add(what);
+      log(`proxy: the target could not be reached: ${error.message}${error.code ? ` (${error.code})` : ''}`);
+    }
+  };
+
+  // An HTTPS target: the run's own certificate for the engine's side; the target's checked on the other side.
+  const identity = secure ? await runCertificate(host, options.notAfter ?? new Date(Date.now() + 3600_000)) : undefined;
+  const secureContext = identity && createSecureContext({ key: identity.key, cert: identity.chain });
+  const upstream: Upstream = secure
+    ? (
+        (agent) => (sent, onResponse) =>
+          httpsRequest(
+            {
+              ...sent,
+              agent,
+              ...(isIP(host) ? {} : { servername: host }),
+              // The name checked is the target's, whatever address it is reached at.
+              checkServerIdentity: (_name, certificate) => checkServerIdentity(host, certificate),
+              ...(options.trustedCa ? { ca: [...rootCertificates, options.trustedCa] } : {}),
+            },
+            onResponse,
+          )
+      )(new HttpsAgent({ keepAlive: true }))
+    : (
+        (agent) => (sent, onResponse) =>
+          httpRequest({ ...sent, agent }, onResponse)
+      )(new HttpAgent({ keepAlive: true }));
 
   const server: Server = createServer(async (req: IncomingMessage, res) => {
     if (!(await ready.catch(() => false))) {
       res.writeHead(503, { 'content-type': 'text/plain' }).end('the scan may not attack');
       return;
     }
+    // A request inside a CONNECT tunnel names only its path: it is the target's.
+    const tunnelled = (req.socket as TLSSocket).encrypted === true;
     let url: URL;
     try {
-      url = new URL(req.url ?? '');
+      url = new URL(req.url ?? '', tunnelled ? target.origin : undefined);
     } catch {
       res.writeHead(400).end();
       return;
     }
-    const p = Number(url.port || 80);
-    if (url.protocol !== 'http:' || !allowed(url.hostname, p)) {
+    const p = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+    if (url.protocol !== target.protocol || !allowed(url.hostname, p)) {
       refuse(`${req.method} ${url.origin}`);
       res.writeHead(403, { 'content-type': 'text/plain' }).end('outside the scan target');
       return;
     }
     // The target's name, whatever the client put in Host: the request is the target's, at the pinned address.
-    const headers: Record<string, string | string[] | undefined> = { ...req.headers, host: url.host };
+    const headers: Record<string, string | string[] | undefined> = { ...req.headers, host: target.host };
     delete headers['proxy-connection'];
-    const options: UpstreamOptions = {
-      host: address,
-      port: p,
-      method: req.method,
-      path: `${url.pathname}${url.search}`,
-      setHost: false,
+    const sent: UpstreamOptions = { host: address, port: p, method: req.method, path: `${url.pathname}${url.search}` };
+    const failed = (error: Error) => {
+      upstreamFailed(error);
+      if (!res.headersSent) res.writeHead(502).end();
+      else res.destroy();
     };
     if (session) {
-      forwardWithSession(session, req, res, options, headers).catch(() => {
-        if (!res.headersSent) res.writeHead(502).end();
-        else res.destroy();
-      });
+      forwardWithSession(session, upstream, req, res, sent, headers).catch(failed);
       return;
     }
-    const upstream = request({ ...options, headers }, (response) => {
+    const forwarded = upstream({ ...sent, setHost: false, headers }, (response) => {
       res.writeHead(response.statusCode ?? 502, response.headers);
       response.pipe(res);
     });
-    upstream.on('error', () => {
-      if (!res.headersSent) res.writeHead(502).end();
-      else res.destroy();
-    });
-    req.pipe(upstream);
+    forwarded.on('error', failed);
+    req.pipe(forwarded);
   });
+  // CONNECT: only to an HTTPS target's host and port, and the proxy answers it itself, with the run's certificate.
   server.on('connect', async (req, socket, head) => {
+    socket.on('error', () => socket.destroy());
     if (!(await ready.catch(() => false))) {
       socket.end('HTTP/1.1 503 Service Unavailable\r\n\r\n');
       return;
     }
     const [hostname, portText] = (req.url ?? '').split(/:(?=\d+$)/);
-    if (!allowed(hostname, Number(portText))) {
+    if (!secureContext || !allowed(hostname, Number(portText))) {
       refuse(`CONNECT ${req.url}`);
       socket.end('HTTP/1.1 403 Forbidden\r\n\r\n');
       return;
     }
-    const upstream = connect(Number(portText), address, () => {
-      socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      upstream.write(head);
-      upstream.pipe(socket);
-      socket.pipe(upstream);
-    });
-    upstream.on('error', () => socket.destroy());
-    socket.on('error', () => upstream.destroy());
+    socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+    if (head.length) socket.unshift(head);
+    const tls = new TLSSocket(socket, { isServer: true, secureContext, ALPNProtocols: ['http/1.1'] });
+    tls.on('error', () => tls.destroy());
+    server.emit('connection', tls);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port: proxyPort } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${proxyPort}`,
+    ...(identity ? { authority: identity.authority } : {}),
     carry: (carried) => {
       session = carried;
     },
@@ -142,7 +192,10 @@ export async function startPinningProxy(
   };
 }
 
-type UpstreamOptions = { host: string; port: number; method?: string; path: string; setHost: false };
+/** Sends one request to the target, at its pinned address, over HTTP or TLS as the target is reached. */
+type Upstream = (options: RequestOptions, onResponse: (response: IncomingMessage) => void) => ClientRequest;
+
+type UpstreamOptions = { host: string; port: number; method?: string; path: string };
 
 /**
  * Sends the engine's request with the session's headers; an answer showing the session lost is held back while the
@@ -151,6 +204,7 @@ type UpstreamOptions = { host: string; port: number; method?: string; path: stri
  */
 async function forwardWithSession(
   session: ProxySession,
+  upstream: Upstream,
   req: IncomingMessage,
   res: ServerResponse,
   options: UpstreamOptions,
@@ -163,7 +217,12 @@ async function forwardWithSession(
   }
   for (let attempt = 0; ; attempt++) {
     const { headers: sessionHeaders, generation } = session.current();
-    const { response, head, ended } = await exchange(options, withSession(engineHeaders, sessionHeaders), body);
+    const { response, head, ended } = await exchange(
+      upstream,
+      options,
+      withSession(engineHeaders, sessionHeaders),
+      body,
+    );
     const judged = `${statusLine(response)}\r\n${headerLines(response)}\r\n\r\n${head.toString('utf8')}`;
     if (attempt === 0 && session.loggedOut(judged)) {
       const renewed = await session.renew(generation, `${options.method} ${options.path}`);
@@ -235,6 +294,7 @@ export const cookiePairs = (header: string): [string, string][] =>
 
 /** One upstream exchange: the answer with the first part of its body read (the rest still to come). */
 function exchange(
+  upstream: Upstream,
   options: UpstreamOptions,
   headers: Record<string, string | string[] | undefined>,
   body: Buffer,
@@ -244,7 +304,7 @@ function exchange(
   delete sent['transfer-encoding'];
   if (body.length || sent['content-length'] !== undefined) sent['content-length'] = String(body.length);
   return new Promise((resolve, reject) => {
-    const upstream = request({ ...options, headers: sent }, (response) => {
+    const forwarded = upstream({ ...options, setHost: false, headers: sent }, (response) => {
       const chunks: Buffer[] = [];
       let size = 0;
       const done = (ended: boolean) => {
@@ -263,8 +323,8 @@ function exchange(
       response.on('end', onEnd);
       response.on('error', reject);
     });
-    upstream.on('error', reject);
-    upstream.end(body);
+    forwarded.on('error', reject);
+    forwarded.end(body);
   });
 }
 

@@ -6,6 +6,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
+import { isIP } from 'node:net';
+import { checkServerIdentity, rootCertificates, type PeerCertificate } from 'node:tls';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import {
@@ -75,6 +77,11 @@ export interface RunContext {
   allowPrivate: boolean;
   signal: AbortSignal;
   echo?: (line: string) => void;
+  /**
+   * Certificates (PEM) trusted for HTTPS targets besides Node's bundled authorities (and NODE_EXTRA_CA_CERTS):
+   * a self-signed target's.
+   */
+  trustedCa?: string;
   /** Called once the run's end is being reported: the agent may take its next command while this log is stored. */
   onEnd?: () => void;
 }
@@ -189,8 +196,11 @@ export async function carryOut(command: StartCommand, context: RunContext): Prom
       throw new RunFailed('UNKNOWN', `${target.hostname} does not resolve: ${(error as Error).message}`);
     }
     log.add(`target ${target.host} pinned at ${address}`);
-    proxy = await startPinningProxy(target, address, (line) => log.add(line));
-    log.add(`target answers: ${await reachable(target, address)}`);
+    proxy = await startPinningProxy(target, address, (line) => log.add(line), {
+      notAfter: new Date(deadline + 3600_000),
+      trustedCa: context.trustedCa,
+    });
+    log.add(`target answers: ${await reachable(target, address, context.trustedCa)}`);
 
     // The login's own requests reach the target at the pinned address too; another host (an identity provider)
     // is resolved once and checked like a target.
@@ -199,25 +209,26 @@ export async function carryOut(command: StartCommand, context: RunContext): Prom
       if (!pinned.has(hostname)) pinned.set(hostname, pinnedAddress(hostname, { allowPrivate: context.allowPrivate }));
       return pinned.get(hostname)!;
     };
-    const login = await logIn(command, log, phase, pinnedFetch(addressOf));
+    const login = await logIn(command, log, phase, pinnedFetch(addressOf, { trustedCa: context.trustedCa }));
     if (engineStop.signal.aborted) await reported(); // stopped, or a report failed, before the attack
     // The engine starts now (its own start-up takes a while), but the proxy lets nothing of it reach the target
     // before the service has recorded the scan and its phases so far, and answered that the run is still on.
     proxy.holdUntil(reports.then(() => reportFailure === undefined && !stopped));
+    // The engine gets no session headers of its own: the proxy carries the session (HTTPS included, the proxy
+    // terminating the engine's TLS with the run's certificate).
     let relay: SessionRelay | undefined;
-    let engineHeaders = login.headers;
-    if (login.session && target.protocol === 'http:') {
+    if (login.session) {
       relay = await sessionRelay({ ...login.session, log: (line) => log.add(line), onFailure: stopEngine });
       proxy.carry(relay);
-      engineHeaders = {};
       log.add(
         relay.watching
           ? 'the proxy carries the session for the engine and logs in again when an answer matches loggedOutIndicator'
           : 'the proxy carries the session for the engine (no loggedOutIndicator: a lost session is not noticed)',
       );
-    } else if (login.session)
+    }
+    if (proxy.authority)
       log.add(
-        'HTTPS target: the engine sends the session fixed at login (the proxy only tunnels TLS), without re-login',
+        "HTTPS target: the proxy shows the engine a certificate of the run's own authority and checks the target's",
       );
     phase('attack');
     let alerts: Awaited<ReturnType<Engine['run']>> = [];
@@ -225,9 +236,10 @@ export async function carryOut(command: StartCommand, context: RunContext): Prom
     try {
       alerts = await engine.run({
         targetUrl: command.targetUrl,
-        headers: engineHeaders,
+        headers: {},
         startUrls: login.startUrls,
         proxyUrl: proxy.url,
+        proxyAuthority: proxy.authority,
         deadline,
         signal: engineStop.signal,
         workDir,
@@ -300,12 +312,13 @@ export async function carryOut(command: StartCommand, context: RunContext): Prom
 }
 
 const PROBE_TIMEOUT_MS = 10_000;
+const CERTIFICATE_ERROR = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS_CERT_ALTNAME/;
 
 /**
  * One GET of the target at its pinned address before anything else is sent: a target that does not answer ends the
  * run in ERROR saying so (an engine would report a clean scan of nothing). Any HTTP answer will do.
  */
-function reachable(target: URL, address: string): Promise<string> {
+function reachable(target: URL, address: string, trustedCa?: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const https = target.protocol === 'https:';
     const req = (https ? httpsRequest : httpRequest)(
@@ -314,7 +327,13 @@ function reachable(target: URL, address: string): Promise<string> {
         port: Number(target.port || (https ? 443 : 80)),
         path: `${target.pathname}${target.search}`,
         headers: { host: target.host, 'user-agent': 'hawk-scanner agent' },
-        ...(https ? { servername: target.hostname } : {}),
+        ...(https && !isIP(target.hostname) ? { servername: target.hostname } : {}),
+        ...(https
+          ? {
+              checkServerIdentity: (_name: string, cert: PeerCertificate) => checkServerIdentity(target.hostname, cert),
+            }
+          : {}),
+        ...(https && trustedCa ? { ca: [...rootCertificates, trustedCa] } : {}),
         timeout: PROBE_TIMEOUT_MS,
       },
       (res) => {
@@ -327,7 +346,9 @@ function reachable(target: URL, address: string): Promise<string> {
       reject(
         new RunFailed(
           'UNKNOWN',
-          `the target ${target.origin} (${address}) cannot be reached from the agent: ${error.code ?? error.message}; check that app.host is up and reachable, then start the scan again`,
+          CERTIFICATE_ERROR.test(`${error.code} ${error.message}`)
+            ? `the target ${target.origin} (${address}) shows a certificate the agent does not trust: ${error.code ?? ''} ${error.message}; give it a certificate of a public authority, or give the agent its authority (NODE_EXTRA_CA_CERTS=<file> in the agent's environment), then start the scan again`
+            : `the target ${target.origin} (${address}) cannot be reached from the agent: ${error.code ?? error.message}; check that app.host is up and reachable, then start the scan again`,
         ),
       ),
     );
@@ -349,10 +370,9 @@ async function firstInstalled(engines: Engine[], log: RunLog): Promise<Engine | 
 
 /**
  * Logs in as the configuration's `app.authentication` says (secrets from the agent's environment) and checks
- * testPath, before any attack: the session's headers for the engine. Without authentication: none.
+ * testPath, before any attack: the session the proxy carries for the engine. Without authentication: none.
  */
 interface LoggedIn {
-  headers: Record<string, string>;
   startUrls: string[];
   /** The logged-in session, for the proxy to carry and renew; none without authentication. */
   session?: { session: Session; config: AuthConfig };
@@ -366,7 +386,7 @@ async function logIn(
 ): Promise<LoggedIn> {
   if (!/^\s*authentication\s*:/m.test(command.config)) {
     log.add('no app.authentication: scanning without logging in');
-    return { headers: {}, startUrls: [] };
+    return { startUrls: [] };
   }
   phase('login');
   const loaded = loadConfigText(command.config, {
@@ -397,11 +417,11 @@ async function logIn(
         );
     } else log.add('no testPath: the session is not verified before the attack');
     const headers = await session.headers();
-    log.add(`session: ${Object.keys(headers).join(', ') || 'no headers'} handed to the engine`);
+    log.add(`session: ${Object.keys(headers).join(', ') || 'no headers'}, carried for the engine by the proxy`);
     // The logged-in page seeds the crawl: links from the public pages may not lead into the logged-in area.
     const seed = testPath && (testPath.requestMethod ?? 'GET') === 'GET' && new URL(testPath.path, command.targetUrl);
     const startUrls = seed && seed.origin === new URL(command.targetUrl).origin ? [seed.href] : [];
-    return { headers, startUrls, session: { session, config: loaded.config } };
+    return { startUrls, session: { session, config: loaded.config } };
   } catch (error) {
     if (error instanceof RunFailed) throw error;
     throw new RunFailed('AUTHENTICATION', `${(error as Error).message}; no attack was sent`);

@@ -5,12 +5,20 @@ import type { ReportedAlert } from '../zap/reported.ts';
 export interface EngineRun {
   /** The scan's target (app.host). */
   targetUrl: string;
-  /** Headers of the logged-in session (cookie, token) sent with every request; empty without authentication. */
+  /**
+   * Headers (a session's cookie, token) sent with every request. The agent passes none: its pinning proxy carries
+   * the session and renews it.
+   */
   headers: Record<string, string>;
   /** More URLs to start crawling from (the logged-in area's testPath, which links may not lead to). */
   startUrls?: string[];
   /** A forward proxy all the engine's requests must go through (the agent's pinning proxy), if any. */
   proxyUrl?: string;
+  /**
+   * For an HTTPS target: the authority (PEM) of the certificate the proxy shows for the target, made for this run;
+   * an engine that checks certificates trusts it.
+   */
+  proxyAuthority?: string;
   /** Epoch ms: the engine must have stopped by then. */
   deadline: number;
   /** Aborted when the scan is stopped: the engine stops at once and its findings are discarded. */

@@ -4,7 +4,7 @@
 // starts clean), --no-bugreport. SIGINT opens Wapiti's interactive prompt, so a stop is SIGTERM, then SIGKILL
 // after a grace period.
 import { spawn } from 'node:child_process';
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseWapitiReport } from '../reports/index.ts';
 import { toReportedAlerts, type ReportedAlert } from '../zap/reported.ts';
@@ -46,6 +46,10 @@ export function wapitiEngine(options: { command?: string; modules?: string; maxA
       const report = join(run.workDir, 'wapiti.json');
       await mkdir(run.workDir, { recursive: true });
       await rm(report, { force: true }); // a report is this run's or none
+      // Wapiti checks no certificate by default (--verify-ssl 0): given the proxy's authority, it checks the proxy's
+      // (requests reads the trusted authorities from REQUESTS_CA_BUNDLE).
+      const authority = run.proxyAuthority ? join(run.workDir, 'proxy-authority.pem') : undefined;
+      if (authority) await writeFile(authority, run.proxyAuthority!, { mode: 0o600 });
       const args = [
         '-u',
         run.targetUrl,
@@ -72,6 +76,7 @@ export function wapitiEngine(options: { command?: string; modules?: string; maxA
         ...(run.startUrls ?? []).flatMap((url) => ['-s', url]),
         ...Object.entries(run.headers).flatMap(([name, value]) => ['-H', `${name}: ${value}`]),
         ...(run.proxyUrl ? ['-p', run.proxyUrl] : []),
+        ...(authority ? ['--verify-ssl', '1'] : []),
       ];
       if (run.signal.aborted) throw new EngineStopped('the scan was stopped');
       run.log(`wapiti ${args.map((a, i) => (args[i - 1] === '-H' ? `${a.split(':')[0]}: ***` : a)).join(' ')}`);
@@ -85,7 +90,12 @@ export function wapitiEngine(options: { command?: string; modules?: string; maxA
         command,
         args,
         // English messages: the lines below are read for the crawl's count and the time limit.
-        env: { ...process.env, HOME: run.workDir, LANGUAGE: 'en' },
+        env: {
+          ...process.env,
+          HOME: run.workDir,
+          LANGUAGE: 'en',
+          ...(authority ? { REQUESTS_CA_BUNDLE: authority } : {}),
+        },
         // eslint-disable-next-line no-control-regex -- removing the terminal's colour codes is the point
         clean: (line) => line.replace(/\x1b\[[0-9;]*m/g, ''),
         onLine: (line) => {

@@ -5,13 +5,17 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
+import { rootCertificates } from 'node:tls';
 import type { Fetch } from '../auth/http.ts';
 
 /** The largest answer read (a login page or response); a larger one fails the request. */
 const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 
 /** `addressOf` answers the pinned address of a host (resolving and checking it once), or rejects to refuse it. */
-export function pinnedFetch(addressOf: (hostname: string) => Promise<string>): Fetch {
+export function pinnedFetch(
+  addressOf: (hostname: string) => Promise<string>,
+  options: { trustedCa?: string } = {},
+): Fetch {
   return async (url, init) => {
     const target = new URL(url);
     if (!/^https?:$/.test(target.protocol)) throw new TypeError('fetch failed', { cause: { code: 'ERR_PROTOCOL' } });
@@ -32,7 +36,17 @@ export function pinnedFetch(addressOf: (hostname: string) => Promise<string>): F
       const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
       const req = send(
         target,
-        { method: init.method ?? 'GET', headers, lookup, signal: init.signal, family },
+        {
+          method: init.method ?? 'GET',
+          headers,
+          lookup,
+          signal: init.signal,
+          family,
+          // A self-signed target's authority, trusted besides Node's bundled ones.
+          ...(options.trustedCa && target.protocol === 'https:'
+            ? { ca: [...rootCertificates, options.trustedCa] }
+            : {}),
+        },
         (res: IncomingMessage) => {
           const chunks: Buffer[] = [];
           let size = 0;
