@@ -1,8 +1,10 @@
 import { keys } from '../db/keys.ts';
-import { fromItem } from '../db/items.ts';
+import { cancellationReasons, fromItem } from '../db/items.ts';
+import { retryOnConflict, transactionConflict } from '../db/retry.ts';
 import { batchGet, getItem } from '../db/query.ts';
 import { batchDelete, deleteFound } from '../db/query.ts';
-import { putNewItem, setAndRemove, type TransactItem } from '../db/transactions.ts';
+import { putNewItem, setAndRemove, transactWrite, type TransactItem } from '../db/transactions.ts';
+import { conflict, notFound } from '../errors.ts';
 import { config } from '../config.ts';
 import { dayCounterChanges, healthUnchanged, healthUpdateParts, type ApplicationHealthUpdate } from './health.ts';
 import {
@@ -16,6 +18,47 @@ import {
 } from './model.ts';
 
 export type { ApplicationRecord, ApplicationStatus, ApplicationType } from './model.ts';
+
+const COMMIT_ATTEMPTS = 3;
+
+/** Fails the transaction unless the application exists and no delete of it has started. */
+export const requireLiveApplication = (appId: string): TransactItem => ({
+  ConditionCheck: {
+    TableName: config.tableName,
+    Key: keys.application(appId),
+    ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deleting)',
+  },
+});
+
+/**
+ * Commits a change to state the application owns (its hosted description, OAS mapping, scan policy), built again
+ * from fresh reads when another request changed that state first. `prepare` builds the transaction: item 0 is
+ * `requireLiveApplication`, item 1 the write conditional on what was read; it returns nothing when there is
+ * nothing to write.
+ */
+export async function commitToLiveApplication(
+  appId: string,
+  prepare: () => Promise<TransactItem[] | undefined>,
+): Promise<void> {
+  await retryOnConflict(
+    {
+      attempts: COMMIT_ATTEMPTS,
+      conflict: transactionConflict([1]),
+      exhausted: () => conflict(`application ${appId} was changed concurrently; retry`),
+    },
+    async () => {
+      const items = await prepare();
+      if (!items) return;
+      try {
+        await transactWrite(items);
+      } catch (error) {
+        if (cancellationReasons(error)?.[0] === 'ConditionalCheckFailed')
+          throw notFound(`application ${appId} not found`);
+        throw error;
+      }
+    },
+  );
+}
 
 /** `{ a: 1 }` -> `{ ':a': 1 }`: key attributes as the expression values of an UpdateExpression naming them. */
 const prefixed = (attributes: Record<string, unknown>) =>

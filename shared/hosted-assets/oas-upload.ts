@@ -6,16 +6,11 @@ import { s3 } from '../storage/s3.ts';
 import { objectKeys } from '../storage/objects.ts';
 import { presignedDownload } from './downloads.ts';
 import { descriptionText, validateDescription, type ValidDescription } from './openapi-validation.ts';
-import { commitOptimistically } from './oas.ts';
+import { commitToLiveApplication, requireLiveApplication } from '../applications/application-repository.ts';
 import { deleteUnreferencedObject } from '../storage/objects-io.ts';
 import type { Caller } from '../http/caller.ts';
 import type { ApplicationRecord } from '../applications/application-repository.ts';
-import {
-  getHostedDescription,
-  replaceHostedDescription,
-  requireLiveApplication,
-  type HostedDescriptionRecord,
-} from './repository.ts';
+import { getHostedDescription, replaceHostedDescription, type HostedDescriptionRecord } from './repository.ts';
 
 // POST /api/v1/oas/{appId}/upload (docs/HOSTED-ASSETS.md, Uploading a description): kept apart from the other
 // OAS operations because the validator it needs is most of its Lambda bundle.
@@ -82,7 +77,7 @@ export async function storeHostedDescription(
   });
   let replaced: HostedDescriptionRecord | undefined;
   try {
-    await commitOptimistically(appId, async () => {
+    await commitToLiveApplication(appId, async () => {
       replaced = await getHostedDescription(appId);
       return [requireLiveApplication(appId), replaceHostedDescription(record, replaced?.version), audit];
     });

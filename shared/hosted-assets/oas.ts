@@ -1,23 +1,25 @@
 import { accessibleApplication, canSeeTeamResource } from '../applications/access.ts';
-import { auditEntry, transactWrite, type TransactItem } from '../audit/entries.ts';
-import { badRequest, conflict, notFound } from '../errors.ts';
+import { auditEntry } from '../audit/entries.ts';
+import { badRequest, notFound } from '../errors.ts';
 import { keys } from '../db/keys.ts';
 import { batchGet } from '../db/query.ts';
-import { cancellationReasons, fromItem } from '../db/items.ts';
-import { retryOnConflict, transactionConflict } from '../db/retry.ts';
+import { fromItem } from '../db/items.ts';
 import { hostedAssetAnswer, presignedDownload } from './downloads.ts';
 import { objectKeys } from '../storage/objects.ts';
 import { compareBy, pageOf, v1NextPageToken, type PageRequest, type SortDirection } from '../lists.ts';
 import type { Caller } from '../http/caller.ts';
 import type { MappingRequest } from './inputs.ts';
-import type { ApplicationRecord } from '../applications/application-repository.ts';
+import {
+  commitToLiveApplication,
+  requireLiveApplication,
+  type ApplicationRecord,
+} from '../applications/application-repository.ts';
 import { codeRepositoriesOfOrg, getCodeRepositories } from '../code-repositories/store.ts';
 import {
   getHostedDescription,
   getOasMapping,
   listHostedDescriptionsOfOrg,
   putOasMapping,
-  requireLiveApplication,
   type MappedDescription,
 } from './repository.ts';
 
@@ -27,7 +29,6 @@ import {
 
 /** Repository-sourced descriptions one application may include: keeps the mapping item far below 400 KB. */
 export const MAX_MAPPED_DESCRIPTIONS = 100;
-const COMMIT_ATTEMPTS = 3;
 
 /** `open_api_spec.OASAsset`. */
 interface OasAsset {
@@ -35,35 +36,6 @@ interface OasAsset {
   repositoryId: string;
   repositoryName: string;
   sourceRootPath: string;
-}
-
-/**
- * Commits a change to an application's OAS state, re-reading that state when another request changed it first.
- * `prepare` builds the transaction: item 0 is `requireLiveApplication`, item 1 the write conditional on what
- * was read; it returns nothing when there is nothing to write.
- */
-export async function commitOptimistically(
-  appId: string,
-  prepare: () => Promise<TransactItem[] | undefined>,
-): Promise<void> {
-  await retryOnConflict(
-    {
-      attempts: COMMIT_ATTEMPTS,
-      conflict: transactionConflict([1]),
-      exhausted: () => conflict(`application ${appId} was changed concurrently; retry`),
-    },
-    async () => {
-      const items = await prepare();
-      if (!items) return;
-      try {
-        await transactWrite(items);
-      } catch (error) {
-        if (cancellationReasons(error)?.[0] === 'ConditionalCheckFailed')
-          throw notFound(`application ${appId} not found`);
-        throw error;
-      }
-    },
-  );
 }
 
 /** GET /api/v1/oas/{orgId}/{oasId}: the uploaded description of application `oasId` of the organization. */
@@ -187,7 +159,7 @@ export async function toggleMapping(caller: Caller, appId: string, request: Mapp
     sourceRootPath: request.sourceRootPath,
   };
   let assets: MappedDescription[] = [];
-  await commitOptimistically(appId, async () => {
+  await commitToLiveApplication(appId, async () => {
     const mapping = await getOasMapping(appId);
     const listed = mapping.assets.some((asset) => asset.oasId === entry.oasId);
     if (!request.include) assets = mapping.assets.filter((asset) => asset.oasId !== entry.oasId);

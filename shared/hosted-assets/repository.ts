@@ -51,15 +51,6 @@ export async function listHostedDescriptionsOfOrg(orgId: string): Promise<Hosted
   return items.map((item) => fromItem<HostedDescriptionRecord>(item)!);
 }
 
-/** Fails the transaction unless the application exists and no delete of it has started. */
-export const requireLiveApplication = (appId: string): TransactItem => ({
-  ConditionCheck: {
-    TableName: config.tableName,
-    Key: keys.application(appId),
-    ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deleting)',
-  },
-});
-
 /** Makes `record` current, provided the current version is still `previousVersion` (none: no description yet). */
 export const replaceHostedDescription = (
   record: HostedDescriptionRecord,

@@ -3,8 +3,7 @@ import { accessibleApplication } from '../applications/access.ts';
 import { auditEntry } from '../audit/entries.ts';
 import { badRequest } from '../errors.ts';
 import { compareBy, pageOf, pageTokens, v2PageRequest } from '../lists.ts';
-import { commitOptimistically } from '../hosted-assets/oas.ts';
-import { requireLiveApplication } from '../hosted-assets/repository.ts';
+import { commitToLiveApplication, requireLiveApplication } from '../applications/application-repository.ts';
 import {
   listOrganizationAssets,
   organizationAssetText,
@@ -226,7 +225,7 @@ async function changeApplicationPolicy(
 ) {
   const { app } = await accessibleApplication(caller, appId, { teamRestricted: true });
   let result: ApplicationPolicyRecord | undefined;
-  await commitOptimistically(appId, async () => {
+  await commitToLiveApplication(appId, async () => {
     const current = await effectiveApplicationPolicy(appId, app.organizationId);
     const changed = await change(current);
     result = changed?.next ?? current;
