@@ -21,9 +21,6 @@ const section: BenchSection = {
     const { scopeObservers } = await import('../../shared/http/request-scope.ts');
     const tenant = await benchTenant(ctx, 'overview');
     const { orgId, token } = tenant;
-    ctx.progress(`seeding ${ENVIRONMENTS} environments`);
-    await seed(ctx, orgId, tenant.userId, ENVIRONMENTS);
-
     const call = async (method: string, path: string, body?: unknown) => {
       const response = await fetch(`${ctx.baseUrl}${path}`, {
         method,
@@ -60,6 +57,10 @@ const section: BenchSection = {
       });
       await call('POST', `/api/v1/scan/${started.scanId}/complete`, { status: 'COMPLETED' });
     }
+
+    // Seeded after the scans: the seed makes the member one of a team it does not write (the lists' reader).
+    ctx.progress(`seeding ${ENVIRONMENTS} environments`);
+    await seed(ctx, orgId, tenant.userId, ENVIRONMENTS);
 
     const path = `/api/v1/org/${orgId}/overview`;
     const get = () => call('GET', path) as Promise<{ environmentsExamined: number; coverageGaps: unknown }>;

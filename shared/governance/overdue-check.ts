@@ -31,7 +31,7 @@ import {
 
 /** Environments one run reads at most; the next run goes on. */
 const MAX_PER_RUN = 100;
-/** Entries an SLA change brings forward per run at most. */
+/** Entries an SLA change brings forward per run at most (it reads past the others: small items, one query). */
 const MAX_BROUGHT_FORWARD = 1000;
 /**
  * How long after an SLA change its organization's later entries are still brought forward: a run that read the
@@ -107,9 +107,12 @@ async function bringForwardChanged(now: number): Promise<void> {
       pageLimit: 200,
     })) {
       if (moved >= MAX_BROUGHT_FORWARD) break;
-      moved++;
       const wake = fromItem<OverdueWake>(entry)!;
-      await commitUnlessRaced([overdueWakeDelete(wake, true), overdueWakePut({ ...wake, checkAt: now })]);
+      // Keyed by days read before the change: brought forward (once: its next keying reads the new days).
+      if (wake.daysReadAt === undefined || wake.daysReadAt >= requestedAt) continue;
+      moved++;
+      const { daysReadAt: _old, ...ref } = wake;
+      await commitUnlessRaced([overdueWakeDelete(wake, true), overdueWakePut({ ...ref, checkAt: now })]);
     }
     // The next run goes on; a recent change is kept until no run can still be keying entries by the old days.
     if (moved >= MAX_BROUGHT_FORWARD || now < requestedAt + RECHECK_SETTLE_MS) continue;
@@ -148,6 +151,7 @@ async function checkEnvironment(wake: OverdueWake, now: number): Promise<number>
     await commitUnlessRaced([overdueWakeDelete(wake, true)]);
     return 0;
   }
+  const daysReadAt = Date.now();
   const [daysOf, rules, marks] = await Promise.all([
     slaDaysResolver(app.organizationId, [env]),
     rulesOfEnvironment(env),
@@ -199,7 +203,10 @@ async function checkEnvironment(wake: OverdueWake, now: number): Promise<number>
     };
     fires.push([overdueFiredPut(wake, mark), outboxItem(event)]);
   }
-  const entry = [overdueWakeDelete(wake, true), ...(next ? [overdueWakePut({ ...wake, checkAt: next })] : [])];
+  const entry = [
+    overdueWakeDelete(wake, true),
+    ...(next ? [overdueWakePut({ ...wake, checkAt: next, daysReadAt })] : []),
+  ];
   const chunks: TransactItem[][][] = [];
   for (let i = 0; i < fires.length; i += FIRES_PER_TRANSACTION) chunks.push(fires.slice(i, i + FIRES_PER_TRANSACTION));
   if (chunks.length === 0) chunks.push([]);

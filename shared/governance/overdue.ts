@@ -19,6 +19,11 @@ export interface OverdueWakeRef {
 
 export interface OverdueWake extends OverdueWakeRef {
   checkAt: number;
+  /**
+   * ms: when the check that keyed it read the days in force (absent: a writer's entry at the earliest possible due
+   * time, which no SLA change can make late).
+   */
+  daysReadAt?: number;
 }
 
 /**
