@@ -152,6 +152,9 @@ const DOCUMENT_PARSERS = new Set([
   'validate-scan-configuration',
   'set-scan-configuration-for-org',
   'report-scan-started',
+  // A profile's result and useDiscoveredOpenApiSpec validate the discovered API description (docs/PROFILE-SCANS.md).
+  'upload-profile-scan-result',
+  'use-discovered-open-api-spec',
 ]);
 const TARGET_BYTES = 150 * 1024;
 const TARGET_IMPORT_MS = 100;
