@@ -1,5 +1,5 @@
 import { useRef, useState, type FormEvent } from 'react';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, describeError, unwrap, type Schemas } from '../api/client';
 import { CopyButton, formatTime } from '../components/ui';
 import { useHasPermission } from '../permissions';
@@ -60,6 +60,8 @@ export function ProfileScanPanel({
   const results = useQuery({
     // Read again whenever the application's run changes (a profile that ends stores its result).
     queryKey: ['profile-results', appId, run.data?.scanKey, run.data?.state],
+    // The last list stays shown while the next loads: the forms below it keep what the user chose.
+    placeholderData: keepPreviousData,
     queryFn: () =>
       unwrap(
         api.GET('/api/v1/app/{appId}/profile/results/list', { params: { path: { appId }, query: { limit: '10' } } }),
