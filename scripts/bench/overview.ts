@@ -63,7 +63,8 @@ const section: BenchSection = {
     await seed(ctx, orgId, tenant.userId, ENVIRONMENTS);
 
     const path = `/api/v1/org/${orgId}/overview`;
-    const get = () => call('GET', path) as Promise<{ environmentsExamined: number; coverageGaps: unknown }>;
+    const get = () =>
+      call('GET', path) as Promise<{ overdue: { environmentsExamined: number; findingsWithDueDate: number } }>;
     const answer = await get();
 
     ctx.progress('DynamoDB calls and read units of one request (the second of two: the steady state)');
@@ -82,7 +83,8 @@ const section: BenchSection = {
       latency,
       dynamodbCalls: observed?.dynamodbCalls,
       readUnits: Math.round((observed?.readUnits ?? 0) * 10) / 10,
-      environmentsExamined: answer.environmentsExamined,
+      environmentsExamined: answer.overdue.environmentsExamined,
+      findingsWithDueDate: answer.overdue.findingsWithDueDate,
       trendsTargetForComparison: TRENDS_TARGET,
     };
   },
