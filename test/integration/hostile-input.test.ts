@@ -72,7 +72,11 @@ describe('denial of service: one request costs bounded time', () => {
   it("parses no large body before the caller's access to its target is checked (a body that would be a 400 answers 404/401)", async () => {
     // Every body allowed above the default JSON limit is parsed by its handler after the access check (route table).
     const large = routes.filter((route) => (route.maxBodyBytes ?? 0) > MAX_JSON_BODY_BYTES);
-    expect(large.map((route) => route.operationId).sort()).toEqual(['reportScanAlerts', 'reportScanStarted']);
+    expect(large.map((route) => route.operationId).sort()).toEqual([
+      'reportScanAlerts',
+      'reportScanStarted',
+      'uploadProfileScanResult',
+    ]);
     for (const route of large) expect(route.bodyAfterAccess, route.operationId).toBe(true);
 
     const tenant = await createTenant();
@@ -98,6 +102,17 @@ describe('denial of service: one request costs bounded time', () => {
     expect((await post(`/api/v1/app/${appId}/scan`, nobody.token)).status).toBe(401);
     const ownApp = await post(`/api/v1/app/${appId}/scan`, tenant.token);
     expect({ status: ownApp.status, message: ownApp.body.message }).toEqual(parsed);
+
+    // An agent's profile result: no run of that key for the device, so no parse.
+    const profileResult = (token: string) =>
+      api('PUT', `/api/v1/app/${appId}/perch/runs/${crypto.randomUUID()}/profile`, {
+        token,
+        rawBody: hostile,
+        contentType: 'application/json',
+        query: { deviceId: crypto.randomUUID() },
+      });
+    expect((await profileResult(other.token)).status).toBe(404);
+    expect((await profileResult(tenant.token)).status).toBe(404);
 
     // Bodies of operations addressed by {orgId} are parsed after the organization authorization.
     const teamBody = { rawBody: '{"name": ', contentType: 'application/json' };
