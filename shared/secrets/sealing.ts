@@ -1,6 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import type { KMSClient } from '@aws-sdk/client-kms';
 import { config } from '../config.ts';
 
 // Integration secrets (webhook signing secrets, receiver URLs, custom header values, tracker tokens, SSO client
@@ -20,7 +19,6 @@ const KMS_ENCRYPTION_CONTEXT = { purpose: 'hawk-api integration secrets' };
 const MAX_UNWRAPPED_KEYS = 256;
 
 let local: Promise<Buffer> | undefined;
-let kmsSdk: Promise<{ client: KMSClient; sdk: typeof import('@aws-sdk/client-kms') }> | undefined;
 let dataKey: Promise<{ key: Buffer; wrapped: string }> | undefined;
 const unwrapped = new Map<string, Promise<Buffer>>();
 
@@ -42,32 +40,23 @@ async function loadLocalKey(): Promise<Buffer> {
   return raw;
 }
 
-/** One KMS client per process, its SDK imported on first use: only AWS needs it. */
-function kmsClient(): Promise<{ client: KMSClient; sdk: typeof import('@aws-sdk/client-kms') }> {
-  kmsSdk ??= remembered(
-    async () => {
-      const sdk = await import('@aws-sdk/client-kms');
-      return { client: new sdk.KMSClient({ region: config.region, endpoint: config.kmsEndpoint }), sdk };
-    },
-    () => (kmsSdk = undefined),
-  );
-  return kmsSdk;
-}
-
 /** The data key this process seals with, and the same key as KMS wrapped it (base64url), stored in each value. */
 async function generateDataKey(keyId: string): Promise<{ key: Buffer; wrapped: string }> {
-  const { client, sdk } = await kmsClient();
+  // Imported on first use: only AWS needs it.
+  const { GenerateDataKeyCommand, KMSClient } = await import('@aws-sdk/client-kms');
+  const client = new KMSClient({ region: config.region, endpoint: config.kmsEndpoint });
   const out = await client.send(
-    new sdk.GenerateDataKeyCommand({ KeyId: keyId, KeySpec: 'AES_256', EncryptionContext: KMS_ENCRYPTION_CONTEXT }),
+    new GenerateDataKeyCommand({ KeyId: keyId, KeySpec: 'AES_256', EncryptionContext: KMS_ENCRYPTION_CONTEXT }),
   );
   if (out.Plaintext?.length !== 32 || !out.CiphertextBlob) throw new Error('KMS returned no 256-bit data key');
   return { key: Buffer.from(out.Plaintext), wrapped: Buffer.from(out.CiphertextBlob).toString('base64url') };
 }
 
 async function unwrap(keyId: string, wrapped: string): Promise<Buffer> {
-  const { client, sdk } = await kmsClient();
+  const { DecryptCommand, KMSClient } = await import('@aws-sdk/client-kms');
+  const client = new KMSClient({ region: config.region, endpoint: config.kmsEndpoint });
   const out = await client.send(
-    new sdk.DecryptCommand({
+    new DecryptCommand({
       KeyId: keyId,
       CiphertextBlob: Buffer.from(wrapped, 'base64url'),
       EncryptionContext: KMS_ENCRYPTION_CONTEXT,
