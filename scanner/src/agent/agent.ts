@@ -9,7 +9,7 @@ import { zapEngine } from '../engines/zap.ts';
 import type { Engine } from '../engines/engine.ts';
 import { carryOut, type StartCommand } from './run.ts';
 import { carryOutProfile } from './profile-run.ts';
-import { service, ServiceError, type ServiceOptions } from './service.ts';
+import { service, ServiceError, type ServiceOptions } from '../net/service.ts';
 
 export interface AgentOptions extends ServiceOptions {
   orgId: string;
@@ -39,7 +39,7 @@ interface Command extends Partial<StartCommand> {
 }
 
 export { carryOut } from './run.ts';
-export { service } from './service.ts';
+export { service } from '../net/service.ts';
 export { wapitiEngine } from '../engines/wapiti.ts';
 export { zapEngine } from '../engines/zap.ts';
 

@@ -24,7 +24,7 @@ import { reportBatches } from '../zap/reported.ts';
 import { EngineError, EngineStopped, type Engine } from '../engines/engine.ts';
 import { startPinningProxy } from './pinning-proxy.ts';
 import { sessionRelay, type SessionRelay } from './session-relay.ts';
-import { ServiceError, type Service } from './service.ts';
+import { ServiceError, type Service } from '../net/service.ts';
 
 export interface StartCommand {
   commandId: string;

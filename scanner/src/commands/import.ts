@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { service, ServiceError, type Service } from '../net/service.ts';
 import {
   BATCH_LIMITS,
   importedScanConfig,
@@ -51,10 +52,6 @@ interface Options {
   stateDir: string;
   retries: number;
 }
-
-class ImportFailed extends Error {}
-
-const fail = (message: string) => new ImportFailed(message);
 
 function parseArgs(args: string[]): Options | string {
   const flags: Record<string, string> = {};
@@ -105,72 +102,6 @@ function parseArgs(args: string[]): Options | string {
     stateDir: process.env.HAWK_STATE_DIR || join(tmpdir(), 'hawk-scanner'),
     retries: Number.isInteger(retries) && retries >= 0 ? retries : 5,
   };
-}
-
-// ---- The service's API
-
-interface Api {
-  call<T>(method: string, path: string, body?: unknown, retry?: { resent?: () => void }): Promise<T>;
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Calls with an access token from the API key (renewed on 401), retrying network errors, 5xx, 409, 413 and 429. */
-function serviceApi(options: Options): Api {
-  let token = '';
-  const login = async () => {
-    const out = await fetch(`${options.url}/api/v1/auth/login`, { headers: { 'X-ApiKey': options.apiKey } });
-    if (!out.ok)
-      throw fail(`login with HAWK_API_KEY failed (${out.status}): ${await messageOf(out)}; check the key and the URL`);
-    token = ((await out.json()) as { token: string }).token;
-  };
-  return {
-    async call<T>(method: string, path: string, body?: unknown, retry: { resent?: () => void } = {}) {
-      for (let attempt = 0; ; attempt++) {
-        let why: string;
-        try {
-          if (!token) await login();
-          const out = await fetch(`${options.url}${path}`, {
-            method,
-            headers: {
-              Authorization: `Bearer ${token}`,
-              'Content-Type': 'application/json',
-              Accept: 'application/json',
-            },
-            body: body === undefined ? undefined : JSON.stringify(body),
-          });
-          if (out.ok) return (await out.json()) as T;
-          const message = await messageOf(out);
-          if (out.status === 401 && attempt === 0) {
-            token = ''; // expired: log in again
-            continue;
-          }
-          // 409: a concurrent change, 413: storing took too long on a busy service, 429: rate limit; all pass.
-          if (out.status < 500 && ![409, 413, 429].includes(out.status))
-            throw fail(`${method} ${path} answered ${out.status}: ${message}`);
-          why = `${out.status} ${message}`;
-          const after = Number(out.headers.get('retry-after'));
-          if (out.status === 429 && after > 0 && attempt < options.retries) await sleep(after * 1000);
-        } catch (error) {
-          if (error instanceof ImportFailed) throw error;
-          const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-          why = `${(error as Error).message}${cause ? ` (${cause.code ?? cause.message})` : ''}`;
-        }
-        if (attempt >= options.retries) throw fail(`${method} ${path} failed after ${attempt + 1} attempts: ${why}`);
-        retry.resent?.();
-        await sleep(Math.min(500 * 2 ** attempt, 8000));
-      }
-    },
-  };
-}
-
-async function messageOf(response: Response): Promise<string> {
-  const text = await response.text().catch(() => '');
-  try {
-    return String((JSON.parse(text) as { message?: unknown }).message ?? text).slice(0, 500);
-  } catch {
-    return text.slice(0, 200) || response.statusText;
-  }
 }
 
 // ---- Progress on stderr: a bar on a terminal, a line per tenth otherwise (CI logs)
@@ -266,7 +197,14 @@ async function importReport(options: Options): Promise<number> {
     return 2;
   }
   const reportHash = createHash('sha256').update(text).digest('hex');
-  const api = serviceApi(options);
+  // 409: a concurrent change, 413: storing took too long on a busy service; both pass, as 429 and 5xx do.
+  const api = service({
+    url: options.url,
+    apiKey: options.apiKey,
+    keyName: 'HAWK_API_KEY',
+    retries: options.retries,
+    retryStatuses: [409, 413],
+  });
   // A SARIF log of several runs is one scan per run, imported in order (each resumable on its own).
   let code = 0;
   for (const [r, report] of reports.entries()) {
@@ -294,7 +232,7 @@ interface ScanSla {
 }
 
 /** Imports one scan's report: start (or resume), findings reports, complete; 3 when --fail-on is reached. */
-async function importOne(options: Options, report: ImportedReport, reportHash: string, api: Api, run: string) {
+async function importOne(options: Options, report: ImportedReport, reportHash: string, api: Service, run: string) {
   const alerts = toReportedAlerts(report);
   const batches = reportBatches(alerts, { ...BATCH_LIMITS, maxUris: options.batchUris });
   const store = stateStore(options, reportHash);
@@ -327,11 +265,11 @@ async function importOne(options: Options, report: ImportedReport, reportHash: s
         'POST',
         `/api/v1/scan/${state.scanId}/alerts`,
         { alerts: batches[i], reportId: `${store.key}-${i}` },
-        { resent: () => show(sentUris(), '(retrying)') },
+        { onRetry: () => show(sentUris(), '(retrying)') },
       );
     } catch (error) {
       // The scan ended or was deleted meanwhile: a later run starts afresh.
-      if (error instanceof ImportFailed && / answered (400|404): /.test(error.message)) store.remove();
+      if (error instanceof ServiceError && (error.status === 400 || error.status === 404)) store.remove();
       throw error;
     }
     state.sent = i + 1;
@@ -346,7 +284,7 @@ async function importOne(options: Options, report: ImportedReport, reportHash: s
     });
   } catch (error) {
     // A completion whose answer was lost ends the scan: the resent one finds it ended.
-    if (!(error instanceof ImportFailed && /already ended \(COMPLETED\)/.test(error.message))) throw error;
+    if (!(error instanceof ServiceError && /already ended \(COMPLETED\)/.test(error.message))) throw error;
   }
   store.remove();
 
@@ -397,7 +335,7 @@ export async function importCommand(args: string[]): Promise<number | 'usage'> {
   try {
     return await importReport(options);
   } catch (error) {
-    if (!(error instanceof ImportFailed)) throw error;
+    if (!(error instanceof ServiceError)) throw error;
     console.error(`hawk-scanner import: ${error.message}`);
     console.error('Run the same command again to continue: findings reports already counted are not sent twice.');
     return 1;

@@ -3,6 +3,7 @@
 // Without --scan, the environment's last scan: its latest findings. A log beyond GitHub's limits comes in parts, and
 // every part is written to a file of its own (results.sarif, results-2.sarif, ...), each one upload.
 import { writeFileSync } from 'node:fs';
+import { service, ServiceError } from '../net/service.ts';
 
 export const SARIF_USAGE = `sarif --app <appId> --env <name> [--scan <scanId>] [--out <file>] [--oas-path <path>] [--config-path <path>] [--url <url>]
   Writes the findings of a scan of environment <name> of application <appId> (default: the environment's last scan)
@@ -60,57 +61,11 @@ function parseArgs(args: string[]): Options | string {
   };
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function messageOf(response: Response): Promise<string> {
-  const text = await response.text().catch(() => '');
-  try {
-    return String((JSON.parse(text) as { message?: unknown }).message ?? text).slice(0, 500);
-  } catch {
-    return text.slice(0, 200) || response.statusText;
-  }
-}
-
-/** GETs with an access token from the API key (renewed on 401), retrying network errors, 5xx and 429. */
-function serviceApi(options: Options) {
-  let token = '';
-  const login = async () => {
-    const out = await fetch(`${options.url}/api/v1/auth/login`, { headers: { 'X-ApiKey': options.apiKey } });
-    if (!out.ok)
-      throw new SarifFailed(
-        `login with HAWK_API_KEY failed (${out.status}): ${await messageOf(out)}; check the key and the URL`,
-      );
-    token = ((await out.json()) as { token: string }).token;
-  };
-  return async function get(path: string, accept = 'application/json'): Promise<Response> {
-    for (let attempt = 0; ; attempt++) {
-      let why: string;
-      try {
-        if (!token) await login();
-        const out = await fetch(`${options.url}${path}`, {
-          headers: { Authorization: `Bearer ${token}`, Accept: accept, 'Accept-Encoding': 'gzip' },
-        });
-        if (out.ok) return out;
-        const message = await messageOf(out);
-        if (out.status === 401 && attempt === 0) {
-          token = '';
-          continue;
-        }
-        if (out.status < 500 && out.status !== 429)
-          throw new SarifFailed(`GET ${path} answered ${out.status}: ${message}`);
-        why = `${out.status} ${message}`;
-      } catch (error) {
-        if (error instanceof SarifFailed) throw error;
-        why = (error as Error).message;
-      }
-      if (attempt >= 4) throw new SarifFailed(`GET ${path} failed after ${attempt + 1} attempts: ${why}`);
-      await sleep(Math.min(500 * 2 ** attempt, 8000));
-    }
-  };
-}
+/** A GET of the service, its successful answer (retries and the access token: net/service.ts). */
+type Get = (path: string, accept?: string) => Promise<Response>;
 
 /** The environment's last scan: the application's organization, then its environments view. */
-async function lastScanOf(get: ReturnType<typeof serviceApi>, options: Options): Promise<string> {
+async function lastScanOf(get: Get, options: Options): Promise<string> {
   const app = (await (await get(`/api/v1/app/${options.app}`)).json()) as { organizationId: string };
   const query = new URLSearchParams({ appIds: options.app, envs: options.env, pageSize: '100' });
   const view = (await (await get(`/api/v2/org/${app.organizationId}/envs?${query}`)).json()) as {
@@ -129,7 +84,8 @@ const partFile = (file: string, part: number) =>
   part === 1 ? file : file.replace(/(\.sarif(\.json)?|\.json)?$/i, (ext) => `-${part}${ext}`);
 
 async function writeSarif(options: Options): Promise<number> {
-  const get = serviceApi(options);
+  const api = service({ url: options.url, apiKey: options.apiKey, keyName: 'HAWK_API_KEY', retries: 4 });
+  const get: Get = (path, accept) => api.fetch('GET', path, undefined, { accept });
   const scanId = options.scan ?? (await lastScanOf(get, options));
   const query = (part: number) =>
     new URLSearchParams({
@@ -175,7 +131,7 @@ export async function sarifCommand(args: string[]): Promise<number | 'usage'> {
   try {
     return await writeSarif(options);
   } catch (error) {
-    if (!(error instanceof SarifFailed)) throw error;
+    if (!(error instanceof SarifFailed || error instanceof ServiceError)) throw error;
     console.error(`hawk-scanner sarif: ${error.message}`);
     return 1;
   }
