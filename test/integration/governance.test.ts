@@ -6,6 +6,7 @@ import { addUserTo, createTenant, type Tenant } from './fixtures.ts';
 import { completeScan, createApp, reportAlerts, startScan } from './scan-helpers.ts';
 import { expireRiskAcceptances } from '../../shared/governance/expiry.ts';
 import { DAY_MS } from '../../shared/governance/clock.ts';
+import { QUERY_FROM_FINDINGS } from '../../shared/governance/due-dates.ts';
 import { getItem } from '../../shared/db/query.ts';
 import { keys } from '../../shared/db/keys.ts';
 
@@ -188,6 +189,38 @@ describe('due dates in the findings report', () => {
     ]);
     const [row] = parse(csv.text, { columns: true }) as Row[];
     expect(row).toMatchObject({ dueDate: after.dueDate, daysLeft: '6', overdue: 'false', triagedBy: 'Test User' });
+  });
+});
+
+describe('SLA due dates of a whole scan', () => {
+  it("a scan's many findings (read in one query of the environment's records) get the due dates of the report", async () => {
+    const tenant = await createTenant();
+    await setSla(tenant, { days: { High: 7, Medium: 30, Low: 90 } });
+    const appId = await createApp(tenant, { name: 'sla many', env: 'dev' });
+    const old = Array.from({ length: QUERY_FROM_FINDINGS + 8 }, (_, i) => `/old/${i}`);
+    const fresh = ['/new/1', '/new/2', '/new/3'];
+    await scanOnce(tenant, appId, [plugin('40018', 'High', old)]);
+    await new Promise((r) => setTimeout(r, 20));
+    const rescan = await scanOnce(tenant, appId, [plugin('40018', 'High', [...old, ...fresh])]);
+
+    // The alert's page (the scan's due dates, from the findings' first sightings) and the findings report (read by
+    // key, page by page) agree on every finding; old ones count from the first scan, new ones from the rescan.
+    const page = await api('GET', `/api/v1/scan/${rescan.scanId}/alert/40018`, {
+      token: tenant.token,
+      query: { pageSize: 100 },
+    });
+    expect(page.status, page.text).toBe(200);
+    const fromPage = new Map(
+      (page.body.applicationScanAlertUris as Row[]).map((u) => [`https://target.test${u.uri}`, u.dueDate]),
+    );
+    const report = await rows(tenant);
+    expect(report).toHaveLength(old.length + fresh.length);
+    expect(fromPage.size).toBe(report.length);
+    for (const row of report) expect(fromPage.get(row.findingUrl), row.findingUrl).toBe(row.dueDate);
+    const dueOf = (path: string) => report.find((r) => r.findingUrl === `https://target.test${path}`)!.dueDate;
+    expect(new Set(old.map(dueOf)).size).toBe(1);
+    expect(new Set(fresh.map(dueOf)).size).toBe(1);
+    expect(Date.parse(dueOf('/new/1')) - Date.parse(dueOf('/old/0'))).toBeGreaterThanOrEqual(20);
   });
 });
 
