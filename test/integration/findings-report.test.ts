@@ -4,7 +4,7 @@ import { parse } from 'csv-parse/sync';
 import { api } from './client.ts';
 import { addUserTo, createTenant, type Tenant } from './fixtures.ts';
 import { joinTeams } from './app-helpers.ts';
-import { completeScan, createApp, reportAlerts, startScan } from './scan-helpers.ts';
+import { createApp, scanOnce, startScan } from './scan-helpers.ts';
 import { importReport } from './import-helpers.ts';
 import { fixture } from '../../scanner/test/zap-expected.ts';
 
@@ -30,13 +30,6 @@ const plugin = (pluginId: string, severity: string, uris: ReturnType<typeof uri>
   uris,
 });
 
-async function scanOnce(tenant: Pick<Tenant, 'token'>, appId: string, alerts: unknown[], env = 'dev') {
-  const started = await startScan(tenant.token, appId, { env });
-  await reportAlerts(tenant.token, started.scanId, alerts);
-  await completeScan(tenant.token, started.scanId);
-  return started;
-}
-
 const report = (
   tenant: Pick<Tenant, 'orgId' | 'token'>,
   query: Record<string, string | number | undefined> = {},
@@ -52,7 +45,7 @@ describe('organization findings report', () => {
     const tenant = await createTenant();
     const appId = await createApp(tenant, { name: 'alpha', env: 'dev' });
     const tricky = 'a,"quoted"\r\nline';
-    const first = await scanOnce(tenant, appId, [
+    const first = await scanOnce(tenant.token, appId, [
       plugin('40018', 'High', [uri('/users/1', tricky), uri('/about')]),
       plugin('10038', 'Medium', [uri('/x')]),
     ]);
@@ -91,7 +84,7 @@ describe('organization findings report', () => {
     await startScan(tenant.token, appId); // a running scan does not replace the current findings
     expect((await report(tenant)).body.totalFindings).toBe(3);
 
-    const second = await scanOnce(tenant, appId, [plugin('40018', 'High', [uri('/users/2'), uri('/new')])]);
+    const second = await scanOnce(tenant.token, appId, [plugin('40018', 'High', [uri('/users/2'), uri('/new')])]);
     const current = await report(tenant);
     expect(current.body.totalFindings).toBe(2);
     const rows: Row[] = current.body.findings;
@@ -147,7 +140,7 @@ describe('organization findings report', () => {
   it('reports URIs of one finding (paths that normalize alike) on one page, each as a row', async () => {
     const tenant = await createTenant();
     const appId = await createApp(tenant, { name: 'ids', env: 'dev' });
-    await scanOnce(tenant, appId, [plugin('40018', 'High', [uri('/users/1'), uri('/users/2'), uri('/users/3')])]);
+    await scanOnce(tenant.token, appId, [plugin('40018', 'High', [uri('/users/1'), uri('/users/2'), uri('/users/3')])]);
     const out = await report(tenant);
     expect(out.status, out.text).toBe(200);
     const rows: Row[] = out.body.findings;
@@ -166,12 +159,12 @@ describe('organization findings report', () => {
     const tenant = await createTenant();
     const alpha = await createApp(tenant, { name: 'alpha', env: 'dev' });
     const beta = await createApp(tenant, { name: 'beta', env: 'dev' });
-    await scanOnce(tenant, alpha, [
+    await scanOnce(tenant.token, alpha, [
       plugin('1', 'Low', [uri('/a1'), uri('/a2'), uri('/a3')]),
       plugin('2', 'High', [uri('/a4')]),
     ]);
-    await scanOnce(tenant, alpha, [plugin('1', 'Low', [uri('/p1')])], 'prod');
-    await scanOnce(tenant, beta, [plugin('3', 'Medium', [uri('/b1'), uri('/b2')])]);
+    await scanOnce(tenant.token, alpha, [plugin('1', 'Low', [uri('/p1')])], 'prod');
+    await scanOnce(tenant.token, beta, [plugin('3', 'Medium', [uri('/b1'), uri('/b2')])]);
 
     const all: Row[] = (await report(tenant)).body.findings;
     expect(urlsOf(all).map((u) => u.replace('https://target.test', ''))).toEqual([
@@ -220,7 +213,7 @@ describe('organization findings report', () => {
     const member = await addUserTo(tenant.orgId);
     await joinTeams(tenant.orgId, member.userId, [randomUUID()]);
     const teamApp = await createApp({ orgId: tenant.orgId, token: member.token }, { name: 'gamma', env: 'dev' });
-    await scanOnce(member, teamApp, [plugin('4', 'High', [uri('/t')])]);
+    await scanOnce(member.token, teamApp, [plugin('4', 'High', [uri('/t')])]);
     const outsider = await addUserTo(tenant.orgId);
     await joinTeams(tenant.orgId, outsider.userId, [randomUUID()]);
     expect((await report({ orgId: tenant.orgId, token: outsider.token })).body.totalFindings).toBe(7);
@@ -247,7 +240,7 @@ describe('findings report as CSV, for spreadsheets', () => {
     const tenant = await createTenant();
     const appId = await createApp(tenant, { name: '=cmd', env: 'dev' });
     const planted = ['=HYPERLINK("http://evil.test","x")', '+1+1', '-2+3', '@SUM(A1)', '\t=1+1', '\r=1+1'];
-    await scanOnce(tenant, appId, [
+    await scanOnce(tenant.token, appId, [
       {
         ...plugin(
           '1',

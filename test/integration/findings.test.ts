@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { api } from './client.ts';
 import { addUserTo, createTenant, type Tenant } from './fixtures.ts';
 import { joinTeams } from './app-helpers.ts';
-import { completeScan, createApp, reportAlerts, startScan } from './scan-helpers.ts';
+import { completeScan, createApp, reportAlerts, scanOnce, startScan } from './scan-helpers.ts';
 import { keys } from '../../shared/db/keys.ts';
 import { queryAll } from '../../shared/db/query.ts';
 
@@ -34,13 +34,6 @@ const csp = (...paths: string[]) => ({
   description: 'CSP',
   uris: paths.map((p) => uri(p, '')),
 });
-
-async function scanOnce(tenant: Pick<Tenant, 'token'>, appId: string, alerts: unknown[], env = 'dev') {
-  const started = await startScan(tenant.token, appId, { env });
-  await reportAlerts(tenant.token, started.scanId, alerts);
-  await completeScan(tenant.token, started.scanId);
-  return started;
-}
 
 const triage = (
   tenant: Pick<Tenant, 'orgId' | 'token'>,
@@ -148,7 +141,7 @@ describe('triage', () => {
   it('carries a triage from scan 1 into scans 2 and 3, updates every count at once, and audits each action', async () => {
     const tenant = await createTenant();
     const appId = await createApp(tenant);
-    const first = await scanOnce(tenant, appId, [sqlInjection('/users/1', '/users/2', '/about'), csp('/x')]);
+    const first = await scanOnce(tenant.token, appId, [sqlInjection('/users/1', '/users/2', '/about'), csp('/x')]);
     const hashes = await hashesOf(tenant.token, first.scanId, '40018');
     const [userHash, aboutHash] = [hashes['/users/1'], hashes['/about']];
     const cspHash = (await hashesOf(tenant.token, first.scanId, '10038'))['/x'];
@@ -233,7 +226,7 @@ describe('triage', () => {
     expect((await envView(tenant)).environments[0].lastScanTotalUntriaged).toBe(1);
 
     // Scan 2: the same finding at another id keeps its status; a new finding is untriaged; gone findings are gone.
-    const second = await scanOnce(tenant, appId, [sqlInjection('/users/3', '/new')]);
+    const second = await scanOnce(tenant.token, appId, [sqlInjection('/users/3', '/new')]);
     expect(await uriStatuses(tenant.token, second.scanId, '40018')).toEqual({
       '/users/3': 'FALSE_POSITIVE',
       '/new': 'UNKNOWN',
@@ -252,7 +245,7 @@ describe('triage', () => {
       ['FALSE_POSITIVE', 1],
     ]);
     // Scan 3: still a false positive, nothing untriaged.
-    const third = await scanOnce(tenant, appId, [sqlInjection('/users/4')]);
+    const third = await scanOnce(tenant.token, appId, [sqlInjection('/users/4')]);
     expect(await uriStatuses(tenant.token, third.scanId, '40018')).toEqual({ '/users/4': 'FALSE_POSITIVE' });
     expect((await envView(tenant)).environments[0]).toMatchObject({
       lastScanId: third.scanId,
@@ -338,8 +331,8 @@ describe('triage', () => {
   it('sorts environments by untriaged findings as triage changes them', async () => {
     const tenant = await createTenant();
     const appId = await createApp(tenant);
-    const dev = await scanOnce(tenant, appId, [sqlInjection('/a', '/b', '/c')]);
-    await scanOnce(tenant, appId, [sqlInjection('/a', '/b')], 'prod');
+    const dev = await scanOnce(tenant.token, appId, [sqlInjection('/a', '/b', '/c')]);
+    await scanOnce(tenant.token, appId, [sqlInjection('/a', '/b')], 'prod');
     const order = async () =>
       (await envView(tenant, { sortField: 'scanFindingsCounts', sortDir: 'DESC' })).environments.map(
         (e: { environmentName: string }) => e.environmentName,
@@ -360,8 +353,8 @@ describe('triage', () => {
     const appId = await createApp(tenant);
     // 40 findings of one plugin at distinct paths (letters, not ids: each path is its own finding).
     const paths = Array.from({ length: 40 }, (_, i) => `/${String.fromCharCode(97 + (i % 26))}${'z'.repeat(i / 26)}`);
-    const dev = await scanOnce(tenant, appId, [sqlInjection(...paths)]);
-    const stage = await scanOnce(tenant, appId, [sqlInjection('/y'), csp('/x')], 'stage');
+    const dev = await scanOnce(tenant.token, appId, [sqlInjection(...paths)]);
+    const stage = await scanOnce(tenant.token, appId, [sqlInjection('/y'), csp('/x')], 'stage');
     const rule = (envId: string, pluginId: string, path: string, result: string, note = '') => ({
       alertCondition: { environmentId: envId, pluginId, requestMethod: 'GET' },
       path,
@@ -442,7 +435,7 @@ describe('triage', () => {
   it('refuses invalid requests with 400 and changes nothing; enforces write:triage, team rules and organization isolation', async () => {
     const tenant = await createTenant();
     const appId = await createApp(tenant);
-    const scan = await scanOnce(tenant, appId, [sqlInjection('/a')]);
+    const scan = await scanOnce(tenant.token, appId, [sqlInjection('/a')]);
     const hash = (await hashesOf(tenant.token, scan.scanId, '40018'))['/a'];
     const ok = [{ findingHash: hash, status: 'FALSE_POSITIVE' }];
     for (const [actions, extra, says] of [
@@ -468,7 +461,7 @@ describe('triage', () => {
     expect((await triage({ orgId: stranger.orgId, token: stranger.token }, appId, scan.envId, ok)).status).toBe(404);
     expect((await triage({ orgId: tenant.orgId, token: stranger.token }, appId, scan.envId, ok)).status).toBe(401);
     const strangerApp = await createApp(stranger);
-    const strangerScan = await scanOnce(stranger, strangerApp, [sqlInjection('/a')]);
+    const strangerScan = await scanOnce(stranger.token, strangerApp, [sqlInjection('/a')]);
     const foreign = await triage({ orgId: stranger.orgId, token: stranger.token }, strangerApp, strangerScan.envId, ok);
     expect(foreign.body.results).toMatchObject([{ findingHash: hash, success: false }]);
     expect((await triage({ orgId: stranger.orgId, token: stranger.token }, appId, strangerScan.envId, ok)).status).toBe(
@@ -480,7 +473,7 @@ describe('triage', () => {
     const member = await addUserTo(tenant.orgId);
     await joinTeams(tenant.orgId, member.userId, [randomUUID()]);
     const teamApp = await createApp({ orgId: tenant.orgId, token: member.token }, { name: 'team app', env: 'dev' });
-    const teamScan = await scanOnce(member, teamApp, [sqlInjection('/t')]);
+    const teamScan = await scanOnce(member.token, teamApp, [sqlInjection('/t')]);
     const teamHash = (await hashesOf(member.token, teamScan.scanId, '40018'))['/t'];
     const outsider = await addUserTo(tenant.orgId);
     await joinTeams(tenant.orgId, outsider.userId, [randomUUID()]);

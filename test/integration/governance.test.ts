@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { parse } from 'csv-parse/sync';
 import { api } from './client.ts';
 import { addUserTo, createTenant, type Tenant } from './fixtures.ts';
-import { completeScan, createApp, reportAlerts, startScan } from './scan-helpers.ts';
+import { createApp, pluginAlert, scanOnce } from './scan-helpers.ts';
 import { expireRiskAcceptances } from '../../shared/governance/expiry.ts';
 import { DAY_MS } from '../../shared/governance/clock.ts';
 import { QUERY_FROM_FINDINGS } from '../../shared/governance/due-dates.ts';
@@ -12,33 +12,6 @@ import { keys } from '../../shared/db/keys.ts';
 
 // Findings governance over HTTP (docs/GOVERNANCE.md): the SLA policy, due dates in the findings report across triage
 // changes, rescans, fixes and reopenings, and risk acceptances that expire (once, audited, with their event).
-
-const uri = (path: string) => ({
-  uri: path,
-  requestMethod: 'GET',
-  param: 'id',
-  evidence: '',
-  otherInfo: '',
-  requestHeader: '',
-  requestBody: '',
-  responseHeader: '',
-  responseBody: '',
-});
-const plugin = (pluginId: string, severity: string, paths: string[]) => ({
-  pluginId,
-  name: `Plugin ${pluginId}`,
-  severity,
-  description: `About ${pluginId}`,
-  cweId: '89',
-  uris: paths.map(uri),
-});
-
-async function scanOnce(tenant: Pick<Tenant, 'token'>, appId: string, alerts: unknown[], env = 'dev') {
-  const started = await startScan(tenant.token, appId, { env });
-  await reportAlerts(tenant.token, started.scanId, alerts);
-  await completeScan(tenant.token, started.scanId);
-  return started;
-}
 
 type Row = Record<string, any>;
 const rows = async (tenant: Tenant): Promise<Row[]> => {
@@ -117,10 +90,10 @@ describe('due dates in the findings report', () => {
     const tenant = await createTenant();
     await setSla(tenant, { days: { High: 7, Medium: 30, Low: 90 } });
     const appId = await createApp(tenant, { name: 'sla', env: 'dev' });
-    const first = await scanOnce(tenant, appId, [
-      plugin('40018', 'High', ['/a']),
-      plugin('10038', 'Medium', ['/b']),
-      plugin('10020', 'Info', ['/c']),
+    const first = await scanOnce(tenant.token, appId, [
+      pluginAlert('40018', 'High', ['/a']),
+      pluginAlert('10038', 'Medium', ['/b']),
+      pluginAlert('10020', 'Info', ['/c']),
     ]);
     const a = await rowOf(tenant, '/a');
     const firstSeen = Number(a.findingFirstSeen);
@@ -159,7 +132,7 @@ describe('due dates in the findings report', () => {
     });
 
     // A rescan keeps the first sighting; a finding fixed and found again keeps it too (docs/GOVERNANCE.md).
-    const rescan = await scanOnce(tenant, appId, [plugin('40018', 'High', ['/a'])]);
+    const rescan = await scanOnce(tenant.token, appId, [pluginAlert('40018', 'High', ['/a'])]);
     expect((await rowOf(tenant, '/a')).dueDate).toBe(after.dueDate);
     // The alert's page of findings gives it too, on the environment's current scan only.
     const alertPage = async (scanId: string) =>
@@ -167,9 +140,9 @@ describe('due dates in the findings report', () => {
         .applicationScanAlertUris[0];
     expect(await alertPage(rescan.scanId)).toMatchObject({ dueDate: after.dueDate, daysLeft: 6, overdue: false });
     expect(await alertPage(first.scanId)).toMatchObject({ dueDate: '', daysLeft: 0, overdue: false });
-    await scanOnce(tenant, appId, [plugin('10038', 'Medium', ['/b'])]);
+    await scanOnce(tenant.token, appId, [pluginAlert('10038', 'Medium', ['/b'])]);
     expect(await rowOf(tenant, '/a')).toBeUndefined(); // fixed: not a current finding, nothing due
-    await scanOnce(tenant, appId, [plugin('40018', 'High', ['/a'])]);
+    await scanOnce(tenant.token, appId, [pluginAlert('40018', 'High', ['/a'])]);
     expect((await rowOf(tenant, '/a')).dueDate).toBe(after.dueDate);
 
     // CSV: the due date, days left and the triage columns.
@@ -199,9 +172,9 @@ describe('SLA due dates of a whole scan', () => {
     const appId = await createApp(tenant, { name: 'sla many', env: 'dev' });
     const old = Array.from({ length: QUERY_FROM_FINDINGS + 8 }, (_, i) => `/old/${i}`);
     const fresh = ['/new/1', '/new/2', '/new/3'];
-    await scanOnce(tenant, appId, [plugin('40018', 'High', old)]);
+    await scanOnce(tenant.token, appId, [pluginAlert('40018', 'High', old)]);
     await new Promise((r) => setTimeout(r, 20));
-    const rescan = await scanOnce(tenant, appId, [plugin('40018', 'High', [...old, ...fresh])]);
+    const rescan = await scanOnce(tenant.token, appId, [pluginAlert('40018', 'High', [...old, ...fresh])]);
 
     // The alert's page (the scan's due dates, from the findings' first sightings) and the findings report (read by
     // key, page by page) agree on every finding; old ones count from the first scan, new ones from the rescan.
@@ -231,13 +204,13 @@ describe('SLA overrides per application and environment', () => {
     const appId = await createApp(tenant, { name: 'strict', env: 'dev' });
     const otherAppId = await createApp(tenant, { name: 'relaxed', env: 'dev' });
     const findings = [
-      plugin('40018', 'High', ['/h']),
-      plugin('10038', 'Medium', ['/m']),
-      plugin('10021', 'Low', ['/l']),
+      pluginAlert('40018', 'High', ['/h']),
+      pluginAlert('10038', 'Medium', ['/m']),
+      pluginAlert('10021', 'Low', ['/l']),
     ];
-    const dev = await scanOnce(tenant, appId, findings);
-    const prod = await scanOnce(tenant, appId, findings, 'prod');
-    await scanOnce(tenant, otherAppId, findings);
+    const dev = await scanOnce(tenant.token, appId, findings);
+    const prod = await scanOnce(tenant.token, appId, findings, 'prod');
+    await scanOnce(tenant.token, otherAppId, findings);
     const sla = (path: string, body?: unknown, method = body ? 'PUT' : 'GET', token = tenant.token) =>
       api(method as 'GET', `/api/v1/app/${appId}${path}/sla`, { token, body });
 
@@ -345,7 +318,7 @@ describe('risk acceptance that expires', () => {
     const tenant = await createTenant();
     await setSla(tenant, { days: { High: 7, Medium: 30, Low: 90 }, riskAcceptance: { defaultDays: 10, maxDays: 30 } });
     const appId = await createApp(tenant, { name: 'accept', env: 'dev' });
-    const scan = await scanOnce(tenant, appId, [plugin('40018', 'High', ['/a', '/b'])]);
+    const scan = await scanOnce(tenant.token, appId, [pluginAlert('40018', 'High', ['/a', '/b'])]);
     const [a, b] = [await rowOf(tenant, '/a'), await rowOf(tenant, '/b')];
     const ok = { findingHash: b.findingHash, status: 'RISK_ACCEPTED' };
     for (const [action, message] of [
@@ -396,7 +369,7 @@ describe('risk acceptance that expires', () => {
   it('expires at its time without a scan: untriaged again, counted, audited and sent as an event, once', async () => {
     const tenant = await createTenant();
     const appId = await createApp(tenant, { name: 'expiring', env: 'dev' });
-    const scan = await scanOnce(tenant, appId, [plugin('40018', 'High', ['/soon', '/later'])]);
+    const scan = await scanOnce(tenant.token, appId, [pluginAlert('40018', 'High', ['/soon', '/later'])]);
     const [soon, later] = [await rowOf(tenant, '/soon'), await rowOf(tenant, '/later')];
     const accepted = await triage(tenant, appId, scan.envId, [
       {

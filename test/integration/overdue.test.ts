@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { api } from './client.ts';
 import { createTenant, type Tenant } from './fixtures.ts';
-import { completeScan, createApp, reportAlerts, startScan } from './scan-helpers.ts';
+import { createApp, pluginAlert, scanOnce } from './scan-helpers.ts';
 import { notifyOverdueFindings } from '../../shared/governance/overdue-check.ts';
 import { DAY_MS } from '../../shared/governance/clock.ts';
 import { queryAll } from '../../shared/db/query.ts';
@@ -14,33 +14,6 @@ import { keys } from '../../shared/db/keys.ts';
 // overdue episode, without a scan, with the days in force; triage that sets a finding aside stops it, reopening
 // moves the due date, a fix removes it, and another organization never receives it. The check runs here with a
 // controlled clock (the service's own schedule runs it every second with the real one).
-
-const uri = (path: string) => ({
-  uri: path,
-  requestMethod: 'GET',
-  param: 'id',
-  evidence: '',
-  otherInfo: '',
-  requestHeader: '',
-  requestBody: '',
-  responseHeader: '',
-  responseBody: '',
-});
-const plugin = (pluginId: string, severity: string, paths: string[]) => ({
-  pluginId,
-  name: `Plugin ${pluginId}`,
-  severity,
-  description: `About ${pluginId}`,
-  cweId: '89',
-  uris: paths.map(uri),
-});
-
-async function scanOnce(tenant: Pick<Tenant, 'token'>, appId: string, alerts: unknown[]) {
-  const started = await startScan(tenant.token, appId, { env: 'dev' });
-  await reportAlerts(tenant.token, started.scanId, alerts);
-  await completeScan(tenant.token, started.scanId);
-  return started;
-}
 
 /** A receiver on loopback subscribed to findingOverdue for the tenant; records each body. */
 async function subscribe(tenant: Tenant) {
@@ -101,17 +74,20 @@ describe('findingOverdue', () => {
       expect(sla.status, sla.text).toBe(200);
       const appId = await createApp(tenant, { name: 'overdue', env: 'dev' });
       const t0 = Date.now();
-      const scan = await scanOnce(tenant, appId, [
-        plugin('40018', 'High', ['/a', '/b']),
-        plugin('10020', 'Medium', ['/m']),
-        plugin('10021', 'Low', ['/fixed']),
+      const scan = await scanOnce(tenant.token, appId, [
+        pluginAlert('40018', 'High', ['/a', '/b']),
+        pluginAlert('10020', 'Medium', ['/m']),
+        pluginAlert('10021', 'Low', ['/fixed']),
       ]);
       // The other organization has the same findings, and a policy of its own it never reaches.
       const otherApp = await createApp(other, { name: 'overdue', env: 'dev' });
-      await scanOnce(other, otherApp, [plugin('40018', 'High', ['/a'])]);
+      await scanOnce(other.token, otherApp, [pluginAlert('40018', 'High', ['/a'])]);
       const [a, b, m, fixed] = await Promise.all(['/a', '/b', '/m', '/fixed'].map((p) => hashOf(tenant, p)));
       // A later scan no longer reports /fixed: fixed, it is never overdue.
-      await scanOnce(tenant, appId, [plugin('40018', 'High', ['/a', '/b']), plugin('10020', 'Medium', ['/m'])]);
+      await scanOnce(tenant.token, appId, [
+        pluginAlert('40018', 'High', ['/a', '/b']),
+        pluginAlert('10020', 'Medium', ['/m']),
+      ]);
       const marks = async () =>
         new Map(
           (
@@ -204,7 +180,7 @@ describe('findingOverdue', () => {
     const tenant = await createTenant();
     const appId = await createApp(tenant, { name: 'regression', env: 'dev' });
     const t0 = Date.now();
-    const scan = await scanOnce(tenant, appId, [plugin('40018', 'High', ['/r'])]);
+    const scan = await scanOnce(tenant.token, appId, [pluginAlert('40018', 'High', ['/r'])]);
     const r = await hashOf(tenant, '/r');
     const mark = async () =>
       (
@@ -217,8 +193,8 @@ describe('findingOverdue', () => {
     await checkAt(t0 + 31 * DAY_MS); // the default 30 days for High
     const first = await mark();
     expect(first).toBeDefined();
-    await scanOnce(tenant, appId, [plugin('10020', 'Medium', ['/other'])]); // /r fixed
-    await scanOnce(tenant, appId, [plugin('40018', 'High', ['/r'])]); // and back
+    await scanOnce(tenant.token, appId, [pluginAlert('10020', 'Medium', ['/other'])]); // /r fixed
+    await scanOnce(tenant.token, appId, [pluginAlert('40018', 'High', ['/r'])]); // and back
     await checkAt(t0 + 31 * DAY_MS);
     const second = await mark();
     expect(second!.episode).toBeGreaterThan(first!.episode);

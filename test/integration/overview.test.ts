@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { api } from './client.ts';
 import { addUserTo, createTenant, type Tenant } from './fixtures.ts';
-import { completeScan, createApp, reportAlerts, startScan } from './scan-helpers.ts';
+import { createApp, scanOnce } from './scan-helpers.ts';
 import { newApp, newTeam } from './team-helpers.ts';
 import { db } from '../../shared/db/client.ts';
 import { keys } from '../../shared/db/keys.ts';
@@ -29,13 +29,6 @@ const alert = (pluginId: string, severity: string, paths: string[]) => ({
   })),
 });
 type Overview = Record<string, any>;
-
-async function scanOnce(token: string, appId: string, alerts: unknown[], env = 'dev') {
-  const started = await startScan(token, appId, { env });
-  await reportAlerts(token, started.scanId, alerts);
-  await completeScan(token, started.scanId);
-  return started;
-}
 
 /** Moves the first sighting of the environment's findings of `severity` `days` back: their clocks started then. */
 async function backdate(appId: string, envId: string, severity: string, days: number) {

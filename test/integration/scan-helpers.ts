@@ -64,3 +64,34 @@ export async function completeScan(
   expect(out.status, out.text).toBe(200);
   return out.body;
 }
+
+/** Starts a scan of environment `env`, reports `alerts` and completes it. */
+export async function scanOnce(token: string, appId: string, alerts: unknown[], env = 'dev') {
+  const started = await startScan(token, appId, { env });
+  await reportAlerts(token, started.scanId, alerts);
+  await completeScan(token, started.scanId);
+  return started;
+}
+
+/** A finding's URI with empty evidence and messages. */
+export const bareUri = (path: string) => ({
+  uri: path,
+  requestMethod: 'GET',
+  param: 'id',
+  evidence: '',
+  otherInfo: '',
+  requestHeader: '',
+  requestBody: '',
+  responseHeader: '',
+  responseBody: '',
+});
+
+/** One plugin's alert with a bare URI per path. */
+export const pluginAlert = (pluginId: string, severity: string, paths: string[]) => ({
+  pluginId,
+  name: `Plugin ${pluginId}`,
+  severity,
+  description: `About ${pluginId}`,
+  cweId: '89',
+  uris: paths.map(bareUri),
+});
