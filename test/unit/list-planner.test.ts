@@ -15,6 +15,8 @@ import {
   listApplicationsV2Query,
   listEnvironmentsV2Query,
 } from '../../shared/applications/inputs.ts';
+import { keys } from '../../shared/db/keys.ts';
+import { nameOrderKey, numberOrderKey } from '../../shared/db/sortable.ts';
 
 // The list planner (docs/API.md, How a list is planned) without DynamoDB: a query as a client sends it (its query
 // string, parsed by the route's schema), the page, and the figures read about the caller's scope -> the plan.
@@ -324,5 +326,32 @@ describe('planDeprecatedApplicationList (listApplications)', () => {
   ];
   it.each(cases)('%s', (_name, params, plan) => {
     expect(planDeprecatedApplicationList(v1Query(params))).toEqual(plan);
+  });
+});
+
+describe('the sortable encodings (shared/db/sortable.ts)', () => {
+  it('orders numbers as numbers and names case-insensitively, then by id', () => {
+    const numbers = [0, 7, 10, 99, 1_700_000_000_000, 86_400_000, 3, 1_000];
+    const byKey = [...numbers].sort((a, b) => (numberOrderKey(a, 'x') < numberOrderKey(b, 'x') ? -1 : 1));
+    expect(byKey).toEqual([...numbers].sort((a, b) => a - b));
+    const names = [
+      ['beta', 'b'],
+      ['Alpha', 'z'],
+      ['alpha', 'a'],
+    ];
+    expect(names.map(([name, id]) => nameOrderKey(name, id)).sort()).toEqual(['alpha#a', 'alpha#z', 'beta#b']);
+  });
+
+  it('is what the list indexes store', () => {
+    const index = keys.environmentIndexes('org', 'env-1', 'Prod', {
+      lastScanTimestamp: 1_700_000_000_123,
+      lastScanStatus: 'COMPLETED',
+      lastScanDuration: 42,
+      lastScanTotalUntriaged: 3,
+    });
+    expect(index.gsi2sk).toBe(nameOrderKey('Prod', 'env-1'));
+    expect(index.gsi3sk).toBe(numberOrderKey(1_700_000_000_123, 'env-1'));
+    expect(index.gsi5sk).toBe(numberOrderKey(42, 'env-1'));
+    expect(index.gsi6sk).toBe(numberOrderKey(3, 'env-1'));
   });
 });
