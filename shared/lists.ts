@@ -155,7 +155,7 @@ export const v2SortDirParam = () => caseInsensitiveEnum(['ASC', 'DESC', 'UNSORTE
 // ---- Ordering
 
 /** The name order of the name indexes, reproduced in memory: lower-cased name, then id. */
-export const nameOrderKey = (name: string, id: string) => `${name.toLowerCase()}#${id}`;
+export { nameOrderKey } from './db/sortable.ts';
 
 export type SortDirection = 'ASC' | 'DESC';
 

@@ -26,6 +26,8 @@ import {
   type ListScope,
 } from './list-entries.ts';
 import { accessibleApplication, canSeeTeamResource } from './access.ts';
+import { applicationNameReadLimit, isFew, planApplicationList, planDeprecatedApplicationList } from './list-plan.ts';
+import { recordListPlan } from '../http/request-scope.ts';
 import { auditEntry } from '../audit/entries.ts';
 import { collect, transactWriteRetryingConflicts } from '../db/query.ts';
 import { cancellationReasons } from '../db/items.ts';
@@ -208,7 +210,8 @@ export async function deleteApplication(caller: Caller, appId: string): Promise<
 }
 
 // ---- Lists (docs/DATA-MODEL.md, Reads): walked on the per-(type, team) compact application entries
-// (list-entries.ts), whole applications read for the page only.
+// (list-entries.ts), whole applications read for the page only; the planner (list-plan.ts; docs/API.md, How a list
+// is planned) chooses how.
 
 type AppSortField = (typeof APP_SORT_FIELDS)[number];
 
@@ -232,24 +235,8 @@ function applicationSortValue(
   }
 }
 
-/** Applications per page size up to which reading all of the caller's applications whole costs less than the walk. */
-const WHOLE_READ_PAGES = 2;
-
-/**
- * How many of the scope's applications are few enough to read whole (BatchGetItem: half a read unit each) rather
- * than walking the compact entries (about a twentieth of a unit each): at most 100 or a tenth of them.
- */
-const fewLimit = (scope: ListScope) => Math.max(100, scope.counts.applications / 10);
-
 /** What the application lists filter on: a compact entry, or a whole application. */
 type AppEntry = Pick<ListEntry, 'applicationId' | 'name' | 'applicationType' | 'applicationStatus'>;
-
-/** The index order (value, then id) of each sort field that has one. */
-const APP_ORDER: Partial<Record<AppSortField, ApplicationListOrder>> = {
-  applicationName: 'name',
-  applicationId: 'id',
-  applicationStatus: 'status',
-};
 
 /** The caller's buckets' applications merged in one order, read lazily. */
 const applicationsInOrder = (
@@ -305,7 +292,6 @@ export async function listApplicationsV2(caller: Caller, orgId: string, q: ListA
   const repoSort = sortField === 'mappedRepositoryCount' || sortField === 'thirtyDayCommitActivity';
   const repos = repoSort ? await repositoriesByApplication(orgId) : new Map<string, CodeRepositoryRecord[]>();
 
-  let page: { items: ApplicationRecord[]; totalCount: number; hasNext: boolean };
   const inMemory = async (appIds: string[]) => {
     const sorted = (await getApplications(appIds))
       .filter(keep)
@@ -315,24 +301,33 @@ export async function listApplicationsV2(caller: Caller, orgId: string, q: ListA
   const scope = q.appIds.length
     ? undefined
     : await listScope(orgId, membership, q.applicationTypes, q.teamIds, { byApplication: false });
-  // `query` of three characters or more: the applications whose name contains it, from the name trigram index (each
-  // trigram partition read no further than a quarter of the caller's applications: beyond, their compact entries
-  // cost less), read whole when few.
+  // What the plan needs to know (list-plan.ts; docs/API.md, How a list is planned). `query` of three characters or
+  // more: the applications whose name contains it, from the name trigram index (applicationNameReadLimit).
   const candidates =
-    scope && text ? await namesContaining(orgId, 'APP', text, Math.max(100, scope.counts.applications / 4)) : undefined;
-  const named = candidates && candidates.length <= fewLimit(scope!) ? candidates : undefined;
+    scope && text ? await namesContaining(orgId, 'APP', text, applicationNameReadLimit(scope.counts)) : undefined;
   // applicationStatus alone, with one status: its count from the applications without environments (usually few:
   // a prefix of the status index per bucket) and the counters; the applications themselves when they are few.
   const status =
     scope && !text && q.applicationStatus.length === 1
       ? await applicationsWithStatus(orgId, scope, q.applicationStatus[0])
       : undefined;
-  if (q.appIds.length) {
-    // The named applications only, sorted in memory.
-    page = await inMemory(q.appIds);
-  } else if (named) {
-    page = await inMemory(named.map((m) => m.applicationId));
-  } else if (text) {
+  const plan = planApplicationList(q, request, {
+    applications: scope?.counts.applications ?? 0,
+    nameMatches: candidates?.length,
+    status: status && { count: status.count, selected: !!status.selected },
+  });
+  recordListPlan(plan);
+
+  let page: { items: ApplicationRecord[]; totalCount: number; hasNext: boolean };
+  if (plan.kind === 'set') {
+    // A few applications read whole, sorted in memory.
+    const ids = {
+      applicationIds: () => q.appIds,
+      queryNames: () => candidates!.map((m) => m.applicationId),
+      applicationStatus: () => status!.selected!,
+    };
+    page = await inMemory(ids[plan.source]());
+  } else if (plan.kind === 'memory' && plan.items === 'compact') {
     // A query matching many applications (or under three characters): the compact entries of the caller's buckets,
     // filtered and sorted in memory (at most ten times the matches), the page read whole.
     const entries = (
@@ -344,10 +339,7 @@ export async function listApplicationsV2(caller: Caller, orgId: string, q: ListA
     const sorted = kept.sort(compareBy(applicationSortValue(sortField, repos), (a) => a.applicationId, sortDir));
     const { items, totalCount, hasNext } = pageOf(sorted, request);
     page = { items: await applicationsOf(items, keep), totalCount, hasNext };
-  } else if (status?.selected) {
-    // One status, held by few of the caller's applications: those, read whole.
-    page = await inMemory(status.selected);
-  } else if (scope!.counts.applications <= WHOLE_READ_PAGES * request.size) {
+  } else if (plan.kind === 'memory') {
     // A page that is a good part of the caller's applications (pageSize 1000): all of them read whole from the
     // buckets' whole-item partitions (a Query is charged by the kilobytes it reads, a BatchGetItem by the item).
     const all = (await Promise.all(scope!.buckets.map((b) => wholeApplicationsOfBucket(orgId, b))))
@@ -359,13 +351,13 @@ export async function listApplicationsV2(caller: Caller, orgId: string, q: ListA
     );
   } else {
     const walkScope = scope!;
-    const order = APP_ORDER[sortField];
     const entryKeep = (entry: AppEntry) =>
       walkScope.keep(entry) &&
       matches({ name: entry.name, applicationStatus: entry.applicationStatus ?? 'ENV_INCOMPLETE' });
     let stream: AsyncIterable<AppEntry>;
     const walkLimit = readAhead(request); // grows per call (list-entries.ts)
-    if (order) stream = applicationsInOrder(orgId, walkScope, order, forward, walkLimit);
+    if (plan.order !== 'applicationValue')
+      stream = applicationsInOrder(orgId, walkScope, plan.order, forward, walkLimit);
     else {
       // Repository sorts: applications without mapped repositories (value 0) in id order from the index, the
       // mapped ones (read whole: as many as the repositories map) in (value, id) order after (ASC) or before them.
@@ -380,7 +372,11 @@ export async function listApplicationsV2(caller: Caller, orgId: string, q: ListA
     }
     const streamed = await pageFromStream(stream, entryKeep, request);
     // The counters give the total; one applicationStatus: its count (applicationsWithStatus).
-    const totalCount = streamed.exhausted ? streamed.seen : (status?.count ?? walkScope.counts.applications);
+    const totalCount = streamed.exhausted
+      ? streamed.seen
+      : plan.total === 'applicationStatus'
+        ? status!.count
+        : walkScope.counts.applications;
     page = { items: await applicationsOf(streamed.items, keep), totalCount, hasNext: streamed.hasNext };
   }
   return {
@@ -416,7 +412,7 @@ async function applicationsWithStatus(
   scope: ListScope,
   status: ApplicationRecord['applicationStatus'],
 ): Promise<{ count: number; selected?: string[] }> {
-  const few = (n: number) => n <= fewLimit(scope);
+  const few = (n: number) => isFew(n, scope.counts.applications);
   const incomplete = await applicationIdsWithStatus(orgId, scope, 'ENV_INCOMPLETE');
   if (status === 'ENV_INCOMPLETE')
     return { count: incomplete.length, selected: few(incomplete.length) ? incomplete : undefined };
@@ -454,13 +450,15 @@ export async function listApplicationsV1(caller: Caller, orgId: string, q: ListA
     return list.sort(compareBy(value, value, forward ? 'ASC' : 'DESC'));
   };
 
+  const plan = planDeprecatedApplicationList(q);
+  recordListPlan(plan);
   let page: { items: Entry[]; totalCount: number; hasNext: boolean };
-  if (q.appIds.length || names.length) {
+  if (plan.kind === 'set') {
     // Only the named applications, or those with environments of those names (the name index): what matches.
     const envs = names.length
       ? (await Promise.all([...new Set(names)].map((n) => environmentEntriesNamed(orgId, n)))).flat()
       : [];
-    const appIds = q.appIds.length ? q.appIds : [...new Set(envs.map((e) => e.applicationId))];
+    const appIds = plan.source === 'applicationIds' ? q.appIds : [...new Set(envs.map((e) => e.applicationId))];
     const apps = (await getApplications(appIds)).filter(visible);
     const entries = (
       await Promise.all(
@@ -473,7 +471,7 @@ export async function listApplicationsV1(caller: Caller, orgId: string, q: ListA
     page = pageOf(entries, request);
   } else {
     const scope = await listScope(orgId, membership, [...APPLICATION_TYPES], q.teamIds, { byApplication: false });
-    const apps = applicationsInOrder(orgId, scope, byId ? 'id' : 'name', forward, Math.min(1000, readAhead(request)));
+    const apps = applicationsInOrder(orgId, scope, plan.order, forward, Math.min(1000, readAhead(request)));
     const entriesOfCount = (app: ListEntry) =>
       !scope.keep(app) ? 0 : q.ignoreEnvs ? 1 : Math.max(1, app.environmentCount ?? 0);
     const start = request.page * request.size;

@@ -19,12 +19,22 @@ import {
   listScope,
   mergeOrdered,
   namesContaining,
-  type EnvironmentListOrder,
   type ListEntry,
   type ListScope,
   type NameMatch,
 } from './list-entries.ts';
 import { canSeeTeamResource } from './access.ts';
+import {
+  APPLICATIONS_READ_BY_KEY,
+  nameReadLimits,
+  pageApplicationsByKey,
+  planEnvironmentList,
+  type EnvironmentListPlan,
+  type EnvironmentListStats,
+  type EnvironmentSetSource,
+} from './list-plan.ts';
+import { numberOrderKey } from '../db/sortable.ts';
+import { recordListPlan } from '../http/request-scope.ts';
 import { scopeHealthStats, type HealthStats } from './health.ts';
 import { DAY } from './model.ts';
 import { collect, mapInParallel } from '../db/query.ts';
@@ -48,7 +58,8 @@ import type { Membership } from '../identity/membership-repository.ts';
 
 // List Environments V2 (listEnvsV2; docs/API.md, List Environments V2). Every order and filter is served from the
 // compact list indexes (list-entries.ts, docs/DATA-MODEL.md Reads): an order an index keeps is walked only as far as
-// the page; a filter with an index reads only what matches; whole items are read for the returned page alone.
+// the page; a filter with an index reads only what matches; whole items are read for the returned page alone. The
+// planner (list-plan.ts; docs/API.md, How a list is planned) chooses how; executePlan below carries it out.
 
 type EnvSortField = (typeof ENV_SORT_FIELDS)[number];
 type EnvListQuery = ListEnvironmentsV2Query;
@@ -62,19 +73,7 @@ const STORED_STATUS: Record<(typeof LAST_SCAN_STATUSES)[number], LastScanStatus 
   LAST_SCAN_STATUS_PENDING: undefined,
 };
 
-/** Pages 0 to this of the name and scan-date orders are walked on whole items (listEnvironmentsV2). */
-const WHOLE_ITEM_PAGES = 3;
 const LAST_SCAN_DAYS = { LAST_24_HOURS: 1, LAST_7_DAYS: 7, LAST_14_DAYS: 14, LAST_30_DAYS: 30 } as const;
-
-/** The index each sort field's order is (sort value, then id): the walk needs nothing else. */
-const INDEXED_ORDER: Partial<Record<EnvSortField, EnvironmentListOrder>> = {
-  environmentName: 'name',
-  scanDate: 'scanDate',
-  environmentId: 'id',
-  flightpathLastUpdated: 'id', // flight-path sessions are not recorded: every value is equal, the id decides
-  scanDuration: 'duration',
-  scanFindingsCounts: 'findings',
-};
 
 function lastScanDateMatches(
   filter: EnvListQuery['lastScanDate'],
@@ -130,42 +129,49 @@ async function environmentsMatching(orgId: string, matches: QueryMatches): Promi
 }
 
 /**
- * The entries a filter with an index selects (reading only those), or undefined when no such filter is given.
- * Most selective first: the applications' own partitions, the id index, the name index, the name trigram index
- * (`query`), the status index, the scan-date index.
+ * The environments of a `set` plan's source (list-plan.ts EnvironmentSetSource), reading only those, with the
+ * filters applied; `queryNames` only in environmentName order (fromNames).
  */
-function filteredEntries(
-  orgId: string,
-  q: EnvListQuery,
-  now: number,
-  queryMatches: QueryMatches | undefined,
-): Promise<Omit<ListEntry, 'sortKey'>[]> | undefined {
-  // Another organization's application ids select nothing (its partitions are not this organization's indexes).
-  if (q.appIds.length)
-    return Promise.all(q.appIds.map((id) => environmentsOfApp(id))).then((lists) =>
-      lists.flat().filter((env) => env.organizationId === orgId),
-    );
-  if (q.envIds.length) return environmentEntriesByIds(orgId, q.envIds);
-  if (q.envs.length)
-    return Promise.all(
-      [...new Set(q.envs.map((n) => n.toLowerCase()))].map((n) => environmentEntriesNamed(orgId, n)),
-    ).then((l) => l.flat());
-  if (queryMatches) return environmentsMatching(orgId, queryMatches);
-  if (q.lastScanStatus.length) {
-    const statuses = [...new Set(q.lastScanStatus.map((s) => STORED_STATUS[s]))].filter((s) => s !== undefined);
-    return Promise.all(statuses.map((s) => environmentEntriesWithStatus(orgId, s))).then((l) => l.flat());
+async function setEntries(source: EnvironmentSetSource, c: ListContext): Promise<Entry[]> {
+  const { orgId, q, now } = c;
+  const kept = (list: Promise<Entry[]>) => list.then((entries) => entries.filter(c.keep));
+  switch (source) {
+    case 'applications':
+      // Another organization's application ids select nothing (its partitions are not this organization's indexes).
+      return kept(
+        Promise.all(q.appIds.map((id) => environmentsOfApp(id))).then((lists) =>
+          lists.flat().filter((env) => env.organizationId === orgId),
+        ),
+      );
+    case 'environmentIds':
+      return kept(environmentEntriesByIds(orgId, q.envIds));
+    case 'environmentNames':
+      return kept(
+        Promise.all(
+          [...new Set(q.envs.map((n) => n.toLowerCase()))].map((n) => environmentEntriesNamed(orgId, n)),
+        ).then((l) => l.flat()),
+      );
+    case 'queryMatches':
+      return kept(
+        environmentsMatching(orgId, {
+          environments: c.envNames!.map((m) => ({ applicationId: m.applicationId, environmentId: m.environmentId! })),
+          applications: c.appsMatchingQuery!,
+        }),
+      );
+    case 'lastScanStatus': {
+      const statuses = [...new Set(q.lastScanStatus.map((s) => STORED_STATUS[s]))].filter((s) => s !== undefined);
+      return kept(Promise.all(statuses.map((s) => environmentEntriesWithStatus(orgId, s))).then((l) => l.flat()));
+    }
+    case 'lastScanDate': {
+      const filter = q.lastScanDate as Exclude<EnvListQuery['lastScanDate'], 'LAST_SCAN_DATE_UNSPECIFIED' | undefined>;
+      const [from, to] =
+        filter === 'OVER_30_DAYS' ? [1, now - 30 * DAY] : [now - LAST_SCAN_DAYS[filter] * DAY, now + 365 * DAY * 100];
+      return kept(environmentEntriesScannedBetween(orgId, from, to));
+    }
+    case 'queryNames':
+      return fromNames(c);
   }
-  if (q.lastScanDate && q.lastScanDate !== 'LAST_SCAN_DATE_UNSPECIFIED') {
-    const [from, to] =
-      q.lastScanDate === 'OVER_30_DAYS'
-        ? [1, now - 30 * DAY]
-        : [now - LAST_SCAN_DAYS[q.lastScanDate] * DAY, now + 365 * DAY * 100];
-    return environmentEntriesScannedBetween(orgId, from, to);
-  }
-  return undefined;
 }
-
-const padded = (n: number | undefined) => String(n ?? 0).padStart(15, '0');
 
 /** Mapped repositories of each application (code-repositories/store.ts), for the repository fields and sorts. */
 type RepositoriesByApp = Map<string, CodeRepositoryRecord[]>;
@@ -190,7 +196,7 @@ function entrySortValue(
     case 'environmentName':
       return (e) => nameOrderKey(e.name, e.environmentId);
     case 'scanDate':
-      return (e) => `${padded(e.lastScanTimestamp)}#${e.environmentId}`;
+      return (e) => numberOrderKey(e.lastScanTimestamp, e.environmentId);
     case 'applicationName':
       return (e) => nameOrderKey(appNames.get(e.applicationId) ?? '', e.applicationId);
     case 'scanDuration':
@@ -283,53 +289,11 @@ async function byApplicationName(
   return { entries, totalCount: total, hasNext: start + request.size < total };
 }
 
-/** Read units of an item read whole by key (BatchGetItem, eventually consistent: each rounded up to 4 KB). */
-const WHOLE_READ_UNITS = 0.5;
-/** Read units of a compact index entry read by Query (about 380 bytes, charged by the 4 KB). */
-const COMPACT_ENTRY_UNITS = 0.05;
-
-/**
- * How a `query` with its names from the trigram index is served (undefined: no names, or another filter that the
- * in-memory path serves: the compact entries of all, or of the other filter's index):
- * - 'whole': the matches read whole and sorted in memory, while that costs less than walking an order for the page;
- * - 'names': environmentName order, sorted in memory on the names the index gave (the page alone read whole);
- * - 'walk': the order's index walked with the filter as far as the page, the total counted from the names.
- */
-function queryPlan(
-  scope: ListScope,
-  q: EnvListQuery,
-  request: PageRequest,
-  sortField: EnvSortField,
-  appNames: NameMatch[] | undefined,
-  envNames: NameMatch[] | undefined,
-  perApp: number,
-): 'whole' | 'names' | 'walk' | undefined {
-  if (!q.query || !appNames || !envNames) return undefined;
-  const environments = scope.counts.environments;
-  const matches = envNames.length + appNames.length * perApp;
-  const few = matches <= Math.max(100, environments / 10); // read whole, they cost no more than the compact entries of all
-  const otherFilters =
-    q.includeAppHealthStats ||
-    q.lastScanStatus.length ||
-    (q.lastScanDate && q.lastScanDate !== 'LAST_SCAN_DATE_UNSPECIFIED') ||
-    q.appIds.length ||
-    q.envIds.length ||
-    q.envs.length ||
-    q.hasFlightpathSession === true;
-  if (otherFilters) return few ? 'whole' : undefined;
-  if (sortField === 'environmentName' && appNames.length * perApp <= Math.max(100, environments / 10)) return 'names';
-  // The walk reads about (end of page) x (environments / matches) entries of the order's index, at most all of them.
-  const walk =
-    Math.min(environments, ((request.page + 1) * request.size * environments) / Math.max(1, matches)) *
-    COMPACT_ENTRY_UNITS;
-  return matches * WHOLE_READ_UNITS <= walk ? 'whole' : 'walk';
-}
-
 /** Environment counts of these applications of the scope: whole when few, else the scope's compact entries. */
 async function environmentCounts(orgId: string, scope: ListScope, appIds: string[]): Promise<Map<string, number>> {
   const wanted = new Set(appIds);
   const apps =
-    appIds.length <= 100
+    appIds.length <= APPLICATIONS_READ_BY_KEY
       ? (await getApplications(appIds)).filter((app) => !app.deleting && app.organizationId === orgId)
       : (
           await Promise.all(
@@ -365,41 +329,107 @@ async function queryMatchCounts(
 
 /**
  * `query` in environmentName order from the names the trigram index gave: the environments named like it and those
- * of the (few) applications named like it (read whole), in the caller's scope, sorted in memory; only the page's
- * items are read (pageItems).
+ * of the (few) applications named like it (read whole), in the caller's scope; only the page's items are read
+ * (pageItems).
  */
-async function fromNames(
-  orgId: string,
-  scope: ListScope,
-  request: PageRequest,
-  sortDir: SortDirection,
-  appNames: NameMatch[],
-  envNames: NameMatch[],
-): Promise<EntryPage> {
+async function fromNames({ orgId, scope, appNames, envNames }: ListContext): Promise<Entry[]> {
   const appKeep = await scope.applicationKeep();
-  const matchedApps = new Set(appNames.map((m) => m.applicationId).filter(appKeep));
+  const matchedApps = new Set(appNames!.map((m) => m.applicationId).filter(appKeep));
   const ofApps = (await environmentsOfApps([...matchedApps])).filter(
     (env) => !env.deleting && env.organizationId === orgId && scope.keep(env),
   );
-  const named = envNames
+  const named = envNames!
     .filter((m) => !matchedApps.has(m.applicationId) && appKeep(m.applicationId))
     .map((m) => ({ applicationId: m.applicationId, environmentId: m.environmentId!, name: m.name }) as Entry);
-  const all: Entry[] = [...ofApps, ...named].sort(
-    compareBy(
-      (e) => nameOrderKey(e.name, e.environmentId),
-      (e) => e.environmentId,
-      sortDir,
-    ),
-  );
-  const { items, totalCount, hasNext } = pageOf(all, request);
-  return { entries: items, totalCount, hasNext };
+  return [...ofApps, ...named];
+}
+
+/** What the executors of a plan read from: the request, the caller's scope and what the planning read. */
+interface ListContext {
+  orgId: string;
+  q: EnvListQuery;
+  request: PageRequest;
+  sortField: EnvSortField;
+  sortDir: SortDirection;
+  now: number;
+  scope: ListScope;
+  repos: RepositoriesByApp;
+  /** The filters, on a compact entry (entryKeep). */
+  keep: (e: Entry) => boolean;
+  /** `query`'s names from the trigram index (undefined: not read, or too many). */
+  appNames?: NameMatch[];
+  envNames?: NameMatch[];
+  /** The applications whose name contains `query`. */
+  appsMatchingQuery?: Set<string>;
+}
+
+// ---- One executor per plan kind (list-plan.ts EnvironmentListPlan)
+
+/** `index`: the order's index walked as far as the page, filtering; the total from the counters or the matches. */
+async function walkIndex(plan: Extract<EnvironmentListPlan, { kind: 'index' }>, c: ListContext): Promise<EntryPage> {
+  const { orgId, request, sortDir } = c;
+  const forward = sortDir === 'ASC';
+  const walkLimit = readAhead(request); // grows per call (list-entries.ts)
+  // Whole items are copied by the name and scan-date indexes alone (list-plan.ts WHOLE_ITEM_PAGES).
+  const { order } = plan;
+  const stream =
+    order === 'applicationValue'
+      ? await byApplicationValue(orgId, applicationValue(c.sortField, c.repos)!, c.repos, c.keep, sortDir, walkLimit)
+      : plan.wholeItems && (order === 'name' || order === 'scanDate')
+        ? environmentsOfOrg(orgId, order, forward, walkLimit, true)
+        : environmentEntries(orgId, order, forward, walkLimit);
+  // The matches' count (a `query`: from the names it matched), read beside the walk.
+  const [streamed, matchCount] = await Promise.all([
+    pageFromStream<Entry>(stream, c.keep, request),
+    plan.total === 'queryMatches'
+      ? queryMatchCounts(orgId, c.scope, c.appNames!, c.envNames!).then((m) => m.total)
+      : undefined,
+  ]);
+  // Only the type and team filters: the counters of the caller's buckets give the total.
+  const totalCount = streamed.exhausted ? streamed.seen : (matchCount ?? c.scope.counts.environments);
+  return { entries: streamed.items, totalCount, hasNext: streamed.hasNext };
+}
+
+/** `byApplication`: the applications walked by name, skipped whole by their environment (or match) counts. */
+async function walkApplications(
+  plan: Extract<EnvironmentListPlan, { kind: 'byApplication' }>,
+  c: ListContext,
+): Promise<EntryPage> {
+  const forward = c.sortDir === 'ASC';
+  if (plan.total === 'counters') return byApplicationName(c.orgId, c.scope, forward, c.request);
+  const matches = await queryMatchCounts(c.orgId, c.scope, c.appNames!, c.envNames!);
+  return byApplicationName(c.orgId, c.scope, forward, c.request, { ...matches, keep: c.keep });
+}
+
+/** `set` and `memory`: the selected environments sorted in memory (the indexes' encodings, db/sortable.ts). */
+async function sortedPage(entries: Entry[], c: ListContext): Promise<EntryPage> {
+  const appNames = c.sortField === 'applicationName' ? await applicationNames(entries) : new Map<string, string>();
+  entries.sort(compareBy(entrySortValue(c.sortField, c.repos, appNames), (e) => e.environmentId, c.sortDir));
+  const { items, totalCount, hasNext } = pageOf(entries, c.request);
+  return { entries: items, totalCount, hasNext, all: entries };
+}
+
+function executePlan(plan: EnvironmentListPlan, c: ListContext): Promise<EntryPage> {
+  switch (plan.kind) {
+    case 'empty':
+      return Promise.resolve({ entries: [], totalCount: 0, hasNext: false });
+    case 'index':
+      return walkIndex(plan, c);
+    case 'byApplication':
+      return walkApplications(plan, c);
+    case 'set':
+      return setEntries(plan.source, c).then((entries) => sortedPage(entries, c));
+    case 'memory':
+      // The organization's compact entries; a `query` whose names the trigram index did not give (too many, or
+      // under three characters) lands here.
+      return allEnvironmentEntries(c.orgId).then((entries) => sortedPage(entries.filter(c.keep), c));
+  }
 }
 
 export async function listEnvironmentsV2(caller: Caller, orgId: string, q: EnvListQuery) {
   const membership = await caller.authorize(orgId);
   const sortField: EnvSortField = q.sortField ?? 'environmentName';
   const sortDir: SortDirection = q.sortDir === 'DESC' ? 'DESC' : 'ASC';
-  const forward = sortDir === 'ASC';
   const request = v2PageRequest(q.page, q.pageToken, q.pageSize);
   const now = Date.now();
   const text = q.query?.toLowerCase() ?? '';
@@ -407,15 +437,15 @@ export async function listEnvironmentsV2(caller: Caller, orgId: string, q: EnvLi
     listScope(orgId, membership, q.applicationTypes, q.teamIds),
     repositoriesByApplication(orgId),
   ]);
-  // `query` matches the environment's or its application's name: the names containing it come from the trigram index
-  // (list-entries.ts namesContaining: the smallest of its trigrams' partitions), read while they cost less than the
-  // compact entries of all: a name entry (about 300 bytes) is 0.6 of an environment's compact entry and as large as an
-  // application's. Beyond, or under three characters (no trigram), the applications' compact entries give theirs.
-  const perApp = scope.counts.applications ? scope.counts.environments / scope.counts.applications : 1;
+  // What the plan needs to know (list-plan.ts; docs/API.md, How a list is planned). `query` matches the
+  // environment's or its application's name: the names containing it come from the trigram index, read no further
+  // than nameReadLimits; beyond, or under three characters (no trigram), the applications' compact entries give
+  // theirs.
+  const limits = nameReadLimits(scope.counts);
   const [appNames, envNames] = text
     ? await Promise.all([
-        namesContaining(orgId, 'APP', text, Math.max(100, scope.counts.applications)),
-        namesContaining(orgId, 'ENV', text, Math.max(100, scope.counts.environments * 0.6)),
+        namesContaining(orgId, 'APP', text, limits.applications),
+        namesContaining(orgId, 'ENV', text, limits.environments),
       ])
     : [];
   const named = !text || appNames ? undefined : await applicationsNamedLike(orgId, scope, text);
@@ -427,64 +457,33 @@ export async function listEnvironmentsV2(caller: Caller, orgId: string, q: EnvLi
   // Every application of the caller's with environments matches (`query=pp` on `app-...`): the list is the
   // unfiltered one, served by the indexes of its orders.
   const everyMatch = !!named && named.everyMatch;
-  const eq: EnvListQuery = everyMatch ? { ...q, query: undefined } : q;
-  const keep = entryKeep(scope, eq, appsMatchingQuery, now);
-  const plan = everyMatch ? undefined : queryPlan(scope, eq, request, sortField, appNames, envNames, perApp);
-  const queryMatches: QueryMatches | undefined =
-    plan === 'whole'
-      ? {
-          environments: envNames!.map((m) => ({ applicationId: m.applicationId, environmentId: m.environmentId! })),
-          applications: appsMatchingQuery!,
-        }
-      : undefined;
-  const textLeft = everyMatch ? '' : text;
-  const filtered = q.hasFlightpathSession === true ? undefined : filteredEntries(orgId, q, now, queryMatches);
-  const order = INDEXED_ORDER[sortField];
-  const byAppValue = applicationValue(sortField, repos);
-  // includeAppHealthStats over the caller's buckets whole (no filter on environments): from the health aggregates
-  // (health.ts); otherwise, or before an upgraded table's aggregates are complete, from every listed environment.
-  const aggregated =
-    q.includeAppHealthStats && !filtered && !textLeft && q.hasFlightpathSession !== true
-      ? await scopeHealthStats(orgId, scope.buckets, now)
-      : undefined;
-  const readsAll = q.includeAppHealthStats && !aggregated;
-
-  let page: EntryPage;
-  if (q.hasFlightpathSession === true) page = { entries: [], totalCount: 0, hasNext: false };
-  else if (plan === 'names') page = await fromNames(orgId, scope, request, sortDir, appNames!, envNames!);
-  else if (!filtered && !readsAll && sortField === 'applicationName' && !textLeft)
-    page = await byApplicationName(orgId, scope, forward, request);
-  else if (plan === 'walk' && sortField === 'applicationName') {
-    const matches = await queryMatchCounts(orgId, scope, appNames!, envNames!);
-    page = await byApplicationName(orgId, scope, forward, request, { ...matches, keep });
-  } else if (!filtered && !readsAll && (!textLeft || plan === 'walk') && (order || byAppValue)) {
-    const walkLimit = readAhead(request); // grows per call (list-entries.ts)
-    // The first pages of the name and scan-date orders walk the indexes copying whole items (gsi2, gsi3): a Query
-    // is charged by the kilobytes it reads, a BatchGetItem by the item, so up to about 5 pages of entries cost less
-    // read whole than read compact and then fetched (pageSize 1000: 1,000 items in one Query instead of 1,000 gets).
-    const whole = !textLeft && request.page <= WHOLE_ITEM_PAGES && (order === 'name' || order === 'scanDate');
-    const stream = whole
-      ? environmentsOfOrg(orgId, order, forward, walkLimit, true)
-      : order
-        ? environmentEntries(orgId, order, forward, walkLimit)
-        : await byApplicationValue(orgId, byAppValue!, repos, keep, sortDir, walkLimit);
-    // The matches' count (a `query`: from the names it matched), read beside the walk.
-    const [streamed, matchCount] = await Promise.all([
-      pageFromStream<Entry>(stream, keep, request),
-      plan === 'walk' ? queryMatchCounts(orgId, scope, appNames!, envNames!).then((m) => m.total) : undefined,
-    ]);
-    // Only the type and team filters: the counters of the caller's buckets give the total.
-    const totalCount = streamed.exhausted ? streamed.seen : (matchCount ?? scope.counts.environments);
-    page = { entries: streamed.items, totalCount, hasNext: streamed.hasNext };
-  } else {
-    // A filtered set (read from its index) or the whole organization (compact), sorted in memory. A `query` whose
-    // names the trigram index did not give (too many, or under three characters) lands here.
-    const all = (filtered ? await filtered : await allEnvironmentEntries(orgId)).filter(keep);
-    const appNames = sortField === 'applicationName' ? await applicationNames(all) : new Map<string, string>();
-    all.sort(compareBy(entrySortValue(sortField, repos, appNames), (e) => e.environmentId, sortDir));
-    const { items, totalCount, hasNext } = pageOf(all, request);
-    page = { entries: items, totalCount, hasNext, all };
-  }
+  const stats: EnvironmentListStats = {
+    ...scope.counts,
+    everyMatch,
+    nameMatches: appNames && envNames ? { applications: appNames.length, environments: envNames.length } : undefined,
+  };
+  let plan = planEnvironmentList(q, request, stats);
+  // includeAppHealthStats over the caller's buckets whole: from the health aggregates (health.ts); before an upgraded
+  // table's aggregates are complete, planned again to read every listed environment.
+  const aggregated = plan.health === 'aggregates' ? await scopeHealthStats(orgId, scope.buckets, now) : undefined;
+  if (plan.health === 'aggregates' && !aggregated)
+    plan = planEnvironmentList(q, request, { ...stats, healthAggregatesIncomplete: true });
+  recordListPlan(plan);
+  const keep = entryKeep(scope, everyMatch ? { ...q, query: undefined } : q, appsMatchingQuery, now);
+  const page = await executePlan(plan, {
+    orgId,
+    q,
+    request,
+    sortField,
+    sortDir,
+    now,
+    scope,
+    repos,
+    keep,
+    appNames,
+    envNames,
+    appsMatchingQuery,
+  });
   const joined = await pageItems(page.entries, orgId, membership, q, scope);
   const pageRepos = joined.flatMap((j) => repos.get(j.env.applicationId) ?? []);
   const mappedApps = await visibleApplications(
@@ -606,15 +605,14 @@ async function pageItems(
   if (entries.length === 0) return [];
   // Entries read whole (the whole-item indexes, an application's partition) are not read again.
   const isWhole = (e: Entry): e is EnvironmentRecord => 'createdAt' in e;
-  // The page's applications: a BatchGetItem (half a read unit each), or, when they are more than a twelfth of the
-  // caller's (a page of 1,000 environments has about as many applications), the compact entries of all of those
-  // (about 300 bytes: 13 to the 4 KB a half unit reads), which hold what the view and the rules need but a cloud
+  // The page's applications: a BatchGetItem (half a read unit each), or, when they are many (pageApplicationsByKey),
+  // the compact entries of all of the caller's, which hold what the view and the rules need but a cloud
   // application's scan target: those few are read by key.
   const appIds = [...new Set(entries.map((e) => e.applicationId))];
   const readApps = () =>
-    appIds.length > Math.max(20, scope.counts.applications / 12)
-      ? applicationsFromEntries(orgId, scope, appIds)
-      : getApplications(appIds);
+    pageApplicationsByKey(appIds.length, scope.counts.applications)
+      ? getApplications(appIds)
+      : applicationsFromEntries(orgId, scope, appIds);
   const [envs, apps] = await Promise.all([
     getEnvironmentsByKeys(
       entries

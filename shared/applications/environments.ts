@@ -22,6 +22,8 @@ import { newEnvironment, writeEnvironmentConfig } from './environment-creation.t
 import { toApplication } from './applications.ts';
 import { type ListEnvironmentsV1Query } from './inputs.ts';
 import { compareBy, nameOrderKey, pageOf, v1NextPageToken } from '../lists.ts';
+import { DEPRECATED_ENVIRONMENT_LIST_PLAN } from './list-plan.ts';
+import { recordListPlan } from '../http/request-scope.ts';
 import { getScans } from '../scans/repository.ts';
 import { currentStats, scanAlertStats } from '../scans/scans.ts';
 import type { Caller } from '../http/caller.ts';
@@ -184,6 +186,7 @@ export async function deleteEnvironment(caller: Caller, appId: string, envId: st
 /** The application's environments (docs/API.md, Environments); filtered to nothing for non-team members. */
 export async function listEnvironmentsV1(caller: Caller, appId: string, q: ListEnvironmentsV1Query) {
   const { app, membership } = await accessibleApplication(caller, appId, { teamRestricted: false });
+  recordListPlan(DEPRECATED_ENVIRONMENT_LIST_PLAN); // the application's partition, sorted in memory
   const names = q.envs.map((n) => n.toLowerCase());
   const envs = canSeeTeamResource(membership, app.teamId)
     ? (await environmentsOfApp(appId)).filter((env) => names.length === 0 || names.includes(env.name.toLowerCase()))

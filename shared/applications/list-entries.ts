@@ -99,15 +99,8 @@ export function environmentEntriesWithStatus(orgId: string, status: string): Pro
 
 /** Environments whose last scan started from `from` to `to` (ms, inclusive), in that order. */
 export function environmentEntriesScannedBetween(orgId: string, from: number, to: number): Promise<ListEntry[]> {
-  const pad = (n: number) => String(Math.max(0, n)).padStart(15, '0');
-  return collect(
-    entries('gsi3c', {
-      partition: keys.environmentsOfOrgByScanDate(orgId).gsi3pk,
-      skFrom: pad(from),
-      skTo: `${pad(to)}#~`,
-      pageLimit: 1000,
-    }),
-  );
+  const { gsi3pk, gsi3skFrom, gsi3skTo } = keys.environmentsOfOrgScannedBetween(orgId, from, to);
+  return collect(entries('gsi3c', { partition: gsi3pk, skFrom: gsi3skFrom, skTo: gsi3skTo, pageLimit: 1000 }));
 }
 
 /** The environments with these ids (unknown ones left out): one exact read of the id index each. */

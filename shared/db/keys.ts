@@ -1,10 +1,10 @@
 // Every DynamoDB key of the single table is built here, and only here. docs/DATA-MODEL.md lists the access
 // patterns these keys serve. Sort keys starting with '#' mark an entity's own record inside its partition.
+import { nameOrderKey, namePrefix, numberOrderBound, numberOrderKey, sortableNumber } from './sortable.ts';
+
 const ASSET_PREFIX = { configuration: 'SCANCONFIG#', policy: 'POLICY#' } as const;
 
-/** A non-negative integer (ms, seconds, a count) as 15 digits, so that string order is numeric order. */
-const sortableNumber = (n: number | undefined) => String(Math.max(0, Math.floor(n ?? 0))).padStart(15, '0');
-const environmentFindingsSortKey = (envId: string, total: number | undefined) => `${sortableNumber(total)}#${envId}`;
+const environmentFindingsSortKey = (envId: string, total: number | undefined) => numberOrderKey(total, envId);
 
 /**
  * Names with at most this many distinct trigrams (about 32 characters) are indexed by trigram; longer ones are
@@ -114,7 +114,7 @@ export const keys = {
     pk: `INVITE#${invitationId}`,
     sk: '#INVITE',
     gsi1pk: `ORGINVITES#${orgId}`,
-    gsi1sk: `${sortableNumber(createdAt)}#${invitationId}`,
+    gsi1sk: numberOrderKey(createdAt, invitationId),
   }),
   invitationById: (invitationId: string) => ({ pk: `INVITE#${invitationId}`, sk: '#INVITE' }),
   invitationsOfOrg: (orgId: string) => ({ gsi1pk: `ORGINVITES#${orgId}` }),
@@ -141,7 +141,7 @@ export const keys = {
     gsi1pk: `ORGAPPSTATUS#${orgId}#${applicationType}#${teamId ?? '-'}`,
     gsi1sk: `${status}#${appId}`,
     gsi4pk: `ORGAPPNAMES#${orgId}#${applicationType}#${teamId ?? '-'}`,
-    gsi4sk: `${name.toLowerCase()}#${appId}`,
+    gsi4sk: nameOrderKey(name, appId),
     gsi6pk: `ORGAPPIDS#${orgId}#${applicationType}#${teamId ?? '-'}`,
     gsi6sk: appId,
   }),
@@ -200,15 +200,15 @@ export const keys = {
     },
   ) => ({
     gsi1pk: `ORGENVSTATUS#${orgId}#${scan.lastScanStatus}`,
-    gsi1sk: `${name.toLowerCase()}#${envId}`,
+    gsi1sk: nameOrderKey(name, envId),
     gsi2pk: `ORGENVS#${orgId}`,
-    gsi2sk: `${name.toLowerCase()}#${envId}`,
+    gsi2sk: nameOrderKey(name, envId),
     gsi3pk: `ORGENVSCANS#${orgId}`,
-    gsi3sk: `${sortableNumber(scan.lastScanTimestamp)}#${envId}`,
+    gsi3sk: numberOrderKey(scan.lastScanTimestamp, envId),
     gsi4pk: `ORGENVIDS#${orgId}`,
     gsi4sk: envId,
     gsi5pk: `ORGENVDURATION#${orgId}`,
-    gsi5sk: `${sortableNumber(scan.lastScanDuration)}#${envId}`,
+    gsi5sk: numberOrderKey(scan.lastScanDuration, envId),
     gsi6pk: `ORGENVFINDINGS#${orgId}`,
     gsi6sk: environmentFindingsSortKey(envId, scan.lastScanTotalUntriaged),
   }),
@@ -220,9 +220,15 @@ export const keys = {
   environmentsOfOrgByFindings: (orgId: string) => ({ gsi6pk: `ORGENVFINDINGS#${orgId}` }),
   environmentsOfOrgNamed: (orgId: string, name: string) => ({
     gsi2pk: `ORGENVS#${orgId}`,
-    gsi2skPrefix: `${name.toLowerCase()}#`,
+    gsi2skPrefix: namePrefix(name),
   }),
   environmentsOfOrgByScanDate: (orgId: string) => ({ gsi3pk: `ORGENVSCANS#${orgId}` }),
+  /** The organization's environments whose last scan started from `from` to `to` (ms, inclusive). */
+  environmentsOfOrgScannedBetween: (orgId: string, from: number, to: number) => ({
+    gsi3pk: `ORGENVSCANS#${orgId}`,
+    gsi3skFrom: sortableNumber(from),
+    gsi3skTo: numberOrderBound(to),
+  }),
   environmentsOfOrgWithStatus: (orgId: string, lastScanStatus: string) => ({
     gsi1pk: `ORGENVSTATUS#${orgId}#${lastScanStatus}`,
   }),
@@ -273,13 +279,13 @@ export const keys = {
   /** gsi5 entry of a live application with a scanned environment: by its newest environment scan time. */
   applicationByScanTime: (orgId: string, appId: string, scannedAt: number) => ({
     gsi5pk: `ORGAPPSCANS#${orgId}`,
-    gsi5sk: `${sortableNumber(scannedAt)}#${appId}`,
+    gsi5sk: numberOrderKey(scannedAt, appId),
   }),
   /** The applications whose newest environment scan started from `from` to `to` (ms, inclusive). */
   applicationsScannedBetween: (orgId: string, from: number, to: number) => ({
     gsi5pk: `ORGAPPSCANS#${orgId}`,
     gsi5skFrom: sortableNumber(from),
-    gsi5skTo: `${sortableNumber(to)}#~`,
+    gsi5skTo: numberOrderBound(to),
   }),
 
   // ---- Teams (docs/DATA-MODEL.md, Teams). A team lives in its organization's partition, so a team of another
@@ -310,11 +316,11 @@ export const keys = {
   /** User-activity (audit) entries of an organization, in time order (the audit list reads ranges of it). */
   auditEntry: (orgId: string, timestamp: number, auditId: string) => ({
     pk: `AUDIT#${orgId}`,
-    sk: `${String(timestamp).padStart(15, '0')}#${auditId}`,
+    sk: numberOrderKey(timestamp, auditId),
   }),
   auditEntriesOfOrg: (orgId: string) => ({ pk: `AUDIT#${orgId}` }),
   /** Sort-key bound of the audit entries at `timestamp` (ms): entries from it sort after, before it before. */
-  auditTimeBound: (timestamp: number) => String(timestamp).padStart(15, '0'),
+  auditTimeBound: (timestamp: number) => sortableNumber(timestamp),
 
   // ---- Hosted API descriptions (docs/HOSTED-ASSETS.md). Both items live in the application's partition, so the
   // application's cascade delete removes them with it.
@@ -340,9 +346,9 @@ export const keys = {
     pk: `APP#${appId}`,
     sk: `ENVDATA#${envId}#SCAN#${scanId}`,
     gsi1pk: `ENVSCANS#${envId}`,
-    gsi1sk: `${String(startedAt).padStart(15, '0')}#${scanId}`,
+    gsi1sk: numberOrderKey(startedAt, scanId),
     gsi3pk: `ORGSCANS#${orgId}`,
-    gsi3sk: `${String(startedAt).padStart(15, '0')}#${scanId}`,
+    gsi3sk: numberOrderKey(startedAt, scanId),
   }),
   scanRecord: (appId: string, envId: string, scanId: string) => ({
     pk: `APP#${appId}`,
@@ -352,12 +358,12 @@ export const keys = {
   scanLocation: (scanId: string) => ({ pk: `SCAN#${scanId}`, sk: '#SCAN' }),
   scansOfEnvironment: (envId: string) => ({ gsi1pk: `ENVSCANS#${envId}` }),
   /** Sort-key bound of an environment's scans started at or before `to` (ms). */
-  scansStartedBy: (to: number) => `${String(to).padStart(15, '0')}#~`,
+  scansStartedBy: (to: number) => numberOrderBound(to),
   /** The organization's scans started from `from` to `to` (ms, inclusive). */
   scansOfOrgBetween: (orgId: string, from: number, to: number) => ({
     gsi3pk: `ORGSCANS#${orgId}`,
-    gsi3skFrom: String(from).padStart(15, '0'),
-    gsi3skTo: `${String(to).padStart(15, '0')}#~`,
+    gsi3skFrom: sortableNumber(from),
+    gsi3skTo: numberOrderBound(to),
   }),
   /** Everything a scan owns (alerts, URIs, messages), not its record. */
   dataOfScan: (appId: string, envId: string, scanId: string) => ({
@@ -453,7 +459,7 @@ export const keys = {
   integrationSettings: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: '#INTEGRATIONS' }),
   webhookDelivery: (webhookId: string, createdAt: number, deliveryId: string) => ({
     pk: `WEBHOOKDELIVERIES#${webhookId}`,
-    sk: `${sortableNumber(createdAt)}#${deliveryId}`,
+    sk: numberOrderKey(createdAt, deliveryId),
   }),
   deliveriesOfWebhook: (webhookId: string) => ({ pk: `WEBHOOKDELIVERIES#${webhookId}` }),
   /**
@@ -462,7 +468,7 @@ export const keys = {
    */
   outboxEvent: (eventId: string, occurredAt: number) => ({
     pk: `OUTBOX#${outboxShard(eventId)}`,
-    sk: `${sortableNumber(occurredAt)}#${eventId}`,
+    sk: numberOrderKey(occurredAt, eventId),
   }),
   outboxShard: (shard: number) => ({ pk: `OUTBOX#${shard}` }),
   /** A message of the local delivery queue (`npm start`'s stand-in for SQS): `queue` is 'main' or 'dead'. */
@@ -496,7 +502,7 @@ export const keys = {
     sk: `${sortableNumber(expiresAt)}#${appId}#${envId}#${findingHash}`,
   }),
   /** The entries of a day's partition due by `now` (ms): those of earlier times, never the rest of the day. */
-  riskExpiriesDue: (day: number, now: number) => ({ pk: `RISKEXPIRY#${day}`, skTo: `${sortableNumber(now)}#~` }),
+  riskExpiriesDue: (day: number, now: number) => ({ pk: `RISKEXPIRY#${day}`, skTo: numberOrderBound(now) }),
   /** The first UTC day (days since the epoch) whose partition may still hold entries: where the check starts. */
   riskExpiryCursor: () => ({ pk: 'RISKEXPIRY', sk: '#CURSOR' }),
   /**
@@ -511,7 +517,7 @@ export const keys = {
     gsi1sk: `${sortableNumber(checkAt)}#${appId}#${envId}`,
   }),
   /** The entries of a day's partition due by `now` (ms). */
-  overdueWakesDue: (day: number, now: number) => ({ pk: `SLAWAKE#${day}`, skTo: `${sortableNumber(now)}#~` }),
+  overdueWakesDue: (day: number, now: number) => ({ pk: `SLAWAKE#${day}`, skTo: numberOrderBound(now) }),
   /** An organization's entries checked after `after` (ms), on gsi1. */
   overdueWakesOfOrgAfter: (orgId: string, after: number) => ({
     gsi1pk: `SLAWAKEORG#${orgId}`,
@@ -540,7 +546,7 @@ export const keys = {
   /** A started run waiting for an agent of its organization, in start order (the organization's queue). */
   perchQueued: (orgId: string, createdAt: number, scanKey: string) => ({
     pk: `PERCHQUEUE#${orgId}`,
-    sk: `${sortableNumber(createdAt)}#${scanKey}`,
+    sk: numberOrderKey(createdAt, scanKey),
   }),
   perchQueueOfOrg: (orgId: string) => ({ pk: `PERCHQUEUE#${orgId}` }),
   /**

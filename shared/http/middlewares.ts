@@ -74,6 +74,7 @@ export function requestLogging(): Middleware {
       durationMs: Date.now() - request.context.startedAt,
       dynamodbCalls: currentScope()?.dynamodbCalls,
       dynamodbRoundTrips: currentScope()?.dynamodbRoundTrips,
+      listPlan: currentScope()?.listPlan,
       userId: request.context.input.caller?.userId,
     });
   };

@@ -14,6 +14,8 @@ export interface RequestScope {
   readUnits?: number;
   /** DynamoDB write capacity units consumed by the request's writes (the benchmark reports them). */
   writeUnits?: number;
+  /** The plan a list request chose (shared/applications/list-plan.ts), named in the request's log line. */
+  listPlan?: { kind: string };
   /** Reads issued early, by what they read (shared/db/prefetch.ts); each is taken once. */
   prefetched?: Map<string, Promise<unknown>>;
 }
@@ -33,4 +35,10 @@ export async function runInScope<T>(scope: RequestScope, fn: () => Promise<T>): 
 
 export function currentScope(): RequestScope | undefined {
   return storage.getStore();
+}
+
+/** Records the plan a list request chose, for its log line (docs/API.md, How a list is planned). */
+export function recordListPlan(plan: { kind: string }): void {
+  const scope = storage.getStore();
+  if (scope) scope.listPlan = plan;
 }

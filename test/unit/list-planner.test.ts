@@ -1,0 +1,357 @@
+import { describe, expect, it } from 'vitest';
+import * as z from 'zod/mini';
+import {
+  planApplicationList,
+  planDeprecatedApplicationList,
+  planEnvironmentList,
+  type ApplicationListPlan,
+  type ApplicationListStats,
+  type DeprecatedApplicationListPlan,
+  type EnvironmentListPlan,
+  type EnvironmentListStats,
+} from '../../shared/applications/list-plan.ts';
+import {
+  listApplicationsV1Query,
+  listApplicationsV2Query,
+  listEnvironmentsV2Query,
+} from '../../shared/applications/inputs.ts';
+import { keys } from '../../shared/db/keys.ts';
+import { nameOrderKey, numberOrderKey } from '../../shared/db/sortable.ts';
+
+// The list planner (docs/API.md, How a list is planned) without DynamoDB: a query as a client sends it (its query
+// string, parsed by the route's schema), the page, and the figures read about the caller's scope -> the plan.
+
+const envQuery = (params: Record<string, string>) => z.parse(listEnvironmentsV2Query, params);
+const appQuery = (params: Record<string, string>) => z.parse(listApplicationsV2Query, params);
+const v1Query = (params: Record<string, string>) => z.parse(listApplicationsV1Query, params);
+
+const page0 = { page: 0, size: 10 };
+/** 1,000 environments of 200 applications. */
+const org: EnvironmentListStats = { applications: 200, environments: 1000 };
+
+describe('planEnvironmentList (listEnvsV2)', () => {
+  const cases: [
+    string,
+    Record<string, string>,
+    { page: number; size: number },
+    EnvironmentListStats,
+    EnvironmentListPlan,
+  ][] = [
+    [
+      'no filter, by name: the name index walked on whole items',
+      {},
+      page0,
+      org,
+      { kind: 'index', order: 'name', wholeItems: true, total: 'counters' },
+    ],
+    [
+      'a deep page by name: compact entries',
+      {},
+      { page: 4, size: 10 },
+      org,
+      { kind: 'index', order: 'name', wholeItems: false, total: 'counters' },
+    ],
+    [
+      'by scan date, descending',
+      { sortField: 'scanDate', sortDir: 'DESC' },
+      page0,
+      org,
+      { kind: 'index', order: 'scanDate', wholeItems: true, total: 'counters' },
+    ],
+    [
+      'by id: the id index, compact',
+      { sortField: 'environmentId' },
+      page0,
+      org,
+      { kind: 'index', order: 'id', wholeItems: false, total: 'counters' },
+    ],
+    [
+      'by flight-path update: no values recorded, the id order',
+      { sortField: 'flightpathLastUpdated' },
+      page0,
+      org,
+      { kind: 'index', order: 'id', wholeItems: false, total: 'counters' },
+    ],
+    [
+      'by scan duration',
+      { sortField: 'scanDuration' },
+      page0,
+      org,
+      { kind: 'index', order: 'duration', wholeItems: false, total: 'counters' },
+    ],
+    [
+      'by findings',
+      { sortField: 'scanFindingsCounts' },
+      page0,
+      org,
+      { kind: 'index', order: 'findings', wholeItems: false, total: 'counters' },
+    ],
+    [
+      'by mapped repositories: the application value over the id order',
+      { sortField: 'mappedRepositoryCount' },
+      page0,
+      org,
+      { kind: 'index', order: 'applicationValue', wholeItems: false, total: 'counters' },
+    ],
+    [
+      'by application name: the applications walked',
+      { sortField: 'applicationName' },
+      page0,
+      org,
+      { kind: 'byApplication', order: 'name', total: 'counters' },
+    ],
+    ['hasFlightpathSession=true: nothing', { hasFlightpathSession: 'true' }, page0, org, { kind: 'empty' }],
+    [
+      'appIds: their partitions',
+      { appIds: '0b5a3f3e-4f7e-4d6a-9a55-2a8d6b0f6a11' },
+      page0,
+      org,
+      { kind: 'set', source: 'applications' },
+    ],
+    [
+      'envIds: the id index',
+      { envIds: '0b5a3f3e-4f7e-4d6a-9a55-2a8d6b0f6a11', sortField: 'scanDate' },
+      page0,
+      org,
+      { kind: 'set', source: 'environmentIds' },
+    ],
+    ['envs: the name index', { envs: 'prod' }, page0, org, { kind: 'set', source: 'environmentNames' }],
+    [
+      'appIds and envs: the most selective first',
+      { appIds: '0b5a3f3e-4f7e-4d6a-9a55-2a8d6b0f6a11', envs: 'prod' },
+      page0,
+      org,
+      { kind: 'set', source: 'applications' },
+    ],
+    [
+      'lastScanStatus: the status index',
+      { lastScanStatus: 'LAST_SCAN_STATUS_ERRORED' },
+      page0,
+      org,
+      { kind: 'set', source: 'lastScanStatus' },
+    ],
+    [
+      'lastScanDate: the scan-date index',
+      { lastScanDate: 'LAST_7_DAYS' },
+      page0,
+      org,
+      { kind: 'set', source: 'lastScanDate' },
+    ],
+    [
+      'lastScanDate unspecified filters nothing',
+      { lastScanDate: 'LAST_SCAN_DATE_UNSPECIFIED' },
+      page0,
+      org,
+      { kind: 'index', order: 'name', wholeItems: true, total: 'counters' },
+    ],
+    [
+      'includeAppHealthStats, unfiltered: the aggregates beside the walk',
+      { includeAppHealthStats: 'true' },
+      page0,
+      org,
+      { kind: 'index', order: 'name', wholeItems: true, total: 'counters', health: 'aggregates' },
+    ],
+    [
+      'includeAppHealthStats before the aggregates are complete: every environment read',
+      { includeAppHealthStats: 'true' },
+      page0,
+      { ...org, healthAggregatesIncomplete: true },
+      { kind: 'memory', health: 'listed' },
+    ],
+    [
+      'includeAppHealthStats over a filtered set: summed over it',
+      { includeAppHealthStats: 'true', envs: 'prod' },
+      page0,
+      org,
+      { kind: 'set', source: 'environmentNames', health: 'listed' },
+    ],
+    [
+      'query without names from the trigram index (two characters): in memory',
+      { query: 'pp' },
+      page0,
+      org,
+      { kind: 'memory' },
+    ],
+    [
+      'query matched by every application: the unfiltered walk',
+      { query: 'pp' },
+      page0,
+      { ...org, everyMatch: true },
+      { kind: 'index', order: 'name', wholeItems: true, total: 'counters' },
+    ],
+    [
+      'query by name, its names few: sorted from the names',
+      { query: 'app-00001' },
+      page0,
+      { ...org, nameMatches: { applications: 10, environments: 0 } },
+      { kind: 'set', source: 'queryNames' },
+    ],
+    [
+      'query by scan date with one match: read whole',
+      { query: 'env-123', sortField: 'scanDate' },
+      page0,
+      { ...org, nameMatches: { applications: 0, environments: 1 } },
+      { kind: 'set', source: 'queryMatches' },
+    ],
+    [
+      'query by scan date matching a fifth: the index walked, the total from the names',
+      { query: 'stage', sortField: 'scanDate' },
+      page0,
+      { ...org, nameMatches: { applications: 0, environments: 200 } },
+      { kind: 'index', order: 'scanDate', wholeItems: false, total: 'queryMatches' },
+    ],
+    [
+      'query by application name matching a fifth: the applications walked, counted by matches',
+      { query: 'stage', sortField: 'applicationName' },
+      page0,
+      { ...org, nameMatches: { applications: 0, environments: 200 } },
+      { kind: 'byApplication', order: 'name', total: 'queryMatches' },
+    ],
+    [
+      'query by scan date with 60 matches, a page of 100: its matches read whole',
+      { query: 'stage', sortField: 'scanDate', pageSize: '100' },
+      { page: 0, size: 100 },
+      { ...org, nameMatches: { applications: 0, environments: 60 } },
+      { kind: 'set', source: 'queryMatches' },
+    ],
+    [
+      'query and lastScanStatus, few matches: the matches read whole',
+      { query: 'app-00001', lastScanStatus: 'LAST_SCAN_STATUS_ERRORED' },
+      page0,
+      { ...org, nameMatches: { applications: 10, environments: 0 } },
+      { kind: 'set', source: 'queryMatches' },
+    ],
+    [
+      'query and lastScanStatus, many matches: the status index',
+      { query: 'stage', lastScanStatus: 'LAST_SCAN_STATUS_ERRORED' },
+      page0,
+      { ...org, nameMatches: { applications: 0, environments: 600 } },
+      { kind: 'set', source: 'lastScanStatus' },
+    ],
+  ];
+  it.each(cases)('%s', (_name, params, request, stats, plan) => {
+    expect(planEnvironmentList(envQuery(params), request, stats)).toEqual(plan);
+  });
+});
+
+describe('planApplicationList (listAppsV2)', () => {
+  const apps: ApplicationListStats = { applications: 196 };
+  const cases: [
+    string,
+    Record<string, string>,
+    { page: number; size: number },
+    ApplicationListStats,
+    ApplicationListPlan,
+  ][] = [
+    ['no filter: the name order walked', {}, page0, apps, { kind: 'index', order: 'name', total: 'counters' }],
+    [
+      'by status',
+      { sortField: 'applicationStatus', sortDir: 'DESC' },
+      page0,
+      apps,
+      { kind: 'index', order: 'status', total: 'counters' },
+    ],
+    [
+      'by commit activity: the application value over the id order',
+      { sortField: 'thirtyDayCommitActivity' },
+      page0,
+      apps,
+      { kind: 'index', order: 'applicationValue', total: 'counters' },
+    ],
+    [
+      'a page of 1,000: every application read whole',
+      { pageSize: '1000' },
+      { page: 0, size: 1000 },
+      apps,
+      { kind: 'memory', items: 'whole' },
+    ],
+    [
+      'appIds: read by key',
+      { appIds: '0b5a3f3e-4f7e-4d6a-9a55-2a8d6b0f6a11', query: 'app' },
+      page0,
+      apps,
+      { kind: 'set', source: 'applicationIds' },
+    ],
+    [
+      'query with few names: those read by key',
+      { query: 'app-00001' },
+      page0,
+      { ...apps, nameMatches: 10 },
+      { kind: 'set', source: 'queryNames' },
+    ],
+    [
+      'query without names (two characters): compact entries in memory',
+      { query: 'pp' },
+      page0,
+      apps,
+      { kind: 'memory', items: 'compact' },
+    ],
+    [
+      'query with many names: compact entries in memory',
+      { query: 'app' },
+      page0,
+      { applications: 5000, nameMatches: 3000 },
+      { kind: 'memory', items: 'compact' },
+    ],
+    [
+      'one applicationStatus held by few: read by key',
+      { applicationStatus: 'ENV_INCOMPLETE' },
+      page0,
+      { ...apps, status: { count: 4, selected: true } },
+      { kind: 'set', source: 'applicationStatus' },
+    ],
+    [
+      'one applicationStatus held by many: the walk, its count the total',
+      { applicationStatus: 'ACTIVE' },
+      page0,
+      { ...apps, status: { count: 192, selected: false } },
+      { kind: 'index', order: 'name', total: 'applicationStatus' },
+    ],
+  ];
+  it.each(cases)('%s', (_name, params, request, stats, plan) => {
+    expect(planApplicationList(appQuery(params), request, stats)).toEqual(plan);
+  });
+});
+
+describe('planDeprecatedApplicationList (listApplications)', () => {
+  const cases: [string, Record<string, string>, DeprecatedApplicationListPlan][] = [
+    ['no filter: applications walked by name', {}, { kind: 'byApplication', order: 'name' }],
+    ['sortField id: walked by id', { sortField: 'id' }, { kind: 'byApplication', order: 'id' }],
+    [
+      'appIds: read by key',
+      { appIds: '0b5a3f3e-4f7e-4d6a-9a55-2a8d6b0f6a11', envs: 'prod' },
+      { kind: 'set', source: 'applicationIds' },
+    ],
+    ['envs: from the name index', { envs: 'prod' }, { kind: 'set', source: 'environmentNames' }],
+  ];
+  it.each(cases)('%s', (_name, params, plan) => {
+    expect(planDeprecatedApplicationList(v1Query(params))).toEqual(plan);
+  });
+});
+
+describe('the sortable encodings (shared/db/sortable.ts)', () => {
+  it('orders numbers as numbers and names case-insensitively, then by id', () => {
+    const numbers = [0, 7, 10, 99, 1_700_000_000_000, 86_400_000, 3, 1_000];
+    const byKey = [...numbers].sort((a, b) => (numberOrderKey(a, 'x') < numberOrderKey(b, 'x') ? -1 : 1));
+    expect(byKey).toEqual([...numbers].sort((a, b) => a - b));
+    const names = [
+      ['beta', 'b'],
+      ['Alpha', 'z'],
+      ['alpha', 'a'],
+    ];
+    expect(names.map(([name, id]) => nameOrderKey(name, id)).sort()).toEqual(['alpha#a', 'alpha#z', 'beta#b']);
+  });
+
+  it('is what the list indexes store', () => {
+    const index = keys.environmentIndexes('org', 'env-1', 'Prod', {
+      lastScanTimestamp: 1_700_000_000_123,
+      lastScanStatus: 'COMPLETED',
+      lastScanDuration: 42,
+      lastScanTotalUntriaged: 3,
+    });
+    expect(index.gsi2sk).toBe(nameOrderKey('Prod', 'env-1'));
+    expect(index.gsi3sk).toBe(numberOrderKey(1_700_000_000_123, 'env-1'));
+    expect(index.gsi5sk).toBe(numberOrderKey(42, 'env-1'));
+    expect(index.gsi6sk).toBe(numberOrderKey(3, 'env-1'));
+  });
+});
