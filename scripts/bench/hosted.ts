@@ -1,54 +1,33 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { benchTenant, type BenchSection } from './harness.ts';
+import { benchTenant, type BenchContext, type BenchSection } from './harness.ts';
+import { startShopTarget, startSmallTarget, type BenchTarget } from './hosted-targets.ts';
 
 // Hosted scans (docs/HOSTED-SCANS.md): the latency from startScan to RUNNING (the waiting agent's poll answering,
 // then its acknowledgement committing), the DynamoDB calls and capacity units of an agent's heartbeat and of a whole
 // idle long poll (what an idle agent costs per hour), and the agent's wall-time overhead over the same wapiti run
-// alone (same target, same flags), as a ratio measured in one run (goal: under 1.15x).
+// alone (same target, same flags), as a ratio measured in one run (goal: under 1.15x), on two sites: a small one,
+// where the agent's fixed cost shows, and a shop whose wapiti run takes a real site's scan time here (tens of
+// seconds). Every run is checked: a failed, cut or empty run fails the bench, and each hosted scan must find the
+// same findings (the same finding hashes) as wapiti alone.
 const LATENCY_RUNS = 20;
 const OVERHEAD_PAIRS = 3;
-/** The larger target's pages: a wapiti run of about half a minute here. */
-const LARGER_TARGET_PAGES = 40;
+/**
+ * Wapiti's --max-attack-time for both the runs alone and the hosted scans (the same flags): high enough that no
+ * module is cut on a busy machine, since a cut module finds what it had time for and the runs would differ.
+ */
+const BENCH_ATTACK_SECONDS = 600;
 /** The long poll's length and, on AWS, its queue re-reads: as the service's defaults (shared/config.ts). */
 const POLL_SECONDS = 25;
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const ms = (value: number) => Math.round(value * 10) / 10;
+const seconds = (value: number) => Math.round(value / 100) / 10;
+const sleep = (wait: number) => new Promise((resolve) => setTimeout(resolve, wait));
 
-/**
- * A target for wapiti: a reflected parameter and a cookie without flags, and `pages` more pages that each reflect a
- * parameter of their own (none makes a run of a few seconds; more pages, a run closer to a real site's length).
- */
-async function startTarget(pages = 0) {
-  const server = createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://target');
-    const page = /^\/page\/(\d+)$/.exec(url.pathname);
-    const known = url.pathname === '/' || url.pathname === '/search' || (page && Number(page[1]) < pages);
-    res.writeHead(known ? 200 : 404, { 'content-type': 'text/html', 'set-cookie': 'sid=abc; Path=/' });
-    const links = Array.from({ length: pages }, (_, i) => `<a href="/page/${i}">page ${i}</a>`).join(' ');
-    res.end(
-      url.pathname === '/search'
-        ? `<html><body>Results for ${url.searchParams.get('q')}</body></html>`
-        : page
-          ? `<html><body>Item ${url.searchParams.get('q')} <a href="/page/${page[1]}?q=item${page[1]}">item</a></body></html>`
-          : `<html><body><a href="/search?q=shoes">search</a> ${links}</body></html>`,
-    );
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
+type Call = (method: string, path: string, body?: unknown) => Promise<any>;
 
 const section: BenchSection = {
   name: 'hosted',
@@ -56,13 +35,12 @@ const section: BenchSection = {
     const { allowScanDomain } = await import('../../shared/perch/allowlist.ts');
     const { scopeObservers } = await import('../../shared/http/request-scope.ts');
     const { config } = await import('../../shared/config.ts');
-    const { startAgent, wapitiEngine } = await import('@hawk-api/scanner/agent');
     const tenant = await benchTenant(ctx, 'hosted');
     const { orgId, token } = tenant;
     await allowScanDomain(orgId, '127.0.0.1');
-    const target = await startTarget();
+    const target = await startSmallTarget();
 
-    const call = async (method: string, path: string, body?: unknown) => {
+    const call: Call = async (method, path, body) => {
       const response = await fetch(`${ctx.baseUrl}${path}`, {
         method,
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json' },
@@ -151,77 +129,9 @@ const section: BenchSection = {
         note: `locally a start wakes the waiting polls at once; on AWS a waiting poll reads the queue every ${config.perchPollIntervalMs} ms, which bounds the wait`,
       };
 
-      // ---- The agent's overhead over wapiti alone: on the small target (a few seconds of wapiti, where the agent's
-      // fixed cost dominates the ratio) and on a larger one (a run closer to a real site's length).
-      ctx.progress(
-        `the agent's overhead: ${OVERHEAD_PAIRS} hosted scans and ${OVERHEAD_PAIRS} wapiti runs alone, alternating, on each of two targets`,
-      );
-      const engine = wapitiEngine({ maxAttackSeconds: 60 });
-      const version = await engine.version();
-      if (!version) throw new Error('wapiti is not installed: sudo apt-get install -y wapiti');
-      const largerTarget = await startTarget(LARGER_TARGET_PAGES);
-      const abort = new AbortController();
-      const agent = await startAgent({
-        url: ctx.baseUrl,
-        apiKey: tenant.apiKey,
-        orgId,
-        name: 'bench agent',
-        engines: [engine],
-        signal: abort.signal,
-      });
-      const overheadOn = async (targetUrl: string, appName: string) => {
-        const app = await newApp(appName, targetUrl);
-        const alone: number[] = [];
-        const hosted: number[] = [];
-        for (let i = 0; i < OVERHEAD_PAIRS; i++) {
-          const workDir = await mkdtemp(join(tmpdir(), 'hawk-bench-wapiti-'));
-          const t0 = performance.now();
-          await engine.run({
-            targetUrl,
-            headers: {},
-            deadline: Date.now() + 3_600_000,
-            signal: new AbortController().signal,
-            workDir,
-            log: () => {},
-          });
-          alone.push(performance.now() - t0);
-          await rm(workDir, { recursive: true, force: true });
-
-          const t1 = performance.now();
-          await call('POST', `/api/v1/app/${app}/perch/start`, { command: { command: 'START' }, env: 'bench' });
-          for (;;) {
-            const status = await call('GET', `/api/v1/app/${app}/perch/status`);
-            if (status.device.status === 'HOSTED_SCANNER_DISCONNECTED') break;
-            if (status.device.status !== 'RUNNING')
-              throw new Error(`the hosted scan failed: ${JSON.stringify(status)}`);
-            await new Promise((resolve) => setTimeout(resolve, 100));
-          }
-          hosted.push(performance.now() - t1);
-        }
-        return {
-          engine: `wapiti ${version}`,
-          pairs: OVERHEAD_PAIRS,
-          'wapiti alone (median s)': ms(median(alone) / 1000),
-          'hosted scan, startScan to COMPLETED seen (median s)': ms(median(hosted) / 1000),
-          'fixed cost (median hosted - median alone, s)': ms((median(hosted) - median(alone)) / 1000),
-          'ratio (median hosted / median alone; goal under 1.15)':
-            Math.round((median(hosted) / median(alone)) * 100) / 100,
-        };
-      };
-      let overhead;
-      let overheadLarger;
-      try {
-        overhead = await overheadOn(target.url, 'bench overhead');
-        overheadLarger = {
-          target: `the index and ${LARGER_TARGET_PAGES} pages, each reflecting a parameter of its own`,
-          ...(await overheadOn(largerTarget.url, 'bench overhead, larger site')),
-        };
-      } finally {
-        abort.abort();
-        await agent.done;
-        await largerTarget.close();
-      }
-      return { idleAgent: idle, startToRunning, agentOverhead: overhead, agentOverheadLargerSite: overheadLarger };
+      // ---- The agent's overhead over wapiti alone (agentOverhead below)
+      const overhead = await agentOverhead(ctx, tenant, call, newApp, target);
+      return { idleAgent: idle, startToRunning, ...overhead };
     } finally {
       await target.close();
     }
@@ -229,3 +139,218 @@ const section: BenchSection = {
 };
 
 export default section;
+
+/** A phase of a hosted scan, read from its run log's timestamps (docs/HOSTED-SCANS.md, Logs). */
+const PHASES = {
+  taken: "startScan sent to the agent's first log line (the poll's answer, the acknowledgement)",
+  prepared:
+    "the agent's preparation until wapiti starts (announcement sent, engine checked, pinning, probe, login, proxy)",
+  engine: 'wapiti run, through the pinning proxy',
+  reported: 'wapiti exited to reportScanCompleted answered (report read, findings uploaded)',
+  ended: "reportScanCompleted answered to the run's end recorded (updateScanRun COMPLETED)",
+} as const;
+
+/** When each mark of a hosted scan's log was written (epoch ms), or why the log lacks one. */
+function phaseMarks(log: string) {
+  const at = (pattern: RegExp) => {
+    const line = log.split('\n').find((l) => pattern.test(l.slice(25)));
+    if (!line) throw new Error(`the run log has no line matching ${pattern}:\n${log.slice(-3000)}`);
+    return Date.parse(line.slice(0, 24));
+  };
+  return {
+    first: at(/^scan \S+ of application/),
+    engineStart: at(/^wapiti -u /),
+    released: at(/^the service recorded the scan/),
+    engineEnd: at(/^wapiti: \d+ alerts/),
+    completed: at(/^completed$/),
+  };
+}
+
+/**
+ * The agent's overhead over wapiti alone, on the small site and on the shop: OVERHEAD_PAIRS wapiti runs alone and
+ * hosted scans, alternating, with the same engine (same flags). Each run is checked: wapiti alone must finish
+ * uncut with findings, each hosted scan must end COMPLETED with exactly the finding hashes wapiti alone found.
+ */
+async function agentOverhead(
+  ctx: BenchContext,
+  tenant: { orgId: string; apiKey: string },
+  call: Call,
+  newApp: (name: string, url: string) => Promise<string>,
+  small: BenchTarget,
+) {
+  const { startAgent, wapitiEngine } = await import('@hawk-api/scanner/agent');
+  const { findingHash } = await import('../../shared/findings/finding-identity.ts');
+  ctx.progress(
+    `the agent's overhead: ${OVERHEAD_PAIRS} hosted scans and ${OVERHEAD_PAIRS} wapiti runs alone, alternating, on each of two sites`,
+  );
+  const engine = wapitiEngine({ maxAttackSeconds: BENCH_ATTACK_SECONDS });
+  const version = await engine.version();
+  if (!version) throw new Error('wapiti is not installed: sudo apt-get install -y wapiti');
+  const shop = await startShopTarget();
+  const abort = new AbortController();
+  const agent = await startAgent({
+    url: ctx.baseUrl,
+    apiKey: tenant.apiKey,
+    orgId: tenant.orgId,
+    name: 'bench agent',
+    engines: [engine],
+    signal: abort.signal,
+  });
+
+  /** A hosted scan's findings as the service lists them: their hashes, and how many alert URIs. */
+  const hostedFindings = async (scanId: string) => {
+    const hashes = new Set<string>();
+    let count = 0;
+    const scan = await call('GET', `/api/v1/scan/${scanId}/alerts?pageSize=100`);
+    if (scan.totalCount > 100) throw new Error(`scan ${scanId}: more than 100 alerts`);
+    const result = scan.applicationScanResults[0];
+    for (const alert of result.applicationAlerts ?? []) {
+      // Pages of 100 (the public API's page tokens are page numbers), up to the alert's total.
+      for (let page = 0, listed = 0, total = 1; listed < total; page++) {
+        const uris = await call(
+          'GET',
+          `/api/v1/scan/${scanId}/alert/${encodeURIComponent(alert.pluginId)}?pageSize=100&pageToken=${page}`,
+        );
+        total = uris.totalCount;
+        if (!uris.applicationScanAlertUris.length) break;
+        for (const uri of uris.applicationScanAlertUris) {
+          hashes.add(uri.findingHash);
+          listed++;
+          count++;
+        }
+      }
+    }
+    return { hashes, count, envId: result.scan.envId as string };
+  };
+  const sameSet = (a: Set<string>, b: Set<string>) => a.size === b.size && [...a].every((h) => b.has(h));
+
+  const overheadOn = async (target: BenchTarget, appName: string) => {
+    const app = await newApp(appName, target.url);
+    const alone: number[] = [];
+    const hosted: number[] = [];
+    const phases: Record<keyof typeof PHASES, number[]> = {
+      taken: [],
+      prepared: [],
+      engine: [],
+      reported: [],
+      ended: [],
+    };
+    const heldMs: number[] = [];
+    const requestsAlone: number[] = [];
+    const requestsHosted: number[] = [];
+    let expected: { hashes: string[]; alertUris: number } | undefined;
+    for (let i = 0; i < OVERHEAD_PAIRS; i++) {
+      // Wapiti alone, straight to the target.
+      const workDir = await mkdtemp(join(tmpdir(), 'hawk-bench-wapiti-'));
+      const lines: string[] = [];
+      const sentBefore = target.requests();
+      const t0 = performance.now();
+      const alerts = await engine.run({
+        targetUrl: target.url,
+        headers: {},
+        deadline: Date.now() + 3_600_000,
+        signal: new AbortController().signal,
+        workDir,
+        log: (line) => lines.push(line),
+      });
+      alone.push(performance.now() - t0);
+      requestsAlone.push(target.requests() - sentBefore);
+      await rm(workDir, { recursive: true, force: true });
+      const cut = lines.find((line) => /Max (attack|scan) time was reached/.test(line));
+      if (cut) throw new Error(`wapiti alone on ${appName} was cut (${cut}): its findings are partial`);
+      const aloneUris = alerts.flatMap((alert) => alert.uris.map((uri) => ({ pluginId: alert.pluginId, ...uri })));
+      if (!aloneUris.length)
+        throw new Error(`wapiti alone found nothing on ${appName}: ${lines.slice(-5).join(' | ')}`);
+
+      // The hosted scan: startScan to the run's end as the service recorded it (its updatedAt), so the bench's
+      // own polling adds nothing.
+      const hostedBefore = target.requests();
+      const startedAt = Date.now();
+      const t1 = performance.now();
+      const { scanKey } = await call('POST', `/api/v1/app/${app}/perch/start`, {
+        command: { command: 'START' },
+        env: 'bench',
+      });
+      let device;
+      for (;;) {
+        device = (await call('GET', `/api/v1/app/${app}/perch/status`)).device;
+        if (device.status !== 'RUNNING') break;
+        await sleep(100);
+      }
+      const seen = performance.now() - t1;
+      let run = await call('GET', `/api/v1/app/${app}/perch/log?scanKey=${scanKey}`);
+      if (device.status !== 'HOSTED_SCANNER_DISCONNECTED' || run.state !== 'COMPLETED')
+        throw new Error(`the hosted scan of ${appName} did not complete: ${JSON.stringify(device)}\n${run.log}`);
+      // The log's last upload follows the run's end.
+      for (let wait = 0; !/ completed\n/.test(run.log); wait++) {
+        if (wait > 100) throw new Error(`the hosted scan's log never showed its end:\n${run.log}`);
+        await sleep(100);
+        run = await call('GET', `/api/v1/app/${app}/perch/log?scanKey=${scanKey}`);
+      }
+      const endedAt = Number(run.updatedAt); // int64: a string in JSON
+      const total = endedAt - startedAt;
+      if (!(total > 0 && total <= seen + 50))
+        throw new Error(`the run's end (${endedAt}) is not within the scan's time (${startedAt} + ${seen})`);
+      hosted.push(total);
+      requestsHosted.push(target.requests() - hostedBefore);
+      const marks = phaseMarks(run.log);
+      phases.taken.push(marks.first - startedAt);
+      phases.prepared.push(marks.engineStart - marks.first);
+      phases.engine.push(marks.engineEnd - marks.engineStart);
+      phases.reported.push(marks.completed - marks.engineEnd);
+      phases.ended.push(endedAt - marks.completed);
+      heldMs.push(Math.max(0, marks.released - marks.engineStart));
+
+      // The same findings: the hashes of wapiti's findings alone, computed as the service computes them.
+      const found = await hostedFindings(device.scanId);
+      const aloneHashes = new Set(
+        aloneUris.map((uri) =>
+          findingHash({
+            applicationId: app,
+            environmentId: found.envId,
+            pluginId: uri.pluginId,
+            method: uri.requestMethod,
+            uri: uri.uri,
+            param: uri.param,
+          }),
+        ),
+      );
+      if (!sameSet(found.hashes, aloneHashes) || found.count !== aloneUris.length)
+        throw new Error(
+          `the hosted scan of ${appName} found ${found.count} findings (${found.hashes.size} hashes), wapiti alone ${aloneUris.length} (${aloneHashes.size} hashes): not the same findings`,
+        );
+      const these = { hashes: [...aloneHashes].sort(), alertUris: aloneUris.length };
+      if (expected && JSON.stringify(expected) !== JSON.stringify(these))
+        throw new Error(`the runs on ${appName} found different findings from one pair to the next`);
+      expected = these;
+    }
+    const aloneMedian = median(alone);
+    const hostedMedian = median(hosted);
+    return {
+      site: target.description,
+      engine: `wapiti ${version} (--max-attack-time ${BENCH_ATTACK_SECONDS})`,
+      pairs: OVERHEAD_PAIRS,
+      'findings in each run (alert URIs, distinct finding hashes; the same in every run, alone and hosted)': `${expected!.alertUris}, ${expected!.hashes.length}`,
+      'requests the site answered (median: alone, hosted)': `${median(requestsAlone)}, ${median(requestsHosted)}`,
+      'wapiti alone (median s)': seconds(aloneMedian),
+      'hosted scan, startScan sent to the run COMPLETED as recorded (median s)': seconds(hostedMedian),
+      'fixed cost (median hosted - median alone, s)': seconds(hostedMedian - aloneMedian),
+      'ratio (median hosted / median alone; goal under 1.15)': Math.round((hostedMedian / aloneMedian) * 100) / 100,
+      'hosted scan by phase (median ms)': Object.fromEntries(
+        Object.entries(phases).map(([name, values]) => [PHASES[name as keyof typeof PHASES], ms(median(values))]),
+      ),
+      "the service recorded the scan, after wapiti started (median ms; the proxy holds wapiti's requests until then)":
+        ms(median(heldMs)),
+    };
+  };
+  try {
+    return {
+      agentOverhead: await overheadOn(small, 'bench overhead'),
+      agentOverheadLargerSite: await overheadOn(shop, 'bench overhead, larger site'),
+    };
+  } finally {
+    abort.abort();
+    await agent.done;
+    await shop.close();
+  }
+}

@@ -196,11 +196,16 @@ export async function carryOut(command: StartCommand, context: RunContext): Prom
       throw new RunFailed('UNKNOWN', `${target.hostname} does not resolve: ${(error as Error).message}`);
     }
     log.add(`target ${target.host} pinned at ${address}`);
+    // The probe goes alongside the proxy's start (and, without a login, the engine's own start-up): the engine's
+    // requests wait for its answer, and a target that does not answer stops the engine and ends the run saying so.
+    const probe = reachable(target, address, context.trustedCa).then((answer) => log.add(`target answers: ${answer}`));
+    probe.catch(stopEngine);
     proxy = await startPinningProxy(target, address, (line) => log.add(line), {
       notAfter: new Date(deadline + 3600_000),
       trustedCa: context.trustedCa,
     });
-    log.add(`target answers: ${await reachable(target, address, context.trustedCa)}`);
+    // A login waits for it: a target that does not answer is said so, not taken for a failed login.
+    if (authenticates(command.config)) await probe;
 
     // The login's own requests reach the target at the pinned address too; another host (an identity provider)
     // is resolved once and checked like a target.
@@ -210,10 +215,24 @@ export async function carryOut(command: StartCommand, context: RunContext): Prom
       return pinned.get(hostname)!;
     };
     const login = await logIn(command, log, phase, pinnedFetch(addressOf, { trustedCa: context.trustedCa }));
-    if (engineStop.signal.aborted) await reported(); // stopped, or a report failed, before the attack
+    if (engineStop.signal.aborted) {
+      // stopped, a report failed, or the target did not answer, before the attack
+      await probe;
+      await reported();
+    }
     // The engine starts now (its own start-up takes a while), but the proxy lets nothing of it reach the target
-    // before the service has recorded the scan and its phases so far, and answered that the run is still on.
-    proxy.holdUntil(reports.then(() => reportFailure === undefined && !stopped));
+    // before the service has recorded the scan and its phases so far, and answered that the run is still on, and
+    // the target answered the probe.
+    const recorded = Promise.all([reports, probe]).then(
+      () => reportFailure === undefined && !stopped,
+      () => false,
+    );
+    proxy.holdUntil(recorded);
+    void recorded.then(
+      (go) =>
+        go &&
+        log.add("the service recorded the scan and the target answered: the proxy lets the engine's requests through"),
+    );
     // The engine gets no session headers of its own: the proxy carries the session (HTTPS included, the proxy
     // terminating the engine's TLS with the run's certificate).
     let relay: SessionRelay | undefined;
@@ -248,7 +267,9 @@ export async function carryOut(command: StartCommand, context: RunContext): Prom
     } catch (error) {
       engineFailure = error;
     }
-    // A report that failed or answered that the run was stopped stopped the engine: that is the run's end.
+    // A target that did not answer the probe, a report that failed or answered that the run was stopped: each
+    // stopped the engine, and is the run's end.
+    await probe;
     await reported();
     const lost = relay?.failure();
     // Part of the attack went out without a session: never reported as a logged-in scan.
@@ -368,6 +389,9 @@ async function firstInstalled(engines: Engine[], log: RunLog): Promise<Engine | 
   return undefined;
 }
 
+/** Whether the configuration has an `authentication` block (the run logs in). */
+const authenticates = (config: string) => /^\s*authentication\s*:/m.test(config);
+
 /**
  * Logs in as the configuration's `app.authentication` says (secrets from the agent's environment) and checks
  * testPath, before any attack: the session the proxy carries for the engine. Without authentication: none.
@@ -384,7 +408,7 @@ async function logIn(
   phase: (name: string) => void,
   transport: Fetch,
 ): Promise<LoggedIn> {
-  if (!/^\s*authentication\s*:/m.test(command.config)) {
+  if (!authenticates(command.config)) {
     log.add('no app.authentication: scanning without logging in');
     return { startUrls: [] };
   }

@@ -1,0 +1,144 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+// The sites `npm run bench -- hosted` scans (scripts/bench/hosted.ts), on loopback and deterministic: the same
+// pages, forms and answers on every run, so wapiti alone and the hosted scan find the same findings.
+
+export interface BenchTarget {
+  url: string;
+  /** What the site holds, for the bench's figures. */
+  description: string;
+  /** Requests the site answered so far. */
+  requests(): number;
+  close(): Promise<void>;
+}
+
+const escape = (value: string) =>
+  value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+const page = (title: string, body: string) =>
+  `<!doctype html><html><head><title>${escape(title)}</title></head><body><h1>${escape(title)}</h1>${body}</body></html>`;
+
+/** Letters only (`aa`, `ab`, ...): a product's name in its path is not an id, so each page keeps its own findings. */
+const letters = (i: number) => String.fromCharCode(97 + Math.floor(i / 26)) + String.fromCharCode(97 + (i % 26));
+
+async function serve(
+  handle: (url: URL, form: URLSearchParams, req: IncomingMessage, res: ServerResponse) => void,
+  description: string,
+): Promise<BenchTarget> {
+  let requests = 0;
+  const server = createServer((req, res) => {
+    requests++;
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const url = new URL(req.url ?? '/', 'http://target');
+      const form = new URLSearchParams(req.method === 'POST' ? Buffer.concat(chunks).toString('utf8') : '');
+      handle(url, form, req, res);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+    description,
+    requests: () => requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+const html = (res: ServerResponse, status: number, body: string) => {
+  res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'set-cookie': 'sid=abc; Path=/' });
+  res.end(body);
+};
+
+/** The small site: an index and a search page reflecting its parameter, and a cookie without flags. */
+export function startSmallTarget(): Promise<BenchTarget> {
+  return serve((url, _form, _req, res) => {
+    if (url.pathname === '/search')
+      return html(res, 200, `<html><body>Results for ${url.searchParams.get('q')}</body></html>`);
+    if (url.pathname === '/') return html(res, 200, '<html><body><a href="/search?q=shoes">search</a></body></html>');
+    html(res, 404, 'not found');
+  }, 'an index and a search page reflecting its parameter');
+}
+
+const CATEGORIES = ['shoes', 'shirts', 'hats', 'bags', 'coats', 'socks', 'belts', 'gloves'];
+const PRODUCTS_PER_CATEGORY = 6;
+
+/**
+ * The larger site, a small shop with the shape of a real one: a search form, a contact form, and per category a
+ * listing with a filter form and products, each with a review form. Some parameters are reflected as they came
+ * (findings), most escaped (which wapiti's XSS module tries at length, as on a real site), a cookie without flags.
+ */
+export function startShopTarget(): Promise<BenchTarget> {
+  const products = (category: string) =>
+    Array.from({ length: PRODUCTS_PER_CATEGORY }, (_, i) => `${category}-${letters(i)}`);
+  const nav =
+    `<a href="/">home</a> <a href="/contact">contact</a> ` +
+    `<form action="/search" method="get"><input name="q" value=""><input type="submit"></form> ` +
+    CATEGORIES.map((c) => `<a href="/shop/${c}?sort=name">${c}</a>`).join(' ');
+  return serve(
+    (url, form, req, res) => {
+      const path = url.pathname;
+      const q = (name: string) => url.searchParams.get(name) ?? '';
+      if (path === '/') return html(res, 200, page('Shop', nav));
+      if (path === '/search')
+        // Reflected as it came: a finding.
+        return html(res, 200, page('Search', `${nav}<p>Results for ${q('q')}</p>`));
+      if (path === '/contact') {
+        const sent =
+          req.method === 'POST' ? `<p>Thank you ${escape(form.get('name') ?? '')}, we will write back.</p>` : '';
+        return html(
+          res,
+          200,
+          page(
+            'Contact',
+            `${nav}${sent}<form action="/contact" method="post"><input name="name"><input name="email">` +
+              `<input name="subject"><textarea name="message"></textarea><input type="submit"></form>`,
+          ),
+        );
+      }
+      const listing = /^\/shop\/([a-z]+)$/.exec(path);
+      if (listing && CATEGORIES.includes(listing[1])) {
+        const category = listing[1];
+        return html(
+          res,
+          200,
+          page(
+            category,
+            `${nav}<p>Brand ${escape(q('brand'))}</p>` +
+              `<form action="/shop/${category}" method="get"><input name="brand"><input name="min"><input name="max">` +
+              `<input type="hidden" name="sort" value="name"><input type="submit"></form>` +
+              products(category)
+                .map((p) => `<a href="/shop/${category}/${p}?color=red&size=m">${p}</a>`)
+                .join(' '),
+          ),
+        );
+      }
+      const product = /^\/shop\/([a-z]+)\/([a-z]+-[a-z]+)$/.exec(path);
+      if (product && CATEGORIES.includes(product[1]) && products(product[1]).includes(product[2])) {
+        const [, category, name] = product;
+        const reviewed =
+          req.method === 'POST'
+            ? // The review's author escaped, its title reflected as it came: a finding per product.
+              `<p>Review by ${escape(form.get('author') ?? '')}: ${form.get('title') ?? ''}</p>`
+            : '';
+        return html(
+          res,
+          200,
+          page(
+            name,
+            `${nav}<p>${escape(name)} in ${escape(q('color'))}</p>${reviewed}` +
+              `<form action="/shop/${category}/${name}" method="post"><input name="author"><input name="title">` +
+              `<input name="rating" value="5"><textarea name="comment"></textarea><input type="submit"></form>`,
+          ),
+        );
+      }
+      html(res, 404, page('Not found', nav));
+    },
+    `a shop: an index, a search form, a contact form (4 fields), ${CATEGORIES.length} listings with a filter form (4 fields) and ${CATEGORIES.length * PRODUCTS_PER_CATEGORY} products (2 query parameters and a review form of 4 fields each)`,
+  );
+}
