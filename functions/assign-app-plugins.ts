@@ -2,7 +2,6 @@ import { operation } from '../shared/http/operation.ts';
 import { assignAppPluginsRoute } from '../shared/routes.ts';
 import { assignApplicationPolicy } from '../shared/policies/policies.ts';
 
-export const handler = operation<{ appId: string }, { policyName: string }>(
-  assignAppPluginsRoute,
-  ({ caller, params, query }) => assignApplicationPolicy(caller, params.appId, query.policyName),
+export const handler = operation(assignAppPluginsRoute, ({ caller, params, query }) =>
+  assignApplicationPolicy(caller, params.appId, query.policyName),
 );

@@ -2,7 +2,6 @@ import { operation } from '../shared/http/operation.ts';
 import { createEnvironmentRoute } from '../shared/routes.ts';
 import { createEnvironment } from '../shared/applications/environments.ts';
 
-export const handler = operation<{ appId: string }, { host?: string }, { env: string }>(
-  createEnvironmentRoute,
-  ({ caller, params, query, body }) => createEnvironment(caller, params.appId, body, query.host),
+export const handler = operation(createEnvironmentRoute, ({ caller, params, query, body }) =>
+  createEnvironment(caller, params.appId, body, query.host),
 );

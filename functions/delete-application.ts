@@ -2,6 +2,6 @@ import { operation } from '../shared/http/operation.ts';
 import { deleteApplicationRoute } from '../shared/routes.ts';
 import { deleteApplication } from '../shared/applications/applications.ts';
 
-export const handler = operation<{ appId: string }>(deleteApplicationRoute, ({ caller, params }) =>
+export const handler = operation(deleteApplicationRoute, ({ caller, params }) =>
   deleteApplication(caller, params.appId),
 );

@@ -2,6 +2,6 @@ import { operation } from '../shared/http/operation.ts';
 import { deleteEnvironmentRoute } from '../shared/routes.ts';
 import { deleteEnvironment } from '../shared/applications/environments.ts';
 
-export const handler = operation<{ appId: string; envId: string }>(deleteEnvironmentRoute, ({ caller, params }) =>
+export const handler = operation(deleteEnvironmentRoute, ({ caller, params }) =>
   deleteEnvironment(caller, params.appId, params.envId),
 );

@@ -2,7 +2,6 @@ import { operation } from '../shared/http/operation.ts';
 import { deleteScanPolicyForOrgRoute } from '../shared/routes.ts';
 import { removeOrganizationPolicy } from '../shared/policies/policies.ts';
 
-export const handler = operation<{ orgId: string; policyName: string }>(
-  deleteScanPolicyForOrgRoute,
-  ({ caller, params }) => removeOrganizationPolicy(caller, params.orgId, params.policyName),
+export const handler = operation(deleteScanPolicyForOrgRoute, ({ caller, params }) =>
+  removeOrganizationPolicy(caller, params.orgId, params.policyName),
 );

@@ -2,6 +2,4 @@ import { operation } from '../shared/http/operation.ts';
 import { deleteScanRoute } from '../shared/routes.ts';
 import { deleteScan } from '../shared/scans/results.ts';
 
-export const handler = operation<{ scanId: string }>(deleteScanRoute, ({ caller, params }) =>
-  deleteScan(caller, params.scanId),
-);
+export const handler = operation(deleteScanRoute, ({ caller, params }) => deleteScan(caller, params.scanId));

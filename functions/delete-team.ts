@@ -2,6 +2,6 @@ import { operation } from '../shared/http/operation.ts';
 import { deleteTeamRoute } from '../shared/routes.ts';
 import { deleteTeam } from '../shared/teams/teams.ts';
 
-export const handler = operation<{ orgId: string; teamId: string }>(deleteTeamRoute, ({ caller, params }) =>
+export const handler = operation(deleteTeamRoute, ({ caller, params }) =>
   deleteTeam(caller, params.orgId, params.teamId),
 );

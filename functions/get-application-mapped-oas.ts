@@ -2,6 +2,6 @@ import { operation } from '../shared/http/operation.ts';
 import { getApplicationMappedOASRoute } from '../shared/routes.ts';
 import { applicationMapping } from '../shared/hosted-assets/oas.ts';
 
-export const handler = operation<{ appId: string }>(getApplicationMappedOASRoute, ({ caller, params }) =>
+export const handler = operation(getApplicationMappedOASRoute, ({ caller, params }) =>
   applicationMapping(caller, params.appId),
 );

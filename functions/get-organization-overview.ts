@@ -2,6 +2,6 @@ import { operation } from '../shared/http/operation.ts';
 import { getOrganizationOverviewRoute } from '../shared/routes.ts';
 import { organizationOverview } from '../shared/overview/overview.ts';
 
-export const handler = operation<{ orgId: string }>(getOrganizationOverviewRoute, ({ caller, params }) =>
+export const handler = operation(getOrganizationOverviewRoute, ({ caller, params }) =>
   organizationOverview(caller, params.orgId),
 );

@@ -2,6 +2,4 @@ import { operation } from '../shared/http/operation.ts';
 import { getScanSlaRoute } from '../shared/routes.ts';
 import { scanSla } from '../shared/governance/scan-sla.ts';
 
-export const handler = operation<{ scanId: string }>(getScanSlaRoute, ({ caller, params }) =>
-  scanSla(caller, params.scanId),
-);
+export const handler = operation(getScanSlaRoute, ({ caller, params }) => scanSla(caller, params.scanId));

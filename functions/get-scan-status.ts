@@ -2,6 +2,4 @@ import { operation } from '../shared/http/operation.ts';
 import { getScanStatusRoute } from '../shared/routes.ts';
 import { getScanStatus } from '../shared/perch/commands.ts';
 
-export const handler = operation<{ appId: string }>(getScanStatusRoute, ({ caller, params }) =>
-  getScanStatus(caller, params.appId),
-);
+export const handler = operation(getScanStatusRoute, ({ caller, params }) => getScanStatus(caller, params.appId));

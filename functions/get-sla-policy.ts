@@ -2,6 +2,4 @@ import { operation } from '../shared/http/operation.ts';
 import { getSlaPolicyRoute } from '../shared/routes.ts';
 import { getSlaPolicyView } from '../shared/governance/policy.ts';
 
-export const handler = operation<{ orgId: string }>(getSlaPolicyRoute, ({ caller, params }) =>
-  getSlaPolicyView(caller, params.orgId),
-);
+export const handler = operation(getSlaPolicyRoute, ({ caller, params }) => getSlaPolicyView(caller, params.orgId));

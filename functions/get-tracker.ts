@@ -2,6 +2,4 @@ import { operation } from '../shared/http/operation.ts';
 import { getTrackerRoute } from '../shared/routes.ts';
 import { getTrackerView } from '../shared/trackers/connections.ts';
 
-export const handler = operation<{ orgId: string; trackerId: string }>(getTrackerRoute, ({ params }) =>
-  getTrackerView(params.orgId, params.trackerId),
-);
+export const handler = operation(getTrackerRoute, ({ params }) => getTrackerView(params.orgId, params.trackerId));

@@ -2,6 +2,4 @@ import { operation } from '../shared/http/operation.ts';
 import { getWebhookRoute } from '../shared/routes.ts';
 import { getWebhookView } from '../shared/webhooks/subscriptions.ts';
 
-export const handler = operation<{ orgId: string; webhookId: string }>(getWebhookRoute, ({ params }) =>
-  getWebhookView(params.orgId, params.webhookId),
-);
+export const handler = operation(getWebhookRoute, ({ params }) => getWebhookView(params.orgId, params.webhookId));

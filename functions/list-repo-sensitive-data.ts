@@ -2,7 +2,6 @@ import { operation } from '../shared/http/operation.ts';
 import { listRepoSensitiveDataRoute } from '../shared/routes.ts';
 import { repositorySensitiveData } from '../shared/code-repositories/code-repositories.ts';
 
-export const handler = operation<
-  { orgId: string; repoId: string },
-  { page?: string; pageToken: number; pageSize: number }
->(listRepoSensitiveDataRoute, ({ params, query }) => repositorySensitiveData(params.orgId, params.repoId, query));
+export const handler = operation(listRepoSensitiveDataRoute, ({ params, query }) =>
+  repositorySensitiveData(params.orgId, params.repoId, query),
+);

@@ -2,6 +2,6 @@ import { operation } from '../shared/http/operation.ts';
 import { listWebhookDeliveriesRoute } from '../shared/routes.ts';
 import { listWebhookDeliveries } from '../shared/webhooks/subscriptions.ts';
 
-export const handler = operation<{ orgId: string; webhookId: string }>(listWebhookDeliveriesRoute, ({ params }) =>
+export const handler = operation(listWebhookDeliveriesRoute, ({ params }) =>
   listWebhookDeliveries(params.orgId, params.webhookId),
 );

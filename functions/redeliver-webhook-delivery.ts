@@ -2,7 +2,6 @@ import { operation } from '../shared/http/operation.ts';
 import { redeliverWebhookDeliveryRoute } from '../shared/routes.ts';
 import { redeliverWebhookDelivery } from '../shared/webhooks/manual-deliveries.ts';
 
-export const handler = operation<{ orgId: string; webhookId: string; deliveryId: string }>(
-  redeliverWebhookDeliveryRoute,
-  ({ caller, params }) => redeliverWebhookDelivery(caller, params.orgId, params.webhookId, params.deliveryId),
+export const handler = operation(redeliverWebhookDeliveryRoute, ({ caller, params }) =>
+  redeliverWebhookDelivery(caller, params.orgId, params.webhookId, params.deliveryId),
 );

@@ -2,7 +2,6 @@ import { operation } from '../shared/http/operation.ts';
 import { revokeMemberKeyRoute } from '../shared/routes.ts';
 import { revokeMemberKey } from '../shared/identity/user-keys.ts';
 
-export const handler = operation<{ orgId: string; userId: string; keyId: string }>(
-  revokeMemberKeyRoute,
-  ({ caller, params }) => revokeMemberKey(caller, params.orgId, params.userId, params.keyId),
+export const handler = operation(revokeMemberKeyRoute, ({ caller, params }) =>
+  revokeMemberKey(caller, params.orgId, params.userId, params.keyId),
 );

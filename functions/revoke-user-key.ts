@@ -2,6 +2,4 @@ import { operation } from '../shared/http/operation.ts';
 import { revokeUserKeyRoute } from '../shared/routes.ts';
 import { revokeUserKey } from '../shared/identity/user-keys.ts';
 
-export const handler = operation<{ keyId: string }>(revokeUserKeyRoute, ({ caller, params }) =>
-  revokeUserKey(caller, params.keyId),
-);
+export const handler = operation(revokeUserKeyRoute, ({ caller, params }) => revokeUserKey(caller, params.keyId));

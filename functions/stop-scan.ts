@@ -2,6 +2,4 @@ import { operation } from '../shared/http/operation.ts';
 import { stopScanRoute } from '../shared/routes.ts';
 import { stopScan } from '../shared/perch/commands.ts';
 
-export const handler = operation<{ appId: string }>(stopScanRoute, ({ caller, params }) =>
-  stopScan(caller, params.appId),
-);
+export const handler = operation(stopScanRoute, ({ caller, params }) => stopScan(caller, params.appId));

@@ -2,7 +2,6 @@ import { operation } from '../shared/http/operation.ts';
 import { testWebhookRoute } from '../shared/routes.ts';
 import { testWebhook } from '../shared/webhooks/manual-deliveries.ts';
 
-export const handler = operation<{ orgId: string; webhookId: string }>(
-  testWebhookRoute,
-  ({ caller, params, remainingMs }) => testWebhook(caller, params.orgId, params.webhookId, remainingMs),
+export const handler = operation(testWebhookRoute, ({ caller, params, remainingMs }) =>
+  testWebhook(caller, params.orgId, params.webhookId, remainingMs),
 );

@@ -2,7 +2,6 @@ import { operation } from '../shared/http/operation.ts';
 import { toggleAppPluginRoute } from '../shared/routes.ts';
 import { toggleApplicationPlugin } from '../shared/policies/policies.ts';
 
-export const handler = operation<{ appId: string; pluginId: string; toggle: 'enabled' | 'disabled' }>(
-  toggleAppPluginRoute,
-  ({ caller, params }) => toggleApplicationPlugin(caller, params.appId, params.pluginId, params.toggle),
+export const handler = operation(toggleAppPluginRoute, ({ caller, params }) =>
+  toggleApplicationPlugin(caller, params.appId, params.pluginId, params.toggle),
 );

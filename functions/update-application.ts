@@ -2,7 +2,6 @@ import { operation } from '../shared/http/operation.ts';
 import { updateApplicationRoute } from '../shared/routes.ts';
 import { updateApplication } from '../shared/applications/applications.ts';
 
-export const handler = operation<{ appId: string }, object, { name: string }>(
-  updateApplicationRoute,
-  ({ caller, params, body }) => updateApplication(caller, params.appId, body),
+export const handler = operation(updateApplicationRoute, ({ caller, params, body }) =>
+  updateApplication(caller, params.appId, body),
 );

@@ -2,7 +2,6 @@ import { operation } from '../shared/http/operation.ts';
 import { uploadOASForApplicationRoute } from '../shared/routes.ts';
 import { uploadDescription } from '../shared/hosted-assets/oas-upload.ts';
 
-export const handler = operation<{ appId: string }>(
-  uploadOASForApplicationRoute,
-  ({ caller, params, rawBody, headers }) => uploadDescription(caller, params.appId, rawBody!, headers['content-type']),
+export const handler = operation(uploadOASForApplicationRoute, ({ caller, params, rawBody, headers }) =>
+  uploadDescription(caller, params.appId, rawBody, headers['content-type']),
 );

@@ -2,7 +2,6 @@ import { operation } from '../shared/http/operation.ts';
 import { uploadScanRunLogRoute } from '../shared/routes.ts';
 import { uploadRunLog } from '../shared/perch/agents.ts';
 
-export const handler = operation<{ appId: string; scanKey: string }, { deviceId: string }>(
-  uploadScanRunLogRoute,
-  ({ caller, params, query, rawBody }) => uploadRunLog(caller, params.appId, params.scanKey, query.deviceId, rawBody!),
+export const handler = operation(uploadScanRunLogRoute, ({ caller, params, query, rawBody }) =>
+  uploadRunLog(caller, params.appId, params.scanKey, query.deviceId, rawBody),
 );

@@ -2,7 +2,6 @@ import { operation } from '../shared/http/operation.ts';
 import { useDiscoveredOpenApiSpecRoute } from '../shared/routes.ts';
 import { useDiscoveredOpenApiSpec } from '../shared/profiles/use-spec.ts';
 
-export const handler = operation<{ appId: string; scanId: string }>(
-  useDiscoveredOpenApiSpecRoute,
-  ({ caller, params }) => useDiscoveredOpenApiSpec(caller, params.appId, params.scanId),
+export const handler = operation(useDiscoveredOpenApiSpecRoute, ({ caller, params }) =>
+  useDiscoveredOpenApiSpec(caller, params.appId, params.scanId),
 );

@@ -2,7 +2,6 @@ import { operation } from '../shared/http/operation.ts';
 import { validateScanConfigurationRoute } from '../shared/routes.ts';
 import { validateScanConfigurationText } from '../shared/scan-configurations/validation.ts';
 
-export const handler = operation<{ orgId: string }, unknown, { conf: string; name?: string }>(
-  validateScanConfigurationRoute,
-  async ({ body }) => validateScanConfigurationText(body.conf, body.name),
+export const handler = operation(validateScanConfigurationRoute, async ({ body }) =>
+  validateScanConfigurationText(body.conf, body.name),
 );

@@ -2,6 +2,4 @@ import { operation } from '../shared/http/operation.ts';
 import { verifyScanTargetRoute } from '../shared/routes.ts';
 import { verifyScanTarget } from '../shared/perch/commands.ts';
 
-export const handler = operation<{ appId: string }>(verifyScanTargetRoute, ({ caller, params }) =>
-  verifyScanTarget(caller, params.appId),
-);
+export const handler = operation(verifyScanTargetRoute, ({ caller, params }) => verifyScanTarget(caller, params.appId));

@@ -18,7 +18,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnRole, ManagedPolicy, PolicyDocument, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { Asset } from 'aws-cdk-lib/aws-s3-assets';
 import type { FargateTaskDefinition } from 'aws-cdk-lib/aws-ecs';
-import { apiGatewayPaths, routes, type Route } from '../shared/routes.ts';
+import { apiGatewayPaths, handlerFile, routes, type Route } from '../shared/routes.ts';
 import { mainTable, rateLimitTable, type KeyAttribute, type TableDefinition } from '../shared/db/tables.ts';
 import { declaredTable, MAIN_TABLE_INDEXES_CONTEXT } from './index-steps.ts';
 import { declaresOperationRoutes, OPERATION_ROUTES_CONTEXT } from './route-move.ts';
@@ -249,7 +249,7 @@ export class HawkApiStack extends Stack {
     const lambda = (
       scope: Construct,
       id: string,
-      handlerFile: string,
+      file: string,
       description: string,
       options: {
         afterBundling?: ICommandHooks['afterBundling'];
@@ -258,7 +258,7 @@ export class HawkApiStack extends Stack {
       } = {},
     ) => {
       const { afterBundling } = options;
-      const entry = new URL(`../functions/${handlerFile}.ts`, import.meta.url).pathname;
+      const entry = new URL(`../functions/${file}.ts`, import.meta.url).pathname;
       // The function's grants go inline in its role (the role's Policies), not in an AWS::IAM::Policy of their own:
       // one resource per function fewer, against CloudFormation's 500 resources per stack.
       const role = new Role(scope, `${id}ServiceRole`, {
@@ -355,7 +355,7 @@ export class HawkApiStack extends Stack {
       }
       const scope = operationStacks.get(stackId)!;
       const id = functionId(route);
-      const fn = lambda(scope.stack, id, route.handler, `${route.method} ${route.path}`);
+      const fn = lambda(scope.stack, id, handlerFile(route), `${route.method} ${route.path}`);
       if (!withRoutes) continue;
       const path = paths.get(route)!;
       // Not api.addRoutes, which would put the route, its integration and the permission in the API's stack.

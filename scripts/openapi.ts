@@ -5,7 +5,6 @@ import { writeFileSync } from 'node:fs';
 import * as z from 'zod/mini';
 import descriptor from '../shared/proto/descriptor.json' with { type: 'json' };
 import { routes, pathParameterNames, type Route } from '../shared/routes.ts';
-import { routeNotes } from '../shared/route-notes.ts';
 import { UNSPECIFIED } from '../shared/proto/unspecified.ts';
 
 type JsonSchema = Record<string, unknown>;
@@ -138,7 +137,7 @@ function operationOf(route: Route) {
           ),
         };
   const notes = [
-    routeNotes[route.operationId],
+    route.notes,
     route.permission ? `Requires the \`${route.permission}\` permission.` : undefined,
     route.audit ? `Writes a \`${route.audit}\` user-activity entry in the same transaction as the change.` : undefined,
   ].filter(Boolean);

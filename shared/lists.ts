@@ -60,8 +60,8 @@ export const integerParam = (fallback = 0) => integer(0, undefined, fallback);
 export const startNotAfterEnd = <T extends { start: number; end: number }>() =>
   z.refine<T>((q) => q.end === 0 || q.start <= q.end, { message: 'must not be after end', path: ['start'] });
 
-/** `true` or `false` in any case; absent: the default. */
-export const booleanParam = (fallback: boolean | undefined) => {
+/** `true` or `false` in any case; absent: the default (so a boolean whenever there is one). */
+export const booleanParam = <Fallback extends boolean | undefined>(fallback: Fallback) => {
   const word = z.pipe(
     z.pipe(
       z.string(),
@@ -76,12 +76,12 @@ export const booleanParam = (fallback: boolean | undefined) => {
         z.transform((v) => v === 'true'),
       ),
     ),
-    z.transform((v) => v ?? fallback),
+    z.transform((v): boolean | Fallback => v ?? fallback),
   );
 };
 
 /** One of the values, in any case (e.g. sortDir asc/ASC). */
-export const caseInsensitiveEnum = <T extends string>(values: readonly [T, ...T[]]) => {
+export const caseInsensitiveEnum = <const T extends string>(values: readonly [T, ...T[]]) => {
   const upper = z.pipe(
     z.pipe(
       z.string(),

@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { build, type BuildOptions } from 'esbuild';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { benchTenant, type BenchSection } from './harness.ts';
-import { routes } from '../../shared/routes.ts';
+import { handlerFile, routes } from '../../shared/routes.ts';
 import { functionBundleAliases } from '../../infra/proto-descriptors.ts';
 import { FUNCTION_BUNDLE } from '../../infra/bundling.ts';
 import type { RequestScope } from '../../shared/http/request-scope.ts';
@@ -383,7 +383,7 @@ const section: BenchSection = {
     const outDir = join(process.cwd(), 'node_modules', '.cache', 'hawk-bench');
     mkdirSync(outDir, { recursive: true });
     const bundles: Record<string, Bundle> = {};
-    for (const handler of [...new Set(routes.map((r) => r.handler))]) {
+    for (const handler of [...new Set(routes.map(handlerFile))]) {
       const entry = `functions/${handler}.ts`;
       const result = await build({
         entryPoints: [entry],

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import type { Context } from 'aws-lambda';
-import { pathPattern, routes, type Route } from '../../shared/routes.ts';
+import { handlerFile, pathPattern, routes, type Route } from '../../shared/routes.ts';
 import type { LambdaEvent, LambdaResult } from '../../shared/http/types.ts';
 import { DOT_SEGMENT_REFUSED, hasDotSegment } from '../../shared/http/path-parameters.ts';
 import { serveWeb } from './web.ts';
@@ -34,10 +34,11 @@ export function matchRoute(method: string, path: string): Route | undefined {
 
 const handlers = new Map<string, Promise<Handler>>();
 function loadHandler(route: Route): Promise<Handler> {
-  let pending = handlers.get(route.handler);
+  const file = handlerFile(route);
+  let pending = handlers.get(file);
   if (!pending) {
-    pending = import(`../../functions/${route.handler}.ts`).then((module) => module.handler as Handler);
-    handlers.set(route.handler, pending);
+    pending = import(`../../functions/${file}.ts`).then((module) => module.handler as Handler);
+    handlers.set(file, pending);
   }
   return pending;
 }

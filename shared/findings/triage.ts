@@ -1,7 +1,7 @@
 import { transactWriteRetryingConflicts } from '../db/query.ts';
 import { MAX_TRANSACTION_ITEMS, type TransactItem } from '../db/transactions.ts';
 import { auditEntries } from '../audit/entries.ts';
-import { cancellationReasons } from '../db/items.ts';
+import { failedCondition, retryOnConflict } from '../db/retry.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import { accessibleApplication } from '../applications/access.ts';
 import {
@@ -53,15 +53,9 @@ const MAX_ATTEMPTS = 5;
  * Runs `attempt` (which reads, plans and commits) again while its commit finds that what it read changed
  * (ConditionalCheckFailed): the rule, the environment's last scan or that scan's figures.
  */
-async function withFreshReads<T>(attempt: () => Promise<T>, conflictMessage: string): Promise<T> {
-  for (let tried = 1; ; tried++) {
-    try {
-      return await attempt();
-    } catch (error) {
-      if (!cancellationReasons(error)?.includes('ConditionalCheckFailed')) throw error;
-      if (tried >= MAX_ATTEMPTS) throw conflict(conflictMessage);
-    }
-  }
+function withFreshReads<T>(attempt: () => Promise<T>, conflictMessage: string): Promise<T> {
+  const retry = { attempts: MAX_ATTEMPTS, conflict: failedCondition(), exhausted: () => conflict(conflictMessage) };
+  return retryOnConflict(retry, attempt);
 }
 
 /** Who triages: a user, or the service itself (`name`: what the audit entry calls it). */

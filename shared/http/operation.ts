@@ -16,18 +16,20 @@ import {
   responseEncoding,
   responseHeaders,
 } from './middlewares.ts';
-import type { LambdaEvent, LambdaResult, OperationInput, PipelineContext, RawResponse } from './types.ts';
+import type { HandlerResult, LambdaEvent, LambdaResult, PipelineContext, RouteInput } from './types.ts';
 
 /**
  * Turns an operation's implementation into its Lambda handler, with the whole request pipeline from the route
  * table entry. A handler file is then just: `export const handler = operation(getUserRoute, async (input) => ...)`
- * (the route itself, not its id: the function's bundle then holds no other route).
+ * (the route itself, not its id: the function's bundle then holds no other route). The input's `params`, `query`
+ * and `body` are typed by the route's path and schemas (RouteInput), so an implementation that disagrees with its
+ * route does not compile; the cast below is the one place the validated values meet those types.
  * `prefetch` names reads the operation makes before its authorization decision beyond those its path implies
  * (prefetch.ts): they go in the request's first round trip.
  */
-export function operation<Params = Record<string, string>, Query = Record<string, unknown>, Body = unknown>(
-  route: Route,
-  implementation: (input: OperationInput<Params, Query, Body>) => Promise<object | RawResponse | void>,
+export function operation<R extends Route>(
+  route: R,
+  implementation: (input: RouteInput<R>) => Promise<HandlerResult>,
   options: { prefetch?: OperationReads } = {},
 ): (event: LambdaEvent, context: Context) => Promise<LambdaResult> {
   const pipeline = middy<LambdaEvent, LambdaResult, Error, PipelineContext>()
@@ -47,7 +49,7 @@ export function operation<Params = Record<string, string>, Query = Record<string
         ...context.input,
         mediaType: context.preferredMediaType,
         remainingMs: () => context.getRemainingTimeInMillis?.() ?? Infinity,
-      } as OperationInput<Params, Query, Body>);
+      } as RouteInput<R>);
       return (result ?? {}) as unknown as LambdaResult;
     });
   return (event, context) => {

@@ -1,17 +1,24 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import type { Route } from '../routes.ts';
+import type * as z from 'zod/mini';
+import type { PathParameterName, Route } from '../routes.ts';
 import type { Caller } from './caller.ts';
 
 /** What a handler receives: validated input and the authenticated caller. */
-export interface OperationInput<Params = Record<string, string>, Query = Record<string, unknown>, Body = unknown> {
+export interface OperationInput<
+  Params = Record<string, string>,
+  Query = Record<string, unknown>,
+  Body = unknown,
+  LateBody = Body,
+  RawBody = Buffer | undefined,
+> {
   route: Route;
   params: Params;
   query: Query;
   body: Body;
   /** The validated JSON body, for routes with `bodyAfterAccess`: call it once the caller's access is checked. */
-  readBody: () => Promise<Body>;
+  readBody: () => Promise<LateBody>;
   /** Raw body bytes, for routes with `rawBody`. */
-  rawBody?: Buffer;
+  rawBody: RawBody;
   headers: Record<string, string | undefined>;
   caller: Caller;
   sourceIp: string;
@@ -23,6 +30,39 @@ export interface OperationInput<Params = Record<string, string>, Query = Record<
    */
   remainingMs: () => number;
 }
+
+/** What a field of the route holds once validated: its schema's output, `Otherwise` when the route has none. */
+type Validated<R, Field extends string, Otherwise> = R extends { [K in Field]: infer Schema extends z.ZodMiniType }
+  ? z.output<Schema>
+  : Otherwise;
+
+/**
+ * A route's path parameters: one string per `{name}` of its path (the `...Id` ones checked as UUIDs), typed by its
+ * `params` schema where it has one.
+ */
+export type ParamsOf<R extends Route> = Omit<
+  Record<PathParameterName<R['path']>, string>,
+  keyof Validated<R, 'params', object>
+> &
+  Validated<R, 'params', unknown>;
+
+/** The validated body: on a `bodyAfterAccess` route it is only read through `readBody()`. */
+type BodyOf<R extends Route> = R extends { bodyAfterAccess: true } ? undefined : Validated<R, 'body', undefined>;
+
+/**
+ * What the handler of route R receives: its path parameters, query and body typed by the route's own path and
+ * schemas, so that a handler that reads what its route does not declare does not compile.
+ */
+export type RouteInput<R extends Route> = OperationInput<
+  ParamsOf<R>,
+  Validated<R, 'query', Record<never, never>>,
+  BodyOf<R>,
+  Validated<R, 'body', undefined>,
+  R extends { rawBody: object } ? Buffer : undefined
+>;
+
+/** What a handler returns: the response message's fields, a ready response, or nothing (an empty 200). */
+export type HandlerResult = object | RawResponse | void;
 
 /** A handler result that is already an HTTP response (redirects, raw bodies): passed through as is. */
 export class RawResponse {

@@ -14,6 +14,7 @@ import { accessibleApplication } from '../applications/access.ts';
 import { auditEntry } from '../audit/entries.ts';
 import { keys } from '../db/keys.ts';
 import { cancellationReasons } from '../db/items.ts';
+import { failedCondition, retryOnConflict } from '../db/retry.ts';
 import { batchPut, deleteFound, transactWriteRetryingConflicts, untilAborted } from '../db/query.ts';
 import { badRequest, conflict, notFound, payloadTooLarge } from '../errors.ts';
 import { IMPORT_LIMITS, PENDING_SWEEP_MS, PENDING_WRITE_EXPIRY_MS } from '../limits.ts';
@@ -385,7 +386,24 @@ export async function importScanReport(
   try {
     await hooks.step?.('pending');
     const records = await storeFindings(scan, alerts, budget, hooks);
-    for (let attempts = 1; ; attempts++) {
+    // A scan of the environment started or a finding was triaged meanwhile, the application's environment count
+    // changed, or another request created the environment: read again (a failed condition at any item but the
+    // first, whose failure means a sweep took this request for dead).
+    return await retryOnConflict({ attempts: MAX_ATTEMPTS, conflict: failedCondition() }, async (attempts) => {
+      if (attempts > 1) {
+        const progress = 'all findings stored, not yet published';
+        const fresh = await withinBudget(budget, appId, envName, progress, () => getApplication(appId));
+        if (!fresh) throw notFound(`application ${appId} not found`);
+        app = fresh;
+        if (
+          newEnv &&
+          (await withinBudget(budget, appId, envName, progress, () => getEnvironmentByName(appId, envName)))
+        ) {
+          throw conflict(
+            `environment ${envName} was created by another request meanwhile: nothing was imported; send the report again`,
+          );
+        }
+      }
       // Findings, first/last seen and triage figures from the environment's rules now (as a scan's completion).
       const reading = 'reading the findings before recording them';
       const found = await withinBudget(budget, appId, envName, reading, () => findingsOfScan(scan, records));
@@ -418,45 +436,31 @@ export async function importScanReport(
       await hooks.step?.('publishing');
       try {
         await transactWriteRetryingConflicts(items);
-        return {
-          scanId: scan.scanId,
-          envId: env.environmentId,
-          envName: env.name,
-          environmentCreated: !!newEnv,
-          configHash,
-          scanResult: toScanResult(done, app, done.stats!),
-          tool: report.tool,
-          toolName: report.toolName,
-          format: report.format,
-          toolVersion: report.toolVersion,
-          zapVersion: report.tool === 'zap' ? report.toolVersion : '',
-          host: report.host,
-          sites: report.sites,
-          alertsImported: alerts.length,
-          urisImported: report.uriCount,
-          skipped: report.skipped,
-        };
       } catch (error) {
-        const reasons = cancellationReasons(error);
         // A sweep took this request for dead: what it wrote is being removed.
-        if (reasons?.[0] === 'ConditionalCheckFailed') throw overBudget(appId, envName, 'not yet published');
-        // A scan of the environment started or a finding was triaged meanwhile, the application's environment
-        // count changed, or another request created the environment: read again.
-        if (!reasons?.includes('ConditionalCheckFailed') || attempts >= MAX_ATTEMPTS) throw error;
-        const progress = 'all findings stored, not yet published';
-        const fresh = await withinBudget(budget, appId, envName, progress, () => getApplication(appId));
-        if (!fresh) throw notFound(`application ${appId} not found`);
-        app = fresh;
-        if (
-          newEnv &&
-          (await withinBudget(budget, appId, envName, progress, () => getEnvironmentByName(appId, envName)))
-        ) {
-          throw conflict(
-            `environment ${envName} was created by another request meanwhile: nothing was imported; send the report again`,
-          );
-        }
+        if (cancellationReasons(error)?.[0] === 'ConditionalCheckFailed')
+          throw overBudget(appId, envName, 'not yet published');
+        throw error;
       }
-    }
+      return {
+        scanId: scan.scanId,
+        envId: env.environmentId,
+        envName: env.name,
+        environmentCreated: !!newEnv,
+        configHash,
+        scanResult: toScanResult(done, app, done.stats!),
+        tool: report.tool,
+        toolName: report.toolName,
+        format: report.format,
+        toolVersion: report.toolVersion,
+        zapVersion: report.tool === 'zap' ? report.toolVersion : '',
+        host: report.host,
+        sites: report.sites,
+        alertsImported: alerts.length,
+        urisImported: report.uriCount,
+        skipped: report.skipped,
+      };
+    });
   } catch (error) {
     // Nothing was published: put the environment's finding records back and remove the unreachable data, by
     // IMPORT_LIMITS.removalAllowanceMs after the deadline whenever the failure came (checkBudget kept room for it;

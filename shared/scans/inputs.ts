@@ -163,7 +163,6 @@ export type ScanCompletedBody = z.output<typeof scanCompletedBody>;
 export const importScanQuery = schema(() =>
   z.object({ env: environmentNameSchema, format: caseInsensitiveEnum(REPORT_TOOLS) }),
 );
-export type ImportScanQuery = z.output<typeof importScanQuery>;
 /** A report's content types (its tool is recognised from the content; `text/*` for curl --data-binary and CI tools). */
 export const IMPORT_CONTENT_TYPES = [
   'application/xml',

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { auditEntry } from '../audit/entries.ts';
 import { transactWriteRetryingConflicts } from '../db/query.ts';
+import { failedCondition, retryOnConflict } from '../db/retry.ts';
 import { cancellationReasons } from '../db/items.ts';
 import { badRequest, conflict, notFound, payloadTooLarge } from '../errors.ts';
 import { FINDINGS_REPORT_LIMITS, PENDING_SWEEP_MS, PENDING_WRITE_EXPIRY_MS } from '../limits.ts';
@@ -186,7 +187,17 @@ export async function reportScanCompleted(
   const writer = randomUUID();
   let pending = false;
   try {
-    for (let attempt = 1; ; attempt++) {
+    // Read again when findings were being counted between the two reads (stillCounting), or when the write lost a
+    // race: the scan ended, findings were counted, a newer scan of the environment started or a finding was triaged.
+    const retry = {
+      attempts: MAX_ATTEMPTS,
+      conflict: (error: unknown) =>
+        (error as { stillCounting?: boolean } | undefined)?.stillCounting
+          ? 'findings still being counted'
+          : failedCondition()(error),
+    };
+    return await retryOnConflict(retry, async (attempt) => {
+      if (attempt > 1) ({ scan, app } = await accessibleScan(caller, scanId));
       if (scan.status !== 'STARTED') throw ended(scan);
       const alerts = await alertsOfScan(scan);
       const stats = statsOf(alerts);
@@ -256,20 +267,13 @@ export async function reportScanCompleted(
             : []),
           ...scanEvents(scan, done, app).map(outboxItem),
         ];
-        try {
-          await transactWriteRetryingConflicts(items);
-          return toScanResult(done, app, done.stats!);
-        } catch (error) {
-          // The scan ended, findings were counted, a newer scan of the environment started or a finding was
-          // triaged: read again.
-          if (!cancellationReasons(error)?.includes('ConditionalCheckFailed') || attempt >= MAX_ATTEMPTS) throw error;
-        }
-      } else if (attempt >= MAX_ATTEMPTS) {
-        throw conflict(`scan ${scanId}: findings are still being reported; complete it once they are`);
+        await transactWriteRetryingConflicts(items);
+        return toScanResult(done, app, done.stats!);
       }
-      // Findings were being counted between the two reads (or the write lost a race): read both again.
-      ({ scan, app } = await accessibleScan(caller, scanId));
-    }
+      throw Object.assign(conflict(`scan ${scanId}: findings are still being reported; complete it once they are`), {
+        stillCounting: true,
+      });
+    });
   } catch (error) {
     // The answer is this failure, never the clean-up's: a clean-up that fails leaves the pending write, whose
     // records stay hidden until a sweep puts them back.

@@ -78,7 +78,6 @@ export type SsoProviderBody = z.output<typeof ssoProviderBody>;
 
 /** POST /api/v1/auth/sso/start (startSsoSignIn). */
 export const ssoStartBody = schema(() => z.object({ organizationId: uuidSchema() }));
-export type SsoStartBody = z.output<typeof ssoStartBody>;
 
 /** POST /api/v1/auth/sso/callback (completeSsoSignIn). */
 export const ssoCallbackBody = schema(() =>
@@ -89,4 +88,3 @@ export const ssoCallbackBody = schema(() =>
     binding: z.string().check(z.regex(/^[A-Za-z0-9_-]{43}$/, 'must be the binding the start answered')),
   }),
 );
-export type SsoCallbackBody = z.output<typeof ssoCallbackBody>;

@@ -23,4 +23,3 @@ export const trendsQuery = schema(() =>
       ),
   }),
 );
-export type TrendsQuery = z.output<typeof trendsQuery>;

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { auditEntry } from '../audit/entries.ts';
 import { transactWriteRetryingConflicts } from '../db/query.ts';
-import { cancellationReasons } from '../db/items.ts';
+import { failedCondition, retryOnConflict } from '../db/retry.ts';
 import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
 import { getApplications } from '../applications/application-repository.ts';
 import { getTeam } from '../teams/repository.ts';
@@ -31,7 +31,12 @@ import type { Caller } from '../http/caller.ts';
 // operations createWebhook, listWebhooks, getWebhook, updateWebhook and deleteWebhook, each change atomic with its
 // INTEGRATION_* audit entry. The signing secret is shown once, when made; only its sealed form is stored.
 
-const MAX_ATTEMPTS = 5;
+/** A change re-read and built again while another request changes the subscription first (a failed condition). */
+const changeRetry = (webhookId: string) => ({
+  attempts: 5,
+  conflict: failedCondition(),
+  exhausted: () => conflict(`webhook ${webhookId} is being changed concurrently; retry`),
+});
 
 /** A new signing secret: 32 random bytes. */
 const newSecret = () => `whsec_${randomBytes(32).toString('base64url')}`;
@@ -163,7 +168,7 @@ export async function getWebhookView(orgId: string, webhookId: string) {
  */
 export async function updateWebhook(caller: Caller, orgId: string, webhookId: string, body: UpdateWebhookBody) {
   if (body.url !== undefined) await checkReceiver(orgId, body.url);
-  for (let attempt = 1; ; attempt++) {
+  return retryOnConflict(changeRetry(webhookId), async () => {
     const current = await existingWebhook(orgId, webhookId);
     const applicationIds = body.applicationIds === undefined ? current.applicationIds : (body.applicationIds ?? []);
     const teamId = body.teamId === undefined ? current.teamId : (body.teamId ?? undefined);
@@ -196,40 +201,30 @@ export async function updateWebhook(caller: Caller, orgId: string, webhookId: st
         sealedValue: await seal(body.customHeader.value, webhookSealContext(current, 'header')),
       };
     else if (body.customHeader === undefined && current.customHeader) next.customHeader = current.customHeader;
-    try {
-      await transactWriteRetryingConflicts([
-        putWebhook(next),
-        await auditEntry(
-          caller,
-          orgId,
-          'INTEGRATION_MODIFIED',
-          auditPayload(next, secret ? { secretRotated: true } : {}),
-          now,
-        ),
-      ]);
-      return { webhook: toWebhook(next), secret: secret ?? '' };
-    } catch (error) {
-      if (!cancellationReasons(error)?.includes('ConditionalCheckFailed')) throw error;
-      if (attempt >= MAX_ATTEMPTS) throw conflict(`webhook ${webhookId} is being changed concurrently; retry`);
-    }
-  }
+    await transactWriteRetryingConflicts([
+      putWebhook(next),
+      await auditEntry(
+        caller,
+        orgId,
+        'INTEGRATION_MODIFIED',
+        auditPayload(next, secret ? { secretRotated: true } : {}),
+        now,
+      ),
+    ]);
+    return { webhook: toWebhook(next), secret: secret ?? '' };
+  });
 }
 
 /** DELETE /api/v1/org/{orgId}/webhooks/{webhookId} (deleteWebhook): pending deliveries to it are dropped. */
 export async function deleteWebhook(caller: Caller, orgId: string, webhookId: string) {
-  for (let attempt = 1; ; attempt++) {
+  return retryOnConflict(changeRetry(webhookId), async () => {
     const current = await existingWebhook(orgId, webhookId);
-    try {
-      await transactWriteRetryingConflicts([
-        deleteWebhookItem(current),
-        await auditEntry(caller, orgId, 'INTEGRATION_REMOVED', auditPayload(current)),
-      ]);
-      return {};
-    } catch (error) {
-      if (!cancellationReasons(error)?.includes('ConditionalCheckFailed')) throw error;
-      if (attempt >= MAX_ATTEMPTS) throw conflict(`webhook ${webhookId} is being changed concurrently; retry`);
-    }
-  }
+    await transactWriteRetryingConflicts([
+      deleteWebhookItem(current),
+      await auditEntry(caller, orgId, 'INTEGRATION_REMOVED', auditPayload(current)),
+    ]);
+    return {};
+  });
 }
 
 /** GET /api/v1/org/{orgId}/webhooks/{webhookId}/deliveries (listWebhookDeliveries): the delivery log, newest first. */

@@ -7,6 +7,7 @@ import { config } from '../../shared/config.ts';
 import { addMember, removeMember } from '../../shared/identity/admin.ts';
 import type { LambdaEvent, LambdaResult } from '../../shared/http/types.ts';
 import { addUserTo, createTenant, type Tenant } from './fixtures.ts';
+import { handlerFile } from '../../shared/routes.ts';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../../shared/db/client.ts';
 import { keys } from '../../shared/db/keys.ts';
@@ -24,7 +25,7 @@ afterEach(() => void (scopes.length = 0));
 
 async function call(method: string, target: string, headers: Record<string, string>, body?: object) {
   const route = matchRoute(method, target.split('?')[0])!;
-  const handler = ((await import(`../../functions/${route.handler}.ts`)) as { handler: Handler }).handler;
+  const handler = ((await import(`../../functions/${handlerFile(route)}.ts`)) as { handler: Handler }).handler;
   const request = {
     method,
     target,
