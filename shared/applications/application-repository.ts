@@ -1,9 +1,12 @@
 import { keys } from '../db/keys.ts';
-import { cancellationReasons, fromItem } from '../db/items.ts';
+import { conditionFailed, fromItem, named } from '../db/items.ts';
 import { retryOnConflict, transactionConflict } from '../db/retry.ts';
 import { batchGet, getItem } from '../db/query.ts';
 import { batchDelete, deleteFound } from '../db/query.ts';
-import { putNewItem, setAndRemove, transactWrite, type TransactItem } from '../db/transactions.ts';
+import { setAndRemove, transactWrite, type TransactItem } from '../db/transactions.ts';
+import { entityWrite, type EntityChange, type Projection } from '../db/entity-write.ts';
+import * as listEntries from './projections/application-list-entries.ts';
+import * as nameIndex from './projections/application-name-index.ts';
 import { conflict, notFound } from '../errors.ts';
 import { config } from '../config.ts';
 import { dayCounterChanges, healthUnchanged, healthUpdateParts, type ApplicationHealthUpdate } from './health.ts';
@@ -21,20 +24,21 @@ export type { ApplicationRecord, ApplicationStatus, ApplicationType } from './mo
 
 const COMMIT_ATTEMPTS = 3;
 
-/** Fails the transaction unless the application exists and no delete of it has started. */
-export const requireLiveApplication = (appId: string): TransactItem => ({
-  ConditionCheck: {
-    TableName: config.tableName,
-    Key: keys.application(appId),
-    ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deleting)',
-  },
-});
+/** Fails the transaction (at `applicationGone`) unless the application exists and no delete of it has started. */
+export const requireLiveApplication = (appId: string): TransactItem =>
+  named('applicationGone', {
+    ConditionCheck: {
+      TableName: config.tableName,
+      Key: keys.application(appId),
+      ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deleting)',
+    },
+  });
 
 /**
  * Commits a change to state the application owns (its hosted description, OAS mapping, scan policy), built again
- * from fresh reads when another request changed that state first. `prepare` builds the transaction: item 0 is
- * `requireLiveApplication`, item 1 the write conditional on what was read; it returns nothing when there is
- * nothing to write.
+ * from fresh reads when another request changed that state first. `prepare` builds the transaction:
+ * `requireLiveApplication` and the write conditional on what was read (any other failed condition is a lost race);
+ * it returns nothing when there is nothing to write.
  */
 export async function commitToLiveApplication(
   appId: string,
@@ -43,7 +47,7 @@ export async function commitToLiveApplication(
   await retryOnConflict(
     {
       attempts: COMMIT_ATTEMPTS,
-      conflict: transactionConflict([1]),
+      conflict: transactionConflict(),
       exhausted: () => conflict(`application ${appId} was changed concurrently; retry`),
     },
     async () => {
@@ -52,17 +56,12 @@ export async function commitToLiveApplication(
       try {
         await transactWrite(items);
       } catch (error) {
-        if (cancellationReasons(error)?.[0] === 'ConditionalCheckFailed')
-          throw notFound(`application ${appId} not found`);
+        if (conditionFailed(error, 'applicationGone')) throw notFound(`application ${appId} not found`);
         throw error;
       }
     },
   );
 }
-
-/** `{ a: 1 }` -> `{ ':a': 1 }`: key attributes as the expression values of an UpdateExpression naming them. */
-const prefixed = (attributes: Record<string, unknown>) =>
-  Object.fromEntries(Object.entries(attributes).map(([k, v]) => [`:${k}`, v]));
 
 const toRecord = (item: Record<string, unknown> | undefined) => fromItem<ApplicationRecord>(item);
 
@@ -86,69 +85,37 @@ export async function getApplications(appIds: string[]): Promise<ApplicationReco
 // ---- Writes: each returns TransactWriteItems for the caller to commit with its audit entry.
 
 /**
- * The list entries' keys of a live application (keys.applicationListEntries) after `changes`. Reads the record's
- * fields by name (no spread): the index backfill (shared/db/backfill.ts) conditions its write on exactly the fields
- * read.
+ * The projections of an application write (docs/DATA-MODEL.md, Projections): its list entries and its name index.
+ * The counts, health aggregates and bucket moves are written beside them (below, health.ts).
  */
-const listEntries = (
-  app: ApplicationRecord,
-  changes: Partial<Pick<ApplicationRecord, 'name' | 'teamId' | 'applicationStatus'>> = {},
-) => {
-  const teamId = 'teamId' in changes ? changes.teamId : app.teamId;
-  return keys.applicationListEntries(
-    app.organizationId,
-    app.applicationType,
-    teamId,
-    changes.name ?? app.name,
-    app.applicationId,
-    changes.applicationStatus ?? app.applicationStatus,
-  );
-};
+const PROJECTIONS: readonly Projection<ApplicationRecord>[] = [listEntries.project, nameIndex.project];
 
 /**
- * Every index key an application item carries in its current state: its list entries and its name's gsi7 entry
- * while live, the deleting entry once its cascade delete has started. What a new item is written with, and what the
- * index backfill (npm run migrate) gives items written by earlier versions: one without `nameTrigrams` (written
+ * Every index key an application item carries in its current state: the entity attributes of its projections (its
+ * list entries and its name's gsi7 entry while live, the deleting entry once its cascade delete has started). What
+ * the index backfill (npm run migrate) gives items written by earlier versions: one without `nameTrigrams` (written
  * before gsi7, or in bulk) gets the unindexed gsi7 entry, which every query reads, and no postings.
  */
 export const applicationIndexKeys = (app: ApplicationRecord): Record<string, string> =>
-  app.deleting
-    ? keys.deletingApplication(app.organizationId, app.applicationId)
-    : {
-        ...listEntries(app),
-        ...keys.applicationNameIndex(app.organizationId, app.applicationId, app.name, app.nameTrigrams === true).entity,
-        ...scanTimeEntry(app),
-      };
+  app.deleting ? listEntries.entries(app) : { ...listEntries.entries(app), ...nameIndex.entityKeys(app) };
 
-/** The gsi5 entry of a live application by its newest scan time (health.ts), when it has one. */
-const scanTimeEntry = (app: ApplicationRecord) => {
-  const scannedAt = app.health?.scannedAt ?? 0;
-  return scannedAt > 0 ? keys.applicationByScanTime(app.organizationId, app.applicationId, scannedAt) : {};
-};
-
-/**
- * The name trigram index of an application (keys.applicationNameIndex): the attributes its own item carries and the
- * posting items to put. The one derivation creates, renames and a backfill of existing data use (`indexed: false`:
- * the entity's attributes alone, in the unindexed partition, which every query reads).
- */
-export function applicationNameIndex(
-  app: Pick<ApplicationRecord, 'organizationId' | 'applicationId' | 'name'>,
-  indexed = true,
-) {
-  const { entity, postings, nameTrigrams } = keys.applicationNameIndex(
-    app.organizationId,
-    app.applicationId,
-    app.name,
-    indexed,
+/** The write of an application from `before` to `after` with its projections; `condition` on what was read. */
+const applicationWrite = (
+  before: ApplicationRecord | undefined,
+  after: ApplicationRecord,
+  condition?: EntityChange<ApplicationRecord>['condition'],
+) =>
+  entityWrite(
+    {
+      key: keys.application(after.applicationId),
+      entity: 'application',
+      before,
+      after,
+      name: 'applicationChanged',
+      condition,
+    },
+    PROJECTIONS,
   );
-  const posting = (key: Record<string, string>) => ({
-    ...key,
-    entity: 'nameGram',
-    applicationId: app.applicationId,
-    name: app.name,
-  });
-  return { entity: { ...entity, nameTrigrams }, postings: postings.map(posting) };
-}
 
 /**
  * A new application with its name index entries (at most MAX_NAME_TRIGRAMS items). `indexName: false` (creations
@@ -156,75 +123,36 @@ export function applicationNameIndex(
  * through the unindexed partition instead.
  */
 export function applicationPuts(app: ApplicationRecord, { indexName = true } = {}): TransactItem[] {
-  const index = applicationNameIndex(app, indexName);
   // A new application is counted in the health aggregates from the start (its creator adds it to its bucket).
-  const record = { health: NO_HEALTH, healthVersion: 0, ...app, nameTrigrams: index.entity.nameTrigrams };
-  return [
-    putNewItem({
-      ...keys.application(app.applicationId),
-      ...applicationIndexKeys(record),
-      entity: 'application',
-      ...record,
-    }),
-    ...index.postings.map((Item): TransactItem => ({ Put: { TableName: config.tableName, Item } })),
-  ];
-}
-
-/**
- * The writes that move a name's trigram index from `before` to `after` (application or environment): the posting
- * items of the old name that the new one has not are deleted, the new ones put (overwriting the shared ones, whose
- * copy of the name changes). Returns the entity's new index attributes as SET clauses with their values, and those
- * to REMOVE.
- */
-export function nameIndexChange(
-  appId: string,
-  ownerId: string,
-  before: { name: string; nameTrigrams?: boolean },
-  after: { entity: Record<string, unknown>; postings: Record<string, unknown>[] },
-) {
-  const kept = new Set(after.postings.map((p) => p.sk));
-  const stale = before.nameTrigrams
-    ? keys.nameGramPostings(appId, ownerId, before.name).filter((key) => !kept.has(key.sk))
-    : [];
-  const items: TransactItem[] = [
-    ...stale.map((Key): TransactItem => ({ Delete: { TableName: config.tableName, Key } })),
-    ...after.postings.map((Item): TransactItem => ({ Put: { TableName: config.tableName, Item } })),
-  ];
-  const { gsi7pk, gsi7sk, nameTrigrams } = after.entity as { gsi7pk?: string; gsi7sk?: string; nameTrigrams: boolean };
-  const set = ['nameTrigrams = :nameTrigrams', ...(gsi7pk ? ['gsi7pk = :gsi7pk', 'gsi7sk = :gsi7sk'] : [])];
-  const values = { ':nameTrigrams': nameTrigrams, ...(gsi7pk ? { ':gsi7pk': gsi7pk, ':gsi7sk': gsi7sk } : {}) };
-  return { items, set, values, remove: gsi7pk ? [] : ['gsi7pk', 'gsi7sk'] };
+  return applicationWrite(undefined, {
+    health: NO_HEALTH,
+    healthVersion: 0,
+    ...app,
+    ...(indexName ? {} : { nameTrigrams: false }),
+  });
 }
 
 /**
  * Renames a live application, moving its name index entries. Conditioned on the name read (besides live), so that
- * two concurrent renames cannot leave the postings of a name the application no longer has: the loser fails with
- * ConditionalCheckFailed at index 0 and re-reads.
+ * two concurrent renames cannot leave the postings of a name the application no longer has: the loser fails at
+ * `applicationChanged` and re-reads.
  */
 export function applicationRename(app: ApplicationRecord, name: string): TransactItem[] {
-  const { gsi4sk } = listEntries(app, { name });
-  const change = nameIndexChange(app.applicationId, app.applicationId, app, applicationNameIndex({ ...app, name }));
-  const values = { ':name': name, ':gsi4sk': gsi4sk, ':previous': app.name, ...change.values };
-  const sets = ['#name = :name', 'gsi4sk = :gsi4sk', ...change.set];
-  return [
+  return applicationWrite(
+    app,
+    { ...app, name },
     {
-      Update: {
-        TableName: config.tableName,
-        Key: keys.application(app.applicationId),
-        UpdateExpression: setAndRemove(sets, change.remove),
-        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deleting) AND #name = :previous',
-        ExpressionAttributeNames: { '#name': 'name' },
-        ExpressionAttributeValues: values,
-      },
+      expression: 'attribute_not_exists(deleting) AND #name = :previous',
+      names: { '#name': 'name' },
+      values: { ':previous': app.name },
     },
-    ...change.items,
-  ];
+  );
 }
 
 /**
  * Changes the environment count of a live application (and its status with it). Conditioned on the count (and owner)
  * read by the caller, so two concurrent environment writes cannot both decide the status from a stale count, nor
- * count the environment in a team's counter the application has just left.
+ * count the environment in a team's counter the application has just left: the loser fails at `countChanged`.
  */
 export function applicationEnvironmentCountChange(
   app: ApplicationRecord,
@@ -236,7 +164,7 @@ export function applicationEnvironmentCountChange(
   const unchanged = unchangedSinceRead(app);
   // The health change of the same environment write (one Update per item in a transaction).
   const healthParts = healthUpdateParts(health);
-  return {
+  return named('countChanged', {
     Update: {
       TableName: config.tableName,
       Key: keys.application(app.applicationId),
@@ -249,12 +177,12 @@ export function applicationEnvironmentCountChange(
       ExpressionAttributeValues: {
         ':count': count,
         ':status': status,
-        ':gsi1sk': listEntries(app, { applicationStatus: status }).gsi1sk,
+        ':gsi1sk': listEntries.bucketEntryKeys(app, { applicationStatus: status }).gsi1sk,
         ...unchanged.values,
         ...healthParts.values,
       },
     },
-  };
+  });
 }
 
 /**
@@ -292,20 +220,7 @@ const scanDay = (app: ApplicationRecord, teamId: string | undefined) =>
 export function applicationDeletingMark(app: ApplicationRecord, now = Date.now()): TransactItem[] {
   const unchanged = unchangedWithHealth(app);
   return [
-    {
-      Update: {
-        TableName: config.tableName,
-        Key: keys.application(app.applicationId),
-        UpdateExpression:
-          'SET deleting = :true, gsi5pk = :gsi5pk, gsi5sk = :gsi5sk REMOVE gsi1pk, gsi1sk, gsi4pk, gsi4sk, gsi6pk, gsi6sk, gsi7pk, gsi7sk',
-        ConditionExpression: unchanged.condition,
-        ExpressionAttributeValues: {
-          ':true': true,
-          ...prefixed(keys.deletingApplication(app.organizationId, app.applicationId)),
-          ...unchanged.values,
-        },
-      },
-    },
+    ...applicationWrite(app, { ...app, deleting: true }, { expression: unchanged.condition, values: unchanged.values }),
     organizationCounterChange(app.organizationId, app.applicationType, app.teamId, {
       applications: -1,
       environments: -app.environmentCount,
@@ -351,19 +266,8 @@ export function applicationsOwnershipUpdate(
     count(app, app.teamId, -1);
     count(app, teamId, 1);
     const { condition, values } = unchangedWithHealth(app);
-    // The list entries move to the new owner's partitions in the same write.
-    const { gsi1pk, gsi4pk, gsi6pk } = listEntries(app, { teamId });
-    const entries = { ':gsi1pk': gsi1pk, ':gsi4pk': gsi4pk, ':gsi6pk': gsi6pk };
-    const setEntries = 'gsi1pk = :gsi1pk, gsi4pk = :gsi4pk, gsi6pk = :gsi6pk';
-    return {
-      Update: {
-        TableName: config.tableName,
-        Key: keys.application(app.applicationId),
-        UpdateExpression: teamId ? `SET teamId = :team, ${setEntries}` : `SET ${setEntries} REMOVE teamId`,
-        ConditionExpression: condition,
-        ExpressionAttributeValues: teamId ? { ...values, ...entries, ':team': teamId } : { ...values, ...entries },
-      },
-    };
+    // The list entries move to the new owner's partitions in the same write (its list entries projection).
+    return applicationWrite(app, { ...app, teamId }, { expression: condition, values })[0]!;
   });
   const counters = [...buckets.values()]
     .filter(

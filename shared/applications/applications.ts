@@ -30,7 +30,7 @@ import { applicationNameReadLimit, isFew, planApplicationList, planDeprecatedApp
 import { recordListPlan } from '../http/request-scope.ts';
 import { auditEntry } from '../audit/entries.ts';
 import { collect, transactWriteRetryingConflicts } from '../db/query.ts';
-import { cancellationReasons } from '../db/items.ts';
+import { conditionFailed, named } from '../db/items.ts';
 import { failedCondition, retryOnConflict } from '../db/retry.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import { teamApplicationAdded } from '../teams/repository.ts';
@@ -135,8 +135,7 @@ export async function createApplication(caller: Caller, orgId: string, body: Cre
     ...applicationPuts(app),
   ];
   // The team lists its applications: it gains this one in the same transaction (and must still exist).
-  const teamItemAt = items.length;
-  if (app.teamId) items.push(teamApplicationAdded(orgId, app.teamId, app.applicationId));
+  if (app.teamId) items.push(named('teamGone', teamApplicationAdded(orgId, app.teamId, app.applicationId)));
   if (env) {
     items.push(
       ...environmentPuts(env),
@@ -151,8 +150,7 @@ export async function createApplication(caller: Caller, orgId: string, body: Cre
   try {
     await writeEnvironmentConfig(env, body.host, () => transactWriteRetryingConflicts(items));
   } catch (error) {
-    if (app.teamId && cancellationReasons(error)?.[teamItemAt] === 'ConditionalCheckFailed')
-      throw conflict(`team ${app.teamId} was deleted meanwhile: try again`);
+    if (conditionFailed(error, 'teamGone')) throw conflict(`team ${app.teamId} was deleted meanwhile: try again`);
     throw error;
   }
   return toApplication(app);
@@ -166,20 +164,23 @@ export async function readApplication(caller: Caller, appId: string) {
 export async function updateApplication(caller: Caller, appId: string, body: { name: string }) {
   let { app } = await accessibleApplication(caller, appId, { teamRestricted: true });
   const gone = () => notFound(`application ${appId} not found`);
-  return retryOnConflict({ attempts: 5, conflict: failedCondition([0]), exhausted: gone }, async (attempt) => {
-    if (attempt > 1) {
-      // Gone, or renamed meanwhile (the write is conditioned on the name read): read it again.
-      const fresh = await getApplication(appId);
-      if (!fresh) throw gone();
-      app = fresh;
-    }
-    const payload = { applicationId: appId, appName: body.name, previousAppName: app.name };
-    await transactWriteRetryingConflicts([
-      ...applicationRename(app, body.name),
-      await auditEntry(caller, app.organizationId, 'APPLICATION_MODIFIED', payload),
-    ]);
-    return toApplication({ ...app, name: body.name });
-  });
+  return retryOnConflict(
+    { attempts: 5, conflict: failedCondition(['applicationChanged']), exhausted: gone },
+    async (attempt) => {
+      if (attempt > 1) {
+        // Gone, or renamed meanwhile (the write is conditioned on the name read): read it again.
+        const fresh = await getApplication(appId);
+        if (!fresh) throw gone();
+        app = fresh;
+      }
+      const payload = { applicationId: appId, appName: body.name, previousAppName: app.name };
+      await transactWriteRetryingConflicts([
+        ...applicationRename(app, body.name),
+        await auditEntry(caller, app.organizationId, 'APPLICATION_MODIFIED', payload),
+      ]);
+      return toApplication({ ...app, name: body.name });
+    },
+  );
 }
 
 /**

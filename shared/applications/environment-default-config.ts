@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { accessibleEnvironment } from './access.ts';
 import { environmentDefaultConfigUpdate } from './environment-repository.ts';
 import { auditEntry, transactWrite } from '../audit/entries.ts';
-import { cancellationReasons } from '../db/items.ts';
+import { conditionFailed } from '../db/items.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import { objectKeys } from '../storage/objects.ts';
 import { deleteUnreferencedObject, putObject, readObjectText } from '../storage/objects-io.ts';
@@ -55,7 +55,7 @@ export async function replaceEnvironmentDefaultConfig(
     await transactWrite([environmentDefaultConfigUpdate(env, objectKey), audit]);
   } catch (error) {
     await deleteUnreferencedObject(objectKey);
-    if (cancellationReasons(error)?.[0] === 'ConditionalCheckFailed')
+    if (conditionFailed(error, 'environmentChanged'))
       throw conflict(`environment ${envId} was changed or deleted concurrently; retry`);
     throw error;
   }

@@ -1,15 +1,15 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
-import { fromItem } from '../db/items.ts';
+import { fromItem, named } from '../db/items.ts';
 import { batchDelete, batchGet, deleteFound, queryAll, queryItems } from '../db/query.ts';
-import { putNewItem, setAndRemove, type TransactItem } from '../db/transactions.ts';
+import { setAndRemove, type TransactItem } from '../db/transactions.ts';
+import { entityWrite, type EntityChange, type Projection } from '../db/entity-write.ts';
 import { config } from '../config.ts';
-import {
-  applicationEnvironmentCountChange,
-  nameIndexChange,
-  organizationCounterChange,
-} from './application-repository.ts';
+import { applicationEnvironmentCountChange, organizationCounterChange } from './application-repository.ts';
+import * as listEntries from './projections/environment-list-entries.ts';
+import * as nameClaim from './projections/environment-name-claim.ts';
+import * as nameIndex from './projections/environment-name-index.ts';
 import type { ApplicationRecord, EnvironmentRecord, LastScan } from './model.ts';
 import type { RiskSeverity } from '../scans/inputs.ts';
 import {
@@ -23,38 +23,46 @@ import { environmentTrendRemoval } from '../trends/writes.ts';
 
 export type { EnvironmentRecord, LastScan, LastScanStatus } from './model.ts';
 
-/** The gsi1 partition of environments without scans (the LAST_SCAN_STATUS_UNSPECIFIED filter). */
-export const NO_SCAN_STATUS = 'NONE';
+export { NO_SCAN_STATUS } from './projections/environment-list-entries.ts';
 
 const toRecord = (item: Record<string, unknown> | undefined) => fromItem<EnvironmentRecord>(item);
-/** Reads the fields by name (no spread): the index backfill (shared/db/backfill.ts) conditions its write on them. */
-const indexKeys = (env: EnvironmentRecord, name = env.name, scan: Partial<LastScan> = env) =>
-  keys.environmentIndexes(env.organizationId, env.environmentId, name, {
-    lastScanTimestamp: scan.lastScanTimestamp,
-    lastScanStatus: scan.lastScanStatus ?? NO_SCAN_STATUS,
-    lastScanDuration: scan.lastScanDuration,
-    lastScanTotalUntriaged: scan.lastScanTotalUntriaged,
-  });
 
 /**
- * Every index key an environment item carries in its current state: one entry per list order and its name's gsi7
- * entry while live, none once its delete has started. What a new item is written with, and what the index backfill
- * (npm run migrate) gives items written by earlier versions: one without `nameTrigrams` (written before gsi7) gets
- * the unindexed gsi7 entry, which every query reads, and no postings.
+ * The projections of an environment write (docs/DATA-MODEL.md, Projections): its list entries, its name claim and
+ * its name index. The counts and health aggregates are written beside them (health.ts).
+ */
+const PROJECTIONS: readonly Projection<EnvironmentRecord>[] = [
+  listEntries.project,
+  nameClaim.project,
+  nameIndex.project,
+];
+
+/**
+ * Every index key an environment item carries in its current state: the entity attributes of its projections (one
+ * entry per list order and its name's gsi7 entry while live, none once its delete has started). What the index
+ * backfill (npm run migrate) gives items written by earlier versions: one without `nameTrigrams` (written before
+ * gsi7) gets the unindexed gsi7 entry, which every query reads, and no postings.
  */
 export const environmentIndexKeys = (env: EnvironmentRecord): Record<string, string> =>
-  env.deleting
-    ? {}
-    : {
-        ...indexKeys(env),
-        ...keys.environmentNameIndex(
-          env.organizationId,
-          env.applicationId,
-          env.environmentId,
-          env.name,
-          env.nameTrigrams === true,
-        ).entity,
-      };
+  env.deleting ? {} : { ...listEntries.listEntryKeys(env), ...nameIndex.entityKeys(env) };
+
+/** The write of an environment from `before` to `after` with its projections; `condition` on what was read. */
+const environmentWrite = (
+  before: EnvironmentRecord | undefined,
+  after: EnvironmentRecord,
+  condition?: EntityChange<EnvironmentRecord>['condition'],
+) =>
+  entityWrite(
+    {
+      key: keys.environment(after.applicationId, after.environmentId),
+      entity: 'environment',
+      before,
+      after,
+      name: 'environmentChanged',
+      condition,
+    },
+    PROJECTIONS,
+  );
 
 export async function getEnvironmentIncludingDeleting(
   appId: string,
@@ -122,15 +130,15 @@ export async function environmentsOfOrgNamed(orgId: string, name: string): Promi
 // ---- Writes: each returns TransactWriteItems for the caller to commit with its audit entry.
 
 /**
- * A new environment: its record (index 0), its name claim (1), the application's count and health (2: callers retry
- * on its condition), the organization's counter, then its name postings and day counters (health.ts).
+ * A new environment: its record with its projections (its name claim at `nameTaken`, its name postings), the
+ * application's count and health (`countChanged`: callers retry on it), the organization's counter and the day
+ * counters (health.ts).
  */
 export async function environmentCreation(
   app: ApplicationRecord,
   env: EnvironmentRecord,
   now = Date.now(),
 ): Promise<TransactItem[]> {
-  const [record, claim, ...postings] = environmentPuts(env);
   const health = await applicationHealthUpdate(
     app,
     [{ environmentId: env.environmentId, after: env }],
@@ -138,15 +146,13 @@ export async function environmentCreation(
     now,
   );
   return [
-    record,
-    claim,
+    ...environmentPuts(env),
     applicationEnvironmentCountChange(app, 1, health),
     organizationCounterChange(app.organizationId, app.applicationType, app.teamId, {
       applications: 0,
       environments: 1,
       health: health.bucket,
     }),
-    ...postings,
     ...health.days,
   ];
 }
@@ -208,95 +214,39 @@ async function lastScanHealthWrites(
 }
 
 /**
- * The name trigram index of an environment (keys.environmentNameIndex): the attributes its own item carries and the
- * posting items to put. The one derivation creates, renames and a backfill of existing data use (`indexed: false`:
- * the entity's attributes alone, in the unindexed partition, which every query reads).
- */
-export function environmentNameIndex(
-  env: Pick<EnvironmentRecord, 'organizationId' | 'applicationId' | 'environmentId' | 'name'>,
-  indexed = true,
-) {
-  const { entity, postings, nameTrigrams } = keys.environmentNameIndex(
-    env.organizationId,
-    env.applicationId,
-    env.environmentId,
-    env.name,
-    indexed,
-  );
-  const posting = (key: Record<string, string>) => ({
-    ...key,
-    entity: 'nameGram',
-    applicationId: env.applicationId,
-    environmentId: env.environmentId,
-    name: env.name,
-  });
-  return { entity: { ...entity, nameTrigrams }, postings: postings.map(posting) };
-}
-
-/**
- * The environment record, its name claim and its name index postings (at most MAX_NAME_TRIGRAMS - 1), alone: when
- * its application is created in the same transaction.
+ * The environment record with its projections (its name claim at `nameTaken`, its name index postings: at most
+ * MAX_NAME_TRIGRAMS items in all), alone: when its application is created in the same transaction.
  */
 export function environmentPuts(env: EnvironmentRecord): TransactItem[] {
-  const index = environmentNameIndex(env);
-  const record = { ...env, nameTrigrams: index.entity.nameTrigrams };
-  return [
-    putNewItem({
-      ...keys.environment(env.applicationId, env.environmentId),
-      ...environmentIndexKeys(record),
-      entity: 'environment',
-      ...record,
-    }),
-    putNewItem({
-      ...keys.environmentName(env.applicationId, env.name),
-      entity: 'environmentName',
-      environmentId: env.environmentId,
-    }),
-    ...index.postings.map((Item): TransactItem => ({ Put: { TableName: config.tableName, Item } })),
-  ];
+  return environmentWrite(undefined, env);
 }
 
 /**
- * Renames a live environment, moving its name claim (fails at index 2 if the new name is taken in the application)
- * and its name index entries. Conditioned on the name read, so that concurrent renames cannot leave postings of a
- * name the environment no longer has (the loser fails at index 0 and re-reads).
+ * Renames a live environment, moving its name claim (fails at `nameTaken` if the new name is taken in the
+ * application) and its name index entries. Conditioned on the name read, so that concurrent renames cannot leave
+ * postings of a name the environment no longer has (the loser fails at `environmentChanged` and re-reads).
  */
 export function environmentRename(env: EnvironmentRecord, name: string): TransactItem[] {
-  const { gsi1sk, gsi2sk } = indexKeys(env, name);
-  const change = nameIndexChange(env.applicationId, env.environmentId, env, environmentNameIndex({ ...env, name }));
-  const values = { ':name': name, ':gsi1sk': gsi1sk, ':gsi2sk': gsi2sk, ':previous': env.name, ...change.values };
-  const sets = ['#name = :name', 'gsi1sk = :gsi1sk', 'gsi2sk = :gsi2sk', ...change.set];
-  const items: TransactItem[] = [
+  return environmentWrite(
+    env,
+    { ...env, name },
     {
-      Update: {
-        TableName: config.tableName,
-        Key: keys.environment(env.applicationId, env.environmentId),
-        UpdateExpression: setAndRemove(sets, change.remove),
-        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deleting) AND #name = :previous',
-        ExpressionAttributeNames: { '#name': 'name' },
-        ExpressionAttributeValues: values,
-      },
+      expression: 'attribute_not_exists(deleting) AND #name = :previous',
+      names: { '#name': 'name' },
+      values: { ':previous': env.name },
     },
-  ];
-  if (name.toLowerCase() !== env.name.toLowerCase()) {
-    items.push(
-      { Delete: { TableName: config.tableName, Key: keys.environmentName(env.applicationId, env.name) } },
-      putNewItem({
-        ...keys.environmentName(env.applicationId, name),
-        entity: 'environmentName',
-        environmentId: env.environmentId,
-      }),
-    );
-  }
-  return [...items, ...change.items];
+  );
 }
 
-/** Makes `objectKey` the live environment's default configuration, provided it still is `env`'s current one. */
+/**
+ * Makes `objectKey` the live environment's default configuration, provided it still is `env`'s current one (else
+ * fails at `environmentChanged`).
+ */
 export function environmentDefaultConfigUpdate(env: EnvironmentRecord, objectKey: string): TransactItem {
   const current = env.defaultConfigKey
     ? { condition: 'defaultConfigKey = :previous', values: { ':previous': env.defaultConfigKey } }
     : { condition: 'attribute_not_exists(defaultConfigKey)', values: {} };
-  return {
+  return named('environmentChanged', {
     Update: {
       TableName: config.tableName,
       Key: keys.environment(env.applicationId, env.environmentId),
@@ -304,7 +254,7 @@ export function environmentDefaultConfigUpdate(env: EnvironmentRecord, objectKey
       ConditionExpression: `attribute_exists(pk) AND attribute_not_exists(deleting) AND ${current.condition}`,
       ExpressionAttributeValues: { ':key': objectKey, ...current.values },
     },
-  };
+  });
 }
 
 const LAST_SCAN_FIELDS: (keyof LastScan)[] = [
@@ -345,7 +295,7 @@ function environmentLastScanUpdate(
   scan: LastScan | undefined,
   expectedLastScanId?: string | null,
 ): TransactItem {
-  const { gsi1pk, gsi3sk, gsi5sk, gsi6sk } = indexKeys(env, env.name, scan ?? {});
+  const { gsi1pk, gsi3sk, gsi5sk, gsi6sk } = listEntries.listEntryKeys(env, env.name, scan ?? {});
   const fields: Record<string, unknown> = { gsi1pk, gsi3sk, gsi5sk, gsi6sk };
   for (const name of LAST_SCAN_FIELDS) if (scan?.[name] !== undefined) fields[name] = scan[name];
   const removed = LAST_SCAN_FIELDS.filter((name) => !(name in fields));
@@ -376,14 +326,13 @@ function environmentLastScanUpdate(
  * Starts an environment delete: the environment leaves the indexes (lists stop reading it) and its name postings
  * are deleted, frees its name and leaves the counts and health aggregates; its scan data is then removed by
  * deleteEnvironmentData. Conditioned on the name and last-scan fields read (the postings deleted are that name's,
- * the figures subtracted that scan's): a concurrent rename or scan fails it at index 0.
+ * the figures subtracted that scan's): a concurrent rename or scan fails it at `environmentChanged`.
  */
 export async function environmentDeletingMark(
   app: ApplicationRecord,
   env: EnvironmentRecord,
   now = Date.now(),
 ): Promise<TransactItem[]> {
-  const postings = env.nameTrigrams ? keys.nameGramPostings(env.applicationId, env.environmentId, env.name) : [];
   const health = await applicationHealthUpdate(
     app,
     [{ environmentId: env.environmentId, before: env }],
@@ -391,26 +340,23 @@ export async function environmentDeletingMark(
     now,
   );
   const unchanged = healthFieldsUnchanged(env);
-  return [
+  const mark = environmentWrite(
+    env,
+    { ...env, deleting: true },
     {
-      Update: {
-        TableName: config.tableName,
-        Key: keys.environment(env.applicationId, env.environmentId),
-        UpdateExpression:
-          'SET deleting = :true REMOVE gsi1pk, gsi1sk, gsi2pk, gsi2sk, gsi3pk, gsi3sk, gsi4pk, gsi4sk, gsi5pk, gsi5sk, gsi6pk, gsi6sk, gsi7pk, gsi7sk',
-        ConditionExpression: `attribute_exists(pk) AND attribute_not_exists(deleting) AND #name = :name AND ${unchanged.condition}`,
-        ExpressionAttributeNames: { '#name': 'name', ...unchanged.names },
-        ExpressionAttributeValues: { ':true': true, ':name': env.name, ...unchanged.values },
-      },
+      expression: `attribute_not_exists(deleting) AND #name = :name AND ${unchanged.condition}`,
+      names: { '#name': 'name', ...unchanged.names },
+      values: { ':name': env.name, ...unchanged.values },
     },
-    { Delete: { TableName: config.tableName, Key: keys.environmentName(env.applicationId, env.name) } },
+  );
+  return [
+    ...mark,
     applicationEnvironmentCountChange(app, -1, health),
     organizationCounterChange(app.organizationId, app.applicationType, app.teamId, {
       applications: 0,
       environments: -1,
       health: health.bucket,
     }),
-    ...postings.map((Key): TransactItem => ({ Delete: { TableName: config.tableName, Key } })),
     ...health.days,
     // Its open findings and coverage leave the application's and organization's trends.
     ...(await environmentTrendRemoval(env, now)),

@@ -13,7 +13,7 @@ import {
 import { accessibleApplication, accessibleEnvironment, canSeeTeamResource } from './access.ts';
 import { auditEntry, type TransactItem } from '../audit/entries.ts';
 import { transactWriteRetryingConflicts } from '../db/query.ts';
-import { cancellationReasons } from '../db/items.ts';
+import { conditionFailed } from '../db/items.ts';
 import { failedCondition, retryOnConflict } from '../db/retry.ts';
 import { conflict, notFound } from '../errors.ts';
 import { objectKeys } from '../storage/objects.ts';
@@ -67,16 +67,16 @@ export async function findOrCreateEnvironmentByName(
 }
 
 /**
- * Runs a write conditioned on the application's environment count, re-reading it when another write won. Gives
- * up (the cancellation answers 409: shared/http) after MAX_ATTEMPTS or RETRY_BUDGET_MS, well inside the timeout.
+ * Runs a write conditioned on the application's environment count (`countChanged`), re-reading it when another
+ * write won. Gives up (the cancellation answers 409: shared/http) after MAX_ATTEMPTS or RETRY_BUDGET_MS, well
+ * inside the timeout.
  */
 async function withFreshApplication(
   appId: string,
   app: ApplicationRecord,
   write: (app: ApplicationRecord) => Promise<void>,
-  countIndex: number,
 ) {
-  const retry = { attempts: MAX_ATTEMPTS, budgetMs: RETRY_BUDGET_MS, conflict: failedCondition([countIndex]) };
+  const retry = { attempts: MAX_ATTEMPTS, budgetMs: RETRY_BUDGET_MS, conflict: failedCondition(['countChanged']) };
   return retryOnConflict(retry, async (attempt) => {
     if (attempt > 1) {
       const fresh = await getApplication(appId);
@@ -97,21 +97,15 @@ export async function createEnvironment(
   // The configuration object is written once; only the transaction is retried when concurrent creations win.
   const created = newEnvironment(app, body.env);
   try {
-    // Items: environment, name claim, application count (index 2), counter, audit entry.
     await writeEnvironmentConfig(created, host, () =>
-      withFreshApplication(
-        appId,
-        app,
-        async (fresh) => {
-          const { items } = await environmentCreationWrites(caller, fresh, body.env, undefined, created);
-          await transactWriteRetryingConflicts(items);
-          app = fresh;
-        },
-        2,
-      ),
+      withFreshApplication(appId, app, async (fresh) => {
+        const { items } = await environmentCreationWrites(caller, fresh, body.env, undefined, created);
+        await transactWriteRetryingConflicts(items);
+        app = fresh;
+      }),
     );
   } catch (error) {
-    if (cancellationReasons(error)?.[1] === 'ConditionalCheckFailed')
+    if (conditionFailed(error, 'nameTaken'))
       throw conflict(`environment ${body.env} already exists in application ${appId}`);
     throw error;
   }
@@ -123,26 +117,29 @@ export async function updateEnvironment(caller: Caller, appId: string, envId: st
   const { app } = found;
   let { env } = found;
   const gone = () => notFound(`environment ${envId} not found in application ${appId}`);
-  return retryOnConflict({ attempts: 5, conflict: failedCondition([0]), exhausted: gone }, async (attempt) => {
-    if (attempt > 1) {
-      // Gone, or renamed meanwhile (the write is conditioned on the name read): read it again.
-      const fresh = await getEnvironment(appId, envId);
-      if (!fresh) throw gone();
-      env = fresh;
-    }
-    const payload = { applicationId: appId, appName: app.name, envId, envName: body.name, previousEnvName: env.name };
-    try {
-      await transactWriteRetryingConflicts([
-        ...environmentRename(env, body.name),
-        await auditEntry(caller, app.organizationId, 'ENVIRONMENT_MODIFIED', payload),
-      ]);
-    } catch (error) {
-      if (cancellationReasons(error)?.[2] === 'ConditionalCheckFailed')
-        throw conflict(`environment ${body.name} already exists in application ${appId}`);
-      throw error;
-    }
-    return toApplication(app, { ...env, name: body.name });
-  });
+  return retryOnConflict(
+    { attempts: 5, conflict: failedCondition(['environmentChanged']), exhausted: gone },
+    async (attempt) => {
+      if (attempt > 1) {
+        // Gone, or renamed meanwhile (the write is conditioned on the name read): read it again.
+        const fresh = await getEnvironment(appId, envId);
+        if (!fresh) throw gone();
+        env = fresh;
+      }
+      const payload = { applicationId: appId, appName: app.name, envId, envName: body.name, previousEnvName: env.name };
+      try {
+        await transactWriteRetryingConflicts([
+          ...environmentRename(env, body.name),
+          await auditEntry(caller, app.organizationId, 'ENVIRONMENT_MODIFIED', payload),
+        ]);
+      } catch (error) {
+        if (conditionFailed(error, 'nameTaken'))
+          throw conflict(`environment ${body.name} already exists in application ${appId}`);
+        throw error;
+      }
+      return toApplication(app, { ...env, name: body.name });
+    },
+  );
 }
 
 /**
@@ -165,16 +162,11 @@ export async function deleteEnvironment(caller: Caller, appId: string, envId: st
     }
     if (env.deleting) return;
     const payload = { applicationId: appId, appName: app.name, envId, envName: env.name };
-    // Items: environment (index 0), name claim, application count (index 2), counter, name postings, audit entry.
-    await withFreshApplication(
-      appId,
-      app,
-      async (fresh) =>
-        transactWriteRetryingConflicts([
-          ...(await environmentDeletingMark(fresh, env)),
-          await auditEntry(caller, app.organizationId, 'ENVIRONMENT_REMOVED', payload),
-        ]),
-      2,
+    await withFreshApplication(appId, app, async (fresh) =>
+      transactWriteRetryingConflicts([
+        ...(await environmentDeletingMark(fresh, env)),
+        await auditEntry(caller, app.organizationId, 'ENVIRONMENT_REMOVED', payload),
+      ]),
     );
   });
   await deleteObjectsUnder(objectKeys.environmentPrefix(appId, envId));

@@ -27,6 +27,41 @@ export function cancellationReasons(error: unknown): string[] | undefined {
   return undefined;
 }
 
+// Named transaction items (docs/DATA-MODEL.md, Projections): a write names the items whose failed condition means
+// something to its caller (`nameTaken`, `countChanged`), and the caller asks for the reason by that name, never by
+// the item's position, which changes whenever a projection adds or drops an item.
+
+const itemNames = new WeakMap<object, string>();
+const cancelledItemNames = new WeakMap<object, (string | undefined)[]>();
+
+/** Names `item` in every transaction it is committed in (transactWrite records the names of its items). */
+export function named<T extends object>(name: string, item: T): T {
+  itemNames.set(item, name);
+  return item;
+}
+
+/** Records, on the error of a cancelled transaction, the names of its items (in request order). */
+export function recordItemNames(error: unknown, items: object[]): void {
+  if (error instanceof TransactionCanceledException)
+    cancelledItemNames.set(
+      error,
+      items.map((item) => itemNames.get(item)),
+    );
+}
+
+/** Each item's reason of a cancelled transaction, with its name (`item N` when it has none). */
+export function cancelledItems(error: unknown): { code: string; name: string }[] | undefined {
+  const codes = cancellationReasons(error);
+  if (!codes) return undefined;
+  const names = cancelledItemNames.get(error as object) ?? [];
+  return codes.map((code, i) => ({ code, name: names[i] ?? `item ${i}` }));
+}
+
+/** Whether the transaction was cancelled by the failed condition of the item named `name`. */
+export function conditionFailed(error: unknown, name: string): boolean {
+  return !!cancelledItems(error)?.some((item) => item.name === name && item.code === 'ConditionalCheckFailed');
+}
+
 export function isConditionFailure(error: unknown): boolean {
   return error instanceof ConditionalCheckFailedException;
 }

@@ -1,4 +1,4 @@
-import { cancellationReasons } from './items.ts';
+import { cancelledItems } from './items.ts';
 
 // The one retry helper of the service: a write built from what it read loses a race when another request changed
 // those items first (a failed condition, a TransactionConflict). It is built again from fresh reads, a bounded
@@ -67,26 +67,32 @@ function exhaustedError(options: RetryOnConflictOptions, reason: string, attempt
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * The usual lost race of a transaction: a failed condition (at any item, or only at the items `at` lists) or a
- * TransactionConflict, named with the first item it happened at.
+ * The usual lost race of a transaction: a failed condition (at any item, or only at the items `at` lists, by name
+ * or position) or a TransactionConflict, named with the first item it happened at.
  */
-export function transactionConflict(at?: number[]): (error: unknown) => string | undefined {
+export function transactionConflict(at?: ItemRef[]): (error: unknown) => string | undefined {
   return cancelledBy(
-    (code, i) => code === 'TransactionConflict' || (code === 'ConditionalCheckFailed' && inside(at, i)),
+    (code, i, name) => code === 'TransactionConflict' || (code === 'ConditionalCheckFailed' && inside(at, i, name)),
   );
 }
 
 /** A transaction cancelled by a failed condition (at any item, or only at the items `at` lists), named with its item. */
-export function failedCondition(at?: number[]): (error: unknown) => string | undefined {
-  return cancelledBy((code, i) => code === 'ConditionalCheckFailed' && inside(at, i));
+export function failedCondition(at?: ItemRef[]): (error: unknown) => string | undefined {
+  return cancelledBy((code, i, name) => code === 'ConditionalCheckFailed' && inside(at, i, name));
 }
 
-const inside = (at: number[] | undefined, index: number) => !at || at.includes(index);
+/** An item of a transaction: its name (items.ts named; docs/DATA-MODEL.md, Projections) or its position. */
+export type ItemRef = string | number;
 
-function cancelledBy(matches: (code: string, index: number) => boolean): (error: unknown) => string | undefined {
+const inside = (at: ItemRef[] | undefined, index: number, name: string) =>
+  !at || at.includes(index) || at.includes(name);
+
+function cancelledBy(
+  matches: (code: string, index: number, name: string) => boolean,
+): (error: unknown) => string | undefined {
   return (error) => {
-    const codes = cancellationReasons(error);
-    const index = codes ? codes.findIndex(matches) : -1;
-    return index < 0 ? undefined : `${codes![index]} at item ${index}`;
+    const items = cancelledItems(error);
+    const index = items ? items.findIndex(({ code, name }, i) => matches(code, i, name)) : -1;
+    return index < 0 ? undefined : `${items![index]!.code} at ${items![index]!.name}`;
   };
 }

@@ -1,6 +1,7 @@
 import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db } from './client.ts';
 import { config } from '../config.ts';
+import { recordItemNames } from './items.ts';
 
 // Building blocks of the main table's TransactWriteItems calls.
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -24,5 +25,11 @@ export const MAX_TRANSACTION_ITEMS = 100;
 
 /** One atomic write: all items land, or none (at most MAX_TRANSACTION_ITEMS). */
 export async function transactWrite(items: TransactItem[]): Promise<void> {
-  await db.send(new TransactWriteCommand({ TransactItems: items }));
+  try {
+    await db.send(new TransactWriteCommand({ TransactItems: items }));
+  } catch (error) {
+    // A caller asks which condition failed by the item's name (items.ts conditionFailed), not its position.
+    recordItemNames(error, items);
+    throw error;
+  }
 }

@@ -1,0 +1,117 @@
+import { config } from '../config.ts';
+import { named } from './items.ts';
+import { putNewItem, setAndRemove, type TransactItem } from './transactions.ts';
+
+// The write of an entity with its derived data (docs/DATA-MODEL.md, Projections). Each derived structure is a
+// projection: a pure function of the entity's record before and after the write that returns what it needs
+// written: attributes of the entity's own item (index keys) and items of its own (postings, claims), with their
+// conditions, named where a failed condition means something to the caller. entityWrite merges them with the
+// entity's own Put or Update into the items of one transaction, which the caller commits with its audit entry.
+
+/** What one projection needs of a write. */
+export interface Projected {
+  /** Attributes of the entity's own item to set (to these values). */
+  set?: Record<string, unknown>;
+  /** Attributes of the entity's own item to remove. */
+  remove?: string[];
+  /** Items of their own: puts, deletes, updates and condition checks. */
+  items?: TransactItem[];
+}
+
+/** A derived structure: what a write from `before` to `after` (undefined: no such record) needs written. */
+export type Projection<E> = (before: E | undefined, after: E | undefined) => Projected;
+
+/**
+ * The attributes a projection keeps on the entity's own item (or the entity's own fields), `before` and `after` a
+ * write: those whose value changes are set, and those `after` lacks (or has undefined) removed (`owned`: all of
+ * these it lacks, when the record leaves the projection).
+ */
+export function attributeChange(
+  before: Record<string, unknown>,
+  after: Record<string, unknown>,
+  owned?: readonly string[],
+): Projected {
+  const set = Object.fromEntries(
+    Object.entries(after).filter(([name, value]) => value !== undefined && !sameValue(before[name], value)),
+  );
+  const remove = (owned ?? Object.keys(before).filter((name) => before[name] !== undefined)).filter(
+    (name) => after[name] === undefined,
+  );
+  return { set, remove };
+}
+
+export interface EntityChange<E> {
+  /** The entity's table key. */
+  key: { pk: string; sk: string };
+  /** Its `entity` attribute (written when it is created). */
+  entity: string;
+  /** The record as read (undefined: created by this write). */
+  before: E | undefined;
+  after: E;
+  /** What the entity's own write is called in the transaction: a failed condition of it is reported by this name. */
+  name: string;
+  /**
+   * The condition of a change (an Update: the item exists besides), on what the write was decided from, with the
+   * names (`#...`) and values (`:...`) it uses.
+   */
+  condition?: { expression: string; names?: Record<string, string>; values?: Record<string, unknown> };
+}
+
+/**
+ * The entity's own write (a Put of a new item, or an Update of the fields that change) with the projections'
+ * attributes merged into it, then the projections' items, in the order of `projections`.
+ */
+export function entityWrite<E extends object>(change: EntityChange<E>, projections: readonly Projection<E>[]) {
+  const projected = projections.map((project) => project(change.before, change.after));
+  const attributes = Object.assign({}, ...projected.map((p) => p.set ?? {})) as Record<string, unknown>;
+  const removed = projected.flatMap((p) => p.remove ?? []).filter((name) => !(name in attributes));
+  const items = projected.flatMap((p) => p.items ?? []);
+  if (!change.before)
+    return [
+      named(change.name, putNewItem({ ...change.key, entity: change.entity, ...change.after, ...attributes })),
+      ...items,
+    ];
+  const fields = attributeChange(change.before as Record<string, unknown>, change.after as Record<string, unknown>);
+  const set = { ...fields.set, ...attributes };
+  const remove = [...new Set([...fields.remove!.filter((name) => !(name in set)), ...removed])];
+  const names: Record<string, string> = { ...change.condition?.names };
+  const values: Record<string, unknown> = { ...change.condition?.values };
+  const alias = (name: string, i: number) => {
+    names[`#e${i}`] = name;
+    return `#e${i}`;
+  };
+  const setClauses = Object.entries(set).map(([name, value], i) => {
+    values[`:e${i}`] = value;
+    return `${alias(name, i)} = :e${i}`;
+  });
+  const removeClauses = remove.map((name, i) => alias(name, setClauses.length + i));
+  const condition = ['attribute_exists(pk)', ...(change.condition ? [change.condition.expression] : [])].join(' AND ');
+  // Nothing changes: the write still stands for its condition.
+  if (setClauses.length === 0 && removeClauses.length === 0) {
+    const check: TransactItem = {
+      ConditionCheck: {
+        TableName: config.tableName,
+        Key: change.key,
+        ConditionExpression: condition,
+        ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
+        ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
+      },
+    };
+    return [named(change.name, check), ...items];
+  }
+  const update: TransactItem = {
+    Update: {
+      TableName: config.tableName,
+      Key: change.key,
+      UpdateExpression: setClauses.length
+        ? setAndRemove(setClauses, removeClauses)
+        : `REMOVE ${removeClauses.join(', ')}`,
+      ConditionExpression: condition,
+      ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
+      ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
+    },
+  };
+  return [named(change.name, update), ...items];
+}
+
+const sameValue = (a: unknown, b: unknown) => a === b || JSON.stringify(a) === JSON.stringify(b);

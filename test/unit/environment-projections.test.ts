@@ -1,0 +1,215 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { Projected } from '../../shared/db/entity-write.ts';
+import type { EnvironmentRecord, LastScan } from '../../shared/applications/model.ts';
+import * as listEntries from '../../shared/applications/projections/environment-list-entries.ts';
+import * as nameClaim from '../../shared/applications/projections/environment-name-claim.ts';
+import * as nameIndex from '../../shared/applications/projections/environment-name-index.ts';
+import { environmentIndexKeys } from '../../shared/applications/environment-repository.ts';
+import { keys } from '../../shared/db/keys.ts';
+
+// The environment projections (docs/DATA-MODEL.md, Projections) are pure: applied in memory, write after write,
+// their outputs must leave exactly what a recomputation from the environments gives (test/integration/
+// projections.test.ts checks the same against DynamoDB Local, through the repository's writes).
+
+type Item = Record<string, unknown>;
+const PROJECTIONS = [listEntries.project, nameClaim.project, nameIndex.project];
+const INDEX_KEYS = [...listEntries.LIST_ENTRY_ATTRIBUTES, ...nameIndex.NAME_INDEX_KEYS] as string[];
+
+/** A table in memory: the environments' own fields and index keys, and the projections' items by key. */
+class Table {
+  environments = new Map<string, { record: EnvironmentRecord; keys: Record<string, unknown> }>();
+  items = new Map<string, Item>();
+
+  /** Applies the projections of a write from `before` to `after`; false when a condition fails (nothing changes). */
+  write(before: EnvironmentRecord | undefined, after: EnvironmentRecord | undefined): boolean {
+    const projected: Projected[] = PROJECTIONS.map((project) => project(before, after));
+    const items = projected.flatMap((p) => p.items ?? []);
+    for (const item of items)
+      if (item.Put?.ConditionExpression === 'attribute_not_exists(pk)' && this.items.has(keyOf(item.Put.Item!)))
+        return false;
+    for (const item of items) {
+      if (item.Put) this.items.set(keyOf(item.Put.Item!), item.Put.Item!);
+      else if (item.Delete) this.items.delete(keyOf(item.Delete.Key!));
+      else throw new Error(`unexpected item ${JSON.stringify(item)}`);
+    }
+    const id = (after ?? before)!.environmentId;
+    if (!after) {
+      this.environments.delete(id);
+      return true;
+    }
+    const stored = { record: { ...after }, keys: { ...this.environments.get(id)?.keys } };
+    for (const p of projected) {
+      for (const [name, value] of Object.entries(p.set ?? {})) {
+        if (name === 'nameTrigrams') stored.record.nameTrigrams = value as boolean;
+        else stored.keys[name] = value;
+      }
+      for (const name of p.remove ?? []) delete stored.keys[name];
+    }
+    this.environments.set(id, stored);
+    return true;
+  }
+
+  /** What the projections' items and keys should be, recomputed from the environments alone. */
+  recomputed() {
+    const items = new Map<string, Item>();
+    const keysOf = new Map<string, Record<string, unknown>>();
+    for (const { record } of this.environments.values()) {
+      keysOf.set(record.environmentId, environmentIndexKeys(record));
+      const claim = nameClaim.claim(record);
+      if (claim) items.set(keyOf(claim), claim);
+      if (!record.deleting && record.nameTrigrams)
+        for (const posting of nameIndex.entries(record).postings) items.set(keyOf(posting), posting);
+    }
+    return { items, keys: keysOf };
+  }
+
+  actual() {
+    return {
+      items: this.items,
+      keys: new Map([...this.environments].map(([id, { keys }]) => [id, keys])),
+    };
+  }
+}
+
+const keyOf = (item: Item) => `${item.pk as string}|${item.sk as string}`;
+
+// Names from a few letters, so that claims collide (also across case), with short (no trigram) and long ones.
+const nameArb = fc.oneof(
+  fc.constantFrom('prod', 'Prod', 'staging', 'qa', 'x', 'dev-eu', 'dev-us'),
+  fc.stringMatching(/^[a-cA-C-]{1,6}$/),
+  fc.constant('a-very-long-environment-name-with-more-than-thirty-two-trigrams'),
+);
+const scanArb: fc.Arbitrary<LastScan | undefined> = fc.option(
+  fc.record({
+    lastScanId: fc.uuid(),
+    lastScanStatus: fc.constantFrom('COMPLETED' as const, 'ERROR' as const, 'STARTED' as const),
+    lastScanTimestamp: fc.integer({ min: 1, max: 2_000_000_000_000 }),
+    lastScanDuration: fc.option(fc.nat(100_000), { nil: undefined }),
+    lastScanTotalUntriaged: fc.option(fc.nat(500), { nil: undefined }),
+  }),
+  { nil: undefined },
+);
+type Command =
+  | { kind: 'create'; app: number; name: string; legacy: boolean }
+  | { kind: 'rename'; env: number; name: string }
+  | { kind: 'scan'; env: number; scan: LastScan | undefined }
+  | { kind: 'delete'; env: number };
+const commandArb: fc.Arbitrary<Command> = fc.oneof(
+  fc.record({ kind: fc.constant('create' as const), app: fc.nat(1), name: nameArb, legacy: fc.boolean() }),
+  fc.record({ kind: fc.constant('rename' as const), env: fc.nat(20), name: nameArb }),
+  fc.record({ kind: fc.constant('scan' as const), env: fc.nat(20), scan: scanArb }),
+  fc.record({ kind: fc.constant('delete' as const), env: fc.nat(20) }),
+);
+
+const LAST_SCAN_FIELDS = ['lastScanId', 'lastScanStatus', 'lastScanTimestamp', 'lastScanDuration'] as const;
+
+function run(commands: Command[]) {
+  const table = new Table();
+  const live = () => [...table.environments.values()].map((e) => e.record).filter((r) => !r.deleting);
+  let next = 0;
+  for (const command of commands) {
+    if (command.kind === 'create') {
+      const env: EnvironmentRecord = {
+        environmentId: `env-${next++}`,
+        applicationId: `app-${command.app}`,
+        organizationId: 'org',
+        name: command.name,
+        applicationType: 'STANDARD',
+        createdAt: 1,
+      };
+      const taken = live().some(
+        (r) => r.applicationId === env.applicationId && r.name.toLowerCase() === env.name.toLowerCase(),
+      );
+      if (command.legacy) {
+        // Written by a version before the name index: the index backfill gives it its keys (no postings).
+        if (taken) continue;
+        const claim = nameClaim.claim(env)!;
+        table.items.set(keyOf(claim), claim);
+        table.environments.set(env.environmentId, { record: env, keys: environmentIndexKeys(env) });
+        continue;
+      }
+      expect(table.write(undefined, env)).toBe(!taken);
+      continue;
+    }
+    const envs = live();
+    if (envs.length === 0) continue;
+    const before = envs[command.env % envs.length]!;
+    if (command.kind === 'rename') {
+      const taken = envs.some(
+        (r) =>
+          r.environmentId !== before.environmentId &&
+          r.applicationId === before.applicationId &&
+          r.name.toLowerCase() === command.name.toLowerCase(),
+      );
+      expect(table.write(before, { ...before, name: command.name })).toBe(!taken);
+    } else if (command.kind === 'scan') {
+      const after = { ...before };
+      for (const field of LAST_SCAN_FIELDS) delete after[field];
+      delete after.lastScanTotalUntriaged;
+      Object.assign(after, command.scan);
+      expect(table.write(before, after)).toBe(true);
+    } else {
+      const deleting = { ...before, deleting: true };
+      expect(table.write(before, deleting)).toBe(true);
+      // Its data goes, then its record (deleteEnvironmentData): no projection is left to remove.
+      expect(PROJECTIONS.flatMap((project) => project(deleting, undefined).items ?? [])).toEqual([]);
+      table.write(deleting, undefined);
+    }
+  }
+  return table;
+}
+
+describe('environment projections', () => {
+  it('equal a recomputation from the environments after any sequence of writes', () => {
+    fc.assert(
+      fc.property(fc.array(commandArb, { maxLength: 40 }), (commands) => {
+        const table = run(commands);
+        expect(table.actual()).toEqual(table.recomputed());
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('write nothing of a structure whose inputs do not change', () => {
+    fc.assert(
+      fc.property(nameArb, scanArb, (name, scan) => {
+        const env: EnvironmentRecord = {
+          environmentId: 'e',
+          applicationId: 'a',
+          organizationId: 'o',
+          name,
+          applicationType: 'CLOUD',
+          createdAt: 1,
+          nameTrigrams: true,
+          ...scan,
+        };
+        const same = { ...env, defaultConfigKey: 'elsewhere' };
+        for (const project of PROJECTIONS) {
+          const { set = {}, remove = [], items = [] } = project(env, same);
+          expect({ set, remove, items }).toEqual({ set: {}, remove: [], items: [] });
+        }
+      }),
+    );
+  });
+
+  it('leave a deleting environment without index keys, claim or postings', () => {
+    const env: EnvironmentRecord = {
+      environmentId: 'e',
+      applicationId: 'a',
+      organizationId: 'o',
+      name: 'production',
+      applicationType: 'STANDARD',
+      createdAt: 1,
+      nameTrigrams: true,
+    };
+    const projected = PROJECTIONS.map((project) => project(env, { ...env, deleting: true }));
+    expect(projected.flatMap((p) => p.remove ?? []).sort()).toEqual([...INDEX_KEYS].sort());
+    expect(projected.flatMap((p) => (p.items ?? []).map((item) => item.Delete?.Key?.sk)).sort()).toEqual(
+      [
+        keys.environmentName('a', 'production').sk,
+        ...keys.nameGramPostings('a', 'e', 'production').map((k) => k.sk),
+      ].sort(),
+    );
+  });
+});
