@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 
 // Shared pieces of `npm run bench`: timing statistics, progress output and the section interface.
@@ -51,4 +52,15 @@ export async function benchTenant(
   const response = await fetch(`${ctx.baseUrl}/api/v1/auth/login`, { headers: { 'x-apikey': apiKey } });
   const { token } = (await response.json()) as { token: string };
   return { orgId, userId, apiKey, token };
+}
+
+/**
+ * Ids that are the same in every run (a UUID-shaped hash of `label` and the argument), so that seeded data sorts,
+ * pages and matches text searches identically and two runs' read units compare exactly.
+ */
+export function seededIds(label: string): (key: string | number) => string {
+  return (key) => {
+    const hex = createHash('sha256').update(`${label}:${key}`).digest('hex');
+    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+  };
 }

@@ -1,6 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { benchTenant, measure, type BenchContext } from './harness.ts';
+import { benchTenant, measure, seededIds, type BenchContext } from './harness.ts';
 import type { BenchSection } from './harness.ts';
 
 // List figures (docs/DATA-MODEL.md, Reads): p50/p95 latency, DynamoDB read units and calls per request of List
@@ -46,7 +45,9 @@ export async function seed(ctx: BenchContext, orgId: string, userId: string, env
   const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
   const { config } = await import('../../shared/config.ts');
 
-  const teamId = randomUUID();
+  // Every id and name is the same in each run (seededIds), so two runs' read units and counts compare exactly.
+  const id = seededIds(`lists-${envCount}`);
+  const teamId = id('team');
   const appCount = envCount / ENVS_PER_APP;
   const items: Record<string, unknown>[] = [];
   const counts = new Map<
@@ -67,9 +68,9 @@ export async function seed(ctx: BenchContext, orgId: string, userId: string, env
     const type = a % 50 === 7 ? ('CLOUD' as const) : ('STANDARD' as const);
     const team = a % 10 === 3 ? teamId : undefined;
     const app = {
-      applicationId: randomUUID(),
+      applicationId: id(`app-${a}`),
       organizationId: orgId,
-      name: `app-${String(a).padStart(6, '0')}-${randomUUID().slice(0, 4)}`,
+      name: `app-${String(a).padStart(6, '0')}-${id(`name-${a}`).slice(0, 4)}`,
       applicationType: type,
       applicationStatus: 'ACTIVE' as const,
       environmentCount: ENVS_PER_APP,
@@ -85,10 +86,14 @@ export async function seed(ctx: BenchContext, orgId: string, userId: string, env
     counts.set(bucket, count);
     const envs = [];
     for (let e = 0; e < ENVS_PER_APP; e++) {
-      const env = newEnvironment(app, ['dev', 'qa', 'stage', 'prod', `env-${a}`][e]);
+      const env = {
+        ...newEnvironment(app, ['dev', 'qa', 'stage', 'prod', `env-${a}`][e]),
+        environmentId: id(`env-${a}-${e}`),
+        createdAt: now,
+      };
       if ((a + e) % 2 === 0) {
         Object.assign(env, {
-          lastScanId: randomUUID(),
+          lastScanId: id(`scan-${a}-${e}`),
           lastScanStatus: (a + e) % 4 === 0 ? 'COMPLETED' : 'ERROR',
           lastScanTimestamp: now - ((a * 7 + e) % 60) * 86_400_000,
           lastScanDuration: (a * 13 + e) % 900,
