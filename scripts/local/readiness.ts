@@ -1,4 +1,5 @@
-import { matchRoute, type LocalHook } from './server.ts';
+import { matchRoute } from './server.ts';
+import type { LocalHook } from './hook.ts';
 
 // `npm start` listens before its tables exist: the HTTP server also fronts the bucket, which provisioning creates
 // through it. Until the stack is ready (tables, bucket, bootstrap), API requests answer 503 with Retry-After instead

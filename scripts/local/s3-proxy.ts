@@ -3,7 +3,8 @@ import { request as httpRequest, type ServerResponse } from 'node:http';
 import { Hash } from '@smithy/hash-node';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { S3RequestPresigner } from '@aws-sdk/s3-request-presigner';
-import { readBoundedBody, type LocalHook } from './server.ts';
+import { readBoundedBody } from './server.ts';
+import type { LocalHook } from './hook.ts';
 
 // The local stack's S3 front door. s3rver ignores signatures, keys and methods, so it listens only on a Unix
 // socket in a private directory, and every S3 request (the handlers' own calls and the presigned URLs clients

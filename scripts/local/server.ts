@@ -7,6 +7,7 @@ import type { LambdaEvent, LambdaResult } from '../../shared/http/types.ts';
 import { DOT_SEGMENT_REFUSED, hasDotSegment } from '../../shared/http/path-parameters.ts';
 import { serveWeb } from './web.ts';
 import { serviceHook } from './service-hook.ts';
+import type { LocalHook } from './hook.ts';
 import {
   API_GATEWAY_BODY_LIMIT_BYTES,
   LAMBDA_EVENT_LIMIT_BYTES,
@@ -102,12 +103,6 @@ const json = (statusCode: number, message: string): LambdaResult => ({
   headers: { 'content-type': 'application/json', 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' },
   body: JSON.stringify({ message }),
 });
-
-/**
- * Requests the local server answers itself before the API routes (health, the OpenAPI document and docs, the
- * hosted-asset downloads): a hook answers and returns true, or returns false to pass. Each lives in its own module.
- */
-export type LocalHook = (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<boolean> | boolean;
 
 export async function handle(req: IncomingMessage, res: ServerResponse, hooks: LocalHook[] = []): Promise<void> {
   // Before URL parsing, which resolves dot segments (`%2e%2e` included) that API Gateway routes as they are.

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pageHeaders, servicePage, SERVICE_FILES, type ServiceFile } from '../../shared/service/pages.ts';
-import type { LocalHook } from './server.ts';
+import type { LocalHook } from './hook.ts';
 
 // `npm start`'s health check, OpenAPI document and reference docs (shared/service/pages.ts), read from the
 // repository and from the installed swagger-ui-dist.

@@ -5,7 +5,7 @@ import { startDynamodbLocal, type RunningProcess } from './dynamodb.ts';
 import { startS3rver } from './s3.ts';
 import { s3ProxyHook, type S3Credentials } from './s3-proxy.ts';
 import { freePort } from './ports.ts';
-import type { LocalHook } from './server.ts';
+import type { LocalHook } from './hook.ts';
 import type { Server } from 'node:http';
 
 // The local stack shared by `npm start`, the admin CLI and the tests: where its state lives and how its

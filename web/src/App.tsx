@@ -1,8 +1,8 @@
 import { lazy, Suspense, useEffect, useRef } from 'react';
 import { Navigate, NavLink, Route, Routes, useLocation, useParams } from 'react-router';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, unwrap } from './api/client';
+import { useQueryClient } from '@tanstack/react-query';
 import { signOut, useSession } from './session';
+import { useUser } from './user';
 import { SignIn } from './pages/SignIn';
 import { Loading, QueryView } from './components/states';
 import { ApplicationsPage } from './pages/Applications';
@@ -27,8 +27,6 @@ const IntegrationsPage = lazy(() => import('./pages/Integrations'));
 const TrackerConnectionsPage = lazy(() => import('./pages/TrackerConnections'));
 const OverviewPage = lazy(() => import('./pages/Overview'));
 const ExecutiveReportPage = lazy(() => import('./pages/ExecutiveReport'));
-
-export const useUser = () => useQuery({ queryKey: ['user'], queryFn: () => unwrap(api.GET('/api/v1/user')) });
 
 export function App() {
   const session = useSession();

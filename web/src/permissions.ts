@@ -1,4 +1,4 @@
-import { useUser } from './App';
+import { useUser } from './user';
 
 // The caller's permissions in an organization, as GET /api/v1/user lists them (READ_MEMBER, WRITE_TRIAGE, ...).
 // Pages ask here first and offer only what the caller may do, rather than a form the service refuses (401).

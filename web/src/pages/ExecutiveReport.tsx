@@ -7,7 +7,7 @@ import { OverviewLists } from '../components/OverviewLists';
 import { TrendCharts } from '../components/TrendCharts';
 import { SeverityBadge, text } from '../components/ui';
 import { useUrlState } from '../components/url-state';
-import { useUser } from '../App';
+import { useUser } from '../user';
 import { PERIODS } from './Overview';
 
 // The printable executive report (docs/GOVERNANCE.md, The overview): an organization's or an application's trends

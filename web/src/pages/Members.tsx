@@ -6,7 +6,7 @@ import { Empty, QueryView } from '../components/states';
 import { ActionForm, ConfirmButton, text, useTitle } from '../components/ui';
 import { DataTable } from '../components/DataTable';
 import { useHasPermission } from '../permissions';
-import { useUser } from '../App';
+import { useUser } from '../user';
 
 // Members: their roles, invitations, role changes and removal (docs/IDENTITY.md "Members and roles").
 

@@ -5,7 +5,7 @@ import { api, describeError, unwrap, type Schemas } from '../api/client';
 import { QueryView } from '../components/states';
 import { useHasPermission } from '../permissions';
 import { ActionForm, ConfirmButton, text, useTitle } from '../components/ui';
-import { useUser } from '../App';
+import { useUser } from '../user';
 
 type Team = Schemas['organization.Team'];
 
