@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { addUserTo, createTenant } from './fixtures.ts';
+import { createApp, startScan } from './scan-helpers.ts';
 import { addMember, createUser } from '../../shared/identity/admin.ts';
 import { getMemberships, membershipGrantUpdate, ownerRemains } from '../../shared/identity/membership-repository.ts';
 import { newUserItems } from '../../shared/identity/user-repository.ts';
 import { roleNameOf } from '../../shared/identity/roles.ts';
+import { findingsCount, reportsFull } from '../../shared/scans/repository.ts';
 import { cancelledItems, conditionFailed } from '../../shared/db/items.ts';
 import { transactWrite, type TransactItem } from '../../shared/db/transactions.ts';
 
@@ -67,5 +69,27 @@ describe('conflicts by name', () => {
       `user ${tenant.userId} is already a member of organization ${tenant.orgId}`,
     );
     await expect(addMember({ organizationId: tenant.orgId, userId: randomUUID() })).rejects.toThrow(/does not exist/);
+  });
+
+  it('an alert at its most reports is reported by its own name, wherever its count stands among the others', async () => {
+    const tenant = await createTenant();
+    const appId = await createApp(tenant);
+    const started = await startScan(tenant.token, appId);
+    const scan = { applicationId: appId, environmentId: started.envId, scanId: started.scanId };
+    // One report each allowed: alert `a` has had its one.
+    await transactWrite(findingsCount(scan, [{ pluginId: 'a', first: 0, count: 1 }], 1));
+    const counts = [
+      { pluginId: 'b', first: 0, count: 1 },
+      { pluginId: 'a', first: 1, count: 1 },
+    ];
+    for (const order of [counts, [...counts].reverse()]) {
+      const items = findingsCount(scan, order, 1);
+      for (const arranged of [items, [...items].reverse()]) {
+        const error = await cancellation(arranged);
+        expect(conditionFailed(error, reportsFull('a'))).toBe(true);
+        expect(conditionFailed(error, reportsFull('b'))).toBe(false);
+        expect(conditionFailed(error, 'scanEnded')).toBe(false);
+      }
+    }
   });
 });
