@@ -18,7 +18,7 @@ export function fromItem<T>(item: Record<string, unknown> | undefined): T | unde
 }
 
 /** The reasons a transaction was cancelled, one per item in request order ('None' for items that passed). */
-export function cancellationReasons(error: unknown): string[] | undefined {
+function cancellationReasons(error: unknown): string[] | undefined {
   if (error instanceof TransactionCanceledException)
     return (error.CancellationReasons ?? []).map((r) => r.Code ?? 'None');
   return undefined;
