@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { addUserTo, createTenant } from './fixtures.ts';
 import { createApp, startScan } from './scan-helpers.ts';
+import { newTeam } from './team-helpers.ts';
+import { getTeam, teamNameClaim, teamUpdate } from '../../shared/teams/repository.ts';
 import { addMember, createUser } from '../../shared/identity/admin.ts';
 import { getMemberships, membershipGrantUpdate, ownerRemains } from '../../shared/identity/membership-repository.ts';
 import { newUserItems } from '../../shared/identity/user-repository.ts';
@@ -90,6 +92,28 @@ describe('conflicts by name', () => {
         expect(conditionFailed(error, reportsFull('b'))).toBe(false);
         expect(conditionFailed(error, 'scanEnded')).toBe(false);
       }
+    }
+  });
+
+  it("a team's rename to a taken name is reported as nameTaken, and a stale team as teamChanged, in any order", async () => {
+    const tenant = await createTenant();
+    const other = await newTeam(tenant.orgId, tenant.token, { name: `taken-${randomUUID()}` });
+    const team = await newTeam(tenant.orgId, tenant.token, { name: `renamed-${randomUUID()}` });
+    const current = (await getTeam(tenant.orgId, team.id))!;
+    const renamed = { ...current, name: other.name, version: current.version + 1 };
+    const items = [teamUpdate(current, renamed), teamNameClaim(renamed)];
+    for (const order of [items, [...items].reverse()]) {
+      const error = await cancellation(order);
+      expect(conditionFailed(error, 'nameTaken')).toBe(true);
+      expect(conditionFailed(error, 'teamChanged')).toBe(false);
+    }
+    const stale = { ...current, version: current.version - 1 };
+    const free = { ...renamed, name: `free-${randomUUID()}` };
+    const staleItems = [teamUpdate(stale, free), teamNameClaim(free)];
+    for (const order of [staleItems, [...staleItems].reverse()]) {
+      const error = await cancellation(order);
+      expect(conditionFailed(error, 'teamChanged')).toBe(true);
+      expect(conditionFailed(error, 'nameTaken')).toBe(false);
     }
   });
 });
