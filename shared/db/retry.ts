@@ -13,7 +13,7 @@ export interface RetryOnConflictOptions {
   /** Attempts in all, the first included (at least 1). */
   attempts: number;
   /**
-   * Why the attempt's error is a lost race worth another attempt (`'ConditionalCheckFailed at item 1'`,
+   * Why the attempt's error is a lost race worth another attempt (`'ConditionalCheckFailed at countChanged'`,
    * `'TransactionConflict'`), or undefined: the error is thrown at once, as it is.
    */
   conflict: (error: unknown) => string | undefined;
