@@ -1,5 +1,5 @@
 import { auditEntry, transactWrite } from '../audit/entries.ts';
-import { cancellationReasons } from '../db/items.ts';
+import { cancelledItems } from '../db/items.ts';
 import { retryOnConflict, transactionConflict } from '../db/retry.ts';
 import { randomUUID } from 'node:crypto';
 import { badRequest, conflict, notFound, unauthorized } from '../errors.ts';
@@ -300,9 +300,7 @@ export async function createApplicationsForRepositories(caller: Caller, orgId: s
     await transactWrite(items);
   } catch (error) {
     if (
-      cancellationReasons(error)?.some(
-        (reason) => reason === 'ConditionalCheckFailed' || reason === 'TransactionConflict',
-      )
+      cancelledItems(error)?.some(({ code }) => code === 'ConditionalCheckFailed' || code === 'TransactionConflict')
     ) {
       throw conflict('a repository or the team changed meanwhile; retry');
     }

@@ -17,11 +17,8 @@ export function fromItem<T>(item: Record<string, unknown> | undefined): T | unde
   return entity as T;
 }
 
-/**
- * The reasons a transaction was cancelled, one per item in request order ('None' for items that passed).
- * Lets a caller say which condition failed ("user does not exist") instead of a generic error.
- */
-export function cancellationReasons(error: unknown): string[] | undefined {
+/** The reasons a transaction was cancelled, one per item in request order ('None' for items that passed). */
+function cancellationReasons(error: unknown): string[] | undefined {
   if (error instanceof TransactionCanceledException)
     return (error.CancellationReasons ?? []).map((r) => r.Code ?? 'None');
   return undefined;
@@ -57,9 +54,19 @@ export function cancelledItems(error: unknown): { code: string; name: string }[]
   return codes.map((code, i) => ({ code, name: names[i] ?? `item ${i}` }));
 }
 
+/**
+ * The names of the items whose condition cancelled the transaction, in request order (none for any other error).
+ * For a caller to whom any failed condition means the same (another request changed what it read).
+ */
+export function failedConditions(error: unknown): string[] {
+  return (cancelledItems(error) ?? [])
+    .filter((item) => item.code === 'ConditionalCheckFailed')
+    .map((item) => item.name);
+}
+
 /** Whether the transaction was cancelled by the failed condition of the item named `name`. */
 export function conditionFailed(error: unknown, name: string): boolean {
-  return !!cancelledItems(error)?.some((item) => item.name === name && item.code === 'ConditionalCheckFailed');
+  return failedConditions(error).includes(name);
 }
 
 export function isConditionFailure(error: unknown): boolean {

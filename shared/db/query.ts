@@ -1,5 +1,5 @@
 import { BatchGetCommand, BatchWriteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { cancellationReasons } from './items.ts';
+import { cancelledItems } from './items.ts';
 import { retryOnConflict } from './retry.ts';
 import { db } from './client.ts';
 import { config } from '../config.ts';
@@ -296,8 +296,8 @@ export async function transactWriteRetryingConflicts(items: TransactItem[], atte
 }
 
 function conflictsOnly(error: unknown): string | undefined {
-  const reasons = cancellationReasons(error) ?? [];
+  const codes = (cancelledItems(error) ?? []).map((item) => item.code);
   const conflictOnly =
-    reasons.includes('TransactionConflict') && reasons.every((r) => r === 'TransactionConflict' || r === 'None');
+    codes.includes('TransactionConflict') && codes.every((code) => code === 'TransactionConflict' || code === 'None');
   return conflictOnly ? 'TransactionConflict' : undefined;
 }

@@ -13,7 +13,7 @@ export interface RetryOnConflictOptions {
   /** Attempts in all, the first included (at least 1). */
   attempts: number;
   /**
-   * Why the attempt's error is a lost race worth another attempt (`'ConditionalCheckFailed at item 1'`,
+   * Why the attempt's error is a lost race worth another attempt (`'ConditionalCheckFailed at countChanged'`,
    * `'TransactionConflict'`), or undefined: the error is thrown at once, as it is.
    */
   conflict: (error: unknown) => string | undefined;
@@ -67,32 +67,25 @@ function exhaustedError(options: RetryOnConflictOptions, reason: string, attempt
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * The usual lost race of a transaction: a failed condition (at any item, or only at the items `at` lists, by name
- * or position) or a TransactionConflict, named with the first item it happened at.
+ * The usual lost race of a transaction: a failed condition (at any item, or only at the items `at` names: items.ts
+ * `named`, docs/DATA-MODEL.md, Projections) or a TransactionConflict, named with the first item it happened at.
  */
-export function transactionConflict(at?: ItemRef[]): (error: unknown) => string | undefined {
+export function transactionConflict(at?: string[]): (error: unknown) => string | undefined {
   return cancelledBy(
-    (code, i, name) => code === 'TransactionConflict' || (code === 'ConditionalCheckFailed' && inside(at, i, name)),
+    (code, name) => code === 'TransactionConflict' || (code === 'ConditionalCheckFailed' && inside(at, name)),
   );
 }
 
-/** A transaction cancelled by a failed condition (at any item, or only at the items `at` lists), named with its item. */
-export function failedCondition(at?: ItemRef[]): (error: unknown) => string | undefined {
-  return cancelledBy((code, i, name) => code === 'ConditionalCheckFailed' && inside(at, i, name));
+/** A transaction cancelled by a failed condition (at any item, or only at the items `at` names), named with its item. */
+export function failedCondition(at?: string[]): (error: unknown) => string | undefined {
+  return cancelledBy((code, name) => code === 'ConditionalCheckFailed' && inside(at, name));
 }
 
-/** An item of a transaction: its name (items.ts named; docs/DATA-MODEL.md, Projections) or its position. */
-export type ItemRef = string | number;
+const inside = (at: string[] | undefined, name: string) => !at || at.includes(name);
 
-const inside = (at: ItemRef[] | undefined, index: number, name: string) =>
-  !at || at.includes(index) || at.includes(name);
-
-function cancelledBy(
-  matches: (code: string, index: number, name: string) => boolean,
-): (error: unknown) => string | undefined {
+function cancelledBy(matches: (code: string, name: string) => boolean): (error: unknown) => string | undefined {
   return (error) => {
-    const items = cancelledItems(error);
-    const index = items ? items.findIndex(({ code, name }, i) => matches(code, i, name)) : -1;
-    return index < 0 ? undefined : `${items![index]!.code} at ${items![index]!.name}`;
+    const item = cancelledItems(error)?.find(({ code, name }) => matches(code, name));
+    return item && `${item.code} at ${item.name}`;
   };
 }

@@ -6,12 +6,12 @@ import { recordItemNames } from './items.ts';
 // Building blocks of the main table's TransactWriteItems calls.
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
-/** The transaction fails (reason 'ConditionalCheckFailed' at this position) unless the item exists. */
+/** The transaction fails (ConditionalCheckFailed at this item: name it with items.ts `named`) unless the item exists. */
 export const requireItem = (Key: Record<string, unknown>): TransactItem => ({
   ConditionCheck: { TableName: config.tableName, Key, ConditionExpression: 'attribute_exists(pk)' },
 });
 
-/** Creates the item; the transaction fails at this position if an item with its key exists. */
+/** Creates the item; the transaction fails at this item if an item with its key exists. */
 export const putNewItem = (Item: Record<string, unknown>): TransactItem => ({
   Put: { TableName: config.tableName, Item, ConditionExpression: 'attribute_not_exists(pk)' },
 });

@@ -3,7 +3,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
-import { fromItem } from '../db/items.ts';
+import { fromItem, named } from '../db/items.ts';
 import { batchGet, batchPut, deleteFound, inParallel, queryAll, queryItems, untilAborted } from '../db/query.ts';
 import { config } from '../config.ts';
 import { logger } from '../http/logger.ts';
@@ -308,13 +308,13 @@ export async function pendingFindingsStart(appId: string, pending: PendingFindin
 
 /** In the publishing transaction: the pending write ends, unless a sweep has taken it over (then nothing commits). */
 export function pendingFindingsEnd(appId: string, attempt: string): TransactItem {
-  return {
+  return named('pendingSwept', {
     Delete: {
       TableName: config.tableName,
       Key: keys.pendingFindings(appId, attempt),
       ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(sweeping)',
     },
-  };
+  });
 }
 
 /** After its records were put back (and an import's items removed): the pending write is over. */

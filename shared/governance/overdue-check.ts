@@ -2,7 +2,7 @@ import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { db } from '../db/client.ts';
 import { expiryDay, keys } from '../db/keys.ts';
-import { cancellationReasons, fromItem } from '../db/items.ts';
+import { failedConditions, fromItem } from '../db/items.ts';
 import { queryAll, queryItems } from '../db/query.ts';
 import { transactWrite, type TransactItem } from '../db/transactions.ts';
 import { config } from '../config.ts';
@@ -85,7 +85,7 @@ async function commitUnlessRaced(items: TransactItem[]): Promise<boolean> {
     await transactWrite(items);
     return true;
   } catch (error) {
-    if (cancellationReasons(error)?.includes('ConditionalCheckFailed')) return false;
+    if (failedConditions(error).length) return false;
     throw error;
   }
 }

@@ -1,6 +1,6 @@
 import { keys } from '../db/keys.ts';
 import { batchGet, transactWriteRetryingConflicts } from '../db/query.ts';
-import { cancellationReasons, fromItem } from '../db/items.ts';
+import { conditionFailed, fromItem, named } from '../db/items.ts';
 import { config } from '../config.ts';
 import { auditEntry } from '../audit/entries.ts';
 import { notFound } from '../errors.ts';
@@ -91,15 +91,17 @@ function overrideWrites(
   const owner = scope.environmentId
     ? keys.environment(scope.applicationId, scope.environmentId)
     : keys.application(scope.applicationId);
-  const live: TransactItem = {
+  const live = named('ownerGone', {
     ConditionCheck: {
       TableName: config.tableName,
       Key: owner,
       ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deleting)',
     },
-  };
-  if (days === undefined)
-    return [live, { Delete: { TableName: config.tableName, Key: key, ConditionExpression: 'attribute_exists(pk)' } }];
+  });
+  if (days === undefined) {
+    const removal = { Delete: { TableName: config.tableName, Key: key, ConditionExpression: 'attribute_exists(pk)' } };
+    return [live, named('overrideGone', removal)];
+  }
   const record: SlaOverrideRecord = { ...scope, days, updatedAt: now, updatedBy: caller.userId };
   return [live, { Put: { TableName: config.tableName, Item: { ...key, entity: 'slaOverride', ...record } } }];
 }
@@ -120,12 +122,11 @@ async function changeOverride(
       await auditEntry(caller, orgId, 'APPLICATION_POLICY_MODIFIED', payload, now),
     ]);
   } catch (error) {
-    const [owner, override] = cancellationReasons(error) ?? [];
     const where = scope.environmentId
       ? `environment ${scope.environmentId} in application ${scope.applicationId}`
       : `application ${scope.applicationId}`;
-    if (owner === 'ConditionalCheckFailed') throw notFound(`${where} not found`);
-    if (override === 'ConditionalCheckFailed') throw notFound(`${where} has no SLA override`);
+    if (conditionFailed(error, 'ownerGone')) throw notFound(`${where} not found`);
+    if (conditionFailed(error, 'overrideGone')) throw notFound(`${where} has no SLA override`);
     throw error;
   }
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
-import { cancellationReasons, fromItem } from '../db/items.ts';
+import { conditionFailed, fromItem, named } from '../db/items.ts';
 import { retryOnConflict, transactionConflict } from '../db/retry.ts';
 import { queryAll } from '../db/query.ts';
 import { config } from '../config.ts';
@@ -75,25 +75,28 @@ const onVersion = (previousVersion: string | undefined) =>
     ? { ConditionExpression: 'version = :previous', ExpressionAttributeValues: { ':previous': previousVersion } }
     : { ConditionExpression: 'attribute_not_exists(pk)' };
 
-const putRecord = (record: OrganizationAssetRecord, previousVersion: string | undefined): TransactItem => ({
-  Put: {
-    TableName: config.tableName,
-    Item: {
-      ...keys.organizationAsset(record.organizationId, record.kind, record.name),
-      entity: 'organizationAsset',
-      ...record,
+/** Fails at `assetChanged` when the version read was replaced, at `nameTaken` when none was read and one exists. */
+const putRecord = (record: OrganizationAssetRecord, previousVersion: string | undefined): TransactItem =>
+  named(previousVersion ? 'assetChanged' : 'nameTaken', {
+    Put: {
+      TableName: config.tableName,
+      Item: {
+        ...keys.organizationAsset(record.organizationId, record.kind, record.name),
+        entity: 'organizationAsset',
+        ...record,
+      },
+      ...onVersion(previousVersion),
     },
-    ...onVersion(previousVersion),
-  },
-});
+  });
 
-const deleteRecord = (record: OrganizationAssetRecord): TransactItem => ({
-  Delete: {
-    TableName: config.tableName,
-    Key: keys.organizationAsset(record.organizationId, record.kind, record.name),
-    ...onVersion(record.version),
-  },
-});
+const deleteRecord = (record: OrganizationAssetRecord): TransactItem =>
+  named('assetChanged', {
+    Delete: {
+      TableName: config.tableName,
+      Key: keys.organizationAsset(record.organizationId, record.kind, record.name),
+      ...onVersion(record.version),
+    },
+  });
 
 /** Creates or replaces the named asset with `text`; `audit` is written in the same transaction. */
 export async function putOrganizationAsset(
@@ -167,10 +170,9 @@ export async function renameOrganizationAsset(
       await auditEntry(caller, input.orgId, audit.type, audit.payload),
     ]);
   } catch (error) {
-    const reasons = cancellationReasons(error);
-    if (reasons?.[1] === 'ConditionalCheckFailed')
+    if (conditionFailed(error, 'nameTaken'))
       throw conflict(`newName: a ${LABELS[input.kind]} named ${input.newName} already exists`);
-    if (reasons?.[0] === 'ConditionalCheckFailed')
+    if (conditionFailed(error, 'assetChanged'))
       throw conflict(`${LABELS[input.kind]} ${input.originalName} was changed concurrently; retry`);
     throw error;
   }
@@ -187,7 +189,7 @@ export async function removeOrganizationAsset(
   try {
     await transactWrite([deleteRecord(record), await auditEntry(caller, input.orgId, audit.type, audit.payload)]);
   } catch (error) {
-    if (cancellationReasons(error)?.[0] === 'ConditionalCheckFailed')
+    if (conditionFailed(error, 'assetChanged'))
       throw conflict(`${LABELS[input.kind]} ${input.name} was changed concurrently; retry`);
     throw error;
   }

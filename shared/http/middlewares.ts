@@ -21,6 +21,7 @@ import { pathParameterNames, type Route } from '../routes.ts';
 import { DOT_SEGMENT_REFUSED, hasDotSegment, pathParameterReader } from './path-parameters.ts';
 import { currentScope } from './request-scope.ts';
 import { prefetchesSettled } from '../db/prefetch.ts';
+import { cancelledItems } from '../db/items.ts';
 import type { prefetcher } from './prefetch.ts';
 import { toJsonObject, toProtobuf } from '../proto/encoding.ts';
 import { createCaller } from './caller.ts';
@@ -130,9 +131,7 @@ export function errorResponses(): Middleware {
       } else if (error.name === 'TransactionCanceledException' || error.name === 'ConditionalCheckFailedException') {
         // Concurrent requests kept changing the same items until the operation's retries ran out: nothing was
         // written (a transaction is all or nothing), so the client may simply retry.
-        logger.info('write lost to concurrent changes', {
-          reasons: (error as { CancellationReasons?: unknown }).CancellationReasons,
-        });
+        logger.info('write lost to concurrent changes', { reasons: cancelledItems(error) });
         request.response = jsonResponse(409, {
           message:
             'Conflict: other requests changed the same data at the same time; nothing was changed, retry the request',

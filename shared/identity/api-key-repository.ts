@@ -1,11 +1,11 @@
-import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
-import { fromItem, cancellationReasons } from '../db/items.ts';
+import { conditionFailed, fromItem, named } from '../db/items.ts';
 import { getItem, queryAll, type PartitionQuery } from '../db/query.ts';
 import { config } from '../config.ts';
 import { badRequest } from '../errors.ts';
-import { putNewItem, requireItem, type TransactItem } from '../db/transactions.ts';
+import { putNewItem, requireItem, transactWrite, type TransactItem } from '../db/transactions.ts';
 import type { Permission } from './permissions.ts';
 
 /** What is stored of an API key: never the secret itself, only its SHA-256 hash. */
@@ -32,20 +32,20 @@ export const LAST_USED_GRANULARITY_MS = 60_000;
 /** The new key's item (with its user required to exist), for a transaction with its audit entries. */
 export function apiKeyCreation(record: ApiKeyRecord): TransactItem[] {
   return [
-    requireItem(keys.user(record.userId)),
+    named('userGone', requireItem(keys.user(record.userId))),
     putNewItem({ ...keys.apiKey(record.secretHash, record.userId, record.keyId), entity: 'apiKey', ...record }),
   ];
 }
 
 /** The key's deletion, provided it still exists (a concurrent revocation is then reported, not repeated). */
 export function apiKeyDeletion(record: ApiKeyRecord): TransactItem {
-  return {
+  return named('keyGone', {
     Delete: {
       TableName: config.tableName,
       Key: keys.apiKeyBySecretHash(record.secretHash),
       ConditionExpression: 'attribute_exists(pk)',
     },
-  };
+  });
 }
 
 /** Records a use of the key when its lastUsedAt is stale; a key revoked meanwhile is not written back. */
@@ -68,10 +68,9 @@ export async function noteApiKeyUse(record: ApiKeyRecord, now = Date.now()): Pro
 
 export async function putApiKey(record: ApiKeyRecord): Promise<void> {
   try {
-    await db.send(new TransactWriteCommand({ TransactItems: apiKeyCreation(record) }));
+    await transactWrite(apiKeyCreation(record));
   } catch (error) {
-    if (cancellationReasons(error)?.[0] === 'ConditionalCheckFailed')
-      throw badRequest(`user ${record.userId} does not exist`);
+    if (conditionFailed(error, 'userGone')) throw badRequest(`user ${record.userId} does not exist`);
     throw error;
   }
 }

@@ -1,7 +1,7 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { config } from '../config.ts';
 import { keys } from '../db/keys.ts';
-import { cancellationReasons, fromItem } from '../db/items.ts';
+import { conditionFailed, failedConditions, fromItem, named } from '../db/items.ts';
 import { getItem, queryAll, transactWriteRetryingConflicts } from '../db/query.ts';
 import { putNewItem, requireItem, type TransactItem } from '../db/transactions.ts';
 import { auditEntry, transactWrite } from '../audit/entries.ts';
@@ -122,14 +122,14 @@ export async function listInvitations(caller: Caller, orgId: string) {
 
 /** The invitation's deletion, provided it is still the one read (a concurrent revocation or acceptance fails it). */
 function invitationDeletion(record: InvitationRecord, now?: number): TransactItem {
-  return {
+  return named('inviteUsed', {
     Delete: {
       TableName: config.tableName,
       Key: keys.invitationById(record.invitationId),
       ConditionExpression: `secretHash = :hash${now === undefined ? '' : ' AND validUntil > :now'}`,
       ExpressionAttributeValues: { ':hash': record.secretHash, ...(now === undefined ? {} : { ':now': now }) },
     },
-  };
+  });
 }
 
 async function invitationOf(invitationId: string): Promise<InvitationRecord | undefined> {
@@ -150,8 +150,7 @@ export async function revokeInvitation(caller: Caller, orgId: string, invitation
   try {
     await transactWrite([invitationDeletion(record), audit]);
   } catch (error) {
-    if (cancellationReasons(error)?.[0] === 'ConditionalCheckFailed')
-      throw notFound(`invitation ${invitationId} not found`);
+    if (conditionFailed(error, 'inviteUsed')) throw notFound(`invitation ${invitationId} not found`);
     throw error;
   }
   return {};
@@ -226,18 +225,17 @@ export async function acceptInvitation(body: AcceptInvitationBody) {
   try {
     await transactWriteRetryingConflicts([
       invitationDeletion(record, now),
-      requireItem(keys.organization(orgId)),
+      named('organizationGone', requireItem(keys.organization(orgId))),
       membershipCreation(membership),
       audit,
       ...userWrites,
     ]);
   } catch (error) {
-    const reasons = cancellationReasons(error);
-    if (reasons?.[0] === 'ConditionalCheckFailed') throw notFound(NOT_VALID);
-    if (reasons?.[1] === 'ConditionalCheckFailed') throw notFound(NOT_VALID);
-    if (reasons?.[2] === 'ConditionalCheckFailed')
+    if (conditionFailed(error, 'inviteUsed') || conditionFailed(error, 'organizationGone')) throw notFound(NOT_VALID);
+    if (conditionFailed(error, 'memberExists'))
       throw conflict(`${record.email} is already a member of this organization`);
-    if (reasons?.includes('ConditionalCheckFailed'))
+    // The user's writes: created or changed by another request since the read.
+    if (failedConditions(error).length)
       throw conflict(`the user of ${record.email} changed meanwhile: accept the invitation again`);
     throw error;
   }

@@ -1,6 +1,6 @@
 import { auditEntry, type TransactItem } from '../audit/entries.ts';
 import { transactWriteRetryingConflicts } from '../db/query.ts';
-import { cancellationReasons } from '../db/items.ts';
+import { cancelledItems, conditionFailed } from '../db/items.ts';
 import { conflict, forbidden, notFound } from '../errors.ts';
 import { pageOf, v1NextPageToken } from '../lists.ts';
 import { getTeams, teamUpdate } from '../teams/repository.ts';
@@ -111,14 +111,14 @@ function lastOwnerGuard(
 }
 
 /** The write's outcome: the target changed meanwhile (409, try again) or the last owner would go (409). */
-async function commit(items: TransactItem[], guardAt: number, userId: string): Promise<void> {
+async function commit(items: TransactItem[], userId: string): Promise<void> {
   try {
     await transactWriteRetryingConflicts(items);
   } catch (error) {
-    const reasons = cancellationReasons(error);
-    if (!reasons) throw error;
-    if (reasons[guardAt] === 'ConditionalCheckFailed') throw conflict(LAST_OWNER);
-    if (reasons.includes('ConditionalCheckFailed') || reasons.includes('TransactionConflict'))
+    if (conditionFailed(error, 'lastOwner')) throw conflict(LAST_OWNER);
+    // Any other failed condition or conflict: the member, the user or one of its teams changed since the read.
+    const lost = ({ code }: { code: string }) => code === 'ConditionalCheckFailed' || code === 'TransactionConflict';
+    if (cancelledItems(error)?.some(lost))
       throw conflict(`member ${userId} was changed meanwhile: read it again and retry`);
     throw error;
   }
@@ -141,7 +141,7 @@ export async function updateMember(caller: Caller, orgId: string, userId: string
     previousRoleName: roleNameOf(target),
     previousPermissions: target.permissions,
   });
-  await commit([membershipGrantUpdate(target, grant), ...guard, audit], guard.length ? 1 : -1, userId);
+  await commit([membershipGrantUpdate(target, grant), ...guard, audit], userId);
   return { member: memberView({ ...target, ...grant }, user) };
 }
 
@@ -170,7 +170,6 @@ export async function removeMember(caller: Caller, orgId: string, userId: string
       ...teams.map((team) => teamUpdate(team, { ...team, userIds: team.userIds.filter((id) => id !== userId) })),
       audit,
     ],
-    guard.length ? 1 : -1,
     userId,
   );
   return {};

@@ -1,11 +1,9 @@
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
-import { fromItem, cancellationReasons } from '../db/items.ts';
+import { fromItem, conditionFailed, named } from '../db/items.ts';
 import { batchGet, queryAll, type PartitionQuery } from '../db/query.ts';
 import { config } from '../config.ts';
 import { badRequest, conflict } from '../errors.ts';
-import { requireItem, type TransactItem } from '../db/transactions.ts';
+import { requireItem, transactWrite, type TransactItem } from '../db/transactions.ts';
 import type { Permission } from './permissions.ts';
 import type { MemberRoleName, Role } from './roles.ts';
 import type { Organization } from './organization-repository.ts';
@@ -37,43 +35,38 @@ export async function putMembership(
 ): Promise<void> {
   const { organizationId, userId, role, roleName, permissions, createdAt } = membership;
   try {
-    await db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          requireItem(keys.organization(membership.organizationId)),
-          userOrganizationUpdate(membership.userId, membership.organizationId, 'ADD'),
-          {
-            Update: {
-              TableName: config.tableName,
-              Key: { pk: keys.membership(organizationId, userId).pk, sk: keys.membership(organizationId, userId).sk },
-              UpdateExpression:
-                'SET entity = :entity, gsi1pk = :gsi1pk, gsi1sk = :gsi1sk, organizationId = :org, userId = :user, #role = :role, ' +
-                '#permissions = :permissions, createdAt = if_not_exists(createdAt, :createdAt), teamIds = if_not_exists(teamIds, :noTeams)' +
-                (roleName ? ', roleName = :roleName' : ' REMOVE roleName'),
-              ...(options.replace ? {} : { ConditionExpression: 'attribute_not_exists(pk)' }),
-              ExpressionAttributeNames: { '#role': 'role', '#permissions': 'permissions' },
-              ExpressionAttributeValues: {
-                ':entity': 'membership',
-                ':gsi1pk': keys.membership(organizationId, userId).gsi1pk,
-                ':gsi1sk': keys.membership(organizationId, userId).gsi1sk,
-                ':org': organizationId,
-                ':user': userId,
-                ':role': role,
-                ':permissions': permissions,
-                ':createdAt': createdAt,
-                ':noTeams': [],
-                ...(roleName ? { ':roleName': roleName } : {}),
-              },
-            },
+    await transactWrite([
+      named('organizationGone', requireItem(keys.organization(membership.organizationId))),
+      userOrganizationUpdate(membership.userId, membership.organizationId, 'ADD'),
+      named('memberExists', {
+        Update: {
+          TableName: config.tableName,
+          Key: { pk: keys.membership(organizationId, userId).pk, sk: keys.membership(organizationId, userId).sk },
+          UpdateExpression:
+            'SET entity = :entity, gsi1pk = :gsi1pk, gsi1sk = :gsi1sk, organizationId = :org, userId = :user, #role = :role, ' +
+            '#permissions = :permissions, createdAt = if_not_exists(createdAt, :createdAt), teamIds = if_not_exists(teamIds, :noTeams)' +
+            (roleName ? ', roleName = :roleName' : ' REMOVE roleName'),
+          ...(options.replace ? {} : { ConditionExpression: 'attribute_not_exists(pk)' }),
+          ExpressionAttributeNames: { '#role': 'role', '#permissions': 'permissions' },
+          ExpressionAttributeValues: {
+            ':entity': 'membership',
+            ':gsi1pk': keys.membership(organizationId, userId).gsi1pk,
+            ':gsi1sk': keys.membership(organizationId, userId).gsi1sk,
+            ':org': organizationId,
+            ':user': userId,
+            ':role': role,
+            ':permissions': permissions,
+            ':createdAt': createdAt,
+            ':noTeams': [],
+            ...(roleName ? { ':roleName': roleName } : {}),
           },
-        ],
+        },
       }),
-    );
+    ]);
   } catch (error) {
-    const reasons = cancellationReasons(error);
-    if (reasons?.[0] === 'ConditionalCheckFailed') throw badRequest(`organization ${organizationId} does not exist`);
-    if (reasons?.[1] === 'ConditionalCheckFailed') throw badRequest(`user ${userId} does not exist`);
-    if (reasons?.[2] === 'ConditionalCheckFailed') {
+    if (conditionFailed(error, 'organizationGone')) throw badRequest(`organization ${organizationId} does not exist`);
+    if (conditionFailed(error, 'userGone')) throw badRequest(`user ${userId} does not exist`);
+    if (conditionFailed(error, 'memberExists')) {
       throw conflict(
         `user ${userId} is already a member of organization ${organizationId}: pass --replace to change its role and permissions`,
       );
@@ -197,14 +190,14 @@ export async function listMembershipsOfOrg(orgId: string): Promise<Membership[]>
 
 /** Deletes a membership, provided its teams are still those read (team writes change them in step). */
 export function membershipDelete(membership: Membership): TransactItem {
-  return {
+  return named('memberChanged', {
     Delete: {
       TableName: config.tableName,
       Key: membershipKey(membership.organizationId, membership.userId),
       ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(teamIds) OR size(teamIds) = :teams)',
       ExpressionAttributeValues: { ':teams': membership.teamIds.length },
     },
-  };
+  });
 }
 
 // ---- Members and roles (docs/IDENTITY.md "Members and roles")
@@ -212,13 +205,13 @@ export function membershipDelete(membership: Membership): TransactItem {
 /** A new membership's item (the user must not be a member yet), for a transaction with its user and audit entry. */
 export function membershipCreation(membership: Omit<Membership, 'revokedApiKeys'>): TransactItem {
   const { organizationId, userId } = membership;
-  return {
+  return named('memberExists', {
     Put: {
       TableName: config.tableName,
       Item: { ...keys.membership(organizationId, userId), entity: 'membership', ...membership },
       ConditionExpression: 'attribute_not_exists(pk)',
     },
-  };
+  });
 }
 
 /** Changes a membership's role and permissions, provided its public role is still the one read (owner counting). */
@@ -226,7 +219,7 @@ export function membershipGrantUpdate(
   membership: Membership,
   grant: { role: Role; roleName: MemberRoleName; permissions: Permission[] },
 ): TransactItem {
-  return {
+  return named('memberChanged', {
     Update: {
       TableName: config.tableName,
       Key: membershipKey(membership.organizationId, membership.userId),
@@ -240,7 +233,7 @@ export function membershipGrantUpdate(
         ':was': membership.role,
       },
     },
-  };
+  });
 }
 
 /**
@@ -248,7 +241,7 @@ export function membershipGrantUpdate(
  * owner never leaves the organization without one, even when owners are demoted concurrently.
  */
 export function ownerRemains(orgId: string, ownerId: string, owning: Role): TransactItem {
-  return {
+  return named('lastOwner', {
     ConditionCheck: {
       TableName: config.tableName,
       Key: membershipKey(orgId, ownerId),
@@ -256,5 +249,5 @@ export function ownerRemains(orgId: string, ownerId: string, owning: Role): Tran
       ExpressionAttributeNames: { '#role': 'role' },
       ExpressionAttributeValues: { ':owner': owning },
     },
-  };
+  });
 }

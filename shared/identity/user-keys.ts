@@ -1,7 +1,7 @@
 import { generateApiKey, hashApiKey } from '../auth/api-keys.ts';
 import { isSsoSessionId, liveSsoSession } from '../sso/sessions.ts';
 import { auditEntry, transactWrite, type TransactItem } from '../audit/entries.ts';
-import { cancellationReasons } from '../db/items.ts';
+import { conditionFailed } from '../db/items.ts';
 import { mapInParallel } from '../db/query.ts';
 import { accessibleApplication } from '../applications/access.ts';
 import { badRequest, conflict, notFound, unauthorized } from '../errors.ts';
@@ -137,8 +137,7 @@ async function revoke(actor: Caller, record: ApiKeyRecord, memberships: Membersh
     await transactWrite([apiKeyDeletion(record), ...revocations, ...audit]);
   } catch (error) {
     // The key was revoked meanwhile: as if it had not been found.
-    if (cancellationReasons(error)?.[0] === 'ConditionalCheckFailed')
-      throw notFound(`API key ${record.keyId} not found`);
+    if (conditionFailed(error, 'keyGone')) throw notFound(`API key ${record.keyId} not found`);
     throw error;
   }
   await pruneRevocations(memberships, now);

@@ -1,9 +1,7 @@
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
-import { fromItem, cancellationReasons } from '../db/items.ts';
+import { conditionFailed, fromItem, named } from '../db/items.ts';
 import { badRequest } from '../errors.ts';
-import { putNewItem, type TransactItem } from '../db/transactions.ts';
+import { putNewItem, transactWrite, type TransactItem } from '../db/transactions.ts';
 import { batchGet, getItem } from '../db/query.ts';
 import { config } from '../config.ts';
 
@@ -25,10 +23,9 @@ export interface User {
 /** Creates the user and claims its e-mail address in one transaction: e-mail addresses are unique. */
 export async function putUser(user: Omit<User, 'organizationIds' | 'organizationIdsKept'>): Promise<void> {
   try {
-    await db.send(new TransactWriteCommand({ TransactItems: newUserItems(user) }));
+    await transactWrite(newUserItems(user));
   } catch (error) {
-    if (cancellationReasons(error)?.[1] === 'ConditionalCheckFailed')
-      throw badRequest(`email ${user.email} is already used by another user`);
+    if (conditionFailed(error, 'emailTaken')) throw badRequest(`email ${user.email} is already used by another user`);
     throw error;
   }
 }
@@ -46,7 +43,7 @@ export const newUserItems = (
     organizationIdsKept: true,
     ...(organizationIds.length ? { organizationIds: new Set(organizationIds) } : {}),
   }),
-  putNewItem({ ...keys.userEmail(user.email), entity: 'userEmail', userId: user.userId }),
+  named('emailTaken', putNewItem({ ...keys.userEmail(user.email), entity: 'userEmail', userId: user.userId })),
 ];
 
 /** The id of the user with this e-mail address (any case), if any. */
@@ -73,12 +70,13 @@ export const userOrganizationUpdate = (
   userId: string,
   organizationId: string,
   change: 'ADD' | 'DELETE',
-): TransactItem => ({
-  Update: {
-    TableName: config.tableName,
-    Key: keys.user(userId),
-    UpdateExpression: `${change} organizationIds :org`,
-    ConditionExpression: 'attribute_exists(pk)',
-    ExpressionAttributeValues: { ':org': new Set([organizationId]) },
-  },
-});
+): TransactItem =>
+  named('userGone', {
+    Update: {
+      TableName: config.tableName,
+      Key: keys.user(userId),
+      UpdateExpression: `${change} organizationIds :org`,
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':org': new Set([organizationId]) },
+    },
+  });

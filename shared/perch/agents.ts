@@ -4,7 +4,7 @@ import { collect, queryItems } from '../db/query.ts';
 import { accessibleApplication } from '../applications/access.ts';
 import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
-import { cancellationReasons, fromItem } from '../db/items.ts';
+import { cancelledItems, failedConditions, fromItem, named } from '../db/items.ts';
 import { transactWrite, type TransactItem } from '../db/transactions.ts';
 import { config } from '../config.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
@@ -239,14 +239,14 @@ export async function acknowledgeCommand(orgId: string, deviceId: string, comman
   };
   const items: TransactItem[] = [
     runChange(run, taken),
-    {
+    named('queueEntryGone', {
       Delete: {
         TableName: config.tableName,
         Key: keys.perchQueued(orgId, run.createdAt, run.scanKey),
         ConditionExpression: 'attribute_exists(pk)',
       },
-    },
-    {
+    }),
+    named('deviceBusy', {
       Update: {
         TableName: config.tableName,
         Key: keys.perchDevice(orgId, deviceId),
@@ -254,15 +254,15 @@ export async function acknowledgeCommand(orgId: string, deviceId: string, comman
         ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(scanKey)',
         ExpressionAttributeValues: { ':scanKey': run.scanKey, ':appId': appId, ':now': now },
       },
-    },
+    }),
     slotTake(orgId),
   ];
   try {
     await transactWrite(items);
   } catch (error) {
-    const reasons = cancellationReasons(error);
-    if (!reasons?.includes('ConditionalCheckFailed')) throw error;
-    if (reasons.slice(0, 3).every((reason) => reason === 'None')) {
+    if (!failedConditions(error).length) throw error;
+    // Only the slot failed (the run, its queue entry and the device were as read): the organization is at its limit.
+    if (cancelledItems(error)!.every(({ code, name }) => name === 'slotsFull' || code === 'None')) {
       const { running, limit } = await slotsOf(orgId);
       throw conflict(
         `the organization runs ${running} hosted scans, its limit (${limit}): command ${commandId} waits in the queue until one ends`,
@@ -311,7 +311,7 @@ export async function updateRun(caller: Caller, appId: string, scanKey: string, 
   try {
     await transactWrite([...(ended ? carriedRunEnd(run, after, body.deviceId) : [runChange(run, after)])]);
   } catch (error) {
-    if (!cancellationReasons(error)?.includes('ConditionalCheckFailed')) throw error;
+    if (!failedConditions(error).length) throw error;
     throw conflict(`scan ${scanKey} changed meanwhile (stopped?): read its status again`);
   }
   // A slot is free: the next queued run can start.

@@ -5,7 +5,7 @@ import { getApplications, type ApplicationRecord } from '../applications/applica
 import { auditEntry } from '../audit/entries.ts';
 import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
-import { cancellationReasons, fromItem } from '../db/items.ts';
+import { conditionFailed, failedConditions, fromItem } from '../db/items.ts';
 import { putNewItem, transactWrite, type TransactItem } from '../db/transactions.ts';
 import { config } from '../config.ts';
 import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
@@ -110,7 +110,7 @@ async function endRun(run: PerchRun, after: PerchRun, audit?: TransactItem): Pro
   try {
     await transactWrite(items);
   } catch (error) {
-    if (cancellationReasons(error)?.includes('ConditionalCheckFailed'))
+    if (failedConditions(error).length)
       throw conflict(`the scan ${run.scanKey} changed meanwhile; read its status again`);
     throw error;
   }
@@ -239,8 +239,7 @@ export async function queueRun(
       }),
     ]);
   } catch (error) {
-    if (cancellationReasons(error)?.[0] === 'ConditionalCheckFailed')
-      throw conflict(`a scan was started for application ${appId} meanwhile`);
+    if (conditionFailed(error, 'runChanged')) throw conflict(`a scan was started for application ${appId} meanwhile`);
     throw error;
   }
   wakeAgents(app.organizationId);

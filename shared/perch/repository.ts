@@ -1,7 +1,7 @@
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
-import { fromItem } from '../db/items.ts';
+import { fromItem, named } from '../db/items.ts';
 import { config } from '../config.ts';
 import { badRequest } from '../errors.ts';
 import type { TransactItem } from '../db/transactions.ts';
@@ -126,8 +126,10 @@ export const queueEntry = (run: PerchRun) => ({
 export function runChange(before: PerchRun | undefined, after: PerchRun): TransactItem {
   const item = { ...keys.perchRun(after.applicationId), entity: 'perchRun', ...after };
   if (!before)
-    return { Put: { TableName: config.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } };
-  return {
+    return named('runChanged', {
+      Put: { TableName: config.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' },
+    });
+  return named('runChanged', {
     Put: {
       TableName: config.tableName,
       Item: item,
@@ -139,7 +141,7 @@ export function runChange(before: PerchRun | undefined, after: PerchRun): Transa
         ':updatedAt': before.updatedAt,
       },
     },
-  };
+  });
 }
 
 /** The organization's running scans and its limit (an operator's own, else the service's). */
@@ -157,22 +159,23 @@ export async function slotsOf(orgId: string): Promise<{ running: number; limit: 
  * Takes one of the organization's slots for a run an agent takes, in the same transaction: it fails
  * (ConditionalCheckFailed) once as many runs run as the organization's limit allows.
  */
-export const slotTake = (orgId: string): TransactItem => ({
-  Update: {
-    TableName: config.tableName,
-    Key: keys.perchSlots(orgId),
-    UpdateExpression: 'SET #running = if_not_exists(#running, :zero) + :one, entity = :entity',
-    ConditionExpression:
-      'attribute_not_exists(#running) OR #running < #limit OR (attribute_not_exists(#limit) AND #running < :limit)',
-    ExpressionAttributeNames: { '#running': 'running', '#limit': 'limit' },
-    ExpressionAttributeValues: {
-      ':zero': 0,
-      ':one': 1,
-      ':limit': config.perchMaxRunningScans,
-      ':entity': 'perchSlots',
+export const slotTake = (orgId: string): TransactItem =>
+  named('slotsFull', {
+    Update: {
+      TableName: config.tableName,
+      Key: keys.perchSlots(orgId),
+      UpdateExpression: 'SET #running = if_not_exists(#running, :zero) + :one, entity = :entity',
+      ConditionExpression:
+        'attribute_not_exists(#running) OR #running < #limit OR (attribute_not_exists(#limit) AND #running < :limit)',
+      ExpressionAttributeNames: { '#running': 'running', '#limit': 'limit' },
+      ExpressionAttributeValues: {
+        ':zero': 0,
+        ':one': 1,
+        ':limit': config.perchMaxRunningScans,
+        ':entity': 'perchSlots',
+      },
     },
-  },
-});
+  });
 
 /**
  * Gives back the slot of a run that ends, in the transaction that ends it. Unconditional: a run holds a slot

@@ -1,6 +1,6 @@
 import { config } from '../config.ts';
 import { keys } from '../db/keys.ts';
-import { cancellationReasons } from '../db/items.ts';
+import { failedConditions } from '../db/items.ts';
 import { transactWrite } from '../db/transactions.ts';
 import { HttpError, badRequest, conflict } from '../errors.ts';
 import type { Caller } from '../http/caller.ts';
@@ -96,7 +96,7 @@ export async function uploadProfileResult(
     ]);
   } catch (error) {
     if (kept) await deleteUnreferencedObject(descriptionKey);
-    if (!cancellationReasons(error)?.includes('ConditionalCheckFailed')) throw error;
+    if (!failedConditions(error).length) throw error;
     throw conflict(`profile scan ${scanKey} changed meanwhile (stopped?): read its status again`);
   }
   wakeAgents(run.organizationId);

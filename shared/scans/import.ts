@@ -13,7 +13,7 @@ import {
 import { accessibleApplication } from '../applications/access.ts';
 import { auditEntry } from '../audit/entries.ts';
 import { keys } from '../db/keys.ts';
-import { cancellationReasons } from '../db/items.ts';
+import { conditionFailed } from '../db/items.ts';
 import { failedCondition, retryOnConflict } from '../db/retry.ts';
 import { batchPut, deleteFound, transactWriteRetryingConflicts, untilAborted } from '../db/query.ts';
 import { badRequest, conflict, notFound, payloadTooLarge } from '../errors.ts';
@@ -438,8 +438,7 @@ export async function importScanReport(
         await transactWriteRetryingConflicts(items);
       } catch (error) {
         // A sweep took this request for dead: what it wrote is being removed.
-        if (cancellationReasons(error)?.[0] === 'ConditionalCheckFailed')
-          throw overBudget(appId, envName, 'not yet published');
+        if (conditionFailed(error, 'pendingSwept')) throw overBudget(appId, envName, 'not yet published');
         throw error;
       }
       return {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { auditEntry } from '../audit/entries.ts';
 import { transactWriteRetryingConflicts } from '../db/query.ts';
 import { failedCondition, retryOnConflict } from '../db/retry.ts';
-import { cancellationReasons } from '../db/items.ts';
+import { conditionFailed } from '../db/items.ts';
 import { badRequest, conflict, notFound, payloadTooLarge } from '../errors.ts';
 import { FINDINGS_REPORT_LIMITS, PENDING_SWEEP_MS, PENDING_WRITE_EXPIRY_MS } from '../limits.ts';
 import { logger } from '../http/logger.ts';
@@ -10,6 +10,7 @@ import { environmentLastScanWrites, getEnvironment } from '../applications/envir
 import {
   alertsOfScan,
   findingsCount,
+  reportsFull,
   getScan,
   putFindings,
   removeFindings,
@@ -144,14 +145,14 @@ export async function reportScanAlerts(caller: Caller, scanId: string, readBody:
       findingsCount(scan, stored, FINDINGS_REPORT_LIMITS.maxReportsPerAlert, body.reportId),
     );
   } catch (error) {
-    const reasons = cancellationReasons(error);
-    const failed = reasons?.findIndex((reason) => reason === 'ConditionalCheckFailed') ?? -1;
-    if (failed < 0) throw error;
+    const scanEnded = conditionFailed(error, 'scanEnded');
+    const full = stored.find((alert) => conditionFailed(error, reportsFull(alert.pluginId)));
+    if (!scanEnded && !full) throw error;
     await removeFindings(
       scan,
       stored.flatMap((alert) => alert.findings.map((f) => f.uri)),
     );
-    if (failed === 0) {
+    if (scanEnded) {
       const now = (await getScan(scan)) ?? scan;
       // The same report counted meanwhile (a resent report whose first sending was still being stored).
       if (now.status === 'STARTED' && body.reportId && now.reportIds?.has(body.reportId))
@@ -159,7 +160,7 @@ export async function reportScanAlerts(caller: Caller, scanId: string, readBody:
       throw ended(now);
     }
     throw payloadTooLarge(
-      `alert ${stored[failed - 1].pluginId} has received ${FINDINGS_REPORT_LIMITS.maxReportsPerAlert} reports in this scan, the most one alert may: send its URIs in fewer, bigger requests`,
+      `alert ${full!.pluginId} has received ${FINDINGS_REPORT_LIMITS.maxReportsPerAlert} reports in this scan, the most one alert may: send its URIs in fewer, bigger requests`,
     );
   }
   return { ...reported, alreadyCounted: false };

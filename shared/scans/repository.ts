@@ -2,7 +2,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
-import { fromItem } from '../db/items.ts';
+import { fromItem, named } from '../db/items.ts';
 import { batchDelete, batchGet, batchPut, deleteFound, queryAll, queryItems } from '../db/query.ts';
 import { putNewItem, type TransactItem } from '../db/transactions.ts';
 import { config } from '../config.ts';
@@ -393,7 +393,7 @@ export function findingsCount(
       }
     : { update: '', condition: '', values: {} };
   return [
-    {
+    named('scanEnded', {
       Update: {
         TableName: config.tableName,
         Key: keys.scanRecord(appId, envId, scanId),
@@ -402,18 +402,23 @@ export function findingsCount(
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: { ':count': count, ':started': 'STARTED', ...once.values },
       },
-    },
-    ...counts.map(({ pluginId, first, count }): TransactItem => ({
-      Update: {
-        TableName: config.tableName,
-        Key: keys.scanAlert(appId, envId, scanId, pluginId),
-        UpdateExpression: 'ADD uriCount :count SET committed = list_append(if_not_exists(committed, :none), :range)',
-        ConditionExpression: 'attribute_not_exists(committed) OR size(committed) < :max',
-        ExpressionAttributeValues: { ':count': count, ':none': [], ':range': [[first, count]], ':max': maxReports },
-      },
-    })),
+    }),
+    ...counts.map(({ pluginId, first, count }): TransactItem =>
+      named(reportsFull(pluginId), {
+        Update: {
+          TableName: config.tableName,
+          Key: keys.scanAlert(appId, envId, scanId, pluginId),
+          UpdateExpression: 'ADD uriCount :count SET committed = list_append(if_not_exists(committed, :none), :range)',
+          ConditionExpression: 'attribute_not_exists(committed) OR size(committed) < :max',
+          ExpressionAttributeValues: { ':count': count, ':none': [], ':range': [[first, count]], ':max': maxReports },
+        },
+      }),
+    ),
   ];
 }
+
+/** The name of an alert's count in findingsCount: it fails when the alert has had its most reports. */
+export const reportsFull = (pluginId: string) => `reportsFull:${pluginId}`;
 
 /**
  * Ends a STARTED scan, provided no findings were counted since `stats` was computed (reportedUris unchanged):

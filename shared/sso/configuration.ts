@@ -1,6 +1,6 @@
 import { auditEntry } from '../audit/entries.ts';
 import { transactWriteRetryingConflicts } from '../db/query.ts';
-import { cancellationReasons } from '../db/items.ts';
+import { conditionFailed } from '../db/items.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import { seal } from '../secrets/sealing.ts';
 import { getTeams } from '../teams/repository.ts';
@@ -108,8 +108,7 @@ export async function updateSsoProvider(caller: Caller, orgId: string, body: Sso
       ),
     ]);
   } catch (error) {
-    if (cancellationReasons(error)?.[0] === 'ConditionalCheckFailed')
-      throw conflict('single sign-on is being changed concurrently; retry');
+    if (conditionFailed(error, 'ssoChanged')) throw conflict('single sign-on is being changed concurrently; retry');
     throw error;
   }
   return toSsoProvider(next);
@@ -125,8 +124,7 @@ export async function deleteSsoProvider(caller: Caller, orgId: string) {
       await auditEntry(caller, orgId, 'ORG_SETTINGS_MODIFIED', auditPayload(current, { removed: true })),
     ]);
   } catch (error) {
-    if (cancellationReasons(error)?.[0] === 'ConditionalCheckFailed')
-      throw conflict('single sign-on is being changed concurrently; retry');
+    if (conditionFailed(error, 'ssoChanged')) throw conflict('single sign-on is being changed concurrently; retry');
     throw error;
   }
   return {};

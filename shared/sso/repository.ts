@@ -1,7 +1,7 @@
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
-import { fromItem } from '../db/items.ts';
+import { fromItem, named } from '../db/items.ts';
 import { getItem } from '../db/query.ts';
 import { config } from '../config.ts';
 import { putNewItem, type TransactItem } from '../db/transactions.ts';
@@ -61,27 +61,29 @@ export async function getSsoProvider(orgId: string): Promise<SsoProviderRecord |
 }
 
 /** Stores the provider (revision already incremented), provided nobody changed it since revision - 1. */
-export const putSsoProvider = (provider: SsoProviderRecord): TransactItem => ({
-  Put: {
-    TableName: config.tableName,
-    Item: { ...keys.ssoProvider(provider.organizationId), entity: 'ssoProvider', ...provider },
-    ...(provider.revision > 1
-      ? {
-          ConditionExpression: 'revision = :previous',
-          ExpressionAttributeValues: { ':previous': provider.revision - 1 },
-        }
-      : { ConditionExpression: 'attribute_not_exists(pk)' }),
-  },
-});
+export const putSsoProvider = (provider: SsoProviderRecord): TransactItem =>
+  named('ssoChanged', {
+    Put: {
+      TableName: config.tableName,
+      Item: { ...keys.ssoProvider(provider.organizationId), entity: 'ssoProvider', ...provider },
+      ...(provider.revision > 1
+        ? {
+            ConditionExpression: 'revision = :previous',
+            ExpressionAttributeValues: { ':previous': provider.revision - 1 },
+          }
+        : { ConditionExpression: 'attribute_not_exists(pk)' }),
+    },
+  });
 
-export const deleteSsoProviderItem = (provider: SsoProviderRecord): TransactItem => ({
-  Delete: {
-    TableName: config.tableName,
-    Key: keys.ssoProvider(provider.organizationId),
-    ConditionExpression: 'revision = :revision',
-    ExpressionAttributeValues: { ':revision': provider.revision },
-  },
-});
+export const deleteSsoProviderItem = (provider: SsoProviderRecord): TransactItem =>
+  named('ssoChanged', {
+    Delete: {
+      TableName: config.tableName,
+      Key: keys.ssoProvider(provider.organizationId),
+      ConditionExpression: 'revision = :revision',
+      ExpressionAttributeValues: { ':revision': provider.revision },
+    },
+  });
 
 export const putSsoSignIn = (stateHash: string, signIn: SsoSignInRecord): TransactItem =>
   putNewItem({ ...keys.ssoSignIn(stateHash), entity: 'ssoSignIn', ...signIn });

@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
-import { fromItem } from '../db/items.ts';
+import { fromItem, named } from '../db/items.ts';
 import { batchGet } from '../db/query.ts';
 import { queryAll } from '../db/query.ts';
 import { putNewItem, setAndRemove, type TransactItem } from '../db/transactions.ts';
@@ -63,13 +63,16 @@ export async function teamsOfOrg(orgId: string): Promise<TeamRecord[]> {
 
 export function teamPut(team: TeamRecord): TransactItem {
   const { userIds, applicationIds, ...fields } = team;
-  return putNewItem({
-    ...keys.team(team.organizationId, team.teamId),
-    entity: 'team',
-    ...fields,
-    userIds: idSet(userIds),
-    applicationIds: idSet(applicationIds),
-  });
+  return named(
+    'teamChanged',
+    putNewItem({
+      ...keys.team(team.organizationId, team.teamId),
+      entity: 'team',
+      ...fields,
+      userIds: idSet(userIds),
+      applicationIds: idSet(applicationIds),
+    }),
+  );
 }
 
 /** Replaces the team's name and lists with `next`, conditioned on the version read (`read.version`). */
@@ -86,7 +89,7 @@ export function teamUpdate(read: TeamRecord, next: TeamRecord): TransactItem {
       remove.push(list);
     }
   }
-  return {
+  return named('teamChanged', {
     Update: {
       TableName: config.tableName,
       Key: keys.team(read.organizationId, read.teamId),
@@ -95,7 +98,7 @@ export function teamUpdate(read: TeamRecord, next: TeamRecord): TransactItem {
       ExpressionAttributeNames: { '#name': 'name' },
       ExpressionAttributeValues: values,
     },
-  };
+  });
 }
 
 export function teamDelete(read: TeamRecord): TransactItem {
@@ -140,7 +143,10 @@ export function teamApplicationAdded(orgId: string, teamId: string, appId: strin
 
 /** Claims the team's name in its organization: fails (ConditionalCheckFailed) if another team has it. */
 export function teamNameClaim(team: TeamRecord): TransactItem {
-  return putNewItem({ ...keys.teamName(team.organizationId, team.name), entity: 'teamName', teamId: team.teamId });
+  return named(
+    'nameTaken',
+    putNewItem({ ...keys.teamName(team.organizationId, team.name), entity: 'teamName', teamId: team.teamId }),
+  );
 }
 
 export function teamNameRelease(team: TeamRecord): TransactItem {

@@ -23,7 +23,7 @@ import { environmentsOfApp } from '../applications/environment-repository.ts';
 import { getUsers } from '../identity/user-repository.ts';
 import { auditEntry, type TransactItem } from '../audit/entries.ts';
 import { transactWriteRetryingConflicts } from '../db/query.ts';
-import { cancellationReasons } from '../db/items.ts';
+import { cancelledItems, conditionFailed } from '../db/items.ts';
 import { retryOnConflict } from '../db/retry.ts';
 import { MAX_TRANSACTION_ITEMS } from '../db/transactions.ts';
 import { badRequest, conflict, notFound, unauthorized } from '../errors.ts';
@@ -168,8 +168,7 @@ async function teamRelationWrites(
 
 interface TeamWrite {
   items: TransactItem[];
-  /** Position of the team-name claim, if the write claims a name: its failure means the name is taken. */
-  nameClaimAt?: number;
+  /** The name the write claims, if any (its claim fails at `nameTaken` when another team has it). */
   name?: string;
 }
 
@@ -182,12 +181,15 @@ async function commitTeamWrite(build: () => Promise<TeamWrite>, tooLarge: string
   const retry = {
     attempts: MAX_ATTEMPTS,
     // Any cancellation: a condition on one of the items read failed.
-    conflict: (error: unknown) => cancellationReasons(error)?.join(', '),
+    conflict: (error: unknown) =>
+      cancelledItems(error)
+        ?.map(({ code, name }) => `${code} at ${name}`)
+        .join(', '),
     exhausted: () => conflict(TEAM_CHANGED),
     backoffMs: 20,
   };
   await retryOnConflict(retry, async () => {
-    const { items, nameClaimAt, name } = await build();
+    const { items, name } = await build();
     if (items.length === 0) return;
     if (items.length > MAX_TRANSACTION_ITEMS) {
       throw badRequest(
@@ -197,15 +199,9 @@ async function commitTeamWrite(build: () => Promise<TeamWrite>, tooLarge: string
     try {
       await transactWriteRetryingConflicts(items);
     } catch (error) {
-      const reasons = cancellationReasons(error);
-      if (
-        reasons &&
-        nameClaimAt !== undefined &&
-        reasons[0] !== 'ConditionalCheckFailed' &&
-        reasons[nameClaimAt] === 'ConditionalCheckFailed'
-      ) {
+      // The team itself changed meanwhile: read again (the name may be free now); else the name is another team's.
+      if (!conditionFailed(error, 'teamChanged') && conditionFailed(error, 'nameTaken'))
         throw badRequest(`name: the organization already has a team named "${name}"`);
-      }
       throw error;
     }
   });
@@ -240,7 +236,6 @@ export async function createTeam(caller: Caller, orgId: string, body: CreateTeam
         ...(await teamRelationWrites(orgId, undefined, team)),
         await auditEntry(caller, orgId, 'TEAM_ADDED', payload),
       ],
-      nameClaimAt: 1,
       name: team.name,
     }),
     TOO_MANY_CHANGES,
@@ -291,8 +286,7 @@ export async function updateTeam(caller: Caller, orgId: string, teamIdParam: str
         ...(await teamRelationWrites(orgId, current, updated)),
         await auditEntry(caller, orgId, 'TEAM_UPDATED', payload),
       ],
-      nameClaimAt: renamed ? 1 : undefined,
-      name: updated.name,
+      name: renamed ? updated.name : undefined,
     };
   }, TOO_MANY_CHANGES);
   return { team: (await describeTeams(orgId, [updated]))[0] };

@@ -18,7 +18,7 @@ import {
 } from '../../shared/findings/repository.ts';
 import { findingsOfScan } from '../../shared/findings/scan-findings.ts';
 import { statsOf } from '../../shared/scans/scans.ts';
-import { cancellationReasons } from '../../shared/db/items.ts';
+import { cancelledItems } from '../../shared/db/items.ts';
 import { transactWrite } from '../../shared/db/transactions.ts';
 import { getEnvironment } from '../../shared/applications/environment-repository.ts';
 import {
@@ -475,7 +475,7 @@ describe('scan reporting: start, alerts, complete', () => {
     };
     expect(end.stats.totalAlerts).toBe(readByB.reportedUris); // only the restore stands in its way
     const commit = await transactWrite([scanCompletion(readByB, end)]).catch((error: unknown) => error);
-    expect(cancellationReasons(commit)).toEqual(['ConditionalCheckFailed']);
+    expect(cancelledItems(commit)?.map((item) => item.code)).toEqual(['ConditionalCheckFailed']);
     expect(await scanStatusNow(scanRef)).toBe('STARTED');
     // The API's completion reads the scan itself, after the restore started: it commits.
     expect((await getScan(scanRef))!.findingsRestores).toBe(1);

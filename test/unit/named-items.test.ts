@@ -1,6 +1,6 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { cancelledItems, conditionFailed, named, recordItemNames } from '../../shared/db/items.ts';
+import { cancelledItems, conditionFailed, failedConditions, named, recordItemNames } from '../../shared/db/items.ts';
 import { failedCondition, transactionConflict } from '../../shared/db/retry.ts';
 
 // A cancelled transaction reports its failed conditions by the names of its items (docs/DATA-MODEL.md, Projections).
@@ -35,6 +35,18 @@ describe('named transaction items', () => {
       { code: 'None', name: 'countChanged' },
     ]);
     expect(conditionFailed(new Error('ConditionalCheckFailed'), 'item 0')).toBe(false);
+  });
+
+  it('list the names of every failed condition, and nothing for a conflict or another error', () => {
+    const error = cancelled(
+      [record, claim, count],
+      'ConditionalCheckFailed',
+      'TransactionConflict',
+      'ConditionalCheckFailed',
+    );
+    expect(failedConditions(error)).toEqual(['item 0', 'countChanged']);
+    expect(failedConditions(cancelled([claim], 'TransactionConflict'))).toEqual([]);
+    expect(failedConditions(new Error('ConditionalCheckFailed'))).toEqual([]);
   });
 
   it('let a retry count only the named items as lost races, and carry the name as the reason', () => {

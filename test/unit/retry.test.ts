@@ -2,6 +2,7 @@ import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it, vi } from 'vitest';
 import { MAX_BACKOFF_MS, retryOnConflict, transactionConflict, type RetriesExhausted } from '../../shared/db/retry.ts';
 import { conflict, HttpError } from '../../shared/errors.ts';
+import { named, recordItemNames } from '../../shared/db/items.ts';
 
 const cancelled = (...codes: string[]) =>
   new TransactionCanceledException({
@@ -112,10 +113,16 @@ describe('transactionConflict', () => {
     expect(transactionConflict()(new Error('ConditionalCheckFailed'))).toBeUndefined();
   });
 
-  it('counts failed conditions only at the items it is given', () => {
-    const atItemOne = transactionConflict([1]);
-    expect(atItemOne(cancelled('ConditionalCheckFailed', 'None'))).toBeUndefined();
-    expect(atItemOne(cancelled('None', 'ConditionalCheckFailed'))).toBe('ConditionalCheckFailed at item 1');
-    expect(atItemOne(cancelled('None', 'None', 'TransactionConflict'))).toBe('TransactionConflict at item 2');
+  it('counts failed conditions only at the items it names', () => {
+    const items = [{}, named('countChanged', {}), {}];
+    const of = (...codes: string[]) => {
+      const error = cancelled(...codes);
+      recordItemNames(error, items);
+      return error;
+    };
+    const atCount = transactionConflict(['countChanged']);
+    expect(atCount(of('ConditionalCheckFailed', 'None'))).toBeUndefined();
+    expect(atCount(of('None', 'ConditionalCheckFailed'))).toBe('ConditionalCheckFailed at countChanged');
+    expect(atCount(of('None', 'None', 'TransactionConflict'))).toBe('TransactionConflict at item 2');
   });
 });
