@@ -6,18 +6,14 @@ import { batchDelete, batchGet, deleteFound, queryAll, queryItems } from '../db/
 import { setAndRemove, type TransactItem } from '../db/transactions.ts';
 import { entityWrite, type EntityChange, type Projection } from '../db/entity-write.ts';
 import { config } from '../config.ts';
-import { applicationEnvironmentCountChange, organizationCounterChange } from './application-repository.ts';
+import { applicationEnvironmentsChange } from './application-repository.ts';
 import * as listEntries from './projections/environment-list-entries.ts';
 import * as nameClaim from './projections/environment-name-claim.ts';
 import * as nameIndex from './projections/environment-name-index.ts';
 import type { ApplicationRecord, EnvironmentRecord, LastScan } from './model.ts';
 import type { RiskSeverity } from '../scans/inputs.ts';
-import {
-  applicationForHealth,
-  applicationHealthUpdate,
-  applicationHealthWrite,
-  type EnvironmentChange,
-} from './health.ts';
+import { applicationForHealth } from './health.ts';
+import type { EnvironmentChange } from './projections/application-health.ts';
 import { notFound } from '../errors.ts';
 import { environmentTrendRemoval } from '../trends/writes.ts';
 
@@ -29,7 +25,8 @@ const toRecord = (item: Record<string, unknown> | undefined) => fromItem<Environ
 
 /**
  * The projections of an environment write (docs/DATA-MODEL.md, Projections): its list entries, its name claim and
- * its name index. The counts and health aggregates are written beside them (health.ts).
+ * its name index. Its application's count and health figures are the application's write beside it
+ * (applicationEnvironmentsChange), with the organization's counters and day counters as its projections.
  */
 const PROJECTIONS: readonly Projection<EnvironmentRecord>[] = [
   listEntries.project,
@@ -130,30 +127,18 @@ export async function environmentsOfOrgNamed(orgId: string, name: string): Promi
 // ---- Writes: each returns TransactWriteItems for the caller to commit with its audit entry.
 
 /**
- * A new environment: its record with its projections (its name claim at `nameTaken`, its name postings), the
- * application's count and health (`countChanged`: callers retry on it), the organization's counter and the day
- * counters (health.ts).
+ * A new environment: its record with its projections (its name claim at `nameTaken`, its name postings), and its
+ * application's write (its count and health at `countChanged`: callers retry on it; the organization's counter and
+ * the day counters).
  */
 export async function environmentCreation(
   app: ApplicationRecord,
   env: EnvironmentRecord,
   now = Date.now(),
 ): Promise<TransactItem[]> {
-  const health = await applicationHealthUpdate(
-    app,
-    [{ environmentId: env.environmentId, after: env }],
-    app.environmentCount + 1,
-    now,
-  );
   return [
     ...environmentPuts(env),
-    applicationEnvironmentCountChange(app, 1, health),
-    organizationCounterChange(app.organizationId, app.applicationType, app.teamId, {
-      applications: 0,
-      environments: 1,
-      health: health.bucket,
-    }),
-    ...health.days,
+    ...(await applicationEnvironmentsChange(app, [{ environmentId: env.environmentId, after: env }], now)),
   ];
 }
 
@@ -185,9 +170,9 @@ function healthFieldsUnchanged(env: EnvironmentRecord): {
 }
 
 /**
- * The health writes of changes of environments' last-scan fields (each environment's own write conditioned on the
- * fields read, healthFieldsUnchanged), all of one application: the application's Update, its bucket's counter and
- * day counters. The application is read here (a stale read fails the condition: the caller's retry reads again).
+ * The application's write of changes of environments' last-scan fields (each environment's own write conditioned on
+ * the fields read, healthFieldsUnchanged), all of one application. The application is read here (a stale read fails
+ * its condition: the caller's retry reads again).
  */
 async function lastScanHealthWrites(
   changes: { env: EnvironmentRecord; after: Partial<LastScan> }[],
@@ -196,21 +181,11 @@ async function lastScanHealthWrites(
   const applicationId = changes[0]!.env.applicationId;
   const app = await applicationForHealth(applicationId);
   if (!app) throw notFound(`application ${applicationId} not found`);
-  const health = await applicationHealthUpdate(
+  return applicationEnvironmentsChange(
     app,
     changes.map(({ env, after }): EnvironmentChange => ({ environmentId: env.environmentId, before: env, after })),
-    app.environmentCount,
     now,
   );
-  return [
-    applicationHealthWrite(app, health),
-    organizationCounterChange(app.organizationId, app.applicationType, app.teamId, {
-      applications: 0,
-      environments: 0,
-      health: health.bucket,
-    }),
-    ...health.days,
-  ];
 }
 
 /**
@@ -333,12 +308,6 @@ export async function environmentDeletingMark(
   env: EnvironmentRecord,
   now = Date.now(),
 ): Promise<TransactItem[]> {
-  const health = await applicationHealthUpdate(
-    app,
-    [{ environmentId: env.environmentId, before: env }],
-    app.environmentCount - 1,
-    now,
-  );
   const unchanged = healthFieldsUnchanged(env);
   const mark = environmentWrite(
     env,
@@ -351,13 +320,7 @@ export async function environmentDeletingMark(
   );
   return [
     ...mark,
-    applicationEnvironmentCountChange(app, -1, health),
-    organizationCounterChange(app.organizationId, app.applicationType, app.teamId, {
-      applications: 0,
-      environments: -1,
-      health: health.bucket,
-    }),
-    ...health.days,
+    ...(await applicationEnvironmentsChange(app, [{ environmentId: env.environmentId, before: env }], now)),
     // Its open findings and coverage leave the application's and organization's trends.
     ...(await environmentTrendRemoval(env, now)),
   ];
