@@ -10,7 +10,6 @@ import * as nameIndex from './projections/application-name-index.ts';
 import * as organizationCounters from './projections/organization-counters.ts';
 import * as healthDayCounters from './projections/health-day-counters.ts';
 import * as applicationHealth from './projections/application-health.ts';
-import { COUNTER_ENTITY } from './projections/organization-counters.ts';
 import type { EnvironmentChange } from './projections/application-health.ts';
 import { conflict, notFound } from '../errors.ts';
 import { config } from '../config.ts';
@@ -165,7 +164,11 @@ export function organizationCounterChange(
 ): TransactItem {
   const health = Object.entries(delta.health ?? {}).filter(([, n]) => n !== 0);
   const add = { applications: delta.applications, environments: delta.environments, ...Object.fromEntries(health) };
-  const change = { key: keys.organizationCounter(orgId, applicationType, teamId), entity: COUNTER_ENTITY, add };
+  const change = {
+    key: keys.organizationCounter(orgId, applicationType, teamId),
+    entity: organizationCounters.COUNTER_ENTITY,
+    add,
+  };
   return counterUpdates([change])[0]!;
 }
 

@@ -6,13 +6,12 @@ import { batchDelete, batchGet, deleteFound, queryAll, queryItems } from '../db/
 import type { TransactItem } from '../db/transactions.ts';
 import { entityWrite, type EntityChange, type Projection } from '../db/entity-write.ts';
 import { config } from '../config.ts';
-import { applicationEnvironmentsChange } from './application-repository.ts';
+import { applicationEnvironmentsChange, getApplication } from './application-repository.ts';
 import * as listEntries from './projections/environment-list-entries.ts';
 import * as nameClaim from './projections/environment-name-claim.ts';
 import * as nameIndex from './projections/environment-name-index.ts';
 import type { ApplicationRecord, EnvironmentRecord, LastScan } from './model.ts';
 import type { RiskSeverity } from '../scans/inputs.ts';
-import { applicationForHealth } from './health.ts';
 import type { EnvironmentChange } from './projections/application-health.ts';
 import { notFound } from '../errors.ts';
 import { environmentTrendRemoval } from '../trends/writes.ts';
@@ -179,7 +178,7 @@ async function lastScanHealthWrites(
   now = Date.now(),
 ): Promise<TransactItem[]> {
   const applicationId = changes[0]!.env.applicationId;
-  const app = await applicationForHealth(applicationId);
+  const app = await getApplication(applicationId);
   if (!app) throw notFound(`application ${applicationId} not found`);
   return applicationEnvironmentsChange(
     app,

@@ -4,8 +4,7 @@ import { keys } from '../db/keys.ts';
 import { retryOnConflict, transactionConflict, type RetriesExhausted } from '../db/retry.ts';
 import { transactWrite } from '../db/transactions.ts';
 import { config } from '../config.ts';
-import { applicationEnvironmentsChange } from './application-repository.ts';
-import { applicationForHealth } from './health.ts';
+import { applicationEnvironmentsChange, getApplication } from './application-repository.ts';
 
 // The health aggregates of data written before they existed (npm run migrate, npm start on an older data directory):
 // each application not counted yet is counted from its environments, then each organization is marked complete.
@@ -23,7 +22,7 @@ export async function countApplicationHealth(
 ): Promise<'updated' | 'current' | 'gone' | 'conflict'> {
   try {
     return await retryOnConflict({ attempts: MAX_ATTEMPTS, conflict: transactionConflict() }, async () => {
-      const app = await applicationForHealth(appId);
+      const app = await getApplication(appId);
       if (!app) return 'gone';
       if (app.healthVersion !== undefined) return 'current';
       // No change of environments: its figures recomputed from them all (projections/application-health.ts), with

@@ -1,7 +1,6 @@
 import { keys } from '../db/keys.ts';
-import { getItem, queryAll } from '../db/query.ts';
-import { fromItem } from '../db/items.ts';
-import { DAY, type ApplicationRecord, type ApplicationType, type BucketHealth } from './model.ts';
+import { queryAll } from '../db/query.ts';
+import { DAY, type ApplicationType, type BucketHealth } from './model.ts';
 import { dayOf } from './projections/health-day-counters.ts';
 
 // Health aggregates (docs/DATA-MODEL.md, Health aggregates): List Environments V2's includeAppHealthStats over a
@@ -12,12 +11,6 @@ import { dayOf } from './projections/health-day-counters.ts';
 // existence or owner, changes them in its own transaction (their projections: application-health.ts,
 // organization-counters.ts, health-day-counters.ts), conditioned on the application's `healthVersion`, so they stay
 // exact under concurrent writes.
-
-/** The application as stored, for a health change (its version decides; a stale read only costs a retry). */
-export async function applicationForHealth(appId: string): Promise<ApplicationRecord | undefined> {
-  const app = fromItem<ApplicationRecord>(await getItem(keys.application(appId)));
-  return app && !app.deleting ? app : undefined;
-}
 
 // ---- Reading: the statistics of a caller's scope (its buckets), independent of the organization's size.
 
