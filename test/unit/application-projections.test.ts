@@ -190,7 +190,7 @@ function run(commands: Command[]) {
 describe('application projections', () => {
   it('equal a recomputation from the applications after any sequence of writes', () => {
     fc.assert(
-      fc.property(fc.array(commandArb, { maxLength: 40 }), (commands) => {
+      fc.property(fc.array(commandArb, { maxLength: 40, size: 'max' }), (commands) => {
         const table = run(commands);
         expect(table.actual()).toEqual(table.recomputed());
       }),

@@ -182,13 +182,27 @@ type Command =
   | { kind: 'rename'; env: number; name: string }
   | { kind: 'scan'; env: number; scan: LastScan | undefined }
   | { kind: 'delete'; env: number }
+  | { kind: 'triage'; env: number; others: number[]; delta: number }
   | { kind: 'backfill'; app: number };
+// Creates and scans weigh more, so that applications often have several scanned environments.
 const commandArb: fc.Arbitrary<Command> = fc.oneof(
-  fc.record({ kind: fc.constant('create' as const), app: fc.nat(1), name: nameArb, legacy: fc.boolean() }),
-  fc.record({ kind: fc.constant('rename' as const), env: fc.nat(20), name: nameArb }),
-  fc.record({ kind: fc.constant('scan' as const), env: fc.nat(20), scan: scanArb }),
-  fc.record({ kind: fc.constant('delete' as const), env: fc.nat(20) }),
-  fc.record({ kind: fc.constant('backfill' as const), app: fc.nat(1) }),
+  {
+    arbitrary: fc.record({ kind: fc.constant('create' as const), app: fc.nat(1), name: nameArb, legacy: fc.boolean() }),
+    weight: 3,
+  },
+  { arbitrary: fc.record({ kind: fc.constant('rename' as const), env: fc.nat(20), name: nameArb }), weight: 1 },
+  { arbitrary: fc.record({ kind: fc.constant('scan' as const), env: fc.nat(20), scan: scanArb }), weight: 3 },
+  { arbitrary: fc.record({ kind: fc.constant('delete' as const), env: fc.nat(20) }), weight: 1 },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('triage' as const),
+      env: fc.nat(20),
+      others: fc.array(fc.nat(20), { maxLength: 2 }),
+      delta: fc.integer({ min: -3, max: 3 }),
+    }),
+    weight: 2,
+  },
+  { arbitrary: fc.record({ kind: fc.constant('backfill' as const), app: fc.nat(1) }), weight: 1 },
 );
 
 const LAST_SCAN_FIELDS = [
@@ -255,6 +269,25 @@ function run(commands: Command[]) {
       if (!taken) table.environmentsChanged(env.applicationId, [{ environmentId: env.environmentId, after: env }]);
       continue;
     }
+    if (command.kind === 'triage') {
+      // High findings of an environment's last scan triaged (or back), with those of other scanned environments
+      // of its application at once: one application write.
+      const scanned = live().filter((env) => env.lastScanId);
+      if (scanned.length === 0) continue;
+      const first = scanned[command.env % scanned.length]!;
+      const ofApp = scanned.filter((env) => env.applicationId === first.applicationId);
+      const picked = new Set([first, ...command.others.map((i) => ofApp[i % ofApp.length]!)]);
+      const changes = [...picked].flatMap((before) => {
+        const high = (before.lastScanHighUntriaged ?? 0) + command.delta;
+        if (command.delta === 0 || high < 0) return [];
+        const total = (before.lastScanTotalUntriaged ?? 0) + command.delta;
+        const after = { ...before, lastScanHighUntriaged: high, lastScanTotalUntriaged: total };
+        expect(table.write(before, after)).toBe(true);
+        return [{ environmentId: before.environmentId, before, after }];
+      });
+      if (changes.length) table.environmentsChanged(first.applicationId, changes);
+      continue;
+    }
     const envs = live();
     if (envs.length === 0) continue;
     const before = envs[command.env % envs.length]!;
@@ -288,7 +321,7 @@ function run(commands: Command[]) {
 describe('environment projections', () => {
   it('equal a recomputation from the environments after any sequence of writes', () => {
     fc.assert(
-      fc.property(fc.array(commandArb, { maxLength: 40 }), (commands) => {
+      fc.property(fc.array(commandArb, { maxLength: 40, size: 'max' }), (commands) => {
         const table = run(commands);
         expect(table.actual()).toEqual(table.recomputed());
       }),
