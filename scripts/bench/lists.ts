@@ -35,7 +35,8 @@ export async function seed(ctx: BenchContext, orgId: string, userId: string, env
   const { applicationPuts, organizationCounterChange } =
     await import('../../shared/applications/application-repository.ts');
   const { environmentPuts } = await import('../../shared/applications/environment-repository.ts');
-  const { dayCounterChanges } = await import('../../shared/applications/health.ts');
+  const { dayCount } = await import('../../shared/applications/projections/health-day-counters.ts');
+  const { counterUpdates } = await import('../../shared/db/entity-write.ts');
   const { addBucketHealth, applicationHealthOf, bucketShare } = await import('../../shared/applications/model.ts');
   const { newEnvironment } = await import('../../shared/applications/environment-creation.ts');
   const { transactWrite } = await import('../../shared/db/transactions.ts');
@@ -60,7 +61,7 @@ export async function seed(ctx: BenchContext, orgId: string, userId: string, env
       health?: import('../../shared/applications/model.ts').BucketHealth;
     }
   >();
-  const scanDays: Parameters<typeof dayCounterChanges>[1] = [];
+  const scanDays: import('../../shared/db/entity-write.ts').CounterChange[] = [];
   const now = Date.now();
   let sampleAppId = '';
   let sampleEnvId = '';
@@ -108,9 +109,9 @@ export async function seed(ctx: BenchContext, orgId: string, userId: string, env
     // Its health aggregates as the write paths keep them (shared/applications/health.ts).
     const health = applicationHealthOf(envs);
     count.health = addBucketHealth(count.health, bucketShare(health, true));
-    scanDays.push({ applicationType: type, to: { teamId: team, scannedAt: health.scannedAt } });
-    for (const put of applicationPuts({ ...app, health, healthVersion: 1 }))
-      items.push(put.Put!.Item as Record<string, unknown>);
+    const counted = { ...app, health, healthVersion: 1 };
+    scanDays.push(...[dayCount(counted, now)].filter((day) => day !== undefined));
+    for (const put of applicationPuts(counted)) items.push(put.Put!.Item as Record<string, unknown>);
   }
   const started = performance.now();
   const chunk = 10_000;
@@ -130,7 +131,7 @@ export async function seed(ctx: BenchContext, orgId: string, userId: string, env
       }),
     ),
   );
-  for (const day of dayCounterChanges(orgId, scanDays, now)) await transactWrite([day]);
+  for (const day of counterUpdates(scanDays)) await transactWrite([day]);
   // The measuring member belongs to the team (sees everything); a second member, of no team, sees nine tenths.
   const { pk, sk } = keys.membership(orgId, userId);
   await db.send(

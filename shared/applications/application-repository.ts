@@ -1,23 +1,24 @@
 import { keys } from '../db/keys.ts';
 import { conditionFailed, fromItem, named } from '../db/items.ts';
 import { retryOnConflict, transactionConflict } from '../db/retry.ts';
-import { batchGet, getItem } from '../db/query.ts';
+import { batchGet, getItem, queryAll } from '../db/query.ts';
 import { batchDelete, deleteFound } from '../db/query.ts';
-import { setAndRemove, transactWrite, type TransactItem } from '../db/transactions.ts';
-import { entityWrite, type EntityChange, type Projection } from '../db/entity-write.ts';
+import { transactWrite, type TransactItem } from '../db/transactions.ts';
+import { counterUpdates, entityWrite, entityWrites, type EntityChange, type Projection } from '../db/entity-write.ts';
 import * as listEntries from './projections/application-list-entries.ts';
 import * as nameIndex from './projections/application-name-index.ts';
+import * as organizationCounters from './projections/organization-counters.ts';
+import * as healthDayCounters from './projections/health-day-counters.ts';
+import * as applicationHealth from './projections/application-health.ts';
+import type { EnvironmentChange } from './projections/application-health.ts';
 import { conflict, notFound } from '../errors.ts';
 import { config } from '../config.ts';
-import { dayCounterChanges, healthUnchanged, healthUpdateParts, type ApplicationHealthUpdate } from './health.ts';
 import {
-  addBucketHealth,
-  bucketShare,
   NO_HEALTH,
   type ApplicationRecord,
-  type ApplicationStatus,
   type ApplicationType,
   type BucketHealth,
+  type EnvironmentRecord,
 } from './model.ts';
 
 export type { ApplicationRecord, ApplicationStatus, ApplicationType } from './model.ts';
@@ -85,10 +86,15 @@ export async function getApplications(appIds: string[]): Promise<ApplicationReco
 // ---- Writes: each returns TransactWriteItems for the caller to commit with its audit entry.
 
 /**
- * The projections of an application write (docs/DATA-MODEL.md, Projections): its list entries and its name index.
- * The counts, health aggregates and bucket moves are written beside them (below, health.ts).
+ * The projections of an application write at `now` (docs/DATA-MODEL.md, Projections): its list entries, its name
+ * index, the organization's counters and the health day counters.
  */
-const PROJECTIONS: readonly Projection<ApplicationRecord>[] = [listEntries.project, nameIndex.project];
+const projections = (now = Date.now()): readonly Projection<ApplicationRecord>[] => [
+  listEntries.project,
+  nameIndex.project,
+  organizationCounters.project,
+  healthDayCounters.project(now),
+];
 
 /**
  * Every index key an application item carries in its current state: the entity attributes of its projections (its
@@ -99,37 +105,71 @@ const PROJECTIONS: readonly Projection<ApplicationRecord>[] = [listEntries.proje
 export const applicationIndexKeys = (app: ApplicationRecord): Record<string, string> =>
   app.deleting ? listEntries.entries(app) : { ...listEntries.entries(app), ...nameIndex.entityKeys(app) };
 
-/** The write of an application from `before` to `after` with its projections; `condition` on what was read. */
-const applicationWrite = (
+/** The change of an application from `before` to `after`, named `name`; `condition` on what was read. */
+const applicationChange = (
   before: ApplicationRecord | undefined,
   after: ApplicationRecord,
   condition?: EntityChange<ApplicationRecord>['condition'],
-) =>
-  entityWrite(
-    {
-      key: keys.application(after.applicationId),
-      entity: 'application',
-      before,
-      after,
-      name: 'applicationChanged',
-      condition,
-    },
-    PROJECTIONS,
-  );
+  name = 'applicationChanged',
+): EntityChange<ApplicationRecord> => ({
+  key: keys.application(after.applicationId),
+  entity: 'application',
+  before,
+  after,
+  name,
+  condition,
+});
+
+/** A new application as stored: counted in the health aggregates from the start; `indexName: false`, in bulk. */
+const newApplication = (app: ApplicationRecord, indexName: boolean): ApplicationRecord => ({
+  health: NO_HEALTH,
+  healthVersion: 0,
+  ...app,
+  ...(indexName ? {} : { nameTrigrams: false }),
+});
 
 /**
- * A new application with its name index entries (at most MAX_NAME_TRIGRAMS items). `indexName: false` (creations
- * of many applications in one transaction, which has no room for the postings): its name is found by every query
- * through the unindexed partition instead.
+ * New applications with their projections: their name index entries (at most MAX_NAME_TRIGRAMS items each) and
+ * their buckets' counters (one Update per bucket). `indexName: false` (creations of many applications in one
+ * transaction, which has no room for the postings): their names are found by every query through the unindexed
+ * partition instead.
+ */
+export function applicationsCreation(apps: ApplicationRecord[], { indexName = true } = {}): TransactItem[] {
+  const now = Date.now();
+  return entityWrites(
+    apps.map((app) => ({
+      change: applicationChange(undefined, newApplication(app, indexName)),
+      projections: projections(now),
+    })),
+  );
+}
+
+/**
+ * A new application's item and its name index entries alone, without the counters: for bulk loads (benches,
+ * tests), which write each bucket's counter once for all their applications (organizationCounterChange).
  */
 export function applicationPuts(app: ApplicationRecord, { indexName = true } = {}): TransactItem[] {
-  // A new application is counted in the health aggregates from the start (its creator adds it to its bucket).
-  return applicationWrite(undefined, {
-    health: NO_HEALTH,
-    healthVersion: 0,
-    ...app,
-    ...(indexName ? {} : { nameTrigrams: false }),
-  });
+  return entityWrite(applicationChange(undefined, newApplication(app, indexName)), [
+    listEntries.project,
+    nameIndex.project,
+  ]);
+}
+
+/** A bulk load's change of a bucket's counters (applicationPuts); every other write counts through its projections. */
+export function organizationCounterChange(
+  orgId: string,
+  applicationType: ApplicationType,
+  teamId: string | undefined,
+  delta: { applications: number; environments: number; health?: BucketHealth },
+): TransactItem {
+  const health = Object.entries(delta.health ?? {}).filter(([, n]) => n !== 0);
+  const add = { applications: delta.applications, environments: delta.environments, ...Object.fromEntries(health) };
+  const change = {
+    key: keys.organizationCounter(orgId, applicationType, teamId),
+    entity: organizationCounters.COUNTER_ENTITY,
+    add,
+  };
+  return counterUpdates([change])[0]!;
 }
 
 /**
@@ -138,100 +178,73 @@ export function applicationPuts(app: ApplicationRecord, { indexName = true } = {
  * `applicationChanged` and re-reads.
  */
 export function applicationRename(app: ApplicationRecord, name: string): TransactItem[] {
-  return applicationWrite(
-    app,
-    { ...app, name },
-    {
-      expression: 'attribute_not_exists(deleting) AND #name = :previous',
-      names: { '#name': 'name' },
-      values: { ':previous': app.name },
-    },
+  return entityWrite(
+    applicationChange(
+      app,
+      { ...app, name },
+      {
+        expression: 'attribute_not_exists(deleting) AND #name = :previous',
+        names: { '#name': 'name' },
+        values: { ':previous': app.name },
+      },
+    ),
+    projections(),
   );
 }
 
 /**
- * Changes the environment count of a live application (and its status with it). Conditioned on the count (and owner)
- * read by the caller, so two concurrent environment writes cannot both decide the status from a stale count, nor
- * count the environment in a team's counter the application has just left: the loser fails at `countChanged`.
+ * The condition of writes that change what an application counts in the organization's counters: it is live and
+ * still has the owner, environment count and health (version) read, so the counters change by exactly what was
+ * counted.
  */
-export function applicationEnvironmentCountChange(
-  app: ApplicationRecord,
-  delta: 1 | -1,
-  health: ApplicationHealthUpdate,
-): TransactItem {
-  const count = app.environmentCount + delta;
-  const status: ApplicationStatus = count > 0 ? 'ACTIVE' : 'ENV_INCOMPLETE';
-  const unchanged = unchangedSinceRead(app);
-  // The health change of the same environment write (one Update per item in a transaction).
-  const healthParts = healthUpdateParts(health);
-  return named('countChanged', {
-    Update: {
-      TableName: config.tableName,
-      Key: keys.application(app.applicationId),
-      UpdateExpression: setAndRemove(
-        ['environmentCount = :count', 'applicationStatus = :status', 'gsi1sk = :gsi1sk', ...healthParts.set],
-        healthParts.remove,
-      ),
-      ConditionExpression: `${unchanged.condition} AND ${healthParts.condition}`,
-      ExpressionAttributeNames: healthParts.names,
-      ExpressionAttributeValues: {
-        ':count': count,
-        ':status': status,
-        ':gsi1sk': listEntries.bucketEntryKeys(app, { applicationStatus: status }).gsi1sk,
-        ...unchanged.values,
-        ...healthParts.values,
-      },
-    },
-  });
+function unchangedSinceRead(app: ApplicationRecord): EntityChange<ApplicationRecord>['condition'] {
+  const live = 'attribute_not_exists(deleting) AND environmentCount = :read';
+  const team = app.teamId
+    ? { condition: 'teamId = :oldTeam', values: { ':oldTeam': app.teamId } }
+    : { condition: 'attribute_not_exists(teamId)', values: {} };
+  const health =
+    app.healthVersion === undefined
+      ? { condition: 'attribute_not_exists(healthVersion)', values: {} }
+      : { condition: 'healthVersion = :healthVersion', values: { ':healthVersion': app.healthVersion } };
+  return {
+    expression: `${live} AND ${team.condition} AND ${health.condition}`,
+    values: { ':read': app.environmentCount, ...team.values, ...health.values },
+  };
 }
 
 /**
- * The condition of writes that move an application's counts between counter buckets: it is live and still has the
- * owner and environment count read, so the counters change by exactly what was counted.
+ * The application's write of `changes` to its environments (application-health.ts): its count, status and health
+ * figures with their projections (list entries, the organization's counter, day counters), conditioned on what was
+ * read (`countChanged`: callers retry on it). Its other environments are read (strongly consistent: decided on
+ * together with its health version) only when its figures need them.
  */
-function unchangedSinceRead(app: ApplicationRecord): { condition: string; values: Record<string, unknown> } {
-  const live = 'attribute_exists(pk) AND attribute_not_exists(deleting) AND environmentCount = :read';
-  return app.teamId
-    ? { condition: `${live} AND teamId = :oldTeam`, values: { ':read': app.environmentCount, ':oldTeam': app.teamId } }
-    : { condition: `${live} AND attribute_not_exists(teamId)`, values: { ':read': app.environmentCount } };
+export async function applicationEnvironmentsChange(
+  app: ApplicationRecord,
+  changes: EnvironmentChange[],
+  now = Date.now(),
+): Promise<TransactItem[]> {
+  const changed = new Set(changes.map((c) => c.environmentId));
+  const others = applicationHealth.needsOtherEnvironments(app, changes)
+    ? (await liveEnvironments(app.applicationId)).filter((env) => !changed.has(env.environmentId))
+    : undefined;
+  const after = applicationHealth.project(app, changes, others);
+  return entityWrite(applicationChange(app, after, unchangedSinceRead(app), 'countChanged'), projections(now));
 }
 
-/** unchangedSinceRead, and its health figures too: for writes that move the application's share between buckets. */
-function unchangedWithHealth(app: ApplicationRecord): { condition: string; values: Record<string, unknown> } {
-  const [base, health] = [unchangedSinceRead(app), healthUnchanged(app)];
-  return { condition: `${base.condition} AND ${health.condition}`, values: { ...base.values, ...health.values } };
+/** The application's live environments as stored now (strongly consistent). */
+async function liveEnvironments(appId: string): Promise<EnvironmentRecord[]> {
+  const { pk, skPrefix } = keys.environmentsOfApp(appId);
+  const items = await queryAll({ partition: pk, skPrefix, consistent: true });
+  return items.map((item) => fromItem<EnvironmentRecord>(item)!).filter((env) => !env.deleting);
 }
-
-/** What a counted application adds to its bucket's health sums (nothing while not counted). */
-const healthShare = (app: ApplicationRecord, sign: 1 | -1): BucketHealth | undefined =>
-  app.healthVersion === undefined
-    ? undefined
-    : bucketShare({ ...NO_HEALTH, ...app.health }, app.environmentCount > 0, sign);
-
-/** A counted application's day counter, as the side of a move (health.ts dayCounterChanges). */
-const scanDay = (app: ApplicationRecord, teamId: string | undefined) =>
-  app.healthVersion === undefined ? undefined : { teamId, scannedAt: app.health?.scannedAt ?? 0 };
 
 /**
  * Starts a cascade delete: from this write on the application is invisible (getApplication, lists) and leaves the
- * organization's counters, and its name index entry is removed. Conditioned on the environment count and owner read,
- * so the counters drop by exactly what was visible.
+ * organization's counters, and its name index entry is removed. Conditioned on the environment count, owner and
+ * health read, so the counters drop by exactly what was visible.
  */
 export function applicationDeletingMark(app: ApplicationRecord, now = Date.now()): TransactItem[] {
-  const unchanged = unchangedWithHealth(app);
-  return [
-    ...applicationWrite(app, { ...app, deleting: true }, { expression: unchanged.condition, values: unchanged.values }),
-    organizationCounterChange(app.organizationId, app.applicationType, app.teamId, {
-      applications: -1,
-      environments: -app.environmentCount,
-      health: healthShare(app, -1),
-    }),
-    ...dayCounterChanges(
-      app.organizationId,
-      [{ applicationType: app.applicationType, from: scanDay(app, app.teamId) }],
-      now,
-    ),
-  ];
+  return entityWrite(applicationChange(app, { ...app, deleting: true }, unchangedSinceRead(app)), projections(now));
 }
 
 /**
@@ -246,78 +259,21 @@ export function applicationOwnershipUpdate(app: ApplicationRecord, teamId: strin
 
 /**
  * applicationOwnershipUpdate for several applications in one transaction: one Update per application and one
- * change per counter bucket, net of all the moves (DynamoDB refuses two operations on one item in a transaction).
+ * per counter, net of all the moves (DynamoDB refuses two operations on one item in a transaction).
  */
 export function applicationsOwnershipUpdate(
   changes: { app: ApplicationRecord; teamId: string | undefined }[],
   now = Date.now(),
 ): TransactItem[] {
-  const moves = changes.filter(({ app, teamId }) => app.teamId !== teamId);
-  const buckets = new Map<string, { app: ApplicationRecord; teamId: string | undefined; delta: OrganizationCounts }>();
-  const count = (app: ApplicationRecord, teamId: string | undefined, sign: 1 | -1) => {
-    const { sk } = keys.organizationCounter(app.organizationId, app.applicationType, teamId);
-    const bucket = buckets.get(sk) ?? { app, teamId, delta: { applications: 0, environments: 0 } };
-    bucket.delta.applications += sign;
-    bucket.delta.environments += sign * app.environmentCount;
-    bucket.delta.health = addBucketHealth(bucket.delta.health, healthShare(app, sign));
-    buckets.set(sk, bucket);
-  };
-  const updates = moves.map(({ app, teamId }): TransactItem => {
-    count(app, app.teamId, -1);
-    count(app, teamId, 1);
-    const { condition, values } = unchangedWithHealth(app);
-    // The list entries move to the new owner's partitions in the same write (its list entries projection).
-    return applicationWrite(app, { ...app, teamId }, { expression: condition, values })[0]!;
-  });
-  const counters = [...buckets.values()]
-    .filter(
-      ({ delta }) =>
-        delta.applications !== 0 || delta.environments !== 0 || Object.values(delta.health ?? {}).some((n) => n !== 0),
-    )
-    .map(({ app, teamId, delta }) => organizationCounterChange(app.organizationId, app.applicationType, teamId, delta));
-  const days = moves.length
-    ? dayCounterChanges(
-        moves[0].app.organizationId,
-        moves.map(({ app, teamId }) => ({
-          applicationType: app.applicationType,
-          from: scanDay(app, app.teamId),
-          to: scanDay(app, teamId),
-        })),
-        now,
-      )
-    : [];
-  return [...updates, ...counters, ...days];
-}
-
-// ---- Organization counters (keys.organizationCounter): live applications and environments per type and team.
-
-export interface OrganizationCounts {
-  applications: number;
-  environments: number;
-  /** The change of the bucket's health sums (health.ts). */
-  health?: BucketHealth;
-}
-
-export function organizationCounterChange(
-  orgId: string,
-  applicationType: ApplicationType,
-  teamId: string | undefined,
-  delta: OrganizationCounts,
-): TransactItem {
-  const health = Object.entries(delta.health ?? {}).filter(([, n]) => n !== 0);
-  return {
-    Update: {
-      TableName: config.tableName,
-      Key: keys.organizationCounter(orgId, applicationType, teamId),
-      UpdateExpression: `SET entity = :entity ADD applications :apps, environments :envs${health.map(([name]) => `, ${name} :${name}`).join('')}`,
-      ExpressionAttributeValues: {
-        ':entity': 'organizationCounter',
-        ':apps': delta.applications,
-        ':envs': delta.environments,
-        ...Object.fromEntries(health.map(([name, n]) => [`:${name}`, n])),
-      },
-    },
-  };
+  return entityWrites(
+    changes
+      .filter(({ app, teamId }) => app.teamId !== teamId)
+      .map(({ app, teamId }) => ({
+        // The list entries move to the new owner's partitions in the same write (its list entries projection).
+        change: applicationChange(app, { ...app, teamId }, unchangedSinceRead(app)),
+        projections: projections(now),
+      })),
+  );
 }
 
 // ---- Cascade delete (after applicationDeletingMark has committed).

@@ -2,12 +2,11 @@ import { isAllowlisted } from '../perch/allowlist.ts';
 import { randomUUID } from 'node:crypto';
 import {
   applicationDeletingMark,
-  applicationPuts,
+  applicationsCreation,
   applicationRename,
   deleteApplicationPartition,
   getApplication,
   getApplications,
-  organizationCounterChange,
   type ApplicationRecord,
   type ApplicationType,
 } from './application-repository.ts';
@@ -37,7 +36,6 @@ import { teamApplicationAdded } from '../teams/repository.ts';
 import { objectKeys } from '../storage/objects.ts';
 import { deleteObjectsUnder } from '../storage/delete-prefix.ts';
 import { newEnvironment, writeEnvironmentConfig } from './environment-creation.ts';
-import { bucketShare, NO_HEALTH } from './model.ts';
 import { applicationTrendRemoval } from '../trends/writes.ts';
 import { deletedApplicationSlot } from '../perch/repository.ts';
 import {
@@ -122,17 +120,13 @@ export async function createApplication(caller: Caller, orgId: string, body: Cre
   };
   const env = envName ? newEnvironment(app, envName) : undefined;
   const items = [
-    organizationCounterChange(orgId, applicationType, app.teamId, {
-      applications: 1,
-      environments: env ? 1 : 0,
-      health: bucketShare(NO_HEALTH, !!env),
-    }),
     await auditEntry(caller, orgId, 'APPLICATION_ADDED', {
       applicationId: app.applicationId,
       appName: app.name,
       envName: env?.name,
     }),
-    ...applicationPuts(app),
+    // With its environment counted (environmentCount), in its bucket's counter (its projections).
+    ...applicationsCreation([app]),
   ];
   // The team lists its applications: it gains this one in the same transaction (and must still exist).
   if (app.teamId) items.push(named('teamGone', teamApplicationAdded(orgId, app.teamId, app.applicationId)));

@@ -3,21 +3,16 @@ import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
 import { fromItem, named } from '../db/items.ts';
 import { batchDelete, batchGet, deleteFound, queryAll, queryItems } from '../db/query.ts';
-import { setAndRemove, type TransactItem } from '../db/transactions.ts';
+import type { TransactItem } from '../db/transactions.ts';
 import { entityWrite, type EntityChange, type Projection } from '../db/entity-write.ts';
 import { config } from '../config.ts';
-import { applicationEnvironmentCountChange, organizationCounterChange } from './application-repository.ts';
+import { applicationEnvironmentsChange, getApplication } from './application-repository.ts';
 import * as listEntries from './projections/environment-list-entries.ts';
 import * as nameClaim from './projections/environment-name-claim.ts';
 import * as nameIndex from './projections/environment-name-index.ts';
 import type { ApplicationRecord, EnvironmentRecord, LastScan } from './model.ts';
 import type { RiskSeverity } from '../scans/inputs.ts';
-import {
-  applicationForHealth,
-  applicationHealthUpdate,
-  applicationHealthWrite,
-  type EnvironmentChange,
-} from './health.ts';
+import type { EnvironmentChange } from './projections/application-health.ts';
 import { notFound } from '../errors.ts';
 import { environmentTrendRemoval } from '../trends/writes.ts';
 
@@ -29,7 +24,8 @@ const toRecord = (item: Record<string, unknown> | undefined) => fromItem<Environ
 
 /**
  * The projections of an environment write (docs/DATA-MODEL.md, Projections): its list entries, its name claim and
- * its name index. The counts and health aggregates are written beside them (health.ts).
+ * its name index. Its application's count and health figures are the application's write beside it
+ * (applicationEnvironmentsChange), with the organization's counters and day counters as its projections.
  */
 const PROJECTIONS: readonly Projection<EnvironmentRecord>[] = [
   listEntries.project,
@@ -130,30 +126,18 @@ export async function environmentsOfOrgNamed(orgId: string, name: string): Promi
 // ---- Writes: each returns TransactWriteItems for the caller to commit with its audit entry.
 
 /**
- * A new environment: its record with its projections (its name claim at `nameTaken`, its name postings), the
- * application's count and health (`countChanged`: callers retry on it), the organization's counter and the day
- * counters (health.ts).
+ * A new environment: its record with its projections (its name claim at `nameTaken`, its name postings), and its
+ * application's write (its count and health at `countChanged`: callers retry on it; the organization's counter and
+ * the day counters).
  */
 export async function environmentCreation(
   app: ApplicationRecord,
   env: EnvironmentRecord,
   now = Date.now(),
 ): Promise<TransactItem[]> {
-  const health = await applicationHealthUpdate(
-    app,
-    [{ environmentId: env.environmentId, after: env }],
-    app.environmentCount + 1,
-    now,
-  );
   return [
     ...environmentPuts(env),
-    applicationEnvironmentCountChange(app, 1, health),
-    organizationCounterChange(app.organizationId, app.applicationType, app.teamId, {
-      applications: 0,
-      environments: 1,
-      health: health.bucket,
-    }),
-    ...health.days,
+    ...(await applicationEnvironmentsChange(app, [{ environmentId: env.environmentId, after: env }], now)),
   ];
 }
 
@@ -185,32 +169,22 @@ function healthFieldsUnchanged(env: EnvironmentRecord): {
 }
 
 /**
- * The health writes of changes of environments' last-scan fields (each environment's own write conditioned on the
- * fields read, healthFieldsUnchanged), all of one application: the application's Update, its bucket's counter and
- * day counters. The application is read here (a stale read fails the condition: the caller's retry reads again).
+ * The application's write of changes of environments' last-scan fields (each environment's own write conditioned on
+ * the fields read, healthFieldsUnchanged), all of one application. The application is read here (a stale read fails
+ * its condition: the caller's retry reads again).
  */
 async function lastScanHealthWrites(
   changes: { env: EnvironmentRecord; after: Partial<LastScan> }[],
   now = Date.now(),
 ): Promise<TransactItem[]> {
   const applicationId = changes[0]!.env.applicationId;
-  const app = await applicationForHealth(applicationId);
+  const app = await getApplication(applicationId);
   if (!app) throw notFound(`application ${applicationId} not found`);
-  const health = await applicationHealthUpdate(
+  return applicationEnvironmentsChange(
     app,
     changes.map(({ env, after }): EnvironmentChange => ({ environmentId: env.environmentId, before: env, after })),
-    app.environmentCount,
     now,
   );
-  return [
-    applicationHealthWrite(app, health),
-    organizationCounterChange(app.organizationId, app.applicationType, app.teamId, {
-      applications: 0,
-      environments: 0,
-      health: health.bucket,
-    }),
-    ...health.days,
-  ];
 }
 
 /**
@@ -257,70 +231,49 @@ export function environmentDefaultConfigUpdate(env: EnvironmentRecord, objectKey
   });
 }
 
-const LAST_SCAN_FIELDS: (keyof LastScan)[] = [
-  'lastScanId',
-  'lastScanStatus',
-  'lastScanTimestamp',
-  'lastScanCompletedTimestamp',
-  'lastScanDuration',
-  'lastScanTotalUntriaged',
-  'lastScanHighUntriaged',
-  'lastScanMediumUntriaged',
-  'lastScanLowUntriaged',
-  'latestScanConfigHash',
-  'lastScanHawkscanVersion',
-  'latestScanType',
-];
-
 /**
- * Sets (or, with `undefined`, clears: the environment has no scans left) the last scan of a live environment,
- * keeping the scan-date and status index keys in step with the fields, and the health aggregates with them (the
- * environment's Update first, then the application's, its counter and day counters). `expectedLastScanId` (or
- * `null`: none) makes the update conditional on the scan it replaces, so that an older scan never overwrites a newer
- * one; it is conditioned on the health-relevant fields read in `env` as well.
+ * Sets (or, with `undefined`, clears: the environment has no scans left) the last scan of a live environment: its
+ * write with its projections (the scan-date, status, duration and findings index keys in step with the fields),
+ * then its application's (its health figures, its counter and day counters). `expectedLastScanId` (or `null`: none)
+ * makes the write conditional on the scan it replaces, so that an older scan never overwrites a newer one; it is
+ * conditioned on the health-relevant fields read in `env` as well (`environmentChanged`).
  */
 export async function environmentLastScanWrites(
   env: EnvironmentRecord,
   scan: LastScan | undefined,
   expectedLastScanId?: string | null,
 ): Promise<TransactItem[]> {
-  return [
-    environmentLastScanUpdate(env, scan, expectedLastScanId),
-    ...(await lastScanHealthWrites([{ env, after: scan ?? {} }])),
-  ];
+  const after: EnvironmentRecord = { ...env, ...NO_LAST_SCAN, ...scan };
+  const unchanged = healthFieldsUnchanged(env);
+  const replaced =
+    expectedLastScanId === undefined
+      ? { condition: '', values: {} }
+      : expectedLastScanId === null
+        ? { condition: ' AND attribute_not_exists(lastScanId)', values: {} }
+        : { condition: ' AND lastScanId = :expected', values: { ':expected': expectedLastScanId } };
+  const write = environmentWrite(env, after, {
+    expression: `attribute_not_exists(deleting) AND ${unchanged.condition}${replaced.condition}`,
+    names: unchanged.names,
+    values: { ...unchanged.values, ...replaced.values },
+  });
+  return [...write, ...(await lastScanHealthWrites([{ env, after }]))];
 }
 
-function environmentLastScanUpdate(
-  env: EnvironmentRecord,
-  scan: LastScan | undefined,
-  expectedLastScanId?: string | null,
-): TransactItem {
-  const { gsi1pk, gsi3sk, gsi5sk, gsi6sk } = listEntries.listEntryKeys(env, env.name, scan ?? {});
-  const fields: Record<string, unknown> = { gsi1pk, gsi3sk, gsi5sk, gsi6sk };
-  for (const name of LAST_SCAN_FIELDS) if (scan?.[name] !== undefined) fields[name] = scan[name];
-  const removed = LAST_SCAN_FIELDS.filter((name) => !(name in fields));
-  const names = [...Object.keys(fields), ...removed];
-  const values: Record<string, unknown> = Object.fromEntries(Object.keys(fields).map((n, i) => [`:v${i}`, fields[n]]));
-  const unchanged = healthFieldsUnchanged(env);
-  Object.assign(values, unchanged.values);
-  let condition = `attribute_exists(pk) AND attribute_not_exists(deleting) AND ${unchanged.condition}`;
-  if (expectedLastScanId) {
-    condition += ` AND lastScanId = :expected`;
-    values[':expected'] = expectedLastScanId;
-  } else if (expectedLastScanId === null) condition += ' AND attribute_not_exists(lastScanId)';
-  const set = Object.keys(fields).map((_, i) => `#f${i} = :v${i}`);
-  const remove = removed.map((_, i) => `#f${Object.keys(fields).length + i}`);
-  return {
-    Update: {
-      TableName: config.tableName,
-      Key: keys.environment(env.applicationId, env.environmentId),
-      UpdateExpression: setAndRemove(set, remove),
-      ConditionExpression: condition,
-      ExpressionAttributeNames: { ...Object.fromEntries(names.map((n, i) => [`#f${i}`, n])), ...unchanged.names },
-      ExpressionAttributeValues: values,
-    },
-  };
-}
+/** An environment without a last scan: every last-scan field cleared (those of a scan set over it). */
+const NO_LAST_SCAN: Record<keyof LastScan, undefined> = {
+  lastScanId: undefined,
+  lastScanStatus: undefined,
+  lastScanTimestamp: undefined,
+  lastScanCompletedTimestamp: undefined,
+  lastScanDuration: undefined,
+  lastScanTotalUntriaged: undefined,
+  lastScanHighUntriaged: undefined,
+  lastScanMediumUntriaged: undefined,
+  lastScanLowUntriaged: undefined,
+  latestScanConfigHash: undefined,
+  lastScanHawkscanVersion: undefined,
+  latestScanType: undefined,
+};
 
 /**
  * Starts an environment delete: the environment leaves the indexes (lists stop reading it) and its name postings
@@ -333,12 +286,6 @@ export async function environmentDeletingMark(
   env: EnvironmentRecord,
   now = Date.now(),
 ): Promise<TransactItem[]> {
-  const health = await applicationHealthUpdate(
-    app,
-    [{ environmentId: env.environmentId, before: env }],
-    app.environmentCount - 1,
-    now,
-  );
   const unchanged = healthFieldsUnchanged(env);
   const mark = environmentWrite(
     env,
@@ -351,13 +298,7 @@ export async function environmentDeletingMark(
   );
   return [
     ...mark,
-    applicationEnvironmentCountChange(app, -1, health),
-    organizationCounterChange(app.organizationId, app.applicationType, app.teamId, {
-      applications: 0,
-      environments: -1,
-      health: health.bucket,
-    }),
-    ...health.days,
+    ...(await applicationEnvironmentsChange(app, [{ environmentId: env.environmentId, before: env }], now)),
     // Its open findings and coverage leave the application's and organization's trends.
     ...(await environmentTrendRemoval(env, now)),
   ];
@@ -373,43 +314,32 @@ export async function deleteEnvironmentData(appId: string, envId: string): Promi
 /**
  * Moves findings into (+) or out of (-) the untriaged figures of environments' last scans (environments of one
  * application), by severity, provided each last scan is still `lastScanId` (a triage of findings in that scan) and
- * its figures are still the ones read in `env`: the findings-count index key (gsi6) is set from that total, so it
- * stays in step with the figure. Then the health writes (the application's figures, its counter), once for all.
- * None when the changes cancel out.
+ * its figures are still the ones read in `env`: each environment's write with its projections (the findings-count
+ * index key, gsi6, in step with the total), then its application's (its figures, its counter), once for all. None
+ * when the changes cancel out.
  */
 export async function environmentUntriagedChanges(
   changes: { env: EnvironmentRecord; lastScanId: string; deltas: Partial<Record<RiskSeverity, number>> }[],
 ): Promise<TransactItem[]> {
-  const updates: TransactItem[] = [];
-  const health: { env: EnvironmentRecord; after: Partial<LastScan> }[] = [];
+  const writes: TransactItem[] = [];
+  const health: { env: EnvironmentRecord; after: EnvironmentRecord }[] = [];
   for (const { env, lastScanId, deltas } of changes) {
     const changed = (Object.entries(deltas) as [RiskSeverity, number][]).filter(([, delta]) => delta !== 0);
     if (changed.length === 0) continue;
     const total = (env.lastScanTotalUntriaged ?? 0) + changed.reduce((sum, [, delta]) => sum + delta, 0);
-    const after: Partial<LastScan> = { ...env, lastScanTotalUntriaged: total };
+    const after: EnvironmentRecord = { ...env, lastScanTotalUntriaged: total };
     for (const [severity, delta] of changed)
       after[`lastScan${severity}Untriaged`] = (env[`lastScan${severity}Untriaged`] ?? 0) + delta;
+    // The figures are set from the ones read, on the condition that they still are (their deltas are exact).
     const unchanged = healthFieldsUnchanged(env);
-    updates.push({
-      Update: {
-        TableName: config.tableName,
-        Key: keys.environment(env.applicationId, env.environmentId),
-        UpdateExpression: `SET lastScanTotalUntriaged = :total, gsi6sk = :gsi6sk ADD ${changed.map((_, i) => `#severity${i} :delta${i}`).join(', ')}`,
-        ConditionExpression: `lastScanId = :scanId AND attribute_not_exists(deleting) AND ${unchanged.condition}`,
-        ExpressionAttributeNames: {
-          ...Object.fromEntries(changed.map(([severity], i) => [`#severity${i}`, `lastScan${severity}Untriaged`])),
-          ...unchanged.names,
-        },
-        ExpressionAttributeValues: {
-          ...Object.fromEntries(changed.map(([, delta], i) => [`:delta${i}`, delta])),
-          ':scanId': lastScanId,
-          ':total': total,
-          ':gsi6sk': keys.environmentFindingsSortKey(env.environmentId, total),
-          ...unchanged.values,
-        },
-      },
-    });
+    writes.push(
+      ...environmentWrite(env, after, {
+        expression: `lastScanId = :scanId AND attribute_not_exists(deleting) AND ${unchanged.condition}`,
+        names: unchanged.names,
+        values: { ':scanId': lastScanId, ...unchanged.values },
+      }),
+    );
     health.push({ env, after });
   }
-  return health.length === 0 ? [] : [...updates, ...(await lastScanHealthWrites(health))];
+  return health.length === 0 ? [] : [...writes, ...(await lastScanHealthWrites(health))];
 }

@@ -4,8 +4,7 @@ import { keys } from '../db/keys.ts';
 import { retryOnConflict, transactionConflict, type RetriesExhausted } from '../db/retry.ts';
 import { transactWrite } from '../db/transactions.ts';
 import { config } from '../config.ts';
-import { organizationCounterChange } from './application-repository.ts';
-import { applicationForHealth, applicationHealthUpdate, applicationHealthWrite } from './health.ts';
+import { applicationEnvironmentsChange, getApplication } from './application-repository.ts';
 
 // The health aggregates of data written before they existed (npm run migrate, npm start on an older data directory):
 // each application not counted yet is counted from its environments, then each organization is marked complete.
@@ -14,7 +13,7 @@ const MAX_ATTEMPTS = 5;
 
 /**
  * Counts a live application written before the health aggregates in them: its figures from its environments, added
- * to its bucket and day counter in one transaction conditioned on it still being uncounted (a write of the current
+ * to its bucket and day counter by the same projections as every write, in one transaction conditioned on it still being uncounted (a write of the current
  * code that changes its health counts it first: this then finds it counted) and unchanged.
  */
 export async function countApplicationHealth(
@@ -23,19 +22,12 @@ export async function countApplicationHealth(
 ): Promise<'updated' | 'current' | 'gone' | 'conflict'> {
   try {
     return await retryOnConflict({ attempts: MAX_ATTEMPTS, conflict: transactionConflict() }, async () => {
-      const app = await applicationForHealth(appId);
+      const app = await getApplication(appId);
       if (!app) return 'gone';
       if (app.healthVersion !== undefined) return 'current';
-      const health = await applicationHealthUpdate(app, [], app.environmentCount, now);
-      await transactWrite([
-        applicationHealthWrite(app, health),
-        organizationCounterChange(app.organizationId, app.applicationType, app.teamId, {
-          applications: 0,
-          environments: 0,
-          health: health.bucket,
-        }),
-        ...health.days,
-      ]);
+      // No change of environments: its figures recomputed from them all (projections/application-health.ts), with
+      // what that adds to its bucket's sums and day counter (the application's projections).
+      await transactWrite(await applicationEnvironmentsChange(app, [], now));
       return 'updated';
     });
   } catch (error) {

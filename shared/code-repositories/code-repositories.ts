@@ -5,9 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { badRequest, conflict, notFound, unauthorized } from '../errors.ts';
 import { canSeeTeamResource } from '../applications/access.ts';
 import {
-  applicationPuts,
+  applicationsCreation,
   getApplications,
-  organizationCounterChange,
   type ApplicationRecord,
 } from '../applications/application-repository.ts';
 import { teamApplicationAdded } from '../teams/repository.ts';
@@ -262,8 +261,7 @@ export async function createApplicationsForRepositories(caller: Caller, orgId: s
   const apps = created.flatMap((entry) => entry.apps);
   const items = [
     // Up to 20 applications: no room for their name postings, so their names go to the unindexed name partition.
-    ...apps.flatMap((app) => applicationPuts(app, { indexName: false })),
-    organizationCounterChange(orgId, 'STANDARD', teamId, { applications: apps.length, environments: 0 }),
+    ...applicationsCreation(apps, { indexName: false }),
     ...(teamId
       ? [
           teamApplicationAdded(

@@ -5,8 +5,10 @@ import { putNewItem, setAndRemove, type TransactItem } from './transactions.ts';
 // The write of an entity with its derived data (docs/DATA-MODEL.md, Projections). Each derived structure is a
 // projection: a pure function of the entity's record before and after the write that returns what it needs
 // written: attributes of the entity's own item (index keys) and items of its own (postings, claims), with their
-// conditions, named where a failed condition means something to the caller. entityWrite merges them with the
-// entity's own Put or Update into the items of one transaction, which the caller commits with its audit entry.
+// conditions, named where a failed condition means something to the caller, and counters of items of their own to
+// add to (the organization's counters). entityWrite merges them with the entity's own Put or Update into the items
+// of one transaction, which the caller commits with its audit entry; entityWrites does so for several entities, one
+// Update per counter item (DynamoDB refuses two operations on one item in a transaction).
 
 /** What one projection needs of a write. */
 export interface Projected {
@@ -16,6 +18,49 @@ export interface Projected {
   remove?: string[];
   /** Items of their own: puts, deletes, updates and condition checks. */
   items?: TransactItem[];
+  /** Numbers to add to items of their own (ADD updates, unconditional): netted per item with the other writes'. */
+  counters?: CounterChange[];
+}
+
+/** What to add to the numbers of a counter item (created with its `entity` by the first write that adds to it). */
+export interface CounterChange {
+  key: { pk: string; sk: string };
+  entity: string;
+  add: Record<string, number>;
+}
+
+/**
+ * `changes` netted per counter item: each item's deltas summed per attribute (every attribute a change names is
+ * kept, 0 included); items whose deltas are all 0 are left out.
+ */
+export function netCounters(changes: readonly CounterChange[]): CounterChange[] {
+  const byKey = new Map<string, CounterChange>();
+  for (const change of changes) {
+    const id = `${change.key.pk}|${change.key.sk}`;
+    const net = byKey.get(id) ?? { key: change.key, entity: change.entity, add: {} };
+    for (const [name, delta] of Object.entries(change.add)) net.add[name] = (net.add[name] ?? 0) + delta;
+    byKey.set(id, net);
+  }
+  return [...byKey.values()].filter((change) => Object.values(change.add).some((delta) => delta !== 0));
+}
+
+/** The ADD Updates of `changes`, netted per counter item (netCounters). */
+export function counterUpdates(changes: readonly CounterChange[]): TransactItem[] {
+  return netCounters(changes).map(({ key, entity, add }) => {
+    const fields = Object.entries(add);
+    return {
+      Update: {
+        TableName: config.tableName,
+        Key: key,
+        UpdateExpression: `SET entity = :entity ADD ${fields.map((_, i) => `#c${i} :c${i}`).join(', ')}`,
+        ExpressionAttributeNames: Object.fromEntries(fields.map(([name], i) => [`#c${i}`, name])),
+        ExpressionAttributeValues: {
+          ':entity': entity,
+          ...Object.fromEntries(fields.map(([, delta], i) => [`:c${i}`, delta])),
+        },
+      },
+    };
+  });
 }
 
 /** A derived structure: what a write from `before` to `after` (undefined: no such record) needs written. */
@@ -59,18 +104,38 @@ export interface EntityChange<E> {
 
 /**
  * The entity's own write (a Put of a new item, or an Update of the fields that change) with the projections'
- * attributes merged into it, then the projections' items, in the order of `projections`.
+ * attributes merged into it, then the projections' items, in the order of `projections`, then their counters'
+ * Updates.
  */
-export function entityWrite<E extends object>(change: EntityChange<E>, projections: readonly Projection<E>[]) {
-  const projected = projections.map((project) => project(change.before, change.after));
+export function entityWrite<E extends object>(
+  change: EntityChange<E>,
+  projections: readonly Projection<E>[],
+): TransactItem[] {
+  return entityWrites([{ change, projections }]);
+}
+
+/**
+ * The writes of several entities in one transaction: each one's own write and items (entityWrite), then the
+ * counters of all of them, one Update per counter item.
+ */
+export function entityWrites<E extends object>(
+  writes: readonly { change: EntityChange<E>; projections: readonly Projection<E>[] }[],
+): TransactItem[] {
+  const counters: CounterChange[] = [];
+  const items = writes.flatMap(({ change, projections }) => {
+    const projected = projections.map((project) => project(change.before, change.after));
+    counters.push(...projected.flatMap((p) => p.counters ?? []));
+    return [ownWrite(change, projected), ...projected.flatMap((p) => p.items ?? [])];
+  });
+  return [...items, ...counterUpdates(counters)];
+}
+
+/** The entity's own Put or Update, with the projections' attributes. */
+function ownWrite<E extends object>(change: EntityChange<E>, projected: Projected[]): TransactItem {
   const attributes = Object.assign({}, ...projected.map((p) => p.set ?? {})) as Record<string, unknown>;
   const removed = projected.flatMap((p) => p.remove ?? []).filter((name) => !(name in attributes));
-  const items = projected.flatMap((p) => p.items ?? []);
   if (!change.before)
-    return [
-      named(change.name, putNewItem({ ...change.key, entity: change.entity, ...change.after, ...attributes })),
-      ...items,
-    ];
+    return named(change.name, putNewItem({ ...change.key, entity: change.entity, ...change.after, ...attributes }));
   const fields = attributeChange(change.before as Record<string, unknown>, change.after as Record<string, unknown>);
   const set = { ...fields.set, ...attributes };
   const remove = [...new Set([...fields.remove!.filter((name) => !(name in set)), ...removed])];
@@ -97,7 +162,7 @@ export function entityWrite<E extends object>(change: EntityChange<E>, projectio
         ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
       },
     };
-    return [named(change.name, check), ...items];
+    return named(change.name, check);
   }
   const update: TransactItem = {
     Update: {
@@ -111,7 +176,7 @@ export function entityWrite<E extends object>(change: EntityChange<E>, projectio
       ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
     },
   };
-  return [named(change.name, update), ...items];
+  return named(change.name, update);
 }
 
 const sameValue = (a: unknown, b: unknown) => a === b || JSON.stringify(a) === JSON.stringify(b);

@@ -212,8 +212,6 @@ export const keys = {
     gsi6pk: `ORGENVFINDINGS#${orgId}`,
     gsi6sk: environmentFindingsSortKey(envId, scan.lastScanTotalUntriaged),
   }),
-  /** gsi6 sort key of an environment with `total` untriaged findings in its last scan (triage keeps it in step). */
-  environmentFindingsSortKey,
   environmentsOfOrgByName: (orgId: string) => ({ gsi2pk: `ORGENVS#${orgId}` }),
   environmentsOfOrgById: (orgId: string) => ({ gsi4pk: `ORGENVIDS#${orgId}` }),
   environmentsOfOrgByDuration: (orgId: string) => ({ gsi5pk: `ORGENVDURATION#${orgId}` }),

@@ -10,6 +10,7 @@ import {
   environmentIndexKeys,
   environmentLastScanWrites,
   environmentRename,
+  environmentUntriagedChanges,
   getEnvironment,
 } from '../../shared/applications/environment-repository.ts';
 import { newEnvironment } from '../../shared/applications/environment-creation.ts';
@@ -21,12 +22,13 @@ import { getItem, queryAll } from '../../shared/db/query.ts';
 import { keys } from '../../shared/db/keys.ts';
 import { mainTable } from '../../shared/db/tables.ts';
 import { transactWrite } from '../../shared/db/transactions.ts';
+import { nonZero, recomputedCounters, type Counters } from '../unit/counters-in-memory.ts';
 
 // The environment writes against DynamoDB Local (docs/DATA-MODEL.md, Projections): for random sequences of
-// creates, renames, scan results and deletes, what is stored (index keys, name claims, name postings, the
-// application's count and health, the organization's counter) equals a recomputation from the environments, and
-// a write that takes a claimed name fails by the name `nameTaken`. test/unit/environment-projections.test.ts
-// checks the pure projections in memory with many more sequences.
+// creates, renames, scan results, triage and deletes, what is stored (index keys, name claims, name postings, the
+// application's count and health, the organization's counters and day counters) equals a recomputation from the
+// environments, and a write that takes a claimed name fails by the name `nameTaken`.
+// test/unit/environment-projections.test.ts checks the pure projections in memory with many more sequences.
 
 const INDEX_KEYS = [
   ...new Set(mainTable.globalSecondaryIndexes.flatMap((i) => [i.partitionKey.name, i.sortKey.name])),
@@ -36,6 +38,7 @@ type Command =
   | { kind: 'create'; name: string }
   | { kind: 'rename'; env: number; name: string }
   | { kind: 'scan'; env: number; scan: LastScan | undefined }
+  | { kind: 'triage'; env: number; high: number; medium: number }
   | { kind: 'delete'; env: number };
 
 const nameArb = fc.constantFrom(
@@ -61,6 +64,12 @@ const commandArb: fc.Arbitrary<Command> = fc.oneof(
   fc.record({ kind: fc.constant('create' as const), name: nameArb }),
   fc.record({ kind: fc.constant('rename' as const), env: fc.nat(9), name: nameArb }),
   fc.record({ kind: fc.constant('scan' as const), env: fc.nat(9), scan: scanArb }),
+  fc.record({
+    kind: fc.constant('triage' as const),
+    env: fc.nat(9),
+    high: fc.integer({ min: -2, max: 2 }),
+    medium: fc.integer({ min: -2, max: 2 }),
+  }),
   fc.record({ kind: fc.constant('delete' as const), env: fc.nat(9) }),
 );
 
@@ -92,11 +101,55 @@ async function apply(appId: string, command: Command, live: string[]): Promise<v
     expect(await committed(environmentRename(env, command.name))).toBe(!takenBy(command.name, env.environmentId));
   } else if (command.kind === 'scan') {
     await transactWrite(await environmentLastScanWrites(env, command.scan));
+  } else if (command.kind === 'triage') {
+    // Findings of its last scan triaged (or back): its untriaged figures move, never below 0.
+    const high = Math.max(command.high, -(env.lastScanHighUntriaged ?? 0));
+    const medium = Math.max(command.medium, -(env.lastScanMediumUntriaged ?? 0));
+    if (!env.lastScanId) return;
+    const items = await environmentUntriagedChanges([
+      { env, lastScanId: env.lastScanId, deltas: { High: high, Medium: medium } },
+    ]);
+    if (items.length) await transactWrite(items);
   } else {
     await transactWrite(await environmentDeletingMark(app, env));
     await deleteEnvironmentData(appId, env.environmentId);
     live.splice(live.indexOf(env.environmentId), 1);
   }
+}
+
+/** The live environments of an application's partition. */
+async function liveEnvironments(appId: string): Promise<EnvironmentRecord[]> {
+  const items = await queryAll({ partition: keys.applicationPartition(appId).pk, consistent: true });
+  return items.filter((item) => item.entity === 'environment').map((item) => fromItem<EnvironmentRecord>(item)!);
+}
+
+/**
+ * The organization's counters and day counters as stored, beside what the environments of its applications alone
+ * give (each application counted with its live environments' count and figures).
+ */
+async function countersStoredAndRecomputed(orgId: string, appIds: string[]) {
+  const { pk, skPrefix } = keys.organizationCountersOfOrg(orgId);
+  const days = keys.healthDaysFrom(orgId, 0);
+  const items = [
+    ...(await queryAll({ partition: pk, skPrefix, consistent: true })),
+    ...(await queryAll({ partition: days.pk, skFrom: days.skFrom, skTo: days.skTo, consistent: true })),
+  ].filter((item) => item.sk !== keys.healthReady(orgId).sk);
+  const stored: Counters = new Map(
+    items.map((item) => [
+      `${item.pk as string}|${item.sk as string}`,
+      Object.fromEntries(Object.entries(item).filter(([, value]) => typeof value === 'number')) as Record<
+        string,
+        number
+      >,
+    ]),
+  );
+  const apps = await Promise.all(
+    appIds.map(async (appId) => {
+      const envs = await liveEnvironments(appId);
+      return { ...(await getApplication(appId))!, environmentCount: envs.length, health: applicationHealthOf(envs) };
+    }),
+  );
+  return { stored: nonZero(stored), recomputed: recomputedCounters(apps, Date.now()) };
 }
 
 /** The application's partition as stored, beside what the environments alone give. */
@@ -137,6 +190,7 @@ async function storedAndRecomputed(orgId: string, appId: string) {
 describe('environment writes on DynamoDB Local', () => {
   it('leave their projections equal to a recomputation from the environments', async () => {
     const tenant = await createTenant();
+    const appIds: string[] = [];
     await fc.assert(
       fc.asyncProperty(fc.array(commandArb, { minLength: 1, maxLength: 10 }), async (commands) => {
         const created = await api('POST', `/api/v1/org/${tenant.orgId}/app`, {
@@ -145,10 +199,13 @@ describe('environment writes on DynamoDB Local', () => {
         });
         expect(created.status).toBe(200);
         const appId = created.body.applicationId as string;
+        appIds.push(appId);
         const live: string[] = [];
         for (const command of commands) await apply(appId, command, live);
         const { stored, recomputed } = await storedAndRecomputed(tenant.orgId, appId);
         expect(stored).toEqual(recomputed);
+        const counters = await countersStoredAndRecomputed(tenant.orgId, appIds);
+        expect(counters.stored).toEqual(counters.recomputed);
         // Leave the organization without live environments: the next run's counter counts its application's alone.
         for (const envId of [...live]) await apply(appId, { kind: 'delete', env: live.indexOf(envId) }, live);
       }),

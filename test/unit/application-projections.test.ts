@@ -1,24 +1,57 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { entityWrite, type Projection } from '../../shared/db/entity-write.ts';
-import { NO_HEALTH, type ApplicationRecord } from '../../shared/applications/model.ts';
+import { entityWrite, entityWrites, type Projection } from '../../shared/db/entity-write.ts';
+import { DAY, NO_HEALTH, type ApplicationHealth, type ApplicationRecord } from '../../shared/applications/model.ts';
 import * as listEntries from '../../shared/applications/projections/application-list-entries.ts';
 import * as nameIndex from '../../shared/applications/projections/application-name-index.ts';
+import * as organizationCounters from '../../shared/applications/projections/organization-counters.ts';
+import * as healthDayCounters from '../../shared/applications/projections/health-day-counters.ts';
 import { applicationIndexKeys } from '../../shared/applications/application-repository.ts';
+import { keys } from '../../shared/db/keys.ts';
+import {
+  applyCounterUpdate,
+  isCounterUpdate,
+  nonZero,
+  recomputedCounters,
+  type Counters,
+} from './counters-in-memory.ts';
 
 // The application projections (docs/DATA-MODEL.md, Projections), applied in memory write after write, leave
 // exactly what a recomputation from the applications gives: their index keys (what the index backfill gives a
-// stored item) and their name postings (which stay while a cascade delete runs: it removes the partition).
+// stored item), their name postings (which stay while a cascade delete runs: it removes the partition), the
+// organization's counters and the health day counters.
 
 type Item = Record<string, unknown>;
-const PROJECTIONS: Projection<ApplicationRecord>[] = [listEntries.project, nameIndex.project];
+/** The time of the writes (day counters of days more than 31 days before it are left alone). */
+const NOW = 1_800_000_000_000;
+const PROJECTIONS: Projection<ApplicationRecord>[] = [
+  listEntries.project,
+  nameIndex.project,
+  organizationCounters.project,
+  healthDayCounters.project(NOW),
+];
 const keyOf = (item: Item) => `${item.pk as string}|${item.sk as string}`;
 
 class Table {
   applications = new Map<string, { record: ApplicationRecord; keys: Record<string, unknown> }>();
   postings = new Map<string, Item>();
+  counters: Counters = new Map();
 
-  write(before: ApplicationRecord | undefined, after: ApplicationRecord) {
+  /** Writes of applications in one transaction (entityWrites), which updates an item once at most. */
+  write(...writes: { before: ApplicationRecord | undefined; after: ApplicationRecord }[]) {
+    const items = entityWrites(
+      writes.map(({ before, after }) => ({
+        change: { key: keys.application(after.applicationId), entity: 'application', before, after, name: 'w' },
+        projections: PROJECTIONS,
+      })),
+    );
+    const updated = items.flatMap((item) => (item.Update ? [keyOf(item.Update.Key!)] : []));
+    expect(new Set(updated).size).toBe(updated.length);
+    for (const item of items.filter(isCounterUpdate)) applyCounterUpdate(this.counters, item);
+    for (const { before, after } of writes) this.apply(before, after);
+  }
+
+  private apply(before: ApplicationRecord | undefined, after: ApplicationRecord) {
     const projected = PROJECTIONS.map((project) => project(before, after));
     for (const item of projected.flatMap((p) => p.items ?? [])) {
       if (item.Put) this.postings.set(keyOf(item.Put.Item!), item.Put.Item!);
@@ -43,11 +76,19 @@ class Table {
     return {
       keys: new Map([...this.applications].map(([id, { record }]) => [id, applicationIndexKeys(record)])),
       postings,
+      counters: recomputedCounters(
+        [...this.applications.values()].map(({ record }) => record),
+        NOW,
+      ),
     };
   }
 
   actual() {
-    return { keys: new Map([...this.applications].map(([id, { keys }]) => [id, keys])), postings: this.postings };
+    return {
+      keys: new Map([...this.applications].map(([id, { keys }]) => [id, keys])),
+      postings: this.postings,
+      counters: nonZero(this.counters),
+    };
   }
 }
 
@@ -56,19 +97,45 @@ const nameArb = fc.oneof(
   fc.stringMatching(/^[a-cA-C-]{1,6}$/),
   fc.constant('an-application-name-with-far-more-than-thirty-two-trigrams'),
 );
+// Health figures with scan times of any age and of the last 40 days (the day counters keep 31).
+const scannedAtArb = fc.oneof(fc.nat(2_000_000_000_000), fc.integer({ min: NOW - 40 * DAY, max: NOW }));
+const healthArb: fc.Arbitrary<ApplicationHealth> = fc.record({
+  high: fc.nat(9),
+  medium: fc.nat(9),
+  low: fc.nat(9),
+  total: fc.nat(30),
+  failed: fc.nat(3),
+  scannedAt: fc.oneof(fc.constant(0), scannedAtArb),
+});
 type Command =
-  | { kind: 'create'; name: string; bulk: boolean; teamId: string | undefined }
+  | { kind: 'create'; name: string; bulk: boolean; teamId: string | undefined; uncounted: boolean }
   | { kind: 'rename'; app: number; name: string }
   | { kind: 'scanned'; app: number; scannedAt: number }
+  | { kind: 'figures'; app: number; environmentCount: number; health: ApplicationHealth }
   | { kind: 'move'; app: number; teamId: string | undefined }
+  | { kind: 'moveMany'; apps: number[]; teamId: string | undefined }
   | { kind: 'status'; app: number; active: boolean }
   | { kind: 'delete'; app: number };
 const teamArb = fc.constantFrom(undefined, 'team-a', 'team-b');
 const commandArb: fc.Arbitrary<Command> = fc.oneof(
-  fc.record({ kind: fc.constant('create' as const), name: nameArb, bulk: fc.boolean(), teamId: teamArb }),
+  fc.record({
+    kind: fc.constant('create' as const),
+    name: nameArb,
+    bulk: fc.boolean(),
+    teamId: teamArb,
+    // Written before the health aggregates: not counted in them until a health write counts it.
+    uncounted: fc.boolean(),
+  }),
   fc.record({ kind: fc.constant('rename' as const), app: fc.nat(20), name: nameArb }),
-  fc.record({ kind: fc.constant('scanned' as const), app: fc.nat(20), scannedAt: fc.nat(2_000_000_000_000) }),
+  fc.record({ kind: fc.constant('scanned' as const), app: fc.nat(20), scannedAt: scannedAtArb }),
+  fc.record({
+    kind: fc.constant('figures' as const),
+    app: fc.nat(20),
+    environmentCount: fc.nat(3),
+    health: healthArb,
+  }),
   fc.record({ kind: fc.constant('move' as const), app: fc.nat(20), teamId: teamArb }),
+  fc.record({ kind: fc.constant('moveMany' as const), apps: fc.array(fc.nat(20), { maxLength: 5 }), teamId: teamArb }),
   fc.record({ kind: fc.constant('status' as const), app: fc.nat(20), active: fc.boolean() }),
   fc.record({ kind: fc.constant('delete' as const), app: fc.nat(20) }),
 );
@@ -86,28 +153,36 @@ function run(commands: Command[]) {
         applicationStatus: 'ENV_INCOMPLETE',
         environmentCount: 0,
         createdAt: 1,
-        health: NO_HEALTH,
-        healthVersion: 0,
+        ...(command.uncounted ? {} : { health: NO_HEALTH, healthVersion: 0 }),
         ...(command.teamId ? { teamId: command.teamId } : {}),
         ...(command.bulk ? { nameTrigrams: false } : {}),
       };
-      table.write(undefined, app);
+      table.write({ before: undefined, after: app });
       continue;
     }
     const live = [...table.applications.values()].map((a) => a.record).filter((r) => !r.deleting);
     if (live.length === 0) continue;
+    if (command.kind === 'moveMany') {
+      const moved = [...new Set(command.apps.map((i) => live[i % live.length]!))];
+      table.write(...moved.map((before) => ({ before, after: { ...before, teamId: command.teamId } })));
+      continue;
+    }
     const before = live[command.app % live.length]!;
+    // A health write counts the application (healthVersion), as application-health.ts does.
+    const counted = { healthVersion: (before.healthVersion ?? 0) + 1 };
     const after: ApplicationRecord =
       command.kind === 'rename'
         ? { ...before, name: command.name }
         : command.kind === 'scanned'
-          ? { ...before, health: { ...NO_HEALTH, scannedAt: command.scannedAt } }
-          : command.kind === 'move'
-            ? { ...before, teamId: command.teamId }
-            : command.kind === 'status'
-              ? { ...before, applicationStatus: command.active ? 'ACTIVE' : 'ENV_INCOMPLETE' }
-              : { ...before, deleting: true };
-    table.write(before, after);
+          ? { ...before, ...counted, health: { ...NO_HEALTH, scannedAt: command.scannedAt } }
+          : command.kind === 'figures'
+            ? { ...before, ...counted, environmentCount: command.environmentCount, health: command.health }
+            : command.kind === 'move'
+              ? { ...before, teamId: command.teamId }
+              : command.kind === 'status'
+                ? { ...before, applicationStatus: command.active ? 'ACTIVE' : 'ENV_INCOMPLETE' }
+                : { ...before, deleting: true };
+    table.write({ before, after });
   }
   return table;
 }
@@ -115,7 +190,7 @@ function run(commands: Command[]) {
 describe('application projections', () => {
   it('equal a recomputation from the applications after any sequence of writes', () => {
     fc.assert(
-      fc.property(fc.array(commandArb, { maxLength: 40 }), (commands) => {
+      fc.property(fc.array(commandArb, { maxLength: 40, size: 'max' }), (commands) => {
         const table = run(commands);
         expect(table.actual()).toEqual(table.recomputed());
       }),
@@ -141,5 +216,28 @@ describe('application projections', () => {
     expect(rest).toEqual([]);
     expect(write!.Update).toBeUndefined();
     expect(write!.ConditionCheck?.ConditionExpression).toBe('attribute_exists(pk)');
+  });
+
+  it('write no counter whose inputs do not change', () => {
+    fc.assert(
+      fc.property(nameArb, nameArb, healthArb, fc.nat(3), teamArb, (name, rename, health, environmentCount, teamId) => {
+        const app: ApplicationRecord = {
+          applicationId: 'a',
+          organizationId: 'o',
+          name,
+          applicationType: 'STANDARD',
+          applicationStatus: environmentCount > 0 ? 'ACTIVE' : 'ENV_INCOMPLETE',
+          environmentCount,
+          createdAt: 1,
+          health,
+          healthVersion: 3,
+          ...(teamId ? { teamId } : {}),
+        };
+        // A rename, a status or a new health version with the same figures: what the application counts stays.
+        const same = { ...app, name: rename, applicationStatus: 'ACTIVE' as const, healthVersion: 4 };
+        for (const project of [organizationCounters.project, healthDayCounters.project(NOW)])
+          expect(project(app, same).counters).toEqual([]);
+      }),
+    );
   });
 });

@@ -1,25 +1,79 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Projected } from '../../shared/db/entity-write.ts';
-import type { EnvironmentRecord, LastScan } from '../../shared/applications/model.ts';
+import { entityWrite, type Projected } from '../../shared/db/entity-write.ts';
+import {
+  applicationHealthOf,
+  DAY,
+  NO_HEALTH,
+  type ApplicationRecord,
+  type EnvironmentRecord,
+  type LastScan,
+} from '../../shared/applications/model.ts';
 import * as listEntries from '../../shared/applications/projections/environment-list-entries.ts';
 import * as nameClaim from '../../shared/applications/projections/environment-name-claim.ts';
 import * as nameIndex from '../../shared/applications/projections/environment-name-index.ts';
+import * as applicationHealth from '../../shared/applications/projections/application-health.ts';
+import * as organizationCounters from '../../shared/applications/projections/organization-counters.ts';
+import * as healthDayCounters from '../../shared/applications/projections/health-day-counters.ts';
 import { environmentIndexKeys } from '../../shared/applications/environment-repository.ts';
 import { keys } from '../../shared/db/keys.ts';
+import {
+  applyCounterUpdate,
+  isCounterUpdate,
+  nonZero,
+  recomputedCounters,
+  type Counters,
+} from './counters-in-memory.ts';
 
 // The environment projections (docs/DATA-MODEL.md, Projections) are pure: applied in memory, write after write,
 // their outputs must leave exactly what a recomputation from the environments gives (test/integration/
-// projections.test.ts checks the same against DynamoDB Local, through the repository's writes).
+// projections.test.ts checks the same against DynamoDB Local, through the repository's writes): their own index
+// keys, claims and postings, and, through their applications (application-health.ts) and the applications'
+// projections, each application's count and health figures, the organization's counters and the day counters.
 
 type Item = Record<string, unknown>;
 const PROJECTIONS = [listEntries.project, nameClaim.project, nameIndex.project];
 const INDEX_KEYS = [...listEntries.LIST_ENTRY_ATTRIBUTES, ...nameIndex.NAME_INDEX_KEYS] as string[];
+/** The time of the writes (day counters of days more than 31 days before it are left alone). */
+const NOW = 1_800_000_000_000;
+const APPLICATION_COUNTERS = [organizationCounters.project, healthDayCounters.project(NOW)];
 
-/** A table in memory: the environments' own fields and index keys, and the projections' items by key. */
+/**
+ * A table in memory: the environments' own fields and index keys, the projections' items by key, the
+ * applications' records and the counters.
+ */
 class Table {
   environments = new Map<string, { record: EnvironmentRecord; keys: Record<string, unknown> }>();
   items = new Map<string, Item>();
+  applications = new Map<string, ApplicationRecord>();
+  counters: Counters = new Map();
+
+  /** Writes an application with its counters' projections. */
+  writeApplication(before: ApplicationRecord | undefined, after: ApplicationRecord) {
+    const key = keys.application(after.applicationId);
+    const items = entityWrite({ key, entity: 'application', before, after, name: 'w' }, APPLICATION_COUNTERS);
+    for (const item of items.filter(isCounterUpdate)) applyCounterUpdate(this.counters, item);
+    this.applications.set(after.applicationId, after);
+  }
+
+  /**
+   * The application's write of `changes` to its environments: application-health.ts from the application as
+   * stored, given its other live environments only when it needs them.
+   */
+  environmentsChanged(appId: string, changes: applicationHealth.EnvironmentChange[]) {
+    const app = this.applications.get(appId)!;
+    const changed = new Set(changes.map((c) => c.environmentId));
+    const others = applicationHealth.needsOtherEnvironments(app, changes)
+      ? this.live(appId).filter((env) => !changed.has(env.environmentId))
+      : undefined;
+    this.writeApplication(app, applicationHealth.project(app, changes, others));
+  }
+
+  live(appId: string) {
+    return [...this.environments.values()]
+      .map((e) => e.record)
+      .filter((env) => env.applicationId === appId && !env.deleting);
+  }
 
   /** Applies the projections of a write from `before` to `after`; false when a condition fails (nothing changes). */
   write(before: EnvironmentRecord | undefined, after: EnvironmentRecord | undefined): boolean {
@@ -61,13 +115,38 @@ class Table {
       if (!record.deleting && record.nameTrigrams)
         for (const posting of nameIndex.entries(record).postings) items.set(keyOf(posting), posting);
     }
-    return { items, keys: keysOf };
+    const figures = new Map(
+      [...this.applications.values()].map((app) => {
+        const envs = this.live(app.applicationId);
+        return [
+          app.applicationId,
+          {
+            environmentCount: envs.length,
+            applicationStatus: envs.length > 0 ? 'ACTIVE' : 'ENV_INCOMPLETE',
+            health: app.healthVersion === undefined ? undefined : applicationHealthOf(envs),
+          },
+        ];
+      }),
+    );
+    return {
+      items,
+      keys: keysOf,
+      figures,
+      counters: recomputedCounters([...this.applications.values()], NOW),
+    };
   }
 
   actual() {
     return {
       items: this.items,
       keys: new Map([...this.environments].map(([id, { keys }]) => [id, keys])),
+      figures: new Map(
+        [...this.applications.values()].map(({ applicationId, environmentCount, applicationStatus, health }) => [
+          applicationId,
+          { environmentCount, applicationStatus, health },
+        ]),
+      ),
+      counters: nonZero(this.counters),
     };
   }
 }
@@ -80,13 +159,21 @@ const nameArb = fc.oneof(
   fc.stringMatching(/^[a-cA-C-]{1,6}$/),
   fc.constant('a-very-long-environment-name-with-more-than-thirty-two-trigrams'),
 );
+// Scan times of any age, and of the last 40 days (the day counters keep 31); a few scans at one time, so that
+// environments share their application's newest scan time.
 const scanArb: fc.Arbitrary<LastScan | undefined> = fc.option(
   fc.record({
     lastScanId: fc.uuid(),
     lastScanStatus: fc.constantFrom('COMPLETED' as const, 'ERROR' as const, 'STARTED' as const),
-    lastScanTimestamp: fc.integer({ min: 1, max: 2_000_000_000_000 }),
+    lastScanTimestamp: fc.oneof(
+      fc.integer({ min: 1, max: 2_000_000_000_000 }),
+      fc.integer({ min: NOW - 40 * DAY, max: NOW }),
+      fc.constant(NOW - DAY),
+    ),
     lastScanDuration: fc.option(fc.nat(100_000), { nil: undefined }),
     lastScanTotalUntriaged: fc.option(fc.nat(500), { nil: undefined }),
+    lastScanHighUntriaged: fc.option(fc.nat(20), { nil: undefined }),
+    lastScanLowUntriaged: fc.option(fc.nat(20), { nil: undefined }),
   }),
   { nil: undefined },
 );
@@ -94,21 +181,62 @@ type Command =
   | { kind: 'create'; app: number; name: string; legacy: boolean }
   | { kind: 'rename'; env: number; name: string }
   | { kind: 'scan'; env: number; scan: LastScan | undefined }
-  | { kind: 'delete'; env: number };
+  | { kind: 'delete'; env: number }
+  | { kind: 'triage'; env: number; others: number[]; delta: number }
+  | { kind: 'backfill'; app: number };
+// Creates and scans weigh more, so that applications often have several scanned environments.
 const commandArb: fc.Arbitrary<Command> = fc.oneof(
-  fc.record({ kind: fc.constant('create' as const), app: fc.nat(1), name: nameArb, legacy: fc.boolean() }),
-  fc.record({ kind: fc.constant('rename' as const), env: fc.nat(20), name: nameArb }),
-  fc.record({ kind: fc.constant('scan' as const), env: fc.nat(20), scan: scanArb }),
-  fc.record({ kind: fc.constant('delete' as const), env: fc.nat(20) }),
+  {
+    arbitrary: fc.record({ kind: fc.constant('create' as const), app: fc.nat(1), name: nameArb, legacy: fc.boolean() }),
+    weight: 3,
+  },
+  { arbitrary: fc.record({ kind: fc.constant('rename' as const), env: fc.nat(20), name: nameArb }), weight: 1 },
+  { arbitrary: fc.record({ kind: fc.constant('scan' as const), env: fc.nat(20), scan: scanArb }), weight: 3 },
+  { arbitrary: fc.record({ kind: fc.constant('delete' as const), env: fc.nat(20) }), weight: 1 },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('triage' as const),
+      env: fc.nat(20),
+      others: fc.array(fc.nat(20), { maxLength: 2 }),
+      delta: fc.integer({ min: -3, max: 3 }),
+    }),
+    weight: 2,
+  },
+  { arbitrary: fc.record({ kind: fc.constant('backfill' as const), app: fc.nat(1) }), weight: 1 },
 );
 
-const LAST_SCAN_FIELDS = ['lastScanId', 'lastScanStatus', 'lastScanTimestamp', 'lastScanDuration'] as const;
+const LAST_SCAN_FIELDS = [
+  'lastScanId',
+  'lastScanStatus',
+  'lastScanTimestamp',
+  'lastScanDuration',
+  'lastScanHighUntriaged',
+  'lastScanLowUntriaged',
+] as const;
 
 function run(commands: Command[]) {
   const table = new Table();
+  for (const applicationId of ['app-0', 'app-1'])
+    table.writeApplication(undefined, {
+      applicationId,
+      organizationId: 'org',
+      name: applicationId,
+      applicationType: 'STANDARD',
+      applicationStatus: 'ENV_INCOMPLETE',
+      environmentCount: 0,
+      createdAt: 1,
+      health: NO_HEALTH,
+      healthVersion: 0,
+    });
   const live = () => [...table.environments.values()].map((e) => e.record).filter((r) => !r.deleting);
   let next = 0;
   for (const command of commands) {
+    if (command.kind === 'backfill') {
+      // health-backfill.ts: an application written before the health aggregates is counted from its environments.
+      const appId = `app-${command.app}`;
+      if (table.applications.get(appId)!.healthVersion === undefined) table.environmentsChanged(appId, []);
+      continue;
+    }
     if (command.kind === 'create') {
       const env: EnvironmentRecord = {
         environmentId: `env-${next++}`,
@@ -127,9 +255,37 @@ function run(commands: Command[]) {
         const claim = nameClaim.claim(env)!;
         table.items.set(keyOf(claim), claim);
         table.environments.set(env.environmentId, { record: env, keys: environmentIndexKeys(env) });
+        // Its application as that version leaves it: counted, not yet in the health aggregates.
+        const app = table.applications.get(env.applicationId)!;
+        const { health: _health, healthVersion: _version, ...uncounted } = app;
+        table.writeApplication(app, {
+          ...uncounted,
+          environmentCount: app.environmentCount + 1,
+          applicationStatus: 'ACTIVE',
+        });
         continue;
       }
       expect(table.write(undefined, env)).toBe(!taken);
+      if (!taken) table.environmentsChanged(env.applicationId, [{ environmentId: env.environmentId, after: env }]);
+      continue;
+    }
+    if (command.kind === 'triage') {
+      // High findings of an environment's last scan triaged (or back), with those of other scanned environments
+      // of its application at once: one application write.
+      const scanned = live().filter((env) => env.lastScanId);
+      if (scanned.length === 0) continue;
+      const first = scanned[command.env % scanned.length]!;
+      const ofApp = scanned.filter((env) => env.applicationId === first.applicationId);
+      const picked = new Set([first, ...command.others.map((i) => ofApp[i % ofApp.length]!)]);
+      const changes = [...picked].flatMap((before) => {
+        const high = (before.lastScanHighUntriaged ?? 0) + command.delta;
+        if (command.delta === 0 || high < 0) return [];
+        const total = (before.lastScanTotalUntriaged ?? 0) + command.delta;
+        const after = { ...before, lastScanHighUntriaged: high, lastScanTotalUntriaged: total };
+        expect(table.write(before, after)).toBe(true);
+        return [{ environmentId: before.environmentId, before, after }];
+      });
+      if (changes.length) table.environmentsChanged(first.applicationId, changes);
       continue;
     }
     const envs = live();
@@ -149,9 +305,11 @@ function run(commands: Command[]) {
       delete after.lastScanTotalUntriaged;
       Object.assign(after, command.scan);
       expect(table.write(before, after)).toBe(true);
+      table.environmentsChanged(before.applicationId, [{ environmentId: before.environmentId, before, after }]);
     } else {
       const deleting = { ...before, deleting: true };
       expect(table.write(before, deleting)).toBe(true);
+      table.environmentsChanged(before.applicationId, [{ environmentId: before.environmentId, before }]);
       // Its data goes, then its record (deleteEnvironmentData): no projection is left to remove.
       expect(PROJECTIONS.flatMap((project) => project(deleting, undefined).items ?? [])).toEqual([]);
       table.write(deleting, undefined);
@@ -163,7 +321,7 @@ function run(commands: Command[]) {
 describe('environment projections', () => {
   it('equal a recomputation from the environments after any sequence of writes', () => {
     fc.assert(
-      fc.property(fc.array(commandArb, { maxLength: 40 }), (commands) => {
+      fc.property(fc.array(commandArb, { maxLength: 40, size: 'max' }), (commands) => {
         const table = run(commands);
         expect(table.actual()).toEqual(table.recomputed());
       }),
