@@ -398,6 +398,34 @@ const section: BenchSection = {
       );
       await write('delete environment', 'DELETE', `/api/v1/app/${appId}/env/${env.envId}`);
       await write('delete application (with its one environment)', 'DELETE', `/api/v1/app/${appId}`);
+      // Findings change the last scan's figures, the health aggregates and the organization's counters: a scan with
+      // three findings of one plugin, then the triage of one of them (in an application of its own, kept).
+      const scanned = await write(
+        'create application "orders-api" with environment "dev"',
+        'POST',
+        `/api/v1/org/${orgId}/app`,
+        { name: 'orders-api', env: 'dev' },
+      );
+      const third = await write('start a scan of "orders-api"', 'POST', `/api/v1/app/${scanned.applicationId}/scan`, {
+        ...scanBody,
+        env: 'dev',
+      });
+      await write('report 3 findings of one plugin', 'POST', `/api/v1/scan/${third.scanId}/alerts`, {
+        alerts: [benchAlert('40012', 3)],
+      });
+      await write('complete the scan (3 findings)', 'POST', `/api/v1/scan/${third.scanId}/complete`, {
+        status: 'COMPLETED',
+        urlCount: 3,
+      });
+      const uris = await fetch(`${ctx.baseUrl}/api/v1/scan/${third.scanId}/alert/40012?pageSize=10`, {
+        headers: { authorization: `Bearer ${outsider.token}` },
+      }).then((r) => r.json() as Promise<{ applicationScanAlertUris: { findingHash: string }[] }>);
+      await write(
+        'triage one finding FALSE_POSITIVE',
+        'POST',
+        `/api/v1/org/${orgId}/app/${scanned.applicationId}/env/${third.envId}/findings/triage`,
+        { actions: [{ findingHash: uris.applicationScanAlertUris[0]!.findingHash, status: 'FALSE_POSITIVE' }] },
+      );
       results[`${envCount} environments`] = figures;
     }
     return results;
@@ -405,3 +433,26 @@ const section: BenchSection = {
 };
 
 export default section;
+
+/** `count` URIs of one plugin, as the scanner reports them (POST /api/v1/scan/{scanId}/alerts). */
+function benchAlert(pluginId: string, count: number) {
+  return {
+    pluginId,
+    name: `Plugin ${pluginId}`,
+    severity: 'High',
+    description: `About ${pluginId}`,
+    cweId: '79',
+    references: [],
+    uris: Array.from({ length: count }, (_, i) => ({
+      uri: `/orders/${i}`,
+      requestMethod: 'GET',
+      param: 'q',
+      evidence: `evidence ${i}`,
+      otherInfo: '',
+      requestHeader: `GET https://staging.example.test/orders/${i} HTTP/1.1\r\nHost: staging.example.test\r\n`,
+      requestBody: '',
+      responseHeader: 'HTTP/1.1 200 OK\r\n',
+      responseBody: `<html>${i}</html>`,
+    })),
+  };
+}
