@@ -73,7 +73,9 @@ export async function startPinningProxy(
   const host = target.hostname.toLowerCase().replace(/^\[|\]$/g, '');
   const refused = new Set<string>();
   let session: ProxySession | undefined;
-  let ready: Promise<boolean> = Promise.resolve(true);
+  // While held (holdUntil), requests wait for the answer; once it came it is kept, so a request let through waits
+  // for nothing.
+  let gate: boolean | Promise<boolean> = true;
   const allowed = (hostname: string, p: number) =>
     hostname.toLowerCase().replace(/^\[|\]$/g, '') === host && p === port;
   const refuse = (what: string) => {
@@ -115,7 +117,7 @@ export async function startPinningProxy(
       )(new HttpAgent({ keepAlive: true }));
 
   const server: Server = createServer(async (req: IncomingMessage, res) => {
-    if (!(await ready.catch(() => false))) {
+    if (!(typeof gate === 'boolean' ? gate : await gate)) {
       res.writeHead(503, { 'content-type': 'text/plain' }).end('the scan may not attack');
       return;
     }
@@ -157,7 +159,7 @@ export async function startPinningProxy(
   // CONNECT: only to an HTTPS target's host and port, and the proxy answers it itself, with the run's certificate.
   server.on('connect', async (req, socket, head) => {
     socket.on('error', () => socket.destroy());
-    if (!(await ready.catch(() => false))) {
+    if (!(typeof gate === 'boolean' ? gate : await gate)) {
       socket.end('HTTP/1.1 503 Service Unavailable\r\n\r\n');
       return;
     }
@@ -182,7 +184,11 @@ export async function startPinningProxy(
       session = carried;
     },
     holdUntil: (until) => {
-      ready = until;
+      const held = until.catch(() => false);
+      gate = held;
+      void held.then((go) => {
+        if (gate === held) gate = go;
+      });
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -150,12 +150,20 @@ export async function carryOut(command: StartCommand, context: RunContext): Prom
     if (reportFailure !== undefined) throw reportFailure;
     if (stopped || context.signal.aborted) throw new EngineStopped('the scan was stopped');
   };
+  // Each report tells the newest phase the run reached: phases reached while an earlier report was on its way (the
+  // attack right after the announcement, without a login) go in one update.
+  let reachedPhase = 'started';
+  let reportedPhase: string | undefined;
+  const updatePhase = async (scanIdFound?: string) => {
+    if (reportedPhase === reachedPhase && !scanIdFound) return;
+    reportedPhase = reachedPhase;
+    await update({ phase: reachedPhase, ...(scanIdFound ? { scanId: scanIdFound } : {}) });
+    void sendLog();
+  };
   const phase = (name: string) => {
     log.add(`phase: ${name}`);
-    report(async () => {
-      await update({ phase: name });
-      void sendLog();
-    });
+    reachedPhase = name;
+    report(() => updatePhase());
   };
 
   let scanId: string | undefined;
@@ -176,8 +184,7 @@ export async function carryOut(command: StartCommand, context: RunContext): Prom
         host: command.targetUrl,
       });
       scanId = started.scanId;
-      await update({ phase: 'started', scanId });
-      void sendLog();
+      await updatePhase(scanId);
     });
     if (!engine) {
       await reported();
