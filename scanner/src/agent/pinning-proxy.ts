@@ -23,6 +23,11 @@ import { runCertificate } from '../net/run-certificate.ts';
 
 /** The logged-in session the proxy carries for the engine (session-relay.ts). */
 export interface ProxySession {
+  /**
+   * Whether answers are judged (the configuration has a loggedOutIndicator): only then does the proxy hold a request
+   * and its answer to send it again after a login; otherwise both stream through with the session's headers.
+   */
+  watching: boolean;
   /** The current session's headers (cookie, token) and its generation, counted up by each login. */
   current(): { headers: Record<string, string>; generation: number };
   /** Whether an answer (status line, lower-case headers, body) shows a lost session. */
@@ -145,14 +150,20 @@ export async function startPinningProxy(
       if (!res.headersSent) res.writeHead(502).end();
       else res.destroy();
     };
-    if (session) {
+    if (session?.watching) {
       forwardWithSession(session, upstream, req, res, sent, headers).catch(failed);
       return;
     }
-    const forwarded = upstream({ ...sent, setHost: false, headers }, (response) => {
-      res.writeHead(response.statusCode ?? 502, response.headers);
-      response.pipe(res);
-    });
+    const carried = session && { session, ...session.current() };
+    const forwarded = upstream(
+      { ...sent, setHost: false, headers: carried ? withSession(headers, carried.headers) : headers },
+      (response) => {
+        const setCookies = response.headers['set-cookie'];
+        if (carried && setCookies?.length) carried.session.cookiesSet(carried.generation, setCookies);
+        res.writeHead(response.statusCode ?? 502, response.headers);
+        response.pipe(res);
+      },
+    );
     forwarded.on('error', failed);
     req.pipe(forwarded);
   });
@@ -226,7 +237,8 @@ async function forwardWithSession(
     const { response, head, ended } = await exchange(
       upstream,
       options,
-      withSession(engineHeaders, sessionHeaders),
+      // The answer is matched against the indicators as text: no compression.
+      { ...withSession(engineHeaders, sessionHeaders), 'accept-encoding': 'identity' },
       body,
     );
     const judged = `${statusLine(response)}\r\n${headerLines(response)}\r\n\r\n${head.toString('utf8')}`;
@@ -271,8 +283,6 @@ function withSession(
   sessionHeaders: Record<string, string>,
 ): Record<string, string | string[] | undefined> {
   const out = { ...engineHeaders };
-  // The answer is matched against the indicators as text: no compression.
-  out['accept-encoding'] = 'identity';
   for (const [name, value] of Object.entries(sessionHeaders)) {
     if (name !== 'cookie') {
       out[name] = value;
