@@ -337,6 +337,11 @@ async function agentOverhead(
       ),
       "the service recorded the scan, after wapiti started (median ms; the proxy holds wapiti's requests until then)":
         ms(median(heldMs)),
+      // Wapiti's run in the hosted scan (its start-up and the hold included) against its run alone, spread over the
+      // requests it sent: what each request costs through the pinning proxy, at most.
+      'wapiti run hosted minus wapiti alone, per request the site answered (median ms)': ms(
+        (median(phases.engine) - aloneMedian) / median(requestsHosted),
+      ),
     };
   };
   try {
