@@ -235,8 +235,8 @@ async function agentOverhead(
     const requestsAlone: number[] = [];
     const requestsHosted: number[] = [];
     let expected: { hashes: string[]; alertUris: number } | undefined;
-    for (let i = 0; i < OVERHEAD_PAIRS; i++) {
-      // Wapiti alone, straight to the target.
+    // Wapiti alone, straight to the target: its findings.
+    const runAlone = async () => {
       const workDir = await mkdtemp(join(tmpdir(), 'hawk-bench-wapiti-'));
       const lines: string[] = [];
       const sentBefore = await target.requests();
@@ -257,9 +257,11 @@ async function agentOverhead(
       const aloneUris = alerts.flatMap((alert) => alert.uris.map((uri) => ({ pluginId: alert.pluginId, ...uri })));
       if (!aloneUris.length)
         throw new Error(`wapiti alone found nothing on ${appName}: ${lines.slice(-5).join(' | ')}`);
-
-      // The hosted scan: startScan to the run's end as the service recorded it (its updatedAt), so the bench's
-      // own polling adds nothing.
+      return aloneUris;
+    };
+    // The hosted scan: startScan to the run's end as the service recorded it (its updatedAt), so the bench's own
+    // polling adds nothing. Its device's status at the end (its scan's id).
+    const runHosted = async () => {
       const hostedBefore = await target.requests();
       const startedAt = Date.now();
       const t1 = performance.now();
@@ -296,6 +298,19 @@ async function agentOverhead(
       phases.reported.push(marks.completed - marks.engineEnd);
       phases.ended.push(endedAt - marks.completed);
       heldMs.push(Math.max(0, marks.released - marks.engineStart));
+      return device;
+    };
+    for (let i = 0; i < OVERHEAD_PAIRS; i++) {
+      // Which run goes first alternates from one pair to the next: a machine whose load drifts favours neither.
+      let aloneUris: Awaited<ReturnType<typeof runAlone>>;
+      let device: Awaited<ReturnType<typeof runHosted>>;
+      if (i % 2 === 0) {
+        aloneUris = await runAlone();
+        device = await runHosted();
+      } else {
+        device = await runHosted();
+        aloneUris = await runAlone();
+      }
 
       // The same findings: the hashes of wapiti's findings alone, computed as the service computes them.
       const found = await hostedFindings(device.scanId);
@@ -328,6 +343,8 @@ async function agentOverhead(
       pairs: OVERHEAD_PAIRS,
       'findings in each run (alert URIs, distinct finding hashes; the same in every run, alone and hosted)': `${expected!.alertUris}, ${expected!.hashes.length}`,
       'requests the site answered (median: alone, hosted)': `${median(requestsAlone)}, ${median(requestsHosted)}`,
+      'wapiti alone, each run (s; pairs alternate which run goes first)': alone.map(seconds).join(', '),
+      'hosted scan, each run (s)': hosted.map(seconds).join(', '),
       'wapiti alone (median s)': seconds(aloneMedian),
       'hosted scan, startScan sent to the run COMPLETED as recorded (median s)': seconds(hostedMedian),
       'fixed cost (median hosted - median alone, s)': seconds(hostedMedian - aloneMedian),
