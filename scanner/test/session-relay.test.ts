@@ -13,13 +13,20 @@ import { pinnedAddress } from '../src/net/addresses.ts';
 // which does not resolve: the login reaches it only at the pinned address.
 
 /** A target whose sessions expire after `sessionRequests` requests; `/private` needs a session. */
-const state = { sessionRequests: 1000, logins: 0, refuseLogins: false, seen: [] as string[] };
+const state = {
+  sessionRequests: 1000,
+  logins: 0,
+  refuseLogins: false,
+  seen: [] as string[],
+  encodings: [] as string[],
+};
 let target: Server;
 let port: number;
 const sessions = new Map<string, number>();
 beforeAll(async () => {
   target = createServer((req, res) => {
     state.seen.push(`${req.method} ${req.url} cookie=${req.headers.cookie ?? ''}`);
+    state.encodings.push(req.headers['accept-encoding'] ?? '');
     const sid = req.headers.cookie?.match(/sid=([\w-]*)/)?.[1] ?? '';
     if (req.url === '/login' && req.method === 'POST') {
       let body = '';
@@ -59,7 +66,7 @@ afterAll(async () => {
   await new Promise((resolve) => target.close(resolve));
 });
 beforeEach(() => {
-  Object.assign(state, { sessionRequests: 1000, logins: 0, refuseLogins: false, seen: [] });
+  Object.assign(state, { sessionRequests: 1000, logins: 0, refuseLogins: false, seen: [], encodings: [] });
   sessions.clear();
 });
 
@@ -83,8 +90,9 @@ const configText = (extra = '') => `app:
 ${extra}`;
 
 /** The pieces the agent puts together: the session through the pinned fetch, the relay, the proxy. */
-async function carried(options: { maxRelogins?: number; extra?: string } = {}) {
-  const loaded = loadConfigText(configText(options.extra), {}, {});
+async function carried(options: { maxRelogins?: number; extra?: string; unwatched?: boolean } = {}) {
+  const text = configText(options.extra);
+  const loaded = loadConfigText(options.unwatched ? text.replace(/^ *loggedOutIndicator:.*\n/m, '') : text, {}, {});
   if (!loaded.config) throw new Error(JSON.stringify(loaded.errors));
   const lines: string[] = [];
   const failures: string[] = [];
@@ -216,6 +224,30 @@ describe('the proxy carrying the session', () => {
       expect(withTestPath.failures).toEqual([expect.stringMatching(/^re-login 1 did not pass testPath/)]);
     } finally {
       await withTestPath.proxy.close();
+    }
+  });
+
+  it('without loggedOutIndicator streams requests and answers through with the session, and follows a rotated cookie', async () => {
+    const { proxy, relay } = await carried({ unwatched: true });
+    try {
+      expect(relay.watching).toBe(false);
+      state.sessionRequests = 3;
+      const posted = await viaProxy(proxy, '/private?b=1', { 'content-type': 'text/plain' }, 'payload');
+      expect(posted).toEqual({ status: 200, body: 'Signed in with s1' });
+      // Nothing is judged, so the engine's own encodings are asked for (a judged answer is asked for uncompressed).
+      await viaProxy(proxy, '/', { 'accept-encoding': 'gzip' });
+      expect(state.encodings.at(-1)).toBe('gzip');
+      expect((await viaProxy(proxy, '/rotate')).body).toBe('rotated');
+      expect((await viaProxy(proxy, '/private?b=2')).body).toBe('Signed in with s1r');
+      // A lost session is not noticed: the answer goes to the engine as it came, and no login follows.
+      state.sessionRequests = 0;
+      expect(await viaProxy(proxy, '/private?b=3')).toEqual({ status: 302, body: 'gone' });
+      expect(state.logins).toBe(1);
+      expect(state.seen.filter((line) => line.startsWith('POST /private?b=1'))).toEqual([
+        'POST /private?b=1 cookie=sid=s1',
+      ]);
+    } finally {
+      await proxy.close();
     }
   });
 

@@ -113,6 +113,26 @@ describe('the wapiti engine', { timeout: 120_000 }, () => {
     }
   });
 
+  it('tells the findings once its report is written, before its process ended, the same it answers', async () => {
+    const proxy = await startPinningProxy(new URL(target.url), '127.0.0.1', () => undefined);
+    try {
+      const told: { alerts: unknown; linesBefore: number }[] = [];
+      const run = runOf({ proxyUrl: proxy.url });
+      const alerts = await wapitiEngine({ maxAttackSeconds: 20 }).run({
+        ...run,
+        onReport: (found) => told.push({ alerts: found, linesBefore: run.lines.length }),
+      });
+      expect(told).toHaveLength(1);
+      expect(told[0].alerts).toEqual(alerts);
+      expect(alerts.length).toBeGreaterThan(0);
+      // Told on the line saying the report was written, before the engine's last line (its exit's).
+      expect(run.lines[told[0].linesBefore - 1]).toMatch(/^wapiti: A report has been generated in the file /);
+      expect(run.lines.at(-1)).toMatch(/^wapiti: \d+ alerts, \d+ findings$/);
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it('refuses the modules that need the internet', () => {
     expect(() => wapitiEngine({ modules: 'xss,ssrf' })).toThrow(/ssrf and wapp need the internet/);
     expect(() => wapitiEngine({ modules: 'wapp' })).toThrow(/need the internet/);

@@ -1,16 +1,75 @@
+import { fork } from 'node:child_process';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
 
 // The sites `npm run bench -- hosted` scans (scripts/bench/hosted.ts), on loopback and deterministic: the same
-// pages, forms and answers on every run, so wapiti alone and the hosted scan find the same findings.
+// pages, forms and answers on every run, so wapiti alone and the hosted scan find the same findings. The bench runs
+// each in a process of its own (startTargetProcess), as a real site is: neither wapiti's requests nor the agent's
+// proxy share its event loop.
 
-export interface BenchTarget {
+/** A site served in this process. */
+export interface LocalTarget {
   url: string;
   /** What the site holds, for the bench's figures. */
   description: string;
   /** Requests the site answered so far. */
   requests(): number;
   close(): Promise<void>;
+}
+
+/** A site served by a process of its own (hosted-target-process.ts). */
+export interface BenchTarget {
+  url: string;
+  description: string;
+  /** Requests the site answered so far. */
+  requests(): Promise<number>;
+  close(): Promise<void>;
+}
+
+export const TARGETS = {
+  small: () => startSmallTarget(),
+  shop: () => startShopTarget(),
+};
+
+/** Messages between the bench and a site's process: the site's address once it listens, its request count. */
+export type TargetMessage =
+  { type: 'listening'; url: string; description: string } | { type: 'requests'; id: number; requests?: number };
+
+/** Starts a site in a process of its own; `close()` ends the process. */
+export function startTargetProcess(kind: keyof typeof TARGETS): Promise<BenchTarget> {
+  const child = fork(fileURLToPath(new URL('./hosted-target-process.ts', import.meta.url)), [kind], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const asked = new Map<number, (requests: number) => void>();
+  let nextId = 0;
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    void exited.then(() => reject(new Error(`the ${kind} site's process exited before it listened`)));
+    child.on('message', (message: TargetMessage) => {
+      if (message.type === 'requests') {
+        asked.get(message.id)?.(message.requests!);
+        asked.delete(message.id);
+        return;
+      }
+      resolve({
+        url: message.url,
+        description: message.description,
+        requests: () =>
+          new Promise((answered) => {
+            const id = nextId++;
+            asked.set(id, answered);
+            child.send({ type: 'requests', id } satisfies TargetMessage);
+          }),
+        close: async () => {
+          child.kill('SIGTERM');
+          await exited;
+        },
+      });
+    });
+  });
 }
 
 const escape = (value: string) =>
@@ -25,7 +84,7 @@ const letters = (i: number) => String.fromCharCode(97 + Math.floor(i / 26)) + St
 async function serve(
   handle: (url: URL, form: URLSearchParams, req: IncomingMessage, res: ServerResponse) => void,
   description: string,
-): Promise<BenchTarget> {
+): Promise<LocalTarget> {
   let requests = 0;
   const server = createServer((req, res) => {
     requests++;
@@ -56,7 +115,7 @@ const html = (res: ServerResponse, status: number, body: string) => {
 };
 
 /** The small site: an index and a search page reflecting its parameter, and a cookie without flags. */
-export function startSmallTarget(): Promise<BenchTarget> {
+export function startSmallTarget(): Promise<LocalTarget> {
   return serve((url, _form, _req, res) => {
     if (url.pathname === '/search')
       return html(res, 200, `<html><body>Results for ${url.searchParams.get('q')}</body></html>`);
@@ -73,7 +132,7 @@ const PRODUCTS_PER_CATEGORY = 6;
  * listing with a filter form and products, each with a review form. Some parameters are reflected as they came
  * (findings), most escaped (which wapiti's XSS module tries at length, as on a real site), a cookie without flags.
  */
-export function startShopTarget(): Promise<BenchTarget> {
+export function startShopTarget(): Promise<LocalTarget> {
   const products = (category: string) =>
     Array.from({ length: PRODUCTS_PER_CATEGORY }, (_, i) => `${category}-${letters(i)}`);
   const nav =

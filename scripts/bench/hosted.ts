@@ -1,9 +1,11 @@
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 import { benchTenant, type BenchContext, type BenchSection } from './harness.ts';
-import { startShopTarget, startSmallTarget, type BenchTarget } from './hosted-targets.ts';
+import { startTargetProcess, type BenchTarget } from './hosted-targets.ts';
 
 // Hosted scans (docs/HOSTED-SCANS.md): the latency from startScan to RUNNING (the waiting agent's poll answering,
 // then its acknowledgement committing), the DynamoDB calls and capacity units of an agent's heartbeat and of a whole
@@ -11,7 +13,9 @@ import { startShopTarget, startSmallTarget, type BenchTarget } from './hosted-ta
 // alone (same target, same flags), as a ratio measured in one run (goal: under 1.15x), on two sites: a small one,
 // where the agent's fixed cost shows, and a shop whose wapiti run takes a real site's scan time here (tens of
 // seconds). Every run is checked: a failed, cut or empty run fails the bench, and each hosted scan must find the
-// same findings (the same finding hashes) as wapiti alone.
+// same findings (the same finding hashes) as wapiti alone. As in a deployment, the sites and the agent (the
+// command line's `hawk-scanner agent`, its pinning proxy included) each run in a process of their own, apart from
+// the service (this process): no two of them share an event loop.
 const LATENCY_RUNS = 20;
 const OVERHEAD_PAIRS = 3;
 /**
@@ -38,7 +42,7 @@ const section: BenchSection = {
     const tenant = await benchTenant(ctx, 'hosted');
     const { orgId, token } = tenant;
     await allowScanDomain(orgId, '127.0.0.1');
-    const target = await startSmallTarget();
+    const target = await startTargetProcess('small');
 
     const call: Call = async (method, path, body) => {
       const response = await fetch(`${ctx.baseUrl}${path}`, {
@@ -178,7 +182,7 @@ async function agentOverhead(
   newApp: (name: string, url: string) => Promise<string>,
   small: BenchTarget,
 ) {
-  const { startAgent, wapitiEngine } = await import('@hawk-api/scanner/agent');
+  const { wapitiEngine } = await import('@hawk-api/scanner/agent');
   const { findingHash } = await import('../../shared/findings/finding-identity.ts');
   ctx.progress(
     `the agent's overhead: ${OVERHEAD_PAIRS} hosted scans and ${OVERHEAD_PAIRS} wapiti runs alone, alternating, on each of two sites`,
@@ -186,16 +190,8 @@ async function agentOverhead(
   const engine = wapitiEngine({ maxAttackSeconds: BENCH_ATTACK_SECONDS });
   const version = await engine.version();
   if (!version) throw new Error('wapiti is not installed: sudo apt-get install -y wapiti');
-  const shop = await startShopTarget();
-  const abort = new AbortController();
-  const agent = await startAgent({
-    url: ctx.baseUrl,
-    apiKey: tenant.apiKey,
-    orgId: tenant.orgId,
-    name: 'bench agent',
-    engines: [engine],
-    signal: abort.signal,
-  });
+  const shop = await startTargetProcess('shop');
+  const agent = await startAgentProcess(ctx.baseUrl, tenant);
 
   /** A hosted scan's findings as the service lists them: their hashes, and how many alert URIs. */
   const hostedFindings = async (scanId: string) => {
@@ -239,11 +235,11 @@ async function agentOverhead(
     const requestsAlone: number[] = [];
     const requestsHosted: number[] = [];
     let expected: { hashes: string[]; alertUris: number } | undefined;
-    for (let i = 0; i < OVERHEAD_PAIRS; i++) {
-      // Wapiti alone, straight to the target.
+    // Wapiti alone, straight to the target: its findings.
+    const runAlone = async () => {
       const workDir = await mkdtemp(join(tmpdir(), 'hawk-bench-wapiti-'));
       const lines: string[] = [];
-      const sentBefore = target.requests();
+      const sentBefore = await target.requests();
       const t0 = performance.now();
       const alerts = await engine.run({
         targetUrl: target.url,
@@ -254,17 +250,19 @@ async function agentOverhead(
         log: (line) => lines.push(line),
       });
       alone.push(performance.now() - t0);
-      requestsAlone.push(target.requests() - sentBefore);
+      requestsAlone.push((await target.requests()) - sentBefore);
       await rm(workDir, { recursive: true, force: true });
       const cut = lines.find((line) => /Max (attack|scan) time was reached/.test(line));
       if (cut) throw new Error(`wapiti alone on ${appName} was cut (${cut}): its findings are partial`);
       const aloneUris = alerts.flatMap((alert) => alert.uris.map((uri) => ({ pluginId: alert.pluginId, ...uri })));
       if (!aloneUris.length)
         throw new Error(`wapiti alone found nothing on ${appName}: ${lines.slice(-5).join(' | ')}`);
-
-      // The hosted scan: startScan to the run's end as the service recorded it (its updatedAt), so the bench's
-      // own polling adds nothing.
-      const hostedBefore = target.requests();
+      return aloneUris;
+    };
+    // The hosted scan: startScan to the run's end as the service recorded it (its updatedAt), so the bench's own
+    // polling adds nothing. Its device's status at the end (its scan's id).
+    const runHosted = async () => {
+      const hostedBefore = await target.requests();
       const startedAt = Date.now();
       const t1 = performance.now();
       const { scanKey } = await call('POST', `/api/v1/app/${app}/perch/start`, {
@@ -292,7 +290,7 @@ async function agentOverhead(
       if (!(total > 0 && total <= seen + 50))
         throw new Error(`the run's end (${endedAt}) is not within the scan's time (${startedAt} + ${seen})`);
       hosted.push(total);
-      requestsHosted.push(target.requests() - hostedBefore);
+      requestsHosted.push((await target.requests()) - hostedBefore);
       const marks = phaseMarks(run.log);
       phases.taken.push(marks.first - startedAt);
       phases.prepared.push(marks.engineStart - marks.first);
@@ -300,6 +298,19 @@ async function agentOverhead(
       phases.reported.push(marks.completed - marks.engineEnd);
       phases.ended.push(endedAt - marks.completed);
       heldMs.push(Math.max(0, marks.released - marks.engineStart));
+      return device;
+    };
+    for (let i = 0; i < OVERHEAD_PAIRS; i++) {
+      // Which run goes first alternates from one pair to the next: a machine whose load drifts favours neither.
+      let aloneUris: Awaited<ReturnType<typeof runAlone>>;
+      let device: Awaited<ReturnType<typeof runHosted>>;
+      if (i % 2 === 0) {
+        aloneUris = await runAlone();
+        device = await runHosted();
+      } else {
+        device = await runHosted();
+        aloneUris = await runAlone();
+      }
 
       // The same findings: the hashes of wapiti's findings alone, computed as the service computes them.
       const found = await hostedFindings(device.scanId);
@@ -332,6 +343,8 @@ async function agentOverhead(
       pairs: OVERHEAD_PAIRS,
       'findings in each run (alert URIs, distinct finding hashes; the same in every run, alone and hosted)': `${expected!.alertUris}, ${expected!.hashes.length}`,
       'requests the site answered (median: alone, hosted)': `${median(requestsAlone)}, ${median(requestsHosted)}`,
+      'wapiti alone, each run (s; pairs alternate which run goes first)': alone.map(seconds).join(', '),
+      'hosted scan, each run (s)': hosted.map(seconds).join(', '),
       'wapiti alone (median s)': seconds(aloneMedian),
       'hosted scan, startScan sent to the run COMPLETED as recorded (median s)': seconds(hostedMedian),
       'fixed cost (median hosted - median alone, s)': seconds(hostedMedian - aloneMedian),
@@ -341,6 +354,11 @@ async function agentOverhead(
       ),
       "the service recorded the scan, after wapiti started (median ms; the proxy holds wapiti's requests until then)":
         ms(median(heldMs)),
+      // Wapiti's run in the hosted scan (its start-up and the hold included) against its run alone, spread over the
+      // requests it sent: what each request costs through the pinning proxy, at most.
+      'wapiti run hosted minus wapiti alone, per request the site answered (median ms)': ms(
+        (median(phases.engine) - aloneMedian) / median(requestsHosted),
+      ),
     };
   };
   try {
@@ -349,8 +367,52 @@ async function agentOverhead(
       agentOverheadLargerSite: await overheadOn(shop, 'bench overhead, larger site'),
     };
   } finally {
-    abort.abort();
-    await agent.done;
+    await agent.stop();
     await shop.close();
   }
+}
+
+/**
+ * The agent as it is deployed: `hawk-scanner agent` in a process of its own, wapiti its only engine, with the
+ * --max-attack-time of the runs alone (HAWK_WAPITI_ATTACK_SECONDS). Ready once it registered.
+ */
+async function startAgentProcess(baseUrl: string, tenant: { orgId: string; apiKey: string }) {
+  const cli = fileURLToPath(new URL('../../scanner/bin/hawk-scanner.mjs', import.meta.url));
+  const child = spawn(
+    process.execPath,
+    [cli, 'agent', '--org', tenant.orgId, '--url', baseUrl, '--name', 'bench agent'],
+    {
+      env: {
+        ...process.env,
+        HAWK_API_KEY: tenant.apiKey,
+        HAWK_ENGINE: 'wapiti',
+        HAWK_WAPITI_ATTACK_SECONDS: String(BENCH_ATTACK_SECONDS),
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // Its output (each run's log, echoed) is read as it comes, the last lines kept for an error.
+  const tail: string[] = [];
+  let partial = '';
+  const registered = new Promise<void>((resolve, reject) => {
+    child.stderr.on('data', (chunk: Buffer) => {
+      const lines = (partial + chunk.toString('utf8')).split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) {
+        if (/registered as device/.test(line)) resolve();
+        tail.push(line);
+        if (tail.length > 20) tail.shift();
+      }
+    });
+    child.once('error', reject);
+    void exited.then((code) => reject(new Error(`the agent exited (${code}): ${tail.join(' | ')}`)));
+  });
+  await registered;
+  return {
+    stop: async () => {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
 }

@@ -23,6 +23,11 @@ import { runCertificate } from '../net/run-certificate.ts';
 
 /** The logged-in session the proxy carries for the engine (session-relay.ts). */
 export interface ProxySession {
+  /**
+   * Whether answers are judged (the configuration has a loggedOutIndicator): only then does the proxy hold a request
+   * and its answer to send it again after a login; otherwise both stream through with the session's headers.
+   */
+  watching: boolean;
   /** The current session's headers (cookie, token) and its generation, counted up by each login. */
   current(): { headers: Record<string, string>; generation: number };
   /** Whether an answer (status line, lower-case headers, body) shows a lost session. */
@@ -73,7 +78,9 @@ export async function startPinningProxy(
   const host = target.hostname.toLowerCase().replace(/^\[|\]$/g, '');
   const refused = new Set<string>();
   let session: ProxySession | undefined;
-  let ready: Promise<boolean> = Promise.resolve(true);
+  // While held (holdUntil), requests wait for the answer; once it came it is kept, so a request let through waits
+  // for nothing.
+  let gate: boolean | Promise<boolean> = true;
   const allowed = (hostname: string, p: number) =>
     hostname.toLowerCase().replace(/^\[|\]$/g, '') === host && p === port;
   const refuse = (what: string) => {
@@ -115,7 +122,7 @@ export async function startPinningProxy(
       )(new HttpAgent({ keepAlive: true }));
 
   const server: Server = createServer(async (req: IncomingMessage, res) => {
-    if (!(await ready.catch(() => false))) {
+    if (!(typeof gate === 'boolean' ? gate : await gate)) {
       res.writeHead(503, { 'content-type': 'text/plain' }).end('the scan may not attack');
       return;
     }
@@ -143,21 +150,27 @@ export async function startPinningProxy(
       if (!res.headersSent) res.writeHead(502).end();
       else res.destroy();
     };
-    if (session) {
+    if (session?.watching) {
       forwardWithSession(session, upstream, req, res, sent, headers).catch(failed);
       return;
     }
-    const forwarded = upstream({ ...sent, setHost: false, headers }, (response) => {
-      res.writeHead(response.statusCode ?? 502, response.headers);
-      response.pipe(res);
-    });
+    const carried = session && { session, ...session.current() };
+    const forwarded = upstream(
+      { ...sent, setHost: false, headers: carried ? withSession(headers, carried.headers) : headers },
+      (response) => {
+        const setCookies = response.headers['set-cookie'];
+        if (carried && setCookies?.length) carried.session.cookiesSet(carried.generation, setCookies);
+        res.writeHead(response.statusCode ?? 502, response.headers);
+        response.pipe(res);
+      },
+    );
     forwarded.on('error', failed);
     req.pipe(forwarded);
   });
   // CONNECT: only to an HTTPS target's host and port, and the proxy answers it itself, with the run's certificate.
   server.on('connect', async (req, socket, head) => {
     socket.on('error', () => socket.destroy());
-    if (!(await ready.catch(() => false))) {
+    if (!(typeof gate === 'boolean' ? gate : await gate)) {
       socket.end('HTTP/1.1 503 Service Unavailable\r\n\r\n');
       return;
     }
@@ -182,7 +195,11 @@ export async function startPinningProxy(
       session = carried;
     },
     holdUntil: (until) => {
-      ready = until;
+      const held = until.catch(() => false);
+      gate = held;
+      void held.then((go) => {
+        if (gate === held) gate = go;
+      });
     },
     close: () =>
       new Promise<void>((resolve) => {
@@ -220,7 +237,8 @@ async function forwardWithSession(
     const { response, head, ended } = await exchange(
       upstream,
       options,
-      withSession(engineHeaders, sessionHeaders),
+      // The answer is matched against the indicators as text: no compression.
+      { ...withSession(engineHeaders, sessionHeaders), 'accept-encoding': 'identity' },
       body,
     );
     const judged = `${statusLine(response)}\r\n${headerLines(response)}\r\n\r\n${head.toString('utf8')}`;
@@ -265,8 +283,6 @@ function withSession(
   sessionHeaders: Record<string, string>,
 ): Record<string, string | string[] | undefined> {
   const out = { ...engineHeaders };
-  // The answer is matched against the indicators as text: no compression.
-  out['accept-encoding'] = 'identity';
   for (const [name, value] of Object.entries(sessionHeaders)) {
     if (name !== 'cookie') {
       out[name] = value;

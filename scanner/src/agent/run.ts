@@ -20,7 +20,7 @@ import {
 } from '../auth/index.ts';
 import { pinnedAddress, TargetRefused } from '../net/addresses.ts';
 import { pinnedFetch } from '../net/pinned-fetch.ts';
-import { reportBatches } from '../zap/reported.ts';
+import { reportBatches, type ReportedAlert } from '../zap/reported.ts';
 import { EngineError, EngineStopped, type Engine } from '../engines/engine.ts';
 import { startPinningProxy } from './pinning-proxy.ts';
 import { sessionRelay, type SessionRelay } from './session-relay.ts';
@@ -150,18 +150,28 @@ export async function carryOut(command: StartCommand, context: RunContext): Prom
     if (reportFailure !== undefined) throw reportFailure;
     if (stopped || context.signal.aborted) throw new EngineStopped('the scan was stopped');
   };
+  // Each report tells the newest phase the run reached: phases reached while an earlier report was on its way (the
+  // attack right after the announcement, without a login) go in one update.
+  let reachedPhase = 'started';
+  let reportedPhase: string | undefined;
+  const updatePhase = async (scanIdFound?: string) => {
+    if (reportedPhase === reachedPhase && !scanIdFound) return;
+    reportedPhase = reachedPhase;
+    await update({ phase: reachedPhase, ...(scanIdFound ? { scanId: scanIdFound } : {}) });
+    void sendLog();
+  };
   const phase = (name: string) => {
     log.add(`phase: ${name}`);
-    report(async () => {
-      await update({ phase: name });
-      void sendLog();
-    });
+    reachedPhase = name;
+    report(() => updatePhase());
   };
 
   let scanId: string | undefined;
   const workDir = await mkdtemp(join(tmpdir(), 'hawk-agent-'));
   const deadline = Number(command.deadline) || Date.now() + 3600_000;
   let proxy: Awaited<ReturnType<typeof startPinningProxy>> | undefined;
+  /** The findings' upload, once under way. */
+  let findingsSent: Promise<void> | undefined;
   try {
     log.add(
       `scan ${command.scanKey} of application ${command.applicationId}, environment ${command.env}, target ${command.targetUrl}`,
@@ -176,8 +186,7 @@ export async function carryOut(command: StartCommand, context: RunContext): Prom
         host: command.targetUrl,
       });
       scanId = started.scanId;
-      await update({ phase: 'started', scanId });
-      void sendLog();
+      await updatePhase(scanId);
     });
     if (!engine) {
       await reported();
@@ -250,6 +259,30 @@ export async function carryOut(command: StartCommand, context: RunContext): Prom
         "HTTPS target: the proxy shows the engine a certificate of the run's own authority and checks the target's",
       );
     phase('attack');
+    const sendFindings = async (found: ReportedAlert[]) => {
+      phase('reporting');
+      const batches = reportBatches(found);
+      const queue = [...batches.entries()];
+      const sendBatches = async () => {
+        for (let next = queue.shift(); next; next = queue.shift()) {
+          const [i, batch] = next;
+          const reportId = createHash('sha256').update(`${command.scanKey}:${i}`).digest('hex').slice(0, 32);
+          await api.call('POST', `/api/v1/scan/${scanId}/alerts`, { alerts: batch, reportId });
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(REPORT_CONCURRENCY, batches.length) }, sendBatches));
+      log.add(
+        `reported ${found.length} alerts, ${found.reduce((n, a) => n + a.uris.length, 0)} findings in ${batches.length} reports`,
+      );
+    };
+    // The findings go up as soon as the engine wrote its report, while its process exits, unless the run is
+    // already failing; should the engine then fail, the run still ends in ERROR.
+    const onReport = (found: ReportedAlert[]) => {
+      if (findingsSent || scanId === undefined || reportFailure !== undefined || stopped) return;
+      if (engineStop.signal.aborted || relay?.failure()) return;
+      findingsSent = sendFindings(found);
+      findingsSent.catch(() => undefined); // awaited below, or before the scan is ended in ERROR
+    };
     let alerts: Awaited<ReturnType<Engine['run']>> = [];
     let engineFailure: unknown;
     try {
@@ -263,6 +296,7 @@ export async function carryOut(command: StartCommand, context: RunContext): Prom
         signal: engineStop.signal,
         workDir,
         log: (line) => log.add(line),
+        onReport,
       });
     } catch (error) {
       engineFailure = error;
@@ -277,20 +311,7 @@ export async function carryOut(command: StartCommand, context: RunContext): Prom
     if (engineFailure) throw engineFailure;
     if (relay?.relogins()) log.add(`the session was renewed ${relay.relogins()} times during the attack`);
 
-    phase('reporting');
-    const batches = reportBatches(alerts);
-    const queue = [...batches.entries()];
-    const sendBatches = async () => {
-      for (let next = queue.shift(); next; next = queue.shift()) {
-        const [i, batch] = next;
-        const reportId = createHash('sha256').update(`${command.scanKey}:${i}`).digest('hex').slice(0, 32);
-        await api.call('POST', `/api/v1/scan/${scanId}/alerts`, { alerts: batch, reportId });
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(REPORT_CONCURRENCY, batches.length) }, sendBatches));
-    log.add(
-      `reported ${alerts.length} alerts, ${alerts.reduce((n, a) => n + a.uris.length, 0)} findings in ${batches.length} reports`,
-    );
+    await (findingsSent ?? sendFindings(alerts));
     await reported();
     await api.call('POST', `/api/v1/scan/${scanId}/complete`, { status: 'COMPLETED', urlCount: 0 });
     log.add('completed');
@@ -313,6 +334,7 @@ export async function carryOut(command: StartCommand, context: RunContext): Prom
               : new RunFailed('UNKNOWN', `the agent failed: ${(error as Error).message}`);
     log.add(`ERROR (${failure.errorType}): ${failure.message}`);
     await reports; // the scan's announcement, if it is still on its way: its scan is ended below
+    await findingsSent?.catch(() => undefined); // findings on their way go before the scan's end
     if (scanId)
       await api
         .call('POST', `/api/v1/scan/${scanId}/complete`, { status: 'ERROR', urlCount: 0 })

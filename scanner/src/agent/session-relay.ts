@@ -13,8 +13,6 @@ export const MAX_RELOGINS = 5;
 export interface SessionRelay extends ProxySession {
   /** Why the session could not be kept (the run ends in ERROR, AUTHENTICATION), once it could not. */
   failure(): string | undefined;
-  /** Whether lost sessions are noticed at all (the configuration has a loggedOutIndicator). */
-  watching: boolean;
   relogins(): number;
 }
 

@@ -27,6 +27,11 @@ export interface EngineRun {
   workDir: string;
   /** One line of the run's log. */
   log: (line: string) => void;
+  /**
+   * Told the findings once the engine's report is written, possibly before its process ended (wapiti's exit takes
+   * a while), so the agent uploads them meanwhile; `run` still answers the same findings, or fails.
+   */
+  onReport?: (alerts: ReportedAlert[]) => void;
 }
 
 export interface Engine {

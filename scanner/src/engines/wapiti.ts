@@ -37,6 +37,21 @@ def _connect_without_delay(self, address):
 socket.socket.connect = _connect_without_delay
 `;
 
+/** What wapiti prints once its report is written: all that follows is its exit. */
+const REPORT_WRITTEN = /^A report has been generated in the file /;
+
+/** The findings of wapiti's JSON report. */
+async function readReport(report: string): Promise<ReportedAlert[]> {
+  const text = await readFile(report, 'utf8').catch(() => undefined);
+  if (text === undefined) throw new EngineError('wapiti exited without writing its report');
+  try {
+    // Read as an imported Wapiti report is (docs/IMPORTS.md): the same alerts, plugin ids and finding hashes.
+    return toReportedAlerts(parseWapitiReport(text));
+  } catch (error) {
+    throw new EngineError(`wapiti's report cannot be read: ${(error as Error).message}`);
+  }
+}
+
 export function wapitiEngine(options: { command?: string; modules?: string; maxAttackSeconds?: number } = {}): Engine {
   const command = options.command ?? process.env.HAWK_WAPITI ?? 'wapiti';
   const modules = options.modules ?? process.env.HAWK_WAPITI_MODULES ?? WAPITI_MODULES;
@@ -118,6 +133,8 @@ export function wapitiEngine(options: { command?: string; modules?: string; maxA
       // Wapiti ends a scan at --max-scan-time (the deadline less a margin) by itself, exiting 0 with what it found so
       // far: an unfinished scan, never reported as a clean one.
       let cutByScanTime = false;
+      // The report read while wapiti exits, when it said it wrote one after a whole scan.
+      let early: Promise<ReportedAlert[]> | undefined;
       const { code, tail } = await runEngineProcess(run, {
         name: 'wapiti',
         command,
@@ -144,6 +161,10 @@ export function wapitiEngine(options: { command?: string; modules?: string; maxA
             (attackBoundByDeadline && /Max attack time was reached/.test(line))
           )
             cutByScanTime = true;
+          if (run.onReport && !early && crawled && !cutByScanTime && REPORT_WRITTEN.test(line)) {
+            early = readReport(report);
+            early.then(run.onReport).catch(() => undefined);
+          }
         },
         startError: (message) =>
           new EngineError(`wapiti could not start: ${message}; install it (sudo apt-get install -y wapiti)`),
@@ -165,15 +186,8 @@ export function wapitiEngine(options: { command?: string; modules?: string; maxA
         throw new EngineError(
           `wapiti found no page to attack at ${run.targetUrl}: check that app.host answers from the agent and is not behind a login the configuration does not describe`,
         );
-      const text = await readFile(report, 'utf8').catch(() => undefined);
-      if (text === undefined) throw new EngineError('wapiti exited without writing its report');
-      let alerts: ReportedAlert[];
-      try {
-        // Read as an imported Wapiti report is (docs/IMPORTS.md): the same alerts, plugin ids and finding hashes.
-        alerts = toReportedAlerts(parseWapitiReport(text));
-      } catch (error) {
-        throw new EngineError(`wapiti's report cannot be read: ${(error as Error).message}`);
-      }
+      // The findings told early, if they could be read then (the same file: wapiti wrote it before saying so).
+      const alerts = (await early?.catch(() => undefined)) ?? (await readReport(report));
       run.log(`wapiti: ${alerts.length} alerts, ${alerts.reduce((n, a) => n + a.uris.length, 0)} findings`);
       return alerts;
     },
