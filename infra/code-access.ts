@@ -161,6 +161,19 @@ function ownerOf(declaration: ts.Node, functionScoped: boolean): ts.Node {
   return declaration.getSourceFile();
 }
 
+/** A name the AWS SDK gives its commands (`DecryptCommand`, `GetCommand`); a bare `Command` is some other class. */
+const SDK_COMMAND_NAME = /^[A-Z][A-Za-z0-9]*Command$/;
+
+/** The name a `new` expression constructs: `X`, `s.X` (also `a.b.X`) or `s["X"]`; undefined for anything else. */
+function constructedName(expression: ts.Expression): string | undefined {
+  let e = expression;
+  while (ts.isParenthesizedExpression(e)) e = e.expression;
+  if (ts.isIdentifier(e)) return e.text;
+  if (ts.isPropertyAccessExpression(e)) return e.name.text;
+  if (ts.isElementAccessExpression(e) && ts.isStringLiteralLike(e.argumentExpression)) return e.argumentExpression.text;
+  return undefined;
+}
+
 export function analyzeBundle(code: string): CodeAccess {
   const file = ts.createSourceFile('bundle.mjs', code, ts.ScriptTarget.Latest, true, ts.ScriptKind.JS);
   const patterns = new Map(Object.entries(keyPatterns()));
@@ -341,7 +354,20 @@ export function analyzeBundle(code: string): CodeAccess {
 
   for (const node of news) {
     const binding = sdkExportOf(node.expression);
-    if (!binding || !binding.exported.endsWith('Command')) continue;
+    if (!binding) {
+      const name = constructedName(node.expression);
+      // A command this cannot trace to `@aws-sdk/*` would go ungranted: refuse it rather than under-grant.
+      // Minified names never end in `Command`, so this matches only `x.NameCommand` and unminified names.
+      if (name && SDK_COMMAND_NAME.test(name))
+        throw new Error(
+          `new ${name}(...): the constructor is not traced to an @aws-sdk/* module, so its IAM grant cannot be ` +
+            `derived. Construct SDK commands from names imported from '@aws-sdk/*' (import { ${name} } from ` +
+            `'@aws-sdk/...' or await import(...) destructured), not through a module object passed around ` +
+            `(README.md, "Deploying to AWS": IAM derived from each bundle)`,
+        );
+      continue;
+    }
+    if (!binding.exported.endsWith('Command')) continue;
     const { exported: command, module } = binding;
     commands.push({ command, module });
     if (module === '@aws-sdk/client-dynamodb' || module === '@aws-sdk/lib-dynamodb') {

@@ -80,6 +80,15 @@ interface Storage {
   runner: ScanRunner;
 }
 
+/** A function's code access (infra/code-access.ts); a bundle it refuses names the function's source in the error. */
+function accessOf(bundle: string, source: string): CodeAccess {
+  try {
+    return analyzeBundle(bundle);
+  } catch (error) {
+    throw new Error(`${source}: ${(error as Error).message}`, { cause: error });
+  }
+}
+
 /** The IAM statements of each grant the function's code needs (infra/code-access.ts); nothing else. */
 function statementsFor(grants: AccessGrant[], storage: Storage): PolicyStatement[] {
   return grants.flatMap((grant) => {
@@ -322,7 +331,7 @@ export class HawkApiStack extends Stack {
       });
       const bundle = bundleOf(fn);
       if (bundle) {
-        const access = analyzeBundle(bundle);
+        const access = accessOf(bundle, `functions/${file}.ts`);
         this.access.set(id, access);
         const statements = statementsFor(access.grants, storage);
         if (statements.length)
