@@ -179,4 +179,10 @@ function ownWrite<E extends object>(change: EntityChange<E>, projected: Projecte
   return named(change.name, update);
 }
 
-const sameValue = (a: unknown, b: unknown) => a === b || JSON.stringify(a) === JSON.stringify(b);
+/**
+ * Whether a stored value and a new one are the same, as DynamoDB would store them: undefined fields are not stored,
+ * and a Set (a DynamoDB set, as lib-dynamodb reads it) compares by its members, which JSON alone writes as `{}`.
+ */
+const sameValue = (a: unknown, b: unknown) => a === b || canonical(a) === canonical(b);
+const canonical = (value: unknown) =>
+  JSON.stringify(value, (_, v: unknown) => (v instanceof Set ? { set: [...(v as Set<unknown>)].sort() } : v));
