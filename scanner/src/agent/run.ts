@@ -97,6 +97,7 @@ export async function carryOut(command: StartCommand, context: RunContext): Prom
   // scan waits for it, and the last upload (in `finally`) carries the whole log.
   let logUpload: Promise<void> | undefined;
   let logAgain = false;
+  let storedText = '';
   const sendLog = (): Promise<void> => {
     if (logUpload) {
       logAgain = true;
@@ -105,9 +106,11 @@ export async function carryOut(command: StartCommand, context: RunContext): Prom
     logUpload = (async () => {
       do {
         logAgain = false;
-        await api
-          .call('PUT', `${runPath}/log?deviceId=${deviceId}`, undefined, { text: log.text() })
-          .catch((error: Error) => context.echo?.(`could not store the log: ${error.message}`));
+        const text = log.text();
+        await api.call('PUT', `${runPath}/log?deviceId=${deviceId}`, undefined, { text }).then(
+          () => (storedText = text),
+          (error: Error) => context.echo?.(`could not store the log: ${error.message}`),
+        );
       } while (logAgain);
     })().finally(() => {
       logUpload = undefined;
@@ -316,6 +319,8 @@ export async function carryOut(command: StartCommand, context: RunContext): Prom
     await api.call('POST', `/api/v1/scan/${scanId}/complete`, { status: 'COMPLETED', urlCount: 0 });
     log.add('completed');
     context.onEnd?.();
+    // The whole log is stored before the run reads as ended: whoever sees the end and opens the log reads it all.
+    await sendLog();
     await update({ state: 'COMPLETED', phase: 'completed' }).catch((error: Error) =>
       log.add(`final update: ${error.message}`),
     );
@@ -340,6 +345,7 @@ export async function carryOut(command: StartCommand, context: RunContext): Prom
         .call('POST', `/api/v1/scan/${scanId}/complete`, { status: 'ERROR', urlCount: 0 })
         .catch((e: Error) => log.add(`ending the scan: ${e.message}`));
     context.onEnd?.();
+    await sendLog();
     await update({
       state: 'ERROR',
       phase: 'error',
@@ -349,7 +355,7 @@ export async function carryOut(command: StartCommand, context: RunContext): Prom
   } finally {
     context.signal.removeEventListener('abort', stopEngine);
     await proxy?.close();
-    await sendLog();
+    if (log.text() !== storedText) await sendLog(); // lines added since, or an upload that failed
     await rm(workDir, { recursive: true, force: true });
   }
 }
