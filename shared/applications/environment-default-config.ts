@@ -52,7 +52,7 @@ export async function replaceEnvironmentDefaultConfig(
     defaultConfig: 'replaced',
   });
   try {
-    await transactWrite([environmentDefaultConfigUpdate(env, objectKey), audit]);
+    await transactWrite([...environmentDefaultConfigUpdate(env, objectKey), audit]);
   } catch (error) {
     await deleteUnreferencedObject(objectKey);
     if (conditionFailed(error, 'environmentChanged'))

@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
-import { fromItem, named } from '../db/items.ts';
+import { fromItem } from '../db/items.ts';
 import { batchDelete, batchGet, deleteFound, queryAll, queryItems } from '../db/query.ts';
 import type { TransactItem } from '../db/transactions.ts';
 import { entityWrite, type EntityChange, type Projection } from '../db/entity-write.ts';
@@ -216,19 +216,17 @@ export function environmentRename(env: EnvironmentRecord, name: string): Transac
  * Makes `objectKey` the live environment's default configuration, provided it still is `env`'s current one (else
  * fails at `environmentChanged`).
  */
-export function environmentDefaultConfigUpdate(env: EnvironmentRecord, objectKey: string): TransactItem {
-  const current = env.defaultConfigKey
-    ? { condition: 'defaultConfigKey = :previous', values: { ':previous': env.defaultConfigKey } }
-    : { condition: 'attribute_not_exists(defaultConfigKey)', values: {} };
-  return named('environmentChanged', {
-    Update: {
-      TableName: config.tableName,
-      Key: keys.environment(env.applicationId, env.environmentId),
-      UpdateExpression: 'SET defaultConfigKey = :key',
-      ConditionExpression: `attribute_exists(pk) AND attribute_not_exists(deleting) AND ${current.condition}`,
-      ExpressionAttributeValues: { ':key': objectKey, ...current.values },
-    },
-  });
+export function environmentDefaultConfigUpdate(env: EnvironmentRecord, objectKey: string): TransactItem[] {
+  return environmentWrite(
+    env,
+    { ...env, defaultConfigKey: objectKey },
+    env.defaultConfigKey
+      ? {
+          expression: 'attribute_not_exists(deleting) AND defaultConfigKey = :previous',
+          values: { ':previous': env.defaultConfigKey },
+        }
+      : { expression: 'attribute_not_exists(deleting) AND attribute_not_exists(defaultConfigKey)' },
+  );
 }
 
 /**

@@ -357,6 +357,29 @@ describe('environment default configuration', () => {
     expect((await api('GET', path, { token: tenant.token })).status).toBe(404);
   });
 
+  it('lands each of concurrent replacements whole or answers 409: the stored one answered 200, audited once each', async () => {
+    const tenant = await createTenant();
+    const { appId, envId, path } = await environment(tenant);
+    const hosts = Array.from({ length: 6 }, (_, i) => `https://concurrent-${i}.example.test`);
+    const answers = await Promise.all(
+      hosts.map((host) => api('POST', path, { token: tenant.token, body: { conf: { app: { host } } } })),
+    );
+    for (const answer of answers) expect([200, 409], answer.text).toContain(answer.status);
+    const landed = hosts.filter((_, i) => answers[i].status === 200);
+    expect(landed.length).toBeGreaterThanOrEqual(1);
+    const read = await api('GET', path, { token: tenant.token });
+    expect(landed).toContain(read.body.conf.app.host);
+    const modified = (await auditOf(tenant.orgId)).filter((e) => e.type === 'ENVIRONMENT_MODIFIED');
+    expect(modified).toHaveLength(landed.length);
+    // Only the current version is kept: a refused one is deleted, a replaced one too.
+    const versions = await (
+      await s3()
+    ).send(
+      new ListObjectsV2Command({ Bucket: config.assetsBucket, Prefix: `apps/${appId}/envs/${envId}/default-config/` }),
+    );
+    expect(versions.Contents ?? []).toHaveLength(1);
+  });
+
   it('answers 400 naming the field, and changes nothing', async () => {
     const tenant = await createTenant();
     const { appId, path } = await environment(tenant);
