@@ -97,13 +97,19 @@ export interface LocalEngines {
 export async function startEngines(options: {
   dir?: string;
   dynamodbPort: number;
+  /** Ports chosen for the stack that may not be listened on yet (the HTTP server's): the rate-limit engine's differs. */
+  otherPorts?: number[];
   s3Credentials: S3Credentials;
   bucket: string;
   region: string;
 }): Promise<LocalEngines> {
   const started = await Promise.allSettled([
     startDynamodbLocal({ port: options.dynamodbPort, dataDir: options.dir && join(options.dir, 'dynamodb') }),
-    options.dir ? freePort().then((port) => startDynamodbLocal({ port, memoryMb: 128 })) : Promise.resolve(undefined),
+    options.dir
+      ? freePort([options.dynamodbPort, ...(options.otherPorts ?? [])]).then((port) =>
+          startDynamodbLocal({ port, memoryMb: 128 }),
+        )
+      : Promise.resolve(undefined),
   ]);
   const running = started.flatMap((s) => (s.status === 'fulfilled' && s.value ? [s.value] : []));
   const stopDynamodb = async () => void (await Promise.all(running.map((engine) => engine.stop())));
@@ -165,6 +171,7 @@ export async function startLocalStack(options: {
   const engines = await startEngines({
     dir: options.persistent ? options.dir : undefined,
     dynamodbPort: options.dynamodbPort,
+    otherPorts: [options.port],
     s3Credentials,
     bucket: process.env.ASSETS_BUCKET || 'hawk-assets',
     region: process.env.AWS_REGION,

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { startLocalStack } from '../../scripts/local/stack.ts';
-import { freePort } from '../../scripts/local/ports.ts';
+import { freePorts } from '../../scripts/local/ports.ts';
 
 // Starts the real local engines (DynamoDB Local in memory, s3rver in a temp dir behind the local server's
 // signature check) and the local HTTP server once
@@ -19,7 +19,7 @@ declare module 'vitest' {
 
 export default async function setup(project: TestProject) {
   const dir = mkdtempSync(join(tmpdir(), 'hawk-test-'));
-  const [dynamodbPort, httpPort] = [await freePort(), await freePort()];
+  const [dynamodbPort, httpPort] = await freePorts(2);
   const settings = {
     TABLE_NAME: 'hawk-main',
     RATE_LIMIT_TABLE_NAME: 'hawk-rate-limit',
