@@ -165,6 +165,8 @@ export async function startLocalStack(options: {
   port: number;
   dynamodbPort: number;
   holdReadiness?: boolean;
+  /** How often stopped writes are swept after the first sweep at start (scripts/local/sweeper.ts's default). */
+  sweepEveryMs?: number;
 }): Promise<LocalStack> {
   process.env.AWS_REGION ??= 'us-east-1';
   const s3Credentials = ensureLocalS3Credentials(options.dir);
@@ -196,7 +198,7 @@ export async function startLocalStack(options: {
     // Webhook deliveries: the outbox relayed into the in-table queue and sent (scripts/local/delivery.ts).
     const delivery = (await import('./delivery.ts')).startLocalDelivery();
     // What stopped imports and completions left, swept on a timer as a schedule does on AWS (scripts/local/sweeper.ts).
-    const sweep = (await import('./sweeper.ts')).startLocalSweep();
+    const sweep = (await import('./sweeper.ts')).startLocalSweep(options.sweepEveryMs);
     // Risk acceptances that expire: the scheduled check (scripts/local/governance.ts).
     const expiryCheck = (await import('./governance.ts')).startLocalExpiryCheck();
     if (!options.holdReadiness) gate.markReady();

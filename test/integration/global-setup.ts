@@ -5,6 +5,8 @@ import type { TestProject } from 'vitest/node';
 import { startLocalStack } from '../../scripts/local/stack.ts';
 import { freePorts } from '../../scripts/local/ports.ts';
 
+const DAY_MS = 86_400_000;
+
 // Starts the real local engines (DynamoDB Local in memory, s3rver in a temp dir behind the local server's
 // signature check) and the local HTTP server once
 // for all integration tests, on free ports. Test workers get the same environment through `inject('env')`.
@@ -43,7 +45,10 @@ export default async function setup(project: TestProject) {
   };
   Object.assign(process.env, settings);
   const serverErrorLog = keepServerErrors(join(dir, 'server-errors.log'));
-  const stack = await startLocalStack({ dir, persistent: false, port: httpPort, dynamodbPort });
+  // Stopped writes are swept once, at start, and not again within a run: the tests that sweep (scan-import,
+  // lambda-events) run the sweep themselves and count what their run swept, which the stack's own sweep (every 5
+  // minutes) would otherwise sometimes sweep first.
+  const stack = await startLocalStack({ dir, persistent: false, port: httpPort, dynamodbPort, sweepEveryMs: DAY_MS });
   const env = {
     ...settings,
     DYNAMODB_ENDPOINT: stack.dynamodbEndpoint,
