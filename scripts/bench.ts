@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalStack } from './local/stack.ts';
-import { freePort } from './local/ports.ts';
+import { freePorts } from './local/ports.ts';
 import type { BenchContext, BenchSection } from './bench/harness.ts';
 import { machine, recordRun, runSource, writeLatest, type Run } from './bench/record.ts';
 
@@ -47,7 +47,7 @@ async function main(): Promise<void> {
       `uncommitted changes: this run is recorded as ${run.source.commit.slice(0, 10)}-dirty (commit first for reproducible figures)`,
     );
   const dir = mkdtempSync(join(tmpdir(), 'hawk-bench-'));
-  const [dynamodbPort, httpPort] = [await freePort(), await freePort()];
+  const [dynamodbPort, httpPort] = await freePorts(2);
   progress('starting DynamoDB Local and s3rver ...');
   Object.assign(process.env, {
     RATE_LIMIT_PER_MINUTE: '100000000',

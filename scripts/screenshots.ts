@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalStack } from './local/stack.ts';
-import { freePort } from './local/ports.ts';
+import { freePorts } from './local/ports.ts';
 import { ensureWebBuild } from './local/web.ts';
 import { launchBrowser } from './local/chromium.ts';
 import { benchTenant } from './bench/harness.ts';
@@ -13,7 +13,7 @@ const OUT = 'docs/screenshots';
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'hawk-screenshots-'));
-  const [dynamodbPort, httpPort] = [await freePort(), await freePort()];
+  const [dynamodbPort, httpPort] = await freePorts(2);
   Object.assign(process.env, { LOG_LEVEL: 'SILENT' });
   const stack = await startLocalStack({ dir, persistent: false, port: httpPort, dynamodbPort });
   const baseUrl = `http://127.0.0.1:${httpPort}`;

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
-import { freePort } from '../local/ports.ts';
+import { freePorts } from '../local/ports.ts';
 
 // The request path measured from outside (README, Benchmarks): `npm start` as a user runs it (its own process, its
 // default logging: one compact line per request on the terminal, the JSON line in DATA_DIR/logs), an HTTP client in
@@ -23,7 +23,7 @@ export interface OutsideServer {
 /** Runs `npm start` (scripts/start.ts through tsx, as the npm script does) from `root` on free ports, with a fresh DATA_DIR. */
 export async function startOutsideServer(root: string, label: string): Promise<OutsideServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'hawk-bench-outside-'));
-  const [port, dynamodbPort] = [await freePort(), await freePort()];
+  const [port, dynamodbPort] = await freePorts(2);
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     DATA_DIR: dataDir,

@@ -97,13 +97,19 @@ export interface LocalEngines {
 export async function startEngines(options: {
   dir?: string;
   dynamodbPort: number;
+  /** Ports chosen for the stack that may not be listened on yet (the HTTP server's): the rate-limit engine's differs. */
+  otherPorts?: number[];
   s3Credentials: S3Credentials;
   bucket: string;
   region: string;
 }): Promise<LocalEngines> {
   const started = await Promise.allSettled([
     startDynamodbLocal({ port: options.dynamodbPort, dataDir: options.dir && join(options.dir, 'dynamodb') }),
-    options.dir ? freePort().then((port) => startDynamodbLocal({ port, memoryMb: 128 })) : Promise.resolve(undefined),
+    options.dir
+      ? freePort([options.dynamodbPort, ...(options.otherPorts ?? [])]).then((port) =>
+          startDynamodbLocal({ port, memoryMb: 128 }),
+        )
+      : Promise.resolve(undefined),
   ]);
   const running = started.flatMap((s) => (s.status === 'fulfilled' && s.value ? [s.value] : []));
   const stopDynamodb = async () => void (await Promise.all(running.map((engine) => engine.stop())));
@@ -159,12 +165,15 @@ export async function startLocalStack(options: {
   port: number;
   dynamodbPort: number;
   holdReadiness?: boolean;
+  /** How often stopped writes are swept after the first sweep at start (scripts/local/sweeper.ts's default). */
+  sweepEveryMs?: number;
 }): Promise<LocalStack> {
   process.env.AWS_REGION ??= 'us-east-1';
   const s3Credentials = ensureLocalS3Credentials(options.dir);
   const engines = await startEngines({
     dir: options.persistent ? options.dir : undefined,
     dynamodbPort: options.dynamodbPort,
+    otherPorts: [options.port],
     s3Credentials,
     bucket: process.env.ASSETS_BUCKET || 'hawk-assets',
     region: process.env.AWS_REGION,
@@ -189,7 +198,7 @@ export async function startLocalStack(options: {
     // Webhook deliveries: the outbox relayed into the in-table queue and sent (scripts/local/delivery.ts).
     const delivery = (await import('./delivery.ts')).startLocalDelivery();
     // What stopped imports and completions left, swept on a timer as a schedule does on AWS (scripts/local/sweeper.ts).
-    const sweep = (await import('./sweeper.ts')).startLocalSweep();
+    const sweep = (await import('./sweeper.ts')).startLocalSweep(options.sweepEveryMs);
     // Risk acceptances that expire: the scheduled check (scripts/local/governance.ts).
     const expiryCheck = (await import('./governance.ts')).startLocalExpiryCheck();
     if (!options.holdReadiness) gate.markReady();

@@ -194,8 +194,9 @@ describe('The overview page in Chromium', () => {
     await expectAccessible(page, 'executive report');
 
     // One application from one date to another: its own trends, sliced to those days.
-    const to = new Date().toISOString().slice(0, 10);
-    const from = new Date(Date.now() - 9 * 86_400_000).toISOString().slice(0, 10);
+    const today = Date.now();
+    const to = new Date(today).toISOString().slice(0, 10);
+    const from = new Date(today - 9 * 86_400_000).toISOString().slice(0, 10);
     await page.getByLabel('Report on', { exact: true }).selectOption({ label: 'application shop' });
     await page.getByLabel('Period', { exact: true }).selectOption({ label: 'from and to' });
     await page.getByLabel('From', { exact: true }).fill(from);
@@ -203,10 +204,13 @@ describe('The overview page in Chromium', () => {
     await page.getByRole('button', { name: 'Show' }).click();
     await page.getByRole('heading', { level: 1, name: 'Security report: application shop' }).waitFor();
     await page.getByText(`Period: ${from} to ${to} (UTC).`).waitFor();
-    const appTrends = await get(`/api/v1/org/${tenant.orgId}/app/${shop}/trends`, { days: '10' });
+    // The days from `from` to `to` of the application's trends: the last 11, as midnight (UTC) may have fallen since.
+    const appTrends = await get(`/api/v1/org/${tenant.orgId}/app/${shop}/trends`, { days: '11' });
+    const period = appTrends.days.filter((d: { date: string }) => d.date >= from && d.date <= to);
+    expect(period).toHaveLength(10);
     const open = await rows(page, 'Open findings by severity');
     expect(open).toEqual(
-      appTrends.days.map((d: { date: string; open: Sev }) => [
+      period.map((d: { date: string; open: Sev }) => [
         d.date,
         String(d.open.High),
         String(d.open.Medium),

@@ -126,6 +126,7 @@ describe('a hosted scan with wapiti', { timeout: 400_000 }, () => {
     target.delayMs = 300;
     try {
       await withAgent(tenant, async (deviceId) => {
+        const sentBefore = target.requests.length;
         expect((await start(tenant, appId)).status).toBe(200);
         await waitFor(
           'no attack',
@@ -133,7 +134,13 @@ describe('a hosted scan with wapiti', { timeout: 400_000 }, () => {
           (log) => log.phase === 'attack',
           120,
         );
-        await sleep(2000);
+        // wapiti at work: past the agent's probe (GET /), its crawl reached the target's other pages.
+        await waitFor(
+          'wapiti sent nothing',
+          async () => target.requests.slice(sentBefore),
+          (sent) => sent.some((line) => line !== 'GET /'),
+          60,
+        );
         const stopped = await api('POST', `/api/v1/app/${appId}/perch/stop`, {
           token: tenant.token,
           body: { command: { command: 'STOP' } },

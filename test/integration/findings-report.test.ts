@@ -45,6 +45,7 @@ describe('organization findings report', () => {
     const tenant = await createTenant();
     const appId = await createApp(tenant, { name: 'alpha', env: 'dev' });
     const tricky = 'a,"quoted"\r\nline';
+    const scannedFrom = Date.now();
     const first = await scanOnce(tenant.token, appId, [
       plugin('40018', 'High', [uri('/users/1', tricky), uri('/about')]),
       plugin('10038', 'Medium', [uri('/x')]),
@@ -113,8 +114,10 @@ describe('organization findings report', () => {
     expect(asAfter.body.findings.find((r: Row) => r.findingUrl === 'https://target.test/users/1').status).toBe(
       'FALSE_POSITIVE',
     );
-    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
-    expect((await report(tenant, { date: yesterday })).body).toMatchObject({ totalFindings: 0, findings: [] });
+    // The day before the one the first scan started on: "yesterday" of the wall clock now would be that very day
+    // when midnight (UTC) fell since.
+    const dayBefore = new Date(scannedFrom - 86_400_000).toISOString().slice(0, 10);
+    expect((await report(tenant, { date: dayBefore })).body).toMatchObject({ totalFindings: 0, findings: [] });
     expect(
       (await report(tenant, { date: new Date().toISOString().slice(0, 10), datetime: beforeTriage })).body
         .totalFindings,

@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { startLocalStack } from '../../scripts/local/stack.ts';
-import { freePort } from '../../scripts/local/ports.ts';
+import { freePorts } from '../../scripts/local/ports.ts';
+
+const DAY_MS = 86_400_000;
 
 // Starts the real local engines (DynamoDB Local in memory, s3rver in a temp dir behind the local server's
 // signature check) and the local HTTP server once
@@ -19,7 +21,7 @@ declare module 'vitest' {
 
 export default async function setup(project: TestProject) {
   const dir = mkdtempSync(join(tmpdir(), 'hawk-test-'));
-  const [dynamodbPort, httpPort] = [await freePort(), await freePort()];
+  const [dynamodbPort, httpPort] = await freePorts(2);
   const settings = {
     TABLE_NAME: 'hawk-main',
     RATE_LIMIT_TABLE_NAME: 'hawk-rate-limit',
@@ -43,7 +45,10 @@ export default async function setup(project: TestProject) {
   };
   Object.assign(process.env, settings);
   const serverErrorLog = keepServerErrors(join(dir, 'server-errors.log'));
-  const stack = await startLocalStack({ dir, persistent: false, port: httpPort, dynamodbPort });
+  // Stopped writes are swept once, at start, and not again within a run: the tests that sweep (scan-import,
+  // lambda-events) run the sweep themselves and count what their run swept, which the stack's own sweep (every 5
+  // minutes) would otherwise sometimes sweep first.
+  const stack = await startLocalStack({ dir, persistent: false, port: httpPort, dynamodbPort, sweepEveryMs: DAY_MS });
   const env = {
     ...settings,
     DYNAMODB_ENDPOINT: stack.dynamodbEndpoint,

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import { freePort } from '../../scripts/local/ports.ts';
+import { freePorts } from '../../scripts/local/ports.ts';
 
 // `npm start` as a user runs it: its own DynamoDB Local (on disk under DATA_DIR; the rate-limit table in a second one,
 // in memory), s3rver and HTTP server, with the default rate limit of 180 per minute. Covers first-start bootstrap,
@@ -79,13 +79,11 @@ async function raceStartup(done: () => boolean): Promise<Observation[]> {
 }
 
 async function start(options: { race?: boolean } = {}): Promise<string> {
-  const base = await freePort();
-  port = base;
-  dynamodbPort = await freePort();
+  [port, dynamodbPort] = await freePorts(2);
   const env = {
     ...cleanEnv(),
     DATA_DIR: dataDir,
-    PORT: String(base),
+    PORT: String(port),
     DYNAMODB_PORT: String(dynamodbPort),
     LOG_LEVEL: 'WARN',
   };

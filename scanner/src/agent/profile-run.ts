@@ -42,6 +42,8 @@ export async function carryOutProfile(
       log.add(`the description at ${result.discoveredOpenapiSpecPath} is too large to send with the result: not sent`);
       delete result.discoveredOpenapiSpec;
     }
+    // The result's upload ends the run: the log is stored first, so whoever sees the end and opens it reads it all.
+    await sendLog();
     await api.call('PUT', `${runPath}/profile?deviceId=${deviceId}`, result);
     log.add('result stored');
     return 'COMPLETED';
@@ -51,6 +53,7 @@ export async function carryOutProfile(
         ? error.message
         : `the profile failed: ${(error as Error).message}; check that the target is up and reachable from the agent, then launch the profile again`;
     log.add(`ERROR: ${message}`);
+    await sendLog();
     await api
       .call('POST', runPath, {
         deviceId,
