@@ -93,8 +93,10 @@ export function stoppedRunnerTask(event: unknown, tasks: RunnerTasksConfig): Sto
   if (detail.clusterArn !== tasks.clusterArn) return "a task of another cluster than the runner's";
   if (familyOf(text(detail.taskDefinitionArn)) !== tasks.family) return "a task of another family than the runner's";
   const taskArn = text(detail.taskArn);
-  const overrides: unknown[] = fields(detail.overrides).containerOverrides as unknown[];
-  const container = fields(Array.isArray(overrides) && overrides.find((o) => fields(o).name === RUNNER_CONTAINER));
+  const overrides = fields(detail.overrides).containerOverrides;
+  const container = fields(
+    Array.isArray(overrides) ? overrides.find((o) => fields(o).name === RUNNER_CONTAINER) : undefined,
+  );
   const organizationId = argument(container.command, '--org');
   const variables: unknown[] = Array.isArray(container.environment) ? container.environment : [];
   const applicationId = text(fields(variables.find((v) => fields(v).name === RUNNER_APPLICATION_VARIABLE)).value);

@@ -4,8 +4,8 @@ import { api, baseUrl } from './client.ts';
 import { createTenant, type Tenant } from './fixtures.ts';
 import { RUNNER_TASKS, STOPS, runnerAt, taskStateChange } from './ecs-events.ts';
 import { allowScanDomain } from '../../shared/perch/allowlist.ts';
-import { getRun, slotsOf } from '../../shared/perch/repository.ts';
-import { handleTaskStateChange } from '../../shared/perch/runner-stops.ts';
+import { getRun, slotsOf, type PerchRun } from '../../shared/perch/repository.ts';
+import { handleTaskStateChange, stoppedRunnerTask } from '../../shared/perch/runner-stops.ts';
 import { runnerName, runnerTask } from '../../shared/perch/runner.ts';
 
 // A hosted runner's ECS task that stops without its agent reporting (docs/HOSTED-SCANS.md, "Where scans run"):
@@ -194,6 +194,58 @@ describe('the end of a stopped runner task (ECS task state change events)', { ti
         ignored: 'its agent carries no run (it reported its run, or took none)',
       });
     expect(await getRun(appId, true)).toEqual(before);
+  });
+
+  it("tells what to do from ECS's stop: capacity reclaimed, a task that could not be prepared, an agent that failed", () => {
+    const task = runnerTask(
+      {
+        scanKey: randomUUID(),
+        organizationId: randomUUID(),
+        applicationId: randomUUID(),
+        deadlineAt: Date.now(),
+      } as PerchRun,
+      runnerAt('https://api.example.test'),
+      'the-runner-token',
+    );
+    const errorOf = (stop: Parameters<typeof taskStateChange>[1]) => {
+      const event = taskStateChange(task, stop);
+      const stopped = stoppedRunnerTask(event, RUNNER_TASKS);
+      if (typeof stopped === 'string') throw new Error(stopped);
+      return { ...stopped.error, taskId: event.detail.taskArn.split('/').pop() };
+    };
+    expect(
+      errorOf({
+        stopCode: 'SpotInterruption',
+        stoppedReason: 'Your Spot Task was interrupted.',
+        container: { exitCode: 143 },
+      }),
+    ).toMatchObject({
+      errorType: 'DEVICE',
+      message: expect.stringMatching(
+        /Your Spot Task was interrupted\. \(SpotInterruption\); its container exited with code 143; AWS reclaimed the task/,
+      ),
+    });
+    expect(
+      errorOf({
+        stopCode: 'TaskFailedToStart',
+        stoppedReason:
+          'ResourceInitializationError: unable to pull secrets or registry auth: execution resource retrieval failed: unable to retrieve ecr registry auth',
+      }),
+    ).toMatchObject({
+      errorType: 'PROVISIONING',
+      message: expect.stringMatching(
+        /before its container ran: ResourceInitializationError.*check the task's execution role/,
+      ),
+    });
+    const failed = errorOf({
+      stopCode: 'EssentialContainerExited',
+      stoppedReason: 'Essential container in task exited',
+      container: { exitCode: 1 },
+    });
+    expect(failed.errorType).toBe('DEVICE');
+    expect(failed.message).toContain(
+      `its container exited with code 1; read the run's log (getScanRunLog) and the task's log (CloudWatch Logs, stream runner/agent/${failed.taskId})`,
+    );
   });
 
   it("changes nothing for an unknown task, another organization's run, or an event that is not a runner's stop", async () => {
