@@ -9,7 +9,7 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { Architecture, EventSourceMapping, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
-import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { Match, Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { LogLevel, NodejsFunction, OutputFormat, type ICommandHooks } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { HttpApi, HttpMethod, HttpRoute, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2';
@@ -167,6 +167,8 @@ export const RISK_EXPIRY_DESCRIPTION =
   'hawk-api: makes findings whose risk acceptance expired untriaged again (every minute)';
 export const OVERDUE_CHECK_DESCRIPTION =
   'hawk-api: records findingOverdue for findings past their due date (every minute)';
+export const RUNNER_STOPPED_DESCRIPTION =
+  'hawk-api: ends the hosted scan of a runner task ECS stopped (ECS task state changes)';
 
 /** `arn:...:task-definition/<family>:*`: RunTask is authorized on the revision it runs, the latest one. */
 const taskDefinitionFamilyArn = (taskDefinition: FargateTaskDefinition) =>
@@ -390,7 +392,7 @@ export class HawkApiStack extends Stack {
     // Webhook delivery (docs/WEBHOOKS.md, Delivery), in a nested stack of its own: the relay, run every minute, hands
     // the outbox's events to the queue; the consumer, fed by the queue, sends them.
     const delivery = new NestedStack(this, 'WebhookDelivery', {
-      description: 'hawk-api: webhook delivery and scheduled functions',
+      description: 'hawk-api: webhook delivery, scheduled and event-driven functions',
     });
     // The consumer's count of attempts is the queue's maxReceiveCount.
     const queueEnvironment = {
@@ -478,6 +480,43 @@ export class HawkApiStack extends Stack {
       description: 'hawk-api: sweep what stopped imports and scan completions left',
       schedule: Schedule.rate(Duration.minutes(STOPPED_WRITES_SWEEP_MINUTES)),
       targets: [new LambdaFunction(sweep, { retryAttempts: 0 })], // the next run is the retry
+    });
+
+    // Hosted scans (docs/HOSTED-SCANS.md, "Where scans run"): ECS's event of a runner task that stopped ends the run
+    // it carried at once, with ECS's reason. Only the runner's stopped tasks reach the function, which checks them
+    // again; retried twice at most, harmlessly (a run that ended is left as it is), and the heartbeat window remains.
+    const stoppedRunner = lambda(
+      delivery,
+      'EndStoppedRunnerScansFunction',
+      'end-stopped-runner-scans',
+      RUNNER_STOPPED_DESCRIPTION,
+      {
+        environment: {
+          SCAN_RUNNER_CLUSTER: runner.cluster.clusterArn,
+          SCAN_RUNNER_TASK_FAMILY: runner.taskDefinition.family,
+        },
+        timeout: Duration.seconds(60),
+      },
+    );
+    new Rule(delivery, 'EndStoppedRunnerScansRule', {
+      description: 'hawk-api: end the hosted scan of a runner task that stopped',
+      eventPattern: {
+        source: ['aws.ecs'],
+        detailType: ['ECS Task State Change'],
+        detail: {
+          clusterArn: [runner.cluster.clusterArn],
+          lastStatus: ['STOPPED'],
+          // Any revision of the runner's task definition: a task launched before a deploy may stop after it.
+          taskDefinitionArn: Match.prefix(
+            this.formatArn({
+              service: 'ecs',
+              resource: 'task-definition',
+              resourceName: `${runner.taskDefinition.family}:`,
+            }),
+          ),
+        },
+      },
+      targets: [new LambdaFunction(stoppedRunner, { retryAttempts: 2 })],
     });
 
     new CfnOutput(this, 'ApiUrl', { value: api.apiEndpoint });

@@ -32,6 +32,18 @@ function scanRunner(): ScanRunnerConfig | undefined {
   };
 }
 
+/** On AWS, in the function that ends the runs of stopped runner tasks: which tasks are the runner's (the stack sets these). */
+export interface RunnerTasksConfig {
+  clusterArn: string;
+  /** The runner's task definition family: a task of any of its revisions is a runner. */
+  family: string;
+}
+
+function runnerTasks(): RunnerTasksConfig | undefined {
+  const family = process.env.SCAN_RUNNER_TASK_FAMILY;
+  return family ? { clusterArn: process.env.SCAN_RUNNER_CLUSTER ?? '', family } : undefined;
+}
+
 export const config = {
   region: process.env.AWS_REGION ?? 'us-east-1',
   tableName: process.env.TABLE_NAME ?? 'hawk-main',
@@ -87,4 +99,6 @@ export const config = {
   webhookRetryBaseMs: positiveInt('WEBHOOK_RETRY_BASE_MS', 30_000),
   /** Set only on AWS: the ECS Fargate runner of hosted scans. Locally the embedded agent takes the runs. */
   scanRunner: scanRunner(),
+  /** Set only on AWS, for the function ECS's task state changes feed (shared/perch/runner-stops.ts). */
+  runnerTasks: runnerTasks(),
 };

@@ -49,7 +49,7 @@ const toDevice = (device: PerchDevice) => ({
 export const MAX_DEVICES_PER_ORG = 100;
 
 /** The organization's devices (at most MAX_DEVICES_PER_ORG, one Query). */
-async function devicesOf(orgId: string): Promise<PerchDevice[]> {
+export async function devicesOf(orgId: string): Promise<PerchDevice[]> {
   const { pk, skPrefix } = keys.perchDevicesOfOrg(orgId);
   const items = await collect(queryItems({ partition: pk, skPrefix, pageLimit: MAX_DEVICES_PER_ORG + 1 }));
   return items.map((item) => fromItem<PerchDevice>(item)!);

@@ -158,7 +158,7 @@ export async function settled(run: PerchRun | undefined): Promise<PerchRun | und
 }
 
 /** Ends an active run in ERROR with the reason and what to do. */
-async function failRun(run: PerchRun, phase: string, error: RunError): Promise<PerchRun> {
+export async function failRun(run: PerchRun, phase: string, error: RunError): Promise<PerchRun> {
   const now = Date.now();
   const after: PerchRun = {
     ...run,

@@ -27,6 +27,15 @@ const RETRY_DELAY_MS = 2000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The device name a run's runner registers with (its agent's `--name`): how its stopped task's run is found. */
+export const runnerName = (scanKey: string) => `hosted runner ${scanKey.slice(0, 8)}`;
+/**
+ * The runner's environment variable naming the application of the run it was launched for. The agent does not read
+ * it: ECS's task state change events carry the task's overrides, so the service knows which run a stopped task was
+ * launched for (shared/perch/runner-stops.ts), with the scan key in `startedBy` and the organization in `--org`.
+ */
+export const RUNNER_APPLICATION_VARIABLE = 'HAWK_LAUNCHED_FOR_APPLICATION';
+
 /** The RunTask request of a run's runner. The access token rides in the task's environment, never in its command. */
 export function runnerTask(run: PerchRun, runner: ScanRunnerConfig, token: string): RunTaskCommandInput {
   return {
@@ -36,7 +45,8 @@ export function runnerTask(run: PerchRun, runner: ScanRunnerConfig, token: strin
     count: 1,
     // Idempotent per run: a retried call does not start a second task.
     clientToken: run.scanKey,
-    startedBy: `hawk-${run.scanKey}`.slice(0, 36),
+    // The run's scan key, whole: a UUID is 36 characters, startedBy's limit.
+    startedBy: run.scanKey,
     networkConfiguration: {
       awsvpcConfiguration: {
         subnets: runner.subnets,
@@ -56,11 +66,12 @@ export function runnerTask(run: PerchRun, runner: ScanRunnerConfig, token: strin
             '--max-idle',
             String(idleSeconds(run)),
             '--name',
-            `hosted runner ${run.scanKey.slice(0, 8)}`,
+            runnerName(run.scanKey),
           ],
           environment: [
             { name: 'HAWK_API_URL', value: runner.apiUrl },
             { name: 'HAWK_ACCESS_TOKEN', value: token },
+            { name: RUNNER_APPLICATION_VARIABLE, value: run.applicationId },
           ],
         },
       ],

@@ -8,7 +8,11 @@ import { routes } from '../../shared/routes.ts';
 import { SERVICE_DESCRIPTION, SERVICE_PATHS } from '../../shared/service/pages.ts';
 import { mainTable } from '../../shared/db/tables.ts';
 import { readCloudAssembly } from '../synth-setup.ts';
-import { WEBHOOK_DELIVERY_DESCRIPTION, WEBHOOK_RELAY_DESCRIPTION } from '../../infra/stack.ts';
+import {
+  RUNNER_STOPPED_DESCRIPTION,
+  WEBHOOK_DELIVERY_DESCRIPTION,
+  WEBHOOK_RELAY_DESCRIPTION,
+} from '../../infra/stack.ts';
 
 // The synthesized CloudFormation templates (test/synth-setup.ts; bundling runs esbuild locally, no Docker, no AWS
 // credentials): `template` holds the resources of the API stack and of its nested stacks together, `stacks` each one.
@@ -109,8 +113,9 @@ describe('CDK stack', () => {
   it('has one Node.js 22 function and one HTTP API route per route-table entry, and the service function', () => {
     const functions = resources('AWS::Lambda::Function');
     // And webhook delivery's relay and consumer, the risk acceptance expiry and the overdue check
-    // (docs/GOVERNANCE.md) and the sweep of stopped writes (docs/DATA-MODEL.md).
-    expect(functions).toHaveLength(routes.length + 6);
+    // (docs/GOVERNANCE.md), the sweep of stopped writes (docs/DATA-MODEL.md) and the end of stopped runner tasks
+    // (docs/HOSTED-SCANS.md).
+    expect(functions).toHaveLength(routes.length + 7);
     for (const fn of functions) expect(fn.Properties.Runtime).toBe('nodejs22.x');
     const routeKeys = resources('AWS::ApiGatewayV2::Route')
       .map((r) => r.Properties.RouteKey)
@@ -290,6 +295,59 @@ describe('CDK stack', () => {
       expect(statement.Condition.ArnEquals['ecs:cluster']).toBeDefined();
       expect(JSON.stringify(statement.Resource)).toMatch(/task-definition\//);
     }
+  });
+
+  it("ends a stopped runner task's run from ECS's task state changes: a rule on the runner's cluster and family, one function granted what its code calls", () => {
+    const delivery = nested.find(isDeliveryStack)!;
+    const entries = Object.entries(delivery.template.Resources);
+    const [fnId, fn] = entries.find(([, r]) => r.Properties.Description === RUNNER_STOPPED_DESCRIPTION)!;
+    const rules = entries.filter(([, r]) => r.Type === 'AWS::Events::Rule' && r.Properties.EventPattern);
+    expect(rules).toHaveLength(1);
+    const [, rule] = rules[0];
+    const pattern = rule.Properties.EventPattern;
+    expect(pattern.source).toEqual(['aws.ecs']);
+    expect(pattern['detail-type']).toEqual(['ECS Task State Change']);
+    expect(pattern.detail.lastStatus).toEqual(['STOPPED']);
+    // The cluster's ARN and the family, each passed from the API stack, as the function is told them.
+    const [task] = ofType(parent, 'AWS::ECS::TaskDefinition');
+    const family = task.Properties.Family;
+    expect(family).toMatch(/ScanRunnerTaskDefinition/);
+    const variables = fn.Properties.Environment.Variables;
+    expect(variables.SCAN_RUNNER_TASK_FAMILY).toBe(family);
+    expect(pattern.detail.clusterArn).toEqual([variables.SCAN_RUNNER_CLUSTER]);
+    expect(JSON.stringify(variables.SCAN_RUNNER_CLUSTER)).toMatch(/ScanRunnerCluster/);
+    // Any revision of the runner's task definition: arn:<partition>:ecs:<region>:<account>:task-definition/<family>:
+    const [prefix] = pattern.detail.taskDefinitionArn;
+    const [separator, parts] = prefix.prefix['Fn::Join'];
+    expect(separator).toBe('');
+    expect(parts[0]).toBe('arn:');
+    expect(parts.at(-1)).toBe(`:task-definition/${family}:`);
+    expect(parts).toContainEqual({ Ref: 'AWS::Region' });
+    expect(parts).toContainEqual({ Ref: 'AWS::AccountId' });
+    // The one target: the function, its retries bounded; EventBridge may invoke it.
+    expect(rule.Properties.Targets).toHaveLength(1);
+    expect(rule.Properties.Targets[0]).toMatchObject({
+      Arn: { 'Fn::GetAtt': [fnId, 'Arn'] },
+      RetryPolicy: { MaximumRetryAttempts: 2 },
+    });
+    const permission = entries.find(
+      ([, r]) =>
+        r.Type === 'AWS::Lambda::Permission' &&
+        r.Properties.Principal === 'events.amazonaws.com' &&
+        JSON.stringify(r.Properties.FunctionName).includes(fnId),
+    )!;
+    expect(permission[1].Properties.SourceArn).toEqual({ 'Fn::GetAtt': [rules[0][0], 'Arn'] });
+    // Its grants follow its code: the run's end (the run, its queue entry, device and slot, the reported scan) on
+    // the main table, and nothing of ECS: the event carries all it reads of the task.
+    const role = delivery.template.Resources[fn.Properties.Role['Fn::GetAtt'][0]];
+    const statements = role.Properties.Policies.flatMap((p: any) => p.PolicyDocument.Statement);
+    const actions = statements.flatMap((s: any) => [s.Action].flat());
+    expect(actions).toEqual(
+      expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem']),
+    );
+    expect(actions.filter((a: string) => /^(ecs|iam):/.test(a))).toEqual([]);
+    for (const s of statements.filter((s: any) => [s.Action].flat().some((a: string) => a.startsWith('dynamodb:'))))
+      expect(JSON.stringify(s.Resource)).toMatch(/MainTable|RateLimitTable/);
   });
 
   it('gives conflicting parameter names at one path position a single name', () => {

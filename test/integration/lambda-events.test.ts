@@ -22,6 +22,7 @@ import { keys } from '../../shared/db/keys.ts';
 import {
   OVERDUE_CHECK_DESCRIPTION,
   RISK_EXPIRY_DESCRIPTION,
+  RUNNER_STOPPED_DESCRIPTION,
   STOPPED_WRITES_SWEEP_DESCRIPTION,
   WEBHOOK_DELIVERY_DESCRIPTION,
   WEBHOOK_RELAY_DESCRIPTION,
@@ -32,6 +33,10 @@ import { outboxItem, type OutboxEvent } from '../../shared/webhooks/events.ts';
 import { deliveryOf } from '../../shared/webhooks/relay.ts';
 import { getWebhook } from '../../shared/webhooks/repository.ts';
 import type { DeliveryMessage } from '../../shared/webhooks/queue.ts';
+import { allowScanDomain } from '../../shared/perch/allowlist.ts';
+import { getRun } from '../../shared/perch/repository.ts';
+import { runnerTask } from '../../shared/perch/runner.ts';
+import { RUNNER_TASKS, STOPS, runnerAt, taskStateChange } from './ecs-events.ts';
 
 type SqsHandler = (event: SQSEvent) => Promise<SQSBatchResponse>;
 type ScheduledHandler = (event: unknown, context: Context) => Promise<{ relayed: number }>;
@@ -525,5 +530,57 @@ describe('the scheduled sweep bundle, driven with an EventBridge schedule event'
         .Item;
     expect(await left(stoppedApp, stopped.attempt)).toBeUndefined();
     expect(await left(runningApp, running.attempt)).toMatchObject({ expiresAt: running.expiresAt });
+  });
+});
+
+describe('the stopped runner task bundle, driven with ECS task state change events', () => {
+  it("ends the run of a runner whose image could not be pulled in ERROR (PROVISIONING), and ignores another family's task", async () => {
+    // What the stack gives the function (infra/stack.ts), read when its bundle loads.
+    process.env.SCAN_RUNNER_CLUSTER = RUNNER_TASKS.clusterArn;
+    process.env.SCAN_RUNNER_TASK_FAMILY = RUNNER_TASKS.family;
+    const handle = (
+      require(bundleOfFunction(RUNNER_STOPPED_DESCRIPTION)) as { handler: (event: unknown) => Promise<unknown> }
+    ).handler;
+    const tenant = await createTenant();
+    await allowScanDomain(tenant.orgId, '127.0.0.1');
+    const auth: [string, string][] = [
+      ['authorization', `Bearer ${tenant.token}`],
+      ['content-type', 'application/json'],
+    ];
+    const created = await invoke('POST', `/api/v1/org/${tenant.orgId}/app`, {
+      headers: auth,
+      body: JSON.stringify({
+        name: 'hosted-lambda',
+        env: 'production',
+        applicationType: 'CLOUD',
+        cloudScanTargetURL: 'http://127.0.0.1:9/',
+      }),
+    });
+    expect(created.status, created.body.toString()).toBe(200);
+    const appId = created.json().applicationId as string;
+    const started = await invoke('POST', `/api/v1/app/${appId}/perch/start`, {
+      headers: auth,
+      body: JSON.stringify({ command: { command: 'START' }, env: 'production' }),
+    });
+    expect(started.status, started.body.toString()).toBe(200);
+    const run = (await getRun(appId, true))!;
+    const task = runnerTask(run, runnerAt('https://api.example.test'), 'the-runner-token');
+
+    const other = taskStateChange(task, { ...STOPS.cannotPull, family: 'AnotherService' });
+    expect(await handle(other)).toEqual({ ignored: "a task of another family than the runner's" });
+    expect((await getRun(appId, true))!.state).toBe('QUEUED');
+
+    const stopped = taskStateChange(task, STOPS.cannotPull);
+    expect(await handle(stopped)).toEqual({
+      ended: { applicationId: appId, scanKey: run.scanKey, errorType: 'PROVISIONING' },
+    });
+    const status = await invoke('GET', `/api/v1/app/${appId}/perch/status`, { headers: auth });
+    expect(status.json().device).toMatchObject({
+      status: 'HOSTED_SCANNER_ERRORED',
+      command: { errors: [{ errorType: 'PROVISIONING', message: expect.stringMatching(/CannotPullContainerError/) }] },
+    });
+    expect(await handle(stopped)).toEqual({
+      ignored: 'the run it was launched for is ERROR, carried by another agent or over',
+    });
   });
 });

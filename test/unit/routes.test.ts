@@ -20,9 +20,10 @@ import {
 import { operation } from '../../shared/http/operation.ts';
 
 const FUNCTIONS = new URL('../../functions/', import.meta.url);
-/** Functions that serve no route: queue consumers and schedules (infra/stack.ts declares them). */
+/** Functions that serve no route: queue consumers, schedules and event rules (infra/stack.ts declares them). */
 const NOT_ROUTES = [
   'deliver-webhooks',
+  'end-stopped-runner-scans',
   'expire-risk-acceptances',
   'notify-overdue-findings',
   'relay-webhooks',
