@@ -71,6 +71,7 @@ import {
   readRunLogQuery,
   registerDeviceBody,
   runLogQuery,
+  runScanStartedQuery,
   runUpdateBody,
   scanKeyParams,
   searchDevicesBody,
@@ -1621,6 +1622,33 @@ export const updateScanRunRoute = {
   response: 'perch.GetPerchDeviceResponse',
 } satisfies Route;
 
+export const reportScanRunStartedRoute = {
+  operationId: 'reportScanRunStarted',
+  method: 'POST',
+  path: '/api/v1/app/{appId}/perch/runs/{scanKey}/scan',
+  tag: 'Perch',
+  summary: "Announce a hosted scan's scan, recorded on its run (agent; ours)",
+  notes: note(
+    () =>
+      "The carrying agent announces its run's scan in one call: the body is reportScanStarted's (same limits and " +
+      'errors), the query names the carrying device and the phase the run reached. In one transaction the scan is ' +
+      "written as reportScanStarted writes it (SCAN_STARTED) and the run's scanId and phase are set. The answer is " +
+      "reportScanStarted's with the run (`device`, as updateScanRun answers it): a run that already ended (stopped) " +
+      'writes nothing and answers no scan, so the agent stops; a run that already recorded its scan answers that scan ' +
+      "again. 404, before the body is parsed, when the run is not the application's current run carried by that device. " +
+      'Needs write:scan besides write:device.',
+  ),
+  auth: 'bearer',
+  permission: 'write:device',
+  audit: 'SCAN_STARTED',
+  params: scanKeyParams,
+  query: runScanStartedQuery,
+  body: scanStartedBody,
+  maxBodyBytes: SCAN_START_BODY_BYTES,
+  bodyAfterAccess: true,
+  response: 'hawk.ScanRunStarted',
+} satisfies Route;
+
 export const uploadScanRunLogRoute = {
   operationId: 'uploadScanRunLog',
   method: 'PUT',
@@ -2486,6 +2514,7 @@ export const routes: Route[] = [
   pollDeviceCommandRoute,
   acknowledgeDeviceCommandRoute,
   updateScanRunRoute,
+  reportScanRunStartedRoute,
   uploadScanRunLogRoute,
   launchProfileScanRoute,
   uploadProfileScanResultRoute,

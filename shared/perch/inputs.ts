@@ -103,6 +103,11 @@ export const scanKeyParams = schema(() => z.object({ scanKey: uuidSchema() }));
 
 export const RUN_ERROR_TYPES = ['UNKNOWN', 'AUTHENTICATION', 'PROVISIONING', 'DEVICE'] as const;
 
+/** What the agent is doing (`started`, `login`, `attack`, ...): free text from the agent, in lower-case words. */
+const runPhaseSchema = schema(() =>
+  z.string().check(z.maxLength(64), z.regex(/^[a-z0-9 -]*$/, 'must be lower-case words')),
+);
+
 /** POST /api/v1/app/{appId}/perch/runs/{scanKey}: the agent running it reports its progress or its end. */
 export const runUpdateBody = schema(() =>
   z.object({
@@ -111,7 +116,7 @@ export const runUpdateBody = schema(() =>
       z.enum(['RUNNING', 'COMPLETED', 'ERROR'], { error: 'must be RUNNING, COMPLETED or ERROR' }),
       'RUNNING',
     ),
-    phase: z.optional(z.string().check(z.maxLength(64), z.regex(/^[a-z0-9 -]*$/, 'must be lower-case words'))),
+    phase: z.optional(runPhaseSchema),
     scanId: z.optional(uuidSchema()),
     error: z.optional(
       z.object({
@@ -122,6 +127,15 @@ export const runUpdateBody = schema(() =>
   }),
 );
 export type RunUpdateBody = z.output<typeof runUpdateBody>;
+
+/**
+ * POST /api/v1/app/{appId}/perch/runs/{scanKey}/scan?deviceId=...&phase=...: the run's side of the announcement
+ * (the carrying device and the phase it reached); the body is reportScanStarted's.
+ */
+export const runScanStartedQuery = schema(() =>
+  z.object({ deviceId: uuidSchema(), phase: z.optional(runPhaseSchema) }),
+);
+export type RunScanStartedQuery = z.output<typeof runScanStartedQuery>;
 
 /** PUT .../runs/{scanKey}/log?deviceId=... */
 export const runLogQuery = schema(() => z.object({ deviceId: uuidSchema() }));

@@ -41,7 +41,7 @@ export interface PerchRun {
   userId: string;
   deviceId?: string;
   deviceName?: string;
-  /** The reported scan (reportScanStarted), once the agent started it. */
+  /** The reported scan (reportScanRunStarted), once the agent announced it. */
   scanId?: string;
   errors: RunError[];
   createdAt: number;

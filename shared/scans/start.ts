@@ -11,20 +11,40 @@ import { lastScanOf } from './scans.ts';
 import type { ScanStartedBody } from './inputs.ts';
 import { outboxItem, scanEvents } from '../webhooks/events.ts';
 import type { Caller } from '../http/caller.ts';
+import type { ApplicationRecord } from '../applications/application-repository.ts';
+import type { TransactItem } from '../db/transactions.ts';
 
 // POST /api/v1/app/{appId}/scan: the scanner announces a scan (docs/DATA-MODEL.md, Scans).
 
 const MAX_ATTEMPTS = 5;
 
-/**
- * Records a STARTED scan as its environment's last scan, creating the environment when the name is new, in one
- * transaction with SCAN_STARTED (and ENVIRONMENT_ADDED). The configuration is stored first: it is addressed by its
- * hash, so a failed start leaves at most an object a later scan may reuse (removed with the application).
- */
+/** reportScanStarted: the scanner announces a scan of the application. */
 export async function reportScanStarted(caller: Caller, appId: string, readBody: () => Promise<ScanStartedBody>) {
   // Authorized (permission, the application's existence and team) before the body and its configuration are parsed.
-  let { app } = await accessibleApplication(caller, appId, { teamRestricted: true });
-  const body = await readBody();
+  const { app } = await accessibleApplication(caller, appId, { teamRestricted: true });
+  return recordScanStart(caller, app, await readBody());
+}
+
+/**
+ * Writes of another record that a scan's start makes in its own transaction (a hosted run recording its scan:
+ * reportScanRunStarted), built afresh for each attempt from what they read.
+ */
+export type ScanStartWrites = (scan: ScanRecord, attempt: number) => Promise<TransactItem[]>;
+
+/**
+ * Records a STARTED scan as its environment's last scan, creating the environment when the name is new, in one
+ * transaction with SCAN_STARTED (and ENVIRONMENT_ADDED) and `alongside`'s writes. The configuration is stored first:
+ * it is addressed by its hash, so a failed start leaves at most an object a later scan may reuse (removed with the
+ * application).
+ */
+export async function recordScanStart(
+  caller: Caller,
+  accessed: ApplicationRecord,
+  body: ScanStartedBody,
+  alongside?: ScanStartWrites,
+) {
+  const appId = accessed.applicationId;
+  let app = accessed;
   const parsedConfig = parseScanConfig(body.config);
   const configHash = configHashOf(body.config);
   await storeScanConfig(appId, configHash, body.config, parsedConfig);
@@ -67,6 +87,7 @@ export async function reportScanStarted(caller: Caller, appId: string, readBody:
       ...(found.created ? [] : await environmentLastScanWrites(env, lastScanOf(scan), env.lastScanId ?? null)),
       await auditEntry(caller, app.organizationId, 'SCAN_STARTED', payload),
       ...scanEvents(undefined, scan, app).map(outboxItem),
+      ...(alongside ? await alongside(scan, attempt) : []),
     ];
     await transactWriteRetryingConflicts(items);
     return { scanId: scan.scanId, configHash, envId: env.environmentId };

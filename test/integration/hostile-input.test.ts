@@ -74,6 +74,7 @@ describe('denial of service: one request costs bounded time', () => {
     const large = routes.filter((route) => (route.maxBodyBytes ?? 0) > MAX_JSON_BODY_BYTES);
     expect(large.map((route) => route.operationId).sort()).toEqual([
       'reportScanAlerts',
+      'reportScanRunStarted',
       'reportScanStarted',
       'uploadProfileScanResult',
     ]);
@@ -113,6 +114,11 @@ describe('denial of service: one request costs bounded time', () => {
       });
     expect((await profileResult(other.token)).status).toBe(404);
     expect((await profileResult(tenant.token)).status).toBe(404);
+    // An agent's announcement of its run's scan: likewise.
+    const runScan = (token: string) =>
+      post(`/api/v1/app/${appId}/perch/runs/${crypto.randomUUID()}/scan?deviceId=${crypto.randomUUID()}`, token);
+    expect((await runScan(other.token)).status).toBe(404);
+    expect((await runScan(tenant.token)).status).toBe(404);
 
     // Bodies of operations addressed by {orgId} are parsed after the organization authorization.
     const teamBody = { rawBody: '{"name": ', contentType: 'application/json' };

@@ -1,8 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { execFileSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { carryOut, service, zapEngine } from '@hawk-api/scanner/agent';
+import type { Engine } from '../../scanner/src/engines/engine.ts';
+import type { CallOptions, Service } from '../../scanner/src/net/service.ts';
 import { api, baseUrl } from './client.ts';
 import { createTenant, addUserTo, type Tenant } from './fixtures.ts';
 import { auditTypes } from './app-helpers.ts';
@@ -557,5 +561,204 @@ describe("the organization's concurrency limit (docs/HOSTED-SCANS.md, Concurrenc
     expect(await slotsOf(other.orgId)).toEqual({ running: 0, limit: config.perchMaxRunningScans });
     await expect(setScanConcurrency(other.orgId, '0')).rejects.toThrow(/--limit must be a whole number from 1 to 1000/);
     await expect(setScanConcurrency(crypto.randomUUID(), '3')).rejects.toThrow(/no organization/);
+  });
+});
+
+describe("the agent's announcement of its scan (docs/HOSTED-SCANS.md, The agent)", { timeout: 180_000 }, () => {
+  /** A target on loopback that answers every request with a small page, and counts the engine's requests. */
+  async function pageSite() {
+    let engineRequests = 0;
+    const server = createServer((req, res) => {
+      if (req.headers['x-engine']) engineRequests++;
+      res.end('<html><body>ok</body></html>');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    return {
+      url: `http://127.0.0.1:${port}/`,
+      engineRequests: () => engineRequests,
+      close: () => new Promise((resolve) => server.close(resolve)),
+    };
+  }
+
+  /** An engine that sends one GET of the target through the agent's proxy, and finds nothing. */
+  const oneRequestEngine: Engine = {
+    name: 'one-request',
+    install: 'nothing to install',
+    version: async () => 'test',
+    run: (run) =>
+      new Promise((resolve, reject) => {
+        const proxy = new URL(run.proxyUrl!);
+        const headers = { host: new URL(run.targetUrl).host, 'x-engine': '1' };
+        const req = httpRequest(
+          { host: proxy.hostname, port: Number(proxy.port), path: run.targetUrl, headers },
+          (res) => res.resume().on('end', () => resolve([])),
+        );
+        req.on('error', reject);
+        req.end();
+      }),
+  };
+
+  /** A run of a CLOUD application of `targetUrl`, taken by a new device of the tenant: its START command. */
+  async function takenRun(tenant: Tenant, targetUrl = 'http://127.0.0.1:9/') {
+    await allowScanDomain(tenant.orgId, '127.0.0.1');
+    const appId = await cloudApp(tenant, targetUrl);
+    expect((await start(tenant, appId)).status).toBe(200);
+    const deviceId = await register(tenant);
+    const command = (await poll(tenant, deviceId)).body.command;
+    expect((await ack(tenant, deviceId, command.commandId, appId)).status).toBe(200);
+    return { appId, deviceId, command, scanKey: command.scanKey as string };
+  }
+
+  const announcement = { env: 'production', config: 'app:\n  env: production\n', host: 'http://127.0.0.1:9/' };
+  const announce = (
+    tenant: Pick<Tenant, 'token'>,
+    appId: string,
+    scanKey: string,
+    query: Record<string, string>,
+    body: unknown = announcement,
+  ) => api('POST', `/api/v1/app/${appId}/perch/runs/${scanKey}/scan`, { token: tenant.token, query, body });
+  const cloudScans = async (tenant: Tenant) =>
+    (await api('GET', `/api/v1/scan/${tenant.orgId}`, { token: tenant.token, query: { applicationTypes: 'CLOUD' } }))
+      .body.applicationScanResults ?? [];
+
+  it('records the scan on its run in one call, which is all the attack waits for', async () => {
+    const site = await pageSite();
+    try {
+      const tenant = await createTenant();
+      const { appId, deviceId, command, scanKey } = await takenRun(tenant, site.url);
+      // The service's answers the agent had when its proxy let the engine's requests through (the log's uploads
+      // go alongside, waited for by nothing).
+      const client = service({ url: baseUrl(), apiKey: tenant.apiKey });
+      const answered: string[] = [];
+      let beforeAttack: string[] | undefined;
+      const counted: Service = {
+        call: async <T>(method: string, path: string, body?: unknown, options?: CallOptions) => {
+          const answer = await client.call<T>(method, path, body, options);
+          if (!path.includes('/log?')) answered.push(`${method} ${path}`);
+          return answer;
+        },
+        fetch: client.fetch,
+      };
+      const result = await carryOut(command, {
+        api: counted,
+        deviceId,
+        engines: [oneRequestEngine],
+        allowPrivate: false,
+        signal: new AbortController().signal,
+        echo: (line) => {
+          if (line.includes("the proxy lets the engine's requests through")) beforeAttack ??= [...answered];
+        },
+      });
+      expect(result).toBe('COMPLETED');
+      console.log(`service calls before the attack: ${beforeAttack!.length}\n${beforeAttack!.join('\n')}`);
+      expect(beforeAttack).toEqual([
+        `POST /api/v1/app/${appId}/perch/runs/${scanKey}/scan?deviceId=${deviceId}&phase=started`,
+      ]);
+      expect(site.engineRequests()).toBe(1);
+      const run = (await getRun(appId, true))!;
+      const [listed] = await cloudScans(tenant);
+      expect(listed.scan).toMatchObject({ id: run.scanId, status: 'COMPLETED' });
+      expect(run).toMatchObject({ state: 'COMPLETED', scanId: listed.scan.id });
+    } finally {
+      await site.close();
+    }
+  });
+
+  it('answers 404 for a run that is not the device’s and 400 naming a bad field, writing nothing; an own run records its scan once', async () => {
+    const tenant = await createTenant();
+    const { appId, deviceId, scanKey } = await takenRun(tenant);
+    const idle = await register(tenant, 'idle agent');
+    const unknown = await announce(tenant, appId, crypto.randomUUID(), { deviceId });
+    const notCarried = await announce(tenant, appId, scanKey, { deviceId: idle });
+    expect([unknown.status, notCarried.status]).toEqual([404, 404]);
+    expect(notCarried.body.message).toBe(
+      `scan ${scanKey} is not a hosted scan this device carries in application ${appId}`,
+    );
+    // Another organization's member with its own agent: the application is not found.
+    const other = await createTenant();
+    const foreign = await announce(other, appId, scanKey, { deviceId: await register(other) });
+    expect([foreign.status, foreign.body.message]).toEqual([404, `application ${appId} not found`]);
+    // write:device alone does not report a scan.
+    const deviceOnly = await addUserTo(tenant.orgId, ['write:device']);
+    expect((await announce(deviceOnly, appId, scanKey, { deviceId })).status).toBe(401);
+    const bad = [
+      [{ deviceId: 'nope' }, announcement, /^deviceId: /],
+      [{ deviceId, phase: 'Attack!' }, announcement, /^phase: must be lower-case words/],
+      [{ deviceId }, { ...announcement, env: '' }, /^body\.env: /],
+      [{ deviceId }, { ...announcement, config: 'app: [' }, /^config: not valid YAML/],
+    ] as const;
+    for (const [query, body, message] of bad) {
+      const refused = await announce(tenant, appId, scanKey, query, body);
+      expect([refused.status, refused.body.message], JSON.stringify(query)).toEqual([
+        400,
+        expect.stringMatching(message),
+      ]);
+    }
+    expect(await cloudScans(tenant)).toEqual([]);
+    const untouched = (await getRun(appId, true))!;
+    expect([untouched.phase, untouched.scanId]).toEqual(['claimed', undefined]);
+
+    const recorded = await announce(tenant, appId, scanKey, { deviceId, phase: 'login' });
+    expect(recorded.status, recorded.text).toBe(200);
+    expect(recorded.body).toMatchObject({
+      scanId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      envId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      configHash: expect.stringMatching(/^[0-9a-f]{64}$/),
+      device: { status: 'RUNNING', id: deviceId, scanId: recorded.body.scanId },
+    });
+    expect((await getRun(appId, true))!).toMatchObject({ phase: 'login', scanId: recorded.body.scanId });
+    const [listed] = await cloudScans(tenant);
+    expect(listed.scan).toMatchObject({ id: recorded.body.scanId, status: 'STARTED', env: 'production' });
+    expect(await auditTypes(tenant)).toEqual(expect.arrayContaining(['SCAN_STARTED']));
+    // Sent again (its answer lost): the same scan, no second one.
+    const again = await announce(tenant, appId, scanKey, { deviceId });
+    expect(again.body).toEqual(recorded.body);
+    expect(await cloudScans(tenant)).toHaveLength(1);
+  });
+
+  it('answers a stopped run as stopped without writing a scan, and the agent stops before any attack', async () => {
+    const site = await pageSite();
+    try {
+      const tenant = await createTenant();
+      const { appId, deviceId, command, scanKey } = await takenRun(tenant, site.url);
+      expect((await api('POST', `/api/v1/app/${appId}/perch/stop`, { token: tenant.token, body: {} })).status).toBe(
+        200,
+      );
+      const answer = await announce(tenant, appId, scanKey, { deviceId, phase: 'started' });
+      expect(answer.status, answer.text).toBe(200);
+      expect(answer.body).toMatchObject({ scanId: '', device: { status: 'HOSTED_SCANNER_DISCONNECTED', scanId: '' } });
+      const result = await carryOut(command, {
+        api: service({ url: baseUrl(), apiKey: tenant.apiKey }),
+        deviceId,
+        engines: [oneRequestEngine],
+        allowPrivate: false,
+        signal: new AbortController().signal,
+      });
+      expect(result).toBe('ERROR');
+      expect(site.engineRequests()).toBe(0);
+      expect(await cloudScans(tenant)).toEqual([]);
+      const run = (await getRun(appId, true))!;
+      expect([run.state, run.scanId]).toEqual(['STOPPED', undefined]);
+    } finally {
+      await site.close();
+    }
+  });
+
+  it('refuses a profile run: it reports its result, not a scan', async () => {
+    const tenant = await createTenant();
+    await allowScanDomain(tenant.orgId, '127.0.0.1');
+    const appId = await cloudApp(tenant);
+    expect((await api('POST', `/api/v1/app/${appId}/perch/profile-scan`, { token: tenant.token })).status).toBe(200);
+    const deviceId = await register(tenant);
+    const command = (await poll(tenant, deviceId)).body.command;
+    expect(command.command).toBe('PROFILE_START');
+    expect((await ack(tenant, deviceId, command.commandId, appId)).status).toBe(200);
+    const refused = await announce(tenant, appId, command.scanKey, { deviceId });
+    expect([refused.status, refused.body.message]).toEqual([
+      400,
+      `run ${command.scanKey} is a profile scan, not a scan`,
+    ]);
+    expect(await cloudScans(tenant)).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 // Carries out one hosted scan (a SCAN_START command) from its acknowledgement to its end: announce the scan
-// through the reporting path, pin the target's address, log in and check testPath before any attack, run the
-// engine, report the findings in batches, complete. Every failure ends the scan in ERROR with the reason
+// (recorded on the run in the same call), pin the target's address, log in and check testPath before any attack,
+// run the engine, report the findings in batches, complete. Every failure ends the scan in ERROR with the reason
 // (AUTHENTICATION, PROVISIONING, DEVICE or UNKNOWN) and the log says what to do: a failed scan is never a clean one.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
@@ -124,13 +124,15 @@ export async function carryOut(command: StartCommand, context: RunContext): Prom
   context.signal.addEventListener('abort', stopEngine, { once: true });
   if (context.signal.aborted) stopEngine();
   let stopped = false;
+  /** Whether the service's answer shows the run still on; else the engine stops. */
+  const stillOn = (answer: { device?: { status?: string } }) => {
+    if (answer.device?.status === 'RUNNING') return true;
+    stopped = true;
+    stopEngine();
+    return false;
+  };
   const update = async (body: Record<string, unknown>) => {
-    const out = await api.call<{ device?: { status?: string } }>('POST', runPath, { deviceId, ...body });
-    if (out.device?.status !== 'RUNNING') {
-      stopped = true;
-      stopEngine();
-    }
-    return out;
+    stillOn(await api.call<{ device?: { status?: string } }>('POST', runPath, { deviceId, ...body }));
   };
   // The scan's announcement and its phases reach the service in order, alongside the work: the target's pinning,
   // the login and the engine wait for none of them (the engine is stopped when one answers that the run was
@@ -157,10 +159,10 @@ export async function carryOut(command: StartCommand, context: RunContext): Prom
   // attack right after the announcement, without a login) go in one update.
   let reachedPhase = 'started';
   let reportedPhase: string | undefined;
-  const updatePhase = async (scanIdFound?: string) => {
-    if (reportedPhase === reachedPhase && !scanIdFound) return;
+  const updatePhase = async () => {
+    if (reportedPhase === reachedPhase) return;
     reportedPhase = reachedPhase;
-    await update({ phase: reachedPhase, ...(scanIdFound ? { scanId: scanIdFound } : {}) });
+    await update({ phase: reachedPhase });
     void sendLog();
   };
   const phase = (name: string) => {
@@ -181,15 +183,22 @@ export async function carryOut(command: StartCommand, context: RunContext): Prom
     );
     const engine = await firstInstalled(context.engines, log);
     log.add('phase: started');
+    // One call announces the scan and records it on the run, with the phase reached meanwhile (reportScanRunStarted);
+    // a run already stopped records no scan.
     report(async () => {
-      const started = await api.call<{ scanId: string }>('POST', `/api/v1/app/${command.applicationId}/scan`, {
-        env: command.env,
-        config: command.config,
-        hawkscanVersion: `hawk-scanner agent (${engine?.name ?? 'no engine'})`,
-        host: command.targetUrl,
-      });
-      scanId = started.scanId;
-      await updatePhase(scanId);
+      reportedPhase = reachedPhase;
+      const started = await api.call<{ scanId: string; device?: { status?: string } }>(
+        'POST',
+        `${runPath}/scan?deviceId=${deviceId}&phase=${encodeURIComponent(reportedPhase)}`,
+        {
+          env: command.env,
+          config: command.config,
+          hawkscanVersion: `hawk-scanner agent (${engine?.name ?? 'no engine'})`,
+          host: command.targetUrl,
+        },
+      );
+      if (stillOn(started)) scanId = started.scanId;
+      void sendLog();
     });
     if (!engine) {
       await reported();

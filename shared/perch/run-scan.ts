@@ -1,0 +1,86 @@
+import { accessibleApplication } from '../applications/access.ts';
+import { badRequest, notFound, unauthorized } from '../errors.ts';
+import { scopeAllows, type Caller } from '../http/caller.ts';
+import { getScan, getScanLocation } from '../scans/repository.ts';
+import { recordScanStart } from '../scans/start.ts';
+import type { ScanStartedBody } from '../scans/inputs.ts';
+import { getRun, isActive, runChange, type PerchRun } from './repository.ts';
+import { toPerchDevice } from './commands.ts';
+import type { RunScanStartedQuery } from './inputs.ts';
+
+// reportScanRunStarted (docs/HOSTED-SCANS.md, The agent): the carrying agent announces its run's scan in one call,
+// which writes the scan (as reportScanStarted does) and records it on the run in one transaction.
+
+/**
+ * The run ended (stopped, or ended for a silent agent), or recorded a scan of another call, while this call's scan
+ * was being recorded: this call writes nothing.
+ */
+class RunMovedOn extends Error {
+  constructor(readonly run: PerchRun) {
+    super(`scan ${run.scanKey} changed meanwhile (${run.state})`);
+  }
+}
+
+/**
+ * The application's current run `scanKey` if `deviceId` carries it; anything else (an unknown run, another
+ * device's, an earlier one) answers the same 404, so a caller learns nothing of runs that are not its own.
+ */
+async function ownRun(appId: string, scanKey: string, deviceId: string): Promise<PerchRun> {
+  const run = await getRun(appId, true);
+  if (!run || run.scanKey !== scanKey || run.deviceId !== deviceId)
+    throw notFound(`scan ${scanKey} is not a hosted scan this device carries in application ${appId}`);
+  return run;
+}
+
+/**
+ * POST /api/v1/app/{appId}/perch/runs/{scanKey}/scan: the scan is written as reportScanStarted writes it (its
+ * environment, SCAN_STARTED, its events) and the run's scanId and phase in the same transaction. A run that ended
+ * writes nothing and is answered as it is, so the agent stops; a run that already recorded its scan (an answer lost,
+ * the call sent again) answers that scan.
+ */
+export async function reportScanRunStarted(
+  caller: Caller,
+  appId: string,
+  scanKey: string,
+  query: RunScanStartedQuery,
+  readBody: () => Promise<ScanStartedBody>,
+) {
+  const { app, membership } = await accessibleApplication(caller, appId, { teamRestricted: true });
+  // The route asks for write:device (the run's operations); the scan it reports asks for reportScanStarted's too.
+  if (!membership.permissions.includes('write:scan') || !scopeAllows(caller.scope, 'write:scan')) throw unauthorized();
+  const run = await ownRun(appId, scanKey, query.deviceId);
+  if (run.kind === 'PROFILE') throw badRequest(`run ${scanKey} is a profile scan, not a scan`);
+  if (!isActive(run)) return ended(run);
+  if (run.scanId) return recordedScan(run, run.scanId);
+  const body = await readBody();
+  let written: PerchRun | undefined;
+  try {
+    const started = await recordScanStart(caller, app, body, async (scan, attempt) => {
+      // A later attempt reads the run again: it may have ended, or recorded another call's scan, meanwhile.
+      const current = attempt === 1 ? run : await ownRun(appId, scanKey, query.deviceId);
+      if (!isActive(current) || current.scanId) throw new RunMovedOn(current);
+      written = { ...current, scanId: scan.scanId, phase: query.phase ?? current.phase, updatedAt: Date.now() };
+      return [runChange(current, written)];
+    });
+    return { ...started, device: toPerchDevice(written!) };
+  } catch (error) {
+    if (!(error instanceof RunMovedOn)) throw error;
+    const { run: now } = error;
+    return isActive(now) && now.scanId ? recordedScan(now, now.scanId) : ended(now);
+  }
+}
+
+/** A run that ended before its scan was recorded: no scan, and the run's state, which tells the agent to stop. */
+const ended = (run: PerchRun) => ({ scanId: '', configHash: '', envId: '', device: toPerchDevice(run) });
+
+/** The scan a run already recorded, answered again. */
+async function recordedScan(run: PerchRun, scanId: string) {
+  const location = await getScanLocation(scanId);
+  const scan = location && (await getScan(location));
+  return {
+    scanId,
+    configHash: scan?.configHash ?? '',
+    envId: location?.environmentId ?? '',
+    device: toPerchDevice(run),
+  };
+}
