@@ -100,6 +100,11 @@ export interface EntityChange<E> {
    * names (`#...`) and values (`:...`) it uses.
    */
   condition?: { expression: string; names?: Record<string, string>; values?: Record<string, unknown> };
+  /**
+   * The entity's own write is a Put of the whole record (a record always written whole, e.g. a triage rule with its
+   * history), conditioned on `condition` alone, or, without one, on the item not existing.
+   */
+  replace?: boolean;
 }
 
 /**
@@ -134,6 +139,21 @@ export function entityWrites<E extends object>(
 function ownWrite<E extends object>(change: EntityChange<E>, projected: Projected[]): TransactItem {
   const attributes = Object.assign({}, ...projected.map((p) => p.set ?? {})) as Record<string, unknown>;
   const removed = projected.flatMap((p) => p.remove ?? []).filter((name) => !(name in attributes));
+  if (change.replace) {
+    const item = { ...change.key, entity: change.entity, ...change.after, ...attributes };
+    if (!change.condition) return named(change.name, putNewItem(item));
+    const { expression, names, values } = change.condition;
+    const put: TransactItem = {
+      Put: {
+        TableName: config.tableName,
+        Item: item,
+        ConditionExpression: expression,
+        ...(names && Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
+        ...(values && Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
+      },
+    };
+    return named(change.name, put);
+  }
   if (!change.before)
     return named(change.name, putNewItem({ ...change.key, entity: change.entity, ...change.after, ...attributes }));
   const fields = attributeChange(change.before as Record<string, unknown>, change.after as Record<string, unknown>);

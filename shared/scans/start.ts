@@ -5,11 +5,11 @@ import { transactWriteRetryingConflicts } from '../db/query.ts';
 import { failedCondition, retryOnConflict } from '../db/retry.ts';
 import { findOrCreateEnvironmentByName } from '../applications/environments.ts';
 import { environmentLastScanWrites } from '../applications/environment-repository.ts';
-import { scanCreation, type ScanRecord } from './repository.ts';
+import type { ScanRecord } from './repository.ts';
+import { scanStart } from './scan-write.ts';
 import { configHashOf, parseScanConfig, scanTypeOf, storeScanConfig } from './configs.ts';
 import { lastScanOf } from './scans.ts';
 import type { ScanStartedBody } from './inputs.ts';
-import { outboxItem, scanEvents } from '../webhooks/events.ts';
 import type { Caller } from '../http/caller.ts';
 
 // POST /api/v1/app/{appId}/scan: the scanner announces a scan (docs/DATA-MODEL.md, Scans).
@@ -63,10 +63,9 @@ export async function reportScanStarted(caller: Caller, appId: string, readBody:
     };
     const items = [
       ...found.items,
-      ...scanCreation(scan),
+      ...scanStart(scan, app),
       ...(found.created ? [] : await environmentLastScanWrites(env, lastScanOf(scan), env.lastScanId ?? null)),
       await auditEntry(caller, app.organizationId, 'SCAN_STARTED', payload),
-      ...scanEvents(undefined, scan, app).map(outboxItem),
     ];
     await transactWriteRetryingConflicts(items);
     return { scanId: scan.scanId, configHash, envId: env.environmentId };
