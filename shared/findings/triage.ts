@@ -27,7 +27,7 @@ import { MAX_TRIAGE_ACTIONS, type AlertRuleInput, type BulkTriageBody, type Upse
 import { toAlertRule } from './views.ts';
 import type { ApplicationRecord } from '../applications/application-repository.ts';
 import { keys } from '../db/keys.ts';
-import { entityWrite } from '../db/entity-write.ts';
+import { entityWrite, projectedWrites, type Projected } from '../db/entity-write.ts';
 import * as ruleOutbox from './projections/rule-outbox.ts';
 import type { RuleContext } from './projections/rule-outbox.ts';
 import type { Caller } from '../http/caller.ts';
@@ -35,14 +35,9 @@ import { acceptanceExpiry, getSlaPolicy } from '../governance/policy.ts';
 import { riskExpiryDelete, riskExpiryPut } from '../governance/expiry-entries.ts';
 import { earliestDue, overdueWakePut, type OverdueWake } from '../governance/overdue.ts';
 import { isPausing } from '../governance/clock.ts';
-import { TrendChange, dayOf, triageChange as trendTriageChange, type TrendField } from '../trends/figures.ts';
-import {
-  applicationTrendWrites,
-  environmentOpenBaseline,
-  environmentTriageTrendWrites,
-  environmentTrendTotal,
-  type TrendTotal,
-} from '../trends/writes.ts';
+import type { TrendTotal } from '../trends/figures.ts';
+import { environmentTrendTotal, triageTrends } from '../trends/writes.ts';
+import * as environmentTrends from '../trends/projections/environment-trend-figures.ts';
 import { getTracker, ticketsOf, type TicketRecord } from '../trackers/repository.ts';
 
 // Triage (docs/DATA-MODEL.md, Findings): a finding's rule lives in its environment and applies to the finding in
@@ -159,20 +154,13 @@ async function triageWrites(
   const byEnvironment = new Map<string, TriageChange[]>();
   for (const c of changes)
     byEnvironment.set(c.env.environmentId, [...(byEnvironment.get(c.env.environmentId) ?? []), c]);
-  const upper = new TrendChange();
+  const trends: Projected[] = [];
   for (const envChanges of byEnvironment.values()) {
     const env = envChanges[0]!.env;
     items.push(triageVersionIncrement(env));
     // The trends (docs/GOVERNANCE.md, Trends): open findings set aside or made open again.
-    const trend = new TrendChange();
-    // An environment of older data, never counted: its open findings first (its total has no version yet).
-    if (envChanges[0]!.trend.version === undefined) await environmentOpenBaseline(env, trend, dayOf(now));
-    for (const c of envChanges) {
-      trendTriageChange(trend, c.finding, c.before?.status ?? 'UNKNOWN', c.after.status, now);
-    }
-    for (const [day, figures] of trend.days)
-      for (const [field, value] of Object.entries(figures)) upper.add(day, field as TrendField, value);
-    items.push(...environmentTriageTrendWrites(env, envChanges[0]!.trend, trend));
+    const { before, after } = await triageTrends(env, envChanges[0]!.trend, envChanges);
+    trends.push(environmentTrends.project(before, after, { env, now }));
     const moved = envChanges.filter(
       (c) => (c.before?.status ?? 'UNKNOWN') !== c.after.status && c.finding.lastScanId === env.lastScanId,
     );
@@ -201,7 +189,7 @@ async function triageWrites(
         deltas[severity] = (deltas[severity] ?? 0) + (isUntriaged(to) ? count : 0) - (isUntriaged(from) ? count : 0);
     untriaged.push({ env, lastScanId: scan.scanId, deltas });
   }
-  items.push(...(await environmentUntriagedChanges(untriaged)), ...applicationTrendWrites(app, upper));
+  items.push(...(await environmentUntriagedChanges(untriaged)), ...projectedWrites(trends));
   const audit = await auditEntries(
     actor,
     app.organizationId,
