@@ -151,13 +151,12 @@ export function entityWrite<E extends object>(
 export function entityWrites<E extends object>(
   writes: readonly { change: EntityChange<E>; projections: readonly Projection<E>[] }[],
 ): TransactItem[] {
-  const counters: CounterChange[] = [];
-  const items = writes.flatMap(({ change, projections }) => {
-    const projected = projections.map((project) => project(change.before, change.after));
-    counters.push(...projected.flatMap((p) => p.counters ?? []));
-    return [ownWrite(change, projected), ...projected.flatMap((p) => p.items ?? [])];
-  });
-  return [...items, ...counterUpdates(counters)];
+  return projectedWrites(
+    writes.flatMap(({ change, projections }) => {
+      const projected = projections.map((project) => project(change.before, change.after));
+      return [{ items: [ownWrite(change, projected)] }, ...projected];
+    }),
+  );
 }
 
 /** The entity's own Put or Update, with the projections' attributes. */
