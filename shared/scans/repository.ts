@@ -395,9 +395,9 @@ export const reportsFull = (pluginId: string) => `reportsFull:${pluginId}`;
 
 /**
  * A failed completion's step before it puts the environment's finding records back (restoreFindings): true when the
- * scan is still STARTED, and then no completion that read the scan before this step can commit (scanCompletion checks
- * findingsRestores): its records may be among those put back, so it reads the scan and records them again. False
- * when the scan completed (or was deleted) meanwhile: the records are then the winning completion's.
+ * scan is still STARTED, and then no completion that read the scan before this step can commit (scan-write.ts
+ * scanEnd checks findingsRestores): its records may be among those put back, so it reads the scan and records them
+ * again. False when the scan completed (or was deleted) meanwhile: the records are then the winning completion's.
  */
 export async function scanFindingsRestoreStart(scan: ScanLocation): Promise<boolean> {
   try {
