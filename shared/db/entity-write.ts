@@ -27,6 +27,10 @@ export interface CounterChange {
   key: { pk: string; sk: string };
   entity: string;
   add: Record<string, number>;
+  /** Attributes to set with the numbers (a trend day item's `day`, a trend total's version). */
+  set?: Record<string, unknown>;
+  /** A condition of the Update (a trend total's version read), with the values (`:...`) it uses. */
+  condition?: { expression: string; values?: Record<string, unknown> };
 }
 
 /**
@@ -37,7 +41,13 @@ export function netCounters(changes: readonly CounterChange[]): CounterChange[] 
   const byKey = new Map<string, CounterChange>();
   for (const change of changes) {
     const id = `${change.key.pk}|${change.key.sk}`;
-    const net = byKey.get(id) ?? { key: change.key, entity: change.entity, add: {} };
+    const net = byKey.get(id) ?? {
+      key: change.key,
+      entity: change.entity,
+      add: {},
+      ...(change.set && { set: change.set }),
+      ...(change.condition && { condition: change.condition }),
+    };
     for (const [name, delta] of Object.entries(change.add)) net.add[name] = (net.add[name] ?? 0) + delta;
     byKey.set(id, net);
   }
@@ -46,21 +56,36 @@ export function netCounters(changes: readonly CounterChange[]): CounterChange[] 
 
 /** The ADD Updates of `changes`, netted per counter item (netCounters). */
 export function counterUpdates(changes: readonly CounterChange[]): TransactItem[] {
-  return netCounters(changes).map(({ key, entity, add }) => {
+  return netCounters(changes).map(({ key, entity, add, set = {}, condition }) => {
     const fields = Object.entries(add);
+    const sets = Object.entries(set);
     return {
       Update: {
         TableName: config.tableName,
         Key: key,
-        UpdateExpression: `SET entity = :entity ADD ${fields.map((_, i) => `#c${i} :c${i}`).join(', ')}`,
-        ExpressionAttributeNames: Object.fromEntries(fields.map(([name], i) => [`#c${i}`, name])),
+        UpdateExpression: `SET ${['entity = :entity', ...sets.map((_, i) => `#s${i} = :s${i}`)].join(', ')} ADD ${fields.map((_, i) => `#c${i} :c${i}`).join(', ')}`,
+        ...(condition && { ConditionExpression: condition.expression }),
+        ExpressionAttributeNames: {
+          ...Object.fromEntries(sets.map(([name], i) => [`#s${i}`, name])),
+          ...Object.fromEntries(fields.map(([name], i) => [`#c${i}`, name])),
+        },
         ExpressionAttributeValues: {
           ':entity': entity,
+          ...Object.fromEntries(sets.map(([, value], i) => [`:s${i}`, value])),
           ...Object.fromEntries(fields.map(([, delta], i) => [`:c${i}`, delta])),
+          ...condition?.values,
         },
       },
     };
   });
+}
+
+/**
+ * The writes of projections whose entity is not written in the transaction (an environment's findings, recorded
+ * before it: too many for one): their items, then their counters netted per counter item (counterUpdates).
+ */
+export function projectedWrites(projected: readonly Projected[]): TransactItem[] {
+  return [...projected.flatMap((p) => p.items ?? []), ...counterUpdates(projected.flatMap((p) => p.counters ?? []))];
 }
 
 /** A derived structure: what a write from `before` to `after` (undefined: no such record) needs written. */
@@ -100,6 +125,11 @@ export interface EntityChange<E> {
    * names (`#...`) and values (`:...`) it uses.
    */
   condition?: { expression: string; names?: Record<string, string>; values?: Record<string, unknown> };
+  /**
+   * The entity's own write is a Put of the whole record (a record always written whole, e.g. a triage rule with its
+   * history), conditioned on `condition` alone, or, without one, on the item not existing.
+   */
+  replace?: boolean;
 }
 
 /**
@@ -121,19 +151,33 @@ export function entityWrite<E extends object>(
 export function entityWrites<E extends object>(
   writes: readonly { change: EntityChange<E>; projections: readonly Projection<E>[] }[],
 ): TransactItem[] {
-  const counters: CounterChange[] = [];
-  const items = writes.flatMap(({ change, projections }) => {
-    const projected = projections.map((project) => project(change.before, change.after));
-    counters.push(...projected.flatMap((p) => p.counters ?? []));
-    return [ownWrite(change, projected), ...projected.flatMap((p) => p.items ?? [])];
-  });
-  return [...items, ...counterUpdates(counters)];
+  return projectedWrites(
+    writes.flatMap(({ change, projections }) => {
+      const projected = projections.map((project) => project(change.before, change.after));
+      return [{ items: [ownWrite(change, projected)] }, ...projected];
+    }),
+  );
 }
 
 /** The entity's own Put or Update, with the projections' attributes. */
 function ownWrite<E extends object>(change: EntityChange<E>, projected: Projected[]): TransactItem {
   const attributes = Object.assign({}, ...projected.map((p) => p.set ?? {})) as Record<string, unknown>;
   const removed = projected.flatMap((p) => p.remove ?? []).filter((name) => !(name in attributes));
+  if (change.replace) {
+    const item = { ...change.key, entity: change.entity, ...change.after, ...attributes };
+    if (!change.condition) return named(change.name, putNewItem(item));
+    const { expression, names, values } = change.condition;
+    const put: TransactItem = {
+      Put: {
+        TableName: config.tableName,
+        Item: item,
+        ConditionExpression: expression,
+        ...(names && Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
+        ...(values && Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
+      },
+    };
+    return named(change.name, put);
+  }
   if (!change.before)
     return named(change.name, putNewItem({ ...change.key, entity: change.entity, ...change.after, ...attributes }));
   const fields = attributeChange(change.before as Record<string, unknown>, change.after as Record<string, unknown>);

@@ -435,22 +435,6 @@ export function triageVersionCheck(env: EnvRef, version: number): TransactItem {
   };
 }
 
-/** Writes a finding's rule, conditioned on the version read (`undefined`: it had none). */
-export function triageRuleWrite(env: EnvRef, rule: TriageRule, readVersion: number | undefined): TransactItem {
-  return {
-    Put: {
-      TableName: config.tableName,
-      Item: {
-        ...keys.triageRule(env.applicationId, env.environmentId, rule.findingHash),
-        entity: 'triageRule',
-        ...rule,
-      },
-      ConditionExpression: readVersion === undefined ? 'attribute_not_exists(pk)' : 'version = :version',
-      ExpressionAttributeValues: readVersion === undefined ? undefined : { ':version': readVersion },
-    },
-  };
-}
-
 /** One more triage change in the environment (see triageVersionCheck). */
 export function triageVersionIncrement(env: EnvRef): TransactItem {
   return {

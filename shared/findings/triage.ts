@@ -17,7 +17,6 @@ import {
   findingsOfEnvironment,
   getFinding,
   getTriageRule,
-  triageRuleWrite,
   triageVersionIncrement,
   type FindingRecord,
   type TriageRule,
@@ -27,21 +26,18 @@ import { pluginCounts, type TriageStats } from './scan-findings.ts';
 import { MAX_TRIAGE_ACTIONS, type AlertRuleInput, type BulkTriageBody, type UpsertAlertRulesBody } from './inputs.ts';
 import { toAlertRule } from './views.ts';
 import type { ApplicationRecord } from '../applications/application-repository.ts';
-import { findingEvents, outboxItem, riskExpiryEvents } from '../webhooks/events.ts';
+import { keys } from '../db/keys.ts';
+import { entityWrite, projectedWrites, type Projected } from '../db/entity-write.ts';
+import * as ruleOutbox from './projections/rule-outbox.ts';
+import type { RuleContext } from './projections/rule-outbox.ts';
 import type { Caller } from '../http/caller.ts';
 import { acceptanceExpiry, getSlaPolicy } from '../governance/policy.ts';
 import { riskExpiryDelete, riskExpiryPut } from '../governance/expiry-entries.ts';
 import { earliestDue, overdueWakePut, type OverdueWake } from '../governance/overdue.ts';
 import { isPausing } from '../governance/clock.ts';
-import { TrendChange, dayOf, triageChange as trendTriageChange, type TrendField } from '../trends/figures.ts';
-import {
-  applicationTrendWrites,
-  environmentOpenBaseline,
-  environmentTriageTrendWrites,
-  environmentTrendTotal,
-  type TrendTotal,
-} from '../trends/writes.ts';
-import { trackerEvent } from '../trackers/events.ts';
+import type { TrendTotal } from '../trends/figures.ts';
+import { environmentTrendTotal, triageTrends } from '../trends/writes.ts';
+import * as environmentTrends from '../trends/projections/environment-trend-figures.ts';
 import { getTracker, ticketsOf, type TicketRecord } from '../trackers/repository.ts';
 
 // Triage (docs/DATA-MODEL.md, Findings): a finding's rule lives in its environment and applies to the finding in
@@ -158,20 +154,13 @@ async function triageWrites(
   const byEnvironment = new Map<string, TriageChange[]>();
   for (const c of changes)
     byEnvironment.set(c.env.environmentId, [...(byEnvironment.get(c.env.environmentId) ?? []), c]);
-  const upper = new TrendChange();
+  const trends: Projected[] = [];
   for (const envChanges of byEnvironment.values()) {
     const env = envChanges[0]!.env;
     items.push(triageVersionIncrement(env));
     // The trends (docs/GOVERNANCE.md, Trends): open findings set aside or made open again.
-    const trend = new TrendChange();
-    // An environment of older data, never counted: its open findings first (its total has no version yet).
-    if (envChanges[0]!.trend.version === undefined) await environmentOpenBaseline(env, trend, dayOf(now));
-    for (const c of envChanges) {
-      trendTriageChange(trend, c.finding, c.before?.status ?? 'UNKNOWN', c.after.status, now);
-    }
-    for (const [day, figures] of trend.days)
-      for (const [field, value] of Object.entries(figures)) upper.add(day, field as TrendField, value);
-    items.push(...environmentTriageTrendWrites(env, envChanges[0]!.trend, trend));
+    const { before, after } = await triageTrends(env, envChanges[0]!.trend, envChanges);
+    trends.push(environmentTrends.project(before, after, { env, now }));
     const moved = envChanges.filter(
       (c) => (c.before?.status ?? 'UNKNOWN') !== c.after.status && c.finding.lastScanId === env.lastScanId,
     );
@@ -200,7 +189,7 @@ async function triageWrites(
         deltas[severity] = (deltas[severity] ?? 0) + (isUntriaged(to) ? count : 0) - (isUntriaged(from) ? count : 0);
     untriaged.push({ env, lastScanId: scan.scanId, deltas });
   }
-  items.push(...(await environmentUntriagedChanges(untriaged)), ...applicationTrendWrites(app, upper));
+  items.push(...(await environmentUntriagedChanges(untriaged)), ...projectedWrites(trends));
   const audit = await auditEntries(
     actor,
     app.organizationId,
@@ -229,7 +218,16 @@ async function triageWrites(
     now,
   );
   changes.forEach(({ env, finding, before, after, expired, promoteTo }, i) => {
-    items.push(triageRuleWrite(env, after, before?.version), audit[i]!);
+    const context = {
+      organizationId: app.organizationId,
+      applicationId: app.applicationId,
+      environmentId: env.environmentId,
+      app,
+      envName: env.name,
+      finding,
+      ...(promoteTo && { promoteTo }),
+    };
+    items.push(...triageRuleWrite(env, before, after, context), audit[i]!);
     // The acceptance's expiry entry moves with the rule (docs/GOVERNANCE.md); an expiry consumes its own.
     const entry = {
       organizationId: app.organizationId,
@@ -242,31 +240,33 @@ async function triageWrites(
       items.push(riskExpiryDelete(entry, hadExpiry, expired));
     if (after.expiresAt !== undefined && after.expiresAt !== hadExpiry)
       items.push(riskExpiryPut(entry, after.expiresAt));
-    const context = {
-      organizationId: app.organizationId,
-      applicationId: app.applicationId,
-      environmentId: env.environmentId,
-      app,
-      envName: env.name,
-      finding,
-    };
-    items.push(...findingEvents(before, after, context).map(outboxItem));
-    if (expired) items.push(...riskExpiryEvents(before!, after, context).map(outboxItem));
-    if (promoteTo) {
-      const job = {
-        type: 'promote' as const,
-        trackerId: promoteTo.trackerId,
-        applicationId: app.applicationId,
-        environmentId: env.environmentId,
-        findingHash: finding.findingHash,
-        ...(promoteTo.summary && { summary: promoteTo.summary }),
-        ...(promoteTo.description && { description: promoteTo.description }),
-      };
-      items.push(outboxItem(trackerEvent(app.organizationId, job, now, String(after.version))));
-    }
   });
   items.push(...reopenedWakes(app, changes, now).map(overdueWakePut));
   return items;
+}
+
+/**
+ * A finding's rule, written whole, with its projection: its events and tracker jobs in the outbox. It fails (at
+ * `ruleChanged`) when another triage changed the rule since it was read (its version), or created it.
+ */
+function triageRuleWrite(
+  env: EnvironmentRecord,
+  before: TriageRule | undefined,
+  after: TriageRule,
+  context: RuleContext,
+): TransactItem[] {
+  return entityWrite(
+    {
+      key: keys.triageRule(env.applicationId, env.environmentId, after.findingHash),
+      entity: 'triageRule',
+      before,
+      after,
+      name: 'ruleChanged',
+      replace: true,
+      ...(before && { condition: { expression: 'version = :version', values: { ':version': before.version } } }),
+    },
+    [(b, a) => ruleOutbox.project(b, a, context)],
+  );
 }
 
 /**

@@ -10,17 +10,20 @@ import { logger } from '../http/logger.ts';
 import { getApplication } from '../applications/application-repository.ts';
 import { getEnvironment } from '../applications/environment-repository.ts';
 import { findingsOfEnvironment, rulesOfEnvironment, type FindingRecord } from '../findings/repository.ts';
-import { outboxItem, overdueEvent } from '../webhooks/events.ts';
+import { entityWrite } from '../db/entity-write.ts';
+import { overdueEventId } from '../webhooks/events.ts';
+import * as overdueOutbox from './projections/overdue-outbox.ts';
+import type { OverdueContext } from './projections/overdue-outbox.ts';
 import { slaClock } from './clock.ts';
 import { severityDays } from './policy.ts';
 import { slaDaysResolver } from './sla-days.ts';
 import {
   episodeStart,
-  overdueFiredPut,
   overdueWakeDelete,
   overdueWakePut,
   type OverdueFiredMark,
   type OverdueWake,
+  type OverdueWakeRef,
 } from './overdue.ts';
 
 // The overdue check (docs/GOVERNANCE.md, Overdue findings): records findingOverdue for each finding past its due
@@ -131,10 +134,35 @@ async function bringForwardChanged(now: number): Promise<void> {
   }
 }
 
-/** The environment's findingOverdue marks: the episode each finding last had its event for. */
+/** The environment's findingOverdue marks by finding: the episode each finding last had its event for. */
 async function firedMarks(env: { applicationId: string; environmentId: string }) {
   const { pk, skPrefix } = keys.overdueFiredOfEnvironment(env.applicationId, env.environmentId);
-  return queryAll({ partition: pk, skPrefix, attributes: ['findingHash', 'episode'], consistent: true });
+  const items = await queryAll({ partition: pk, skPrefix, consistent: true });
+  return new Map(items.map((item) => [item.findingHash as string, fromItem<OverdueFiredMark>(item)!]));
+}
+
+/**
+ * A finding's mark of a new overdue episode with its projection, the episode's findingOverdue in the outbox: only if
+ * no event was recorded for this episode or a later one (another run may have, since `before` was read).
+ */
+function overdueFiredWrite(
+  env: OverdueWakeRef,
+  before: OverdueFiredMark | undefined,
+  mark: OverdueFiredMark,
+  context: OverdueContext,
+): TransactItem[] {
+  return entityWrite(
+    {
+      key: keys.overdueFired(env.applicationId, env.environmentId, mark.findingHash),
+      entity: 'overdueFired',
+      before,
+      after: mark,
+      name: 'overdueFired',
+      replace: true,
+      condition: { expression: 'attribute_not_exists(pk) OR episode < :episode', values: { ':episode': mark.episode } },
+    },
+    [(b, a) => overdueOutbox.project(b, a, context)],
+  );
 }
 
 /**
@@ -158,7 +186,6 @@ async function checkEnvironment(wake: OverdueWake, now: number): Promise<number>
     firedMarks(env),
   ]);
   const days = daysOf(env);
-  const firedEpisode = new Map(marks.map((m) => [m.findingHash as string, m.episode as number]));
   const fires: TransactItem[][] = [];
   let next: number | undefined;
   for await (const record of findingsOfEnvironment(env, FINDING_ATTRIBUTES)) {
@@ -169,7 +196,7 @@ async function checkEnvironment(wake: OverdueWake, now: number): Promise<number>
     const clock = slaClock(finding.firstSeen, slaDays, rule?.history ?? [], now);
     if (clock.dueAt === undefined) continue; // set aside, or Info
     const episode = episodeStart(finding, rule?.history ?? []);
-    if ((firedEpisode.get(finding.findingHash) ?? -1) >= episode) continue; // recorded for this episode
+    if ((marks.get(finding.findingHash)?.episode ?? -1) >= episode) continue; // recorded for this episode
     if (!clock.overdue) {
       next = Math.min(next ?? Infinity, clock.dueAt + 1);
       continue;
@@ -188,20 +215,22 @@ async function checkEnvironment(wake: OverdueWake, now: number): Promise<number>
         path: finding.path,
       },
     };
-    const status = rule?.status ?? 'UNKNOWN';
-    const event = overdueEvent(
-      context,
-      { status, firstSeen: finding.firstSeen, dueAt: clock.dueAt, slaDays: slaDays!, episode },
-      now,
-    );
     const mark: OverdueFiredMark = {
       findingHash: finding.findingHash,
       episode,
       dueAt: clock.dueAt,
       firedAt: now,
-      eventId: event.eventId,
+      eventId: overdueEventId(env.environmentId, finding.findingHash, episode),
     };
-    fires.push([overdueFiredPut(wake, mark), outboxItem(event)]);
+    const status = rule?.status ?? 'UNKNOWN';
+    fires.push(
+      overdueFiredWrite(wake, marks.get(finding.findingHash), mark, {
+        ...context,
+        status,
+        firstSeen: finding.firstSeen,
+        slaDays: slaDays!,
+      }),
+    );
   }
   const entry = [
     overdueWakeDelete(wake, true),

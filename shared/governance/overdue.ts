@@ -80,20 +80,6 @@ export interface OverdueFiredMark {
   eventId: string;
 }
 
-/** The mark, written with the event: only if no event was recorded for this episode (or a later one). */
-export const overdueFiredPut = (env: OverdueWakeRef, mark: OverdueFiredMark): TransactItem => ({
-  Put: {
-    TableName: config.tableName,
-    Item: {
-      ...keys.overdueFired(env.applicationId, env.environmentId, mark.findingHash),
-      entity: 'overdueFired',
-      ...mark,
-    },
-    ConditionExpression: 'attribute_not_exists(pk) OR episode < :episode',
-    ExpressionAttributeValues: { ':episode': mark.episode },
-  },
-});
-
 /**
  * The entry a scan's publication adds: when it starts an overdue episode (a finding new to the environment, or
  * reported again after a fix), changes a current finding's severity, or reports a finding recorded before overdue

@@ -46,9 +46,9 @@ import {
 import { configHashOf, parseScanConfig, storeScanConfig } from './configs.ts';
 import { reportedAlertSchema, type ReportedAlert } from './inputs.ts';
 import { findingItems } from './reporting.ts';
-import { putFindings, scanCreation, type AlertRecord, type ScanRecord } from './repository.ts';
+import { putFindings, type AlertRecord, type ScanRecord } from './repository.ts';
+import { scanStart } from './scan-write.ts';
 import { lastScanOf, statsOf, toScanResult } from './scans.ts';
-import { outboxItem, scanEvents } from '../webhooks/events.ts';
 import type { Caller } from '../http/caller.ts';
 
 // POST /api/v1/app/{appId}/scan/import: a scanner's report (docs/IMPORTS.md) imported as one completed scan
@@ -299,7 +299,7 @@ async function publication(
     envName: env.name,
   };
   items.push(
-    ...scanCreation(done),
+    ...scanStart(done, app),
     triageVersionCheck(done, triageVersion),
     await auditEntry(caller, app.organizationId, 'SCAN_STARTED', payload, done.startedAt),
     await auditEntry(
@@ -309,7 +309,6 @@ async function publication(
       { ...payload, status: 'COMPLETED' },
       done.completedAt!,
     ),
-    ...scanEvents(undefined, done, app).map(outboxItem),
   );
   return { env, items };
 }

@@ -15,7 +15,6 @@ import {
   putFindings,
   removeFindings,
   reserveAlertUris,
-  scanCompletion,
   scanFindingsRestoreStart,
   type AlertUriRecord,
   type ScanRecord,
@@ -35,7 +34,7 @@ import {
   type FindingsBefore,
 } from '../findings/repository.ts';
 import type { ReportedAlert, ReportedUri, ScanAlertsBody, ScanCompletedBody } from './inputs.ts';
-import { outboxItem, scanEvents } from '../webhooks/events.ts';
+import { scanEnd } from './scan-write.ts';
 import { publicationTrend } from '../trends/writes.ts';
 import type { Caller } from '../http/caller.ts';
 
@@ -251,7 +250,7 @@ export async function reportScanCompleted(
         };
         const items = [
           pendingFindingsEnd(scan.applicationId, writer),
-          scanCompletion(scan, done),
+          ...scanEnd(scan, done, app),
           ...(env.lastScanId === scanId ? await environmentLastScanWrites(env, lastScanOf(done), scanId) : []),
           triageVersionCheck(scan, found.triageVersion),
           ...trend.items,
@@ -266,7 +265,6 @@ export async function reportScanCompleted(
                 ),
               ]
             : []),
-          ...scanEvents(scan, done, app).map(outboxItem),
         ];
         await transactWriteRetryingConflicts(items);
         return toScanResult(done, app, done.stats!);

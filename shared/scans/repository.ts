@@ -4,7 +4,7 @@ import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
 import { fromItem, named } from '../db/items.ts';
 import { batchDelete, batchGet, batchPut, deleteFound, queryAll, queryItems } from '../db/query.ts';
-import { putNewItem, type TransactItem } from '../db/transactions.ts';
+import type { TransactItem } from '../db/transactions.ts';
 import { config } from '../config.ts';
 import type { Severity } from './inputs.ts';
 import type { TriageStats, TriageStatus } from '../findings/statuses.ts';
@@ -281,33 +281,6 @@ export async function configUsedByEnvironments(appId: string, envIds: string[], 
 
 // ---- Writes
 
-/** A new scan: its record, its lookup by id, and one more use of its configuration by the environment. */
-export function scanCreation(scan: ScanRecord): TransactItem[] {
-  const { applicationId: appId, environmentId: envId } = scan;
-  const location: ScanLocation = { scanId: scan.scanId, applicationId: appId, environmentId: envId };
-  return [
-    putNewItem({
-      ...keys.scan(scan.organizationId, appId, envId, scan.scanId, scan.startedAt),
-      entity: 'scan',
-      ownedKey: keys.scanLocation(scan.scanId),
-      ...scan,
-    }),
-    putNewItem({ ...keys.scanLocation(scan.scanId), entity: 'scanLocation', ...location }),
-    configUseChange(scan, 1),
-  ];
-}
-
-function configUseChange(scan: ScanRecord, delta: number): TransactItem {
-  return {
-    Update: {
-      TableName: config.tableName,
-      Key: keys.scanConfigUse(scan.applicationId, scan.environmentId, scan.configHash),
-      UpdateExpression: 'SET entity = :entity, configHash = :hash ADD scans :delta',
-      ExpressionAttributeValues: { ':entity': 'scanConfigUse', ':hash': scan.configHash, ':delta': delta },
-    },
-  };
-}
-
 /**
  * Hands out `count` URI numbers of the alert, creating it on its first report (its first report sets name,
  * severity and the rest). Returns the stored alert and the first number.
@@ -421,44 +394,10 @@ export function findingsCount(
 export const reportsFull = (pluginId: string) => `reportsFull:${pluginId}`;
 
 /**
- * Ends a STARTED scan, provided no findings were counted since `stats` was computed (reportedUris unchanged):
- * the frozen statistics then match the alerts exactly.
- */
-export function scanCompletion(
-  scan: ScanRecord,
-  end: Pick<ScanRecord, 'status' | 'completedAt' | 'durationSeconds' | 'urlCount' | 'stats'>,
-): TransactItem {
-  return {
-    Update: {
-      TableName: config.tableName,
-      Key: keys.scanRecord(scan.applicationId, scan.environmentId, scan.scanId),
-      UpdateExpression:
-        'SET #status = :status, completedAt = :completedAt, durationSeconds = :duration, urlCount = :urlCount, stats = :stats',
-      ConditionExpression:
-        '#status = :started AND reportedUris = :reported AND attribute_not_exists(deleting) AND ' +
-        (scan.findingsRestores === undefined
-          ? 'attribute_not_exists(findingsRestores)'
-          : 'findingsRestores = :restores'),
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: {
-        ...(scan.findingsRestores === undefined ? {} : { ':restores': scan.findingsRestores }),
-        ':status': end.status,
-        ':completedAt': end.completedAt,
-        ':duration': end.durationSeconds,
-        ':urlCount': end.urlCount,
-        ':stats': end.stats,
-        ':started': 'STARTED',
-        ':reported': scan.reportedUris,
-      },
-    },
-  };
-}
-
-/**
  * A failed completion's step before it puts the environment's finding records back (restoreFindings): true when the
- * scan is still STARTED, and then no completion that read the scan before this step can commit (scanCompletion checks
- * findingsRestores): its records may be among those put back, so it reads the scan and records them again. False
- * when the scan completed (or was deleted) meanwhile: the records are then the winning completion's.
+ * scan is still STARTED, and then no completion that read the scan before this step can commit (scan-write.ts
+ * scanEnd checks findingsRestores): its records may be among those put back, so it reads the scan and records them
+ * again. False when the scan completed (or was deleted) meanwhile: the records are then the winning completion's.
  */
 export async function scanFindingsRestoreStart(scan: ScanLocation): Promise<boolean> {
   try {
@@ -477,22 +416,6 @@ export async function scanFindingsRestoreStart(scan: ScanLocation): Promise<bool
     if (error instanceof ConditionalCheckFailedException) return false;
     throw error;
   }
-}
-
-/** Starts a scan delete: it leaves the lists and its configuration use ends; deleteScanData then removes it. */
-export function scanDeletingMark(scan: ScanRecord): TransactItem[] {
-  return [
-    {
-      Update: {
-        TableName: config.tableName,
-        Key: keys.scanRecord(scan.applicationId, scan.environmentId, scan.scanId),
-        UpdateExpression: 'SET deleting = :true REMOVE gsi1pk, gsi1sk, gsi3pk, gsi3sk',
-        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deleting)',
-        ExpressionAttributeValues: { ':true': true },
-      },
-    },
-    configUseChange(scan, -1),
-  ];
 }
 
 /** Removes a deleting scan's alerts, URIs and messages, then its record and lookup (a retry resumes). */

@@ -16,7 +16,6 @@ import {
   getAlertMessage,
   getScan,
   latestScansOfEnvironment,
-  scanDeletingMark,
   scansOfOrg,
   type AlertMessageRecord,
   type ScanRecord,
@@ -37,6 +36,7 @@ import { slaClocks } from '../governance/due-dates.ts';
 import type { SlaClock } from '../governance/clock.ts';
 import { ticketsOf } from '../trackers/repository.ts';
 import { ticketView } from '../trackers/views.ts';
+import { scanDeleteStart } from './scan-write.ts';
 import { toRuleHistories } from '../findings/views.ts';
 import type { AlertMessageQuery, ListAlertFindingsQuery, ListScanAlertsQuery, ListScansQuery } from './inputs.ts';
 import type { Caller } from '../http/caller.ts';
@@ -290,7 +290,7 @@ export async function deleteScan(caller: Caller, scanId: string): Promise<object
       envName: env?.name ?? scan.envName,
     };
     const items = [
-      ...scanDeletingMark(scan),
+      ...scanDeleteStart(scan, app),
       ...(env && replacing ? await environmentLastScanWrites(env, previous && lastScanOf(previous), scanId) : []),
       await auditEntry(caller, app.organizationId, 'SCAN_REMOVED', payload),
     ];

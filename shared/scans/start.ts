@@ -5,11 +5,11 @@ import { transactWriteRetryingConflicts } from '../db/query.ts';
 import { failedCondition, retryOnConflict } from '../db/retry.ts';
 import { findOrCreateEnvironmentByName } from '../applications/environments.ts';
 import { environmentLastScanWrites } from '../applications/environment-repository.ts';
-import { scanCreation, type ScanRecord } from './repository.ts';
+import type { ScanRecord } from './repository.ts';
+import { scanStart } from './scan-write.ts';
 import { configHashOf, parseScanConfig, scanTypeOf, storeScanConfig } from './configs.ts';
 import { lastScanOf } from './scans.ts';
 import type { ScanStartedBody } from './inputs.ts';
-import { outboxItem, scanEvents } from '../webhooks/events.ts';
 import type { Caller } from '../http/caller.ts';
 import type { ApplicationRecord } from '../applications/application-repository.ts';
 import type { TransactItem } from '../db/transactions.ts';
@@ -83,10 +83,9 @@ export async function recordScanStart(
     };
     const items = [
       ...found.items,
-      ...scanCreation(scan),
+      ...scanStart(scan, app),
       ...(found.created ? [] : await environmentLastScanWrites(env, lastScanOf(scan), env.lastScanId ?? null)),
       await auditEntry(caller, app.organizationId, 'SCAN_STARTED', payload),
-      ...scanEvents(undefined, scan, app).map(outboxItem),
       ...(alongside ? await alongside(scan, attempt) : []),
     ];
     await transactWriteRetryingConflicts(items);

@@ -1,11 +1,10 @@
-import { isPausing, slaClock } from '../governance/clock.ts';
-import { severityDays, type SlaPolicy } from '../governance/policy.ts';
-import type { FindingRecord, TriageRule } from '../findings/repository.ts';
+import { isPausing } from '../governance/clock.ts';
+import type { FindingRecord } from '../findings/repository.ts';
 import type { TriageStatus } from '../findings/statuses.ts';
 import type { Severity } from '../scans/inputs.ts';
 
-// The figures of the trends (docs/GOVERNANCE.md, Trends) and how each change of findings moves them: pure
-// arithmetic from what a write read and what it writes, so that every writer counts alike.
+// The figures of the trends (docs/GOVERNANCE.md, Trends): their fields, a write's change of them per day, what
+// counts as open, and coverage's arithmetic; the projections (projections/) move them by each change of findings.
 
 export const DAY = 86_400_000;
 export const dayOf = (ms: number) => Math.floor(ms / DAY);
@@ -36,6 +35,17 @@ export const TREND_FIELDS: TrendField[] = [
 ];
 
 export type Figures = Partial<Record<TrendField, number>>;
+
+/** A scope's running total: every figure summed over all days, `seq` (writes), and for an environment its state. */
+export interface TrendTotal extends Figures {
+  seq?: number;
+  /** Environment: advanced by each publication and by the delete. */
+  version?: number;
+  /** Environment: the UTC day of its latest published scan (coverage). */
+  scannedDay?: number;
+  /** Set by the environment's or application's delete: nothing more may be added. */
+  deleted?: boolean;
+}
 
 /** The changes of one write, per UTC day (only days with a non-zero change are written). */
 export class TrendChange {
@@ -98,85 +108,4 @@ export function coverageRemoval(change: TrendChange, previous: number | undefine
     change.add(day, `start${w}`, -1);
     change.add(previous, `stop${w}`, -1);
   }
-}
-
-/**
- * What publishing a scan does to the environment's findings (docs/GOVERNANCE.md, Trends): each finding it reports
- * that the environment never had is new; one that was fixed is current again (reopened, if open); and when the scan
- * completed and is the environment's latest (`decidesFixes`), each current finding it does not report is fixed at
- * `now`. `known`: the environment's records as published; `found`: the records the scan writes; `rules` by hash.
- * Returns the figures' change and the fixed findings' records (with `fixedAt`), to write with the others.
- */
-export function publicationChange(
-  known: Map<string, FindingRecord>,
-  found: FindingRecord[],
-  rules: Map<string, Pick<TriageRule, 'status' | 'history'>>,
-  decidesFixes: boolean,
-  now: number,
-  policy: Pick<SlaPolicy, 'days'> | undefined,
-): { change: TrendChange; fixed: FindingRecord[] } {
-  const day = dayOf(now);
-  const change = new TrendChange();
-  const statusOf = (hash: string) => rules.get(hash)?.status ?? 'UNKNOWN';
-  const reported = new Set<string>();
-  for (const finding of found) {
-    reported.add(finding.findingHash);
-    const open = isOpenStatus(statusOf(finding.findingHash));
-    const severity = severityOf(finding.severity);
-    const was = known.get(finding.findingHash);
-    if (!was) {
-      change.add(day, `new${severity}`, 1);
-      if (open) change.add(day, `open${severity}`, 1);
-    } else if (!isCurrent(was)) {
-      if (open) {
-        change.add(day, `reopened${severity}`, 1);
-        change.add(day, `open${severity}`, 1);
-      }
-    } else if (open && severityOf(was.severity) !== severity) {
-      change.add(day, `open${severityOf(was.severity)}`, -1);
-      change.add(day, `open${severity}`, 1);
-    }
-  }
-  const fixed: FindingRecord[] = [];
-  if (decidesFixes) {
-    for (const was of known.values()) {
-      if (reported.has(was.findingHash) || !isCurrent(was)) continue;
-      fixed.push({ ...was, fixedAt: now });
-      const rule = rules.get(was.findingHash);
-      if (!isOpenStatus(rule?.status ?? 'UNKNOWN')) continue; // set aside: leaves, but is no remediation
-      const severity = severityOf(was.severity);
-      change.add(day, `fixed${severity}`, 1);
-      change.add(day, `open${severity}`, -1);
-      change.add(day, 'fixTimeMs', now - was.firstSeen);
-      const clock = slaClock(
-        was.firstSeen,
-        policy && severityDays(policy.days, was.severity),
-        rule?.history ?? [],
-        now,
-      );
-      if (clock.dueAt !== undefined) {
-        change.add(day, 'slaDue', 1);
-        if (now <= clock.dueAt) change.add(day, 'slaMet', 1);
-      }
-    }
-  }
-  return { change, fixed };
-}
-
-/**
- * What a triage change of a finding does: while it is current, moving between open and set-aside statuses moves the
- * open figure, and a set-aside finding made open again (a person's triage or an acceptance's expiry) is reopened.
- */
-export function triageChange(
-  change: TrendChange,
-  finding: Pick<FindingRecord, 'severity' | 'fixedAt'>,
-  from: TriageStatus,
-  to: TriageStatus,
-  now: number,
-): void {
-  if (!isCurrent(finding) || isOpenStatus(from) === isOpenStatus(to)) return;
-  const severity = severityOf(finding.severity);
-  const day = dayOf(now);
-  change.add(day, `open${severity}`, isOpenStatus(to) ? 1 : -1);
-  if (isOpenStatus(to)) change.add(day, `reopened${severity}`, 1);
 }

@@ -50,7 +50,7 @@ export function outboxItem<E extends { eventId: string; occurredAt: number }>(ev
   };
 }
 
-interface ApplicationContext {
+export interface ApplicationContext {
   name: string;
   teamId?: string;
 }
@@ -181,6 +181,10 @@ export function riskExpiryEvents(
   ];
 }
 
+/** The id of a finding's findingOverdue for the overdue episode that started at `episode`. */
+export const overdueEventId = (environmentId: string, findingHash: string, episode: number) =>
+  derivedId(`findingOverdue:${environmentId}:${findingHash}:${episode}`);
+
 /**
  * findingOverdue when a finding passes its due date (docs/GOVERNANCE.md, Overdue findings): once per overdue
  * episode, its id derived from the finding and the episode's start (a repeated check cannot record two).
@@ -198,7 +202,7 @@ export function overdueEvent(
   now: number,
 ): OutboxEvent {
   return {
-    eventId: derivedId(`findingOverdue:${context.environmentId}:${context.finding.findingHash}:${overdue.episode}`),
+    eventId: overdueEventId(context.environmentId, context.finding.findingHash, overdue.episode),
     type: 'findingOverdue',
     organizationId: context.organizationId,
     applicationId: context.applicationId,

@@ -21,13 +21,8 @@ import { statsOf } from '../../shared/scans/scans.ts';
 import { cancelledItems } from '../../shared/db/items.ts';
 import { transactWrite } from '../../shared/db/transactions.ts';
 import { getEnvironment } from '../../shared/applications/environment-repository.ts';
-import {
-  alertsOfScan,
-  getScan,
-  scanCompletion,
-  scanFindingsRestoreStart,
-  scanStatusNow,
-} from '../../shared/scans/repository.ts';
+import { alertsOfScan, getScan, scanFindingsRestoreStart, scanStatusNow } from '../../shared/scans/repository.ts';
+import { scanEnd } from '../../shared/scans/scan-write.ts';
 
 /** An environment whose first scan completed with findings, and a reader of its finding records (in hash order). */
 async function environmentWithFindings() {
@@ -474,7 +469,9 @@ describe('scan reporting: start, alerts, complete', () => {
       stats: statsOf(await alertsOfScan(readByB)),
     };
     expect(end.stats.totalAlerts).toBe(readByB.reportedUris); // only the restore stands in its way
-    const commit = await transactWrite([scanCompletion(readByB, end)]).catch((error: unknown) => error);
+    // The scan's own write alone (its scanCompleted event follows it in scanEnd's items).
+    const [ownWrite] = scanEnd(readByB, end, { name: 'app' });
+    const commit = await transactWrite([ownWrite!]).catch((error: unknown) => error);
     expect(cancelledItems(commit)?.map((item) => item.code)).toEqual(['ConditionalCheckFailed']);
     expect(await scanStatusNow(scanRef)).toBe('STARTED');
     // The API's completion reads the scan itself, after the restore started: it commits.
