@@ -3,7 +3,7 @@ import { retryOnConflict } from '../db/retry.ts';
 import { logger } from '../http/logger.ts';
 import { UUID } from '../input/uuid.ts';
 import { devicesOf } from './agents.ts';
-import { failRun } from './commands.ts';
+import { failRun, settled } from './commands.ts';
 import { getRun, isActive, type PerchRun, type RunError } from './repository.ts';
 import { RUNNER_CONTAINER } from './runner-container.ts';
 import { RUNNER_APPLICATION_VARIABLE } from './runner.ts';
@@ -156,7 +156,14 @@ export async function endRunOfStoppedTask(task: StoppedRunnerTask): Promise<Perc
     },
     async () => {
       const run = await carriedRun(task);
-      return typeof run === 'string' ? run : failRun(run, 'runner stopped', task.error);
+      if (typeof run === 'string') return run;
+      // A runner whose run waited out its deadline in the queue (the organization's limit) exits by itself: the run
+      // ends as one no agent took before its deadline, with that reason, not as a stopped task's.
+      if (run.state === 'QUEUED' && Date.now() > run.deadlineAt) {
+        const after = await settled(run);
+        return after?.state === 'ERROR' ? after : `the run it was launched for is ${after?.state ?? 'gone'}`;
+      }
+      return failRun(run, 'runner stopped', task.error);
     },
   );
 }
@@ -177,7 +184,8 @@ export async function handleTaskStateChange(
     logger.info('stopped runner task: no run to end', { taskArn, launchedFor: stopped.scanKey, why: outcome });
     return { ignored: outcome };
   }
-  const ended = { applicationId: outcome.applicationId, scanKey: outcome.scanKey, errorType: stopped.error.errorType };
-  logger.warn('stopped runner task: its run ended in ERROR', { taskArn, ...ended, reason: stopped.error.message });
+  const error = outcome.errors.at(-1)!;
+  const ended = { applicationId: outcome.applicationId, scanKey: outcome.scanKey, errorType: error.errorType };
+  logger.warn('stopped runner task: its run ended in ERROR', { taskArn, ...ended, reason: error.message });
   return { ended };
 }

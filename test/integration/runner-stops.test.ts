@@ -8,6 +8,10 @@ import { getRun, slotsOf, type PerchRun } from '../../shared/perch/repository.ts
 import { handleTaskStateChange, stoppedRunnerTask } from '../../shared/perch/runner-stops.ts';
 import { runnerName, runnerTask, runnerToken } from '../../shared/perch/runner.ts';
 import { createCaller } from '../../shared/http/caller.ts';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from '../../shared/db/client.ts';
+import { keys } from '../../shared/db/keys.ts';
+import { config } from '../../shared/config.ts';
 
 // A hosted runner's ECS task that stops without its agent reporting (docs/HOSTED-SCANS.md, "Where scans run"):
 // ECS's task state change events, in the shape EventBridge delivers them, end the run the task carried in ERROR
@@ -186,6 +190,32 @@ describe('the end of a stopped runner task (ECS task state change events)', { ti
       ignored: 'the run it was launched for is ERROR, carried by another agent or over',
     });
     expect(await getRun(appId, true)).toEqual(ended);
+  });
+
+  it('ends the run a runner waited for past its deadline as a run no agent took when the runner exits idle', async () => {
+    const tenant = await createTenant();
+    await allowScanDomain(tenant.orgId, '127.0.0.1');
+    const appId = await cloudApp(tenant);
+    const { run, task, token } = await started(tenant, appId);
+    await registered(tenant, run, token);
+    // It waited in the queue until its deadline (--max-idle), then its agent exited by itself.
+    await db.send(
+      new UpdateCommand({
+        TableName: config.tableName,
+        Key: keys.perchRun(appId),
+        UpdateExpression: 'SET deadlineAt = :past',
+        ExpressionAttributeValues: { ':past': Date.now() - 1000 },
+      }),
+    );
+    expect(await handleTaskStateChange(taskStateChange(task, STOPS.exited), RUNNER_TASKS)).toEqual({
+      ended: { applicationId: appId, scanKey: run.scanKey, errorType: 'PROVISIONING' },
+    });
+    expect((await statusOf(tenant, appId)).command.errors).toEqual([
+      {
+        errorType: 'PROVISIONING',
+        message: expect.stringMatching(/^no scanner agent took the scan before its deadline/),
+      },
+    ]);
   });
 
   it("never takes a member's own agent registered under the runner's name for the runner: its run goes on", async () => {
