@@ -22,6 +22,8 @@ export interface AccessTokenClaims {
   tokenId: string;
   /** What the API key narrows the session to (claims `scp`, `app`); absent: the user's whole permissions. */
   scope?: KeyScope;
+  /** The run whose hosted runner the token was issued for (claim `run`, shared/perch/runner.ts runnerToken). */
+  launchedFor?: string;
 }
 
 /** A narrowed API key's limits: only these permissions (within the member's own), only this application. */
@@ -48,11 +50,11 @@ export async function issueAccessToken(
   userId: string,
   apiKeyId: string,
   now = Date.now(),
-  options: { scope?: KeyScope; notAfter?: number; lifetimeSeconds?: number } = {},
+  options: { scope?: KeyScope; notAfter?: number; lifetimeSeconds?: number; launchedFor?: string } = {},
 ): Promise<string> {
   const issuedAt = Math.floor(now / 1000);
   // A token issued for one task (the hosted runner's, narrowed to its run) may last that task rather than a session.
-  const { scope, notAfter, lifetimeSeconds = config.tokenLifetimeSeconds } = options;
+  const { scope, notAfter, lifetimeSeconds = config.tokenLifetimeSeconds, launchedFor } = options;
   const lifetimeEnd = issuedAt + lifetimeSeconds;
   const payload = encodePart({
     akid: apiKeyId,
@@ -63,6 +65,7 @@ export async function issueAccessToken(
     jti: randomUUID(),
     ...(scope?.permissions ? { scp: scope.permissions } : {}),
     ...(scope?.applicationId ? { app: scope.applicationId } : {}),
+    ...(launchedFor ? { run: launchedFor } : {}),
   });
   const signingInput = `${HEADER}.${payload}`;
   return `${signingInput}.${await signatureOf(signingInput)}`;
@@ -112,6 +115,7 @@ export async function verifyAccessToken(token: string, now = Date.now()): Promis
   if (claims.nbf !== undefined && (typeof claims.nbf !== 'number' || claims.nbf > seconds))
     throw new InvalidTokenError('token not yet valid');
   const scope = scopeOf(claims);
+  if (claims.run !== undefined && typeof claims.run !== 'string') throw new InvalidTokenError('malformed run claim');
   return {
     userId: claims.sub,
     apiKeyId: claims.akid,
@@ -119,6 +123,7 @@ export async function verifyAccessToken(token: string, now = Date.now()): Promis
     expiresAt: claims.exp,
     tokenId: String(claims.jti ?? ''),
     ...(scope ? { scope } : {}),
+    ...(claims.run ? { launchedFor: claims.run } : {}),
   };
 }
 

@@ -19,6 +19,8 @@ export interface Caller {
   apiKeyId: string;
   /** The session's API key is narrowed (docs/IDENTITY.md "API keys"): its permissions and application. */
   scope?: KeyScope;
+  /** The run whose hosted runner this session is (its launch token's claim): marks the device it registers. */
+  launchedFor?: string;
   /**
    * Whether the caller may use this operation (its route's permission) in the organization, and why not.
    * `applicationId`: the application the operation addresses; a key narrowed to an application may use only
@@ -34,10 +36,10 @@ export const scopeAllows = (scope: KeyScope | undefined, permission: Permission 
   !permission || !scope?.permissions || scope.permissions.includes(permission);
 
 export function createCaller(
-  claims: Pick<AccessTokenClaims, 'userId' | 'apiKeyId' | 'scope'>,
+  claims: Pick<AccessTokenClaims, 'userId' | 'apiKeyId' | 'scope' | 'launchedFor'>,
   permission: Permission | undefined,
 ): Caller {
-  const { userId, apiKeyId, scope } = claims;
+  const { userId, apiKeyId, scope, launchedFor } = claims;
   const cache = new Map<string, Promise<OrganizationAccess>>();
   const organizationAccess = (orgId: string): Promise<OrganizationAccess> => {
     let pending = cache.get(orgId);
@@ -67,6 +69,7 @@ export function createCaller(
     userId,
     apiKeyId,
     ...(scope ? { scope } : {}),
+    ...(launchedFor ? { launchedFor } : {}),
     access,
     async authorize(orgId) {
       const result = await access(orgId);

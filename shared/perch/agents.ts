@@ -116,6 +116,8 @@ export async function registerDevice(caller: Caller, orgId: string, body: Regist
     version: body.version,
     createdAt: known?.createdAt ?? now,
     lastHeartbeatAt: now,
+    // A hosted runner's device is known by its launch token's run, never by its name (any agent may take that name).
+    ...(caller.launchedFor ? { launchedFor: caller.launchedFor } : {}),
   };
   await db.send(
     new PutCommand({

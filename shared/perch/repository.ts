@@ -69,6 +69,13 @@ export interface PerchDevice {
   /** The run it is carrying out, if any. */
   scanKey?: string;
   applicationId?: string;
+  /** The last run it carried out, kept once that run ended (deviceRelease). */
+  lastScanKey?: string;
+  /**
+   * A hosted runner's device: the run its launch token was issued for (Caller.launchedFor, a signed claim no other
+   * agent has), set when it registers. Its task's stop finds it by this (shared/perch/runner-stops.ts).
+   */
+  launchedFor?: string;
 }
 
 /** A device heard from within the offline window is ONLINE (computed from its last heartbeat; no sweeper needed). */
@@ -220,12 +227,15 @@ export async function setScanConcurrency(orgId: string, limitText: string) {
   return { organizationId: orgId, limit, running: (await slotsOf(orgId)).running };
 }
 
-/** Frees a device of the run it carried (no-op condition failure when it already moved on is the caller's concern). */
+/**
+ * Frees a device of the run it carried (no-op condition failure when it already moved on is the caller's concern),
+ * keeping which run it was: a hosted runner's stop tells a runner that took a run from one that took none by it.
+ */
 export const deviceRelease = (orgId: string, deviceId: string, scanKey: string): TransactItem => ({
   Update: {
     TableName: config.tableName,
     Key: keys.perchDevice(orgId, deviceId),
-    UpdateExpression: 'REMOVE scanKey, applicationId',
+    UpdateExpression: 'SET lastScanKey = :scanKey REMOVE scanKey, applicationId',
     ConditionExpression: 'scanKey = :scanKey',
     ExpressionAttributeValues: { ':scanKey': scanKey },
   },

@@ -3,10 +3,10 @@ import { retryOnConflict } from '../db/retry.ts';
 import { logger } from '../http/logger.ts';
 import { UUID } from '../input/uuid.ts';
 import { devicesOf } from './agents.ts';
-import { failRun } from './commands.ts';
+import { failRun, settled } from './commands.ts';
 import { getRun, isActive, type PerchRun, type RunError } from './repository.ts';
 import { RUNNER_CONTAINER } from './runner-container.ts';
-import { RUNNER_APPLICATION_VARIABLE, runnerName } from './runner.ts';
+import { RUNNER_APPLICATION_VARIABLE } from './runner.ts';
 
 // A hosted runner's ECS Fargate task that stops (docs/HOSTED-SCANS.md, "Where scans run"): ECS's "ECS Task State
 // Change" event (an EventBridge rule, infra/stack.ts) ends the run the task carried in ERROR at once, with ECS's
@@ -114,12 +114,15 @@ export function stoppedRunnerTask(event: unknown, tasks: RunnerTasksConfig): Sto
 }
 
 /**
- * The active run the stopped task carried, or why there is none. Its agent registered as a device named after the
- * run it was launched for (runnerName) and may have taken another of the organization's queued runs; a task whose
- * agent never registered leaves the run it was launched for in the queue, without a runner.
+ * The active run the stopped task carried, or why there is none. Its agent registered with the token issued for the
+ * run it was launched for, so its device records that run (PerchDevice.launchedFor; a device another agent
+ * registered under the runner's name is not it), and it may have taken another of the organization's queued runs.
+ * A runner that took no run (it never registered, or registered and stopped before taking one) leaves the run it
+ * was launched for in the queue without a runner: that run ends while still queued. A runner that took a run and
+ * ended it leaves the run it was launched for to the agent that took it meanwhile or will.
  */
 async function carriedRun(task: StoppedRunnerTask): Promise<PerchRun | string> {
-  const own = (await devicesOf(task.organizationId)).filter((device) => device.name === runnerName(task.scanKey));
+  const own = (await devicesOf(task.organizationId)).filter((device) => device.launchedFor === task.scanKey);
   for (const device of own) {
     if (!device.scanKey || !device.applicationId) continue;
     const run = await getRun(device.applicationId, true);
@@ -131,7 +134,8 @@ async function carriedRun(task: StoppedRunnerTask): Promise<PerchRun | string> {
     )
       return run;
   }
-  if (own.length) return 'its agent carries no run (it reported its run, or took none)';
+  if (own.some((device) => device.scanKey || device.lastScanKey))
+    return 'its agent carries no run (the run it took ended)';
   const launched = await getRun(task.applicationId, true);
   if (launched?.organizationId === task.organizationId && launched.scanKey === task.scanKey) {
     if (launched.state === 'QUEUED') return launched;
@@ -152,7 +156,14 @@ export async function endRunOfStoppedTask(task: StoppedRunnerTask): Promise<Perc
     },
     async () => {
       const run = await carriedRun(task);
-      return typeof run === 'string' ? run : failRun(run, 'runner stopped', task.error);
+      if (typeof run === 'string') return run;
+      // A runner whose run waited out its deadline in the queue (the organization's limit) exits by itself: the run
+      // ends as one no agent took before its deadline, with that reason, not as a stopped task's.
+      if (run.state === 'QUEUED' && Date.now() > run.deadlineAt) {
+        const after = await settled(run);
+        return after?.state === 'ERROR' ? after : `the run it was launched for is ${after?.state ?? 'gone'}`;
+      }
+      return failRun(run, 'runner stopped', task.error);
     },
   );
 }
@@ -173,7 +184,8 @@ export async function handleTaskStateChange(
     logger.info('stopped runner task: no run to end', { taskArn, launchedFor: stopped.scanKey, why: outcome });
     return { ignored: outcome };
   }
-  const ended = { applicationId: outcome.applicationId, scanKey: outcome.scanKey, errorType: stopped.error.errorType };
-  logger.warn('stopped runner task: its run ended in ERROR', { taskArn, ...ended, reason: stopped.error.message });
+  const error = outcome.errors.at(-1)!;
+  const ended = { applicationId: outcome.applicationId, scanKey: outcome.scanKey, errorType: error.errorType };
+  logger.warn('stopped runner task: its run ended in ERROR', { taskArn, ...ended, reason: error.message });
   return { ended };
 }

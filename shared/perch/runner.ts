@@ -27,7 +27,10 @@ const RETRY_DELAY_MS = 2000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The device name a run's runner registers with (its agent's `--name`): how its stopped task's run is found. */
+/**
+ * The device name a run's runner registers with (its agent's `--name`), for people: its stopped task's device is
+ * found by the run its token was issued for, which no other agent can claim (runnerToken).
+ */
 export const runnerName = (scanKey: string) => `hosted runner ${scanKey.slice(0, 8)}`;
 /**
  * The runner's environment variable naming the application of the run it was launched for. The agent does not read
@@ -82,7 +85,8 @@ export function runnerTask(run: PerchRun, runner: ScanRunnerConfig, token: strin
 /**
  * The runner's access token: the starter's session narrowed to RUNNER_PERMISSIONS (within the starter's key's own
  * scope) and ending with the run at the latest (its wait in the queue, then its scan), so it is worth nothing once
- * the run is over.
+ * the run is over. It names the run it was issued for (signed, so no other agent can claim it): the device the
+ * runner registers records it, and its task's stop finds that device by it (shared/perch/runner-stops.ts).
  */
 export async function runnerToken(caller: Caller, run: PerchRun, now = Date.now()): Promise<string> {
   const allowed = caller.scope?.permissions;
@@ -94,6 +98,7 @@ export async function runnerToken(caller: Caller, run: PerchRun, now = Date.now(
     },
     notAfter,
     lifetimeSeconds: Math.ceil((notAfter - now) / 1000),
+    launchedFor: run.scanKey,
   });
 }
 

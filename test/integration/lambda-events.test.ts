@@ -535,52 +535,64 @@ describe('the scheduled sweep bundle, driven with an EventBridge schedule event'
 
 describe('the stopped runner task bundle, driven with ECS task state change events', () => {
   it("ends the run of a runner whose image could not be pulled in ERROR (PROVISIONING), and ignores another family's task", async () => {
-    // What the stack gives the function (infra/stack.ts), read when its bundle loads.
+    // What the stack gives the function (infra/stack.ts), read when its bundle loads; the others' as they were.
+    const before = { cluster: process.env.SCAN_RUNNER_CLUSTER, family: process.env.SCAN_RUNNER_TASK_FAMILY };
     process.env.SCAN_RUNNER_CLUSTER = RUNNER_TASKS.clusterArn;
     process.env.SCAN_RUNNER_TASK_FAMILY = RUNNER_TASKS.family;
-    const handle = (
-      require(bundleOfFunction(RUNNER_STOPPED_DESCRIPTION)) as { handler: (event: unknown) => Promise<unknown> }
-    ).handler;
-    const tenant = await createTenant();
-    await allowScanDomain(tenant.orgId, '127.0.0.1');
-    const auth: [string, string][] = [
-      ['authorization', `Bearer ${tenant.token}`],
-      ['content-type', 'application/json'],
-    ];
-    const created = await invoke('POST', `/api/v1/org/${tenant.orgId}/app`, {
-      headers: auth,
-      body: JSON.stringify({
-        name: 'hosted-lambda',
-        env: 'production',
-        applicationType: 'CLOUD',
-        cloudScanTargetURL: 'http://127.0.0.1:9/',
-      }),
-    });
-    expect(created.status, created.body.toString()).toBe(200);
-    const appId = created.json().applicationId as string;
-    const started = await invoke('POST', `/api/v1/app/${appId}/perch/start`, {
-      headers: auth,
-      body: JSON.stringify({ command: { command: 'START' }, env: 'production' }),
-    });
-    expect(started.status, started.body.toString()).toBe(200);
-    const run = (await getRun(appId, true))!;
-    const task = runnerTask(run, runnerAt('https://api.example.test'), 'the-runner-token');
+    try {
+      const handle = (
+        require(bundleOfFunction(RUNNER_STOPPED_DESCRIPTION)) as { handler: (event: unknown) => Promise<unknown> }
+      ).handler;
+      const tenant = await createTenant();
+      await allowScanDomain(tenant.orgId, '127.0.0.1');
+      const auth: [string, string][] = [
+        ['authorization', `Bearer ${tenant.token}`],
+        ['content-type', 'application/json'],
+      ];
+      const created = await invoke('POST', `/api/v1/org/${tenant.orgId}/app`, {
+        headers: auth,
+        body: JSON.stringify({
+          name: 'hosted-lambda',
+          env: 'production',
+          applicationType: 'CLOUD',
+          cloudScanTargetURL: 'http://127.0.0.1:9/',
+        }),
+      });
+      expect(created.status, created.body.toString()).toBe(200);
+      const appId = created.json().applicationId as string;
+      const started = await invoke('POST', `/api/v1/app/${appId}/perch/start`, {
+        headers: auth,
+        body: JSON.stringify({ command: { command: 'START' }, env: 'production' }),
+      });
+      expect(started.status, started.body.toString()).toBe(200);
+      const run = (await getRun(appId, true))!;
+      const task = runnerTask(run, runnerAt('https://api.example.test'), 'the-runner-token');
 
-    const other = taskStateChange(task, { ...STOPS.cannotPull, family: 'AnotherService' });
-    expect(await handle(other)).toEqual({ ignored: "a task of another family than the runner's" });
-    expect((await getRun(appId, true))!.state).toBe('QUEUED');
+      const other = taskStateChange(task, { ...STOPS.cannotPull, family: 'AnotherService' });
+      expect(await handle(other)).toEqual({ ignored: "a task of another family than the runner's" });
+      expect((await getRun(appId, true))!.state).toBe('QUEUED');
 
-    const stopped = taskStateChange(task, STOPS.cannotPull);
-    expect(await handle(stopped)).toEqual({
-      ended: { applicationId: appId, scanKey: run.scanKey, errorType: 'PROVISIONING' },
-    });
-    const status = await invoke('GET', `/api/v1/app/${appId}/perch/status`, { headers: auth });
-    expect(status.json().device).toMatchObject({
-      status: 'HOSTED_SCANNER_ERRORED',
-      command: { errors: [{ errorType: 'PROVISIONING', message: expect.stringMatching(/CannotPullContainerError/) }] },
-    });
-    expect(await handle(stopped)).toEqual({
-      ignored: 'the run it was launched for is ERROR, carried by another agent or over',
-    });
+      const stopped = taskStateChange(task, STOPS.cannotPull);
+      expect(await handle(stopped)).toEqual({
+        ended: { applicationId: appId, scanKey: run.scanKey, errorType: 'PROVISIONING' },
+      });
+      const status = await invoke('GET', `/api/v1/app/${appId}/perch/status`, { headers: auth });
+      expect(status.json().device).toMatchObject({
+        status: 'HOSTED_SCANNER_ERRORED',
+        command: {
+          errors: [{ errorType: 'PROVISIONING', message: expect.stringMatching(/CannotPullContainerError/) }],
+        },
+      });
+      expect(await handle(stopped)).toEqual({
+        ignored: 'the run it was launched for is ERROR, carried by another agent or over',
+      });
+    } finally {
+      for (const [name, value] of [
+        ['SCAN_RUNNER_CLUSTER', before.cluster],
+        ['SCAN_RUNNER_TASK_FAMILY', before.family],
+      ] as const)
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+    }
   });
 });

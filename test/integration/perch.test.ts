@@ -333,6 +333,8 @@ describe('the hosted runner (docs/HOSTED-SCANS.md, "Where scans run")', { timeou
     // queue (until deadlineAt), then its scan.
     const claims = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString());
     expect(claims.scp).toEqual(['write:device', 'write:scan']);
+    // It names its run (signed): the device the runner registers is known by it when its task stops.
+    expect(claims.run).toBe(run.scanKey);
     expect(claims.exp).toBeLessThanOrEqual(Math.floor((run.deadlineAt + config.perchMaxScanSeconds * 1000) / 1000));
     const idle = input.overrides!.containerOverrides![0].command!;
     expect(Number(idle[idle.indexOf('--max-idle') + 1])).toBeGreaterThanOrEqual(

@@ -6,7 +6,12 @@ import { RUNNER_TASKS, STOPS, runnerAt, taskStateChange } from './ecs-events.ts'
 import { allowScanDomain } from '../../shared/perch/allowlist.ts';
 import { getRun, slotsOf, type PerchRun } from '../../shared/perch/repository.ts';
 import { handleTaskStateChange, stoppedRunnerTask } from '../../shared/perch/runner-stops.ts';
-import { runnerName, runnerTask } from '../../shared/perch/runner.ts';
+import { runnerName, runnerTask, runnerToken } from '../../shared/perch/runner.ts';
+import { createCaller } from '../../shared/http/caller.ts';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from '../../shared/db/client.ts';
+import { keys } from '../../shared/db/keys.ts';
+import { config } from '../../shared/config.ts';
 
 // A hosted runner's ECS task that stops without its agent reporting (docs/HOSTED-SCANS.md, "Where scans run"):
 // ECS's task state change events, in the shape EventBridge delivers them, end the run the task carried in ERROR
@@ -26,7 +31,12 @@ async function cloudApp(tenant: Tenant) {
   return out.body.applicationId as string;
 }
 
-/** startScan; answers the run as stored, and the RunTask request its runner is launched with. */
+const apiKeyIdOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()).akid;
+
+/**
+ * startScan; answers the run as stored, the RunTask request its runner is launched with, and the runner's token
+ * (runnerToken, issued for the run as startScan issues it).
+ */
 async function started(tenant: Tenant, appId: string) {
   const out = await api('POST', `/api/v1/app/${appId}/perch/start`, {
     token: tenant.token,
@@ -34,30 +44,41 @@ async function started(tenant: Tenant, appId: string) {
   });
   expect(out.status, out.text).toBe(200);
   const run = (await getRun(appId, true))!;
-  return { run, task: runnerTask(run, runnerAt(baseUrl()), 'the-runner-token') };
+  const caller = createCaller({ userId: tenant.userId, apiKeyId: apiKeyIdOf(tenant.token) }, undefined);
+  const token = await runnerToken(caller, run);
+  return { run, token, task: runnerTask(run, runnerAt(baseUrl()), token) };
 }
 
-/** What the runner's agent does: registers under its name, takes the oldest queued run, reports its scan. */
-async function runnerTakes(tenant: Tenant, launchedFor: string) {
-  const registered = await api('POST', `/api/v1/org/${tenant.orgId}/perch/devices`, {
-    token: tenant.token,
-    body: { name: runnerName(launchedFor), engines: ['wapiti'] },
+/** An agent registering under the name of the runner launched for `launched`, with `token`. */
+async function registered(tenant: Tenant, launched: PerchRun, token: string) {
+  const out = await api('POST', `/api/v1/org/${tenant.orgId}/perch/devices`, {
+    token,
+    body: { name: runnerName(launched.scanKey), engines: ['wapiti'] },
   });
-  const deviceId = registered.body.deviceId as string;
+  expect(out.status, out.text).toBe(200);
+  return out.body.deviceId as string;
+}
+
+/**
+ * What the runner's agent does (with its own token, `token`; a member's agent under the runner's name, with the
+ * member's): registers under the runner's name, takes the oldest queued run, reports its scan.
+ */
+async function runnerTakes(tenant: Tenant, launched: PerchRun, token: string) {
+  const deviceId = await registered(tenant, launched, token);
   const { command } = (
     await api('POST', `/api/v1/org/${tenant.orgId}/perch/devices/${deviceId}/poll`, {
-      token: tenant.token,
+      token,
       body: { waitSeconds: 0 },
     })
   ).body;
   const acked = await api(
     'POST',
     `/api/v1/org/${tenant.orgId}/perch/devices/${deviceId}/commands/${command.commandId}/ack`,
-    { token: tenant.token, body: { applicationId: command.applicationId } },
+    { token, body: { applicationId: command.applicationId } },
   );
   expect(acked.status, acked.text).toBe(200);
   const scan = await api('POST', `/api/v1/app/${command.applicationId}/scan`, {
-    token: tenant.token,
+    token,
     body: {
       env: 'production',
       config: 'app:\n  env: production\n',
@@ -67,7 +88,7 @@ async function runnerTakes(tenant: Tenant, launchedFor: string) {
   });
   expect(scan.status, scan.text).toBe(200);
   const update = await api('POST', `/api/v1/app/${command.applicationId}/perch/runs/${command.scanKey}`, {
-    token: tenant.token,
+    token,
     body: { deviceId, scanId: scan.body.scanId, phase: 'attack' },
   });
   expect(update.status, update.text).toBe(200);
@@ -107,7 +128,7 @@ describe('the end of a stopped runner task (ECS task state change events)', { ti
     const launchedFirst = await started(tenant, first);
     const launchedSecond = await started(tenant, second);
     // The runner launched for the second run starts first and takes the oldest queued one: the first.
-    const carried = await runnerTakes(tenant, launchedSecond.run.scanKey);
+    const carried = await runnerTakes(tenant, launchedSecond.run, launchedSecond.token);
     expect(carried.appId).toBe(first);
     expect((await slotsOf(tenant.orgId)).running).toBe(1);
 
@@ -135,9 +156,90 @@ describe('the end of a stopped runner task (ECS task state change events)', { ti
     const ended = (await getRun(first, true))!;
     expect(ended).toMatchObject({ state: 'ERROR', phase: 'runner stopped' });
     expect(await handleTaskStateChange(event, RUNNER_TASKS)).toEqual({
-      ignored: 'its agent carries no run (it reported its run, or took none)',
+      ignored: 'its agent carries no run (the run it took ended)',
     });
     expect(await getRun(first, true)).toEqual(ended);
+    // Its runner took a run: the one it was launched for is left to the agent that takes it.
+    expect((await getRun(second, true))!.state).toBe('QUEUED');
+  });
+
+  it('ends the run a runner was launched for, still queued, when its agent registered and stopped before taking one', async () => {
+    const tenant = await createTenant();
+    await allowScanDomain(tenant.orgId, '127.0.0.1');
+    const appId = await cloudApp(tenant);
+    const { run, task, token } = await started(tenant, appId);
+    // Registered, then killed for memory before acknowledging its command.
+    await registered(tenant, run, token);
+    const event = taskStateChange(task, STOPS.outOfMemory);
+    expect(await handleTaskStateChange(event, RUNNER_TASKS)).toEqual({
+      ended: { applicationId: appId, scanKey: run.scanKey, errorType: 'DEVICE' },
+    });
+    const device = await statusOf(tenant, appId);
+    expect(device.status).toBe('HOSTED_SCANNER_ERRORED');
+    expect(device.command.errors).toEqual([
+      {
+        errorType: 'DEVICE',
+        message: expect.stringMatching(
+          /^ECS stopped the hosted runner's task [0-9a-f]{32} before the scan ended: .*exited with code 137 \(OutOfMemoryError: Container killed due to memory usage\); raise the task's memory/,
+        ),
+      },
+    ]);
+    const ended = (await getRun(appId, true))!;
+    expect(ended).toMatchObject({ state: 'ERROR', phase: 'runner stopped' });
+    expect(await handleTaskStateChange(event, RUNNER_TASKS)).toEqual({
+      ignored: 'the run it was launched for is ERROR, carried by another agent or over',
+    });
+    expect(await getRun(appId, true)).toEqual(ended);
+  });
+
+  it('ends the run a runner waited for past its deadline as a run no agent took when the runner exits idle', async () => {
+    const tenant = await createTenant();
+    await allowScanDomain(tenant.orgId, '127.0.0.1');
+    const appId = await cloudApp(tenant);
+    const { run, task, token } = await started(tenant, appId);
+    await registered(tenant, run, token);
+    // It waited in the queue until its deadline (--max-idle), then its agent exited by itself.
+    await db.send(
+      new UpdateCommand({
+        TableName: config.tableName,
+        Key: keys.perchRun(appId),
+        UpdateExpression: 'SET deadlineAt = :past',
+        ExpressionAttributeValues: { ':past': Date.now() - 1000 },
+      }),
+    );
+    expect(await handleTaskStateChange(taskStateChange(task, STOPS.exited), RUNNER_TASKS)).toEqual({
+      ended: { applicationId: appId, scanKey: run.scanKey, errorType: 'PROVISIONING' },
+    });
+    expect((await statusOf(tenant, appId)).command.errors).toEqual([
+      {
+        errorType: 'PROVISIONING',
+        message: expect.stringMatching(/^no scanner agent took the scan before its deadline/),
+      },
+    ]);
+  });
+
+  it("never takes a member's own agent registered under the runner's name for the runner: its run goes on", async () => {
+    const tenant = await createTenant();
+    await allowScanDomain(tenant.orgId, '127.0.0.1');
+    const [first, second] = [await cloudApp(tenant), await cloudApp(tenant)];
+    const launchedFirst = await started(tenant, first);
+    const launchedSecond = await started(tenant, second);
+    // A member's agent named as the second run's runner, with the member's own token, takes the oldest run.
+    const members = await runnerTakes(tenant, launchedSecond.run, tenant.token);
+    expect(members.appId).toBe(first);
+    const before = (await getRun(first, true))!;
+
+    // The second run's runner never registered: its stop ends the run it was launched for, still queued.
+    expect(await handleTaskStateChange(taskStateChange(launchedSecond.task, STOPS.cannotPull), RUNNER_TASKS)).toEqual({
+      ended: { applicationId: second, scanKey: launchedSecond.run.scanKey, errorType: 'PROVISIONING' },
+    });
+    expect(await getRun(first, true)).toEqual(before);
+    expect(before).toMatchObject({ state: 'RUNNING', deviceId: members.deviceId });
+    const devices = (await api('GET', `/api/v1/org/${tenant.orgId}/perch/devices`, { token: tenant.token })).body;
+    expect(devices.devices.find((d: any) => d.deviceId === members.deviceId)).toMatchObject({
+      name: runnerName(launchedSecond.run.scanKey),
+      scanKey: launchedFirst.run.scanKey,
+    });
   });
 
   it('ends the run of a runner whose image could not be pulled in ERROR (PROVISIONING), out of the queue', async () => {
@@ -180,8 +282,8 @@ describe('the end of a stopped runner task (ECS task state change events)', { ti
     const tenant = await createTenant();
     await allowScanDomain(tenant.orgId, '127.0.0.1');
     const appId = await cloudApp(tenant);
-    const { task, run } = await started(tenant, appId);
-    const carried = await runnerTakes(tenant, run.scanKey);
+    const { task, run, token } = await started(tenant, appId);
+    const carried = await runnerTakes(tenant, run, token);
     const completed = await api('POST', `/api/v1/app/${appId}/perch/runs/${run.scanKey}`, {
       token: tenant.token,
       body: { deviceId: carried.deviceId, state: 'COMPLETED' },
@@ -191,7 +293,7 @@ describe('the end of a stopped runner task (ECS task state change events)', { ti
     expect(before.state).toBe('COMPLETED');
     for (const stop of [STOPS.exited, STOPS.outOfMemory])
       expect(await handleTaskStateChange(taskStateChange(task, stop), RUNNER_TASKS)).toEqual({
-        ignored: 'its agent carries no run (it reported its run, or took none)',
+        ignored: 'its agent carries no run (the run it took ended)',
       });
     expect(await getRun(appId, true)).toEqual(before);
   });

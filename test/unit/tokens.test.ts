@@ -54,6 +54,16 @@ describe('access tokens (HS256 with node:crypto)', () => {
     });
   });
 
+  it("carries the run a hosted runner's token was issued for (claim run), signed like the rest", async () => {
+    const token = await tokens.issueAccessToken('user-1', 'key-1', Date.now(), { launchedFor: 'scan-key-1' });
+    const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'], issuer: 'hawk-api' });
+    expect(payload.run).toBe('scan-key-1');
+    expect(await tokens.verifyAccessToken(token)).toMatchObject({ launchedFor: 'scan-key-1' });
+    const [header, , signature] = token.split('.');
+    const forged = Buffer.from(JSON.stringify({ ...payload, run: 'scan-key-2' })).toString('base64url');
+    expect(await refusal(`${header}.${forged}.${signature}`)).toBe('InvalidTokenError');
+  });
+
   it('accepts a token jose signed with the secret, with or without typ', async () => {
     expect(await refusal(await signed(claims()))).toBe('accepted');
     expect(await refusal(await signed(claims(), { alg: 'HS256', typ: 'JWT' }))).toBe('accepted');
@@ -102,6 +112,7 @@ describe('access tokens (HS256 with node:crypto)', () => {
       noAkid: claims({ akid: undefined }),
       numericSub: claims({ sub: 42 }),
       stringExp: claims({ exp: String(now() + 600) }),
+      numericRun: claims({ run: 7 }),
     };
     for (const [name, payload] of Object.entries(candidates)) {
       const token = await signed(JSON.parse(JSON.stringify(payload)));
