@@ -101,7 +101,12 @@ export async function login(apiKey: string | undefined): Promise<{ token: string
  * expires), and refresh is refused as login would be for a user left with no organization with API access. The
  * new token carries the key's scope as stored.
  */
-export async function refresh(userId: string, apiKeyId: string): Promise<{ token: string }> {
+export async function refresh(caller: Pick<Caller, 'userId' | 'apiKeyId' | 'launchedFor'>): Promise<{ token: string }> {
+  const { userId, apiKeyId } = caller;
+  // A hosted runner's token is its starter's session narrowed to one run, lasting that run: a refresh would turn it
+  // into the starter's whole session (shared/perch/runner.ts runnerToken).
+  if (caller.launchedFor)
+    throw unauthorized("Unauthorized: a hosted runner's token lasts its run and is not refreshed");
   if (isSsoSessionId(apiKeyId)) {
     const [apiOrganization, refreshed] = await Promise.all([
       hasApiOrganization(userId),

@@ -342,6 +342,11 @@ describe('the hosted runner (docs/HOSTED-SCANS.md, "Where scans run")', { timeou
     );
     expect(claims.exp - claims.iat).toBeGreaterThan(30 * 60);
     expect((await api('GET', `/api/v1/app/${appId}`, { token })).status).toBe(401);
+    // Nor is it refreshed into the starter's whole session.
+    const refreshed = await api('GET', '/api/v1/auth/refresh-token', { token });
+    expect(refreshed.status).toBe(401);
+    expect(refreshed.body.message).toMatch(/hosted runner's token lasts its run/);
+    expect((await api('GET', '/api/v1/auth/refresh-token', { token: tenant.token })).status).toBe(200);
 
     const { code, output } = await runTask(input, { HAWK_WAPITI: '/nonexistent/wapiti' });
     expect(code, output).toBe(0);
