@@ -11,6 +11,7 @@ import { badRequest, conflict, notFound } from '../errors.ts';
 import type { Caller } from '../http/caller.ts';
 import { putObject } from '../storage/objects-io.ts';
 import { objectKeys } from '../storage/objects.ts';
+import { scanOfApplication } from '../scans/repository.ts';
 import {
   carriedRunEnd,
   getDevice,
@@ -299,6 +300,9 @@ export async function updateRun(caller: Caller, appId: string, scanKey: string, 
   if (body.state === 'ERROR' && !body.error) throw badRequest('error: required when state is ERROR');
   if (body.scanId && run.scanId && body.scanId !== run.scanId)
     throw conflict(`scan ${scanKey} already reported as scan ${run.scanId}`);
+  // Only a scan of the run's application is recorded: reportScanRunStarted answers the recorded scan's details.
+  if (body.scanId && body.scanId !== run.scanId && !(await scanOfApplication(body.scanId, run)))
+    throw badRequest(`scanId: ${body.scanId} is not a scan of application ${appId}`);
   const now = Date.now();
   const ended = body.state !== 'RUNNING';
   const after: PerchRun = {

@@ -103,9 +103,14 @@ export const scanKeyParams = schema(() => z.object({ scanKey: uuidSchema() }));
 
 export const RUN_ERROR_TYPES = ['UNKNOWN', 'AUTHENTICATION', 'PROVISIONING', 'DEVICE'] as const;
 
-/** What the agent is doing (`started`, `login`, `attack`, ...): free text from the agent, in lower-case words. */
+/**
+ * What the agent is doing (`started`, `login`, `attack`, ...): free text from the agent, in lower-case words. Empty is
+ * refused, as the perch routes refuse their other empty values, rather than stored as a phase.
+ */
 const runPhaseSchema = schema(() =>
-  z.string().check(z.maxLength(64), z.regex(/^[a-z0-9 -]*$/, 'must be lower-case words')),
+  z
+    .string()
+    .check(z.minLength(1, 'must not be empty'), z.maxLength(64), z.regex(/^[a-z0-9 -]*$/, 'must be lower-case words')),
 );
 
 /** POST /api/v1/app/{appId}/perch/runs/{scanKey}: the agent running it reports its progress or its end. */

@@ -1,7 +1,7 @@
 import { accessibleApplication } from '../applications/access.ts';
 import { badRequest, notFound, unauthorized } from '../errors.ts';
 import { scopeAllows, type Caller } from '../http/caller.ts';
-import { getScan, getScanLocation } from '../scans/repository.ts';
+import { scanOfApplication } from '../scans/repository.ts';
 import { recordScanStart } from '../scans/start.ts';
 import type { ScanStartedBody } from '../scans/inputs.ts';
 import { getRun, isActive, runChange, type PerchRun } from './repository.ts';
@@ -73,14 +73,16 @@ export async function reportScanRunStarted(
 /** A run that ended before its scan was recorded: no scan, and the run's state, which tells the agent to stop. */
 const ended = (run: PerchRun) => ({ scanId: '', configHash: '', envId: '', device: toPerchDevice(run) });
 
-/** The scan a run already recorded, answered again. */
+/**
+ * The scan a run already recorded, answered again; its environment and configuration only if it is a scan of the run's
+ * application (updateScanRun checks the ids it records, but a run may hold one recorded before it did).
+ */
 async function recordedScan(run: PerchRun, scanId: string) {
-  const location = await getScanLocation(scanId);
-  const scan = location && (await getScan(location));
+  const scan = await scanOfApplication(scanId, run);
   return {
     scanId,
     configHash: scan?.configHash ?? '',
-    envId: location?.environmentId ?? '',
+    envId: scan?.environmentId ?? '',
     device: toPerchDevice(run),
   };
 }

@@ -180,6 +180,20 @@ export async function getScan(location: ScanLocation): Promise<ScanRecord | unde
   );
 }
 
+/**
+ * The scan `scanId` if it is one of `owner`'s application (and organization), else undefined: a scan id a caller sent
+ * is never followed into another application's scans (updateScanRun, reportScanRunStarted).
+ */
+export async function scanOfApplication(
+  scanId: string,
+  owner: Pick<ScanRecord, 'applicationId' | 'organizationId'>,
+): Promise<ScanRecord | undefined> {
+  const location = await getScanLocation(scanId);
+  if (location?.applicationId !== owner.applicationId) return undefined;
+  const scan = await getScan(location);
+  return scan?.organizationId === owner.organizationId ? scan : undefined;
+}
+
 /** The scan's status as stored now (a strongly consistent read, never a prefetched one); undefined once deleted. */
 export async function scanStatusNow(location: ScanLocation): Promise<ScanRecord['status'] | undefined> {
   const key = keys.scanRecord(location.applicationId, location.environmentId, location.scanId);

@@ -14,6 +14,8 @@ import { allowScanDomain } from '../../shared/perch/allowlist.ts';
 import { verificationToken } from '../../shared/perch/verification.ts';
 import { runnerTask, runnerToken } from '../../shared/perch/runner.ts';
 import { getRun, setScanConcurrency, slotsOf } from '../../shared/perch/repository.ts';
+import { reportScanRunStarted } from '../../shared/perch/run-scan.ts';
+import { scanStartedBody } from '../../shared/scans/inputs.ts';
 import { createCaller } from '../../shared/http/caller.ts';
 import { db } from '../../shared/db/client.ts';
 import { keys } from '../../shared/db/keys.ts';
@@ -32,6 +34,9 @@ async function cloudApp(tenant: Tenant, target = 'http://127.0.0.1:9/') {
   expect(out.status, out.text).toBe(200);
   return out.body.applicationId as string;
 }
+
+/** The API key id a tenant's session started with (its token's `akid`). */
+const apiKeyIdOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()).akid;
 
 const start = (tenant: Tenant, appId: string, body: unknown = { command: { command: 'START' }, env: 'production' }) =>
   api('POST', `/api/v1/app/${appId}/perch/start`, { token: tenant.token, body });
@@ -289,9 +294,6 @@ describe('startScan', { timeout: 180_000 }, () => {
 });
 
 describe('the hosted runner (docs/HOSTED-SCANS.md, "Where scans run")', { timeout: 180_000 }, () => {
-  /** The API key id a tenant's session started with (its token's `akid`). */
-  const apiKeyIdOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()).akid;
-
   /** The ECS task's container command, run as a plain process with the task's environment (no Docker here). */
   function runTask(input: ReturnType<typeof runnerTask>, extraEnv: Record<string, string> = {}) {
     const [container] = input.overrides!.containerOverrides!;
@@ -692,6 +694,7 @@ describe("the agent's announcement of its scan (docs/HOSTED-SCANS.md, The agent)
     const bad = [
       [{ deviceId: 'nope' }, announcement, /^deviceId: /],
       [{ deviceId, phase: 'Attack!' }, announcement, /^phase: must be lower-case words/],
+      [{ deviceId, phase: '' }, announcement, /^phase: must not be empty/],
       [{ deviceId }, { ...announcement, env: '' }, /^body\.env: /],
       [{ deviceId }, { ...announcement, config: 'app: [' }, /^config: not valid YAML/],
     ] as const;
@@ -750,6 +753,116 @@ describe("the agent's announcement of its scan (docs/HOSTED-SCANS.md, The agent)
     } finally {
       await site.close();
     }
+  });
+
+  /** SCAN_STARTED audit entries so far (startScan writes one too). */
+  const scanStartedEntries = async (tenant: Tenant) =>
+    (await auditTypes(tenant)).filter((type) => type === 'SCAN_STARTED').length;
+
+  it('notices a stop that lands while the announcement is written: no scan, the run stays STOPPED', async () => {
+    const tenant = await createTenant();
+    const { appId, deviceId, scanKey } = await takenRun(tenant);
+    const caller = createCaller({ userId: tenant.userId, apiKeyId: apiKeyIdOf(tenant.token) }, 'write:device');
+    const startsBefore = await scanStartedEntries(tenant);
+    // The body is read after the run was read and before the transaction: the stop lands in between.
+    const answer = await reportScanRunStarted(caller, appId, scanKey, { deviceId, phase: 'started' }, async () => {
+      const stopped = await api('POST', `/api/v1/app/${appId}/perch/stop`, { token: tenant.token, body: {} });
+      expect(stopped.status, stopped.text).toBe(200);
+      return scanStartedBody.parse(announcement);
+    });
+    expect(answer).toMatchObject({
+      scanId: '',
+      envId: '',
+      configHash: '',
+      device: { status: 'HOSTED_SCANNER_DISCONNECTED' },
+    });
+    expect(await cloudScans(tenant)).toEqual([]);
+    expect(await scanStartedEntries(tenant)).toBe(startsBefore);
+    const run = (await getRun(appId, true))!;
+    expect([run.state, run.scanId, run.phase]).toEqual(['STOPPED', undefined, 'stopped']);
+  });
+
+  it('makes one scan of two announcements sent at once, both answered with it', async () => {
+    const tenant = await createTenant();
+    const { appId, deviceId, scanKey } = await takenRun(tenant);
+    const caller = createCaller({ userId: tenant.userId, apiKeyId: apiKeyIdOf(tenant.token) }, 'write:device');
+    const startsBefore = await scanStartedEntries(tenant);
+    // Each body is read only once both calls read the run without a scan: both go on to write one.
+    let arrived = 0;
+    let release!: () => void;
+    const bothRead = new Promise<void>((resolve) => (release = resolve));
+    const readBody = async () => {
+      if (++arrived === 2) release();
+      await bothRead;
+      return scanStartedBody.parse(announcement);
+    };
+    const answers = await Promise.all(
+      ['started', 'login'].map((phase) => reportScanRunStarted(caller, appId, scanKey, { deviceId, phase }, readBody)),
+    );
+    const scans = await cloudScans(tenant);
+    expect(scans).toHaveLength(1);
+    const scanId = scans[0].scan.id;
+    expect(answers.map((a) => [a.scanId, a.envId, a.device.scanId])).toEqual([
+      [scanId, answers[0].envId, scanId],
+      [scanId, answers[0].envId, scanId],
+    ]);
+    expect(answers[0].envId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(answers[1].configHash).toBe(answers[0].configHash);
+    expect((await getRun(appId, true))!).toMatchObject({ state: 'RUNNING', scanId });
+    expect(await scanStartedEntries(tenant)).toBe(startsBefore + 1);
+  });
+
+  it("never records nor answers another organization's scan as a run's scan", async () => {
+    // The victim's scan, of an application of its own.
+    const victim = await createTenant();
+    const victimApp = await api('POST', `/api/v1/org/${victim.orgId}/app`, {
+      token: victim.token,
+      body: { name: 'victim', env: 'production' },
+    });
+    const victimScan = await api('POST', `/api/v1/app/${victimApp.body.applicationId}/scan`, {
+      token: victim.token,
+      body: announcement,
+    });
+    expect(victimScan.status, victimScan.text).toBe(200);
+    const foreignScanId = victimScan.body.scanId as string;
+
+    // A member of another organization, with write:device, on its own run.
+    const tenant = await createTenant();
+    const { appId, deviceId, scanKey } = await takenRun(tenant);
+    const refused = await api('POST', `/api/v1/app/${appId}/perch/runs/${scanKey}`, {
+      token: tenant.token,
+      body: { deviceId, scanId: foreignScanId, phase: 'attack' },
+    });
+    expect([refused.status, refused.body.message]).toEqual([
+      400,
+      `scanId: ${foreignScanId} is not a scan of application ${appId}`,
+    ]);
+    const unknown = crypto.randomUUID();
+    const refusedUnknown = await api('POST', `/api/v1/app/${appId}/perch/runs/${scanKey}`, {
+      token: tenant.token,
+      body: { deviceId, scanId: unknown },
+    });
+    expect([refusedUnknown.status, refusedUnknown.body.message]).toEqual([
+      400,
+      `scanId: ${unknown} is not a scan of application ${appId}`,
+    ]);
+    const untouched = (await getRun(appId, true))!;
+    expect([untouched.state, untouched.phase, untouched.scanId]).toEqual(['RUNNING', 'claimed', undefined]);
+
+    // A run that holds the foreign id all the same (recorded before updateScanRun checked it): the announcement
+    // tells nothing of that scan.
+    await db.send(
+      new UpdateCommand({
+        TableName: config.tableName,
+        Key: keys.perchRun(appId),
+        UpdateExpression: 'SET scanId = :scanId',
+        ExpressionAttributeValues: { ':scanId': foreignScanId },
+      }),
+    );
+    const answer = await announce(tenant, appId, scanKey, { deviceId });
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.body).toMatchObject({ scanId: foreignScanId, envId: '', configHash: '' });
+    expect(await cloudScans(tenant)).toEqual([]);
   });
 
   it('refuses a profile run: it reports its result, not a scan', async () => {
