@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { carryOut, service, wapitiEngine } from '@hawk-api/scanner/agent';
+import type { CallOptions, Service } from '../../scanner/src/net/service.ts';
 import { api, baseUrl } from '../integration/client.ts';
 import { createTenant, type Tenant } from '../integration/fixtures.ts';
 import { allowScanDomain } from '../../shared/perch/allowlist.ts';
@@ -245,10 +246,23 @@ describe('a hosted scan with wapiti', { timeout: 400_000 }, () => {
       body: { applicationId: appId },
     });
     const sentBefore = target.requests.length;
+    const storedLog = async () => (await runLog(tenant, appId)).log as string;
+    // The agent's calls to the service, with the stored log read just before the update that ends the run.
+    const real = service({ url: baseUrl(), apiKey: tenant.apiKey });
+    let logAtEnd: string | undefined;
+    const watched: Service = {
+      ...real,
+      call: (async (method: string, path: string, body?: unknown, options?: CallOptions) => {
+        const state = (body as { state?: string } | undefined)?.state;
+        if (method === 'POST' && path === `/api/v1/app/${appId}/perch/runs/${command.scanKey}` && state === 'ERROR')
+          logAtEnd = await storedLog();
+        return real.call(method, path, body, options);
+      }) as Service['call'],
+    };
     const result = await carryOut(
       { ...command, allowPrivate: false },
       {
-        api: service({ url: baseUrl(), apiKey: tenant.apiKey }),
+        api: watched,
         deviceId,
         engines: [wapitiEngine()],
         allowPrivate: false,
@@ -262,6 +276,51 @@ describe('a hosted scan with wapiti', { timeout: 400_000 }, () => {
       message: expect.stringMatching(/127\.0\.0\.1 resolves to 127\.0\.0\.1, a loopback, private/),
     });
     expect(target.requests.length).toBe(sentBefore);
+    // Whoever sees the run's end reads its whole log: it was stored before the end was reported.
+    expect(logAtEnd).toMatch(/ERROR \(UNKNOWN\): 127\.0\.0\.1 resolves to/);
+    expect(await storedLog()).toBe(logAtEnd);
+  });
+
+  it("stores the run's whole log before it reports the end: an ERROR found after the last phase's log upload too", async () => {
+    const tenant = await createTenant();
+    const appId = await cloudApp(tenant, 'no engine, watched');
+    expect((await start(tenant, appId)).status).toBe(200);
+    const device = await api('POST', `/api/v1/org/${tenant.orgId}/perch/devices`, {
+      token: tenant.token,
+      body: { name: 'watched' },
+    });
+    const deviceId = device.body.deviceId as string;
+    const devicePath = `/api/v1/org/${tenant.orgId}/perch/devices/${deviceId}`;
+    const command = (await api('POST', `${devicePath}/poll`, { token: tenant.token, body: { waitSeconds: 0 } })).body
+      .command;
+    await api('POST', `${devicePath}/commands/${command.commandId}/ack`, {
+      token: tenant.token,
+      body: { applicationId: appId },
+    });
+    const storedLog = async () => (await runLog(tenant, appId)).log as string;
+    // The stored log read just before the update that ends the run (the announcement's phase upload, still on its
+    // way when the run finds no engine, does not carry the ERROR line).
+    const real = service({ url: baseUrl(), apiKey: tenant.apiKey });
+    let logAtEnd: string | undefined;
+    const watched: Service = {
+      ...real,
+      call: (async (method: string, path: string, body?: unknown, options?: CallOptions) => {
+        const state = (body as { state?: string } | undefined)?.state;
+        if (method === 'POST' && path === `/api/v1/app/${appId}/perch/runs/${command.scanKey}` && state === 'ERROR')
+          logAtEnd = await storedLog();
+        return real.call(method, path, body, options);
+      }) as Service['call'],
+    };
+    const result = await carryOut(command, {
+      api: watched,
+      deviceId,
+      engines: [wapitiEngine({ command: '/nonexistent/wapiti' })],
+      allowPrivate: false,
+      signal: new AbortController().signal,
+    });
+    expect(result).toBe('ERROR');
+    expect(logAtEnd).toMatch(/ERROR \(PROVISIONING\): no scan engine/);
+    expect(await storedLog()).toBe(logAtEnd);
   });
 
   it('a killed agent reads OFFLINE and its scan ends in ERROR (DEVICE) within the heartbeat window', async () => {

@@ -5,6 +5,8 @@ import { auditTypes } from './app-helpers.ts';
 import { allowScanDomain } from '../../shared/perch/allowlist.ts';
 import { slotsOf } from '../../shared/perch/repository.ts';
 import { startAgent } from '../../scanner/src/agent/agent.ts';
+import { carryOutProfile } from '../../scanner/src/agent/profile-run.ts';
+import { service, type CallOptions, type Service } from '../../scanner/src/net/service.ts';
 import {
   API_DESCRIPTION_PATH,
   startFormTarget,
@@ -181,6 +183,52 @@ describe('launchProfileScan', { timeout: 120_000 }, () => {
       score: 'TESTABILITY_HIGH',
     });
     expect(result.body.suggestedScanConfig).toContain('type: JSON');
+  });
+
+  it("stores the run's log before the result that ends the run: whoever sees the end reads the whole log", async () => {
+    const tenant = await createTenant();
+    await allowScanDomain(tenant.orgId, '127.0.0.1');
+    const appId = await cloudApp(tenant, form.url);
+    const { scanKey } = (await launch(tenant, appId)).body;
+    const device = await api('POST', `/api/v1/org/${tenant.orgId}/perch/devices`, {
+      token: tenant.token,
+      body: { name: 'profile-agent' },
+    });
+    const deviceId = device.body.deviceId as string;
+    const devicePath = `/api/v1/org/${tenant.orgId}/perch/devices/${deviceId}`;
+    const polled = await api('POST', `${devicePath}/poll`, { token: tenant.token, body: { waitSeconds: 0 } });
+    const command = polled.body.command;
+    expect(command).toMatchObject({ command: 'PROFILE_START', scanKey });
+    const taken = await api('POST', `${devicePath}/commands/${command.commandId}/ack`, {
+      token: tenant.token,
+      body: { applicationId: appId },
+    });
+    expect(taken.status, taken.text).toBe(200);
+    const storedLog = async () =>
+      (await api('GET', `/api/v1/app/${appId}/perch/log`, { token: tenant.token })).body.log as string;
+    // The agent's calls to the service, with the stored log read just before the result's upload ends the run.
+    const real = service({ url: baseUrl(), apiKey: tenant.apiKey });
+    let logAtEnd: string | undefined;
+    const watched: Service = {
+      ...real,
+      call: (async (method: string, path: string, body?: unknown, options?: CallOptions) => {
+        if (method === 'PUT' && path.startsWith(`/api/v1/app/${appId}/perch/runs/${scanKey}/profile?`))
+          logAtEnd = await storedLog();
+        return real.call(method, path, body, options);
+      }) as Service['call'],
+    };
+    const outcome = await carryOutProfile(command, {
+      api: watched,
+      deviceId,
+      allowPrivate: false,
+      signal: new AbortController().signal,
+    });
+    expect(outcome).toBe('COMPLETED');
+    expect(logAtEnd).toContain(`profile ${scanKey} of application ${appId}`);
+    // Only the line that says the result was stored comes after.
+    const log = await storedLog();
+    expect(log.startsWith(logAtEnd!), `${logAtEnd}\n---\n${log}`).toBe(true);
+    expect(log.slice(logAtEnd!.length)).toMatch(/^\S+ result stored\n$/);
   });
 });
 
