@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { carryOut, service, wapitiEngine } from '@hawk-api/scanner/agent';
-import type { CallOptions, Service } from '../../scanner/src/net/service.ts';
+import { carryOut, wapitiEngine } from '@hawk-api/scanner/agent';
 import { api, baseUrl } from '../integration/client.ts';
+import { serviceReadingLogAtEnd } from '../integration/watched-service.ts';
 import { createTenant, type Tenant } from '../integration/fixtures.ts';
 import { allowScanDomain } from '../../shared/perch/allowlist.ts';
 import { startVulnerableTarget, type VulnerableTarget } from './vulnerable-target.ts';
@@ -28,6 +28,11 @@ import {
 
 const BIN = fileURLToPath(new URL('../../scanner/bin/hawk-scanner.mjs', import.meta.url));
 
+/** The agent's update that ends the run in ERROR. */
+const endsInError = (appId: string, scanKey: string) => (method: string, path: string, body: unknown) =>
+  method === 'POST' &&
+  path === `/api/v1/app/${appId}/perch/runs/${scanKey}` &&
+  (body as { state?: string } | undefined)?.state === 'ERROR';
 let target: VulnerableTarget;
 beforeAll(async () => {
   target = await startVulnerableTarget();
@@ -248,21 +253,11 @@ describe('a hosted scan with wapiti', { timeout: 400_000 }, () => {
     const sentBefore = target.requests.length;
     const storedLog = async () => (await runLog(tenant, appId)).log as string;
     // The agent's calls to the service, with the stored log read just before the update that ends the run.
-    const real = service({ url: baseUrl(), apiKey: tenant.apiKey });
-    let logAtEnd: string | undefined;
-    const watched: Service = {
-      ...real,
-      call: (async (method: string, path: string, body?: unknown, options?: CallOptions) => {
-        const state = (body as { state?: string } | undefined)?.state;
-        if (method === 'POST' && path === `/api/v1/app/${appId}/perch/runs/${command.scanKey}` && state === 'ERROR')
-          logAtEnd = await storedLog();
-        return real.call(method, path, body, options);
-      }) as Service['call'],
-    };
+    const watched = serviceReadingLogAtEnd(tenant.apiKey, endsInError(appId, command.scanKey), storedLog);
     const result = await carryOut(
       { ...command, allowPrivate: false },
       {
-        api: watched,
+        api: watched.service,
         deviceId,
         engines: [wapitiEngine()],
         allowPrivate: false,
@@ -277,8 +272,8 @@ describe('a hosted scan with wapiti', { timeout: 400_000 }, () => {
     });
     expect(target.requests.length).toBe(sentBefore);
     // Whoever sees the run's end reads its whole log: it was stored before the end was reported.
-    expect(logAtEnd).toMatch(/ERROR \(UNKNOWN\): 127\.0\.0\.1 resolves to/);
-    expect(await storedLog()).toBe(logAtEnd);
+    expect(watched.logAtEnd()).toMatch(/ERROR \(UNKNOWN\): 127\.0\.0\.1 resolves to/);
+    expect(await storedLog()).toBe(watched.logAtEnd());
   });
 
   it("stores the run's whole log before it reports the end: an ERROR found after the last phase's log upload too", async () => {
@@ -300,27 +295,17 @@ describe('a hosted scan with wapiti', { timeout: 400_000 }, () => {
     const storedLog = async () => (await runLog(tenant, appId)).log as string;
     // The stored log read just before the update that ends the run (the announcement's phase upload, still on its
     // way when the run finds no engine, does not carry the ERROR line).
-    const real = service({ url: baseUrl(), apiKey: tenant.apiKey });
-    let logAtEnd: string | undefined;
-    const watched: Service = {
-      ...real,
-      call: (async (method: string, path: string, body?: unknown, options?: CallOptions) => {
-        const state = (body as { state?: string } | undefined)?.state;
-        if (method === 'POST' && path === `/api/v1/app/${appId}/perch/runs/${command.scanKey}` && state === 'ERROR')
-          logAtEnd = await storedLog();
-        return real.call(method, path, body, options);
-      }) as Service['call'],
-    };
+    const watched = serviceReadingLogAtEnd(tenant.apiKey, endsInError(appId, command.scanKey), storedLog);
     const result = await carryOut(command, {
-      api: watched,
+      api: watched.service,
       deviceId,
       engines: [wapitiEngine({ command: '/nonexistent/wapiti' })],
       allowPrivate: false,
       signal: new AbortController().signal,
     });
     expect(result).toBe('ERROR');
-    expect(logAtEnd).toMatch(/ERROR \(PROVISIONING\): no scan engine/);
-    expect(await storedLog()).toBe(logAtEnd);
+    expect(watched.logAtEnd()).toMatch(/ERROR \(PROVISIONING\): no scan engine/);
+    expect(await storedLog()).toBe(watched.logAtEnd());
   });
 
   it('a killed agent reads OFFLINE and its scan ends in ERROR (DEVICE) within the heartbeat window', async () => {

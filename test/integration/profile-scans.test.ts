@@ -6,7 +6,7 @@ import { allowScanDomain } from '../../shared/perch/allowlist.ts';
 import { slotsOf } from '../../shared/perch/repository.ts';
 import { startAgent } from '../../scanner/src/agent/agent.ts';
 import { carryOutProfile } from '../../scanner/src/agent/profile-run.ts';
-import { service, type CallOptions, type Service } from '../../scanner/src/net/service.ts';
+import { serviceReadingLogAtEnd } from './watched-service.ts';
 import {
   API_DESCRIPTION_PATH,
   startFormTarget,
@@ -207,23 +207,19 @@ describe('launchProfileScan', { timeout: 120_000 }, () => {
     const storedLog = async () =>
       (await api('GET', `/api/v1/app/${appId}/perch/log`, { token: tenant.token })).body.log as string;
     // The agent's calls to the service, with the stored log read just before the result's upload ends the run.
-    const real = service({ url: baseUrl(), apiKey: tenant.apiKey });
-    let logAtEnd: string | undefined;
-    const watched: Service = {
-      ...real,
-      call: (async (method: string, path: string, body?: unknown, options?: CallOptions) => {
-        if (method === 'PUT' && path.startsWith(`/api/v1/app/${appId}/perch/runs/${scanKey}/profile?`))
-          logAtEnd = await storedLog();
-        return real.call(method, path, body, options);
-      }) as Service['call'],
-    };
+    const watched = serviceReadingLogAtEnd(
+      tenant.apiKey,
+      (method, path) => method === 'PUT' && path.startsWith(`/api/v1/app/${appId}/perch/runs/${scanKey}/profile?`),
+      storedLog,
+    );
     const outcome = await carryOutProfile(command, {
-      api: watched,
+      api: watched.service,
       deviceId,
       allowPrivate: false,
       signal: new AbortController().signal,
     });
     expect(outcome).toBe('COMPLETED');
+    const logAtEnd = watched.logAtEnd();
     expect(logAtEnd).toContain(`profile ${scanKey} of application ${appId}`);
     // Only the line that says the result was stored comes after.
     const log = await storedLog();
