@@ -302,7 +302,19 @@ function slackBody(summary: ReturnType<typeof summaryOf>) {
   };
 }
 
-/** A Teams Workflows webhook takes a message with one Adaptive Card attachment. */
+/**
+ * `text` shown as written in an Adaptive Card's markdown (TextBlock text, Fact title and value:
+ * https://learn.microsoft.com/en-us/microsoftteams/platform/task-modules-and-cards/cards/cards-format): a backslash
+ * before each character that opens emphasis, a link, an image or code, and before a list marker opening a line, so
+ * that an application, environment or path name cannot bring its own links or formatting into the card.
+ */
+const teamsEscape = (text: string) =>
+  text
+    .replace(/[\\`*_~[\]()<>!|{}]/g, '\\$&')
+    .replace(/^(\s*)(\d+)\./gm, '$1$2\\.')
+    .replace(/^(\s*)([#+=-])/gm, '$1\\$2');
+
+/** A Teams Workflows webhook takes a message with one Adaptive Card attachment, its texts escaped (teamsEscape). */
 function teamsBody(summary: ReturnType<typeof summaryOf>) {
   return {
     type: 'message',
@@ -315,8 +327,11 @@ function teamsBody(summary: ReturnType<typeof summaryOf>) {
           type: 'AdaptiveCard',
           version: '1.4',
           body: [
-            { type: 'TextBlock', text: summary.title, weight: 'Bolder', size: 'Medium', wrap: true },
-            { type: 'FactSet', facts: summary.facts.map(([title, value]) => ({ title, value })) },
+            { type: 'TextBlock', text: teamsEscape(summary.title), weight: 'Bolder', size: 'Medium', wrap: true },
+            {
+              type: 'FactSet',
+              facts: summary.facts.map(([title, value]) => ({ title: teamsEscape(title), value: teamsEscape(value) })),
+            },
           ],
           ...(summary.url.startsWith('http')
             ? { actions: [{ type: 'Action.OpenUrl', title: 'Open', url: summary.url }] }

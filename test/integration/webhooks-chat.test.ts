@@ -218,4 +218,53 @@ describe('Teams Workflows webhook', () => {
       await teams.close();
     }
   });
+
+  it('shows hostile application, environment and path names as text: no link, image or emphasis of theirs', async () => {
+    const teams = await startTeamsFake();
+    try {
+      const tenant = await createTenant();
+      await subscribe(tenant, teams.url, 'teams', ['scanCompleted', 'findingStatusChanged']);
+      const appId = await createApp(tenant, {
+        name: '[click](https://evil.test) ![](https://evil.test/p.png)',
+        env: 'dev',
+      });
+      const { scanId, envId } = await startScan(tenant.token, appId, { env: '**urgent** _now_' });
+      const hostile = alert('10038', 'High', 1);
+      hostile.uris[0].uri = '/a/![x](https://evil.test/i.png)/<b>`c`</b>'; // stored with "//" as "/"
+      await reportAlerts(tenant.token, scanId, [hostile]);
+      await completeScan(tenant.token, scanId);
+      const findings = await api('GET', `/api/v1/scan/${scanId}/alert/10038`, { token: tenant.token });
+      const findingHash = findings.body.applicationScanAlertUris[0].findingHash;
+      const triage = await api('POST', `/api/v1/org/${tenant.orgId}/app/${appId}/env/${envId}/findings/triage`, {
+        token: tenant.token,
+        body: { actions: [{ findingHash, status: 'FALSE_POSITIVE', note: 'n' }] },
+      });
+      expect(triage.status, triage.text).toBe(200);
+      await until(
+        () => teams.received,
+        (r) => r.length >= 2,
+      );
+      expect(teams.received.map((r) => r.problems)).toEqual([[], []]);
+      const cards = teams.received.map((r) => r.body.attachments[0].content);
+      const facts = (card: any) => Object.fromEntries(card.body[1].facts.map((f: any) => [f.title, f.value]));
+      const completed = cards.find((c) => c.body[0].text.startsWith('Scan completed'))!;
+      expect(completed.body[0].text).toBe(
+        'Scan completed: \\[click\\]\\(https://evil.test\\) \\!\\[\\]\\(https://evil.test/p.png\\) / \\*\\*urgent\\*\\* \\_now\\_',
+      );
+      expect(facts(completed)).toMatchObject({
+        Application: '\\[click\\]\\(https://evil.test\\) \\!\\[\\]\\(https://evil.test/p.png\\)',
+        Environment: '\\*\\*urgent\\*\\* \\_now\\_',
+      });
+      const triaged = cards.find((c) => c.body[0].text.startsWith('Finding triaged'))!;
+      expect(facts(triaged)).toMatchObject({
+        Finding: '10038 GET /a/\\!\\[x\\]\\(https:/evil.test/i.png\\)/\\<b\\>\\`c\\`\\</b\\>',
+        Status: 'UNKNOWN → FALSE\\_POSITIVE',
+      });
+      // No text of either card holds an unescaped link, image or emphasis opener.
+      const texts = cards.flatMap((c) => [c.body[0].text, ...c.body[1].facts.flatMap((f: any) => [f.title, f.value])]);
+      for (const text of texts) expect(text).not.toMatch(/(^|[^\\])[[*_`<!]/);
+    } finally {
+      await teams.close();
+    }
+  });
 });
