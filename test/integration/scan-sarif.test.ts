@@ -98,6 +98,47 @@ describe('GET /api/v1/scan/{scanId}/sarif', () => {
     expect(log.runs[0].results![0].locations![0].physicalLocation!.artifactLocation!.uri).toBe('stackhawk.yml');
   });
 
+  it("shows an imported report's text as text in help.markdown: its links and images do not render", async () => {
+    const tenant = await createTenant();
+    const appId = await createApp(tenant);
+    const hostile =
+      'Read [x](https://evil.test/login) ![](https://evil.test/pixel.png) **now** <img src=x> www.evil.test';
+    // As Burp writes text in its HTML: the tag's brackets as entities (the importer reads the HTML as text).
+    const html = hostile.replace('<', '&lt;').replace('>', '&gt;');
+    const report = readFileSync(
+      fileURLToPath(
+        new URL(
+          '../../scanner/test/fixtures/burp/burp-xml_2020.12.1_plain-reqresp_turingsecure-short-scan.xml',
+          import.meta.url,
+        ),
+      ),
+      'utf8',
+    ).replace(
+      /<issueBackground><!\[CDATA\[[\s\S]*?\]\]><\/issueBackground>/,
+      `<issueBackground><![CDATA[<p>${html}</p>]]></issueBackground>`,
+    );
+    const imported = await api('POST', `/api/v1/app/${appId}/scan/import`, {
+      token: tenant.token,
+      rawBody: Buffer.from(report),
+      contentType: 'application/xml',
+      query: { env: 'dev' },
+    });
+    expect(imported.status, imported.text).toBe(200);
+    const { log } = await sarifOf(tenant.token, imported.body.scanId);
+    expect(sarifSchemaErrors(log)).toEqual([]);
+    const [rule] = log.runs[0].tool.driver.rules!;
+    expect(rule.help!.text).toContain(hostile); // the plain text as imported
+    const markdown = rule.help!.markdown!;
+    expect(markdown).toContain(
+      'Read \\[x\\]\\(https\\://evil\\.test/login\\) \\!\\[\\]\\(https\\://evil\\.test/pixel\\.png\\) ' +
+        '\\*\\*now\\*\\* \\<img src\\=x\\> www\\.evil\\.test',
+    );
+    // No link, image, HTML or bare URL of the report's survives unescaped; the CWE link is ours.
+    const cwe = 'CWE: [CWE-16](https://cwe.mitre.org/data/definitions/16.html)';
+    expect(markdown).toContain(cwe);
+    expect(markdown.replace(cwe, '')).not.toMatch(/(^|[^\\])(\[|!\[|<img|https?:\/\/evil|www\.evil)/);
+  });
+
   it('answers a valid SARIF 2.1.0 log: a result per finding, fingerprints, suppressions, locations, rules', async () => {
     const tenant = await createTenant();
     const { appId, scanId, envId, hashes } = await scanWithFindings(tenant);

@@ -78,16 +78,29 @@ export const automationId = (applicationId: string, environmentName: string) => 
 
 const isHttpUrl = (text: string) => /^https?:\/\/\S+$/i.test(text);
 
+/**
+ * Report text (an alert's name, description and references, imported from any tool's report) shown as written in
+ * GitHub's markdown (docs/SARIF-EXPORT.md): a backslash before each ASCII punctuation character that can open a
+ * link, an image, emphasis, code, HTML, an entity, a heading, a list, a table or a bare-URL link (CommonMark lets any
+ * ASCII punctuation be escaped so), so that no imported text renders as a link or loads an image in the Security tab.
+ */
+const markdownText = (text: string) => text.replace(/[\\`*_{}[\]()<>#+\-.!|~&:=]/g, '\\$&');
+
 function ruleOf(alert: ExportAlert): ReportingDescriptor {
   const tags = ['security', 'dast'];
   if (alert.cweId) tags.push(`external/cwe/cwe-${alert.cweId}`);
   const references = alert.references.filter((r) => r.trim() !== '');
   const helpText = [alert.description, ...(references.length ? ['References:', ...references] : [])].join('\n');
+  // Only our own markup is markdown: the CWE link (cweId is digits only) and each reference that is a whole http(s)
+  // URL, as an autolink that shows the address it goes to; everything imported is text (markdownText).
   const helpMarkdown = [
-    alert.description,
+    markdownText(alert.description),
     ...(alert.cweId ? [`CWE: [CWE-${alert.cweId}](https://cwe.mitre.org/data/definitions/${alert.cweId}.html)`] : []),
     ...(references.length
-      ? ['**References**', references.map((r) => (isHttpUrl(r) ? `- <${r}>` : `- ${r}`)).join('\n')]
+      ? [
+          '**References**',
+          references.map((r) => (isHttpUrl(r) && !/[<>]/.test(r) ? `- <${r}>` : `- ${markdownText(r)}`)).join('\n'),
+        ]
       : []),
   ].join('\n\n');
   const helpUri = references.find(isHttpUrl);
@@ -96,7 +109,7 @@ function ruleOf(alert: ExportAlert): ReportingDescriptor {
     name: alert.name,
     shortDescription: { text: alert.name },
     fullDescription: { text: alert.description || alert.name },
-    help: { text: helpText || alert.name, markdown: helpMarkdown || alert.name },
+    help: { text: helpText || alert.name, markdown: helpMarkdown || markdownText(alert.name) },
     ...(helpUri ? { helpUri } : {}),
     defaultConfiguration: { level: LEVELS[alert.severity] },
     ...(alert.cweId
