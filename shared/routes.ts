@@ -1817,7 +1817,8 @@ export const listScanAlertsRoute = {
   summary: 'List Scan Alerts',
   notes:
     'One `applicationScanResults` entry: the scan with a page of its alerts (by pluginId, or by name with ' +
-    '`sortField=name`). `totalCount` counts the alerts.',
+    '`sortField=name`). `totalCount` counts the alerts. The last page answers an empty `nextPageToken`; a page ' +
+    'past the end answers no entry (README "Paging").',
   auth: 'bearer',
   permission: 'read:scan',
   query: listScanAlertsQuery,

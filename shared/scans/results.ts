@@ -106,7 +106,12 @@ export async function listScans(caller: Caller, orgId: string, q: ListScansQuery
   };
 }
 
-/** GET /api/v1/scan/{scanId}/alerts: the scan (one applicationScanResults entry) with a page of its alerts. */
+/**
+ * GET /api/v1/scan/{scanId}/alerts: the scan (one applicationScanResults entry) with a page of its alerts. Its
+ * clients page it until `nextPageToken` is empty (agent-skills' hawk_api_all_pages, collecting
+ * `applicationScanResults`), so the last page answers the empty end marker, and a page past the end answers no
+ * entry rather than the scan again (README "Paging"); no counter-paging client reads this list.
+ */
 export async function listScanAlerts(caller: Caller, scanId: string, q: ListScanAlertsQuery) {
   const { scan, app } = await accessibleScan(caller, scanId);
   const alerts = (await alertsOfScan(scan)).filter((alert) => alert.uriCount > 0);
@@ -117,9 +122,10 @@ export async function listScanAlerts(caller: Caller, scanId: string, q: ListScan
   alerts.sort(compareBy(value, (a) => a.pluginId, q.sortDir === 'desc' ? 'DESC' : 'ASC'));
   const request = { page: q.pageToken, size: q.pageSize };
   const page = pageOf(alerts, request);
+  const pastTheEnd = request.page > 0 && page.items.length === 0;
   return {
-    applicationScanResults: [toScanResult(scan, app, await currentStats(scan, alerts), page.items)],
-    nextPageToken: v1NextPageToken(request, page.totalCount),
+    applicationScanResults: pastTheEnd ? [] : [toScanResult(scan, app, await currentStats(scan, alerts), page.items)],
+    nextPageToken: page.hasNext ? String(request.page + 1) : '',
     totalCount: page.totalCount,
   };
 }

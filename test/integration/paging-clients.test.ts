@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api } from './client.ts';
 import { createTenant, type Tenant } from './fixtures.ts';
-import { createApp, startScan } from './scan-helpers.ts';
+import { alert, completeScan, createApp, reportAlerts, startScan } from './scan-helpers.ts';
 
 // The deprecated (V1) lists paged to their end the three ways public clients do it (README "Paging"), each replayed
 // step for step: by a counter compared with totalCount (stackhawk-policy-management), by a page count computed from
@@ -236,5 +236,63 @@ describe('end markers', () => {
     const out = await get(`/api/v1/scan/${tenant.orgId}`, { pageToken: '-2' });
     expect(out.status).toBe(400);
     expect(out.body.message).toContain('pageToken');
+  });
+});
+
+describe("List Scan Alerts (one scan's alerts inside its applicationScanResults entry)", () => {
+  const ALERTS = 7;
+  let scanId: string;
+  const path = () => `/api/v1/scan/${scanId}/alerts`;
+  const alertsOf = (body: Json): string[] =>
+    body.applicationScanResults.flatMap((r: Json) => r.applicationAlerts.map((a: Json) => a.pluginId));
+
+  beforeAll(async () => {
+    const appId = await createApp(tenant, { name: 'alerted', env: 'dev' });
+    ({ scanId } = await startScan(tenant.token, appId));
+    await reportAlerts(
+      tenant.token,
+      scanId,
+      Array.from({ length: ALERTS }, (_, i) => alert(String(10000 + i), 'Low', 1)),
+    );
+    await completeScan(tenant.token, scanId);
+  });
+
+  it("agent-skills' hawk_api_all_pages counts the scan once and reads every alert once", async () => {
+    for (const pageSize of [3, 7, 1000]) {
+      // hawk_api_all_pages PATH applicationScanResults: the entries of every page, until the token is empty.
+      const entries: Json[] = [];
+      const guard = loopGuard(100);
+      let token: string | undefined;
+      for (;;) {
+        guard();
+        const out = await get(path(), { pageSize, pageToken: token });
+        expect(out.status, out.text).toBe(200);
+        entries.push(...(out.body.applicationScanResults ?? []));
+        const next = out.body.nextPageToken;
+        token = next === null || next === undefined || next === false ? '' : String(next);
+        if (token === '' || token === 'null') break;
+      }
+      expect(new Set(entries.map((e) => e.scan.id)), `pageSize ${pageSize}`).toEqual(new Set([scanId]));
+      expect(entries, `pageSize ${pageSize}: one entry per page read`).toHaveLength(Math.ceil(ALERTS / pageSize));
+      const read = entries.flatMap((e) => e.applicationAlerts.map((a: Json) => a.pluginId));
+      expect(read.length, 'no duplicates').toBe(new Set(read).size);
+      expect(read).toHaveLength(ALERTS);
+    }
+  });
+
+  it('the last page answers the empty end marker; a page past the end answers no entry, not the scan again', async () => {
+    const last = await get(path(), { pageSize: 3, pageToken: 2 });
+    expect(last.body).toMatchObject({ totalCount: String(ALERTS), nextPageToken: '' });
+    expect(alertsOf(last.body)).toHaveLength(1);
+    expect((await get(path(), { pageSize: 3, pageToken: 1 })).body.nextPageToken).toBe('2');
+    for (const pageToken of [3, ALERTS + 1, '-1']) {
+      const past = await get(path(), { pageSize: 3, pageToken });
+      expect(past.status, past.text).toBe(200);
+      expect(past.body).toEqual({ applicationScanResults: [], nextPageToken: '', totalCount: String(ALERTS) });
+    }
+    // Page 0 always carries the scan, even with every alert on it.
+    const whole = await get(path(), { pageSize: 1000 });
+    expect(whole.body).toMatchObject({ nextPageToken: '', totalCount: String(ALERTS) });
+    expect(whole.body.applicationScanResults.map((r: Json) => r.scan.id)).toEqual([scanId]);
   });
 });
