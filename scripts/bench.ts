@@ -24,6 +24,7 @@ const SECTIONS = [
   'sarif',
   'hosted',
   'webhooks',
+  'webhook-fairness',
   'trends',
   'overview',
   'profiles',

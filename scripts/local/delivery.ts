@@ -1,6 +1,6 @@
 import { relayOutbox } from '../../shared/webhooks/relay.ts';
 import { consumeDeliveries } from '../../shared/webhooks/consumer.ts';
-import { tableQueue } from '../../shared/webhooks/table-queue.ts';
+import { organizationOf, tableQueue } from '../../shared/webhooks/table-queue.ts';
 import type { QueueRecord } from '../../shared/webhooks/queue.ts';
 
 // `npm start`'s webhook delivery (docs/WEBHOOKS.md, Delivery): the engines of AWS (an EventBridge-scheduled relay,
@@ -9,12 +9,16 @@ import type { QueueRecord } from '../../shared/webhooks/queue.ts';
 // function runs; the queue deletes what is done, and redrives to its dead letters what ran out of attempts. The two
 // loops run side by side, as on AWS, so a long relay pass never holds back deliveries already queued. Up to
 // IN_FLIGHT messages are handled at once, each on its own (as Lambda runs batches side by side): a receiver that
-// hangs holds one slot until WEBHOOK_TIMEOUT_MS, never the deliveries behind it.
+// hangs holds one slot until WEBHOOK_TIMEOUT_MS, never the deliveries behind it. Each organization gets its share
+// (docs/WEBHOOKS.md, Delivery): at most PER_ORGANIZATION slots, so that slots are always left for the others, and
+// a freed slot goes to the organization holding the fewest (shared/webhooks/table-queue.ts, FairShare).
 
 /** How often a loop looks for work when its last pass found none. */
 const IDLE_MS = 200;
 /** Messages handled at once. */
-const IN_FLIGHT = 10;
+const IN_FLIGHT = 12;
+/** Messages of one organization handled at once: an organization alone keeps ten slots. */
+const PER_ORGANIZATION = 10;
 
 const logError = (error: unknown) =>
   console.error(JSON.stringify({ level: 'ERROR', message: 'local webhook delivery', error: String(error) }));
@@ -22,6 +26,7 @@ const logError = (error: unknown) =>
 export function startLocalDelivery(): { stop(): Promise<void> } {
   const queue = tableQueue();
   const inFlight = new Set<Promise<void>>();
+  const inFlightByOrganization = new Map<string, number>();
   let stopped = false;
   const idle = () => new Promise((resolve) => setTimeout(resolve, IDLE_MS));
   /** Runs `pass` until stopped, pausing when it found nothing to do. */
@@ -37,12 +42,19 @@ export function startLocalDelivery(): { stop(): Promise<void> } {
     }
   };
   const handle = (record: QueueRecord) => {
+    const organizationId = organizationOf(record.body);
+    inFlightByOrganization.set(organizationId, (inFlightByOrganization.get(organizationId) ?? 0) + 1);
     const work = consumeDeliveries([record], queue)
       .then(async ({ done }) => {
         if (done.length) await queue.remove(record.receiptHandle);
       })
       .catch(logError)
-      .finally(() => inFlight.delete(work));
+      .finally(() => {
+        inFlight.delete(work);
+        const left = inFlightByOrganization.get(organizationId)! - 1;
+        if (left) inFlightByOrganization.set(organizationId, left);
+        else inFlightByOrganization.delete(organizationId);
+      });
     inFlight.add(work);
   };
   const loops = Promise.all([
@@ -53,7 +65,10 @@ export function startLocalDelivery(): { stop(): Promise<void> } {
         await Promise.race(inFlight); // a slot frees up
         return true;
       }
-      const received = await queue.receive(room);
+      const received = await queue.receive(room, {
+        inFlight: inFlightByOrganization,
+        perOrganization: PER_ORGANIZATION,
+      });
       received.forEach(handle);
       return received.length > 0;
     }),

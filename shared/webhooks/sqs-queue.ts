@@ -4,7 +4,12 @@ import type { DeliveryRetrier, DeliverySender, QueueMessage } from './queue.ts';
 
 // The delivery queue on AWS (docs/WEBHOOKS.md, Delivery): an SQS standard queue whose redrive policy moves a message
 // to the dead-letter queue once it has been received WEBHOOK_MAX_ATTEMPTS times (infra/stack.ts). A message may
-// arrive twice (a relay run again, SQS's own at-least-once): the consumer skips a delivery already made.
+// arrive twice (a relay run again, SQS's own at-least-once): the consumer skips a delivery already made. Each message
+// carries its organization as its message group, which makes the standard queue a fair queue
+// (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-fair-queues.html): an
+// organization whose deliveries pile up or hang (a large share of the messages in flight or of the consumer's time)
+// has its messages served after the other organizations', so its backlog does not delay theirs. Ordering is
+// unchanged (a standard queue keeps none), and nothing else is needed of the queue or the event source.
 
 /** SendMessageBatch takes at most 10 messages. */
 const SEND_BATCH = 10;
@@ -27,7 +32,11 @@ export function sqsSender(): DeliverySender {
         const out = await sqs.send(
           new SendMessageBatchCommand({
             QueueUrl: queueUrl,
-            Entries: batch.map((message, i) => ({ Id: String(i), MessageBody: JSON.stringify(message) })),
+            Entries: batch.map((message, i) => ({
+              Id: String(i),
+              MessageBody: JSON.stringify(message),
+              MessageGroupId: message.organizationId,
+            })),
           }),
         );
         // The outbox keeps the event until every delivery is queued: a failed entry makes the relay run again.

@@ -9,7 +9,9 @@ import type { DeliveryQueue, QueueMessage, QueueRecord } from './queue.ts';
 // `npm start`'s delivery queue, kept in the table (partition QUEUE#main, dead letters in QUEUE#dead): SQS's
 // semantics on one machine. A receive claims a visible message with a conditional write (so two consumers never
 // hold it at once), hides it for the visibility timeout and counts the receive; a message received more than
-// maxReceiveCount times moves to the dead-letter partition instead, as SQS's redrive policy does.
+// maxReceiveCount times moves to the dead-letter partition instead, as SQS's redrive policy does. A receive given
+// the consumer's share (FairShare) takes work organization by organization, as SQS's fair queues do on AWS
+// (shared/webhooks/sqs-queue.ts): one organization's backlog never holds back another's delivery.
 
 const MAIN = 'main';
 const DEAD = 'dead';
@@ -24,6 +26,46 @@ interface StoredMessage {
   sentAt: number;
 }
 
+/** What the consumer holds now, and how much of it one organization may hold (docs/WEBHOOKS.md, Delivery). */
+export interface FairShare {
+  /** Messages in flight, by organization. */
+  inFlight: ReadonlyMap<string, number>;
+  /** The most one organization may have in flight. */
+  perOrganization: number;
+}
+
+export const organizationOf = (body: string) => (JSON.parse(body) as QueueMessage).organizationId;
+
+/**
+ * Up to `max` of the visible messages (oldest first), organization by organization: each next message goes to the
+ * organization with the fewest in flight (the longest waiting first among equals), never past its share, so a new
+ * organization's delivery is taken before the backlog of one that already holds slots.
+ */
+function fairlyPicked(visible: StoredMessage[], max: number, share: FairShare): StoredMessage[] {
+  const waiting = new Map<string, StoredMessage[]>();
+  for (const message of visible) {
+    const organizationId = organizationOf(message.body);
+    const messages = waiting.get(organizationId);
+    if (messages) messages.push(message);
+    else waiting.set(organizationId, [message]);
+  }
+  const held = new Map(share.inFlight);
+  const picked: StoredMessage[] = [];
+  while (picked.length < max) {
+    let next: { organizationId: string; count: number; first: StoredMessage } | undefined;
+    for (const [organizationId, messages] of waiting) {
+      const count = held.get(organizationId) ?? 0;
+      if (!messages.length || count >= share.perOrganization) continue;
+      if (!next || count < next.count || (count === next.count && messages[0].visibleAt < next.first.visibleAt))
+        next = { organizationId, count, first: messages[0] };
+    }
+    if (!next) break;
+    picked.push(waiting.get(next.organizationId)!.shift()!);
+    held.set(next.organizationId, next.count + 1);
+  }
+  return picked;
+}
+
 const receipt = (messageId: string, receiveCount: number) => `${messageId}:${receiveCount}`;
 const fromReceipt = (handle: string) => {
   const at = handle.lastIndexOf(':');
@@ -31,7 +73,7 @@ const fromReceipt = (handle: string) => {
 };
 
 export function tableQueue(maxReceiveCount = config.webhookMaxAttempts): DeliveryQueue & {
-  receive(max: number): Promise<QueueRecord[]>;
+  receive(max: number, share?: FairShare): Promise<QueueRecord[]>;
   remove(receiptHandle: string): Promise<void>;
   deadLetters(): Promise<StoredMessage[]>;
 } {
@@ -66,15 +108,14 @@ export function tableQueue(maxReceiveCount = config.webhookMaxAttempts): Deliver
         }
     },
 
-    async receive(max: number): Promise<QueueRecord[]> {
+    async receive(max: number, share?: FairShare): Promise<QueueRecord[]> {
       const now = Date.now();
       const visible = (await queryAll({ partition: keys.queueMessages(MAIN).pk, consistent: true }))
         .map((item) => item as unknown as StoredMessage)
         .filter((m) => m.visibleAt <= now)
-        .sort((a, b) => a.visibleAt - b.visibleAt)
-        .slice(0, max);
+        .sort((a, b) => a.visibleAt - b.visibleAt);
       const received: QueueRecord[] = [];
-      for (const message of visible) {
+      for (const message of share ? fairlyPicked(visible, max, share) : visible.slice(0, max)) {
         if (message.receiveCount >= maxReceiveCount) {
           // Redrive: received too often without being deleted.
           await put(DEAD, message);
