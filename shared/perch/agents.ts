@@ -157,7 +157,8 @@ function assignment(run: PerchRun, command: 'SCAN_START' | 'SCAN_STOP') {
 /**
  * POST .../devices/{deviceId}/poll: records the heartbeat, then answers the device's next command as soon as there
  * is one, or nothing after `waitSeconds`. A device carrying a run gets STOP once the run is no longer its own
- * (stopped, or ended for it); an idle one gets the oldest queued START. Offered, not taken: the acknowledgement takes it.
+ * (stopped, or ended for it); an idle one gets the oldest queued START its owner may see. Offered, not taken: the
+ * acknowledgement takes it. 404 unless the caller drives the device (docs/HOSTED-SCANS.md, Whose device it is).
  */
 export async function pollCommand(caller: Caller, orgId: string, deviceId: string, body: PollBody) {
   const device = await heartbeat(caller, orgId, deviceId);
@@ -254,7 +255,8 @@ async function slotFree(orgId: string): Promise<boolean> {
 /**
  * POST .../devices/{deviceId}/commands/{commandId}/ack: takes a START (the run becomes the device's, out of the
  * queue) or confirms a STOP. A command acknowledged again by the same device answers alreadyAcknowledged, so a
- * command delivered twice runs once; one another device took answers 409.
+ * command delivered twice runs once; one another device took answers 409. 404 unless the caller drives the device,
+ * for a STOP of a run the device does not carry, and for a START of an application its owner may not see.
  */
 export async function acknowledgeCommand(
   caller: Caller,
@@ -324,7 +326,10 @@ export async function acknowledgeCommand(
   return { acknowledged: true, alreadyAcknowledged: false };
 }
 
-/** The run `scanKey` of the application, carried by `deviceId`: 404 when it is not the current run, 409 when another device carries it. */
+/**
+ * The run `scanKey` of the application, carried by `deviceId`: 404 when the caller does not drive that device (as for
+ * an unknown one) or it is not the current run, 409 when another device carries it.
+ */
 export async function carriedRun(caller: Caller, appId: string, scanKey: string, deviceId: string) {
   const { app } = await accessibleApplication(caller, appId, { teamRestricted: true });
   const orgId = app.organizationId;
