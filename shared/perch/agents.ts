@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { collect, queryItems } from '../db/query.ts';
 import { accessibleApplication, canSeeTeamResource } from '../applications/access.ts';
-import { getApplication } from '../applications/application-repository.ts';
+import { getApplication, getApplications } from '../applications/application-repository.ts';
 import type { Membership } from '../identity/membership-repository.ts';
 import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
@@ -78,11 +78,20 @@ async function makeRoom(orgId: string) {
 
 /** GET /api/v1/org/{orgId}/perch/devices: each agent, ONLINE or OFFLINE by its last heartbeat, and its current scan. */
 export async function listDevices(caller: Caller, orgId: string) {
-  await caller.authorize(orgId);
+  const membership = await caller.authorize(orgId);
   const now = Date.now();
   const devices = (await devicesOf(orgId)).sort(
     (a, b) => a.name.localeCompare(b.name) || a.deviceId.localeCompare(b.deviceId),
   );
+  // A run of an application the caller may not see (another team's) is shown as none (docs/API.md, Team rules).
+  const carried = [...new Set(devices.flatMap((device) => (device.applicationId ? [device.applicationId] : [])))];
+  const visible = new Set(
+    (carried.length ? await getApplications(carried) : [])
+      .filter((app) => app.organizationId === orgId && canSeeTeamResource(membership, app.teamId))
+      .map((app) => app.applicationId),
+  );
+  const shown = (device: PerchDevice): Partial<PerchDevice> =>
+    device.applicationId && visible.has(device.applicationId) ? device : {};
   return {
     devices: devices.map((device) => ({
       deviceId: device.deviceId,
@@ -92,8 +101,8 @@ export async function listDevices(caller: Caller, orgId: string) {
       version: device.version,
       createdAt: device.createdAt,
       lastHeartbeatAt: device.lastHeartbeatAt,
-      scanKey: device.scanKey ?? '',
-      applicationId: device.applicationId ?? '',
+      scanKey: shown(device).scanKey ?? '',
+      applicationId: shown(device).applicationId ?? '',
     })),
     totalCount: devices.length,
   };

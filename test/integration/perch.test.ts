@@ -1045,6 +1045,13 @@ describe('whose device it is (docs/HOSTED-SCANS.md, Whose device it is)', { time
     const offered = (await poll(teamMember, teamDevice)).body.command;
     expect(offered).toMatchObject({ command: 'SCAN_START', scanKey: teamRun, applicationId: teamApp });
     expect((await ack(teamMember, teamDevice, teamRun, teamApp)).status).toBe(200);
+    // listDevices shows the outsider that agent, but not the team's run it carries.
+    const listed = async (who: Tenant) =>
+      (await api('GET', `/api/v1/org/${tenant.orgId}/perch/devices`, { token: who.token })).body.devices.find(
+        (device: { deviceId: string }) => device.deviceId === teamDevice,
+      );
+    expect(await listed(teamMember)).toMatchObject({ scanKey: teamRun, applicationId: teamApp });
+    expect(await listed(outsider)).toMatchObject({ name: 'team agent', scanKey: '', applicationId: '' });
   });
 
   it("answers another organization's run, reported as running, as an unknown one: no stop command id", async () => {
