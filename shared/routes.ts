@@ -1568,8 +1568,8 @@ export const registerDeviceRoute = {
   tag: 'Perch',
   summary: 'Register a scanner agent (agent; ours)',
   notes:
-    'A scanner agent (`hawk-scanner agent`) becomes a device of the organization; sending its `deviceId` again re-registers the same device ' +
-    '(a scan it was carrying ends in ERROR). Answers how often to poll.',
+    "A scanner agent (`hawk-scanner agent`) becomes a device of the organization, the registering user's: only that user's sessions drive it. " +
+    "Sending its `deviceId` again re-registers the same device (a scan it was carrying ends in ERROR); another user's device id makes a new device, as an unknown id does. Answers how often to poll.",
   auth: 'bearer',
   permission: 'write:device',
   body: registerDeviceBody,
@@ -1583,7 +1583,7 @@ export const pollDeviceCommandRoute = {
   tag: 'Perch',
   summary: "Wait for an agent's next command; the heartbeat (agent; ours)",
   notes:
-    "The agent's heartbeat and long poll: answers its next command (SCAN_START, or SCAN_STOP for the scan it carries) as soon as there is one, " +
+    "The agent's heartbeat and long poll: answers its next command (SCAN_START of a scan whose application the device's owner may see, or SCAN_STOP for the scan it carries) as soon as there is one, " +
     'or nothing after `waitSeconds` (at most 25 s, and half the offline window). A device not heard from for the offline window reads OFFLINE.',
   auth: 'bearer',
   permission: 'write:device',

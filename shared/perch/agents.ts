@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { collect, queryItems } from '../db/query.ts';
-import { accessibleApplication } from '../applications/access.ts';
+import { accessibleApplication, canSeeTeamResource } from '../applications/access.ts';
+import { getApplication, getApplications } from '../applications/application-repository.ts';
+import type { Membership } from '../identity/membership-repository.ts';
 import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
 import { cancelledItems, failedConditions, fromItem, named } from '../db/items.ts';
@@ -14,12 +16,12 @@ import { objectKeys } from '../storage/objects.ts';
 import { scanOfApplication } from '../scans/repository.ts';
 import {
   carriedRunEnd,
-  getDevice,
+  drivenDevice,
   getRun,
   heartbeat,
   isActive,
   isOnline,
-  nextQueued,
+  queuedRuns,
   runChange,
   slotsOf,
   slotTake,
@@ -76,11 +78,20 @@ async function makeRoom(orgId: string) {
 
 /** GET /api/v1/org/{orgId}/perch/devices: each agent, ONLINE or OFFLINE by its last heartbeat, and its current scan. */
 export async function listDevices(caller: Caller, orgId: string) {
-  await caller.authorize(orgId);
+  const membership = await caller.authorize(orgId);
   const now = Date.now();
   const devices = (await devicesOf(orgId)).sort(
     (a, b) => a.name.localeCompare(b.name) || a.deviceId.localeCompare(b.deviceId),
   );
+  // A run of an application the caller may not see (another team's) is shown as none (docs/API.md, Team rules).
+  const carried = [...new Set(devices.flatMap((device) => (device.applicationId ? [device.applicationId] : [])))];
+  const visible = new Set(
+    (carried.length ? await getApplications(carried) : [])
+      .filter((app) => app.organizationId === orgId && canSeeTeamResource(membership, app.teamId))
+      .map((app) => app.applicationId),
+  );
+  const shown = (device: PerchDevice): Partial<PerchDevice> =>
+    device.applicationId && visible.has(device.applicationId) ? device : {};
   return {
     devices: devices.map((device) => ({
       deviceId: device.deviceId,
@@ -90,8 +101,8 @@ export async function listDevices(caller: Caller, orgId: string) {
       version: device.version,
       createdAt: device.createdAt,
       lastHeartbeatAt: device.lastHeartbeatAt,
-      scanKey: device.scanKey ?? '',
-      applicationId: device.applicationId ?? '',
+      scanKey: shown(device).scanKey ?? '',
+      applicationId: shown(device).applicationId ?? '',
     })),
     totalCount: devices.length,
   };
@@ -99,7 +110,9 @@ export async function listDevices(caller: Caller, orgId: string) {
 
 /** POST /api/v1/org/{orgId}/perch/devices: a new device, or the same one again (an agent restarting with its id). */
 export async function registerDevice(caller: Caller, orgId: string, body: RegisterDeviceBody) {
-  const known = body.deviceId ? await getDevice(orgId, body.deviceId) : undefined;
+  // Another's device id is taken for an unknown one (docs/HOSTED-SCANS.md, Whose device it is): a new device, and
+  // that one unchanged.
+  const known = body.deviceId ? await drivenDevice(caller, orgId, body.deviceId) : undefined;
   if (!known) await makeRoom(orgId);
   if (known?.scanKey && known.applicationId) {
     // It restarted while carrying a run: that run is lost.
@@ -153,20 +166,45 @@ function assignment(run: PerchRun, command: 'SCAN_START' | 'SCAN_STOP') {
 /**
  * POST .../devices/{deviceId}/poll: records the heartbeat, then answers the device's next command as soon as there
  * is one, or nothing after `waitSeconds`. A device carrying a run gets STOP once the run is no longer its own
- * (stopped, or ended for it); an idle one gets the oldest queued START. Offered, not taken: the acknowledgement takes it.
+ * (stopped, or ended for it); an idle one gets the oldest queued START its owner may see. Offered, not taken: the
+ * acknowledgement takes it. 404 unless the caller drives the device (docs/HOSTED-SCANS.md, Whose device it is).
  */
-export async function pollCommand(orgId: string, deviceId: string, body: PollBody) {
-  const device = await heartbeat(orgId, deviceId);
+export async function pollCommand(caller: Caller, orgId: string, deviceId: string, body: PollBody) {
+  const device = await heartbeat(caller, orgId, deviceId);
   if (!device) throw notFound(`device ${deviceId} not found in organization ${orgId}: register again`);
+  const owner = await caller.authorize(orgId);
+  const seen = new Map<string, boolean>();
   const until = Date.now() + Math.min(body.waitSeconds * 1000, maxWaitMs());
   for (;;) {
-    const command = await nextCommand(device, body.running);
+    const command = await nextCommand(device, body.running, (run) => ownerSees(owner, run, seen));
     if (command || Date.now() >= until) return command ? { command } : {};
     await waitForWake(orgId, Math.min(config.perchPollIntervalMs, until - Date.now()));
   }
 }
 
-async function nextCommand(device: PerchDevice, reported: PollBody['running']) {
+/** An idle agent looks this far down its organization's queue for a run its owner may see. */
+const MAX_QUEUE_LOOKAHEAD = 100;
+
+/**
+ * Whether the device's owner may see the run's application (docs/HOSTED-SCANS.md, Whose device it is): a run of a
+ * team's application is offered only to agents of the team's members, as the application is shown only to them
+ * (docs/API.md, Team rules). `seen` keeps the answers of one poll.
+ */
+async function ownerSees(owner: Membership, run: PerchRun, seen = new Map<string, boolean>()): Promise<boolean> {
+  let visible = seen.get(run.applicationId);
+  if (visible === undefined) {
+    const app = await getApplication(run.applicationId);
+    visible = app?.organizationId === run.organizationId && canSeeTeamResource(owner, app.teamId);
+    seen.set(run.applicationId, visible);
+  }
+  return visible;
+}
+
+async function nextCommand(
+  device: PerchDevice,
+  reported: PollBody['running'],
+  offered: (run: PerchRun) => Promise<boolean>,
+) {
   const orgId = device.organizationId;
   const running =
     reported ??
@@ -174,11 +212,16 @@ async function nextCommand(device: PerchDevice, reported: PollBody['running']) {
       ? { scanKey: device.scanKey, applicationId: device.applicationId }
       : undefined);
   if (running) {
-    const run = await getRun(running.applicationId, true);
-    if (run?.scanKey === running.scanKey && run.state === 'RUNNING' && run.deviceId === device.deviceId)
-      return undefined;
-    if (run?.scanKey === running.scanKey) return assignment(run, 'SCAN_STOP');
-    // Its application (and run) is gone: stop, with the scan key as the command's id.
+    const found = await getRun(running.applicationId, true);
+    // Only a run this device took is its own: any other (another device's, another organization's) is answered as
+    // an unknown one, so its stop command's id is never told.
+    const run =
+      found?.scanKey === running.scanKey && found.organizationId === orgId && found.deviceId === device.deviceId
+        ? found
+        : undefined;
+    if (run?.state === 'RUNNING') return undefined;
+    if (run) return assignment(run, 'SCAN_STOP');
+    // Its application (and run) is gone, or it is not its run: stop, with the scan key as the command's id.
     return {
       commandId: running.scanKey,
       command: 'SCAN_STOP' as const,
@@ -186,14 +229,18 @@ async function nextCommand(device: PerchDevice, reported: PollBody['running']) {
       applicationId: running.applicationId,
     };
   }
-  // Entries whose run is gone (application deleted) or moved on are dropped, so they never block the queue.
-  for (let dropped = 0; dropped < 10; dropped++) {
-    const queued = await nextQueued(orgId);
-    if (!queued) return undefined;
+  let dropped = 0;
+  let examined = 0;
+  for await (const queued of queuedRuns(orgId)) {
+    if (++examined > MAX_QUEUE_LOOKAHEAD) return undefined;
     const run = await getRun(queued.applicationId, true);
-    if (run?.scanKey === queued.scanKey && run.state === 'QUEUED')
-      return (await slotFree(orgId)) ? assignment(run, 'SCAN_START') : undefined;
+    if (run?.scanKey === queued.scanKey && run.state === 'QUEUED') {
+      if (await offered(run)) return (await slotFree(orgId)) ? assignment(run, 'SCAN_START') : undefined;
+      continue;
+    }
+    // Entries whose run is gone (application deleted) or moved on are dropped, so they never block the queue.
     await transactWrite([{ Delete: { TableName: config.tableName, Key: queued.key } }]).catch(() => undefined);
+    if (++dropped >= 10) return undefined;
   }
   return undefined;
 }
@@ -217,15 +264,24 @@ async function slotFree(orgId: string): Promise<boolean> {
 /**
  * POST .../devices/{deviceId}/commands/{commandId}/ack: takes a START (the run becomes the device's, out of the
  * queue) or confirms a STOP. A command acknowledged again by the same device answers alreadyAcknowledged, so a
- * command delivered twice runs once; one another device took answers 409.
+ * command delivered twice runs once; one another device took answers 409. 404 unless the caller drives the device,
+ * for a STOP of a run the device does not carry, and for a START of an application its owner may not see.
  */
-export async function acknowledgeCommand(orgId: string, deviceId: string, commandId: string, appId: string) {
-  const [device, run] = await Promise.all([getDevice(orgId, deviceId), getRun(appId, true)]);
+export async function acknowledgeCommand(
+  caller: Caller,
+  orgId: string,
+  deviceId: string,
+  commandId: string,
+  appId: string,
+) {
+  const [device, run] = await Promise.all([drivenDevice(caller, orgId, deviceId), getRun(appId, true)]);
   if (!device) throw notFound(`device ${deviceId} not found in organization ${orgId}: register again`);
-  if (!run || run.organizationId !== orgId || (commandId !== run.scanKey && commandId !== run.stopCommandId))
-    throw notFound(`command ${commandId} not found for application ${appId}`);
-  if (commandId === run.stopCommandId || (commandId === run.scanKey && run.deviceId === deviceId))
+  const unknown = () => notFound(`command ${commandId} not found for application ${appId}`);
+  if (!run || run.organizationId !== orgId) throw unknown();
+  // A STOP is the carrying device's; a START is taken only by an agent whose owner may see the application.
+  if (run.deviceId === deviceId && (commandId === run.scanKey || commandId === run.stopCommandId))
     return { acknowledged: true, alreadyAcknowledged: commandId === run.scanKey };
+  if (commandId !== run.scanKey || !(await ownerSees(await caller.authorize(orgId), run))) throw unknown();
   if (run.state !== 'QUEUED') throw conflict(`command ${commandId} is no longer queued (${run.state})`);
   if (device.scanKey) throw conflict(`device ${deviceId} is carrying scan ${device.scanKey}: it takes one at a time`);
   const now = Date.now();
@@ -279,9 +335,15 @@ export async function acknowledgeCommand(orgId: string, deviceId: string, comman
   return { acknowledged: true, alreadyAcknowledged: false };
 }
 
-/** The run `scanKey` of the application, carried by `deviceId`: 404 when it is not the current run, 409 when another device carries it. */
+/**
+ * The run `scanKey` of the application, carried by `deviceId`: 404 when the caller does not drive that device (as for
+ * an unknown one) or it is not the current run, 409 when another device carries it.
+ */
 export async function carriedRun(caller: Caller, appId: string, scanKey: string, deviceId: string) {
-  await accessibleApplication(caller, appId, { teamRestricted: true });
+  const { app } = await accessibleApplication(caller, appId, { teamRestricted: true });
+  const orgId = app.organizationId;
+  if (!(await drivenDevice(caller, orgId, deviceId)))
+    throw notFound(`device ${deviceId} not found in organization ${orgId}: register again`);
   const run = await getRun(appId, true);
   if (!run || run.scanKey !== scanKey)
     throw notFound(`scan ${scanKey} is not the current hosted scan of application ${appId}`);

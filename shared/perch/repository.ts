@@ -1,10 +1,12 @@
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { queryItems } from '../db/query.ts';
 import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
 import { fromItem, named } from '../db/items.ts';
 import { config } from '../config.ts';
 import { badRequest } from '../errors.ts';
 import type { TransactItem } from '../db/transactions.ts';
+import type { Caller } from '../http/caller.ts';
 
 // Storage of hosted scans (docs/HOSTED-SCANS.md): an application's run (`#PERCH` in its partition), the
 // organization's queue of runs waiting for an agent, and its agents (devices). Every change of a run's state is
@@ -60,7 +62,10 @@ export interface PerchDevice {
   deviceId: string;
   organizationId: string;
   name: string;
-  /** The user whose API key registered it. */
+  /**
+   * The user whose session registered it, its owner: only that user's sessions drive it (docs/HOSTED-SCANS.md,
+   * Whose device it is), and it is offered only the runs of applications that user may see.
+   */
   userId: string;
   engines: string[];
   version: string;
@@ -94,27 +99,25 @@ export async function getDevice(orgId: string, deviceId: string): Promise<PerchD
   return fromItem<PerchDevice>(out.Item);
 }
 
-/** The oldest run waiting in the organization's queue (one read: the idle agent's poll). */
-export async function nextQueued(
+/**
+ * The runs waiting in the organization's queue, oldest first, read lazily (an idle agent's poll reads one page
+ * when the oldest is one it may take).
+ */
+export async function* queuedRuns(
   orgId: string,
-): Promise<{ scanKey: string; applicationId: string; key: { pk: string; sk: string } } | undefined> {
-  const out = await db.send(
-    new QueryCommand({
-      TableName: config.tableName,
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': keys.perchQueueOfOrg(orgId).pk },
-      Limit: 1,
-      ConsistentRead: true,
-    }),
-  );
-  const item = out.Items?.[0];
-  return (
-    item && {
+): AsyncGenerator<{ scanKey: string; applicationId: string; key: { pk: string; sk: string } }> {
+  const entries = queryItems({
+    partition: keys.perchQueueOfOrg(orgId).pk,
+    pageLimit: 1,
+    growing: true,
+    consistent: true,
+  });
+  for await (const item of entries)
+    yield {
       scanKey: item.scanKey as string,
       applicationId: item.applicationId as string,
       key: { pk: item.pk as string, sk: item.sk as string },
-    }
-  );
+    };
 }
 
 /** The queue entry of a run. */
@@ -251,16 +254,49 @@ export const carriedRunEnd = (run: PerchRun, after: PerchRun, deviceId: string):
   ...(run.holdsSlot ? [slotRelease(run.organizationId)] : []),
 ];
 
-/** Records a heartbeat; answers the device, or undefined when it is not a device of the organization. */
-export async function heartbeat(orgId: string, deviceId: string, now = Date.now()): Promise<PerchDevice | undefined> {
+/** Who drives a device: the session's user and, for a hosted runner's session, the run its token was issued for. */
+export type DeviceDriver = Pick<Caller, 'userId' | 'launchedFor'>;
+
+/**
+ * Whether `caller` may drive `device` (docs/HOSTED-SCANS.md, Whose device it is): a session of the user who
+ * registered it; a hosted runner's token only the device it registered itself, and a member's own session never a
+ * runner's device.
+ */
+export const drives = (caller: DeviceDriver, device: Pick<PerchDevice, 'userId' | 'launchedFor'>) =>
+  device.userId === caller.userId && device.launchedFor === caller.launchedFor;
+
+/** The device, when `caller` drives it; undefined for an unknown device and another's alike (no existence oracle). */
+export async function drivenDevice(
+  caller: DeviceDriver,
+  orgId: string,
+  deviceId: string,
+): Promise<PerchDevice | undefined> {
+  const device = await getDevice(orgId, deviceId);
+  return device && drives(caller, device) ? device : undefined;
+}
+
+/**
+ * Records a heartbeat of a device `caller` drives; answers the device, or undefined when it is not a device of the
+ * organization that `caller` drives (nothing written then).
+ */
+export async function heartbeat(
+  caller: DeviceDriver,
+  orgId: string,
+  deviceId: string,
+  now = Date.now(),
+): Promise<PerchDevice | undefined> {
   try {
     const out = await db.send(
       new UpdateCommand({
         TableName: config.tableName,
         Key: keys.perchDevice(orgId, deviceId),
         UpdateExpression: 'SET lastHeartbeatAt = :now',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':now': now },
+        ConditionExpression: `attribute_exists(pk) AND userId = :userId AND ${caller.launchedFor ? 'launchedFor = :run' : 'attribute_not_exists(launchedFor)'}`,
+        ExpressionAttributeValues: {
+          ':now': now,
+          ':userId': caller.userId,
+          ...(caller.launchedFor ? { ':run': caller.launchedFor } : {}),
+        },
         ReturnValues: 'ALL_NEW',
       }),
     );

@@ -4,7 +4,8 @@ import { scopeAllows, type Caller } from '../http/caller.ts';
 import { scanOfApplication } from '../scans/repository.ts';
 import { recordScanStart } from '../scans/start.ts';
 import type { ScanStartedBody } from '../scans/inputs.ts';
-import { getRun, isActive, runChange, type PerchRun } from './repository.ts';
+import { drivenDevice, getRun, isActive, runChange, type PerchRun } from './repository.ts';
+import type { ApplicationRecord } from '../applications/application-repository.ts';
 import { toPerchDevice } from './commands.ts';
 import type { RunScanStartedQuery } from './inputs.ts';
 
@@ -22,12 +23,14 @@ class RunMovedOn extends Error {
 }
 
 /**
- * The application's current run `scanKey` if `deviceId` carries it; anything else (an unknown run, another
- * device's, an earlier one) answers the same 404, so a caller learns nothing of runs that are not its own.
+ * The application's current run `scanKey` if `deviceId`, a device the caller drives, carries it; anything else (an
+ * unknown run, another device's, an earlier one, another member's device) answers the same 404, so a caller learns
+ * nothing of runs that are not its own.
  */
-async function ownRun(appId: string, scanKey: string, deviceId: string): Promise<PerchRun> {
-  const run = await getRun(appId, true);
-  if (!run || run.scanKey !== scanKey || run.deviceId !== deviceId)
+async function ownRun(caller: Caller, app: ApplicationRecord, scanKey: string, deviceId: string): Promise<PerchRun> {
+  const appId = app.applicationId;
+  const [run, device] = await Promise.all([getRun(appId, true), drivenDevice(caller, app.organizationId, deviceId)]);
+  if (!run || !device || run.scanKey !== scanKey || run.deviceId !== deviceId)
     throw notFound(`scan ${scanKey} is not a hosted scan this device carries in application ${appId}`);
   return run;
 }
@@ -48,7 +51,7 @@ export async function reportScanRunStarted(
   const { app, membership } = await accessibleApplication(caller, appId, { teamRestricted: true });
   // The route asks for write:device (the run's operations); the scan it reports asks for reportScanStarted's too.
   if (!membership.permissions.includes('write:scan') || !scopeAllows(caller.scope, 'write:scan')) throw unauthorized();
-  const run = await ownRun(appId, scanKey, query.deviceId);
+  const run = await ownRun(caller, app, scanKey, query.deviceId);
   if (run.kind === 'PROFILE') throw badRequest(`run ${scanKey} is a profile scan, not a scan`);
   if (!isActive(run)) return ended(run);
   if (run.scanId) return recordedScan(run, run.scanId);
@@ -57,7 +60,7 @@ export async function reportScanRunStarted(
   try {
     const started = await recordScanStart(caller, app, body, async (scan, attempt) => {
       // A later attempt reads the run again: it may have ended, or recorded another call's scan, meanwhile.
-      const current = attempt === 1 ? run : await ownRun(appId, scanKey, query.deviceId);
+      const current = attempt === 1 ? run : await ownRun(caller, app, scanKey, query.deviceId);
       if (!isActive(current) || current.scanId) throw new RunMovedOn(current);
       written = { ...current, scanId: scan.scanId, phase: query.phase ?? current.phase, updatedAt: Date.now() };
       return [runChange(current, written)];

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { carryOut, service, zapEngine } from '@hawk-api/scanner/agent';
+import { carryOut, service, startAgent, zapEngine } from '@hawk-api/scanner/agent';
 import type { Engine } from '../../scanner/src/engines/engine.ts';
 import type { CallOptions, Service } from '../../scanner/src/net/service.ts';
 import { api, baseUrl } from './client.ts';
@@ -13,7 +13,7 @@ import { auditTypes } from './app-helpers.ts';
 import { allowScanDomain } from '../../shared/perch/allowlist.ts';
 import { verificationToken } from '../../shared/perch/verification.ts';
 import { runnerTask, runnerToken } from '../../shared/perch/runner.ts';
-import { getRun, setScanConcurrency, slotsOf } from '../../shared/perch/repository.ts';
+import { getDevice, getRun, setScanConcurrency, slotsOf } from '../../shared/perch/repository.ts';
 import { reportScanRunStarted } from '../../shared/perch/run-scan.ts';
 import { scanStartedBody } from '../../shared/scans/inputs.ts';
 import { createCaller } from '../../shared/http/caller.ts';
@@ -880,5 +880,202 @@ describe("the agent's announcement of its scan (docs/HOSTED-SCANS.md, The agent)
       `run ${command.scanKey} is a profile scan, not a scan`,
     ]);
     expect(await cloudScans(tenant)).toEqual([]);
+  });
+});
+
+describe('whose device it is (docs/HOSTED-SCANS.md, Whose device it is)', { timeout: 180_000 }, () => {
+  /** A member of the tenant's organization with the agent's permissions, and read:device to list the devices. */
+  async function member(tenant: Tenant): Promise<Tenant> {
+    const perms = ['read:application', 'read:device', 'write:device', 'write:scan'] as const;
+    return { orgId: tenant.orgId, ...(await addUserTo(tenant.orgId, [...perms])) };
+  }
+  const update = (who: Tenant, appId: string, scanKey: string, body: unknown) =>
+    api('POST', `/api/v1/app/${appId}/perch/runs/${scanKey}`, { token: who.token, body });
+  const uploadLog = (who: Tenant, appId: string, scanKey: string, deviceId: string, text: string) =>
+    api('PUT', `/api/v1/app/${appId}/perch/runs/${scanKey}/log`, {
+      token: who.token,
+      query: { deviceId },
+      rawBody: text,
+      contentType: 'text/plain',
+    });
+
+  it("drives only the registering user's devices: another member seeing a device id gets 404 and changes nothing", async () => {
+    const tenant = await createTenant();
+    await allowScanDomain(tenant.orgId, '127.0.0.1');
+    const appId = await cloudApp(tenant);
+    const scanKey = (await start(tenant, appId)).body.scanKey as string;
+    const deviceId = await register(tenant, 'owner agent');
+    expect((await ack(tenant, deviceId, (await poll(tenant, deviceId)).body.command.commandId, appId)).status).toBe(
+      200,
+    );
+    expect((await uploadLog(tenant, appId, scanKey, deviceId, 'owner log\n')).status).toBe(200);
+    const before = (await getDevice(tenant.orgId, deviceId))!;
+
+    // Another member with write:device sees the device and its run in listDevices...
+    const intruder = await member(tenant);
+    const listed = await api('GET', `/api/v1/org/${tenant.orgId}/perch/devices`, { token: intruder.token });
+    expect(listed.body.devices).toEqual([expect.objectContaining({ deviceId, scanKey, applicationId: appId })]);
+    // ...and can drive none of it: the answers of an unknown device.
+    const unknown = `device ${deviceId} not found in organization ${tenant.orgId}: register again`;
+    const refused = [
+      await poll(intruder, deviceId, 0, { applicationId: appId, scanKey }),
+      await ack(intruder, deviceId, scanKey, appId),
+      await uploadLog(intruder, appId, scanKey, deviceId, 'replaced\n'),
+      await update(intruder, appId, scanKey, {
+        deviceId,
+        state: 'ERROR',
+        error: { errorType: 'UNKNOWN', message: 'x' },
+      }),
+      await update(intruder, appId, scanKey, { deviceId, phase: 'attack' }),
+      await api('PUT', `/api/v1/app/${appId}/perch/runs/${scanKey}/profile`, {
+        token: intruder.token,
+        query: { deviceId },
+        body: {},
+      }),
+    ];
+    expect(refused.map((r) => [r.status, r.body?.message])).toEqual([
+      [404, unknown],
+      [404, unknown],
+      [404, unknown],
+      [404, unknown],
+      [404, unknown],
+      [404, unknown],
+    ]);
+    const announced = await api('POST', `/api/v1/app/${appId}/perch/runs/${scanKey}/scan`, {
+      token: intruder.token,
+      query: { deviceId },
+      body: { env: 'production', config: 'app:\n  env: production\n', host: 'http://127.0.0.1:9/' },
+    });
+    expect(announced.status).toBe(404);
+    // Registering with its id makes a new device of the intruder's; the owner's device and run are untouched.
+    const reregistered = await api('POST', `/api/v1/org/${tenant.orgId}/perch/devices`, {
+      token: intruder.token,
+      body: { name: 'hijacked', engines: ['wapiti'], deviceId },
+    });
+    expect(reregistered.status, reregistered.text).toBe(200);
+    expect(reregistered.body.deviceId).not.toBe(deviceId);
+    expect(await getDevice(tenant.orgId, deviceId)).toEqual(before);
+    const untouched = (await getRun(appId, true))!;
+    expect([untouched.state, untouched.deviceId, untouched.phase, untouched.scanId]).toEqual([
+      'RUNNING',
+      deviceId,
+      'claimed',
+      undefined,
+    ]);
+    const log = await api('GET', `/api/v1/app/${appId}/perch/log`, { token: tenant.token });
+    expect(log.body.log).toBe('owner log\n');
+
+    // The owner's agent goes on, with any of the owner's sessions.
+    const ownerAgain = await api('GET', '/api/v1/auth/login', { headers: { 'x-apikey': tenant.apiKey } });
+    const own = { ...tenant, token: ownerAgain.body.token as string };
+    expect((await poll(own, deviceId, 0, { applicationId: appId, scanKey })).body).toEqual({});
+    expect((await update(own, appId, scanKey, { deviceId, state: 'COMPLETED' })).body.device.status).toBe(
+      'HOSTED_SCANNER_DISCONNECTED',
+    );
+  });
+
+  it("keeps a hosted runner's device and a member's apart: each session drives only its own", async () => {
+    const tenant = await createTenant();
+    await allowScanDomain(tenant.orgId, '127.0.0.1');
+    const appId = await cloudApp(tenant);
+    expect((await start(tenant, appId)).status).toBe(200);
+    const run = (await getRun(appId, true))!;
+    const caller = createCaller({ userId: tenant.userId, apiKeyId: apiKeyIdOf(tenant.token) }, undefined);
+    const runner = { ...tenant, token: await runnerToken(caller, run) };
+    const runnerDevice = await register(runner, 'hosted runner');
+    const memberDevice = await register(tenant, 'own agent');
+    // The starter's own session cannot drive its runner's device, nor the runner's token the starter's agent.
+    expect((await poll(tenant, runnerDevice)).status).toBe(404);
+    expect((await poll(runner, memberDevice)).status).toBe(404);
+    const offered = (await poll(runner, runnerDevice)).body.command;
+    expect(offered).toMatchObject({ command: 'SCAN_START', scanKey: run.scanKey });
+    expect((await ack(tenant, runnerDevice, offered.commandId, appId)).status).toBe(404);
+    expect((await ack(runner, runnerDevice, offered.commandId, appId)).status).toBe(200);
+    expect((await getDevice(tenant.orgId, runnerDevice))!.launchedFor).toBe(run.scanKey);
+  });
+
+  it('offers a run of a team’s application only to agents of its members', async () => {
+    const tenant = await createTenant();
+    await allowScanDomain(tenant.orgId, '127.0.0.1');
+    const teamMember = await member(tenant);
+    const outsider = await member(tenant);
+    const teamApp = await cloudApp(tenant);
+    // Created before the team: what a team's member creates is the team's (docs/API.md, Team rules).
+    const openApp = await cloudApp(tenant, 'http://127.0.0.1:10/');
+    const team = await api('POST', `/api/v1/org/${tenant.orgId}/team`, {
+      token: tenant.token,
+      body: { name: 'restricted', userIds: [teamMember.userId, tenant.userId], applicationIds: [teamApp] },
+    });
+    expect(team.status, team.text).toBe(200);
+    // The team's run is the oldest in the queue; the open application's comes after it.
+    const teamRun = (await start(tenant, teamApp)).body.scanKey as string;
+    const openRun = (await start(tenant, openApp)).body.scanKey as string;
+
+    // The outsider's real agent runs a while: it never receives the team's run, and takes the open one.
+    const outsiderEcho: string[] = [];
+    const abort = new AbortController();
+    const agent = await startAgent({
+      url: baseUrl(),
+      apiKey: outsider.apiKey,
+      orgId: tenant.orgId,
+      name: 'outsider agent',
+      engines: [],
+      signal: abort.signal,
+      echo: (line) => outsiderEcho.push(line),
+    });
+    try {
+      for (let i = 0; i < 100 && (await getRun(openApp, true))!.state === 'QUEUED'; i++)
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+    } finally {
+      abort.abort();
+      await agent.done;
+    }
+    expect(outsiderEcho.join('\n')).not.toContain(teamRun);
+    expect((await getRun(openApp, true))!).toMatchObject({ scanKey: openRun, deviceId: agent.deviceId });
+    expect((await getRun(teamApp, true))!).toMatchObject({ scanKey: teamRun, state: 'QUEUED' });
+    // Over HTTP: nothing offered to the outsider's device, and the command id learnt elsewhere takes nothing.
+    const outsiderDevice = await register(outsider, 'outsider http');
+    expect((await poll(outsider, outsiderDevice)).body).toEqual({});
+    expect((await ack(outsider, outsiderDevice, teamRun, teamApp)).status).toBe(404);
+    expect((await getRun(teamApp, true))!.state).toBe('QUEUED');
+
+    // A team member's agent receives it.
+    const teamDevice = await register(teamMember, 'team agent');
+    const offered = (await poll(teamMember, teamDevice)).body.command;
+    expect(offered).toMatchObject({ command: 'SCAN_START', scanKey: teamRun, applicationId: teamApp });
+    expect((await ack(teamMember, teamDevice, teamRun, teamApp)).status).toBe(200);
+    // listDevices shows the outsider that agent, but not the team's run it carries.
+    const listed = async (who: Tenant) =>
+      (await api('GET', `/api/v1/org/${tenant.orgId}/perch/devices`, { token: who.token })).body.devices.find(
+        (device: { deviceId: string }) => device.deviceId === teamDevice,
+      );
+    expect(await listed(teamMember)).toMatchObject({ scanKey: teamRun, applicationId: teamApp });
+    expect(await listed(outsider)).toMatchObject({ name: 'team agent', scanKey: '', applicationId: '' });
+  });
+
+  it("answers another organization's run, reported as running, as an unknown one: no stop command id", async () => {
+    const victim = await createTenant();
+    await allowScanDomain(victim.orgId, '127.0.0.1');
+    const appId = await cloudApp(victim);
+    const scanKey = (await start(victim, appId)).body.scanKey as string;
+    const victimDevice = await register(victim);
+    expect(
+      (await ack(victim, victimDevice, (await poll(victim, victimDevice)).body.command.commandId, appId)).status,
+    ).toBe(200);
+    expect((await api('POST', `/api/v1/app/${appId}/perch/stop`, { token: victim.token, body: {} })).status).toBe(200);
+    const { stopCommandId } = (await getRun(appId, true))!;
+    expect(stopCommandId).toBeTruthy();
+
+    const other = await createTenant();
+    const otherDevice = await register(other);
+    const answer = (await poll(other, otherDevice, 0, { applicationId: appId, scanKey })).body.command;
+    expect(answer).toMatchObject({ commandId: scanKey, command: 'SCAN_STOP', scanKey, applicationId: appId });
+    expect(JSON.stringify(answer)).not.toContain(stopCommandId);
+    expect((await ack(other, otherDevice, stopCommandId!, appId)).status).toBe(404);
+    // The carrying device still gets its stop by its id.
+    expect((await poll(victim, victimDevice, 0, { applicationId: appId, scanKey })).body.command.commandId).toBe(
+      stopCommandId,
+    );
   });
 });

@@ -284,8 +284,9 @@ describe('the end of a stopped runner task (ECS task state change events)', { ti
     const appId = await cloudApp(tenant);
     const { task, run, token } = await started(tenant, appId);
     const carried = await runnerTakes(tenant, run, token);
+    // Its agent, with the runner's token: only it drives the runner's device (docs/HOSTED-SCANS.md, Whose device it is).
     const completed = await api('POST', `/api/v1/app/${appId}/perch/runs/${run.scanKey}`, {
-      token: tenant.token,
+      token,
       body: { deviceId: carried.deviceId, state: 'COMPLETED' },
     });
     expect(completed.status, completed.text).toBe(200);
