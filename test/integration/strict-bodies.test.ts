@@ -123,6 +123,20 @@ describe('unknown fields in security-sensitive bodies', () => {
     ]);
   });
 
+  it('issue trackers: a connection with an unknown field, in its auto-promotion too, is not made', async () => {
+    const tenant = await createTenant();
+    const trackers = `/api/v1/org/${tenant.orgId}/integrations/trackers`;
+    const github = { kind: 'github', repository: 'acme/app', token: 'ghp_secret' };
+    await refusedChangingNothing(
+      async () => (await api('GET', trackers, as(tenant))).body,
+      (body) => api('POST', trackers, { ...as(tenant), body }),
+      [
+        [{ ...github, baseURL: 'http://169.254.169.254/' }, 'body.baseURL'],
+        [{ ...github, autoPromote: { minSeverity: 'High', applicationIds: [] } }, 'body.autoPromote.applicationIds'],
+      ],
+    );
+  });
+
   it('single sign-on: the provider setting, its mappings and the sign-in steps refuse unknown fields', async () => {
     const tenant = await createTenant();
     const sso = `/api/v1/org/${tenant.orgId}/sso`;
