@@ -55,6 +55,7 @@ import {
 } from './scan-configurations/inputs.ts';
 import { bulkTriageBody, findingsReportQuery, upsertAlertRulesBody } from './findings/inputs.ts';
 import {
+  acceptInvitationAsUserBody,
   acceptInvitationBody,
   createInvitationBody,
   createUserKeyBody,
@@ -490,14 +491,30 @@ export const acceptInvitationRoute = {
   tag: 'Organizations',
   summary: 'Accept an Invitation',
   notes:
-    "Accepts an invitation with its `token`, without credentials (limited per source address). The e-mail's user " +
-    'becomes a member with the invited role; a user is created when the address has none (named `fullName`, or ' +
-    "after the address), and the answer then holds the user's first API key (`apiKey`), shown only here. A user " +
-    'who exists gets no key: they sign in with their own. 404: used, revoked or unknown; 410: expired; 409: already ' +
-    'a member.',
+    'Accepts an invitation with its `token`, without credentials (limited per source address), for an address that ' +
+    'has no user yet: the user is created (named `fullName`, or after the address) as a member with the invited ' +
+    "role, and the answer holds the user's first API key (`apiKey`), shown only here. 401: the address already has " +
+    'a user, who accepts signed in (acceptInvitationAsUser); the invitation is kept. 404: used, revoked or unknown; ' +
+    '410: expired.',
   auth: 'none',
   audit: 'USER_JOINED_ORG',
   body: acceptInvitationBody,
+  response: 'hawk.AcceptedInvitation',
+} satisfies Route;
+
+export const acceptInvitationAsUserRoute = {
+  operationId: 'acceptInvitationAsUser',
+  method: 'POST',
+  path: '/api/v1/user/invitations/accept',
+  tag: 'User',
+  summary: 'Accept an Invitation as the Signed-in User (ours)',
+  notes:
+    "The caller's own account joins the organization with the invited role; no key is issued. The invitation must " +
+    "be for the caller's e-mail address (403 otherwise) and the session of an unrestricted key (401 for a narrowed " +
+    'one). 404: used, revoked or unknown; 410: expired; 409: already a member.',
+  auth: 'bearer',
+  audit: 'USER_JOINED_ORG',
+  body: acceptInvitationAsUserBody,
   response: 'hawk.AcceptedInvitation',
 } satisfies Route;
 
@@ -2413,6 +2430,7 @@ export const routes: Route[] = [
   listInvitationsRoute,
   revokeInvitationRoute,
   acceptInvitationRoute,
+  acceptInvitationAsUserRoute,
   uploadOASForApplicationRoute,
   getHostedOASForOrgRoute,
   listOASAssetsForOrgRoute,

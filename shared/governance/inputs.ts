@@ -20,12 +20,15 @@ const days = schema(() =>
     ),
 );
 
+// The SLA bodies are strict, nested objects too: an unknown field (a severity such as "Critical") is refused (400
+// naming it) rather than ignored with a 200 that changed nothing.
+
 /** PUT /api/v1/org/{orgId}/sla (updateSlaPolicy). */
 export const slaPolicyBody = schema(() =>
   z
-    .object({
-      days: z.object({ High: days, Medium: days, Low: days }),
-      riskAcceptance: z.optional(z.object({ defaultDays: z.nullish(days), maxDays: z.nullish(days) })),
+    .strictObject({
+      days: z.strictObject({ High: days, Medium: days, Low: days }),
+      riskAcceptance: z.optional(z.strictObject({ defaultDays: z.nullish(days), maxDays: z.nullish(days) })),
     })
     .check(
       z.refine(
@@ -45,7 +48,9 @@ export type SlaPolicyBody = z.output<typeof slaPolicyBody>;
  */
 export const slaOverrideBody = schema(() =>
   z
-    .object({ days: z.strictObject({ High: z.optional(days), Medium: z.optional(days), Low: z.optional(days) }) })
+    .strictObject({
+      days: z.strictObject({ High: z.optional(days), Medium: z.optional(days), Low: z.optional(days) }),
+    })
     .check(
       z.refine(
         (b) => b.days.High !== undefined || b.days.Medium !== undefined || b.days.Low !== undefined,

@@ -238,11 +238,17 @@ export function admission(route: Route, prefetch: Prefetch): Middleware {
 }
 
 function describeIssues(error: z.core.$ZodError, prefix: string): string {
+  const described = (path: PropertyKey[], message: string) => {
+    const named = [prefix, ...path.map(String)].filter(Boolean).join('.');
+    return named ? `${named}: ${message}` : message;
+  };
   return error.issues
-    .map((issue) => {
-      const path = [prefix, ...issue.path.map(String)].filter(Boolean).join('.');
-      return path ? `${path}: ${issue.message}` : issue.message;
-    })
+    .flatMap((issue) =>
+      // A strict object's fields it does not take (security-sensitive bodies): each named, as a misspelling would be.
+      issue.code === 'unrecognized_keys'
+        ? issue.keys.map((key) => described([...issue.path, key], 'unknown field'))
+        : [described(issue.path, issue.message)],
+    )
     .join('; ');
 }
 

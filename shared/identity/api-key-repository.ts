@@ -2,7 +2,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
 import { conditionFailed, fromItem, named } from '../db/items.ts';
-import { getItem, queryAll, type PartitionQuery } from '../db/query.ts';
+import { batchGet, getItem, queryAll, type PartitionQuery } from '../db/query.ts';
 import { config } from '../config.ts';
 import { badRequest } from '../errors.ts';
 import { putNewItem, requireItem, transactWrite, type TransactItem } from '../db/transactions.ts';
@@ -24,6 +24,8 @@ export interface ApiKeyRecord {
   permissions?: Permission[];
   /** A narrowed key: only operations addressed to this application. */
   applicationId?: string;
+  /** The organization of `applicationId`, recorded with it since keys are scoped per organization (older keys lack it). */
+  organizationId?: string;
 }
 
 /** lastUsedAt is written when it is older than this: a key used in a loop writes once a minute, not per login. */
@@ -88,4 +90,27 @@ export function apiKeysOfUserQuery(userId: string): PartitionQuery {
 export async function listApiKeys(userId: string): Promise<ApiKeyRecord[]> {
   const items = await queryAll(apiKeysOfUserQuery(userId));
   return items.map((item) => fromItem<ApiKeyRecord>(item)!);
+}
+
+/**
+ * The organization each key is narrowed to (by its application), by key id; absent: the key reaches its user's whole
+ * account (docs/IDENTITY.md "Keys of an organization's members"). A key narrowed to an application that no longer
+ * exists reaches no organization: it maps to ''.
+ */
+export async function keyOrganizations(records: ApiKeyRecord[]): Promise<Map<string, string>> {
+  const unrecorded = [
+    ...new Set(records.filter((r) => r.applicationId && !r.organizationId).map((r) => r.applicationId!)),
+  ];
+  const apps = unrecorded.length
+    ? await batchGet(
+        unrecorded.map((appId) => keys.application(appId)),
+        ['applicationId', 'organizationId'],
+      )
+    : [];
+  const orgOfApp = new Map(apps.map((item) => [String(item.applicationId), String(item.organizationId)]));
+  return new Map(
+    records
+      .filter((r) => r.applicationId)
+      .map((r) => [r.keyId, r.organizationId ?? orgOfApp.get(r.applicationId!) ?? '']),
+  );
 }

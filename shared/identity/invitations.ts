@@ -5,20 +5,21 @@ import { conditionFailed, failedConditions, fromItem, named } from '../db/items.
 import { getItem, queryAll, transactWriteRetryingConflicts } from '../db/query.ts';
 import { putNewItem, requireItem, type TransactItem } from '../db/transactions.ts';
 import { auditEntry, transactWrite } from '../audit/entries.ts';
-import { badRequest, conflict, gone, notFound } from '../errors.ts';
+import { badRequest, conflict, forbidden, gone, notFound, unauthorized } from '../errors.ts';
 import { generateApiKey, hashApiKey } from '../auth/api-keys.ts';
 import type { Caller } from '../http/caller.ts';
 import { getMemberships, membershipCreation, membershipsOfOrg, type Membership } from './membership-repository.ts';
-import { getUser, userOrganizationUpdate } from './user-repository.ts';
+import { getUser, newUserItems, userIdOfEmail, userOrganizationUpdate, type User } from './user-repository.ts';
+import { requireLiveWholeSession } from './user-keys.ts';
 import { grantOf, type MemberRoleName, type Role } from './roles.ts';
 import { memberView, owningRole, requireStanding } from './member-management.ts';
 import type { Permission } from './permissions.ts';
-import type { AcceptInvitationBody, CreateInvitationBody } from './inputs.ts';
+import type { AcceptInvitationAsUserBody, AcceptInvitationBody, CreateInvitationBody } from './inputs.ts';
 
 // Invitations (docs/IDENTITY.md "Invitations"): a member manager invites someone by e-mail and gets a token that
 // stands in for the e-mail a deployment would send. The token works once and expires; only its hash is stored.
-// Accepting it makes the e-mail's user (created then, with a first API key, if there is none) a member with the
-// invited role.
+// Accepting it makes the e-mail's user a member with the invited role: a new user (with a first API key) through the
+// link alone, an existing one only signed in as that user.
 
 /** How long an invitation is valid unless the inviter says otherwise, and at most. */
 export const INVITATION_LIFETIME_MS = 7 * 86_400_000;
@@ -64,11 +65,6 @@ async function pendingOf(orgId: string, now: number): Promise<InvitationRecord[]
   const { gsi1pk } = keys.invitationsOfOrg(orgId);
   const items = await queryAll({ index: 'gsi1', partition: gsi1pk });
   return items.map((item) => fromItem<InvitationRecord>(item)!).filter((record) => record.validUntil > now);
-}
-
-/** The user an e-mail address belongs to, if any (the e-mail claim names it). */
-async function userIdOfEmail(email: string): Promise<string | undefined> {
-  return (await getItem(keys.userEmail(email)))?.userId as string | undefined;
 }
 
 /** POST /api/v1/org/{orgId}/invitations (createInvitation): the token is in this answer only. */
@@ -158,35 +154,25 @@ export async function revokeInvitation(caller: Caller, orgId: string, invitation
 
 const NOT_VALID = 'this invitation is not valid: it was already used or revoked, or never existed';
 
-/**
- * POST /api/v1/invitations/accept (acceptInvitation), without credentials: the token is the credential. The
- * invitation's deletion (conditioned on its hash and expiry: it works once), the membership and the audit entry
- * go in one transaction; for an e-mail with no user yet, also the user, its e-mail claim and its first API key,
- * which this answer shows once. A user who exists gets no key here: they sign in with their own.
- */
-export async function acceptInvitation(body: AcceptInvitationBody) {
-  const [invitationId] = body.token.split('.');
+/** The invitation the token stands for, checked (404 unknown or wrong secret, 410 expired). */
+async function invitationOfToken(token: string, now: number): Promise<InvitationRecord> {
+  const [invitationId] = token.split('.');
   const record = await invitationOf(invitationId);
-  const presented = Buffer.from(tokenHash(body.token), 'hex');
+  const presented = Buffer.from(tokenHash(token), 'hex');
   if (!record || !timingSafeEqual(presented, Buffer.from(record.secretHash, 'hex'))) throw notFound(NOT_VALID);
-  const now = Date.now();
   if (record.validUntil <= now) throw gone(`this invitation expired at ${iso(record.validUntil)}: ask for a new one`);
-  const orgId = record.organizationId;
-  const existingUserId = await userIdOfEmail(record.email);
-  const existingUser = existingUserId ? await getUser(existingUserId) : undefined;
-  if (existingUser && (await getMemberships(orgId, [existingUser.userId])).length)
-    throw conflict(`${record.email} is already a member of this organization`);
+  return record;
+}
 
-  const userId = existingUser?.userId ?? randomUUID();
-  const user = existingUser ?? {
-    userId,
-    email: record.email,
-    fullName: body.fullName ?? record.email.split('@')[0],
-    createdAt: now,
-  };
+/**
+ * The invitation's deletion (conditioned on its hash and expiry: it works once), the membership, the audit entry
+ * and `userWrites` (the user's creation, or the organization added to it), in one transaction.
+ */
+async function join(record: InvitationRecord, user: User, userWrites: TransactItem[], now: number) {
+  const orgId = record.organizationId;
   const membership: Omit<Membership, 'revokedApiKeys'> = {
     organizationId: orgId,
-    userId,
+    userId: user.userId,
     role: record.role,
     roleName: record.roleName,
     permissions: record.permissions,
@@ -194,34 +180,18 @@ export async function acceptInvitation(body: AcceptInvitationBody) {
     createdAt: now,
   };
   const audit = await auditEntry(
-    { userId, known: user },
+    { userId: user.userId, known: user },
     orgId,
     'USER_JOINED_ORG',
-    { invitationId, userId, email: record.email, roleName: record.roleName, invitedBy: record.invitedBy },
+    {
+      invitationId: record.invitationId,
+      userId: user.userId,
+      email: record.email,
+      roleName: record.roleName,
+      invitedBy: record.invitedBy,
+    },
     now,
   );
-  const firstKey = existingUser ? undefined : generateApiKey();
-  const userWrites: TransactItem[] = existingUser
-    ? [userOrganizationUpdate(userId, orgId, 'ADD')]
-    : [
-        putNewItem({
-          ...keys.user(userId),
-          entity: 'user',
-          ...user,
-          organizationIds: new Set([orgId]),
-          organizationIdsKept: true,
-        }),
-        putNewItem({ ...keys.userEmail(record.email), entity: 'userEmail', userId }),
-        putNewItem({
-          ...keys.apiKey(hashApiKey(firstKey!.apiKey), userId, firstKey!.keyId),
-          entity: 'apiKey',
-          keyId: firstKey!.keyId,
-          userId,
-          secretHash: hashApiKey(firstKey!.apiKey),
-          createdAt: now,
-          name: 'first key (invitation)',
-        }),
-      ];
   try {
     await transactWriteRetryingConflicts([
       invitationDeletion(record, now),
@@ -239,10 +209,63 @@ export async function acceptInvitation(body: AcceptInvitationBody) {
       throw conflict(`the user of ${record.email} changed meanwhile: accept the invitation again`);
     throw error;
   }
-  return {
-    organizationId: orgId,
-    member: memberView({ ...membership, teamIds: [] }, user),
-    apiKey: firstKey?.apiKey ?? '',
-    userCreated: !existingUser,
+  return { organizationId: orgId, member: memberView({ ...membership, teamIds: [] }, user) };
+}
+
+/**
+ * POST /api/v1/invitations/accept (acceptInvitation), without credentials: the token is the credential, and it
+ * creates an account only. The address's user, their first API key (shown once in this answer) and the membership
+ * are written with the invitation's deletion. An address that has a user already is refused (401) and the
+ * invitation kept: that user accepts it signed in (acceptInvitationAsUser), so that whoever holds the link (the
+ * inviter included) cannot attach an existing account to their organization without its credentials.
+ */
+export async function acceptInvitation(body: AcceptInvitationBody) {
+  const now = Date.now();
+  const record = await invitationOfToken(body.token, now);
+  if (await userIdOfEmail(record.email))
+    throw unauthorized(
+      `Unauthorized: ${record.email} already has an account: sign in with it and accept the invitation there ` +
+        '(POST /api/v1/user/invitations/accept)',
+    );
+  const user: User = {
+    userId: randomUUID(),
+    email: record.email,
+    fullName: body.fullName ?? record.email.split('@')[0],
+    createdAt: now,
   };
+  const firstKey = generateApiKey();
+  const secretHash = hashApiKey(firstKey.apiKey);
+  const userWrites = [
+    ...newUserItems(user, [record.organizationId]),
+    putNewItem({
+      ...keys.apiKey(secretHash, user.userId, firstKey.keyId),
+      entity: 'apiKey',
+      keyId: firstKey.keyId,
+      userId: user.userId,
+      secretHash,
+      createdAt: now,
+      name: 'first key (invitation)',
+    }),
+  ];
+  return { ...(await join(record, user, userWrites, now)), apiKey: firstKey.apiKey, userCreated: true };
+}
+
+/**
+ * POST /api/v1/user/invitations/accept (acceptInvitationAsUser): the signed-in caller accepts an invitation to
+ * their own address (403 for any other: a link never binds another account), with a session of their whole
+ * account (a narrowed key cannot join organizations). No key is issued: they use theirs.
+ */
+export async function acceptInvitationAsUser(caller: Caller, body: AcceptInvitationAsUserBody) {
+  const now = Date.now();
+  const [record, user] = await Promise.all([
+    invitationOfToken(body.token, now),
+    requireLiveWholeSession(caller, 'accept invitations').then(() => getUser(caller.userId)),
+  ]);
+  if (!user) throw unauthorized();
+  if (user.email.toLowerCase() !== record.email.toLowerCase())
+    throw forbidden(`Forbidden: this invitation is for another e-mail address than ${user.email}`);
+  if ((await getMemberships(record.organizationId, [user.userId])).length)
+    throw conflict(`${record.email} is already a member of this organization`);
+  const joined = await join(record, user, [userOrganizationUpdate(user.userId, record.organizationId, 'ADD')], now);
+  return { ...joined, apiKey: '', userCreated: false };
 }

@@ -4,16 +4,18 @@ import { auditEntry, transactWrite, type TransactItem } from '../audit/entries.t
 import { conditionFailed } from '../db/items.ts';
 import { mapInParallel } from '../db/query.ts';
 import { accessibleApplication } from '../applications/access.ts';
-import { badRequest, conflict, notFound, unauthorized } from '../errors.ts';
+import { badRequest, conflict, forbidden, notFound, unauthorized } from '../errors.ts';
 import { pageOf, v1NextPageToken } from '../lists.ts';
 import type { Caller } from '../http/caller.ts';
-import { apiKeyCreation, apiKeyDeletion, listApiKeys, type ApiKeyRecord } from './api-key-repository.ts';
 import {
-  getMemberships,
-  membershipsAndOrganizationsOf,
-  membershipsOfOrg,
-  type Membership,
-} from './membership-repository.ts';
+  apiKeyCreation,
+  apiKeyDeletion,
+  keyOrganizations,
+  listApiKeys,
+  type ApiKeyRecord,
+} from './api-key-repository.ts';
+import { owningRole, requireStanding } from './member-management.ts';
+import { membershipsAndOrganizationsOf, membershipsOfOrg, type Membership } from './membership-repository.ts';
 import { getUser, getUsers } from './user-repository.ts';
 import { pruneRevocations, revocationOn, revokedHere } from './revocations.ts';
 import type { CreateUserKeyBody, ListOrganizationKeysQuery } from './inputs.ts';
@@ -28,8 +30,8 @@ export const MAX_API_KEYS_PER_USER = 50;
 
 const iso = (ms: number | undefined) => (ms === undefined ? '' : new Date(ms).toISOString());
 
-/** hawk.ApiKey: metadata only, never the secret or its hash. */
-export function keyView(record: ApiKeyRecord, owner?: { email: string }) {
+/** hawk.ApiKey: metadata only, never the secret or its hash. `organizationId`: the key's (empty: whole account). */
+export function keyView(record: ApiKeyRecord, owner?: { email: string }, organizationId = record.organizationId) {
   return {
     id: record.keyId,
     name: record.name ?? '',
@@ -38,15 +40,16 @@ export function keyView(record: ApiKeyRecord, owner?: { email: string }) {
     expiresAt: iso(record.expiresAt),
     permissions: record.permissions ?? [],
     applicationId: record.applicationId ?? '',
+    organizationId: organizationId ?? '',
     userId: record.userId,
     userEmail: owner?.email ?? '',
   };
 }
 
 /** Key management needs a session of a whole key: a narrowed key must not mint or revoke keys. */
-function requireWholeSession(caller: Caller): void {
+function requireWholeSession(caller: Caller, action = 'manage API keys'): void {
   if (caller.scope)
-    throw unauthorized('Unauthorized: a narrowed API key cannot manage API keys; sign in with an unrestricted key');
+    throw unauthorized(`Unauthorized: a narrowed API key cannot ${action}; sign in with an unrestricted key`);
 }
 
 /** The session's API key still exists (else it was revoked), or its single sign-on session is still live. */
@@ -61,6 +64,17 @@ async function requireLiveSession(caller: Caller, keysOfUser: ApiKeyRecord[]): P
 async function membershipsOfSession(caller: Caller): Promise<Membership[]> {
   const { memberships } = await membershipsAndOrganizationsOf(caller.userId, await getUser(caller.userId));
   if (memberships.some((m) => revokedHere(m, caller.apiKeyId))) throw unauthorized();
+  return memberships;
+}
+
+/**
+ * A session of the user's whole account that is still live (its key not revoked, its single sign-on session not
+ * ended), for acts on the account itself such as accepting an invitation; the user's memberships.
+ */
+export async function requireLiveWholeSession(caller: Caller, action: string): Promise<Membership[]> {
+  requireWholeSession(caller, action);
+  const [memberships, keysOfUser] = await Promise.all([membershipsOfSession(caller), listApiKeys(caller.userId)]);
+  await requireLiveSession(caller, keysOfUser);
   return memberships;
 }
 
@@ -103,7 +117,7 @@ export async function createUserKey(caller: Caller, body: CreateUserKeyBody) {
     name: body.name,
     ...(body.expiresAt !== undefined ? { expiresAt: body.expiresAt } : {}),
     ...(body.permissions ? { permissions: [...new Set(body.permissions)].sort() } : {}),
-    ...(body.applicationId ? { applicationId: body.applicationId } : {}),
+    ...(body.applicationId ? { applicationId: body.applicationId, organizationId: keyOrganization } : {}),
   };
   const audit = await auditEntries(
     caller,
@@ -121,7 +135,12 @@ export async function listUserKeys(caller: Caller) {
   const records = await listApiKeys(caller.userId);
   // The session's own key gone: it was revoked (a session of a narrowed key may still list its user's keys).
   await requireLiveSession(caller, records);
-  return { keys: records.sort((a, b) => b.createdAt - a.createdAt).map((record) => keyView(record)) };
+  const keyOrgs = await keyOrganizations(records);
+  return {
+    keys: records
+      .sort((a, b) => b.createdAt - a.createdAt)
+      .map((record) => keyView(record, undefined, keyOrgs.get(record.keyId))),
+  };
 }
 
 /**
@@ -149,13 +168,23 @@ export async function revokeUserKey(caller: Caller, keyId: string): Promise<obje
   const [memberships, records] = await Promise.all([membershipsOfSession(caller), listApiKeys(caller.userId)]);
   const record = records.find((key) => key.keyId === keyId);
   if (!record) throw notFound(`API key ${keyId} not found`);
-  await revoke(caller, record, memberships, auditedOrganizations(record, memberships));
+  const keyOrganization = (await keyOrganizations([record])).get(record.keyId);
+  await revoke(caller, record, memberships, auditedOrganizations(record, memberships, keyOrganization));
   return {};
 }
 
 /**
+ * Whether a key is this organization's to see: narrowed to one of its applications, or unnarrowed (it reaches the
+ * member's whole account, this organization included). A key narrowed to another organization's application is
+ * never shown to this one (docs/IDENTITY.md "Keys of an organization's members").
+ */
+const reachesOrganization = (record: ApiKeyRecord, orgId: string, keyOrgs: Map<string, string>) =>
+  !record.applicationId || keyOrgs.get(record.keyId) === orgId;
+
+/**
  * GET /api/v1/org/{orgId}/keys (listOrganizationKeys): a page of the organization's members (by user id) and each
- * one's keys, metadata only. Paged by member so that one request reads a bounded number of key lists.
+ * one's keys that reach this organization, metadata only. Paged by member so that one request reads a bounded
+ * number of key lists.
  */
 export async function listOrganizationKeys(caller: Caller, orgId: string, q: ListOrganizationKeysQuery) {
   await caller.authorize(orgId);
@@ -168,24 +197,40 @@ export async function listOrganizationKeys(caller: Caller, orgId: string, q: Lis
     mapInParallel(userIds, 16, (userId) => listApiKeys(userId)),
   ]);
   const byId = new Map(users.map((user) => [user.userId, user]));
+  const keyOrgs = await keyOrganizations(keyLists.flat());
   return {
     keys: keyLists
       .flat()
+      .filter((record) => reachesOrganization(record, orgId, keyOrgs))
       .sort((a, b) => a.userId.localeCompare(b.userId) || b.createdAt - a.createdAt)
-      .map((record) => keyView(record, byId.get(record.userId))),
+      .map((record) => keyView(record, byId.get(record.userId), keyOrgs.get(record.keyId))),
     nextPageToken: v1NextPageToken(request, page.totalCount),
     totalCount: page.totalCount,
   };
 }
 
-/** DELETE /api/v1/org/{orgId}/members/{userId}/keys/{keyId} (revokeMemberKey): audited in this organization. */
+/**
+ * DELETE /api/v1/org/{orgId}/members/{userId}/keys/{keyId} (revokeMemberKey): a key narrowed to one of this
+ * organization's applications, of a member the caller may change (member management's standing rules); audited
+ * here. Its revocation is recorded on this membership only: its tokens reach nothing else. A key of another
+ * organization answers 404, as an unknown one; a key of the member's whole account 403: it serves their other
+ * organizations too, so only its user revokes it (removing the member ends its access here).
+ */
 export async function revokeMemberKey(caller: Caller, orgId: string, userId: string, keyId: string): Promise<object> {
-  await caller.authorize(orgId);
-  const [[member], records] = await Promise.all([getMemberships(orgId, [userId]), listApiKeys(userId)]);
+  const manager = await caller.authorize(orgId);
+  const [memberships, records] = await Promise.all([membershipsOfOrg(orgId), listApiKeys(userId)]);
+  const member = memberships.find((m) => m.userId === userId);
   // Not a member: no answer says whether that user or key exists elsewhere.
   const record = member && records.find((key) => key.keyId === keyId);
-  if (!record) throw notFound(`API key ${keyId} not found among the keys of member ${userId}`);
-  const { memberships } = await membershipsAndOrganizationsOf(userId, await getUser(userId));
-  await revoke(caller, record, memberships, [orgId]);
+  const keyOrgs = record ? await keyOrganizations([record]) : new Map<string, string>();
+  if (!record || !reachesOrganization(record, orgId, keyOrgs))
+    throw notFound(`API key ${keyId} not found among the keys of member ${userId}`);
+  if (!record.applicationId)
+    throw forbidden(
+      `Forbidden: API key ${keyId} is not narrowed to an application of this organization: it serves the member's ` +
+        'other organizations too, so only its user can revoke it (removing the member ends its access here)',
+    );
+  requireStanding(caller, manager, owningRole(memberships), member, undefined);
+  await revoke(caller, record, [member], [orgId]);
   return {};
 }

@@ -46,7 +46,7 @@ const domainSchema = () =>
 
 /** PUT /api/v1/org/{orgId}/sso (updateSsoProvider). */
 export const ssoProviderBody = schema(() =>
-  z.object({
+  z.strictObject({
     issuer: urlSchema(),
     clientId: textSchema(255),
     /** Required when the organization has no provider yet; absent: the stored secret is kept. */
@@ -63,12 +63,12 @@ export const ssoProviderBody = schema(() =>
     defaultRole: z.optional(roleSchema()),
     groupRoles: z.optional(
       z
-        .array(z.object({ group: textSchema(255), role: roleSchema() }))
+        .array(z.strictObject({ group: textSchema(255), role: roleSchema() }))
         .check(z.maxLength(MAX_SSO_MAPPINGS, `must have at most ${MAX_SSO_MAPPINGS} entries`)),
     ),
     groupTeams: z.optional(
       z
-        .array(z.object({ group: textSchema(255), teamId: uuidSchema() }))
+        .array(z.strictObject({ group: textSchema(255), teamId: uuidSchema() }))
         .check(z.maxLength(MAX_SSO_MAPPINGS, `must have at most ${MAX_SSO_MAPPINGS} entries`)),
     ),
     enabled: z.optional(z.boolean()),
@@ -77,11 +77,11 @@ export const ssoProviderBody = schema(() =>
 export type SsoProviderBody = z.output<typeof ssoProviderBody>;
 
 /** POST /api/v1/auth/sso/start (startSsoSignIn). */
-export const ssoStartBody = schema(() => z.object({ organizationId: uuidSchema() }));
+export const ssoStartBody = schema(() => z.strictObject({ organizationId: uuidSchema() }));
 
 /** POST /api/v1/auth/sso/callback (completeSsoSignIn). */
 export const ssoCallbackBody = schema(() =>
-  z.object({
+  z.strictObject({
     query: z
       .string()
       .check(z.minLength(1, 'must not be empty'), z.maxLength(MAX_CALLBACK_QUERY, 'must be at most 4096 characters')),

@@ -37,7 +37,7 @@ const tokenSchema = () =>
       z.regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces'),
     );
 const autoPromoteSchema = () =>
-  z.object({
+  z.strictObject({
     minSeverity: z.enum(AUTO_PROMOTE_SEVERITIES, { error: `must be one of ${AUTO_PROMOTE_SEVERITIES.join(', ')}` }),
     environmentIds: z._default(
       z.pipe(
@@ -56,10 +56,13 @@ const closeAfterScansSchema = () =>
       z.maximum(MAX_CLOSE_AFTER_SCANS, `must be at most ${MAX_CLOSE_AFTER_SCANS}`),
     );
 
+// Tracker bodies carry credentials and outbound addresses: strict, as the other security-sensitive bodies
+// (docs/API.md, Errors), so that a misspelt field is refused rather than ignored.
+
 /** POST /api/v1/org/{orgId}/integrations/trackers (createTracker). */
 export const createTrackerBody = schema(() =>
   z
-    .object({
+    .strictObject({
       kind: z.enum(TRACKER_KINDS, { error: `must be one of ${TRACKER_KINDS.join(', ')}` }),
       name: z.optional(nameSchema()),
       baseUrl: z.optional(urlSchema()),
@@ -95,7 +98,7 @@ export type CreateTrackerBody = z.output<typeof createTrackerBody>;
 
 /** PUT /api/v1/org/{orgId}/integrations/trackers/{trackerId} (updateTracker): the fields given change. */
 export const updateTrackerBody = schema(() =>
-  z.object({
+  z.strictObject({
     name: z.optional(nameSchema()),
     baseUrl: z.optional(urlSchema()),
     project: z.optional(projectSchema()),

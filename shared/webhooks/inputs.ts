@@ -29,7 +29,7 @@ const urlSchema = () =>
   z.string().check(z.trim(), z.minLength(1, 'must not be empty'), z.maxLength(MAX_URL_LENGTH), displayableText());
 
 const customHeaderSchema = () =>
-  z.object({
+  z.strictObject({
     name: z.string().check(
       z.regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$/, 'must be an HTTP header name of at most 64 characters'),
       z.refine(
@@ -54,9 +54,12 @@ const idList = () =>
 
 const nameSchema = () => z.string().check(z.trim(), z.maxLength(255), displayableText());
 
+// Webhook bodies are strict: an unknown field (a misspelt teamId or applicationIds, which would widen what a
+// receiver gets) is refused (400 naming it) rather than ignored.
+
 /** POST /api/v1/org/{orgId}/webhooks. */
 export const createWebhookBody = schema(() =>
-  z.object({
+  z.strictObject({
     url: urlSchema(),
     events: eventsSchema(),
     name: z.optional(nameSchema()),
@@ -71,7 +74,7 @@ export type CreateWebhookBody = z.output<typeof createWebhookBody>;
 
 /** PUT /api/v1/org/{orgId}/webhooks/{webhookId}: the fields given change; null clears a scope or the custom header. */
 export const updateWebhookBody = schema(() =>
-  z.object({
+  z.strictObject({
     url: z.optional(urlSchema()),
     events: z.optional(eventsSchema()),
     name: z.optional(nameSchema()),
@@ -86,5 +89,5 @@ export const updateWebhookBody = schema(() =>
 export type UpdateWebhookBody = z.output<typeof updateWebhookBody>;
 
 /** PUT /api/v1/org/{orgId}/integrations/settings. */
-export const integrationSettingsBody = schema(() => z.object({ allowPrivateNetworks: z.boolean() }));
+export const integrationSettingsBody = schema(() => z.strictObject({ allowPrivateNetworks: z.boolean() }));
 export type IntegrationSettingsBody = z.output<typeof integrationSettingsBody>;

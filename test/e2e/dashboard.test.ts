@@ -633,12 +633,21 @@ describe('dashboard', () => {
 
   it('creates an API key in Settings, shows it once, and revokes it; a manager sees and revokes a member key', async () => {
     const own = await createTenant();
-    const member = await addUserTo(own.orgId, ['read:application']);
-    const memberKey = await fetch(`${baseUrl()}/api/v1/user/keys`, {
+    const member = await addUserTo(own.orgId, ['read:application', 'write:scan']);
+    const appId = await fetch(`${baseUrl()}/api/v1/org/${own.orgId}/app`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${member.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'member laptop' }),
-    }).then((r) => r.json());
+      headers: { authorization: `Bearer ${own.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: `keys-${Date.now()}`, env: 'dev' }),
+    }).then(async (r) => (await r.json()).applicationId as string);
+    const newKey = (body: object) =>
+      fetch(`${baseUrl()}/api/v1/user/keys`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${member.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }).then((r) => r.json());
+    // A key narrowed to this organization's application is the manager's to revoke; one of the whole account is not.
+    const memberKey = await newKey({ name: 'member laptop', applicationId: appId });
+    await newKey({ name: 'member account' });
     await signIn(page, own.apiKey);
     await page.getByRole('link', { name: 'Settings', exact: true }).click();
     await heading(page, 'Settings');
@@ -663,6 +672,8 @@ describe('dashboard', () => {
     await expect.poll(() => page.getByRole('row', { name: /CI importer/ }).count()).toBe(0);
     expect((await fetch(`${baseUrl()}/api/v1/auth/login`, { headers: { 'x-apikey': shown } })).status).toBe(401);
 
+    const whole = page.getByRole('row', { name: /member account/ });
+    await expect.poll(() => whole.innerText()).toContain('only its user revokes it');
     const theirs = page.getByRole('row', { name: /member laptop/ });
     await theirs.getByRole('button', { name: 'Revoke member laptop' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Revoke member laptop' }).click();

@@ -1,9 +1,16 @@
 import { describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import { api } from './client.ts';
 import { addUserTo, createTenant, type Tenant } from './fixtures.ts';
 import { createApp, startScan } from './scan-helpers.ts';
 import { auditTypes } from './app-helpers.ts';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { addMember, createApiKey, createUser } from '../../shared/identity/admin.ts';
+import { hashApiKey } from '../../shared/auth/api-keys.ts';
+import { db } from '../../shared/db/client.ts';
+import { config } from '../../shared/config.ts';
+import { keys } from '../../shared/db/keys.ts';
 
 // API keys in settings (docs/IDENTITY.md "API keys"): createUserKey, listUserKeys, revokeUserKey,
 // listOrganizationKeys, revokeMemberKey.
@@ -58,6 +65,7 @@ describe('API keys of the signed-in user', () => {
         'id',
         'lastUsedAt',
         'name',
+        'organizationId',
         'permissions',
         'userEmail',
         'userId',
@@ -220,10 +228,12 @@ describe('narrowed keys', () => {
 });
 
 describe("an organization's member keys", () => {
-  it('a member manager lists every member key (metadata) and revokes one; others may not', async () => {
+  it('a member manager lists the keys that reach the organization and revokes those narrowed to it; others may not', async () => {
     const tenant = await createTenant();
-    const member = await addUserTo(tenant.orgId, ['read:application']);
-    const memberKey = await keyOf(member, { name: 'laptop' });
+    const appId = await createApp(tenant);
+    const member = await addUserTo(tenant.orgId, ['read:application', 'write:scan']);
+    const laptop = await keyOf(member, { name: 'laptop' });
+    const memberKey = await keyOf(member, { name: 'CI', permissions: ['write:scan'], applicationId: appId });
     const stranger = await createTenant();
     await keyOf(stranger, { name: 'elsewhere' });
 
@@ -232,9 +242,13 @@ describe("an organization's member keys", () => {
     const owners = new Set(listed.body.keys.map((k: { userId: string }) => k.userId));
     expect(owners).toEqual(new Set([tenant.userId, member.userId]));
     expect(listed.body.keys.find((k: { id: string }) => k.id === memberKey.id)).toMatchObject({
-      name: 'laptop',
+      name: 'CI',
       userId: member.userId,
+      applicationId: appId,
+      organizationId: tenant.orgId,
     });
+    // A key of the member's whole account reaches this organization too: listed, with no organization of its own.
+    expect(listed.body.keys.find((k: { id: string }) => k.id === laptop.id)).toMatchObject({ organizationId: '' });
     expect(listed.body.keys.find((k: { id: string }) => k.id === memberKey.id).userEmail).toMatch(/@example\.test$/);
     expect(listed.body.totalCount).toBe(2);
     expect(listed.text).not.toContain(memberKey.apiKey.split('.')[2]);
@@ -247,13 +261,75 @@ describe("an organization's member keys", () => {
     const foreign = `/api/v1/org/${stranger.orgId}/members/${member.userId}/keys/${memberKey.id}`;
     expect((await api('DELETE', foreign, { token: stranger.token })).status).toBe(404);
     expect((await login(memberKey.apiKey)).status).toBe(200);
+    // A key of the whole account serves the member's other organizations too: only its user revokes it.
+    const whole = await api('DELETE', `/api/v1/org/${tenant.orgId}/members/${member.userId}/keys/${laptop.id}`, {
+      token: tenant.token,
+    });
+    expect(whole.status, whole.text).toBe(403);
+    expect(whole.body.message).toMatch(/only its user can revoke it/);
+    expect((await login(laptop.apiKey)).status).toBe(200);
 
     const path = `/api/v1/org/${tenant.orgId}/members/${member.userId}/keys/${memberKey.id}`;
     expect((await api('DELETE', path, { token: tenant.token })).status).toBe(200);
     expect((await login(memberKey.apiKey)).status).toBe(401);
     expect((await refresh(memberKey.token)).status).toBe(401);
-    expect((await api('GET', `/api/v1/org/${tenant.orgId}/members`, { token: memberKey.token })).status).toBe(401);
+    const scans = await api('POST', `/api/v1/app/${appId}/scan`, { token: memberKey.token, body: {} });
+    expect(scans.status).toBe(401);
     expect((await api('DELETE', path, { token: tenant.token })).status).toBe(404);
     expect((await auditTypes(tenant)).filter((t) => t === 'API_KEY_REMOVED')).toHaveLength(1);
+  });
+
+  it("another organization's keys of a shared member are never listed nor revoked there (issue 43, item 3)", async () => {
+    // The victim is a member of V (their CI key narrowed to V's application) and also of E, whose owner attacks.
+    const victimOrg = await createTenant();
+    const victimApp = await createApp(victimOrg);
+    const victim = await addUserTo(victimOrg.orgId, ['read:application', 'write:scan']);
+    const attacker = await createTenant();
+    await addMember({ organizationId: attacker.orgId, userId: victim.userId, roleName: 'READ_ONLY' });
+    const ci = await keyOf(victim, { name: 'V CI', permissions: ['write:scan'], applicationId: victimApp });
+    // As a key made before keys recorded their organization: found through its application.
+    await db.send(
+      new UpdateCommand({
+        TableName: config.tableName,
+        Key: keys.apiKeyBySecretHash(hashApiKey(ci.apiKey)),
+        UpdateExpression: 'REMOVE organizationId',
+      }),
+    );
+
+    const listed = await api('GET', `/api/v1/org/${attacker.orgId}/keys`, { token: attacker.token });
+    expect(listed.status, listed.text).toBe(200);
+    expect(listed.body.keys.map((k: { id: string }) => k.id)).not.toContain(ci.id);
+    expect(listed.text).not.toContain(victimApp);
+    expect(listed.text).not.toContain(victimOrg.orgId);
+    // Revoking it through E: as unknown as a key that does not exist.
+    const path = `/api/v1/org/${attacker.orgId}/members/${victim.userId}/keys/${ci.id}`;
+    const refused = await api('DELETE', path, { token: attacker.token });
+    expect(refused.status, refused.text).toBe(404);
+    const unknown = await api('DELETE', `/api/v1/org/${attacker.orgId}/members/${victim.userId}/keys/nope`, {
+      token: attacker.token,
+    });
+    expect(refused.body.message).toBe(unknown.body.message.replace('nope', ci.id));
+    expect((await login(ci.apiKey)).status).toBe(200);
+    expect((await refresh(ci.token)).status).toBe(200);
+    expect(await auditTypes(attacker)).not.toContain('API_KEY_REMOVED');
+    // V's own managers still see and revoke it.
+    const own = await api('GET', `/api/v1/org/${victimOrg.orgId}/keys`, { token: victimOrg.token });
+    expect(own.body.keys.map((k: { id: string }) => k.id)).toContain(ci.id);
+  });
+
+  it("a manager revokes only the keys of members they could change: not an owner's, unless an owner", async () => {
+    const tenant = await createTenant();
+    const appId = await createApp(tenant);
+    const { userId: ownerId } = await createUser({ email: `owner-${randomUUID()}@example.test` });
+    await addMember({ organizationId: tenant.orgId, userId: ownerId, role: 'OWNER' });
+    const { apiKey } = await createApiKey({ userId: ownerId });
+    const owner = { token: (await login(apiKey)).body.token as string };
+    const ownerKey = await keyOf(owner, { name: 'owner CI', applicationId: appId });
+    const manager = await addUserTo(tenant.orgId, ['read:member', 'write:member']);
+    const path = `/api/v1/org/${tenant.orgId}/members/${ownerId}/keys/${ownerKey.id}`;
+    const refused = await api('DELETE', path, { token: manager.token });
+    expect(refused.status, refused.text).toBe(403);
+    expect((await login(ownerKey.apiKey)).status).toBe(200);
+    expect((await api('DELETE', path, { token: owner.token })).status).toBe(200);
   });
 });

@@ -4,7 +4,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { api } from './client.ts';
 import { addUserTo, createTenant, type Tenant } from './fixtures.ts';
 import { auditTypes } from './app-helpers.ts';
-import { addMember, createUser } from '../../shared/identity/admin.ts';
+import { addMember, createApiKey, createUser } from '../../shared/identity/admin.ts';
 import { db } from '../../shared/db/client.ts';
 import { config } from '../../shared/config.ts';
 import { keys } from '../../shared/db/keys.ts';
@@ -20,6 +20,12 @@ const pending = (tenant: Pick<Tenant, 'orgId' | 'token'>) =>
 const revoke = (tenant: Pick<Tenant, 'orgId' | 'token'>, invitationId: string) =>
   api('DELETE', `/api/v1/org/${tenant.orgId}/invitations/${invitationId}`, { token: tenant.token });
 const accept = (body: Record<string, unknown>) => api('POST', '/api/v1/invitations/accept', { body });
+const acceptSignedIn = (token: string, body: Record<string, unknown>) =>
+  api('POST', '/api/v1/user/invitations/accept', { token, body });
+const memberIds = async (tenant: Pick<Tenant, 'orgId' | 'token'>) =>
+  (await api('GET', `/api/v1/org/${tenant.orgId}/members`, { token: tenant.token })).body.users.map(
+    (u: { external: { id: string } }) => u.external.id,
+  );
 const login = (apiKey: string) => api('GET', '/api/v1/auth/login', { headers: { 'x-apikey': apiKey } });
 const email = () => `invitee-${randomUUID()}@example.test`;
 
@@ -76,7 +82,7 @@ describe('invitations', () => {
     expect(types).toContain('USER_JOINED_ORG');
   });
 
-  it('an existing user joins with their own keys: no key is issued', async () => {
+  it('an existing user joins signed in as themselves, with their own keys: no key is issued', async () => {
     const admin = await createTenant();
     const elsewhere = await createTenant();
     const other = await api('GET', '/api/v1/user', { token: elsewhere.token });
@@ -84,15 +90,52 @@ describe('invitations', () => {
     const created = await invite(admin, { email: address.toUpperCase(), permissions: ['read:application'] });
     expect(created.status, created.text).toBe(200);
     expect(created.body.invitation.roleName).toBe('CUSTOM');
-    const accepted = await accept({ token: created.body.token });
+    const accepted = await acceptSignedIn(elsewhere.token, { token: created.body.token });
     expect(accepted.status, accepted.text).toBe(200);
     expect(accepted.body).toMatchObject({ userCreated: false, apiKey: '', member: { userId: elsewhere.userId } });
     // Their existing session reaches the new organization at once.
     expect((await api('GET', `/api/v1/app/${admin.orgId}/list`, { token: elsewhere.token })).status).toBe(200);
-    // Inviting a member again: 409.
+    expect(await auditTypes(admin)).toContain('USER_JOINED_ORG');
+    // Used once; inviting a member again: 409.
+    expect((await acceptSignedIn(elsewhere.token, { token: created.body.token })).status).toBe(404);
     const twice = await invite(admin, { email: address });
     expect(twice.status).toBe(409);
     expect(twice.body.message).toMatch(/already a member/);
+  });
+
+  it("an inviter cannot attach another organization's user: acceptance takes the invited user's own credentials", async () => {
+    // The attack (issue 43, item 3): E's owner invites a user of V and accepts the invitation themselves.
+    const attacker = await createTenant(); // organization E
+    const victim = await createTenant(); // a user of organization V
+    const victimEmail = (await api('GET', '/api/v1/user', { token: victim.token })).body.user.external.email;
+    const created = await invite(attacker, { email: victimEmail, role: 'READ_ONLY' });
+    expect(created.status, created.text).toBe(200);
+    const { token } = created.body;
+
+    // Without credentials, the link makes new accounts only: the existing one is not attached, the invitation kept.
+    const anonymous = await accept({ token });
+    expect(anonymous.status, anonymous.text).toBe(401);
+    expect(anonymous.body.message).toMatch(/already has an account: sign in with it/);
+    // With the inviter's own session: not their address.
+    const asInviter = await acceptSignedIn(attacker.token, { token });
+    expect(asInviter.status, asInviter.text).toBe(403);
+    expect(asInviter.body.message).toMatch(/for another e-mail address/);
+    // A narrowed key of the invited user cannot join organizations either.
+    const narrowed = await api('POST', '/api/v1/user/keys', {
+      token: victim.token,
+      body: { name: 'CI', permissions: ['read:application'] },
+    });
+    const narrowedSession = await login(narrowed.body.apiKey);
+    expect((await acceptSignedIn(narrowedSession.body.token, { token })).status).toBe(401);
+    expect(await memberIds(attacker)).toEqual([attacker.userId]);
+    expect((await api('GET', `/api/v1/app/${attacker.orgId}/list`, { token: victim.token })).status).toBe(401);
+    expect((await pending(attacker)).body.invitations).toHaveLength(1);
+
+    // The invited user, signed in with their own key, accepts it.
+    const joined = await acceptSignedIn(victim.token, { token });
+    expect(joined.status, joined.text).toBe(200);
+    expect(joined.body).toMatchObject({ organizationId: attacker.orgId, member: { userId: victim.userId } });
+    expect((await memberIds(attacker)).sort()).toEqual([attacker.userId, victim.userId].sort());
   });
 
   it('an expired or revoked invitation is refused', async () => {
@@ -181,11 +224,13 @@ describe('invitations', () => {
     expect(foreign.status).toBe(404);
     expect((await pending(other)).body.invitations).toEqual([]);
     expect((await pending(admin)).body.invitations).toHaveLength(1);
-    // A user created by hand with an invited address still joins (the e-mail names the user).
+    // A user created by hand with an invited address joins signed in (the e-mail names the user).
     const address = email();
     const later = await invite(admin, { email: address });
     const { userId } = await createUser({ email: address });
-    const joined = await accept({ token: later.body.token });
+    const { apiKey } = await createApiKey({ userId });
+    await addMember({ organizationId: other.orgId, userId });
+    const joined = await acceptSignedIn((await login(apiKey)).body.token, { token: later.body.token });
     expect(joined.body).toMatchObject({ userCreated: false, member: { userId } });
   });
 });

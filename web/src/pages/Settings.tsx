@@ -134,10 +134,12 @@ function KeyTable({
   keys,
   showOwner,
   onRevoke,
+  revocable = () => true,
 }: {
   keys: ApiKey[];
   showOwner?: boolean;
   onRevoke: (key: ApiKey) => Promise<unknown>;
+  revocable?: (key: ApiKey) => boolean;
 }) {
   return (
     <DataTable
@@ -152,13 +154,17 @@ function KeyTable({
           <td>{when(key.lastUsedAt, 'never')}</td>
           <td>{when(key.expiresAt, 'never')}</td>
           <td>
-            <ConfirmButton
-              label={`Revoke ${key.name || key.id}`}
-              title={`Revoke the key ${key.name || key.id}?`}
-              onConfirm={() => onRevoke(key)}
-            >
-              <p>Sign-ins with it stop at once, and so do the sessions it started.</p>
-            </ConfirmButton>
+            {revocable(key) ? (
+              <ConfirmButton
+                label={`Revoke ${key.name || key.id}`}
+                title={`Revoke the key ${key.name || key.id}?`}
+                onConfirm={() => onRevoke(key)}
+              >
+                <p>Sign-ins with it stop at once, and so do the sessions it started.</p>
+              </ConfirmButton>
+            ) : (
+              <span className="help">Whole account: only its user revokes it</span>
+            )}
           </td>
         </tr>
       ))}
@@ -177,7 +183,9 @@ function MemberKeys({ orgId }: { orgId: string }) {
     <>
       <h2>Members' API keys</h2>
       <p className="help">
-        Every member's keys (never the keys themselves). Revoke one that is lost or no longer used.
+        The members' keys that reach this organization (never the keys themselves). Revoke one narrowed to an
+        application of this organization that is lost or no longer used; a key of a member's whole account serves their
+        other organizations too, so only they revoke it (removing the member ends its access here).
       </p>
       <QueryView query={keys} what="the members' keys">
         {(data) =>
@@ -187,6 +195,7 @@ function MemberKeys({ orgId }: { orgId: string }) {
             <KeyTable
               keys={data.keys!}
               showOwner
+              revocable={(key) => key.organizationId === orgId}
               onRevoke={async (key) => {
                 await unwrap(
                   api.DELETE('/api/v1/org/{orgId}/members/{userId}/keys/{keyId}', {
