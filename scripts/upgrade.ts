@@ -63,7 +63,8 @@ async function main(): Promise<number> {
   // Before shared/config.ts is loaded (with backfill.ts): it reads the region once.
   await useResolvedRegion();
   const stackName = flags.stack ?? process.env.STACK_NAME ?? 'HawkApi';
-  const env = { ...process.env, STACK_NAME: stackName };
+  // No CDK CLI telemetry (cdk.json's cli-telemetry says the same; README "Deploy").
+  const env = { ...process.env, STACK_NAME: stackName, CDK_DISABLE_CLI_TELEMETRY: 'true' };
   const outputs = await stackOutputs(stackName);
   if (!outputs?.TableName) {
     throw new UsageError(

@@ -1104,7 +1104,8 @@ export const getEnvironmentDefaultConfigRoute = {
   summary: 'Get environment default yaml config',
   notes:
     "The environment's default HawkScan configuration (written when the environment is created, naming its " +
-    '`host`, or set by the POST) and the SHA-256 of its stored text. Not audited: it changes nothing.',
+    '`host`, or set by the POST), its credentials shown as `********`, and the SHA-256 of its stored text. Not ' +
+    'audited: it changes nothing.',
   auth: 'bearer',
   permission: 'read:scan_config',
   response: 'application.ApplicationConfigResponse',
@@ -1118,8 +1119,8 @@ export const createEnvironmentDefaultConfigRoute = {
   summary: 'Create environment default yaml config',
   notes:
     "Replaces the environment's default configuration with `conf` (a HawkScan configuration object, at most " +
-    '256 KiB as JSON). `applicationId`/`envId`, when given, must be those of the path. Team-owned applications: ' +
-    'team members only.',
+    '256 KiB as JSON; 400 when a value is the `********` a read shows). `applicationId`/`envId`, when given, must ' +
+    'be those of the path. Team-owned applications: team members only.',
   auth: 'bearer',
   permission: 'write:scan_config',
   audit: 'ENVIRONMENT_MODIFIED',
@@ -1984,8 +1985,8 @@ export const getConfigRoute = {
   tag: 'Applications',
   summary: 'Get Application Config',
   notes:
-    'The scan configuration a scan of the application reported, parsed. 404 when no scan of the application ' +
-    'uses this hash.',
+    'The scan configuration a scan of the application reported, parsed, its credentials shown as `********` ' +
+    '(`${VAR}` references as they are). 404 when no scan of the application uses this hash.',
   auth: 'bearer',
   permission: 'read:scan_config',
   params: schema(() => z.object({ configHash: configHashSchema })),

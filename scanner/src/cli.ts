@@ -26,6 +26,11 @@ export async function main(args: string[]): Promise<number> {
     return 0;
   }
   const command = COMMANDS[name ?? ''];
+  // Before the command's own parsing, which would take --help for a flag's value or refuse it as unknown.
+  if (command && rest.some((arg) => arg === '--help' || arg === '-h')) {
+    console.log(`usage: hawk-scanner ${command.usage}`);
+    return 0;
+  }
   const code = command ? await command.run(rest) : 'usage';
   if (code !== 'usage') return code;
   console.error(command ? `usage: hawk-scanner ${command.usage}` : USAGE);

@@ -136,4 +136,29 @@ describe('hawk-scanner validate', () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/^usage: hawk-scanner <command>/);
   });
+
+  // issue 43 item 16: `import --help` printed "--help needs a value" and exited 2.
+  it('prints the usage of every command for --help, wherever it is, and exits 0', async () => {
+    const commands = ['validate', 'import', 'sarif', 'agent', 'profile'];
+    const runs = await Promise.all([
+      ...commands.map((command) => cli([command, '--help'])),
+      cli(['import', '--app', '7d1f2c8e-0b7a-4c55-9a51-0d9d6f7e2a10', '-h']),
+    ]);
+    runs.forEach((run, i) => {
+      expect([run.code, run.stderr]).toEqual([0, '']);
+      expect(run.stdout).toMatch(new RegExp(`^usage: hawk-scanner ${commands[i] ?? 'import'} `));
+    });
+  });
+
+  // issue 43 item 2: the agent never passes the service's own credentials to scan configurations.
+  it("refuses to start an agent told to pass one of the service's credentials", async () => {
+    const run = await cli(
+      ['agent', '--org', '7d1f2c8e-0b7a-4c55-9a51-0d9d6f7e2a10', '--allow-vars', 'TARGET_PASSWORD,SIGNING_KEY_FILE'],
+      { HAWK_API_URL: 'http://127.0.0.1:9', HAWK_API_KEY: 'unused' },
+    );
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(
+      "hawk-scanner agent: --allow-vars or HAWK_SCAN_ALLOWED_VARS: SIGNING_KEY_FILE is one of the service's own credentials",
+    );
+  });
 });

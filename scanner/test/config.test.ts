@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/auth/index.ts';
+import { agentVariables, loadConfig, loadConfigText } from '../src/auth/index.ts';
 import { CREDENTIALS_ENV, formAppConfig, jsonApiConfig, load, writeConfig } from './configs.ts';
 import { PASSWORD } from './target-apps.ts';
 
@@ -50,10 +50,84 @@ describe('loading', () => {
       {
         path: 'app.authentication.usernamePassword.scanPassword',
         message: expect.stringMatching(
-          /^environment variable SCAN_PASSWORD is not set \(referenced in .*config-\d+\.yml\); export it or give a default with \$\{SCAN_PASSWORD:value\}$/,
+          /^environment variable SCAN_PASSWORD is not set; export it before running \(keep secrets out of the file\) \(referenced in .*config-\d+\.yml\)$/,
         ),
       },
     ]);
+  });
+
+  // issue 43 item 2: a hosted scan's configuration, written by any SCANNER member, read the agent's whole environment
+  // (for the embedded agent, the server's).
+  describe("a hosted scan's configuration reads only the variables the agent passes", () => {
+    const SERVER_ENV = {
+      HAWK_SCAN_PASSWORD: 'scan-secret',
+      HAWK_SCAN_USER: 'alice',
+      LOCAL_S3_SECRET_ACCESS_KEY: 's3-secret-value',
+      SIGNING_KEY_FILE: '/data/signing.key',
+      AWS_SECRET_ACCESS_KEY: 'aws-secret-value',
+      HOME: '/home/server',
+      TARGET_PASSWORD: 'named-secret',
+    };
+    const hosted = (login: string, password: string, allowed: string[] = []) =>
+      loadConfigText(
+        `app:\n  authentication:\n    usernamePassword: {type: FORM, loginPath: /login, usernameField: u, passwordField: p, scanUsername: "${login}", scanPassword: "${password}"}\n    cookieAuthorization: {cookieNames: [sid]}\n`,
+        { app: { host: HOST, applicationId: '7d1f2c8e-0b7a-4c55-9a51-0d9d6f7e2a10', env: 'dev' } },
+        agentVariables(allowed, SERVER_ENV),
+      );
+
+    it('substitutes HAWK_SCAN_* variables and those the operator names', () => {
+      const loaded = hosted('${HAWK_SCAN_USER}', '${TARGET_PASSWORD}', ['TARGET_PASSWORD']);
+      expect(loaded.errors).toBeUndefined();
+      expect(loaded.config!.app.authentication.usernamePassword).toMatchObject({
+        scanUsername: 'alice',
+        scanPassword: 'named-secret',
+      });
+      expect(
+        hosted('${HAWK_SCAN_MISSING:bob}', '${HAWK_SCAN_PASSWORD}').config?.app.authentication.usernamePassword,
+      ).toMatchObject({ scanUsername: 'bob', scanPassword: 'scan-secret' });
+    });
+
+    it('refuses any other variable, defaults included, naming it and how to allow it, never its value', () => {
+      const loaded = hosted('${HOME}', '${TARGET_PASSWORD:fallback}');
+      expect(loaded.errors).toEqual([
+        {
+          path: 'app.authentication.usernamePassword.scanUsername',
+          message:
+            'HOME is not passed to scan configurations: the agent passes only HAWK_SCAN_* variables and those its ' +
+            'operator names (HAWK_SCAN_ALLOWED_VARS=NAME1,NAME2 or hawk-scanner agent --allow-vars NAME1,NAME2); ' +
+            'name it HAWK_SCAN_HOME where the agent runs (referenced in the scan configuration)',
+        },
+        {
+          path: 'app.authentication.usernamePassword.scanPassword',
+          message: expect.stringMatching(
+            /^TARGET_PASSWORD is not passed to scan configurations: .*HAWK_SCAN_ALLOWED_VARS/,
+          ),
+        },
+      ]);
+    });
+
+    it("refuses the service's own credentials even when the operator names them", () => {
+      for (const name of ['LOCAL_S3_SECRET_ACCESS_KEY', 'SIGNING_KEY_FILE', 'AWS_SECRET_ACCESS_KEY']) {
+        const loaded = hosted('alice', `\${${name}}`, [name]);
+        expect(loaded.errors).toEqual([
+          {
+            path: 'app.authentication.usernamePassword.scanPassword',
+            message: `${name} is one of the service's own credentials and is never passed to scan configurations; use a HAWK_SCAN_* variable instead (referenced in the scan configuration)`,
+          },
+        ]);
+        expect(JSON.stringify(loaded.errors)).not.toMatch(/s3-secret-value|signing\.key|aws-secret-value/);
+      }
+    });
+
+    it('says where to set an allowed variable that is not set', () => {
+      expect(hosted('alice', '${HAWK_SCAN_NOT_SET}').errors).toEqual([
+        {
+          path: 'app.authentication.usernamePassword.scanPassword',
+          message:
+            "environment variable HAWK_SCAN_NOT_SET is not set where the agent runs; set it in the agent's environment (referenced in the scan configuration)",
+        },
+      ]);
+    });
   });
 
   it('reports unreadable files and invalid YAML by file name', () => {

@@ -26,7 +26,7 @@ beforeAll(async () => {
 afterAll(() => Promise.all([form.close(), spa.close()]));
 
 const appId = '7d1f2c8e-0b7a-4c55-9a51-0d9d6f7e2a10';
-const credentials = { SCAN_USERNAME: USERNAME, SCAN_PASSWORD: PASSWORD };
+const credentials = { HAWK_SCAN_USERNAME: USERNAME, HAWK_SCAN_PASSWORD: PASSWORD };
 
 describe('hawk-scanner profile', () => {
   for (const [kind, target] of [
@@ -52,7 +52,7 @@ describe('hawk-scanner profile', () => {
     expect(summary.code, summary.stderr).toBe(0);
     expect(summary.stdout).toContain('classification: APP_PUBLIC_WEBSITE');
     expect(summary.stdout).toMatch(/^login markers: .*AUTH_LOGIN_FORM \(AUTH_CONFIDENCE_HIGH\)/m);
-    expect(summary.stdout).toContain('scanPassword: ${SCAN_PASSWORD}');
+    expect(summary.stdout).toContain('scanPassword: ${HAWK_SCAN_PASSWORD}');
     const refused = await cli(['profile', form.url]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/resolves to 127\.0\.0\.1, a loopback/);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { createSession, loadConfigText, runTestPath } from '../src/auth/index.ts';
+import { agentVariables, createSession, loadConfigText, runTestPath } from '../src/auth/index.ts';
 import { TargetRefused } from '../src/net/addresses.ts';
 import { parseRobots, robotsAllow } from '../src/profile/fetch.ts';
 import { profileTarget, type ProfileOptions, type ProfileScanResult } from '../src/profile/profile.ts';
@@ -39,11 +39,11 @@ const profile = (url: string, options: Partial<ProfileOptions> = {}) =>
     ...options,
   });
 
-const credentials = { SCAN_USERNAME: USERNAME, SCAN_PASSWORD: PASSWORD };
+const credentials = { HAWK_SCAN_USERNAME: USERNAME, HAWK_SCAN_PASSWORD: PASSWORD };
 
 /** The suggested configuration, given the credentials, logs in and passes its testPath (what `hawk-scanner validate` does). */
 async function logsIn(result: ProfileScanResult) {
-  const loaded = loadConfigText(result.suggestedScanConfig, {}, credentials);
+  const loaded = loadConfigText(result.suggestedScanConfig, {}, agentVariables([], credentials));
   expect(loaded.errors).toBeUndefined();
   const session = createSession(loaded.config!);
   await session.login();
@@ -83,7 +83,7 @@ describe('profile scans of the four kinds of target', () => {
     });
     expect(config.app.authentication.tokenExtraction).toEqual({ type: 'TOKEN_PATH', value: 'data.token' });
     expect(config.app.authentication.testPath?.path).toBe('/api/orders');
-    expect(result.suggestedScanConfig).toContain('scanPassword: ${SCAN_PASSWORD}');
+    expect(result.suggestedScanConfig).toContain('scanPassword: ${HAWK_SCAN_PASSWORD}');
     expect(result.suggestedScanConfig).toContain(`openApiConf:\n    path: ${API_DESCRIPTION_PATH}`);
   });
 

@@ -1,7 +1,7 @@
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createSession, loadConfigText } from '../src/auth/index.ts';
+import { agentVariables, createSession, loadConfigText } from '../src/auth/index.ts';
 import { startPinningProxy, type PinningProxy } from '../src/agent/pinning-proxy.ts';
 import { sessionRelay } from '../src/agent/session-relay.ts';
 import { pinnedFetch } from '../src/net/pinned-fetch.ts';
@@ -92,7 +92,11 @@ ${extra}`;
 /** The pieces the agent puts together: the session through the pinned fetch, the relay, the proxy. */
 async function carried(options: { maxRelogins?: number; extra?: string; unwatched?: boolean } = {}) {
   const text = configText(options.extra);
-  const loaded = loadConfigText(options.unwatched ? text.replace(/^ *loggedOutIndicator:.*\n/m, '') : text, {}, {});
+  const loaded = loadConfigText(
+    options.unwatched ? text.replace(/^ *loggedOutIndicator:.*\n/m, '') : text,
+    {},
+    agentVariables([], {}),
+  );
   if (!loaded.config) throw new Error(JSON.stringify(loaded.errors));
   const lines: string[] = [];
   const failures: string[] = [];
@@ -265,7 +269,7 @@ describe('the proxy carrying the session', () => {
     const loaded = loadConfigText(
       configText().replace('loginPath: /login', 'loginPath: http://localhost:9/login'),
       {},
-      {},
+      agentVariables([], {}),
     );
     const session = createSession(loaded.config!, {
       fetch: pinnedFetch(async (hostname) => pinnedAddress(hostname, { allowPrivate: false })),
@@ -276,7 +280,11 @@ describe('the proxy carrying the session', () => {
 
 describe('the configuration’s regexes', () => {
   it('are RE2 patterns: no lookarounds or backreferences, matched in linear time', async () => {
-    const loaded = loadConfigText(configText().replace('"location: /login"', '"location: (?!/home)"'), {}, {});
+    const loaded = loadConfigText(
+      configText().replace('"location: /login"', '"location: (?!/home)"'),
+      {},
+      agentVariables([], {}),
+    );
     expect(loaded.errors).toEqual([
       {
         path: 'app.authentication.loggedOutIndicator',
@@ -286,7 +294,7 @@ describe('the configuration’s regexes', () => {
     // A backtracking engine takes 2^40 steps on this; RE2 a few dozen.
     const { relay, proxy } = await carried();
     await proxy.close();
-    const evil = loadConfigText(configText().replace('"location: /login"', '"^(a+)+$"'), {}, {});
+    const evil = loadConfigText(configText().replace('"location: /login"', '"^(a+)+$"'), {}, agentVariables([], {}));
     const evilRelay = await sessionRelay({
       session: createSession(evil.config!, {
         fetch: pinnedFetch(async () => '127.0.0.1'),

@@ -8,6 +8,7 @@ import { objectKeys } from '../storage/objects.ts';
 import { deleteUnreferencedObject, putObject, readObjectText } from '../storage/objects-io.ts';
 import { messageProblems } from '../proto/encoding.ts';
 import type { Caller } from '../http/caller.ts';
+import { REDACTED, redactCredentials } from '../scans/redaction.ts';
 import type { CreateEnvironmentDefaultConfig } from './inputs.ts';
 
 // GET/POST /api/v1/app/{appId}/env/{envId}/config/default: the environment's default stackhawk.yml, first written
@@ -18,12 +19,15 @@ import type { CreateEnvironmentDefaultConfig } from './inputs.ts';
 const CONF_TYPE = 'hawkscan.HawkscanConf';
 const MAX_CONFIG_BYTES = 256 * 1024;
 
-/** `application.ApplicationConfigResponse`: the configuration and the hash of its stored text. */
+/** `application.ApplicationConfigResponse`: the configuration (credentials redacted) and the hash of its stored text. */
 export async function environmentDefaultConfig(caller: Caller, appId: string, envId: string) {
   const { env } = await accessibleEnvironment(caller, appId, envId, { teamRestricted: true });
   const text = await readObjectText(env.defaultConfigKey ?? objectKeys.environmentConfig(appId, envId));
   if (text === undefined) throw notFound(`environment ${envId} has no default configuration`);
-  return { configHash: createHash('sha256').update(text, 'utf8').digest('hex'), conf: JSON.parse(text) };
+  return {
+    configHash: createHash('sha256').update(text, 'utf8').digest('hex'),
+    conf: redactCredentials(JSON.parse(text)),
+  };
 }
 
 export async function replaceEnvironmentDefaultConfig(
@@ -38,6 +42,11 @@ export async function replaceEnvironmentDefaultConfig(
   const problems = messageProblems(CONF_TYPE, body.conf, 'body.conf');
   if (problems.length) throw badRequest(`not a HawkScan configuration: ${problems.join('; ')}`);
   const text = `${JSON.stringify(body.conf, null, 2)}\n`;
+  // A configuration read back and saved as it was would store the marker in place of the credential.
+  if (text.includes(JSON.stringify(REDACTED)))
+    throw badRequest(
+      `body.conf: a value reads ${REDACTED}, as reads show a credential: give the credential or a \${HAWK_SCAN_*} reference`,
+    );
   if (Buffer.byteLength(text) > MAX_CONFIG_BYTES)
     throw badRequest(`body.conf: must be at most ${MAX_CONFIG_BYTES} bytes as JSON`);
 

@@ -7,6 +7,7 @@ import { environmentsOfApp } from '../applications/environment-repository.ts';
 import { configUsedByEnvironments } from './repository.ts';
 import type { Caller } from '../http/caller.ts';
 import { effectiveApplicationPolicy, scannerPolicy } from '../policies/effective-policy.ts';
+import { redactCredentials } from './redaction.ts';
 
 type Conf = Record<string, unknown>;
 const objectAt = (value: unknown): Conf | undefined =>
@@ -34,7 +35,7 @@ export function withImpliedEnums(conf: Conf): Conf {
 /**
  * application.ApplicationConfigResponse: the configuration a scan of the application reported, parsed. A scanner
  * reads it before it scans, so when the configuration names no scan policy (`app.scanPolicy`), the application's
- * effective policy is filled in: its name and the plugins it runs and skips.
+ * effective policy is filled in: its name and the plugins it runs and skips. Its credentials are redacted.
  */
 export async function getScanConfig(caller: Caller, appId: string, configHash: string) {
   const { app } = await accessibleApplication(caller, appId, { teamRestricted: true });
@@ -46,7 +47,7 @@ export async function getScanConfig(caller: Caller, appId: string, configHash: s
     const object = await (
       await s3()
     ).send(new GetObjectCommand({ Bucket: config.assetsBucket, Key: objectKeys.parsedScanConfig(appId, configHash) }));
-    const conf = withImpliedEnums(JSON.parse(await object.Body!.transformToString('utf8')));
+    const conf = withImpliedEnums(redactCredentials(JSON.parse(await object.Body!.transformToString('utf8'))));
     const appConf = objectAt(conf.app);
     if (appConf && !appConf.scanPolicy)
       appConf.scanPolicy = scannerPolicy(await effectiveApplicationPolicy(appId, app.organizationId));

@@ -15,7 +15,7 @@ export const WEBHOOK_FORMATS = ['json', 'slack', 'teams'] as const;
 export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number];
 
 /** Headers a custom header may not replace: the request's own framing and the signature. */
-const RESERVED_HEADERS = /^(host|content-type|content-length|transfer-encoding|connection|user-agent|x-hawk-.*)$/i;
+const RESERVED_HEADERS = /^(host|content-.*|transfer-encoding|connection|user-agent|x-hawk-.*)$/i;
 
 const eventsSchema = () =>
   z.pipe(
@@ -34,7 +34,7 @@ const customHeaderSchema = () =>
       z.regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$/, 'must be an HTTP header name of at most 64 characters'),
       z.refine(
         (name) => !RESERVED_HEADERS.test(name),
-        'must not be Host, Content-*, Connection, User-Agent or X-Hawk-*',
+        'must not be Host, Content-*, Transfer-Encoding, Connection, User-Agent or X-Hawk-*',
       ),
     ),
     value: z

@@ -102,7 +102,7 @@ describe('profile scans on the dashboard', () => {
     const configuration = await page.getByRole('region', { name: 'Suggested configuration' }).innerText();
     expect(configuration).toContain(`applicationId: ${appId}`);
     expect(configuration).toContain('loginPath: /api/auth/login');
-    expect(configuration).toContain('scanPassword: ${SCAN_PASSWORD}');
+    expect(configuration).toContain('scanPassword: ${HAWK_SCAN_PASSWORD}');
     await page.getByRole('cell', { name: 'AUTH_PROTECTED_ENDPOINT' }).waitFor();
     await expectAccessible(page, 'profile result');
 
@@ -136,7 +136,7 @@ describe('profile scans on the dashboard', () => {
     const saved = await stored();
     expect(saved).toContain('env: "staging"');
     expect(saved).toContain(`applicationId: ${appId}`);
-    expect(saved).toContain('scanPassword: ${SCAN_PASSWORD}');
+    expect(saved).toContain('scanPassword: ${HAWK_SCAN_PASSWORD}');
 
     // Saving again under that name asks first: Cancel keeps it, "Replace it" replaces it.
     await save.getByLabel('Environment').selectOption('production');

@@ -21,7 +21,7 @@ ${indicators}    usernamePassword:
       usernameField: username
       passwordField: password
       scanUsername: alice
-      scanPassword: \${HAWK_TEST_TARGET_PASSWORD}
+      scanPassword: \${HAWK_SCAN_TEST_TARGET_PASSWORD}
     cookieAuthorization:
       cookieNames: [sid]
     testPath:

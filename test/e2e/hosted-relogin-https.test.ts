@@ -25,7 +25,7 @@ beforeAll(async () => {
   const certificate = await runCertificate('127.0.0.1', new Date(Date.now() + 3600_000));
   targetAuthority = certificate.authority;
   target = await startVulnerableTarget({ key: certificate.key, cert: certificate.chain });
-  process.env.HAWK_TEST_TARGET_PASSWORD = 's3cret';
+  process.env.HAWK_SCAN_TEST_TARGET_PASSWORD = 's3cret';
   process.env.HAWK_WAPITI_ATTACK_SECONDS = '20';
 });
 afterAll(() => target.stop());

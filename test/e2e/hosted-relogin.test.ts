@@ -20,7 +20,7 @@ import {
 let target: VulnerableTarget;
 beforeAll(async () => {
   target = await startVulnerableTarget();
-  process.env.HAWK_TEST_TARGET_PASSWORD = 's3cret';
+  process.env.HAWK_SCAN_TEST_TARGET_PASSWORD = 's3cret';
   process.env.HAWK_WAPITI_ATTACK_SECONDS = '20';
 });
 afterAll(() => target.stop());

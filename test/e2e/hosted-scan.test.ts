@@ -36,7 +36,7 @@ const endsInError = (appId: string, scanKey: string) => (method: string, path: s
 let target: VulnerableTarget;
 beforeAll(async () => {
   target = await startVulnerableTarget();
-  process.env.HAWK_TEST_TARGET_PASSWORD = 's3cret';
+  process.env.HAWK_SCAN_TEST_TARGET_PASSWORD = 's3cret';
   process.env.HAWK_WAPITI_ATTACK_SECONDS = '20';
 });
 afterAll(() => target.stop());
@@ -48,7 +48,7 @@ describe('a hosted scan with wapiti', { timeout: 400_000 }, () => {
     const tenant = await createTenant();
     const appId = await cloudApp(tenant, 'logged-in');
     await withAgent(tenant, async () => {
-      process.env.HAWK_TEST_TARGET_PASSWORD = 's3cret';
+      process.env.HAWK_SCAN_TEST_TARGET_PASSWORD = 's3cret';
       const started = await start(tenant, appId, loginConfig(target.url));
       expect(started.status, started.text).toBe(200);
       const done = await waitForEnd(tenant, appId);
@@ -65,7 +65,7 @@ describe('a hosted scan with wapiti', { timeout: 400_000 }, () => {
       expect(log.log).toMatch(/phase: login[\s\S]*phase: attack[\s\S]*phase: reporting/);
       expect(log.log).not.toContain('s3cret');
 
-      process.env.HAWK_TEST_TARGET_PASSWORD = 'wrong';
+      process.env.HAWK_SCAN_TEST_TARGET_PASSWORD = 'wrong';
       const second = await start(tenant, appId, loginConfig(target.url));
       expect(second.status).toBe(200);
       const sentBefore = target.requests.length;
@@ -86,7 +86,7 @@ describe('a hosted scan with wapiti', { timeout: 400_000 }, () => {
         sent.join('\n'),
       ).toBe(true);
     });
-    process.env.HAWK_TEST_TARGET_PASSWORD = 's3cret';
+    process.env.HAWK_SCAN_TEST_TARGET_PASSWORD = 's3cret';
   });
 
   it('finds the same findings with the same hashes twice, triage carrying over; the logged-in page only with a login', async () => {

@@ -6,7 +6,7 @@ import { cloudAppAt, findings, runLog, start, urisOf, waitFor, waitForEnd, withA
 
 // From a profile to a finding (docs/PROFILE-SCANS.md "The suggested configuration"): a real agent profiles a
 // server-rendered site with a FORM login and an anti-CSRF field, and the configuration the profile suggests, with
-// only its ${SCAN_USERNAME} and ${SCAN_PASSWORD} supplied in the agent's environment, drives a real wapiti scan
+// only its ${HAWK_SCAN_USERNAME} and ${HAWK_SCAN_PASSWORD} supplied in the agent's environment, drives a real wapiti scan
 // that logs in and finds the reflected XSS only a logged-in scan reaches. The same scan without a login does not.
 
 let target: Target;
@@ -31,13 +31,13 @@ describe("a hosted scan with a profile's suggested configuration", { timeout: 50
       );
       expect(result.body).toMatchObject({ authConfigPresent: true, scanId: launched.body.scanKey });
       const suggested = result.body.suggestedScanConfig as string;
-      expect(suggested).toContain('scanUsername: ${SCAN_USERNAME}');
-      expect(suggested).toContain('scanPassword: ${SCAN_PASSWORD}');
+      expect(suggested).toContain('scanUsername: ${HAWK_SCAN_USERNAME}');
+      expect(suggested).toContain('scanPassword: ${HAWK_SCAN_PASSWORD}');
       expect(suggested).not.toContain(PASSWORD);
 
       // The configuration as suggested: the secrets come from the agent's environment.
-      process.env.SCAN_USERNAME = USERNAME;
-      process.env.SCAN_PASSWORD = PASSWORD;
+      process.env.HAWK_SCAN_USERNAME = USERNAME;
+      process.env.HAWK_SCAN_PASSWORD = PASSWORD;
       const started = await start(tenant, appId, suggested);
       expect(started.status, started.text).toBe(200);
       const done = await waitForEnd(tenant, appId);
@@ -61,7 +61,7 @@ describe("a hosted scan with a profile's suggested configuration", { timeout: 50
       expect(sent).toContain('GET /account');
       expect(sent.filter((line) => line.startsWith('GET /account/notes'))).toEqual([]);
     });
-    delete process.env.SCAN_USERNAME;
-    delete process.env.SCAN_PASSWORD;
+    delete process.env.HAWK_SCAN_USERNAME;
+    delete process.env.HAWK_SCAN_PASSWORD;
   });
 });

@@ -298,4 +298,25 @@ describe('hawk-scanner sarif', () => {
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain('--app must be the application id');
   });
+
+  // issue 43 item 16: the environments view lists STANDARD applications unless asked, so a CLOUD application "had no
+  // environment".
+  it("finds a CLOUD application's environment and its latest scan", async () => {
+    const tenant = await createTenant();
+    const created = await api('POST', `/api/v1/org/${tenant.orgId}/app`, {
+      token: tenant.token,
+      body: { name: 'hosted', env: 'production', applicationType: 'CLOUD', cloudScanTargetURL: 'http://127.0.0.1:9/' },
+    });
+    expect(created.status, created.text).toBe(200);
+    const appId = created.body.applicationId as string;
+    const started = await startScan(tenant.token, appId);
+    await reportAlerts(tenant.token, started.scanId, [alertOn('40012', 'High', ['/items/apple'])]);
+    await completeScan(tenant.token, started.scanId);
+
+    const latest = await cli(['--app', appId, '--env', 'dev'], tenant.apiKey);
+    expect(latest.code, latest.stderr).toBe(0);
+    const log = JSON.parse(latest.stdout) as Log;
+    expect(log.runs[0].properties?.scanId).toBe(started.scanId);
+    expect(log.runs[0].results).toHaveLength(1);
+  });
 });

@@ -23,6 +23,11 @@ export interface AgentOptions extends ServiceOptions {
    * takes them from NODE_EXTRA_CA_CERTS instead.
    */
   trustedCa?: string;
+  /**
+   * The variables, besides HAWK_SCAN_*, that scan configurations may read from this process's environment
+   * (auth/variables.ts; default: those HAWK_SCAN_ALLOWED_VARS names).
+   */
+  allowedVariables?: readonly string[];
   /** Stop after one scan (a one-shot agent). */
   once?: boolean;
   /** With `once`: stop when no scan was taken within this time (another agent took the run it was started for). */
@@ -163,6 +168,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
         engines,
         allowPrivate: options.allowPrivate ?? false,
         trustedCa: options.trustedCa,
+        allowedVariables: options.allowedVariables,
         signal: abort.signal,
         echo: (line: string) => echo(`[${started.scanKey.slice(0, 8)}] ${line}`),
       };

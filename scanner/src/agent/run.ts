@@ -11,12 +11,14 @@ import { checkServerIdentity, rootCertificates, type PeerCertificate } from 'nod
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import {
+  agentVariables,
   createSession,
   loadConfigText,
   runTestPath,
   type AuthConfig,
   type Fetch,
   type Session,
+  type VariableLookup,
 } from '../auth/index.ts';
 import { pinnedAddress, TargetRefused } from '../net/addresses.ts';
 import { pinnedFetch } from '../net/pinned-fetch.ts';
@@ -82,6 +84,8 @@ export interface RunContext {
    * a self-signed target's.
    */
   trustedCa?: string;
+  /** The variables, besides HAWK_SCAN_*, that the operator lets scan configurations read (auth/variables.ts). */
+  allowedVariables?: readonly string[];
   /** Called once the run's end is being reported: the agent may take its next command while this log is stored. */
   onEnd?: () => void;
 }
@@ -235,7 +239,13 @@ export async function carryOut(command: StartCommand, context: RunContext): Prom
       if (!pinned.has(hostname)) pinned.set(hostname, pinnedAddress(hostname, { allowPrivate: context.allowPrivate }));
       return pinned.get(hostname)!;
     };
-    const login = await logIn(command, log, phase, pinnedFetch(addressOf, { trustedCa: context.trustedCa }));
+    const login = await logIn(
+      command,
+      log,
+      phase,
+      pinnedFetch(addressOf, { trustedCa: context.trustedCa }),
+      agentVariables(context.allowedVariables),
+    );
     if (engineStop.signal.aborted) {
       // stopped, a report failed, or the target did not answer, before the attack
       await probe;
@@ -430,7 +440,8 @@ async function firstInstalled(engines: Engine[], log: RunLog): Promise<Engine | 
 const authenticates = (config: string) => /^\s*authentication\s*:/m.test(config);
 
 /**
- * Logs in as the configuration's `app.authentication` says (secrets from the agent's environment) and checks
+ * Logs in as the configuration's `app.authentication` says (secrets from the agent's environment, only the
+ * variables the operator allows) and checks
  * testPath, before any attack: the session the proxy carries for the engine. Without authentication: none.
  */
 interface LoggedIn {
@@ -444,15 +455,18 @@ async function logIn(
   log: RunLog,
   phase: (name: string) => void,
   transport: Fetch,
+  variables: VariableLookup,
 ): Promise<LoggedIn> {
   if (!authenticates(command.config)) {
     log.add('no app.authentication: scanning without logging in');
     return { startUrls: [] };
   }
   phase('login');
-  const loaded = loadConfigText(command.config, {
-    app: { host: command.targetUrl, applicationId: command.applicationId, env: command.env },
-  });
+  const loaded = loadConfigText(
+    command.config,
+    { app: { host: command.targetUrl, applicationId: command.applicationId, env: command.env } },
+    variables,
+  );
   if (loaded.errors)
     throw new RunFailed(
       'AUTHENTICATION',

@@ -1,11 +1,12 @@
 // Loads the scanner's authentication config (docs/SCANNER-AUTH.md, Config): YAML files with root key `app`, `${VAR}` /
-// `${VAR:default}` substitution from the environment, later files merged over earlier ones, then a strict
+// `${VAR:default}` substitution from the environment (variables.ts says which), later files merged over earlier ones, then a strict
 // schema plus cross-field rules. Every problem comes back as `{path, message}` with what to do about it;
 // values are never echoed, because credentials usually live in these fields.
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import * as z from 'zod';
 import { patternProblem } from './patterns.ts';
+import { agentVariables, localVariables, type VariableLookup } from './variables.ts';
 
 export type ConfigError = { path: string; message: string };
 
@@ -43,8 +44,8 @@ const usernamePasswordSchema = section(
     loginPagePath: pathOrUrl('the page holding the login form and its anti-forgery field, e.g. /login').optional(),
     usernameField: text('name of the user-name field in the login body, e.g. username'),
     passwordField: text('name of the password field in the login body, e.g. password'),
-    scanUsername: text('the user to log in as, usually "${SCAN_USERNAME}"'),
-    scanPassword: text('the password, usually "${SCAN_PASSWORD}" so it stays out of the file'),
+    scanUsername: text('the user to log in as, usually "${HAWK_SCAN_USERNAME}"'),
+    scanPassword: text('the password, usually "${HAWK_SCAN_PASSWORD}" so it stays out of the file'),
     otherParams: z
       .array(
         section(
@@ -69,7 +70,7 @@ const authenticationSchema = section(
     external: section(
       {
         type: oneOf(['TOKEN'], 'TOKEN'),
-        value: text('the token, usually "${AUTH_TOKEN}"'),
+        value: text('the token, usually "${HAWK_SCAN_AUTH_TOKEN}"'),
       },
       'a token supplied from outside',
     ).optional(),
@@ -163,14 +164,18 @@ export type AuthConfig = z.infer<typeof configSchema>;
 export type Authentication = AuthConfig['app']['authentication'];
 export type TestPathConfig = NonNullable<Authentication['testPath']>;
 
-/** Reads, substitutes, merges and validates config files (later files win). */
+/**
+ * Reads, substitutes, merges and validates config files (later files win): the operator's own files, with its own
+ * environment (`validate`).
+ */
 export function loadConfig(
   files: string[],
   env: NodeJS.ProcessEnv = process.env,
 ): { config: AuthConfig; errors?: undefined } | { config?: undefined; errors: ConfigError[] } {
   const fileErrors: ConfigError[] = [];
   const envErrors: ConfigError[] = [];
-  const documents = files.map((file) => substituteEnv(readDocument(file, fileErrors), [], file, env, envErrors));
+  const variables = localVariables(env);
+  const documents = files.map((file) => substituteEnv(readDocument(file, fileErrors), [], file, variables, envErrors));
   // Without every file the merged config is incomplete, and its errors would mislead.
   if (fileErrors.length) return { errors: fileErrors };
   const validated = validateConfig(documents.reduce(deepMerge, {}));
@@ -179,13 +184,14 @@ export function loadConfig(
 }
 
 /**
- * Reads a config from its text (a hosted scan's configuration), with `${VAR}` from `env` (the agent's environment:
- * secrets never travel with the configuration) and `overrides` merged over it (the scan's target as app.host).
+ * Reads a config from its text (a hosted scan's configuration), with `${VAR}` from `variables` (the agent's
+ * environment, only what variables.ts allows: secrets never travel with the configuration) and `overrides` merged
+ * over it (the scan's target as app.host).
  */
 export function loadConfigText(
   text: string,
   overrides: Record<string, unknown>,
-  env: NodeJS.ProcessEnv = process.env,
+  variables: VariableLookup = agentVariables(),
 ): { config: AuthConfig; errors?: undefined } | { config?: undefined; errors: ConfigError[] } {
   let document: unknown;
   try {
@@ -196,7 +202,7 @@ export function loadConfigText(
   if (!isMapping(document))
     return { errors: [{ path: 'config', message: 'must be a YAML mapping with the root key app' }] };
   const envErrors: ConfigError[] = [];
-  const substituted = substituteEnv(document, [], 'the scan configuration', env, envErrors);
+  const substituted = substituteEnv(document, [], 'the scan configuration', variables, envErrors);
   const validated = validateConfig(deepMerge(substituted, overrides));
   const errors = [...envErrors, ...(validated.errors ?? [])];
   return errors.length ? { errors } : validated;
@@ -242,28 +248,31 @@ const ENV_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::([^}]*))?\}/g;
 
 // Substitutes in parsed values rather than in the YAML text, so a password containing `:` or `#` cannot
 // change the document's structure.
+// A refused variable is an error even with a default: the author meant to read it, and a silent default would hide
+// why the login fails.
 function substituteEnv(
   value: unknown,
   path: PropertyKey[],
   file: string,
-  env: NodeJS.ProcessEnv,
+  variables: VariableLookup,
   errors: ConfigError[],
 ): unknown {
   if (typeof value === 'string') {
     return value.replace(ENV_REFERENCE, (reference, name: string, fallback: string | undefined) => {
-      const found = (Object.hasOwn(env, name) ? env[name] : undefined) ?? fallback;
-      if (found !== undefined) return found;
+      const found = variables(name);
+      if (found.refused === undefined && (found.value ?? fallback) !== undefined) return found.value ?? fallback!;
       errors.push({
         path: formatPath(path),
-        message: `environment variable ${name} is not set (referenced in ${file}); export it or give a default with \${${name}:value}`,
+        message: `${found.refused ?? `environment variable ${name} ${found.unsetHint}`} (referenced in ${file})`,
       });
       return reference;
     });
   }
-  if (Array.isArray(value)) return value.map((item, index) => substituteEnv(item, [...path, index], file, env, errors));
+  if (Array.isArray(value))
+    return value.map((item, index) => substituteEnv(item, [...path, index], file, variables, errors));
   if (isMapping(value)) {
     return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [key, substituteEnv(item, [...path, key], file, env, errors)]),
+      Object.entries(value).map(([key, item]) => [key, substituteEnv(item, [...path, key], file, variables, errors)]),
     );
   }
   return value;

@@ -11,3 +11,4 @@ export type { Fetch, Step, TargetRequest } from './http.ts';
 export { AuthenticationError } from './login.ts';
 export { createSession, type Session, type TargetResponse } from './session.ts';
 export { runTestPath } from './test-path.ts';
+export { agentVariables, namesIn, namingProblem, ALLOWED_VARIABLES_ENV, type VariableLookup } from './variables.ts';

@@ -1,15 +1,18 @@
-// `hawk-scanner agent --org <orgId> [--name <name>] [--once [--max-idle <s>]] [--allow-private]`: runs the scanner
-// agent: a device of the organization that takes its hosted scans (docs/HOSTED-SCANS.md in the service's
+// `hawk-scanner agent --org <orgId> [--name <name>] [--once [--max-idle <s>]] [--allow-private] [--allow-vars <names>]`:
+// runs the scanner agent: a device of the organization that takes its hosted scans (docs/HOSTED-SCANS.md in the service's
 // repository). The service's hosted runner (an ECS Fargate task) starts it with --once and HAWK_ACCESS_TOKEN.
 import { startAgent } from '../agent/agent.ts';
+import { ALLOWED_VARIABLES_ENV, namesIn, namingProblem } from '../auth/variables.ts';
 
 export const AGENT_USAGE = `agent --org <orgId> [--name <name>] [--device <deviceId>] [--once [--max-idle <seconds>]] [--allow-private]
+      [--allow-vars <NAME1,NAME2>]
   Runs a scanner agent for the organization: registers as a device, polls the service (outbound only) and
   carries out its hosted scans with wapiti (sudo apt-get install -y wapiti) or OWASP ZAP where installed (zap.sh
   on PATH or HAWK_ZAP); HAWK_ENGINE=wapiti or zap runs only that one.
   API key: HAWK_API_KEY (a user with write:device and write:scan), or an access token the service issued for one
   run (HAWK_ACCESS_TOKEN, the hosted runner's); service URL: --url or HAWK_API_URL.
-  Login secrets of scan configurations (\${VAR}) come from this process's environment.
+  Login secrets of scan configurations (\${VAR}) come from this process's environment: HAWK_SCAN_* variables
+  only, plus those --allow-vars or ${ALLOWED_VARIABLES_ENV} name (never the service's own credentials).
   --once: exit after one scan; --max-idle: then also exit when no scan was taken within that many seconds.
   --allow-private: reach private addresses (an agent inside your own network).
   Ctrl-C stops it (a scan under way ends in ERROR).`;
@@ -23,7 +26,7 @@ export async function agentCommand(args: string[]): Promise<number | 'usage'> {
     if (!arg.startsWith('--')) return 'usage';
     const name = arg.slice(2);
     if (name === 'once' || name === 'allow-private') flags[name] = true;
-    else if (['org', 'name', 'device', 'url', 'max-idle'].includes(name) && i + 1 < args.length)
+    else if (['org', 'name', 'device', 'url', 'max-idle', 'allow-vars'].includes(name) && i + 1 < args.length)
       flags[name] = args[++i];
     else return 'usage';
   }
@@ -35,6 +38,15 @@ export async function agentCommand(args: string[]): Promise<number | 'usage'> {
   const maxIdle = flags['max-idle'];
   if (maxIdle !== undefined && (flags.once !== true || !/^[1-9]\d{0,5}$/.test(String(maxIdle)))) {
     console.error('hawk-scanner agent: --max-idle takes a number of seconds, with --once');
+    return 'usage';
+  }
+  const allowedVariables = [
+    ...namesIn(process.env[ALLOWED_VARIABLES_ENV]),
+    ...namesIn(flags['allow-vars'] as string | undefined),
+  ];
+  const refused = allowedVariables.map(namingProblem).filter(Boolean);
+  if (refused.length) {
+    console.error(`hawk-scanner agent: --allow-vars or ${ALLOWED_VARIABLES_ENV}: ${refused.join('; ')}`);
     return 'usage';
   }
   const url = (flags.url as string | undefined) ?? process.env.HAWK_API_URL ?? '';
@@ -63,6 +75,7 @@ export async function agentCommand(args: string[]): Promise<number | 'usage'> {
       once: flags.once === true,
       maxIdleMs: maxIdle === undefined ? undefined : Number(maxIdle) * 1000,
       allowPrivate: flags['allow-private'] === true,
+      allowedVariables,
       signal: abort.signal,
       echo: (line) => console.error(`hawk-scanner agent: ${line}`),
     });

@@ -66,8 +66,17 @@ type Get = (path: string, accept?: string) => Promise<Response>;
 
 /** The environment's last scan: the application's organization, then its environments view. */
 async function lastScanOf(get: Get, options: Options): Promise<string> {
-  const app = (await (await get(`/api/v1/app/${options.app}`)).json()) as { organizationId: string };
-  const query = new URLSearchParams({ appIds: options.app, envs: options.env, pageSize: '100' });
+  const app = (await (await get(`/api/v1/app/${options.app}`)).json()) as {
+    organizationId: string;
+    applicationType?: string;
+  };
+  // The view lists STANDARD applications unless told otherwise (listEnvironmentsV2's applicationTypes).
+  const query = new URLSearchParams({
+    appIds: options.app,
+    envs: options.env,
+    applicationTypes: app.applicationType ?? 'STANDARD',
+    pageSize: '100',
+  });
   const view = (await (await get(`/api/v2/org/${app.organizationId}/envs?${query}`)).json()) as {
     environments?: { applicationId: string; environmentName: string; lastScanId?: string }[];
   };

@@ -817,7 +817,7 @@ class ProbeState {
       );
     if (login?.type === 'TOKEN')
       recommendations.push(
-        'Obtain a token for a test user and set it in AUTH_TOKEN, or add the login endpoint to the configuration (usernamePassword JSON with tokenExtraction)',
+        'Obtain a token for a test user and set it in HAWK_SCAN_AUTH_TOKEN, or add the login endpoint to the configuration (usernamePassword JSON with tokenExtraction)',
       );
     if (hasAuth && !login)
       recommendations.push(

@@ -54,12 +54,12 @@ export function suggestConfiguration(input: SuggestionInput) {
         loginPath: relative(login.loginPath),
         usernameField: login.usernameField,
         passwordField: login.passwordField,
-        scanUsername: '${SCAN_USERNAME}',
-        scanPassword: '${SCAN_PASSWORD}',
+        scanUsername: '${HAWK_SCAN_USERNAME}',
+        scanPassword: '${HAWK_SCAN_PASSWORD}',
         ...(login.otherParams.length ? { otherParams: login.otherParams } : {}),
       };
       authentication.cookieAuthorization = {};
-      secrets.push('SCAN_USERNAME', 'SCAN_PASSWORD');
+      secrets.push('HAWK_SCAN_USERNAME', 'HAWK_SCAN_PASSWORD');
       authComplete = true;
     } else if (login.type === 'JSON') {
       authentication.usernamePassword = {
@@ -67,17 +67,17 @@ export function suggestConfiguration(input: SuggestionInput) {
         loginPath: relative(login.loginPath),
         usernameField: login.usernameField,
         passwordField: login.passwordField,
-        scanUsername: '${SCAN_USERNAME}',
-        scanPassword: '${SCAN_PASSWORD}',
+        scanUsername: '${HAWK_SCAN_USERNAME}',
+        scanPassword: '${HAWK_SCAN_PASSWORD}',
       };
       authentication.tokenExtraction = { type: 'TOKEN_PATH', value: login.tokenPath ?? 'token' };
       authentication.tokenAuthorization = { type: 'HEADER', value: 'Authorization', tokenType: 'Bearer' };
-      secrets.push('SCAN_USERNAME', 'SCAN_PASSWORD');
+      secrets.push('HAWK_SCAN_USERNAME', 'HAWK_SCAN_PASSWORD');
       authComplete = Boolean(login.tokenPath);
     } else {
-      authentication.external = { type: 'TOKEN', value: '${AUTH_TOKEN}' };
+      authentication.external = { type: 'TOKEN', value: '${HAWK_SCAN_AUTH_TOKEN}' };
       authentication.tokenAuthorization = { type: 'HEADER', value: 'Authorization', tokenType: 'Bearer' };
-      secrets.push('AUTH_TOKEN');
+      secrets.push('HAWK_SCAN_AUTH_TOKEN');
     }
     if (protectedPath) {
       testPath = relative(protectedPath.path);

@@ -21,10 +21,13 @@ export default function DevicesPage() {
       <h1>Scanner agents</h1>
       <p>
         Agents carry out the hosted scans of the organization. An agent not heard from for the offline window (a minute
-        unless configured) reads offline. Run one with an API key of a user who may write devices and scans:
+        unless configured) reads offline. Run one from a checkout of this service's repository (after{' '}
+        <code>npm ci</code>), at its root, with an API key of a user who may write devices and scans:
       </p>
+      {/* From the checkout, not npx: the scanner's package name is not published, and npx would run whatever
+          someone registers under it (issue 43). */}
       <pre className="code" tabIndex={0} role="region" aria-label="Agent command">
-        {`HAWK_API_KEY=<key> HAWK_API_URL=${window.location.origin} npx hawk-scanner agent --org ${orgId}`}
+        {`HAWK_API_KEY=<key> HAWK_API_URL=${window.location.origin} npm run --silent scanner -- agent --org ${orgId}`}
       </pre>
       <QueryView query={devices} what="scanner agents">
         {(data) =>

@@ -1,0 +1,122 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { api } from '../integration/client.ts';
+import { createTenant, addUserTo } from '../integration/fixtures.ts';
+import { permissionsOfRole } from '../../shared/identity/roles.ts';
+import { cloudAppAt, start, waitForEnd, withAgent } from './hosted-helpers.ts';
+
+// issue 43 item 11: a literal password in a scan configuration was shown to read-only members (the scan page's "Scan
+// configuration" panel reads GET /api/v1/app/{appId}/config/{hash}). Every read redacts credentials; `${VAR}`
+// references are shown; the agent still logs in with the real value, which it gets with its run's command.
+
+const PASSWORD = 'literal-pass-4711';
+/** The login bodies the target received. */
+const logins: string[] = [];
+let server: Server;
+let targetUrl: string;
+beforeAll(async () => {
+  process.env.HAWK_WAPITI_ATTACK_SECONDS = '5';
+  process.env.HAWK_SCAN_TEST_USER = 'alice';
+  server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk) => (body += chunk));
+    req.on('end', () => {
+      if (req.method === 'POST' && req.url === '/login') {
+        logins.push(body);
+        const ok = new URLSearchParams(body).get('password') === PASSWORD;
+        res.writeHead(ok ? 302 : 401, ok ? { location: '/account', 'set-cookie': 'sid=1; Path=/' } : {}).end();
+        return;
+      }
+      const signedIn = /\bsid=1\b/.test(req.headers.cookie ?? '');
+      res.writeHead(200, { 'content-type': 'text/html' }).end(signedIn ? '<p>Signed in as alice</p>' : '<p>Hello</p>');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  targetUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  delete process.env.HAWK_SCAN_TEST_USER;
+  await new Promise((resolve) => server.close(resolve));
+});
+
+const config = (host: string) => `app:
+  env: production
+  host: ${host}
+  authentication:
+    usernamePassword:
+      type: FORM
+      loginPath: /login
+      usernameField: username
+      passwordField: password
+      scanUsername: \${HAWK_SCAN_TEST_USER}
+      scanPassword: ${PASSWORD}
+    cookieAuthorization:
+      cookieNames: [sid]
+    testPath:
+      path: /account
+      type: BODY
+      success: "Signed in as"
+`;
+
+describe('credentials in stored scan configurations', { timeout: 300_000 }, () => {
+  it('are redacted for every reader while the hosted scan still logs in with them', async () => {
+    const owner = await createTenant();
+    const reader = { orgId: owner.orgId, ...(await addUserTo(owner.orgId, permissionsOfRole('READ_ONLY'))) };
+    const appId = await cloudAppAt(owner, 'literal-password', targetUrl);
+    await withAgent(owner, async () => {
+      const started = await start(owner, appId, config(targetUrl));
+      expect(started.status, started.text).toBe(200);
+      const done = await waitForEnd(owner, appId);
+      expect(done.status, JSON.stringify(done)).toBe('HOSTED_SCANNER_DISCONNECTED');
+    });
+    expect(logins).toContain(`username=alice&password=${PASSWORD}`);
+
+    const envs = await api('GET', `/api/v1/app/${appId}/env/list`, { token: owner.token });
+    const configHash = envs.body.environments[0].currentScanSummary.configHash as string;
+    for (const who of [reader, owner]) {
+      const read = await api('GET', `/api/v1/app/${appId}/config/${configHash}`, { token: who.token });
+      expect(read.status, read.text).toBe(200);
+      expect(read.text).not.toContain(PASSWORD);
+      expect(read.body.conf.app.authentication.usernamePassword).toMatchObject({
+        scanUsername: '${HAWK_SCAN_TEST_USER}',
+        scanPassword: '********',
+        usernameField: 'username',
+      });
+    }
+  });
+
+  it("redacts the environment's default configuration, and refuses it saved back with the marker", async () => {
+    const owner = await createTenant();
+    const reader = { orgId: owner.orgId, ...(await addUserTo(owner.orgId, permissionsOfRole('READ_ONLY'))) };
+    const appId = await cloudAppAt(owner, 'default-config', targetUrl);
+    const envs = await api('GET', `/api/v1/app/${appId}/env/list`, { token: owner.token });
+    const envId = envs.body.environments[0].environmentId as string;
+    const path = `/api/v1/app/${appId}/env/${envId}/config/default`;
+    const conf = {
+      app: {
+        applicationId: appId,
+        env: 'production',
+        host: targetUrl,
+        authentication: {
+          external: { type: 'TOKEN', value: 'token-value-0815' },
+          tokenAuthorization: { type: 'HEADER', value: 'Authorization', tokenType: 'Bearer' },
+        },
+      },
+    };
+    const saved = await api('POST', path, { token: owner.token, body: { conf } });
+    expect(saved.status, saved.text).toBe(200);
+    const read = await api('GET', path, { token: reader.token });
+    expect(read.status, read.text).toBe(200);
+    expect(read.text).not.toContain('token-value-0815');
+    expect(read.body.conf.app.authentication).toMatchObject({
+      external: { type: 'TOKEN', value: '********' },
+      tokenAuthorization: { type: 'HEADER', value: 'Authorization', tokenType: 'Bearer' },
+    });
+    const back = await api('POST', path, { token: owner.token, body: { conf: read.body.conf } });
+    expect(back.status).toBe(400);
+    expect(back.body.message).toMatch(/^body\.conf: a value reads \*{8}, as reads show a credential/);
+    const unchanged = await api('GET', path, { token: owner.token });
+    expect(unchanged.body.configHash).toBe(read.body.configHash);
+  });
+});
