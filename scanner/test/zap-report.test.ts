@@ -172,6 +172,11 @@ describe('parseZapReport on bad input', () => {
     expect(refused(report)).toMatch(/^line 1, column \d+: XML with a DOCTYPE declaration is refused/);
   });
 
+  it('refuses a lone surrogate, which would hide a DOCTYPE from the tokenizer', () => {
+    const hidden = '<![CDATA[\uD800]]><!DOCTYPE r [<!ENTITY e "e">]><![CDATA[]]>&e;';
+    expect(refused(site(item(`<desc>${hidden}</desc>`)))).toMatch(/^line 1, column \d+: a lone surrogate/);
+  });
+
   it('reads <!doctype html> in a CDATA section or a comment as content (issue 43 item 12)', () => {
     const body = '<responsebody><![CDATA[<!doctype html><html></html>]]></responsebody>';
     const report = parseZapReport(

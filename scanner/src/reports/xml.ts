@@ -146,6 +146,10 @@ function readMarkup(text: string): Markup {
  * well-formed XML; otherwise a ReportError naming what is wrong and where.
  */
 export function wellFormedXml(text: string, tool: string, allowDoctype = false): string {
+  // saxes reads a lone high surrogate and the unit after it as one character, `]` or `<` included (text decoded from
+  // bytes has none; a string given to the reader may).
+  const lone = text.search(/\p{Cs}/u);
+  if (lone !== -1) throw new ReportError(`${lineColumn(text, lone)}: a lone surrogate, which is no character`);
   const { doctype, misplaced, malformed } = readMarkup(text);
   const declared = doctype?.start ?? misplaced;
   if (declared !== undefined && !allowDoctype)
