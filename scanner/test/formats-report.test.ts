@@ -168,6 +168,48 @@ describe('Burp Suite', () => {
     expect(() => parseReport(issues(doctype))).toThrow(ReportError);
     expect(() => parseReport(issues(doctype))).toThrow(message);
   });
+
+  // Issue 43 item 12: only a declaration at document level is one; the same characters as content are content.
+  const dtd = '<!DOCTYPE issues [\n<!ELEMENT issues (issue*)>\n]>';
+  it('reads <!DOCTYPE in CDATA, comments, processing instructions and escaped text as content, control characters kept', () => {
+    const response = 'HTTP/1.1 200 OK\n\n<!DOCTYPE html>\u0000<!doctype html> &lt;!DOCTYPE html&gt;';
+    const report = parseReport(
+      issues(dtd)
+        .replace('<issues ', '<!-- <!DOCTYPE x [<!ENTITY e "e">]> --><?note <!DOCTYPE x?>\n<issues ')
+        .replace(
+          '</issue>',
+          `<issueDetail>&lt;!DOCTYPE html&gt;</issueDetail><requestresponse><request method="GET" base64="false"><![CDATA[GET / HTTP/1.1\n\n]]></request><response base64="false"><![CDATA[${response}]]></response></requestresponse></issue>`,
+        ),
+    );
+    expect(report).toMatchObject({ tool: 'burp', uriCount: 1 });
+    expect(report.alerts[0].uris[0].responseBody).toBe(response.split('\n\n')[1]);
+  });
+  it.each([
+    [
+      'a second <!DOCTYPE after the root element',
+      issues(dtd).replace('</issues>', '</issues>\n<!DOCTYPE x [<!ENTITY e "e">]>'),
+      /^line 6, column 1: a second <!DOCTYPE$/,
+    ],
+    [
+      'a second <!DOCTYPE inside the root element',
+      issues(dtd).replace('<issue>', '<!DOCTYPE x [<!ENTITY e "e">]><issue>'),
+      /^line 5, column 30: a second <!DOCTYPE$/,
+    ],
+    [
+      'a <!DOCTYPE after the root element’s start',
+      issues('').replace('<issue>', '<!DOCTYPE x [<!ENTITY e "e">]><issue>'),
+      /^line 3, column 30: a <!DOCTYPE after the root element's start$/,
+    ],
+    [
+      // A comment that a lenient reader closes later than a conforming one: the declaration would be markup to one.
+      'a <!DOCTYPE behind a malformed comment',
+      issues(dtd).replace('<issue>', '<!-- a ---><!DOCTYPE x [<!ENTITY e "e">]><!-- b --><issue>'),
+      /^malformed XML at line 5, column 39: malformed comment\.$/,
+    ],
+  ])('refuses %s, naming where', (_what, report, message) => {
+    expect(() => parseReport(report)).toThrow(ReportError);
+    expect(() => parseReport(report)).toThrow(message);
+  });
 });
 
 describe('SARIF', () => {

@@ -134,7 +134,7 @@ describe('Wapiti reports', () => {
     [
       'a document type declaration',
       '<?xml version="1.0"?>\n<!DOCTYPE report [<!ENTITY x "y">]>\n<report type="security"/>',
-      /^line 2, column 1: XML with a document type declaration is refused/,
+      /^line 2, column 1: XML with a DOCTYPE declaration is refused/,
     ],
     [
       'a key that JSON.parse makes an own __proto__',

@@ -165,6 +165,29 @@ describe('parseZapReport on bad input', () => {
     expect(refused(input)).toMatch(message);
   });
 
+  it.each([
+    ['after the root element', site(item('')).replace('</OWASPZAPReport>', '<!DOCTYPE r [<!ENTITY e "e">]>')],
+    ['inside the root element', site(item('')).replace('<site ', '<!DOCTYPE r [<!ENTITY e "e">]><site ')],
+  ])('refuses a DOCTYPE %s', (_where, report) => {
+    expect(refused(report)).toMatch(/^line 1, column \d+: XML with a DOCTYPE declaration is refused/);
+  });
+
+  it('refuses a lone surrogate, which would hide a DOCTYPE from the tokenizer', () => {
+    const hidden = '<![CDATA[\uD800]]><!DOCTYPE r [<!ENTITY e "e">]><![CDATA[]]>&e;';
+    expect(refused(site(item(`<desc>${hidden}</desc>`)))).toMatch(/^line 1, column \d+: a lone surrogate/);
+  });
+
+  it('reads <!doctype html> in a CDATA section or a comment as content (issue 43 item 12)', () => {
+    const body = '<responsebody><![CDATA[<!doctype html><html></html>]]></responsebody>';
+    const report = parseZapReport(
+      site(item('', `<instances><instance><uri>http://a.test/</uri>${body}</instance></instances>`)).replace(
+        '<site ',
+        '<!-- <!DOCTYPE r [<!ENTITY e "e">]> --><site ',
+      ),
+    );
+    expect(report.alerts[0].uris[0].responseBody).toBe('<!doctype html><html></html>');
+  });
+
   it('refuses a billion-laughs document without expanding it', () => {
     const lol = `<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">${Array.from({ length: 9 }, (_, i) => `<!ENTITY lol${i + 1} "${`&lol${i || ''};`.repeat(10)}">`).join('')}]>`;
     const started = process.hrtime.bigint();

@@ -178,6 +178,8 @@ describe('Nuclei, Burp Suite and SARIF reports through the import operation', ()
   });
 });
 
+const burpWithHtml = formatsFixture('burp', 'burp-xml_2020.12.1_EDITED_html-response_turingsecure-short-scan.xml');
+
 describe('recognising a report, or naming its tool', () => {
   // A JSON object that is both a ZAP report's shape (site) and a Wapiti report's (vulnerabilities, classifications).
   const both = JSON.stringify({
@@ -229,6 +231,32 @@ describe('recognising a report, or naming its tool', () => {
       wapitiFixture('wapiti-openvas-xml_3.0.x_empty_WRONG-FORMAT_defectdojo.xml'),
       undefined,
       /^report: not a Wapiti report: <report type="scan">/,
+    ],
+    // Issue 43 item 12: the real Burp sample whose HTML response (in CDATA) carries <!DOCTYPE imports (above); a
+    // declaration that is one is still refused.
+    [
+      'a Burp report with a second <!DOCTYPE, declaring an entity, after its root',
+      `${burpWithHtml}<!DOCTYPE x [<!ENTITY e "e">]>`,
+      undefined,
+      /^report: line \d+, column 1: a second <!DOCTYPE$/,
+    ],
+    [
+      'a Burp report whose DTD declares entities (billion laughs)',
+      burpWithHtml.replace('<!DOCTYPE issues [', '<!DOCTYPE issues [<!ENTITY a "aaaa"><!ENTITY b "&a;&a;&a;&a;">'),
+      undefined,
+      /^report: line 3, column 19: an entity declaration \(<!ENTITY\) in the document type declaration is refused/,
+    ],
+    [
+      'a Burp report whose DTD declares an external entity (XXE)',
+      burpWithHtml.replace('<!DOCTYPE issues [', '<!DOCTYPE issues [<!ENTITY x SYSTEM "file:///etc/passwd">'),
+      undefined,
+      /^report: line 3, column 19: an entity declaration/,
+    ],
+    [
+      'a Burp report with an external DTD',
+      burpWithHtml.replace('<!DOCTYPE issues [', '<!DOCTYPE issues SYSTEM "http://127.0.0.1/x.dtd" ['),
+      undefined,
+      /^report: line 3, column 18: an external identifier/,
     ],
   ])('%s: 400 naming what is wrong, nothing stored', async (_what, body, format, message) => {
     const tenant = await createTenant();

@@ -272,6 +272,13 @@ describe('bad input', () => {
     ],
     ['a billion-laughs document', laughs, 'application/xml', 400, /DOCTYPE declaration is refused/],
     [
+      'a DOCTYPE declaring an entity inside the root element',
+      site('').replace('<site ', '<!DOCTYPE r [<!ENTITY e "e">]><site '),
+      'application/xml',
+      400,
+      /^report: line 1, column \d+: XML with a DOCTYPE declaration is refused/,
+    ],
+    [
       'a gigantic attribute',
       `<OWASPZAPReport><site name="${'x'.repeat(100_000)}"></site></OWASPZAPReport>`,
       'application/xml',

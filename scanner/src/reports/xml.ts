@@ -1,11 +1,14 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { SaxesParser } from 'saxes';
 import { ZapReportError as ReportError } from '../zap/report.ts';
 
-// XML of imported reports (Wapiti, Burp): validated, then parsed with the five XML entities and numeric
-// references only. A document type declaration is accepted only where a tool writes one (Burp's export starts
-// with an internal DTD of element and attribute declarations): it is checked, never fetched or expanded, and
-// blanked out before parsing. Every entity declaration (the source of XXE and of billion laughs), parameter entity
-// reference and external identifier is refused, naming its line and column.
+// XML of imported reports (ZAP, Wapiti, Burp): read once by a conforming streaming tokenizer (saxes) to find the
+// document type declaration where XML puts it, at document level before the root element, never inside a CDATA
+// section, comment or text (an HTML response's `<!DOCTYPE html>`); then validated and parsed by fast-xml-parser with
+// the five XML entities and numeric references only. A document type declaration is accepted only where a tool
+// writes one (Burp's export starts with an internal DTD of element and attribute declarations): it is checked,
+// never fetched or expanded, and blanked out before parsing. Every entity declaration (the source of XXE and of
+// billion laughs), parameter entity reference and external identifier is refused, naming its line and column.
 
 export type XmlNode = Record<string, unknown>;
 
@@ -79,21 +82,111 @@ function doctypeEnd(text: string, start: number): number {
   }
 }
 
-/** The text with its document type declaration (when allowed and valid) replaced by spaces, lines kept. */
-function withoutDoctype(text: string, allowDoctype: boolean, tool: string): string {
-  const at = text.search(/<!DOCTYPE/i);
-  if (at === -1) return text;
-  if (!allowDoctype)
+/**
+ * saxes's complaints that leave its reading of the markup as it was, tolerated as fast-xml-parser tolerates them: a
+ * character XML does not allow (Burp's plain exports keep a response's NUL bytes, as their own comment says) and an
+ * entity XML does not define (HTML's, in ZAP's text). Any other complaint refuses the document: another parser could
+ * split its markup differently, and find a declaration the tokenizer took for text.
+ */
+const TOLERATED = new Set(['disallowed character.', 'undefined entity.']);
+const MISPLACED = 'inappropriately located doctype declaration.';
+class StopReading extends Error {}
+
+/** What a conforming XML tokenizer found: the document type declaration's extent, a misplaced one, malformed markup. */
+interface Markup {
+  doctype?: { start: number; end: number };
+  /** Where a second declaration, or one after the root element's start, opens. */
+  misplaced?: number;
+  /** The first malformed markup, as a refusal. */
+  malformed?: string;
+}
+
+/** The offset after the prolog's XML declaration, processing instructions, comments and white space. */
+function afterMisc(text: string): number {
+  let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  for (;;) {
+    while (i < text.length && ' \t\r\n'.includes(text[i])) i++;
+    const close = text.startsWith('<?', i) ? '?>' : text.startsWith('<!--', i) ? '-->' : '';
+    if (!close) return i;
+    const end = text.indexOf(close, i + 2);
+    if (end === -1) return text.length;
+    i = end + close.length;
+  }
+}
+
+/**
+ * The markup of the whole text read by saxes, a streaming XML tokenizer (linear, no backtracking): a `<!DOCTYPE`
+ * inside a CDATA section, a comment, a processing instruction or escaped text is content, never a declaration.
+ */
+function readMarkup(text: string): Markup {
+  const parser = new SaxesParser({ position: true });
+  const found: Markup = {};
+  parser.on('doctype', () => {
+    // Only one declaration reaches here: saxes complains of any other before reading it. Where it starts: after the
+    // prolog's declarations and comments, which saxes has just read without complaint.
+    found.doctype = { start: afterMisc(text), end: parser.position };
+  });
+  parser.on('error', (error) => {
+    const complaint = error.message.replace(/^\d+:\d+: /, '');
+    if (TOLERATED.has(complaint)) return;
+    if (complaint === MISPLACED) found.misplaced = parser.position - '<!DOCTYPE'.length;
+    else found.malformed = `malformed XML at ${lineColumn(text, parser.position - 1)}: ${complaint.slice(0, 200)}`;
+    throw new StopReading();
+  });
+  try {
+    parser.write(text).close();
+  } catch (error) {
+    if (!(error instanceof StopReading)) throw error;
+  }
+  return found;
+}
+
+/**
+ * The text with its document type declaration (when allowed and valid) replaced by spaces, lines kept, once it is
+ * well-formed XML; otherwise a ReportError naming what is wrong and where.
+ */
+export function wellFormedXml(text: string, tool: string, allowDoctype = false): string {
+  // saxes reads a lone high surrogate and the unit after it as one character, `]` or `<` included (text decoded from
+  // bytes has none; a string given to the reader may).
+  const lone = text.search(/\p{Cs}/u);
+  if (lone !== -1) throw new ReportError(`${lineColumn(text, lone)}: a lone surrogate, which is no character`);
+  const { doctype, misplaced, malformed } = readMarkup(text);
+  const declared = doctype?.start ?? misplaced;
+  if (declared !== undefined && !allowDoctype)
     throw new ReportError(
-      `${lineColumn(text, at)}: XML with a document type declaration is refused (entity declarations are not expanded); ${tool} reports have none`,
+      `${lineColumn(text, declared)}: XML with a DOCTYPE declaration is refused (entity declarations are not expanded); ${tool} reports have none`,
     );
-  // Only in the prolog, before the root element: anywhere else the validator names the line.
-  const before = text.slice(0, at).replace(/<\?[\s\S]*?\?>|<!--[\s\S]*?-->/g, '');
-  if (before.trim()) throw new ReportError(`${lineColumn(text, at)}: a <!DOCTYPE after the root element's start`);
-  const end = doctypeEnd(text, at);
-  if (/<!DOCTYPE/i.test(text.slice(end)))
-    throw new ReportError(`${lineColumn(text, end + text.slice(end).search(/<!DOCTYPE/i))}: a second <!DOCTYPE`);
-  return text.slice(0, at) + text.slice(at, end).replace(/[^\n]/g, ' ') + text.slice(end);
+  if (misplaced !== undefined)
+    throw new ReportError(
+      `${lineColumn(text, misplaced)}: ${doctype ? 'a second <!DOCTYPE' : "a <!DOCTYPE after the root element's start"}`,
+    );
+  let body = text;
+  if (doctype) {
+    if (!text.startsWith('<!DOCTYPE', doctype.start) || doctypeEnd(text, doctype.start) !== doctype.end)
+      throw new ReportError(`${lineColumn(text, doctype.start)}: a malformed <!DOCTYPE`);
+    body =
+      text.slice(0, doctype.start) +
+      text.slice(doctype.start, doctype.end).replace(/[^\n]/g, ' ') +
+      text.slice(doctype.end);
+  }
+  // fast-xml-parser's own check first, for its messages; then anything saxes found malformed that it let through.
+  const valid = XMLValidator.validate(body);
+  if (valid !== true) throw new ReportError(malformedXml(valid.err));
+  if (malformed) throw new ReportError(malformed);
+  return body;
+}
+
+const MAX_PROBLEM_CHARACTERS = 200;
+
+/**
+ * fast-xml-parser's validation error as one short line: its own message for unclosed elements lists every open
+ * element (megabytes for a deep or long document), and others quote names of any length.
+ */
+function malformedXml(err: { msg: string; line: number; col: number }): string {
+  const problem = err.msg.startsWith("Invalid '[") ? 'elements left open at the end of the document' : err.msg;
+  const short =
+    problem.length > MAX_PROBLEM_CHARACTERS ? `${problem.slice(0, MAX_PROBLEM_CHARACTERS)}... (cut)` : problem;
+  return `malformed XML at line ${err.line}, column ${err.col}: ${short}`;
 }
 
 export interface XmlOptions {
@@ -107,10 +200,7 @@ export interface XmlOptions {
 
 /** The document's root element: its name and content (attributes as `@name`, text as `#text`). */
 export function readXml(text: string, options: XmlOptions): { name: string; root: XmlNode } {
-  const body = withoutDoctype(text, !!options.allowDoctype, options.tool);
-  const valid = XMLValidator.validate(body);
-  if (valid !== true)
-    throw new ReportError(`malformed XML at line ${valid.err.line}, column ${valid.err.col}: ${valid.err.msg}`);
+  const body = wellFormedXml(text, options.tool, options.allowDoctype);
   const parser = new XMLParser({
     ignoreAttributes: false,
     attributeNamePrefix: '@',

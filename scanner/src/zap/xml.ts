@@ -1,4 +1,5 @@
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { XMLParser } from 'fast-xml-parser';
+import { wellFormedXml } from '../reports/xml.ts';
 import { ZapReportError, traditionalAlert, traditionalInstance, type RawSite } from './report.ts';
 
 // ZAP's traditional XML report (root OWASPZAPReport; core generator up to 2.10, reports add-on from 2.11) and
@@ -24,8 +25,8 @@ const parser = new XMLParser({
   parseAttributeValue: false,
   // Values keep their whitespace (headers end in CRLF); identity fields are trimmed below.
   trimValues: false,
-  // The five XML entities and numeric references only: a DOCTYPE (the only source of other entities) is refused
-  // before parsing, so no entity expands into more than one character.
+  // The five XML entities, HTML's and numeric references only: a DOCTYPE (the only source of other entities) is
+  // refused before parsing (wellFormedXml), so no entity expands into more than one character.
   processEntities: true,
   htmlEntities: true,
   isArray: (_name, jPath) => ARRAYS.has(String(jPath)),
@@ -49,33 +50,14 @@ const children = (node: unknown, path: string[]): XmlNode[] => {
   return Array.isArray(value) ? (value.filter((v) => v && typeof v === 'object') as XmlNode[]) : [];
 };
 
-const MAX_PROBLEM_CHARACTERS = 200;
-
-/**
- * fast-xml-parser's validation error as one short line: its own message for unclosed elements lists every open
- * element (megabytes for a deep or long document), and others quote names of any length.
- */
-export function malformedXml(err: { msg: string; line: number; col: number }): string {
-  const problem = err.msg.startsWith("Invalid '[") ? 'elements left open at the end of the document' : err.msg;
-  const short =
-    problem.length > MAX_PROBLEM_CHARACTERS ? `${problem.slice(0, MAX_PROBLEM_CHARACTERS)}... (cut)` : problem;
-  return `malformed XML at line ${err.line}, column ${err.col}: ${short}`;
-}
-
 /** Whether the text is an XML document (after any BOM and leading whitespace). */
 export const looksLikeXml = (report: string) => report.trimStart().startsWith('<');
 
 export function readXmlReport(report: string): { sites: RawSite[]; version: string; plus: boolean } {
-  if (/<!DOCTYPE/i.test(report)) {
-    throw new ZapReportError(
-      'XML with a DOCTYPE declaration is refused (entity declarations are not expanded); ZAP reports have none',
-    );
-  }
-  const valid = XMLValidator.validate(report);
-  if (valid !== true) throw new ZapReportError(malformedXml(valid.err));
+  const body = wellFormedXml(report, 'ZAP');
   let document: XmlNode;
   try {
-    document = parser.parse(report) as XmlNode;
+    document = parser.parse(body) as XmlNode;
   } catch (error) {
     throw new ZapReportError(`malformed XML: ${(error as Error).message}`);
   }
