@@ -347,6 +347,60 @@ describe('single sign-on configuration', () => {
     }
   });
 
+  it('refuses a provider whose discovery names a javascript:, data: or file: endpoint (400 saved, 424 later)', async () => {
+    const tenant = await createTenant();
+    await allowPrivate(tenant);
+    const forger = await startForgingProvider();
+    try {
+      const body = {
+        issuer: forger.issuer,
+        clientId: forger.clientId,
+        clientSecret: forger.clientSecret,
+        redirectUri: redirectUri(),
+      };
+      for (const [field, value] of [
+        ['authorization_endpoint', 'javascript:alert(document.domain)'],
+        ['token_endpoint', 'data:text/html,<script>alert(1)</script>'],
+        ['jwks_uri', 'file:///etc/passwd'],
+      ]) {
+        forger.publish({ [field]: value });
+        const refused = await api('PUT', sso(tenant.orgId), { token: tenant.token, body });
+        expect(refused.status, refused.text).toBe(400);
+        expect(refused.body.message).toContain(field);
+        expect((await api('GET', sso(tenant.orgId), { token: tenant.token })).body.configured).toBe(false);
+      }
+      forger.publish({});
+      expect((await api('PUT', sso(tenant.orgId), { token: tenant.token, body })).status).toBe(200);
+      // The metadata changes after it was saved (and before any sign-in kept it): the unauthenticated start says so.
+      forger.publish({ authorization_endpoint: 'javascript:alert(document.domain)' });
+      const started = await api('POST', '/api/v1/auth/sso/start', { body: { organizationId: tenant.orgId } });
+      expect(started.status, started.text).toBe(424);
+      expect(started.body.message).toContain('authorization_endpoint');
+    } finally {
+      await forger.close();
+    }
+  });
+
+  it("fetches the provider's discovery once for many sign-in starts (kept five minutes)", async () => {
+    const tenant = await createTenant();
+    await allowPrivate(tenant);
+    const forger = await startForgingProvider();
+    try {
+      await configure(tenant, forger);
+      const saved = forger.discoveries();
+      for (let i = 0; i < 4; i++) await start(tenant.orgId);
+      expect(forger.discoveries() - saved).toBe(1);
+      // A changed setting is discovered again at once.
+      await configure(tenant, forger, { groupsClaim: 'roles' });
+      const changed = forger.discoveries();
+      await start(tenant.orgId);
+      await start(tenant.orgId);
+      expect(forger.discoveries() - changed).toBe(1);
+    } finally {
+      await forger.close();
+    }
+  });
+
   it('needs write:member, and keeps each organization to its own setting', async () => {
     const reader = await createTenant({ permissions: ['read:member', 'read:application'] });
     expect((await api('GET', sso(reader.orgId), { token: reader.token })).status).toBe(401);
