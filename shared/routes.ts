@@ -320,7 +320,8 @@ export const updateSsoProviderRoute = {
     '`/sso/callback`, registered at the provider), `scopes` (default openid email profile), `groupsClaim` (default ' +
     '`groups`), `allowedEmailDomains`, `defaultRole`, `groupRoles` and `groupTeams` (the groups claim mapped to roles ' +
     'and teams), `enabled`. The issuer is discovered first: 400 when it cannot be, or when it resolves to an address ' +
-    'the organization does not allow (private and loopback ones only with `allowPrivateNetworks`).',
+    'the organization does not allow (private and loopback ones only with `allowPrivateNetworks`), or names an ' +
+    'endpoint that is not http(s). Only an owner changes it (403), and `defaultRole` is MEMBER, READ_ONLY or SCANNER.',
   auth: 'bearer',
   permission: 'write:member',
   audit: 'ORG_SETTINGS_MODIFIED',
@@ -336,7 +337,7 @@ export const deleteSsoProviderRoute = {
   summary: "Remove the organization's single sign-on provider (ours)",
   notes:
     "Removes the organization's provider: sign-in with it stops, and the sessions it started end at their next " +
-    'refresh.',
+    'refresh. Only an owner removes it (403).',
   auth: 'bearer',
   permission: 'write:member',
   audit: 'ORG_SETTINGS_MODIFIED',

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { api, baseUrl } from './client.ts';
-import { createTenant, type Tenant } from './fixtures.ts';
+import { addUserTo, createTenant, type Tenant } from './fixtures.ts';
+import { addMember } from '../../shared/identity/admin.ts';
 import { newTeam, readTeam } from './team-helpers.ts';
 import { getItem, queryAll } from '../../shared/db/query.ts';
 import { keys } from '../../shared/db/keys.ts';
@@ -396,6 +397,49 @@ describe('single sign-on configuration', () => {
       await start(tenant.orgId);
       await start(tenant.orgId);
       expect(forger.discoveries() - changed).toBe(1);
+    } finally {
+      await forger.close();
+    }
+  });
+
+  it('takes an owner to change: a member manager is refused (403) and nothing changes; the default role is capped', async () => {
+    const tenant = await createTenant();
+    await allowPrivate(tenant);
+    const forger = await startForgingProvider();
+    try {
+      await configure(tenant, forger);
+      const team = await createTeam(tenant, `owners-${Date.now()}`);
+      const before = (await api('GET', sso(tenant.orgId), { token: tenant.token })).body;
+      const escalation = {
+        issuer: forger.issuer,
+        clientId: forger.clientId,
+        redirectUri: redirectUri(),
+        groupRoles: [{ group: 'everyone', role: 'OWNER' }],
+        groupTeams: [{ group: 'everyone', teamId: team }],
+        defaultRole: 'ADMIN',
+      };
+      const manager = await addUserTo(tenant.orgId, ['read:member', 'write:member']);
+      const refused = await api('PUT', sso(tenant.orgId), { token: manager.token, body: escalation });
+      expect(refused.status, refused.text).toBe(403);
+      expect(refused.body.message).toContain('owner');
+      expect((await api('DELETE', sso(tenant.orgId), { token: manager.token })).status).toBe(403);
+      expect((await api('GET', sso(tenant.orgId), { token: manager.token })).body).toEqual(before);
+
+      // Once the organization has an owner, its admins are refused too; the owner may map a group to OWNER, but no
+      // default role above MEMBER.
+      const owner = await addUserTo(tenant.orgId);
+      await addMember({ organizationId: tenant.orgId, userId: owner.userId, roleName: 'OWNER', replace: true });
+      expect((await api('PUT', sso(tenant.orgId), { token: tenant.token, body: escalation })).status).toBe(403);
+      const capped = await api('PUT', sso(tenant.orgId), { token: owner.token, body: escalation });
+      expect(capped.status, capped.text).toBe(400);
+      expect(capped.body.message).toContain('defaultRole');
+      expect((await api('GET', sso(tenant.orgId), { token: owner.token })).body).toEqual(before);
+      const saved = await api('PUT', sso(tenant.orgId), {
+        token: owner.token,
+        body: { ...escalation, defaultRole: 'READ_ONLY' },
+      });
+      expect(saved.status, saved.text).toBe(200);
+      expect(saved.body.groupRoles).toEqual([{ group: 'everyone', role: 'OWNER' }]);
     } finally {
       await forger.close();
     }
