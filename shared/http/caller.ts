@@ -50,6 +50,9 @@ export function createCaller(
   const cache = new Map<string, Promise<OrganizationAccess>>();
   const organizationAccess = (orgId: string): Promise<OrganizationAccess> => {
     let pending = cache.get(orgId);
+    // A session of one organization (single sign-on) reaches no other, whatever the user's memberships there.
+    if (!pending && scope?.organizationId && scope.organizationId !== orgId)
+      cache.set(orgId, (pending = Promise.resolve<OrganizationAccess>({ granted: false, reason: 'not-a-member' })));
     if (!pending) {
       pending = getOrganizationAccess(orgId, userId).then(({ organization, membership }): OrganizationAccess => {
         if (!organization || !membership) return { granted: false, reason: 'not-a-member' };

@@ -520,3 +520,107 @@ describe('single sign-on refuses forged ID tokens (openid-client checks them)', 
     expect(out.message).toMatch(/"nonce"/);
   });
 });
+
+describe("single sign-on never takes over an account on a provider's word (issue 43)", () => {
+  let victim: Tenant & { email: string };
+  let attacker: Tenant;
+  let provider: RunningProvider;
+  const accounts: Record<string, { email: string; emailVerified?: boolean }> = {};
+
+  const signIn = async (login: string) => {
+    const { authorizationUrl, binding } = await start(attacker.orgId);
+    return callback((await signInAtProvider(authorizationUrl, login)).search, binding);
+  };
+  const identityItem = (subject: string) => getItem(keys.ssoIdentity(attacker.orgId, provider.issuer, subject));
+  const membership = (orgId: string, userId: string) => {
+    const { pk, sk } = keys.membership(orgId, userId);
+    return getItem({ pk, sk });
+  };
+  /** What a session reaches: the organizations /user lists, the victim organization's roles, a new API key. */
+  const reach = async (token: string) => ({
+    organizations: (await api('GET', '/api/v1/user', { token })).body.user.external.organizations.map(
+      (o: { organization: { id: string } }) => o.organization.id,
+    ),
+    victimOrg: (await api('GET', `/api/v1/org/${victim.orgId}/roles`, { token })).status,
+    newKey: (await api('POST', '/api/v1/user/keys', { token, body: { name: 'lasting' } })).status,
+  });
+
+  beforeAll(async () => {
+    const tenant = await createTenant();
+    const user = await api('GET', '/api/v1/user', { token: tenant.token });
+    victim = { ...tenant, email: user.body.user.external.email };
+    provider = await startOidcProvider(redirectUri(), accounts);
+    accounts.victim = { email: victim.email, emailVerified: true };
+    attacker = await createTenant();
+    await allowPrivate(attacker);
+    await configure(attacker, provider);
+  });
+  afterAll(() => provider?.close());
+
+  it("issues no session and links nothing for another account's verified address, allowed domain or not", async () => {
+    for (const extra of [{}, { allowedEmailDomains: [victim.email.split('@')[1]] }]) {
+      await configure(attacker, provider, extra);
+      const out = await signIn('victim');
+      expect(out.status, out.text).toBe(200);
+      expect(out.body.token).toBe('');
+      expect(out.body.linkTicket).toMatch(/^[\w-]+\.[\w-]{43}$/);
+      expect(await identityItem('victim')).toBeUndefined();
+      expect(await membership(attacker.orgId, victim.userId)).toBeUndefined();
+    }
+  });
+
+  it("links only when the account confirms with its own credentials; the session then reaches the provider's organization only", async () => {
+    const { linkTicket } = (await signIn('victim')).body;
+    const confirm = (token: string | undefined, ticket = linkTicket) =>
+      api('POST', '/api/v1/auth/sso/link', { token, body: { ticket } });
+    expect((await confirm(undefined)).status).toBe(401);
+    const byAttacker = await confirm(attacker.token);
+    expect(byAttacker.status).toBe(403);
+    expect(byAttacker.body.message).toContain('another account');
+    const [payload, signature] = linkTicket.split('.');
+    const forged = Buffer.from(
+      JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), userId: attacker.userId }),
+    ).toString('base64url');
+    expect((await confirm(attacker.token, `${forged}.${signature}`)).status).toBe(400);
+    expect(
+      (await api('POST', '/api/v1/auth/sso/link', { token: victim.token, body: { ticket: linkTicket, x: 1 } })).status,
+    ).toBe(400);
+    expect(await identityItem('victim')).toBeUndefined();
+
+    const confirmed = await confirm(victim.token);
+    expect(confirmed.status, confirmed.text).toBe(200);
+    expect(await identityItem('victim')).toMatchObject({ userId: victim.userId, organizationId: attacker.orgId });
+    expect((await confirm(victim.token)).status).toBe(409);
+
+    // Signed in through the attacker's provider now: the victim's account, but only in the provider's organization.
+    const session = await signIn('victim');
+    expect(session.status, session.text).toBe(200);
+    const claims = JSON.parse(Buffer.from(session.body.token.split('.')[1], 'base64url').toString());
+    expect(claims).toMatchObject({ sub: victim.userId, org: attacker.orgId });
+    expect(await reach(session.body.token)).toEqual({ organizations: [attacker.orgId], victimOrg: 401, newKey: 401 });
+    const refreshed = await api('GET', '/api/v1/auth/refresh-token', { token: session.body.token });
+    expect((await reach(refreshed.body.token)).victimOrg).toBe(401);
+    // Its own key still reaches both; a single sign-on session cannot confirm a link.
+    expect((await reach(victim.token)).organizations.sort()).toEqual([attacker.orgId, victim.orgId].sort());
+    expect((await confirm(session.body.token)).status).toBe(403);
+  });
+
+  it('keeps an account made by a provider to its organization when another organization invites the address', async () => {
+    const email = `squat-${Date.now()}@example.test`;
+    accounts.squat = { email };
+    const first = await signIn('squat');
+    expect(first.status, first.text).toBe(200);
+    const squatter = (await api('GET', '/api/v1/user', { token: first.body.token })).body.user.external.id;
+    const invited = await api('POST', `/api/v1/org/${victim.orgId}/invitations`, {
+      token: victim.token,
+      body: { email },
+    });
+    expect(invited.status, invited.text).toBe(200);
+    const accepted = await api('POST', '/api/v1/invitations/accept', { body: { token: invited.body.token } });
+    expect(accepted.status, accepted.text).toBe(200);
+    expect(await membership(victim.orgId, squatter)).toBeDefined();
+    const again = await signIn('squat');
+    expect(again.status, again.text).toBe(200);
+    expect(await reach(again.body.token)).toEqual({ organizations: [attacker.orgId], victimOrg: 401, newKey: 401 });
+  });
+});
