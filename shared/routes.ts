@@ -108,7 +108,7 @@ import {
   updateTeamBody,
 } from './teams/inputs.ts';
 import { createWebhookBody, integrationSettingsBody, updateWebhookBody } from './webhooks/inputs.ts';
-import { ssoCallbackBody, ssoProviderBody, ssoStartBody } from './sso/inputs.ts';
+import { ssoCallbackBody, ssoLinkBody, ssoProviderBody, ssoStartBody } from './sso/inputs.ts';
 import { slaOverrideBody, slaPolicyBody } from './governance/inputs.ts';
 import { trendsQuery } from './trends/inputs.ts';
 import { createTrackerBody, updateTrackerBody } from './trackers/inputs.ts';
@@ -321,7 +321,8 @@ export const updateSsoProviderRoute = {
     '`/sso/callback`, registered at the provider), `scopes` (default openid email profile), `groupsClaim` (default ' +
     '`groups`), `allowedEmailDomains`, `defaultRole`, `groupRoles` and `groupTeams` (the groups claim mapped to roles ' +
     'and teams), `enabled`. The issuer is discovered first: 400 when it cannot be, or when it resolves to an address ' +
-    'the organization does not allow (private and loopback ones only with `allowPrivateNetworks`).',
+    'the organization does not allow (private and loopback ones only with `allowPrivateNetworks`), or names an ' +
+    'endpoint that is not http(s). Only an owner changes it (403), and `defaultRole` is MEMBER, READ_ONLY or SCANNER.',
   auth: 'bearer',
   permission: 'write:member',
   audit: 'ORG_SETTINGS_MODIFIED',
@@ -337,7 +338,7 @@ export const deleteSsoProviderRoute = {
   summary: "Remove the organization's single sign-on provider (ours)",
   notes:
     "Removes the organization's provider: sign-in with it stops, and the sessions it started end at their next " +
-    'refresh.',
+    'refresh. Only an owner removes it (403).',
   auth: 'bearer',
   permission: 'write:member',
   audit: 'ORG_SETTINGS_MODIFIED',
@@ -369,12 +370,31 @@ export const completeSsoSignInRoute = {
     "Finishes sign-in: `query` is the callback's query string as the provider sent it, `binding` what the start " +
     'answered. The sign-in is used once; the code is redeemed and the ID token checked (issuer, audience, expiry, ' +
     'nonce) by openid-client. The user is provisioned (a new member writes `USER_JOINED_ORG`, a changed role or teams ' +
-    "`USER_MODIFIED`) and the answer is an access token as login's, refreshed with refreshToken for up to 12 hours. " +
-    'Any refusal is a 401 saying why.',
+    "`USER_MODIFIED`) and the answer is an access token as login's, reaching only this organization, refreshed " +
+    'with refreshToken for up to 12 hours. When the e-mail address belongs to an account not linked to this identity, ' +
+    'no session: `token` is empty and `linkTicket` is what that account confirms with confirmSsoLink. Any refusal ' +
+    'is a 401 saying why.',
   auth: 'none',
   audit: 'USER_JOINED_ORG',
   body: ssoCallbackBody,
-  response: 'user.JWT',
+  response: 'hawk.SsoSignIn',
+} satisfies Route;
+
+export const confirmSsoLinkRoute = {
+  operationId: 'confirmSsoLink',
+  method: 'POST',
+  path: '/api/v1/auth/sso/link',
+  tag: 'Api Authentication',
+  summary: "Link your account to an identity of an organization's provider (ours)",
+  notes:
+    'Links the identity a single sign-on answered a `linkTicket` for (ten minutes) to the caller, who must be the ' +
+    "account of the provider's e-mail address, signed in with its own API key: a single sign-on or narrowed session " +
+    'is refused (403), as is a ticket for another account. Its next sign-in with that provider reaches that ' +
+    'organization only. 400: not a ticket of this service; 410: expired; 409: already linked, or the provider changed.',
+  auth: 'bearer',
+  audit: 'USER_MODIFIED',
+  body: ssoLinkBody,
+  response: 'hawk.Empty',
 } satisfies Route;
 
 export const signOutRoute = {
@@ -2423,6 +2443,7 @@ export const routes: Route[] = [
   deleteSsoProviderRoute,
   startSsoSignInRoute,
   completeSsoSignInRoute,
+  confirmSsoLinkRoute,
   signOutRoute,
   listMemberRolesRoute,
   updateMemberRoute,

@@ -20,17 +20,24 @@ export interface AccessTokenClaims {
   issuedAt: number;
   expiresAt: number;
   tokenId: string;
-  /** What the API key narrows the session to (claims `scp`, `app`); absent: the user's whole permissions. */
+  /** What the session is narrowed to (claims `scp`, `app`, `org`); absent: the user's whole permissions. */
   scope?: KeyScope;
   /** The run whose hosted runner the token was issued for (claim `run`, shared/perch/runner.ts runnerToken). */
   launchedFor?: string;
 }
 
-/** A narrowed API key's limits: only these permissions (within the member's own), only this application. */
+/**
+ * A narrowed session's limits: only these permissions (within the member's own), only this application, only this
+ * organization (a single sign-on session reaches only its provider's organization: docs/IDENTITY.md).
+ */
 export interface KeyScope {
   permissions?: Permission[];
   applicationId?: string;
+  organizationId?: string;
 }
+
+/** A token's `akid` of a single sign-on session (shared/sso/sessions.ts): such a token must name its organization. */
+const SSO_SESSION_PREFIX = 'sso.';
 
 const encodePart = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
@@ -65,6 +72,7 @@ export async function issueAccessToken(
     jti: randomUUID(),
     ...(scope?.permissions ? { scp: scope.permissions } : {}),
     ...(scope?.applicationId ? { app: scope.applicationId } : {}),
+    ...(scope?.organizationId ? { org: scope.organizationId } : {}),
     ...(launchedFor ? { run: launchedFor } : {}),
   });
   const signingInput = `${HEADER}.${payload}`;
@@ -115,6 +123,8 @@ export async function verifyAccessToken(token: string, now = Date.now()): Promis
   if (claims.nbf !== undefined && (typeof claims.nbf !== 'number' || claims.nbf > seconds))
     throw new InvalidTokenError('token not yet valid');
   const scope = scopeOf(claims);
+  if (claims.akid.startsWith(SSO_SESSION_PREFIX) && !scope?.organizationId)
+    throw new InvalidTokenError('a single sign-on session token names no organization');
   if (claims.run !== undefined && typeof claims.run !== 'string') throw new InvalidTokenError('malformed run claim');
   return {
     userId: claims.sub,
@@ -127,12 +137,17 @@ export async function verifyAccessToken(token: string, now = Date.now()): Promis
   };
 }
 
-/** The `scp` and `app` claims, when present (a signed token with malformed ones is refused all the same). */
+/** The `scp`, `app` and `org` claims, when present (a signed token with malformed ones is refused all the same). */
 function scopeOf(claims: Record<string, unknown>): KeyScope | undefined {
-  const { scp, app } = claims;
-  if (scp === undefined && app === undefined) return undefined;
+  const { scp, app, org } = claims;
+  if (scp === undefined && app === undefined && org === undefined) return undefined;
   if (scp !== undefined && (!Array.isArray(scp) || !scp.every((p) => typeof p === 'string' && isPermission(p))))
     throw new InvalidTokenError('malformed scp claim');
   if (app !== undefined && typeof app !== 'string') throw new InvalidTokenError('malformed app claim');
-  return { ...(scp ? { permissions: scp as Permission[] } : {}), ...(app ? { applicationId: app } : {}) };
+  if (org !== undefined && typeof org !== 'string') throw new InvalidTokenError('malformed org claim');
+  return {
+    ...(scp ? { permissions: scp as Permission[] } : {}),
+    ...(app ? { applicationId: app } : {}),
+    ...(org ? { organizationId: org } : {}),
+  };
 }

@@ -31,6 +31,13 @@ export interface Caller {
   authorize(orgId: string): Promise<Membership>;
 }
 
+/**
+ * Whether the session is narrowed to some permissions or one application (a narrowed key, a hosted runner): such a
+ * session acts with less than its member's standing. A scope of one organization only (a single sign-on session)
+ * is not: within that organization it is the member.
+ */
+export const narrowed = (scope: KeyScope | undefined) => Boolean(scope?.permissions || scope?.applicationId);
+
 /** Whether a session of this scope may use `permission` (the member's own permissions are checked apart). */
 export const scopeAllows = (scope: KeyScope | undefined, permission: Permission | undefined) =>
   !permission || !scope?.permissions || scope.permissions.includes(permission);
@@ -43,6 +50,9 @@ export function createCaller(
   const cache = new Map<string, Promise<OrganizationAccess>>();
   const organizationAccess = (orgId: string): Promise<OrganizationAccess> => {
     let pending = cache.get(orgId);
+    // A session of one organization (single sign-on) reaches no other, whatever the user's memberships there.
+    if (!pending && scope?.organizationId && scope.organizationId !== orgId)
+      cache.set(orgId, (pending = Promise.resolve<OrganizationAccess>({ granted: false, reason: 'not-a-member' })));
     if (!pending) {
       pending = getOrganizationAccess(orgId, userId).then(({ organization, membership }): OrganizationAccess => {
         if (!organization || !membership) return { granted: false, reason: 'not-a-member' };

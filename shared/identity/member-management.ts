@@ -4,7 +4,7 @@ import { cancelledItems, conditionFailed } from '../db/items.ts';
 import { conflict, forbidden, notFound } from '../errors.ts';
 import { pageOf, v1NextPageToken } from '../lists.ts';
 import { getTeams, teamUpdate } from '../teams/repository.ts';
-import { scopeAllows, type Caller } from '../http/caller.ts';
+import { narrowed, scopeAllows, type Caller } from '../http/caller.ts';
 import {
   membershipDelete,
   membershipGrantUpdate,
@@ -61,7 +61,7 @@ export function requireStanding(
   target: { role: Membership['role']; permissions: Permission[] } | undefined,
   grant: Grant | undefined,
 ): void {
-  const owner = manager.role === owning && !caller.scope;
+  const owner = manager.role === owning && !narrowed(caller.scope);
   if (grant?.role === 'OWNER' && !owner) throw forbidden('Forbidden: only an owner can make an owner');
   if (target?.role === owning && !owner)
     throw forbidden("Forbidden: only an owner can change or remove an owner's membership");

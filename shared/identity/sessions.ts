@@ -2,7 +2,8 @@ import { hashApiKey, normalizedApiKey } from '../auth/api-keys.ts';
 import { issueAccessToken } from '../auth/tokens.ts';
 import { apiKeysOfUserQuery, findApiKey, listApiKeys, noteApiKeyUse, type ApiKeyRecord } from './api-key-repository.ts';
 import { getUser, type User } from './user-repository.ts';
-import { getOrganizationAccess, membershipsAndOrganizationsOf } from './membership-repository.ts';
+import { getOrganizationAccess, membershipsAndOrganizationsOf, type Membership } from './membership-repository.ts';
+import type { Organization } from './organization-repository.ts';
 import { hints } from './hints.ts';
 import { keys } from '../db/keys.ts';
 import { organizationAccessReads, type OperationReads } from '../http/prefetch.ts';
@@ -30,6 +31,17 @@ export async function apiOrganizationsOf(userId: string, user?: User) {
   return { memberships, organizations };
 }
 
+/** The memberships and organizations the session reaches: a single sign-on session's one organization only. */
+function inScope<T extends { memberships: Membership[]; organizations: Organization[] }>(caller: Caller, all: T): T {
+  const only = caller.scope?.organizationId;
+  if (!only) return all;
+  return {
+    ...all,
+    memberships: all.memberships.filter((m) => m.organizationId === only),
+    organizations: all.organizations.filter((o) => o.organizationId === only),
+  };
+}
+
 /**
  * Not tied to an organization, so the route's permission is required in at least one organization whose plan
  * has API access; otherwise 401, like any insufficient authentication (docs/API.md, Errors).
@@ -37,7 +49,7 @@ export async function apiOrganizationsOf(userId: string, user?: User) {
 export async function requirePermissionInSomeOrganization(caller: Caller, permission: Permission): Promise<void> {
   // A key narrowed to one application reaches only operations addressed to it.
   if (caller.scope?.applicationId || !scopeAllows(caller.scope, permission)) throw unauthorized();
-  const { memberships, organizations } = await apiOrganizationsOf(caller.userId);
+  const { memberships, organizations } = inScope(caller, await apiOrganizationsOf(caller.userId));
   if (memberships.some((m) => revokedHere(m, caller.apiKeyId))) throw unauthorized();
   const reachable = new Set(organizations.map((org) => org.organizationId));
   if (!memberships.some((m) => reachable.has(m.organizationId) && m.permissions.includes(permission)))
@@ -130,7 +142,7 @@ export async function currentUser(caller: Caller) {
   const { userId } = caller;
   const user = await getUser(userId);
   if (!user) throw unauthorized();
-  const { memberships, organizations } = await apiOrganizationsOf(userId, user);
+  const { memberships, organizations } = inScope(caller, await apiOrganizationsOf(userId, user));
   if (memberships.some((m) => revokedHere(m, caller.apiKeyId))) throw unauthorized();
   const apiOrgIds = new Set(organizations.map((o) => o.organizationId));
   const teams = await teamsOf(memberships.filter((m) => apiOrgIds.has(m.organizationId)));

@@ -95,6 +95,7 @@ export async function runnerToken(caller: Caller, run: PerchRun, now = Date.now(
     scope: {
       permissions: allowed ? RUNNER_PERMISSIONS.filter((p) => allowed.includes(p)) : RUNNER_PERMISSIONS,
       ...(caller.scope?.applicationId ? { applicationId: caller.scope.applicationId } : {}),
+      ...(caller.scope?.organizationId ? { organizationId: caller.scope.organizationId } : {}),
     },
     notAfter,
     lifetimeSeconds: Math.ceil((notAfter - now) / 1000),

@@ -1,10 +1,13 @@
 import { auditEntry } from '../audit/entries.ts';
 import { transactWriteRetryingConflicts } from '../db/query.ts';
 import { conditionFailed } from '../db/items.ts';
-import { badRequest, conflict, notFound } from '../errors.ts';
+import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
 import { seal } from '../secrets/sealing.ts';
 import { getTeams } from '../teams/repository.ts';
-import type { Caller } from '../http/caller.ts';
+import { narrowed, type Caller } from '../http/caller.ts';
+import { membershipsOfOrg } from '../identity/membership-repository.ts';
+import { owningRole, requireStanding } from '../identity/member-management.ts';
+import { grantOf } from '../identity/roles.ts';
 import { discover, ProviderProblem } from './provider.ts';
 import {
   deleteSsoProviderItem,
@@ -15,11 +18,29 @@ import {
 } from './repository.ts';
 import type { SsoProviderBody } from './inputs.ts';
 
-// The organization's OpenID Connect provider (docs/IDENTITY.md "Single sign-on"), set by its member managers
-// through getSsoProvider, updateSsoProvider and deleteSsoProvider, each change atomic with its ORG_SETTINGS_MODIFIED
-// entry. The client secret is stored sealed and never shown.
+// The organization's OpenID Connect provider (docs/IDENTITY.md "Single sign-on"), seen by its member managers
+// (getSsoProvider) and changed by its owners (updateSsoProvider, deleteSsoProvider), each change atomic with its
+// ORG_SETTINGS_MODIFIED entry. The client secret is stored sealed and never shown.
 
 const DEFAULT_SCOPES = ['openid', 'email', 'profile'];
+/** The roles a new identity may get by default: never one that manages the organization (docs/IDENTITY.md). */
+const DEFAULT_ROLES = ['MEMBER', 'READ_ONLY', 'SCANNER'];
+
+/**
+ * The provider decides who signs in and with which role and teams, so changing it takes an owner (an admin where
+ * the organization has no owner, as for member management), with a session that is not narrowed to some
+ * permissions or an application; and a role mapping grants nothing the caller lacks (403 otherwise).
+ */
+async function requireOwner(caller: Caller, orgId: string, body?: SsoProviderBody): Promise<void> {
+  const [manager, memberships] = await Promise.all([caller.authorize(orgId), membershipsOfOrg(orgId)]);
+  const owning = owningRole(memberships);
+  if (manager.role !== owning || narrowed(caller.scope))
+    throw forbidden('Forbidden: only an owner can change single sign-on');
+  const roles = new Set([...(body?.groupRoles ?? []).map((m) => m.role), body?.defaultRole ?? 'MEMBER']);
+  for (const role of roles) requireStanding(caller, manager, owning, undefined, grantOf({ role }));
+  if (body?.defaultRole && !DEFAULT_ROLES.includes(body.defaultRole))
+    throw badRequest(`defaultRole: must be one of ${DEFAULT_ROLES.join(', ')} (map a group to give more)`);
+}
 
 /** The API's view: never the client secret, only whether one is set. */
 export function toSsoProvider(provider: SsoProviderRecord | undefined) {
@@ -59,6 +80,7 @@ export async function getSsoProviderView(orgId: string) {
  * stored, so a wrong issuer or an address the organization does not allow is a 400 saying so.
  */
 export async function updateSsoProvider(caller: Caller, orgId: string, body: SsoProviderBody) {
+  await requireOwner(caller, orgId, body);
   const current = await getSsoProvider(orgId);
   if (!current && !body.clientSecret) throw badRequest('clientSecret: required when setting up single sign-on');
   const teamIds = [...new Set((body.groupTeams ?? []).map((m) => m.teamId))];
@@ -116,6 +138,7 @@ export async function updateSsoProvider(caller: Caller, orgId: string, body: Sso
 
 /** DELETE /api/v1/org/{orgId}/sso (deleteSsoProvider): sign-in with the provider stops; sessions it started end at refresh. */
 export async function deleteSsoProvider(caller: Caller, orgId: string) {
+  await requireOwner(caller, orgId);
   const current = await getSsoProvider(orgId);
   if (!current) throw notFound('the organization has no single sign-on provider');
   try {

@@ -88,3 +88,12 @@ export const ssoCallbackBody = schema(() =>
     binding: z.string().check(z.regex(/^[A-Za-z0-9_-]{43}$/, 'must be the binding the start answered')),
   }),
 );
+
+/** POST /api/v1/auth/sso/link (confirmSsoLink). */
+export const ssoLinkBody = schema(() =>
+  z.strictObject({
+    ticket: z
+      .string()
+      .check(z.regex(/^[A-Za-z0-9_-]{1,4096}\.[A-Za-z0-9_-]{43}$/, 'must be the linkTicket a sign-in answered')),
+  }),
+);

@@ -5,11 +5,36 @@ import { OUTBOUND_TIMEOUT_MS, ProviderUnreachable, providerFetch } from './outbo
 import { ssoSealContext, type SsoProviderRecord } from './repository.ts';
 
 // The organization's provider as openid-client sees it (docs/IDENTITY.md "Single sign-on"): discovered from its
-// issuer on each use (two small requests at most: discovery, and the JWKS when an ID token is checked), every
-// request through providerFetch. Plain http is accepted only where private networks are (a provider on loopback
-// or inside the network), since that is an owner's decision too.
+// issuer (kept five minutes per organization, issuer and setting: startSsoSignIn is unauthenticated and must not
+// make the service fetch the provider's discovery on every call), every request through providerFetch. Plain http
+// is accepted only where private networks are (a provider on loopback or inside the network), since that is an
+// owner's decision too. Every endpoint the discovery names must be an http(s) URL: the browser is sent to the
+// authorization endpoint, and a javascript:, data: or file: one is refused (400 when saved, 424 when it changes later).
 
 export class ProviderProblem extends Error {}
+
+/** How long a discovered configuration is used before the provider's discovery is fetched again. */
+export const DISCOVERY_CACHE_MS = 5 * 60 * 1000;
+/** Configurations kept at most (one per organization with single sign-on in use): the oldest goes first. */
+const MAX_CACHED = 1000;
+const discovered = new Map<string, { configuration: client.Configuration; until: number }>();
+
+/** Refuses discovery metadata naming an endpoint (or the JWKS) at anything but an absolute http(s) URL. */
+function requireHttpEndpoints(metadata: client.ServerMetadata): void {
+  for (const [field, value] of Object.entries(metadata)) {
+    if (!(field.endsWith('_endpoint') || field === 'jwks_uri') || value === undefined) continue;
+    let protocol = '';
+    try {
+      protocol = new URL(String(value)).protocol;
+    } catch {
+      // not a URL at all: refused below
+    }
+    if (protocol !== 'https:' && protocol !== 'http:')
+      throw new ProviderProblem(
+        `issuer: the provider's discovery names ${field} ${JSON.stringify(String(value).slice(0, 100))}, which is not an http(s) URL`,
+      );
+  }
+}
 
 /** openid-client's Configuration for this issuer and client: discovery through the bounded, pinned fetch. */
 export async function discover(
@@ -23,21 +48,43 @@ export async function discover(
     throw new ProviderProblem(
       'issuer: must be an https URL (plain http only where an owner allowed private networks in the integration settings)',
     );
+  let configuration: client.Configuration;
   try {
-    return await client.discovery(issuer, provider.clientId, undefined, client.ClientSecretPost(clientSecret), {
-      [client.customFetch]: providerFetch(allowPrivateNetworks),
-      timeout: OUTBOUND_TIMEOUT_MS / 1000,
-      ...(issuer.protocol === 'http:' ? { execute: [client.allowInsecureRequests] } : {}),
-    });
+    configuration = await client.discovery(
+      issuer,
+      provider.clientId,
+      undefined,
+      client.ClientSecretPost(clientSecret),
+      {
+        [client.customFetch]: providerFetch(allowPrivateNetworks),
+        timeout: OUTBOUND_TIMEOUT_MS / 1000,
+        ...(issuer.protocol === 'http:' ? { execute: [client.allowInsecureRequests] } : {}),
+      },
+    );
   } catch (error) {
     throw new ProviderProblem(`issuer: discovery of ${provider.issuer} failed: ${reasonOf(error)}`);
   }
+  requireHttpEndpoints(configuration.serverMetadata());
+  return configuration;
 }
 
-/** The provider's Configuration with the stored client secret. */
+/**
+ * The provider's Configuration with the stored client secret, discovered at most once in DISCOVERY_CACHE_MS per
+ * organization, issuer, setting revision and network rule (a changed setting or rule is discovered again at once).
+ */
 export async function providerConfiguration(provider: SsoProviderRecord): Promise<client.Configuration> {
+  const { allowPrivateNetworks } = await getIntegrationSettings(provider.organizationId);
+  const key = JSON.stringify([provider.organizationId, provider.issuer, provider.revision, allowPrivateNetworks]);
+  const now = Date.now();
+  const cached = discovered.get(key);
+  if (cached && cached.until > now) return cached.configuration;
   const secret = await unseal(provider.sealedClientSecret, ssoSealContext(provider.organizationId, 'clientSecret'));
-  return discover(provider.organizationId, provider, secret);
+  const configuration = await discover(provider.organizationId, provider, secret);
+  discovered.delete(key);
+  for (const [old, entry] of discovered)
+    if (entry.until <= now || discovered.size >= MAX_CACHED) discovered.delete(old);
+  discovered.set(key, { configuration, until: now + DISCOVERY_CACHE_MS });
+  return configuration;
 }
 
 /** What went wrong, in a line (openid-client's messages name the check that failed). */

@@ -22,35 +22,32 @@ export interface SignedInIdentity {
   issuer: string;
   subject: string;
   email: string;
-  /** The provider vouches for the address (`email_verified: true`). */
-  emailVerified: boolean;
   name: string;
   groups: string[];
 }
 
 const MAX_ATTEMPTS = 3;
 
-/** Where the identity's user comes from: already linked, an existing user of that address, or a new one. */
+/**
+ * The sign-in's e-mail address belongs to an account this identity is not linked to. Any organization's owner
+ * controls its provider, so its word never links an existing account: the account itself confirms (confirmSsoLink).
+ */
+export class LinkRequired extends Error {
+  constructor(readonly userId: string) {
+    super('an account with this e-mail address exists: it must confirm the link');
+  }
+}
+
+/**
+ * Where the identity's user comes from: the user already linked to it, else a new user, which single sign-on alone
+ * signs in (no API key; its sessions reach only this organization). An existing user of the address: LinkRequired.
+ */
 async function userOf(provider: SsoProviderRecord, identity: SignedInIdentity) {
   const orgId = provider.organizationId;
   const linked = await getSsoIdentity(orgId, identity.issuer, identity.subject);
   if (linked) return { userId: linked, items: [] as TransactItem[], created: false, user: undefined };
   const existing = await userIdOfEmail(identity.email);
-  if (existing) {
-    // An existing account is joined only on the provider's word that the address is theirs, or when the
-    // organization named the domain as its own.
-    const domain = identity.email.split('@')[1]!.toLowerCase();
-    if (!identity.emailVerified && !provider.allowedEmailDomains.includes(domain))
-      throw unauthorized(
-        'Unauthorized: an account with this e-mail address exists and the identity provider does not say the address is verified',
-      );
-    return {
-      userId: existing,
-      items: [putSsoIdentity(orgId, identity.issuer, identity.subject, existing)],
-      created: false,
-      user: undefined,
-    };
-  }
+  if (existing) throw new LinkRequired(existing);
   const userId = randomUUID();
   const user = {
     userId,

@@ -4,7 +4,7 @@ import { transactWrite } from '../db/transactions.ts';
 import { listMembershipsOfUser } from '../identity/membership-repository.ts';
 import { pruneRevocations, revocationOn } from '../identity/revocations.ts';
 import type { Caller } from '../http/caller.ts';
-import { deleteSsoSessionItem, getSsoProvider, getSsoSession } from './repository.ts';
+import { deleteSsoSessionItem, getSsoProvider, getSsoSession, type SsoSessionRecord } from './repository.ts';
 
 // Sessions started by single sign-on (docs/IDENTITY.md "Single sign-on"), as login, refresh and key management see
 // them: a token's `akid` is `sso.<sessionId>` instead of an API key's id. Kept apart from sign-in so that those
@@ -16,6 +16,18 @@ export const SSO_SESSION_SECONDS = 12 * 60 * 60;
 
 /** Whether a token's session id (`akid`) names a single sign-on session rather than an API key. */
 export const isSsoSessionId = (id: string) => id.startsWith(SESSION_PREFIX);
+
+/** A token of the session: it reaches only the provider's organization, and never outlives the session. */
+export const ssoSessionToken = (
+  userId: string,
+  sessionKeyId: string,
+  session: Pick<SsoSessionRecord, 'organizationId' | 'expiresAt'>,
+  now: number,
+) =>
+  issueAccessToken(userId, sessionKeyId, now, {
+    scope: { organizationId: session.organizationId },
+    notAfter: session.expiresAt * 1000,
+  });
 
 /** The live session of a token, or undefined: deleted (signed out), expired, or its provider removed or disabled. */
 export async function liveSsoSession(userId: string, sessionKeyId: string) {
@@ -29,7 +41,7 @@ export async function liveSsoSession(userId: string, sessionKeyId: string) {
 export async function refreshSsoSession(userId: string, sessionKeyId: string): Promise<{ token: string }> {
   const session = await liveSsoSession(userId, sessionKeyId);
   if (!session) throw unauthorized('Unauthorized: this single sign-on session ended; sign in again');
-  return { token: await issueAccessToken(userId, sessionKeyId, Date.now(), { notAfter: session.expiresAt * 1000 }) };
+  return { token: await ssoSessionToken(userId, sessionKeyId, session, Date.now()) };
 }
 
 /**

@@ -2,12 +2,12 @@ import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypt
 import * as client from 'openid-client';
 import { HttpError, notFound, unauthorized } from '../errors.ts';
 import { logger } from '../http/logger.ts';
-import { issueAccessToken } from '../auth/tokens.ts';
 import { seal, unseal } from '../secrets/sealing.ts';
 import { transactWrite } from '../db/transactions.ts';
 import { providerConfiguration, ProviderProblem, reasonOf } from './provider.ts';
-import { provision, type SignedInIdentity } from './provisioning.ts';
-import { SESSION_PREFIX, SSO_SESSION_SECONDS } from './sessions.ts';
+import { LinkRequired, provision, type SignedInIdentity } from './provisioning.ts';
+import { issueLinkTicket } from './link-tickets.ts';
+import { SESSION_PREFIX, SSO_SESSION_SECONDS, ssoSessionToken } from './sessions.ts';
 import {
   getSsoProvider,
   putSsoSession,
@@ -21,8 +21,10 @@ import {
 // code flow with PKCE, state and nonce, through openid-client. startSsoSignIn keeps the state (by its hash), the
 // nonce and the sealed code verifier in the table for ten minutes and answers the provider's authorization URL
 // with a binding that the browser tab keeps; completeSsoSignIn takes that record once (a replay finds nothing),
-// has openid-client redeem the code and check the ID token, provisions the user and answers the same access token
-// as login. The session is a record of its own: refresh needs it, signOut (sessions.ts) deletes it and revokes its tokens.
+// has openid-client redeem the code and check the ID token, provisions the user and answers an access token as
+// login's, reaching only this organization (or, for an address of an account not linked to the identity, a link
+// ticket and no session: link.ts). The session is a record of its own: refresh needs it, signOut (sessions.ts)
+// deletes it and revokes its tokens.
 
 const SIGN_IN_SECONDS = 10 * 60;
 const MAX_GROUPS = 1000;
@@ -111,7 +113,6 @@ async function identityOf(
     issuer: String(claims.iss),
     subject: String(claims.sub),
     email,
-    emailVerified: claims.email_verified === true,
     name,
     groups,
   };
@@ -158,13 +159,23 @@ export async function completeSsoSignIn(query: string, binding: string) {
     throw refused(`the identity provider's answer was refused: ${reasonOf(error)}`);
   }
   const identity = await identityOf(configuration, provider, tokens);
-  const userId = await provision(provider, identity);
+  let userId: string;
+  try {
+    userId = await provision(provider, identity);
+  } catch (error) {
+    if (!(error instanceof LinkRequired)) throw error;
+    // No session: the account of that address confirms the link with its own credentials (confirmSsoLink).
+    logger.info('single sign-on needs the existing account to confirm the link', { userId: error.userId });
+    const { organizationId } = provider;
+    const { issuer, subject, email } = identity;
+    return {
+      token: '',
+      linkTicket: await issueLinkTicket({ organizationId, issuer, subject, email, userId: error.userId }, now),
+    };
+  }
   const sessionId = randomUUID();
+  const session = { sessionId, userId, organizationId: provider.organizationId, createdAt: now };
   const expiresAt = Math.floor(now / 1000) + SSO_SESSION_SECONDS;
-  await transactWrite([
-    putSsoSession({ sessionId, userId, organizationId: provider.organizationId, createdAt: now, expiresAt }),
-  ]);
-  return {
-    token: await issueAccessToken(userId, `${SESSION_PREFIX}${sessionId}`, now, { notAfter: expiresAt * 1000 }),
-  };
+  await transactWrite([putSsoSession({ ...session, expiresAt })]);
+  return { token: await ssoSessionToken(userId, `${SESSION_PREFIX}${sessionId}`, { ...session, expiresAt }, now) };
 }

@@ -143,12 +143,15 @@ export interface ForgedClaims {
 
 /**
  * A provider that issues whatever ID token the test asks for: discovery, JWKS and a token endpoint (any code is
- * accepted; the ID token comes from `forge`, given the nonce the service sent in the authorization URL).
+ * accepted; the ID token comes from `forge`, given the nonce the service sent in the authorization URL). It counts
+ * the discovery documents it served, and `publish` changes fields of that document.
  */
 export async function startForgingProvider(): Promise<
   RunningProvider & {
     forge(build: (defaults: Required<ForgedClaims>) => ForgedClaims): void;
     nonceFrom(url: string): void;
+    publish(fields: Record<string, string>): void;
+    discoveries(): number;
   }
 > {
   const server = createServer();
@@ -158,6 +161,8 @@ export async function startForgingProvider(): Promise<
   const { publicKey, privateKey } = await generateKeyPair('RS256');
   const jwk = { ...(await exportJWK(publicKey)), kid: 'forger', alg: 'RS256', use: 'sig' };
   let nonce = '';
+  let published: Record<string, string> = {};
+  let discoveries = 0;
   let build: (defaults: Required<ForgedClaims>) => ForgedClaims = (d) => d;
   server.on('request', async (request, response) => {
     const send = (status: number, body: unknown) => {
@@ -165,7 +170,8 @@ export async function startForgingProvider(): Promise<
       response.end(JSON.stringify(body));
     };
     const path = new URL(request.url!, issuer).pathname;
-    if (path === '/.well-known/openid-configuration')
+    if (path === '/.well-known/openid-configuration') {
+      discoveries++;
       return send(200, {
         issuer,
         authorization_endpoint: `${issuer}/auth`,
@@ -175,7 +181,9 @@ export async function startForgingProvider(): Promise<
         subject_types_supported: ['public'],
         id_token_signing_alg_values_supported: ['RS256'],
         code_challenge_methods_supported: ['S256'],
+        ...published,
       });
+    }
     if (path === '/jwks') return send(200, { keys: [jwk] });
     if (path === '/token') {
       for await (const _chunk of request);
@@ -207,6 +215,10 @@ export async function startForgingProvider(): Promise<
     nonceFrom(url) {
       nonce = new URL(url).searchParams.get('nonce') ?? '';
     },
+    publish(fields) {
+      published = fields;
+    },
+    discoveries: () => discoveries,
     close: () => closeServer(server),
   };
 }

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { api, baseUrl } from './client.ts';
-import { createTenant, type Tenant } from './fixtures.ts';
+import { addUserTo, createTenant, type Tenant } from './fixtures.ts';
+import { addMember } from '../../shared/identity/admin.ts';
 import { newTeam, readTeam } from './team-helpers.ts';
 import { getItem, queryAll } from '../../shared/db/query.ts';
 import { keys } from '../../shared/db/keys.ts';
@@ -347,6 +348,103 @@ describe('single sign-on configuration', () => {
     }
   });
 
+  it('refuses a provider whose discovery names a javascript:, data: or file: endpoint (400 saved, 424 later)', async () => {
+    const tenant = await createTenant();
+    await allowPrivate(tenant);
+    const forger = await startForgingProvider();
+    try {
+      const body = {
+        issuer: forger.issuer,
+        clientId: forger.clientId,
+        clientSecret: forger.clientSecret,
+        redirectUri: redirectUri(),
+      };
+      for (const [field, value] of [
+        ['authorization_endpoint', 'javascript:alert(document.domain)'],
+        ['token_endpoint', 'data:text/html,<script>alert(1)</script>'],
+        ['jwks_uri', 'file:///etc/passwd'],
+      ]) {
+        forger.publish({ [field]: value });
+        const refused = await api('PUT', sso(tenant.orgId), { token: tenant.token, body });
+        expect(refused.status, refused.text).toBe(400);
+        expect(refused.body.message).toContain(field);
+        expect((await api('GET', sso(tenant.orgId), { token: tenant.token })).body.configured).toBe(false);
+      }
+      forger.publish({});
+      expect((await api('PUT', sso(tenant.orgId), { token: tenant.token, body })).status).toBe(200);
+      // The metadata changes after it was saved (and before any sign-in kept it): the unauthenticated start says so.
+      forger.publish({ authorization_endpoint: 'javascript:alert(document.domain)' });
+      const started = await api('POST', '/api/v1/auth/sso/start', { body: { organizationId: tenant.orgId } });
+      expect(started.status, started.text).toBe(424);
+      expect(started.body.message).toContain('authorization_endpoint');
+    } finally {
+      await forger.close();
+    }
+  });
+
+  it("fetches the provider's discovery once for many sign-in starts (kept five minutes)", async () => {
+    const tenant = await createTenant();
+    await allowPrivate(tenant);
+    const forger = await startForgingProvider();
+    try {
+      await configure(tenant, forger);
+      const saved = forger.discoveries();
+      for (let i = 0; i < 4; i++) await start(tenant.orgId);
+      expect(forger.discoveries() - saved).toBe(1);
+      // A changed setting is discovered again at once.
+      await configure(tenant, forger, { groupsClaim: 'roles' });
+      const changed = forger.discoveries();
+      await start(tenant.orgId);
+      await start(tenant.orgId);
+      expect(forger.discoveries() - changed).toBe(1);
+    } finally {
+      await forger.close();
+    }
+  });
+
+  it('takes an owner to change: a member manager is refused (403) and nothing changes; the default role is capped', async () => {
+    const tenant = await createTenant();
+    await allowPrivate(tenant);
+    const forger = await startForgingProvider();
+    try {
+      await configure(tenant, forger);
+      const team = await createTeam(tenant, `owners-${Date.now()}`);
+      const before = (await api('GET', sso(tenant.orgId), { token: tenant.token })).body;
+      const escalation = {
+        issuer: forger.issuer,
+        clientId: forger.clientId,
+        redirectUri: redirectUri(),
+        groupRoles: [{ group: 'everyone', role: 'OWNER' }],
+        groupTeams: [{ group: 'everyone', teamId: team }],
+        defaultRole: 'ADMIN',
+      };
+      const manager = await addUserTo(tenant.orgId, ['read:member', 'write:member']);
+      const refused = await api('PUT', sso(tenant.orgId), { token: manager.token, body: escalation });
+      expect(refused.status, refused.text).toBe(403);
+      expect(refused.body.message).toContain('owner');
+      expect((await api('DELETE', sso(tenant.orgId), { token: manager.token })).status).toBe(403);
+      expect((await api('GET', sso(tenant.orgId), { token: manager.token })).body).toEqual(before);
+
+      // Once the organization has an owner, its admins are refused too; the owner may map a group to OWNER, but no
+      // default role above MEMBER.
+      const owner = await addUserTo(tenant.orgId);
+      await addMember({ organizationId: tenant.orgId, userId: owner.userId, roleName: 'OWNER', replace: true });
+      expect((await api('PUT', sso(tenant.orgId), { token: tenant.token, body: escalation })).status).toBe(403);
+      const capped = await api('PUT', sso(tenant.orgId), { token: owner.token, body: escalation });
+      expect(capped.status, capped.text).toBe(400);
+      expect(capped.body.message).toContain('defaultRole');
+      expect((await api('GET', sso(tenant.orgId), { token: owner.token })).body).toEqual(before);
+      const saved = await api('PUT', sso(tenant.orgId), {
+        token: owner.token,
+        body: { ...escalation, defaultRole: 'READ_ONLY' },
+      });
+      expect(saved.status, saved.text).toBe(200);
+      expect(saved.body.groupRoles).toEqual([{ group: 'everyone', role: 'OWNER' }]);
+    } finally {
+      await forger.close();
+    }
+  });
+
   it('needs write:member, and keeps each organization to its own setting', async () => {
     const reader = await createTenant({ permissions: ['read:member', 'read:application'] });
     expect((await api('GET', sso(reader.orgId), { token: reader.token })).status).toBe(401);
@@ -420,5 +518,109 @@ describe('single sign-on refuses forged ID tokens (openid-client checks them)', 
     const out = await attempt();
     expect(out.status).toBe(401);
     expect(out.message).toMatch(/"nonce"/);
+  });
+});
+
+describe("single sign-on never takes over an account on a provider's word (issue 43)", () => {
+  let victim: Tenant & { email: string };
+  let attacker: Tenant;
+  let provider: RunningProvider;
+  const accounts: Record<string, { email: string; emailVerified?: boolean }> = {};
+
+  const signIn = async (login: string) => {
+    const { authorizationUrl, binding } = await start(attacker.orgId);
+    return callback((await signInAtProvider(authorizationUrl, login)).search, binding);
+  };
+  const identityItem = (subject: string) => getItem(keys.ssoIdentity(attacker.orgId, provider.issuer, subject));
+  const membership = (orgId: string, userId: string) => {
+    const { pk, sk } = keys.membership(orgId, userId);
+    return getItem({ pk, sk });
+  };
+  /** What a session reaches: the organizations /user lists, the victim organization's roles, a new API key. */
+  const reach = async (token: string) => ({
+    organizations: (await api('GET', '/api/v1/user', { token })).body.user.external.organizations.map(
+      (o: { organization: { id: string } }) => o.organization.id,
+    ),
+    victimOrg: (await api('GET', `/api/v1/org/${victim.orgId}/roles`, { token })).status,
+    newKey: (await api('POST', '/api/v1/user/keys', { token, body: { name: 'lasting' } })).status,
+  });
+
+  beforeAll(async () => {
+    const tenant = await createTenant();
+    const user = await api('GET', '/api/v1/user', { token: tenant.token });
+    victim = { ...tenant, email: user.body.user.external.email };
+    provider = await startOidcProvider(redirectUri(), accounts);
+    accounts.victim = { email: victim.email, emailVerified: true };
+    attacker = await createTenant();
+    await allowPrivate(attacker);
+    await configure(attacker, provider);
+  });
+  afterAll(() => provider?.close());
+
+  it("issues no session and links nothing for another account's verified address, allowed domain or not", async () => {
+    for (const extra of [{}, { allowedEmailDomains: [victim.email.split('@')[1]] }]) {
+      await configure(attacker, provider, extra);
+      const out = await signIn('victim');
+      expect(out.status, out.text).toBe(200);
+      expect(out.body.token).toBe('');
+      expect(out.body.linkTicket).toMatch(/^[\w-]+\.[\w-]{43}$/);
+      expect(await identityItem('victim')).toBeUndefined();
+      expect(await membership(attacker.orgId, victim.userId)).toBeUndefined();
+    }
+  });
+
+  it("links only when the account confirms with its own credentials; the session then reaches the provider's organization only", async () => {
+    const { linkTicket } = (await signIn('victim')).body;
+    const confirm = (token: string | undefined, ticket = linkTicket) =>
+      api('POST', '/api/v1/auth/sso/link', { token, body: { ticket } });
+    expect((await confirm(undefined)).status).toBe(401);
+    const byAttacker = await confirm(attacker.token);
+    expect(byAttacker.status).toBe(403);
+    expect(byAttacker.body.message).toContain('another account');
+    const [payload, signature] = linkTicket.split('.');
+    const forged = Buffer.from(
+      JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), userId: attacker.userId }),
+    ).toString('base64url');
+    expect((await confirm(attacker.token, `${forged}.${signature}`)).status).toBe(400);
+    expect(
+      (await api('POST', '/api/v1/auth/sso/link', { token: victim.token, body: { ticket: linkTicket, x: 1 } })).status,
+    ).toBe(400);
+    expect(await identityItem('victim')).toBeUndefined();
+
+    const confirmed = await confirm(victim.token);
+    expect(confirmed.status, confirmed.text).toBe(200);
+    expect(await identityItem('victim')).toMatchObject({ userId: victim.userId, organizationId: attacker.orgId });
+    expect((await confirm(victim.token)).status).toBe(409);
+
+    // Signed in through the attacker's provider now: the victim's account, but only in the provider's organization.
+    const session = await signIn('victim');
+    expect(session.status, session.text).toBe(200);
+    const claims = JSON.parse(Buffer.from(session.body.token.split('.')[1], 'base64url').toString());
+    expect(claims).toMatchObject({ sub: victim.userId, org: attacker.orgId });
+    expect(await reach(session.body.token)).toEqual({ organizations: [attacker.orgId], victimOrg: 401, newKey: 401 });
+    const refreshed = await api('GET', '/api/v1/auth/refresh-token', { token: session.body.token });
+    expect((await reach(refreshed.body.token)).victimOrg).toBe(401);
+    // Its own key still reaches both; a single sign-on session cannot confirm a link.
+    expect((await reach(victim.token)).organizations.sort()).toEqual([attacker.orgId, victim.orgId].sort());
+    expect((await confirm(session.body.token)).status).toBe(403);
+  });
+
+  it('keeps an account made by a provider to its organization when another organization invites the address', async () => {
+    const email = `squat-${Date.now()}@example.test`;
+    accounts.squat = { email };
+    const first = await signIn('squat');
+    expect(first.status, first.text).toBe(200);
+    const squatter = (await api('GET', '/api/v1/user', { token: first.body.token })).body.user.external.id;
+    const invited = await api('POST', `/api/v1/org/${victim.orgId}/invitations`, {
+      token: victim.token,
+      body: { email },
+    });
+    expect(invited.status, invited.text).toBe(200);
+    const accepted = await api('POST', '/api/v1/invitations/accept', { body: { token: invited.body.token } });
+    expect(accepted.status, accepted.text).toBe(200);
+    expect(await membership(victim.orgId, squatter)).toBeDefined();
+    const again = await signIn('squat');
+    expect(again.status, again.text).toBe(200);
+    expect(await reach(again.body.token)).toEqual({ organizations: [attacker.orgId], victimOrg: 401, newKey: 401 });
   });
 });

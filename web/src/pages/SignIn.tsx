@@ -23,6 +23,7 @@ let callbackPosted = false;
 function SsoCallback() {
   useTitle('Signing in');
   const [error, setError] = useState<unknown>(null);
+  const [linkTicket, setLinkTicket] = useState('');
   useEffect(() => {
     if (callbackPosted) return;
     callbackPosted = true;
@@ -32,7 +33,9 @@ function SsoCallback() {
     // The code leaves the address bar and the history before anything else happens.
     history.replaceState(null, '', '/sso/callback');
     unwrap(api.POST('/api/v1/auth/sso/callback', { body: { query, binding } }))
-      .then(({ token }) => {
+      .then(({ token, linkTicket }) => {
+        // The address belongs to an existing account: no session until that account confirms (docs/IDENTITY.md).
+        if (linkTicket) return setLinkTicket(linkTicket);
         history.replaceState(null, '', '/');
         startSession(token!);
       })
@@ -41,6 +44,21 @@ function SsoCallback() {
   return (
     <main id="main" className="narrow signin">
       <h1>Signing in…</h1>
+      {linkTicket && (
+        <>
+          <p role="alert">
+            An account with this e-mail address already exists. Single sign-on signs it in only once that account
+            confirms the link: within ten minutes, sign in with that account&apos;s own API key and send this ticket to{' '}
+            <code>POST /api/v1/auth/sso/link</code>, then sign in with single sign-on again.
+          </p>
+          <p>
+            <code data-testid="sso-link-ticket">{linkTicket}</code>
+          </p>
+          <p>
+            <a href="/">Back to sign-in</a>
+          </p>
+        </>
+      )}
       {error !== null && (
         <>
           <p role="alert" className="error">
