@@ -616,9 +616,16 @@ describe("single sign-on never takes over an account on a provider's word (issue
       body: { email },
     });
     expect(invited.status, invited.text).toBe(200);
+    // The address has an account (the provider's): the link alone cannot attach it (acceptInvitation), and its
+    // single sign-on session, scoped to the provider's organization, cannot accept signed in either.
     const accepted = await api('POST', '/api/v1/invitations/accept', { body: { token: invited.body.token } });
-    expect(accepted.status, accepted.text).toBe(200);
-    expect(await membership(victim.orgId, squatter)).toBeDefined();
+    expect(accepted.status, accepted.text).toBe(401);
+    const asUser = await api('POST', '/api/v1/user/invitations/accept', {
+      token: first.body.token,
+      body: { token: invited.body.token },
+    });
+    expect(asUser.status, asUser.text).toBe(401);
+    expect(await membership(victim.orgId, squatter)).toBeUndefined();
     const again = await signIn('squat');
     expect(again.status, again.text).toBe(200);
     expect(await reach(again.body.token)).toEqual({ organizations: [attacker.orgId], victimOrg: 401, newKey: 401 });
