@@ -1,6 +1,6 @@
 // What one request may ask of the service: the bounds that keep every request's time and memory bounded whoever
-// sends it (README "Limits"; each route's OpenAPI description quotes those it applies). Kept free of imports so
-// any operation (and the route table) can name them.
+// sends it (docs/COMPATIBILITY.md "Limits"; each route's OpenAPI description quotes those it applies). Kept free of
+// imports so any operation (and the route table) can name them.
 
 /** `*` patterns (team `search`, scan `tag` filters): longest accepted pattern, in characters. */
 export const MAX_PATTERN_LENGTH = 255;

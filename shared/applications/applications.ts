@@ -474,7 +474,7 @@ export async function listApplicationsV1(caller: Caller, orgId: string, q: ListA
     const totalCount = q.ignoreEnvs
       ? scope.counts.applications
       : scope.counts.environments + (await applicationIdsWithStatus(orgId, scope, 'ENV_INCOMPLETE')).length;
-    // A page past the end (README "Paging": clients read one) reads nothing.
+    // A page past the end (docs/COMPATIBILITY.md "Paging": clients read one) reads nothing.
     const onPage = start < totalCount ? await applicationsCovering(apps, entriesOfCount, start, request.size) : [];
     const [pageApps, envs] = await Promise.all([
       applicationsOf(

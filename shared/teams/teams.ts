@@ -342,7 +342,7 @@ export async function updateApplicationTeam(
   return { applicationTeam: { applicationId: body.applicationId, organizationId: orgId, teamId } };
 }
 
-// ---- Lists (docs/API.md, Teams): by name, then id; paged as README "Paging" says.
+// ---- Lists (docs/API.md, Teams): by name, then id; paged as docs/COMPATIBILITY.md "Paging" says.
 
 async function teamsPage(orgId: string, teams: TeamRecord[], pageToken: number, pageSize: number) {
   const request = { page: pageToken, size: pageSize };
