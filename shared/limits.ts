@@ -99,9 +99,6 @@ export const IMPORT_LIMITS = {
   removalAllowanceMs: 8_000,
 } as const;
 
-/** Attempts of a webhook delivery before it is dead (WEBHOOK_MAX_ATTEMPTS): on AWS also the delivery queue's maxReceiveCount (infra/stack.ts). */
-export const DEFAULT_WEBHOOK_MAX_ATTEMPTS = 8;
-
 /** Minutes between two runs of the risk acceptance expiry check on AWS (its EventBridge schedule; docs/GOVERNANCE.md). */
 export const RISK_EXPIRY_CHECK_MINUTES = 1;
 /** Minutes between two runs of the overdue check on AWS (its EventBridge schedule; docs/GOVERNANCE.md). */

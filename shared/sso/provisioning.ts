@@ -28,8 +28,6 @@ export interface SignedInIdentity {
   groups: string[];
 }
 
-const MAX_ATTEMPTS = 3;
-
 /** Where the identity's user comes from: already linked, an existing user of that address, or a new one. */
 async function userOf(provider: SsoProviderRecord, identity: SignedInIdentity) {
   const orgId = provider.organizationId;
@@ -114,7 +112,6 @@ function membershipWrite(
 export async function provision(provider: SsoProviderRecord, identity: SignedInIdentity): Promise<string> {
   const orgId = provider.organizationId;
   const retry = {
-    attempts: MAX_ATTEMPTS,
     conflict: failedCondition(),
     exhausted: () => conflict('your account is being changed concurrently; sign in again'),
   };
