@@ -363,7 +363,7 @@ export function analyzeBundle(code: string): CodeAccess {
           `new ${name}(...): the constructor is not traced to an @aws-sdk/* module, so its IAM grant cannot be ` +
             `derived. Construct SDK commands from names imported from '@aws-sdk/*' (import { ${name} } from ` +
             `'@aws-sdk/...' or await import(...) destructured), not through a module object passed around ` +
-            `(README.md, "Deploying to AWS": IAM derived from each bundle)`,
+            `(docs/DEPLOYMENT.md, IAM derived from each bundle)`,
         );
       continue;
     }

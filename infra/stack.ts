@@ -32,12 +32,8 @@ import {
 } from './code-access.ts';
 import { functionBundleAliases } from './proto-descriptors.ts';
 import { FUNCTION_BUNDLE } from './bundling.ts';
-import {
-  DEFAULT_WEBHOOK_MAX_ATTEMPTS,
-  RISK_EXPIRY_CHECK_MINUTES,
-  OVERDUE_CHECK_MINUTES,
-  STOPPED_WRITES_SWEEP_MINUTES,
-} from '../shared/limits.ts';
+import { PEER_ATTEMPTS } from '../shared/db/retry.ts';
+import { RISK_EXPIRY_CHECK_MINUTES, OVERDUE_CHECK_MINUTES, STOPPED_WRITES_SWEEP_MINUTES } from '../shared/limits.ts';
 import { ScanRunner } from './scan-runner.ts';
 import { SERVICE_DESCRIPTION, SERVICE_FILES, SERVICE_PATHS } from '../shared/service/pages.ts';
 
@@ -235,7 +231,7 @@ export class HawkApiStack extends Stack {
       enforceSSL: true,
       visibilityTimeout: Duration.seconds(6 * DELIVERY_TIMEOUT_SECONDS),
       retentionPeriod: Duration.days(4),
-      deadLetterQueue: { queue: deadWebhookDeliveries, maxReceiveCount: DEFAULT_WEBHOOK_MAX_ATTEMPTS },
+      deadLetterQueue: { queue: deadWebhookDeliveries, maxReceiveCount: PEER_ATTEMPTS },
     });
 
     const api = new HttpApi(this, 'HttpApi', { description: 'hawk-api: the public StackHawk API, self-hosted' });
@@ -397,7 +393,7 @@ export class HawkApiStack extends Stack {
     // The consumer's count of attempts is the queue's maxReceiveCount.
     const queueEnvironment = {
       WEBHOOK_QUEUE_URL: webhookQueue.queueUrl,
-      WEBHOOK_MAX_ATTEMPTS: String(DEFAULT_WEBHOOK_MAX_ATTEMPTS),
+      WEBHOOK_MAX_ATTEMPTS: String(PEER_ATTEMPTS),
     };
     const relay = lambda(delivery, 'RelayWebhooksFunction', 'relay-webhooks', WEBHOOK_RELAY_DESCRIPTION, {
       environment: queueEnvironment,

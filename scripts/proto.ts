@@ -119,7 +119,7 @@ function generate(schemas: Record<string, Schema>, roots: string[]): Map<string,
       if (schema.enum) {
         // proto3 enums start at 0, which is what an unset field reads as. Where the public enum has UNKNOWN, that is
         // the zero value; where it lacks one, the zero is UNSPECIFIED, a value of ours that the answers never carry
-        // (shared/proto/encoding.ts leaves such a field out of the JSON; README "Enum values").
+        // (shared/proto/encoding.ts leaves such a field out of the JSON; docs/COMPATIBILITY.md "Enum values").
         if (schema.enum.includes(UNSPECIFIED))
           throw new Error(`${name}.${field}: the public enum has a value ${UNSPECIFIED}, which the generator reserves`);
         const values = schema.enum.includes('UNKNOWN')

@@ -1,6 +1,5 @@
 // Runtime configuration, read once from the environment. The same handlers run on AWS (names injected by the
 // CDK stack) and locally (scripts/start.ts sets endpoints for DynamoDB Local and s3rver).
-import { DEFAULT_WEBHOOK_MAX_ATTEMPTS } from './limits.ts';
 
 function positiveInt(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -9,6 +8,9 @@ function positiveInt(name: string, fallback: number): number {
   if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer, got "${raw}"`);
   return value;
 }
+
+/** A positive integer the environment may set; undefined when it does not. */
+const optionalPositiveInt = (name: string) => (process.env[name] ? positiveInt(name, 0) : undefined);
 
 /** On AWS: where startScan launches the hosted runner (shared/perch/runner.ts; the stack sets these). */
 export interface ScanRunnerConfig {
@@ -93,8 +95,8 @@ export const config = {
   publicUrl: process.env.PUBLIC_URL || undefined,
   /** A webhook delivery's whole exchange (connect, send, answer) takes at most this (docs/WEBHOOKS.md, Delivery). */
   webhookTimeoutMs: positiveInt('WEBHOOK_TIMEOUT_MS', 10_000),
-  /** Attempts of a delivery before it is dead (SQS's maxReceiveCount on AWS). */
-  webhookMaxAttempts: positiveInt('WEBHOOK_MAX_ATTEMPTS', DEFAULT_WEBHOOK_MAX_ATTEMPTS),
+  /** Attempts of a delivery before it is dead (SQS's maxReceiveCount on AWS); unset: shared/webhooks/queue.ts says. */
+  webhookMaxAttempts: optionalPositiveInt('WEBHOOK_MAX_ATTEMPTS'),
   /** The first retry's delay; each further one doubles it, at most 15 minutes. */
   webhookRetryBaseMs: positiveInt('WEBHOOK_RETRY_BASE_MS', 30_000),
   /** Set only on AWS: the ECS Fargate runner of hosted scans. Locally the embedded agent takes the runs. */

@@ -1,6 +1,6 @@
 // What one request may ask of the service: the bounds that keep every request's time and memory bounded whoever
-// sends it (README "Limits"; each route's OpenAPI description quotes those it applies). Kept free of imports so
-// any operation (and the route table) can name them.
+// sends it (docs/COMPATIBILITY.md "Limits"; each route's OpenAPI description quotes those it applies). Kept free of
+// imports so any operation (and the route table) can name them.
 
 /** `*` patterns (team `search`, scan `tag` filters): longest accepted pattern, in characters. */
 export const MAX_PATTERN_LENGTH = 255;
@@ -98,9 +98,6 @@ export const IMPORT_LIMITS = {
    */
   removalAllowanceMs: 8_000,
 } as const;
-
-/** Attempts of a webhook delivery before it is dead (WEBHOOK_MAX_ATTEMPTS): on AWS also the delivery queue's maxReceiveCount (infra/stack.ts). */
-export const DEFAULT_WEBHOOK_MAX_ATTEMPTS = 8;
 
 /** Minutes between two runs of the risk acceptance expiry check on AWS (its EventBridge schedule; docs/GOVERNANCE.md). */
 export const RISK_EXPIRY_CHECK_MINUTES = 1;

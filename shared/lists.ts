@@ -34,7 +34,7 @@ export const pageSizeParam = (fallback = 10) =>
 export const limitParam = (max: number, fallback: number) =>
   integer(1, max, fallback).check(z.describe(`Maximum number of results, 1 to ${max} (default ${fallback}).`));
 
-/** The page that `pageToken=-1` names: past the end of every list (README "Paging"). */
+/** The page that `pageToken=-1` names: past the end of every list (docs/COMPATIBILITY.md "Paging"). */
 export const PAST_EVERY_PAGE = 2_147_483_647;
 
 /**
@@ -225,10 +225,10 @@ export async function* concat<T>(...parts: (AsyncIterable<T> | T[])[]): AsyncGen
 export const readAhead = ({ page, size }: PageRequest) => Math.min(1000, (page + 1) * size + 1);
 
 /**
- * Deprecated (V1) lists' `nextPageToken` (README "Paging"): the next page's number while items remain; after the
- * last page with items, `totalCount + 1`, a page past the end (so that clients counting pages up to `totalCount`
- * stop); that page, and any page beyond `totalCount`, answers the list's end marker (empty, or the audit list's
- * "-1"); the page `pageToken=-1` names answers an empty token, so clients that stop only on one stop there too.
+ * Deprecated (V1) lists' `nextPageToken` (docs/COMPATIBILITY.md "Paging"): the next page's number while items remain;
+ * after the last page with items, `totalCount + 1`, a page past the end (so that clients counting pages up to
+ * `totalCount` stop); that page, and any page beyond `totalCount`, answers the list's end marker (empty, or the audit
+ * list's "-1"); the page `pageToken=-1` names answers an empty token, so clients that stop only on one stop there too.
  */
 export function v1NextPageToken({ page, size }: PageRequest, totalCount: number, endMarker = ''): string {
   if (page === PAST_EVERY_PAGE) return '';

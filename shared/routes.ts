@@ -121,7 +121,7 @@ const schema = /* @__NO_SIDE_EFFECTS__ */ <T>(build: () => T): T => build();
  */
 const note = /* @__NO_SIDE_EFFECTS__ */ (build: () => string): string => build();
 
-/** How a deprecated (V1) list pages to its end (README "Paging"), given its end marker. */
+/** How a deprecated (V1) list pages to its end (docs/COMPATIBILITY.md "Paging"), given its end marker. */
 const v1Paging = (endMarker: string) =>
   'After the last page, `nextPageToken` names a page past the end (`totalCount` + 1), which answers an empty ' +
   `list and the end marker (\`nextPageToken\` ${endMarker}). An empty \`pageToken\` is page 0; \`pageToken=-1\` ` +

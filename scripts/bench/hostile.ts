@@ -6,9 +6,9 @@ import { DESCRIPTION_LIMITS, IMPORT_LIMITS, MAX_LIST_FILTER_VALUES, SCAN_CONFIG_
 import { MAX_CONFIGURATION_BYTES } from '../../shared/scan-configurations/inputs.ts';
 import type { BenchContext } from './harness.ts';
 
-// Hostile input (README, Limits): for the worst body each parsing operation accepts (and a few it now refuses), the
-// parse time and peak RSS, each case in a process of its own (scripts/bench/hostile-case.ts); then the same
-// worst bodies end to end over HTTP (storage included), with the server process's RSS growth.
+// Hostile input (docs/COMPATIBILITY.md, Limits): for the worst body each parsing operation accepts (and a few it now
+// refuses), the parse time and peak RSS, each case in a process of its own (scripts/bench/hostile-case.ts); then the
+// same worst bodies end to end over HTTP (storage included), with the server process's RSS growth.
 
 const section: BenchSection = {
   name: 'hostile',

@@ -6,7 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { freePorts } from '../local/ports.ts';
 
-// The request path measured from outside (README, Benchmarks): `npm start` as a user runs it (its own process, its
+// The request path measured from outside (docs/BENCHMARKS.md): `npm start` as a user runs it (its own process, its
 // default logging: one compact line per request on the terminal, the JSON line in DATA_DIR/logs), an HTTP client in
 // this process, and raw GetItem calls to the same DynamoDB Local interleaved with the requests, so that both see the
 // same machine at the same moment.

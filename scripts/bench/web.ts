@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { benchTenant, type BenchSection } from './harness.ts';
 
-// The dashboard's budgets (README, Benchmarks), measured in Chromium against the local stack: the JavaScript the first
+// The dashboard's budgets (docs/BENCHMARKS.md), measured in Chromium against the local stack: the JavaScript the first
 // page (the applications list) loads, gzipped, and the time from navigation to 1,000 applications on screen.
 const APPLICATIONS = 1_000;
 const RUNS = 5;

@@ -23,8 +23,6 @@ import {
 
 export type { ApplicationRecord, ApplicationStatus, ApplicationType } from './model.ts';
 
-const COMMIT_ATTEMPTS = 3;
-
 /** Fails the transaction (at `applicationGone`) unless the application exists and no delete of it has started. */
 export const requireLiveApplication = (appId: string): TransactItem =>
   named('applicationGone', {
@@ -47,7 +45,6 @@ export async function commitToLiveApplication(
 ): Promise<void> {
   await retryOnConflict(
     {
-      attempts: COMMIT_ATTEMPTS,
       conflict: transactionConflict(),
       exhausted: () => conflict(`application ${appId} was changed concurrently; retry`),
     },

@@ -30,7 +30,7 @@ import { recordListPlan } from '../http/request-scope.ts';
 import { auditEntry } from '../audit/entries.ts';
 import { collect, transactWriteRetryingConflicts } from '../db/query.ts';
 import { conditionFailed, named } from '../db/items.ts';
-import { failedCondition, retryOnConflict } from '../db/retry.ts';
+import { CONFLICT_ATTEMPTS, failedCondition, retryOnConflict } from '../db/retry.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import { teamApplicationAdded } from '../teams/repository.ts';
 import { objectKeys } from '../storage/objects.ts';
@@ -159,7 +159,7 @@ export async function updateApplication(caller: Caller, appId: string, body: { n
   let { app } = await accessibleApplication(caller, appId, { teamRestricted: true });
   const gone = () => notFound(`application ${appId} not found`);
   return retryOnConflict(
-    { attempts: 5, conflict: failedCondition(['applicationChanged']), exhausted: gone },
+    { conflict: failedCondition(['applicationChanged']), exhausted: gone, attempts: CONFLICT_ATTEMPTS },
     async (attempt) => {
       if (attempt > 1) {
         // Gone, or renamed meanwhile (the write is conditioned on the name read): read it again.
@@ -185,7 +185,7 @@ export async function updateApplication(caller: Caller, appId: string, body: { n
  */
 export async function deleteApplication(caller: Caller, appId: string): Promise<void> {
   let { app } = await accessibleApplication(caller, appId, { teamRestricted: true, includeDeleting: true });
-  await retryOnConflict({ attempts: 6, conflict: failedCondition() }, async (attempt) => {
+  await retryOnConflict({ conflict: failedCondition() }, async (attempt) => {
     // An environment was created or deleted meanwhile (the count changed), another DELETE won, or a write of its
     // findings changed its trends: read again.
     if (attempt > 1)
@@ -474,7 +474,7 @@ export async function listApplicationsV1(caller: Caller, orgId: string, q: ListA
     const totalCount = q.ignoreEnvs
       ? scope.counts.applications
       : scope.counts.environments + (await applicationIdsWithStatus(orgId, scope, 'ENV_INCOMPLETE')).length;
-    // A page past the end (README "Paging": clients read one) reads nothing.
+    // A page past the end (docs/COMPATIBILITY.md "Paging": clients read one) reads nothing.
     const onPage = start < totalCount ? await applicationsCovering(apps, entriesOfCount, start, request.size) : [];
     const [pageApps, envs] = await Promise.all([
       applicationsOf(

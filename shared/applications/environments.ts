@@ -14,7 +14,7 @@ import { accessibleApplication, accessibleEnvironment, canSeeTeamResource } from
 import { auditEntry, type TransactItem } from '../audit/entries.ts';
 import { transactWriteRetryingConflicts } from '../db/query.ts';
 import { conditionFailed } from '../db/items.ts';
-import { failedCondition, retryOnConflict } from '../db/retry.ts';
+import { CONFLICT_ATTEMPTS, failedCondition, retryOnConflict } from '../db/retry.ts';
 import { conflict, notFound } from '../errors.ts';
 import { objectKeys } from '../storage/objects.ts';
 import { deleteObjectsUnder } from '../storage/delete-prefix.ts';
@@ -31,7 +31,6 @@ import type { Caller } from '../http/caller.ts';
 // Environments (docs/API.md, Environments; Deletes): create/update/delete, lookup by name for the scanner, and the
 // deprecated list (List Environments V2: environment-list.ts).
 
-const MAX_ATTEMPTS = 8;
 const RETRY_BUDGET_MS = 8_000;
 
 /** The environment's create writes with its ENVIRONMENT_ADDED entry, for callers that commit them (scan results). */
@@ -68,15 +67,15 @@ export async function findOrCreateEnvironmentByName(
 
 /**
  * Runs a write conditioned on the application's environment count (`countChanged`), re-reading it when another
- * write won. Gives up (the cancellation answers 409: shared/http) after MAX_ATTEMPTS or RETRY_BUDGET_MS, well
- * inside the timeout.
+ * write won. Gives up (the cancellation answers 409: shared/http) after CONFLICT_ATTEMPTS or RETRY_BUDGET_MS,
+ * well inside the timeout.
  */
 async function withFreshApplication(
   appId: string,
   app: ApplicationRecord,
   write: (app: ApplicationRecord) => Promise<void>,
 ) {
-  const retry = { attempts: MAX_ATTEMPTS, budgetMs: RETRY_BUDGET_MS, conflict: failedCondition(['countChanged']) };
+  const retry = { budgetMs: RETRY_BUDGET_MS, conflict: failedCondition(['countChanged']) };
   return retryOnConflict(retry, async (attempt) => {
     if (attempt > 1) {
       const fresh = await getApplication(appId);
@@ -118,7 +117,7 @@ export async function updateEnvironment(caller: Caller, appId: string, envId: st
   let { env } = found;
   const gone = () => notFound(`environment ${envId} not found in application ${appId}`);
   return retryOnConflict(
-    { attempts: 5, conflict: failedCondition(['environmentChanged']), exhausted: gone },
+    { conflict: failedCondition(['environmentChanged']), exhausted: gone, attempts: CONFLICT_ATTEMPTS },
     async (attempt) => {
       if (attempt > 1) {
         // Gone, or renamed meanwhile (the write is conditioned on the name read): read it again.
@@ -152,7 +151,7 @@ export async function deleteEnvironment(caller: Caller, appId: string, envId: st
   const { app } = found;
   let { env } = found;
   const gone = () => notFound(`environment ${envId} not found in application ${appId}`);
-  await retryOnConflict({ attempts: 5, conflict: failedCondition(), exhausted: gone }, async (attempt) => {
+  await retryOnConflict({ conflict: failedCondition(), exhausted: gone }, async (attempt) => {
     if (attempt > 1) {
       // Gone, renamed meanwhile (the write is conditioned on the name read), or a scan of it published meanwhile
       // (its trends' version): read it again.

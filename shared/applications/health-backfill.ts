@@ -9,8 +9,6 @@ import { applicationEnvironmentsChange, getApplication } from './application-rep
 // The health aggregates of data written before they existed (npm run migrate, npm start on an older data directory):
 // each application not counted yet is counted from its environments, then each organization is marked complete.
 
-const MAX_ATTEMPTS = 5;
-
 /**
  * Counts a live application written before the health aggregates in them: its figures from its environments, added
  * to its bucket and day counter by the same projections as every write, in one transaction conditioned on it still being uncounted (a write of the current
@@ -21,7 +19,7 @@ export async function countApplicationHealth(
   now = Date.now(),
 ): Promise<'updated' | 'current' | 'gone' | 'conflict'> {
   try {
-    return await retryOnConflict({ attempts: MAX_ATTEMPTS, conflict: transactionConflict() }, async () => {
+    return await retryOnConflict({ conflict: transactionConflict() }, async () => {
       const app = await getApplication(appId);
       if (!app) return 'gone';
       if (app.healthVersion !== undefined) return 'current';

@@ -36,8 +36,6 @@ import {
 // organization's applications. A repository belongs to the organization; the applications it lists follow the
 // team rules: a caller sees, and can map or unmap, only the applications of its teams (and unowned ones).
 
-const COMMIT_ATTEMPTS = 3;
-
 /** `repository.AppInfo` of a mapped application. */
 const appInfo = (app: ApplicationRecord) => ({
   id: app.applicationId,
@@ -101,7 +99,6 @@ async function commitRepository(
 ) {
   await retryOnConflict(
     {
-      attempts: COMMIT_ATTEMPTS,
       conflict: transactionConflict(),
       exhausted: () => conflict(`repository ${repoId} was changed concurrently; retry`),
     },

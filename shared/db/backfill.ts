@@ -4,6 +4,7 @@ import { GetCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from './client.ts';
 import { mainTable } from './tables.ts';
 import { inParallel } from './query.ts';
+import { LostRace, lostRace, retryOnConflict, type RetriesExhausted } from './retry.ts';
 import { config } from '../config.ts';
 
 // The index backfill (`npm run migrate`, and `npm start` on a data directory from an earlier version): gives every
@@ -64,8 +65,6 @@ export interface BackfillOptions {
   stateFile?: string;
   onProgress?: (summary: BackfillSummary) => void;
 }
-
-const MAX_ATTEMPTS = 5;
 
 /**
  * The keys `keysOf` computes for `item`, and the attributes it read to compute them (with their values, `undefined`
@@ -149,8 +148,10 @@ export async function backfillItem(
   scanned: Item,
   entities: Record<string, IndexKeysOf>,
 ): Promise<{ outcome: Outcome; rereads: number }> {
-  let item: Item | undefined = scanned;
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+  let item: Item = scanned;
+  const retry = { conflict: lostRace, backoffMs: 0 };
+  return retryOnConflict(retry, async (n): Promise<{ outcome: Outcome; rereads: number }> => {
+    const attempt = n - 1;
     const keysOf = entities[String(item.entity)];
     if (!keysOf) return { outcome: 'current', rereads: attempt };
     const update = keyUpdate(tableName, item, keysOf);
@@ -161,14 +162,18 @@ export async function backfillItem(
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
     }
-    item = (
+    const fresh = (
       await db.send(
         new GetCommand({ TableName: tableName, Key: { pk: scanned.pk, sk: scanned.sk }, ConsistentRead: true }),
       )
     ).Item;
-    if (!item) return { outcome: 'gone', rereads: attempt + 1 };
-  }
-  return { outcome: 'conflict', rereads: MAX_ATTEMPTS };
+    if (!fresh) return { outcome: 'gone', rereads: attempt + 1 };
+    item = fresh;
+    throw new LostRace('ConditionalCheckFailed');
+  }).catch((error: unknown) => {
+    if (lostRace(error) === undefined) throw error;
+    return { outcome: 'conflict', rereads: (error as RetriesExhausted).attempts };
+  });
 }
 
 /** The table's indexes as deployed, with their status (ACTIVE, CREATING, ...). */

@@ -291,8 +291,8 @@ export async function deleteFound(
  * same moment (reason TransactionConflict, e.g. two creates updating the organization's counters at once).
  * Any other cancellation (a failed condition) is thrown to the caller at once.
  */
-export async function transactWriteRetryingConflicts(items: TransactItem[], attempts = 8): Promise<void> {
-  await retryOnConflict({ attempts, conflict: conflictsOnly, backoffMs: 40 }, () => transactWrite(items));
+export async function transactWriteRetryingConflicts(items: TransactItem[]): Promise<void> {
+  await retryOnConflict({ conflict: conflictsOnly, backoffMs: 40 }, () => transactWrite(items));
 }
 
 function conflictsOnly(error: unknown): string | undefined {

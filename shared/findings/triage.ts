@@ -43,14 +43,12 @@ import { getTracker, ticketsOf, type TicketRecord } from '../trackers/repository
 // Triage (docs/DATA-MODEL.md, Findings): a finding's rule lives in its environment and applies to the finding in
 // the environment's last scan (whose figures change with it, at once) and in every later scan (matched when it ends).
 
-const MAX_ATTEMPTS = 5;
-
 /**
  * Runs `attempt` (which reads, plans and commits) again while its commit finds that what it read changed
  * (ConditionalCheckFailed): the rule, the environment's last scan or that scan's figures.
  */
 function withFreshReads<T>(attempt: () => Promise<T>, conflictMessage: string): Promise<T> {
-  const retry = { attempts: MAX_ATTEMPTS, conflict: failedCondition(), exhausted: () => conflict(conflictMessage) };
+  const retry = { conflict: failedCondition(), exhausted: () => conflict(conflictMessage) };
   return retryOnConflict(retry, attempt);
 }
 

@@ -35,7 +35,6 @@ export interface OrganizationAssetRecord {
   details: Record<string, string>;
 }
 
-const COMMIT_ATTEMPTS = 3;
 const LABELS: Record<OrganizationAssetKind, string> = { configuration: 'scan configuration', policy: 'scan policy' };
 export const assetNotFound = (kind: OrganizationAssetKind, orgId: string, name: string) =>
   notFound(`${LABELS[kind]} ${name} not found in organization ${orgId}`);
@@ -128,7 +127,6 @@ export async function putOrganizationAsset(
   try {
     await retryOnConflict(
       {
-        attempts: COMMIT_ATTEMPTS,
         conflict: transactionConflict(),
         exhausted: () => conflict(`${LABELS[input.kind]} ${input.name} was changed concurrently; retry`),
       },

@@ -2,6 +2,7 @@ import { UpdateCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { createClient } from '../db/client.ts';
+import { LostRace, lostRace, retryOnConflict } from '../db/retry.ts';
 import { config } from '../config.ts';
 
 // Sliding-window rate limit (docs/API.md, Limits) with one-second resolution: at most `limit` admissions in any 60
@@ -14,7 +15,6 @@ import { config } from '../config.ts';
 // Each process remembers the last version it saw per subject, so a steady client costs one call per request; a
 // failed condition returns the current version and we go again.
 const WINDOW_SECONDS = 60;
-const MAX_ATTEMPTS = 8;
 const CACHE_SIZE = 10_000;
 
 interface WindowRecord {
@@ -43,7 +43,9 @@ function remember(pk: string, record: WindowRecord | undefined): void {
 export async function admit(subject: { pk: string }, limit: number, nowMs = Date.now()): Promise<RateDecision> {
   let second = Math.floor(nowMs / 1000);
   let known = lastSeen.get(subject.pk);
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+  // Each lost race is retried at once (backoffMs 0): the refused write answered the version to compute from.
+  const retry = { conflict: lostRace, backoffMs: 0 };
+  const decided = await retryOnConflict(retry, async (): Promise<RateDecision> => {
     if (known && known.second > second) second = known.second; // our clock lags another process's
     const expiresAt = second + WINDOW_SECONDS * 2; // TTL: an idle subject's record disappears by itself
     let outcome: WriteOutcome;
@@ -71,9 +73,13 @@ export async function admit(subject: { pk: string }, limit: number, nowMs = Date
     }
     known = outcome.kind === 'refused' ? outcome.record : undefined;
     remember(subject.pk, known);
-  }
+    throw new LostRace('the window changed');
+  }).catch((error: unknown) => {
+    if (lostRace(error) === undefined) throw error;
+    return undefined;
+  });
   // Persistent contention: refusing is safe, admitting could exceed the limit.
-  return { admitted: false, retryAfterSeconds: 1 };
+  return decided ?? { admitted: false, retryAfterSeconds: 1 };
 }
 
 type WriteOutcome =

@@ -151,7 +151,6 @@ async function carriedRun(task: StoppedRunnerTask): Promise<PerchRun | string> {
 export async function endRunOfStoppedTask(task: StoppedRunnerTask): Promise<PerchRun | string> {
   return retryOnConflict(
     {
-      attempts: 3,
       conflict: (error) => ((error as { statusCode?: number }).statusCode === 409 ? 'the run changed' : undefined),
     },
     async () => {

@@ -3,6 +3,7 @@ import { config, type ScanRunnerConfig } from '../config.ts';
 import { issueAccessToken } from '../auth/tokens.ts';
 import type { Caller } from '../http/caller.ts';
 import { logger } from '../http/logger.ts';
+import { PEER_ATTEMPTS, retryOnConflict, type RetriesExhausted } from '../db/retry.ts';
 import type { Permission } from '../identity/permissions.ts';
 import type { PerchRun } from './repository.ts';
 import { RUNNER_CONTAINER } from './runner-container.ts';
@@ -21,11 +22,16 @@ export const RUNNER_PERMISSIONS: Permission[] = ['write:device', 'write:scan'];
 export const RUNNER_MAX_IDLE_SECONDS = 300;
 const idleSeconds = (run: PerchRun, now = Date.now()) =>
   Math.max(RUNNER_MAX_IDLE_SECONDS, Math.ceil((run.deadlineAt - now) / 1000));
-/** RunTask attempts: the first, and retries when provisioning fails (capacity, a throttled call). */
-const LAUNCH_ATTEMPTS = 3;
+/**
+ * RunTask is tried again when provisioning fails (capacity, a throttled call), RETRY_DELAY_MS after the first attempt,
+ * then twice that, while the launch is under LAUNCH_BUDGET_MS old: three attempts when ECS answers at once, so that
+ * startScan answers well within API Gateway's 29 s.
+ */
 const RETRY_DELAY_MS = 2000;
+const LAUNCH_BUDGET_MS = 5000;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** A RunTask that started no task, or failed: worth another attempt. */
+class NotLaunched extends Error {}
 
 /**
  * The device name a run's runner registers with (its agent's `--name`), for people: its stopped task's device is
@@ -117,19 +123,30 @@ export async function launchRunner(caller: Caller, run: PerchRun): Promise<strin
   const ecs = new ECSClient({ region: config.region });
   const input = runnerTask(run, runner, await runnerToken(caller, run));
   let why = '';
-  for (let attempt = 1; attempt <= LAUNCH_ATTEMPTS; attempt++) {
-    try {
-      const out = await ecs.send(new RunTaskCommand(input));
-      if (out.tasks?.length) {
-        logger.info('hosted runner launched', { scanKey: run.scanKey, task: out.tasks[0].taskArn });
-        return undefined;
+  const retry = {
+    attempts: PEER_ATTEMPTS,
+    budgetMs: LAUNCH_BUDGET_MS,
+    waitMs: (attempt: number) => RETRY_DELAY_MS * attempt,
+    conflict: (error: unknown) => (error instanceof NotLaunched ? error.message : undefined),
+  };
+  try {
+    return await retryOnConflict(retry, async (attempt) => {
+      try {
+        const out = await ecs.send(new RunTaskCommand(input));
+        if (out.tasks?.length) {
+          logger.info('hosted runner launched', { scanKey: run.scanKey, task: out.tasks[0].taskArn });
+          return undefined;
+        }
+        why = (out.failures ?? []).map((f) => `${f.reason ?? 'failed'}${f.detail ? ` (${f.detail})` : ''}`).join('; ');
+      } catch (error) {
+        why = (error as Error).message;
       }
-      why = (out.failures ?? []).map((f) => `${f.reason ?? 'failed'}${f.detail ? ` (${f.detail})` : ''}`).join('; ');
-    } catch (error) {
-      why = (error as Error).message;
-    }
-    logger.warn('hosted runner not launched', { scanKey: run.scanKey, attempt, why });
-    if (attempt < LAUNCH_ATTEMPTS) await sleep(RETRY_DELAY_MS * attempt);
+      logger.warn('hosted runner not launched', { scanKey: run.scanKey, attempt, why });
+      throw new NotLaunched(why);
+    });
+  } catch (error) {
+    if (!(error instanceof NotLaunched)) throw error;
+    const { attempts } = error as NotLaunched & RetriesExhausted;
+    return `the hosted runner could not be started on ECS Fargate after ${attempts} attempts (${why.slice(0, 500) || 'no task'}): start the scan again later, or run an agent of your own ("hawk-scanner agent")`;
   }
-  return `the hosted runner could not be started on ECS Fargate after ${LAUNCH_ATTEMPTS} attempts (${why.slice(0, 500) || 'no task'}): start the scan again later, or run an agent of your own ("hawk-scanner agent")`;
 }

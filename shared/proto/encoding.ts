@@ -12,8 +12,8 @@ import { UNSPECIFIED } from './unspecified.ts';
 // One exception, so that a client generated from the public OpenAPI description accepts every answer: the JSON
 // never carries an enum value that the public enum lacks. An enum field holding UNSPECIFIED (the zero value
 // `npm run proto` gives an enum without a public UNKNOWN, i.e. the field is unset) or a number the enum does not
-// name is left out, and so are such entries of lists and maps (README "Enum values"). The protobuf form is
-// protobufjs' exactly: an unset field is absent from the wire anyway.
+// name is left out, and so are such entries of lists and maps (docs/COMPATIBILITY.md "Enum values"). The protobuf form
+// is protobufjs' exactly: an unset field is absent from the wire anyway.
 //
 // Why not protobufjs' reflection runtime (protobufjs/light): it is 66 KB of every function's bundle, for three
 // things done here over the same descriptor in a few lines: fromObject, toObject and encode exactly as protobufjs

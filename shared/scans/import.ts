@@ -57,7 +57,6 @@ import type { Caller } from '../http/caller.ts';
 // environment) with SCAN_STARTED, SCAN_COMPLETED (and ENVIRONMENT_ADDED). A failure before it removes what was
 // written: the report appears whole or not at all.
 
-const MAX_ATTEMPTS = 6;
 /** Items (URIs and messages) written between two checks of the deadline. */
 const STORE_CHUNK = 500;
 /** Finding records written between two checks of the deadline. */
@@ -388,7 +387,7 @@ export async function importScanReport(
     // A scan of the environment started or a finding was triaged meanwhile, the application's environment count
     // changed, or another request created the environment: read again (a failed condition at any item but the
     // first, whose failure means a sweep took this request for dead).
-    return await retryOnConflict({ attempts: MAX_ATTEMPTS, conflict: failedCondition() }, async (attempts) => {
+    return await retryOnConflict({ conflict: failedCondition() }, async (attempts) => {
       if (attempts > 1) {
         const progress = 'all findings stored, not yet published';
         const fresh = await withinBudget(budget, appId, envName, progress, () => getApplication(appId));

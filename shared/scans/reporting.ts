@@ -40,7 +40,6 @@ import type { Caller } from '../http/caller.ts';
 
 // The scanner's reports after the start: batches of findings, then the end of the scan (docs/DATA-MODEL.md, Scans).
 
-const MAX_ATTEMPTS = 8;
 /** Alerts of one request stored in parallel (each alert's URIs are themselves written several batches at a time). */
 const ALERT_CONCURRENCY = 4;
 
@@ -190,7 +189,6 @@ export async function reportScanCompleted(
     // Read again when findings were being counted between the two reads (stillCounting), or when the write lost a
     // race: the scan ended, findings were counted, a newer scan of the environment started or a finding was triaged.
     const retry = {
-      attempts: MAX_ATTEMPTS,
       conflict: (error: unknown) =>
         (error as { stillCounting?: boolean } | undefined)?.stillCounting
           ? 'findings still being counted'

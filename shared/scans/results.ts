@@ -44,8 +44,6 @@ import type { Caller } from '../http/caller.ts';
 // The public API's scan-result operations (tag Scan Results): list scans, a scan's alerts, an alert's findings, a
 // finding's messages, delete a scan (docs/DATA-MODEL.md, Scans).
 
-const MAX_ATTEMPTS = 5;
-
 /** `tag` filters: each is `name:value|value...` with `*` wildcards; a scan must match every one. */
 function tagMatcher(filters: string[]): (scan: ScanRecord) => boolean {
   const tests = filters.map((filter) => {
@@ -281,7 +279,7 @@ async function previousScan(envId: string, scanId: string): Promise<ScanRecord |
  */
 export async function deleteScan(caller: Caller, scanId: string): Promise<object> {
   let { scan, app } = await accessibleScan(caller, scanId, { includeDeleting: true });
-  await retryOnConflict({ attempts: MAX_ATTEMPTS, conflict: failedCondition() }, async (attempt) => {
+  await retryOnConflict({ conflict: failedCondition() }, async (attempt) => {
     // Another DELETE won (this one then finishes the removal with it), or the environment's last scan changed.
     if (attempt > 1) ({ scan, app } = await accessibleScan(caller, scanId, { includeDeleting: true }));
     if (scan.deleting) return;

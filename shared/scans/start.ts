@@ -16,8 +16,6 @@ import type { TransactItem } from '../db/transactions.ts';
 
 // POST /api/v1/app/{appId}/scan: the scanner announces a scan (docs/DATA-MODEL.md, Scans).
 
-const MAX_ATTEMPTS = 5;
-
 /** reportScanStarted: the scanner announces a scan of the application. */
 export async function reportScanStarted(caller: Caller, appId: string, readBody: () => Promise<ScanStartedBody>) {
   // Authorized (permission, the application's existence and team) before the body and its configuration are parsed.
@@ -48,7 +46,7 @@ export async function recordScanStart(
   const parsedConfig = parseScanConfig(body.config);
   const configHash = configHashOf(body.config);
   await storeScanConfig(appId, configHash, body.config, parsedConfig);
-  return retryOnConflict({ attempts: MAX_ATTEMPTS, conflict: failedCondition() }, async (attempt) => {
+  return retryOnConflict({ conflict: failedCondition() }, async (attempt) => {
     // Another request created the environment, changed the application's environment count or started a scan of
     // the environment meanwhile: read again and rebuild.
     if (attempt > 1) ({ app } = await accessibleApplication(caller, appId, { teamRestricted: true }));

@@ -26,6 +26,7 @@ export interface SignedInIdentity {
   groups: string[];
 }
 
+<<<<<<< HEAD
 const MAX_ATTEMPTS = 3;
 
 /**
@@ -42,6 +43,9 @@ export class LinkRequired extends Error {
  * Where the identity's user comes from: the user already linked to it, else a new user, which single sign-on alone
  * signs in (no API key; its sessions reach only this organization). An existing user of the address: LinkRequired.
  */
+=======
+/** Where the identity's user comes from: already linked, an existing user of that address, or a new one. */
+>>>>>>> 70f0494
 async function userOf(provider: SsoProviderRecord, identity: SignedInIdentity) {
   const orgId = provider.organizationId;
   const linked = await getSsoIdentity(orgId, identity.issuer, identity.subject);
@@ -111,7 +115,6 @@ function membershipWrite(
 export async function provision(provider: SsoProviderRecord, identity: SignedInIdentity): Promise<string> {
   const orgId = provider.organizationId;
   const retry = {
-    attempts: MAX_ATTEMPTS,
     conflict: failedCondition(),
     exhausted: () => conflict('your account is being changed concurrently; sign in again'),
   };

@@ -42,7 +42,6 @@ import type {
 // (memberships' `teamIds`, applications' `teamId` and the organization counters), so a membership change applies
 // to the caller's very next request. Every write is conditioned on the team version it read.
 
-const MAX_ATTEMPTS = 8;
 const TEAM_CHANGED =
   'the team was changed by another request while this one was applied: read it again (GET) and send the update based on that';
 
@@ -175,11 +174,10 @@ interface TeamWrite {
 /**
  * Builds a team write from fresh reads and commits it in one transaction. A failed condition means a concurrent
  * change to one of the items read (the team, a membership, an application, another team): the write is built
- * again from new reads, up to MAX_ATTEMPTS times; `build` decides whether a changed team is a conflict (409).
+ * again from new reads, up to CONFLICT_ATTEMPTS times; `build` decides whether a changed team is a conflict (409).
  */
 async function commitTeamWrite(build: () => Promise<TeamWrite>, tooLarge: string): Promise<void> {
   const retry = {
-    attempts: MAX_ATTEMPTS,
     // Any cancellation: a condition on one of the items read failed.
     conflict: (error: unknown) =>
       cancelledItems(error)
@@ -342,7 +340,7 @@ export async function updateApplicationTeam(
   return { applicationTeam: { applicationId: body.applicationId, organizationId: orgId, teamId } };
 }
 
-// ---- Lists (docs/API.md, Teams): by name, then id; paged as README "Paging" says.
+// ---- Lists (docs/API.md, Teams): by name, then id; paged as docs/COMPATIBILITY.md "Paging" says.
 
 async function teamsPage(orgId: string, teams: TeamRecord[], pageToken: number, pageSize: number) {
   const request = { page: pageToken, size: pageSize };

@@ -21,8 +21,6 @@ import type { Caller } from '../http/caller.ts';
 // createTracker, listTrackers, getTracker, updateTracker and deleteTracker, each change atomic with its
 // INTEGRATION_* audit entry. The token is stored sealed and never shown again.
 
-const MAX_ATTEMPTS = 5;
-
 /** The API's view of a connection: never its token. */
 export function toTracker(tracker: TrackerRecord) {
   return {
@@ -162,7 +160,6 @@ export async function updateTracker(caller: Caller, orgId: string, trackerId: st
 
 /** A tracker write built from the connection read, built again when a concurrent change of it wins. */
 const trackerRetry = (trackerId: string) => ({
-  attempts: MAX_ATTEMPTS,
   conflict: failedCondition(),
   exhausted: () => conflict(`tracker ${trackerId} is being changed concurrently; retry`),
 });

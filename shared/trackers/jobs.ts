@@ -14,7 +14,7 @@ import { triageFinding } from '../findings/triage.ts';
 import { isUntriaged } from '../findings/statuses.ts';
 import { acceptanceExpiry, getSlaPolicy } from '../governance/policy.ts';
 import { getIntegrationSettings } from '../webhooks/repository.ts';
-import { retryDelayMs, type DeliveryRetrier, type QueueRecord } from '../webhooks/queue.ts';
+import { deliveryAttempts, retryDelayMs, type DeliveryRetrier, type QueueRecord } from '../webhooks/queue.ts';
 import { hashLabel, trackerClient, type RemoteIssue, type TrackerClient } from './clients.ts';
 import { TrackerFailure, TrackerRetry } from './http.ts';
 import {
@@ -334,7 +334,7 @@ export async function consumeTrackerMessage(
       return 'done';
     }
     if (!(error instanceof TrackerRetry)) throw error;
-    if (receives >= config.webhookMaxAttempts) {
+    if (receives >= deliveryAttempts()) {
       logger.warn('tracker job out of attempts', { ...attrs, reason: error.message });
       await recordFailure(message, `${error.message} (after ${receives} attempts)`);
       await queue.retryLater(record.receiptHandle, 0);

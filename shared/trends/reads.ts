@@ -2,6 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db/client.ts';
 import { keys, type TrendScopeRef } from '../db/keys.ts';
 import { queryAll } from '../db/query.ts';
+import { LostRace, lostRace, retryOnConflict } from '../db/retry.ts';
 import { config } from '../config.ts';
 import { notFound } from '../errors.ts';
 import { accessibleApplication } from '../applications/access.ts';
@@ -22,11 +23,16 @@ import type { TrendTotal } from './figures.ts';
 // days before it, for the 30-day coverage) with its total, newest first, then the total again: a cost of at most
 // days + 30 small items whatever the organization's size.
 
-/** The figures as stored: the scope's total and its day items from `fromDay` on. */
+/**
+ * The figures as stored: the scope's total and its day items from `fromDay` on; while writes keep changing them, the
+ * last read once the retry policy's attempts are spent.
+ */
 async function storedFigures(scope: TrendScopeRef, fromDay: number) {
   const range = keys.trendDaysFrom(scope, fromDay);
   const totalKey = keys.trendTotal(scope);
-  for (let attempt = 1; ; attempt++) {
+  let last: { total: TrendTotal; days: Map<number, Figures> } | undefined;
+  const retry = { conflict: lostRace, backoffMs: 0 };
+  return retryOnConflict(retry, async () => {
     // The total comes first (newest first); a write that commits while the days are read changes its `seq`, so
     // reading it again tells whether the days and the total are of the same moment.
     const items = await queryAll({
@@ -39,10 +45,14 @@ async function storedFigures(scope: TrendScopeRef, fromDay: number) {
     const total = (items[0]?.sk === totalKey.sk ? items[0] : {}) as TrendTotal;
     const days = new Map<number, Figures>();
     for (const item of items) if (item.entity === 'trendDay') days.set(item.day as number, item as Figures);
-    if (attempt >= 3) return { total, days };
+    last = { total, days };
     const again = await db.send(new GetCommand({ TableName: config.tableName, Key: totalKey, ConsistentRead: true }));
-    if ((again.Item?.seq ?? 0) === (total.seq ?? 0)) return { total, days };
-  }
+    if ((again.Item?.seq ?? 0) === (total.seq ?? 0)) return last;
+    throw new LostRace('the total changed while the days were read');
+  }).catch((error: unknown) => {
+    if (lostRace(error) === undefined || !last) throw error;
+    return last;
+  });
 }
 
 type BySeverity = Record<(typeof TREND_SEVERITIES)[number], number>;

@@ -6,7 +6,7 @@ import { unseal } from '../secrets/sealing.ts';
 import { attemptRecord, getDelivery, setDeliveryStatus, type DeliveryStatus } from './deliveries.ts';
 import { getIntegrationSettings, getWebhook, webhookSealContext } from './repository.ts';
 import { send } from './sender.ts';
-import { retryDelayMs, type DeliveryRetrier, type QueueMessage, type QueueRecord } from './queue.ts';
+import { deliveryAttempts, retryDelayMs, type DeliveryRetrier, type QueueMessage, type QueueRecord } from './queue.ts';
 import { consumeTrackerMessage } from '../trackers/jobs.ts';
 
 // The delivery consumer (docs/WEBHOOKS.md, Delivery): the same code behind SQS on AWS (functions/deliver-webhooks.ts)
@@ -55,7 +55,7 @@ async function consumeOne(record: QueueRecord, queue: DeliveryRetrier): Promise<
   const refused = attempt.error?.startsWith('refused:') ?? false;
   const status: DeliveryStatus = delivered
     ? 'DELIVERED'
-    : refused || receives >= config.webhookMaxAttempts
+    : refused || receives >= deliveryAttempts()
       ? 'DEAD'
       : 'RETRYING';
   try {

@@ -11,7 +11,7 @@ import type { TransactItem } from '../db/transactions.ts';
 
 const DELIVERY_TTL_SECONDS = 30 * 24 * 3600;
 /** Attempts kept on a record (the newest). */
-const MAX_ATTEMPTS_KEPT = 20;
+const ATTEMPT_LOG_LENGTH = 20;
 /** Characters of a receiver's answer kept per attempt. */
 export const RESPONSE_EXCERPT_CHARS = 512;
 
@@ -81,7 +81,7 @@ export function attemptRecord(
   attempt: DeliveryAttempt,
   status: DeliveryStatus,
 ): TransactItem {
-  const attempts = [...delivery.attempts, attempt].slice(-MAX_ATTEMPTS_KEPT);
+  const attempts = [...delivery.attempts, attempt].slice(-ATTEMPT_LOG_LENGTH);
   return {
     Update: {
       TableName: config.tableName,

@@ -1,5 +1,7 @@
 import type { DeliveryRef } from './deliveries.ts';
 import type { TrackerMessage } from '../trackers/events.ts';
+import { config } from '../config.ts';
+import { PEER_ATTEMPTS } from '../db/retry.ts';
 
 // The delivery queue's contract (docs/WEBHOOKS.md, Delivery). On AWS it is SQS with a dead-letter queue
 // (shared/webhooks/sqs-queue.ts); locally, `npm start`'s in-table equivalent (shared/webhooks/table-queue.ts) with
@@ -34,6 +36,9 @@ export interface DeliveryRetrier {
 }
 
 export type DeliveryQueue = DeliverySender & DeliveryRetrier;
+
+/** Receives of a message before it is dead: WEBHOOK_MAX_ATTEMPTS, else the retry policy's (shared/db/retry.ts). */
+export const deliveryAttempts = () => config.webhookMaxAttempts ?? PEER_ATTEMPTS;
 
 /**
  * The delay before the attempt after the `receiveCount`th: doubling from WEBHOOK_RETRY_BASE_MS, at most 15 minutes,

@@ -33,7 +33,6 @@ import type { Caller } from '../http/caller.ts';
 
 /** A change re-read and built again while another request changes the subscription first (a failed condition). */
 const changeRetry = (webhookId: string) => ({
-  attempts: 5,
   conflict: failedCondition(),
   exhausted: () => conflict(`webhook ${webhookId} is being changed concurrently; retry`),
 });

@@ -4,7 +4,7 @@ import { keys } from '../db/keys.ts';
 import { queryAll } from '../db/query.ts';
 import { isConditionFailure } from '../db/items.ts';
 import { config } from '../config.ts';
-import type { DeliveryQueue, QueueMessage, QueueRecord } from './queue.ts';
+import { deliveryAttempts, type DeliveryQueue, type QueueMessage, type QueueRecord } from './queue.ts';
 
 // `npm start`'s delivery queue, kept in the table (partition QUEUE#main, dead letters in QUEUE#dead): SQS's
 // semantics on one machine. A receive claims a visible message with a conditional write (so two consumers never
@@ -72,8 +72,13 @@ const fromReceipt = (handle: string) => {
   return { messageId: handle.slice(0, at), receiveCount: Number(handle.slice(at + 1)) };
 };
 
+<<<<<<< HEAD
 export function tableQueue(maxReceiveCount = config.webhookMaxAttempts): DeliveryQueue & {
   receive(max: number, share?: FairShare): Promise<QueueRecord[]>;
+=======
+export function tableQueue(maxReceiveCount = deliveryAttempts()): DeliveryQueue & {
+  receive(max: number): Promise<QueueRecord[]>;
+>>>>>>> 70f0494
   remove(receiptHandle: string): Promise<void>;
   deadLetters(): Promise<StoredMessage[]>;
 } {

@@ -76,7 +76,7 @@ describe('SLA policy', () => {
       token: reader.token,
       body: { days: { High: 1, Medium: 1, Low: 1 } },
     });
-    expect(denied.status).toBe(401); // a missing permission answers 401, deliberately vague (README, Errors)
+    expect(denied.status).toBe(401); // a missing permission answers 401, deliberately vague (docs/API.md, Errors)
     // Another organization's policy is not reachable.
     const other = await createTenant();
     expect((await setSla({ ...other, orgId: tenant.orgId }, { days: { High: 1, Medium: 1, Low: 1 } })).status).toBe(

@@ -21,8 +21,8 @@ import { keys, rateLimitKeys } from '../../shared/db/keys.ts';
 import { config } from '../../shared/config.ts';
 import { hashApiKey } from '../../shared/auth/api-keys.ts';
 
-// Defects found by hostile input (README, Limits), each reproduced: requests that stalled the service, answered 5xx or
-// half-wrote. `api()` fails any test on a 5xx.
+// Defects found by hostile input (docs/COMPATIBILITY.md, Limits), each reproduced: requests that stalled the service,
+// answered 5xx or half-wrote. `api()` fails any test on a 5xx.
 
 describe('denial of service: one request costs bounded time', () => {
   it('matches team search patterns without backtracking, and caps their length', async () => {

@@ -3,10 +3,10 @@ import { api } from './client.ts';
 import { createTenant, type Tenant } from './fixtures.ts';
 import { alert, completeScan, createApp, reportAlerts, startScan } from './scan-helpers.ts';
 
-// The deprecated (V1) lists paged to their end the three ways public clients do it (README "Paging"), each replayed
-// step for step: by a counter compared with totalCount (stackhawk-policy-management), by a page count computed from
-// totalCount (stackhawk-api-examples' scanlog_pull.py and auditlog_pull.py), and until nextPageToken is empty
-// (agent-skills' hawk_api_all_pages). Every client must read every item once, without crashing or looping.
+// The deprecated (V1) lists paged to their end the three ways public clients do it (docs/COMPATIBILITY.md "Paging"),
+// each replayed step for step: by a counter compared with totalCount (stackhawk-policy-management), by a page count
+// computed from totalCount (stackhawk-api-examples' scanlog_pull.py and auditlog_pull.py), and until nextPageToken is
+// empty (agent-skills' hawk_api_all_pages). Every client must read every item once, without crashing or looping.
 
 let tenant: Tenant;
 let manyEnvsAppId: string; // an application with 12 environments, for List Environments

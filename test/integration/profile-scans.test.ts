@@ -118,7 +118,7 @@ describe('launchProfileScan', { timeout: 120_000 }, () => {
       body: { name: 'shop-production', conf: result.body.suggestedScanConfig, configType: 'APP' },
     });
     expect(saved.status, saved.text).toBe(200);
-    // int64 is a JSON string (the proto3 JSON mapping, README "Compatibility choices").
+    // int64 is a JSON string (the proto3 JSON mapping, docs/COMPATIBILITY.md "Compatibility choices").
     expect(Number(result.body.timestamp)).toBeGreaterThan(Date.now() - 60_000);
 
     // The run ended with the upload, and its log was stored.

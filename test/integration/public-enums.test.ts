@@ -9,9 +9,9 @@ import { allowScanDomain } from '../../shared/perch/allowlist.ts';
 import { startAgent } from '../../scanner/src/agent/agent.ts';
 import { startFormTarget } from '../../scanner/test/profile-targets.ts';
 
-// Every enum value our answers carry is one the public schema allows (README "Enum values"): a client generated
-// strictly from the public OpenAPI description refuses any other. The schemas are the repository's copy of the
-// public description's (scripts/reference/stackhawk-schemas.json). Each operation whose answer has an enum field
+// Every enum value our answers carry is one the public schema allows (docs/COMPATIBILITY.md "Enum values"): a client
+// generated strictly from the public OpenAPI description refuses any other. The schemas are the repository's copy of
+// the public description's (scripts/reference/stackhawk-schemas.json). Each operation whose answer has an enum field
 // is driven with data that fills such fields, and every enum value of its answer is checked against them.
 
 interface Schema {

@@ -73,10 +73,10 @@ describe('no client input causes a 5xx', () => {
   }, 120_000);
 });
 
-// The hostile-input suite (README, Limits): the route table drives it. Every operation is called with real ids of the
-// caller's own organization (so requests reach the domain code) and one class of hostile input at a time; each
-// must answer a 4xx (a read may answer 200 where the input is merely odd), never a 5xx (api() fails on those),
-// within a ceiling that only a stall would break, and change nothing (the organization's audit log, which every
+// The hostile-input suite (docs/COMPATIBILITY.md, Limits): the route table drives it. Every operation is called with
+// real ids of the caller's own organization (so requests reach the domain code) and one class of hostile input at a
+// time; each must answer a 4xx (a read may answer 200 where the input is merely odd), never a 5xx (api() fails on
+// those), within a ceiling that only a stall would break, and change nothing (the organization's audit log, which every
 // mutation writes in its transaction, stays as it was).
 describe('hostile input on every route', () => {
   const STALL_MS = 20_000;

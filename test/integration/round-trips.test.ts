@@ -13,10 +13,10 @@ import { db } from '../../shared/db/client.ts';
 import { keys } from '../../shared/db/keys.ts';
 import { getItem } from '../../shared/db/query.ts';
 
-// DynamoDB round trips per request (README, Compatibility choices): the reads a request needs before its authorization
-// decision go in one round trip beside the rate-limit update (shared/http/prefetch.ts). The handlers run in this
-// process, as the local server runs them, so the request scope's counts can be observed; the answers are checked as
-// well, since reading early must not change what a request answers or refuses.
+// DynamoDB round trips per request (docs/COMPATIBILITY.md, Compatibility choices): the reads a request needs before its
+// authorization decision go in one round trip beside the rate-limit update (shared/http/prefetch.ts). The handlers run
+// in this process, as the local server runs them, so the request scope's counts can be observed; the answers are
+// checked as well, since reading early must not change what a request answers or refuses.
 type Handler = (event: LambdaEvent, context: Context) => Promise<LambdaResult>;
 
 const scopes: RequestScope[] = [];

@@ -214,7 +214,7 @@ describe('team operations (docs/API.md, Teams)', () => {
     expect(first.body).toMatchObject({ nextPageToken: '1', totalCount: '5' });
     const last = await list({ pageSize: 2, pageToken: 2 });
     expect(last.body.teams.map((t: { name: string }) => t.name)).toEqual(['ops']);
-    expect(last.body.nextPageToken).toBe('6'); // past the end: totalCount + 1 (README "Paging")
+    expect(last.body.nextPageToken).toBe('6'); // past the end: totalCount + 1 (docs/COMPATIBILITY.md "Paging")
     expect((await list({ search: 'FRONT' })).body.teams.map((t: { name: string }) => t.name)).toEqual([
       'Front Office',
       'frontend',

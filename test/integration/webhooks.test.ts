@@ -183,7 +183,7 @@ describe('webhook subscriptions', () => {
       token: reader.token,
       body: { url: 'http://127.0.0.1/', events: ['scanStarted'] },
     });
-    // A missing permission answers 401, deliberately vague (README, Errors).
+    // A missing permission answers 401, deliberately vague (docs/API.md, Errors).
     expect(write.status).toBe(401);
     expect((await api('DELETE', `${hooks(tenant.orgId)}/${webhook.id}`, { token: reader.token })).status).toBe(401);
     const none = await addUserTo(tenant.orgId, ['read:application']);

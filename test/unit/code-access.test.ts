@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { analyzeBundle } from '../../infra/code-access.ts';
 
-// The grants of a function follow from its bundle (README.md, "Deploying to AWS"). These snippets are shaped as
-// esbuild emits them for infra/bundling.ts (minified CommonJS, `@aws-sdk/*` external), cut to the parts read.
+// The grants of a function follow from its bundle (docs/DEPLOYMENT.md, IAM derived from each bundle). These snippets
+// are shaped as esbuild emits them for infra/bundling.ts (minified CommonJS, `@aws-sdk/*` external), cut to the parts
+// read.
 const config = 'var c={integrationKmsKeyArn:process.env.INTEGRATION_KMS_KEY_ARN};';
 const kmsDecrypt = { service: 'kms', key: 'IntegrationKey', actions: ['Decrypt'] };
 

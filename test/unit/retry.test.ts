@@ -1,6 +1,14 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it, vi } from 'vitest';
-import { MAX_BACKOFF_MS, retryOnConflict, transactionConflict, type RetriesExhausted } from '../../shared/db/retry.ts';
+import {
+  CONFLICT_ATTEMPTS,
+  LostRace,
+  lostRace,
+  MAX_BACKOFF_MS,
+  retryOnConflict,
+  transactionConflict,
+  type RetriesExhausted,
+} from '../../shared/db/retry.ts';
 import { conflict, HttpError } from '../../shared/errors.ts';
 import { named, recordItemNames } from '../../shared/db/items.ts';
 
@@ -102,6 +110,36 @@ describe('retryOnConflict', () => {
     }
     // 20 ms after the start it tries again; 40 ms after, past the budget, it stops.
     expect(calls).toBe(2);
+  });
+
+  it('makes CONFLICT_ATTEMPTS attempts unless told otherwise, retrying the lost races an attempt throws itself', async () => {
+    let calls = 0;
+    const error = await retryOnConflict({ conflict: lostRace, backoffMs: 0 }, async () => {
+      calls++;
+      throw new LostRace('the window changed');
+    }).catch((e: unknown) => e);
+    expect(calls).toBe(CONFLICT_ATTEMPTS);
+    expect(error).toBeInstanceOf(LostRace);
+    expect((error as RetriesExhausted).retryReason).toBe('the window changed');
+    expect(lostRace(new Error('the window changed'))).toBeUndefined();
+  });
+
+  it('waits what `waitMs` says after each lost attempt, instead of the backoff', async () => {
+    const delays: number[] = [];
+    const realSetTimeout = globalThis.setTimeout;
+    vi.spyOn(globalThis, 'setTimeout').mockImplementation(((run: () => void, ms?: number) => {
+      delays.push(ms ?? 0);
+      return realSetTimeout(run, 0);
+    }) as typeof setTimeout);
+    try {
+      const waitMs = (n: number) => 2000 * n;
+      await retryOnConflict({ attempts: 3, conflict: () => 'lost', waitMs }, async (n) => {
+        if (n < 3) throw new Error('lost');
+      });
+    } finally {
+      vi.restoreAllMocks();
+    }
+    expect(delays).toEqual([2000, 4000]);
   });
 });
 

@@ -21,7 +21,7 @@ export function formatTime(epochMillis: string | undefined): string {
 
 /**
  * Whether a deprecated (V1) list has a page after `page`: from its total, since its `nextPageToken` names a page
- * past the end after the last one (README "Paging").
+ * past the end after the last one (docs/COMPATIBILITY.md "Paging").
  */
 export const morePages = (page: number, size: number, totalCount: string | undefined) =>
   (page + 1) * size < Number(totalCount ?? 0);

@@ -9,7 +9,7 @@ import { useUser } from '../user';
 
 type Team = Schemas['organization.Team'];
 
-// PUT /team/{teamId} replaces the team's whole state (README, Teams), so every change sends the full lists.
+// PUT /team/{teamId} replaces the team's whole state (docs/API.md, Teams), so every change sends the full lists.
 export default function TeamPage() {
   const { orgId = '', teamId = '' } = useParams();
   const navigate = useNavigate();
