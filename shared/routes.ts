@@ -71,6 +71,8 @@ import {
   pollBody,
   readRunLogQuery,
   registerDeviceBody,
+  RUN_END_BODY_BYTES,
+  runEndBody,
   runLogQuery,
   runScanStartedQuery,
   runUpdateBody,
@@ -1702,6 +1704,29 @@ export const uploadScanRunLogRoute = {
   response: 'empty',
 } satisfies Route;
 
+export const endScanRunRoute = {
+  operationId: 'endScanRun',
+  method: 'POST',
+  path: '/api/v1/app/{appId}/perch/runs/{scanKey}/end',
+  tag: 'Perch',
+  summary: "End a hosted scan: its scan's completion, its log and its end in one call (agent; ours)",
+  notes:
+    'The carrying agent ends its run: `state` COMPLETED, or ERROR with `error.errorType` and message, and `log`, the ' +
+    "run's whole log (at most 1 MiB). The log is stored first, then the run's scan is completed as reportScanCompleted " +
+    'completes it (with `urlCount`) and the run ended (its device freed) in one transaction, so an ended run always ' +
+    'has its log. A run that already ended (stopped, or this call sent again) stores the log and is answered as it ' +
+    'is. Needs write:scan besides write:device when the run has a scan to complete. 404 when the run is not the ' +
+    "application's current run carried by that device; 400 for a profile run.",
+  auth: 'bearer',
+  permission: 'write:device',
+  params: scanKeyParams,
+  query: runLogQuery,
+  body: runEndBody,
+  maxBodyBytes: RUN_END_BODY_BYTES,
+  bodyAfterAccess: true,
+  response: 'perch.GetPerchDeviceResponse',
+} satisfies Route;
+
 // ---- Profile scans (docs/PROFILE-SCANS.md): launched on the hosted-scan channel, read with the Profile Scans group.
 export const launchProfileScanRoute = {
   operationId: 'launchProfileScan',
@@ -2557,6 +2582,7 @@ export const routes: Route[] = [
   updateScanRunRoute,
   reportScanRunStartedRoute,
   uploadScanRunLogRoute,
+  endScanRunRoute,
   launchProfileScanRoute,
   uploadProfileScanResultRoute,
   getLatestProfileScanResultRoute,

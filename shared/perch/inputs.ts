@@ -113,6 +113,14 @@ const runPhaseSchema = schema(() =>
     .check(z.minLength(1, 'must not be empty'), z.maxLength(64), z.regex(/^[a-z0-9 -]*$/, 'must be lower-case words')),
 );
 
+/** Why a run ended in ERROR, with what to do. */
+const runErrorSchema = schema(() =>
+  z.object({
+    errorType: z.enum(RUN_ERROR_TYPES, { error: `must be one of ${RUN_ERROR_TYPES.join(', ')}` }),
+    message: z.string().check(z.minLength(1), z.maxLength(2000, 'must be at most 2000 characters')),
+  }),
+);
+
 /** POST /api/v1/app/{appId}/perch/runs/{scanKey}: the agent running it reports its progress or its end. */
 export const runUpdateBody = schema(() =>
   z.object({
@@ -123,15 +131,31 @@ export const runUpdateBody = schema(() =>
     ),
     phase: z.optional(runPhaseSchema),
     scanId: z.optional(uuidSchema()),
-    error: z.optional(
-      z.object({
-        errorType: z.enum(RUN_ERROR_TYPES, { error: `must be one of ${RUN_ERROR_TYPES.join(', ')}` }),
-        message: z.string().check(z.minLength(1), z.maxLength(2000, 'must be at most 2000 characters')),
-      }),
-    ),
+    error: z.optional(runErrorSchema),
   }),
 );
 export type RunUpdateBody = z.output<typeof runUpdateBody>;
+
+/**
+ * The largest endScanRun body: the log (at most MAX_RUN_LOG_BYTES) JSON-escaped (a control character takes six
+ * bytes, a quote two), with the end's few fields.
+ */
+export const RUN_END_BODY_BYTES = 4 * 1024 * 1024;
+
+/** POST /api/v1/app/{appId}/perch/runs/{scanKey}/end?deviceId=...: the run's end, with its whole log. */
+export const runEndBody = schema(() =>
+  z.object({
+    state: z.enum(['COMPLETED', 'ERROR'], { error: 'must be COMPLETED or ERROR' }),
+    error: z.optional(runErrorSchema),
+    urlCount: z._default(z.number().check(z.int('must be an integer'), z.gte(0), z.lte(2_147_483_647)), 0),
+    log: z
+      .string()
+      .check(
+        z.refine((text) => Buffer.byteLength(text) <= MAX_RUN_LOG_BYTES, `must be at most ${MAX_RUN_LOG_BYTES} bytes`),
+      ),
+  }),
+);
+export type RunEndBody = z.output<typeof runEndBody>;
 
 /**
  * POST /api/v1/app/{appId}/perch/runs/{scanKey}/scan?deviceId=...&phase=...: the run's side of the announcement

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { auditEntry } from '../audit/entries.ts';
 import { transactWriteRetryingConflicts } from '../db/query.ts';
+import type { TransactItem } from '../db/transactions.ts';
 import { failedCondition, retryOnConflict } from '../db/retry.ts';
 import { conditionFailed } from '../db/items.ts';
 import { badRequest, conflict, notFound, payloadTooLarge } from '../errors.ts';
@@ -169,13 +170,14 @@ export async function reportScanAlerts(caller: Caller, scanId: string, readBody:
  * findings were counted meanwhile), its status and duration, and, while it is still its environment's last scan,
  * the environment's last-scan fields, with SCAN_COMPLETED or SCAN_ERRORED, in one transaction. The environment's
  * finding records are written before it (too many for one transaction): when it does not commit, they are put
- * back as they were (unless another request completed the scan meanwhile: then they are its findings).
+ * back as they were (unless another request completed the scan meanwhile: then they are its findings). `along`
+ * adds a caller's items to that transaction (endScanRun: the hosted run's end), read again at each attempt.
  */
 export async function reportScanCompleted(
   caller: Caller,
   scanId: string,
   body: ScanCompletedBody,
-  { audit = true }: { audit?: boolean } = {},
+  { audit = true, along }: { audit?: boolean; along?: (attempt: number) => Promise<TransactItem[]> } = {},
 ) {
   let { scan, app } = await accessibleScan(caller, scanId);
   // What earlier imports or completions in the application left when they were stopped (a crash, a timeout), for a
@@ -252,6 +254,7 @@ export async function reportScanCompleted(
           ...(env.lastScanId === scanId ? await environmentLastScanWrites(env, lastScanOf(done), scanId) : []),
           triageVersionCheck(scan, found.triageVersion),
           ...trend.items,
+          ...((await along?.(attempt)) ?? []),
           // A hosted run's stop is audited by stopScan itself, in the transaction that stops it.
           ...(audit
             ? [

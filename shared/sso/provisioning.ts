@@ -26,9 +26,6 @@ export interface SignedInIdentity {
   groups: string[];
 }
 
-<<<<<<< HEAD
-const MAX_ATTEMPTS = 3;
-
 /**
  * The sign-in's e-mail address belongs to an account this identity is not linked to. Any organization's owner
  * controls its provider, so its word never links an existing account: the account itself confirms (confirmSsoLink).
@@ -43,9 +40,6 @@ export class LinkRequired extends Error {
  * Where the identity's user comes from: the user already linked to it, else a new user, which single sign-on alone
  * signs in (no API key; its sessions reach only this organization). An existing user of the address: LinkRequired.
  */
-=======
-/** Where the identity's user comes from: already linked, an existing user of that address, or a new one. */
->>>>>>> 70f0494
 async function userOf(provider: SsoProviderRecord, identity: SignedInIdentity) {
   const orgId = provider.organizationId;
   const linked = await getSsoIdentity(orgId, identity.issuer, identity.subject);

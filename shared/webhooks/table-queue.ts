@@ -72,13 +72,8 @@ const fromReceipt = (handle: string) => {
   return { messageId: handle.slice(0, at), receiveCount: Number(handle.slice(at + 1)) };
 };
 
-<<<<<<< HEAD
-export function tableQueue(maxReceiveCount = config.webhookMaxAttempts): DeliveryQueue & {
-  receive(max: number, share?: FairShare): Promise<QueueRecord[]>;
-=======
 export function tableQueue(maxReceiveCount = deliveryAttempts()): DeliveryQueue & {
-  receive(max: number): Promise<QueueRecord[]>;
->>>>>>> 70f0494
+  receive(max: number, share?: FairShare): Promise<QueueRecord[]>;
   remove(receiptHandle: string): Promise<void>;
   deadLetters(): Promise<StoredMessage[]>;
 } {

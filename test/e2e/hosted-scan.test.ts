@@ -28,10 +28,10 @@ import {
 
 const BIN = fileURLToPath(new URL('../../scanner/bin/hawk-scanner.mjs', import.meta.url));
 
-/** The agent's update that ends the run in ERROR. */
+/** The agent's call that ends the run in ERROR (endScanRun, which carries the log: read just after it answered). */
 const endsInError = (appId: string, scanKey: string) => (method: string, path: string, body: unknown) =>
   method === 'POST' &&
-  path === `/api/v1/app/${appId}/perch/runs/${scanKey}` &&
+  path.startsWith(`/api/v1/app/${appId}/perch/runs/${scanKey}/end?`) &&
   (body as { state?: string } | undefined)?.state === 'ERROR';
 let target: VulnerableTarget;
 beforeAll(async () => {
@@ -252,8 +252,10 @@ describe('a hosted scan with wapiti', { timeout: 400_000 }, () => {
     });
     const sentBefore = target.requests.length;
     const storedLog = async () => (await runLog(tenant, appId)).log as string;
-    // The agent's calls to the service, with the stored log read just before the update that ends the run.
-    const watched = serviceReadingLogAtEnd(tenant.apiKey, endsInError(appId, command.scanKey), storedLog);
+    // The agent's calls to the service, with the stored log read as soon as the call that ends the run answered.
+    const watched = serviceReadingLogAtEnd(tenant.apiKey, endsInError(appId, command.scanKey), storedLog, {
+      afterEnd: true,
+    });
     const result = await carryOut(
       { ...command, allowPrivate: false },
       {
@@ -271,12 +273,12 @@ describe('a hosted scan with wapiti', { timeout: 400_000 }, () => {
       message: expect.stringMatching(/127\.0\.0\.1 resolves to 127\.0\.0\.1, a loopback, private/),
     });
     expect(target.requests.length).toBe(sentBefore);
-    // Whoever sees the run's end reads its whole log: it was stored before the end was reported.
+    // Whoever sees the run's end reads its whole log: the call that ends the run stored it first.
     expect(watched.logAtEnd()).toMatch(/ERROR \(UNKNOWN\): 127\.0\.0\.1 resolves to/);
     expect(await storedLog()).toBe(watched.logAtEnd());
   });
 
-  it("stores the run's whole log before it reports the end: an ERROR found after the last phase's log upload too", async () => {
+  it("stores the run's whole log with its end: an ERROR found after the last phase's log upload too, no older upload after it", async () => {
     const tenant = await createTenant();
     const appId = await cloudApp(tenant, 'no engine, watched');
     expect((await start(tenant, appId)).status).toBe(200);
@@ -293,9 +295,12 @@ describe('a hosted scan with wapiti', { timeout: 400_000 }, () => {
       body: { applicationId: appId },
     });
     const storedLog = async () => (await runLog(tenant, appId)).log as string;
-    // The stored log read just before the update that ends the run (the announcement's phase upload, still on its
-    // way when the run finds no engine, does not carry the ERROR line).
-    const watched = serviceReadingLogAtEnd(tenant.apiKey, endsInError(appId, command.scanKey), storedLog);
+    // The stored log read as soon as the call that ends the run answered. The announcement's log upload, held on its
+    // way (it does not carry the ERROR line), must land before that call: never after the end's whole log.
+    const watched = serviceReadingLogAtEnd(tenant.apiKey, endsInError(appId, command.scanKey), storedLog, {
+      afterEnd: true,
+      delayLogUploadsMs: 500,
+    });
     const result = await carryOut(command, {
       api: watched.service,
       deviceId,
@@ -304,6 +309,7 @@ describe('a hosted scan with wapiti', { timeout: 400_000 }, () => {
       signal: new AbortController().signal,
     });
     expect(result).toBe('ERROR');
+    expect(watched.uploadsAtEnd()).toBe(0);
     expect(watched.logAtEnd()).toMatch(/ERROR \(PROVISIONING\): no scan engine/);
     expect(await storedLog()).toBe(watched.logAtEnd());
   });

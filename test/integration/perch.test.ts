@@ -1079,3 +1079,112 @@ describe('whose device it is (docs/HOSTED-SCANS.md, Whose device it is)', { time
     );
   });
 });
+
+describe("the run's end in one call (docs/HOSTED-SCANS.md, The run's end)", { timeout: 180_000 }, () => {
+  async function announcedRun(tenant: Tenant) {
+    await allowScanDomain(tenant.orgId, '127.0.0.1');
+    const appId = await cloudApp(tenant);
+    expect((await start(tenant, appId)).status).toBe(200);
+    const deviceId = await register(tenant);
+    const { scanKey, commandId } = (await poll(tenant, deviceId)).body.command;
+    expect((await ack(tenant, deviceId, commandId, appId)).status).toBe(200);
+    const announced = await api('POST', `/api/v1/app/${appId}/perch/runs/${scanKey}/scan`, {
+      token: tenant.token,
+      query: { deviceId },
+      body: { env: 'production', config: 'app:\n  env: production\n', host: 'http://127.0.0.1:9/' },
+    });
+    expect(announced.status, announced.text).toBe(200);
+    return { appId, deviceId, scanKey: scanKey as string, scanId: announced.body.scanId as string };
+  }
+  const end = (tenant: Pick<Tenant, 'token'>, appId: string, scanKey: string, deviceId: string, body: unknown) =>
+    api('POST', `/api/v1/app/${appId}/perch/runs/${scanKey}/end`, { token: tenant.token, query: { deviceId }, body });
+  const readLog = async (tenant: Tenant, appId: string) =>
+    (await api('GET', `/api/v1/app/${appId}/perch/log`, { token: tenant.token })).body;
+  const scanStatus = async (tenant: Tenant, scanId: string) =>
+    (
+      await api('GET', `/api/v1/scan/${tenant.orgId}`, { token: tenant.token, query: { applicationTypes: 'CLOUD' } })
+    ).body.applicationScanResults.find((result: { scan: { id: string } }) => result.scan.id === scanId)?.scan.status;
+
+  it('completes the scan, stores the log and ends the run together; sent again it ends nothing twice', async () => {
+    const tenant = await createTenant();
+    const { appId, deviceId, scanKey, scanId } = await announcedRun(tenant);
+    const ended = await end(tenant, appId, scanKey, deviceId, { state: 'COMPLETED', log: 'the whole log\n' });
+    expect(ended.status, ended.text).toBe(200);
+    expect(ended.body.device).toMatchObject({ status: 'HOSTED_SCANNER_DISCONNECTED', scanId });
+    expect(await readLog(tenant, appId)).toMatchObject({
+      state: 'COMPLETED',
+      phase: 'completed',
+      log: 'the whole log\n',
+    });
+    expect(await scanStatus(tenant, scanId)).toBe('COMPLETED');
+    const run = (await getRun(appId, true))!;
+    expect(run).toMatchObject({ state: 'COMPLETED', holdsSlot: true });
+    expect((await slotsOf(tenant.orgId)).running).toBe(0);
+    // The device is free: the run's end released it in the same transaction.
+    expect((await poll(tenant, deviceId)).body).toEqual({});
+
+    const again = await end(tenant, appId, scanKey, deviceId, { state: 'COMPLETED', log: 'the whole log\n' });
+    expect([again.status, again.body.device.status]).toEqual([200, 'HOSTED_SCANNER_DISCONNECTED']);
+    expect((await getRun(appId, true))!.updatedAt).toBe(run.updatedAt);
+    expect((await auditTypes(tenant)).filter((type) => type === 'SCAN_COMPLETED')).toHaveLength(1);
+  });
+
+  it('ends a run in ERROR with its reason and its scan in ERROR; refuses bad input and other devices, writing nothing', async () => {
+    const tenant = await createTenant();
+    const { appId, deviceId, scanKey, scanId } = await announcedRun(tenant);
+    const idle = await register(tenant, 'idle agent');
+    const error = { errorType: 'AUTHENTICATION', message: 'testPath: 401; check the login' };
+    const refused = [
+      [deviceId, { state: 'ERROR', log: 'x' }, 400, 'error: required when state is ERROR'],
+      [deviceId, { state: 'ENDED', log: 'x' }, 400, 'body.state: must be COMPLETED or ERROR'],
+      [
+        deviceId,
+        { state: 'ERROR', error, log: 'x'.repeat(1024 * 1024 + 1) },
+        400,
+        expect.stringMatching(/log: must be at most 1048576 bytes$/),
+      ],
+      [idle, { state: 'ERROR', error, log: 'x' }, 409, `scan ${scanKey} is carried by another device`],
+    ] as const;
+    for (const [device, body, code, message] of refused) {
+      const answer = await end(tenant, appId, scanKey, device, body);
+      expect([answer.status, answer.body.message], JSON.stringify(body).slice(0, 80)).toEqual([code, message]);
+    }
+    // write:device alone does not complete the run's scan.
+    const deviceOnly = await addUserTo(tenant.orgId, ['write:device']);
+    expect((await end(deviceOnly, appId, scanKey, deviceId, { state: 'ERROR', error, log: 'x' })).status).toBe(401);
+    expect((await getRun(appId, true))!.state).toBe('RUNNING');
+    expect(await scanStatus(tenant, scanId)).toBe('STARTED');
+    expect((await readLog(tenant, appId)).log).toBe('');
+
+    const ended = await end(tenant, appId, scanKey, deviceId, {
+      state: 'ERROR',
+      error,
+      log: 'ERROR (AUTHENTICATION)\n',
+    });
+    expect([ended.status, ended.body.device.status], ended.text).toEqual([200, 'HOSTED_SCANNER_ERRORED']);
+    expect(await readLog(tenant, appId)).toMatchObject({
+      state: 'ERROR',
+      errors: [error],
+      log: 'ERROR (AUTHENTICATION)\n',
+    });
+    expect(await scanStatus(tenant, scanId)).toBe('ERROR');
+  });
+
+  it('stores the log of a run stopped meanwhile and answers it stopped; a run without a scan just ends', async () => {
+    const tenant = await createTenant();
+    const { appId, deviceId, scanKey } = await announcedRun(tenant);
+    expect((await api('POST', `/api/v1/app/${appId}/perch/stop`, { token: tenant.token, body: {} })).status).toBe(200);
+    const stopped = await end(tenant, appId, scanKey, deviceId, { state: 'COMPLETED', log: 'stopped\n' });
+    expect([stopped.status, stopped.body.device.status]).toEqual([200, 'HOSTED_SCANNER_DISCONNECTED']);
+    expect(await readLog(tenant, appId)).toMatchObject({ state: 'STOPPED', log: 'stopped\n' });
+
+    const appId2 = await cloudApp(tenant);
+    expect((await start(tenant, appId2)).status).toBe(200);
+    const command = (await poll(tenant, deviceId)).body.command;
+    expect((await ack(tenant, deviceId, command.commandId, appId2)).status).toBe(200);
+    const error = { errorType: 'PROVISIONING', message: 'no scan engine is installed' };
+    const ended = await end(tenant, appId2, command.scanKey, deviceId, { state: 'ERROR', error, log: 'none\n' });
+    expect([ended.status, ended.body.device.status]).toEqual([200, 'HOSTED_SCANNER_ERRORED']);
+    expect(await readLog(tenant, appId2)).toMatchObject({ state: 'ERROR', phase: 'error', log: 'none\n' });
+  });
+});

@@ -7,9 +7,10 @@ import { hostname } from 'node:os';
 import { wapitiEngine } from '../engines/wapiti.ts';
 import { zapEngine } from '../engines/zap.ts';
 import type { Engine } from '../engines/engine.ts';
-import { carryOut, type StartCommand } from './run.ts';
+import { carryOut } from './run.ts';
+import type { StartCommand } from './run-command.ts';
 import { carryOutProfile } from './profile-run.ts';
-import { service, ServiceError, type ServiceOptions } from '../net/service.ts';
+import { service, ServiceError, type Service, type ServiceOptions } from '../net/service.ts';
 
 export interface AgentOptions extends ServiceOptions {
   orgId: string;
@@ -65,6 +66,31 @@ export interface RunningAgent {
   done: Promise<void>;
 }
 
+/** The agent's loop: its device, the run it carries, and the commands it took. */
+interface Agent {
+  options: AgentOptions;
+  api: Service;
+  engines: Engine[];
+  echo: (line: string) => void;
+  device: { deviceId: string; heartbeatSeconds: number };
+  register: (deviceId?: string) => Promise<{ deviceId: string; heartbeatSeconds: number }>;
+  /**
+   * The run being carried out; a run whose end is being reported is no longer current (its log may still be on its
+   * way: `finishing` until it is).
+   */
+  current?: { command: Command; abort: AbortController; finished: Promise<unknown> };
+  finishing: Set<Promise<unknown>>;
+  /**
+   * The poll in flight, ended when the current run ends, so the next one starts at once (idle: it takes the next
+   * queued command without waiting out a poll that reports the run as running).
+   */
+  polling?: AbortController;
+  /** The runs (by scanKey) this agent took. */
+  handled: Set<string>;
+  failures: number;
+  since: number;
+}
+
 export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   const api = service(options);
   const engines = options.engines ?? defaultEngines();
@@ -79,120 +105,147 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
       version: '1',
       ...(deviceId ? { deviceId } : {}),
     });
-  let device = await register(options.deviceId);
+  const device = await register(options.deviceId);
   echo(`registered as device ${device.deviceId}; engines: ${installed.join(', ') || 'none installed'}`);
+  const agent: Agent = {
+    options,
+    api,
+    engines,
+    echo,
+    device,
+    register,
+    finishing: new Set(),
+    handled: new Set(),
+    failures: 0,
+    since: Date.now(),
+  };
+  return { deviceId: device.deviceId, done: carryOutCommands(agent) };
+}
 
-  const done = (async () => {
-    // The run being carried out; a run whose end is being reported is no longer current (its log may still be
-    // on its way: `finishing` until it is).
-    let current: { command: Command; abort: AbortController; finished: Promise<unknown> } | undefined;
-    const finishing = new Set<Promise<unknown>>();
-    // The poll in flight, ended when the current run ends, so the next one starts at once (idle: it takes the next
-    // queued command without waiting out a poll that reports the run as running).
-    let polling: AbortController | undefined;
-    const handled = new Set<string>();
-    let failures = 0;
-    const since = Date.now();
-    // A one-shot agent waiting for its first scan waits no longer than its idle limit allows.
-    const idleWait = () =>
-      options.once && options.maxIdleMs && !handled.size
-        ? Math.max(
-            1,
-            Math.min(25, device.heartbeatSeconds, Math.ceil((options.maxIdleMs - (Date.now() - since)) / 1000)),
-          )
-        : Math.min(25, device.heartbeatSeconds);
-    while (!options.signal?.aborted) {
-      if (options.once && handled.size && !current) break; // its one scan is over (its log may still be on its way)
-      if (options.once && options.maxIdleMs && !handled.size && Date.now() - since > options.maxIdleMs) {
-        echo(`no scan taken in ${Math.round(options.maxIdleMs / 1000)} s: stopping`);
-        return;
-      }
-      let command: Command | undefined;
-      polling = new AbortController();
-      try {
-        const out = await api.call<{ command?: Command }>(
-          'POST',
-          `/api/v1/org/${options.orgId}/perch/devices/${device.deviceId}/poll`,
-          {
-            waitSeconds: idleWait(),
-            ...(current
-              ? { running: { applicationId: current.command.applicationId, scanKey: current.command.scanKey } }
-              : {}),
-          },
-          { timeoutMs: 40_000, signal: polling.signal },
-        );
-        command = out.command;
-        failures = 0;
-      } catch (error) {
-        if (polling.signal.aborted) continue; // the run ended: poll again, idle
-        if (error instanceof ServiceError && error.status === 404) {
-          device = await register(); // the device was removed: become a new one
-          continue;
-        }
-        echo(`poll failed: ${(error as Error).message}`);
-        await sleep(Math.min(1000 * 2 ** failures++, 15_000));
-        continue;
-      }
-      if (!command) continue;
-      const ack = async () =>
-        api.call<{ acknowledged: boolean; alreadyAcknowledged: boolean }>(
-          'POST',
-          `/api/v1/org/${options.orgId}/perch/devices/${device.deviceId}/commands/${command.commandId}/ack`,
-          { applicationId: command.applicationId },
-        );
-      if (command.command === 'SCAN_STOP') {
-        await ack().catch(() => undefined);
-        if (current?.command.scanKey === command.scanKey && !current.abort.signal.aborted) {
-          echo(`stop: scan ${command.scanKey}`);
-          current.abort.abort();
-        }
-        if (current?.command.scanKey === command.scanKey) await current.finished;
-        continue;
-      }
-      const profile = command.command === 'PROFILE_START';
-      if ((command.command !== 'SCAN_START' && !profile) || current || handled.has(command.commandId)) continue;
-      try {
-        const taken = await ack();
-        handled.add(command.commandId);
-        if (taken.alreadyAcknowledged) continue; // delivered twice: it runs once
-      } catch (error) {
-        echo(`command ${command.commandId} not taken: ${(error as Error).message}`);
-        continue;
-      }
-      echo(`start: ${profile ? 'profile' : 'scan'} ${command.scanKey} of ${command.targetUrl}`);
-      const abort = new AbortController();
-      const started = command;
-      const context = {
-        api,
-        deviceId: device.deviceId,
-        engines,
-        allowPrivate: options.allowPrivate ?? false,
-        trustedCa: options.trustedCa,
-        allowedVariables: options.allowedVariables,
-        signal: abort.signal,
-        echo: (line: string) => echo(`[${started.scanKey.slice(0, 8)}] ${line}`),
-      };
-      const ended = () => {
-        if (current?.command !== started) return;
-        current = undefined;
-        polling?.abort();
-      };
-      const finished = (
-        profile
-          ? carryOutProfile(started as StartCommand, context)
-          : carryOut(started as StartCommand, { ...context, onEnd: ended })
-      )
-        .then((result) => echo(`scan ${started.scanKey}: ${result}`))
-        .catch((error: Error) => echo(`scan ${started.scanKey} failed: ${error.message}`))
-        .finally(() => {
-          ended();
-          finishing.delete(finished);
-        });
-      finishing.add(finished);
-      current = { command: started, abort, finished };
+/** Polls, and carries out each command taken, until the agent stops. */
+async function carryOutCommands(agent: Agent): Promise<void> {
+  const { options, echo } = agent;
+  while (!options.signal?.aborted) {
+    if (options.once && agent.handled.size && !agent.current) break; // its one scan is over (its log may be on its way)
+    if (options.once && options.maxIdleMs && !agent.handled.size && Date.now() - agent.since > options.maxIdleMs) {
+      echo(`no scan taken in ${Math.round(options.maxIdleMs / 1000)} s: stopping`);
+      return;
     }
-    current?.abort.abort();
-    await Promise.all(finishing);
-  })();
-  return { deviceId: device.deviceId, done };
+    const command = await polled(agent);
+    if (!command) continue;
+    if (command.command === 'SCAN_STOP') await stop(agent, command);
+    else if (await acknowledged(agent, command)) begin(agent, command);
+  }
+  agent.current?.abort.abort();
+  await Promise.all(agent.finishing);
+}
+
+/** A one-shot agent waiting for its first scan waits no longer than its idle limit allows. */
+function idleWait({ options, device, handled, since }: Agent) {
+  return options.once && options.maxIdleMs && !handled.size
+    ? Math.max(1, Math.min(25, device.heartbeatSeconds, Math.ceil((options.maxIdleMs - (Date.now() - since)) / 1000)))
+    : Math.min(25, device.heartbeatSeconds);
+}
+
+/** The state `polled`: the poll's command, if any (each poll is also the heartbeat). */
+async function polled(agent: Agent): Promise<Command | undefined> {
+  const { api, options, current } = agent;
+  const polling = (agent.polling = new AbortController());
+  try {
+    const out = await api.call<{ command?: Command }>(
+      'POST',
+      `/api/v1/org/${options.orgId}/perch/devices/${agent.device.deviceId}/poll`,
+      {
+        waitSeconds: idleWait(agent),
+        ...(current
+          ? { running: { applicationId: current.command.applicationId, scanKey: current.command.scanKey } }
+          : {}),
+      },
+      { timeoutMs: 40_000, signal: polling.signal },
+    );
+    agent.failures = 0;
+    return out.command;
+  } catch (error) {
+    if (polling.signal.aborted) return undefined; // the run ended: poll again, idle
+    if (error instanceof ServiceError && error.status === 404) {
+      agent.device = await agent.register(); // the device was removed: become a new one
+      return undefined;
+    }
+    agent.echo(`poll failed: ${(error as Error).message}`);
+    await sleep(Math.min(1000 * 2 ** agent.failures++, 15_000));
+    return undefined;
+  }
+}
+
+const ack = ({ api, options, device }: Agent, command: Command) =>
+  api.call<{ acknowledged: boolean; alreadyAcknowledged: boolean }>(
+    'POST',
+    `/api/v1/org/${options.orgId}/perch/devices/${device.deviceId}/commands/${command.commandId}/ack`,
+    { applicationId: command.applicationId },
+  );
+
+/** SCAN_STOP: acknowledged, and the current run's engine stopped if it is that run. */
+async function stop(agent: Agent, command: Command): Promise<void> {
+  await ack(agent, command).catch(() => undefined);
+  const { current } = agent;
+  if (current?.command.scanKey !== command.scanKey) return;
+  if (!current.abort.signal.aborted) {
+    agent.echo(`stop: scan ${command.scanKey}`);
+    current.abort.abort();
+  }
+  await current.finished;
+}
+
+/**
+ * The state `acknowledged`: a start this agent may take, acknowledged by id before it acts on it (a command
+ * delivered twice runs once).
+ */
+async function acknowledged(agent: Agent, command: Command): Promise<boolean> {
+  const profile = command.command === 'PROFILE_START';
+  if ((command.command !== 'SCAN_START' && !profile) || agent.current || agent.handled.has(command.scanKey))
+    return false;
+  try {
+    const taken = await ack(agent, command);
+    agent.handled.add(command.scanKey);
+    return !taken.alreadyAcknowledged;
+  } catch (error) {
+    agent.echo(`command ${command.commandId} not taken: ${(error as Error).message}`);
+    return false;
+  }
+}
+
+/** Carries the run out (run.ts, or profile-run.ts for a profile) while the agent keeps polling. */
+function begin(agent: Agent, started: Command): void {
+  const { echo } = agent;
+  const profile = started.command === 'PROFILE_START';
+  echo(`start: ${profile ? 'profile' : 'scan'} ${started.scanKey} of ${started.targetUrl}`);
+  const abort = new AbortController();
+  const context = {
+    api: agent.api,
+    deviceId: agent.device.deviceId,
+    engines: agent.engines,
+    allowPrivate: agent.options.allowPrivate ?? false,
+    trustedCa: agent.options.trustedCa,
+    allowedVariables: agent.options.allowedVariables,
+    signal: abort.signal,
+    echo: (line: string) => echo(`[${started.scanKey.slice(0, 8)}] ${line}`),
+  };
+  const ended = () => {
+    if (agent.current?.command !== started) return;
+    agent.current = undefined;
+    agent.polling?.abort();
+  };
+  const finished = (
+    profile
+      ? carryOutProfile(started as StartCommand, context)
+      : carryOut(started as StartCommand, { ...context, onEnd: ended })
+  )
+    .then((result) => echo(`scan ${started.scanKey}: ${result}`))
+    .catch((error: Error) => echo(`scan ${started.scanKey} failed: ${error.message}`))
+    .finally(() => {
+      ended();
+      agent.finishing.delete(finished);
+    });
+  agent.finishing.add(finished);
+  agent.current = { command: started, abort, finished };
 }

@@ -76,50 +76,25 @@ export async function startPinningProxy(
   const secure = target.protocol === 'https:';
   const port = Number(target.port || (secure ? 443 : 80));
   const host = target.hostname.toLowerCase().replace(/^\[|\]$/g, '');
-  const refused = new Set<string>();
   let session: ProxySession | undefined;
   // While held (holdUntil), requests wait for the answer; once it came it is kept, so a request let through waits
   // for nothing.
   let gate: boolean | Promise<boolean> = true;
   const allowed = (hostname: string, p: number) =>
     hostname.toLowerCase().replace(/^\[|\]$/g, '') === host && p === port;
-  const refuse = (what: string) => {
-    if (refused.size < 50 && !refused.has(what)) {
-      refused.add(what);
-      log(`proxy: refused ${what} (outside the scan target ${target.host})`);
-    }
-  };
-  const failures = new Set<string>();
-  const upstreamFailed = (error: Error & { code?: string }) => {
-    const what = error.code ?? error.message;
-    if (failures.size < 20 && !failures.has(what)) {
-      failures.add(what);
-      log(`proxy: the target could not be reached: ${error.message}${error.code ? ` (${error.code})` : ''}`);
-    }
-  };
+  const refusal = onceEach(50, log);
+  const refuse = (what: string) => refusal(what, `proxy: refused ${what} (outside the scan target ${target.host})`);
+  const failure = onceEach(20, log);
+  const upstreamFailed = (error: Error & { code?: string }) =>
+    failure(
+      error.code ?? error.message,
+      `proxy: the target could not be reached: ${error.message}${error.code ? ` (${error.code})` : ''}`,
+    );
 
   // An HTTPS target: the run's own certificate for the engine's side; the target's checked on the other side.
   const identity = secure ? await runCertificate(host, options.notAfter ?? new Date(Date.now() + 3600_000)) : undefined;
   const secureContext = identity && createSecureContext({ key: identity.key, cert: identity.chain });
-  const upstream: Upstream = secure
-    ? (
-        (agent) => (sent, onResponse) =>
-          httpsRequest(
-            {
-              ...sent,
-              agent,
-              ...(isIP(host) ? {} : { servername: host }),
-              // The name checked is the target's, whatever address it is reached at.
-              checkServerIdentity: (_name, certificate) => checkServerIdentity(host, certificate),
-              ...(options.trustedCa ? { ca: [...rootCertificates, options.trustedCa] } : {}),
-            },
-            onResponse,
-          )
-      )(new HttpsAgent({ keepAlive: true }))
-    : (
-        (agent) => (sent, onResponse) =>
-          httpRequest({ ...sent, agent }, onResponse)
-      )(new HttpAgent({ keepAlive: true }));
+  const upstream = upstreamOf(secure, host, options.trustedCa);
 
   const server: Server = createServer(async (req: IncomingMessage, res) => {
     if (!(typeof gate === 'boolean' ? gate : await gate)) {
@@ -207,6 +182,37 @@ export async function startPinningProxy(
         server.close(() => resolve());
       }),
   };
+}
+
+/** Logs a line for each distinct `what`, up to `limit` of them (the proxy logs nothing per request). */
+function onceEach(limit: number, log: (line: string) => void) {
+  const seen = new Set<string>();
+  return (what: string, line: string) => {
+    if (seen.size >= limit || seen.has(what)) return;
+    seen.add(what);
+    log(line);
+  };
+}
+
+/** The target's side: connections kept alive; over TLS, the target's certificate checked against its name. */
+function upstreamOf(secure: boolean, host: string, trustedCa: string | undefined): Upstream {
+  if (!secure) {
+    const agent = new HttpAgent({ keepAlive: true });
+    return (sent, onResponse) => httpRequest({ ...sent, agent }, onResponse);
+  }
+  const agent = new HttpsAgent({ keepAlive: true });
+  return (sent, onResponse) =>
+    httpsRequest(
+      {
+        ...sent,
+        agent,
+        ...(isIP(host) ? {} : { servername: host }),
+        // The name checked is the target's, whatever address it is reached at.
+        checkServerIdentity: (_name, certificate) => checkServerIdentity(host, certificate),
+        ...(trustedCa ? { ca: [...rootCertificates, trustedCa] } : {}),
+      },
+      onResponse,
+    );
 }
 
 /** Sends one request to the target, at its pinned address, over HTTP or TLS as the target is reached. */

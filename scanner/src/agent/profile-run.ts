@@ -3,7 +3,8 @@
 // target that may not be reached or a prober that fails ends the run in ERROR with the reason.
 import { TargetRefused } from '../net/addresses.ts';
 import { profileTarget } from '../profile/profile.ts';
-import { RunLog, type RunContext, type StartCommand } from './run.ts';
+import type { RunContext, StartCommand } from './run-context.ts';
+import { RunLog } from './run-log.ts';
 
 /** The service's limit on a result's body (uploadProfileScanResult), with the description it carries. */
 const MAX_RESULT_BODY_BYTES = 4 * 1024 * 1024;

@@ -93,13 +93,8 @@ export function createSession(
     };
   }
 
-  // OWASP ZAP's evaluation: a matching loggedInIndicator wins; otherwise a loggedOutIndicator decides;
-  // with only a loggedInIndicator, not matching it means logged out; with neither, assume logged in.
-  function isLoggedIn(fullResponse: string): boolean {
-    if (loggedInIndicator?.test(fullResponse)) return true;
-    if (loggedOutIndicator) return !loggedOutIndicator.test(fullResponse);
-    return !loggedInIndicator;
-  }
+  const isLoggedIn = (fullResponse: string) =>
+    indicatorsSayLoggedIn(fullResponse, loggedInIndicator, loggedOutIndicator);
 
   async function send(request: TargetRequest, { reauthenticate = true } = {}): Promise<TargetResponse> {
     if (loginInFlight || !state) await login();
@@ -146,4 +141,14 @@ export function createSession(
   }
 
   return { login, send, redact, headers, isLoggedIn };
+}
+
+type Indicator = ReturnType<typeof compilePattern>;
+
+// OWASP ZAP's evaluation: a matching loggedInIndicator wins; otherwise a loggedOutIndicator decides;
+// with only a loggedInIndicator, not matching it means logged out; with neither, assume logged in.
+function indicatorsSayLoggedIn(fullResponse: string, loggedIn?: Indicator, loggedOut?: Indicator): boolean {
+  if (loggedIn?.test(fullResponse)) return true;
+  if (loggedOut) return !loggedOut.test(fullResponse);
+  return !loggedIn;
 }

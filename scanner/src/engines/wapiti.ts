@@ -63,17 +63,7 @@ export function wapitiEngine(options: { command?: string; modules?: string; maxA
   return {
     name: 'wapiti',
     install: 'install wapiti (sudo apt-get install -y wapiti)',
-    version: () =>
-      (installed ??= new Promise((resolve) => {
-        const child = spawn(command, ['--version'], { stdio: ['ignore', 'pipe', 'pipe'] });
-        let out = '';
-        child.stdout.on('data', (chunk) => (out += chunk));
-        child.stderr.on('data', (chunk) => (out += chunk));
-        child.on('error', () => resolve(undefined));
-        child.on('close', (code) =>
-          resolve(code === 0 ? (out.match(/Wapiti[- ]?(\d[\w.]*)/i)?.[1] ?? 'unknown') : undefined),
-        );
-      })),
+    version: () => (installed ??= installedVersion(command)),
     async run(run: EngineRun) {
       const seconds = Math.floor((run.deadline - Date.now()) / 1000) - 10;
       if (seconds < 5) throw new EngineError('no time left before the scan deadline to run wapiti');
@@ -82,22 +72,7 @@ export function wapitiEngine(options: { command?: string; modules?: string; maxA
         Math.min(options.maxAttackSeconds ?? Number(process.env.HAWK_WAPITI_ATTACK_SECONDS ?? 60), seconds),
       );
       const attackBoundByDeadline = attack >= seconds;
-      const report = join(run.workDir, 'wapiti.json');
-      await mkdir(run.workDir, { recursive: true });
-      await rm(report, { force: true }); // a report is this run's or none
-      // Wapiti checks no certificate by default (--verify-ssl 0): given the proxy's authority, it checks the proxy's
-      // (requests reads the trusted authorities from REQUESTS_CA_BUNDLE).
-      const authority = run.proxyAuthority ? join(run.workDir, 'proxy-authority.pem') : undefined;
-      if (authority) await writeFile(authority, run.proxyAuthority!, { mode: 0o600 });
-      // Wapiti loads every module at start, and its wapp module, finding no fingerprint database in the config
-      // folder, tries to download one from GitHub even though it never runs: an empty database there keeps the
-      // engine from reaching for the internet (the proxy would refuse it; without one it would go out).
-      const configDir = join(run.workDir, 'config');
-      await mkdir(configDir, { recursive: true });
-      await writeFile(join(configDir, 'apps.json'), '{}');
-      const pythonDir = join(run.workDir, 'python');
-      await mkdir(pythonDir, { recursive: true });
-      await writeFile(join(pythonDir, 'usercustomize.py'), NO_DELAY_MODULE);
+      const { report, authority, configDir, pythonDir } = await workFiles(run);
       const args = [
         '-u',
         run.targetUrl,
@@ -192,4 +167,39 @@ export function wapitiEngine(options: { command?: string; modules?: string; maxA
       return alerts;
     },
   };
+}
+
+/** The installed wapiti's version, or undefined when it does not run. */
+function installedVersion(command: string): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const child = spawn(command, ['--version'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.stderr.on('data', (chunk) => (out += chunk));
+    child.on('error', () => resolve(undefined));
+    child.on('close', (code) =>
+      resolve(code === 0 ? (out.match(/Wapiti[- ]?(\d[\w.]*)/i)?.[1] ?? 'unknown') : undefined),
+    );
+  });
+}
+
+/** The run's files in its work directory: the report's place (emptied), the proxy's authority, wapiti's folders. */
+async function workFiles(run: EngineRun) {
+  const report = join(run.workDir, 'wapiti.json');
+  await mkdir(run.workDir, { recursive: true });
+  await rm(report, { force: true }); // a report is this run's or none
+  // Wapiti checks no certificate by default (--verify-ssl 0): given the proxy's authority, it checks the proxy's
+  // (requests reads the trusted authorities from REQUESTS_CA_BUNDLE).
+  const authority = run.proxyAuthority ? join(run.workDir, 'proxy-authority.pem') : undefined;
+  if (authority) await writeFile(authority, run.proxyAuthority!, { mode: 0o600 });
+  // Wapiti loads every module at start, and its wapp module, finding no fingerprint database in the config
+  // folder, tries to download one from GitHub even though it never runs: an empty database there keeps the
+  // engine from reaching for the internet (the proxy would refuse it; without one it would go out).
+  const configDir = join(run.workDir, 'config');
+  await mkdir(configDir, { recursive: true });
+  await writeFile(join(configDir, 'apps.json'), '{}');
+  const pythonDir = join(run.workDir, 'python');
+  await mkdir(pythonDir, { recursive: true });
+  await writeFile(join(pythonDir, 'usercustomize.py'), NO_DELAY_MODULE);
+  return { report, authority, configDir, pythonDir };
 }

@@ -97,67 +97,11 @@ export function createFetcher(origin: URL, address: string, budget: Budget, sign
     last = Date.now();
   };
 
-  const once = (method: string, url: URL, headers: Record<string, string>, body: string | undefined, cap: number) =>
-    new Promise<Omit<Answer, 'url' | 'finalUrl' | 'redirects' | 'method'> | undefined>((resolve) => {
-      const left = budget.maxMs - (Date.now() - startedAt);
-      const timeoutMs = Math.max(1, Math.min(budget.requestTimeoutMs, left));
-      let settled = false;
-      const chunks: Buffer[] = [];
-      let size = 0;
-      let status = 0;
-      let responseHeaders: IncomingHttpHeaders = {};
-      const finish = (truncated: boolean) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        req.destroy();
-        if (!status) return resolve(undefined);
-        resolve({ status, headers: responseHeaders, body: Buffer.concat(chunks).toString('utf8'), truncated });
-      };
-      const req = (https ? httpsRequest : httpRequest)(
-        {
-          host: address,
-          port,
-          method,
-          path: `${url.pathname}${url.search}`,
-          headers: {
-            host: origin.host,
-            'user-agent': 'hawk-scanner profile (+https://github.com/hawk-api)',
-            'accept-encoding': 'identity',
-            ...headers,
-            ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}),
-          },
-          ...(https ? { servername: origin.hostname } : {}),
-        },
-        (res) => {
-          status = res.statusCode ?? 0;
-          responseHeaders = res.headers;
-          res.on('data', (chunk: Buffer) => {
-            if (settled) return;
-            const room = cap - size;
-            if (chunk.length >= room) {
-              chunks.push(chunk.subarray(0, room));
-              size = cap;
-              note(`${method} ${url.pathname}: answer cut at ${cap} bytes`);
-              return finish(true);
-            }
-            chunks.push(chunk);
-            size += chunk.length;
-          });
-          res.on('end', () => finish(false));
-          res.on('error', () => finish(true));
-        },
-      );
-      const timer = setTimeout(() => {
-        note(`${method} ${url.pathname}: no complete answer within ${timeoutMs} ms (cut)`);
-        finish(true);
-      }, timeoutMs);
-      req.on('error', (error: Error & { code?: string }) => {
-        note(`${method} ${url.pathname}: ${error.code ?? error.message}`);
-        finish(true);
-      });
-      req.end(body);
-    });
+  const once = (method: string, url: URL, headers: Record<string, string>, body: string | undefined, cap: number) => {
+    const left = budget.maxMs - (Date.now() - startedAt);
+    const timeoutMs = Math.max(1, Math.min(budget.requestTimeoutMs, left));
+    return requestOnce({ origin, address, port, https, timeoutMs, note }, method, url, headers, body, cap);
+  };
 
   const send = async (
     method: string,
@@ -216,6 +160,85 @@ export function createFetcher(origin: URL, address: string, budget: Budget, sign
         interval = Math.max(budget.minIntervalMs, Math.min(rules.crawlDelayMs, MAX_CRAWL_DELAY_MS));
     },
   };
+}
+
+/** Where and how a fetcher sends one request: the target's origin at its pinned address, within a time. */
+interface Exchange {
+  origin: URL;
+  address: string;
+  port: number;
+  https: boolean;
+  timeoutMs: number;
+  note: (text: string) => void;
+}
+
+/** One request, its answer's body kept up to `cap` bytes; undefined when no answer came (a note says why). */
+function requestOnce(
+  { origin, address, port, https, timeoutMs, note }: Exchange,
+  method: string,
+  url: URL,
+  headers: Record<string, string>,
+  body: string | undefined,
+  cap: number,
+): Promise<Omit<Answer, 'url' | 'finalUrl' | 'redirects' | 'method'> | undefined> {
+  return new Promise((resolve) => {
+    let settled = false;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let status = 0;
+    let responseHeaders: IncomingHttpHeaders = {};
+    const finish = (truncated: boolean) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      req.destroy();
+      if (!status) return resolve(undefined);
+      resolve({ status, headers: responseHeaders, body: Buffer.concat(chunks).toString('utf8'), truncated });
+    };
+    const req = (https ? httpsRequest : httpRequest)(
+      {
+        host: address,
+        port,
+        method,
+        path: `${url.pathname}${url.search}`,
+        headers: {
+          host: origin.host,
+          'user-agent': 'hawk-scanner profile (+https://github.com/hawk-api)',
+          'accept-encoding': 'identity',
+          ...headers,
+          ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}),
+        },
+        ...(https ? { servername: origin.hostname } : {}),
+      },
+      (res) => {
+        status = res.statusCode ?? 0;
+        responseHeaders = res.headers;
+        res.on('data', (chunk: Buffer) => {
+          if (settled) return;
+          const room = cap - size;
+          if (chunk.length >= room) {
+            chunks.push(chunk.subarray(0, room));
+            size = cap;
+            note(`${method} ${url.pathname}: answer cut at ${cap} bytes`);
+            return finish(true);
+          }
+          chunks.push(chunk);
+          size += chunk.length;
+        });
+        res.on('end', () => finish(false));
+        res.on('error', () => finish(true));
+      },
+    );
+    const timer = setTimeout(() => {
+      note(`${method} ${url.pathname}: no complete answer within ${timeoutMs} ms (cut)`);
+      finish(true);
+    }, timeoutMs);
+    req.on('error', (error: Error & { code?: string }) => {
+      note(`${method} ${url.pathname}: ${error.code ?? error.message}`);
+      finish(true);
+    });
+    req.end(body);
+  });
 }
 
 export interface RobotsRules {

@@ -705,17 +705,8 @@ class ProbeState {
     return undefined;
   }
 
-  result(options: ProfileOptions): ProfileScanResult {
-    const f = this.fetcher;
-    const observations = [...this.observations.values()];
-    const of = (kind: Observation['kind']) => observations.filter((o) => o.kind === kind);
-    const sample = (list: Observation[]) =>
-      list
-        .slice(0, SAMPLES)
-        .map((o) => ({ method: o.method, url: o.url, ...(o.authEvidence ? { authEvidence: o.authEvidence } : {}) }));
-    const staticPaths = of('static');
-    const dynamicPaths = of('dynamic');
-    const authPaths = of('auth');
+  /** Login markers from the API description or the front-end bundle. */
+  private markFrontEndLogin() {
     const jsonLogin = this.description?.facts.jsonLogin ?? this.scripts.jsonLogin;
     if (jsonLogin)
       this.mark('AUTH_LOGIN_FORM', 'AUTH_CONFIDENCE_MEDIUM', `JSON login POST ${jsonLogin.path}`, {
@@ -727,7 +718,10 @@ class ProbeState {
         signalType: 'SIGNAL_PATH_PATTERN',
         detail: `the front-end bundle sends Authorization: Bearer …${this.scripts.apiPaths.length ? ` to ${this.scripts.apiPaths.slice(0, 3).join(', ')}` : ''}`,
       });
-    const markers = [...this.markers.values()];
+  }
+
+  /** What the target is: reachable, a single-page app, an API, with a login; and its classification. */
+  private traits(markers: ProfileScanResult['authMarkers'], dynamicOrProtected: number) {
     const hasAuth = markers.some((m) => m.type !== 'AUTH_SESSION_COOKIE' || m.confidence !== 'AUTH_CONFIDENCE_LOW');
     const index = this.index;
     const reachable = Boolean(this.indexAnswer && this.indexAnswer.status < 500);
@@ -740,22 +734,20 @@ class ProbeState {
     if (!reachable) classification = 'APP_CLASSIFICATION_UNKNOWN';
     else if (spa && hasAuth) classification = 'APP_SPA_WITH_AUTH';
     else if (api && hasAuth) classification = 'APP_API_WITH_AUTH';
-    else if (!dynamicPaths.length && !authPaths.length && !hasForms && !api) classification = 'APP_STATIC_SITE';
+    else if (!dynamicOrProtected && !hasForms && !api) classification = 'APP_STATIC_SITE';
     else classification = 'APP_PUBLIC_WEBSITE';
 
-    const login = this.login();
-    const suggestion = suggestConfiguration({
-      applicationId: options.applicationId,
-      env: options.env,
-      host: options.targetUrl.replace(/\/+$/, ''),
-      login,
-      protectedPath: this.protectedPath,
-      openApiPath: this.description?.path,
-      graphqlPath: this.graphql?.path,
-      basePath: this.basePath,
-    });
+    return { hasAuth, reachable, spa, api, index, classification };
+  }
 
-    // Testability: what helps a scan reach the target's inputs, what stands in its way.
+  /** Testability: what helps a scan reach the target's inputs, what stands in its way. */
+  private testability(
+    { reachable, api, spa, hasAuth, classification }: Traits,
+    login: Login,
+    suggestion: Suggestion,
+    dynamicOrProtected: number,
+  ) {
+    const f = this.fetcher;
     const reasons: string[] = [];
     let points = 0;
     const add = (delta: number, reason: string) => {
@@ -788,8 +780,7 @@ class ProbeState {
       add(-1, "a single-page app's routes live in its scripts: a crawler without a browser sees few of them");
     if (classification === 'APP_STATIC_SITE')
       add(-1, 'a static site takes little input: a scan will find mostly header and configuration issues');
-    if (dynamicPaths.length + authPaths.length >= 3)
-      add(1, `${dynamicPaths.length + authPaths.length} dynamic or protected paths found`);
+    if (dynamicOrProtected >= 3) add(1, `${dynamicOrProtected} dynamic or protected paths found`);
     if (f.stoppedBy)
       add(
         -1,
@@ -798,6 +789,11 @@ class ProbeState {
     const score: Testability =
       points >= 3 ? 'TESTABILITY_HIGH' : points >= 1 ? 'TESTABILITY_MEDIUM' : 'TESTABILITY_LOW';
 
+    return { reasons, score };
+  }
+
+  private recommendations({ api, spa, hasAuth }: Traits, login: Login, suggestion: Suggestion): string[] {
+    const f = this.fetcher;
     const recommendations = [
       `Scan with this configuration (stackhawk.yml${suggestion.secrets.length ? `; set ${suggestion.secrets.join(' and ')} in the scanner's environment` : ''}), then check it with hawk-scanner validate:\n${suggestion.yaml}`,
     ];
@@ -829,6 +825,11 @@ class ProbeState {
         `Narrow the scan with app.includePaths / app.excludePaths: the profile stopped at its ${f.stoppedBy === 'REQUEST_BUDGET' ? 'request' : 'time'} budget before seeing the whole target`,
       );
 
+    return recommendations;
+  }
+
+  private profileNotes(): string[] {
+    const f = this.fetcher;
     const notes = [...f.notes];
     if (this.offOrigin.size)
       notes.push(
@@ -842,19 +843,39 @@ class ProbeState {
         `stopped by its ${f.stoppedBy === 'REQUEST_BUDGET' ? 'request' : 'time'} budget with ${this.queue.length} queued pages not visited`,
       );
 
-    const counts = (category: Observation['category']): AssetCategoryCount => {
-      const list = observations.filter((o) => o.category === category);
-      return {
-        count: list.length,
-        totalSizeBytes: list.reduce((n, o) => n + o.bytes, 0),
-        sampleUrls: list.slice(0, SAMPLES).map((o) => o.url),
-      };
-    };
-    const summary = {
-      scripts: counts('scripts'),
-      staticMedia: counts('staticMedia'),
-      dynamicContent: counts('dynamicContent'),
-    };
+    return notes;
+  }
+
+  result(options: ProfileOptions): ProfileScanResult {
+    const f = this.fetcher;
+    const observations = [...this.observations.values()];
+    const of = (kind: Observation['kind']) => observations.filter((o) => o.kind === kind);
+    const sample = (list: Observation[]) =>
+      list
+        .slice(0, SAMPLES)
+        .map((o) => ({ method: o.method, url: o.url, ...(o.authEvidence ? { authEvidence: o.authEvidence } : {}) }));
+    const staticPaths = of('static');
+    const dynamicPaths = of('dynamic');
+    const authPaths = of('auth');
+    this.markFrontEndLogin();
+    const markers = [...this.markers.values()];
+    const traits = this.traits(markers, dynamicPaths.length + authPaths.length);
+    const { classification, index } = traits;
+    const login = this.login();
+    const suggestion = suggestConfiguration({
+      applicationId: options.applicationId,
+      env: options.env,
+      host: options.targetUrl.replace(/\/+$/, ''),
+      login,
+      protectedPath: this.protectedPath,
+      openApiPath: this.description?.path,
+      graphqlPath: this.graphql?.path,
+      basePath: this.basePath,
+    });
+    const { reasons, score } = this.testability(traits, login, suggestion, dynamicPaths.length + authPaths.length);
+    const recommendations = this.recommendations(traits, login, suggestion);
+    const notes = this.profileNotes();
+    const summary = assetSummary(observations);
     const build = buildStrategy(this.indexScripts, index);
     return {
       scanId: options.scanId,
@@ -891,6 +912,35 @@ class ProbeState {
       ...(options.keepDescription && this.description ? { discoveredOpenapiSpec: this.description.text } : {}),
     };
   }
+}
+
+type Login = LoginFinding | undefined;
+type Suggestion = ReturnType<typeof suggestConfiguration>;
+/** What the profile found the target to be (the result's classification and testability). */
+interface Traits {
+  hasAuth: boolean;
+  reachable: boolean;
+  spa: boolean;
+  api: boolean;
+  index: Page | undefined;
+  classification: Classification;
+}
+
+/** The observed assets by category, with their sizes and a few samples. */
+function assetSummary(observations: Observation[]) {
+  const counts = (category: Observation['category']): AssetCategoryCount => {
+    const list = observations.filter((o) => o.category === category);
+    return {
+      count: list.length,
+      totalSizeBytes: list.reduce((n, o) => n + o.bytes, 0),
+      sampleUrls: list.slice(0, SAMPLES).map((o) => o.url),
+    };
+  };
+  return {
+    scripts: counts('scripts'),
+    staticMedia: counts('staticMedia'),
+    dynamicContent: counts('dynamicContent'),
+  };
 }
 
 /** How the front end is built, from the index page's scripts. */
