@@ -1,3 +1,4 @@
+import { jiraWikiText, markdownCode, markdownText } from '../input/markup.ts';
 import { TrackerFailure, trackerCall } from './http.ts';
 import type { TrackerRecord } from './repository.ts';
 
@@ -7,6 +8,8 @@ import type { TrackerRecord } from './repository.ts';
 // Center REST v2 (plain-text descriptions, /rest/api/2/search, a personal access token as Bearer), GitHub its REST
 // API (the hash searched in issue bodies, a token as Bearer). A closed issue is read by its status's category
 // (Jira: statusCategory.key "done") or state (GitHub), never by transition or status ids, which differ per site.
+// A description's values are written as text in each tracker's markup (shared/input/markup.ts; docs/TRACKERS.md,
+// Ticket text): GitHub renders markdown, Jira Server and Data Center wiki markup; Jira Cloud's ADF text is literal.
 
 /** An issue as the service knows it. */
 export interface RemoteIssue {
@@ -20,12 +23,26 @@ export interface RemoteIssue {
   resolution?: 'done' | 'notPlanned' | 'invalid';
 }
 
+/**
+ * A piece of a ticket's text: the service's own words (or the caller's own text, as they wrote it), or a value from
+ * input shown as written (`code`: as code, such as a URI).
+ */
+export type TextPiece = string | { value: string } | { code: string };
+
 export interface NewIssue {
+  /** Plain text: neither Jira's summary nor GitHub's title renders links, images or mentions. */
   summary: string;
-  /** Plain text, one paragraph per line; its last line carries the hash label (what a GitHub search finds). */
-  description: string;
+  /** One paragraph per line; its last line carries the hash label (what a GitHub search finds). */
+  description: TextPiece[][];
   findingHash: string;
 }
+
+/** The description in one markup: each value through its escapers, the lines joined by newlines. */
+function written(lines: TextPiece[][], value: (text: string) => string, code: (text: string) => string): string {
+  const piece = (p: TextPiece) => (typeof p === 'string' ? p : 'code' in p ? code(p.code) : value(p.value));
+  return lines.map((line) => line.map(piece).join('')).join('\n');
+}
+const plain = (text: string) => text;
 
 export interface TrackerClient {
   findByHash(findingHash: string): Promise<RemoteIssue | undefined>;
@@ -131,7 +148,9 @@ function jiraClient(tracker: TrackerRecord, token: string, allowPrivateNetworks:
             project,
             issuetype: { name: tracker.issueType ?? 'Bug' },
             summary: issue.summary,
-            description: cloud ? adf(issue.description) : issue.description,
+            description: cloud
+              ? adf(written(issue.description, plain, plain))
+              : written(issue.description, jiraWikiText, jiraWikiText),
             labels: ['hawk-api', hashLabel(issue.findingHash)],
           },
         },
@@ -203,7 +222,12 @@ function githubClient(tracker: TrackerRecord, token: string, allowPrivateNetwork
       return found ? githubIssue(tracker, found) : undefined;
     },
     async create(issue) {
-      const { body } = await call('POST', `${repo}/issues`, { title: issue.summary, body: issue.description }, [201]);
+      const { body } = await call(
+        'POST',
+        `${repo}/issues`,
+        { title: issue.summary, body: written(issue.description, markdownText, markdownCode) },
+        [201],
+      );
       return githubIssue(tracker, body);
     },
     async get(ticket) {

@@ -15,7 +15,14 @@ import { isUntriaged } from '../findings/statuses.ts';
 import { acceptanceExpiry, getSlaPolicy } from '../governance/policy.ts';
 import { getIntegrationSettings } from '../webhooks/repository.ts';
 import { deliveryAttempts, retryDelayMs, type DeliveryRetrier, type QueueRecord } from '../webhooks/queue.ts';
-import { hashLabel, trackerClient, type RemoteIssue, type TrackerClient } from './clients.ts';
+import {
+  hashLabel,
+  trackerClient,
+  type NewIssue,
+  type RemoteIssue,
+  type TextPiece,
+  type TrackerClient,
+} from './clients.ts';
 import { TrackerFailure, TrackerRetry } from './http.ts';
 import {
   getTicket,
@@ -85,13 +92,17 @@ const remoteFields = (issue: RemoteIssue): Partial<TicketRecord> => ({
   issueStatus: issue.status,
 });
 
-/** The ticket's title and text, unless the caller gave theirs: what, where, and the hash that finds it again. */
+/**
+ * The ticket's title and text, unless the caller gave theirs: what, where, and the hash that finds it again. Names,
+ * the URI and the parameter come from input (an imported report's alert name too): values, shown as written in the
+ * tracker's markup (NewIssue). Each line starts with the service's words, so no value opens a heading or a list.
+ */
 async function issueText(
   app: ApplicationRecord,
   env: EnvironmentRecord,
   finding: FindingRecord,
   job: Extract<TrackerJob, { type: 'promote' }>,
-) {
+): Promise<Omit<NewIssue, 'findingHash'>> {
   const alert = await getAlert(
     { applicationId: app.applicationId, environmentId: env.environmentId, scanId: finding.lastScanId },
     finding.pluginId,
@@ -100,23 +111,40 @@ async function issueText(
   const summary =
     job.summary ||
     `${name} (${finding.severity}): ${finding.requestMethod} ${finding.path} in ${app.name} / ${env.name}`;
-  const lines = job.description
-    ? [job.description]
+  const lines: TextPiece[][] = job.description
+    ? [[job.description]]
     : [
-        `${name} (plugin ${finding.pluginId}, ${finding.severity}), found by hawk-api in ${app.name} / ${env.name}.`,
-        `Request: ${finding.requestMethod} ${finding.uri}${finding.param ? ` (parameter ${finding.param})` : ''}`,
-        `First seen: ${new Date(finding.firstSeen).toISOString()}; last seen: ${new Date(finding.lastSeen).toISOString()} (scan ${finding.lastScanId}).`,
-        ...(alert?.cweId ? [`CWE-${alert.cweId}`] : []),
+        [
+          'hawk-api found ',
+          { value: name },
+          ' (plugin ',
+          { value: finding.pluginId },
+          `, ${finding.severity}) in `,
+          { value: app.name },
+          ' / ',
+          { value: env.name },
+          '.',
+        ],
+        [
+          'Request: ',
+          { value: finding.requestMethod },
+          ' ',
+          { code: finding.uri },
+          ...(finding.param ? [' (parameter ', { code: finding.param }, ')'] : []),
+        ],
+        [
+          `First seen: ${new Date(finding.firstSeen).toISOString()}; last seen: ${new Date(finding.lastSeen).toISOString()} (scan ${finding.lastScanId}).`,
+        ],
+        ...(alert?.cweId ? [['CWE-', { value: alert.cweId }]] : []),
         ...(config.publicUrl
           ? [
-              `Open it: ${config.publicUrl}/org/${app.organizationId}/scan/${finding.lastScanId}/alert/${finding.pluginId}`,
+              [
+                `Open it: ${config.publicUrl}/org/${app.organizationId}/scan/${finding.lastScanId}/alert/${finding.pluginId}`,
+              ],
             ]
           : []),
       ];
-  return {
-    summary: summary.slice(0, 250),
-    description: [...lines, `Finding: ${hashLabel(finding.findingHash)}`].join('\n'),
-  };
+  return { summary: summary.slice(0, 250), description: [...lines, [`Finding: ${hashLabel(finding.findingHash)}`]] };
 }
 
 /** Makes the finding's ticket, or adopts the one the tracker already has for its hash: never two. */

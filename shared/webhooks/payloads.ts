@@ -3,6 +3,7 @@ import { rulesOf } from '../findings/repository.ts';
 import { reportStatus, TRIAGE_STATUSES, type TriageStatus } from '../findings/statuses.ts';
 import { SEVERITIES } from '../scans/inputs.ts';
 import { config } from '../config.ts';
+import { slackEscape } from '../input/markup.ts';
 import type { OutboxEvent } from './events.ts';
 import type { WebhookFormat } from './inputs.ts';
 
@@ -253,11 +254,8 @@ function summaryOf(event: OutboxEvent, body: JsonBody): { title: string; facts: 
   return { title: `${TITLES[event.type]}: ${d.appName} / ${d.envName}`, facts, url };
 }
 
-/** Slack's escaping of the three characters mrkdwn gives a meaning (https://api.slack.com/reference/surfaces/formatting#escaping). */
-const slackEscape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-
 /**
- * `text`, escaped for mrkdwn when asked, in at most `max` characters: cut with an ellipsis, never inside an escape
+ * `text`, escaped for Slack (slackEscape) when asked, in at most `max` characters: cut with an ellipsis, never inside an escape
  * or a surrogate pair. Slack refuses a message whose texts exceed Block Kit's limits (invalid_blocks), so a long
  * finding path is shortened rather than the message lost.
  */
@@ -276,18 +274,21 @@ export function slackText(text: string, max: number, escape: boolean): string {
 /**
  * Slack Block Kit (incoming webhook): text as the notification fallback, blocks for the message, within Block Kit's
  * limits (https://api.slack.com/reference/block-kit/blocks): a header's plain text at most 150 characters, a section
- * field's text at most 2000, a button's url at most 3000.
+ * field's text at most 2000, a button's url at most 3000. Names and paths go in plain_text objects, and the fallback
+ * is sent unformatted (`mrkdwn: false`): mrkdwn has no escape for `*bold*`, `_italic_`, `~strike~` or code
+ * (https://api.slack.com/reference/surfaces/formatting), so a name would bring its own formatting.
  */
 function slackBody(summary: ReturnType<typeof summaryOf>) {
   return {
     text: slackText(summary.title, 3000, true),
+    mrkdwn: false,
     blocks: [
       { type: 'header', text: { type: 'plain_text', text: slackText(summary.title, 150, false) } },
       {
         type: 'section',
         fields: summary.facts.map(([name, value]) => ({
-          type: 'mrkdwn',
-          text: `*${slackEscape(name)}*\n${slackText(value, 2000 - name.length - 3, true)}`,
+          type: 'plain_text',
+          text: `${name}\n${slackText(value, 2000 - name.length - 1, false)}`,
         })),
       },
       ...(summary.url.startsWith('http') && summary.url.length <= 3000

@@ -5,6 +5,7 @@ import { DeleteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { api, type ApiResponse } from './client.ts';
 import { addUserTo, createTenant, type Tenant } from './fixtures.ts';
 import { alert, createApp, reportAlerts, startScan } from './scan-helpers.ts';
+import { importReport } from './import-helpers.ts';
 import { startFakeTracker, type FakeKind, type FakeTracker } from './tracker-fakes.ts';
 import { db } from '../../shared/db/client.ts';
 import { config } from '../../shared/config.ts';
@@ -342,6 +343,70 @@ describe.each(['jira', 'jiraServer', 'github'] as const)('promoting findings to 
     expect(fake.requests.filter((r) => r.method === 'PATCH' || r.path.endsWith('/transitions'))).toEqual([]);
     expect(fake.violations).toEqual([]);
   });
+});
+
+describe('ticket text', () => {
+  // Names from people and from an imported report, written into GitHub's markdown and Jira Server's wiki markup:
+  // each must show as written, never as a link, an image, a mention, a macro, HTML or emphasis of its own.
+  const APP = '[click](https://evil.test) ![x](https://evil.test/i.png) @octocat #1 <b>*bold*</b>';
+  const ENV = '_env_ {color:red}red{color} [~admin] !e.png!';
+  const ALERT = '[link](https://evil.test) ![img](https://evil.test/p.png) @admin <img src=x onerror=alert(1)>';
+  const zapJson = JSON.stringify({
+    '@version': '2.11.1',
+    site: [
+      {
+        '@name': 'http://a.test',
+        alerts: [
+          {
+            pluginid: '10038',
+            name: ALERT,
+            riskcode: '3',
+            cweid: '79',
+            instances: [{ uri: 'http://a.test/p/[a](https://evil.test)/`x`', method: 'GET', param: '@q`' }],
+          },
+        ],
+      },
+    ],
+  });
+  const expected = {
+    github: [
+      String.raw`hawk-api found \[link\]\(https\:\/\/evil\.test\) \!\[img\]\(https\:\/\/evil\.test\/p\.png\) \@&#8203;admin \<img src\=x onerror\=alert\(1\)\> (plugin 10038, High) in \[click\]\(https\:\/\/evil\.test\) \!\[x\]\(https\:\/\/evil\.test\/i\.png\) \@&#8203;octocat \#&#8203;1 \<b\>\*bold\*\<\/b\> / \_env\_ \{color\:red\}red\{color\} \[\~admin\] \!e\.png\!.`,
+      'Request: GET `` http://a.test/p/[a](https://evil.test)/`x` `` (parameter `` @q` ``)',
+    ],
+    jiraServer: [
+      String.raw`hawk-api found \[link\]\(https&#58;//evil.test\) \!\[img\]\(https&#58;//evil.test/p.png\) \@admin <img src=x onerror=alert\(1\)> (plugin 10038, High) in \[click\]\(https&#58;//evil.test\) \!\[x\]\(https&#58;//evil.test/i.png\) \@octocat \#1 <b>\*bold\*</b> / \_env\_ \{color&#58;red\}red\{color\} \[\~admin\] \!e.png\!.`,
+      String.raw`Request: GET http&#58;//a.test/p/\[a\]\(https&#58;//evil.test\)/` +
+        '`x`' +
+        String.raw` (parameter \@q` +
+        '`)',
+    ],
+  };
+
+  it.each(['github', 'jiraServer'] as const)(
+    '%s: hostile names, an imported alert name, the URI and the parameter show as written',
+    async (kind) => {
+      const tenant = await createTenant();
+      await allowPrivate(tenant);
+      const { fake } = await connect(tenant, kind, { autoPromote: { minSeverity: 'High' } });
+      const appId = await createApp(tenant, { name: APP, env: ENV });
+      const imported = await importReport(tenant.token, appId, ENV, zapJson, 'application/json');
+      expect(imported.status, imported.text).toBe(200);
+      const [issue] = await until(
+        () => fake.issues,
+        (issues) => issues.length === 1,
+      );
+      expect(issue, 'the imported High finding was promoted').toBeDefined();
+      const lines = String(issue!.description).split('\n');
+      expect(lines.slice(0, 2)).toEqual(expected[kind]);
+      expect(lines.at(-1)).toMatch(/^Finding: hawk-finding-[0-9a-f]+$/);
+      expect(lines).toContain('CWE-79');
+      // Titles and summaries are plain text in both trackers: the names as they are (cut at 250 characters).
+      expect(issue!.summary).toBe(
+        `${ALERT} (High): GET /p/[a](https:/evil.test)/\`x\` in ${APP} / ${ENV}`.slice(0, 250),
+      );
+      expect(fake.violations).toEqual([]);
+    },
+  );
 });
 
 describe('a tracker that is down or rate limited', () => {

@@ -69,7 +69,7 @@ describe('Slack incoming webhook', () => {
         text: { type: 'plain_text', text: 'Scan completed: shop / dev' },
       });
       expect(slackFields(message)).toEqual(
-        expect.arrayContaining(['*Findings*\nHigh 2 · Medium 0 · Low 1', '*Application*\nshop', '*Environment*\ndev']),
+        expect.arrayContaining(['Findings\nHigh 2 · Medium 0 · Low 1', 'Application\nshop', 'Environment\ndev']),
       );
       const [delivery] = await until(
         () => deliveries(tenant, webhookId),
@@ -174,15 +174,59 @@ describe('Slack incoming webhook', () => {
       );
       const [message] = slack.received;
       expect(message.problems).toEqual([]);
-      const finding = slackFields(message).find((f: string) => f.startsWith('*Finding*'))!;
+      const finding = slackFields(message).find((f: string) => f.startsWith('Finding\n'))!;
       expect(finding.length).toBeLessThanOrEqual(2000);
-      expect(finding).toMatch(/^\*Finding\*\n10038 GET \/segment\/segment\/.*…$/s);
-      expect(slackFields(message)).toContain('*Application*\na&amp;b &lt;shop&gt;');
+      expect(finding).toMatch(/^Finding\n10038 GET \/segment\/segment\/.*…$/s);
+      expect(slackFields(message)).toContain('Application\na&b <shop>'); // plain_text: shown as is
+      expect(message.body.text).toBe('Finding triaged: a&amp;b &lt;shop&gt; / dev');
 
       const tested = await api('POST', `${hooks(tenant.orgId)}/${webhookId}/test`, { token: tenant.token });
       expect(tested.body.delivery).toMatchObject({ status: 'DELIVERED', event: 'ping' });
       expect(slack.received[1].problems).toEqual([]);
       expect(slack.received[1].body.text).toMatch(/^Test message from hawk-api/);
+    } finally {
+      await slack.close();
+    }
+  });
+
+  it('shows hostile application, environment and path names as written: no formatting, link or mention of theirs', async () => {
+    const slack = await startSlackFake();
+    try {
+      const tenant = await createTenant();
+      await subscribe(tenant, slack.url, 'slack', ['findingStatusChanged']);
+      const app = '*bold* _it_ ~gone~ `code` <https://evil.test|click> <!channel>';
+      const appId = await createApp(tenant, { name: app, env: '> quoted *env*' });
+      const { scanId, envId } = await startScan(tenant.token, appId, { env: '> quoted *env*' });
+      const hostile = alert('10038', 'High', 1);
+      hostile.uris[0].uri = '/a/*b*/_c_/`d`';
+      await reportAlerts(tenant.token, scanId, [hostile]);
+      await completeScan(tenant.token, scanId);
+      const findings = await api('GET', `/api/v1/scan/${scanId}/alert/10038`, { token: tenant.token });
+      const findingHash = findings.body.applicationScanAlertUris[0].findingHash;
+      const triage = await api('POST', `/api/v1/org/${tenant.orgId}/app/${appId}/env/${envId}/findings/triage`, {
+        token: tenant.token,
+        body: { actions: [{ findingHash, status: 'FALSE_POSITIVE', note: 'n' }] },
+      });
+      expect(triage.status, triage.text).toBe(200);
+      const [message] = await until(
+        () => slack.received,
+        (r) => r.length >= 1,
+      );
+      expect(message.problems).toEqual([]);
+      // The notification text is not formatted; its three control characters are escaped as Slack asks.
+      expect(message.body.mrkdwn).toBe(false);
+      expect(message.body.text).toBe(
+        'Finding triaged: *bold* _it_ ~gone~ `code` &lt;https://evil.test|click&gt; &lt;!channel&gt; / &gt; quoted *env*',
+      );
+      // Every field is plain_text: Slack shows it as written (mrkdwn could not escape *, _, ~ or backticks).
+      const fields = message.body.blocks.flatMap((b: any) => b.fields ?? []);
+      expect(fields.map((f: any) => f.type)).toEqual(fields.map(() => 'plain_text'));
+      expect(fields.map((f: any) => f.text)).toEqual([
+        `Application\n${app}`,
+        'Environment\n> quoted *env*',
+        'Finding\n10038 GET /a/*b*/_c_/`d`',
+        'Status\nUNKNOWN → FALSE_POSITIVE',
+      ]);
     } finally {
       await slack.close();
     }
