@@ -60,3 +60,15 @@ export function jiraWikiText(text: string): string {
  * and code, which Slack cannot escape: a value goes in a plain_text object, or a text Slack is told not to format.
  */
 export const slackEscape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/**
+ * `text` shown as written in an Adaptive Card's markdown (TextBlock text, Fact title and value:
+ * https://learn.microsoft.com/en-us/microsoftteams/platform/task-modules-and-cards/cards/cards-format): a backslash
+ * before each character that opens emphasis, a link, an image or code, and before a list marker opening a line, so
+ * that an application, environment or path name cannot bring its own links or formatting into the card.
+ */
+export const teamsEscape = (text: string) =>
+  text
+    .replace(/[\\`*_~[\]()<>!|{}]/g, '\\$&')
+    .replace(/^(\s*)(\d+)\./gm, '$1$2\\.')
+    .replace(/^(\s*)([#+=-])/gm, '$1\\$2');

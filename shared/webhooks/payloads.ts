@@ -3,7 +3,7 @@ import { rulesOf } from '../findings/repository.ts';
 import { reportStatus, TRIAGE_STATUSES, type TriageStatus } from '../findings/statuses.ts';
 import { SEVERITIES } from '../scans/inputs.ts';
 import { config } from '../config.ts';
-import { slackEscape } from '../input/markup.ts';
+import { slackEscape, teamsEscape } from '../input/markup.ts';
 import type { OutboxEvent } from './events.ts';
 import type { WebhookFormat } from './inputs.ts';
 
@@ -302,18 +302,6 @@ function slackBody(summary: ReturnType<typeof summaryOf>) {
     ],
   };
 }
-
-/**
- * `text` shown as written in an Adaptive Card's markdown (TextBlock text, Fact title and value:
- * https://learn.microsoft.com/en-us/microsoftteams/platform/task-modules-and-cards/cards/cards-format): a backslash
- * before each character that opens emphasis, a link, an image or code, and before a list marker opening a line, so
- * that an application, environment or path name cannot bring its own links or formatting into the card.
- */
-const teamsEscape = (text: string) =>
-  text
-    .replace(/[\\`*_~[\]()<>!|{}]/g, '\\$&')
-    .replace(/^(\s*)(\d+)\./gm, '$1$2\\.')
-    .replace(/^(\s*)([#+=-])/gm, '$1\\$2');
 
 /** A Teams Workflows webhook takes a message with one Adaptive Card attachment, its texts escaped (teamsEscape). */
 function teamsBody(summary: ReturnType<typeof summaryOf>) {
