@@ -1,7 +1,7 @@
 // Text from input (application, environment and alert names, possibly imported from another tool's report; a
 // finding's URI and parameter) written into a format that renders markup: one escaper per format, so that the text
 // shows as written and brings no link, image, mention, macro or formatting of its own. Only what the service writes
-// itself (its words, the dashboard's link) is markup (docs/TRACKERS.md, Ticket text; docs/WEBHOOKS.md, Payloads).
+// itself (its words, the dashboard's link) is markup (docs/TRACKERS.md; docs/WEBHOOKS.md, Payloads).
 
 /** Control characters and line or paragraph separators as spaces: a value stays on its line (it opens no block). */
 // eslint-disable-next-line no-control-regex -- replacing control characters is the point

@@ -1,4 +1,4 @@
-// Credentials in a stored scan configuration are never shown (issue 43 item 11; docs/HOSTED-SCANS.md, "Scan
+// Credentials in a stored scan configuration are never shown (docs/HOSTED-SCANS.md, "Scan
 // configurations and their credentials"): every read of a configuration answers them as REDACTED. A `${VAR}`
 // reference is no secret and is shown. The agent still gets the real text, with its run's command (pollDevice).
 

@@ -6,7 +6,7 @@ import { createTenant, addUserTo } from '../integration/fixtures.ts';
 import { permissionsOfRole } from '../../shared/identity/roles.ts';
 import { cloudAppAt, start, waitForEnd, withAgent } from './hosted-helpers.ts';
 
-// issue 43 item 11: a literal password in a scan configuration was shown to read-only members (the scan page's "Scan
+// A literal password in a scan configuration was shown to read-only members (the scan page's "Scan
 // configuration" panel reads GET /api/v1/app/{appId}/config/{hash}). Every read redacts credentials; `${VAR}`
 // references are shown; the agent still logs in with the real value, which it gets with its run's command.
 

@@ -5,7 +5,7 @@ import { createTenant, addUserTo } from '../integration/fixtures.ts';
 import { permissionsOfRole } from '../../shared/identity/roles.ts';
 import { cloudAppAt, runLog, start, waitForEnd, withAgent } from './hosted-helpers.ts';
 
-// issue 43 item 2: a SCANNER member's scan configuration read the agent's whole environment, which for the embedded
+// A SCANNER member's scan configuration read the agent's whole environment, which for the embedded
 // agent of `npm start` (an agent in the service's own process, as here) is the server's: its login fields sent the
 // service's S3 secret, its signing key's path and HOME to the target. An agent passes only HAWK_SCAN_* variables and
 // those its operator names, never the service's own credentials (docs/SCANNER-AUTH.md, "Variables").

@@ -279,7 +279,7 @@ describe("an organization's member keys", () => {
     expect((await auditTypes(tenant)).filter((t) => t === 'API_KEY_REMOVED')).toHaveLength(1);
   });
 
-  it("another organization's keys of a shared member are never listed nor revoked there (issue 43, item 3)", async () => {
+  it("another organization's keys of a shared member are never listed nor revoked there", async () => {
     // The victim is a member of V (their CI key narrowed to V's application) and also of E, whose owner attacks.
     const victimOrg = await createTenant();
     const victimApp = await createApp(victimOrg);

@@ -104,7 +104,7 @@ describe('invitations', () => {
   });
 
   it("an inviter cannot attach another organization's user: acceptance takes the invited user's own credentials", async () => {
-    // The attack (issue 43, item 3): E's owner invites a user of V and accepts the invitation themselves.
+    // The attack: E's owner invites a user of V and accepts the invitation themselves.
     const attacker = await createTenant(); // organization E
     const victim = await createTenant(); // a user of organization V
     const victimEmail = (await api('GET', '/api/v1/user', { token: victim.token })).body.user.external.email;

@@ -232,7 +232,7 @@ describe('recognising a report, or naming its tool', () => {
       undefined,
       /^report: not a Wapiti report: <report type="scan">/,
     ],
-    // Issue 43 item 12: the real Burp sample whose HTML response (in CDATA) carries <!DOCTYPE imports (above); a
+    // The real Burp sample whose HTML response (in CDATA) carries <!DOCTYPE imports (above); a
     // declaration that is one is still refused.
     [
       'a Burp report with a second <!DOCTYPE, declaring an entity, after its root',

@@ -299,7 +299,7 @@ describe('hawk-scanner sarif', () => {
     expect(usage.stderr).toContain('--app must be the application id');
   });
 
-  // issue 43 item 16: the environments view lists STANDARD applications unless asked, so a CLOUD application "had no
+  // The environments view lists STANDARD applications unless asked, so a CLOUD application "had no
   // environment".
   it("finds a CLOUD application's environment and its latest scan", async () => {
     const tenant = await createTenant();

@@ -521,7 +521,7 @@ describe('single sign-on refuses forged ID tokens (openid-client checks them)', 
   });
 });
 
-describe("single sign-on never takes over an account on a provider's word (issue 43)", () => {
+describe("single sign-on never takes over an account on a provider's word", () => {
   let victim: Tenant & { email: string };
   let attacker: Tenant;
   let provider: RunningProvider;

@@ -4,7 +4,7 @@ import { api } from './client.ts';
 import { addUserTo, createTenant, type Tenant } from './fixtures.ts';
 import { createApp } from './scan-helpers.ts';
 
-// Security-sensitive bodies refuse unknown fields (issue 43, item 13): a misspelt field is a 400 naming it, and the
+// Security-sensitive bodies refuse unknown fields: a misspelt field is a 400 naming it, and the
 // request changes nothing, rather than a 200 that silently drops it (a key left unnarrowed, an SLA unchanged).
 
 type Body = Record<string, unknown>;

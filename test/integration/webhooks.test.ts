@@ -147,7 +147,7 @@ describe('webhook subscriptions', () => {
         { url: 'http://127.0.0.1/', events: ['scanStarted'], customHeader: { name: 'X-A', value: 'a\r\nb' } },
         /customHeader/,
       ],
-      // issue 43 item 16: the message said Content-* was reserved, yet Content-Encoding (which would mislabel the
+      // The message said Content-* was reserved, yet Content-Encoding (which would mislabel the
       // body) was accepted.
       ...['Content-Encoding', 'content-language', 'Transfer-Encoding'].map((name): [unknown, RegExp] => [
         { url: 'http://127.0.0.1/', events: ['scanStarted'], customHeader: { name, value: 'gzip' } },

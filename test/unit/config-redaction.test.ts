@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { REDACTED, redactCredentials } from '../../shared/scans/redaction.ts';
 
-// issue 43 item 11: every read of a stored scan configuration redacts its credentials (shared/scans/redaction.ts).
+// Every read of a stored scan configuration redacts its credentials (shared/scans/redaction.ts).
 
 describe('redactCredentials', () => {
   it('redacts passwords, tokens, secrets, credential maps and credential headers; keeps ${VAR} references', () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-// issue 43 item 14: the dashboard told people to run `npx hawk-scanner agent`, an unpublished package name (npx
+// The dashboard told people to run `npx hawk-scanner agent`, an unpublished package name (npx
 // would run whatever someone later registers under it), and `npm run synth`, documented as offline, sent CDK CLI
 // telemetry.
 

@@ -10,7 +10,7 @@ export const SCAN_VARIABLE_PREFIX = 'HAWK_SCAN_';
 /** Where the agent's operator names further variables, comma-separated (the agent's --allow-vars does the same). */
 export const ALLOWED_VARIABLES_ENV = 'HAWK_SCAN_ALLOWED_VARS';
 
-// The service's and the agent's own credentials (docs/LOCAL.md, docs/HOSTED-SCANS.md), refused whatever the
+// The service's and the agent's own credentials (README.md, Configuration; docs/HOSTED-SCANS.md), refused whatever the
 // operator names: a configuration that reads them sends them to the target.
 const SERVICE_SECRETS = new Set([
   'LOCAL_S3_ACCESS_KEY_ID',

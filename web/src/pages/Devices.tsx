@@ -25,7 +25,7 @@ export default function DevicesPage() {
         <code>npm ci</code>), at its root, with an API key of a user who may write devices and scans:
       </p>
       {/* From the checkout, not npx: the scanner's package name is not published, and npx would run whatever
-          someone registers under it (issue 43). */}
+          someone registers under it. */}
       <pre className="code" tabIndex={0} role="region" aria-label="Agent command">
         {`HAWK_API_KEY=<key> HAWK_API_URL=${window.location.origin} npm run --silent scanner -- agent --org ${orgId}`}
       </pre>
