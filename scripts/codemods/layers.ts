@@ -1,0 +1,315 @@
+// The folder layers of shared/: the kernel (db/, input/, errors.ts, config.ts, limits.ts,
+// context/), the resources, and the composition (http/, routes.ts, the registries) on top. Moves files with `git mv`
+// and rewrites every relative import and export that names a moved file or a moved export, derived from the tree it
+// runs on plus the two tables below, so it can be run again after other branches are merged (it is idempotent).
+// Run: npx tsx scripts/codemods/layers.ts   (then: npx tsc --noEmit -p . && git add -A && git commit)
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import ts from 'typescript';
+
+const root = resolve(import.meta.dirname, '../..');
+
+/** Whole files that change folder: [from, to], repository-relative. */
+const FILE_MOVES: [string, string][] = [
+  ['shared/http/request-scope.ts', 'shared/context/request-scope.ts'],
+  ['shared/http/logger.ts', 'shared/context/logger.ts'],
+  ['shared/identity/permissions.ts', 'shared/context/permissions.ts'],
+  ['shared/identity/roles.ts', 'shared/context/roles.ts'],
+  ['shared/db/index-keys.ts', 'shared/table-migration.ts'],
+];
+
+/**
+ * Exports whose declaration moved to another module (moved by hand, see the commit that adds `to`): their importers
+ * import them from `to`. Applied only once `to` declares the export, so a run before the hand edit changes nothing.
+ */
+const EXPORT_MOVES: { from: string; to: string; names: string[] }[] = [
+  {
+    from: 'shared/http/caller.ts',
+    to: 'shared/context/caller.ts',
+    names: ['Caller', 'OrganizationAccess', 'scopeAllows'],
+  },
+  { from: 'shared/auth/tokens.ts', to: 'shared/context/caller.ts', names: ['KeyScope'] },
+  { from: 'shared/identity/membership-repository.ts', to: 'shared/context/caller.ts', names: ['Membership'] },
+  { from: 'shared/http/prefetch.ts', to: 'shared/db/query.ts', names: ['Reads', 'PrefetchInput', 'OperationReads'] },
+  {
+    from: 'shared/http/prefetch.ts',
+    to: 'shared/identity/membership-repository.ts',
+    names: ['organizationAccessReads'],
+  },
+];
+
+const SOURCE_FOLDERS = ['shared', 'functions', 'scripts', 'test', 'infra', 'scanner', 'web', '.ci'];
+const PROSE_FOLDERS = [...SOURCE_FOLDERS, 'docs'];
+const SKIPPED = new Set(['node_modules', 'dist', 'cdk.out', '.data', 'screenshots', 'bench-results']);
+const CODE = /\.(ts|tsx|mts|cts)$/;
+const TEXT = /\.(ts|tsx|mts|cts|js|mjs|cjs|md|json|ya?ml|sh)$/;
+
+const abs = (path: string) => join(root, path);
+
+function filesUnder(dir: string, pattern: RegExp): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return SKIPPED.has(entry.name) ? [] : filesUnder(path, pattern);
+    return entry.isFile() && pattern.test(entry.name) && !entry.name.endsWith('.d.ts') ? [path] : [];
+  });
+}
+
+const isFile = (path: string) => existsSync(path) && statSync(path).isFile();
+
+/** The files this run moved (their specifiers were written from where they were). */
+const madeNow = new Set<string>();
+
+/** Step 1: the file moves not yet made. Returns the moves as absolute paths, made or not. */
+function moveFiles(): Map<string, string> {
+  const moves = new Map<string, string>();
+  for (const [from, to] of FILE_MOVES) {
+    moves.set(abs(from), abs(to));
+    if (!isFile(abs(from))) continue;
+    if (isFile(abs(to))) throw new Error(`both ${from} and ${to} exist: merge them by hand, then run again`);
+    mkdirSync(dirname(abs(to)), { recursive: true });
+    execFileSync('git', ['mv', from, to], { cwd: root });
+    madeNow.add(abs(to));
+    console.log(`moved ${from} -> ${to}`);
+  }
+  return moves;
+}
+
+/** A specifier for `target` from `file`, in the style of `original` (./ or ../ prefix, its extension). */
+function specifierFor(file: string, target: string, original: string): string {
+  let path = relative(dirname(file), target);
+  if (!path.startsWith('.')) path = `./${path}`;
+  if (original.endsWith('.js')) path = path.replace(/\.ts$/, '.js');
+  else if (!/\.[a-z]+$/.test(original)) path = path.replace(/\.tsx?$/, '');
+  return path;
+}
+
+/** The file a relative specifier names (`.ts`, `.js` for `.ts`, no extension). */
+function fileOf(base: string, specifier: string): string {
+  const path = resolve(base, specifier);
+  for (const candidate of [path, path.replace(/\.js$/, '.ts'), `${path}.ts`, `${path}.tsx`, join(path, 'index.ts')])
+    if (isFile(candidate)) return candidate;
+  return path;
+}
+
+/**
+ * Where a relative specifier of `file` points now: a moved target followed; a file moved by this run resolves its
+ * specifiers from where it was, one moved by an earlier run from where it is (then from where it was).
+ */
+function targetOf(file: string, specifier: string, moves: Map<string, string>, movedFrom: Map<string, string>) {
+  const old = movedFrom.get(file);
+  const bases = [dirname(file), ...(old ? [dirname(old)] : [])];
+  if (old && madeNow.has(file)) bases.reverse();
+  for (const base of bases) {
+    const target = fileOf(base, specifier);
+    const moved = moves.get(target) ?? moves.get(target.replace(/\.js$/, '.ts'));
+    if (moved) return moved;
+    if (isFile(target)) return target;
+  }
+  return undefined;
+}
+
+interface Edit {
+  start: number;
+  end: number;
+  text: string;
+}
+
+/** Whether `file` declares the export `name` (a declaration, an export list or a re-export). */
+function declaresExport(file: string, name: string): boolean {
+  if (!isFile(file)) return false;
+  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+  return source.statements.some((statement) => {
+    if (ts.isExportDeclaration(statement))
+      return (
+        !!statement.exportClause &&
+        ts.isNamedExports(statement.exportClause) &&
+        statement.exportClause.elements.some((element) => element.name.text === name)
+      );
+    const exported = ts.canHaveModifiers(statement)
+      ? ts.getModifiers(statement)?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)
+      : false;
+    if (!exported) return false;
+    if (ts.isVariableStatement(statement))
+      return statement.declarationList.declarations.some((d) => ts.isIdentifier(d.name) && d.name.text === name);
+    const named = statement as ts.Statement & { name?: ts.Identifier };
+    return named.name?.text === name;
+  });
+}
+
+/** The string-literal module specifiers of a file: imports, exports, import(), vi.mock and friends. */
+function specifiersOf(source: ts.SourceFile): ts.StringLiteral[] {
+  const found: ts.StringLiteral[] = [];
+  const visit = (node: ts.Node) => {
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier)
+      if (ts.isStringLiteral(node.moduleSpecifier)) found.push(node.moduleSpecifier);
+    if (ts.isCallExpression(node) && node.arguments.length > 0 && ts.isStringLiteral(node.arguments[0])) {
+      const callee = node.expression.getText(source);
+      if (
+        node.expression.kind === ts.SyntaxKind.ImportKeyword ||
+        /^vi\.(mock|doMock|unmock|importActual)$/.test(callee)
+      )
+        found.push(node.arguments[0]);
+    }
+    if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal))
+      found.push(node.argument.literal);
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+type Moved = { to: string; element: string };
+
+/** Named imports and exports of a moved export: the specifiers kept and those that go to the new module. */
+function splitNamed(
+  declaration: ts.ImportDeclaration | ts.ExportDeclaration,
+  target: string,
+  source: ts.SourceFile,
+): { kept: string[]; moved: Moved[] } | undefined {
+  const moves = EXPORT_MOVES.filter((move) => abs(move.from) === target);
+  if (moves.length === 0) return undefined;
+  const elements = ts.isImportDeclaration(declaration)
+    ? declaration.importClause?.namedBindings && ts.isNamedImports(declaration.importClause.namedBindings)
+      ? declaration.importClause.namedBindings.elements
+      : undefined
+    : declaration.exportClause && ts.isNamedExports(declaration.exportClause)
+      ? declaration.exportClause.elements
+      : undefined;
+  if (!elements) return undefined;
+  const kept: string[] = [];
+  const moved: Moved[] = [];
+  for (const element of elements) {
+    const name = (element.propertyName ?? element.name).text;
+    const move = moves.find((m) => m.names.includes(name) && declaresExport(abs(m.to), name));
+    if (move) moved.push({ to: abs(move.to), element: element.getText(source) });
+    else kept.push(element.getText(source));
+  }
+  return moved.length > 0 ? { kept, moved } : undefined;
+}
+
+/** The declaration `declaration` becomes once its moved names leave it (or nothing, when none are left). */
+function declarationWith(
+  declaration: ts.ImportDeclaration | ts.ExportDeclaration,
+  elements: string[],
+  specifier: string,
+  source: ts.SourceFile,
+): string {
+  if (ts.isExportDeclaration(declaration)) {
+    if (elements.length === 0) return '';
+    return `export ${declaration.isTypeOnly ? 'type ' : ''}{ ${elements.join(', ')} } from '${specifier}';`;
+  }
+  const clause = declaration.importClause!;
+  const defaultName = clause.name?.getText(source);
+  if (elements.length === 0 && !defaultName) return '';
+  const parts = [defaultName, elements.length > 0 ? `{ ${elements.join(', ')} }` : undefined].filter(Boolean);
+  return `import ${clause.isTypeOnly ? 'type ' : ''}${parts.join(', ')} from '${specifier}';`;
+}
+
+/**
+ * An edit adding moved `elements` to the file's existing named import of `to`, if it has one that is not changed
+ * itself (a type-only one takes only types): one import per module.
+ */
+function mergeInto(
+  source: ts.SourceFile,
+  file: string,
+  to: string,
+  elements: string[],
+  moves: Map<string, string>,
+  movedFrom: Map<string, string>,
+): Edit | undefined {
+  for (const statement of source.statements) {
+    if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier)) continue;
+    const specifier = statement.moduleSpecifier.text;
+    if (!specifier.startsWith('.') || targetOf(file, specifier, moves, movedFrom) !== to) continue;
+    const bindings = statement.importClause?.namedBindings;
+    if (!bindings || !ts.isNamedImports(bindings) || bindings.elements.length === 0) continue;
+    if (splitNamed(statement, to, source)) continue;
+    const typeOnly = statement.importClause!.isTypeOnly;
+    if (typeOnly && !elements.every((element) => element.startsWith('type '))) continue;
+    const added = typeOnly ? elements.map((element) => element.replace(/^type /, '')) : elements;
+    const end = bindings.elements[bindings.elements.length - 1].getEnd();
+    return { start: end, end, text: `, ${added.join(', ')}` };
+  }
+  return undefined;
+}
+
+/** Step 2: one source file's specifiers rewritten to the moved files and exports. Returns whether it changed. */
+function rewrite(file: string, moves: Map<string, string>, movedFrom: Map<string, string>): boolean {
+  const text = readFileSync(file, 'utf8');
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TSX);
+  const edits: Edit[] = [];
+  for (const literal of specifiersOf(source)) {
+    const specifier = literal.text;
+    if (!specifier.startsWith('.')) continue;
+    const target = targetOf(file, specifier, moves, movedFrom);
+    if (!target) {
+      console.warn(`${relative(root, file)}: cannot resolve '${specifier}'`);
+      continue;
+    }
+    const declaration = literal.parent;
+    const split =
+      ts.isImportDeclaration(declaration) || ts.isExportDeclaration(declaration)
+        ? splitNamed(declaration, target, source)
+        : undefined;
+    const newSpecifier = specifierFor(file, target, specifier);
+    if (split && (ts.isImportDeclaration(declaration) || ts.isExportDeclaration(declaration))) {
+      const groups = new Map<string, string[]>();
+      for (const { to, element } of split.moved) groups.set(to, [...(groups.get(to) ?? []), element]);
+      const added = [...groups].flatMap(([to, elements]) => {
+        if (to === file) return [];
+        const merged = ts.isImportDeclaration(declaration) && mergeInto(source, file, to, elements, moves, movedFrom);
+        if (merged) {
+          edits.push(merged);
+          return [];
+        }
+        return [declarationWith(declaration, elements, specifierFor(file, to, specifier), source)];
+      });
+      const kept = declarationWith(declaration, split.kept, newSpecifier, source);
+      const replacement = [kept, ...added].filter(Boolean).join('\n');
+      // A declaration left empty goes with its line break.
+      const end = declaration.getEnd() + (replacement === '' && text[declaration.getEnd()] === '\n' ? 1 : 0);
+      edits.push({ start: declaration.getStart(source), end, text: replacement });
+    } else if (newSpecifier !== specifier) {
+      edits.push({ start: literal.getStart(source) + 1, end: literal.getEnd() - 1, text: newSpecifier });
+    }
+  }
+  if (edits.length === 0) return false;
+  let result = text;
+  for (const edit of edits.sort((a, b) => b.start - a.start))
+    result = result.slice(0, edit.start) + edit.text + result.slice(edit.end);
+  writeFileSync(file, result);
+  return true;
+}
+
+/** Step 3: repository paths of moved files named in comments and docs (`shared/context/logger.ts`). */
+function rewriteProse(file: string): boolean {
+  const text = readFileSync(file, 'utf8');
+  let result = text;
+  for (const [from, to] of FILE_MOVES)
+    result = result.replace(new RegExp(`(?<![\\w./-])${from.replace(/[.]/g, '\\.')}`, 'g'), to);
+  if (result === text) return false;
+  writeFileSync(file, result);
+  return true;
+}
+
+function main() {
+  const moves = moveFiles();
+  const movedFrom = new Map([...moves].map(([from, to]) => [to, from]));
+  const changed = new Set<string>();
+  for (const file of SOURCE_FOLDERS.flatMap((folder) => filesUnder(abs(folder), CODE)))
+    if (rewrite(file, moves, movedFrom)) changed.add(file);
+  const prose = [...PROSE_FOLDERS.flatMap((folder) => filesUnder(abs(folder), TEXT)), abs('README.md')];
+  // Not this script: its tables name the old paths.
+  for (const file of prose) if (file !== import.meta.filename && isFile(file) && rewriteProse(file)) changed.add(file);
+  const formatted = [...changed].filter((file) => /\.(ts|tsx)$/.test(file));
+  if (formatted.length > 0)
+    execFileSync(join(root, 'node_modules/.bin/prettier'), ['--write', '--log-level', 'warn', ...formatted], {
+      cwd: root,
+      stdio: 'inherit',
+    });
+  console.log(`${changed.size} files rewritten`);
+}
+
+main();
