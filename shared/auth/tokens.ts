@@ -2,6 +2,7 @@ import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { config } from '../config.ts';
 import { signingKey } from './signing-key.ts';
 import { isPermission, type Permission } from '../identity/permissions.ts';
+import type { KeyScope } from '../context/caller.ts';
 
 // Access tokens are JWTs (RFC 7519) signed with HS256, and only that: a token's header must say alg HS256 (typ
 // optional) and nothing else, so `alg: none`, other algorithms and extensions (crit, b64, jku...) are refused
@@ -24,16 +25,6 @@ export interface AccessTokenClaims {
   scope?: KeyScope;
   /** The run whose hosted runner the token was issued for (claim `run`, shared/perch/runner.ts runnerToken). */
   launchedFor?: string;
-}
-
-/**
- * A narrowed session's limits: only these permissions (within the member's own), only this application, only this
- * organization (a single sign-on session reaches only its provider's organization: docs/IDENTITY.md).
- */
-export interface KeyScope {
-  permissions?: Permission[];
-  applicationId?: string;
-  organizationId?: string;
 }
 
 /** A token's `akid` of a single sign-on session (shared/sso/sessions.ts): such a token must name its organization. */

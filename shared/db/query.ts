@@ -6,6 +6,7 @@ import { config } from '../config.ts';
 import { transactWrite, type TransactItem } from './transactions.ts';
 import { indexKeyNames, type MainIndex } from './tables.ts';
 import { itemReadId, queryReadId, registerPrefetch, takePrefetched } from './prefetch.ts';
+import type { Caller } from '../context/caller.ts';
 
 type Item = Record<string, unknown>;
 
@@ -137,6 +138,23 @@ export function prefetchItems(itemKeys: Item[]): void {
     );
   }
 }
+
+// What the pipeline's prefetch issues (shared/http/prefetch.ts), and an operation's own reads (its route's `prefetch`).
+/** Reads to issue together: items of the main table (one BatchGetItem) and queries. */
+export interface Reads {
+  items?: Record<string, unknown>[];
+  queries?: PartitionQuery[];
+}
+
+export interface PrefetchInput {
+  /** The bearer token's user (absent for login). */
+  caller?: Caller;
+  /** Path parameters that have the shape of ids (UUIDs), undecided otherwise: validation comes later. */
+  ids: Record<string, string>;
+  headers: Record<string, string | undefined>;
+}
+
+export type OperationReads = (input: PrefetchInput) => Reads;
 
 /** Runs the query now; the request's later queryAll of the same query takes its result. */
 export function prefetchQuery(query: PartitionQuery): void {

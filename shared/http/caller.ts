@@ -1,47 +1,16 @@
-import { getOrganizationAccess, type Membership } from '../identity/membership-repository.ts';
+import { getOrganizationAccess } from '../identity/membership-repository.ts';
 import { unauthorized } from '../errors.ts';
 import { hints } from '../identity/hints.ts';
 import type { Permission } from '../identity/permissions.ts';
-import type { AccessTokenClaims, KeyScope } from '../auth/tokens.ts';
+import type { AccessTokenClaims } from '../auth/tokens.ts';
 import { revokedHere } from '../identity/revocations.ts';
-
-export type OrganizationAccess =
-  | { granted: true; membership: Membership }
-  | { granted: false; reason: 'not-a-member' | 'no-api-access' | 'missing-permission' | 'key-revoked' };
+import { scopeAllows, type Caller, type OrganizationAccess } from '../context/caller.ts';
 
 /**
- * The authenticated user of a request. Organization access is read per request (one BatchGetItem, memoized for
- * the request), so permission, team and plan changes apply to the next request rather than at token expiry.
+ * The request's Caller (shared/context/caller.ts) with its organization access reader: the organization and the
+ * membership (identity's items), the plan's API access and the key's revocation. The authentication middleware
+ * builds it per request (shared/http/middlewares.ts).
  */
-export interface Caller {
-  userId: string;
-  /** The API key the caller's session started with. */
-  apiKeyId: string;
-  /** The session's API key is narrowed (docs/IDENTITY.md "API keys"): its permissions and application. */
-  scope?: KeyScope;
-  /** The run whose hosted runner this session is (its launch token's claim): marks the device it registers. */
-  launchedFor?: string;
-  /**
-   * Whether the caller may use this operation (its route's permission) in the organization, and why not.
-   * `applicationId`: the application the operation addresses; a key narrowed to an application may use only
-   * operations addressed to it.
-   */
-  access(orgId: string, applicationId?: string): Promise<OrganizationAccess>;
-  /** The caller's membership, or 401 when access is not granted (deliberately vague: docs/API.md, Errors). */
-  authorize(orgId: string): Promise<Membership>;
-}
-
-/**
- * Whether the session is narrowed to some permissions or one application (a narrowed key, a hosted runner): such a
- * session acts with less than its member's standing. A scope of one organization only (a single sign-on session)
- * is not: within that organization it is the member.
- */
-export const narrowed = (scope: KeyScope | undefined) => Boolean(scope?.permissions || scope?.applicationId);
-
-/** Whether a session of this scope may use `permission` (the member's own permissions are checked apart). */
-export const scopeAllows = (scope: KeyScope | undefined, permission: Permission | undefined) =>
-  !permission || !scope?.permissions || scope.permissions.includes(permission);
-
 export function createCaller(
   claims: Pick<AccessTokenClaims, 'userId' | 'apiKeyId' | 'scope' | 'launchedFor'>,
   permission: Permission | undefined,

@@ -1,6 +1,6 @@
 import { keys } from '../db/keys.ts';
-import { prefetchItems, prefetchQuery, type PartitionQuery } from '../db/query.ts';
-import { organizationAccessKeys } from '../identity/membership-repository.ts';
+import { prefetchItems, prefetchQuery, type OperationReads, type PrefetchInput, type Reads } from '../db/query.ts';
+import { organizationAccessReads } from '../identity/membership-repository.ts';
 import { hints } from '../identity/hints.ts';
 import { pathParameterNames, type Route } from '../routes.ts';
 import { pathParameterReader } from './path-parameters.ts';
@@ -15,26 +15,6 @@ import { UUID } from '../input/uuid.ts';
 // application's organization is known only once it is read). An operation adds its own (`operation(..., {
 // prefetch })`). The operation's code then reads exactly what it always read, and finds these results
 // (shared/db/prefetch.ts): what it answers, and when it refuses, does not change.
-
-/** Reads to issue together: items of the main table (one BatchGetItem) and queries. */
-export interface Reads {
-  items?: Record<string, unknown>[];
-  queries?: PartitionQuery[];
-}
-
-export interface PrefetchInput {
-  /** The bearer token's user (absent for login). */
-  caller?: Caller;
-  /** Path parameters that have the shape of ids (UUIDs), undecided otherwise: validation comes later. */
-  ids: Record<string, string>;
-  headers: Record<string, string | undefined>;
-}
-
-export type OperationReads = (input: PrefetchInput) => Reads;
-
-/** The caller's membership and the organization, for each of these organizations. */
-export const organizationAccessReads = (userId: string, orgIds: string[]): Record<string, unknown>[] =>
-  orgIds.flatMap((orgId) => organizationAccessKeys(orgId, userId));
 
 function readsFromPath(ids: Record<string, string>, caller: Caller | undefined): Reads {
   if (!caller) return {};

@@ -8,22 +8,8 @@ import type { Permission } from './permissions.ts';
 import type { MemberRoleName, Role } from './roles.ts';
 import type { Organization } from './organization-repository.ts';
 import { userOrganizationUpdate, type User } from './user-repository.ts';
+import type { Membership } from '../context/caller.ts';
 export type { Role };
-
-export interface Membership {
-  organizationId: string;
-  userId: string;
-  /** The public API's role (roles.ts): READ_ONLY, SCANNER and custom sets are MEMBER there. */
-  role: Role;
-  /** The named role (roles.ts); absent on memberships written before roles were named (roleNameOf). */
-  roleName?: MemberRoleName;
-  permissions: Permission[];
-  /** The teams of this organization the user belongs to; kept in step with team writes (teams issue). */
-  teamIds: string[];
-  createdAt: number;
-  /** API keys of this user revoked in the last token lifetime (revocations.ts). */
-  revokedApiKeys?: Set<string>;
-}
 
 /**
  * Adds a membership, or, with `replace`, changes an existing one's role and permissions (without it an existing
@@ -95,6 +81,10 @@ export const organizationAccessKeys = (orgId: string, userId: string) => [
   keys.organization(orgId),
   membershipKey(orgId, userId),
 ];
+
+/** The caller's membership and the organization, for each of these organizations. */
+export const organizationAccessReads = (userId: string, orgIds: string[]): Record<string, unknown>[] =>
+  orgIds.flatMap((orgId) => organizationAccessKeys(orgId, userId));
 
 /** The query listMembershipsOfUser runs (the pipeline prefetches it for /user). */
 export function membershipsOfUserQuery(userId: string): PartitionQuery {
