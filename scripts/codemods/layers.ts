@@ -27,7 +27,7 @@ const EXPORT_MOVES: { from: string; to: string; names: string[] }[] = [
   {
     from: 'shared/http/caller.ts',
     to: 'shared/context/caller.ts',
-    names: ['Caller', 'OrganizationAccess', 'scopeAllows'],
+    names: ['Caller', 'OrganizationAccess', 'scopeAllows', 'narrowed'],
   },
   { from: 'shared/auth/tokens.ts', to: 'shared/context/caller.ts', names: ['KeyScope'] },
   { from: 'shared/identity/membership-repository.ts', to: 'shared/context/caller.ts', names: ['Membership'] },
