@@ -85,7 +85,7 @@ async function main(): Promise<number> {
   // the health aggregates' step writes through the repositories.
   process.env.TABLE_NAME = tableName;
   const { backfillIndexKeys, missingIndexes } = await import('../shared/db/backfill.ts');
-  const { tableMigration } = await import('../shared/db/index-keys.ts');
+  const { tableMigration } = await import('../shared/table-migration.ts');
 
   const missing = await missingIndexes(tableName);
   if (missing.length) {

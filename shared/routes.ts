@@ -1,5 +1,5 @@
 import * as z from 'zod/mini'; // namespace import: lets esbuild drop zod's unused parts (its locales alone are 350 KB)
-import type { Permission } from './identity/permissions.ts';
+import type { Permission } from './context/permissions.ts';
 import {
   DESCRIPTION_LIMITS,
   DESCRIPTION_VALIDATION,

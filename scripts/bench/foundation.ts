@@ -8,7 +8,7 @@ import { benchTenant, type BenchSection } from './harness.ts';
 import { handlerFile, routes } from '../../shared/routes.ts';
 import { functionBundleAliases } from '../../infra/proto-descriptors.ts';
 import { FUNCTION_BUNDLE } from '../../infra/bundling.ts';
-import type { RequestScope } from '../../shared/http/request-scope.ts';
+import type { RequestScope } from '../../shared/context/request-scope.ts';
 import { interleaved, outsideOperations, startOutsideServer, type OutsideServer } from './outside.ts';
 import type { BenchContext } from './harness.ts';
 
@@ -290,7 +290,7 @@ const section: BenchSection = {
     const { db } = await import('../../shared/db/client.ts');
     const { keys } = await import('../../shared/db/keys.ts');
     const { config } = await import('../../shared/config.ts');
-    const { scopeObservers } = await import('../../shared/http/request-scope.ts');
+    const { scopeObservers } = await import('../../shared/context/request-scope.ts');
 
     const { orgId: organizationId, userId, apiKey, token } = await benchTenant(ctx, 'foundation');
 

@@ -37,7 +37,7 @@ const section: BenchSection = {
   name: 'hosted',
   async run(ctx) {
     const { allowScanDomain } = await import('../../shared/perch/allowlist.ts');
-    const { scopeObservers } = await import('../../shared/http/request-scope.ts');
+    const { scopeObservers } = await import('../../shared/context/request-scope.ts');
     const { config } = await import('../../shared/config.ts');
     const tenant = await benchTenant(ctx, 'hosted');
     const { orgId, token } = tenant;

@@ -148,7 +148,7 @@ export async function seed(ctx: BenchContext, orgId: string, userId: string, env
 const section: BenchSection = {
   name: 'lists',
   async run(ctx) {
-    const { scopeObservers } = await import('../../shared/http/request-scope.ts');
+    const { scopeObservers } = await import('../../shared/context/request-scope.ts');
     const results: Record<string, unknown> = {};
     for (const envCount of SCALES) {
       const tenant = await benchTenant(ctx, `lists-${envCount}`);

@@ -18,7 +18,7 @@ const TRENDS_TARGET = { p50Ms: 50, readUnits: 20 };
 const section: BenchSection = {
   name: 'overview',
   async run(ctx) {
-    const { scopeObservers } = await import('../../shared/http/request-scope.ts');
+    const { scopeObservers } = await import('../../shared/context/request-scope.ts');
     const tenant = await benchTenant(ctx, 'overview');
     const { orgId, token } = tenant;
     const call = async (method: string, path: string, body?: unknown) => {
@@ -68,7 +68,7 @@ const section: BenchSection = {
     const answer = await get();
 
     ctx.progress('DynamoDB calls and read units of one request (the second of two: the steady state)');
-    const scopes: import('../../shared/http/request-scope.ts').RequestScope[] = [];
+    const scopes: import('../../shared/context/request-scope.ts').RequestScope[] = [];
     scopeObservers.push((s) => scopes.push(s));
     await get();
     scopes.length = 0;

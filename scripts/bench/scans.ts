@@ -12,7 +12,7 @@ const PLUGINS = 20;
 const section: BenchSection = {
   name: 'scans',
   async run(ctx) {
-    const { scopeObservers } = await import('../../shared/http/request-scope.ts');
+    const { scopeObservers } = await import('../../shared/context/request-scope.ts');
     const { orgId, token } = await benchTenant(ctx, 'scans');
 
     const call = async (method: string, path: string, body?: unknown) => {

@@ -16,7 +16,7 @@ const section: BenchSection = {
     const { batchPut } = await import('../../shared/db/query.ts');
     const { keys } = await import('../../shared/db/keys.ts');
     const { TrendChange, coverageScan, dayOf, TREND_SEVERITIES } = await import('../../shared/trends/figures.ts');
-    const { scopeObservers } = await import('../../shared/http/request-scope.ts');
+    const { scopeObservers } = await import('../../shared/context/request-scope.ts');
     const { orgId, token } = await benchTenant(ctx, 'trends');
 
     ctx.progress(`seeding ${HISTORY_DAYS} days of trend counters of ${ENVIRONMENTS} environments`);
@@ -63,7 +63,7 @@ const section: BenchSection = {
     const answer = await get();
 
     ctx.progress('DynamoDB calls and read units of one request (the second of two: the steady state)');
-    const scopes: import('../../shared/http/request-scope.ts').RequestScope[] = [];
+    const scopes: import('../../shared/context/request-scope.ts').RequestScope[] = [];
     scopeObservers.push((s) => scopes.push(s));
     await get();
     scopes.length = 0;

@@ -97,7 +97,7 @@ export async function addMissingIndexes(
       : `Table ${tableName} is from an earlier version: counting its applications in the health aggregates (once) ...`,
   );
   const { backfillIndexKeys } = await import('../../shared/db/backfill.ts');
-  const { tableMigration } = await import('../../shared/db/index-keys.ts');
+  const { tableMigration } = await import('../../shared/table-migration.ts');
   const summary = await backfillIndexKeys({
     ...tableMigration(tableName),
     onProgress: (s) =>

@@ -1,7 +1,7 @@
 import { getApplication, getApplicationIncludingDeleting, type ApplicationRecord } from './application-repository.ts';
 import { getEnvironment, getEnvironmentIncludingDeleting } from './environment-repository.ts';
-import type { Membership } from '../identity/membership-repository.ts';
-import type { Caller } from '../http/caller.ts';
+import type { Membership } from '../context/caller.ts';
+import type { Caller } from '../context/caller.ts';
 import { HttpError, notFound, unauthorized } from '../errors.ts';
 
 /**

@@ -26,7 +26,7 @@ import {
 } from './list-entries.ts';
 import { accessibleApplication, canSeeTeamResource } from './access.ts';
 import { applicationNameReadLimit, isFew, planApplicationList, planDeprecatedApplicationList } from './list-plan.ts';
-import { recordListPlan } from '../http/request-scope.ts';
+import { recordListPlan } from '../context/request-scope.ts';
 import { auditEntry } from '../audit/entries.ts';
 import { collect, transactWriteRetryingConflicts } from '../db/query.ts';
 import { conditionFailed, named } from '../db/items.ts';
@@ -57,9 +57,9 @@ import {
   v2PageRequest,
   type SortDirection,
 } from '../lists.ts';
-import type { Caller } from '../http/caller.ts';
+import type { Caller } from '../context/caller.ts';
 import { repositoriesByApplication, type CodeRepositoryRecord } from '../code-repositories/store.ts';
-import type { Membership } from '../identity/membership-repository.ts';
+import type { Membership } from '../context/caller.ts';
 
 // Applications (docs/API.md, Applications; Deletes): create/get/update/delete, the application views and the
 // application lists.

@@ -7,7 +7,7 @@ import { badRequest, conflict, notFound } from '../errors.ts';
 import { objectKeys } from '../storage/objects.ts';
 import { deleteUnreferencedObject, putObject, readObjectText } from '../storage/objects-io.ts';
 import { messageProblems } from '../proto/encoding.ts';
-import type { Caller } from '../http/caller.ts';
+import type { Caller } from '../context/caller.ts';
 import { REDACTED, redactCredentials } from '../scans/redaction.ts';
 import type { CreateEnvironmentDefaultConfig } from './inputs.ts';
 

@@ -34,7 +34,7 @@ import {
   type EnvironmentSetSource,
 } from './list-plan.ts';
 import { numberOrderKey } from '../db/sortable.ts';
-import { recordListPlan } from '../http/request-scope.ts';
+import { recordListPlan } from '../context/request-scope.ts';
 import { scopeHealthStats, type HealthStats } from './health.ts';
 import { DAY } from './model.ts';
 import { collect, mapInParallel } from '../db/query.ts';
@@ -53,8 +53,8 @@ import {
   type PageRequest,
   type SortDirection,
 } from '../lists.ts';
-import type { Caller } from '../http/caller.ts';
-import type { Membership } from '../identity/membership-repository.ts';
+import type { Caller } from '../context/caller.ts';
+import type { Membership } from '../context/caller.ts';
 
 // List Environments V2 (listEnvsV2; docs/API.md, List Environments V2). Every order and filter is served from the
 // compact list indexes (list-entries.ts, docs/DATA-MODEL.md Reads): an order an index keeps is walked only as far as

@@ -23,10 +23,10 @@ import { toApplication } from './applications.ts';
 import { type ListEnvironmentsV1Query } from './inputs.ts';
 import { compareBy, nameOrderKey, pageOf, v1NextPageToken } from '../lists.ts';
 import { DEPRECATED_ENVIRONMENT_LIST_PLAN } from './list-plan.ts';
-import { recordListPlan } from '../http/request-scope.ts';
+import { recordListPlan } from '../context/request-scope.ts';
 import { getScans } from '../scans/repository.ts';
 import { currentStats, scanAlertStats } from '../scans/scans.ts';
-import type { Caller } from '../http/caller.ts';
+import type { Caller } from '../context/caller.ts';
 
 // Environments (docs/API.md, Environments; Deletes): create/update/delete, lookup by name for the scanner, and the
 // deprecated list (List Environments V2: environment-list.ts).

@@ -1,7 +1,7 @@
 import { keys, trigrams } from '../db/keys.ts';
 import { collect, queryAll, queryItems } from '../db/query.ts';
 import { indexKeyNames, type MainIndex } from '../db/tables.ts';
-import type { Membership } from '../identity/membership-repository.ts';
+import type { Membership } from '../context/caller.ts';
 import { fromItem } from '../db/items.ts';
 import type { ApplicationRecord, ApplicationStatus, ApplicationType } from './application-repository.ts';
 import type { LastScanStatus } from './environment-repository.ts';

@@ -1,7 +1,7 @@
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { config } from '../config.ts';
 import { signingKey } from './signing-key.ts';
-import { isPermission, type Permission } from '../identity/permissions.ts';
+import { isPermission, type Permission } from '../context/permissions.ts';
 import type { KeyScope } from '../context/caller.ts';
 
 // Access tokens are JWTs (RFC 7519) signed with HS256, and only that: a token's header must say alg HS256 (typ

@@ -11,8 +11,8 @@ import {
 } from '../applications/application-repository.ts';
 import { teamApplicationAdded } from '../teams/repository.ts';
 import { compareBy, nameOrderKey, pageOf, v2Envelope, v2PageRequest, type SortDirection } from '../lists.ts';
-import type { Caller } from '../http/caller.ts';
-import type { Membership } from '../identity/membership-repository.ts';
+import type { Caller } from '../context/caller.ts';
+import type { Membership } from '../context/caller.ts';
 import type {
   CreateAppsForRepos,
   ListRepositoriesQuery,

@@ -1,5 +1,5 @@
-import type { Permission } from '../identity/permissions.ts';
-import type { MemberRoleName, Role } from '../identity/roles.ts';
+import type { Permission } from './permissions.ts';
+import type { MemberRoleName, Role } from './roles.ts';
 
 // The caller as domain code sees it (the kernel's context, below every resource). How its organization access
 // is read (the membership and organization items, revocations) belongs to the pipeline: shared/http/caller.ts builds

@@ -1,7 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.ts';
-import { currentScope } from '../http/request-scope.ts';
+import { currentScope } from '../context/request-scope.ts';
 
 const READ_COMMANDS = new Set([
   'GetItemCommand',

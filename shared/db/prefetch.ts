@@ -1,4 +1,4 @@
-import { currentScope } from '../http/request-scope.ts';
+import { currentScope } from '../context/request-scope.ts';
 
 // Reads a request issues before its code asks for them, so that the reads it needs before its authorization
 // decision go together in one round trip (shared/http/prefetch.ts decides which). The reading functions of

@@ -6,7 +6,7 @@ import { keys } from '../db/keys.ts';
 import { fromItem, named } from '../db/items.ts';
 import { batchGet, batchPut, deleteFound, inParallel, queryAll, queryItems, untilAborted } from '../db/query.ts';
 import { config } from '../config.ts';
-import { logger } from '../http/logger.ts';
+import { logger } from '../context/logger.ts';
 import { MAX_SWEPT_APPLICATIONS } from '../limits.ts';
 import type { TransactItem } from '../db/transactions.ts';
 import type { Severity } from '../scans/inputs.ts';

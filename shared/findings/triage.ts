@@ -30,7 +30,7 @@ import { keys } from '../db/keys.ts';
 import { entityWrite, projectedWrites, type Projected } from '../db/entity-write.ts';
 import * as ruleOutbox from './projections/rule-outbox.ts';
 import type { RuleContext } from './projections/rule-outbox.ts';
-import type { Caller } from '../http/caller.ts';
+import type { Caller } from '../context/caller.ts';
 import { acceptanceExpiry, getSlaPolicy } from '../governance/policy.ts';
 import { riskExpiryDelete, riskExpiryPut } from '../governance/expiry-entries.ts';
 import { earliestDue, overdueWakePut, type OverdueWake } from '../governance/overdue.ts';

@@ -7,7 +7,7 @@ import { queryItems } from '../db/query.ts';
 import { transactWrite } from '../db/transactions.ts';
 import { config } from '../config.ts';
 import { HttpError } from '../errors.ts';
-import { logger } from '../http/logger.ts';
+import { logger } from '../context/logger.ts';
 import { getApplication } from '../applications/application-repository.ts';
 import type { EnvironmentRecord } from '../applications/environment-repository.ts';
 import { triageFinding } from '../findings/triage.ts';

@@ -6,7 +6,7 @@ import { failedConditions, fromItem } from '../db/items.ts';
 import { queryAll, queryItems } from '../db/query.ts';
 import { transactWrite, type TransactItem } from '../db/transactions.ts';
 import { config } from '../config.ts';
-import { logger } from '../http/logger.ts';
+import { logger } from '../context/logger.ts';
 import { getApplication } from '../applications/application-repository.ts';
 import { getEnvironment } from '../applications/environment-repository.ts';
 import { findingsOfEnvironment, rulesOfEnvironment, type FindingRecord } from '../findings/repository.ts';

@@ -7,7 +7,7 @@ import { notFound } from '../errors.ts';
 import { accessibleApplication, accessibleEnvironment } from '../applications/access.ts';
 import { environmentsOfApp } from '../applications/environment-repository.ts';
 import type { TransactItem } from '../db/transactions.ts';
-import type { Caller } from '../http/caller.ts';
+import type { Caller } from '../context/caller.ts';
 import { DEFAULT_SLA_DAYS, type SlaDays } from './policy.ts';
 import { effectiveDays } from './sla-days.ts';
 import type { SlaOverrideBody } from './inputs.ts';

@@ -5,7 +5,7 @@ import { config } from '../config.ts';
 import { auditEntry } from '../audit/entries.ts';
 import { badRequest } from '../errors.ts';
 import type { TransactItem } from '../db/transactions.ts';
-import type { Caller } from '../http/caller.ts';
+import type { Caller } from '../context/caller.ts';
 import type { Severity } from '../scans/inputs.ts';
 import { DAY_MS } from './clock.ts';
 import type { SlaPolicyBody } from './inputs.ts';

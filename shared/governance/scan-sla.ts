@@ -3,7 +3,7 @@ import { queryItems } from '../db/query.ts';
 import { rulesOfEnvironment } from '../findings/repository.ts';
 import { alertsOfScan, isCommitted, type ScanRecord } from '../scans/repository.ts';
 import { absoluteUrl, accessibleScan } from '../scans/scans.ts';
-import type { Caller } from '../http/caller.ts';
+import type { Caller } from '../context/caller.ts';
 import { slaClocks } from './due-dates.ts';
 
 // GET /api/v1/scan/{scanId}/sla (getScanSla): which findings of a scan are past their due date now

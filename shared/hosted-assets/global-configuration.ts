@@ -4,9 +4,9 @@ import { s3 } from '../storage/s3.ts';
 import { objectKeys } from '../storage/objects.ts';
 import { hostedAssetAnswer, presignedDownload } from './downloads.ts';
 import { requirePermissionInSomeOrganization } from '../identity/sessions.ts';
-import type { Caller } from '../http/caller.ts';
+import type { Caller } from '../context/caller.ts';
 import { configNameSchema } from './inputs.ts';
-import type { Permission } from '../identity/permissions.ts';
+import type { Permission } from '../context/permissions.ts';
 
 // Global HawkScan configurations (docs/HOSTED-ASSETS.md, Global configuration): YAML files operators publish by name
 // with the admin CLI, which any user permitted to read scan configuration in some organization may fetch. They belong

@@ -8,7 +8,7 @@ import { presignedDownload } from './downloads.ts';
 import { descriptionText, validateDescription, type ValidDescription } from './openapi-validation.ts';
 import { commitToLiveApplication, requireLiveApplication } from '../applications/application-repository.ts';
 import { deleteUnreferencedObject } from '../storage/objects-io.ts';
-import type { Caller } from '../http/caller.ts';
+import type { Caller } from '../context/caller.ts';
 import type { ApplicationRecord } from '../applications/application-repository.ts';
 import { getHostedDescription, replaceHostedDescription, type HostedDescriptionRecord } from './repository.ts';
 

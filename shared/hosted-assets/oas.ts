@@ -7,7 +7,7 @@ import { fromItem } from '../db/items.ts';
 import { hostedAssetAnswer, presignedDownload } from './downloads.ts';
 import { objectKeys } from '../storage/objects.ts';
 import { compareBy, pageOf, v1NextPageToken, type PageRequest, type SortDirection } from '../lists.ts';
-import type { Caller } from '../http/caller.ts';
+import type { Caller } from '../context/caller.ts';
 import type { MappingRequest } from './inputs.ts';
 import {
   commitToLiveApplication,

@@ -12,7 +12,7 @@ import { objectKeys, type OrganizationAssetKind } from '../storage/objects.ts';
 import { deleteUnreferencedObject, putObject, readObjectText } from '../storage/objects-io.ts';
 import { hostedAssetAnswer, presignedDownload } from './downloads.ts';
 import type { ActivityType } from '../audit/activity-types.ts';
-import type { Caller } from '../http/caller.ts';
+import type { Caller } from '../context/caller.ts';
 
 // Named documents an organization keeps (scan configurations, scan policies). The text is an S3 object written
 // once per version; the metadata item in the organization's partition names the current version, and every change

@@ -1,7 +1,7 @@
 import { getOrganizationAccess } from '../identity/membership-repository.ts';
 import { unauthorized } from '../errors.ts';
 import { hints } from '../identity/hints.ts';
-import type { Permission } from '../identity/permissions.ts';
+import type { Permission } from '../context/permissions.ts';
 import type { AccessTokenClaims } from '../auth/tokens.ts';
 import { revokedHere } from '../identity/revocations.ts';
 import { scopeAllows, type Caller, type OrganizationAccess } from '../context/caller.ts';

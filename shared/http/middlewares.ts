@@ -19,13 +19,13 @@ import { config } from '../config.ts';
 import { MAX_JSON_BODY_BYTES, MAX_JSON_BODY_DEPTH } from '../limits.ts';
 import { pathParameterNames, type Route } from '../routes.ts';
 import { DOT_SEGMENT_REFUSED, hasDotSegment, pathParameterReader } from './path-parameters.ts';
-import { currentScope } from './request-scope.ts';
+import { currentScope } from '../context/request-scope.ts';
 import { prefetchesSettled } from '../db/prefetch.ts';
 import { cancelledItems } from '../db/items.ts';
 import type { prefetcher } from './prefetch.ts';
 import { toJsonObject, toProtobuf } from '../proto/encoding.ts';
 import { createCaller } from './caller.ts';
-import { logger } from './logger.ts';
+import { logger } from '../context/logger.ts';
 import { RawResponse, type LambdaEvent, type LambdaResult, type PipelineContext } from './types.ts';
 import { UUID } from '../input/uuid.ts';
 

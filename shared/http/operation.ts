@@ -2,8 +2,9 @@ import middy from '@middy/core';
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
 import type { Route } from '../routes.ts';
-import { runInScope } from './request-scope.ts';
-import { prefetcher, type OperationReads } from './prefetch.ts';
+import { runInScope } from '../context/request-scope.ts';
+import { prefetcher } from './prefetch.ts';
+import { type OperationReads } from '../db/query.ts';
 import {
   admission,
   authentication,

@@ -4,7 +4,7 @@ import { organizationAccessReads } from '../identity/membership-repository.ts';
 import { hints } from '../identity/hints.ts';
 import { pathParameterNames, type Route } from '../routes.ts';
 import { pathParameterReader } from './path-parameters.ts';
-import type { Caller } from './caller.ts';
+import type { Caller } from '../context/caller.ts';
 import type { LambdaEvent } from './types.ts';
 import { UUID } from '../input/uuid.ts';
 

@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
 import type { PathParameterName, Route } from '../routes.ts';
-import type { Caller } from './caller.ts';
+import type { Caller } from '../context/caller.ts';
 
 /** What a handler receives: validated input and the authenticated caller. */
 export interface OperationInput<

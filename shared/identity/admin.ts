@@ -14,9 +14,9 @@ import { transactWrite } from '../db/transactions.ts';
 import { apiKeyDeletion, listApiKeys, putApiKey } from './api-key-repository.ts';
 import { pruneRevocations, revocationOn } from './revocations.ts';
 import { generateApiKey, hashApiKey } from '../auth/api-keys.ts';
-import { PERMISSIONS, isPermission, type Permission } from './permissions.ts';
+import { PERMISSIONS, isPermission, type Permission } from '../context/permissions.ts';
 import { badRequest, notFound } from '../errors.ts';
-import { grantOf, ROLE_NAMES, type RoleName } from './roles.ts';
+import { grantOf, ROLE_NAMES, type RoleName } from '../context/roles.ts';
 
 // Operator actions the public API has no operations for (organizations, users, API keys). Used by the admin
 // CLI, the first-start bootstrap of `npm start` and the tests' fixtures.

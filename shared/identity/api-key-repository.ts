@@ -6,7 +6,7 @@ import { batchGet, getItem, queryAll, type PartitionQuery } from '../db/query.ts
 import { config } from '../config.ts';
 import { badRequest } from '../errors.ts';
 import { putNewItem, requireItem, transactWrite, type TransactItem } from '../db/transactions.ts';
-import type { Permission } from './permissions.ts';
+import type { Permission } from '../context/permissions.ts';
 
 /** What is stored of an API key: never the secret itself, only its SHA-256 hash. */
 export interface ApiKeyRecord {

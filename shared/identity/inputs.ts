@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
 import { caseInsensitiveEnum, enumListParam, pageSizeParam, pageTokenParam, uuidSchema } from '../lists.ts';
 import { displayableText } from '../input/names.ts';
-import { PERMISSIONS } from './permissions.ts';
-import { ROLE_NAMES } from './roles.ts';
+import { PERMISSIONS } from '../context/permissions.ts';
+import { ROLE_NAMES } from '../context/roles.ts';
 
 // Request inputs of the identity operations. Kept free of storage imports so the route table stays light.
 

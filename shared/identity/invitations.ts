@@ -7,13 +7,14 @@ import { putNewItem, requireItem, type TransactItem } from '../db/transactions.t
 import { auditEntry, transactWrite } from '../audit/entries.ts';
 import { badRequest, conflict, forbidden, gone, notFound, unauthorized } from '../errors.ts';
 import { generateApiKey, hashApiKey } from '../auth/api-keys.ts';
-import type { Caller } from '../http/caller.ts';
-import { getMemberships, membershipCreation, membershipsOfOrg, type Membership } from './membership-repository.ts';
+import type { Caller } from '../context/caller.ts';
+import { getMemberships, membershipCreation, membershipsOfOrg } from './membership-repository.ts';
+import { type Membership } from '../context/caller.ts';
 import { getUser, newUserItems, userIdOfEmail, userOrganizationUpdate, type User } from './user-repository.ts';
 import { requireLiveWholeSession } from './user-keys.ts';
-import { grantOf, type MemberRoleName, type Role } from './roles.ts';
+import { grantOf, type MemberRoleName, type Role } from '../context/roles.ts';
 import { memberView, owningRole, requireStanding } from './member-management.ts';
-import type { Permission } from './permissions.ts';
+import type { Permission } from '../context/permissions.ts';
 import type { AcceptInvitationAsUserBody, AcceptInvitationBody, CreateInvitationBody } from './inputs.ts';
 
 // Invitations (docs/IDENTITY.md "Invitations"): a member manager invites someone by e-mail and gets a token that

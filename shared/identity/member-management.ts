@@ -4,17 +4,12 @@ import { cancelledItems, conditionFailed } from '../db/items.ts';
 import { conflict, forbidden, notFound } from '../errors.ts';
 import { pageOf, v1NextPageToken } from '../lists.ts';
 import { getTeams, teamUpdate } from '../teams/repository.ts';
-import { narrowed, scopeAllows, type Caller } from '../http/caller.ts';
-import {
-  membershipDelete,
-  membershipGrantUpdate,
-  membershipsOfOrg,
-  ownerRemains,
-  type Membership,
-} from './membership-repository.ts';
+import { narrowed, scopeAllows, type Caller } from '../context/caller.ts';
+import { membershipDelete, membershipGrantUpdate, membershipsOfOrg, ownerRemains } from './membership-repository.ts';
+import { type Membership } from '../context/caller.ts';
 import { getUsers, userOrganizationUpdate, type User } from './user-repository.ts';
-import type { Permission } from './permissions.ts';
-import { grantOf, permissionsOfRole, publicRoleOf, ROLE_NAMES, roleNameOf, type Role } from './roles.ts';
+import type { Permission } from '../context/permissions.ts';
+import { grantOf, permissionsOfRole, publicRoleOf, ROLE_NAMES, roleNameOf, type Role } from '../context/roles.ts';
 import type { ListMemberRolesQuery, UpdateMemberBody } from './inputs.ts';
 
 // Members and roles (docs/IDENTITY.md "Members and roles"): member managers (write:member) change a member's

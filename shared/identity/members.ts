@@ -3,7 +3,7 @@ import { getOrganizations, membershipsOfOrg } from './membership-repository.ts';
 import { getUsers } from './user-repository.ts';
 import { teamsOf, toUserView } from './user-view.ts';
 import type { ListMembersQuery } from './inputs.ts';
-import type { Caller } from '../http/caller.ts';
+import type { Caller } from '../context/caller.ts';
 
 /**
  * GET /api/v1/org/{orgId}/members: the organization's members (user.User each, with this organization and their

@@ -3,7 +3,7 @@ import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
 import { config } from '../config.ts';
 import type { TransactItem } from '../db/transactions.ts';
-import type { Membership } from './membership-repository.ts';
+import type { Membership } from '../context/caller.ts';
 
 // Revoked API keys, as each membership of their user records them (docs/IDENTITY.md "Revoking a key"): the
 // per-request authorization read (the organization and the caller's membership) then refuses a revoked key's

@@ -6,7 +6,7 @@ import { mapInParallel } from '../db/query.ts';
 import { accessibleApplication } from '../applications/access.ts';
 import { badRequest, conflict, forbidden, notFound, unauthorized } from '../errors.ts';
 import { pageOf, v1NextPageToken } from '../lists.ts';
-import type { Caller } from '../http/caller.ts';
+import type { Caller } from '../context/caller.ts';
 import {
   apiKeyCreation,
   apiKeyDeletion,
@@ -15,7 +15,8 @@ import {
   type ApiKeyRecord,
 } from './api-key-repository.ts';
 import { owningRole, requireStanding } from './member-management.ts';
-import { membershipsAndOrganizationsOf, membershipsOfOrg, type Membership } from './membership-repository.ts';
+import { membershipsAndOrganizationsOf, membershipsOfOrg } from './membership-repository.ts';
+import { type Membership } from '../context/caller.ts';
 import { getUser, getUsers } from './user-repository.ts';
 import { pruneRevocations, revocationOn, revokedHere } from './revocations.ts';
 import type { CreateUserKeyBody, ListOrganizationKeysQuery } from './inputs.ts';

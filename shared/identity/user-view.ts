@@ -1,9 +1,9 @@
 import { getTeams } from '../teams/repository.ts';
 import { compareBy, nameOrderKey } from '../lists.ts';
-import type { Membership } from './membership-repository.ts';
+import type { Membership } from '../context/caller.ts';
 import type { Organization } from './organization-repository.ts';
 import type { User } from './user-repository.ts';
-import { publicPermissionName } from './permissions.ts';
+import { publicPermissionName } from '../context/permissions.ts';
 import { enumNames } from '../proto/encoding.ts';
 
 /** The public API's permission names; ours without one (write:repository) are not listed in the user's organizations. */

@@ -4,7 +4,7 @@ import { environmentEntries, listScope, type ListEntry } from '../applications/l
 import { APPLICATION_TYPES } from '../applications/inputs.ts';
 import { currentScanOf } from '../findings/report.ts';
 import { mostOverdueFirst, overdueOfScan, type OverdueFinding } from '../governance/scan-sla.ts';
-import type { Caller } from '../http/caller.ts';
+import type { Caller } from '../context/caller.ts';
 
 // GET /api/v1/org/{orgId}/overview (getOrganizationOverview, docs/GOVERNANCE.md, The overview): the dashboard's
 // landing figures that the trends do not give, each from a bounded walk of an environment index, so the request

@@ -1,6 +1,6 @@
 import { badRequest, unauthorized } from '../errors.ts';
-import { scopeAllows, type Caller } from '../http/caller.ts';
-import { logger } from '../http/logger.ts';
+import { scopeAllows, type Caller } from '../context/caller.ts';
+import { logger } from '../context/logger.ts';
 import { accessibleApplication } from '../applications/access.ts';
 import { scanOfApplication } from '../scans/repository.ts';
 import { reportScanCompleted } from '../scans/reporting.ts';

@@ -1,6 +1,6 @@
 import { accessibleApplication } from '../applications/access.ts';
 import { badRequest, notFound, unauthorized } from '../errors.ts';
-import { scopeAllows, type Caller } from '../http/caller.ts';
+import { scopeAllows, type Caller } from '../context/caller.ts';
 import { scanOfApplication } from '../scans/repository.ts';
 import { recordScanStart } from '../scans/start.ts';
 import type { ScanStartedBody } from '../scans/inputs.ts';

@@ -1,6 +1,6 @@
 import type { RunnerTasksConfig } from '../config.ts';
 import { retryOnConflict } from '../db/retry.ts';
-import { logger } from '../http/logger.ts';
+import { logger } from '../context/logger.ts';
 import { UUID } from '../input/uuid.ts';
 import { devicesOf } from './agents.ts';
 import { failRun, settled } from './commands.ts';

@@ -1,10 +1,10 @@
 import type { RunTaskCommandInput } from '@aws-sdk/client-ecs';
 import { config, type ScanRunnerConfig } from '../config.ts';
 import { issueAccessToken } from '../auth/tokens.ts';
-import type { Caller } from '../http/caller.ts';
-import { logger } from '../http/logger.ts';
+import type { Caller } from '../context/caller.ts';
+import { logger } from '../context/logger.ts';
 import { PEER_ATTEMPTS, retryOnConflict, type RetriesExhausted } from '../db/retry.ts';
-import type { Permission } from '../identity/permissions.ts';
+import type { Permission } from '../context/permissions.ts';
 import type { PerchRun } from './repository.ts';
 import { RUNNER_CONTAINER } from './runner-container.ts';
 

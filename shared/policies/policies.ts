@@ -13,8 +13,8 @@ import {
 } from '../hosted-assets/organization-assets.ts';
 import { requirePermissionInSomeOrganization } from '../identity/sessions.ts';
 import type { ActivityType } from '../audit/activity-types.ts';
-import type { Caller } from '../http/caller.ts';
-import type { Permission } from '../identity/permissions.ts';
+import type { Caller } from '../context/caller.ts';
+import type { Permission } from '../context/permissions.ts';
 import type { ListOrganizationPoliciesQuery, UpsertOrganizationPolicy } from './inputs.ts';
 import {
   BUILT_IN_POLICIES,

@@ -2,7 +2,7 @@ import { accessibleApplication } from '../applications/access.ts';
 import { keys } from '../db/keys.ts';
 import { getItem } from '../db/query.ts';
 import { badRequest, notFound } from '../errors.ts';
-import type { Caller } from '../http/caller.ts';
+import type { Caller } from '../context/caller.ts';
 import { storeHostedDescription } from '../hosted-assets/oas-upload.ts';
 import { validateDescription } from '../hosted-assets/openapi-validation.ts';
 import { objectKeys } from '../storage/objects.ts';

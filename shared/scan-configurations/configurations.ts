@@ -5,7 +5,7 @@ import {
   removeOrganizationAsset,
   renameOrganizationAsset,
 } from '../hosted-assets/organization-assets.ts';
-import type { Caller } from '../http/caller.ts';
+import type { Caller } from '../context/caller.ts';
 import type { ListScanConfigurationsQuery } from './inputs.ts';
 
 // Organization scan configurations (/api/v1/configuration/{orgId}/...): named stackhawk.yml documents an

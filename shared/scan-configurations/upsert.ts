@@ -1,6 +1,6 @@
 import { badRequest } from '../errors.ts';
 import { putOrganizationAsset } from '../hosted-assets/organization-assets.ts';
-import type { Caller } from '../http/caller.ts';
+import type { Caller } from '../context/caller.ts';
 import type { UpsertScanConfiguration } from './inputs.ts';
 import { parseConfiguration } from './yaml.ts';
 

@@ -18,7 +18,7 @@ import { failedCondition, retryOnConflict } from '../db/retry.ts';
 import { batchPut, deleteFound, transactWriteRetryingConflicts, untilAborted } from '../db/query.ts';
 import { badRequest, conflict, notFound, payloadTooLarge } from '../errors.ts';
 import { IMPORT_LIMITS, PENDING_SWEEP_MS, PENDING_WRITE_EXPIRY_MS } from '../limits.ts';
-import { logger } from '../http/logger.ts';
+import { logger } from '../context/logger.ts';
 import { environmentCreationWrites } from '../applications/environments.ts';
 import { newEnvironment } from '../applications/environment-creation.ts';
 import {
@@ -49,7 +49,7 @@ import { findingItems } from './reporting.ts';
 import { putFindings, type AlertRecord, type ScanRecord } from './repository.ts';
 import { scanStart } from './scan-write.ts';
 import { lastScanOf, statsOf, toScanResult } from './scans.ts';
-import type { Caller } from '../http/caller.ts';
+import type { Caller } from '../context/caller.ts';
 
 // POST /api/v1/app/{appId}/scan/import: a scanner's report (docs/IMPORTS.md) imported as one completed scan
 // (docs/DATA-MODEL.md, Scans, Imported reports). Its alerts, URIs and messages are written under a new scan id that nothing can reach

@@ -6,7 +6,7 @@ import { failedCondition, retryOnConflict } from '../db/retry.ts';
 import { conditionFailed } from '../db/items.ts';
 import { badRequest, conflict, notFound, payloadTooLarge } from '../errors.ts';
 import { FINDINGS_REPORT_LIMITS, PENDING_SWEEP_MS, PENDING_WRITE_EXPIRY_MS } from '../limits.ts';
-import { logger } from '../http/logger.ts';
+import { logger } from '../context/logger.ts';
 import { environmentLastScanWrites, getEnvironment } from '../applications/environment-repository.ts';
 import {
   alertsOfScan,
@@ -37,7 +37,7 @@ import {
 import type { ReportedAlert, ReportedUri, ScanAlertsBody, ScanCompletedBody } from './inputs.ts';
 import { scanEnd } from './scan-write.ts';
 import { publicationTrend } from '../trends/writes.ts';
-import type { Caller } from '../http/caller.ts';
+import type { Caller } from '../context/caller.ts';
 
 // The scanner's reports after the start: batches of findings, then the end of the scan (docs/DATA-MODEL.md, Scans).
 

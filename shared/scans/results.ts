@@ -39,7 +39,7 @@ import { ticketView } from '../trackers/views.ts';
 import { scanDeleteStart } from './scan-write.ts';
 import { toRuleHistories } from '../findings/views.ts';
 import type { AlertMessageQuery, ListAlertFindingsQuery, ListScanAlertsQuery, ListScansQuery } from './inputs.ts';
-import type { Caller } from '../http/caller.ts';
+import type { Caller } from '../context/caller.ts';
 
 // The public API's scan-result operations (tag Scan Results): list scans, a scan's alerts, an alert's findings, a
 // finding's messages, delete a scan (docs/DATA-MODEL.md, Scans).

@@ -15,7 +15,7 @@ import { readObjectText } from '../storage/objects-io.ts';
 import { alertsOfScan, countedUrisOfScan } from './repository.ts';
 import { absoluteUrl, accessibleScan } from './scans.ts';
 import type { ScanSarifQuery } from './inputs.ts';
-import type { Caller } from '../http/caller.ts';
+import type { Caller } from '../context/caller.ts';
 
 // GET /api/v1/scan/{scanId}/sarif (docs/SARIF-EXPORT.md): the scan's findings, each with the triage in force now, as
 // a SARIF 2.1.0 log for GitHub code scanning. The log is built by the scanner package's exporter, which the CLI uses

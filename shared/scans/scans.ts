@@ -11,7 +11,7 @@ import {
 } from './repository.ts';
 import type { ApplicationRecord } from '../applications/application-repository.ts';
 import type { LastScan } from '../applications/environment-repository.ts';
-import type { Caller } from '../http/caller.ts';
+import type { Caller } from '../context/caller.ts';
 import { pluginCounts, untriagedStats, type TriageStats } from '../findings/scan-findings.ts';
 import { TRIAGE_STATUSES, isUntriaged } from '../findings/statuses.ts';
 

@@ -10,7 +10,7 @@ import { scanStart } from './scan-write.ts';
 import { configHashOf, parseScanConfig, scanTypeOf, storeScanConfig } from './configs.ts';
 import { lastScanOf } from './scans.ts';
 import type { ScanStartedBody } from './inputs.ts';
-import type { Caller } from '../http/caller.ts';
+import type { Caller } from '../context/caller.ts';
 import type { ApplicationRecord } from '../applications/application-repository.ts';
 import type { TransactItem } from '../db/transactions.ts';
 

@@ -4,10 +4,10 @@ import { conditionFailed } from '../db/items.ts';
 import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
 import { seal } from '../secrets/sealing.ts';
 import { getTeams } from '../teams/repository.ts';
-import { narrowed, type Caller } from '../http/caller.ts';
+import { narrowed, type Caller } from '../context/caller.ts';
 import { membershipsOfOrg } from '../identity/membership-repository.ts';
 import { owningRole, requireStanding } from '../identity/member-management.ts';
-import { grantOf } from '../identity/roles.ts';
+import { grantOf } from '../context/roles.ts';
 import { discover, ProviderProblem } from './provider.ts';
 import {
   deleteSsoProviderItem,

@@ -2,7 +2,7 @@ import { auditEntry } from '../audit/entries.ts';
 import { conditionFailed, named } from '../db/items.ts';
 import { transactWrite } from '../db/transactions.ts';
 import { conflict, forbidden, unauthorized } from '../errors.ts';
-import type { Caller } from '../http/caller.ts';
+import type { Caller } from '../context/caller.ts';
 import { listApiKeys } from '../identity/api-key-repository.ts';
 import { getUser } from '../identity/user-repository.ts';
 import { readLinkTicket } from './link-tickets.ts';

@@ -5,12 +5,13 @@ import { failedCondition, retryOnConflict } from '../db/retry.ts';
 import { transactWriteRetryingConflicts } from '../db/query.ts';
 import { auditEntry } from '../audit/entries.ts';
 import { conflict, unauthorized } from '../errors.ts';
-import { getOrganizationAccess, type Membership } from '../identity/membership-repository.ts';
+import { getOrganizationAccess } from '../identity/membership-repository.ts';
+import { type Membership } from '../context/caller.ts';
 import { newUserItems, userIdOfEmail, userOrganizationUpdate } from '../identity/user-repository.ts';
 import { getTeams, teamUpdate } from '../teams/repository.ts';
 import type { TransactItem } from '../db/transactions.ts';
 import { roleOfGroups, teamsOfGroups } from './roles.ts';
-import { grantOf, roleNameOf, type MemberRoleName } from '../identity/roles.ts';
+import { grantOf, roleNameOf, type MemberRoleName } from '../context/roles.ts';
 import { getSsoIdentity, putSsoIdentity, type SsoProviderRecord } from './repository.ts';
 
 // Just-in-time provisioning at sign-in (docs/IDENTITY.md "Groups, teams and roles"): the provider's identity

@@ -1,7 +1,7 @@
-import type { RoleName } from '../identity/roles.ts';
+import type { RoleName } from '../context/roles.ts';
 
 // Which role and teams an identity provider's groups give (docs/IDENTITY.md "Groups, teams and roles"). The roles
-// and their permissions are the organization's named roles (shared/identity/roles.ts): a member who signs in with
+// and their permissions are the organization's named roles (shared/context/roles.ts): a member who signs in with
 // single sign-on holds exactly what an invited member of the same role holds.
 
 /** Every named role, strongest first: a person in several mapped groups gets the first of these they map to. */

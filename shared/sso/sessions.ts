@@ -3,7 +3,7 @@ import { issueAccessToken } from '../auth/tokens.ts';
 import { transactWrite } from '../db/transactions.ts';
 import { listMembershipsOfUser } from '../identity/membership-repository.ts';
 import { pruneRevocations, revocationOn } from '../identity/revocations.ts';
-import type { Caller } from '../http/caller.ts';
+import type { Caller } from '../context/caller.ts';
 import { deleteSsoSessionItem, getSsoProvider, getSsoSession, type SsoSessionRecord } from './repository.ts';
 
 // Sessions started by single sign-on (docs/IDENTITY.md "Single sign-on"), as login, refresh and key management see

@@ -1,7 +1,7 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import * as client from 'openid-client';
 import { HttpError, notFound, unauthorized } from '../errors.ts';
-import { logger } from '../http/logger.ts';
+import { logger } from '../context/logger.ts';
 import { seal, unseal } from '../secrets/sealing.ts';
 import { transactWrite } from '../db/transactions.ts';
 import { providerConfiguration, ProviderProblem, reasonOf } from './provider.ts';

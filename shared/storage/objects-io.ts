@@ -1,6 +1,6 @@
 import { s3 } from './s3.ts';
 import { config } from '../config.ts';
-import { logger } from '../http/logger.ts';
+import { logger } from '../context/logger.ts';
 
 // Single-object reads and writes of the assets bucket, for assets stored as immutable versions: a new version is
 // written under a key of its own, a DynamoDB transaction (with the audit entry) makes it current, and only then is

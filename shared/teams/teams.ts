@@ -28,7 +28,7 @@ import { retryOnConflict } from '../db/retry.ts';
 import { MAX_TRANSACTION_ITEMS } from '../db/transactions.ts';
 import { badRequest, conflict, notFound, unauthorized } from '../errors.ts';
 import { compareBy, nameOrderKey, pageOf, v1NextPageToken } from '../lists.ts';
-import type { Caller } from '../http/caller.ts';
+import type { Caller } from '../context/caller.ts';
 import type {
   CreateTeamBody,
   ListTeamsForOrgQuery,

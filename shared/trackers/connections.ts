@@ -15,7 +15,7 @@ import {
   type TrackerRecord,
 } from './repository.ts';
 import { GITHUB_API_URL, MAX_TRACKERS_PER_ORG, type CreateTrackerBody, type UpdateTrackerBody } from './inputs.ts';
-import type { Caller } from '../http/caller.ts';
+import type { Caller } from '../context/caller.ts';
 
 // Tracker connections of an organization (docs/TRACKERS.md): created, listed, changed and removed through
 // createTracker, listTrackers, getTracker, updateTracker and deleteTracker, each change atomic with its

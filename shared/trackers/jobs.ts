@@ -3,7 +3,7 @@ import { db } from '../db/client.ts';
 import { batchPut } from '../db/query.ts';
 import { isConditionFailure } from '../db/items.ts';
 import { config } from '../config.ts';
-import { logger } from '../http/logger.ts';
+import { logger } from '../context/logger.ts';
 import { unseal } from '../secrets/sealing.ts';
 import { getApplication, type ApplicationRecord } from '../applications/application-repository.ts';
 import { getEnvironment, type EnvironmentRecord } from '../applications/environment-repository.ts';

@@ -7,7 +7,7 @@ import { config } from '../config.ts';
 import { notFound } from '../errors.ts';
 import { accessibleApplication } from '../applications/access.ts';
 import { getEnvironment } from '../applications/environment-repository.ts';
-import type { Caller } from '../http/caller.ts';
+import type { Caller } from '../context/caller.ts';
 import {
   COVERAGE_WINDOWS,
   DAY,

@@ -5,7 +5,7 @@ import { db } from '../db/client.ts';
 import { transactWriteRetryingConflicts } from '../db/query.ts';
 import { config } from '../config.ts';
 import { conflict, notFound } from '../errors.ts';
-import type { Caller } from '../http/caller.ts';
+import type { Caller } from '../context/caller.ts';
 import {
   attemptRecord,
   deliveriesOfWebhook,

@@ -25,7 +25,7 @@ import {
   type WebhookFormat,
 } from './inputs.ts';
 import { deliveriesOfWebhook, DELIVERIES_LISTED, toDelivery } from './deliveries.ts';
-import type { Caller } from '../http/caller.ts';
+import type { Caller } from '../context/caller.ts';
 
 // Webhook subscriptions of an organization (docs/WEBHOOKS.md): created, listed, changed and removed through the
 // operations createWebhook, listWebhooks, getWebhook, updateWebhook and deleteWebhook, each change atomic with its

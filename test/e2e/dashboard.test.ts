@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
 import { addUserTo, createTenant, type Tenant } from '../integration/fixtures.ts';
 import { addMember, createUser } from '../../shared/identity/admin.ts';
-import { PERMISSIONS } from '../../shared/identity/permissions.ts';
+import { PERMISSIONS } from '../../shared/context/permissions.ts';
 import { completeScan, reportAlerts, startScan } from '../integration/scan-helpers.ts';
 import { ensureWebBuild } from '../../scripts/local/web.ts';
 import { expectAccessible, launchBrowser, openSection, signIn as signInToOverview } from './browser.ts';

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { api } from '../integration/client.ts';
 import { createTenant, addUserTo } from '../integration/fixtures.ts';
-import { permissionsOfRole } from '../../shared/identity/roles.ts';
+import { permissionsOfRole } from '../../shared/context/roles.ts';
 import { cloudAppAt, start, waitForEnd, withAgent } from './hosted-helpers.ts';
 
 // A literal password in a scan configuration was shown to read-only members (the scan page's "Scan

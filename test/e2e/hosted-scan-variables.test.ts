@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createTenant, addUserTo } from '../integration/fixtures.ts';
-import { permissionsOfRole } from '../../shared/identity/roles.ts';
+import { permissionsOfRole } from '../../shared/context/roles.ts';
 import { cloudAppAt, runLog, start, waitForEnd, withAgent } from './hosted-helpers.ts';
 
 // A SCANNER member's scan configuration read the agent's whole environment, which for the embedded

@@ -1,4 +1,4 @@
-import { PERMISSIONS } from '../../shared/identity/permissions.ts';
+import { PERMISSIONS } from '../../shared/context/permissions.ts';
 import { describe, expect, it } from 'vitest';
 import { SignJWT, decodeJwt, decodeProtectedHeader } from 'jose';
 import { readFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 import { addMember, createApiKey, createOrganization, createUser } from '../../shared/identity/admin.ts';
-import type { Permission } from '../../shared/identity/permissions.ts';
+import type { Permission } from '../../shared/context/permissions.ts';
 import { api } from './client.ts';
 
 let counter = 0;

@@ -69,7 +69,7 @@ export default async function setup(project: TestProject) {
 }
 
 /**
- * Copies the server's ERROR lines (JSON on this process's stderr, shared/http/logger.ts) to `file` as well, so that a
+ * Copies the server's ERROR lines (JSON on this process's stderr, shared/context/logger.ts) to `file` as well, so that a
  * test that meets a 500 can quote the error logged for its request id (test/integration/client.ts): a CI log shows
  * the failed assertion, not necessarily the line the server printed minutes earlier among hundreds of others.
  */

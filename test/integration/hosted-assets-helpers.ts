@@ -9,7 +9,7 @@ import { objectKeys } from '../../shared/storage/objects.ts';
 import { putMembership } from '../../shared/identity/membership-repository.ts';
 import type { AuditRecord } from '../../shared/audit/entries.ts';
 import type { ApplicationRecord } from '../../shared/applications/application-repository.ts';
-import type { Permission } from '../../shared/identity/permissions.ts';
+import type { Permission } from '../../shared/context/permissions.ts';
 
 // Test data for the hosted-asset suites, written straight to the local engines.
 

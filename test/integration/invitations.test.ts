@@ -8,7 +8,7 @@ import { addMember, createApiKey, createUser } from '../../shared/identity/admin
 import { db } from '../../shared/db/client.ts';
 import { config } from '../../shared/config.ts';
 import { keys } from '../../shared/db/keys.ts';
-import { permissionsOfRole } from '../../shared/identity/roles.ts';
+import { permissionsOfRole } from '../../shared/context/roles.ts';
 
 // Invitations (docs/IDENTITY.md "Invitations"): createInvitation, listInvitations, revokeInvitation,
 // acceptInvitation.

@@ -4,8 +4,8 @@ import { addUserTo, createTenant, type Tenant } from './fixtures.ts';
 import { auditTypes, joinTeams } from './app-helpers.ts';
 import { addMember, createApiKey, createUser } from '../../shared/identity/admin.ts';
 import { getTeam } from '../../shared/teams/repository.ts';
-import { permissionsOfRole, type Role } from '../../shared/identity/roles.ts';
-import type { Permission } from '../../shared/identity/permissions.ts';
+import { permissionsOfRole, type Role } from '../../shared/context/roles.ts';
+import type { Permission } from '../../shared/context/permissions.ts';
 import { randomUUID } from 'node:crypto';
 
 // Members and roles (docs/IDENTITY.md "Members and roles"): listMemberRoles, updateMember, removeMember.

@@ -20,7 +20,7 @@ import { mainTable } from '../../shared/db/tables.ts';
 import { transactWrite } from '../../shared/db/transactions.ts';
 import { applicationDeletingMark, getApplication } from '../../shared/applications/application-repository.ts';
 import { backfillIndexKeys, backfillItem, type IndexKeysOf } from '../../shared/db/backfill.ts';
-import { indexedEntities, tableMigration } from '../../shared/db/index-keys.ts';
+import { indexedEntities, tableMigration } from '../../shared/table-migration.ts';
 import { BUCKET_HEALTH_FIELDS } from '../../shared/applications/model.ts';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { api } from './client.ts';
 import { addUserTo, createTenant } from './fixtures.ts';
-import { PERMISSIONS } from '../../shared/identity/permissions.ts';
+import { PERMISSIONS } from '../../shared/context/permissions.ts';
 import { auditEntriesOf, download, seedApplication, setMembership, yaml30 } from './hosted-assets-helpers.ts';
 
 // GET /api/v1/oas/{orgId}/{oasId}, GET /api/v1/oas/{orgId}/list, GET and POST /api/v1/oas/{appId}/mapping.

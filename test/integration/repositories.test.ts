@@ -6,7 +6,7 @@ import { auditEntriesOf, json30, seedApplication, setMembership } from './hosted
 import { getProtobuf } from './protobuf-helpers.ts';
 import { createApp, startScan } from './scan-helpers.ts';
 import { newTeam } from './team-helpers.ts';
-import type { Permission } from '../../shared/identity/permissions.ts';
+import type { Permission } from '../../shared/context/permissions.ts';
 
 // Repositories: records an organization registers (our PUT .../repos), the public list, application mappings and
 // sensitive data, and the fields that depend on them (environment view counts, attack surface, list sorts).

@@ -2,7 +2,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Context } from 'aws-lambda';
 import { lambdaContext, matchRoute } from '../../scripts/local/server.ts';
 import { apiGatewayEvent } from '../../scripts/local/api-gateway-event.ts';
-import { scopeObservers, type RequestScope } from '../../shared/http/request-scope.ts';
+import { scopeObservers, type RequestScope } from '../../shared/context/request-scope.ts';
 import { config } from '../../shared/config.ts';
 import { addMember, removeMember } from '../../shared/identity/admin.ts';
 import type { LambdaEvent, LambdaResult } from '../../shared/http/types.ts';

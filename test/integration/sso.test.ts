@@ -7,7 +7,7 @@ import { addMember } from '../../shared/identity/admin.ts';
 import { newTeam, readTeam } from './team-helpers.ts';
 import { getItem, queryAll } from '../../shared/db/query.ts';
 import { keys } from '../../shared/db/keys.ts';
-import { permissionsOfRole } from '../../shared/identity/roles.ts';
+import { permissionsOfRole } from '../../shared/context/roles.ts';
 import { signInAtProvider, startForgingProvider, startOidcProvider, type RunningProvider } from './oidc-helpers.ts';
 
 // Single sign-on (docs/IDENTITY.md "Single sign-on") against a real OpenID Connect provider on loopback
@@ -180,7 +180,7 @@ describe('single sign-on with a real OpenID Connect provider', () => {
     expect(org.role).toBe('MEMBER');
     expect(org.permissions).not.toContain('WRITE_MEMBER');
     expect((await api('GET', sso(tenant.orgId), { token: bob.body.token })).status).toBe(401);
-    // The named role's permissions, the same as an invited member's (shared/identity/roles.ts).
+    // The named role's permissions, the same as an invited member's (shared/context/roles.ts).
     const bobMembership = await membershipOf(user.body.user.external.id);
     expect(bobMembership).toMatchObject({
       role: 'MEMBER',

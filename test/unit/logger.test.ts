@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import { logger } from '../../shared/http/logger.ts';
-import { runInScope } from '../../shared/http/request-scope.ts';
+import { logger } from '../../shared/context/logger.ts';
+import { runInScope } from '../../shared/context/request-scope.ts';
 
 describe('log lines of concurrent requests', () => {
   it('each carry the id of their own request', async () => {

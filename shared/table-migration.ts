@@ -1,7 +1,7 @@
-import type { BackfillOptions, IndexKeysOf, Outcome } from './backfill.ts';
-import { countApplicationHealth, markHealthComplete } from '../applications/health-backfill.ts';
-import { applicationIndexKeys } from '../applications/application-repository.ts';
-import { environmentIndexKeys } from '../applications/environment-repository.ts';
+import type { BackfillOptions, IndexKeysOf, Outcome } from './db/backfill.ts';
+import { countApplicationHealth, markHealthComplete } from './applications/health-backfill.ts';
+import { applicationIndexKeys } from './applications/application-repository.ts';
+import { environmentIndexKeys } from './applications/environment-repository.ts';
 
 /**
  * The entities whose index keys the backfill (shared/db/backfill.ts: `npm run migrate`, `npm start` on older data)
