@@ -1149,9 +1149,18 @@ describe("the run's end in one call (docs/HOSTED-SCANS.md, The run's end)", { ti
       const answer = await end(tenant, appId, scanKey, device, body);
       expect([answer.status, answer.body.message], JSON.stringify(body).slice(0, 80)).toEqual([code, message]);
     }
-    // write:device alone does not complete the run's scan.
-    const deviceOnly = await addUserTo(tenant.orgId, ['write:device']);
+    // write:device alone does not complete the run's scan: the device's own user, with a key narrowed to it...
+    const created = await api('POST', '/api/v1/user/keys', {
+      token: tenant.token,
+      body: { name: 'device only', permissions: ['write:device'] },
+    });
+    expect(created.status, created.text).toBe(200);
+    const narrowedLogin = await api('GET', '/api/v1/auth/login', { headers: { 'x-apikey': created.body.apiKey } });
+    const deviceOnly = { ...tenant, token: narrowedLogin.body.token as string };
     expect((await end(deviceOnly, appId, scanKey, deviceId, { state: 'ERROR', error, log: 'x' })).status).toBe(401);
+    // ...and another member with write:device drives no device of another user (Whose device it is): as unknown.
+    const otherMember = await addUserTo(tenant.orgId, ['write:device', 'write:scan']);
+    expect((await end(otherMember, appId, scanKey, deviceId, { state: 'ERROR', error, log: 'x' })).status).toBe(404);
     expect((await getRun(appId, true))!.state).toBe('RUNNING');
     expect(await scanStatus(tenant, scanId)).toBe('STARTED');
     expect((await readLog(tenant, appId)).log).toBe('');
