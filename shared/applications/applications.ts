@@ -52,6 +52,8 @@ import {
   pageFromStream,
   pageOf,
   readAhead,
+  type PageOf,
+  type PageRequest,
   v1NextPageToken,
   v2Envelope,
   v2PageRequest,
@@ -267,6 +269,61 @@ async function applicationsOf(
   });
 }
 
+/**
+ * Repository sorts: applications without mapped repositories (value 0) in id order from the index, the mapped ones
+ * (read whole: as many as the repositories map) in (value, id) order after (ASC) or before them.
+ */
+async function applicationsByRepositoryValue(
+  orgId: string,
+  scope: ListScope,
+  sortField: AppSortField,
+  repos: Map<string, CodeRepositoryRecord[]>,
+  keep: (app: ApplicationRecord) => boolean,
+  sortDir: SortDirection,
+  walkLimit: number,
+): Promise<AsyncIterable<AppEntry>> {
+  const forward = sortDir === 'ASC';
+  const value = applicationSortValue(sortField, repos);
+  const mapped = (await getApplications([...repos.keys()])).filter((app) => value(app) !== 0);
+  const valued = mapped.filter(keep).sort(compareBy(value, (a) => a.applicationId, sortDir));
+  const zeros = without(
+    applicationsInOrder(orgId, scope, 'id', forward, walkLimit),
+    new Set(mapped.map((a) => a.applicationId)),
+  );
+  return forward ? concat<AppEntry>(zeros, valued) : concat<AppEntry>(valued, zeros);
+}
+
+/** listApplicationsV2's answer: the page's applications in the V2 envelope, echoing the query and its filters. */
+function applicationsV2Answer(
+  orgId: string,
+  q: ListApplicationsV2Query,
+  request: PageRequest,
+  sortField: AppSortField,
+  sortDir: SortDirection,
+  page: PageOf<ApplicationRecord>,
+) {
+  return {
+    orgId,
+    applications: page.items.map((app) => toApplication(app)),
+    ...v2Envelope(
+      {
+        request,
+        query: q.query ?? '',
+        sortField,
+        sortDir,
+        filters: [
+          { name: 'appIds', values: q.appIds },
+          { name: 'teamIds', values: q.teamIds },
+          { name: 'applicationStatus', values: q.applicationStatus },
+          { name: 'applicationTypes', values: q.applicationTypes },
+        ],
+      },
+      page.totalCount,
+      page.hasNext,
+    ),
+  };
+}
+
 export async function listApplicationsV2(caller: Caller, orgId: string, q: ListApplicationsV2Query) {
   const membership = await caller.authorize(orgId);
   const sortField: AppSortField = q.sortField ?? 'applicationName';
@@ -313,7 +370,7 @@ export async function listApplicationsV2(caller: Caller, orgId: string, q: ListA
   });
   recordListPlan(plan);
 
-  let page: { items: ApplicationRecord[]; totalCount: number; hasNext: boolean };
+  let page: PageOf<ApplicationRecord>;
   if (plan.kind === 'set') {
     // A few applications read whole, sorted in memory.
     const ids = {
@@ -353,18 +410,7 @@ export async function listApplicationsV2(caller: Caller, orgId: string, q: ListA
     const walkLimit = readAhead(request); // grows per call (list-entries.ts)
     if (plan.order !== 'applicationValue')
       stream = applicationsInOrder(orgId, walkScope, plan.order, forward, walkLimit);
-    else {
-      // Repository sorts: applications without mapped repositories (value 0) in id order from the index, the
-      // mapped ones (read whole: as many as the repositories map) in (value, id) order after (ASC) or before them.
-      const value = applicationSortValue(sortField, repos);
-      const mapped = (await getApplications([...repos.keys()])).filter((app) => value(app) !== 0);
-      const valued = mapped.filter(keep).sort(compareBy(value, (a) => a.applicationId, sortDir));
-      const zeros = without(
-        applicationsInOrder(orgId, walkScope, 'id', forward, walkLimit),
-        new Set(mapped.map((a) => a.applicationId)),
-      );
-      stream = forward ? concat<AppEntry>(zeros, valued) : concat<AppEntry>(valued, zeros);
-    }
+    else stream = await applicationsByRepositoryValue(orgId, walkScope, sortField, repos, keep, sortDir, walkLimit);
     const streamed = await pageFromStream(stream, entryKeep, request);
     // The counters give the total; one applicationStatus: its count (applicationsWithStatus).
     const totalCount = streamed.exhausted
@@ -374,26 +420,7 @@ export async function listApplicationsV2(caller: Caller, orgId: string, q: ListA
         : walkScope.counts.applications;
     page = { items: await applicationsOf(streamed.items, keep), totalCount, hasNext: streamed.hasNext };
   }
-  return {
-    orgId,
-    applications: page.items.map((app) => toApplication(app)),
-    ...v2Envelope(
-      {
-        request,
-        query: q.query ?? '',
-        sortField,
-        sortDir,
-        filters: [
-          { name: 'appIds', values: q.appIds },
-          { name: 'teamIds', values: q.teamIds },
-          { name: 'applicationStatus', values: q.applicationStatus },
-          { name: 'applicationTypes', values: q.applicationTypes },
-        ],
-      },
-      page.totalCount,
-      page.hasNext,
-    ),
-  };
+  return applicationsV2Answer(orgId, q, request, sortField, sortDir, page);
 }
 
 /**

@@ -312,6 +312,93 @@ async function publication(
   return { env, items };
 }
 
+/** The imported scan's record: a completed scan of `env` (new or existing), as a scanner's report would make it. */
+function importedScan(
+  caller: Caller,
+  app: ApplicationRecord,
+  env: EnvironmentRecord,
+  report: ImportedReport,
+  configHash: string,
+  startedAt: number,
+): ScanRecord {
+  const labels = importedScanLabels(report);
+  return {
+    scanId: randomUUID(),
+    organizationId: app.organizationId,
+    applicationId: app.applicationId,
+    environmentId: env.environmentId,
+    envName: env.name,
+    status: 'COMPLETED',
+    userId: caller.userId,
+    startedAt,
+    urlCount: urlCountOf(report),
+    hawkscanVersion: labels.hawkscanVersion,
+    host: report.host.slice(0, 2048),
+    tags: labels.tags,
+    configHash,
+    scanType: 'DEFAULT',
+    reportedUris: report.uriCount,
+  };
+}
+
+/** importScanReport's answer for the published scan `done`. */
+function importAnswer(
+  done: ScanRecord,
+  app: ApplicationRecord,
+  env: EnvironmentRecord,
+  environmentCreated: boolean,
+  report: ImportedReport,
+  alertsImported: number,
+) {
+  return {
+    scanId: done.scanId,
+    envId: env.environmentId,
+    envName: env.name,
+    environmentCreated,
+    configHash: done.configHash,
+    scanResult: toScanResult(done, app, done.stats!),
+    tool: report.tool,
+    toolName: report.toolName,
+    format: report.format,
+    toolVersion: report.toolVersion,
+    zapVersion: report.tool === 'zap' ? report.toolVersion : '',
+    host: report.host,
+    sites: report.sites,
+    alertsImported,
+    urisImported: report.uriCount,
+    skipped: report.skipped,
+  };
+}
+
+/**
+ * Removes what an import that published nothing wrote, by `removal`: the environment's finding records put back (as
+ * `before` recorded them), the scan's data, and the pending write unless a write cut in flight may still land
+ * (`removePending` false: it stays for the sweep). A clean-up that fails or is cut short is left to the sweep.
+ */
+async function removeUnpublished(
+  scan: ScanRecord,
+  before: FindingsBefore | undefined,
+  attempt: string,
+  removePending: boolean,
+  removal: AbortSignal,
+  hooks: ImportHooks,
+): Promise<void> {
+  const data = keys.dataOfScan(scan.applicationId, scan.environmentId, scan.scanId);
+  try {
+    if (before) await restoreFindings(scan, before, removal);
+    await hooks.step?.('restored');
+    await deleteFound({ partition: data.pk, skPrefix: data.skPrefix }, undefined, 8, removal);
+    if (removePending) await pendingFindingsRemove(scan.applicationId, attempt, removal);
+  } catch (cleanup) {
+    logger.warn('import clean-up left to the sweep', {
+      appId: scan.applicationId,
+      scanId: scan.scanId,
+      cut: removal.aborted,
+      cleanup,
+    });
+  }
+}
+
 /**
  * The deadline of an import starting now in a function with `remainingMs` left: the budget, or less when the
  * function has less time than the budget and the removal allowance need (and a second to answer), so that the 413
@@ -348,25 +435,7 @@ export async function importScanReport(
   });
   const newEnv = existing ? undefined : newEnvironment(app, envName);
   const startedAt = clock.now();
-  const labels = importedScanLabels(report);
-  const scan: ScanRecord = {
-    scanId: randomUUID(),
-    organizationId: app.organizationId,
-    applicationId: appId,
-    environmentId: (existing ?? newEnv!).environmentId,
-    envName: (existing ?? newEnv!).name,
-    status: 'COMPLETED',
-    userId: caller.userId,
-    startedAt,
-    urlCount: urlCountOf(report),
-    hawkscanVersion: labels.hawkscanVersion,
-    host: report.host.slice(0, 2048),
-    tags: labels.tags,
-    configHash,
-    scanType: 'DEFAULT',
-    reportedUris: report.uriCount,
-  };
-  const data = keys.dataOfScan(appId, scan.environmentId, scan.scanId);
+  const scan = importedScan(caller, app, existing ?? newEnv!, report, configHash, startedAt);
   // Registered before the first write: until the publishing transaction ends it, readers see none of this
   // request's finding records, and if the request is stopped a later sweep removes what it wrote.
   // A pending write cut in flight may land: it then expires with nothing of its own, and a sweep removes it.
@@ -439,24 +508,7 @@ export async function importScanReport(
         if (conditionFailed(error, 'pendingSwept')) throw overBudget(appId, envName, 'not yet published');
         throw error;
       }
-      return {
-        scanId: scan.scanId,
-        envId: env.environmentId,
-        envName: env.name,
-        environmentCreated: !!newEnv,
-        configHash,
-        scanResult: toScanResult(done, app, done.stats!),
-        tool: report.tool,
-        toolName: report.toolName,
-        format: report.format,
-        toolVersion: report.toolVersion,
-        zapVersion: report.tool === 'zap' ? report.toolVersion : '',
-        host: report.host,
-        sites: report.sites,
-        alertsImported: alerts.length,
-        urisImported: report.uriCount,
-        skipped: report.skipped,
-      };
+      return importAnswer(done, app, env, !!newEnv, report, alerts.length);
     });
   } catch (error) {
     // Nothing was published: put the environment's finding records back and remove the unreachable data, by
@@ -465,14 +517,7 @@ export async function importScanReport(
     // short or failing leaves, stays under the pending write, which the next import or completion in the
     // application sweeps once expired: the answer is this request's own failure either way, never the clean-up's.
     const removal = clock.cutAt(due + IMPORT_LIMITS.removalAllowanceMs);
-    try {
-      if (before) await restoreFindings(scan, before, removal);
-      await hooks.step?.('restored');
-      await deleteFound({ partition: data.pk, skPrefix: data.skPrefix }, undefined, 8, removal);
-      if (!(error as { cutWrite?: boolean }).cutWrite) await pendingFindingsRemove(appId, attempt, removal);
-    } catch (cleanup) {
-      logger.warn('import clean-up left to the sweep', { appId, scanId: scan.scanId, cut: removal.aborted, cleanup });
-    }
+    await removeUnpublished(scan, before, attempt, !(error as { cutWrite?: boolean }).cutWrite, removal, hooks);
     throw error;
   }
 }
