@@ -274,9 +274,11 @@ describe('enum values of every answer are the public schema’s', () => {
       token,
       body: { deviceId: device, phase: 'attack' },
     });
-    await call('POST', `/api/v1/app/${cloudId}/perch/runs/${scanKey}`, {
+    // The run's end in one call (endScanRun): its answer is the device, as updateScanRun's.
+    await call('POST', `/api/v1/app/${cloudId}/perch/runs/${scanKey}/end`, {
       token,
-      body: { deviceId: device, state: 'ERROR', error: { errorType: 'AUTHENTICATION', message: 'testPath failed' } },
+      query: { deviceId: device },
+      body: { state: 'ERROR', error: { errorType: 'AUTHENTICATION', message: 'testPath failed' }, log: 'failed\n' },
     });
     await call('GET', `/api/v1/app/${cloudId}/perch/status`, { token });
     await call('POST', `/api/v1/org/${orgId}/perch/status`, {
