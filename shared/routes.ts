@@ -14,7 +14,6 @@ import {
 import type { ActivityType } from './audit/activity-types.ts';
 import { caseInsensitiveEnum, pageSizeParam, pageTokenParam, uuidListParam, uuidSchema, v2PageParam } from './lists.ts';
 import {
-  auditListQuery,
   createApplicationBody,
   createEnvironmentBody,
   createEnvironmentQuery,
@@ -26,6 +25,7 @@ import {
   updateEnvironmentBody,
   createEnvironmentDefaultConfigBody,
 } from './applications/inputs.ts';
+import { auditListQuery } from './audit/inputs.ts';
 import {
   alertMessageQuery,
   configHashSchema,

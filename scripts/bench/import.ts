@@ -173,7 +173,7 @@ async function failedPublishRemoval(appId: string, userId: string, env: string, 
   const { keys } = await import('../../shared/db/keys.ts');
   const { queryAll } = await import('../../shared/db/query.ts');
   const { importScanReport } = await import('../../shared/scans/import.ts');
-  const { createCaller } = await import('../../shared/http/caller.ts');
+  const { createCaller } = await import('../../shared/identity/caller.ts');
   const { IMPORT_LIMITS } = await import('../../shared/limits.ts');
   let failedAt = 0;
   let scan: { environmentId: string; scanId: string } | undefined;

@@ -239,7 +239,7 @@ const section: BenchSection = {
   async run(ctx) {
     const { IMPORT_LIMITS } = await import('../../shared/limits.ts');
     const { importScanReport } = await import('../../shared/scans/import.ts');
-    const { createCaller } = await import('../../shared/http/caller.ts');
+    const { createCaller } = await import('../../shared/identity/caller.ts');
     const { orgId, userId, token } = await benchTenant(ctx, 'imports');
     const create = await fetch(`${ctx.baseUrl}/api/v1/org/${orgId}/app`, {
       method: 'POST',

@@ -17,6 +17,13 @@ const FILE_MOVES: [string, string][] = [
   ['shared/identity/permissions.ts', 'shared/context/permissions.ts'],
   ['shared/identity/roles.ts', 'shared/context/roles.ts'],
   ['shared/db/index-keys.ts', 'shared/table-migration.ts'],
+  ['shared/http/caller.ts', 'shared/identity/caller.ts'],
+  ['shared/webhooks/receivers.ts', 'shared/outbound/receivers.ts'],
+  ['shared/sso/sessions.ts', 'shared/identity/sso-sessions.ts'],
+  ['shared/sso/repository.ts', 'shared/identity/sso-repository.ts'],
+  ['shared/sso/roles.ts', 'shared/identity/sso-roles.ts'],
+  ['shared/teams/repository.ts', 'shared/applications/team-repository.ts'],
+  ['shared/code-repositories/store.ts', 'shared/applications/code-repository-store.ts'],
 ];
 
 /**
@@ -37,6 +44,19 @@ const EXPORT_MOVES: { from: string; to: string; names: string[] }[] = [
     to: 'shared/identity/membership-repository.ts',
     names: ['organizationAccessReads'],
   },
+  { from: 'shared/applications/inputs.ts', to: 'shared/audit/inputs.ts', names: ['auditListQuery', 'AuditListQuery'] },
+  {
+    from: 'shared/webhooks/repository.ts',
+    to: 'shared/outbound/settings.ts',
+    names: ['IntegrationSettings', 'getIntegrationSettings', 'putIntegrationSettings'],
+  },
+  {
+    from: 'shared/scans/inputs.ts',
+    to: 'shared/input/severities.ts',
+    names: ['SEVERITIES', 'Severity', 'RISK_SEVERITIES', 'RiskSeverity', 'isRiskSeverity'],
+  },
+  { from: 'shared/http/types.ts', to: 'shared/context/responses.ts', names: ['RawResponse'] },
+  { from: 'shared/http/middlewares.ts', to: 'shared/context/responses.ts', names: ['jsonResponse'] },
 ];
 
 const SOURCE_FOLDERS = ['shared', 'functions', 'scripts', 'test', 'infra', 'scanner', 'web', '.ci'];

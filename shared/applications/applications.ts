@@ -32,7 +32,7 @@ import { collect, transactWriteRetryingConflicts } from '../db/query.ts';
 import { conditionFailed, named } from '../db/items.ts';
 import { CONFLICT_ATTEMPTS, failedCondition, retryOnConflict } from '../db/retry.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
-import { teamApplicationAdded } from '../teams/repository.ts';
+import { teamApplicationAdded } from './team-repository.ts';
 import { objectKeys } from '../storage/objects.ts';
 import { deleteObjectsUnder } from '../storage/delete-prefix.ts';
 import { newEnvironment, writeEnvironmentConfig } from './environment-creation.ts';
@@ -60,7 +60,7 @@ import {
   type SortDirection,
 } from '../lists.ts';
 import type { Caller } from '../context/caller.ts';
-import { repositoriesByApplication, type CodeRepositoryRecord } from '../code-repositories/store.ts';
+import { repositoriesByApplication, type CodeRepositoryRecord } from './code-repository-store.ts';
 import type { Membership } from '../context/caller.ts';
 
 // Applications (docs/API.md, Applications; Deletes): create/get/update/delete, the application views and the

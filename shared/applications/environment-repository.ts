@@ -11,7 +11,7 @@ import * as listEntries from './projections/environment-list-entries.ts';
 import * as nameClaim from './projections/environment-name-claim.ts';
 import * as nameIndex from './projections/environment-name-index.ts';
 import type { ApplicationRecord, EnvironmentRecord, LastScan } from './model.ts';
-import type { RiskSeverity } from '../scans/inputs.ts';
+import type { RiskSeverity } from '../input/severities.ts';
 import type { EnvironmentChange } from './projections/application-health.ts';
 import { notFound } from '../errors.ts';
 import { environmentTrendRemoval } from '../trends/writes.ts';

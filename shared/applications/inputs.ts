@@ -1,12 +1,9 @@
 import * as z from 'zod/mini';
 import { displayableText } from '../input/names.ts';
-import { ACTIVITY_TYPES } from '../audit/activity-types.ts';
 import {
   booleanParam,
-  startNotAfterEnd,
   caseInsensitiveEnum,
   enumListParam,
-  integerParam,
   nameListParam,
   pageSizeParam,
   pageTokenParam,
@@ -17,7 +14,7 @@ import {
 } from '../lists.ts';
 import { UUID } from '../input/uuid.ts';
 
-// Request inputs of the application, environment and audit operations (docs/API.md, Applications, Environments, Lists):
+// Request inputs of the application and environment operations (docs/API.md, Applications, Environments, Lists):
 // the route table names these schemas, the domain modules take their outputs. Kept free of storage imports so the route
 // table stays light.
 
@@ -205,25 +202,3 @@ export const listEnvironmentsV1Query = schema(() =>
   }),
 );
 export type ListEnvironmentsV1Query = z.output<typeof listEnvironmentsV1Query>;
-
-/** GET /api/v1/org/{orgId}/audit (audit.ListAuditRecordsResponse) */
-export const auditListQuery = schema(() =>
-  z
-    .object({
-      types: enumListParam(ACTIVITY_TYPES),
-      name: z
-        .optional(z.string().check(z.maxLength(64)))
-        .check(z.describe("Case-insensitive part of the acting user's name.")),
-      email: z
-        .optional(z.string().check(z.maxLength(64)))
-        .check(z.describe("Case-insensitive part of the acting user's e-mail address.")),
-      start: integerParam().check(z.describe('Earliest entry time, ms since the epoch (0: unbounded).')),
-      end: integerParam().check(z.describe('Latest entry time, ms since the epoch (0: unbounded).')),
-      sortField: z.optional(z.enum(['createdDate'], { error: 'must be createdDate' })),
-      sortDir: caseInsensitiveEnum(['asc', 'desc']),
-      pageSize: pageSizeParam(),
-      pageToken: pageTokenParam(),
-    })
-    .check(startNotAfterEnd()),
-);
-export type AuditListQuery = z.output<typeof auditListQuery>;

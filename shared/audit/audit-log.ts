@@ -1,6 +1,6 @@
 import { auditEntriesOfOrg } from './repository.ts';
 import { pageOf, v1NextPageToken } from '../lists.ts';
-import type { AuditListQuery } from '../applications/inputs.ts';
+import type { AuditListQuery } from './inputs.ts';
 
 // GET /api/v1/org/{orgId}/audit: the organization's user-activity entries (listAuditActivity,
 // audit.ListAuditRecordsResponse; docs/API.md, Activity log).

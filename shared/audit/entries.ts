@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { keys } from '../db/keys.ts';
 import { putNewItem, transactWrite, type TransactItem } from '../db/transactions.ts';
-import { getUser } from '../identity/user-repository.ts';
+import { fromItem } from '../db/items.ts';
+import { getItem } from '../db/query.ts';
 import type { ActivityType } from './activity-types.ts';
 
 // docs/API.md, Activity log: every mutation writes its user-activity entry in the same DynamoDB transaction as the
@@ -42,6 +43,10 @@ export async function auditEntry(
   return (await auditEntries(actor, organizationId, userActivityType, [payload], now))[0]!;
 }
 
+/** The name and e-mail of a user's item (identity's; read here by key so that audit stays below identity). */
+const actorNames = async (userId: string) =>
+  fromItem<{ fullName: string; email: string }>(await getItem(keys.user(userId)));
+
 /** One entry per payload, of one actor and type (the actor's name is read once). */
 export async function auditEntries(
   actor: AuditActor,
@@ -50,7 +55,7 @@ export async function auditEntries(
   payloads: Record<string, unknown>[],
   now = Date.now(),
 ): Promise<TransactItem[]> {
-  const user = actor.known ?? (await getUser(actor.userId));
+  const user = actor.known ?? (await actorNames(actor.userId));
   return payloads.map((payload) => {
     const record: AuditRecord = {
       id: randomUUID(),

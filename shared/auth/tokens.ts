@@ -27,7 +27,7 @@ export interface AccessTokenClaims {
   launchedFor?: string;
 }
 
-/** A token's `akid` of a single sign-on session (shared/sso/sessions.ts): such a token must name its organization. */
+/** A token's `akid` of a single sign-on session (shared/identity/sso-sessions.ts): such a token must name its organization. */
 const SSO_SESSION_PREFIX = 'sso.';
 
 const encodePart = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');

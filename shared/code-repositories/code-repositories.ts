@@ -9,7 +9,7 @@ import {
   getApplications,
   type ApplicationRecord,
 } from '../applications/application-repository.ts';
-import { teamApplicationAdded } from '../teams/repository.ts';
+import { teamApplicationAdded } from '../applications/team-repository.ts';
 import { compareBy, nameOrderKey, pageOf, v2Envelope, v2PageRequest, type SortDirection } from '../lists.ts';
 import type { Caller } from '../context/caller.ts';
 import type { Membership } from '../context/caller.ts';
@@ -29,7 +29,7 @@ import {
   getCodeRepository,
   putCodeRepository,
   type CodeRepositoryRecord,
-} from './store.ts';
+} from '../applications/code-repository-store.ts';
 
 // Source-code repositories (the public API's Repositories group). Without a source-control integration they are
 // records an organization registers (PUT /api/v1/org/{orgId}/repos, our own operation), each mapped to the

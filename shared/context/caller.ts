@@ -2,7 +2,7 @@ import type { Permission } from './permissions.ts';
 import type { MemberRoleName, Role } from './roles.ts';
 
 // The caller as domain code sees it (the kernel's context, below every resource). How its organization access
-// is read (the membership and organization items, revocations) belongs to the pipeline: shared/http/caller.ts builds
+// is read (the membership and organization items, revocations) belongs to the pipeline: shared/identity/caller.ts builds
 // a Caller with that reader when the authentication middleware accepts a request's token.
 
 export interface Membership {

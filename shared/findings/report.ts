@@ -22,13 +22,13 @@ import {
 } from '../scans/repository.ts';
 import { absoluteUrl } from '../scans/scans.ts';
 import { getUsers } from '../identity/user-repository.ts';
-import { getTeams } from '../teams/repository.ts';
+import { getTeams } from '../applications/team-repository.ts';
 import { rulesOf, type FindingRecord, type TriageRule } from './repository.ts';
 import { reportStatus, type TriageStatus } from './statuses.ts';
 import type { FindingsReportQuery } from './inputs.ts';
 import type { Membership } from '../context/caller.ts';
 import type { Caller } from '../context/caller.ts';
-import { RawResponse } from '../http/types.ts';
+import { RawResponse } from '../context/responses.ts';
 import { severityDays } from '../governance/policy.ts';
 import { slaDaysResolver } from '../governance/sla-days.ts';
 import { slaClock } from '../governance/clock.ts';

@@ -9,7 +9,7 @@ import { config } from '../config.ts';
 import { logger } from '../context/logger.ts';
 import { MAX_SWEPT_APPLICATIONS } from '../limits.ts';
 import type { TransactItem } from '../db/transactions.ts';
-import type { Severity } from '../scans/inputs.ts';
+import type { Severity } from '../input/severities.ts';
 import type { TriageStatus } from './statuses.ts';
 
 // Findings of an environment and their triage rules (docs/DATA-MODEL.md, Findings).

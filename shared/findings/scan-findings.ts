@@ -1,4 +1,4 @@
-import { SEVERITIES, type Severity } from '../scans/inputs.ts';
+import { SEVERITIES, type Severity } from '../input/severities.ts';
 import { normalizedPath } from './finding-identity.ts';
 import { findingsOfEnvironment, getTriageVersion, rulesOfEnvironment, type FindingRecord } from './repository.ts';
 import { TRIAGE_STATUSES, type StatusCounts, type TriageStats } from './statuses.ts';

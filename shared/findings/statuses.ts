@@ -1,4 +1,4 @@
-import type { Severity } from '../scans/inputs.ts';
+import type { Severity } from '../input/severities.ts';
 
 // Triage statuses of findings (the public enum of ApplicationAlertUri.status and AlertRule.result).
 

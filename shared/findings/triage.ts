@@ -10,7 +10,7 @@ import {
   type EnvironmentRecord,
 } from '../applications/environment-repository.ts';
 import { getScan, scanTriageCountsMove } from '../scans/repository.ts';
-import { isRiskSeverity, type RiskSeverity } from '../scans/inputs.ts';
+import { isRiskSeverity, type RiskSeverity } from '../input/severities.ts';
 import { normalizedPath } from './finding-identity.ts';
 import {
   MAX_RULE_HISTORY,

@@ -6,7 +6,7 @@ import { auditEntry } from '../audit/entries.ts';
 import { badRequest } from '../errors.ts';
 import type { TransactItem } from '../db/transactions.ts';
 import type { Caller } from '../context/caller.ts';
-import type { Severity } from '../scans/inputs.ts';
+import type { Severity } from '../input/severities.ts';
 import { DAY_MS } from './clock.ts';
 import type { SlaPolicyBody } from './inputs.ts';
 import { slaRecheckPut } from './overdue.ts';

@@ -1,7 +1,7 @@
 import { s3 } from '../storage/s3.ts';
 import { config } from '../config.ts';
-import { jsonResponse } from '../http/middlewares.ts';
-import { RawResponse } from '../http/types.ts';
+import { jsonResponse } from '../context/responses.ts';
+import { RawResponse } from '../context/responses.ts';
 
 // Hosted assets (uploaded API descriptions, global scan configurations) are served from S3 through short-lived
 // presigned GET URLs, never through the API itself (docs/HOSTED-ASSETS.md).

@@ -14,7 +14,7 @@ import {
   requireLiveApplication,
   type ApplicationRecord,
 } from '../applications/application-repository.ts';
-import { codeRepositoriesOfOrg, getCodeRepositories } from '../code-repositories/store.ts';
+import { codeRepositoriesOfOrg, getCodeRepositories } from '../applications/code-repository-store.ts';
 import {
   getHostedDescription,
   getOasMapping,

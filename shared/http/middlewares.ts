@@ -1,3 +1,4 @@
+import { jsonResponse } from '../context/responses.ts';
 import type middy from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import preferredMediaTypes from 'negotiator/lib/mediaType.js';
@@ -24,9 +25,10 @@ import { prefetchesSettled } from '../db/prefetch.ts';
 import { cancelledItems } from '../db/items.ts';
 import type { prefetcher } from './prefetch.ts';
 import { toJsonObject, toProtobuf } from '../proto/encoding.ts';
-import { createCaller } from './caller.ts';
+import { createCaller } from '../identity/caller.ts';
 import { logger } from '../context/logger.ts';
-import { RawResponse, type LambdaEvent, type LambdaResult, type PipelineContext } from './types.ts';
+import { type LambdaEvent, type LambdaResult, type PipelineContext } from './types.ts';
+import { RawResponse } from '../context/responses.ts';
 import { UUID } from '../input/uuid.ts';
 
 // The request pipeline, applied the same way to every operation by operation.ts, in this order:
@@ -38,10 +40,6 @@ type Prefetch = ReturnType<typeof prefetcher>;
 
 const JSON_TYPE = 'application/json';
 const PROTOBUF_TYPE = 'application/x-protobuf';
-
-export function jsonResponse(statusCode: number, body: unknown, headers: Record<string, string> = {}): LambdaResult {
-  return { statusCode, headers: { 'content-type': JSON_TYPE, ...headers }, body: JSON.stringify(body) };
-}
 
 /**
  * Headers of every answer, errors and raw answers (CSV, redirects) included, set last: `nosniff` (a browser never

@@ -2,6 +2,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import type * as z from 'zod/mini';
 import type { PathParameterName, Route } from '../routes.ts';
 import type { Caller } from '../context/caller.ts';
+import type { RawResponse } from '../context/responses.ts';
 
 /** What a handler receives: validated input and the authenticated caller. */
 export interface OperationInput<
@@ -63,11 +64,6 @@ export type RouteInput<R extends Route> = OperationInput<
 
 /** What a handler returns: the response message's fields, a ready response, or nothing (an empty 200). */
 export type HandlerResult = object | RawResponse | void;
-
-/** A handler result that is already an HTTP response (redirects, raw bodies): passed through as is. */
-export class RawResponse {
-  constructor(readonly response: APIGatewayProxyStructuredResultV2) {}
-}
 
 export interface PipelineContext extends Context {
   route: Route;

@@ -9,7 +9,7 @@ import {
   putMembership,
   type Role,
 } from './membership-repository.ts';
-import { getTeams, teamUpdate } from '../teams/repository.ts';
+import { getTeams, teamUpdate } from '../applications/team-repository.ts';
 import { transactWrite } from '../db/transactions.ts';
 import { apiKeyDeletion, listApiKeys, putApiKey } from './api-key-repository.ts';
 import { pruneRevocations, revocationOn } from './revocations.ts';

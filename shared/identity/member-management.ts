@@ -3,7 +3,7 @@ import { transactWriteRetryingConflicts } from '../db/query.ts';
 import { cancelledItems, conditionFailed } from '../db/items.ts';
 import { conflict, forbidden, notFound } from '../errors.ts';
 import { pageOf, v1NextPageToken } from '../lists.ts';
-import { getTeams, teamUpdate } from '../teams/repository.ts';
+import { getTeams, teamUpdate } from '../applications/team-repository.ts';
 import { narrowed, scopeAllows, type Caller } from '../context/caller.ts';
 import { membershipDelete, membershipGrantUpdate, membershipsOfOrg, ownerRemains } from './membership-repository.ts';
 import { type Membership } from '../context/caller.ts';

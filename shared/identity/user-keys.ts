@@ -1,5 +1,5 @@
 import { generateApiKey, hashApiKey } from '../auth/api-keys.ts';
-import { isSsoSessionId, liveSsoSession } from '../sso/sessions.ts';
+import { isSsoSessionId, liveSsoSession } from './sso-sessions.ts';
 import { auditEntry, transactWrite, type TransactItem } from '../audit/entries.ts';
 import { conditionFailed } from '../db/items.ts';
 import { mapInParallel } from '../db/query.ts';

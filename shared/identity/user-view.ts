@@ -1,4 +1,4 @@
-import { getTeams } from '../teams/repository.ts';
+import { getTeams } from '../applications/team-repository.ts';
 import { compareBy, nameOrderKey } from '../lists.ts';
 import type { Membership } from '../context/caller.ts';
 import type { Organization } from './organization-repository.ts';

@@ -9,7 +9,7 @@ import { conditionFailed, failedConditions, fromItem } from '../db/items.ts';
 import { putNewItem, transactWrite, type TransactItem } from '../db/transactions.ts';
 import { config } from '../config.ts';
 import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
-import { createCaller } from '../http/caller.ts';
+import { createCaller } from '../identity/caller.ts';
 import { type Caller } from '../context/caller.ts';
 import { logger } from '../context/logger.ts';
 import { organizationAssetText } from '../hosted-assets/organization-assets.ts';

@@ -1,3 +1,4 @@
+import { SEVERITIES } from '../input/severities.ts';
 import * as z from 'zod/mini';
 import {
   startNotAfterEnd,
@@ -20,16 +21,6 @@ const schema = /* @__NO_SIDE_EFFECTS__ */ <T>(build: () => T): T => build();
 
 // Request inputs of the scan reporting and scan-result operations (docs/DATA-MODEL.md "Scans"). Kept free of
 // storage imports so the route table stays light.
-
-export const SEVERITIES = ['High', 'Medium', 'Low', 'Info'] as const;
-export type Severity = (typeof SEVERITIES)[number];
-/**
- * The severities the untriaged figures count (lastScan*Untriaged, findingsHealth): the public views have no Info
- * field, so informational findings are kept and listed (severity "Info") but never count as untriaged.
- */
-export const RISK_SEVERITIES = ['High', 'Medium', 'Low'] as const;
-export type RiskSeverity = (typeof RISK_SEVERITIES)[number];
-export const isRiskSeverity = (severity: Severity): severity is RiskSeverity => severity !== 'Info';
 
 /** One finding's request and response are stored in one item, which DynamoDB caps at 400 KB. */
 const MAX_MESSAGE_BYTES = 300_000;

@@ -6,7 +6,7 @@ import { fromItem, named } from '../db/items.ts';
 import { batchDelete, batchGet, batchPut, deleteFound, queryAll, queryItems } from '../db/query.ts';
 import type { TransactItem } from '../db/transactions.ts';
 import { config } from '../config.ts';
-import type { Severity } from './inputs.ts';
+import type { Severity } from '../input/severities.ts';
 import type { TriageStats, TriageStatus } from '../findings/statuses.ts';
 
 // Scans, their alerts, alert URIs and messages, and configuration uses (docs/DATA-MODEL.md, Scans).

@@ -7,7 +7,7 @@ import {
   type OperationIndex,
 } from '@hawk-api/scanner/sarif-export';
 import { notFound } from '../errors.ts';
-import { RawResponse } from '../http/types.ts';
+import { RawResponse } from '../context/responses.ts';
 import { rulesOfEnvironment } from '../findings/repository.ts';
 import { getHostedDescription } from '../hosted-assets/repository.ts';
 import { objectKeys } from '../storage/objects.ts';

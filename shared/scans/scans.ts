@@ -1,6 +1,6 @@
 import { accessibleApplication } from '../applications/access.ts';
 import { HttpError, notFound } from '../errors.ts';
-import { RISK_SEVERITIES, SEVERITIES, type Severity } from './inputs.ts';
+import { RISK_SEVERITIES, SEVERITIES, type Severity } from '../input/severities.ts';
 import {
   alertsOfScan,
   getScan,

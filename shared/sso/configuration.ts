@@ -3,7 +3,7 @@ import { transactWriteRetryingConflicts } from '../db/query.ts';
 import { conditionFailed } from '../db/items.ts';
 import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
 import { seal } from '../secrets/sealing.ts';
-import { getTeams } from '../teams/repository.ts';
+import { getTeams } from '../applications/team-repository.ts';
 import { narrowed, type Caller } from '../context/caller.ts';
 import { membershipsOfOrg } from '../identity/membership-repository.ts';
 import { owningRole, requireStanding } from '../identity/member-management.ts';
@@ -15,7 +15,7 @@ import {
   putSsoProvider,
   ssoSealContext,
   type SsoProviderRecord,
-} from './repository.ts';
+} from '../identity/sso-repository.ts';
 import type { SsoProviderBody } from './inputs.ts';
 
 // The organization's OpenID Connect provider (docs/IDENTITY.md "Single sign-on"), seen by its member managers

@@ -6,7 +6,7 @@ import type { Caller } from '../context/caller.ts';
 import { listApiKeys } from '../identity/api-key-repository.ts';
 import { getUser } from '../identity/user-repository.ts';
 import { readLinkTicket } from './link-tickets.ts';
-import { getSsoProvider, putSsoIdentity } from './repository.ts';
+import { getSsoProvider, putSsoIdentity } from '../identity/sso-repository.ts';
 
 // Linking an existing account to an organization's single sign-on identity (docs/IDENTITY.md "Linking an existing
 // account"): the sign-in answered a ticket instead of a session, and the account of that e-mail address confirms,

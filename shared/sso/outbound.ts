@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { ReceiverRefused, resolveReceiver, type PinnedAddress } from '../webhooks/receivers.ts';
+import { ReceiverRefused, resolveReceiver, type PinnedAddress } from '../outbound/receivers.ts';
 
 // The requests openid-client makes to an organization's identity provider (discovery, JWKS, token), as a `fetch`
 // of its own (docs/IDENTITY.md "Single sign-on"): the host is resolved once and the connection pinned to the

@@ -8,11 +8,11 @@ import { conflict, unauthorized } from '../errors.ts';
 import { getOrganizationAccess } from '../identity/membership-repository.ts';
 import { type Membership } from '../context/caller.ts';
 import { newUserItems, userIdOfEmail, userOrganizationUpdate } from '../identity/user-repository.ts';
-import { getTeams, teamUpdate } from '../teams/repository.ts';
+import { getTeams, teamUpdate } from '../applications/team-repository.ts';
 import type { TransactItem } from '../db/transactions.ts';
-import { roleOfGroups, teamsOfGroups } from './roles.ts';
+import { roleOfGroups, teamsOfGroups } from '../identity/sso-roles.ts';
 import { grantOf, roleNameOf, type MemberRoleName } from '../context/roles.ts';
-import { getSsoIdentity, putSsoIdentity, type SsoProviderRecord } from './repository.ts';
+import { getSsoIdentity, putSsoIdentity, type SsoProviderRecord } from '../identity/sso-repository.ts';
 
 // Just-in-time provisioning at sign-in (docs/IDENTITY.md "Groups, teams and roles"): the provider's identity
 // (issuer and subject) is linked to a user, made on first sign-in; the user becomes a member with the role the

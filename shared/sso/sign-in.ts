@@ -7,7 +7,7 @@ import { transactWrite } from '../db/transactions.ts';
 import { providerConfiguration, ProviderProblem, reasonOf } from './provider.ts';
 import { LinkRequired, provision, type SignedInIdentity } from './provisioning.ts';
 import { issueLinkTicket } from './link-tickets.ts';
-import { SESSION_PREFIX, SSO_SESSION_SECONDS, ssoSessionToken } from './sessions.ts';
+import { SESSION_PREFIX, SSO_SESSION_SECONDS, ssoSessionToken } from '../identity/sso-sessions.ts';
 import {
   getSsoProvider,
   putSsoSession,
@@ -15,7 +15,7 @@ import {
   ssoSealContext,
   takeSsoSignIn,
   type SsoProviderRecord,
-} from './repository.ts';
+} from '../identity/sso-repository.ts';
 
 // Sign-in with the organization's OpenID Connect provider (docs/IDENTITY.md "Single sign-on"): the authorization
 // code flow with PKCE, state and nonce, through openid-client. startSsoSignIn keeps the state (by its hash), the

@@ -11,7 +11,7 @@ import {
   teamUpdate,
   teamsOfOrg,
   type TeamRecord,
-} from './repository.ts';
+} from '../applications/team-repository.ts';
 import { getMemberships, membershipTeamAdded, membershipTeamRemoved } from '../identity/membership-repository.ts';
 import {
   applicationsOwnershipUpdate,

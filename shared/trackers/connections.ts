@@ -4,8 +4,8 @@ import { transactWriteRetryingConflicts } from '../db/query.ts';
 import { failedCondition, retryOnConflict } from '../db/retry.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import { seal } from '../secrets/sealing.ts';
-import { ReceiverRefused, receiverUrlProblem, resolveReceiver } from '../webhooks/receivers.ts';
-import { getIntegrationSettings } from '../webhooks/repository.ts';
+import { ReceiverRefused, receiverUrlProblem, resolveReceiver } from '../outbound/receivers.ts';
+import { getIntegrationSettings } from '../outbound/settings.ts';
 import {
   deleteTrackerItem,
   getTracker,

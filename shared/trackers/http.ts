@@ -2,7 +2,7 @@ import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { config } from '../config.ts';
-import { ReceiverRefused, ReceiverUnresolved, resolveReceiver, type PinnedAddress } from '../webhooks/receivers.ts';
+import { ReceiverRefused, ReceiverUnresolved, resolveReceiver, type PinnedAddress } from '../outbound/receivers.ts';
 
 // One request to an issue tracker's REST API (docs/TRACKERS.md, Delivery): the host resolved once, checked as a
 // webhook receiver is (docs/WEBHOOKS.md, Receivers) and the connection pinned to that address; one time limit on the

@@ -8,12 +8,12 @@ import { unseal } from '../secrets/sealing.ts';
 import { getApplication, type ApplicationRecord } from '../applications/application-repository.ts';
 import { getEnvironment, type EnvironmentRecord } from '../applications/environment-repository.ts';
 import { getAlert, getScan } from '../scans/repository.ts';
-import { SEVERITIES } from '../scans/inputs.ts';
+import { SEVERITIES } from '../input/severities.ts';
 import { findingsOfEnvironment, getFinding, rulesOfEnvironment, type FindingRecord } from '../findings/repository.ts';
 import { triageFinding } from '../findings/triage.ts';
 import { isUntriaged } from '../findings/statuses.ts';
 import { acceptanceExpiry, getSlaPolicy } from '../governance/policy.ts';
-import { getIntegrationSettings } from '../webhooks/repository.ts';
+import { getIntegrationSettings } from '../outbound/settings.ts';
 import { deliveryAttempts, retryDelayMs, type DeliveryRetrier, type QueueRecord } from '../webhooks/queue.ts';
 import {
   hashLabel,

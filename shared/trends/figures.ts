@@ -1,7 +1,7 @@
 import { isPausing } from '../governance/clock.ts';
 import type { FindingRecord } from '../findings/repository.ts';
 import type { TriageStatus } from '../findings/statuses.ts';
-import type { Severity } from '../scans/inputs.ts';
+import type { Severity } from '../input/severities.ts';
 
 // The figures of the trends (docs/GOVERNANCE.md, Trends): their fields, a write's change of them per day, what
 // counts as open, and coverage's arithmetic; the projections (projections/) move them by each change of findings.

@@ -1,7 +1,7 @@
 import { alertsOfScan, countedAlertUris, getScan, type AlertRecord, type ScanRecord } from '../scans/repository.ts';
 import { rulesOf } from '../findings/repository.ts';
 import { reportStatus, TRIAGE_STATUSES, type TriageStatus } from '../findings/statuses.ts';
-import { SEVERITIES } from '../scans/inputs.ts';
+import { SEVERITIES } from '../input/severities.ts';
 import { config } from '../config.ts';
 import { slackEscape, teamsEscape } from '../input/markup.ts';
 import type { OutboxEvent } from './events.ts';

@@ -33,12 +33,6 @@ export interface WebhookRecord {
   revision: number;
 }
 
-export interface IntegrationSettings {
-  /** Receivers on private, loopback and shared addresses are allowed (docs/WEBHOOKS.md, Receivers). */
-  allowPrivateNetworks: boolean;
-  updatedAt: number;
-}
-
 /** The record a sealed value of a webhook belongs to (its additional authenticated data). */
 export const webhookSealContext = (webhook: Pick<WebhookRecord, 'organizationId' | 'webhookId'>, field: string) =>
   `webhook:${webhook.organizationId}:${webhook.webhookId}:${field}`;
@@ -72,17 +66,5 @@ export const deleteWebhookItem = (webhook: WebhookRecord): TransactItem => ({
     Key: keys.webhook(webhook.organizationId, webhook.webhookId),
     ConditionExpression: 'revision = :revision',
     ExpressionAttributeValues: { ':revision': webhook.revision },
-  },
-});
-
-export async function getIntegrationSettings(orgId: string): Promise<IntegrationSettings> {
-  const item = fromItem<IntegrationSettings>(await getItem(keys.integrationSettings(orgId)));
-  return item ?? { allowPrivateNetworks: false, updatedAt: 0 };
-}
-
-export const putIntegrationSettings = (orgId: string, settings: IntegrationSettings): TransactItem => ({
-  Put: {
-    TableName: config.tableName,
-    Item: { ...keys.integrationSettings(orgId), entity: 'integrationSettings', ...settings },
   },
 });

@@ -4,19 +4,18 @@ import { transactWriteRetryingConflicts } from '../db/query.ts';
 import { failedCondition, retryOnConflict } from '../db/retry.ts';
 import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
 import { getApplications } from '../applications/application-repository.ts';
-import { getTeam } from '../teams/repository.ts';
+import { getTeam } from '../applications/team-repository.ts';
 import { seal, unseal } from '../secrets/sealing.ts';
-import { ReceiverRefused, receiverUrlProblem, resolveReceiver } from './receivers.ts';
+import { ReceiverRefused, receiverUrlProblem, resolveReceiver } from '../outbound/receivers.ts';
 import {
   deleteWebhookItem,
-  getIntegrationSettings,
   getWebhook,
-  putIntegrationSettings,
   putWebhook,
   webhookSealContext,
   webhooksOfOrg,
   type WebhookRecord,
 } from './repository.ts';
+import { getIntegrationSettings, putIntegrationSettings } from '../outbound/settings.ts';
 import {
   MAX_WEBHOOKS_PER_ORG,
   type CreateWebhookBody,

@@ -2,7 +2,7 @@ import { expect } from 'vitest';
 import { api } from './client.ts';
 import type { Tenant } from './fixtures.ts';
 import { getOrganizationAccess, membershipTeamAdded } from '../../shared/identity/membership-repository.ts';
-import { getTeam, teamNameClaim, teamPut, teamUpdate } from '../../shared/teams/repository.ts';
+import { getTeam, teamNameClaim, teamPut, teamUpdate } from '../../shared/applications/team-repository.ts';
 import { transactWrite } from '../../shared/db/transactions.ts';
 
 // Helpers of the application, environment, list and audit tests.

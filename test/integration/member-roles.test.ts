@@ -3,7 +3,7 @@ import { api } from './client.ts';
 import { addUserTo, createTenant, type Tenant } from './fixtures.ts';
 import { auditTypes, joinTeams } from './app-helpers.ts';
 import { addMember, createApiKey, createUser } from '../../shared/identity/admin.ts';
-import { getTeam } from '../../shared/teams/repository.ts';
+import { getTeam } from '../../shared/applications/team-repository.ts';
 import { permissionsOfRole, type Role } from '../../shared/context/roles.ts';
 import type { Permission } from '../../shared/context/permissions.ts';
 import { randomUUID } from 'node:crypto';

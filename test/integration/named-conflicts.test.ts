@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { addUserTo, createTenant } from './fixtures.ts';
 import { createApp, startScan } from './scan-helpers.ts';
 import { newTeam } from './team-helpers.ts';
-import { getTeam, teamNameClaim, teamUpdate } from '../../shared/teams/repository.ts';
+import { getTeam, teamNameClaim, teamUpdate } from '../../shared/applications/team-repository.ts';
 import { addMember, createUser } from '../../shared/identity/admin.ts';
 import { getMemberships, membershipGrantUpdate, ownerRemains } from '../../shared/identity/membership-repository.ts';
 import { newUserItems } from '../../shared/identity/user-repository.ts';

@@ -16,7 +16,7 @@ import { runnerTask, runnerToken } from '../../shared/perch/runner.ts';
 import { getDevice, getRun, setScanConcurrency, slotsOf } from '../../shared/perch/repository.ts';
 import { reportScanRunStarted } from '../../shared/perch/run-scan.ts';
 import { scanStartedBody } from '../../shared/scans/inputs.ts';
-import { createCaller } from '../../shared/http/caller.ts';
+import { createCaller } from '../../shared/identity/caller.ts';
 import { db } from '../../shared/db/client.ts';
 import { keys } from '../../shared/db/keys.ts';
 import { config } from '../../shared/config.ts';

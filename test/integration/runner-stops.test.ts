@@ -7,7 +7,7 @@ import { allowScanDomain } from '../../shared/perch/allowlist.ts';
 import { getRun, slotsOf, type PerchRun } from '../../shared/perch/repository.ts';
 import { handleTaskStateChange, stoppedRunnerTask } from '../../shared/perch/runner-stops.ts';
 import { runnerName, runnerTask, runnerToken } from '../../shared/perch/runner.ts';
-import { createCaller } from '../../shared/http/caller.ts';
+import { createCaller } from '../../shared/identity/caller.ts';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../../shared/db/client.ts';
 import { keys } from '../../shared/db/keys.ts';

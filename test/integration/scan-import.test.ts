@@ -18,7 +18,7 @@ import { parseZapReport, reportBatches, toReportedAlerts } from '@hawk-api/scann
 import { FINDINGS_REPORT_LIMITS, IMPORT_LIMITS } from '../../shared/limits.ts';
 import { BATCH_LIMITS } from '../../scanner/src/zap/reported.ts';
 import { importDeadline, importScanReport } from '../../shared/scans/import.ts';
-import { createCaller } from '../../shared/http/caller.ts';
+import { createCaller } from '../../shared/identity/caller.ts';
 import { HttpError } from '../../shared/errors.ts';
 import { db } from '../../shared/db/client.ts';
 import { keys } from '../../shared/db/keys.ts';

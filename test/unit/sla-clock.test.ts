@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DAY_MS, slaClock } from '../../shared/governance/clock.ts';
 import { acceptanceExpiry } from '../../shared/governance/policy.ts';
 import type { TriageStatus } from '../../shared/findings/statuses.ts';
-import type { Severity } from '../../shared/scans/inputs.ts';
+import type { Severity } from '../../shared/input/severities.ts';
 import { earliestDue, episodeStart, publicationWake } from '../../shared/governance/overdue.ts';
 
 // The SLA clock (docs/GOVERNANCE.md, Due dates) over triage changes, with a controlled clock: times in days from the

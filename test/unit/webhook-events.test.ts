@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { findingEvents, overdueEvent, riskExpiryEvents, scanEvents } from '../../shared/webhooks/events.ts';
-import { refusalOf } from '../../shared/webhooks/receivers.ts';
+import { refusalOf } from '../../shared/outbound/receivers.ts';
 import { MAX_RETRY_AFTER_MS, retryAfterMs } from '../../shared/webhooks/sender.ts';
 import { retryDelayMs } from '../../shared/webhooks/queue.ts';
 import type { ScanRecord } from '../../shared/scans/repository.ts';

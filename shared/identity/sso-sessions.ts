@@ -1,10 +1,10 @@
 import { unauthorized } from '../errors.ts';
 import { issueAccessToken } from '../auth/tokens.ts';
 import { transactWrite } from '../db/transactions.ts';
-import { listMembershipsOfUser } from '../identity/membership-repository.ts';
-import { pruneRevocations, revocationOn } from '../identity/revocations.ts';
+import { listMembershipsOfUser } from './membership-repository.ts';
+import { pruneRevocations, revocationOn } from './revocations.ts';
 import type { Caller } from '../context/caller.ts';
-import { deleteSsoSessionItem, getSsoProvider, getSsoSession, type SsoSessionRecord } from './repository.ts';
+import { deleteSsoSessionItem, getSsoProvider, getSsoSession, type SsoSessionRecord } from './sso-repository.ts';
 
 // Sessions started by single sign-on (docs/IDENTITY.md "Single sign-on"), as login, refresh and key management see
 // them: a token's `akid` is `sso.<sessionId>` instead of an API key's id. Kept apart from sign-in so that those

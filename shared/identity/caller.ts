@@ -1,9 +1,9 @@
-import { getOrganizationAccess } from '../identity/membership-repository.ts';
+import { getOrganizationAccess } from './membership-repository.ts';
 import { unauthorized } from '../errors.ts';
-import { hints } from '../identity/hints.ts';
+import { hints } from './hints.ts';
 import type { Permission } from '../context/permissions.ts';
 import type { AccessTokenClaims } from '../auth/tokens.ts';
-import { revokedHere } from '../identity/revocations.ts';
+import { revokedHere } from './revocations.ts';
 import { scopeAllows, type Caller, type OrganizationAccess } from '../context/caller.ts';
 
 /**

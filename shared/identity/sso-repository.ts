@@ -5,7 +5,7 @@ import { fromItem, named } from '../db/items.ts';
 import { getItem } from '../db/query.ts';
 import { config } from '../config.ts';
 import { putNewItem, type TransactItem } from '../db/transactions.ts';
-import type { SsoRole } from './roles.ts';
+import type { SsoRole } from './sso-roles.ts';
 
 // The stored form of single sign-on (docs/IDENTITY.md "Single sign-on"): an organization's provider, the sign-ins
 // under way, the identities linked to users, and the sessions sign-in started.
