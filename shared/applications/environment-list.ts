@@ -39,7 +39,7 @@ import { scopeHealthStats, type HealthStats } from './health.ts';
 import { DAY } from './model.ts';
 import { collect, mapInParallel } from '../db/query.ts';
 import { repositoriesByApplication, type CodeRepositoryRecord } from './code-repository-store.ts';
-import { repositoryView, visibleApplications } from '../code-repositories/code-repositories.ts';
+import { repositoryView, visibleApplications } from './code-repository-views.ts';
 import { ENV_SORT_FIELDS, LAST_SCAN_STATUSES, type ListEnvironmentsV2Query } from './inputs.ts';
 import {
   compareBy,

@@ -9,6 +9,7 @@ import {
   getApplications,
   type ApplicationRecord,
 } from '../applications/application-repository.ts';
+import { appInfo, repositoryView, visibleApplications } from '../applications/code-repository-views.ts';
 import { teamApplicationAdded } from '../applications/team-repository.ts';
 import { compareBy, nameOrderKey, pageOf, v2Envelope, v2PageRequest, type SortDirection } from '../lists.ts';
 import type { Caller } from '../context/caller.ts';
@@ -35,59 +36,6 @@ import {
 // records an organization registers (PUT /api/v1/org/{orgId}/repos, our own operation), each mapped to the
 // organization's applications. A repository belongs to the organization; the applications it lists follow the
 // team rules: a caller sees, and can map or unmap, only the applications of its teams (and unowned ones).
-
-/** `repository.AppInfo` of a mapped application. */
-const appInfo = (app: ApplicationRecord) => ({
-  id: app.applicationId,
-  name: app.name,
-  appStatus: app.applicationStatus,
-});
-
-/** `repository.Repository`; `apps` are the mapped applications the caller may see. */
-export function repositoryView(repo: CodeRepositoryRecord, apps: ApplicationRecord[]) {
-  const [first] = apps;
-  return {
-    stackHawkRepoId: repo.repoId,
-    name: repo.name,
-    repoSource: repo.repoSource,
-    remoteUrl: repo.remoteUrl,
-    lastCommitBranch: repo.defaultBranch,
-    lastCommitTimestamp: repo.lastCommitTimestamp,
-    commitCount: repo.commitCount,
-    languages: repo.languages,
-    frameworkNames: repo.frameworkNames,
-    appInfos: apps.map(appInfo),
-    stackHawkApplicationId: first?.applicationId,
-    stackHawkApplicationName: first?.name,
-    stackHawkApplicationStatus: first?.applicationStatus, // left out without a mapped application
-    // Coverage follows from the mapped applications. NOT_APPLICABLE (outside the attack surface) needs attack-surface
-    // detection from the code, which a source-control integration does: never answered here (docs/DATA-MODEL.md).
-    status: apps.length > 0 ? 'COVERED' : 'NOT_COVERED',
-    isInAttackSurface: apps.length > 0,
-    // Its registered API descriptions (listed by listOASAssetsForOrg); nothing generates them here.
-    hasGeneratedOpenApiSpec: (repo.openApiSpecs?.length ?? 0) > 0,
-    openApiSpecInfo: {
-      organizationId: repo.organizationId,
-      repositoryId: repo.repoId,
-      generatedOasCount: repo.openApiSpecs?.length ?? 0,
-      status: repo.openApiSpecs?.length ? 'DONE' : 'NONE',
-    },
-  };
-}
-
-/** The live applications among `appIds` that belong to the organization and that the member may see. */
-export async function visibleApplications(
-  orgId: string,
-  membership: Membership,
-  appIds: string[],
-): Promise<Map<string, ApplicationRecord>> {
-  const apps = await getApplications(appIds);
-  return new Map(
-    apps
-      .filter((a) => a.organizationId === orgId && canSeeTeamResource(membership, a.teamId))
-      .map((a) => [a.applicationId, a]),
-  );
-}
 
 /** Read-modify-write of one repository with its audit entry, retried when another request changed it first. */
 async function commitRepository(
