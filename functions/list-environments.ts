@@ -1,6 +1,6 @@
 import { operation } from '../shared/http/operation.ts';
 import { listEnvironmentsRoute } from '../shared/routes.ts';
-import { listEnvironmentsV1 } from '../shared/applications/environments.ts';
+import { listEnvironmentsV1 } from '../shared/scans/environment-list-v1.ts';
 
 export const handler = operation(listEnvironmentsRoute, ({ caller, params, query }) =>
   listEnvironmentsV1(caller, params.appId, query),

@@ -1,6 +1,6 @@
 import type { Context } from 'aws-lambda';
-import { relayOutbox } from '../shared/webhooks/relay.ts';
-import { sqsSender } from '../shared/webhooks/sqs-queue.ts';
+import { relayOutbox } from '../shared/delivery/relay.ts';
+import { sqsSender } from '../shared/delivery/sqs-queue.ts';
 
 // The outbox relay on AWS (docs/WEBHOOKS.md, Delivery), run every minute by an EventBridge schedule: passes over the
 // outbox until it is empty or the invocation nears its end (the next run takes the rest).

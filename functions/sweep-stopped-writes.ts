@@ -1,5 +1,5 @@
 import type { Context } from 'aws-lambda';
-import { sweepStoppedWrites } from '../shared/findings/repository.ts';
+import { sweepStoppedWrites } from '../shared/results/finding-repository.ts';
 
 // The scheduled sweep of stopped imports and completions (docs/DATA-MODEL.md, Findings, Unpublished writes), run by
 // an EventBridge schedule: sweeps until the invocation nears its end (the next run takes the rest).

@@ -128,7 +128,10 @@ const commands: Record<string, Command> = {
       "allowlists a host for the organization's hosted scans: it counts as verified, private addresses (loopback too) included",
     flags: { org: { type: 'string' }, domain: { type: 'string' } },
     run: async (f) =>
-      (await import('../shared/perch/allowlist.ts')).allowScanDomain(required(f, 'org'), required(f, 'domain')),
+      (await import('../shared/applications/scan-domains.ts')).allowScanDomain(
+        required(f, 'org'),
+        required(f, 'domain'),
+      ),
   },
   'set-scan-concurrency': {
     usage: 'set-scan-concurrency --org <orgId> --limit <n>',

@@ -95,7 +95,7 @@ export const config = {
   publicUrl: process.env.PUBLIC_URL || undefined,
   /** A webhook delivery's whole exchange (connect, send, answer) takes at most this (docs/WEBHOOKS.md, Delivery). */
   webhookTimeoutMs: positiveInt('WEBHOOK_TIMEOUT_MS', 10_000),
-  /** Attempts of a delivery before it is dead (SQS's maxReceiveCount on AWS); unset: shared/webhooks/queue.ts says. */
+  /** Attempts of a delivery before it is dead (SQS's maxReceiveCount on AWS); unset: shared/delivery/queue.ts says. */
   webhookMaxAttempts: optionalPositiveInt('WEBHOOK_MAX_ATTEMPTS'),
   /** The first retry's delay; each further one doubles it, at most 15 minutes. */
   webhookRetryBaseMs: positiveInt('WEBHOOK_RETRY_BASE_MS', 30_000),

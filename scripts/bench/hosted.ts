@@ -36,7 +36,7 @@ type Call = (method: string, path: string, body?: unknown) => Promise<any>;
 const section: BenchSection = {
   name: 'hosted',
   async run(ctx) {
-    const { allowScanDomain } = await import('../../shared/perch/allowlist.ts');
+    const { allowScanDomain } = await import('../../shared/applications/scan-domains.ts');
     const { scopeObservers } = await import('../../shared/context/request-scope.ts');
     const { config } = await import('../../shared/config.ts');
     const tenant = await benchTenant(ctx, 'hosted');
@@ -183,7 +183,7 @@ async function agentOverhead(
   small: BenchTarget,
 ) {
   const { wapitiEngine } = await import('@hawk-api/scanner/agent');
-  const { findingHash } = await import('../../shared/findings/finding-identity.ts');
+  const { findingHash } = await import('../../shared/results/finding-identity.ts');
   ctx.progress(
     `the agent's overhead: ${OVERHEAD_PAIRS} hosted scans and ${OVERHEAD_PAIRS} wapiti runs alone, alternating, on each of two sites`,
   );

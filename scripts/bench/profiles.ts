@@ -43,7 +43,7 @@ const section: BenchSection = {
     }
 
     // Through the service: launch, a waiting agent takes it, the result is readable.
-    const { allowScanDomain } = await import('../../shared/perch/allowlist.ts');
+    const { allowScanDomain } = await import('../../shared/applications/scan-domains.ts');
     const { startAgent } = await import('../../scanner/src/agent/agent.ts');
     const tenant = await benchTenant(ctx, 'profiles');
     await allowScanDomain(tenant.orgId, '127.0.0.1');

@@ -24,6 +24,21 @@ const FILE_MOVES: [string, string][] = [
   ['shared/sso/roles.ts', 'shared/identity/sso-roles.ts'],
   ['shared/teams/repository.ts', 'shared/applications/team-repository.ts'],
   ['shared/code-repositories/store.ts', 'shared/applications/code-repository-store.ts'],
+  ['shared/findings/repository.ts', 'shared/results/finding-repository.ts'],
+  ['shared/findings/finding-identity.ts', 'shared/results/finding-identity.ts'],
+  ['shared/findings/statuses.ts', 'shared/results/statuses.ts'],
+  ['shared/scans/repository.ts', 'shared/results/scan-repository.ts'],
+  ['shared/governance/expiry.ts', 'shared/findings/risk-expiry.ts'],
+  ['shared/governance/scan-sla.ts', 'shared/scans/scan-sla.ts'],
+  ['shared/webhooks/queue.ts', 'shared/delivery/queue.ts'],
+  ['shared/webhooks/table-queue.ts', 'shared/delivery/table-queue.ts'],
+  ['shared/webhooks/sqs-queue.ts', 'shared/delivery/sqs-queue.ts'],
+  ['shared/webhooks/consumer.ts', 'shared/delivery/consumer.ts'],
+  ['shared/webhooks/relay.ts', 'shared/delivery/relay.ts'],
+  ['shared/webhooks/manual-deliveries.ts', 'shared/delivery/manual-deliveries.ts'],
+  ['shared/trackers/jobs.ts', 'shared/delivery/tracker-jobs.ts'],
+  ['shared/applications/environment-default-config.ts', 'shared/scans/environment-default-config.ts'],
+  ['shared/perch/allowlist.ts', 'shared/applications/scan-domains.ts'],
 ];
 
 /**
@@ -57,6 +72,19 @@ const EXPORT_MOVES: { from: string; to: string; names: string[] }[] = [
   },
   { from: 'shared/http/types.ts', to: 'shared/context/responses.ts', names: ['RawResponse'] },
   { from: 'shared/http/middlewares.ts', to: 'shared/context/responses.ts', names: ['jsonResponse'] },
+  {
+    from: 'shared/code-repositories/code-repositories.ts',
+    to: 'shared/applications/code-repository-views.ts',
+    names: ['repositoryView', 'visibleApplications'],
+  },
+  { from: 'shared/scans/scans.ts', to: 'shared/results/scan-repository.ts', names: ['absoluteUrl'] },
+  { from: 'shared/applications/applications.ts', to: 'shared/deletions/deletions.ts', names: ['deleteApplication'] },
+  { from: 'shared/applications/environments.ts', to: 'shared/deletions/deletions.ts', names: ['deleteEnvironment'] },
+  {
+    from: 'shared/applications/environments.ts',
+    to: 'shared/scans/environment-list-v1.ts',
+    names: ['listEnvironmentsV1'],
+  },
 ];
 
 const SOURCE_FOLDERS = ['shared', 'functions', 'scripts', 'test', 'infra', 'scanner', 'web', '.ci'];

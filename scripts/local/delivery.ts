@@ -1,7 +1,7 @@
-import { relayOutbox } from '../../shared/webhooks/relay.ts';
-import { consumeDeliveries } from '../../shared/webhooks/consumer.ts';
-import { organizationOf, tableQueue } from '../../shared/webhooks/table-queue.ts';
-import type { QueueRecord } from '../../shared/webhooks/queue.ts';
+import { relayOutbox } from '../../shared/delivery/relay.ts';
+import { consumeDeliveries } from '../../shared/delivery/consumer.ts';
+import { organizationOf, tableQueue } from '../../shared/delivery/table-queue.ts';
+import type { QueueRecord } from '../../shared/delivery/queue.ts';
 
 // `npm start`'s webhook delivery (docs/WEBHOOKS.md, Delivery): the engines of AWS (an EventBridge-scheduled relay,
 // SQS feeding a consumer function) as two loops in the process. The relay loop hands the outbox's events to the
@@ -11,7 +11,7 @@ import type { QueueRecord } from '../../shared/webhooks/queue.ts';
 // IN_FLIGHT messages are handled at once, each on its own (as Lambda runs batches side by side): a receiver that
 // hangs holds one slot until WEBHOOK_TIMEOUT_MS, never the deliveries behind it. Each organization gets its share
 // (docs/WEBHOOKS.md, Delivery): at most PER_ORGANIZATION slots, so that slots are always left for the others, and
-// a freed slot goes to the organization holding the fewest (shared/webhooks/table-queue.ts, FairShare).
+// a freed slot goes to the organization holding the fewest (shared/delivery/table-queue.ts, FairShare).
 
 /** How often a loop looks for work when its last pass found none. */
 const IDLE_MS = 200;

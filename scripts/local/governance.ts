@@ -1,4 +1,4 @@
-import { expireRiskAcceptances } from '../../shared/governance/expiry.ts';
+import { expireRiskAcceptances } from '../../shared/findings/risk-expiry.ts';
 import { notifyOverdueFindings } from '../../shared/governance/overdue-check.ts';
 import { RISK_EXPIRY_CHECK_MINUTES } from '../../shared/limits.ts';
 

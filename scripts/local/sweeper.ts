@@ -1,4 +1,4 @@
-import { sweepStoppedWrites } from '../../shared/findings/repository.ts';
+import { sweepStoppedWrites } from '../../shared/results/finding-repository.ts';
 import { STOPPED_WRITES_SWEEP_MINUTES } from '../../shared/limits.ts';
 
 // `npm start`'s scheduled sweep of what stopped imports and scan completions left (docs/DATA-MODEL.md, Findings,

@@ -1,10 +1,8 @@
-import { isAllowlisted } from '../perch/allowlist.ts';
+import { isAllowlisted } from './scan-domains.ts';
 import { randomUUID } from 'node:crypto';
 import {
-  applicationDeletingMark,
   applicationsCreation,
   applicationRename,
-  deleteApplicationPartition,
   getApplication,
   getApplications,
   type ApplicationRecord,
@@ -33,11 +31,7 @@ import { conditionFailed, named } from '../db/items.ts';
 import { CONFLICT_ATTEMPTS, failedCondition, retryOnConflict } from '../db/retry.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import { teamApplicationAdded } from './team-repository.ts';
-import { objectKeys } from '../storage/objects.ts';
-import { deleteObjectsUnder } from '../storage/delete-prefix.ts';
 import { newEnvironment, writeEnvironmentConfig } from './environment-creation.ts';
-import { applicationTrendRemoval } from '../trends/writes.ts';
-import { deletedApplicationSlot } from '../perch/repository.ts';
 import {
   APPLICATION_TYPES,
   APP_SORT_FIELDS,
@@ -177,33 +171,6 @@ export async function updateApplication(caller: Caller, appId: string, body: { n
       return toApplication({ ...app, name: body.name });
     },
   );
-}
-
-/**
- * deleteApplication (docs/API.md, Deletes): deletes the application with everything it owns. One transaction marks it
- * deleting (it disappears from every read at once) with its APPLICATION_REMOVED entry; its stored objects and partition
- * are then removed, the application record last. If that is interrupted, DELETE again resumes it (without a second
- * audit entry).
- */
-export async function deleteApplication(caller: Caller, appId: string): Promise<void> {
-  let { app } = await accessibleApplication(caller, appId, { teamRestricted: true, includeDeleting: true });
-  await retryOnConflict({ conflict: failedCondition() }, async (attempt) => {
-    // An environment was created or deleted meanwhile (the count changed), another DELETE won, or a write of its
-    // findings changed its trends: read again.
-    if (attempt > 1)
-      ({ app } = await accessibleApplication(caller, appId, { teamRestricted: true, includeDeleting: true }));
-    if (app.deleting) return;
-    const payload = { applicationId: appId, appName: app.name };
-    const now = Date.now();
-    await transactWriteRetryingConflicts([
-      ...applicationDeletingMark(app, now),
-      ...(await applicationTrendRemoval(app, now)),
-      ...(await deletedApplicationSlot(appId)),
-      await auditEntry(caller, app.organizationId, 'APPLICATION_REMOVED', payload, now),
-    ]);
-  });
-  await deleteObjectsUnder(objectKeys.applicationPrefix(appId));
-  await deleteApplicationPartition(appId);
 }
 
 // ---- Lists (docs/DATA-MODEL.md, Reads): walked on the per-(type, team) compact application entries

@@ -14,7 +14,6 @@ import type { ApplicationRecord, EnvironmentRecord, LastScan } from './model.ts'
 import type { RiskSeverity } from '../input/severities.ts';
 import type { EnvironmentChange } from './projections/application-health.ts';
 import { notFound } from '../errors.ts';
-import { environmentTrendRemoval } from '../trends/writes.ts';
 
 export type { EnvironmentRecord, LastScan, LastScanStatus } from './model.ts';
 
@@ -297,8 +296,6 @@ export async function environmentDeletingMark(
   return [
     ...mark,
     ...(await applicationEnvironmentsChange(app, [{ environmentId: env.environmentId, before: env }], now)),
-    // Its open findings and coverage leave the application's and organization's trends.
-    ...(await environmentTrendRemoval(env, now)),
   ];
 }
 

@@ -1,35 +1,24 @@
 import { getApplication, type ApplicationRecord } from './application-repository.ts';
 import {
-  deleteEnvironmentData,
   environmentCreation,
-  environmentDeletingMark,
   environmentRename,
-  environmentsOfApp,
   getEnvironment,
   getEnvironmentByName,
   type EnvironmentRecord,
   type LastScan,
 } from './environment-repository.ts';
-import { accessibleApplication, accessibleEnvironment, canSeeTeamResource } from './access.ts';
+import { accessibleApplication, accessibleEnvironment } from './access.ts';
 import { auditEntry, type TransactItem } from '../audit/entries.ts';
 import { transactWriteRetryingConflicts } from '../db/query.ts';
 import { conditionFailed } from '../db/items.ts';
 import { CONFLICT_ATTEMPTS, failedCondition, retryOnConflict } from '../db/retry.ts';
 import { conflict, notFound } from '../errors.ts';
-import { objectKeys } from '../storage/objects.ts';
-import { deleteObjectsUnder } from '../storage/delete-prefix.ts';
 import { newEnvironment, writeEnvironmentConfig } from './environment-creation.ts';
 import { toApplication } from './applications.ts';
-import { type ListEnvironmentsV1Query } from './inputs.ts';
-import { compareBy, nameOrderKey, pageOf, v1NextPageToken } from '../lists.ts';
-import { DEPRECATED_ENVIRONMENT_LIST_PLAN } from './list-plan.ts';
-import { recordListPlan } from '../context/request-scope.ts';
-import { getScans } from '../scans/repository.ts';
-import { currentStats, scanAlertStats } from '../scans/scans.ts';
 import type { Caller } from '../context/caller.ts';
 
-// Environments (docs/API.md, Environments; Deletes): create/update/delete, lookup by name for the scanner, and the
-// deprecated list (List Environments V2: environment-list.ts).
+// Environments (docs/API.md, Environments): create and update, lookup by name for the scanner. Their lists:
+// environment-list.ts (V2) and shared/scans/environment-list-v1.ts (deprecated); their delete: shared/deletions/.
 
 const RETRY_BUDGET_MS = 8_000;
 
@@ -70,7 +59,7 @@ export async function findOrCreateEnvironmentByName(
  * write won. Gives up (the cancellation answers 409: shared/http) after CONFLICT_ATTEMPTS or RETRY_BUDGET_MS,
  * well inside the timeout.
  */
-async function withFreshApplication(
+export async function withFreshApplication(
   appId: string,
   app: ApplicationRecord,
   write: (app: ApplicationRecord) => Promise<void>,
@@ -139,84 +128,4 @@ export async function updateEnvironment(caller: Caller, appId: string, envId: st
       return toApplication(app, { ...env, name: body.name });
     },
   );
-}
-
-/**
- * deleteEnvironment (docs/API.md, Deletes): deletes the environment and its scan results. Like an application delete:
- * one transaction hides it (with ENVIRONMENT_REMOVED), then its data goes; a retried DELETE of an interrupted delete
- * resumes it.
- */
-export async function deleteEnvironment(caller: Caller, appId: string, envId: string): Promise<void> {
-  const found = await accessibleEnvironment(caller, appId, envId, { teamRestricted: true, includeDeleting: true });
-  const { app } = found;
-  let { env } = found;
-  const gone = () => notFound(`environment ${envId} not found in application ${appId}`);
-  await retryOnConflict({ conflict: failedCondition(), exhausted: gone }, async (attempt) => {
-    if (attempt > 1) {
-      // Gone, renamed meanwhile (the write is conditioned on the name read), or a scan of it published meanwhile
-      // (its trends' version): read it again.
-      const fresh = await getEnvironment(appId, envId);
-      if (!fresh) throw gone();
-      env = fresh;
-    }
-    if (env.deleting) return;
-    const payload = { applicationId: appId, appName: app.name, envId, envName: env.name };
-    await withFreshApplication(appId, app, async (fresh) =>
-      transactWriteRetryingConflicts([
-        ...(await environmentDeletingMark(fresh, env)),
-        await auditEntry(caller, app.organizationId, 'ENVIRONMENT_REMOVED', payload),
-      ]),
-    );
-  });
-  await deleteObjectsUnder(objectKeys.environmentPrefix(appId, envId));
-  await deleteEnvironmentData(appId, envId);
-}
-
-// ---- Deprecated List Environments (listEnvironments; docs/API.md, Deprecated lists)
-
-/** The application's environments (docs/API.md, Environments); filtered to nothing for non-team members. */
-export async function listEnvironmentsV1(caller: Caller, appId: string, q: ListEnvironmentsV1Query) {
-  const { app, membership } = await accessibleApplication(caller, appId, { teamRestricted: false });
-  recordListPlan(DEPRECATED_ENVIRONMENT_LIST_PLAN); // the application's partition, sorted in memory
-  const names = q.envs.map((n) => n.toLowerCase());
-  const envs = canSeeTeamResource(membership, app.teamId)
-    ? (await environmentsOfApp(appId)).filter((env) => names.length === 0 || names.includes(env.name.toLowerCase()))
-    : [];
-  const value =
-    q.sortField === 'id'
-      ? (e: EnvironmentRecord) => e.environmentId
-      : (e: EnvironmentRecord) => nameOrderKey(e.name, e.environmentId);
-  envs.sort(compareBy(value, (e) => e.environmentId, q.sortDir === 'desc' ? 'DESC' : 'ASC'));
-  const request = { page: q.pageToken, size: q.pageSize };
-  const page = pageOf(envs, request);
-  // The page's last scans, for their alert statistics (one BatchGetItem; a running one's from its alerts).
-  const scans = new Map(
-    (await getScans(page.items.flatMap((env) => (env.lastScanId ? [{ ...env, scanId: env.lastScanId }] : [])))).map(
-      (s) => [s.scanId, s],
-    ),
-  );
-  const alertStats = new Map(
-    await Promise.all(
-      [...scans.values()].map(async (scan) => [scan.scanId, scanAlertStats(await currentStats(scan))] as const),
-    ),
-  );
-  return {
-    environments: page.items.map((env) => ({
-      environmentId: env.environmentId,
-      environmentName: env.name,
-      latestScanType: env.latestScanType ?? 'DEFAULT',
-      currentScanSummary: env.lastScanId
-        ? {
-            scanId: env.lastScanId,
-            applicationId: env.applicationId,
-            configHash: env.latestScanConfigHash,
-            version: env.lastScanHawkscanVersion,
-            timestamp: Math.floor((env.lastScanTimestamp ?? 0) / 1000), // seconds (docs/API.md, Environments)
-            alertStats: alertStats.get(env.lastScanId),
-          }
-        : undefined,
-    })),
-    nextPageToken: v1NextPageToken(request, page.totalCount),
-    totalCount: page.totalCount,
-  };
 }

@@ -19,12 +19,12 @@ import {
   type AlertRecord,
   type AlertUriRecord,
   type ScanRecord,
-} from '../scans/repository.ts';
-import { absoluteUrl } from '../scans/scans.ts';
+  absoluteUrl,
+} from '../results/scan-repository.ts';
 import { getUsers } from '../identity/user-repository.ts';
 import { getTeams } from '../applications/team-repository.ts';
-import { rulesOf, type FindingRecord, type TriageRule } from './repository.ts';
-import { reportStatus, type TriageStatus } from './statuses.ts';
+import { rulesOf, type FindingRecord, type TriageRule } from '../results/finding-repository.ts';
+import { reportStatus, type TriageStatus } from '../results/statuses.ts';
 import type { FindingsReportQuery } from './inputs.ts';
 import type { Membership } from '../context/caller.ts';
 import type { Caller } from '../context/caller.ts';

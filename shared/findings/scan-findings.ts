@@ -1,14 +1,19 @@
 import { SEVERITIES, type Severity } from '../input/severities.ts';
-import { normalizedPath } from './finding-identity.ts';
-import { findingsOfEnvironment, getTriageVersion, rulesOfEnvironment, type FindingRecord } from './repository.ts';
-import { TRIAGE_STATUSES, type StatusCounts, type TriageStats } from './statuses.ts';
+import { normalizedPath } from '../results/finding-identity.ts';
+import {
+  findingsOfEnvironment,
+  getTriageVersion,
+  rulesOfEnvironment,
+  type FindingRecord,
+} from '../results/finding-repository.ts';
+import { TRIAGE_STATUSES, type StatusCounts, type TriageStats } from '../results/statuses.ts';
 import { environmentTrendTotal } from '../trends/writes.ts';
-import { countedUrisOfScan, type AlertRecord, type ScanRecord } from '../scans/repository.ts';
+import { countedUrisOfScan, type AlertRecord, type ScanRecord } from '../results/scan-repository.ts';
 
 // What a scan's end records about its findings (docs/DATA-MODEL.md, Findings): each finding's first and last seen
 // and its URIs in the scan, and the scan's findings by triage status, from the rules in force at that moment.
 
-export type { StatusCounts, TriageStats } from './statuses.ts';
+export type { StatusCounts, TriageStats } from '../results/statuses.ts';
 
 /** A plugin's counts: own entries only, since plugin ids are report text ("constructor" is a valid one). */
 export const pluginCounts = (stats: Pick<TriageStats, 'byPluginStatus'> | undefined, pluginId: string) =>

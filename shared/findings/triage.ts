@@ -9,9 +9,9 @@ import {
   getEnvironment,
   type EnvironmentRecord,
 } from '../applications/environment-repository.ts';
-import { getScan, scanTriageCountsMove } from '../scans/repository.ts';
+import { getScan, scanTriageCountsMove } from '../results/scan-repository.ts';
 import { isRiskSeverity, type RiskSeverity } from '../input/severities.ts';
-import { normalizedPath } from './finding-identity.ts';
+import { normalizedPath } from '../results/finding-identity.ts';
 import {
   MAX_RULE_HISTORY,
   findingsOfEnvironment,
@@ -20,8 +20,8 @@ import {
   triageVersionIncrement,
   type FindingRecord,
   type TriageRule,
-} from './repository.ts';
-import { isUntriaged, type TriageStatus } from './statuses.ts';
+} from '../results/finding-repository.ts';
+import { isUntriaged, type TriageStatus } from '../results/statuses.ts';
 import { pluginCounts, type TriageStats } from './scan-findings.ts';
 import { MAX_TRIAGE_ACTIONS, type AlertRuleInput, type BulkTriageBody, type UpsertAlertRulesBody } from './inputs.ts';
 import { toAlertRule } from './views.ts';

@@ -1,5 +1,5 @@
 import type { EnvironmentRecord } from '../applications/environment-repository.ts';
-import type { FindingRecord, TriageRule } from './repository.ts';
+import type { FindingRecord, TriageRule } from '../results/finding-repository.ts';
 import type { TicketRecord, TrackerRecord } from '../trackers/repository.ts';
 
 // Public views of triage rules: application.AlertRule and application.AlertRuleHistory.

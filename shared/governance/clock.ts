@@ -1,5 +1,5 @@
-import type { RuleHistoryEntry } from '../findings/repository.ts';
-import type { TriageStatus } from '../findings/statuses.ts';
+import type { RuleHistoryEntry } from '../results/finding-repository.ts';
+import type { TriageStatus } from '../results/statuses.ts';
 
 // The SLA clock of a finding (docs/GOVERNANCE.md, Due dates): pure arithmetic over the finding's first sighting, its
 // severity's days and its triage history, so that the report, the CLI gate and the tests compute it alike.

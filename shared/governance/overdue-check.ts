@@ -9,7 +9,7 @@ import { config } from '../config.ts';
 import { logger } from '../context/logger.ts';
 import { getApplication } from '../applications/application-repository.ts';
 import { getEnvironment } from '../applications/environment-repository.ts';
-import { findingsOfEnvironment, rulesOfEnvironment, type FindingRecord } from '../findings/repository.ts';
+import { findingsOfEnvironment, rulesOfEnvironment, type FindingRecord } from '../results/finding-repository.ts';
 import { entityWrite } from '../db/entity-write.ts';
 import { overdueEventId } from '../webhooks/events.ts';
 import * as overdueOutbox from './projections/overdue-outbox.ts';

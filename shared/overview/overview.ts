@@ -3,7 +3,7 @@ import { NO_HEALTH } from '../applications/model.ts';
 import { environmentEntries, listScope, type ListEntry } from '../applications/list-entries.ts';
 import { APPLICATION_TYPES } from '../applications/inputs.ts';
 import { currentScanOf } from '../findings/report.ts';
-import { mostOverdueFirst, overdueOfScan, type OverdueFinding } from '../governance/scan-sla.ts';
+import { mostOverdueFirst, overdueOfScan, type OverdueFinding } from '../scans/scan-sla.ts';
 import type { Caller } from '../context/caller.ts';
 
 // GET /api/v1/org/{orgId}/overview (getOrganizationOverview, docs/GOVERNANCE.md, The overview): the dashboard's

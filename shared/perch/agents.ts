@@ -13,7 +13,7 @@ import { badRequest, conflict, notFound } from '../errors.ts';
 import type { Caller } from '../context/caller.ts';
 import { putObject } from '../storage/objects-io.ts';
 import { objectKeys } from '../storage/objects.ts';
-import { scanOfApplication } from '../scans/repository.ts';
+import { scanOfApplication } from '../results/scan-repository.ts';
 import {
   carriedRunEnd,
   drivenDevice,

@@ -2,7 +2,7 @@ import { badRequest, unauthorized } from '../errors.ts';
 import { scopeAllows, type Caller } from '../context/caller.ts';
 import { logger } from '../context/logger.ts';
 import { accessibleApplication } from '../applications/access.ts';
-import { scanOfApplication } from '../scans/repository.ts';
+import { scanOfApplication } from '../results/scan-repository.ts';
 import { reportScanCompleted } from '../scans/reporting.ts';
 import { putObject } from '../storage/objects-io.ts';
 import { objectKeys } from '../storage/objects.ts';

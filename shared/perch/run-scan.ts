@@ -1,7 +1,7 @@
 import { accessibleApplication } from '../applications/access.ts';
 import { badRequest, notFound, unauthorized } from '../errors.ts';
 import { scopeAllows, type Caller } from '../context/caller.ts';
-import { scanOfApplication } from '../scans/repository.ts';
+import { scanOfApplication } from '../results/scan-repository.ts';
 import { recordScanStart } from '../scans/start.ts';
 import type { ScanStartedBody } from '../scans/inputs.ts';
 import { drivenDevice, getRun, isActive, runChange, type PerchRun } from './repository.ts';

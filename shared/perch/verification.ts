@@ -7,7 +7,7 @@ import { pinnedAddress, TargetRefused } from '@hawk-api/scanner/net';
 import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
 import { config } from '../config.ts';
-import { isAllowlisted } from './allowlist.ts';
+import { isAllowlisted } from '../applications/scan-domains.ts';
 import type { ApplicationRecord } from '../applications/application-repository.ts';
 
 // Whose target it is (docs/HOSTED-SCANS.md, Verification): a hosted scan reaches a CLOUD application's target only

@@ -4,7 +4,7 @@ import { config } from '../config.ts';
 import { notFound } from '../errors.ts';
 import { accessibleApplication } from '../applications/access.ts';
 import { environmentsOfApp } from '../applications/environment-repository.ts';
-import { configUsedByEnvironments } from './repository.ts';
+import { configUsedByEnvironments } from '../results/scan-repository.ts';
 import type { Caller } from '../context/caller.ts';
 import { effectiveApplicationPolicy, scannerPolicy } from '../policies/effective-policy.ts';
 import { redactCredentials } from './redaction.ts';

@@ -42,11 +42,11 @@ import {
   triageVersionCheck,
   type FindingRecord,
   type FindingsBefore,
-} from '../findings/repository.ts';
+} from '../results/finding-repository.ts';
 import { configHashOf, parseScanConfig, storeScanConfig } from './configs.ts';
 import { reportedAlertSchema, type ReportedAlert } from './inputs.ts';
 import { findingItems } from './reporting.ts';
-import { putFindings, type AlertRecord, type ScanRecord } from './repository.ts';
+import { putFindings, type AlertRecord, type ScanRecord } from '../results/scan-repository.ts';
 import { scanStart } from './scan-write.ts';
 import { lastScanOf, statsOf, toScanResult } from './scans.ts';
 import type { Caller } from '../context/caller.ts';

@@ -19,9 +19,9 @@ import {
   scanFindingsRestoreStart,
   type AlertUriRecord,
   type ScanRecord,
-} from './repository.ts';
+} from '../results/scan-repository.ts';
 import { accessibleScan, lastScanOf, statsOf, toScanResult } from './scans.ts';
-import { findingHash } from '../findings/finding-identity.ts';
+import { findingHash } from '../results/finding-identity.ts';
 import { findingsOfScan } from '../findings/scan-findings.ts';
 import {
   findingsBefore,
@@ -33,7 +33,7 @@ import {
   sweepPendingFindings,
   triageVersionCheck,
   type FindingsBefore,
-} from '../findings/repository.ts';
+} from '../results/finding-repository.ts';
 import type { ReportedAlert, ReportedUri, ScanAlertsBody, ScanCompletedBody } from './inputs.ts';
 import { scanEnd } from './scan-write.ts';
 import { publicationTrend } from '../trends/writes.ts';

@@ -19,9 +19,9 @@ import {
   scansOfOrg,
   type AlertMessageRecord,
   type ScanRecord,
-} from './repository.ts';
-import {
   absoluteUrl,
+} from '../results/scan-repository.ts';
+import {
   accessibleScan,
   currentStats,
   lastScanOf,
@@ -31,7 +31,7 @@ import {
   toScanResult,
   triageStatsOf,
 } from './scans.ts';
-import { rulesOf, type TriageRule } from '../findings/repository.ts';
+import { rulesOf, type TriageRule } from '../results/finding-repository.ts';
 import { slaClocks } from '../governance/due-dates.ts';
 import type { SlaClock } from '../governance/clock.ts';
 import { ticketsOf } from '../trackers/repository.ts';

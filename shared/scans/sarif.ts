@@ -8,12 +8,12 @@ import {
 } from '@hawk-api/scanner/sarif-export';
 import { notFound } from '../errors.ts';
 import { RawResponse } from '../context/responses.ts';
-import { rulesOfEnvironment } from '../findings/repository.ts';
+import { rulesOfEnvironment } from '../results/finding-repository.ts';
 import { getHostedDescription } from '../hosted-assets/repository.ts';
 import { objectKeys } from '../storage/objects.ts';
 import { readObjectText } from '../storage/objects-io.ts';
-import { alertsOfScan, countedUrisOfScan } from './repository.ts';
-import { absoluteUrl, accessibleScan } from './scans.ts';
+import { alertsOfScan, countedUrisOfScan, absoluteUrl } from '../results/scan-repository.ts';
+import { accessibleScan } from './scans.ts';
 import type { ScanSarifQuery } from './inputs.ts';
 import type { Caller } from '../context/caller.ts';
 

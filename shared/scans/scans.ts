@@ -8,12 +8,12 @@ import {
   type AlertRecord,
   type ScanRecord,
   type ScanStats,
-} from './repository.ts';
+} from '../results/scan-repository.ts';
 import type { ApplicationRecord } from '../applications/application-repository.ts';
 import type { LastScan } from '../applications/environment-repository.ts';
 import type { Caller } from '../context/caller.ts';
 import { pluginCounts, untriagedStats, type TriageStats } from '../findings/scan-findings.ts';
-import { TRIAGE_STATUSES, isUntriaged } from '../findings/statuses.ts';
+import { TRIAGE_STATUSES, isUntriaged } from '../results/statuses.ts';
 
 // What the scan reporting and scan-result operations share: finding a scan by id with the application's access
 // rules, the statistics of its alerts, and the public views (scanresults.Scan, application.ApplicationScanResult,
@@ -110,10 +110,6 @@ export function lastScanOf(scan: ScanRecord): LastScan {
     latestScanType: scan.scanType ?? 'DEFAULT',
   };
 }
-
-/** A reported URI as an absolute URL: relative ones are on the scan's host. */
-export const absoluteUrl = (uri: string, host: string) =>
-  /^https?:\/\//i.test(uri) ? uri : `${host.replace(/\/+$/, '')}/${uri.replace(/^\/+/, '')}`;
 
 /** scanresults.Scan; `timestamp` in ms, as the public API's clients observe it. */
 export function toScan(scan: ScanRecord, app: ApplicationRecord) {

@@ -1,6 +1,6 @@
 import { isPausing } from '../governance/clock.ts';
-import type { FindingRecord } from '../findings/repository.ts';
-import type { TriageStatus } from '../findings/statuses.ts';
+import type { FindingRecord } from '../results/finding-repository.ts';
+import type { TriageStatus } from '../results/statuses.ts';
 import type { Severity } from '../input/severities.ts';
 
 // The figures of the trends (docs/GOVERNANCE.md, Trends): their fields, a write's change of them per day, what

@@ -13,7 +13,7 @@ import {
   rulesOfEnvironment,
   type FindingRecord,
   type TriageRule,
-} from '../findings/repository.ts';
+} from '../results/finding-repository.ts';
 import { dayOf, isCurrent, type TrendTotal } from './figures.ts';
 import * as environmentTrends from './projections/environment-trend-figures.ts';
 import * as applicationTrends from './projections/application-trend-figures.ts';

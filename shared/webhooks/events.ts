@@ -2,14 +2,14 @@ import { createHash } from 'node:crypto';
 import { keys } from '../db/keys.ts';
 import { config } from '../config.ts';
 import type { TransactItem } from '../db/transactions.ts';
-import type { ScanRecord } from '../scans/repository.ts';
-import type { TriageRule } from '../findings/repository.ts';
+import type { ScanRecord } from '../results/scan-repository.ts';
+import type { TriageRule } from '../results/finding-repository.ts';
 import type { WebhookEvent } from './event-types.ts';
 
 // The events webhooks deliver, and the outbox items that record them (docs/WEBHOOKS.md, Events). An event is a
 // projection of a change, built as a pure function of the entity before and after it and committed in the same
 // transaction: the change never lands without its event, nor an event without its change, and nothing about the
-// receivers (down, slow) can slow or fail the write. Delivery happens afterwards (shared/webhooks/relay.ts).
+// receivers (down, slow) can slow or fail the write. Delivery happens afterwards (shared/delivery/relay.ts).
 
 export { WEBHOOK_EVENTS, type WebhookEvent } from './event-types.ts';
 

@@ -1,6 +1,12 @@
-import { alertsOfScan, countedAlertUris, getScan, type AlertRecord, type ScanRecord } from '../scans/repository.ts';
-import { rulesOf } from '../findings/repository.ts';
-import { reportStatus, TRIAGE_STATUSES, type TriageStatus } from '../findings/statuses.ts';
+import {
+  alertsOfScan,
+  countedAlertUris,
+  getScan,
+  type AlertRecord,
+  type ScanRecord,
+} from '../results/scan-repository.ts';
+import { rulesOf } from '../results/finding-repository.ts';
+import { reportStatus, TRIAGE_STATUSES, type TriageStatus } from '../results/statuses.ts';
 import { SEVERITIES } from '../input/severities.ts';
 import { config } from '../config.ts';
 import { slackEscape, teamsEscape } from '../input/markup.ts';

@@ -6,7 +6,7 @@ import { createTenant, type Tenant } from '../integration/fixtures.ts';
 import { completeScan, createApp, reportAlerts, startScan } from '../integration/scan-helpers.ts';
 import { db } from '../../shared/db/client.ts';
 import { keys } from '../../shared/db/keys.ts';
-import { findingsOfEnvironment } from '../../shared/findings/repository.ts';
+import { findingsOfEnvironment } from '../../shared/results/finding-repository.ts';
 import { ensureWebBuild } from '../../scripts/local/web.ts';
 import { expectAccessible, launchBrowser, signIn } from './browser.ts';
 

@@ -3,7 +3,7 @@ import type { Page } from 'playwright-core';
 import { startAgent, type RunningAgent } from '@hawk-api/scanner/agent';
 import { api, baseUrl } from '../integration/client.ts';
 import { createTenant, type Tenant } from '../integration/fixtures.ts';
-import { allowScanDomain } from '../../shared/perch/allowlist.ts';
+import { allowScanDomain } from '../../shared/applications/scan-domains.ts';
 import { ensureWebBuild } from '../../scripts/local/web.ts';
 import { expectAccessible, launchBrowser } from './browser.ts';
 import {

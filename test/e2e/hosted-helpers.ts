@@ -2,7 +2,7 @@ import { expect } from 'vitest';
 import { startAgent, type AgentOptions } from '@hawk-api/scanner/agent';
 import { api, baseUrl } from '../integration/client.ts';
 import type { Tenant } from '../integration/fixtures.ts';
-import { allowScanDomain } from '../../shared/perch/allowlist.ts';
+import { allowScanDomain } from '../../shared/applications/scan-domains.ts';
 
 // What the hosted-scan tests share: a CLOUD application of a target on loopback, an agent of the package's,
 // starting a scan, waiting for its end, reading its findings and log.

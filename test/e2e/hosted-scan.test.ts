@@ -5,7 +5,7 @@ import { carryOut, wapitiEngine } from '@hawk-api/scanner/agent';
 import { api, baseUrl } from '../integration/client.ts';
 import { serviceReadingLogAtEnd } from '../integration/watched-service.ts';
 import { createTenant, type Tenant } from '../integration/fixtures.ts';
-import { allowScanDomain } from '../../shared/perch/allowlist.ts';
+import { allowScanDomain } from '../../shared/applications/scan-domains.ts';
 import { startVulnerableTarget, type VulnerableTarget } from './vulnerable-target.ts';
 import {
   cloudAppAt,

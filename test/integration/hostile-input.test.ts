@@ -13,7 +13,7 @@ import {
   SCAN_CONFIG_LIMITS,
 } from '../../shared/limits.ts';
 import { routes } from '../../shared/routes.ts';
-import { getScan, getScanLocation, putFindings, reserveAlertUris } from '../../shared/scans/repository.ts';
+import { getScan, getScanLocation, putFindings, reserveAlertUris } from '../../shared/results/scan-repository.ts';
 import { listMembers, listOrganizations, removeMember } from '../../shared/identity/admin.ts';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../../shared/db/client.ts';

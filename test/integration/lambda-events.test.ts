@@ -27,13 +27,13 @@ import {
   WEBHOOK_DELIVERY_DESCRIPTION,
   WEBHOOK_RELAY_DESCRIPTION,
 } from '../../infra/stack.ts';
-import { pendingFindingsStart } from '../../shared/findings/repository.ts';
+import { pendingFindingsStart } from '../../shared/results/finding-repository.ts';
 import { deliveryCreation, getDelivery } from '../../shared/webhooks/deliveries.ts';
 import { outboxItem, type OutboxEvent } from '../../shared/webhooks/events.ts';
-import { deliveryOf } from '../../shared/webhooks/relay.ts';
+import { deliveryOf } from '../../shared/delivery/relay.ts';
 import { getWebhook } from '../../shared/webhooks/repository.ts';
-import type { DeliveryMessage } from '../../shared/webhooks/queue.ts';
-import { allowScanDomain } from '../../shared/perch/allowlist.ts';
+import type { DeliveryMessage } from '../../shared/delivery/queue.ts';
+import { allowScanDomain } from '../../shared/applications/scan-domains.ts';
 import { getRun } from '../../shared/perch/repository.ts';
 import { runnerTask } from '../../shared/perch/runner.ts';
 import { RUNNER_TASKS, STOPS, runnerAt, taskStateChange } from './ecs-events.ts';

@@ -6,7 +6,7 @@ import { createApp, scanOnce } from './scan-helpers.ts';
 import { newApp, newTeam } from './team-helpers.ts';
 import { db } from '../../shared/db/client.ts';
 import { keys } from '../../shared/db/keys.ts';
-import { findingsOfEnvironment } from '../../shared/findings/repository.ts';
+import { findingsOfEnvironment } from '../../shared/results/finding-repository.ts';
 
 // getOrganizationOverview (docs/GOVERNANCE.md, The overview): the riskiest applications, the most overdue findings
 // and the coverage gaps, checked against the operations that give the same facts one by one (the findings report,

@@ -10,7 +10,7 @@ import type { CallOptions, Service } from '../../scanner/src/net/service.ts';
 import { api, baseUrl } from './client.ts';
 import { createTenant, addUserTo, type Tenant } from './fixtures.ts';
 import { auditTypes } from './app-helpers.ts';
-import { allowScanDomain } from '../../shared/perch/allowlist.ts';
+import { allowScanDomain } from '../../shared/applications/scan-domains.ts';
 import { verificationToken } from '../../shared/perch/verification.ts';
 import { runnerTask, runnerToken } from '../../shared/perch/runner.ts';
 import { getDevice, getRun, setScanConcurrency, slotsOf } from '../../shared/perch/repository.ts';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, baseUrl } from './client.ts';
 import { addUserTo, createTenant, type Tenant } from './fixtures.ts';
 import { auditTypes } from './app-helpers.ts';
-import { allowScanDomain } from '../../shared/perch/allowlist.ts';
+import { allowScanDomain } from '../../shared/applications/scan-domains.ts';
 import { slotsOf } from '../../shared/perch/repository.ts';
 import { startAgent } from '../../scanner/src/agent/agent.ts';
 import { carryOutProfile } from '../../scanner/src/agent/profile-run.ts';

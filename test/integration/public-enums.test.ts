@@ -5,7 +5,7 @@ import { routes, type Route } from '../../shared/routes.ts';
 import { api, baseUrl, type RequestOptions } from './client.ts';
 import { createTenant } from './fixtures.ts';
 import { alert, completeScan, reportAlerts, startScan } from './scan-helpers.ts';
-import { allowScanDomain } from '../../shared/perch/allowlist.ts';
+import { allowScanDomain } from '../../shared/applications/scan-domains.ts';
 import { startAgent } from '../../scanner/src/agent/agent.ts';
 import { startFormTarget } from '../../scanner/test/profile-targets.ts';
 

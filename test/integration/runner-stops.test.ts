@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { api, baseUrl } from './client.ts';
 import { createTenant, type Tenant } from './fixtures.ts';
 import { RUNNER_TASKS, STOPS, runnerAt, taskStateChange } from './ecs-events.ts';
-import { allowScanDomain } from '../../shared/perch/allowlist.ts';
+import { allowScanDomain } from '../../shared/applications/scan-domains.ts';
 import { getRun, slotsOf, type PerchRun } from '../../shared/perch/repository.ts';
 import { handleTaskStateChange, stoppedRunnerTask } from '../../shared/perch/runner-stops.ts';
 import { runnerName, runnerTask, runnerToken } from '../../shared/perch/runner.ts';

@@ -14,7 +14,7 @@ import { FIXTURES, SAMPLES, expectedAlerts } from '../../scanner/test/zap-expect
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../../shared/db/client.ts';
 import { keys } from '../../shared/db/keys.ts';
-import { findingsOfEnvironment } from '../../shared/findings/repository.ts';
+import { findingsOfEnvironment } from '../../shared/results/finding-repository.ts';
 
 // The scanner client's `import` command, run as a real process against the test server: every sample imported and
 // read back through the public read operations; a lost answer, a failed run resumed, --fail-on, the summary line.

@@ -23,8 +23,12 @@ import { HttpError } from '../../shared/errors.ts';
 import { db } from '../../shared/db/client.ts';
 import { keys } from '../../shared/db/keys.ts';
 import { queryAll } from '../../shared/db/query.ts';
-import { findingsOfEnvironment, rulesOfEnvironment, sweepStoppedWrites } from '../../shared/findings/repository.ts';
-import { findingHash } from '../../shared/findings/finding-identity.ts';
+import {
+  findingsOfEnvironment,
+  rulesOfEnvironment,
+  sweepStoppedWrites,
+} from '../../shared/results/finding-repository.ts';
+import { findingHash } from '../../shared/results/finding-identity.ts';
 import { PENDING_WRITE_EXPIRY_MS } from '../../shared/limits.ts';
 import type { ImportHooks } from '../../shared/scans/import.ts';
 

@@ -7,7 +7,7 @@ import { auditTypes, joinTeams } from './app-helpers.ts';
 import { alert, completeScan, createApp, reportAlerts, startScan } from './scan-helpers.ts';
 import { queryAll } from '../../shared/db/query.ts';
 import { keys } from '../../shared/db/keys.ts';
-import { getScanLocation } from '../../shared/scans/repository.ts';
+import { getScanLocation } from '../../shared/results/scan-repository.ts';
 import { s3 } from '../../shared/storage/s3.ts';
 import { config } from '../../shared/config.ts';
 import { objectKeys } from '../../shared/storage/objects.ts';

@@ -15,13 +15,18 @@ import {
   recordFindings,
   restoreFindings,
   type FindingRecord,
-} from '../../shared/findings/repository.ts';
+} from '../../shared/results/finding-repository.ts';
 import { findingsOfScan } from '../../shared/findings/scan-findings.ts';
 import { statsOf } from '../../shared/scans/scans.ts';
 import { cancelledItems } from '../../shared/db/items.ts';
 import { transactWrite } from '../../shared/db/transactions.ts';
 import { getEnvironment } from '../../shared/applications/environment-repository.ts';
-import { alertsOfScan, getScan, scanFindingsRestoreStart, scanStatusNow } from '../../shared/scans/repository.ts';
+import {
+  alertsOfScan,
+  getScan,
+  scanFindingsRestoreStart,
+  scanStatusNow,
+} from '../../shared/results/scan-repository.ts';
 import { scanEnd } from '../../shared/scans/scan-write.ts';
 
 /** An environment whose first scan completed with findings, and a reader of its finding records (in hash order). */

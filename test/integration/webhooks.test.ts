@@ -6,8 +6,8 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { queryAll } from '../../shared/db/query.ts';
-import { relayEvent } from '../../shared/webhooks/relay.ts';
-import { tableQueue } from '../../shared/webhooks/table-queue.ts';
+import { relayEvent } from '../../shared/delivery/relay.ts';
+import { tableQueue } from '../../shared/delivery/table-queue.ts';
 
 // Webhook subscriptions (docs/WEBHOOKS.md): CRUD through createWebhook & co., the secret shown once and stored
 // sealed, receivers checked against private and metadata addresses, and the events recorded with the changes.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findingHash, normalizedPath } from '../../shared/findings/finding-identity.ts';
+import { findingHash, normalizedPath } from '../../shared/results/finding-identity.ts';
 
 describe('finding identity', () => {
   it('normalizes paths: origin, query, fragment, empty segments and trailing slash dropped; id-like segments as {id}', () => {

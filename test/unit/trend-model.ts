@@ -12,7 +12,7 @@ import type {
   TrendFinding,
   TrendRule,
 } from '../../shared/trends/projections/environment-trend-figures.ts';
-import type { TriageStatus } from '../../shared/findings/statuses.ts';
+import type { TriageStatus } from '../../shared/results/statuses.ts';
 import type { Severity } from '../../shared/input/severities.ts';
 import { slaClock } from '../../shared/governance/clock.ts';
 import { severityDays } from '../../shared/governance/policy.ts';

@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { findingEvents, overdueEvent, riskExpiryEvents, scanEvents } from '../../shared/webhooks/events.ts';
 import { refusalOf } from '../../shared/outbound/receivers.ts';
 import { MAX_RETRY_AFTER_MS, retryAfterMs } from '../../shared/webhooks/sender.ts';
-import { retryDelayMs } from '../../shared/webhooks/queue.ts';
-import type { ScanRecord } from '../../shared/scans/repository.ts';
-import type { TriageRule } from '../../shared/findings/repository.ts';
+import { retryDelayMs } from '../../shared/delivery/queue.ts';
+import type { ScanRecord } from '../../shared/results/scan-repository.ts';
+import type { TriageRule } from '../../shared/results/finding-repository.ts';
 
 // The outbox projections are pure functions of the entity before and after a change (docs/WEBHOOKS.md, Events).
 

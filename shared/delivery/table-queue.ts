@@ -11,7 +11,7 @@ import { deliveryAttempts, type DeliveryQueue, type QueueMessage, type QueueReco
 // hold it at once), hides it for the visibility timeout and counts the receive; a message received more than
 // maxReceiveCount times moves to the dead-letter partition instead, as SQS's redrive policy does. A receive given
 // the consumer's share (FairShare) takes work organization by organization, as SQS's fair queues do on AWS
-// (shared/webhooks/sqs-queue.ts): one organization's backlog never holds back another's delivery.
+// (shared/delivery/sqs-queue.ts): one organization's backlog never holds back another's delivery.
 
 const MAIN = 'main';
 const DEAD = 'dead';

@@ -251,7 +251,7 @@ export async function findingsBefore(
  * Puts the finding records back as they were before a request whose scan did not commit recorded its own: each only
  * while it is still the one this request wrote (recordedBy), so a record another request has written since (a
  * concurrent completion of the same scan, a later scan) is kept and a record deleted since (the environment's
- * delete) is not recreated. A completion first calls scanFindingsRestoreStart (shared/scans/repository.ts).
+ * delete) is not recreated. A completion first calls scanFindingsRestoreStart (shared/results/scan-repository.ts).
  */
 export async function restoreFindings(env: EnvRef, before: FindingsBefore, signal?: AbortSignal): Promise<void> {
   const stillOurs = {

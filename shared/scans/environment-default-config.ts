@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { accessibleEnvironment } from './access.ts';
-import { environmentDefaultConfigUpdate } from './environment-repository.ts';
+import { accessibleEnvironment } from '../applications/access.ts';
+import { environmentDefaultConfigUpdate } from '../applications/environment-repository.ts';
 import { auditEntry, transactWrite } from '../audit/entries.ts';
 import { conditionFailed } from '../db/items.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
@@ -8,8 +8,8 @@ import { objectKeys } from '../storage/objects.ts';
 import { deleteUnreferencedObject, putObject, readObjectText } from '../storage/objects-io.ts';
 import { messageProblems } from '../proto/encoding.ts';
 import type { Caller } from '../context/caller.ts';
-import { REDACTED, redactCredentials } from '../scans/redaction.ts';
-import type { CreateEnvironmentDefaultConfig } from './inputs.ts';
+import { REDACTED, redactCredentials } from './redaction.ts';
+import type { CreateEnvironmentDefaultConfig } from '../applications/inputs.ts';
 
 // GET/POST /api/v1/app/{appId}/env/{envId}/config/default: the environment's default stackhawk.yml, first written
 // when the environment is created, then replaced as a whole. Stored as JSON (a YAML 1.2 document), so neither

@@ -7,7 +7,7 @@ import { batchDelete, batchGet, batchPut, deleteFound, queryAll, queryItems } fr
 import type { TransactItem } from '../db/transactions.ts';
 import { config } from '../config.ts';
 import type { Severity } from '../input/severities.ts';
-import type { TriageStats, TriageStatus } from '../findings/statuses.ts';
+import type { TriageStats, TriageStatus } from './statuses.ts';
 
 // Scans, their alerts, alert URIs and messages, and configuration uses (docs/DATA-MODEL.md, Scans).
 
@@ -484,3 +484,7 @@ export function scanTriageCountsMove(
     },
   };
 }
+
+/** A reported URI as an absolute URL: relative ones are on the scan's host. */
+export const absoluteUrl = (uri: string, host: string) =>
+  /^https?:\/\//i.test(uri) ? uri : `${host.replace(/\/+$/, '')}/${uri.replace(/^\/+/, '')}`;

@@ -7,14 +7,19 @@ import { logger } from '../context/logger.ts';
 import { unseal } from '../secrets/sealing.ts';
 import { getApplication, type ApplicationRecord } from '../applications/application-repository.ts';
 import { getEnvironment, type EnvironmentRecord } from '../applications/environment-repository.ts';
-import { getAlert, getScan } from '../scans/repository.ts';
+import { getAlert, getScan } from '../results/scan-repository.ts';
 import { SEVERITIES } from '../input/severities.ts';
-import { findingsOfEnvironment, getFinding, rulesOfEnvironment, type FindingRecord } from '../findings/repository.ts';
+import {
+  findingsOfEnvironment,
+  getFinding,
+  rulesOfEnvironment,
+  type FindingRecord,
+} from '../results/finding-repository.ts';
 import { triageFinding } from '../findings/triage.ts';
-import { isUntriaged } from '../findings/statuses.ts';
+import { isUntriaged } from '../results/statuses.ts';
 import { acceptanceExpiry, getSlaPolicy } from '../governance/policy.ts';
 import { getIntegrationSettings } from '../outbound/settings.ts';
-import { deliveryAttempts, retryDelayMs, type DeliveryRetrier, type QueueRecord } from '../webhooks/queue.ts';
+import { deliveryAttempts, retryDelayMs, type DeliveryRetrier, type QueueRecord } from './queue.ts';
 import {
   hashLabel,
   trackerClient,
@@ -22,8 +27,8 @@ import {
   type RemoteIssue,
   type TextPiece,
   type TrackerClient,
-} from './clients.ts';
-import { TrackerFailure, TrackerRetry } from './http.ts';
+} from '../trackers/clients.ts';
+import { TrackerFailure, TrackerRetry } from '../trackers/http.ts';
 import {
   getTicket,
   getTracker,
@@ -33,12 +38,12 @@ import {
   trackersOfOrg,
   type TicketRecord,
   type TrackerRecord,
-} from './repository.ts';
-import { trackerEvent, type TrackerJob, type TrackerMessage } from './events.ts';
+} from '../trackers/repository.ts';
+import { trackerEvent, type TrackerJob, type TrackerMessage } from '../trackers/events.ts';
 import { outboxItem } from '../webhooks/events.ts';
 
 // The tracker consumer (docs/TRACKERS.md, Delivery): the jobs the delivery queue brings, run by the same consumer
-// as webhook deliveries (shared/webhooks/consumer.ts), on AWS and locally. A job that fails for a reason that may
+// as webhook deliveries (shared/delivery/consumer.ts), on AWS and locally. A job that fails for a reason that may
 // pass (429, 5xx, no answer) stays on the queue for the backoff or the tracker's Retry-After, whichever is longer;
 // the last attempt leaves it to the queue's redrive into the dead letters. One that cannot succeed as things are
 // (credentials refused, no such project, an address the organization does not allow) is recorded on the ticket.

@@ -1,10 +1,10 @@
-import type { DeliveryRef } from './deliveries.ts';
+import type { DeliveryRef } from '../webhooks/deliveries.ts';
 import type { TrackerMessage } from '../trackers/events.ts';
 import { config } from '../config.ts';
 import { PEER_ATTEMPTS } from '../db/retry.ts';
 
 // The delivery queue's contract (docs/WEBHOOKS.md, Delivery). On AWS it is SQS with a dead-letter queue
-// (shared/webhooks/sqs-queue.ts); locally, `npm start`'s in-table equivalent (shared/webhooks/table-queue.ts) with
+// (shared/delivery/sqs-queue.ts); locally, `npm start`'s in-table equivalent (shared/delivery/table-queue.ts) with
 // the same semantics: a received message stays hidden for a visibility timeout, counts its receives, and moves to
 // the dead-letter queue once received more than the attempts allowed. The consumer is the same code for both.
 

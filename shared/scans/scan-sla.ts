@@ -1,10 +1,10 @@
 import { keys } from '../db/keys.ts';
 import { queryItems } from '../db/query.ts';
-import { rulesOfEnvironment } from '../findings/repository.ts';
-import { alertsOfScan, isCommitted, type ScanRecord } from '../scans/repository.ts';
-import { absoluteUrl, accessibleScan } from '../scans/scans.ts';
+import { rulesOfEnvironment } from '../results/finding-repository.ts';
+import { alertsOfScan, isCommitted, type ScanRecord, absoluteUrl } from '../results/scan-repository.ts';
+import { accessibleScan } from './scans.ts';
 import type { Caller } from '../context/caller.ts';
-import { slaClocks } from './due-dates.ts';
+import { slaClocks } from '../governance/due-dates.ts';
 
 // GET /api/v1/scan/{scanId}/sla (getScanSla): which findings of a scan are past their due date now
 // (docs/GOVERNANCE.md), for a CI gate (`hawk-scanner import --fail-on overdue`).

@@ -14,12 +14,12 @@ import {
   getDelivery,
   toDelivery,
   type DeliveryRecord,
-} from './deliveries.ts';
-import { testBody } from './payloads.ts';
+} from '../webhooks/deliveries.ts';
+import { testBody } from '../webhooks/payloads.ts';
 import type { DeliverySender } from './queue.ts';
 import { sqsSender } from './sqs-queue.ts';
 import { tableQueue } from './table-queue.ts';
-import { auditPayload, existingWebhook } from './subscriptions.ts';
+import { auditPayload, existingWebhook } from '../webhooks/subscriptions.ts';
 
 // Deliveries a person asks for (docs/WEBHOOKS.md, Testing and redelivering): a test event to a subscription
 // (testWebhook) and another delivery of an event already sent (redeliverWebhookDelivery). Both take the same path as

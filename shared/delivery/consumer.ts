@@ -3,12 +3,12 @@ import { db } from '../db/client.ts';
 import { isConditionFailure } from '../db/items.ts';
 import { config } from '../config.ts';
 import { unseal } from '../secrets/sealing.ts';
-import { attemptRecord, getDelivery, setDeliveryStatus, type DeliveryStatus } from './deliveries.ts';
-import { getWebhook, webhookSealContext } from './repository.ts';
+import { attemptRecord, getDelivery, setDeliveryStatus, type DeliveryStatus } from '../webhooks/deliveries.ts';
+import { getWebhook, webhookSealContext } from '../webhooks/repository.ts';
 import { getIntegrationSettings } from '../outbound/settings.ts';
-import { send } from './sender.ts';
+import { send } from '../webhooks/sender.ts';
 import { deliveryAttempts, retryDelayMs, type DeliveryRetrier, type QueueMessage, type QueueRecord } from './queue.ts';
-import { consumeTrackerMessage } from '../trackers/jobs.ts';
+import { consumeTrackerMessage } from './tracker-jobs.ts';
 
 // The delivery consumer (docs/WEBHOOKS.md, Delivery): the same code behind SQS on AWS (functions/deliver-webhooks.ts)
 // and the in-table queue of `npm start`. Each message is one delivery: sent signed, its attempt recorded in the
