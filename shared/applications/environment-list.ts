@@ -173,7 +173,7 @@ async function setEntries(source: EnvironmentSetSource, c: ListContext): Promise
   }
 }
 
-/** Mapped repositories of each application (code-repositories/store.ts), for the repository fields and sorts. */
+/** Mapped repositories of each application (code-repository-store.ts), for the repository fields and sorts. */
 type RepositoriesByApp = Map<string, CodeRepositoryRecord[]>;
 const commitActivity = (repos: CodeRepositoryRecord[] = []) => repos.reduce((sum, repo) => sum + repo.commitCount, 0);
 
