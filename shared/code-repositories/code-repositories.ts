@@ -12,7 +12,7 @@ import {
 import { appInfo, repositoryView, visibleApplications } from '../applications/code-repository-views.ts';
 import { teamApplicationAdded } from '../applications/team-repository.ts';
 import { compareBy, nameOrderKey, pageOf, v2Envelope, v2PageRequest, type SortDirection } from '../lists.ts';
-import type { Caller } from '../context/caller.ts';
+import { holdsPermission, type Caller } from '../context/caller.ts';
 import type { Membership } from '../context/caller.ts';
 import type {
   CreateAppsForRepos,
@@ -177,7 +177,7 @@ export const MAX_APPS_FOR_REPOS = 20;
  */
 export async function createApplicationsForRepositories(caller: Caller, orgId: string, body: CreateAppsForRepos) {
   const membership = await caller.authorize(orgId);
-  if (!membership.permissions.includes('write:application')) throw unauthorized();
+  if (!holdsPermission(caller, membership, 'write:application')) throw unauthorized();
   const repoIds = body.newRepositoryApps.map((entry) => entry.repoId.toLowerCase());
   const repeated = repoIds.filter((id, i) => repoIds.indexOf(id) !== i);
   if (repeated.length) throw badRequest(`newRepositoryApps: repository ${repeated[0]} is listed twice`);

@@ -66,3 +66,10 @@ export const narrowed = (scope: KeyScope | undefined) => Boolean(scope?.permissi
 /** Whether a session of this scope may use `permission` (the member's own permissions are checked apart). */
 export const scopeAllows = (scope: KeyScope | undefined, permission: Permission | undefined) =>
   !permission || !scope?.permissions || scope.permissions.includes(permission);
+
+/**
+ * Whether the member holds `permission` and the caller's key allows it too: what a use case checks when it needs a
+ * permission besides its route's (a narrowed key grants no more than it names, whatever the member holds).
+ */
+export const holdsPermission = (caller: Pick<Caller, 'scope'>, membership: Membership, permission: Permission) =>
+  membership.permissions.includes(permission) && scopeAllows(caller.scope, permission);

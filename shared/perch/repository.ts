@@ -306,3 +306,13 @@ export async function heartbeat(
     throw error;
   }
 }
+
+/**
+ * The run moved on while a call of its agent was being written (stopped, ended for a silent agent, or its scan
+ * recorded by another call): the call writes nothing and answers the run as it is.
+ */
+export class RunMovedOn extends Error {
+  constructor(readonly run: PerchRun) {
+    super(`scan ${run.scanKey} changed meanwhile (${run.state})`);
+  }
+}

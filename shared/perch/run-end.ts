@@ -1,5 +1,5 @@
 import { badRequest, unauthorized } from '../errors.ts';
-import { scopeAllows, type Caller } from '../context/caller.ts';
+import { holdsPermission, type Caller } from '../context/caller.ts';
 import { logger } from '../context/logger.ts';
 import { accessibleApplication } from '../applications/access.ts';
 import { scanOfApplication } from '../results/scan-repository.ts';
@@ -8,19 +8,12 @@ import { putObject } from '../storage/objects-io.ts';
 import { objectKeys } from '../storage/objects.ts';
 import { carriedRun, updateRun } from './agents.ts';
 import { toPerchDevice } from './commands.ts';
-import { carriedRunEnd, getRun, isActive, type PerchRun } from './repository.ts';
+import { carriedRunEnd, getRun, isActive, RunMovedOn, type PerchRun } from './repository.ts';
 import { wakeAgents } from './signals.ts';
 import type { RunEndBody } from './inputs.ts';
 
 // endScanRun (docs/HOSTED-SCANS.md, The run's end): the carrying agent ends its run in one call, which stores the
 // log's last part, then completes the run's scan and ends the run in one transaction.
-
-/** The run ended (stopped, or ended for a silent agent) while its end was being written: this call ends nothing. */
-class RunMovedOn extends Error {
-  constructor(readonly run: PerchRun) {
-    super(`scan ${run.scanKey} changed meanwhile (${run.state})`);
-  }
-}
 
 /**
  * POST /api/v1/app/{appId}/perch/runs/{scanKey}/end?deviceId=...: the log first (S3 is no part of a DynamoDB
@@ -84,5 +77,5 @@ export async function endScanRun(
 /** The route asks for write:device (the run's operations); completing its scan asks for reportScanCompleted's too. */
 async function mayCompleteScans(caller: Caller, appId: string) {
   const { membership } = await accessibleApplication(caller, appId, { teamRestricted: true });
-  if (!membership.permissions.includes('write:scan') || !scopeAllows(caller.scope, 'write:scan')) throw unauthorized();
+  if (!holdsPermission(caller, membership, 'write:scan')) throw unauthorized();
 }

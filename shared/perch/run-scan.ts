@@ -1,26 +1,16 @@
 import { accessibleApplication } from '../applications/access.ts';
 import { badRequest, notFound, unauthorized } from '../errors.ts';
-import { scopeAllows, type Caller } from '../context/caller.ts';
+import { holdsPermission, type Caller } from '../context/caller.ts';
 import { scanOfApplication } from '../results/scan-repository.ts';
 import { recordScanStart } from '../scans/start.ts';
 import type { ScanStartedBody } from '../scans/inputs.ts';
-import { drivenDevice, getRun, isActive, runChange, type PerchRun } from './repository.ts';
+import { drivenDevice, getRun, isActive, runChange, RunMovedOn, type PerchRun } from './repository.ts';
 import type { ApplicationRecord } from '../applications/application-repository.ts';
 import { toPerchDevice } from './commands.ts';
 import type { RunScanStartedQuery } from './inputs.ts';
 
 // reportScanRunStarted (docs/HOSTED-SCANS.md, The agent): the carrying agent announces its run's scan in one call,
 // which writes the scan (as reportScanStarted does) and records it on the run in one transaction.
-
-/**
- * The run ended (stopped, or ended for a silent agent), or recorded a scan of another call, while this call's scan
- * was being recorded: this call writes nothing.
- */
-class RunMovedOn extends Error {
-  constructor(readonly run: PerchRun) {
-    super(`scan ${run.scanKey} changed meanwhile (${run.state})`);
-  }
-}
 
 /**
  * The application's current run `scanKey` if `deviceId`, a device the caller drives, carries it; anything else (an
@@ -50,7 +40,7 @@ export async function reportScanRunStarted(
 ) {
   const { app, membership } = await accessibleApplication(caller, appId, { teamRestricted: true });
   // The route asks for write:device (the run's operations); the scan it reports asks for reportScanStarted's too.
-  if (!membership.permissions.includes('write:scan') || !scopeAllows(caller.scope, 'write:scan')) throw unauthorized();
+  if (!holdsPermission(caller, membership, 'write:scan')) throw unauthorized();
   const run = await ownRun(caller, app, scanKey, query.deviceId);
   if (run.kind === 'PROFILE') throw badRequest(`run ${scanKey} is a profile scan, not a scan`);
   if (!isActive(run)) return ended(run);

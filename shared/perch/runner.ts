@@ -1,7 +1,7 @@
 import type { RunTaskCommandInput } from '@aws-sdk/client-ecs';
 import { config, type ScanRunnerConfig } from '../config.ts';
 import { issueAccessToken } from '../auth/tokens.ts';
-import type { Caller } from '../context/caller.ts';
+import { holdsPermission, type Caller } from '../context/caller.ts';
 import { logger } from '../context/logger.ts';
 import { PEER_ATTEMPTS, retryOnConflict, type RetriesExhausted } from '../db/retry.ts';
 import type { Permission } from '../context/permissions.ts';
@@ -117,7 +117,7 @@ export async function launchRunner(caller: Caller, run: PerchRun): Promise<strin
   const runner = config.scanRunner;
   if (!runner) return undefined;
   const membership = await caller.authorize(run.organizationId);
-  if (!membership.permissions.includes('write:device'))
+  if (!holdsPermission(caller, membership, 'write:device'))
     return 'the hosted runner acts for the scan\'s starter, who lacks write:device: grant it (or run an agent of your own, "hawk-scanner agent") and start the scan again';
   const { ECSClient, RunTaskCommand } = await import('@aws-sdk/client-ecs');
   const ecs = new ECSClient({ region: config.region });

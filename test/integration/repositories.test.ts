@@ -525,6 +525,16 @@ describe('repositories', () => {
     expect(
       (await put({ newRepositoryApps: [{ repoId: one, appInfos: [{ name: 'x' }] }] }, noAppWrite.token)).status,
     ).toBe(401);
+    // The member holds write:application, but a key narrowed to write:repository does not: refused as well.
+    const narrowedKey = await api('POST', '/api/v1/user/keys', {
+      token: tenant.token,
+      body: { name: 'repositories only', permissions: ['write:repository'] },
+    });
+    expect(narrowedKey.status, narrowedKey.text).toBe(200);
+    const narrowed = await api('GET', '/api/v1/auth/login', { headers: { 'x-apikey': narrowedKey.body.apiKey } });
+    expect(
+      (await put({ newRepositoryApps: [{ repoId: one, appInfos: [{ name: 'x' }] }] }, narrowed.body.token)).status,
+    ).toBe(401);
     const other = await createTenant();
     expect((await put({ newRepositoryApps: [{ repoId: one, appInfos: [{ name: 'x' }] }] }, other.token)).status).toBe(
       401,
