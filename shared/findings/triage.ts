@@ -32,7 +32,7 @@ import * as ruleOutbox from './projections/rule-outbox.ts';
 import type { RuleContext } from './projections/rule-outbox.ts';
 import type { Caller } from '../context/caller.ts';
 import { acceptanceExpiry, getSlaPolicy } from '../governance/policy.ts';
-import { riskExpiryDelete, riskExpiryPut } from '../governance/expiry-entries.ts';
+import * as riskExpiryEntries from '../governance/projections/risk-expiry-entries.ts';
 import { earliestDue, overdueWakePut, type OverdueWake } from '../governance/overdue.ts';
 import { isPausing } from '../governance/clock.ts';
 import type { TrendTotal } from '../trends/figures.ts';
@@ -225,34 +225,31 @@ async function triageWrites(
       finding,
       ...(promoteTo && { promoteTo }),
     };
-    items.push(...triageRuleWrite(env, before, after, context), audit[i]!);
-    // The acceptance's expiry entry moves with the rule (docs/GOVERNANCE.md); an expiry consumes its own.
-    const entry = {
-      organizationId: app.organizationId,
-      applicationId: app.applicationId,
-      environmentId: env.environmentId,
-      findingHash: finding.findingHash,
-    };
-    const hadExpiry = before?.status === 'RISK_ACCEPTED' ? before.expiresAt : undefined;
-    if (hadExpiry !== undefined && hadExpiry !== after.expiresAt)
-      items.push(riskExpiryDelete(entry, hadExpiry, expired));
-    if (after.expiresAt !== undefined && after.expiresAt !== hadExpiry)
-      items.push(riskExpiryPut(entry, after.expiresAt));
+    items.push(...triageRuleWrite(env, before, after, context, expired), audit[i]!);
   });
   items.push(...reopenedWakes(app, changes, now).map(overdueWakePut));
   return items;
 }
 
 /**
- * A finding's rule, written whole, with its projection: its events and tracker jobs in the outbox. It fails (at
- * `ruleChanged`) when another triage changed the rule since it was read (its version), or created it.
+ * A finding's rule, written whole, with its projections: its events and tracker jobs in the outbox, its acceptance's
+ * expiry entry (an expiry, `expiring`, consumes its own). It fails (at `ruleChanged`) when another triage changed the
+ * rule since it was read (its version), or created it.
  */
 function triageRuleWrite(
   env: EnvironmentRecord,
   before: TriageRule | undefined,
   after: TriageRule,
   context: RuleContext,
+  expiring: boolean,
 ): TransactItem[] {
+  const finding = {
+    organizationId: context.organizationId,
+    applicationId: context.applicationId,
+    environmentId: context.environmentId,
+    findingHash: after.findingHash,
+    expiring,
+  };
   return entityWrite(
     {
       key: keys.triageRule(env.applicationId, env.environmentId, after.findingHash),
@@ -263,7 +260,7 @@ function triageRuleWrite(
       replace: true,
       ...(before && { condition: { expression: 'version = :version', values: { ':version': before.version } } }),
     },
-    [(b, a) => ruleOutbox.project(b, a, context)],
+    [(b, a) => ruleOutbox.project(b, a, context), (b, a) => riskExpiryEntries.project(b, a, finding)],
   );
 }
 
