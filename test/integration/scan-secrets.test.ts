@@ -5,6 +5,7 @@ import { createApp } from './scan-helpers.ts';
 import { permissionsOfRole } from '../../shared/context/roles.ts';
 import { keys } from '../../shared/db/keys.ts';
 import { getItem } from '../../shared/db/query.ts';
+import { allowScanDomain } from '../../shared/perch/allowlist.ts';
 
 // Scan secrets (docs/HOSTED-SCANS.md, "Scan secrets"): write-only values per application and per organization,
 // sealed at rest, listed by name, audited without their value, and invisible to other organizations.
@@ -132,5 +133,78 @@ describe('scan secrets', () => {
     const listed = await api('GET', appSecrets(appId), as(owner));
     expect(listed.body.secrets.map((secret: { name: string }) => secret.name)).toEqual(['HAWK_SCAN_PASSWORD']);
     expect((await api('GET', orgSecrets(owner.orgId), as(owner))).body.secrets).toHaveLength(1);
+  });
+});
+
+describe("the agent's run and its scan secrets", () => {
+  async function cloudApp(tenant: Tenant) {
+    await allowScanDomain(tenant.orgId, '127.0.0.1');
+    const out = await api('POST', `/api/v1/org/${tenant.orgId}/app`, {
+      ...as(tenant),
+      body: {
+        name: `cloud-${Date.now()}`,
+        env: 'production',
+        applicationType: 'CLOUD',
+        cloudScanTargetURL: 'http://127.0.0.1:9/',
+      },
+    });
+    expect(out.status, out.text).toBe(200);
+    return out.body.applicationId as string;
+  }
+  const config = [
+    'app:',
+    '  env: production',
+    '  host: http://127.0.0.1:9/',
+    '  authentication:',
+    '    usernamePassword:',
+    '      type: FORM',
+    '      loginPath: /login',
+    '      usernameField: username',
+    '      passwordField: password',
+    '      scanUsername: ${SCAN_USER}',
+    '      scanPassword: ${SCAN_PASSWORD:unused}',
+    '',
+  ].join('\n');
+
+  it("the agent that takes the run receives the referenced secrets, the application's before the organization's, and nothing else", async () => {
+    const owner = await createTenant();
+    const appId = await cloudApp(owner);
+    const put = (path: string, value: string) => api('PUT', path, { ...as(owner), body: { value } });
+    await put(`${orgSecrets(owner.orgId)}/SCAN_USER`, 'org-user');
+    await put(`${orgSecrets(owner.orgId)}/SCAN_PASSWORD`, 'org-password');
+    await put(`${orgSecrets(owner.orgId)}/NOT_REFERENCED`, 'org-other');
+    await put(`${appSecrets(appId)}/SCAN_PASSWORD`, 'app-password');
+    await put(`${appSecrets(appId)}/ALSO_NOT_REFERENCED`, 'app-other');
+    const device = await api('POST', `/api/v1/org/${owner.orgId}/perch/devices`, {
+      ...as(owner),
+      body: { name: 'agent', engines: ['wapiti'] },
+    });
+    const deviceId = device.body.deviceId as string;
+    const started = await api('POST', `/api/v1/app/${appId}/perch/start`, {
+      ...as(owner),
+      body: { command: { command: 'START', config }, env: 'production' },
+    });
+    expect(started.status, started.text).toBe(200);
+    const polled = await api('POST', `/api/v1/org/${owner.orgId}/perch/devices/${deviceId}/poll`, {
+      ...as(owner),
+      body: { waitSeconds: 0 },
+    });
+    expect(polled.body.command.scanKey).toBe(started.body.scanKey);
+    // The offer carries the configuration as stored (references), never a value.
+    expect(polled.text).not.toMatch(/org-|app-/);
+    const ackPath = `/api/v1/org/${owner.orgId}/perch/devices/${deviceId}/commands/${started.body.scanKey}/ack`;
+    const taken = await api('POST', ackPath, { ...as(owner), body: { applicationId: appId } });
+    expect(taken.status, taken.text).toBe(200);
+    expect(taken.body).toEqual({
+      acknowledged: true,
+      alreadyAcknowledged: false,
+      secrets: { SCAN_USER: 'org-user', SCAN_PASSWORD: 'app-password' },
+    });
+    // Acknowledged again (a command delivered twice), or read by anyone else: no values.
+    const again = await api('POST', ackPath, { ...as(owner), body: { applicationId: appId } });
+    expect(again.body).toMatchObject({ acknowledged: true, alreadyAcknowledged: true });
+    expect(again.body.secrets ?? {}).toEqual({});
+    const status = await api('GET', `/api/v1/app/${appId}/perch/status`, as(owner));
+    expect(status.text).not.toMatch(/org-|app-/);
   });
 });
