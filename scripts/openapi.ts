@@ -114,8 +114,8 @@ function operationOf(route: Route) {
       ? (messageSchemas()[route.response].properties as Record<string, JsonSchema>)[route.responseField]
       : { $ref: `#/components/schemas/${route.response}` };
   const ok =
-    route.response === 'empty'
-      ? { description: 'OK (empty body)' }
+    route.response === 'empty' || route.response === 'noContent'
+      ? { description: route.response === 'empty' ? 'OK (empty body)' : 'No Content' }
       : {
           description: 'OK',
           content: Object.fromEntries(
@@ -167,7 +167,7 @@ function operationOf(route: Route) {
         }
       : {}),
     responses: {
-      '200': ok,
+      [route.response === 'noContent' ? '204' : '200']: ok,
       '400': error('Invalid input: `message` names what was wrong'),
       '401': error('Missing, expired or insufficient authentication'),
       '404': error('No such route or resource'),

@@ -193,7 +193,9 @@ export function compileDescriptor(): string {
 export function generatedProtoFiles(): Map<string, string> {
   const { schemas } = JSON.parse(readFileSync(SCHEMAS, 'utf8')) as { schemas: Record<string, Schema> };
   const roots = [
-    ...new Set(routes.map((r) => r.response).filter((r) => r !== 'empty' && r !== 'raw' && !r.startsWith('hawk.'))),
+    ...new Set(
+      routes.map((r) => r.response).filter((r) => !['empty', 'noContent', 'raw'].includes(r) && !r.startsWith('hawk.')),
+    ),
   ];
   return generate(schemas, roots);
 }

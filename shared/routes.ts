@@ -38,6 +38,8 @@ import {
   scanAlertsBody,
   scanCompletedBody,
   scanSarifQuery,
+  scanSecretBody,
+  scanSecretParams,
   scanStartedBody,
 } from './scans/inputs.ts';
 import {
@@ -171,8 +173,9 @@ export interface Route {
   /** Raw (non-JSON) request body content types, e.g. the OpenAPI upload. */
   rawBody?: { contentTypes: string[]; maxBytes: number };
   /**
-   * Protobuf message name of the 200 response ('package.Message'), 'empty' for an empty 200, or 'raw' for a document
-   * of another format that the handler answers itself (a RawResponse), described by `rawSchema`.
+   * Protobuf message name of the 200 response ('package.Message'), 'empty' for an empty 200, 'noContent' for a 204,
+   * or 'raw' for a document of another format that the handler answers itself (a RawResponse), described by
+   * `rawSchema`.
    */
   response: string;
   /** The JSON Schema document a 'raw' response follows (the OpenAPI description links it). */
@@ -1492,6 +1495,96 @@ export const importScanReportRoute = {
   response: 'hawk.ScanImported',
 } satisfies Route;
 
+// ---- Scan secrets: `${NAME}` references of scan configurations, kept write-only (docs/HOSTED-SCANS.md, "Scan secrets")
+const scanSecretNotes = (owner: string) =>
+  `Sets ${owner} scan secret \`name\` (a variable name, at most 128 characters) to \`value\` (at most 8192 ` +
+  'characters), sealed, created or replaced, answering 204. A configuration referencing `${name}` resolves it from ' +
+  "the application's secrets, then the organization's, then the agent's environment; the agent receives the value " +
+  'with the run it takes, only. No read ever returns a value. At most 100 secrets (400). The audit entry names the ' +
+  'secret, never its value.';
+
+export const listApplicationScanSecretsRoute = {
+  operationId: 'listApplicationScanSecrets',
+  method: 'GET',
+  path: '/api/v1/app/{appId}/secrets',
+  tag: 'Perch',
+  summary: "List the application's scan secrets (ours)",
+  notes: "The application's scan secrets by name, with when each was last set: never their values.",
+  auth: 'bearer',
+  permission: 'read:application',
+  response: 'hawk.ScanSecretList',
+} satisfies Route;
+
+export const setApplicationScanSecretRoute = {
+  operationId: 'setApplicationScanSecret',
+  method: 'PUT',
+  path: '/api/v1/app/{appId}/secrets/{name}',
+  tag: 'Perch',
+  summary: "Set an application's scan secret (ours)",
+  notes: note(() => scanSecretNotes("the application's") + ' Team-owned applications: team members only.'),
+  auth: 'bearer',
+  permission: 'write:application',
+  audit: 'APPLICATION_MODIFIED',
+  params: scanSecretParams,
+  body: scanSecretBody,
+  response: 'noContent',
+} satisfies Route;
+
+export const deleteApplicationScanSecretRoute = {
+  operationId: 'deleteApplicationScanSecret',
+  method: 'DELETE',
+  path: '/api/v1/app/{appId}/secrets/{name}',
+  tag: 'Perch',
+  summary: "Remove an application's scan secret (ours)",
+  notes: 'Removes the secret (204); 404 when the application has none of that name.',
+  auth: 'bearer',
+  permission: 'write:application',
+  audit: 'APPLICATION_MODIFIED',
+  params: scanSecretParams,
+  response: 'noContent',
+} satisfies Route;
+
+export const listOrganizationScanSecretsRoute = {
+  operationId: 'listOrganizationScanSecrets',
+  method: 'GET',
+  path: '/api/v1/org/{orgId}/secrets',
+  tag: 'Perch',
+  summary: "List the organization's scan secrets (ours)",
+  notes: "The organization's scan secrets by name, with when each was last set: never their values.",
+  auth: 'bearer',
+  permission: 'read:scan_config',
+  response: 'hawk.ScanSecretList',
+} satisfies Route;
+
+export const setOrganizationScanSecretRoute = {
+  operationId: 'setOrganizationScanSecret',
+  method: 'PUT',
+  path: '/api/v1/org/{orgId}/secrets/{name}',
+  tag: 'Perch',
+  summary: "Set an organization's scan secret (ours)",
+  notes: note(() => scanSecretNotes("the organization's")),
+  auth: 'bearer',
+  permission: 'write:scan_config',
+  audit: 'ORG_SETTINGS_MODIFIED',
+  params: scanSecretParams,
+  body: scanSecretBody,
+  response: 'noContent',
+} satisfies Route;
+
+export const deleteOrganizationScanSecretRoute = {
+  operationId: 'deleteOrganizationScanSecret',
+  method: 'DELETE',
+  path: '/api/v1/org/{orgId}/secrets/{name}',
+  tag: 'Perch',
+  summary: "Remove an organization's scan secret (ours)",
+  notes: 'Removes the secret (204); 404 when the organization has none of that name.',
+  auth: 'bearer',
+  permission: 'write:scan_config',
+  audit: 'ORG_SETTINGS_MODIFIED',
+  params: scanSecretParams,
+  response: 'noContent',
+} satisfies Route;
+
 // ---- Perch: hosted scans (docs/HOSTED-SCANS.md). The public operations, then the agent's, which are ours.
 export const startScanRoute = {
   operationId: 'startScan',
@@ -2569,6 +2662,12 @@ export const routes: Route[] = [
   getApplicationTrendsRoute,
   getEnvironmentTrendsRoute,
   getOrganizationOverviewRoute,
+  listApplicationScanSecretsRoute,
+  setApplicationScanSecretRoute,
+  deleteApplicationScanSecretRoute,
+  listOrganizationScanSecretsRoute,
+  setOrganizationScanSecretRoute,
+  deleteOrganizationScanSecretRoute,
   startScanRoute,
   stopScanRoute,
   getScanStatusRoute,

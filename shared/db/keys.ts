@@ -484,6 +484,12 @@ export const keys = {
     pk: `APP#${appId}`,
     skPrefix: `ENVDATA#${envId}#TICKET#`,
   }),
+  // ---- Scan secrets (docs/HOSTED-SCANS.md, "Scan secrets"): an application's in its partition (its cascade delete
+  // removes them), an organization's in the organization's. Names are case-sensitive, as environment variables are.
+  applicationScanSecret: (appId: string, name: string) => ({ pk: `APP#${appId}`, sk: `SCANSECRET#${name}` }),
+  applicationScanSecrets: (appId: string) => ({ pk: `APP#${appId}`, skPrefix: 'SCANSECRET#' }),
+  organizationScanSecret: (orgId: string, name: string) => ({ pk: `ORG#${orgId}`, sk: `SCANSECRET#${name}` }),
+  organizationScanSecrets: (orgId: string) => ({ pk: `ORG#${orgId}`, skPrefix: 'SCANSECRET#' }),
   // ---- Findings governance (docs/GOVERNANCE.md).
   /** The organization's SLA policy: days per severity and the risk acceptance default and maximum. */
   slaPolicy: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: '#SLA' }),

@@ -391,6 +391,8 @@ export function responseEncoding(route: Route): Middleware {
         request.response = result.response;
       } else if (route.response === 'empty') {
         request.response = { statusCode: 200, headers: {}, body: '' };
+      } else if (route.response === 'noContent') {
+        request.response = { statusCode: 204, headers: {}, body: '' };
       } else if (request.context.preferredMediaType === PROTOBUF_TYPE) {
         request.response = {
           statusCode: 200,

@@ -9,6 +9,7 @@ import { keys } from '../db/keys.ts';
 import { cancelledItems, failedConditions, fromItem, named } from '../db/items.ts';
 import { transactWrite, type TransactItem } from '../db/transactions.ts';
 import { config } from '../config.ts';
+import { referencedNames, resolveScanSecrets } from '../scans/secret-store.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import type { Caller } from '../context/caller.ts';
 import { putObject } from '../storage/objects-io.ts';
@@ -332,7 +333,10 @@ export async function acknowledgeCommand(
       return { acknowledged: true, alreadyAcknowledged: true };
     throw conflict(`command ${commandId} was taken by another device or stopped meanwhile`);
   }
-  return { acknowledged: true, alreadyAcknowledged: false };
+  // The run is this device's now: the secrets its configuration references go to it, with this answer only
+  // (docs/HOSTED-SCANS.md, "Scan secrets").
+  const secrets = await resolveScanSecrets(appId, orgId, referencedNames(run.config));
+  return { acknowledged: true, alreadyAcknowledged: false, secrets };
 }
 
 /**

@@ -262,3 +262,37 @@ export const scanSarifQuery = schema(() =>
   }),
 );
 export type ScanSarifQuery = z.output<typeof scanSarifQuery>;
+
+// ---- Scan secrets (docs/HOSTED-SCANS.md, "Scan secrets")
+
+/** A secret's name is a `${NAME}` a configuration references: an environment variable's name. */
+export const MAX_SCAN_SECRET_NAME = 128;
+export const MAX_SCAN_SECRET_VALUE = 8192;
+/** Secrets per application, and per organization. */
+export const MAX_SCAN_SECRETS = 100;
+
+export const scanSecretParams = schema(() =>
+  z.object({
+    name: z
+      .string()
+      .check(
+        z.regex(
+          /^[A-Za-z_][A-Za-z0-9_]*$/,
+          'must be a variable name: letters, digits and _, not starting with a digit',
+        ),
+        z.maxLength(MAX_SCAN_SECRET_NAME, `must be at most ${MAX_SCAN_SECRET_NAME} characters`),
+      ),
+  }),
+);
+
+export const scanSecretBody = schema(() =>
+  z.strictObject({
+    value: z
+      .string()
+      .check(
+        z.minLength(1, 'must not be empty'),
+        z.maxLength(MAX_SCAN_SECRET_VALUE, `must be at most ${MAX_SCAN_SECRET_VALUE} characters`),
+      ),
+  }),
+);
+export type ScanSecretBody = z.infer<typeof scanSecretBody>;

@@ -167,14 +167,17 @@ describe('startScan', { timeout: 180_000 }, () => {
       allowPrivate: true,
     });
     expect(offered.body.command.config).toContain('host: http://127.0.0.1:9/');
+    // No scan secret referenced: none given (docs/HOSTED-SCANS.md, "Scan secrets").
     expect((await ack(tenant, deviceA, scanKey, appId)).body).toEqual({
       acknowledged: true,
       alreadyAcknowledged: false,
+      secrets: {},
     });
     // Delivered twice: runs once.
     expect((await ack(tenant, deviceA, scanKey, appId)).body).toEqual({
       acknowledged: true,
       alreadyAcknowledged: true,
+      secrets: {},
     });
     expect((await ack(tenant, deviceB, scanKey, appId)).status).toBe(409);
     expect((await poll(tenant, deviceB)).body).toEqual({});

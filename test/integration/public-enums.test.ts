@@ -73,7 +73,7 @@ function checkEnums(schema: Schema, value: unknown, path: string, found: { check
 
 /** The operations whose answer has an enum field in the public schema: each must be checked at least once. */
 const enumOperations = routes
-  .filter((route) => !['empty', 'raw'].includes(route.response) && !route.response.startsWith('hawk.'))
+  .filter((route) => !['empty', 'noContent', 'raw'].includes(route.response) && !route.response.startsWith('hawk.'))
   .filter((route) => hasEnum(answerSchema(route)))
   .map((route) => route.operationId);
 

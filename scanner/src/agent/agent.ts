@@ -134,7 +134,10 @@ async function carryOutCommands(agent: Agent): Promise<void> {
     const command = await polled(agent);
     if (!command) continue;
     if (command.command === 'SCAN_STOP') await stop(agent, command);
-    else if (await acknowledged(agent, command)) begin(agent, command);
+    else {
+      const taken = await acknowledged(agent, command);
+      if (taken) begin(agent, command, taken.secrets ?? {});
+    }
   }
   agent.current?.abort.abort();
   await Promise.all(agent.finishing);
@@ -178,7 +181,7 @@ async function polled(agent: Agent): Promise<Command | undefined> {
 }
 
 const ack = ({ api, options, device }: Agent, command: Command) =>
-  api.call<{ acknowledged: boolean; alreadyAcknowledged: boolean }>(
+  api.call<{ acknowledged: boolean; alreadyAcknowledged: boolean; secrets?: Record<string, string> }>(
     'POST',
     `/api/v1/org/${options.orgId}/perch/devices/${device.deviceId}/commands/${command.commandId}/ack`,
     { applicationId: command.applicationId },
@@ -198,24 +201,24 @@ async function stop(agent: Agent, command: Command): Promise<void> {
 
 /**
  * The state `acknowledged`: a start this agent may take, acknowledged by id before it acts on it (a command
- * delivered twice runs once).
+ * delivered twice runs once). Taken: the acknowledgement's answer, with the scan secrets of the run.
  */
-async function acknowledged(agent: Agent, command: Command): Promise<boolean> {
+async function acknowledged(agent: Agent, command: Command) {
   const profile = command.command === 'PROFILE_START';
   if ((command.command !== 'SCAN_START' && !profile) || agent.current || agent.handled.has(command.scanKey))
-    return false;
+    return undefined;
   try {
     const taken = await ack(agent, command);
     agent.handled.add(command.scanKey);
-    return !taken.alreadyAcknowledged;
+    return taken.alreadyAcknowledged ? undefined : taken;
   } catch (error) {
     agent.echo(`command ${command.commandId} not taken: ${(error as Error).message}`);
-    return false;
+    return undefined;
   }
 }
 
 /** Carries the run out (run.ts, or profile-run.ts for a profile) while the agent keeps polling. */
-function begin(agent: Agent, started: Command): void {
+function begin(agent: Agent, started: Command, secrets: Readonly<Record<string, string>>): void {
   const { echo } = agent;
   const profile = started.command === 'PROFILE_START';
   echo(`start: ${profile ? 'profile' : 'scan'} ${started.scanKey} of ${started.targetUrl}`);
@@ -227,6 +230,7 @@ function begin(agent: Agent, started: Command): void {
     allowPrivate: agent.options.allowPrivate ?? false,
     trustedCa: agent.options.trustedCa,
     allowedVariables: agent.options.allowedVariables,
+    secrets,
     signal: abort.signal,
     echo: (line: string) => echo(`[${started.scanKey.slice(0, 8)}] ${line}`),
   };

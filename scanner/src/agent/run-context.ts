@@ -27,6 +27,11 @@ export interface RunContext {
   trustedCa?: string;
   /** The variables, besides HAWK_SCAN_*, that the operator lets scan configurations read (auth/variables.ts). */
   allowedVariables?: readonly string[];
+  /**
+   * The values of the scan secrets the run's configuration references, given by the service with the run's
+   * acknowledgement (docs/HOSTED-SCANS.md, "Scan secrets"): read before the agent's environment, never logged.
+   */
+  secrets?: Readonly<Record<string, string>>;
   /** Called once the run's end is being reported: the agent may take its next command while this log is stored. */
   onEnd?: () => void;
 }

@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
-import { agentVariables } from '../auth/index.ts';
+import { agentVariables, withScanSecrets } from '../auth/index.ts';
 import { pinnedAddress, TargetRefused } from '../net/addresses.ts';
 import { pinnedFetch } from '../net/pinned-fetch.ts';
 import { reportBatches, type ReportedAlert } from '../zap/reported.ts';
@@ -146,7 +146,7 @@ export async function logInToTarget(run: Run): Promise<RunState> {
     run.log,
     (name) => phase(run, name),
     transport,
-    agentVariables(context.allowedVariables),
+    withScanSecrets(context.secrets ?? {}, agentVariables(context.allowedVariables)),
   );
   if (run.engineStop.signal.aborted) {
     // stopped, a report failed, or the target did not answer, before the attack

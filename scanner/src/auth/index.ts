@@ -11,4 +11,11 @@ export type { Fetch, Step, TargetRequest } from './http.ts';
 export { AuthenticationError } from './login.ts';
 export { createSession, type Session, type TargetResponse } from './session.ts';
 export { runTestPath } from './test-path.ts';
-export { agentVariables, namesIn, namingProblem, ALLOWED_VARIABLES_ENV, type VariableLookup } from './variables.ts';
+export {
+  agentVariables,
+  namesIn,
+  namingProblem,
+  withScanSecrets,
+  ALLOWED_VARIABLES_ENV,
+  type VariableLookup,
+} from './variables.ts';

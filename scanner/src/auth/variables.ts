@@ -69,6 +69,27 @@ export function agentVariables(
 }
 
 /**
+ * A hosted run's variables (docs/HOSTED-SCANS.md, "Scan secrets"): the scan secrets the service gave with the run
+ * (the application's, else the organization's: the service resolved that order), then `environment` (the agent's).
+ */
+export function withScanSecrets(
+  secrets: Readonly<Record<string, string>>,
+  environment: VariableLookup,
+): VariableLookup {
+  const howToStore = (name: string) =>
+    `set it as a scan secret of the application or organization (PUT /api/v1/app/{appId}/secrets/${name})`;
+  return (name) => {
+    if (Object.hasOwn(secrets, name)) return { value: secrets[name], unsetHint: '' };
+    const found = environment(name);
+    return {
+      ...found,
+      ...(found.refused ? { refused: `${found.refused}; or ${howToStore(name)}` } : {}),
+      unsetHint: `is no scan secret and is not set where the agent runs: ${howToStore(name)}, or set it in the agent's environment`,
+    };
+  };
+}
+
+/**
  * The variables of a command run on the operator's own machine against its own files (`validate`): the whole
  * environment is the operator's.
  */

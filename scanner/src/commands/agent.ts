@@ -11,7 +11,8 @@ export const AGENT_USAGE = `agent --org <orgId> [--name <name>] [--device <devic
   on PATH or HAWK_ZAP); HAWK_ENGINE=wapiti or zap runs only that one.
   API key: HAWK_API_KEY (a user with write:device and write:scan), or an access token the service issued for one
   run (HAWK_ACCESS_TOKEN, the hosted runner's); service URL: --url or HAWK_API_URL.
-  Login secrets of scan configurations (\${VAR}) come from this process's environment: HAWK_SCAN_* variables
+  Login secrets of scan configurations (\${VAR}) come from the application's scan secrets, then the
+  organization's (the service gives them with the run), then this process's environment: HAWK_SCAN_* variables
   only, plus those --allow-vars or ${ALLOWED_VARIABLES_ENV} name (never the service's own credentials).
   --once: exit after one scan; --max-idle: then also exit when no scan was taken within that many seconds.
   --allow-private: reach private addresses (an agent inside your own network).
