@@ -10,12 +10,14 @@ import { promisify } from 'node:util';
 import { api, baseUrl } from '../integration/client.ts';
 import { createTenant, type Tenant } from '../integration/fixtures.ts';
 import { completeScan, createApp, reportAlerts, startScan } from '../integration/scan-helpers.ts';
+import { startSlackFake } from '../integration/chat-fakes.ts';
 import { ensureWebBuild } from '../../scripts/local/web.ts';
 import { launchBrowser, openSection, signIn } from './browser.ts';
 
 // What the dashboard's pages show, in Chromium against the local stack: each record's activity type in the audit
 // log, a Reproduce command that sends the recorded request exactly, every application (CLOUD ones too) in the
-// findings report's filter, and an invitation that starts from the least-privileged role.
+// findings report's filter, an invitation that starts from the least-privileged role, and messages that link to the
+// dashboard absolutely (the local stack's PUBLIC_URL is its own address).
 
 vi.setConfig({ testTimeout: 240_000, expect: { poll: { timeout: 10_000 } } });
 
@@ -148,5 +150,51 @@ describe('dashboard pages', () => {
     const role = invite.getByLabel('Role');
     await role.getByRole('option', { name: 'Owner' }).waitFor({ state: 'attached' });
     expect(await role.inputValue()).toBe('READ_ONLY');
+  });
+
+  it('links webhook and Slack messages to the dashboard absolutely, Slack with an Open button; /docs names this server', async () => {
+    const slack = await startSlackFake();
+    const json = await recordingServer();
+    try {
+      const appId = await createApp(tenant, { name: 'linked', env: 'dev' });
+      await openSection(page, 'Integrations');
+      await page.getByRole('button', { name: 'Allow private receivers' }).click();
+      await page.getByRole('button', { name: 'Refuse private receivers' }).waitFor();
+      await page.getByText('New webhook').click();
+      await page.getByLabel('Receiver URL').fill(slack.url);
+      await page.getByLabel('Name', { exact: true }).fill('chat');
+      await page.getByLabel('Scan started').check();
+      await page.getByLabel('Format').selectOption('slack');
+      await page.getByRole('button', { name: 'Create webhook' }).click();
+      await page.getByRole('button', { name: 'Done' }).click();
+      const hook = await api('POST', `/api/v1/org/${tenant.orgId}/webhooks`, {
+        token: tenant.token,
+        body: { url: `${json.origin}/hook`, events: ['scanStarted'] },
+      });
+      expect(hook.status, hook.text).toBe(200);
+
+      const { scanId } = await startScan(tenant.token, appId);
+      const scanUrl = `${baseUrl()}/org/${tenant.orgId}/scan/${scanId}`;
+      await expect.poll(() => slack.received.length).toBe(1);
+      const message = slack.received[0]!;
+      expect(message.problems).toEqual([]);
+      expect(message.body.blocks).toContainEqual({
+        type: 'actions',
+        elements: [{ type: 'button', text: { type: 'plain_text', text: 'Open' }, url: scanUrl }],
+      });
+      await expect.poll(() => json.requests.length).toBe(1);
+      expect(JSON.parse(json.requests[0]!.body).scanStarted.scan.scanURL).toBe(scanUrl);
+      await page.goto(scanUrl);
+      await page.getByRole('heading', { level: 1, name: /^Scan of/ }).waitFor();
+      await page.getByRole('link', { name: 'linked' }).waitFor();
+
+      await page.goto(`${baseUrl()}/docs`);
+      const servers = page.locator('.servers select');
+      await servers.waitFor();
+      expect(await servers.inputValue()).toBe(baseUrl());
+    } finally {
+      await slack.close();
+      await json.close();
+    }
   });
 });
