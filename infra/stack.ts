@@ -36,6 +36,7 @@ import { PEER_ATTEMPTS } from '../shared/db/retry.ts';
 import { RISK_EXPIRY_CHECK_MINUTES, OVERDUE_CHECK_MINUTES, STOPPED_WRITES_SWEEP_MINUTES } from '../shared/limits.ts';
 import { ScanRunner } from './scan-runner.ts';
 import { SERVICE_DESCRIPTION, SERVICE_FILES, SERVICE_PATHS } from '../shared/service/pages.ts';
+import { PUBLIC_URL_CONTEXT, publicUrlEnvironment } from './public-url.ts';
 
 const attribute = (key: KeyAttribute): Attribute => ({
   name: key.name,
@@ -248,6 +249,7 @@ export class HawkApiStack extends Stack {
       runner,
     };
     const paths = apiGatewayPaths(routes);
+    const publicUrl = publicUrlEnvironment(this.node.tryGetContext(PUBLIC_URL_CONTEXT));
 
     /** One function, granted what its bundle uses (infra/code-access.ts): a new route or SDK call gets its grant. */
     // Each function's protobuf descriptor, beside the assembly (infra/proto-descriptors.ts).
@@ -292,6 +294,7 @@ export class HawkApiStack extends Stack {
           SIGNING_SECRET_ARN: signingSecret.secretArn,
           INTEGRATION_KMS_KEY_ARN: integrationKey.keyArn,
           NODE_OPTIONS: '--enable-source-maps',
+          ...publicUrl,
           ...options.environment,
         },
         bundling: {

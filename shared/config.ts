@@ -91,8 +91,11 @@ export const config = {
   /** Hosted scans an organization runs at once; more wait in its queue (an operator may set another limit per organization). */
   perchMaxRunningScans: positiveInt('PERCH_MAX_RUNNING_SCANS', 5),
   presignedUrlSeconds: positiveInt('PRESIGNED_URL_SECONDS', 300),
-  /** The dashboard's address, for links in webhook payloads (empty: links are paths). */
-  publicUrl: process.env.PUBLIC_URL || undefined,
+  /**
+   * The dashboard's address, for links in webhook and chat messages and tracker tickets (unset: links are paths and
+   * chat messages have no Open button). The local stack sets its own; on AWS, the stack's `publicUrl` context.
+   */
+  publicUrl: process.env.PUBLIC_URL?.replace(/\/+$/, '') || undefined,
   /** A webhook delivery's whole exchange (connect, send, answer) takes at most this (docs/WEBHOOKS.md, Delivery). */
   webhookTimeoutMs: positiveInt('WEBHOOK_TIMEOUT_MS', 10_000),
   /** Attempts of a delivery before it is dead (SQS's maxReceiveCount on AWS); unset: shared/delivery/queue.ts says. */

@@ -189,6 +189,9 @@ export async function startLocalStack(options: {
       signingKeyFile: ensureSigningKey(options.dir),
       integrationKeyFile: ensureIntegrationKey(options.dir),
     });
+    // Links in webhook and chat messages point at this server unless PUBLIC_URL says where the dashboard is
+    // (shared/config.ts reads it when the server's modules load, just below).
+    process.env.PUBLIC_URL ||= `http://127.0.0.1:${options.port}`;
     const { defaultHooks, startLocalServer } = await import('./server.ts');
     const { startupGate } = await import('./readiness.ts');
     const gate = startupGate();

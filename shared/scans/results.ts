@@ -17,9 +17,7 @@ import {
   getScan,
   latestScansOfEnvironment,
   scansOfOrg,
-  type AlertMessageRecord,
   type ScanRecord,
-  absoluteUrl,
 } from '../results/scan-repository.ts';
 import {
   accessibleScan,
@@ -37,6 +35,7 @@ import type { SlaClock } from '../governance/clock.ts';
 import { ticketsOf } from '../trackers/repository.ts';
 import { ticketView } from '../trackers/views.ts';
 import { scanDeleteStart } from './scan-write.ts';
+import { validationCommand } from './reproduce.ts';
 import { toRuleHistories } from '../findings/views.ts';
 import type { AlertMessageQuery, ListAlertFindingsQuery, ListScanAlertsQuery, ListScansQuery } from './inputs.ts';
 import type { Caller } from '../context/caller.ts';
@@ -204,20 +203,6 @@ const dueDateFields = (clock: SlaClock | undefined) =>
   clock?.dueAt === undefined
     ? { dueDate: '', daysLeft: 0, overdue: false }
     : { dueDate: new Date(clock.dueAt).toISOString(), daysLeft: clock.daysLeft, overdue: clock.overdue };
-
-const shellQuote = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`;
-
-/** A curl command reproducing the finding's request (header lines after the request line become -H flags). */
-function validationCommand(message: AlertMessageRecord, host: string): string {
-  const url = absoluteUrl(message.uri, host);
-  const headers = message.requestHeader
-    .split(/\r?\n/)
-    .slice(1)
-    .filter((line) => line.includes(':'))
-    .map((line) => ` -H ${shellQuote(line.trim())}`);
-  const body = message.requestBody ? ` --data-raw ${shellQuote(message.requestBody)}` : '';
-  return `curl -X ${message.requestMethod} ${shellQuote(url)}${headers.join('')}${body}`;
-}
 
 /** The Cookie header's value of a raw request header block. */
 const cookiesOf = (requestHeader: string) =>

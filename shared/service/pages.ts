@@ -38,8 +38,15 @@ const DOCS_HTML = `<!doctype html>
 </html>
 `;
 
-// A file, not an inline script, so that the page's Content-Security-Policy allows scripts from 'self' only.
-const START_JS = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#docs', deepLinking: true });\n`;
+// A file, not an inline script, so that the page's Content-Security-Policy allows scripts from 'self' only. The
+// description's server is this one, wherever it runs (openapi.json names `npm start`'s default address).
+const START_JS = `fetch('/openapi.json')
+  .then((response) => response.json())
+  .then((spec) => {
+    spec.servers = [{ url: window.location.origin, description: 'this server' }];
+    window.ui = SwaggerUIBundle({ spec: spec, dom_id: '#docs', deepLinking: true });
+  });
+`;
 
 const CSP =
   "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; object-src 'none'; frame-ancestors 'none'";

@@ -5,7 +5,7 @@ import { createApp } from './scan-helpers.ts';
 import { permissionsOfRole } from '../../shared/context/roles.ts';
 import { keys } from '../../shared/db/keys.ts';
 import { getItem } from '../../shared/db/query.ts';
-import { allowScanDomain } from '../../shared/perch/allowlist.ts';
+import { allowScanDomain } from '../../shared/applications/scan-domains.ts';
 
 // Scan secrets (docs/HOSTED-SCANS.md, "Scan secrets"): write-only values per application and per organization,
 // sealed at rest, listed by name, audited without their value, and invisible to other organizations.

@@ -181,7 +181,7 @@ describe('scan reporting: start, alerts, complete', () => {
       findingHash: uris[1].findingHash,
     });
     expect(message.body.validationCommand).toBe(
-      "curl -X GET 'https://target.test/path/1' -H 'Host: target.test' -H 'Cookie: a=1; b=2'",
+      "curl --globoff --path-as-is -X 'GET' 'https://target.test/path/1' -H 'Host: target.test' -H 'Cookie: a=1; b=2'",
     );
     const plain = await api(
       'GET',

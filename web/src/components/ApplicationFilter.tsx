@@ -16,7 +16,14 @@ export function ApplicationFilter({
     queryFn: () =>
       unwrap(
         api.GET('/api/v2/org/{orgId}/apps', {
-          params: { path: { orgId }, query: { pageSize: '1000', sortField: 'applicationName' } },
+          params: {
+            path: { orgId },
+            query: {
+              pageSize: '1000',
+              sortField: 'applicationName',
+              applicationTypes: 'STANDARD,CLOUD', // hosted-scan (CLOUD) applications too
+            },
+          },
         }),
       ),
   });

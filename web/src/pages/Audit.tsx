@@ -1,3 +1,4 @@
+import { Fragment } from 'react';
 import { useParams } from 'react-router';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
@@ -70,9 +71,9 @@ export default function AuditPage() {
                   <tr key={r.id}>
                     <td data-label="When">{formatTime(r.timestamp)}</td>
                     <td data-label="Who">{r.userEmail || r.userName}</td>
-                    <td data-label="What">{r.organizationActivityType || r.userActivityType}</td>
+                    <td data-label="What">{activityType(r)}</td>
                     <td data-label="Details" className="wrap">
-                      <code>{r.payload}</code>
+                      <Details payload={r.payload} />
                     </td>
                   </tr>
                 ))}
@@ -88,5 +89,57 @@ export default function AuditPage() {
         }
       </QueryView>
     </>
+  );
+}
+
+/**
+ * The record's activity type. Our entries are user activities: the public shape's organizationActivityType is then
+ * its zero value, UNKNOWN, which says nothing (docs/API.md, Activity log).
+ */
+const activityType = (r: { organizationActivityType?: string; userActivityType?: string }) =>
+  [r.userActivityType, r.organizationActivityType].find((t) => t && t !== 'UNKNOWN') ?? 'UNKNOWN';
+
+/** Words of a payload's field name: `appName` reads "Application name", `envId` "Environment ID". */
+function fieldLabel(key: string): string {
+  const words = key
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .split(/[\s_]+/)
+    .map(
+      (w) =>
+        ({ app: 'application', env: 'environment', org: 'organization', id: 'ID', url: 'URL' })[w.toLowerCase()] ??
+        w.toLowerCase(),
+    );
+  const text = words.join(' ');
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** A payload value as text: lists joined, objects as their fields. */
+function valueText(value: unknown): string {
+  if (Array.isArray(value)) return value.map(valueText).join(', ');
+  if (value && typeof value === 'object')
+    return Object.entries(value)
+      .map(([k, v]) => `${fieldLabel(k)}: ${valueText(v)}`)
+      .join('; ');
+  return String(value ?? '');
+}
+
+/** The record's payload (a JSON object as a string) as labelled fields. */
+function Details({ payload }: { payload?: string }) {
+  let fields: [string, unknown][];
+  try {
+    const parsed: unknown = JSON.parse(payload || '{}');
+    fields = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? Object.entries(parsed) : [['', parsed]];
+  } catch {
+    return <span>{payload}</span>;
+  }
+  return (
+    <dl className="facts">
+      {fields.map(([key, value]) => (
+        <Fragment key={key}>
+          <dt>{fieldLabel(key)}</dt>
+          <dd>{valueText(value)}</dd>
+        </Fragment>
+      ))}
+    </dl>
   );
 }

@@ -209,7 +209,9 @@ function Invite({
           </label>
           <label>
             Role
-            <select name="role" defaultValue="MEMBER">
+            {/* The least-privileged role to start from; keyed on the roles so it applies once they have loaded
+                (an uncontrolled select keeps its first option, Owner, otherwise). */}
+            <select name="role" defaultValue="READ_ONLY" key={roles.map((r) => r.name).join()}>
               {roles.map((r) => (
                 <option key={r.name} value={r.name}>
                   {label(r.name)}
