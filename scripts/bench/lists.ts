@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { benchTenant, measure, seededIds, type BenchContext } from './harness.ts';
 import type { BenchSection } from './harness.ts';
 
-// List figures (docs/DATA-MODEL.md, Reads): p50/p95 latency, DynamoDB read units and calls per request of List
+// List figures (docs/DATA-MODEL.md, Reads): p50/p95 latency, DynamoDB read units, calls and round trips per request of List
 // Environments V2 (every sortField both ways, each filter, deep pages), List Applications V2 and the deprecated lists,
 // at 1,000, 10,000 and 50,000 environments (one organization each, 5 environments per application, half of them
 // scanned, a tenth of the applications owned by a team and one CLOUD application in 50). A second member of no team
@@ -164,7 +164,7 @@ const section: BenchSection = {
           if (response.status !== 200) throw new Error(`${response.status} ${await response.text()}`);
           return (await response.json()) as { totalCount: string };
         };
-        const scopes: { readUnits?: number; dynamodbCalls: number }[] = [];
+        const scopes: { readUnits?: number; dynamodbCalls: number; dynamodbRoundTrips?: number }[] = [];
         scopeObservers.push((scope) => scopes.push({ ...scope }));
         const first = performance.now();
         const body = await call().catch((error: Error) => error);
@@ -185,6 +185,7 @@ const section: BenchSection = {
           ...timing,
           readUnits: Math.round((scopes[0]?.readUnits ?? 0) * 10) / 10,
           dynamodbCalls: scopes[0]?.dynamodbCalls,
+          dynamodbRoundTrips: scopes[0]?.dynamodbRoundTrips,
           totalCount: Number(body.totalCount),
         };
       };

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { collect, queryItems } from '../db/query.ts';
+import { collect, queryItems, type OperationReads } from '../db/query.ts';
 import { accessibleApplication, canSeeTeamResource } from '../applications/access.ts';
 import { getApplication, getApplications } from '../applications/application-repository.ts';
 import type { Membership } from '../context/caller.ts';
@@ -19,10 +19,12 @@ import {
   carriedRunEnd,
   drivenDevice,
   getRun,
-  heartbeat,
   isActive,
   isOnline,
+  pollHeartbeat,
   queuedRuns,
+  queueVersion,
+  queueVersionRead,
   runChange,
   slotsOf,
   slotTake,
@@ -165,23 +167,55 @@ function assignment(run: PerchRun, command: 'SCAN_START' | 'SCAN_STOP') {
 }
 
 /**
+ * A poll writes its device's heartbeat only once the stored one is this old: the next poll starts within a wait
+ * (maxWaitMs) and a poll's own time (POLL_OWN_MS) of it, so a polling device never reads OFFLINE.
+ */
+const POLL_OWN_MS = 5_000;
+export const heartbeatWriteAfterMs = () =>
+  Math.max(0, config.perchOfflineAfterSeconds * 1000 - maxWaitMs() - POLL_OWN_MS);
+
+/**
  * POST .../devices/{deviceId}/poll: records the heartbeat, then answers the device's next command as soon as there
  * is one, or nothing after `waitSeconds`. A device carrying a run gets STOP once the run is no longer its own
  * (stopped, or ended for it); an idle one gets the oldest queued START its owner may see. Offered, not taken: the
  * acknowledgement takes it. 404 unless the caller drives the device (docs/HOSTED-SCANS.md, Whose device it is).
+ * An idle poll reads the queue only when its version moved since this device last found nothing there
+ * (docs/HOSTED-SCANS.md, Idle agents).
  */
 export async function pollCommand(caller: Caller, orgId: string, deviceId: string, body: PollBody) {
-  const device = await heartbeat(caller, orgId, deviceId);
+  // Both read in the request's first round trip (functions/poll-device-command.ts).
+  const [device, version] = await Promise.all([
+    pollHeartbeat(caller, orgId, deviceId, heartbeatWriteAfterMs()),
+    queueVersion(orgId),
+  ]);
   if (!device) throw notFound(`device ${deviceId} not found in organization ${orgId}: register again`);
   const owner = await caller.authorize(orgId);
   const seen = new Map<string, boolean>();
   const until = Date.now() + Math.min(body.waitSeconds * 1000, maxWaitMs());
-  for (;;) {
-    const command = await nextCommand(device, body.running, (run) => ownerSees(owner, run, seen));
-    if (command || Date.now() >= until) return command ? { command } : {};
-    await waitForWake(orgId, Math.min(config.perchPollIntervalMs, until - Date.now()));
+  const running =
+    body.running ??
+    (device.scanKey && device.applicationId
+      ? { scanKey: device.scanKey, applicationId: device.applicationId }
+      : undefined);
+  if (running)
+    for (;;) {
+      const command = await stopCommand(device, running);
+      if (command || Date.now() >= until) return command ? { command } : {};
+      await waitForWake(orgId, Math.min(config.perchPollIntervalMs, until - Date.now()));
+    }
+  for (let at = version; ; at = await queueVersion(orgId)) {
+    const command = await startCommand(device, at, (run) => ownerSees(owner, run, seen));
+    if (command) return { command };
+    // Nothing to take until the queue's version moves: locally a start wakes this poll; on AWS the next poll reads it.
+    if (Date.now() >= until || !(await waitForWake(orgId, until - Date.now()))) return {};
   }
 }
+
+/** The poll's own reads, in its first round trip beside its authorization: the device and the queue's version. */
+export const pollReads: OperationReads = ({ ids }) =>
+  ids.orgId && ids.deviceId
+    ? { items: [keys.perchDevice(ids.orgId, ids.deviceId)], queries: [queueVersionRead(ids.orgId)] }
+    : {};
 
 /** An idle agent looks this far down its organization's queue for a run its owner may see. */
 const MAX_QUEUE_LOOKAHEAD = 100;
@@ -201,49 +235,73 @@ async function ownerSees(owner: Membership, run: PerchRun, seen = new Map<string
   return visible;
 }
 
-async function nextCommand(
-  device: PerchDevice,
-  reported: PollBody['running'],
-  offered: (run: PerchRun) => Promise<boolean>,
-) {
-  const orgId = device.organizationId;
-  const running =
-    reported ??
-    (device.scanKey && device.applicationId
-      ? { scanKey: device.scanKey, applicationId: device.applicationId }
-      : undefined);
-  if (running) {
-    const found = await getRun(running.applicationId, true);
-    // Only a run this device took is its own: any other (another device's, another organization's) is answered as
-    // an unknown one, so its stop command's id is never told.
-    const run =
-      found?.scanKey === running.scanKey && found.organizationId === orgId && found.deviceId === device.deviceId
-        ? found
-        : undefined;
-    if (run?.state === 'RUNNING') return undefined;
-    if (run) return assignment(run, 'SCAN_STOP');
-    // Its application (and run) is gone, or it is not its run: stop, with the scan key as the command's id.
-    return {
-      commandId: running.scanKey,
-      command: 'SCAN_STOP' as const,
-      scanKey: running.scanKey,
-      applicationId: running.applicationId,
-    };
+/** What a carrying device is told about its run: STOP once it is no longer its own and running, else nothing. */
+async function stopCommand(device: PerchDevice, running: { scanKey: string; applicationId: string }) {
+  const found = await getRun(running.applicationId, true);
+  // Only a run this device took is its own: any other (another device's, another organization's) is answered as
+  // an unknown one, so its stop command's id is never told.
+  const run =
+    found?.scanKey === running.scanKey &&
+    found.organizationId === device.organizationId &&
+    found.deviceId === device.deviceId
+      ? found
+      : undefined;
+  if (run?.state === 'RUNNING') return undefined;
+  if (run) return assignment(run, 'SCAN_STOP');
+  // Its application (and run) is gone, or it is not its run: stop, with the scan key as the command's id.
+  return {
+    commandId: running.scanKey,
+    command: 'SCAN_STOP' as const,
+    scanKey: running.scanKey,
+    applicationId: running.applicationId,
+  };
+}
+
+/**
+ * The queue version at which each device last found nothing to take (docs/HOSTED-SCANS.md, Idle agents). Kept by
+ * this process (a poll another one answers reads the queue once), for QUEUE_RECHECK_MS at most: the owner may come
+ * to see a queued run (a team change) while the queue stays as it was.
+ */
+const foundNothing = new Map<string, { version: number; at: number }>();
+const QUEUE_RECHECK_MS = 5 * 60_000;
+const REMEMBERED_DEVICES = 10_000;
+
+/** The START an idle device may take at queue version `version`, reading the queue only when it may offer one. */
+async function startCommand(device: PerchDevice, version: number, offered: (run: PerchRun) => Promise<boolean>) {
+  const key = `${device.organizationId}/${device.deviceId}`;
+  const known = foundNothing.get(key);
+  if (known?.version === version && Date.now() - known.at < QUEUE_RECHECK_MS) return undefined;
+  foundNothing.delete(key);
+  const { command, conclusive } = await queuedStart(device.organizationId, offered);
+  if (!command && conclusive) {
+    foundNothing.set(key, { version, at: Date.now() });
+    if (foundNothing.size > REMEMBERED_DEVICES) foundNothing.delete(foundNothing.keys().next().value!);
   }
+  return command;
+}
+
+/**
+ * The oldest queued run the device's owner may see, as a START when a slot is free. Conclusive unless the answer
+ * may change while the queue's version does not: a run waits for a slot (an agent going silent frees one), or
+ * stale entries were left for the next poll to drop.
+ */
+async function queuedStart(orgId: string, offered: (run: PerchRun) => Promise<boolean>) {
   let dropped = 0;
   let examined = 0;
   for await (const queued of queuedRuns(orgId)) {
-    if (++examined > MAX_QUEUE_LOOKAHEAD) return undefined;
+    if (++examined > MAX_QUEUE_LOOKAHEAD) return { conclusive: true };
     const run = await getRun(queued.applicationId, true);
     if (run?.scanKey === queued.scanKey && run.state === 'QUEUED') {
-      if (await offered(run)) return (await slotFree(orgId)) ? assignment(run, 'SCAN_START') : undefined;
-      continue;
+      if (!(await offered(run))) continue;
+      return (await slotFree(orgId))
+        ? { command: assignment(run, 'SCAN_START'), conclusive: true }
+        : { conclusive: false };
     }
     // Entries whose run is gone (application deleted) or moved on are dropped, so they never block the queue.
     await transactWrite([{ Delete: { TableName: config.tableName, Key: queued.key } }]).catch(() => undefined);
-    if (++dropped >= 10) return undefined;
+    if (++dropped >= 10) return { conclusive: false };
   }
-  return undefined;
+  return { conclusive: true };
 }
 
 /**

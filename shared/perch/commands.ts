@@ -4,6 +4,7 @@ import { accessibleApplication, canSeeTeamResource } from '../applications/acces
 import { getApplications, type ApplicationRecord } from '../applications/application-repository.ts';
 import { auditEntry } from '../audit/entries.ts';
 import { db } from '../db/client.ts';
+import { transactWriteRetryingConflicts } from '../db/query.ts';
 import { keys } from '../db/keys.ts';
 import { conditionFailed, failedConditions, fromItem } from '../db/items.ts';
 import { putNewItem, transactWrite, type TransactItem } from '../db/transactions.ts';
@@ -25,6 +26,7 @@ import {
   isActive,
   isOnline,
   queueEntry,
+  queueVersionBump,
   runChange,
   slotRelease,
   slotsOf,
@@ -228,9 +230,12 @@ export async function queueRun(
 ): Promise<void> {
   const appId = app.applicationId;
   try {
-    await transactWrite([
+    // The queue's version moves with it (queueVersionRead): agents of the organization may now take a run. Another
+    // start's transaction may hold that item at the same moment: retried.
+    await transactWriteRetryingConflicts([
       runChange(current, run),
       putNewItem(queueEntry(run)),
+      queueVersionBump(app.organizationId),
       await auditEntry(caller, app.organizationId, 'SCAN_STARTED', {
         applicationId: appId,
         appName: app.name,

@@ -1,5 +1,5 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { queryItems } from '../db/query.ts';
+import { getItem, queryAll, queryItems, type PartitionQuery } from '../db/query.ts';
 import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
 import { fromItem, named } from '../db/items.ts';
@@ -94,9 +94,9 @@ export async function getRun(appId: string, consistent = false): Promise<PerchRu
   return fromItem<PerchRun>(out.Item);
 }
 
+/** The device (the poll's own read of it goes in its first round trip: functions/poll-device-command.ts). */
 export async function getDevice(orgId: string, deviceId: string): Promise<PerchDevice | undefined> {
-  const out = await db.send(new GetCommand({ TableName: config.tableName, Key: keys.perchDevice(orgId, deviceId) }));
-  return fromItem<PerchDevice>(out.Item);
+  return fromItem<PerchDevice>(await getItem(keys.perchDevice(orgId, deviceId)));
 }
 
 /**
@@ -119,6 +119,32 @@ export async function* queuedRuns(
       key: { pk: item.pk as string, sk: item.sk as string },
     };
 }
+
+/**
+ * The read of the organization's queue version (docs/HOSTED-SCANS.md, Idle agents): a counter on its slots item that
+ * every change which may let an idle agent take a run bumps in its own transaction (a run queued, a slot given back,
+ * a higher limit). Strongly consistent: a version read after a commit is that commit's or a later one.
+ */
+export const queueVersionRead = (orgId: string): PartitionQuery => {
+  const { pk, sk } = keys.perchSlots(orgId);
+  return { partition: pk, skFrom: sk, skTo: sk, consistent: true };
+};
+
+/** The organization's queue version (0 before its first run); a prefetched read of it when the request has one. */
+export async function queueVersion(orgId: string): Promise<number> {
+  const [slots] = await queryAll(queueVersionRead(orgId));
+  return Number(slots?.queueVersion ?? 0);
+}
+
+/** Bumps the organization's queue version in the transaction that queues a run (queueVersionRead). */
+export const queueVersionBump = (orgId: string): TransactItem => ({
+  Update: {
+    TableName: config.tableName,
+    Key: keys.perchSlots(orgId),
+    UpdateExpression: 'SET entity = :entity ADD queueVersion :one',
+    ExpressionAttributeValues: { ':entity': 'perchSlots', ':one': 1 },
+  },
+});
 
 /** The queue entry of a run. */
 export const queueEntry = (run: PerchRun) => ({
@@ -190,12 +216,13 @@ export const slotTake = (orgId: string): TransactItem =>
 /**
  * Gives back the slot of a run that ends, in the transaction that ends it. Unconditional: a run holds a slot
  * exactly from the transaction that took it to the one that releases it (runChange's condition makes each once).
+ * A free slot may let a queued run start: the queue's version moves (queueVersionRead).
  */
 export const slotRelease = (orgId: string): TransactItem => ({
   Update: {
     TableName: config.tableName,
     Key: keys.perchSlots(orgId),
-    UpdateExpression: 'SET #running = if_not_exists(#running, :one) - :one',
+    UpdateExpression: 'SET #running = if_not_exists(#running, :one) - :one ADD queueVersion :one',
     ExpressionAttributeNames: { '#running': 'running' },
     ExpressionAttributeValues: { ':one': 1 },
   },
@@ -222,9 +249,10 @@ export async function setScanConcurrency(orgId: string, limitText: string) {
     new UpdateCommand({
       TableName: config.tableName,
       Key: keys.perchSlots(orgId),
-      UpdateExpression: 'SET #limit = :limit, entity = :entity',
+      // A higher limit may let a queued run start: the queue's version moves (queueVersionRead).
+      UpdateExpression: 'SET #limit = :limit, entity = :entity ADD queueVersion :one',
       ExpressionAttributeNames: { '#limit': 'limit' },
-      ExpressionAttributeValues: { ':limit': limit, ':entity': 'perchSlots' },
+      ExpressionAttributeValues: { ':limit': limit, ':entity': 'perchSlots', ':one': 1 },
     }),
   );
   return { organizationId: orgId, limit, running: (await slotsOf(orgId)).running };
@@ -273,6 +301,22 @@ export async function drivenDevice(
 ): Promise<PerchDevice | undefined> {
   const device = await getDevice(orgId, deviceId);
   return device && drives(caller, device) ? device : undefined;
+}
+
+/**
+ * A poll's heartbeat (docs/HOSTED-SCANS.md, Idle agents): the device `caller` drives as read, its heartbeat written
+ * only once the stored one is `writeAfterMs` old (an idle agent's polls then write once per few polls, not each).
+ */
+export async function pollHeartbeat(
+  caller: DeviceDriver,
+  orgId: string,
+  deviceId: string,
+  writeAfterMs: number,
+  now = Date.now(),
+): Promise<PerchDevice | undefined> {
+  const device = await drivenDevice(caller, orgId, deviceId);
+  if (!device || now - device.lastHeartbeatAt < writeAfterMs) return device;
+  return heartbeat(caller, orgId, deviceId, now);
 }
 
 /**
