@@ -8,7 +8,7 @@ import { config } from '../../shared/config.ts';
 import { handlerFile } from '../../shared/routes.ts';
 import { db } from '../../shared/db/client.ts';
 import { keys } from '../../shared/db/keys.ts';
-import { allowScanDomain } from '../../shared/perch/allowlist.ts';
+import { allowScanDomain } from '../../shared/applications/scan-domains.ts';
 import { getDevice } from '../../shared/perch/repository.ts';
 import { heartbeatWriteAfterMs } from '../../shared/perch/agents.ts';
 import type { LambdaEvent, LambdaResult } from '../../shared/http/types.ts';
