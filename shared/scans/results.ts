@@ -17,10 +17,9 @@ import {
   getScan,
   latestScansOfEnvironment,
   scansOfOrg,
-  type AlertMessageRecord,
-  type ScanRecord,
   absoluteUrl,
 } from '../results/scan-repository.ts';
+import { type AlertMessageRecord, type ScanRecord } from '../results/model.ts';
 import {
   accessibleScan,
   currentStats,
@@ -31,7 +30,8 @@ import {
   toScanResult,
   triageStatsOf,
 } from './scans.ts';
-import { rulesOf, type TriageRule } from '../results/finding-repository.ts';
+import { rulesOf } from '../results/finding-repository.ts';
+import { type TriageRule } from '../results/model.ts';
 import { slaClocks } from '../governance/due-dates.ts';
 import type { SlaClock } from '../governance/clock.ts';
 import { ticketsOf } from '../trackers/repository.ts';
