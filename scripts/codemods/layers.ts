@@ -85,6 +85,40 @@ const EXPORT_MOVES: { from: string; to: string; names: string[] }[] = [
     to: 'shared/scans/environment-list-v1.ts',
     names: ['listEnvironmentsV1'],
   },
+  {
+    from: 'shared/results/scan-repository.ts',
+    to: 'shared/results/model.ts',
+    names: [
+      'ScanStatus',
+      'ScanStats',
+      'ScanRecord',
+      'AlertRecord',
+      'CountedUri',
+      'AlertUriRecord',
+      'AlertMessageRecord',
+      'ScanLocation',
+    ],
+  },
+  {
+    from: 'shared/results/finding-repository.ts',
+    to: 'shared/results/model.ts',
+    names: ['FindingRecord', 'PendingFindings', 'RuleHistoryEntry', 'TriageRule', 'FindingsBefore'],
+  },
+  {
+    from: 'shared/perch/repository.ts',
+    to: 'shared/perch/model.ts',
+    names: ['RunState', 'RunError', 'PerchRun', 'PerchDevice', 'DeviceDriver'],
+  },
+  {
+    from: 'shared/trackers/repository.ts',
+    to: 'shared/trackers/model.ts',
+    names: ['TrackerRecord', 'TicketState', 'TicketRecord'],
+  },
+  {
+    from: 'shared/webhooks/repository.ts',
+    to: 'shared/webhooks/model.ts',
+    names: ['WebhookRecord'],
+  },
 ];
 
 const SOURCE_FOLDERS = ['shared', 'functions', 'scripts', 'test', 'infra', 'scanner', 'web', '.ci'];

@@ -9,12 +9,8 @@ import { getApplication, type ApplicationRecord } from '../applications/applicat
 import { getEnvironment, type EnvironmentRecord } from '../applications/environment-repository.ts';
 import { getAlert, getScan } from '../results/scan-repository.ts';
 import { SEVERITIES } from '../input/severities.ts';
-import {
-  findingsOfEnvironment,
-  getFinding,
-  rulesOfEnvironment,
-  type FindingRecord,
-} from '../results/finding-repository.ts';
+import { findingsOfEnvironment, getFinding, rulesOfEnvironment } from '../results/finding-repository.ts';
+import { type FindingRecord } from '../results/model.ts';
 import { triageFinding } from '../findings/triage.ts';
 import { isUntriaged } from '../results/statuses.ts';
 import { acceptanceExpiry, getSlaPolicy } from '../governance/policy.ts';
@@ -36,9 +32,8 @@ import {
   ticketsOfEnvironment,
   trackerSealContext,
   trackersOfOrg,
-  type TicketRecord,
-  type TrackerRecord,
 } from '../trackers/repository.ts';
+import { type TicketRecord, type TrackerRecord } from '../trackers/model.ts';
 import { trackerEvent, type TrackerJob, type TrackerMessage } from '../trackers/events.ts';
 import { outboxItem } from '../webhooks/events.ts';
 

@@ -15,15 +15,13 @@ import {
   alertsOfScan,
   countedAlertUris,
   scansOfEnvironmentNewestFirst,
-  type AlertMessageRecord,
-  type AlertRecord,
-  type AlertUriRecord,
-  type ScanRecord,
   absoluteUrl,
 } from '../results/scan-repository.ts';
+import { type AlertMessageRecord, type AlertRecord, type AlertUriRecord, type ScanRecord } from '../results/model.ts';
 import { getUsers } from '../identity/user-repository.ts';
 import { getTeams } from '../applications/team-repository.ts';
-import { rulesOf, type FindingRecord, type TriageRule } from '../results/finding-repository.ts';
+import { rulesOf } from '../results/finding-repository.ts';
+import { type FindingRecord, type TriageRule } from '../results/model.ts';
 import { reportStatus, type TriageStatus } from '../results/statuses.ts';
 import type { FindingsReportQuery } from './inputs.ts';
 import type { Membership } from '../context/caller.ts';

@@ -1,14 +1,11 @@
 import { SEVERITIES, type Severity } from '../input/severities.ts';
 import { normalizedPath } from '../results/finding-identity.ts';
-import {
-  findingsOfEnvironment,
-  getTriageVersion,
-  rulesOfEnvironment,
-  type FindingRecord,
-} from '../results/finding-repository.ts';
+import { findingsOfEnvironment, getTriageVersion, rulesOfEnvironment } from '../results/finding-repository.ts';
+import { type FindingRecord } from '../results/model.ts';
 import { TRIAGE_STATUSES, type StatusCounts, type TriageStats } from '../results/statuses.ts';
 import { environmentTrendTotal } from '../trends/writes.ts';
-import { countedUrisOfScan, type AlertRecord, type ScanRecord } from '../results/scan-repository.ts';
+import { countedUrisOfScan } from '../results/scan-repository.ts';
+import { type AlertRecord, type ScanRecord } from '../results/model.ts';
 
 // What a scan's end records about its findings (docs/DATA-MODEL.md, Findings): each finding's first and last seen
 // and its URIs in the scan, and the scan's findings by triage status, from the rules in force at that moment.

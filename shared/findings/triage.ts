@@ -18,9 +18,8 @@ import {
   getFinding,
   getTriageRule,
   triageVersionIncrement,
-  type FindingRecord,
-  type TriageRule,
 } from '../results/finding-repository.ts';
+import { type FindingRecord, type TriageRule } from '../results/model.ts';
 import { isUntriaged, type TriageStatus } from '../results/statuses.ts';
 import { pluginCounts, type TriageStats } from './scan-findings.ts';
 import { MAX_TRIAGE_ACTIONS, type AlertRuleInput, type BulkTriageBody, type UpsertAlertRulesBody } from './inputs.ts';
@@ -38,7 +37,8 @@ import { isPausing } from '../governance/clock.ts';
 import type { TrendTotal } from '../trends/figures.ts';
 import { environmentTrendTotal, triageTrends } from '../trends/writes.ts';
 import * as environmentTrends from '../trends/projections/environment-trend-figures.ts';
-import { getTracker, ticketsOf, type TicketRecord } from '../trackers/repository.ts';
+import { getTracker, ticketsOf } from '../trackers/repository.ts';
+import { type TicketRecord } from '../trackers/model.ts';
 
 // Triage (docs/DATA-MODEL.md, Findings): a finding's rule lives in its environment and applies to the finding in
 // the environment's last scan (whose figures change with it, at once) and in every later scan (matched when it ends).

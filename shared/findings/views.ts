@@ -1,6 +1,6 @@
 import type { EnvironmentRecord } from '../applications/environment-repository.ts';
-import type { FindingRecord, TriageRule } from '../results/finding-repository.ts';
-import type { TicketRecord, TrackerRecord } from '../trackers/repository.ts';
+import type { FindingRecord, TriageRule } from '../results/model.ts';
+import type { TicketRecord, TrackerRecord } from '../trackers/model.ts';
 
 // Public views of triage rules: application.AlertRule and application.AlertRuleHistory.
 

@@ -1,4 +1,4 @@
-import type { RuleHistoryEntry } from '../results/finding-repository.ts';
+import type { RuleHistoryEntry } from '../results/model.ts';
 import type { TriageStatus } from '../results/statuses.ts';
 
 // The SLA clock of a finding (docs/GOVERNANCE.md, Due dates): pure arithmetic over the finding's first sighting, its

@@ -1,7 +1,7 @@
 import { keys } from '../db/keys.ts';
 import { batchGet, queryItems } from '../db/query.ts';
 import { fromItem } from '../db/items.ts';
-import type { FindingRecord, TriageRule } from '../results/finding-repository.ts';
+import type { FindingRecord, TriageRule } from '../results/model.ts';
 import { slaClock, type SlaClock } from './clock.ts';
 import { severityDays } from './policy.ts';
 import { slaDaysResolver } from './sla-days.ts';

@@ -1,7 +1,7 @@
 import { keys } from '../db/keys.ts';
 import { config } from '../config.ts';
 import type { TransactItem } from '../db/transactions.ts';
-import type { FindingRecord, RuleHistoryEntry } from '../results/finding-repository.ts';
+import type { FindingRecord, RuleHistoryEntry } from '../results/model.ts';
 import { DAY_MS, isPausing } from './clock.ts';
 import { MIN_GOVERNANCE_DAYS } from './inputs.ts';
 

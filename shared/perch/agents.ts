@@ -28,9 +28,8 @@ import {
   runChange,
   slotsOf,
   slotTake,
-  type PerchDevice,
-  type PerchRun,
 } from './repository.ts';
+import { type PerchDevice, type PerchRun } from './model.ts';
 import { abandonRun, settled, toPerchDevice } from './commands.ts';
 import { waitForWake, wakeAgents } from './signals.ts';
 import { MAX_RUN_LOG_BYTES, type PollBody, type RegisterDeviceBody, type RunUpdateBody } from './inputs.ts';

@@ -30,9 +30,8 @@ import {
   runChange,
   slotRelease,
   slotsOf,
-  type PerchRun,
-  type RunError,
 } from './repository.ts';
+import { type PerchRun, type RunError } from './model.ts';
 import { recordVerification, verifyTarget } from './verification.ts';
 import { launchRunner } from './runner.ts';
 import { wakeAgents } from './signals.ts';

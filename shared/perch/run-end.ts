@@ -8,7 +8,8 @@ import { putObject } from '../storage/objects-io.ts';
 import { objectKeys } from '../storage/objects.ts';
 import { carriedRun, updateRun } from './agents.ts';
 import { toPerchDevice } from './commands.ts';
-import { carriedRunEnd, getRun, isActive, RunMovedOn, type PerchRun } from './repository.ts';
+import { carriedRunEnd, getRun, isActive, RunMovedOn } from './repository.ts';
+import { type PerchRun } from './model.ts';
 import { wakeAgents } from './signals.ts';
 import type { RunEndBody } from './inputs.ts';
 

@@ -4,7 +4,8 @@ import { logger } from '../context/logger.ts';
 import { UUID } from '../input/uuid.ts';
 import { devicesOf } from './agents.ts';
 import { failRun, settled } from './commands.ts';
-import { getRun, isActive, type PerchRun, type RunError } from './repository.ts';
+import { getRun, isActive } from './repository.ts';
+import { type PerchRun, type RunError } from './model.ts';
 import { RUNNER_CONTAINER } from './runner-container.ts';
 import { RUNNER_APPLICATION_VARIABLE } from './runner.ts';
 

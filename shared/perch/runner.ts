@@ -5,7 +5,7 @@ import { holdsPermission, type Caller } from '../context/caller.ts';
 import { logger } from '../context/logger.ts';
 import { PEER_ATTEMPTS, retryOnConflict, type RetriesExhausted } from '../db/retry.ts';
 import type { Permission } from '../context/permissions.ts';
-import type { PerchRun } from './repository.ts';
+import type { PerchRun } from './model.ts';
 import { RUNNER_CONTAINER } from './runner-container.ts';
 
 // The hosted runner (docs/HOSTED-SCANS.md, "Where scans run"): on AWS, startScan launches the scanner agent once

@@ -10,7 +10,8 @@ import type { Caller } from '../context/caller.ts';
 import { logger } from '../context/logger.ts';
 import { UUID } from '../input/uuid.ts';
 import { queueRun, settled } from '../perch/commands.ts';
-import { getRun, isActive, type PerchRun } from '../perch/repository.ts';
+import { getRun, isActive } from '../perch/repository.ts';
+import { type PerchRun } from '../perch/model.ts';
 import { recordVerification, verifyTarget } from '../perch/verification.ts';
 import type { BulkProfileResultsBody, ProfileResultBody } from './inputs.ts';
 

@@ -9,94 +9,9 @@ import { config } from '../config.ts';
 import { logger } from '../context/logger.ts';
 import { MAX_SWEPT_APPLICATIONS } from '../limits.ts';
 import type { TransactItem } from '../db/transactions.ts';
-import type { Severity } from '../input/severities.ts';
-import type { TriageStatus } from './statuses.ts';
+import type { FindingRecord, PendingFindings, TriageRule, FindingsBefore } from './model.ts';
 
 // Findings of an environment and their triage rules (docs/DATA-MODEL.md, Findings).
-
-/** One finding of an environment (by hash), as its scans saw it. Written when a scan that reported it ends. */
-export interface FindingRecord {
-  findingHash: string;
-  pluginId: string;
-  requestMethod: string;
-  /** The normalized path (finding-identity.ts). */
-  path: string;
-  param: string;
-  /** One literal URI of the finding, from the last scan that saw it. */
-  uri: string;
-  severity: Severity;
-  /** ms: start of the first and of the last scan that reported it. */
-  firstSeen: number;
-  lastSeen: number;
-  lastScanId: string;
-  /** Its URIs in lastScanId (literal URIs that differ only in id-like segments are one finding). */
-  lastScanUris: number;
-  /**
-   * ms: the start of the scan that made it current: its first sighting, or the scan that reported it again after a
-   * fix (absent in records written before it was kept: the first sighting). Starts an overdue episode
-   * (docs/GOVERNANCE.md, Overdue findings).
-   */
-  currentSince?: number;
-  /**
-   * ms: when the environment's latest completed scan found it gone (docs/GOVERNANCE.md, Trends); absent while it is
-   * current. A later scan that reports it again clears it.
-   */
-  fixedAt?: number;
-  /** The completion (or import) request that wrote it (FindingsBefore.attempt): restoreFindings reverts only its own. */
-  recordedBy?: string;
-  /**
-   * The record as it was before that request wrote it (null: there was none). While the request's pending write
-   * exists (its scan not yet published), readers take this instead (resolvedFinding); a sweep puts it back.
-   */
-  previous?: FindingRecord | null;
-}
-
-/**
- * A request that writes finding records before the transaction publishing its scan: registered before its first
- * write, deleted by that transaction (or once its records are put back). One left behind (a crash, a timeout that
- * stopped the function) hides those records from every reader, and a sweep after `expiresAt` puts them back, and
- * for an import removes the scan's unpublished items too.
- */
-export interface PendingFindings {
-  attempt: string;
-  environmentId: string;
-  scanId: string;
-  /** `import`: nothing of the scan is published until the transaction; `completion`: the scan exists, STARTED. */
-  kind: 'import' | 'completion';
-  /** ms after which no request can still be running it (a sweep may then take over). */
-  expiresAt: number;
-  /** Set by the sweep that took it over: the publishing transaction then fails. */
-  sweeping?: boolean;
-}
-
-export interface RuleHistoryEntry {
-  operation: 'CREATE' | 'UPDATE';
-  oldResult: TriageStatus;
-  newResult: TriageStatus;
-  note: string;
-  userId: string;
-  timestamp: number;
-  /** ms: when an acceptance made by this change expires (RISK_ACCEPTED only; docs/GOVERNANCE.md). */
-  expiresAt?: number;
-  /** The change was the expiry of a risk acceptance, not a person's triage. */
-  expired?: true;
-}
-
-/** The triage of a finding: applies to it in its environment's last scan and every later scan. */
-export interface TriageRule {
-  findingHash: string;
-  status: TriageStatus;
-  note: string;
-  userId: string;
-  /** ms of the last change. */
-  updatedAt: number;
-  /** Every change conditions on the version it read. */
-  version: number;
-  /** ms: while RISK_ACCEPTED, when the acceptance expires and the finding becomes untriaged again (docs/GOVERNANCE.md). */
-  expiresAt?: number;
-  /** Oldest first; at most MAX_RULE_HISTORY entries (the oldest are dropped). */
-  history: RuleHistoryEntry[];
-}
 
 export const MAX_RULE_HISTORY = 200;
 
@@ -207,20 +122,6 @@ export async function recordFindings(
     8,
     signal,
   );
-}
-
-/**
- * The environment's records of these findings as they are before a scan records its own (recordFindings runs before
- * the scan's completion commits): what restoreFindings puts back if that commit does not happen.
- */
-export interface FindingsBefore {
-  scanId: string;
-  /** This request's mark on the records it writes (recordedBy), so that its restore leaves other requests' records. */
-  attempt: string;
-  /** Records that existed, as they were. */
-  previous: FindingRecord[];
-  /** Hashes that had no record. */
-  added: string[];
 }
 
 /** What these findings' records are now, added to what is `known` (the same request's earlier attempts). */

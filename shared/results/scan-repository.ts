@@ -7,76 +7,10 @@ import { batchDelete, batchGet, batchPut, deleteFound, queryAll, queryItems } fr
 import type { TransactItem } from '../db/transactions.ts';
 import { config } from '../config.ts';
 import type { Severity } from '../input/severities.ts';
-import type { TriageStats, TriageStatus } from './statuses.ts';
+import type { TriageStatus } from './statuses.ts';
+import type { ScanRecord, AlertRecord, CountedUri, AlertUriRecord, AlertMessageRecord, ScanLocation } from './model.ts';
 
 // Scans, their alerts, alert URIs and messages, and configuration uses (docs/DATA-MODEL.md, Scans).
-
-export type ScanStatus = 'STARTED' | 'COMPLETED' | 'ERROR';
-
-/** Aggregates of a scan's alerts: computed from the alert items, frozen on the scan when it ends. */
-export interface ScanStats extends Partial<TriageStats> {
-  /** Alert URIs (findings). */
-  totalAlerts: number;
-  /** Alerts (distinct plugins). */
-  uniqueAlerts: number;
-  urisBySeverity: Record<Severity, number>;
-  alertsBySeverity: Record<Severity, number>;
-  // byStatus, byPluginStatus (TriageStats): set when the scan ends, kept current by triage while it is its
-  // environment's last scan; absent while it runs (every finding then counts as UNKNOWN).
-}
-
-export interface ScanRecord {
-  scanId: string;
-  organizationId: string;
-  applicationId: string;
-  environmentId: string;
-  /** The environment's name when the scan started. */
-  envName: string;
-  status: ScanStatus;
-  /** The user who reported the scan. */
-  userId: string;
-  /** Milliseconds since the epoch. */
-  startedAt: number;
-  completedAt?: number;
-  durationSeconds?: number;
-  urlCount: number;
-  hawkscanVersion: string;
-  host: string;
-  tags: { name: string; value: string }[];
-  configHash: string;
-  /** What its configuration scans (environment list's latestScanType); absent on scans recorded before it existed. */
-  scanType?: 'DEFAULT' | 'REST' | 'GRAPHQL' | 'GRPC' | 'SOAP';
-  /** URIs counted so far (ADDed by each alerts request with its alert's uriCount): completion checks against it. */
-  reportedUris: number;
-  /** The ids of the findings reports counted that carried one (reportScanAlerts' `reportId`). */
-  reportIds?: Set<string>;
-  stats?: ScanStats;
-  deleting?: boolean;
-  /**
-   * How many failed completions have started putting the environment's finding records back
-   * (scanFindingsRestoreStart); a completion commits only if none started since it read the scan.
-   */
-  findingsRestores?: number;
-}
-
-export interface AlertRecord {
-  pluginId: string;
-  name: string;
-  severity: Severity;
-  description: string;
-  cweId: string;
-  references: string[];
-  /** URIs counted (visible); atomic ADD with the scan's reportedUris. */
-  uriCount: number;
-  /** URI numbers handed out so far (>= uriCount; a request that failed or lost to completion leaves a gap). */
-  nextUri: number;
-  /**
-   * The counted URI numbers as `[first, count]` ranges, one per report, appended in the transaction that counts
-   * them: URIs outside them (written by a request that has not, or never, counted them) are invisible. Absent on
-   * alerts stored before ranges existed: then every number below nextUri counts.
-   */
-  committed?: [number, number][];
-}
 
 /** The alert's counted URI number ranges, in number order. */
 export function committedRanges(alert: AlertRecord): [number, number][] {
@@ -86,15 +20,6 @@ export function committedRanges(alert: AlertRecord): [number, number][] {
 /** Whether URI number `n` of the alert is counted. */
 export const isCommitted = (alert: AlertRecord, n: number) =>
   committedRanges(alert).some(([first, count]) => n >= first && n < first + count);
-
-/** A URI of a scan that one of its alerts counts. */
-export interface CountedUri {
-  alert: AlertRecord;
-  findingHash: string;
-  uri: string;
-  requestMethod: string;
-  param: string;
-}
 
 /**
  * The scan's URIs that `alerts` count, in key order: a URI of another plugin, or written by a request that never
@@ -132,36 +57,6 @@ export function committedNumbers(alert: AlertRecord, from: number, size: number)
     if (numbers.length >= size) break;
   }
   return numbers;
-}
-
-export interface AlertUriRecord {
-  /** The URI's number within its alert (its sort key); counted only within the alert's committed ranges. */
-  n: number;
-  alertUriId: string;
-  msgId: string;
-  pluginId: string;
-  uri: string;
-  requestMethod: string;
-  /** The parameter (also on the message): part of the finding's identity, read with the URIs when the scan ends. */
-  param: string;
-  findingHash: string;
-}
-
-export interface AlertMessageRecord extends Omit<AlertUriRecord, 'n'> {
-  /** Its URI's number (absent on messages stored before ranges existed). */
-  n?: number;
-  evidence: string;
-  otherInfo: string;
-  requestHeader: string;
-  requestBody: string;
-  responseHeader: string;
-  responseBody: string;
-}
-
-export interface ScanLocation {
-  scanId: string;
-  applicationId: string;
-  environmentId: string;
 }
 
 type ScanRef = Pick<ScanRecord, 'applicationId' | 'environmentId' | 'scanId'>;

@@ -40,13 +40,13 @@ import {
   restoreFindings,
   sweepPendingFindings,
   triageVersionCheck,
-  type FindingRecord,
-  type FindingsBefore,
 } from '../results/finding-repository.ts';
+import { type FindingRecord, type FindingsBefore } from '../results/model.ts';
 import { configHashOf, parseScanConfig, storeScanConfig } from './configs.ts';
 import { reportedAlertSchema, type ReportedAlert } from './inputs.ts';
 import { findingItems } from './reporting.ts';
-import { putFindings, type AlertRecord, type ScanRecord } from '../results/scan-repository.ts';
+import { putFindings } from '../results/scan-repository.ts';
+import { type AlertRecord, type ScanRecord } from '../results/model.ts';
 import { scanStart } from './scan-write.ts';
 import { lastScanOf, statsOf, toScanResult } from './scans.ts';
 import type { Caller } from '../context/caller.ts';

@@ -17,9 +17,8 @@ import {
   removeFindings,
   reserveAlertUris,
   scanFindingsRestoreStart,
-  type AlertUriRecord,
-  type ScanRecord,
 } from '../results/scan-repository.ts';
+import { type AlertUriRecord, type ScanRecord } from '../results/model.ts';
 import { accessibleScan, lastScanOf, statsOf, toScanResult } from './scans.ts';
 import { findingHash } from '../results/finding-identity.ts';
 import { findingsOfScan } from '../findings/scan-findings.ts';
@@ -32,8 +31,8 @@ import {
   restoreFindings,
   sweepPendingFindings,
   triageVersionCheck,
-  type FindingsBefore,
 } from '../results/finding-repository.ts';
+import { type FindingsBefore } from '../results/model.ts';
 import type { ReportedAlert, ReportedUri, ScanAlertsBody, ScanCompletedBody } from './inputs.ts';
 import { scanEnd } from './scan-write.ts';
 import { publicationTrend } from '../trends/writes.ts';

@@ -17,8 +17,8 @@ import {
   getScan,
   latestScansOfEnvironment,
   scansOfOrg,
-  type ScanRecord,
 } from '../results/scan-repository.ts';
+import { type ScanRecord } from '../results/model.ts';
 import {
   accessibleScan,
   currentStats,
@@ -29,7 +29,8 @@ import {
   toScanResult,
   triageStatsOf,
 } from './scans.ts';
-import { rulesOf, type TriageRule } from '../results/finding-repository.ts';
+import { rulesOf } from '../results/finding-repository.ts';
+import { type TriageRule } from '../results/model.ts';
 import { slaClocks } from '../governance/due-dates.ts';
 import type { SlaClock } from '../governance/clock.ts';
 import { ticketsOf } from '../trackers/repository.ts';

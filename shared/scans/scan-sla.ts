@@ -1,7 +1,8 @@
 import { keys } from '../db/keys.ts';
 import { queryItems } from '../db/query.ts';
 import { rulesOfEnvironment } from '../results/finding-repository.ts';
-import { alertsOfScan, isCommitted, type ScanRecord, absoluteUrl } from '../results/scan-repository.ts';
+import { alertsOfScan, isCommitted, absoluteUrl } from '../results/scan-repository.ts';
+import { type ScanRecord } from '../results/model.ts';
 import { accessibleScan } from './scans.ts';
 import type { Caller } from '../context/caller.ts';
 import { slaClocks } from '../governance/due-dates.ts';

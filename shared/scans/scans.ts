@@ -1,14 +1,8 @@
 import { accessibleApplication } from '../applications/access.ts';
 import { HttpError, notFound } from '../errors.ts';
 import { RISK_SEVERITIES, SEVERITIES, type Severity } from '../input/severities.ts';
-import {
-  alertsOfScan,
-  getScan,
-  getScanLocation,
-  type AlertRecord,
-  type ScanRecord,
-  type ScanStats,
-} from '../results/scan-repository.ts';
+import { alertsOfScan, getScan, getScanLocation } from '../results/scan-repository.ts';
+import { type AlertRecord, type ScanRecord, type ScanStats } from '../results/model.ts';
 import type { ApplicationRecord } from '../applications/application-repository.ts';
 import type { LastScan } from '../applications/environment-repository.ts';
 import type { Caller } from '../context/caller.ts';

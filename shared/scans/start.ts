@@ -5,7 +5,7 @@ import { transactWriteRetryingConflicts } from '../db/query.ts';
 import { failedCondition, retryOnConflict } from '../db/retry.ts';
 import { findOrCreateEnvironmentByName } from '../applications/environments.ts';
 import { environmentLastScanWrites } from '../applications/environment-repository.ts';
-import type { ScanRecord } from '../results/scan-repository.ts';
+import type { ScanRecord } from '../results/model.ts';
 import { scanStart } from './scan-write.ts';
 import { configHashOf, parseScanConfig, scanTypeOf, storeScanConfig } from './configs.ts';
 import { lastScanOf } from './scans.ts';

@@ -1,6 +1,6 @@
 import { jiraWikiText, markdownCode, markdownText } from '../input/markup.ts';
 import { TrackerFailure, trackerCall } from './http.ts';
-import type { TrackerRecord } from './repository.ts';
+import type { TrackerRecord } from './model.ts';
 
 // The three trackers' REST APIs, as far as tickets need them (docs/TRACKERS.md, Delivery): find the issue carrying a
 // finding's hash, create one, read its state, close it. Jira Cloud speaks REST v3 (descriptions in the Atlassian

@@ -1,4 +1,4 @@
-import type { TicketRecord } from './repository.ts';
+import type { TicketRecord } from './model.ts';
 
 // A finding's ticket in the finding views (docs/TRACKERS.md, In the views): ApplicationAlertUri's statusLink (where
 // the ticket is) and fields of ours, its key and state.

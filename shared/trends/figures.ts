@@ -1,5 +1,5 @@
 import { isPausing } from '../governance/clock.ts';
-import type { FindingRecord } from '../results/finding-repository.ts';
+import type { FindingRecord } from '../results/model.ts';
 import type { TriageStatus } from '../results/statuses.ts';
 import type { Severity } from '../input/severities.ts';
 

@@ -8,12 +8,8 @@ import { projectedWrites } from '../db/entity-write.ts';
 import type { TransactItem } from '../db/transactions.ts';
 import { slaDaysResolver } from '../governance/sla-days.ts';
 import { overdueWakePut, publicationWake } from '../governance/overdue.ts';
-import {
-  findingsOfEnvironment,
-  rulesOfEnvironment,
-  type FindingRecord,
-  type TriageRule,
-} from '../results/finding-repository.ts';
+import { findingsOfEnvironment, rulesOfEnvironment } from '../results/finding-repository.ts';
+import { type FindingRecord, type TriageRule } from '../results/model.ts';
 import { dayOf, isCurrent, type TrendTotal } from './figures.ts';
 import * as environmentTrends from './projections/environment-trend-figures.ts';
 import * as applicationTrends from './projections/application-trend-figures.ts';

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { keys } from '../db/keys.ts';
 import { config } from '../config.ts';
 import type { TransactItem } from '../db/transactions.ts';
-import type { ScanRecord } from '../results/scan-repository.ts';
-import type { TriageRule } from '../results/finding-repository.ts';
+import type { ScanRecord } from '../results/model.ts';
+import type { TriageRule } from '../results/model.ts';
 import type { WebhookEvent } from './event-types.ts';
 
 // The events webhooks deliver, and the outbox items that record them (docs/WEBHOOKS.md, Events). An event is a

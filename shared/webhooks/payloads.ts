@@ -1,10 +1,5 @@
-import {
-  alertsOfScan,
-  countedAlertUris,
-  getScan,
-  type AlertRecord,
-  type ScanRecord,
-} from '../results/scan-repository.ts';
+import { alertsOfScan, countedAlertUris, getScan } from '../results/scan-repository.ts';
+import { type AlertRecord, type ScanRecord } from '../results/model.ts';
 import { rulesOf } from '../results/finding-repository.ts';
 import { reportStatus, TRIAGE_STATUSES, type TriageStatus } from '../results/statuses.ts';
 import { SEVERITIES } from '../input/severities.ts';

@@ -7,14 +7,8 @@ import { getApplications } from '../applications/application-repository.ts';
 import { getTeam } from '../applications/team-repository.ts';
 import { seal, unseal } from '../secrets/sealing.ts';
 import { ReceiverRefused, receiverUrlProblem, resolveReceiver } from '../outbound/receivers.ts';
-import {
-  deleteWebhookItem,
-  getWebhook,
-  putWebhook,
-  webhookSealContext,
-  webhooksOfOrg,
-  type WebhookRecord,
-} from './repository.ts';
+import { deleteWebhookItem, getWebhook, putWebhook, webhookSealContext, webhooksOfOrg } from './repository.ts';
+import { type WebhookRecord } from './model.ts';
 import { getIntegrationSettings, putIntegrationSettings } from '../outbound/settings.ts';
 import {
   MAX_WEBHOOKS_PER_ORG,

@@ -14,8 +14,8 @@ import {
   findingsOfEnvironment,
   recordFindings,
   restoreFindings,
-  type FindingRecord,
 } from '../../shared/results/finding-repository.ts';
+import { type FindingRecord } from '../../shared/results/model.ts';
 import { findingsOfScan } from '../../shared/findings/scan-findings.ts';
 import { statsOf } from '../../shared/scans/scans.ts';
 import { cancelledItems } from '../../shared/db/items.ts';

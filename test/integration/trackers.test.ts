@@ -11,7 +11,8 @@ import { db } from '../../shared/db/client.ts';
 import { config } from '../../shared/config.ts';
 import { keys } from '../../shared/db/keys.ts';
 import { getItem } from '../../shared/db/query.ts';
-import { getTicket, type TicketRecord } from '../../shared/trackers/repository.ts';
+import { getTicket } from '../../shared/trackers/repository.ts';
+import { type TicketRecord } from '../../shared/trackers/model.ts';
 
 // Promoting findings to issue trackers (docs/TRACKERS.md): connections managed through createTracker & co. with
 // their tokens sealed, tickets made by the delivery queue's consumer (never inside the request) against fakes of

@@ -16,7 +16,7 @@ import { keys } from '../../shared/db/keys.ts';
 import { queryAll } from '../../shared/db/query.ts';
 import { expireRiskAcceptances } from '../../shared/findings/risk-expiry.ts';
 import { slaClock } from '../../shared/governance/clock.ts';
-import type { FindingRecord, TriageRule } from '../../shared/results/finding-repository.ts';
+import type { FindingRecord, TriageRule } from '../../shared/results/model.ts';
 
 // The trends (docs/GOVERNANCE.md, Trends) are kept as the writes happen; here 120 days of history (scans completed,
 // errored, overlapping and crossing midnight, imports, bulk triage, alert rules, acceptances that expire, scan,

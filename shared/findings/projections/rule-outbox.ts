@@ -1,7 +1,7 @@
 import type { Projected } from '../../db/entity-write.ts';
 import { findingEvents, outboxItem, riskExpiryEvents, type ApplicationContext } from '../../webhooks/events.ts';
 import { trackerEvent } from '../../trackers/events.ts';
-import type { FindingRecord, TriageRule } from '../../results/finding-repository.ts';
+import type { FindingRecord, TriageRule } from '../../results/model.ts';
 
 // A triage rule's events and tracker jobs in the outbox (docs/WEBHOOKS.md, Events; docs/TRACKERS.md, Promoting;
 // docs/DATA-MODEL.md, Projections), committed with the rule's own write: findingStatusChanged when the status

@@ -2,7 +2,7 @@ import { keys } from '../../db/keys.ts';
 import { config } from '../../config.ts';
 import { attributeChange, type Projected } from '../../db/entity-write.ts';
 import { putNewItem, type TransactItem } from '../../db/transactions.ts';
-import type { ScanRecord } from '../../results/scan-repository.ts';
+import type { ScanRecord } from '../../results/model.ts';
 
 // A scan's list entries, its lookup by id and its configuration's use (docs/DATA-MODEL.md, Scans and Projections):
 // while live, gsi1 (its environment's scans) and gsi3 (its organization's) by start time; the lookup item

@@ -1,6 +1,6 @@
 import type { Projected } from '../../db/entity-write.ts';
 import { outboxItem, scanEvents, type ApplicationContext } from '../../webhooks/events.ts';
-import type { ScanRecord } from '../../results/scan-repository.ts';
+import type { ScanRecord } from '../../results/model.ts';
 
 // A scan's events in the outbox (docs/WEBHOOKS.md, Events; docs/DATA-MODEL.md, Projections): scanStarted when it
 // comes into being, scanCompleted or scanErrored when it ends (an import does both at once), committed with the

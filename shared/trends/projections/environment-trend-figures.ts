@@ -4,7 +4,7 @@ import type { CounterChange, Projected } from '../../db/entity-write.ts';
 import type { TransactItem } from '../../db/transactions.ts';
 import { slaClock } from '../../governance/clock.ts';
 import { severityDays, type SlaPolicy } from '../../governance/policy.ts';
-import type { FindingRecord, TriageRule } from '../../results/finding-repository.ts';
+import type { FindingRecord, TriageRule } from '../../results/model.ts';
 import {
   TrendChange,
   coverageRemoval,

@@ -1,0 +1,74 @@
+import type { Caller } from '../context/caller.ts';
+// The records of hosted scans (docs/HOSTED-SCANS.md): runs, their states and errors, and the agents' devices, as stored.
+
+/** QUEUED: waiting for an agent; RUNNING: an agent took it (from its acknowledgement to its end). */
+export type RunState = 'QUEUED' | 'RUNNING' | 'COMPLETED' | 'ERROR' | 'STOPPED';
+
+export interface RunError {
+  errorType: 'UNKNOWN' | 'AUTHENTICATION' | 'PROVISIONING' | 'DEVICE';
+  message: string;
+}
+
+export interface PerchRun {
+  applicationId: string;
+  organizationId: string;
+  /** The run's id (startScan's answer), also the id of its START command. */
+  scanKey: string;
+  /** A profile scan (launchProfileScan, docs/PROFILE-SCANS.md) rather than a scan; absent: a scan. */
+  kind?: 'PROFILE';
+  /** The id of its STOP command, once stopScan asked for one. */
+  stopCommandId?: string;
+  state: RunState;
+  /** What the agent is doing: claimed, login, crawl and attack, reporting, ... (free text from the agent). */
+  phase: string;
+  envName: string;
+  /** The scan configuration (stackhawk.yml) the run scans with. */
+  config: string;
+  targetUrl: string;
+  /** The target was allowlisted by the organization: the agent may reach it at a private address. */
+  allowPrivate: boolean;
+  userId: string;
+  deviceId?: string;
+  deviceName?: string;
+  /** The reported scan (reportScanRunStarted), once the agent announced it. */
+  scanId?: string;
+  errors: RunError[];
+  createdAt: number;
+  updatedAt: number;
+  endedAt?: number;
+  /**
+   * QUEUED: an agent must take it by then (else it ends in ERROR, PROVISIONING); from its acknowledgement on, the run
+   * ends by then (the agent stops its engine).
+   */
+  deadlineAt: number;
+  /** It counts against the organization's running scans (taken with it, released when it ends). */
+  holdsSlot?: boolean;
+}
+
+export interface PerchDevice {
+  deviceId: string;
+  organizationId: string;
+  name: string;
+  /**
+   * The user whose session registered it, its owner: only that user's sessions drive it (docs/HOSTED-SCANS.md,
+   * Whose device it is), and it is offered only the runs of applications that user may see.
+   */
+  userId: string;
+  engines: string[];
+  version: string;
+  createdAt: number;
+  lastHeartbeatAt: number;
+  /** The run it is carrying out, if any. */
+  scanKey?: string;
+  applicationId?: string;
+  /** The last run it carried out, kept once that run ended (deviceRelease). */
+  lastScanKey?: string;
+  /**
+   * A hosted runner's device: the run its launch token was issued for (Caller.launchedFor, a signed claim no other
+   * agent has), set when it registers. Its task's stop finds it by this (shared/perch/runner-stops.ts).
+   */
+  launchedFor?: string;
+}
+
+/** Who drives a device: the session's user and, for a hosted runner's session, the run its token was issued for. */
+export type DeviceDriver = Pick<Caller, 'userId' | 'launchedFor'>;
