@@ -43,6 +43,8 @@ export function protoName(schemaName: string): { pkg: string; message: string } 
  * fields never take their numbers. Add at the end of a list only (the numbers are positions).
  */
 const OWN_FIELDS: Record<string, [field: string, type: string][]> = {
+  // The scan secrets a started scan's literal credentials moved to (docs/HOSTED-SCANS.md, "Scan secrets").
+  'user.ProvisionPerchResponse': [['movedSecrets', 'repeated string']],
   // When a risk acceptance made by a bulk triage action expires (docs/GOVERNANCE.md).
   'application.FindingTriageResult': [['expiresAt', 'string']],
   // A finding's due date in its alert's page of findings (docs/GOVERNANCE.md), and its ticket beside its status

@@ -1145,12 +1145,14 @@ export const createEnvironmentDefaultConfigRoute = {
   notes:
     "Replaces the environment's default configuration with `conf` (a HawkScan configuration object, at most " +
     '256 KiB as JSON; 400 when a value is the `********` a read shows). `applicationId`/`envId`, when given, must ' +
-    'be those of the path. Team-owned applications: team members only.',
+    'be those of the path. Team-owned applications: team members only. Literal credentials move into the ' +
+    "application's scan secrets and the configuration keeps `${NAME}` references: `movedSecrets` names them " +
+    '(docs/HOSTED-SCANS.md, "Scan secrets").',
   auth: 'bearer',
   permission: 'write:scan_config',
   audit: 'ENVIRONMENT_MODIFIED',
   body: createEnvironmentDefaultConfigBody,
-  response: 'hawk.Empty',
+  response: 'hawk.SavedScanConfig',
 } satisfies Route;
 
 export const deleteEnvironmentRoute = {
@@ -1597,7 +1599,8 @@ export const startScanRoute = {
     'Body: `{"command":{"command":"START","config":"<stackhawk.yml>"},"env":"<env>"}` or hawkop\'s `{"command":{"command":"START"},"scanConfig":"<organization scan configuration name>","env":...}`; ' +
     'any command string and extra fields are accepted. Without a configuration the scan uses `app.host` = the target URL. ' +
     "409: a scan is already running for the application; 400: not a CLOUD application, or its target (or the configuration's `app.host`) is not verified " +
-    "(a DNS TXT record or a `/.well-known/hawk-verification.txt` file with the organization's token, or an operator's allowlist), re-checked on every start; 404: unknown application.",
+    "(a DNS TXT record or a `/.well-known/hawk-verification.txt` file with the organization's token, or an operator's allowlist), re-checked on every start; 404: unknown application. " +
+    'Literal credentials of the configuration move into the application\'s scan secrets and the run keeps `${NAME}` references: `movedSecrets` (ours) names them (docs/HOSTED-SCANS.md, "Scan secrets").',
   auth: 'bearer',
   permission: 'write:scan',
   audit: 'SCAN_STARTED',

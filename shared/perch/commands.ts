@@ -15,6 +15,7 @@ import { type Caller } from '../context/caller.ts';
 import { logger } from '../context/logger.ts';
 import { organizationAssetText } from '../hosted-assets/organization-assets.ts';
 import { parseScanConfig } from '../scans/configs.ts';
+import { movedSecretWrites, textWithSecretReferences } from '../scans/secret-references.ts';
 import { reportScanCompleted } from '../scans/reporting.ts';
 import { readObjectText } from '../storage/objects-io.ts';
 import { objectKeys } from '../storage/objects.ts';
@@ -80,15 +81,17 @@ async function runConfiguration(app: ApplicationRecord, body: PerchCommandBody) 
   const target = app.cloudScanTarget!.targetURL;
   if (text === undefined) {
     const env = body.env ?? 'Development';
-    return { text: defaultConfig(app, env, target), env, host: target };
+    return { text: defaultConfig(app, env, target), env, host: target, moved: [] };
   }
   const parsed = parseScanConfig(text);
+  // Its literal credentials move into the application's scan secrets (docs/HOSTED-SCANS.md, "Scan secrets").
+  const referencing = textWithSecretReferences(text, parsed);
   const section = (parsed.app ?? {}) as { env?: unknown; host?: unknown };
   const env = body.env ?? (typeof section.env === 'string' && section.env.trim() ? section.env.trim() : 'Development');
   const host = typeof section.host === 'string' && section.host ? section.host : target;
   if (!URL.canParse(host) || !/^https?:$/.test(new URL(host).protocol))
     throw badRequest(`config: app.host must be an http(s) URL, got ${JSON.stringify(host).slice(0, 200)}`);
-  return { text, env, host };
+  return { text: referencing.text, env, host, moved: referencing.moved };
 }
 
 /** The scan's starter, acting for the service when a run ends without its agent (stopped, or its agent went silent). */
@@ -188,7 +191,7 @@ export async function startScan(caller: Caller, appId: string, body: PerchComman
   const current = await settled(await getRun(appId, true));
   if (current && isActive(current))
     throw conflict(`a scan is already running for application ${appId} (scanKey ${current.scanKey}): stop it first`);
-  const { text, env, host } = await runConfiguration(app, body);
+  const { text, env, host, moved } = await runConfiguration(app, body);
   const verification = await verifyTarget(app.organizationId, host);
   if (host === app.cloudScanTarget.targetURL || new URL(host).host === new URL(app.cloudScanTarget.targetURL).host)
     await recordVerification(app, verification.verified);
@@ -211,8 +214,10 @@ export async function startScan(caller: Caller, appId: string, body: PerchComman
     updatedAt: now,
     deadlineAt: now + config.perchMaxScanSeconds * 1000,
   };
-  await queueRun(caller, app, current, run, { hosted: true });
-  return { scanKey: run.scanKey };
+  const movedSecrets = moved.map((secret) => secret.name);
+  const secretWrites = await movedSecretWrites({ appId, orgId: app.organizationId }, moved, caller.userId);
+  await queueRun(caller, app, current, run, { hosted: true, ...(moved.length ? { movedSecrets } : {}) }, secretWrites);
+  return { scanKey: run.scanKey, movedSecrets };
 }
 
 /**
@@ -226,6 +231,8 @@ export async function queueRun(
   current: PerchRun | undefined,
   run: PerchRun,
   details: Record<string, unknown>,
+  /** Written with the run: the scan secrets its configuration's literal credentials moved to. */
+  secretWrites: TransactItem[] = [],
 ): Promise<void> {
   const appId = app.applicationId;
   try {
@@ -235,6 +242,7 @@ export async function queueRun(
       runChange(current, run),
       putNewItem(queueEntry(run)),
       queueVersionBump(app.organizationId),
+      ...secretWrites,
       await auditEntry(caller, app.organizationId, 'SCAN_STARTED', {
         applicationId: appId,
         appName: app.name,

@@ -9,6 +9,7 @@ import { deleteUnreferencedObject, putObject, readObjectText } from '../storage/
 import { messageProblems } from '../proto/encoding.ts';
 import type { Caller } from '../context/caller.ts';
 import { REDACTED, redactCredentials } from './redaction.ts';
+import { movedSecretWrites, withSecretReferences } from './secret-references.ts';
 import type { CreateEnvironmentDefaultConfig } from '../applications/inputs.ts';
 
 // GET/POST /api/v1/app/{appId}/env/{envId}/config/default: the environment's default stackhawk.yml, first written
@@ -41,7 +42,9 @@ export async function replaceEnvironmentDefaultConfig(
   if (body.envId && body.envId !== envId) throw badRequest(`body.envId: must be the environment of the path, ${envId}`);
   const problems = messageProblems(CONF_TYPE, body.conf, 'body.conf');
   if (problems.length) throw badRequest(`not a HawkScan configuration: ${problems.join('; ')}`);
-  const text = `${JSON.stringify(body.conf, null, 2)}\n`;
+  // Literal credentials move into the application's scan secrets (docs/HOSTED-SCANS.md, "Scan secrets").
+  const { conf, moved } = withSecretReferences(body.conf);
+  const text = `${JSON.stringify(conf, null, 2)}\n`;
   // A configuration read back and saved as it was would store the marker in place of the credential.
   if (text.includes(JSON.stringify(REDACTED)))
     throw badRequest(
@@ -51,6 +54,8 @@ export async function replaceEnvironmentDefaultConfig(
     throw badRequest(`body.conf: must be at most ${MAX_CONFIG_BYTES} bytes as JSON`);
 
   const { app, env } = await accessibleEnvironment(caller, appId, envId, { teamRestricted: true });
+  const movedSecrets = moved.map((secret) => secret.name);
+  const secretWrites = await movedSecretWrites({ appId, orgId: app.organizationId }, moved, caller.userId);
   const objectKey = objectKeys.environmentDefaultConfig(appId, envId, randomUUID());
   await putObject(objectKey, text, 'application/json');
   const audit = await auditEntry(caller, app.organizationId, 'ENVIRONMENT_MODIFIED', {
@@ -59,9 +64,10 @@ export async function replaceEnvironmentDefaultConfig(
     envId,
     envName: env.name,
     defaultConfig: 'replaced',
+    ...(moved.length ? { movedSecrets } : {}),
   });
   try {
-    await transactWrite([...environmentDefaultConfigUpdate(env, objectKey), audit]);
+    await transactWrite([...environmentDefaultConfigUpdate(env, objectKey), ...secretWrites, audit]);
   } catch (error) {
     await deleteUnreferencedObject(objectKey);
     if (conditionFailed(error, 'environmentChanged'))
@@ -69,5 +75,5 @@ export async function replaceEnvironmentDefaultConfig(
     throw error;
   }
   await deleteUnreferencedObject(env.defaultConfigKey ?? objectKeys.environmentConfig(appId, envId));
-  return {};
+  return { movedSecrets };
 }

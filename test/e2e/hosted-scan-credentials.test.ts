@@ -6,9 +6,11 @@ import { createTenant, addUserTo } from '../integration/fixtures.ts';
 import { permissionsOfRole } from '../../shared/context/roles.ts';
 import { cloudAppAt, start, waitForEnd, withAgent } from './hosted-helpers.ts';
 
-// A literal password in a scan configuration was shown to read-only members (the scan page's "Scan
-// configuration" panel reads GET /api/v1/app/{appId}/config/{hash}). Every read redacts credentials; `${VAR}`
-// references are shown; the agent still logs in with the real value, which it gets with its run's command.
+// A literal password in a scan configuration was stored and shown to read-only members (the scan page's "Scan
+// configuration" panel reads GET /api/v1/app/{appId}/config/{hash}). A literal credential sent or saved moves into
+// the application's scan secrets and the configuration keeps a `${NAME}` reference (docs/HOSTED-SCANS.md, "Scan
+// secrets"); every read redacts what remains; the agent still logs in with the real value, which it gets with the
+// run it takes.
 
 const PASSWORD = 'literal-pass-4711';
 /** The login bodies the target received. */
@@ -60,17 +62,33 @@ const config = (host: string) => `app:
 `;
 
 describe('credentials in stored scan configurations', { timeout: 300_000 }, () => {
-  it('are redacted for every reader while the hosted scan still logs in with them', async () => {
+  it("move into the application's scan secrets, out of every read and log, while the hosted scan still logs in with them", async () => {
     const owner = await createTenant();
     const reader = { orgId: owner.orgId, ...(await addUserTo(owner.orgId, permissionsOfRole('READ_ONLY'))) };
     const appId = await cloudAppAt(owner, 'literal-password', targetUrl);
-    await withAgent(owner, async () => {
-      const started = await start(owner, appId, config(targetUrl));
-      expect(started.status, started.text).toBe(200);
-      const done = await waitForEnd(owner, appId);
-      expect(done.status, JSON.stringify(done)).toBe('HOSTED_SCANNER_DISCONNECTED');
-    });
+    const echoed: string[] = [];
+    await withAgent(
+      owner,
+      async () => {
+        const started = await start(owner, appId, config(targetUrl));
+        expect(started.status, started.text).toBe(200);
+        expect(started.body.movedSecrets).toEqual(['USERNAME_PASSWORD_SCAN_PASSWORD']);
+        const done = await waitForEnd(owner, appId);
+        expect(done.status, JSON.stringify(done)).toBe('HOSTED_SCANNER_DISCONNECTED');
+      },
+      { echo: (line) => echoed.push(line) },
+    );
     expect(logins).toContain(`username=alice&password=${PASSWORD}`);
+    const secrets = await api('GET', `/api/v1/app/${appId}/secrets`, { token: reader.token });
+    expect(secrets.body.secrets.map((secret: { name: string }) => secret.name)).toEqual([
+      'USERNAME_PASSWORD_SCAN_PASSWORD',
+    ]);
+    expect(echoed.join('\n')).not.toContain(PASSWORD);
+    for (const who of [reader, owner]) {
+      const log = await api('GET', `/api/v1/app/${appId}/perch/log`, { token: who.token });
+      expect(log.text).toContain('login ok');
+      expect(log.text).not.toContain(PASSWORD);
+    }
 
     const envs = await api('GET', `/api/v1/app/${appId}/env/list`, { token: owner.token });
     const configHash = envs.body.environments[0].currentScanSummary.configHash as string;
@@ -80,13 +98,13 @@ describe('credentials in stored scan configurations', { timeout: 300_000 }, () =
       expect(read.text).not.toContain(PASSWORD);
       expect(read.body.conf.app.authentication.usernamePassword).toMatchObject({
         scanUsername: '${HAWK_SCAN_TEST_USER}',
-        scanPassword: '********',
+        scanPassword: '${USERNAME_PASSWORD_SCAN_PASSWORD}',
         usernameField: 'username',
       });
     }
   });
 
-  it("redacts the environment's default configuration, and refuses it saved back with the marker", async () => {
+  it("moves the environment's default configuration's credentials, and refuses it saved with the marker", async () => {
     const owner = await createTenant();
     const reader = { orgId: owner.orgId, ...(await addUserTo(owner.orgId, permissionsOfRole('READ_ONLY'))) };
     const appId = await cloudAppAt(owner, 'default-config', targetUrl);
@@ -106,17 +124,28 @@ describe('credentials in stored scan configurations', { timeout: 300_000 }, () =
     };
     const saved = await api('POST', path, { token: owner.token, body: { conf } });
     expect(saved.status, saved.text).toBe(200);
-    const read = await api('GET', path, { token: reader.token });
-    expect(read.status, read.text).toBe(200);
-    expect(read.text).not.toContain('token-value-0815');
-    expect(read.body.conf.app.authentication).toMatchObject({
-      external: { type: 'TOKEN', value: '********' },
-      tokenAuthorization: { type: 'HEADER', value: 'Authorization', tokenType: 'Bearer' },
-    });
-    const back = await api('POST', path, { token: owner.token, body: { conf: read.body.conf } });
+    expect(saved.body.movedSecrets).toEqual(['EXTERNAL_VALUE']);
+    for (const who of [reader, owner]) {
+      const read = await api('GET', path, { token: who.token });
+      expect(read.status, read.text).toBe(200);
+      expect(read.text).not.toContain('token-value-0815');
+      expect(read.body.conf.app.authentication).toMatchObject({
+        external: { type: 'TOKEN', value: '${EXTERNAL_VALUE}' },
+        tokenAuthorization: { type: 'HEADER', value: 'Authorization', tokenType: 'Bearer' },
+      });
+    }
+    const read = await api('GET', path, { token: owner.token });
+    // Saved back as read: nothing more moves.
+    const same = await api('POST', path, { token: owner.token, body: { conf: read.body.conf } });
+    expect(same.status, same.text).toBe(200);
+    expect(same.body.movedSecrets ?? []).toEqual([]);
+    const current = await api('GET', path, { token: owner.token });
+    const marked = structuredClone(read.body.conf);
+    marked.app.authentication.external.value = '********';
+    const back = await api('POST', path, { token: owner.token, body: { conf: marked } });
     expect(back.status).toBe(400);
     expect(back.body.message).toMatch(/^body\.conf: a value reads \*{8}, as reads show a credential/);
     const unchanged = await api('GET', path, { token: owner.token });
-    expect(unchanged.body.configHash).toBe(read.body.configHash);
+    expect(unchanged.body.configHash).toBe(current.body.configHash);
   });
 });
