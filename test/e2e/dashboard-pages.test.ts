@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { api, baseUrl } from '../integration/client.ts';
 import { createTenant, type Tenant } from '../integration/fixtures.ts';
-import { completeScan, createApp, reportAlerts, startScan } from '../integration/scan-helpers.ts';
+import { alert, completeScan, createApp, reportAlerts, startScan } from '../integration/scan-helpers.ts';
 import { startSlackFake } from '../integration/chat-fakes.ts';
 import { ensureWebBuild } from '../../scripts/local/web.ts';
 import { launchBrowser, openSection, signIn } from './browser.ts';
@@ -196,5 +196,69 @@ describe('dashboard pages', () => {
       await slack.close();
       await json.close();
     }
+  });
+
+  it('logs no console error on the main pages', async () => {
+    const appId = await createApp(tenant, { name: 'walked', env: 'dev' });
+    const { scanId, envId } = await startScan(tenant.token, appId);
+    await reportAlerts(tenant.token, scanId, [alert('10038', 'High', 2)]);
+    await completeScan(tenant.token, scanId);
+    const found = await api('GET', `/api/v1/scan/${scanId}/alert/10038`, { token: tenant.token });
+    const uri = found.body.applicationScanAlertUris[0];
+    // A CLOUD application that never had a hosted scan or a profile: its pages ask for the last run.
+    const cloudId = await createApp(tenant, {
+      name: 'walked-cloud',
+      env: 'production',
+      applicationType: 'CLOUD',
+      cloudScanTargetURL: 'https://walked-cloud.example',
+    });
+    const errors: string[] = [];
+    let at = '';
+    const onConsole = (m: { type: () => string; text: () => string }) => {
+      if (m.type() === 'error') errors.push(`${at}: ${m.text()}`);
+    };
+    const onPageError = (e: Error) => errors.push(`${at}: ${e.message}`);
+    page.on('console', onConsole);
+    page.on('pageerror', onPageError);
+    try {
+      for (const [path, heading] of [
+        ['overview', 'Overview'],
+        ['executive-report', /^Security report/],
+        ['apps', 'Applications'],
+        [`app/${appId}`, 'walked'],
+        [`app/${appId}/env/${envId}`, /dev/],
+        ['envs', 'Environments'],
+        ['scans', 'Scans'],
+        [`scan/${scanId}`, /^Scan of/],
+        [`scan/${scanId}/alert/10038`, /Plugin 10038/],
+        [`scan/${scanId}/finding/${uri.alertUriId}/${uri.msgId}?plugin=10038&page=0`, /^Finding at/],
+        ['report', 'Findings report'],
+        ['teams', 'Teams'],
+        ['audit', 'Audit log'],
+        ['hosted', 'API descriptions'],
+        ['devices', 'Scanner agents'],
+        ['members', 'Members'],
+        ['integrations', 'Integrations'],
+        ['integrations/trackers', 'Issue trackers'],
+        ['settings', 'Settings'],
+      ] as const) {
+        at = path;
+        await page.goto(`${baseUrl()}/org/${tenant.orgId}/${path}`);
+        await page.getByRole('heading', { level: 1, name: heading }).first().waitFor();
+        await page.waitForLoadState('networkidle');
+      }
+      at = 'the CLOUD application and its environment';
+      await page.goto(`${baseUrl()}/org/${tenant.orgId}/app/${cloudId}`);
+      await page.getByRole('heading', { level: 1, name: 'walked-cloud' }).waitFor();
+      await page.waitForLoadState('networkidle');
+      await page.getByRole('link', { name: 'production', exact: true }).click();
+      await page.getByRole('heading', { level: 1, name: 'production' }).waitFor();
+      await page.getByText(/^No hosted scan yet\./).waitFor();
+      await page.waitForLoadState('networkidle');
+    } finally {
+      page.off('console', onConsole);
+      page.off('pageerror', onPageError);
+    }
+    expect(errors).toEqual([]);
   });
 });

@@ -123,8 +123,16 @@ describe('profile scans on the dashboard', () => {
     const save = page.getByRole('form', { name: "Save as the environment's configuration" });
     await save.getByLabel('Environment').selectOption('staging');
     await expect.poll(() => save.getByLabel('Configuration name').inputValue()).toBe('spa-shop-staging');
+    // Whether one of that name exists is asked without a console error (a 404 is one).
+    const errors: string[] = [];
+    const onConsole = (m: { type: () => string; text: () => string }) => {
+      if (m.type() === 'error') errors.push(m.text());
+    };
+    page.on('console', onConsole);
     await save.getByRole('button', { name: "Save as the environment's configuration" }).click();
     await savedOrRefused('Saved as the scan configuration spa-shop-staging (environment staging).');
+    page.off('console', onConsole);
+    expect(errors).toEqual([]);
     const stored = async () => {
       const asset = await api('GET', `/api/v1/configuration/${tenant.orgId}/spa-shop-staging`, {
         token: tenant.token,

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { Link } from 'react-router';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, ApiError, describeError, unwrap, type Schemas } from '../api/client';
+import { api, describeError, unwrap, type Schemas } from '../api/client';
 import { formatTime } from '../components/ui';
 import { useHasPermission } from '../permissions';
 
@@ -11,6 +11,16 @@ import { useHasPermission } from '../permissions';
 const ACTIVE = ['QUEUED', 'RUNNING'];
 /** How often the page reads an active scan's state and log again. */
 const LIVE_MS = 2000;
+
+/**
+ * The application's current or last run (a scan or a profile) with its log, or null when it never had one. The
+ * status, `{}` then, is asked first: the log's 404 would be a console error on every such page.
+ */
+export async function currentRun(appId: string) {
+  const status = await unwrap(api.GET('/api/v1/app/{appId}/perch/status', { params: { path: { appId } } }));
+  if (!status.device) return null;
+  return unwrap(api.GET('/api/v1/app/{appId}/perch/log', { params: { path: { appId } } }));
+}
 
 const STATE_WORDS: Record<string, string> = {
   QUEUED: 'Queued: waiting for a scanner agent',
@@ -30,14 +40,7 @@ export function HostedScanPanel({ orgId, appId, envName }: { orgId: string; appI
   const run = useQuery({
     queryKey: ['hosted-run', appId],
     enabled: canRead === true,
-    queryFn: async () => {
-      try {
-        return await unwrap(api.GET('/api/v1/app/{appId}/perch/log', { params: { path: { appId } } }));
-      } catch (e) {
-        if (e instanceof ApiError && e.status === 404) return null; // no hosted scan yet
-        throw e;
-      }
-    },
+    queryFn: () => currentRun(appId),
     refetchInterval: (query) => (ACTIVE.includes(query.state.data?.state ?? '') ? LIVE_MS : false),
   });
   const current = run.data;

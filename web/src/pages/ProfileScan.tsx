@@ -1,8 +1,9 @@
 import { useRef, useState, type FormEvent } from 'react';
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, ApiError, describeError, unwrap, type Schemas } from '../api/client';
+import { api, describeError, unwrap, type Schemas } from '../api/client';
 import { CopyButton, formatTime } from '../components/ui';
 import { useHasPermission } from '../permissions';
+import { currentRun } from './HostedScan';
 
 // Profile scans on a CLOUD application's page (docs/PROFILE-SCANS.md): "Profile this target", the latest result
 // (classification, testability and its reasons, the API description found with its validation and "Use as hosted
@@ -46,14 +47,7 @@ export function ProfileScanPanel({
   const run = useQuery({
     queryKey: ['hosted-run', appId],
     enabled: canReadRun === true,
-    queryFn: async () => {
-      try {
-        return await unwrap(api.GET('/api/v1/app/{appId}/perch/log', { params: { path: { appId } } }));
-      } catch (e) {
-        if (e instanceof ApiError && e.status === 404) return null;
-        throw e;
-      }
-    },
+    queryFn: () => currentRun(appId),
     refetchInterval: (query) => (ACTIVE.includes(query.state.data?.state ?? '') ? LIVE_MS : false),
   });
   const active = ACTIVE.includes(run.data?.state ?? '');
@@ -384,17 +378,14 @@ function SaveAsEnvironmentConfig({
   const submit = (event: FormEvent) => {
     event.preventDefault();
     void run(async () => {
-      // One of that name already exists: replacing it is asked first.
-      try {
-        await unwrap(
-          api.GET('/api/v1/configuration/{orgId}/{configName}', {
-            params: { path: { orgId, configName }, query: { redirect: 'false' } },
-          }),
-        );
-      } catch (e) {
-        if (e instanceof ApiError && e.status === 404) return save();
-        throw e;
-      }
+      // One of that name already exists: replacing it is asked first. Names are case-insensitive; the list is
+      // asked, not the configuration itself, whose 404 would be a console error.
+      const named = await unwrap(
+        api.GET('/api/v1/configuration/{orgId}/list', {
+          params: { path: { orgId }, query: { query: configName, pageSize: '100' } },
+        }),
+      );
+      if (!named.configs?.some((c) => c.name?.toLowerCase() === configName.toLowerCase())) return save();
       confirm.current?.showModal();
     });
   };
