@@ -5,7 +5,16 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', 'cdk.out/**', '.data/**', 'web/dist/**', 'web/src/api/schema.gen.ts'] },
+  {
+    ignores: [
+      '**/node_modules/**',
+      'cdk.out/**',
+      '.data/**',
+      'web/dist/**',
+      'web/src/api/schema.gen.ts',
+      'scanner/src/api/schema.gen.ts',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,6 +1,8 @@
 // `npm run openapi`: writes openapi.json, the service's own OpenAPI description, generated from the route table
 // (operations, parameters, bodies, permissions, audit types) and the protobuf response messages (schemas).
-// test/unit/openapi.test.ts fails when the committed file is stale or invalid.
+// test/unit/generated.test.ts fails when the committed file is stale or invalid. The scanner client's types
+// (scanner/src/api/schema.gen.ts) are regenerated from it too (docs/LAYOUT.md, the scanner row).
+import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import * as z from 'zod/mini';
 import descriptor from '../shared/proto/descriptor.json' with { type: 'json' };
@@ -209,4 +211,8 @@ export const openApiText = () => JSON.stringify(buildOpenApi(), null, 2) + '\n';
 if (process.argv[1]?.endsWith('openapi.ts')) {
   writeFileSync(OUTPUT, openApiText());
   console.log(`wrote ${OUTPUT}`);
+  execFileSync('npm', ['run', '--silent', '-w', '@hawk-api/scanner', 'generate'], {
+    cwd: new URL('..', import.meta.url).pathname,
+    stdio: 'inherit',
+  });
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { openApiText } from '../../scripts/openapi.ts';
@@ -18,6 +19,19 @@ describe('generated artefacts are current (regenerate with `npm run proto && npm
 
   it('openapi.json is generated from the route table', () => {
     expect(read('openapi.json')).toBe(openApiText());
+  });
+
+  it("scanner/src/api/schema.gen.ts (the scanner client's types) is what its generate script makes of openapi.json", () => {
+    // The script's own arguments, written to stdout instead of its -o file.
+    const script: string = JSON.parse(read('scanner/package.json')).scripts.generate;
+    const [command, ...args] = script.split(' ');
+    const output = args.indexOf('-o');
+    args.splice(output, 2);
+    expect([command, output]).toEqual(['openapi-typescript', 1]);
+    const cli = new URL('../../node_modules/openapi-typescript/bin/cli.js', import.meta.url).pathname;
+    const cwd = new URL('../../scanner', import.meta.url).pathname;
+    const generated = execFileSync(process.execPath, [cli, ...args], { cwd, encoding: 'utf8', maxBuffer: 64 << 20 });
+    expect(read('scanner/src/api/schema.gen.ts') === generated, 'run `npm run openapi`').toBe(true);
   });
 });
 

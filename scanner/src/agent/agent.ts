@@ -11,6 +11,7 @@ import { carryOut } from './run.ts';
 import type { StartCommand } from './run-command.ts';
 import { carryOutProfile } from './profile-run.ts';
 import { service, ServiceError, type Service, type ServiceOptions } from '../net/service.ts';
+import { serviceCall } from '../api/call.ts';
 
 export interface AgentOptions extends ServiceOptions {
   orgId: string;
@@ -99,11 +100,14 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     (name): name is string => Boolean(name),
   );
   const register = (deviceId?: string) =>
-    api.call<{ deviceId: string; heartbeatSeconds: number }>('POST', `/api/v1/org/${options.orgId}/perch/devices`, {
-      name: options.name ?? `hawk-scanner@${hostname()}`.slice(0, 128),
-      engines: installed,
-      version: '1',
-      ...(deviceId ? { deviceId } : {}),
+    serviceCall(api, 'POST', '/api/v1/org/{orgId}/perch/devices', {
+      path: { orgId: options.orgId },
+      body: {
+        name: options.name ?? `hawk-scanner@${hostname()}`.slice(0, 128),
+        engines: installed,
+        version: '1',
+        ...(deviceId ? { deviceId } : {}),
+      },
     });
   const device = await register(options.deviceId);
   echo(`registered as device ${device.deviceId}; engines: ${installed.join(', ') || 'none installed'}`);
@@ -155,14 +159,18 @@ async function polled(agent: Agent): Promise<Command | undefined> {
   const { api, options, current } = agent;
   const polling = (agent.polling = new AbortController());
   try {
-    const out = await api.call<{ command?: Command }>(
+    const out = await serviceCall(
+      api,
       'POST',
-      `/api/v1/org/${options.orgId}/perch/devices/${agent.device.deviceId}/poll`,
+      '/api/v1/org/{orgId}/perch/devices/{deviceId}/poll',
       {
-        waitSeconds: idleWait(agent),
-        ...(current
-          ? { running: { applicationId: current.command.applicationId, scanKey: current.command.scanKey } }
-          : {}),
+        path: { orgId: options.orgId, deviceId: agent.device.deviceId },
+        body: {
+          waitSeconds: idleWait(agent),
+          ...(current
+            ? { running: { applicationId: current.command.applicationId, scanKey: current.command.scanKey } }
+            : {}),
+        },
       },
       { timeoutMs: 40_000, signal: polling.signal },
     );
@@ -181,11 +189,10 @@ async function polled(agent: Agent): Promise<Command | undefined> {
 }
 
 const ack = ({ api, options, device }: Agent, command: Command) =>
-  api.call<{ acknowledged: boolean; alreadyAcknowledged: boolean; secrets?: Record<string, string> }>(
-    'POST',
-    `/api/v1/org/${options.orgId}/perch/devices/${device.deviceId}/commands/${command.commandId}/ack`,
-    { applicationId: command.applicationId },
-  );
+  serviceCall(api, 'POST', '/api/v1/org/{orgId}/perch/devices/{deviceId}/commands/{commandId}/ack', {
+    path: { orgId: options.orgId, deviceId: device.deviceId, commandId: command.commandId },
+    body: { applicationId: command.applicationId },
+  });
 
 /** SCAN_STOP: acknowledged, and the current run's engine stopped if it is that run. */
 async function stop(agent: Agent, command: Command): Promise<void> {

@@ -3,7 +3,8 @@
 // target that may not be reached or a prober that fails ends the run in ERROR with the reason.
 import { TargetRefused } from '../net/addresses.ts';
 import { profileTarget } from '../profile/profile.ts';
-import type { RunContext, StartCommand } from './run-context.ts';
+import { serviceCall } from '../api/call.ts';
+import { runPath, storeLog, type RunContext, type StartCommand } from './run-context.ts';
 import { RunLog } from './run-log.ts';
 
 /** The service's limit on a result's body (uploadProfileScanResult), with the description it carries. */
@@ -15,14 +16,17 @@ export async function carryOutProfile(
 ): Promise<'COMPLETED' | 'ERROR'> {
   const { api, deviceId } = context;
   const log = new RunLog(context.echo);
-  const runPath = `/api/v1/app/${command.applicationId}/perch/runs/${command.scanKey}`;
+  const path = runPath(command);
   const sendLog = () =>
-    api
-      .call('PUT', `${runPath}/log?deviceId=${deviceId}`, undefined, { text: log.text() })
-      .catch((error: Error) => context.echo?.(`could not store the log: ${error.message}`));
+    storeLog(api, path, deviceId, log.text()).catch((error: Error) =>
+      context.echo?.(`could not store the log: ${error.message}`),
+    );
   try {
     log.add(`profile ${command.scanKey} of application ${command.applicationId}, target ${command.targetUrl}`);
-    await api.call('POST', runPath, { deviceId, phase: 'profiling' });
+    await serviceCall(api, 'POST', '/api/v1/app/{appId}/perch/runs/{scanKey}', {
+      path,
+      body: { deviceId, phase: 'profiling' },
+    });
     const deadline = Number(command.deadline) || Date.now() + 15 * 60_000;
     const result = await profileTarget({
       scanId: command.scanKey,
@@ -45,7 +49,11 @@ export async function carryOutProfile(
     }
     // The result's upload ends the run: the log is stored first, so whoever sees the end and opens it reads it all.
     await sendLog();
-    await api.call('PUT', `${runPath}/profile?deviceId=${deviceId}`, result);
+    await serviceCall(api, 'PUT', '/api/v1/app/{appId}/perch/runs/{scanKey}/profile', {
+      path,
+      query: { deviceId },
+      body: result,
+    });
     log.add('result stored');
     return 'COMPLETED';
   } catch (error) {
@@ -55,14 +63,15 @@ export async function carryOutProfile(
         : `the profile failed: ${(error as Error).message}; check that the target is up and reachable from the agent, then launch the profile again`;
     log.add(`ERROR: ${message}`);
     await sendLog();
-    await api
-      .call('POST', runPath, {
+    await serviceCall(api, 'POST', '/api/v1/app/{appId}/perch/runs/{scanKey}', {
+      path,
+      body: {
         deviceId,
         state: 'ERROR',
         phase: 'error',
         error: { errorType: 'UNKNOWN', message: message.slice(0, 2000) },
-      })
-      .catch((e: Error) => log.add(`final update: ${e.message}`));
+      },
+    }).catch((e: Error) => log.add(`final update: ${e.message}`));
     return 'ERROR';
   } finally {
     await sendLog();

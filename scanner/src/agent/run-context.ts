@@ -4,6 +4,7 @@
 import type { Engine } from '../engines/engine.ts';
 import { EngineStopped } from '../engines/engine.ts';
 import type { Service } from '../net/service.ts';
+import { serviceCall } from '../api/call.ts';
 import type { startPinningProxy } from './pinning-proxy.ts';
 import type { SessionRelay } from './session-relay.ts';
 import type { LoggedIn } from './run-login.ts';
@@ -44,8 +45,8 @@ export interface Run {
   state: RunState;
   command: StartCommand;
   context: RunContext;
-  /** The run's path in the service (updateScanRun; its log, scan and end below it). */
-  path: string;
+  /** The run's path parameters in the service (updateScanRun; its log, scan and end below it). */
+  path: RunPath;
   log: RunLog;
   uploads: LogUploads;
   /** Stops the engine: the scan was stopped (SCAN_STOP, or a report's answer), or the session is lost for good. */
@@ -69,9 +70,21 @@ export interface Run {
   reports: { queue: Promise<void>; failure?: unknown; stopped: boolean; reached: string; reported?: string };
 }
 
+export interface RunPath {
+  appId: string;
+  scanKey: string;
+}
+
+/** The run's path parameters: its application and its key. */
+export const runPath = (command: StartCommand): RunPath => ({ appId: command.applicationId, scanKey: command.scanKey });
+
+/** The run's log stored as it is now (uploadScanRunLog). */
+export const storeLog = (api: Service, path: RunPath, deviceId: string, text: string) =>
+  serviceCall(api, 'PUT', '/api/v1/app/{appId}/perch/runs/{scanKey}/log', { path, query: { deviceId } }, { text });
+
 /** A run's context at its acknowledgement (the work directory made by the caller). */
 export function openRun(command: StartCommand, context: RunContext, workDir: string): Run {
-  const path = `/api/v1/app/${command.applicationId}/perch/runs/${command.scanKey}`;
+  const path = runPath(command);
   const log = new RunLog(context.echo);
   const run: Run = {
     state: 'acknowledged',
@@ -79,7 +92,7 @@ export function openRun(command: StartCommand, context: RunContext, workDir: str
     context,
     path,
     log,
-    uploads: new LogUploads(context.api, `${path}/log?deviceId=${context.deviceId}`, log, context.echo),
+    uploads: new LogUploads((text) => storeLog(context.api, path, context.deviceId, text), log, context.echo),
     engineStop: new AbortController(),
     workDir,
     deadline: Number(command.deadline) || Date.now() + 3600_000,
@@ -136,9 +149,9 @@ export function phase(run: Run, name: string): void {
     if (run.reports.reported === run.reports.reached) return;
     run.reports.reported = run.reports.reached;
     const { api, deviceId } = run.context;
-    const answer = await api.call<{ device?: { status?: string } }>('POST', run.path, {
-      deviceId,
-      phase: run.reports.reached,
+    const answer = await serviceCall(api, 'POST', '/api/v1/app/{appId}/perch/runs/{scanKey}', {
+      path: run.path,
+      body: { deviceId, phase: run.reports.reached },
     });
     stillOn(run, answer);
     void run.uploads.send();

@@ -1,5 +1,4 @@
 // The run's log (agent events, engine output, each phase with its time) and its uploads to the service.
-import type { Service } from '../net/service.ts';
 
 /** The run's log: timestamped lines, kept whole up to a size, sent to the service at each phase and at the end. */
 export class RunLog {
@@ -33,8 +32,7 @@ export class LogUploads {
   /** The text the service holds, as far as the agent knows. */
   stored = '';
   constructor(
-    private readonly api: Service,
-    private readonly path: string,
+    private readonly store: (text: string) => Promise<unknown>,
     private readonly log: RunLog,
     private readonly echo?: (line: string) => void,
   ) {}
@@ -48,7 +46,7 @@ export class LogUploads {
       do {
         this.again = false;
         const text = this.log.text();
-        await this.api.call('PUT', this.path, undefined, { text }).then(
+        await this.store(text).then(
           () => void (this.stored = text),
           (error: Error) => this.echo?.(`could not store the log: ${error.message}`),
         );

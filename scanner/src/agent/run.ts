@@ -14,6 +14,7 @@ import { pinnedFetch } from '../net/pinned-fetch.ts';
 import { reportBatches, type ReportedAlert } from '../zap/reported.ts';
 import { EngineError, EngineStopped, type Engine } from '../engines/engine.ts';
 import { ServiceError } from '../net/service.ts';
+import { serviceCall } from '../api/call.ts';
 import { startPinningProxy } from './pinning-proxy.ts';
 import { sessionRelay } from './session-relay.ts';
 import {
@@ -111,16 +112,16 @@ function announce(run: Run): void {
   const { command, context } = run;
   report(run, async () => {
     run.reports.reported = run.reports.reached;
-    const started = await context.api.call<{ scanId: string; device?: { status?: string } }>(
-      'POST',
-      `${run.path}/scan?deviceId=${context.deviceId}&phase=${encodeURIComponent(run.reports.reported)}`,
-      {
+    const started = await serviceCall(context.api, 'POST', '/api/v1/app/{appId}/perch/runs/{scanKey}/scan', {
+      path: run.path,
+      query: { deviceId: context.deviceId, phase: run.reports.reported },
+      body: {
         env: command.env,
         config: command.config,
         hawkscanVersion: `hawk-scanner agent (${run.engine?.name ?? 'no engine'})`,
         host: command.targetUrl,
       },
-    );
+    });
     if (stillOn(run, started)) run.scanId = started.scanId;
     void run.uploads.send();
   });
@@ -251,7 +252,10 @@ async function sendFindings(run: Run, found: ReportedAlert[]): Promise<void> {
     for (let next = queue.shift(); next; next = queue.shift()) {
       const [i, batch] = next;
       const reportId = createHash('sha256').update(`${run.command.scanKey}:${i}`).digest('hex').slice(0, 32);
-      await run.context.api.call('POST', `/api/v1/scan/${run.scanId}/alerts`, { alerts: batch, reportId });
+      await serviceCall(run.context.api, 'POST', '/api/v1/scan/{scanId}/alerts', {
+        path: { scanId: run.scanId! },
+        body: { alerts: batch, reportId },
+      });
     }
   };
   await Promise.all(Array.from({ length: Math.min(REPORT_CONCURRENCY, batches.length) }, sendBatches));
@@ -286,7 +290,11 @@ export async function end(run: Run, outcome: Outcome): Promise<RunState> {
       ? { error: { errorType: outcome.error.errorType, message: outcome.error.message.slice(0, 2000) } }
       : {}),
   };
-  const ending = api.call('POST', `${run.path}/end?deviceId=${deviceId}`, body).then(() => {
+  const ending = serviceCall(api, 'POST', '/api/v1/app/{appId}/perch/runs/{scanKey}/end', {
+    path: run.path,
+    query: { deviceId },
+    body,
+  }).then(() => {
     run.uploads.stored = log;
   });
   if (outcome.state === 'COMPLETED') await ending;

@@ -8,6 +8,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { service, ServiceError, type Service } from '../net/service.ts';
+import { serviceCall, type Answer } from '../api/call.ts';
 import {
   BATCH_LIMITS,
   importedScanConfig,
@@ -162,9 +163,8 @@ function stateStore(options: Options, reportHash: string) {
 
 // ---- The command
 
-interface ScanResult {
-  alertStats?: { alertStatusStats?: { alertStatus: string; severityStats?: Record<string, number> }[] };
-}
+/** What POST /api/v1/scan/{scanId}/complete answers (reportScanCompleted): the scan's result. */
+type ScanResult = Answer<'POST', '/api/v1/scan/{scanId}/complete'>;
 
 /** Untriaged findings by severity from the completed scan (triage rules of earlier scans applied). */
 function untriagedBySeverity(result: ScanResult | undefined, alerts: ReportedAlert[]): Record<Severity, number> {
@@ -217,20 +217,6 @@ async function importReport(options: Options): Promise<number> {
   return code;
 }
 
-/** What GET /api/v1/scan/{scanId}/sla answers (getScanSla): the scan's findings past their due date. */
-interface ScanSla {
-  overdueCount: number;
-  overdueBySeverity: { High: number; Medium: number; Low: number };
-  overdue: {
-    severity: string;
-    pluginId: string;
-    requestMethod: string;
-    url: string;
-    dueDate: string;
-    daysLeft: number;
-  }[];
-}
-
 /** Imports one scan's report: start (or resume), findings reports, complete; 3 when --fail-on is reached. */
 async function importOne(options: Options, report: ImportedReport, reportHash: string, api: Service, run: string) {
   const alerts = toReportedAlerts(report);
@@ -244,12 +230,15 @@ async function importOne(options: Options, report: ImportedReport, reportHash: s
     );
   } else {
     const labels = importedScanLabels(report);
-    const started = await api.call<{ scanId: string }>('POST', `/api/v1/app/${options.app}/scan`, {
-      env: options.env,
-      config: importedScanConfig(options.app, options.env, report),
-      hawkscanVersion: labels.hawkscanVersion,
-      host: report.host.slice(0, 2048),
-      tags: labels.tags,
+    const started = await serviceCall(api, 'POST', '/api/v1/app/{appId}/scan', {
+      path: { appId: options.app },
+      body: {
+        env: options.env,
+        config: importedScanConfig(options.app, options.env, report),
+        hawkscanVersion: labels.hawkscanVersion,
+        host: report.host.slice(0, 2048),
+        tags: labels.tags,
+      },
     });
     state = { scanId: started.scanId, sent: 0 };
     store.write(state);
@@ -261,10 +250,11 @@ async function importOne(options: Options, report: ImportedReport, reportHash: s
   show(sentUris());
   for (let i = state.sent; i < batches.length; i++) {
     try {
-      await api.call(
+      await serviceCall(
+        api,
         'POST',
-        `/api/v1/scan/${state.scanId}/alerts`,
-        { alerts: batches[i], reportId: `${store.key}-${i}` },
+        '/api/v1/scan/{scanId}/alerts',
+        { path: { scanId: state.scanId }, body: { alerts: batches[i], reportId: `${store.key}-${i}` } },
         { onRetry: () => show(sentUris(), '(retrying)') },
       );
     } catch (error) {
@@ -278,9 +268,9 @@ async function importOne(options: Options, report: ImportedReport, reportHash: s
   }
   let result: ScanResult | undefined;
   try {
-    result = await api.call<ScanResult>('POST', `/api/v1/scan/${state.scanId}/complete`, {
-      status: 'COMPLETED',
-      urlCount: urlCountOf(report),
+    result = await serviceCall(api, 'POST', '/api/v1/scan/{scanId}/complete', {
+      path: { scanId: state.scanId },
+      body: { status: 'COMPLETED', urlCount: urlCountOf(report) },
     });
   } catch (error) {
     // A completion whose answer was lost ends the scan: the resent one finds it ended.
@@ -309,9 +299,9 @@ async function importOne(options: Options, report: ImportedReport, reportHash: s
   }
   if (options.failOnOverdue) {
     // The service judges due dates (the organization's SLA policy and each finding's triage history).
-    const sla = await api.call<ScanSla>('GET', `/api/v1/scan/${state.scanId}/sla`);
+    const sla = await serviceCall(api, 'GET', '/api/v1/scan/{scanId}/sla', { path: { scanId: state.scanId } });
     if (sla.overdueCount > 0) {
-      const { High, Medium, Low } = sla.overdueBySeverity;
+      const { High, Medium, Low } = sla.overdueBySeverity ?? { High: 0, Medium: 0, Low: 0 }; // a sub-message: optional in the schema
       console.error(
         `hawk-scanner import: ${sla.overdueCount} findings past their due date (High ${High}, Medium ${Medium}, Low ${Low}; --fail-on overdue)`,
       );

@@ -3,7 +3,8 @@
 // Without --scan, the environment's last scan: its latest findings. A log beyond GitHub's limits comes in parts, and
 // every part is written to a file of its own (results.sarif, results-2.sarif, ...), each one upload.
 import { writeFileSync } from 'node:fs';
-import { service, ServiceError } from '../net/service.ts';
+import { service, ServiceError, type Service } from '../net/service.ts';
+import { serviceFetch } from '../api/call.ts';
 
 export const SARIF_USAGE = `sarif --app <appId> --env <name> [--scan <scanId>] [--out <file>] [--oas-path <path>] [--config-path <path>] [--url <url>]
   Writes the findings of a scan of environment <name> of application <appId> (default: the environment's last scan)
@@ -61,25 +62,21 @@ function parseArgs(args: string[]): Options | string {
   };
 }
 
-/** A GET of the service, its successful answer (retries and the access token: net/service.ts). */
-type Get = (path: string, accept?: string) => Promise<Response>;
-
 /** The environment's last scan: the application's organization, then its environments view. */
-async function lastScanOf(get: Get, options: Options): Promise<string> {
-  const app = (await (await get(`/api/v1/app/${options.app}`)).json()) as {
-    organizationId: string;
-    applicationType?: string;
-  };
+async function lastScanOf(api: Service, options: Options): Promise<string> {
+  const app = await (await serviceFetch(api, 'GET', '/api/v1/app/{appId}', { path: { appId: options.app } })).json();
   // The view lists STANDARD applications unless told otherwise (listEnvironmentsV2's applicationTypes).
-  const query = new URLSearchParams({
+  const query = {
     appIds: options.app,
     envs: options.env,
     applicationTypes: app.applicationType ?? 'STANDARD',
     pageSize: '100',
-  });
-  const view = (await (await get(`/api/v2/org/${app.organizationId}/envs?${query}`)).json()) as {
-    environments?: { applicationId: string; environmentName: string; lastScanId?: string }[];
   };
+  const envs = await serviceFetch(api, 'GET', '/api/v2/org/{orgId}/envs', {
+    path: { orgId: app.organizationId },
+    query,
+  });
+  const view = await envs.json();
   const env = (view.environments ?? []).find(
     (e) => e.applicationId === options.app && e.environmentName.toLowerCase() === options.env.toLowerCase(),
   );
@@ -94,15 +91,23 @@ const partFile = (file: string, part: number) =>
 
 async function writeSarif(options: Options): Promise<number> {
   const api = service({ url: options.url, apiKey: options.apiKey, keyName: 'HAWK_API_KEY', retries: 4 });
-  const get: Get = (path, accept) => api.fetch('GET', path, undefined, { accept });
-  const scanId = options.scan ?? (await lastScanOf(get, options));
-  const query = (part: number) =>
-    new URLSearchParams({
-      part: String(part),
-      ...(options.oasPath ? { oasPath: options.oasPath } : {}),
-      ...(options.configPath ? { configPath: options.configPath } : {}),
-    });
-  const first = await get(`/api/v1/scan/${scanId}/sarif?${query(1)}`, 'application/sarif+json');
+  const scanId = options.scan ?? (await lastScanOf(api, options));
+  const sarif = (part: number) =>
+    serviceFetch(
+      api,
+      'GET',
+      '/api/v1/scan/{scanId}/sarif',
+      {
+        path: { scanId },
+        query: {
+          part: String(part),
+          ...(options.oasPath ? { oasPath: options.oasPath } : {}),
+          ...(options.configPath ? { configPath: options.configPath } : {}),
+        },
+      },
+      { accept: 'application/sarif+json' },
+    );
+  const first = await sarif(1);
   const parts = Number(first.headers.get('x-sarif-parts') ?? 1);
   if (parts > 1 && !options.out) {
     console.error(
@@ -111,8 +116,7 @@ async function writeSarif(options: Options): Promise<number> {
     return 2;
   }
   const texts = [await first.text()];
-  for (let part = 2; part <= parts; part++)
-    texts.push(await (await get(`/api/v1/scan/${scanId}/sarif?${query(part)}`, 'application/sarif+json')).text());
+  for (let part = 2; part <= parts; part++) texts.push(await (await sarif(part)).text());
   if (!options.out) {
     process.stdout.write(`${texts[0]}\n`);
     return 0;

@@ -1,6 +1,8 @@
 // The scanner's calls to the service, for every command (import, sarif, the agent): outbound only, with an access
 // token from the API key (renewed once on 401, or a token source for an agent the service embeds), retrying network
 // errors, 5xx and 429 (after its Retry-After) with capped exponential backoff. The one retry policy of the client.
+// Callers name their operation through api/call.ts (paths and types from openapi.json).
+import type { paths } from '../api/schema.gen.ts';
 
 export class ServiceError extends Error {
   override name = 'ServiceError';
@@ -46,6 +48,9 @@ export interface Service {
   fetch(method: string, path: string, body?: unknown, options?: CallOptions): Promise<Response>;
 }
 
+/** The login (login, GET): an access token for the API key. */
+const LOGIN_PATH = '/api/v1/auth/login' satisfies keyof paths;
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Retry n (0-based) waits 0.5 s, 1 s, 2 s, ... up to 8 s. */
 const backoffMs = (attempt: number) => Math.min(500 * 2 ** attempt, 8000);
@@ -69,7 +74,7 @@ export function service(options: ServiceOptions): Service {
       token = await options.token();
       return;
     }
-    const out = await fetch(`${base}/api/v1/auth/login`, { headers: { 'X-ApiKey': options.apiKey ?? '' } });
+    const out = await fetch(`${base}${LOGIN_PATH}`, { headers: { 'X-ApiKey': options.apiKey ?? '' } });
     if (!out.ok)
       throw new ServiceError(
         out.status,
