@@ -1,7 +1,9 @@
 import { operation } from '../shared/http/operation.ts';
 import { listAppsV2Route } from '../shared/routes.ts';
-import { listApplicationsV2 } from '../shared/applications/applications.ts';
+import { applicationListReads, listApplicationsV2 } from '../shared/applications/applications.ts';
 
-export const handler = operation(listAppsV2Route, ({ caller, params, query }) =>
-  listApplicationsV2(caller, params.orgId, query),
+export const handler = operation(
+  listAppsV2Route,
+  ({ caller, params, query }) => listApplicationsV2(caller, params.orgId, query),
+  { prefetch: applicationListReads },
 );

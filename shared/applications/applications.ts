@@ -15,18 +15,26 @@ import {
   applicationIdsWithStatus,
   environmentEntriesNamed,
   listScope,
+  listScopeReads,
   mergeOrdered,
   namesContaining,
   wholeApplicationsOfBucket,
   type ApplicationListOrder,
   type ListEntry,
   type ListScope,
+  type NameMatch,
 } from './list-entries.ts';
 import { accessibleApplication, canSeeTeamResource } from './access.ts';
-import { applicationNameReadLimit, isFew, planApplicationList, planDeprecatedApplicationList } from './list-plan.ts';
+import {
+  applicationNameReadLimit,
+  isFew,
+  planApplicationList,
+  planDeprecatedApplicationList,
+  type ApplicationListPlan,
+} from './list-plan.ts';
 import { recordListPlan } from '../context/request-scope.ts';
 import { auditEntry } from '../audit/entries.ts';
-import { collect, transactWriteRetryingConflicts } from '../db/query.ts';
+import { collect, transactWriteRetryingConflicts, type OperationReads } from '../db/query.ts';
 import { conditionFailed, named } from '../db/items.ts';
 import { CONFLICT_ATTEMPTS, failedCondition, retryOnConflict } from '../db/retry.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
@@ -54,7 +62,11 @@ import {
   type SortDirection,
 } from '../lists.ts';
 import type { Caller } from '../context/caller.ts';
-import { repositoriesByApplication, type CodeRepositoryRecord } from './code-repository-store.ts';
+import {
+  codeRepositoriesRead,
+  repositoriesByApplication,
+  type CodeRepositoryRecord,
+} from './code-repository-store.ts';
 import type { Membership } from '../context/caller.ts';
 
 // Applications (docs/API.md, Applications; Deletes): create/get/update/delete, the application views and the
@@ -238,26 +250,24 @@ async function applicationsOf(
 
 /**
  * Repository sorts: applications without mapped repositories (value 0) in id order from the index, the mapped ones
- * (read whole: as many as the repositories map) in (value, id) order after (ASC) or before them.
+ * (read whole: as many as the repositories map) in (value, id) order after (ASC) or before them. The mapped ones are
+ * known by id from the repositories: they are read beside the walk's first call.
  */
-async function applicationsByRepositoryValue(
-  orgId: string,
-  scope: ListScope,
-  sortField: AppSortField,
-  repos: Map<string, CodeRepositoryRecord[]>,
-  keep: (app: ApplicationRecord) => boolean,
-  sortDir: SortDirection,
-  walkLimit: number,
-): Promise<AsyncIterable<AppEntry>> {
-  const forward = sortDir === 'ASC';
-  const value = applicationSortValue(sortField, repos);
-  const mapped = (await getApplications([...repos.keys()])).filter((app) => value(app) !== 0);
-  const valued = mapped.filter(keep).sort(compareBy(value, (a) => a.applicationId, sortDir));
-  const zeros = without(
-    applicationsInOrder(orgId, scope, 'id', forward, walkLimit),
-    new Set(mapped.map((a) => a.applicationId)),
+function applicationsByRepositoryValue(c: AppListContext, walkLimit: number): AsyncIterable<AppEntry> {
+  const forward = c.sortDir === 'ASC';
+  const value = applicationSortValue(c.sortField, c.repos);
+  const mappedIds = [...c.repos.keys()].filter(
+    (applicationId) => value({ applicationId, name: '', applicationStatus: 'ACTIVE' }) !== 0,
   );
-  return forward ? concat<AppEntry>(zeros, valued) : concat<AppEntry>(valued, zeros);
+  const valued = getApplications(mappedIds).then((apps) =>
+    apps.filter(c.keep).sort(compareBy(value, (a) => a.applicationId, c.sortDir)),
+  );
+  const zeros = without(applicationsInOrder(c.orgId, c.scope!, 'id', forward, walkLimit), new Set(mappedIds));
+  return forward ? concat<AppEntry>(zeros, awaited(valued)) : concat<AppEntry>(awaited(valued), zeros);
+}
+
+async function* awaited<T>(items: Promise<T[]>): AsyncGenerator<T> {
+  yield* await items;
 }
 
 /** listApplicationsV2's answer: the page's applications in the V2 envelope, echoing the query and its filters. */
@@ -291,11 +301,122 @@ function applicationsV2Answer(
   };
 }
 
+/** What the executors of a listApplicationsV2 plan read from: the request, the caller's scope and what the planning read. */
+interface AppListContext {
+  orgId: string;
+  q: ListApplicationsV2Query;
+  request: PageRequest;
+  sortField: AppSortField;
+  sortDir: SortDirection;
+  /** The caller's buckets (none when appIds names the applications). */
+  scope?: ListScope;
+  repos: Map<string, CodeRepositoryRecord[]>;
+  /** Every filter, on a whole application. */
+  keep: (app: ApplicationRecord) => boolean;
+  /** `query` and applicationStatus, on a compact entry's name and status. */
+  matches: (app: Pick<ApplicationRecord, 'name' | 'applicationStatus'>) => boolean;
+  /** `query`'s names from the trigram index (undefined: not read, or too many). */
+  candidates?: NameMatch[];
+  /** One applicationStatus: how many of the caller's have it, and their ids when few (applicationsWithStatus). */
+  status?: { count: number; selected?: string[] };
+}
+
+/** The list's order on applications or their compact entries. */
+const byAppSort = (c: AppListContext) =>
+  compareBy(
+    applicationSortValue(c.sortField, c.repos),
+    (a: Pick<ApplicationRecord, 'applicationId'>) => a.applicationId,
+    c.sortDir,
+  );
+
+// ---- One executor per plan kind (list-plan.ts ApplicationListPlan)
+
+/** `set`: a few applications read whole by key, sorted in memory. */
+async function applicationSetPage(plan: Extract<ApplicationListPlan, { kind: 'set' }>, c: AppListContext) {
+  const ids = {
+    applicationIds: () => c.q.appIds,
+    queryNames: () => c.candidates!.map((m) => m.applicationId),
+    applicationStatus: () => c.status!.selected!,
+  };
+  return pageOf((await getApplications(ids[plan.source]())).filter(c.keep).sort(byAppSort(c)), c.request);
+}
+
+/**
+ * `memory`: every application of the caller's, filtered and sorted in memory. Compact entries (a query matching many
+ * applications, or under three characters; at most ten times the matches), the page then read whole; or whole items
+ * from the buckets' whole-item partitions, when a page is a good part of them (a Query is charged by the kilobytes it
+ * reads, a BatchGetItem by the item).
+ */
+async function applicationsInMemoryPage(
+  plan: Extract<ApplicationListPlan, { kind: 'memory' }>,
+  c: AppListContext,
+): Promise<PageOf<ApplicationRecord>> {
+  const { orgId, scope } = c;
+  if (plan.items === 'whole') {
+    const all = (await Promise.all(scope!.buckets.map((b) => wholeApplicationsOfBucket(orgId, b)))).flat();
+    return pageOf(all.filter((app) => !app.deleting && c.keep(app)).sort(byAppSort(c)), c.request);
+  }
+  const entries = (
+    await Promise.all(scope!.buckets.map((b) => collect(applicationEntries(orgId, b, 'id', true, 1000))))
+  ).flat();
+  const kept = entries
+    .map((entry) => ({ ...entry, applicationStatus: entry.applicationStatus ?? ('ENV_INCOMPLETE' as const) }))
+    .filter((entry) => scope!.keep(entry) && c.matches(entry));
+  const { items, totalCount, hasNext } = pageOf(kept.sort(byAppSort(c)), c.request);
+  return { items: await applicationsOf(items, c.keep), totalCount, hasNext };
+}
+
+/** `index`: the buckets' order walked as far as the page, filtering; the total from the counters or the status count. */
+async function walkApplicationIndex(plan: Extract<ApplicationListPlan, { kind: 'index' }>, c: AppListContext) {
+  const scope = c.scope!;
+  const entryKeep = (entry: AppEntry) =>
+    scope.keep(entry) &&
+    c.matches({ name: entry.name, applicationStatus: entry.applicationStatus ?? 'ENV_INCOMPLETE' });
+  const walkLimit = readAhead(c.request); // grows per call (list-entries.ts)
+  const stream =
+    plan.order === 'applicationValue'
+      ? applicationsByRepositoryValue(c, walkLimit)
+      : applicationsInOrder(c.orgId, scope, plan.order, c.sortDir === 'ASC', walkLimit);
+  const streamed = await pageFromStream(stream, entryKeep, c.request);
+  const totalCount = streamed.exhausted
+    ? streamed.seen
+    : plan.total === 'applicationStatus'
+      ? c.status!.count
+      : scope.counts.applications;
+  return { items: await applicationsOf(streamed.items, c.keep), totalCount, hasNext: streamed.hasNext };
+}
+
+function executeApplicationPlan(plan: ApplicationListPlan, c: AppListContext): Promise<PageOf<ApplicationRecord>> {
+  switch (plan.kind) {
+    case 'set':
+      return applicationSetPage(plan, c);
+    case 'memory':
+      return applicationsInMemoryPage(plan, c);
+    case 'index':
+      return walkApplicationIndex(plan, c);
+  }
+}
+
+/**
+ * listApplicationsV2's own reads in its first round trip, beside the rate limit and the authorization: the caller's
+ * scope (listScope's first reads; not needed when appIds names the applications) and, for a repository sort, the
+ * organization's repositories.
+ */
+export const applicationListReads: OperationReads = ({ ids, query }) => {
+  if (!ids.orgId) return {};
+  const repoSort = query.sortField === 'mappedRepositoryCount' || query.sortField === 'thirtyDayCommitActivity';
+  return {
+    queries: [
+      ...(query.appIds ? [] : listScopeReads(ids.orgId)),
+      ...(repoSort ? [codeRepositoriesRead(ids.orgId)] : []),
+    ],
+  };
+};
+
 export async function listApplicationsV2(caller: Caller, orgId: string, q: ListApplicationsV2Query) {
   const membership = await caller.authorize(orgId);
   const sortField: AppSortField = q.sortField ?? 'applicationName';
   const sortDir: SortDirection = q.sortDir === 'DESC' ? 'DESC' : 'ASC';
-  const forward = sortDir === 'ASC';
   const request = v2PageRequest(q.page, q.pageToken, q.pageSize);
   const text = q.query?.toLowerCase() ?? '';
   const matches = (app: Pick<ApplicationRecord, 'name' | 'applicationStatus'>) =>
@@ -309,17 +430,10 @@ export async function listApplicationsV2(caller: Caller, orgId: string, q: ListA
     (q.appIds.length === 0 || q.appIds.includes(app.applicationId)) &&
     matches(app);
   const repoSort = sortField === 'mappedRepositoryCount' || sortField === 'thirtyDayCommitActivity';
-  const repos = repoSort ? await repositoriesByApplication(orgId) : new Map<string, CodeRepositoryRecord[]>();
-
-  const inMemory = async (appIds: string[]) => {
-    const sorted = (await getApplications(appIds))
-      .filter(keep)
-      .sort(compareBy(applicationSortValue(sortField, repos), (a) => a.applicationId, sortDir));
-    return pageOf(sorted, request);
-  };
-  const scope = q.appIds.length
-    ? undefined
-    : await listScope(orgId, membership, q.applicationTypes, q.teamIds, { byApplication: false });
+  const [repos, scope] = await Promise.all([
+    repoSort ? repositoriesByApplication(orgId) : new Map<string, CodeRepositoryRecord[]>(),
+    q.appIds.length ? undefined : listScope(orgId, membership, q.applicationTypes, q.teamIds, { byApplication: false }),
+  ]);
   // What the plan needs to know (list-plan.ts; docs/API.md, How a list is planned). `query` of three characters or
   // more: the applications whose name contains it, from the name trigram index (applicationNameReadLimit).
   const candidates =
@@ -336,57 +450,8 @@ export async function listApplicationsV2(caller: Caller, orgId: string, q: ListA
     status: status && { count: status.count, selected: !!status.selected },
   });
   recordListPlan(plan);
-
-  let page: PageOf<ApplicationRecord>;
-  if (plan.kind === 'set') {
-    // A few applications read whole, sorted in memory.
-    const ids = {
-      applicationIds: () => q.appIds,
-      queryNames: () => candidates!.map((m) => m.applicationId),
-      applicationStatus: () => status!.selected!,
-    };
-    page = await inMemory(ids[plan.source]());
-  } else if (plan.kind === 'memory' && plan.items === 'compact') {
-    // A query matching many applications (or under three characters): the compact entries of the caller's buckets,
-    // filtered and sorted in memory (at most ten times the matches), the page read whole.
-    const entries = (
-      await Promise.all(scope!.buckets.map((b) => collect(applicationEntries(orgId, b, 'id', true, 1000))))
-    ).flat();
-    const kept = entries
-      .map((entry) => ({ ...entry, applicationStatus: entry.applicationStatus ?? ('ENV_INCOMPLETE' as const) }))
-      .filter((entry) => scope!.keep(entry) && matches(entry));
-    const sorted = kept.sort(compareBy(applicationSortValue(sortField, repos), (a) => a.applicationId, sortDir));
-    const { items, totalCount, hasNext } = pageOf(sorted, request);
-    page = { items: await applicationsOf(items, keep), totalCount, hasNext };
-  } else if (plan.kind === 'memory') {
-    // A page that is a good part of the caller's applications (pageSize 1000): all of them read whole from the
-    // buckets' whole-item partitions (a Query is charged by the kilobytes it reads, a BatchGetItem by the item).
-    const all = (await Promise.all(scope!.buckets.map((b) => wholeApplicationsOfBucket(orgId, b))))
-      .flat()
-      .filter((app) => !app.deleting && keep(app));
-    page = pageOf(
-      all.sort(compareBy(applicationSortValue(sortField, repos), (a) => a.applicationId, sortDir)),
-      request,
-    );
-  } else {
-    const walkScope = scope!;
-    const entryKeep = (entry: AppEntry) =>
-      walkScope.keep(entry) &&
-      matches({ name: entry.name, applicationStatus: entry.applicationStatus ?? 'ENV_INCOMPLETE' });
-    let stream: AsyncIterable<AppEntry>;
-    const walkLimit = readAhead(request); // grows per call (list-entries.ts)
-    if (plan.order !== 'applicationValue')
-      stream = applicationsInOrder(orgId, walkScope, plan.order, forward, walkLimit);
-    else stream = await applicationsByRepositoryValue(orgId, walkScope, sortField, repos, keep, sortDir, walkLimit);
-    const streamed = await pageFromStream(stream, entryKeep, request);
-    // The counters give the total; one applicationStatus: its count (applicationsWithStatus).
-    const totalCount = streamed.exhausted
-      ? streamed.seen
-      : plan.total === 'applicationStatus'
-        ? status!.count
-        : walkScope.counts.applications;
-    page = { items: await applicationsOf(streamed.items, keep), totalCount, hasNext: streamed.hasNext };
-  }
+  const context = { orgId, q, request, sortField, sortDir, scope, repos, keep, matches, candidates, status };
+  const page = await executeApplicationPlan(plan, context);
   return applicationsV2Answer(orgId, q, request, sortField, sortDir, page);
 }
 

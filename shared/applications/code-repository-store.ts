@@ -3,7 +3,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
 import { fromItem } from '../db/items.ts';
-import { batchGet, queryAll } from '../db/query.ts';
+import { batchGet, queryAll, type PartitionQuery } from '../db/query.ts';
 import { config } from '../config.ts';
 import type { TransactItem } from '../db/transactions.ts';
 
@@ -57,9 +57,14 @@ export async function getCodeRepositories(orgId: string, repoIds: string[]): Pro
 }
 
 export async function codeRepositoriesOfOrg(orgId: string): Promise<CodeRepositoryRecord[]> {
-  const { pk, skPrefix } = keys.codeRepositoriesOfOrg(orgId);
-  return (await queryAll({ partition: pk, skPrefix })).map((item) => fromItem<CodeRepositoryRecord>(item)!);
+  return (await queryAll(codeRepositoriesRead(orgId))).map((item) => fromItem<CodeRepositoryRecord>(item)!);
 }
+
+/** The read of the organization's code repositories (a list sorted by them prefetches it). */
+export const codeRepositoriesRead = (orgId: string): PartitionQuery => {
+  const { pk, skPrefix } = keys.codeRepositoriesOfOrg(orgId);
+  return { partition: pk, skPrefix };
+};
 
 /** Stores `repo` (its revision already incremented), provided nobody changed it since revision - 1. */
 export const putCodeRepository = (repo: CodeRepositoryRecord): TransactItem => ({

@@ -1,5 +1,5 @@
 import { keys, trigrams } from '../db/keys.ts';
-import { collect, queryAll, queryItems } from '../db/query.ts';
+import { collect, queryAll, queryItems, type PartitionQuery } from '../db/query.ts';
 import { indexKeyNames, type MainIndex } from '../db/tables.ts';
 import type { Membership } from '../context/caller.ts';
 import { fromItem } from '../db/items.ts';
@@ -223,8 +223,7 @@ export type ApplicationListOrder = 'name' | 'id' | 'status';
 
 /** The organization's buckets that ever held an application: one Query of its counter items. */
 export async function organizationBuckets(orgId: string): Promise<Bucket[]> {
-  const { pk, skPrefix } = keys.organizationCountersOfOrg(orgId);
-  const items = await queryAll({ partition: pk, skPrefix });
+  const items = await queryAll(bucketsRead(orgId));
   return items.map((item) => {
     const [, applicationType, team] = String(item.sk).split('#');
     const health = Object.fromEntries(
@@ -281,9 +280,21 @@ export async function wholeApplicationsOfBucket(
 
 /** Applications whose cascade delete has started (their environments' entries may still be in the indexes). */
 export async function deletingApplicationIds(orgId: string): Promise<Set<string>> {
-  const items = await queryAll({ index: 'gsi5', partition: keys.deletingApplicationsOfOrg(orgId).gsi5pk });
+  const items = await queryAll(deletingRead(orgId));
   return new Set(items.map((item) => item.applicationId as string));
 }
+
+const bucketsRead = (orgId: string): PartitionQuery => {
+  const { pk, skPrefix } = keys.organizationCountersOfOrg(orgId);
+  return { partition: pk, skPrefix };
+};
+const deletingRead = (orgId: string): PartitionQuery => ({
+  index: 'gsi5',
+  partition: keys.deletingApplicationsOfOrg(orgId).gsi5pk,
+});
+
+/** What listScope reads first (the buckets' counters, the applications being deleted): a list prefetches them. */
+export const listScopeReads = (orgId: string): PartitionQuery[] => [bucketsRead(orgId), deletingRead(orgId)];
 
 /**
  * The applications a page covers when each contributes `count(app)` items in order: walks their entries only,

@@ -152,6 +152,8 @@ export interface PrefetchInput {
   /** Path parameters that have the shape of ids (UUIDs), undecided otherwise: validation comes later. */
   ids: Record<string, string>;
   headers: Record<string, string | undefined>;
+  /** The query string's parameters as sent, undecided: validation comes later. */
+  query: Record<string, string | undefined>;
 }
 
 export type OperationReads = (input: PrefetchInput) => Reads;

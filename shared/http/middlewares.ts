@@ -203,7 +203,11 @@ export function admission(route: Route, prefetch: Prefetch): Middleware {
   return {
     before: async (request) => {
       const { caller } = request.context.input;
-      prefetch(request.event, { caller, headers: request.event.headers });
+      prefetch(request.event, {
+        caller,
+        headers: request.event.headers,
+        query: request.event.queryStringParameters ?? {},
+      });
       const subjects =
         route.auth === 'bearer'
           ? [{ key: rateLimitKeys.user(caller!.userId), limit: config.rateLimitPerMinute }]

@@ -100,6 +100,31 @@ describe('DynamoDB round trips per request', () => {
     expect(list.roundTrips).toBeLessThan(list.calls);
   });
 
+  it('answers a V2 application list page in at most 3 round trips: its scope read beside the authorization', async () => {
+    const more = [];
+    for (const name of ['round-trips-b', 'round-trips-c'])
+      more.push((await call('POST', `/api/v1/org/${tenant.orgId}/app`, bearer(tenant), { name })).body.applicationId);
+    const apps = `/api/v2/org/${tenant.orgId}/apps`;
+    // pageSize 1 of 3 applications: the name index walked (round trip 2), the page's application read whole (3).
+    const first = await call('GET', `${apps}?pageSize=1`, bearer(tenant));
+    expect(first.status).toBe(200);
+    expect(first.body.applications.map((a: { name: string }) => a.name)).toEqual(['round-trips']);
+    expect(first.body.totalCount).toBe('3');
+    expect(first.roundTrips).toBe(3);
+    const last = await call('GET', `${apps}?pageSize=1&pageToken=2&sortDir=DESC`, bearer(tenant));
+    expect(last.body.applications.map((a: { name: string }) => a.name)).toEqual(['round-trips']);
+    expect(last.roundTrips).toBe(3);
+    // A repository sort: the repositories read in the first round trip too, the mapped applications beside the walk.
+    const byRepos = await call('GET', `${apps}?pageSize=1&sortField=mappedRepositoryCount`, bearer(tenant));
+    expect(byRepos.status).toBe(200);
+    expect(byRepos.body.totalCount).toBe('3');
+    expect(byRepos.roundTrips).toBe(3);
+    // Named applications: no scope to read, the applications by key.
+    const named = await call('GET', `${apps}?appIds=${more[1]}`, bearer(tenant));
+    expect(named.body.applications.map((a: { applicationId: string }) => a.applicationId)).toEqual([more[1]]);
+    expect(named.roundTrips).toBe(2);
+  });
+
   it('answers as before when what was read early is not what the request needs: another organization, a stale hint', async () => {
     const other = await createTenant();
     // A user of another organization learns nothing about this application: 404, as for an unknown one.
