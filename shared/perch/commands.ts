@@ -14,6 +14,7 @@ import { type Caller } from '../context/caller.ts';
 import { logger } from '../context/logger.ts';
 import { organizationAssetText } from '../hosted-assets/organization-assets.ts';
 import { parseScanConfig } from '../scans/configs.ts';
+import { hostedScanPolicy } from '../scans/config-reads.ts';
 import { reportScanCompleted } from '../scans/reporting.ts';
 import { readObjectText } from '../storage/objects-io.ts';
 import { objectKeys } from '../storage/objects.ts';
@@ -204,6 +205,8 @@ export async function startScan(caller: Caller, appId: string, body: PerchComman
     config: text,
     targetUrl: host,
     allowPrivate: verification.allowPrivate,
+    // The application's policy when the scan starts decides which engine checks run.
+    scanPolicy: await hostedScanPolicy(appId, app.organizationId),
     userId: caller.userId,
     errors: [],
     createdAt: now,

@@ -40,6 +40,8 @@ export interface PerchRun {
   targetUrl: string;
   /** The target was allowlisted by the organization: the agent may reach it at a private address. */
   allowPrivate: boolean;
+  /** The scan policy (the application's when the scan started): the plugins whose engine checks do not run. */
+  scanPolicy?: { name: string; excludePluginIds: string[] };
   userId: string;
   deviceId?: string;
   deviceName?: string;
