@@ -99,11 +99,7 @@ export async function startPinningProxy(
   // An HTTPS target: the run's own certificate for the engine's side; the target's checked on the other side.
   const identity = secure ? await runCertificate(host, options.notAfter ?? new Date(Date.now() + 3600_000)) : undefined;
   const secureContext = identity && createSecureContext({ key: identity.key, cert: identity.chain });
-  const counted = { requests: 0, authenticated: 0 };
-  const sendsOn = (withSession: boolean) => {
-    counted.requests++;
-    if (withSession) counted.authenticated++;
-  };
+  const { counted, sendsOn } = sendCounter();
   const upstream = upstreamOf(secure, host, options.trustedCa);
 
   const server: Server = createServer(async (req: IncomingMessage, res) => {
@@ -194,6 +190,16 @@ export async function startPinningProxy(
         server.close(() => resolve());
       }),
   };
+}
+
+/** The requests sent on to the target, and those of them that carried the session. */
+function sendCounter() {
+  const counted = { requests: 0, authenticated: 0 };
+  const sendsOn = (withSession: boolean) => {
+    counted.requests++;
+    if (withSession) counted.authenticated++;
+  };
+  return { counted, sendsOn };
 }
 
 /** Logs a line for each distinct `what`, up to `limit` of them (the proxy logs nothing per request). */
