@@ -2415,6 +2415,25 @@ export const getScanSlaRoute = {
   response: 'hawk.ScanSla',
 } satisfies Route;
 
+export const getScanCoverageRoute = {
+  operationId: 'getScanCoverage',
+  method: 'GET',
+  path: '/api/v1/scan/{scanId}/coverage',
+  tag: 'Scan Results',
+  summary: 'What a hosted scan covered (ours)',
+  notes:
+    "The coverage record of a hosted scan (docs/HOSTED-SCANS.md, Coverage), sent by the agent with the run's end: " +
+    '`pages` (the distinct URLs crawled) and `forms`; `requests`, those the engine sent through the agent, and ' +
+    '`authenticatedRequests`, those sent with a session the agent believed valid; `relogins`; `modules`, each engine ' +
+    "module's requests, findings and whether its attack time cut it; `durationSeconds` and `deadlineSeconds`; " +
+    '`verdict`: COMPLETE, PARTIAL (a time or request budget reached), AUTH_DEGRADED (part of the attack went out ' +
+    'logged out) or LOW_COVERAGE (fewer pages than the configured minimum), with `reasons`. 404 for a scan without ' +
+    'one (imported or CLI scans, or a run that ended before its scan completed).',
+  auth: 'bearer',
+  permission: 'read:scan',
+  response: 'hawk.ScanCoverage',
+} satisfies Route;
+
 export const getApplicationSlaRoute = {
   operationId: 'getApplicationSla',
   method: 'GET',
@@ -2656,6 +2675,7 @@ export const routes: Route[] = [
   getSlaPolicyRoute,
   updateSlaPolicyRoute,
   getScanSlaRoute,
+  getScanCoverageRoute,
   getApplicationSlaRoute,
   updateApplicationSlaRoute,
   deleteApplicationSlaRoute,

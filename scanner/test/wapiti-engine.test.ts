@@ -1,10 +1,10 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EngineError, EngineStopped, type EngineRun } from '../src/engines/engine.ts';
+import { EngineError, EngineStopped, type EngineCoverage, type EngineRun } from '../src/engines/engine.ts';
 import { wapitiEngine } from '../src/engines/wapiti.ts';
 import { startPinningProxy } from '../src/agent/pinning-proxy.ts';
 
@@ -102,7 +102,9 @@ describe('the wapiti engine', { timeout: 120_000 }, () => {
       const command = run.lines.find((line) => line.startsWith('wapiti -u'))!;
       for (const flag of ['--max-scan-time', '--max-attack-time', '--flush-session', '--no-bugreport', '-p'])
         expect(command).toContain(flag);
-      expect(command).toContain('-m xss,cookieflags,http_headers,csp,redirect');
+      expect(command).toContain(
+        '-m crlf,csp,http_headers,csrf,cookieflags,exec,file,sql,xss,backup,htaccess,shellshock,redirect,blindsql,permanentxss,methods',
+      );
       // The session's header values are not logged.
       expect(command).toContain('-H Cookie: ***');
       expect(run.lines.join('\n')).not.toContain('secret-session');
@@ -133,8 +135,66 @@ describe('the wapiti engine', { timeout: 120_000 }, () => {
     }
   });
 
+  it('runs the modules the scan policy lets run and tells what each covered', async () => {
+    const started: string[] = [];
+    let coverage: EngineCoverage | undefined;
+    const run = runOf({
+      excludedPluginIds: ['40018', '10095'],
+      onModule: (name) => started.push(name),
+      onCoverage: (told) => (coverage = told),
+    });
+    await wapitiEngine({ maxAttackSeconds: 20 }).run(run);
+    const command = run.lines.find((line) => line.startsWith('wapiti -u'))!;
+    expect(command).toContain(
+      '-m crlf,csp,http_headers,csrf,cookieflags,exec,file,xss,htaccess,shellshock,redirect,permanentxss,methods',
+    );
+    expect(run.lines).toContain('wapiti: the scan policy leaves out the modules sql,backup,blindsql');
+    expect(started).toEqual([
+      'crlf',
+      'csp',
+      'http_headers',
+      'csrf',
+      'cookieflags',
+      'exec',
+      'file',
+      'xss',
+      'htaccess',
+      'shellshock',
+      'redirect',
+      'permanentxss',
+      'methods',
+    ]);
+    // The crawl: /, /search?q=shoes and /search (wapiti asks for a linked path without its query too); no form.
+    expect(coverage).toMatchObject({ pages: 3, forms: 0 });
+    expect(coverage!.modules.map((m) => m.name)).toEqual(started);
+    expect(coverage!.modules.find((m) => m.name === 'xss')).toMatchObject({ findings: 1, cutAtTimeLimit: false });
+    expect(coverage!.modules.find((m) => m.name === 'cookieflags')!.findings).toBeGreaterThan(0);
+  });
+
+  it('leaves out a module the installed wapiti does not list, saying so', async () => {
+    // A wapiti whose module list lacks `methods` (older releases differ in their modules): the real one otherwise.
+    const wrapper = join(workDirs, 'older-wapiti');
+    await writeFile(
+      wrapper,
+      '#!/bin/sh\nif [ "$1" = --list-modules ]; then wapiti --list-modules | grep -v methods; else exec wapiti "$@"; fi\n',
+      { mode: 0o755 },
+    );
+    const run = runOf();
+    await wapitiEngine({ command: wrapper, maxAttackSeconds: 20, modules: 'xss,methods' }).run(run);
+    expect(run.lines).toContain('wapiti: this wapiti has no module methods: left out');
+    expect(run.lines.find((line) => line.startsWith('wapiti -u'))).toContain(' -m xss ');
+  });
+
+  it('runs its crawl alone when the policy leaves no module', async () => {
+    let coverage: EngineCoverage | undefined;
+    const run = runOf({ onCoverage: (told) => (coverage = told) });
+    await wapitiEngine({ modules: 'sql' }).run({ ...run, excludedPluginIds: ['40018'] });
+    expect(run.lines.find((line) => line.startsWith('wapiti -u'))).toContain('--module=-all');
+    expect(coverage).toMatchObject({ pages: 3, modules: [] });
+  });
+
   it('refuses the modules that need the internet', () => {
-    expect(() => wapitiEngine({ modules: 'xss,ssrf' })).toThrow(/ssrf and wapp need the internet/);
+    expect(() => wapitiEngine({ modules: 'xss,ssrf' })).toThrow(/modules ssrf need the internet/);
     expect(() => wapitiEngine({ modules: 'wapp' })).toThrow(/need the internet/);
   });
 

@@ -363,7 +363,12 @@ export const keys = {
     gsi3skFrom: sortableNumber(from),
     gsi3skTo: numberOrderBound(to),
   }),
-  /** Everything a scan owns (alerts, URIs, messages), not its record. */
+  /** A hosted scan's coverage record (endScanRun writes it with the scan's completion). */
+  scanCoverage: (appId: string, envId: string, scanId: string) => ({
+    pk: `APP#${appId}`,
+    sk: `ENVDATA#${envId}#SCAN#${scanId}#COVERAGE`,
+  }),
+  /** Everything a scan owns (alerts, URIs, messages, coverage), not its record. */
   dataOfScan: (appId: string, envId: string, scanId: string) => ({
     pk: `APP#${appId}`,
     skPrefix: `ENVDATA#${envId}#SCAN#${scanId}#`,

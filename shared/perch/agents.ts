@@ -158,6 +158,7 @@ function assignment(run: PerchRun, command: 'SCAN_START' | 'SCAN_STOP') {
           config: run.config,
           targetUrl: run.targetUrl,
           allowPrivate: run.allowPrivate,
+          ...(run.scanPolicy ? { scanPolicy: run.scanPolicy } : {}),
           // A queued run's scan gets a whole deadline from its acknowledgement (which sets it a moment later).
           deadline: run.state === 'QUEUED' ? Date.now() + config.perchMaxScanSeconds * 1000 : run.deadlineAt,
         }

@@ -16,6 +16,7 @@ import { logger } from '../context/logger.ts';
 import { organizationAssetText } from '../hosted-assets/organization-assets.ts';
 import { parseScanConfig } from '../scans/configs.ts';
 import { movedSecretWrites, textWithSecretReferences } from '../scans/secret-references.ts';
+import { hostedScanPolicy } from '../scans/config-reads.ts';
 import { reportScanCompleted } from '../scans/reporting.ts';
 import { readObjectText } from '../storage/objects-io.ts';
 import { objectKeys } from '../storage/objects.ts';
@@ -208,6 +209,8 @@ export async function startScan(caller: Caller, appId: string, body: PerchComman
     config: text,
     targetUrl: host,
     allowPrivate: verification.allowPrivate,
+    // The application's policy when the scan starts decides which engine checks run.
+    scanPolicy: await hostedScanPolicy(appId, app.organizationId),
     userId: caller.userId,
     errors: [],
     createdAt: now,

@@ -142,9 +142,43 @@ export type RunUpdateBody = z.output<typeof runUpdateBody>;
  */
 export const RUN_END_BODY_BYTES = 4 * 1024 * 1024;
 
+const count = () => z.number().check(z.int('must be an integer'), z.gte(0), z.lte(2_147_483_647));
+
+/** The values of a coverage record's `verdict` (shared/scans/coverage.ts stores it). */
+const COVERAGE_VERDICTS = ['COMPLETE', 'PARTIAL', 'AUTH_DEGRADED', 'LOW_COVERAGE'] as const;
+
+/** The run's coverage record (docs/HOSTED-SCANS.md, Coverage): the agent's own report, no field it does not know. */
+const runCoverageSchema = schema(() =>
+  z.strictObject({
+    pages: count(),
+    forms: count(),
+    requests: count(),
+    authenticatedRequests: count(),
+    relogins: count(),
+    modules: z
+      .array(
+        z.strictObject({
+          name: z.string().check(z.regex(/^[a-z0-9_.-]{1,64}$/, 'must be a module name (a-z, 0-9, _ . -)')),
+          requests: count(),
+          findings: count(),
+          cutAtTimeLimit: z.boolean(),
+        }),
+      )
+      .check(z.maxLength(100, 'must list at most 100 modules')),
+    durationSeconds: count(),
+    deadlineSeconds: count(),
+    verdict: z.enum(COVERAGE_VERDICTS, { error: `must be one of ${COVERAGE_VERDICTS.join(', ')}` }),
+    reasons: z
+      .array(z.string().check(z.maxLength(1000, 'must be at most 1000 characters')))
+      .check(z.maxLength(50, 'must list at most 50 reasons')),
+  }),
+);
+
 /** POST /api/v1/app/{appId}/perch/runs/{scanKey}/end?deviceId=...: the run's end, with its whole log. */
 export const runEndBody = schema(() =>
   z.object({
+    /** Its coverage record; `urlCount` is then its pages. */
+    coverage: z.optional(runCoverageSchema),
     state: z.enum(['COMPLETED', 'ERROR'], { error: 'must be COMPLETED or ERROR' }),
     error: z.optional(runErrorSchema),
     urlCount: z._default(z.number().check(z.int('must be an integer'), z.gte(0), z.lte(2_147_483_647)), 0),

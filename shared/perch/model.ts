@@ -1,4 +1,5 @@
 import type { Caller } from '../context/caller.ts';
+
 // The records of hosted scans (docs/HOSTED-SCANS.md): runs, their states and errors, and the agents' devices, as stored.
 
 /** QUEUED: waiting for an agent; RUNNING: an agent took it (from its acknowledgement to its end). */
@@ -27,6 +28,8 @@ export interface PerchRun {
   targetUrl: string;
   /** The target was allowlisted by the organization: the agent may reach it at a private address. */
   allowPrivate: boolean;
+  /** The scan policy (the application's when the scan started): the plugins whose engine checks do not run. */
+  scanPolicy?: { name: string; excludePluginIds: string[] };
   userId: string;
   deviceId?: string;
   deviceName?: string;

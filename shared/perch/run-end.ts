@@ -4,6 +4,7 @@ import { logger } from '../context/logger.ts';
 import { accessibleApplication } from '../applications/access.ts';
 import { scanOfApplication } from '../results/scan-repository.ts';
 import { reportScanCompleted } from '../scans/reporting.ts';
+import { coverageWrite } from '../scans/coverage.ts';
 import { putObject } from '../storage/objects-io.ts';
 import { objectKeys } from '../storage/objects.ts';
 import { carriedRun, updateRun } from './agents.ts';
@@ -14,7 +15,7 @@ import { wakeAgents } from './signals.ts';
 import type { RunEndBody } from './inputs.ts';
 
 // endScanRun (docs/HOSTED-SCANS.md, The run's end): the carrying agent ends its run in one call, which stores the
-// log's last part, then completes the run's scan and ends the run in one transaction.
+// log's last part, then completes the run's scan, stores its coverage record and ends the run in one transaction.
 
 /**
  * POST /api/v1/app/{appId}/perch/runs/{scanKey}/end?deviceId=...: the log first (S3 is no part of a DynamoDB
@@ -53,14 +54,18 @@ export async function endScanRun(
     await reportScanCompleted(
       caller,
       scan.scanId,
-      { status: body.state, urlCount: body.urlCount },
+      { status: body.state, urlCount: body.coverage?.pages ?? body.urlCount },
       {
         along: async (attempt) => {
           // A later attempt reads the run again: it may have been stopped meanwhile.
           const current = attempt === 1 ? run : await getRun(appId, true);
           if (!current || current.scanKey !== scanKey || !isActive(current)) throw new RunMovedOn(current ?? run);
           after = ended(current);
-          return carriedRunEnd(current, after, deviceId);
+          // The coverage record lands with the scan's completion, or not at all.
+          return [
+            ...carriedRunEnd(current, after, deviceId),
+            ...(body.coverage ? [coverageWrite(scan, body.coverage)] : []),
+          ];
         },
       },
     );

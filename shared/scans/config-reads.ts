@@ -33,6 +33,15 @@ export function withImpliedEnums(conf: Conf): Conf {
 }
 
 /**
+ * The scan policy a hosted scan of the application runs (its effective policy, as a scanner reads it with the
+ * configuration): its name and the plugins it disables (docs/SCAN-POLICIES.md, Hosted scans and wapiti's modules).
+ */
+export async function hostedScanPolicy(appId: string, orgId: string) {
+  const { name, excludePluginIds } = scannerPolicy(await effectiveApplicationPolicy(appId, orgId));
+  return { name, excludePluginIds };
+}
+
+/**
  * application.ApplicationConfigResponse: the configuration a scan of the application reported, parsed. A scanner
  * reads it before it scans, so when the configuration names no scan policy (`app.scanPolicy`), the application's
  * effective policy is filled in: its name and the plugins it runs and skips. Its credentials are redacted.

@@ -1,4 +1,5 @@
 import type { AutoPromoteSeverity, TrackerKind } from './inputs.ts';
+
 // The records of issue trackers (docs/TRACKERS.md): connections and the tickets of findings, as stored.
 
 export interface TrackerRecord {

@@ -1,5 +1,6 @@
 import type { WebhookEvent } from './event-types.ts';
 import type { WebhookFormat } from './inputs.ts';
+
 // The record of a webhook subscription (docs/WEBHOOKS.md), as stored.
 
 export interface WebhookRecord {

@@ -165,6 +165,8 @@ describe('startScan', { timeout: 180_000 }, () => {
       env: 'production',
       targetUrl: 'http://127.0.0.1:9/',
       allowPrivate: true,
+      // The application's effective policy when the scan started: DEFAULT disables nothing.
+      scanPolicy: { name: 'DEFAULT', excludePluginIds: [] },
     });
     expect(offered.body.command.config).toContain('host: http://127.0.0.1:9/');
     // No scan secret referenced: none given (docs/HOSTED-SCANS.md, "Scan secrets").
@@ -1108,11 +1110,38 @@ describe("the run's end in one call (docs/HOSTED-SCANS.md, The run's end)", { ti
       await api('GET', `/api/v1/scan/${tenant.orgId}`, { token: tenant.token, query: { applicationTypes: 'CLOUD' } })
     ).body.applicationScanResults.find((result: { scan: { id: string } }) => result.scan.id === scanId)?.scan.status;
 
+  const coverage = {
+    pages: 7,
+    forms: 2,
+    requests: 120,
+    authenticatedRequests: 120,
+    relogins: 0,
+    modules: [{ name: 'sql', requests: 40, findings: 1, cutAtTimeLimit: false }],
+    durationSeconds: 30,
+    deadlineSeconds: 3600,
+    verdict: 'COMPLETE',
+    reasons: [],
+  };
+
   it('completes the scan, stores the log and ends the run together; sent again it ends nothing twice', async () => {
     const tenant = await createTenant();
     const { appId, deviceId, scanKey, scanId } = await announcedRun(tenant);
-    const ended = await end(tenant, appId, scanKey, deviceId, { state: 'COMPLETED', log: 'the whole log\n' });
+    const none = await api('GET', `/api/v1/scan/${scanId}/coverage`, { token: tenant.token });
+    expect([none.status, none.body.message]).toEqual([404, expect.stringMatching(/has no coverage record/)]);
+    const ended = await end(tenant, appId, scanKey, deviceId, {
+      state: 'COMPLETED',
+      log: 'the whole log\n',
+      coverage,
+    });
     expect(ended.status, ended.text).toBe(200);
+    // The coverage record, stored with the scan's completion; the scan's urlCount is its pages.
+    const stored = await api('GET', `/api/v1/scan/${scanId}/coverage`, { token: tenant.token });
+    expect([stored.status, stored.body]).toEqual([200, { scanId, ...coverage }]);
+    const listed = await api('GET', `/api/v1/scan/${tenant.orgId}`, {
+      token: tenant.token,
+      query: { applicationTypes: 'CLOUD' },
+    });
+    expect(listed.body.applicationScanResults[0]).toMatchObject({ scan: { id: scanId }, urlCount: 7 });
     expect(ended.body.device).toMatchObject({ status: 'HOSTED_SCANNER_DISCONNECTED', scanId });
     expect(await readLog(tenant, appId)).toMatchObject({
       state: 'COMPLETED',
@@ -1145,6 +1174,18 @@ describe("the run's end in one call (docs/HOSTED-SCANS.md, The run's end)", { ti
         { state: 'ERROR', error, log: 'x'.repeat(1024 * 1024 + 1) },
         400,
         expect.stringMatching(/log: must be at most 1048576 bytes$/),
+      ],
+      [
+        deviceId,
+        { state: 'ERROR', error, log: 'x', coverage: { ...coverage, secret: 1 } },
+        400,
+        expect.stringMatching(/coverage.*secret/),
+      ],
+      [
+        deviceId,
+        { state: 'ERROR', error, log: 'x', coverage: { ...coverage, verdict: 'FINE' } },
+        400,
+        expect.stringMatching(/coverage\.verdict: must be one of COMPLETE, PARTIAL, AUTH_DEGRADED, LOW_COVERAGE/),
       ],
       [idle, { state: 'ERROR', error, log: 'x' }, 409, `scan ${scanKey} is carried by another device`],
     ] as const;

@@ -52,6 +52,11 @@ export interface PinningProxy {
    * them (503), so an engine started early sends nothing to the target before the run may attack.
    */
   holdUntil(ready: Promise<boolean>): void;
+  /**
+   * The requests sent on to the target so far (each send again after a re-login counts), and those of them that
+   * carried the session.
+   */
+  sent(): { requests: number; authenticated: number };
   close(): Promise<void>;
 }
 
@@ -94,6 +99,7 @@ export async function startPinningProxy(
   // An HTTPS target: the run's own certificate for the engine's side; the target's checked on the other side.
   const identity = secure ? await runCertificate(host, options.notAfter ?? new Date(Date.now() + 3600_000)) : undefined;
   const secureContext = identity && createSecureContext({ key: identity.key, cert: identity.chain });
+  const { counted, sendsOn } = sendCounter();
   const upstream = upstreamOf(secure, host, options.trustedCa);
 
   const server: Server = createServer(async (req: IncomingMessage, res) => {
@@ -126,10 +132,11 @@ export async function startPinningProxy(
       else res.destroy();
     };
     if (session?.watching) {
-      forwardWithSession(session, upstream, req, res, sent, headers).catch(failed);
+      forwardWithSession(session, upstream, req, res, sent, headers, () => sendsOn(true)).catch(failed);
       return;
     }
     const carried = session && { session, ...session.current() };
+    sendsOn(carried !== undefined);
     const forwarded = upstream(
       { ...sent, setHost: false, headers: carried ? withSession(headers, carried.headers) : headers },
       (response) => {
@@ -176,12 +183,23 @@ export async function startPinningProxy(
         if (gate === held) gate = go;
       });
     },
+    sent: () => ({ ...counted }),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
   };
+}
+
+/** The requests sent on to the target, and those of them that carried the session. */
+function sendCounter() {
+  const counted = { requests: 0, authenticated: 0 };
+  const sendsOn = (withSession: boolean) => {
+    counted.requests++;
+    if (withSession) counted.authenticated++;
+  };
+  return { counted, sendsOn };
 }
 
 /** Logs a line for each distinct `what`, up to `limit` of them (the proxy logs nothing per request). */
@@ -232,6 +250,7 @@ async function forwardWithSession(
   res: ServerResponse,
   options: UpstreamOptions,
   engineHeaders: Record<string, string | string[] | undefined>,
+  sendsOn: () => void,
 ): Promise<void> {
   const body = await readBody(req);
   if (body === undefined) {
@@ -240,6 +259,7 @@ async function forwardWithSession(
   }
   for (let attempt = 0; ; attempt++) {
     const { headers: sessionHeaders, generation } = session.current();
+    sendsOn();
     const { response, head, ended } = await exchange(
       upstream,
       options,

@@ -9,6 +9,8 @@ export interface StartCommand {
   targetUrl: string;
   allowPrivate: boolean;
   deadline: string | number;
+  /** The application's scan policy: the plugins whose checks the engine leaves out (absent: every check runs). */
+  scanPolicy?: { name: string; excludePluginIds: string[] };
 }
 
 export type ErrorType = 'UNKNOWN' | 'AUTHENTICATION' | 'PROVISIONING' | 'DEVICE';

@@ -1,7 +1,7 @@
 // A hosted run's context (run.ts): the command, the agent's settings, and what the run's states hand on to the
 // next (its log, the service reports on their way, the engine's stop, the target, the proxy, the session), with the
 // reports to the service that go alongside the work.
-import type { Engine } from '../engines/engine.ts';
+import type { Engine, EngineCoverage } from '../engines/engine.ts';
 import { EngineStopped } from '../engines/engine.ts';
 import type { Service } from '../net/service.ts';
 import { serviceCall } from '../api/call.ts';
@@ -66,6 +66,10 @@ export interface Run {
   /** What the engine found, and the findings' upload once under way. */
   alerts?: Awaited<ReturnType<Engine['run']>>;
   findingsSent?: Promise<void>;
+  /** When the run was acknowledged (epoch ms). */
+  openedAt: number;
+  /** What the engine covered (told at its end), and the proxy's count of requests sent when each module started. */
+  coverage: { engine?: EngineCoverage; moduleStarts: { name: string; sent: number }[] };
   /** The announcement and the phase updates, in order, and what came of them. */
   reports: { queue: Promise<void>; failure?: unknown; stopped: boolean; reached: string; reported?: string };
 }
@@ -96,6 +100,8 @@ export function openRun(command: StartCommand, context: RunContext, workDir: str
     engineStop: new AbortController(),
     workDir,
     deadline: Number(command.deadline) || Date.now() + 3600_000,
+    openedAt: Date.now(),
+    coverage: { moduleStarts: [] },
     reports: { queue: Promise.resolve(), stopped: false, reached: 'started' },
   };
   context.signal.addEventListener('abort', () => stopEngine(run), { once: true, signal: run.engineStop.signal });

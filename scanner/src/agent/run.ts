@@ -32,6 +32,7 @@ import {
 } from './run-context.ts';
 import { authenticates, logIn } from './run-login.ts';
 import { reachable } from './run-probe.ts';
+import { coverageLine, runCoverage } from './run-coverage.ts';
 
 export { RunLog } from './run-log.ts';
 export type { RunContext, StartCommand } from './run-context.ts';
@@ -234,6 +235,9 @@ function runEngine(run: Run) {
     workDir: run.workDir,
     log: (line) => run.log.add(line),
     onReport,
+    excludedPluginIds: run.command.scanPolicy?.excludePluginIds ?? [],
+    onModule: (name) => run.coverage.moduleStarts.push({ name, sent: run.proxy!.sent().requests }),
+    onCoverage: (coverage) => (run.coverage.engine = coverage),
   });
 }
 
@@ -279,12 +283,16 @@ export async function end(run: Run, outcome: Outcome): Promise<RunState> {
     await run.reports.queue; // the scan's announcement, if it is still on its way: its scan is ended below
     await run.findingsSent?.catch(() => undefined); // findings on their way go before the scan's end
   } else run.log.add('completed');
+  const coverage = runCoverage(run);
+  if (coverage) run.log.add(coverageLine(coverage));
   run.context.onEnd?.();
   await run.uploads.idle(); // an upload on its way lands before the end's log, never after it
   const log = run.log.text();
   const body = {
     state: outcome.state,
-    urlCount: 0,
+    // The scan's urlCount is the pages crawled (the service takes them from the coverage record).
+    urlCount: coverage?.pages ?? 0,
+    ...(coverage ? { coverage } : {}),
     log,
     ...(outcome.state === 'ERROR'
       ? { error: { errorType: outcome.error.errorType, message: outcome.error.message.slice(0, 2000) } }

@@ -32,6 +32,23 @@ export interface EngineRun {
    * a while), so the agent uploads them meanwhile; `run` still answers the same findings, or fails.
    */
   onReport?: (alerts: ReportedAlert[]) => void;
+  /**
+   * The scan policy's disabled plugins (scan-rule ids): the engine runs none of the checks they stand for
+   * (docs/SCAN-POLICIES.md, Hosted scans and wapiti's modules).
+   */
+  excludedPluginIds?: readonly string[];
+  /** Told when the engine starts an attack module: the requests from then on are that module's. */
+  onModule?: (name: string) => void;
+  /** Told, before `run` answers, what the engine's crawl found and what each of its modules did. */
+  onCoverage?: (coverage: EngineCoverage) => void;
+}
+
+/** What an engine covered: the pages and forms its crawl found, and its attack modules. */
+export interface EngineCoverage {
+  /** The distinct URLs crawled. */
+  pages: number;
+  forms: number;
+  modules: { name: string; findings: number; cutAtTimeLimit: boolean }[];
 }
 
 export interface Engine {

@@ -1,17 +1,25 @@
 // Wapiti (Debian's `wapiti` 3.0.x) as a scan engine. Bounded: a scan time and an attack time per module
-// (--max-scan-time, --max-attack-time, within the run's deadline), a few modules that need no internet (never
-// ssrf, which calls an external endpoint, nor wapp, which downloads its database), --flush-session (every run
-// starts clean), --no-bugreport. SIGINT opens Wapiti's interactive prompt, so a stop is SIGTERM, then SIGKILL
-// after a grace period.
+// (--max-scan-time, --max-attack-time, within the run's deadline), every module that needs no internet that the
+// scan policy lets run (wapiti-modules.ts; never ssrf, xxe, wapp, nikto or takeover, which call out),
+// --flush-session (every run starts clean), --no-bugreport. SIGINT opens Wapiti's interactive prompt, so a stop is
+// SIGTERM, then SIGKILL after a grace period.
 import { spawn } from 'node:child_process';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 import { parseWapitiReport } from '../reports/index.ts';
 import { toReportedAlerts, type ReportedAlert } from '../zap/reported.ts';
-import { EngineError, EngineStopped, type Engine, type EngineRun } from './engine.ts';
+import { EngineError, EngineStopped, type Engine, type EngineCoverage, type EngineRun } from './engine.ts';
 import { runEngineProcess } from './process.ts';
+import {
+  INTERNET_MODULES,
+  listedModules,
+  modulesForPolicy,
+  moduleOfFinding,
+  WAPITI_ATTACK_MODULES,
+} from './wapiti-modules.ts';
 
-export const WAPITI_MODULES = 'xss,cookieflags,http_headers,csp,redirect';
+/** Every module a hosted scan may run, in wapiti's order. */
+export const WAPITI_MODULES = WAPITI_ATTACK_MODULES.map((m) => m.name).join(',');
 
 /**
  * Run by Python at wapiti's start (a `usercustomize` module on PYTHONPATH): TCP_NODELAY on each TCP connection.
@@ -54,12 +62,18 @@ async function readReport(report: string): Promise<ReportedAlert[]> {
 
 export function wapitiEngine(options: { command?: string; modules?: string; maxAttackSeconds?: number } = {}): Engine {
   const command = options.command ?? process.env.HAWK_WAPITI ?? 'wapiti';
-  const modules = options.modules ?? process.env.HAWK_WAPITI_MODULES ?? WAPITI_MODULES;
-  if (/(^|,)\s*(ssrf|wapp)\s*(,|$)/.test(modules))
-    throw new Error('the wapiti modules ssrf and wapp need the internet: leave them out');
+  // The operator's own choice (HAWK_WAPITI_MODULES), within which the scan policy decides.
+  const allowed = (options.modules ?? process.env.HAWK_WAPITI_MODULES)
+    ?.split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+  const callingOut = allowed?.filter((name) => (INTERNET_MODULES as readonly string[]).includes(name)) ?? [];
+  if (callingOut.length)
+    throw new Error(`the wapiti modules ${callingOut.join(', ')} need the internet: leave them out`);
   // Asked once per engine (each run asks again otherwise: a Python start-up, seconds on a busy machine); a missing
   // wapiti found later still fails its run with the install hint.
   let installed: Promise<string | undefined> | undefined;
+  let listed: Promise<Set<string> | undefined> | undefined;
   return {
     name: 'wapiti',
     install: 'install wapiti (sudo apt-get install -y wapiti)',
@@ -71,115 +85,205 @@ export function wapitiEngine(options: { command?: string; modules?: string; maxA
         5,
         Math.min(options.maxAttackSeconds ?? Number(process.env.HAWK_WAPITI_ATTACK_SECONDS ?? 60), seconds),
       );
-      const attackBoundByDeadline = attack >= seconds;
-      const { report, authority, configDir, pythonDir } = await workFiles(run);
-      const args = [
-        '-u',
-        run.targetUrl,
-        '--scope',
-        'folder',
-        '-m',
-        modules,
-        '--flush-session',
-        '--no-bugreport',
-        '--max-scan-time',
-        String(seconds),
-        '--max-attack-time',
-        String(attack),
-        '--store-session',
-        join(run.workDir, 'session'),
-        '--store-config',
-        configDir,
-        '-f',
-        'json',
-        '-o',
-        report,
-        '-v',
-        '1',
-        ...(run.startUrls ?? []).flatMap((url) => ['-s', url]),
-        ...Object.entries(run.headers).flatMap(([name, value]) => ['-H', `${name}: ${value}`]),
-        ...(run.proxyUrl ? ['-p', run.proxyUrl] : []),
-        ...(authority ? ['--verify-ssl', '1'] : []),
-      ];
+      const modules = chosenModules(run, allowed, await (listed ??= installedModules(command)));
+      const files = await workFiles(run);
+      const args = wapitiArgs(run, { ...files, modules, seconds, attack });
       if (run.signal.aborted) throw new EngineStopped('the scan was stopped');
       run.log(`wapiti ${args.map((a, i) => (args[i - 1] === '-H' ? `${a.split(':')[0]}: ***` : a)).join(' ')}`);
-      // Wapiti exits 0 when it reached nothing: the crawl's count tells an empty scan from a clean one.
-      let crawled: number | undefined;
-      // Wapiti ends a scan at --max-scan-time (the deadline less a margin) by itself, exiting 0 with what it found so
-      // far: an unfinished scan, never reported as a clean one.
-      let cutByScanTime = false;
-      // The report read while wapiti exits, when it said it wrote one after a whole scan.
-      let early: Promise<ReportedAlert[]> | undefined;
-      const { code, tail } = await runEngineProcess(run, {
-        name: 'wapiti',
-        command,
-        args,
-        // English messages: the lines below are read for the crawl's count and the time limit.
-        env: {
-          ...process.env,
-          HOME: run.workDir,
-          LANGUAGE: 'en',
-          // Each line as it is printed, not when a pipe's buffer fills: the run's log shows the scan's progress
-          // with its real times, and the crawl's count the moment it is known.
-          PYTHONUNBUFFERED: '1',
-          PYTHONPATH: [pythonDir, process.env.PYTHONPATH].filter(Boolean).join(delimiter),
-          ...(authority ? { REQUESTS_CA_BUNDLE: authority } : {}),
-        },
-        // eslint-disable-next-line no-control-regex -- removing the terminal's colour codes is the point
-        clean: (line) => line.replace(/\x1b\[[0-9;]*m/g, ''),
-        onLine: (line) => {
-          const found = line.match(/Wapiti found (\d+) URLs and forms/);
-          if (found) crawled = Number(found[1]);
-          // A module cut by its attack time is cut by the deadline too when that time is all the deadline leaves.
-          if (
-            /Max scan time was reached/.test(line) ||
-            (attackBoundByDeadline && /Max attack time was reached/.test(line))
-          )
-            cutByScanTime = true;
-          if (run.onReport && !early && crawled && !cutByScanTime && REPORT_WRITTEN.test(line)) {
-            early = readReport(report);
-            early.then(run.onReport).catch(() => undefined);
-          }
-        },
-        startError: (message) =>
-          new EngineError(`wapiti could not start: ${message}; install it (sudo apt-get install -y wapiti)`),
-      });
-      if (run.signal.aborted) throw new EngineStopped('the scan was stopped');
-      if (cutByScanTime || Date.now() > run.deadline)
-        throw new EngineError(
-          `wapiti did not finish before the scan deadline${cutByScanTime ? ' (it stopped at the time the deadline leaves it)' : ''}`,
-        );
-      if (code !== 0)
-        throw new EngineError(
-          `wapiti exited with ${code}; its last lines: ${tail.slice(-5).join(' | ').slice(0, 1500)}`,
-        );
-      if (crawled === undefined)
-        throw new EngineError(
-          `wapiti did not crawl ${run.targetUrl}; its last lines: ${tail.slice(-5).join(' | ').slice(0, 1500)}`,
-        );
-      if (crawled === 0)
-        throw new EngineError(
-          `wapiti found no page to attack at ${run.targetUrl}: check that app.host answers from the agent and is not behind a login the configuration does not describe`,
-        );
+      const progress = await runWapiti(run, command, args, files, attack >= seconds);
       // The findings told early, if they could be read then (the same file: wapiti wrote it before saying so).
-      const alerts = (await early?.catch(() => undefined)) ?? (await readReport(report));
+      const alerts = (await progress.early?.catch(() => undefined)) ?? (await readReport(files.report));
+      run.onCoverage?.(await coverageOf(run, files, progress));
       run.log(`wapiti: ${alerts.length} alerts, ${alerts.reduce((n, a) => n + a.uris.length, 0)} findings`);
       return alerts;
     },
   };
 }
 
+/** The modules this run runs: the scan policy's, within the operator's choice, that this wapiti has. */
+function chosenModules(run: EngineRun, allowed: string[] | undefined, installed: Set<string> | undefined): string[] {
+  const byPolicy = modulesForPolicy(run.excludedPluginIds);
+  const skipped = WAPITI_MODULES.split(',').filter((name) => !byPolicy.includes(name));
+  if (skipped.length) run.log(`wapiti: the scan policy leaves out the modules ${skipped.join(',')}`);
+  const chosen = byPolicy.filter((name) => !allowed || allowed.includes(name));
+  // Module names differ between wapiti versions: one this wapiti does not list is left out, saying so.
+  const missing = installed ? chosen.filter((name) => !installed.has(name)) : [];
+  if (missing.length) run.log(`wapiti: this wapiti has no module ${missing.join(',')}: left out`);
+  return chosen.filter((name) => !missing.includes(name));
+}
+
+type WorkFiles = Awaited<ReturnType<typeof workFiles>>;
+
+function wapitiArgs(run: EngineRun, a: WorkFiles & { modules: string[]; seconds: number; attack: number }) {
+  return [
+    '-u',
+    run.targetUrl,
+    '--scope',
+    'folder',
+    // No module: the crawl alone (wapiti reads "-all" as every module off).
+    ...(a.modules.length ? ['-m', a.modules.join(',')] : ['--module=-all']),
+    '--flush-session',
+    '--no-bugreport',
+    '--max-scan-time',
+    String(a.seconds),
+    '--max-attack-time',
+    String(a.attack),
+    '--store-session',
+    a.sessionDir,
+    '--store-config',
+    a.configDir,
+    '-f',
+    'json',
+    '-o',
+    a.report,
+    '-v',
+    '1',
+    ...(run.startUrls ?? []).flatMap((url) => ['-s', url]),
+    ...Object.entries(run.headers).flatMap(([name, value]) => ['-H', `${name}: ${value}`]),
+    ...(run.proxyUrl ? ['-p', run.proxyUrl] : []),
+    ...(a.authority ? ['--verify-ssl', '1'] : []),
+  ];
+}
+
+/** Runs wapiti to its end, reading its progress from its output; fails unless it crawled and finished in time. */
+async function runWapiti(
+  run: EngineRun,
+  command: string,
+  args: string[],
+  files: WorkFiles,
+  attackBoundByDeadline: boolean,
+) {
+  const { report, authority, pythonDir } = files;
+  // Wapiti exits 0 when it reached nothing: the crawl's count tells an empty scan from a clean one.
+  let crawled: number | undefined;
+  // Wapiti ends a scan at --max-scan-time (the deadline less a margin) by itself, exiting 0 with what it found so
+  // far: an unfinished scan, never reported as a clean one.
+  let cutByScanTime = false;
+  // The modules cut at their attack time (the scan goes on with the next).
+  const cut = new Set<string>();
+  const launched: string[] = [];
+  // The report read while wapiti exits, when it said it wrote one after a whole scan.
+  let early: Promise<ReportedAlert[]> | undefined;
+  const { code, tail } = await runEngineProcess(run, {
+    name: 'wapiti',
+    command,
+    args,
+    // English messages: the lines below are read for the crawl's count, the modules and the time limit.
+    env: {
+      ...process.env,
+      HOME: run.workDir,
+      LANGUAGE: 'en',
+      // Each line as it is printed, not when a pipe's buffer fills: the run's log shows the scan's progress
+      // with its real times, the crawl's count the moment it is known, each module as it starts.
+      PYTHONUNBUFFERED: '1',
+      PYTHONPATH: [pythonDir, process.env.PYTHONPATH].filter(Boolean).join(delimiter),
+      ...(authority ? { REQUESTS_CA_BUNDLE: authority } : {}),
+    },
+    // eslint-disable-next-line no-control-regex -- removing the terminal's colour codes is the point
+    clean: (line) => line.replace(/\x1b\[[0-9;]*m/g, ''),
+    onLine: (line) => {
+      const found = line.match(/Wapiti found (\d+) URLs and forms/);
+      if (found) crawled = Number(found[1]);
+      const module = line.match(/^\[\*\] Launching module (\w+)/)?.[1];
+      if (module) {
+        launched.push(module);
+        run.onModule?.(module);
+      }
+      const timedOut = line.match(/Max attack time was reached for module (\w+)/)?.[1];
+      if (timedOut) cut.add(timedOut);
+      // A module cut by its attack time is cut by the deadline too when that time is all the deadline leaves.
+      if (/Max scan time was reached/.test(line) || (attackBoundByDeadline && timedOut)) cutByScanTime = true;
+      if (run.onReport && !early && crawled && !cutByScanTime && REPORT_WRITTEN.test(line)) {
+        early = readReport(report);
+        early.then(run.onReport).catch(() => undefined);
+      }
+    },
+    startError: (message) =>
+      new EngineError(`wapiti could not start: ${message}; install it (sudo apt-get install -y wapiti)`),
+  });
+  if (run.signal.aborted) throw new EngineStopped('the scan was stopped');
+  if (cutByScanTime || Date.now() > run.deadline)
+    throw new EngineError(
+      `wapiti did not finish before the scan deadline${cutByScanTime ? ' (it stopped at the time the deadline leaves it)' : ''}`,
+    );
+  const last = () => tail.slice(-5).join(' | ').slice(0, 1500);
+  if (code !== 0) throw new EngineError(`wapiti exited with ${code}; its last lines: ${last()}`);
+  if (crawled === undefined) throw new EngineError(`wapiti did not crawl ${run.targetUrl}; its last lines: ${last()}`);
+  if (crawled === 0)
+    throw new EngineError(
+      `wapiti found no page to attack at ${run.targetUrl}: check that app.host answers from the agent and is not behind a login the configuration does not describe`,
+    );
+  return { crawled, cut, launched, early };
+}
+
+/**
+ * Reads wapiti's crawl from its session (paths not made by an attack: GET ones are the pages, POST ones the forms;
+ * the Python that runs wapiti reads it) and each launched module's findings from its report.
+ */
+const COUNT_CRAWLED = `import glob, json, sqlite3, sys
+counts = {}
+for db in glob.glob(sys.argv[1] + "/*.db"):
+    for method, n in sqlite3.connect(db).execute("SELECT method, COUNT(*) FROM paths WHERE evil = 0 GROUP BY method"):
+        counts[method] = counts.get(method, 0) + n
+print(json.dumps(counts))
+`;
+
+async function coverageOf(
+  run: EngineRun,
+  files: WorkFiles,
+  progress: { crawled: number; cut: Set<string>; launched: string[] },
+): Promise<EngineCoverage> {
+  const counted = await pythonOutput(['-c', COUNT_CRAWLED, files.sessionDir]);
+  let crawl = { pages: progress.crawled, forms: 0 };
+  try {
+    const byMethod = JSON.parse(counted ?? '') as Record<string, number>;
+    const forms = byMethod.POST ?? 0;
+    crawl = { pages: Object.values(byMethod).reduce((a, b) => a + b, 0) - forms, forms };
+  } catch {
+    run.log(`wapiti: its session could not be read for the crawl's pages and forms: ${progress.crawled} counted`);
+  }
+  const findings = new Map<string, number>();
+  const report = JSON.parse(await readFile(files.report, 'utf8')) as {
+    vulnerabilities?: Record<string, { info?: string }[]>;
+  };
+  for (const [category, entries] of Object.entries(report.vulnerabilities ?? {}))
+    for (const entry of entries) {
+      const module = moduleOfFinding(category, entry.info ?? '');
+      if (module) findings.set(module, (findings.get(module) ?? 0) + 1);
+    }
+  return {
+    ...crawl,
+    modules: progress.launched.map((name) => ({
+      name,
+      findings: findings.get(name) ?? 0,
+      cutAtTimeLimit: progress.cut.has(name),
+    })),
+  };
+}
+
 /** The installed wapiti's version, or undefined when it does not run. */
-function installedVersion(command: string): Promise<string | undefined> {
+async function installedVersion(command: string): Promise<string | undefined> {
+  const output = await commandOutput(command, ['--version']);
+  return output === undefined ? undefined : (output.match(/Wapiti[- ]?(\d[\w.]*)/i)?.[1] ?? 'unknown');
+}
+
+/** The modules the installed wapiti lists, or undefined when it does not run. */
+async function installedModules(command: string): Promise<Set<string> | undefined> {
+  const output = await commandOutput(command, ['--list-modules']);
+  return output === undefined ? undefined : listedModules(output);
+}
+
+const pythonOutput = (args: string[]) => commandOutput('python3', args);
+
+/** A command's output (stdout and stderr), or undefined when it does not run or fails. */
+function commandOutput(command: string, args: string[]): Promise<string | undefined> {
   return new Promise((resolve) => {
-    const child = spawn(command, ['--version'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (chunk) => (out += chunk));
     child.stderr.on('data', (chunk) => (out += chunk));
     child.on('error', () => resolve(undefined));
-    child.on('close', (code) =>
-      resolve(code === 0 ? (out.match(/Wapiti[- ]?(\d[\w.]*)/i)?.[1] ?? 'unknown') : undefined),
-    );
+    child.on('close', (code) => resolve(code === 0 ? out : undefined));
   });
 }
 
@@ -201,5 +305,5 @@ async function workFiles(run: EngineRun) {
   const pythonDir = join(run.workDir, 'python');
   await mkdir(pythonDir, { recursive: true });
   await writeFile(join(pythonDir, 'usercustomize.py'), NO_DELAY_MODULE);
-  return { report, authority, configDir, pythonDir };
+  return { report, authority, configDir, pythonDir, sessionDir: join(run.workDir, 'session') };
 }
