@@ -161,7 +161,7 @@ export interface paths {
         put?: never;
         /**
          * Create environment default yaml config
-         * @description Replaces the environment's default configuration with `conf` (a HawkScan configuration object, at most 256 KiB as JSON; 400 when a value is the `********` a read shows). `applicationId`/`envId`, when given, must be those of the path. Team-owned applications: team members only.
+         * @description Replaces the environment's default configuration with `conf` (a HawkScan configuration object, at most 256 KiB as JSON; 400 when a value is the `********` a read shows). `applicationId`/`envId`, when given, must be those of the path. Team-owned applications: team members only. Literal credentials move into the application's scan secrets and the configuration keeps `${NAME}` references: `movedSecrets` names them (docs/HOSTED-SCANS.md, "Scan secrets").
          *
          *     Requires the `write:scan_config` permission.
          *
@@ -397,7 +397,7 @@ export interface paths {
         put?: never;
         /**
          * Start a hosted scan
-         * @description Queues a hosted scan of a CLOUD application for its organization's scanner agents (docs/HOSTED-SCANS.md) and answers its `scanKey`. Body: `{"command":{"command":"START","config":"<stackhawk.yml>"},"env":"<env>"}` or hawkop's `{"command":{"command":"START"},"scanConfig":"<organization scan configuration name>","env":...}`; any command string and extra fields are accepted. Without a configuration the scan uses `app.host` = the target URL. 409: a scan is already running for the application; 400: not a CLOUD application, or its target (or the configuration's `app.host`) is not verified (a DNS TXT record or a `/.well-known/hawk-verification.txt` file with the organization's token, or an operator's allowlist), re-checked on every start; 404: unknown application.
+         * @description Queues a hosted scan of a CLOUD application for its organization's scanner agents (docs/HOSTED-SCANS.md) and answers its `scanKey`. Body: `{"command":{"command":"START","config":"<stackhawk.yml>"},"env":"<env>"}` or hawkop's `{"command":{"command":"START"},"scanConfig":"<organization scan configuration name>","env":...}`; any command string and extra fields are accepted. Without a configuration the scan uses `app.host` = the target URL. 409: a scan is already running for the application; 400: not a CLOUD application, or its target (or the configuration's `app.host`) is not verified (a DNS TXT record or a `/.well-known/hawk-verification.txt` file with the organization's token, or an operator's allowlist), re-checked on every start; 404: unknown application. Literal credentials of the configuration move into the application's scan secrets and the run keeps `${NAME}` references: `movedSecrets` (ours) names them (docs/HOSTED-SCANS.md, "Scan secrets").
          *
          *     Requires the `write:scan` permission.
          *
@@ -711,6 +711,60 @@ export interface paths {
          */
         post: operations["importScanReport"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/app/{appId}/secrets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the application's scan secrets (ours)
+         * @description The application's scan secrets by name, with when each was last set: never their values.
+         *
+         *     Requires the `read:application` permission.
+         */
+        get: operations["listApplicationScanSecrets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/app/{appId}/secrets/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set an application's scan secret (ours)
+         * @description Sets the application's scan secret `name` (a variable name, at most 128 characters) to `value` (at most 8192 characters), sealed, created or replaced, answering 204. A configuration referencing `${name}` resolves it from the application's secrets, then the organization's, then the agent's environment; the agent receives the value with the run it takes, only. No read ever returns a value. At most 100 secrets (400). The audit entry names the secret, never its value. Team-owned applications: team members only.
+         *
+         *     Requires the `write:application` permission.
+         *
+         *     Writes a `APPLICATION_MODIFIED` user-activity entry in the same transaction as the change.
+         */
+        put: operations["setApplicationScanSecret"];
+        post?: never;
+        /**
+         * Remove an application's scan secret (ours)
+         * @description Removes the secret (204); 404 when the application has none of that name.
+         *
+         *     Requires the `write:application` permission.
+         *
+         *     Writes a `APPLICATION_MODIFIED` user-activity entry in the same transaction as the change.
+         */
+        delete: operations["deleteApplicationScanSecret"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1790,6 +1844,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/org/{orgId}/secrets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the organization's scan secrets (ours)
+         * @description The organization's scan secrets by name, with when each was last set: never their values.
+         *
+         *     Requires the `read:scan_config` permission.
+         */
+        get: operations["listOrganizationScanSecrets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/org/{orgId}/secrets/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set an organization's scan secret (ours)
+         * @description Sets the organization's scan secret `name` (a variable name, at most 128 characters) to `value` (at most 8192 characters), sealed, created or replaced, answering 204. A configuration referencing `${name}` resolves it from the application's secrets, then the organization's, then the agent's environment; the agent receives the value with the run it takes, only. No read ever returns a value. At most 100 secrets (400). The audit entry names the secret, never its value.
+         *
+         *     Requires the `write:scan_config` permission.
+         *
+         *     Writes a `ORG_SETTINGS_MODIFIED` user-activity entry in the same transaction as the change.
+         */
+        put: operations["setOrganizationScanSecret"];
+        post?: never;
+        /**
+         * Remove an organization's scan secret (ours)
+         * @description Removes the secret (204); 404 when the organization has none of that name.
+         *
+         *     Requires the `write:scan_config` permission.
+         *
+         *     Writes a `ORG_SETTINGS_MODIFIED` user-activity entry in the same transaction as the change.
+         */
+        delete: operations["deleteOrganizationScanSecret"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/org/{orgId}/sla": {
         parameters: {
             query?: never;
@@ -2402,6 +2510,28 @@ export interface paths {
          *     Requires the `write:scan` permission.
          */
         post: operations["reportScanCompleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/scan/{scanId}/coverage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What a hosted scan covered (ours)
+         * @description The coverage record of a hosted scan (docs/HOSTED-SCANS.md, Coverage), sent by the agent with the run's end: `pages` (the distinct URLs crawled) and `forms`; `requests`, those the engine sent through the agent, and `authenticatedRequests`, those sent with a session the agent believed valid; `relogins`; `modules`, each engine module's requests, findings and whether its attack time cut it; `durationSeconds` and `deadlineSeconds`; `verdict`: COMPLETE, PARTIAL (a time or request budget reached), AUTH_DEGRADED (part of the attack went out logged out) or LOW_COVERAGE (fewer pages than the configured minimum), with `reasons`. 404 for a scan without one (imported or CLI scans, or a run that ended before its scan completed).
+         *
+         *     Requires the `read:scan` permission.
+         */
+        get: operations["getScanCoverage"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -3139,11 +3269,15 @@ export interface components {
             deadline?: string;
             env?: string;
             scanKey?: string;
+            scanPolicy?: components["schemas"]["hawk.DeviceScanPolicy"];
             targetUrl?: string;
         };
         "hawk.DeviceCommandAck": {
             acknowledged?: boolean;
             alreadyAcknowledged?: boolean;
+            secrets?: {
+                [key: string]: string;
+            };
         };
         "hawk.DeviceCommandPoll": {
             command?: components["schemas"]["hawk.DeviceCommand"];
@@ -3152,6 +3286,10 @@ export interface components {
             devices?: components["schemas"]["hawk.Device"][];
             /** Format: int32 */
             totalCount?: number;
+        };
+        "hawk.DeviceScanPolicy": {
+            excludePluginIds?: string[];
+            name?: string;
         };
         "hawk.Empty": Record<string, never>;
         "hawk.EnvironmentSla": {
@@ -3305,6 +3443,9 @@ export interface components {
             permissions?: string[];
             role?: string;
         };
+        "hawk.SavedScanConfig": {
+            movedSecrets?: string[];
+        };
         "hawk.ScanAlertsReported": {
             /** Format: int32 */
             alertsReported?: number;
@@ -3312,6 +3453,34 @@ export interface components {
             scanId?: string;
             /** Format: int32 */
             urisReported?: number;
+        };
+        "hawk.ScanCoverage": {
+            /** Format: int32 */
+            authenticatedRequests?: number;
+            /** Format: int32 */
+            deadlineSeconds?: number;
+            /** Format: int32 */
+            durationSeconds?: number;
+            /** Format: int32 */
+            forms?: number;
+            modules?: components["schemas"]["hawk.ScanCoverageModule"][];
+            /** Format: int32 */
+            pages?: number;
+            reasons?: string[];
+            /** Format: int32 */
+            relogins?: number;
+            /** Format: int32 */
+            requests?: number;
+            scanId?: string;
+            verdict?: string;
+        };
+        "hawk.ScanCoverageModule": {
+            cutAtTimeLimit?: boolean;
+            /** Format: int32 */
+            findings?: number;
+            name?: string;
+            /** Format: int32 */
+            requests?: number;
         };
         "hawk.ScanImported": {
             /** Format: int32 */
@@ -3350,6 +3519,13 @@ export interface components {
             device?: components["schemas"]["perch.PerchDevice"];
             envId?: string;
             scanId?: string;
+        };
+        "hawk.ScanSecret": {
+            name?: string;
+            updatedAt?: string;
+        };
+        "hawk.ScanSecretList": {
+            secrets?: components["schemas"]["hawk.ScanSecret"][];
         };
         "hawk.ScanSla": {
             applicationId?: string;
@@ -4639,6 +4815,7 @@ export interface components {
             slug?: "GITHUB" | "GOOGLE" | "STACKHAWK" | "SAMLIDP" | "AZURE";
         };
         "user.ProvisionPerchResponse": {
+            movedSecrets?: string[];
             scanKey?: string;
         };
         "user.User": {
@@ -5417,8 +5594,8 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["hawk.Empty"];
-                    "application/x-protobuf": components["schemas"]["hawk.Empty"];
+                    "application/json": components["schemas"]["hawk.SavedScanConfig"];
+                    "application/x-protobuf": components["schemas"]["hawk.SavedScanConfig"];
                 };
             };
             /** @description Invalid input: `message` names what was wrong */
@@ -5936,6 +6113,24 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    coverage?: {
+                        authenticatedRequests: number;
+                        deadlineSeconds: number;
+                        durationSeconds: number;
+                        forms: number;
+                        modules: {
+                            cutAtTimeLimit: boolean;
+                            findings: number;
+                            name: string;
+                            requests: number;
+                        }[];
+                        pages: number;
+                        reasons: string[];
+                        relogins: number;
+                        requests: number;
+                        /** @enum {string} */
+                        verdict: "COMPLETE" | "PARTIAL" | "AUTH_DEGRADED" | "LOW_COVERAGE";
+                    };
                     error?: {
                         /** @enum {string} */
                         errorType: "UNKNOWN" | "AUTHENTICATION" | "PROVISIONING" | "DEVICE";
@@ -7439,6 +7634,215 @@ export interface operations {
                     "application/json": components["schemas"]["hawk.ScanImported"];
                     "application/x-protobuf": components["schemas"]["hawk.ScanImported"];
                 };
+            };
+            /** @description Invalid input: `message` names what was wrong */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, expired or insufficient authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such route or resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header allows none of the offered media types */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit reached; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listApplicationScanSecrets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["hawk.ScanSecretList"];
+                    "application/x-protobuf": components["schemas"]["hawk.ScanSecretList"];
+                };
+            };
+            /** @description Invalid input: `message` names what was wrong */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, expired or insufficient authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such route or resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header allows none of the offered media types */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit reached; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setApplicationScanSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appId: string;
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    value: string;
+                };
+            };
+        };
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: `message` names what was wrong */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, expired or insufficient authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such route or resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header allows none of the offered media types */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit reached; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteApplicationScanSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appId: string;
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input: `message` names what was wrong */
             400: {
@@ -11749,6 +12153,215 @@ export interface operations {
             };
         };
     };
+    listOrganizationScanSecrets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["hawk.ScanSecretList"];
+                    "application/x-protobuf": components["schemas"]["hawk.ScanSecretList"];
+                };
+            };
+            /** @description Invalid input: `message` names what was wrong */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, expired or insufficient authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such route or resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header allows none of the offered media types */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit reached; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setOrganizationScanSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    value: string;
+                };
+            };
+        };
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: `message` names what was wrong */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, expired or insufficient authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such route or resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header allows none of the offered media types */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit reached; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteOrganizationScanSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input: `message` names what was wrong */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, expired or insufficient authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such route or resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header allows none of the offered media types */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit reached; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getSlaPolicy: {
         parameters: {
             query?: never;
@@ -14286,6 +14899,75 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["application.ApplicationScanResult"];
                     "application/x-protobuf": components["schemas"]["application.ApplicationScanResult"];
+                };
+            };
+            /** @description Invalid input: `message` names what was wrong */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, expired or insufficient authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such route or resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header allows none of the offered media types */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit reached; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getScanCoverage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                scanId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["hawk.ScanCoverage"];
+                    "application/x-protobuf": components["schemas"]["hawk.ScanCoverage"];
                 };
             };
             /** @description Invalid input: `message` names what was wrong */
