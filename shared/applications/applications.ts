@@ -62,11 +62,7 @@ import {
   type SortDirection,
 } from '../lists.ts';
 import type { Caller } from '../context/caller.ts';
-import {
-  codeRepositoriesRead,
-  repositoriesByApplication,
-  type CodeRepositoryRecord,
-} from './code-repository-store.ts';
+import { codeRepositoriesRead, repositoriesByApplication, type CodeRepositoryRecord } from './code-repository-store.ts';
 import type { Membership } from '../context/caller.ts';
 
 // Applications (docs/API.md, Applications; Deletes): create/get/update/delete, the application views and the
