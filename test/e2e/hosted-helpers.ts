@@ -1,3 +1,5 @@
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:http';
 import { expect } from 'vitest';
 import { startAgent, type AgentOptions } from '@hawk-api/scanner/agent';
 import { api, baseUrl } from '../integration/client.ts';
@@ -112,4 +114,32 @@ export const urisOf = (found: Awaited<ReturnType<typeof findings>>, pluginId: st
 export async function listedScan(tenant: Tenant, scanId: string) {
   const scans = await api('GET', `/api/v1/scan/${tenant.orgId}`, { token: tenant.token, query: CLOUD });
   return scans.body.applicationScanResults.find((result: { scan: { id: string } }) => result.scan.id === scanId)?.scan;
+}
+
+/**
+ * A target with a form login (POST /login, `password` must be `password`; a `sid` cookie then) that records the login
+ * bodies it receives and greets a signed-in visitor as alice, on a loopback port.
+ */
+export async function passwordLoginTarget(password: string) {
+  const logins: string[] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk) => (body += chunk));
+    req.on('end', () => {
+      if (req.method === 'POST' && req.url === '/login') {
+        logins.push(body);
+        const ok = new URLSearchParams(body).get('password') === password;
+        res.writeHead(ok ? 302 : 401, ok ? { location: '/account', 'set-cookie': 'sid=1; Path=/' } : {}).end();
+        return;
+      }
+      const signedIn = /\bsid=1\b/.test(req.headers.cookie ?? '');
+      res.writeHead(200, { 'content-type': 'text/html' }).end(signedIn ? '<p>Signed in as alice</p>' : '<p>Hello</p>');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    logins,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }

@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { api } from '../integration/client.ts';
 import { createTenant, addUserTo } from '../integration/fixtures.ts';
 import { permissionsOfRole } from '../../shared/context/roles.ts';
-import { cloudAppAt, start, waitForEnd, withAgent } from './hosted-helpers.ts';
+import { cloudAppAt, start, waitForEnd, withAgent, passwordLoginTarget } from './hosted-helpers.ts';
 
 // A literal password in a scan configuration was stored and shown to read-only members (the scan page's "Scan
 // configuration" panel reads GET /api/v1/app/{appId}/config/{hash}). A literal credential sent or saved moves into
@@ -13,33 +11,15 @@ import { cloudAppAt, start, waitForEnd, withAgent } from './hosted-helpers.ts';
 // run it takes.
 
 const PASSWORD = 'literal-pass-4711';
-/** The login bodies the target received. */
-const logins: string[] = [];
-let server: Server;
-let targetUrl: string;
+let target: Awaited<ReturnType<typeof passwordLoginTarget>>;
 beforeAll(async () => {
   process.env.HAWK_WAPITI_ATTACK_SECONDS = '5';
   process.env.HAWK_SCAN_TEST_USER = 'alice';
-  server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk) => (body += chunk));
-    req.on('end', () => {
-      if (req.method === 'POST' && req.url === '/login') {
-        logins.push(body);
-        const ok = new URLSearchParams(body).get('password') === PASSWORD;
-        res.writeHead(ok ? 302 : 401, ok ? { location: '/account', 'set-cookie': 'sid=1; Path=/' } : {}).end();
-        return;
-      }
-      const signedIn = /\bsid=1\b/.test(req.headers.cookie ?? '');
-      res.writeHead(200, { 'content-type': 'text/html' }).end(signedIn ? '<p>Signed in as alice</p>' : '<p>Hello</p>');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  targetUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  target = await passwordLoginTarget(PASSWORD);
 });
 afterAll(async () => {
   delete process.env.HAWK_SCAN_TEST_USER;
-  await new Promise((resolve) => server.close(resolve));
+  await target.close();
 });
 
 const config = (host: string) => `app:
@@ -65,12 +45,12 @@ describe('credentials in stored scan configurations', { timeout: 300_000 }, () =
   it("move into the application's scan secrets, out of every read and log, while the hosted scan still logs in with them", async () => {
     const owner = await createTenant();
     const reader = { orgId: owner.orgId, ...(await addUserTo(owner.orgId, permissionsOfRole('READ_ONLY'))) };
-    const appId = await cloudAppAt(owner, 'literal-password', targetUrl);
+    const appId = await cloudAppAt(owner, 'literal-password', target.url);
     const echoed: string[] = [];
     await withAgent(
       owner,
       async () => {
-        const started = await start(owner, appId, config(targetUrl));
+        const started = await start(owner, appId, config(target.url));
         expect(started.status, started.text).toBe(200);
         expect(started.body.movedSecrets).toEqual(['USERNAME_PASSWORD_SCAN_PASSWORD']);
         const done = await waitForEnd(owner, appId);
@@ -78,7 +58,7 @@ describe('credentials in stored scan configurations', { timeout: 300_000 }, () =
       },
       { echo: (line) => echoed.push(line) },
     );
-    expect(logins).toContain(`username=alice&password=${PASSWORD}`);
+    expect(target.logins).toContain(`username=alice&password=${PASSWORD}`);
     const secrets = await api('GET', `/api/v1/app/${appId}/secrets`, { token: reader.token });
     expect(secrets.body.secrets.map((secret: { name: string }) => secret.name)).toEqual([
       'USERNAME_PASSWORD_SCAN_PASSWORD',
@@ -107,7 +87,7 @@ describe('credentials in stored scan configurations', { timeout: 300_000 }, () =
   it("moves the environment's default configuration's credentials, and refuses it saved with the marker", async () => {
     const owner = await createTenant();
     const reader = { orgId: owner.orgId, ...(await addUserTo(owner.orgId, permissionsOfRole('READ_ONLY'))) };
-    const appId = await cloudAppAt(owner, 'default-config', targetUrl);
+    const appId = await cloudAppAt(owner, 'default-config', target.url);
     const envs = await api('GET', `/api/v1/app/${appId}/env/list`, { token: owner.token });
     const envId = envs.body.environments[0].environmentId as string;
     const path = `/api/v1/app/${appId}/env/${envId}/config/default`;
@@ -115,7 +95,7 @@ describe('credentials in stored scan configurations', { timeout: 300_000 }, () =
       app: {
         applicationId: appId,
         env: 'production',
-        host: targetUrl,
+        host: target.url,
         authentication: {
           external: { type: 'TOKEN', value: 'token-value-0815' },
           tokenAuthorization: { type: 'HEADER', value: 'Authorization', tokenType: 'Bearer' },

@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { api } from '../integration/client.ts';
 import { createTenant, addUserTo } from '../integration/fixtures.ts';
 import { permissionsOfRole } from '../../shared/context/roles.ts';
-import { cloudAppAt, runLog, start, waitForEnd, withAgent } from './hosted-helpers.ts';
+import { cloudAppAt, runLog, start, waitForEnd, withAgent, passwordLoginTarget } from './hosted-helpers.ts';
 
 // An authenticated hosted scan whose password exists only as a scan secret of the application (docs/HOSTED-SCANS.md,
 // "Scan secrets"): the agent that takes the run receives it, logs in with it, and it stays out of the run's log, the
@@ -12,30 +10,12 @@ import { cloudAppAt, runLog, start, waitForEnd, withAgent } from './hosted-helpe
 // the agent's environment, where a name without HAWK_SCAN_ is refused.
 
 const PASSWORD = `secret-${crypto.randomUUID()}`;
-/** The login bodies the target received. */
-const logins: string[] = [];
-let server: Server;
-let targetUrl: string;
+let target: Awaited<ReturnType<typeof passwordLoginTarget>>;
 beforeAll(async () => {
   process.env.HAWK_WAPITI_ATTACK_SECONDS = '5';
-  server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk) => (body += chunk));
-    req.on('end', () => {
-      if (req.method === 'POST' && req.url === '/login') {
-        logins.push(body);
-        const ok = new URLSearchParams(body).get('password') === PASSWORD;
-        res.writeHead(ok ? 302 : 401, ok ? { location: '/account', 'set-cookie': 'sid=1; Path=/' } : {}).end();
-        return;
-      }
-      const signedIn = /\bsid=1\b/.test(req.headers.cookie ?? '');
-      res.writeHead(200, { 'content-type': 'text/html' }).end(signedIn ? '<p>Signed in as alice</p>' : '<p>Hello</p>');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  targetUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  target = await passwordLoginTarget(PASSWORD);
 });
-afterAll(() => new Promise((resolve) => server.close(resolve)));
+afterAll(() => target.close());
 
 const config = (host: string) => `app:
   env: production
@@ -61,7 +41,7 @@ describe('a hosted scan with its password in the scan secrets', { timeout: 300_0
     expect(process.env.TARGET_PASSWORD).toBeUndefined();
     const owner = await createTenant();
     const reader = { orgId: owner.orgId, ...(await addUserTo(owner.orgId, permissionsOfRole('READ_ONLY'))) };
-    const appId = await cloudAppAt(owner, 'secret-password', targetUrl);
+    const appId = await cloudAppAt(owner, 'secret-password', target.url);
     // The organization's value is shadowed by the application's.
     for (const [path, value] of [
       [`/api/v1/org/${owner.orgId}/secrets/TARGET_PASSWORD`, 'the-organization-value'],
@@ -74,15 +54,15 @@ describe('a hosted scan with its password in the scan secrets', { timeout: 300_0
     await withAgent(
       owner,
       async () => {
-        const started = await start(owner, appId, config(targetUrl));
+        const started = await start(owner, appId, config(target.url));
         expect(started.status, started.text).toBe(200);
         const done = await waitForEnd(owner, appId);
         expect(done.status, JSON.stringify(done)).toBe('HOSTED_SCANNER_DISCONNECTED');
       },
       { echo: (line) => echoed.push(line) },
     );
-    expect(logins).toContain(`username=alice&password=${PASSWORD}`);
-    expect(logins.join('\n')).not.toContain('the-organization-value');
+    expect(target.logins).toContain(`username=alice&password=${PASSWORD}`);
+    expect(target.logins.join('\n')).not.toContain('the-organization-value');
 
     const log = (await runLog(owner, appId)).log as string;
     expect(log).toContain('login ok');
