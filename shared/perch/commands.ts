@@ -177,8 +177,17 @@ export async function failRun(run: PerchRun, phase: string, error: RunError): Pr
 export const abandonRun = (run: PerchRun, message: string) =>
   failRun(run, 'agent lost', { errorType: 'DEVICE', message });
 
+/**
+ * What a start made by someone other than its caller adds (a schedule's, docs/HOSTED-SCANS.md, Schedules): details
+ * of its SCAN_STARTED entry, and items written in the run's own transaction, built from the run.
+ */
+export interface StartedBy {
+  details?: Record<string, unknown>;
+  items?: (run: PerchRun) => TransactItem[];
+}
+
 /** POST /api/v1/app/{appId}/perch/start */
-export async function startScan(caller: Caller, appId: string, body: PerchCommandBody) {
+export async function startScan(caller: Caller, appId: string, body: PerchCommandBody, startedBy: StartedBy = {}) {
   const { app } = await accessibleApplication(caller, appId, { teamRestricted: true });
   if (app.applicationType !== 'CLOUD' || !app.cloudScanTarget?.targetURL)
     throw badRequest(
@@ -210,12 +219,12 @@ export async function startScan(caller: Caller, appId: string, body: PerchComman
     updatedAt: now,
     deadlineAt: now + config.perchMaxScanSeconds * 1000,
   };
-  await queueRun(caller, app, current, run, { hosted: true });
+  await queueRun(caller, app, current, run, { hosted: true, ...startedBy.details }, startedBy.items?.(run));
   return { scanKey: run.scanKey };
 }
 
 /**
- * Queues `run` for the organization's agents in place of `current` (with its SCAN_STARTED entry, in one
+ * Queues `run` for the organization's agents in place of `current` (with its SCAN_STARTED entry and `items`, in one
  * transaction), wakes them, and on AWS launches a runner for it. A scan (startScan) and a profile
  * (launchProfileScan) start the same way.
  */
@@ -225,10 +234,12 @@ export async function queueRun(
   current: PerchRun | undefined,
   run: PerchRun,
   details: Record<string, unknown>,
+  items: TransactItem[] = [],
 ): Promise<void> {
   const appId = app.applicationId;
   try {
     await transactWrite([
+      ...items,
       runChange(current, run),
       putNewItem(queueEntry(run)),
       await auditEntry(caller, app.organizationId, 'SCAN_STARTED', {
