@@ -75,6 +75,12 @@ export const QUEUE_CONFIG: Record<string, QueueId> = { webhookQueueUrl: 'Webhook
 export type QueueId = 'WebhookQueue';
 /** ECS: launching the hosted scan runner's task (shared/perch/runner.ts), which passes the task's roles. */
 const ECS_ACTIONS: Record<string, string> = { RunTaskCommand: 'RunTask' };
+/** EventBridge Scheduler: the schedules of scan schedules (shared/schedules/clock.ts), created with its role. */
+const SCHEDULER_ACTIONS: Record<string, string> = {
+  CreateScheduleCommand: 'CreateSchedule',
+  UpdateScheduleCommand: 'UpdateSchedule',
+  DeleteScheduleCommand: 'DeleteSchedule',
+};
 
 export type AccessGrant =
   | { service: 'dynamodb'; table: TableDefinition['id']; onIndexes: boolean; actions: string[] }
@@ -83,7 +89,8 @@ export type AccessGrant =
   | { service: 'secretsmanager'; secret: SecretId; actions: string[] }
   | { service: 'kms'; key: KmsKeyId; actions: string[] }
   | { service: 'sqs'; queue: QueueId; actions: string[] }
-  | { service: 'ecs'; actions: string[] };
+  | { service: 'ecs'; actions: string[] }
+  | { service: 'scheduler'; actions: string[] };
 
 export interface CommandUse {
   /** The SDK export constructed, e.g. `TransactWriteCommand`. */
@@ -351,6 +358,7 @@ export function analyzeBundle(code: string): CodeAccess {
   const kmsKeys = new Map<KmsKeyId, Set<string>>();
   const queues = new Map<QueueId, Set<string>>();
   const ecs = new Set<string>();
+  const scheduler = new Set<string>();
 
   for (const node of news) {
     const binding = sdkExportOf(node.expression);
@@ -422,6 +430,10 @@ export function analyzeBundle(code: string): CodeAccess {
       const action = Object.hasOwn(ECS_ACTIONS, command) ? ECS_ACTIONS[command] : undefined;
       if (!action) throw new Error(`no IAM mapping for ${module} ${command}: add it to infra/code-access.ts`);
       ecs.add(action);
+    } else if (module === '@aws-sdk/client-scheduler') {
+      const action = Object.hasOwn(SCHEDULER_ACTIONS, command) ? SCHEDULER_ACTIONS[command] : undefined;
+      if (!action) throw new Error(`no IAM mapping for ${module} ${command}: add it to infra/code-access.ts`);
+      scheduler.add(action);
     } else {
       throw new Error(`no IAM mapping for ${module} ${command}: add it to infra/code-access.ts`);
     }
@@ -447,5 +459,6 @@ export function analyzeBundle(code: string): CodeAccess {
   for (const [queue, actions] of [...queues].sort(([a], [b]) => a.localeCompare(b)))
     grants.push({ service: 'sqs', queue, actions: [...actions].sort() });
   if (ecs.size) grants.push({ service: 'ecs', actions: [...ecs].sort() });
+  if (scheduler.size) grants.push({ service: 'scheduler', actions: [...scheduler].sort() });
   return { commands, presigns, grants };
 }

@@ -18,6 +18,8 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnRole, ManagedPolicy, PolicyDocument, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { Asset } from 'aws-cdk-lib/aws-s3-assets';
 import type { FargateTaskDefinition } from 'aws-cdk-lib/aws-ecs';
+import { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { apiGatewayPaths, handlerFile, routes, type Route } from '../shared/routes.ts';
 import { mainTable, rateLimitTable, type KeyAttribute, type TableDefinition } from '../shared/db/tables.ts';
 import { declaredTable, MAIN_TABLE_INDEXES_CONTEXT } from './index-steps.ts';
@@ -75,7 +77,28 @@ interface Storage {
   kmsKeys: Record<KmsKeyId, Key>;
   queues: Record<QueueId, Queue>;
   runner: ScanRunner;
+  /** Scan schedules in EventBridge Scheduler (shared/schedules/clock.ts): their group, target and invoking role. */
+  schedules: ScanSchedules;
 }
+
+/** Where scan schedules' EventBridge schedules live, what they invoke, and with which role; the target comes later. */
+interface ScanSchedules {
+  group: ScheduleGroup;
+  role: Role;
+  target?: IFunction;
+}
+
+/** The EventBridge schedules of scan schedules: in the stack's group, named by shared/schedules/clock.ts. */
+const scanScheduleArns = (schedules: ScanSchedules) =>
+  Stack.of(schedules.group).formatArn({
+    service: 'scheduler',
+    resource: 'schedule',
+    resourceName: `${schedules.group.scheduleGroupName}/hawk-scan-*`,
+  });
+
+/** Functions that create or update scan schedules give EventBridge the target and its role (passing the role). */
+const createsSchedules = (grant: AccessGrant) =>
+  grant.service === 'scheduler' && grant.actions.some((a) => a !== 'DeleteSchedule');
 
 /** A function's code access (infra/code-access.ts); a bundle it refuses names the function's source in the error. */
 function accessOf(bundle: string, source: string): CodeAccess {
@@ -151,6 +174,23 @@ function statementsFor(grants: AccessGrant[], storage: Storage): PolicyStatement
           }),
         ];
       }
+      case 'scheduler':
+        // The stack's scan schedules only; creating or updating one passes the role it invokes its target with.
+        return [
+          new PolicyStatement({
+            actions: grant.actions.map((a) => `scheduler:${a}`),
+            resources: [scanScheduleArns(storage.schedules)],
+          }),
+          ...(createsSchedules(grant)
+            ? [
+                new PolicyStatement({
+                  actions: ['iam:PassRole'],
+                  resources: [storage.schedules.role.roleArn],
+                  conditions: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
+                }),
+              ]
+            : []),
+        ];
     }
   });
 }
@@ -164,6 +204,8 @@ export const RISK_EXPIRY_DESCRIPTION =
   'hawk-api: makes findings whose risk acceptance expired untriaged again (every minute)';
 export const OVERDUE_CHECK_DESCRIPTION =
   'hawk-api: records findingOverdue for findings past their due date (every minute)';
+export const SCHEDULED_SCAN_DESCRIPTION =
+  "hawk-api: starts a scan schedule's hosted scan when it is due (EventBridge Scheduler)";
 export const RUNNER_STOPPED_DESCRIPTION =
   'hawk-api: ends the hosted scan of a runner task ECS stopped (ECS task state changes)';
 
@@ -239,6 +281,17 @@ export class HawkApiStack extends Stack {
     this.api = api;
     // Hosted scans' ECS Fargate runner (infra/scan-runner.ts): a function whose code launches it gets its settings.
     const runner = new ScanRunner(this, 'ScanRunner');
+    // Scan schedules (docs/HOSTED-SCANS.md, Schedules): one EventBridge schedule per entry, in this group, invoking
+    // the function below with this role.
+    const schedules: ScanSchedules = {
+      group: new ScheduleGroup(this, 'ScanScheduleGroup', { removalPolicy: RemovalPolicy.DESTROY }),
+      role: new Role(this, 'ScanScheduleInvokeRole', {
+        assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
+          conditions: { StringEquals: { 'aws:SourceAccount': this.account } },
+        }),
+        description: 'hawk-api: EventBridge Scheduler invokes the scheduled scan function with it',
+      }),
+    };
 
     const storage: Storage = {
       tables: { MainTable: main, RateLimitTable: rateLimit },
@@ -247,6 +300,7 @@ export class HawkApiStack extends Stack {
       kmsKeys: { IntegrationKey: integrationKey },
       queues: { WebhookQueue: webhookQueue },
       runner,
+      schedules,
     };
     const paths = apiGatewayPaths(routes);
     const publicUrl = publicUrlEnvironment(this.node.tryGetContext(PUBLIC_URL_CONTEXT));
@@ -345,9 +399,30 @@ export class HawkApiStack extends Stack {
         if (access.grants.some((grant) => grant.service === 'ecs'))
           for (const [name, value] of Object.entries(runner.environment(api.apiEndpoint)))
             fn.addEnvironment(name, value);
+        if (access.grants.some((grant) => grant.service === 'scheduler'))
+          fn.addEnvironment('SCAN_SCHEDULE_GROUP', schedules.group.scheduleGroupName);
+        if (access.grants.some(createsSchedules)) {
+          fn.addEnvironment('SCAN_SCHEDULE_TARGET_ARN', schedules.target!.functionArn);
+          fn.addEnvironment('SCAN_SCHEDULE_ROLE_ARN', schedules.role.roleArn);
+        }
       }
       return fn;
     };
+
+    // A scan schedule's due time (docs/HOSTED-SCANS.md, Schedules), with the other scheduled and event-driven
+    // functions (below), made before the operations that create schedules invoking it. EventBridge Scheduler retries it twice within the minute.
+    const delivery = new NestedStack(this, 'WebhookDelivery', {
+      description: 'hawk-api: webhook delivery, scheduled and event-driven functions',
+    });
+    schedules.target = lambda(delivery, 'RunScheduledScanFunction', 'run-scheduled-scan', SCHEDULED_SCAN_DESCRIPTION, {
+      timeout: Duration.seconds(60),
+    });
+    schedules.role.addToPolicy(
+      new PolicyStatement({
+        actions: ['lambda:InvokeFunction'],
+        resources: [schedules.target.functionArn, `${schedules.target.functionArn}:*`],
+      }),
+    );
 
     // CloudFormation takes at most 500 resources per stack, and each operation costs six (function, role, log group,
     // integration, route, permission). So the operations live in nested stacks, one per tag of the route table
@@ -388,11 +463,8 @@ export class HawkApiStack extends Stack {
     for (const path of SERVICE_PATHS)
       api.addRoutes({ path, methods: [HttpMethod.GET], integration: serviceIntegration });
 
-    // Webhook delivery (docs/WEBHOOKS.md, Delivery), in a nested stack of its own: the relay, run every minute, hands
-    // the outbox's events to the queue; the consumer, fed by the queue, sends them.
-    const delivery = new NestedStack(this, 'WebhookDelivery', {
-      description: 'hawk-api: webhook delivery, scheduled and event-driven functions',
-    });
+    // Webhook delivery (docs/WEBHOOKS.md, Delivery), in the nested stack made above: the relay, run every minute,
+    // hands the outbox's events to the queue; the consumer, fed by the queue, sends them.
     // The consumer's count of attempts is the queue's maxReceiveCount.
     const queueEnvironment = {
       WEBHOOK_QUEUE_URL: webhookQueue.queueUrl,

@@ -46,6 +46,26 @@ function runnerTasks(): RunnerTasksConfig | undefined {
   return family ? { clusterArn: process.env.SCAN_RUNNER_CLUSTER ?? '', family } : undefined;
 }
 
+/**
+ * On AWS: where the schedules of hosted scans live in EventBridge Scheduler (shared/schedules/clock.ts; the stack
+ * sets these): the schedule group, the function each schedule invokes and the role the scheduler invokes it with.
+ */
+export interface SchedulerConfig {
+  group: string;
+  targetArn: string;
+  roleArn: string;
+}
+
+function scheduler(): SchedulerConfig | undefined {
+  const group = process.env.SCAN_SCHEDULE_GROUP;
+  if (!group) return undefined;
+  return {
+    group,
+    targetArn: process.env.SCAN_SCHEDULE_TARGET_ARN ?? '',
+    roleArn: process.env.SCAN_SCHEDULE_ROLE_ARN ?? '',
+  };
+}
+
 export const config = {
   region: process.env.AWS_REGION ?? 'us-east-1',
   tableName: process.env.TABLE_NAME ?? 'hawk-main',
@@ -106,4 +126,8 @@ export const config = {
   scanRunner: scanRunner(),
   /** Set only on AWS, for the function ECS's task state changes feed (shared/perch/runner-stops.ts). */
   runnerTasks: runnerTasks(),
+  /** Set only on AWS: EventBridge Scheduler runs the scan schedules. Locally `npm start`'s embedded scheduler does. */
+  scheduler: scheduler(),
+  /** How often `npm start`'s embedded scheduler looks for due schedules (scripts/local/schedules.ts). */
+  scheduleTickMs: positiveInt('SCHEDULE_TICK_MS', 5000),
 };

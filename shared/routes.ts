@@ -116,6 +116,7 @@ import { ssoCallbackBody, ssoLinkBody, ssoProviderBody, ssoStartBody } from './s
 import { slaOverrideBody, slaPolicyBody } from './governance/inputs.ts';
 import { trendsQuery } from './trends/inputs.ts';
 import { createTrackerBody, updateTrackerBody } from './trackers/inputs.ts';
+import { MAX_SCHEDULES_PER_APP, createScheduleBody, updateScheduleBody } from './input/schedules.ts';
 
 /** Builds a schema at load, marked side-effect free: bundlers drop the schemas a function never uses (esbuild honours the mark only in the same file). */
 const schema = /* @__NO_SIDE_EFFECTS__ */ <T>(build: () => T): T => build();
@@ -140,7 +141,7 @@ const documentLimits = (limits: typeof SCAN_CONFIG_LIMITS | typeof DESCRIPTION_L
 // API route each), the local server, the OpenAPI generator, the protobuf generator and the tests all read it.
 export interface Route {
   operationId: string;
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** Path as the public API spells it; `{name}` segments are parameters (their names type the handler's `params`). */
   path: `/${string}`;
   tag: string;
@@ -1823,6 +1824,75 @@ export const endScanRunRoute = {
   response: 'perch.GetPerchDeviceResponse',
 } satisfies Route;
 
+// ---- Scan schedules (docs/HOSTED-SCANS.md, Schedules): hosted scans started at the times of a cron expression.
+export const createScheduleRoute = {
+  operationId: 'createSchedule',
+  method: 'POST',
+  path: '/api/v1/app/{appId}/schedules',
+  tag: 'Perch',
+  summary: "Schedule an application's hosted scans (ours)",
+  notes: note(
+    () =>
+      'Body: `{"env","cron","timezone","scanConfig"?,"enabled"?,"kind"?}`. `cron` has 5 fields (minute hour ' +
+      'day-of-month month day-of-week: numbers, names, `*`, lists, ranges and steps; every minute at most), read in ' +
+      '`timezone`, an IANA time zone name (`Europe/Paris`, `UTC`); `kind` SCAN (default) or PROFILE (a profile scan, ' +
+      'which needs write:device); `scanConfig` names an organization scan configuration to scan with. At each time ' +
+      'the schedule starts a run as startScan does, as its creator, with the same checks, queue and concurrency; ' +
+      'while a run of the application is active the start is skipped (`lastResult` SKIPPED). A time missed while the ' +
+      'service was down is not made up. 400: a bad `cron` or `timezone` (named), not a CLOUD application, an unknown ' +
+      `\`scanConfig\`, or ${MAX_SCHEDULES_PER_APP} schedules already; unknown fields are refused.`,
+  ),
+  auth: 'bearer',
+  permission: 'write:scan',
+  audit: 'APPLICATION_MODIFIED',
+  body: createScheduleBody,
+  response: 'hawk.ScheduleResponse',
+} satisfies Route;
+
+export const listSchedulesRoute = {
+  operationId: 'listSchedules',
+  method: 'GET',
+  path: '/api/v1/app/{appId}/schedules',
+  tag: 'Perch',
+  summary: "List an application's scan schedules (ours)",
+  notes:
+    "The application's schedules, oldest first: `nextRunAt` (empty while paused), and what the last time did " +
+    '(`lastResult` STARTED, SKIPPED or FAILED at `lastResultAt`, with `lastMessage`; `lastRunAt` and ' +
+    '`lastRunScanKey` of the last run started).',
+  auth: 'bearer',
+  permission: 'read:scan',
+  response: 'hawk.ListSchedulesResponse',
+} satisfies Route;
+
+export const updateScheduleRoute = {
+  operationId: 'updateSchedule',
+  method: 'PATCH',
+  path: '/api/v1/app/{appId}/schedules/{scheduleId}',
+  tag: 'Perch',
+  summary: 'Change or pause a scan schedule (ours)',
+  notes:
+    'Changes the fields given (`enabled: false` pauses it, `scanConfig: null` clears it), checked as createSchedule ' +
+    'checks them. Its runs are still started as its creator.',
+  auth: 'bearer',
+  permission: 'write:scan',
+  audit: 'APPLICATION_MODIFIED',
+  body: updateScheduleBody,
+  response: 'hawk.ScheduleResponse',
+} satisfies Route;
+
+export const deleteScheduleRoute = {
+  operationId: 'deleteSchedule',
+  method: 'DELETE',
+  path: '/api/v1/app/{appId}/schedules/{scheduleId}',
+  tag: 'Perch',
+  summary: 'Remove a scan schedule (ours)',
+  notes: 'Removes the schedule: it starts nothing from now on. A run it started goes on.',
+  auth: 'bearer',
+  permission: 'write:scan',
+  audit: 'APPLICATION_MODIFIED',
+  response: 'hawk.Empty',
+} satisfies Route;
+
 // ---- Profile scans (docs/PROFILE-SCANS.md): launched on the hosted-scan channel, read with the Profile Scans group.
 export const launchProfileScanRoute = {
   operationId: 'launchProfileScan',
@@ -2705,6 +2775,10 @@ export const routes: Route[] = [
   reportScanRunStartedRoute,
   uploadScanRunLogRoute,
   endScanRunRoute,
+  createScheduleRoute,
+  listSchedulesRoute,
+  updateScheduleRoute,
+  deleteScheduleRoute,
   launchProfileScanRoute,
   uploadProfileScanResultRoute,
   getLatestProfileScanResultRoute,

@@ -204,6 +204,8 @@ export async function startLocalStack(options: {
     const sweep = (await import('./sweeper.ts')).startLocalSweep(options.sweepEveryMs);
     // Risk acceptances that expire: the scheduled check (scripts/local/governance.ts).
     const expiryCheck = (await import('./governance.ts')).startLocalExpiryCheck();
+    // Scan schedules: the embedded scheduler, EventBridge Scheduler's stand-in (scripts/local/schedules.ts).
+    const scheduler = (await import('./schedules.ts')).startLocalScheduler();
     if (!options.holdReadiness) gate.markReady();
     const running = server;
     return {
@@ -217,6 +219,7 @@ export async function startLocalStack(options: {
         await delivery.stop();
         await sweep.stop();
         await expiryCheck.stop();
+        await scheduler.stop();
         running.closeAllConnections();
         await new Promise((resolve) => running.close(resolve));
         await engines.stop();

@@ -568,6 +568,21 @@ export const keys = {
   perchSlots: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: '#PERCHSLOTS' }),
   /** A host the organization allows hosted scans to reach without a verification token (private addresses too). */
   scanDomain: (orgId: string, host: string) => ({ pk: `ORG#${orgId}`, sk: `SCANDOMAIN#${host.toLowerCase()}` }),
+  // ---- Scan schedules (docs/HOSTED-SCANS.md, Schedules).
+  /** A schedule of an application's hosted scans: in its partition, so that deleting the application deletes it. */
+  schedule: (appId: string, scheduleId: string) => ({ pk: `APP#${appId}`, sk: `SCHEDULE#${scheduleId}` }),
+  schedulesOfApp: (appId: string) => ({ pk: `APP#${appId}`, skPrefix: 'SCHEDULE#' }),
+  /** How many schedules the application has: changed with each create and delete, bounded by its condition. */
+  scheduleCount: (appId: string) => ({ pk: `APP#${appId}`, sk: '#SCHEDULES' }),
+  /**
+   * The local clock's entry of an enabled schedule (`npm start`; EventBridge Scheduler is the clock on AWS): one
+   * partition ordered by the time it is next due, so the embedded scheduler reads only what is due.
+   */
+  scheduleDue: (dueAt: number, appId: string, scheduleId: string) => ({
+    pk: 'SCHEDULEDUE',
+    sk: `${sortableNumber(dueAt)}#${appId}#${scheduleId}`,
+  }),
+  schedulesDueBy: (now: number) => ({ pk: 'SCHEDULEDUE', skTo: numberOrderBound(now) }),
   // ---- Single sign-on (docs/IDENTITY.md "Single sign-on").
   /** The organization's OpenID Connect provider. */
   ssoProvider: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: '#SSO' }),

@@ -182,8 +182,17 @@ export async function failRun(run: PerchRun, phase: string, error: RunError): Pr
 export const abandonRun = (run: PerchRun, message: string) =>
   failRun(run, 'agent lost', { errorType: 'DEVICE', message });
 
+/**
+ * What a start made by someone other than its caller adds (a schedule's, docs/HOSTED-SCANS.md, Schedules): details
+ * of its SCAN_STARTED entry, and items written in the run's own transaction, built from the run.
+ */
+export interface StartedBy {
+  details?: Record<string, unknown>;
+  items?: (run: PerchRun) => TransactItem[];
+}
+
 /** POST /api/v1/app/{appId}/perch/start */
-export async function startScan(caller: Caller, appId: string, body: PerchCommandBody) {
+export async function startScan(caller: Caller, appId: string, body: PerchCommandBody, startedBy: StartedBy = {}) {
   const { app } = await accessibleApplication(caller, appId, { teamRestricted: true });
   if (app.applicationType !== 'CLOUD' || !app.cloudScanTarget?.targetURL)
     throw badRequest(
@@ -219,12 +228,13 @@ export async function startScan(caller: Caller, appId: string, body: PerchComman
   };
   const movedSecrets = moved.map((secret) => secret.name);
   const secretWrites = await movedSecretWrites({ appId, orgId: app.organizationId }, moved, caller.userId);
-  await queueRun(caller, app, current, run, { hosted: true, ...(moved.length ? { movedSecrets } : {}) }, secretWrites);
+  const details = { hosted: true, ...startedBy.details, ...(moved.length ? { movedSecrets } : {}) };
+  await queueRun(caller, app, current, run, details, [...secretWrites, ...(startedBy.items?.(run) ?? [])]);
   return { scanKey: run.scanKey, movedSecrets };
 }
 
 /**
- * Queues `run` for the organization's agents in place of `current` (with its SCAN_STARTED entry, in one
+ * Queues `run` for the organization's agents in place of `current` (with its SCAN_STARTED entry and `items`, in one
  * transaction), wakes them, and on AWS launches a runner for it. A scan (startScan) and a profile
  * (launchProfileScan) start the same way.
  */
@@ -234,18 +244,18 @@ export async function queueRun(
   current: PerchRun | undefined,
   run: PerchRun,
   details: Record<string, unknown>,
-  /** Written with the run: the scan secrets its configuration's literal credentials moved to. */
-  secretWrites: TransactItem[] = [],
+  /** Written with the run: the scan secrets its configuration's literal credentials moved to, a schedule's run. */
+  items: TransactItem[] = [],
 ): Promise<void> {
   const appId = app.applicationId;
   try {
     // The queue's version moves with it (queueVersionRead): agents of the organization may now take a run. Another
     // start's transaction may hold that item at the same moment: retried.
     await transactWriteRetryingConflicts([
+      ...items,
       runChange(current, run),
       putNewItem(queueEntry(run)),
       queueVersionBump(app.organizationId),
-      ...secretWrites,
       await auditEntry(caller, app.organizationId, 'SCAN_STARTED', {
         applicationId: appId,
         appName: app.name,

@@ -9,7 +9,7 @@ import { badRequest, conflict, notFound } from '../errors.ts';
 import type { Caller } from '../context/caller.ts';
 import { logger } from '../context/logger.ts';
 import { UUID } from '../input/uuid.ts';
-import { queueRun, settled } from '../perch/commands.ts';
+import { queueRun, settled, type StartedBy } from '../perch/commands.ts';
 import { getRun, isActive } from '../perch/repository.ts';
 import { type PerchRun } from '../perch/model.ts';
 import { recordVerification, verifyTarget } from '../perch/verification.ts';
@@ -36,7 +36,7 @@ export function timeOrderedUuid(now = Date.now()): string {
 }
 
 /** POST /api/v1/app/{appId}/perch/profile-scan: queues a profile of the CLOUD application's verified target. */
-export async function launchProfileScan(caller: Caller, appId: string) {
+export async function launchProfileScan(caller: Caller, appId: string, startedBy: StartedBy = {}) {
   const { app } = await accessibleApplication(caller, appId, { teamRestricted: true });
   const target = app.cloudScanTarget?.targetURL;
   if (app.applicationType !== 'CLOUD' || !target)
@@ -72,7 +72,14 @@ export async function launchProfileScan(caller: Caller, appId: string) {
     updatedAt: now,
     deadlineAt: now + Math.min(PROFILE_DEADLINE_SECONDS, config.perchMaxScanSeconds) * 1000,
   };
-  await queueRun(caller, app, current, run, { hosted: true, profile: true });
+  await queueRun(
+    caller,
+    app,
+    current,
+    run,
+    { hosted: true, profile: true, ...startedBy.details },
+    startedBy.items?.(run),
+  );
   return { scanKey: run.scanKey };
 }
 

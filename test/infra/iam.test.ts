@@ -24,7 +24,17 @@ interface Needed {
    * integration KMS key, the webhook delivery queue, the hosted runner's task definition or its roles.
    */
   resource:
-    'table' | 'index' | 'object' | 'bucket' | 'secret' | 'kms-key' | 'queue' | 'task-definition' | 'runner-role';
+    | 'table'
+    | 'index'
+    | 'object'
+    | 'bucket'
+    | 'secret'
+    | 'kms-key'
+    | 'queue'
+    | 'task-definition'
+    | 'runner-role'
+    | 'scan-schedule'
+    | 'schedule-role';
   why: string;
 }
 
@@ -117,6 +127,14 @@ export function neededBy(bundle: string): Needed[] {
       // Starting a task passes its task and execution roles to ECS.
       needed.push({ action: 'ecs:RunTask', resource: 'task-definition', why: name });
       needed.push({ action: 'iam:PassRole', resource: 'runner-role', why: `${name} passes the task's roles` });
+    } else if (
+      module === '@aws-sdk/client-scheduler' &&
+      ['CreateSchedule', 'UpdateSchedule', 'DeleteSchedule'].includes(bare)
+    ) {
+      needed.push({ action: `scheduler:${bare}`, resource: 'scan-schedule', why: name });
+      // A schedule created or updated names the role EventBridge Scheduler invokes its target with.
+      if (bare !== 'DeleteSchedule')
+        needed.push({ action: 'iam:PassRole', resource: 'schedule-role', why: `${name} passes the invoking role` });
     } else {
       throw new Error(`the test does not know what ${module} ${name} needs`);
     }
@@ -142,6 +160,8 @@ function resourceKind(resource: unknown): Needed['resource'] | 'other' {
   if (text.includes('AssetsBucket')) return text.includes('"/') ? 'object' : 'bucket';
   if (text.includes(':task-definition/')) return 'task-definition';
   if (/ScanRunnerTaskDefinition\w*(TaskRole|ExecutionRole)/.test(text)) return 'runner-role';
+  if (text.includes(':schedule/') && text.includes('/hawk-scan-*')) return 'scan-schedule';
+  if (/ScanScheduleInvokeRole/.test(text)) return 'schedule-role';
   return 'other';
 }
 

@@ -10,6 +10,7 @@ import { mainTable } from '../../shared/db/tables.ts';
 import { readCloudAssembly } from '../synth-setup.ts';
 import {
   RUNNER_STOPPED_DESCRIPTION,
+  SCHEDULED_SCAN_DESCRIPTION,
   WEBHOOK_DELIVERY_DESCRIPTION,
   WEBHOOK_RELAY_DESCRIPTION,
 } from '../../infra/stack.ts';
@@ -114,8 +115,8 @@ describe('CDK stack', () => {
     const functions = resources('AWS::Lambda::Function');
     // And webhook delivery's relay and consumer, the risk acceptance expiry and the overdue check
     // (docs/GOVERNANCE.md), the sweep of stopped writes (docs/DATA-MODEL.md) and the end of stopped runner tasks
-    // (docs/HOSTED-SCANS.md).
-    expect(functions).toHaveLength(routes.length + 7);
+    // (docs/HOSTED-SCANS.md) and the start of a scan schedule's runs (docs/HOSTED-SCANS.md, Schedules).
+    expect(functions).toHaveLength(routes.length + 8);
     for (const fn of functions) expect(fn.Properties.Runtime).toBe('nodejs22.x');
     const routeKeys = resources('AWS::ApiGatewayV2::Route')
       .map((r) => r.Properties.RouteKey)
@@ -281,20 +282,98 @@ describe('CDK stack', () => {
     expect(
       policies.filter((p) => JSON.stringify(p.Properties.Roles).includes(task.Properties.TaskRoleArn['Fn::GetAtt'][0])),
     ).toEqual([]);
-    // Only the two operations that start a run launch it (a scan, a profile scan: docs/PROFILE-SCANS.md), and they
-    // are told where (shared/config.ts, scanRunner).
+    // Only the two operations that start a run launch it (a scan, a profile scan: docs/PROFILE-SCANS.md), and the
+    // function that starts a schedule's run (docs/HOSTED-SCANS.md, Schedules); they are told where (shared/config.ts,
+    // scanRunner).
     const launchers = resources('AWS::Lambda::Function').filter(
       (fn) => 'SCAN_RUNNER_TASK_DEFINITION' in fn.Properties.Environment.Variables,
     );
-    expect(launchers.map((fn) => routeOf(fn)?.operationId).sort()).toEqual(['launchProfileScan', 'startScan']);
+    expect(launchers.map((fn) => routeOf(fn)?.operationId ?? fn.Properties.Description).sort()).toEqual([
+      SCHEDULED_SCAN_DESCRIPTION,
+      'launchProfileScan',
+      'startScan',
+    ]);
     const runTask = Object.values(roles)
       .flatMap((role) => (role.Properties.Policies ?? []).flatMap((p: any) => p.PolicyDocument.Statement))
       .filter((s: any) => [s.Action].flat().includes('ecs:RunTask'));
-    expect(runTask).toHaveLength(2);
+    expect(runTask).toHaveLength(3);
     for (const statement of runTask) {
       expect(statement.Condition.ArnEquals['ecs:cluster']).toBeDefined();
       expect(JSON.stringify(statement.Resource)).toMatch(/task-definition\//);
     }
+  });
+
+  it('runs scan schedules with EventBridge Scheduler: a group, a role it invokes one function with, and grants that follow the code', () => {
+    const delivery = nested.find(isDeliveryStack)!;
+    const [groupId] = Object.entries(parent.template.Resources).find(
+      ([, r]) => r.Type === 'AWS::Scheduler::ScheduleGroup',
+    )!;
+    const [roleId, role] = Object.entries(parent.template.Resources).find(([id]) =>
+      id.startsWith('ScanScheduleInvokeRole'),
+    )!;
+    // Only EventBridge Scheduler of this account assumes the role, and it may only invoke the scheduled scan function.
+    expect(role.Properties.AssumeRolePolicyDocument.Statement).toEqual([
+      expect.objectContaining({
+        Action: 'sts:AssumeRole',
+        Principal: { Service: 'scheduler.amazonaws.com' },
+        Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } },
+      }),
+    ]);
+    const invoke = Object.values(parent.template.Resources).find(
+      (r) => r.Type === 'AWS::IAM::Policy' && JSON.stringify(r.Properties.Roles).includes(roleId),
+    )!;
+    const statements = invoke.Properties.PolicyDocument.Statement;
+    expect(statements).toHaveLength(1);
+    expect(statements[0].Action).toBe('lambda:InvokeFunction');
+    expect(JSON.stringify(statements[0].Resource)).toMatch(/RunScheduledScanFunction/);
+    const [fnId, fn] = Object.entries(delivery.template.Resources).find(
+      ([, r]) => r.Properties?.Description === SCHEDULED_SCAN_DESCRIPTION,
+    )!;
+    expect(fnId).toMatch(/^RunScheduledScanFunction/);
+    expect(fn.Properties.Environment.Variables.SCAN_SCHEDULE_GROUP).toBeDefined();
+    // The schedules are made by the operations that change them (and a leftover one is deleted by the function it
+    // invokes): each is granted the scheduler's actions its code calls on the group's hawk-scan-* schedules, and
+    // passing the invoking role when it creates or updates one; no other function is.
+    const passesInvokeRole = (st: any) => JSON.stringify(st.Resource).includes('ScanScheduleInvokeRole');
+    const schedulerGrants = resources('AWS::Lambda::Function').flatMap((f) => {
+      const roleOf = (merged.Resources as Record<string, any>)[f.Properties.Role['Fn::GetAtt'][0]];
+      const own = (roleOf.Properties.Policies ?? []).flatMap((p: any) => p.PolicyDocument.Statement);
+      const actions = own
+        .flatMap((st: any) => [st.Action].flat().map((a: string) => ({ a, st })))
+        .filter(({ a, st }: any) => a.startsWith('scheduler:') || (a === 'iam:PassRole' && passesInvokeRole(st)))
+        .map(({ a }: any) => a);
+      return actions.length ? [{ name: routeOf(f)?.operationId ?? f.Properties.Description, actions, own, f }] : [];
+    });
+    const changes = [
+      'iam:PassRole',
+      'scheduler:CreateSchedule',
+      'scheduler:DeleteSchedule',
+      'scheduler:UpdateSchedule',
+    ];
+    expect(Object.fromEntries(schedulerGrants.map((g) => [g.name, g.actions.sort()]))).toEqual({
+      createSchedule: changes,
+      updateSchedule: changes,
+      deleteSchedule: changes,
+      [SCHEDULED_SCAN_DESCRIPTION]: ['scheduler:DeleteSchedule'],
+    });
+    for (const grant of schedulerGrants) {
+      for (const statement of grant.own) {
+        const text = JSON.stringify(statement.Resource);
+        if ([statement.Action].flat().some((a: string) => a.startsWith('scheduler:')))
+          expect(text, grant.name).toMatch(/:schedule\/.*\/hawk-scan-\*/);
+        if (statement.Action === 'iam:PassRole' && passesInvokeRole(statement)) {
+          expect(text).toMatch(/ScanScheduleInvokeRole/);
+          expect(statement.Condition).toEqual({ StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } });
+        }
+      }
+      const variables = grant.f.Properties.Environment.Variables;
+      expect(JSON.stringify(variables.SCAN_SCHEDULE_GROUP)).toMatch(/ScanScheduleGroup/);
+      if (grant.actions.includes('iam:PassRole')) {
+        expect(JSON.stringify(variables.SCAN_SCHEDULE_TARGET_ARN)).toMatch(/RunScheduledScanFunction/);
+        expect(JSON.stringify(variables.SCAN_SCHEDULE_ROLE_ARN)).toMatch(/ScanScheduleInvokeRole/);
+      } else expect(variables.SCAN_SCHEDULE_TARGET_ARN).toBeUndefined();
+    }
+    expect(groupId).toMatch(/^ScanScheduleGroup/);
   });
 
   it("ends a stopped runner task's run from ECS's task state changes: a rule on the runner's cluster and family, one function granted what its code calls", () => {

@@ -23,6 +23,7 @@ import {
   OVERDUE_CHECK_DESCRIPTION,
   RISK_EXPIRY_DESCRIPTION,
   RUNNER_STOPPED_DESCRIPTION,
+  SCHEDULED_SCAN_DESCRIPTION,
   STOPPED_WRITES_SWEEP_DESCRIPTION,
   WEBHOOK_DELIVERY_DESCRIPTION,
   WEBHOOK_RELAY_DESCRIPTION,
@@ -36,6 +37,7 @@ import type { DeliveryMessage } from '../../shared/delivery/queue.ts';
 import { allowScanDomain } from '../../shared/applications/scan-domains.ts';
 import { getRun } from '../../shared/perch/repository.ts';
 import { runnerTask } from '../../shared/perch/runner.ts';
+import { getSchedule, putSchedule, type ScheduleRecord } from '../../shared/schedules/repository.ts';
 import { RUNNER_TASKS, STOPS, runnerAt, taskStateChange } from './ecs-events.ts';
 
 type SqsHandler = (event: SQSEvent) => Promise<SQSBatchResponse>;
@@ -595,4 +597,97 @@ describe('the stopped runner task bundle, driven with ECS task state change even
         else process.env[name] = value;
     }
   });
+});
+
+describe("the scheduled scan bundle, driven with EventBridge Scheduler's invocations", () => {
+  it('starts the due run once, makes up no missed time, deletes what a gone schedule left, and ignores a malformed event', async () => {
+    const run = (
+      require(bundleOfFunction(SCHEDULED_SCAN_DESCRIPTION)) as {
+        handler: (event: unknown) => Promise<{ outcome: string }>;
+      }
+    ).handler;
+    const tenant = await createTenant();
+    await allowScanDomain(tenant.orgId, '127.0.0.1');
+    const app = async () => {
+      const out = await invoke('POST', `/api/v1/org/${tenant.orgId}/app`, {
+        headers: [
+          ['authorization', `Bearer ${tenant.token}`],
+          ['content-type', 'application/json'],
+        ],
+        body: JSON.stringify({
+          name: `scheduled-${randomUUID()}`,
+          env: 'production',
+          applicationType: 'CLOUD',
+          cloudScanTargetURL: 'http://127.0.0.1:9/',
+        }),
+      });
+      expect(out.status).toBe(200);
+      return out.json().applicationId as string;
+    };
+    // Schedules written as createSchedule writes them, but without the local clock's entry: only these invocations
+    // act on them (EventBridge Scheduler's part on AWS).
+    const schedule = async (): Promise<ScheduleRecord> => {
+      const record: ScheduleRecord = {
+        organizationId: tenant.orgId,
+        applicationId: await app(),
+        scheduleId: randomUUID(),
+        env: 'production',
+        cron: '* * * * *',
+        timezone: 'Europe/Paris',
+        kind: 'SCAN',
+        enabled: true,
+        userId: tenant.userId,
+        createdAt: Date.now(),
+        updatedAt: Date.now(),
+        revision: 1,
+      };
+      await db.send(new TransactWriteCommand({ TransactItems: [putSchedule(record)] }));
+      return record;
+    };
+    const [due, missed] = [await schedule(), await schedule()];
+    // The minute just begun, as the scheduler fills in `<aws.scheduler.scheduled-time>`.
+    if (Date.now() % 60_000 > 45_000)
+      await new Promise((resolve) => setTimeout(resolve, 60_000 - (Date.now() % 60_000)));
+    const minute = Math.floor(Date.now() / 60_000) * 60_000;
+    const event = (s: ScheduleRecord, at: number) => ({
+      organizationId: s.organizationId,
+      applicationId: s.applicationId,
+      scheduleId: s.scheduleId,
+      dueAt: new Date(at).toISOString().replace('.000Z', 'Z'),
+    });
+
+    expect(await run(event(due, minute))).toEqual({ outcome: 'STARTED' });
+    const started = (await getSchedule(due.applicationId, due.scheduleId))!;
+    expect(started).toMatchObject({ lastResult: 'STARTED', lastDueAt: minute, dueAt: minute + 60_000 });
+    expect((await getRun(due.applicationId))!.scanKey).toBe(started.lastRunScanKey);
+    // Delivered again (a retry, twice at once): the time was acted on; nothing starts twice.
+    const again = await Promise.all([run(event(due, minute)), run(event(due, minute))]);
+    expect(again).toEqual([{ outcome: 'NOT_DUE' }, { outcome: 'NOT_DUE' }]);
+    expect((await getRun(due.applicationId))!.scanKey).toBe(started.lastRunScanKey);
+
+    // Five minutes late (the service was down): not made up.
+    expect(await run(event(missed, minute - 300_000))).toEqual({ outcome: 'MISSED' });
+    expect(await getRun(missed.applicationId)).toBeUndefined();
+    expect((await getSchedule(missed.applicationId, missed.scheduleId))!.lastResult).toBeUndefined();
+
+    // A schedule that is gone (deleted, or its application): nothing starts.
+    const other = await app();
+    expect(await run({ ...event(due, minute), applicationId: other, scheduleId: randomUUID() })).toEqual({
+      outcome: 'GONE',
+    });
+    expect(await getRun(other)).toBeUndefined();
+    // Another organization's entry names no schedule of this one.
+    expect(await run({ ...event(due, minute + 60_000), organizationId: randomUUID() })).toEqual({ outcome: 'GONE' });
+    expect(await run({ scheduleId: 'x', dueAt: 'yesterday' })).toEqual({ outcome: 'IGNORED' });
+
+    // The local clock's entries the starts wrote go with the schedules.
+    for (const s of [due, missed])
+      expect(
+        (
+          await invoke('DELETE', `/api/v1/app/${s.applicationId}/schedules/${s.scheduleId}`, {
+            headers: [['authorization', `Bearer ${tenant.token}`]],
+          })
+        ).status,
+      ).toBe(200);
+  }, 120_000);
 });

@@ -27,6 +27,7 @@ const NOT_ROUTES = [
   'expire-risk-acceptances',
   'notify-overdue-findings',
   'relay-webhooks',
+  'run-scheduled-scan',
   'service',
   'sweep-stopped-writes',
 ];
