@@ -116,7 +116,7 @@ import { ssoCallbackBody, ssoLinkBody, ssoProviderBody, ssoStartBody } from './s
 import { slaOverrideBody, slaPolicyBody } from './governance/inputs.ts';
 import { trendsQuery } from './trends/inputs.ts';
 import { createTrackerBody, updateTrackerBody } from './trackers/inputs.ts';
-import { MAX_SCHEDULES_PER_APP, createScheduleBody, updateScheduleBody } from './input/schedules.ts';
+import { MAX_SCHEDULES_PER_APP, createScheduleBody, updateScheduleBody } from './schedules/inputs.ts';
 
 /** Builds a schema at load, marked side-effect free: bundlers drop the schemas a function never uses (esbuild honours the mark only in the same file). */
 const schema = /* @__NO_SIDE_EFFECTS__ */ <T>(build: () => T): T => build();

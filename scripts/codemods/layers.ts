@@ -39,6 +39,7 @@ const FILE_MOVES: [string, string][] = [
   ['shared/trackers/jobs.ts', 'shared/delivery/tracker-jobs.ts'],
   ['shared/applications/environment-default-config.ts', 'shared/scans/environment-default-config.ts'],
   ['shared/perch/allowlist.ts', 'shared/applications/scan-domains.ts'],
+  ['shared/input/schedules.ts', 'shared/schedules/inputs.ts'],
 ];
 
 /**

@@ -6,7 +6,7 @@ import { fromItem, named } from '../db/items.ts';
 import { queryAll } from '../db/query.ts';
 import type { TransactItem } from '../db/transactions.ts';
 import type { KeyScope } from '../context/caller.ts';
-import { MAX_SCHEDULES_PER_APP, type ScheduleKind } from '../input/schedules.ts';
+import { MAX_SCHEDULES_PER_APP, type ScheduleKind } from './inputs.ts';
 
 // Scan schedules in the table (docs/HOSTED-SCANS.md, Schedules): one item per schedule in its application's
 // partition (deleted with it), and the application's count of them, which bounds how many it may have.

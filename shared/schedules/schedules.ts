@@ -11,7 +11,7 @@ import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
 import { getOrganizationAsset } from '../hosted-assets/organization-assets.ts';
 import { clockItems, syncClock } from './clock.ts';
 import { checkSchedule, nextOccurrence } from './cron.ts';
-import { MAX_SCHEDULES_PER_APP, type CreateScheduleBody, type UpdateScheduleBody } from '../input/schedules.ts';
+import { MAX_SCHEDULES_PER_APP, type CreateScheduleBody, type UpdateScheduleBody } from './inputs.ts';
 import {
   deleteScheduleItem,
   getSchedule,

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { api } from './client.ts';
 import { addUserTo, createTenant, type Tenant } from './fixtures.ts';
-import { allowScanDomain } from '../../shared/perch/allowlist.ts';
-import { MAX_SCHEDULES_PER_APP } from '../../shared/input/schedules.ts';
+import { allowScanDomain } from '../../shared/applications/scan-domains.ts';
+import { MAX_SCHEDULES_PER_APP } from '../../shared/schedules/inputs.ts';
 
 // Scan schedules (docs/HOSTED-SCANS.md, Schedules): the operations over HTTP, and the embedded scheduler of the
 // local stack starting runs at their times.

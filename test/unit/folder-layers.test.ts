@@ -48,6 +48,7 @@ const RESOURCES = [
   'delivery',
   'perch',
   'profiles',
+  'schedules',
   'deletions',
   'overview',
 ];

@@ -716,6 +716,68 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/app/{appId}/schedules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an application's scan schedules (ours)
+         * @description The application's schedules, oldest first: `nextRunAt` (empty while paused), and what the last time did (`lastResult` STARTED, SKIPPED or FAILED at `lastResultAt`, with `lastMessage`; `lastRunAt` and `lastRunScanKey` of the last run started).
+         *
+         *     Requires the `read:scan` permission.
+         */
+        get: operations["listSchedules"];
+        put?: never;
+        /**
+         * Schedule an application's hosted scans (ours)
+         * @description Body: `{"env","cron","timezone","scanConfig"?,"enabled"?,"kind"?}`. `cron` has 5 fields (minute hour day-of-month month day-of-week: numbers, names, `*`, lists, ranges and steps; every minute at most), read in `timezone`, an IANA time zone name (`Europe/Paris`, `UTC`); `kind` SCAN (default) or PROFILE (a profile scan, which needs write:device); `scanConfig` names an organization scan configuration to scan with. At each time the schedule starts a run as startScan does, as its creator, with the same checks, queue and concurrency; while a run of the application is active the start is skipped (`lastResult` SKIPPED). A time missed while the service was down is not made up. 400: a bad `cron` or `timezone` (named), not a CLOUD application, an unknown `scanConfig`, or 20 schedules already; unknown fields are refused.
+         *
+         *     Requires the `write:scan` permission.
+         *
+         *     Writes a `APPLICATION_MODIFIED` user-activity entry in the same transaction as the change.
+         */
+        post: operations["createSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/app/{appId}/schedules/{scheduleId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a scan schedule (ours)
+         * @description Removes the schedule: it starts nothing from now on. A run it started goes on.
+         *
+         *     Requires the `write:scan` permission.
+         *
+         *     Writes a `APPLICATION_MODIFIED` user-activity entry in the same transaction as the change.
+         */
+        delete: operations["deleteSchedule"];
+        options?: never;
+        head?: never;
+        /**
+         * Change or pause a scan schedule (ours)
+         * @description Changes the fields given (`enabled: false` pauses it, `scanConfig: null` clears it), checked as createSchedule checks them. Its runs are still started as its creator.
+         *
+         *     Requires the `write:scan` permission.
+         *
+         *     Writes a `APPLICATION_MODIFIED` user-activity entry in the same transaction as the change.
+         */
+        patch: operations["updateSchedule"];
+        trace?: never;
+    };
     "/api/v1/app/{appId}/secrets": {
         parameters: {
             query?: never;
@@ -3329,6 +3391,9 @@ export interface components {
             /** Format: int64 */
             totalCount?: string;
         };
+        "hawk.ListSchedulesResponse": {
+            schedules?: components["schemas"]["hawk.Schedule"][];
+        };
         "hawk.ListTrackersResponse": {
             trackers?: components["schemas"]["hawk.Tracker"][];
         };
@@ -3564,6 +3629,26 @@ export interface components {
             token?: string;
             verified?: boolean;
             wellKnownUrl?: string;
+        };
+        "hawk.Schedule": {
+            createdAt?: string;
+            cron?: string;
+            enabled?: boolean;
+            env?: string;
+            id?: string;
+            kind?: string;
+            lastMessage?: string;
+            lastResult?: string;
+            lastResultAt?: string;
+            lastRunAt?: string;
+            lastRunScanKey?: string;
+            nextRunAt?: string;
+            scanConfig?: string;
+            timezone?: string;
+            updatedAt?: string;
+        };
+        "hawk.ScheduleResponse": {
+            schedule?: components["schemas"]["hawk.Schedule"];
         };
         "hawk.SlaDays": {
             /** Format: int32 */
@@ -7633,6 +7718,308 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["hawk.ScanImported"];
                     "application/x-protobuf": components["schemas"]["hawk.ScanImported"];
+                };
+            };
+            /** @description Invalid input: `message` names what was wrong */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, expired or insufficient authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such route or resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header allows none of the offered media types */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit reached; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listSchedules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["hawk.ListSchedulesResponse"];
+                    "application/x-protobuf": components["schemas"]["hawk.ListSchedulesResponse"];
+                };
+            };
+            /** @description Invalid input: `message` names what was wrong */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, expired or insufficient authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such route or resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header allows none of the offered media types */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit reached; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    cron: string;
+                    enabled?: boolean;
+                    env: string;
+                    /** @enum {string} */
+                    kind?: "SCAN" | "PROFILE";
+                    scanConfig?: string;
+                    timezone: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["hawk.ScheduleResponse"];
+                    "application/x-protobuf": components["schemas"]["hawk.ScheduleResponse"];
+                };
+            };
+            /** @description Invalid input: `message` names what was wrong */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, expired or insufficient authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such route or resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header allows none of the offered media types */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit reached; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appId: string;
+                scheduleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["hawk.Empty"];
+                    "application/x-protobuf": components["schemas"]["hawk.Empty"];
+                };
+            };
+            /** @description Invalid input: `message` names what was wrong */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, expired or insufficient authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such route or resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header allows none of the offered media types */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit reached; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appId: string;
+                scheduleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    cron?: string;
+                    enabled?: boolean;
+                    env?: string;
+                    /** @enum {string} */
+                    kind?: "SCAN" | "PROFILE";
+                    scanConfig?: string | null;
+                    timezone?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["hawk.ScheduleResponse"];
+                    "application/x-protobuf": components["schemas"]["hawk.ScheduleResponse"];
                 };
             };
             /** @description Invalid input: `message` names what was wrong */

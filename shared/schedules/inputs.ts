@@ -1,8 +1,7 @@
 import * as z from 'zod/mini';
-import { displayableText } from './names.ts';
+import { environmentNameSchema } from '../applications/inputs.ts';
 
-// Request inputs of the schedule operations (docs/HOSTED-SCANS.md, Schedules), in the kernel so that the route table
-// reads them without the schedules' folder (test/unit/folder-layers.test.ts). Strict bodies: an unknown field (a
+// Request inputs of the schedule operations (docs/HOSTED-SCANS.md, Schedules). Strict bodies: an unknown field (a
 // misspelt `enabled`, which would leave a schedule running) is refused. The cron expression and the time zone are
 // checked by the domain (shared/schedules/cron.ts), which names the field in its 400.
 
@@ -14,18 +13,6 @@ export const MAX_SCHEDULES_PER_APP = 20;
 export const SCHEDULE_KINDS = ['SCAN', 'PROFILE'] as const;
 export type ScheduleKind = (typeof SCHEDULE_KINDS)[number];
 
-/** An environment's name, as environments are named (shared/applications/inputs.ts, environmentNameSchema). */
-const environmentNameSchema = schema(() =>
-  z
-    .string()
-    .check(
-      z.trim(),
-      z.minLength(1, 'must not be empty'),
-      z.maxLength(255, 'must be at most 255 characters'),
-      z.regex(/^[^,]*$/, 'must not contain a comma (lists of names are comma-delimited)'),
-      displayableText(),
-    ),
-);
 const cronSchema = () => z.string().check(z.trim(), z.minLength(1, 'must not be empty'), z.maxLength(100));
 const timezoneSchema = () => z.string().check(z.trim(), z.minLength(1, 'must not be empty'), z.maxLength(64));
 const scanConfigSchema = () => z.string().check(z.minLength(1, 'must not be empty'), z.maxLength(255));
