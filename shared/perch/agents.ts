@@ -31,7 +31,7 @@ import {
 } from './repository.ts';
 import { type PerchDevice, type PerchRun } from './model.ts';
 import { abandonRun, settled, toPerchDevice } from './commands.ts';
-import { waitForWake, wakeAgents } from './signals.ts';
+import { wakeAgents, wakeListener } from './signals.ts';
 import { MAX_RUN_LOG_BYTES, type PollBody, type RegisterDeviceBody, type RunUpdateBody } from './inputs.ts';
 
 // The agent's side of hosted scans (docs/HOSTED-SCANS.md, The agent): operations of our own. An agent registers
@@ -183,6 +183,23 @@ export const heartbeatWriteAfterMs = () =>
  * (docs/HOSTED-SCANS.md, Idle agents).
  */
 export async function pollCommand(caller: Caller, orgId: string, deviceId: string, body: PollBody) {
+  // Armed before the first read: a start or stop between a read and the wait still wakes this poll.
+  const wakes = wakeListener(orgId);
+  try {
+    return await pollWith(wakes, caller, orgId, deviceId, body);
+  } finally {
+    wakes.close();
+  }
+}
+
+/** The poll itself, its organization's wakes already listened for. */
+async function pollWith(
+  wakes: ReturnType<typeof wakeListener>,
+  caller: Caller,
+  orgId: string,
+  deviceId: string,
+  body: PollBody,
+) {
   // Both read in the request's first round trip (functions/poll-device-command.ts).
   const [device, version] = await Promise.all([
     pollHeartbeat(caller, orgId, deviceId, heartbeatWriteAfterMs()),
@@ -201,13 +218,13 @@ export async function pollCommand(caller: Caller, orgId: string, deviceId: strin
     for (;;) {
       const command = await stopCommand(device, running);
       if (command || Date.now() >= until) return command ? { command } : {};
-      await waitForWake(orgId, Math.min(config.perchPollIntervalMs, until - Date.now()));
+      await wakes.wait(Math.min(config.perchPollIntervalMs, until - Date.now()));
     }
   for (let at = version; ; at = await queueVersion(orgId)) {
     const command = await startCommand(device, at, (run) => ownerSees(owner, run, seen));
     if (command) return { command };
     // Nothing to take until the queue's version moves: locally a start wakes this poll; on AWS the next poll reads it.
-    if (Date.now() >= until || !(await waitForWake(orgId, until - Date.now()))) return {};
+    if (Date.now() >= until || !(await wakes.wait(until - Date.now()))) return {};
   }
 }
 

@@ -9,16 +9,33 @@ signals.setMaxListeners(0);
 
 export const wakeAgents = (orgId: string) => signals.emit(orgId);
 
-/** Resolves after `ms` (false), or earlier when the organization's agents are woken (true). */
-export function waitForWake(orgId: string, ms: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const done = (woken: boolean) => {
-      clearTimeout(timer);
-      signals.off(orgId, wake);
-      resolve(woken);
-    };
-    const wake = () => done(true);
-    const timer = setTimeout(() => done(false), ms);
-    signals.on(orgId, wake);
-  });
+/**
+ * Listens for the organization's wakes from now on. A poll arms it before it reads what it waits for, so that a wake
+ * between that read and its wait is not lost (the wait would otherwise last its whole time). `wait(ms)` resolves true
+ * at once for a wake since the last wait, else at the next wake, or false after `ms`; `close` stops listening.
+ */
+export function wakeListener(orgId: string) {
+  let pending = false;
+  let notify: (() => void) | undefined;
+  const wake = () => (notify ? notify() : (pending = true));
+  signals.on(orgId, wake);
+  return {
+    wait: (ms: number) =>
+      new Promise<boolean>((resolve) => {
+        if (pending) {
+          pending = false;
+          return resolve(true);
+        }
+        const timer = setTimeout(() => {
+          notify = undefined;
+          resolve(false);
+        }, ms);
+        notify = () => {
+          clearTimeout(timer);
+          notify = undefined;
+          resolve(true);
+        };
+      }),
+    close: () => signals.off(orgId, wake),
+  };
 }
