@@ -1,6 +1,7 @@
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { config, type SchedulerConfig } from '../config.ts';
 import { db } from '../db/client.ts';
+import { PEER_ATTEMPTS } from '../db/retry.ts';
 import { logger } from '../context/logger.ts';
 import { keys } from '../db/keys.ts';
 import type { TransactItem } from '../db/transactions.ts';
@@ -71,8 +72,9 @@ function eventBridgeSchedule(schedule: ScheduleRecord, scheduler: SchedulerConfi
       Arn: scheduler.targetArn,
       RoleArn: scheduler.roleArn,
       Input: JSON.stringify(input),
-      // A time missed is not made up later (MISSED_AFTER_MS): an invocation later than a minute is dropped.
-      RetryPolicy: { MaximumEventAgeInSeconds: 60, MaximumRetryAttempts: 2 },
+      // A time missed is not made up later (MISSED_AFTER_MS): an invocation later than a minute is dropped, whatever
+      // attempts of the retry policy's remain.
+      RetryPolicy: { MaximumEventAgeInSeconds: 60, MaximumRetryAttempts: PEER_ATTEMPTS },
     },
   };
 }

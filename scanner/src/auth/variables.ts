@@ -77,7 +77,7 @@ export function withScanSecrets(
   environment: VariableLookup,
 ): VariableLookup {
   const howToStore = (name: string) =>
-    `set it as a scan secret of the application or organization (PUT /api/v1/app/{appId}/secrets/${name})`;
+    `set it as a scan secret named ${name} of the application or organization (their secrets operations, docs/HOSTED-SCANS.md "Scan secrets")`;
   return (name) => {
     if (Object.hasOwn(secrets, name)) return { value: secrets[name], unsetHint: '' };
     const found = environment(name);
