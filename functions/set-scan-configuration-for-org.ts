@@ -1,7 +1,7 @@
 import { operation } from '../shared/http/operation.ts';
 import { setScanConfigurationForOrgRoute } from '../shared/routes.ts';
-import { upsertScanConfiguration } from '../shared/scan-configurations/upsert.ts';
+import { saveScanConfiguration } from '../shared/scans/organization-configurations.ts';
 
 export const handler = operation(setScanConfigurationForOrgRoute, ({ caller, params, body }) =>
-  upsertScanConfiguration(caller, params.orgId, body),
+  saveScanConfiguration(caller, params.orgId, body),
 );

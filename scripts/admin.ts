@@ -113,7 +113,7 @@ const commands: Record<string, Command> = {
       const text = await readFile(file, 'utf8').catch((error: Error) => {
         throw new UsageError(`--file: cannot read ${file}: ${error.message}`);
       });
-      return (await globalConfiguration()).putGlobalConfiguration({ name: required(f, 'name'), text });
+      return (await globalConfigurationChecks()).publishGlobalConfiguration({ name: required(f, 'name'), text });
     },
   },
   'delete-global-config': {
@@ -145,6 +145,7 @@ const commands: Record<string, Command> = {
 
 const admin = () => import('../shared/identity/admin.ts');
 const globalConfiguration = () => import('../shared/hosted-assets/global-configuration-admin.ts');
+const globalConfigurationChecks = () => import('../shared/scans/global-configurations.ts');
 
 function usage(): string {
   return [

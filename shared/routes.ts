@@ -653,7 +653,8 @@ export const getGlobalConfigurationRoute = {
   notes:
     'A global HawkScan configuration published by an operator. Answers 307 to a short-lived presigned URL ' +
     '(the body holds the JSON hosted-asset response too); `redirect=false` answers 200 with that JSON. The ' +
-    'permission is needed in at least one organization.',
+    'permission is needed in at least one organization. 409 for one holding a literal credential, which is never ' +
+    'served (docs/HOSTED-SCANS.md, "Scan configurations and their credentials").',
   auth: 'bearer',
   permission: 'read:scan_config',
   params: schema(() => z.object({ configName: configNameSchema })),
@@ -691,12 +692,14 @@ export const setScanConfigurationForOrgRoute = {
     "Creates or replaces the organization's configuration `name` (letters, digits, _ and -, at most 64). `conf` " +
     'must be one YAML mapping, at most 256 KiB (400 naming the line otherwise); use validate to check it against ' +
     "the scanner's schema. The type is read from `configType` or `type` (hawkop), ORG by default. Readers see " +
-    'the old text or the new one, never a mix.',
+    "the old text or the new one, never a mix. Literal credentials move into the organization's scan secrets and " +
+    'the text keeps `${NAME}` references (comments and layout kept): `movedSecrets` (ours) names them ' +
+    '(docs/HOSTED-SCANS.md, "Scan secrets").',
   auth: 'bearer',
   permission: 'write:scan_config',
   audit: 'ORGANIZATION_CONFIGURATION_MODIFIED',
   body: upsertScanConfigurationBody,
-  response: 'empty',
+  response: 'hawk.SavedScanConfig',
 } satisfies Route;
 
 export const renameScanConfigurationForOrgRoute = {
@@ -738,7 +741,9 @@ export const getScanConfigurationForOrgRoute = {
   summary: 'Get Organization Scan Configuration',
   notes:
     "The configuration's YAML as a short-lived presigned download URL; `redirect=true` answers 307 to it " +
-    'instead (with the same JSON body). A configuration named `list` is reachable by rename and delete only.',
+    'instead (with the same JSON body). A configuration named `list` is reachable by rename and delete only. ' +
+    'Its text never holds a literal credential: 409 for one stored before credentials moved to scan secrets and ' +
+    'not migrated yet (docs/HOSTED-SCANS.md, "Scan configurations and their credentials").',
   auth: 'bearer',
   permission: 'read:scan_config',
   params: schema(() => z.object({ configName: configNameSchema })),

@@ -97,7 +97,10 @@ const deleteRecord = (record: OrganizationAssetRecord): TransactItem =>
     },
   });
 
-/** Creates or replaces the named asset with `text`; `audit` is written in the same transaction. */
+/**
+ * Creates or replaces the named asset with `text`; `audit` and `items` (the scan secrets a configuration's literal
+ * credentials moved to) are written in the same transaction.
+ */
 export async function putOrganizationAsset(
   caller: Caller,
   input: {
@@ -109,6 +112,7 @@ export async function putOrganizationAsset(
     details: Record<string, string>;
   },
   audit: { type: ActivityType; payload: Record<string, unknown> },
+  items: TransactItem[] = [],
 ): Promise<void> {
   const version = randomUUID();
   const objectKey = objectKeys.organizationAsset(input.orgId, input.kind, version);
@@ -137,7 +141,7 @@ export async function putOrganizationAsset(
           fileSize: record.sizeBytes,
           created: !replaced,
         });
-        await transactWrite([putRecord(record, replaced?.version), entry]);
+        await transactWrite([putRecord(record, replaced?.version), ...items, entry]);
         if (replaced) await deleteUnreferencedObject(replaced.objectKey);
       },
     );

@@ -38,12 +38,25 @@ function nameFor(path: Path, taken: Set<string>): string {
   return name;
 }
 
+/** A literal credential: a value a configuration keeps in place of a reference (neither empty nor the read marker). */
+const isLiteral = (text: string) => !!text && !text.includes('${') && text !== REDACTED;
+
+/** Where the configuration holds literal credentials (`app.authentication.usernamePassword.scanPassword`, ...). */
+export function literalCredentialPaths(conf: unknown): string[] {
+  const paths: string[] = [];
+  mapCredentials(conf, (text, path) => {
+    if (isLiteral(text)) paths.push(path.join('.'));
+    return text;
+  });
+  return paths;
+}
+
 /** The configuration with its literal credentials replaced by references, and what moved. */
 export function withSecretReferences<T>(conf: T): { conf: T; moved: MovedSecret[] } {
   const moved: MovedSecret[] = [];
   const taken = new Set<string>();
   const rewritten = mapCredentials(conf, (text, path) => {
-    if (!text || text.includes('${') || text === REDACTED) return text;
+    if (!isLiteral(text)) return text;
     if (text.length > MAX_SCAN_SECRET_VALUE)
       throw badRequest(`${path.join('.')}: a credential must be at most ${MAX_SCAN_SECRET_VALUE} characters`);
     const name = nameFor(path, taken);

@@ -1025,7 +1025,7 @@ export interface paths {
         };
         /**
          * Get Organization Scan Configuration
-         * @description The configuration's YAML as a short-lived presigned download URL; `redirect=true` answers 307 to it instead (with the same JSON body). A configuration named `list` is reachable by rename and delete only.
+         * @description The configuration's YAML as a short-lived presigned download URL; `redirect=true` answers 307 to it instead (with the same JSON body). A configuration named `list` is reachable by rename and delete only. Its text never holds a literal credential: 409 for one stored before credentials moved to scan secrets and not migrated yet (docs/HOSTED-SCANS.md, "Scan configurations and their credentials").
          *
          *     Requires the `read:scan_config` permission.
          */
@@ -1103,7 +1103,7 @@ export interface paths {
         put?: never;
         /**
          * Update App or Organization Scan Configuration
-         * @description Creates or replaces the organization's configuration `name` (letters, digits, _ and -, at most 64). `conf` must be one YAML mapping, at most 256 KiB (400 naming the line otherwise); use validate to check it against the scanner's schema. The type is read from `configType` or `type` (hawkop), ORG by default. Readers see the old text or the new one, never a mix.
+         * @description Creates or replaces the organization's configuration `name` (letters, digits, _ and -, at most 64). `conf` must be one YAML mapping, at most 256 KiB (400 naming the line otherwise); use validate to check it against the scanner's schema. The type is read from `configType` or `type` (hawkop), ORG by default. Readers see the old text or the new one, never a mix. Literal credentials move into the organization's scan secrets and the text keeps `${NAME}` references (comments and layout kept): `movedSecrets` (ours) names them (docs/HOSTED-SCANS.md, "Scan secrets").
          *
          *     Requires the `write:scan_config` permission.
          *
@@ -1147,7 +1147,7 @@ export interface paths {
         };
         /**
          * Get Global Configuration
-         * @description A global HawkScan configuration published by an operator. Answers 307 to a short-lived presigned URL (the body holds the JSON hosted-asset response too); `redirect=false` answers 200 with that JSON. The permission is needed in at least one organization.
+         * @description A global HawkScan configuration published by an operator. Answers 307 to a short-lived presigned URL (the body holds the JSON hosted-asset response too); `redirect=false` answers 200 with that JSON. The permission is needed in at least one organization. 409 for one holding a literal credential, which is never served (docs/HOSTED-SCANS.md, "Scan configurations and their credentials").
          *
          *     Requires the `read:scan_config` permission.
          */
@@ -9312,12 +9312,15 @@ export interface operations {
             };
         };
         responses: {
-            /** @description OK (empty body) */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["hawk.SavedScanConfig"];
+                    "application/x-protobuf": components["schemas"]["hawk.SavedScanConfig"];
+                };
             };
             /** @description Invalid input: `message` names what was wrong */
             400: {
