@@ -593,5 +593,7 @@ export class HawkApiStack extends Stack {
     new CfnOutput(this, 'ApiUrl', { value: api.apiEndpoint });
     new CfnOutput(this, 'TableName', { value: main.tableName });
     new CfnOutput(this, 'AssetsBucketName', { value: assets.bucketName });
+    // npm run migrate seals the scan secrets stored configurations' credentials move into (scripts/migrate.ts).
+    new CfnOutput(this, 'IntegrationKeyArn', { value: integrationKey.keyArn });
   }
 }

@@ -1,6 +1,7 @@
 // `npm run --silent migrate -- (--local | --stack <name> | --table <name> [--region <r>]) [--segments <n>] [--restart]`
 // Gives the application and environment items written by earlier versions the index keys today's write paths give
-// new items (shared/db/backfill.ts), so the lists find them. Idempotent; resumable (a state file records the scan's
+// new items (shared/db/backfill.ts), so the lists find them, and moves stored configurations' literal credentials
+// into scan secrets (shared/scans/configuration-migration.ts). Idempotent; resumable (a state file records the scan's
 // progress). Progress on stderr, one JSON summary on stdout. Exit 0 done, 1 failed or unfinished (run it again),
 // 2 bad usage.
 import { createHash } from 'node:crypto';
@@ -8,7 +9,14 @@ import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { dataDir, runningStack } from './local/stack.ts';
+import {
+  configureEnvironment,
+  dataDir,
+  ensureIntegrationKey,
+  ensureLocalS3Credentials,
+  ensureSigningKey,
+  runningStack,
+} from './local/stack.ts';
 import { runCli, stackOutputs, UsageError, useResolvedRegion } from './aws-stack.ts';
 
 const USAGE =
@@ -32,7 +40,14 @@ async function target(flags: {
         `no \`npm start\` is running for DATA_DIR ${dir}: start it (it upgrades a data directory from an earlier version itself) and run this again if needed`,
       );
     }
-    process.env.DYNAMODB_ENDPOINT = stack.dynamodbEndpoint;
+    // The step moving stored configurations' credentials reads the bucket and seals scan secrets, as the server does.
+    configureEnvironment({
+      dynamodbEndpoint: stack.dynamodbEndpoint,
+      s3Endpoint: stack.s3Endpoint,
+      s3Credentials: ensureLocalS3Credentials(dir),
+      signingKeyFile: ensureSigningKey(dir),
+      integrationKeyFile: ensureIntegrationKey(dir),
+    });
     process.env.AWS_REGION ??= 'us-east-1';
     const tableName = process.env.TABLE_NAME || 'hawk-main';
     return { tableName, where: `${stack.dynamodbEndpoint} (npm start of ${dir})` };
@@ -42,7 +57,12 @@ async function target(flags: {
     const outputs = await stackOutputs(flags.stack);
     if (!outputs)
       throw new UsageError(`no stack ${flags.stack} in this AWS account and region (set AWS_REGION or pass --region)`);
-    if (!outputs.TableName) throw new UsageError(`stack ${flags.stack} has no TableName output`);
+    if (!outputs.TableName || !outputs.AssetsBucketName || !outputs.IntegrationKeyArn)
+      throw new UsageError(
+        `stack ${flags.stack} lacks the TableName, AssetsBucketName or IntegrationKeyArn output: deploy this version first`,
+      );
+    process.env.ASSETS_BUCKET = outputs.AssetsBucketName;
+    process.env.INTEGRATION_KMS_KEY_ARN = outputs.IntegrationKeyArn;
     return { tableName: outputs.TableName, where: `stack ${flags.stack}` };
   }
   return {
@@ -52,6 +72,9 @@ async function target(flags: {
 }
 
 const number = (n: number) => n.toLocaleString('en-US');
+/** Configurations whose credentials the migration moved (shared/scans/configuration-migration.ts). */
+const movedConfigurations = (stepped: Record<string, number>) =>
+  (stepped.environment ?? 0) + (stepped.organizationAsset ?? 0) + (stepped.perchRun ?? 0);
 
 async function main(): Promise<number> {
   let flags;
@@ -122,7 +145,7 @@ async function main(): Promise<number> {
       .map(([entity, n]) => `${number(n)} ${entity}`)
       .join(', ');
     process.stderr.write(
-      `migrate: done: ${number(summary.scanned)} items read; updated ${byEntity}; ${number(summary.current)} already current; ${number(summary.gone)} deleted meanwhile (left deleted); ${number(summary.reread)} read again after a concurrent change; ${number(summary.steppedByEntity.application ?? 0)} applications counted in the health aggregates.\n`,
+      `migrate: done: ${number(summary.scanned)} items read; updated ${byEntity}; ${number(summary.current)} already current; ${number(summary.gone)} deleted meanwhile (left deleted); ${number(summary.reread)} read again after a concurrent change; ${number(summary.steppedByEntity.application ?? 0)} applications counted in the health aggregates; ${number(movedConfigurations(summary.steppedByEntity))} stored configurations' literal credentials moved into scan secrets.\n`,
     );
     if (summary.conflicts) {
       process.stderr.write(

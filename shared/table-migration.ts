@@ -2,6 +2,12 @@ import type { BackfillOptions, IndexKeysOf, Outcome } from './db/backfill.ts';
 import { countApplicationHealth, markHealthComplete } from './applications/health-backfill.ts';
 import { applicationIndexKeys } from './applications/application-repository.ts';
 import { environmentIndexKeys } from './applications/environment-repository.ts';
+import {
+  markTableCredentialsMoved,
+  migrateEnvironmentConfig,
+  migrateOrganizationConfiguration,
+} from './scans/configuration-migration.ts';
+import { migrateRunConfig } from './perch/run-config-migration.ts';
 
 /**
  * The entities whose index keys the backfill (shared/db/backfill.ts: `npm run migrate`, `npm start` on older data)
@@ -17,9 +23,13 @@ export const indexedEntities: Record<string, IndexKeysOf> = {
 /**
  * What the backfill does besides keys, by entity: applications written before the health aggregates are counted in
  * them (shared/applications/health-backfill.ts); once all are, the organizations are marked complete (`finish`).
+ * Stored configurations' literal credentials move into scan secrets (shared/scans/configuration-migration.ts).
  */
 export const migrationSteps: Record<string, (item: Record<string, unknown>) => Promise<Outcome>> = {
   application: (item) => countApplicationHealth(item.applicationId as string),
+  environment: migrateEnvironmentConfig,
+  organizationAsset: migrateOrganizationConfiguration,
+  perchRun: migrateRunConfig,
 };
 
 /** The whole migration of a table (npm run migrate, npm start on older data): the keys, the steps, the marker at the end. */
@@ -29,5 +39,8 @@ export const tableMigration = (
   tableName,
   entities: indexedEntities,
   steps: migrationSteps,
-  finish: () => markHealthComplete(tableName),
+  finish: async () => {
+    await markHealthComplete(tableName);
+    await markTableCredentialsMoved(tableName);
+  },
 });

@@ -223,7 +223,8 @@ function readState(file: string | undefined, tableName: string, segments: number
 export async function backfillIndexKeys(options: BackfillOptions): Promise<BackfillSummary> {
   const segments = options.segments ?? 4;
   const state = readState(options.stateFile, options.tableName, segments);
-  const entityNames = Object.keys(options.entities);
+  // Entities with only a step (stored configurations, whose keys never changed) are read too.
+  const entityNames = [...new Set([...Object.keys(options.entities), ...Object.keys(options.steps ?? {})])];
   const summary: BackfillSummary = {
     scanned: 0,
     updated: 0,
@@ -231,7 +232,7 @@ export async function backfillIndexKeys(options: BackfillOptions): Promise<Backf
     gone: 0,
     conflicts: 0,
     reread: 0,
-    updatedByEntity: Object.fromEntries(entityNames.map((e) => [e, 0])),
+    updatedByEntity: Object.fromEntries(Object.keys(options.entities).map((e) => [e, 0])),
     steppedByEntity: Object.fromEntries(Object.keys(options.steps ?? {}).map((e) => [e, 0])),
     segmentsDone: state.progress.filter((p) => p.done).length,
     segments,

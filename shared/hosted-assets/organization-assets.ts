@@ -151,6 +151,31 @@ export async function putOrganizationAsset(
   }
 }
 
+/**
+ * A migration's replacement of the asset's text (no caller, no audit entry; `items` in its transaction): false when
+ * the record read was replaced or deleted meanwhile (nothing written).
+ */
+export async function replaceOrganizationAssetText(
+  record: OrganizationAssetRecord,
+  text: string,
+  contentType: string,
+  items: TransactItem[],
+): Promise<boolean> {
+  const version = randomUUID();
+  const objectKey = objectKeys.organizationAsset(record.organizationId, record.kind, version);
+  await putObject(objectKey, text, contentType);
+  const replaced = { ...record, version, objectKey, sizeBytes: Buffer.byteLength(text, 'utf8') };
+  try {
+    await transactWrite([putRecord(replaced, record.version), ...items]);
+  } catch (error) {
+    await deleteUnreferencedObject(objectKey);
+    if (conditionFailed(error, 'assetChanged')) return false;
+    throw error;
+  }
+  await deleteUnreferencedObject(record.objectKey);
+  return true;
+}
+
 /** Moves the metadata to the new name (409 when it is taken); the stored text stays where it is. */
 export async function renameOrganizationAsset(
   caller: Caller,

@@ -26,14 +26,19 @@ const snake = (segment: string | number) =>
     .replace(/[^A-Za-z0-9]+/g, '_')
     .toUpperCase();
 
-/** The secret's name for a credential at `path`: app.authentication.usernamePassword.scanPassword -> USERNAME_PASSWORD_SCAN_PASSWORD. */
-function nameFor(path: Path, taken: Set<string>): string {
+/**
+ * The secret's name for a credential at `path`: app.authentication.usernamePassword.scanPassword ->
+ * USERNAME_PASSWORD_SCAN_PASSWORD, with a suffix (_2, ...) past names taken in this configuration, or held in
+ * `existing` with another value.
+ */
+function nameFor(path: Path, taken: Set<string>, value: string, existing?: ReadonlyMap<string, string>): string {
   const segments = path.filter((segment, index) => !(index < 2 && ['app', 'authentication'].includes(String(segment))));
   const base = `${/^[0-9]/.test(String(segments[0] ?? '')) ? 'S_' : ''}${segments.map(snake).join('_')}`
     .replace(/_+/g, '_')
     .slice(0, MAX_SCAN_SECRET_NAME - 4);
+  const free = (name: string) => !taken.has(name) && (existing?.get(name) ?? value) === value;
   let name = base || 'SCAN_SECRET';
-  for (let n = 2; taken.has(name); n++) name = `${base}_${n}`;
+  for (let n = 2; !free(name); n++) name = `${base}_${n}`;
   taken.add(name);
   return name;
 }
@@ -51,15 +56,22 @@ export function literalCredentialPaths(conf: unknown): string[] {
   return paths;
 }
 
-/** The configuration with its literal credentials replaced by references, and what moved. */
-export function withSecretReferences<T>(conf: T): { conf: T; moved: MovedSecret[] } {
+/**
+ * The configuration with its literal credentials replaced by references, and what moved. With `existing` (the
+ * owner's secrets, by name: a migration's, where configurations saved before share names), a credential reuses the
+ * secret holding its value and never replaces one holding another.
+ */
+export function withSecretReferences<T>(
+  conf: T,
+  existing?: ReadonlyMap<string, string>,
+): { conf: T; moved: MovedSecret[] } {
   const moved: MovedSecret[] = [];
   const taken = new Set<string>();
   const rewritten = mapCredentials(conf, (text, path) => {
     if (!isLiteral(text)) return text;
     if (text.length > MAX_SCAN_SECRET_VALUE)
       throw badRequest(`${path.join('.')}: a credential must be at most ${MAX_SCAN_SECRET_VALUE} characters`);
-    const name = nameFor(path, taken);
+    const name = nameFor(path, taken, text, existing);
     moved.push({ path, name, value: text });
     return `\${${name}}`;
   });
@@ -70,8 +82,12 @@ export function withSecretReferences<T>(conf: T): { conf: T; moved: MovedSecret[
  * A YAML configuration's text with its literal credentials replaced by references, edited in place (its comments
  * and layout kept); the text as it was when nothing moved.
  */
-export function textWithSecretReferences(text: string, parsed: unknown): { text: string; moved: MovedSecret[] } {
-  const { moved } = withSecretReferences(parsed);
+export function textWithSecretReferences(
+  text: string,
+  parsed: unknown,
+  existing?: ReadonlyMap<string, string>,
+): { text: string; moved: MovedSecret[] } {
+  const { moved } = withSecretReferences(parsed, existing);
   if (!moved.length) return { text, moved };
   const document = parseBoundedYaml(text, SCAN_CONFIG_LIMITS);
   for (const secret of moved) document.setIn(secret.path, `\${${secret.name}}`);

@@ -83,6 +83,18 @@ export async function resolveScanSecrets(
   return resolved;
 }
 
+/** The owner's secrets' values, by name (a migration's: configurations moved into them reuse their names). */
+export async function scanSecretValues(owner: SecretOwner): Promise<Map<string, string>> {
+  const records = await scanSecretsOf(owner);
+  return new Map(
+    await Promise.all(
+      records.map(
+        async (record) => [record.name, await unseal(record.sealedValue, sealContext(owner, record.name))] as const,
+      ),
+    ),
+  );
+}
+
 const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::[^}]*)?\}/g;
 
 /** The names a configuration's text references as `${NAME}` (or `${NAME:default}`). */
