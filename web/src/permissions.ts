@@ -7,6 +7,7 @@ export type PermissionName =
   | 'WRITE_MEMBER'
   | 'WRITE_TRIAGE'
   | 'READ_REPORT'
+  | 'WRITE_APPLICATION'
   | 'WRITE_SCAN'
   | 'WRITE_SCAN_CONFIG'
   | 'READ_DEVICE'

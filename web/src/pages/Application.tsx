@@ -7,6 +7,7 @@ import { ActionForm, ConfirmButton, text, useTitle } from '../components/ui';
 import { OasUpload } from './OasUpload';
 import { TargetVerification } from './HostedScan';
 import { ProfileScanPanel } from './ProfileScan';
+import { ScanSecrets } from './ScanSecrets';
 import { SlaOverrides } from './SlaOverrides';
 import { useHasPermission } from '../permissions';
 
@@ -130,6 +131,8 @@ export default function ApplicationPage() {
               Environment name <input name="env" required maxLength={255} pattern="[^,]*" title="no commas" />
             </label>
           </ActionForm>
+
+          <ScanSecrets orgId={orgId} appId={appId} />
 
           <h2>API description</h2>
           <OasUpload appId={appId} />
