@@ -1603,7 +1603,8 @@ export const startScanRoute = {
   notes:
     "Queues a hosted scan of a CLOUD application for its organization's scanner agents (docs/HOSTED-SCANS.md) and answers its `scanKey`. " +
     'Body: `{"command":{"command":"START","config":"<stackhawk.yml>"},"env":"<env>"}` or hawkop\'s `{"command":{"command":"START"},"scanConfig":"<organization scan configuration name>","env":...}`; ' +
-    'any command string and extra fields are accepted. Without a configuration the scan uses `app.host` = the target URL. ' +
+    'any command string and extra fields are accepted. Ours: `{"command":{"command":"START"},"env":"<env>","defaultConfig":true}` scans with that environment\'s default configuration (createEnvironmentDefaultConfig; 400 when the application has no such environment, or with another configuration). ' +
+    "Without a configuration the scan uses `app.host` = the target URL. The run's log (`configuration: ...`), getScanRunLog's `configuration` and its scan's tag `HAWK_SCAN_CONFIGURATION` name the configuration it ran with. " +
     "409: a scan is already running for the application; 400: not a CLOUD application, or its target (or the configuration's `app.host`) is not verified " +
     "(a DNS TXT record or a `/.well-known/hawk-verification.txt` file with the organization's token, or an operator's allowlist), re-checked on every start; 404: unknown application. " +
     'Literal credentials of the configuration move into the application\'s scan secrets and the run keeps `${NAME}` references: `movedSecrets` (ours) names them (docs/HOSTED-SCANS.md, "Scan secrets").',

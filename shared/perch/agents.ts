@@ -156,6 +156,7 @@ function assignment(run: PerchRun, command: 'SCAN_START' | 'SCAN_STOP') {
       ? {
           env: run.envName,
           config: run.config,
+          ...(run.configuration ? { configuration: run.configuration } : {}),
           targetUrl: run.targetUrl,
           allowPrivate: run.allowPrivate,
           ...(run.scanPolicy ? { scanPolicy: run.scanPolicy } : {}),

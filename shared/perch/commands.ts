@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { accessibleApplication, canSeeTeamResource } from '../applications/access.ts';
 import { getApplications, type ApplicationRecord } from '../applications/application-repository.ts';
+import { environmentsOfApp } from '../applications/environment-repository.ts';
 import { auditEntry } from '../audit/entries.ts';
 import { db } from '../db/client.ts';
 import { transactWriteRetryingConflicts } from '../db/query.ts';
@@ -68,31 +69,55 @@ export function toPerchDevice(run: PerchRun, status = DEVICE_STATUS[run.state]) 
   };
 }
 
-const defaultConfig = (app: ApplicationRecord, env: string, host: string) =>
+const targetOnlyConfig = (app: ApplicationRecord, env: string, host: string) =>
   `app:\n  applicationId: ${app.applicationId}\n  env: ${JSON.stringify(env)}\n  host: ${JSON.stringify(host)}\n`;
 
-/** The configuration a start scans with: the command's YAML, else hawkop's organization configuration, else a default. */
+/**
+ * The configuration a start names, with the words the run's log and its scan name it by: the command's YAML,
+ * hawkop's organization configuration, or (ours) the environment's default configuration; none: undefined.
+ */
+async function namedConfiguration(app: ApplicationRecord, body: PerchCommandBody) {
+  if (body.defaultConfig) {
+    if (body.command.config !== undefined || body.scanConfig !== undefined)
+      throw badRequest('defaultConfig: give one configuration: command.config, scanConfig or defaultConfig');
+    if (!body.env) throw badRequest("env: defaultConfig scans with an environment's default configuration: name it");
+    const env = (await environmentsOfApp(app.applicationId)).find(
+      (candidate) => candidate.name.toLowerCase() === body.env!.toLowerCase(),
+    );
+    if (!env) throw badRequest(`env: application ${app.applicationId} has no environment named ${body.env}`);
+    const text = await readObjectText(
+      env.defaultConfigKey ?? objectKeys.environmentConfig(app.applicationId, env.environmentId),
+    );
+    if (text === undefined) throw badRequest(`env: environment ${env.name} has no default configuration`);
+    return { text, configuration: `the default configuration of environment ${env.name}` };
+  }
+  if (body.command.config !== undefined)
+    return { text: body.command.config, configuration: 'the one sent with the start' };
+  if (body.scanConfig === undefined) return undefined;
+  const text = await organizationAssetText('configuration', app.organizationId, body.scanConfig);
+  if (text === undefined)
+    throw badRequest(`scanConfig: no scan configuration named ${body.scanConfig} in the organization`);
+  return { text, configuration: `the organization scan configuration ${body.scanConfig}` };
+}
+
+/** The configuration a start scans with (a default one, of the target, when it names none). */
 async function runConfiguration(app: ApplicationRecord, body: PerchCommandBody) {
-  let text = body.command.config;
-  if (text === undefined && body.scanConfig !== undefined) {
-    text = await organizationAssetText('configuration', app.organizationId, body.scanConfig);
-    if (text === undefined)
-      throw badRequest(`scanConfig: no scan configuration named ${body.scanConfig} in the organization`);
-  }
+  const named = await namedConfiguration(app, body);
   const target = app.cloudScanTarget!.targetURL;
-  if (text === undefined) {
+  if (!named) {
     const env = body.env ?? 'Development';
-    return { text: defaultConfig(app, env, target), env, host: target, moved: [] };
+    const configuration = 'none: the target URL only';
+    return { text: targetOnlyConfig(app, env, target), env, host: target, moved: [], configuration };
   }
-  const parsed = parseScanConfig(text);
+  const parsed = parseScanConfig(named.text);
   // Its literal credentials move into the application's scan secrets (docs/HOSTED-SCANS.md, "Scan secrets").
-  const referencing = textWithSecretReferences(text, parsed);
+  const referencing = textWithSecretReferences(named.text, parsed);
   const section = (parsed.app ?? {}) as { env?: unknown; host?: unknown };
   const env = body.env ?? (typeof section.env === 'string' && section.env.trim() ? section.env.trim() : 'Development');
   const host = typeof section.host === 'string' && section.host ? section.host : target;
   if (!URL.canParse(host) || !/^https?:$/.test(new URL(host).protocol))
     throw badRequest(`config: app.host must be an http(s) URL, got ${JSON.stringify(host).slice(0, 200)}`);
-  return { text: referencing.text, env, host, moved: referencing.moved };
+  return { text: referencing.text, env, host, moved: referencing.moved, configuration: named.configuration };
 }
 
 /** The scan's starter, acting for the service when a run ends without its agent (stopped, or its agent went silent). */
@@ -201,7 +226,7 @@ export async function startScan(caller: Caller, appId: string, body: PerchComman
   const current = await settled(await getRun(appId, true));
   if (current && isActive(current))
     throw conflict(`a scan is already running for application ${appId} (scanKey ${current.scanKey}): stop it first`);
-  const { text, env, host, moved } = await runConfiguration(app, body);
+  const { text, env, host, moved, configuration } = await runConfiguration(app, body);
   const verification = await verifyTarget(app.organizationId, host);
   if (host === app.cloudScanTarget.targetURL || new URL(host).host === new URL(app.cloudScanTarget.targetURL).host)
     await recordVerification(app, verification.verified);
@@ -216,6 +241,7 @@ export async function startScan(caller: Caller, appId: string, body: PerchComman
     phase: 'queued',
     envName: env,
     config: text,
+    configuration,
     targetUrl: host,
     allowPrivate: verification.allowPrivate,
     // The application's policy when the scan starts decides which engine checks run.
@@ -228,7 +254,7 @@ export async function startScan(caller: Caller, appId: string, body: PerchComman
   };
   const movedSecrets = moved.map((secret) => secret.name);
   const secretWrites = await movedSecretWrites({ appId, orgId: app.organizationId }, moved, caller.userId);
-  const details = { hosted: true, ...startedBy.details, ...(moved.length ? { movedSecrets } : {}) };
+  const details = { hosted: true, configuration, ...startedBy.details, ...(moved.length ? { movedSecrets } : {}) };
   await queueRun(caller, app, current, run, details, [...secretWrites, ...(startedBy.items?.(run) ?? [])]);
   return { scanKey: run.scanKey, movedSecrets };
 }
@@ -398,6 +424,7 @@ export async function readRunLog(caller: Caller, appId: string, scanKey: string 
     phase: run.state === 'QUEUED' ? await queuedPhase(run) : run.phase,
     scanId: run.scanId ?? '',
     env: run.envName,
+    configuration: run.configuration ?? '',
     deviceName: run.deviceName ?? '',
     updatedAt: run.updatedAt,
     errors: run.errors,

@@ -35,6 +35,8 @@ export const perchCommandBody = schema(() =>
     command: z._default(commandSchema, {}),
     /** hawkop: the name of an organization scan configuration to scan with. */
     scanConfig: z.optional(z.string().check(z.minLength(1, 'must not be empty'), z.maxLength(255))),
+    /** Ours: scan with the default configuration of the environment `env` (createEnvironmentDefaultConfig). */
+    defaultConfig: z.optional(z.boolean('must be true or false')),
     env: z.optional(environmentNameSchema),
     id: z.optional(z.string().check(z.maxLength(255))),
     name: z.optional(z.string().check(z.maxLength(255))),

@@ -25,6 +25,11 @@ export interface PerchRun {
   envName: string;
   /** The scan configuration (stackhawk.yml) the run scans with. */
   config: string;
+  /**
+   * Which configuration that is, in words (the organization scan configuration nightly, the default configuration of
+   * environment production, ...): the run's log and its scan name it. Absent on runs started before it was kept.
+   */
+  configuration?: string;
   targetUrl: string;
   /** The target was allowlisted by the organization: the agent may reach it at a private address. */
   allowPrivate: boolean;

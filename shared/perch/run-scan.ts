@@ -13,6 +13,9 @@ import type { RunScanStartedQuery } from './inputs.ts';
 // reportScanRunStarted (docs/HOSTED-SCANS.md, The agent): the carrying agent announces its run's scan in one call,
 // which writes the scan (as reportScanStarted does) and records it on the run in one transaction.
 
+/** The tag of a hosted run's scan naming the configuration the run was started with. */
+export const CONFIGURATION_TAG = 'HAWK_SCAN_CONFIGURATION';
+
 /**
  * The application's current run `scanKey` if `deviceId`, a device the caller drives, carries it; anything else (an
  * unknown run, another device's, an earlier one, another member's device) answers the same 404, so a caller learns
@@ -46,7 +49,17 @@ export async function reportScanRunStarted(
   if (run.kind === 'PROFILE') throw badRequest(`run ${scanKey} is a profile scan, not a scan`);
   if (!isActive(run)) return ended(run);
   if (run.scanId) return recordedScan(run, run.scanId);
-  const body = await readBody();
+  const reported = await readBody();
+  // The scan names the configuration its run was started with (docs/HOSTED-SCANS.md, Runs): the scan page shows it.
+  const body = run.configuration
+    ? {
+        ...reported,
+        tags: [
+          ...reported.tags.filter((tag) => tag.name !== CONFIGURATION_TAG),
+          { name: CONFIGURATION_TAG, value: run.configuration },
+        ],
+      }
+    : reported;
   let written: PerchRun | undefined;
   try {
     const started = await recordScanStart(caller, app, body, async (scan, attempt) => {

@@ -73,6 +73,7 @@ describe('hosted scans on the dashboard', () => {
     await heading(page, 'production');
     await page.getByText('No hosted scan yet.').waitFor();
     await page.getByRole('button', { name: 'Scan now' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Start the scan' }).click();
     await expect.poll(() => state(page)).toMatch(/^(Queued|Running)/);
     expect(await page.getByRole('button', { name: 'Scan now' }).isDisabled()).toBe(true);
     await expect
@@ -97,6 +98,7 @@ describe('hosted scans on the dashboard', () => {
     target.delayMs = 300;
     try {
       await page.getByRole('button', { name: 'Scan now' }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Start the scan' }).click();
       await expect.poll(() => page.getByTestId('hosted-phase').innerText(), { timeout: 60_000 }).toBe('attack');
       await page.getByRole('button', { name: 'Stop the scan' }).click();
       await expect.poll(() => state(page)).toBe('Stopped');

@@ -9,6 +9,7 @@ export type PermissionName =
   | 'READ_REPORT'
   | 'WRITE_APPLICATION'
   | 'WRITE_SCAN'
+  | 'READ_SCAN_CONFIG'
   | 'WRITE_SCAN_CONFIG'
   | 'READ_DEVICE'
   | 'WRITE_DEVICE'

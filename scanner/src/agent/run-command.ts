@@ -6,6 +6,8 @@ export interface StartCommand {
   applicationId: string;
   env: string;
   config: string;
+  /** Which configuration `config` is, in words (absent from a service before it said so). */
+  configuration?: string;
   targetUrl: string;
   allowPrivate: boolean;
   deadline: string | number;

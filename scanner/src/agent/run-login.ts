@@ -12,8 +12,11 @@ import {
 import { RunFailed, type StartCommand } from './run-command.ts';
 import type { RunLog } from './run-log.ts';
 
-/** Whether the configuration has an `authentication` block (the run logs in). */
-export const authenticates = (config: string) => /^\s*authentication\s*:/m.test(config);
+/**
+ * Whether the configuration has an `authentication` block (the run logs in): a YAML key, or a JSON one (an
+ * environment's default configuration is stored as JSON, which is YAML too), on its own line or in a flow mapping.
+ */
+export const authenticates = (config: string) => /(?:^|[{,])\s*["']?authentication["']?\s*:/m.test(config);
 
 /** The login's outcome: the crawl's seeds, and the session. */
 export interface LoggedIn {

@@ -74,6 +74,7 @@ export async function prepare(run: Run): Promise<RunState> {
   log.add(
     `scan ${command.scanKey} of application ${command.applicationId}, environment ${command.env}, target ${command.targetUrl}`,
   );
+  if (command.configuration) log.add(`configuration: ${command.configuration}`);
   run.engine = await firstInstalled(context.engines, run);
   log.add('phase: started');
   announce(run);

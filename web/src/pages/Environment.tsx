@@ -72,7 +72,12 @@ export default function EnvironmentPage() {
             </p>
             <h1>{e.environmentName}</h1>
             {e.applicationType === 'CLOUD' && (
-              <HostedScanPanel orgId={orgId} appId={appId} envName={e.environmentName!} />
+              <HostedScanPanel
+                orgId={orgId}
+                appId={appId}
+                appName={e.applicationName ?? ''}
+                envName={e.environmentName!}
+              />
             )}
             <section aria-labelledby="last-scan">
               <h2 id="last-scan">Last scan</h2>

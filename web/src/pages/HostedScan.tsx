@@ -1,11 +1,11 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef, useState, type ReactNode, type RefObject } from 'react';
 import { Link } from 'react-router';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, describeError, unwrap, type Schemas } from '../api/client';
 import { formatTime } from '../components/ui';
 import { useHasPermission } from '../permissions';
 
-// Hosted scans on the dashboard (docs/HOSTED-SCANS.md): "Scan now", the live state and phase, Stop and the run's
+// Hosted scans on the dashboard (docs/HOSTED-SCANS.md): "Scan now" with a configuration, the live state and phase, Stop and the run's
 // log on a CLOUD application's environment, and its target's verification on the application's page.
 
 const ACTIVE = ['QUEUED', 'RUNNING'];
@@ -31,8 +31,19 @@ const STATE_WORDS: Record<string, string> = {
 };
 
 /** The application's hosted scan, as the environment `envName` of a CLOUD application shows it. */
-export function HostedScanPanel({ orgId, appId, envName }: { orgId: string; appId: string; envName: string }) {
+export function HostedScanPanel({
+  orgId,
+  appId,
+  appName,
+  envName,
+}: {
+  orgId: string;
+  appId: string;
+  appName: string;
+  envName: string;
+}) {
   const queryClient = useQueryClient();
+  const chooser = useRef<HTMLDialogElement>(null);
   const canScan = useHasPermission(orgId, 'WRITE_SCAN');
   const canRead = useHasPermission(orgId, 'READ_DEVICE');
   const [error, setError] = useState<unknown>(null);
@@ -67,12 +78,12 @@ export function HostedScanPanel({ orgId, appId, envName }: { orgId: string; appI
       setBusy(false);
     }
   };
-  const scanNow = () =>
+  const scanNow = (choice: ConfigurationChoice) =>
     act(() =>
       unwrap(
         api.POST('/api/v1/app/{appId}/perch/start', {
           params: { path: { appId } },
-          body: { command: { command: 'START' }, env: envName },
+          body: { command: { command: 'START' }, env: envName, ...choice },
         }),
       ),
     );
@@ -90,9 +101,21 @@ export function HostedScanPanel({ orgId, appId, envName }: { orgId: string; appI
       <h2 id="hosted-scan">Hosted scan</h2>
       <div className="toolbar">
         {canScan && (
-          <button type="button" onClick={scanNow} disabled={busy || active}>
+          <button type="button" onClick={() => chooser.current?.showModal()} disabled={busy || active}>
             Scan now
           </button>
+        )}
+        {canScan && (
+          <ScanNowDialog
+            dialog={chooser}
+            orgId={orgId}
+            savedName={configNameOf(appName, envName)}
+            envName={envName}
+            onStart={(choice) => {
+              chooser.current?.close();
+              void scanNow(choice);
+            }}
+          />
         )}
         {canScan && active && (
           <button type="button" className="danger" onClick={stop} disabled={busy}>
@@ -121,6 +144,107 @@ export function HostedScanPanel({ orgId, appId, envName }: { orgId: string; appI
   );
 }
 
+/** A configuration name of letters, digits, _ and - (setScanConfigurationForOrg's rule), from free text. */
+const configNamePart = (text: string) =>
+  text
+    .trim()
+    .replace(/[^a-zA-Z0-9_-]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+/** The name "Save as the environment's configuration" (ProfileScan.tsx) gives the environment's configuration. */
+export const configNameOf = (appName: string, env: string) =>
+  [configNamePart(appName), configNamePart(env)].filter(Boolean).join('-').slice(0, 64) || 'profile';
+
+/** What startScan is told to scan with: the environment's default configuration, an organization one, or none. */
+type ConfigurationChoice = { defaultConfig?: boolean; scanConfig?: string };
+
+/**
+ * "Scan now"'s choice of configuration: the environment's default configuration, the organization's scan
+ * configurations (the one saved for this environment, "Save as the environment's configuration", chosen first), or
+ * none (the target URL only).
+ */
+function ScanNowDialog({
+  dialog,
+  orgId,
+  savedName,
+  envName,
+  onStart,
+}: {
+  dialog: RefObject<HTMLDialogElement | null>;
+  orgId: string;
+  savedName: string;
+  envName: string;
+  onStart: (choice: ConfigurationChoice) => void;
+}) {
+  const canRead = useHasPermission(orgId, 'READ_SCAN_CONFIG');
+  const configs = useQuery({
+    queryKey: ['org-configs', orgId],
+    enabled: canRead === true,
+    queryFn: () =>
+      unwrap(
+        api.GET('/api/v1/configuration/{orgId}/list', { params: { path: { orgId }, query: { pageSize: '100' } } }),
+      ),
+  });
+  const names = (configs.data?.configs ?? []).map((c) => c.name!);
+  const saved = names.find((name) => name.toLowerCase() === savedName.toLowerCase());
+  const [picked, setPicked] = useState<string | null>(null);
+  const chosen = picked ?? (saved ? `org:${saved}` : 'default');
+  const option = (value: string, label: ReactNode) => (
+    <label key={value} className="choice">
+      <input
+        type="radio"
+        name="configuration"
+        value={value}
+        checked={chosen === value}
+        onChange={() => setPicked(value)}
+      />{' '}
+      {label}
+    </label>
+  );
+  return (
+    <dialog ref={dialog} aria-labelledby="scan-now-title">
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          onStart(
+            chosen === 'default'
+              ? { defaultConfig: true }
+              : chosen.startsWith('org:')
+                ? { scanConfig: chosen.slice('org:'.length) }
+                : {},
+          );
+        }}
+      >
+        <h2 id="scan-now-title">Scan {envName} now</h2>
+        <fieldset>
+          <legend>Configuration to scan with</legend>
+          {option('default', <>The default configuration of environment {envName}</>)}
+          {names.map((name) =>
+            option(
+              `org:${name}`,
+              <>
+                Scan configuration <code>{name}</code>
+                {name === saved ? ' (saved for this environment)' : ''}
+              </>,
+            ),
+          )}
+          {option('none', 'None: the target URL only, without logging in')}
+        </fieldset>
+        {configs.error ? (
+          <p role="alert" className="error">
+            {describeError(configs.error)}
+          </p>
+        ) : null}
+        <div className="actions">
+          <button type="button" onClick={() => dialog.current?.close()}>
+            Cancel
+          </button>
+          <button type="submit">Start the scan</button>
+        </div>
+      </form>
+    </dialog>
+  );
+}
+
 function RunView({ orgId, run }: { orgId: string; run: Schemas['hawk.ScanRunLog'] }) {
   const errors = run.errors ?? [];
   return (
@@ -132,6 +256,8 @@ function RunView({ orgId, run }: { orgId: string; run: Schemas['hawk.ScanRunLog'
         <dd data-testid="hosted-phase">{run.phase || '—'}</dd>
         <dt>Environment</dt>
         <dd>{run.env || '—'}</dd>
+        <dt>Configuration</dt>
+        <dd data-testid="hosted-configuration">{run.configuration || '—'}</dd>
         <dt>Agent</dt>
         <dd>{run.deviceName || '—'}</dd>
         <dt>Last change</dt>

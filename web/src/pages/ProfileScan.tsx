@@ -3,7 +3,7 @@ import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-quer
 import { api, describeError, unwrap, type Schemas } from '../api/client';
 import { CopyButton, formatTime } from '../components/ui';
 import { useHasPermission } from '../permissions';
-import { currentRun } from './HostedScan';
+import { configNameOf, currentRun } from './HostedScan';
 
 // Profile scans on a CLOUD application's page (docs/PROFILE-SCANS.md): "Profile this target", the latest result
 // (classification, testability and its reasons, the API description found with its validation and "Use as hosted
@@ -310,15 +310,6 @@ function DiscoveredDescription({ result, orgId, appId }: { result: Result; orgId
     </>
   );
 }
-
-/** A configuration name of letters, digits, _ and - (setScanConfigurationForOrg's rule), from free text. */
-const configNamePart = (text: string) =>
-  text
-    .trim()
-    .replace(/[^a-zA-Z0-9_-]+/g, '-')
-    .replace(/^-+|-+$/g, '');
-const configNameOf = (appName: string, env: string) =>
-  [configNamePart(appName), configNamePart(env)].filter(Boolean).join('-').slice(0, 64) || 'profile';
 
 /** The suggested configuration for another environment: its `app.env` line (always the block's own key). */
 const withEnv = (configuration: string, env: string) =>

@@ -44,6 +44,12 @@ export default function ScanPage() {
               <dd>{r.appHost || '—'}</dd>
               <dt>HawkScan version</dt>
               <dd>{scan.version || '—'}</dd>
+              {hostedConfiguration(r.tags) && (
+                <>
+                  <dt>Configuration</dt>
+                  <dd data-testid="scan-configuration">{hostedConfiguration(r.tags)}</dd>
+                </>
+              )}
               <dt>Findings</dt>
               <dd>
                 {r.alertStats?.totalAlerts ?? 0} in {r.alertStats?.uniqueAlerts ?? 0} alerts
@@ -101,6 +107,10 @@ export default function ScanPage() {
     </QueryView>
   );
 }
+
+/** The configuration a hosted scan's run was started with, in words (its tag: docs/HOSTED-SCANS.md, Runs). */
+const hostedConfiguration = (tags: { name?: string; value?: string }[] | undefined) =>
+  tags?.find((tag) => tag.name === 'HAWK_SCAN_CONFIGURATION')?.value;
 
 /** The configuration the scan ran with, fetched when opened. */
 function ScanConfiguration({ appId, configHash }: { appId: string; configHash: string }) {
