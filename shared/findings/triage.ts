@@ -32,8 +32,7 @@ import type { RuleContext } from './projections/rule-outbox.ts';
 import type { Caller } from '../context/caller.ts';
 import { acceptanceExpiry, getSlaPolicy } from '../governance/policy.ts';
 import * as riskExpiryEntries from '../governance/projections/risk-expiry-entries.ts';
-import { earliestDue, overdueWakePut, type OverdueWake } from '../governance/overdue.ts';
-import { isPausing } from '../governance/clock.ts';
+import * as overdueWakes from '../governance/projections/overdue-wakes.ts';
 import type { TrendTotal } from '../trends/figures.ts';
 import { environmentTrendTotal, triageTrends } from '../trends/writes.ts';
 import * as environmentTrends from '../trends/projections/environment-trend-figures.ts';
@@ -227,7 +226,7 @@ async function triageWrites(
     };
     items.push(...triageRuleWrite(env, before, after, context, expired), audit[i]!);
   });
-  items.push(...reopenedWakes(app, changes, now).map(overdueWakePut));
+  items.push(...projectedWrites(reopenedWakes(app, changes, now)));
   return items;
 }
 
@@ -265,26 +264,24 @@ function triageRuleWrite(
 }
 
 /**
- * A current finding set aside (false positive, accepted risk) and made open again starts an overdue episode
- * (docs/GOVERNANCE.md, Overdue findings): its environment's entry for the overdue check, one per environment.
- * Setting a finding aside writes nothing: the check finds its clock stopped and drops what it no longer needs.
+ * The overdue check's entry of each environment whose triage makes a current finding set aside open again
+ * (governance/projections/overdue-wakes.ts): the environment's triaged findings, their statuses before and after.
  */
-function reopenedWakes(app: ApplicationRecord, changes: TriageChange[], now: number): OverdueWake[] {
-  const wakes = new Map<string, OverdueWake>();
-  for (const { env, finding, before, after } of changes) {
-    if (finding.fixedAt !== undefined || finding.severity === 'Info') continue;
-    if (!isPausing(before?.status ?? 'UNKNOWN') || isPausing(after.status)) continue;
-    const checkAt = earliestDue(finding.firstSeen, now);
-    const was = wakes.get(env.environmentId);
-    if (!was || checkAt < was.checkAt)
-      wakes.set(env.environmentId, {
-        organizationId: app.organizationId,
-        applicationId: app.applicationId,
-        environmentId: env.environmentId,
-        checkAt,
-      });
-  }
-  return [...wakes.values()];
+function reopenedWakes(app: ApplicationRecord, changes: TriageChange[], now: number): Projected[] {
+  const byEnvironment = new Map<string, TriageChange[]>();
+  for (const c of changes)
+    byEnvironment.set(c.env.environmentId, [...(byEnvironment.get(c.env.environmentId) ?? []), c]);
+  return [...byEnvironment].map(([environmentId, envChanges]) => {
+    const findings = new Map(envChanges.map(({ finding }) => [finding.findingHash, finding]));
+    const statuses = (rule: (c: TriageChange) => TriageRule | undefined) =>
+      new Map(envChanges.map((c) => [c.finding.findingHash, rule(c)?.status ?? ('UNKNOWN' as const)]));
+    const env = { organizationId: app.organizationId, applicationId: app.applicationId, environmentId };
+    return overdueWakes.project(
+      { findings, statuses: statuses((c) => c.before) },
+      { findings, statuses: statuses((c) => c.after) },
+      { env, now },
+    );
+  });
 }
 
 /**
