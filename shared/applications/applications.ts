@@ -35,10 +35,11 @@ import {
 import { recordListPlan } from '../context/request-scope.ts';
 import { auditEntry } from '../audit/entries.ts';
 import { collect, transactWriteRetryingConflicts, type OperationReads } from '../db/query.ts';
-import { conditionFailed, named } from '../db/items.ts';
+import { conditionFailed } from '../db/items.ts';
+import { projectedWrites } from '../db/entity-write.ts';
 import { CONFLICT_ATTEMPTS, failedCondition, retryOnConflict } from '../db/retry.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
-import { teamApplicationAdded } from './team-repository.ts';
+import * as teamLists from './projections/team-application-lists.ts';
 import { newEnvironment, writeEnvironmentConfig } from './environment-creation.ts';
 import {
   APPLICATION_TYPES,
@@ -133,7 +134,11 @@ export async function createApplication(caller: Caller, orgId: string, body: Cre
     ...applicationsCreation([app]),
   ];
   // The team lists its applications: it gains this one in the same transaction (and must still exist).
-  if (app.teamId) items.push(named('teamGone', teamApplicationAdded(orgId, app.teamId, app.applicationId)));
+  items.push(
+    ...projectedWrites([
+      teamLists.project(new Map(), new Map([[app.applicationId, app.teamId]]), { organizationId: orgId }),
+    ]),
+  );
   if (env) {
     items.push(
       ...environmentPuts(env),

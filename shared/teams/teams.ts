@@ -3,7 +3,6 @@ import { randomUUID } from 'node:crypto';
 import {
   getTeam,
   getTeams,
-  teamApplicationsRemoved,
   teamDelete,
   teamNameClaim,
   teamNameRelease,
@@ -23,6 +22,8 @@ import { environmentsOfApp } from '../applications/environment-repository.ts';
 import { getUsers } from '../identity/user-repository.ts';
 import { auditEntry, type TransactItem } from '../audit/entries.ts';
 import { transactWriteRetryingConflicts } from '../db/query.ts';
+import { projectedWrites } from '../db/entity-write.ts';
+import * as teamLists from '../applications/projections/team-application-lists.ts';
 import { cancelledItems, conditionFailed } from '../db/items.ts';
 import { retryOnConflict } from '../db/retry.ts';
 import { MAX_TRANSACTION_ITEMS } from '../db/transactions.ts';
@@ -150,18 +151,21 @@ async function teamRelationWrites(
       .filter((app) => app?.teamId === teamId)
       .map((app) => ({ app: app!, teamId: undefined })),
   ];
-  // An application belongs to at most one team: one taken from another team leaves that team's list too.
-  const taken = new Map<string, string[]>();
-  for (const { app } of moves) {
-    if (app.teamId && app.teamId !== teamId)
-      taken.set(app.teamId, [...(taken.get(app.teamId) ?? []), app.applicationId]);
-  }
-  const previousOwners = await getTeams(orgId, [...taken.keys()]);
+  // An application belongs to at most one team: one taken from another team leaves that team's list too (the
+  // lists' projection; this team's own write holds its own list).
+  const previousOwners = await getTeams(orgId, [
+    ...new Set(moves.flatMap(({ app }) => (app.teamId && app.teamId !== teamId ? [app.teamId] : []))),
+  ]);
+  const lists = teamLists.project(
+    new Map(moves.map(({ app }) => [app.applicationId, app.teamId])),
+    new Map(moves.map(({ app, teamId: owner }) => [app.applicationId, owner])),
+    { organizationId: orgId, teams: new Map(previousOwners.map((team) => [team.teamId, team])), writer: teamId },
+  );
   return [
     ...joining.map((m) => membershipTeamAdded(m, teamId)),
     ...leaving.map((m) => membershipTeamRemoved(m!, teamId)),
     ...applicationsOwnershipUpdate(moves),
-    ...previousOwners.map((team) => teamApplicationsRemoved(team, taken.get(team.teamId)!)),
+    ...projectedWrites([lists]),
   ];
 }
 
