@@ -34,7 +34,8 @@ import {
 } from './list-plan.ts';
 import { recordListPlan } from '../context/request-scope.ts';
 import { auditEntry } from '../audit/entries.ts';
-import { collect, transactWriteRetryingConflicts, type OperationReads } from '../db/query.ts';
+import { collect, type OperationReads } from '../db/query.ts';
+import { transactWrite } from '../db/transactions.ts';
 import { conditionFailed } from '../db/items.ts';
 import { projectedWrites } from '../db/entity-write.ts';
 import { CONFLICT_ATTEMPTS, failedCondition, retryOnConflict } from '../db/retry.ts';
@@ -151,7 +152,7 @@ export async function createApplication(caller: Caller, orgId: string, body: Cre
     );
   }
   try {
-    await writeEnvironmentConfig(env, body.host, () => transactWriteRetryingConflicts(items));
+    await writeEnvironmentConfig(env, body.host, () => transactWrite(items));
   } catch (error) {
     if (conditionFailed(error, 'teamGone')) throw conflict(`team ${app.teamId} was deleted meanwhile: try again`);
     throw error;
@@ -177,7 +178,7 @@ export async function updateApplication(caller: Caller, appId: string, body: { n
         app = fresh;
       }
       const payload = { applicationId: appId, appName: body.name, previousAppName: app.name };
-      await transactWriteRetryingConflicts([
+      await transactWrite([
         ...applicationRename(app, body.name),
         await auditEntry(caller, app.organizationId, 'APPLICATION_MODIFIED', payload),
       ]);

@@ -1,5 +1,4 @@
-import { transactWriteRetryingConflicts } from '../db/query.ts';
-import { MAX_TRANSACTION_ITEMS, type TransactItem } from '../db/transactions.ts';
+import { transactWrite, MAX_TRANSACTION_ITEMS, type TransactItem } from '../db/transactions.ts';
 import { auditEntries } from '../audit/entries.ts';
 import { failedCondition, retryOnConflict } from '../db/retry.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
@@ -311,7 +310,7 @@ export async function triageFinding(
     const now = options.now ?? Date.now();
     const to = resolve(rule?.status ?? 'UNKNOWN');
     const change = triageChange(actor, env, finding, rule, to, note, now, trend, options);
-    await transactWriteRetryingConflicts(await triageWrites(actor, app, [change], now));
+    await transactWrite(await triageWrites(actor, app, [change], now));
     return { rule: change.after, finding };
   }, `finding ${findingHash} is being changed concurrently; retry`);
 }
@@ -518,7 +517,7 @@ export async function upsertAlertRules(
         `the rules change ${changes.length} findings, which takes ${items.length} writes; at most ` +
           `${MAX_TRANSACTION_ITEMS} land together in one request: send fewer rules per request`,
       );
-    await transactWriteRetryingConflicts(items);
+    await transactWrite(items);
     const tickets = await ticketsOfChanges(changes);
     return {
       alertRules: changes.map(({ env, finding, after, promoteTo: promoted }) =>

@@ -4,7 +4,6 @@ import { accessibleApplication, canSeeTeamResource } from '../applications/acces
 import { getApplications, type ApplicationRecord } from '../applications/application-repository.ts';
 import { auditEntry } from '../audit/entries.ts';
 import { db } from '../db/client.ts';
-import { transactWriteRetryingConflicts } from '../db/query.ts';
 import { keys } from '../db/keys.ts';
 import { conditionFailed, failedConditions, fromItem } from '../db/items.ts';
 import { putNewItem, transactWrite, type TransactItem } from '../db/transactions.ts';
@@ -250,7 +249,7 @@ export async function queueRun(
   try {
     // The queue's version moves with it (queueVersionRead): agents of the organization may now take a run. Another
     // start's transaction may hold that item at the same moment: retried.
-    await transactWriteRetryingConflicts([
+    await transactWrite([
       ...items,
       ...runChange(current, run),
       putNewItem(queueEntry(run)),

@@ -21,12 +21,11 @@ import {
 import { environmentsOfApp } from '../applications/environment-repository.ts';
 import { getUsers } from '../identity/user-repository.ts';
 import { auditEntry, type TransactItem } from '../audit/entries.ts';
-import { transactWriteRetryingConflicts } from '../db/query.ts';
 import { projectedWrites } from '../db/entity-write.ts';
 import * as teamLists from '../applications/projections/team-application-lists.ts';
 import { cancelledItems, conditionFailed } from '../db/items.ts';
 import { retryOnConflict } from '../db/retry.ts';
-import { MAX_TRANSACTION_ITEMS } from '../db/transactions.ts';
+import { transactWrite, MAX_TRANSACTION_ITEMS } from '../db/transactions.ts';
 import { badRequest, conflict, notFound, unauthorized } from '../errors.ts';
 import { compareBy, nameOrderKey, pageOf, v1NextPageToken } from '../lists.ts';
 import type { Caller } from '../context/caller.ts';
@@ -199,7 +198,7 @@ async function commitTeamWrite(build: () => Promise<TeamWrite>, tooLarge: string
       );
     }
     try {
-      await transactWriteRetryingConflicts(items);
+      await transactWrite(items);
     } catch (error) {
       // The team itself changed meanwhile: read again (the name may be free now); else the name is another team's.
       if (!conditionFailed(error, 'teamChanged') && conditionFailed(error, 'nameTaken'))
