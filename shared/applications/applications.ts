@@ -34,11 +34,13 @@ import {
 } from './list-plan.ts';
 import { recordListPlan } from '../context/request-scope.ts';
 import { auditEntry } from '../audit/entries.ts';
-import { collect, transactWriteRetryingConflicts, type OperationReads } from '../db/query.ts';
-import { conditionFailed, named } from '../db/items.ts';
+import { collect, type OperationReads } from '../db/query.ts';
+import { transactWrite } from '../db/transactions.ts';
+import { conditionFailed } from '../db/items.ts';
+import { projectedWrites } from '../db/entity-write.ts';
 import { CONFLICT_ATTEMPTS, failedCondition, retryOnConflict } from '../db/retry.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
-import { teamApplicationAdded } from './team-repository.ts';
+import * as teamLists from './projections/team-application-lists.ts';
 import { newEnvironment, writeEnvironmentConfig } from './environment-creation.ts';
 import {
   APPLICATION_TYPES,
@@ -133,7 +135,11 @@ export async function createApplication(caller: Caller, orgId: string, body: Cre
     ...applicationsCreation([app]),
   ];
   // The team lists its applications: it gains this one in the same transaction (and must still exist).
-  if (app.teamId) items.push(named('teamGone', teamApplicationAdded(orgId, app.teamId, app.applicationId)));
+  items.push(
+    ...projectedWrites([
+      teamLists.project(new Map(), new Map([[app.applicationId, app.teamId]]), { organizationId: orgId }),
+    ]),
+  );
   if (env) {
     items.push(
       ...environmentPuts(env),
@@ -146,7 +152,7 @@ export async function createApplication(caller: Caller, orgId: string, body: Cre
     );
   }
   try {
-    await writeEnvironmentConfig(env, body.host, () => transactWriteRetryingConflicts(items));
+    await writeEnvironmentConfig(env, body.host, () => transactWrite(items));
   } catch (error) {
     if (conditionFailed(error, 'teamGone')) throw conflict(`team ${app.teamId} was deleted meanwhile: try again`);
     throw error;
@@ -172,7 +178,7 @@ export async function updateApplication(caller: Caller, appId: string, body: { n
         app = fresh;
       }
       const payload = { applicationId: appId, appName: body.name, previousAppName: app.name };
-      await transactWriteRetryingConflicts([
+      await transactWrite([
         ...applicationRename(app, body.name),
         await auditEntry(caller, app.organizationId, 'APPLICATION_MODIFIED', payload),
       ]);

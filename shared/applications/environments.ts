@@ -9,7 +9,7 @@ import {
 } from './environment-repository.ts';
 import { accessibleApplication, accessibleEnvironment } from './access.ts';
 import { auditEntry, type TransactItem } from '../audit/entries.ts';
-import { transactWriteRetryingConflicts } from '../db/query.ts';
+import { transactWrite } from '../db/transactions.ts';
 import { conditionFailed } from '../db/items.ts';
 import { CONFLICT_ATTEMPTS, failedCondition, retryOnConflict } from '../db/retry.ts';
 import { conflict, notFound } from '../errors.ts';
@@ -88,7 +88,7 @@ export async function createEnvironment(
     await writeEnvironmentConfig(created, host, () =>
       withFreshApplication(appId, app, async (fresh) => {
         const { items } = await environmentCreationWrites(caller, fresh, body.env, undefined, created);
-        await transactWriteRetryingConflicts(items);
+        await transactWrite(items);
         app = fresh;
       }),
     );
@@ -116,7 +116,7 @@ export async function updateEnvironment(caller: Caller, appId: string, envId: st
       }
       const payload = { applicationId: appId, appName: app.name, envId, envName: body.name, previousEnvName: env.name };
       try {
-        await transactWriteRetryingConflicts([
+        await transactWrite([
           ...environmentRename(env, body.name),
           await auditEntry(caller, app.organizationId, 'ENVIRONMENT_MODIFIED', payload),
         ]);

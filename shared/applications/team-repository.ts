@@ -112,35 +112,6 @@ export function teamDelete(read: TeamRecord): TransactItem {
   };
 }
 
-/** Applications taken from this team by another team's write (conditioned on the version read). */
-export function teamApplicationsRemoved(read: TeamRecord, appIds: string[]): TransactItem {
-  return {
-    Update: {
-      TableName: config.tableName,
-      Key: keys.team(read.organizationId, read.teamId),
-      UpdateExpression: 'DELETE applicationIds :apps ADD version :one',
-      ConditionExpression: 'version = :read',
-      ExpressionAttributeValues: { ':apps': new Set(appIds), ':one': 1, ':read': read.version },
-    },
-  };
-}
-
-/**
- * New applications created for the team (createApplication, createAppsForRepos). The team must still exist; the
- * version moves, so a replace-all update built on an earlier read of the team conflicts instead of dropping them.
- */
-export function teamApplicationAdded(orgId: string, teamId: string, appId: string | string[]): TransactItem {
-  return {
-    Update: {
-      TableName: config.tableName,
-      Key: keys.team(orgId, teamId),
-      UpdateExpression: 'ADD applicationIds :apps, version :one',
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeValues: { ':apps': new Set([appId].flat()), ':one': 1 },
-    },
-  };
-}
-
 /** Claims the team's name in its organization: fails (ConditionalCheckFailed) if another team has it. */
 export function teamNameClaim(team: TeamRecord): TransactItem {
   return named(

@@ -1,9 +1,6 @@
 import { BatchGetCommand, BatchWriteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { cancelledItems } from './items.ts';
-import { retryOnConflict } from './retry.ts';
 import { db } from './client.ts';
 import { config } from '../config.ts';
-import { transactWrite, type TransactItem } from './transactions.ts';
 import { indexKeyNames, type MainIndex } from './tables.ts';
 import { itemReadId, queryReadId, registerPrefetch, takePrefetched } from './prefetch.ts';
 import type { Caller } from '../context/caller.ts';
@@ -304,20 +301,4 @@ export async function deleteFound(
     );
     await batchDelete(found as { pk: string; sk: string }[], concurrency, signal);
   }
-}
-
-/**
- * transactWrite, retried when DynamoDB cancels it only because another transaction held one of its items at the
- * same moment (reason TransactionConflict, e.g. two creates updating the organization's counters at once).
- * Any other cancellation (a failed condition) is thrown to the caller at once.
- */
-export async function transactWriteRetryingConflicts(items: TransactItem[]): Promise<void> {
-  await retryOnConflict({ conflict: conflictsOnly, backoffMs: 40 }, () => transactWrite(items));
-}
-
-function conflictsOnly(error: unknown): string | undefined {
-  const codes = (cancelledItems(error) ?? []).map((item) => item.code);
-  const conflictOnly =
-    codes.includes('TransactionConflict') && codes.every((code) => code === 'TransactionConflict' || code === 'None');
-  return conflictOnly ? 'TransactionConflict' : undefined;
 }

@@ -8,7 +8,7 @@ import {
 } from '../applications/environment-repository.ts';
 import { withFreshApplication } from '../applications/environments.ts';
 import { auditEntry } from '../audit/entries.ts';
-import { transactWriteRetryingConflicts } from '../db/query.ts';
+import { transactWrite } from '../db/transactions.ts';
 import { failedCondition, retryOnConflict } from '../db/retry.ts';
 import { notFound } from '../errors.ts';
 import { deletedApplicationSlot } from '../perch/repository.ts';
@@ -36,7 +36,7 @@ export async function deleteApplication(caller: Caller, appId: string): Promise<
     if (app.deleting) return;
     const payload = { applicationId: appId, appName: app.name };
     const now = Date.now();
-    await transactWriteRetryingConflicts([
+    await transactWrite([
       ...applicationDeletingMark(app, now),
       ...(await applicationTrendRemoval(app, now)),
       ...(await deletedApplicationSlot(appId)),
@@ -69,7 +69,7 @@ export async function deleteEnvironment(caller: Caller, appId: string, envId: st
     const payload = { applicationId: appId, appName: app.name, envId, envName: env.name };
     await withFreshApplication(appId, app, async (fresh) => {
       const now = Date.now();
-      await transactWriteRetryingConflicts([
+      await transactWrite([
         ...(await environmentDeletingMark(fresh, env, now)),
         // Its open findings and coverage leave the application's and organization's trends.
         ...(await environmentTrendRemoval(env, now)),

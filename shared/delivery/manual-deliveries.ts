@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { auditEntry } from '../audit/entries.ts';
 import { db } from '../db/client.ts';
-import { transactWriteRetryingConflicts } from '../db/query.ts';
+import { transactWrite } from '../db/transactions.ts';
 import { config } from '../config.ts';
 import { conflict, notFound } from '../errors.ts';
 import type { Caller } from '../context/caller.ts';
@@ -38,7 +38,7 @@ const deliveryQueue = (): DeliverySender => (config.webhookQueueUrl ? sqsSender(
 
 /** Records `delivery` with its audit entry, then queues it; a delivery that cannot be queued is marked DEAD. */
 async function recordAndQueue(delivery: DeliveryRecord, audit: Awaited<ReturnType<typeof auditEntry>>) {
-  await transactWriteRetryingConflicts([deliveryCreation(delivery), audit]);
+  await transactWrite([deliveryCreation(delivery), audit]);
   try {
     await deliveryQueue().send([
       {

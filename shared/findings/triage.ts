@@ -1,5 +1,4 @@
-import { transactWriteRetryingConflicts } from '../db/query.ts';
-import { MAX_TRANSACTION_ITEMS, type TransactItem } from '../db/transactions.ts';
+import { transactWrite, MAX_TRANSACTION_ITEMS, type TransactItem } from '../db/transactions.ts';
 import { auditEntries } from '../audit/entries.ts';
 import { failedCondition, retryOnConflict } from '../db/retry.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
@@ -32,8 +31,7 @@ import type { RuleContext } from './projections/rule-outbox.ts';
 import type { Caller } from '../context/caller.ts';
 import { acceptanceExpiry, getSlaPolicy } from '../governance/policy.ts';
 import * as riskExpiryEntries from '../governance/projections/risk-expiry-entries.ts';
-import { earliestDue, overdueWakePut, type OverdueWake } from '../governance/overdue.ts';
-import { isPausing } from '../governance/clock.ts';
+import * as overdueWakes from '../governance/projections/overdue-wakes.ts';
 import type { TrendTotal } from '../trends/figures.ts';
 import { environmentTrendTotal, triageTrends } from '../trends/writes.ts';
 import * as environmentTrends from '../trends/projections/environment-trend-figures.ts';
@@ -227,7 +225,7 @@ async function triageWrites(
     };
     items.push(...triageRuleWrite(env, before, after, context, expired), audit[i]!);
   });
-  items.push(...reopenedWakes(app, changes, now).map(overdueWakePut));
+  items.push(...projectedWrites(reopenedWakes(app, changes, now)));
   return items;
 }
 
@@ -265,26 +263,24 @@ function triageRuleWrite(
 }
 
 /**
- * A current finding set aside (false positive, accepted risk) and made open again starts an overdue episode
- * (docs/GOVERNANCE.md, Overdue findings): its environment's entry for the overdue check, one per environment.
- * Setting a finding aside writes nothing: the check finds its clock stopped and drops what it no longer needs.
+ * The overdue check's entry of each environment whose triage makes a current finding set aside open again
+ * (governance/projections/overdue-wakes.ts): the environment's triaged findings, their statuses before and after.
  */
-function reopenedWakes(app: ApplicationRecord, changes: TriageChange[], now: number): OverdueWake[] {
-  const wakes = new Map<string, OverdueWake>();
-  for (const { env, finding, before, after } of changes) {
-    if (finding.fixedAt !== undefined || finding.severity === 'Info') continue;
-    if (!isPausing(before?.status ?? 'UNKNOWN') || isPausing(after.status)) continue;
-    const checkAt = earliestDue(finding.firstSeen, now);
-    const was = wakes.get(env.environmentId);
-    if (!was || checkAt < was.checkAt)
-      wakes.set(env.environmentId, {
-        organizationId: app.organizationId,
-        applicationId: app.applicationId,
-        environmentId: env.environmentId,
-        checkAt,
-      });
-  }
-  return [...wakes.values()];
+function reopenedWakes(app: ApplicationRecord, changes: TriageChange[], now: number): Projected[] {
+  const byEnvironment = new Map<string, TriageChange[]>();
+  for (const c of changes)
+    byEnvironment.set(c.env.environmentId, [...(byEnvironment.get(c.env.environmentId) ?? []), c]);
+  return [...byEnvironment].map(([environmentId, envChanges]) => {
+    const findings = new Map(envChanges.map(({ finding }) => [finding.findingHash, finding]));
+    const statuses = (rule: (c: TriageChange) => TriageRule | undefined) =>
+      new Map(envChanges.map((c) => [c.finding.findingHash, rule(c)?.status ?? ('UNKNOWN' as const)]));
+    const env = { organizationId: app.organizationId, applicationId: app.applicationId, environmentId };
+    return overdueWakes.project(
+      { findings, statuses: statuses((c) => c.before) },
+      { findings, statuses: statuses((c) => c.after) },
+      { env, now },
+    );
+  });
 }
 
 /**
@@ -314,7 +310,7 @@ export async function triageFinding(
     const now = options.now ?? Date.now();
     const to = resolve(rule?.status ?? 'UNKNOWN');
     const change = triageChange(actor, env, finding, rule, to, note, now, trend, options);
-    await transactWriteRetryingConflicts(await triageWrites(actor, app, [change], now));
+    await transactWrite(await triageWrites(actor, app, [change], now));
     return { rule: change.after, finding };
   }, `finding ${findingHash} is being changed concurrently; retry`);
 }
@@ -521,7 +517,7 @@ export async function upsertAlertRules(
         `the rules change ${changes.length} findings, which takes ${items.length} writes; at most ` +
           `${MAX_TRANSACTION_ITEMS} land together in one request: send fewer rules per request`,
       );
-    await transactWriteRetryingConflicts(items);
+    await transactWrite(items);
     const tickets = await ticketsOfChanges(changes);
     return {
       alertRules: changes.map(({ env, finding, after, promoteTo: promoted }) =>

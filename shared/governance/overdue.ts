@@ -6,9 +6,9 @@ import { DAY_MS, isPausing } from './clock.ts';
 import { MIN_GOVERNANCE_DAYS } from './inputs.ts';
 
 // Overdue findings (docs/GOVERNANCE.md, Overdue findings): the index that tells the overdue check which
-// environments may have a finding come due, and what identifies a finding's overdue episode. Pure builders, so that
-// the writers that start an episode (a scan's publication, a triage that reopens) add their entry to their own
-// transaction.
+// environments may have a finding come due, and what identifies a finding's overdue episode. Pure builders: the
+// writes that start an episode (a scan's publication, a triage that reopens) add their entry through their
+// projection (projections/overdue-wakes.ts), the check its own.
 
 /** Where an entry points: an environment of an organization. */
 export interface OverdueWakeRef {
@@ -78,31 +78,6 @@ export interface OverdueFiredMark {
   dueAt: number;
   firedAt: number;
   eventId: string;
-}
-
-/**
- * The entry a scan's publication adds: when it starts an overdue episode (a finding new to the environment, or
- * reported again after a fix), changes a current finding's severity, or reports a finding recorded before overdue
- * episodes were kept, and that finding's clock runs (not a false
- * positive or accepted risk) for a severity with days (not Info). One entry per environment, at the earliest time
- * any of them can be due; the check then reads the environment and keys the entry to its real next due date.
- */
-export function publicationWake(
-  env: OverdueWakeRef,
-  known: Map<string, Pick<FindingRecord, 'severity' | 'fixedAt' | 'currentSince'>>,
-  found: Pick<FindingRecord, 'findingHash' | 'severity' | 'firstSeen'>[],
-  statusOf: (findingHash: string) => Parameters<typeof isPausing>[0],
-  now: number,
-): OverdueWake | undefined {
-  let firstSeen: number | undefined;
-  for (const f of found) {
-    const was = known.get(f.findingHash);
-    // A record from before currentSince was kept has no entry yet: its environment's next scan gives it one.
-    const starts = !was || was.fixedAt !== undefined || was.severity !== f.severity || was.currentSince === undefined;
-    if (!starts || f.severity === 'Info' || isPausing(statusOf(f.findingHash))) continue;
-    firstSeen = Math.min(firstSeen ?? f.firstSeen, f.firstSeen);
-  }
-  return firstSeen === undefined ? undefined : { ...env, checkAt: earliestDue(firstSeen, now) };
 }
 
 /**

@@ -1,5 +1,6 @@
 import { keys } from '../db/keys.ts';
-import { batchGet, transactWriteRetryingConflicts } from '../db/query.ts';
+import { batchGet } from '../db/query.ts';
+import { transactWrite } from '../db/transactions.ts';
 import { conditionFailed, fromItem, named } from '../db/items.ts';
 import { config } from '../config.ts';
 import { auditEntry } from '../audit/entries.ts';
@@ -116,7 +117,7 @@ async function changeOverride(
   const now = Date.now();
   const payload = { policy: 'sla', ...scope, ...(days ? { days } : { removed: true }) };
   try {
-    await transactWriteRetryingConflicts([
+    await transactWrite([
       ...overrideWrites(scope, days, caller, now),
       slaRecheckPut(orgId, now),
       await auditEntry(caller, orgId, 'APPLICATION_POLICY_MODIFIED', payload, now),

@@ -1,5 +1,6 @@
 import { keys } from '../db/keys.ts';
-import { getItem, transactWriteRetryingConflicts } from '../db/query.ts';
+import { getItem } from '../db/query.ts';
+import { transactWrite } from '../db/transactions.ts';
 import { fromItem } from '../db/items.ts';
 import { config } from '../config.ts';
 import { auditEntry } from '../audit/entries.ts';
@@ -82,7 +83,7 @@ export async function updateSlaPolicy(caller: Caller, orgId: string, body: SlaPo
     updatedAt: now,
     updatedBy: caller.userId,
   };
-  await transactWriteRetryingConflicts([
+  await transactWrite([
     putSlaPolicy(orgId, policy),
     slaRecheckPut(orgId, now),
     await auditEntry(caller, orgId, 'ORGANIZATION_POLICY_MODIFIED', { policy: 'sla', ...policy }, now),

@@ -2,7 +2,7 @@ import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypt
 import { config } from '../config.ts';
 import { keys } from '../db/keys.ts';
 import { conditionFailed, failedConditions, fromItem, named } from '../db/items.ts';
-import { getItem, queryAll, transactWriteRetryingConflicts } from '../db/query.ts';
+import { getItem, queryAll } from '../db/query.ts';
 import { putNewItem, requireItem, type TransactItem } from '../db/transactions.ts';
 import { auditEntry, transactWrite } from '../audit/entries.ts';
 import { badRequest, conflict, forbidden, gone, notFound, unauthorized } from '../errors.ts';
@@ -194,7 +194,7 @@ async function join(record: InvitationRecord, user: User, userWrites: TransactIt
     now,
   );
   try {
-    await transactWriteRetryingConflicts([
+    await transactWrite([
       invitationDeletion(record, now),
       named('organizationGone', requireItem(keys.organization(orgId))),
       membershipCreation(membership),

@@ -1,5 +1,5 @@
 import { auditEntry, type TransactItem } from '../audit/entries.ts';
-import { transactWriteRetryingConflicts } from '../db/query.ts';
+import { transactWrite } from '../db/transactions.ts';
 import { cancelledItems, conditionFailed } from '../db/items.ts';
 import { conflict, forbidden, notFound } from '../errors.ts';
 import { pageOf, v1NextPageToken } from '../lists.ts';
@@ -108,7 +108,7 @@ function lastOwnerGuard(
 /** The write's outcome: the target changed meanwhile (409, try again) or the last owner would go (409). */
 async function commit(items: TransactItem[], userId: string): Promise<void> {
   try {
-    await transactWriteRetryingConflicts(items);
+    await transactWrite(items);
   } catch (error) {
     if (conditionFailed(error, 'lastOwner')) throw conflict(LAST_OWNER);
     // Any other failed condition or conflict: the member, the user or one of its teams changed since the read.

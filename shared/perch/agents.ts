@@ -27,7 +27,6 @@ import {
   queueVersionRead,
   runChange,
   slotsOf,
-  slotTake,
 } from './repository.ts';
 import { type PerchDevice, type PerchRun } from './model.ts';
 import { abandonRun, settled, toPerchDevice } from './commands.ts';
@@ -374,7 +373,8 @@ export async function acknowledgeCommand(
     holdsSlot: true,
   };
   const items: TransactItem[] = [
-    runChange(run, taken),
+    // With its slot in the organization's limit (its projection: the transaction fails at slotsFull at the limit).
+    ...runChange(run, taken),
     named('queueEntryGone', {
       Delete: {
         TableName: config.tableName,
@@ -391,7 +391,6 @@ export async function acknowledgeCommand(
         ExpressionAttributeValues: { ':scanKey': run.scanKey, ':appId': appId, ':now': now },
       },
     }),
-    slotTake(orgId),
   ];
   try {
     await transactWrite(items);
@@ -457,7 +456,7 @@ export async function updateRun(caller: Caller, appId: string, scanKey: string, 
     ...(ended ? { endedAt: now } : {}),
   };
   try {
-    await transactWrite([...(ended ? carriedRunEnd(run, after, body.deviceId) : [runChange(run, after)])]);
+    await transactWrite(ended ? carriedRunEnd(run, after, body.deviceId) : runChange(run, after));
   } catch (error) {
     if (!failedConditions(error).length) throw error;
     throw conflict(`scan ${scanKey} changed meanwhile (stopped?): read its status again`);

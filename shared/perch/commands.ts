@@ -5,7 +5,6 @@ import { getApplications, type ApplicationRecord } from '../applications/applica
 import { environmentsOfApp } from '../applications/environment-repository.ts';
 import { auditEntry } from '../audit/entries.ts';
 import { db } from '../db/client.ts';
-import { transactWriteRetryingConflicts } from '../db/query.ts';
 import { keys } from '../db/keys.ts';
 import { conditionFailed, failedConditions, fromItem } from '../db/items.ts';
 import { putNewItem, transactWrite, type TransactItem } from '../db/transactions.ts';
@@ -31,7 +30,6 @@ import {
   queueEntry,
   queueVersionBump,
   runChange,
-  slotRelease,
   slotsOf,
 } from './repository.ts';
 import { type PerchRun, type RunError } from './model.ts';
@@ -128,7 +126,8 @@ const starterOf = (run: PerchRun) => createCaller({ userId: run.userId, apiKeyId
  * reported scan in ERROR: a run that did not finish is never shown as a clean scan.
  */
 async function endRun(run: PerchRun, after: PerchRun, audit?: TransactItem): Promise<void> {
-  const items = [runChange(run, after), ...(audit ? [audit] : [])];
+  // The run's slot, if it holds one, is given back by its projection.
+  const items = [...runChange(run, after), ...(audit ? [audit] : [])];
   if (run.state === 'QUEUED')
     items.push({
       Delete: { TableName: config.tableName, Key: keys.perchQueued(run.organizationId, run.createdAt, run.scanKey) },
@@ -137,7 +136,6 @@ async function endRun(run: PerchRun, after: PerchRun, audit?: TransactItem): Pro
     const device = await getDevice(run.organizationId, run.deviceId);
     if (device?.scanKey === run.scanKey) items.push(deviceRelease(run.organizationId, run.deviceId, run.scanKey));
   }
-  if (run.state === 'RUNNING' && run.holdsSlot) items.push(slotRelease(run.organizationId));
   try {
     await transactWrite(items);
   } catch (error) {
@@ -277,9 +275,9 @@ export async function queueRun(
   try {
     // The queue's version moves with it (queueVersionRead): agents of the organization may now take a run. Another
     // start's transaction may hold that item at the same moment: retried.
-    await transactWriteRetryingConflicts([
+    await transactWrite([
       ...items,
-      runChange(current, run),
+      ...runChange(current, run),
       putNewItem(queueEntry(run)),
       queueVersionBump(app.organizationId),
       await auditEntry(caller, app.organizationId, 'SCAN_STARTED', {

@@ -2,10 +2,12 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getItem, queryAll, queryItems, type PartitionQuery } from '../db/query.ts';
 import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
-import { fromItem, named } from '../db/items.ts';
+import { fromItem } from '../db/items.ts';
 import { config } from '../config.ts';
 import { badRequest } from '../errors.ts';
 import type { TransactItem } from '../db/transactions.ts';
+import { entityWrite } from '../db/entity-write.ts';
+import * as runSlot from './projections/run-slot.ts';
 import type { RunState, PerchRun, PerchDevice, DeviceDriver } from './model.ts';
 
 // Storage of hosted scans (docs/HOSTED-SCANS.md): an application's run (`#PERCH` in its partition), the
@@ -88,28 +90,18 @@ export const queueEntry = (run: PerchRun) => ({
 
 /**
  * The write that takes a run from `before` (as read; undefined: none yet) to `after`, conditioned on `before`
- * still being what is stored (same run, same state), so concurrent changes are reported as a conflict. The one
+ * still being what is stored (same run, same state), so concurrent changes are reported as a conflict (at
+ * `runChanged`), with its projections: its slot in the organization's limit (projections/run-slot.ts). The one
  * place a run's state is written: events of scan starts and ends hook in here.
  */
-export function runChange(before: PerchRun | undefined, after: PerchRun): TransactItem {
-  const item = { ...keys.perchRun(after.applicationId), entity: 'perchRun', ...after };
-  if (!before)
-    return named('runChanged', {
-      Put: { TableName: config.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' },
-    });
-  return named('runChanged', {
-    Put: {
-      TableName: config.tableName,
-      Item: item,
-      ConditionExpression: 'scanKey = :scanKey AND #state = :state AND updatedAt = :updatedAt',
-      ExpressionAttributeNames: { '#state': 'state' },
-      ExpressionAttributeValues: {
-        ':scanKey': before.scanKey,
-        ':state': before.state,
-        ':updatedAt': before.updatedAt,
-      },
-    },
-  });
+export function runChange(before: PerchRun | undefined, after: PerchRun): TransactItem[] {
+  const condition = before && {
+    expression: 'scanKey = :scanKey AND #state = :state AND updatedAt = :updatedAt',
+    names: { '#state': 'state' },
+    values: { ':scanKey': before.scanKey, ':state': before.state, ':updatedAt': before.updatedAt },
+  };
+  const change = { key: keys.perchRun(after.applicationId), entity: 'perchRun', before, after, name: 'runChanged' };
+  return entityWrite({ ...change, replace: true, ...(condition && { condition }) }, [runSlot.project]);
 }
 
 /** The organization's running scans and its limit (an operator's own, else the service's). */
@@ -124,50 +116,13 @@ export async function slotsOf(orgId: string): Promise<{ running: number; limit: 
 }
 
 /**
- * Takes one of the organization's slots for a run an agent takes, in the same transaction: it fails
- * (ConditionalCheckFailed) once as many runs run as the organization's limit allows.
- */
-export const slotTake = (orgId: string): TransactItem =>
-  named('slotsFull', {
-    Update: {
-      TableName: config.tableName,
-      Key: keys.perchSlots(orgId),
-      UpdateExpression: 'SET #running = if_not_exists(#running, :zero) + :one, entity = :entity',
-      ConditionExpression:
-        'attribute_not_exists(#running) OR #running < #limit OR (attribute_not_exists(#limit) AND #running < :limit)',
-      ExpressionAttributeNames: { '#running': 'running', '#limit': 'limit' },
-      ExpressionAttributeValues: {
-        ':zero': 0,
-        ':one': 1,
-        ':limit': config.perchMaxRunningScans,
-        ':entity': 'perchSlots',
-      },
-    },
-  });
-
-/**
- * Gives back the slot of a run that ends, in the transaction that ends it. Unconditional: a run holds a slot
- * exactly from the transaction that took it to the one that releases it (runChange's condition makes each once).
- * A free slot may let a queued run start: the queue's version moves (queueVersionRead).
- */
-export const slotRelease = (orgId: string): TransactItem => ({
-  Update: {
-    TableName: config.tableName,
-    Key: keys.perchSlots(orgId),
-    UpdateExpression: 'SET #running = if_not_exists(#running, :one) - :one ADD queueVersion :one',
-    ExpressionAttributeNames: { '#running': 'running' },
-    ExpressionAttributeValues: { ':one': 1 },
-  },
-});
-
-/**
  * Deleting an application takes its run with it: a run still holding one of the organization's slots gives it
  * back in the deletion's transaction (conditioned on the run as read, like every change of a run).
  */
 export async function deletedApplicationSlot(appId: string): Promise<TransactItem[]> {
   const run = await getRun(appId, true);
   if (!run || run.state !== 'RUNNING' || !run.holdsSlot) return [];
-  return [runChange(run, { ...run, holdsSlot: false, updatedAt: Date.now() }), slotRelease(run.organizationId)];
+  return runChange(run, { ...run, holdsSlot: false, updatedAt: Date.now() });
 }
 
 /** `npm run admin -- set-scan-concurrency`: the organization's own limit of running hosted scans. */
@@ -209,9 +164,8 @@ export const deviceRelease = (orgId: string, deviceId: string, scanKey: string):
  * freed, and its slot in the organization's concurrency limit given back (updateRun, uploadProfileScanResult).
  */
 export const carriedRunEnd = (run: PerchRun, after: PerchRun, deviceId: string): TransactItem[] => [
-  runChange(run, after),
+  ...runChange(run, after),
   deviceRelease(run.organizationId, deviceId, run.scanKey),
-  ...(run.holdsSlot ? [slotRelease(run.organizationId)] : []),
 ];
 
 /**

@@ -67,7 +67,7 @@ export async function reportScanRunStarted(
       const current = attempt === 1 ? run : await ownRun(caller, app, scanKey, query.deviceId);
       if (!isActive(current) || current.scanId) throw new RunMovedOn(current);
       written = { ...current, scanId: scan.scanId, phase: query.phase ?? current.phase, updatedAt: Date.now() };
-      return [runChange(current, written)];
+      return runChange(current, written);
     });
     return { ...started, device: toPerchDevice(written!) };
   } catch (error) {

@@ -15,7 +15,8 @@ import { auditEntry } from '../audit/entries.ts';
 import { keys } from '../db/keys.ts';
 import { conditionFailed } from '../db/items.ts';
 import { failedCondition, retryOnConflict } from '../db/retry.ts';
-import { batchPut, deleteFound, transactWriteRetryingConflicts, untilAborted } from '../db/query.ts';
+import { batchPut, deleteFound, untilAborted } from '../db/query.ts';
+import { transactWrite } from '../db/transactions.ts';
 import { badRequest, conflict, notFound, payloadTooLarge } from '../errors.ts';
 import { IMPORT_LIMITS, PENDING_SWEEP_MS, PENDING_WRITE_EXPIRY_MS } from '../limits.ts';
 import { logger } from '../context/logger.ts';
@@ -502,7 +503,7 @@ export async function importScanReport(
       checkBudget(budget, appId, envName, 'all findings stored, not yet published');
       await hooks.step?.('publishing');
       try {
-        await transactWriteRetryingConflicts(items);
+        await transactWrite(items);
       } catch (error) {
         // A sweep took this request for dead: what it wrote is being removed.
         if (conditionFailed(error, 'pendingSwept')) throw overBudget(appId, envName, 'not yet published');

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { auditEntry } from '../audit/entries.ts';
-import { transactWriteRetryingConflicts } from '../db/query.ts';
+import { transactWrite } from '../db/transactions.ts';
 import type { TransactItem } from '../db/transactions.ts';
 import { failedCondition, retryOnConflict } from '../db/retry.ts';
 import { conditionFailed } from '../db/items.ts';
@@ -139,9 +139,7 @@ export async function reportScanAlerts(caller: Caller, scanId: string, readBody:
   await Promise.all(Array.from({ length: Math.min(ALERT_CONCURRENCY, alerts.length) }, worker));
   if (Date.now() > deadline) throw tooSlow(); // what was stored stays invisible (never counted)
   try {
-    await transactWriteRetryingConflicts(
-      findingsCount(scan, stored, FINDINGS_REPORT_LIMITS.maxReportsPerAlert, body.reportId),
-    );
+    await transactWrite(findingsCount(scan, stored, FINDINGS_REPORT_LIMITS.maxReportsPerAlert, body.reportId));
   } catch (error) {
     const scanEnded = conditionFailed(error, 'scanEnded');
     const full = stored.find((alert) => conditionFailed(error, reportsFull(alert.pluginId)));
@@ -266,7 +264,7 @@ export async function reportScanCompleted(
               ]
             : []),
         ];
-        await transactWriteRetryingConflicts(items);
+        await transactWrite(items);
         return toScanResult(done, app, done.stats!);
       }
       throw Object.assign(conflict(`scan ${scanId}: findings are still being reported; complete it once they are`), {

@@ -1,6 +1,6 @@
 import { wildcardMatcher } from '../input/wildcard.ts';
 import { auditEntry } from '../audit/entries.ts';
-import { transactWriteRetryingConflicts } from '../db/query.ts';
+import { transactWrite } from '../db/transactions.ts';
 import { failedCondition, retryOnConflict } from '../db/retry.ts';
 import { notFound } from '../errors.ts';
 import { canSeeTeamResource } from '../applications/access.ts';
@@ -284,7 +284,7 @@ export async function deleteScan(caller: Caller, scanId: string): Promise<object
       ...(env && replacing ? await environmentLastScanWrites(env, previous && lastScanOf(previous), scanId) : []),
       await auditEntry(caller, app.organizationId, 'SCAN_REMOVED', payload),
     ];
-    await transactWriteRetryingConflicts(items);
+    await transactWrite(items);
   });
   await deleteScanData(scan);
   return {};

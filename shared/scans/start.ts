@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { accessibleApplication } from '../applications/access.ts';
 import { auditEntry } from '../audit/entries.ts';
-import { transactWriteRetryingConflicts } from '../db/query.ts';
+import { transactWrite } from '../db/transactions.ts';
 import { failedCondition, retryOnConflict } from '../db/retry.ts';
 import { findOrCreateEnvironmentByName } from '../applications/environments.ts';
 import { environmentLastScanWrites } from '../applications/environment-repository.ts';
@@ -86,7 +86,7 @@ export async function recordScanStart(
       await auditEntry(caller, app.organizationId, 'SCAN_STARTED', payload),
       ...(alongside ? await alongside(scan, attempt) : []),
     ];
-    await transactWriteRetryingConflicts(items);
+    await transactWrite(items);
     return { scanId: scan.scanId, configHash, envId: env.environmentId };
   });
 }

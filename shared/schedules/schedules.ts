@@ -5,7 +5,7 @@ import { auditEntry } from '../audit/entries.ts';
 import { scopeAllows, type Caller } from '../context/caller.ts';
 import { logger } from '../context/logger.ts';
 import { conditionFailed } from '../db/items.ts';
-import { transactWriteRetryingConflicts } from '../db/query.ts';
+import { transactWrite } from '../db/transactions.ts';
 import { failedCondition, retryOnConflict } from '../db/retry.ts';
 import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
 import { getOrganizationAsset } from '../hosted-assets/organization-assets.ts';
@@ -98,11 +98,11 @@ async function existingSchedule(app: ApplicationRecord, scheduleId: string): Pro
 async function writeChange(
   before: ScheduleRecord | undefined,
   after: ScheduleRecord | undefined,
-  items: Parameters<typeof transactWriteRetryingConflicts>[0],
+  items: Parameters<typeof transactWrite>[0],
 ) {
   if (after) await syncClock(before, after);
   try {
-    await transactWriteRetryingConflicts([...items, ...clockItems(before, after)]);
+    await transactWrite([...items, ...clockItems(before, after)]);
   } catch (error) {
     if (after)
       await syncClock(after, before).catch((undo: unknown) =>

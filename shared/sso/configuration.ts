@@ -1,5 +1,5 @@
 import { auditEntry } from '../audit/entries.ts';
-import { transactWriteRetryingConflicts } from '../db/query.ts';
+import { transactWrite } from '../db/transactions.ts';
 import { conditionFailed } from '../db/items.ts';
 import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
 import { seal } from '../secrets/sealing.ts';
@@ -119,7 +119,7 @@ export async function updateSsoProvider(caller: Caller, orgId: string, body: Sso
   if (!body.clientSecret && (body.issuer !== current!.issuer || body.clientId !== current!.clientId))
     throw badRequest('clientSecret: required when the issuer or client id changes');
   try {
-    await transactWriteRetryingConflicts([
+    await transactWrite([
       putSsoProvider(next),
       await auditEntry(
         caller,
@@ -142,7 +142,7 @@ export async function deleteSsoProvider(caller: Caller, orgId: string) {
   const current = await getSsoProvider(orgId);
   if (!current) throw notFound('the organization has no single sign-on provider');
   try {
-    await transactWriteRetryingConflicts([
+    await transactWrite([
       deleteSsoProviderItem(current),
       await auditEntry(caller, orgId, 'ORG_SETTINGS_MODIFIED', auditPayload(current, { removed: true })),
     ]);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { keys } from '../db/keys.ts';
 import { config } from '../config.ts';
 import { failedCondition, retryOnConflict } from '../db/retry.ts';
-import { transactWriteRetryingConflicts } from '../db/query.ts';
+import { transactWrite } from '../db/transactions.ts';
 import { auditEntry } from '../audit/entries.ts';
 import { conflict, unauthorized } from '../errors.ts';
 import { getOrganizationAccess } from '../identity/membership-repository.ts';
@@ -163,7 +163,7 @@ export async function provision(provider: SsoProviderRecord, identity: SignedInI
         ),
       );
     }
-    await transactWriteRetryingConflicts(items);
+    await transactWrite(items);
     return userId;
   });
 }

@@ -3,7 +3,6 @@ import { randomUUID } from 'node:crypto';
 import {
   getTeam,
   getTeams,
-  teamApplicationsRemoved,
   teamDelete,
   teamNameClaim,
   teamNameRelease,
@@ -22,10 +21,11 @@ import {
 import { environmentsOfApp } from '../applications/environment-repository.ts';
 import { getUsers } from '../identity/user-repository.ts';
 import { auditEntry, type TransactItem } from '../audit/entries.ts';
-import { transactWriteRetryingConflicts } from '../db/query.ts';
+import { projectedWrites } from '../db/entity-write.ts';
+import * as teamLists from '../applications/projections/team-application-lists.ts';
 import { cancelledItems, conditionFailed } from '../db/items.ts';
 import { retryOnConflict } from '../db/retry.ts';
-import { MAX_TRANSACTION_ITEMS } from '../db/transactions.ts';
+import { transactWrite, MAX_TRANSACTION_ITEMS } from '../db/transactions.ts';
 import { badRequest, conflict, notFound, unauthorized } from '../errors.ts';
 import { compareBy, nameOrderKey, pageOf, v1NextPageToken } from '../lists.ts';
 import type { Caller } from '../context/caller.ts';
@@ -150,18 +150,21 @@ async function teamRelationWrites(
       .filter((app) => app?.teamId === teamId)
       .map((app) => ({ app: app!, teamId: undefined })),
   ];
-  // An application belongs to at most one team: one taken from another team leaves that team's list too.
-  const taken = new Map<string, string[]>();
-  for (const { app } of moves) {
-    if (app.teamId && app.teamId !== teamId)
-      taken.set(app.teamId, [...(taken.get(app.teamId) ?? []), app.applicationId]);
-  }
-  const previousOwners = await getTeams(orgId, [...taken.keys()]);
+  // An application belongs to at most one team: one taken from another team leaves that team's list too (the
+  // lists' projection; this team's own write holds its own list).
+  const previousOwners = await getTeams(orgId, [
+    ...new Set(moves.flatMap(({ app }) => (app.teamId && app.teamId !== teamId ? [app.teamId] : []))),
+  ]);
+  const lists = teamLists.project(
+    new Map(moves.map(({ app }) => [app.applicationId, app.teamId])),
+    new Map(moves.map(({ app, teamId: owner }) => [app.applicationId, owner])),
+    { organizationId: orgId, teams: new Map(previousOwners.map((team) => [team.teamId, team])), writer: teamId },
+  );
   return [
     ...joining.map((m) => membershipTeamAdded(m, teamId)),
     ...leaving.map((m) => membershipTeamRemoved(m!, teamId)),
     ...applicationsOwnershipUpdate(moves),
-    ...previousOwners.map((team) => teamApplicationsRemoved(team, taken.get(team.teamId)!)),
+    ...projectedWrites([lists]),
   ];
 }
 
@@ -195,7 +198,7 @@ async function commitTeamWrite(build: () => Promise<TeamWrite>, tooLarge: string
       );
     }
     try {
-      await transactWriteRetryingConflicts(items);
+      await transactWrite(items);
     } catch (error) {
       // The team itself changed meanwhile: read again (the name may be free now); else the name is another team's.
       if (!conditionFailed(error, 'teamChanged') && conditionFailed(error, 'nameTaken'))

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { auditEntry } from '../audit/entries.ts';
-import { transactWriteRetryingConflicts } from '../db/query.ts';
+import { transactWrite } from '../db/transactions.ts';
 import { failedCondition, retryOnConflict } from '../db/retry.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import { seal } from '../secrets/sealing.ts';
@@ -89,7 +89,7 @@ export async function createTracker(caller: Caller, orgId: string, body: CreateT
     updatedAt: now,
     revision: 1,
   };
-  await transactWriteRetryingConflicts([
+  await transactWrite([
     putTracker(tracker),
     await auditEntry(caller, orgId, 'INTEGRATION_ADDED', auditPayload(tracker), now),
   ]);
@@ -138,7 +138,7 @@ export async function updateTracker(caller: Caller, orgId: string, trackerId: st
       revision: current.revision + 1,
     };
     if (body.token !== undefined) next.sealedToken = await seal(body.token, trackerSealContext(current));
-    await transactWriteRetryingConflicts([
+    await transactWrite([
       putTracker(next),
       await auditEntry(
         caller,
@@ -165,7 +165,7 @@ const trackerRetry = (trackerId: string) => ({
 export async function deleteTracker(caller: Caller, orgId: string, trackerId: string) {
   return retryOnConflict(trackerRetry(trackerId), async () => {
     const current = await existingTracker(orgId, trackerId);
-    await transactWriteRetryingConflicts([
+    await transactWrite([
       deleteTrackerItem(current),
       await auditEntry(caller, orgId, 'INTEGRATION_REMOVED', auditPayload(current)),
     ]);

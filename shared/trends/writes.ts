@@ -7,7 +7,7 @@ import { fromItem } from '../db/items.ts';
 import { projectedWrites } from '../db/entity-write.ts';
 import type { TransactItem } from '../db/transactions.ts';
 import { slaDaysResolver } from '../governance/sla-days.ts';
-import { overdueWakePut, publicationWake } from '../governance/overdue.ts';
+import * as overdueWakes from '../governance/projections/overdue-wakes.ts';
 import { findingsOfEnvironment, rulesOfEnvironment } from '../results/finding-repository.ts';
 import { type FindingRecord, type TriageRule } from '../results/model.ts';
 import { dayOf, isCurrent, type TrendTotal } from './figures.ts';
@@ -155,18 +155,14 @@ export async function publicationTrend(
     rules: found.rules,
   };
   // Findings whose overdue episode starts with this publication: the overdue check's entry (docs/GOVERNANCE.md).
-  const wake = publicationWake(
-    scan,
-    found.known,
-    found.findings,
-    (hash) => found.rules.get(hash)?.status ?? 'UNKNOWN',
-    now,
+  const statuses = new Map([...found.rules].map(([hash, rule]) => [hash, rule.status]));
+  const wake = overdueWakes.project(
+    { findings: found.known, statuses },
+    { findings: new Map(found.findings.map((f) => [f.findingHash, f])), statuses },
+    { env: scan, now },
   );
   return {
     records,
-    items: [
-      ...projectedWrites([environmentTrends.project(before, after, { env: scan, now, policy })]),
-      ...(wake ? [overdueWakePut(wake)] : []),
-    ],
+    items: projectedWrites([environmentTrends.project(before, after, { env: scan, now, policy }), wake]),
   };
 }

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { auditEntry } from '../audit/entries.ts';
-import { transactWriteRetryingConflicts } from '../db/query.ts';
+import { transactWrite } from '../db/transactions.ts';
 import { failedCondition, retryOnConflict } from '../db/retry.ts';
 import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
 import { getApplications } from '../applications/application-repository.ts';
@@ -136,7 +136,7 @@ export async function createWebhook(caller: Caller, orgId: string, body: CreateW
     updatedAt: now,
     revision: 1,
   };
-  await transactWriteRetryingConflicts([
+  await transactWrite([
     putWebhook(webhook),
     await auditEntry(caller, orgId, 'INTEGRATION_ADDED', auditPayload(webhook), now),
   ]);
@@ -193,7 +193,7 @@ export async function updateWebhook(caller: Caller, orgId: string, webhookId: st
         sealedValue: await seal(body.customHeader.value, webhookSealContext(current, 'header')),
       };
     else if (body.customHeader === undefined && current.customHeader) next.customHeader = current.customHeader;
-    await transactWriteRetryingConflicts([
+    await transactWrite([
       putWebhook(next),
       await auditEntry(
         caller,
@@ -211,7 +211,7 @@ export async function updateWebhook(caller: Caller, orgId: string, webhookId: st
 export async function deleteWebhook(caller: Caller, orgId: string, webhookId: string) {
   return retryOnConflict(changeRetry(webhookId), async () => {
     const current = await existingWebhook(orgId, webhookId);
-    await transactWriteRetryingConflicts([
+    await transactWrite([
       deleteWebhookItem(current),
       await auditEntry(caller, orgId, 'INTEGRATION_REMOVED', auditPayload(current)),
     ]);
@@ -240,7 +240,7 @@ export async function updateIntegrationSettings(caller: Caller, orgId: string, b
   if (membership.role !== 'OWNER' && membership.role !== 'ADMIN')
     throw forbidden('only an owner or administrator of the organization can change its integration settings');
   const now = Date.now();
-  await transactWriteRetryingConflicts([
+  await transactWrite([
     putIntegrationSettings(orgId, { allowPrivateNetworks: body.allowPrivateNetworks, updatedAt: now }),
     await auditEntry(
       caller,

@@ -3,7 +3,8 @@ import { DAY_MS, slaClock } from '../../shared/governance/clock.ts';
 import { acceptanceExpiry } from '../../shared/governance/policy.ts';
 import type { TriageStatus } from '../../shared/results/statuses.ts';
 import type { Severity } from '../../shared/input/severities.ts';
-import { earliestDue, episodeStart, publicationWake } from '../../shared/governance/overdue.ts';
+import { earliestDue, episodeStart } from '../../shared/governance/overdue.ts';
+import * as overdueWakes from '../../shared/governance/projections/overdue-wakes.ts';
 
 // The SLA clock (docs/GOVERNANCE.md, Due dates) over triage changes, with a controlled clock: times in days from the
 // first sighting.
@@ -105,7 +106,29 @@ describe('overdue episodes', () => {
   });
 
   it("a publication adds one entry for its environment when an episode starts there, at the earliest finding's time", () => {
-    const found = (hash: string, severity: Severity, firstSeen: number) => ({ findingHash: hash, severity, firstSeen });
+    // The entry of the projection (overdue-wakes.ts) from the records known to the ones the publication writes.
+    const publicationWake = (
+      ref: typeof env,
+      known: Map<string, Partial<overdueWakes.WakeFinding>>,
+      found: overdueWakes.WakeFinding[],
+      statusOf: (hash: string) => TriageStatus,
+      now: number,
+    ) => {
+      const hashes = [...known.keys(), ...found.map((f) => f.findingHash)];
+      const statuses = new Map(hashes.map((hash) => [hash, statusOf(hash)]));
+      const after = { findings: new Map(found.map((f) => [f.findingHash, f])), statuses };
+      const before = { findings: known as Map<string, overdueWakes.WakeFinding>, statuses };
+      const { items = [] } = overdueWakes.project(before, after, { env: ref, now });
+      const wake = items[0]?.Put?.Item;
+      return wake && { ...ref, checkAt: wake.checkAt as number };
+    };
+    // A reported record is current since its first sighting (or its sighting after a fix).
+    const found = (hash: string, severity: Severity, firstSeen: number) => ({
+      findingHash: hash,
+      severity,
+      firstSeen,
+      currentSince: firstSeen,
+    });
     const open = () => 'UNKNOWN' as const;
     const current = { severity: 'High', currentSince: T0 } as const;
     // A rescan of current findings starts nothing.

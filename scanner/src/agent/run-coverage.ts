@@ -1,22 +1,15 @@
 // A hosted run's coverage record (docs/HOSTED-SCANS.md, Coverage), sent with its end: what the engine crawled (its
 // own count), what it sent through the agent's proxy (the proxy's count, module by module as the engine started
 // each), the session's renewals, and the verdict with its reasons.
+import type { Request } from '../api/call.ts';
 import type { Run } from './run-context.ts';
 
-export type Verdict = 'COMPLETE' | 'PARTIAL' | 'AUTH_DEGRADED' | 'LOW_COVERAGE';
+/** The record as endScanRun takes it (its schema in openapi.json, generated into schema.gen.ts). */
+export type RunCoverage = NonNullable<
+  NonNullable<Request<'POST', '/api/v1/app/{appId}/perch/runs/{scanKey}/end'>['body']>['coverage']
+>;
 
-export interface RunCoverage {
-  pages: number;
-  forms: number;
-  requests: number;
-  authenticatedRequests: number;
-  relogins: number;
-  modules: { name: string; requests: number; findings: number; cutAtTimeLimit: boolean }[];
-  durationSeconds: number;
-  deadlineSeconds: number;
-  verdict: Verdict;
-  reasons: string[];
-}
+export type Verdict = RunCoverage['verdict'];
 
 /** Fewer pages crawled than this reads LOW_COVERAGE (HAWK_MIN_PAGES; 1 by default: a crawl that found nothing). */
 const minPages = () => Number(process.env.HAWK_MIN_PAGES ?? 1);
