@@ -8,6 +8,7 @@ import { SeverityChart } from '../components/SeverityChart';
 import { useHasPermission } from '../permissions';
 import { ImportReport, ImportSummary, type Imported } from './ImportReport';
 import { HostedScanPanel } from './HostedScan';
+import { SchedulesPanel } from './Schedules';
 
 const RECENT_SCANS = 20;
 
@@ -73,6 +74,9 @@ export default function EnvironmentPage() {
             <h1>{e.environmentName}</h1>
             {e.applicationType === 'CLOUD' && (
               <HostedScanPanel orgId={orgId} appId={appId} envName={e.environmentName!} />
+            )}
+            {e.applicationType === 'CLOUD' && (
+              <SchedulesPanel orgId={orgId} appId={appId} envName={e.environmentName!} />
             )}
             <section aria-labelledby="last-scan">
               <h2 id="last-scan">Last scan</h2>
