@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Page } from 'playwright-core';
 import { api, baseUrl } from '../integration/client.ts';
 import { addUserTo, createTenant, type Tenant } from '../integration/fixtures.ts';
+import { allowScanDomain } from '../../shared/applications/scan-domains.ts';
 import { ensureWebBuild } from '../../scripts/local/web.ts';
 import { expectAccessible, launchBrowser, signIn } from './browser.ts';
 
@@ -138,10 +139,10 @@ describe('scan schedules on the environment page', () => {
 });
 
 describe('agent labels on the dashboard', () => {
-  it("saves the labels an application requires, shows the service's refusal, and shows each agent's labels", async () => {
+  it("saves the labels an application requires, shows the service's refusal, a scan waiting for them, and each agent's labels", async () => {
     const device = await api('POST', `/api/v1/org/${tenant.orgId}/perch/devices`, {
       token: tenant.token,
-      body: { name: 'internal agent', labels: ['region=eu', 'net=internal'] },
+      body: { name: 'public agent', labels: ['region=eu', 'net=public'] },
     });
     expect(device.status, device.text).toBe(200);
     await signIn(page, tenant.apiKey);
@@ -165,10 +166,23 @@ describe('agent labels on the dashboard', () => {
     });
     await expectAccessible(page, 'application with required labels');
 
+    // A scan of it waits, and its environment's hosted scan section says for what.
+    await allowScanDomain(tenant.orgId, 'scheduled.example.test');
+    const started = await api('POST', `/api/v1/app/${appId}/perch/start`, {
+      token: tenant.token,
+      body: { command: { command: 'START' }, env: 'production' },
+    });
+    expect(started.status, started.text).toBe(200);
+    await environmentPage();
+    await expect
+      .poll(() => page.getByTestId('hosted-phase').innerText())
+      .toBe('queued: waiting for an agent with the labels net=internal, region=eu (no online agent has them)');
+
+    await page.goto(`${baseUrl()}/org/${tenant.orgId}/app/${appId}`);
     await page.getByTestId('required-labels').getByRole('link', { name: 'Scanner agents' }).click();
-    const agentRow = page.getByRole('row').filter({ hasText: 'internal agent' });
+    const agentRow = page.getByRole('row').filter({ hasText: 'public agent' });
     await agentRow.waitFor();
-    expect(await agentRow.innerText()).toContain('net=internal, region=eu');
+    expect(await agentRow.innerText()).toContain('net=public, region=eu');
     await expectAccessible(page, 'scanner agents with labels');
   }, 120_000);
 });
