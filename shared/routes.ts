@@ -68,7 +68,12 @@ import {
   updateMemberBody,
 } from './identity/inputs.ts';
 import {
+  MAX_AGENT_LABELS,
+  MAX_AGENT_POOLS,
+  MAX_REQUIRED_LABELS,
   MAX_RUN_LOG_BYTES,
+  agentPoolsBody,
+  hostedScanSettingsBody,
   perchCommandBody,
   pollBody,
   readRunLogQuery,
@@ -1710,13 +1715,79 @@ export const registerDeviceRoute = {
   path: '/api/v1/org/{orgId}/perch/devices',
   tag: 'Perch',
   summary: 'Register a scanner agent (agent; ours)',
-  notes:
-    "A scanner agent (`hawk-scanner agent`) becomes a device of the organization, the registering user's: only that user's sessions drive it. " +
-    "Sending its `deviceId` again re-registers the same device (a scan it was carrying ends in ERROR); another user's device id makes a new device, as an unknown id does. Answers how often to poll.",
+  notes: note(
+    () =>
+      "A scanner agent (`hawk-scanner agent`) becomes a device of the organization, the registering user's: only that user's sessions drive it. " +
+      "Sending its `deviceId` again re-registers the same device (a scan it was carrying ends in ERROR); another user's device id makes a new device, as an unknown id does. Answers how often to poll. " +
+      `\`labels\` (\`key=value\`, at most ${MAX_AGENT_LABELS}, each key once) say where it runs: it is offered the runs whose required labels it carries, and those requiring none.`,
+  ),
   auth: 'bearer',
   permission: 'write:device',
   body: registerDeviceBody,
   response: 'hawk.RegisteredDevice',
+} satisfies Route;
+
+export const getHostedScanSettingsRoute = {
+  operationId: 'getHostedScanSettings',
+  method: 'GET',
+  path: '/api/v1/app/{appId}/perch/settings',
+  tag: 'Perch',
+  summary: "A CLOUD application's hosted scan settings: the agent labels its runs require (ours)",
+  notes:
+    "The labels (`key=value`) an agent must carry to take the application's hosted scans (docs/HOSTED-SCANS.md, Agent pools); empty: any agent of the organization.",
+  auth: 'bearer',
+  permission: 'read:application',
+  response: 'hawk.HostedScanSettings',
+} satisfies Route;
+
+export const updateHostedScanSettingsRoute = {
+  operationId: 'updateHostedScanSettings',
+  method: 'PUT',
+  path: '/api/v1/app/{appId}/perch/settings',
+  tag: 'Perch',
+  summary: "Set the agent labels a CLOUD application's hosted scans require (ours)",
+  notes: note(
+    () =>
+      `Body: \`{"requiredLabels":["net=internal"]}\` (at most ${MAX_REQUIRED_LABELS}, each key once; \`[]\`: any agent). From the next start, its runs go only to agents registered with every one of these labels ` +
+      '(`hawk-scanner agent --labels`); with none online, a run waits queued and its phase says so, until its deadline. On AWS such a run launches no hosted runner. ' +
+      "400: a label that is another team's agent pool (named), a bad label, not a CLOUD application; unknown fields are refused.",
+  ),
+  auth: 'bearer',
+  permission: 'write:application',
+  audit: 'APPLICATION_MODIFIED',
+  body: hostedScanSettingsBody,
+  response: 'hawk.HostedScanSettings',
+} satisfies Route;
+
+export const listAgentPoolsRoute = {
+  operationId: 'listAgentPools',
+  method: 'GET',
+  path: '/api/v1/org/{orgId}/perch/pools',
+  tag: 'Perch',
+  summary: "The organization's agent pools: labels only one team's applications may require (ours)",
+  notes: "Each pool's `label` and `teamId` (`teamName` empty once the team is deleted).",
+  auth: 'bearer',
+  permission: 'read:device',
+  response: 'hawk.AgentPoolList',
+} satisfies Route;
+
+export const replaceAgentPoolsRoute = {
+  operationId: 'replaceAgentPools',
+  method: 'PUT',
+  path: '/api/v1/org/{orgId}/perch/pools',
+  tag: 'Perch',
+  summary: "Replace the organization's agent pools (ours)",
+  notes: note(
+    () =>
+      `Body: \`{"pools":[{"label":"net=internal","teamId":"<team>"}]}\`, every pool of the organization (at most ${MAX_AGENT_POOLS}, each label once). ` +
+      "A pool's label may be required (updateHostedScanSettings) only by its team's applications; an application of another team already requiring it keeps its setting and its starts are refused, naming the label. " +
+      '400: an unknown team (named by its index), a bad label; unknown fields are refused.',
+  ),
+  auth: 'bearer',
+  permission: 'write:team',
+  audit: 'ORG_SETTINGS_MODIFIED',
+  body: agentPoolsBody,
+  response: 'hawk.AgentPoolList',
 } satisfies Route;
 
 export const pollDeviceCommandRoute = {
@@ -2775,6 +2846,10 @@ export const routes: Route[] = [
   getScanRunLogRoute,
   listDevicesRoute,
   registerDeviceRoute,
+  getHostedScanSettingsRoute,
+  updateHostedScanSettingsRoute,
+  listAgentPoolsRoute,
+  replaceAgentPoolsRoute,
   pollDeviceCommandRoute,
   acknowledgeDeviceCommandRoute,
   updateScanRunRoute,

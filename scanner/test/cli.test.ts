@@ -150,6 +150,15 @@ describe('hawk-scanner validate', () => {
     });
   });
 
+  it('refuses agent labels that are not key=value pairs, naming the one', async () => {
+    const run = await cli(['agent', '--org', '7d1f2c8e-0b7a-4c55-9a51-0d9d6f7e2a10', '--labels', 'net=internal,eu'], {
+      HAWK_API_URL: 'http://127.0.0.1:9',
+      HAWK_API_KEY: 'unused',
+    });
+    expect(run.stderr).toContain('hawk-scanner agent: --labels takes key=value pairs separated by commas, got "eu"');
+    expect(run.stderr).toContain('[--labels <key=value,key=value>]');
+  });
+
   // issue 43 item 2: the agent never passes the service's own credentials to scan configurations.
   it("refuses to start an agent told to pass one of the service's credentials", async () => {
     const run = await cli(

@@ -14,6 +14,8 @@ export interface ApplicationRecord {
   /** ENV_INCOMPLETE while the application has no environment, ACTIVE once it has one. */
   applicationStatus: ApplicationStatus;
   cloudScanTarget?: { targetURL: string; isDomainVerified: boolean };
+  /** Its hosted scans' runs go only to agents carrying these labels (docs/HOSTED-SCANS.md, Agent pools). */
+  requiredAgentLabels?: string[];
   dataType?: string;
   riskLevel?: string;
   /** The owning team, if any (docs/API.md, Team rules). Changed only by applicationOwnershipUpdate. */

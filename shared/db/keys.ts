@@ -568,6 +568,8 @@ export const keys = {
   profileResultsOfApp: (appId: string) => ({ pk: `APP#${appId}`, skPrefix: 'PROFILE#' }),
   /** The organization's running hosted scans, counted against its concurrency limit (and an operator's own limit). */
   perchSlots: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: '#PERCHSLOTS' }),
+  /** The organization's agent pools: which team each pool label belongs to (docs/HOSTED-SCANS.md, Agent pools). */
+  perchPools: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: '#PERCHPOOLS' }),
   /** A host the organization allows hosted scans to reach without a verification token (private addresses too). */
   scanDomain: (orgId: string, host: string) => ({ pk: `ORG#${orgId}`, sk: `SCANDOMAIN#${host.toLowerCase()}` }),
   // ---- Scan schedules (docs/HOSTED-SCANS.md, Schedules).

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { collect, queryItems, type OperationReads } from '../db/query.ts';
+import { type OperationReads } from '../db/query.ts';
 import { accessibleApplication, canSeeTeamResource } from '../applications/access.ts';
 import { getApplication, getApplications } from '../applications/application-repository.ts';
 import type { Membership } from '../context/caller.ts';
 import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
-import { cancelledItems, failedConditions, fromItem, named } from '../db/items.ts';
+import { cancelledItems, failedConditions, named } from '../db/items.ts';
 import { transactWrite, type TransactItem } from '../db/transactions.ts';
 import { config } from '../config.ts';
 import { referencedNames, resolveScanSecrets } from '../scans/secret-store.ts';
@@ -17,10 +17,12 @@ import { objectKeys } from '../storage/objects.ts';
 import { scanOfApplication } from '../results/scan-repository.ts';
 import {
   carriedRunEnd,
+  devicesOf,
   drivenDevice,
   getRun,
   isActive,
   isOnline,
+  MAX_DEVICES_PER_ORG,
   pollHeartbeat,
   queuedRuns,
   queueVersion,
@@ -31,6 +33,7 @@ import {
 import { type PerchDevice, type PerchRun } from './model.ts';
 import { abandonRun, settled, toPerchDevice } from './commands.ts';
 import { wakeAgents, wakeListener } from './signals.ts';
+import { carriesLabels } from './pools.ts';
 import { MAX_RUN_LOG_BYTES, type PollBody, type RegisterDeviceBody, type RunUpdateBody } from './inputs.ts';
 
 // The agent's side of hosted scans (docs/HOSTED-SCANS.md, The agent): operations of our own. An agent registers
@@ -45,19 +48,10 @@ const toDevice = (device: PerchDevice) => ({
   deviceId: device.deviceId,
   name: device.name,
   engines: device.engines,
+  labels: device.labels ?? [],
   heartbeatSeconds: Math.max(1, Math.floor(maxWaitMs() / 1000)),
   offlineAfterSeconds: config.perchOfflineAfterSeconds,
 });
-
-/** An organization keeps at most this many devices: a new one replaces the one silent the longest. */
-export const MAX_DEVICES_PER_ORG = 100;
-
-/** The organization's devices (at most MAX_DEVICES_PER_ORG, one Query). */
-export async function devicesOf(orgId: string): Promise<PerchDevice[]> {
-  const { pk, skPrefix } = keys.perchDevicesOfOrg(orgId);
-  const items = await collect(queryItems({ partition: pk, skPrefix, pageLimit: MAX_DEVICES_PER_ORG + 1 }));
-  return items.map((item) => fromItem<PerchDevice>(item)!);
-}
 
 /** Makes room for a new device: the idle one heard from least recently goes when the organization is full. */
 async function makeRoom(orgId: string) {
@@ -99,6 +93,7 @@ export async function listDevices(caller: Caller, orgId: string) {
       name: device.name,
       status: isOnline(device, now) ? 'ONLINE' : 'OFFLINE',
       engines: device.engines,
+      labels: device.labels ?? [],
       version: device.version,
       createdAt: device.createdAt,
       lastHeartbeatAt: device.lastHeartbeatAt,
@@ -128,6 +123,7 @@ export async function registerDevice(caller: Caller, orgId: string, body: Regist
     name: body.name,
     userId: caller.userId,
     engines: body.engines,
+    ...(body.labels.length ? { labels: body.labels } : {}),
     version: body.version,
     createdAt: known?.createdAt ?? now,
     lastHeartbeatAt: now,
@@ -221,7 +217,13 @@ async function pollWith(
       await wakes.wait(Math.min(config.perchPollIntervalMs, until - Date.now()));
     }
   for (let at = version; ; at = await queueVersion(orgId)) {
-    const command = await startCommand(device, at, (run) => ownerSees(owner, run, seen));
+    // A run requiring labels goes only to an agent carrying them (docs/HOSTED-SCANS.md, Agent pools): the device and
+    // the run are read already, so it costs no read.
+    const command = await startCommand(
+      device,
+      at,
+      async (run) => carriesLabels(device.labels, run.requiredLabels) && ownerSees(owner, run, seen),
+    );
     if (command) return { command };
     // Nothing to take until the queue's version moves: locally a start wakes this poll; on AWS the next poll reads it.
     if (Date.now() >= until || !(await wakes.wait(until - Date.now()))) return {};
@@ -285,7 +287,8 @@ const REMEMBERED_DEVICES = 10_000;
 
 /** The START an idle device may take at queue version `version`, reading the queue only when it may offer one. */
 async function startCommand(device: PerchDevice, version: number, offered: (run: PerchRun) => Promise<boolean>) {
-  const key = `${device.organizationId}/${device.deviceId}`;
+  // Its labels are part of what it found nothing for: registering again with others may find a run at once.
+  const key = `${device.organizationId}/${device.deviceId}/${device.labels?.join(',') ?? ''}`;
   const known = foundNothing.get(key);
   if (known?.version === version && Date.now() - known.at < QUEUE_RECHECK_MS) return undefined;
   foundNothing.delete(key);
@@ -341,7 +344,8 @@ async function slotFree(orgId: string): Promise<boolean> {
  * POST .../devices/{deviceId}/commands/{commandId}/ack: takes a START (the run becomes the device's, out of the
  * queue) or confirms a STOP. A command acknowledged again by the same device answers alreadyAcknowledged, so a
  * command delivered twice runs once; one another device took answers 409. 404 unless the caller drives the device,
- * for a STOP of a run the device does not carry, and for a START of an application its owner may not see.
+ * for a STOP of a run the device does not carry, and for a START of an application its owner may not see or whose
+ * required labels the device lacks.
  */
 export async function acknowledgeCommand(
   caller: Caller,
@@ -354,10 +358,16 @@ export async function acknowledgeCommand(
   if (!device) throw notFound(`device ${deviceId} not found in organization ${orgId}: register again`);
   const unknown = () => notFound(`command ${commandId} not found for application ${appId}`);
   if (!run || run.organizationId !== orgId) throw unknown();
-  // A STOP is the carrying device's; a START is taken only by an agent whose owner may see the application.
+  // A STOP is the carrying device's; a START is taken only by an agent whose owner may see the application and
+  // which carries the labels the run requires.
   if (run.deviceId === deviceId && (commandId === run.scanKey || commandId === run.stopCommandId))
     return { acknowledged: true, alreadyAcknowledged: commandId === run.scanKey };
-  if (commandId !== run.scanKey || !(await ownerSees(await caller.authorize(orgId), run))) throw unknown();
+  if (
+    commandId !== run.scanKey ||
+    !carriesLabels(device.labels, run.requiredLabels) ||
+    !(await ownerSees(await caller.authorize(orgId), run))
+  )
+    throw unknown();
   if (run.state !== 'QUEUED') throw conflict(`command ${commandId} is no longer queued (${run.state})`);
   if (device.scanKey) throw conflict(`device ${deviceId} is carrying scan ${device.scanKey}: it takes one at a time`);
   const now = Date.now();

@@ -23,6 +23,7 @@ import { objectKeys } from '../storage/objects.ts';
 import { UUID } from '../input/uuid.ts';
 import {
   deviceRelease,
+  devicesOf,
   getDevice,
   getRun,
   isActive,
@@ -36,6 +37,7 @@ import { type PerchRun, type RunError } from './model.ts';
 import { recordVerification, verifyTarget } from './verification.ts';
 import { launchRunner } from './runner.ts';
 import { wakeAgents } from './signals.ts';
+import { carriesLabels, runLabels } from './pools.ts';
 import type { PerchCommandBody, SearchDevicesBody } from './inputs.ts';
 
 // The Perch operations (docs/HOSTED-SCANS.md): start, stop and watch an application's hosted scan. A run is queued
@@ -163,7 +165,7 @@ export async function settled(run: PerchRun | undefined): Promise<PerchRun | und
     const why =
       running >= limit
         ? `the organization ran ${running} hosted scans, its limit, until the scan's deadline (${new Date(run.deadlineAt).toISOString()}): start it again when fewer run, or ask the operator for a higher limit`
-        : `no scanner agent took the scan before its deadline (${new Date(run.deadlineAt).toISOString()}): check that an agent is running (listDevices) and start the scan again`;
+        : `no scanner agent${run.requiredLabels?.length ? ` with the labels ${run.requiredLabels.join(', ')}` : ''} took the scan before its deadline (${new Date(run.deadlineAt).toISOString()}): check that an agent is running (listDevices) and start the scan again`;
     try {
       return await failRun(run, 'not started', { errorType: 'PROVISIONING', message: why });
     } catch (error) {
@@ -272,6 +274,10 @@ export async function queueRun(
   items: TransactItem[] = [],
 ): Promise<void> {
   const appId = app.applicationId;
+  // Its application's required labels as they are now decide which agents may take it (docs/HOSTED-SCANS.md, Agent
+  // pools); a label that became another team's pool refuses the start.
+  const requiredLabels = await runLabels(app);
+  if (requiredLabels) run.requiredLabels = requiredLabels;
   try {
     // The queue's version moves with it (queueVersionRead): agents of the organization may now take a run. Another
     // start's transaction may hold that item at the same moment: retried.
@@ -399,10 +405,23 @@ export async function verifyScanTarget(caller: Caller, appId: string) {
   return answer;
 }
 
-/** A queued run's phase: whether it waits for an agent or for one of the organization's running scans to end. */
+/**
+ * A queued run's phase: whether it waits for one of the organization's running scans to end, or for an agent
+ * carrying the labels it requires (none online has them: docs/HOSTED-SCANS.md, Agent pools).
+ */
 async function queuedPhase(run: PerchRun): Promise<string> {
   const { running, limit } = await slotsOf(run.organizationId);
-  return running >= limit ? `queued: ${running} of ${limit} scans running` : run.phase;
+  if (running >= limit) return `queued: ${running} of ${limit} scans running`;
+  return (await labelsUnmatched(run)) ?? run.phase;
+}
+
+/** What a run requiring labels waits for while no online agent of its organization carries them all. */
+async function labelsUnmatched(run: PerchRun): Promise<string | undefined> {
+  if (!run.requiredLabels?.length) return undefined;
+  const now = Date.now();
+  const online = (await devicesOf(run.organizationId)).filter((device) => isOnline(device, now));
+  if (online.some((device) => carriesLabels(device.labels, run.requiredLabels))) return undefined;
+  return `queued: waiting for an agent with the labels ${run.requiredLabels.join(', ')} (no online agent has them)`;
 }
 
 /** GET /api/v1/app/{appId}/perch/log: a run's state, phase and log (the current or last run unless `scanKey`). */

@@ -77,10 +77,64 @@ const deviceNameSchema = schema(() =>
     ),
 );
 
+// ---- Agent pools (docs/HOSTED-SCANS.md, Agent pools): labels `key=value`, compared exactly.
+
+/** The most labels an agent carries, and the most an application may require. */
+export const MAX_AGENT_LABELS = 20;
+export const MAX_REQUIRED_LABELS = 10;
+/** The most agent pools an organization gives its teams. */
+export const MAX_AGENT_POOLS = 100;
+
+const LABEL_PART = '[A-Za-z0-9][A-Za-z0-9._-]{0,62}';
+const agentLabelSchema = () =>
+  z
+    .string()
+    .check(
+      z.regex(
+        new RegExp(`^${LABEL_PART}=${LABEL_PART}$`),
+        'must be a label key=value (letters, digits, . _ -; each side 1 to 63 characters)',
+      ),
+    );
+
+/** A set of labels: each key once (an agent is in one place per key), answered sorted. */
+const agentLabelsSchema = (max: number) =>
+  z.pipe(
+    z.array(agentLabelSchema()).check(
+      z.maxLength(max, `must have at most ${max} labels`),
+      z.refine(
+        (labels) => new Set(labels.map((label) => label.split('=')[0])).size === labels.length,
+        'must name each key once',
+      ),
+    ),
+    z.transform((labels) => [...labels].sort()),
+  );
+
+/** PUT /api/v1/app/{appId}/perch/settings: the labels an agent must carry to take the application's runs. */
+export const hostedScanSettingsBody = schema(() =>
+  z.strictObject({ requiredLabels: agentLabelsSchema(MAX_REQUIRED_LABELS) }),
+);
+export type HostedScanSettingsBody = z.output<typeof hostedScanSettingsBody>;
+
+/** PUT /api/v1/org/{orgId}/perch/pools: every pool of the organization, each a label only its team may require. */
+export const agentPoolsBody = schema(() =>
+  z.strictObject({
+    pools: z.array(z.strictObject({ label: agentLabelSchema(), teamId: uuidSchema() })).check(
+      z.maxLength(MAX_AGENT_POOLS, `must have at most ${MAX_AGENT_POOLS} pools`),
+      z.refine(
+        (pools) => new Set(pools.map((pool) => pool.label)).size === pools.length,
+        "must name each label once (a pool is one team's)",
+      ),
+    ),
+  }),
+);
+export type AgentPoolsBody = z.output<typeof agentPoolsBody>;
+
 /** POST /api/v1/org/{orgId}/perch/devices: an agent registers (again, with the id it was given). */
 export const registerDeviceBody = schema(() =>
   z.object({
     name: deviceNameSchema,
+    /** Where it runs (`hawk-scanner agent --labels net=internal,region=eu`): it takes the runs requiring them. */
+    labels: z._default(agentLabelsSchema(MAX_AGENT_LABELS), []),
     deviceId: z.optional(uuidSchema()),
     engines: z._default(
       z.array(z.string().check(z.regex(/^[a-z0-9-]{1,32}$/, 'must be an engine name'))).check(z.maxLength(8)),

@@ -51,6 +51,11 @@ export interface PerchRun {
   deadlineAt: number;
   /** It counts against the organization's running scans (taken with it, released when it ends). */
   holdsSlot?: boolean;
+  /**
+   * The labels an agent must carry to take it (its application's when it started; docs/HOSTED-SCANS.md, Agent
+   * pools); absent: any agent of the organization.
+   */
+  requiredLabels?: string[];
 }
 
 export interface PerchDevice {
@@ -63,6 +68,8 @@ export interface PerchDevice {
    */
   userId: string;
   engines: string[];
+  /** Its labels (`key=value`, sorted), given when it registers: it takes only runs whose required labels it has. */
+  labels?: string[];
   version: string;
   createdAt: number;
   lastHeartbeatAt: number;

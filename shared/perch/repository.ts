@@ -1,5 +1,5 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { getItem, queryAll, queryItems, type PartitionQuery } from '../db/query.ts';
+import { collect, getItem, queryAll, queryItems, type PartitionQuery } from '../db/query.ts';
 import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
 import { fromItem } from '../db/items.ts';
@@ -31,6 +31,16 @@ export async function getRun(appId: string, consistent = false): Promise<PerchRu
 /** The device (the poll's own read of it goes in its first round trip: functions/poll-device-command.ts). */
 export async function getDevice(orgId: string, deviceId: string): Promise<PerchDevice | undefined> {
   return fromItem<PerchDevice>(await getItem(keys.perchDevice(orgId, deviceId)));
+}
+
+/** An organization keeps at most this many devices: a new one replaces the one silent the longest. */
+export const MAX_DEVICES_PER_ORG = 100;
+
+/** The organization's devices (at most MAX_DEVICES_PER_ORG, one Query). */
+export async function devicesOf(orgId: string): Promise<PerchDevice[]> {
+  const { pk, skPrefix } = keys.perchDevicesOfOrg(orgId);
+  const items = await collect(queryItems({ partition: pk, skPrefix, pageLimit: MAX_DEVICES_PER_ORG + 1 }));
+  return items.map((item) => fromItem<PerchDevice>(item)!);
 }
 
 /**

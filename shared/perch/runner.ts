@@ -115,7 +115,8 @@ export async function runnerToken(caller: Caller, run: PerchRun, now = Date.now(
  */
 export async function launchRunner(caller: Caller, run: PerchRun): Promise<string | undefined> {
   const runner = config.scanRunner;
-  if (!runner) return undefined;
+  // A run requiring labels waits for an agent carrying them (docs/HOSTED-SCANS.md, Agent pools): a runner has none.
+  if (!runner || run.requiredLabels?.length) return undefined;
   const membership = await caller.authorize(run.organizationId);
   if (!holdsPermission(caller, membership, 'write:device'))
     return 'the hosted runner acts for the scan\'s starter, who lacks write:device: grant it (or run an agent of your own, "hawk-scanner agent") and start the scan again';

@@ -115,7 +115,7 @@ describe('hosted scans on the dashboard', () => {
     await page.getByRole('link', { name: 'Scanner agents' }).click();
     await heading(page, 'Scanner agents');
     const row = page.getByRole('row', { name: /dashboard agent/ });
-    await expect.poll(() => row.innerText()).toMatch(/dashboard agent\s+Online\s+.+\s+wapiti\s+idle/);
+    await expect.poll(() => row.innerText()).toMatch(/dashboard agent\s+Online\s+.+\s+wapiti\s+none\s+idle/);
     await expectAccessible(page, 'scanner agents');
 
     const created = await api('POST', `/api/v1/org/${tenant.orgId}/app`, {

@@ -18,6 +18,8 @@ export interface AgentOptions extends ServiceOptions {
   name?: string;
   /** Register as this device again (an agent restarting). */
   deviceId?: string;
+  /** Where it runs (`key=value`): it takes the runs whose required labels it carries, and those requiring none. */
+  labels?: readonly string[];
   engines?: Engine[];
   allowPrivate?: boolean;
   /**
@@ -105,12 +107,15 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
       body: {
         name: options.name ?? `hawk-scanner@${hostname()}`.slice(0, 128),
         engines: installed,
+        labels: [...(options.labels ?? [])],
         version: '1',
         ...(deviceId ? { deviceId } : {}),
       },
     });
   const device = await register(options.deviceId);
-  echo(`registered as device ${device.deviceId}; engines: ${installed.join(', ') || 'none installed'}`);
+  echo(
+    `registered as device ${device.deviceId}; engines: ${installed.join(', ') || 'none installed'}; labels: ${device.labels?.join(', ') || 'none'}`,
+  );
   const agent: Agent = {
     options,
     api,

@@ -386,6 +386,36 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/app/{appId}/perch/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A CLOUD application's hosted scan settings: the agent labels its runs require (ours)
+         * @description The labels (`key=value`) an agent must carry to take the application's hosted scans (docs/HOSTED-SCANS.md, Agent pools); empty: any agent of the organization.
+         *
+         *     Requires the `read:application` permission.
+         */
+        get: operations["getHostedScanSettings"];
+        /**
+         * Set the agent labels a CLOUD application's hosted scans require (ours)
+         * @description Body: `{"requiredLabels":["net=internal"]}` (at most 10, each key once; `[]`: any agent). From the next start, its runs go only to agents registered with every one of these labels (`hawk-scanner agent --labels`); with none online, a run waits queued and its phase says so, until its deadline. On AWS such a run launches no hosted runner. 400: a label that is another team's agent pool (named), a bad label, not a CLOUD application; unknown fields are refused.
+         *
+         *     Requires the `write:application` permission.
+         *
+         *     Writes a `APPLICATION_MODIFIED` user-activity entry in the same transaction as the change.
+         */
+        put: operations["updateHostedScanSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/app/{appId}/perch/start": {
         parameters: {
             query?: never;
@@ -1685,7 +1715,7 @@ export interface paths {
         put?: never;
         /**
          * Register a scanner agent (agent; ours)
-         * @description A scanner agent (`hawk-scanner agent`) becomes a device of the organization, the registering user's: only that user's sessions drive it. Sending its `deviceId` again re-registers the same device (a scan it was carrying ends in ERROR); another user's device id makes a new device, as an unknown id does. Answers how often to poll.
+         * @description A scanner agent (`hawk-scanner agent`) becomes a device of the organization, the registering user's: only that user's sessions drive it. Sending its `deviceId` again re-registers the same device (a scan it was carrying ends in ERROR); another user's device id makes a new device, as an unknown id does. Answers how often to poll. `labels` (`key=value`, at most 20, each key once) say where it runs: it is offered the runs whose required labels it carries, and those requiring none.
          *
          *     Requires the `write:device` permission.
          */
@@ -1734,6 +1764,36 @@ export interface paths {
          *     Requires the `write:device` permission.
          */
         post: operations["pollDeviceCommand"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/org/{orgId}/perch/pools": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's agent pools: labels only one team's applications may require (ours)
+         * @description Each pool's `label` and `teamId` (`teamName` empty once the team is deleted).
+         *
+         *     Requires the `read:device` permission.
+         */
+        get: operations["listAgentPools"];
+        /**
+         * Replace the organization's agent pools (ours)
+         * @description Body: `{"pools":[{"label":"net=internal","teamId":"<team>"}]}`, every pool of the organization (at most 100, each label once). A pool's label may be required (updateHostedScanSettings) only by its team's applications; an application of another team already requiring it keeps its setting and its starts are refused, naming the label. 400: an unknown team (named by its index), a bad label; unknown fields are refused.
+         *
+         *     Requires the `write:team` permission.
+         *
+         *     Writes a `ORG_SETTINGS_MODIFIED` user-activity entry in the same transaction as the change.
+         */
+        put: operations["replaceAgentPools"];
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -3272,6 +3332,14 @@ export interface components {
             organizationId?: string;
             userCreated?: boolean;
         };
+        "hawk.AgentPool": {
+            label?: string;
+            teamId?: string;
+            teamName?: string;
+        };
+        "hawk.AgentPoolList": {
+            pools?: components["schemas"]["hawk.AgentPool"][];
+        };
         "hawk.ApiKey": {
             applicationId?: string;
             createdAt?: string;
@@ -3314,6 +3382,7 @@ export interface components {
             createdAt?: string;
             deviceId?: string;
             engines?: string[];
+            labels?: string[];
             /** Format: int64 */
             lastHeartbeatAt?: string;
             name?: string;
@@ -3362,6 +3431,9 @@ export interface components {
             override?: components["schemas"]["hawk.SlaDays"];
             updatedAt?: string;
             updatedBy?: string;
+        };
+        "hawk.HostedScanSettings": {
+            requiredLabels?: string[];
         };
         "hawk.ImportSkippedItem": {
             reason?: string;
@@ -3494,6 +3566,7 @@ export interface components {
             engines?: string[];
             /** Format: int32 */
             heartbeatSeconds?: number;
+            labels?: string[];
             name?: string;
             /** Format: int32 */
             offlineAfterSeconds?: number;
@@ -6605,6 +6678,150 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["hawk.ScanRunStarted"];
                     "application/x-protobuf": components["schemas"]["hawk.ScanRunStarted"];
+                };
+            };
+            /** @description Invalid input: `message` names what was wrong */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, expired or insufficient authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such route or resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header allows none of the offered media types */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit reached; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getHostedScanSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["hawk.HostedScanSettings"];
+                    "application/x-protobuf": components["schemas"]["hawk.HostedScanSettings"];
+                };
+            };
+            /** @description Invalid input: `message` names what was wrong */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, expired or insufficient authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such route or resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header allows none of the offered media types */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit reached; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateHostedScanSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    requiredLabels: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["hawk.HostedScanSettings"];
+                    "application/x-protobuf": components["schemas"]["hawk.HostedScanSettings"];
                 };
             };
             /** @description Invalid input: `message` names what was wrong */
@@ -11650,6 +11867,7 @@ export interface operations {
                     deviceId?: string;
                     /** @default [] */
                     engines?: string[];
+                    labels?: string[];
                     name: string;
                     /** @default  */
                     version?: string;
@@ -11823,6 +12041,153 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["hawk.DeviceCommandPoll"];
                     "application/x-protobuf": components["schemas"]["hawk.DeviceCommandPoll"];
+                };
+            };
+            /** @description Invalid input: `message` names what was wrong */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, expired or insufficient authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such route or resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header allows none of the offered media types */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit reached; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAgentPools: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["hawk.AgentPoolList"];
+                    "application/x-protobuf": components["schemas"]["hawk.AgentPoolList"];
+                };
+            };
+            /** @description Invalid input: `message` names what was wrong */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, expired or insufficient authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such route or resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header allows none of the offered media types */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit reached; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    replaceAgentPools: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    pools: {
+                        label: string;
+                        teamId: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["hawk.AgentPoolList"];
+                    "application/x-protobuf": components["schemas"]["hawk.AgentPoolList"];
                 };
             };
             /** @description Invalid input: `message` names what was wrong */

@@ -1,11 +1,12 @@
-// `hawk-scanner agent --org <orgId> [--name <name>] [--once [--max-idle <s>]] [--allow-private] [--allow-vars <names>]`:
+// `hawk-scanner agent --org <orgId> [--name <name>] [--labels <k=v,...>] [--once [--max-idle <s>]] [--allow-private]
+// [--allow-vars <names>]:
 // runs the scanner agent: a device of the organization that takes its hosted scans (docs/HOSTED-SCANS.md in the service's
 // repository). The service's hosted runner (an ECS Fargate task) starts it with --once and HAWK_ACCESS_TOKEN.
 import { startAgent } from '../agent/agent.ts';
 import { ALLOWED_VARIABLES_ENV, namesIn, namingProblem } from '../auth/variables.ts';
 
 export const AGENT_USAGE = `agent --org <orgId> [--name <name>] [--device <deviceId>] [--once [--max-idle <seconds>]] [--allow-private]
-      [--allow-vars <NAME1,NAME2>]
+      [--allow-vars <NAME1,NAME2>] [--labels <key=value,key=value>]
   Runs a scanner agent for the organization: registers as a device, polls the service (outbound only) and
   carries out its hosted scans with wapiti (sudo apt-get install -y wapiti) or OWASP ZAP where installed (zap.sh
   on PATH or HAWK_ZAP); HAWK_ENGINE=wapiti or zap runs only that one.
@@ -16,9 +17,13 @@ export const AGENT_USAGE = `agent --org <orgId> [--name <name>] [--device <devic
   only, plus those --allow-vars or ${ALLOWED_VARIABLES_ENV} name (never the service's own credentials).
   --once: exit after one scan; --max-idle: then also exit when no scan was taken within that many seconds.
   --allow-private: reach private addresses (an agent inside your own network).
+  --labels net=internal,region=eu: where this agent runs; it takes the scans of applications whose hosted settings
+  require these labels (and of those requiring none).
   Ctrl-C stops it (a scan under way ends in ERROR).`;
 
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+/** A label as the service takes it (registerDevice): the service names what is wrong with one it refuses. */
+const LABEL = /^[^=\s,]+=[^=\s,]+$/;
 
 export async function agentCommand(args: string[]): Promise<number | 'usage'> {
   const flags: Record<string, string | true> = {};
@@ -27,7 +32,7 @@ export async function agentCommand(args: string[]): Promise<number | 'usage'> {
     if (!arg.startsWith('--')) return 'usage';
     const name = arg.slice(2);
     if (name === 'once' || name === 'allow-private') flags[name] = true;
-    else if (['org', 'name', 'device', 'url', 'max-idle', 'allow-vars'].includes(name) && i + 1 < args.length)
+    else if (['org', 'name', 'device', 'url', 'max-idle', 'allow-vars', 'labels'].includes(name) && i + 1 < args.length)
       flags[name] = args[++i];
     else return 'usage';
   }
@@ -48,6 +53,15 @@ export async function agentCommand(args: string[]): Promise<number | 'usage'> {
   const refused = allowedVariables.map(namingProblem).filter(Boolean);
   if (refused.length) {
     console.error(`hawk-scanner agent: --allow-vars or ${ALLOWED_VARIABLES_ENV}: ${refused.join('; ')}`);
+    return 'usage';
+  }
+  const labels = String(flags.labels ?? '')
+    .split(',')
+    .map((label) => label.trim())
+    .filter(Boolean);
+  const badLabel = labels.find((label) => !LABEL.test(label));
+  if (badLabel !== undefined) {
+    console.error(`hawk-scanner agent: --labels takes key=value pairs separated by commas, got "${badLabel}"`);
     return 'usage';
   }
   const url = (flags.url as string | undefined) ?? process.env.HAWK_API_URL ?? '';
@@ -73,6 +87,7 @@ export async function agentCommand(args: string[]): Promise<number | 'usage'> {
       orgId,
       name: flags.name as string | undefined,
       deviceId: flags.device as string | undefined,
+      labels,
       once: flags.once === true,
       maxIdleMs: maxIdle === undefined ? undefined : Number(maxIdle) * 1000,
       allowPrivate: flags['allow-private'] === true,

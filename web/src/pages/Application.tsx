@@ -6,6 +6,7 @@ import { Empty, QueryView } from '../components/states';
 import { ActionForm, ConfirmButton, text, useTitle } from '../components/ui';
 import { OasUpload } from './OasUpload';
 import { TargetVerification } from './HostedScan';
+import { AgentRequirements } from './HostedSettings';
 import { ProfileScanPanel } from './ProfileScan';
 import { ScanSecrets } from './ScanSecrets';
 import { SlaOverrides } from './SlaOverrides';
@@ -86,6 +87,7 @@ export default function ApplicationPage() {
           </div>
 
           {application.applicationType === 'CLOUD' && <TargetVerification orgId={orgId} app={application} />}
+          {application.applicationType === 'CLOUD' && <AgentRequirements orgId={orgId} appId={appId} />}
           {application.applicationType === 'CLOUD' && (
             <ProfileScanPanel
               orgId={orgId}

@@ -5,7 +5,7 @@ import { Empty, QueryView } from '../components/states';
 import { formatTime, useTitle } from '../components/ui';
 import { DataTable } from '../components/DataTable';
 
-// The organization's scanner agents (listDevices): each one's status, last heartbeat and the scan it carries.
+// The organization's scanner agents (listDevices): each one's status, last heartbeat, labels and the scan it carries.
 const LIVE_MS = 5000;
 
 export default function DevicesPage() {
@@ -29,13 +29,17 @@ export default function DevicesPage() {
       <pre className="code" tabIndex={0} role="region" aria-label="Agent command">
         {`HAWK_API_KEY=<key> HAWK_API_URL=${window.location.origin} npm run --silent scanner -- agent --org ${orgId}`}
       </pre>
+      <p>
+        Add <code>--labels net=internal,region=eu</code> to say where it runs: it then also takes the scans of
+        applications whose hosted settings require those labels, which no other agent takes.
+      </p>
       <QueryView query={devices} what="scanner agents">
         {(data) =>
           (data.devices ?? []).length === 0 ? (
             <Empty title="No scanner agent yet." />
           ) : (
             <DataTable
-              columns={['Name', 'Status', 'Last heartbeat', 'Engines', 'Current scan']}
+              columns={['Name', 'Status', 'Last heartbeat', 'Engines', 'Labels', 'Current scan']}
               caption={`Scanner agents, ${data.totalCount} in all`}
             >
               {data.devices!.map((device) => (
@@ -44,6 +48,7 @@ export default function DevicesPage() {
                   <td>{device.status === 'ONLINE' ? 'Online' : 'Offline'}</td>
                   <td>{formatTime(device.lastHeartbeatAt)}</td>
                   <td>{(device.engines ?? []).join(', ') || 'none installed'}</td>
+                  <td>{(device.labels ?? []).join(', ') || 'none'}</td>
                   <td>
                     {device.applicationId ? (
                       <Link to={`/org/${orgId}/app/${device.applicationId}`}>scan {device.scanKey?.slice(0, 8)}</Link>

@@ -8,6 +8,7 @@ import { SeverityChart } from '../components/SeverityChart';
 import { useHasPermission } from '../permissions';
 import { ImportReport, ImportSummary, type Imported } from './ImportReport';
 import { HostedScanPanel } from './HostedScan';
+import { SchedulesPanel } from './Schedules';
 
 const RECENT_SCANS = 20;
 
@@ -78,6 +79,9 @@ export default function EnvironmentPage() {
                 appName={e.applicationName ?? ''}
                 envName={e.environmentName!}
               />
+            )}
+            {e.applicationType === 'CLOUD' && (
+              <SchedulesPanel orgId={orgId} appId={appId} envName={e.environmentName!} />
             )}
             <section aria-labelledby="last-scan">
               <h2 id="last-scan">Last scan</h2>
