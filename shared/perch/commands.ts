@@ -72,7 +72,7 @@ const defaultConfig = (app: ApplicationRecord, env: string, host: string) =>
   `app:\n  applicationId: ${app.applicationId}\n  env: ${JSON.stringify(env)}\n  host: ${JSON.stringify(host)}\n`;
 
 /** The configuration a start scans with: the command's YAML, else hawkop's organization configuration, else a default. */
-async function runConfiguration(app: ApplicationRecord, body: PerchCommandBody) {
+export async function runConfiguration(app: ApplicationRecord, body: PerchCommandBody) {
   let text = body.command.config;
   if (text === undefined && body.scanConfig !== undefined) {
     text = await organizationAssetText('configuration', app.organizationId, body.scanConfig);

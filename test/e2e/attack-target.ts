@@ -26,6 +26,8 @@ export interface AttackTarget {
   linked: Set<string>;
   /** The next `count` sessions opened end after `requests` requests each (later ones last). */
   expiring: { count: number; requests: number };
+  /** Pages (`/products`, ...) whose flaw was fixed, in both areas: they answer a plain page. */
+  patched: Set<string>;
   stop: () => Promise<void>;
 }
 
@@ -103,6 +105,7 @@ export async function startAttackTarget(): Promise<AttackTarget> {
     }
     const param = (name: string) => url.searchParams.get(name) ?? '';
     const prefix = area === 'account' ? '<p>Signed in as alice</p>' : '';
+    if (target.patched.has(path)) return html(200, `${prefix}<p>fixed</p>`);
     switch (path) {
       case '/products':
         // Error-based SQL injection, simulated: a quote "breaks" the query and the database's error shows.
@@ -195,6 +198,7 @@ export async function startAttackTarget(): Promise<AttackTarget> {
     requests: [],
     linked,
     expiring: { count: 0, requests: 0 },
+    patched: new Set(),
     stop: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
