@@ -28,6 +28,8 @@ export interface AttackTarget {
   expiring: { count: number; requests: number };
   /** Pages (`/products`, ...) whose flaw was fixed, in both areas: they answer a plain page. */
   patched: Set<string>;
+  /** How many more logins succeed (the credentials are refused after them). */
+  loginsLeft: number;
   stop: () => Promise<void>;
 }
 
@@ -176,11 +178,13 @@ export async function startAttackTarget(): Promise<AttackTarget> {
     }
     const form = new URLSearchParams(body);
     if (
+      target.loginsLeft <= 0 ||
       form.get('username') !== 'alice' ||
       form.get('password') !== 's3cret' ||
       !csrfTokens.has(form.get('csrf') ?? '')
     )
       return html(401, '<p>login failed</p>');
+    target.loginsLeft--;
     const sid = randomUUID();
     sessions.add(sid);
     if (target.expiring.count > 0) {
@@ -199,6 +203,7 @@ export async function startAttackTarget(): Promise<AttackTarget> {
     linked,
     expiring: { count: 0, requests: 0 },
     patched: new Set(),
+    loginsLeft: Infinity,
     stop: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

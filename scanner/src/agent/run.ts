@@ -17,6 +17,7 @@ import { ServiceError } from '../net/service.ts';
 import { serviceCall } from '../api/call.ts';
 import { startPinningProxy } from './pinning-proxy.ts';
 import { sessionRelay } from './session-relay.ts';
+import { watchSessionHealth } from './session-health.ts';
 import {
   openRun,
   phase,
@@ -188,10 +189,18 @@ export async function attack(run: Run): Promise<RunState> {
     });
     run.relay = relay;
     proxy!.carry(relay);
+    if (!relay.watching)
+      run.health = watchSessionHealth(
+        relay,
+        () => proxy!.sent().requests,
+        (line) => log.add(line),
+      );
     log.add(
       relay.watching
         ? 'the proxy carries the session for the engine and logs in again when an answer matches loggedOutIndicator'
-        : 'the proxy carries the session for the engine (no loggedOutIndicator: a lost session is not noticed)',
+        : run.health
+          ? 'the proxy carries the session for the engine (no loggedOutIndicator: testPath is checked every few requests and at the end)'
+          : 'the proxy carries the session for the engine (no loggedOutIndicator and no testPath: a lost session is not noticed)',
     );
   }
   if (proxy!.authority)
@@ -205,6 +214,7 @@ export async function attack(run: Run): Promise<RunState> {
   } catch (error) {
     engineFailure = error;
   }
+  await run.health?.finish();
   // A target that did not answer the probe, a report that failed or answered that the run was stopped: each
   // stopped the engine, and is the run's end.
   await run.probe;
