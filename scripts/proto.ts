@@ -66,6 +66,8 @@ const OWN_FIELDS: Record<string, [field: string, type: string][]> = {
     ['triagedAt', 'string'],
     ['triageNote', 'string'],
     ['riskAcceptedUntil', 'string'],
+    // When a retest found the finding gone (docs/HOSTED-SCANS.md, Retests).
+    ['verifiedFixedAt', 'string'],
   ],
   // A finding's ticket in GitHub, as application.JiraConfig has it for Jira (docs/TRACKERS.md).
   'application.GithubConfig': [

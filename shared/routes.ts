@@ -82,6 +82,8 @@ import {
   runEndBody,
   runLogQuery,
   runScanStartedQuery,
+  retestParams,
+  retestQuery,
   runUpdateBody,
   scanKeyParams,
   searchDevicesBody,
@@ -2243,7 +2245,8 @@ export const listOrganizationFindingsRoute = {
     "apostrophe and quotes, as OWASP's CSV-injection guidance recommends. Fields of ours (docs/GOVERNANCE.md), in " +
     'JSON and as the last CSV columns: `dueDate` (the SLA policy from the first sighting; empty for false ' +
     'positives, accepted risks and Info), `daysLeft`, `overdue`, and who triaged last, when, why and ' +
-    '`riskAcceptedUntil`.',
+    '`riskAcceptedUntil`; in JSON only, `verifiedFixedAt` (ISO 8601: when a retest found the finding gone, ' +
+    'docs/HOSTED-SCANS.md, Retests; empty otherwise).',
   auth: 'bearer',
   permission: 'read:report',
   query: findingsReportQuery,
@@ -2581,6 +2584,44 @@ export const getScanCoverageRoute = {
   response: 'hawk.ScanCoverage',
 } satisfies Route;
 
+// ---- Retests (docs/HOSTED-SCANS.md, Retests): one finding attacked again by a hosted run.
+export const retestFindingRoute = {
+  operationId: 'retestFinding',
+  method: 'POST',
+  path: '/api/v1/app/{appId}/findings/{findingHash}/retest',
+  tag: 'Perch',
+  summary: 'Retest one finding (ours)',
+  notes:
+    "Queues a retest of a finding of the CLOUD application's environment `env` (by name) and answers its `retestId`: " +
+    "a hosted run limited to the finding's method, URL and parameter and the engine check that found it, logged in " +
+    'with the configuration of the scan that last reported it, on the same queue, concurrency slots and agents as ' +
+    'hosted scans (it takes one slot). Read its outcome with getRetest. 404: unknown application, environment or finding; 409: a scan or retest is already ' +
+    "running for the application; 400: not a CLOUD application, its target is not verified, or the finding's URL is " +
+    'not on the target.',
+  auth: 'bearer',
+  permission: 'write:scan',
+  audit: 'SCAN_STARTED',
+  params: retestParams,
+  query: retestQuery,
+  response: 'hawk.RetestStarted',
+} satisfies Route;
+
+export const getRetestRoute = {
+  operationId: 'getRetest',
+  method: 'GET',
+  path: '/api/v1/app/{appId}/retests/{retestId}',
+  tag: 'Perch',
+  summary: "A retest's status and outcome (ours)",
+  notes:
+    '`status`: QUEUED (waiting for an agent or a slot), RUNNING, STILL_PRESENT (the check found the finding again: ' +
+    'it stays open, `evidence` is what it saw), FIXED (it did not: the finding is marked fixed and verified, ' +
+    '`verifiedFixedAt` in the findings report) or ERROR (`evidence` says why: the login failed, the run was stopped ' +
+    'or its agent lost); `findingHash`; `startedAt` and `endedAt` (ISO 8601, empty until then).',
+  auth: 'bearer',
+  permission: 'read:scan',
+  response: 'hawk.Retest',
+} satisfies Route;
+
 export const getApplicationSlaRoute = {
   operationId: 'getApplicationSla',
   method: 'GET',
@@ -2823,6 +2864,8 @@ export const routes: Route[] = [
   updateSlaPolicyRoute,
   getScanSlaRoute,
   getScanCoverageRoute,
+  retestFindingRoute,
+  getRetestRoute,
   getApplicationSlaRoute,
   updateApplicationSlaRoute,
   deleteApplicationSlaRoute,

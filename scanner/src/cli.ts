@@ -4,6 +4,7 @@ import { IMPORT_USAGE, importCommand } from './commands/import.ts';
 import { SARIF_USAGE, sarifCommand } from './commands/sarif.ts';
 import { AGENT_USAGE, agentCommand } from './commands/agent.ts';
 import { PROFILE_USAGE, profileCommand } from './commands/profile.ts';
+import { HOSTED_USAGE, hostedCommand } from './commands/hosted.ts';
 
 const COMMANDS: Record<string, { usage: string; run: (args: string[]) => Promise<number | 'usage'> }> = {
   validate: { usage: VALIDATE_USAGE, run: validateCommand },
@@ -11,6 +12,7 @@ const COMMANDS: Record<string, { usage: string; run: (args: string[]) => Promise
   sarif: { usage: SARIF_USAGE, run: sarifCommand },
   agent: { usage: AGENT_USAGE, run: agentCommand },
   profile: { usage: PROFILE_USAGE, run: profileCommand },
+  hosted: { usage: HOSTED_USAGE, run: hostedCommand },
 };
 
 export const USAGE = `usage: hawk-scanner <command> ...  (from the repository root: npm run --silent scanner -- <command> ...)

@@ -551,6 +551,8 @@ export const keys = {
   // ---- Hosted scans (docs/HOSTED-SCANS.md).
   /** An application's hosted scan: its current or last run of startScan (one active run per application). */
   perchRun: (appId: string) => ({ pk: `APP#${appId}`, sk: '#PERCH' }),
+  /** A retest of one finding (docs/HOSTED-SCANS.md, Retests): its outcome, kept after its run. */
+  retest: (appId: string, retestId: string) => ({ pk: `APP#${appId}`, sk: `RETEST#${retestId}` }),
   /** A scanner agent (device) of an organization. */
   perchDevice: (orgId: string, deviceId: string) => ({ pk: `ORG#${orgId}`, sk: `DEVICE#${deviceId}` }),
   perchDevicesOfOrg: (orgId: string) => ({ pk: `ORG#${orgId}`, skPrefix: 'DEVICE#' }),

@@ -11,7 +11,7 @@ const schema = /* @__NO_SIDE_EFFECTS__ */ <T>(build: () => T): T => build();
 export const MAX_TRIAGE_ACTIONS = 100;
 const MAX_NOTE = 4096;
 
-const findingHashSchema = schema(() =>
+export const findingHashSchema = schema(() =>
   z.pipe(
     z.string().check(z.regex(/^[0-9a-fA-F]{64}$/, 'must be a SHA-256 finding hash (64 hex digits)')),
     z.transform((h) => h.toLowerCase()),

@@ -167,7 +167,7 @@ async function rowsOf(
           ]),
         ).values(),
       ],
-      ['findingHash', 'firstSeen'],
+      ['findingHash', 'firstSeen', 'verifiedFixedAt'],
     ),
     Promise.all(
       [...new Set(slices.map((s) => s.source))].map((source) =>
@@ -189,10 +189,10 @@ async function rowsOf(
       .map((m) => fromItem<Pick<AlertMessageRecord, 'msgId' | 'evidence' | 'otherInfo'>>(m)!)
       .map((m) => [m.msgId, m]),
   );
-  const firstSeenOf = new Map(
+  const findingOf = new Map(
     firstSeen
-      .map((f) => fromItem<Pick<FindingRecord, 'findingHash' | 'firstSeen'>>(f)!)
-      .map((f) => [f.findingHash, f.firstSeen]),
+      .map((f) => fromItem<Pick<FindingRecord, 'findingHash' | 'firstSeen' | 'verifiedFixedAt'>>(f)!)
+      .map((f) => [f.findingHash, f]),
   );
   const ruleOf = new Map(rules.flatMap((byHash) => [...byHash]));
   const known = new Set(scanUsers.map((u) => u.userId));
@@ -207,7 +207,8 @@ async function rowsOf(
   const teamOf = new Map(teams.map((t) => [t.teamId, t.name]));
   return slices.flatMap(({ source: { app, env, scan }, alert, uris }) =>
     uris.map((u) => {
-      const first = Math.min(firstSeenOf.get(u.findingHash) ?? scan.startedAt, scan.startedAt);
+      const finding = findingOf.get(u.findingHash);
+      const first = Math.min(finding?.firstSeen ?? scan.startedAt, scan.startedAt);
       const last = scan.startedAt;
       const message = messageOf.get(u.msgId);
       const rule = ruleOf.get(u.findingHash);
@@ -253,6 +254,8 @@ async function rowsOf(
         triagedAt: iso(lastChange?.timestamp),
         triageNote: lastChange?.note ?? '',
         riskAcceptedUntil: status === 'RISK_ACCEPTED' ? iso(current ? current.expiresAt : lastChange?.expiresAt) : '',
+        // A retest found it gone (docs/HOSTED-SCANS.md, Retests); as of now, whatever the report's moment.
+        verifiedFixedAt: iso(finding?.verifiedFixedAt),
       };
     }),
   );

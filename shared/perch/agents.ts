@@ -34,6 +34,7 @@ import { type PerchDevice, type PerchRun } from './model.ts';
 import { abandonRun, settled, toPerchDevice } from './commands.ts';
 import { wakeAgents, wakeListener } from './signals.ts';
 import { carriesLabels } from './pools.ts';
+import { retestStarted } from './retests.ts';
 import { MAX_RUN_LOG_BYTES, type PollBody, type RegisterDeviceBody, type RunUpdateBody } from './inputs.ts';
 
 // The agent's side of hosted scans (docs/HOSTED-SCANS.md, The agent): operations of our own. An agent registers
@@ -139,12 +140,24 @@ export async function registerDevice(caller: Caller, orgId: string, body: Regist
   return toDevice(device);
 }
 
+const START_COMMANDS = { PROFILE: 'PROFILE_START', RETEST: 'RETEST_START' } as const;
+
+/** What a retest's agent attacks (docs/HOSTED-SCANS.md, Retests). */
+const retestCommand = ({ findingHash, pluginId, method, url, param }: NonNullable<PerchRun['retest']>) => ({
+  findingHash,
+  pluginId,
+  method,
+  url,
+  param,
+});
+
 /** A START or STOP command as the agent receives it. */
 function assignment(run: PerchRun, command: 'SCAN_START' | 'SCAN_STOP') {
   return {
     commandId: command === 'SCAN_START' ? run.scanKey : (run.stopCommandId ?? run.scanKey),
-    // A profile scan starts with a command of its own: an agent that does not know it leaves it to one that does.
-    command: command === 'SCAN_START' && run.kind === 'PROFILE' ? 'PROFILE_START' : command,
+    // A profile scan and a retest start with a command of their own: an agent that does not know it leaves it to one
+    // that does.
+    command: command === 'SCAN_START' && run.kind ? START_COMMANDS[run.kind] : command,
     scanKey: run.scanKey,
     applicationId: run.applicationId,
     ...(command === 'SCAN_START'
@@ -155,6 +168,7 @@ function assignment(run: PerchRun, command: 'SCAN_START' | 'SCAN_STOP') {
           targetUrl: run.targetUrl,
           allowPrivate: run.allowPrivate,
           ...(run.scanPolicy ? { scanPolicy: run.scanPolicy } : {}),
+          ...(run.retest ? { retest: retestCommand(run.retest) } : {}),
           // A queued run's scan gets a whole deadline from its acknowledgement (which sets it a moment later).
           deadline: run.state === 'QUEUED' ? Date.now() + config.perchMaxScanSeconds * 1000 : run.deadlineAt,
         }
@@ -401,6 +415,7 @@ export async function acknowledgeCommand(
         ExpressionAttributeValues: { ':scanKey': run.scanKey, ':appId': appId, ':now': now },
       },
     }),
+    ...(run.kind === 'RETEST' ? [retestStarted(run, now)] : []),
   ];
   try {
     await transactWrite(items);

@@ -101,7 +101,7 @@ async function namedConfiguration(app: ApplicationRecord, body: PerchCommandBody
 }
 
 /** The configuration a start scans with (a default one, of the target, when it names none). */
-async function runConfiguration(app: ApplicationRecord, body: PerchCommandBody) {
+export async function runConfiguration(app: ApplicationRecord, body: PerchCommandBody) {
   const named = await namedConfiguration(app, body);
   const target = app.cloudScanTarget!.targetURL;
   if (!named) {

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { uuidSchema } from '../lists.ts';
 import { environmentNameSchema } from '../applications/inputs.ts';
+import { findingHashSchema } from '../findings/inputs.ts';
 
 /** Builds a schema at load, marked side-effect free: bundlers drop the schemas a function never uses. */
 const schema = /* @__NO_SIDE_EFFECTS__ */ <T>(build: () => T): T => build();
@@ -230,9 +231,28 @@ const runCoverageSchema = schema(() =>
   }),
 );
 
+/** What a retest's engine found of its finding's kind: the service tells its finding among them. */
+const retestFoundSchema = schema(() =>
+  z.strictObject({
+    found: z
+      .array(
+        z.strictObject({
+          pluginId: z.string().check(z.maxLength(255)),
+          method: z.string().check(z.maxLength(16)),
+          uri: z.string().check(z.maxLength(4096)),
+          param: z.string().check(z.maxLength(1024)),
+          evidence: z.string().check(z.maxLength(4000, 'must be at most 4000 characters')),
+        }),
+      )
+      .check(z.maxLength(100, 'must list at most 100 findings')),
+  }),
+);
+
 /** POST /api/v1/app/{appId}/perch/runs/{scanKey}/end?deviceId=...: the run's end, with its whole log. */
 export const runEndBody = schema(() =>
   z.object({
+    /** A retest run's findings (docs/HOSTED-SCANS.md, Retests): required when it completes. */
+    retest: z.optional(retestFoundSchema),
     /** Its coverage record; `urlCount` is then its pages. */
     coverage: z.optional(runCoverageSchema),
     state: z.enum(['COMPLETED', 'ERROR'], { error: 'must be COMPLETED or ERROR' }),
@@ -261,3 +281,7 @@ export const runLogQuery = schema(() => z.object({ deviceId: uuidSchema() }));
 
 /** GET /api/v1/app/{appId}/perch/log?scanKey=...: the current run's log unless a run is named. */
 export const readRunLogQuery = schema(() => z.object({ scanKey: z.optional(uuidSchema()) }));
+
+/** POST /api/v1/app/{appId}/findings/{findingHash}/retest?env=...: the finding, and its environment by name. */
+export const retestParams = schema(() => z.object({ findingHash: findingHashSchema }));
+export const retestQuery = schema(() => z.object({ env: environmentNameSchema }));

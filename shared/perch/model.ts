@@ -15,8 +15,13 @@ export interface PerchRun {
   organizationId: string;
   /** The run's id (startScan's answer), also the id of its START command. */
   scanKey: string;
-  /** A profile scan (launchProfileScan, docs/PROFILE-SCANS.md) rather than a scan; absent: a scan. */
-  kind?: 'PROFILE';
+  /**
+   * A profile scan (launchProfileScan, docs/PROFILE-SCANS.md) or a retest of one finding (retestFinding,
+   * docs/HOSTED-SCANS.md, Retests) rather than a scan; absent: a scan.
+   */
+  kind?: 'PROFILE' | 'RETEST';
+  /** A retest's finding: what the agent attacks, and only that. */
+  retest?: RetestTarget;
   /** The id of its STOP command, once stopScan asked for one. */
   stopCommandId?: string;
   state: RunState;
@@ -56,6 +61,36 @@ export interface PerchRun {
    * pools); absent: any agent of the organization.
    */
   requiredLabels?: string[];
+}
+
+/** The finding a retest run attacks: its request (method, URL, parameter) and the plugin whose check found it. */
+export interface RetestTarget {
+  environmentId: string;
+  findingHash: string;
+  pluginId: string;
+  method: string;
+  /** The absolute URL, on the run's target. */
+  url: string;
+  param: string;
+}
+
+/** QUEUED until an agent takes its run; RUNNING until its run ends; then its outcome. */
+export type RetestStatus = 'QUEUED' | 'RUNNING' | 'STILL_PRESENT' | 'FIXED' | 'ERROR';
+
+/** A retest (`APP#<appId>` / `RETEST#<retestId>`): its run's scanKey is its id. */
+export interface RetestRecord {
+  retestId: string;
+  applicationId: string;
+  organizationId: string;
+  environmentId: string;
+  findingHash: string;
+  status: RetestStatus;
+  userId: string;
+  createdAt: number;
+  startedAt?: number;
+  endedAt?: number;
+  /** STILL_PRESENT: what the engine saw this time; FIXED: what was tried; ERROR: why it has no outcome. */
+  evidence: string;
 }
 
 export interface PerchDevice {

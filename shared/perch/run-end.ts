@@ -12,6 +12,7 @@ import { toPerchDevice } from './commands.ts';
 import { carriedRunEnd, getRun, isActive, RunMovedOn } from './repository.ts';
 import { type PerchRun } from './model.ts';
 import { wakeAgents } from './signals.ts';
+import { endRetest } from './retests.ts';
 import type { RunEndBody } from './inputs.ts';
 
 // endScanRun (docs/HOSTED-SCANS.md, The run's end): the carrying agent ends its run in one call, which stores the
@@ -36,8 +37,10 @@ export async function endScanRun(
   const body = await readBody();
   if (body.state === 'ERROR' && !body.error) throw badRequest('error: required when state is ERROR');
   const scan = run.scanId && isActive(run) ? await scanOfApplication(run.scanId, run) : undefined;
-  if (scan?.status === 'STARTED') await mayCompleteScans(caller, appId);
+  // A retest's outcome marks its finding as a scan's completion would: reportScanCompleted's permission.
+  if (scan?.status === 'STARTED' || (run.kind === 'RETEST' && isActive(run))) await mayCompleteScans(caller, appId);
   await putObject(objectKeys.perchRunLog(appId, scanKey), body.log, 'text/plain; charset=utf-8');
+  if (run.kind === 'RETEST') return endRetest(run, deviceId, body);
   const update = { deviceId, state: body.state, phase: body.state.toLowerCase(), error: body.error };
   // No scan, or one already ended (by reportScanCompleted, as older agents do): the run's end alone.
   if (scan?.status !== 'STARTED') return updateRun(caller, appId, scanKey, update);

@@ -47,6 +47,7 @@ export async function reportScanRunStarted(
   if (!holdsPermission(caller, membership, 'write:scan')) throw unauthorized();
   const run = await ownRun(caller, app, scanKey, query.deviceId);
   if (run.kind === 'PROFILE') throw badRequest(`run ${scanKey} is a profile scan, not a scan`);
+  if (run.kind === 'RETEST') throw badRequest(`run ${scanKey} is a retest: it reports no scan`);
   if (!isActive(run)) return ended(run);
   if (run.scanId) return recordedScan(run, run.scanId);
   const reported = await readBody();

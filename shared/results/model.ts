@@ -138,6 +138,13 @@ export interface FindingRecord {
    * current. A later scan that reports it again clears it.
    */
   fixedAt?: number;
+  /**
+   * ms: when a retest found it gone (docs/HOSTED-SCANS.md, Retests): fixed and verified. A later scan that reports it
+   * again writes the record anew, without it.
+   */
+  verifiedFixedAt?: number;
+  /** The last retest's outcome: its id, STILL_PRESENT or FIXED, when, and what the engine saw (STILL_PRESENT). */
+  lastRetest?: { retestId: string; status: 'STILL_PRESENT' | 'FIXED'; at: number; evidence: string };
   /** The completion (or import) request that wrote it (FindingsBefore.attempt): restoreFindings reverts only its own. */
   recordedBy?: string;
   /**

@@ -26,6 +26,10 @@ export interface AttackTarget {
   linked: Set<string>;
   /** The next `count` sessions opened end after `requests` requests each (later ones last). */
   expiring: { count: number; requests: number };
+  /** Pages (`/products`, ...) whose flaw was fixed, in both areas: they answer a plain page. */
+  patched: Set<string>;
+  /** How many more logins succeed (the credentials are refused after them). */
+  loginsLeft: number;
   stop: () => Promise<void>;
 }
 
@@ -103,6 +107,7 @@ export async function startAttackTarget(): Promise<AttackTarget> {
     }
     const param = (name: string) => url.searchParams.get(name) ?? '';
     const prefix = area === 'account' ? '<p>Signed in as alice</p>' : '';
+    if (target.patched.has(path)) return html(200, `${prefix}<p>fixed</p>`);
     switch (path) {
       case '/products':
         // Error-based SQL injection, simulated: a quote "breaks" the query and the database's error shows.
@@ -173,11 +178,13 @@ export async function startAttackTarget(): Promise<AttackTarget> {
     }
     const form = new URLSearchParams(body);
     if (
+      target.loginsLeft <= 0 ||
       form.get('username') !== 'alice' ||
       form.get('password') !== 's3cret' ||
       !csrfTokens.has(form.get('csrf') ?? '')
     )
       return html(401, '<p>login failed</p>');
+    target.loginsLeft--;
     const sid = randomUUID();
     sessions.add(sid);
     if (target.expiring.count > 0) {
@@ -195,6 +202,8 @@ export async function startAttackTarget(): Promise<AttackTarget> {
     requests: [],
     linked,
     expiring: { count: 0, requests: 0 },
+    patched: new Set(),
+    loginsLeft: Infinity,
     stop: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

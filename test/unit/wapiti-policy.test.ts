@@ -3,6 +3,7 @@ import { BUILT_IN_POLICIES, SCAN_RULES } from '../../shared/policies/catalogue.t
 import {
   INTERNET_MODULES,
   modulesForPolicy,
+  modulesOfPlugin,
   moduleOfFinding,
   WAPITI_ATTACK_MODULES,
 } from '../../scanner/src/engines/wapiti-modules.ts';
@@ -40,5 +41,16 @@ describe("wapiti's modules and the scan policy's plugins", () => {
     expect(moduleOfFinding('Cross Site Scripting', 'Permanent XSS vulnerability found')).toBe('permanentxss');
     expect(moduleOfFinding('Command execution', 'URL x seems vulnerable to Shellshock attack')).toBe('shellshock');
     expect(moduleOfFinding('HttpOnly Flag cookie', 'HttpOnly flag is not set')).toBe('cookieflags');
+  });
+
+  it("retests a finding with the modules that report its plugin's findings", () => {
+    expect(modulesOfPlugin('wapiti.sql-injection')).toEqual(['sql']);
+    expect(modulesOfPlugin('wapiti.blind-sql-injection')).toEqual(['blindsql']);
+    expect(modulesOfPlugin('wapiti.cross-site-scripting')).toEqual(['xss', 'permanentxss']);
+    expect(modulesOfPlugin('wapiti.command-execution')).toEqual(['exec', 'shellshock']);
+    expect(modulesOfPlugin('wapiti.httponly-flag-cookie')).toEqual(['cookieflags']);
+    // A scan-policy (ZAP) id: the modules standing for it.
+    expect(modulesOfPlugin('40018')).toEqual(['sql', 'blindsql']);
+    expect(modulesOfPlugin('wapiti.unknown-thing')).toEqual([]);
   });
 });

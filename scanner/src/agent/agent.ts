@@ -2,7 +2,7 @@
 // long-polls for its next command (each poll is also its heartbeat), acknowledges a command by id before acting
 // on it (a command delivered twice runs once), carries out one scan at a time (run.ts) while it keeps polling, and
 // stops the engine when the poll brings SCAN_STOP for its scan. A PROFILE_START command runs the prober instead of
-// a scan (profile-run.ts).
+// a scan (profile-run.ts); a RETEST_START runs a scan limited to one finding (run.ts).
 import { hostname } from 'node:os';
 import { wapitiEngine } from '../engines/wapiti.ts';
 import { zapEngine } from '../engines/zap.ts';
@@ -216,9 +216,8 @@ async function stop(agent: Agent, command: Command): Promise<void> {
  * delivered twice runs once). Taken: the acknowledgement's answer, with the scan secrets of the run.
  */
 async function acknowledged(agent: Agent, command: Command) {
-  const profile = command.command === 'PROFILE_START';
-  if ((command.command !== 'SCAN_START' && !profile) || agent.current || agent.handled.has(command.scanKey))
-    return undefined;
+  const known = ['SCAN_START', 'PROFILE_START', 'RETEST_START'].includes(command.command);
+  if (!known || agent.current || agent.handled.has(command.scanKey)) return undefined;
   try {
     const taken = await ack(agent, command);
     agent.handled.add(command.scanKey);
@@ -233,7 +232,7 @@ async function acknowledged(agent: Agent, command: Command) {
 function begin(agent: Agent, started: Command, secrets: Readonly<Record<string, string>>): void {
   const { echo } = agent;
   const profile = started.command === 'PROFILE_START';
-  echo(`start: ${profile ? 'profile' : 'scan'} ${started.scanKey} of ${started.targetUrl}`);
+  echo(`start: ${profile ? 'profile' : started.retest ? 'retest' : 'scan'} ${started.scanKey} of ${started.targetUrl}`);
   const abort = new AbortController();
   const context = {
     api: agent.api,

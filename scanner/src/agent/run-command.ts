@@ -13,6 +13,18 @@ export interface StartCommand {
   deadline: string | number;
   /** The application's scan policy: the plugins whose checks the engine leaves out (absent: every check runs). */
   scanPolicy?: { name: string; excludePluginIds: string[] };
+  /** A RETEST_START's finding: the run attacks that request with that check only, and reports no scan. */
+  retest?: RetestCommand;
+}
+
+/** The finding a retest attacks again (docs/HOSTED-SCANS.md, Retests, in the service's repository). */
+export interface RetestCommand {
+  findingHash: string;
+  pluginId: string;
+  method: string;
+  /** The finding's absolute URL, on the target. */
+  url: string;
+  param: string;
 }
 
 export type ErrorType = 'UNKNOWN' | 'AUTHENTICATION' | 'PROVISIONING' | 'DEVICE';

@@ -7,6 +7,7 @@ import type { Service } from '../net/service.ts';
 import { serviceCall } from '../api/call.ts';
 import type { startPinningProxy } from './pinning-proxy.ts';
 import type { SessionRelay } from './session-relay.ts';
+import type { SessionHealth } from './session-health.ts';
 import type { LoggedIn } from './run-login.ts';
 import { LogUploads, RunLog } from './run-log.ts';
 import type { StartCommand } from './run-command.ts';
@@ -63,6 +64,8 @@ export interface Run {
   proxy?: Awaited<ReturnType<typeof startPinningProxy>>;
   login?: LoggedIn;
   relay?: SessionRelay;
+  /** The checks of testPath during the attack when nothing watches the answers (session-health.ts). */
+  health?: SessionHealth;
   /** What the engine found, and the findings' upload once under way. */
   alerts?: Awaited<ReturnType<Engine['run']>>;
   findingsSent?: Promise<void>;

@@ -26,12 +26,17 @@ export function runCoverage(run: Run): RunCoverage | undefined {
     return { ...module, requests };
   });
   const reasons: { verdict: Verdict; reason: string }[] = [];
-  // Every request of a logged-in scan carries the session the agent holds: those that did not went out logged out.
-  const unauthenticated = run.login?.session ? sent.requests - sent.authenticated : 0;
+  // Every request of a logged-in scan carries the session the agent holds: those that did not went out logged out,
+  // and so did those sent while a failed testPath check found the session lost (session-health.ts).
+  const lost = Math.min(run.relay?.unauthenticated() ?? 0, sent.authenticated);
+  const authenticated = sent.authenticated - lost;
+  const unauthenticated = run.login?.session ? sent.requests - authenticated : 0;
   if (unauthenticated > 0)
     reasons.push({
       verdict: 'AUTH_DEGRADED',
-      reason: `${unauthenticated} of ${sent.requests} requests (${Math.round((100 * unauthenticated) / sent.requests)}%) went out without a valid session`,
+      reason:
+        `${unauthenticated} of ${sent.requests} requests (${Math.round((100 * unauthenticated) / sent.requests)}%) went out without a valid session` +
+        (run.relay?.relogins() ? `; the agent logged in again ${run.relay.relogins()} times` : ''),
     });
   for (const module of modules.filter((m) => m.cutAtTimeLimit))
     reasons.push({ verdict: 'PARTIAL', reason: `module ${module.name} was cut at its attack time` });
@@ -46,7 +51,7 @@ export function runCoverage(run: Run): RunCoverage | undefined {
     pages: engine.pages,
     forms: engine.forms,
     requests: sent.requests,
-    authenticatedRequests: sent.authenticated,
+    authenticatedRequests: authenticated,
     relogins: run.relay?.relogins() ?? 0,
     modules,
     durationSeconds: Math.round((Date.now() - run.openedAt) / 1000),

@@ -17,6 +17,7 @@ import { ServiceError } from '../net/service.ts';
 import { serviceCall } from '../api/call.ts';
 import { startPinningProxy } from './pinning-proxy.ts';
 import { sessionRelay } from './session-relay.ts';
+import { watchSessionHealth } from './session-health.ts';
 import {
   openRun,
   phase,
@@ -77,7 +78,11 @@ export async function prepare(run: Run): Promise<RunState> {
   if (command.configuration) log.add(`configuration: ${command.configuration}`);
   run.engine = await firstInstalled(context.engines, run);
   log.add('phase: started');
-  announce(run);
+  // A retest reports no scan (docs/HOSTED-SCANS.md, Retests): its outcome goes with its end.
+  if (command.retest) {
+    log.add(`retest of finding ${command.retest.findingHash}: ${command.retest.method} ${command.retest.url}`);
+    phase(run, 'retest');
+  } else announce(run);
   if (!run.engine) {
     await reported(run);
     throw new RunFailed(
@@ -185,10 +190,18 @@ export async function attack(run: Run): Promise<RunState> {
     });
     run.relay = relay;
     proxy!.carry(relay);
+    if (!relay.watching)
+      run.health = watchSessionHealth(
+        relay,
+        () => proxy!.sent().requests,
+        (line) => log.add(line),
+      );
     log.add(
       relay.watching
         ? 'the proxy carries the session for the engine and logs in again when an answer matches loggedOutIndicator'
-        : 'the proxy carries the session for the engine (no loggedOutIndicator: a lost session is not noticed)',
+        : run.health
+          ? 'the proxy carries the session for the engine (no loggedOutIndicator: testPath is checked every few requests and at the end)'
+          : 'the proxy carries the session for the engine (no loggedOutIndicator and no testPath: a lost session is not noticed)',
     );
   }
   if (proxy!.authority)
@@ -202,6 +215,7 @@ export async function attack(run: Run): Promise<RunState> {
   } catch (error) {
     engineFailure = error;
   }
+  await run.health?.finish();
   // A target that did not answer the probe, a report that failed or answered that the run was stopped: each
   // stopped the engine, and is the run's end.
   await run.probe;
@@ -228,7 +242,7 @@ function runEngine(run: Run) {
   return run.engine!.run({
     targetUrl: run.command.targetUrl,
     headers: {},
-    startUrls: run.login?.startUrls ?? [],
+    startUrls: run.command.retest ? [] : (run.login?.startUrls ?? []),
     proxyUrl: run.proxy!.url,
     proxyAuthority: run.proxy!.authority,
     deadline: run.deadline,
@@ -237,6 +251,7 @@ function runEngine(run: Run) {
     log: (line) => run.log.add(line),
     onReport,
     excludedPluginIds: run.command.scanPolicy?.excludePluginIds ?? [],
+    ...(run.command.retest ? { focus: run.command.retest } : {}),
     onModule: (name) => run.coverage.moduleStarts.push({ name, sent: run.proxy!.sent().requests }),
     onCoverage: (coverage) => (run.coverage.engine = coverage),
   });
@@ -244,7 +259,7 @@ function runEngine(run: Run) {
 
 /** attacking -> reporting: the findings (unless already on their way) in batches, then every report answered. */
 export async function reportFindings(run: Run): Promise<RunState> {
-  await (run.findingsSent ?? sendFindings(run, run.alerts ?? []));
+  if (!run.command.retest) await (run.findingsSent ?? sendFindings(run, run.alerts ?? []));
   await reported(run);
   return 'reporting';
 }
@@ -293,7 +308,8 @@ export async function end(run: Run, outcome: Outcome): Promise<RunState> {
     state: outcome.state,
     // The scan's urlCount is the pages crawled (the service takes them from the coverage record).
     urlCount: coverage?.pages ?? 0,
-    ...(coverage ? { coverage } : {}),
+    ...(coverage && !run.command.retest ? { coverage } : {}),
+    ...(run.command.retest && outcome.state === 'COMPLETED' ? { retest: { found: retestFound(run) } } : {}),
     log,
     ...(outcome.state === 'ERROR'
       ? { error: { errorType: outcome.error.errorType, message: outcome.error.message.slice(0, 2000) } }
@@ -309,6 +325,24 @@ export async function end(run: Run, outcome: Outcome): Promise<RunState> {
   if (outcome.state === 'COMPLETED') await ending;
   else await ending.catch((error: Error) => run.log.add(`final update: ${error.message}`));
   return 'ended';
+}
+
+/**
+ * What a retest's engine found (it ran only its finding's checks, on its finding's request): the service tells its
+ * finding among them by the finding's identity.
+ */
+function retestFound(run: Run) {
+  return (run.alerts ?? [])
+    .flatMap((alert) =>
+      alert.uris.map((uri) => ({
+        pluginId: alert.pluginId,
+        method: uri.requestMethod,
+        uri: uri.uri,
+        param: uri.param,
+        evidence: (uri.evidence || uri.otherInfo).slice(0, 4000),
+      })),
+    )
+    .slice(0, 100);
 }
 
 /** The reason a run failed, and what to do. */

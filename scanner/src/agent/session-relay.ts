@@ -14,6 +14,15 @@ export interface SessionRelay extends ProxySession {
   /** Why the session could not be kept (the run ends in ERROR, AUTHENTICATION), once it could not. */
   failure(): string | undefined;
   relogins(): number;
+  /**
+   * Checks the session with testPath (session-health.ts, when nothing is watched); undefined without a testPath.
+   */
+  testSession?(): Promise<{ ok: boolean; detail: string }>;
+  /** Logs in again (bounded, one login at a time) because `why`; false when it could not. */
+  renewLost(why: string): Promise<boolean>;
+  /** Requests the engine sent with a session found lost since (session-health.ts): counted as logged out. */
+  markUnauthenticated(requests: number): void;
+  unauthenticated(): number;
 }
 
 export async function sessionRelay(options: {
@@ -42,7 +51,8 @@ export async function sessionRelay(options: {
     options.onFailure(message);
   };
 
-  const relogin = async (request: string): Promise<boolean> => {
+  let unauthenticated = 0;
+  const relogin = async (why: string): Promise<boolean> => {
     if (count >= maxRelogins) {
       fail(
         `the session was lost again after ${count} re-logins (the most a scan may need, HAWK_MAX_RELOGINS): check what logs the scan user out (a logout link, a short session) and the loggedOutIndicator`,
@@ -50,7 +60,7 @@ export async function sessionRelay(options: {
       return false;
     }
     count++;
-    log(`re-login ${count}/${maxRelogins}: the answer to ${request} matched loggedOutIndicator; logging in again`);
+    log(`re-login ${count}/${maxRelogins}: ${why}; logging in again`);
     try {
       await session.login();
       const testPath = auth.testPath;
@@ -74,10 +84,22 @@ export async function sessionRelay(options: {
     }
   };
 
+  const renewOnce = (why: string) =>
+    (renewing ??= relogin(why).finally(() => {
+      renewing = undefined;
+    }));
+  const testPath = auth.testPath;
+
   return {
     watching: loggedOut !== undefined,
     failure: () => failure,
     relogins: () => count,
+    ...(testPath ? { testSession: () => runTestPath(session, testPath) } : {}),
+    renewLost: (why) => (failure ? Promise.resolve(false) : renewOnce(why)),
+    markUnauthenticated: (requests) => {
+      unauthenticated += Math.max(0, requests);
+    },
+    unauthenticated: () => unauthenticated,
     current: () => ({ headers, generation }),
     // ZAP's order: a matching loggedInIndicator wins; only a loggedOutIndicator match means the session was lost
     // (not matching loggedInIndicator alone would count every public page).
@@ -86,10 +108,7 @@ export async function sessionRelay(options: {
       if (failure) return Promise.resolve(false);
       // Sent with an older session, which was renewed since: just send it again.
       if (sentWith < generation) return Promise.resolve(true);
-      renewing ??= relogin(request).finally(() => {
-        renewing = undefined;
-      });
-      return renewing;
+      return renewOnce(`the answer to ${request} matched loggedOutIndicator`);
     },
     cookiesSet(sentWith, setCookies) {
       if (sentWith !== generation || !headers.cookie) return;

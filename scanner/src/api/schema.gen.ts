@@ -228,6 +228,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/app/{appId}/findings/{findingHash}/retest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retest one finding (ours)
+         * @description Queues a retest of a finding of the CLOUD application's environment `env` (by name) and answers its `retestId`: a hosted run limited to the finding's method, URL and parameter and the engine check that found it, logged in with the configuration of the scan that last reported it, on the same queue, concurrency slots and agents as hosted scans (it takes one slot). Read its outcome with getRetest. 404: unknown application, environment or finding; 409: a scan or retest is already running for the application; 400: not a CLOUD application, its target is not verified, or the finding's URL is not on the target.
+         *
+         *     Requires the `write:scan` permission.
+         *
+         *     Writes a `SCAN_STARTED` user-activity entry in the same transaction as the change.
+         */
+        post: operations["retestFinding"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/app/{appId}/perch/log": {
         parameters: {
             query?: never;
@@ -690,6 +714,28 @@ export interface paths {
          *     Requires the `read:scan` permission.
          */
         get: operations["listProfileScanResults"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/app/{appId}/retests/{retestId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A retest's status and outcome (ours)
+         * @description `status`: QUEUED (waiting for an agent or a slot), RUNNING, STILL_PRESENT (the check found the finding again: it stays open, `evidence` is what it saw), FIXED (it did not: the finding is marked fixed and verified, `verifiedFixedAt` in the findings report) or ERROR (`evidence` says why: the login failed, the run was stopped or its agent lost); `findingHash`; `startedAt` and `endedAt` (ISO 8601, empty until then).
+         *
+         *     Requires the `read:scan` permission.
+         */
+        get: operations["getRetest"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2507,7 +2553,7 @@ export interface paths {
         };
         /**
          * Organization Findings
-         * @description The organization's current findings: one row per URI of each visible environment's latest COMPLETED scan (team rules as for lists), ordered by application name, environment name, plugin id and report order. `date` (end of that day, UTC) or `datetime` (no zone: UTC) report them as of that moment: the latest scan completed by then, and each finding's triage status then. `status`: NEW (untriaged or commented), FALSE_POSITIVE, RISK_ACCEPTED, ASSIGNED (promoted). First/last seen: start of the first scan of the environment that reported the finding and of the scan reported (ms, ISO 8601, and `YYYY-MM-DD hh:mm:ss` UTC as the Excel form). `pageSize` 1 to 1000 (default 500), `pageToken` the page number; a short page is the last. `Accept: text/csv` answers the same rows as RFC 4180 CSV (header row; first/last seen in ISO 8601; the public example's columns, then findingHash, cweId, team) with the total in `X-Total-Count`. Every field holding a line break (CR or LF) is quoted; a cell starting with =, +, -, @, tab or CR (a spreadsheet formula) gets a leading apostrophe and quotes, as OWASP's CSV-injection guidance recommends. Fields of ours (docs/GOVERNANCE.md), in JSON and as the last CSV columns: `dueDate` (the SLA policy from the first sighting; empty for false positives, accepted risks and Info), `daysLeft`, `overdue`, and who triaged last, when, why and `riskAcceptedUntil`.
+         * @description The organization's current findings: one row per URI of each visible environment's latest COMPLETED scan (team rules as for lists), ordered by application name, environment name, plugin id and report order. `date` (end of that day, UTC) or `datetime` (no zone: UTC) report them as of that moment: the latest scan completed by then, and each finding's triage status then. `status`: NEW (untriaged or commented), FALSE_POSITIVE, RISK_ACCEPTED, ASSIGNED (promoted). First/last seen: start of the first scan of the environment that reported the finding and of the scan reported (ms, ISO 8601, and `YYYY-MM-DD hh:mm:ss` UTC as the Excel form). `pageSize` 1 to 1000 (default 500), `pageToken` the page number; a short page is the last. `Accept: text/csv` answers the same rows as RFC 4180 CSV (header row; first/last seen in ISO 8601; the public example's columns, then findingHash, cweId, team) with the total in `X-Total-Count`. Every field holding a line break (CR or LF) is quoted; a cell starting with =, +, -, @, tab or CR (a spreadsheet formula) gets a leading apostrophe and quotes, as OWASP's CSV-injection guidance recommends. Fields of ours (docs/GOVERNANCE.md), in JSON and as the last CSV columns: `dueDate` (the SLA policy from the first sighting; empty for false positives, accepted risks and Info), `daysLeft`, `overdue`, and who triaged last, when, why and `riskAcceptedUntil`; in JSON only, `verifiedFixedAt` (ISO 8601: when a retest found the finding gone, docs/HOSTED-SCANS.md, Retests; empty otherwise).
          *
          *     Requires the `read:report` permission.
          */
@@ -3400,6 +3446,7 @@ export interface components {
             /** Format: int64 */
             deadline?: string;
             env?: string;
+            retest?: components["schemas"]["hawk.DeviceRetest"];
             scanKey?: string;
             scanPolicy?: components["schemas"]["hawk.DeviceScanPolicy"];
             targetUrl?: string;
@@ -3418,6 +3465,13 @@ export interface components {
             devices?: components["schemas"]["hawk.Device"][];
             /** Format: int32 */
             totalCount?: number;
+        };
+        "hawk.DeviceRetest": {
+            findingHash?: string;
+            method?: string;
+            param?: string;
+            pluginId?: string;
+            url?: string;
         };
         "hawk.DeviceScanPolicy": {
             excludePluginIds?: string[];
@@ -3570,6 +3624,16 @@ export interface components {
             name?: string;
             /** Format: int32 */
             offlineAfterSeconds?: number;
+        };
+        "hawk.Retest": {
+            endedAt?: string;
+            evidence?: string;
+            findingHash?: string;
+            startedAt?: string;
+            status?: string;
+        };
+        "hawk.RetestStarted": {
+            retestId?: string;
         };
         "hawk.RiskAcceptancePolicy": {
             /** Format: int32 */
@@ -4627,6 +4691,7 @@ export interface components {
             triagedBy?: string;
             triagedByName?: string;
             triageNote?: string;
+            verifiedFixedAt?: string;
         };
         "reports.CurrentFindingsResponse": {
             findings?: components["schemas"]["reports.CurrentFindingRow"][];
@@ -6031,6 +6096,78 @@ export interface operations {
             };
         };
     };
+    retestFinding: {
+        parameters: {
+            query: {
+                env: string;
+            };
+            header?: never;
+            path: {
+                appId: string;
+                findingHash: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["hawk.RetestStarted"];
+                    "application/x-protobuf": components["schemas"]["hawk.RetestStarted"];
+                };
+            };
+            /** @description Invalid input: `message` names what was wrong */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, expired or insufficient authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such route or resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header allows none of the offered media types */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit reached; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getScanRunLog: {
         parameters: {
             query?: {
@@ -6297,6 +6434,15 @@ export interface operations {
                         message: string;
                     };
                     log: string;
+                    retest?: {
+                        found: {
+                            evidence: string;
+                            method: string;
+                            param: string;
+                            pluginId: string;
+                            uri: string;
+                        }[];
+                    };
                     /** @enum {string} */
                     state: "COMPLETED" | "ERROR";
                     /** @default 0 */
@@ -7772,6 +7918,76 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["scanresults.ListProfileScanResultsResponse"];
                     "application/x-protobuf": components["schemas"]["scanresults.ListProfileScanResultsResponse"];
+                };
+            };
+            /** @description Invalid input: `message` names what was wrong */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, expired or insufficient authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such route or resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header allows none of the offered media types */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit reached; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getRetest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appId: string;
+                retestId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["hawk.Retest"];
+                    "application/x-protobuf": components["schemas"]["hawk.Retest"];
                 };
             };
             /** @description Invalid input: `message` names what was wrong */

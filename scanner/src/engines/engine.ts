@@ -37,6 +37,11 @@ export interface EngineRun {
    * (docs/SCAN-POLICIES.md, Hosted scans and wapiti's modules).
    */
   excludedPluginIds?: readonly string[];
+  /**
+   * A retest: only this request (method, absolute URL, parameter) is attacked, with only the checks of this plugin
+   * (the one that reported the finding).
+   */
+  focus?: { method: string; url: string; param: string; pluginId: string };
   /** Told when the engine starts an attack module: the requests from then on are that module's. */
   onModule?: (name: string) => void;
   /** Told, before `run` answers, what the engine's crawl found and what each of its modules did. */

@@ -54,6 +54,17 @@ export function moduleOfFinding(category: string, info: string): string | undefi
   return WAPITI_ATTACK_MODULES.find((m) => m.categories.includes(name))?.name;
 }
 
+/**
+ * The modules that check for a finding of `pluginId` (a retest's, docs/HOSTED-SCANS.md, Retests): a wapiti
+ * finding's `wapiti.<category>` names the modules reporting that category; a scan-policy id, those standing for it.
+ */
+export function modulesOfPlugin(pluginId: string): string[] {
+  const category = pluginId.startsWith('wapiti.') ? pluginId.slice('wapiti.'.length).replace(/-/g, ' ') : undefined;
+  return WAPITI_ATTACK_MODULES.filter((m) =>
+    category === undefined ? m.pluginIds.includes(pluginId) : m.categories.includes(category),
+  ).map((m) => m.name);
+}
+
 /** The module names `wapiti --list-modules` prints (indented names, some marked "used by default"). */
 export function listedModules(output: string): Set<string> {
   return new Set([...output.matchAll(/^\s+([a-z_]+)(?: \(used by default\))?\s*$/gm)].map((match) => match[1]));

@@ -14,6 +14,7 @@ import {
   INTERNET_MODULES,
   listedModules,
   modulesForPolicy,
+  modulesOfPlugin,
   moduleOfFinding,
   WAPITI_ATTACK_MODULES,
 } from './wapiti-modules.ts';
@@ -100,11 +101,18 @@ export function wapitiEngine(options: { command?: string; modules?: string; maxA
   };
 }
 
-/** The modules this run runs: the scan policy's, within the operator's choice, that this wapiti has. */
+/**
+ * The modules this run runs: the scan policy's (a retest: its finding's), within the operator's choice, that this
+ * wapiti has.
+ */
 function chosenModules(run: EngineRun, allowed: string[] | undefined, installed: Set<string> | undefined): string[] {
-  const byPolicy = modulesForPolicy(run.excludedPluginIds);
+  const byPolicy = run.focus ? modulesOfPlugin(run.focus.pluginId) : modulesForPolicy(run.excludedPluginIds);
+  if (run.focus && !byPolicy.length)
+    throw new EngineError(
+      `no wapiti module checks for findings of plugin ${run.focus.pluginId}: it cannot be retested`,
+    );
   const skipped = WAPITI_MODULES.split(',').filter((name) => !byPolicy.includes(name));
-  if (skipped.length) run.log(`wapiti: the scan policy leaves out the modules ${skipped.join(',')}`);
+  if (skipped.length && !run.focus) run.log(`wapiti: the scan policy leaves out the modules ${skipped.join(',')}`);
   const chosen = byPolicy.filter((name) => !allowed || allowed.includes(name));
   // Module names differ between wapiti versions: one this wapiti does not list is left out, saying so.
   const missing = installed ? chosen.filter((name) => !installed.has(name)) : [];
@@ -114,12 +122,21 @@ function chosenModules(run: EngineRun, allowed: string[] | undefined, installed:
 
 type WorkFiles = Awaited<ReturnType<typeof workFiles>>;
 
+/**
+ * Where wapiti crawls: the target's folder; a retest, its finding's URL alone (a GET's other query parameters
+ * skipped), or for another method the page whose form sends it.
+ */
+function scopeArgs(run: EngineRun): string[] {
+  const focus = run.focus;
+  if (!focus) return ['-u', run.targetUrl, '--scope', 'folder'];
+  if (focus.method.toUpperCase() !== 'GET') return ['-u', focus.url, '--scope', 'page'];
+  const others = [...new URL(focus.url).searchParams.keys()].filter((name) => name !== focus.param);
+  return ['-u', focus.url, '--scope', 'url', ...[...new Set(others)].flatMap((name) => ['--skip', name])];
+}
+
 function wapitiArgs(run: EngineRun, a: WorkFiles & { modules: string[]; seconds: number; attack: number }) {
   return [
-    '-u',
-    run.targetUrl,
-    '--scope',
-    'folder',
+    ...scopeArgs(run),
     // No module: the crawl alone (wapiti reads "-all" as every module off).
     ...(a.modules.length ? ['-m', a.modules.join(',')] : ['--module=-all']),
     '--flush-session',

@@ -5,6 +5,7 @@ import { api, unwrap } from '../api/client';
 import { QueryView } from '../components/states';
 import { formatTime, useTitle } from '../components/ui';
 import { TriageForm } from '../components/Triage';
+import { RetestSection } from '../components/Retest';
 import { statusLabel } from '../components/triage-status';
 import { useHasPermission } from '../permissions';
 
@@ -16,6 +17,7 @@ export default function FindingPage() {
   const pluginId = params.get('plugin') ?? '';
   const page = Math.max(0, Number(params.get('page')) || 0);
   const canTriage = useHasPermission(orgId, 'WRITE_TRIAGE');
+  const canScan = useHasPermission(orgId, 'WRITE_SCAN');
   const message = useQuery({
     queryKey: ['message', scanId, alertUriId, messageId],
     queryFn: () =>
@@ -115,6 +117,9 @@ export default function FindingPage() {
               hashes={[m.findingHash]}
               legend="Triage this finding (every URI of it in this environment)"
             />
+          )}
+          {canScan && m.findingHash && scan?.applicationId && scan.env && (
+            <RetestSection appId={scan.applicationId} env={scan.env} findingHash={m.findingHash} />
           )}
           {canTriage && uri && !uri.ticketKey && scan?.applicationId && scan.envId && (
             <PromoteForm
