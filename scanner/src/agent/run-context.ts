@@ -8,6 +8,7 @@ import { serviceCall } from '../api/call.ts';
 import type { startPinningProxy } from './pinning-proxy.ts';
 import type { SessionRelay } from './session-relay.ts';
 import type { LoggedIn } from './run-login.ts';
+import type { AuthorizationCoverage } from './authorization-compare.ts';
 import { LogUploads, RunLog } from './run-log.ts';
 import type { StartCommand } from './run-command.ts';
 
@@ -38,7 +39,7 @@ export interface RunContext {
 }
 
 /** The states of a run (the agent's poll and acknowledgement before it, agent.ts; docs/HOSTED-SCANS.md, The agent). */
-export type RunState = 'acknowledged' | 'preparing' | 'logged in' | 'attacking' | 'reporting' | 'ended';
+export type RunState = 'acknowledged' | 'preparing' | 'logged in' | 'attacking' | 'authorizing' | 'reporting' | 'ended';
 
 /** A run being carried out: set up at its acknowledgement, filled in by its states. */
 export interface Run {
@@ -69,7 +70,12 @@ export interface Run {
   /** When the run was acknowledged (epoch ms). */
   openedAt: number;
   /** What the engine covered (told at its end), and the proxy's count of requests sent when each module started. */
-  coverage: { engine?: EngineCoverage; moduleStarts: { name: string; sent: number }[] };
+  coverage: {
+    engine?: EngineCoverage;
+    moduleStarts: { name: string; sent: number }[];
+    /** The authorization phase's figures, once it ran (authorization.ts). */
+    authorization?: AuthorizationCoverage;
+  };
   /** The announcement and the phase updates, in order, and what came of them. */
   reports: { queue: Promise<void>; failure?: unknown; stopped: boolean; reached: string; reported?: string };
 }

@@ -2,6 +2,7 @@
 // own count), what it sent through the agent's proxy (the proxy's count, module by module as the engine started
 // each), the session's renewals, and the verdict with its reasons.
 import type { Run } from './run-context.ts';
+import type { AuthorizationCoverage } from './authorization-compare.ts';
 
 export type Verdict = 'COMPLETE' | 'PARTIAL' | 'AUTH_DEGRADED' | 'LOW_COVERAGE';
 
@@ -16,6 +17,8 @@ export interface RunCoverage {
   deadlineSeconds: number;
   verdict: Verdict;
   reasons: string[];
+  /** The authorization phase's figures (docs/SCANNER-AUTH.md, Authorization testing), when it ran. */
+  authorization?: AuthorizationCoverage;
 }
 
 /** Fewer pages crawled than this reads LOW_COVERAGE (HAWK_MIN_PAGES; 1 by default: a crawl that found nothing). */
@@ -42,6 +45,12 @@ export function runCoverage(run: Run): RunCoverage | undefined {
     });
   for (const module of modules.filter((m) => m.cutAtTimeLimit))
     reasons.push({ verdict: 'PARTIAL', reason: `module ${module.name} was cut at its attack time` });
+  const authorization = run.coverage.authorization;
+  if (authorization?.cutBy)
+    reasons.push({
+      verdict: 'PARTIAL',
+      reason: `the authorization phase was cut by ${authorization.cutBy === 'DEADLINE' ? "the run's deadline" : 'its request budget (hawk.authorization.maxRequests)'}`,
+    });
   if (engine.pages < minPages())
     reasons.push({
       verdict: 'LOW_COVERAGE',
@@ -60,6 +69,7 @@ export function runCoverage(run: Run): RunCoverage | undefined {
     deadlineSeconds: Math.max(0, Math.round((run.deadline - run.openedAt) / 1000)),
     verdict,
     reasons: reasons.map((r) => r.reason),
+    ...(authorization ? { authorization } : {}),
   };
 }
 
@@ -69,4 +79,7 @@ export const coverageLine = (c: RunCoverage) =>
   `${c.requests} requests (${c.authenticatedRequests} with the session), ${c.relogins} re-logins; modules: ` +
   c.modules
     .map((m) => `${m.name} ${m.requests} requests, ${m.findings} findings${m.cutAtTimeLimit ? ', cut' : ''}`)
-    .join('; ');
+    .join('; ') +
+  (c.authorization
+    ? `; authorization: ${c.authorization.users.map((u) => `${u.name} ${u.replayed}`).join(', ')}, no session ${c.authorization.unauthenticatedReplayed} replayed, ${c.authorization.findings} findings`
+    : '');
