@@ -136,4 +136,30 @@ describe('authorization testing in a hosted scan', { timeout: 400_000 }, () => {
     const alicePosted = sent.some((r) => r.user === 'alice' && r.method === 'POST' && r.url.endsWith('/cancel'));
     expect(coverage.body.authorization.skippedUnsafe).toBe(alicePosted ? 1 : 0);
   });
+
+  it('replays unsafe methods when allowed, and never a path it is told to leave alone', async () => {
+    const tenant = await createTenant();
+    const appId = await cloudAppAt(tenant, 'shop-unsafe', target.url);
+    const before = target.requests.length;
+    const allowing = config(target.url, '    replayUnsafeMethods: true\n    excludePaths: ["^/api/invoices/"]\n');
+    await withAgent(tenant, async () => {
+      expect((await start(tenant, appId, allowing)).status).toBe(200);
+      await waitForEnd(tenant, appId);
+    });
+    const scanId = (await api('GET', `/api/v1/app/${appId}/perch/status`, { token: tenant.token })).body.device
+      .scanId as string;
+    const found = await findings(tenant, scanId);
+    expect((found['hawk.authz.bola'] ?? []).map((f) => pathOf(f.uri)).sort()).toEqual([
+      '/api/orders/1001',
+      '/api/orders/1001/cancel',
+    ]);
+    const sent = target.requests.slice(before).filter((r) => r.user !== 'alice' && r.url.startsWith('/api/'));
+    expect(sent.filter((r) => r.method === 'POST').map((r) => `${r.user || 'nobody'} ${r.url}`)).toEqual([
+      'bob /api/orders/1001/cancel',
+      'nobody /api/orders/1001/cancel',
+    ]);
+    expect(sent.filter((r) => r.url.startsWith('/api/invoices/'))).toEqual([]);
+    const coverage = await api('GET', `/api/v1/scan/${scanId}/coverage`, { token: tenant.token });
+    expect(coverage.body.authorization).toMatchObject({ skippedUnsafe: 0, excluded: 1, findings: 3 });
+  });
 });
