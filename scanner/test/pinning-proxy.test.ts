@@ -225,4 +225,19 @@ describe("the pinning proxy's recording and replays (the authorization phase)", 
       await new Promise((resolve) => shop.close(resolve));
     }
   });
+
+  it('gives up a replay the target does not answer in time', async () => {
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const port = (silent.address() as AddressInfo).port;
+    const through = await startPinningProxy(new URL(`http://shop.test:${port}/`), '127.0.0.1', () => undefined);
+    try {
+      const request = { method: 'GET', path: '/orders/1001', headers: {}, body: Buffer.alloc(0), timeoutMs: 200 };
+      await expect(through.replay(request)).rejects.toThrow('no answer in 200 ms');
+    } finally {
+      await through.close();
+      silent.closeAllConnections();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
 });

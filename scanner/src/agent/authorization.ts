@@ -27,6 +27,8 @@ type Found = { candidate: Candidate; verdict: Verdict<Sent> };
 
 /** The phase's requests unless hawk.authorization.maxRequests says otherwise. */
 export const DEFAULT_MAX_REQUESTS = 1000;
+/** The longest a replay's answer is waited for. */
+const REPLAY_TIMEOUT_MS = 30_000;
 /** Time left before the run's deadline for its findings and its end. */
 const DEADLINE_MARGIN_MS = 60_000;
 /** Headers of the engine's requests that carry a session, never replayed as another identity. */
@@ -69,6 +71,7 @@ export async function testAuthorization(run: Run): Promise<ReportedAlert[]> {
   const privateValues = [primary.config.app.authentication.usernamePassword?.scanUsername ?? ''].filter(Boolean);
   const budget = { left: settings.maxRequests ?? DEFAULT_MAX_REQUESTS };
   const verdicts: Found[] = [];
+  const failures = new Set<string>();
   for (const candidate of candidates) {
     const cut = budget.left < identities.length ? 'REQUEST_BUDGET' : Date.now() > phaseDeadline(run) ? 'DEADLINE' : '';
     if (cut || run.engineStop.signal.aborted) {
@@ -79,12 +82,15 @@ export async function testAuthorization(run: Run): Promise<ReportedAlert[]> {
     for (const { identity, headers } of identities) {
       budget.left--;
       const request = replayed(candidate.exchange, primaryHeaders, await headers());
-      const answer = textOf(await run.proxy.replay(request));
+      const answer = await replayOnce(run, request, failures);
+      if (!answer) break;
       const counted = figures.users.find((user) => user.name === identity.user);
       if (counted) counted.replayed++;
       else figures.unauthenticatedReplayed++;
       replays.push({ identity, request, answer, comparison: compare(candidate, answer, privateValues) });
     }
+    // A candidate is judged on all its replays or not at all (one without an answer tells nothing).
+    if (replays.length < identities.length) continue;
     const verdict = judge(candidate, replays, { reportUnauthenticated: settings.testUnauthenticated !== false });
     if (verdict) verdicts.push({ candidate, verdict });
   }
@@ -101,6 +107,24 @@ export async function testAuthorization(run: Run): Promise<ReportedAlert[]> {
 }
 
 const phaseDeadline = (run: Run) => run.deadline - DEADLINE_MARGIN_MS;
+
+/**
+ * One replay through the proxy, waiting at most REPLAY_TIMEOUT_MS (and not past the phase's deadline); a failure is
+ * logged (each kind once) and answers undefined.
+ */
+async function replayOnce(run: Run, request: ReplayedRequest, failures: Set<string>): Promise<Answer | undefined> {
+  const timeoutMs = Math.max(1, Math.min(REPLAY_TIMEOUT_MS, phaseDeadline(run) - Date.now()));
+  try {
+    return textOf(await run.proxy!.replay({ ...request, timeoutMs }));
+  } catch (error) {
+    const message = (error as Error).message;
+    if (!failures.has(message) && failures.size < 20) {
+      failures.add(message);
+      run.log.add(`authorization: the replay of ${request.method} ${request.path} failed: ${message}`);
+    }
+    return undefined;
+  }
+}
 
 /** The primary's request as another identity: the engine's headers without any session, with the identity's. */
 function replayed(exchange: Exchange, primaryHeaders: string[], sessionHeaders: Record<string, string>) {

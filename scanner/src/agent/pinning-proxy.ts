@@ -88,6 +88,8 @@ export interface ReplayedRequest {
   path: string;
   headers: Record<string, string | string[] | undefined>;
   body: Buffer;
+  /** How long the target may stay silent before the replay fails (none by default). */
+  timeoutMs?: number;
 }
 
 export interface ReplayedAnswer {
@@ -96,9 +98,9 @@ export interface ReplayedAnswer {
   body: Buffer;
 }
 
-/** The most exchanges kept while recording, and how much of each body. */
-const MAX_RECORDED = 2000;
-export const RECORDED_BODY_BYTES = 256 * 1024;
+/** The most exchanges kept while recording, and how much of each body (a replay's answer is cut the same). */
+const MAX_RECORDED = 1000;
+export const RECORDED_BODY_BYTES = 64 * 1024;
 
 export interface PinningProxyOptions {
   /** When the run's certificate expires (the run's deadline; an hour later by default). */
@@ -366,9 +368,10 @@ async function replayOne(
     options,
     { ...request.headers, host: target.host, 'accept-encoding': 'identity' },
     request.body,
+    request.timeoutMs,
   );
   if (!ended) response.destroy();
-  return { status: response.statusCode ?? 502, headers: response.headers, body: head };
+  return { status: response.statusCode ?? 502, headers: response.headers, body: head.subarray(0, RECORDED_BODY_BYTES) };
 }
 
 /**
@@ -478,6 +481,7 @@ function exchange(
   options: UpstreamOptions,
   headers: Record<string, string | string[] | undefined>,
   body: Buffer,
+  timeoutMs?: number,
 ): Promise<{ response: IncomingMessage; head: Buffer; ended: boolean }> {
   // The body is whole: sent with its length (the engine's own framing is not kept).
   const sent = { ...headers };
@@ -504,6 +508,7 @@ function exchange(
       response.on('error', reject);
     });
     forwarded.on('error', reject);
+    if (timeoutMs) forwarded.setTimeout(timeoutMs, () => forwarded.destroy(new Error(`no answer in ${timeoutMs} ms`)));
     forwarded.end(body);
   });
 }
