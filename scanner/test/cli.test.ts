@@ -102,6 +102,37 @@ describe('hawk-scanner validate', () => {
       expect(output).not.toContain(wrongPassword);
   });
 
+  it('logs in every other user of hawk.authorization too, and names the one that fails', async () => {
+    const document = jsonApiConfig(jsonApi.url);
+    const user = (name: string, password: string) => ({
+      name,
+      authentication: {
+        ...document.app.authentication,
+        usernamePassword: { ...document.app.authentication.usernamePassword, scanPassword: password },
+      },
+    });
+    const wrongPassword = 'Wr0ng-but-secret!';
+    const [both, failing] = await Promise.all([
+      cli(['validate', writeConfig({ ...document, hawk: { authorization: { users: [user('bob', PASSWORD)] } } })]),
+      cli([
+        'validate',
+        writeConfig({
+          ...document,
+          hawk: { authorization: { users: [user('bob', PASSWORD), user('mallory', wrongPassword)] } },
+        }),
+      ]),
+    ]);
+    expect(both.code).toBe(0);
+    expect(both.stdout).toContain(`ok   bob: login: POST ${jsonApi.url}/api/login (JSON) -> 200`);
+    expect(both.stdout).toContain('ok   bob: testPath:');
+    expect(failing.code).toBe(1);
+    expect(failing.stdout).toContain(`FAIL mallory: login: POST ${jsonApi.url}/api/login (JSON) -> 401`);
+    expect(failing.stdout).toContain(
+      `Verdict: authentication failed: user mallory: login failed: ${jsonApi.url}/api/login answered 401 Unauthorized`,
+    );
+    expect(failing.stdout + failing.stderr).not.toContain(wrongPassword);
+  });
+
   it('exits 2 with every config error, by path, on an invalid config', async () => {
     const document = formAppConfig(formApp.url) as { app: { authentication: Record<string, unknown> } };
     delete document.app.authentication.cookieAuthorization;

@@ -323,3 +323,43 @@ describe('validation errors name the path and what to do', () => {
     expect(JSON.stringify(errors)).not.toMatch(/20240229|alice/);
   });
 });
+
+describe('hawk.authorization (docs/SCANNER-AUTH.md, Authorization testing)', () => {
+  const withUsers = (authorization: object) => ({ ...formAppConfig(HOST), hawk: { authorization } });
+  const bob = () => ({ name: 'bob', authentication: structuredClone(formAppConfig(HOST).app.authentication) });
+
+  it('takes other users with the same authentication block as app.authentication, and the options', () => {
+    const config = load([
+      withUsers({
+        users: [bob()],
+        excludePaths: ['^/logout'],
+        testUnauthenticated: false,
+        replayUnsafeMethods: true,
+        maxRequests: 50,
+      }),
+    ]);
+    expect(config.hawk?.authorization?.users.map((user) => user.name)).toEqual(['bob']);
+    expect(config.hawk?.authorization?.users[0].authentication.usernamePassword?.scanPassword).toBe(PASSWORD);
+    expect(config.hawk?.authorization).toMatchObject({ replayUnsafeMethods: true, maxRequests: 50 });
+  });
+
+  it('refuses unknown keys, unnamed or twice-named users, and a user authentication that cannot work', () => {
+    const broken = bob();
+    delete (broken.authentication as Record<string, unknown>).cookieAuthorization;
+    const errors = errorsOf([
+      withUsers({ users: [bob(), broken, { authentication: bob().authentication }], replayUnsafe: true }),
+    ]);
+    expect(errors).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ path: 'hawk.authorization.replayUnsafe' }),
+        expect.objectContaining({ path: 'hawk.authorization.users[2].name' }),
+      ]),
+    );
+    const combined = errorsOf([withUsers({ users: [bob(), broken] })]);
+    expect(combined.map((e) => e.path)).toEqual([
+      'hawk.authorization.users[1].authentication',
+      'hawk.authorization.users[1].name',
+    ]);
+    expect(errorsOf([withUsers({ users: [] })]).map((e) => e.path)).toEqual(['hawk.authorization.users']);
+  });
+});

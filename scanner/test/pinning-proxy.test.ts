@@ -162,3 +162,82 @@ describe('the pinning proxy for an HTTPS target', () => {
     }
   });
 });
+
+describe("the pinning proxy's recording and replays (the authorization phase)", () => {
+  it("keeps the session's 2xx exchanges while recording, and replays with exactly the headers it is given", async () => {
+    const shop = createServer((req, res) =>
+      res.writeHead(req.url === '/missing' ? 404 : 200).end(`cookie=${req.headers.cookie ?? ''}`),
+    );
+    await new Promise<void>((resolve) => shop.listen(0, '127.0.0.1', resolve));
+    const port = (shop.address() as AddressInfo).port;
+    const through = await startPinningProxy(new URL(`http://shop.test:${port}/`), '127.0.0.1', () => undefined);
+    const send = (path: string) =>
+      new Promise<string>((resolve, reject) => {
+        const req = request(
+          { host: '127.0.0.1', port: Number(new URL(through.url).port), path: `http://shop.test:${port}${path}` },
+          (res) => {
+            let body = '';
+            res.on('data', (chunk) => (body += chunk));
+            res.on('end', () => resolve(body));
+          },
+        );
+        req.on('error', reject);
+        req.end();
+      });
+    try {
+      through.carry({
+        watching: false,
+        current: () => ({ headers: { cookie: 'sid=alice' }, generation: 0 }),
+        loggedOut: () => false,
+        renew: async () => false,
+        cookiesSet: () => undefined,
+      });
+      through.record(true);
+      expect(await send('/orders/1001')).toBe('cookie=sid=alice');
+      await send('/missing');
+      through.record(false);
+      await send('/orders/1002');
+      const recorded = through.recorded();
+      expect(recorded.map((e) => [e.method, e.path, e.status, e.responseBody.toString()])).toEqual([
+        ['GET', '/orders/1001', 200, 'cookie=sid=alice'],
+      ]);
+      // The engine's own headers: the session is the proxy's, not part of the request.
+      expect(recorded[0].requestHeaders.cookie).toBeUndefined();
+      const sent = through.sent();
+      const replayed = await through.replay({
+        method: 'GET',
+        path: '/orders/1001',
+        headers: { cookie: 'sid=bob' },
+        body: Buffer.alloc(0),
+      });
+      expect([replayed.status, replayed.body.toString()]).toEqual([200, 'cookie=sid=bob']);
+      const anonymous = await through.replay({
+        method: 'GET',
+        path: '/orders/1001',
+        headers: {},
+        body: Buffer.alloc(0),
+      });
+      expect(anonymous.body.toString()).toBe('cookie=');
+      expect(through.sent()).toEqual(sent);
+    } finally {
+      await through.close();
+      shop.closeAllConnections();
+      await new Promise((resolve) => shop.close(resolve));
+    }
+  });
+
+  it('gives up a replay the target does not answer in time', async () => {
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const port = (silent.address() as AddressInfo).port;
+    const through = await startPinningProxy(new URL(`http://shop.test:${port}/`), '127.0.0.1', () => undefined);
+    try {
+      const request = { method: 'GET', path: '/orders/1001', headers: {}, body: Buffer.alloc(0), timeoutMs: 200 };
+      await expect(through.replay(request)).rejects.toThrow('no answer in 200 ms');
+    } finally {
+      await through.close();
+      silent.closeAllConnections();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+});

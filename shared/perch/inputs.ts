@@ -204,6 +204,27 @@ const count = () => z.number().check(z.int('must be an integer'), z.gte(0), z.lt
 /** The values of a coverage record's `verdict` (shared/scans/coverage.ts stores it). */
 const COVERAGE_VERDICTS = ['COMPLETE', 'PARTIAL', 'AUTH_DEGRADED', 'LOW_COVERAGE'] as const;
 
+/** The authorization phase's figures (docs/SCANNER-AUTH.md, Authorization testing). */
+const authorizationCoverageSchema = schema(() =>
+  z.strictObject({
+    candidates: count(),
+    users: z
+      .array(
+        z.strictObject({
+          name: z.string().check(z.regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be a user name (letters, digits, _ . -)')),
+          replayed: count(),
+        }),
+      )
+      .check(z.maxLength(10, 'must list at most 10 users')),
+    unauthenticatedReplayed: count(),
+    skippedUnsafe: count(),
+    excluded: count(),
+    findings: count(),
+    cutBy: z.enum(['', 'REQUEST_BUDGET', 'DEADLINE'], { error: 'must be empty, REQUEST_BUDGET or DEADLINE' }),
+    durationSeconds: count(),
+  }),
+);
+
 /** The run's coverage record (docs/HOSTED-SCANS.md, Coverage): the agent's own report, no field it does not know. */
 const runCoverageSchema = schema(() =>
   z.strictObject({
@@ -228,6 +249,7 @@ const runCoverageSchema = schema(() =>
     reasons: z
       .array(z.string().check(z.maxLength(1000, 'must be at most 1000 characters')))
       .check(z.maxLength(50, 'must list at most 50 reasons')),
+    authorization: z.optional(authorizationCoverageSchema),
   }),
 );
 

@@ -6,6 +6,7 @@ import { HttpError, badRequest } from '../errors.ts';
 import { DocumentRejected, documentValue, parseBoundedYaml } from '../input/documents.ts';
 import { SCAN_CONFIG_LIMITS } from '../limits.ts';
 import { assertConvertible } from '../proto/encoding.ts';
+import { authorizationProblems } from './authorization-config.ts';
 
 // Scan configurations as the scanner reports them (a stackhawk.yml): validated and stored in S3 under their hash,
 // as the reported text and as the parsed document that GET /api/v1/app/{appId}/config/{configHash} returns
@@ -34,6 +35,9 @@ export function parseScanConfig(text: string): Record<string, unknown> {
   }
   if (!value || typeof value !== 'object' || Array.isArray(value))
     throw badRequest('config: must be a YAML mapping (a stackhawk.yml with app, hawk, ...)');
+  // Our extension, hawk.authorization, is checked strictly (HawkScan's message would drop it unread).
+  const problems = authorizationProblems(value, 'config');
+  if (problems.length) throw badRequest(problems.join('; '));
   try {
     assertConvertible(CONF_TYPE, value);
   } catch (error) {

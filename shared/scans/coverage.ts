@@ -22,6 +22,17 @@ export interface ScanCoverage {
   deadlineSeconds: number;
   verdict: 'COMPLETE' | 'PARTIAL' | 'AUTH_DEGRADED' | 'LOW_COVERAGE';
   reasons: string[];
+  /** The authorization phase's figures (docs/SCANNER-AUTH.md, Authorization testing), when it ran. */
+  authorization?: {
+    candidates: number;
+    users: { name: string; replayed: number }[];
+    unauthenticatedReplayed: number;
+    skippedUnsafe: number;
+    excluded: number;
+    findings: number;
+    cutBy: '' | 'REQUEST_BUDGET' | 'DEADLINE';
+    durationSeconds: number;
+  };
 }
 
 /** The coverage record's write, in the transaction that completes `scan`. */

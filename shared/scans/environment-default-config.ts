@@ -9,6 +9,7 @@ import { deleteUnreferencedObject, putObject, readObjectText } from '../storage/
 import { messageProblems } from '../proto/encoding.ts';
 import type { Caller } from '../context/caller.ts';
 import { REDACTED, redactCredentials } from './redaction.ts';
+import { authorizationProblems, withoutAuthorization } from './authorization-config.ts';
 import { movedSecretWrites, withSecretReferences } from './secret-references.ts';
 import type { CreateEnvironmentDefaultConfig } from '../applications/inputs.ts';
 
@@ -40,7 +41,10 @@ export async function replaceEnvironmentDefaultConfig(
   if (body.applicationId && body.applicationId !== appId)
     throw badRequest(`body.applicationId: must be the application of the path, ${appId}`);
   if (body.envId && body.envId !== envId) throw badRequest(`body.envId: must be the environment of the path, ${envId}`);
-  const problems = messageProblems(CONF_TYPE, body.conf, 'body.conf');
+  const problems = [
+    ...messageProblems(CONF_TYPE, withoutAuthorization(body.conf), 'body.conf'),
+    ...authorizationProblems(body.conf, 'body.conf'),
+  ];
   if (problems.length) throw badRequest(`not a HawkScan configuration: ${problems.join('; ')}`);
   // Literal credentials move into the application's scan secrets (docs/HOSTED-SCANS.md, "Scan secrets").
   const { conf, moved } = withSecretReferences(body.conf);

@@ -27,12 +27,38 @@ const snake = (segment: string | number) =>
     .toUpperCase();
 
 /**
+ * Where a credential is, for its secret's name: the primary user's without `app.authentication`; another user's
+ * (`hawk.authorization.users[i].authentication`, docs/SCANNER-AUTH.md, Authorization testing) as `user.<its name>`.
+ */
+function segmentsOf(path: Path, conf: unknown): Path {
+  const [hawk, authorization, users, index, authentication] = path;
+  if (
+    hawk === 'hawk' &&
+    authorization === 'authorization' &&
+    users === 'users' &&
+    authentication === 'authentication'
+  ) {
+    const user = (conf as { hawk: { authorization: { users: { name?: unknown }[] } } }).hawk.authorization.users[
+      index as number
+    ];
+    return ['user', typeof user?.name === 'string' ? user.name : index, ...path.slice(5)];
+  }
+  return path.filter((segment, at) => !(at < 2 && ['app', 'authentication'].includes(String(segment))));
+}
+
+/**
  * The secret's name for a credential at `path`: app.authentication.usernamePassword.scanPassword ->
  * USERNAME_PASSWORD_SCAN_PASSWORD, with a suffix (_2, ...) past names taken in this configuration, or held in
  * `existing` with another value.
  */
-function nameFor(path: Path, taken: Set<string>, value: string, existing?: ReadonlyMap<string, string>): string {
-  const segments = path.filter((segment, index) => !(index < 2 && ['app', 'authentication'].includes(String(segment))));
+function nameFor(
+  path: Path,
+  conf: unknown,
+  taken: Set<string>,
+  value: string,
+  existing?: ReadonlyMap<string, string>,
+): string {
+  const segments = segmentsOf(path, conf);
   const base = `${/^[0-9]/.test(String(segments[0] ?? '')) ? 'S_' : ''}${segments.map(snake).join('_')}`
     .replace(/_+/g, '_')
     .slice(0, MAX_SCAN_SECRET_NAME - 4);
@@ -71,7 +97,7 @@ export function withSecretReferences<T>(
     if (!isLiteral(text)) return text;
     if (text.length > MAX_SCAN_SECRET_VALUE)
       throw badRequest(`${path.join('.')}: a credential must be at most ${MAX_SCAN_SECRET_VALUE} characters`);
-    const name = nameFor(path, taken, text, existing);
+    const name = nameFor(path, conf, taken, text, existing);
     moved.push({ path, name, value: text });
     return `\${${name}}`;
   });

@@ -57,8 +57,50 @@ export interface PinningProxy {
    * carried the session.
    */
   sent(): { requests: number; authenticated: number };
+  /**
+   * From now on until told otherwise, the proxy keeps a copy of each of the engine's exchanges that carried the
+   * session and got a 2xx (the primary user's crawl, for the authorization phase: agent/authorization.ts).
+   */
+  record(on: boolean): void;
+  /** The exchanges kept while recording (at most MAX_RECORDED, bodies cut at RECORDED_BODY_BYTES). */
+  recorded(): RecordedExchange[];
+  /**
+   * Sends one request of the agent's own to the target, at its pinned address, with exactly `headers` (no session
+   * added), and answers its status, headers and body (cut at RECORDED_BODY_BYTES). Not counted in `sent`.
+   */
+  replay(request: ReplayedRequest): Promise<ReplayedAnswer>;
   close(): Promise<void>;
 }
+
+/** One of the engine's exchanges as the proxy kept it: the engine's own headers, without the session's. */
+export interface RecordedExchange {
+  method: string;
+  path: string;
+  requestHeaders: Record<string, string | string[] | undefined>;
+  requestBody: Buffer;
+  status: number;
+  responseHeaders: Record<string, string | string[] | undefined>;
+  responseBody: Buffer;
+}
+
+export interface ReplayedRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+  /** How long the target may stay silent before the replay fails (none by default). */
+  timeoutMs?: number;
+}
+
+export interface ReplayedAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+}
+
+/** The most exchanges kept while recording, and how much of each body (a replay's answer is cut the same). */
+const MAX_RECORDED = 1000;
+export const RECORDED_BODY_BYTES = 64 * 1024;
 
 export interface PinningProxyOptions {
   /** When the run's certificate expires (the run's deadline; an hour later by default). */
@@ -101,6 +143,7 @@ export async function startPinningProxy(
   const secureContext = identity && createSecureContext({ key: identity.key, cert: identity.chain });
   const { counted, sendsOn } = sendCounter();
   const upstream = upstreamOf(secure, host, options.trustedCa);
+  const tape = recorder();
 
   const server: Server = createServer(async (req: IncomingMessage, res) => {
     if (!(typeof gate === 'boolean' ? gate : await gate)) {
@@ -131,23 +174,13 @@ export async function startPinningProxy(
       if (!res.headersSent) res.writeHead(502).end();
       else res.destroy();
     };
+    const recording = session && tape.start(req.method ?? 'GET', sent.path, headers);
     if (session?.watching) {
-      forwardWithSession(session, upstream, req, res, sent, headers, () => sendsOn(true)).catch(failed);
+      forwardWithSession(session, upstream, req, res, sent, headers, () => sendsOn(true), recording).catch(failed);
       return;
     }
-    const carried = session && { session, ...session.current() };
-    sendsOn(carried !== undefined);
-    const forwarded = upstream(
-      { ...sent, setHost: false, headers: carried ? withSession(headers, carried.headers) : headers },
-      (response) => {
-        const setCookies = response.headers['set-cookie'];
-        if (carried && setCookies?.length) carried.session.cookiesSet(carried.generation, setCookies);
-        res.writeHead(response.statusCode ?? 502, response.headers);
-        response.pipe(res);
-      },
-    );
-    forwarded.on('error', failed);
-    req.pipe(forwarded);
+    sendsOn(session !== undefined);
+    forwardStreaming(session, upstream, req, res, sent, headers, recording).on('error', failed);
   });
   // CONNECT: only to an HTTPS target's host and port, and the proxy answers it itself, with the run's certificate.
   server.on('connect', async (req, socket, head) => {
@@ -184,6 +217,14 @@ export async function startPinningProxy(
       });
     },
     sent: () => ({ ...counted }),
+    record: (on) => {
+      tape.on = on;
+    },
+    recorded: () => [...tape.exchanges],
+    replay: async (request) => {
+      if (!(typeof gate === 'boolean' ? gate : await gate)) throw new Error('the scan may not attack');
+      return replayOne(upstream, { host: address, port, method: request.method, path: request.path }, target, request);
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -201,6 +242,51 @@ function sendCounter() {
   };
   return { counted, sendsOn };
 }
+
+/** The copies the proxy keeps while recording: 2xx answers of requests that carried the session. */
+function recorder() {
+  const tape = { on: false, exchanges: [] as RecordedExchange[], start };
+  function start(method: string, path: string, requestHeaders: RecordedExchange['requestHeaders']) {
+    if (!tape.on || tape.exchanges.length >= MAX_RECORDED) return undefined;
+    const request = bounded();
+    const response = bounded();
+    return {
+      request: request.add,
+      response: response.add,
+      done(answer: IncomingMessage, body?: Buffer) {
+        const status = answer.statusCode ?? 0;
+        if (status < 200 || status > 299 || tape.exchanges.length >= MAX_RECORDED) return;
+        if (body) response.add(body);
+        tape.exchanges.push({
+          method,
+          path,
+          requestHeaders,
+          requestBody: request.bytes(),
+          status,
+          responseHeaders: answer.headers,
+          responseBody: response.bytes(),
+        });
+      },
+    };
+  }
+  return tape;
+}
+
+/** Chunks kept up to RECORDED_BODY_BYTES. */
+function bounded() {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  return {
+    add: (chunk: Buffer) => {
+      if (size >= RECORDED_BODY_BYTES) return;
+      chunks.push(chunk.subarray(0, RECORDED_BODY_BYTES - size));
+      size += chunk.length;
+    },
+    bytes: () => Buffer.concat(chunks),
+  };
+}
+
+type Recording = NonNullable<ReturnType<ReturnType<typeof recorder>['start']>>;
 
 /** Logs a line for each distinct `what`, up to `limit` of them (the proxy logs nothing per request). */
 function onceEach(limit: number, log: (line: string) => void) {
@@ -239,6 +325,56 @@ type Upstream = (options: RequestOptions, onResponse: (response: IncomingMessage
 type UpstreamOptions = { host: string; port: number; method?: string; path: string };
 
 /**
+ * Streams the engine's request and its answer through, with the session's headers when there is a session (a kept
+ * copy when recording); answers the upstream request, whose errors the caller handles.
+ */
+function forwardStreaming(
+  session: ProxySession | undefined,
+  upstream: Upstream,
+  req: IncomingMessage,
+  res: ServerResponse,
+  sent: UpstreamOptions,
+  headers: Record<string, string | string[] | undefined>,
+  recording: Recording | undefined,
+): ClientRequest {
+  const carried = session && { session, ...session.current() };
+  const forwarded = upstream(
+    { ...sent, setHost: false, headers: carried ? withSession(headers, carried.headers) : headers },
+    (response) => {
+      const setCookies = response.headers['set-cookie'];
+      if (carried && setCookies?.length) carried.session.cookiesSet(carried.generation, setCookies);
+      res.writeHead(response.statusCode ?? 502, response.headers);
+      if (recording) {
+        response.on('data', (chunk: Buffer) => recording.response(chunk));
+        response.on('end', () => recording.done(response));
+      }
+      response.pipe(res);
+    },
+  );
+  if (recording) req.on('data', (chunk: Buffer) => recording.request(chunk));
+  req.pipe(forwarded);
+  return forwarded;
+}
+
+/** One request of the agent's own (the authorization phase's replays), its answer read whole up to its first part. */
+async function replayOne(
+  upstream: Upstream,
+  options: UpstreamOptions,
+  target: URL,
+  request: ReplayedRequest,
+): Promise<ReplayedAnswer> {
+  const { response, head, ended } = await exchange(
+    upstream,
+    options,
+    { ...request.headers, host: target.host, 'accept-encoding': 'identity' },
+    request.body,
+    request.timeoutMs,
+  );
+  if (!ended) response.destroy();
+  return { status: response.statusCode ?? 502, headers: response.headers, body: head.subarray(0, RECORDED_BODY_BYTES) };
+}
+
+/**
  * Sends the engine's request with the session's headers; an answer showing the session lost is held back while the
  * agent logs in again, then the request goes once more with the new session (only a request sent with the newest
  * session can cause a login, so many answers of one expired session cause one).
@@ -251,6 +387,7 @@ async function forwardWithSession(
   options: UpstreamOptions,
   engineHeaders: Record<string, string | string[] | undefined>,
   sendsOn: () => void,
+  recording: Recording | undefined,
 ): Promise<void> {
   const body = await readBody(req);
   if (body === undefined) {
@@ -278,6 +415,10 @@ async function forwardWithSession(
     const setCookies = response.headers['set-cookie'];
     if (setCookies?.length) session.cookiesSet(generation, setCookies);
     res.writeHead(response.statusCode ?? 502, response.headers);
+    if (recording) {
+      recording.request(body);
+      recording.done(response, head);
+    }
     if (ended) res.end(head);
     else {
       res.write(head);
@@ -340,6 +481,7 @@ function exchange(
   options: UpstreamOptions,
   headers: Record<string, string | string[] | undefined>,
   body: Buffer,
+  timeoutMs?: number,
 ): Promise<{ response: IncomingMessage; head: Buffer; ended: boolean }> {
   // The body is whole: sent with its length (the engine's own framing is not kept).
   const sent = { ...headers };
@@ -366,6 +508,7 @@ function exchange(
       response.on('error', reject);
     });
     forwarded.on('error', reject);
+    if (timeoutMs) forwarded.setTimeout(timeoutMs, () => forwarded.destroy(new Error(`no answer in ${timeoutMs} ms`)));
     forwarded.end(body);
   });
 }

@@ -9,6 +9,7 @@ import type { startPinningProxy } from './pinning-proxy.ts';
 import type { SessionRelay } from './session-relay.ts';
 import type { SessionHealth } from './session-health.ts';
 import type { LoggedIn } from './run-login.ts';
+import type { AuthorizationCoverage } from './authorization-compare.ts';
 import { LogUploads, RunLog } from './run-log.ts';
 import type { StartCommand } from './run-command.ts';
 
@@ -39,7 +40,7 @@ export interface RunContext {
 }
 
 /** The states of a run (the agent's poll and acknowledgement before it, agent.ts; docs/HOSTED-SCANS.md, The agent). */
-export type RunState = 'acknowledged' | 'preparing' | 'logged in' | 'attacking' | 'reporting' | 'ended';
+export type RunState = 'acknowledged' | 'preparing' | 'logged in' | 'attacking' | 'authorizing' | 'reporting' | 'ended';
 
 /** A run being carried out: set up at its acknowledgement, filled in by its states. */
 export interface Run {
@@ -72,7 +73,12 @@ export interface Run {
   /** When the run was acknowledged (epoch ms). */
   openedAt: number;
   /** What the engine covered (told at its end), and the proxy's count of requests sent when each module started. */
-  coverage: { engine?: EngineCoverage; moduleStarts: { name: string; sent: number }[] };
+  coverage: {
+    engine?: EngineCoverage;
+    moduleStarts: { name: string; sent: number }[];
+    /** The authorization phase's figures, once it ran (authorization.ts). */
+    authorization?: AuthorizationCoverage;
+  };
   /** The announcement and the phase updates, in order, and what came of them. */
   reports: { queue: Promise<void>; failure?: unknown; stopped: boolean; reached: string; reported?: string };
 }

@@ -3,6 +3,7 @@
 // each), the session's renewals, and the verdict with its reasons.
 import type { Request } from '../api/call.ts';
 import type { Run } from './run-context.ts';
+import type { AuthorizationCoverage } from './authorization-compare.ts';
 
 /** The record as endScanRun takes it (its schema in openapi.json, generated into schema.gen.ts). */
 export type RunCoverage = NonNullable<
@@ -40,6 +41,12 @@ export function runCoverage(run: Run): RunCoverage | undefined {
     });
   for (const module of modules.filter((m) => m.cutAtTimeLimit))
     reasons.push({ verdict: 'PARTIAL', reason: `module ${module.name} was cut at its attack time` });
+  const authorization = run.coverage.authorization;
+  if (authorization?.cutBy)
+    reasons.push({
+      verdict: 'PARTIAL',
+      reason: `the authorization phase was cut by ${authorization.cutBy === 'DEADLINE' ? "the run's deadline" : 'its request budget (hawk.authorization.maxRequests)'}`,
+    });
   if (engine.pages < minPages())
     reasons.push({
       verdict: 'LOW_COVERAGE',
@@ -58,6 +65,7 @@ export function runCoverage(run: Run): RunCoverage | undefined {
     deadlineSeconds: Math.max(0, Math.round((run.deadline - run.openedAt) / 1000)),
     verdict,
     reasons: reasons.map((r) => r.reason),
+    ...(authorization ? { authorization } : {}),
   };
 }
 
@@ -67,4 +75,7 @@ export const coverageLine = (c: RunCoverage) =>
   `${c.requests} requests (${c.authenticatedRequests} with the session), ${c.relogins} re-logins; modules: ` +
   c.modules
     .map((m) => `${m.name} ${m.requests} requests, ${m.findings} findings${m.cutAtTimeLimit ? ', cut' : ''}`)
-    .join('; ');
+    .join('; ') +
+  (c.authorization
+    ? `; authorization: ${c.authorization.users.map((u) => `${u.name} ${u.replayed}`).join(', ')}, no session ${c.authorization.unauthenticatedReplayed} replayed, ${c.authorization.findings} findings`
+    : '');

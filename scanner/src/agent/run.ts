@@ -34,6 +34,7 @@ import {
 import { authenticates, logIn } from './run-login.ts';
 import { reachable } from './run-probe.ts';
 import { coverageLine, runCoverage } from './run-coverage.ts';
+import { testAuthorization } from './authorization.ts';
 
 export { RunLog } from './run-log.ts';
 export type { RunContext, StartCommand } from './run-context.ts';
@@ -46,7 +47,8 @@ export const transitions: Record<Exclude<RunState, 'ended'>, (run: Run) => Promi
   acknowledged: prepare,
   preparing: logInToTarget,
   'logged in': attack,
-  attacking: reportFindings,
+  attacking: authorize,
+  authorizing: reportFindings,
   reporting: async (run) => end(run, { state: 'COMPLETED' }),
 };
 
@@ -208,6 +210,8 @@ export async function attack(run: Run): Promise<RunState> {
     log.add(
       "HTTPS target: the proxy shows the engine a certificate of the run's own authority and checks the target's",
     );
+  // The primary user's crawl, kept for the authorization phase (until the engine's first attack module).
+  if (run.login?.users.length) proxy!.record(true);
   phase(run, 'attack');
   let engineFailure: unknown;
   try {
@@ -252,26 +256,46 @@ function runEngine(run: Run) {
     onReport,
     excludedPluginIds: run.command.scanPolicy?.excludePluginIds ?? [],
     ...(run.command.retest ? { focus: run.command.retest } : {}),
-    onModule: (name) => run.coverage.moduleStarts.push({ name, sent: run.proxy!.sent().requests }),
+    onModule: (name) => {
+      run.proxy!.record(false);
+      run.coverage.moduleStarts.push({ name, sent: run.proxy!.sent().requests });
+    },
     onCoverage: (coverage) => (run.coverage.engine = coverage),
   });
 }
 
-/** attacking -> reporting: the findings (unless already on their way) in batches, then every report answered. */
+/**
+ * attacking -> authorizing: with other users in `hawk.authorization`, the primary user's crawled requests replayed as
+ * each of them and without a session (authorization.ts); its findings reported apart from the engine's.
+ */
+export async function authorize(run: Run): Promise<RunState> {
+  if (!run.login?.users.length) return 'authorizing';
+  phase(run, 'authorization');
+  const found = await testAuthorization(run);
+  await reported(run);
+  if (found.length) await sendFindings(run, found, 'authorization');
+  return 'authorizing';
+}
+
+/** authorizing -> reporting: the findings (unless already on their way) in batches, then every report answered. */
 export async function reportFindings(run: Run): Promise<RunState> {
   if (!run.command.retest) await (run.findingsSent ?? sendFindings(run, run.alerts ?? []));
   await reported(run);
   return 'reporting';
 }
 
-async function sendFindings(run: Run, found: ReportedAlert[]): Promise<void> {
+/** The findings in reports; `series` names the reports of a phase after the engine's (their reportIds apart). */
+async function sendFindings(run: Run, found: ReportedAlert[], series = ''): Promise<void> {
   phase(run, 'reporting');
   const batches = reportBatches(found);
   const queue = [...batches.entries()];
   const sendBatches = async () => {
     for (let next = queue.shift(); next; next = queue.shift()) {
       const [i, batch] = next;
-      const reportId = createHash('sha256').update(`${run.command.scanKey}:${i}`).digest('hex').slice(0, 32);
+      const reportId = createHash('sha256')
+        .update(`${run.command.scanKey}:${series ? `${series}:` : ''}${i}`)
+        .digest('hex')
+        .slice(0, 32);
       await serviceCall(run.context.api, 'POST', '/api/v1/scan/{scanId}/alerts', {
         path: { scanId: run.scanId! },
         body: { alerts: batch, reportId },

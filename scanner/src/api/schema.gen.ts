@@ -3660,6 +3660,7 @@ export interface components {
         "hawk.ScanCoverage": {
             /** Format: int32 */
             authenticatedRequests?: number;
+            authorization?: components["schemas"]["hawk.ScanCoverageAuthorization"];
             /** Format: int32 */
             deadlineSeconds?: number;
             /** Format: int32 */
@@ -3676,6 +3677,27 @@ export interface components {
             requests?: number;
             scanId?: string;
             verdict?: string;
+        };
+        "hawk.ScanCoverageAuthorization": {
+            /** Format: int32 */
+            candidates?: number;
+            cutBy?: string;
+            /** Format: int32 */
+            durationSeconds?: number;
+            /** Format: int32 */
+            excluded?: number;
+            /** Format: int32 */
+            findings?: number;
+            /** Format: int32 */
+            skippedUnsafe?: number;
+            /** Format: int32 */
+            unauthenticatedReplayed?: number;
+            users?: components["schemas"]["hawk.ScanCoverageAuthorizationUser"][];
+        };
+        "hawk.ScanCoverageAuthorizationUser": {
+            name?: string;
+            /** Format: int32 */
+            replayed?: number;
         };
         "hawk.ScanCoverageModule": {
             cutAtTimeLimit?: boolean;
@@ -6412,6 +6434,20 @@ export interface operations {
                 "application/json": {
                     coverage?: {
                         authenticatedRequests: number;
+                        authorization?: {
+                            candidates: number;
+                            /** @enum {string} */
+                            cutBy: "" | "REQUEST_BUDGET" | "DEADLINE";
+                            durationSeconds: number;
+                            excluded: number;
+                            findings: number;
+                            skippedUnsafe: number;
+                            unauthenticatedReplayed: number;
+                            users: {
+                                name: string;
+                                replayed: number;
+                            }[];
+                        };
                         deadlineSeconds: number;
                         durationSeconds: number;
                         forms: number;

@@ -117,9 +117,48 @@ const authenticationSchema = section(
   'how the scanner logs in: a credential source and an authorization block',
 );
 
+// Our extension of the scan configuration (docs/SCANNER-AUTH.md, Authorization testing): the other users the agent
+// replays the primary user's requests as, after its crawl.
+const authorizationSchema = section(
+  {
+    users: z
+      .array(
+        section(
+          {
+            name: z
+              .string({ error: explain("the user's name, e.g. bob", 'must be a string') })
+              .regex(/^[A-Za-z0-9_.-]{1,64}$/, "must be 1 to 64 letters, digits, _ . or -: the user's name, e.g. bob"),
+            authentication: authenticationSchema,
+          },
+          'a user: {name, authentication} (the same block as app.authentication)',
+        ),
+        { error: explain('the other users, each {name, authentication}', 'must be a list of users') },
+      )
+      .min(1, 'must name at least one user besides app.authentication')
+      .max(10, 'must name at most 10 users'),
+    excludePaths: z
+      .array(regex('a regex of paths never replayed, e.g. /logout'), {
+        error: explain('paths never replayed', 'must be a list of regexes'),
+      })
+      .optional(),
+    testUnauthenticated: z
+      .boolean({ error: explain('whether access without a session is reported', 'must be true or false') })
+      .optional(),
+    replayUnsafeMethods: z
+      .boolean({ error: explain('whether POST, PUT, PATCH and DELETE are replayed', 'must be true or false') })
+      .optional(),
+    maxRequests: z
+      .int({ error: explain('the most requests the phase sends', 'must be a whole number') })
+      .min(1, 'must be at least 1')
+      .max(100_000, 'must be at most 100000')
+      .optional(),
+  },
+  'authorization testing: the other users and what may be replayed',
+);
+
 // A real stackhawk.yml carries the scanner's other settings beside the login ones. They are the scanner's to
 // validate, so they are accepted as they are; any other key is still refused as a likely typo.
-const ROOT_KEYS_OF_THE_SCANNER = ['hawk', 'hawkAddOn', 'tags'] as const;
+const ROOT_KEYS_OF_THE_SCANNER = ['hawkAddOn', 'tags'] as const;
 const APP_KEYS_OF_THE_SCANNER = [
   'openApiConf',
   'graphqlConf',
@@ -155,6 +194,12 @@ const configSchema = section(
       },
       'the application settings',
     ),
+    hawk: z
+      .looseObject(
+        { authorization: authorizationSchema.optional() },
+        { error: explain('the scanner settings', 'must be a mapping') },
+      )
+      .optional(),
     ...otherScannerSettings(ROOT_KEYS_OF_THE_SCANNER),
   },
   'the root key must be app',
@@ -163,6 +208,13 @@ const configSchema = section(
 export type AuthConfig = z.infer<typeof configSchema>;
 export type Authentication = AuthConfig['app']['authentication'];
 export type TestPathConfig = NonNullable<Authentication['testPath']>;
+export type AuthorizationConfig = z.infer<typeof authorizationSchema>;
+
+/** The configuration as another user of `hawk.authorization` (its own `authentication`, the rest the same). */
+export const configAs = (config: AuthConfig, user: AuthorizationConfig['users'][number]): AuthConfig => ({
+  ...config,
+  app: { ...config.app, authentication: user.authentication },
+});
 
 /**
  * Reads, substitutes, merges and validates config files (later files win): the operator's own files, with its own
@@ -327,8 +379,18 @@ function formatPath(path: PropertyKey[]): string {
 // Rules spanning several keys; each one prevents a login that cannot work or a scan that would silently run
 // unauthenticated.
 function combinationErrors(config: AuthConfig): ConfigError[] {
-  const auth = config.app.authentication;
-  const at = 'app.authentication';
+  const errors = authenticationErrors(config.app.authentication, 'app.authentication');
+  const users = config.hawk?.authorization?.users ?? [];
+  users.forEach((user, i) => {
+    const at = `hawk.authorization.users[${i}]`;
+    errors.push(...authenticationErrors(user.authentication, `${at}.authentication`));
+    if (users.findIndex((other) => other.name === user.name) < i)
+      errors.push({ path: `${at}.name`, message: `another user is named ${user.name}: give each user its own name` });
+  });
+  return errors;
+}
+
+function authenticationErrors(auth: Authentication, at: string): ConfigError[] {
   const errors: ConfigError[] = [];
   const fail = (path: string, message: string) => errors.push({ path, message });
   const login = auth.usernamePassword;

@@ -1,9 +1,11 @@
 // Scanner-client login library (docs/SCANNER-AUTH.md): load and validate the config, log in, keep the session alive.
 export {
+  configAs,
   loadConfig,
   loadConfigText,
   validateConfig,
   type AuthConfig,
+  type AuthorizationConfig,
   type ConfigError,
   type TestPathConfig,
 } from './config.ts';

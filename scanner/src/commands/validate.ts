@@ -1,10 +1,18 @@
 // `hawk-scanner validate [--json] <config.yml...>`: logs in to the target exactly as a scan would, runs testPath,
 // and prints every step and a verdict. Exit codes: 0 authenticated, 1 authentication failed, 2 invalid config.
-import { createSession, loadConfig, runTestPath, type ConfigError, type Step } from '../auth/index.ts';
+import {
+  configAs,
+  createSession,
+  loadConfig,
+  runTestPath,
+  type AuthConfig,
+  type ConfigError,
+  type Step,
+} from '../auth/index.ts';
 
 export const VALIDATE_USAGE = `validate [--json] <config.yml...>
   Logs in to app.host as configured under app.authentication (files merged in order, later wins),
-  then requests app.authentication.testPath.
+  then requests app.authentication.testPath; then the same as every other user of hawk.authorization.users.
   exit 0: authenticated, 1: authentication failed, 2: invalid config or usage`;
 
 type Verdict =
@@ -29,12 +37,31 @@ async function validate(files: string[], onStep: (step: Step) => void): Promise<
   const loaded = loadConfig(files);
   if (loaded.errors) return { verdict: 'invalid-config', errors: loaded.errors };
   const steps: Step[] = [];
-  const record = (step: Step) => {
-    steps.push(step);
-    onStep(step);
-  };
-  const session = createSession(loaded.config, { onStep: record });
-  const testPath = loaded.config.app.authentication.testPath;
+  // The primary user, then every other user of hawk.authorization (docs/SCANNER-AUTH.md, Authorization testing):
+  // a scan needs each of them logged in.
+  const users = [
+    { name: '', config: loaded.config },
+    ...(loaded.config.hawk?.authorization?.users ?? []).map((user) => ({
+      name: user.name,
+      config: configAs(loaded.config, user),
+    })),
+  ];
+  for (const user of users) {
+    const record = (step: Step) => {
+      const named = user.name ? { ...step, name: `${user.name}: ${step.name}` } : step;
+      steps.push(named);
+      onStep(named);
+    };
+    const reason = await logInAndVerify(user.config, record);
+    if (reason) return { verdict: 'failed', reason: user.name ? `user ${user.name}: ${reason}` : reason, steps };
+  }
+  return { verdict: 'authenticated', steps };
+}
+
+/** One user's login and testPath; the reason it failed, if it did. */
+async function logInAndVerify(config: AuthConfig, record: (step: Step) => void): Promise<string | undefined> {
+  const session = createSession(config, { onStep: record });
+  const testPath = config.app.authentication.testPath;
   try {
     await session.login();
     if (!testPath) {
@@ -43,16 +70,14 @@ async function validate(files: string[], onStep: (step: Step) => void): Promise<
         ok: true,
         detail: 'not configured, so the session was not verified; add app.authentication.testPath',
       });
-      return { verdict: 'authenticated', steps };
+      return undefined;
     }
     const verification = await runTestPath(session, testPath);
     record(verification);
-    return verification.ok
-      ? { verdict: 'authenticated', steps }
-      : { verdict: 'failed', reason: `testPath: ${verification.detail}`, steps };
+    return verification.ok ? undefined : `testPath: ${verification.detail}`;
   } catch (err) {
     // Messages from the session are already redacted.
-    return { verdict: 'failed', reason: (err as Error).message, steps };
+    return (err as Error).message;
   }
 }
 

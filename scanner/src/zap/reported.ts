@@ -26,7 +26,7 @@ export const BATCH_LIMITS = { maxAlerts: 50, maxUris: 2_000, maxBytes: 4 * 1024 
 const cut = (text: string, max: number) => (text.length <= max ? text : text.slice(0, max));
 
 /** Cuts `value` to at most `maxBytes` UTF-8 bytes without splitting a character. */
-function fitBytes(value: string, maxBytes: number): string {
+export function fitBytes(value: string, maxBytes: number): string {
   const bytes = Buffer.from(value);
   if (bytes.length <= maxBytes) return value;
   return bytes
