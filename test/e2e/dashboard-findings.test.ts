@@ -8,8 +8,8 @@ import { ensureWebBuild } from '../../scripts/local/web.ts';
 import { launchBrowser, signIn } from './browser.ts';
 
 // Findings of a tool other than ZAP on the dashboard, in Chromium: a Wapiti report imported (its headers module
-// reports four missing headers of one page), each finding shown by what it is about, and the overview's figures
-// that agree with one another.
+// reports four missing headers of one page), each finding shown by what it is about, the overview's figures that
+// agree with one another, and the pages naming the tool that found them rather than ZAP or HawkScan.
 
 vi.setConfig({ testTimeout: 240_000, expect: { poll: { timeout: 10_000 } } });
 
@@ -83,5 +83,51 @@ describe('dashboard findings of another tool', () => {
     ]);
     expect(Number(total)).toBe(Number(high) + Number(medium) + Number(low));
     expect(Number(low)).toBeGreaterThanOrEqual(4); // the four missing headers at least
+  });
+
+  it('names the tool that found a scan, shows a finding its severity, and says why a report has no response', async () => {
+    await page.goto(org(`scan/${scanId}`));
+    await page.getByRole('heading', { level: 1, name: /^Scan of/ }).waitFor();
+    const facts = page.locator('dl.facts');
+    expect(await facts.innerText()).not.toContain('HawkScan');
+    expect(await page.getByTestId('scan-scanner').innerText()).toBe('Wapiti 3.0.4');
+
+    const alert = await api('GET', `/api/v1/scan/${scanId}/alert/wapiti.http-secure-headers`, {
+      token: tenant.token,
+    });
+    const uri = alert.body.applicationScanAlertUris[0];
+    await page.goto(
+      org(`scan/${scanId}/finding/${uri.alertUriId}/${uri.msgId}?plugin=wapiti.http-secure-headers&page=0`),
+    );
+    await page.getByRole('heading', { level: 1, name: /^Finding at/ }).waitFor();
+    expect(await page.getByTestId('finding-severity').innerText()).toBe(alert.body.alert.severity);
+    const body = await page.locator('main').innerText();
+    expect(body).not.toContain('ZAP');
+    expect(body).toContain('Wapiti writes no response');
+  });
+
+  it('offers to import any tool’s report into an environment, before its first scan and after', async () => {
+    const env = async (id: string, name: string) => {
+      const listed = await api('GET', `/api/v2/org/${tenant.orgId}/envs`, {
+        token: tenant.token,
+        query: { appIds: id },
+      });
+      const found = listed.body.environments.find((e: { environmentName: string }) => e.environmentName === name);
+      await page.goto(org(`app/${id}/env/${found.environmentId}`));
+      await page.getByRole('heading', { level: 1, name }).waitFor();
+    };
+    const fresh = await createApp(tenant, { name: 'unscanned-shop', env: 'staging' });
+    for (const [id, name, scanner] of [
+      [fresh, 'staging', '—'],
+      [appId, 'dev', 'Wapiti 3.0.4'],
+    ] as const) {
+      await env(id, name);
+      const importer = page.getByRole('region', { name: 'Import a scanner report' });
+      await importer.getByLabel(/^Scanner report \(ZAP, Wapiti, Nuclei, Burp Suite, SARIF/).waitFor();
+      expect(await importer.getByRole('button', { name: `Import into ${name}` }).count()).toBe(1);
+      expect(await page.getByText(/Import a ZAP report/).count()).toBe(0);
+      if (scanner !== '—') expect(await page.getByTestId('env-scanner').innerText()).toBe(scanner);
+      expect(await page.locator('main').innerText()).not.toContain('HawkScan version');
+    }
   });
 });

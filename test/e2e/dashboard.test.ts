@@ -239,7 +239,7 @@ describe('dashboard', () => {
     await heading(page, 'production');
     await page.getByText('No scan yet.').waitFor();
     expect(await page.getByLabel('Import command').textContent()).toBe(
-      `npm run scanner -- import --app ${appId} --env production zap-report.xml`,
+      `npm run scanner -- import --app ${appId} --env production report.xml`,
     );
     await expectAccessible(page, 'environment (no scan)');
 
