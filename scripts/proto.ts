@@ -48,13 +48,15 @@ const OWN_FIELDS: Record<string, [field: string, type: string][]> = {
   // When a risk acceptance made by a bulk triage action expires (docs/GOVERNANCE.md).
   'application.FindingTriageResult': [['expiresAt', 'string']],
   // A finding's due date in its alert's page of findings (docs/GOVERNANCE.md), and its ticket beside its status
-  // (statusLink: where the ticket is; docs/TRACKERS.md).
+  // (statusLink: where the ticket is; docs/TRACKERS.md); the parameter that is part of its identity
+  // (docs/DATA-MODEL.md, Findings), which tells apart the findings of one URI.
   'application.ApplicationAlertUri': [
     ['dueDate', 'string'],
     ['daysLeft', 'int32'],
     ['overdue', 'bool'],
     ['ticketKey', 'string'],
     ['ticketStatus', 'string'],
+    ['param', 'string'],
   ],
   // The findings report's due dates and triage details (docs/GOVERNANCE.md).
   'reports.CurrentFindingRow': [

@@ -88,6 +88,24 @@ describe('Wapiti reports', () => {
     expect(weak.uris[0].param).toBe('username=admin&password=admin');
   });
 
+  it('names the header or cookie of an entry without a parameter: each is a finding of its own', () => {
+    const { alerts } = parseReport(fixture('wapiti-json_3.0.4_local-node-target_GENERATED-here.json'));
+    const params = (id: string) =>
+      alerts
+        .find((a) => a.pluginId === id)!
+        .uris.map((u) => u.param)
+        .sort();
+    expect(params('wapiti.http-secure-headers')).toEqual([
+      'Strict-Transport-Security',
+      'X-Content-Type-Options',
+      'X-Frame-Options',
+      'X-XSS-Protection',
+    ]);
+    expect(params('wapiti.httponly-flag-cookie')).toEqual(['lastcomment', 'session']);
+    expect(params('wapiti.content-security-policy-configuration')).toEqual(['CSP']);
+    expect(params('wapiti.cross-site-scripting')).toEqual(['entry', 'msg', 'name', 'q']);
+  });
+
   it('maps every level 0 to 4, a category with two levels as two alerts', () => {
     const entry = (level: number, path: string) => ({
       method: 'GET',

@@ -1,9 +1,10 @@
 import { getApplications } from '../applications/application-repository.ts';
-import { NO_HEALTH } from '../applications/model.ts';
+import { NO_HEALTH, type ApplicationRecord } from '../applications/model.ts';
 import { environmentEntries, listScope, type ListEntry } from '../applications/list-entries.ts';
 import { APPLICATION_TYPES } from '../applications/inputs.ts';
 import { currentScanOf } from '../findings/report.ts';
 import { mostOverdueFirst, overdueOfScan, type OverdueFinding } from '../scans/scan-sla.ts';
+import { applicationsOpenNow } from '../trends/reads.ts';
 import type { Caller } from '../context/caller.ts';
 
 // GET /api/v1/org/{orgId}/overview (getOrganizationOverview, docs/GOVERNANCE.md, The overview): the dashboard's
@@ -44,6 +45,51 @@ async function takeEntries(
   return { kept, exhausted };
 }
 
+/**
+ * The riskiest applications of the candidates: ranked by their open findings, each counted once as the trends count
+ * them, then by their last scans' untriaged findings, which count each URI of a finding.
+ */
+function riskiest(
+  appIds: string[],
+  appById: Map<string, ApplicationRecord>,
+  openNow: Map<string, Record<'High' | 'Medium' | 'Low', number>>,
+) {
+  return appIds
+    .map((id) => appById.get(id))
+    .filter((app) => app !== undefined)
+    .map((app) => {
+      const open = openNow.get(app.applicationId)!;
+      return { app, health: app.health ?? NO_HEALTH, open, openTotal: open.High + open.Medium + open.Low };
+    })
+    .filter(({ health }) => health.total > 0)
+    .sort(
+      (a, b) =>
+        b.open.High - a.open.High ||
+        b.open.Medium - a.open.Medium ||
+        b.open.Low - a.open.Low ||
+        b.health.high - a.health.high ||
+        b.health.medium - a.health.medium ||
+        b.health.low - a.health.low ||
+        b.health.total - a.health.total ||
+        a.app.applicationId.localeCompare(b.app.applicationId),
+    )
+    .slice(0, RISKIEST_LISTED)
+    .map(({ app, health, open, openTotal }) => ({
+      applicationId: app.applicationId,
+      name: app.name,
+      openHigh: open.High,
+      openMedium: open.Medium,
+      openLow: open.Low,
+      openTotal,
+      untriagedHigh: health.high,
+      untriagedMedium: health.medium,
+      untriagedLow: health.low,
+      untriagedTotal: health.total,
+      failedScans: health.failed,
+      lastScannedAt: health.scannedAt ? new Date(health.scannedAt).toISOString() : '',
+    }));
+}
+
 export async function organizationOverview(caller: Caller, orgId: string) {
   const membership = await caller.authorize(orgId);
   const now = Date.now();
@@ -70,8 +116,9 @@ export async function organizationOverview(caller: Caller, orgId: string) {
   const riskyApps = [...new Set(risky.kept.map((e) => e.applicationId))];
   const overdueEnvs = risky.kept.slice(0, OVERDUE_ENVIRONMENTS);
   const namedApps = new Set([...riskyApps, ...stale.kept.slice(0, COVERAGE_LISTED).map((e) => e.applicationId)]);
-  const [apps, overdueSets] = await Promise.all([
+  const [apps, openNow, overdueSets] = await Promise.all([
     getApplications([...namedApps]),
+    applicationsOpenNow(orgId, riskyApps),
     Promise.all(
       overdueEnvs.map(async (env) => {
         const scan = await currentScanOf(env, undefined);
@@ -81,30 +128,7 @@ export async function organizationOverview(caller: Caller, orgId: string) {
   ]);
   const appById = new Map(apps.filter((a) => a.organizationId === orgId).map((a) => [a.applicationId, a]));
 
-  const riskiestApplications = riskyApps
-    .map((id) => appById.get(id))
-    .filter((app) => app !== undefined)
-    .map((app) => ({ app, health: app.health ?? NO_HEALTH }))
-    .filter(({ health }) => health.total > 0)
-    .sort(
-      (a, b) =>
-        b.health.high - a.health.high ||
-        b.health.medium - a.health.medium ||
-        b.health.low - a.health.low ||
-        b.health.total - a.health.total ||
-        a.app.applicationId.localeCompare(b.app.applicationId),
-    )
-    .slice(0, RISKIEST_LISTED)
-    .map(({ app, health }) => ({
-      applicationId: app.applicationId,
-      name: app.name,
-      untriagedHigh: health.high,
-      untriagedMedium: health.medium,
-      untriagedLow: health.low,
-      untriagedTotal: health.total,
-      failedScans: health.failed,
-      lastScannedAt: health.scannedAt ? new Date(health.scannedAt).toISOString() : '',
-    }));
+  const riskiestApplications = riskiest(riskyApps, appById, openNow);
 
   const overdue: (OverdueFinding & { env: ListEntry; scanId: string })[] = [];
   const overdueBySeverity = { High: 0, Medium: 0, Low: 0 };

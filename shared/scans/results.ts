@@ -174,6 +174,9 @@ export async function listScanAlertFindings(
         ...dueDateFields(clocks?.get(u.findingHash)),
         // The finding's ticket (docs/TRACKERS.md): where it is, its key and its state.
         ...ticketView(tickets.get(u.findingHash)),
+        // Ours: the parameter of the finding's identity (docs/DATA-MODEL.md, Findings), which names what of the URI
+        // it is about (a missing header, a cookie).
+        param: u.param,
       };
     }),
     appHost: scan.host,

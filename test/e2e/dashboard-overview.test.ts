@@ -129,13 +129,13 @@ describe('The overview page in Chromium', () => {
         String(-f.daysLeft),
       ]),
     );
-    expect(await rows(page, /^Applications with the most untriaged findings/)).toEqual(
+    expect(await rows(page, /^Applications with the most open findings/)).toEqual(
       overview.riskiestApplications.map((a: Record<string, any>) => [
         a.name,
-        String(a.untriagedHigh),
-        String(a.untriagedMedium),
-        String(a.untriagedLow),
-        String(a.untriagedTotal),
+        String(a.openHigh),
+        String(a.openMedium),
+        String(a.openLow),
+        String(a.openTotal),
         a.lastScannedAt.slice(0, 10),
       ]),
     );

@@ -12,7 +12,7 @@ import { createTenant, type Tenant } from '../integration/fixtures.ts';
 import { alert, completeScan, createApp, reportAlerts, startScan } from '../integration/scan-helpers.ts';
 import { startSlackFake } from '../integration/chat-fakes.ts';
 import { ensureWebBuild } from '../../scripts/local/web.ts';
-import { launchBrowser, openSection, signIn } from './browser.ts';
+import { expectAccessible, launchBrowser, openSection, signIn } from './browser.ts';
 
 // What the dashboard's pages show, in Chromium against the local stack: each record's activity type in the audit
 // log, a Reproduce command that sends the recorded request exactly, every application (CLOUD ones too) in the
@@ -198,7 +198,7 @@ describe('dashboard pages', () => {
     }
   });
 
-  it('logs no console error on the main pages', async () => {
+  it('logs no console error and has no serious or critical accessibility violation on the main pages', async () => {
     const appId = await createApp(tenant, { name: 'walked', env: 'dev' });
     const { scanId, envId } = await startScan(tenant.token, appId);
     await reportAlerts(tenant.token, scanId, [alert('10038', 'High', 2)]);
@@ -213,6 +213,7 @@ describe('dashboard pages', () => {
       cloudScanTargetURL: 'https://walked-cloud.example',
     });
     const errors: string[] = [];
+    const inaccessible: string[] = [];
     let at = '';
     const onConsole = (m: { type: () => string; text: () => string }) => {
       if (m.type() === 'error') errors.push(`${at}: ${m.text()}`);
@@ -246,6 +247,7 @@ describe('dashboard pages', () => {
         await page.goto(`${baseUrl()}/org/${tenant.orgId}/${path}`);
         await page.getByRole('heading', { level: 1, name: heading }).first().waitFor();
         await page.waitForLoadState('networkidle');
+        await expectAccessible(page, path).catch((error: Error) => inaccessible.push(error.message));
       }
       at = 'the CLOUD application and its environment';
       await page.goto(`${baseUrl()}/org/${tenant.orgId}/app/${cloudId}`);
@@ -260,5 +262,6 @@ describe('dashboard pages', () => {
       page.off('pageerror', onPageError);
     }
     expect(errors).toEqual([]);
+    expect(inaccessible).toEqual([]);
   });
 });

@@ -239,7 +239,7 @@ describe('dashboard', () => {
     await heading(page, 'production');
     await page.getByText('No scan yet.').waitFor();
     expect(await page.getByLabel('Import command').textContent()).toBe(
-      `npm run scanner -- import --app ${appId} --env production zap-report.xml`,
+      `npm run scanner -- import --app ${appId} --env production report.xml`,
     );
     await expectAccessible(page, 'environment (no scan)');
 
@@ -661,7 +661,7 @@ describe('dashboard', () => {
     expect(login.status).toBe(200);
     await page.getByRole('button', { name: 'Done' }).click();
     expect(await page.getByTestId('new-api-key').count()).toBe(0);
-    const mine = page.getByRole('row', { name: /CI importer/ });
+    const mine = page.getByRole('region', { name: 'Your API keys' }).getByRole('row', { name: /CI importer/ });
     await expect.poll(() => mine.innerText()).toContain('write:scan');
     await expectAccessible(page, 'settings');
     // The key is in no storage of the page.

@@ -55,6 +55,23 @@ const overview = async (tenant: Pick<Tenant, 'orgId' | 'token'>) => {
 };
 
 describe('getOrganizationOverview', () => {
+  it('counts and ranks by open findings, each once whatever its URIs, as the trends count them', async () => {
+    const tenant = await createTenant();
+    // One Low finding at three URIs (ids in the path: one normalized path) against two Low findings at one each.
+    const many = await createApp(tenant, { name: 'one finding, many URIs', env: 'dev' });
+    const two = await createApp(tenant, { name: 'two findings', env: 'dev' });
+    await scanOnce(tenant.token, many, [alert('10020', 'Low', ['/items/1', '/items/2', '/items/3'])]);
+    await scanOnce(tenant.token, two, [alert('10020', 'Low', ['/a']), alert('10021', 'Low', ['/b'])]);
+
+    const body = await overview(tenant);
+    expect(body.riskiestApplications.map((a: Overview) => [a.name, a.openLow, a.openTotal, a.untriagedLow])).toEqual([
+      ['two findings', 2, 2, 2],
+      ['one finding, many URIs', 1, 1, 3],
+    ]);
+    const trends = await api('GET', `/api/v1/org/${tenant.orgId}/trends`, { token: tenant.token });
+    expect(trends.body.days.at(-1).open.Low).toBe(3);
+  });
+
   it('ranks applications by untriaged findings, lists the most overdue findings and the environments never scanned', async () => {
     const tenant = await createTenant();
     const risky = await createApp(tenant, { name: 'risky', env: 'prod' });
@@ -83,6 +100,7 @@ describe('getOrganizationOverview', () => {
       untriagedLow: 0,
     });
     expect(body.riskiestApplications[1]).toMatchObject({ applicationId: calm, untriagedMedium: 1, untriagedLow: 2 });
+    expect(body.riskiestApplications[0]).toMatchObject({ openHigh: 3, openMedium: 2, openLow: 0, openTotal: 5 });
 
     // Most overdue: exactly the findings report's overdue rows, earliest due date first.
     const report = await api('GET', `/api/v1/reports/org/${tenant.orgId}/findings`, { token: tenant.token });

@@ -3112,6 +3112,7 @@ export interface components {
             matchedRuleUserId?: string;
             msgId?: string;
             overdue?: boolean;
+            param?: string;
             pluginId?: string;
             requestMethod?: string;
             ruleHistories?: components["schemas"]["application.AlertRuleHistory"][];
@@ -3562,6 +3563,14 @@ export interface components {
             failedScans?: number;
             lastScannedAt?: string;
             name?: string;
+            /** Format: int32 */
+            openHigh?: number;
+            /** Format: int32 */
+            openLow?: number;
+            /** Format: int32 */
+            openMedium?: number;
+            /** Format: int32 */
+            openTotal?: number;
             /** Format: int32 */
             untriagedHigh?: number;
             /** Format: int32 */

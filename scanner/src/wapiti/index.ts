@@ -195,6 +195,20 @@ function splitRequest(request: string): { header: string; body: string } {
 
 const CWE = /\bCWE-(\d{1,7})\b/i;
 
+/** A cookie's name at the end of the flag modules' info: "HttpOnly flag is not set in the cookie : session". */
+const COOKIE = /\bin the cookie\s*:\s*(\S+)\s*$/i;
+/** A header the headers modules name first: "X-Frame-Options is not set", "CSP is not set". */
+const HEADER = /^([A-Za-z][\w-]*) is not (?:properly )?set\b/;
+
+/**
+ * The entry's parameter, or for an entry without one the cookie or header its info names: the finding's identity
+ * carries it (docs/IMPORTS.md, Wapiti), so four missing headers of one page are four findings, each shown by name.
+ */
+function paramOf(entry: WapitiEntry): string {
+  const info = entry.info.trim();
+  return entry.parameter.trim() || (COOKIE.exec(info)?.[1] ?? HEADER.exec(info)?.[1] ?? '');
+}
+
 function toRawAlerts(categories: WapitiCategory[], origin: string): RawAlert[] {
   const alerts: RawAlert[] = [];
   for (const category of categories) {
@@ -209,7 +223,7 @@ function toRawAlerts(categories: WapitiCategory[], origin: string): RawAlert[] {
         where: entry.where,
         uri: uriOf(entry, origin),
         method: entry.method.trim(),
-        param: entry.parameter.trim(),
+        param: paramOf(entry),
         attack: '',
         evidence: '',
         otherInfo: [entry.info.trim(), entry.curl.trim() ? `Reproduce: ${entry.curl.trim()}` : '']

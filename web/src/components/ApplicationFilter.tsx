@@ -1,17 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
 
-/** The "Application" filter of the scans and report pages: every application of the organization, by name. */
-export function ApplicationFilter({
-  orgId,
-  value,
-  onChange,
-}: {
-  orgId: string;
-  value: string;
-  onChange: (appId: string) => void;
-}) {
-  const apps = useQuery({
+/** Every application of the organization, CLOUD ones too, sorted by name. */
+export function useApplications(orgId: string) {
+  return useQuery({
     queryKey: ['apps-all', orgId],
     queryFn: () =>
       unwrap(
@@ -27,6 +19,19 @@ export function ApplicationFilter({
         }),
       ),
   });
+}
+
+/** The "Application" filter of the scans and report pages: every application of the organization, by name. */
+export function ApplicationFilter({
+  orgId,
+  value,
+  onChange,
+}: {
+  orgId: string;
+  value: string;
+  onChange: (appId: string) => void;
+}) {
+  const apps = useApplications(orgId);
   return (
     <label>
       Application

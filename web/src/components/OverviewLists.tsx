@@ -66,7 +66,10 @@ export function OverviewLists({ orgId, overview }: { orgId: string; overview: Ov
           <p>No application has untriaged findings.</p>
         ) : (
           <table>
-            <caption>Applications with the most untriaged findings in their last scans</caption>
+            <caption>
+              Applications with the most open findings, each finding counted once as in the trends (a finding is a
+              plugin, method, path and parameter, whatever its number of URIs)
+            </caption>
             <thead>
               <tr>
                 <th scope="col">Application</th>
@@ -83,10 +86,10 @@ export function OverviewLists({ orgId, overview }: { orgId: string; overview: Ov
                   <th scope="row">
                     <Link to={`${base}/app/${a.applicationId}`}>{a.name}</Link>
                   </th>
-                  <td>{a.untriagedHigh ?? 0}</td>
-                  <td>{a.untriagedMedium ?? 0}</td>
-                  <td>{a.untriagedLow ?? 0}</td>
-                  <td>{a.untriagedTotal ?? 0}</td>
+                  <td>{a.openHigh ?? 0}</td>
+                  <td>{a.openMedium ?? 0}</td>
+                  <td>{a.openLow ?? 0}</td>
+                  <td>{a.openTotal ?? 0}</td>
                   <td>{date(a.lastScannedAt)}</td>
                 </tr>
               ))}

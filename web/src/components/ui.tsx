@@ -14,6 +14,13 @@ export function SeverityBadge({ severity, count }: { severity: string; count?: n
   );
 }
 
+/**
+ * The tool a scan's version field names: an import records "<tool> <version>" ("Wapiti 3.0.4", docs/IMPORTS.md), a
+ * hosted scan's agent "hawk-scanner agent (<engine>)", and HawkScan its bare version.
+ */
+export const scannerName = (version: string | undefined) =>
+  !version ? '—' : /^\d/.test(version) ? `HawkScan ${version}` : version;
+
 export function formatTime(epochMillis: string | undefined): string {
   const n = Number(epochMillis);
   return n > 0 ? new Date(n).toLocaleString() : '—';

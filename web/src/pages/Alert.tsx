@@ -109,6 +109,7 @@ export default function AlertPage() {
                   )}
                   <th scope="col">Method</th>
                   <th scope="col">URI</th>
+                  <th scope="col">Parameter</th>
                   <th scope="col">Status</th>
                 </tr>
               </thead>
@@ -119,7 +120,7 @@ export default function AlertPage() {
                       <td>
                         <input
                           type="checkbox"
-                          aria-label={`Select ${u.requestMethod} ${u.uri}`}
+                          aria-label={`Select ${u.requestMethod} ${u.uri}${u.param ? ` ${u.param}` : ''}`}
                           checked={selected.has(u.alertUriId!)}
                           onChange={(e) => toggle(u.alertUriId!, e.target.checked)}
                           disabled={!u.findingHash}
@@ -134,6 +135,7 @@ export default function AlertPage() {
                         {u.uri}
                       </Link>
                     </td>
+                    <td className="wrap">{u.param ? <code>{u.param}</code> : '—'}</td>
                     <td>
                       {statusLabel(u.status)}
                       {u.matchedRuleNote && <span className="muted wrap note"> “{u.matchedRuleNote}”</span>}

@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
 import { Empty, QueryView } from '../components/states';
-import { SEVERITIES, SeverityBadge, formatTime, useTitle } from '../components/ui';
+import { SEVERITIES, SeverityBadge, formatTime, scannerName, useTitle } from '../components/ui';
 import { SeverityChart } from '../components/SeverityChart';
 import { useHasPermission } from '../permissions';
 import { ImportReport, ImportSummary, type Imported } from './ImportReport';
@@ -102,16 +102,16 @@ export default function EnvironmentPage() {
                     <SeverityBadge severity="Medium" count={e.lastScanMediumUntriaged} />{' '}
                     <SeverityBadge severity="Low" count={e.lastScanLowUntriaged} />
                   </dd>
-                  <dt>HawkScan version</dt>
-                  <dd>{e.lastScanHawkscanVersion || '—'}</dd>
+                  <dt>Scanner</dt>
+                  <dd data-testid="env-scanner">{scannerName(e.lastScanHawkscanVersion)}</dd>
                 </dl>
               ) : (
                 <Empty title="No scan yet.">
                   <p>
                     Run HawkScan with <code>app.applicationId: {appId}</code> and{' '}
                     <code>app.env: {e.environmentName}</code>, report one through the API (
-                    <code>POST /api/v1/app/{appId}/scan</code>, see README), or import an OWASP ZAP report
-                    {canImport ? ' here' : ''} or with the CLI (any size; <code>HAWK_API_KEY</code> and{' '}
+                    <code>POST /api/v1/app/{appId}/scan</code>, see README), or import a scanner's report
+                    {canImport ? ' below' : ''} or with the CLI (any size; <code>HAWK_API_KEY</code> and{' '}
                     <code>HAWK_API_URL</code> in the environment):
                   </p>
                   <pre
@@ -119,16 +119,15 @@ export default function EnvironmentPage() {
                     tabIndex={0}
                     role="region"
                     aria-label="Import command"
-                  >{`npm run scanner -- import --app ${appId} --env ${e.environmentName} zap-report.xml`}</pre>
-                  {canImport && <ImportReport appId={appId} env={e.environmentName!} onImported={setImported} />}
+                  >{`npm run scanner -- import --app ${appId} --env ${e.environmentName} report.xml`}</pre>
                 </Empty>
               )}
             </section>
-            {e.lastScanId && canImport && (
-              <details className="create">
-                <summary>Import a ZAP report into {e.environmentName}</summary>
+            {canImport && (
+              <section aria-labelledby="import-heading">
+                <h2 id="import-heading">Import a scanner report</h2>
                 <ImportReport appId={appId} env={e.environmentName!} onImported={setImported} />
-              </details>
+              </section>
             )}
             <section aria-labelledby="health">
               <h2 id="health">Findings health</h2>

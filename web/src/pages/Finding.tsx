@@ -3,7 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { ActionForm, text } from '../components/ui';
 import { api, unwrap } from '../api/client';
 import { QueryView } from '../components/states';
-import { formatTime, useTitle } from '../components/ui';
+import { SeverityBadge, formatTime, useTitle } from '../components/ui';
 import { TriageForm } from '../components/Triage';
 import { RetestSection } from '../components/Retest';
 import { statusLabel } from '../components/triage-status';
@@ -61,6 +61,14 @@ export default function FindingPage() {
           </p>
           <h1 className="wrap">Finding at {m.uri}</h1>
           <dl className="facts">
+            {alertPage.data?.alert?.severity && (
+              <>
+                <dt>Severity</dt>
+                <dd data-testid="finding-severity">
+                  <SeverityBadge severity={alertPage.data.alert.severity} />
+                </dd>
+              </>
+            )}
             {uri && (
               <>
                 <dt>Status</dt>
@@ -158,9 +166,19 @@ export default function FindingPage() {
             </section>
           )}
           <h2>Request</h2>
-          <Message label="Request" header={m.scanMessage?.requestHeader} body={m.scanMessage?.requestBody} />
+          <Message
+            label="Request"
+            header={m.scanMessage?.requestHeader}
+            body={m.scanMessage?.requestBody}
+            scanner={scan?.version}
+          />
           <h2>Response</h2>
-          <Message label="Response" header={m.scanMessage?.responseHeader} body={m.scanMessage?.responseBody} />
+          <Message
+            label="Response"
+            header={m.scanMessage?.responseHeader}
+            body={m.scanMessage?.responseBody}
+            scanner={scan?.version}
+          />
           {m.validationCommand && (
             <>
               <h2>Reproduce</h2>
@@ -272,13 +290,31 @@ function PromoteForm({
   );
 }
 
+/** Why a tool's report has no request or response (docs/IMPORTS.md), from the scan's version field. */
+function missingBecause(scanner: string | undefined, label: string): string {
+  if (/^wapiti\b|\(wapiti\)$/i.test(scanner ?? ''))
+    return label === 'Response' ? ' Wapiti writes no response in its reports.' : '';
+  if (/^zap\b/i.test(scanner ?? ''))
+    return " ZAP's traditional reports carry none; its xml-plus and json-plus reports do.";
+  return '';
+}
+
 /** A request or response as text, in a scrollable region keyboard users can reach; or why there is none. */
-function Message({ label, header, body }: { label: string; header?: string; body?: string }) {
+function Message({
+  label,
+  header,
+  body,
+  scanner,
+}: {
+  label: string;
+  header?: string;
+  body?: string;
+  scanner?: string;
+}) {
   if (!header && !body)
     return (
       <p className="muted">
-        The scanner reported no {label.toLowerCase()} for this finding (ZAP's traditional reports carry none; its
-        xml-plus and json-plus reports do).
+        The scan reported no {label.toLowerCase()} for this finding.{missingBecause(scanner, label)}
       </p>
     );
   return (

@@ -196,7 +196,8 @@ function OrganizationConfigs({
           }}
         >
           <label>
-            Name <input name="name" required maxLength={64} pattern="[a-zA-Z0-9_-]+" title="letters, digits, _ and -" />
+            Name{' '}
+            <input name="name" required maxLength={64} pattern="[a-zA-Z0-9_\-]+" title="letters, digits, _ and -" />
           </label>
           <label>
             HawkScan configuration (YAML)

@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
 import { Empty, QueryView } from '../components/states';
-import { ALL_SEVERITIES, SeverityBadge, formatTime, useTitle } from '../components/ui';
+import { ALL_SEVERITIES, SeverityBadge, formatTime, scannerName, useTitle } from '../components/ui';
 import { statusLabel, untriagedOf } from '../components/triage-status';
 
 export default function ScanPage() {
@@ -42,8 +42,8 @@ export default function ScanPage() {
               <dd>{scan.status}</dd>
               <dt>Host</dt>
               <dd>{r.appHost || '—'}</dd>
-              <dt>HawkScan version</dt>
-              <dd>{scan.version || '—'}</dd>
+              <dt>Scanner</dt>
+              <dd data-testid="scan-scanner">{scannerName(scan.version)}</dd>
               {hostedConfiguration(r.tags) && (
                 <>
                   <dt>Configuration</dt>

@@ -3,8 +3,9 @@ import { useParams } from 'react-router';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Schemas } from '../api/client';
 import { Empty, QueryView } from '../components/states';
-import { ActionForm, ConfirmButton, text, useTitle } from '../components/ui';
+import { ActionForm, ConfirmButton, CopyButton, text, useTitle } from '../components/ui';
 import { DataTable } from '../components/DataTable';
+import { useApplications } from '../components/ApplicationFilter';
 import { useHasPermission } from '../permissions';
 import { SingleSignOnSettings } from './SingleSignOn';
 
@@ -25,13 +26,18 @@ const PERMISSIONS = [
   'read:audit',
   'read:report',
   'write:triage',
+  // A scanner agent's: it registers, polls and reports its runs (docs/HOSTED-SCANS.md "The agent").
+  'read:device',
+  'write:device',
 ];
 
 const when = (iso: string | undefined, never: string) => (iso ? new Date(iso).toLocaleString() : never);
-const scopeOf = (key: ApiKey) =>
+/** Application names by id, for the keys narrowed to one. */
+type AppNames = Map<string, string>;
+const scopeOf = (key: ApiKey, appNames: AppNames) =>
   [
     key.permissions?.length ? key.permissions.join(', ') : 'all of your permissions',
-    key.applicationId ? `application ${key.applicationId}` : '',
+    key.applicationId ? `application ${appNames.get(key.applicationId) ?? key.applicationId}` : '',
   ]
     .filter(Boolean)
     .join('; ');
@@ -43,88 +49,107 @@ export default function SettingsPage() {
   const manager = useHasPermission(orgId, 'WRITE_MEMBER');
   const [created, setCreated] = useState<{ name: string; apiKey: string } | null>(null);
   const keys = useQuery({ queryKey: ['user-keys'], queryFn: () => unwrap(api.GET('/api/v1/user/keys')) });
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['user-keys'] });
+  const apps = useApplications(orgId);
+  const appNames: AppNames = new Map((apps.data?.applications ?? []).map((a) => [a.applicationId!, a.name!]));
+  // The members' table lists the caller's keys too.
+  const refresh = () =>
+    Promise.all([
+      queryClient.invalidateQueries({ queryKey: ['user-keys'] }),
+      queryClient.invalidateQueries({ queryKey: ['org-keys', orgId] }),
+    ]);
   return (
     <>
       <h1>Settings</h1>
-      <h2>Your API keys</h2>
-      <p className="help">
-        Keys sign in the scanner, CI and scripts (<code>GET /api/v1/auth/login</code> with <code>X-ApiKey</code>). A key
-        is shown once, when it is created; only its hash is kept. Narrow CI keys to what they need.
-      </p>
-      {created && (
-        <div role="status" className="notice">
-          <p>
-            Your new key <strong>{created.name}</strong>. Copy it now: it will not be shown again.
-          </p>
-          <p>
-            <code data-testid="new-api-key">{created.apiKey}</code>
-          </p>
-          <button type="button" onClick={() => setCreated(null)}>
-            Done
-          </button>
-        </div>
-      )}
-      <details className="create">
-        <summary>New API key</summary>
-        <ActionForm
-          submitLabel="Create key"
-          className="stacked-form"
-          onSubmit={async (data) => {
-            const expires = text(data, 'expiresAt');
-            const permissions = data.getAll('permissions').map(String);
-            const applicationId = text(data, 'applicationId');
-            const answer = await unwrap(
-              api.POST('/api/v1/user/keys', {
-                body: {
-                  name: text(data, 'name'),
-                  ...(expires ? { expiresAt: new Date(`${expires}T23:59:59`).toISOString() } : {}),
-                  ...(permissions.length ? { permissions } : {}),
-                  ...(applicationId ? { applicationId } : {}),
-                } as never,
-              }),
-            );
-            setCreated({ name: answer.key!.name!, apiKey: answer.apiKey! });
-            await refresh();
-          }}
-        >
-          <label>
-            Name <input name="name" required maxLength={100} placeholder="CI importer" />
-          </label>
-          <label>
-            Expires on (optional) <input name="expiresAt" type="date" />
-          </label>
-          <fieldset>
-            <legend>Only these permissions (none checked: all of yours)</legend>
-            {PERMISSIONS.map((p) => (
-              <label key={p} className="check">
-                <input type="checkbox" name="permissions" value={p} /> {p}
-              </label>
-            ))}
-          </fieldset>
-          <label>
-            Only this application (optional, its id) <input name="applicationId" pattern="[0-9a-fA-F-]{36}" />
-          </label>
-        </ActionForm>
-      </details>
-      <QueryView query={keys} what="your API keys">
-        {(data) =>
-          data.keys!.length === 0 ? (
-            <Empty title="No API keys.">
-              <p>Create one above.</p>
-            </Empty>
-          ) : (
-            <KeyTable
-              keys={data.keys!}
-              onRevoke={async (key) => {
-                await unwrap(api.DELETE('/api/v1/user/keys/{keyId}', { params: { path: { keyId: key.id! } } }));
-                await refresh();
-              }}
-            />
-          )
-        }
-      </QueryView>
-      {manager && <MemberKeys orgId={orgId} />}
+      <section aria-labelledby="your-keys-heading">
+        <h2 id="your-keys-heading">Your API keys</h2>
+        <p className="help">
+          Keys sign in the scanner, CI and scripts (<code>GET /api/v1/auth/login</code> with <code>X-ApiKey</code>). A
+          key is shown once, when it is created; only its hash is kept. Narrow CI keys to what they need.
+        </p>
+        {created && (
+          <div role="status" className="notice">
+            <p>
+              Your new key <strong>{created.name}</strong>. Copy it now: it will not be shown again.
+            </p>
+            <p>
+              <code data-testid="new-api-key">{created.apiKey}</code>{' '}
+              <CopyButton value={created.apiKey} label="Copy key" />
+            </p>
+            <button type="button" onClick={() => setCreated(null)}>
+              Done
+            </button>
+          </div>
+        )}
+        <details className="create">
+          <summary>New API key</summary>
+          <ActionForm
+            submitLabel="Create key"
+            className="stacked-form"
+            onSubmit={async (data) => {
+              const expires = text(data, 'expiresAt');
+              const permissions = data.getAll('permissions').map(String);
+              const applicationId = text(data, 'applicationId');
+              const answer = await unwrap(
+                api.POST('/api/v1/user/keys', {
+                  body: {
+                    name: text(data, 'name'),
+                    ...(expires ? { expiresAt: new Date(`${expires}T23:59:59`).toISOString() } : {}),
+                    ...(permissions.length ? { permissions } : {}),
+                    ...(applicationId ? { applicationId } : {}),
+                  } as never,
+                }),
+              );
+              setCreated({ name: answer.key!.name!, apiKey: answer.apiKey! });
+              await refresh();
+            }}
+          >
+            <label>
+              Name <input name="name" required maxLength={100} placeholder="CI importer" />
+            </label>
+            <label>
+              Expires on (optional) <input name="expiresAt" type="date" />
+            </label>
+            <fieldset>
+              <legend>Only these permissions (none checked: all of yours)</legend>
+              {PERMISSIONS.map((p) => (
+                <label key={p} className="check">
+                  <input type="checkbox" name="permissions" value={p} /> {p}
+                </label>
+              ))}
+            </fieldset>
+            <label>
+              Only this application
+              <select name="applicationId" defaultValue="">
+                <option value="">Any application</option>
+                {apps.data?.applications?.map((a) => (
+                  <option key={a.applicationId} value={a.applicationId}>
+                    {a.name}
+                  </option>
+                ))}
+              </select>
+            </label>
+          </ActionForm>
+        </details>
+        <QueryView query={keys} what="your API keys">
+          {(data) =>
+            data.keys!.length === 0 ? (
+              <Empty title="No API keys.">
+                <p>Create one above.</p>
+              </Empty>
+            ) : (
+              <KeyTable
+                keys={data.keys!}
+                appNames={appNames}
+                onRevoke={async (key) => {
+                  await unwrap(api.DELETE('/api/v1/user/keys/{keyId}', { params: { path: { keyId: key.id! } } }));
+                  await refresh();
+                }}
+              />
+            )
+          }
+        </QueryView>
+      </section>
+      {manager && <MemberKeys orgId={orgId} appNames={appNames} />}
       {manager && <SingleSignOnSettings orgId={orgId} />}
     </>
   );
@@ -132,11 +157,13 @@ export default function SettingsPage() {
 
 function KeyTable({
   keys,
+  appNames,
   showOwner,
   onRevoke,
   revocable = () => true,
 }: {
   keys: ApiKey[];
+  appNames: AppNames;
   showOwner?: boolean;
   onRevoke: (key: ApiKey) => Promise<unknown>;
   revocable?: (key: ApiKey) => boolean;
@@ -149,7 +176,7 @@ function KeyTable({
         <tr key={key.id}>
           {showOwner && <td>{key.userEmail || key.userId}</td>}
           <td>{key.name || <em>unnamed ({key.id})</em>}</td>
-          <td>{scopeOf(key)}</td>
+          <td>{scopeOf(key, appNames)}</td>
           <td>{when(key.createdAt, '—')}</td>
           <td>{when(key.lastUsedAt, 'never')}</td>
           <td>{when(key.expiresAt, 'never')}</td>
@@ -172,7 +199,7 @@ function KeyTable({
   );
 }
 
-function MemberKeys({ orgId }: { orgId: string }) {
+function MemberKeys({ orgId, appNames }: { orgId: string; appNames: AppNames }) {
   const queryClient = useQueryClient();
   const keys = useQuery({
     queryKey: ['org-keys', orgId],
@@ -180,8 +207,8 @@ function MemberKeys({ orgId }: { orgId: string }) {
       unwrap(api.GET('/api/v1/org/{orgId}/keys', { params: { path: { orgId }, query: { pageSize: '100' } } })),
   });
   return (
-    <>
-      <h2>Members' API keys</h2>
+    <section aria-labelledby="member-keys-heading">
+      <h2 id="member-keys-heading">Members' API keys</h2>
       <p className="help">
         The members' keys that reach this organization (never the keys themselves). Revoke one narrowed to an
         application of this organization that is lost or no longer used; a key of a member's whole account serves their
@@ -194,6 +221,7 @@ function MemberKeys({ orgId }: { orgId: string }) {
           ) : (
             <KeyTable
               keys={data.keys!}
+              appNames={appNames}
               showOwner
               revocable={(key) => key.organizationId === orgId}
               onRevoke={async (key) => {
@@ -209,6 +237,6 @@ function MemberKeys({ orgId }: { orgId: string }) {
           )
         }
       </QueryView>
-    </>
+    </section>
   );
 }

@@ -157,7 +157,7 @@ export default function TeamPage() {
                     <input
                       name="userId"
                       required
-                      pattern="[0-9a-fA-F-]{36}"
+                      pattern="[0-9a-fA-F\-]{36}"
                       title="a user id (UUID)"
                       defaultValue={me && !memberIds.includes(me.id!) ? me.id : ''}
                     />
