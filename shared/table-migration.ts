@@ -2,6 +2,7 @@ import type { BackfillOptions, IndexKeysOf, Outcome } from './db/backfill.ts';
 import { countApplicationHealth, markHealthComplete } from './applications/health-backfill.ts';
 import { applicationIndexKeys } from './applications/application-repository.ts';
 import { environmentIndexKeys } from './applications/environment-repository.ts';
+import { assignEnvironmentStreams, markStreamsAssigned } from './scans/stream-backfill.ts';
 
 /**
  * The entities whose index keys the backfill (shared/db/backfill.ts: `npm run migrate`, `npm start` on older data)
@@ -17,9 +18,14 @@ export const indexedEntities: Record<string, IndexKeysOf> = {
 /**
  * What the backfill does besides keys, by entity: applications written before the health aggregates are counted in
  * them (shared/applications/health-backfill.ts); once all are, the organizations are marked complete (`finish`).
+ * Environments written before tool streams get theirs (shared/scans/stream-backfill.ts).
  */
 export const migrationSteps: Record<string, (item: Record<string, unknown>) => Promise<Outcome>> = {
   application: (item) => countApplicationHealth(item.applicationId as string),
+  environment: (item) =>
+    item.deleting
+      ? Promise.resolve('current')
+      : assignEnvironmentStreams(item.applicationId as string, item.environmentId as string),
 };
 
 /** The whole migration of a table (npm run migrate, npm start on older data): the keys, the steps, the marker at the end. */
@@ -29,5 +35,8 @@ export const tableMigration = (
   tableName,
   entities: indexedEntities,
   steps: migrationSteps,
-  finish: () => markHealthComplete(tableName),
+  finish: async () => {
+    await markHealthComplete(tableName);
+    await markStreamsAssigned(tableName);
+  },
 });

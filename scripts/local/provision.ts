@@ -83,18 +83,18 @@ export async function addMissingIndexes(
   const missing = (input.GlobalSecondaryIndexes ?? []).filter((index) => !existing.has(index.IndexName));
   // The main table of a version before the health aggregates lacks its migration marker (shared/applications/health-backfill.ts).
   const { keys } = await import('../../shared/db/keys.ts');
+  // ... or, of a version before tool streams, the streams' marker (shared/scans/stream-backfill.ts).
+  const marked = async (key: Record<string, string>) =>
+    !!(await client.send(new GetItemCommand({ TableName: tableName, Key: attributes(key), ConsistentRead: true })))
+      .Item;
   const migrated =
     table.id !== 'MainTable' ||
-    !!(
-      await client.send(
-        new GetItemCommand({ TableName: tableName, Key: attributes(keys.tableHealthComplete()), ConsistentRead: true }),
-      )
-    ).Item;
+    ((await marked(keys.tableHealthComplete())) && (await marked(keys.tableStreamsAssigned())));
   if (missing.length === 0 && migrated) return;
   log(
     missing.length
       ? `Table ${tableName} is from an earlier version: adding the index keys of its items, then the indexes ${missing.map((i) => i.IndexName).join(', ')} (once) ...`
-      : `Table ${tableName} is from an earlier version: counting its applications in the health aggregates (once) ...`,
+      : `Table ${tableName} is from an earlier version: counting its applications in the health aggregates and assigning its scans to tool streams (once) ...`,
   );
   const { backfillIndexKeys } = await import('../../shared/db/backfill.ts');
   const { tableMigration } = await import('../../shared/table-migration.ts');
@@ -157,14 +157,12 @@ export async function provision(): Promise<void> {
     try {
       await client.send(new CreateTableCommand(createTableInput(table, tableName)));
       if (table.id === 'MainTable') {
-        // A new table has no data of an earlier version to migrate (health-backfill.ts).
+        // A new table has no data of an earlier version to migrate (health-backfill.ts, stream-backfill.ts).
         const { keys } = await import('../../shared/db/keys.ts');
-        await client.send(
-          new PutItemCommand({
-            TableName: tableName,
-            Item: attributes({ ...keys.tableHealthComplete(), entity: 'migration' }),
-          }),
-        );
+        for (const marker of [keys.tableHealthComplete(), keys.tableStreamsAssigned()])
+          await client.send(
+            new PutItemCommand({ TableName: tableName, Item: attributes({ ...marker, entity: 'migration' }) }),
+          );
       }
       if (table.timeToLiveAttribute) {
         await client.send(

@@ -274,6 +274,8 @@ export const keys = {
   }),
   /** Present once every organization of the table has its health aggregates (npm start's upgrade checks it). */
   tableHealthComplete: () => ({ pk: 'MIGRATION', sk: 'HEALTH' }),
+  /** Present once every environment of the table has its tool streams (npm start's upgrade checks it). */
+  tableStreamsAssigned: () => ({ pk: 'MIGRATION', sk: 'STREAMS' }),
   /** gsi5 entry of a live application with a scanned environment: by its newest environment scan time. */
   applicationByScanTime: (orgId: string, appId: string, scannedAt: number) => ({
     gsi5pk: `ORGAPPSCANS#${orgId}`,
