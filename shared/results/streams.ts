@@ -88,3 +88,17 @@ export async function findingStreams(
   );
   return (f) => f.stream ?? byScan.get(f.lastScanId) ?? HAWKSCAN_STREAM;
 }
+
+/**
+ * Of these current findings that a scan of `stream` no longer reports (or that a verified retest found gone), those
+ * of that stream, fixed at `now`: a finding is fixed only within its own stream.
+ */
+export async function fixedInStream(
+  env: Pick<EnvironmentRecord, 'applicationId' | 'environmentId'>,
+  stream: string,
+  missing: FindingRecord[],
+  now: number,
+): Promise<FindingRecord[]> {
+  const streamOfFinding = await findingStreams(env, missing);
+  return missing.filter((f) => streamOfFinding(f) === stream).map((f) => ({ ...f, stream, fixedAt: now }));
+}

@@ -10,7 +10,7 @@ import { slaDaysResolver } from '../governance/sla-days.ts';
 import { overdueWakePut, publicationWake } from '../governance/overdue.ts';
 import { findingsOfEnvironment, rulesOfEnvironment } from '../results/finding-repository.ts';
 import { type FindingRecord, type TriageRule } from '../results/model.ts';
-import { findingStreams } from '../results/streams.ts';
+import { fixedInStream } from '../results/streams.ts';
 import { dayOf, isCurrent, type TrendTotal } from './figures.ts';
 import * as environmentTrends from './projections/environment-trend-figures.ts';
 import * as applicationTrends from './projections/application-trend-figures.ts';
@@ -137,12 +137,7 @@ export async function publicationTrend(
   const reported = new Set(found.findings.map((f) => f.findingHash));
   // Each current finding of the scan's stream that the scan does not report is fixed now.
   const missing = [...found.known.values()].filter((f) => isCurrent(f) && !reported.has(f.findingHash));
-  const streamOfFinding = fixesStream === undefined ? undefined : await findingStreams(scan, missing);
-  const fixed = streamOfFinding
-    ? missing
-        .filter((f) => streamOfFinding(f) === fixesStream)
-        .map((f) => ({ ...f, stream: fixesStream, fixedAt: now }))
-    : [];
+  const fixed = fixesStream === undefined ? [] : await fixedInStream(scan, fixesStream, missing, now);
   // The days that apply in this environment (its override, its application's, else the organization's).
   const policy = fixed.length ? { days: (await slaDaysResolver(scan.organizationId, [scan]))(scan) } : undefined;
   const records = [...found.findings, ...fixed];

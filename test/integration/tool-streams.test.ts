@@ -7,7 +7,15 @@ import { expectedAlerts, fixture } from '../../scanner/test/zap-expected.ts';
 import { formatsFixture } from '../../scanner/test/formats-expected.ts';
 import { collect } from '../../shared/db/query.ts';
 import { findingsOfEnvironment } from '../../shared/results/finding-repository.ts';
-import type { FindingRecord } from '../../shared/results/model.ts';
+import type { FindingRecord, ScanRecord } from '../../shared/results/model.ts';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from '../../shared/db/client.ts';
+import { config } from '../../shared/config.ts';
+import { keys } from '../../shared/db/keys.ts';
+import { transactWrite } from '../../shared/db/transactions.ts';
+import { environmentScanWrites, getEnvironment } from '../../shared/applications/environment-repository.ts';
+import { getScan } from '../../shared/results/scan-repository.ts';
+import { migrationSteps } from '../../shared/table-migration.ts';
 
 // Tool streams (docs/DATA-MODEL.md, Tool streams): each scan belongs to the stream of the tool that produced it, a
 // finding is fixed only by a later scan of its own stream, and the environment's current findings (untriaged
@@ -136,5 +144,56 @@ describe('a stream per tool', () => {
       lastScanId: second.body.scanId,
       ...sum(untriagedOfImport(second), untriagedOfImport(nuclei)),
     });
+  }, 120_000);
+
+  it('the upgrade of data written before streams assigns scans, findings and the environment to them', async () => {
+    const tenant = await createTenant();
+    const appId = await createApp(tenant, { name: 'juice-shop' });
+    const full = fixture(ZAP).toString('utf8');
+    const zap = await importReport(tenant.token, appId, 'staging', full);
+    const nuclei = await importReport(tenant.token, appId, 'staging', formatsFixture('nuclei', NUCLEI), 'text/plain');
+    expect([zap.status, nuclei.status]).toEqual([200, 200]);
+    const envId = zap.body.envId;
+    const at = { applicationId: appId, environmentId: envId };
+    // As the version before streams left them: the environment's figures its last scan's alone (with its
+    // application's health), no streams; scans and finding records without a stream.
+    const env = (await getEnvironment(appId, envId))!;
+    const nucleiHead = env.streams!.nuclei;
+    await transactWrite(await environmentScanWrites(env, { streams: { nuclei: nucleiHead } }));
+    const unset = (key: { pk: string; sk: string }, names: string[]) =>
+      db.send(
+        new UpdateCommand({
+          TableName: config.tableName,
+          Key: key,
+          UpdateExpression: `REMOVE ${names.map((_, i) => `#n${i}`).join(', ')}`,
+          ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#n${i}`, name])),
+        }),
+      );
+    await unset(keys.environment(appId, envId), ['streams', 'streamsVersion']);
+    for (const scanId of [zap.body.scanId, nuclei.body.scanId])
+      await unset(keys.scanRecord(appId, envId, scanId), ['stream']);
+    for (const r of await recordsOf(appId, envId)) await unset(keys.finding(appId, envId, r.findingHash), ['stream']);
+    expect(await environmentOf(tenant, appId)).toMatchObject(untriagedOfImport(nuclei));
+
+    const item = { entity: 'environment', applicationId: appId, environmentId: envId };
+    expect(await migrationSteps.environment(item)).toBe('updated');
+    expect(await migrationSteps.environment(item)).toBe('current');
+    const scanStream = async (scanId: string) => ((await getScan({ ...at, scanId })) as ScanRecord).stream;
+    expect([await scanStream(zap.body.scanId), await scanStream(nuclei.body.scanId)]).toEqual(['zap', 'nuclei']);
+    const zapHashes = allHashes((await readBack(tenant.token, zap.body.scanId)).hashes);
+    const records = await recordsOf(appId, envId);
+    expect(records.map((r) => r.stream).sort()).toEqual(
+      records.map((r) => (zapHashes.has(r.findingHash) ? 'zap' : 'nuclei')).sort(),
+    );
+    expect(Object.keys((await getEnvironment(appId, envId))!.streams!).sort()).toEqual(['nuclei', 'zap']);
+    expect(await environmentOf(tenant, appId)).toMatchObject(sum(untriagedOfImport(zap), untriagedOfImport(nuclei)));
+
+    // Upgraded, the environment behaves as one written with streams: a smaller ZAP report fixes only ZAP's.
+    const items = [...full.matchAll(/<alertitem>[\s\S]*?<\/alertitem>/g)];
+    const second = await importReport(tenant.token, appId, 'staging', full.replace(items[2][0], ''));
+    expect(second.status, second.text).toBe(200);
+    const after = allHashes((await readBack(tenant.token, second.body.scanId)).hashes);
+    const fixed = (await recordsOf(appId, envId)).filter((r) => r.fixedAt !== undefined).map((r) => r.findingHash);
+    expect(fixed.sort()).toEqual([...zapHashes].filter((h) => !after.has(h)).sort());
   }, 120_000);
 });
