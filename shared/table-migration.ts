@@ -8,6 +8,7 @@ import {
   migrateOrganizationConfiguration,
 } from './scans/configuration-migration.ts';
 import { migrateRunConfig } from './perch/run-config-migration.ts';
+import { assignEnvironmentStreams, markStreamsAssigned } from './scans/stream-backfill.ts';
 
 /**
  * The entities whose index keys the backfill (shared/db/backfill.ts: `npm run migrate`, `npm start` on older data)
@@ -20,14 +21,27 @@ export const indexedEntities: Record<string, IndexKeysOf> = {
   environment: environmentIndexKeys as IndexKeysOf,
 };
 
+/** One outcome of two steps on one item: a conflict first, then a write, then "gone" only when both found it gone. */
+function bothOutcomes(first: Outcome, second: Outcome): Outcome {
+  for (const outcome of ['conflict', 'updated'] as const) if (first === outcome || second === outcome) return outcome;
+  return first === 'gone' && second === 'gone' ? 'gone' : 'current';
+}
+
 /**
  * What the backfill does besides keys, by entity: applications written before the health aggregates are counted in
  * them (shared/applications/health-backfill.ts); once all are, the organizations are marked complete (`finish`).
- * Stored configurations' literal credentials move into scan secrets (shared/scans/configuration-migration.ts).
+ * Stored configurations' literal credentials move into scan secrets (shared/scans/configuration-migration.ts), and
+ * environments written before tool streams get theirs (shared/scans/stream-backfill.ts).
  */
 export const migrationSteps: Record<string, (item: Record<string, unknown>) => Promise<Outcome>> = {
   application: (item) => countApplicationHealth(item.applicationId as string),
-  environment: migrateEnvironmentConfig,
+  environment: async (item) =>
+    bothOutcomes(
+      await migrateEnvironmentConfig(item),
+      item.deleting
+        ? 'current'
+        : await assignEnvironmentStreams(item.applicationId as string, item.environmentId as string),
+    ),
   organizationAsset: migrateOrganizationConfiguration,
   perchRun: migrateRunConfig,
 };
@@ -42,5 +56,6 @@ export const tableMigration = (
   finish: async () => {
     await markHealthComplete(tableName);
     await markTableCredentialsMoved(tableName);
+    await markStreamsAssigned(tableName);
   },
 });

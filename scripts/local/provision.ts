@@ -85,17 +85,20 @@ export async function addMissingIndexes(
   // into scan secrets, lacks that migration's marker (shared/applications/health-backfill.ts,
   // shared/scans/configuration-migration.ts).
   const { keys } = await import('../../shared/db/keys.ts');
+  // ... or, of a version before tool streams, the streams' marker (shared/scans/stream-backfill.ts).
   const marked = async (key: Record<string, string>) =>
     !!(await client.send(new GetItemCommand({ TableName: tableName, Key: attributes(key), ConsistentRead: true })))
       .Item;
   const migrated =
     table.id !== 'MainTable' ||
-    ((await marked(keys.tableHealthComplete())) && (await marked(keys.tableCredentialsMoved())));
+    ((await marked(keys.tableHealthComplete())) &&
+      (await marked(keys.tableCredentialsMoved())) &&
+      (await marked(keys.tableStreamsAssigned())));
   if (missing.length === 0 && migrated) return;
   log(
     missing.length
       ? `Table ${tableName} is from an earlier version: adding the index keys of its items, then the indexes ${missing.map((i) => i.IndexName).join(', ')} (once) ...`
-      : `Table ${tableName} is from an earlier version: counting its applications in the health aggregates and moving its stored configurations' credentials into scan secrets (once) ...`,
+      : `Table ${tableName} is from an earlier version: counting its applications in the health aggregates, moving its stored configurations' credentials into scan secrets and assigning its scans to tool streams (once) ...`,
   );
   const { backfillIndexKeys } = await import('../../shared/db/backfill.ts');
   const { tableMigration } = await import('../../shared/table-migration.ts');
@@ -158,9 +161,10 @@ export async function provision(): Promise<void> {
     try {
       await client.send(new CreateTableCommand(createTableInput(table, tableName)));
       if (table.id === 'MainTable') {
-        // A new table has no data of an earlier version to migrate (health-backfill.ts, configuration-migration.ts).
+        // A new table has no data of an earlier version to migrate (health-backfill.ts, configuration-migration.ts,
+        // stream-backfill.ts).
         const { keys } = await import('../../shared/db/keys.ts');
-        for (const marker of [keys.tableHealthComplete(), keys.tableCredentialsMoved()])
+        for (const marker of [keys.tableHealthComplete(), keys.tableCredentialsMoved(), keys.tableStreamsAssigned()])
           await client.send(
             new PutItemCommand({ TableName: tableName, Item: attributes({ ...marker, entity: 'migration' }) }),
           );

@@ -10,12 +10,18 @@ import { applicationEnvironmentsChange, getApplication } from './application-rep
 import * as listEntries from './projections/environment-list-entries.ts';
 import * as nameClaim from './projections/environment-name-claim.ts';
 import * as nameIndex from './projections/environment-name-index.ts';
-import type { ApplicationRecord, EnvironmentRecord, LastScan } from './model.ts';
+import {
+  streamFigures,
+  type ApplicationRecord,
+  type EnvironmentRecord,
+  type EnvironmentStreams,
+  type LastScan,
+} from './model.ts';
 import type { RiskSeverity } from '../input/severities.ts';
 import type { EnvironmentChange } from './projections/application-health.ts';
 import { notFound } from '../errors.ts';
 
-export type { EnvironmentRecord, LastScan, LastScanStatus } from './model.ts';
+export type { EnvironmentRecord, EnvironmentStreams, LastScan, LastScanStatus, StreamHead } from './model.ts';
 
 export { NO_SCAN_STATUS } from './projections/environment-list-entries.ts';
 
@@ -228,32 +234,53 @@ export function environmentDefaultConfigUpdate(env: EnvironmentRecord, objectKey
   );
 }
 
+/** The condition that the environment's streams are still the version read (none: written before streams). */
+function streamsUnchanged(env: EnvironmentRecord): { condition: string; values: Record<string, unknown> } {
+  return env.streamsVersion === undefined
+    ? { condition: 'attribute_not_exists(streamsVersion)', values: {} }
+    : { condition: 'streamsVersion = :streamsVersion', values: { ':streamsVersion': env.streamsVersion } };
+}
+
 /**
- * Sets (or, with `undefined`, clears: the environment has no scans left) the last scan of a live environment: its
- * write with its projections (the scan-date, status, duration and findings index keys in step with the fields),
- * then its application's (its health figures, its counter and day counters). `expectedLastScanId` (or `null`: none)
- * makes the write conditional on the scan it replaces, so that an older scan never overwrites a newer one; it is
- * conditioned on the health-relevant fields read in `env` as well (`environmentChanged`).
+ * The write of a live environment's scans: its tool streams' latest scans (`streams`, whose union its untriaged
+ * figures are: streamFigures, docs/DATA-MODEL.md, Tool streams) and, unless `lastScan` is left undefined, its last
+ * scan (`null`: none left): its write with its projections (the scan-date, status, duration and findings index keys
+ * in step with the fields), then its application's (its health figures, its counter and day counters). Conditioned
+ * on what was read in `env`: its last scan, its streams' version and its health-relevant fields
+ * (`environmentChanged`), so that an older scan never overwrites a newer one and no stream's change is lost.
  */
-export async function environmentLastScanWrites(
+export async function environmentScanWrites(
   env: EnvironmentRecord,
-  scan: LastScan | undefined,
-  expectedLastScanId?: string | null,
+  change: { streams: EnvironmentStreams; lastScan?: LastScan | null },
 ): Promise<TransactItem[]> {
-  const after: EnvironmentRecord = { ...env, ...NO_LAST_SCAN, ...scan };
+  const { items, after } = environmentScanWrite(env, change);
+  return [...items, ...(await lastScanHealthWrites([{ env, after }]))];
+}
+
+/** The environment's own write of environmentScanWrites, and the record it writes (for its application's). */
+function environmentScanWrite(
+  env: EnvironmentRecord,
+  change: { streams: EnvironmentStreams; lastScan?: LastScan | null },
+): { items: TransactItem[]; after: EnvironmentRecord } {
+  const lastScan = change.lastScan === undefined ? {} : { ...NO_LAST_SCAN, ...change.lastScan };
+  const after: EnvironmentRecord = {
+    ...env,
+    ...lastScan,
+    streams: change.streams,
+    streamsVersion: (env.streamsVersion ?? 0) + 1,
+    ...streamFigures(change.streams),
+  };
   const unchanged = healthFieldsUnchanged(env);
-  const replaced =
-    expectedLastScanId === undefined
-      ? { condition: '', values: {} }
-      : expectedLastScanId === null
-        ? { condition: ' AND attribute_not_exists(lastScanId)', values: {} }
-        : { condition: ' AND lastScanId = :expected', values: { ':expected': expectedLastScanId } };
-  const write = environmentWrite(env, after, {
-    expression: `attribute_not_exists(deleting) AND ${unchanged.condition}${replaced.condition}`,
+  const streams = streamsUnchanged(env);
+  const replaced = env.lastScanId
+    ? { condition: 'lastScanId = :expected', values: { ':expected': env.lastScanId } }
+    : { condition: 'attribute_not_exists(lastScanId)', values: {} };
+  const items = environmentWrite(env, after, {
+    expression: `attribute_not_exists(deleting) AND ${unchanged.condition} AND ${streams.condition} AND ${replaced.condition}`,
     names: unchanged.names,
-    values: { ...unchanged.values, ...replaced.values },
+    values: { ...unchanged.values, ...streams.values, ...replaced.values },
   });
-  return [...write, ...(await lastScanHealthWrites([{ env, after }]))];
+  return { items, after };
 }
 
 /** An environment without a last scan: every last-scan field cleared (those of a scan set over it). */
@@ -307,34 +334,36 @@ export async function deleteEnvironmentData(appId: string, envId: string): Promi
 }
 
 /**
- * Moves findings into (+) or out of (-) the untriaged figures of environments' last scans (environments of one
- * application), by severity, provided each last scan is still `lastScanId` (a triage of findings in that scan) and
- * its figures are still the ones read in `env`: each environment's write with its projections (the findings-count
- * index key, gsi6, in step with the total), then its application's (its figures, its counter), once for all. None
- * when the changes cancel out.
+ * Moves findings into (+) or out of (-) the untriaged figures of streams' latest scans (environments of one
+ * application), by severity: each environment's streams as read (`streams`: a triage reads them whole) with the
+ * deltas of the streams whose latest scan is `scanId`, conditioned on the environment's streams and figures being
+ * still the ones read: its write with its projections (the findings-count index key, gsi6, in step with the total),
+ * then its application's (its figures, its counter), once for all. None when the changes cancel out.
  */
 export async function environmentUntriagedChanges(
-  changes: { env: EnvironmentRecord; lastScanId: string; deltas: Partial<Record<RiskSeverity, number>> }[],
+  changes: {
+    env: EnvironmentRecord;
+    streams: EnvironmentStreams;
+    moves: { stream: string; scanId: string; deltas: Partial<Record<RiskSeverity, number>> }[];
+  }[],
 ): Promise<TransactItem[]> {
   const writes: TransactItem[] = [];
   const health: { env: EnvironmentRecord; after: EnvironmentRecord }[] = [];
-  for (const { env, lastScanId, deltas } of changes) {
-    const changed = (Object.entries(deltas) as [RiskSeverity, number][]).filter(([, delta]) => delta !== 0);
-    if (changed.length === 0) continue;
-    const total = (env.lastScanTotalUntriaged ?? 0) + changed.reduce((sum, [, delta]) => sum + delta, 0);
-    const after: EnvironmentRecord = { ...env, lastScanTotalUntriaged: total };
-    for (const [severity, delta] of changed)
-      after[`lastScan${severity}Untriaged`] = (env[`lastScan${severity}Untriaged`] ?? 0) + delta;
-    // The figures are set from the ones read, on the condition that they still are (their deltas are exact).
-    const unchanged = healthFieldsUnchanged(env);
-    writes.push(
-      ...environmentWrite(env, after, {
-        expression: `lastScanId = :scanId AND attribute_not_exists(deleting) AND ${unchanged.condition}`,
-        names: unchanged.names,
-        values: { ':scanId': lastScanId, ...unchanged.values },
-      }),
-    );
-    health.push({ env, after });
+  for (const { env, streams, moves } of changes) {
+    const after: EnvironmentStreams = { ...streams };
+    let moved = false;
+    for (const { stream, scanId, deltas } of moves) {
+      const head = Object.hasOwn(after, stream) ? after[stream] : undefined;
+      if (head?.scanId !== scanId) continue;
+      const changed = (Object.entries(deltas) as [RiskSeverity, number][]).filter(([, delta]) => delta !== 0);
+      if (changed.length === 0) continue;
+      after[stream] = { ...head, ...Object.fromEntries(changed.map(([s, delta]) => [s, head[s] + delta])) };
+      moved = true;
+    }
+    if (!moved) continue;
+    const write = environmentScanWrite(env, { streams: after });
+    writes.push(...write.items);
+    health.push({ env, after: write.after });
   }
   return health.length === 0 ? [] : [...writes, ...(await lastScanHealthWrites(health))];
 }

@@ -5,7 +5,6 @@ import {
   getEnvironment,
   getEnvironmentByName,
   type EnvironmentRecord,
-  type LastScan,
 } from './environment-repository.ts';
 import { accessibleApplication, accessibleEnvironment } from './access.ts';
 import { auditEntry, type TransactItem } from '../audit/entries.ts';
@@ -27,7 +26,7 @@ export async function environmentCreationWrites(
   actor: { userId: string },
   app: ApplicationRecord,
   name: string,
-  lastScan?: LastScan,
+  lastScan?: Partial<EnvironmentRecord>,
   env: EnvironmentRecord = { ...newEnvironment(app, name), ...lastScan },
 ) {
   const payload = { applicationId: app.applicationId, appName: app.name, envId: env.environmentId, envName: env.name };
@@ -47,7 +46,7 @@ export async function findOrCreateEnvironmentByName(
   actor: { userId: string },
   app: ApplicationRecord,
   name: string,
-  lastScan?: LastScan,
+  lastScan?: Partial<EnvironmentRecord>,
 ) {
   const existing = await getEnvironmentByName(app.applicationId, name);
   if (existing) return { env: existing, created: false, items: [] as TransactItem[] };

@@ -54,6 +54,52 @@ export interface LastScan {
   latestScanType?: string;
 }
 
+/**
+ * The latest scan of one tool stream of an environment (docs/DATA-MODEL.md, Tool streams): the scan whose findings
+ * are the stream's current ones, and its untriaged findings by severity (kept current by triage).
+ */
+export interface StreamHead {
+  scanId: string;
+  status: LastScanStatus;
+  /** ms */
+  startedAt: number;
+  High: number;
+  Medium: number;
+  Low: number;
+}
+
+/** An environment's tool streams by name (`zap`, `nuclei`, `sarif:<driver>`, `hawkscan`...). */
+export type EnvironmentStreams = Record<string, StreamHead>;
+
+/**
+ * The environment's untriaged figures: the union of its streams' latest scans (docs/DATA-MODEL.md, Tool streams),
+ * a pure function of its streams, so that its write and its application's health read the same figures.
+ */
+export function streamFigures(
+  streams: EnvironmentStreams,
+): Pick<
+  LastScan,
+  'lastScanTotalUntriaged' | 'lastScanHighUntriaged' | 'lastScanMediumUntriaged' | 'lastScanLowUntriaged'
+> {
+  const heads = Object.values(streams);
+  const sum = (severity: 'High' | 'Medium' | 'Low') => heads.reduce((n, head) => n + head[severity], 0);
+  const [high, medium, low] = [sum('High'), sum('Medium'), sum('Low')];
+  return {
+    lastScanTotalUntriaged: high + medium + low,
+    lastScanHighUntriaged: high,
+    lastScanMediumUntriaged: medium,
+    lastScanLowUntriaged: low,
+  };
+}
+
+/** The scan fields of an environment whose scans are `streams` and whose last scan is `lastScan` (a new one). */
+export const scanFieldsOf = (lastScan: LastScan, streams: EnvironmentStreams) => ({
+  ...lastScan,
+  streams,
+  streamsVersion: 1,
+  ...streamFigures(streams),
+});
+
 /** An environment as stored (docs/API.md, Environments); its team is its application's (lists join the two). */
 export interface EnvironmentRecord extends Partial<LastScan> {
   environmentId: string;
@@ -71,6 +117,13 @@ export interface EnvironmentRecord extends Partial<LastScan> {
    * the environment was created (objectKeys.environmentConfig).
    */
   defaultConfigKey?: string;
+  /**
+   * Its tool streams' latest scans; its untriaged figures are their union (streamFigures). Absent on environments
+   * written before streams (npm run migrate assigns them): then its last scan alone is its one stream.
+   */
+  streams?: EnvironmentStreams;
+  /** Changes with every change of `streams`: each write of them is conditioned on the version read. */
+  streamsVersion?: number;
 }
 
 // ---- Health: the figures of environments, applications and (type, team) buckets (health.ts keeps them).

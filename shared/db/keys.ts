@@ -276,6 +276,8 @@ export const keys = {
   tableHealthComplete: () => ({ pk: 'MIGRATION', sk: 'HEALTH' }),
   /** The table's stored configurations' literal credentials moved into scan secrets (scans/configuration-migration.ts). */
   tableCredentialsMoved: () => ({ pk: 'MIGRATION', sk: 'CREDENTIALS' }),
+  /** Present once every environment of the table has its tool streams (npm start's upgrade checks it). */
+  tableStreamsAssigned: () => ({ pk: 'MIGRATION', sk: 'STREAMS' }),
   /** gsi5 entry of a live application with a scanned environment: by its newest environment scan time. */
   applicationByScanTime: (orgId: string, appId: string, scannedAt: number) => ({
     gsi5pk: `ORGAPPSCANS#${orgId}`,

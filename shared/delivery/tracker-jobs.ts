@@ -8,6 +8,7 @@ import { unseal } from '../secrets/sealing.ts';
 import { getApplication, type ApplicationRecord } from '../applications/application-repository.ts';
 import { getEnvironment, type EnvironmentRecord } from '../applications/environment-repository.ts';
 import { getAlert, getScan } from '../results/scan-repository.ts';
+import { findingStreams, streamOf } from '../results/streams.ts';
 import { SEVERITIES } from '../input/severities.ts';
 import { findingsOfEnvironment, getFinding, rulesOfEnvironment } from '../results/finding-repository.ts';
 import { type FindingRecord } from '../results/model.ts';
@@ -212,9 +213,16 @@ async function scanCompleted(orgId: string, job: Extract<TrackerJob, { type: 'sc
   for await (const finding of findingsOfEnvironment(env)) findings.set(finding.findingHash!, finding as FindingRecord);
   // Seen by this scan: its last sighting is this scan's start or later (a later scan that saw it counts too).
   const seen = (hash: string) => (findings.get(hash)?.lastSeen ?? 0) >= scan.startedAt;
+  // Only the tickets of the scan's tool stream: another tool's scan says nothing of them (docs/DATA-MODEL.md, Tool
+  // streams).
+  const streamOfFinding = await findingStreams(env, findings.values());
+  const ofStream = (hash: string) => {
+    const finding = findings.get(hash);
+    return !!finding && streamOfFinding(finding) === streamOf(scan);
+  };
   const tickets = await ticketsOfEnvironment(env);
   const syncs = tickets
-    .filter((t) => t.state === 'OPEN' && t.lastScanId !== scan.scanId)
+    .filter((t) => t.state === 'OPEN' && t.lastScanId !== scan.scanId && ofStream(t.findingHash))
     .map((t) =>
       trackerEvent(
         orgId,

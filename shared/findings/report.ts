@@ -18,6 +18,7 @@ import {
   absoluteUrl,
 } from '../results/scan-repository.ts';
 import { type AlertMessageRecord, type AlertRecord, type AlertUriRecord, type ScanRecord } from '../results/model.ts';
+import { streamOf } from '../results/streams.ts';
 import { getUsers } from '../identity/user-repository.ts';
 import { getTeams } from '../applications/team-repository.ts';
 import { rulesOf } from '../results/finding-repository.ts';
@@ -33,10 +34,11 @@ import { slaClock } from '../governance/clock.ts';
 import { EXPIRY_ACTOR } from '../governance/expiry-entries.ts';
 
 // GET /api/v1/reports/org/{orgId}/findings (docs/DATA-MODEL.md, Findings report): the organization's current
-// findings, i.e. the URIs of each visible environment's latest COMPLETED scan (as of `date`/`datetime` when given),
+// findings, i.e. the URIs of each visible environment's current scans (its tool streams' latest COMPLETED scans, as of
+// `date`/`datetime` when given: docs/DATA-MODEL.md, Tool streams),
 // in (application name, environment name, plugin id, report order) order, as JSON or CSV.
 
-/** One environment of the report and the scan whose findings are its current ones. */
+/** One environment of the report and one of the scans whose findings are its current ones. */
 interface ReportSource {
   app: ApplicationRecord;
   env: EnvironmentRecord;
@@ -75,16 +77,25 @@ async function visibleEnvironments(orgId: string, membership: Membership, q: Fin
     });
 }
 
-/** The environment's latest scan COMPLETED by `asOf` (ms; undefined: now). */
-export async function currentScanOf(
-  env: Pick<EnvironmentRecord, 'environmentId'>,
+/**
+ * The environment's current scans as of `asOf` (ms; undefined: now): the latest scan COMPLETED by then of each of
+ * its tool streams (docs/DATA-MODEL.md, Tool streams), newest first. The walk ends once each stream the
+ * environment records has one (an environment written before streams: at the first).
+ */
+export async function currentScansOf(
+  env: Pick<EnvironmentRecord, 'environmentId' | 'streams'>,
   asOf: number | undefined,
-): Promise<ScanRecord | undefined> {
+): Promise<ScanRecord[]> {
+  const wanted = env.streams ? Object.keys(env.streams).length : 1;
+  const byStream = new Map<string, ScanRecord>();
   for await (const scan of scansOfEnvironmentNewestFirst(env.environmentId, asOf)) {
-    if (scan.status === 'COMPLETED' && !scan.deleting && (asOf === undefined || (scan.completedAt ?? Infinity) <= asOf))
-      return scan;
+    if (scan.status !== 'COMPLETED' || scan.deleting || (asOf !== undefined && (scan.completedAt ?? Infinity) > asOf))
+      continue;
+    const stream = streamOf(scan);
+    if (!byStream.has(stream)) byStream.set(stream, scan);
+    if (byStream.size >= wanted) break;
   }
-  return undefined;
+  return [...byStream.values()];
 }
 
 /** Maps over items with at most `limit` calls in flight, keeping order. */
@@ -323,7 +334,7 @@ export function findingsCsv(rows: FindingRow[]): string {
 
 /**
  * A page of the organization's current findings and their total. Cost: the visible environments (one index walk or
- * the filtered ones), one Query per environment for its current scan, then only the scans, alerts and URI ranges
+ * the filtered ones), a Query per environment for its current scans, then only the scans, alerts and URI ranges
  * the page covers, and BatchGetItems for the page's messages, findings and rules.
  */
 export async function listOrganizationFindings(caller: Caller, orgId: string, q: FindingsReportQuery) {
@@ -331,8 +342,8 @@ export async function listOrganizationFindings(caller: Caller, orgId: string, q:
   const asOf = q.datetime ?? q.date;
   const now = Date.now();
   const envs = await visibleEnvironments(orgId, membership, q);
-  const scans = await mapLimited(envs, 8, ({ env }) => currentScanOf(env, asOf));
-  const sources = envs.flatMap((e, i) => (scans[i] ? [{ ...e, scan: scans[i] }] : []));
+  const scans = await mapLimited(envs, 8, ({ env }) => currentScansOf(env, asOf));
+  const sources = envs.flatMap((e, i) => scans[i].map((scan) => ({ ...e, scan })));
   const totalFindings = sources.reduce((n, s) => n + (s.scan.stats?.totalAlerts ?? 0), 0);
   const slices = await pageSlices(sources, q.pageToken * q.pageSize, q.pageSize);
   return { findings: await rowsOf(orgId, slices, asOf, now), totalFindings };

@@ -5,6 +5,7 @@ import { type FindingRecord } from '../results/model.ts';
 import { TRIAGE_STATUSES, type StatusCounts, type TriageStats } from '../results/statuses.ts';
 import { environmentTrendTotal } from '../trends/writes.ts';
 import { countedUrisOfScan } from '../results/scan-repository.ts';
+import { streamOf } from '../results/streams.ts';
 import { type AlertRecord, type ScanRecord } from '../results/model.ts';
 
 // What a scan's end records about its findings (docs/DATA-MODEL.md, Findings): each finding's first and last seen
@@ -57,6 +58,7 @@ export async function findingsOfScan(scan: ScanRecord, alerts: AlertRecord[]) {
       firstSeen: scan.startedAt,
       lastSeen: scan.startedAt,
       lastScanId: scan.scanId,
+      stream: streamOf(scan),
       lastScanUris: 1,
       currentSince: scan.startedAt,
     });

@@ -9,6 +9,7 @@ import {
   type EnvironmentRecord,
 } from '../applications/environment-repository.ts';
 import { getScan, scanTriageCountsMove } from '../results/scan-repository.ts';
+import { currentStreams, streamHeadedBy } from '../results/streams.ts';
 import { isRiskSeverity, type RiskSeverity } from '../input/severities.ts';
 import { normalizedPath } from '../results/finding-identity.ts';
 import {
@@ -134,10 +135,48 @@ function triageChange(
 }
 
 /**
+ * The moves between statuses of triage changes in one environment, for findings of its streams' latest scans (still
+ * their latest, ended; docs/DATA-MODEL.md, Tool streams): each scan's figures, and the streams' untriaged counts.
+ */
+async function streamMoves(env: EnvironmentRecord, envChanges: TriageChange[]) {
+  const items: TransactItem[] = [];
+  const streams = await currentStreams(env);
+  const byScan = new Map<string, TriageChange[]>();
+  for (const c of envChanges) {
+    if ((c.before?.status ?? 'UNKNOWN') === c.after.status) continue;
+    if (streamHeadedBy(streams, c.finding.lastScanId) === undefined) continue;
+    byScan.set(c.finding.lastScanId, [...(byScan.get(c.finding.lastScanId) ?? []), c]);
+  }
+  const moves: Parameters<typeof environmentUntriagedChanges>[0][number]['moves'] = [];
+  for (const [scanId, moved] of byScan) {
+    const scan = await getScan({ applicationId: env.applicationId, environmentId: env.environmentId, scanId });
+    if (!scan || scan.deleting) continue;
+    const counted = moved
+      .filter((c) => pluginCounts(scan.stats as TriageStats | undefined, c.finding.pluginId))
+      .map((c) => ({
+        pluginId: c.finding.pluginId,
+        severity: c.finding.severity,
+        from: c.before?.status ?? ('UNKNOWN' as const),
+        to: c.after.status,
+        count: c.finding.lastScanUris,
+      }));
+    const move = scanTriageCountsMove(scan, counted);
+    if (move) items.push(move);
+    const deltas: Partial<Record<RiskSeverity, number>> = {};
+    // Info findings are not in the untriaged figures (RISK_SEVERITIES).
+    for (const { severity, from, to, count } of counted)
+      if (isRiskSeverity(severity))
+        deltas[severity] = (deltas[severity] ?? 0) + (isUntriaged(to) ? count : 0) - (isUntriaged(from) ? count : 0);
+    moves.push({ stream: streamHeadedBy(streams, scanId)!, scanId, deltas });
+  }
+  return { items, untriaged: moves.length ? { env, streams, moves } : undefined };
+}
+
+/**
  * The writes of triage changes in one application, to commit in one transaction: each finding's rule, its
- * ALERT_RULE_TRIAGED entry and findingStatusChanged event; each environment's triage version; for findings of an
- * environment's last scan (still its last, ended), the moves between statuses in that scan's figures and the
- * environment's untriaged counts; the application's health once. At most one change per finding.
+ * ALERT_RULE_TRIAGED entry and findingStatusChanged event; each environment's triage version; for findings of its
+ * streams' latest scans, the moves between statuses in those scans' figures and the streams' untriaged counts
+ * (streamMoves); the application's health once. At most one change per finding.
  */
 async function triageWrites(
   actor: Actor,
@@ -157,33 +196,9 @@ async function triageWrites(
     // The trends (docs/GOVERNANCE.md, Trends): open findings set aside or made open again.
     const { before, after } = await triageTrends(env, envChanges[0]!.trend, envChanges);
     trends.push(environmentTrends.project(before, after, { env, now }));
-    const moved = envChanges.filter(
-      (c) => (c.before?.status ?? 'UNKNOWN') !== c.after.status && c.finding.lastScanId === env.lastScanId,
-    );
-    if (moved.length === 0) continue;
-    const scan = await getScan({
-      applicationId: env.applicationId,
-      environmentId: env.environmentId,
-      scanId: env.lastScanId!,
-    });
-    if (!scan || scan.deleting) continue;
-    const counted = moved
-      .filter((c) => pluginCounts(scan.stats as TriageStats | undefined, c.finding.pluginId))
-      .map((c) => ({
-        pluginId: c.finding.pluginId,
-        severity: c.finding.severity,
-        from: c.before?.status ?? ('UNKNOWN' as const),
-        to: c.after.status,
-        count: c.finding.lastScanUris,
-      }));
-    const move = scanTriageCountsMove(scan, counted);
-    if (move) items.push(move);
-    const deltas: Partial<Record<RiskSeverity, number>> = {};
-    // Info findings are not in the untriaged figures (RISK_SEVERITIES).
-    for (const { severity, from, to, count } of counted)
-      if (isRiskSeverity(severity))
-        deltas[severity] = (deltas[severity] ?? 0) + (isUntriaged(to) ? count : 0) - (isUntriaged(from) ? count : 0);
-    untriaged.push({ env, lastScanId: scan.scanId, deltas });
+    const moves = await streamMoves(env, envChanges);
+    items.push(...moves.items);
+    if (moves.untriaged) untriaged.push(moves.untriaged);
   }
   items.push(...(await environmentUntriagedChanges(untriaged)), ...projectedWrites(trends));
   const audit = await auditEntries(

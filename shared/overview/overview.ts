@@ -2,7 +2,8 @@ import { getApplications } from '../applications/application-repository.ts';
 import { NO_HEALTH, type ApplicationRecord } from '../applications/model.ts';
 import { environmentEntries, listScope, type ListEntry } from '../applications/list-entries.ts';
 import { APPLICATION_TYPES } from '../applications/inputs.ts';
-import { currentScanOf } from '../findings/report.ts';
+import { currentScansOf } from '../findings/report.ts';
+import { getEnvironmentsByKeys } from '../applications/environment-repository.ts';
 import { mostOverdueFirst, overdueOfScan, type OverdueFinding } from '../scans/scan-sla.ts';
 import { applicationsOpenNow } from '../trends/reads.ts';
 import type { Caller } from '../context/caller.ts';
@@ -22,6 +23,13 @@ export const COVERAGE_WALK_ENTRIES = 500;
 export const COVERAGE_LISTED = 20;
 
 const DAY = 24 * 60 * 60 * 1000;
+
+/** The overdue findings of the environment's current scans: its tool streams' latest (docs/DATA-MODEL.md, Tool streams). */
+async function overdueOfEnvironment(orgId: string, env: ListEntry, now: number) {
+  const [record] = await getEnvironmentsByKeys([env]); // the list entry does not carry the streams
+  const scans = record ? await currentScansOf(record, undefined) : [];
+  return Promise.all(scans.map(async (scan) => ({ env, scan, ...(await overdueOfScan(orgId, scan, now)) })));
+}
 
 /** Up to `limit` entries of `walk` that `keep` accepts, reading at most `budget` entries; stops early at `until`. */
 async function takeEntries(
@@ -119,12 +127,7 @@ export async function organizationOverview(caller: Caller, orgId: string) {
   const [apps, openNow, overdueSets] = await Promise.all([
     getApplications([...namedApps]),
     applicationsOpenNow(orgId, riskyApps),
-    Promise.all(
-      overdueEnvs.map(async (env) => {
-        const scan = await currentScanOf(env, undefined);
-        return scan ? { env, scan, ...(await overdueOfScan(orgId, scan, now)) } : undefined;
-      }),
-    ),
+    Promise.all(overdueEnvs.map((env) => overdueOfEnvironment(orgId, env, now))),
   ]);
   const appById = new Map(apps.filter((a) => a.organizationId === orgId).map((a) => [a.applicationId, a]));
 
@@ -133,8 +136,8 @@ export async function organizationOverview(caller: Caller, orgId: string) {
   const overdue: (OverdueFinding & { env: ListEntry; scanId: string })[] = [];
   const overdueBySeverity = { High: 0, Medium: 0, Low: 0 };
   let findingsWithDueDate = 0;
-  for (const set of overdueSets) {
-    if (!set || !appById.has(set.env.applicationId)) continue;
+  for (const set of overdueSets.flat()) {
+    if (!appById.has(set.env.applicationId)) continue;
     findingsWithDueDate += set.findingsWithDueDate;
     for (const f of set.overdue) {
       overdueBySeverity[f.severity as keyof typeof overdueBySeverity]++;

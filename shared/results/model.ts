@@ -39,6 +39,8 @@ export interface ScanRecord {
   configHash: string;
   /** What its configuration scans (environment list's latestScanType); absent on scans recorded before it existed. */
   scanType?: 'DEFAULT' | 'REST' | 'GRAPHQL' | 'GRPC' | 'SOAP';
+  /** Its tool stream in its environment (streams.ts); absent on scans stored before streams: from its labels. */
+  stream?: string;
   /** URIs counted so far (ADDed by each alerts request with its alert's uriCount): completion checks against it. */
   reportedUris: number;
   /** The ids of the findings reports counted that carried one (reportScanAlerts' `reportId`). */
@@ -125,6 +127,8 @@ export interface FindingRecord {
   firstSeen: number;
   lastSeen: number;
   lastScanId: string;
+  /** The tool stream of lastScanId (streams.ts): only a later scan of it fixes the finding. Absent before streams. */
+  stream?: string;
   /** Its URIs in lastScanId (literal URIs that differ only in id-like segments are one finding). */
   lastScanUris: number;
   /**
@@ -134,8 +138,8 @@ export interface FindingRecord {
    */
   currentSince?: number;
   /**
-   * ms: when the environment's latest completed scan found it gone (docs/GOVERNANCE.md, Trends); absent while it is
-   * current. A later scan that reports it again clears it.
+   * ms: when a later completed scan of its stream found it gone (docs/GOVERNANCE.md, Trends; docs/DATA-MODEL.md, Tool
+   * streams); absent while it is current. A later scan that reports it again clears it.
    */
   fixedAt?: number;
   /**

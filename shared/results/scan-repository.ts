@@ -151,22 +151,6 @@ export async function* scansOfOrg(orgId: string, from: number, to: number): Asyn
   for await (const item of items) yield fromItem<ScanRecord>(item)!;
 }
 
-/** The environment's most recent scans (newest first; the index may briefly still list a deleted one). */
-export async function latestScansOfEnvironment(envId: string, limit: number): Promise<ScanRecord[]> {
-  const items = queryItems({
-    index: 'gsi1',
-    partition: keys.scansOfEnvironment(envId).gsi1pk,
-    forward: false,
-    pageLimit: limit,
-  });
-  const scans: ScanRecord[] = [];
-  for await (const item of items) {
-    scans.push(fromItem<ScanRecord>(item)!);
-    if (scans.length >= limit) break;
-  }
-  return scans;
-}
-
 /** The environment's scans started at or before `startedBy` (ms; default: all), newest first, read lazily. */
 export async function* scansOfEnvironmentNewestFirst(
   envId: string,

@@ -6,11 +6,12 @@ import type { ListEnvironmentsV1Query } from '../applications/inputs.ts';
 import { DEPRECATED_ENVIRONMENT_LIST_PLAN } from '../applications/list-plan.ts';
 import { compareBy, nameOrderKey, pageOf, v1NextPageToken } from '../lists.ts';
 import { getScans } from '../results/scan-repository.ts';
-import { currentStats, scanAlertStats } from './scans.ts';
+import { currentStats, scanAlertStats, unionStats } from './scans.ts';
+import { currentStreams } from '../results/streams.ts';
 
 // The deprecated environment list (listEnvironments; docs/API.md, Deprecated lists): unlike List Environments V2
-// (shared/applications/environment-list.ts), it answers each environment's last scan's alert figures, read from the
-// scans, so it sits with them.
+// (shared/applications/environment-list.ts), it answers the alert figures of each environment's tool streams' latest
+// scans as one (its "last scan" figures), read from the scans, so it sits with them.
 
 /** The application's environments (docs/API.md, Environments); filtered to nothing for non-team members. */
 export async function listEnvironmentsV1(caller: Caller, appId: string, q: ListEnvironmentsV1Query) {
@@ -27,15 +28,21 @@ export async function listEnvironmentsV1(caller: Caller, appId: string, q: ListE
   envs.sort(compareBy(value, (e) => e.environmentId, q.sortDir === 'desc' ? 'DESC' : 'ASC'));
   const request = { page: q.pageToken, size: q.pageSize };
   const page = pageOf(envs, request);
-  // The page's last scans, for their alert statistics (one BatchGetItem; a running one's from its alerts).
+  // The alert statistics of each environment's tool streams' latest scans as one (docs/DATA-MODEL.md, Tool
+  // streams): one BatchGetItem for the page's; a running one's from its alerts.
+  const heads = await Promise.all(page.items.map(async (env) => Object.values(await currentStreams(env))));
   const scans = new Map(
-    (await getScans(page.items.flatMap((env) => (env.lastScanId ? [{ ...env, scanId: env.lastScanId }] : [])))).map(
+    (await getScans(page.items.flatMap((env, i) => heads[i].map((head) => ({ ...env, scanId: head.scanId }))))).map(
       (s) => [s.scanId, s],
     ),
   );
   const alertStats = new Map(
     await Promise.all(
-      [...scans.values()].map(async (scan) => [scan.scanId, scanAlertStats(await currentStats(scan))] as const),
+      page.items.map(async (env, i) => {
+        const streamScans = heads[i].flatMap((head) => scans.get(head.scanId) ?? []);
+        const stats = unionStats(await Promise.all(streamScans.map((scan) => currentStats(scan))));
+        return [env.environmentId, scanAlertStats(stats)] as const;
+      }),
     ),
   );
   return {
@@ -50,7 +57,7 @@ export async function listEnvironmentsV1(caller: Caller, appId: string, q: ListE
             configHash: env.latestScanConfigHash,
             version: env.lastScanHawkscanVersion,
             timestamp: Math.floor((env.lastScanTimestamp ?? 0) / 1000), // seconds (docs/API.md, Environments)
-            alertStats: alertStats.get(env.lastScanId),
+            alertStats: alertStats.get(env.environmentId),
           }
         : undefined,
     })),

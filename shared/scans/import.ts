@@ -23,7 +23,7 @@ import { logger } from '../context/logger.ts';
 import { environmentCreationWrites } from '../applications/environments.ts';
 import { newEnvironment } from '../applications/environment-creation.ts';
 import {
-  environmentLastScanWrites,
+  environmentScanWrites,
   getEnvironment,
   getEnvironmentByName,
   type EnvironmentRecord,
@@ -49,7 +49,9 @@ import { findingItems } from './reporting.ts';
 import { putFindings } from '../results/scan-repository.ts';
 import { type AlertRecord, type ScanRecord } from '../results/model.ts';
 import { scanStart } from './scan-write.ts';
-import { lastScanOf, statsOf, toScanResult } from './scans.ts';
+import { headOf, lastScanOf, statsOf, toScanResult } from './scans.ts';
+import { scanFieldsOf } from '../applications/model.ts';
+import { currentStreams, streamOfTool } from '../results/streams.ts';
 import type { Caller } from '../context/caller.ts';
 
 // POST /api/v1/app/{appId}/scan/import: a scanner's report (docs/IMPORTS.md) imported as one completed scan
@@ -283,13 +285,16 @@ async function publication(
   const appId = done.applicationId;
   let env: EnvironmentRecord | undefined;
   const items = [pendingFindingsEnd(appId, attempt)];
+  // The import is its environment's last scan and its stream's latest (docs/DATA-MODEL.md, Tool streams).
+  const head = { [done.stream!]: headOf(done) };
   if (newEnv) {
-    env = { ...newEnv, ...lastScanOf(done) };
+    env = { ...newEnv, ...scanFieldsOf(lastScanOf(done), head) };
     items.push(...(await environmentCreationWrites(caller, app, envName, undefined, env)).items);
   } else {
     env = await getEnvironment(appId, done.environmentId);
     if (!env) throw notFound(`environment ${envName} was deleted meanwhile: nothing was imported`);
-    items.push(...(await environmentLastScanWrites(env, lastScanOf(done), env.lastScanId ?? null)));
+    const streams = { ...(await currentStreams(env)), ...head };
+    items.push(...(await environmentScanWrites(env, { lastScan: lastScanOf(done), streams })));
   }
   const payload = {
     scanId: done.scanId,
@@ -339,6 +344,7 @@ function importedScan(
     configHash,
     scanType: 'DEFAULT',
     reportedUris: report.uriCount,
+    stream: streamOfTool(report.tool, report.toolName),
   };
 }
 
@@ -475,9 +481,9 @@ export async function importScanReport(
       // Findings, first/last seen and triage figures from the environment's rules now (as a scan's completion).
       const reading = 'reading the findings before recording them';
       const found = await withinBudget(budget, appId, envName, reading, () => findingsOfScan(scan, records));
-      // An import completes as the environment's latest scan: it decides which findings are fixed (trends).
+      // An import completes as its stream's latest scan: it decides which of its stream's findings are fixed.
       const trend = await withinBudget(budget, appId, envName, reading, () =>
-        publicationTrend(scan, found, true, clock.now()),
+        publicationTrend(scan, found, scan.stream, clock.now()),
       );
       const known = before;
       before = await withinBudget(budget, appId, envName, reading, () =>

@@ -7,7 +7,12 @@ import { conditionFailed } from '../db/items.ts';
 import { badRequest, conflict, notFound, payloadTooLarge } from '../errors.ts';
 import { FINDINGS_REPORT_LIMITS, PENDING_SWEEP_MS, PENDING_WRITE_EXPIRY_MS } from '../limits.ts';
 import { logger } from '../context/logger.ts';
-import { environmentLastScanWrites, getEnvironment } from '../applications/environment-repository.ts';
+import {
+  environmentScanWrites,
+  getEnvironment,
+  type EnvironmentRecord,
+} from '../applications/environment-repository.ts';
+import { currentStreams, streamOf } from '../results/streams.ts';
 import {
   alertsOfScan,
   findingsCount,
@@ -19,7 +24,7 @@ import {
   scanFindingsRestoreStart,
 } from '../results/scan-repository.ts';
 import { type AlertUriRecord, type ScanRecord } from '../results/model.ts';
-import { accessibleScan, lastScanOf, statsOf, toScanResult } from './scans.ts';
+import { accessibleScan, headOf, lastScanOf, statsOf, toScanResult } from './scans.ts';
 import { findingHash } from '../results/finding-identity.ts';
 import { findingsOfScan } from '../findings/scan-findings.ts';
 import {
@@ -162,6 +167,13 @@ export async function reportScanAlerts(caller: Caller, scanId: string, readBody:
   return { ...reported, alreadyCounted: false };
 }
 
+/** The environment's streams, the scan's stream, and whether the scan is its latest (docs/DATA-MODEL.md, Tool streams). */
+async function streamOfScan(env: EnvironmentRecord, scan: ScanRecord) {
+  const streams = await currentStreams(env);
+  const stream = streamOf(scan);
+  return { streams, stream, head: Object.hasOwn(streams, stream) && streams[stream].scanId === scan.scanId };
+}
+
 /**
  * POST /api/v1/scan/{scanId}/complete: freezes the scan's statistics (read from its alerts, and written only if no
  * findings were counted meanwhile), its status and duration, and, while it is still its environment's last scan,
@@ -214,12 +226,13 @@ export async function reportScanCompleted(
           pending = true;
         }
         const completedAt = Date.now();
-        // The trends: what the scan reports, and, when it completed as the environment's latest, what it no longer
-        // does (fixed: their records are written with the others).
+        // The trends: what the scan reports, and, when it completed as its stream's latest, what of its stream it no
+        // longer does (fixed: their records are written with the others; docs/DATA-MODEL.md, Tool streams).
+        const { streams, stream, head } = await streamOfScan(env, scan);
         const trend = await publicationTrend(
           scan,
           found,
-          body.status === 'COMPLETED' && env.lastScanId === scanId,
+          body.status === 'COMPLETED' && head ? stream : undefined,
           completedAt,
         );
         before = await findingsBefore(
@@ -248,7 +261,12 @@ export async function reportScanCompleted(
         const items = [
           pendingFindingsEnd(scan.applicationId, writer),
           ...scanEnd(scan, done, app),
-          ...(env.lastScanId === scanId ? await environmentLastScanWrites(env, lastScanOf(done), scanId) : []),
+          ...(head
+            ? await environmentScanWrites(env, {
+                streams: { ...streams, [stream]: headOf(done) },
+                lastScan: env.lastScanId === scanId ? lastScanOf(done) : undefined,
+              })
+            : []),
           triageVersionCheck(scan, found.triageVersion),
           ...trend.items,
           ...((await along?.(attempt)) ?? []),

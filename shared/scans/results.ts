@@ -6,7 +6,13 @@ import { notFound } from '../errors.ts';
 import { canSeeTeamResource } from '../applications/access.ts';
 import { compareBy, nameOrderKey, pageOf, v1NextPageToken } from '../lists.ts';
 import { getApplications } from '../applications/application-repository.ts';
-import { environmentLastScanWrites, getEnvironment } from '../applications/environment-repository.ts';
+import {
+  environmentScanWrites,
+  getEnvironment,
+  type EnvironmentRecord,
+} from '../applications/environment-repository.ts';
+import { currentStreams, streamHeadedBy, streamOf } from '../results/streams.ts';
+import type { TransactItem } from '../db/transactions.ts';
 import {
   countedAlertUris,
   alertsOfScan,
@@ -15,13 +21,14 @@ import {
   getAlert,
   getAlertMessage,
   getScan,
-  latestScansOfEnvironment,
+  scansOfEnvironmentNewestFirst,
   scansOfOrg,
 } from '../results/scan-repository.ts';
 import { type ScanRecord } from '../results/model.ts';
 import {
   accessibleScan,
   currentStats,
+  headOf,
   lastScanOf,
   statsOf,
   toAlert,
@@ -186,8 +193,9 @@ export async function listScanAlertFindings(
 }
 
 /**
- * Due dates of a page of an alert's findings (docs/GOVERNANCE.md, Due dates), when the scan is its environment's
- * current one: a finding of an older scan may have been fixed since, and has no due date then.
+ * Due dates of a page of an alert's findings (docs/GOVERNANCE.md, Due dates), when the scan is the latest of its
+ * tool stream (docs/DATA-MODEL.md, Tool streams): a finding of an older scan may have been fixed since, and has no
+ * due date then.
  */
 async function currentSlaClocks(
   orgId: string,
@@ -197,7 +205,7 @@ async function currentSlaClocks(
   rules: Map<string, TriageRule>,
 ) {
   const env = await getEnvironment(scan.applicationId, scan.environmentId);
-  if (env?.lastScanId !== scan.scanId) return undefined;
+  if (!env || streamHeadedBy(await currentStreams(env), scan.scanId) === undefined) return undefined;
   const findings = uris.map((u) => ({ findingHash: u.findingHash, severity }));
   return slaClocks(orgId, scan, findings, rules, Date.now());
 }
@@ -251,10 +259,10 @@ export async function getAlertMessages(
   };
 }
 
-/** The environment's most recent scan other than `scanId`, for its last-scan fields once `scanId` is gone. */
-async function previousScan(envId: string, scanId: string): Promise<ScanRecord | undefined> {
-  for (const candidate of await latestScansOfEnvironment(envId, 3)) {
-    if (candidate.scanId === scanId) continue;
+/** The environment's most recent scan other than `scanId` (of `stream` only, when named), still there. */
+async function previousScan(envId: string, scanId: string, stream?: string): Promise<ScanRecord | undefined> {
+  for await (const candidate of scansOfEnvironmentNewestFirst(envId)) {
+    if (candidate.scanId === scanId || (stream !== undefined && streamOf(candidate) !== stream)) continue;
     const current = await getScan(candidate); // the index lags: confirm it still exists
     if (current && !current.deleting) return current;
   }
@@ -262,8 +270,9 @@ async function previousScan(envId: string, scanId: string): Promise<ScanRecord |
 }
 
 /**
- * DELETE /api/v1/scan/{scanId}: one transaction hides the scan (with SCAN_REMOVED) and, when it was its
- * environment's last scan, moves the environment's last-scan fields to the previous scan (or clears them); its
+ * DELETE /api/v1/scan/{scanId}: one transaction hides the scan (with SCAN_REMOVED) and, when it was its stream's
+ * latest, moves the stream to its previous scan (or removes it; docs/DATA-MODEL.md, Tool streams), and when it was
+ * its environment's last scan, the environment's last-scan fields to the previous scan (or clears them); its
  * findings then go. A retried DELETE of an interrupted delete resumes it.
  */
 export async function deleteScan(caller: Caller, scanId: string): Promise<object> {
@@ -273,8 +282,6 @@ export async function deleteScan(caller: Caller, scanId: string): Promise<object
     if (attempt > 1) ({ scan, app } = await accessibleScan(caller, scanId, { includeDeleting: true }));
     if (scan.deleting) return;
     const env = await getEnvironment(scan.applicationId, scan.environmentId);
-    const replacing = env?.lastScanId === scanId;
-    const previous = replacing ? await previousScan(scan.environmentId, scanId) : undefined;
     const payload = {
       scanId,
       applicationId: app.applicationId,
@@ -284,11 +291,29 @@ export async function deleteScan(caller: Caller, scanId: string): Promise<object
     };
     const items = [
       ...scanDeleteStart(scan, app),
-      ...(env && replacing ? await environmentLastScanWrites(env, previous && lastScanOf(previous), scanId) : []),
+      ...(env ? await streamsWithout(env, scan) : []),
       await auditEntry(caller, app.organizationId, 'SCAN_REMOVED', payload),
     ];
     await transactWrite(items);
   });
   await deleteScanData(scan);
   return {};
+}
+
+/** The environment's write without the deleted `scan`, when it was its stream's latest or its last scan. */
+async function streamsWithout(env: EnvironmentRecord, scan: ScanRecord): Promise<TransactItem[]> {
+  const streams = { ...(await currentStreams(env)) };
+  const stream = streamHeadedBy(streams, scan.scanId);
+  const replacing = env.lastScanId === scan.scanId;
+  if (stream === undefined && !replacing) return [];
+  if (stream !== undefined) {
+    const previous = await previousScan(scan.environmentId, scan.scanId, stream);
+    if (previous) streams[stream] = headOf(previous);
+    else delete streams[stream];
+  }
+  const previous = replacing ? await previousScan(scan.environmentId, scan.scanId) : undefined;
+  return environmentScanWrites(env, {
+    streams,
+    lastScan: replacing ? (previous ? lastScanOf(previous) : null) : undefined,
+  });
 }

@@ -4,10 +4,10 @@ import { RISK_SEVERITIES, SEVERITIES, type Severity } from '../input/severities.
 import { alertsOfScan, getScan, getScanLocation } from '../results/scan-repository.ts';
 import { type AlertRecord, type ScanRecord, type ScanStats } from '../results/model.ts';
 import type { ApplicationRecord } from '../applications/application-repository.ts';
-import type { LastScan } from '../applications/environment-repository.ts';
+import type { LastScan, StreamHead } from '../applications/environment-repository.ts';
 import type { Caller } from '../context/caller.ts';
 import { pluginCounts, untriagedStats, type TriageStats } from '../findings/scan-findings.ts';
-import { TRIAGE_STATUSES, isUntriaged } from '../results/statuses.ts';
+import { TRIAGE_STATUSES, isUntriaged, type StatusCounts } from '../results/statuses.ts';
 
 // What the scan reporting and scan-result operations share: finding a scan by id with the application's access
 // rules, the statistics of its alerts, and the public views (scanresults.Scan, application.ApplicationScanResult,
@@ -60,6 +60,36 @@ export function triageStatsOf(stats: ScanStats, alerts: AlertRecord[] = []): Tri
   return running;
 }
 
+/**
+ * The statistics of several scans as one (an environment's tool streams' latest: docs/DATA-MODEL.md, Tool streams):
+ * every figure summed, a running scan's findings counted untriaged.
+ */
+export function unionStats(all: ScanStats[]): ScanStats {
+  const union: ScanStats & TriageStats = {
+    ...statsOf([]),
+    byStatus: untriagedStats([]).byStatus,
+    byPluginStatus: {},
+  };
+  for (const stats of all) {
+    const triage = triageStatsOf(stats);
+    union.totalAlerts += stats.totalAlerts;
+    union.uniqueAlerts += stats.uniqueAlerts;
+    for (const severity of SEVERITIES) {
+      union.urisBySeverity[severity] += stats.urisBySeverity[severity] ?? 0;
+      union.alertsBySeverity[severity] += stats.alertsBySeverity[severity] ?? 0;
+      for (const status of TRIAGE_STATUSES)
+        union.byStatus[status][severity] += triage.byStatus[status]?.[severity] ?? 0;
+    }
+    for (const [pluginId, counts] of Object.entries(triage.byPluginStatus)) {
+      const sum = (union.byPluginStatus[pluginId] ??= Object.fromEntries(
+        TRIAGE_STATUSES.map((t) => [t, 0]),
+      ) as StatusCounts);
+      for (const status of TRIAGE_STATUSES) sum[status] += counts[status] ?? 0;
+    }
+  }
+  return union;
+}
+
 /** Untriaged findings (UNKNOWN and ADD_COMMENT) of a scan by severity, and in all; Info findings never count. */
 export function untriagedOf(stats: ScanStats | undefined) {
   const counts = { total: 0, High: 0, Medium: 0, Low: 0 };
@@ -102,6 +132,19 @@ export function lastScanOf(scan: ScanRecord): LastScan {
     latestScanConfigHash: scan.configHash,
     lastScanHawkscanVersion: scan.hawkscanVersion,
     latestScanType: scan.scanType ?? 'DEFAULT',
+  };
+}
+
+/** The scan as its tool stream's latest (docs/DATA-MODEL.md, Tool streams): its untriaged findings by severity. */
+export function headOf(scan: ScanRecord): StreamHead {
+  const untriaged = untriagedOf(scan.stats);
+  return {
+    scanId: scan.scanId,
+    status: scan.status,
+    startedAt: scan.startedAt,
+    High: untriaged.High,
+    Medium: untriaged.Medium,
+    Low: untriaged.Low,
   };
 }
 

@@ -4,11 +4,13 @@ import { auditEntry } from '../audit/entries.ts';
 import { transactWrite } from '../db/transactions.ts';
 import { failedCondition, retryOnConflict } from '../db/retry.ts';
 import { findOrCreateEnvironmentByName } from '../applications/environments.ts';
-import { environmentLastScanWrites } from '../applications/environment-repository.ts';
+import { environmentScanWrites } from '../applications/environment-repository.ts';
+import { scanFieldsOf } from '../applications/model.ts';
+import { currentStreams, streamOfLabels } from '../results/streams.ts';
 import type { ScanRecord } from '../results/model.ts';
 import { scanStart } from './scan-write.ts';
 import { configHashOf, parseScanConfig, scanTypeOf, storeScanConfig } from './configs.ts';
-import { lastScanOf } from './scans.ts';
+import { headOf, lastScanOf } from './scans.ts';
 import type { ScanStartedBody } from './inputs.ts';
 import type { Caller } from '../context/caller.ts';
 import type { ApplicationRecord } from '../applications/application-repository.ts';
@@ -67,9 +69,12 @@ export async function recordScanStart(
       scanType: scanTypeOf(parsedConfig),
       reportedUris: 0,
     };
-    // A new environment is created with this scan as its last scan; an existing one is updated, provided its last
-    // scan is still the one read (so a scan started meanwhile is not overwritten by an older one).
-    const found = await findOrCreateEnvironmentByName(caller, app, body.env, lastScanOf(scan));
+    scan.stream = streamOfLabels(scan);
+    // A new environment is created with this scan as its last scan and its stream's latest; an existing one is
+    // updated, provided its last scan and streams are still the ones read (so a scan started meanwhile is not
+    // overwritten by an older one).
+    const head = { [scan.stream]: headOf(scan) };
+    const found = await findOrCreateEnvironmentByName(caller, app, body.env, scanFieldsOf(lastScanOf(scan), head));
     const env = found.env;
     Object.assign(scan, { environmentId: env.environmentId, envName: env.name });
     const payload = {
@@ -82,7 +87,12 @@ export async function recordScanStart(
     const items = [
       ...found.items,
       ...scanStart(scan, app),
-      ...(found.created ? [] : await environmentLastScanWrites(env, lastScanOf(scan), env.lastScanId ?? null)),
+      ...(found.created
+        ? []
+        : await environmentScanWrites(env, {
+            lastScan: lastScanOf(scan),
+            streams: { ...(await currentStreams(env)), ...head },
+          })),
       await auditEntry(caller, app.organizationId, 'SCAN_STARTED', payload),
       ...(alongside ? await alongside(scan, attempt) : []),
     ];

@@ -10,6 +10,7 @@ import { slaDaysResolver } from '../governance/sla-days.ts';
 import * as overdueWakes from '../governance/projections/overdue-wakes.ts';
 import { findingsOfEnvironment, rulesOfEnvironment } from '../results/finding-repository.ts';
 import { type FindingRecord, type TriageRule } from '../results/model.ts';
+import { fixedInStream } from '../results/streams.ts';
 import { dayOf, isCurrent, type TrendTotal } from './figures.ts';
 import * as environmentTrends from './projections/environment-trend-figures.ts';
 import * as applicationTrends from './projections/application-trend-figures.ts';
@@ -119,7 +120,8 @@ export async function applicationTrendRemoval(
  * The trend part of a scan's publication in its environment: the records to write (the scan's, and the fixed ones
  * with `fixedAt`) and the environment's trend projection from its records and rules as read with `found`
  * (findingsOfScan) to what they are with them, with its next version and latest scan day; the overdue check's entry
- * when an episode starts. `decidesFixes`: the scan completed and is the environment's latest.
+ * when an episode starts. `fixesStream`: the scan completed as the latest of its tool stream, named so: it decides
+ * which of that stream's findings are fixed, and no other's (docs/DATA-MODEL.md, Tool streams).
  */
 export async function publicationTrend(
   scan: EnvironmentRef,
@@ -129,16 +131,13 @@ export async function publicationTrend(
     rules: Map<string, TriageRule>;
     trend: TrendTotal;
   },
-  decidesFixes: boolean,
+  fixesStream: string | undefined,
   now: number,
 ): Promise<{ records: FindingRecord[]; items: TransactItem[] }> {
   const reported = new Set(found.findings.map((f) => f.findingHash));
-  // Each current finding the scan does not report is fixed now.
-  const fixed = decidesFixes
-    ? [...found.known.values()]
-        .filter((f) => isCurrent(f) && !reported.has(f.findingHash))
-        .map((f) => ({ ...f, fixedAt: now }))
-    : [];
+  // Each current finding of the scan's stream that the scan does not report is fixed now.
+  const missing = [...found.known.values()].filter((f) => isCurrent(f) && !reported.has(f.findingHash));
+  const fixed = fixesStream === undefined ? [] : await fixedInStream(scan, fixesStream, missing, now);
   // The days that apply in this environment (its override, its application's, else the organization's).
   const policy = fixed.length ? { days: (await slaDaysResolver(scan.organizationId, [scan]))(scan) } : undefined;
   const records = [...found.findings, ...fixed];

@@ -8,8 +8,8 @@ import {
   environmentCreation,
   environmentDeletingMark,
   environmentIndexKeys,
-  environmentLastScanWrites,
   environmentRename,
+  environmentScanWrites,
   environmentUntriagedChanges,
   getEnvironment,
 } from '../../shared/applications/environment-repository.ts';
@@ -100,14 +100,31 @@ async function apply(appId: string, command: Command, live: string[]): Promise<v
   if (command.kind === 'rename') {
     expect(await committed(environmentRename(env, command.name))).toBe(!takenBy(command.name, env.environmentId));
   } else if (command.kind === 'scan') {
-    await transactWrite(await environmentLastScanWrites(env, command.scan));
+    // The scan as the latest of the environment's one stream: its figures are the stream's.
+    const scan = command.scan;
+    const head = scan && {
+      scanId: scan.lastScanId,
+      status: scan.lastScanStatus,
+      startedAt: scan.lastScanTimestamp,
+      High: scan.lastScanHighUntriaged ?? 0,
+      Medium: 0,
+      Low: Math.max(0, (scan.lastScanTotalUntriaged ?? 0) - (scan.lastScanHighUntriaged ?? 0)),
+    };
+    await transactWrite(
+      await environmentScanWrites(env, { lastScan: scan ?? null, streams: head ? { hawkscan: head } : {} }),
+    );
   } else if (command.kind === 'triage') {
     // Findings of its last scan triaged (or back): its untriaged figures move, never below 0.
     const high = Math.max(command.high, -(env.lastScanHighUntriaged ?? 0));
     const medium = Math.max(command.medium, -(env.lastScanMediumUntriaged ?? 0));
-    if (!env.lastScanId) return;
+    const head = env.streams?.hawkscan;
+    if (!head) return;
     const items = await environmentUntriagedChanges([
-      { env, lastScanId: env.lastScanId, deltas: { High: high, Medium: medium } },
+      {
+        env,
+        streams: env.streams!,
+        moves: [{ stream: 'hawkscan', scanId: head.scanId, deltas: { High: high, Medium: medium } }],
+      },
     ]);
     if (items.length) await transactWrite(items);
   } else {
