@@ -3,7 +3,6 @@
 // each), the session's renewals, and the verdict with its reasons.
 import type { Request } from '../api/call.ts';
 import type { Run } from './run-context.ts';
-import type { AuthorizationCoverage } from './authorization-compare.ts';
 
 /** The record as endScanRun takes it (its schema in openapi.json, generated into schema.gen.ts). */
 export type RunCoverage = NonNullable<
