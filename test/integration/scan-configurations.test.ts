@@ -357,6 +357,43 @@ describe('environment default configuration', () => {
     expect((await api('GET', path, { token: tenant.token })).status).toBe(404);
   });
 
+  it("takes hawk.authorization (docs/SCANNER-AUTH.md, Authorization testing): its users' literal credentials move to the scan secrets, an unknown key is a 400", async () => {
+    const tenant = await createTenant();
+    const { appId, envId, path } = await environment(tenant);
+    const authentication = (user: string, password: string) => ({
+      usernamePassword: {
+        type: 'FORM',
+        loginPath: '/login',
+        usernameField: 'u',
+        passwordField: 'p',
+        scanUsername: user,
+        scanPassword: password,
+      },
+      cookieAuthorization: { cookieNames: ['sid'] },
+    });
+    const conf = {
+      app: {
+        applicationId: appId,
+        env: 'dev',
+        host: 'https://dev.example.test',
+        authentication: authentication('alice', '${ALICE}'),
+      },
+      hawk: {
+        authorization: { users: [{ name: 'bob', authentication: authentication('bob', 'bob-pw') }], unsafe: true },
+      },
+    };
+    const refused = await api('POST', path, { token: tenant.token, body: { applicationId: appId, envId, conf } });
+    expect(refused.status, refused.text).toBe(400);
+    expect(refused.body.message).toContain('body.conf.hawk.authorization.unsafe: unknown key');
+    delete (conf.hawk.authorization as { unsafe?: boolean }).unsafe;
+    const saved = await api('POST', path, { token: tenant.token, body: { applicationId: appId, envId, conf } });
+    expect(saved.status, saved.text).toBe(200);
+    expect(saved.body.movedSecrets).toEqual(['USER_BOB_USERNAME_PASSWORD_SCAN_PASSWORD']);
+    const secrets = await api('GET', `/api/v1/app/${appId}/secrets`, { token: tenant.token });
+    expect(secrets.text).toContain('USER_BOB_USERNAME_PASSWORD_SCAN_PASSWORD');
+    expect(secrets.text).not.toContain('bob-pw');
+  });
+
   it('lands each of concurrent replacements whole or answers 409: the stored one answered 200, audited once each', async () => {
     const tenant = await createTenant();
     const { appId, envId, path } = await environment(tenant);
