@@ -17,7 +17,7 @@ import {
   responseEncoding,
   responseHeaders,
 } from './middlewares.ts';
-import type { HandlerResult, LambdaEvent, LambdaResult, PipelineContext, RouteInput } from './types.ts';
+import type { AnswerOf, LambdaEvent, LambdaResult, PipelineContext, RouteInput } from './types.ts';
 
 /**
  * Turns an operation's implementation into its Lambda handler, with the whole request pipeline from the route
@@ -30,7 +30,7 @@ import type { HandlerResult, LambdaEvent, LambdaResult, PipelineContext, RouteIn
  */
 export function operation<R extends Route>(
   route: R,
-  implementation: (input: RouteInput<R>) => Promise<HandlerResult>,
+  implementation: (input: RouteInput<R>) => Promise<AnswerOf<R>>,
   options: { prefetch?: OperationReads } = {},
 ): (event: LambdaEvent, context: Context) => Promise<LambdaResult> {
   const pipeline = middy<LambdaEvent, LambdaResult, Error, PipelineContext>()

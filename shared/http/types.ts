@@ -3,6 +3,7 @@ import type * as z from 'zod/mini';
 import type { PathParameterName, Route } from '../routes.ts';
 import type { Caller } from '../context/caller.ts';
 import type { RawResponse } from '../context/responses.ts';
+import type { paths } from '../../scanner/src/api/schema.gen.ts';
 
 /** What a handler receives: validated input and the authenticated caller. */
 export interface OperationInput<
@@ -64,6 +65,38 @@ export type RouteInput<R extends Route> = OperationInput<
 
 /** What a handler returns: the response message's fields, a ready response, or nothing (an empty 200). */
 export type HandlerResult = object | RawResponse | void;
+
+/** Route R's operation in openapi.json (the scanner's schema.gen.ts, generated from it: types only). */
+type OperationOf<R extends Route> = R['path'] extends keyof paths
+  ? Extract<paths[R['path']][Lowercase<R['method']>], object>
+  : never;
+
+/**
+ * The fields of a JSON answer as a handler gives them to the encoder (responseEncoding): any of them, each a string
+ * or a number where the JSON has a string (the encoder writes 64-bit integers and times as protobuf's JSON does;
+ * an enum's value is checked by the encoder, not here), nested messages and lists alike.
+ */
+type Encodable<T> = T extends string
+  ? string | number
+  : T extends readonly (infer E)[]
+    ? readonly Encodable<E>[]
+    : T extends object
+      ? { [K in keyof T]?: Encodable<T[K]> }
+      : T;
+
+/**
+ * What route R's handler answers: its 200 JSON answer as openapi.json describes it (made from the route's response
+ * message), so that a handler answering another shape (fields the message lacks, a message where a list goes) does
+ * not compile; a ready response, or nothing (the message's defaults), besides. A route whose answer is one field of
+ * its message (`responseField`), without a JSON 200, or not in openapi.json yet answers HandlerResult.
+ */
+export type AnswerOf<R extends Route> = R extends { responseField: string }
+  ? HandlerResult
+  : [OperationOf<R>] extends [never]
+    ? HandlerResult
+    : OperationOf<R> extends { responses: { 200: { content: { 'application/json': infer J } } } }
+      ? Encodable<J> | RawResponse | void
+      : HandlerResult;
 
 export interface PipelineContext extends Context {
   route: Route;

@@ -68,32 +68,40 @@ describe("a handler's input is typed by its route", () => {
     expect([...names, missing]).toHaveLength(4);
   });
 
-  it('compiles the handlers that agree with their routes, and none that does not', () => {
+  it('compiles the handlers that agree with their routes (input and answer), and none that does not', () => {
     const handlers = [
-      operation(getApplicationRoute, async ({ params }) => ({ id: params.appId })),
+      operation(getApplicationRoute, async ({ params }) => ({ applicationId: params.appId })),
+      // @ts-expect-error getApplication answers an application, not a list (its route's answer in openapi.json)
+      operation(getApplicationRoute, async ({ params }) => ({ applications: [params.appId] })),
+      // @ts-expect-error an application's name is text, not a flag
+      operation(getApplicationRoute, async () => ({ name: true })),
       // @ts-expect-error /api/v1/app/{appId} has no {orgId}
       operation(getApplicationRoute, async ({ params }) => ({ id: params.orgId })),
       // @ts-expect-error getApplication takes no body
       operation(getApplicationRoute, async ({ body }) => ({ name: body.name })),
       // @ts-expect-error getApplication takes no query
       operation(getApplicationRoute, async ({ query }) => ({ page: query.pageSize })),
-      operation(createTeamRoute, async ({ body }) => ({ name: body.name, users: body.userIds.length })),
+      operation(createTeamRoute, async ({ body }) => ({
+        team: { name: body.name, users: body.userIds.map((userId) => ({ userId })) },
+      })),
       // @ts-expect-error createTeam's body has no `description`
       operation(createTeamRoute, async ({ body }) => ({ description: body.description })),
-      operation(listScansRoute, async ({ query }) => ({ size: query.pageSize.toFixed(0), apps: query.appIds })),
+      operation(listScansRoute, async ({ query }) => ({ nextPageToken: query.pageSize.toFixed(0) })),
       // @ts-expect-error listScans's pageSize is a number, not a string
       operation(listScansRoute, async ({ query }) => ({ size: query.pageSize.toUpperCase() })),
       // @ts-expect-error listScans's query has no `cursor`
       operation(listScansRoute, async ({ query }) => ({ cursor: query.cursor })),
       // a body read only after the access check (bodyAfterAccess) comes through readBody, never as `body`
-      operation(reportScanAlertsRoute, async ({ readBody }) => ({ count: Object.keys(await readBody()).length })),
+      operation(reportScanAlertsRoute, async ({ readBody }) => ({
+        alertsReported: Object.keys(await readBody()).length,
+      })),
       // @ts-expect-error reportScanAlerts's body is read with readBody()
       operation(reportScanAlertsRoute, async ({ body }) => ({ count: Object.keys(body).length })),
-      operation(importScanReportRoute, async ({ rawBody }) => ({ bytes: rawBody.length })),
+      operation(importScanReportRoute, async ({ rawBody }) => ({ alertsImported: rawBody.length })),
       // @ts-expect-error getApplication takes no raw body
       operation(getApplicationRoute, async ({ rawBody }) => ({ bytes: rawBody.length })),
       // a parameter's own schema types it: `toggle` is 'enabled' | 'disabled', not any string
-      operation(toggleAppPluginRoute, async ({ params }) => ({ on: params.toggle === 'enabled' })),
+      operation(toggleAppPluginRoute, async ({ params }) => ({ scanPolicy: { description: params.toggle } })),
       // @ts-expect-error `toggle` is never 'on'
       operation(toggleAppPluginRoute, async ({ params }) => ({ on: params.toggle === 'on' })),
     ];
