@@ -28,6 +28,7 @@ const SECTIONS = [
   'trends',
   'overview',
   'profiles',
+  'retest',
 ];
 
 async function main(): Promise<void> {

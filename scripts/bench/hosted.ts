@@ -397,7 +397,7 @@ async function agentOverhead(
  * The agent as it is deployed: `hawk-scanner agent` in a process of its own, wapiti its only engine, with the
  * --max-attack-time of the runs alone (HAWK_WAPITI_ATTACK_SECONDS). Ready once it registered.
  */
-async function startAgentProcess(baseUrl: string, tenant: { orgId: string; apiKey: string }) {
+export async function startAgentProcess(baseUrl: string, tenant: { orgId: string; apiKey: string }) {
   const cli = fileURLToPath(new URL('../../scanner/bin/hawk-scanner.mjs', import.meta.url));
   const child = spawn(
     process.execPath,

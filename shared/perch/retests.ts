@@ -35,13 +35,19 @@ async function findingConfig(appId: string, finding: FindingRecord, environmentI
   return scan?.configHash ? readObjectText(objectKeys.scanConfig(appId, scan.configHash)) : undefined;
 }
 
-/** The finding's absolute URL on the scan's target; 400 when it is on another origin (the agent reaches no other). */
+/**
+ * The finding's absolute URL on the scan's target; 400 when it is on another origin (the agent reaches no other). A
+ * GET finding's parameter goes in its query when the URI lacks it (wapiti reports a finding's path alone), so the
+ * engine has the parameter to attack.
+ */
 function findingUrl(finding: FindingRecord, host: string): string {
   const url = new URL(finding.uri, host);
   if (url.origin !== new URL(host).origin)
     throw badRequest(
       `the finding's URL ${finding.uri.slice(0, 500)} is not on the scan target ${new URL(host).origin}`,
     );
+  if (finding.requestMethod.toUpperCase() === 'GET' && finding.param && !url.searchParams.has(finding.param))
+    url.searchParams.set(finding.param, '1');
   return url.href;
 }
 

@@ -50,8 +50,9 @@ async function scannedShop(tenant: Tenant, appId: string) {
   expect(started.status, started.text).toBe(200);
   const { scanId } = started.body;
   const alerts = [
-    wapitiFinding('wapiti.sql-injection', '/account/products?id=1', 'id'),
-    wapitiFinding('wapiti.command-execution', '/account/ping?host=localhost', 'host'),
+    // Wapiti reports a finding's path alone, the parameter apart.
+    wapitiFinding('wapiti.sql-injection', '/account/products', 'id'),
+    wapitiFinding('wapiti.command-execution', '/account/ping', 'host'),
   ];
   expect((await api('POST', `/api/v1/scan/${scanId}/alerts`, { token, body: { alerts } })).status).toBe(200);
   const done = await api('POST', `/api/v1/scan/${scanId}/complete`, { token, body: { status: 'COMPLETED' } });

@@ -175,7 +175,8 @@ describe('CDK stack', () => {
     const recordsKeyUse = new Set(['login', 'refreshToken']);
     // getScanStatus and getScanRunLog end a hosted run whose agent went silent, or that no agent took before its
     // deadline, when they read it: written on read, with no sweeper (docs/HOSTED-SCANS.md, "The agent").
-    const settlesRuns = new Set(['getScanStatus', 'getScanRunLog']);
+    // getRetest too: a retest whose run ended so reads ERROR (docs/HOSTED-SCANS.md, Retests).
+    const settlesRuns = new Set(['getScanStatus', 'getScanRunLog', 'getRetest']);
     const reads = routes.filter((r) => r.method === 'GET' && !r.audit);
     expect(reads.length).toBeGreaterThan(20);
     for (const route of reads) {
@@ -245,7 +246,7 @@ describe('CDK stack', () => {
     }
   });
 
-  it("runs hosted scans on ECS Fargate: the scanner agent's image from scanner/Dockerfile, a task role without grants, launched by startScan and launchProfileScan alone", () => {
+  it("runs hosted scans on ECS Fargate: the scanner agent's image from scanner/Dockerfile, a task role without grants, launched by startScan, launchProfileScan and retestFinding alone", () => {
     const [cluster, ...moreClusters] = resources('AWS::ECS::Cluster');
     expect(cluster).toBeDefined();
     expect(moreClusters).toEqual([]);
@@ -282,7 +283,8 @@ describe('CDK stack', () => {
     expect(
       policies.filter((p) => JSON.stringify(p.Properties.Roles).includes(task.Properties.TaskRoleArn['Fn::GetAtt'][0])),
     ).toEqual([]);
-    // Only the two operations that start a run launch it (a scan, a profile scan: docs/PROFILE-SCANS.md), and the
+    // Only the three operations that start a run launch it (a scan, a profile scan: docs/PROFILE-SCANS.md, a retest:
+    // docs/HOSTED-SCANS.md, Retests), and the
     // function that starts a schedule's run (docs/HOSTED-SCANS.md, Schedules); they are told where (shared/config.ts,
     // scanRunner).
     const launchers = resources('AWS::Lambda::Function').filter(
@@ -291,12 +293,13 @@ describe('CDK stack', () => {
     expect(launchers.map((fn) => routeOf(fn)?.operationId ?? fn.Properties.Description).sort()).toEqual([
       SCHEDULED_SCAN_DESCRIPTION,
       'launchProfileScan',
+      'retestFinding',
       'startScan',
     ]);
     const runTask = Object.values(roles)
       .flatMap((role) => (role.Properties.Policies ?? []).flatMap((p: any) => p.PolicyDocument.Statement))
       .filter((s: any) => [s.Action].flat().includes('ecs:RunTask'));
-    expect(runTask).toHaveLength(3);
+    expect(runTask).toHaveLength(4);
     for (const statement of runTask) {
       expect(statement.Condition.ArnEquals['ecs:cluster']).toBeDefined();
       expect(JSON.stringify(statement.Resource)).toMatch(/task-definition\//);
