@@ -8,7 +8,8 @@ import { launchBrowser, openSection, signIn } from './browser.ts';
 
 // The dashboard's longer forms, in Chromium at a laptop's width: every field and checkbox on a line of its own or
 // with room around it (none running into the next), each checkbox beside its words; the API-key form's application
-// picker, device scopes, copy button and the members' key table that shows the new key at once.
+// picker, device scopes, copy button and the members' key table that shows the new key at once; the organization's
+// SLA policy, set on the same page.
 
 vi.setConfig({ testTimeout: 240_000, expect: { poll: { timeout: 10_000 } } });
 
@@ -92,6 +93,28 @@ describe('dashboard forms', () => {
     const hookForm = page.locator('form', { has: page.getByRole('button', { name: 'Create webhook' }) });
     await hookForm.getByLabel('Scan started').waitFor();
     expect(await layoutProblems(hookForm)).toEqual([]);
+  });
+
+  it("sets the organization's SLA policy and its risk-acceptance default and maximum", async () => {
+    await openSection(page, 'Settings');
+    const form = page.locator('form', { has: page.getByRole('button', { name: 'Save SLA policy' }) });
+    await form.getByLabel('High').waitFor();
+    expect(await form.getByLabel('High').inputValue()).toBe('30'); // the defaults until one is set
+    expect(await layoutProblems(form)).toEqual([]);
+    await form.getByLabel('High').fill('7');
+    await form.getByLabel('Medium').fill('30');
+    await form.getByLabel('Low').fill('90');
+    await form.getByLabel('Default length').fill('30');
+    await form.getByLabel('Maximum length').fill('180');
+    await form.getByRole('button', { name: 'Save SLA policy' }).click();
+    await expect
+      .poll(async () => (await api('GET', `/api/v1/org/${tenant.orgId}/sla`, { token: tenant.token })).body)
+      .toMatchObject({
+        configured: true,
+        days: { High: 7, Medium: 30, Low: 90 },
+        riskAcceptance: { defaultDays: 30, maxDays: 180 },
+      });
+    await expect.poll(() => form.getByLabel('Maximum length').inputValue()).toBe('180');
   });
 
   it("makes a key for an agent narrowed to one application, picked by name; copies it; lists it among the members' keys", async () => {

@@ -198,6 +198,37 @@ describe('dashboard pages', () => {
     }
   });
 
+  it('groups the sections in a column beside the page at a laptop width: Findings, Scans, Applications, Integrations, Settings', async () => {
+    await page.setViewportSize({ width: 1440, height: 900 });
+    try {
+      await page.goto(`${baseUrl()}/org/${tenant.orgId}/overview`);
+      const nav = page.getByRole('navigation', { name: 'Sections' });
+      await nav.getByRole('link', { name: 'Overview' }).waitFor();
+      const groups: Record<string, string[]> = {};
+      for (const list of await nav.getByRole('list').all()) {
+        const name = await list.evaluate(
+          (l) => document.getElementById(l.getAttribute('aria-labelledby') ?? '')?.textContent ?? '',
+        );
+        groups[name] = await list.getByRole('link').allInnerTexts();
+      }
+      expect(groups).toEqual({
+        Findings: ['Overview', 'Findings report'],
+        Scans: ['Scans', 'Scanner agents', 'API descriptions'],
+        Applications: ['Applications', 'Environments', 'Teams'],
+        Integrations: ['Integrations', 'Issue trackers'],
+        Settings: ['Members', 'Audit log', 'Settings'],
+      });
+      // Beside the page, and the header one line high.
+      const [navBox, mainBox, headerBox] = await Promise.all(
+        [nav, page.locator('main'), page.locator('header.top')].map((l) => l.boundingBox()),
+      );
+      expect(navBox!.x + navBox!.width).toBeLessThanOrEqual(mainBox!.x);
+      expect(headerBox!.height).toBeLessThan(60);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
+  });
+
   it('logs no console error and has no serious or critical accessibility violation on the main pages', async () => {
     const appId = await createApp(tenant, { name: 'walked', env: 'dev' });
     const { scanId, envId } = await startScan(tenant.token, appId);

@@ -84,6 +84,48 @@ function ChooseOrganization() {
   );
 }
 
+/** The dashboard's sections, grouped by what people come for (one short column, whatever the number of pages). */
+const SECTION_GROUPS: { name: string; links: [path: string, label: string][] }[] = [
+  {
+    name: 'Findings',
+    links: [
+      ['overview', 'Overview'],
+      ['report', 'Findings report'],
+    ],
+  },
+  {
+    name: 'Scans',
+    links: [
+      ['scans', 'Scans'],
+      ['devices', 'Scanner agents'],
+      ['hosted', 'API descriptions'],
+    ],
+  },
+  {
+    name: 'Applications',
+    links: [
+      ['apps', 'Applications'],
+      ['envs', 'Environments'],
+      ['teams', 'Teams'],
+    ],
+  },
+  {
+    name: 'Integrations',
+    links: [
+      ['integrations', 'Integrations'],
+      ['integrations/trackers', 'Issue trackers'],
+    ],
+  },
+  {
+    name: 'Settings',
+    links: [
+      ['members', 'Members'],
+      ['audit', 'Audit log'],
+      ['settings', 'Settings'],
+    ],
+  },
+];
+
 function Organization() {
   const { orgId = '' } = useParams();
   const user = useUser();
@@ -106,51 +148,6 @@ function Organization() {
       </a>
       <header className="top">
         <span className="brand">hawk-api</span>
-        <nav aria-label="Sections">
-          <ul>
-            <li>
-              <NavLink to={`${base}/overview`}>Overview</NavLink>
-            </li>
-            <li>
-              <NavLink to={`${base}/apps`}>Applications</NavLink>
-            </li>
-            <li>
-              <NavLink to={`${base}/envs`}>Environments</NavLink>
-            </li>
-            <li>
-              <NavLink to={`${base}/scans`}>Scans</NavLink>
-            </li>
-            <li>
-              <NavLink to={`${base}/report`}>Findings report</NavLink>
-            </li>
-            <li>
-              <NavLink to={`${base}/teams`}>Teams</NavLink>
-            </li>
-            <li>
-              <NavLink to={`${base}/audit`}>Audit log</NavLink>
-            </li>
-            <li>
-              <NavLink to={`${base}/hosted`}>API descriptions</NavLink>
-            </li>
-            <li>
-              <NavLink to={`${base}/devices`}>Scanner agents</NavLink>
-            </li>
-            <li>
-              <NavLink to={`${base}/members`}>Members</NavLink>
-            </li>
-            <li>
-              <NavLink to={`${base}/integrations`} end>
-                Integrations
-              </NavLink>
-            </li>
-            <li>
-              <NavLink to={`${base}/integrations/trackers`}>Issue trackers</NavLink>
-            </li>
-            <li>
-              <NavLink to={`${base}/settings`}>Settings</NavLink>
-            </li>
-          </ul>
-        </nav>
         <span className="who">
           {organizations.length > 1 ? (
             <NavLink to="/">{current?.organization?.name ?? 'Organizations'}</NavLink>
@@ -163,39 +160,59 @@ function Organization() {
           </button>
         </span>
       </header>
-      <main id="main" ref={main} tabIndex={-1}>
-        {user.isSuccess && !current ? (
-          <p role="alert">
-            This organization is not one of yours. <NavLink to="/">Choose one of your organizations</NavLink>.
-          </p>
-        ) : (
-          <Suspense fallback={<Loading what="the page" />}>
-            <Routes>
-              <Route path="overview" element={<OverviewPage />} />
-              <Route path="executive-report" element={<ExecutiveReportPage />} />
-              <Route path="apps" element={<ApplicationsPage orgId={orgId} />} />
-              <Route path="app/:appId" element={<ApplicationPage />} />
-              <Route path="app/:appId/env/:envId" element={<EnvironmentPage />} />
-              <Route path="envs" element={<EnvironmentsPage />} />
-              <Route path="scans" element={<ScansPage />} />
-              <Route path="scan/:scanId" element={<ScanPage />} />
-              <Route path="scan/:scanId/alert/:pluginId" element={<AlertPage />} />
-              <Route path="scan/:scanId/finding/:alertUriId/:messageId" element={<FindingPage />} />
-              <Route path="report" element={<ReportPage />} />
-              <Route path="teams" element={<TeamsPage />} />
-              <Route path="team/:teamId" element={<TeamPage />} />
-              <Route path="audit" element={<AuditPage />} />
-              <Route path="hosted" element={<HostedPage />} />
-              <Route path="settings" element={<SettingsPage />} />
-              <Route path="devices" element={<DevicesPage />} />
-              <Route path="members" element={<MembersPage />} />
-              <Route path="integrations" element={<IntegrationsPage />} />
-              <Route path="integrations/trackers" element={<TrackerConnectionsPage />} />
-              <Route path="*" element={<Navigate to="overview" replace />} />
-            </Routes>
-          </Suspense>
-        )}
-      </main>
+      <div className="shell">
+        <nav aria-label="Sections" className="sections">
+          {SECTION_GROUPS.map(({ name, links }) => (
+            <div key={name}>
+              <p className="group-name" id={`nav-${name}`}>
+                {name}
+              </p>
+              <ul aria-labelledby={`nav-${name}`}>
+                {links.map(([path, label]) => (
+                  <li key={path}>
+                    <NavLink to={`${base}/${path}`} end={path === 'integrations'}>
+                      {label}
+                    </NavLink>
+                  </li>
+                ))}
+              </ul>
+            </div>
+          ))}
+        </nav>
+        <main id="main" ref={main} tabIndex={-1}>
+          {user.isSuccess && !current ? (
+            <p role="alert">
+              This organization is not one of yours. <NavLink to="/">Choose one of your organizations</NavLink>.
+            </p>
+          ) : (
+            <Suspense fallback={<Loading what="the page" />}>
+              <Routes>
+                <Route path="overview" element={<OverviewPage />} />
+                <Route path="executive-report" element={<ExecutiveReportPage />} />
+                <Route path="apps" element={<ApplicationsPage orgId={orgId} />} />
+                <Route path="app/:appId" element={<ApplicationPage />} />
+                <Route path="app/:appId/env/:envId" element={<EnvironmentPage />} />
+                <Route path="envs" element={<EnvironmentsPage />} />
+                <Route path="scans" element={<ScansPage />} />
+                <Route path="scan/:scanId" element={<ScanPage />} />
+                <Route path="scan/:scanId/alert/:pluginId" element={<AlertPage />} />
+                <Route path="scan/:scanId/finding/:alertUriId/:messageId" element={<FindingPage />} />
+                <Route path="report" element={<ReportPage />} />
+                <Route path="teams" element={<TeamsPage />} />
+                <Route path="team/:teamId" element={<TeamPage />} />
+                <Route path="audit" element={<AuditPage />} />
+                <Route path="hosted" element={<HostedPage />} />
+                <Route path="settings" element={<SettingsPage />} />
+                <Route path="devices" element={<DevicesPage />} />
+                <Route path="members" element={<MembersPage />} />
+                <Route path="integrations" element={<IntegrationsPage />} />
+                <Route path="integrations/trackers" element={<TrackerConnectionsPage />} />
+                <Route path="*" element={<Navigate to="overview" replace />} />
+              </Routes>
+            </Suspense>
+          )}
+        </main>
+      </div>
     </>
   );
 }

@@ -8,6 +8,7 @@ import { DataTable } from '../components/DataTable';
 import { useApplications } from '../components/ApplicationFilter';
 import { useHasPermission } from '../permissions';
 import { SingleSignOnSettings } from './SingleSignOn';
+import { SlaPolicySettings } from './SlaPolicy';
 
 // Settings: the signed-in user's API keys (docs/IDENTITY.md "API keys") and, for member managers, every member's
 // and the organization's single sign-on.
@@ -47,6 +48,8 @@ export default function SettingsPage() {
   const { orgId = '' } = useParams();
   const queryClient = useQueryClient();
   const manager = useHasPermission(orgId, 'WRITE_MEMBER');
+  const policyReader = useHasPermission(orgId, 'READ_POLICY');
+  const policyWriter = useHasPermission(orgId, 'WRITE_POLICY');
   const [created, setCreated] = useState<{ name: string; apiKey: string } | null>(null);
   const keys = useQuery({ queryKey: ['user-keys'], queryFn: () => unwrap(api.GET('/api/v1/user/keys')) });
   const apps = useApplications(orgId);
@@ -151,6 +154,7 @@ export default function SettingsPage() {
       </section>
       {manager && <MemberKeys orgId={orgId} appNames={appNames} />}
       {manager && <SingleSignOnSettings orgId={orgId} />}
+      {policyReader && <SlaPolicySettings orgId={orgId} writer={policyWriter === true} />}
     </>
   );
 }
