@@ -38,6 +38,7 @@ import {
   scanAlertsBody,
   scanCompletedBody,
   scanSarifQuery,
+  scanDiffQuery,
   scanSecretBody,
   scanSecretParams,
   scanStartedBody,
@@ -2565,6 +2566,25 @@ export const getScanSlaRoute = {
   response: 'hawk.ScanSla',
 } satisfies Route;
 
+export const getScanDiffRoute = {
+  operationId: 'getScanDiff',
+  method: 'GET',
+  path: '/api/v1/scan/{scanId}/diff',
+  tag: 'Scan Results',
+  summary: 'What changed between two scans of one environment (ours)',
+  notes:
+    "The scan's findings against another scan's (docs/DATA-MODEL.md, Scan diffs), by `findingHash`: `new` (reported by " +
+    'this scan only, never before the other), `regressed` (reported before the other scan, absent from it, and back), ' +
+    '`fixed` (reported by the other scan only) and `unchanged`, each `{findingHash, issueId, pluginId, name, severity, ' +
+    'method, uri, param}`, most severe first. `against` names the other scan; without it, the previous completed scan ' +
+    "of the same tool stream (`againstScanId` '' when there is none: every finding is new). A scan of another " +
+    "environment answers 400, one the caller cannot see (another organization's included) 404.",
+  auth: 'bearer',
+  permission: 'read:scan',
+  query: scanDiffQuery,
+  response: 'hawk.ScanDiff',
+} satisfies Route;
+
 export const getScanCoverageRoute = {
   operationId: 'getScanCoverage',
   method: 'GET',
@@ -2863,6 +2883,7 @@ export const routes: Route[] = [
   getSlaPolicyRoute,
   updateSlaPolicyRoute,
   getScanSlaRoute,
+  getScanDiffRoute,
   getScanCoverageRoute,
   retestFindingRoute,
   getRetestRoute,

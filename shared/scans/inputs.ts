@@ -12,6 +12,7 @@ import {
   uuidListParam,
 } from '../lists.ts';
 import { displayableText } from '../input/names.ts';
+import { UUID } from '../input/uuid.ts';
 import { FINDINGS_REPORT_LIMITS, MAX_PATTERN_LENGTH } from '../limits.ts';
 import { applicationTypesParam, environmentNameSchema } from '../applications/inputs.ts';
 import { REPORT_TOOLS } from '@hawk-api/scanner/reports';
@@ -240,6 +241,20 @@ const repositoryPath = () =>
       ),
       z.maxLength(300),
     );
+
+/** GET /api/v1/scan/{scanId}/diff (docs/DATA-MODEL.md, Scan diffs). */
+export const scanDiffQuery = schema(() =>
+  z.object({
+    against: z
+      .optional(z.string().check(z.regex(UUID, 'must be a scan id (a UUID)')))
+      .check(
+        z.describe(
+          'The scan to compare with, of the same environment; default: the previous completed scan of the same tool stream.',
+        ),
+      ),
+  }),
+);
+export type ScanDiffQuery = z.output<typeof scanDiffQuery>;
 
 /** GET /api/v1/scan/{scanId}/sarif (docs/SARIF-EXPORT.md). */
 export const scanSarifQuery = schema(() =>

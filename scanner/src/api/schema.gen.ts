@@ -2706,6 +2706,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/scan/{scanId}/diff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What changed between two scans of one environment (ours)
+         * @description The scan's findings against another scan's (docs/DATA-MODEL.md, Scan diffs), by `findingHash`: `new` (reported by this scan only, never before the other), `regressed` (reported before the other scan, absent from it, and back), `fixed` (reported by the other scan only) and `unchanged`, each `{findingHash, issueId, pluginId, name, severity, method, uri, param}`, most severe first. `against` names the other scan; without it, the previous completed scan of the same tool stream (`againstScanId` '' when there is none: every finding is new). A scan of another environment answers 400, one the caller cannot see (another organization's included) 404.
+         *
+         *     Requires the `read:scan` permission.
+         */
+        get: operations["getScanDiff"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/scan/{scanId}/sarif": {
         parameters: {
             query?: never;
@@ -3715,6 +3737,24 @@ export interface components {
             name?: string;
             /** Format: int32 */
             requests?: number;
+        };
+        "hawk.ScanDiff": {
+            againstScanId?: string;
+            fixed?: components["schemas"]["hawk.ScanDiffFinding"][];
+            new?: components["schemas"]["hawk.ScanDiffFinding"][];
+            regressed?: components["schemas"]["hawk.ScanDiffFinding"][];
+            scanId?: string;
+            unchanged?: components["schemas"]["hawk.ScanDiffFinding"][];
+        };
+        "hawk.ScanDiffFinding": {
+            findingHash?: string;
+            issueId?: string;
+            method?: string;
+            name?: string;
+            param?: string;
+            pluginId?: string;
+            severity?: string;
+            uri?: string;
         };
         "hawk.ScanImported": {
             /** Format: int32 */
@@ -15988,6 +16028,78 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["hawk.ScanCoverage"];
                     "application/x-protobuf": components["schemas"]["hawk.ScanCoverage"];
+                };
+            };
+            /** @description Invalid input: `message` names what was wrong */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, expired or insufficient authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such route or resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header allows none of the offered media types */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit reached; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getScanDiff: {
+        parameters: {
+            query?: {
+                /** @description The scan to compare with, of the same environment; default: the previous completed scan of the same tool stream. */
+                against?: string;
+            };
+            header?: never;
+            path: {
+                scanId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["hawk.ScanDiff"];
+                    "application/x-protobuf": components["schemas"]["hawk.ScanDiff"];
                 };
             };
             /** @description Invalid input: `message` names what was wrong */

@@ -1,0 +1,122 @@
+import { badRequest } from '../errors.ts';
+import { batchGet } from '../db/query.ts';
+import { keys } from '../db/keys.ts';
+import { fromItem } from '../db/items.ts';
+import { SEVERITIES } from '../input/severities.ts';
+import { alertsOfScan, countedUrisOfScan, scansOfEnvironmentNewestFirst } from '../results/scan-repository.ts';
+import type { FindingRecord, ScanRecord } from '../results/model.ts';
+import { streamOf } from '../results/streams.ts';
+import type { Caller } from '../context/caller.ts';
+import { accessibleScan } from './scans.ts';
+import type { ScanDiffQuery } from './inputs.ts';
+
+// GET /api/v1/scan/{scanId}/diff (docs/DATA-MODEL.md, Scan diffs): what changed between two scans of one
+// environment, finding by finding (findingHash).
+
+export interface DiffFinding {
+  findingHash: string;
+  /** The issue the finding belongs to: for now each finding is its own issue (its hash). */
+  issueId: string;
+  pluginId: string;
+  name: string;
+  severity: string;
+  method: string;
+  /** One literal URI of the finding in its scan. */
+  uri: string;
+  param: string;
+}
+
+export interface ScanDiff {
+  scanId: string;
+  /** '' when the scan has no previous completed scan in its stream: every finding is new. */
+  againstScanId: string;
+  new: DiffFinding[];
+  fixed: DiffFinding[];
+  regressed: DiffFinding[];
+  unchanged: DiffFinding[];
+}
+
+/** The scan's findings by hash (the first URI of each). */
+async function findingsOf(scan: ScanRecord): Promise<Map<string, DiffFinding>> {
+  const found = new Map<string, DiffFinding>();
+  for await (const u of countedUrisOfScan(scan, await alertsOfScan(scan))) {
+    if (found.has(u.findingHash)) continue;
+    found.set(u.findingHash, {
+      findingHash: u.findingHash,
+      issueId: u.findingHash,
+      pluginId: u.alert.pluginId,
+      name: u.alert.name,
+      severity: u.alert.severity,
+      method: u.requestMethod,
+      uri: u.uri,
+      param: u.param,
+    });
+  }
+  return found;
+}
+
+/** The latest completed scan of the scan's stream started before it (docs/DATA-MODEL.md, Tool streams). */
+export async function previousInStream(scan: ScanRecord): Promise<ScanRecord | undefined> {
+  const stream = streamOf(scan);
+  for await (const candidate of scansOfEnvironmentNewestFirst(scan.environmentId, scan.startedAt)) {
+    if (candidate.scanId === scan.scanId || candidate.status !== 'COMPLETED' || candidate.deleting) continue;
+    if (candidate.startedAt <= scan.startedAt && streamOf(candidate) === stream) return candidate;
+  }
+  return undefined;
+}
+
+/** Most severe first, then by plugin, URI and method. */
+const inOrder = (findings: DiffFinding[]) =>
+  findings.sort(
+    (a, b) =>
+      SEVERITIES.indexOf(a.severity as never) - SEVERITIES.indexOf(b.severity as never) ||
+      a.pluginId.localeCompare(b.pluginId) ||
+      a.uri.localeCompare(b.uri) ||
+      a.method.localeCompare(b.method),
+  );
+
+/**
+ * The diff of two scans' findings: `new` (in `scan` only, never reported before `base`), `regressed` (in `scan`
+ * only, reported before `base` started: fixed since, and back), `fixed` (in `base` only) and `unchanged`.
+ */
+export async function diffOfScans(scan: ScanRecord, base: ScanRecord | undefined): Promise<ScanDiff> {
+  const [now, before] = await Promise.all([findingsOf(scan), base ? findingsOf(base) : new Map<string, DiffFinding>()]);
+  const appeared = [...now.values()].filter((f) => !before.has(f.findingHash));
+  // A finding's record keeps its first sighting: one reported before the base scan started and absent from it
+  // regressed.
+  const records = base
+    ? await batchGet(
+        appeared.map((f) => keys.finding(scan.applicationId, scan.environmentId, f.findingHash)),
+        ['findingHash', 'firstSeen'],
+      )
+    : [];
+  const earlier = new Set(
+    records
+      .map((item) => fromItem<Pick<FindingRecord, 'findingHash' | 'firstSeen'>>(item)!)
+      .filter((f) => base && f.firstSeen < base.startedAt)
+      .map((f) => f.findingHash),
+  );
+  return {
+    scanId: scan.scanId,
+    againstScanId: base?.scanId ?? '',
+    new: inOrder(appeared.filter((f) => !earlier.has(f.findingHash))),
+    fixed: inOrder([...before.values()].filter((f) => !now.has(f.findingHash))),
+    regressed: inOrder(appeared.filter((f) => earlier.has(f.findingHash))),
+    unchanged: inOrder([...now.values()].filter((f) => before.has(f.findingHash))),
+  };
+}
+
+/**
+ * GET /api/v1/scan/{scanId}/diff: the scan against `against` (a scan of the same environment: 400 otherwise; 404
+ * for a scan the caller cannot see, another organization's included), or the previous completed scan of its stream.
+ */
+export async function scanDiff(caller: Caller, scanId: string, q: ScanDiffQuery): Promise<ScanDiff> {
+  const { scan } = await accessibleScan(caller, scanId);
+  let base: ScanRecord | undefined;
+  if (q.against !== undefined) {
+    base = (await accessibleScan(caller, q.against.toLowerCase())).scan;
+    if (base.environmentId !== scan.environmentId)
+      throw badRequest(`against: scan ${q.against} is of another environment than scan ${scanId}`);
+  } else base = await previousInStream(scan);
+  return diffOfScans(scan, base);
+}
