@@ -15,7 +15,12 @@ import { type Caller } from '../context/caller.ts';
 import { logger } from '../context/logger.ts';
 import { organizationAssetText } from '../hosted-assets/organization-assets.ts';
 import { parseScanConfig } from '../scans/configs.ts';
-import { movedSecretWrites, textWithSecretReferences } from '../scans/secret-references.ts';
+import {
+  movedSecretWrites,
+  secretRaceConflict,
+  secretsHeldFor,
+  textWithSecretReferences,
+} from '../scans/secret-references.ts';
 import { hostedScanPolicy } from '../scans/config-reads.ts';
 import { reportScanCompleted } from '../scans/reporting.ts';
 import { readObjectText } from '../storage/objects-io.ts';
@@ -107,17 +112,19 @@ export async function runConfiguration(app: ApplicationRecord, body: PerchComman
   if (!named) {
     const env = body.env ?? 'Development';
     const configuration = 'none: the target URL only';
-    return { text: targetOnlyConfig(app, env, target), env, host: target, moved: [], configuration };
+    return { text: targetOnlyConfig(app, env, target), env, host: target, moved: [], held: new Map(), configuration };
   }
   const parsed = parseScanConfig(named.text);
   // Its literal credentials move into the application's scan secrets (docs/HOSTED-SCANS.md, "Scan secrets").
-  const referencing = textWithSecretReferences(named.text, parsed);
+  const held = await secretsHeldFor({ appId: app.applicationId, orgId: app.organizationId }, parsed);
+  const referencing = textWithSecretReferences(named.text, parsed, held);
   const section = (parsed.app ?? {}) as { env?: unknown; host?: unknown };
   const env = body.env ?? (typeof section.env === 'string' && section.env.trim() ? section.env.trim() : 'Development');
   const host = typeof section.host === 'string' && section.host ? section.host : target;
   if (!URL.canParse(host) || !/^https?:$/.test(new URL(host).protocol))
     throw badRequest(`config: app.host must be an http(s) URL, got ${JSON.stringify(host).slice(0, 200)}`);
-  return { text: referencing.text, env, host, moved: referencing.moved, configuration: named.configuration };
+  const { moved } = referencing;
+  return { text: referencing.text, env, host, moved, held, configuration: named.configuration };
 }
 
 /** The scan's starter, acting for the service when a run ends without its agent (stopped, or its agent went silent). */
@@ -226,7 +233,7 @@ export async function startScan(caller: Caller, appId: string, body: PerchComman
   const current = await settled(await getRun(appId, true));
   if (current && isActive(current))
     throw conflict(`a scan is already running for application ${appId} (scanKey ${current.scanKey}): stop it first`);
-  const { text, env, host, moved, configuration } = await runConfiguration(app, body);
+  const { text, env, host, moved, held, configuration } = await runConfiguration(app, body);
   const verification = await verifyTarget(app.organizationId, host);
   if (host === app.cloudScanTarget.targetURL || new URL(host).host === new URL(app.cloudScanTarget.targetURL).host)
     await recordVerification(app, verification.verified);
@@ -253,7 +260,7 @@ export async function startScan(caller: Caller, appId: string, body: PerchComman
     deadlineAt: now + config.perchMaxScanSeconds * 1000,
   };
   const movedSecrets = moved.map((secret) => secret.name);
-  const secretWrites = await movedSecretWrites({ appId, orgId: app.organizationId }, moved, caller.userId);
+  const secretWrites = await movedSecretWrites({ appId, orgId: app.organizationId }, moved, caller.userId, held);
   const details = { hosted: true, configuration, ...startedBy.details, ...(moved.length ? { movedSecrets } : {}) };
   await queueRun(caller, app, current, run, details, [...secretWrites, ...(startedBy.items?.(run) ?? [])]);
   return { scanKey: run.scanKey, movedSecrets };
@@ -296,6 +303,7 @@ export async function queueRun(
     ]);
   } catch (error) {
     if (conditionFailed(error, 'runChanged')) throw conflict(`a scan was started for application ${appId} meanwhile`);
+    secretRaceConflict(error);
     throw error;
   }
   wakeAgents(app.organizationId);

@@ -63,7 +63,7 @@ export async function retestFinding(caller: Caller, appId: string, hash: string,
   if (current && isActive(current))
     throw conflict(`a scan is already running for application ${appId} (scanKey ${current.scanKey}): retest after it`);
   const found = await findingConfig(appId, finding, env.environmentId);
-  const { text, host, moved } = await runConfiguration(app, { command: { config: found }, env: env.name });
+  const { text, host, moved, held } = await runConfiguration(app, { command: { config: found }, env: env.name });
   const url = findingUrl(finding, host);
   const verification = await verifyTarget(app.organizationId, host);
   if (new URL(host).host === new URL(app.cloudScanTarget.targetURL).host)
@@ -98,7 +98,7 @@ export async function retestFinding(caller: Caller, appId: string, hash: string,
     deadlineAt: now + config.perchMaxScanSeconds * 1000,
   };
   await queueRun(caller, app, current, run, { retestId, findingHash: hash }, [
-    ...(await movedSecretWrites({ appId, orgId: app.organizationId }, moved, caller.userId)),
+    ...(await movedSecretWrites({ appId, orgId: app.organizationId }, moved, caller.userId, held)),
     putNewItem(retestItem(app, run)),
   ]);
   return { retestId };

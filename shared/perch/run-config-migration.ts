@@ -3,7 +3,7 @@ import { transactWrite } from '../db/transactions.ts';
 import { parseConfiguration } from '../scan-configurations/yaml.ts';
 import { migratedSecretWrites, migrationAttempts } from '../scans/configuration-migration.ts';
 import { textWithSecretReferences } from '../scans/secret-references.ts';
-import { scanSecretValues } from '../scans/secret-store.ts';
+import { heldScanSecrets } from '../scans/secret-store.ts';
 import { getRun, runChange } from './repository.ts';
 
 // A hosted run stored before literal credentials moved into scan secrets: its configuration's credentials move into
@@ -19,8 +19,8 @@ export function migrateRunConfig(item: Record<string, unknown>): Promise<Outcome
     const parsed = parseConfiguration(run.config).value;
     if (!parsed) return 'current';
     const owner = { appId, orgId: run.organizationId };
-    const existing = await scanSecretValues(owner);
-    const { text, moved } = textWithSecretReferences(run.config, parsed, existing);
+    const existing = await heldScanSecrets(owner);
+    const { text, moved } = textWithSecretReferences(run.config, parsed, existing, true);
     if (!moved.length) return 'current';
     const writes = await migratedSecretWrites(owner, moved, existing, `the hosted run ${run.scanKey} of ${appId}`);
     if (!writes) return 'current';

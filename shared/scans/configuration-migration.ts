@@ -4,7 +4,6 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
 import { config } from '../config.ts';
-import { named } from '../db/items.ts';
 import { transactWrite, type TransactItem } from '../db/transactions.ts';
 import type { Outcome } from '../db/backfill.ts';
 import { LostRace, retryOnConflict, transactionConflict, type RetriesExhausted } from '../db/retry.ts';
@@ -19,7 +18,7 @@ import { objectKeys } from '../storage/objects.ts';
 import { deleteUnreferencedObject, putObject, readObjectText } from '../storage/objects-io.ts';
 import { MAX_SCAN_SECRETS } from './inputs.ts';
 import { textWithSecretReferences, withSecretReferences, type MovedSecret } from './secret-references.ts';
-import { scanSecretPut, scanSecretValues, type SecretOwner } from './secret-store.ts';
+import { heldScanSecrets, scanSecretAdd, type HeldSecret, type SecretOwner } from './secret-store.ts';
 
 // Configurations stored before literal credentials moved into scan secrets (docs/HOSTED-SCANS.md, "Scan
 // configurations and their credentials"), moved the way a save moves them, by the table migration (npm run
@@ -40,7 +39,7 @@ const MIGRATION = 'table migration';
 export async function migratedSecretWrites(
   owner: SecretOwner,
   moved: MovedSecret[],
-  existing: ReadonlyMap<string, string>,
+  existing: ReadonlyMap<string, HeldSecret>,
   what: string,
 ): Promise<TransactItem[] | undefined> {
   const fresh = moved.filter((secret) => !existing.has(secret.name));
@@ -51,12 +50,7 @@ export async function migratedSecretWrites(
     });
     return undefined;
   }
-  return Promise.all(
-    fresh.map(async (secret) => {
-      const { Put } = await scanSecretPut(owner, secret.name, secret.value, MIGRATION);
-      return named('secretTaken', { Put: { ...Put!, ConditionExpression: 'attribute_not_exists(pk)' } });
-    }),
-  );
+  return Promise.all(fresh.map((secret) => scanSecretAdd(owner, secret.name, secret.value, MIGRATION)));
 }
 
 const anyConflict = transactionConflict();
@@ -91,8 +85,8 @@ export function migrateEnvironmentConfig(item: Record<string, unknown>): Promise
     const text = await readObjectText(currentKey);
     if (text === undefined) return 'current';
     const owner = { appId, orgId: env.organizationId };
-    const existing = await scanSecretValues(owner);
-    const { conf, moved } = withSecretReferences(jsonOf(text), existing);
+    const existing = await heldScanSecrets(owner);
+    const { conf, moved } = withSecretReferences(jsonOf(text), existing, true);
     if (!moved.length) return 'current';
     const writes = await migratedSecretWrites(owner, moved, existing, `environment ${envId} of application ${appId}`);
     if (!writes) return 'current';
@@ -121,8 +115,8 @@ export function migrateOrganizationConfiguration(item: Record<string, unknown>):
     const parsed = text === undefined ? undefined : parseConfiguration(text).value;
     if (text === undefined || !parsed) return 'current';
     const owner = { orgId };
-    const existing = await scanSecretValues(owner);
-    const referencing = textWithSecretReferences(text, parsed, existing);
+    const existing = await heldScanSecrets(owner);
+    const referencing = textWithSecretReferences(text, parsed, existing, true);
     if (!referencing.moved.length) return 'current';
     const writes = await migratedSecretWrites(
       owner,

@@ -10,7 +10,7 @@ import { messageProblems } from '../proto/encoding.ts';
 import type { Caller } from '../context/caller.ts';
 import { REDACTED, redactCredentials } from './redaction.ts';
 import { authorizationProblems, withoutAuthorization } from './authorization-config.ts';
-import { movedSecretWrites, withSecretReferences } from './secret-references.ts';
+import { movedSecretWrites, secretRaceConflict, secretsHeldFor, withSecretReferences } from './secret-references.ts';
 import type { CreateEnvironmentDefaultConfig } from '../applications/inputs.ts';
 
 // GET/POST /api/v1/app/{appId}/env/{envId}/config/default: the environment's default stackhawk.yml, first written
@@ -46,8 +46,11 @@ export async function replaceEnvironmentDefaultConfig(
     ...authorizationProblems(body.conf, 'body.conf'),
   ];
   if (problems.length) throw badRequest(`not a HawkScan configuration: ${problems.join('; ')}`);
+  const { app, env } = await accessibleEnvironment(caller, appId, envId, { teamRestricted: true });
   // Literal credentials move into the application's scan secrets (docs/HOSTED-SCANS.md, "Scan secrets").
-  const { conf, moved } = withSecretReferences(body.conf);
+  const owner = { appId, orgId: app.organizationId };
+  const held = await secretsHeldFor(owner, body.conf);
+  const { conf, moved } = withSecretReferences(body.conf, held);
   const text = `${JSON.stringify(conf, null, 2)}\n`;
   // A configuration read back and saved as it was would store the marker in place of the credential.
   if (text.includes(JSON.stringify(REDACTED)))
@@ -57,9 +60,8 @@ export async function replaceEnvironmentDefaultConfig(
   if (Buffer.byteLength(text) > MAX_CONFIG_BYTES)
     throw badRequest(`body.conf: must be at most ${MAX_CONFIG_BYTES} bytes as JSON`);
 
-  const { app, env } = await accessibleEnvironment(caller, appId, envId, { teamRestricted: true });
   const movedSecrets = moved.map((secret) => secret.name);
-  const secretWrites = await movedSecretWrites({ appId, orgId: app.organizationId }, moved, caller.userId);
+  const secretWrites = await movedSecretWrites(owner, moved, caller.userId, held);
   const objectKey = objectKeys.environmentDefaultConfig(appId, envId, randomUUID());
   await putObject(objectKey, text, 'application/json');
   const audit = await auditEntry(caller, app.organizationId, 'ENVIRONMENT_MODIFIED', {
@@ -74,6 +76,7 @@ export async function replaceEnvironmentDefaultConfig(
     await transactWrite([...environmentDefaultConfigUpdate(env, objectKey), ...secretWrites, audit]);
   } catch (error) {
     await deleteUnreferencedObject(objectKey);
+    secretRaceConflict(error);
     if (conditionFailed(error, 'environmentChanged'))
       throw conflict(`environment ${envId} was changed or deleted concurrently; retry`);
     throw error;

@@ -4,7 +4,13 @@ import { checkedConfiguration, upsertScanConfiguration } from '../scan-configura
 import { parseConfiguration } from '../scan-configurations/yaml.ts';
 import type { UpsertScanConfiguration } from '../scan-configurations/inputs.ts';
 import type { Caller } from '../context/caller.ts';
-import { literalCredentialPaths, movedSecretWrites, textWithSecretReferences } from './secret-references.ts';
+import {
+  literalCredentialPaths,
+  movedSecretWrites,
+  secretRaceConflict,
+  secretsHeldFor,
+  textWithSecretReferences,
+} from './secret-references.ts';
 
 // Organization scan configurations and their credentials (docs/HOSTED-SCANS.md, "Scan configurations and their
 // credentials"): HawkScan downloads their text to scan with, so no literal credential is stored in it. Saving one
@@ -13,10 +19,17 @@ import { literalCredentialPaths, movedSecretWrites, textWithSecretReferences } f
 
 /** POST /api/v1/configuration/{orgId}/update (setScanConfigurationForOrg): `hawk.SavedScanConfig`. */
 export async function saveScanConfiguration(caller: Caller, orgId: string, input: UpsertScanConfiguration) {
-  const { text, moved } = textWithSecretReferences(input.conf, checkedConfiguration(input.conf));
-  const items = await movedSecretWrites({ orgId }, moved, caller.userId);
+  const parsed = checkedConfiguration(input.conf);
+  const held = await secretsHeldFor({ orgId }, parsed);
+  const { text, moved } = textWithSecretReferences(input.conf, parsed, held);
+  const items = await movedSecretWrites({ orgId }, moved, caller.userId, held);
   const movedSecrets = moved.map((secret) => secret.name);
-  await upsertScanConfiguration(caller, orgId, { ...input, conf: text }, { items, names: movedSecrets });
+  await upsertScanConfiguration(caller, orgId, { ...input, conf: text }, { items, names: movedSecrets }).catch(
+    (error: unknown) => {
+      secretRaceConflict(error);
+      throw error;
+    },
+  );
   return { movedSecrets };
 }
 

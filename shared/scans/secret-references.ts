@@ -1,15 +1,24 @@
-import { badRequest } from '../errors.ts';
+import { badRequest, conflict } from '../errors.ts';
+import { conditionFailed } from '../db/items.ts';
 import { parseBoundedYaml } from '../input/documents.ts';
 import { SCAN_CONFIG_LIMITS } from '../limits.ts';
 import type { TransactItem } from '../db/transactions.ts';
 import { MAX_SCAN_SECRET_NAME, MAX_SCAN_SECRETS, MAX_SCAN_SECRET_VALUE } from './inputs.ts';
 import { REDACTED, mapCredentials } from './redaction.ts';
-import { scanSecretPut, scanSecretsOf, type SecretOwner } from './secret-store.ts';
+import {
+  heldScanSecrets,
+  scanSecretAdd,
+  scanSecretUnchanged,
+  type HeldSecret,
+  type SecretOwner,
+} from './secret-store.ts';
 
 // A configuration saved or sent with a literal credential (docs/HOSTED-SCANS.md, "Scan secrets"): the credentials
 // redaction.ts finds move into the owner's scan secrets, and the configuration keeps a `${NAME}` reference to each.
-// A text that already holds a reference stays as it is (a reference inside a secret's value would not resolve); reads
-// still redact it.
+// A secret's name is never reused for another value: a credential reuses the owner's secret holding its value, or
+// takes a free name, and its write is conditioned on that. A text of references only stays as it is; one mixing
+// literal text with a reference (`Bearer abc${X}`, `${X:default}`) is refused (a reference inside a secret's value
+// would not resolve), but an authorization scheme before references (`Bearer ${TOKEN}`) is no secret.
 
 type Path = readonly (string | number)[];
 
@@ -56,27 +65,33 @@ function nameFor(
   conf: unknown,
   taken: Set<string>,
   value: string,
-  existing?: ReadonlyMap<string, string>,
+  existing?: ReadonlyMap<string, HeldSecret>,
 ): string {
   const segments = segmentsOf(path, conf);
   const base = `${/^[0-9]/.test(String(segments[0] ?? '')) ? 'S_' : ''}${segments.map(snake).join('_')}`
     .replace(/_+/g, '_')
     .slice(0, MAX_SCAN_SECRET_NAME - 4);
-  const free = (name: string) => !taken.has(name) && (existing?.get(name) ?? value) === value;
+  const free = (name: string) => !taken.has(name) && (existing?.get(name)?.value ?? value) === value;
   let name = base || 'SCAN_SECRET';
   for (let n = 2; !free(name); n++) name = `${base}_${n}`;
   taken.add(name);
   return name;
 }
 
-/** A literal credential: a value a configuration keeps in place of a reference (neither empty nor the read marker). */
-const isLiteral = (text: string) => !!text && !text.includes('${') && text !== REDACTED;
+/** References only, after an optional authorization scheme (`${TOKEN}`, `Bearer ${TOKEN}`): nothing to move. */
+const REFERENCES_ONLY = /^(?:[A-Za-z][A-Za-z0-9._~+-]*[ \t]+)?(?:\$\{[A-Za-z_][A-Za-z0-9_]*\})+$/;
 
-/** Where the configuration holds literal credentials (`app.authentication.usernamePassword.scanPassword`, ...). */
+/** What a credential's text holds: nothing to move, a literal credential, or literal text mixed with references. */
+function credentialKind(text: string): 'none' | 'literal' | 'mixed' {
+  if (!text || text === REDACTED || REFERENCES_ONLY.test(text)) return 'none';
+  return text.includes('${') ? 'mixed' : 'literal';
+}
+
+/** Where the configuration holds literal credentials, mixed with references or not (`app.authentication...`). */
 export function literalCredentialPaths(conf: unknown): string[] {
   const paths: string[] = [];
   mapCredentials(conf, (text, path) => {
-    if (isLiteral(text)) paths.push(path.join('.'));
+    if (credentialKind(text) !== 'none') paths.push(path.join('.'));
     return text;
   });
   return paths;
@@ -84,17 +99,24 @@ export function literalCredentialPaths(conf: unknown): string[] {
 
 /**
  * The configuration with its literal credentials replaced by references, and what moved. With `existing` (the
- * owner's secrets, by name: a migration's, where configurations saved before share names), a credential reuses the
- * secret holding its value and never replaces one holding another.
+ * owner's secrets, by name), a credential reuses the secret holding its value and never replaces one holding another.
+ * A credential mixing literal text with a reference answers 400 naming it; a migration (`keepMixed`), which cannot
+ * refuse, leaves it (reads redact it, downloads refuse it).
  */
 export function withSecretReferences<T>(
   conf: T,
-  existing?: ReadonlyMap<string, string>,
+  existing?: ReadonlyMap<string, HeldSecret>,
+  keepMixed = false,
 ): { conf: T; moved: MovedSecret[] } {
   const moved: MovedSecret[] = [];
   const taken = new Set<string>();
   const rewritten = mapCredentials(conf, (text, path) => {
-    if (!isLiteral(text)) return text;
+    const kind = credentialKind(text);
+    if (kind === 'none' || (kind === 'mixed' && keepMixed)) return text;
+    if (kind === 'mixed')
+      throw badRequest(
+        `${path.join('.')}: a credential mixes literal text with a \${NAME} reference (or a default); put the whole value in a scan secret and reference it alone`,
+      );
     if (text.length > MAX_SCAN_SECRET_VALUE)
       throw badRequest(`${path.join('.')}: a credential must be at most ${MAX_SCAN_SECRET_VALUE} characters`);
     const name = nameFor(path, conf, taken, text, existing);
@@ -111,27 +133,50 @@ export function withSecretReferences<T>(
 export function textWithSecretReferences(
   text: string,
   parsed: unknown,
-  existing?: ReadonlyMap<string, string>,
+  existing?: ReadonlyMap<string, HeldSecret>,
+  keepMixed = false,
 ): { text: string; moved: MovedSecret[] } {
-  const { moved } = withSecretReferences(parsed, existing);
+  const { moved } = withSecretReferences(parsed, existing, keepMixed);
   if (!moved.length) return { text, moved };
   const document = parseBoundedYaml(text, SCAN_CONFIG_LIMITS);
   for (const secret of moved) document.setIn(secret.path, `\${${secret.name}}`);
   return { text: document.toString(), moved };
 }
 
-/** The writes storing the moved credentials as the owner's secrets (400 past the owner's limit). */
+/** The owner's secrets a save's credentials reuse or avoid: none read when the configuration holds no literal one. */
+export async function secretsHeldFor(owner: SecretOwner, conf: unknown): Promise<Map<string, HeldSecret>> {
+  return literalCredentialPaths(conf).length ? heldScanSecrets(owner) : new Map();
+}
+
+/**
+ * The writes storing the moved credentials as the owner's secrets (400 past the owner's limit), named with `held`
+ * (secretsHeldFor): a new secret is written only if its name is still free, a reused one is checked unchanged; either
+ * fails the save's transaction with `secretTaken` (secretRaceConflict).
+ */
 export async function movedSecretWrites(
   owner: SecretOwner,
   moved: readonly MovedSecret[],
   userId: string,
+  held: ReadonlyMap<string, HeldSecret>,
 ): Promise<TransactItem[]> {
   if (!moved.length) return [];
-  const existing = new Set((await scanSecretsOf(owner)).map((secret) => secret.name));
-  const added = moved.filter((secret) => !existing.has(secret.name)).length;
-  if (existing.size + added > MAX_SCAN_SECRETS)
+  const added = moved.filter((secret) => !held.has(secret.name));
+  if (held.size + added.length > MAX_SCAN_SECRETS)
     throw badRequest(
       `the configuration's ${moved.length} credentials would move into the scan secrets, which hold at most ${MAX_SCAN_SECRETS}: remove some, or reference existing ones as \${NAME}`,
     );
-  return Promise.all(moved.map((secret) => scanSecretPut(owner, secret.name, secret.value, userId)));
+  return Promise.all(
+    moved.map((secret) => {
+      const reused = held.get(secret.name);
+      return reused
+        ? scanSecretUnchanged(owner, secret.name, reused)
+        : scanSecretAdd(owner, secret.name, secret.value, userId);
+    }),
+  );
+}
+
+/** A save whose moved credentials' names were taken or changed meanwhile (`secretTaken`): 409, to send again. */
+export function secretRaceConflict(error: unknown): void {
+  if (conditionFailed(error, 'secretTaken'))
+    throw conflict('a scan secret the configuration moves into was set meanwhile; send it again');
 }

@@ -83,17 +83,55 @@ export async function resolveScanSecrets(
   return resolved;
 }
 
-/** The owner's secrets' values, by name (a migration's: configurations moved into them reuse their names). */
-export async function scanSecretValues(owner: SecretOwner): Promise<Map<string, string>> {
+/** A secret the owner holds: its value, and its sealed value (unique to each write: what reusing it conditions on). */
+export interface HeldSecret {
+  value: string;
+  sealedValue: string;
+}
+
+/**
+ * The owner's secrets, by name, with their values: a save's or a migration's, whose credentials reuse the secret
+ * holding their value and never replace one holding another (shared/scans/secret-references.ts).
+ */
+export async function heldScanSecrets(owner: SecretOwner): Promise<Map<string, HeldSecret>> {
   const records = await scanSecretsOf(owner);
   return new Map(
     await Promise.all(
       records.map(
-        async (record) => [record.name, await unseal(record.sealedValue, sealContext(owner, record.name))] as const,
+        async (record) =>
+          [
+            record.name,
+            {
+              value: await unseal(record.sealedValue, sealContext(owner, record.name)),
+              sealedValue: record.sealedValue,
+            },
+          ] as const,
       ),
     ),
   );
 }
+
+/** The write of a new secret; its transaction fails (condition `secretTaken`) when one of its name appeared meanwhile. */
+export async function scanSecretAdd(
+  owner: SecretOwner,
+  name: string,
+  value: string,
+  userId: string,
+): Promise<TransactItem> {
+  const { Put } = await scanSecretPut(owner, name, value, userId);
+  return named('secretTaken', { Put: { ...Put!, ConditionExpression: 'attribute_not_exists(pk)' } });
+}
+
+/** The check that a reused secret still holds what was read; its transaction fails (`secretTaken`) when it changed. */
+export const scanSecretUnchanged = (owner: SecretOwner, name: string, held: HeldSecret): TransactItem =>
+  named('secretTaken', {
+    ConditionCheck: {
+      TableName: config.tableName,
+      Key: keyOf(owner, name),
+      ConditionExpression: 'sealedValue = :sealedValue',
+      ExpressionAttributeValues: { ':sealedValue': held.sealedValue },
+    },
+  });
 
 const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::[^}]*)?\}/g;
 

@@ -8,7 +8,9 @@ import { api } from './client.ts';
 import { addUserTo, createTenant, type Tenant } from './fixtures.ts';
 import { auditEntriesOf, download } from './hosted-assets-helpers.ts';
 import { legacyOrganizationConfiguration } from './legacy-configurations.ts';
+import { createApp, startScan } from './scan-helpers.ts';
 import { permissionsOfRole } from '../../shared/context/roles.ts';
+import { heldScanSecrets, resolveScanSecrets } from '../../shared/scans/secret-store.ts';
 import { objectKeys } from '../../shared/storage/objects.ts';
 import { putObject } from '../../shared/storage/objects-io.ts';
 
@@ -159,5 +161,136 @@ describe("global configurations' credentials", () => {
     });
     expect(link.status, link.text).toBe(200);
     expect((await download(link.body.presignedDownloadUrl)).bytes.toString()).toContain('${HAWK_SCAN_PASSWORD}');
+  });
+});
+
+const envConfig = (password: string, token = 'token-0815') => ({
+  app: {
+    host: 'https://staging.example.test',
+    authentication: {
+      usernamePassword: { type: 'FORM', loginPath: '/login', scanUsername: 'alice', scanPassword: password },
+      external: { type: 'TOKEN', value: token },
+      tokenAuthorization: { type: 'HEADER', value: 'Authorization', tokenType: 'Bearer' },
+    },
+  },
+});
+
+describe('literal credentials saved under a name another configuration of the owner uses', () => {
+  it("never replace that configuration's secret: a secret holding the same value is reused, another value takes a free name", async () => {
+    const owner = await createTenant();
+    const appId = await createApp(owner, { name: 'two-envs', env: 'dev' });
+    await api('POST', `/api/v1/app/${appId}/env`, { token: owner.token, body: { env: 'stage' } });
+    await api('POST', `/api/v1/app/${appId}/env`, { token: owner.token, body: { env: 'prod' } });
+    const envs = await api('GET', `/api/v1/app/${appId}/env/list`, { token: owner.token });
+    const envId = (name: string) =>
+      envs.body.environments.find((env: { environmentName: string }) => env.environmentName === name).environmentId;
+    const save = (env: string, conf: object) =>
+      api('POST', `/api/v1/app/${appId}/env/${envId(env)}/config/default`, { token: owner.token, body: { conf } });
+
+    const dev = await save('dev', envConfig('pw-of-dev'));
+    expect(dev.status, dev.text).toBe(200);
+    expect(dev.body.movedSecrets).toEqual(['USERNAME_PASSWORD_SCAN_PASSWORD', 'EXTERNAL_VALUE']);
+    const stage = await save('stage', envConfig('pw-of-stage'));
+    expect(stage.status, stage.text).toBe(200);
+    expect(stage.body.movedSecrets).toEqual(['USERNAME_PASSWORD_SCAN_PASSWORD_2', 'EXTERNAL_VALUE']);
+    const prod = await save('prod', envConfig('pw-of-stage', 'token-of-prod'));
+    expect(prod.body.movedSecrets).toEqual(['USERNAME_PASSWORD_SCAN_PASSWORD_2', 'EXTERNAL_VALUE_2']);
+
+    const read = (env: string) =>
+      api('GET', `/api/v1/app/${appId}/env/${envId(env)}/config/default`, { token: owner.token });
+    expect((await read('dev')).body.conf.app.authentication.usernamePassword.scanPassword).toBe(
+      '${USERNAME_PASSWORD_SCAN_PASSWORD}',
+    );
+    expect((await read('stage')).body.conf.app.authentication.usernamePassword.scanPassword).toBe(
+      '${USERNAME_PASSWORD_SCAN_PASSWORD_2}',
+    );
+    expect((await read('prod')).body.conf.app.authentication.external.value).toBe('${EXTERNAL_VALUE_2}');
+    expect(
+      await resolveScanSecrets(appId, owner.orgId, [
+        'USERNAME_PASSWORD_SCAN_PASSWORD',
+        'USERNAME_PASSWORD_SCAN_PASSWORD_2',
+        'EXTERNAL_VALUE',
+        'EXTERNAL_VALUE_2',
+      ]),
+    ).toEqual({
+      USERNAME_PASSWORD_SCAN_PASSWORD: 'pw-of-dev',
+      USERNAME_PASSWORD_SCAN_PASSWORD_2: 'pw-of-stage',
+      EXTERNAL_VALUE: 'token-0815',
+      EXTERNAL_VALUE_2: 'token-of-prod',
+    });
+  });
+
+  it("an organization's configurations the same way", async () => {
+    const owner = await createTenant();
+    const save = (name: string, password: string) =>
+      api('POST', `/api/v1/configuration/${owner.orgId}/update`, {
+        token: owner.token,
+        body: { name, conf: withCredentials.replace(PASSWORD, password) },
+      });
+    expect((await save('first', 'pw-first')).body.movedSecrets).toEqual([
+      'USERNAME_PASSWORD_SCAN_PASSWORD',
+      'HAWK_CONFIG_0_VAL',
+    ]);
+    const second = await save('second', 'pw-second');
+    expect(second.status, second.text).toBe(200);
+    expect(second.body.movedSecrets).toEqual(['USERNAME_PASSWORD_SCAN_PASSWORD_2', 'HAWK_CONFIG_0_VAL']);
+    const link = await api('GET', `/api/v1/configuration/${owner.orgId}/second`, { token: owner.token });
+    const text = (await download(link.body.presignedDownloadUrl)).bytes.toString();
+    expect(text).toContain('scanPassword: ${USERNAME_PASSWORD_SCAN_PASSWORD_2}');
+    const orgSecrets = await heldScanSecrets({ orgId: owner.orgId });
+    expect(orgSecrets.get('USERNAME_PASSWORD_SCAN_PASSWORD')?.value).toBe('pw-first');
+    expect(orgSecrets.get('USERNAME_PASSWORD_SCAN_PASSWORD_2')?.value).toBe('pw-second');
+  });
+});
+
+describe('a credential mixing literal text with a reference', () => {
+  const MIXED = 'Bearer abc-literal-771${X}';
+
+  it('is refused when an organization configuration is saved, and one stored before is never downloaded', async () => {
+    const owner = await createTenant();
+    const reader = await readOnlyMember(owner);
+    const conf = withCredentials.replace(PASSWORD, '${P}').replace(`Bearer ${TOKEN}`, MIXED);
+    const saved = await api('POST', `/api/v1/configuration/${owner.orgId}/update`, {
+      token: owner.token,
+      body: { name: 'mixed', conf },
+    });
+    expect(saved.status, saved.text).toBe(400);
+    expect(saved.body.message).toContain('hawk.config.0.val: a credential mixes literal text with a ${NAME} reference');
+    expect(saved.text).not.toContain('abc-literal-771');
+    expect((await api('GET', `/api/v1/configuration/${owner.orgId}/mixed`, { token: owner.token })).status).toBe(404);
+
+    await legacyOrganizationConfiguration(owner.orgId, 'legacy-mixed', conf);
+    for (const who of [owner, reader]) {
+      const link = await api('GET', `/api/v1/configuration/${owner.orgId}/legacy-mixed`, { token: who.token });
+      expect(link.status, link.text).toBe(409);
+      expect(link.body.message).toContain('hawk.config.0.val');
+      expect(link.text).not.toContain('abc-literal-771');
+    }
+  });
+
+  it("is refused in an environment's default configuration, and an application configuration read never shows it", async () => {
+    const owner = await createTenant();
+    const reader = await readOnlyMember(owner);
+    const appId = await createApp(owner, { name: 'mixed', env: 'dev' });
+    const envs = await api('GET', `/api/v1/app/${appId}/env/list`, { token: owner.token });
+    const path = `/api/v1/app/${appId}/env/${envs.body.environments[0].environmentId}/config/default`;
+    const before = await api('GET', path, { token: owner.token });
+    const saved = await api('POST', path, { token: owner.token, body: { conf: envConfig('${P}', MIXED) } });
+    expect(saved.status, saved.text).toBe(400);
+    expect(saved.body.message).toContain('app.authentication.external.value: a credential mixes literal text');
+    expect((await api('GET', path, { token: owner.token })).body.configHash).toBe(before.body.configHash);
+
+    const defaulted = await api('POST', path, { token: owner.token, body: { conf: envConfig('${P:pw-default-9}') } });
+    expect(defaulted.status, defaulted.text).toBe(400);
+    expect(defaulted.body.message).toContain('app.authentication.usernamePassword.scanPassword');
+
+    // A scanner outside the service reports the configuration it scanned with as it was: reads redact it.
+    const config = `app:\n  env: dev\n  host: https://target.test\n  authentication:\n    external:\n      type: TOKEN\n      value: "${MIXED}"\n`;
+    const { configHash } = await startScan(owner.token, appId, { config });
+    for (const who of [owner, reader]) {
+      const read = await api('GET', `/api/v1/app/${appId}/config/${configHash}`, { token: who.token });
+      expect(read.status, read.text).toBe(200);
+      expect(read.text).not.toContain('abc-literal-771');
+    }
   });
 });

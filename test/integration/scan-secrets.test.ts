@@ -162,7 +162,7 @@ describe("the agent's run and its scan secrets", () => {
     '      usernameField: username',
     '      passwordField: password',
     '      scanUsername: ${SCAN_USER}',
-    '      scanPassword: ${SCAN_PASSWORD:unused}',
+    '      scanPassword: ${SCAN_PASSWORD}',
     '',
   ].join('\n');
 

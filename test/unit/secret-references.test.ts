@@ -33,7 +33,7 @@ describe('withSecretReferences', () => {
       otherParams: [{ name: 'Authorization', val: '${USERNAME_PASSWORD_OTHER_PARAMS_0_VAL}' }],
     });
     expect(out.app.authentication.external.value).toBe('${HAWK_SCAN_TOKEN}');
-    // A text holding a reference stays (a reference inside a secret would not resolve): reads still redact it.
+    // References after an authorization scheme hold no secret: they stay (reads still redact them).
     expect(out.app.authentication.script.credentials.note).toBe('Bearer ${X}');
     expect(conf.app.authentication.usernamePassword.scanPassword).toBe('pw-1');
   });
@@ -49,5 +49,37 @@ describe('withSecretReferences', () => {
     expect(parse(out).app.authentication.usernamePassword.scanPassword).toBe('${USERNAME_PASSWORD_SCAN_PASSWORD}');
     const plain = 'app:\n  host: http://t.test\n';
     expect(textWithSecretReferences(plain, parse(plain))).toEqual({ text: plain, moved: [] });
+  });
+
+  it('refuses a credential mixing literal text with a reference, naming where; a migration leaves it', () => {
+    for (const value of ['Bearer abc${X}', 'abc${X}', '${X}abc', '${X:pw-default}', 'Bearer ${X} abc']) {
+      const conf = { app: { authentication: { external: { type: 'TOKEN', value } } } };
+      expect(() => withSecretReferences(conf), value).toThrow(
+        'app.authentication.external.value: a credential mixes literal text with a ${NAME} reference',
+      );
+      expect(withSecretReferences(conf, undefined, true)).toEqual({ conf, moved: [] });
+    }
+    const text = 'hawk:\n  config:\n    - name: Authorization\n      val: Bearer abc${X}\n';
+    expect(() => textWithSecretReferences(text, parse(text))).toThrow('hawk.config.0.val: a credential mixes');
+  });
+
+  it("reuses the owner's secret holding the same value and never takes one holding another", () => {
+    const held = new Map([
+      ['USERNAME_PASSWORD_SCAN_PASSWORD', { value: 'pw-a', sealedValue: 'v1.x' }],
+      ['EXTERNAL_VALUE', { value: 'token-b', sealedValue: 'v1.x' }],
+    ]);
+    const conf = {
+      app: {
+        authentication: {
+          usernamePassword: { scanPassword: 'pw-other' },
+          external: { type: 'TOKEN', value: 'token-b' },
+        },
+      },
+    };
+    const { moved } = withSecretReferences(conf, held);
+    expect(moved.map(({ name, value }) => [name, value])).toEqual([
+      ['USERNAME_PASSWORD_SCAN_PASSWORD_2', 'pw-other'],
+      ['EXTERNAL_VALUE', 'token-b'],
+    ]);
   });
 });
