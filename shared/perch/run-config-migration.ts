@@ -24,7 +24,7 @@ export function migrateRunConfig(item: Record<string, unknown>): Promise<Outcome
     if (!moved.length) return 'current';
     const writes = await migratedSecretWrites(owner, moved, existing, `the hosted run ${run.scanKey} of ${appId}`);
     if (!writes) return 'current';
-    await transactWrite([runChange(run, { ...run, config: text }), ...writes]);
+    await transactWrite([...runChange(run, { ...run, config: text }), ...writes]);
     return 'updated';
   });
 }
