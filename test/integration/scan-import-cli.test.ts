@@ -228,6 +228,75 @@ describe('CI gates and bad input', () => {
     expect(passed.stdout).toMatch(/untriaged High 0, /);
   }, 120_000);
 
+  it('--fail-on new:high exits 3 only when the import brings a new or regressed High; --summary markdown lists the sets', async () => {
+    const tenant = await createTenant();
+    const appId = await createApp(tenant, { name: 'new-gate' });
+    const highs = join(FIXTURES, 'zap-json_2.17.0_multisite_insights_ahmedmelenany.json'); // 2 High alerts
+    const infos = join(FIXTURES, 'zap-xml-plus_2.16.1_req-resp_defectdojo.xml'); // Informational only
+    const env = cliEnv(tenant, newStateDir());
+    const gate = ['--app', appId, '--env', 'ci', '--fail-on', 'new:high', '--summary', 'markdown'];
+    type Entry = { severity: string; name: string; pluginId: string; method: string; uri: string; param: string };
+    const rows = (entries: Entry[]) =>
+      entries
+        .slice(0, 50)
+        .map((f) => `| ${f.severity} | ${f.name} (${f.pluginId}) | ${f.method} | ${f.uri} | ${f.param} |`);
+    /** The run's summary against the service's own diff of the imported scan: counts, lists and links. */
+    const expectSummary = async (run: Run) => {
+      const scanId = run.stderr.match(/imported as scan ([0-9a-f-]{36}) /)?.[1] ?? ''; // the one-line summary: stderr
+      const diff = await api('GET', `/api/v1/scan/${scanId}/diff`, { token: tenant.token });
+      expect(diff.status, diff.text).toBe(200);
+      const sets = diff.body as Record<'new' | 'regressed' | 'fixed' | 'unchanged', Entry[]> & {
+        againstScanId: string;
+      };
+      const link = (id: string) => `${baseUrl()}/org/${tenant.orgId}/scan/${id}`;
+      expect(run.stdout).toContain(`[Scan ${scanId}](${link(scanId)}), `);
+      if (sets.againstScanId) expect(run.stdout).toContain(`against [the previous scan](${link(sets.againstScanId)})`);
+      expect(run.stdout).toContain(
+        `**${sets.new.length} new**, **${sets.regressed.length} regressed**, **${sets.fixed.length} fixed**, ${sets.unchanged.length} unchanged.`,
+      );
+      for (const [title, set] of [
+        ['New', sets.new],
+        ['Regressed', sets.regressed],
+        ['Fixed', sets.fixed],
+      ] as const) {
+        const listed = run.stdout.split(`### ${title} (`)[1]?.split('\n### ')[0] ?? '';
+        expect(listed.split('\n').filter((l) => /^\| (High|Medium|Low|Info) /.test(l))).toEqual(rows(set));
+      }
+      return sets;
+    };
+
+    const first = await runCli([...gate, highs], env); // the stream's first scan: every finding is new
+    expect(first.code, first.stderr).toBe(3);
+    expect(first.stderr).toMatch(
+      /hawk-scanner import: \d+ new or regressed findings of severity High or higher \(--fail-on new:high\)/,
+    );
+    expect(first.stdout).toMatch(/^## ZAP import\n/);
+    const firstSets = await expectSummary(first);
+    expect(firstSets.new.some((f) => f.severity === 'High')).toBe(true);
+
+    const again = await runCli([...gate, highs], env); // the same report: nothing new, untriaged Highs all the same
+    expect(again.code, again.stderr).toBe(0);
+    expect((await expectSummary(again)).new).toEqual([]);
+
+    const smaller = await runCli([...gate, infos], env); // new Info findings only; the Highs are fixed
+    expect(smaller.code, smaller.stderr).toBe(0);
+    const smallerSets = await expectSummary(smaller);
+    expect(smallerSets.new.length).toBeGreaterThan(0);
+    expect(smallerSets.fixed.map((f) => f.uri).sort()).toEqual(firstSets.new.map((f) => f.uri).sort());
+    expect((await runCli(['--app', appId, '--env', 'ci', '--fail-on', 'new:info,overdue', infos], env)).code).toBe(0);
+
+    const back = await runCli([...gate, highs], env); // the fixed Highs are back: regressed
+    expect(back.code, back.stderr).toBe(3);
+    expect((await expectSummary(back)).regressed.some((f) => f.severity === 'High')).toBe(true);
+
+    const bad = await runCli(['--app', appId, '--env', 'ci', '--fail-on', 'new:urgent', highs], env);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('new:<severity>');
+    expect((await runCli(['--app', appId, '--env', 'ci', '--summary', 'html', highs], env)).stderr).toContain(
+      '--summary must be markdown',
+    );
+  }, 180_000);
+
   it('--fail-on overdue exits 3 while findings of the scan are past their due date (the SLA policy), 0 otherwise', async () => {
     const tenant = await createTenant();
     const appId = await createApp(tenant, { name: 'sla-gate' });

@@ -1,4 +1,5 @@
-// `hawk-scanner import --app <appId> --env <name> [--format <tool>] [--url <url>] [--fail-on high|medium|low|overdue] <report>`:
+// `hawk-scanner import --app <appId> --env <name> [--format <tool>] [--url <url>] [--fail-on high|medium|low|overdue|new:<severity>]
+// [--summary markdown] <report>`:
 // reads a scanner's report (ZAP, Wapiti, Nuclei, Burp Suite, SARIF; docs/IMPORTS.md) locally and sends it through the scanner's three reporting operations (start, findings reports
 // in batches, complete), so a report of any size is imported. Resumable: every findings report carries an id
 // derived from the report, and a state file records the scan and the reports sent, so a run that failed on a
@@ -9,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { service, ServiceError, type Service } from '../net/service.ts';
 import { serviceCall, type Answer } from '../api/call.ts';
+import { diffOfImport, markdownSummary, newAtOrAbove } from './import-diff.ts';
 import {
   BATCH_LIMITS,
   importedScanConfig,
@@ -24,7 +26,7 @@ import {
   type Severity,
 } from '../reports/index.ts';
 
-export const IMPORT_USAGE = `import --app <appId> --env <name> [--format <tool>] [--url <url>] [--fail-on high|medium|low|info|overdue] [--batch-size <uris>] <report>
+export const IMPORT_USAGE = `import --app <appId> --env <name> [--format <tool>] [--url <url>] [--fail-on high|medium|low|info|overdue|new:<severity>] [--summary markdown] [--batch-size <uris>] <report>
   Imports a scanner's report as a completed scan of environment <name> (created when new) of application <appId>:
   OWASP ZAP (XML, xml-plus, JSON, json-plus, SARIF), Wapiti (JSON, XML), Nuclei (JSON Lines, JSON), Burp Suite
   (XML issue export) or any tool's SARIF 2.1.0 (one scan per run), recognised from the content;
@@ -33,7 +35,11 @@ export const IMPORT_USAGE = `import --app <appId> --env <name> [--format <tool>]
   same command again to resume after a failure (state in HAWK_STATE_DIR, default ${join(tmpdir(), 'hawk-scanner')}).
   --fail-on: exit 3 when untriaged findings of that severity or higher remain (a CI gate); overdue: when findings of
   the scan are past their due date (the organization's SLA policy; the key then needs read:scan too). Both may be
-  given, comma-separated: --fail-on high,overdue.
+  given, comma-separated: --fail-on high,overdue. new:<severity>: when the import brings a new or regressed finding
+  of that severity or higher against the previous scan of its tool stream (combinable: --fail-on new:high,overdue).
+  --summary markdown: prints on stdout a markdown summary of what the import changed (new, regressed and fixed
+  findings, with links to the scans under the dashboard address HAWK_DASHBOARD_URL, default the service URL) for a CI
+  step summary or a pull-request comment; the one-line summary then goes to stderr. new: and --summary need read:scan.
   exit 0: imported, 1: import failed, 2: bad usage or report, 3: --fail-on threshold reached`;
 
 const THRESHOLDS = ['high', 'medium', 'low', 'info'] as const;
@@ -47,6 +53,8 @@ interface Options {
   apiKey: string;
   failOn?: Severity;
   failOnOverdue: boolean;
+  failOnNew?: Severity;
+  summary: boolean;
   format?: string;
   batchUris: number;
   file: string;
@@ -67,7 +75,7 @@ function parseArgs(args: string[]): Options | string {
     } else files.push(arg);
   }
   const unknown = Object.keys(flags).filter(
-    (f) => !['app', 'env', 'url', 'fail-on', 'batch-size', 'format'].includes(f),
+    (f) => !['app', 'env', 'url', 'fail-on', 'batch-size', 'format', 'summary'].includes(f),
   );
   if (unknown.length) return `unknown option --${unknown[0]}`;
   if (files.length !== 1) return files.length ? 'give one report file' : 'no report file given';
@@ -78,11 +86,17 @@ function parseArgs(args: string[]): Options | string {
   const apiKey = process.env.HAWK_API_KEY ?? '';
   if (!apiKey) return 'the API key is missing: set HAWK_API_KEY (an API key of a user with write:scan)';
   const gates = flags['fail-on'] === undefined ? [] : flags['fail-on'].toLowerCase().split(',');
-  if (gates.some((g) => g !== 'overdue' && !(THRESHOLDS as readonly string[]).includes(g)))
-    return `--fail-on must be one of ${[...THRESHOLDS, 'overdue'].join(', ')}, or a severity and overdue, comma-separated`;
-  const severities = gates.filter((g) => g !== 'overdue');
+  const isSeverity = (g: string) => (THRESHOLDS as readonly string[]).includes(g);
+  if (gates.some((g) => g !== 'overdue' && !isSeverity(g) && !isSeverity(g.replace(/^new:/, ''))))
+    return `--fail-on must be one of ${[...THRESHOLDS, 'overdue'].join(', ')} or new:<severity>, several comma-separated`;
+  const severities = gates.filter(isSeverity);
   if (severities.length > 1) return '--fail-on takes one severity (the lowest that fails the build)';
+  const newGates = gates.filter((g) => g.startsWith('new:')).map((g) => g.slice('new:'.length));
+  if (newGates.length > 1) return '--fail-on takes one new:<severity> (the lowest that fails the build)';
+  if (flags.summary !== undefined && flags.summary.toLowerCase() !== 'markdown') return '--summary must be markdown';
   const failOn = severities[0];
+  const toSeverity = (g: string | undefined) =>
+    g ? ORDER[THRESHOLDS.indexOf(g as (typeof THRESHOLDS)[number])] : undefined;
   const format = flags.format?.toLowerCase();
   if (format !== undefined && !(REPORT_TOOLS as readonly string[]).includes(format))
     return `--format must be one of ${REPORT_TOOLS.join(', ')}`;
@@ -95,8 +109,10 @@ function parseArgs(args: string[]): Options | string {
     env: flags.env.trim(),
     url: url.replace(/\/+$/, ''),
     apiKey,
-    failOn: failOn ? ORDER[THRESHOLDS.indexOf(failOn as (typeof THRESHOLDS)[number])] : undefined,
+    failOn: toSeverity(failOn),
     failOnOverdue: gates.includes('overdue'),
+    failOnNew: toSeverity(newGates[0]),
+    summary: flags.summary !== undefined,
     format,
     batchUris,
     file: files[0],
@@ -283,10 +299,22 @@ async function importOne(options: Options, report: ImportedReport, reportHash: s
   const skipped = report.skipped.length
     ? `; ${report.skipped.length} items skipped or cut (${report.skipped[0].where}: ${report.skipped[0].reason}${report.skipped.length > 1 ? ', ...' : ''})`
     : '';
-  console.log(
+  // With --summary markdown, stdout is the markdown alone (appended to a step summary file as it is).
+  (options.summary ? console.error : console.log)(
     `hawk-scanner import: ${options.file}${run} (${report.toolName} ${report.format} ${report.toolVersion || 'unknown version'}) imported as scan ${state.scanId} of environment ${options.env}: ` +
       `${alerts.length} alerts, ${report.uriCount} findings; untriaged ${counts}${skipped}`,
   );
+  return gateImport(options, api, state.scanId, untriaged, `${report.toolName} import${run}`);
+}
+
+/** The --fail-on gates and the --summary of a completed import: 3 when a gate is reached, else 0. */
+async function gateImport(
+  options: Options,
+  api: Service,
+  scanId: string,
+  untriaged: Record<Severity, number>,
+  heading: string,
+): Promise<number> {
   let code = 0;
   if (options.failOn) {
     const over = ORDER.slice(0, ORDER.indexOf(options.failOn) + 1).reduce((n, s) => n + untriaged[s], 0);
@@ -299,7 +327,7 @@ async function importOne(options: Options, report: ImportedReport, reportHash: s
   }
   if (options.failOnOverdue) {
     // The service judges due dates (the organization's SLA policy and each finding's triage history).
-    const sla = await serviceCall(api, 'GET', '/api/v1/scan/{scanId}/sla', { path: { scanId: state.scanId } });
+    const sla = await serviceCall(api, 'GET', '/api/v1/scan/{scanId}/sla', { path: { scanId } });
     if (sla.overdueCount > 0) {
       const { High, Medium, Low } = sla.overdueBySeverity ?? { High: 0, Medium: 0, Low: 0 }; // a sub-message: optional in the schema
       console.error(
@@ -311,6 +339,24 @@ async function importOne(options: Options, report: ImportedReport, reportHash: s
         );
       code = 3;
     }
+  }
+  if (!options.failOnNew && !options.summary) return code;
+  const diff = await diffOfImport(api, scanId);
+  if (options.failOnNew) {
+    const added = newAtOrAbove(diff, options.failOnNew);
+    if (added.length > 0) {
+      console.error(
+        `hawk-scanner import: ${added.length} new or regressed findings of severity ${options.failOnNew} or higher (--fail-on new:${options.failOnNew.toLowerCase()})`,
+      );
+      for (const f of added.slice(0, 10)) console.error(`  ${f.severity} ${f.pluginId} ${f.method} ${f.uri}`);
+      code = 3;
+    }
+  }
+  if (options.summary) {
+    // The dashboard's scan page (web/src/App.tsx routes) under the organization the application belongs to.
+    const app = await serviceCall(api, 'GET', '/api/v1/app/{appId}', { path: { appId: options.app } });
+    const base = `${(process.env.HAWK_DASHBOARD_URL || options.url).replace(/\/+$/, '')}/org/${app.organizationId}/scan/`;
+    console.log(markdownSummary(diff, heading, base + scanId, base + (diff.againstScanId ?? '')));
   }
   return code;
 }
