@@ -14,6 +14,7 @@ import { objectKeys } from '../storage/objects.ts';
 import { readObjectText } from '../storage/objects-io.ts';
 import { alertsOfScan, countedUrisOfScan, absoluteUrl } from '../results/scan-repository.ts';
 import { accessibleScan } from './scans.ts';
+import { previousInStream } from './diff.ts';
 import type { ScanSarifQuery } from './inputs.ts';
 import type { Caller } from '../context/caller.ts';
 
@@ -53,6 +54,32 @@ async function findingsOfScan(scan: Awaited<ReturnType<typeof accessibleScan>>['
   return { alerts: [...counted.values()], findings: [...found.values()] };
 }
 
+type Found = Awaited<ReturnType<typeof findingsOfScan>>;
+
+/**
+ * The findings with their `baselineState` against the previous completed scan of the scan's stream (the diff's
+ * baseline; docs/SARIF-EXPORT.md, Baseline): new, unchanged, updated (the alert's severity changed) and absent
+ * (reported by the previous scan only, with its alert). No baseline: no baselineState.
+ */
+function againstBaseline(current: Found, previous: Found | undefined): Found {
+  if (!previous) return current;
+  const severity = (found: Found) => new Map(found.alerts.map((a) => [a.pluginId, a.severity]));
+  const [now, before] = [severity(current), severity(previous)];
+  const seen = new Set(previous.findings.map((f) => f.findingHash));
+  const kept = new Set(current.findings.map((f) => f.findingHash));
+  const stateOf = (f: Found['findings'][number]) =>
+    !seen.has(f.findingHash) ? 'new' : now.get(f.pluginId) === before.get(f.pluginId) ? 'unchanged' : 'updated';
+  const absent = previous.findings.filter((f) => !kept.has(f.findingHash));
+  const absentPlugins = new Set(absent.map((f) => f.pluginId).filter((id) => !now.has(id)));
+  return {
+    alerts: [...current.alerts, ...previous.alerts.filter((a) => absentPlugins.has(a.pluginId))],
+    findings: [
+      ...current.findings.map((f) => ({ ...f, baselineState: stateOf(f) }) as const),
+      ...absent.map((f) => ({ ...f, baselineState: 'absent' }) as const),
+    ],
+  };
+}
+
 /**
  * A part's bounds in this operation: GitHub's, and within a Lambda response (6 MB): gzipped to 4 MiB (base64 then
  * stays under 6 MB) for a client that accepts gzip, else 5 MiB of JSON.
@@ -89,11 +116,14 @@ export async function scanSarif(
 ): Promise<RawResponse> {
   const { scan, app } = await accessibleScan(caller, scanId);
   const used = new Set<string>();
-  const [{ alerts, findings }, rules, description] = await Promise.all([
+  const previous = await previousInStream(scan);
+  const [current, before, rules, description] = await Promise.all([
     findingsOfScan(scan, used),
+    previous && findingsOfScan(previous, used),
     rulesOfEnvironment(scan),
     descriptionOf(app.applicationId, q.oasPath),
   ]);
+  const { alerts, findings } = againstBaseline(current, before);
   const gzip = acceptsGzip(request.acceptEncoding);
   const logs = sarifLogs(
     {

@@ -240,6 +240,37 @@ describe('GET /api/v1/scan/{scanId}/sarif', () => {
     }
   });
 
+  it("sets each result's baselineState against the previous completed scan of the stream: new, unchanged, updated, absent", async () => {
+    const tenant = await createTenant();
+    const { appId, scanId: first, hashes } = await scanWithFindings(tenant);
+    const alone = await sarifOf(tenant.token, first); // no baseline: no baselineState
+    expect(alone.log.runs[0].results!.every((r) => r.baselineState === undefined)).toBe(true);
+    const second = await startScan(tenant.token, appId);
+    await reportAlerts(tenant.token, second.scanId, [
+      alertOn('40012', 'High', ['/items/apple', '/items/pear']), // plum fixed
+      alertOn('10038', 'Low', ['/about', '/contact']), // was Medium
+      alertOn('10020', 'Medium', ['/items/fig']),
+    ]);
+    await completeScan(tenant.token, second.scanId);
+    const { log } = await sarifOf(tenant.token, second.scanId);
+    expect(sarifSchemaErrors(log)).toEqual([]);
+    const states = Object.fromEntries(
+      log.runs[0].results!.map((r) => [
+        (r.properties as { url: string }).url.replace(/^https?:\/\/[^/]+/, ''),
+        r.baselineState,
+      ]),
+    );
+    expect(states).toEqual({
+      '/items/apple': 'unchanged',
+      '/items/pear': 'unchanged',
+      '/items/plum': 'absent',
+      '/about': 'updated',
+      '/contact': 'updated',
+      '/items/fig': 'new',
+    });
+    expect(byHash(log.runs[0].results!).get(hashes['/items/plum'])!.ruleId).toBe('40012');
+  });
+
   it("answers 404 for another organization's scan, naming nothing of it, and refuses a member without read:scan", async () => {
     const [owner, other] = await Promise.all([createTenant(), createTenant()]);
     const { scanId } = await scanWithFindings(owner);

@@ -33,6 +33,8 @@ export interface ExportFinding {
   triagedBy: string;
   /** ms since the epoch; 0 when never triaged. */
   triagedAt: number;
+  /** Against the baseline scan, when there is one (docs/SARIF-EXPORT.md, Baseline). */
+  baselineState?: Result.baselineState;
 }
 
 export interface ExportInput {
@@ -167,6 +169,7 @@ function resultOf(input: ExportInput, finding: ExportFinding, alert: ExportAlert
     // GitHub tracks an alert across uploads by primaryLocationLineHash: the finding hash keeps it stable when the
     // description's lines move, as it keeps triage stable across scans.
     partialFingerprints: { [FINGERPRINT]: finding.findingHash, primaryLocationLineHash: `${finding.findingHash}:1` },
+    ...(finding.baselineState ? { baselineState: finding.baselineState } : {}),
     properties: {
       findingHash: finding.findingHash,
       requestMethod: finding.requestMethod,
