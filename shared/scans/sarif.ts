@@ -58,10 +58,11 @@ type Found = Awaited<ReturnType<typeof findingsOfScan>>;
 
 /**
  * The findings with their `baselineState` against the previous completed scan of the scan's stream (the diff's
- * baseline; docs/SARIF-EXPORT.md, Baseline): new, unchanged, updated (the alert's severity changed) and absent
- * (reported by the previous scan only, with its alert). No baseline: no baselineState.
+ * baseline; docs/SARIF-EXPORT.md, Baseline): new, unchanged and updated (the alert's severity changed), and how many
+ * of the previous scan's findings are absent now. Those are counted, not listed as results: code scanning keeps an
+ * alert open while an upload carries its result, whatever its baselineState. No baseline: no baselineState.
  */
-function againstBaseline(current: Found, previous: Found | undefined): Found {
+function againstBaseline(current: Found, previous: Found | undefined): Found & { absent?: number } {
   if (!previous) return current;
   const severity = (found: Found) => new Map(found.alerts.map((a) => [a.pluginId, a.severity]));
   const [now, before] = [severity(current), severity(previous)];
@@ -69,14 +70,10 @@ function againstBaseline(current: Found, previous: Found | undefined): Found {
   const kept = new Set(current.findings.map((f) => f.findingHash));
   const stateOf = (f: Found['findings'][number]) =>
     !seen.has(f.findingHash) ? 'new' : now.get(f.pluginId) === before.get(f.pluginId) ? 'unchanged' : 'updated';
-  const absent = previous.findings.filter((f) => !kept.has(f.findingHash));
-  const absentPlugins = new Set(absent.map((f) => f.pluginId).filter((id) => !now.has(id)));
   return {
-    alerts: [...current.alerts, ...previous.alerts.filter((a) => absentPlugins.has(a.pluginId))],
-    findings: [
-      ...current.findings.map((f) => ({ ...f, baselineState: stateOf(f) }) as const),
-      ...absent.map((f) => ({ ...f, baselineState: 'absent' }) as const),
-    ],
+    alerts: current.alerts,
+    findings: current.findings.map((f) => ({ ...f, baselineState: stateOf(f) }) as const),
+    absent: previous.findings.filter((f) => !kept.has(f.findingHash)).length,
   };
 }
 
@@ -123,7 +120,7 @@ export async function scanSarif(
     rulesOfEnvironment(scan),
     descriptionOf(app.applicationId, q.oasPath),
   ]);
-  const { alerts, findings } = againstBaseline(current, before);
+  const { alerts, findings, absent } = againstBaseline(current, before);
   const gzip = acceptsGzip(request.acceptEncoding);
   const logs = sarifLogs(
     {
@@ -149,6 +146,7 @@ export async function scanSarif(
       }),
       description,
       configurationUri: q.configPath ?? 'stackhawk.yml',
+      ...(absent === undefined ? {} : { absentResults: absent }),
     },
     apiLimits(gzip),
   );

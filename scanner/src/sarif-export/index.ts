@@ -54,6 +54,8 @@ export interface ExportInput {
   description?: { uri: string; operations: OperationIndex };
   /** The artifact of findings the description does not place (the scan configuration file). */
   configurationUri: string;
+  /** With a baseline: how many of its findings this scan no longer reports (docs/SARIF-EXPORT.md, Baseline). */
+  absentResults?: number;
 }
 
 export interface SarifLimits {
@@ -258,6 +260,7 @@ function runOf(input: ExportInput, results: Result[], rules: ReportingDescriptor
       parts: part.parts,
       firstResult: part.first,
       totalResults: part.total,
+      ...(input.absentResults === undefined ? {} : { absentResults: input.absentResults }),
     },
   };
 }
