@@ -14,6 +14,7 @@ import { objectKeys } from '../storage/objects.ts';
 import { readObjectText } from '../storage/objects-io.ts';
 import { alertsOfScan, countedUrisOfScan, absoluteUrl } from '../results/scan-repository.ts';
 import { accessibleScan } from './scans.ts';
+import { coverageOfScan } from './coverage.ts';
 import type { ScanSarifQuery } from './inputs.ts';
 import type { Caller } from '../context/caller.ts';
 
@@ -89,10 +90,11 @@ export async function scanSarif(
 ): Promise<RawResponse> {
   const { scan, app } = await accessibleScan(caller, scanId);
   const used = new Set<string>();
-  const [{ alerts, findings }, rules, description] = await Promise.all([
+  const [{ alerts, findings }, rules, description, coverage] = await Promise.all([
     findingsOfScan(scan, used),
     rulesOfEnvironment(scan),
     descriptionOf(app.applicationId, q.oasPath),
+    coverageOfScan(scan),
   ]);
   const gzip = acceptsGzip(request.acceptEncoding);
   const logs = sarifLogs(
@@ -119,6 +121,17 @@ export async function scanSarif(
       }),
       description,
       configurationUri: q.configPath ?? 'stackhawk.yml',
+      ...(coverage
+        ? {
+            coverage: {
+              verdict: coverage.verdict,
+              reasons: coverage.reasons,
+              pages: coverage.pages,
+              requests: coverage.requests,
+              authenticatedRequests: coverage.authenticatedRequests,
+            },
+          }
+        : {}),
     },
     apiLimits(gzip),
   );

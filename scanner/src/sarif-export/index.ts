@@ -52,6 +52,17 @@ export interface ExportInput {
   description?: { uri: string; operations: OperationIndex };
   /** The artifact of findings the description does not place (the scan configuration file). */
   configurationUri: string;
+  /**
+   * A hosted scan's coverage verdict and main figures (docs/HOSTED-SCANS.md, Coverage), put in the invocation's
+   * properties; absent for a scan without a coverage record.
+   */
+  coverage?: {
+    verdict: string;
+    reasons: string[];
+    pages: number;
+    requests: number;
+    authenticatedRequests: number;
+  };
 }
 
 export interface SarifLimits {
@@ -240,6 +251,8 @@ function runOf(input: ExportInput, results: Result[], rules: ReportingDescriptor
         startTimeUtc: new Date(input.startedAt).toISOString(),
         ...(input.completedAt ? { endTimeUtc: new Date(input.completedAt).toISOString() } : {}),
         ...(partNote ? { toolExecutionNotifications: [{ level: 'note', message: { text: partNote } }] } : {}),
+        // The verdict says how much the scan covered, not whether it ran: executionSuccessful stays the scan's own.
+        ...(input.coverage ? { properties: { coverage: input.coverage } } : {}),
       },
     ],
     results,
