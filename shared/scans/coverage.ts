@@ -50,13 +50,19 @@ export const coverageWrite = (
   },
 });
 
+/** The scan's coverage record, or undefined for a scan without one (imported and CLI scans). */
+export async function coverageOfScan(scan: Pick<ScanRecord, 'applicationId' | 'environmentId' | 'scanId'>) {
+  const item = await getItem(keys.scanCoverage(scan.applicationId, scan.environmentId, scan.scanId));
+  return item ? (item.coverage as ScanCoverage) : undefined;
+}
+
 /** GET /api/v1/scan/{scanId}/coverage */
 export async function scanCoverage(caller: Caller, scanId: string) {
   const { scan } = await accessibleScan(caller, scanId);
-  const item = await getItem(keys.scanCoverage(scan.applicationId, scan.environmentId, scan.scanId));
-  if (!item)
+  const coverage = await coverageOfScan(scan);
+  if (!coverage)
     throw notFound(
       `scan ${scanId} has no coverage record: hosted scans (startScan) have one once their run ended; imported and CLI scans have none`,
     );
-  return { scanId, ...(item.coverage as ScanCoverage) };
+  return { scanId, ...coverage };
 }

@@ -15,6 +15,7 @@ import { readObjectText } from '../storage/objects-io.ts';
 import { alertsOfScan, countedUrisOfScan, absoluteUrl } from '../results/scan-repository.ts';
 import { accessibleScan } from './scans.ts';
 import { previousInStream } from './diff.ts';
+import { coverageOfScan } from './coverage.ts';
 import type { ScanSarifQuery } from './inputs.ts';
 import type { Caller } from '../context/caller.ts';
 
@@ -114,11 +115,12 @@ export async function scanSarif(
   const { scan, app } = await accessibleScan(caller, scanId);
   const used = new Set<string>();
   const previous = await previousInStream(scan);
-  const [current, before, rules, description] = await Promise.all([
+  const [current, before, rules, description, coverage] = await Promise.all([
     findingsOfScan(scan, used),
     previous && findingsOfScan(previous, used),
     rulesOfEnvironment(scan),
     descriptionOf(app.applicationId, q.oasPath),
+    coverageOfScan(scan),
   ]);
   const { alerts, findings, absent } = againstBaseline(current, before);
   const gzip = acceptsGzip(request.acceptEncoding);
@@ -147,6 +149,17 @@ export async function scanSarif(
       description,
       configurationUri: q.configPath ?? 'stackhawk.yml',
       ...(absent === undefined ? {} : { absentResults: absent }),
+      ...(coverage
+        ? {
+            coverage: {
+              verdict: coverage.verdict,
+              reasons: coverage.reasons,
+              pages: coverage.pages,
+              requests: coverage.requests,
+              authenticatedRequests: coverage.authenticatedRequests,
+            },
+          }
+        : {}),
     },
     apiLimits(gzip),
   );

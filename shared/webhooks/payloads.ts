@@ -4,6 +4,8 @@ import { rulesOf } from '../results/finding-repository.ts';
 import { reportStatus, TRIAGE_STATUSES, type TriageStatus } from '../results/statuses.ts';
 import { SEVERITIES } from '../input/severities.ts';
 import { config } from '../config.ts';
+import { keys } from '../db/keys.ts';
+import { getItem } from '../db/query.ts';
 import { slackEscape, teamsEscape } from '../input/markup.ts';
 import type { OutboxEvent } from './events.ts';
 import type { WebhookFormat } from './inputs.ts';
@@ -101,6 +103,14 @@ type JsonBody = Record<
 >;
 
 /** The JSON body of an event (StackHawk's shape), its findings cut to fit MAX_BODY_BYTES. */
+/**
+ * A hosted scan's coverage verdict (docs/HOSTED-SCANS.md, Coverage), read from its record by key: the coverage
+ * operation lives in scans/, above this layer. Added beside StackHawk's fields, so their consumers read on.
+ */
+const coverageVerdictOf = async (scan: ScanRecord) =>
+  (await getItem(keys.scanCoverage(scan.applicationId, scan.environmentId, scan.scanId)))?.coverage as
+    { verdict: string; reasons: string[] } | undefined;
+
 export async function jsonBody(event: OutboxEvent): Promise<JsonBody> {
   const d = event.data as Record<string, string | number | undefined>;
   if (event.type === 'scanStarted') return { service: 'StackHawk', scanStarted: { scan: scanView(event) } };
@@ -186,6 +196,7 @@ export async function jsonBody(event: OutboxEvent): Promise<JsonBody> {
   alerts.sort(
     (a, b) => SEVERITIES.indexOf(a.severity) - SEVERITIES.indexOf(b.severity) || a.pluginId.localeCompare(b.pluginId),
   );
+  const coverage = scan && (await coverageVerdictOf(scan));
   const count = (severity: 'High' | 'Medium' | 'Low') => scan?.stats?.urisBySeverity?.[severity] ?? 0;
   const triaged = (severity: 'High' | 'Medium' | 'Low') =>
     (scan?.stats?.byStatus?.FALSE_POSITIVE?.[severity] ?? 0) + (scan?.stats?.byStatus?.RISK_ACCEPTED?.[severity] ?? 0);
@@ -206,6 +217,7 @@ export async function jsonBody(event: OutboxEvent): Promise<JsonBody> {
         highTriagedCount: String(triaged('High')),
       },
     },
+    ...(coverage ? { coverage: { verdict: coverage.verdict, reasons: coverage.reasons } } : {}),
   };
   for (const limit of PATH_LIMITS) {
     const body = {

@@ -9,6 +9,7 @@ import { api, baseUrl } from './client.ts';
 import { addUserTo, createTenant, type Tenant } from './fixtures.ts';
 import { alert, completeScan, createApp, reportAlerts, startScan } from './scan-helpers.ts';
 import { sarifSchemaErrors } from '../../scanner/test/sarif-schema.ts';
+import { hostedScanWithCoverage, sampleCoverage } from './hosted-run-helpers.ts';
 
 // GET /api/v1/scan/{scanId}/sarif and `hawk-scanner sarif` (docs/SARIF-EXPORT.md): a reported scan with findings,
 // some triaged, read back as SARIF, checked against the official schema and finding by finding.
@@ -73,6 +74,27 @@ const byHash = (results: Result[]) =>
   new Map(results.map((r) => [r.partialFingerprints!['hawkFindingHash/v1'], r] as const));
 
 describe('GET /api/v1/scan/{scanId}/sarif', () => {
+  it("puts a hosted scan's coverage verdict in the run's invocation properties; a scan without a record has none", async () => {
+    const tenant = await createTenant();
+    const { scanId } = await hostedScanWithCoverage(tenant);
+    const { log } = await sarifOf(tenant.token, scanId);
+    expect(sarifSchemaErrors(log)).toEqual([]);
+    const { verdict, reasons, pages, requests, authenticatedRequests } = sampleCoverage;
+    // executionSuccessful stays the scan's own success: an AUTH_DEGRADED scan still ran.
+    expect(log.runs[0].invocations).toEqual([
+      expect.objectContaining({
+        executionSuccessful: true,
+        properties: { coverage: { verdict, reasons, pages, requests, authenticatedRequests } },
+      }),
+    ]);
+
+    const appId = await createApp(tenant);
+    const reported = await startScan(tenant.token, appId);
+    await completeScan(tenant.token, reported.scanId);
+    const plain = await sarifOf(tenant.token, reported.scanId);
+    expect(plain.log.runs[0].invocations![0].properties).toBeUndefined();
+  });
+
   it("names an imported report's tool and version, and places its findings", async () => {
     const tenant = await createTenant();
     const appId = await createApp(tenant);

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { api } from './client.ts';
 import { addUserTo, createTenant, type Tenant } from './fixtures.ts';
 import { alert, completeScan, createApp, reportAlerts, startScan } from './scan-helpers.ts';
+import { hostedScanWithCoverage, sampleCoverage } from './hosted-run-helpers.ts';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHmac, timingSafeEqual } from 'node:crypto';
@@ -253,6 +254,26 @@ const deliveriesOf = async (tenant: Tenant, webhookId: string) => {
 };
 
 describe('webhook delivery (the in-table queue of npm start)', () => {
+  it("a hosted scan's scanCompleted carries its coverage verdict and reasons", async () => {
+    const tenant = await createTenant();
+    await allowPrivate(tenant);
+    const receiver = await startReceiver();
+    try {
+      await subscribe(tenant, receiver.url, ['scanCompleted']);
+      const { scanId } = await hostedScanWithCoverage(tenant);
+      const received = await until(
+        () => receiver.received,
+        (r) => r.length >= 1,
+      );
+      const completed = received.find((r) => r.headers['x-hawk-event'] === 'scanCompleted')!.body.scanCompleted;
+      expect(completed.scan.id).toBe(scanId);
+      expect(completed.completedScanStats.urlsCount).toBe(String(sampleCoverage.pages));
+      expect(completed.coverage).toEqual({ verdict: sampleCoverage.verdict, reasons: sampleCoverage.reasons });
+    } finally {
+      await receiver.close();
+    }
+  });
+
   it('a scan and a triage reach the receiver once each, signed, in StackHawk shape, and are logged', async () => {
     const tenant = await createTenant();
     await allowPrivate(tenant);
@@ -280,6 +301,7 @@ describe('webhook delivery (the in-table queue of npm start)', () => {
       }
       const completed = receiver.received.find((r) => r.headers['x-hawk-event'] === 'scanCompleted')!.body;
       expect(completed.service).toBe('StackHawk');
+      expect(completed.scanCompleted.coverage).toBeUndefined(); // a reported scan has no coverage record
       expect(completed.scanCompleted.scan).toMatchObject({ id: scanId, envId, applicationId: appId, env: 'dev' });
       expect(completed.scanCompleted.completedScanStats.scanResultsStats).toMatchObject({
         highCount: '2',

@@ -56,6 +56,17 @@ export interface ExportInput {
   configurationUri: string;
   /** With a baseline: how many of its findings this scan no longer reports (docs/SARIF-EXPORT.md, Baseline). */
   absentResults?: number;
+  /**
+   * A hosted scan's coverage verdict and main figures (docs/HOSTED-SCANS.md, Coverage), put in the invocation's
+   * properties; absent for a scan without a coverage record.
+   */
+  coverage?: {
+    verdict: string;
+    reasons: string[];
+    pages: number;
+    requests: number;
+    authenticatedRequests: number;
+  };
 }
 
 export interface SarifLimits {
@@ -245,6 +256,8 @@ function runOf(input: ExportInput, results: Result[], rules: ReportingDescriptor
         startTimeUtc: new Date(input.startedAt).toISOString(),
         ...(input.completedAt ? { endTimeUtc: new Date(input.completedAt).toISOString() } : {}),
         ...(partNote ? { toolExecutionNotifications: [{ level: 'note', message: { text: partNote } }] } : {}),
+        // The verdict says how much the scan covered, not whether it ran: executionSuccessful stays the scan's own.
+        ...(input.coverage ? { properties: { coverage: input.coverage } } : {}),
       },
     ],
     results,

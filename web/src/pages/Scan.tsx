@@ -1,7 +1,7 @@
 import { Link, useParams } from 'react-router';
 import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { api, unwrap } from '../api/client';
+import { ApiError, api, unwrap } from '../api/client';
 import { Empty, QueryView } from '../components/states';
 import { ALL_SEVERITIES, SeverityBadge, formatTime, scannerName, useTitle } from '../components/ui';
 import { statusLabel, untriagedOf } from '../components/triage-status';
@@ -65,6 +65,7 @@ export default function ScanPage() {
                       .join(' · ')}
               </dd>
             </dl>
+            <ScanCoverage scanId={scanId} />
             {r.configHash && <ScanConfiguration appId={scan.applicationId!} configHash={r.configHash} />}
             {r.applicationAlerts!.length === 0 &&
               (scan.status === 'STARTED' ? (
@@ -111,6 +112,50 @@ export default function ScanPage() {
 /** The configuration a hosted scan's run was started with, in words (its tag: docs/HOSTED-SCANS.md, Runs). */
 const hostedConfiguration = (tags: { name?: string; value?: string }[] | undefined) =>
   tags?.find((tag) => tag.name === 'HAWK_SCAN_CONFIGURATION')?.value;
+
+const VERDICTS: Record<string, string> = {
+  COMPLETE: 'Complete',
+  PARTIAL: 'Partial',
+  AUTH_DEGRADED: 'Authentication degraded',
+  LOW_COVERAGE: 'Low coverage',
+};
+
+/**
+ * A hosted scan's coverage verdict and its reasons (getScanCoverage; docs/HOSTED-SCANS.md, Coverage). A scan without
+ * a coverage record (404: imported and CLI scans) shows nothing.
+ */
+function ScanCoverage({ scanId }: { scanId: string }) {
+  const coverage = useQuery({
+    queryKey: ['scan-coverage', scanId],
+    retry: false,
+    queryFn: () =>
+      unwrap(api.GET('/api/v1/scan/{scanId}/coverage', { params: { path: { scanId } } })).catch((error: unknown) => {
+        if (error instanceof ApiError && error.status === 404) return null;
+        throw error;
+      }),
+  });
+  const c = coverage.data;
+  if (!c) return null;
+  const reasons = c.reasons ?? [];
+  return (
+    <section aria-labelledby="scan-coverage">
+      <h2 id="scan-coverage">Coverage</h2>
+      <p data-testid="scan-verdict">
+        <strong>{VERDICTS[c.verdict ?? ''] ?? c.verdict}</strong>{' '}
+        <span className="muted">
+          {c.pages} pages · {c.requests} requests, {c.authenticatedRequests} with the session
+        </span>
+      </p>
+      {reasons.length > 0 && (
+        <ul data-testid="scan-verdict-reasons">
+          {reasons.map((reason) => (
+            <li key={reason}>{reason}</li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
 
 /** The configuration the scan ran with, fetched when opened. */
 function ScanConfiguration({ appId, configHash }: { appId: string; configHash: string }) {
