@@ -65,7 +65,8 @@ export default function ScanPage() {
                       .join(' · ')}
               </dd>
             </dl>
-            <ScanCoverage scanId={scanId} />
+            {/* Only hosted scans (tagged with their configuration) have a coverage record: others would answer 404. */}
+            {hostedConfiguration(r.tags) && <ScanCoverage scanId={scanId} />}
             {r.configHash && <ScanConfiguration appId={scan.applicationId!} configHash={r.configHash} />}
             {r.applicationAlerts!.length === 0 &&
               (scan.status === 'STARTED' ? (
