@@ -73,6 +73,8 @@ describe("the application's scan secrets on the dashboard", () => {
       await section.getByLabel('Secret name').fill('SHOP_PASSWORD');
       await field.fill(replacement);
       await section.getByRole('button', { name: 'Set secret' }).click();
+      // Sent and answered once the form is emptied: filling it sooner races the form's reset after the answer.
+      await expect.poll(() => field.inputValue()).toBe('');
       await expect.poll(() => section.getByRole('rowheader').count()).toBe(1);
       // A bad name: the service's message, nothing stored.
       await section.getByLabel('Secret name').evaluate((input) => input.removeAttribute('pattern'));
