@@ -6,7 +6,6 @@
 // public (no finding); otherwise another user's (or no session's) same object is broken object level authorization
 // when the request names the object by an identifier, and broken function level authorization when it names none
 // (a function whose answer only the primary's session should reach).
-import type { RunCoverage } from './run-coverage.ts';
 
 /** A request and its answer as the proxy saw them (bodies as text, decoded). */
 export interface Exchange {
@@ -41,8 +40,22 @@ export interface Candidate {
   responseIds: string[];
 }
 
-/** The phase's figures, in the run's coverage record (replayed requests per user): endScanRun's schema of them. */
-export type AuthorizationCoverage = NonNullable<RunCoverage['authorization']>;
+/** The phase's figures, in the run's coverage record (replayed requests per user). */
+export interface AuthorizationCoverage {
+  /** The primary's recorded requests that carry identifiers and were replayed. */
+  candidates: number;
+  users: { name: string; replayed: number }[];
+  /** Requests replayed without a session. */
+  unauthenticatedReplayed: number;
+  /** Candidates of an unsafe method not replayed (hawk.authorization.replayUnsafeMethods is false). */
+  skippedUnsafe: number;
+  /** Candidates left alone by hawk.authorization.excludePaths. */
+  excluded: number;
+  findings: number;
+  /** What cut the phase short, if anything: its request budget or the run's deadline. */
+  cutBy: '' | 'REQUEST_BUDGET' | 'DEADLINE';
+  durationSeconds: number;
+}
 
 export const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
