@@ -18,6 +18,12 @@ export interface User {
   organizationIds?: Set<string>;
   /** Whether `organizationIds` is complete: true for users created since it is kept; older ones are read from gsi1. */
   organizationIdsKept?: boolean;
+  /**
+   * The organization whose identity provider made this user at a first sign-in (shared/sso/provisioning.ts). Its
+   * address is only that provider's word, which any organization's owner controls: it claims no e-mail address, so
+   * the address's owner may still have an account of their own (an invitation's) elsewhere.
+   */
+  provisionedBy?: string;
 }
 
 /** Creates the user and claims its e-mail address in one transaction: e-mail addresses are unique. */
@@ -30,7 +36,10 @@ export async function putUser(user: Omit<User, 'organizationIds' | 'organization
   }
 }
 
-/** The user's item and its e-mail claim (both new), for a transaction (putUser, sign-in's provisioning). */
+/**
+ * The user's item and its e-mail claim (both new), for a transaction (putUser, invitations, sign-in's provisioning);
+ * a user a provider made (`provisionedBy`) claims no address.
+ */
 export const newUserItems = (
   user: Omit<User, 'organizationIds' | 'organizationIdsKept'>,
   /** The organizations it joins in the same transaction (whose membership writes then leave the user item alone). */
@@ -43,7 +52,9 @@ export const newUserItems = (
     organizationIdsKept: true,
     ...(organizationIds.length ? { organizationIds: new Set(organizationIds) } : {}),
   }),
-  named('emailTaken', putNewItem({ ...keys.userEmail(user.email), entity: 'userEmail', userId: user.userId })),
+  ...(user.provisionedBy
+    ? []
+    : [named('emailTaken', putNewItem({ ...keys.userEmail(user.email), entity: 'userEmail', userId: user.userId }))]),
 ];
 
 /** The id of the user with this e-mail address (any case), if any. */

@@ -39,7 +39,9 @@ export class LinkRequired extends Error {
 
 /**
  * Where the identity's user comes from: the user already linked to it, else a new user, which single sign-on alone
- * signs in (no API key; its sessions reach only this organization). An existing user of the address: LinkRequired.
+ * signs in (no API key; its sessions reach only this organization) and which claims no e-mail address: the
+ * provider's word would otherwise keep the address's owner from ever accepting another organization's invitation.
+ * An existing user of the address (one that claimed it): LinkRequired.
  */
 async function userOf(provider: SsoProviderRecord, identity: SignedInIdentity) {
   const orgId = provider.organizationId;
@@ -53,6 +55,8 @@ async function userOf(provider: SsoProviderRecord, identity: SignedInIdentity) {
     email: identity.email,
     fullName: identity.name || identity.email.split('@')[0]!,
     createdAt: Date.now(),
+    // The provider's word on the address: it claims none (another organization may invite its owner).
+    provisionedBy: orgId,
   };
   return {
     userId,

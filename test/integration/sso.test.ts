@@ -605,7 +605,7 @@ describe("single sign-on never takes over an account on a provider's word", () =
     expect((await confirm(session.body.token)).status).toBe(403);
   });
 
-  it('keeps an account made by a provider to its organization when another organization invites the address', async () => {
+  it("keeps an account made by a provider to its organization, and never blocks the address's owner elsewhere", async () => {
     const email = `squat-${Date.now()}@example.test`;
     accounts.squat = { email };
     const first = await signIn('squat');
@@ -616,16 +616,19 @@ describe("single sign-on never takes over an account on a provider's word", () =
       body: { email },
     });
     expect(invited.status, invited.text).toBe(200);
-    // The address has an account (the provider's): the link alone cannot attach it (acceptInvitation), and its
-    // single sign-on session, scoped to the provider's organization, cannot accept signed in either.
-    const accepted = await api('POST', '/api/v1/invitations/accept', { body: { token: invited.body.token } });
-    expect(accepted.status, accepted.text).toBe(401);
+    // The provider's session, scoped to its organization, cannot accept it signed in.
     const asUser = await api('POST', '/api/v1/user/invitations/accept', {
       token: first.body.token,
       body: { token: invited.body.token },
     });
     expect(asUser.status, asUser.text).toBe(401);
+    // The provider's word claimed no address: its owner accepts with the link alone, as a new account of their own
+    // (not the provider's), which the provider's organization never reaches.
+    const accepted = await api('POST', '/api/v1/invitations/accept', { body: { token: invited.body.token } });
+    expect(accepted.status, accepted.text).toBe(200);
+    expect(accepted.body.member.userId).not.toBe(squatter);
     expect(await membership(victim.orgId, squatter)).toBeUndefined();
+    expect(await membership(attacker.orgId, accepted.body.member.userId)).toBeUndefined();
     const again = await signIn('squat');
     expect(again.status, again.text).toBe(200);
     expect(await reach(again.body.token)).toEqual({ organizations: [attacker.orgId], victimOrg: 401, newKey: 401 });
