@@ -90,7 +90,7 @@ export function runnerTask(run: PerchRun, runner: ScanRunnerConfig, token: strin
 
 /**
  * The runner's access token: the starter's session narrowed to RUNNER_PERMISSIONS (within the starter's key's own
- * scope) and ending with the run at the latest (its wait in the queue, then its scan), so it is worth nothing once
+ * scope) and to the run's organization, and ending with the run at the latest (its wait in the queue, then its scan), so it is worth nothing once
  * the run is over. It names the run it was issued for (signed, so no other agent can claim it): the device the
  * runner registers records it, and its task's stop finds that device by it (shared/perch/runner-stops.ts).
  */
@@ -101,7 +101,9 @@ export async function runnerToken(caller: Caller, run: PerchRun, now = Date.now(
     scope: {
       permissions: allowed ? RUNNER_PERMISSIONS.filter((p) => allowed.includes(p)) : RUNNER_PERMISSIONS,
       ...(caller.scope?.applicationId ? { applicationId: caller.scope.applicationId } : {}),
-      ...(caller.scope?.organizationId ? { organizationId: caller.scope.organizationId } : {}),
+      // The run's organization only: the starter's other organizations (their queues, their scan secrets) are
+      // never reachable from a runner carrying this organization's scan configuration.
+      organizationId: run.organizationId,
     },
     notAfter,
     lifetimeSeconds: Math.ceil((notAfter - now) / 1000),

@@ -17,6 +17,7 @@ import { getDevice, getRun, setScanConcurrency, slotsOf } from '../../shared/per
 import { reportScanRunStarted } from '../../shared/perch/run-scan.ts';
 import { scanStartedBody } from '../../shared/scans/inputs.ts';
 import { createCaller } from '../../shared/identity/caller.ts';
+import { addMember } from '../../shared/identity/admin.ts';
 import { db } from '../../shared/db/client.ts';
 import { keys } from '../../shared/db/keys.ts';
 import { config } from '../../shared/config.ts';
@@ -340,6 +341,14 @@ describe('the hosted runner (docs/HOSTED-SCANS.md, "Where scans run")', { timeou
     // queue (until deadlineAt), then its scan.
     const claims = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString());
     expect(claims.scp).toEqual(['write:device', 'write:scan']);
+    // And worth only in the run's organization: the starter's other organizations (their queues and scan secrets)
+    // are out of a runner's reach.
+    expect(claims.org).toBe(tenant.orgId);
+    const elsewhere = await createTenant();
+    await addMember({ organizationId: elsewhere.orgId, userId: tenant.userId });
+    const device = { name: 'stray', engines: ['wapiti'] };
+    const there = await api('POST', `/api/v1/org/${elsewhere.orgId}/perch/devices`, { token, body: device });
+    expect(there.status, there.text).toBe(401);
     // It names its run (signed): the device the runner registers is known by it when its task stops.
     expect(claims.run).toBe(run.scanKey);
     expect(claims.exp).toBeLessThanOrEqual(Math.floor((run.deadlineAt + config.perchMaxScanSeconds * 1000) / 1000));
