@@ -98,7 +98,7 @@ export const storeLog = (api: Service, path: RunPath, deviceId: string, text: st
 /** A run's context at its acknowledgement (the work directory made by the caller). */
 export function openRun(command: StartCommand, context: RunContext, workDir: string): Run {
   const path = runPath(command);
-  const log = new RunLog(context.echo);
+  const log = new RunLog(context.echo, Object.values(context.secrets ?? {}));
   const run: Run = {
     state: 'acknowledged',
     command,

@@ -1,13 +1,28 @@
 // The run's log (agent events, engine output, each phase with its time) and its uploads to the service.
 
-/** The run's log: timestamped lines, kept whole up to a size, sent to the service at each phase and at the end. */
+/**
+ * The run's log: timestamped lines, kept whole up to a size, sent to the service at each phase and at the end. The
+ * values of the run's scan secrets (given with its acknowledgement) never appear in it, nor in what the agent echoes:
+ * wherever a line quotes one (a login URL, a target's answer, an error), it reads ***.
+ */
 export class RunLog {
   private lines: string[] = [];
   private bytes = 0;
   private dropped = 0;
-  constructor(private readonly echo?: (line: string) => void) {}
+  private readonly secrets: string[];
+  constructor(
+    private readonly echo?: (line: string) => void,
+    secrets: Iterable<string> = [],
+  ) {
+    // Longest first, so a secret containing another is hidden whole.
+    this.secrets = [...new Set(secrets)].filter(Boolean).sort((a, b) => b.length - a.length);
+  }
+  /** `text` with every scan secret's value as ***: the run's error message goes through it too. */
+  redact(text: string): string {
+    return this.secrets.reduce((redacted, secret) => redacted.replaceAll(secret, '***'), text);
+  }
   add(line: string) {
-    const stamped = `${new Date().toISOString()} ${line}`;
+    const stamped = `${new Date().toISOString()} ${this.redact(line)}`;
     this.echo?.(stamped);
     if (this.bytes + stamped.length > 900_000) {
       this.dropped++;

@@ -336,7 +336,7 @@ export async function end(run: Run, outcome: Outcome): Promise<RunState> {
     ...(run.command.retest && outcome.state === 'COMPLETED' ? { retest: { found: retestFound(run) } } : {}),
     log,
     ...(outcome.state === 'ERROR'
-      ? { error: { errorType: outcome.error.errorType, message: outcome.error.message.slice(0, 2000) } }
+      ? { error: { errorType: outcome.error.errorType, message: run.log.redact(outcome.error.message).slice(0, 2000) } }
       : {}),
   };
   const ending = serviceCall(api, 'POST', '/api/v1/app/{appId}/perch/runs/{scanKey}/end', {
