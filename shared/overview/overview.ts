@@ -24,11 +24,21 @@ export const COVERAGE_LISTED = 20;
 
 const DAY = 24 * 60 * 60 * 1000;
 
-/** The overdue findings of the environment's current scans: its tool streams' latest (docs/DATA-MODEL.md, Tool streams). */
-async function overdueOfEnvironment(orgId: string, env: ListEntry, now: number) {
-  const [record] = await getEnvironmentsByKeys([env]); // the list entry does not carry the streams
-  const scans = record ? await currentScansOf(record, undefined) : [];
-  return Promise.all(scans.map(async (scan) => ({ env, scan, ...(await overdueOfScan(orgId, scan, now)) })));
+/**
+ * The overdue findings of the environments' current scans: each one's tool streams' latest (docs/DATA-MODEL.md, Tool
+ * streams), their records read together (one BatchGetItem: the list entries do not carry the streams). The overview's
+ * one source of overdue counts: an environment without a record (deleted meanwhile) has none.
+ */
+export async function overdueOfEnvironments(orgId: string, envs: ListEntry[], now: number) {
+  const records = envs.length ? await getEnvironmentsByKeys(envs) : [];
+  const byId = new Map(records.map((record) => [record.environmentId, record]));
+  return Promise.all(
+    envs.map(async (env) => {
+      const record = byId.get(env.environmentId);
+      const scans = record ? await currentScansOf(record, undefined) : [];
+      return Promise.all(scans.map(async (scan) => ({ env, scan, ...(await overdueOfScan(orgId, scan, now)) })));
+    }),
+  );
 }
 
 /** Up to `limit` entries of `walk` that `keep` accepts, reading at most `budget` entries; stops early at `until`. */
@@ -98,25 +108,46 @@ function riskiest(
     }));
 }
 
+/** How far the overview's walks read: the request's bounds (above), or none for a full recomputation. */
+export interface OverviewWalks {
+  riskEntries: number;
+  coverageEntries: number;
+}
+export const REQUEST_WALKS: OverviewWalks = { riskEntries: RISK_WALK_ENTRIES, coverageEntries: COVERAGE_WALK_ENTRIES };
+export const FULL_WALKS: OverviewWalks = { riskEntries: Infinity, coverageEntries: Infinity };
+
 export async function organizationOverview(caller: Caller, orgId: string) {
   const membership = await caller.authorize(orgId);
-  const now = Date.now();
   const scope = await listScope(orgId, membership, [...APPLICATION_TYPES], []);
+  return overviewOf(orgId, (entry) => scope.keep(entry), Date.now(), REQUEST_WALKS);
+}
+
+/**
+ * The overview of the environments `keep` accepts (a member's team rules), as of `now`: with REQUEST_WALKS what the
+ * request answers; with FULL_WALKS the same figures from every environment, the recomputation a faster source of
+ * them is checked against.
+ */
+export async function overviewOf(
+  orgId: string,
+  keep: (entry: ListEntry) => boolean,
+  now: number,
+  walks: OverviewWalks,
+) {
   const [risky, stale] = await Promise.all([
     // The findings index in descending order: environments with untriaged findings, most first; the walk ends at
     // the first environment with none.
     takeEntries(
       environmentEntries(orgId, 'findings', false, 50),
-      (e) => scope.keep(e),
-      RISK_WALK_ENTRIES,
+      keep,
+      walks.riskEntries,
       (e) => !e.lastScanTotalUntriaged,
     ),
     // The scan-date index in ascending order: never scanned first, then the oldest last scans; the walk ends at the
     // first environment scanned within 7 days.
     takeEntries(
       environmentEntries(orgId, 'scanDate', true, 100),
-      (e) => scope.keep(e),
-      COVERAGE_WALK_ENTRIES,
+      keep,
+      walks.coverageEntries,
       (e) => (e.lastScanTimestamp ?? 0) > now - 7 * DAY,
     ),
   ]);
@@ -127,7 +158,7 @@ export async function organizationOverview(caller: Caller, orgId: string) {
   const [apps, openNow, overdueSets] = await Promise.all([
     getApplications([...namedApps]),
     applicationsOpenNow(orgId, riskyApps),
-    Promise.all(overdueEnvs.map((env) => overdueOfEnvironment(orgId, env, now))),
+    overdueOfEnvironments(orgId, overdueEnvs, now),
   ]);
   const appById = new Map(apps.filter((a) => a.organizationId === orgId).map((a) => [a.applicationId, a]));
 
