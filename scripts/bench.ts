@@ -2,8 +2,9 @@
 // the local HTTP server, all on free ports), runs the benchmark sections of scripts/bench/ in one run and records
 // it (scripts/bench/record.ts): bench-results/runs/<date>-<commit>.json with the commit and the machine, and
 // bench-results/latest.json/.md with every section's newest figures. Naming sections reruns only those; the other
-// sections keep their figures from earlier runs (`million` runs only when named). Progress goes to stderr. `--rebuild-latest` only rewrites
-// latest.json/.md from the run files (after a merge brought in runs from another branch).
+// sections keep their figures from earlier runs; `million` runs only when named. Progress goes to stderr.
+// `--rebuild-latest` only rewrites latest.json/.md from the run files (after a merge brought in runs from another
+// branch).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,9 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { benchTenant, measure, type BenchSection, type Timing } from './harness.ts';
 import { seed } from './lists.ts';
 import { alertsOf, Seeder, type ScanToPublish } from './million-seed.ts';
+import { RESULTS_DIR, runSource } from './record.ts';
 
 // A million findings (issue 49): one organization with 2,000 environments (400 applications of 5, seeded as the
 // lists section seeds them, unscanned), grown to 10,000, 100,000 and 1,000,000 findings (BENCH_MILLION_SIZES, e.g.
@@ -38,6 +40,46 @@ function dynamodbPeakRssMb(): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** One size's figures, as the section records them. */
+interface SizeFigures {
+  findings: number;
+  seed: { items: number; seconds: number; itemsPerSecond: number };
+  requests: Record<string, Probe>;
+  memoryMb: { serverProcessRssPeak: number; heapPeak: number; dynamodbLocalRssPeak?: number };
+}
+
+/** bench-results/million.md: one row per request, one column per size (p50 / p95 ms, calls, read units). */
+function writeTable(sizes: number[], figures: Record<string, SizeFigures>, commit: string): void {
+  const cell = (p: Probe | undefined) =>
+    !p
+      ? ''
+      : p.failed
+        ? `failed: ${p.failed.slice(0, 80)}`
+        : `${p.p50Ms} / ${p.p95Ms} ms, ${p.dynamodbCalls} calls, ${p.readUnits} RU${p.writeUnits ? `, ${p.writeUnits} WU` : ''}`;
+  // Rows by name, with the page numbers (which change with the size) left out of the name.
+  const rowName = (name: string) => name.replace(/ \(\d+\)$/, '').replace(/ \(\d+ findings\)$/, '');
+  const names = [...new Set(sizes.flatMap((size) => Object.keys(figures[size].requests).map(rowName)))];
+  const find = (size: number, name: string) =>
+    Object.entries(figures[size].requests).find(([key]) => rowName(key) === name)?.[1];
+  const head = `| request | ${sizes.map((size) => `${size.toLocaleString('en')} findings`).join(' | ')} |`;
+  const lines = [
+    '# A million findings',
+    '',
+    `Written by \`npm run bench -- million\` (scripts/bench/million.ts) at ${commit.slice(0, 10)}, ${new Date().toISOString()}.`,
+    "Each cell: p50 / p95 latency through the HTTP API, then one request's DynamoDB calls and read units (RU).",
+    `One run on a shared 2-core machine: latencies are rough, calls and units exact. Goal (issue 49): calls and read`,
+    'units flat from 10k to 1M for every page read, memory bounded, no request over 1 s at 1M.',
+    '',
+    head,
+    `|---|${sizes.map(() => '---|').join('')}`,
+    ...names.map((name) => `| ${name} | ${sizes.map((size) => cell(find(size, name))).join(' | ')} |`),
+    `| peak RSS: server process (with seeder and client) / DynamoDB Local | ${sizes.map((size) => `${figures[size].memoryMb.serverProcessRssPeak} / ${figures[size].memoryMb.dynamodbLocalRssPeak ?? '?'} MB`).join(' | ')} |`,
+    `| seed so far: items, items/s | ${sizes.map((size) => `${figures[size].seed.items.toLocaleString('en')}, ${figures[size].seed.itemsPerSecond}/s`).join(' | ')} |`,
+    '',
+  ];
+  writeFileSync(join(RESULTS_DIR, 'million.md'), lines.join('\n'));
 }
 
 interface Probe extends Partial<Timing> {
@@ -91,6 +133,17 @@ const section: BenchSection = {
       }
     };
 
+    // The SARIF, diff and triage environment (created before the seed makes the member one of a team it does not
+    // write): two scans of 10,000 findings.
+    const bigApp = JSON.parse(
+      await call('POST', `/api/v1/org/${orgId}/app`, 'application/json', {
+        name: 'million-sarif',
+        env: 'big',
+      }),
+    );
+    const bigEnvId = JSON.parse(await call('GET', `/api/v1/app/${bigApp.applicationId}/env/list`)).environments[0]
+      .environmentId as string;
+    const big = { applicationId: bigApp.applicationId as string, environmentId: bigEnvId };
     ctx.progress(`seeding ${ENVIRONMENTS} environments (unscanned)`);
     const { environments } = await seed(ctx, orgId, userId, ENVIRONMENTS, { label: 'million', lastScans: false });
     // Environment e of every application, then e + 1: environments published together are of different applications.
@@ -101,16 +154,6 @@ const section: BenchSection = {
     const seeder = new Seeder(ctx, userId, PARALLEL);
     await seeder.load();
 
-    // The SARIF, diff and triage environment: two scans of 10,000 findings.
-    const bigApp = JSON.parse(
-      await call('POST', `/api/v1/org/${orgId}/app`, 'application/json', {
-        name: 'million-sarif',
-        env: 'big',
-      }),
-    );
-    const bigEnvId = JSON.parse(await call('GET', `/api/v1/app/${bigApp.applicationId}/env/list`)).environments[0]
-      .environmentId as string;
-    const big = { applicationId: bigApp.applicationId as string, environmentId: bigEnvId };
     await seeder.publish([{ ...big, report: () => alertsOf(0, BIG, 20) }], 'big environment, scan 1');
     const [bigScanId] = await seeder.publish(
       [{ ...big, report: () => alertsOf(BIG_CHANGE, BIG + BIG_CHANGE, 20) }],
@@ -128,13 +171,8 @@ const section: BenchSection = {
     for (const size of SIZES) {
       const perEnv = size / ENVIRONMENTS;
       const scans: ScanToPublish[] = byPosition.map((env) => ({ ...env, report: () => alertsOf(0, perEnv) }));
-      await seeder.publish(scans, `${size} findings (${perEnv} per environment)`);
-      const lastEnv = byPosition[0];
-      const envScanId = JSON.parse(
-        await call('GET', `/api/v1/app/${lastEnv.applicationId}/env/list`),
-      ).environments.find((e: { environmentId: string }) => e.environmentId === lastEnv.environmentId)?.lastScanId as
-        string | undefined;
-
+      // The first environment's new scan: its diff against its previous one.
+      const [envScanId] = await seeder.publish(scans, `${size} findings (${perEnv} per environment)`);
       ctx.progress(`${size}: measuring`);
       const peak = { rss: 0, heap: 0 };
       const sample = () => {
@@ -211,6 +249,9 @@ const section: BenchSection = {
       };
       // Each size's figures on stderr too, so that a run stopped at a later size keeps them.
       ctx.progress(`${size}: ${JSON.stringify(results[String(size)])}`);
+      // The table after each size, so that a run stopped at a later size keeps the sizes it measured.
+      const measured = SIZES.slice(0, SIZES.indexOf(size) + 1);
+      writeTable(measured, results as unknown as Record<string, SizeFigures>, runSource().commit);
     }
     return results;
   },
