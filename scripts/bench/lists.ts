@@ -31,7 +31,17 @@ const APP_SORTS = [
   'thirtyDayCommitActivity',
 ];
 
-export async function seed(ctx: BenchContext, orgId: string, userId: string, envCount: number) {
+/**
+ * Seeds `envCount` environments (5 per application) of the organization. `lastScans: false` leaves every environment
+ * unscanned (a section that publishes real scans afterwards: scripts/bench/million-seed.ts); `label` names the ids.
+ */
+export async function seed(
+  ctx: BenchContext,
+  orgId: string,
+  userId: string,
+  envCount: number,
+  { label = `lists-${envCount}`, lastScans = true }: { label?: string; lastScans?: boolean } = {},
+) {
   const { applicationPuts, organizationCounterChange } =
     await import('../../shared/applications/application-repository.ts');
   const { environmentPuts } = await import('../../shared/applications/environment-repository.ts');
@@ -47,7 +57,7 @@ export async function seed(ctx: BenchContext, orgId: string, userId: string, env
   const { config } = await import('../../shared/config.ts');
 
   // Every id and name is the same in each run (seededIds), so two runs' read units and counts compare exactly.
-  const id = seededIds(`lists-${envCount}`);
+  const id = seededIds(label);
   const teamId = id('team');
   const appCount = envCount / ENVS_PER_APP;
   const items: Record<string, unknown>[] = [];
@@ -63,6 +73,7 @@ export async function seed(ctx: BenchContext, orgId: string, userId: string, env
   >();
   const scanDays: import('../../shared/db/entity-write.ts').CounterChange[] = [];
   const now = Date.now();
+  const environments: { applicationId: string; environmentId: string }[] = [];
   let sampleAppId = '';
   let sampleEnvId = '';
   for (let a = 0; a < appCount; a++) {
@@ -92,7 +103,7 @@ export async function seed(ctx: BenchContext, orgId: string, userId: string, env
         environmentId: id(`env-${a}-${e}`),
         createdAt: now,
       };
-      if ((a + e) % 2 === 0) {
+      if (lastScans && (a + e) % 2 === 0) {
         Object.assign(env, {
           lastScanId: id(`scan-${a}-${e}`),
           lastScanStatus: (a + e) % 4 === 0 ? 'COMPLETED' : 'ERROR',
@@ -105,6 +116,7 @@ export async function seed(ctx: BenchContext, orgId: string, userId: string, env
       if (a === 0 && e === 0) [sampleAppId, sampleEnvId] = [app.applicationId, env.environmentId];
       for (const put of environmentPuts(env)) items.push(put.Put!.Item as Record<string, unknown>);
       envs.push(env);
+      environments.push({ applicationId: app.applicationId, environmentId: env.environmentId });
     }
     // Its health aggregates as the write paths keep them (shared/applications/health.ts).
     const health = applicationHealthOf(envs);
@@ -142,7 +154,7 @@ export async function seed(ctx: BenchContext, orgId: string, userId: string, env
       ExpressionAttributeValues: { ':t': [teamId] },
     }),
   );
-  return { teamId, sampleAppId, sampleEnvId };
+  return { teamId, sampleAppId, sampleEnvId, environments };
 }
 
 const section: BenchSection = {

@@ -38,7 +38,7 @@ function javaRunsSource(): boolean {
   return modules.status === 0 && /^jdk\.compiler@/m.test(modules.stdout);
 }
 
-/** `memoryMb`: the JVM's heap limit (default 512). */
+/** `memoryMb`: the JVM's heap limit (default DYNAMODB_LOCAL_MEMORY_MB, else 512). */
 export async function startDynamodbLocal(options: {
   port: number;
   dataDir?: string;
@@ -64,7 +64,7 @@ export async function startDynamodbLocal(options: {
   const child = spawn(
     'java',
     [
-      `-Xmx${options.memoryMb ?? 512}m`,
+      `-Xmx${options.memoryMb ?? (Number(process.env.DYNAMODB_LOCAL_MEMORY_MB) || 512)}m`,
       `-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`,
       ...launch,
       ...engineArgs,

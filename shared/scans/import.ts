@@ -105,7 +105,7 @@ function readReport(
 }
 
 /** The alert items as a completed scan has them: every URI counted (one committed range). */
-const alertRecordOf = ({ uris, ...alert }: ReportedAlert): AlertRecord => ({
+export const alertRecordOf = ({ uris, ...alert }: ReportedAlert): AlertRecord => ({
   ...alert,
   uriCount: uris.length,
   nextUri: uris.length,
