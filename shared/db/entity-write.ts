@@ -18,7 +18,7 @@ export interface Projected {
   remove?: string[];
   /** Items of their own: puts, deletes, updates and condition checks. */
   items?: TransactItem[];
-  /** Numbers to add to items of their own (ADD updates, unconditional): netted per item with the other writes'. */
+  /** Numbers to add to items of their own (ADD updates): netted per item with the other writes'. */
   counters?: CounterChange[];
 }
 
@@ -27,6 +27,13 @@ export interface CounterChange {
   key: { pk: string; sk: string };
   entity: string;
   add: Record<string, number>;
+  /**
+   * Numbers to add inside maps of the item, by document path (a scan's figures by status and severity): those that
+   * net to 0 are left out. The maps must exist (`requires`): an ADD cannot create a path's missing parent.
+   */
+  addAt?: readonly { path: readonly string[]; delta: number }[];
+  /** Document paths the Update is conditioned on existing (ANDed with `condition`; the union of the changes'). */
+  requires?: readonly (readonly string[])[];
   /** Attributes to set with the numbers (a trend day item's `day`, a trend total's version). */
   set?: Record<string, unknown>;
   /** A condition of the Update (a trend total's version read), with the values (`:...`) it uses. */
@@ -34,45 +41,90 @@ export interface CounterChange {
 }
 
 /**
- * `changes` netted per counter item: each item's deltas summed per attribute (every attribute a change names is
- * kept, 0 included); items whose deltas are all 0 are left out.
+ * `changes` netted per counter item: each item's deltas summed per attribute (every top-level attribute a change
+ * names is kept, 0 included; a number inside a map only when it moves) and the paths they require joined; items
+ * whose deltas are all 0 are left out.
  */
 export function netCounters(changes: readonly CounterChange[]): CounterChange[] {
-  const byKey = new Map<string, CounterChange>();
+  type Netted = {
+    net: CounterChange;
+    at: Map<string, { path: readonly string[]; delta: number }>;
+    requires: Map<string, readonly string[]>;
+  };
+  const byKey = new Map<string, Netted>();
   for (const change of changes) {
     const id = `${change.key.pk}|${change.key.sk}`;
-    const net = byKey.get(id) ?? {
-      key: change.key,
-      entity: change.entity,
-      add: {},
-      ...(change.set && { set: change.set }),
-      ...(change.condition && { condition: change.condition }),
+    const fresh: Netted = {
+      net: {
+        key: change.key,
+        entity: change.entity,
+        add: {},
+        ...(change.set && { set: change.set }),
+        ...(change.condition && { condition: change.condition }),
+      },
+      at: new Map(),
+      requires: new Map(),
     };
+    const netted = byKey.get(id) ?? fresh;
+    const { net, at, requires } = netted;
     for (const [name, delta] of Object.entries(change.add)) net.add[name] = (net.add[name] ?? 0) + delta;
-    byKey.set(id, net);
+    for (const { path, delta } of change.addAt ?? []) {
+      const pathId = JSON.stringify(path);
+      at.set(pathId, { path, delta: (at.get(pathId)?.delta ?? 0) + delta });
+    }
+    for (const path of change.requires ?? []) requires.set(JSON.stringify(path), path);
+    byKey.set(id, netted);
   }
-  return [...byKey.values()].filter((change) => Object.values(change.add).some((delta) => delta !== 0));
+  return [...byKey.values()]
+    .map(({ net, at, requires }) => {
+      const addAt = [...at.values()].filter((a) => a.delta !== 0);
+      return {
+        ...net,
+        ...(addAt.length > 0 && { addAt }),
+        ...(requires.size > 0 && { requires: [...requires.values()] }),
+      };
+    })
+    .filter((change) => Object.values(change.add).some((delta) => delta !== 0) || change.addAt);
 }
 
 /** The ADD Updates of `changes`, netted per counter item (netCounters). */
 export function counterUpdates(changes: readonly CounterChange[]): TransactItem[] {
-  return netCounters(changes).map(({ key, entity, add, set = {}, condition }) => {
+  return netCounters(changes).map(({ key, entity, add, addAt = [], requires = [], set = {}, condition }) => {
     const fields = Object.entries(add);
     const sets = Object.entries(set);
+    // A path's segments (map keys are report text, e.g. plugin ids) each by a name of its own.
+    const segments = new Map<string, string>();
+    const pathOf = (path: readonly string[]) =>
+      path
+        .map((segment) => {
+          if (!segments.has(segment)) segments.set(segment, `#p${segments.size}`);
+          return segments.get(segment)!;
+        })
+        .join('.');
+    const additions = [
+      ...fields.map((_, i) => `#c${i} :c${i}`),
+      ...addAt.map(({ path }, i) => `${pathOf(path)} :c${fields.length + i}`),
+    ];
+    const conditions = [
+      ...(condition ? [condition.expression] : []),
+      ...requires.map((path) => `attribute_exists(${pathOf(path)})`),
+    ];
     return {
       Update: {
         TableName: config.tableName,
         Key: key,
-        UpdateExpression: `SET ${['entity = :entity', ...sets.map((_, i) => `#s${i} = :s${i}`)].join(', ')} ADD ${fields.map((_, i) => `#c${i} :c${i}`).join(', ')}`,
-        ...(condition && { ConditionExpression: condition.expression }),
+        UpdateExpression: `SET ${['entity = :entity', ...sets.map((_, i) => `#s${i} = :s${i}`)].join(', ')} ADD ${additions.join(', ')}`,
+        ...(conditions.length > 0 && { ConditionExpression: conditions.join(' AND ') }),
         ExpressionAttributeNames: {
           ...Object.fromEntries(sets.map(([name], i) => [`#s${i}`, name])),
           ...Object.fromEntries(fields.map(([name], i) => [`#c${i}`, name])),
+          ...Object.fromEntries([...segments].map(([segment, name]) => [name, segment])),
         },
         ExpressionAttributeValues: {
           ':entity': entity,
           ...Object.fromEntries(sets.map(([, value], i) => [`:s${i}`, value])),
           ...Object.fromEntries(fields.map(([, delta], i) => [`:c${i}`, delta])),
+          ...Object.fromEntries(addAt.map(({ delta }, i) => [`:c${fields.length + i}`, delta])),
           ...condition?.values,
         },
       },

@@ -8,9 +8,10 @@ import {
   getEnvironment,
   type EnvironmentRecord,
 } from '../applications/environment-repository.ts';
-import { getScan, scanTriageCountsMove } from '../results/scan-repository.ts';
+import type { EnvironmentStreams } from '../applications/model.ts';
+import { getScan } from '../results/scan-repository.ts';
 import { currentStreams, streamHeadedBy } from '../results/streams.ts';
-import { isRiskSeverity, type RiskSeverity } from '../input/severities.ts';
+import { type RiskSeverity } from '../input/severities.ts';
 import { normalizedPath } from '../results/finding-identity.ts';
 import {
   MAX_RULE_HISTORY,
@@ -19,16 +20,24 @@ import {
   getTriageRule,
   triageVersionIncrement,
 } from '../results/finding-repository.ts';
-import { type FindingRecord, type TriageRule } from '../results/model.ts';
-import { isUntriaged, type TriageStatus } from '../results/statuses.ts';
+import { type FindingRecord, type ScanRecord, type TriageRule } from '../results/model.ts';
+import { type TriageStatus } from '../results/statuses.ts';
 import { pluginCounts, type TriageStats } from './scan-findings.ts';
 import { MAX_TRIAGE_ACTIONS, type AlertRuleInput, type BulkTriageBody, type UpsertAlertRulesBody } from './inputs.ts';
 import { toAlertRule } from './views.ts';
 import type { ApplicationRecord } from '../applications/application-repository.ts';
 import { keys } from '../db/keys.ts';
-import { entityWrite, projectedWrites, type Projected } from '../db/entity-write.ts';
+import {
+  entityWrites,
+  projectedWrites,
+  type EntityChange,
+  type Projected,
+  type Projection,
+} from '../db/entity-write.ts';
 import * as ruleOutbox from './projections/rule-outbox.ts';
 import type { RuleContext } from './projections/rule-outbox.ts';
+import * as triageFigures from './projections/triage-figures.ts';
+import type { TriageFiguresContext } from './projections/triage-figures.ts';
 import type { Caller } from '../context/caller.ts';
 import { acceptanceExpiry, getSlaPolicy } from '../governance/policy.ts';
 import * as riskExpiryEntries from '../governance/projections/risk-expiry-entries.ts';
@@ -135,41 +144,47 @@ function triageChange(
 }
 
 /**
- * The moves between statuses of triage changes in one environment, for findings of its streams' latest scans (still
- * their latest, ended; docs/DATA-MODEL.md, Tool streams): each scan's figures, and the streams' untriaged counts.
+ * The scan whose figures count each triage change's finding (triageFigures.TriageFiguresContext): its last scan when
+ * that scan is still the latest of one of the environment's streams (docs/DATA-MODEL.md, Tool streams), ended, not
+ * being deleted and counting the finding's plugin; and the environment's streams as read, for their untriaged figures.
  */
-async function streamMoves(env: EnvironmentRecord, envChanges: TriageChange[]) {
-  const items: TransactItem[] = [];
+async function figuresOf(env: EnvironmentRecord, envChanges: TriageChange[]) {
   const streams = await currentStreams(env);
-  const byScan = new Map<string, TriageChange[]>();
+  const scans = new Map<string, Promise<ScanRecord | undefined>>();
+  const scanOf = (scanId: string) => {
+    if (!scans.has(scanId))
+      scans.set(scanId, getScan({ applicationId: env.applicationId, environmentId: env.environmentId, scanId }));
+    return scans.get(scanId)!;
+  };
+  const contexts = new Map<TriageChange, TriageFiguresContext>();
   for (const c of envChanges) {
-    if ((c.before?.status ?? 'UNKNOWN') === c.after.status) continue;
-    if (streamHeadedBy(streams, c.finding.lastScanId) === undefined) continue;
-    byScan.set(c.finding.lastScanId, [...(byScan.get(c.finding.lastScanId) ?? []), c]);
+    const moved = (c.before?.status ?? 'UNKNOWN') !== c.after.status;
+    const scan =
+      moved && streamHeadedBy(streams, c.finding.lastScanId) !== undefined
+        ? await scanOf(c.finding.lastScanId)
+        : undefined;
+    const counts = scan && !scan.deleting && pluginCounts(scan.stats as TriageStats | undefined, c.finding.pluginId);
+    contexts.set(c, { finding: c.finding, scan: counts ? scan : undefined });
   }
-  const moves: Parameters<typeof environmentUntriagedChanges>[0][number]['moves'] = [];
-  for (const [scanId, moved] of byScan) {
-    const scan = await getScan({ applicationId: env.applicationId, environmentId: env.environmentId, scanId });
-    if (!scan || scan.deleting) continue;
-    const counted = moved
-      .filter((c) => pluginCounts(scan.stats as TriageStats | undefined, c.finding.pluginId))
-      .map((c) => ({
-        pluginId: c.finding.pluginId,
-        severity: c.finding.severity,
-        from: c.before?.status ?? ('UNKNOWN' as const),
-        to: c.after.status,
-        count: c.finding.lastScanUris,
-      }));
-    const move = scanTriageCountsMove(scan, counted);
-    if (move) items.push(move);
-    const deltas: Partial<Record<RiskSeverity, number>> = {};
-    // Info findings are not in the untriaged figures (RISK_SEVERITIES).
-    for (const { severity, from, to, count } of counted)
-      if (isRiskSeverity(severity))
-        deltas[severity] = (deltas[severity] ?? 0) + (isUntriaged(to) ? count : 0) - (isUntriaged(from) ? count : 0);
-    moves.push({ stream: streamHeadedBy(streams, scanId)!, scanId, deltas });
+  return { streams, contexts };
+}
+
+/** The streams' untriaged figures' moves of an environment's triage changes (triageFigures.untriaged), by scan. */
+function untriagedMoves(
+  streams: EnvironmentStreams,
+  envChanges: TriageChange[],
+  contexts: Map<TriageChange, TriageFiguresContext>,
+) {
+  const byScan = new Map<string, Partial<Record<RiskSeverity, number>>>();
+  for (const c of envChanges) {
+    const context = contexts.get(c)!;
+    if (!context.scan) continue;
+    const deltas = byScan.get(context.scan.scanId) ?? {};
+    for (const [severity, delta] of Object.entries(triageFigures.untriaged(c.before, c.after, context)))
+      deltas[severity as RiskSeverity] = (deltas[severity as RiskSeverity] ?? 0) + delta;
+    byScan.set(context.scan.scanId, deltas);
   }
-  return { items, untriaged: moves.length ? { env, streams, moves } : undefined };
+  return [...byScan].map(([scanId, deltas]) => ({ stream: streamHeadedBy(streams, scanId)!, scanId, deltas }));
 }
 
 /**
@@ -190,15 +205,17 @@ async function triageWrites(
   for (const c of changes)
     byEnvironment.set(c.env.environmentId, [...(byEnvironment.get(c.env.environmentId) ?? []), c]);
   const trends: Projected[] = [];
+  const figures = new Map<TriageChange, TriageFiguresContext>();
   for (const envChanges of byEnvironment.values()) {
     const env = envChanges[0]!.env;
     items.push(triageVersionIncrement(env));
     // The trends (docs/GOVERNANCE.md, Trends): open findings set aside or made open again.
     const { before, after } = await triageTrends(env, envChanges[0]!.trend, envChanges);
     trends.push(environmentTrends.project(before, after, { env, now }));
-    const moves = await streamMoves(env, envChanges);
-    items.push(...moves.items);
-    if (moves.untriaged) untriaged.push(moves.untriaged);
+    const { streams, contexts } = await figuresOf(env, envChanges);
+    for (const [c, context] of contexts) figures.set(c, context);
+    const moves = untriagedMoves(streams, envChanges, contexts);
+    if (moves.length > 0) untriaged.push({ env, streams, moves });
   }
   items.push(...(await environmentUntriagedChanges(untriaged)), ...projectedWrites(trends));
   const audit = await auditEntries(
@@ -228,26 +245,28 @@ async function triageWrites(
     })),
     now,
   );
-  changes.forEach(({ env, finding, before, after, expired, promoteTo }, i) => {
+  const rules = changes.map((c) => {
     const context = {
       organizationId: app.organizationId,
       applicationId: app.applicationId,
-      environmentId: env.environmentId,
+      environmentId: c.env.environmentId,
       app,
-      envName: env.name,
-      finding,
-      ...(promoteTo && { promoteTo }),
+      envName: c.env.name,
+      finding: c.finding,
+      ...(c.promoteTo && { promoteTo: c.promoteTo }),
     };
-    items.push(...triageRuleWrite(env, before, after, context, expired), audit[i]!);
+    return triageRuleWrite(c.env, c.before, c.after, context, c.expired, figures.get(c)!);
   });
+  // One write for all the rules: the scans' figures they move are one Update per scan.
+  items.push(...entityWrites(rules), ...audit);
   items.push(...projectedWrites(reopenedWakes(app, changes, now)));
   return items;
 }
 
 /**
  * A finding's rule, written whole, with its projections: its events and tracker jobs in the outbox, its acceptance's
- * expiry entry (an expiry, `expiring`, consumes its own). It fails (at `ruleChanged`) when another triage changed the
- * rule since it was read (its version), or created it.
+ * expiry entry (an expiry, `expiring`, consumes its own), its move in its last scan's figures. It fails (at
+ * `ruleChanged`) when another triage changed the rule since it was read (its version), or created it.
  */
 function triageRuleWrite(
   env: EnvironmentRecord,
@@ -255,7 +274,8 @@ function triageRuleWrite(
   after: TriageRule,
   context: RuleContext,
   expiring: boolean,
-): TransactItem[] {
+  figures: TriageFiguresContext,
+): { change: EntityChange<TriageRule>; projections: Projection<TriageRule>[] } {
   const finding = {
     organizationId: context.organizationId,
     applicationId: context.applicationId,
@@ -263,8 +283,8 @@ function triageRuleWrite(
     findingHash: after.findingHash,
     expiring,
   };
-  return entityWrite(
-    {
+  return {
+    change: {
       key: keys.triageRule(env.applicationId, env.environmentId, after.findingHash),
       entity: 'triageRule',
       before,
@@ -273,8 +293,12 @@ function triageRuleWrite(
       replace: true,
       ...(before && { condition: { expression: 'version = :version', values: { ':version': before.version } } }),
     },
-    [(b, a) => ruleOutbox.project(b, a, context), (b, a) => riskExpiryEntries.project(b, a, finding)],
-  );
+    projections: [
+      (b, a) => ruleOutbox.project(b, a, context),
+      (b, a) => riskExpiryEntries.project(b, a, finding),
+      (b, a) => triageFigures.project(b, a, figures),
+    ],
+  };
 }
 
 /**

@@ -6,8 +6,6 @@ import { fromItem, named } from '../db/items.ts';
 import { batchDelete, batchGet, batchPut, deleteFound, queryAll, queryItems } from '../db/query.ts';
 import type { TransactItem } from '../db/transactions.ts';
 import { config } from '../config.ts';
-import type { Severity } from '../input/severities.ts';
-import type { TriageStatus } from './statuses.ts';
 import type { ScanRecord, AlertRecord, CountedUri, AlertUriRecord, AlertMessageRecord, ScanLocation } from './model.ts';
 
 // Scans, their alerts, alert URIs and messages, and configuration uses (docs/DATA-MODEL.md, Scans).
@@ -318,50 +316,6 @@ export async function deleteScanData(scan: ScanRef): Promise<void> {
   await deleteFound({ partition: data.pk, skPrefix: data.skPrefix });
   const record = keys.scanRecord(appId, envId, scanId);
   await deleteFound({ partition: record.pk, skPrefix: record.sk });
-}
-
-/**
- * Moves findings between triage statuses in an ended scan's statistics (`count` URIs of a plugin each), in one
- * update of the scan; undefined when the moves cancel out.
- */
-export function scanTriageCountsMove(
-  scan: ScanRef,
-  moves: { pluginId: string; severity: Severity; from: TriageStatus; to: TriageStatus; count: number }[],
-): TransactItem | undefined {
-  // Moves that touch the same figure are summed: one update may name each document path once.
-  const deltas = new Map<string, { path: string[]; delta: number }>();
-  const add = (path: string[], delta: number) => {
-    const key = path.join('\n');
-    deltas.set(key, { path, delta: (deltas.get(key)?.delta ?? 0) + delta });
-  };
-  for (const { pluginId, severity, from, to, count } of moves) {
-    add(['byStatus', from, severity], -count);
-    add(['byStatus', to, severity], count);
-    add(['byPluginStatus', pluginId, from], -count);
-    add(['byPluginStatus', pluginId, to], count);
-  }
-  const changed = [...deltas.values()].filter((d) => d.delta !== 0);
-  if (changed.length === 0) return undefined;
-  const names = new Map<string, string>();
-  const nameOf = (segment: string) => {
-    if (!names.has(segment)) names.set(segment, `#n${names.size}`);
-    return names.get(segment)!;
-  };
-  const additions = changed.map((d, i) => `stats.${d.path.map(nameOf).join('.')} :d${i}`);
-  const plugins = [...new Set(moves.map((m) => m.pluginId))];
-  return {
-    Update: {
-      TableName: config.tableName,
-      Key: keys.scanRecord(scan.applicationId, scan.environmentId, scan.scanId),
-      UpdateExpression: `ADD ${additions.join(', ')}`,
-      ConditionExpression: [
-        ...plugins.map((p) => `attribute_exists(stats.${nameOf('byPluginStatus')}.${nameOf(p)})`),
-        'attribute_not_exists(deleting)',
-      ].join(' AND '),
-      ExpressionAttributeNames: Object.fromEntries([...names].map(([segment, name]) => [name, segment])),
-      ExpressionAttributeValues: Object.fromEntries(changed.map((d, i) => [`:d${i}`, d.delta])),
-    },
-  };
 }
 
 /** A reported URI as an absolute URL: relative ones are on the scan's host. */

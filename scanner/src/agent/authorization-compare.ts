@@ -40,23 +40,6 @@ export interface Candidate {
   responseIds: string[];
 }
 
-/** The phase's figures, in the run's coverage record (replayed requests per user). */
-export interface AuthorizationCoverage {
-  /** The primary's recorded requests that carry identifiers and were replayed. */
-  candidates: number;
-  users: { name: string; replayed: number }[];
-  /** Requests replayed without a session. */
-  unauthenticatedReplayed: number;
-  /** Candidates of an unsafe method not replayed (hawk.authorization.replayUnsafeMethods is false). */
-  skippedUnsafe: number;
-  /** Candidates left alone by hawk.authorization.excludePaths. */
-  excluded: number;
-  findings: number;
-  /** What cut the phase short, if anything: its request budget or the run's deadline. */
-  cutBy: '' | 'REQUEST_BUDGET' | 'DEADLINE';
-  durationSeconds: number;
-}
-
 export const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 const NUMBER = /^\d+$/;

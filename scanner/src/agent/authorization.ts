@@ -14,13 +14,13 @@ import {
   judge,
   paramOf,
   type Answer,
-  type AuthorizationCoverage,
   type Candidate,
   type Exchange,
   type Identity,
   type Replay,
   type Verdict,
 } from './authorization-compare.ts';
+import type { AuthorizationCoverage } from './coverage-record.ts';
 
 type Sent = Replay & { request: ReplayedRequest };
 type Found = { candidate: Candidate; verdict: Verdict<Sent> };

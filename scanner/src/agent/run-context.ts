@@ -9,7 +9,7 @@ import type { startPinningProxy } from './pinning-proxy.ts';
 import type { SessionRelay } from './session-relay.ts';
 import type { SessionHealth } from './session-health.ts';
 import type { LoggedIn } from './run-login.ts';
-import type { AuthorizationCoverage } from './authorization-compare.ts';
+import type { AuthorizationCoverage } from './coverage-record.ts';
 import { LogUploads, RunLog } from './run-log.ts';
 import type { StartCommand } from './run-command.ts';
 

@@ -1,13 +1,10 @@
 // A hosted run's coverage record (docs/HOSTED-SCANS.md, Coverage), sent with its end: what the engine crawled (its
 // own count), what it sent through the agent's proxy (the proxy's count, module by module as the engine started
 // each), the session's renewals, and the verdict with its reasons.
-import type { Request } from '../api/call.ts';
 import type { Run } from './run-context.ts';
+import type { RunCoverage } from './coverage-record.ts';
 
-/** The record as endScanRun takes it (its schema in openapi.json, generated into schema.gen.ts). */
-export type RunCoverage = NonNullable<
-  NonNullable<Request<'POST', '/api/v1/app/{appId}/perch/runs/{scanKey}/end'>['body']>['coverage']
->;
+export type { RunCoverage } from './coverage-record.ts';
 
 export type Verdict = RunCoverage['verdict'];
 
