@@ -22,6 +22,7 @@ const SECTIONS = [
   'import',
   'imports',
   'sarif',
+  'issues',
   'hosted',
   'webhooks',
   'webhook-fairness',
