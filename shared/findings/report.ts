@@ -22,7 +22,7 @@ import { streamOf } from '../results/streams.ts';
 import { getUsers } from '../identity/user-repository.ts';
 import { getTeams } from '../applications/team-repository.ts';
 import { findingsOfEnvironment, rulesOf } from '../results/finding-repository.ts';
-import { issueId } from '../results/finding-identity.ts';
+import { issueIdOfUri } from '../results/finding-identity.ts';
 import { HAWKSCAN_STREAM } from '../results/streams.ts';
 import { type FindingRecord, type TriageRule } from '../results/model.ts';
 import { reportStatus, type TriageStatus } from '../results/statuses.ts';
@@ -182,18 +182,6 @@ function isoDuration(seconds: number): string {
   return `PT${h ? `${h}H` : ''}${m ? `${m}M` : ''}${s || (!h && !m) ? `${s}S` : ''}`;
 }
 
-/** The issue of a URI whose finding record has none (recorded before issues): computed as a scan's end does. */
-const issueOfUri = (scan: ScanRecord, alert: AlertRecord, u: AlertUriRecord) =>
-  issueId({
-    applicationId: scan.applicationId,
-    environmentId: scan.environmentId,
-    cweId: alert.cweId,
-    pluginId: alert.pluginId,
-    method: u.requestMethod,
-    uri: u.uri,
-    param: u.param,
-  });
-
 /** The tools that detect the issue (sorted): its open findings' streams, the row's own scan's always among them. */
 function detectedBy(index: IssueIndex | undefined, issue: string, own: string): string[] {
   return [...new Set([own, ...(index?.tools.get(issue) ?? [])])].sort();
@@ -276,7 +264,7 @@ async function rowsOf(
       const lastChange = history.at(-1);
       const status = statusAt(rule, asOf);
       const current = asOf === undefined && rule ? rule : undefined;
-      const issue = finding?.issueId ?? issueOfUri(scan, alert, u);
+      const issue = finding?.issueId ?? issueIdOfUri(scan, alert, u); // a record written before issues;
       return {
         scanId: scan.scanId,
         applicationId: app.applicationId,

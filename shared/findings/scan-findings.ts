@@ -1,5 +1,5 @@
 import { SEVERITIES, type Severity } from '../input/severities.ts';
-import { issueId, normalizedPath } from '../results/finding-identity.ts';
+import { issueIdOfUri, normalizedPath } from '../results/finding-identity.ts';
 import { findingsOfEnvironment, getTriageVersion, rulesOfEnvironment } from '../results/finding-repository.ts';
 import { type FindingRecord } from '../results/model.ts';
 import { TRIAGE_STATUSES, type StatusCounts, type TriageStats } from '../results/statuses.ts';
@@ -55,15 +55,7 @@ export async function findingsOfScan(scan: ScanRecord, alerts: AlertRecord[]) {
       param: u.param,
       uri: u.uri,
       severity: u.alert.severity,
-      issueId: issueId({
-        applicationId: scan.applicationId,
-        environmentId: scan.environmentId,
-        cweId: u.alert.cweId,
-        pluginId: u.alert.pluginId,
-        method: u.requestMethod,
-        uri: u.uri,
-        param: u.param,
-      }),
+      issueId: issueIdOfUri(scan, u.alert, u),
       cweId: u.alert.cweId,
       firstSeen: scan.startedAt,
       lastSeen: scan.startedAt,

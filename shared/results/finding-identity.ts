@@ -184,3 +184,19 @@ export function issueId(issue: IssueIdentity, templates?: PathTemplates): string
   ];
   return createHash('sha256').update(JSON.stringify(identity)).digest('hex');
 }
+
+/** The issue of a URI of a scan's alert (as stored: its alert's CWE and rule, its method, URI and parameter). */
+export const issueIdOfUri = (
+  scan: { applicationId: string; environmentId: string },
+  alert: { cweId: string; pluginId: string },
+  u: { requestMethod: string; uri: string; param: string },
+) =>
+  issueId({
+    applicationId: scan.applicationId,
+    environmentId: scan.environmentId,
+    cweId: alert.cweId,
+    pluginId: alert.pluginId,
+    method: u.requestMethod,
+    uri: u.uri,
+    param: u.param,
+  });

@@ -6,7 +6,7 @@ import { SEVERITIES } from '../input/severities.ts';
 import { alertsOfScan, countedUrisOfScan, scansOfEnvironmentNewestFirst } from '../results/scan-repository.ts';
 import type { FindingRecord, ScanRecord } from '../results/model.ts';
 import { streamOf } from '../results/streams.ts';
-import { issueId } from '../results/finding-identity.ts';
+import { issueIdOfUri } from '../results/finding-identity.ts';
 import type { Caller } from '../context/caller.ts';
 import { accessibleScan } from './scans.ts';
 import type { ScanDiffQuery } from './inputs.ts';
@@ -44,15 +44,7 @@ async function findingsOf(scan: ScanRecord): Promise<Map<string, DiffFinding>> {
     if (found.has(u.findingHash)) continue;
     found.set(u.findingHash, {
       findingHash: u.findingHash,
-      issueId: issueId({
-        applicationId: scan.applicationId,
-        environmentId: scan.environmentId,
-        cweId: u.alert.cweId,
-        pluginId: u.alert.pluginId,
-        method: u.requestMethod,
-        uri: u.uri,
-        param: u.param,
-      }),
+      issueId: issueIdOfUri(scan, u.alert, u),
       pluginId: u.alert.pluginId,
       name: u.alert.name,
       severity: u.alert.severity,
