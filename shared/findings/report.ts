@@ -264,7 +264,8 @@ async function rowsOf(
       const lastChange = history.at(-1);
       const status = statusAt(rule, asOf);
       const current = asOf === undefined && rule ? rule : undefined;
-      const issue = finding?.issueId ?? issueIdOfUri(scan, alert, u); // a record written before issues;
+      // A record written before issues has none: computed as the scan's end does.
+      const issue = finding?.issueId ?? issueIdOfUri(scan, alert, u);
       return {
         scanId: scan.scanId,
         applicationId: app.applicationId,
