@@ -182,9 +182,19 @@ function isoDuration(seconds: number): string {
   return `PT${h ? `${h}H` : ''}${m ? `${m}M` : ''}${s || (!h && !m) ? `${s}S` : ''}`;
 }
 
-/** The tools that detect the issue (sorted): its open findings' streams, the row's own scan's always among them. */
-function detectedBy(index: IssueIndex | undefined, issue: string, own: string): string[] {
-  return [...new Set([own, ...(index?.tools.get(issue) ?? [])])].sort();
+/**
+ * A row's issue (its finding record's; a record written before issues has none: computed as the scan's end does) and
+ * the tools that detect it (sorted): its open findings' streams, the row's own scan's always among them.
+ */
+function issueOfRow(
+  index: IssueIndex | undefined,
+  recorded: string | undefined,
+  scan: ScanRecord,
+  alert: AlertRecord,
+  u: AlertUriRecord,
+): { issueId: string; detectedBy: string[] } {
+  const issueId = recorded ?? issueIdOfUri(scan, alert, u);
+  return { issueId, detectedBy: [...new Set([streamOf(scan), ...(index?.tools.get(issueId) ?? [])])].sort() };
 }
 
 /** reports.CurrentFindingRow of each URI of the page. */
@@ -264,8 +274,6 @@ async function rowsOf(
       const lastChange = history.at(-1);
       const status = statusAt(rule, asOf);
       const current = asOf === undefined && rule ? rule : undefined;
-      // A record written before issues has none: computed as the scan's end does.
-      const issue = finding?.issueId ?? issueIdOfUri(scan, alert, u);
       return {
         scanId: scan.scanId,
         applicationId: app.applicationId,
@@ -288,8 +296,7 @@ async function rowsOf(
         findingLastSeenISO8601: new Date(last).toISOString(),
         findingLastSeenExcelFormat: excelTime(last),
         findingHash: u.findingHash,
-        issueId: issue,
-        detectedBy: detectedBy(issues.get(env.environmentId), issue, streamOf(scan)),
+        ...issueOfRow(issues.get(env.environmentId), finding?.issueId, scan, alert, u),
         cweId: alert.cweId,
         remediationAdvice: '',
         scanDuration: scan.durationSeconds ?? 0,
