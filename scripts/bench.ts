@@ -23,6 +23,7 @@ const SECTIONS = [
   'import',
   'imports',
   'sarif',
+  'issues',
   'hosted',
   'webhooks',
   'webhook-fairness',

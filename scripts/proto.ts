@@ -70,7 +70,12 @@ const OWN_FIELDS: Record<string, [field: string, type: string][]> = {
     ['riskAcceptedUntil', 'string'],
     // When a retest found the finding gone (docs/HOSTED-SCANS.md, Retests).
     ['verifiedFixedAt', 'string'],
+    // The issue the finding is a detection of, and the tools that detect it (docs/ISSUES.md).
+    ['issueId', 'string'],
+    ['detectedBy', 'repeated string'],
   ],
+  // The number of distinct issues open in the report's environments (docs/ISSUES.md, The findings report).
+  'reports.CurrentFindingsResponse': [['totalIssues', 'int32']],
   // A finding's ticket in GitHub, as application.JiraConfig has it for Jira (docs/TRACKERS.md).
   'application.GithubConfig': [
     ['id', 'string'],

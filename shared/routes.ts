@@ -2247,7 +2247,11 @@ export const listOrganizationFindingsRoute = {
     'JSON and as the last CSV columns: `dueDate` (the SLA policy from the first sighting; empty for false ' +
     'positives, accepted risks and Info), `daysLeft`, `overdue`, and who triaged last, when, why and ' +
     '`riskAcceptedUntil`; in JSON only, `verifiedFixedAt` (ISO 8601: when a retest found the finding gone, ' +
-    'docs/HOSTED-SCANS.md, Retests; empty otherwise).',
+    "docs/HOSTED-SCANS.md, Retests; empty otherwise). Issues (docs/ISSUES.md): each row has its finding's " +
+    '`issueId` (the findings of every tool with the same weakness at the same place) and `detectedBy` (the tools ' +
+    'whose open findings detect that issue, sorted; in CSV, space-separated, last columns); `totalIssues` counts ' +
+    "the distinct issues open at the report's moment in the environments reported (`totalFindings` still counts " +
+    'the rows, for paging).',
   auth: 'bearer',
   permission: 'read:report',
   query: findingsReportQuery,
@@ -2576,7 +2580,7 @@ export const getScanDiffRoute = {
     "The scan's findings against another scan's (docs/DATA-MODEL.md, Scan diffs), by `findingHash`: `new` (reported by " +
     'this scan only, never before the other), `regressed` (reported before the other scan, absent from it, and back), ' +
     '`fixed` (reported by the other scan only) and `unchanged`, each `{findingHash, issueId, pluginId, name, severity, ' +
-    'method, uri, param}`, most severe first. `against` names the other scan; without it, the previous completed scan ' +
+    'method, uri, param}` (`issueId`: the issue the finding is a detection of, docs/ISSUES.md), most severe first. `against` names the other scan; without it, the previous completed scan ' +
     "of the same tool stream (`againstScanId` '' when there is none: every finding is new). A scan of another " +
     "environment answers 400, one the caller cannot see (another organization's included) 404.",
   auth: 'bearer',

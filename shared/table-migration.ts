@@ -9,6 +9,7 @@ import {
 } from './scans/configuration-migration.ts';
 import { migrateRunConfig } from './perch/run-config-migration.ts';
 import { assignEnvironmentStreams, markStreamsAssigned } from './scans/stream-backfill.ts';
+import { assignEnvironmentIssues, markIssuesAssigned } from './scans/issue-backfill.ts';
 
 /**
  * The entities whose index keys the backfill (shared/db/backfill.ts: `npm run migrate`, `npm start` on older data)
@@ -31,7 +32,8 @@ function bothOutcomes(first: Outcome, second: Outcome): Outcome {
  * What the backfill does besides keys, by entity: applications written before the health aggregates are counted in
  * them (shared/applications/health-backfill.ts); once all are, the organizations are marked complete (`finish`).
  * Stored configurations' literal credentials move into scan secrets (shared/scans/configuration-migration.ts), and
- * environments written before tool streams get theirs (shared/scans/stream-backfill.ts).
+ * environments written before tool streams get theirs (shared/scans/stream-backfill.ts), then their finding records
+ * their issues (shared/scans/issue-backfill.ts).
  */
 export const migrationSteps: Record<string, (item: Record<string, unknown>) => Promise<Outcome>> = {
   application: (item) => countApplicationHealth(item.applicationId as string),
@@ -40,7 +42,10 @@ export const migrationSteps: Record<string, (item: Record<string, unknown>) => P
       await migrateEnvironmentConfig(item),
       item.deleting
         ? 'current'
-        : await assignEnvironmentStreams(item.applicationId as string, item.environmentId as string),
+        : bothOutcomes(
+            await assignEnvironmentStreams(item.applicationId as string, item.environmentId as string),
+            await assignEnvironmentIssues(item.applicationId as string, item.environmentId as string),
+          ),
     ),
   organizationAsset: migrateOrganizationConfiguration,
   perchRun: migrateRunConfig,
@@ -57,5 +62,6 @@ export const tableMigration = (
     await markHealthComplete(tableName);
     await markTableCredentialsMoved(tableName);
     await markStreamsAssigned(tableName);
+    await markIssuesAssigned(tableName);
   },
 });

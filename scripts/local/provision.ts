@@ -85,7 +85,8 @@ export async function addMissingIndexes(
   // into scan secrets, lacks that migration's marker (shared/applications/health-backfill.ts,
   // shared/scans/configuration-migration.ts).
   const { keys } = await import('../../shared/db/keys.ts');
-  // ... or, of a version before tool streams, the streams' marker (shared/scans/stream-backfill.ts).
+  // ... or, of a version before tool streams, the streams' marker (shared/scans/stream-backfill.ts), or before
+  // issues, the issues' marker (shared/scans/issue-backfill.ts).
   const marked = async (key: Record<string, string>) =>
     !!(await client.send(new GetItemCommand({ TableName: tableName, Key: attributes(key), ConsistentRead: true })))
       .Item;
@@ -93,7 +94,8 @@ export async function addMissingIndexes(
     table.id !== 'MainTable' ||
     ((await marked(keys.tableHealthComplete())) &&
       (await marked(keys.tableCredentialsMoved())) &&
-      (await marked(keys.tableStreamsAssigned())));
+      (await marked(keys.tableStreamsAssigned())) &&
+      (await marked(keys.tableIssuesAssigned())));
   if (missing.length === 0 && migrated) return;
   log(
     missing.length
@@ -164,7 +166,12 @@ export async function provision(): Promise<void> {
         // A new table has no data of an earlier version to migrate (health-backfill.ts, configuration-migration.ts,
         // stream-backfill.ts).
         const { keys } = await import('../../shared/db/keys.ts');
-        for (const marker of [keys.tableHealthComplete(), keys.tableCredentialsMoved(), keys.tableStreamsAssigned()])
+        for (const marker of [
+          keys.tableHealthComplete(),
+          keys.tableCredentialsMoved(),
+          keys.tableStreamsAssigned(),
+          keys.tableIssuesAssigned(),
+        ])
           await client.send(
             new PutItemCommand({ TableName: tableName, Item: attributes({ ...marker, entity: 'migration' }) }),
           );

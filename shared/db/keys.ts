@@ -278,6 +278,8 @@ export const keys = {
   tableCredentialsMoved: () => ({ pk: 'MIGRATION', sk: 'CREDENTIALS' }),
   /** Present once every environment of the table has its tool streams (npm start's upgrade checks it). */
   tableStreamsAssigned: () => ({ pk: 'MIGRATION', sk: 'STREAMS' }),
+  /** The table's marker that every finding record has its issue (shared/scans/issue-backfill.ts). */
+  tableIssuesAssigned: () => ({ pk: 'MIGRATION', sk: 'ISSUES' }),
   /** gsi5 entry of a live application with a scanned environment: by its newest environment scan time. */
   applicationByScanTime: (orgId: string, appId: string, scannedAt: number) => ({
     gsi5pk: `ORGAPPSCANS#${orgId}`,
@@ -440,6 +442,18 @@ export const keys = {
     index: 'gsi1' as const,
     partition: 'PENDINGWRITES',
     skTo: sortableNumber(now),
+  }),
+  /**
+   * A detection of an issue (docs/ISSUES.md): one finding of the environment that belongs to the issue, beside the
+   * findings (written with them, idempotent), so that the issue's detections are one Query.
+   */
+  issueDetection: (appId: string, envId: string, issueId: string, findingHash: string) => ({
+    pk: `APP#${appId}`,
+    sk: `ENVDATA#${envId}#ISSUE#${issueId}#${findingHash}`,
+  }),
+  detectionsOfIssue: (appId: string, envId: string, issueId: string) => ({
+    pk: `APP#${appId}`,
+    skPrefix: `ENVDATA#${envId}#ISSUE#${issueId}#`,
   }),
   /** The triage rule of a finding (status, note, history): applies to the finding in every scan of the environment. */
   triageRule: (appId: string, envId: string, findingHash: string) => ({

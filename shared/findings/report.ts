@@ -21,7 +21,9 @@ import { type AlertMessageRecord, type AlertRecord, type AlertUriRecord, type Sc
 import { streamOf } from '../results/streams.ts';
 import { getUsers } from '../identity/user-repository.ts';
 import { getTeams } from '../applications/team-repository.ts';
-import { rulesOf } from '../results/finding-repository.ts';
+import { findingsOfEnvironment, rulesOf } from '../results/finding-repository.ts';
+import { issueIdOfUri } from '../results/finding-identity.ts';
+import { HAWKSCAN_STREAM } from '../results/streams.ts';
 import { type FindingRecord, type TriageRule } from '../results/model.ts';
 import { reportStatus, type TriageStatus } from '../results/statuses.ts';
 import type { FindingsReportQuery } from './inputs.ts';
@@ -98,6 +100,34 @@ export async function currentScansOf(
   return [...byStream.values()];
 }
 
+/** The environment's issues open at a moment (docs/ISSUES.md, The findings report): their tools, by issue id. */
+export interface IssueIndex {
+  tools: Map<string, Set<string>>;
+}
+
+/**
+ * The issues of the environment open at `asOf` (ms; undefined: now): those with a finding first seen by then and not
+ * fixed (nor verified fixed) by then, with the tool streams of those findings. A finding recorded before issues is
+ * its own issue (its hash) until the upgrade assigns it one.
+ */
+export async function issuesOf(
+  env: Pick<EnvironmentRecord, 'applicationId' | 'environmentId'>,
+  asOf: number | undefined,
+): Promise<IssueIndex> {
+  const tools = new Map<string, Set<string>>();
+  const attributes = ['findingHash', 'issueId', 'stream', 'firstSeen', 'fixedAt', 'verifiedFixedAt'] as const;
+  for await (const f of findingsOfEnvironment(env, [...attributes])) {
+    const gone = Math.min(f.fixedAt ?? Infinity, f.verifiedFixedAt ?? Infinity);
+    const open = asOf === undefined ? gone === Infinity : f.firstSeen! <= asOf && gone > asOf;
+    if (!open) continue;
+    const id = f.issueId ?? f.findingHash!;
+    const set = tools.get(id) ?? new Set<string>();
+    set.add(f.stream ?? HAWKSCAN_STREAM);
+    tools.set(id, set);
+  }
+  return { tools };
+}
+
 /** Maps over items with at most `limit` calls in flight, keeping order. */
 async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const out: R[] = new Array(items.length);
@@ -152,12 +182,28 @@ function isoDuration(seconds: number): string {
   return `PT${h ? `${h}H` : ''}${m ? `${m}M` : ''}${s || (!h && !m) ? `${s}S` : ''}`;
 }
 
+/**
+ * A row's issue (its finding record's; a record written before issues has none: computed as the scan's end does) and
+ * the tools that detect it (sorted): its open findings' streams, the row's own scan's always among them.
+ */
+function issueOfRow(
+  index: IssueIndex | undefined,
+  recorded: string | undefined,
+  scan: ScanRecord,
+  alert: AlertRecord,
+  u: AlertUriRecord,
+): { issueId: string; detectedBy: string[] } {
+  const issueId = recorded ?? issueIdOfUri(scan, alert, u);
+  return { issueId, detectedBy: [...new Set([streamOf(scan), ...(index?.tools.get(issueId) ?? [])])].sort() };
+}
+
 /** reports.CurrentFindingRow of each URI of the page. */
 async function rowsOf(
   orgId: string,
   slices: Awaited<ReturnType<typeof pageSlices>>,
   asOf: number | undefined,
   now: number,
+  issues: Map<string, IssueIndex>,
 ) {
   const uris = slices.flatMap(({ source, uris }) => uris.map((u) => ({ source, u })));
   const [messages, firstSeen, rules, scanUsers, teams, slaDaysOf] = await Promise.all([
@@ -178,7 +224,7 @@ async function rowsOf(
           ]),
         ).values(),
       ],
-      ['findingHash', 'firstSeen', 'verifiedFixedAt'],
+      ['findingHash', 'firstSeen', 'verifiedFixedAt', 'issueId'],
     ),
     Promise.all(
       [...new Set(slices.map((s) => s.source))].map((source) =>
@@ -202,7 +248,7 @@ async function rowsOf(
   );
   const findingOf = new Map(
     firstSeen
-      .map((f) => fromItem<Pick<FindingRecord, 'findingHash' | 'firstSeen' | 'verifiedFixedAt'>>(f)!)
+      .map((f) => fromItem<Pick<FindingRecord, 'findingHash' | 'firstSeen' | 'verifiedFixedAt' | 'issueId'>>(f)!)
       .map((f) => [f.findingHash, f]),
   );
   const ruleOf = new Map(rules.flatMap((byHash) => [...byHash]));
@@ -250,6 +296,7 @@ async function rowsOf(
         findingLastSeenISO8601: new Date(last).toISOString(),
         findingLastSeenExcelFormat: excelTime(last),
         findingHash: u.findingHash,
+        ...issueOfRow(issues.get(env.environmentId), finding?.issueId, scan, alert, u),
         cweId: alert.cweId,
         remediationAdvice: '',
         scanDuration: scan.durationSeconds ?? 0,
@@ -305,6 +352,8 @@ const CSV_COLUMNS: [keyof FindingRow, string][] = [
   ['triagedAt', 'triagedAt'],
   ['triageNote', 'triageNote'],
   ['riskAcceptedUntil', 'riskAcceptedUntil'],
+  ['issueId', 'issueId'],
+  ['detectedBy', 'detectedBy'],
 ];
 
 /**
@@ -327,6 +376,7 @@ export function findingsCsv(rows: FindingRow[]): string {
     cast: {
       string: (value) => (FORMULA_START.test(value) ? { value: `'${value}`, quoted: true } : value),
       boolean: (value) => String(value), // csv-stringify's own: '1' and an empty cell
+      object: (value) => (Array.isArray(value) ? value.join(' ') : JSON.stringify(value)), // detectedBy: `wapiti zap`
     },
     columns: CSV_COLUMNS.map(([key, header]) => ({ key, header })),
   });
@@ -345,8 +395,12 @@ export async function listOrganizationFindings(caller: Caller, orgId: string, q:
   const scans = await mapLimited(envs, 8, ({ env }) => currentScansOf(env, asOf));
   const sources = envs.flatMap((e, i) => scans[i].map((scan) => ({ ...e, scan })));
   const totalFindings = sources.reduce((n, s) => n + (s.scan.stats?.totalAlerts ?? 0), 0);
+  const withScans = envs.filter((_, i) => scans[i].length > 0);
+  const indexes = await mapLimited(withScans, 8, ({ env }) => issuesOf(env, asOf));
+  const issues = new Map(withScans.map(({ env }, i) => [env.environmentId, indexes[i]]));
+  const totalIssues = indexes.reduce((n, index) => n + index.tools.size, 0);
   const slices = await pageSlices(sources, q.pageToken * q.pageSize, q.pageSize);
-  return { findings: await rowsOf(orgId, slices, asOf, now), totalFindings };
+  return { findings: await rowsOf(orgId, slices, asOf, now, issues), totalFindings, totalIssues };
 }
 
 /** The report as JSON (reports.CurrentFindingsResponse) or, for `Accept: text/csv`, as CSV with the total in X-Total-Count. */

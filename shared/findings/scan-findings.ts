@@ -1,12 +1,12 @@
 import { SEVERITIES, type Severity } from '../input/severities.ts';
-import { normalizedPath } from '../results/finding-identity.ts';
+import { issueIdOfUri, normalizedPath } from '../results/finding-identity.ts';
 import { findingsOfEnvironment, getTriageVersion, rulesOfEnvironment } from '../results/finding-repository.ts';
 import { type FindingRecord } from '../results/model.ts';
 import { TRIAGE_STATUSES, type StatusCounts, type TriageStats } from '../results/statuses.ts';
 import { environmentTrendTotal } from '../trends/writes.ts';
 import { countedUrisOfScan } from '../results/scan-repository.ts';
 import { streamOf } from '../results/streams.ts';
-import { type AlertRecord, type ScanRecord } from '../results/model.ts';
+import { type AlertRecord, type ScanRecord, type TriageRule } from '../results/model.ts';
 
 // What a scan's end records about its findings (docs/DATA-MODEL.md, Findings): each finding's first and last seen
 // and its URIs in the scan, and the scan's findings by triage status, from the rules in force at that moment.
@@ -55,6 +55,8 @@ export async function findingsOfScan(scan: ScanRecord, alerts: AlertRecord[]) {
       param: u.param,
       uri: u.uri,
       severity: u.alert.severity,
+      issueId: issueIdOfUri(scan, u.alert, u),
+      cweId: u.alert.cweId,
       firstSeen: scan.startedAt,
       lastSeen: scan.startedAt,
       lastScanId: scan.scanId,
@@ -74,6 +76,9 @@ export async function findingsOfScan(scan: ScanRecord, alerts: AlertRecord[]) {
     if (finding.fixedAt === undefined) now.currentSince = finding.currentSince ?? finding.firstSeen;
   }
 
+  const carried = carriedRules([...seen.values()], [...known.values()], rules);
+  for (const rule of carried) rules.set(rule.findingHash, rule);
+
   // Triaged URIs counted from the findings; untriaged = the alert's counted URIs minus those, so that the figures
   // always add up to the alerts' uriCount.
   const stats = untriagedStats(alerts);
@@ -87,5 +92,29 @@ export async function findingsOfScan(scan: ScanRecord, alerts: AlertRecord[]) {
     stats.byStatus.UNKNOWN[finding.severity] -= moved;
     stats.byStatus[status][finding.severity] += moved;
   }
-  return { findings: [...seen.values()], stats, triageVersion, rules, known, trend };
+  return { findings: [...seen.values()], stats, triageVersion, rules, carried, known, trend };
+}
+
+/**
+ * The rules that findings of this scan without a rule of their own take from their issue (docs/ISSUES.md, Triage):
+ * the rule of another detection of the same issue (the latest changed, when several have one), as the finding's own.
+ */
+export function carriedRules(
+  found: FindingRecord[],
+  known: FindingRecord[],
+  rules: Map<string, TriageRule>,
+): TriageRule[] {
+  const ofIssue = new Map<string, TriageRule>();
+  for (const f of [...known, ...found]) {
+    const rule = f.issueId && rules.get(f.findingHash);
+    if (!rule) continue;
+    const held = ofIssue.get(f.issueId!);
+    if (!held || held.updatedAt < rule.updatedAt) ofIssue.set(f.issueId!, rule);
+  }
+  const carried: TriageRule[] = [];
+  for (const f of found) {
+    const rule = f.issueId && !rules.has(f.findingHash) ? ofIssue.get(f.issueId) : undefined;
+    if (rule) carried.push({ ...rule, findingHash: f.findingHash, version: 1 });
+  }
+  return carried;
 }

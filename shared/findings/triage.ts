@@ -15,8 +15,12 @@ import { type RiskSeverity } from '../input/severities.ts';
 import { normalizedPath } from '../results/finding-identity.ts';
 import {
   MAX_RULE_HISTORY,
+  detectionsOfIssue,
   findingsOfEnvironment,
   getFinding,
+  resolvedFinding,
+  pendingAttempts,
+  rulesOf,
   getTriageRule,
   triageVersionIncrement,
 } from '../results/finding-repository.ts';
@@ -27,6 +31,8 @@ import { MAX_TRIAGE_ACTIONS, type AlertRuleInput, type BulkTriageBody, type Upse
 import { toAlertRule } from './views.ts';
 import type { ApplicationRecord } from '../applications/application-repository.ts';
 import { keys } from '../db/keys.ts';
+import { batchGet } from '../db/query.ts';
+import { fromItem } from '../db/items.ts';
 import {
   entityWrites,
   projectedWrites,
@@ -95,6 +101,8 @@ interface TriageChange {
   /** The environment's trend total, read before the finding (the trends' writes are conditioned on its version). */
   trend: TrendTotal;
   promoteTo?: PromoteTo;
+  /** Another detection of the triaged finding's issue, changed with it (docs/ISSUES.md, Triage). */
+  sibling?: true;
 }
 
 function triageChange(
@@ -255,7 +263,7 @@ async function triageWrites(
       finding: c.finding,
       ...(c.promoteTo && { promoteTo: c.promoteTo }),
     };
-    return triageRuleWrite(c.env, c.before, c.after, context, c.expired, figures.get(c)!);
+    return triageRuleWrite(c.env, c.before, c.after, context, c.expired && !c.sibling, figures.get(c)!);
   });
   // One write for all the rules: the scans' figures they move are one Update per scan.
   items.push(...entityWrites(rules), ...audit);
@@ -323,6 +331,46 @@ function reopenedWakes(app: ApplicationRecord, changes: TriageChange[], now: num
 }
 
 /**
+ * The other detections of these findings' issues (docs/ISSUES.md), with their rules: a triage applies to the issue,
+ * so to each of them. Findings recorded before issues (no issueId) have none.
+ */
+async function issueSiblings(
+  env: EnvironmentRecord,
+  findings: FindingRecord[],
+): Promise<{ finding: FindingRecord; rule: TriageRule | undefined }[]> {
+  const issues = [...new Set(findings.flatMap((f) => (f.issueId ? [f.issueId] : [])))];
+  if (issues.length === 0) return [];
+  const own = new Set(findings.map((f) => f.findingHash));
+  const detections = (await Promise.all(issues.map((id) => detectionsOfIssue(env, id)))).flat();
+  const hashes = [...new Set(detections.map((d) => d.findingHash).filter((h) => !own.has(h)))];
+  if (hashes.length === 0) return [];
+  const [records, rules, pending] = await Promise.all([
+    batchGet(hashes.map((h) => keys.finding(env.applicationId, env.environmentId, h))),
+    rulesOf(env, hashes),
+    pendingAttempts(env),
+  ]);
+  return records
+    .flatMap((item) => resolvedFinding(fromItem<FindingRecord>(item)!, pending) ?? [])
+    .filter((f) => f.issueId && issues.includes(f.issueId))
+    .map((finding) => ({ finding, rule: rules.get(finding.findingHash) }));
+}
+
+/** The change of another detection of the issue: the same status and note, no ticket of its own. */
+function siblingChange(
+  actor: Actor,
+  env: EnvironmentRecord,
+  sibling: { finding: FindingRecord; rule: TriageRule | undefined },
+  to: TriageStatus,
+  note: string,
+  now: number,
+  trend: TrendTotal,
+  options: TriageOptions,
+): TriageChange {
+  const { promoteTo: _ticket, ...rest } = options;
+  return { ...triageChange(actor, env, sibling.finding, sibling.rule, to, note, now, trend, rest), sibling: true };
+}
+
+/**
  * Sets a finding's rule to `resolve(current status)` with `note`, atomically with what it changes (triageWrites).
  * Undefined when the environment never saw the finding; 'stale' when an expiry finds the acceptance changed.
  */
@@ -349,7 +397,12 @@ export async function triageFinding(
     const now = options.now ?? Date.now();
     const to = resolve(rule?.status ?? 'UNKNOWN');
     const change = triageChange(actor, env, finding, rule, to, note, now, trend, options);
-    await transactWrite(await triageWrites(actor, app, [change], now));
+    const siblings = (await issueSiblings(env, [finding])).filter(
+      (s) =>
+        options.expiring === undefined || (s.rule?.status === 'RISK_ACCEPTED' && s.rule.expiresAt === options.expiring),
+    );
+    const others = siblings.map((s) => siblingChange(actor, env, s, to, note, now, trend, options));
+    await transactWrite(await triageWrites(actor, app, [change, ...others], now));
     return { rule: change.after, finding };
   }, `finding ${findingHash} is being changed concurrently; retry`);
 }
@@ -513,7 +566,7 @@ export async function upsertAlertRules(
     // A finding that several rules match takes the last one's result and note.
     const planned = new Map<
       string,
-      { env: EnvironmentRecord; finding: FindingRecord; input: AlertRuleInput; trend: TrendTotal }
+      { env: EnvironmentRecord; finding: FindingRecord; input: AlertRuleInput; trend: TrendTotal; sibling?: true }
     >();
     for (const input of inputs) {
       const { env, findings, trend } = await environment(input.alertCondition.environmentId.toLowerCase());
@@ -527,6 +580,12 @@ export async function upsertAlertRules(
       for (const finding of matches)
         planned.set(`${env.environmentId}\n${finding.findingHash}`, { env, finding, input, trend });
     }
+    // Each matched finding's issue changes with it (docs/ISSUES.md, Triage).
+    for (const p of [...planned.values()])
+      for (const s of await issueSiblings(p.env, [p.finding])) {
+        const key = `${p.env.environmentId}\n${s.finding.findingHash}`;
+        if (!planned.has(key)) planned.set(key, { ...p, finding: s.finding, sibling: true });
+      }
     if (planned.size > MAX_TRIAGE_ACTIONS)
       throw badRequest(`the rules match ${planned.size} findings; at most ${MAX_TRIAGE_ACTIONS} per request`);
     // An acceptance here names no expiry: the organization's default (or maximum) applies.
@@ -536,8 +595,8 @@ export async function upsertAlertRules(
       ? { expiresAt: acceptanceExpiry(await getSlaPolicy(app.organizationId), undefined, now, '') }
       : undefined;
     const changes = await Promise.all(
-      [...planned.values()].map(async ({ env, finding, input, trend }) =>
-        triageChange(
+      [...planned.values()].map(async ({ env, finding, input, trend, sibling }) => ({
+        ...triageChange(
           caller,
           env,
           finding,
@@ -546,9 +605,10 @@ export async function upsertAlertRules(
           input.note,
           now,
           trend,
-          { accept: input.result === 'RISK_ACCEPTED' ? accept : undefined, promoteTo },
+          { accept: input.result === 'RISK_ACCEPTED' ? accept : undefined, ...(!sibling && { promoteTo }) },
         ),
-      ),
+        ...(sibling && { sibling }),
+      })),
     );
     const items = await triageWrites(caller, app, changes, now);
     if (items.length > MAX_TRANSACTION_ITEMS)
@@ -559,15 +619,17 @@ export async function upsertAlertRules(
     await transactWrite(items);
     const tickets = await ticketsOfChanges(changes);
     return {
-      alertRules: changes.map(({ env, finding, after, promoteTo: promoted }) =>
-        toAlertRule(
-          env,
-          finding,
-          after,
-          tickets.get(`${env.environmentId}\n${finding.findingHash}`),
-          promoted && tracker,
+      alertRules: changes
+        .filter((c) => !c.sibling)
+        .map(({ env, finding, after, promoteTo: promoted }) =>
+          toAlertRule(
+            env,
+            finding,
+            after,
+            tickets.get(`${env.environmentId}\n${finding.findingHash}`),
+            promoted && tracker,
+          ),
         ),
-      ),
       isSuccess: true,
       errorMessage: '',
     };

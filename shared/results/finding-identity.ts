@@ -77,3 +77,126 @@ export function findingHash(finding: FindingIdentity): string {
   ];
   return createHash('sha256').update(JSON.stringify(identity)).digest('hex');
 }
+
+// An issue (docs/ISSUES.md): the findings of every tool that describe the same weakness at the same place in one
+// environment. Its `issueId` is computed here and nowhere else, like the finding hash above.
+
+export interface IssueIdentity {
+  applicationId: string;
+  environmentId: string;
+  /** The weakness's CWE id as reported ('', '0' or '-1': none). */
+  cweId: string;
+  /** The tool's rule id: the weakness's category when no CWE is given. */
+  pluginId: string;
+  method: string;
+  uri: string;
+  param: string;
+}
+
+/** A CWE id worth grouping by: digits, not 0 (ZAP's "none") nor negative. */
+const CWE_ID = /^(?:cwe-)?([1-9]\d{0,6})$/i;
+
+/**
+ * The CWE of Wapiti's categories whose reports carry none (Wapiti 3.0's report references name no CWE for them; its
+ * later versions' definitions give these): a category is the same weakness as the other tools' findings of that CWE.
+ */
+const WAPITI_CATEGORY_CWES: Record<string, string> = {
+  'backup-file': '530',
+  'blind-sql-injection': '89',
+  'command-execution': '78',
+  'content-security-policy-configuration': '693',
+  'crlf-injection': '93',
+  'cross-site-request-forgery': '352',
+  'cross-site-scripting': '79',
+  'http-secure-headers': '693',
+  'httponly-flag-cookie': '1004',
+  'open-redirect': '601',
+  'path-traversal': '22',
+  'secure-flag-cookie': '614',
+  'server-side-request-forgery': '918',
+  'sql-injection': '89',
+  'xml-external-entity': '611',
+};
+
+/** A Wapiti rule id's category: `wapiti.<category>` and its per-severity forms `wapiti.<category>.<severity>`. */
+const WAPITI_RULE = /^wapiti\.([a-z0-9-]+?)(?:\.(?:info|low|medium|high))?$/;
+
+/**
+ * What kind of weakness the finding is: `cwe:<n>` (the alert's CWE, or its category's where the tool names one,
+ * WAPITI_CATEGORY_CWES), or `category:<rule id>` when no CWE is known.
+ */
+export function weaknessOf(cweId: string, pluginId: string): string {
+  const category = WAPITI_RULE.exec(pluginId)?.[1];
+  const cwe =
+    CWE_ID.exec(cweId.trim())?.[1] ??
+    (category && Object.hasOwn(WAPITI_CATEGORY_CWES, category) ? WAPITI_CATEGORY_CWES[category] : undefined);
+  return cwe ? `cwe:${cwe}` : `category:${pluginId}`;
+}
+
+/**
+ * A parameterized path template of an API description (`/users/{userId}`), split once: a path of as many segments
+ * whose literal segments are equal takes the template's form (its parameters as `{id}`, as normalizedPath writes
+ * them), so `/users/alice` is `/users/{id}` when the description says `/users/{userId}`.
+ */
+export type PathTemplates = Map<number, string[][]>;
+
+/** The templates of an API description's paths, by segment count (literal segments; null for a parameter). */
+export function pathTemplates(paths: Iterable<string>): PathTemplates {
+  const out: PathTemplates = new Map();
+  for (const path of paths) {
+    const segments = path.split('/').filter((s) => s !== '');
+    if (!segments.some((s) => TEMPLATE.test(s))) continue;
+    const list = out.get(segments.length) ?? [];
+    list.push(segments.map((s) => (TEMPLATE.test(s) ? ID_SEGMENT : s)));
+    out.set(segments.length, list);
+  }
+  return out;
+}
+
+/**
+ * The normalized path, templated by the API description's templates when one matches (the first, in the
+ * description's order). Linear in the path's length times the templates of its segment count; no regular
+ * expression runs on the path beyond normalizedPath's anchored ones.
+ */
+export function issuePath(uri: string, templates?: PathTemplates): string {
+  const path = normalizedPath(uri);
+  if (!templates?.size) return path;
+  const segments = path.split('/').slice(1);
+  for (const template of templates.get(segments.length) ?? []) {
+    if (template.every((t, i) => t === ID_SEGMENT || t === segments[i])) return `/${template.join('/')}`;
+  }
+  return path;
+}
+
+/**
+ * SHA-256 (hex) of the issue's identity: application and environment ids, the weakness (weaknessOf), upper-cased
+ * method, the issue path (issuePath) and the parameter, JSON-encoded like findingHash's.
+ */
+export function issueId(issue: IssueIdentity, templates?: PathTemplates): string {
+  const identity = [
+    'issue',
+    issue.applicationId,
+    issue.environmentId,
+    weaknessOf(issue.cweId, issue.pluginId),
+    issue.method.toUpperCase(),
+    issuePath(issue.uri, templates),
+    issue.param,
+  ];
+  return createHash('sha256').update(JSON.stringify(identity)).digest('hex');
+}
+
+/** The issue of a URI of a scan's alert (as stored: its alert's CWE and rule, its method, URI and parameter). */
+export const issueIdOfUri = (
+  scan: { applicationId: string; environmentId: string },
+  alert: { cweId: string; pluginId: string },
+  u: { requestMethod: string; uri: string; param: string },
+) =>
+  issueId({
+    applicationId: scan.applicationId,
+    environmentId: scan.environmentId,
+    cweId: alert.cweId,
+    pluginId: alert.pluginId,
+    method: u.requestMethod,
+    uri: u.uri,
+    param: u.param,
+  });

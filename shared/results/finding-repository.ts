@@ -9,7 +9,7 @@ import { config } from '../config.ts';
 import { logger } from '../context/logger.ts';
 import { MAX_SWEPT_APPLICATIONS } from '../limits.ts';
 import type { TransactItem } from '../db/transactions.ts';
-import type { FindingRecord, PendingFindings, TriageRule, FindingsBefore } from './model.ts';
+import type { FindingRecord, IssueDetection, PendingFindings, TriageRule, FindingsBefore } from './model.ts';
 
 // Findings of an environment and their triage rules (docs/DATA-MODEL.md, Findings).
 
@@ -122,6 +122,66 @@ export async function recordFindings(
     8,
     signal,
   );
+  await recordDetections(env, findings, signal);
+}
+
+/**
+ * The issue detection items of these findings (docs/ISSUES.md): idempotent, never removed with a failed scan's
+ * records (a detection whose finding record is absent is skipped by its readers).
+ */
+export async function recordDetections(
+  env: EnvRef,
+  findings: Pick<FindingRecord, 'issueId' | 'findingHash' | 'stream'>[],
+  signal?: AbortSignal,
+): Promise<void> {
+  await batchPut(
+    findings
+      .filter((f) => f.issueId)
+      .map((f) => ({
+        ...keys.issueDetection(env.applicationId, env.environmentId, f.issueId!, f.findingHash),
+        entity: 'issueDetection',
+        issueId: f.issueId!,
+        findingHash: f.findingHash,
+        stream: f.stream ?? '',
+      })),
+    8,
+    signal,
+  );
+}
+
+/** The detections of an issue (each finding of it, by hash). */
+export async function detectionsOfIssue(env: EnvRef, issueId: string): Promise<IssueDetection[]> {
+  const { pk, skPrefix } = keys.detectionsOfIssue(env.applicationId, env.environmentId, issueId);
+  const items = await queryAll({ partition: pk, skPrefix, consistent: true });
+  return items.map((item) => fromItem<IssueDetection>(item)!);
+}
+
+/**
+ * Writes the triage an issue's earlier detection has for a finding that joins it without a rule of its own
+ * (docs/ISSUES.md, Triage): only where the finding still has no rule, so a triage since wins. Written before the
+ * scan's publication, like the finding records; a copy kept after a failed publication is the issue's triage anyway.
+ */
+export async function carryIssueRules(env: EnvRef, rules: TriageRule[], signal?: AbortSignal): Promise<void> {
+  await inParallel(rules, 16, async (rule) => {
+    try {
+      await untilAborted(signal, (abortSignal) =>
+        db.send(
+          new PutCommand({
+            TableName: config.tableName,
+            Item: {
+              ...keys.triageRule(env.applicationId, env.environmentId, rule.findingHash),
+              entity: 'triageRule',
+              ...rule,
+            },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
+          { abortSignal },
+        ),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  });
 }
 
 /** What these findings' records are now, added to what is `known` (the same request's earlier attempts). */

@@ -123,6 +123,13 @@ export interface FindingRecord {
   /** One literal URI of the finding, from the last scan that saw it. */
   uri: string;
   severity: Severity;
+  /**
+   * The issue it is a detection of (finding-identity.ts, issueId; docs/ISSUES.md): the findings of every tool with the
+   * same weakness at the same place. Absent on records written before issues until the upgrade assigns it.
+   */
+  issueId?: string;
+  /** Its alert's CWE id ('' when none), part of the issue's identity. */
+  cweId?: string;
   /** ms: start of the first and of the last scan that reported it. */
   firstSeen: number;
   lastSeen: number;
@@ -156,6 +163,14 @@ export interface FindingRecord {
    * exists (its scan not yet published), readers take this instead (resolvedFinding); a sweep puts it back.
    */
   previous?: FindingRecord | null;
+}
+
+/** A detection of an issue: one finding (by hash) of one tool stream that belongs to it (docs/ISSUES.md). */
+export interface IssueDetection {
+  issueId: string;
+  findingHash: string;
+  /** The finding's tool stream when it was recorded (streams.ts). */
+  stream: string;
 }
 
 /**

@@ -6,6 +6,7 @@ import { SEVERITIES } from '../input/severities.ts';
 import { alertsOfScan, countedUrisOfScan, scansOfEnvironmentNewestFirst } from '../results/scan-repository.ts';
 import type { FindingRecord, ScanRecord } from '../results/model.ts';
 import { streamOf } from '../results/streams.ts';
+import { issueIdOfUri } from '../results/finding-identity.ts';
 import type { Caller } from '../context/caller.ts';
 import { accessibleScan } from './scans.ts';
 import type { ScanDiffQuery } from './inputs.ts';
@@ -15,7 +16,7 @@ import type { ScanDiffQuery } from './inputs.ts';
 
 export interface DiffFinding {
   findingHash: string;
-  /** The issue the finding belongs to: for now each finding is its own issue (its hash). */
+  /** The issue the finding is a detection of (finding-identity.ts, issueId; docs/ISSUES.md). */
   issueId: string;
   pluginId: string;
   name: string;
@@ -43,7 +44,7 @@ async function findingsOf(scan: ScanRecord): Promise<Map<string, DiffFinding>> {
     if (found.has(u.findingHash)) continue;
     found.set(u.findingHash, {
       findingHash: u.findingHash,
-      issueId: u.findingHash,
+      issueId: issueIdOfUri(scan, u.alert, u),
       pluginId: u.alert.pluginId,
       name: u.alert.name,
       severity: u.alert.severity,

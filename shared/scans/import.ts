@@ -38,6 +38,7 @@ import {
   pendingFindingsRemove,
   pendingFindingsStart,
   recordFindings,
+  carryIssueRules,
   restoreFindings,
   sweepPendingFindings,
   triageVersionCheck,
@@ -495,6 +496,9 @@ export async function importScanReport(
         ),
       );
       await recordFindingsBy(scan, trend.records, before, budget, hooks);
+      await timedWrite(budget, appId, envName, "carrying the issues' triage", (signal) =>
+        carryIssueRules(scan, found.carried, signal),
+      );
       const completedAt = clock.now();
       const done: ScanRecord = {
         ...scan,

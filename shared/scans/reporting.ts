@@ -33,6 +33,7 @@ import {
   pendingFindingsRemove,
   pendingFindingsStart,
   recordFindings,
+  carryIssueRules,
   restoreFindings,
   sweepPendingFindings,
   triageVersionCheck,
@@ -242,6 +243,7 @@ export async function reportScanCompleted(
           writer,
         );
         await recordFindings(scan, trend.records, before);
+        await carryIssueRules(scan, found.carried);
         const done: ScanRecord = {
           ...scan,
           status: body.status,

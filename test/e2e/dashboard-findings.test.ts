@@ -91,6 +91,11 @@ describe('dashboard findings of another tool', () => {
     const facts = page.locator('dl.facts');
     expect(await facts.innerText()).not.toContain('HawkScan');
     expect(await page.getByTestId('scan-scanner').innerText()).toBe('Wapiti 3.0.4');
+    // What changed (getScanDiff): the tool's first scan here, every finding new, listed first.
+    await expect
+      .poll(() => page.getByTestId('scan-changes-against').textContent())
+      .toMatch(/^The first scan of its tool here: every finding is new \(\d+\)\.$/);
+    expect(await page.getByTestId('scan-changes-new').locator('li').count()).toBeGreaterThan(0);
 
     const alert = await api('GET', `/api/v1/scan/${scanId}/alert/wapiti.http-secure-headers`, {
       token: tenant.token,

@@ -129,7 +129,7 @@ describe('organization findings report', () => {
     expect(csv.headers.get('content-type')).toContain('text/csv');
     expect(csv.headers.get('x-total-count')).toBe('3');
     expect(csv.text.split('\r\n')[0]).toBe(
-      'scanId,applicationId,applicationName,environmentId,environmentName,status,findingPluginId,findingPluginName,findingRisk,findingUrl,findingMethod,findingEvidence,findingOtherInfo,findingDescription,findingFirstSeen,findingLastSeen,findingHash,cweId,team,dueDate,daysLeft,overdue,triagedBy,triagedAt,triageNote,riskAcceptedUntil',
+      'scanId,applicationId,applicationName,environmentId,environmentName,status,findingPluginId,findingPluginName,findingRisk,findingUrl,findingMethod,findingEvidence,findingOtherInfo,findingDescription,findingFirstSeen,findingLastSeen,findingHash,cweId,team,dueDate,daysLeft,overdue,triagedBy,triagedAt,triageNote,riskAcceptedUntil,issueId,detectedBy',
     );
     const parsed: Row[] = parse(csv.text, { columns: true });
     expect(parsed.map((r) => [r.findingUrl, r.status, r.findingHash, r.findingEvidence])).toEqual(

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { findingHash, normalizedPath } from '../../shared/results/finding-identity.ts';
+import {
+  findingHash,
+  issueId,
+  issuePath,
+  normalizedPath,
+  pathTemplates,
+  weaknessOf,
+} from '../../shared/results/finding-identity.ts';
 
 describe('finding identity', () => {
   it('normalizes paths: origin, query, fragment, empty segments and trailing slash dropped; id-like segments as {id}', () => {
@@ -51,5 +58,57 @@ describe('finding identity', () => {
     expect(findingHash({ ...base, pluginId: '4', param: '0012' })).not.toBe(
       findingHash({ ...base, pluginId: '40', param: '012' }),
     );
+  });
+});
+
+describe('issueId (docs/ISSUES.md)', () => {
+  const base = {
+    applicationId: 'app',
+    environmentId: 'env',
+    cweId: '79',
+    pluginId: '40012',
+    method: 'GET',
+    uri: 'https://shop.test/search?q=x',
+    param: 'q',
+  };
+
+  it('is one id for every tool reporting the same CWE at the same method, normalized path and parameter', () => {
+    const zap = issueId(base);
+    expect(zap).toMatch(/^[0-9a-f]{64}$/);
+    expect(issueId({ ...base, pluginId: 'wapiti.cross-site-scripting', cweId: '', uri: '/search?q=<script>' })).toBe(
+      zap,
+    );
+    expect(
+      issueId({ ...base, pluginId: 'nuclei.xss', cweId: 'CWE-79', method: 'get', uri: 'http://other/search/' }),
+    ).toBe(zap);
+    expect(issueId({ ...base, param: 'p' })).not.toBe(zap);
+    expect(issueId({ ...base, method: 'POST' })).not.toBe(zap);
+    expect(issueId({ ...base, cweId: '89' })).not.toBe(zap);
+    expect(issueId({ ...base, environmentId: 'env2' })).not.toBe(zap);
+    expect(issueId({ ...base, uri: '/search/more' })).not.toBe(zap);
+  });
+
+  it('falls back to the rule id as the category when no CWE is known', () => {
+    expect(weaknessOf('', '10038')).toBe('category:10038');
+    expect(weaknessOf('0', '10038')).toBe('category:10038');
+    expect(weaknessOf('-1', 'nuclei.tech-detect')).toBe('category:nuclei.tech-detect');
+    expect(weaknessOf('', 'wapiti.http-secure-headers.medium')).toBe('cwe:693');
+    expect(weaknessOf('', 'wapiti.internal-server-error')).toBe('category:wapiti.internal-server-error');
+    expect(weaknessOf('', 'wapiti.constructor')).toBe('category:wapiti.constructor');
+  });
+
+  it("templates a path by an API description's parameterized paths", () => {
+    const templates = pathTemplates(['/users/{userId}', '/users/me', '/users/{userId}/orders/{orderId}', '/health']);
+    expect(issuePath('https://shop.test/users/alice', templates)).toBe('/users/{id}');
+    expect(issuePath('/users/123', templates)).toBe('/users/{id}');
+    expect(issuePath('/users/alice/orders/x1', templates)).toBe('/users/{id}/orders/{id}');
+    expect(issuePath('/accounts/alice', templates)).toBe('/accounts/alice');
+    expect(issuePath('/users/alice')).toBe('/users/alice');
+  });
+
+  it('normalizes long hostile paths (no backtracking on the input)', () => {
+    const long = `/${'a1-'.repeat(20_000)}!/${'{'.repeat(20_000)}/${'9'.repeat(20_000)}x`;
+    expect(issuePath(`https://x.test${long}`, pathTemplates(['/{a}/{b}/{c}']))).toBe('/{id}/{id}/{id}');
+    expect(normalizedPath(`${'a'.repeat(50_000)}:`)).toBe(`/${'a'.repeat(50_000)}:`);
   });
 });

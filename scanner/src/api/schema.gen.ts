@@ -2553,7 +2553,7 @@ export interface paths {
         };
         /**
          * Organization Findings
-         * @description The organization's current findings: one row per URI of each visible environment's latest COMPLETED scan (team rules as for lists), ordered by application name, environment name, plugin id and report order. `date` (end of that day, UTC) or `datetime` (no zone: UTC) report them as of that moment: the latest scan completed by then, and each finding's triage status then. `status`: NEW (untriaged or commented), FALSE_POSITIVE, RISK_ACCEPTED, ASSIGNED (promoted). First/last seen: start of the first scan of the environment that reported the finding and of the scan reported (ms, ISO 8601, and `YYYY-MM-DD hh:mm:ss` UTC as the Excel form). `pageSize` 1 to 1000 (default 500), `pageToken` the page number; a short page is the last. `Accept: text/csv` answers the same rows as RFC 4180 CSV (header row; first/last seen in ISO 8601; the public example's columns, then findingHash, cweId, team) with the total in `X-Total-Count`. Every field holding a line break (CR or LF) is quoted; a cell starting with =, +, -, @, tab or CR (a spreadsheet formula) gets a leading apostrophe and quotes, as OWASP's CSV-injection guidance recommends. Fields of ours (docs/GOVERNANCE.md), in JSON and as the last CSV columns: `dueDate` (the SLA policy from the first sighting; empty for false positives, accepted risks and Info), `daysLeft`, `overdue`, and who triaged last, when, why and `riskAcceptedUntil`; in JSON only, `verifiedFixedAt` (ISO 8601: when a retest found the finding gone, docs/HOSTED-SCANS.md, Retests; empty otherwise).
+         * @description The organization's current findings: one row per URI of each visible environment's latest COMPLETED scan (team rules as for lists), ordered by application name, environment name, plugin id and report order. `date` (end of that day, UTC) or `datetime` (no zone: UTC) report them as of that moment: the latest scan completed by then, and each finding's triage status then. `status`: NEW (untriaged or commented), FALSE_POSITIVE, RISK_ACCEPTED, ASSIGNED (promoted). First/last seen: start of the first scan of the environment that reported the finding and of the scan reported (ms, ISO 8601, and `YYYY-MM-DD hh:mm:ss` UTC as the Excel form). `pageSize` 1 to 1000 (default 500), `pageToken` the page number; a short page is the last. `Accept: text/csv` answers the same rows as RFC 4180 CSV (header row; first/last seen in ISO 8601; the public example's columns, then findingHash, cweId, team) with the total in `X-Total-Count`. Every field holding a line break (CR or LF) is quoted; a cell starting with =, +, -, @, tab or CR (a spreadsheet formula) gets a leading apostrophe and quotes, as OWASP's CSV-injection guidance recommends. Fields of ours (docs/GOVERNANCE.md), in JSON and as the last CSV columns: `dueDate` (the SLA policy from the first sighting; empty for false positives, accepted risks and Info), `daysLeft`, `overdue`, and who triaged last, when, why and `riskAcceptedUntil`; in JSON only, `verifiedFixedAt` (ISO 8601: when a retest found the finding gone, docs/HOSTED-SCANS.md, Retests; empty otherwise). Issues (docs/ISSUES.md): each row has its finding's `issueId` (the findings of every tool with the same weakness at the same place) and `detectedBy` (the tools whose open findings detect that issue, sorted; in CSV, space-separated, last columns); `totalIssues` counts the distinct issues open at the report's moment in the environments reported (`totalFindings` still counts the rows, for paging).
          *
          *     Requires the `read:report` permission.
          */
@@ -2715,7 +2715,7 @@ export interface paths {
         };
         /**
          * What changed between two scans of one environment (ours)
-         * @description The scan's findings against another scan's (docs/DATA-MODEL.md, Scan diffs), by `findingHash`: `new` (reported by this scan only, never before the other), `regressed` (reported before the other scan, absent from it, and back), `fixed` (reported by the other scan only) and `unchanged`, each `{findingHash, issueId, pluginId, name, severity, method, uri, param}`, most severe first. `against` names the other scan; without it, the previous completed scan of the same tool stream (`againstScanId` '' when there is none: every finding is new). A scan of another environment answers 400, one the caller cannot see (another organization's included) 404.
+         * @description The scan's findings against another scan's (docs/DATA-MODEL.md, Scan diffs), by `findingHash`: `new` (reported by this scan only, never before the other), `regressed` (reported before the other scan, absent from it, and back), `fixed` (reported by the other scan only) and `unchanged`, each `{findingHash, issueId, pluginId, name, severity, method, uri, param}` (`issueId`: the issue the finding is a detection of, docs/ISSUES.md), most severe first. `against` names the other scan; without it, the previous completed scan of the same tool stream (`againstScanId` '' when there is none: every finding is new). A scan of another environment answers 400, one the caller cannot see (another organization's included) 404.
          *
          *     Requires the `read:scan` permission.
          */
@@ -4726,6 +4726,7 @@ export interface components {
             cweId?: string;
             /** Format: int32 */
             daysLeft?: number;
+            detectedBy?: string[];
             dueDate?: string;
             environmentId?: string;
             environmentName?: string;
@@ -4746,6 +4747,7 @@ export interface components {
             findingPluginName?: string;
             findingRisk?: string;
             findingUrl?: string;
+            issueId?: string;
             overdue?: boolean;
             remediationAdvice?: string;
             riskAcceptedUntil?: string;
@@ -4768,6 +4770,8 @@ export interface components {
             findings?: components["schemas"]["reports.CurrentFindingRow"][];
             /** Format: int32 */
             totalFindings?: number;
+            /** Format: int32 */
+            totalIssues?: number;
         };
         "repository.AddApplicationToRepoResponse": {
             newRepositoryApps?: components["schemas"]["repository.NewRepositoryApp"][];

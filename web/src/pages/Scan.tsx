@@ -68,6 +68,7 @@ export default function ScanPage() {
             {/* Only hosted scans (tagged with their configuration) have a coverage record: others would answer 404. */}
             {hostedConfiguration(r.tags) && <ScanCoverage scanId={scanId} />}
             {r.configHash && <ScanConfiguration appId={scan.applicationId!} configHash={r.configHash} />}
+            {scan.status === 'COMPLETED' && <ScanChanges orgId={orgId} scanId={scanId} />}
             {r.applicationAlerts!.length === 0 &&
               (scan.status === 'STARTED' ? (
                 <Empty title="This scan is still running.">
@@ -180,5 +181,65 @@ function ScanConfiguration({ appId, configHash }: { appId: string; configHash: s
         </QueryView>
       )}
     </details>
+  );
+}
+
+/** The kinds of change of a diff, in the order the page shows them: new findings first. */
+const CHANGES = [
+  ['new', 'New'],
+  ['regressed', 'Regressed'],
+  ['fixed', 'Fixed'],
+] as const;
+
+/**
+ * What changed against the previous completed scan of the same tool stream (getScanDiff; docs/DATA-MODEL.md, Scan
+ * diffs): new findings first, then regressed and fixed ones, with the count of unchanged ones.
+ */
+function ScanChanges({ orgId, scanId }: { orgId: string; scanId: string }) {
+  const diff = useQuery({
+    queryKey: ['scan-diff', scanId],
+    queryFn: () => unwrap(api.GET('/api/v1/scan/{scanId}/diff', { params: { path: { scanId }, query: {} } })),
+  });
+  return (
+    <section aria-labelledby="scan-changes" data-testid="scan-changes">
+      <h2 id="scan-changes">What changed</h2>
+      <QueryView query={diff} what="what changed">
+        {(d) => (
+          <>
+            <p className="muted" data-testid="scan-changes-against">
+              {d.againstScanId ? (
+                <>
+                  Against the <Link to={`/org/${orgId}/scan/${d.againstScanId}`}>previous scan</Link> of the same tool:{' '}
+                  {d.new?.length ?? 0} new, {d.regressed?.length ?? 0} regressed, {d.fixed?.length ?? 0} fixed,{' '}
+                  {d.unchanged?.length ?? 0} unchanged.
+                </>
+              ) : (
+                <>The first scan of its tool here: every finding is new ({d.new?.length ?? 0}).</>
+              )}
+            </p>
+            {CHANGES.map(([kind, label]) =>
+              (d[kind]?.length ?? 0) === 0 ? null : (
+                <div key={kind}>
+                  <h3>
+                    {label} ({d[kind]!.length})
+                  </h3>
+                  <ul className="rows" data-testid={`scan-changes-${kind}`}>
+                    {d[kind]!.slice(0, 50).map((f) => (
+                      <li key={f.findingHash}>
+                        <SeverityBadge severity={f.severity!} /> {f.name}{' '}
+                        <span className="muted">
+                          {f.method} {f.uri}
+                          {f.param && <> · {f.param}</>}
+                        </span>
+                      </li>
+                    ))}
+                  </ul>
+                </div>
+              ),
+            )}
+          </>
+        )}
+      </QueryView>
+    </section>
   );
 }

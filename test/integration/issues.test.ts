@@ -1,0 +1,241 @@
+import { describe, expect, it } from 'vitest';
+import { api } from './client.ts';
+import { createTenant } from './fixtures.ts';
+import { createApp } from './scan-helpers.ts';
+import { alertUrisOf, importReport, readBack } from './import-helpers.ts';
+import { wapitiFixture } from '../../scanner/test/wapiti-expected.ts';
+import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from '../../shared/db/client.ts';
+import { config } from '../../shared/config.ts';
+import { keys } from '../../shared/db/keys.ts';
+import { collect } from '../../shared/db/query.ts';
+import { findingsOfEnvironment } from '../../shared/results/finding-repository.ts';
+import type { FindingRecord } from '../../shared/results/model.ts';
+import { migrationSteps } from '../../shared/table-migration.ts';
+
+// One issue per weakness (docs/ISSUES.md): Wapiti's and ZAP's findings of the same weakness at the same place of one
+// environment are one issue, detected by both; a triage applies to the issue, and carries to a later detection.
+
+/** The real Wapiti 3.0.4 scan of the local node target (scanner/test/fixtures/wapiti/SOURCES.md, #2). */
+const WAPITI = 'wapiti-xml_3.0.4_local-node-target_GENERATED-here.xml';
+
+/**
+ * ZAP's report (traditional JSON) of the same target: reflected XSS on `GET /search` `q` (CWE-79, Wapiti's "Cross
+ * Site Scripting"), the `session` cookie without HttpOnly (CWE-1004, Wapiti's "HttpOnly Flag cookie") and a
+ * CSP header not set on `/` with no parameter (Wapiti names its parameter `CSP`: another place, another issue).
+ */
+function zapReport(): string {
+  const alert = (pluginid: string, name: string, riskcode: string, cweid: string, instances: object[]) => ({
+    pluginid,
+    alertRef: pluginid,
+    alert: name,
+    name,
+    riskcode,
+    confidence: '2',
+    riskdesc: '',
+    desc: `<p>${name}</p>`,
+    instances,
+    count: String(instances.length),
+    solution: '',
+    otherinfo: '',
+    reference: '',
+    cweid,
+    wascid: '0',
+    sourceid: '1',
+  });
+  const at = (uri: string, param: string, evidence = '') => ({ uri, method: 'GET', param, attack: '', evidence });
+  return JSON.stringify({
+    '@version': '2.14.0',
+    '@generated': 'Wed, 2 Dec 2026 12:00:00',
+    site: [
+      {
+        '@name': 'http://127.0.0.1:18080',
+        '@host': '127.0.0.1',
+        '@port': '18080',
+        '@ssl': 'false',
+        alerts: [
+          alert('40012', 'Cross Site Scripting (Reflected)', '3', '79', [
+            at('http://127.0.0.1:18080/search?q=%3Cscript%3Ealert(1)%3C%2Fscript%3E', 'q', '<script>alert(1)</script>'),
+          ]),
+          alert('10010', 'Cookie No HttpOnly Flag', '1', '1004', [
+            at('http://127.0.0.1:18080/', 'session', 'Set-Cookie: session'),
+          ]),
+          alert('10038', 'Content Security Policy (CSP) Header Not Set', '2', '693', [
+            at('http://127.0.0.1:18080/', ''),
+          ]),
+        ],
+      },
+    ],
+  });
+}
+
+interface Row {
+  scanId: string;
+  environmentId: string;
+  findingPluginId: string;
+  findingUrl: string;
+  findingMethod: string;
+  findingHash: string;
+  issueId: string;
+  detectedBy: string[];
+  status: string;
+}
+
+const report = (tenant: { orgId: string; token: string }, query: Record<string, string | number> = {}) =>
+  api('GET', `/api/v1/reports/org/${tenant.orgId}/findings`, {
+    token: tenant.token,
+    query: { pageSize: 1000, ...query },
+  });
+
+const isXss = (r: Row) => r.findingPluginId === '40012' || r.findingPluginId.startsWith('wapiti.cross-site-scripting');
+const xssOnSearch = (r: Row) => isXss(r) && r.findingMethod === 'GET' && new URL(r.findingUrl).pathname === '/search';
+
+describe('issues', () => {
+  it('makes ZAP and Wapiti findings of one weakness one issue, detected by both, triaged once', async () => {
+    const tenant = await createTenant();
+    const appId = await createApp(tenant, { name: 'node target' });
+    const wapiti = await importReport(tenant.token, appId, 'staging', wapitiFixture(WAPITI));
+    const zap = await importReport(tenant.token, appId, 'staging', zapReport(), 'application/json');
+    expect([wapiti.status, zap.status], `${wapiti.text}\n${zap.text}`).toEqual([200, 200]);
+
+    const first = await report(tenant);
+    expect(first.status, first.text).toBe(200);
+    const rows: Row[] = first.body.findings;
+    const xss = rows.filter(xssOnSearch);
+    expect(xss.map((r) => r.findingPluginId).sort()).toEqual(['40012', 'wapiti.cross-site-scripting'].sort());
+    // Two findings (each tool's own hash), one issue, detected by both tools.
+    expect(new Set(xss.map((r) => r.findingHash)).size).toBe(2);
+    expect(new Set(xss.map((r) => r.issueId)).size).toBe(1);
+    for (const r of xss) expect(r.detectedBy).toEqual(['wapiti', 'zap']);
+    const cookie = rows.filter((r) => ['10010', 'wapiti.httponly-flag-cookie'].includes(r.findingPluginId));
+    const sessionCookie = cookie.filter((r) => r.findingPluginId === '10010' || r.issueId === cookie[0].issueId);
+    expect(new Set(sessionCookie.map((r) => r.issueId)).size).toBe(1);
+    expect(sessionCookie.length).toBe(2);
+    // ZAP's CSP finding (no parameter) is not Wapiti's (parameter CSP): an issue of its own, one tool.
+    const csp = rows.find((r) => r.findingPluginId === '10038')!;
+    expect(csp.detectedBy).toEqual(['zap']);
+    expect(rows.filter((r) => r.issueId === csp.issueId)).toHaveLength(1);
+    // The counts: every row's issue, counted once.
+    expect(first.body.totalFindings).toBe(rows.length);
+    expect(first.body.totalIssues).toBe(new Set(rows.map((r) => r.issueId)).size);
+    expect(first.body.totalIssues).toBeLessThan(rows.length);
+
+    // Triage once (ZAP's finding): both detections show it.
+    const zapXss = xss.find((r) => r.findingPluginId === '40012')!;
+    const envId = zapXss.environmentId;
+    const triaged = await api('POST', `/api/v1/org/${tenant.orgId}/app/${appId}/env/${envId}/findings/triage`, {
+      token: tenant.token,
+      body: { actions: [{ findingHash: zapXss.findingHash, status: 'FALSE_POSITIVE', note: 'sanitized upstream' }] },
+    });
+    expect(triaged.status, triaged.text).toBe(200);
+    expect(triaged.body.results).toHaveLength(1);
+    const after: Row[] = (await report(tenant)).body.findings;
+    expect(after.filter(xssOnSearch).map((r) => r.status)).toEqual(['FALSE_POSITIVE', 'FALSE_POSITIVE']);
+    // The scan's own read (listScanAlerts' finding list) shows Wapiti's finding, with the issue's triage.
+    const wapitiUris = await alertUrisOf(tenant.token, wapiti.body.scanId, 'wapiti.cross-site-scripting');
+    const search = wapitiUris.find((u) => u.uri.includes('/search'))!;
+    expect(search).toMatchObject({ findingHash: xss.find((r) => r.findingPluginId !== '40012')!.findingHash });
+    expect(search.status).toBe('FALSE_POSITIVE');
+    // The scan's own findings are unchanged: only Wapiti's alerts.
+    const back = await readBack(tenant.token, wapiti.body.scanId);
+    expect(Object.keys(back.hashes).every((id) => id.startsWith('wapiti.'))).toBe(true);
+
+    // The diff's issueId is the issue's: the same for both tools' XSS.
+    const [zapDiff, wapitiDiff] = await Promise.all(
+      [zap, wapiti].map((s) => api('GET', `/api/v1/scan/${s.body.scanId}/diff`, { token: tenant.token })),
+    );
+    const zapEntry = zapDiff.body.new.find((e: { pluginId: string }) => e.pluginId === '40012');
+    const wapitiEntry = wapitiDiff.body.new.find(
+      (e: { pluginId: string; uri: string }) => e.pluginId.startsWith('wapiti.cross-site') && e.uri.includes('/search'),
+    );
+    expect(zapEntry.issueId).toBe(zapXss.issueId);
+    expect(wapitiEntry.issueId).toBe(zapXss.issueId);
+  });
+
+  it("carries an issue's triage to another tool's later detection of it", async () => {
+    const tenant = await createTenant();
+    const appId = await createApp(tenant, { name: 'node target later' });
+    const zap = await importReport(tenant.token, appId, 'prod', zapReport(), 'application/json');
+    expect(zap.status, zap.text).toBe(200);
+    const rows: Row[] = (await report(tenant)).body.findings;
+    const zapXss = rows.find(xssOnSearch)!;
+    expect(zapXss.detectedBy).toEqual(['zap']);
+    const envId = zapXss.environmentId;
+    const triaged = await api('POST', `/api/v1/org/${tenant.orgId}/app/${appId}/env/${envId}/findings/triage`, {
+      token: tenant.token,
+      body: { actions: [{ findingHash: zapXss.findingHash, status: 'FALSE_POSITIVE', note: 'sanitized' }] },
+    });
+    expect(triaged.status, triaged.text).toBe(200);
+
+    const wapiti = await importReport(tenant.token, appId, 'prod', wapitiFixture(WAPITI));
+    expect(wapiti.status, wapiti.text).toBe(200);
+    const after: Row[] = (await report(tenant)).body.findings;
+    const xss = after.filter(xssOnSearch);
+    expect(xss).toHaveLength(2);
+    expect(xss.map((r) => [r.issueId, r.status, r.detectedBy])).toEqual([
+      [zapXss.issueId, 'FALSE_POSITIVE', ['wapiti', 'zap']],
+      [zapXss.issueId, 'FALSE_POSITIVE', ['wapiti', 'zap']],
+    ]);
+    // Wapiti's scan counts its XSS finding on /search as triaged from the start (its other XSS findings are not).
+    const alerts = (await readBack(tenant.token, wapiti.body.scanId)).result.applicationAlerts;
+    const wapitiXss = alerts.find((a: { pluginId: string }) => a.pluginId === 'wapiti.cross-site-scripting');
+    expect(wapitiXss).toBeDefined();
+    const uris = await alertUrisOf(tenant.token, wapiti.body.scanId, 'wapiti.cross-site-scripting');
+    expect(uris.filter((u) => u.status === 'FALSE_POSITIVE').map((u) => new URL(u.uri).pathname)).toEqual(['/search']);
+  });
+
+  it('the upgrade of data written before issues assigns every finding its issue and carries triage', async () => {
+    const tenant = await createTenant();
+    const appId = await createApp(tenant, { name: 'node target upgraded' });
+    const wapiti = await importReport(tenant.token, appId, 'dev', wapitiFixture(WAPITI));
+    const zap = await importReport(tenant.token, appId, 'dev', zapReport(), 'application/json');
+    expect([wapiti.status, zap.status]).toEqual([200, 200]);
+    const envId = zap.body.envId;
+    const at = { applicationId: appId, environmentId: envId };
+    const recordsOf = async () => (await collect(findingsOfEnvironment(at))) as FindingRecord[];
+    // As the version before issues left them: finding records without an issue, no detection items.
+    const before = await recordsOf();
+    for (const r of before) {
+      await db.send(
+        new UpdateCommand({
+          TableName: config.tableName,
+          Key: keys.finding(appId, envId, r.findingHash),
+          UpdateExpression: 'REMOVE issueId, cweId',
+        }),
+      );
+      await db.send(
+        new DeleteCommand({
+          TableName: config.tableName,
+          Key: keys.issueDetection(appId, envId, r.issueId!, r.findingHash),
+        }),
+      );
+    }
+    // A triage then applied to its finding alone.
+    const zapXss = before.find((r) => r.pluginId === '40012')!;
+    const wapitiXss = before.find((r) => r.issueId === zapXss.issueId && r.pluginId !== '40012')!;
+    const triaged = await api('POST', `/api/v1/org/${tenant.orgId}/app/${appId}/env/${envId}/findings/triage`, {
+      token: tenant.token,
+      body: { actions: [{ findingHash: zapXss.findingHash, status: 'RISK_ACCEPTED', note: 'accepted for now' }] },
+    });
+    expect(triaged.status, triaged.text).toBe(200);
+    const statusOf = async (hash: string) =>
+      ((await report(tenant)).body.findings as Row[]).find((r) => r.findingHash === hash)?.status;
+    expect(await statusOf(wapitiXss.findingHash)).toBe('NEW');
+
+    const item = { entity: 'environment', applicationId: appId, environmentId: envId };
+    expect(await migrationSteps.environment(item)).toBe('updated');
+    expect(await migrationSteps.environment(item)).toBe('current');
+    const after = await recordsOf();
+    expect(after.map((r) => [r.findingHash, r.issueId]).sort()).toEqual(
+      before.map((r) => [r.findingHash, r.issueId]).sort(),
+    );
+    expect(await statusOf(wapitiXss.findingHash)).toBe('RISK_ACCEPTED');
+    // The issue's detections are back: a triage now applies to both.
+    const reopened = await api('POST', `/api/v1/org/${tenant.orgId}/app/${appId}/env/${envId}/findings/triage`, {
+      token: tenant.token,
+      body: { actions: [{ findingHash: zapXss.findingHash, status: 'FALSE_POSITIVE', note: 'not reachable' }] },
+    });
+    expect(reopened.status, reopened.text).toBe(200);
+    expect(await statusOf(wapitiXss.findingHash)).toBe('FALSE_POSITIVE');
+  }, 120_000);
+});
