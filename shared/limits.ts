@@ -97,6 +97,11 @@ export const IMPORT_LIMITS = {
    * early when removing what was written would not fit in it.
    */
   removalAllowanceMs: 8_000,
+  /**
+   * BatchWriteItem calls in flight at once while an import writes (and removes) its items: past this DynamoDB Local
+   * on the bench machine only queues them, and on AWS a new table's partitions take it easily (on-demand).
+   */
+  writeConcurrency: 8,
 } as const;
 
 /** Minutes between two runs of the risk acceptance expiry check on AWS (its EventBridge schedule; docs/GOVERNANCE.md). */

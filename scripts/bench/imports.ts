@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,8 +23,10 @@ const RULES = 50;
 const WARM_RUNS = { sample: 9, generated: 4 };
 const ROOT = new URL('../../', import.meta.url).pathname;
 const FIXTURES = join(ROOT, 'scanner/test/fixtures');
-const TOOLS = ['zap', 'wapiti', 'nuclei', 'burp', 'sarif'] as const;
-type Tool = (typeof TOOLS)[number];
+const ALL_TOOLS = ['zap', 'wapiti', 'nuclei', 'burp', 'sarif'] as const;
+type Tool = (typeof ALL_TOOLS)[number];
+/** BENCH_IMPORTS_TOOLS=zap,sarif to measure only those tools (all by default). */
+const TOOLS = ALL_TOOLS.filter((t) => (process.env.BENCH_IMPORTS_TOOLS ?? ALL_TOOLS.join(',')).split(',').includes(t));
 /** Fixtures that are not a tool's own untouched output (SOURCES.md says which): edited, synthetic, wrong or empty. */
 const NOT_REAL = /EDITED|SYNTHETIC|WRONG-FORMAT|malformed|empty/i;
 
@@ -234,6 +237,30 @@ const readFigures = (read: ReadFigures) => {
   };
 };
 
+/**
+ * The import's write floor (docs/IMPORTS.md): every item the import of environment `envId` left (its scan's alerts,
+ * URIs and messages, the finding records, the scan and environment items: the environment is new) written again
+ * with BatchWriteItem alone, as many calls at once as the import writes with (IMPORT_LIMITS.writeConcurrency), under
+ * a fresh application id of the same length (so the items are the same size, new keys, not overwrites). Read
+ * first, untimed; the writes are timed.
+ */
+async function writeFloor(
+  appId: string,
+  envId: string,
+): Promise<{ items: number; ms: number; byEntity: Record<string, number> }> {
+  const { IMPORT_LIMITS } = await import('../../shared/limits.ts');
+  const { batchPut, queryAll } = await import('../../shared/db/query.ts');
+  const found = await queryAll({ partition: `APP#${appId}`, skPrefix: `ENVDATA#${envId}#` });
+  const other = randomUUID();
+  const items = found.map((item) => JSON.parse(JSON.stringify(item).replaceAll(appId, other)) as typeof item);
+  const start = performance.now();
+  await batchPut(items, IMPORT_LIMITS.writeConcurrency);
+  const ms = Math.round(performance.now() - start);
+  const byEntity: Record<string, number> = {};
+  for (const item of items) byEntity[String(item.entity)] = (byEntity[String(item.entity)] ?? 0) + 1;
+  return { items: items.length, ms, byEntity };
+}
+
 const section: BenchSection = {
   name: 'imports',
   async run(ctx) {
@@ -274,7 +301,15 @@ const section: BenchSection = {
         importScanReport(caller, appId, env, Buffer.from(report), Date.now() + 10 * IMPORT_LIMITS.budgetMs),
       );
       const { urisImported, alertsImported } = measured.result;
+      const floor = await writeFloor(appId, measured.result.envId);
       return {
+        floorItems: floor.items,
+        floorItemsByEntity: Object.entries(floor.byEntity)
+          .map(([entity, n]) => `${entity} ${n}`)
+          .join(' '),
+        floorMs: floor.ms,
+        floorItemsPerSecond: perSecond(floor.items, floor.ms),
+        ratioToFloor: Math.round((measured.ms / floor.ms) * 100) / 100,
         bytes: Buffer.byteLength(report),
         alerts: alertsImported,
         instances: urisImported,
@@ -344,7 +379,8 @@ const section: BenchSection = {
           `the whole import (read, store, publish) on the local stack: a sample as one POST .../scan/import, a generated report through the ` +
           `operation's import function in process with no deadline (withinBudget: whether it took at most the operation's 20 s); ` +
           `instancesPerSecond = findings stored / wall time, serverPeakRssMb this process's RSS sampled every 20 ms; refused: the ` +
-          `operation's 413 (its 20 s budget passed on a busy machine). Generated reports: ${FINDINGS} findings over ${RULES} rules, no HTTP messages.`,
+          `operation's 413 (its 20 s budget passed on a busy machine); floorMs: the same items as the import left written again with ` +
+          `BatchWriteItem alone right after it (writeFloor), ratioToFloor = ms / floorMs. Generated reports: ${FINDINGS} findings over ${RULES} rules, no HTTP messages.`,
         findingsGenerated: FINDINGS,
         read,
         operation,

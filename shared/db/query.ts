@@ -204,12 +204,20 @@ type WriteRequest = { DeleteRequest: { Key: Item } } | { PutRequest: { Item: Ite
  * the others from starting and is thrown once those in flight have ended, so that a caller removing what it wrote
  * after the failure finds all of it; only a `signal` abort frees the caller at once (its calls in flight may land).
  */
-async function batchWrite(requests: WriteRequest[], concurrency: number, signal?: AbortSignal): Promise<void> {
+async function batchWrite(
+  requests: WriteRequest[],
+  concurrency: number,
+  signal?: AbortSignal,
+  beforeCall?: (written: number) => void,
+): Promise<void> {
   const chunks: WriteRequest[][] = [];
   for (let i = 0; i < requests.length; i += 25) chunks.push(requests.slice(i, i + 25));
   let failed = false;
+  let written = 0;
   const worker = async () => {
     for (let chunk = chunks.shift(); chunk && !failed; chunk = chunks.shift()) {
+      // A throw here stops the write as a failed call does (the calls in flight end first).
+      beforeCall?.(written);
       let pending: WriteRequest[] = chunk;
       for (let attempt = 0; pending.length > 0; attempt++) {
         if (attempt > 0)
@@ -222,6 +230,7 @@ async function batchWrite(requests: WriteRequest[], concurrency: number, signal?
         );
         pending = (out.UnprocessedItems?.[config.tableName] ?? []) as WriteRequest[];
       }
+      written += chunk.length;
     }
   };
   const workers = Array.from({ length: Math.min(concurrency, chunks.length) }, () =>
@@ -269,12 +278,21 @@ export async function batchDelete(
   );
 }
 
-/** Puts items, several BatchWriteItem calls in flight (not atomic); `signal` cuts the calls in flight and the rest. */
-export async function batchPut(items: Item[], concurrency = 8, signal?: AbortSignal): Promise<void> {
+/**
+ * Puts items, several BatchWriteItem calls in flight (not atomic); `signal` cuts the calls in flight and the rest.
+ * `beforeCall` runs before each call with the number of items written so far: its throw stops the write.
+ */
+export async function batchPut(
+  items: Item[],
+  concurrency = 8,
+  signal?: AbortSignal,
+  beforeCall?: (written: number) => void,
+): Promise<void> {
   await batchWrite(
     items.map((Item) => ({ PutRequest: { Item } })),
     concurrency,
     signal,
+    beforeCall,
   );
 }
 

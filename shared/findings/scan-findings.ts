@@ -6,7 +6,7 @@ import { TRIAGE_STATUSES, type StatusCounts, type TriageStats } from '../results
 import { environmentTrendTotal } from '../trends/writes.ts';
 import { countedUrisOfScan } from '../results/scan-repository.ts';
 import { streamOf } from '../results/streams.ts';
-import { type AlertRecord, type ScanRecord, type TriageRule } from '../results/model.ts';
+import { type AlertRecord, type CountedUri, type ScanRecord, type TriageRule } from '../results/model.ts';
 
 // What a scan's end records about its findings (docs/DATA-MODEL.md, Findings): each finding's first and last seen
 // and its URIs in the scan, and the scan's findings by triage status, from the rules in force at that moment.
@@ -34,14 +34,19 @@ export function untriagedStats(alerts: AlertRecord[]): TriageStats {
 /**
  * Reads the scan's URIs (hash, plugin, method, URI, parameter), the environment's rules and known findings, and
  * returns the findings to record and the scan's triage statistics. `triageVersion` is read first: the completion
- * commits only if no triage happened since (triageVersionCheck).
+ * commits only if no triage happened since (triageVersionCheck). `uris`: the scan's counted URIs when the caller
+ * holds them already (an import, which wrote them), else read.
  */
-export async function findingsOfScan(scan: ScanRecord, alerts: AlertRecord[]) {
+export async function findingsOfScan(
+  scan: ScanRecord,
+  alerts: AlertRecord[],
+  uris: Iterable<CountedUri> | AsyncIterable<CountedUri> = countedUrisOfScan(scan, alerts),
+) {
   // The trend version first: the publication is conditioned on it, so the records read below are the current ones.
   const [trend, triageVersion] = await Promise.all([environmentTrendTotal(scan), getTriageVersion(scan)]);
   const rules = await rulesOfEnvironment(scan);
   const seen = new Map<string, FindingRecord>();
-  for await (const u of countedUrisOfScan(scan, alerts)) {
+  for await (const u of uris) {
     const found = seen.get(u.findingHash);
     if (found) {
       found.lastScanUris++;

@@ -108,6 +108,7 @@ export async function recordFindings(
   findings: FindingRecord[],
   before: FindingsBefore,
   signal?: AbortSignal,
+  write: { concurrency?: number; beforeCall?: (sent: number) => void } = {},
 ): Promise<void> {
   // One level deep: what a record replaced, never what that one replaced in turn.
   const previous = new Map(before.previous.map(({ previous: _older, ...f }) => [f.findingHash, f]));
@@ -119,8 +120,9 @@ export async function recordFindings(
       recordedBy: before.attempt,
       previous: previous.get(f.findingHash) ?? null,
     })),
-    8,
+    write.concurrency ?? 8,
     signal,
+    write.beforeCall,
   );
   await recordDetections(env, findings, signal);
 }

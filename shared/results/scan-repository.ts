@@ -209,20 +209,21 @@ export async function reserveAlertUris(
 }
 
 /** Stores findings (URI and message items); they count only once findingsCount commits. */
+/** The items of a scan's findings: each one's URI and message. */
+export function findingDataItems(scan: ScanRef, findings: { uri: AlertUriRecord; message: AlertMessageRecord }[]) {
+  const { applicationId: appId, environmentId: envId, scanId } = scan;
+  return findings.flatMap(({ uri, message }) => [
+    { ...keys.alertUri(appId, envId, scanId, uri.pluginId, uri.n), entity: 'alertUri', ...uri },
+    { ...keys.alertMessage(appId, envId, scanId, message.msgId), entity: 'alertMessage', ...message },
+  ]);
+}
+
 export async function putFindings(
   scan: ScanRef,
   findings: { uri: AlertUriRecord; message: AlertMessageRecord }[],
   signal?: AbortSignal,
 ): Promise<void> {
-  const { applicationId: appId, environmentId: envId, scanId } = scan;
-  await batchPut(
-    findings.flatMap(({ uri, message }) => [
-      { ...keys.alertUri(appId, envId, scanId, uri.pluginId, uri.n), entity: 'alertUri', ...uri },
-      { ...keys.alertMessage(appId, envId, scanId, message.msgId), entity: 'alertMessage', ...message },
-    ]),
-    8,
-    signal,
-  );
+  await batchPut(findingDataItems(scan, findings), 8, signal);
 }
 
 export async function removeFindings(scan: ScanRef, uris: AlertUriRecord[]): Promise<void> {

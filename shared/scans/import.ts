@@ -47,8 +47,8 @@ import { type FindingRecord, type FindingsBefore } from '../results/model.ts';
 import { configHashOf, parseScanConfig, storeScanConfig } from './configs.ts';
 import { reportedAlertSchema, type ReportedAlert } from './inputs.ts';
 import { findingItems } from './reporting.ts';
-import { putFindings } from '../results/scan-repository.ts';
-import { type AlertRecord, type ScanRecord } from '../results/model.ts';
+import { findingDataItems } from '../results/scan-repository.ts';
+import { type AlertRecord, type CountedUri, type ScanRecord } from '../results/model.ts';
 import { scanStart } from './scan-write.ts';
 import { headOf, lastScanOf, statsOf, toScanResult } from './scans.ts';
 import { scanFieldsOf } from '../applications/model.ts';
@@ -60,11 +60,6 @@ import type { Caller } from '../context/caller.ts';
 // yet; then one transaction publishes the scan (record, lookup by id, environment last-scan fields, a new
 // environment) with SCAN_STARTED, SCAN_COMPLETED (and ENVIRONMENT_ADDED). A failure before it removes what was
 // written: the report appears whole or not at all.
-
-/** Items (URIs and messages) written between two checks of the deadline. */
-const STORE_CHUNK = 500;
-/** Finding records written between two checks of the deadline. */
-const RECORD_CHUNK = 1000;
 
 const cliHint = (appId: string, env: string) =>
   `import it with the CLI, which sends it in batches: npm run scanner -- import --app ${appId} --env ${JSON.stringify(env)} <report>`;
@@ -168,22 +163,33 @@ function checkBudget(budget: Budget, appId: string, env: string, progress: strin
     throw overBudget(appId, env, progress, true);
 }
 
-/** A write of the unpublished scan's data, its time counted in the budget's `writingMs`; cut at the deadline (413). */
-async function timedWrite<T>(
+/**
+ * A write of the unpublished scan's data (`write` passes `check` to batchPut: it runs before each BatchWriteItem
+ * call), its time counted in the budget's `writingMs` as it goes; the budget is checked before every call, so the
+ * write stops at the deadline, or once removing what it wrote would not fit (413), with at most
+ * IMPORT_LIMITS.writeConcurrency calls in flight to remove after it. Cut at the deadline (`signal`).
+ */
+async function timedWrite(
   budget: Budget,
   appId: string,
   env: string,
-  progress: string,
-  write: (signal: AbortSignal) => Promise<T>,
-): Promise<T> {
+  progress: (written: number) => string,
+  write: (signal: AbortSignal, check: (written: number) => void) => Promise<void>,
+): Promise<void> {
   const start = budget.clock.now();
+  const before = budget.writingMs;
+  let last = progress(0);
   try {
-    return await write(budget.signal);
+    await write(budget.signal, (written) => {
+      budget.writingMs = before + budget.clock.now() - start;
+      last = progress(written);
+      checkBudget(budget, appId, env, last);
+    });
   } catch (error) {
-    if (budget.signal.aborted) throw Object.assign(overBudget(appId, env, progress), { cutWrite: true });
+    if (budget.signal.aborted) throw Object.assign(overBudget(appId, env, last), { cutWrite: true });
     throw error;
   } finally {
-    budget.writingMs += budget.clock.now() - start;
+    budget.writingMs = before + budget.clock.now() - start;
   }
 }
 
@@ -206,51 +212,84 @@ async function withinBudget<T>(
   }
 }
 
-/** Writes the alerts, URIs and messages of the unpublished scan; 413 past the budget. */
-async function storeFindings(
-  scan: ScanRecord,
-  alerts: ReportedAlert[],
-  budget: Budget,
-  hooks: ImportHooks,
-): Promise<AlertRecord[]> {
+/**
+ * The unpublished scan's data: its alerts' records, their items and each finding's URI and message items (in one
+ * list: written as one stream of BatchWriteItem calls), and the URIs as findingsOfScan counts them (all of them:
+ * an import's alerts count every URI), so that it need not read back what was just written.
+ */
+function scanData(scan: ScanRecord, alerts: ReportedAlert[]) {
+  const { applicationId: appId, environmentId: envId, scanId } = scan;
   const records = alerts.map(alertRecordOf);
-  const { applicationId: appId, environmentId: envId, scanId, envName } = scan;
-  await timedWrite(budget, appId, envName, 'storing the alerts', (signal) =>
-    batchPut(
-      records.map((alert) => ({
-        ...keys.scanAlert(appId, envId, scanId, alert.pluginId),
-        entity: 'scanAlert',
-        ...alert,
-      })),
-      8,
-      signal,
-    ),
-  );
-  const findings = alerts.flatMap((alert) => findingItems(scan, alert.pluginId, alert.uris, 0));
-  for (let from = 0; from < findings.length;) {
-    const progress = `${from} of ${findings.length} findings stored`;
-    checkBudget(budget, appId, envName, progress);
-    const size = chunkSize(budget, STORE_CHUNK);
-    await timedWrite(budget, appId, envName, progress, (signal) =>
-      putFindings(scan, findings.slice(from, from + size), signal),
-    );
-    from += size;
-    await hooks.step?.('stored');
-  }
-  return records;
+  const items: Record<string, unknown>[] = records.map((alert) => ({
+    ...keys.scanAlert(appId, envId, scanId, alert.pluginId),
+    entity: 'scanAlert',
+    ...alert,
+  }));
+  const counted: CountedUri[] = [];
+  alerts.forEach((alert, i) => {
+    const findings = findingItems(scan, alert.pluginId, alert.uris, 0);
+    items.push(...findingDataItems(scan, findings));
+    for (const { uri } of findings)
+      counted.push({
+        alert: records[i],
+        findingHash: uri.findingHash,
+        uri: uri.uri,
+        requestMethod: uri.requestMethod,
+        param: uri.param ?? '',
+      });
+  });
+  return { records, items, counted };
 }
 
 /**
- * Items per chunk: the full chunk while the time left is ample, fewer as the deadline nears (a chunk cut at the
- * deadline is written in vain and must be removed), never fewer than one BatchWriteItem's 25.
+ * Findings, first/last seen and triage figures from the environment's rules now (as a scan's completion), and the
+ * records they replace, added to what is `known` (earlier attempts): read while the scan's data is written (they
+ * read none of it).
  */
-function chunkSize(budget: Budget, full: number): number {
-  const left = budget.deadline - budget.clock.now();
-  const share = left / IMPORT_LIMITS.budgetMs;
-  return Math.max(25, Math.min(full, Math.floor((full * share * 4) / 25) * 25));
+async function readBeforeRecording(
+  scan: ScanRecord,
+  data: ReturnType<typeof scanData>,
+  budget: Budget,
+  attempt: string,
+  known: FindingsBefore | undefined,
+) {
+  const { applicationId: appId, envName } = scan;
+  const reading = 'reading the findings before recording them';
+  const found = await withinBudget(budget, appId, envName, reading, () =>
+    findingsOfScan(scan, data.records, data.counted),
+  );
+  // An import completes as its stream's latest scan: it decides which of its stream's findings are fixed.
+  const trend = await withinBudget(budget, appId, envName, reading, () =>
+    publicationTrend(scan, found, scan.stream, budget.clock.now()),
+  );
+  const hashes = trend.records.map((f) => f.findingHash);
+  const before = await withinBudget(budget, appId, envName, reading, () =>
+    findingsBefore(scan, hashes, known, attempt),
+  );
+  return { found, trend, before };
 }
 
-/** Records the scan's findings in the environment, a chunk at a time; 413 past the budget. */
+/** Writes the alerts, URIs and messages of the unpublished scan; 413 past the budget. */
+async function storeFindings(
+  scan: ScanRecord,
+  items: Record<string, unknown>[],
+  budget: Budget,
+  hooks: ImportHooks,
+): Promise<void> {
+  // The alerts' items come first, then each finding's URI and message.
+  const alerts = items.filter((item) => item.entity === 'scanAlert').length;
+  const findings = (items.length - alerts) / 2;
+  await timedWrite(
+    budget,
+    scan.applicationId,
+    scan.envName,
+    (written) => `${Math.max(0, Math.floor((written - alerts) / 2))} of ${findings} findings stored`,
+    (signal, check) => batchPut(items, IMPORT_LIMITS.writeConcurrency, signal, check),
+  );
+  await hooks.step?.('stored');
+}
+
+/** Records the scan's findings in the environment; 413 past the budget. */
 async function recordFindingsBy(
   scan: ScanRecord,
   findings: FindingRecord[],
@@ -258,16 +297,15 @@ async function recordFindingsBy(
   budget: Budget,
   hooks: ImportHooks,
 ): Promise<void> {
-  for (let from = 0; from < findings.length;) {
-    const progress = `${from} of ${findings.length} findings recorded`;
-    checkBudget(budget, scan.applicationId, scan.envName, progress);
-    const size = chunkSize(budget, RECORD_CHUNK);
-    await timedWrite(budget, scan.applicationId, scan.envName, progress, (signal) =>
-      recordFindings(scan, findings.slice(from, from + size), before, signal),
-    );
-    from += size;
-    await hooks.step?.('recorded');
-  }
+  await timedWrite(
+    budget,
+    scan.applicationId,
+    scan.envName,
+    (written) => `${written} of ${findings.length} findings recorded`,
+    (signal, beforeCall) =>
+      recordFindings(scan, findings, before, signal, { concurrency: IMPORT_LIMITS.writeConcurrency, beforeCall }),
+  );
+  await hooks.step?.('recorded');
 }
 
 /**
@@ -395,7 +433,12 @@ async function removeUnpublished(
   try {
     if (before) await restoreFindings(scan, before, removal);
     await hooks.step?.('restored');
-    await deleteFound({ partition: data.pk, skPrefix: data.skPrefix }, undefined, 8, removal);
+    await deleteFound(
+      { partition: data.pk, skPrefix: data.skPrefix },
+      undefined,
+      IMPORT_LIMITS.writeConcurrency,
+      removal,
+    );
     if (removePending) await pendingFindingsRemove(scan.applicationId, attempt, removal);
   } catch (cleanup) {
     logger.warn('import clean-up left to the sweep', {
@@ -460,11 +503,22 @@ export async function importScanReport(
   let before: FindingsBefore | undefined;
   try {
     await hooks.step?.('pending');
-    const records = await storeFindings(scan, alerts, budget, hooks);
+    const data = scanData(scan, alerts);
+    const records = data.records;
+    const readBefore = (known: FindingsBefore | undefined) => readBeforeRecording(scan, data, budget, attempt, known);
+    // Both run to their end before a failure is answered: the removal then finds every item written.
+    const [stored, first] = await Promise.allSettled([
+      storeFindings(scan, data.items, budget, hooks),
+      readBefore(undefined),
+    ]);
+    if (stored.status === 'rejected') throw stored.reason;
+    if (first.status === 'rejected') throw first.reason;
+    before = first.value.before;
     // A scan of the environment started or a finding was triaged meanwhile, the application's environment count
     // changed, or another request created the environment: read again (a failed condition at any item but the
     // first, whose failure means a sweep took this request for dead).
     return await retryOnConflict({ conflict: failedCondition() }, async (attempts) => {
+      let read = first.value;
       if (attempts > 1) {
         const progress = 'all findings stored, not yet published';
         const fresh = await withinBudget(budget, appId, envName, progress, () => getApplication(appId));
@@ -478,26 +532,17 @@ export async function importScanReport(
             `environment ${envName} was created by another request meanwhile: nothing was imported; send the report again`,
           );
         }
+        read = await readBefore(before);
+        before = read.before;
       }
-      // Findings, first/last seen and triage figures from the environment's rules now (as a scan's completion).
-      const reading = 'reading the findings before recording them';
-      const found = await withinBudget(budget, appId, envName, reading, () => findingsOfScan(scan, records));
-      // An import completes as its stream's latest scan: it decides which of its stream's findings are fixed.
-      const trend = await withinBudget(budget, appId, envName, reading, () =>
-        publicationTrend(scan, found, scan.stream, clock.now()),
-      );
-      const known = before;
-      before = await withinBudget(budget, appId, envName, reading, () =>
-        findingsBefore(
-          scan,
-          trend.records.map((f) => f.findingHash),
-          known,
-          attempt,
-        ),
-      );
-      await recordFindingsBy(scan, trend.records, before, budget, hooks);
-      await timedWrite(budget, appId, envName, "carrying the issues' triage", (signal) =>
-        carryIssueRules(scan, found.carried, signal),
+      const { found, trend } = read;
+      await recordFindingsBy(scan, trend.records, read.before, budget, hooks);
+      await timedWrite(
+        budget,
+        appId,
+        envName,
+        () => "carrying the issues' triage",
+        (signal) => carryIssueRules(scan, found.carried, signal),
       );
       const completedAt = clock.now();
       const done: ScanRecord = {
