@@ -145,6 +145,7 @@ async function streamMoves(env: EnvironmentRecord, envChanges: TriageChange[]) {
   for (const c of envChanges) {
     if ((c.before?.status ?? 'UNKNOWN') === c.after.status) continue;
     if (streamHeadedBy(streams, c.finding.lastScanId) === undefined) continue;
+    if (c.finding.fixedAt !== undefined) continue; // a retest fixed it: out of its scan's untriaged figures
     byScan.set(c.finding.lastScanId, [...(byScan.get(c.finding.lastScanId) ?? []), c]);
   }
   const moves: Parameters<typeof environmentUntriagedChanges>[0][number]['moves'] = [];
