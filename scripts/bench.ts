@@ -29,6 +29,7 @@ const SECTIONS = [
   'overview',
   'profiles',
   'retest',
+  'authorization',
 ];
 
 async function main(): Promise<void> {
