@@ -32,6 +32,7 @@ const SECTIONS = [
   'profiles',
   'retest',
   'million',
+  'authorization',
 ];
 
 async function main(): Promise<void> {

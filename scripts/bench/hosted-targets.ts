@@ -133,6 +133,7 @@ const PRODUCTS_PER_CATEGORY = 6;
  * (findings), most escaped (which wapiti's XSS module tries at length, as on a real site), a cookie without flags.
  */
 export function startShopTarget(): Promise<LocalTarget> {
+  const sessions = new Map<string, string>();
   const products = (category: string) =>
     Array.from({ length: PRODUCTS_PER_CATEGORY }, (_, i) => `${category}-${letters(i)}`);
   const nav =
@@ -143,6 +144,8 @@ export function startShopTarget(): Promise<LocalTarget> {
     (url, form, req, res) => {
       const path = url.pathname;
       const q = (name: string) => url.searchParams.get(name) ?? '';
+      if (path === '/login' || path === '/account' || path.startsWith('/api/'))
+        return accountArea(path, form, req, res, sessions);
       if (path === '/') return html(res, 200, page('Shop', nav));
       if (path === '/search')
         // Reflected as it came: a finding.
@@ -198,6 +201,93 @@ export function startShopTarget(): Promise<LocalTarget> {
       }
       html(res, 404, page('Not found', nav));
     },
-    `a shop: an index, a search form, a contact form (4 fields), ${CATEGORIES.length} listings with a filter form (4 fields) and ${CATEGORIES.length * PRODUCTS_PER_CATEGORY} products (2 query parameters and a review form of 4 fields each)`,
+    `a shop (and, linked from no public page, a login for ${Object.keys(SHOP_USERS).join(' and ')} and their account's API: orders any signed-in user reads, invoices only their owner): an index, a search form, a contact form (4 fields), ${CATEGORIES.length} listings with a filter form (4 fields) and ${CATEGORIES.length * PRODUCTS_PER_CATEGORY} products (2 query parameters and a review form of 4 fields each)`,
   );
 }
+
+/** The shop's users (the authorization bench's two users, scripts/bench/authorization.ts), each with orders and invoices. */
+export const SHOP_USERS: Record<string, { password: string; orders: number[]; invoices: number[] }> = {
+  alice: { password: 'alice-pw', orders: [1001, 1002, 1003], invoices: [2001, 2002] },
+  bob: { password: 'bob-pw', orders: [1101, 1102], invoices: [2101] },
+};
+
+/**
+ * The shop's account area: a form login (`shopsession` cookie), the account page listing the user's orders and
+ * invoices, and their JSON. An order answers any signed-in user (broken object level authorization); an invoice
+ * only its owner.
+ */
+function accountArea(
+  path: string,
+  form: URLSearchParams,
+  req: IncomingMessage,
+  res: ServerResponse,
+  sessions: Map<string, string>,
+) {
+  const sid = /\bshopsession=([\w-]+)/.exec(req.headers.cookie ?? '')?.[1];
+  const user = (sid && sessions.get(sid)) || '';
+  const json = (status: number, value: unknown) =>
+    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
+  if (path === '/login' && req.method === 'POST') {
+    const name = form.get('username') ?? '';
+    if (SHOP_USERS[name]?.password !== form.get('password')) return void res.writeHead(401).end();
+    const id = `s${sessions.size + 1}-${name}`;
+    sessions.set(id, name);
+    return void res.writeHead(302, { location: '/account', 'set-cookie': `shopsession=${id}; Path=/` }).end();
+  }
+  if (path === '/login')
+    return html(
+      res,
+      200,
+      page('Sign in', '<form method="post" action="/login"><input name="username"><input name="password"></form>'),
+    );
+  if (path === '/account') {
+    if (!user) return html(res, 200, page('Account', '<a href="/login">Sign in</a>'));
+    const { orders, invoices } = SHOP_USERS[user];
+    return html(
+      res,
+      200,
+      page(
+        'Account',
+        `<p>Signed in as ${user}</p>` +
+          orders.map((id) => `<a href="/api/orders/${id}">order ${id}</a> `).join('') +
+          invoices.map((id) => `<a href="/api/invoices/${id}">invoice ${id}</a> `).join(''),
+      ),
+    );
+  }
+  if (!user) return json(401, { error: 'sign in' });
+  const ownerOf = (kind: 'orders' | 'invoices', id: number) =>
+    Object.keys(SHOP_USERS).find((name) => SHOP_USERS[name][kind].includes(id));
+  const order = /^\/api\/orders\/(\d+)$/.exec(path);
+  const orderOwner = order && ownerOf('orders', Number(order[1]));
+  if (orderOwner)
+    return json(200, { id: Number(order![1]), owner: `${orderOwner}@shop.test`, total: 40, status: 'paid' });
+  const invoice = /^\/api\/invoices\/(\d+)$/.exec(path);
+  const invoiceOwner = invoice && ownerOf('invoices', Number(invoice[1]));
+  if (invoiceOwner && invoiceOwner !== user) return json(403, { error: 'not yours' });
+  if (invoiceOwner) return json(200, { id: Number(invoice![1]), owner: `${user}@shop.test`, amount: 40 });
+  json(404, { error: 'not found' });
+}
+
+/**
+ * A FORM login of `app.authentication` (docs/SCANNER-AUTH.md) as YAML lines indented by `indent`: POST /login with
+ * username and password, the session in the cookie `cookie`, checked by /account saying "Signed in as <user>" (the
+ * shop's and the authorization tests' site alike).
+ */
+export const formLogin = (user: string, password: string, cookie: string, indent: string) =>
+  `usernamePassword:
+  type: FORM
+  loginPath: /login
+  usernameField: username
+  passwordField: password
+  scanUsername: ${user}
+  scanPassword: ${password}
+cookieAuthorization:
+  cookieNames: [${cookie}]
+testPath:
+  path: /account
+  type: BODY
+  success: "Signed in as ${user}"
+`
+    .split('\n')
+    .map((line) => (line ? `${indent}${line}` : line))
+    .join('\n');

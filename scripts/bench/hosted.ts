@@ -437,3 +437,44 @@ export async function startAgentProcess(baseUrl: string, tenant: { orgId: string
     },
   };
 }
+
+/**
+ * What the retest and authorization sections start with: a bench tenant allowed to scan loopback, its API calls, the
+ * shop in a process of its own, the command line's agent, and a CLOUD application of the shop (`name`).
+ */
+export async function hostedShop(ctx: BenchContext, name: string) {
+  const { allowScanDomain } = await import('../../shared/applications/scan-domains.ts');
+  const tenant = await benchTenant(ctx, name);
+  await allowScanDomain(tenant.orgId, '127.0.0.1');
+  const call: Call = async (method, path, body) => {
+    const response = await fetch(`${ctx.baseUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${tenant.token}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 300)}`);
+    return text ? JSON.parse(text) : {};
+  };
+  const shop = await startTargetProcess('shop');
+  const agent = await startAgentProcess(ctx.baseUrl, tenant);
+  try {
+    const app = (
+      await call('POST', `/api/v1/org/${tenant.orgId}/app`, {
+        name: `bench ${name}`,
+        env: 'bench',
+        applicationType: 'CLOUD',
+        cloudScanTargetURL: shop.url,
+      })
+    ).applicationId as string;
+    const close = async () => {
+      await agent.stop();
+      await shop.close();
+    };
+    return { tenant, call, shop, app, close };
+  } catch (error) {
+    await agent.stop();
+    await shop.close();
+    throw error;
+  }
+}

@@ -1,7 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import { benchTenant, type BenchSection } from './harness.ts';
-import { startAgentProcess } from './hosted.ts';
-import { startTargetProcess } from './hosted-targets.ts';
+import type { BenchSection } from './harness.ts';
+import { hostedShop } from './hosted.ts';
 
 // Retests (docs/HOSTED-SCANS.md, Retests): a retest's time from its request (retestFinding) to its outcome
 // (getRetest reading STILL_PRESENT or FIXED), on the bench's shop, with the command line's agent in a process of
@@ -15,30 +14,8 @@ const sleep = (wait: number) => new Promise((resolve) => setTimeout(resolve, wai
 const section: BenchSection = {
   name: 'retest',
   async run(ctx) {
-    const { allowScanDomain } = await import('../../shared/applications/scan-domains.ts');
-    const tenant = await benchTenant(ctx, 'retest');
-    await allowScanDomain(tenant.orgId, '127.0.0.1');
-    const call = async (method: string, path: string, body?: unknown) => {
-      const response = await fetch(`${ctx.baseUrl}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${tenant.token}`, 'content-type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const text = await response.text();
-      if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 300)}`);
-      return text ? JSON.parse(text) : {};
-    };
-    const shop = await startTargetProcess('shop');
-    const agent = await startAgentProcess(ctx.baseUrl, tenant);
+    const { call, app, close } = await hostedShop(ctx, 'retest');
     try {
-      const app = (
-        await call('POST', `/api/v1/org/${tenant.orgId}/app`, {
-          name: 'bench retest',
-          env: 'bench',
-          applicationType: 'CLOUD',
-          cloudScanTargetURL: shop.url,
-        })
-      ).applicationId as string;
       ctx.progress('a hosted scan of the shop, for a finding to retest');
       await call('POST', `/api/v1/app/${app}/perch/start`, { command: { command: 'START' }, env: 'bench' });
       let device;
@@ -80,8 +57,7 @@ const section: BenchSection = {
         },
       };
     } finally {
-      await agent.stop();
-      await shop.close();
+      await close();
     }
   },
 };

@@ -2,43 +2,110 @@ import { config } from '../config.ts';
 import { keys } from '../db/keys.ts';
 import { named } from '../db/items.ts';
 import type { TransactItem } from '../db/transactions.ts';
-import type { FindingRecord } from '../results/model.ts';
+import { environmentUntriagedChanges, getEnvironment } from '../applications/environment-repository.ts';
+import { isRiskSeverity } from '../input/severities.ts';
+import { getFinding, getTriageRule } from '../results/finding-repository.ts';
+import type { FindingRecord, TriageRule } from '../results/model.ts';
+import { getScan } from '../results/scan-repository.ts';
+import { isUntriaged } from '../results/statuses.ts';
+import { currentStreams, streamHeadedBy } from '../results/streams.ts';
+import { isCurrent } from '../trends/figures.ts';
+import { environmentTrendTotal, retestFixTrend } from '../trends/writes.ts';
+import { pluginCounts, type TriageStats } from './scan-findings.ts';
 
 // What a retest's outcome writes on its finding (docs/HOSTED-SCANS.md, Retests), in the transaction that ends the
-// retest's run: FIXED marks it fixed and verified, STILL_PRESENT keeps it open with the new evidence.
+// retest's run: FIXED fixes it in its stream and marks it verified, STILL_PRESENT keeps it open with the new evidence.
 
-type FindingRef = { applicationId: string; environmentId: string; findingHash: string };
+type FindingRef = { organizationId: string; applicationId: string; environmentId: string; findingHash: string };
 
 /**
- * The one write that marks a finding fixed by a retest: `verifiedFixedAt`, and the retest as its last. Its
- * `fixedAt` (the trends' fix, docs/GOVERNANCE.md, Trends) stays the environment's next completed scan's to decide.
+ * The one write that fixes a finding by a retest (docs/DATA-MODEL.md, Tool streams: "or a retest verifies the
+ * fix"), with what reads the union of the environment's streams: the record's `fixedAt` and `verifiedFixedAt` (it
+ * is no longer current: trends count it fixed, the overdue check passes it, a later scan of its stream that reports
+ * it again reopens it), the untriaged figures of its stream's latest scan when that scan reported it (and so the
+ * environment's and its application's health), and the trends' fix. From reads made now: every write is
+ * conditioned on what was read (the record's last scan and fix, the streams, the trends' version), so a concurrent
+ * scan or triage makes the caller read again. The finding gone: the record's condition fails at `findingGone`.
  */
-export function findingFixedByRetest(finding: FindingRef, retestId: string, at: number, evidence: string) {
-  return findingRetested(finding, { retestId, status: 'FIXED', at, evidence }, at);
+export async function findingFixedByRetest(
+  finding: FindingRef,
+  retestId: string,
+  at: number,
+  evidence: string,
+): Promise<TransactItem[]> {
+  const trend = await environmentTrendTotal(finding);
+  const [record, rule, env] = await Promise.all([
+    getFinding(finding, finding.findingHash),
+    getTriageRule(finding, finding.findingHash),
+    getEnvironment(finding.applicationId, finding.environmentId),
+  ]);
+  const lastRetest = { retestId, status: 'FIXED' as const, at, evidence };
+  if (!record || !env || !isCurrent(record)) return [findingRetested(finding, lastRetest, at, record)];
+  const fixed: FindingRecord = { ...record, fixedAt: at };
+  return [
+    findingRetested(finding, lastRetest, at, record),
+    ...(await untriagedFix(env, record, rule)),
+    ...(await retestFixTrend(finding, trend, record, fixed, rule)),
+  ];
 }
 
 /** A retest that saw the finding again: it stays open (no `verifiedFixedAt`), with what the engine saw this time. */
-export function findingStillPresent(finding: FindingRef, retestId: string, at: number, evidence: string) {
-  return findingRetested(finding, { retestId, status: 'STILL_PRESENT', at, evidence }, undefined);
+export function findingStillPresent(
+  finding: FindingRef,
+  retestId: string,
+  at: number,
+  evidence: string,
+): TransactItem[] {
+  return [findingRetested(finding, { retestId, status: 'STILL_PRESENT', at, evidence }, undefined, undefined)];
 }
 
+/**
+ * The finding leaves the untriaged figures of its stream's latest scan, when that scan is its last one (it reported
+ * it) and counted it untriaged: as triage moves them (findings/triage.ts, streamMoves), which passes fixed findings.
+ */
+async function untriagedFix(
+  env: NonNullable<Awaited<ReturnType<typeof getEnvironment>>>,
+  record: FindingRecord,
+  rule: TriageRule | undefined,
+): Promise<TransactItem[]> {
+  if (!isRiskSeverity(record.severity) || !isUntriaged(rule?.status ?? 'UNKNOWN')) return [];
+  const streams = await currentStreams(env);
+  const stream = streamHeadedBy(streams, record.lastScanId);
+  if (stream === undefined) return [];
+  const scan = await getScan({ ...env, scanId: record.lastScanId });
+  if (!scan || scan.deleting || !pluginCounts(scan.stats as TriageStats | undefined, record.pluginId)) return [];
+  const deltas = { [record.severity]: -record.lastScanUris };
+  return environmentUntriagedChanges([{ env, streams, moves: [{ stream, scanId: record.lastScanId, deltas }] }]);
+}
+
+/**
+ * The finding's retest fields: `lastRetest`, and `verifiedFixedAt` with `fixedAt` for a fix (`verifiedFixedAt`
+ * alone for one already fixed); conditioned on the record as read (`read`: its last scan, its fix).
+ */
 function findingRetested(
   finding: FindingRef,
   lastRetest: NonNullable<FindingRecord['lastRetest']>,
   verifiedFixedAt: number | undefined,
+  read: FindingRecord | undefined,
 ): TransactItem {
+  const fixes = verifiedFixedAt !== undefined && read !== undefined && isCurrent(read);
+  const update =
+    verifiedFixedAt === undefined
+      ? 'SET lastRetest = :retest REMOVE verifiedFixedAt'
+      : `SET lastRetest = :retest, verifiedFixedAt = :at${fixes ? ', fixedAt = :at' : ''}`;
   return named('findingGone', {
     Update: {
       TableName: config.tableName,
       Key: keys.finding(finding.applicationId, finding.environmentId, finding.findingHash),
-      UpdateExpression:
-        verifiedFixedAt === undefined
-          ? 'SET lastRetest = :retest REMOVE verifiedFixedAt'
-          : 'SET lastRetest = :retest, verifiedFixedAt = :at',
-      ConditionExpression: 'attribute_exists(pk)',
+      UpdateExpression: update,
+      ConditionExpression: read
+        ? `attribute_exists(pk) AND lastScanId = :scan AND ${isCurrent(read) ? 'attribute_not_exists(fixedAt)' : 'fixedAt = :fixed'}`
+        : 'attribute_exists(pk)',
       ExpressionAttributeValues: {
         ':retest': lastRetest,
         ...(verifiedFixedAt === undefined ? {} : { ':at': verifiedFixedAt }),
+        ...(read && { ':scan': read.lastScanId }),
+        ...(read && !isCurrent(read) && { ':fixed': read.fixedAt }),
       },
     },
   });

@@ -168,7 +168,8 @@ async function figuresOf(env: EnvironmentRecord, envChanges: TriageChange[]) {
   for (const c of envChanges) {
     const moved = (c.before?.status ?? 'UNKNOWN') !== c.after.status;
     const scan =
-      moved && streamHeadedBy(streams, c.finding.lastScanId) !== undefined
+      // A finding a retest fixed is out of its scan's figures.
+      moved && streamHeadedBy(streams, c.finding.lastScanId) !== undefined && c.finding.fixedAt === undefined
         ? await scanOf(c.finding.lastScanId)
         : undefined;
     const counts = scan && !scan.deleting && pluginCounts(scan.stats as TriageStats | undefined, c.finding.pluginId);

@@ -4,7 +4,8 @@ import type { ApplicationRecord } from '../applications/application-repository.t
 import { getEnvironmentByName } from '../applications/environment-repository.ts';
 import { config } from '../config.ts';
 import { keys } from '../db/keys.ts';
-import { conditionFailed, failedConditions, fromItem } from '../db/items.ts';
+import { conditionFailed, fromItem } from '../db/items.ts';
+import { failedCondition, retryOnConflict } from '../db/retry.ts';
 import { getItem } from '../db/query.ts';
 import { putNewItem, transactWrite, type TransactItem } from '../db/transactions.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
@@ -35,10 +36,13 @@ async function findingConfig(appId: string, finding: FindingRecord, environmentI
   return scan?.configHash ? readObjectText(objectKeys.scanConfig(appId, scan.configHash)) : undefined;
 }
 
+const AUTHORIZATION_PLUGIN = /^hawk\.authz\./;
+
 /**
  * The finding's absolute URL on the scan's target; 400 when it is on another origin (the agent reaches no other). A
  * GET finding's parameter goes in its query when the URI lacks it (wapiti reports a finding's path alone), so the
- * engine has the parameter to attack.
+ * engine has the parameter to attack. An authorization finding's parameter names where its identifier is (`path:{id}`):
+ * its request is replayed as it was (docs/HOSTED-SCANS.md, Retests).
  */
 function findingUrl(finding: FindingRecord, host: string): string {
   const url = new URL(finding.uri, host);
@@ -46,7 +50,12 @@ function findingUrl(finding: FindingRecord, host: string): string {
     throw badRequest(
       `the finding's URL ${finding.uri.slice(0, 500)} is not on the scan target ${new URL(host).origin}`,
     );
-  if (finding.requestMethod.toUpperCase() === 'GET' && finding.param && !url.searchParams.has(finding.param))
+  if (
+    finding.requestMethod.toUpperCase() === 'GET' &&
+    finding.param &&
+    !AUTHORIZATION_PLUGIN.test(finding.pluginId) &&
+    !url.searchParams.has(finding.param)
+  )
     url.searchParams.set(finding.param, '1');
   return url.href;
 }
@@ -201,28 +210,31 @@ export async function endRetest(run: PerchRun, deviceId: string, body: RunEndBod
     updatedAt: now,
     endedAt: now,
   };
-  const ending = (outcome: { status: RetestStatus; evidence: string }, withFinding: boolean) => {
-    const ref = { applicationId: run.applicationId, ...run.retest! };
+  const ref = { organizationId: run.organizationId, applicationId: run.applicationId, ...run.retest! };
+  const ending = async (outcome: { status: RetestStatus; evidence: string }, withFinding: boolean) => {
     const finding =
-      outcome.status === 'FIXED'
-        ? findingFixedByRetest(ref, run.scanKey, now, outcome.evidence)
-        : findingStillPresent(ref, run.scanKey, now, outcome.evidence);
-    return [
-      ...carriedRunEnd(run, after, deviceId),
-      retestEnded(run, outcome, now),
-      ...(withFinding && outcome.status !== 'ERROR' ? [finding] : []),
-    ];
+      !withFinding || outcome.status === 'ERROR'
+        ? []
+        : outcome.status === 'FIXED'
+          ? await findingFixedByRetest(ref, run.scanKey, now, outcome.evidence)
+          : findingStillPresent(ref, run.scanKey, now, outcome.evidence);
+    return [...carriedRunEnd(run, after, deviceId), retestEnded(run, outcome, now), ...finding];
   };
   const outcome = outcomeOf(run, body);
-  try {
-    await transactWrite(ending(outcome, true)).catch(async (error: unknown) => {
-      if (!conditionFailed(error, 'findingGone')) throw error;
-      await transactWrite(ending({ status: 'ERROR', evidence: 'the finding was deleted during its retest' }, false));
+  // A fix is written from reads of the finding, its streams and trends: another write of them meanwhile (a scan's
+  // completion, a triage) makes it read again; the finding deleted ends the retest in ERROR.
+  const retry = {
+    conflict: failedCondition(),
+    exhausted: () => conflict(`retest ${run.scanKey} changed meanwhile (stopped?): read its status again`),
+  };
+  await retryOnConflict(retry, async () => {
+    await transactWrite(await ending(outcome, true)).catch(async (error: unknown) => {
+      if (!conditionFailed(error, 'findingGone') || (await getFinding(ref, ref.findingHash))) throw error;
+      await transactWrite(
+        await ending({ status: 'ERROR', evidence: 'the finding was deleted during its retest' }, false),
+      );
     });
-  } catch (error) {
-    if (!failedConditions(error).length) throw error;
-    throw conflict(`retest ${run.scanKey} changed meanwhile (stopped?): read its status again`);
-  }
+  });
   wakeAgents(run.organizationId); // a slot is free: the next queued run can start
   return { device: toPerchDevice(after) };
 }

@@ -69,6 +69,32 @@ export async function triageTrends(
 }
 
 /**
+ * The trend part of a retest that found a current finding gone (docs/HOSTED-SCANS.md, Retests): `was` fixed at
+ * `is.fixedAt` (its rule unchanged), with its time to fix and due date as for a scan's fix, conditioned on the
+ * environment's total's version read as `read` (before the finding).
+ */
+export async function retestFixTrend(
+  env: EnvironmentRef,
+  read: TrendTotal,
+  was: FindingRecord,
+  is: FindingRecord,
+  rule: TriageRule | undefined,
+): Promise<TransactItem[]> {
+  const [{ before, after }, daysOf] = await Promise.all([
+    triageTrends(env, read, []),
+    slaDaysResolver(env.organizationId, [env]),
+  ]);
+  const rules = new Map(before.rules);
+  if (rule) rules.set(was.findingHash, rule);
+  const project = environmentTrends.project(
+    { ...before, findings: new Map([...before.findings, [was.findingHash, was]]), rules },
+    { ...after, findings: new Map([...before.findings, [is.findingHash, is]]), rules },
+    { env, now: is.fixedAt!, policy: { days: daysOf(env) } },
+  );
+  return projectedWrites([project]);
+}
+
+/**
  * An environment's delete: its open findings and coverage leave its application's and organization's figures (from
  * its total, conditioned on the version read), and its total is marked deleted (the cascade removes its items).
  */

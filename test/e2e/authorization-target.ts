@@ -6,7 +6,8 @@ import type { AddressInfo } from 'node:net';
 // users: alice (an admin) and bob. Its API has one broken object level check (any logged-in user reads any order),
 // one correct one (an invoice only for its owner), one broken function level check (the admin's user list answers
 // every logged-in user), a public product and an unsafe function (cancelling an order, a POST form on alice's page).
-// It keeps its own log of each request: who sent it (the session's user, or nobody) and what.
+// It keeps its own log of each request: who sent it (the session's user, or nobody) and what. `patched` fixes the
+// broken checks it names (`/api/orders`: an order only for its owner), as a deploy would.
 
 const USERS: Record<string, { password: string; role: 'admin' | 'user'; id: number; email: string }> = {
   alice: { password: 'alice-pw', role: 'admin', id: 101, email: 'alice@shop.test' },
@@ -27,6 +28,7 @@ const page = (body: string) => `<!doctype html><html><head><title>shop</title></
 export async function startAuthorizationTarget() {
   const sessions = new Map<string, string>();
   const requests: AuthorizationTargetRequest[] = [];
+  const patched = new Set<string>();
   const server = createServer((req, res) => {
     let body = '';
     req.on('data', (chunk) => (body += chunk));
@@ -74,13 +76,15 @@ export async function startAuthorizationTarget() {
       if (!user) return json(401, { error: 'sign in' });
       const order = /^\/api\/orders\/(\d+)(\/cancel)?$/.exec(url.pathname);
       // Broken: any signed-in user reads (and cancels) any order.
-      if (order && ORDERS[order[1]] && (order[2] ? req.method === 'POST' : req.method === 'GET'))
+      if (order && ORDERS[order[1]] && (order[2] ? req.method === 'POST' : req.method === 'GET')) {
+        if (patched.has('/api/orders') && ORDERS[order[1]] !== user) return json(403, { error: 'not yours' });
         return json(200, {
           id: Number(order[1]),
           owner: USERS[ORDERS[order[1]]].email,
           status: order[2] ? 'cancelled' : 'paid',
           items: [{ sku: 'teapot', quantity: 2 }],
         });
+      }
       const invoice = /^\/api\/invoices\/(\d+)$/.exec(url.pathname);
       if (invoice && INVOICES[invoice[1]]) {
         if (INVOICES[invoice[1]] !== user) return json(403, { error: 'not yours' });
@@ -99,6 +103,7 @@ export async function startAuthorizationTarget() {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     requests,
+    patched,
     stop: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -2,7 +2,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api } from '../integration/client.ts';
 import { createTenant, type Tenant } from '../integration/fixtures.ts';
 import { startAuthorizationTarget } from './authorization-target.ts';
-import { cloudAppAt, findings, listedScan, pathOf, runLog, start, waitForEnd, withAgent } from './hosted-helpers.ts';
+import { formLogin } from '../../scripts/bench/hosted-targets.ts';
+import {
+  cloudAppAt,
+  findings,
+  listedScan,
+  pathOf,
+  runLog,
+  start,
+  waitFor,
+  waitForEnd,
+  withAgent,
+} from './hosted-helpers.ts';
 
 // The authorization phase end to end (docs/SCANNER-AUTH.md, Authorization testing): an embedded agent runs Debian's
 // wapiti as alice against a shop on loopback, then replays alice's crawled requests as bob and without a session
@@ -18,24 +29,7 @@ beforeAll(async () => {
 });
 afterAll(() => target.stop());
 
-const login = (user: string, password: string, indent: string) =>
-  `usernamePassword:
-  type: FORM
-  loginPath: /login
-  usernameField: username
-  passwordField: password
-  scanUsername: ${user}
-  scanPassword: ${password}
-cookieAuthorization:
-  cookieNames: [sid]
-testPath:
-  path: /account
-  type: BODY
-  success: "Signed in as ${user}"
-`
-    .split('\n')
-    .map((line) => (line ? `${indent}${line}` : line))
-    .join('\n');
+const login = (user: string, password: string, indent: string) => formLogin(user, password, 'sid', indent);
 
 const config = (host: string, authorization = '') => `app:
   env: production
@@ -56,6 +50,24 @@ async function messageOf(tenant: Tenant, scanId: string, pluginId: string) {
   });
   expect(message.status, message.text).toBe(200);
   return message.body;
+}
+
+/** Retests the finding and waits for its outcome, with the retest run's log. */
+async function retestOutcome(tenant: Tenant, appId: string, hash: string) {
+  const queued = await api('POST', `/api/v1/app/${appId}/findings/${hash}/retest`, {
+    token: tenant.token,
+    query: { env: 'production' },
+  });
+  expect(queued.status, queued.text).toBe(200);
+  const retestId = queued.body.retestId as string;
+  const read = await waitFor(
+    'the retest did not end',
+    async () => (await api('GET', `/api/v1/app/${appId}/retests/${retestId}`, { token: tenant.token })).body,
+    (body) => !['QUEUED', 'RUNNING'].includes(body.status),
+    120,
+  );
+  const log = await api('GET', `/api/v1/app/${appId}/perch/log`, { token: tenant.token, query: { scanKey: retestId } });
+  return { ...read, log: log.body.log as string };
 }
 
 describe('authorization testing in a hosted scan', { timeout: 400_000 }, () => {
@@ -135,6 +147,33 @@ describe('authorization testing in a hosted scan', { timeout: 400_000 }, () => {
     });
     const alicePosted = sent.some((r) => r.user === 'alice' && r.method === 'POST' && r.url.endsWith('/cancel'));
     expect(coverage.body.authorization.skippedUnsafe).toBe(alicePosted ? 1 : 0);
+
+    // A retest of the BOLA finding (docs/HOSTED-SCANS.md, Retests) sends its one request as alice, then as bob and
+    // without a session, and compares again: STILL_PRESENT, then, once the shop checks the owner, FIXED.
+    const bolaHash = found['hawk.authz.bola']![0].findingHash;
+    try {
+      await withAgent(tenant, async () => {
+        const fromStill = target.requests.length;
+        const still = await retestOutcome(tenant, appId, bolaHash);
+        expect(still, still.log).toMatchObject({
+          status: 'STILL_PRESENT',
+          evidence: expect.stringMatching(/^user bob: status 200/),
+        });
+        expect(still.log).toContain('authorization retest: GET /api/orders/1001');
+        expect(still.log).not.toMatch(/wapiti.* -u /);
+        expect(
+          target.requests
+            .slice(fromStill)
+            .filter((r) => r.url.startsWith('/api/'))
+            .map((r) => `${r.user || 'nobody'} ${r.method} ${r.url}`),
+        ).toEqual(['alice GET /api/orders/1001', 'bob GET /api/orders/1001', 'nobody GET /api/orders/1001']);
+        target.patched.add('/api/orders');
+        const fixed = await retestOutcome(tenant, appId, bolaHash);
+        expect(fixed, fixed.log).toMatchObject({ status: 'FIXED', findingHash: bolaHash });
+      });
+    } finally {
+      target.patched.delete('/api/orders');
+    }
   });
 
   it('replays unsafe methods when allowed, and never a path it is told to leave alone', async () => {

@@ -6,8 +6,9 @@
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import { fitBytes, type ReportedAlert, type ReportedUri } from '../zap/reported.ts';
 import type { RecordedExchange, ReplayedRequest } from './pinning-proxy.ts';
-import type { Run } from './run-context.ts';
+import { RunFailed, type Run } from './run-context.ts';
 import {
+  BFLA,
   BOLA,
   candidatesOf,
   compare,
@@ -34,14 +35,17 @@ const DEADLINE_MARGIN_MS = 60_000;
 /** Headers of the engine's requests that carry a session, never replayed as another identity. */
 const SESSION_HEADERS = ['cookie', 'authorization', 'proxy-authorization', 'content-length', 'transfer-encoding'];
 
-/** Runs the phase when the configuration has other users; answers its findings. */
-export async function testAuthorization(run: Run): Promise<ReportedAlert[]> {
+/**
+ * Runs the phase when the configuration has other users; answers its findings. `only`: the exchanges to test in
+ * place of the primary user's crawl (a retest's one request, retestAuthorization).
+ */
+export async function testAuthorization(run: Run, only?: RecordedExchange[]): Promise<ReportedAlert[]> {
   const primary = run.login?.session;
   const settings = primary?.config.hawk?.authorization;
   if (!primary || !settings || !run.proxy) return [];
   run.proxy.record(false);
   const startedAt = Date.now();
-  const recorded = run.proxy.recorded().map(decoded);
+  const recorded = (only ?? run.proxy.recorded()).map(decoded);
   const { candidates, skippedUnsafe, excluded } = candidatesOf(recorded, {
     excludePaths: (settings.excludePaths ?? []).map((pattern) => new RegExp(pattern)),
     replayUnsafeMethods: settings.replayUnsafeMethods === true,
@@ -105,6 +109,62 @@ export async function testAuthorization(run: Run): Promise<ReportedAlert[]> {
   const masked = new Set([...primaryHeaders, ...sessions.flatMap((h) => Object.keys(h).map((n) => n.toLowerCase()))]);
   return alertsOf(run, verdicts, masked);
 }
+
+/**
+ * The retest of an authorization finding (docs/HOSTED-SCANS.md, Retests): its one request sent as the primary user
+ * through the proxy, then replayed as every other user and without a session and compared as in the phase. Answers
+ * what it found again (nothing: fixed). A request the primary user no longer gets (not 2xx), or that carries no
+ * identifier, cannot be compared: the retest fails saying so rather than reading FIXED. Unsafe methods are not
+ * retested: the finding does not keep its request's body.
+ */
+export async function retestAuthorization(run: Run): Promise<ReportedAlert[]> {
+  const focus = run.command.retest!;
+  const primary = run.login?.session;
+  if (!primary?.config.hawk?.authorization || !run.login?.users.length)
+    throw new RunFailed(
+      'UNKNOWN',
+      'an authorization finding is retested as the users of hawk.authorization: the configuration names none',
+    );
+  const method = focus.method.toUpperCase();
+  if (UNSAFE.has(method))
+    throw new RunFailed(
+      'UNKNOWN',
+      `a ${method} authorization finding cannot be retested: its request body is not kept`,
+    );
+  const url = new URL(focus.url);
+  const path = `${url.pathname}${url.search}`;
+  const engineHeaders = { accept: '*/*' };
+  run.log.add(`authorization retest: ${method} ${path} as the primary user, then as the other users`);
+  const answer = await run.proxy!.replay({
+    method,
+    path,
+    headers: { ...engineHeaders, ...(await primary.session.headers()) },
+    body: Buffer.alloc(0),
+    timeoutMs: Math.max(1, Math.min(REPLAY_TIMEOUT_MS, phaseDeadline(run) - Date.now())),
+  });
+  const exchange: RecordedExchange = {
+    method,
+    path,
+    requestHeaders: engineHeaders,
+    requestBody: Buffer.alloc(0),
+    status: answer.status,
+    responseHeaders: answer.headers,
+    responseBody: answer.body,
+  };
+  const ok = answer.status >= 200 && answer.status <= 299;
+  if (!ok || !candidatesOf([decoded(exchange)], COMPARED).candidates.length)
+    throw new RunFailed(
+      'UNKNOWN',
+      `the primary user's request ${method} ${path} answers ${answer.status}${ok ? ' with no identifier' : ''}: there is nothing to compare the other users' answers with`,
+    );
+  return testAuthorization(run, [exchange]);
+}
+
+/** The plugins of the phase's findings: a retest of one of them is an authorization retest. */
+export const AUTHORIZATION_PLUGINS: string[] = [BOLA.pluginId, BFLA.pluginId];
+
+const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const COMPARED = { excludePaths: [], replayUnsafeMethods: false };
 
 const phaseDeadline = (run: Run) => run.deadline - DEADLINE_MARGIN_MS;
 

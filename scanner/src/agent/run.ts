@@ -34,7 +34,7 @@ import {
 import { authenticates, logIn } from './run-login.ts';
 import { reachable } from './run-probe.ts';
 import { coverageLine, runCoverage } from './run-coverage.ts';
-import { testAuthorization } from './authorization.ts';
+import { AUTHORIZATION_PLUGINS, retestAuthorization, testAuthorization } from './authorization.ts';
 
 export { RunLog } from './run-log.ts';
 export type { RunContext, StartCommand } from './run-context.ts';
@@ -215,7 +215,8 @@ export async function attack(run: Run): Promise<RunState> {
   phase(run, 'attack');
   let engineFailure: unknown;
   try {
-    run.alerts = await runEngine(run);
+    // An authorization finding's retest replays its request as the users instead of running the engine.
+    run.alerts = isAuthorizationRetest(run) ? await retestAuthorization(run) : await runEngine(run);
   } catch (error) {
     engineFailure = error;
   }
@@ -264,12 +265,15 @@ function runEngine(run: Run) {
   });
 }
 
+const isAuthorizationRetest = (run: Run) =>
+  run.command.retest !== undefined && AUTHORIZATION_PLUGINS.includes(run.command.retest.pluginId);
+
 /**
  * attacking -> authorizing: with other users in `hawk.authorization`, the primary user's crawled requests replayed as
  * each of them and without a session (authorization.ts); its findings reported apart from the engine's.
  */
 export async function authorize(run: Run): Promise<RunState> {
-  if (!run.login?.users.length) return 'authorizing';
+  if (!run.login?.users.length || run.command.retest) return 'authorizing'; // a retest reports no scan
   phase(run, 'authorization');
   const found = await testAuthorization(run);
   await reported(run);
