@@ -1,4 +1,5 @@
 import * as Recharts from 'recharts';
+import { CHART_FRAME, xAxisLook, yAxisLook } from './chart-frame';
 import { SEVERITIES } from './ui';
 
 export interface ScanPoint {
@@ -21,25 +22,13 @@ export function SeverityChart({ points }: { points: ScanPoint[] }) {
     <figure className="chart">
       <Recharts.BarChart
         data={data}
-        responsive
-        width="100%"
-        height={240}
-        margin={{ top: 8, right: 16, bottom: 24, left: 16 }}
+        {...CHART_FRAME}
         title="Findings per severity in the recent scans"
         aria-labelledby="chart-caption"
       >
         <Recharts.CartesianGrid stroke="#ddd" strokeDasharray="3 3" vertical={false} />
-        <Recharts.XAxis
-          dataKey="scan"
-          tick={{ fontSize: 11, fill: '#333' }}
-          label={{ value: 'Scan (start time)', position: 'insideBottom', offset: -16, fontSize: 12, fill: '#333' }}
-        />
-        <Recharts.YAxis
-          allowDecimals={false}
-          width={48}
-          tick={{ fontSize: 11, fill: '#333' }}
-          label={{ value: 'Findings', angle: -90, position: 'insideLeft', fontSize: 12, fill: '#333', dy: 24 }}
-        />
+        <Recharts.XAxis dataKey="scan" {...xAxisLook('Scan (start time)')} />
+        <Recharts.YAxis {...yAxisLook('Findings', 24)} />
         <Recharts.Tooltip />
         {SEVERITIES.map((severity) => (
           <Recharts.Bar

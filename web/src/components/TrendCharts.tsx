@@ -1,5 +1,6 @@
 import { useId } from 'react';
 import * as Recharts from 'recharts';
+import { CHART_FRAME, xAxisLook, yAxisLook } from './chart-frame';
 import type { Schemas } from '../api/client';
 
 // The trends (docs/GOVERNANCE.md, Trends) as small SVG line charts, each with the same figures in a table beside it
@@ -106,26 +107,14 @@ export function LineChart({
       <div className="trend-chart">
         <Recharts.LineChart
           data={data}
-          responsive
-          width="100%"
-          height={240}
-          margin={{ top: 8, right: 16, bottom: 24, left: 16 }}
+          {...CHART_FRAME}
           title={title}
           desc={`${title}: ${axes.y} by ${axes.x.toLowerCase()}; the same figures are in the table beside it.`}
           aria-labelledby={`${id}-caption`}
         >
           <Recharts.CartesianGrid stroke="#ddd" strokeDasharray="3 3" />
-          <Recharts.XAxis
-            dataKey="period"
-            tick={{ fontSize: 11, fill: '#333' }}
-            label={{ value: axes.x, position: 'insideBottom', offset: -16, fontSize: 12, fill: '#333' }}
-          />
-          <Recharts.YAxis
-            allowDecimals={false}
-            width={48}
-            tick={{ fontSize: 11, fill: '#333' }}
-            label={{ value: axes.y, angle: -90, position: 'insideLeft', fontSize: 12, fill: '#333', dy: 48 }}
-          />
+          <Recharts.XAxis dataKey="period" {...xAxisLook(axes.x)} />
+          <Recharts.YAxis {...yAxisLook(axes.y, axes.y.length * 3)} />
           <Recharts.Tooltip />
           {series.map((s) => (
             <Recharts.Line

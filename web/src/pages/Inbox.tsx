@@ -1,10 +1,9 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { Link, useParams } from 'react-router';
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { api, unwrap, type Schemas } from '../api/client';
+import type { Schemas } from '../api/client';
+import { ReportForbidden, ReportScopeFilters, useFindingsReport } from '../components/findings-report';
 import { Empty, QueryView } from '../components/states';
 import { ALL_SEVERITIES, Pager, SeverityBadge, useTitle } from '../components/ui';
-import { ApplicationFilter } from '../components/ApplicationFilter';
 import { TriageForm, type TriageBatch } from '../components/Triage';
 import { useUrlState } from '../components/url-state';
 import { useHasPermission } from '../permissions';
@@ -107,26 +106,8 @@ export default function InboxPage() {
     due: url.get('due'),
   };
   const pageSize = url.get('size', '500');
-  const report = useQuery({
-    queryKey: ['report', orgId, server, pageSize, url.page],
-    enabled: allowed === true,
-    queryFn: async () =>
-      (await unwrap(
-        api.GET('/api/v1/reports/org/{orgId}/findings', {
-          params: { path: { orgId }, query: { ...server, pageSize, pageToken: String(url.page) } },
-        }),
-      )) as Schemas['reports.CurrentFindingsResponse'],
-    placeholderData: keepPreviousData,
-  });
-  if (allowed === false)
-    return (
-      <>
-        <h1>Triage inbox</h1>
-        <Empty title="Your role cannot read reports.">
-          <p>The inbox needs the read:report permission: ask an owner or admin of the organization.</p>
-        </Empty>
-      </>
-    );
+  const report = useFindingsReport(orgId, server, { pageSize, page: url.page }, allowed === true);
+  if (allowed === false) return <ReportForbidden title="Triage inbox" what="The inbox" />;
   const filtered = Object.values({ ...filters, ...server }).some(Boolean);
   const clear = () => url.set({ app: '', env: '', severity: '', tool: '', age: '', due: '' });
   return (
@@ -138,15 +119,7 @@ export default function InboxPage() {
         comment.
       </p>
       <form className="filters" role="search" aria-label="Filter the inbox" onSubmit={(e) => e.preventDefault()}>
-        <ApplicationFilter orgId={orgId} value={url.get('app')} onChange={(app) => url.set({ app })} />
-        <label>
-          Environments{' '}
-          <input
-            value={url.get('env')}
-            onChange={(e) => url.set({ env: e.target.value })}
-            placeholder="names, comma-separated"
-          />
-        </label>
+        <ReportScopeFilters orgId={orgId} url={url} />
         <Choice label="Severity" value={filters.severity} onChange={(severity) => url.set({ severity })}>
           {[['', 'Any'] as const, ...ALL_SEVERITIES.map((s) => [s, s] as const)]}
         </Choice>
