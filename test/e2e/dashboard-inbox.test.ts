@@ -155,13 +155,12 @@ describe('the triage inbox', () => {
     await page.getByRole('navigation', { name: 'Pages' }).getByText(`${totalFindings} report rows`).waitFor();
     await page.getByRole('navigation', { name: 'Pages' }).getByRole('button', { name: 'Next' }).click();
     await page.getByRole('navigation', { name: 'Pages' }).getByText('Page 2').waitFor();
+    await expect.poll(() => asked.some((q) => q.includes(`pageSize=${size}`) && q.includes('pageToken=1'))).toBe(true);
     page.off('request', onRequest);
-    expect(asked.some((q) => q.includes(`pageSize=${size}`) && q.includes('pageToken=1'))).toBe(true);
     const second = untriaged((await report({ pageSize: String(size), pageToken: '1' })).findings);
-    const shown = await inbox()
-      .count()
-      .then((n) => (n ? column(inbox(), 'Finding') : []));
-    expect(shown).toHaveLength(second.size);
+    // The page's rows once its answer came (the previous page's stay on screen while it loads).
+    const shown = async () => ((await inbox().count()) ? (await column(inbox(), 'Finding')).length : 0);
+    await expect.poll(shown).toBe(second.size);
     expect(page.url()).toMatch(/[?&]page=1/);
   });
 });
