@@ -127,6 +127,8 @@ async function main(): Promise<void> {
       console.error(`wrote ${OUT}/${name}.png`);
     };
     await shoot('applications', '/apps', 'tbody tr');
+    await shoot('overview', '/overview', 'svg.recharts-surface');
+    await shoot('inbox', '/inbox', 'tbody tr');
     await shoot('environment', `/app/${shop.applicationId}/env/${envId}`, 'figure.chart svg');
     await shoot('scan', `/scan/${scanId}`, 'main .rows');
     await shoot('finding', `/scan/${scanId}/finding/${uri.alertUriId}/${uri.msgId}?plugin=40012&page=0`, '.history');

@@ -86,6 +86,15 @@ const get = async (path: string, query?: Record<string, string>) => {
 };
 type Sev = { High?: number; Medium?: number; Low?: number; Info?: number };
 const all = (s: Sev | undefined) => (s?.High ?? 0) + (s?.Medium ?? 0) + (s?.Low ?? 0) + (s?.Info ?? 0);
+type Day = { date: string; open: Sev; new: Sev; fixed: Sev; scannedWithin7Days?: number; scannedWithin30Days?: number };
+/**
+ * A chart table's cells for these days: the figures, or "no data" for each day before the first with any figure
+ * (open, new or fixed findings, scanned environments), which the charts show as a gap rather than zeros.
+ */
+const cells = (days: Day[], pick: (d: Day) => number[]) => {
+  const first = days.findIndex((d) => all(d.open) + all(d.new) + all(d.fixed) + (d.scannedWithin30Days ?? 0) > 0);
+  return days.map((d, i) => (first < 0 || i < first ? pick(d).map(() => 'no data') : pick(d).map(String)));
+};
 
 describe('The overview page in Chromium', () => {
   it('shows the trends and the lists with the figures the API answers, over 30 and 90 days', async () => {
@@ -102,9 +111,8 @@ describe('The overview page in Chromium', () => {
     expect(open.at(-1)).toEqual([lastDay.date, ...['High', 'Medium', 'Low'].map((s) => String(lastDay.open[s]))]);
     expect(lastDay.open).toMatchObject({ High: 2, Medium: 1, Low: 1 }); // the data above, as the API counts it
     const flow = await rows(page, 'New and fixed findings');
-    expect(flow.map((r) => r.slice(1).map(Number))).toEqual(
-      trends.days.map((d: { new: Sev; fixed: Sev }) => [all(d.new), all(d.fixed)]),
-    );
+    expect(flow.map((r) => r.slice(1))).toEqual(cells(trends.days, (d) => [all(d.new), all(d.fixed)]));
+    expect(cells(trends.days, () => [0]).at(-1)).toEqual(['0']); // today holds figures
     const coverage = await rows(page, 'Environments scanned');
     expect(coverage.at(-1)).toEqual([
       lastDay.date,
@@ -166,6 +174,47 @@ describe('The overview page in Chromium', () => {
     ]);
   });
 
+  it('draws the trends with Recharts under the strict CSP: axis titles, dates, hover values', async () => {
+    const errors: string[] = [];
+    const onConsole = (m: { type: () => string; text: () => string }) => {
+      if (m.type() === 'error') errors.push(m.text());
+    };
+    page.on('console', onConsole);
+    const served = await page.goto(`${baseUrl()}/org/${tenant.orgId}/overview?days=30`);
+    expect(served!.headers()['content-security-policy']).toContain("style-src 'self';");
+    const chart = page
+      .getByRole('figure')
+      .filter({ has: page.getByRole('table', { name: 'Open findings by severity' }) });
+    const surface = chart.locator('svg.recharts-surface');
+    await surface.waitFor();
+    const box = (await surface.boundingBox())!;
+    expect(box.width).toBeGreaterThan(300);
+    expect(box.height).toBeGreaterThan(200);
+    const text = await surface.locator('text').allTextContents();
+    expect(text).toContain('Day (UTC)'); // the x axis's title
+    expect(text).toContain('Open findings (at period end)'); // the y axis's
+    const today = new Date().toISOString().slice(0, 10);
+    expect(text.some((t) => /^\d{4}-\d{2}-\d{2}$/.test(t))).toBe(true); // dated ticks
+    expect(await chart.locator('.recharts-line').count()).toBe(3);
+    // Hovering the last day shows its values.
+    await page.mouse.move(box.x + box.width - 20, box.y + box.height / 2);
+    const tooltip = chart.locator('.recharts-tooltip-wrapper');
+    await expect.poll(() => tooltip.innerText()).toContain(today);
+    expect(await tooltip.innerText()).toMatch(/High\s*:\s*2/);
+    // The environment page's scans as stacked bars, with their axes.
+    const apps = await get(`/api/v2/org/${tenant.orgId}/envs`, { appIds: shop });
+    await page.goto(`${baseUrl()}/org/${tenant.orgId}/app/${shop}/env/${apps.environments[0].environmentId}`);
+    const bars = page.locator('figure.chart svg.recharts-surface');
+    await bars.waitFor();
+    expect(await bars.locator('text').allTextContents()).toEqual(
+      expect.arrayContaining(['Scan (start time)', 'Findings']),
+    );
+    expect(await page.locator('figure.chart .recharts-bar-rectangle').count()).toBeGreaterThan(0);
+    await expectAccessible(page, 'environment chart');
+    page.off('console', onConsole);
+    expect(errors, 'console errors (a CSP refusal among them)').toEqual([]);
+  });
+
   it('prints the executive report of the organization or of an application over a period', async () => {
     await signIn(page, tenant.apiKey);
     await page.goto(`${baseUrl()}/org/${tenant.orgId}/overview?days=90`);
@@ -210,11 +259,9 @@ describe('The overview page in Chromium', () => {
     expect(period).toHaveLength(10);
     const open = await rows(page, 'Open findings by severity');
     expect(open).toEqual(
-      period.map((d: { date: string; open: Sev }) => [
-        d.date,
-        String(d.open.High),
-        String(d.open.Medium),
-        String(d.open.Low),
+      cells(period, (d) => [d.open.High ?? 0, d.open.Medium ?? 0, d.open.Low ?? 0]).map((c, i) => [
+        period[i].date,
+        ...c,
       ]),
     );
     const overdue = await rows(page, /overdue findings, most overdue first$/);

@@ -20,6 +20,7 @@ const TeamPage = lazy(() => import('./pages/Team'));
 const AuditPage = lazy(() => import('./pages/Audit'));
 const HostedPage = lazy(() => import('./pages/Hosted'));
 const ReportPage = lazy(() => import('./pages/Report'));
+const InboxPage = lazy(() => import('./pages/Inbox'));
 const SettingsPage = lazy(() => import('./pages/Settings'));
 const DevicesPage = lazy(() => import('./pages/Devices'));
 const MembersPage = lazy(() => import('./pages/Members'));
@@ -90,6 +91,7 @@ const SECTION_GROUPS: { name: string; links: [path: string, label: string][] }[]
     name: 'Findings',
     links: [
       ['overview', 'Overview'],
+      ['inbox', 'Triage inbox'],
       ['report', 'Findings report'],
     ],
   },
@@ -197,6 +199,7 @@ function Organization() {
                 <Route path="scan/:scanId" element={<ScanPage />} />
                 <Route path="scan/:scanId/alert/:pluginId" element={<AlertPage />} />
                 <Route path="scan/:scanId/finding/:alertUriId/:messageId" element={<FindingPage />} />
+                <Route path="inbox" element={<InboxPage />} />
                 <Route path="report" element={<ReportPage />} />
                 <Route path="teams" element={<TeamsPage />} />
                 <Route path="team/:teamId" element={<TeamPage />} />

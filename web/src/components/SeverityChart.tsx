@@ -1,3 +1,5 @@
+import * as Recharts from 'recharts';
+import { CHART_FRAME, xAxisLook, yAxisLook } from './chart-frame';
 import { SEVERITIES } from './ui';
 
 export interface ScanPoint {
@@ -7,40 +9,38 @@ export interface ScanPoint {
 
 const COLORS: Record<string, string> = { High: '#b3261e', Medium: '#b35c00', Low: '#5b6b00' };
 
-/** Findings per severity across scans (oldest first), as stacked bars, with the same numbers in a table. */
+/**
+ * Findings per severity across scans (oldest first), as stacked bars (Recharts: axes with titles, each bar's values
+ * on hover and keyboard focus), with the same numbers in a table.
+ */
 export function SeverityChart({ points }: { points: ScanPoint[] }) {
-  const totals = points.map((p) => SEVERITIES.reduce((n, s) => n + (p.counts[s] ?? 0), 0));
-  const max = Math.max(1, ...totals);
-  const barWidth = 28;
-  const gap = 12;
-  const height = 140;
-  const width = Math.max(points.length * (barWidth + gap) + gap, 120);
+  const data = points.map((p) => ({
+    scan: p.label,
+    ...Object.fromEntries(SEVERITIES.map((s) => [s, p.counts[s] ?? 0])),
+  }));
   return (
     <figure className="chart">
-      <svg
-        viewBox={`0 0 ${width} ${height + 4}`}
-        width={width}
-        height={height + 4}
-        role="img"
+      <Recharts.BarChart
+        data={data}
+        {...CHART_FRAME}
+        title="Findings per severity in the recent scans"
         aria-labelledby="chart-caption"
       >
-        {points.map((point, i) => {
-          let y = height;
-          return (
-            <g key={i} transform={`translate(${gap + i * (barWidth + gap)},0)`}>
-              <title>{`${point.label}: ${SEVERITIES.map((s) => `${s} ${point.counts[s] ?? 0}`).join(', ')}`}</title>
-              {SEVERITIES.map((severity) => {
-                const h = ((point.counts[severity] ?? 0) / max) * (height - 4);
-                y -= h;
-                return h > 0 ? (
-                  <rect key={severity} x={0} y={y} width={barWidth} height={h} fill={COLORS[severity]} />
-                ) : null;
-              })}
-              <rect x={0} y={height} width={barWidth} height={2} fill="#555" />
-            </g>
-          );
-        })}
-      </svg>
+        <Recharts.CartesianGrid stroke="#ddd" strokeDasharray="3 3" vertical={false} />
+        <Recharts.XAxis dataKey="scan" {...xAxisLook('Scan (start time)')} />
+        <Recharts.YAxis {...yAxisLook('Findings', 24)} />
+        <Recharts.Tooltip />
+        {SEVERITIES.map((severity) => (
+          <Recharts.Bar
+            key={severity}
+            dataKey={severity}
+            stackId="severity"
+            fill={COLORS[severity]}
+            maxBarSize={36}
+            isAnimationActive={false}
+          />
+        ))}
+      </Recharts.BarChart>
       <figcaption id="chart-caption">
         Findings per severity in the last {points.length} scans, oldest first:{' '}
         {SEVERITIES.map((s) => (

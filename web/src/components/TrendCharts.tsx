@@ -1,4 +1,6 @@
 import { useId } from 'react';
+import * as Recharts from 'recharts';
+import { CHART_FRAME, xAxisLook, yAxisLook } from './chart-frame';
 import type { Schemas } from '../api/client';
 
 // The trends (docs/GOVERNANCE.md, Trends) as small SVG line charts, each with the same figures in a table beside it
@@ -15,16 +17,23 @@ const total = (s: Severities | undefined) => (s?.High ?? 0) + (s?.Medium ?? 0) +
 export interface Period {
   label: string;
   days: TrendDay[];
+  /** Before the first day with any figure (no scan yet): shown as no data rather than zeros. */
+  empty: boolean;
 }
+
+/** Whether a day holds any figure: open, new or fixed findings, or scanned environments. */
+const active = (d: TrendDay) => total(d.open) + total(d.new) + total(d.fixed) + (d.scannedWithin30Days ?? 0) > 0;
 
 /** Days grouped into points: one a day up to 31 days, one a week up to 92, else one per 30 days (ending today). */
 export function periods(days: TrendDay[]): Period[] {
   const size = days.length <= 31 ? 1 : days.length <= 92 ? 7 : 30;
   const out: Period[] = [];
+  const firstActive = days.findIndex(active);
   for (let end = days.length; end > 0; end -= size) {
     const span = days.slice(Math.max(0, end - size), end);
     const [first, last] = [span[0]!.date ?? '', span[span.length - 1]!.date ?? ''];
-    out.unshift({ label: size === 1 ? last : `${first} to ${last}`, days: span });
+    const empty = firstActive < 0 || end <= firstActive;
+    out.unshift({ label: size === 1 ? last : `${first} to ${last}`, days: span, empty });
   }
   return out;
 }
@@ -59,42 +68,66 @@ interface Series {
   values: number[];
 }
 
-/** One line per series over the periods, and the table of the same numbers. */
-export function LineChart({ title, periods: points, series }: { title: string; periods: Period[]; series: Series[] }) {
+/** What a chart's axes say: the periods' unit (a day, a week, 30 days) and what the values count. */
+export interface Axes {
+  x: string;
+  y: string;
+}
+
+/** The x axis's title for these periods (all of one length, as periods() makes them). */
+export const periodAxis = (points: Period[]) => {
+  const size = points.reduce((n, p) => Math.max(n, p.days.length), 1);
+  return size === 1 ? 'Day (UTC)' : `${size}-day period ending (UTC)`;
+};
+
+/**
+ * One line per series over the periods (Recharts: axes with titles, a tooltip with each value on hover and keyboard
+ * focus), and the table of the same numbers, which screen readers and tests read. A period of days the trends hold
+ * no record for (before the organization's first scan) is a gap in the lines and "no data" in the table, not zeros.
+ */
+export function LineChart({
+  title,
+  periods: points,
+  series,
+  axes,
+}: {
+  title: string;
+  periods: Period[];
+  series: Series[];
+  axes: Axes;
+}) {
   const id = useId();
-  const [width, height, pad] = [520, 180, 28];
-  const max = Math.max(1, ...series.flatMap((s) => s.values));
-  const x = (i: number) => pad + (points.length > 1 ? (i * (width - 2 * pad)) / (points.length - 1) : 0);
-  const y = (v: number) => height - pad - (v / max) * (height - 2 * pad);
+  const quiet = points.filter((p) => p.empty).length; // the periods before the first figure (on paper: one line)
+  const data = points.map((p, i) => ({
+    period: p.days.at(-1)?.date ?? p.label,
+    ...Object.fromEntries(series.map((s) => [s.name, p.empty ? null : s.values[i]])),
+  }));
   return (
     <figure className="trend">
       <div className="trend-chart">
-        <svg viewBox={`0 0 ${width} ${height}`} role="img" aria-labelledby={`${id}-caption`}>
-          <line x1={pad} y1={height - pad} x2={width - pad} y2={height - pad} stroke="#555" />
-          <text x={4} y={pad} fontSize="11" fill="#333">
-            {max}
-          </text>
-          <text x={4} y={height - pad} fontSize="11" fill="#333">
-            0
-          </text>
-          <text x={pad} y={height - 8} fontSize="11" fill="#333">
-            {points[0]?.label.split(' to ')[0]}
-          </text>
-          <text x={width - pad} y={height - 8} fontSize="11" fill="#333" textAnchor="end">
-            {points[points.length - 1]?.days.at(-1)?.date}
-          </text>
+        <Recharts.LineChart
+          data={data}
+          {...CHART_FRAME}
+          title={title}
+          desc={`${title}: ${axes.y} by ${axes.x.toLowerCase()}; the same figures are in the table beside it.`}
+          aria-labelledby={`${id}-caption`}
+        >
+          <Recharts.CartesianGrid stroke="#ddd" strokeDasharray="3 3" />
+          <Recharts.XAxis dataKey="period" {...xAxisLook(axes.x)} />
+          <Recharts.YAxis {...yAxisLook(axes.y, axes.y.length * 3)} />
+          <Recharts.Tooltip />
           {series.map((s) => (
-            <polyline
+            <Recharts.Line
               key={s.name}
-              fill="none"
+              type="monotone"
+              dataKey={s.name}
               stroke={s.color}
               strokeWidth={2}
-              points={s.values.map((v, i) => `${x(i)},${y(v)}`).join(' ')}
-            >
-              <title>{s.name}</title>
-            </polyline>
+              dot={points.length <= 31}
+              isAnimationActive={false}
+            />
           ))}
-        </svg>
+        </Recharts.LineChart>
         <figcaption id={`${id}-caption`}>
           {title}:{' '}
           {series.map((s) => (
@@ -104,6 +137,11 @@ export function LineChart({ title, periods: points, series }: { title: string; p
           ))}
         </figcaption>
       </div>
+      {quiet > 0 && (
+        <p className="help print-only">
+          No data before {points[quiet]?.label.split(' to ')[0] ?? 'today'}: no scan had reported yet.
+        </p>
+      )}
       {/* Scrolls when long: focusable, so keyboard users can scroll it too. */}
       <div className="trend-table" tabIndex={0} role="region" aria-label={`${title}, as a table`}>
         <table>
@@ -120,10 +158,10 @@ export function LineChart({ title, periods: points, series }: { title: string; p
           </thead>
           <tbody>
             {points.map((p, i) => (
-              <tr key={p.label}>
+              <tr key={p.label} className={p.empty ? 'no-data' : undefined}>
                 <th scope="row">{p.label}</th>
                 {series.map((s) => (
-                  <td key={s.name}>{s.values[i]}</td>
+                  <td key={s.name}>{p.empty ? 'no data' : s.values[i]}</td>
                 ))}
               </tr>
             ))}
@@ -137,6 +175,7 @@ export function LineChart({ title, periods: points, series }: { title: string; p
 /** The period's summary and its three charts: open findings, new and fixed, coverage. */
 export function TrendCharts({ days, scope }: { days: TrendDay[]; scope: string }) {
   const points = periods(days);
+  const xAxis = periodAxis(points);
   const s = summarize(days);
   const percent = (v: number | undefined) => (v === undefined ? '—' : `${Math.round(v * 100)}%`);
   return (
@@ -185,6 +224,7 @@ export function TrendCharts({ days, scope }: { days: TrendDay[]; scope: string }
       <LineChart
         title="Open findings by severity"
         periods={points}
+        axes={{ x: xAxis, y: 'Open findings (at period end)' }}
         series={SEVERITIES.map((sev) => ({
           name: sev,
           color: COLORS[sev],
@@ -194,6 +234,7 @@ export function TrendCharts({ days, scope }: { days: TrendDay[]; scope: string }
       <LineChart
         title="New and fixed findings"
         periods={points}
+        axes={{ x: xAxis, y: 'Findings in the period' }}
         series={[
           { name: 'New', color: COLORS.New, values: points.map((p) => sum(p, (d) => total(d.new))) },
           { name: 'Fixed', color: COLORS.Fixed, values: points.map((p) => sum(p, (d) => total(d.fixed))) },
@@ -202,6 +243,7 @@ export function TrendCharts({ days, scope }: { days: TrendDay[]; scope: string }
       <LineChart
         title="Environments scanned"
         periods={points}
+        axes={{ x: xAxis, y: 'Environments' }}
         series={[
           {
             name: 'Within 7 days',

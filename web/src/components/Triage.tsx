@@ -1,6 +1,7 @@
-import { useEffect, useRef, useState, type FormEvent } from 'react';
-import { useQueryClient } from '@tanstack/react-query';
+import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, describeError, unwrap, type Schemas } from '../api/client';
+import { useHasPermission } from '../permissions';
 
 // Triage through bulk triage by finding hash (POST .../findings/triage, write:triage): one request for up to 100
 // findings, answered per action, so a partial failure names what failed and why.
@@ -22,6 +23,58 @@ export interface TriageTarget {
 
 type Result = Schemas['application.FindingTriageResult'];
 
+/** Finding hashes of one environment: what one bulk triage request covers. */
+export interface TriageBatch {
+  target: TriageTarget;
+  hashes: string[];
+}
+
+const DAY_MS = 86_400_000;
+/** A day `days` from today, as a date input's value (YYYY-MM-DD, UTC). */
+const dayFromToday = (days: number) => new Date(Date.now() + days * DAY_MS).toISOString().slice(0, 10);
+
+/**
+ * The risk-acceptance expiry picker (docs/GOVERNANCE.md, Risk acceptance that expires): a date, preset to the
+ * organization's default length, bounded by its maximum (getSlaPolicy, read:policy), both said beside it. Empty:
+ * the default applies.
+ */
+function ExpiryPicker({ orgId, value, onChange }: { orgId: string; value: string; onChange: (v: string) => void }) {
+  const readable = useHasPermission(orgId, 'READ_POLICY');
+  const policy = useQuery({
+    queryKey: ['sla-policy', orgId],
+    enabled: readable === true,
+    queryFn: () => unwrap(api.GET('/api/v1/org/{orgId}/sla', { params: { path: { orgId } } })),
+  });
+  const { defaultDays, maxDays } = policy.data?.riskAcceptance ?? {};
+  const preset = useRef(false);
+  useEffect(() => {
+    if (!preset.current && defaultDays) {
+      preset.current = true;
+      onChange(dayFromToday(defaultDays));
+    }
+  }, [defaultDays, onChange]);
+  const helpId = useId();
+  return (
+    <span className="expiry">
+      <label>
+        Accepted until
+        <input
+          type="date"
+          value={value}
+          min={dayFromToday(1)}
+          max={maxDays ? dayFromToday(maxDays) : undefined}
+          onChange={(e) => onChange(e.target.value)}
+          aria-describedby={helpId}
+        />
+      </label>
+      <span className="help" id={helpId}>
+        {defaultDays ? `Default ${defaultDays} days` : 'No default length'}
+        {maxDays ? `, at most ${maxDays} days (${dayFromToday(maxDays)})` : ', no maximum'}
+      </span>
+    </span>
+  );
+}
+
 /** What the user reads after a triage: all done, some failed (with each failure's reason), or none. */
 export function summarize(results: Result[], label: string): { ok: boolean; text: string; failures: string[] } {
   const failed = results.filter((r) => !r.success);
@@ -42,22 +95,28 @@ export function summarize(results: Result[], label: string): { ok: boolean; text
  * refetched (the alert's statuses, the scan's status counts, the environment's untriaged counts, the report).
  */
 export function TriageForm({
-  target,
-  hashes,
   legend,
   onDone,
-}: {
-  target: TriageTarget;
-  hashes: string[];
-  legend: string;
-  onDone?: () => void;
-}) {
+  ...selection
+}: { legend: string; onDone?: () => void } & (
+  { target: TriageTarget; hashes: string[] } | { batches: TriageBatch[] }
+)) {
   const queryClient = useQueryClient();
   const [action, setAction] = useState<TriageAction>('FALSE_POSITIVE');
   const [note, setNote] = useState('');
+  const [expiry, setExpiry] = useState('');
   const [busy, setBusy] = useState(false);
   const [outcome, setOutcome] = useState<{ ok: boolean; text: string; failures: string[] } | null>(null);
-  const unique = [...new Set(hashes)];
+  const batches = ('batches' in selection ? selection.batches : [selection]).map((b) => ({
+    target: b.target,
+    hashes: [...new Set(b.hashes)],
+  }));
+  const hashes = 'batches' in selection ? selection.batches.flatMap((b) => b.hashes) : selection.hashes;
+  const unique = batches.flatMap((b) => b.hashes);
+  const orgId = batches[0]?.target.orgId ?? ('target' in selection ? selection.target.orgId : '');
+  // The chosen day at the present time of day (UTC): the maximum's last day is then within the maximum.
+  const expiresAt =
+    action === 'RISK_ACCEPTED' && expiry ? `${expiry}T${new Date().toISOString().slice(11, 19)}Z` : undefined;
   // After a bulk triage the selection is cleared and the submit button disabled: keyboard focus moves to the
   // outcome rather than being lost.
   const outcomeRef = useRef<HTMLDivElement>(null);
@@ -72,19 +131,20 @@ export function TriageForm({
     const label = TRIAGE_ACTIONS.find((a) => a.value === action)!.label;
     try {
       const results: Result[] = [];
-      for (let i = 0; i < unique.length; i += MAX_TRIAGE_ACTIONS) {
-        const answer = await unwrap(
-          api.POST('/api/v1/org/{orgId}/app/{appId}/env/{envId}/findings/triage', {
-            params: { path: target },
-            body: {
-              actions: unique
-                .slice(i, i + MAX_TRIAGE_ACTIONS)
-                .map((findingHash) => ({ findingHash, status: action, note })),
-            },
-          }),
-        );
-        results.push(...(answer.results ?? []));
-      }
+      for (const { target, hashes: batch } of batches)
+        for (let i = 0; i < batch.length; i += MAX_TRIAGE_ACTIONS) {
+          const answer = await unwrap(
+            api.POST('/api/v1/org/{orgId}/app/{appId}/env/{envId}/findings/triage', {
+              params: { path: target },
+              body: {
+                actions: batch
+                  .slice(i, i + MAX_TRIAGE_ACTIONS)
+                  .map((findingHash) => ({ findingHash, status: action, note, ...(expiresAt && { expiresAt }) })),
+              },
+            }),
+          );
+          results.push(...(answer.results ?? []));
+        }
       const summary = summarize(results, label);
       setOutcome(summary);
       if (summary.ok) setNote('');
@@ -116,6 +176,7 @@ export function TriageForm({
             ))}
           </select>
         </label>
+        {action === 'RISK_ACCEPTED' && <ExpiryPicker orgId={orgId} value={expiry} onChange={setExpiry} />}
         <label className="grow">
           Note {action === 'ADD_COMMENT' ? '' : '(optional)'}
           <textarea

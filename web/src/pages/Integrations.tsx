@@ -1,9 +1,10 @@
+import { SecretPanel } from '../components/SecretPanel';
 import { useState } from 'react';
 import { useParams } from 'react-router';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, describeError, unwrap, type Schemas } from '../api/client';
 import { Empty, QueryView } from '../components/states';
-import { ActionForm, ConfirmButton, CopyButton, text, useTitle } from '../components/ui';
+import { ActionForm, ConfirmButton, text, useTitle } from '../components/ui';
 import { DataTable } from '../components/DataTable';
 import { useHasPermission } from '../permissions';
 
@@ -127,19 +128,15 @@ export default function IntegrationsPage() {
       <PrivateNetworks orgId={orgId} writer={writer === true} />
       <h2>Webhooks</h2>
       {secret && (
-        <div role="status" className="notice">
-          <p>
-            The signing secret of <strong>{secret.name}</strong>. Copy it now: it will not be shown again. Receivers
-            check <code>X-Hawk-Signature</code> with it.
-          </p>
-          <p>
-            <code data-testid="webhook-secret">{secret.secret}</code>{' '}
-            <CopyButton value={secret.secret} label="Copy secret" />
-          </p>
-          <button type="button" onClick={() => setSecret(null)}>
-            Done
-          </button>
-        </div>
+        <SecretPanel
+          value={secret.secret}
+          testId="webhook-secret"
+          copyLabel="Copy secret"
+          onDone={() => setSecret(null)}
+        >
+          The signing secret of <strong>{secret.name}</strong>. Copy it now: it will not be shown again. Receivers check{' '}
+          <code>X-Hawk-Signature</code> with it.
+        </SecretPanel>
       )}
       {writer && (
         <details className="create">

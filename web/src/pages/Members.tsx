@@ -1,3 +1,4 @@
+import { SecretPanel } from '../components/SecretPanel';
 import { useState } from 'react';
 import { useParams } from 'react-router';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
@@ -176,17 +177,14 @@ function Invite({
   return (
     <>
       {created && (
-        <div role="status" className="notice">
-          <p>
-            Send this link to <strong>{created.email}</strong>. It works once and will not be shown again.
-          </p>
-          <p>
-            <code data-testid="invitation-link">{created.link}</code>
-          </p>
-          <button type="button" onClick={() => setCreated(null)}>
-            Done
-          </button>
-        </div>
+        <SecretPanel
+          value={created.link}
+          testId="invitation-link"
+          copyLabel="Copy link"
+          onDone={() => setCreated(null)}
+        >
+          Send this link to <strong>{created.email}</strong>. It works once and will not be shown again.
+        </SecretPanel>
       )}
       <details className="create">
         <summary>Invite a member</summary>

@@ -1,10 +1,9 @@
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { api, describeError, unwrap, type Schemas } from '../api/client';
+import { api, describeError, unwrap } from '../api/client';
+import { ReportForbidden, ReportScopeFilters, useFindingsReport } from '../components/findings-report';
 import { Empty, QueryView } from '../components/states';
 import { Pager, SeverityBadge, useTitle } from '../components/ui';
-import { ApplicationFilter } from '../components/ApplicationFilter';
 import { DataTable } from '../components/DataTable';
 import { useUrlState } from '../components/url-state';
 import { useHasPermission } from '../permissions';
@@ -33,29 +32,9 @@ export default function ReportPage() {
     date: url.get('date') || undefined,
   };
   const pageSize = url.get('size', '50');
-  const report = useQuery({
-    queryKey: ['report', orgId, filters, pageSize, url.page],
-    enabled: allowed === true,
-    // JSON (the operation also answers text/csv, hence the union in its type).
-    queryFn: async () =>
-      (await unwrap(
-        api.GET('/api/v1/reports/org/{orgId}/findings', {
-          params: { path: { orgId }, query: { ...filters, pageSize, pageToken: String(url.page) } },
-        }),
-      )) as Schemas['reports.CurrentFindingsResponse'],
-    placeholderData: keepPreviousData,
-  });
+  const report = useFindingsReport(orgId, filters, { pageSize, page: url.page }, allowed === true);
   const filtered = Boolean(filters.appIds || filters.envs || filters.date);
-  if (allowed === false) {
-    return (
-      <>
-        <h1>Findings report</h1>
-        <Empty title="Your role cannot read reports.">
-          <p>The findings report needs the read:report permission: ask an owner or admin of the organization.</p>
-        </Empty>
-      </>
-    );
-  }
+  if (allowed === false) return <ReportForbidden title="Findings report" what="The findings report" />;
   return (
     <>
       <h1>Findings report</h1>
@@ -64,15 +43,7 @@ export default function ReportPage() {
         at the end of that day (UTC).
       </p>
       <form className="filters" role="search" onSubmit={(e) => e.preventDefault()}>
-        <ApplicationFilter orgId={orgId} value={url.get('app')} onChange={(app) => url.set({ app })} />
-        <label>
-          Environments{' '}
-          <input
-            value={url.get('env')}
-            onChange={(e) => url.set({ env: e.target.value })}
-            placeholder="names, comma-separated"
-          />
-        </label>
+        <ReportScopeFilters orgId={orgId} url={url} />
         <label>
           As of <input type="date" value={url.get('date')} onChange={(e) => url.set({ date: e.target.value })} />
         </label>

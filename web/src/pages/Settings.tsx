@@ -3,7 +3,8 @@ import { useParams } from 'react-router';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Schemas } from '../api/client';
 import { Empty, QueryView } from '../components/states';
-import { ActionForm, ConfirmButton, CopyButton, text, useTitle } from '../components/ui';
+import { ActionForm, ConfirmButton, text, useTitle } from '../components/ui';
+import { SecretPanel } from '../components/SecretPanel';
 import { DataTable } from '../components/DataTable';
 import { useApplications } from '../components/ApplicationFilter';
 import { useHasPermission } from '../permissions';
@@ -70,18 +71,9 @@ export default function SettingsPage() {
           key is shown once, when it is created; only its hash is kept. Narrow CI keys to what they need.
         </p>
         {created && (
-          <div role="status" className="notice">
-            <p>
-              Your new key <strong>{created.name}</strong>. Copy it now: it will not be shown again.
-            </p>
-            <p>
-              <code data-testid="new-api-key">{created.apiKey}</code>{' '}
-              <CopyButton value={created.apiKey} label="Copy key" />
-            </p>
-            <button type="button" onClick={() => setCreated(null)}>
-              Done
-            </button>
-          </div>
+          <SecretPanel value={created.apiKey} testId="new-api-key" copyLabel="Copy key" onDone={() => setCreated(null)}>
+            Your new key <strong>{created.name}</strong>. Copy it now: it will not be shown again.
+          </SecretPanel>
         )}
         <details className="create">
           <summary>New API key</summary>
