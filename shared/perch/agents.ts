@@ -435,7 +435,7 @@ export async function acknowledgeCommand(
   }
   // The run is this device's now: the secrets its configuration references go to it, with this answer only
   // (docs/HOSTED-SCANS.md, "Scan secrets").
-  const secrets = await resolveScanSecrets(appId, orgId, referencedNames(run.config));
+  const secrets = await resolveScanSecrets(appId, orgId, run.secretNames ?? referencedNames(run.config));
   return { acknowledged: true, alreadyAcknowledged: false, secrets };
 }
 

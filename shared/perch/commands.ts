@@ -11,7 +11,7 @@ import { putNewItem, transactWrite, type TransactItem } from '../db/transactions
 import { config } from '../config.ts';
 import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
 import { createCaller } from '../identity/caller.ts';
-import { type Caller } from '../context/caller.ts';
+import { holdsPermission, type Caller } from '../context/caller.ts';
 import { logger } from '../context/logger.ts';
 import { organizationAssetText } from '../hosted-assets/organization-assets.ts';
 import { parseScanConfig } from '../scans/configs.ts';
@@ -22,6 +22,7 @@ import {
   textWithSecretReferences,
 } from '../scans/secret-references.ts';
 import { hostedScanPolicy } from '../scans/config-reads.ts';
+import { referencedNames, storedSecretOwners } from '../scans/secret-store.ts';
 import { reportScanCompleted } from '../scans/reporting.ts';
 import { readObjectText } from '../storage/objects-io.ts';
 import { objectKeys } from '../storage/objects.ts';
@@ -223,6 +224,28 @@ export interface StartedBy {
   items?: (run: PerchRun) => TransactItem[];
 }
 
+const SECRET_WRITERS = { application: 'write:application', organization: 'write:scan_config' } as const;
+
+/**
+ * The stored secrets a configuration sent with the start may receive: the caller chose where its requests go, so
+ * only secrets the caller may change (SECRET_WRITERS) or has just moved into the store with it. A reference to
+ * another stored secret is refused (403), not left to the agent's environment; stored configurations (a default or
+ * organization one) were written by members who may change them (docs/HOSTED-SCANS.md, "Scan secrets").
+ */
+async function sendableSecrets(caller: Caller, app: ApplicationRecord, text: string, moved: { name: string }[]) {
+  const membership = await caller.authorize(app.organizationId);
+  const owners = await storedSecretOwners(app.applicationId, app.organizationId, referencedNames(text));
+  const movedNames = new Set(moved.map(({ name }) => name));
+  for (const [name, owner] of owners)
+    if (!movedNames.has(name) && !holdsPermission(caller, membership, SECRET_WRITERS[owner]))
+      throw forbidden(
+        `command.config: \${${name}} is the ${owner}'s scan secret, and a configuration sent with the start receives ` +
+          `only secrets its sender may change (${SECRET_WRITERS[owner]}): start with the environment's default ` +
+          'configuration (defaultConfig) or an organization scan configuration (scanConfig) instead',
+      );
+  return [...owners.keys()];
+}
+
 /** POST /api/v1/app/{appId}/perch/start */
 export async function startScan(caller: Caller, appId: string, body: PerchCommandBody, startedBy: StartedBy = {}) {
   const { app } = await accessibleApplication(caller, appId, { teamRestricted: true });
@@ -234,6 +257,7 @@ export async function startScan(caller: Caller, appId: string, body: PerchComman
   if (current && isActive(current))
     throw conflict(`a scan is already running for application ${appId} (scanKey ${current.scanKey}): stop it first`);
   const { text, env, host, moved, held, configuration } = await runConfiguration(app, body);
+  const secretNames = body.command.config === undefined ? undefined : await sendableSecrets(caller, app, text, moved);
   const verification = await verifyTarget(app.organizationId, host);
   if (host === app.cloudScanTarget.targetURL || new URL(host).host === new URL(app.cloudScanTarget.targetURL).host)
     await recordVerification(app, verification.verified);
@@ -258,6 +282,7 @@ export async function startScan(caller: Caller, appId: string, body: PerchComman
     createdAt: now,
     updatedAt: now,
     deadlineAt: now + config.perchMaxScanSeconds * 1000,
+    ...(secretNames && { secretNames }),
   };
   const movedSecrets = moved.map((secret) => secret.name);
   const secretWrites = await movedSecretWrites({ appId, orgId: app.organizationId }, moved, caller.userId, held);

@@ -35,6 +35,11 @@ export interface PerchRun {
    * environment production, ...): the run's log and its scan name it. Absent on runs started before it was kept.
    */
   configuration?: string;
+  /**
+   * The stored scan secrets the run may receive, when fewer than its configuration references: a configuration sent
+   * with the start by a caller who may not change some of them (sendableSecrets). Absent: every referenced one.
+   */
+  secretNames?: string[];
   targetUrl: string;
   /** The target was allowlisted by the organization: the agent may reach it at a private address. */
   allowPrivate: boolean;

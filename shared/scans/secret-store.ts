@@ -59,6 +59,24 @@ export const scanSecretDelete = (owner: SecretOwner, name: string): TransactItem
   });
 
 /**
+ * Where each of `names` resolves from in the store: the application's secrets before the organization's. Names in
+ * neither are left out (the agent's environment may hold them).
+ */
+export async function storedSecretOwners(
+  appId: string,
+  orgId: string,
+  names: Iterable<string>,
+): Promise<Map<string, 'application' | 'organization'>> {
+  const wanted = new Set(names);
+  const owners = new Map<string, 'application' | 'organization'>();
+  if (!wanted.size) return owners;
+  const [own, organization] = await Promise.all([scanSecretsOf({ appId, orgId }), scanSecretsOf({ orgId })]);
+  for (const { name } of organization) if (wanted.has(name)) owners.set(name, 'organization');
+  for (const { name } of own) if (wanted.has(name)) owners.set(name, 'application');
+  return owners;
+}
+
+/**
  * The values of `names` a scan of the application resolves from the store: the application's secret, else the
  * organization's (the agent's environment comes after both, on the agent). Names in neither are left out.
  */

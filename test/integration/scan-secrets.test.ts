@@ -207,4 +207,42 @@ describe("the agent's run and its scan secrets", () => {
     const status = await api('GET', `/api/v1/app/${appId}/perch/status`, as(owner));
     expect(status.text).not.toMatch(/org-|app-/);
   });
+  // A configuration sent with the start says where its requests go: it may carry only stored secrets its sender may
+  // change, else a scanner key could send the organization's passwords to a host of its choosing (security review).
+  it('a configuration sent with the start receives only the stored secrets its sender may change (403, nothing queued)', async () => {
+    const owner = await createTenant();
+    const appId = await cloudApp(owner);
+    await api('PUT', `${orgSecrets(owner.orgId)}/SCAN_USER`, { ...as(owner), body: { value: 'org-user' } });
+    await api('PUT', `${appSecrets(appId)}/SCAN_PASSWORD`, { ...as(owner), body: { value: 'app-password' } });
+    const start = (tenant: Pick<Tenant, 'token'>, text: string) =>
+      api('POST', `/api/v1/app/${appId}/perch/start`, {
+        ...as(tenant),
+        body: { command: { command: 'START', config: text }, env: 'production' },
+      });
+    const scanner = await addUserTo(owner.orgId, permissionsOfRole('SCANNER'));
+    const refused = await start(scanner, config);
+    expect(refused.status, refused.text).toBe(403);
+    expect(refused.body.message).toMatch(/\$\{SCAN_USER\} is the organization's scan secret.*write:scan_config/);
+    const configurer = await addUserTo(owner.orgId, [...permissionsOfRole('SCANNER'), 'write:scan_config']);
+    const alsoRefused = await start(configurer, config);
+    expect(alsoRefused.status, alsoRefused.text).toBe(403);
+    expect(alsoRefused.body.message).toMatch(/\$\{SCAN_PASSWORD\} is the application's scan secret.*write:application/);
+    // Nothing was queued: the configurer's start of the secrets it may change is the application's one run.
+    const started = await start(configurer, config.replace('${SCAN_PASSWORD}', '${SCAN_USER}'));
+    expect(started.status, started.text).toBe(200);
+    const device = await api('POST', `/api/v1/org/${owner.orgId}/perch/devices`, {
+      ...as(configurer),
+      body: { name: 'agent', engines: ['wapiti'] },
+    });
+    const deviceId = device.body.deviceId as string;
+    const polled = await api('POST', `/api/v1/org/${owner.orgId}/perch/devices/${deviceId}/poll`, {
+      ...as(configurer),
+      body: { waitSeconds: 0 },
+    });
+    expect(polled.body.command.scanKey).toBe(started.body.scanKey);
+    const ack = `/api/v1/org/${owner.orgId}/perch/devices/${deviceId}/commands/${started.body.scanKey}/ack`;
+    const taken = await api('POST', ack, { ...as(configurer), body: { applicationId: appId } });
+    expect(taken.status, taken.text).toBe(200);
+    expect(taken.body.secrets).toEqual({ SCAN_USER: 'org-user' });
+  });
 });
