@@ -263,6 +263,7 @@ async function triageWrites(
       envName: c.env.name,
       finding: c.finding,
       ...(c.promoteTo && { promoteTo: c.promoteTo }),
+      ...(c.sibling && { sibling: c.sibling }),
     };
     return triageRuleWrite(c.env, c.before, c.after, context, c.expired && !c.sibling, figures.get(c)!);
   });

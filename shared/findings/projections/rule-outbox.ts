@@ -18,6 +18,8 @@ export interface RuleContext {
   finding: FindingRecord;
   /** The tracker a PROMOTED finding's ticket is wanted in, with the caller's own title and text. */
   promoteTo?: { trackerId: string; summary?: string; description?: string };
+  /** Triaged with the issue it shares (docs/ISSUES.md): the issue's own change sends the events, once. */
+  sibling?: true;
 }
 
 /** The outbox items of the rule's change from `before` to `after` (none when it is removed). */
@@ -26,7 +28,7 @@ export function project(
   after: TriageRule | undefined,
   context: RuleContext,
 ): Projected {
-  if (!after || before?.version === after.version) return {};
+  if (!after || before?.version === after.version || context.sibling) return {};
   const events = [...findingEvents(before, after, context)];
   if (before && after.history.at(-1)?.expired) events.push(...riskExpiryEvents(before, after, context));
   const items = events.map(outboxItem);
