@@ -9,11 +9,14 @@ import type { TransactItem } from '../db/transactions.ts';
 
 // The stored form of the source-code repositories an organization registers (its partition, `REPO#<repoId>`).
 
+/** Where a repository is hosted (the public repository.Repository.repoSource values). */
+export const REPO_SOURCES = ['GITHUB', 'AZURE_DEVOPS', 'BITBUCKET', 'GITLAB', 'UNKNOWN'] as const;
+
 export interface CodeRepositoryRecord {
   repoId: string;
   organizationId: string;
   name: string;
-  repoSource: string;
+  repoSource: (typeof REPO_SOURCES)[number];
   remoteUrl: string;
   defaultBranch: string;
   languages: { name: string; percent?: number; size?: number }[];

@@ -32,7 +32,7 @@ export function repositoryView(repo: CodeRepositoryRecord, apps: ApplicationReco
     stackHawkApplicationStatus: first?.applicationStatus, // left out without a mapped application
     // Coverage follows from the mapped applications. NOT_APPLICABLE (outside the attack surface) needs attack-surface
     // detection from the code, which a source-control integration does: never answered here (docs/DATA-MODEL.md).
-    status: apps.length > 0 ? 'COVERED' : 'NOT_COVERED',
+    status: apps.length > 0 ? ('COVERED' as const) : ('NOT_COVERED' as const),
     isInAttackSurface: apps.length > 0,
     // Its registered API descriptions (listed by listOASAssetsForOrg); nothing generates them here.
     hasGeneratedOpenApiSpec: (repo.openApiSpecs?.length ?? 0) > 0,
@@ -40,7 +40,7 @@ export function repositoryView(repo: CodeRepositoryRecord, apps: ApplicationReco
       organizationId: repo.organizationId,
       repositoryId: repo.repoId,
       generatedOasCount: repo.openApiSpecs?.length ?? 0,
-      status: repo.openApiSpecs?.length ? 'DONE' : 'NONE',
+      status: repo.openApiSpecs?.length ? ('DONE' as const) : ('NONE' as const),
     },
   };
 }

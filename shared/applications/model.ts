@@ -4,6 +4,8 @@
 
 export type ApplicationType = 'STANDARD' | 'CLOUD';
 export type ApplicationStatus = 'ACTIVE' | 'ENV_INCOMPLETE';
+/** What a scan's configuration scans (application.Environment.latestScanType): its API description's kind. */
+export type ScanType = 'DEFAULT' | 'REST' | 'GRAPHQL' | 'GRPC' | 'SOAP';
 
 /** An application as stored (docs/API.md, Applications). Its environments are separate items in its partition. */
 export interface ApplicationRecord {
@@ -51,7 +53,7 @@ export interface LastScan {
   latestScanConfigHash?: string;
   lastScanHawkscanVersion?: string;
   /** DEFAULT, REST, GRAPHQL, GRPC or SOAP: what the last scan's configuration scans. */
-  latestScanType?: string;
+  latestScanType?: ScanType;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { REPO_SOURCES } from '../applications/code-repository-store.ts';
 import * as z from 'zod/mini';
 import { applicationNameSchema } from '../applications/inputs.ts';
 import {
@@ -18,7 +19,6 @@ const schema = /* @__NO_SIDE_EFFECTS__ */ <T>(build: () => T): T => build();
 // Inputs of the repository operations (source-code repositories an organization registers), as the route table
 // declares them. Only zod here: the route table is read by the CDK stack and the generators too.
 
-export const REPO_SOURCES = ['GITHUB', 'AZURE_DEVOPS', 'BITBUCKET', 'GITLAB', 'UNKNOWN'] as const;
 const MAX_MAPPED_APPS = 100;
 /** API descriptions one repository may list (its record stays far below DynamoDB's 400 KB). */
 export const MAX_REPOSITORY_SPECS = 50;

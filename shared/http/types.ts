@@ -73,11 +73,14 @@ type OperationOf<R extends Route> = R['path'] extends keyof paths
 
 /**
  * The fields of a JSON answer as a handler gives them to the encoder (responseEncoding): any of them, each a string
- * or a number where the JSON has a string (the encoder writes 64-bit integers and times as protobuf's JSON does;
- * an enum's value is checked by the encoder, not here), nested messages and lists alike.
+ * or a number where the JSON has a string (the encoder writes 64-bit integers and times as protobuf's JSON does),
+ * one of its values where the JSON has a public enum (schema.gen.ts renders it as a union of string literals: a
+ * value outside it does not compile), nested messages and lists alike.
  */
-type Encodable<T> = T extends string
-  ? string | number
+export type Encodable<T> = T extends string
+  ? string extends T
+    ? string | number
+    : T
   : T extends readonly (infer E)[]
     ? readonly Encodable<E>[]
     : T extends object

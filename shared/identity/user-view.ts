@@ -5,9 +5,12 @@ import type { Organization } from './organization-repository.ts';
 import type { User } from './user-repository.ts';
 import { publicPermissionName } from '../context/permissions.ts';
 import { enumNames } from '../proto/encoding.ts';
+import type { components } from '../../scanner/src/api/schema.gen.ts';
 
 /** The public API's permission names; ours without one (write:repository) are not listed in the user's organizations. */
 const PUBLIC_PERMISSIONS = new Set(enumNames('user.UserOrganization.Permissions'));
+type PublicPermission = NonNullable<components['schemas']['user.UserOrganization']['permissions']>[number];
+const isPublicPermission = (name: string): name is PublicPermission => PUBLIC_PERMISSIONS.has(name);
 
 // user.User, as GET /api/v1/user and the organization's member list answer it.
 
@@ -52,13 +55,11 @@ export function toUserView(
             createdTimestamp: organization.createdAt,
           },
           role: membership?.role ?? 'MEMBER',
-          permissions: (membership?.permissions ?? [])
-            .map(publicPermissionName)
-            .filter((name) => PUBLIC_PERMISSIONS.has(name)),
+          permissions: (membership?.permissions ?? []).map(publicPermissionName).filter(isPublicPermission),
         };
       }),
       teams,
     },
-    provider: { slug: 'STACKHAWK', created: user.createdAt },
+    provider: { slug: 'STACKHAWK' as const, created: user.createdAt },
   };
 }

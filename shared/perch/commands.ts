@@ -51,16 +51,17 @@ import type { PerchCommandBody, SearchDevicesBody } from './inputs.ts';
 // ordinary reporting operations.
 
 /** What getScanStatus shows for a run's state: RUNNING for the whole active run. */
-const DEVICE_STATUS: Record<PerchRun['state'], string> = {
+const DEVICE_STATUS = {
   QUEUED: 'RUNNING',
   RUNNING: 'RUNNING',
   COMPLETED: 'HOSTED_SCANNER_DISCONNECTED',
   STOPPED: 'HOSTED_SCANNER_DISCONNECTED',
   ERROR: 'HOSTED_SCANNER_ERRORED',
-};
+} as const satisfies Record<PerchRun['state'], string>;
+type DeviceStatus = (typeof DEVICE_STATUS)[PerchRun['state']] | 'OFFLINE';
 
 /** perch.PerchDevice of a run. */
-export function toPerchDevice(run: PerchRun, status = DEVICE_STATUS[run.state]) {
+export function toPerchDevice(run: PerchRun, status: DeviceStatus = DEVICE_STATUS[run.state]) {
   return {
     applicationId: run.applicationId,
     orgId: run.organizationId,
@@ -71,7 +72,7 @@ export function toPerchDevice(run: PerchRun, status = DEVICE_STATUS[run.state]) 
     userId: run.userId,
     createdDate: run.createdAt,
     updatedDate: run.updatedAt,
-    command: { id: run.scanKey, command: 'SCAN_START', errors: run.errors },
+    command: { id: run.scanKey, command: 'SCAN_START' as const, errors: run.errors },
   };
 }
 
@@ -370,7 +371,7 @@ export async function stopScan(caller: Caller, appId: string) {
       stopped: true,
     }),
   );
-  return { id: run.scanKey, name: run.deviceName ?? '', status: 'HOSTED_SCANNER_DISCONNECTED' };
+  return { id: run.scanKey, name: run.deviceName ?? '', status: 'HOSTED_SCANNER_DISCONNECTED' as const };
 }
 
 /** GET /api/v1/app/{appId}/perch/status: the current or last run; `{}` when the application never had one. */

@@ -76,7 +76,9 @@ export async function allBuiltInPolicies(caller: Caller, permission: Permission)
 /** `application.GetApplicationScanPolicyResponse`: the named built-in policy, status NOT_FOUND when there is none. */
 export async function builtInPolicyByName(caller: Caller, permission: Permission, name: string) {
   await requirePermissionInSomeOrganization(caller, permission);
-  return builtInPolicy(name) ? { scanPolicy: builtInView(name), status: 'OK' } : { status: 'NOT_FOUND' };
+  return builtInPolicy(name)
+    ? { scanPolicy: builtInView(name), status: 'OK' as const }
+    : { status: 'NOT_FOUND' as const };
 }
 
 // ---- Organization policies
@@ -150,7 +152,7 @@ export async function organizationPolicyList(orgId: string, query: ListOrganizat
   // The neighbouring pages (pagination.Page), with the order they are read in.
   const sortOptions = {
     field: query.sortField === 'displayName' ? 'displayName' : 'name',
-    direction: query.sortDir === 'desc' ? 'DESC' : 'ASC',
+    direction: query.sortDir === 'desc' ? ('DESC' as const) : ('ASC' as const),
   };
   const pageAt = (number: number) => ({ number, size: request.size, sortOptions });
   return {
@@ -199,18 +201,18 @@ export async function applicationPolicy(
   const { app } = await accessibleApplication(caller, appId, { teamRestricted: true });
   if (query.policyName) {
     const named = await namedPolicy(app.organizationId, query.policyName);
-    if (!named) return { status: 'NOT_FOUND' };
+    if (!named) return { status: 'NOT_FOUND' as const };
     const id = 'id' in named ? String(named.id) : builtInPolicyId(named.name);
     return {
       scanPolicy: scanPolicyView({ ...named, id, techFlags: { ...allTechFlags(), ...named.techFlags } }),
-      status: 'OK',
+      status: 'OK' as const,
     };
   }
   const own = await getApplicationPolicy(appId);
-  if (!own && query.policyConfigured) return { status: 'NOT_FOUND' };
+  if (!own && query.policyConfigured) return { status: 'NOT_FOUND' as const };
   return {
     scanPolicy: applicationPolicyView(own ?? defaultApplicationPolicy(appId, app.organizationId)),
-    status: 'OK',
+    status: 'OK' as const,
   };
 }
 

@@ -1,3 +1,4 @@
+import type { ScanType } from '../applications/model.ts';
 import type { Severity } from '../input/severities.ts';
 import type { TriageStats, TriageStatus } from './statuses.ts';
 
@@ -38,7 +39,7 @@ export interface ScanRecord {
   tags: { name: string; value: string }[];
   configHash: string;
   /** What its configuration scans (environment list's latestScanType); absent on scans recorded before it existed. */
-  scanType?: 'DEFAULT' | 'REST' | 'GRAPHQL' | 'GRPC' | 'SOAP';
+  scanType?: ScanType;
   /** Its tool stream in its environment (streams.ts); absent on scans stored before streams: from its labels. */
   stream?: string;
   /** URIs counted so far (ADDed by each alerts request with its alert's uriCount): completion checks against it. */

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { s3 } from '../storage/s3.ts';
 import { objectKeys } from '../storage/objects.ts';
 import { config } from '../config.ts';
+import type { ScanType } from '../applications/model.ts';
 import { HttpError, badRequest } from '../errors.ts';
 import { DocumentRejected, documentValue, parseBoundedYaml } from '../input/documents.ts';
 import { SCAN_CONFIG_LIMITS } from '../limits.ts';
@@ -75,7 +76,6 @@ export async function storeScanConfig(
 }
 
 /** application.Environment.latestScanType a configuration implies: the API description it scans, else DEFAULT. */
-export type ScanType = 'DEFAULT' | 'REST' | 'GRAPHQL' | 'GRPC' | 'SOAP';
 export function scanTypeOf(parsed: Record<string, unknown>): ScanType {
   const app = (parsed.app ?? {}) as Record<string, unknown>;
   if (app.openApiConf) return 'REST';

@@ -230,7 +230,7 @@ export function toScanResult(scan: ScanRecord, app: ApplicationRecord, stats: Sc
               pluginId: a.pluginId,
               pluginName: a.name,
               alertCount: a.uriCount,
-              status: 'RUNNING',
+              status: 'RUNNING' as const,
             })),
           }
         : undefined,
