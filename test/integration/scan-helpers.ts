@@ -25,14 +25,17 @@ export async function startScan(token: string, appId: string, body: Record<strin
   return out.body as { scanId: string; configHash: string; envId: string };
 }
 
-/** `count` URIs of one plugin, each with a message. */
-export function alert(pluginId: string, severity: 'High' | 'Medium' | 'Low', count: number, from = 0) {
+/**
+ * `count` URIs of one plugin, each with a message. Plugins of one CWE at the same place are one issue
+ * (docs/ISSUES.md): give another `cweId` to keep a second plugin's triage apart.
+ */
+export function alert(pluginId: string, severity: 'High' | 'Medium' | 'Low', count: number, from = 0, cweId = '79') {
   return {
     pluginId,
     name: `Plugin ${pluginId}`,
     severity,
     description: `About ${pluginId}`,
-    cweId: '79',
+    cweId,
     references: ['https://owasp.org/x'],
     uris: Array.from({ length: count }, (_, i) => ({
       uri: `/path/${from + i}`,

@@ -235,7 +235,7 @@ describe.each(['jira', 'jiraServer', 'github'] as const)('promoting findings to 
     await allowPrivate(tenant);
     const { fake, trackerId } = await connect(tenant, kind, { closeAfterScans: 2 });
     const appId = await createApp(tenant);
-    const first = await scan(tenant, appId, [alert('10038', 'High', 1), alert('10020', 'Low', 1)]);
+    const first = await scan(tenant, appId, [alert('10038', 'High', 1), alert('10020', 'Low', 1, 0, '693')]);
 
     const answer = await promote(tenant, appId, first.envId, trackerId);
     expect(answer.alertRules[0]).toMatchObject({ result: 'PROMOTED', [kind]: { issueStatus: 'PENDING' } });
@@ -277,7 +277,7 @@ describe.each(['jira', 'jiraServer', 'github'] as const)('promoting findings to 
       () => ticketOf(appId, first.envId, view.findingHash),
       (t) => t?.lastScanId === still.scanId,
     );
-    const fixed1 = await scan(tenant, appId, [alert('10020', 'Low', 1)]);
+    const fixed1 = await scan(tenant, appId, [alert('10020', 'Low', 1, 0, '693')]);
     const counted = await until(
       () => ticketOf(appId, first.envId, view.findingHash),
       (t) => t?.lastScanId === fixed1.scanId,
@@ -303,7 +303,7 @@ describe.each(['jira', 'jiraServer', 'github'] as const)('promoting findings to 
     await allowPrivate(tenant);
     const { fake, trackerId } = await connect(tenant, kind);
     const appId = await createApp(tenant);
-    const first = await scan(tenant, appId, [alert('10038', 'High', 1), alert('10020', 'Low', 1)]);
+    const first = await scan(tenant, appId, [alert('10038', 'High', 1), alert('10020', 'Low', 1, 0, '693')]);
     await promote(tenant, appId, first.envId, trackerId, '10038');
     await promote(tenant, appId, first.envId, trackerId, '10020');
     await until(
@@ -322,7 +322,7 @@ describe.each(['jira', 'jiraServer', 'github'] as const)('promoting findings to 
     fake.closeByPeople(low.ticketKey!, 'done');
 
     // The next scan still finds both: the service reads the tickets back.
-    const next = await scan(tenant, appId, [alert('10038', 'High', 1), alert('10020', 'Low', 1)]);
+    const next = await scan(tenant, appId, [alert('10038', 'High', 1), alert('10020', 'Low', 1, 0, '693')]);
     const readBack = (hash: string) =>
       until(
         () => ticketOf(appId, first.envId, hash),
@@ -418,7 +418,7 @@ describe('a tracker that is down or rate limited', () => {
     const appId = await createApp(tenant);
     // The scan's new High finding is promoted on its own (autoPromote); the tracker answers 429 then 503 first.
     fake.failNext([{ status: 429, retryAfter: '2' }, { status: 503 }]);
-    const first = await scan(tenant, appId, [alert('10038', 'High', 1), alert('10020', 'Low', 1)]);
+    const first = await scan(tenant, appId, [alert('10038', 'High', 1), alert('10020', 'Low', 1, 0, '693')]);
     const promoted = await until(
       () => findingView(tenant, first.scanId, '10038'),
       (v) => Boolean(v.ticketKey),
@@ -447,7 +447,7 @@ describe('a tracker that is down or rate limited', () => {
     fake.down = true;
     const third = await scan(tenant, appId, [
       alert('10038', 'High', 1),
-      alert('10020', 'Low', 1),
+      alert('10020', 'Low', 1, 0, '693'),
       alert('40012', 'High', 1),
     ]);
     const { findingHash } = await findingView(tenant, third.scanId, '40012');
