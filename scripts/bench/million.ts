@@ -7,7 +7,7 @@ import { seed } from './lists.ts';
 import { alertsOf, Seeder, type ScanToPublish } from './million-seed.ts';
 import { RESULTS_DIR, runSource } from './record.ts';
 
-// A million findings (issue 49): one organization with 2,000 environments (400 applications of 5, seeded as the
+// A million findings: one organization with 2,000 environments (400 applications of 5, seeded as the
 // lists section seeds them, unscanned), grown to 10,000, 100,000 and 1,000,000 findings (BENCH_MILLION_SIZES, e.g.
 // `BENCH_MILLION_SIZES=10000,100000 npm run bench -- million`; BENCH_MILLION_ENVIRONMENTS changes the 2,000). Each
 // size is one more completed scan in every environment, reporting size / 2,000 findings, a superset of its previous
@@ -69,7 +69,7 @@ function writeTable(sizes: number[], figures: Record<string, SizeFigures>, commi
     '',
     `Written by \`npm run bench -- million\` (scripts/bench/million.ts) at ${commit.slice(0, 10)}, ${new Date().toISOString()}.`,
     "Each cell: p50 / p95 latency through the HTTP API, then one request's DynamoDB calls and read units (RU).",
-    `One run on a shared 2-core machine: latencies are rough, calls and units exact. Goal (issue 49): calls and read`,
+    `One run on a shared 2-core machine: latencies are rough, calls and units exact. Goal: calls and read`,
     'units flat from 10k to 1M for every page read, memory bounded, no request over 1 s at 1M.',
     '',
     head,

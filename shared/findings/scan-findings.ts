@@ -101,7 +101,7 @@ export async function findingsOfScan(
 }
 
 /**
- * The rules that findings of this scan without a rule of their own take from their issue (docs/ISSUES.md, Triage):
+ * The rules that findings of this scan without a rule of their own take from their issue (docs/ISSUES.md, What an issue shares):
  * the rule of another detection of the same issue (the latest changed, when several have one), as the finding's own.
  */
 export function carriedRules(

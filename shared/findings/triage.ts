@@ -101,7 +101,7 @@ interface TriageChange {
   /** The environment's trend total, read before the finding (the trends' writes are conditioned on its version). */
   trend: TrendTotal;
   promoteTo?: PromoteTo;
-  /** Another detection of the triaged finding's issue, changed with it (docs/ISSUES.md, Triage). */
+  /** Another detection of the triaged finding's issue, changed with it (docs/ISSUES.md, What an issue shares). */
   sibling?: true;
 }
 
@@ -582,7 +582,7 @@ export async function upsertAlertRules(
       for (const finding of matches)
         planned.set(`${env.environmentId}\n${finding.findingHash}`, { env, finding, input, trend });
     }
-    // Each matched finding's issue changes with it (docs/ISSUES.md, Triage).
+    // Each matched finding's issue changes with it (docs/ISSUES.md, What an issue shares).
     for (const p of [...planned.values()])
       for (const s of await issueSiblings(p.env, [p.finding])) {
         const key = `${p.env.environmentId}\n${s.finding.findingHash}`;

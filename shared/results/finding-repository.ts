@@ -160,7 +160,7 @@ export async function detectionsOfIssue(env: EnvRef, issueId: string): Promise<I
 
 /**
  * Writes the triage an issue's earlier detection has for a finding that joins it without a rule of its own
- * (docs/ISSUES.md, Triage): only where the finding still has no rule, so a triage since wins. Written before the
+ * (docs/ISSUES.md, What an issue shares): only where the finding still has no rule, so a triage since wins. Written before the
  * scan's publication, like the finding records; a copy kept after a failed publication is the issue's triage anyway.
  */
 export async function carryIssueRules(env: EnvRef, rules: TriageRule[], signal?: AbortSignal): Promise<void> {

@@ -212,7 +212,7 @@ describe('dashboard pages', () => {
         groups[name] = await list.getByRole('link').allInnerTexts();
       }
       expect(groups).toEqual({
-        Findings: ['Overview', 'Findings report'],
+        Findings: ['Overview', 'Triage inbox', 'Findings report'],
         Scans: ['Scans', 'Scanner agents', 'API descriptions'],
         Applications: ['Applications', 'Environments', 'Teams'],
         Integrations: ['Integrations', 'Issue trackers'],

@@ -234,7 +234,7 @@ describe('delete scan and cascades', () => {
         .filter((item) => !trend.includes(item))
         .map((item) => item.entity)
         .sort(),
-    ).toEqual(['finding', 'finding', 'scanConfigUse', 'scanConfigUse']);
+    ).toEqual(['finding', 'finding', 'issueDetection', 'issueDetection', 'scanConfigUse', 'scanConfigUse']);
     expect(await getScanLocation(first.scanId)).toBeUndefined();
     expect((await auditTypes(tenant)).filter((t) => t === 'SCAN_REMOVED')).toHaveLength(2);
   });
