@@ -1,3 +1,4 @@
+import type { RepoSource } from './model.ts';
 import { createHash } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db/client.ts';
@@ -9,14 +10,11 @@ import type { TransactItem } from '../db/transactions.ts';
 
 // The stored form of the source-code repositories an organization registers (its partition, `REPO#<repoId>`).
 
-/** Where a repository is hosted (the public repository.Repository.repoSource values). */
-export const REPO_SOURCES = ['GITHUB', 'AZURE_DEVOPS', 'BITBUCKET', 'GITLAB', 'UNKNOWN'] as const;
-
 export interface CodeRepositoryRecord {
   repoId: string;
   organizationId: string;
   name: string;
-  repoSource: (typeof REPO_SOURCES)[number];
+  repoSource: RepoSource;
   remoteUrl: string;
   defaultBranch: string;
   languages: { name: string; percent?: number; size?: number }[];

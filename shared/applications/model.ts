@@ -4,6 +4,9 @@
 
 export type ApplicationType = 'STANDARD' | 'CLOUD';
 export type ApplicationStatus = 'ACTIVE' | 'ENV_INCOMPLETE';
+/** Where a repository is hosted (the public repository.Repository.repoSource values). */
+export const REPO_SOURCES = ['GITHUB', 'AZURE_DEVOPS', 'BITBUCKET', 'GITLAB', 'UNKNOWN'] as const;
+export type RepoSource = (typeof REPO_SOURCES)[number];
 /** What a scan's configuration scans (application.Environment.latestScanType): its API description's kind. */
 export type ScanType = 'DEFAULT' | 'REST' | 'GRAPHQL' | 'GRPC' | 'SOAP';
 

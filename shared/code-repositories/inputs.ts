@@ -1,4 +1,4 @@
-import { REPO_SOURCES } from '../applications/code-repository-store.ts';
+import { REPO_SOURCES } from '../applications/model.ts';
 import * as z from 'zod/mini';
 import { applicationNameSchema } from '../applications/inputs.ts';
 import {
