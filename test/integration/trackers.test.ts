@@ -448,7 +448,7 @@ describe('a tracker that is down or rate limited', () => {
     const third = await scan(tenant, appId, [
       alert('10038', 'High', 1),
       alert('10020', 'Low', 1, 0, '693'),
-      alert('40012', 'High', 1),
+      alert('40012', 'High', 1, 0, '89'),
     ]);
     const { findingHash } = await findingView(tenant, third.scanId, '40012');
     const failedTicket = await until(
