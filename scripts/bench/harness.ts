@@ -64,3 +64,20 @@ export function seededIds(label: string): (key: string | number) => string {
     return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
   };
 }
+
+/**
+ * A caller of the local service as `token`: the answer parsed when it is JSON, else its text; anything but 200
+ * throws with the start of the body.
+ */
+export function benchCaller(baseUrl: string, token: string) {
+  return async (method: string, path: string, body?: unknown, contentType = 'application/json') => {
+    const response = await fetch(`${baseUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': contentType } : {}) },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    const text = await response.text();
+    if (response.status !== 200) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 200)}`);
+    return text && response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text;
+  };
+}

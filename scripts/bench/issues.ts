@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { benchTenant, measure, type BenchSection } from './harness.ts';
+import { benchTenant, measure, type BenchSection, benchCaller } from './harness.ts';
 import { formatsFixture } from '../../scanner/test/formats-expected.ts';
 import { wapitiFixture } from '../../scanner/test/wapiti-expected.ts';
 
@@ -42,16 +42,7 @@ const section: BenchSection = {
   name: 'issues',
   async run(ctx) {
     const { orgId, token } = await benchTenant(ctx, 'issues');
-    const call = async (method: string, path: string, body?: unknown, contentType = 'application/json') => {
-      const response = await fetch(`${ctx.baseUrl}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': contentType } : {}) },
-        body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-      });
-      const text = await response.text();
-      if (response.status !== 200) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 200)}`);
-      return text ? JSON.parse(text) : undefined;
-    };
+    const call = benchCaller(ctx.baseUrl, token);
     const app = await call('POST', `/api/v1/org/${orgId}/app`, { name: 'bench-issues', env: 'diff' });
     const appId = app.applicationId as string;
 

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { spawn } from 'node:child_process';
 import { gzipSync } from 'node:zlib';
-import { benchTenant, measure, type BenchSection } from './harness.ts';
+import { benchTenant, measure, type BenchSection, benchCaller } from './harness.ts';
 
 // SARIF export figures (docs/SARIF-EXPORT.md): time and size of the log of a scan of 10,000 findings
 // (BENCH_SARIF_FINDINGS to change it), 10% of them triaged (suppressions) and half placed in the hosted OpenAPI
@@ -43,16 +43,7 @@ const section: BenchSection = {
   name: 'sarif',
   async run(ctx) {
     const { orgId, token, apiKey } = await benchTenant(ctx, 'sarif');
-    const call = async (method: string, path: string, body?: unknown, contentType = 'application/json') => {
-      const response = await fetch(`${ctx.baseUrl}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': contentType } : {}) },
-        body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-      });
-      const text = await response.text();
-      if (response.status !== 200) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 200)}`);
-      return text && response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text;
-    };
+    const call = benchCaller(ctx.baseUrl, token);
     const app = await call('POST', `/api/v1/org/${orgId}/app`, { name: 'bench-sarif', env: 'dev' });
     const appId = app.applicationId as string;
     // The upload's validation has a time limit that a loaded machine can miss: tried three times, then left out.
