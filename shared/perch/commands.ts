@@ -244,7 +244,8 @@ async function sendableSecrets(caller: Caller, app: ApplicationRecord, text: str
           `only secrets its sender may change (${SECRET_WRITERS[owner]}): start with the environment's default ` +
           'configuration (defaultConfig) or an organization scan configuration (scanConfig) instead',
       );
-  return [...owners.keys()];
+  // The moved secrets are written with the run, so the store does not hold them yet.
+  return [...new Set([...owners.keys(), ...movedNames])];
 }
 
 /** POST /api/v1/app/{appId}/perch/start */
