@@ -44,7 +44,11 @@ export const migrationSteps: Record<string, (item: Record<string, unknown>) => P
         ? 'current'
         : bothOutcomes(
             await assignEnvironmentStreams(item.applicationId as string, item.environmentId as string),
-            await assignEnvironmentIssues(item.applicationId as string, item.environmentId as string),
+            await assignEnvironmentIssues({
+              organizationId: item.organizationId as string,
+              applicationId: item.applicationId as string,
+              environmentId: item.environmentId as string,
+            }),
           ),
     ),
   organizationAsset: migrateOrganizationConfiguration,

@@ -17,7 +17,6 @@ import {
   type EnvironmentStreams,
   type LastScan,
 } from './model.ts';
-import type { RiskSeverity } from '../input/severities.ts';
 import type { EnvironmentChange } from './projections/application-health.ts';
 import { notFound } from '../errors.ts';
 
@@ -334,36 +333,16 @@ export async function deleteEnvironmentData(appId: string, envId: string): Promi
 }
 
 /**
- * Moves findings into (+) or out of (-) the untriaged figures of streams' latest scans (environments of one
- * application), by severity: each environment's streams as read (`streams`: a triage reads them whole) with the
- * deltas of the streams whose latest scan is `scanId`, conditioned on the environment's streams and figures being
- * still the ones read: its write with its projections (the findings-count index key, gsi6, in step with the total),
- * then its application's (its figures, its counter), once for all. None when the changes cancel out.
+ * The write of live environments' streams (of one application) whose untriaged figures a write of their findings
+ * moved (the projection of those findings' triage: shared/findings/projections/triage-figures.ts, untriagedStreams),
+ * from each environment as read to its streams after: its write with its projections (the findings-count index key,
+ * gsi6, in step with the total), conditioned on its streams and figures being still the ones read, then its
+ * application's (its figures, its counter), once for all.
  */
-export async function environmentUntriagedChanges(
-  changes: {
-    env: EnvironmentRecord;
-    streams: EnvironmentStreams;
-    moves: { stream: string; scanId: string; deltas: Partial<Record<RiskSeverity, number>> }[];
-  }[],
+export async function environmentStreamsChanges(
+  changes: { env: EnvironmentRecord; streams: EnvironmentStreams }[],
 ): Promise<TransactItem[]> {
-  const writes: TransactItem[] = [];
-  const health: { env: EnvironmentRecord; after: EnvironmentRecord }[] = [];
-  for (const { env, streams, moves } of changes) {
-    const after: EnvironmentStreams = { ...streams };
-    let moved = false;
-    for (const { stream, scanId, deltas } of moves) {
-      const head = Object.hasOwn(after, stream) ? after[stream] : undefined;
-      if (head?.scanId !== scanId) continue;
-      const changed = (Object.entries(deltas) as [RiskSeverity, number][]).filter(([, delta]) => delta !== 0);
-      if (changed.length === 0) continue;
-      after[stream] = { ...head, ...Object.fromEntries(changed.map(([s, delta]) => [s, head[s] + delta])) };
-      moved = true;
-    }
-    if (!moved) continue;
-    const write = environmentScanWrite(env, { streams: after });
-    writes.push(...write.items);
-    health.push({ env, after: write.after });
-  }
-  return health.length === 0 ? [] : [...writes, ...(await lastScanHealthWrites(health))];
+  if (changes.length === 0) return [];
+  const writes = changes.map(({ env, streams }) => ({ env, ...environmentScanWrite(env, { streams }) }));
+  return [...writes.flatMap((w) => w.items), ...(await lastScanHealthWrites(writes))];
 }

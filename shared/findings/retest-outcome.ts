@@ -2,16 +2,17 @@ import { config } from '../config.ts';
 import { keys } from '../db/keys.ts';
 import { named } from '../db/items.ts';
 import type { TransactItem } from '../db/transactions.ts';
-import { environmentUntriagedChanges, getEnvironment } from '../applications/environment-repository.ts';
+import { environmentStreamsChanges, getEnvironment } from '../applications/environment-repository.ts';
 import { isRiskSeverity } from '../input/severities.ts';
 import { getFinding, getTriageRule } from '../results/finding-repository.ts';
 import type { FindingRecord, TriageRule } from '../results/model.ts';
 import { getScan } from '../results/scan-repository.ts';
 import { isUntriaged } from '../results/statuses.ts';
-import { currentStreams, streamHeadedBy } from '../results/streams.ts';
+import { currentStreams } from '../results/streams.ts';
 import { isCurrent } from '../trends/figures.ts';
 import { environmentTrendTotal, retestFixTrend } from '../trends/writes.ts';
-import { pluginCounts, type TriageStats } from './scan-findings.ts';
+import { countingScan } from './scan-findings.ts';
+import { untriagedStreams, type UntriagedPlace } from './projections/triage-figures.ts';
 
 // What a retest's outcome writes on its finding (docs/HOSTED-SCANS.md, Retests), in the transaction that ends the
 // retest's run: FIXED fixes it in its stream and marks it verified, STILL_PRESENT keeps it open with the new evidence.
@@ -61,21 +62,30 @@ export function findingStillPresent(
 
 /**
  * The finding leaves the untriaged figures of its stream's latest scan, when that scan is its last one (it reported
- * it) and counted it untriaged: as triage moves them (findings/triage.ts, streamMoves), which passes fixed findings.
+ * it) and counted it untriaged: the projection of triage (triage-figures.ts, untriagedStreams) from the finding in
+ * that scan's figures to in none.
  */
 async function untriagedFix(
   env: NonNullable<Awaited<ReturnType<typeof getEnvironment>>>,
   record: FindingRecord,
   rule: TriageRule | undefined,
 ): Promise<TransactItem[]> {
+  // Nothing it could move: no reads.
   if (!isRiskSeverity(record.severity) || !isUntriaged(rule?.status ?? 'UNKNOWN')) return [];
   const streams = await currentStreams(env);
-  const stream = streamHeadedBy(streams, record.lastScanId);
-  if (stream === undefined) return [];
-  const scan = await getScan({ ...env, scanId: record.lastScanId });
-  if (!scan || scan.deleting || !pluginCounts(scan.stats as TriageStats | undefined, record.pluginId)) return [];
-  const deltas = { [record.severity]: -record.lastScanUris };
-  return environmentUntriagedChanges([{ env, streams, moves: [{ stream, scanId: record.lastScanId, deltas }] }]);
+  const scan = await countingScan(streams, record, (scanId) => getScan({ ...env, scanId }));
+  const place = (scanId: string | undefined): UntriagedPlace => ({
+    scanId,
+    severity: record.severity,
+    lastScanUris: record.lastScanUris,
+    status: rule?.status ?? 'UNKNOWN',
+  });
+  const after = untriagedStreams(
+    new Map([[record.findingHash, place(scan?.scanId)]]),
+    new Map([[record.findingHash, place(undefined)]]),
+    streams,
+  );
+  return after ? environmentStreamsChanges([{ env, streams: after }]) : [];
 }
 
 /**

@@ -5,7 +5,8 @@ import { type FindingRecord } from '../results/model.ts';
 import { TRIAGE_STATUSES, type StatusCounts, type TriageStats } from '../results/statuses.ts';
 import { environmentTrendTotal } from '../trends/writes.ts';
 import { countedUrisOfScan } from '../results/scan-repository.ts';
-import { streamOf } from '../results/streams.ts';
+import { streamHeadedBy, streamOf } from '../results/streams.ts';
+import type { EnvironmentStreams } from '../applications/model.ts';
 import { type AlertRecord, type CountedUri, type ScanRecord, type TriageRule } from '../results/model.ts';
 
 // What a scan's end records about its findings (docs/DATA-MODEL.md, Findings): each finding's first and last seen
@@ -16,6 +17,24 @@ export type { StatusCounts, TriageStats } from '../results/statuses.ts';
 /** A plugin's counts: own entries only, since plugin ids are report text ("constructor" is a valid one). */
 export const pluginCounts = (stats: Pick<TriageStats, 'byPluginStatus'> | undefined, pluginId: string) =>
   stats?.byPluginStatus && Object.hasOwn(stats.byPluginStatus, pluginId) ? stats.byPluginStatus[pluginId] : undefined;
+
+/**
+ * The scan whose figures count a finding (triage-figures.ts, TriageFiguresContext.scan): its last scan, while that
+ * scan is the latest of one of the environment's streams (`streams`, as read: docs/DATA-MODEL.md, Tool streams),
+ * the finding is not fixed (a retest's fix takes it out), and the scan is not being deleted and counts the
+ * finding's plugin; else undefined. `scanOf` reads a scan (the caller reads each once).
+ */
+export async function countingScan(
+  streams: EnvironmentStreams,
+  finding: Pick<FindingRecord, 'lastScanId' | 'fixedAt' | 'pluginId'>,
+  scanOf: (scanId: string) => Promise<ScanRecord | undefined>,
+): Promise<ScanRecord | undefined> {
+  if (streamHeadedBy(streams, finding.lastScanId) === undefined || finding.fixedAt !== undefined) return undefined;
+  const scan = await scanOf(finding.lastScanId);
+  return scan && !scan.deleting && pluginCounts(scan.stats as TriageStats | undefined, finding.pluginId)
+    ? scan
+    : undefined;
+}
 
 const zeroStatuses = (): StatusCounts => Object.fromEntries(TRIAGE_STATUSES.map((s) => [s, 0])) as StatusCounts;
 const zeroBySeverity = () => Object.fromEntries(SEVERITIES.map((s) => [s, 0])) as Record<Severity, number>;

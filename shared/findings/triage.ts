@@ -4,14 +4,13 @@ import { failedCondition, retryOnConflict } from '../db/retry.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import { accessibleApplication } from '../applications/access.ts';
 import {
-  environmentUntriagedChanges,
+  environmentStreamsChanges,
   getEnvironment,
   type EnvironmentRecord,
 } from '../applications/environment-repository.ts';
 import type { EnvironmentStreams } from '../applications/model.ts';
 import { getScan } from '../results/scan-repository.ts';
-import { currentStreams, streamHeadedBy } from '../results/streams.ts';
-import { type RiskSeverity } from '../input/severities.ts';
+import { currentStreams } from '../results/streams.ts';
 import { normalizedPath } from '../results/finding-identity.ts';
 import {
   MAX_RULE_HISTORY,
@@ -26,27 +25,19 @@ import {
 } from '../results/finding-repository.ts';
 import { type FindingRecord, type ScanRecord, type TriageRule } from '../results/model.ts';
 import { type TriageStatus } from '../results/statuses.ts';
-import { pluginCounts, type TriageStats } from './scan-findings.ts';
+import { countingScan } from './scan-findings.ts';
 import { MAX_TRIAGE_ACTIONS, type AlertRuleInput, type BulkTriageBody, type UpsertAlertRulesBody } from './inputs.ts';
 import { toAlertRule } from './views.ts';
 import type { ApplicationRecord } from '../applications/application-repository.ts';
 import { keys } from '../db/keys.ts';
 import { batchGet } from '../db/query.ts';
 import { fromItem } from '../db/items.ts';
-import {
-  entityWrites,
-  projectedWrites,
-  type EntityChange,
-  type Projected,
-  type Projection,
-} from '../db/entity-write.ts';
-import * as ruleOutbox from './projections/rule-outbox.ts';
-import type { RuleContext } from './projections/rule-outbox.ts';
+import { entityWrites, projectedWrites, type Projected } from '../db/entity-write.ts';
 import * as triageFigures from './projections/triage-figures.ts';
+import { triageRuleWrite } from './rule-write.ts';
 import type { TriageFiguresContext } from './projections/triage-figures.ts';
 import type { Caller } from '../context/caller.ts';
 import { acceptanceExpiry, getSlaPolicy } from '../governance/policy.ts';
-import * as riskExpiryEntries from '../governance/projections/risk-expiry-entries.ts';
 import * as overdueWakes from '../governance/projections/overdue-wakes.ts';
 import type { TrendTotal } from '../trends/figures.ts';
 import { environmentTrendTotal, triageTrends } from '../trends/writes.ts';
@@ -152,9 +143,8 @@ function triageChange(
 }
 
 /**
- * The scan whose figures count each triage change's finding (triageFigures.TriageFiguresContext): its last scan when
- * that scan is still the latest of one of the environment's streams (docs/DATA-MODEL.md, Tool streams), ended, not
- * being deleted and counting the finding's plugin; and the environment's streams as read, for their untriaged figures.
+ * The scan whose figures count each triage change's finding (scan-findings.ts countingScan), read only for a change
+ * that moves its status, each scan once; and the environment's streams as read, for their untriaged figures.
  */
 async function figuresOf(env: EnvironmentRecord, envChanges: TriageChange[]) {
   const streams = await currentStreams(env);
@@ -167,40 +157,45 @@ async function figuresOf(env: EnvironmentRecord, envChanges: TriageChange[]) {
   const contexts = new Map<TriageChange, TriageFiguresContext>();
   for (const c of envChanges) {
     const moved = (c.before?.status ?? 'UNKNOWN') !== c.after.status;
-    const scan =
-      // A finding a retest fixed is out of its scan's figures.
-      moved && streamHeadedBy(streams, c.finding.lastScanId) !== undefined && c.finding.fixedAt === undefined
-        ? await scanOf(c.finding.lastScanId)
-        : undefined;
-    const counts = scan && !scan.deleting && pluginCounts(scan.stats as TriageStats | undefined, c.finding.pluginId);
-    contexts.set(c, { finding: c.finding, scan: counts ? scan : undefined });
+    const scan = moved ? await countingScan(streams, c.finding, scanOf) : undefined;
+    contexts.set(c, { finding: c.finding, scan });
   }
   return { streams, contexts };
 }
 
-/** The streams' untriaged figures' moves of an environment's triage changes (triageFigures.untriaged), by scan. */
-function untriagedMoves(
+/**
+ * The environment's streams after its triage changes (triageFigures.untriagedStreams: each finding in the figures
+ * of the scan that counts it, under its status before and after), undefined when no figure moves.
+ */
+function streamsAfterTriage(
   streams: EnvironmentStreams,
   envChanges: TriageChange[],
   contexts: Map<TriageChange, TriageFiguresContext>,
 ) {
-  const byScan = new Map<string, Partial<Record<RiskSeverity, number>>>();
-  for (const c of envChanges) {
-    const context = contexts.get(c)!;
-    if (!context.scan) continue;
-    const deltas = byScan.get(context.scan.scanId) ?? {};
-    for (const [severity, delta] of Object.entries(triageFigures.untriaged(c.before, c.after, context)))
-      deltas[severity as RiskSeverity] = (deltas[severity as RiskSeverity] ?? 0) + delta;
-    byScan.set(context.scan.scanId, deltas);
-  }
-  return [...byScan].map(([scanId, deltas]) => ({ stream: streamHeadedBy(streams, scanId)!, scanId, deltas }));
+  const places = (rule: (c: TriageChange) => TriageRule | undefined) =>
+    new Map(
+      envChanges.map((c): [string, triageFigures.UntriagedPlace] => [
+        c.finding.findingHash,
+        {
+          scanId: contexts.get(c)!.scan?.scanId,
+          severity: c.finding.severity,
+          lastScanUris: c.finding.lastScanUris,
+          status: rule(c)?.status ?? 'UNKNOWN',
+        },
+      ]),
+    );
+  return triageFigures.untriagedStreams(
+    places((c) => c.before),
+    places((c) => c.after),
+    streams,
+  );
 }
 
 /**
  * The writes of triage changes in one application, to commit in one transaction: each finding's rule, its
  * ALERT_RULE_TRIAGED entry and findingStatusChanged event; each environment's triage version; for findings of its
  * streams' latest scans, the moves between statuses in those scans' figures and the streams' untriaged counts
- * (streamMoves); the application's health once. At most one change per finding.
+ * (streamsAfterTriage); the application's health once. At most one change per finding.
  */
 async function triageWrites(
   actor: Actor,
@@ -209,7 +204,7 @@ async function triageWrites(
   now: number,
 ): Promise<TransactItem[]> {
   const items: TransactItem[] = [];
-  const untriaged: Parameters<typeof environmentUntriagedChanges>[0] = [];
+  const untriaged: { env: EnvironmentRecord; streams: EnvironmentStreams }[] = [];
   const byEnvironment = new Map<string, TriageChange[]>();
   for (const c of changes)
     byEnvironment.set(c.env.environmentId, [...(byEnvironment.get(c.env.environmentId) ?? []), c]);
@@ -223,10 +218,10 @@ async function triageWrites(
     trends.push(environmentTrends.project(before, after, { env, now }));
     const { streams, contexts } = await figuresOf(env, envChanges);
     for (const [c, context] of contexts) figures.set(c, context);
-    const moves = untriagedMoves(streams, envChanges, contexts);
-    if (moves.length > 0) untriaged.push({ env, streams, moves });
+    const streamsAfter = streamsAfterTriage(streams, envChanges, contexts);
+    if (streamsAfter) untriaged.push({ env, streams: streamsAfter });
   }
-  items.push(...(await environmentUntriagedChanges(untriaged)), ...projectedWrites(trends));
+  items.push(...(await environmentStreamsChanges(untriaged)), ...projectedWrites(trends));
   const audit = await auditEntries(
     actor,
     app.organizationId,
@@ -265,50 +260,12 @@ async function triageWrites(
       ...(c.promoteTo && { promoteTo: c.promoteTo }),
       ...(c.sibling && { sibling: c.sibling }),
     };
-    return triageRuleWrite(c.env, c.before, c.after, context, c.expired && !c.sibling, figures.get(c)!);
+    return triageRuleWrite(c.before, c.after, context, c.expired && !c.sibling, figures.get(c)!);
   });
   // One write for all the rules: the scans' figures they move are one Update per scan.
   items.push(...entityWrites(rules), ...audit);
   items.push(...projectedWrites(reopenedWakes(app, changes, now)));
   return items;
-}
-
-/**
- * A finding's rule, written whole, with its projections: its events and tracker jobs in the outbox, its acceptance's
- * expiry entry (an expiry, `expiring`, consumes its own), its move in its last scan's figures. It fails (at
- * `ruleChanged`) when another triage changed the rule since it was read (its version), or created it.
- */
-function triageRuleWrite(
-  env: EnvironmentRecord,
-  before: TriageRule | undefined,
-  after: TriageRule,
-  context: RuleContext,
-  expiring: boolean,
-  figures: TriageFiguresContext,
-): { change: EntityChange<TriageRule>; projections: Projection<TriageRule>[] } {
-  const finding = {
-    organizationId: context.organizationId,
-    applicationId: context.applicationId,
-    environmentId: context.environmentId,
-    findingHash: after.findingHash,
-    expiring,
-  };
-  return {
-    change: {
-      key: keys.triageRule(env.applicationId, env.environmentId, after.findingHash),
-      entity: 'triageRule',
-      before,
-      after,
-      name: 'ruleChanged',
-      replace: true,
-      ...(before && { condition: { expression: 'version = :version', values: { ':version': before.version } } }),
-    },
-    projections: [
-      (b, a) => ruleOutbox.project(b, a, context),
-      (b, a) => riskExpiryEntries.project(b, a, finding),
-      (b, a) => triageFigures.project(b, a, figures),
-    ],
-  };
 }
 
 /**

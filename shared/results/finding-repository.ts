@@ -158,34 +158,6 @@ export async function detectionsOfIssue(env: EnvRef, issueId: string): Promise<I
   return items.map((item) => fromItem<IssueDetection>(item)!);
 }
 
-/**
- * Writes the triage an issue's earlier detection has for a finding that joins it without a rule of its own
- * (docs/ISSUES.md, What an issue shares): only where the finding still has no rule, so a triage since wins. Written before the
- * scan's publication, like the finding records; a copy kept after a failed publication is the issue's triage anyway.
- */
-export async function carryIssueRules(env: EnvRef, rules: TriageRule[], signal?: AbortSignal): Promise<void> {
-  await inParallel(rules, 16, async (rule) => {
-    try {
-      await untilAborted(signal, (abortSignal) =>
-        db.send(
-          new PutCommand({
-            TableName: config.tableName,
-            Item: {
-              ...keys.triageRule(env.applicationId, env.environmentId, rule.findingHash),
-              entity: 'triageRule',
-              ...rule,
-            },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          }),
-          { abortSignal },
-        ),
-      );
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    }
-  });
-}
-
 /** What these findings' records are now, added to what is `known` (the same request's earlier attempts). */
 export async function findingsBefore(
   scan: EnvRef & { scanId: string },

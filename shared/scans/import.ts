@@ -31,6 +31,7 @@ import {
 import { getApplication, type ApplicationRecord } from '../applications/application-repository.ts';
 import type { TransactItem } from '../db/transactions.ts';
 import { findingsOfScan } from '../findings/scan-findings.ts';
+import { carryIssueRules } from '../findings/rule-write.ts';
 import { publicationTrend } from '../trends/writes.ts';
 import {
   findingsBefore,
@@ -38,7 +39,6 @@ import {
   pendingFindingsRemove,
   pendingFindingsStart,
   recordFindings,
-  carryIssueRules,
   restoreFindings,
   sweepPendingFindings,
   triageVersionCheck,

@@ -9,8 +9,9 @@ import { config } from '../config.ts';
 import { alertsOfScan } from '../results/scan-repository.ts';
 import type { FindingRecord } from '../results/model.ts';
 import { issueId } from '../results/finding-identity.ts';
-import { carryIssueRules, recordDetections, rulesOfEnvironment } from '../results/finding-repository.ts';
+import { recordDetections, rulesOfEnvironment } from '../results/finding-repository.ts';
 import { carriedRules } from '../findings/scan-findings.ts';
+import { carryIssueRules } from '../findings/rule-write.ts';
 import { HAWKSCAN_STREAM } from '../results/streams.ts';
 
 // The issues of data written before them (npm run migrate, npm start on an older data directory; docs/ISSUES.md,
@@ -52,7 +53,12 @@ async function cwesOf(appId: string, envId: string, scanIds: Set<string>): Promi
  * Assigns the finding records of an environment written before issues to them (idempotent): their issue and
  * detection, then the triage of each issue to its detections without a rule of their own (carriedRules).
  */
-export async function assignEnvironmentIssues(appId: string, envId: string): Promise<Outcome> {
+export async function assignEnvironmentIssues(env: {
+  organizationId: string;
+  applicationId: string;
+  environmentId: string;
+}): Promise<Outcome> {
+  const { applicationId: appId, environmentId: envId } = env;
   const { pk, skPrefix } = keys.findingsOfEnvironment(appId, envId);
   const all: FindingRecord[] = [];
   const unassigned: Unassigned[] = [];
@@ -77,7 +83,6 @@ export async function assignEnvironmentIssues(appId: string, envId: string): Pro
     });
     if (await setIssue(appId, envId, f, id, cweId)) assigned.push({ ...(f as FindingRecord), issueId: id, cweId });
   });
-  const env = { applicationId: appId, environmentId: envId };
   await recordDetections(
     env,
     assigned.map((f) => ({ ...f, stream: f.stream ?? HAWKSCAN_STREAM })),

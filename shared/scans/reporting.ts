@@ -27,13 +27,13 @@ import { type AlertUriRecord, type ScanRecord } from '../results/model.ts';
 import { accessibleScan, headOf, lastScanOf, statsOf, toScanResult } from './scans.ts';
 import { findingHash } from '../results/finding-identity.ts';
 import { findingsOfScan } from '../findings/scan-findings.ts';
+import { carryIssueRules } from '../findings/rule-write.ts';
 import {
   findingsBefore,
   pendingFindingsEnd,
   pendingFindingsRemove,
   pendingFindingsStart,
   recordFindings,
-  carryIssueRules,
   restoreFindings,
   sweepPendingFindings,
   triageVersionCheck,

@@ -4,12 +4,12 @@ import { createTenant } from './fixtures.ts';
 import { createApp } from './scan-helpers.ts';
 import { alertUrisOf, importReport, readBack } from './import-helpers.ts';
 import { wapitiFixture } from '../../scanner/test/wapiti-expected.ts';
-import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../../shared/db/client.ts';
 import { config } from '../../shared/config.ts';
 import { keys } from '../../shared/db/keys.ts';
 import { collect } from '../../shared/db/query.ts';
-import { findingsOfEnvironment } from '../../shared/results/finding-repository.ts';
+import { findingsOfEnvironment, getTriageRule } from '../../shared/results/finding-repository.ts';
 import type { FindingRecord } from '../../shared/results/model.ts';
 import { migrationSteps } from '../../shared/table-migration.ts';
 
@@ -210,19 +210,28 @@ describe('issues', () => {
         }),
       );
     }
-    // A triage then applied to its finding alone.
+    // A triage then applied to its finding alone: an acceptance for a week.
     const zapXss = before.find((r) => r.pluginId === '40012')!;
     const wapitiXss = before.find((r) => r.issueId === zapXss.issueId && r.pluginId !== '40012')!;
     const triaged = await api('POST', `/api/v1/org/${tenant.orgId}/app/${appId}/env/${envId}/findings/triage`, {
       token: tenant.token,
-      body: { actions: [{ findingHash: zapXss.findingHash, status: 'RISK_ACCEPTED', note: 'accepted for now' }] },
+      body: {
+        actions: [
+          {
+            findingHash: zapXss.findingHash,
+            status: 'RISK_ACCEPTED',
+            note: 'accepted for now',
+            expiresAt: new Date(Date.now() + 7 * 86_400_000).toISOString(),
+          },
+        ],
+      },
     });
     expect(triaged.status, triaged.text).toBe(200);
     const statusOf = async (hash: string) =>
       ((await report(tenant)).body.findings as Row[]).find((r) => r.findingHash === hash)?.status;
     expect(await statusOf(wapitiXss.findingHash)).toBe('NEW');
 
-    const item = { entity: 'environment', applicationId: appId, environmentId: envId };
+    const item = { entity: 'environment', organizationId: tenant.orgId, applicationId: appId, environmentId: envId };
     expect(await migrationSteps.environment(item)).toBe('updated');
     expect(await migrationSteps.environment(item)).toBe('current');
     const after = await recordsOf();
@@ -230,6 +239,12 @@ describe('issues', () => {
       before.map((r) => [r.findingHash, r.issueId]).sort(),
     );
     expect(await statusOf(wapitiXss.findingHash)).toBe('RISK_ACCEPTED');
+    // The carried acceptance is written as a rule is (shared/findings/rule-write.ts): with its own expiry entry.
+    const carried = await getTriageRule(at, wapitiXss.findingHash);
+    expect(carried?.expiresAt).toBeDefined();
+    expect(carried!.expiresAt).toBe((await getTriageRule(at, zapXss.findingHash))?.expiresAt);
+    const entry = keys.riskExpiry(carried!.expiresAt!, appId, envId, wapitiXss.findingHash);
+    expect((await db.send(new GetCommand({ TableName: config.tableName, Key: entry }))).Item).toBeDefined();
     // The issue's detections are back: a triage now applies to both.
     const reopened = await api('POST', `/api/v1/org/${tenant.orgId}/app/${appId}/env/${envId}/findings/triage`, {
       token: tenant.token,
@@ -237,5 +252,7 @@ describe('issues', () => {
     });
     expect(reopened.status, reopened.text).toBe(200);
     expect(await statusOf(wapitiXss.findingHash)).toBe('FALSE_POSITIVE');
+    // Its acceptance ended with the issue's: its entry went with it.
+    expect((await db.send(new GetCommand({ TableName: config.tableName, Key: entry }))).Item).toBeUndefined();
   }, 120_000);
 });

@@ -10,7 +10,7 @@ import {
   environmentIndexKeys,
   environmentRename,
   environmentScanWrites,
-  environmentUntriagedChanges,
+  environmentStreamsChanges,
   getEnvironment,
 } from '../../shared/applications/environment-repository.ts';
 import { newEnvironment } from '../../shared/applications/environment-creation.ts';
@@ -119,14 +119,9 @@ async function apply(appId: string, command: Command, live: string[]): Promise<v
     const medium = Math.max(command.medium, -(env.lastScanMediumUntriaged ?? 0));
     const head = env.streams?.hawkscan;
     if (!head) return;
-    const items = await environmentUntriagedChanges([
-      {
-        env,
-        streams: env.streams!,
-        moves: [{ stream: 'hawkscan', scanId: head.scanId, deltas: { High: high, Medium: medium } }],
-      },
-    ]);
-    if (items.length) await transactWrite(items);
+    if (high === 0 && medium === 0) return;
+    const streams = { ...env.streams!, hawkscan: { ...head, High: head.High + high, Medium: head.Medium + medium } };
+    await transactWrite(await environmentStreamsChanges([{ env, streams }]));
   } else {
     await transactWrite(await environmentDeletingMark(app, env));
     await deleteEnvironmentData(appId, env.environmentId);

@@ -10,8 +10,8 @@ import { TRIAGE_STATUSES, isUntriaged, type TriageStatus } from '../../shared/re
 // A finding's place in its last scan's figures and in its stream's untriaged figures is a projection of its triage
 // rule (shared/findings/projections/triage-figures.ts; docs/DATA-MODEL.md, Projections): for random changes of the
 // rules of findings of two scans, the scans' statistics after the write's Updates are applied to what they held
-// before are exactly the statistics recomputed from the rules after it, the untriaged figures moved by the deltas
-// are those recomputed, and a scan whose figures do not change is not written.
+// before are exactly the statistics recomputed from the rules after it, the streams' untriaged figures after the write
+// (untriagedStreams) are those recomputed, and a scan whose figures do not change is not written.
 
 const SCANS = ['scan-a', 'scan-b'] as const;
 // Plugin ids are report text: a dot, a prototype name.
@@ -128,13 +128,50 @@ describe('the triage figures projection', () => {
           if (JSON.stringify(statsOf(scanId, findings, 'before', base)) === JSON.stringify(expected))
             expect(updates).toEqual([]);
         }
-        const figures = untriagedOf(findings, 'before', base);
-        for (const f of after)
-          for (const [severity, delta] of Object.entries(
-            triageFigures.untriaged(f.before, f.after, { finding: f, scan: ref(f.scanId) }),
-          ))
-            figures[f.scanId]![severity as RiskSeverity] += delta;
-        expect(figures).toEqual(untriagedOf(after, 'after', base));
+        // Each scan heads a stream of its own; the figures of a stream whose scan is no longer its latest stay.
+        const streamsOf = (figures: Record<string, Record<RiskSeverity, number>>) =>
+          Object.fromEntries(
+            SCANS.map((s) => [
+              `stream-${s}`,
+              { scanId: s, status: 'COMPLETED' as const, startedAt: 0, ...figures[s]! },
+            ]),
+          );
+        const places = (which: 'before' | 'after') =>
+          new Map(
+            findings.map((f, i) => [
+              String(i),
+              { scanId: f.scanId, severity: f.severity, lastScanUris: f.lastScanUris, status: statusOf(f[which]) },
+            ]),
+          );
+        const read = streamsOf(untriagedOf(findings, 'before', base));
+        const moved = triageFigures.untriagedStreams(places('before'), places('after'), read);
+        const expected = streamsOf(untriagedOf(after, 'after', base));
+        expect(moved ?? read).toEqual(expected);
+        if (JSON.stringify(read) === JSON.stringify(expected)) expect(moved).toBeUndefined();
+        // A stream another scan heads now keeps its figures.
+        const replaced = { ...read, 'stream-scan-a': { ...read['stream-scan-a']!, scanId: 'scan-c' } };
+        const movedReplaced = triageFigures.untriagedStreams(places('before'), places('after'), replaced);
+        expect((movedReplaced ?? replaced)['stream-scan-a']).toEqual(replaced['stream-scan-a']);
+      }),
+    );
+  });
+
+  it("moves a finding out of its stream's figures when no scan counts it any more (a retest's fix)", () => {
+    fc.assert(
+      fc.property(finding, (f) => {
+        const streams = {
+          s: { scanId: f.scanId, status: 'COMPLETED' as const, startedAt: 0, High: 5, Medium: 5, Low: 5 },
+        };
+        const place = (scanId: string | undefined) => ({ ...f, scanId, status: statusOf(f.before) });
+        const after = triageFigures.untriagedStreams(
+          new Map([['f', place(f.scanId)]]),
+          new Map([['f', place(undefined)]]),
+          streams,
+        );
+        const counted =
+          isUntriaged(statusOf(f.before)) && (RISK_SEVERITIES as readonly Severity[]).includes(f.severity);
+        if (!counted || f.lastScanUris === 0) expect(after).toBeUndefined();
+        else expect(after!.s![f.severity as RiskSeverity]).toBe(5 - f.lastScanUris);
       }),
     );
   });
@@ -144,7 +181,13 @@ describe('the triage figures projection', () => {
       fc.property(finding, (f) => {
         const context = { finding: f, scan: undefined };
         expect(triageFigures.project(f.before, f.after, context)).toEqual({});
-        expect(triageFigures.untriaged(f.before, f.after, context)).toEqual({});
+        const place = (r: typeof f.before) => ({ ...f, scanId: undefined, status: statusOf(r) });
+        const streams = {
+          s: { scanId: f.scanId, status: 'COMPLETED' as const, startedAt: 0, High: 5, Medium: 5, Low: 5 },
+        };
+        expect(
+          triageFigures.untriagedStreams(new Map([['f', place(f.before)]]), new Map([['f', place(f.after)]]), streams),
+        ).toBeUndefined();
       }),
     );
   });

@@ -8,19 +8,30 @@ import type { FindingRecord, TriageRule } from '../../results/model.ts';
 // changes, riskAcceptanceExpired when the change is an acceptance's expiry (its history entry says so), and the
 // promotion's ticket job when the finding is PROMOTED to a tracker.
 
-/** Where the rule is and what its events name: the finding, its environment and application. */
-export interface RuleContext {
+/** Where the rule is. */
+interface RuleRef {
   organizationId: string;
   applicationId: string;
   environmentId: string;
-  app: ApplicationContext;
-  envName: string;
-  finding: FindingRecord;
-  /** The tracker a PROMOTED finding's ticket is wanted in, with the caller's own title and text. */
-  promoteTo?: { trackerId: string; summary?: string; description?: string };
-  /** Triaged with the issue it shares (docs/ISSUES.md): the issue's own change sends the events, once. */
-  sibling?: true;
 }
+
+/**
+ * Where the rule is and what its events name (the finding, its environment and application); or a rule that
+ * follows its issue (docs/ISSUES.md, What an issue shares: another detection triaged with it, or a finding that
+ * joins it and takes its triage), `sibling`: the issue's own change sends the events, once; this one none.
+ */
+export type RuleContext = RuleRef &
+  (
+    | {
+        app: ApplicationContext;
+        envName: string;
+        finding: FindingRecord;
+        /** The tracker a PROMOTED finding's ticket is wanted in, with the caller's own title and text. */
+        promoteTo?: { trackerId: string; summary?: string; description?: string };
+        sibling?: undefined;
+      }
+    | { sibling: true }
+  );
 
 /** The outbox items of the rule's change from `before` to `after` (none when it is removed). */
 export function project(
