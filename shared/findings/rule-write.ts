@@ -9,6 +9,7 @@ import * as ruleOutbox from './projections/rule-outbox.ts';
 import type { RuleContext } from './projections/rule-outbox.ts';
 import * as triageFigures from './projections/triage-figures.ts';
 import type { TriageFiguresContext } from './projections/triage-figures.ts';
+import * as triageVersion from './projections/triage-version.ts';
 
 // The one write of a finding's triage rule (docs/DATA-MODEL.md, Findings and Projections): the rule, written whole,
 // with its projections. A triage writes it (findings/triage.ts), and so does a scan whose finding joins an issue
@@ -17,23 +18,23 @@ import type { TriageFiguresContext } from './projections/triage-figures.ts';
 /**
  * A finding's rule, written whole, with its projections: its events and tracker jobs in the outbox (none for a
  * rule that follows its issue: RuleContext `sibling`), its acceptance's expiry entry (an expiry, `expiring`,
- * consumes its own), its move in its last scan's figures (`figures`; none given: the scan's figures are written
- * with the rule's already). It fails (at `ruleChanged`) when another triage changed the rule since it was read
- * (its version), or created it.
+ * consumes its own); for a triage's change (`triage`), its move in its last scan's figures (`figures`) and the
+ * environment's triage version (none for a rule a scan carries: its figures count the rule already, and its
+ * publication is conditioned on the version it read). It fails (at `ruleChanged`) when another triage changed the
+ * rule since it was read (its version), or created it.
  */
 export function triageRuleWrite(
   before: TriageRule | undefined,
   after: TriageRule,
   context: RuleContext,
-  expiring: boolean,
-  figures: TriageFiguresContext | undefined,
+  triage: { expiring: boolean; figures: TriageFiguresContext } | undefined,
 ): { change: EntityChange<TriageRule>; projections: Projection<TriageRule>[] } {
   const finding = {
     organizationId: context.organizationId,
     applicationId: context.applicationId,
     environmentId: context.environmentId,
     findingHash: after.findingHash,
-    expiring,
+    expiring: triage?.expiring ?? false,
   };
   return {
     change: {
@@ -48,12 +49,19 @@ export function triageRuleWrite(
     projections: [
       (b, a) => ruleOutbox.project(b, a, context),
       (b, a) => riskExpiryEntries.project(b, a, finding),
-      ...(figures
-        ? [(b: TriageRule | undefined, a: TriageRule | undefined) => triageFigures.project(b, a, figures)]
-        : []),
+      ...(triage ? triageProjections(context, triage.figures) : []),
     ],
   };
 }
+
+/** The projections of a triage's own rule change: its move in its scan's figures, the environment's triage version. */
+const triageProjections = (
+  env: { applicationId: string; environmentId: string },
+  figures: TriageFiguresContext,
+): Projection<TriageRule>[] => [
+  (b, a) => triageFigures.project(b, a, figures),
+  (b, a) => triageVersion.project(b, a, env),
+];
 
 /**
  * Writes the triage an issue's earlier detection has for findings that join it without a rule of their own
@@ -75,7 +83,7 @@ export async function carryIssueRules(
     sibling: true,
   };
   await inParallel(rules, 16, async (rule) => {
-    const { change, projections } = triageRuleWrite(undefined, rule, context, false, undefined);
+    const { change, projections } = triageRuleWrite(undefined, rule, context, undefined);
     const items = entityWrite(change, projections);
     try {
       await untilAborted(signal, () => transactWrite(items));

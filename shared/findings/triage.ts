@@ -21,7 +21,6 @@ import {
   pendingAttempts,
   rulesOf,
   getTriageRule,
-  triageVersionIncrement,
 } from '../results/finding-repository.ts';
 import { type FindingRecord, type ScanRecord, type TriageRule } from '../results/model.ts';
 import { type TriageStatus } from '../results/statuses.ts';
@@ -212,7 +211,6 @@ async function triageWrites(
   const figures = new Map<TriageChange, TriageFiguresContext>();
   for (const envChanges of byEnvironment.values()) {
     const env = envChanges[0]!.env;
-    items.push(triageVersionIncrement(env));
     // The trends (docs/GOVERNANCE.md, Trends): open findings set aside or made open again.
     const { before, after } = await triageTrends(env, envChanges[0]!.trend, envChanges);
     trends.push(environmentTrends.project(before, after, { env, now }));
@@ -260,7 +258,10 @@ async function triageWrites(
       ...(c.promoteTo && { promoteTo: c.promoteTo }),
       ...(c.sibling && { sibling: c.sibling }),
     };
-    return triageRuleWrite(c.before, c.after, context, c.expired && !c.sibling, figures.get(c)!);
+    return triageRuleWrite(c.before, c.after, context, {
+      expiring: c.expired && !c.sibling,
+      figures: figures.get(c)!,
+    });
   });
   // One write for all the rules: the scans' figures they move are one Update per scan.
   items.push(...entityWrites(rules), ...audit);

@@ -369,15 +369,3 @@ export function triageVersionCheck(env: EnvRef, version: number): TransactItem {
     },
   };
 }
-
-/** One more triage change in the environment (see triageVersionCheck). */
-export function triageVersionIncrement(env: EnvRef): TransactItem {
-  return {
-    Update: {
-      TableName: config.tableName,
-      Key: keys.triageVersion(env.applicationId, env.environmentId),
-      UpdateExpression: 'SET entity = :entity ADD version :one',
-      ExpressionAttributeValues: { ':entity': 'triageVersion', ':one': 1 },
-    },
-  };
-}
