@@ -1,7 +1,9 @@
 import { operation } from '../shared/http/operation.ts';
 import { listEnvsV2Route } from '../shared/routes.ts';
-import { listEnvironmentsV2 } from '../shared/applications/environment-list.ts';
+import { environmentListReads, listEnvironmentsV2 } from '../shared/applications/environment-list.ts';
 
-export const handler = operation(listEnvsV2Route, ({ caller, params, query }) =>
-  listEnvironmentsV2(caller, params.orgId, query),
+export const handler = operation(
+  listEnvsV2Route,
+  ({ caller, params, query }) => listEnvironmentsV2(caller, params.orgId, query),
+  { prefetch: environmentListReads },
 );

@@ -25,6 +25,7 @@ const SECTIONS = [
   'sarif',
   'issues',
   'hosted',
+  'idle-agent',
   'webhooks',
   'webhook-fairness',
   'trends',

@@ -104,6 +104,11 @@ export const config = {
   tokenLifetimeSeconds: positiveInt('TOKEN_LIFETIME_SECONDS', 30 * 60),
   /** A scanner agent whose last heartbeat is older than this reads OFFLINE, and its run ends in ERROR. */
   perchOfflineAfterSeconds: positiveInt('PERCH_OFFLINE_AFTER_SECONDS', 60),
+  /**
+   * How long a process answers an agent's polls from its memory of the organization, the membership and the device
+   * (docs/HOSTED-SCANS.md, Idle agents): a revoked key, a removed member or a deleted device is refused within it.
+   */
+  perchPollMemorySeconds: positiveInt('PERCH_POLL_MEMORY_SECONDS', 60),
   /** How often a waiting poll looks at the organization's queue again (between in-process wake-ups). */
   perchPollIntervalMs: positiveInt('PERCH_POLL_INTERVAL_MS', 5000),
   /** A run's longest duration; the agent stops the engine by then. */

@@ -6,6 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { benchTenant, type BenchContext, type BenchSection } from './harness.ts';
 import { startTargetProcess, type BenchTarget } from './hosted-targets.ts';
+import { idleAgentCost } from './idle-agent.ts';
 
 // Hosted scans (docs/HOSTED-SCANS.md): the latency from startScan to RUNNING (the waiting agent's poll answering,
 // then its acknowledgement committing), the DynamoDB calls and capacity units of an agent's heartbeat and of a whole
@@ -23,8 +24,6 @@ const OVERHEAD_PAIRS = 3;
  * module is cut on a busy machine, since a cut module finds what it had time for and the runs would differ.
  */
 const BENCH_ATTACK_SECONDS = 600;
-/** The long poll's length: as the service's default (shared/perch/agents.ts, maxWaitMs). */
-const POLL_SECONDS = 25;
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const ms = (value: number) => Math.round(value * 10) / 10;
@@ -37,8 +36,6 @@ const section: BenchSection = {
   name: 'hosted',
   async run(ctx) {
     const { allowScanDomain } = await import('../../shared/applications/scan-domains.ts');
-    const { scopeObservers } = await import('../../shared/context/request-scope.ts');
-    const { config } = await import('../../shared/config.ts');
     const tenant = await benchTenant(ctx, 'hosted');
     const { orgId, token } = tenant;
     await allowScanDomain(orgId, '127.0.0.1');
@@ -65,59 +62,12 @@ const section: BenchSection = {
       ).applicationId as string;
 
     try {
-      // ---- DynamoDB calls of a heartbeat and of an idle long poll
-      ctx.progress('an idle agent: DynamoDB calls per heartbeat and per long poll');
-      const device = (await call('POST', `/api/v1/org/${orgId}/perch/devices`, { name: 'bench idle' }))
+      // ---- DynamoDB calls of an idle agent's polls (idle-agent.ts, which measures them alone too)
+      const idle = await idleAgentCost(ctx, call, orgId);
+      const device = (await call('POST', `/api/v1/org/${orgId}/perch/devices`, { name: 'bench latency' }))
         .deviceId as string;
       const poll = (waitSeconds: number) =>
         call('POST', `/api/v1/org/${orgId}/perch/devices/${device}/poll`, { waitSeconds });
-      const scopes: { dynamodbCalls: number; readUnits?: number; writeUnits?: number }[] = [];
-      scopeObservers.push((scope) => scopes.push(scope));
-      const observe = async (fn: () => Promise<unknown>) => {
-        scopes.length = 0;
-        await fn();
-        const scope = scopes.find((s) => s.dynamodbCalls > 0) ?? scopes[0];
-        return { calls: scope.dynamodbCalls, readUnits: scope.readUnits ?? 0, writeUnits: scope.writeUnits ?? 0 };
-      };
-      await observe(() => poll(0));
-      const heartbeat = await observe(() => poll(0));
-      // A poll whose heartbeat write is due: the device's stored heartbeat set back past the threshold.
-      const { heartbeatWriteAfterMs } = await import('../../shared/perch/agents.ts');
-      const { db } = await import('../../shared/db/client.ts');
-      const { keys } = await import('../../shared/db/keys.ts');
-      const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
-      await db.send(
-        new UpdateCommand({
-          TableName: config.tableName,
-          Key: keys.perchDevice(orgId, device),
-          UpdateExpression: 'SET lastHeartbeatAt = :then',
-          ExpressionAttributeValues: { ':then': Date.now() - heartbeatWriteAfterMs() - 1000 },
-        }),
-      );
-      const heartbeatWritten = await observe(() => poll(0));
-      const started = performance.now();
-      const longPoll = await observe(() => poll(POLL_SECONDS));
-      const longPollSeconds = (performance.now() - started) / 1000;
-      scopeObservers.length = 0;
-      const pollsPerHour = 3600 / longPollSeconds;
-      // An idle agent's polls write its heartbeat once its stored one is heartbeatWriteAfterMs old: every k-th poll.
-      const writesPerHour = pollsPerHour / Math.max(1, Math.ceil(heartbeatWriteAfterMs() / (longPollSeconds * 1000)));
-      const perHour = (figure: 'calls' | 'readUnits' | 'writeUnits') =>
-        pollsPerHour * longPoll[figure] + writesPerHour * (heartbeatWritten[figure] - heartbeat[figure]);
-      const idle = {
-        'heartbeat (a poll answering at once, its heartbeat write not due: the device and the queue version read beside the authorization)':
-          heartbeat,
-        [`the same with its heartbeat write due (written once the stored one is ${heartbeatWriteAfterMs() / 1000} s old)`]:
-          heartbeatWritten,
-        [`one idle long poll (${Math.round(longPollSeconds)} s; the queue read only when its version moved)`]: longPoll,
-        'an idle agent per hour': {
-          polls: Math.round(pollsPerHour),
-          heartbeatWrites: Math.round(writesPerHour),
-          calls: Math.round(perHour('calls')),
-          readUnits: Math.round(perHour('readUnits') * 10) / 10,
-          writeUnits: Math.round(perHour('writeUnits') * 10) / 10,
-        },
-      };
 
       // ---- startScan to RUNNING
       ctx.progress(`startScan to RUNNING, ${LATENCY_RUNS} times, an agent waiting in its long poll`);

@@ -17,6 +17,7 @@ import {
   environmentEntriesScannedBetween,
   environmentEntriesWithStatus,
   listScope,
+  listScopeReads,
   mergeOrdered,
   namesContaining,
   type ListEntry,
@@ -37,8 +38,8 @@ import { numberOrderKey } from '../db/sortable.ts';
 import { recordListPlan } from '../context/request-scope.ts';
 import { scopeHealthStats, type HealthStats } from './health.ts';
 import { DAY } from './model.ts';
-import { collect, mapInParallel } from '../db/query.ts';
-import { repositoriesByApplication, type CodeRepositoryRecord } from './code-repository-store.ts';
+import { collect, mapInParallel, type OperationReads } from '../db/query.ts';
+import { codeRepositoriesRead, repositoriesByApplication, type CodeRepositoryRecord } from './code-repository-store.ts';
 import { repositoryView, visibleApplications } from './code-repository-views.ts';
 import { ENV_SORT_FIELDS, LAST_SCAN_STATUSES, type ListEnvironmentsV2Query } from './inputs.ts';
 import {
@@ -426,6 +427,14 @@ function executePlan(plan: EnvironmentListPlan, c: ListContext): Promise<EntryPa
   }
 }
 
+/**
+ * listEnvironmentsV2's own reads in its first round trip, beside the rate limit and the authorization: listScope's
+ * first reads (the buckets' counters, the applications being deleted) and the organization's repositories (every
+ * environment view shows its application's).
+ */
+export const environmentListReads: OperationReads = ({ ids }) =>
+  ids.orgId ? { queries: [...listScopeReads(ids.orgId), codeRepositoriesRead(ids.orgId)] } : {};
+
 export async function listEnvironmentsV2(caller: Caller, orgId: string, q: EnvListQuery) {
   const membership = await caller.authorize(orgId);
   const sortField: EnvSortField = q.sortField ?? 'environmentName';
@@ -484,13 +493,17 @@ export async function listEnvironmentsV2(caller: Caller, orgId: string, q: EnvLi
     envNames,
     appsMatchingQuery,
   });
-  const joined = await pageItems(page.entries, orgId, membership, q, scope);
-  const pageRepos = joined.flatMap((j) => repos.get(j.env.applicationId) ?? []);
-  const mappedApps = await visibleApplications(
-    orgId,
-    membership,
-    pageRepos.flatMap((repo) => repo.appIds),
-  );
+  // The page's environments and applications, and the applications their repositories map, in one round trip: the
+  // repositories are known by the entries' applications (a hidden entry's are read for nothing, never shown).
+  const pageRepos = [...new Set(page.entries.map((e) => e.applicationId))].flatMap((appId) => repos.get(appId) ?? []);
+  const [joined, mappedApps] = await Promise.all([
+    pageItems(page.entries, orgId, membership, q, scope),
+    visibleApplications(
+      orgId,
+      membership,
+      pageRepos.flatMap((repo) => repo.appIds),
+    ),
+  ]);
   return {
     orgId,
     environments: joined.map((j) => toEnvironmentView(j, repos, mappedApps)),

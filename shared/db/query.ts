@@ -78,11 +78,14 @@ export async function* queryItems(query: PartitionQuery): AsyncGenerator<Item> {
   } while (startKey);
 }
 
-/** One item of the main table by key (a prefetched read of it when the request has one). */
-export async function getItem(key: Item): Promise<Item | undefined> {
+/**
+ * One item of the main table by key (a prefetched read of it when the request has one); `consistent`: a strongly
+ * consistent read (a prefetched one is, when its read asked for it: prefetchItems).
+ */
+export async function getItem(key: Item, { consistent = false } = {}): Promise<Item | undefined> {
   const prefetched = takePrefetched<Item | undefined>(itemReadId(key));
   if (prefetched) return prefetched;
-  const out = await db.send(new GetCommand({ TableName: config.tableName, Key: key }));
+  const out = await db.send(new GetCommand({ TableName: config.tableName, Key: key, ConsistentRead: consistent }));
   return out.Item;
 }
 
@@ -97,7 +100,7 @@ export async function batchGet(itemKeys: Item[], attributes?: string[]): Promise
   return [...(early.filter(Boolean) as Item[]), ...read];
 }
 
-async function readBatch(itemKeys: Item[], attributes?: string[]): Promise<Item[]> {
+async function readBatch(itemKeys: Item[], attributes?: string[], consistent = false): Promise<Item[]> {
   const items: Record<string, unknown>[] = [];
   const projection = attributes && {
     ProjectionExpression: attributes.map((_, i) => `#a${i}`).join(', '),
@@ -109,7 +112,7 @@ async function readBatch(itemKeys: Item[], attributes?: string[]): Promise<Item[
   const worker = async () => {
     for (let chunk = chunks.shift(); chunk; chunk = chunks.shift()) {
       let request: Record<string, { Keys: Item[] }> | undefined = {
-        [config.tableName]: { Keys: chunk, ...projection },
+        [config.tableName]: { Keys: chunk, ...projection, ...(consistent ? { ConsistentRead: true } : {}) },
       };
       while (request && Object.keys(request).length > 0) {
         const out = await db.send(new BatchGetCommand({ RequestItems: request }));
@@ -123,17 +126,47 @@ async function readBatch(itemKeys: Item[], attributes?: string[]): Promise<Item[
 }
 
 /** Issues one BatchGetItem for these items now; the request's later getItem/batchGet of each takes its result. */
-export function prefetchItems(itemKeys: Item[]): void {
-  const unique = [...new Map(itemKeys.map((key) => [itemReadId(key), key])).values()];
-  if (unique.length === 0) return;
-  const read = readBatch(unique);
+export function prefetchItems(
+  itemKeys: Item[],
+  { consistent = [], rememberMs = 0 }: { consistent?: Item[]; rememberMs?: number } = {},
+): void {
+  const strong = new Set(consistent.map(itemReadId));
+  const unique = [...new Map([...itemKeys, ...consistent].map((key) => [itemReadId(key), key])).values()];
+  // Items the operation lets this process answer from its memory of an earlier read (never a consistent one).
+  const now = Date.now();
+  const fresh = (id: string) => {
+    const known = rememberMs && !strong.has(id) ? remembered.get(id) : undefined;
+    return known && now - known.at < rememberMs ? known : undefined;
+  };
+  const toRead = unique.filter((key) => !fresh(itemReadId(key)));
+  const read = toRead.length ? readBatch(toRead, undefined, strong.size > 0) : Promise.resolve([]);
   for (const key of unique) {
     const id = itemReadId(key);
-    registerPrefetch(
-      id,
-      read.then((items) => items.find((item) => itemReadId(item) === id)),
-    );
+    const known = fresh(id);
+    const item = known ? Promise.resolve(known.item) : read.then((items) => items.find((i) => itemReadId(i) === id));
+    if (rememberMs && !known && !strong.has(id))
+      void item.then(
+        (found) => found && rememberItem(found),
+        () => {},
+      );
+    registerPrefetch(id, item);
   }
+}
+
+/**
+ * Items read by key that a prefetch may answer from memory (prefetchItems' rememberMs; the poll of an idle agent:
+ * shared/perch/agents.ts), with when they were read. Only an operation that asks takes them, for as long as it
+ * says; the oldest go beyond REMEMBERED_ITEMS.
+ */
+const remembered = new Map<string, { item: Item; at: number }>();
+const REMEMBERED_ITEMS = 30_000;
+
+/** Remembers `item` as read now (its pk and sk name it), for prefetchItems' rememberMs. */
+export function rememberItem(item: Item, at = Date.now()): void {
+  const id = itemReadId(item);
+  remembered.delete(id);
+  remembered.set(id, { item, at });
+  if (remembered.size > REMEMBERED_ITEMS) remembered.delete(remembered.keys().next().value!);
 }
 
 // What the pipeline's prefetch issues (shared/http/prefetch.ts), and an operation's own reads (its route's `prefetch`).
@@ -141,6 +174,13 @@ export function prefetchItems(itemKeys: Item[]): void {
 export interface Reads {
   items?: Record<string, unknown>[];
   queries?: PartitionQuery[];
+  /** Items read strongly consistent, never from memory: then every item of the BatchGetItem is. */
+  consistentItems?: Record<string, unknown>[];
+  /**
+   * How long the request may take the other items (its path's too) from this process's memory of an earlier read
+   * (prefetchItems): only for an operation whose docs state that bound.
+   */
+  rememberMs?: number;
 }
 
 export interface PrefetchInput {

@@ -34,8 +34,12 @@ export function prefetcher(route: Route, operationReads?: OperationReads) {
   const ids = idParameters(route);
   return (event: LambdaEvent, input: Omit<PrefetchInput, 'ids'>): void => {
     const found = ids(event);
-    const reads = [readsFromPath(found, input.caller), operationReads?.({ ...input, ids: found }) ?? {}];
-    prefetchItems(reads.flatMap((r) => r.items ?? []));
+    const own = operationReads?.({ ...input, ids: found }) ?? {};
+    const reads = [readsFromPath(found, input.caller), own];
+    prefetchItems(
+      reads.flatMap((r) => r.items ?? []),
+      { consistent: own.consistentItems, rememberMs: own.rememberMs },
+    );
     for (const query of reads.flatMap((r) => r.queries ?? [])) prefetchQuery(query);
   };
 }

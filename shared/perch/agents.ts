@@ -26,7 +26,7 @@ import {
   pollHeartbeat,
   queuedRuns,
   queueVersion,
-  queueVersionRead,
+  IDLE_HEARTBEAT_MS,
   runChange,
   slotsOf,
 } from './repository.ts';
@@ -177,8 +177,9 @@ function assignment(run: PerchRun, command: 'SCAN_START' | 'SCAN_STOP') {
 }
 
 /**
- * A poll writes its device's heartbeat only once the stored one is this old: the next poll starts within a wait
- * (maxWaitMs) and a poll's own time (POLL_OWN_MS) of it, so a polling device never reads OFFLINE.
+ * A carrying device's poll writes its heartbeat only once the stored one is this old: the next poll starts within a
+ * wait (maxWaitMs) and a poll's own time (POLL_OWN_MS) of it, so a polling device never reads OFFLINE. An idle one's
+ * writes it every IDLE_HEARTBEAT_MS, and reads ONLINE that much longer (isOnline).
  */
 const POLL_OWN_MS = 5_000;
 export const heartbeatWriteAfterMs = () =>
@@ -210,11 +211,14 @@ async function pollWith(
   deviceId: string,
   body: PollBody,
 ) {
-  // Both read in the request's first round trip (functions/poll-device-command.ts).
-  const [device, version] = await Promise.all([
-    pollHeartbeat(caller, orgId, deviceId, heartbeatWriteAfterMs()),
+  // Both read in the request's first round trip, the device perhaps from this process's memory (pollReads).
+  const carrying = (known: PerchDevice) => !!(body.running ?? known.scanKey);
+  const [polled, version] = await Promise.all([
+    pollHeartbeat(caller, orgId, deviceId, (known) => (carrying(known) ? heartbeatWriteAfterMs() : IDLE_HEARTBEAT_MS)),
     queueVersion(orgId),
   ]);
+  // A device remembered carrying a run the agent does not report is read again: that run may have ended since.
+  const device = polled?.scanKey && !body.running ? await drivenDevice(caller, orgId, deviceId) : polled;
   if (!device) throw notFound(`device ${deviceId} not found in organization ${orgId}: register again`);
   const owner = await caller.authorize(orgId);
   const seen = new Map<string, boolean>();
@@ -244,10 +248,18 @@ async function pollWith(
   }
 }
 
-/** The poll's own reads, in its first round trip beside its authorization: the device and the queue's version. */
+/**
+ * The poll's own reads, in its first round trip beside its authorization, in one strongly consistent BatchGetItem:
+ * the device and the queue's version. The organization, the membership and the device are taken from this process's
+ * memory of them for PERCH_POLL_MEMORY_SECONDS (docs/HOSTED-SCANS.md, Idle agents): then only the version is read.
+ */
 export const pollReads: OperationReads = ({ ids }) =>
   ids.orgId && ids.deviceId
-    ? { items: [keys.perchDevice(ids.orgId, ids.deviceId)], queries: [queueVersionRead(ids.orgId)] }
+    ? {
+        items: [keys.perchDevice(ids.orgId, ids.deviceId)],
+        consistentItems: [keys.perchSlots(ids.orgId)],
+        rememberMs: config.perchPollMemorySeconds * 1000,
+      }
     : {};
 
 /** An idle agent looks this far down its organization's queue for a run its owner may see. */

@@ -313,7 +313,7 @@ export async function queueRun(
   const requiredLabels = await runLabels(app);
   if (requiredLabels) run.requiredLabels = requiredLabels;
   try {
-    // The queue's version moves with it (queueVersionRead): agents of the organization may now take a run. Another
+    // The queue's version moves with it (queueVersion): agents of the organization may now take a run. Another
     // start's transaction may hold that item at the same moment: retried.
     await transactWrite([
       ...items,

@@ -1,5 +1,5 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { collect, getItem, queryAll, queryItems, type PartitionQuery } from '../db/query.ts';
+import { collect, getItem, queryItems, rememberItem } from '../db/query.ts';
 import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
 import { fromItem } from '../db/items.ts';
@@ -17,9 +17,18 @@ import type { RunState, PerchRun, PerchDevice, DeviceDriver } from './model.ts';
 export const ACTIVE_STATES: RunState[] = ['QUEUED', 'RUNNING'];
 export const isActive = (run: Pick<PerchRun, 'state'>) => ACTIVE_STATES.includes(run.state);
 
-/** A device heard from within the offline window is ONLINE (computed from its last heartbeat; no sweeper needed). */
-export const isOnline = (device: Pick<PerchDevice, 'lastHeartbeatAt'>, now = Date.now()) =>
-  now - device.lastHeartbeatAt <= config.perchOfflineAfterSeconds * 1000;
+/**
+ * An idle device's poll writes its heartbeat at most this often (docs/HOSTED-SCANS.md, Idle agents); a carrying
+ * one's as often as its offline window needs (heartbeatWriteAfterMs, agents.ts).
+ */
+export const IDLE_HEARTBEAT_MS = 5 * 60_000;
+
+/**
+ * A device heard from within the offline window is ONLINE (computed from its last heartbeat; no sweeper needed); an
+ * idle one's window is longer by IDLE_HEARTBEAT_MS, since its polls write the heartbeat that much less often.
+ */
+export const isOnline = (device: Pick<PerchDevice, 'lastHeartbeatAt' | 'scanKey'>, now = Date.now()) =>
+  now - device.lastHeartbeatAt <= config.perchOfflineAfterSeconds * 1000 + (device.scanKey ? 0 : IDLE_HEARTBEAT_MS);
 
 export async function getRun(appId: string, consistent = false): Promise<PerchRun | undefined> {
   const out = await db.send(
@@ -65,22 +74,17 @@ export async function* queuedRuns(
 }
 
 /**
- * The read of the organization's queue version (docs/HOSTED-SCANS.md, Idle agents): a counter on its slots item that
- * every change which may let an idle agent take a run bumps in its own transaction (a run queued, a slot given back,
- * a higher limit). Strongly consistent: a version read after a commit is that commit's or a later one.
+ * The organization's queue version (docs/HOSTED-SCANS.md, Idle agents; 0 before its first run): a counter on its
+ * slots item that every change which may let an idle agent take a run bumps in its own transaction (a run queued, a
+ * slot given back, a higher limit). Strongly consistent: a version read after a commit is that commit's or a later
+ * one. The poll reads it in its first round trip (pollReads, agents.ts).
  */
-export const queueVersionRead = (orgId: string): PartitionQuery => {
-  const { pk, sk } = keys.perchSlots(orgId);
-  return { partition: pk, skFrom: sk, skTo: sk, consistent: true };
-};
-
-/** The organization's queue version (0 before its first run); a prefetched read of it when the request has one. */
 export async function queueVersion(orgId: string): Promise<number> {
-  const [slots] = await queryAll(queueVersionRead(orgId));
+  const slots = await getItem(keys.perchSlots(orgId), { consistent: true });
   return Number(slots?.queueVersion ?? 0);
 }
 
-/** Bumps the organization's queue version in the transaction that queues a run (queueVersionRead). */
+/** Bumps the organization's queue version in the transaction that queues a run (queueVersion). */
 export const queueVersionBump = (orgId: string): TransactItem => ({
   Update: {
     TableName: config.tableName,
@@ -146,7 +150,7 @@ export async function setScanConcurrency(orgId: string, limitText: string) {
     new UpdateCommand({
       TableName: config.tableName,
       Key: keys.perchSlots(orgId),
-      // A higher limit may let a queued run start: the queue's version moves (queueVersionRead).
+      // A higher limit may let a queued run start: the queue's version moves (queueVersion).
       UpdateExpression: 'SET #limit = :limit, entity = :entity ADD queueVersion :one',
       ExpressionAttributeNames: { '#limit': 'limit' },
       ExpressionAttributeValues: { ':limit': limit, ':entity': 'perchSlots', ':one': 1 },
@@ -198,17 +202,17 @@ export async function drivenDevice(
 
 /**
  * A poll's heartbeat (docs/HOSTED-SCANS.md, Idle agents): the device `caller` drives as read, its heartbeat written
- * only once the stored one is `writeAfterMs` old (an idle agent's polls then write once per few polls, not each).
+ * only once the stored one is `writeAfterMs(device)` old (an idle agent's polls then write once per many polls).
  */
 export async function pollHeartbeat(
   caller: DeviceDriver,
   orgId: string,
   deviceId: string,
-  writeAfterMs: number,
+  writeAfterMs: (device: PerchDevice) => number,
   now = Date.now(),
 ): Promise<PerchDevice | undefined> {
   const device = await drivenDevice(caller, orgId, deviceId);
-  if (!device || now - device.lastHeartbeatAt < writeAfterMs) return device;
+  if (!device || now - device.lastHeartbeatAt < writeAfterMs(device)) return device;
   return heartbeat(caller, orgId, deviceId, now);
 }
 
@@ -237,6 +241,8 @@ export async function heartbeat(
         ReturnValues: 'ALL_NEW',
       }),
     );
+    // The device as written: a poll may answer from it for a while (prefetchItems' memory, agents.ts pollReads).
+    if (out.Attributes) rememberItem(out.Attributes);
     return fromItem<PerchDevice>(out.Attributes);
   } catch (error) {
     if ((error as Error).name === 'ConditionalCheckFailedException') return undefined;

@@ -125,6 +125,25 @@ describe('DynamoDB round trips per request', () => {
     expect(named.roundTrips).toBe(2);
   });
 
+  it('answers a V2 environment list page in at most 3 round trips: its scope and repositories beside the authorization', async () => {
+    const own = await createTenant();
+    const names = ['envs-a', 'envs-b'];
+    for (const name of names)
+      expect((await call('POST', `/api/v1/org/${own.orgId}/app`, bearer(own), { name, env: 'prod' })).status).toBe(200);
+    const envs = `/api/v2/org/${own.orgId}/envs`;
+    // Round trip 1: the rate limit, the authorization, the scope and the repositories; 2: the walk; 3: the page's
+    // environments and applications with the applications their repositories map.
+    for (const query of ['pageSize=1', 'pageSize=1&pageToken=1&sortDir=DESC', 'pageSize=1&sortField=scanDate']) {
+      const page = await call('GET', `${envs}?${query}`, bearer(own));
+      expect(page.status).toBe(200);
+      expect(page.body.environments).toHaveLength(1);
+      expect(page.body.totalCount).toBe('2');
+      expect(page.roundTrips).toBeLessThanOrEqual(3);
+    }
+    const first = await call('GET', `${envs}?pageSize=1`, bearer(own));
+    expect(first.body.environments[0].applicationName).toBe('envs-a');
+  });
+
   it('answers as before when what was read early is not what the request needs: another organization, a stale hint', async () => {
     const other = await createTenant();
     // A user of another organization learns nothing about this application: 404, as for an unknown one.

@@ -1753,7 +1753,7 @@ export interface paths {
         };
         /**
          * The organization's scanner agents, their status and current scan (ours)
-         * @description The organization's scanner agents: each one's status (ONLINE, or OFFLINE when not heard from for the offline window), last heartbeat, engines and the hosted scan it carries (`scanKey`, `applicationId`; empty when idle). At most 100: registering one more replaces the idle agent silent the longest.
+         * @description The organization's scanner agents: each one's status (ONLINE, or OFFLINE when not heard from for the offline window; an idle one's 5 minutes longer, its heartbeat written every 5 minutes), last heartbeat, engines and the hosted scan it carries (`scanKey`, `applicationId`; empty when idle). At most 100: registering one more replaces the idle agent silent the longest.
          *
          *     Requires the `read:device` permission.
          */
@@ -1805,7 +1805,7 @@ export interface paths {
         put?: never;
         /**
          * Wait for an agent's next command; the heartbeat (agent; ours)
-         * @description The agent's heartbeat and long poll: answers its next command (SCAN_START of a scan whose application the device's owner may see, or SCAN_STOP for the scan it carries) as soon as there is one, or nothing after `waitSeconds` (at most 25 s, and half the offline window). A device not heard from for the offline window reads OFFLINE.
+         * @description The agent's heartbeat and long poll: answers its next command (SCAN_START of a scan whose application the device's owner may see, or SCAN_STOP for the scan it carries) as soon as there is one, or nothing after `waitSeconds` (at most 25 s, and half the offline window). A device not heard from for the offline window reads OFFLINE (an idle one 5 minutes later). A revoked key, a removed member or a deleted device is refused by polls within PERCH_POLL_MEMORY_SECONDS (60 s): a poll may be answered from the serving process's memory of them for that long.
          *
          *     Requires the `write:device` permission.
          */

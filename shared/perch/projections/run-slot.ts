@@ -44,7 +44,7 @@ const slotTake = (orgId: string): TransactItem =>
 
 /**
  * Gives the slot back. Unconditional: the run's own write is conditioned on the run as read. A free slot may let a
- * queued run start: the queue's version moves (repository.ts queueVersionRead).
+ * queued run start: the queue's version moves (repository.ts queueVersion).
  */
 const slotRelease = (orgId: string): TransactItem => ({
   Update: {

@@ -20,8 +20,9 @@ export default function DevicesPage() {
     <>
       <h1>Scanner agents</h1>
       <p>
-        Agents carry out the hosted scans of the organization. An agent not heard from for the offline window (a minute
-        unless configured) reads offline. Run one from a checkout of this service's repository (after{' '}
+        Agents carry out the hosted scans of the organization. An agent carrying a scan and not heard from for the
+        offline window (a minute unless configured) reads offline; an idle one five minutes later, since its last
+        heartbeat is written every five minutes. Run one from a checkout of this service's repository (after{' '}
         <code>npm ci</code>), at its root, with an API key of a user who may write devices and scans:
       </p>
       {/* From the checkout, not npx: the scanner's package name is not published, and npx would run whatever
