@@ -44,9 +44,10 @@ const section: BenchSection = {
       const startedAt = Date.now();
       const before = await shop.requests();
       const { scanKey } = await call('POST', `/api/v1/app/${app}/perch/start`, {
-        command: { command: 'START' },
+        // The configuration goes in the command (perch.PerchCommandRequest's command.config): the body's other keys
+        // are hawkop's, and one it does not know is dropped, so a configuration beside the command scans logged out.
+        command: { command: 'START', config: config(shop.url) },
         env: 'bench',
-        config: config(shop.url),
       });
       let device;
       do {
@@ -63,6 +64,8 @@ const section: BenchSection = {
       const requests = (await shop.requests()) - before;
       const coverage = await call('GET', `/api/v1/scan/${device.scanId}/coverage`);
       const figures = coverage.authorization;
+      if (!/authorization: \d+ findings/.test(run.log))
+        throw new Error(`the scan ran no authorization phase:\n${run.log.slice(-4000)}`);
       const alerts = await call('GET', `/api/v1/scan/${device.scanId}/alert/hawk.authz.bola?pageSize=100`);
       const bola = alerts.applicationScanAlertUris as { uri: string; findingHash: string }[];
       const paths = bola.map((f) => new URL(f.uri, shop.url).pathname).sort();
