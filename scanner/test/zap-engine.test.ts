@@ -83,6 +83,36 @@ describe('the ZAP plan', () => {
   });
 });
 
+describe("the ZAP plan's scan policy", () => {
+  it("turns the policy's disabled plugins off in the passive scanner, before any request, and in the active scan", () => {
+    const plan = parse(zapPlan({ ...run, excludedPluginIds: ['40018', '10010', 'hawk.authz.bola'] }, now));
+    expect(plan.jobs.map((job: { type: string }) => job.type)).toEqual([
+      'replacer',
+      'passiveScan-config',
+      'requestor',
+      'spider',
+      'passiveScan-wait',
+      'activeScan',
+      'report',
+    ]);
+    // Only ZAP's numbered rules: another plugin id names no rule of ZAP's.
+    expect(plan.jobs[1].rules).toEqual([
+      { id: 40018, threshold: 'off' },
+      { id: 10010, threshold: 'off' },
+    ]);
+    expect(plan.jobs[5].policyDefinition).toEqual({
+      rules: [
+        { id: 40018, strength: 'medium', threshold: 'off' },
+        { id: 10010, strength: 'medium', threshold: 'off' },
+      ],
+    });
+    // A policy that disables nothing leaves ZAP's defaults.
+    const all = parse(zapPlan({ ...run, excludedPluginIds: [] }, now));
+    expect(all.jobs.map((job: { type: string }) => job.type)).not.toContain('passiveScan-config');
+    expect(all.jobs.find((job: { type: string }) => job.type === 'activeScan').policyDefinition).toBeUndefined();
+  });
+});
+
 describe('a ZAP that is not installed', () => {
   const missing = zapEngine({ command: '/nonexistent/zap.sh' });
 

@@ -36,7 +36,7 @@ const scopeOf = (targetUrl: string) => {
 
 /** The Automation Framework plan of a run (YAML): written to the run's directory, read by `zap.sh -autorun`. */
 export function zapPlan(
-  run: Pick<EngineRun, 'targetUrl' | 'headers' | 'startUrls' | 'deadline' | 'workDir'>,
+  run: Pick<EngineRun, 'targetUrl' | 'headers' | 'startUrls' | 'deadline' | 'workDir' | 'excludedPluginIds'>,
   now = Date.now(),
 ) {
   const minutes = planMinutes(run.deadline, now);
@@ -59,6 +59,16 @@ export function zapPlan(
         tokenProcessing: false,
       })),
     });
+  // The scan policy's disabled plugins are ZAP's own scan rules (docs/SCAN-POLICIES.md): off in the passive
+  // scanner before any request, and off in the active scan's policy. A plugin id is a rule's number; ZAP warns of an
+  // id its scanner of that kind does not have (an active rule's among the passive ones), which fails nothing.
+  const off = (run.excludedPluginIds ?? []).filter((id) => /^\d+$/.test(id)).map((id) => ({ id: Number(id) }));
+  if (off.length)
+    jobs.push({
+      type: 'passiveScan-config',
+      name: 'policy',
+      rules: off.map((rule) => ({ ...rule, threshold: 'off' })),
+    });
   if (run.startUrls?.length)
     jobs.push({ type: 'requestor', name: 'seeds', requests: run.startUrls.map((url) => ({ url, method: 'GET' })) });
   jobs.push(
@@ -72,6 +82,9 @@ export function zapPlan(
       type: 'activeScan',
       name: 'active',
       parameters: { context: 'hawk', maxScanDurationInMins: budget.active, maxRuleDurationInMins: budget.active },
+      ...(off.length
+        ? { policyDefinition: { rules: off.map((rule) => ({ ...rule, strength: 'medium', threshold: 'off' })) } }
+        : {}),
     },
     {
       type: 'report',
