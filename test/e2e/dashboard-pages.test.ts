@@ -265,6 +265,7 @@ describe('dashboard pages', () => {
         [`scan/${scanId}/alert/10038`, /Plugin 10038/],
         [`scan/${scanId}/finding/${uri.alertUriId}/${uri.msgId}?plugin=10038&page=0`, /^Finding at/],
         ['report', 'Findings report'],
+        ['inbox', 'Triage inbox'],
         ['teams', 'Teams'],
         ['audit', 'Audit log'],
         ['hosted', 'API descriptions'],

@@ -202,7 +202,7 @@ describe('dashboard', () => {
     await page.locator('main [role=alert]').waitFor();
     await page.getByLabel('HawkScan configuration (YAML)').fill('app:\n  env: production\n');
     await page.getByRole('button', { name: 'Save configuration' }).click();
-    await page.locator('main .rows code', { hasText: 'baseline' }).waitFor();
+    await page.locator('main tbody code', { hasText: 'baseline' }).waitFor();
 
     // Sign out: back to sign-in, nothing of the session left in storage.
     await page.getByRole('button', { name: 'Sign out' }).click();

@@ -5,9 +5,9 @@ import { signOut, useSession } from './session';
 import { useUser } from './user';
 import { SignIn } from './pages/SignIn';
 import { Loading, QueryView } from './components/states';
-import { ApplicationsPage } from './pages/Applications';
 
 // Pages other than sign-in and the applications list load on demand, keeping the first page's JavaScript small.
+const ApplicationsPage = lazy(() => import('./pages/Applications').then((m) => ({ default: m.ApplicationsPage })));
 const ApplicationPage = lazy(() => import('./pages/Application'));
 const EnvironmentPage = lazy(() => import('./pages/Environment'));
 const EnvironmentsPage = lazy(() => import('./pages/Environments'));

@@ -2,7 +2,7 @@ import { Link, useNavigate } from 'react-router';
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
 import { Empty, QueryView } from '../components/states';
-import { ActionForm, Pager, text, useTitle } from '../components/ui';
+import { ActionForm, text, useTitle } from '../components/ui';
 import { DataTable } from '../components/DataTable';
 import { useUrlState } from '../components/url-state';
 import { SortSelects } from '../components/SortSelects';
@@ -115,20 +115,23 @@ export function ApplicationsPage({ orgId }: { orgId: string }) {
               </Empty>
             )
           ) : (
-            <>
-              <DataTable columns={['Name', 'Status', 'Type']} caption={`Applications, ${data.totalCount} in all`}>
-                {data.applications!.map((app) => (
-                  <tr key={app.applicationId}>
-                    <td>
-                      <Link to={`/org/${orgId}/app/${app.applicationId}`}>{app.name}</Link>
-                    </td>
-                    <td>{app.applicationStatus === 'ENV_INCOMPLETE' ? 'No environment' : 'Active'}</td>
-                    <td>{app.applicationType}</td>
-                  </tr>
-                ))}
-              </DataTable>
-              <Pager page={url.page} hasNext={data.hasNext!} onPage={url.setPage} total={data.totalCount} />
-            </>
+            <DataTable
+              caption={`Applications, ${data.totalCount} in all`}
+              rows={data.applications!}
+              rowKey={(app) => app.applicationId!}
+              columns={[
+                {
+                  header: 'Name',
+                  cell: (app) => <Link to={`/org/${orgId}/app/${app.applicationId}`}>{app.name}</Link>,
+                },
+                {
+                  header: 'Status',
+                  cell: (app) => (app.applicationStatus === 'ENV_INCOMPLETE' ? 'No environment' : 'Active'),
+                },
+                { header: 'Type', cell: (app) => app.applicationType },
+              ]}
+              paging={{ page: url.page, hasNext: data.hasNext!, onPage: url.setPage, total: data.totalCount }}
+            />
           )
         }
       </QueryView>

@@ -3,8 +3,8 @@ import { useParams } from 'react-router';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
 import { Empty, QueryView } from '../components/states';
-import { Pager, formatTime, morePages, useTitle } from '../components/ui';
-import { DataTable } from '../components/DataTable';
+import { formatTime, useTitle } from '../components/ui';
+import { DataTable, totalPaging } from '../components/DataTable';
 import { dayBound, useUrlState } from '../components/url-state';
 
 export default function AuditPage() {
@@ -65,26 +65,18 @@ export default function AuditPage() {
               </p>
             </Empty>
           ) : (
-            <>
-              <DataTable className="cards-on-phone" columns={['When', 'Who', 'What', 'Details']}>
-                {data.auditRecords!.map((r) => (
-                  <tr key={r.id}>
-                    <td data-label="When">{formatTime(r.timestamp)}</td>
-                    <td data-label="Who">{r.userEmail || r.userName}</td>
-                    <td data-label="What">{activityType(r)}</td>
-                    <td data-label="Details" className="wrap">
-                      <Details payload={r.payload} />
-                    </td>
-                  </tr>
-                ))}
-              </DataTable>
-              <Pager
-                page={url.page}
-                hasNext={morePages(url.page, 50, data.totalCount)}
-                onPage={url.setPage}
-                total={data.totalCount}
-              />
-            </>
+            <DataTable
+              className="cards-on-phone"
+              rows={data.auditRecords!}
+              rowKey={(r) => r.id!}
+              columns={[
+                { header: 'When', cell: (r) => formatTime(r.timestamp) },
+                { header: 'Who', cell: (r) => r.userEmail || r.userName },
+                { header: 'What', cell: activityType },
+                { header: 'Details', className: 'wrap', cell: (r) => <Details payload={r.payload} /> },
+              ]}
+              paging={totalPaging(url, 50, data.totalCount)}
+            />
           )
         }
       </QueryView>

@@ -40,26 +40,26 @@ export default function DevicesPage() {
             <Empty title="No scanner agent yet." />
           ) : (
             <DataTable
-              columns={['Name', 'Status', 'Last heartbeat', 'Engines', 'Labels', 'Current scan']}
               caption={`Scanner agents, ${data.totalCount} in all`}
-            >
-              {data.devices!.map((device) => (
-                <tr key={device.deviceId}>
-                  <td>{device.name}</td>
-                  <td>{device.status === 'ONLINE' ? 'Online' : 'Offline'}</td>
-                  <td>{formatTime(device.lastHeartbeatAt)}</td>
-                  <td>{(device.engines ?? []).join(', ') || 'none installed'}</td>
-                  <td>{(device.labels ?? []).join(', ') || 'none'}</td>
-                  <td>
-                    {device.applicationId ? (
+              rows={data.devices!}
+              rowKey={(device) => device.deviceId!}
+              columns={[
+                { header: 'Name', cell: (device) => device.name },
+                { header: 'Status', cell: (device) => (device.status === 'ONLINE' ? 'Online' : 'Offline') },
+                { header: 'Last heartbeat', cell: (device) => formatTime(device.lastHeartbeatAt) },
+                { header: 'Engines', cell: (device) => (device.engines ?? []).join(', ') || 'none installed' },
+                { header: 'Labels', cell: (device) => (device.labels ?? []).join(', ') || 'none' },
+                {
+                  header: 'Current scan',
+                  cell: (device) =>
+                    device.applicationId ? (
                       <Link to={`/org/${orgId}/app/${device.applicationId}`}>scan {device.scanKey?.slice(0, 8)}</Link>
                     ) : (
                       'idle'
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </DataTable>
+                    ),
+                },
+              ]}
+            />
           )
         }
       </QueryView>

@@ -2,7 +2,7 @@ import { Link, useParams } from 'react-router';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
 import { Empty, QueryView } from '../components/states';
-import { Pager, SeverityBadge, formatTime, useTitle } from '../components/ui';
+import { SeverityBadge, formatTime, useTitle } from '../components/ui';
 import { DataTable } from '../components/DataTable';
 import { useUrlState } from '../components/url-state';
 import { SortSelects } from '../components/SortSelects';
@@ -73,31 +73,39 @@ export default function EnvironmentsPage() {
               </p>
             </Empty>
           ) : (
-            <>
-              <DataTable className="cards-on-phone" columns={['Application', 'Environment', 'Last scan', 'Untriaged']}>
-                {data.environments!.map((e) => (
-                  <tr key={e.environmentId}>
-                    <td data-label="Application">
-                      <Link to={`/org/${orgId}/app/${e.applicationId}`}>{e.applicationName}</Link>
-                    </td>
-                    <td data-label="Environment">
-                      <Link to={`/org/${orgId}/app/${e.applicationId}/env/${e.environmentId}`}>
-                        {e.environmentName}
-                      </Link>
-                    </td>
-                    <td data-label="Last scan">
-                      {e.lastScanId ? `${formatTime(e.lastScanTimestamp)} (${e.lastScanStatus})` : 'never scanned'}
-                    </td>
-                    <td data-label="Untriaged">
+            <DataTable
+              className="cards-on-phone"
+              rows={data.environments!}
+              rowKey={(e) => e.environmentId!}
+              columns={[
+                {
+                  header: 'Application',
+                  cell: (e) => <Link to={`/org/${orgId}/app/${e.applicationId}`}>{e.applicationName}</Link>,
+                },
+                {
+                  header: 'Environment',
+                  cell: (e) => (
+                    <Link to={`/org/${orgId}/app/${e.applicationId}/env/${e.environmentId}`}>{e.environmentName}</Link>
+                  ),
+                },
+                {
+                  header: 'Last scan',
+                  cell: (e) =>
+                    e.lastScanId ? `${formatTime(e.lastScanTimestamp)} (${e.lastScanStatus})` : 'never scanned',
+                },
+                {
+                  header: 'Untriaged',
+                  cell: (e) => (
+                    <>
                       <SeverityBadge severity="High" count={e.lastScanHighUntriaged} />{' '}
                       <SeverityBadge severity="Medium" count={e.lastScanMediumUntriaged} />{' '}
                       <SeverityBadge severity="Low" count={e.lastScanLowUntriaged} />
-                    </td>
-                  </tr>
-                ))}
-              </DataTable>
-              <Pager page={url.page} hasNext={data.hasNext!} onPage={url.setPage} total={data.totalCount} />
-            </>
+                    </>
+                  ),
+                },
+              ]}
+              paging={{ page: url.page, hasNext: data.hasNext!, onPage: url.setPage, total: data.totalCount }}
+            />
           )
         }
       </QueryView>

@@ -3,7 +3,8 @@ import { useParams } from 'react-router';
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, describeError, unwrap } from '../api/client';
 import { Empty, QueryView } from '../components/states';
-import { ActionForm, Pager, text, morePages, useTitle } from '../components/ui';
+import { ActionForm, text, useTitle } from '../components/ui';
+import { DataTable, totalPaging } from '../components/DataTable';
 import { useUrlState } from '../components/url-state';
 
 // Hosted assets are served through short-lived presigned URLs (docs/HOSTED-ASSETS.md): the page asks for one
@@ -36,35 +37,28 @@ export default function HostedPage() {
               </p>
             </Empty>
           ) : (
-            <>
-              <ul className="rows">
-                {data.oasFiles!.map((f) => (
-                  <li key={f.oasId}>
-                    <code>{f.oasId}</code>
-                    <button
-                      type="button"
-                      onClick={async () => {
-                        const asset = await unwrap(
-                          api.GET('/api/v1/oas/{orgId}/{oasId}', { params: { path: { orgId, oasId: f.oasId! } } }),
-                        );
-                        setLink({
-                          label: `Download ${f.oasId} (link valid for a few minutes)`,
-                          href: asset.presignedDownloadUrl!,
-                        });
-                      }}
-                    >
-                      Get download link<span className="visually-hidden"> for {f.oasId}</span>
-                    </button>
-                  </li>
-                ))}
-              </ul>
-              <Pager
-                page={url.page}
-                hasNext={morePages(url.page, 50, data.totalCount)}
-                onPage={url.setPage}
-                total={data.totalCount}
-              />
-            </>
+            <DataTable
+              caption="Hosted API descriptions"
+              rows={data.oasFiles!}
+              rowKey={(f) => f.oasId!}
+              columns={[
+                { header: 'API description', cell: (f) => <code>{f.oasId}</code> },
+                { header: 'Repository', cell: (f) => f.repositoryName || '—' },
+                {
+                  header: 'Download',
+                  cell: (f) => (
+                    <DownloadLink
+                      name={f.oasId!}
+                      onLink={setLink}
+                      get={() =>
+                        unwrap(api.GET('/api/v1/oas/{orgId}/{oasId}', { params: { path: { orgId, oasId: f.oasId! } } }))
+                      }
+                    />
+                  ),
+                },
+              ]}
+              paging={totalPaging(url, 50, data.totalCount)}
+            />
           )
         }
       </QueryView>
@@ -154,29 +148,31 @@ function OrganizationConfigs({
               <p>Save one below; scans can then use it by name.</p>
             </Empty>
           ) : (
-            <ul className="rows">
-              {data.configs!.map((c) => (
-                <li key={c.name}>
-                  <code>{c.name}</code> <span className="muted">{c.description}</span>
-                  <button
-                    type="button"
-                    onClick={async () => {
-                      const asset = await unwrap(
-                        api.GET('/api/v1/configuration/{orgId}/{configName}', {
-                          params: { path: { orgId, configName: c.name! }, query: { redirect: 'false' } },
-                        }),
-                      );
-                      onLink({
-                        label: `Download ${c.name} (link valid for a few minutes)`,
-                        href: asset.presignedDownloadUrl!,
-                      });
-                    }}
-                  >
-                    Get download link<span className="visually-hidden"> for {c.name}</span>
-                  </button>
-                </li>
-              ))}
-            </ul>
+            <DataTable
+              caption="Scan configurations"
+              rows={data.configs!}
+              rowKey={(c) => c.name!}
+              columns={[
+                { header: 'Name', cell: (c) => <code>{c.name}</code> },
+                { header: 'Description', className: 'wrap', cell: (c) => c.description || '—' },
+                {
+                  header: 'Download',
+                  cell: (c) => (
+                    <DownloadLink
+                      name={c.name!}
+                      onLink={onLink}
+                      get={() =>
+                        unwrap(
+                          api.GET('/api/v1/configuration/{orgId}/{configName}', {
+                            params: { path: { orgId, configName: c.name! }, query: { redirect: 'false' } },
+                          }),
+                        )
+                      }
+                    />
+                  ),
+                },
+              ]}
+            />
           )
         }
       </QueryView>
@@ -206,5 +202,28 @@ function OrganizationConfigs({
         </ActionForm>
       </details>
     </>
+  );
+}
+
+/** Asks for a short-lived presigned URL of an asset, and hands it over as a download link. */
+function DownloadLink({
+  name,
+  get,
+  onLink,
+}: {
+  name: string;
+  get: () => Promise<{ presignedDownloadUrl?: string }>;
+  onLink: (link: { label: string; href: string }) => void;
+}) {
+  return (
+    <button
+      type="button"
+      onClick={async () => {
+        const asset = await get();
+        onLink({ label: `Download ${name} (link valid for a few minutes)`, href: asset.presignedDownloadUrl! });
+      }}
+    >
+      Get download link<span className="visually-hidden"> for {name}</span>
+    </button>
   );
 }

@@ -1,9 +1,11 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { Link, useParams } from 'react-router';
+import { useParams } from 'react-router';
 import type { Schemas } from '../api/client';
 import { ReportForbidden, ReportScopeFilters, useFindingsReport } from '../components/findings-report';
 import { Empty, QueryView } from '../components/states';
-import { ALL_SEVERITIES, Pager, SeverityBadge, useTitle } from '../components/ui';
+import { ALL_SEVERITIES, Pager, useTitle } from '../components/ui';
+import { DataTable, type Column, type Paging } from '../components/DataTable';
+import { findingColumns } from '../components/finding-columns';
 import { TriageForm, type TriageBatch } from '../components/Triage';
 import { useUrlState } from '../components/url-state';
 import { useHasPermission } from '../permissions';
@@ -153,14 +155,12 @@ export default function InboxPage() {
             canTriage={canTriage === true}
             filtered={filtered}
             onClear={clear}
-            pager={
-              <Pager
-                page={url.page}
-                hasNext={(url.page + 1) * Number(pageSize) < (data.totalFindings ?? 0)}
-                onPage={url.setPage}
-                total={`${data.totalFindings} report rows (every status)`}
-              />
-            }
+            paging={{
+              page: url.page,
+              hasNext: (url.page + 1) * Number(pageSize) < (data.totalFindings ?? 0),
+              onPage: url.setPage,
+              total: `${data.totalFindings} report rows (every status)`,
+            }}
           />
         )}
       </QueryView>
@@ -232,14 +232,14 @@ function InboxList({
   canTriage,
   filtered,
   onClear,
-  pager,
+  paging,
 }: {
   orgId: string;
   items: InboxItem[];
   canTriage: boolean;
   filtered: boolean;
   onClear: () => void;
-  pager: React.ReactNode;
+  paging: Paging;
 }) {
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const table = useRef<HTMLTableElement>(null);
@@ -306,7 +306,7 @@ function InboxList({
           onAll={(all) => (all ? actions.all() : actions.none())}
         />
       )}
-      {pager}
+      <Pager {...paging} />
     </>
   );
 }
@@ -327,77 +327,58 @@ function InboxTable({
   onAll: (all: boolean) => void;
 }) {
   const allSelected = selected !== undefined && items.every((i) => selected.has(i.key));
+  const columns = findingColumns(orgId, (item: InboxItem) => item.first);
+  const select: Column<InboxItem> = {
+    header: 'Select',
+    heading: (
+      <input
+        type="checkbox"
+        aria-label={`Select all ${items.length} findings on this page`}
+        checked={allSelected}
+        onChange={(e) => onAll(e.target.checked)}
+      />
+    ),
+    cell: (item) => (
+      <input
+        type="checkbox"
+        aria-label={`Select ${item.first.findingPluginName} at ${item.urls[0]} in ${item.first.applicationName} ${item.first.environmentName}`}
+        checked={selected!.has(item.key)}
+        onChange={() => onToggle(item.key)}
+      />
+    ),
+  };
   return (
-    <table ref={table} className="cards-on-phone inbox" aria-describedby={selected ? 'inbox-keys' : undefined}>
-      <caption className="visually-hidden">Untriaged findings, {items.length} on this page</caption>
-      <thead>
-        <tr>
-          {selected && (
-            <th scope="col">
-              <input
-                type="checkbox"
-                aria-label={`Select all ${items.length} findings on this page`}
-                checked={allSelected}
-                onChange={(e) => onAll(e.target.checked)}
-              />
-            </th>
-          )}
-          {['Finding', 'Risk', 'Tool', 'Application', 'Environment', 'URLs', 'First seen', 'Due'].map((c) => (
-            <th scope="col" key={c}>
-              {c}
-            </th>
-          ))}
-        </tr>
-      </thead>
-      <tbody>
-        {items.map((item) => {
-          const f = item.first;
-          return (
-            <tr key={item.key} className={selected?.has(item.key) ? 'selected' : undefined}>
-              {selected && (
-                <td>
-                  <input
-                    type="checkbox"
-                    aria-label={`Select ${f.findingPluginName} at ${item.urls[0]} in ${f.applicationName} ${f.environmentName}`}
-                    checked={selected.has(item.key)}
-                    onChange={() => onToggle(item.key)}
-                  />
-                </td>
-              )}
-              <td data-label="Finding" className="wrap">
-                <Link to={`/org/${orgId}/scan/${f.scanId}/alert/${encodeURIComponent(f.findingPluginId!)}`}>
-                  {f.findingPluginName}
-                </Link>
-              </td>
-              <td data-label="Risk">{f.findingRisk ? <SeverityBadge severity={f.findingRisk} /> : '—'}</td>
-              <td data-label="Tool">{item.tool}</td>
-              <td data-label="Application">
-                <Link to={`/org/${orgId}/app/${f.applicationId}`}>{f.applicationName}</Link>
-              </td>
-              <td data-label="Environment">
-                <Link to={`/org/${orgId}/app/${f.applicationId}/env/${f.environmentId}`}>{f.environmentName}</Link>
-              </td>
-              <td data-label="URLs" className="wrap">
-                {item.urls[0]}
-                {item.urls.length > 1 && <span className="muted"> and {item.urls.length - 1} more</span>}
-              </td>
-              <td data-label="First seen">
-                {f.findingFirstSeenISO8601?.slice(0, 10) || '—'} ({item.ageDays} days)
-              </td>
-              <td data-label="Due">
-                {f.dueDate ? (
-                  <span className={f.overdue ? 'error' : undefined}>
-                    {f.dueDate.slice(0, 10)}{' '}
-                    {f.overdue ? `(${-(f.daysLeft ?? 0)} days late)` : `(${f.daysLeft ?? 0} days left)`}
-                  </span>
-                ) : (
-                  '—'
-                )}
-              </td>
-            </tr>
-          );
-        })}
-      </tbody>
-    </table>
+    <DataTable
+      tableRef={table}
+      className="cards-on-phone inbox"
+      describedBy={selected ? 'inbox-keys' : undefined}
+      caption={`Untriaged findings, ${items.length} on this page`}
+      rows={items}
+      rowKey={(item) => item.key}
+      rowClassName={(item) => (selected?.has(item.key) ? 'selected' : undefined)}
+      columns={[
+        ...(selected ? [select] : []),
+        columns.finding,
+        columns.risk,
+        { header: 'Tool', cell: (item) => item.tool },
+        columns.application,
+        columns.environment,
+        {
+          header: 'URLs',
+          className: 'wrap',
+          cell: (item) => (
+            <>
+              {item.urls[0]}
+              {item.urls.length > 1 && <span className="muted"> and {item.urls.length - 1} more</span>}
+            </>
+          ),
+        },
+        {
+          header: 'First seen',
+          cell: (item) => `${item.first.findingFirstSeenISO8601?.slice(0, 10) || '—'} (${item.ageDays} days)`,
+        },
+        columns.due,
+      ]}
+    />
   );
 }

@@ -5,7 +5,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, describeError, unwrap, type Schemas } from '../api/client';
 import { Empty, QueryView } from '../components/states';
 import { ActionForm, ConfirmButton, text, useTitle } from '../components/ui';
-import { DataTable } from '../components/DataTable';
+import { RowsTable } from '../components/DataTable';
 import { useHasPermission } from '../permissions';
 
 // Integrations: the organization's webhook subscriptions (docs/WEBHOOKS.md): create (the signing secret shown once),
@@ -422,7 +422,7 @@ function DeliveryLog({
             (data.deliveries ?? []).length === 0 ? (
               <Empty title="Nothing delivered yet." />
             ) : (
-              <DataTable
+              <RowsTable
                 caption={`Deliveries of ${title}, newest first`}
                 columns={['Event', 'Status', 'Attempts', 'Last attempt', 'Response', 'Created', 'Actions']}
               >
@@ -473,7 +473,7 @@ function DeliveryLog({
                     </tr>
                   );
                 })}
-              </DataTable>
+              </RowsTable>
             )
           }
         </QueryView>

@@ -56,26 +56,39 @@ export default function MembersPage() {
           data.members!.length === 0 ? (
             <Empty title="No members." />
           ) : (
-            <DataTable columns={['Member', 'Role', 'Permissions', 'Joined', ...(manager ? ['Actions'] : [])]}>
-              {data.members!.map((member) => (
-                <tr key={member.userId}>
-                  <td>
-                    {member.fullName || member.userId}
-                    {member.userId === me && ' (you)'}
-                    <br />
-                    <span className="help">{member.email}</span>
-                  </td>
-                  <td>{label(member.roleName)}</td>
-                  <td>{member.permissions?.length ?? 0}</td>
-                  <td>{member.createdAt ? new Date(member.createdAt).toLocaleDateString() : '—'}</td>
-                  {manager && (
-                    <td>
-                      <MemberActions orgId={orgId} member={member} roles={data.roles ?? []} onChanged={refresh} />
-                    </td>
-                  )}
-                </tr>
-              ))}
-            </DataTable>
+            <DataTable
+              rows={data.members!}
+              rowKey={(member) => member.userId!}
+              columns={[
+                {
+                  header: 'Member',
+                  cell: (member) => (
+                    <>
+                      {member.fullName || member.userId}
+                      {member.userId === me && ' (you)'}
+                      <br />
+                      <span className="help">{member.email}</span>
+                    </>
+                  ),
+                },
+                { header: 'Role', cell: (member) => label(member.roleName) },
+                { header: 'Permissions', cell: (member) => member.permissions?.length ?? 0 },
+                {
+                  header: 'Joined',
+                  cell: (member) => (member.createdAt ? new Date(member.createdAt).toLocaleDateString() : '—'),
+                },
+                ...(manager
+                  ? [
+                      {
+                        header: 'Actions',
+                        cell: (member: NonNullable<typeof data.members>[number]) => (
+                          <MemberActions orgId={orgId} member={member} roles={data.roles ?? []} onChanged={refresh} />
+                        ),
+                      },
+                    ]
+                  : []),
+              ]}
+            />
           )
         }
       </QueryView>
@@ -236,13 +249,19 @@ function Invitations({ orgId, onChanged }: { orgId: string; onChanged: () => Pro
           data.invitations!.length === 0 ? (
             <Empty title="No pending invitations." />
           ) : (
-            <DataTable columns={['E-mail', 'Role', 'Expires', 'Actions']}>
-              {data.invitations!.map((invitation) => (
-                <tr key={invitation.id}>
-                  <td>{invitation.email}</td>
-                  <td>{label(invitation.roleName)}</td>
-                  <td>{invitation.expiresAt ? new Date(invitation.expiresAt).toLocaleString() : '—'}</td>
-                  <td>
+            <DataTable
+              rows={data.invitations!}
+              rowKey={(invitation) => invitation.id!}
+              columns={[
+                { header: 'E-mail', cell: (invitation) => invitation.email },
+                { header: 'Role', cell: (invitation) => label(invitation.roleName) },
+                {
+                  header: 'Expires',
+                  cell: (invitation) => (invitation.expiresAt ? new Date(invitation.expiresAt).toLocaleString() : '—'),
+                },
+                {
+                  header: 'Actions',
+                  cell: (invitation) => (
                     <ConfirmButton
                       label={`Revoke the invitation of ${invitation.email}`}
                       title={`Revoke the invitation of ${invitation.email}?`}
@@ -257,10 +276,10 @@ function Invitations({ orgId, onChanged }: { orgId: string; onChanged: () => Pro
                     >
                       <p>Its link stops working at once.</p>
                     </ConfirmButton>
-                  </td>
-                </tr>
-              ))}
-            </DataTable>
+                  ),
+                },
+              ]}
+            />
           )
         }
       </QueryView>

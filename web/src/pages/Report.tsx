@@ -1,10 +1,11 @@
 import { useState } from 'react';
-import { Link, useParams } from 'react-router';
-import { api, describeError, unwrap } from '../api/client';
+import { useParams } from 'react-router';
+import { api, describeError, unwrap, type Schemas } from '../api/client';
 import { ReportForbidden, ReportScopeFilters, useFindingsReport } from '../components/findings-report';
 import { Empty, QueryView } from '../components/states';
-import { Pager, SeverityBadge, useTitle } from '../components/ui';
+import { useTitle } from '../components/ui';
 import { DataTable } from '../components/DataTable';
+import { findingColumns } from '../components/finding-columns';
 import { useUrlState } from '../components/url-state';
 import { useHasPermission } from '../permissions';
 
@@ -34,6 +35,7 @@ export default function ReportPage() {
   const pageSize = url.get('size', '50');
   const report = useFindingsReport(orgId, filters, { pageSize, page: url.page }, allowed === true);
   const filtered = Boolean(filters.appIds || filters.envs || filters.date);
+  const columns = findingColumns(orgId, (f: Schemas['reports.CurrentFindingRow']) => f);
   if (allowed === false) return <ReportForbidden title="Findings report" what="The findings report" />;
   return (
     <>
@@ -82,55 +84,29 @@ export default function ReportPage() {
               </Empty>
             )
           ) : (
-            <>
-              <DataTable
-                className="cards-on-phone"
-                columns={[
-                  'Application',
-                  'Environment',
-                  'Finding',
-                  'Risk',
-                  'URL',
-                  'Status',
-                  'First seen',
-                  'Due',
-                  'Team',
-                ]}
-                caption={`Findings, ${data.totalFindings} in all`}
-              >
-                {data.findings!.map((f, i) => (
-                  <tr key={`${f.scanId}-${f.findingHash}-${i}`}>
-                    <td data-label="Application">
-                      <Link to={`/org/${orgId}/app/${f.applicationId}`}>{f.applicationName}</Link>
-                    </td>
-                    <td data-label="Environment">
-                      <Link to={`/org/${orgId}/app/${f.applicationId}/env/${f.environmentId}`}>
-                        {f.environmentName}
-                      </Link>
-                    </td>
-                    <td data-label="Finding" className="wrap">
-                      <Link to={`/org/${orgId}/scan/${f.scanId}/alert/${encodeURIComponent(f.findingPluginId!)}`}>
-                        {f.findingPluginName}
-                      </Link>
-                    </td>
-                    <td data-label="Risk">{f.findingRisk ? <SeverityBadge severity={f.findingRisk} /> : '—'}</td>
-                    <td data-label="URL" className="wrap">
-                      {f.findingMethod} {f.findingUrl}
-                    </td>
-                    <td data-label="Status">{STATUS_LABELS[f.status ?? 'UNKNOWN'] ?? f.status}</td>
-                    <td data-label="First seen">{f.findingFirstSeenExcelFormat || '—'}</td>
-                    <td data-label="Due">{dueText(f)}</td>
-                    <td data-label="Team">{f.team || '—'}</td>
-                  </tr>
-                ))}
-              </DataTable>
-              <Pager
-                page={url.page}
-                hasNext={(url.page + 1) * Number(pageSize) < (data.totalFindings ?? 0)}
-                onPage={url.setPage}
-                total={String(data.totalFindings)}
-              />
-            </>
+            <DataTable
+              className="cards-on-phone"
+              caption={`Findings, ${data.totalFindings} in all`}
+              rows={data.findings!}
+              rowKey={(f, i) => `${f.scanId}-${f.findingHash}-${i}`}
+              columns={[
+                columns.application,
+                columns.environment,
+                columns.finding,
+                columns.risk,
+                { header: 'URL', className: 'wrap', cell: (f) => `${f.findingMethod} ${f.findingUrl}` },
+                { header: 'Status', cell: (f) => STATUS_LABELS[f.status ?? 'UNKNOWN'] ?? f.status },
+                { header: 'First seen', cell: (f) => f.findingFirstSeenExcelFormat || '—' },
+                columns.due,
+                { header: 'Team', cell: (f) => f.team || '—' },
+              ]}
+              paging={{
+                page: url.page,
+                hasNext: (url.page + 1) * Number(pageSize) < (data.totalFindings ?? 0),
+                onPage: url.setPage,
+                total: String(data.totalFindings),
+              }}
+            />
           )
         }
       </QueryView>
@@ -227,17 +203,4 @@ export function countRecords(csv: string): number {
     else if (!quoted && c === '\r' && csv[i + 1] === '\n') records++;
   }
   return Math.max(0, records - 1);
-}
-
-/** The SLA column (docs/GOVERNANCE.md): the due date and days left, or until when a risk is accepted. */
-function dueText(f: { dueDate?: string; daysLeft?: number; overdue?: boolean; riskAcceptedUntil?: string }) {
-  if (f.riskAcceptedUntil) return `accepted until ${f.riskAcceptedUntil.slice(0, 10)}`;
-  if (!f.dueDate) return '—';
-  const days = f.daysLeft ?? 0;
-  const left = f.overdue ? `${-days} days late` : `${days} days left`;
-  return (
-    <span className={f.overdue ? 'error' : undefined}>
-      {f.dueDate.slice(0, 10)} ({left})
-    </span>
-  );
 }

@@ -2,7 +2,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
 import { Empty, QueryView } from '../components/states';
 import { ActionForm, ConfirmButton, text } from '../components/ui';
-import { DataTable } from '../components/DataTable';
+import { RowsTable } from '../components/DataTable';
 import { useHasPermission } from '../permissions';
 
 // An application's scan secrets (docs/HOSTED-SCANS.md, "Scan secrets"): write-only. Listed by name and the time
@@ -29,7 +29,7 @@ export function ScanSecrets({ orgId, appId }: { orgId: string; appId: string }) 
           (data.secrets ?? []).length === 0 ? (
             <Empty title="No scan secrets yet." />
           ) : (
-            <DataTable columns={['Name', 'Last set', '']} caption="The application's scan secrets">
+            <RowsTable columns={['Name', 'Last set', '']} caption="The application's scan secrets">
               {data.secrets!.map((secret) => (
                 <tr key={secret.name}>
                   <th scope="row">
@@ -59,7 +59,7 @@ export function ScanSecrets({ orgId, appId }: { orgId: string; appId: string }) 
                   </td>
                 </tr>
               ))}
-            </DataTable>
+            </RowsTable>
           )
         }
       </QueryView>

@@ -2,9 +2,9 @@ import { Link, useParams } from 'react-router';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
 import { Empty, QueryView } from '../components/states';
-import { ALL_SEVERITIES, Pager, SeverityBadge, formatTime, morePages, useTitle } from '../components/ui';
+import { ALL_SEVERITIES, SeverityBadge, formatTime, useTitle } from '../components/ui';
 import { ApplicationFilter } from '../components/ApplicationFilter';
-import { DataTable } from '../components/DataTable';
+import { DataTable, totalPaging } from '../components/DataTable';
 import { dayBound, useUrlState } from '../components/url-state';
 
 export default function ScansPage() {
@@ -63,37 +63,29 @@ export default function ScansPage() {
               </Empty>
             )
           ) : (
-            <>
-              <DataTable
-                className="cards-on-phone"
-                columns={['Started', 'Application', 'Environment', 'Status', 'Alerts']}
-              >
-                {data.applicationScanResults!.map((r) => (
-                  <tr key={r.scan!.id}>
-                    <td data-label="Started">
-                      <Link to={`/org/${orgId}/scan/${r.scan!.id}`}>{formatTime(r.scan!.timestamp)}</Link>
-                    </td>
-                    <td data-label="Application">{r.scan!.applicationName}</td>
-                    <td data-label="Environment">{r.scan!.env}</td>
-                    <td data-label="Status">{r.scan!.status}</td>
-                    <td data-label="Alerts">
-                      {ALL_SEVERITIES.map((s) => {
-                        const count = (r.severityStats as Record<string, number> | undefined)?.[s] ?? 0;
-                        return s === 'Info' && count === 0 ? null : (
-                          <SeverityBadge key={s} severity={s} count={count} />
-                        );
-                      })}
-                    </td>
-                  </tr>
-                ))}
-              </DataTable>
-              <Pager
-                page={url.page}
-                hasNext={morePages(url.page, 25, data.totalCount)}
-                onPage={url.setPage}
-                total={data.totalCount}
-              />
-            </>
+            <DataTable
+              className="cards-on-phone"
+              rows={data.applicationScanResults!}
+              rowKey={(r) => r.scan!.id!}
+              columns={[
+                {
+                  header: 'Started',
+                  cell: (r) => <Link to={`/org/${orgId}/scan/${r.scan!.id}`}>{formatTime(r.scan!.timestamp)}</Link>,
+                },
+                { header: 'Application', cell: (r) => r.scan!.applicationName },
+                { header: 'Environment', cell: (r) => r.scan!.env },
+                { header: 'Status', cell: (r) => r.scan!.status },
+                {
+                  header: 'Alerts',
+                  cell: (r) =>
+                    ALL_SEVERITIES.map((s) => {
+                      const count = (r.severityStats as Record<string, number> | undefined)?.[s] ?? 0;
+                      return s === 'Info' && count === 0 ? null : <SeverityBadge key={s} severity={s} count={count} />;
+                    }),
+                },
+              ]}
+              paging={totalPaging(url, 25, data.totalCount)}
+            />
           )
         }
       </QueryView>

@@ -3,7 +3,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, describeError, unwrap, type Schemas } from '../api/client';
 import { Empty, QueryView } from '../components/states';
 import { ActionForm, ConfirmButton, text } from '../components/ui';
-import { DataTable } from '../components/DataTable';
+import { RowsTable } from '../components/DataTable';
 import { useHasPermission } from '../permissions';
 
 // Scan schedules on a CLOUD application's environment (docs/HOSTED-SCANS.md, Schedules): the application's schedules
@@ -36,7 +36,7 @@ export function SchedulesPanel({ orgId, appId, envName }: { orgId: string; appId
               <p>A schedule starts a hosted scan at the times of a cron expression, in a time zone.</p>
             </Empty>
           ) : (
-            <DataTable
+            <RowsTable
               columns={['Times (cron)', 'Time zone', 'Kind', 'Next run', 'Last time', 'Actions']}
               caption={`Scan schedules of ${envName}`}
             >
@@ -49,7 +49,7 @@ export function SchedulesPanel({ orgId, appId, envName }: { orgId: string; appId
                   onChange={refresh}
                 />
               ))}
-            </DataTable>
+            </RowsTable>
           );
         }}
       </QueryView>

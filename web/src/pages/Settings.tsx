@@ -166,18 +166,19 @@ function KeyTable({
 }) {
   return (
     <DataTable
-      columns={[...(showOwner ? ['Member'] : []), 'Name', 'Scope', 'Created', 'Last used', 'Expires', 'Actions']}
-    >
-      {keys.map((key) => (
-        <tr key={key.id}>
-          {showOwner && <td>{key.userEmail || key.userId}</td>}
-          <td>{key.name || <em>unnamed ({key.id})</em>}</td>
-          <td>{scopeOf(key, appNames)}</td>
-          <td>{when(key.createdAt, '—')}</td>
-          <td>{when(key.lastUsedAt, 'never')}</td>
-          <td>{when(key.expiresAt, 'never')}</td>
-          <td>
-            {revocable(key) ? (
+      rows={keys}
+      rowKey={(key) => key.id!}
+      columns={[
+        ...(showOwner ? [{ header: 'Member', cell: (key: ApiKey) => key.userEmail || key.userId }] : []),
+        { header: 'Name', cell: (key) => key.name || <em>unnamed ({key.id})</em> },
+        { header: 'Scope', cell: (key) => scopeOf(key, appNames) },
+        { header: 'Created', cell: (key) => when(key.createdAt, '—') },
+        { header: 'Last used', cell: (key) => when(key.lastUsedAt, 'never') },
+        { header: 'Expires', cell: (key) => when(key.expiresAt, 'never') },
+        {
+          header: 'Actions',
+          cell: (key) =>
+            revocable(key) ? (
               <ConfirmButton
                 label={`Revoke ${key.name || key.id}`}
                 title={`Revoke the key ${key.name || key.id}?`}
@@ -187,11 +188,10 @@ function KeyTable({
               </ConfirmButton>
             ) : (
               <span className="help">Whole account: only its user revokes it</span>
-            )}
-          </td>
-        </tr>
-      ))}
-    </DataTable>
+            ),
+        },
+      ]}
+    />
   );
 }
 

@@ -2,7 +2,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Schemas } from '../api/client';
 import { QueryView } from '../components/states';
 import { ActionForm, ConfirmButton } from '../components/ui';
-import { DataTable } from '../components/DataTable';
+import { RowsTable } from '../components/DataTable';
 import { useHasPermission } from '../permissions';
 
 // An application's days to fix a finding, and its environments' (docs/GOVERNANCE.md, Overrides): each severity's
@@ -54,7 +54,7 @@ export function SlaOverrides({ orgId, appId }: { orgId: string; appId: string })
                 {data.organizationDays?.Medium} and Low {data.organizationDays?.Low} days. An application or an
                 environment may set its own for some severities.
               </p>
-              <DataTable columns={['Where', 'High', 'Medium', 'Low', '']} caption="Days to fix a finding, by place">
+              <RowsTable columns={['Where', 'High', 'Medium', 'Low', '']} caption="Days to fix a finding, by place">
                 {places.map((p) => (
                   <tr key={p.id || 'app'}>
                     <th scope="row">{p.name}</th>
@@ -81,7 +81,7 @@ export function SlaOverrides({ orgId, appId }: { orgId: string; appId: string })
                     </td>
                   </tr>
                 ))}
-              </DataTable>
+              </RowsTable>
               {canEdit && (
                 <ActionForm
                   submitLabel="Set days"

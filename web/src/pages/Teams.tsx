@@ -2,8 +2,8 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
 import { Empty, QueryView } from '../components/states';
-import { ActionForm, Pager, text, morePages, useTitle } from '../components/ui';
-import { DataTable } from '../components/DataTable';
+import { ActionForm, text, useTitle } from '../components/ui';
+import { DataTable, totalPaging } from '../components/DataTable';
 import { useUrlState } from '../components/url-state';
 
 export default function TeamsPage() {
@@ -53,25 +53,19 @@ export default function TeamsPage() {
               <p>Teams group users and applications; create one above.</p>
             </Empty>
           ) : (
-            <>
-              <DataTable columns={['Team', 'Members', 'Applications']}>
-                {data.teams!.map((t) => (
-                  <tr key={t.id}>
-                    <td>
-                      <Link to={`/org/${orgId}/team/${t.id}`}>{t.name}</Link>
-                    </td>
-                    <td>{t.users!.length}</td>
-                    <td>{t.applications!.map((a) => a.applicationName).join(', ') || '—'}</td>
-                  </tr>
-                ))}
-              </DataTable>
-              <Pager
-                page={url.page}
-                hasNext={morePages(url.page, 50, data.totalCount)}
-                onPage={url.setPage}
-                total={data.totalCount}
-              />
-            </>
+            <DataTable
+              rows={data.teams!}
+              rowKey={(t) => t.id!}
+              columns={[
+                { header: 'Team', cell: (t) => <Link to={`/org/${orgId}/team/${t.id}`}>{t.name}</Link> },
+                { header: 'Members', cell: (t) => t.users!.length },
+                {
+                  header: 'Applications',
+                  cell: (t) => t.applications!.map((a) => a.applicationName).join(', ') || '—',
+                },
+              ]}
+              paging={totalPaging(url, 50, data.totalCount)}
+            />
           )
         }
       </QueryView>

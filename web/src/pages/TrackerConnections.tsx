@@ -144,50 +144,68 @@ export default function TrackerConnectionsPage() {
               <p>Connect Jira or GitHub above.</p>
             </Empty>
           ) : (
-            <DataTable columns={['Name', 'Kind', 'Where', 'Promotes', 'Closes after', 'Enabled', 'Actions']}>
-              {data.trackers!.map((t) => (
-                <tr key={t.id}>
-                  <td>{t.name || <em>unnamed</em>}</td>
-                  <td>{KIND_LABELS[t.kind as Kind] ?? t.kind}</td>
-                  <td className="wrap">
-                    {whereOf(t)} <span className="muted">{t.baseUrl}</span>
-                  </td>
-                  <td>{t.autoPromote ? `new ${t.autoPromote.minSeverity} and above` : 'by hand'}</td>
-                  <td>
-                    {t.closeAfterScans} scan{t.closeAfterScans === 1 ? '' : 's'}
-                  </td>
-                  <td>
+            <DataTable
+              rows={data.trackers!}
+              rowKey={(t) => t.id!}
+              columns={[
+                { header: 'Name', cell: (t) => t.name || <em>unnamed</em> },
+                { header: 'Kind', cell: (t) => KIND_LABELS[t.kind as Kind] ?? t.kind },
+                {
+                  header: 'Where',
+                  className: 'wrap',
+                  cell: (t) => (
+                    <>
+                      {whereOf(t)} <span className="muted">{t.baseUrl}</span>
+                    </>
+                  ),
+                },
+                {
+                  header: 'Promotes',
+                  cell: (t) => (t.autoPromote ? `new ${t.autoPromote.minSeverity} and above` : 'by hand'),
+                },
+                {
+                  header: 'Closes after',
+                  cell: (t) => `${t.closeAfterScans} scan${t.closeAfterScans === 1 ? '' : 's'}`,
+                },
+                {
+                  header: 'Enabled',
+                  cell: (t) => (
                     <button type="button" onClick={() => update(t, { enabled: !t.enabled })}>
                       {t.enabled ? `Disable ${t.name || 'tracker'}` : `Enable ${t.name || 'tracker'}`}
                     </button>
-                  </td>
-                  <td>
-                    <ActionForm
-                      submitLabel="Replace token"
-                      onSubmit={(form) => update(t, { token: text(form, 'token') })}
-                    >
-                      <label>
-                        New token <input name="token" type="password" required autoComplete="off" />
-                      </label>
-                    </ActionForm>
-                    <ConfirmButton
-                      label={`Remove ${t.name || t.id}`}
-                      title={`Remove the connection ${t.name || t.id}?`}
-                      onConfirm={async () => {
-                        await unwrap(
-                          api.DELETE('/api/v1/org/{orgId}/integrations/trackers/{trackerId}', {
-                            params: { path: { orgId, trackerId: t.id! } },
-                          }),
-                        );
-                        await refresh();
-                      }}
-                    >
-                      <p>Nothing more is made, read or closed in it. Its tickets stay there and on their findings.</p>
-                    </ConfirmButton>
-                  </td>
-                </tr>
-              ))}
-            </DataTable>
+                  ),
+                },
+                {
+                  header: 'Actions',
+                  cell: (t) => (
+                    <>
+                      <ActionForm
+                        submitLabel="Replace token"
+                        onSubmit={(form) => update(t, { token: text(form, 'token') })}
+                      >
+                        <label>
+                          New token <input name="token" type="password" required autoComplete="off" />
+                        </label>
+                      </ActionForm>
+                      <ConfirmButton
+                        label={`Remove ${t.name || t.id}`}
+                        title={`Remove the connection ${t.name || t.id}?`}
+                        onConfirm={async () => {
+                          await unwrap(
+                            api.DELETE('/api/v1/org/{orgId}/integrations/trackers/{trackerId}', {
+                              params: { path: { orgId, trackerId: t.id! } },
+                            }),
+                          );
+                          await refresh();
+                        }}
+                      >
+                        <p>Nothing more is made, read or closed in it. Its tickets stay there and on their findings.</p>
+                      </ConfirmButton>
+                    </>
+                  ),
+                },
+              ]}
+            />
           )
         }
       </QueryView>
