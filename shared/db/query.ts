@@ -88,16 +88,22 @@ export async function getItem(key: Item): Promise<Item | undefined> {
 
 /**
  * Reads many items of the main table by key (100 per call, retrying unprocessed keys), optionally only some
- * attributes; whole items already prefetched for the request are taken from there. Order is not kept.
+ * attributes, strongly consistent when `consistent` (never prefetched then); whole items already prefetched for the
+ * request are taken from there. Order is not kept.
  */
-export async function batchGet(itemKeys: Item[], attributes?: string[]): Promise<Record<string, unknown>[]> {
-  const prefetched = attributes ? [] : itemKeys.map((key) => takePrefetched<Item | undefined>(itemReadId(key)));
-  const rest = attributes ? itemKeys : itemKeys.filter((_, i) => !prefetched[i]);
-  const [early, read] = await Promise.all([Promise.all(prefetched), readBatch(rest, attributes)]);
+export async function batchGet(
+  itemKeys: Item[],
+  attributes?: string[],
+  consistent = false,
+): Promise<Record<string, unknown>[]> {
+  const prefetched =
+    attributes || consistent ? [] : itemKeys.map((key) => takePrefetched<Item | undefined>(itemReadId(key)));
+  const rest = attributes || consistent ? itemKeys : itemKeys.filter((_, i) => !prefetched[i]);
+  const [early, read] = await Promise.all([Promise.all(prefetched), readBatch(rest, attributes, consistent)]);
   return [...(early.filter(Boolean) as Item[]), ...read];
 }
 
-async function readBatch(itemKeys: Item[], attributes?: string[]): Promise<Item[]> {
+async function readBatch(itemKeys: Item[], attributes?: string[], consistent = false): Promise<Item[]> {
   const items: Record<string, unknown>[] = [];
   const projection = attributes && {
     ProjectionExpression: attributes.map((_, i) => `#a${i}`).join(', '),
@@ -109,7 +115,7 @@ async function readBatch(itemKeys: Item[], attributes?: string[]): Promise<Item[
   const worker = async () => {
     for (let chunk = chunks.shift(); chunk; chunk = chunks.shift()) {
       let request: Record<string, { Keys: Item[] }> | undefined = {
-        [config.tableName]: { Keys: chunk, ...projection },
+        [config.tableName]: { Keys: chunk, ...projection, ...(consistent && { ConsistentRead: true }) },
       };
       while (request && Object.keys(request).length > 0) {
         const out = await db.send(new BatchGetCommand({ RequestItems: request }));

@@ -11,6 +11,7 @@ import { isUntriaged } from '../results/statuses.ts';
 import { currentStreams, streamHeadedBy } from '../results/streams.ts';
 import { isCurrent } from '../trends/figures.ts';
 import { environmentTrendTotal, retestFixTrend } from '../trends/writes.ts';
+import { openIssuesStale } from '../results/issue-summary.ts';
 import { pluginCounts, type TriageStats } from './scan-findings.ts';
 
 // What a retest's outcome writes on its finding (docs/HOSTED-SCANS.md, Retests), in the transaction that ends the
@@ -46,6 +47,8 @@ export async function findingFixedByRetest(
     findingRetested(finding, lastRetest, at, record),
     ...(await untriagedFix(env, record, rule)),
     ...(await retestFixTrend(finding, trend, record, fixed, rule)),
+    // Whether its issue is still open depends on its other findings: the report reads them until the next publication.
+    openIssuesStale(finding),
   ];
 }
 
