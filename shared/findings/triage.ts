@@ -417,6 +417,14 @@ interface TriageAction {
   options: TriageOptions;
 }
 
+/** Who triages in which environment, at which time. */
+interface BulkTriage {
+  actor: Actor;
+  app: ApplicationRecord;
+  envRef: EnvironmentRecord;
+  now: number;
+}
+
 /** Actions committed together at first (fewer when their writes pass a transaction's items: halved until they fit). */
 const TRIAGE_CHUNK = 20;
 
@@ -432,13 +440,8 @@ class TooManyWrites extends Error {}
  * then the findings and rules (BatchGetItem, strongly consistent), the environment and the issues' other
  * detections. Returns each action's rule after it (undefined: the environment never saw the finding).
  */
-async function triageActions(
-  actor: Actor,
-  app: ApplicationRecord,
-  envRef: EnvironmentRecord,
-  actions: TriageAction[],
-  now: number,
-): Promise<(TriageRule | undefined)[]> {
+async function triageActions(bulk: BulkTriage, actions: TriageAction[]): Promise<(TriageRule | undefined)[]> {
+  const { envRef } = bulk;
   const out: (TriageRule | undefined)[] = [];
   const issueOf = new Map(
     (await findingsByHash(envRef, [...new Set(actions.map((a) => a.findingHash))])).map((f) => [
@@ -449,7 +452,7 @@ async function triageActions(
   let chunk: TriageAction[] = [];
   let touched = new Set<string>();
   const flush = async () => {
-    if (chunk.length) out.push(...(await triageChunk(actor, app, envRef, chunk, now)));
+    if (chunk.length) out.push(...(await triageChunk(bulk, chunk)));
     [chunk, touched] = [[], new Set()];
   };
   for (const action of actions) {
@@ -476,13 +479,8 @@ async function findingsByHash(env: EnvironmentRecord, hashes: string[]): Promise
 }
 
 /** One chunk of triageActions in one transaction (split in two when its writes do not fit one). */
-async function triageChunk(
-  actor: Actor,
-  app: ApplicationRecord,
-  envRef: EnvironmentRecord,
-  actions: TriageAction[],
-  now: number,
-): Promise<(TriageRule | undefined)[]> {
+async function triageChunk(bulk: BulkTriage, actions: TriageAction[]): Promise<(TriageRule | undefined)[]> {
+  const { actor, app, envRef, now } = bulk;
   try {
     return await withFreshReads(async () => {
       const trend = await environmentTrendTotal(envRef); // before the findings
@@ -515,10 +513,7 @@ async function triageChunk(
   } catch (error) {
     if (!(error instanceof TooManyWrites)) throw error;
     const half = Math.ceil(actions.length / 2);
-    return [
-      ...(await triageChunk(actor, app, envRef, actions.slice(0, half), now)),
-      ...(await triageChunk(actor, app, envRef, actions.slice(half), now)),
-    ];
+    return [...(await triageChunk(bulk, actions.slice(0, half))), ...(await triageChunk(bulk, actions.slice(half)))];
   }
 }
 
@@ -567,16 +562,13 @@ export async function bulkTriageFindings(
       : undefined,
   );
   const applied = await triageActions(
-    caller,
-    app,
-    env,
+    { actor: caller, app, envRef: env, now },
     body.actions.map((action, i) => ({
       findingHash: action.findingHash,
       resolve: statusAfter(action.status),
       note: action.note,
       options: { accept: expiries[i], now },
     })),
-    now,
   );
   const results = [];
   for (const [i, action] of body.actions.entries()) {
