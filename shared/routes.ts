@@ -2188,7 +2188,7 @@ export const bulkTriageFindingsRoute = {
   notes:
     'Triages findings of one environment by `findingHash`: `FALSE_POSITIVE`, `RISK_ACCEPTED`, or `ADD_COMMENT` ' +
     "(sets the note; keeps a triaged finding's status, shows an untriaged one as ADD_COMMENT, still untriaged). " +
-    'At most 100 actions, applied in request order, each atomically with its ALERT_RULE_TRIAGED entry; a hash the ' +
+    'At most 100 actions, applied in request order (committed in chunks), each atomically with its ALERT_RULE_TRIAGED entry; a hash the ' +
     'environment never saw fails alone (`success: false`, `error`), the others still apply. The rule applies to ' +
     "the finding in the environment's last scan (its figures, the environment's untriaged counts and health " +
     'change at once) and in every later scan. Body ids, when given, must match the path. A `RISK_ACCEPTED` action ' +

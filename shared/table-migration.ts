@@ -10,6 +10,7 @@ import {
 import { migrateRunConfig } from './perch/run-config-migration.ts';
 import { assignEnvironmentStreams, markStreamsAssigned } from './scans/stream-backfill.ts';
 import { assignEnvironmentIssues, markIssuesAssigned } from './scans/issue-backfill.ts';
+import { assignOpenIssues, markOpenIssuesAssigned } from './results/issue-summary.ts';
 
 /**
  * The entities whose index keys the backfill (shared/db/backfill.ts: `npm run migrate`, `npm start` on older data)
@@ -33,7 +34,7 @@ function bothOutcomes(first: Outcome, second: Outcome): Outcome {
  * them (shared/applications/health-backfill.ts); once all are, the organizations are marked complete (`finish`).
  * Stored configurations' literal credentials move into scan secrets (shared/scans/configuration-migration.ts), and
  * environments written before tool streams get theirs (shared/scans/stream-backfill.ts), then their finding records
- * their issues (shared/scans/issue-backfill.ts).
+ * their issues (shared/scans/issue-backfill.ts) and their open issues' summary (shared/results/issue-summary.ts).
  */
 export const migrationSteps: Record<string, (item: Record<string, unknown>) => Promise<Outcome>> = {
   application: (item) => countApplicationHealth(item.applicationId as string),
@@ -44,11 +45,14 @@ export const migrationSteps: Record<string, (item: Record<string, unknown>) => P
         ? 'current'
         : bothOutcomes(
             await assignEnvironmentStreams(item.applicationId as string, item.environmentId as string),
-            await assignEnvironmentIssues({
-              organizationId: item.organizationId as string,
-              applicationId: item.applicationId as string,
-              environmentId: item.environmentId as string,
-            }),
+            bothOutcomes(
+              await assignEnvironmentIssues({
+                organizationId: item.organizationId as string,
+                applicationId: item.applicationId as string,
+                environmentId: item.environmentId as string,
+              }),
+              await assignOpenIssues(item.applicationId as string, item.environmentId as string),
+            ),
           ),
     ),
   organizationAsset: migrateOrganizationConfiguration,
@@ -67,5 +71,6 @@ export const tableMigration = (
     await markTableCredentialsMoved(tableName);
     await markStreamsAssigned(tableName);
     await markIssuesAssigned(tableName);
+    await markOpenIssuesAssigned(tableName);
   },
 });

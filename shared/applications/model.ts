@@ -71,6 +71,11 @@ export interface StreamHead {
   High: number;
   Medium: number;
   Low: number;
+  /**
+   * A COMPLETED scan's findings (its `stats.totalAlerts`: the rows it gives the findings report), so that the report
+   * pages without reading every current scan; absent on heads written before it (then read from the scan).
+   */
+  totalAlerts?: number;
 }
 
 /** An environment's tool streams by name (`zap`, `nuclei`, `sarif:<driver>`, `hawkscan`...). */

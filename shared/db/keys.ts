@@ -280,6 +280,8 @@ export const keys = {
   tableStreamsAssigned: () => ({ pk: 'MIGRATION', sk: 'STREAMS' }),
   /** The table's marker that every finding record has its issue (shared/scans/issue-backfill.ts). */
   tableIssuesAssigned: () => ({ pk: 'MIGRATION', sk: 'ISSUES' }),
+  /** The table's marker that every environment has its open issues' summary (shared/results/issue-summary.ts). */
+  tableOpenIssues: () => ({ pk: 'MIGRATION', sk: 'OPENISSUES' }),
   /** gsi5 entry of a live application with a scanned environment: by its newest environment scan time. */
   applicationByScanTime: (orgId: string, appId: string, scannedAt: number) => ({
     gsi5pk: `ORGAPPSCANS#${orgId}`,
@@ -455,6 +457,12 @@ export const keys = {
     pk: `APP#${appId}`,
     skPrefix: `ENVDATA#${envId}#ISSUE#${issueId}#`,
   }),
+  /**
+   * The environment's open issues (shared/results/issue-summary.ts; docs/DATA-MODEL.md, Findings report): written by
+   * each publication of its scans, marked stale by a retest's fix; the findings report reads it instead of the
+   * environment's findings.
+   */
+  openIssues: (appId: string, envId: string) => ({ pk: `APP#${appId}`, sk: `ENVDATA#${envId}#OPENISSUES` }),
   /** The triage rule of a finding (status, note, history): applies to the finding in every scan of the environment. */
   triageRule: (appId: string, envId: string, findingHash: string) => ({
     pk: `APP#${appId}`,

@@ -91,12 +91,18 @@ export async function getItem(key: Item, { consistent = false } = {}): Promise<I
 
 /**
  * Reads many items of the main table by key (100 per call, retrying unprocessed keys), optionally only some
- * attributes; whole items already prefetched for the request are taken from there. Order is not kept.
+ * attributes, strongly consistent when `consistent` (never prefetched then); whole items already prefetched for the
+ * request are taken from there. Order is not kept.
  */
-export async function batchGet(itemKeys: Item[], attributes?: string[]): Promise<Record<string, unknown>[]> {
-  const prefetched = attributes ? [] : itemKeys.map((key) => takePrefetched<Item | undefined>(itemReadId(key)));
-  const rest = attributes ? itemKeys : itemKeys.filter((_, i) => !prefetched[i]);
-  const [early, read] = await Promise.all([Promise.all(prefetched), readBatch(rest, attributes)]);
+export async function batchGet(
+  itemKeys: Item[],
+  attributes?: string[],
+  consistent = false,
+): Promise<Record<string, unknown>[]> {
+  const prefetched =
+    attributes || consistent ? [] : itemKeys.map((key) => takePrefetched<Item | undefined>(itemReadId(key)));
+  const rest = attributes || consistent ? itemKeys : itemKeys.filter((_, i) => !prefetched[i]);
+  const [early, read] = await Promise.all([Promise.all(prefetched), readBatch(rest, attributes, consistent)]);
   return [...(early.filter(Boolean) as Item[]), ...read];
 }
 

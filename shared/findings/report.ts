@@ -14,6 +14,7 @@ import {
 import {
   alertsOfScan,
   countedAlertUris,
+  getScans,
   scansOfEnvironmentNewestFirst,
   absoluteUrl,
 } from '../results/scan-repository.ts';
@@ -24,6 +25,7 @@ import { getTeams } from '../applications/team-repository.ts';
 import { findingsOfEnvironment, rulesOf } from '../results/finding-repository.ts';
 import { issueIdOfUri } from '../results/finding-identity.ts';
 import { HAWKSCAN_STREAM } from '../results/streams.ts';
+import { issueToolsOf, openIssuesOfEnvironments, type OpenIssues } from '../results/issue-summary.ts';
 import { type FindingRecord, type TriageRule } from '../results/model.ts';
 import { reportStatus, type TriageStatus } from '../results/statuses.ts';
 import type { FindingsReportQuery } from './inputs.ts';
@@ -45,6 +47,40 @@ interface ReportSource {
   app: ApplicationRecord;
   env: EnvironmentRecord;
   scan: ScanRecord;
+}
+
+/** A current scan before its record is read: its id and its rows (the record, when the walk read it). */
+interface CurrentScan {
+  scanId: string;
+  totalAlerts: number;
+  record?: ScanRecord;
+}
+
+/**
+ * The environment's current scans now from its streams' heads (docs/DATA-MODEL.md, Tool streams), newest first as
+ * currentScansOf walks them, when every head is a COMPLETED scan with its count: the latest of its stream, so the
+ * latest completed. Undefined otherwise (a scan running or ended in error, heads written before their counts).
+ */
+function currentHeads(env: EnvironmentRecord): CurrentScan[] | undefined {
+  if (!env.streams) return undefined;
+  const heads = Object.values(env.streams);
+  if (!heads.every((h) => h.status === 'COMPLETED' && h.totalAlerts !== undefined)) return undefined;
+  return heads
+    .sort((a, b) => b.startedAt - a.startedAt || (a.scanId < b.scanId ? 1 : a.scanId > b.scanId ? -1 : 0))
+    .map((h) => ({ scanId: h.scanId, totalAlerts: h.totalAlerts! }));
+}
+
+/** Each environment's current scans: now from its heads where they tell (no read), else walked (currentScansOf). */
+async function currentScansOfEnvironments(envs: EnvironmentRecord[], asOf: number | undefined) {
+  return mapLimited(envs, 8, async (env) => {
+    const heads = asOf === undefined ? currentHeads(env) : undefined;
+    if (heads) return heads;
+    return (await currentScansOf(env, asOf)).map((record) => ({
+      scanId: record.scanId,
+      totalAlerts: record.stats?.totalAlerts ?? 0,
+      record,
+    }));
+  });
 }
 
 /** The environments the caller may see (team rules), filtered by appIds and envs, in report order. */
@@ -101,8 +137,14 @@ export async function currentScansOf(
 }
 
 /** The environment's issues open at a moment (docs/ISSUES.md, The findings report): their tools, by issue id. */
-export interface IssueIndex {
+export interface OpenIssuesAt {
   tools: Map<string, Set<string>>;
+}
+
+/** What the report needs of an environment's open issues: how many, and each one's tools. */
+interface IssueIndex {
+  count: number;
+  toolsOf: (issueId: string) => string[];
 }
 
 /**
@@ -113,7 +155,7 @@ export interface IssueIndex {
 export async function issuesOf(
   env: Pick<EnvironmentRecord, 'applicationId' | 'environmentId'>,
   asOf: number | undefined,
-): Promise<IssueIndex> {
+): Promise<OpenIssuesAt> {
   const tools = new Map<string, Set<string>>();
   const attributes = ['findingHash', 'issueId', 'stream', 'firstSeen', 'fixedAt', 'verifiedFixedAt'] as const;
   for await (const f of findingsOfEnvironment(env, [...attributes])) {
@@ -140,9 +182,10 @@ async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Prom
 }
 
 /** The page's URIs: whole scans and whole alerts are skipped by their counts, so a deep page reads little more than itself. */
-async function pageSlices(sources: ReportSource[], offset: number, size: number) {
+async function pageSlices(all: PendingSource[], offset: number, size: number) {
   const slices: { source: ReportSource; alert: AlertRecord; uris: AlertUriRecord[] }[] = [];
-  let [skip, need] = [offset, size];
+  const { sources, skipped } = await pageSources(all, offset, size);
+  let [skip, need] = [offset - skipped, size];
   for (const source of sources) {
     if (need === 0) break;
     const total = source.scan.stats?.totalAlerts ?? 0;
@@ -163,6 +206,41 @@ async function pageSlices(sources: ReportSource[], offset: number, size: number)
     }
   }
   return slices;
+}
+
+/** A source whose scan record may not be read yet. */
+type PendingSource = Omit<ReportSource, 'scan'> & { current: CurrentScan };
+
+/**
+ * The sources from the one holding row `offset` to the one holding its `size`th row after it, with their scan
+ * records (one BatchGetItem for those the walk did not read), and the rows of the sources before them (skipped whole
+ * by their counts, never read).
+ */
+async function pageSources(all: PendingSource[], offset: number, size: number) {
+  let [start, end, seen, skipped] = [all.length, all.length, 0, 0];
+  for (let i = 0; i < all.length; i++) {
+    const total = all[i]!.current.totalAlerts;
+    if (start === all.length) {
+      if (seen + total > offset) start = i;
+      else skipped += total;
+    }
+    seen += total;
+    if (seen >= offset + size) {
+      end = i + 1;
+      break;
+    }
+  }
+  const page = all.slice(start, end);
+  const read = await getScans(
+    page.filter((s) => !s.current.record).map(({ env, current }) => ({ ...env, scanId: current.scanId })),
+  );
+  const byId = new Map(read.map((scan) => [scan.scanId, scan]));
+  const sources: ReportSource[] = page.flatMap((s) => {
+    const scan = s.current.record ?? byId.get(s.current.scanId);
+    // A scan deleted since its environment was read: its rows are gone.
+    return scan ? [{ app: s.app, env: s.env, scan }] : [];
+  });
+  return { sources, skipped };
 }
 
 /** A rule's status at `asOf` (its history), or now. */
@@ -194,7 +272,7 @@ function issueOfRow(
   u: AlertUriRecord,
 ): { issueId: string; detectedBy: string[] } {
   const issueId = recorded ?? issueIdOfUri(scan, alert, u);
-  return { issueId, detectedBy: [...new Set([streamOf(scan), ...(index?.tools.get(issueId) ?? [])])].sort() };
+  return { issueId, detectedBy: [...new Set([streamOf(scan), ...(index?.toolsOf(issueId) ?? [])])].sort() };
 }
 
 /** reports.CurrentFindingRow of each URI of the page. */
@@ -383,23 +461,59 @@ export function findingsCsv(rows: FindingRow[]): string {
 }
 
 /**
+ * The issues index of the environments (issuesOf): now, from their summaries (shared/results/issue-summary.ts; one
+ * BatchGetItem per 100), an environment without one (or a stale one) read whole; as of a moment, each read whole.
+ */
+async function issueIndexes(
+  envs: EnvironmentRecord[],
+  asOf: number | undefined,
+  slices: Awaited<ReturnType<typeof pageSlices>>,
+): Promise<Map<string, IssueIndex>> {
+  const summaries = asOf === undefined ? await openIssuesOfEnvironments(envs) : new Map<string, OpenIssues>();
+  // The tool streams of the page's rows, by environment: a summary names the tools of their issues exactly when
+  // it lists each issue's (two streams or more) or its one stream is theirs.
+  const pageStreams = new Map<string, Set<string>>();
+  for (const { source } of slices)
+    pageStreams.set(
+      source.env.environmentId,
+      (pageStreams.get(source.env.environmentId) ?? new Set()).add(streamOf(source.scan)),
+    );
+  const exact = (summary: OpenIssues, envId: string) =>
+    !summary.stale &&
+    (summary.tools !== undefined ||
+      [...(pageStreams.get(envId) ?? [])].every((t) => summary.streams.every((s) => s === t)));
+  const indexes = await mapLimited(envs, 8, async (env): Promise<IssueIndex> => {
+    const summary = summaries.get(env.environmentId);
+    if (summary && exact(summary, env.environmentId))
+      return { count: summary.count, toolsOf: (id) => issueToolsOf(summary, id) ?? [] };
+    const { tools } = await issuesOf(env, asOf);
+    return { count: tools.size, toolsOf: (id) => [...(tools.get(id) ?? [])] };
+  });
+  return new Map(envs.map((env, i) => [env.environmentId, indexes[i]!]));
+}
+
+/**
  * A page of the organization's current findings and their total. Cost: the visible environments (one index walk or
- * the filtered ones), a Query per environment for its current scans, then only the scans, alerts and URI ranges
- * the page covers, and BatchGetItems for the page's messages, findings and rules.
+ * the filtered ones); now, their streams' heads name their current scans and count their rows, and their open
+ * issues' summaries count the issues (one BatchGetItem per 100 environments); as of a moment, a Query per environment
+ * for its current scans and a read of its findings. Then only the scans, alerts and URI ranges the page covers, and
+ * BatchGetItems for the page's scans, messages, findings and rules: never the organization's findings.
  */
 export async function listOrganizationFindings(caller: Caller, orgId: string, q: FindingsReportQuery) {
   const membership = await caller.authorize(orgId);
   const asOf = q.datetime ?? q.date;
   const now = Date.now();
   const envs = await visibleEnvironments(orgId, membership, q);
-  const scans = await mapLimited(envs, 8, ({ env }) => currentScansOf(env, asOf));
-  const sources = envs.flatMap((e, i) => scans[i].map((scan) => ({ ...e, scan })));
-  const totalFindings = sources.reduce((n, s) => n + (s.scan.stats?.totalAlerts ?? 0), 0);
-  const withScans = envs.filter((_, i) => scans[i].length > 0);
-  const indexes = await mapLimited(withScans, 8, ({ env }) => issuesOf(env, asOf));
-  const issues = new Map(withScans.map(({ env }, i) => [env.environmentId, indexes[i]]));
-  const totalIssues = indexes.reduce((n, index) => n + index.tools.size, 0);
+  const scans = await currentScansOfEnvironments(
+    envs.map((e) => e.env),
+    asOf,
+  );
+  const sources = envs.flatMap((e, i) => scans[i]!.map((current) => ({ ...e, current })));
+  const totalFindings = sources.reduce((n, s) => n + s.current.totalAlerts, 0);
+  const withScans = envs.filter((_, i) => scans[i]!.length > 0).map((e) => e.env);
   const slices = await pageSlices(sources, q.pageToken * q.pageSize, q.pageSize);
+  const issues = await issueIndexes(withScans, asOf, slices);
+  const totalIssues = [...issues.values()].reduce((n, index) => n + index.count, 0);
   return { findings: await rowsOf(orgId, slices, asOf, now, issues), totalFindings, totalIssues };
 }
 

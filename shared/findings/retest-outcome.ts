@@ -13,6 +13,7 @@ import { isCurrent } from '../trends/figures.ts';
 import { environmentTrendTotal, retestFixTrend } from '../trends/writes.ts';
 import { countingScan } from './scan-findings.ts';
 import { untriagedStreams, type UntriagedPlace } from './projections/triage-figures.ts';
+import { openIssuesStale } from '../results/issue-summary.ts';
 
 // What a retest's outcome writes on its finding (docs/HOSTED-SCANS.md, Retests), in the transaction that ends the
 // retest's run: FIXED fixes it in its stream and marks it verified, STILL_PRESENT keeps it open with the new evidence.
@@ -47,6 +48,8 @@ export async function findingFixedByRetest(
     findingRetested(finding, lastRetest, at, record),
     ...(await untriagedFix(env, record, rule)),
     ...(await retestFixTrend(finding, trend, record, fixed, rule)),
+    // Whether its issue is still open depends on its other findings: the report reads them until the next publication.
+    openIssuesStale(finding),
   ];
 }
 

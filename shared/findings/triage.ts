@@ -367,6 +367,114 @@ export async function triageFinding(
   }, `finding ${findingHash} is being changed concurrently; retry`);
 }
 
+/** One action of a bulk triage: its finding, the status its current one resolves to, its note and options. */
+interface TriageAction {
+  findingHash: string;
+  resolve: (current: TriageStatus) => TriageStatus;
+  note: string;
+  options: TriageOptions;
+}
+
+/** Who triages in which environment, at which time. */
+interface BulkTriage {
+  actor: Actor;
+  app: ApplicationRecord;
+  envRef: EnvironmentRecord;
+  now: number;
+}
+
+/** Actions committed together at first (fewer when their writes pass a transaction's items: halved until they fit). */
+const TRIAGE_CHUNK = 20;
+
+/** A chunk's writes pass a transaction's items: it is split. */
+class TooManyWrites extends Error {}
+
+/**
+ * Bulk triage of one environment's findings (bulkTriageFindings): the actions in request order, in consecutive
+ * chunks each committed in one transaction with their audit entries, so that what they change together (the
+ * environment's figures and trends, its last scans' figures, its application's health, the triage version) is
+ * written once per chunk, not once per finding. A chunk ends before an action whose finding, or its issue, is
+ * already in it (a later action sees the earlier one's rule). Each chunk's reads are batched: the trends' total,
+ * then the findings and rules (BatchGetItem, strongly consistent), the environment and the issues' other
+ * detections. Returns each action's rule after it (undefined: the environment never saw the finding).
+ */
+async function triageActions(bulk: BulkTriage, actions: TriageAction[]): Promise<(TriageRule | undefined)[]> {
+  const { envRef } = bulk;
+  const out: (TriageRule | undefined)[] = [];
+  const issueOf = new Map(
+    (await findingsByHash(envRef, [...new Set(actions.map((a) => a.findingHash))])).map((f) => [
+      f.findingHash,
+      f.issueId ?? f.findingHash,
+    ]),
+  );
+  let chunk: TriageAction[] = [];
+  let touched = new Set<string>();
+  const flush = async () => {
+    if (chunk.length) out.push(...(await triageChunk(bulk, chunk)));
+    [chunk, touched] = [[], new Set()];
+  };
+  for (const action of actions) {
+    const marks = [action.findingHash, issueOf.get(action.findingHash) ?? action.findingHash];
+    if (chunk.length >= TRIAGE_CHUNK || marks.some((m) => touched.has(m))) await flush();
+    chunk.push(action);
+    for (const m of marks) touched.add(m);
+  }
+  await flush();
+  return out;
+}
+
+/** The finding records of these hashes as readers see them (one strongly consistent BatchGetItem per 100). */
+async function findingsByHash(env: EnvironmentRecord, hashes: string[]): Promise<FindingRecord[]> {
+  const [items, pending] = await Promise.all([
+    batchGet(
+      hashes.map((h) => keys.finding(env.applicationId, env.environmentId, h)),
+      undefined,
+      true,
+    ),
+    pendingAttempts(env),
+  ]);
+  return items.flatMap((item) => resolvedFinding(fromItem<FindingRecord>(item)!, pending) ?? []);
+}
+
+/** One chunk of triageActions in one transaction (split in two when its writes do not fit one). */
+async function triageChunk(bulk: BulkTriage, actions: TriageAction[]): Promise<(TriageRule | undefined)[]> {
+  const { actor, app, envRef, now } = bulk;
+  try {
+    return await withFreshReads(async () => {
+      const trend = await environmentTrendTotal(envRef); // before the findings
+      const hashes = actions.map((a) => a.findingHash);
+      const [records, rules, env] = await Promise.all([
+        findingsByHash(envRef, hashes),
+        rulesOf(envRef, hashes, true),
+        getEnvironment(app.applicationId, envRef.environmentId),
+      ]);
+      if (!env) throw notFound(`environment ${envRef.environmentId} not found`);
+      const found = new Map(records.map((f) => [f.findingHash, f]));
+      const siblings = await issueSiblings(env, records);
+      const changes: TriageChange[] = [];
+      const applied = actions.map((action) => {
+        const finding = found.get(action.findingHash);
+        if (!finding) return undefined;
+        const rule = rules.get(action.findingHash);
+        const to = action.resolve(rule?.status ?? 'UNKNOWN');
+        const change = triageChange(actor, env, finding, rule, to, action.note, now, trend, action.options);
+        changes.push(change);
+        for (const s of siblings.filter((s) => finding.issueId && s.finding.issueId === finding.issueId))
+          changes.push(siblingChange(actor, env, s, to, action.note, now, trend, action.options));
+        return change.after;
+      });
+      const items = changes.length ? await triageWrites(actor, app, changes, now) : [];
+      if (items.length > MAX_TRANSACTION_ITEMS && actions.length > 1) throw new TooManyWrites();
+      if (items.length) await transactWrite(items);
+      return applied;
+    }, `findings of environment ${envRef.environmentId} are being changed concurrently; retry`);
+  } catch (error) {
+    if (!(error instanceof TooManyWrites)) throw error;
+    const half = Math.ceil(actions.length / 2);
+    return [...(await triageChunk(bulk, actions.slice(0, half))), ...(await triageChunk(bulk, actions.slice(half)))];
+  }
+}
+
 /** The application and environment a triage operation addresses (team rules as for the application). */
 async function triageTarget(caller: Caller, appId: string, envId: string, orgId?: string) {
   const { app } = await accessibleApplication(caller, appId, { teamRestricted: true });
@@ -383,8 +491,9 @@ const statusAfter =
     action !== 'ADD_COMMENT' ? action : current === 'UNKNOWN' ? 'ADD_COMMENT' : current;
 
 /**
- * POST /api/v1/org/{orgId}/app/{appId}/env/{envId}/findings/triage: the actions in request order, each atomic with
- * its audit entry; a finding the environment never saw fails alone (`success: false`).
+ * POST /api/v1/org/{orgId}/app/{appId}/env/{envId}/findings/triage: the actions in request order, committed in
+ * chunks (triageActions), each action atomically with its audit entry; a finding the environment never saw fails
+ * alone (`success: false`).
  */
 export async function bulkTriageFindings(
   caller: Caller,
@@ -410,21 +519,26 @@ export async function bulkTriageFindings(
       ? { expiresAt: acceptanceExpiry(policy!, action.expiresAt, now, `actions[${i}].expiresAt`) }
       : undefined,
   );
+  const applied = await triageActions(
+    { actor: caller, app, envRef: env, now },
+    body.actions.map((action, i) => ({
+      findingHash: action.findingHash,
+      resolve: statusAfter(action.status),
+      note: action.note,
+      options: { accept: expiries[i], now },
+    })),
+  );
   const results = [];
   for (const [i, action] of body.actions.entries()) {
-    const applied = await triageFinding(caller, app, env, action.findingHash, statusAfter(action.status), action.note, {
-      accept: expiries[i],
-      now,
-    });
     results.push(
-      applied && applied !== 'stale'
+      applied[i]
         ? {
             findingHash: action.findingHash,
             success: true,
-            status: applied.rule.status,
-            note: applied.rule.note,
-            updatedAt: new Date(applied.rule.updatedAt).toISOString(),
-            expiresAt: applied.rule.expiresAt ? new Date(applied.rule.expiresAt).toISOString() : '',
+            status: applied[i]!.status,
+            note: applied[i]!.note,
+            updatedAt: new Date(applied[i]!.updatedAt).toISOString(),
+            expiresAt: applied[i]!.expiresAt ? new Date(applied[i]!.expiresAt!).toISOString() : '',
           }
         : {
             findingHash: action.findingHash,

@@ -92,10 +92,14 @@ export async function rulesOfEnvironment(env: EnvRef): Promise<Map<string, Triag
   return rules;
 }
 
-/** The rules of these findings (by hash), for a page of URIs. */
-export async function rulesOf(env: EnvRef, hashes: string[]): Promise<Map<string, TriageRule>> {
+/** The rules of these findings (by hash), for a page of URIs (`consistent`: as a write conditioned on them reads). */
+export async function rulesOf(env: EnvRef, hashes: string[], consistent = false): Promise<Map<string, TriageRule>> {
   const unique = [...new Set(hashes)];
-  const items = await batchGet(unique.map((h) => keys.triageRule(env.applicationId, env.environmentId, h)));
+  const items = await batchGet(
+    unique.map((h) => keys.triageRule(env.applicationId, env.environmentId, h)),
+    undefined,
+    consistent,
+  );
   return new Map(items.map((item) => fromItem<TriageRule>(item)!).map((rule) => [rule.findingHash, rule]));
 }
 

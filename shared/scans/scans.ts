@@ -145,6 +145,7 @@ export function headOf(scan: ScanRecord): StreamHead {
     High: untriaged.High,
     Medium: untriaged.Medium,
     Low: untriaged.Low,
+    ...(scan.status === 'COMPLETED' && scan.stats && { totalAlerts: scan.stats.totalAlerts }),
   };
 }
 

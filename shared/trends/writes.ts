@@ -11,6 +11,7 @@ import * as overdueWakes from '../governance/projections/overdue-wakes.ts';
 import { findingsOfEnvironment, rulesOfEnvironment } from '../results/finding-repository.ts';
 import { type FindingRecord, type TriageRule } from '../results/model.ts';
 import { fixedInStream } from '../results/streams.ts';
+import { openIssuesPut } from '../results/issue-summary.ts';
 import { dayOf, isCurrent, type TrendTotal } from './figures.ts';
 import * as environmentTrends from './projections/environment-trend-figures.ts';
 import * as applicationTrends from './projections/application-trend-figures.ts';
@@ -144,7 +145,7 @@ export async function applicationTrendRemoval(
 
 /**
  * The trend part of a scan's publication in its environment: the records to write (the scan's, and the fixed ones
- * with `fixedAt`) and the environment's trend projection from its records and rules as read with `found`
+ * with `fixedAt`), the environment's open issues after them, and its trend projection from its records and rules as read with `found`
  * (findingsOfScan) to what they are with them, with its next version and latest scan day; the overdue check's entry
  * when an episode starts. `fixesStream`: the scan completed as the latest of its tool stream, named so: it decides
  * which of that stream's findings are fixed, and no other's (docs/DATA-MODEL.md, Tool streams).
@@ -173,10 +174,11 @@ export async function publicationTrend(
     findings: found.known,
     rules: found.rules,
   };
+  const findings = new Map([...found.known, ...records.map((f) => [f.findingHash, f] as const)]);
   const after: EnvironmentTrends = {
     version: (found.trend.version ?? 0) + 1,
     scannedDay: dayOf(now),
-    findings: new Map([...found.known, ...records.map((f) => [f.findingHash, f] as const)]),
+    findings,
     rules: found.rules,
   };
   // Findings whose overdue episode starts with this publication: the overdue check's entry (docs/GOVERNANCE.md).
@@ -188,6 +190,10 @@ export async function publicationTrend(
   );
   return {
     records,
-    items: projectedWrites([environmentTrends.project(before, after, { env: scan, now, policy }), wake]),
+    items: [
+      ...projectedWrites([environmentTrends.project(before, after, { env: scan, now, policy }), wake]),
+      // The environment's open issues after it, from every record (shared/results/issue-summary.ts).
+      openIssuesPut(scan, findings.values()),
+    ],
   };
 }

@@ -328,6 +328,54 @@ describe('triage', () => {
     });
   });
 
+  it('applies a bulk triage of many findings in request order, a finding triaged twice in one request too', async () => {
+    const tenant = await createTenant();
+    const appId = await createApp(tenant);
+    const letters = 'abcdefghijklmnopqrstuvwxyz';
+    const paths = Array.from({ length: 45 }, (_, i) => `/${letters[i % 26]}${letters[Math.floor(i / 26)]}-page`);
+    const first = await scanOnce(tenant.token, appId, [sqlInjection(...paths)]);
+    const hashes = await hashesOf(tenant.token, first.scanId, '40018');
+    expect(Object.keys(hashes)).toHaveLength(45);
+    // 45 acceptances (more than one transaction takes), then the first finding again: it sees the acceptance.
+    const actions = [
+      ...paths.map((p) => ({ findingHash: hashes[p], status: 'RISK_ACCEPTED', note: `accepted ${p}` })),
+      { findingHash: hashes[paths[0]!], status: 'FALSE_POSITIVE', note: 'not reachable' },
+    ];
+    const out = await triage(tenant, appId, first.envId, actions);
+    expect(out.status, out.text).toBe(200);
+    const results = out.body.results as { findingHash: string; success: boolean; status: string; note: string }[];
+    expect(results.map((r) => [r.findingHash, r.success, r.status, r.note])).toEqual(
+      actions.map((a) => [a.findingHash, true, a.status, a.note]),
+    );
+    expect((await envView(tenant)).environments[0]).toMatchObject({ lastScanTotalUntriaged: 0 });
+    const result = await scanResult(tenant.token, first.scanId);
+    expect(result.alertStats.alertStatusStats).toEqual([
+      { alertStatus: 'FALSE_POSITIVE', totalCount: 1, severityStats: { High: 1, Medium: 0, Low: 0 } },
+      { alertStatus: 'RISK_ACCEPTED', totalCount: 44, severityStats: { High: 44, Medium: 0, Low: 0 } },
+    ]);
+    const statuses = await uriStatuses(tenant.token, first.scanId, '40018');
+    expect(statuses[paths[0]!]).toBe('FALSE_POSITIVE');
+    expect(new Set(paths.slice(1).map((p) => statuses[p]))).toEqual(new Set(['RISK_ACCEPTED']));
+    // Each action audited, the twice-triaged finding's second from the acceptance.
+    const audit = await api('GET', `/api/v1/org/${tenant.orgId}/audit`, {
+      token: tenant.token,
+      query: { pageSize: 1000, types: 'ALERT_RULE_TRIAGED' },
+    });
+    const payloads = (audit.body.auditRecords as { payload: string; userActivityType: string }[])
+      .filter((e) => e.userActivityType === 'ALERT_RULE_TRIAGED')
+      .map((e) => JSON.parse(e.payload));
+    expect(payloads).toHaveLength(46);
+    expect(
+      payloads
+        .filter((p: { findingHash: string }) => p.findingHash === hashes[paths[0]!])
+        .map((p: { oldStatus: string; newStatus: string }) => [p.oldStatus, p.newStatus])
+        .sort(),
+    ).toEqual([
+      ['RISK_ACCEPTED', 'FALSE_POSITIVE'],
+      ['UNKNOWN', 'RISK_ACCEPTED'],
+    ]);
+  });
+
   it('sorts environments by untriaged findings as triage changes them', async () => {
     const tenant = await createTenant();
     const appId = await createApp(tenant);

@@ -118,6 +118,10 @@ describe('issues', () => {
     // The counts: every row's issue, counted once.
     expect(first.body.totalFindings).toBe(rows.length);
     expect(first.body.totalIssues).toBe(new Set(rows.map((r) => r.issueId)).size);
+    // The report read its open issues' summary (two streams: each issue's tools); without it (data before it, a
+    // stale one), it reads the environment's findings and answers the same.
+    await db.send(new DeleteCommand({ TableName: config.tableName, Key: keys.openIssues(appId, zap.body.envId) }));
+    expect((await report(tenant)).body).toEqual(first.body);
     expect(first.body.totalIssues).toBeLessThan(rows.length);
 
     // Triage once (ZAP's finding): both detections show it.
@@ -193,6 +197,8 @@ describe('issues', () => {
     const envId = zap.body.envId;
     const at = { applicationId: appId, environmentId: envId };
     const recordsOf = async () => (await collect(findingsOfEnvironment(at))) as FindingRecord[];
+    const published = (await report(tenant)).body;
+    expect(published.totalIssues).toBeGreaterThan(0);
     // As the version before issues left them: finding records without an issue, no detection items.
     const before = await recordsOf();
     for (const r of before) {
@@ -210,6 +216,8 @@ describe('issues', () => {
         }),
       );
     }
+    // ... and no open issues' summary (shared/results/issue-summary.ts).
+    await db.send(new DeleteCommand({ TableName: config.tableName, Key: keys.openIssues(appId, envId) }));
     // A triage then applied to its finding alone: an acceptance for a week.
     const zapXss = before.find((r) => r.pluginId === '40012')!;
     const wapitiXss = before.find((r) => r.issueId === zapXss.issueId && r.pluginId !== '40012')!;
@@ -245,6 +253,13 @@ describe('issues', () => {
     expect(carried!.expiresAt).toBe((await getTriageRule(at, zapXss.findingHash))?.expiresAt);
     const entry = keys.riskExpiry(carried!.expiresAt!, appId, envId, wapitiXss.findingHash);
     expect((await db.send(new GetCommand({ TableName: config.tableName, Key: entry }))).Item).toBeDefined();
+    // The upgrade wrote the summary: the report counts the issues and names their tools as at the publication.
+    const summary = await db.send(new GetCommand({ TableName: config.tableName, Key: keys.openIssues(appId, envId) }));
+    expect(summary.Item?.count).toBe(published.totalIssues);
+    const upgraded = (await report(tenant)).body;
+    expect([upgraded.totalIssues, upgraded.totalFindings]).toEqual([published.totalIssues, published.totalFindings]);
+    const toolsOf = (body: { findings: Row[] }) => body.findings.map((r) => [r.findingHash, r.detectedBy]).sort();
+    expect(toolsOf(upgraded)).toEqual(toolsOf(published));
     // The issue's detections are back: a triage now applies to both.
     const reopened = await api('POST', `/api/v1/org/${tenant.orgId}/app/${appId}/env/${envId}/findings/triage`, {
       token: tenant.token,

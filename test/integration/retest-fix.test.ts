@@ -39,6 +39,14 @@ async function untriaged(appId: string, envId: string) {
   return { High: env.lastScanHighUntriaged, Medium: env.lastScanMediumUntriaged, Low: env.lastScanLowUntriaged };
 }
 
+/** The findings report's issue count and each row's tools (docs/ISSUES.md, The findings report). */
+async function reportIssues(tenant: Tenant) {
+  const out = await api('GET', `/api/v1/reports/org/${tenant.orgId}/findings`, { token: tenant.token });
+  expect(out.status, out.text).toBe(200);
+  const rows = out.body.findings as { findingHash: string; detectedBy: string[] }[];
+  return { totalIssues: out.body.totalIssues as number, tools: rows.map((r) => r.detectedBy.join(' ')) };
+}
+
 async function hashOf(tenant: Tenant, scanId: string, pluginId: string) {
   const out = await api('GET', `/api/v1/scan/${scanId}/alert/${pluginId}`, { token: tenant.token });
   expect(out.status, out.text).toBe(200);
@@ -90,6 +98,7 @@ describe('a retest that verifies a fix (docs/HOSTED-SCANS.md, Retests)', { timeo
     expect(await untriaged(appId, first.envId)).toEqual({ High: 1, Medium: 1, Low: 0 });
     const sql = await hashOf(tenant, first.scanId, '40018');
     const headers = await hashOf(tenant, first.scanId, '10020');
+    expect(await reportIssues(tenant)).toEqual({ totalIssues: 2, tools: ['hawkscan', 'hawkscan'] });
     const trendBefore = await environmentTrendTotal(env);
     expect(trendBefore).toMatchObject({ openHigh: 1, openMedium: 1 });
 
@@ -110,6 +119,8 @@ describe('a retest that verifies a fix (docs/HOSTED-SCANS.md, Retests)', { timeo
     const trendFixed = await environmentTrendTotal(env);
     expect(trendFixed).toMatchObject({ openHigh: 0, openMedium: 1, fixedHigh: 1 });
     expect(trendFixed.fixedMedium ?? 0).toBe(0);
+    // The report's issues: one left open (the fix marked the environment's summary stale: its findings are read).
+    expect(await reportIssues(tenant)).toEqual({ totalIssues: 1, tools: ['hawkscan', 'hawkscan'] });
 
     // A triage of the fixed finding moves no figure: it is out of them already.
     const triaged = await api('POST', `/api/v1/org/${tenant.orgId}/app/${appId}/env/${first.envId}/findings/triage`, {
@@ -130,5 +141,6 @@ describe('a retest that verifies a fix (docs/HOSTED-SCANS.md, Retests)', { timeo
     expect([reopened.fixedAt, reopened.verifiedFixedAt]).toEqual([undefined, undefined]);
     expect(await untriaged(appId, first.envId)).toEqual({ High: 1, Medium: 1, Low: 0 });
     expect(await environmentTrendTotal(env)).toMatchObject({ openHigh: 1, fixedHigh: 1, reopenedHigh: 1 });
+    expect(await reportIssues(tenant)).toEqual({ totalIssues: 2, tools: ['hawkscan', 'hawkscan'] });
   });
 });
