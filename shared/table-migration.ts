@@ -10,6 +10,11 @@ import {
 import { migrateRunConfig } from './perch/run-config-migration.ts';
 import { assignEnvironmentStreams, markStreamsAssigned } from './scans/stream-backfill.ts';
 import { assignEnvironmentIssues, markIssuesAssigned } from './scans/issue-backfill.ts';
+import {
+  backfillDescriptionRoutes,
+  markDescriptionRoutes,
+  type HostedDescriptionRecord,
+} from './hosted-assets/repository.ts';
 
 /**
  * The entities whose index keys the backfill (shared/db/backfill.ts: `npm run migrate`, `npm start` on older data)
@@ -33,7 +38,9 @@ function bothOutcomes(first: Outcome, second: Outcome): Outcome {
  * them (shared/applications/health-backfill.ts); once all are, the organizations are marked complete (`finish`).
  * Stored configurations' literal credentials move into scan secrets (shared/scans/configuration-migration.ts), and
  * environments written before tool streams get theirs (shared/scans/stream-backfill.ts), then their finding records
- * their issues (shared/scans/issue-backfill.ts).
+ * their issues (shared/scans/issue-backfill.ts). Hosted descriptions stored before their routes were kept get them
+ * (shared/hosted-assets/repository.ts, backfillDescriptionRoutes); the issues this run assigns may be computed before
+ * it (the steps run in scan order): a finding takes its description's paths at its next scan.
  */
 export const migrationSteps: Record<string, (item: Record<string, unknown>) => Promise<Outcome>> = {
   application: (item) => countApplicationHealth(item.applicationId as string),
@@ -48,6 +55,7 @@ export const migrationSteps: Record<string, (item: Record<string, unknown>) => P
           ),
     ),
   organizationAsset: migrateOrganizationConfiguration,
+  hostedDescription: (item) => backfillDescriptionRoutes(item as unknown as HostedDescriptionRecord),
   perchRun: migrateRunConfig,
 };
 
@@ -63,5 +71,6 @@ export const tableMigration = (
     await markTableCredentialsMoved(tableName);
     await markStreamsAssigned(tableName);
     await markIssuesAssigned(tableName);
+    await markDescriptionRoutes(tableName);
   },
 });
