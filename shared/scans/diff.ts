@@ -3,7 +3,7 @@ import { batchGet } from '../db/query.ts';
 import { keys } from '../db/keys.ts';
 import { fromItem } from '../db/items.ts';
 import { SEVERITIES } from '../input/severities.ts';
-import { alertsOfScan, countedUrisOfScan, scansOfEnvironmentNewestFirst } from '../results/scan-repository.ts';
+import { alertsOfScan, countedUrisByAlert, scansOfEnvironmentNewestFirst } from '../results/scan-repository.ts';
 import type { FindingRecord, ScanRecord } from '../results/model.ts';
 import { streamOf } from '../results/streams.ts';
 import { issueIdOfUri, type PathTemplates } from '../results/finding-identity.ts';
@@ -41,7 +41,7 @@ export interface ScanDiff {
 /** The scan's findings by hash (the first URI of each). */
 async function findingsOf(scan: ScanRecord, templates: PathTemplates | undefined): Promise<Map<string, DiffFinding>> {
   const found = new Map<string, DiffFinding>();
-  for await (const u of countedUrisOfScan(scan, await alertsOfScan(scan))) {
+  for (const u of (await countedUrisByAlert(scan, await alertsOfScan(scan))).flat()) {
     if (found.has(u.findingHash)) continue;
     found.set(u.findingHash, {
       findingHash: u.findingHash,
