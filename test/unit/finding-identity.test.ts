@@ -3,10 +3,12 @@ import {
   findingHash,
   issueId,
   issuePath,
+  issueRepresentatives,
   normalizedPath,
   pathTemplates,
   weaknessOf,
 } from '../../shared/results/finding-identity.ts';
+import { decodedRoutes, descriptionRoutes, encodedRoutes } from '../../shared/hosted-assets/description-routes.ts';
 
 describe('finding identity', () => {
   it('normalizes paths: origin, query, fragment, empty segments and trailing slash dropped; id-like segments as {id}', () => {
@@ -137,5 +139,37 @@ describe('issueId (docs/ISSUES.md)', () => {
     expect(issuePath(`/${'a.'.repeat(20_000)}`, pathTemplates([`/${'{a}.'.repeat(5_000)}z`]))).toBe(
       `/${'a.'.repeat(20_000)}`,
     );
+  });
+});
+
+describe("a hosted description's routes", () => {
+  it('keeps its paths in order and its servers’ paths, variables at their defaults', () => {
+    const routes = descriptionRoutes({
+      paths: { '/users/{id}': {}, '/users/me': {}, 'x-not-a-path': {} },
+      servers: [
+        { url: 'https://{region}.shop.test/{base}/v1?x=1', variables: { base: { default: 'api' } } },
+        { url: '/' },
+        { url: 'relative/{missing}' },
+        'not a server',
+      ],
+    });
+    expect(routes).toEqual({ paths: ['/users/{id}', '/users/me'], basePaths: ['/api/v1', 'relative/{missing}'] });
+    expect(decodedRoutes(encodedRoutes(routes))).toEqual(routes);
+    expect(descriptionRoutes(null)).toEqual({ paths: [], basePaths: [] });
+  });
+});
+
+describe('issue representatives', () => {
+  it('keeps the first finding of each issue in the order given, per scope', () => {
+    const f = (findingHash: string, issueId: string, due: number, env = 'e1') => ({ findingHash, issueId, due, env });
+    const order = (a: { due: number; findingHash: string }, b: { due: number; findingHash: string }) =>
+      a.due - b.due || a.findingHash.localeCompare(b.findingHash);
+    const found = [f('zap', 'i1', 5), f('wapiti', 'i1', 3), f('other', 'i2', 4), f('zap2', 'i1', 1, 'e2')];
+    expect(issueRepresentatives(found, order, (x) => x.env).map((x) => x.findingHash)).toEqual([
+      'zap2',
+      'wapiti',
+      'other',
+    ]);
+    expect(issueRepresentatives(found, order).map((x) => x.findingHash)).toEqual(['zap2', 'other']);
   });
 });
