@@ -11,6 +11,11 @@ import { migrateRunConfig } from './perch/run-config-migration.ts';
 import { assignEnvironmentStreams, markStreamsAssigned } from './scans/stream-backfill.ts';
 import { assignEnvironmentIssues, markIssuesAssigned } from './scans/issue-backfill.ts';
 import { assignOpenIssues, markOpenIssuesAssigned } from './results/issue-summary.ts';
+import {
+  backfillDescriptionRoutes,
+  markDescriptionRoutes,
+  type HostedDescriptionRecord,
+} from './hosted-assets/repository.ts';
 
 /**
  * The entities whose index keys the backfill (shared/db/backfill.ts: `npm run migrate`, `npm start` on older data)
@@ -35,6 +40,9 @@ function bothOutcomes(first: Outcome, second: Outcome): Outcome {
  * Stored configurations' literal credentials move into scan secrets (shared/scans/configuration-migration.ts), and
  * environments written before tool streams get theirs (shared/scans/stream-backfill.ts), then their finding records
  * their issues (shared/scans/issue-backfill.ts) and their open issues' summary (shared/results/issue-summary.ts).
+ * Hosted descriptions stored before their routes were kept get them
+ * (shared/hosted-assets/repository.ts, backfillDescriptionRoutes); the issues this run assigns may be computed before
+ * it (the steps run in scan order): a finding takes its description's paths at its next scan.
  */
 export const migrationSteps: Record<string, (item: Record<string, unknown>) => Promise<Outcome>> = {
   application: (item) => countApplicationHealth(item.applicationId as string),
@@ -56,6 +64,7 @@ export const migrationSteps: Record<string, (item: Record<string, unknown>) => P
           ),
     ),
   organizationAsset: migrateOrganizationConfiguration,
+  hostedDescription: (item) => backfillDescriptionRoutes(item as unknown as HostedDescriptionRecord),
   perchRun: migrateRunConfig,
 };
 
@@ -72,5 +81,6 @@ export const tableMigration = (
     await markStreamsAssigned(tableName);
     await markIssuesAssigned(tableName);
     await markOpenIssuesAssigned(tableName);
+    await markDescriptionRoutes(tableName);
   },
 });

@@ -86,7 +86,8 @@ export async function addMissingIndexes(
   // shared/scans/configuration-migration.ts).
   const { keys } = await import('../../shared/db/keys.ts');
   // ... or, of a version before tool streams, the streams' marker (shared/scans/stream-backfill.ts), or before
-  // issues, the issues' marker (shared/scans/issue-backfill.ts).
+  // issues, the issues' marker (shared/scans/issue-backfill.ts), or before descriptions' routes, theirs
+  // (shared/hosted-assets/repository.ts).
   const marked = async (key: Record<string, string>) =>
     !!(await client.send(new GetItemCommand({ TableName: tableName, Key: attributes(key), ConsistentRead: true })))
       .Item;
@@ -96,7 +97,8 @@ export async function addMissingIndexes(
       (await marked(keys.tableCredentialsMoved())) &&
       (await marked(keys.tableStreamsAssigned())) &&
       (await marked(keys.tableIssuesAssigned())) &&
-      (await marked(keys.tableOpenIssues())));
+      (await marked(keys.tableOpenIssues())) &&
+      (await marked(keys.tableDescriptionRoutes())));
   if (missing.length === 0 && migrated) return;
   log(
     missing.length
@@ -173,6 +175,7 @@ export async function provision(): Promise<void> {
           keys.tableStreamsAssigned(),
           keys.tableIssuesAssigned(),
           keys.tableOpenIssues(),
+          keys.tableDescriptionRoutes(),
         ])
           await client.send(
             new PutItemCommand({ TableName: tableName, Item: attributes({ ...marker, entity: 'migration' }) }),

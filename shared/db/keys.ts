@@ -282,6 +282,8 @@ export const keys = {
   tableIssuesAssigned: () => ({ pk: 'MIGRATION', sk: 'ISSUES' }),
   /** The table's marker that every environment has its open issues' summary (shared/results/issue-summary.ts). */
   tableOpenIssues: () => ({ pk: 'MIGRATION', sk: 'OPENISSUES' }),
+  /** Every hosted description of the table has its routes item (hosted-assets/description-routes.ts). */
+  tableDescriptionRoutes: () => ({ pk: 'MIGRATION', sk: 'OASROUTES' }),
   /** gsi5 entry of a live application with a scanned environment: by its newest environment scan time. */
   applicationByScanTime: (orgId: string, appId: string, scannedAt: number) => ({
     gsi5pk: `ORGAPPSCANS#${orgId}`,
@@ -339,6 +341,8 @@ export const keys = {
   }),
   hostedDescriptionOfApp: (appId: string) => ({ pk: `APP#${appId}`, sk: '#OAS' }),
   hostedDescriptionsOfOrg: (orgId: string) => ({ gsi1pk: `ORG#${orgId}`, gsi1skPrefix: 'OAS#' }),
+  /** The paths of the uploaded description, for issue paths (hosted-assets/description-routes.ts). */
+  hostedDescriptionRoutes: (appId: string) => ({ pk: `APP#${appId}`, sk: '#OASROUTES' }),
   /** An application's scan policy (plugins and tech flags); in its partition, so the application's delete removes it. */
   applicationPolicy: (appId: string) => ({ pk: `APP#${appId}`, sk: '#POLICY' }),
   /** The repository-sourced descriptions mapped to (included in) an application. */

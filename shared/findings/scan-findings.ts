@@ -1,5 +1,6 @@
 import { SEVERITIES, type Severity } from '../input/severities.ts';
-import { issueIdOfUri, normalizedPath } from '../results/finding-identity.ts';
+import { issueIdOfUri, normalizedPath, pathTemplates, type PathTemplates } from '../results/finding-identity.ts';
+import { getDescriptionRoutes } from '../hosted-assets/repository.ts';
 import { findingsOfEnvironment, getTriageVersion, rulesOfEnvironment } from '../results/finding-repository.ts';
 import { type FindingRecord } from '../results/model.ts';
 import { TRIAGE_STATUSES, type StatusCounts, type TriageStats } from '../results/statuses.ts';
@@ -51,6 +52,15 @@ export function untriagedStats(alerts: AlertRecord[]): TriageStats {
 }
 
 /**
+ * The application's hosted description compiled for issue paths (docs/ISSUES.md, The rule), once per scan recorded
+ * or diffed; undefined without one.
+ */
+export async function issueTemplatesOf(applicationId: string): Promise<PathTemplates | undefined> {
+  const routes = await getDescriptionRoutes(applicationId);
+  return routes && pathTemplates(routes.paths, routes.basePaths);
+}
+
+/**
  * Reads the scan's URIs (hash, plugin, method, URI, parameter), the environment's rules and known findings, and
  * returns the findings to record and the scan's triage statistics. `triageVersion` is read first: the completion
  * commits only if no triage happened since (triageVersionCheck). `uris`: the scan's counted URIs when the caller
@@ -62,7 +72,11 @@ export async function findingsOfScan(
   uris: Iterable<CountedUri> | AsyncIterable<CountedUri> = countedUrisOfScan(scan, alerts),
 ) {
   // The trend version first: the publication is conditioned on it, so the records read below are the current ones.
-  const [trend, triageVersion] = await Promise.all([environmentTrendTotal(scan), getTriageVersion(scan)]);
+  const [trend, triageVersion, templates] = await Promise.all([
+    environmentTrendTotal(scan),
+    getTriageVersion(scan),
+    issueTemplatesOf(scan.applicationId),
+  ]);
   const rules = await rulesOfEnvironment(scan);
   const seen = new Map<string, FindingRecord>();
   for await (const u of uris) {
@@ -79,7 +93,7 @@ export async function findingsOfScan(
       param: u.param,
       uri: u.uri,
       severity: u.alert.severity,
-      issueId: issueIdOfUri(scan, u.alert, u),
+      issueId: issueIdOfUri(scan, u.alert, u, templates),
       cweId: u.alert.cweId,
       firstSeen: scan.startedAt,
       lastSeen: scan.startedAt,

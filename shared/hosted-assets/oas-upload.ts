@@ -10,7 +10,12 @@ import { commitToLiveApplication, requireLiveApplication } from '../applications
 import { deleteUnreferencedObject } from '../storage/objects-io.ts';
 import type { Caller } from '../context/caller.ts';
 import type { ApplicationRecord } from '../applications/application-repository.ts';
-import { getHostedDescription, replaceHostedDescription, type HostedDescriptionRecord } from './repository.ts';
+import {
+  getHostedDescription,
+  putDescriptionRoutes,
+  replaceHostedDescription,
+  type HostedDescriptionRecord,
+} from './repository.ts';
 
 // POST /api/v1/oas/{appId}/upload (docs/HOSTED-ASSETS.md, Uploading a description): kept apart from the other
 // OAS operations because the validator it needs is most of its Lambda bundle.
@@ -79,7 +84,12 @@ export async function storeHostedDescription(
   try {
     await commitToLiveApplication(appId, async () => {
       replaced = await getHostedDescription(appId);
-      return [requireLiveApplication(appId), replaceHostedDescription(record, replaced?.version), audit];
+      return [
+        requireLiveApplication(appId),
+        replaceHostedDescription(record, replaced?.version),
+        putDescriptionRoutes(appId, version, description.routes),
+        audit,
+      ];
     });
   } catch (error) {
     await deleteUnreferencedObject(record.objectKey);

@@ -13,6 +13,7 @@ import {
   prescanDocument,
 } from '../input/documents.ts';
 import { DESCRIPTION_LIMITS, DESCRIPTION_VALIDATION } from '../limits.ts';
+import { descriptionRoutes, type DescriptionRoutes } from './description-routes.ts';
 
 // Validation of an uploaded API description (docs/HOSTED-ASSETS.md, Uploading a description), before anything is
 // stored: YAML or JSON syntax, the upload's own rules (OpenAPI 3.0 or 3.1; `openapi`, `info` and `paths` present), then
@@ -27,6 +28,8 @@ export interface ValidDescription {
   text: string;
   format: 'json' | 'yaml';
   openapiVersion: string;
+  /** Its paths and servers' paths, for issue paths (description-routes.ts). */
+  routes: DescriptionRoutes;
 }
 
 const OPENAPI_3_0_OR_3_1 = /^3\.[01]\.\d+(-.+)?$/;
@@ -236,7 +239,7 @@ async function validateHere(text: string): Promise<ValidDescription> {
     const more = result.errors.length - details.length + result.additionalErrors;
     throw invalid(details.join('; ') + (more > 0 ? `; and ${more} more` : ''));
   }
-  return { text, format, openapiVersion: fields.openapi };
+  return { text, format, openapiVersion: fields.openapi, routes: descriptionRoutes(document) };
 }
 
 /**

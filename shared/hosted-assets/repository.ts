@@ -1,10 +1,17 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
 import { fromItem } from '../db/items.ts';
 import { batchGet, queryAll } from '../db/query.ts';
 import { config } from '../config.ts';
 import type { TransactItem } from '../audit/entries.ts';
+import type { Outcome } from '../db/backfill.ts';
+import { logger } from '../context/logger.ts';
+import { DESCRIPTION_LIMITS } from '../limits.ts';
+import { documentValue, parseBoundedYaml } from '../input/documents.ts';
+import { readObjectText } from '../storage/objects-io.ts';
+import { decodedRoutes, descriptionRoutes, encodedRoutes, type DescriptionRoutes } from './description-routes.ts';
 
 /** The current uploaded description of an application; the bytes are in S3 under `objectKey`. */
 export interface HostedDescriptionRecord {
@@ -87,3 +94,66 @@ export const putOasMapping = (mapping: OasMappingRecord): TransactItem => ({
       : { ConditionExpression: 'attribute_not_exists(pk)' }),
   },
 });
+
+const routesItem = (appId: string, version: string, routes: DescriptionRoutes) => ({
+  ...keys.hostedDescriptionRoutes(appId),
+  entity: 'hostedDescriptionRoutes',
+  applicationId: appId,
+  version,
+  routes: encodedRoutes(routes),
+});
+
+/** Stores the routes of the description `version` of the application: in the transaction that makes it current. */
+export const putDescriptionRoutes = (appId: string, version: string, routes: DescriptionRoutes): TransactItem => ({
+  Put: { TableName: config.tableName, Item: routesItem(appId, version, routes) },
+});
+
+/** The routes of the application's hosted description; undefined when it has none. */
+export async function getDescriptionRoutes(appId: string): Promise<DescriptionRoutes | undefined> {
+  const out = await db.send(
+    new GetCommand({ TableName: config.tableName, Key: keys.hostedDescriptionRoutes(appId), ConsistentRead: true }),
+  );
+  const item = fromItem<{ routes: Uint8Array }>(out.Item);
+  return item && decodedRoutes(item.routes);
+}
+
+/**
+ * The routes of a description stored before they were kept (npm run migrate, npm start on an older data directory;
+ * docs/ISSUES.md, Upgrade): read from its stored text, already validated at its upload. Idempotent: an item already
+ * there (this step's, or an upload's since) stays.
+ */
+export async function backfillDescriptionRoutes(record: HostedDescriptionRecord): Promise<Outcome> {
+  const existing = await db.send(
+    new GetCommand({ TableName: config.tableName, Key: keys.hostedDescriptionRoutes(record.applicationId) }),
+  );
+  if (existing.Item) return 'current';
+  const text = await readObjectText(record.objectKey);
+  if (text === undefined) return 'gone';
+  let routes: DescriptionRoutes = { paths: [], basePaths: [] };
+  try {
+    routes = descriptionRoutes(documentValue(parseBoundedYaml(text, DESCRIPTION_LIMITS), DESCRIPTION_LIMITS));
+  } catch (error) {
+    // Validated at its upload, so not expected: its findings' paths are then normalized without it.
+    logger.warn('a stored description could not be read for its paths', { appId: record.applicationId, error });
+  }
+  try {
+    await db.send(
+      new PutCommand({
+        TableName: config.tableName,
+        Item: routesItem(record.applicationId, record.version, routes),
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+    return 'updated';
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return 'current';
+    throw error;
+  }
+}
+
+/** The table's marker that every hosted description has its routes item (npm start then skips this step). */
+export async function markDescriptionRoutes(tableName = config.tableName): Promise<void> {
+  await db.send(
+    new PutCommand({ TableName: tableName, Item: { ...keys.tableDescriptionRoutes(), entity: 'migration' } }),
+  );
+}

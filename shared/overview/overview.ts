@@ -6,6 +6,7 @@ import { currentScansOf } from '../findings/report.ts';
 import { getEnvironmentsByKeys } from '../applications/environment-repository.ts';
 import { mostOverdueFirst, overdueOfScan, type OverdueFinding } from '../scans/scan-sla.ts';
 import { applicationsOpenNow } from '../trends/reads.ts';
+import { issueRepresentatives } from '../results/finding-identity.ts';
 import type { Caller } from '../context/caller.ts';
 
 // GET /api/v1/org/{orgId}/overview (getOrganizationOverview, docs/GOVERNANCE.md, The overview): the dashboard's
@@ -164,18 +165,19 @@ export async function overviewOf(
 
   const riskiestApplications = riskiest(riskyApps, appById, openNow);
 
-  const overdue: (OverdueFinding & { env: ListEntry; scanId: string })[] = [];
-  const overdueBySeverity = { High: 0, Medium: 0, Low: 0 };
-  let findingsWithDueDate = 0;
+  // Issues, not each tool's detections (docs/ISSUES.md): an issue detected by several streams of an environment is
+  // counted and listed once, by its most overdue detection.
+  const detections: (OverdueFinding & { env: ListEntry; scanId: string })[] = [];
+  const dueIssues = new Set<string>();
   for (const set of overdueSets.flat()) {
     if (!appById.has(set.env.applicationId)) continue;
-    findingsWithDueDate += set.findingsWithDueDate;
-    for (const f of set.overdue) {
-      overdueBySeverity[f.severity as keyof typeof overdueBySeverity]++;
-      overdue.push({ ...f, env: set.env, scanId: set.scan.scanId });
-    }
+    for (const issue of set.dueIssues) dueIssues.add(`${set.env.environmentId}\n${issue}`);
+    for (const f of set.overdue) detections.push({ ...f, env: set.env, scanId: set.scan.scanId });
   }
-  overdue.sort(mostOverdueFirst);
+  const overdue = issueRepresentatives(detections, mostOverdueFirst, (f) => f.env.environmentId);
+  const overdueBySeverity = { High: 0, Medium: 0, Low: 0 };
+  for (const f of overdue) overdueBySeverity[f.severity as keyof typeof overdueBySeverity]++;
+  const findingsWithDueDate = dueIssues.size;
 
   const gaps = stale.kept.filter((e) => appById.has(e.applicationId));
   const lastScan = (e: ListEntry) => e.lastScanTimestamp ?? 0;

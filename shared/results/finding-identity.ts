@@ -50,16 +50,9 @@ function decodeSegment(segment: string): string {
  * Case is kept (paths are case-sensitive).
  */
 export function normalizedPath(uri: string): string {
-  const withoutOrigin = uri.replace(/^[a-z][a-z\d+.-]*:\/\/[^/?#]*/i, '');
-  const path = withoutOrigin.split(/[?#]/, 1)[0];
-  const segments = path
-    .split('/')
-    .filter((segment) => segment !== '')
-    .map((segment) => {
-      const decoded = decodeSegment(segment);
-      return isIdLike(decoded) ? ID_SEGMENT : decoded;
-    });
-  return `/${segments.join('/')}`;
+  return `/${uriSegments(uri)
+    .map((segment) => (isIdLike(segment) ? ID_SEGMENT : segment))
+    .join('/')}`;
 }
 
 /**
@@ -133,39 +126,160 @@ export function weaknessOf(cweId: string, pluginId: string): string {
   return cwe ? `cwe:${cwe}` : `category:${pluginId}`;
 }
 
-/**
- * A parameterized path template of an API description (`/users/{userId}`), split once: a path of as many segments
- * whose literal segments are equal takes the template's form (its parameters as `{id}`, as normalizedPath writes
- * them), so `/users/alice` is `/users/{id}` when the description says `/users/{userId}`.
- */
-export type PathTemplates = Map<number, string[][]>;
+/** One segment of an API description's path: a literal, a parameter (`{userId}`) or both (`{name}.json`). */
+type SegmentPattern = { kind: 'literal'; text: string } | { kind: 'param' } | { kind: 'partial'; pieces: string[] };
 
-/** The templates of an API description's paths, by segment count (literal segments; null for a parameter). */
-export function pathTemplates(paths: Iterable<string>): PathTemplates {
-  const out: PathTemplates = new Map();
-  for (const path of paths) {
-    const segments = path.split('/').filter((s) => s !== '');
-    if (!segments.some((s) => TEMPLATE.test(s))) continue;
-    const list = out.get(segments.length) ?? [];
-    list.push(segments.map((s) => (TEMPLATE.test(s) ? ID_SEGMENT : s)));
-    out.set(segments.length, list);
-  }
-  return out;
+/** A node of the compiled description: the paths continuing from here, one segment further. */
+interface TemplateNode {
+  literal: Map<string, TemplateNode>;
+  partial: { pieces: string[]; node: TemplateNode }[];
+  param?: TemplateNode;
+  /** The issue path of a path ending here (its parameters as `{id}`). */
+  template?: string;
 }
 
 /**
- * The normalized path, templated by the API description's templates when one matches (the first, in the
- * description's order). Linear in the path's length times the templates of its segment count; no regular
- * expression runs on the path beyond normalizedPath's anchored ones.
+ * An API description's paths compiled for matching (pathTemplates): a tree by segment, so that matching a path reads
+ * each of its segments once per candidate node, whatever the number of paths.
+ */
+export interface PathTemplates {
+  /** The server base paths (`/api/v1`; '' for none), longest first: a description's paths are relative to them. */
+  bases: string[][];
+  root: TemplateNode;
+  size: number;
+}
+
+const newNode = (): TemplateNode => ({ literal: new Map(), partial: [] });
+
+/**
+ * A segment's pattern: `{name}` alone is a parameter; literal text with parameters is split at them (the literal
+ * pieces between, the first and last possibly empty: `{name}.json` is ['', '.json']).
+ */
+function segmentPattern(segment: string): SegmentPattern {
+  if (TEMPLATE.test(segment)) return { kind: 'param' };
+  if (!segment.includes('{')) return { kind: 'literal', text: segment };
+  const pieces: string[] = [];
+  let rest = segment;
+  for (let open = rest.indexOf('{'); open >= 0; open = rest.indexOf('{')) {
+    const close = rest.indexOf('}', open);
+    if (close < 0) break;
+    pieces.push(rest.slice(0, open));
+    rest = rest.slice(close + 1);
+  }
+  pieces.push(rest);
+  return pieces.length === 1 ? { kind: 'literal', text: segment } : { kind: 'partial', pieces };
+}
+
+/**
+ * Whether `text` has the literal pieces in order with at least one character for each parameter between them: the
+ * first piece a prefix, the last a suffix, each middle one found leftmost (which leaves the most room for the pieces
+ * after it, as in shared/input/wildcard.ts): linear in the text, nothing backtracks.
+ */
+function matchesPieces(pieces: string[], text: string): boolean {
+  const first = pieces[0];
+  const last = pieces[pieces.length - 1];
+  if (text.length < first.length + last.length + pieces.length - 1) return false;
+  if (!text.startsWith(first) || !text.endsWith(last)) return false;
+  let at = first.length + 1;
+  const end = text.length - last.length - 1;
+  for (const piece of pieces.slice(1, -1)) {
+    const found = text.indexOf(piece, at);
+    if (found < 0 || found + piece.length > end) return false;
+    at = found + piece.length + 1;
+  }
+  return true;
+}
+
+const pathSegments = (path: string) => path.split('/').filter((s) => s !== '');
+
+/**
+ * An API description's paths compiled once (per import, per diff) into a matcher for issuePath. `paths`: the keys of
+ * its `paths` object (`/users/{userId}`, `/users/me`, `/files/{name}.json`); `basePaths`: the paths of its servers'
+ * URLs (`/api/v1`), against which the paths are relative. The first of two paths of the same form wins.
+ */
+export function pathTemplates(paths: Iterable<string>, basePaths: Iterable<string> = []): PathTemplates {
+  const root = newNode();
+  let size = 0;
+  for (const path of paths) {
+    let node = root;
+    const template: string[] = [];
+    for (const segment of pathSegments(path)) {
+      const pattern = segmentPattern(segment);
+      if (pattern.kind === 'literal') {
+        let next = node.literal.get(pattern.text);
+        if (!next) node.literal.set(pattern.text, (next = newNode()));
+        node = next;
+        template.push(pattern.text);
+      } else if (pattern.kind === 'param') {
+        node = node.param ??= newNode();
+        template.push(ID_SEGMENT);
+      } else {
+        const key = pattern.pieces.join(ID_SEGMENT);
+        let entry = node.partial.find((p) => p.pieces.join(ID_SEGMENT) === key);
+        if (!entry) node.partial.push((entry = { pieces: pattern.pieces, node: newNode() }));
+        node = entry.node;
+        template.push(key);
+      }
+    }
+    if (node.template === undefined) {
+      node.template = `/${template.join('/')}`;
+      size++;
+    }
+  }
+  const bases = [...new Set([...basePaths].map((b) => pathSegments(b).join('/')))]
+    .filter((b) => b !== '')
+    .map((b) => b.split('/'))
+    .sort((a, b) => b.length - a.length);
+  return { bases: [...bases, []], root, size };
+}
+
+/**
+ * The template of the path `segments` (from `from`) in the compiled description: a literal segment before a partial
+ * one before a parameter, as OpenAPI matches concrete paths before templated ones. A depth-first walk of the tree
+ * with its own stack: each node is tried at most once, so the cost is bounded by the description's size (and in
+ * practice by the path's length times a node's choices), and no path's length can overflow the call stack.
+ */
+function templateOf(root: TemplateNode, segments: string[], from: number): string | undefined {
+  const stack: [TemplateNode, number][] = [[root, from]];
+  for (let top = stack.pop(); top; top = stack.pop()) {
+    const [node, at] = top;
+    if (at === segments.length) {
+      if (node.template !== undefined) return node.template;
+      continue;
+    }
+    const segment = segments[at];
+    // Pushed in reverse order of preference: the literal is popped first.
+    if (node.param) stack.push([node.param, at + 1]);
+    for (let i = node.partial.length - 1; i >= 0; i--) {
+      if (matchesPieces(node.partial[i].pieces, segment)) stack.push([node.partial[i].node, at + 1]);
+    }
+    const literal = node.literal.get(segment);
+    if (literal) stack.push([literal, at + 1]);
+  }
+  return undefined;
+}
+
+/** The URI's path segments as normalizedPath reads them (origin, query and fragment dropped, escapes decoded). */
+function uriSegments(uri: string): string[] {
+  const withoutOrigin = uri.replace(/^[a-z][a-z\d+.-]*:\/\/[^/?#]*/i, '');
+  return pathSegments(withoutOrigin.split(/[?#]/, 1)[0]).map(decodeSegment);
+}
+
+/**
+ * The issue path of a URI: its path as the API description names it when one of the description's paths matches
+ * (under one of its server base paths: `/api/v1/users/alice` is `/api/v1/users/{id}` for `/users/{userId}` with the
+ * server `https://shop.test/api/v1`), else normalizedPath. The description is matched against the URI's own
+ * segments, so a literal segment of the description that looks like an id (`/v2/2024/report`) still matches.
  */
 export function issuePath(uri: string, templates?: PathTemplates): string {
-  const path = normalizedPath(uri);
-  if (!templates?.size) return path;
-  const segments = path.split('/').slice(1);
-  for (const template of templates.get(segments.length) ?? []) {
-    if (template.every((t, i) => t === ID_SEGMENT || t === segments[i])) return `/${template.join('/')}`;
+  if (!templates?.size) return normalizedPath(uri);
+  const segments = uriSegments(uri);
+  for (const base of templates.bases) {
+    if (base.length > segments.length || base.some((b, i) => b !== segments[i])) continue;
+    const template = templateOf(templates.root, segments, base.length);
+    if (template !== undefined) return base.length ? `/${base.join('/')}${template === '/' ? '' : template}` : template;
   }
-  return path;
+  return normalizedPath(uri);
 }
 
 /**
@@ -190,13 +304,36 @@ export const issueIdOfUri = (
   scan: { applicationId: string; environmentId: string },
   alert: { cweId: string; pluginId: string },
   u: { requestMethod: string; uri: string; param: string },
+  templates?: PathTemplates,
 ) =>
-  issueId({
-    applicationId: scan.applicationId,
-    environmentId: scan.environmentId,
-    cweId: alert.cweId,
-    pluginId: alert.pluginId,
-    method: u.requestMethod,
-    uri: u.uri,
-    param: u.param,
-  });
+  issueId(
+    {
+      applicationId: scan.applicationId,
+      environmentId: scan.environmentId,
+      cweId: alert.cweId,
+      pluginId: alert.pluginId,
+      method: u.requestMethod,
+      uri: u.uri,
+      param: u.param,
+    },
+    templates,
+  );
+
+/**
+ * The findings that stand for their issues (docs/ISSUES.md, The findings report and its counts): of the findings of
+ * one issue, the first in `order` (`scopeOf`: what else, besides the issue id, keeps two findings' issues apart, such
+ * as their environment when the ids come from several). A count of issues counts these.
+ */
+export function issueRepresentatives<T extends { issueId: string }>(
+  findings: Iterable<T>,
+  order: (a: T, b: T) => number,
+  scopeOf: (finding: T) => string = () => '',
+): T[] {
+  const chosen = new Map<string, T>();
+  for (const f of findings) {
+    const key = `${scopeOf(f)}\n${f.issueId}`;
+    const held = chosen.get(key);
+    if (!held || order(f, held) < 0) chosen.set(key, f);
+  }
+  return [...chosen.values()].sort(order);
+}

@@ -15,9 +15,54 @@ export function committedRanges(alert: AlertRecord): [number, number][] {
   return (alert.committed ?? [[0, alert.nextUri]]).slice().sort((a, b) => a[0] - b[0]);
 }
 
+/** Each alert record's sorted ranges, computed once per record read (a scan's URIs check theirs one by one). */
+const sortedRanges = new WeakMap<AlertRecord, [number, number][]>();
+
 /** Whether URI number `n` of the alert is counted. */
-export const isCommitted = (alert: AlertRecord, n: number) =>
-  committedRanges(alert).some(([first, count]) => n >= first && n < first + count);
+export function isCommitted(alert: AlertRecord, n: number): boolean {
+  let ranges = sortedRanges.get(alert);
+  if (!ranges) sortedRanges.set(alert, (ranges = committedRanges(alert)));
+  return ranges.some(([first, count]) => n >= first && n < first + count);
+}
+
+const toCountedUri = (alert: AlertRecord, u: Record<string, unknown>): CountedUri => ({
+  alert,
+  findingHash: u.findingHash as string,
+  uri: u.uri as string,
+  requestMethod: u.requestMethod as string,
+  param: (u.param as string | undefined) ?? '',
+});
+
+/**
+ * The counted URIs of each of `alerts` (those with any), each alert's in key order: one Query per alert, at most
+ * `concurrency` in flight, so that a large scan's pages are read side by side rather than one after another (the scan
+ * diff). The URIs of one finding share its alert, so each finding's first URI is the one countedUrisOfScan gives.
+ */
+export async function countedUrisByAlert(
+  scan: ScanRef,
+  alerts: AlertRecord[],
+  concurrency = 8,
+): Promise<CountedUri[][]> {
+  const counted = alerts.filter((a) => a.uriCount > 0);
+  const out: CountedUri[][] = counted.map(() => []);
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < counted.length; i = next++) {
+      const alert = counted[i];
+      const first = keys.alertUri(scan.applicationId, scan.environmentId, scan.scanId, alert.pluginId, 0);
+      for await (const u of queryItems({
+        partition: first.pk,
+        skPrefix: first.sk.slice(0, first.sk.lastIndexOf('#') + 1),
+        attributes: ['n', 'pluginId', 'findingHash', 'uri', 'requestMethod', 'param'],
+      })) {
+        // A plugin id with a `#` shares this prefix: its URIs are its own alert's.
+        if (u.pluginId === alert.pluginId && isCommitted(alert, u.n as number)) out[i].push(toCountedUri(alert, u));
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, counted.length) }, worker));
+  return out;
+}
 
 /**
  * The scan's URIs that `alerts` count, in key order: a URI of another plugin, or written by a request that never
@@ -35,13 +80,7 @@ export async function* countedUrisOfScan(scan: ScanRef, alerts: AlertRecord[]): 
   for await (const u of uris) {
     const alert = alertOf.get(u.pluginId as string);
     if (!alert || !isCommitted(alert, u.n as number)) continue;
-    yield {
-      alert,
-      findingHash: u.findingHash as string,
-      uri: u.uri as string,
-      requestMethod: u.requestMethod as string,
-      param: (u.param as string | undefined) ?? '',
-    };
+    yield toCountedUri(alert, u);
   }
 }
 

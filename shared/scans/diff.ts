@@ -3,10 +3,11 @@ import { batchGet } from '../db/query.ts';
 import { keys } from '../db/keys.ts';
 import { fromItem } from '../db/items.ts';
 import { SEVERITIES } from '../input/severities.ts';
-import { alertsOfScan, countedUrisOfScan, scansOfEnvironmentNewestFirst } from '../results/scan-repository.ts';
+import { alertsOfScan, countedUrisByAlert, scansOfEnvironmentNewestFirst } from '../results/scan-repository.ts';
 import type { FindingRecord, ScanRecord } from '../results/model.ts';
 import { streamOf } from '../results/streams.ts';
-import { issueIdOfUri } from '../results/finding-identity.ts';
+import { issueIdOfUri, type PathTemplates } from '../results/finding-identity.ts';
+import { issueTemplatesOf } from '../findings/scan-findings.ts';
 import type { Caller } from '../context/caller.ts';
 import { accessibleScan } from './scans.ts';
 import type { ScanDiffQuery } from './inputs.ts';
@@ -38,13 +39,13 @@ export interface ScanDiff {
 }
 
 /** The scan's findings by hash (the first URI of each). */
-async function findingsOf(scan: ScanRecord): Promise<Map<string, DiffFinding>> {
+async function findingsOf(scan: ScanRecord, templates: PathTemplates | undefined): Promise<Map<string, DiffFinding>> {
   const found = new Map<string, DiffFinding>();
-  for await (const u of countedUrisOfScan(scan, await alertsOfScan(scan))) {
+  for (const u of (await countedUrisByAlert(scan, await alertsOfScan(scan))).flat()) {
     if (found.has(u.findingHash)) continue;
     found.set(u.findingHash, {
       findingHash: u.findingHash,
-      issueId: issueIdOfUri(scan, u.alert, u),
+      issueId: issueIdOfUri(scan, u.alert, u, templates),
       pluginId: u.alert.pluginId,
       name: u.alert.name,
       severity: u.alert.severity,
@@ -81,7 +82,11 @@ const inOrder = (findings: DiffFinding[]) =>
  * only, reported before `base` started: fixed since, and back), `fixed` (in `base` only) and `unchanged`.
  */
 export async function diffOfScans(scan: ScanRecord, base: ScanRecord | undefined): Promise<ScanDiff> {
-  const [now, before] = await Promise.all([findingsOf(scan), base ? findingsOf(base) : new Map<string, DiffFinding>()]);
+  const templates = await issueTemplatesOf(scan.applicationId);
+  const [now, before] = await Promise.all([
+    findingsOf(scan, templates),
+    base ? findingsOf(base, templates) : new Map<string, DiffFinding>(),
+  ]);
   const appeared = [...now.values()].filter((f) => !before.has(f.findingHash));
   // A finding's record keeps its first sighting: one reported before the base scan started and absent from it
   // regressed.

@@ -10,7 +10,7 @@ import { alertsOfScan } from '../results/scan-repository.ts';
 import type { FindingRecord } from '../results/model.ts';
 import { issueId } from '../results/finding-identity.ts';
 import { recordDetections, rulesOfEnvironment } from '../results/finding-repository.ts';
-import { carriedRules } from '../findings/scan-findings.ts';
+import { carriedRules, issueTemplatesOf } from '../findings/scan-findings.ts';
 import { carryIssueRules } from '../findings/rule-write.ts';
 import { HAWKSCAN_STREAM } from '../results/streams.ts';
 
@@ -68,19 +68,25 @@ export async function assignEnvironmentIssues(env: {
     if (finding.issueId === undefined) unassigned.push(finding);
   }
   if (unassigned.length === 0) return 'current';
-  const cwes = await cwesOf(appId, envId, new Set(unassigned.map((f) => f.lastScanId)));
+  const [cwes, templates] = await Promise.all([
+    cwesOf(appId, envId, new Set(unassigned.map((f) => f.lastScanId))),
+    issueTemplatesOf(appId),
+  ]);
   const assigned: FindingRecord[] = [];
   await inParallel(unassigned, 8, async (f) => {
     const cweId = cwes.get(`${f.lastScanId}\n${f.pluginId}`) ?? '';
-    const id = issueId({
-      applicationId: appId,
-      environmentId: envId,
-      cweId,
-      pluginId: f.pluginId,
-      method: f.requestMethod,
-      uri: f.uri,
-      param: f.param,
-    });
+    const id = issueId(
+      {
+        applicationId: appId,
+        environmentId: envId,
+        cweId,
+        pluginId: f.pluginId,
+        method: f.requestMethod,
+        uri: f.uri,
+        param: f.param,
+      },
+      templates,
+    );
     if (await setIssue(appId, envId, f, id, cweId)) assigned.push({ ...(f as FindingRecord), issueId: id, cweId });
   });
   await recordDetections(

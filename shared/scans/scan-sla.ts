@@ -6,6 +6,8 @@ import { type ScanRecord } from '../results/model.ts';
 import { accessibleScan } from './scans.ts';
 import type { Caller } from '../context/caller.ts';
 import { slaClocks } from '../governance/due-dates.ts';
+import { issueIdOfUri } from '../results/finding-identity.ts';
+import { issueTemplatesOf } from '../findings/scan-findings.ts';
 
 // GET /api/v1/scan/{scanId}/sla (getScanSla): which findings of a scan are past their due date now
 // (docs/GOVERNANCE.md), for a CI gate (`hawk-scanner import --fail-on overdue`).
@@ -16,6 +18,8 @@ const MAX_LISTED = 100;
 /** A finding of a scan past its due date (dueDate in ms). */
 export interface OverdueFinding {
   findingHash: string;
+  /** Its issue (docs/ISSUES.md): the overview counts issues (issueRepresentatives). */
+  issueId: string;
   pluginId: string;
   severity: string;
   requestMethod: string;
@@ -31,20 +35,29 @@ export interface OverdueFinding {
  * environment's rules: the scan's size.
  */
 export async function overdueOfScan(orgId: string, scan: ScanRecord, now: number) {
-  const [alerts, rules] = await Promise.all([alertsOfScan(scan), rulesOfEnvironment(scan)]);
+  const [alerts, rules, templates] = await Promise.all([
+    alertsOfScan(scan),
+    rulesOfEnvironment(scan),
+    issueTemplatesOf(scan.applicationId),
+  ]);
   const counted = new Map(alerts.filter((a) => a.uriCount > 0).map((a) => [a.pluginId, a]));
   // The scan's findings: one URI each (a finding's URIs share its hash).
   const range = keys.urisOfScan(scan.applicationId, scan.environmentId, scan.scanId);
-  const found = new Map<string, { pluginId: string; severity: string; requestMethod: string; url: string }>();
+  const found = new Map<
+    string,
+    { issueId: string; pluginId: string; severity: string; requestMethod: string; url: string }
+  >();
   for await (const u of queryItems({
     partition: range.pk,
     skFrom: range.skFrom,
     skTo: range.skTo,
-    attributes: ['n', 'pluginId', 'findingHash', 'uri', 'requestMethod'],
+    attributes: ['n', 'pluginId', 'findingHash', 'uri', 'requestMethod', 'param'],
   })) {
     const alert = counted.get(u.pluginId as string);
     if (!alert || !isCommitted(alert, u.n as number) || found.has(u.findingHash as string)) continue;
+    const uri = { requestMethod: u.requestMethod as string, uri: u.uri as string, param: (u.param as string) ?? '' };
     found.set(u.findingHash as string, {
+      issueId: issueIdOfUri(scan, alert, uri, templates),
       pluginId: alert.pluginId,
       severity: alert.severity,
       requestMethod: u.requestMethod as string,
@@ -59,17 +72,19 @@ export async function overdueOfScan(orgId: string, scan: ScanRecord, now: number
     now,
   );
   const overdue: OverdueFinding[] = [];
+  const dueIssues = new Set<string>();
   let findingsWithDueDate = 0;
   for (const [findingHash, f] of found) {
     const clock = clocks.get(findingHash)!;
     if (clock.dueAt === undefined) continue;
     findingsWithDueDate++;
+    dueIssues.add(f.issueId);
     if (!clock.overdue) continue;
     const status = rules.get(findingHash)?.status ?? 'UNKNOWN';
     overdue.push({ findingHash, ...f, status, dueDate: clock.dueAt, daysLeft: clock.daysLeft });
   }
   overdue.sort(mostOverdueFirst);
-  return { findingsWithDueDate, overdue };
+  return { findingsWithDueDate, dueIssues, overdue };
 }
 
 /** Earliest due date first; the hash breaks ties, so the order is total. */
@@ -90,6 +105,8 @@ export async function scanSla(caller: Caller, scanId: string) {
     findingsWithDueDate,
     overdueCount: overdue.length,
     overdueBySeverity,
-    overdue: overdue.slice(0, MAX_LISTED).map((f) => ({ ...f, dueDate: new Date(f.dueDate).toISOString() })),
+    overdue: overdue
+      .slice(0, MAX_LISTED)
+      .map(({ issueId: _issue, ...f }) => ({ ...f, dueDate: new Date(f.dueDate).toISOString() })),
   };
 }

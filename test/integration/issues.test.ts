@@ -12,6 +12,8 @@ import { collect } from '../../shared/db/query.ts';
 import { findingsOfEnvironment, getTriageRule } from '../../shared/results/finding-repository.ts';
 import type { FindingRecord } from '../../shared/results/model.ts';
 import { migrationSteps } from '../../shared/table-migration.ts';
+import { getDescriptionRoutes } from '../../shared/hosted-assets/repository.ts';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 
 // One issue per weakness (docs/ISSUES.md): Wapiti's and ZAP's findings of the same weakness at the same place of one
 // environment are one issue, detected by both; a triage applies to the issue, and carries to a later detection.
@@ -19,55 +21,49 @@ import { migrationSteps } from '../../shared/table-migration.ts';
 /** The real Wapiti 3.0.4 scan of the local node target (scanner/test/fixtures/wapiti/SOURCES.md, #2). */
 const WAPITI = 'wapiti-xml_3.0.4_local-node-target_GENERATED-here.xml';
 
-/**
- * ZAP's report (traditional JSON) of the same target: reflected XSS on `GET /search` `q` (CWE-79, Wapiti's "Cross
- * Site Scripting"), the `session` cookie without HttpOnly (CWE-1004, Wapiti's "HttpOnly Flag cookie") and a
- * CSP header not set on `/` with no parameter (Wapiti names its parameter `CSP`: another place, another issue).
- */
-function zapReport(): string {
-  const alert = (pluginid: string, name: string, riskcode: string, cweid: string, instances: object[]) => ({
-    pluginid,
-    alertRef: pluginid,
-    alert: name,
-    name,
-    riskcode,
-    confidence: '2',
-    riskdesc: '',
-    desc: `<p>${name}</p>`,
-    instances,
-    count: String(instances.length),
-    solution: '',
-    otherinfo: '',
-    reference: '',
-    cweid,
-    wascid: '0',
-    sourceid: '1',
-  });
-  const at = (uri: string, param: string, evidence = '') => ({ uri, method: 'GET', param, attack: '', evidence });
-  return JSON.stringify({
+const zapAlert = (pluginid: string, name: string, riskcode: string, cweid: string, instances: object[]) => ({
+  pluginid,
+  alertRef: pluginid,
+  alert: name,
+  name,
+  riskcode,
+  confidence: '2',
+  riskdesc: '',
+  desc: `<p>${name}</p>`,
+  instances,
+  count: String(instances.length),
+  solution: '',
+  otherinfo: '',
+  reference: '',
+  cweid,
+  wascid: '0',
+  sourceid: '1',
+});
+const at = (uri: string, param: string, evidence = '') => ({ uri, method: 'GET', param, attack: '', evidence });
+
+/** A ZAP report (traditional JSON) of the local target with these alerts. */
+const zapOf = (alerts: object[]) =>
+  JSON.stringify({
     '@version': '2.14.0',
     '@generated': 'Wed, 2 Dec 2026 12:00:00',
-    site: [
-      {
-        '@name': 'http://127.0.0.1:18080',
-        '@host': '127.0.0.1',
-        '@port': '18080',
-        '@ssl': 'false',
-        alerts: [
-          alert('40012', 'Cross Site Scripting (Reflected)', '3', '79', [
-            at('http://127.0.0.1:18080/search?q=%3Cscript%3Ealert(1)%3C%2Fscript%3E', 'q', '<script>alert(1)</script>'),
-          ]),
-          alert('10010', 'Cookie No HttpOnly Flag', '1', '1004', [
-            at('http://127.0.0.1:18080/', 'session', 'Set-Cookie: session'),
-          ]),
-          alert('10038', 'Content Security Policy (CSP) Header Not Set', '2', '693', [
-            at('http://127.0.0.1:18080/', ''),
-          ]),
-        ],
-      },
-    ],
+    site: [{ '@name': 'http://127.0.0.1:18080', '@host': '127.0.0.1', '@port': '18080', '@ssl': 'false', alerts }],
   });
-}
+
+/**
+ * ZAP's report of the same target: reflected XSS on `GET /search` `q` (CWE-79, Wapiti's "Cross Site Scripting"), the
+ * `session` cookie without HttpOnly (CWE-1004, Wapiti's "HttpOnly Flag cookie") and a CSP header not set on `/` with
+ * no parameter (Wapiti names its parameter `CSP`: another place, another issue).
+ */
+const zapReport = () =>
+  zapOf([
+    zapAlert('40012', 'Cross Site Scripting (Reflected)', '3', '79', [
+      at('http://127.0.0.1:18080/search?q=%3Cscript%3Ealert(1)%3C%2Fscript%3E', 'q', '<script>alert(1)</script>'),
+    ]),
+    zapAlert('10010', 'Cookie No HttpOnly Flag', '1', '1004', [
+      at('http://127.0.0.1:18080/', 'session', 'Set-Cookie: session'),
+    ]),
+    zapAlert('10038', 'Content Security Policy (CSP) Header Not Set', '2', '693', [at('http://127.0.0.1:18080/', '')]),
+  ]);
 
 interface Row {
   scanId: string;
@@ -186,6 +182,114 @@ describe('issues', () => {
     expect(wapitiXss).toBeDefined();
     const uris = await alertUrisOf(tenant.token, wapiti.body.scanId, 'wapiti.cross-site-scripting');
     expect(uris.filter((u) => u.status === 'FALSE_POSITIVE').map((u) => new URL(u.uri).pathname)).toEqual(['/search']);
+  });
+
+  it("templates an issue's path by the application's hosted description: /users/123 and /users/abc-name are one", async () => {
+    const tenant = await createTenant();
+    const described = await createApp(tenant, { name: 'described api' });
+    const plain = await createApp(tenant, { name: 'undescribed api' });
+    const description = [
+      'openapi: 3.0.3',
+      'info: {title: Users, version: "1"}',
+      'servers: [{url: "http://127.0.0.1:18080/"}]',
+      'paths:',
+      '  /users/me: {get: {responses: {"200": {description: me}}}}',
+      '  /users/{id}:',
+      '    get:',
+      '      parameters: [{name: id, in: path, required: true, schema: {type: string}}]',
+      '      responses: {"200": {description: a user}}',
+    ].join('\n');
+    const uploaded = await api('POST', `/api/v1/oas/${described}/upload`, {
+      token: tenant.token,
+      rawBody: description,
+      contentType: 'application/yaml',
+    });
+    expect(uploaded.status, uploaded.text).toBe(200);
+    const users = zapOf([
+      zapAlert('40012', 'Cross Site Scripting (Reflected)', '3', '79', [
+        at('http://127.0.0.1:18080/users/123?q=%3Cb%3E', 'q', '<b>'),
+        at('http://127.0.0.1:18080/users/abc-name?q=%3Cb%3E', 'q', '<b>'),
+        at('http://127.0.0.1:18080/users/me?q=%3Cb%3E', 'q', '<b>'),
+      ]),
+    ]);
+    const scans = await Promise.all(
+      [described, plain].map((appId) => importReport(tenant.token, appId, 'staging', users, 'application/json')),
+    );
+    for (const scan of scans) expect(scan.status, scan.text).toBe(200);
+    const rows: Row[] = (await report(tenant)).body.findings;
+    const issuesOf = (scanId: string) =>
+      Object.fromEntries(
+        rows.filter((r) => r.scanId === scanId).map((r) => [new URL(r.findingUrl).pathname, r.issueId]),
+      );
+    // Three findings each (their hashes: /users/{id}, /users/abc-name, /users/me).
+    const withDescription = issuesOf(scans[0].body.scanId);
+    const without = issuesOf(scans[1].body.scanId);
+    expect(Object.keys(withDescription).sort()).toEqual(['/users/123', '/users/abc-name', '/users/me']);
+    expect(withDescription['/users/abc-name']).toBe(withDescription['/users/123']);
+    expect(withDescription['/users/me']).not.toBe(withDescription['/users/123']); // a concrete path of its own
+    expect(new Set(Object.values(without)).size).toBe(3);
+    // The diff's entries name the same issues.
+    const diff = await api('GET', `/api/v1/scan/${scans[0].body.scanId}/diff`, { token: tenant.token });
+    expect(diff.status, diff.text).toBe(200);
+    const diffIssues = new Set(diff.body.new.map((e: { issueId: string }) => e.issueId));
+    expect(diffIssues).toEqual(new Set(Object.values(withDescription)));
+
+    // A description stored before its routes were kept gets them at the upgrade.
+    const key = keys.hostedDescriptionRoutes(described);
+    await db.send(new DeleteCommand({ TableName: config.tableName, Key: key }));
+    expect(await getDescriptionRoutes(described)).toBeUndefined();
+    const record = (
+      await db.send(new GetCommand({ TableName: config.tableName, Key: keys.hostedDescriptionOfApp(described) }))
+    ).Item!;
+    expect(await migrationSteps.hostedDescription(record)).toBe('updated');
+    expect(await migrationSteps.hostedDescription(record)).toBe('current');
+    expect(await getDescriptionRoutes(described)).toEqual({ paths: ['/users/me', '/users/{id}'], basePaths: [] });
+  });
+
+  it('the overview counts an issue detected by two tools once', async () => {
+    const tenant = await createTenant();
+    const appId = await createApp(tenant, { name: 'node target overdue' });
+    const wapiti = await importReport(tenant.token, appId, 'qa', wapitiFixture(WAPITI));
+    const zap = await importReport(tenant.token, appId, 'qa', zapReport(), 'application/json');
+    expect([wapiti.status, zap.status], `${wapiti.text}\n${zap.text}`).toEqual([200, 200]);
+    // Every finding first seen 400 days ago: past any due date.
+    const envId = zap.body.envId;
+    for await (const f of findingsOfEnvironment({ applicationId: appId, environmentId: envId }))
+      await db.send(
+        new UpdateCommand({
+          TableName: config.tableName,
+          Key: keys.finding(appId, envId, f.findingHash!),
+          UpdateExpression: 'SET firstSeen = :t',
+          ExpressionAttributeValues: { ':t': Date.now() - 400 * 86_400_000 },
+        }),
+      );
+    const rows: (Row & { overdue: boolean; dueDate: string; findingRisk: string })[] = (await report(tenant)).body
+      .findings;
+    const late = rows.filter((r) => r.overdue);
+    const lateIssues = new Map(late.map((r) => [r.issueId, r]));
+    // Both tools' XSS on /search are overdue: two findings, one issue.
+    const xss = late.filter(xssOnSearch);
+    expect(new Set(xss.map((r) => r.findingHash)).size).toBe(2);
+    expect(new Set(xss.map((r) => r.issueId)).size).toBe(1);
+
+    const overview = await api('GET', `/api/v1/org/${tenant.orgId}/overview`, { token: tenant.token });
+    expect(overview.status, overview.text).toBe(200);
+    const { overdue } = overview.body;
+    expect(overdue.overdueCount).toBe(lateIssues.size);
+    expect(overdue.overdueCount).toBeLessThan(new Set(late.map((r) => r.findingHash)).size);
+    expect(overdue.findingsWithDueDate).toBe(lateIssues.size);
+    const listed: { findingHash: string; severity: string }[] = overdue.findings;
+    expect(listed.filter((f) => xss.some((r) => r.findingHash === f.findingHash))).toHaveLength(1);
+    // By severity: each issue's most overdue detection's (earliest due date, then hash).
+    const first = new Map<string, (typeof late)[number]>();
+    for (const r of late) {
+      const held = first.get(r.issueId);
+      if (!held || r.dueDate < held.dueDate || (r.dueDate === held.dueDate && r.findingHash < held.findingHash))
+        first.set(r.issueId, r);
+    }
+    const bySeverity = { High: 0, Medium: 0, Low: 0 } as Record<string, number>;
+    for (const r of first.values()) bySeverity[r.findingRisk]++;
+    expect(overdue.overdueBySeverity).toEqual(bySeverity);
   });
 
   it('the upgrade of data written before issues assigns every finding its issue and carries triage', async () => {

@@ -29,6 +29,7 @@ describe('API description validation in a worker thread', () => {
       text: manyParameters(3),
       format: 'json',
       openapiVersion: '3.0.3',
+      routes: { paths: ['/x'], basePaths: [] },
     });
     const invalid = manyParameters(1).replace('"description":"ok"', '"nodescription":"ok"');
     await expect(validateDescription(invalid)).rejects.toMatchObject({

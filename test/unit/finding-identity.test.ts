@@ -3,10 +3,12 @@ import {
   findingHash,
   issueId,
   issuePath,
+  issueRepresentatives,
   normalizedPath,
   pathTemplates,
   weaknessOf,
 } from '../../shared/results/finding-identity.ts';
+import { decodedRoutes, descriptionRoutes, encodedRoutes } from '../../shared/hosted-assets/description-routes.ts';
 
 describe('finding identity', () => {
   it('normalizes paths: origin, query, fragment, empty segments and trailing slash dropped; id-like segments as {id}', () => {
@@ -106,9 +108,68 @@ describe('issueId (docs/ISSUES.md)', () => {
     expect(issuePath('/users/alice')).toBe('/users/alice');
   });
 
+  it('matches concrete paths first, partial segments, literal id-like segments and server base paths', () => {
+    const templates = pathTemplates(
+      ['/users/{userId}', '/users/me', '/files/{name}.{ext}', '/reports/2024/{section}', '/', '/{tenant}/settings'],
+      ['/api/v1', '/api'],
+    );
+    expect(issuePath('/users/me', templates)).toBe('/users/me');
+    expect(issuePath('/users/abc-name', templates)).toBe('/users/{id}');
+    expect(issuePath('/files/a.b.json', templates)).toBe('/files/{id}.{id}');
+    expect(issuePath('/files/.json', templates)).toBe('/files/.json'); // a parameter is never empty
+    expect(issuePath('/files/readme', templates)).toBe('/files/readme');
+    expect(issuePath('/reports/2024/summary', templates)).toBe('/reports/2024/{id}');
+    expect(issuePath('/reports/2025/summary', templates)).toBe('/reports/{id}/summary');
+    expect(issuePath('https://shop.test/api/v1/users/alice?x=1', templates)).toBe('/api/v1/users/{id}');
+    expect(issuePath('/api/users/alice', templates)).toBe('/api/users/{id}');
+    expect(issuePath('/api/v1', templates)).toBe('/api/v1');
+    expect(issuePath('/users/settings', templates)).toBe('/users/{id}');
+    expect(issuePath('/acme/settings', templates)).toBe('/{id}/settings');
+    expect(issuePath('/users/a/b', templates)).toBe('/users/a/b');
+  });
+
   it('normalizes long hostile paths (no backtracking on the input)', () => {
     const long = `/${'a1-'.repeat(20_000)}!/${'{'.repeat(20_000)}/${'9'.repeat(20_000)}x`;
     expect(issuePath(`https://x.test${long}`, pathTemplates(['/{a}/{b}/{c}']))).toBe('/{id}/{id}/{id}');
     expect(normalizedPath(`${'a'.repeat(50_000)}:`)).toBe(`/${'a'.repeat(50_000)}:`);
+    const deep = '/x'.repeat(50_000);
+    expect(issuePath(deep, pathTemplates([deep, `${'/{p}'.repeat(50_000)}/y`, `/${'{a}.'.repeat(5_000)}z`]))).toBe(
+      deep,
+    );
+    expect(issuePath(`/${'a.'.repeat(20_000)}`, pathTemplates([`/${'{a}.'.repeat(5_000)}z`]))).toBe(
+      `/${'a.'.repeat(20_000)}`,
+    );
+  });
+});
+
+describe("a hosted description's routes", () => {
+  it('keeps its paths in order and its servers’ paths, variables at their defaults', () => {
+    const routes = descriptionRoutes({
+      paths: { '/users/{id}': {}, '/users/me': {}, 'x-not-a-path': {} },
+      servers: [
+        { url: 'https://{region}.shop.test/{base}/v1?x=1', variables: { base: { default: 'api' } } },
+        { url: '/' },
+        { url: 'relative/{missing}' },
+        'not a server',
+      ],
+    });
+    expect(routes).toEqual({ paths: ['/users/{id}', '/users/me'], basePaths: ['/api/v1', 'relative/{missing}'] });
+    expect(decodedRoutes(encodedRoutes(routes))).toEqual(routes);
+    expect(descriptionRoutes(null)).toEqual({ paths: [], basePaths: [] });
+  });
+});
+
+describe('issue representatives', () => {
+  it('keeps the first finding of each issue in the order given, per scope', () => {
+    const f = (findingHash: string, issueId: string, due: number, env = 'e1') => ({ findingHash, issueId, due, env });
+    const order = (a: { due: number; findingHash: string }, b: { due: number; findingHash: string }) =>
+      a.due - b.due || a.findingHash.localeCompare(b.findingHash);
+    const found = [f('zap', 'i1', 5), f('wapiti', 'i1', 3), f('other', 'i2', 4), f('zap2', 'i1', 1, 'e2')];
+    expect(issueRepresentatives(found, order, (x) => x.env).map((x) => x.findingHash)).toEqual([
+      'zap2',
+      'wapiti',
+      'other',
+    ]);
+    expect(issueRepresentatives(found, order).map((x) => x.findingHash)).toEqual(['zap2', 'other']);
   });
 });
