@@ -1,7 +1,8 @@
 import type { BackfillOptions, IndexKeysOf, Outcome } from './db/backfill.ts';
 import { countApplicationHealth, markHealthComplete } from './applications/health-backfill.ts';
 import { applicationIndexKeys } from './applications/application-repository.ts';
-import { environmentIndexKeys } from './applications/environment-repository.ts';
+import { countEnvironmentCoverage, environmentIndexKeys } from './applications/environment-repository.ts';
+import { markCoverageCounted } from './applications/coverage-backfill.ts';
 import {
   markTableCredentialsMoved,
   migrateEnvironmentConfig,
@@ -33,7 +34,8 @@ function bothOutcomes(first: Outcome, second: Outcome): Outcome {
  * them (shared/applications/health-backfill.ts); once all are, the organizations are marked complete (`finish`).
  * Stored configurations' literal credentials move into scan secrets (shared/scans/configuration-migration.ts), and
  * environments written before tool streams get theirs (shared/scans/stream-backfill.ts), then their finding records
- * their issues (shared/scans/issue-backfill.ts).
+ * their issues (shared/scans/issue-backfill.ts); environments are counted in the overview's coverage counters, then
+ * the organizations marked (shared/applications/coverage-backfill.ts).
  */
 export const migrationSteps: Record<string, (item: Record<string, unknown>) => Promise<Outcome>> = {
   application: (item) => countApplicationHealth(item.applicationId as string),
@@ -43,8 +45,11 @@ export const migrationSteps: Record<string, (item: Record<string, unknown>) => P
       item.deleting
         ? 'current'
         : bothOutcomes(
-            await assignEnvironmentStreams(item.applicationId as string, item.environmentId as string),
-            await assignEnvironmentIssues(item.applicationId as string, item.environmentId as string),
+            bothOutcomes(
+              await assignEnvironmentStreams(item.applicationId as string, item.environmentId as string),
+              await assignEnvironmentIssues(item.applicationId as string, item.environmentId as string),
+            ),
+            await countEnvironmentCoverage(item.applicationId as string, item.environmentId as string),
           ),
     ),
   organizationAsset: migrateOrganizationConfiguration,
@@ -63,5 +68,6 @@ export const tableMigration = (
     await markTableCredentialsMoved(tableName);
     await markStreamsAssigned(tableName);
     await markIssuesAssigned(tableName);
+    await markCoverageCounted(tableName);
   },
 });

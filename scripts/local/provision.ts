@@ -95,7 +95,8 @@ export async function addMissingIndexes(
     ((await marked(keys.tableHealthComplete())) &&
       (await marked(keys.tableCredentialsMoved())) &&
       (await marked(keys.tableStreamsAssigned())) &&
-      (await marked(keys.tableIssuesAssigned())));
+      (await marked(keys.tableIssuesAssigned())) &&
+      (await marked(keys.tableCoverageCounted())));
   if (missing.length === 0 && migrated) return;
   log(
     missing.length
@@ -171,6 +172,7 @@ export async function provision(): Promise<void> {
           keys.tableCredentialsMoved(),
           keys.tableStreamsAssigned(),
           keys.tableIssuesAssigned(),
+          keys.tableCoverageCounted(),
         ])
           await client.send(
             new PutItemCommand({ TableName: tableName, Item: attributes({ ...marker, entity: 'migration' }) }),
