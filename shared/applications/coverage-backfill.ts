@@ -1,7 +1,8 @@
-import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
 import { config } from '../config.ts';
+import { forEveryOrganization } from './health-backfill.ts';
 
 // The overview's coverage counters of data written before them (npm run migrate, npm start on an older data
 // directory): each environment is counted by the migration's environment step (countEnvironmentCoverage); once all
@@ -10,26 +11,9 @@ import { config } from '../config.ts';
 
 /** Marks every organization's coverage counters complete, then the table. Idempotent. */
 export async function markCoverageCounted(tableName = config.tableName): Promise<void> {
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new ScanCommand({
-        TableName: tableName,
-        FilterExpression: 'entity = :entity',
-        ExpressionAttributeValues: { ':entity': 'organization' },
-        ProjectionExpression: 'organizationId',
-        ExclusiveStartKey,
-      }),
-    );
-    for (const org of page.Items ?? [])
-      await db.send(
-        new PutCommand({
-          TableName: tableName,
-          Item: { ...keys.coverageReady(org.organizationId as string), entity: 'coverageReady' },
-        }),
-      );
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
+  await forEveryOrganization(tableName, (orgId) =>
+    db.send(new PutCommand({ TableName: tableName, Item: { ...keys.coverageReady(orgId), entity: 'coverageReady' } })),
+  );
   await db.send(
     new PutCommand({ TableName: tableName, Item: { ...keys.tableCoverageCounted(), entity: 'migration' } }),
   );
