@@ -1,7 +1,8 @@
 import type { BackfillOptions, IndexKeysOf, Outcome } from './db/backfill.ts';
 import { countApplicationHealth, markHealthComplete } from './applications/health-backfill.ts';
 import { applicationIndexKeys } from './applications/application-repository.ts';
-import { environmentIndexKeys } from './applications/environment-repository.ts';
+import { countEnvironmentCoverage, environmentIndexKeys } from './applications/environment-repository.ts';
+import { markCoverageCounted } from './applications/coverage-backfill.ts';
 import {
   markTableCredentialsMoved,
   migrateEnvironmentConfig,
@@ -39,7 +40,8 @@ function bothOutcomes(first: Outcome, second: Outcome): Outcome {
  * them (shared/applications/health-backfill.ts); once all are, the organizations are marked complete (`finish`).
  * Stored configurations' literal credentials move into scan secrets (shared/scans/configuration-migration.ts), and
  * environments written before tool streams get theirs (shared/scans/stream-backfill.ts), then their finding records
- * their issues (shared/scans/issue-backfill.ts) and their open issues' summary (shared/results/issue-summary.ts).
+ * their issues (shared/scans/issue-backfill.ts) and their open issues' summary (shared/results/issue-summary.ts); environments are counted in the overview's coverage counters, then
+ * the organizations marked (shared/applications/coverage-backfill.ts).
  * Hosted descriptions stored before their routes were kept get them
  * (shared/hosted-assets/repository.ts, backfillDescriptionRoutes); the issues this run assigns may be computed before
  * it (the steps run in scan order): a finding takes its description's paths at its next scan.
@@ -52,15 +54,18 @@ export const migrationSteps: Record<string, (item: Record<string, unknown>) => P
       item.deleting
         ? 'current'
         : bothOutcomes(
-            await assignEnvironmentStreams(item.applicationId as string, item.environmentId as string),
             bothOutcomes(
-              await assignEnvironmentIssues({
-                organizationId: item.organizationId as string,
-                applicationId: item.applicationId as string,
-                environmentId: item.environmentId as string,
-              }),
-              await assignOpenIssues(item.applicationId as string, item.environmentId as string),
+              await assignEnvironmentStreams(item.applicationId as string, item.environmentId as string),
+              bothOutcomes(
+                await assignEnvironmentIssues({
+                  organizationId: item.organizationId as string,
+                  applicationId: item.applicationId as string,
+                  environmentId: item.environmentId as string,
+                }),
+                await assignOpenIssues(item.applicationId as string, item.environmentId as string),
+              ),
             ),
+            await countEnvironmentCoverage(item.applicationId as string, item.environmentId as string),
           ),
     ),
   organizationAsset: migrateOrganizationConfiguration,
@@ -82,5 +87,6 @@ export const tableMigration = (
     await markIssuesAssigned(tableName);
     await markOpenIssuesAssigned(tableName);
     await markDescriptionRoutes(tableName);
+    await markCoverageCounted(tableName);
   },
 });

@@ -46,6 +46,7 @@ export async function seed(
     await import('../../shared/applications/application-repository.ts');
   const { environmentPuts } = await import('../../shared/applications/environment-repository.ts');
   const { dayCount } = await import('../../shared/applications/projections/health-day-counters.ts');
+  const { coverageShare } = await import('../../shared/applications/projections/environment-coverage.ts');
   const { counterUpdates } = await import('../../shared/db/entity-write.ts');
   const { addBucketHealth, applicationHealthOf, bucketShare } = await import('../../shared/applications/model.ts');
   const { newEnvironment } = await import('../../shared/applications/environment-creation.ts');
@@ -114,7 +115,9 @@ export async function seed(
         });
       }
       if (a === 0 && e === 0) [sampleAppId, sampleEnvId] = [app.applicationId, env.environmentId];
-      for (const put of environmentPuts(env)) items.push(put.Put!.Item as Record<string, unknown>);
+      // Its record's puts; the overview's coverage counters it adds are written below, summed.
+      for (const put of environmentPuts(env)) if (put.Put) items.push(put.Put.Item as Record<string, unknown>);
+      scanDays.push(...coverageShare({ ...env, coverageCounted: true }));
       envs.push(env);
       environments.push({ applicationId: app.applicationId, environmentId: env.environmentId });
     }

@@ -78,6 +78,18 @@ const section: BenchSection = {
 
     ctx.progress(`GET ${path}, 30 times`);
     const latency = await measure(get, 30, 3);
+
+    // The coverage gaps from the counters against their full recomputation (every environment not scanned within 7
+    // days, walked), as of the same moment.
+    ctx.progress('the coverage gaps against a full recomputation');
+    const { overviewOf, RISK_WALK_ENTRIES } = await import('../../shared/overview/overview.ts');
+    const answered = (await get()) as unknown as { generatedAt: string; coverageGaps: unknown };
+    const recomputed = await overviewOf(orgId, () => true, Date.parse(answered.generatedAt), {
+      riskEntries: RISK_WALK_ENTRIES,
+      coverageEntries: Infinity,
+    });
+    const coverageSameAsRecomputation =
+      JSON.stringify(answered.coverageGaps) === JSON.stringify(recomputed.coverageGaps);
     return {
       request: `GET /api/v1/org/{orgId}/overview (${ENVIRONMENTS} seeded environments + ${SCANNED} scanned with ${3 * FINDINGS_PER_SEVERITY} findings each)`,
       latency,
@@ -85,6 +97,11 @@ const section: BenchSection = {
       readUnits: Math.round((observed?.readUnits ?? 0) * 10) / 10,
       environmentsExamined: answer.overdue.environmentsExamined,
       findingsWithDueDate: answer.overdue.findingsWithDueDate,
+      coverageSameAsRecomputation,
+      coverageGaps: answered.coverageGaps && {
+        ...(answered.coverageGaps as Record<string, unknown>),
+        environments: undefined,
+      },
       trendsTargetForComparison: TRENDS_TARGET,
     };
   },

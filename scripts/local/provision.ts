@@ -98,7 +98,8 @@ export async function addMissingIndexes(
       (await marked(keys.tableStreamsAssigned())) &&
       (await marked(keys.tableIssuesAssigned())) &&
       (await marked(keys.tableOpenIssues())) &&
-      (await marked(keys.tableDescriptionRoutes())));
+      (await marked(keys.tableDescriptionRoutes())) &&
+      (await marked(keys.tableCoverageCounted())));
   if (missing.length === 0 && migrated) return;
   log(
     missing.length
@@ -176,6 +177,7 @@ export async function provision(): Promise<void> {
           keys.tableIssuesAssigned(),
           keys.tableOpenIssues(),
           keys.tableDescriptionRoutes(),
+          keys.tableCoverageCounted(),
         ])
           await client.send(
             new PutItemCommand({ TableName: tableName, Item: attributes({ ...marker, entity: 'migration' }) }),

@@ -4,10 +4,13 @@ import { keys } from '../db/keys.ts';
 import { fromItem } from '../db/items.ts';
 import { batchDelete, batchGet, deleteFound, queryAll, queryItems } from '../db/query.ts';
 import type { TransactItem } from '../db/transactions.ts';
-import { entityWrite, type EntityChange, type Projection } from '../db/entity-write.ts';
+import { counterUpdates, entityWrite, type EntityChange, type Projection } from '../db/entity-write.ts';
+import { retryOnConflict, transactionConflict, type RetriesExhausted } from '../db/retry.ts';
+import { transactWrite } from '../db/transactions.ts';
 import { config } from '../config.ts';
-import { applicationEnvironmentsChange, getApplication } from './application-repository.ts';
+import { applicationEnvironmentsChange, getApplication, requireLiveApplication } from './application-repository.ts';
 import * as listEntries from './projections/environment-list-entries.ts';
+import * as coverage from './projections/environment-coverage.ts';
 import * as nameClaim from './projections/environment-name-claim.ts';
 import * as nameIndex from './projections/environment-name-index.ts';
 import {
@@ -27,14 +30,15 @@ export { NO_SCAN_STATUS } from './projections/environment-list-entries.ts';
 const toRecord = (item: Record<string, unknown> | undefined) => fromItem<EnvironmentRecord>(item);
 
 /**
- * The projections of an environment write (docs/DATA-MODEL.md, Projections): its list entries, its name claim and
- * its name index. Its application's count and health figures are the application's write beside it
+ * The projections of an environment write (docs/DATA-MODEL.md, Projections): its list entries, its name claim, its
+ * name index and the overview's coverage counters. Its application's count and health figures are the application's write beside it
  * (applicationEnvironmentsChange), with the organization's counters and day counters as its projections.
  */
 const PROJECTIONS: readonly Projection<EnvironmentRecord>[] = [
   listEntries.project,
   nameClaim.project,
   nameIndex.project,
+  coverage.project,
 ];
 
 /**
@@ -196,7 +200,7 @@ async function lastScanHealthWrites(
  * MAX_NAME_TRIGRAMS items in all), alone: when its application is created in the same transaction.
  */
 export function environmentPuts(env: EnvironmentRecord): TransactItem[] {
-  return environmentWrite(undefined, env);
+  return environmentWrite(undefined, { ...env, coverageCounted: true });
 }
 
 /**
@@ -345,4 +349,53 @@ export async function environmentStreamsChanges(
   if (changes.length === 0) return [];
   const writes = changes.map(({ env, streams }) => ({ env, ...environmentScanWrite(env, { streams }) }));
   return [...writes.flatMap((w) => w.items), ...(await lastScanHealthWrites(writes))];
+}
+
+/**
+ * What an application's delete takes out of the overview's coverage counters (projections/environment-coverage.ts):
+ * its live environments' shares, as stored now. The delete is conditioned on the application's health version
+ * read before this, which every change of an environment's last scan advances: a scan published meanwhile fails it.
+ */
+export async function applicationCoverageRemoval(appId: string): Promise<TransactItem[]> {
+  const { pk, skPrefix } = keys.environmentsOfApp(appId);
+  const envs = (await queryAll({ partition: pk, skPrefix, consistent: true })).map((item) => toRecord(item)!);
+  return counterUpdates(envs.flatMap((env) => coverage.coverageShare(env, -1)));
+}
+
+/**
+ * Counts an environment written before the overview's coverage counters in them (npm run migrate): `coverageCounted`
+ * set by the environment's write, whose projection adds it, conditioned on it being uncounted, its last scan unchanged
+ * and its application live (a deleting application's environments are not counted).
+ */
+export async function countEnvironmentCoverage(
+  appId: string,
+  envId: string,
+): Promise<'updated' | 'current' | 'gone' | 'conflict'> {
+  try {
+    return await retryOnConflict({ conflict: transactionConflict() }, async () => {
+      const env = await getEnvironmentIncludingDeleting(appId, envId);
+      if (!env) return 'gone';
+      if (env.deleting || env.coverageCounted) return 'current';
+      const app = await getApplication(appId);
+      if (!app || app.deleting) return 'current';
+      const unchanged = healthFieldsUnchanged(env);
+      await transactWrite([
+        ...environmentWrite(
+          env,
+          { ...env, coverageCounted: true },
+          {
+            expression: `attribute_not_exists(deleting) AND attribute_not_exists(coverageCounted) AND ${unchanged.condition}`,
+            names: unchanged.names,
+            values: unchanged.values,
+          },
+        ),
+        requireLiveApplication(appId),
+      ]);
+      return 'updated';
+    });
+  } catch (error) {
+    // Lost every race: left uncounted, for the next run.
+    if ((error as Partial<RetriesExhausted>).retryReason) return 'conflict';
+    throw error;
+  }
 }

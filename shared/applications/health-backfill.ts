@@ -40,6 +40,17 @@ export async function countApplicationHealth(
  * them) and the table as migrated (npm start then skips this backfill). Idempotent.
  */
 export async function markHealthComplete(tableName = config.tableName): Promise<void> {
+  await forEveryOrganization(tableName, (orgId) =>
+    db.send(new PutCommand({ TableName: tableName, Item: { ...keys.healthReady(orgId), entity: 'healthReady' } })),
+  );
+  await markTableHealthComplete(tableName);
+}
+
+/** Runs `work` for every organization of the table, one after the other (a filtered scan, page by page). */
+export async function forEveryOrganization(
+  tableName: string,
+  work: (orgId: string) => Promise<unknown>,
+): Promise<void> {
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
     const page = await db.send(
@@ -51,17 +62,9 @@ export async function markHealthComplete(tableName = config.tableName): Promise<
         ExclusiveStartKey,
       }),
     );
-    for (const org of page.Items ?? []) {
-      await db.send(
-        new PutCommand({
-          TableName: tableName,
-          Item: { ...keys.healthReady(org.organizationId as string), entity: 'healthReady' },
-        }),
-      );
-    }
+    for (const org of page.Items ?? []) await work(org.organizationId as string);
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey);
-  await markTableHealthComplete(tableName);
 }
 
 /** The table's marker that every organization's aggregates are complete (a new table: at once). */

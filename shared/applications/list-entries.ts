@@ -354,6 +354,8 @@ export interface ListScope {
   buckets: Bucket[];
   /** Live applications and environments of the selected buckets (the organization counters). */
   counts: { applications: number; environments: number };
+  /** The selected buckets are all the organization's with applications: `keep` hides only deleting applications. */
+  whole: boolean;
   keep(entry: Pick<ListEntry, 'applicationId' | 'applicationType'>): boolean;
   /**
    * `keep` for an application known by its id alone (a name index entry carries no type): reads the ids of the
@@ -417,6 +419,7 @@ export async function listScope(
   return {
     buckets,
     counts,
+    whole: !all.some((b) => !buckets.includes(b) && b.applications > 0),
     keep: (entry) => types.includes(entry.applicationType) && shown(entry.applicationId),
     applicationKeep: () => (applicationKeep ??= readApplicationKeep()),
   };

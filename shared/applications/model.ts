@@ -134,6 +134,11 @@ export interface EnvironmentRecord extends Partial<LastScan> {
   streams?: EnvironmentStreams;
   /** Changes with every change of `streams`: each write of them is conditioned on the version read. */
   streamsVersion?: number;
+  /**
+   * Counted in the overview's coverage counters (projections/environment-coverage.ts); absent: written before them,
+   * not counted yet (npm run migrate counts it).
+   */
+  coverageCounted?: boolean;
 }
 
 // ---- Health: the figures of environments, applications and (type, team) buckets (health.ts keeps them).

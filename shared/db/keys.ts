@@ -254,6 +254,22 @@ export const keys = {
     skFrom: `HEALTHDAY#${sortableNumber(day)}`,
     skTo: 'HEALTHDAY#~~',
   }),
+  // ---- The overview's coverage counters (docs/GOVERNANCE.md, The overview; projections/environment-coverage.ts):
+  // the organization's live, counted environments by the UTC day and the hour (ms / 3,600,000) their last scan
+  // started, and how many have a last scan at all.
+  coverageCounter: (orgId: string, unit: 'DAY' | 'HOUR', n: number) => ({
+    pk: `ORG#${orgId}`,
+    sk: `COVERAGE#${unit}#${sortableNumber(n)}`,
+  }),
+  /** The counters of `unit` from `from` to `to` (inclusive). */
+  coverageCounters: (orgId: string, unit: 'DAY' | 'HOUR', from: number, to: number) => ({
+    pk: `ORG#${orgId}`,
+    skFrom: `COVERAGE#${unit}#${sortableNumber(from)}`,
+    skTo: `COVERAGE#${unit}#${sortableNumber(to)}`,
+  }),
+  coverageScanned: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: 'COVERAGE#SCANNED' }),
+  /** Present once every environment of the organization counts in the coverage counters (new ones; npm run migrate). */
+  coverageReady: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: 'COVERAGE#~ready' }),
   /** Present once every application of the organization counts in its aggregates (new organizations; npm run migrate). */
   healthReady: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: 'HEALTHDAY#~ready' }),
   // ---- Trends (docs/GOVERNANCE.md, Trends; docs/DATA-MODEL.md, Trends): per (scope, UTC day) counters and a
@@ -284,6 +300,8 @@ export const keys = {
   tableOpenIssues: () => ({ pk: 'MIGRATION', sk: 'OPENISSUES' }),
   /** Every hosted description of the table has its routes item (hosted-assets/description-routes.ts). */
   tableDescriptionRoutes: () => ({ pk: 'MIGRATION', sk: 'OASROUTES' }),
+  /** Every environment of the table counts in the overview's coverage counters (overview-coverage-backfill.ts). */
+  tableCoverageCounted: () => ({ pk: 'MIGRATION', sk: 'COVERAGE' }),
   /** gsi5 entry of a live application with a scanned environment: by its newest environment scan time. */
   applicationByScanTime: (orgId: string, appId: string, scannedAt: number) => ({
     gsi5pk: `ORGAPPSCANS#${orgId}`,

@@ -2,6 +2,7 @@ import type { Caller } from '../context/caller.ts';
 import { accessibleApplication, accessibleEnvironment } from '../applications/access.ts';
 import { applicationDeletingMark, deleteApplicationPartition } from '../applications/application-repository.ts';
 import {
+  applicationCoverageRemoval,
   deleteEnvironmentData,
   environmentDeletingMark,
   getEnvironment,
@@ -39,6 +40,7 @@ export async function deleteApplication(caller: Caller, appId: string): Promise<
     await transactWrite([
       ...applicationDeletingMark(app, now),
       ...(await applicationTrendRemoval(app, now)),
+      ...(await applicationCoverageRemoval(appId)),
       ...(await deletedApplicationSlot(appId)),
       await auditEntry(caller, app.organizationId, 'APPLICATION_REMOVED', payload, now),
     ]);

@@ -13,11 +13,20 @@ export interface Organization {
   createdAt: number;
 }
 
-/** A new organization, with the marker that its health aggregates count every application (it has none yet). */
+/**
+ * A new organization, with the markers that its health aggregates count every application and its coverage counters
+ * every environment (it has none yet).
+ */
 export async function putOrganization(org: Organization): Promise<void> {
   await transactWrite([
     putNewItem({ ...keys.organization(org.organizationId), entity: 'organization', ...org }),
     { Put: { TableName: config.tableName, Item: { ...keys.healthReady(org.organizationId), entity: 'healthReady' } } },
+    {
+      Put: {
+        TableName: config.tableName,
+        Item: { ...keys.coverageReady(org.organizationId), entity: 'coverageReady' },
+      },
+    },
   ]);
 }
 

@@ -8,10 +8,11 @@ import { mostOverdueFirst, overdueOfScan, type OverdueFinding } from '../scans/s
 import { applicationsOpenNow } from '../trends/reads.ts';
 import { issueRepresentatives } from '../results/finding-identity.ts';
 import type { Caller } from '../context/caller.ts';
+import { COVERAGE_LISTED, coverageOfCounters, coverageOfWalk, type CoverageFacts } from './coverage.ts';
 
 // GET /api/v1/org/{orgId}/overview (getOrganizationOverview, docs/GOVERNANCE.md, The overview): the dashboard's
-// landing figures that the trends do not give, each from a bounded walk of an environment index, so the request
-// costs the same whatever the organization's size.
+// landing figures that the trends do not give, each from a bounded walk of an environment index or from projections
+// (the coverage counters: coverage.ts), so the request costs the same whatever the organization's size.
 
 /** Entries of the findings index (most untriaged first) read at most, for the riskiest applications. */
 export const RISK_WALK_ENTRIES = 200;
@@ -21,7 +22,7 @@ export const OVERDUE_ENVIRONMENTS = 10;
 export const OVERDUE_LISTED = 20;
 /** Entries of the scan-date index (never scanned, then oldest scan, first) read at most, for the coverage gaps. */
 export const COVERAGE_WALK_ENTRIES = 500;
-export const COVERAGE_LISTED = 20;
+export { COVERAGE_LISTED };
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -120,21 +121,23 @@ export const FULL_WALKS: OverviewWalks = { riskEntries: Infinity, coverageEntrie
 export async function organizationOverview(caller: Caller, orgId: string) {
   const membership = await caller.authorize(orgId);
   const scope = await listScope(orgId, membership, [...APPLICATION_TYPES], []);
-  return overviewOf(orgId, (entry) => scope.keep(entry), Date.now(), REQUEST_WALKS);
+  const now = Date.now();
+  return overviewOf(orgId, (entry) => scope.keep(entry), now, REQUEST_WALKS, coverageOfCounters(orgId, scope, now));
 }
 
 /**
  * The overview of the environments `keep` accepts (a member's team rules), as of `now`: with REQUEST_WALKS what the
  * request answers; with FULL_WALKS the same figures from every environment, the recomputation a faster source of
- * them is checked against.
+ * them is checked against. `coverage`: the coverage gaps from the counters (coverage.ts), when they answer.
  */
 export async function overviewOf(
   orgId: string,
   keep: (entry: ListEntry) => boolean,
   now: number,
   walks: OverviewWalks,
+  coverage?: Promise<CoverageFacts | undefined>,
 ) {
-  const [risky, stale] = await Promise.all([
+  const [risky, gapFacts] = await Promise.all([
     // The findings index in descending order: environments with untriaged findings, most first; the walk ends at
     // the first environment with none.
     takeEntries(
@@ -145,17 +148,22 @@ export async function overviewOf(
     ),
     // The scan-date index in ascending order: never scanned first, then the oldest last scans; the walk ends at the
     // first environment scanned within 7 days.
-    takeEntries(
-      environmentEntries(orgId, 'scanDate', true, 100),
-      keep,
-      walks.coverageEntries,
-      (e) => (e.lastScanTimestamp ?? 0) > now - 7 * DAY,
-    ),
+    (async () =>
+      (await coverage) ??
+      coverageOfWalk(
+        await takeEntries(
+          environmentEntries(orgId, 'scanDate', true, 100),
+          keep,
+          walks.coverageEntries,
+          (e) => (e.lastScanTimestamp ?? 0) > now - 7 * DAY,
+        ),
+        now,
+      ))(),
   ]);
 
   const riskyApps = [...new Set(risky.kept.map((e) => e.applicationId))];
   const overdueEnvs = risky.kept.slice(0, OVERDUE_ENVIRONMENTS);
-  const namedApps = new Set([...riskyApps, ...stale.kept.slice(0, COVERAGE_LISTED).map((e) => e.applicationId)]);
+  const namedApps = new Set([...riskyApps, ...gapFacts.listed.map((e) => e.applicationId)]);
   const [apps, openNow, overdueSets] = await Promise.all([
     getApplications([...namedApps]),
     applicationsOpenNow(orgId, riskyApps),
@@ -179,7 +187,7 @@ export async function overviewOf(
   for (const f of overdue) overdueBySeverity[f.severity as keyof typeof overdueBySeverity]++;
   const findingsWithDueDate = dueIssues.size;
 
-  const gaps = stale.kept.filter((e) => appById.has(e.applicationId));
+  const gaps = gapFacts.listed.filter((e) => appById.has(e.applicationId));
   const lastScan = (e: ListEntry) => e.lastScanTimestamp ?? 0;
   return {
     organizationId: orgId,
@@ -207,12 +215,13 @@ export async function overviewOf(
       })),
     },
     coverageGaps: {
-      // Exact when the walk reached an environment scanned within 7 days (or the end); otherwise lower bounds.
-      complete: stale.exhausted,
-      neverScanned: stale.kept.filter((e) => !lastScan(e)).length,
-      notScannedIn7Days: stale.kept.length,
-      notScannedIn30Days: stale.kept.filter((e) => lastScan(e) <= now - 30 * DAY).length,
-      environments: gaps.slice(0, COVERAGE_LISTED).map((e) => ({
+      // Exact from the counters, or when the walk reached an environment scanned within 7 days (or the end);
+      // otherwise lower bounds.
+      complete: gapFacts.complete,
+      neverScanned: gapFacts.neverScanned,
+      notScannedIn7Days: gapFacts.notScannedIn7Days,
+      notScannedIn30Days: gapFacts.notScannedIn30Days,
+      environments: gaps.map((e) => ({
         applicationId: e.applicationId,
         applicationName: appById.get(e.applicationId)!.name,
         environmentId: e.environmentId,
