@@ -13,7 +13,6 @@ import { findingsOfEnvironment, getTriageRule } from '../../shared/results/findi
 import type { FindingRecord } from '../../shared/results/model.ts';
 import { migrationSteps } from '../../shared/table-migration.ts';
 import { getDescriptionRoutes } from '../../shared/hosted-assets/repository.ts';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 
 // One issue per weakness (docs/ISSUES.md): Wapiti's and ZAP's findings of the same weakness at the same place of one
 // environment are one issue, detected by both; a triage applies to the issue, and carries to a later detection.
