@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { wapitiEngine } from '@hawk-api/scanner/agent';
 import { api } from '../integration/client.ts';
 import { createTenant, type Tenant } from '../integration/fixtures.ts';
 import { startAuthorizationTarget } from './authorization-target.ts';
@@ -200,5 +201,40 @@ describe('authorization testing in a hosted scan', { timeout: 400_000 }, () => {
     expect(sent.filter((r) => r.url.startsWith('/api/invoices/'))).toEqual([]);
     const coverage = await api('GET', `/api/v1/scan/${scanId}/coverage`, { token: tenant.token });
     expect(coverage.body.authorization).toMatchObject({ skippedUnsafe: 0, excluded: 1, findings: 3 });
+  });
+
+  it('stops at its request budget, saying so in the coverage record (PARTIAL) and the log', async () => {
+    const tenant = await createTenant();
+    const appId = await cloudAppAt(tenant, 'shop-budget', target.url);
+    const before = target.requests.length;
+    // Five requests: two candidates replayed as bob and without a session, then too few left for a third. Wapiti's
+    // crawl is what the phase replays: one quick module after it.
+    await withAgent(
+      tenant,
+      async () => {
+        expect((await start(tenant, appId, config(target.url, '    maxRequests: 5\n'))).status).toBe(200);
+        await waitForEnd(tenant, appId);
+      },
+      { engines: [wapitiEngine({ modules: 'csp' })] },
+    );
+    const log = (await runLog(tenant, appId)).log as string;
+    expect(log).toContain('authorization: cut short by its request budget');
+    const scanId = (await api('GET', `/api/v1/app/${appId}/perch/status`, { token: tenant.token })).body.device
+      .scanId as string;
+    expect((await listedScan(tenant, scanId))?.status, log).toBe('COMPLETED');
+    const replays = target.requests.slice(before).filter((r) => r.user !== 'alice' && r.url.startsWith('/api/'));
+    expect(replays.filter((r) => r.user === 'bob')).toHaveLength(2);
+    expect(replays.filter((r) => r.user === '')).toHaveLength(2);
+    const coverage = (await api('GET', `/api/v1/scan/${scanId}/coverage`, { token: tenant.token })).body;
+    expect(coverage.authorization).toMatchObject({
+      candidates: 4,
+      users: [{ name: 'bob', replayed: 2 }],
+      unauthenticatedReplayed: 2,
+      cutBy: 'REQUEST_BUDGET',
+    });
+    expect(coverage.verdict).toBe('PARTIAL');
+    expect(coverage.reasons).toContain(
+      'the authorization phase was cut by its request budget (hawk.authorization.maxRequests)',
+    );
   });
 });

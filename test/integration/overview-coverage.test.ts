@@ -13,8 +13,8 @@ import { coverageOfCounters } from '../../shared/overview/coverage.ts';
 import { FULL_WALKS, overviewOf } from '../../shared/overview/overview.ts';
 import type { Membership } from '../../shared/context/caller.ts';
 
-// The overview's coverage gaps from the coverage counters (shared/overview/coverage.ts, docs/GOVERNANCE.md, The
-// overview) against the full recomputation (overviewOf with FULL_WALKS) on random data: environments created,
+// The overview's coverage gaps from the coverage counters (shared/overview/coverage.ts; docs/GOVERNANCE.md,
+// "The overview") against the full recomputation (overviewOf with FULL_WALKS) on random data: environments created,
 // scanned (completed and errored, several times), deleted and their applications deleted, each answer compared at
 // times that put the 7- and 30-day bounds on, just before and just after each scan's start; then the same after an
 // upgrade's backfill counts data written before the counters.
