@@ -129,7 +129,7 @@ describe('DynamoDB round trips per request', () => {
     const own = await createTenant();
     const names = ['envs-a', 'envs-b'];
     for (const name of names)
-      expect((await call('POST', `/api/v1/org/${own.orgId}/app`, bearer(own), { name, env: 'prod' })).status).toBe(200);
+      expect((await call('POST', `/api/v1/org/${own.orgId}/app`, bearer(own), { name, env: name })).status).toBe(200);
     const envs = `/api/v2/org/${own.orgId}/envs`;
     // Round trip 1: the rate limit, the authorization, the scope and the repositories; 2: the walk; 3: the page's
     // environments and applications with the applications their repositories map.
@@ -140,6 +140,7 @@ describe('DynamoDB round trips per request', () => {
       expect(page.body.totalCount).toBe('2');
       expect(page.roundTrips).toBeLessThanOrEqual(3);
     }
+    // The default order is by environment name (each named after its application here: one order, no tie).
     const first = await call('GET', `${envs}?pageSize=1`, bearer(own));
     expect(first.body.environments[0].applicationName).toBe('envs-a');
   });
