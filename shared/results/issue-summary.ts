@@ -25,11 +25,21 @@ export interface OpenIssues {
   count: number;
   /** The tool streams of its open findings, sorted. */
   streams: string[];
-  /** With two streams or more: each open issue's streams, sorted (with one, every open issue has that one). */
+  /**
+   * With two streams or more and at most TOOLS_KEPT open issues: each open issue's streams, sorted (with one stream,
+   * every open issue has that one; with more issues, readers read the findings for their tools).
+   */
   tools?: Record<string, string[]>;
   /** A write changed which findings are open without recounting: read the findings instead. */
   stale?: true;
 }
+
+/**
+ * The most open issues whose tools the summary lists: an entry is a 64-character issue id and its streams (about 80
+ * bytes), so the item stays near 80 KB, far inside DynamoDB's 400 KB item and the 4 MB of its publication's
+ * transaction, whatever the environment's size.
+ */
+export const TOOLS_KEPT = 1_000;
 
 /** Open as the report counts it: neither fixed nor verified fixed. */
 const isOpen = (f: SummaryFinding) => f.fixedAt === undefined && f.verifiedFixedAt === undefined;
@@ -48,20 +58,22 @@ export function openIssuesOf(findings: Iterable<SummaryFinding>): OpenIssues {
   return {
     count: byIssue.size,
     streams,
-    ...(streams.length > 1 && {
-      tools: Object.fromEntries([...byIssue].map(([id, set]) => [id, [...set].sort()])),
-    }),
+    ...(streams.length > 1 &&
+      byIssue.size <= TOOLS_KEPT && {
+        tools: Object.fromEntries([...byIssue].map(([id, set]) => [id, [...set].sort()])),
+      }),
   };
 }
 
 /**
- * An issue's tools by a summary (undefined: stale, read the findings). With one stream, that stream whether or not
- * the issue is open: exact for a row of that stream, whose own stream its tools always include.
+ * An issue's tools by a summary (undefined: stale, or too many issues of several streams to list: read the
+ * findings). With one stream, that stream whether or not the issue is open: exact for a row of that stream, whose own
+ * stream its tools always include.
  */
 export function issueToolsOf(summary: OpenIssues | undefined, issueId: string): string[] | undefined {
   if (!summary || summary.stale) return undefined;
   if (summary.tools) return Object.hasOwn(summary.tools, issueId) ? summary.tools[issueId] : [];
-  return summary.streams;
+  return summary.streams.length > 1 ? undefined : summary.streams;
 }
 
 type EnvRef = { applicationId: string; environmentId: string };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { issueToolsOf, openIssuesOf } from '../../shared/results/issue-summary.ts';
+import { issueToolsOf, openIssuesOf, TOOLS_KEPT } from '../../shared/results/issue-summary.ts';
 
 // An environment's open issues' summary (shared/results/issue-summary.ts): what the findings report reads instead of
 // the environment's findings (docs/DATA-MODEL.md, Findings report).
@@ -31,5 +31,17 @@ describe('open issues summary', () => {
     expect(issueToolsOf(summary, 'X')).toEqual(['wapiti']);
     expect(openIssuesOf([])).toEqual({ count: 0, streams: [] });
     expect(issueToolsOf({ ...summary, stale: true }, 'X')).toBeUndefined();
+  });
+
+  it('lists the tools of at most TOOLS_KEPT issues: a larger environment of several streams keeps its count, its item bounded', () => {
+    const many = (n: number) =>
+      Array.from({ length: n }, (_, i) => finding(`h${i}`, 'f'.repeat(63) + i, i % 2 ? 'zap' : 'wapiti'));
+    const kept = openIssuesOf(many(TOOLS_KEPT));
+    expect(Object.keys(kept.tools ?? {})).toHaveLength(TOOLS_KEPT);
+    expect(JSON.stringify(kept).length).toBeLessThan(100_000);
+    const large = openIssuesOf(many(TOOLS_KEPT + 1));
+    expect(large).toEqual({ count: TOOLS_KEPT + 1, streams: ['wapiti', 'zap'] });
+    // Its tools are not known from the summary: the report reads the findings (shared/findings/report.ts).
+    expect(issueToolsOf(large, 'f'.repeat(63) + 1)).toBeUndefined();
   });
 });
