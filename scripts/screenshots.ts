@@ -10,6 +10,8 @@ import { launchBrowser } from './local/chromium.ts';
 import { benchTenant } from './bench/harness.ts';
 
 const OUT = 'docs/screenshots';
+/** The example shop's product pages, one per finding of an alert (at most 8). */
+const PRODUCTS = ['lamp', 'chair', 'desk', 'shelf', 'rug', 'sofa', 'table', 'clock'];
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'hawk-screenshots-'));
@@ -47,28 +49,30 @@ async function main(): Promise<void> {
         hawkscanVersion: '4.2.0',
         host: 'https://shop.example',
       }));
-      const alert = (pluginId: string, name: string, severity: string, count: number) => ({
+      // Each rule its own weakness, each product page its own place (a numeric segment would be templated): one
+      // issue per finding (docs/ISSUES.md), so one triage below does not carry to the rest.
+      const alert = (pluginId: string, name: string, severity: string, count: number, cweId: string) => ({
         pluginId,
         name,
         severity,
-        cweId: '79',
+        cweId,
         description: `${name}: see the references.`,
         references: ['https://owasp.org/www-project-top-ten/'],
         uris: Array.from({ length: count }, (_, i) => ({
-          uri: `/products/${i}?q=test`,
+          uri: `/products/${PRODUCTS[i]}?q=test`,
           requestMethod: 'GET',
           param: 'q',
           evidence: '<script>alert(1)</script>',
-          requestHeader: `GET https://shop.example/products/${i}?q=test HTTP/1.1\r\nHost: shop.example\r\nAccept: text/html\r\n`,
+          requestHeader: `GET https://shop.example/products/${PRODUCTS[i]}?q=test HTTP/1.1\r\nHost: shop.example\r\nAccept: text/html\r\n`,
           responseHeader: 'HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n',
           responseBody: '<html><body><p>Results for <script>alert(1)</script></p></body></html>',
         })),
       });
       await call('POST', `/api/v1/scan/${scanId}/alerts`, {
         alerts: [
-          alert('40012', 'Cross Site Scripting (Reflected)', 'High', high),
-          alert('10038', 'Content Security Policy Header Not Set', 'Medium', medium),
-          alert('10021', 'X-Content-Type-Options Header Missing', 'Low', low),
+          alert('40012', 'Cross Site Scripting (Reflected)', 'High', high, '79'),
+          alert('10038', 'Content Security Policy Header Not Set', 'Medium', medium, '693'),
+          alert('10021', 'X-Content-Type-Options Header Missing', 'Low', low, '16'),
         ],
       });
       await call('POST', `/api/v1/scan/${scanId}/complete`, { status: 'COMPLETED', urlCount: 40 });
