@@ -27,6 +27,7 @@ import {
   queuedRuns,
   queueVersion,
   IDLE_HEARTBEAT_MS,
+  idleBeating,
   runChange,
   slotsOf,
 } from './repository.ts';
@@ -212,9 +213,10 @@ async function pollWith(
   body: PollBody,
 ) {
   // Both read in the request's first round trip, the device perhaps from this process's memory (pollReads).
-  const carrying = (known: PerchDevice) => !!(body.running ?? known.scanKey);
+  // An agent that says it runs something beats at the carrying cadence, whatever its remembered device says.
+  const idle = (known: PerchDevice) => !body.running && idleBeating(known);
   const [polled, version] = await Promise.all([
-    pollHeartbeat(caller, orgId, deviceId, (known) => (carrying(known) ? heartbeatWriteAfterMs() : IDLE_HEARTBEAT_MS)),
+    pollHeartbeat(caller, orgId, deviceId, (known) => (idle(known) ? IDLE_HEARTBEAT_MS : heartbeatWriteAfterMs())),
     queueVersion(orgId),
   ]);
   // A device remembered carrying a run the agent does not report is read again: that run may have ended since.

@@ -116,6 +116,8 @@ export interface PerchDevice {
   /** The run it is carrying out, if any. */
   scanKey?: string;
   applicationId?: string;
+  /** When its last run ended and freed it (deviceRelease): a heartbeat since shows its agent polls idle. */
+  releasedAt?: number;
   /** The last run it carried out, kept once that run ended (deviceRelease). */
   lastScanKey?: string;
   /**

@@ -27,8 +27,16 @@ export const IDLE_HEARTBEAT_MS = 5 * 60_000;
  * A device heard from within the offline window is ONLINE (computed from its last heartbeat; no sweeper needed); an
  * idle one's window is longer by IDLE_HEARTBEAT_MS, since its polls write the heartbeat that much less often.
  */
-export const isOnline = (device: Pick<PerchDevice, 'lastHeartbeatAt' | 'scanKey'>, now = Date.now()) =>
-  now - device.lastHeartbeatAt <= config.perchOfflineAfterSeconds * 1000 + (device.scanKey ? 0 : IDLE_HEARTBEAT_MS);
+export const isOnline = (device: Pick<PerchDevice, 'lastHeartbeatAt' | 'scanKey' | 'releasedAt'>, now = Date.now()) =>
+  now - device.lastHeartbeatAt <=
+  config.perchOfflineAfterSeconds * 1000 + (idleBeating(device) ? IDLE_HEARTBEAT_MS : 0);
+
+/**
+ * Idle, and heard from since its last run ended: its polls beat at the idle cadence. A device freed of a run without
+ * a word since (its agent killed, the run ended for it) keeps the carrying window, so it reads OFFLINE in time.
+ */
+export const idleBeating = (device: Pick<PerchDevice, 'lastHeartbeatAt' | 'scanKey' | 'releasedAt'>) =>
+  !device.scanKey && device.lastHeartbeatAt >= (device.releasedAt ?? 0);
 
 export async function getRun(appId: string, consistent = false): Promise<PerchRun | undefined> {
   const out = await db.send(
@@ -167,9 +175,9 @@ export const deviceRelease = (orgId: string, deviceId: string, scanKey: string):
   Update: {
     TableName: config.tableName,
     Key: keys.perchDevice(orgId, deviceId),
-    UpdateExpression: 'SET lastScanKey = :scanKey REMOVE scanKey, applicationId',
+    UpdateExpression: 'SET lastScanKey = :scanKey, releasedAt = :now REMOVE scanKey, applicationId',
     ConditionExpression: 'scanKey = :scanKey',
-    ExpressionAttributeValues: { ':scanKey': scanKey },
+    ExpressionAttributeValues: { ':scanKey': scanKey, ':now': Date.now() },
   },
 });
 

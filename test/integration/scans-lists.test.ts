@@ -226,7 +226,8 @@ describe('delete scan and cascades', () => {
     const { pk, skPrefix } = keys.environmentData(appId, view.environmentId);
     const left = await queryAll({ partition: pk, skPrefix });
     // Use counters at 0; the findings the environment's scans saw stay (first seen, and what triage rules address),
-    // and so do its trend figures (a scan delete changes none: docs/GOVERNANCE.md, Trends).
+    // and so do its trend figures (a scan delete changes none: docs/GOVERNANCE.md, Trends) and its open issues'
+    // summary, which counts those findings (shared/results/issue-summary.ts).
     const trend = left.filter((item) => String(item.entity).startsWith('trend'));
     expect(new Set(trend.map((item) => item.entity))).toEqual(new Set(['trendDay', 'trendTotal']));
     expect(
@@ -234,7 +235,15 @@ describe('delete scan and cascades', () => {
         .filter((item) => !trend.includes(item))
         .map((item) => item.entity)
         .sort(),
-    ).toEqual(['finding', 'finding', 'issueDetection', 'issueDetection', 'scanConfigUse', 'scanConfigUse']);
+    ).toEqual([
+      'finding',
+      'finding',
+      'issueDetection',
+      'issueDetection',
+      'openIssues',
+      'scanConfigUse',
+      'scanConfigUse',
+    ]);
     expect(await getScanLocation(first.scanId)).toBeUndefined();
     expect((await auditTypes(tenant)).filter((t) => t === 'SCAN_REMOVED')).toHaveLength(2);
   });
