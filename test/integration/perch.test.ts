@@ -133,6 +133,15 @@ describe('startScan', { timeout: 180_000 }, () => {
     });
     expect(missing.status).toBe(400);
     expect(missing.body.message).toMatch(/scanConfig: no scan configuration named nope/);
+    // A configuration beside `command`, not in it, is refused rather than dropped (the scan would run without it).
+    const beside = await start(tenant, appId, {
+      command: { command: 'START' },
+      config: 'app:\n  env: production\n  host: http://127.0.0.1:9/\n',
+      env: 'production',
+    });
+    expect(beside.status, beside.text).toBe(400);
+    expect(beside.body.message).toMatch(/^body\.config: a scan configuration belongs in command\.config/);
+    expect((await status(tenant, appId)).body).toEqual({});
     const saved = await api('POST', `/api/v1/configuration/${tenant.orgId}/update`, {
       token: tenant.token,
       body: { name: 'hosted', conf: 'app:\n  env: production\n  host: http://127.0.0.1:9/\n' },
