@@ -37,9 +37,7 @@ export const perchCommandBody = schema(() =>
     // Unknown fields are ignored, as in the public API's bodies (docs/API.md, Errors), but a configuration put here
     // rather than in `command.config` is refused: dropped, the scan would run with another configuration (one that
     // may not leave the configuration's excluded paths alone).
-    config: z.optional(
-      z.unknown().check(z.refine(() => false, 'a scan configuration belongs in command.config, not beside command')),
-    ),
+    config: z.optional(z.never('a scan configuration belongs in command.config, not beside command')),
     /** hawkop: the name of an organization scan configuration to scan with. */
     scanConfig: z.optional(z.string().check(z.minLength(1, 'must not be empty'), z.maxLength(255))),
     /** Ours: scan with the default configuration of the environment `env` (createEnvironmentDefaultConfig). */

@@ -7124,6 +7124,7 @@ export interface operations {
                         command?: string;
                         config?: string;
                     };
+                    config?: unknown;
                     defaultConfig?: boolean;
                     env?: string;
                     id?: string;
@@ -7277,6 +7278,7 @@ export interface operations {
                         command?: string;
                         config?: string;
                     };
+                    config?: unknown;
                     defaultConfig?: boolean;
                     env?: string;
                     id?: string;
