@@ -6,7 +6,8 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import * as z from 'zod/mini';
 import descriptor from '../shared/proto/descriptor.json' with { type: 'json' };
-import { routes, pathParameterNames, type Route } from '../shared/routes.ts';
+import { routes } from '../shared/routes.ts';
+import { pathParameterNames, type Route } from '../shared/http/route.ts';
 import { UNSPECIFIED } from '../shared/proto/unspecified.ts';
 
 type JsonSchema = Record<string, unknown>;

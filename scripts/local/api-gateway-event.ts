@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { apiGatewayPaths, gatewayParameterNames, pathPattern, type Route } from '../../shared/routes.ts';
+import { apiGatewayPaths, gatewayParameterNames, pathPattern, type Route } from '../../shared/http/route.ts';
 import type { LambdaEvent } from '../../shared/http/types.ts';
+import { routes } from '../../shared/routes.ts';
 
 // The event API Gateway (HTTP API, payload format 2.0) sends a Lambda for an HTTP request, built the way API
 // Gateway builds it: the local server (server.ts) and the Lambda-event harness (test/integration/lambda-events)
@@ -57,10 +58,10 @@ export function apiGatewayEvent(request: HttpRequest, route: Route): LambdaEvent
     [...new Set(searchParams.keys())].map((name) => [name, searchParams.getAll(name).join(',')]),
   );
   const values = pathPattern(route.path).exec(rawPath)?.slice(1) ?? [];
-  const gatewayNames = gatewayParameterNames(route);
+  const gatewayNames = gatewayParameterNames(route, routes);
   const pathParameters = Object.fromEntries(gatewayNames.map((name, i) => [name, decodePath(values[i] ?? '')]));
   const text = TEXT_TYPES.test(headers['content-type'] ?? '');
-  const routeKey = `${route.method} ${apiGatewayPaths().get(route) ?? route.path}`;
+  const routeKey = `${route.method} ${apiGatewayPaths(routes).get(route) ?? route.path}`;
   const now = new Date();
   return {
     version: '2.0',

@@ -2,7 +2,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import type { Context } from 'aws-lambda';
-import { handlerFile, pathPattern, routes, type Route } from '../../shared/routes.ts';
+import { routes } from '../../shared/routes.ts';
+import { handlerFile, pathPattern, type Route } from '../../shared/http/route.ts';
 import type { LambdaEvent, LambdaResult } from '../../shared/http/types.ts';
 import { DOT_SEGMENT_REFUSED, hasDotSegment } from '../../shared/http/path-parameters.ts';
 import { serveWeb } from './web.ts';

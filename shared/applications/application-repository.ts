@@ -4,13 +4,13 @@ import { retryOnConflict, transactionConflict } from '../db/retry.ts';
 import { batchGet, getItem, queryAll } from '../db/query.ts';
 import { batchDelete, deleteFound } from '../db/query.ts';
 import { transactWrite, type TransactItem } from '../db/transactions.ts';
-import { counterUpdates, entityWrite, entityWrites, type EntityChange, type Projection } from '../db/entity-write.ts';
+import { counterUpdates, entityWrite, entityWrites, type EntityChange } from '../db/entity-write.ts';
+import { application } from './entities.ts';
 import * as listEntries from './projections/application-list-entries.ts';
 import * as nameIndex from './projections/application-name-index.ts';
-import * as organizationCounters from './projections/organization-counters.ts';
-import * as healthDayCounters from './projections/health-day-counters.ts';
-import * as applicationHealth from './projections/application-health.ts';
-import type { EnvironmentChange } from './projections/application-health.ts';
+import { COUNTER_ENTITY } from './projections/organization-counters.ts';
+import * as applicationHealth from './application-figures.ts';
+import type { EnvironmentChange } from './application-figures.ts';
 import { conflict, notFound } from '../errors.ts';
 import { config } from '../config.ts';
 import {
@@ -83,17 +83,6 @@ export async function getApplications(appIds: string[]): Promise<ApplicationReco
 // ---- Writes: each returns TransactWriteItems for the caller to commit with its audit entry.
 
 /**
- * The projections of an application write at `now` (docs/DATA-MODEL.md, Projections): its list entries, its name
- * index, the organization's counters and the health day counters.
- */
-const projections = (now = Date.now()): readonly Projection<ApplicationRecord>[] => [
-  listEntries.project,
-  nameIndex.project,
-  organizationCounters.project,
-  healthDayCounters.project(now),
-];
-
-/**
  * Every index key an application item carries in its current state: the entity attributes of its projections (its
  * list entries and its name's gsi7 entry while live, the deleting entry once its cascade delete has started). What
  * the index backfill (npm run migrate) gives items written by earlier versions: one without `nameTrigrams` (written
@@ -110,7 +99,6 @@ const applicationChange = (
   name = 'applicationChanged',
 ): EntityChange<ApplicationRecord> => ({
   key: keys.application(after.applicationId),
-  entity: 'application',
   before,
   after,
   name,
@@ -134,10 +122,8 @@ const newApplication = (app: ApplicationRecord, indexName: boolean): Application
 export function applicationsCreation(apps: ApplicationRecord[], { indexName = true } = {}): TransactItem[] {
   const now = Date.now();
   return entityWrites(
-    apps.map((app) => ({
-      change: applicationChange(undefined, newApplication(app, indexName)),
-      projections: projections(now),
-    })),
+    application,
+    apps.map((app) => ({ change: applicationChange(undefined, newApplication(app, indexName)), context: { now } })),
   );
 }
 
@@ -146,10 +132,10 @@ export function applicationsCreation(apps: ApplicationRecord[], { indexName = tr
  * tests), which write each bucket's counter once for all their applications (organizationCounterChange).
  */
 export function applicationPuts(app: ApplicationRecord, { indexName = true } = {}): TransactItem[] {
-  return entityWrite(applicationChange(undefined, newApplication(app, indexName)), [
-    listEntries.project,
-    nameIndex.project,
-  ]);
+  return entityWrite(application, applicationChange(undefined, newApplication(app, indexName)), {
+    now: Date.now(),
+    uncounted: true,
+  });
 }
 
 /** A bulk load's change of a bucket's counters (applicationPuts); every other write counts through its projections. */
@@ -163,7 +149,7 @@ export function organizationCounterChange(
   const add = { applications: delta.applications, environments: delta.environments, ...Object.fromEntries(health) };
   const change = {
     key: keys.organizationCounter(orgId, applicationType, teamId),
-    entity: organizationCounters.COUNTER_ENTITY,
+    entity: COUNTER_ENTITY,
     add,
   };
   return counterUpdates([change])[0]!;
@@ -176,6 +162,7 @@ export function organizationCounterChange(
  */
 export function applicationRename(app: ApplicationRecord, name: string): TransactItem[] {
   return entityWrite(
+    application,
     applicationChange(
       app,
       { ...app, name },
@@ -185,7 +172,7 @@ export function applicationRename(app: ApplicationRecord, name: string): Transac
         values: { ':previous': app.name },
       },
     ),
-    projections(),
+    { now: Date.now() },
   );
 }
 
@@ -210,7 +197,7 @@ function unchangedSinceRead(app: ApplicationRecord): EntityChange<ApplicationRec
 }
 
 /**
- * The application's write of `changes` to its environments (application-health.ts): its count, status and health
+ * The application's write of `changes` to its environments (application-figures.ts): its count, status and health
  * figures with their projections (list entries, the organization's counter, day counters), conditioned on what was
  * read (`countChanged`: callers retry on it). Its other environments are read (strongly consistent: decided on
  * together with its health version) only when its figures need them.
@@ -224,8 +211,32 @@ export async function applicationEnvironmentsChange(
   const others = applicationHealth.needsOtherEnvironments(app, changes)
     ? (await liveEnvironments(app.applicationId)).filter((env) => !changed.has(env.environmentId))
     : undefined;
+  return applicationEnvironmentsWrite(app, changes, others, now);
+}
+
+/**
+ * applicationEnvironmentsChange from what it reads: `others`, the last scans of the application's other live
+ * environments (as stored now, strongly consistent), given whenever applicationHealth.needsOtherEnvironments.
+ */
+export function applicationEnvironmentsWrite(
+  app: ApplicationRecord,
+  changes: EnvironmentChange[],
+  others: readonly EnvironmentRecord[] | undefined,
+  now: number,
+): TransactItem[] {
+  if (!others && applicationHealth.needsOtherEnvironments(app, changes))
+    throw new Error(`application ${app.applicationId}: its figures need its other environments, not read`);
   const after = applicationHealth.project(app, changes, others);
-  return entityWrite(applicationChange(app, after, unchangedSinceRead(app), 'countChanged'), projections(now));
+  return entityWrite(application, applicationChange(app, after, unchangedSinceRead(app), 'countChanged'), { now });
+}
+
+/**
+ * The application's live environments (as stored now, strongly consistent) that its figures after a change of some
+ * of them need (the others': applicationEnvironmentsWrite): only while it is not counted yet, for a change that keeps
+ * every last scan's time (a triage's; applicationHealth.needsOtherEnvironments); undefined when none are needed.
+ */
+export async function environmentsOfUncounted(app: ApplicationRecord): Promise<EnvironmentRecord[] | undefined> {
+  return app.healthVersion === undefined ? liveEnvironments(app.applicationId) : undefined;
 }
 
 /** The application's live environments as stored now (strongly consistent). */
@@ -241,7 +252,9 @@ async function liveEnvironments(appId: string): Promise<EnvironmentRecord[]> {
  * health read, so the counters drop by exactly what was visible.
  */
 export function applicationDeletingMark(app: ApplicationRecord, now = Date.now()): TransactItem[] {
-  return entityWrite(applicationChange(app, { ...app, deleting: true }, unchangedSinceRead(app)), projections(now));
+  return entityWrite(application, applicationChange(app, { ...app, deleting: true }, unchangedSinceRead(app)), {
+    now,
+  });
 }
 
 /**
@@ -263,12 +276,13 @@ export function applicationsOwnershipUpdate(
   now = Date.now(),
 ): TransactItem[] {
   return entityWrites(
+    application,
     changes
       .filter(({ app, teamId }) => app.teamId !== teamId)
       .map(({ app, teamId }) => ({
         // The list entries move to the new owner's partitions in the same write (its list entries projection).
         change: applicationChange(app, { ...app, teamId }, unchangedSinceRead(app)),
-        projections: projections(now),
+        context: { now },
       })),
   );
 }

@@ -37,10 +37,10 @@ import { auditEntry } from '../audit/entries.ts';
 import { collect, type OperationReads } from '../db/query.ts';
 import { transactWrite } from '../db/transactions.ts';
 import { conditionFailed } from '../db/items.ts';
-import { projectedWrites } from '../db/entity-write.ts';
+import { derivedWrites } from '../db/entity-write.ts';
 import { CONFLICT_ATTEMPTS, failedCondition, retryOnConflict } from '../db/retry.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
-import * as teamLists from './projections/team-application-lists.ts';
+import { applicationOwners } from './entities.ts';
 import { newEnvironment, writeEnvironmentConfig } from './environment-creation.ts';
 import {
   APPLICATION_TYPES,
@@ -136,9 +136,9 @@ export async function createApplication(caller: Caller, orgId: string, body: Cre
   ];
   // The team lists its applications: it gains this one in the same transaction (and must still exist).
   items.push(
-    ...projectedWrites([
-      teamLists.project(new Map(), new Map([[app.applicationId, app.teamId]]), { organizationId: orgId }),
-    ]),
+    ...derivedWrites(applicationOwners, new Map(), new Map([[app.applicationId, app.teamId]]), {
+      organizationId: orgId,
+    }),
   );
   if (env) {
     items.push(

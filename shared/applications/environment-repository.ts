@@ -4,14 +4,19 @@ import { keys } from '../db/keys.ts';
 import { fromItem } from '../db/items.ts';
 import { batchDelete, batchGet, deleteFound, queryAll, queryItems } from '../db/query.ts';
 import type { TransactItem } from '../db/transactions.ts';
-import { counterUpdates, entityWrite, type EntityChange, type Projection } from '../db/entity-write.ts';
+import { counterUpdates, entityWrite, type EntityChange } from '../db/entity-write.ts';
+import { environment } from './entities.ts';
 import { retryOnConflict, transactionConflict, type RetriesExhausted } from '../db/retry.ts';
 import { transactWrite } from '../db/transactions.ts';
 import { config } from '../config.ts';
-import { applicationEnvironmentsChange, getApplication, requireLiveApplication } from './application-repository.ts';
+import {
+  applicationEnvironmentsChange,
+  applicationEnvironmentsWrite,
+  getApplication,
+  requireLiveApplication,
+} from './application-repository.ts';
 import * as listEntries from './projections/environment-list-entries.ts';
 import * as coverage from './projections/environment-coverage.ts';
-import * as nameClaim from './projections/environment-name-claim.ts';
 import * as nameIndex from './projections/environment-name-index.ts';
 import {
   streamFigures,
@@ -20,7 +25,7 @@ import {
   type EnvironmentStreams,
   type LastScan,
 } from './model.ts';
-import type { EnvironmentChange } from './projections/application-health.ts';
+import type { EnvironmentChange } from './application-figures.ts';
 import { notFound } from '../errors.ts';
 
 export type { EnvironmentRecord, EnvironmentStreams, LastScan, LastScanStatus, StreamHead } from './model.ts';
@@ -28,18 +33,6 @@ export type { EnvironmentRecord, EnvironmentStreams, LastScan, LastScanStatus, S
 export { NO_SCAN_STATUS } from './projections/environment-list-entries.ts';
 
 const toRecord = (item: Record<string, unknown> | undefined) => fromItem<EnvironmentRecord>(item);
-
-/**
- * The projections of an environment write (docs/DATA-MODEL.md, Projections): its list entries, its name claim, its
- * name index and the overview's coverage counters. Its application's count and health figures are the application's write beside it
- * (applicationEnvironmentsChange), with the organization's counters and day counters as its projections.
- */
-const PROJECTIONS: readonly Projection<EnvironmentRecord>[] = [
-  listEntries.project,
-  nameClaim.project,
-  nameIndex.project,
-  coverage.project,
-];
 
 /**
  * Every index key an environment item carries in its current state: the entity attributes of its projections (one
@@ -57,15 +50,15 @@ const environmentWrite = (
   condition?: EntityChange<EnvironmentRecord>['condition'],
 ) =>
   entityWrite(
+    environment,
     {
       key: keys.environment(after.applicationId, after.environmentId),
-      entity: 'environment',
       before,
       after,
       name: 'environmentChanged',
       condition,
     },
-    PROJECTIONS,
+    undefined,
   );
 
 export async function getEnvironmentIncludingDeleting(
@@ -338,10 +331,10 @@ export async function deleteEnvironmentData(appId: string, envId: string): Promi
 
 /**
  * The write of live environments' streams (of one application) whose untriaged figures a write of their findings
- * moved (the projection of those findings' triage: shared/findings/projections/triage-figures.ts, untriagedStreams),
- * from each environment as read to its streams after: its write with its projections (the findings-count index key,
- * gsi6, in step with the total), conditioned on its streams and figures being still the ones read, then its
- * application's (its figures, its counter), once for all.
+ * moved (the projection of those findings' triage: shared/findings/projections/untriaged-streams.ts), from each
+ * environment as read to its streams after: its write with its projections (the findings-count index key, gsi6, in
+ * step with the total), conditioned on its streams and figures being still the ones read, then its application's
+ * (its figures, its counter), once for all, from the application as read now.
  */
 export async function environmentStreamsChanges(
   changes: { env: EnvironmentRecord; streams: EnvironmentStreams }[],
@@ -349,6 +342,28 @@ export async function environmentStreamsChanges(
   if (changes.length === 0) return [];
   const writes = changes.map(({ env, streams }) => ({ env, ...environmentScanWrite(env, { streams }) }));
   return [...writes.flatMap((w) => w.items), ...(await lastScanHealthWrites(writes))];
+}
+
+/**
+ * environmentStreamsChanges from what it reads: `app`, the environments' application as read (fresh: its write is
+ * conditioned on it), and `live`, its live environments when its figures need them (environmentsOfUncounted).
+ */
+export function environmentStreamsWrites(
+  changes: { env: EnvironmentRecord; streams: EnvironmentStreams }[],
+  app: ApplicationRecord,
+  live: readonly EnvironmentRecord[] | undefined,
+  now: number,
+): TransactItem[] {
+  if (changes.length === 0) return [];
+  const writes = changes.map(({ env, streams }) => ({ env, ...environmentScanWrite(env, { streams }) }));
+  const figures = writes.map(({ env, after }): EnvironmentChange => ({
+    environmentId: env.environmentId,
+    before: env,
+    after,
+  }));
+  const changed = new Set(figures.map((c) => c.environmentId));
+  const others = live?.filter((env) => !changed.has(env.environmentId));
+  return [...writes.flatMap((w) => w.items), ...applicationEnvironmentsWrite(app, figures, others, now)];
 }
 
 /**

@@ -23,7 +23,7 @@ export async function countApplicationHealth(
       const app = await getApplication(appId);
       if (!app) return 'gone';
       if (app.healthVersion !== undefined) return 'current';
-      // No change of environments: its figures recomputed from them all (projections/application-health.ts), with
+      // No change of environments: its figures recomputed from them all (application-figures.ts), with
       // what that adds to its bucket's sums and day counter (the application's projections).
       await transactWrite(await applicationEnvironmentsChange(app, [], now));
       return 'updated';

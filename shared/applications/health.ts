@@ -8,7 +8,7 @@ import { dayOf } from './projections/health-day-counters.ts';
 // last scans and its newest scan time (`health`, on its item, with `healthVersion`); each (type, team) bucket keeps
 // the sums of its applications (on the organization counter) and, per UTC day, how many of them were last scanned
 // that day. Every write that changes an environment's last-scan fields or its existence, or an application's
-// existence or owner, changes them in its own transaction (their projections: application-health.ts,
+// existence or owner, changes them in its own transaction (their projections: application-figures.ts,
 // organization-counters.ts, health-day-counters.ts), conditioned on the application's `healthVersion`, so they stay
 // exact under concurrent writes.
 

@@ -10,8 +10,8 @@ import {
   type ApplicationRecord,
 } from '../applications/application-repository.ts';
 import { appInfo, repositoryView, visibleApplications } from '../applications/code-repository-views.ts';
-import { projectedWrites } from '../db/entity-write.ts';
-import * as teamLists from '../applications/projections/team-application-lists.ts';
+import { derivedWrites } from '../db/entity-write.ts';
+import { applicationOwners } from '../applications/entities.ts';
 import { compareBy, nameOrderKey, pageOf, v2Envelope, v2PageRequest, type SortDirection } from '../lists.ts';
 import { holdsPermission, type Caller } from '../context/caller.ts';
 import type { Membership } from '../context/caller.ts';
@@ -209,9 +209,9 @@ export async function createApplicationsForRepositories(caller: Caller, orgId: s
     // Up to 20 applications: no room for their name postings, so their names go to the unindexed name partition.
     ...applicationsCreation(apps, { indexName: false }),
     // The team lists its applications: it gains these (and must still exist).
-    ...projectedWrites([
-      teamLists.project(new Map(), new Map(apps.map((app) => [app.applicationId, teamId])), { organizationId: orgId }),
-    ]),
+    ...derivedWrites(applicationOwners, new Map(), new Map(apps.map((app) => [app.applicationId, teamId])), {
+      organizationId: orgId,
+    }),
     ...created.map(({ repo, apps: added }) =>
       putCodeRepository({
         ...repo,

@@ -132,16 +132,70 @@ export function counterUpdates(changes: readonly CounterChange[]): TransactItem[
   });
 }
 
-/**
- * The writes of projections whose entity is not written in the transaction (an environment's findings, recorded
- * before it: too many for one): their items, then their counters netted per counter item (counterUpdates).
- */
-export function projectedWrites(projected: readonly Projected[]): TransactItem[] {
+/** The writes of projections: their items, then their counters netted per counter item (counterUpdates). */
+function projectedWrites(projected: readonly Projected[]): TransactItem[] {
   return [...projected.flatMap((p) => p.items ?? []), ...counterUpdates(projected.flatMap((p) => p.counters ?? []))];
 }
 
-/** A derived structure: what a write from `before` to `after` (undefined: no such record) needs written. */
-export type Projection<E> = (before: E | undefined, after: E | undefined) => Projected;
+/**
+ * A derived structure: what a write from `before` to `after` (undefined: no such record) needs written, given what
+ * else it reads (`context`: where the record is, what was read with it).
+ */
+export type Projection<E, C = void> = (before: E | undefined, after: E | undefined, context: C) => Projected;
+
+/**
+ * An entity kind and its projections, by name: the registry of what a write of it derives (docs/DATA-MODEL.md,
+ * Projections). Each resource registers its kinds in its `entities.ts`, every file of a `projections/` folder in
+ * exactly one kind (test/unit/projection-registry.test.ts); a projection is applied only through its kind, by
+ * entityWrite / entityWrites (a stored entity's write) or derivedWrites / projectionOf (an entity that is not an
+ * item of its own: a view over many records, e.g. an environment's trend inputs), each of which applies every
+ * registered projection, in the registry's order.
+ */
+export interface EntityKind<E, C = void> {
+  /** The entity's `entity` attribute (written when it is created), or the derived entity's name. */
+  readonly entity: string;
+  readonly projections: Readonly<Record<string, Projection<E, C>>>;
+}
+
+/** Registers an entity kind with its projections (see EntityKind). */
+export const entityKind = <E, C = void>(
+  entity: string,
+  projections: Record<string, Projection<E, C>>,
+): EntityKind<E, C> => Object.freeze({ entity, projections: Object.freeze({ ...projections }) });
+
+/** What every projection of `kind` makes of a change from `before` to `after`, in the registry's order. */
+function projectAll<E, C>(kind: EntityKind<E, C>, before: E | undefined, after: E | undefined, context: C) {
+  return Object.values(kind.projections).map((project) => project(before, after, context));
+}
+
+/**
+ * The registered projections of a derived entity `kind` (not an item of its own) as one projection's writes: for a
+ * projection that derives through another kind (an environment's triage moves its trend figures), so that their
+ * counters net with the rest of the write's.
+ */
+export function projectionOf<E, C>(
+  kind: EntityKind<E, C>,
+  before: E | undefined,
+  after: E | undefined,
+  context: C,
+): Projected {
+  const projected = projectAll(kind, before, after, context);
+  return { items: projected.flatMap((p) => p.items ?? []), counters: projected.flatMap((p) => p.counters ?? []) };
+}
+
+/**
+ * The writes of a derived entity's change (a kind whose records are not an item of their own: an environment's
+ * findings and rules as the trends count them, a team's applications): every registered projection's items, then
+ * their counters netted per counter item (counterUpdates).
+ */
+export function derivedWrites<E, C>(
+  kind: EntityKind<E, C>,
+  before: E | undefined,
+  after: E | undefined,
+  context: C,
+): TransactItem[] {
+  return projectedWrites(projectAll(kind, before, after, context));
+}
 
 /**
  * The attributes a projection keeps on the entity's own item (or the entity's own fields), `before` and `after` a
@@ -165,8 +219,6 @@ export function attributeChange(
 export interface EntityChange<E> {
   /** The entity's table key. */
   key: { pk: string; sk: string };
-  /** Its `entity` attribute (written when it is created). */
-  entity: string;
   /** The record as read (undefined: created by this write). */
   before: E | undefined;
   after: E;
@@ -185,38 +237,40 @@ export interface EntityChange<E> {
 }
 
 /**
- * The entity's own write (a Put of a new item, or an Update of the fields that change) with the projections'
- * attributes merged into it, then the projections' items, in the order of `projections`, then their counters'
- * Updates.
+ * The write of an entity of `kind` from `change.before` to `change.after`: its own write (a Put of a new item, or an
+ * Update of the fields that change) with its registered projections' attributes merged into it, then their items,
+ * in the registry's order, then their counters' Updates.
  */
-export function entityWrite<E extends object>(
+export function entityWrite<E extends object, C>(
+  kind: EntityKind<E, C>,
   change: EntityChange<E>,
-  projections: readonly Projection<E>[],
+  context: C,
 ): TransactItem[] {
-  return entityWrites([{ change, projections }]);
+  return entityWrites(kind, [{ change, context }]);
 }
 
 /**
- * The writes of several entities in one transaction: each one's own write and items (entityWrite), then the
- * counters of all of them, one Update per counter item.
+ * The writes of several entities of `kind` in one transaction: each one's own write and items (entityWrite), then
+ * the counters of all of them, one Update per counter item.
  */
-export function entityWrites<E extends object>(
-  writes: readonly { change: EntityChange<E>; projections: readonly Projection<E>[] }[],
+export function entityWrites<E extends object, C>(
+  kind: EntityKind<E, C>,
+  writes: readonly { change: EntityChange<E>; context: C }[],
 ): TransactItem[] {
   return projectedWrites(
-    writes.flatMap(({ change, projections }) => {
-      const projected = projections.map((project) => project(change.before, change.after));
-      return [{ items: [ownWrite(change, projected)] }, ...projected];
+    writes.flatMap(({ change, context }) => {
+      const projected = projectAll(kind, change.before, change.after, context);
+      return [{ items: [ownWrite(kind.entity, change, projected)] }, ...projected];
     }),
   );
 }
 
 /** The entity's own Put or Update, with the projections' attributes. */
-function ownWrite<E extends object>(change: EntityChange<E>, projected: Projected[]): TransactItem {
+function ownWrite<E extends object>(entity: string, change: EntityChange<E>, projected: Projected[]): TransactItem {
   const attributes = Object.assign({}, ...projected.map((p) => p.set ?? {})) as Record<string, unknown>;
   const removed = projected.flatMap((p) => p.remove ?? []).filter((name) => !(name in attributes));
   if (change.replace) {
-    const item = { ...change.key, entity: change.entity, ...change.after, ...attributes };
+    const item = { ...change.key, entity, ...change.after, ...attributes };
     if (!change.condition) return named(change.name, putNewItem(item));
     const { expression, names, values } = change.condition;
     const put: TransactItem = {
@@ -230,8 +284,7 @@ function ownWrite<E extends object>(change: EntityChange<E>, projected: Projecte
     };
     return named(change.name, put);
   }
-  if (!change.before)
-    return named(change.name, putNewItem({ ...change.key, entity: change.entity, ...change.after, ...attributes }));
+  if (!change.before) return named(change.name, putNewItem({ ...change.key, entity, ...change.after, ...attributes }));
   const fields = attributeChange(change.before as Record<string, unknown>, change.after as Record<string, unknown>);
   const set = { ...fields.set, ...attributes };
   const remove = [...new Set([...fields.remove!.filter((name) => !(name in set)), ...removed])];

@@ -1,15 +1,12 @@
 import { keys } from '../db/keys.ts';
 import { conditionFailed } from '../db/items.ts';
 import { inParallel, untilAborted } from '../db/query.ts';
-import { entityWrite, type EntityChange, type Projection } from '../db/entity-write.ts';
+import { entityWrite, type EntityChange } from '../db/entity-write.ts';
 import { transactWrite } from '../db/transactions.ts';
 import type { TriageRule } from '../results/model.ts';
-import * as riskExpiryEntries from '../governance/projections/risk-expiry-entries.ts';
-import * as ruleOutbox from './projections/rule-outbox.ts';
 import type { RuleContext } from './projections/rule-outbox.ts';
-import * as triageFigures from './projections/triage-figures.ts';
 import type { TriageFiguresContext } from './projections/triage-figures.ts';
-import * as triageVersion from './projections/triage-version.ts';
+import { triageRule, type TriageRuleContext } from './entities.ts';
 
 // The one write of a finding's triage rule (docs/DATA-MODEL.md, Findings and Projections): the rule, written whole,
 // with its projections. A triage writes it (findings/triage.ts), and so does a scan whose finding joins an issue
@@ -28,40 +25,29 @@ export function triageRuleWrite(
   after: TriageRule,
   context: RuleContext,
   triage: { expiring: boolean; figures: TriageFiguresContext } | undefined,
-): { change: EntityChange<TriageRule>; projections: Projection<TriageRule>[] } {
-  const finding = {
-    organizationId: context.organizationId,
-    applicationId: context.applicationId,
-    environmentId: context.environmentId,
-    findingHash: after.findingHash,
-    expiring: triage?.expiring ?? false,
-  };
+): { change: EntityChange<TriageRule>; context: TriageRuleContext } {
+  const env = { applicationId: context.applicationId, environmentId: context.environmentId };
   return {
     change: {
       key: keys.triageRule(context.applicationId, context.environmentId, after.findingHash),
-      entity: 'triageRule',
       before,
       after,
       name: 'ruleChanged',
       replace: true,
       ...(before && { condition: { expression: 'version = :version', values: { ':version': before.version } } }),
     },
-    projections: [
-      (b, a) => ruleOutbox.project(b, a, context),
-      (b, a) => riskExpiryEntries.project(b, a, finding),
-      ...(triage ? triageProjections(context, triage.figures) : []),
-    ],
+    context: {
+      rule: context,
+      expiry: {
+        organizationId: context.organizationId,
+        ...env,
+        findingHash: after.findingHash,
+        expiring: triage?.expiring ?? false,
+      },
+      ...(triage && { triage: { figures: triage.figures, env } }),
+    },
   };
 }
-
-/** The projections of a triage's own rule change: its move in its scan's figures, the environment's triage version. */
-const triageProjections = (
-  env: { applicationId: string; environmentId: string },
-  figures: TriageFiguresContext,
-): Projection<TriageRule>[] => [
-  (b, a) => triageFigures.project(b, a, figures),
-  (b, a) => triageVersion.project(b, a, env),
-];
 
 /**
  * Writes the triage an issue's earlier detection has for findings that join it without a rule of their own
@@ -83,8 +69,8 @@ export async function carryIssueRules(
     sibling: true,
   };
   await inParallel(rules, 16, async (rule) => {
-    const { change, projections } = triageRuleWrite(undefined, rule, context, undefined);
-    const items = entityWrite(change, projections);
+    const write = triageRuleWrite(undefined, rule, context, undefined);
+    const items = entityWrite(triageRule, write.change, write.context);
     try {
       await untilAborted(signal, () => transactWrite(items));
     } catch (error) {

@@ -3,12 +3,7 @@ import { auditEntries } from '../audit/entries.ts';
 import { failedCondition, retryOnConflict } from '../db/retry.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import { accessibleApplication } from '../applications/access.ts';
-import {
-  environmentStreamsChanges,
-  getEnvironment,
-  type EnvironmentRecord,
-} from '../applications/environment-repository.ts';
-import type { EnvironmentStreams } from '../applications/model.ts';
+import { getEnvironment, type EnvironmentRecord } from '../applications/environment-repository.ts';
 import { getScan } from '../results/scan-repository.ts';
 import { currentStreams } from '../results/streams.ts';
 import { normalizedPath } from '../results/finding-identity.ts';
@@ -27,20 +22,23 @@ import { type TriageStatus } from '../results/statuses.ts';
 import { countingScan } from './scan-findings.ts';
 import { MAX_TRIAGE_ACTIONS, type AlertRuleInput, type BulkTriageBody, type UpsertAlertRulesBody } from './inputs.ts';
 import { toAlertRule } from './views.ts';
-import type { ApplicationRecord } from '../applications/application-repository.ts';
+import {
+  environmentsOfUncounted,
+  getApplication,
+  type ApplicationRecord,
+} from '../applications/application-repository.ts';
 import { keys } from '../db/keys.ts';
 import { batchGet } from '../db/query.ts';
 import { fromItem } from '../db/items.ts';
-import { entityWrites, projectedWrites, type Projected } from '../db/entity-write.ts';
-import * as triageFigures from './projections/triage-figures.ts';
+import { derivedWrites, entityWrites } from '../db/entity-write.ts';
+import { findingsTriage, triageRule } from './entities.ts';
+import type { FindingsTriageContext, TriagedEnvironment } from './findings-triage.ts';
 import { triageRuleWrite } from './rule-write.ts';
 import type { TriageFiguresContext } from './projections/triage-figures.ts';
 import type { Caller } from '../context/caller.ts';
 import { acceptanceExpiry, getSlaPolicy } from '../governance/policy.ts';
-import * as overdueWakes from '../governance/projections/overdue-wakes.ts';
 import type { TrendTotal } from '../trends/figures.ts';
-import { environmentTrendTotal, triageTrends } from '../trends/writes.ts';
-import * as environmentTrends from '../trends/projections/environment-trend-figures.ts';
+import { environmentTrendTotal, trendsRead } from '../trends/writes.ts';
 import { getTracker, ticketsOf } from '../trackers/repository.ts';
 import { type TicketRecord } from '../trackers/model.ts';
 
@@ -162,39 +160,63 @@ async function figuresOf(env: EnvironmentRecord, envChanges: TriageChange[]) {
   return { streams, contexts };
 }
 
-/**
- * The environment's streams after its triage changes (triageFigures.untriagedStreams: each finding in the figures
- * of the scan that counts it, under its status before and after), undefined when no figure moves.
- */
-function streamsAfterTriage(
-  streams: EnvironmentStreams,
-  envChanges: TriageChange[],
-  contexts: Map<TriageChange, TriageFiguresContext>,
-) {
-  const places = (rule: (c: TriageChange) => TriageRule | undefined) =>
-    new Map(
-      envChanges.map((c): [string, triageFigures.UntriagedPlace] => [
-        c.finding.findingHash,
-        {
-          scanId: contexts.get(c)!.scan?.scanId,
-          severity: c.finding.severity,
-          lastScanUris: c.finding.lastScanUris,
-          status: rule(c)?.status ?? 'UNKNOWN',
-        },
-      ]),
-    );
-  return triageFigures.untriagedStreams(
-    places((c) => c.before),
-    places((c) => c.after),
-    streams,
-  );
+/** Each triage change's value, by environment id then finding hash. */
+function byEnvironmentAndHash<T>(changes: TriageChange[], value: (c: TriageChange) => T) {
+  const out = new Map<string, Map<string, T>>();
+  for (const c of changes) {
+    const inEnvironment = out.get(c.env.environmentId) ?? new Map<string, T>();
+    out.set(c.env.environmentId, inEnvironment.set(c.finding.findingHash, value(c)));
+  }
+  return out;
 }
 
 /**
- * The writes of triage changes in one application, to commit in one transaction: each finding's rule, its
- * ALERT_RULE_TRIAGED entry and findingStatusChanged event; each environment's triage version; for findings of its
- * streams' latest scans, the moves between statuses in those scans' figures and the streams' untriaged counts
- * (streamsAfterTriage); the application's health once. At most one change per finding.
+ * What the projections of a triage of the application's findings read (findings-triage.ts): for each environment,
+ * its trends (from the total read before the findings), its streams and the scans whose figures count its changed
+ * findings (figuresOf, whose contexts are kept in `figures` for the rules' own projections); the application as
+ * read now when a scan counts one of them (its health moves with the streams), with its live environments when its
+ * figures need them.
+ */
+async function triageRead(
+  app: ApplicationRecord,
+  changes: TriageChange[],
+  now: number,
+  figures: Map<TriageChange, TriageFiguresContext>,
+): Promise<FindingsTriageContext> {
+  const environments = new Map<string, TriagedEnvironment>();
+  for (const envChanges of groupByEnvironment(changes)) {
+    const env = envChanges[0]!.env;
+    const trends = await trendsRead(env, envChanges[0]!.trend);
+    const { streams, contexts } = await figuresOf(env, envChanges);
+    const countingScans = new Map<string, string>();
+    for (const [c, context] of contexts) {
+      figures.set(c, context);
+      if (context.scan) countingScans.set(c.finding.findingHash, context.scan.scanId);
+    }
+    const findings = new Map(envChanges.map((c) => [c.finding.findingHash, c.finding]));
+    environments.set(env.environmentId, { env, findings, streams, countingScans, trends });
+  }
+  const counted = [...environments.values()].some((e) => e.countingScans.size > 0);
+  const current = counted ? await getApplication(app.applicationId) : undefined;
+  if (counted && !current) throw notFound(`application ${app.applicationId} not found`);
+  const live = current && (await environmentsOfUncounted(current));
+  return { environments, app: current, live, now };
+}
+
+/** Triage changes grouped by environment, in order. */
+function groupByEnvironment(changes: TriageChange[]): TriageChange[][] {
+  const byEnvironment = new Map<string, TriageChange[]>();
+  for (const c of changes)
+    byEnvironment.set(c.env.environmentId, [...(byEnvironment.get(c.env.environmentId) ?? []), c]);
+  return [...byEnvironment.values()];
+}
+
+/**
+ * The writes of triage changes in one application, to commit in one transaction: the triage's own entities, each
+ * finding's rule (the triageRule kind: its events, expiry entry, move in its scan's figures, the triage version),
+ * with its ALERT_RULE_TRIAGED entry; and the triage of the application's findings they make together (the
+ * findingsTriage kind: the streams' untriaged figures and the application's health, the trends, the overdue
+ * check's entries). At most one change per finding.
  */
 async function triageWrites(
   actor: Actor,
@@ -202,24 +224,14 @@ async function triageWrites(
   changes: TriageChange[],
   now: number,
 ): Promise<TransactItem[]> {
-  const items: TransactItem[] = [];
-  const untriaged: { env: EnvironmentRecord; streams: EnvironmentStreams }[] = [];
-  const byEnvironment = new Map<string, TriageChange[]>();
-  for (const c of changes)
-    byEnvironment.set(c.env.environmentId, [...(byEnvironment.get(c.env.environmentId) ?? []), c]);
-  const trends: Projected[] = [];
   const figures = new Map<TriageChange, TriageFiguresContext>();
-  for (const envChanges of byEnvironment.values()) {
-    const env = envChanges[0]!.env;
-    // The trends (docs/GOVERNANCE.md, Trends): open findings set aside or made open again.
-    const { before, after } = await triageTrends(env, envChanges[0]!.trend, envChanges);
-    trends.push(environmentTrends.project(before, after, { env, now }));
-    const { streams, contexts } = await figuresOf(env, envChanges);
-    for (const [c, context] of contexts) figures.set(c, context);
-    const streamsAfter = streamsAfterTriage(streams, envChanges, contexts);
-    if (streamsAfter) untriaged.push({ env, streams: streamsAfter });
-  }
-  items.push(...(await environmentStreamsChanges(untriaged)), ...projectedWrites(trends));
+  const context = await triageRead(app, changes, now, figures);
+  const triage = derivedWrites(
+    findingsTriage,
+    { rules: byEnvironmentAndHash(changes, (c) => c.before) },
+    { rules: byEnvironmentAndHash(changes, (c) => c.after) },
+    context,
+  );
   const audit = await auditEntries(
     actor,
     app.organizationId,
@@ -264,30 +276,7 @@ async function triageWrites(
     });
   });
   // One write for all the rules: the scans' figures they move are one Update per scan.
-  items.push(...entityWrites(rules), ...audit);
-  items.push(...projectedWrites(reopenedWakes(app, changes, now)));
-  return items;
-}
-
-/**
- * The overdue check's entry of each environment whose triage makes a current finding set aside open again
- * (governance/projections/overdue-wakes.ts): the environment's triaged findings, their statuses before and after.
- */
-function reopenedWakes(app: ApplicationRecord, changes: TriageChange[], now: number): Projected[] {
-  const byEnvironment = new Map<string, TriageChange[]>();
-  for (const c of changes)
-    byEnvironment.set(c.env.environmentId, [...(byEnvironment.get(c.env.environmentId) ?? []), c]);
-  return [...byEnvironment].map(([environmentId, envChanges]) => {
-    const findings = new Map(envChanges.map(({ finding }) => [finding.findingHash, finding]));
-    const statuses = (rule: (c: TriageChange) => TriageRule | undefined) =>
-      new Map(envChanges.map((c) => [c.finding.findingHash, rule(c)?.status ?? ('UNKNOWN' as const)]));
-    const env = { organizationId: app.organizationId, applicationId: app.applicationId, environmentId };
-    return overdueWakes.project(
-      { findings, statuses: statuses((c) => c.before) },
-      { findings, statuses: statuses((c) => c.after) },
-      { env, now },
-    );
-  });
+  return [...triage, ...entityWrites(triageRule, rules), ...audit];
 }
 
 /**

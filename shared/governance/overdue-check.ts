@@ -13,7 +13,7 @@ import { findingsOfEnvironment, rulesOfEnvironment } from '../results/finding-re
 import { type FindingRecord } from '../results/model.ts';
 import { entityWrite } from '../db/entity-write.ts';
 import { overdueEventId } from '../webhooks/events.ts';
-import * as overdueOutbox from './projections/overdue-outbox.ts';
+import { overdueFired } from './entities.ts';
 import type { OverdueContext } from './projections/overdue-outbox.ts';
 import { slaClock } from './clock.ts';
 import { severityDays } from './policy.ts';
@@ -153,16 +153,16 @@ function overdueFiredWrite(
   context: OverdueContext,
 ): TransactItem[] {
   return entityWrite(
+    overdueFired,
     {
       key: keys.overdueFired(env.applicationId, env.environmentId, mark.findingHash),
-      entity: 'overdueFired',
       before,
       after: mark,
       name: 'overdueFired',
       replace: true,
       condition: { expression: 'attribute_not_exists(pk) OR episode < :episode', values: { ':episode': mark.episode } },
     },
-    [(b, a) => overdueOutbox.project(b, a, context)],
+    context,
   );
 }
 

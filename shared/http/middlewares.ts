@@ -18,7 +18,7 @@ import { admit } from './rate-limit.ts';
 import { rateLimitKeys } from '../db/keys.ts';
 import { config } from '../config.ts';
 import { MAX_JSON_BODY_BYTES, MAX_JSON_BODY_DEPTH } from '../limits.ts';
-import { pathParameterNames, type Route } from '../routes.ts';
+import { pathParameterNames, type Route } from './route.ts';
 import { DOT_SEGMENT_REFUSED, hasDotSegment, pathParameterReader } from './path-parameters.ts';
 import { currentScope } from '../context/request-scope.ts';
 import { prefetchesSettled } from '../db/prefetch.ts';

@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
-import type { Route } from '../routes.ts';
+import type { Route } from './route.ts';
 import { runInScope } from '../context/request-scope.ts';
 import { prefetcher } from './prefetch.ts';
 import { type OperationReads } from '../db/query.ts';

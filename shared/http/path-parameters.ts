@@ -1,4 +1,4 @@
-import { pathParameterNames, pathPattern, routeKeyParameterNames, type Route } from '../routes.ts';
+import { pathParameterNames, pathPattern, routeKeyParameterNames, type Route } from './route.ts';
 import type { LambdaEvent } from './types.ts';
 
 /**

@@ -2,7 +2,7 @@ import { keys } from '../db/keys.ts';
 import { prefetchItems, prefetchQuery, type OperationReads, type PrefetchInput, type Reads } from '../db/query.ts';
 import { organizationAccessReads } from '../identity/membership-repository.ts';
 import { hints } from '../identity/hints.ts';
-import { pathParameterNames, type Route } from '../routes.ts';
+import { pathParameterNames, type Route } from './route.ts';
 import { pathParameterReader } from './path-parameters.ts';
 import type { Caller } from '../context/caller.ts';
 import type { LambdaEvent } from './types.ts';

@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
-import type { PathParameterName, Route } from '../routes.ts';
+import type { PathParameterName, Route } from './route.ts';
 import type { Caller } from '../context/caller.ts';
 import type { RawResponse } from '../context/responses.ts';
 import type { paths } from '../../scanner/src/api/schema.gen.ts';

@@ -7,7 +7,7 @@ import { config } from '../config.ts';
 import { badRequest } from '../errors.ts';
 import type { TransactItem } from '../db/transactions.ts';
 import { entityWrite } from '../db/entity-write.ts';
-import * as runSlot from './projections/run-slot.ts';
+import { run as runKind } from './entities.ts';
 import type { RunState, PerchRun, PerchDevice, DeviceDriver } from './model.ts';
 
 // Storage of hosted scans (docs/HOSTED-SCANS.md): an application's run (`#PERCH` in its partition), the
@@ -122,8 +122,8 @@ export function runChange(before: PerchRun | undefined, after: PerchRun): Transa
     names: { '#state': 'state' },
     values: { ':scanKey': before.scanKey, ':state': before.state, ':updatedAt': before.updatedAt },
   };
-  const change = { key: keys.perchRun(after.applicationId), entity: 'perchRun', before, after, name: 'runChanged' };
-  return entityWrite({ ...change, replace: true, ...(condition && { condition }) }, [runSlot.project]);
+  const change = { key: keys.perchRun(after.applicationId), before, after, name: 'runChanged' };
+  return entityWrite(runKind, { ...change, replace: true, ...(condition && { condition }) }, undefined);
 }
 
 /** The organization's running scans and its limit (an operator's own, else the service's). */

@@ -1,10 +1,9 @@
 import { keys } from '../db/keys.ts';
 import { entityWrite, type EntityChange } from '../db/entity-write.ts';
+import { scan as scanKind } from './entities.ts';
 import type { TransactItem } from '../db/transactions.ts';
 import type { ApplicationContext } from '../webhooks/events.ts';
 import type { ScanRecord } from '../results/model.ts';
-import * as scanEntries from './projections/scan-entries.ts';
-import * as scanOutbox from './projections/scan-outbox.ts';
 
 // A scan's writes with their projections (docs/DATA-MODEL.md, Projections): its list entries, lookup and
 // configuration use, and its events in the outbox, in one transaction with the caller's audit entry.
@@ -16,15 +15,15 @@ function scanWrite(
   condition?: EntityChange<ScanRecord>['condition'],
 ): TransactItem[] {
   return entityWrite(
+    scanKind,
     {
       key: keys.scanRecord(after.applicationId, after.environmentId, after.scanId),
-      entity: 'scan',
       before,
       after,
       name: 'scanChanged',
       condition,
     },
-    [scanEntries.project, (b, a) => scanOutbox.project(b, a, app)],
+    app,
   );
 }
 

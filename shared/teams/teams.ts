@@ -21,8 +21,8 @@ import {
 import { environmentsOfApp } from '../applications/environment-repository.ts';
 import { getUsers } from '../identity/user-repository.ts';
 import { auditEntry, type TransactItem } from '../audit/entries.ts';
-import { projectedWrites } from '../db/entity-write.ts';
-import * as teamLists from '../applications/projections/team-application-lists.ts';
+import { derivedWrites } from '../db/entity-write.ts';
+import { applicationOwners } from '../applications/entities.ts';
 import { cancelledItems, conditionFailed } from '../db/items.ts';
 import { retryOnConflict } from '../db/retry.ts';
 import { transactWrite, MAX_TRANSACTION_ITEMS } from '../db/transactions.ts';
@@ -155,7 +155,8 @@ async function teamRelationWrites(
   const previousOwners = await getTeams(orgId, [
     ...new Set(moves.flatMap(({ app }) => (app.teamId && app.teamId !== teamId ? [app.teamId] : []))),
   ]);
-  const lists = teamLists.project(
+  const lists = derivedWrites(
+    applicationOwners,
     new Map(moves.map(({ app }) => [app.applicationId, app.teamId])),
     new Map(moves.map(({ app, teamId: owner }) => [app.applicationId, owner])),
     { organizationId: orgId, teams: new Map(previousOwners.map((team) => [team.teamId, team])), writer: teamId },
@@ -164,7 +165,7 @@ async function teamRelationWrites(
     ...joining.map((m) => membershipTeamAdded(m, teamId)),
     ...leaving.map((m) => membershipTeamRemoved(m!, teamId)),
     ...applicationsOwnershipUpdate(moves),
-    ...projectedWrites([lists]),
+    ...lists,
   ];
 }
 

@@ -4,17 +4,17 @@ import { keys } from '../db/keys.ts';
 import { collect, queryAll } from '../db/query.ts';
 import { config } from '../config.ts';
 import { fromItem } from '../db/items.ts';
-import { projectedWrites } from '../db/entity-write.ts';
+import { derivedWrites } from '../db/entity-write.ts';
 import type { TransactItem } from '../db/transactions.ts';
 import { slaDaysResolver } from '../governance/sla-days.ts';
-import * as overdueWakes from '../governance/projections/overdue-wakes.ts';
+import { environmentOverdue } from '../governance/entities.ts';
 import { findingsOfEnvironment, rulesOfEnvironment } from '../results/finding-repository.ts';
 import { type FindingRecord, type TriageRule } from '../results/model.ts';
 import { fixedInStream } from '../results/streams.ts';
 import { openIssuesPut } from '../results/issue-summary.ts';
 import { dayOf, isCurrent, type TrendTotal } from './figures.ts';
-import * as environmentTrends from './projections/environment-trend-figures.ts';
-import * as applicationTrends from './projections/application-trend-figures.ts';
+import { envScope, appScope } from './projections/environment-trend-figures.ts';
+import { applicationTrends, environmentTrends } from './entities.ts';
 import type { EnvironmentRef, EnvironmentTrends } from './projections/environment-trend-figures.ts';
 
 // The trend figures' reads and writes (docs/DATA-MODEL.md, Trends and Projections): each write reads what its
@@ -29,7 +29,7 @@ export async function environmentTrendTotal(env: EnvironmentRef): Promise<TrendT
   const out = await db.send(
     new GetCommand({
       TableName: config.tableName,
-      Key: keys.trendTotal(environmentTrends.envScope(env)),
+      Key: keys.trendTotal(envScope(env)),
       ConsistentRead: true,
     }),
   );
@@ -37,36 +37,43 @@ export async function environmentTrendTotal(env: EnvironmentRef): Promise<TrendT
 }
 
 /**
- * A triage's trends in one environment: its findings before and after the changes (`changes`: each finding with
- * its rule before and after), from its total read before them (`read`). An environment never counted yet (older
- * data) is read whole: its first count takes in its open findings.
+ * What the trends count of an environment that a write of some of its findings starts from: its total read before
+ * them (`read`); for an environment never counted yet (older data), its findings and rules too, read whole (its
+ * first count takes in its open findings). environmentTrendsOf gives the write's trends from it.
  */
-export async function triageTrends(
-  env: EnvironmentRef,
-  read: TrendTotal,
-  changes: { finding: FindingRecord; before: TriageRule | undefined; after: TriageRule }[],
-): Promise<{ before: EnvironmentTrends; after: EnvironmentTrends }> {
-  const findings = new Map(changes.map(({ finding }) => [finding.findingHash, finding]));
-  const rulesBefore = new Map<string, Pick<TriageRule, 'status' | 'history'>>();
-  if (read.version === undefined) {
-    const [records, rules] = await Promise.all([
-      collect(findingsOfEnvironment(env, ['findingHash', 'severity', 'fixedAt'])),
-      rulesOfEnvironment(env),
-    ]);
-    for (const record of records as FindingRecord[])
-      if (!findings.has(record.findingHash)) findings.set(record.findingHash, record);
-    for (const [hash, rule] of rules) rulesBefore.set(hash, rule);
-  }
-  for (const { finding, before } of changes)
-    if (before) rulesBefore.set(finding.findingHash, before);
-    else rulesBefore.delete(finding.findingHash);
-  const rulesAfter = new Map(rulesBefore);
-  for (const { finding, after } of changes) rulesAfter.set(finding.findingHash, after);
-  const version = read.version;
-  return {
-    before: { version, scannedDay: read.scannedDay, findings, rules: rulesBefore },
-    after: { version: version ?? 1, scannedDay: read.scannedDay, findings, rules: rulesAfter },
-  };
+export interface TrendsRead {
+  read: TrendTotal;
+  findings: ReadonlyMap<string, FindingRecord>;
+  rules: ReadonlyMap<string, Pick<TriageRule, 'status' | 'history'>>;
+}
+
+/** The environment's TrendsRead from its total read before its findings (`read`). */
+export async function trendsRead(env: EnvironmentRef, read: TrendTotal): Promise<TrendsRead> {
+  if (read.version !== undefined) return { read, findings: new Map(), rules: new Map() };
+  const [records, rules] = await Promise.all([
+    collect(findingsOfEnvironment(env, ['findingHash', 'severity', 'fixedAt'])),
+    rulesOfEnvironment(env),
+  ]);
+  return { read, findings: new Map((records as FindingRecord[]).map((f) => [f.findingHash, f])), rules };
+}
+
+/**
+ * What the trends count of the environment when its `findings` have these rules (by hash; undefined: none), from
+ * what was read (`from`): before a triage (the rules as read) or after it (`after`: its total's next version).
+ */
+export function environmentTrendsOf(
+  from: TrendsRead,
+  findings: ReadonlyMap<string, FindingRecord>,
+  rules: ReadonlyMap<string, Pick<TriageRule, 'status' | 'history'> | undefined>,
+  after: boolean,
+): EnvironmentTrends {
+  const all = new Map([...findings, ...[...from.findings].filter(([hash]) => !findings.has(hash))]);
+  const counted = new Map(from.rules);
+  for (const [hash, rule] of rules)
+    if (rule) counted.set(hash, rule);
+    else counted.delete(hash);
+  const version = after ? (from.read.version ?? 1) : from.read.version;
+  return { version, scannedDay: from.read.scannedDay, findings: all, rules: counted };
 }
 
 /**
@@ -81,18 +88,19 @@ export async function retestFixTrend(
   is: FindingRecord,
   rule: TriageRule | undefined,
 ): Promise<TransactItem[]> {
-  const [{ before, after }, daysOf] = await Promise.all([
-    triageTrends(env, read, []),
-    slaDaysResolver(env.organizationId, [env]),
-  ]);
+  const [from, daysOf] = await Promise.all([trendsRead(env, read), slaDaysResolver(env.organizationId, [env])]);
+  const [before, after] = [false, true].map((a) => environmentTrendsOf(from, new Map(), new Map(), a)) as [
+    EnvironmentTrends,
+    EnvironmentTrends,
+  ];
   const rules = new Map(before.rules);
   if (rule) rules.set(was.findingHash, rule);
-  const project = environmentTrends.project(
+  return derivedWrites(
+    environmentTrends,
     { ...before, findings: new Map([...before.findings, [was.findingHash, was]]), rules },
     { ...after, findings: new Map([...before.findings, [is.findingHash, is]]), rules },
     { env, now: is.fixedAt!, policy: { days: daysOf(env) } },
   );
-  return projectedWrites([project]);
 }
 
 /**
@@ -108,7 +116,7 @@ export async function environmentTrendRemoval(env: EnvironmentRef, now: number):
     rules: new Map(),
     counted: read,
   };
-  return projectedWrites([environmentTrends.project(before, undefined, { env, now })]);
+  return derivedWrites(environmentTrends, before, undefined, { env, now });
 }
 
 /**
@@ -129,7 +137,7 @@ export async function applicationTrendRemoval(
     db.send(
       new GetCommand({
         TableName: config.tableName,
-        Key: keys.trendTotal(environmentTrends.appScope(app)),
+        Key: keys.trendTotal(appScope(app)),
         ConsistentRead: true,
       }),
     ),
@@ -140,7 +148,7 @@ export async function applicationTrendRemoval(
     ),
   ]);
   const before = { total: fromItem<TrendTotal>(totalItem.Item) ?? {}, environments };
-  return projectedWrites([applicationTrends.project(before, undefined, { ...app, now })]);
+  return derivedWrites(applicationTrends, before, undefined, { ...app, now });
 }
 
 /**
@@ -183,7 +191,8 @@ export async function publicationTrend(
   };
   // Findings whose overdue episode starts with this publication: the overdue check's entry (docs/GOVERNANCE.md).
   const statuses = new Map([...found.rules].map(([hash, rule]) => [hash, rule.status]));
-  const wake = overdueWakes.project(
+  const wake = derivedWrites(
+    environmentOverdue,
     { findings: found.known, statuses },
     { findings: new Map(found.findings.map((f) => [f.findingHash, f])), statuses },
     { env: scan, now },
@@ -191,7 +200,8 @@ export async function publicationTrend(
   return {
     records,
     items: [
-      ...projectedWrites([environmentTrends.project(before, after, { env: scan, now, policy }), wake]),
+      ...derivedWrites(environmentTrends, before, after, { env: scan, now, policy }),
+      ...wake,
       // The environment's open issues after it, from every record (shared/results/issue-summary.ts).
       openIssuesPut(scan, findings.values()),
     ],

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
 import { RUNNER_CONTAINER } from '../../shared/perch/runner-container.ts';
-import { apiGatewayPaths } from '../../shared/routes.ts';
+import { apiGatewayPaths } from '../../shared/http/route.ts';
 import { routes } from '../../shared/routes.ts';
 import { SERVICE_DESCRIPTION, SERVICE_PATHS } from '../../shared/service/pages.ts';
 import { mainTable } from '../../shared/db/tables.ts';

@@ -5,7 +5,7 @@ import { lambdaContext, matchRoute } from '../../scripts/local/server.ts';
 import { apiGatewayEvent } from '../../scripts/local/api-gateway-event.ts';
 import { scopeObservers, type RequestScope } from '../../shared/context/request-scope.ts';
 import { config } from '../../shared/config.ts';
-import { handlerFile } from '../../shared/routes.ts';
+import { handlerFile } from '../../shared/http/route.ts';
 import { db } from '../../shared/db/client.ts';
 import { keys } from '../../shared/db/keys.ts';
 import { allowScanDomain } from '../../shared/applications/scan-domains.ts';

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import publicSchemas from '../../scripts/reference/stackhawk-schemas.json' with { type: 'json' };
 import { matchRoute } from '../../scripts/local/server.ts';
-import { routes, type Route } from '../../shared/routes.ts';
+import { routes } from '../../shared/routes.ts';
+import { type Route } from '../../shared/http/route.ts';
 import { api, baseUrl, type RequestOptions } from './client.ts';
 import { createTenant } from './fixtures.ts';
 import { alert, completeScan, reportAlerts, startScan } from './scan-helpers.ts';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { routes, pathParameterNames, type Route } from '../../shared/routes.ts';
+import { routes } from '../../shared/routes.ts';
+import { pathParameterNames, type Route } from '../../shared/http/route.ts';
 import { api, type RequestOptions } from './client.ts';
 import { createTenant } from './fixtures.ts';
 import { SCAN_CONFIG, alert, createApp, reportAlerts, startScan } from './scan-helpers.ts';

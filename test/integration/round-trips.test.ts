@@ -7,7 +7,7 @@ import { config } from '../../shared/config.ts';
 import { addMember, removeMember } from '../../shared/identity/admin.ts';
 import type { LambdaEvent, LambdaResult } from '../../shared/http/types.ts';
 import { addUserTo, createTenant, type Tenant } from './fixtures.ts';
-import { handlerFile } from '../../shared/routes.ts';
+import { handlerFile } from '../../shared/http/route.ts';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../../shared/db/client.ts';
 import { keys } from '../../shared/db/keys.ts';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { routes, pathParameterNames, type Route } from '../../shared/routes.ts';
+import { routes } from '../../shared/routes.ts';
+import { pathParameterNames, type Route } from '../../shared/http/route.ts';
 import { allowScanDomain } from '../../shared/applications/scan-domains.ts';
 import { findingHash } from '../../shared/results/finding-identity.ts';
 import { api, type RequestOptions } from './client.ts';

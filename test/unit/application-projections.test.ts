@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { entityWrite, entityWrites, type Projection } from '../../shared/db/entity-write.ts';
+import { entityWrite, entityWrites } from '../../shared/db/entity-write.ts';
+import { application } from '../../shared/applications/entities.ts';
 import { DAY, NO_HEALTH, type ApplicationHealth, type ApplicationRecord } from '../../shared/applications/model.ts';
-import * as listEntries from '../../shared/applications/projections/application-list-entries.ts';
 import * as nameIndex from '../../shared/applications/projections/application-name-index.ts';
 import * as organizationCounters from '../../shared/applications/projections/organization-counters.ts';
 import * as healthDayCounters from '../../shared/applications/projections/health-day-counters.ts';
@@ -24,12 +24,7 @@ import {
 type Item = Record<string, unknown>;
 /** The time of the writes (day counters of days more than 31 days before it are left alone). */
 const NOW = 1_800_000_000_000;
-const PROJECTIONS: Projection<ApplicationRecord>[] = [
-  listEntries.project,
-  nameIndex.project,
-  organizationCounters.project,
-  healthDayCounters.project(NOW),
-];
+const CONTEXT = { now: NOW };
 const keyOf = (item: Item) => `${item.pk as string}|${item.sk as string}`;
 
 class Table {
@@ -40,9 +35,10 @@ class Table {
   /** Writes of applications in one transaction (entityWrites), which updates an item once at most. */
   write(...writes: { before: ApplicationRecord | undefined; after: ApplicationRecord }[]) {
     const items = entityWrites(
+      application,
       writes.map(({ before, after }) => ({
-        change: { key: keys.application(after.applicationId), entity: 'application', before, after, name: 'w' },
-        projections: PROJECTIONS,
+        change: { key: keys.application(after.applicationId), before, after, name: 'w' },
+        context: CONTEXT,
       })),
     );
     const updated = items.flatMap((item) => (item.Update ? [keyOf(item.Update.Key!)] : []));
@@ -52,7 +48,7 @@ class Table {
   }
 
   private apply(before: ApplicationRecord | undefined, after: ApplicationRecord) {
-    const projected = PROJECTIONS.map((project) => project(before, after));
+    const projected = Object.values(application.projections).map((project) => project(before, after, CONTEXT));
     for (const item of projected.flatMap((p) => p.items ?? [])) {
       if (item.Put) this.postings.set(keyOf(item.Put.Item!), item.Put.Item!);
       else if (item.Delete) this.postings.delete(keyOf(item.Delete.Key!));
@@ -168,7 +164,7 @@ function run(commands: Command[]) {
       continue;
     }
     const before = live[command.app % live.length]!;
-    // A health write counts the application (healthVersion), as application-health.ts does.
+    // A health write counts the application (healthVersion), as application-figures.ts does.
     const counted = { healthVersion: (before.healthVersion ?? 0) + 1 };
     const after: ApplicationRecord =
       command.kind === 'rename'
@@ -210,8 +206,9 @@ describe('application projections', () => {
       nameTrigrams: true,
     };
     const [write, ...rest] = entityWrite(
-      { key: { pk: 'APP#a', sk: '#APP' }, entity: 'application', before: app, after: { ...app }, name: 'unchanged' },
-      PROJECTIONS,
+      application,
+      { key: { pk: 'APP#a', sk: '#APP' }, before: app, after: { ...app }, name: 'unchanged' },
+      CONTEXT,
     );
     expect(rest).toEqual([]);
     expect(write!.Update).toBeUndefined();
@@ -235,8 +232,8 @@ describe('application projections', () => {
         };
         // A rename, a status or a new health version with the same figures: what the application counts stays.
         const same = { ...app, name: rename, applicationStatus: 'ACTIVE' as const, healthVersion: 4 };
-        for (const project of [organizationCounters.project, healthDayCounters.project(NOW)])
-          expect(project(app, same).counters).toEqual([]);
+        expect(organizationCounters.project(app, same).counters).toEqual([]);
+        expect(healthDayCounters.project(app, same, CONTEXT).counters).toEqual([]);
       }),
     );
   });

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { DAY, type EnvironmentRecord } from '../../shared/applications/model.ts';
 import * as coverage from '../../shared/applications/projections/environment-coverage.ts';
 import { entityWrite } from '../../shared/db/entity-write.ts';
+import { environment } from '../../shared/applications/entities.ts';
 import { keys } from '../../shared/db/keys.ts';
 import { applyCounterUpdate, isCounterUpdate, nonZero, type Counters } from './counters-in-memory.ts';
 
@@ -57,8 +58,9 @@ describe('the coverage counters projection', () => {
         const write = (index: number, after: EnvironmentRecord) => {
           const before = envs[index];
           const items = entityWrite(
-            { key: keys.environment('app', after.environmentId), entity: 'environment', before, after, name: 'w' },
-            [coverage.project],
+            environment,
+            { key: keys.environment('app', after.environmentId), before, after, name: 'w' },
+            undefined,
           );
           for (const item of items.filter(isCounterUpdate)) applyCounterUpdate(counters, item);
           envs[index] = after;

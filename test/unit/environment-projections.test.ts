@@ -12,9 +12,8 @@ import {
 import * as listEntries from '../../shared/applications/projections/environment-list-entries.ts';
 import * as nameClaim from '../../shared/applications/projections/environment-name-claim.ts';
 import * as nameIndex from '../../shared/applications/projections/environment-name-index.ts';
-import * as applicationHealth from '../../shared/applications/projections/application-health.ts';
-import * as organizationCounters from '../../shared/applications/projections/organization-counters.ts';
-import * as healthDayCounters from '../../shared/applications/projections/health-day-counters.ts';
+import * as applicationHealth from '../../shared/applications/application-figures.ts';
+import { application } from '../../shared/applications/entities.ts';
 import { environmentIndexKeys } from '../../shared/applications/environment-repository.ts';
 import { keys } from '../../shared/db/keys.ts';
 import {
@@ -28,7 +27,7 @@ import {
 // The environment projections (docs/DATA-MODEL.md, Projections) are pure: applied in memory, write after write,
 // their outputs must leave exactly what a recomputation from the environments gives (test/integration/
 // projections.test.ts checks the same against DynamoDB Local, through the repository's writes): their own index
-// keys, claims and postings, and, through their applications (application-health.ts) and the applications'
+// keys, claims and postings, and, through their applications (application-figures.ts) and the applications'
 // projections, each application's count and health figures, the organization's counters and the day counters.
 
 type Item = Record<string, unknown>;
@@ -36,7 +35,6 @@ const PROJECTIONS = [listEntries.project, nameClaim.project, nameIndex.project];
 const INDEX_KEYS = [...listEntries.LIST_ENTRY_ATTRIBUTES, ...nameIndex.NAME_INDEX_KEYS] as string[];
 /** The time of the writes (day counters of days more than 31 days before it are left alone). */
 const NOW = 1_800_000_000_000;
-const APPLICATION_COUNTERS = [organizationCounters.project, healthDayCounters.project(NOW)];
 
 /**
  * A table in memory: the environments' own fields and index keys, the projections' items by key, the
@@ -48,16 +46,16 @@ class Table {
   applications = new Map<string, ApplicationRecord>();
   counters: Counters = new Map();
 
-  /** Writes an application with its counters' projections. */
+  /** Writes an application with its projections (of which the counters' are kept here). */
   writeApplication(before: ApplicationRecord | undefined, after: ApplicationRecord) {
     const key = keys.application(after.applicationId);
-    const items = entityWrite({ key, entity: 'application', before, after, name: 'w' }, APPLICATION_COUNTERS);
+    const items = entityWrite(application, { key, before, after, name: 'w' }, { now: NOW });
     for (const item of items.filter(isCounterUpdate)) applyCounterUpdate(this.counters, item);
     this.applications.set(after.applicationId, after);
   }
 
   /**
-   * The application's write of `changes` to its environments: application-health.ts from the application as
+   * The application's write of `changes` to its environments: application-figures.ts from the application as
    * stored, given its other live environments only when it needs them.
    */
   environmentsChanged(appId: string, changes: applicationHealth.EnvironmentChange[]) {

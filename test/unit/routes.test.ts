@@ -8,15 +8,13 @@ import * as table from '../../shared/routes.ts';
 import {
   createTeamRoute,
   getApplicationRoute,
-  handlerFile,
   importScanReportRoute,
   listScansRoute,
   reportScanAlertsRoute,
   routes,
   toggleAppPluginRoute,
-  type PathParameterName,
-  type Route,
 } from '../../shared/routes.ts';
+import { handlerFile, type PathParameterName, type Route } from '../../shared/http/route.ts';
 import { operation } from '../../shared/http/operation.ts';
 
 const FUNCTIONS = new URL('../../functions/', import.meta.url);

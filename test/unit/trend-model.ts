@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { expect } from 'vitest';
-import { projectedWrites } from '../../shared/db/entity-write.ts';
+import { derivedWrites } from '../../shared/db/entity-write.ts';
+import { applicationTrends, environmentTrends } from '../../shared/trends/entities.ts';
+import * as environmentTrendFigures from '../../shared/trends/projections/environment-trend-figures.ts';
 import type { TransactItem } from '../../shared/db/transactions.ts';
 import { keys, type TrendScopeRef } from '../../shared/db/keys.ts';
 import { COVERAGE_WINDOWS, DAY, TREND_SEVERITIES, dayOf, type TrendTotal } from '../../shared/trends/figures.ts';
-import * as environmentTrends from '../../shared/trends/projections/environment-trend-figures.ts';
-import * as applicationTrends from '../../shared/trends/projections/application-trend-figures.ts';
 import type {
   EnvironmentRef,
   EnvironmentTrends,
@@ -122,9 +122,7 @@ export const olderData = fc.array(
   { minLength: ENV_COUNT, maxLength: ENV_COUNT },
 );
 
-const envScope = environmentTrends.envScope;
-const appScope = environmentTrends.appScope;
-const orgScope = environmentTrends.orgScope;
+const { envScope, appScope, orgScope } = environmentTrendFigures;
 
 /** Plays `ops` on `table` from the environments' older data. */
 export async function play(
@@ -160,7 +158,7 @@ export async function play(
       );
       const before = { total: await total(appScope({ organizationId: ORG, applicationId })), environments };
       await table.commit(
-        projectedWrites([applicationTrends.project(before, undefined, { organizationId: ORG, applicationId, now })]),
+        derivedWrites(applicationTrends, before, undefined, { organizationId: ORG, applicationId, now }),
       );
       appDeleted.add(applicationId);
       continue;
@@ -177,7 +175,7 @@ export async function play(
         rules: new Map(),
         counted: read,
       };
-      await table.commit(projectedWrites([environmentTrends.project(before, undefined, { env, now })]));
+      await table.commit(derivedWrites(environmentTrends, before, undefined, { env, now }));
       model.deleted = true;
       continue;
     }
@@ -210,7 +208,7 @@ export async function play(
       const rulesAfter = counted ? new Map([[hash, rule]]) : new Map(model.rules);
       const before = { version: read.version, scannedDay: read.scannedDay, findings, rules: rulesBefore };
       const after = { version: read.version ?? 1, scannedDay: read.scannedDay, findings, rules: rulesAfter };
-      await table.commit(projectedWrites([environmentTrends.project(before, after, { env, now })]));
+      await table.commit(derivedWrites(environmentTrends, before, after, { env, now }));
       continue;
     }
     // A publication, as publicationTrend: the reported findings, and the current ones it does not report fixed.
@@ -248,7 +246,7 @@ export async function play(
       findings: new Map(model.records),
       rules: new Map(model.rules),
     };
-    await table.commit(projectedWrites([environmentTrends.project(before, after, { env, now, policy })]));
+    await table.commit(derivedWrites(environmentTrends, before, after, { env, now, policy }));
   }
   return { models, appDeleted, today: dayOf(now) };
 }

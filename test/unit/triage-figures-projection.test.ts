@@ -1,9 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { entityWrites } from '../../shared/db/entity-write.ts';
+import { entityKind, entityWrites } from '../../shared/db/entity-write.ts';
 import { keys } from '../../shared/db/keys.ts';
 import type { TransactItem } from '../../shared/db/transactions.ts';
 import * as triageFigures from '../../shared/findings/projections/triage-figures.ts';
+import type { TriageRule } from '../../shared/results/model.ts';
 import { RISK_SEVERITIES, SEVERITIES, type RiskSeverity, type Severity } from '../../shared/input/severities.ts';
 import { TRIAGE_STATUSES, isUntriaged, type TriageStatus } from '../../shared/results/statuses.ts';
 
@@ -97,24 +98,25 @@ function applyUpdate(doc: Doc, item: TransactItem): void {
   }
 }
 
+/** The rules' kind with this projection alone (the triageRule kind registers it with the rule's others). */
+const FIGURES = entityKind<Pick<TriageRule, 'status'>, triageFigures.TriageFiguresContext>('triageRule', {
+  figures: triageFigures.project,
+});
+
 describe('the triage figures projection', () => {
   it("moves the scans' statistics and the streams' untriaged figures to their recomputation", () => {
     fc.assert(
       fc.property(fc.array(finding, { maxLength: 8 }), fc.integer({ min: 0, max: 3 }), (findings, base) => {
-        const writes = findings.map((f, i) => {
-          const context = { finding: f, scan: ref(f.scanId) };
-          return {
-            change: {
-              key: { pk: 'rule', sk: String(i) },
-              entity: 'triageRule',
-              before: f.before,
-              after: f.after ?? { status: 'UNKNOWN' as const },
-              name: 'ruleChanged',
-            },
-            projections: [(b: typeof f.before, a: typeof f.before) => triageFigures.project(b, a, context)],
-          };
-        });
-        const items = entityWrites(writes);
+        const writes = findings.map((f, i) => ({
+          change: {
+            key: { pk: 'rule', sk: String(i) },
+            before: f.before,
+            after: f.after ?? { status: 'UNKNOWN' as const },
+            name: 'ruleChanged',
+          },
+          context: { finding: f, scan: ref(f.scanId) },
+        }));
+        const items = entityWrites(FIGURES, writes);
         // A rule after the write is never absent.
         const after = findings.map((f) => ({ ...f, after: f.after ?? { status: 'UNKNOWN' as const } }));
         for (const scanId of SCANS) {

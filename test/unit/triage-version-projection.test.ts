@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { entityWrites } from '../../shared/db/entity-write.ts';
+import { entityKind, entityWrites } from '../../shared/db/entity-write.ts';
 import { keys } from '../../shared/db/keys.ts';
 import * as triageVersion from '../../shared/findings/projections/triage-version.ts';
 
@@ -22,20 +22,13 @@ describe('the triage version projection', () => {
 
   it('is one Update of the version per environment, whatever the rules written together', () => {
     const writes = ['a', 'b', 'c'].map((hash, i) => ({
-      change: {
-        key: { pk: 'rule', sk: hash },
-        entity: 'triageRule',
-        before: undefined,
-        after: rule(hash, 1),
-        name: `r${i}`,
-      },
-      projections: [
-        (b: ReturnType<typeof rule> | undefined, a: ReturnType<typeof rule> | undefined) =>
-          triageVersion.project(b, a, env),
-      ],
+      change: { key: { pk: 'rule', sk: hash }, before: undefined, after: rule(hash, 1), name: `r${i}` },
+      context: env,
     }));
+    // The rules' kind with this projection alone (the triageRule kind registers it with the rule's others).
+    const kind = entityKind<ReturnType<typeof rule>, typeof env>('triageRule', { version: triageVersion.project });
     const key = JSON.stringify(keys.triageVersion('app', 'env'));
-    const updates = entityWrites(writes).filter((item) => JSON.stringify(item.Update?.Key) === key);
+    const updates = entityWrites(kind, writes).filter((item) => JSON.stringify(item.Update?.Key) === key);
     expect(updates).toHaveLength(1);
     expect(updates[0]!.Update!.ExpressionAttributeValues).toMatchObject({ ':entity': 'triageVersion', ':c0': 3 });
   });

@@ -28,8 +28,6 @@ export function dayCount(app: ApplicationRecord | undefined, now: number, sign: 
 }
 
 /** The projection of writes at `now`: the application leaves its day counter before and joins the one after. */
-export const project =
-  (now: number): Projection<ApplicationRecord> =>
-  (before, after): Projected => ({
-    counters: netCounters([dayCount(before, now, -1), dayCount(after, now)].filter((c) => c !== undefined)),
-  });
+export const project: Projection<ApplicationRecord, { now: number }> = (before, after, { now }): Projected => ({
+  counters: netCounters([dayCount(before, now, -1), dayCount(after, now)].filter((c) => c !== undefined)),
+});

@@ -28,14 +28,14 @@ export interface TeamListsContext {
  * The Updates of the lists of the teams whose applications change from `before` to `after`: one per team (its
  * applications joining, or its applications leaving; a team does both only by its own write).
  */
-export function project(before: Owners, after: Owners, context: TeamListsContext): Projected {
+export function project(before: Owners | undefined, after: Owners | undefined, context: TeamListsContext): Projected {
   const joining = new Map<string, string[]>();
   const leaving = new Map<string, string[]>();
   const add = (lists: Map<string, string[]>, teamId: string | undefined, appId: string) => {
     if (teamId && teamId !== context.writer) lists.set(teamId, [...(lists.get(teamId) ?? []), appId]);
   };
-  for (const [appId, owner] of after) {
-    const was = before.get(appId);
+  for (const [appId, owner] of after ?? []) {
+    const was = before?.get(appId);
     if (was === owner) continue;
     add(joining, owner, appId);
     if (context.teams?.has(was ?? '')) add(leaving, was, appId);

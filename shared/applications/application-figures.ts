@@ -5,7 +5,7 @@ import {
   type ApplicationHealth,
   type ApplicationRecord,
   type LastScan,
-} from '../model.ts';
+} from './model.ts';
 
 // The application's figures as a projection of its environments (docs/DATA-MODEL.md, Projections): its environment
 // count and status, and its health (the sums of its live environments' last scans and its newest scan time, with
