@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { benchTenant, type BenchSection } from './harness.ts';
 import { descriptionWithPaths, fullFindingsReport, hostileBodies } from './hostile-bodies.ts';
 import { DESCRIPTION_LIMITS, IMPORT_LIMITS, MAX_LIST_FILTER_VALUES, SCAN_CONFIG_LIMITS } from '../../shared/limits.ts';
-import { MAX_CONFIGURATION_BYTES } from '../../shared/scan-configurations/inputs.ts';
+import { MAX_CONFIGURATION_BYTES } from '../../shared/scan-configurations/model.ts';
 import type { BenchContext } from './harness.ts';
 
 // Hostile input (docs/COMPATIBILITY.md, Limits): for the worst body each parsing operation accepts (and a few it now

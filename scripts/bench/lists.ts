@@ -49,7 +49,7 @@ export async function seed(
   const { coverageShare } = await import('../../shared/applications/projections/environment-coverage.ts');
   const { counterUpdates } = await import('../../shared/db/entity-write.ts');
   const { addBucketHealth, applicationHealthOf, bucketShare } = await import('../../shared/applications/model.ts');
-  const { newEnvironment } = await import('../../shared/applications/environment-creation.ts');
+  const { newEnvironment } = await import('../../shared/applications/model.ts');
   const { transactWrite } = await import('../../shared/db/transactions.ts');
   const { batchPut } = await import('../../shared/db/query.ts');
   const { keys } = await import('../../shared/db/keys.ts');

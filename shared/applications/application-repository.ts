@@ -21,8 +21,6 @@ import {
   type EnvironmentRecord,
 } from './model.ts';
 
-export type { ApplicationRecord, ApplicationStatus, ApplicationType } from './model.ts';
-
 /** Fails the transaction (at `applicationGone`) unless the application exists and no delete of it has started. */
 export const requireLiveApplication = (appId: string): TransactItem =>
   named('applicationGone', {

@@ -1,14 +1,9 @@
 import { isAllowlisted } from './scan-domains.ts';
 import { randomUUID } from 'node:crypto';
-import {
-  applicationsCreation,
-  applicationRename,
-  getApplication,
-  getApplications,
-  type ApplicationRecord,
-  type ApplicationType,
-} from './application-repository.ts';
-import { environmentPuts, environmentsOfApp, type EnvironmentRecord } from './environment-repository.ts';
+import { applicationsCreation, applicationRename, getApplication, getApplications } from './application-repository.ts';
+import { type ApplicationRecord, type ApplicationType } from './model.ts';
+import { environmentPuts, environmentsOfApp } from './environment-repository.ts';
+import { type EnvironmentRecord } from './model.ts';
 import {
   applicationEntries,
   applicationsCovering,
@@ -19,12 +14,10 @@ import {
   mergeOrdered,
   namesContaining,
   wholeApplicationsOfBucket,
-  type ApplicationListOrder,
-  type ListEntry,
-  type ListScope,
-  type NameMatch,
 } from './list-entries.ts';
-import { accessibleApplication, canSeeTeamResource } from './access.ts';
+import { type ApplicationListOrder, type ListEntry, type ListScope, type NameMatch } from './model.ts';
+import { accessibleApplication } from './access.ts';
+import { canSeeTeamResource } from './model.ts';
 import {
   applicationNameReadLimit,
   isFew,
@@ -41,14 +34,15 @@ import { projectedWrites } from '../db/entity-write.ts';
 import { CONFLICT_ATTEMPTS, failedCondition, retryOnConflict } from '../db/retry.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import * as teamLists from './projections/team-application-lists.ts';
-import { newEnvironment, writeEnvironmentConfig } from './environment-creation.ts';
+import { writeEnvironmentConfig } from './environment-creation.ts';
+import { newEnvironment } from './model.ts';
 import {
-  APPLICATION_TYPES,
   APP_SORT_FIELDS,
   type CreateApplicationBody,
   type ListApplicationsV1Query,
   type ListApplicationsV2Query,
 } from './inputs.ts';
+import { APPLICATION_TYPES } from './model.ts';
 import {
   compareBy,
   concat,
@@ -64,7 +58,8 @@ import {
   type SortDirection,
 } from '../lists.ts';
 import type { Caller } from '../context/caller.ts';
-import { codeRepositoriesRead, repositoriesByApplication, type CodeRepositoryRecord } from './code-repository-store.ts';
+import { codeRepositoriesRead, repositoriesByApplication } from './code-repository-store.ts';
+import { type CodeRepositoryRecord } from './model.ts';
 import type { Membership } from '../context/caller.ts';
 
 // Applications (docs/API.md, Applications; Deletes): create/get/update/delete, the application views and the

@@ -23,10 +23,6 @@ import {
 import type { EnvironmentChange } from './projections/application-health.ts';
 import { notFound } from '../errors.ts';
 
-export type { EnvironmentRecord, EnvironmentStreams, LastScan, LastScanStatus, StreamHead } from './model.ts';
-
-export { NO_SCAN_STATUS } from './projections/environment-list-entries.ts';
-
 const toRecord = (item: Record<string, unknown> | undefined) => fromItem<EnvironmentRecord>(item);
 
 /**

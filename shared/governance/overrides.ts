@@ -9,7 +9,7 @@ import { accessibleApplication, accessibleEnvironment } from '../applications/ac
 import { environmentsOfApp } from '../applications/environment-repository.ts';
 import type { TransactItem } from '../db/transactions.ts';
 import type { Caller } from '../context/caller.ts';
-import { DEFAULT_SLA_DAYS, type SlaDays } from './policy.ts';
+import { DEFAULT_SLA_DAYS, type SlaDays } from './model.ts';
 import { effectiveDays } from './sla-days.ts';
 import type { SlaOverrideBody } from './inputs.ts';
 import { slaRecheckPut } from './overdue.ts';

@@ -15,7 +15,8 @@ import { logger } from '../context/logger.ts';
 import { scopeAllows, type Caller } from '../context/caller.ts';
 import type { Permission } from '../context/permissions.ts';
 import { revokedHere } from './revocations.ts';
-import { isSsoSessionId, refreshSsoSession } from './sso-sessions.ts';
+import { refreshSsoSession } from './sso-sessions.ts';
+import { isSsoSessionId } from './model.ts';
 
 // Sessions: an API key is exchanged for a 30-minute access token, which refresh extends (docs/API.md, Sessions).
 

@@ -1,6 +1,8 @@
 import { generateApiKey, hashApiKey } from '../auth/api-keys.ts';
-import { isSsoSessionId, liveSsoSession } from './sso-sessions.ts';
-import { auditEntry, transactWrite, type TransactItem } from '../audit/entries.ts';
+import { liveSsoSession } from './sso-sessions.ts';
+import { isSsoSessionId } from './model.ts';
+import { auditEntry } from '../audit/entries.ts';
+import { transactWrite, type TransactItem } from '../db/transactions.ts';
 import { conditionFailed } from '../db/items.ts';
 import { mapInParallel } from '../db/query.ts';
 import { accessibleApplication } from '../applications/access.ts';
@@ -14,7 +16,8 @@ import {
   listApiKeys,
   type ApiKeyRecord,
 } from './api-key-repository.ts';
-import { owningRole, requireStanding } from './member-management.ts';
+import { requireStanding } from './member-management.ts';
+import { owningRole } from './model.ts';
 import { membershipsAndOrganizationsOf, membershipsOfOrg } from './membership-repository.ts';
 import { type Membership } from '../context/caller.ts';
 import { getUser, getUsers } from './user-repository.ts';

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { type OperationReads } from '../db/query.ts';
-import { accessibleApplication, canSeeTeamResource } from '../applications/access.ts';
+import { accessibleApplication } from '../applications/access.ts';
+import { canSeeTeamResource } from '../applications/model.ts';
 import { getApplication, getApplications } from '../applications/application-repository.ts';
 import type { Membership } from '../context/caller.ts';
 import { db } from '../db/client.ts';
@@ -20,7 +21,6 @@ import {
   devicesOf,
   drivenDevice,
   getRun,
-  isActive,
   isOnline,
   MAX_DEVICES_PER_ORG,
   pollHeartbeat,
@@ -31,7 +31,7 @@ import {
   runChange,
   slotsOf,
 } from './repository.ts';
-import { type PerchDevice, type PerchRun } from './model.ts';
+import { type PerchDevice, type PerchRun, isActive } from './model.ts';
 import { abandonRun, settled, toPerchDevice } from './commands.ts';
 import { wakeAgents, wakeListener } from './signals.ts';
 import { carriesLabels } from './pools.ts';

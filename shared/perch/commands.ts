@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
-import { accessibleApplication, canSeeTeamResource } from '../applications/access.ts';
-import { getApplications, type ApplicationRecord } from '../applications/application-repository.ts';
+import { accessibleApplication } from '../applications/access.ts';
+import { canSeeTeamResource } from '../applications/model.ts';
+import { getApplications } from '../applications/application-repository.ts';
+import { type ApplicationRecord } from '../applications/model.ts';
 import { environmentsOfApp } from '../applications/environment-repository.ts';
 import { auditEntry } from '../audit/entries.ts';
 import { db } from '../db/client.ts';
@@ -32,19 +34,19 @@ import {
   devicesOf,
   getDevice,
   getRun,
-  isActive,
   isOnline,
   queueEntry,
   queueVersionBump,
   runChange,
   slotsOf,
 } from './repository.ts';
-import { type PerchRun, type RunError } from './model.ts';
+import { type PerchRun, type RunError, isActive } from './model.ts';
 import { recordVerification, verifyTarget } from './verification.ts';
 import { launchRunner } from './runner.ts';
 import { wakeAgents } from './signals.ts';
 import { carriesLabels, runLabels } from './pools.ts';
 import type { PerchCommandBody, SearchDevicesBody } from './inputs.ts';
+import { type StartedBy } from './model.ts';
 
 // The Perch operations (docs/HOSTED-SCANS.md): start, stop and watch an application's hosted scan. A run is queued
 // for the organization's agents; the one that acknowledges it carries it out and reports the scan through the
@@ -215,15 +217,6 @@ export async function failRun(run: PerchRun, phase: string, error: RunError): Pr
 /** Ends an active run whose agent is gone in ERROR (DEVICE), with what to do. */
 export const abandonRun = (run: PerchRun, message: string) =>
   failRun(run, 'agent lost', { errorType: 'DEVICE', message });
-
-/**
- * What a start made by someone other than its caller adds (a schedule's, docs/HOSTED-SCANS.md, Schedules): details
- * of its SCAN_STARTED entry, and items written in the run's own transaction, built from the run.
- */
-export interface StartedBy {
-  details?: Record<string, unknown>;
-  items?: (run: PerchRun) => TransactItem[];
-}
 
 const SECRET_WRITERS = { application: 'write:application', organization: 'write:scan_config' } as const;
 
@@ -483,5 +476,3 @@ export async function readRunLog(caller: Caller, appId: string, scanKey: string 
     log,
   };
 }
-
-export type { RunError };

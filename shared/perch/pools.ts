@@ -1,7 +1,8 @@
 import { accessibleApplication } from '../applications/access.ts';
-import type { ApplicationRecord } from '../applications/application-repository.ts';
+import type { ApplicationRecord } from '../applications/model.ts';
 import { getTeams } from '../applications/team-repository.ts';
-import { auditEntry, transactWrite } from '../audit/entries.ts';
+import { auditEntry } from '../audit/entries.ts';
+import { transactWrite } from '../db/transactions.ts';
 import { config } from '../config.ts';
 import type { Caller } from '../context/caller.ts';
 import { keys } from '../db/keys.ts';

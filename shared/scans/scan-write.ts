@@ -1,7 +1,7 @@
 import { keys } from '../db/keys.ts';
 import { entityWrite, type EntityChange } from '../db/entity-write.ts';
 import type { TransactItem } from '../db/transactions.ts';
-import type { ApplicationContext } from '../webhooks/events.ts';
+import type { ApplicationContext } from '../webhooks/model.ts';
 import type { ScanRecord } from '../results/model.ts';
 import * as scanEntries from './projections/scan-entries.ts';
 import * as scanOutbox from './projections/scan-outbox.ts';

@@ -30,14 +30,15 @@ import {
 } from '../../infra/stack.ts';
 import { pendingFindingsStart } from '../../shared/results/finding-repository.ts';
 import { deliveryCreation, getDelivery } from '../../shared/webhooks/deliveries.ts';
-import { outboxItem, type OutboxEvent } from '../../shared/webhooks/events.ts';
+import { type OutboxEvent, outboxItem } from '../../shared/webhooks/model.ts';
 import { deliveryOf } from '../../shared/delivery/relay.ts';
 import { getWebhook } from '../../shared/webhooks/repository.ts';
-import type { DeliveryMessage } from '../../shared/delivery/queue.ts';
+import type { DeliveryMessage } from '../../shared/delivery/model.ts';
 import { allowScanDomain } from '../../shared/applications/scan-domains.ts';
 import { getRun } from '../../shared/perch/repository.ts';
 import { runnerTask } from '../../shared/perch/runner.ts';
-import { getSchedule, putSchedule, type ScheduleRecord } from '../../shared/schedules/repository.ts';
+import { getSchedule, putSchedule } from '../../shared/schedules/repository.ts';
+import { type ScheduleRecord } from '../../shared/schedules/model.ts';
 import { RUNNER_TASKS, STOPS, runnerAt, taskStateChange } from './ecs-events.ts';
 
 type SqsHandler = (event: SQSEvent) => Promise<SQSBatchResponse>;

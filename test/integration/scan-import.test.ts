@@ -28,7 +28,7 @@ import {
   rulesOfEnvironment,
   sweepStoppedWrites,
 } from '../../shared/results/finding-repository.ts';
-import { findingHash } from '../../shared/results/finding-identity.ts';
+import { findingHash } from '../../shared/results/model.ts';
 import { PENDING_WRITE_EXPIRY_MS } from '../../shared/limits.ts';
 import type { ImportHooks } from '../../shared/scans/import.ts';
 

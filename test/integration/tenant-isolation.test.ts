@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { routes, pathParameterNames, type Route } from '../../shared/routes.ts';
 import { allowScanDomain } from '../../shared/applications/scan-domains.ts';
-import { findingHash } from '../../shared/results/finding-identity.ts';
+import { findingHash } from '../../shared/results/model.ts';
 import { api, type RequestOptions } from './client.ts';
 import { createTenant, type Tenant } from './fixtures.ts';
 import { alert, completeScan, reportAlerts } from './scan-helpers.ts';

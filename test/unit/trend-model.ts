@@ -3,7 +3,7 @@ import { expect } from 'vitest';
 import { projectedWrites } from '../../shared/db/entity-write.ts';
 import type { TransactItem } from '../../shared/db/transactions.ts';
 import { keys, type TrendScopeRef } from '../../shared/db/keys.ts';
-import { COVERAGE_WINDOWS, DAY, TREND_SEVERITIES, dayOf, type TrendTotal } from '../../shared/trends/figures.ts';
+import { COVERAGE_WINDOWS, DAY, TREND_SEVERITIES, dayOf, type TrendTotal } from '../../shared/trends/model.ts';
 import * as environmentTrends from '../../shared/trends/projections/environment-trend-figures.ts';
 import * as applicationTrends from '../../shared/trends/projections/application-trend-figures.ts';
 import type {
@@ -12,10 +12,10 @@ import type {
   TrendFinding,
   TrendRule,
 } from '../../shared/trends/projections/environment-trend-figures.ts';
-import type { TriageStatus } from '../../shared/results/statuses.ts';
+import type { TriageStatus } from '../../shared/results/model.ts';
 import type { Severity } from '../../shared/input/severities.ts';
-import { slaClock } from '../../shared/governance/clock.ts';
-import { severityDays } from '../../shared/governance/policy.ts';
+import { slaClock } from '../../shared/governance/model.ts';
+import { severityDays } from '../../shared/governance/model.ts';
 
 // The trend figures' model, for the projection property tests (test/unit/trend-projections.test.ts in memory,
 // test/integration/trend-projections.test.ts on DynamoDB Local): random sequences of publications (completions

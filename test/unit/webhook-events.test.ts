@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findingEvents, overdueEvent, riskExpiryEvents, scanEvents } from '../../shared/webhooks/events.ts';
+import { findingEvents, overdueEvent, riskExpiryEvents, scanEvents } from '../../shared/webhooks/model.ts';
 import { refusalOf } from '../../shared/outbound/receivers.ts';
 import { MAX_RETRY_AFTER_MS, retryAfterMs } from '../../shared/webhooks/sender.ts';
 import { retryDelayMs } from '../../shared/delivery/queue.ts';
