@@ -6,7 +6,6 @@ import type { TicketRecord, TrackerRecord } from '../trackers/model.ts';
 // pure views of rules and tickets. The records themselves are results/ (shared/results/model.ts). Records, types and
 // pure rules only (docs/LAYOUT.md, Layers): it imports the kernel and other resources' model.ts, never a repository.
 
-
 /** The environment's issues open at a moment (docs/ISSUES.md, The findings report): their tools, by issue id. */
 export interface OpenIssuesAt {
   tools: Map<string, Set<string>>;

@@ -8,10 +8,8 @@ import { configNameSchema } from '../hosted-assets/model.ts';
 // and pure rules only (docs/LAYOUT.md, Layers): it imports the kernel and other resources' model.ts, never a
 // repository.
 
-
 /** Builds a schema at load, marked side-effect free: bundlers drop the schemas a function never uses (esbuild honours the mark only in the same file). */
 const schema = /* @__NO_SIDE_EFFECTS__ */ <T>(build: () => T): T => build();
-
 
 // How configuration text is parsed for organization scan configurations: the service's bounded YAML parser
 // (documents.ts: size, depth, node and alias limits, linear duplicate-key check), keeping positions so that
@@ -58,7 +56,6 @@ export function parseConfiguration(text: string): ParsedConfiguration {
     throw error;
   }
 }
-
 
 export const conf = schema(() =>
   z.string().check(

@@ -6,7 +6,6 @@ import type { Severity } from '../input/severities.ts';
 // Trends' model (docs/GOVERNANCE.md, Trends). Records, types and pure rules only (docs/LAYOUT.md, Layers): it imports
 // the kernel and other resources' model.ts, never a repository.
 
-
 // The figures of the trends (docs/GOVERNANCE.md, Trends): their fields, a write's change of them per day, what
 // counts as open, and coverage's arithmetic; the projections (projections/) move them by each change of findings.
 
