@@ -1,6 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { benchTenant, measure, seededIds, type BenchContext } from './harness.ts';
-import type { BenchSection } from './harness.ts';
+import { benchTenant, measure, seededIds, type BenchContext, type BenchSection } from './harness.ts';
 
 // List figures (docs/DATA-MODEL.md, Reads): p50/p95 latency, DynamoDB read units, calls and round trips per request of List
 // Environments V2 (every sortField both ways, each filter, deep pages), List Applications V2 and the deprecated lists,

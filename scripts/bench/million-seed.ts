@@ -1,7 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { randomUUID } from 'node:crypto';
-import type { ApplicationRecord } from '../../shared/applications/model.ts';
-import type { EnvironmentRecord } from '../../shared/applications/model.ts';
+import type { ApplicationRecord, EnvironmentRecord } from '../../shared/applications/model.ts';
 import type { TransactItem } from '../../shared/db/transactions.ts';
 import type { FindingsBefore, ScanRecord } from '../../shared/results/model.ts';
 import type { ReportedAlert, ReportedUri } from '../../shared/scans/inputs.ts';

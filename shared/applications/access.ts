@@ -1,7 +1,6 @@
 import { getApplication, getApplicationIncludingDeleting } from './application-repository.ts';
 import { getEnvironment, getEnvironmentIncludingDeleting } from './environment-repository.ts';
-import type { Membership } from '../context/caller.ts';
-import type { Caller } from '../context/caller.ts';
+import type { Membership, Caller } from '../context/caller.ts';
 import { HttpError, notFound, unauthorized } from '../errors.ts';
 import { canSeeTeamResource, type ApplicationRecord } from './model.ts';
 

@@ -1,8 +1,7 @@
 import { keys } from '../db/keys.ts';
 import { conditionFailed, fromItem, named } from '../db/items.ts';
 import { retryOnConflict, transactionConflict } from '../db/retry.ts';
-import { batchGet, getItem, queryAll } from '../db/query.ts';
-import { batchDelete, deleteFound } from '../db/query.ts';
+import { batchGet, getItem, queryAll, batchDelete, deleteFound } from '../db/query.ts';
 import { transactWrite, type TransactItem } from '../db/transactions.ts';
 import { counterUpdates, entityWrite, entityWrites, type EntityChange, type Projection } from '../db/entity-write.ts';
 import * as listEntries from './projections/application-list-entries.ts';

@@ -1,9 +1,20 @@
 import { isAllowlisted } from './scan-domains.ts';
 import { randomUUID } from 'node:crypto';
 import { applicationsCreation, applicationRename, getApplication, getApplications } from './application-repository.ts';
-import { type ApplicationRecord, type ApplicationType } from './model.ts';
+import {
+  type ApplicationRecord,
+  type ApplicationType,
+  type EnvironmentRecord,
+  type ApplicationListOrder,
+  type ListEntry,
+  type ListScope,
+  type NameMatch,
+  canSeeTeamResource,
+  newEnvironment,
+  APPLICATION_TYPES,
+  type CodeRepositoryRecord,
+} from './model.ts';
 import { environmentPuts, environmentsOfApp } from './environment-repository.ts';
-import { type EnvironmentRecord } from './model.ts';
 import {
   applicationEntries,
   applicationsCovering,
@@ -15,9 +26,7 @@ import {
   namesContaining,
   wholeApplicationsOfBucket,
 } from './list-entries.ts';
-import { type ApplicationListOrder, type ListEntry, type ListScope, type NameMatch } from './model.ts';
 import { accessibleApplication } from './access.ts';
-import { canSeeTeamResource } from './model.ts';
 import {
   applicationNameReadLimit,
   isFew,
@@ -35,14 +44,12 @@ import { CONFLICT_ATTEMPTS, failedCondition, retryOnConflict } from '../db/retry
 import { badRequest, conflict, notFound } from '../errors.ts';
 import * as teamLists from './projections/team-application-lists.ts';
 import { writeEnvironmentConfig } from './environment-creation.ts';
-import { newEnvironment } from './model.ts';
 import {
   APP_SORT_FIELDS,
   type CreateApplicationBody,
   type ListApplicationsV1Query,
   type ListApplicationsV2Query,
 } from './inputs.ts';
-import { APPLICATION_TYPES } from './model.ts';
 import {
   compareBy,
   concat,
@@ -57,10 +64,8 @@ import {
   v2PageRequest,
   type SortDirection,
 } from '../lists.ts';
-import type { Caller } from '../context/caller.ts';
+import type { Caller, Membership } from '../context/caller.ts';
 import { codeRepositoriesRead, repositoriesByApplication } from './code-repository-store.ts';
-import { type CodeRepositoryRecord } from './model.ts';
-import type { Membership } from '../context/caller.ts';
 
 // Applications (docs/API.md, Applications; Deletes): create/get/update/delete, the application views and the
 // application lists.

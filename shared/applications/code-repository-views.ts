@@ -1,7 +1,6 @@
 import type { Membership } from '../context/caller.ts';
-import { canSeeTeamResource } from './model.ts';
+import { canSeeTeamResource, type ApplicationRecord } from './model.ts';
 import { getApplications } from './application-repository.ts';
-import { type ApplicationRecord } from './model.ts';
 
 // The views of registered source-code repositories (shared/code-repositories/) that the environment list also
 // answers: kept with the application records they are built from.

@@ -55,8 +55,7 @@ import {
   type PageRequest,
   type SortDirection,
 } from '../lists.ts';
-import type { Caller } from '../context/caller.ts';
-import type { Membership } from '../context/caller.ts';
+import type { Caller, Membership } from '../context/caller.ts';
 
 // List Environments V2 (listEnvsV2; docs/API.md, List Environments V2). Every order and filter is served from the
 // compact list indexes (list-entries.ts, docs/DATA-MODEL.md Reads): an order an index keeps is walked only as far as

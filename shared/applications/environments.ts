@@ -1,12 +1,11 @@
 import { getApplication } from './application-repository.ts';
-import { type ApplicationRecord } from './model.ts';
+import { type ApplicationRecord, type EnvironmentRecord, newEnvironment } from './model.ts';
 import {
   environmentCreation,
   environmentRename,
   getEnvironment,
   getEnvironmentByName,
 } from './environment-repository.ts';
-import { type EnvironmentRecord } from './model.ts';
 import { accessibleApplication, accessibleEnvironment } from './access.ts';
 import { auditEntry } from '../audit/entries.ts';
 import { transactWrite, type TransactItem } from '../db/transactions.ts';
@@ -14,7 +13,6 @@ import { conditionFailed } from '../db/items.ts';
 import { CONFLICT_ATTEMPTS, failedCondition, retryOnConflict } from '../db/retry.ts';
 import { conflict, notFound } from '../errors.ts';
 import { writeEnvironmentConfig } from './environment-creation.ts';
-import { newEnvironment } from './model.ts';
 import { toApplication } from './applications.ts';
 import type { Caller } from '../context/caller.ts';
 

@@ -9,8 +9,6 @@ import {
   ApplicationRecord,
   ApplicationStatus,
   ApplicationType,
-} from './model.ts';
-import {
   type ListEntry,
   type EnvironmentListOrder,
   type NameMatch,

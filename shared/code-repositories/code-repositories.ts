@@ -4,16 +4,20 @@ import { cancelledItems } from '../db/items.ts';
 import { retryOnConflict, transactionConflict } from '../db/retry.ts';
 import { randomUUID } from 'node:crypto';
 import { badRequest, conflict, notFound, unauthorized } from '../errors.ts';
-import { canSeeTeamResource } from '../applications/model.ts';
+import {
+  canSeeTeamResource,
+  type ApplicationRecord,
+  appInfo,
+  repositoryView,
+  codeRepositoryId,
+  type CodeRepositoryRecord,
+} from '../applications/model.ts';
 import { applicationsCreation, getApplications } from '../applications/application-repository.ts';
-import { type ApplicationRecord } from '../applications/model.ts';
 import { visibleApplications } from '../applications/code-repository-views.ts';
-import { appInfo, repositoryView } from '../applications/model.ts';
 import { projectedWrites } from '../db/entity-write.ts';
 import * as teamLists from '../applications/projections/team-application-lists.ts';
 import { compareBy, nameOrderKey, pageOf, v2Envelope, v2PageRequest, type SortDirection } from '../lists.ts';
-import { holdsPermission, type Caller } from '../context/caller.ts';
-import type { Membership } from '../context/caller.ts';
+import { holdsPermission, type Caller, type Membership } from '../context/caller.ts';
 import type {
   CreateAppsForRepos,
   ListRepositoriesQuery,
@@ -29,7 +33,6 @@ import {
   getCodeRepository,
   putCodeRepository,
 } from '../applications/code-repository-store.ts';
-import { codeRepositoryId, type CodeRepositoryRecord } from '../applications/model.ts';
 import { MAX_APPS_FOR_REPOS, DAY, RECENT_SCAN_MS } from './model.ts';
 
 // Source-code repositories (the public API's Repositories group). Without a source-control integration they are

@@ -2,16 +2,14 @@ import { stringify } from 'csv-stringify/sync';
 import { keys } from '../db/keys.ts';
 import { batchGet } from '../db/query.ts';
 import { fromItem } from '../db/items.ts';
-import { canSeeTeamResource } from '../applications/model.ts';
+import { canSeeTeamResource, type ApplicationRecord, type EnvironmentRecord } from '../applications/model.ts';
 import { nameOrderKey } from '../lists.ts';
 import { getApplications } from '../applications/application-repository.ts';
-import { type ApplicationRecord } from '../applications/model.ts';
 import {
   environmentsOfApp,
   environmentsOfOrg,
   environmentsOfOrgNamed,
 } from '../applications/environment-repository.ts';
-import { type EnvironmentRecord } from '../applications/model.ts';
 import { alertsOfScan, countedAlertUris, getScans, scansOfEnvironmentNewestFirst } from '../results/scan-repository.ts';
 import {
   type AlertMessageRecord,
@@ -26,20 +24,18 @@ import {
   issueIdOfUri,
   streamOf,
   absoluteUrl,
+  type FindingRecord,
+  type TriageRule,
 } from '../results/model.ts';
 import { getUsers } from '../identity/user-repository.ts';
 import { getTeams } from '../applications/team-repository.ts';
 import { findingsOfEnvironment, rulesOf } from '../results/finding-repository.ts';
 import { openIssuesOfEnvironments } from '../results/issue-summary.ts';
-import { type FindingRecord, type TriageRule } from '../results/model.ts';
 import type { FindingsReportQuery } from './inputs.ts';
-import type { Membership } from '../context/caller.ts';
-import type { Caller } from '../context/caller.ts';
+import type { Membership, Caller } from '../context/caller.ts';
 import { RawResponse } from '../context/responses.ts';
-import { severityDays } from '../governance/model.ts';
+import { severityDays, slaClock, EXPIRY_ACTOR } from '../governance/model.ts';
 import { slaDaysResolver } from '../governance/sla-days.ts';
-import { slaClock } from '../governance/model.ts';
-import { EXPIRY_ACTOR } from '../governance/model.ts';
 import { type OpenIssuesAt } from './model.ts';
 
 // GET /api/v1/reports/org/{orgId}/findings (docs/DATA-MODEL.md, Findings report): the organization's current

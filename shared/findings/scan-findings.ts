@@ -12,11 +12,14 @@ import {
   normalizedPath,
   pathTemplates,
   type PathTemplates,
+  type AlertRecord,
+  type CountedUri,
+  type ScanRecord,
+  type TriageRule,
 } from '../results/model.ts';
 import { environmentTrendTotal } from '../trends/writes.ts';
 import { countedUrisOfScan } from '../results/scan-repository.ts';
 import type { EnvironmentStreams } from '../applications/model.ts';
-import { type AlertRecord, type CountedUri, type ScanRecord, type TriageRule } from '../results/model.ts';
 
 // What a scan's end records about its findings (docs/DATA-MODEL.md, Findings): each finding's first and last seen
 // and its URIs in the scan, and the scan's findings by triage status, from the rules in force at that moment.

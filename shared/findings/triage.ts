@@ -4,7 +4,7 @@ import { failedCondition, retryOnConflict } from '../db/retry.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import { accessibleApplication } from '../applications/access.ts';
 import { environmentStreamsChanges, getEnvironment } from '../applications/environment-repository.ts';
-import type { EnvironmentStreams, EnvironmentRecord } from '../applications/model.ts';
+import type { EnvironmentStreams, EnvironmentRecord, ApplicationRecord } from '../applications/model.ts';
 import { getScan } from '../results/scan-repository.ts';
 import { currentStreams } from '../results/streams.ts';
 import {
@@ -26,7 +26,6 @@ import {
 } from '../results/model.ts';
 import { countingScan } from './scan-findings.ts';
 import { MAX_TRIAGE_ACTIONS, type AlertRuleInput, type BulkTriageBody, type UpsertAlertRulesBody } from './inputs.ts';
-import type { ApplicationRecord } from '../applications/model.ts';
 import { keys } from '../db/keys.ts';
 import { batchGet } from '../db/query.ts';
 import { fromItem } from '../db/items.ts';

@@ -1,5 +1,4 @@
-import type { RuleHistoryEntry } from '../results/model.ts';
-import type { TriageStatus } from '../results/model.ts';
+import type { RuleHistoryEntry, TriageStatus } from '../results/model.ts';
 import { badRequest } from '../errors.ts';
 import type { Severity } from '../input/severities.ts';
 import { keys } from '../db/keys.ts';

@@ -15,8 +15,7 @@ import { entityWrite } from '../db/entity-write.ts';
 import { overdueEventId } from '../webhooks/model.ts';
 import * as overdueOutbox from './projections/overdue-outbox.ts';
 import type { OverdueContext } from './projections/overdue-outbox.ts';
-import { slaClock } from './model.ts';
-import { severityDays } from './model.ts';
+import { slaClock, severityDays } from './model.ts';
 import { slaDaysResolver } from './sla-days.ts';
 import {
   episodeStart,

@@ -1,10 +1,9 @@
 import { keys } from '../db/keys.ts';
 import { getItem } from '../db/query.ts';
-import { transactWrite } from '../db/transactions.ts';
+import { transactWrite, type TransactItem } from '../db/transactions.ts';
 import { fromItem } from '../db/items.ts';
 import { config } from '../config.ts';
 import { auditEntry } from '../audit/entries.ts';
-import type { TransactItem } from '../db/transactions.ts';
 import type { Caller } from '../context/caller.ts';
 import type { SlaPolicyBody } from './inputs.ts';
 import { slaRecheckPut } from './overdue.ts';

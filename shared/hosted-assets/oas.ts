@@ -1,5 +1,5 @@
 import { accessibleApplication } from '../applications/access.ts';
-import { canSeeTeamResource } from '../applications/model.ts';
+import { canSeeTeamResource, type ApplicationRecord } from '../applications/model.ts';
 import { auditEntry } from '../audit/entries.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { keys } from '../db/keys.ts';
@@ -11,7 +11,6 @@ import { compareBy, pageOf, v1NextPageToken, type PageRequest, type SortDirectio
 import type { Caller } from '../context/caller.ts';
 import type { MappingRequest } from './inputs.ts';
 import { commitToLiveApplication, requireLiveApplication } from '../applications/application-repository.ts';
-import { type ApplicationRecord } from '../applications/model.ts';
 import { codeRepositoriesOfOrg, getCodeRepositories } from '../applications/code-repository-store.ts';
 import {
   getHostedDescription,

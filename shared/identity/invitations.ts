@@ -7,9 +7,8 @@ import { putNewItem, requireItem, type TransactItem, transactWrite } from '../db
 import { auditEntry } from '../audit/entries.ts';
 import { badRequest, conflict, forbidden, gone, notFound, unauthorized } from '../errors.ts';
 import { generateApiKey, hashApiKey } from '../auth/api-keys.ts';
-import type { Caller } from '../context/caller.ts';
+import type { Caller, Membership } from '../context/caller.ts';
 import { getMemberships, membershipCreation, membershipsOfOrg } from './membership-repository.ts';
-import { type Membership } from '../context/caller.ts';
 import { getUser, newUserItems, userIdOfEmail, userOrganizationUpdate, type User } from './user-repository.ts';
 import { requireLiveWholeSession } from './user-keys.ts';
 import { grantOf, type MemberRoleName, type Role } from '../context/roles.ts';

@@ -1,6 +1,5 @@
-import type { RoleName } from '../context/roles.ts';
+import type { RoleName, Role } from '../context/roles.ts';
 import { type Membership } from '../context/caller.ts';
-import { type Role } from '../context/roles.ts';
 
 // Identity's model (docs/IDENTITY.md): single sign-on's stored records and pure rules (roles and teams by group,
 // session ids), the owning role of an organization. Records, types and pure rules only (docs/LAYOUT.md, Layers): it

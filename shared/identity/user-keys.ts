@@ -1,6 +1,6 @@
 import { generateApiKey, hashApiKey } from '../auth/api-keys.ts';
 import { liveSsoSession } from './sso-sessions.ts';
-import { isSsoSessionId } from './model.ts';
+import { isSsoSessionId, owningRole } from './model.ts';
 import { auditEntry } from '../audit/entries.ts';
 import { transactWrite, type TransactItem } from '../db/transactions.ts';
 import { conditionFailed } from '../db/items.ts';
@@ -8,7 +8,7 @@ import { mapInParallel } from '../db/query.ts';
 import { accessibleApplication } from '../applications/access.ts';
 import { badRequest, conflict, forbidden, notFound, unauthorized } from '../errors.ts';
 import { pageOf, v1NextPageToken } from '../lists.ts';
-import type { Caller } from '../context/caller.ts';
+import type { Caller, Membership } from '../context/caller.ts';
 import {
   apiKeyCreation,
   apiKeyDeletion,
@@ -17,9 +17,7 @@ import {
   type ApiKeyRecord,
 } from './api-key-repository.ts';
 import { requireStanding } from './member-management.ts';
-import { owningRole } from './model.ts';
 import { membershipsAndOrganizationsOf, membershipsOfOrg } from './membership-repository.ts';
-import { type Membership } from '../context/caller.ts';
 import { getUser, getUsers } from './user-repository.ts';
 import { pruneRevocations, revocationOn, revokedHere } from './revocations.ts';
 import type { CreateUserKeyBody, ListOrganizationKeysQuery } from './inputs.ts';

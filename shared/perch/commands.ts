@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { accessibleApplication } from '../applications/access.ts';
-import { canSeeTeamResource } from '../applications/model.ts';
+import { canSeeTeamResource, type ApplicationRecord } from '../applications/model.ts';
 import { getApplications } from '../applications/application-repository.ts';
-import { type ApplicationRecord } from '../applications/model.ts';
 import { environmentsOfApp } from '../applications/environment-repository.ts';
 import { auditEntry } from '../audit/entries.ts';
 import { db } from '../db/client.ts';
@@ -40,13 +39,12 @@ import {
   runChange,
   slotsOf,
 } from './repository.ts';
-import { type PerchRun, type RunError, isActive } from './model.ts';
+import { type PerchRun, type RunError, isActive, type StartedBy } from './model.ts';
 import { recordVerification, verifyTarget } from './verification.ts';
 import { launchRunner } from './runner.ts';
 import { wakeAgents } from './signals.ts';
 import { carriesLabels, runLabels } from './pools.ts';
 import type { PerchCommandBody, SearchDevicesBody } from './inputs.ts';
-import { type StartedBy } from './model.ts';
 
 // The Perch operations (docs/HOSTED-SCANS.md): start, stop and watch an application's hosted scan. A run is queued
 // for the organization's agents; the one that acknowledges it carries it out and reports the scan through the

@@ -2,13 +2,12 @@ import { accessibleApplication } from '../applications/access.ts';
 import type { ApplicationRecord } from '../applications/model.ts';
 import { getTeams } from '../applications/team-repository.ts';
 import { auditEntry } from '../audit/entries.ts';
-import { transactWrite } from '../db/transactions.ts';
+import { transactWrite, type TransactItem } from '../db/transactions.ts';
 import { config } from '../config.ts';
 import type { Caller } from '../context/caller.ts';
 import { keys } from '../db/keys.ts';
 import { conditionFailed, fromItem, named } from '../db/items.ts';
 import { getItem } from '../db/query.ts';
-import type { TransactItem } from '../db/transactions.ts';
 import { badRequest, conflict } from '../errors.ts';
 import type { AgentPoolsBody, HostedScanSettingsBody } from './inputs.ts';
 

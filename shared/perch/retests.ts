@@ -12,16 +12,14 @@ import { badRequest, conflict, notFound } from '../errors.ts';
 import type { Caller } from '../context/caller.ts';
 import { findingFixedByRetest, findingStillPresent } from '../findings/retest-outcome.ts';
 import { getFinding } from '../results/finding-repository.ts';
-import { findingHash } from '../results/model.ts';
+import { findingHash, type FindingRecord } from '../results/model.ts';
 import { getScan } from '../results/scan-repository.ts';
-import type { FindingRecord } from '../results/model.ts';
 import { movedSecretWrites } from '../scans/secret-references.ts';
 import { readObjectText } from '../storage/objects-io.ts';
 import { objectKeys } from '../storage/objects.ts';
 import { queueRun, runConfiguration, settled, toPerchDevice } from './commands.ts';
 import { carriedRunEnd, getRun } from './repository.ts';
-import { isActive } from './model.ts';
-import type { PerchRun, RetestRecord, RetestStatus } from './model.ts';
+import { isActive, type PerchRun, type RetestRecord, type RetestStatus } from './model.ts';
 import { recordVerification, verifyTarget } from './verification.ts';
 import { wakeAgents } from './signals.ts';
 import type { RunEndBody } from './inputs.ts';
@@ -174,7 +172,7 @@ function runOutcome(record: RetestRecord, run: PerchRun | undefined): RetestReco
   };
 }
 
-/** What the retest's engine found, told apart from its finding by the finding's identity (finding-identity.ts). */
+/** What the retest's engine found, told apart from its finding by the finding's identity (results/model.ts, findingHash). */
 function outcomeOf(run: PerchRun, body: RunEndBody): { status: RetestStatus; evidence: string } {
   if (body.state === 'ERROR') return { status: 'ERROR', evidence: body.error!.message };
   const target = run.retest!;

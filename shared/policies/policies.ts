@@ -26,9 +26,8 @@ import {
   pluginSettings,
   scanPolicyView,
 } from './catalogue.ts';
-import { type PluginSetting } from './model.ts';
+import type { PluginSetting, ApplicationPolicyRecord } from './model.ts';
 import { getApplicationPolicy, putApplicationPolicy } from './repository.ts';
-import { type ApplicationPolicyRecord } from './model.ts';
 import { defaultApplicationPolicy, effectiveApplicationPolicy } from './effective-policy.ts';
 
 // Scan policies: which scanner plugins run (each enabled or not) and the technology flags that tune them.

@@ -9,8 +9,14 @@ import { config } from '../config.ts';
 import { logger } from '../context/logger.ts';
 import { MAX_SWEPT_APPLICATIONS } from '../limits.ts';
 import type { TransactItem } from '../db/transactions.ts';
-import type { FindingRecord, IssueDetection, PendingFindings, TriageRule, FindingsBefore } from './model.ts';
-import { resolvedFinding } from './model.ts';
+import {
+  type FindingRecord,
+  type IssueDetection,
+  type PendingFindings,
+  type TriageRule,
+  type FindingsBefore,
+  resolvedFinding,
+} from './model.ts';
 
 // Findings of an environment and their triage rules (docs/DATA-MODEL.md, Findings).
 

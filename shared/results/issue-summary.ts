@@ -7,9 +7,8 @@ import { batchGet } from '../db/query.ts';
 import { fromItem } from '../db/items.ts';
 import type { TransactItem } from '../db/transactions.ts';
 import type { Outcome } from '../db/backfill.ts';
-import type { FindingRecord } from './model.ts';
+import { type FindingRecord, type OpenIssues, TOOLS_KEPT, HAWKSCAN_STREAM } from './model.ts';
 import { findingsOfEnvironment } from './finding-repository.ts';
-import { type OpenIssues, TOOLS_KEPT, HAWKSCAN_STREAM } from './model.ts';
 
 // An environment's open issues now (docs/DATA-MODEL.md, Findings report; docs/ISSUES.md, The findings report): a
 // projection of its finding records, written whole by each publication of its scans (the completion's and the

@@ -1,8 +1,7 @@
-import type { ScanType } from '../applications/model.ts';
+import type { ScanType, EnvironmentStreams } from '../applications/model.ts';
 import type { Severity } from '../input/severities.ts';
 import { createHash } from 'node:crypto';
 import { UUID } from '../input/uuid.ts';
-import type { EnvironmentStreams } from '../applications/model.ts';
 
 // The records of what scans found (docs/DATA-MODEL.md, Scans and Findings): scans, their alerts and URIs, findings
 // and their triage rules, as stored. Their reads and writes are in scan-repository.ts and finding-repository.ts.
@@ -120,14 +119,14 @@ export interface FindingRecord {
   findingHash: string;
   pluginId: string;
   requestMethod: string;
-  /** The normalized path (finding-identity.ts). */
+  /** The normalized path (normalizedPath). */
   path: string;
   param: string;
   /** One literal URI of the finding, from the last scan that saw it. */
   uri: string;
   severity: Severity;
   /**
-   * The issue it is a detection of (finding-identity.ts, issueId; docs/ISSUES.md): the findings of every tool with the
+   * The issue it is a detection of (issueId; docs/ISSUES.md): the findings of every tool with the
    * same weakness at the same place. Absent on records written before issues until the upgrade assigns it.
    */
   issueId?: string;

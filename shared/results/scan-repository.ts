@@ -6,8 +6,17 @@ import { fromItem, named } from '../db/items.ts';
 import { batchDelete, batchGet, batchPut, deleteFound, queryAll, queryItems } from '../db/query.ts';
 import type { TransactItem } from '../db/transactions.ts';
 import { config } from '../config.ts';
-import type { ScanRecord, AlertRecord, CountedUri, AlertUriRecord, AlertMessageRecord, ScanLocation } from './model.ts';
-import { isCommitted, committedNumbers, reportsFull } from './model.ts';
+import {
+  type ScanRecord,
+  type AlertRecord,
+  type CountedUri,
+  type AlertUriRecord,
+  type AlertMessageRecord,
+  type ScanLocation,
+  isCommitted,
+  committedNumbers,
+  reportsFull,
+} from './model.ts';
 
 // Scans, their alerts, alert URIs and messages, and configuration uses (docs/DATA-MODEL.md, Scans).
 

@@ -2,9 +2,8 @@ import { batchGet } from '../db/query.ts';
 import { keys } from '../db/keys.ts';
 import { fromItem } from '../db/items.ts';
 import type { EnvironmentRecord, EnvironmentStreams } from '../applications/model.ts';
-import type { FindingRecord, ScanRecord } from './model.ts';
+import { type FindingRecord, type ScanRecord, HAWKSCAN_STREAM, streamOf } from './model.ts';
 import { getScan } from './scan-repository.ts';
-import { HAWKSCAN_STREAM, streamOf } from './model.ts';
 
 // Tool streams (docs/DATA-MODEL.md, Tool streams): each scan belongs to the stream of the scanner that produced it,
 // in its environment. A finding is fixed only by a later scan of its own stream; the environment's current findings

@@ -1,11 +1,9 @@
 import type { Caller } from '../context/caller.ts';
 import { recordListPlan } from '../context/request-scope.ts';
 import { accessibleApplication } from '../applications/access.ts';
-import { canSeeTeamResource } from '../applications/model.ts';
+import { canSeeTeamResource, type EnvironmentRecord, DEPRECATED_ENVIRONMENT_LIST_PLAN } from '../applications/model.ts';
 import { environmentsOfApp } from '../applications/environment-repository.ts';
-import { type EnvironmentRecord } from '../applications/model.ts';
 import type { ListEnvironmentsV1Query } from './inputs.ts';
-import { DEPRECATED_ENVIRONMENT_LIST_PLAN } from '../applications/model.ts';
 import { compareBy, nameOrderKey, pageOf, v1NextPageToken } from '../lists.ts';
 import { getScans } from '../results/scan-repository.ts';
 import { currentStats, scanAlertStats, unionStats } from './scans.ts';

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { auditEntry } from '../audit/entries.ts';
-import { transactWrite } from '../db/transactions.ts';
-import type { TransactItem } from '../db/transactions.ts';
+import { transactWrite, type TransactItem } from '../db/transactions.ts';
 import { failedCondition, retryOnConflict } from '../db/retry.ts';
 import { conditionFailed } from '../db/items.ts';
 import { badRequest, conflict, notFound, payloadTooLarge } from '../errors.ts';
@@ -19,7 +18,14 @@ import {
   reserveAlertUris,
   scanFindingsRestoreStart,
 } from '../results/scan-repository.ts';
-import { type AlertUriRecord, type ScanRecord, findingHash, reportsFull, streamOf } from '../results/model.ts';
+import {
+  type AlertUriRecord,
+  type ScanRecord,
+  findingHash,
+  reportsFull,
+  streamOf,
+  type FindingsBefore,
+} from '../results/model.ts';
 import { accessibleScan, headOf, lastScanOf, statsOf, toScanResult } from './scans.ts';
 import { findingsOfScan } from '../findings/scan-findings.ts';
 import { carryIssueRules } from '../findings/rule-write.ts';
@@ -33,7 +39,6 @@ import {
   sweepPendingFindings,
   triageVersionCheck,
 } from '../results/finding-repository.ts';
-import { type FindingsBefore } from '../results/model.ts';
 import type { ReportedAlert, ReportedUri, ScanAlertsBody, ScanCompletedBody } from './inputs.ts';
 import { scanEnd } from './scan-write.ts';
 import { publicationTrend } from '../trends/writes.ts';

@@ -1,15 +1,13 @@
 import { wildcardMatcher } from '../input/wildcard.ts';
 import { auditEntry } from '../audit/entries.ts';
-import { transactWrite } from '../db/transactions.ts';
+import { transactWrite, type TransactItem } from '../db/transactions.ts';
 import { failedCondition, retryOnConflict } from '../db/retry.ts';
 import { notFound } from '../errors.ts';
-import { canSeeTeamResource } from '../applications/model.ts';
+import { canSeeTeamResource, type EnvironmentRecord } from '../applications/model.ts';
 import { compareBy, nameOrderKey, pageOf, v1NextPageToken } from '../lists.ts';
 import { getApplications } from '../applications/application-repository.ts';
 import { environmentScanWrites, getEnvironment } from '../applications/environment-repository.ts';
-import { type EnvironmentRecord } from '../applications/model.ts';
 import { currentStreams } from '../results/streams.ts';
-import type { TransactItem } from '../db/transactions.ts';
 import {
   countedAlertUris,
   alertsOfScan,
@@ -20,7 +18,7 @@ import {
   scansOfEnvironmentNewestFirst,
   scansOfOrg,
 } from '../results/scan-repository.ts';
-import { type ScanRecord, isCommitted, streamHeadedBy, streamOf } from '../results/model.ts';
+import { type ScanRecord, isCommitted, streamHeadedBy, streamOf, type TriageRule } from '../results/model.ts';
 import {
   accessibleScan,
   currentStats,
@@ -33,7 +31,6 @@ import {
   triageStatsOf,
 } from './scans.ts';
 import { rulesOf } from '../results/finding-repository.ts';
-import { type TriageRule } from '../results/model.ts';
 import { slaClocks } from '../governance/due-dates.ts';
 import type { SlaClock } from '../governance/model.ts';
 import { ticketsOf } from '../trackers/repository.ts';

@@ -11,8 +11,7 @@ import {
   type StatusCounts,
   type TriageStats,
 } from '../results/model.ts';
-import type { ApplicationRecord } from '../applications/model.ts';
-import type { LastScan, StreamHead } from '../applications/model.ts';
+import type { ApplicationRecord, LastScan, StreamHead } from '../applications/model.ts';
 import type { Caller } from '../context/caller.ts';
 import { pluginCounts, untriagedStats } from '../findings/scan-findings.ts';
 

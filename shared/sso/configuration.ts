@@ -7,11 +7,10 @@ import { getTeams } from '../applications/team-repository.ts';
 import { narrowed, type Caller } from '../context/caller.ts';
 import { membershipsOfOrg } from '../identity/membership-repository.ts';
 import { requireStanding } from '../identity/member-management.ts';
-import { owningRole, ssoSealContext } from '../identity/model.ts';
+import { owningRole, ssoSealContext, type SsoProviderRecord } from '../identity/model.ts';
 import { grantOf } from '../context/roles.ts';
 import { discover, ProviderProblem } from './provider.ts';
 import { deleteSsoProviderItem, getSsoProvider, putSsoProvider } from '../identity/sso-repository.ts';
-import { type SsoProviderRecord } from '../identity/model.ts';
 import type { SsoProviderBody } from './inputs.ts';
 
 // The organization's OpenID Connect provider (docs/IDENTITY.md "Single sign-on"), seen by its member managers

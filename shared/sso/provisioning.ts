@@ -2,18 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { keys } from '../db/keys.ts';
 import { config } from '../config.ts';
 import { failedCondition, retryOnConflict } from '../db/retry.ts';
-import { transactWrite } from '../db/transactions.ts';
+import { transactWrite, type TransactItem } from '../db/transactions.ts';
 import { auditEntry } from '../audit/entries.ts';
 import { conflict, unauthorized } from '../errors.ts';
 import { getOrganizationAccess } from '../identity/membership-repository.ts';
 import { type Membership } from '../context/caller.ts';
 import { newUserItems, userIdOfEmail, userOrganizationUpdate } from '../identity/user-repository.ts';
 import { getTeams, teamUpdate } from '../applications/team-repository.ts';
-import type { TransactItem } from '../db/transactions.ts';
-import { roleOfGroups, teamsOfGroups } from '../identity/model.ts';
+import { roleOfGroups, teamsOfGroups, type SsoProviderRecord } from '../identity/model.ts';
 import { grantOf, roleNameOf, type MemberRoleName } from '../context/roles.ts';
 import { getSsoIdentity, putSsoIdentity } from '../identity/sso-repository.ts';
-import { type SsoProviderRecord } from '../identity/model.ts';
 import { type SignedInIdentity, LinkRequired } from './model.ts';
 
 // Just-in-time provisioning at sign-in (docs/IDENTITY.md "Groups, teams and roles"): the provider's identity

@@ -9,9 +9,8 @@ import { provision } from './provisioning.ts';
 import { LinkRequired, type SignedInIdentity } from './model.ts';
 import { issueLinkTicket } from './link-tickets.ts';
 import { ssoSessionToken } from '../identity/sso-sessions.ts';
-import { SESSION_PREFIX, SSO_SESSION_SECONDS, ssoSealContext } from '../identity/model.ts';
+import { SESSION_PREFIX, SSO_SESSION_SECONDS, ssoSealContext, type SsoProviderRecord } from '../identity/model.ts';
 import { getSsoProvider, putSsoSession, putSsoSignIn, takeSsoSignIn } from '../identity/sso-repository.ts';
-import { type SsoProviderRecord } from '../identity/model.ts';
 
 // Sign-in with the organization's OpenID Connect provider (docs/IDENTITY.md "Single sign-on"): the authorization
 // code flow with PKCE, state and nonce, through openid-client. startSsoSignIn keeps the state (by its hash), the

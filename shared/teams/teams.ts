@@ -9,14 +9,13 @@ import {
   teamUpdate,
   teamsOfOrg,
 } from '../applications/team-repository.ts';
-import { type TeamRecord } from '../applications/model.ts';
+import type { TeamRecord, ApplicationRecord } from '../applications/model.ts';
 import { getMemberships, membershipTeamAdded, membershipTeamRemoved } from '../identity/membership-repository.ts';
 import {
   applicationsOwnershipUpdate,
   getApplication,
   getApplications,
 } from '../applications/application-repository.ts';
-import { type ApplicationRecord } from '../applications/model.ts';
 import { environmentsOfApp } from '../applications/environment-repository.ts';
 import { getUsers } from '../identity/user-repository.ts';
 import { auditEntry } from '../audit/entries.ts';

@@ -1,7 +1,13 @@
 import { jiraWikiText, markdownCode, markdownText } from '../input/markup.ts';
 import { trackerCall } from './http.ts';
-import type { TrackerRecord } from './model.ts';
-import { type RemoteIssue, type TextPiece, type TrackerClient, hashLabel, TrackerFailure } from './model.ts';
+import {
+  type TrackerRecord,
+  type RemoteIssue,
+  type TextPiece,
+  type TrackerClient,
+  hashLabel,
+  TrackerFailure,
+} from './model.ts';
 
 // The three trackers' REST APIs, as far as tickets need them (docs/TRACKERS.md, Delivery): find the issue carrying a
 // finding's hash, create one, read its state, close it. Jira Cloud speaks REST v3 (descriptions in the Atlassian

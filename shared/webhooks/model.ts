@@ -2,8 +2,7 @@ import { createHash } from 'node:crypto';
 import { keys } from '../db/keys.ts';
 import { config } from '../config.ts';
 import type { TransactItem } from '../db/transactions.ts';
-import type { ScanRecord } from '../results/model.ts';
-import type { TriageRule } from '../results/model.ts';
+import type { ScanRecord, TriageRule } from '../results/model.ts';
 
 // The record of a webhook subscription (docs/WEBHOOKS.md), as stored.
 

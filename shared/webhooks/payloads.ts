@@ -12,8 +12,7 @@ import { config } from '../config.ts';
 import { keys } from '../db/keys.ts';
 import { getItem } from '../db/query.ts';
 import { slackEscape, teamsEscape } from '../input/markup.ts';
-import type { OutboxEvent } from './model.ts';
-import type { WebhookFormat } from './model.ts';
+import type { OutboxEvent, WebhookFormat } from './model.ts';
 
 // The bodies webhooks deliver (docs/WEBHOOKS.md, Payloads). `json` follows StackHawk's webhook shape
 // (`{service, scanCompleted: {scan, completedScanStats, findings}}`, numbers as strings as StackHawk sends them), so

@@ -8,7 +8,14 @@ import { getTeam } from '../applications/team-repository.ts';
 import { seal, unseal } from '../secrets/sealing.ts';
 import { ReceiverRefused, receiverUrlProblem, resolveReceiver } from '../outbound/receivers.ts';
 import { deleteWebhookItem, getWebhook, putWebhook, webhooksOfOrg } from './repository.ts';
-import { type WebhookRecord, DELIVERIES_LISTED, toDelivery, type WebhookFormat, webhookSealContext } from './model.ts';
+import {
+  type WebhookRecord,
+  DELIVERIES_LISTED,
+  toDelivery,
+  type WebhookFormat,
+  webhookSealContext,
+  auditPayload,
+} from './model.ts';
 import { getIntegrationSettings, putIntegrationSettings } from '../outbound/settings.ts';
 import {
   MAX_WEBHOOKS_PER_ORG,
@@ -18,7 +25,6 @@ import {
 } from './inputs.ts';
 import { deliveriesOfWebhook } from './deliveries.ts';
 import type { Caller } from '../context/caller.ts';
-import { auditPayload } from './model.ts';
 
 // Webhook subscriptions of an organization (docs/WEBHOOKS.md): created, listed, changed and removed through the
 // operations createWebhook, listWebhooks, getWebhook, updateWebhook and deleteWebhook, each change atomic with its

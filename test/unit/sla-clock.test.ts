@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DAY_MS, slaClock } from '../../shared/governance/model.ts';
-import { acceptanceExpiry } from '../../shared/governance/model.ts';
+import { DAY_MS, slaClock, acceptanceExpiry } from '../../shared/governance/model.ts';
 import type { TriageStatus } from '../../shared/results/model.ts';
 import type { Severity } from '../../shared/input/severities.ts';
 import { earliestDue, episodeStart } from '../../shared/governance/overdue.ts';

@@ -14,8 +14,7 @@ import type {
 } from '../../shared/trends/projections/environment-trend-figures.ts';
 import type { TriageStatus } from '../../shared/results/model.ts';
 import type { Severity } from '../../shared/input/severities.ts';
-import { slaClock } from '../../shared/governance/model.ts';
-import { severityDays } from '../../shared/governance/model.ts';
+import { slaClock, severityDays } from '../../shared/governance/model.ts';
 
 // The trend figures' model, for the projection property tests (test/unit/trend-projections.test.ts in memory,
 // test/integration/trend-projections.test.ts on DynamoDB Local): random sequences of publications (completions

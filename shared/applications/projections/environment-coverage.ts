@@ -1,7 +1,6 @@
 import { keys } from '../../db/keys.ts';
 import { netCounters, type CounterChange, type Projected } from '../../db/entity-write.ts';
-import { DAY, type EnvironmentRecord } from '../model.ts';
-import { HOUR } from '../model.ts';
+import { DAY, type EnvironmentRecord, HOUR } from '../model.ts';
 
 // The overview's coverage counters (docs/GOVERNANCE.md, The overview; keys.coverageCounter): per organization, its
 // live environments by the UTC day and by the hour their last scan started, and how many have a last scan. A

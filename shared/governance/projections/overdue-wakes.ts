@@ -1,6 +1,5 @@
 import type { Projected } from '../../db/entity-write.ts';
-import type { FindingRecord } from '../../results/model.ts';
-import type { TriageStatus } from '../../results/model.ts';
+import type { FindingRecord, TriageStatus } from '../../results/model.ts';
 import { isPausing } from '../model.ts';
 import { earliestDue, overdueWakePut, type OverdueWakeRef } from '../overdue.ts';
 

@@ -2,8 +2,7 @@ import { keys, type TrendScopeRef } from '../../db/keys.ts';
 import { config } from '../../config.ts';
 import type { CounterChange, Projected } from '../../db/entity-write.ts';
 import type { TransactItem } from '../../db/transactions.ts';
-import { slaClock } from '../../governance/model.ts';
-import { severityDays, type SlaPolicy } from '../../governance/model.ts';
+import { slaClock, severityDays, type SlaPolicy } from '../../governance/model.ts';
 import type { FindingRecord, TriageRule } from '../../results/model.ts';
 import {
   TrendChange,
