@@ -18,11 +18,9 @@ import {
   createEnvironmentQuery,
   listApplicationsV1Query,
   listApplicationsV2Query,
-  listEnvironmentsV1Query,
   listEnvironmentsV2Query,
   updateApplicationBody,
   updateEnvironmentBody,
-  createEnvironmentDefaultConfigBody,
 } from './applications/inputs.ts';
 import { auditListQuery } from './audit/inputs.ts';
 import {
@@ -40,21 +38,23 @@ import {
   scanDiffQuery,
   scanSecretBody,
   scanSecretParams,
-  scanStartedBody,
+  listEnvironmentsV1Query,
+  createEnvironmentDefaultConfigBody,
 } from './scans/inputs.ts';
+import { scanStartedBody } from './scans/model.ts';
 import {
   DESCRIPTION_CONTENT_TYPES,
   MAX_DESCRIPTION_BYTES,
-  configNameSchema,
   mappingRequestSchema,
   redirectParam,
 } from './hosted-assets/inputs.ts';
+import { configNameSchema } from './hosted-assets/model.ts';
 import {
   listScanConfigurationsQuery,
   renameScanConfigurationBody,
-  upsertScanConfigurationBody,
   validateScanConfigurationBody,
 } from './scan-configurations/inputs.ts';
+import { upsertScanConfigurationBody } from './scan-configurations/model.ts';
 import { bulkTriageBody, findingsReportQuery, upsertAlertRulesBody } from './findings/inputs.ts';
 import {
   acceptInvitationAsUserBody,

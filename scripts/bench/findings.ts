@@ -19,7 +19,7 @@ const section: BenchSection = {
   async run(ctx) {
     const { batchPut } = await import('../../shared/db/query.ts');
     const { keys } = await import('../../shared/db/keys.ts');
-    const { findingHash, normalizedPath } = await import('../../shared/results/finding-identity.ts');
+    const { findingHash, normalizedPath } = await import('../../shared/results/model.ts');
     const { orgId, userId, token } = await benchTenant(ctx, 'findings');
 
     const call = async (method: string, path: string, body?: unknown, accept = 'application/json') => {

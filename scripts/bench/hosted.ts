@@ -165,7 +165,7 @@ async function agentOverhead(
   small: BenchTarget,
 ) {
   const { wapitiEngine } = await import('@hawk-api/scanner/agent');
-  const { findingHash } = await import('../../shared/results/finding-identity.ts');
+  const { findingHash } = await import('../../shared/results/model.ts');
   ctx.progress(
     `the agent's overhead: ${OVERHEAD_PAIRS} hosted scans and ${OVERHEAD_PAIRS} wapiti runs alone, alternating, on each of two sites`,
   );

@@ -1,10 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
-import { benchTenant, type BenchSection } from './harness.ts';
+import { benchTenant, type BenchSection, type BenchContext } from './harness.ts';
 import { descriptionWithPaths, fullFindingsReport, hostileBodies } from './hostile-bodies.ts';
 import { DESCRIPTION_LIMITS, IMPORT_LIMITS, MAX_LIST_FILTER_VALUES, SCAN_CONFIG_LIMITS } from '../../shared/limits.ts';
-import { MAX_CONFIGURATION_BYTES } from '../../shared/scan-configurations/inputs.ts';
-import type { BenchContext } from './harness.ts';
+import { MAX_CONFIGURATION_BYTES } from '../../shared/scan-configurations/model.ts';
 
 // Hostile input (docs/COMPATIBILITY.md, Limits): for the worst body each parsing operation accepts (and a few it now
 // refuses), the parse time and peak RSS, each case in a process of its own (scripts/bench/hostile-case.ts); then the

@@ -1,6 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { benchTenant, measure, seededIds, type BenchContext } from './harness.ts';
-import type { BenchSection } from './harness.ts';
+import { benchTenant, measure, seededIds, type BenchContext, type BenchSection } from './harness.ts';
 
 // List figures (docs/DATA-MODEL.md, Reads): p50/p95 latency, DynamoDB read units, calls and round trips per request of List
 // Environments V2 (every sortField both ways, each filter, deep pages), List Applications V2 and the deprecated lists,
@@ -49,7 +48,7 @@ export async function seed(
   const { coverageShare } = await import('../../shared/applications/projections/environment-coverage.ts');
   const { counterUpdates } = await import('../../shared/db/entity-write.ts');
   const { addBucketHealth, applicationHealthOf, bucketShare } = await import('../../shared/applications/model.ts');
-  const { newEnvironment } = await import('../../shared/applications/environment-creation.ts');
+  const { newEnvironment } = await import('../../shared/applications/model.ts');
   const { transactWrite } = await import('../../shared/db/transactions.ts');
   const { batchPut } = await import('../../shared/db/query.ts');
   const { keys } = await import('../../shared/db/keys.ts');

@@ -1,7 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { randomUUID } from 'node:crypto';
-import type { ApplicationRecord } from '../../shared/applications/application-repository.ts';
-import type { EnvironmentRecord } from '../../shared/applications/environment-repository.ts';
+import type { ApplicationRecord, EnvironmentRecord } from '../../shared/applications/model.ts';
 import type { TransactItem } from '../../shared/db/transactions.ts';
 import type { FindingsBefore, ScanRecord } from '../../shared/results/model.ts';
 import type { ReportedAlert, ReportedUri } from '../../shared/scans/inputs.ts';
@@ -31,6 +30,7 @@ async function services() {
     ...(await import('../../shared/results/scan-repository.ts')),
     ...(await import('../../shared/results/finding-repository.ts')),
     ...(await import('../../shared/results/streams.ts')),
+    ...(await import('../../shared/results/model.ts')),
     ...(await import('../../shared/findings/scan-findings.ts')),
     ...(await import('../../shared/trends/writes.ts')),
     ...(await import('../../shared/applications/environment-repository.ts')),

@@ -83,7 +83,8 @@ const section: BenchSection = {
     // The coverage gaps from the counters against their full recomputation (every environment not scanned within 7
     // days, walked), as of the same moment.
     ctx.progress('the coverage gaps against a full recomputation');
-    const { overviewOf, RISK_WALK_ENTRIES } = await import('../../shared/overview/overview.ts');
+    const { overviewOf } = await import('../../shared/overview/overview.ts');
+    const { RISK_WALK_ENTRIES } = await import('../../shared/overview/model.ts');
     const answered = (await get()) as unknown as { generatedAt: string; coverageGaps: unknown };
     const recomputed = await overviewOf(orgId, () => true, Date.parse(answered.generatedAt), {
       riskEntries: RISK_WALK_ENTRIES,

@@ -15,7 +15,7 @@ const section: BenchSection = {
   async run(ctx) {
     const { batchPut } = await import('../../shared/db/query.ts');
     const { keys } = await import('../../shared/db/keys.ts');
-    const { TrendChange, coverageScan, dayOf, TREND_SEVERITIES } = await import('../../shared/trends/figures.ts');
+    const { TrendChange, coverageScan, dayOf, TREND_SEVERITIES } = await import('../../shared/trends/model.ts');
     const { scopeObservers } = await import('../../shared/context/request-scope.ts');
     const { orgId, token } = await benchTenant(ctx, 'trends');
 

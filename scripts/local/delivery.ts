@@ -1,7 +1,7 @@
 import { relayOutbox } from '../../shared/delivery/relay.ts';
 import { consumeDeliveries } from '../../shared/delivery/consumer.ts';
 import { organizationOf, tableQueue } from '../../shared/delivery/table-queue.ts';
-import type { QueueRecord } from '../../shared/delivery/queue.ts';
+import type { QueueRecord } from '../../shared/delivery/model.ts';
 
 // `npm start`'s webhook delivery (docs/WEBHOOKS.md, Delivery): the engines of AWS (an EventBridge-scheduled relay,
 // SQS feeding a consumer function) as two loops in the process. The relay loop hands the outbox's events to the

@@ -1,8 +1,8 @@
-import { getApplication, getApplicationIncludingDeleting, type ApplicationRecord } from './application-repository.ts';
+import { getApplication, getApplicationIncludingDeleting } from './application-repository.ts';
 import { getEnvironment, getEnvironmentIncludingDeleting } from './environment-repository.ts';
-import type { Membership } from '../context/caller.ts';
-import type { Caller } from '../context/caller.ts';
+import type { Membership, Caller } from '../context/caller.ts';
 import { HttpError, notFound, unauthorized } from '../errors.ts';
+import { canSeeTeamResource, type ApplicationRecord } from './model.ts';
 
 /**
  * The application an operation addresses by `{appId}`, if the caller may use the operation on it:
@@ -32,11 +32,6 @@ export async function accessibleApplication(
   }
   if (options.teamRestricted && !canSeeTeamResource(access.membership, app.teamId)) throw denied();
   return { app, membership: access.membership };
-}
-
-/** Team rule (docs/API.md, Team rules): a team-owned resource is for that team's members only. */
-export function canSeeTeamResource(membership: Membership, teamId: string | undefined): boolean {
-  return !teamId || membership.teamIds.includes(teamId);
 }
 
 /** The environment `{envId}` of the application `{appId}`, with the application's access rules; 404 when it is not there. */

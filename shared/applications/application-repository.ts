@@ -1,8 +1,7 @@
 import { keys } from '../db/keys.ts';
 import { conditionFailed, fromItem, named } from '../db/items.ts';
 import { retryOnConflict, transactionConflict } from '../db/retry.ts';
-import { batchGet, getItem, queryAll } from '../db/query.ts';
-import { batchDelete, deleteFound } from '../db/query.ts';
+import { batchGet, getItem, queryAll, batchDelete, deleteFound } from '../db/query.ts';
 import { transactWrite, type TransactItem } from '../db/transactions.ts';
 import { counterUpdates, entityWrite, entityWrites, type EntityChange } from '../db/entity-write.ts';
 import { application } from './entities.ts';
@@ -20,8 +19,6 @@ import {
   type BucketHealth,
   type EnvironmentRecord,
 } from './model.ts';
-
-export type { ApplicationRecord, ApplicationStatus, ApplicationType } from './model.ts';
 
 /** Fails the transaction (at `applicationGone`) unless the application exists and no delete of it has started. */
 export const requireLiveApplication = (appId: string): TransactItem =>

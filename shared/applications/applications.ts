@@ -1,14 +1,20 @@
 import { isAllowlisted } from './scan-domains.ts';
 import { randomUUID } from 'node:crypto';
+import { applicationsCreation, applicationRename, getApplication, getApplications } from './application-repository.ts';
 import {
-  applicationsCreation,
-  applicationRename,
-  getApplication,
-  getApplications,
   type ApplicationRecord,
   type ApplicationType,
-} from './application-repository.ts';
-import { environmentPuts, environmentsOfApp, type EnvironmentRecord } from './environment-repository.ts';
+  type EnvironmentRecord,
+  type ApplicationListOrder,
+  type ListEntry,
+  type ListScope,
+  type NameMatch,
+  canSeeTeamResource,
+  newEnvironment,
+  APPLICATION_TYPES,
+  type CodeRepositoryRecord,
+} from './model.ts';
+import { environmentPuts, environmentsOfApp } from './environment-repository.ts';
 import {
   applicationEntries,
   applicationsCovering,
@@ -19,12 +25,8 @@ import {
   mergeOrdered,
   namesContaining,
   wholeApplicationsOfBucket,
-  type ApplicationListOrder,
-  type ListEntry,
-  type ListScope,
-  type NameMatch,
 } from './list-entries.ts';
-import { accessibleApplication, canSeeTeamResource } from './access.ts';
+import { accessibleApplication } from './access.ts';
 import {
   applicationNameReadLimit,
   isFew,
@@ -41,9 +43,8 @@ import { derivedWrites } from '../db/entity-write.ts';
 import { CONFLICT_ATTEMPTS, failedCondition, retryOnConflict } from '../db/retry.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import { applicationOwners } from './entities.ts';
-import { newEnvironment, writeEnvironmentConfig } from './environment-creation.ts';
+import { writeEnvironmentConfig } from './environment-creation.ts';
 import {
-  APPLICATION_TYPES,
   APP_SORT_FIELDS,
   type CreateApplicationBody,
   type ListApplicationsV1Query,
@@ -63,9 +64,8 @@ import {
   v2PageRequest,
   type SortDirection,
 } from '../lists.ts';
-import type { Caller } from '../context/caller.ts';
-import { codeRepositoriesRead, repositoriesByApplication, type CodeRepositoryRecord } from './code-repository-store.ts';
-import type { Membership } from '../context/caller.ts';
+import type { Caller, Membership } from '../context/caller.ts';
+import { codeRepositoriesRead, repositoriesByApplication } from './code-repository-store.ts';
 
 // Applications (docs/API.md, Applications; Deletes): create/get/update/delete, the application views and the
 // application lists.

@@ -1,5 +1,3 @@
-import type { RepoSource } from './model.ts';
-import { createHash } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
@@ -7,36 +5,9 @@ import { fromItem } from '../db/items.ts';
 import { batchGet, queryAll, type PartitionQuery } from '../db/query.ts';
 import { config } from '../config.ts';
 import type { TransactItem } from '../db/transactions.ts';
+import { type CodeRepositoryRecord } from './model.ts';
 
 // The stored form of the source-code repositories an organization registers (its partition, `REPO#<repoId>`).
-
-export interface CodeRepositoryRecord {
-  repoId: string;
-  organizationId: string;
-  name: string;
-  repoSource: RepoSource;
-  remoteUrl: string;
-  defaultBranch: string;
-  languages: { name: string; percent?: number; size?: number }[];
-  frameworkNames: string[];
-  /** Commits in the last 30 days, as the registering client supplied them. */
-  commitCount: number;
-  lastCommitTimestamp: number;
-  /** The applications mapped to the repository. */
-  appIds: string[];
-  /** The API descriptions of its code: uploaded hosted descriptions (oasId) and the path each describes. */
-  openApiSpecs?: { oasId: string; sourceRootPath: string }[];
-  /** Incremented by every change: writes are conditional on the revision they read. */
-  revision: number;
-  createdAt: number;
-  updatedAt: number;
-}
-
-/** A repository's id: the same source and name (case-insensitive) in an organization is always the same repository. */
-export function codeRepositoryId(orgId: string, repoSource: string, name: string): string {
-  const hex = createHash('sha256').update(`${orgId}\n${repoSource}\n${name.toLowerCase()}`).digest('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
-}
 
 export async function getCodeRepository(orgId: string, repoId: string): Promise<CodeRepositoryRecord | undefined> {
   const out = await db.send(

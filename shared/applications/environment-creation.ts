@@ -1,23 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { s3 } from '../storage/s3.ts';
 import { objectKeys } from '../storage/objects.ts';
 import { config } from '../config.ts';
-import type { ApplicationRecord } from './application-repository.ts';
-import type { EnvironmentRecord } from './environment-repository.ts';
+import type { EnvironmentRecord } from './model.ts';
 
 // What creating an environment needs, both alone (create environment) and with its application (create
 // application with `env`): the name rule, the record and its default hosted scan configuration in S3.
-
-export function newEnvironment(app: ApplicationRecord, name: string): EnvironmentRecord {
-  return {
-    environmentId: randomUUID(),
-    applicationId: app.applicationId,
-    organizationId: app.organizationId,
-    name,
-    applicationType: app.applicationType,
-    createdAt: Date.now(),
-  };
-}
 
 /**
  * Stores the new environment's default hosted scan configuration (a stackhawk.yml naming the application, the

@@ -1,12 +1,5 @@
-import { getApplications, type ApplicationRecord } from './application-repository.ts';
-import {
-  NO_SCAN_STATUS,
-  environmentsOfApp,
-  environmentsOfOrg,
-  getEnvironmentsByKeys,
-  type EnvironmentRecord,
-  type LastScanStatus,
-} from './environment-repository.ts';
+import { getApplications } from './application-repository.ts';
+import { environmentsOfApp, environmentsOfOrg, getEnvironmentsByKeys } from './environment-repository.ts';
 import {
   allEnvironmentEntries,
   applicationEntries,
@@ -20,11 +13,7 @@ import {
   listScopeReads,
   mergeOrdered,
   namesContaining,
-  type ListEntry,
-  type ListScope,
-  type NameMatch,
 } from './list-entries.ts';
-import { canSeeTeamResource } from './access.ts';
 import {
   APPLICATIONS_READ_BY_KEY,
   nameReadLimits,
@@ -37,10 +26,22 @@ import {
 import { numberOrderKey } from '../db/sortable.ts';
 import { recordListPlan } from '../context/request-scope.ts';
 import { scopeHealthStats, type HealthStats } from './health.ts';
-import { DAY } from './model.ts';
+import {
+  DAY,
+  repositoryView,
+  type CodeRepositoryRecord,
+  canSeeTeamResource,
+  type ListEntry,
+  type ListScope,
+  type NameMatch,
+  NO_SCAN_STATUS,
+  type EnvironmentRecord,
+  type LastScanStatus,
+  type ApplicationRecord,
+} from './model.ts';
 import { collect, mapInParallel, type OperationReads } from '../db/query.ts';
-import { codeRepositoriesRead, repositoriesByApplication, type CodeRepositoryRecord } from './code-repository-store.ts';
-import { repositoryView, visibleApplications } from './code-repository-views.ts';
+import { codeRepositoriesRead, repositoriesByApplication } from './code-repository-store.ts';
+import { visibleApplications } from './code-repository-views.ts';
 import { ENV_SORT_FIELDS, LAST_SCAN_STATUSES, type ListEnvironmentsV2Query } from './inputs.ts';
 import {
   compareBy,
@@ -54,8 +55,7 @@ import {
   type PageRequest,
   type SortDirection,
 } from '../lists.ts';
-import type { Caller } from '../context/caller.ts';
-import type { Membership } from '../context/caller.ts';
+import type { Caller, Membership } from '../context/caller.ts';
 
 // List Environments V2 (listEnvsV2; docs/API.md, List Environments V2). Every order and filter is served from the
 // compact list indexes (list-entries.ts, docs/DATA-MODEL.md Reads): an order an index keeps is walked only as far as

@@ -3,11 +3,10 @@ import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
 import { fromItem } from '../db/items.ts';
 import { batchDelete, batchGet, deleteFound, queryAll, queryItems } from '../db/query.ts';
-import type { TransactItem } from '../db/transactions.ts';
+import { type TransactItem, transactWrite } from '../db/transactions.ts';
 import { counterUpdates, entityWrite, type EntityChange } from '../db/entity-write.ts';
 import { environment } from './entities.ts';
 import { retryOnConflict, transactionConflict, type RetriesExhausted } from '../db/retry.ts';
-import { transactWrite } from '../db/transactions.ts';
 import { config } from '../config.ts';
 import {
   applicationEnvironmentsChange,
@@ -27,10 +26,6 @@ import {
 } from './model.ts';
 import type { EnvironmentChange } from './application-figures.ts';
 import { notFound } from '../errors.ts';
-
-export type { EnvironmentRecord, EnvironmentStreams, LastScan, LastScanStatus, StreamHead } from './model.ts';
-
-export { NO_SCAN_STATUS } from './projections/environment-list-entries.ts';
 
 const toRecord = (item: Record<string, unknown> | undefined) => fromItem<EnvironmentRecord>(item);
 

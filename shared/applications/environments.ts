@@ -1,18 +1,18 @@
-import { getApplication, type ApplicationRecord } from './application-repository.ts';
+import { getApplication } from './application-repository.ts';
+import { type ApplicationRecord, type EnvironmentRecord, newEnvironment } from './model.ts';
 import {
   environmentCreation,
   environmentRename,
   getEnvironment,
   getEnvironmentByName,
-  type EnvironmentRecord,
 } from './environment-repository.ts';
 import { accessibleApplication, accessibleEnvironment } from './access.ts';
-import { auditEntry, type TransactItem } from '../audit/entries.ts';
-import { transactWrite } from '../db/transactions.ts';
+import { auditEntry } from '../audit/entries.ts';
+import { transactWrite, type TransactItem } from '../db/transactions.ts';
 import { conditionFailed } from '../db/items.ts';
 import { CONFLICT_ATTEMPTS, failedCondition, retryOnConflict } from '../db/retry.ts';
 import { conflict, notFound } from '../errors.ts';
-import { newEnvironment, writeEnvironmentConfig } from './environment-creation.ts';
+import { writeEnvironmentConfig } from './environment-creation.ts';
 import { toApplication } from './applications.ts';
 import type { Caller } from '../context/caller.ts';
 

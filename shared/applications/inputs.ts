@@ -1,5 +1,4 @@
 import * as z from 'zod/mini';
-import { displayableText } from '../input/names.ts';
 import {
   booleanParam,
   caseInsensitiveEnum,
@@ -13,6 +12,7 @@ import {
   v2SortDirParam,
 } from '../lists.ts';
 import { UUID } from '../input/uuid.ts';
+import { APPLICATION_TYPES, applicationNameSchema, environmentNameSchema, applicationTypesParam } from './model.ts';
 
 // Request inputs of the application and environment operations (docs/API.md, Applications, Environments, Lists):
 // the route table names these schemas, the domain modules take their outputs. Kept free of storage imports so the route
@@ -22,29 +22,9 @@ import { UUID } from '../input/uuid.ts';
 const schema = /* @__NO_SIDE_EFFECTS__ */ <T>(build: () => T): T => build();
 
 const uuid = () => z.string().check(z.regex(UUID, 'must be a UUID'));
-export const APPLICATION_TYPES = ['STANDARD', 'CLOUD'] as const;
 const DATA_TYPES = ['NONE', 'PII', 'PCI', 'FIN', 'PKI', 'HIPAA', 'FERPA'] as const;
 const RISK_LEVELS = ['LOW', 'MEDIUM', 'HIGH', 'CRITICAL'] as const;
 const httpUrl = () => z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
-
-// ---- Bodies
-
-export const applicationNameSchema = schema(() =>
-  z.string().check(z.trim(), z.maxLength(255, 'must be at most 255 characters'), displayableText()),
-);
-
-/** Environment names: non-empty, unique per application (case-insensitively); commas separate names in filters. */
-export const environmentNameSchema = schema(() =>
-  z
-    .string()
-    .check(
-      z.trim(),
-      z.minLength(1, 'must not be empty'),
-      z.maxLength(255, 'must be at most 255 characters'),
-      z.regex(/^[^,]*$/, 'must not contain a comma (lists of names are comma-delimited)'),
-      displayableText(),
-    ),
-);
 
 /** The `host` of an environment's default scan configuration: the target's base URL. */
 export const hostSchema = schema(() => z.union([httpUrl(), z.literal('')]));
@@ -84,23 +64,6 @@ export const createEnvironmentQuery = schema(() =>
 );
 /** application.UpdateApplicationEnvRequest: only the name changes. */
 export const updateEnvironmentBody = schema(() => z.object({ name: environmentNameSchema }));
-
-/** `application.CreateApplicationConfigRequest`: `conf` is a HawkScan configuration as a JSON object. */
-export const createEnvironmentDefaultConfigBody = schema(() =>
-  z.object({
-    applicationId: z.optional(uuid()),
-    envId: z.optional(uuid()),
-    isDefault: z.optional(z.boolean()),
-    conf: z.record(z.string(), z.unknown(), {
-      error: 'required: the HawkScan configuration, a JSON object such as {"app": {...}}',
-    }),
-  }),
-);
-export type CreateEnvironmentDefaultConfig = z.output<typeof createEnvironmentDefaultConfigBody>;
-
-// ---- Lists
-
-export const applicationTypesParam = () => enumListParam(APPLICATION_TYPES, ['STANDARD']);
 
 export const APP_SORT_FIELDS = [
   'applicationId',
@@ -190,15 +153,3 @@ export const listEnvironmentsV2Query = schema(() =>
   }),
 );
 export type ListEnvironmentsV2Query = z.output<typeof listEnvironmentsV2Query>;
-
-/** listEnvironments, deprecated (docs/API.md, Deprecated lists) */
-export const listEnvironmentsV1Query = schema(() =>
-  z.object({
-    envs: nameListParam(),
-    pageSize: pageSizeParam(),
-    pageToken: pageTokenParam(),
-    sortField: z.optional(z.enum(['id', 'name'], { error: 'must be id or name' })),
-    sortDir: caseInsensitiveEnum(['asc', 'desc']),
-  }),
-);
-export type ListEnvironmentsV1Query = z.output<typeof listEnvironmentsV1Query>;

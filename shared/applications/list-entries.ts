@@ -3,32 +3,24 @@ import { collect, queryAll, queryItems, type PartitionQuery } from '../db/query.
 import { indexKeyNames, type MainIndex } from '../db/tables.ts';
 import type { Membership } from '../context/caller.ts';
 import { fromItem } from '../db/items.ts';
-import type { ApplicationRecord, ApplicationStatus, ApplicationType } from './application-repository.ts';
-import type { LastScanStatus } from './environment-repository.ts';
-import { BUCKET_HEALTH_FIELDS, type BucketHealth } from './model.ts';
+import {
+  BUCKET_HEALTH_FIELDS,
+  type BucketHealth,
+  ApplicationRecord,
+  ApplicationStatus,
+  ApplicationType,
+  type ListEntry,
+  type EnvironmentListOrder,
+  type NameMatch,
+  type Bucket,
+  type ApplicationListOrder,
+  type ListScope,
+  visibleTeams,
+} from './model.ts';
 
 // The compact list indexes (docs/DATA-MODEL.md, Reads): entries of a few hundred bytes carrying what the
 // application and environment lists filter and sort on (shared/db/tables.ts LIST_ENTRY_ATTRIBUTES). A list orders,
 // filters, counts and skips on them, and reads whole items only for the page it returns.
-
-/** An environment's or application's compact entry, with the sort key of the index it was read from. */
-export interface ListEntry {
-  applicationId: string;
-  environmentId: string;
-  name: string;
-  applicationType: ApplicationType;
-  applicationStatus?: ApplicationStatus;
-  teamId?: string;
-  environmentCount?: number;
-  lastScanStatus?: LastScanStatus;
-  lastScanTimestamp?: number;
-  lastScanDuration?: number;
-  lastScanTotalUntriaged?: number;
-  lastScanHighUntriaged?: number;
-  lastScanMediumUntriaged?: number;
-  lastScanLowUntriaged?: number;
-  sortKey: string;
-}
 
 /** Entries of one index partition; `attributes` narrows what each carries (whole-organization counts and scans). */
 async function* entries(
@@ -49,11 +41,6 @@ async function* entries(
   for await (const item of queryItems({ index, ...query, attributes, growing: true }))
     yield { ...(item as Omit<ListEntry, 'sortKey'>), sortKey: item[sk] as string };
 }
-
-// ---- Environments
-
-/** The orders the environment indexes keep: name (gsi2), last scan time (gsi3), id (gsi4), duration (gsi5), findings (gsi6). */
-export type EnvironmentListOrder = 'name' | 'scanDate' | 'id' | 'duration' | 'findings';
 
 const ENVIRONMENT_ORDERS: Record<EnvironmentListOrder, (orgId: string) => { index: MainIndex; partition: string }> = {
   name: (orgId) => ({ index: 'gsi2c', partition: keys.environmentsOfOrgByName(orgId).gsi2pk }),
@@ -110,15 +97,6 @@ export async function environmentEntriesByIds(orgId: string, envIds: string[]): 
     envIds.map((id) => collect(entries('gsi4', { partition, skFrom: id.toLowerCase(), skTo: id.toLowerCase() }))),
   );
   return found.flat();
-}
-
-// ---- Names containing a text (the `query` filter), from the trigram index (gsi7, keys.ts nameIndex)
-
-/** A name index entry: the application's or environment's id and its name. */
-export interface NameMatch {
-  applicationId: string;
-  environmentId?: string;
-  name: string;
 }
 
 /** At most this many of the text's trigrams are sampled (spread over it): each partition is a superset of the matches. */
@@ -206,20 +184,6 @@ export async function namesContaining(
     }))
     .filter((match) => match.name.toLowerCase().includes(lower));
 }
-
-// ---- Applications, per (type, owning team) partition like the organization counters
-
-/** One (application type, owning team) bucket of an organization, with its live counts (the organization counter). */
-export interface Bucket {
-  applicationType: ApplicationType;
-  teamId: string | undefined;
-  applications: number;
-  environments: number;
-  /** Its health sums (health.ts), for includeAppHealthStats. */
-  health: BucketHealth;
-}
-
-export type ApplicationListOrder = 'name' | 'id' | 'status';
 
 /** The organization's buckets that ever held an application: one Query of its counter items. */
 export async function organizationBuckets(orgId: string): Promise<Bucket[]> {
@@ -342,31 +306,6 @@ export async function* mergeOrdered(streams: AsyncIterable<ListEntry>[], forward
     yield heads[best].value;
     heads[best] = await iterators[best].next();
   }
-}
-
-/**
- * What a caller's list may show of an organization (docs/API.md, Team rules; the applicationTypes and teamIds
- * filters): the selected (type, team) buckets with their counts, and a test of an entry by its application. Entries
- * carry their type; the team is the application's, so when some buckets are hidden from the caller by team, the
- * ids of the smaller side (hidden or shown applications) are read from the per-bucket index (compact).
- */
-export interface ListScope {
-  buckets: Bucket[];
-  /** Live applications and environments of the selected buckets (the organization counters). */
-  counts: { applications: number; environments: number };
-  /** The selected buckets are all the organization's with applications: `keep` hides only deleting applications. */
-  whole: boolean;
-  keep(entry: Pick<ListEntry, 'applicationId' | 'applicationType'>): boolean;
-  /**
-   * `keep` for an application known by its id alone (a name index entry carries no type): reads the ids of the
-   * smaller side, the scope's applications or the organization's others (compact), once per list.
-   */
-  applicationKeep(): Promise<(appId: string) => boolean>;
-}
-
-/** The owning teams (undefined: unowned) whose applications a teamIds filter shows (docs/API.md, Team rules). */
-export function visibleTeams(membership: Membership, teamIds: string[]): (string | undefined)[] {
-  return teamIds.length ? teamIds.filter((t) => membership.teamIds.includes(t)) : [undefined, ...membership.teamIds];
 }
 
 /**

@@ -6,7 +6,7 @@ import type {
   ListApplicationsV2Query,
   ListEnvironmentsV2Query,
 } from './inputs.ts';
-import type { ApplicationListOrder, EnvironmentListOrder } from './list-entries.ts';
+import { DEPRECATED_ENVIRONMENT_LIST_PLAN, ApplicationListOrder, EnvironmentListOrder } from './model.ts';
 
 // How each application and environment list is served (docs/API.md, How a list is planned): a pure function of the
 // query and of a few figures about the caller's scope chooses a plan, a value that names the strategy; one small
@@ -283,9 +283,6 @@ export function planDeprecatedApplicationList(q: ListApplicationsV1Query): Depre
   if (q.envs.length) return { kind: 'set', source: 'environmentNames' };
   return { kind: 'byApplication', order: q.sortField === 'id' ? 'id' : 'name' };
 }
-
-/** listEnvironments' plan: one application's environments are its own partition, always read whole and sorted. */
-export const DEPRECATED_ENVIRONMENT_LIST_PLAN = { kind: 'set', source: 'application' } as const;
 
 export type ListPlan =
   EnvironmentListPlan | ApplicationListPlan | DeprecatedApplicationListPlan | typeof DEPRECATED_ENVIRONMENT_LIST_PLAN;

@@ -1,6 +1,17 @@
-// The applications' model: the records as stored and the health figures with their pure arithmetic. It imports no
+import type { Membership } from '../context/caller.ts';
+import { createHash, randomUUID } from 'node:crypto';
+import * as z from 'zod/mini';
+import { displayableText } from '../input/names.ts';
+import { enumListParam } from '../lists.ts';
+
+// The applications' model: the records as stored (applications, environments, teams, registered code repositories,
+// list entries), the health figures with their pure arithmetic, the name rules and the team rule. It imports no
 // module of the application layer, so the repositories, the health aggregates and the lists all build on it
-// (shared/applications has no import cycle: test/unit/import-cycles.test.ts).
+// (shared/applications has no import cycle: test/unit/import-cycles.test.ts), and only the kernel and other models
+// (docs/LAYOUT.md, Layers).
+
+/** Builds a schema at load, marked side-effect free: bundlers drop the schemas a function never uses (esbuild honours the mark only in the same file). */
+const schema = /* @__NO_SIDE_EFFECTS__ */ <T>(build: () => T): T => build();
 
 export type ApplicationType = 'STANDARD' | 'CLOUD';
 export type ApplicationStatus = 'ACTIVE' | 'ENV_INCOMPLETE';
@@ -226,3 +237,207 @@ export function addBucketHealth(a: BucketHealth | undefined, b: BucketHealth | u
   if (!b) return a;
   return Object.fromEntries(BUCKET_HEALTH_FIELDS.map((f) => [f, a[f] + b[f]])) as unknown as BucketHealth;
 }
+
+/** The gsi1 partition of environments without scans (the LAST_SCAN_STATUS_UNSPECIFIED filter). */
+export const NO_SCAN_STATUS = 'NONE';
+
+export const HOUR = 60 * 60 * 1000;
+
+export interface CodeRepositoryRecord {
+  repoId: string;
+  organizationId: string;
+  name: string;
+  repoSource: RepoSource;
+  remoteUrl: string;
+  defaultBranch: string;
+  languages: { name: string; percent?: number; size?: number }[];
+  frameworkNames: string[];
+  /** Commits in the last 30 days, as the registering client supplied them. */
+  commitCount: number;
+  lastCommitTimestamp: number;
+  /** The applications mapped to the repository. */
+  appIds: string[];
+  /** The API descriptions of its code: uploaded hosted descriptions (oasId) and the path each describes. */
+  openApiSpecs?: { oasId: string; sourceRootPath: string }[];
+  /** Incremented by every change: writes are conditional on the revision they read. */
+  revision: number;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** A repository's id: the same source and name (case-insensitive) in an organization is always the same repository. */
+export function codeRepositoryId(orgId: string, repoSource: string, name: string): string {
+  const hex = createHash('sha256').update(`${orgId}\n${repoSource}\n${name.toLowerCase()}`).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+/**
+ * A team as stored (docs/API.md, Teams): the authoritative member and application lists. Memberships (`teamIds`) and
+ * applications (`teamId`) hold copies, written in the same transaction as the team item. `applicationIds` may
+ * still name an application deleted since (an application delete does not touch its team): readers drop those.
+ */
+export interface TeamRecord {
+  teamId: string;
+  organizationId: string;
+  name: string;
+  userIds: string[];
+  applicationIds: string[];
+  /** Incremented by every write of the team; every write is conditioned on the version it read. */
+  version: number;
+  createdAt: number;
+}
+
+/** An environment's or application's compact entry, with the sort key of the index it was read from. */
+export interface ListEntry {
+  applicationId: string;
+  environmentId: string;
+  name: string;
+  applicationType: ApplicationType;
+  applicationStatus?: ApplicationStatus;
+  teamId?: string;
+  environmentCount?: number;
+  lastScanStatus?: LastScanStatus;
+  lastScanTimestamp?: number;
+  lastScanDuration?: number;
+  lastScanTotalUntriaged?: number;
+  lastScanHighUntriaged?: number;
+  lastScanMediumUntriaged?: number;
+  lastScanLowUntriaged?: number;
+  sortKey: string;
+}
+
+// ---- Environments
+
+/** The orders the environment indexes keep: name (gsi2), last scan time (gsi3), id (gsi4), duration (gsi5), findings (gsi6). */
+export type EnvironmentListOrder = 'name' | 'scanDate' | 'id' | 'duration' | 'findings';
+
+// ---- Names containing a text (the `query` filter), from the trigram index (gsi7, keys.ts nameIndex)
+
+/** A name index entry: the application's or environment's id and its name. */
+export interface NameMatch {
+  applicationId: string;
+  environmentId?: string;
+  name: string;
+}
+
+// ---- Applications, per (type, owning team) partition like the organization counters
+
+/** One (application type, owning team) bucket of an organization, with its live counts (the organization counter). */
+export interface Bucket {
+  applicationType: ApplicationType;
+  teamId: string | undefined;
+  applications: number;
+  environments: number;
+  /** Its health sums (health.ts), for includeAppHealthStats. */
+  health: BucketHealth;
+}
+
+export type ApplicationListOrder = 'name' | 'id' | 'status';
+
+/**
+ * What a caller's list may show of an organization (docs/API.md, Team rules; the applicationTypes and teamIds
+ * filters): the selected (type, team) buckets with their counts, and a test of an entry by its application. Entries
+ * carry their type; the team is the application's, so when some buckets are hidden from the caller by team, the
+ * ids of the smaller side (hidden or shown applications) are read from the per-bucket index (compact).
+ */
+export interface ListScope {
+  buckets: Bucket[];
+  /** Live applications and environments of the selected buckets (the organization counters). */
+  counts: { applications: number; environments: number };
+  /** The selected buckets are all the organization's with applications: `keep` hides only deleting applications. */
+  whole: boolean;
+  keep(entry: Pick<ListEntry, 'applicationId' | 'applicationType'>): boolean;
+  /**
+   * `keep` for an application known by its id alone (a name index entry carries no type): reads the ids of the
+   * smaller side, the scope's applications or the organization's others (compact), once per list.
+   */
+  applicationKeep(): Promise<(appId: string) => boolean>;
+}
+
+/** The owning teams (undefined: unowned) whose applications a teamIds filter shows (docs/API.md, Team rules). */
+export function visibleTeams(membership: Membership, teamIds: string[]): (string | undefined)[] {
+  return teamIds.length ? teamIds.filter((t) => membership.teamIds.includes(t)) : [undefined, ...membership.teamIds];
+}
+
+/** Team rule (docs/API.md, Team rules): a team-owned resource is for that team's members only. */
+export function canSeeTeamResource(membership: Membership, teamId: string | undefined): boolean {
+  return !teamId || membership.teamIds.includes(teamId);
+}
+
+export function newEnvironment(app: ApplicationRecord, name: string): EnvironmentRecord {
+  return {
+    environmentId: randomUUID(),
+    applicationId: app.applicationId,
+    organizationId: app.organizationId,
+    name,
+    applicationType: app.applicationType,
+    createdAt: Date.now(),
+  };
+}
+
+/** `repository.AppInfo` of a mapped application. */
+export const appInfo = (app: ApplicationRecord) => ({
+  id: app.applicationId,
+  name: app.name,
+  appStatus: app.applicationStatus,
+});
+
+/** `repository.Repository`; `apps` are the mapped applications the caller may see. */
+export function repositoryView(repo: CodeRepositoryRecord, apps: ApplicationRecord[]) {
+  const [first] = apps;
+  return {
+    stackHawkRepoId: repo.repoId,
+    name: repo.name,
+    repoSource: repo.repoSource,
+    remoteUrl: repo.remoteUrl,
+    lastCommitBranch: repo.defaultBranch,
+    lastCommitTimestamp: repo.lastCommitTimestamp,
+    commitCount: repo.commitCount,
+    languages: repo.languages,
+    frameworkNames: repo.frameworkNames,
+    appInfos: apps.map(appInfo),
+    stackHawkApplicationId: first?.applicationId,
+    stackHawkApplicationName: first?.name,
+    stackHawkApplicationStatus: first?.applicationStatus, // left out without a mapped application
+    // Coverage follows from the mapped applications. NOT_APPLICABLE (outside the attack surface) needs attack-surface
+    // detection from the code, which a source-control integration does: never answered here (docs/DATA-MODEL.md).
+    status: apps.length > 0 ? ('COVERED' as const) : ('NOT_COVERED' as const),
+    isInAttackSurface: apps.length > 0,
+    // Its registered API descriptions (listed by listOASAssetsForOrg); nothing generates them here.
+    hasGeneratedOpenApiSpec: (repo.openApiSpecs?.length ?? 0) > 0,
+    openApiSpecInfo: {
+      organizationId: repo.organizationId,
+      repositoryId: repo.repoId,
+      generatedOasCount: repo.openApiSpecs?.length ?? 0,
+      status: repo.openApiSpecs?.length ? ('DONE' as const) : ('NONE' as const),
+    },
+  };
+}
+
+/** listEnvironments' plan: one application's environments are its own partition, always read whole and sorted. */
+export const DEPRECATED_ENVIRONMENT_LIST_PLAN = { kind: 'set', source: 'application' } as const;
+
+export const APPLICATION_TYPES = ['STANDARD', 'CLOUD'] as const;
+
+// ---- Bodies
+
+export const applicationNameSchema = schema(() =>
+  z.string().check(z.trim(), z.maxLength(255, 'must be at most 255 characters'), displayableText()),
+);
+
+/** Environment names: non-empty, unique per application (case-insensitively); commas separate names in filters. */
+export const environmentNameSchema = schema(() =>
+  z
+    .string()
+    .check(
+      z.trim(),
+      z.minLength(1, 'must not be empty'),
+      z.maxLength(255, 'must be at most 255 characters'),
+      z.regex(/^[^,]*$/, 'must not contain a comma (lists of names are comma-delimited)'),
+      displayableText(),
+    ),
+);
+
+// ---- Lists
+
+export const applicationTypesParam = () => enumListParam(APPLICATION_TYPES, ['STANDARD']);

@@ -2,26 +2,10 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
 import { fromItem, named } from '../db/items.ts';
-import { batchGet } from '../db/query.ts';
-import { queryAll } from '../db/query.ts';
+import { batchGet, queryAll } from '../db/query.ts';
 import { putNewItem, setAndRemove, type TransactItem } from '../db/transactions.ts';
 import { config } from '../config.ts';
-
-/**
- * A team as stored (docs/API.md, Teams): the authoritative member and application lists. Memberships (`teamIds`) and
- * applications (`teamId`) hold copies, written in the same transaction as the team item. `applicationIds` may
- * still name an application deleted since (an application delete does not touch its team): readers drop those.
- */
-export interface TeamRecord {
-  teamId: string;
-  organizationId: string;
-  name: string;
-  userIds: string[];
-  applicationIds: string[];
-  /** Incremented by every write of the team; every write is conditioned on the version it read. */
-  version: number;
-  createdAt: number;
-}
+import { type TeamRecord } from './model.ts';
 
 // The id lists are stored as string sets (an empty set cannot be stored: the attribute is then absent), so that
 // an application can join or leave a team with ADD/DELETE without reading its list.

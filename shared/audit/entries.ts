@@ -1,37 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { keys } from '../db/keys.ts';
-import { putNewItem, transactWrite, type TransactItem } from '../db/transactions.ts';
+import { putNewItem, type TransactItem } from '../db/transactions.ts';
 import { fromItem } from '../db/items.ts';
 import { getItem } from '../db/query.ts';
-import type { ActivityType } from './activity-types.ts';
+import type { ActivityType, AuditActor, AuditRecord } from './model.ts';
 
 // docs/API.md, Activity log: every mutation writes its user-activity entry in the same DynamoDB transaction as the
 // change, so there is never a change without its entry nor an entry without its change. Domain code builds its writes,
 // adds `await auditEntry(...)` to them and commits them with `transactWrite`.
-export { transactWrite, type TransactItem };
-
-export interface AuditRecord {
-  id: string;
-  userActivityType: ActivityType;
-  organizationId: string;
-  userId: string;
-  userName: string;
-  userEmail: string;
-  /** A JSON object as a string, as the public API returns it. */
-  payload: string;
-  /** Milliseconds since the epoch. */
-  timestamp: number;
-}
-
-/**
- * Who acts: a user; `known`: their name and e-mail when the user is written in the same transaction (not yet
- * readable); `name`: what the entry calls an actor that is no user (the service itself).
- */
-export interface AuditActor {
-  userId: string;
-  known?: { fullName: string; email: string };
-  name?: string;
-}
 
 export async function auditEntry(
   actor: AuditActor,

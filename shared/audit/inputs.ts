@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { ACTIVITY_TYPES } from './activity-types.ts';
+import { ACTIVITY_TYPES } from './model.ts';
 import {
   caseInsensitiveEnum,
   enumListParam,

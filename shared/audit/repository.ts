@@ -1,7 +1,7 @@
 import { keys } from '../db/keys.ts';
 import { fromItem } from '../db/items.ts';
 import { queryItems } from '../db/query.ts';
-import type { AuditRecord } from './entries.ts';
+import type { AuditRecord } from './model.ts';
 
 /**
  * The organization's audit entries with start <= timestamp <= end (ms; 0: unbounded), oldest first unless

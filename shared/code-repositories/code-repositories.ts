@@ -1,20 +1,23 @@
-import { auditEntry, transactWrite } from '../audit/entries.ts';
+import { auditEntry } from '../audit/entries.ts';
+import { transactWrite } from '../db/transactions.ts';
 import { cancelledItems } from '../db/items.ts';
 import { retryOnConflict, transactionConflict } from '../db/retry.ts';
 import { randomUUID } from 'node:crypto';
 import { badRequest, conflict, notFound, unauthorized } from '../errors.ts';
-import { canSeeTeamResource } from '../applications/access.ts';
 import {
-  applicationsCreation,
-  getApplications,
+  canSeeTeamResource,
   type ApplicationRecord,
-} from '../applications/application-repository.ts';
-import { appInfo, repositoryView, visibleApplications } from '../applications/code-repository-views.ts';
+  appInfo,
+  repositoryView,
+  codeRepositoryId,
+  type CodeRepositoryRecord,
+} from '../applications/model.ts';
+import { applicationsCreation, getApplications } from '../applications/application-repository.ts';
+import { visibleApplications } from '../applications/code-repository-views.ts';
 import { derivedWrites } from '../db/entity-write.ts';
 import { applicationOwners } from '../applications/entities.ts';
 import { compareBy, nameOrderKey, pageOf, v2Envelope, v2PageRequest, type SortDirection } from '../lists.ts';
-import { holdsPermission, type Caller } from '../context/caller.ts';
-import type { Membership } from '../context/caller.ts';
+import { holdsPermission, type Caller, type Membership } from '../context/caller.ts';
 import type {
   CreateAppsForRepos,
   ListRepositoriesQuery,
@@ -26,12 +29,11 @@ import { environmentsOfApp } from '../applications/environment-repository.ts';
 import { hostedDescriptionsOf } from '../hosted-assets/repository.ts';
 import {
   codeRepositoriesOfOrg,
-  codeRepositoryId,
   getCodeRepositories,
   getCodeRepository,
   putCodeRepository,
-  type CodeRepositoryRecord,
 } from '../applications/code-repository-store.ts';
+import { MAX_APPS_FOR_REPOS, DAY, RECENT_SCAN_MS } from './model.ts';
 
 // Source-code repositories (the public API's Repositories group). Without a source-control integration they are
 // records an organization registers (PUT /api/v1/org/{orgId}/repos, our own operation), each mapped to the
@@ -167,9 +169,6 @@ export async function replaceRepositoryApplications(caller: Caller, orgId: strin
   return { orgId, repoId, appInfos: requested.map((id) => appInfo(visible.get(id)!)) };
 }
 
-/** Applications one createAppsForRepos request may create: with their audit entries they fit one transaction. */
-export const MAX_APPS_FOR_REPOS = 20;
-
 /**
  * PUT /api/v1/org/{orgId}/repos/apps: creates the named applications (ENV_INCOMPLETE, for the caller's team as
  * createApplication does; write:application is needed too) and maps each to its repository, in one transaction:
@@ -289,10 +288,6 @@ const INTEGRATION_ONLY_PARAMS = {
   integrationIds: 'no source-control integration is configured; repositories are registered records',
   sensitiveDataTags: "sensitive-data tags come from a source-control integration's code analysis; none is configured",
 } as const;
-
-const DAY = 24 * 60 * 60 * 1000;
-/** "Recent" scans (REPOS_WITH_RECENT_SCANS): a mapped application scanned in the last 30 days. */
-const RECENT_SCAN_MS = 30 * DAY;
 const COMMIT_TIMEFRAMES: Record<(typeof RECENT_COMMIT_TIMEFRAMES)[number], ((age: number) => boolean) | undefined> = {
   LAST_COMMIT_DATE_UNSPECIFIED: undefined,
   LAST_24_HOURS: (age) => age <= DAY,

@@ -1,6 +1,5 @@
-import { REPO_SOURCES } from '../applications/model.ts';
+import { REPO_SOURCES, applicationNameSchema } from '../applications/model.ts';
 import * as z from 'zod/mini';
-import { applicationNameSchema } from '../applications/inputs.ts';
 import {
   caseInsensitiveEnum,
   enumListParam,

@@ -11,11 +11,11 @@ import { withFreshApplication } from '../applications/environments.ts';
 import { auditEntry } from '../audit/entries.ts';
 import { transactWrite } from '../db/transactions.ts';
 import { failedCondition, retryOnConflict } from '../db/retry.ts';
-import { notFound } from '../errors.ts';
 import { deletedApplicationSlot } from '../perch/repository.ts';
 import { deleteObjectsUnder } from '../storage/delete-prefix.ts';
 import { objectKeys } from '../storage/objects.ts';
 import { applicationTrendRemoval, environmentTrendRemoval } from '../trends/writes.ts';
+import { applicationRemovedPayload, environmentGone, environmentRemovedPayload } from './model.ts';
 
 // The deletes of applications and environments (docs/API.md, Deletes): one transaction hides the application or
 // environment together with what other resources derived from it (its trend figures, a running scan's slot), with its
@@ -35,7 +35,7 @@ export async function deleteApplication(caller: Caller, appId: string): Promise<
     if (attempt > 1)
       ({ app } = await accessibleApplication(caller, appId, { teamRestricted: true, includeDeleting: true }));
     if (app.deleting) return;
-    const payload = { applicationId: appId, appName: app.name };
+    const payload = applicationRemovedPayload(app);
     const now = Date.now();
     await transactWrite([
       ...applicationDeletingMark(app, now),
@@ -58,7 +58,7 @@ export async function deleteEnvironment(caller: Caller, appId: string, envId: st
   const found = await accessibleEnvironment(caller, appId, envId, { teamRestricted: true, includeDeleting: true });
   const { app } = found;
   let { env } = found;
-  const gone = () => notFound(`environment ${envId} not found in application ${appId}`);
+  const gone = () => environmentGone(appId, envId);
   await retryOnConflict({ conflict: failedCondition(), exhausted: gone }, async (attempt) => {
     if (attempt > 1) {
       // Gone, renamed meanwhile (the write is conditioned on the name read), or a scan of it published meanwhile
@@ -68,7 +68,7 @@ export async function deleteEnvironment(caller: Caller, appId: string, envId: st
       env = fresh;
     }
     if (env.deleting) return;
-    const payload = { applicationId: appId, appName: app.name, envId, envName: env.name };
+    const payload = environmentRemovedPayload(app, env);
     await withFreshApplication(appId, app, async (fresh) => {
       const now = Date.now();
       await transactWrite([

@@ -3,25 +3,20 @@ import { db } from '../db/client.ts';
 import { isConditionFailure } from '../db/items.ts';
 import { config } from '../config.ts';
 import { unseal } from '../secrets/sealing.ts';
-import { attemptRecord, getDelivery, setDeliveryStatus, type DeliveryStatus } from '../webhooks/deliveries.ts';
-import { getWebhook, webhookSealContext } from '../webhooks/repository.ts';
+import { attemptRecord, getDelivery, setDeliveryStatus } from '../webhooks/deliveries.ts';
+import { type DeliveryStatus, webhookSealContext } from '../webhooks/model.ts';
+import { getWebhook } from '../webhooks/repository.ts';
 import { getIntegrationSettings } from '../outbound/settings.ts';
 import { send } from '../webhooks/sender.ts';
-import { deliveryAttempts, retryDelayMs, type DeliveryRetrier, type QueueMessage, type QueueRecord } from './queue.ts';
+import { deliveryAttempts, retryDelayMs } from './queue.ts';
 import { consumeTrackerMessage } from './tracker-jobs.ts';
+import { type ConsumeResult, type DeliveryRetrier, type QueueMessage, type QueueRecord } from './model.ts';
 
 // The delivery consumer (docs/WEBHOOKS.md, Delivery): the same code behind SQS on AWS (functions/deliver-webhooks.ts)
 // and the in-table queue of `npm start`. Each message is one delivery: sent signed, its attempt recorded in the
 // delivery log. A failed attempt stays on the queue, hidden for the backoff; the attempt that reaches
 // WEBHOOK_MAX_ATTEMPTS marks the delivery DEAD and leaves the message to the queue's redrive into the dead-letter
 // queue. A receiver that is refused (a private address the organization does not allow) is not retried.
-
-export interface ConsumeResult {
-  /** Messages whose work is over (delivered, dead by refusal, dropped): the queue deletes them. */
-  done: string[];
-  /** Messages to receive again (after their backoff), or to redrive once out of attempts. */
-  failed: string[];
-}
 
 async function consumeOne(record: QueueRecord, queue: DeliveryRetrier): Promise<'done' | 'failed'> {
   const queued = JSON.parse(record.body) as QueueMessage;

@@ -6,28 +6,18 @@ import { transactWrite } from '../db/transactions.ts';
 import { config } from '../config.ts';
 import { conflict, notFound } from '../errors.ts';
 import type { Caller } from '../context/caller.ts';
-import {
-  attemptRecord,
-  deliveriesOfWebhook,
-  deliveryCreation,
-  DELIVERIES_LISTED,
-  getDelivery,
-  toDelivery,
-  type DeliveryRecord,
-} from '../webhooks/deliveries.ts';
+import { attemptRecord, deliveriesOfWebhook, deliveryCreation, getDelivery } from '../webhooks/deliveries.ts';
+import { DELIVERIES_LISTED, toDelivery, type DeliveryRecord, auditPayload } from '../webhooks/model.ts';
 import { testBody } from '../webhooks/payloads.ts';
-import type { DeliverySender } from './queue.ts';
 import { sqsSender } from './sqs-queue.ts';
 import { tableQueue } from './table-queue.ts';
-import { auditPayload, existingWebhook } from '../webhooks/subscriptions.ts';
+import { existingWebhook } from '../webhooks/subscriptions.ts';
+import { TEST_EVENT, DeliverySender } from './model.ts';
 
 // Deliveries a person asks for (docs/WEBHOOKS.md, Testing and redelivering): a test event to a subscription
 // (testWebhook) and another delivery of an event already sent (redeliverWebhookDelivery). Both take the same path as
 // an event's deliveries: a record in the delivery log, a message on the delivery queue, the consumer's signed send
 // to the address checked then, its retries. The record and the audit entry are one transaction; the message follows.
-
-/** The event type of a test delivery. */
-export const TEST_EVENT = 'ping';
 /** How long testWebhook waits for the first attempt's outcome, at most (within the API's 29 s). */
 const TEST_WAIT_CAP_MS = 12_000;
 /** How often it looks at the delivery while it waits. */

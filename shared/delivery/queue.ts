@@ -1,5 +1,3 @@
-import type { DeliveryRef } from '../webhooks/deliveries.ts';
-import type { TrackerMessage } from '../trackers/events.ts';
 import { config } from '../config.ts';
 import { PEER_ATTEMPTS } from '../db/retry.ts';
 
@@ -7,35 +5,6 @@ import { PEER_ATTEMPTS } from '../db/retry.ts';
 // (shared/delivery/sqs-queue.ts); locally, `npm start`'s in-table equivalent (shared/delivery/table-queue.ts) with
 // the same semantics: a received message stays hidden for a visibility timeout, counts its receives, and moves to
 // the dead-letter queue once received more than the attempts allowed. The consumer is the same code for both.
-
-/** What a queue message carries: the delivery it is about. */
-export interface DeliveryMessage extends DeliveryRef {
-  organizationId: string;
-}
-
-/** A message of the queue: a webhook delivery, or a tracker job (docs/TRACKERS.md), each with its own id. */
-export type QueueMessage = DeliveryMessage | TrackerMessage;
-
-/** A received message, as SQS hands it to a Lambda function (the fields the consumer reads). */
-export interface QueueRecord {
-  messageId: string;
-  receiptHandle: string;
-  body: string;
-  attributes: { ApproximateReceiveCount: string };
-}
-
-/** What the relay needs of the queue. */
-export interface DeliverySender {
-  send(messages: QueueMessage[]): Promise<void>;
-}
-
-/** What the consumer needs of the queue. */
-export interface DeliveryRetrier {
-  /** Keeps a received message hidden for `delayMs` more (the retry's backoff), after which it is received again. */
-  retryLater(receiptHandle: string, delayMs: number): Promise<void>;
-}
-
-export type DeliveryQueue = DeliverySender & DeliveryRetrier;
 
 /** Receives of a message before it is dead: WEBHOOK_MAX_ATTEMPTS, else the retry policy's (shared/db/retry.ts). */
 export const deliveryAttempts = () => config.webhookMaxAttempts ?? PEER_ATTEMPTS;

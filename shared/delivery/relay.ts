@@ -4,13 +4,12 @@ import { keys, OUTBOX_SHARDS } from '../db/keys.ts';
 import { isConditionFailure } from '../db/items.ts';
 import { queryItems } from '../db/query.ts';
 import { config } from '../config.ts';
-import { deliveryCreation, type DeliveryRecord } from '../webhooks/deliveries.ts';
-import { derivedId, type OutboxEvent } from '../webhooks/events.ts';
+import { deliveryCreation } from '../webhooks/deliveries.ts';
 import { renderBodies } from '../webhooks/payloads.ts';
 import { webhooksOfOrg } from '../webhooks/repository.ts';
-import { type WebhookRecord } from '../webhooks/model.ts';
-import type { DeliverySender, QueueMessage } from './queue.ts';
-import { trackerEvent, trackerMessage, type TrackerOutboxEvent } from '../trackers/events.ts';
+import { type WebhookRecord, derivedId, type OutboxEvent, type DeliveryRecord } from '../webhooks/model.ts';
+import type { DeliverySender, QueueMessage } from './model.ts';
+import { trackerMessage, type TrackerOutboxEvent, trackerEvent } from '../trackers/model.ts';
 import { trackersOfOrg } from '../trackers/repository.ts';
 
 // The relay (docs/WEBHOOKS.md, Delivery): hands each outbox event to the delivery queue, once per subscription that

@@ -1,6 +1,6 @@
 import { ChangeMessageVisibilityCommand, SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { config } from '../config.ts';
-import type { DeliveryRetrier, DeliverySender, QueueMessage } from './queue.ts';
+import type { DeliveryRetrier, DeliverySender, QueueMessage } from './model.ts';
 
 // The delivery queue on AWS (docs/WEBHOOKS.md, Delivery): an SQS standard queue whose redrive policy moves a message
 // to the dead-letter queue once it has been received WEBHOOK_MAX_ATTEMPTS times (infra/stack.ts). A message may

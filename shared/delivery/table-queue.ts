@@ -4,7 +4,8 @@ import { keys } from '../db/keys.ts';
 import { queryAll } from '../db/query.ts';
 import { isConditionFailure } from '../db/items.ts';
 import { config } from '../config.ts';
-import { deliveryAttempts, type DeliveryQueue, type QueueMessage, type QueueRecord } from './queue.ts';
+import { deliveryAttempts } from './queue.ts';
+import { type FairShare, type DeliveryQueue, type QueueMessage, type QueueRecord } from './model.ts';
 
 // `npm start`'s delivery queue, kept in the table (partition QUEUE#main, dead letters in QUEUE#dead): SQS's
 // semantics on one machine. A receive claims a visible message with a conditional write (so two consumers never
@@ -24,14 +25,6 @@ interface StoredMessage {
   visibleAt: number;
   receiveCount: number;
   sentAt: number;
-}
-
-/** What the consumer holds now, and how much of it one organization may hold (docs/WEBHOOKS.md, Delivery). */
-export interface FairShare {
-  /** Messages in flight, by organization. */
-  inFlight: ReadonlyMap<string, number>;
-  /** The most one organization may have in flight. */
-  perOrganization: number;
 }
 
 export const organizationOf = (body: string) => (JSON.parse(body) as QueueMessage).organizationId;

@@ -5,54 +5,46 @@ import { isConditionFailure } from '../db/items.ts';
 import { config } from '../config.ts';
 import { logger } from '../context/logger.ts';
 import { unseal } from '../secrets/sealing.ts';
-import { getApplication, type ApplicationRecord } from '../applications/application-repository.ts';
-import { getEnvironment, type EnvironmentRecord } from '../applications/environment-repository.ts';
+import { getApplication } from '../applications/application-repository.ts';
+import type { ApplicationRecord, EnvironmentRecord } from '../applications/model.ts';
+import { getEnvironment } from '../applications/environment-repository.ts';
 import { getAlert, getScan } from '../results/scan-repository.ts';
-import { findingStreams, streamOf } from '../results/streams.ts';
+import { findingStreams } from '../results/streams.ts';
 import { SEVERITIES } from '../input/severities.ts';
 import { findingsOfEnvironment, getFinding, rulesOfEnvironment } from '../results/finding-repository.ts';
-import { type FindingRecord } from '../results/model.ts';
+import { type FindingRecord, isUntriaged, streamOf } from '../results/model.ts';
 import { triageFinding } from '../findings/triage.ts';
-import { isUntriaged } from '../results/statuses.ts';
-import { acceptanceExpiry, getSlaPolicy } from '../governance/policy.ts';
+import { getSlaPolicy } from '../governance/policy.ts';
+import { acceptanceExpiry } from '../governance/model.ts';
 import { getIntegrationSettings } from '../outbound/settings.ts';
-import { deliveryAttempts, retryDelayMs, type DeliveryRetrier, type QueueRecord } from './queue.ts';
+import { deliveryAttempts, retryDelayMs } from './queue.ts';
+import { trackerClient } from '../trackers/clients.ts';
+import { getTicket, getTracker, putTicket, ticketsOfEnvironment, trackersOfOrg } from '../trackers/repository.ts';
 import {
+  type TicketRecord,
+  type TrackerRecord,
+  type TrackerJob,
+  type TrackerMessage,
+  TrackerFailure,
+  TrackerRetry,
   hashLabel,
-  trackerClient,
   type NewIssue,
   type RemoteIssue,
   type TextPiece,
   type TrackerClient,
-} from '../trackers/clients.ts';
-import { TrackerFailure, TrackerRetry } from '../trackers/http.ts';
-import {
-  getTicket,
-  getTracker,
-  putTicket,
-  ticketsOfEnvironment,
+  trackerEvent,
   trackerSealContext,
-  trackersOfOrg,
-} from '../trackers/repository.ts';
-import { type TicketRecord, type TrackerRecord } from '../trackers/model.ts';
-import { trackerEvent, type TrackerJob, type TrackerMessage } from '../trackers/events.ts';
-import { outboxItem } from '../webhooks/events.ts';
+} from '../trackers/model.ts';
+import { outboxItem } from '../webhooks/model.ts';
+import { TRACKER_ACTOR, MAX_AUTO_PROMOTIONS, type DeliveryRetrier, type QueueRecord } from './model.ts';
 
 // The tracker consumer (docs/TRACKERS.md, Delivery): the jobs the delivery queue brings, run by the same consumer
 // as webhook deliveries (shared/delivery/consumer.ts), on AWS and locally. A job that fails for a reason that may
 // pass (429, 5xx, no answer) stays on the queue for the backoff or the tracker's Retry-After, whichever is longer;
 // the last attempt leaves it to the queue's redrive into the dead letters. One that cannot succeed as things are
 // (credentials refused, no such project, an address the organization does not allow) is recorded on the ticket.
-
-/** Who the audit log names for what a tracker's answer changed. */
-export const TRACKER_ACTOR = {
-  userId: '00000000-0000-0000-0000-000000000000',
-  name: 'hawk-api (issue tracker)',
-};
 /** A CREATING claim older than this is taken over (the attempt that made it died). */
 const CLAIM_MS = 2 * 60 * 1000;
-/** New findings one completed scan promotes at most (the rest stay untriaged; docs/TRACKERS.md, Scans). */
-export const MAX_AUTO_PROMOTIONS = 100;
 
 const severityRank = (severity: string) => SEVERITIES.indexOf(severity as (typeof SEVERITIES)[number]);
 

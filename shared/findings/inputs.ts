@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { TRIAGE_STATUSES } from '../results/statuses.ts';
+import { TRIAGE_STATUSES } from '../results/model.ts';
 import { nameListParam, pageSizeParam, pageTokenParam, uuidListParam } from '../lists.ts';
 
 // Request inputs of the triage operations (docs/DATA-MODEL.md, Findings). Kept free of storage imports so the route

@@ -2,40 +2,41 @@ import { stringify } from 'csv-stringify/sync';
 import { keys } from '../db/keys.ts';
 import { batchGet } from '../db/query.ts';
 import { fromItem } from '../db/items.ts';
-import { canSeeTeamResource } from '../applications/access.ts';
+import { canSeeTeamResource, type ApplicationRecord, type EnvironmentRecord } from '../applications/model.ts';
 import { nameOrderKey } from '../lists.ts';
-import { getApplications, type ApplicationRecord } from '../applications/application-repository.ts';
+import { getApplications } from '../applications/application-repository.ts';
 import {
   environmentsOfApp,
   environmentsOfOrg,
   environmentsOfOrgNamed,
-  type EnvironmentRecord,
 } from '../applications/environment-repository.ts';
+import { alertsOfScan, countedAlertUris, getScans, scansOfEnvironmentNewestFirst } from '../results/scan-repository.ts';
 import {
-  alertsOfScan,
-  countedAlertUris,
-  getScans,
-  scansOfEnvironmentNewestFirst,
+  type AlertMessageRecord,
+  type AlertRecord,
+  type AlertUriRecord,
+  type ScanRecord,
+  reportStatus,
+  type TriageStatus,
+  issueToolsOf,
+  type OpenIssues,
+  HAWKSCAN_STREAM,
+  issueIdOfUri,
+  streamOf,
   absoluteUrl,
-} from '../results/scan-repository.ts';
-import { type AlertMessageRecord, type AlertRecord, type AlertUriRecord, type ScanRecord } from '../results/model.ts';
-import { streamOf } from '../results/streams.ts';
+  type FindingRecord,
+  type TriageRule,
+} from '../results/model.ts';
 import { getUsers } from '../identity/user-repository.ts';
 import { getTeams } from '../applications/team-repository.ts';
 import { findingsOfEnvironment, rulesOf } from '../results/finding-repository.ts';
-import { issueIdOfUri } from '../results/finding-identity.ts';
-import { HAWKSCAN_STREAM } from '../results/streams.ts';
-import { issueToolsOf, openIssuesOfEnvironments, type OpenIssues } from '../results/issue-summary.ts';
-import { type FindingRecord, type TriageRule } from '../results/model.ts';
-import { reportStatus, type TriageStatus } from '../results/statuses.ts';
+import { openIssuesOfEnvironments } from '../results/issue-summary.ts';
 import type { FindingsReportQuery } from './inputs.ts';
-import type { Membership } from '../context/caller.ts';
-import type { Caller } from '../context/caller.ts';
+import type { Membership, Caller } from '../context/caller.ts';
 import { RawResponse } from '../context/responses.ts';
-import { severityDays } from '../governance/policy.ts';
+import { severityDays, slaClock, EXPIRY_ACTOR } from '../governance/model.ts';
 import { slaDaysResolver } from '../governance/sla-days.ts';
-import { slaClock } from '../governance/clock.ts';
-import { EXPIRY_ACTOR } from '../governance/expiry-entries.ts';
+import { type OpenIssuesAt } from './model.ts';
 
 // GET /api/v1/reports/org/{orgId}/findings (docs/DATA-MODEL.md, Findings report): the organization's current
 // findings, i.e. the URIs of each visible environment's current scans (its tool streams' latest COMPLETED scans, as of
@@ -134,11 +135,6 @@ export async function currentScansOf(
     if (byStream.size >= wanted) break;
   }
   return [...byStream.values()];
-}
-
-/** The environment's issues open at a moment (docs/ISSUES.md, The findings report): their tools, by issue id. */
-export interface OpenIssuesAt {
-  tools: Map<string, Set<string>>;
 }
 
 /** What the report needs of an environment's open issues: how many, and each one's tools. */

@@ -9,9 +9,9 @@ import { config } from '../config.ts';
 import { HttpError } from '../errors.ts';
 import { logger } from '../context/logger.ts';
 import { getApplication } from '../applications/application-repository.ts';
-import type { EnvironmentRecord } from '../applications/environment-repository.ts';
+import type { EnvironmentRecord } from '../applications/model.ts';
 import { triageFinding } from './triage.ts';
-import { EXPIRY_ACTOR, riskExpiryDelete, type RiskExpiryEntry } from '../governance/expiry-entries.ts';
+import { EXPIRY_ACTOR, type RiskExpiryEntry, riskExpiryDelete } from '../governance/model.ts';
 
 // Risk acceptances that expire (docs/GOVERNANCE.md): the check that makes an expired acceptance's finding untriaged
 // again, run every minute (on AWS by an EventBridge schedule, functions/expire-risk-acceptances.ts; locally by

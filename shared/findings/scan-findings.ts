@@ -1,19 +1,28 @@
 import { SEVERITIES, type Severity } from '../input/severities.ts';
-import { issueIdOfUri, normalizedPath, pathTemplates, type PathTemplates } from '../results/finding-identity.ts';
 import { getDescriptionRoutes } from '../hosted-assets/repository.ts';
 import { findingsOfEnvironment, getTriageVersion, rulesOfEnvironment } from '../results/finding-repository.ts';
-import { type FindingRecord } from '../results/model.ts';
-import { TRIAGE_STATUSES, type StatusCounts, type TriageStats } from '../results/statuses.ts';
+import {
+  type FindingRecord,
+  streamHeadedBy,
+  streamOf,
+  TRIAGE_STATUSES,
+  type StatusCounts,
+  type TriageStats,
+  issueIdOfUri,
+  normalizedPath,
+  pathTemplates,
+  type PathTemplates,
+  type AlertRecord,
+  type CountedUri,
+  type ScanRecord,
+  type TriageRule,
+} from '../results/model.ts';
 import { environmentTrendTotal } from '../trends/writes.ts';
 import { countedUrisOfScan } from '../results/scan-repository.ts';
-import { streamHeadedBy, streamOf } from '../results/streams.ts';
 import type { EnvironmentStreams } from '../applications/model.ts';
-import { type AlertRecord, type CountedUri, type ScanRecord, type TriageRule } from '../results/model.ts';
 
 // What a scan's end records about its findings (docs/DATA-MODEL.md, Findings): each finding's first and last seen
 // and its URIs in the scan, and the scan's findings by triage status, from the rules in force at that moment.
-
-export type { StatusCounts, TriageStats } from '../results/statuses.ts';
 
 /** A plugin's counts: own entries only, since plugin ids are report text ("constructor" is a valid one). */
 export const pluginCounts = (stats: Pick<TriageStats, 'byPluginStatus'> | undefined, pluginId: string) =>

@@ -3,30 +3,30 @@ import { auditEntries } from '../audit/entries.ts';
 import { failedCondition, retryOnConflict } from '../db/retry.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import { accessibleApplication } from '../applications/access.ts';
-import { getEnvironment, type EnvironmentRecord } from '../applications/environment-repository.ts';
+import { getEnvironment } from '../applications/environment-repository.ts';
+import type { EnvironmentRecord, ApplicationRecord } from '../applications/model.ts';
 import { getScan } from '../results/scan-repository.ts';
 import { currentStreams } from '../results/streams.ts';
-import { normalizedPath } from '../results/finding-identity.ts';
 import {
-  MAX_RULE_HISTORY,
   detectionsOfIssue,
   findingsOfEnvironment,
   getFinding,
-  resolvedFinding,
   pendingAttempts,
   rulesOf,
   getTriageRule,
 } from '../results/finding-repository.ts';
-import { type FindingRecord, type ScanRecord, type TriageRule } from '../results/model.ts';
-import { type TriageStatus } from '../results/statuses.ts';
+import {
+  type FindingRecord,
+  type ScanRecord,
+  type TriageRule,
+  type TriageStatus,
+  MAX_RULE_HISTORY,
+  resolvedFinding,
+  normalizedPath,
+} from '../results/model.ts';
 import { countingScan } from './scan-findings.ts';
 import { MAX_TRIAGE_ACTIONS, type AlertRuleInput, type BulkTriageBody, type UpsertAlertRulesBody } from './inputs.ts';
-import { toAlertRule } from './views.ts';
-import {
-  environmentsOfUncounted,
-  getApplication,
-  type ApplicationRecord,
-} from '../applications/application-repository.ts';
+import { environmentsOfUncounted, getApplication } from '../applications/application-repository.ts';
 import { keys } from '../db/keys.ts';
 import { batchGet } from '../db/query.ts';
 import { fromItem } from '../db/items.ts';
@@ -36,11 +36,13 @@ import type { FindingsTriageContext, TriagedEnvironment } from './findings-triag
 import { triageRuleWrite } from './rule-write.ts';
 import type { TriageFiguresContext } from './projections/triage-figures.ts';
 import type { Caller } from '../context/caller.ts';
-import { acceptanceExpiry, getSlaPolicy } from '../governance/policy.ts';
-import type { TrendTotal } from '../trends/figures.ts';
+import { getSlaPolicy } from '../governance/policy.ts';
+import { acceptanceExpiry } from '../governance/model.ts';
+import type { TrendTotal } from '../trends/model.ts';
 import { environmentTrendTotal, trendsRead } from '../trends/writes.ts';
 import { getTracker, ticketsOf } from '../trackers/repository.ts';
 import { type TicketRecord } from '../trackers/model.ts';
+import { type TriageOptions, type PromoteTo, toAlertRule } from './model.ts';
 
 // Triage (docs/DATA-MODEL.md, Findings): a finding's rule lives in its environment and applies to the finding in
 // the environment's last scan (whose figures change with it, at once) and in every later scan (matched when it ends).
@@ -56,27 +58,6 @@ function withFreshReads<T>(attempt: () => Promise<T>, conflictMessage: string): 
 
 /** Who triages: a user, or the service itself (`name`: what the audit entry calls it). */
 type Actor = { userId: string; name?: string };
-
-/** What a triage change does beyond setting the status. */
-export interface TriageOptions {
-  /** An explicit RISK_ACCEPTED action: when the acceptance expires (undefined: never). */
-  accept?: { expiresAt: number | undefined };
-  /**
-   * The expiry of an acceptance (docs/GOVERNANCE.md): applies only while the rule is still RISK_ACCEPTED until
-   * exactly this time (else 'stale', nothing written), and consumes the expiry entry, so it happens once.
-   */
-  expiring?: number;
-  /** A PROMOTED finding's ticket is wanted in this tracker (docs/TRACKERS.md): its job joins the transaction. */
-  promoteTo?: PromoteTo;
-  now?: number;
-}
-
-/** The tracker a promotion goes to, and the caller's own title and text for the ticket. */
-export interface PromoteTo {
-  trackerId: string;
-  summary?: string;
-  description?: string;
-}
 
 /** A finding's triage change, planned from what was read. */
 interface TriageChange {

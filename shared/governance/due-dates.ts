@@ -2,8 +2,7 @@ import { keys } from '../db/keys.ts';
 import { batchGet, queryItems } from '../db/query.ts';
 import { fromItem } from '../db/items.ts';
 import type { FindingRecord, TriageRule } from '../results/model.ts';
-import { slaClock, type SlaClock } from './clock.ts';
-import { severityDays } from './policy.ts';
+import { slaClock, type SlaClock, severityDays } from './model.ts';
 import { slaDaysResolver } from './sla-days.ts';
 
 // Due dates of some of a scan's findings (docs/GOVERNANCE.md, Due dates), for the views that list them.

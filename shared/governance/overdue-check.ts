@@ -12,11 +12,10 @@ import { getEnvironment } from '../applications/environment-repository.ts';
 import { findingsOfEnvironment, rulesOfEnvironment } from '../results/finding-repository.ts';
 import { type FindingRecord } from '../results/model.ts';
 import { entityWrite } from '../db/entity-write.ts';
-import { overdueEventId } from '../webhooks/events.ts';
+import { overdueEventId } from '../webhooks/model.ts';
 import { overdueFired } from './entities.ts';
 import type { OverdueContext } from './projections/overdue-outbox.ts';
-import { slaClock } from './clock.ts';
-import { severityDays } from './policy.ts';
+import { slaClock, severityDays } from './model.ts';
 import { slaDaysResolver } from './sla-days.ts';
 import {
   episodeStart,

@@ -2,7 +2,7 @@ import { keys } from '../db/keys.ts';
 import { config } from '../config.ts';
 import type { TransactItem } from '../db/transactions.ts';
 import type { FindingRecord, RuleHistoryEntry } from '../results/model.ts';
-import { DAY_MS, isPausing } from './clock.ts';
+import { DAY_MS, isPausing } from './model.ts';
 import { MIN_GOVERNANCE_DAYS } from './inputs.ts';
 
 // Overdue findings (docs/GOVERNANCE.md, Overdue findings): the index that tells the overdue check which

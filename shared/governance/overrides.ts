@@ -1,15 +1,14 @@
 import { keys } from '../db/keys.ts';
 import { batchGet } from '../db/query.ts';
-import { transactWrite } from '../db/transactions.ts';
+import { transactWrite, type TransactItem } from '../db/transactions.ts';
 import { conditionFailed, fromItem, named } from '../db/items.ts';
 import { config } from '../config.ts';
 import { auditEntry } from '../audit/entries.ts';
 import { notFound } from '../errors.ts';
 import { accessibleApplication, accessibleEnvironment } from '../applications/access.ts';
 import { environmentsOfApp } from '../applications/environment-repository.ts';
-import type { TransactItem } from '../db/transactions.ts';
 import type { Caller } from '../context/caller.ts';
-import { DEFAULT_SLA_DAYS, type SlaDays } from './policy.ts';
+import { DEFAULT_SLA_DAYS, type SlaDays } from './model.ts';
 import { effectiveDays } from './sla-days.ts';
 import type { SlaOverrideBody } from './inputs.ts';
 import { slaRecheckPut } from './overdue.ts';

@@ -1,7 +1,7 @@
 import { keys } from '../db/keys.ts';
 import { batchGet } from '../db/query.ts';
 import { fromItem } from '../db/items.ts';
-import { DEFAULT_SLA_DAYS, type SlaDays } from './policy.ts';
+import { DEFAULT_SLA_DAYS, type SlaDays } from './model.ts';
 
 // The SLA days that apply to findings (docs/GOVERNANCE.md, Overrides): severity by severity, the environment's
 // override, else its application's, else the organization's policy. Kept apart from the override operations so that

@@ -5,7 +5,7 @@ import { objectKeys } from '../storage/objects.ts';
 import { hostedAssetAnswer, presignedDownload } from './downloads.ts';
 import { requirePermissionInSomeOrganization } from '../identity/sessions.ts';
 import type { Caller } from '../context/caller.ts';
-import { configNameSchema } from './inputs.ts';
+import { configNameSchema } from './model.ts';
 import type { Permission } from '../context/permissions.ts';
 
 // Global HawkScan configurations (docs/HOSTED-ASSETS.md, Global configuration): YAML files operators publish by name

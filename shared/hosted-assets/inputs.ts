@@ -16,16 +16,6 @@ const schema = /* @__NO_SIDE_EFFECTS__ */ <T>(build: () => T): T => build();
 export const MAX_DESCRIPTION_BYTES = DESCRIPTION_LIMITS.maxBytes;
 export const DESCRIPTION_CONTENT_TYPES = ['text/plain', 'application/x-yaml', 'application/yaml', 'application/json'];
 
-/** At most 64 characters (docs/API.md, Limits), letters, digits, `_` and `-`. */
-export const configNameSchema = schema(() =>
-  z
-    .string()
-    .check(
-      z.maxLength(64, 'must be at most 64 characters'),
-      z.regex(/^[a-zA-Z0-9_-]+$/, 'must contain only letters, digits, _ and -'),
-    ),
-);
-
 /** Whether a hosted-asset GET answers with a redirect to the presigned URL (docs/HOSTED-ASSETS.md). */
 export const redirectParam = (fallback: boolean) =>
   booleanParam(fallback).check(

@@ -9,7 +9,7 @@ import { descriptionText, validateDescription, type ValidDescription } from './o
 import { commitToLiveApplication, requireLiveApplication } from '../applications/application-repository.ts';
 import { deleteUnreferencedObject } from '../storage/objects-io.ts';
 import type { Caller } from '../context/caller.ts';
-import type { ApplicationRecord } from '../applications/application-repository.ts';
+import type { ApplicationRecord } from '../applications/model.ts';
 import {
   getHostedDescription,
   putDescriptionRoutes,

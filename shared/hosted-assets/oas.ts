@@ -1,4 +1,5 @@
-import { accessibleApplication, canSeeTeamResource } from '../applications/access.ts';
+import { accessibleApplication } from '../applications/access.ts';
+import { canSeeTeamResource, type ApplicationRecord } from '../applications/model.ts';
 import { auditEntry } from '../audit/entries.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { keys } from '../db/keys.ts';
@@ -9,11 +10,7 @@ import { objectKeys } from '../storage/objects.ts';
 import { compareBy, pageOf, v1NextPageToken, type PageRequest, type SortDirection } from '../lists.ts';
 import type { Caller } from '../context/caller.ts';
 import type { MappingRequest } from './inputs.ts';
-import {
-  commitToLiveApplication,
-  requireLiveApplication,
-  type ApplicationRecord,
-} from '../applications/application-repository.ts';
+import { commitToLiveApplication, requireLiveApplication } from '../applications/application-repository.ts';
 import { codeRepositoriesOfOrg, getCodeRepositories } from '../applications/code-repository-store.ts';
 import {
   getHostedDescription,

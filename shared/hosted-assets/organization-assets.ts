@@ -6,34 +6,20 @@ import { conditionFailed, fromItem, named } from '../db/items.ts';
 import { retryOnConflict, transactionConflict } from '../db/retry.ts';
 import { queryAll } from '../db/query.ts';
 import { config } from '../config.ts';
-import { auditEntry, transactWrite, type TransactItem } from '../audit/entries.ts';
+import { auditEntry } from '../audit/entries.ts';
+import { transactWrite, type TransactItem } from '../db/transactions.ts';
 import { conflict, notFound } from '../errors.ts';
 import { objectKeys, type OrganizationAssetKind } from '../storage/objects.ts';
 import { deleteUnreferencedObject, putObject, readObjectText } from '../storage/objects-io.ts';
 import { hostedAssetAnswer, presignedDownload } from './downloads.ts';
-import type { ActivityType } from '../audit/activity-types.ts';
+import type { ActivityType } from '../audit/model.ts';
 import type { Caller } from '../context/caller.ts';
+import { type OrganizationAssetRecord } from './model.ts';
 
 // Named documents an organization keeps (scan configurations, scan policies). The text is an S3 object written
 // once per version; the metadata item in the organization's partition names the current version, and every change
 // of it is one transaction with its audit entry, so readers see the old text or the new one and a failed commit
 // changes nothing (the pattern of docs/HOSTED-ASSETS.md). They belong to the organization, not to a team.
-
-export type { OrganizationAssetKind };
-
-export interface OrganizationAssetRecord {
-  organizationId: string;
-  kind: OrganizationAssetKind;
-  name: string;
-  /** The current stored version: every update writes a new object, so a reader never sees a partial one. */
-  version: string;
-  objectKey: string;
-  sizeBytes: number;
-  updatedAt: number;
-  updatedBy: string;
-  /** What the kind lists besides the name (a configuration's type, a policy's display name...). */
-  details: Record<string, string>;
-}
 
 const LABELS: Record<OrganizationAssetKind, string> = { configuration: 'scan configuration', policy: 'scan policy' };
 export const assetNotFound = (kind: OrganizationAssetKind, orgId: string, name: string) =>

@@ -5,7 +5,7 @@ import { keys } from '../db/keys.ts';
 import { fromItem } from '../db/items.ts';
 import { batchGet, queryAll } from '../db/query.ts';
 import { config } from '../config.ts';
-import type { TransactItem } from '../audit/entries.ts';
+import type { TransactItem } from '../db/transactions.ts';
 import type { Outcome } from '../db/backfill.ts';
 import { logger } from '../context/logger.ts';
 import { DESCRIPTION_LIMITS } from '../limits.ts';

@@ -7,7 +7,6 @@ import {
   listMembershipsOfUser,
   membershipDelete,
   putMembership,
-  type Role,
 } from './membership-repository.ts';
 import { getTeams, teamUpdate } from '../applications/team-repository.ts';
 import { transactWrite } from '../db/transactions.ts';
@@ -16,7 +15,7 @@ import { pruneRevocations, revocationOn } from './revocations.ts';
 import { generateApiKey, hashApiKey } from '../auth/api-keys.ts';
 import { PERMISSIONS, isPermission, type Permission } from '../context/permissions.ts';
 import { badRequest, notFound } from '../errors.ts';
-import { grantOf, ROLE_NAMES, type RoleName } from '../context/roles.ts';
+import { grantOf, ROLE_NAMES, type RoleName, type Role } from '../context/roles.ts';
 
 // Operator actions the public API has no operations for (organizations, users, API keys). Used by the admin
 // CLI, the first-start bootstrap of `npm start` and the tests' fixtures.

@@ -1,16 +1,16 @@
-import { auditEntry, type TransactItem } from '../audit/entries.ts';
-import { transactWrite } from '../db/transactions.ts';
+import { auditEntry } from '../audit/entries.ts';
+import { transactWrite, type TransactItem } from '../db/transactions.ts';
 import { cancelledItems, conditionFailed } from '../db/items.ts';
 import { conflict, forbidden, notFound } from '../errors.ts';
 import { pageOf, v1NextPageToken } from '../lists.ts';
 import { getTeams, teamUpdate } from '../applications/team-repository.ts';
-import { narrowed, scopeAllows, type Caller } from '../context/caller.ts';
+import { narrowed, scopeAllows, type Caller, type Membership } from '../context/caller.ts';
 import { membershipDelete, membershipGrantUpdate, membershipsOfOrg, ownerRemains } from './membership-repository.ts';
-import { type Membership } from '../context/caller.ts';
 import { getUsers, userOrganizationUpdate, type User } from './user-repository.ts';
 import type { Permission } from '../context/permissions.ts';
 import { grantOf, permissionsOfRole, publicRoleOf, ROLE_NAMES, roleNameOf, type Role } from '../context/roles.ts';
 import type { ListMemberRolesQuery, UpdateMemberBody } from './inputs.ts';
+import { owningRole } from './model.ts';
 
 // Members and roles (docs/IDENTITY.md "Members and roles"): member managers (write:member) change a member's
 // role or permissions and remove members. The rules: no one grants what they do not hold, only owners make or
@@ -34,15 +34,6 @@ export function memberView(membership: Membership, user?: Pick<User, 'email' | '
 /** What the caller holds and may hand out: its membership's permissions, within its key's narrowing. */
 function heldBy(caller: Caller, manager: Membership): Set<Permission> {
   return new Set(manager.permissions.filter((p) => scopeAllows(caller.scope, p)));
-}
-
-/**
- * The role that owns the organization: OWNER, or ADMIN in an organization that has no owner (its memberships were
- * all written before roles were named, when the first user of an organization was an admin). Its admins then act
- * as owners: they may make owners, and the last of them stays.
- */
-export function owningRole(memberships: Membership[]): Role {
-  return memberships.some((m) => m.role === 'OWNER') ? 'OWNER' : 'ADMIN';
 }
 
 /**

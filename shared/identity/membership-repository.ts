@@ -9,7 +9,6 @@ import type { MemberRoleName, Role } from '../context/roles.ts';
 import type { Organization } from './organization-repository.ts';
 import { userOrganizationUpdate, type User } from './user-repository.ts';
 import type { Membership } from '../context/caller.ts';
-export type { Role };
 
 /**
  * Adds a membership, or, with `replace`, changes an existing one's role and permissions (without it an existing

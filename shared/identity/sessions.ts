@@ -2,20 +2,23 @@ import { hashApiKey, normalizedApiKey } from '../auth/api-keys.ts';
 import { issueAccessToken } from '../auth/tokens.ts';
 import { apiKeysOfUserQuery, findApiKey, listApiKeys, noteApiKeyUse, type ApiKeyRecord } from './api-key-repository.ts';
 import { getUser, type User } from './user-repository.ts';
-import { getOrganizationAccess, membershipsAndOrganizationsOf } from './membership-repository.ts';
-import { type Membership } from '../context/caller.ts';
+import {
+  getOrganizationAccess,
+  membershipsAndOrganizationsOf,
+  organizationAccessReads,
+} from './membership-repository.ts';
+import { type Membership, scopeAllows, type Caller } from '../context/caller.ts';
 import type { Organization } from './organization-repository.ts';
 import { hints } from './hints.ts';
 import { keys } from '../db/keys.ts';
-import { organizationAccessReads } from './membership-repository.ts';
 import { type OperationReads } from '../db/query.ts';
 import { teamsOf, toUserView } from './user-view.ts';
 import { unauthorized } from '../errors.ts';
 import { logger } from '../context/logger.ts';
-import { scopeAllows, type Caller } from '../context/caller.ts';
 import type { Permission } from '../context/permissions.ts';
 import { revokedHere } from './revocations.ts';
-import { isSsoSessionId, refreshSsoSession } from './sso-sessions.ts';
+import { refreshSsoSession } from './sso-sessions.ts';
+import { isSsoSessionId } from './model.ts';
 
 // Sessions: an API key is exchanged for a 30-minute access token, which refresh extends (docs/API.md, Sessions).
 

@@ -5,56 +5,10 @@ import { fromItem, named } from '../db/items.ts';
 import { getItem } from '../db/query.ts';
 import { config } from '../config.ts';
 import { putNewItem, type TransactItem } from '../db/transactions.ts';
-import type { SsoRole } from './sso-roles.ts';
+import { type SsoProviderRecord, type SsoSignInRecord, type SsoSessionRecord } from './model.ts';
 
 // The stored form of single sign-on (docs/IDENTITY.md "Single sign-on"): an organization's provider, the sign-ins
 // under way, the identities linked to users, and the sessions sign-in started.
-
-export interface SsoProviderRecord {
-  organizationId: string;
-  issuer: string;
-  clientId: string;
-  /** The client secret, sealed (shared/secrets/sealing.ts); never shown. */
-  sealedClientSecret: string;
-  redirectUri: string;
-  scopes: string[];
-  groupsClaim: string;
-  /** Only e-mail addresses of these domains may sign in (empty: any the provider vouches for). */
-  allowedEmailDomains: string[];
-  /** The role of a member provisioned at sign-in when no group maps to one. */
-  defaultRole: SsoRole;
-  groupRoles: { group: string; role: SsoRole }[];
-  groupTeams: { group: string; teamId: string }[];
-  enabled: boolean;
-  createdAt: number;
-  updatedAt: number;
-  /** Incremented by every change: writes are conditional on the revision they read. */
-  revision: number;
-}
-
-/** A sign-in under way: what the callback checks, kept until used once or expired. */
-export interface SsoSignInRecord {
-  organizationId: string;
-  /** SHA-256 (base64url) of the binding the browser tab keeps: the callback must come from the tab that started. */
-  bindingHash: string;
-  nonce: string;
-  /** The PKCE code verifier, sealed. */
-  sealedCodeVerifier: string;
-  /** Epoch seconds (the table's TTL attribute). */
-  expiresAt: number;
-}
-
-/** A session that single sign-on started; its tokens carry `sso.<sessionId>` where an API key's id would be. */
-export interface SsoSessionRecord {
-  sessionId: string;
-  userId: string;
-  organizationId: string;
-  createdAt: number;
-  /** Epoch seconds: refresh is refused from then on (and the table's TTL removes it). */
-  expiresAt: number;
-}
-
-export const ssoSealContext = (orgId: string, field: string) => `sso:${orgId}:${field}`;
 
 export async function getSsoProvider(orgId: string): Promise<SsoProviderRecord | undefined> {
   return fromItem<SsoProviderRecord>(await getItem(keys.ssoProvider(orgId)));

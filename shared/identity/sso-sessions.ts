@@ -4,18 +4,12 @@ import { transactWrite } from '../db/transactions.ts';
 import { listMembershipsOfUser } from './membership-repository.ts';
 import { pruneRevocations, revocationOn } from './revocations.ts';
 import type { Caller } from '../context/caller.ts';
-import { deleteSsoSessionItem, getSsoProvider, getSsoSession, type SsoSessionRecord } from './sso-repository.ts';
+import { deleteSsoSessionItem, getSsoProvider, getSsoSession } from './sso-repository.ts';
+import { SESSION_PREFIX, isSsoSessionId, type SsoSessionRecord } from './model.ts';
 
 // Sessions started by single sign-on (docs/IDENTITY.md "Single sign-on"), as login, refresh and key management see
 // them: a token's `akid` is `sso.<sessionId>` instead of an API key's id. Kept apart from sign-in so that those
 // functions do not bundle the OpenID Connect client.
-
-export const SESSION_PREFIX = 'sso.';
-/** How long a session started by single sign-on may be refreshed before the user signs in again. */
-export const SSO_SESSION_SECONDS = 12 * 60 * 60;
-
-/** Whether a token's session id (`akid`) names a single sign-on session rather than an API key. */
-export const isSsoSessionId = (id: string) => id.startsWith(SESSION_PREFIX);
 
 /** A token of the session: it reaches only the provider's organization, and never outlives the session. */
 export const ssoSessionToken = (

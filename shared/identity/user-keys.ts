@@ -1,12 +1,14 @@
 import { generateApiKey, hashApiKey } from '../auth/api-keys.ts';
-import { isSsoSessionId, liveSsoSession } from './sso-sessions.ts';
-import { auditEntry, transactWrite, type TransactItem } from '../audit/entries.ts';
+import { liveSsoSession } from './sso-sessions.ts';
+import { isSsoSessionId, owningRole } from './model.ts';
+import { auditEntry } from '../audit/entries.ts';
+import { transactWrite, type TransactItem } from '../db/transactions.ts';
 import { conditionFailed } from '../db/items.ts';
 import { mapInParallel } from '../db/query.ts';
 import { accessibleApplication } from '../applications/access.ts';
 import { badRequest, conflict, forbidden, notFound, unauthorized } from '../errors.ts';
 import { pageOf, v1NextPageToken } from '../lists.ts';
-import type { Caller } from '../context/caller.ts';
+import type { Caller, Membership } from '../context/caller.ts';
 import {
   apiKeyCreation,
   apiKeyDeletion,
@@ -14,9 +16,8 @@ import {
   listApiKeys,
   type ApiKeyRecord,
 } from './api-key-repository.ts';
-import { owningRole, requireStanding } from './member-management.ts';
+import { requireStanding } from './member-management.ts';
 import { membershipsAndOrganizationsOf, membershipsOfOrg } from './membership-repository.ts';
-import { type Membership } from '../context/caller.ts';
 import { getUser, getUsers } from './user-repository.ts';
 import { pruneRevocations, revocationOn, revokedHere } from './revocations.ts';
 import type { CreateUserKeyBody, ListOrganizationKeysQuery } from './inputs.ts';

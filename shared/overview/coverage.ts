@@ -1,29 +1,12 @@
 import { batchGet, queryAll } from '../db/query.ts';
 import { keys } from '../db/keys.ts';
-import { DAY } from '../applications/model.ts';
-import { HOUR } from '../applications/projections/environment-coverage.ts';
-import {
-  environmentEntries,
-  environmentEntriesScannedBetween,
-  type ListEntry,
-  type ListScope,
-} from '../applications/list-entries.ts';
+import { DAY, type ListEntry, type ListScope, HOUR } from '../applications/model.ts';
+import { environmentEntries, environmentEntriesScannedBetween } from '../applications/list-entries.ts';
+import { COVERAGE_LISTED, type CoverageFacts } from './model.ts';
 
 // The overview's coverage gaps (docs/GOVERNANCE.md, The overview): the environments not scanned within 7 days, counted
 // and the oldest listed, either from a walk of the scan-date index (the recomputation, and the source for a member
 // whose team rules hide applications) or from the coverage counters (projections/environment-coverage.ts).
-
-export const COVERAGE_LISTED = 20;
-
-/** The coverage gaps' figures, and the environments listed (at most COVERAGE_LISTED, never scanned, then oldest). */
-export interface CoverageFacts {
-  /** False: the walk stopped at its bound, and the counts are lower bounds. */
-  complete: boolean;
-  neverScanned: number;
-  notScannedIn7Days: number;
-  notScannedIn30Days: number;
-  listed: ListEntry[];
-}
 
 const lastScan = (e: ListEntry) => e.lastScanTimestamp ?? 0;
 

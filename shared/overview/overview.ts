@@ -1,28 +1,27 @@
 import { getApplications } from '../applications/application-repository.ts';
-import { NO_HEALTH, type ApplicationRecord } from '../applications/model.ts';
-import { environmentEntries, listScope, type ListEntry } from '../applications/list-entries.ts';
-import { APPLICATION_TYPES } from '../applications/inputs.ts';
+import { NO_HEALTH, type ApplicationRecord, APPLICATION_TYPES, type ListEntry } from '../applications/model.ts';
+import { environmentEntries, listScope } from '../applications/list-entries.ts';
 import { currentScansOf } from '../findings/report.ts';
 import { getEnvironmentsByKeys } from '../applications/environment-repository.ts';
-import { mostOverdueFirst, overdueOfScan, type OverdueFinding } from '../scans/scan-sla.ts';
+import { overdueOfScan } from '../scans/scan-sla.ts';
+import { mostOverdueFirst, type OverdueFinding } from '../scans/model.ts';
 import { applicationsOpenNow } from '../trends/reads.ts';
-import { issueRepresentatives } from '../results/finding-identity.ts';
+import { issueRepresentatives } from '../results/model.ts';
 import type { Caller } from '../context/caller.ts';
-import { COVERAGE_LISTED, coverageOfCounters, coverageOfWalk, type CoverageFacts } from './coverage.ts';
+import { coverageOfCounters, coverageOfWalk } from './coverage.ts';
+import {
+  RISK_WALK_ENTRIES,
+  RISKIEST_LISTED,
+  OVERDUE_ENVIRONMENTS,
+  OVERDUE_LISTED,
+  COVERAGE_WALK_ENTRIES,
+  type OverviewWalks,
+  type CoverageFacts,
+} from './model.ts';
 
 // GET /api/v1/org/{orgId}/overview (getOrganizationOverview, docs/GOVERNANCE.md, The overview): the dashboard's
 // landing figures that the trends do not give, each from a bounded walk of an environment index or from projections
 // (the coverage counters: coverage.ts), so the request costs the same whatever the organization's size.
-
-/** Entries of the findings index (most untriaged first) read at most, for the riskiest applications. */
-export const RISK_WALK_ENTRIES = 200;
-export const RISKIEST_LISTED = 10;
-/** Environments (most untriaged first) whose latest completed scan is searched for overdue findings. */
-export const OVERDUE_ENVIRONMENTS = 10;
-export const OVERDUE_LISTED = 20;
-/** Entries of the scan-date index (never scanned, then oldest scan, first) read at most, for the coverage gaps. */
-export const COVERAGE_WALK_ENTRIES = 500;
-export { COVERAGE_LISTED };
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -108,12 +107,6 @@ function riskiest(
       failedScans: health.failed,
       lastScannedAt: health.scannedAt ? new Date(health.scannedAt).toISOString() : '',
     }));
-}
-
-/** How far the overview's walks read: the request's bounds (above), or none for a full recomputation. */
-export interface OverviewWalks {
-  riskEntries: number;
-  coverageEntries: number;
 }
 export const REQUEST_WALKS: OverviewWalks = { riskEntries: RISK_WALK_ENTRIES, coverageEntries: COVERAGE_WALK_ENTRIES };
 export const FULL_WALKS: OverviewWalks = { riskEntries: Infinity, coverageEntries: Infinity };

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { type OperationReads } from '../db/query.ts';
-import { accessibleApplication, canSeeTeamResource } from '../applications/access.ts';
+import { accessibleApplication } from '../applications/access.ts';
+import { canSeeTeamResource } from '../applications/model.ts';
 import { getApplication, getApplications } from '../applications/application-repository.ts';
-import type { Membership } from '../context/caller.ts';
+import type { Membership, Caller } from '../context/caller.ts';
 import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
 import { cancelledItems, failedConditions, named } from '../db/items.ts';
@@ -11,7 +12,6 @@ import { transactWrite, type TransactItem } from '../db/transactions.ts';
 import { config } from '../config.ts';
 import { referencedNames, resolveScanSecrets } from '../scans/secret-store.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
-import type { Caller } from '../context/caller.ts';
 import { putObject } from '../storage/objects-io.ts';
 import { objectKeys } from '../storage/objects.ts';
 import { scanOfApplication } from '../results/scan-repository.ts';
@@ -20,7 +20,6 @@ import {
   devicesOf,
   drivenDevice,
   getRun,
-  isActive,
   isOnline,
   MAX_DEVICES_PER_ORG,
   pollHeartbeat,
@@ -31,7 +30,7 @@ import {
   runChange,
   slotsOf,
 } from './repository.ts';
-import { type PerchDevice, type PerchRun } from './model.ts';
+import { type PerchDevice, type PerchRun, isActive } from './model.ts';
 import { abandonRun, settled, toPerchDevice } from './commands.ts';
 import { wakeAgents, wakeListener } from './signals.ts';
 import { carriesLabels } from './pools.ts';

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
-import { accessibleApplication, canSeeTeamResource } from '../applications/access.ts';
-import { getApplications, type ApplicationRecord } from '../applications/application-repository.ts';
+import { accessibleApplication } from '../applications/access.ts';
+import { canSeeTeamResource, type ApplicationRecord } from '../applications/model.ts';
+import { getApplications } from '../applications/application-repository.ts';
 import { environmentsOfApp } from '../applications/environment-repository.ts';
 import { auditEntry } from '../audit/entries.ts';
 import { db } from '../db/client.ts';
@@ -32,14 +33,13 @@ import {
   devicesOf,
   getDevice,
   getRun,
-  isActive,
   isOnline,
   queueEntry,
   queueVersionBump,
   runChange,
   slotsOf,
 } from './repository.ts';
-import { type PerchRun, type RunError } from './model.ts';
+import { type PerchRun, type RunError, isActive, type StartedBy } from './model.ts';
 import { recordVerification, verifyTarget } from './verification.ts';
 import { launchRunner } from './runner.ts';
 import { wakeAgents } from './signals.ts';
@@ -215,15 +215,6 @@ export async function failRun(run: PerchRun, phase: string, error: RunError): Pr
 /** Ends an active run whose agent is gone in ERROR (DEVICE), with what to do. */
 export const abandonRun = (run: PerchRun, message: string) =>
   failRun(run, 'agent lost', { errorType: 'DEVICE', message });
-
-/**
- * What a start made by someone other than its caller adds (a schedule's, docs/HOSTED-SCANS.md, Schedules): details
- * of its SCAN_STARTED entry, and items written in the run's own transaction, built from the run.
- */
-export interface StartedBy {
-  details?: Record<string, unknown>;
-  items?: (run: PerchRun) => TransactItem[];
-}
 
 const SECRET_WRITERS = { application: 'write:application', organization: 'write:scan_config' } as const;
 
@@ -483,5 +474,3 @@ export async function readRunLog(caller: Caller, appId: string, scanKey: string 
     log,
   };
 }
-
-export type { RunError };

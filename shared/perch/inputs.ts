@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { uuidSchema } from '../lists.ts';
-import { environmentNameSchema } from '../applications/inputs.ts';
+import { environmentNameSchema } from '../applications/model.ts';
 import { findingHashSchema } from '../findings/inputs.ts';
 
 /** Builds a schema at load, marked side-effect free: bundlers drop the schemas a function never uses. */

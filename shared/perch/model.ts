@@ -1,4 +1,5 @@
 import type { Caller } from '../context/caller.ts';
+import type { TransactItem } from '../db/transactions.ts';
 
 // The records of hosted scans (docs/HOSTED-SCANS.md): runs, their states and errors, and the agents' devices, as stored.
 
@@ -129,3 +130,16 @@ export interface PerchDevice {
 
 /** Who drives a device: the session's user and, for a hosted runner's session, the run its token was issued for. */
 export type DeviceDriver = Pick<Caller, 'userId' | 'launchedFor'>;
+
+/**
+ * What a start made by someone other than its caller adds (a schedule's, docs/HOSTED-SCANS.md, Schedules): details
+ * of its SCAN_STARTED entry, and items written in the run's own transaction, built from the run.
+ */
+export interface StartedBy {
+  details?: Record<string, unknown>;
+  items?: (run: PerchRun) => TransactItem[];
+}
+
+export const ACTIVE_STATES: RunState[] = ['QUEUED', 'RUNNING'];
+
+export const isActive = (run: Pick<PerchRun, 'state'>) => ACTIVE_STATES.includes(run.state);

@@ -1,13 +1,13 @@
 import { accessibleApplication } from '../applications/access.ts';
-import type { ApplicationRecord } from '../applications/application-repository.ts';
+import type { ApplicationRecord } from '../applications/model.ts';
 import { getTeams } from '../applications/team-repository.ts';
-import { auditEntry, transactWrite } from '../audit/entries.ts';
+import { auditEntry } from '../audit/entries.ts';
+import { transactWrite, type TransactItem } from '../db/transactions.ts';
 import { config } from '../config.ts';
 import type { Caller } from '../context/caller.ts';
 import { keys } from '../db/keys.ts';
 import { conditionFailed, fromItem, named } from '../db/items.ts';
 import { getItem } from '../db/query.ts';
-import type { TransactItem } from '../db/transactions.ts';
 import { badRequest, conflict } from '../errors.ts';
 import type { AgentPoolsBody, HostedScanSettingsBody } from './inputs.ts';
 

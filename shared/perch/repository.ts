@@ -8,14 +8,11 @@ import { badRequest } from '../errors.ts';
 import type { TransactItem } from '../db/transactions.ts';
 import { entityWrite } from '../db/entity-write.ts';
 import { run as runKind } from './entities.ts';
-import type { RunState, PerchRun, PerchDevice, DeviceDriver } from './model.ts';
+import type { PerchRun, PerchDevice, DeviceDriver } from './model.ts';
 
 // Storage of hosted scans (docs/HOSTED-SCANS.md): an application's run (`#PERCH` in its partition), the
 // organization's queue of runs waiting for an agent, and its agents (devices). Every change of a run's state is
 // built by runChange below, the one place a run's status is written.
-
-export const ACTIVE_STATES: RunState[] = ['QUEUED', 'RUNNING'];
-export const isActive = (run: Pick<PerchRun, 'state'>) => ACTIVE_STATES.includes(run.state);
 
 /**
  * An idle device's poll writes its heartbeat at most this often (docs/HOSTED-SCANS.md, Idle agents); a carrying

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { accessibleApplication } from '../applications/access.ts';
-import type { ApplicationRecord } from '../applications/application-repository.ts';
+import type { ApplicationRecord } from '../applications/model.ts';
 import { getEnvironmentByName } from '../applications/environment-repository.ts';
 import { config } from '../config.ts';
 import { keys } from '../db/keys.ts';
@@ -12,15 +12,14 @@ import { badRequest, conflict, notFound } from '../errors.ts';
 import type { Caller } from '../context/caller.ts';
 import { findingFixedByRetest, findingStillPresent } from '../findings/retest-outcome.ts';
 import { getFinding } from '../results/finding-repository.ts';
-import { findingHash } from '../results/finding-identity.ts';
+import { findingHash, type FindingRecord } from '../results/model.ts';
 import { getScan } from '../results/scan-repository.ts';
-import type { FindingRecord } from '../results/model.ts';
 import { movedSecretWrites } from '../scans/secret-references.ts';
 import { readObjectText } from '../storage/objects-io.ts';
 import { objectKeys } from '../storage/objects.ts';
 import { queueRun, runConfiguration, settled, toPerchDevice } from './commands.ts';
-import { carriedRunEnd, getRun, isActive } from './repository.ts';
-import type { PerchRun, RetestRecord, RetestStatus } from './model.ts';
+import { carriedRunEnd, getRun } from './repository.ts';
+import { isActive, type PerchRun, type RetestRecord, type RetestStatus } from './model.ts';
 import { recordVerification, verifyTarget } from './verification.ts';
 import { wakeAgents } from './signals.ts';
 import type { RunEndBody } from './inputs.ts';
@@ -173,7 +172,7 @@ function runOutcome(record: RetestRecord, run: PerchRun | undefined): RetestReco
   };
 }
 
-/** What the retest's engine found, told apart from its finding by the finding's identity (finding-identity.ts). */
+/** What the retest's engine found, told apart from its finding by the finding's identity (results/model.ts, findingHash). */
 function outcomeOf(run: PerchRun, body: RunEndBody): { status: RetestStatus; evidence: string } {
   if (body.state === 'ERROR') return { status: 'ERROR', evidence: body.error!.message };
   const target = run.retest!;

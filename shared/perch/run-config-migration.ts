@@ -1,6 +1,6 @@
 import type { Outcome } from '../db/backfill.ts';
 import { transactWrite } from '../db/transactions.ts';
-import { parseConfiguration } from '../scan-configurations/yaml.ts';
+import { parseConfiguration } from '../scan-configurations/model.ts';
 import { migratedSecretWrites, migrationAttempts } from '../scans/configuration-migration.ts';
 import { textWithSecretReferences } from '../scans/secret-references.ts';
 import { heldScanSecrets } from '../scans/secret-store.ts';

@@ -3,10 +3,10 @@ import { badRequest, notFound, unauthorized } from '../errors.ts';
 import { holdsPermission, type Caller } from '../context/caller.ts';
 import { scanOfApplication } from '../results/scan-repository.ts';
 import { recordScanStart } from '../scans/start.ts';
-import type { ScanStartedBody } from '../scans/inputs.ts';
-import { drivenDevice, getRun, isActive, runChange, RunMovedOn } from './repository.ts';
-import { type PerchRun } from './model.ts';
-import type { ApplicationRecord } from '../applications/application-repository.ts';
+import type { ScanStartedBody } from '../scans/model.ts';
+import { drivenDevice, getRun, runChange, RunMovedOn } from './repository.ts';
+import { type PerchRun, isActive } from './model.ts';
+import type { ApplicationRecord } from '../applications/model.ts';
 import { toPerchDevice } from './commands.ts';
 import type { RunScanStartedQuery } from './inputs.ts';
 

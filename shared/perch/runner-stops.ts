@@ -3,8 +3,8 @@ import { retryOnConflict } from '../db/retry.ts';
 import { logger } from '../context/logger.ts';
 import { UUID } from '../input/uuid.ts';
 import { failRun, settled } from './commands.ts';
-import { devicesOf, getRun, isActive } from './repository.ts';
-import { type PerchRun, type RunError } from './model.ts';
+import { devicesOf, getRun } from './repository.ts';
+import { type PerchRun, type RunError, isActive } from './model.ts';
 import { RUNNER_CONTAINER } from './runner-container.ts';
 import { RUNNER_APPLICATION_VARIABLE } from './runner.ts';
 

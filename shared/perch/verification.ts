@@ -8,7 +8,7 @@ import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
 import { config } from '../config.ts';
 import { isAllowlisted } from '../applications/scan-domains.ts';
-import type { ApplicationRecord } from '../applications/application-repository.ts';
+import type { ApplicationRecord } from '../applications/model.ts';
 
 // Whose target it is (docs/HOSTED-SCANS.md, Verification): a hosted scan reaches a CLOUD application's target only
 // when the organization showed it controls the host, by a DNS TXT record or a file under /.well-known/ carrying

@@ -1,5 +1,6 @@
 import { DEFAULT_POLICY, allTechFlags } from './catalogue.ts';
-import { getApplicationPolicy, type ApplicationPolicyRecord } from './repository.ts';
+import { getApplicationPolicy } from './repository.ts';
+import { type ApplicationPolicyRecord } from './model.ts';
 
 // An application's effective scan policy: its own, or DEFAULT with every tech flag on. Kept apart from the policy
 // operations so that the scan configuration read (GET .../config/{configHash}) bundles only this.

@@ -9,10 +9,10 @@ import {
   organizationAssetText,
   putOrganizationAsset,
   removeOrganizationAsset,
-  type OrganizationAssetRecord,
 } from '../hosted-assets/organization-assets.ts';
+import { type OrganizationAssetRecord } from '../hosted-assets/model.ts';
 import { requirePermissionInSomeOrganization } from '../identity/sessions.ts';
-import type { ActivityType } from '../audit/activity-types.ts';
+import type { ActivityType } from '../audit/model.ts';
 import type { Caller } from '../context/caller.ts';
 import type { Permission } from '../context/permissions.ts';
 import type { ListOrganizationPoliciesQuery, UpsertOrganizationPolicy } from './inputs.ts';
@@ -25,9 +25,9 @@ import {
   isTechFlag,
   pluginSettings,
   scanPolicyView,
-  type PluginSetting,
 } from './catalogue.ts';
-import { getApplicationPolicy, putApplicationPolicy, type ApplicationPolicyRecord } from './repository.ts';
+import type { PluginSetting, ApplicationPolicyRecord } from './model.ts';
+import { getApplicationPolicy, putApplicationPolicy } from './repository.ts';
 import { defaultApplicationPolicy, effectiveApplicationPolicy } from './effective-policy.ts';
 
 // Scan policies: which scanner plugins run (each enabled or not) and the technology flags that tune them.

@@ -4,23 +4,7 @@ import { keys } from '../db/keys.ts';
 import { fromItem } from '../db/items.ts';
 import { config } from '../config.ts';
 import type { TransactItem } from '../db/transactions.ts';
-import type { PluginSetting } from './catalogue.ts';
-
-/** An application's own scan policy: assigned from a built-in or organization policy, then toggled. */
-export interface ApplicationPolicyRecord {
-  applicationId: string;
-  organizationId: string;
-  /** The policy it was assigned from. */
-  policyName: string;
-  displayName: string;
-  description: string;
-  /** Whether plugins were toggled since the assignment. */
-  isCustomized: boolean;
-  plugins: PluginSetting[];
-  techFlags: Record<string, boolean>;
-  /** Incremented by every change: writes are conditional on the revision they read. */
-  revision: number;
-}
+import { type ApplicationPolicyRecord } from './model.ts';
 
 export async function getApplicationPolicy(appId: string): Promise<ApplicationPolicyRecord | undefined> {
   const out = await db.send(

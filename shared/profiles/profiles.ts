@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { accessibleApplication, canSeeTeamResource } from '../applications/access.ts';
+import { accessibleApplication } from '../applications/access.ts';
+import { canSeeTeamResource } from '../applications/model.ts';
 import { getApplications } from '../applications/application-repository.ts';
 import { environmentsOfApp } from '../applications/environment-repository.ts';
 import { config } from '../config.ts';
@@ -9,31 +9,16 @@ import { badRequest, conflict, notFound } from '../errors.ts';
 import type { Caller } from '../context/caller.ts';
 import { logger } from '../context/logger.ts';
 import { UUID } from '../input/uuid.ts';
-import { queueRun, settled, type StartedBy } from '../perch/commands.ts';
-import { getRun, isActive } from '../perch/repository.ts';
-import { type PerchRun } from '../perch/model.ts';
+import { queueRun, settled } from '../perch/commands.ts';
+import { getRun } from '../perch/repository.ts';
+import { type PerchRun, type StartedBy, isActive } from '../perch/model.ts';
 import { recordVerification, verifyTarget } from '../perch/verification.ts';
 import type { BulkProfileResultsBody, ProfileResultBody } from './inputs.ts';
+import { PROFILE_DEADLINE_SECONDS, timeOrderedUuid, type DescriptionCheck } from './model.ts';
 
 // Profile scans (docs/PROFILE-SCANS.md): launchProfileScan queues a run of the hosted-scan channel (a PerchRun of
 // kind PROFILE) that an agent carries out with its prober; the agent uploads the result, which ends the run
 // (result-upload.ts); the Profile Scans operations read the results, newest first.
-
-/** A profile run is short: its agent's prober keeps to a minute; the deadline leaves room for the queue. */
-const PROFILE_DEADLINE_SECONDS = 15 * 60;
-
-/**
- * A time-ordered UUID (version 7: 48 bits of milliseconds, then random bits), so an application's results sort by
- * start time in their keys (keys.profileResult).
- */
-export function timeOrderedUuid(now = Date.now()): string {
-  const bytes = randomBytes(16);
-  bytes.writeUIntBE(now, 0, 6);
-  bytes[6] = (bytes[6] & 0x0f) | 0x70;
-  bytes[8] = (bytes[8] & 0x3f) | 0x80;
-  const hex = bytes.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
 
 /** POST /api/v1/app/{appId}/perch/profile-scan: queues a profile of the CLOUD application's verified target. */
 export async function launchProfileScan(caller: Caller, appId: string, startedBy: StartedBy = {}) {
@@ -86,15 +71,6 @@ export async function launchProfileScan(caller: Caller, appId: string, startedBy
 /** A stored result: the agent's, less the description's text, plus what the service found checking it. */
 export type StoredResult = Omit<ProfileResultBody, 'discoveredOpenapiSpec'> &
   DescriptionCheck & { scanId: string; timestamp: number };
-
-/** What validating a discovered description found (docs/PROFILE-SCANS.md "The discovered description"). */
-export interface DescriptionCheck {
-  /** '' when no description was found; NOT_VALIDATED when the agent did not send its text. */
-  discoveredOpenapiSpecStatus: '' | 'VALID' | 'INVALID' | 'NOT_VALIDATED';
-  discoveredOpenapiSpecVersion: string;
-  /** Why it is not valid (the hosted-description validator's message), or why it was not validated. */
-  discoveredOpenapiSpecProblem: string;
-}
 
 export const parsed = (item: Record<string, unknown>) => JSON.parse(item.result as string) as StoredResult;
 

@@ -7,13 +7,14 @@ import type { Caller } from '../context/caller.ts';
 import { logger } from '../context/logger.ts';
 import { validateDescription } from '../hosted-assets/openapi-validation.ts';
 import { carriedRun } from '../perch/agents.ts';
-import { carriedRunEnd, isActive } from '../perch/repository.ts';
-import { type PerchRun } from '../perch/model.ts';
+import { carriedRunEnd } from '../perch/repository.ts';
+import { type PerchRun, isActive } from '../perch/model.ts';
 import { wakeAgents } from '../perch/signals.ts';
 import { objectKeys } from '../storage/objects.ts';
 import { deleteUnreferencedObject, putObject } from '../storage/objects-io.ts';
 import type { ProfileResultBody } from './inputs.ts';
-import type { DescriptionCheck, StoredResult } from './profiles.ts';
+import type { StoredResult } from './profiles.ts';
+import type { DescriptionCheck } from './model.ts';
 
 // uploadProfileScanResult (docs/PROFILE-SCANS.md): the carrying agent's result, with the API description it found.
 // Apart from the reads in profiles.ts because it validates the description: the validator is most of its bundle.

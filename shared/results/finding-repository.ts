@@ -9,11 +9,16 @@ import { config } from '../config.ts';
 import { logger } from '../context/logger.ts';
 import { MAX_SWEPT_APPLICATIONS } from '../limits.ts';
 import type { TransactItem } from '../db/transactions.ts';
-import type { FindingRecord, IssueDetection, PendingFindings, TriageRule, FindingsBefore } from './model.ts';
+import {
+  type FindingRecord,
+  type IssueDetection,
+  type PendingFindings,
+  type TriageRule,
+  type FindingsBefore,
+  resolvedFinding,
+} from './model.ts';
 
 // Findings of an environment and their triage rules (docs/DATA-MODEL.md, Findings).
-
-export const MAX_RULE_HISTORY = 200;
 
 type EnvRef = { applicationId: string; environmentId: string };
 
@@ -33,15 +38,6 @@ export async function pendingAttempts(env: Pick<EnvRef, 'applicationId'>): Promi
   const { pk, skPrefix } = keys.pendingFindingsOfApplication(env.applicationId);
   const items = await queryAll({ partition: pk, skPrefix, attributes: ['attempt'], consistent: true });
   return new Set(items.map((item) => item.attempt as string));
-}
-
-/** A finding record as published scans have it: a pending write's record reads as the one it replaced. */
-export function resolvedFinding<T extends Partial<FindingRecord>>(
-  record: T | undefined,
-  pending: Set<string>,
-): T | undefined {
-  if (!record?.recordedBy || !pending.has(record.recordedBy)) return record;
-  return (record.previous ?? undefined) as T | undefined;
 }
 
 export async function getTriageRule(env: EnvRef, findingHash: string): Promise<TriageRule | undefined> {

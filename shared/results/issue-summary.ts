@@ -7,8 +7,7 @@ import { batchGet } from '../db/query.ts';
 import { fromItem } from '../db/items.ts';
 import type { TransactItem } from '../db/transactions.ts';
 import type { Outcome } from '../db/backfill.ts';
-import type { FindingRecord } from './model.ts';
-import { HAWKSCAN_STREAM } from './streams.ts';
+import { type FindingRecord, type OpenIssues, TOOLS_KEPT, HAWKSCAN_STREAM } from './model.ts';
 import { findingsOfEnvironment } from './finding-repository.ts';
 
 // An environment's open issues now (docs/DATA-MODEL.md, Findings report; docs/ISSUES.md, The findings report): a
@@ -19,27 +18,6 @@ import { findingsOfEnvironment } from './finding-repository.ts';
 // reads that environment's findings, as before, until its next publication.
 
 type SummaryFinding = Pick<FindingRecord, 'findingHash' | 'issueId' | 'stream' | 'fixedAt' | 'verifiedFixedAt'>;
-
-export interface OpenIssues {
-  /** The distinct issues of its open findings (a record written before issues: its hash). */
-  count: number;
-  /** The tool streams of its open findings, sorted. */
-  streams: string[];
-  /**
-   * With two streams or more and at most TOOLS_KEPT open issues: each open issue's streams, sorted (with one stream,
-   * every open issue has that one; with more issues, readers read the findings for their tools).
-   */
-  tools?: Record<string, string[]>;
-  /** A write changed which findings are open without recounting: read the findings instead. */
-  stale?: true;
-}
-
-/**
- * The most open issues whose tools the summary lists: an entry is a 64-character issue id and its streams (about 80
- * bytes), so the item stays near 80 KB, far inside DynamoDB's 400 KB item and the 4 MB of its publication's
- * transaction, whatever the environment's size.
- */
-export const TOOLS_KEPT = 1_000;
 
 /** Open as the report counts it: neither fixed nor verified fixed. */
 const isOpen = (f: SummaryFinding) => f.fixedAt === undefined && f.verifiedFixedAt === undefined;
@@ -63,17 +41,6 @@ export function openIssuesOf(findings: Iterable<SummaryFinding>): OpenIssues {
         tools: Object.fromEntries([...byIssue].map(([id, set]) => [id, [...set].sort()])),
       }),
   };
-}
-
-/**
- * An issue's tools by a summary (undefined: stale, or too many issues of several streams to list: read the
- * findings). With one stream, that stream whether or not the issue is open: exact for a row of that stream, whose own
- * stream its tools always include.
- */
-export function issueToolsOf(summary: OpenIssues | undefined, issueId: string): string[] | undefined {
-  if (!summary || summary.stale) return undefined;
-  if (summary.tools) return Object.hasOwn(summary.tools, issueId) ? summary.tools[issueId] : [];
-  return summary.streams.length > 1 ? undefined : summary.streams;
 }
 
 type EnvRef = { applicationId: string; environmentId: string };

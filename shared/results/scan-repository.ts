@@ -6,24 +6,19 @@ import { fromItem, named } from '../db/items.ts';
 import { batchDelete, batchGet, batchPut, deleteFound, queryAll, queryItems } from '../db/query.ts';
 import type { TransactItem } from '../db/transactions.ts';
 import { config } from '../config.ts';
-import type { ScanRecord, AlertRecord, CountedUri, AlertUriRecord, AlertMessageRecord, ScanLocation } from './model.ts';
+import {
+  type ScanRecord,
+  type AlertRecord,
+  type CountedUri,
+  type AlertUriRecord,
+  type AlertMessageRecord,
+  type ScanLocation,
+  isCommitted,
+  committedNumbers,
+  reportsFull,
+} from './model.ts';
 
 // Scans, their alerts, alert URIs and messages, and configuration uses (docs/DATA-MODEL.md, Scans).
-
-/** The alert's counted URI number ranges, in number order. */
-export function committedRanges(alert: AlertRecord): [number, number][] {
-  return (alert.committed ?? [[0, alert.nextUri]]).slice().sort((a, b) => a[0] - b[0]);
-}
-
-/** Each alert record's sorted ranges, computed once per record read (a scan's URIs check theirs one by one). */
-const sortedRanges = new WeakMap<AlertRecord, [number, number][]>();
-
-/** Whether URI number `n` of the alert is counted. */
-export function isCommitted(alert: AlertRecord, n: number): boolean {
-  let ranges = sortedRanges.get(alert);
-  if (!ranges) sortedRanges.set(alert, (ranges = committedRanges(alert)));
-  return ranges.some(([first, count]) => n >= first && n < first + count);
-}
 
 const toCountedUri = (alert: AlertRecord, u: Record<string, unknown>): CountedUri => ({
   alert,
@@ -82,18 +77,6 @@ export async function* countedUrisOfScan(scan: ScanRef, alerts: AlertRecord[]): 
     if (!alert || !isCommitted(alert, u.n as number)) continue;
     yield toCountedUri(alert, u);
   }
-}
-
-/** The URI numbers of the alert's counted URIs at positions [from, from + size), in order. */
-export function committedNumbers(alert: AlertRecord, from: number, size: number): number[] {
-  const numbers: number[] = [];
-  let position = 0;
-  for (const [first, count] of committedRanges(alert)) {
-    for (let i = Math.max(0, from - position); i < count && numbers.length < size; i++) numbers.push(first + i);
-    position += count;
-    if (numbers.length >= size) break;
-  }
-  return numbers;
 }
 
 type ScanRef = Pick<ScanRecord, 'applicationId' | 'environmentId' | 'scanId'>;
@@ -321,9 +304,6 @@ export function findingsCount(
   ];
 }
 
-/** The name of an alert's count in findingsCount: it fails when the alert has had its most reports. */
-export const reportsFull = (pluginId: string) => `reportsFull:${pluginId}`;
-
 /**
  * A failed completion's step before it puts the environment's finding records back (restoreFindings): true when the
  * scan is still STARTED, and then no completion that read the scan before this step can commit (scan-write.ts
@@ -357,7 +337,3 @@ export async function deleteScanData(scan: ScanRef): Promise<void> {
   const record = keys.scanRecord(appId, envId, scanId);
   await deleteFound({ partition: record.pk, skPrefix: record.sk });
 }
-
-/** A reported URI as an absolute URL: relative ones are on the scan's host. */
-export const absoluteUrl = (uri: string, host: string) =>
-  /^https?:\/\//i.test(uri) ? uri : `${host.replace(/\/+$/, '')}/${uri.replace(/^\/+/, '')}`;

@@ -2,48 +2,12 @@ import { batchGet } from '../db/query.ts';
 import { keys } from '../db/keys.ts';
 import { fromItem } from '../db/items.ts';
 import type { EnvironmentRecord, EnvironmentStreams } from '../applications/model.ts';
-import type { FindingRecord, ScanRecord } from './model.ts';
+import { type FindingRecord, type ScanRecord, HAWKSCAN_STREAM, streamOf } from './model.ts';
 import { getScan } from './scan-repository.ts';
 
 // Tool streams (docs/DATA-MODEL.md, Tool streams): each scan belongs to the stream of the scanner that produced it,
 // in its environment. A finding is fixed only by a later scan of its own stream; the environment's current findings
 // are the union of its streams' latest scans.
-
-/** The stream of scans reported by HawkScan (or any scanner that names no other tool). */
-export const HAWKSCAN_STREAM = 'hawkscan';
-
-/** A stream's name for an imported report's tool: its tool id, and a SARIF log's driver name after `sarif:`. */
-export function streamOfTool(tool: string, toolName: string): string {
-  if (tool !== 'sarif') return tool;
-  return `sarif:${toolName.trim().toLowerCase().slice(0, 64)}`;
-}
-
-const AGENT = /^hawk-scanner agent \((.+)\)$/;
-
-/**
- * The stream of a scan from what it reports: an imported report's `importedFrom` tag (`zap-xml`, `nuclei-jsonl`,
- * `sarif`: then the driver named in its version field), a hosted run's engine (its version field), else HawkScan.
- * The same for the import operation, the CLI's import and the upgrade of scans stored before streams.
- */
-export function streamOfLabels(scan: Pick<ScanRecord, 'hawkscanVersion' | 'tags'>): string {
-  const imported = scan.tags.find((tag) => tag.name === 'importedFrom')?.value;
-  if (imported) {
-    const tool = imported.split('-')[0];
-    if (tool !== 'sarif') return tool;
-    const version = scan.tags.find((tag) => tag.name === 'toolVersion')?.value;
-    const name =
-      version && scan.hawkscanVersion.endsWith(` ${version}`)
-        ? scan.hawkscanVersion.slice(0, -version.length - 1)
-        : scan.hawkscanVersion;
-    return streamOfTool('sarif', name);
-  }
-  const engine = AGENT.exec(scan.hawkscanVersion)?.[1];
-  return engine && engine !== 'no engine' ? engine.toLowerCase() : HAWKSCAN_STREAM;
-}
-
-/** The scan's stream: as recorded, or (a scan stored before streams) from its labels. */
-export const streamOf = (scan: Pick<ScanRecord, 'stream' | 'hawkscanVersion' | 'tags'>) =>
-  scan.stream ?? streamOfLabels(scan);
 
 /**
  * The environment's streams: as recorded, or, for an environment written before streams, its last scan as its one
@@ -64,10 +28,6 @@ export async function currentStreams(env: EnvironmentRecord): Promise<Environmen
     },
   };
 }
-
-/** The stream whose latest scan is `scanId`, if any. */
-export const streamHeadedBy = (streams: EnvironmentStreams, scanId: string) =>
-  Object.entries(streams).find(([, head]) => head.scanId === scanId)?.[0];
 
 /**
  * The stream of each of these findings: as recorded, or (records written before streams) their last scan's, read

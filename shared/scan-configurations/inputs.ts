@@ -1,40 +1,13 @@
 import * as z from 'zod/mini';
 import { caseInsensitiveEnum, pageSizeParam, pageTokenParam, v2PageParam } from '../lists.ts';
-import { configNameSchema } from '../hosted-assets/inputs.ts';
+import { configNameSchema } from '../hosted-assets/model.ts';
+import { conf, configType } from './model.ts';
 
 // Inputs of the organization scan configuration operations (/api/v1/configuration/{orgId}/...), as the route
 // table declares them. Only zod here: the route table is read by the CDK stack and the generators too.
 
 /** Builds a schema at load, marked side-effect free: bundlers drop the schemas a function never uses (esbuild honours the mark only in the same file). */
 const schema = /* @__NO_SIDE_EFFECTS__ */ <T>(build: () => T): T => build();
-
-/** Largest accepted configuration text: a stackhawk.yml is a few KB; this leaves room for large include lists. */
-export const MAX_CONFIGURATION_BYTES = 256 * 1024;
-
-const conf = schema(() =>
-  z.string().check(
-    z.minLength(1, 'must not be empty: the HawkScan YAML configuration'),
-    z.refine(
-      (text) => Buffer.byteLength(text, 'utf8') <= MAX_CONFIGURATION_BYTES,
-      `must be at most ${MAX_CONFIGURATION_BYTES} bytes`,
-    ),
-  ),
-);
-const configType = schema(() =>
-  z.optional(z.enum(['ORG', 'APP', 'TARGET'], { error: 'must be one of ORG, APP, TARGET' })),
-);
-
-/**
- * `configuration.UpsertScanConfigurationRequest`. hawkop sends the type as `type`, the public description as
- * `configType`: both are read (`configType` wins), ORG when absent.
- */
-export const upsertScanConfigurationBody = schema(() =>
-  z.pipe(
-    z.object({ conf, name: configNameSchema, configType, type: configType }),
-    z.transform(({ conf, name, configType, type }) => ({ conf, name, configType: configType ?? type ?? 'ORG' })),
-  ),
-);
-export type UpsertScanConfiguration = z.output<typeof upsertScanConfigurationBody>;
 
 /** validate takes the same request; the name (optional here) only labels the markers. */
 export const validateScanConfigurationBody = schema(() =>

@@ -2,8 +2,7 @@ import { badRequest } from '../errors.ts';
 import { putOrganizationAsset } from '../hosted-assets/organization-assets.ts';
 import type { TransactItem } from '../db/transactions.ts';
 import type { Caller } from '../context/caller.ts';
-import type { UpsertScanConfiguration } from './inputs.ts';
-import { parseConfiguration } from './yaml.ts';
+import { parseConfiguration, UpsertScanConfiguration } from './model.ts';
 
 // Saving an organization scan configuration (configurations.ts has the other operations on them).
 

@@ -1,6 +1,6 @@
 import { isMap, isScalar, isSeq, type Node } from 'yaml';
 import { validateConfig } from '@hawk-api/scanner/config';
-import { parseConfiguration, type ParsedConfiguration } from './yaml.ts';
+import { parseConfiguration, type ParsedConfiguration } from './model.ts';
 
 // POST /api/v1/configuration/{orgId}/validate: checks a configuration the way the scanner client does (its own
 // config schema, imported from the scanner package, with the same messages and paths) without storing it, and

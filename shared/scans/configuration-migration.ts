@@ -8,12 +8,9 @@ import { transactWrite, type TransactItem } from '../db/transactions.ts';
 import type { Outcome } from '../db/backfill.ts';
 import { LostRace, retryOnConflict, transactionConflict, type RetriesExhausted } from '../db/retry.ts';
 import { logger } from '../context/logger.ts';
-import {
-  getOrganizationAsset,
-  replaceOrganizationAssetText,
-  type OrganizationAssetRecord,
-} from '../hosted-assets/organization-assets.ts';
-import { parseConfiguration } from '../scan-configurations/yaml.ts';
+import { getOrganizationAsset, replaceOrganizationAssetText } from '../hosted-assets/organization-assets.ts';
+import { type OrganizationAssetRecord } from '../hosted-assets/model.ts';
+import { parseConfiguration } from '../scan-configurations/model.ts';
 import { objectKeys } from '../storage/objects.ts';
 import { deleteUnreferencedObject, putObject, readObjectText } from '../storage/objects-io.ts';
 import { MAX_SCAN_SECRETS } from './inputs.ts';

@@ -4,9 +4,7 @@ import { keys } from '../db/keys.ts';
 import { fromItem } from '../db/items.ts';
 import { SEVERITIES } from '../input/severities.ts';
 import { alertsOfScan, countedUrisByAlert, scansOfEnvironmentNewestFirst } from '../results/scan-repository.ts';
-import type { FindingRecord, ScanRecord } from '../results/model.ts';
-import { streamOf } from '../results/streams.ts';
-import { issueIdOfUri, type PathTemplates } from '../results/finding-identity.ts';
+import { type FindingRecord, type ScanRecord, streamOf, issueIdOfUri, type PathTemplates } from '../results/model.ts';
 import { issueTemplatesOf } from '../findings/scan-findings.ts';
 import type { Caller } from '../context/caller.ts';
 import { accessibleScan } from './scans.ts';
@@ -17,7 +15,7 @@ import type { ScanDiffQuery } from './inputs.ts';
 
 export interface DiffFinding {
   findingHash: string;
-  /** The issue the finding is a detection of (finding-identity.ts, issueId; docs/ISSUES.md). */
+  /** The issue the finding is a detection of (results/model.ts, issueId; docs/ISSUES.md). */
   issueId: string;
   pluginId: string;
   name: string;

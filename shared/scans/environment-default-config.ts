@@ -1,7 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { accessibleEnvironment } from '../applications/access.ts';
 import { environmentDefaultConfigUpdate } from '../applications/environment-repository.ts';
-import { auditEntry, transactWrite } from '../audit/entries.ts';
+import { auditEntry } from '../audit/entries.ts';
+import { transactWrite } from '../db/transactions.ts';
 import { conditionFailed } from '../db/items.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import { objectKeys } from '../storage/objects.ts';
@@ -11,7 +12,7 @@ import type { Caller } from '../context/caller.ts';
 import { REDACTED, redactCredentials } from './redaction.ts';
 import { authorizationProblems, withoutAuthorization } from './authorization-config.ts';
 import { movedSecretWrites, secretRaceConflict, secretsHeldFor, withSecretReferences } from './secret-references.ts';
-import type { CreateEnvironmentDefaultConfig } from '../applications/inputs.ts';
+import type { CreateEnvironmentDefaultConfig } from './inputs.ts';
 
 // GET/POST /api/v1/app/{appId}/env/{envId}/config/default: the environment's default stackhawk.yml, first written
 // when the environment is created, then replaced as a whole. Stored as JSON (a YAML 1.2 document), so neither

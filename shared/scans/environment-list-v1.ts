@@ -1,9 +1,9 @@
 import type { Caller } from '../context/caller.ts';
 import { recordListPlan } from '../context/request-scope.ts';
-import { accessibleApplication, canSeeTeamResource } from '../applications/access.ts';
-import { environmentsOfApp, type EnvironmentRecord } from '../applications/environment-repository.ts';
-import type { ListEnvironmentsV1Query } from '../applications/inputs.ts';
-import { DEPRECATED_ENVIRONMENT_LIST_PLAN } from '../applications/list-plan.ts';
+import { accessibleApplication } from '../applications/access.ts';
+import { canSeeTeamResource, type EnvironmentRecord, DEPRECATED_ENVIRONMENT_LIST_PLAN } from '../applications/model.ts';
+import { environmentsOfApp } from '../applications/environment-repository.ts';
+import type { ListEnvironmentsV1Query } from './inputs.ts';
 import { compareBy, nameOrderKey, pageOf, v1NextPageToken } from '../lists.ts';
 import { getScans } from '../results/scan-repository.ts';
 import { currentStats, scanAlertStats, unionStats } from './scans.ts';

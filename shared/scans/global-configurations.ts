@@ -4,7 +4,7 @@ import { putGlobalConfiguration } from '../hosted-assets/global-configuration-ad
 import { requirePermissionInSomeOrganization } from '../identity/sessions.ts';
 import { objectKeys } from '../storage/objects.ts';
 import { readObjectText } from '../storage/objects-io.ts';
-import { parseConfiguration } from '../scan-configurations/yaml.ts';
+import { parseConfiguration } from '../scan-configurations/model.ts';
 import type { Caller } from '../context/caller.ts';
 import type { Permission } from '../context/permissions.ts';
 import { refuseLiteralCredentials } from './organization-configurations.ts';

@@ -16,20 +16,13 @@ import { keys } from '../db/keys.ts';
 import { conditionFailed } from '../db/items.ts';
 import { failedCondition, retryOnConflict } from '../db/retry.ts';
 import { batchPut, deleteFound, untilAborted } from '../db/query.ts';
-import { transactWrite } from '../db/transactions.ts';
+import { transactWrite, type TransactItem } from '../db/transactions.ts';
 import { badRequest, conflict, notFound, payloadTooLarge } from '../errors.ts';
 import { IMPORT_LIMITS, PENDING_SWEEP_MS, PENDING_WRITE_EXPIRY_MS } from '../limits.ts';
 import { logger } from '../context/logger.ts';
 import { environmentCreationWrites } from '../applications/environments.ts';
-import { newEnvironment } from '../applications/environment-creation.ts';
-import {
-  environmentScanWrites,
-  getEnvironment,
-  getEnvironmentByName,
-  type EnvironmentRecord,
-} from '../applications/environment-repository.ts';
-import { getApplication, type ApplicationRecord } from '../applications/application-repository.ts';
-import type { TransactItem } from '../db/transactions.ts';
+import { environmentScanWrites, getEnvironment, getEnvironmentByName } from '../applications/environment-repository.ts';
+import { getApplication } from '../applications/application-repository.ts';
 import { findingsOfScan } from '../findings/scan-findings.ts';
 import { carryIssueRules } from '../findings/rule-write.ts';
 import { publicationTrend } from '../trends/writes.ts';
@@ -43,16 +36,22 @@ import {
   sweepPendingFindings,
   triageVersionCheck,
 } from '../results/finding-repository.ts';
-import { type FindingRecord, type FindingsBefore } from '../results/model.ts';
+import {
+  type FindingRecord,
+  type FindingsBefore,
+  streamOfTool,
+  type AlertRecord,
+  type CountedUri,
+  type ScanRecord,
+} from '../results/model.ts';
 import { configHashOf, parseScanConfig, storeScanConfig } from './configs.ts';
 import { reportedAlertSchema, type ReportedAlert } from './inputs.ts';
 import { findingItems } from './reporting.ts';
 import { findingDataItems } from '../results/scan-repository.ts';
-import { type AlertRecord, type CountedUri, type ScanRecord } from '../results/model.ts';
 import { scanStart } from './scan-write.ts';
 import { headOf, lastScanOf, statsOf, toScanResult } from './scans.ts';
-import { scanFieldsOf } from '../applications/model.ts';
-import { currentStreams, streamOfTool } from '../results/streams.ts';
+import { scanFieldsOf, type ApplicationRecord, type EnvironmentRecord, newEnvironment } from '../applications/model.ts';
+import { currentStreams } from '../results/streams.ts';
 import type { Caller } from '../context/caller.ts';
 
 // POST /api/v1/app/{appId}/scan/import: a scanner's report (docs/IMPORTS.md) imported as one completed scan

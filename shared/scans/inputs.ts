@@ -14,11 +14,13 @@ import {
 import { displayableText } from '../input/names.ts';
 import { UUID } from '../input/uuid.ts';
 import { FINDINGS_REPORT_LIMITS, MAX_PATTERN_LENGTH } from '../limits.ts';
-import { applicationTypesParam, environmentNameSchema } from '../applications/inputs.ts';
+import { applicationTypesParam, environmentNameSchema } from '../applications/model.ts';
 import { REPORT_TOOLS } from '@hawk-api/scanner/reports';
 
 /** Builds a schema at load, marked side-effect free: bundlers drop the schemas a function never uses (esbuild honours the mark only in the same file). */
 const schema = /* @__NO_SIDE_EFFECTS__ */ <T>(build: () => T): T => build();
+
+const uuid = () => z.string().check(z.regex(UUID, 'must be a UUID'));
 
 // Request inputs of the scan reporting and scan-result operations (docs/DATA-MODEL.md "Scans"). Kept free of
 // storage imports so the route table stays light.
@@ -27,9 +29,6 @@ const schema = /* @__NO_SIDE_EFFECTS__ */ <T>(build: () => T): T => build();
 const MAX_MESSAGE_BYTES = 300_000;
 
 const text = (max: number) => z._default(z.string().check(z.maxLength(max, `must be at most ${max} characters`)), '');
-/** Text shown as a label (a host, a version, a tag's value): the names' rule too. */
-const label = (max: number) =>
-  z._default(z.string().check(z.maxLength(max, `must be at most ${max} characters`), displayableText()), '');
 
 /** Plugin ids are ZAP/HawkScan plugin numbers such as "10038"; they become part of storage keys. */
 export const pluginIdSchema = schema(() =>
@@ -42,27 +41,6 @@ export const configHashSchema = schema(() =>
     z.transform((v) => v.toLowerCase()),
   ),
 );
-
-const tagSchema = schema(() =>
-  z.object({
-    name: z.string().check(z.minLength(1, 'must not be empty'), z.maxLength(255), displayableText()),
-    value: label(1024),
-  }),
-);
-
-/** POST /api/v1/app/{appId}/scan: the scanner announces a scan. */
-export const scanStartedBody = schema(() =>
-  z.object({
-    env: environmentNameSchema,
-    config: z
-      .string()
-      .check(z.minLength(1, 'must not be empty'), z.maxLength(1_000_000, 'must be at most 1000000 characters')),
-    hawkscanVersion: label(64),
-    host: label(2048),
-    tags: z._default(z.array(tagSchema).check(z.maxLength(100, 'must have at most 100 tags')), []),
-  }),
-);
-export type ScanStartedBody = z.output<typeof scanStartedBody>;
 
 const alertUriSchema = schema(() =>
   z
@@ -311,3 +289,30 @@ export const scanSecretBody = schema(() =>
   }),
 );
 export type ScanSecretBody = z.infer<typeof scanSecretBody>;
+
+/** `application.CreateApplicationConfigRequest`: `conf` is a HawkScan configuration as a JSON object. */
+export const createEnvironmentDefaultConfigBody = schema(() =>
+  z.object({
+    applicationId: z.optional(uuid()),
+    envId: z.optional(uuid()),
+    isDefault: z.optional(z.boolean()),
+    conf: z.record(z.string(), z.unknown(), {
+      error: 'required: the HawkScan configuration, a JSON object such as {"app": {...}}',
+    }),
+  }),
+);
+
+export type CreateEnvironmentDefaultConfig = z.output<typeof createEnvironmentDefaultConfigBody>;
+
+/** listEnvironments, deprecated (docs/API.md, Deprecated lists) */
+export const listEnvironmentsV1Query = schema(() =>
+  z.object({
+    envs: nameListParam(),
+    pageSize: pageSizeParam(),
+    pageToken: pageTokenParam(),
+    sortField: z.optional(z.enum(['id', 'name'], { error: 'must be id or name' })),
+    sortDir: caseInsensitiveEnum(['asc', 'desc']),
+  }),
+);
+
+export type ListEnvironmentsV1Query = z.output<typeof listEnvironmentsV1Query>;

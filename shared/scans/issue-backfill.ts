@@ -7,12 +7,10 @@ import { inParallel, queryItems } from '../db/query.ts';
 import type { Outcome } from '../db/backfill.ts';
 import { config } from '../config.ts';
 import { alertsOfScan } from '../results/scan-repository.ts';
-import type { FindingRecord } from '../results/model.ts';
-import { issueId } from '../results/finding-identity.ts';
+import { type FindingRecord, issueId, HAWKSCAN_STREAM } from '../results/model.ts';
 import { recordDetections, rulesOfEnvironment } from '../results/finding-repository.ts';
 import { carriedRules, issueTemplatesOf } from '../findings/scan-findings.ts';
 import { carryIssueRules } from '../findings/rule-write.ts';
-import { HAWKSCAN_STREAM } from '../results/streams.ts';
 
 // The issues of data written before them (npm run migrate, npm start on an older data directory; docs/ISSUES.md,
 // Upgrade): each finding record gets its issue (from its last scan's alert's CWE), its detection item, and a

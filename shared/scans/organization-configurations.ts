@@ -1,8 +1,7 @@
 import { conflict } from '../errors.ts';
 import { organizationAssetDownload, organizationAssetText } from '../hosted-assets/organization-assets.ts';
 import { checkedConfiguration, upsertScanConfiguration } from '../scan-configurations/upsert.ts';
-import { parseConfiguration } from '../scan-configurations/yaml.ts';
-import type { UpsertScanConfiguration } from '../scan-configurations/inputs.ts';
+import { parseConfiguration, UpsertScanConfiguration } from '../scan-configurations/model.ts';
 import type { Caller } from '../context/caller.ts';
 import {
   literalCredentialPaths,

@@ -1,31 +1,32 @@
 import { randomUUID } from 'node:crypto';
 import { auditEntry } from '../audit/entries.ts';
-import { transactWrite } from '../db/transactions.ts';
-import type { TransactItem } from '../db/transactions.ts';
+import { transactWrite, type TransactItem } from '../db/transactions.ts';
 import { failedCondition, retryOnConflict } from '../db/retry.ts';
 import { conditionFailed } from '../db/items.ts';
 import { badRequest, conflict, notFound, payloadTooLarge } from '../errors.ts';
 import { FINDINGS_REPORT_LIMITS, PENDING_SWEEP_MS, PENDING_WRITE_EXPIRY_MS } from '../limits.ts';
 import { logger } from '../context/logger.ts';
-import {
-  environmentScanWrites,
-  getEnvironment,
-  type EnvironmentRecord,
-} from '../applications/environment-repository.ts';
-import { currentStreams, streamOf } from '../results/streams.ts';
+import { environmentScanWrites, getEnvironment } from '../applications/environment-repository.ts';
+import { type EnvironmentRecord } from '../applications/model.ts';
+import { currentStreams } from '../results/streams.ts';
 import {
   alertsOfScan,
   findingsCount,
-  reportsFull,
   getScan,
   putFindings,
   removeFindings,
   reserveAlertUris,
   scanFindingsRestoreStart,
 } from '../results/scan-repository.ts';
-import { type AlertUriRecord, type ScanRecord } from '../results/model.ts';
+import {
+  type AlertUriRecord,
+  type ScanRecord,
+  findingHash,
+  reportsFull,
+  streamOf,
+  type FindingsBefore,
+} from '../results/model.ts';
 import { accessibleScan, headOf, lastScanOf, statsOf, toScanResult } from './scans.ts';
-import { findingHash } from '../results/finding-identity.ts';
 import { findingsOfScan } from '../findings/scan-findings.ts';
 import { carryIssueRules } from '../findings/rule-write.ts';
 import {
@@ -38,7 +39,6 @@ import {
   sweepPendingFindings,
   triageVersionCheck,
 } from '../results/finding-repository.ts';
-import { type FindingsBefore } from '../results/model.ts';
 import type { ReportedAlert, ReportedUri, ScanAlertsBody, ScanCompletedBody } from './inputs.ts';
 import { scanEnd } from './scan-write.ts';
 import { publicationTrend } from '../trends/writes.ts';

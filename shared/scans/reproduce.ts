@@ -1,4 +1,4 @@
-import { absoluteUrl } from '../results/scan-repository.ts';
+import { absoluteUrl } from '../results/model.ts';
 
 // The finding page's "Reproduce" command (scanresults.AlertMessagesResponse's validationCommand; docs/API.md,
 // Reproducing a finding): a curl command that sends the recorded request as it was, for a POSIX shell.

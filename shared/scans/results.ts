@@ -1,22 +1,16 @@
 import { wildcardMatcher } from '../input/wildcard.ts';
 import { auditEntry } from '../audit/entries.ts';
-import { transactWrite } from '../db/transactions.ts';
+import { transactWrite, type TransactItem } from '../db/transactions.ts';
 import { failedCondition, retryOnConflict } from '../db/retry.ts';
 import { notFound } from '../errors.ts';
-import { canSeeTeamResource } from '../applications/access.ts';
+import { canSeeTeamResource, type EnvironmentRecord } from '../applications/model.ts';
 import { compareBy, nameOrderKey, pageOf, v1NextPageToken } from '../lists.ts';
 import { getApplications } from '../applications/application-repository.ts';
-import {
-  environmentScanWrites,
-  getEnvironment,
-  type EnvironmentRecord,
-} from '../applications/environment-repository.ts';
-import { currentStreams, streamHeadedBy, streamOf } from '../results/streams.ts';
-import type { TransactItem } from '../db/transactions.ts';
+import { environmentScanWrites, getEnvironment } from '../applications/environment-repository.ts';
+import { currentStreams } from '../results/streams.ts';
 import {
   countedAlertUris,
   alertsOfScan,
-  isCommitted,
   deleteScanData,
   getAlert,
   getAlertMessage,
@@ -24,7 +18,7 @@ import {
   scansOfEnvironmentNewestFirst,
   scansOfOrg,
 } from '../results/scan-repository.ts';
-import { type ScanRecord } from '../results/model.ts';
+import { type ScanRecord, isCommitted, streamHeadedBy, streamOf, type TriageRule } from '../results/model.ts';
 import {
   accessibleScan,
   currentStats,
@@ -37,14 +31,13 @@ import {
   triageStatsOf,
 } from './scans.ts';
 import { rulesOf } from '../results/finding-repository.ts';
-import { type TriageRule } from '../results/model.ts';
 import { slaClocks } from '../governance/due-dates.ts';
-import type { SlaClock } from '../governance/clock.ts';
+import type { SlaClock } from '../governance/model.ts';
 import { ticketsOf } from '../trackers/repository.ts';
-import { ticketView } from '../trackers/views.ts';
+import { ticketView } from '../trackers/model.ts';
 import { scanDeleteStart } from './scan-write.ts';
 import { validationCommand } from './reproduce.ts';
-import { toRuleHistories } from '../findings/views.ts';
+import { toRuleHistories } from '../findings/model.ts';
 import type { AlertMessageQuery, ListAlertFindingsQuery, ListScanAlertsQuery, ListScansQuery } from './inputs.ts';
 import type { Caller } from '../context/caller.ts';
 

@@ -1,33 +1,19 @@
 import { keys } from '../db/keys.ts';
 import { queryItems } from '../db/query.ts';
 import { rulesOfEnvironment } from '../results/finding-repository.ts';
-import { alertsOfScan, isCommitted, absoluteUrl } from '../results/scan-repository.ts';
-import { type ScanRecord } from '../results/model.ts';
+import { alertsOfScan } from '../results/scan-repository.ts';
+import { type ScanRecord, issueIdOfUri, isCommitted, absoluteUrl } from '../results/model.ts';
 import { accessibleScan } from './scans.ts';
 import type { Caller } from '../context/caller.ts';
 import { slaClocks } from '../governance/due-dates.ts';
-import { issueIdOfUri } from '../results/finding-identity.ts';
 import { issueTemplatesOf } from '../findings/scan-findings.ts';
+import { type OverdueFinding, mostOverdueFirst } from './model.ts';
 
 // GET /api/v1/scan/{scanId}/sla (getScanSla): which findings of a scan are past their due date now
 // (docs/GOVERNANCE.md), for a CI gate (`hawk-scanner import --fail-on overdue`).
 
 /** Overdue findings listed in the answer at most (most overdue first); the counts are always whole. */
 const MAX_LISTED = 100;
-
-/** A finding of a scan past its due date (dueDate in ms). */
-export interface OverdueFinding {
-  findingHash: string;
-  /** Its issue (docs/ISSUES.md): the overview counts issues (issueRepresentatives). */
-  issueId: string;
-  pluginId: string;
-  severity: string;
-  requestMethod: string;
-  url: string;
-  status: string;
-  dueDate: number;
-  daysLeft: number;
-}
 
 /**
  * The findings of `scan` (its environment's latest) past their due date at `now`, most overdue first, with the count
@@ -86,10 +72,6 @@ export async function overdueOfScan(orgId: string, scan: ScanRecord, now: number
   overdue.sort(mostOverdueFirst);
   return { findingsWithDueDate, dueIssues, overdue };
 }
-
-/** Earliest due date first; the hash breaks ties, so the order is total. */
-export const mostOverdueFirst = (a: OverdueFinding, b: OverdueFinding) =>
-  a.dueDate - b.dueDate || a.findingHash.localeCompare(b.findingHash);
 
 export async function scanSla(caller: Caller, scanId: string) {
   const { scan, app } = await accessibleScan(caller, scanId);

@@ -2,7 +2,7 @@ import { keys } from '../db/keys.ts';
 import { entityWrite, type EntityChange } from '../db/entity-write.ts';
 import { scan as scanKind } from './entities.ts';
 import type { TransactItem } from '../db/transactions.ts';
-import type { ApplicationContext } from '../webhooks/events.ts';
+import type { ApplicationContext } from '../webhooks/model.ts';
 import type { ScanRecord } from '../results/model.ts';
 
 // A scan's writes with their projections (docs/DATA-MODEL.md, Projections): its list entries, lookup and

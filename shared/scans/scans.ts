@@ -2,12 +2,18 @@ import { accessibleApplication } from '../applications/access.ts';
 import { HttpError, notFound } from '../errors.ts';
 import { RISK_SEVERITIES, SEVERITIES, type Severity } from '../input/severities.ts';
 import { alertsOfScan, getScan, getScanLocation } from '../results/scan-repository.ts';
-import { type AlertRecord, type ScanRecord, type ScanStats } from '../results/model.ts';
-import type { ApplicationRecord } from '../applications/application-repository.ts';
-import type { LastScan, StreamHead } from '../applications/environment-repository.ts';
+import {
+  type AlertRecord,
+  type ScanRecord,
+  type ScanStats,
+  TRIAGE_STATUSES,
+  isUntriaged,
+  type StatusCounts,
+  type TriageStats,
+} from '../results/model.ts';
+import type { ApplicationRecord, LastScan, StreamHead } from '../applications/model.ts';
 import type { Caller } from '../context/caller.ts';
-import { pluginCounts, untriagedStats, type TriageStats } from '../findings/scan-findings.ts';
-import { TRIAGE_STATUSES, isUntriaged, type StatusCounts } from '../results/statuses.ts';
+import { pluginCounts, untriagedStats } from '../findings/scan-findings.ts';
 
 // What the scan reporting and scan-result operations share: finding a scan by id with the application's access
 // rules, the statistics of its alerts, and the public views (scanresults.Scan, application.ApplicationScanResult,

@@ -1,5 +1,6 @@
 import { accessibleApplication } from '../applications/access.ts';
-import { auditEntry, transactWrite, type TransactItem } from '../audit/entries.ts';
+import { auditEntry } from '../audit/entries.ts';
+import { transactWrite, type TransactItem } from '../db/transactions.ts';
 import { conditionFailed } from '../db/items.ts';
 import { badRequest, notFound } from '../errors.ts';
 import type { Caller } from '../context/caller.ts';

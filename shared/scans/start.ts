@@ -1,20 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { accessibleApplication } from '../applications/access.ts';
 import { auditEntry } from '../audit/entries.ts';
-import { transactWrite } from '../db/transactions.ts';
+import { transactWrite, type TransactItem } from '../db/transactions.ts';
 import { failedCondition, retryOnConflict } from '../db/retry.ts';
 import { findOrCreateEnvironmentByName } from '../applications/environments.ts';
 import { environmentScanWrites } from '../applications/environment-repository.ts';
-import { scanFieldsOf } from '../applications/model.ts';
-import { currentStreams, streamOfLabels } from '../results/streams.ts';
-import type { ScanRecord } from '../results/model.ts';
+import { scanFieldsOf, ApplicationRecord } from '../applications/model.ts';
+import { currentStreams } from '../results/streams.ts';
+import { streamOfLabels, type ScanRecord } from '../results/model.ts';
 import { scanStart } from './scan-write.ts';
 import { configHashOf, parseScanConfig, scanTypeOf, storeScanConfig } from './configs.ts';
 import { headOf, lastScanOf } from './scans.ts';
-import type { ScanStartedBody } from './inputs.ts';
+import type { ScanStartedBody } from './model.ts';
 import type { Caller } from '../context/caller.ts';
-import type { ApplicationRecord } from '../applications/application-repository.ts';
-import type { TransactItem } from '../db/transactions.ts';
 
 // POST /api/v1/app/{appId}/scan: the scanner announces a scan (docs/DATA-MODEL.md, Scans).
 

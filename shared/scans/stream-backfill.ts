@@ -12,8 +12,7 @@ import { environmentScanWrites, getEnvironment } from '../applications/environme
 import { getApplication } from '../applications/application-repository.ts';
 import type { EnvironmentStreams } from '../applications/model.ts';
 import { scansOfEnvironmentNewestFirst } from '../results/scan-repository.ts';
-import type { FindingRecord, ScanRecord } from '../results/model.ts';
-import { HAWKSCAN_STREAM, streamOf } from '../results/streams.ts';
+import { type FindingRecord, type ScanRecord, HAWKSCAN_STREAM, streamOf } from '../results/model.ts';
 import { headOf } from './scans.ts';
 
 // The tool streams of data written before them (npm run migrate, npm start on an older data directory;

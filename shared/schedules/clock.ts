@@ -6,7 +6,7 @@ import { logger } from '../context/logger.ts';
 import { keys } from '../db/keys.ts';
 import type { TransactItem } from '../db/transactions.ts';
 import { eventBridgeExpression } from './cron.ts';
-import type { ScheduleRecord, ScheduleRef } from './repository.ts';
+import { type ScheduledScanEvent, ScheduleRecord, ScheduleRef } from './model.ts';
 
 // What wakes a schedule when it is due (docs/HOSTED-SCANS.md, Schedules, Where it runs). The table is the truth (the
 // schedule's item); the clock only says when to look:
@@ -47,11 +47,6 @@ export function clockItems(before: ScheduleRecord | undefined, after: ScheduleRe
 
 /** The EventBridge schedule's name: one per entry, in the stack's group. */
 export const eventBridgeName = (scheduleId: string) => `hawk-scan-${scheduleId}`;
-
-/** What EventBridge Scheduler invokes the function with: the entry, and the time it was due (its placeholder). */
-export interface ScheduledScanEvent extends ScheduleRef {
-  dueAt: string;
-}
 
 function eventBridgeSchedule(schedule: ScheduleRecord, scheduler: SchedulerConfig) {
   const input: ScheduledScanEvent = {

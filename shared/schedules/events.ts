@@ -1,6 +1,7 @@
 import { logger } from '../context/logger.ts';
 import { UUID } from '../input/uuid.ts';
-import { fireSchedule, type FireOutcome } from './fire.ts';
+import { fireSchedule } from './fire.ts';
+import { type FireOutcome } from './model.ts';
 
 // EventBridge Scheduler's invocation of functions/run-scheduled-scan.ts: the input shared/schedules/clock.ts gave the
 // schedule, with `dueAt` filled in by the scheduler (its scheduled time, ISO 8601).

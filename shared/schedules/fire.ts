@@ -12,17 +12,18 @@ import type { PerchRun } from '../perch/model.ts';
 import { launchProfileScan } from '../profiles/profiles.ts';
 import { clockItems, forgetClock } from './clock.ts';
 import { isOccurrence, nextOccurrence } from './cron.ts';
-import { getSchedule, putSchedule, type ScheduleRecord, type ScheduleRef, type ScheduleResult } from './repository.ts';
+import { getSchedule, putSchedule } from './repository.ts';
+import {
+  MISSED_AFTER_MS,
+  type FireOutcome,
+  type ScheduleRecord,
+  type ScheduleRef,
+  type ScheduleResult,
+} from './model.ts';
 
 // A schedule's due time (docs/HOSTED-SCANS.md, Schedules): the run starts as startScan (or launchProfileScan) starts
 // it, with the same checks, queue and concurrency, acting as the schedule's creator. Whichever clock woke it
 // (EventBridge Scheduler's function on AWS, the embedded scheduler locally), the schedule's item decides.
-
-/** A due time missed by longer than this (the service was down, a late delivery) is not made up: the next one is. */
-export const MISSED_AFTER_MS = 60_000;
-
-/** What a due time did: a run STARTED, SKIPPED or FAILED (recorded on the schedule), or nothing, and why. */
-export type FireOutcome = ScheduleResult | 'GONE' | 'PAUSED' | 'NOT_DUE' | 'MISSED' | 'CHANGED';
 
 /** The run's start, as its creator, in the schedule's own transaction with `items` (the schedule's last run). */
 function startRun(schedule: ScheduleRecord, items: (run: PerchRun) => ReturnType<typeof clockItems>) {

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
-import { environmentNameSchema } from '../applications/inputs.ts';
+import { environmentNameSchema } from '../applications/model.ts';
+import { SCHEDULE_KINDS } from './model.ts';
 
 // Request inputs of the schedule operations (docs/HOSTED-SCANS.md, Schedules). Strict bodies: an unknown field (a
 // misspelt `enabled`, which would leave a schedule running) is refused. The cron expression and the time zone are
@@ -10,8 +11,6 @@ const schema = /* @__NO_SIDE_EFFECTS__ */ <T>(build: () => T): T => build();
 
 /** The most schedules one application may have. */
 export const MAX_SCHEDULES_PER_APP = 20;
-export const SCHEDULE_KINDS = ['SCAN', 'PROFILE'] as const;
-export type ScheduleKind = (typeof SCHEDULE_KINDS)[number];
 
 const cronSchema = () => z.string().check(z.trim(), z.minLength(1, 'must not be empty'), z.maxLength(100));
 const timezoneSchema = () => z.string().check(z.trim(), z.minLength(1, 'must not be empty'), z.maxLength(64));

@@ -5,42 +5,11 @@ import { keys } from '../db/keys.ts';
 import { fromItem, named } from '../db/items.ts';
 import { queryAll } from '../db/query.ts';
 import type { TransactItem } from '../db/transactions.ts';
-import type { KeyScope } from '../context/caller.ts';
-import { MAX_SCHEDULES_PER_APP, type ScheduleKind } from './inputs.ts';
+import { MAX_SCHEDULES_PER_APP } from './inputs.ts';
+import { type ScheduleRecord } from './model.ts';
 
 // Scan schedules in the table (docs/HOSTED-SCANS.md, Schedules): one item per schedule in its application's
 // partition (deleted with it), and the application's count of them, which bounds how many it may have.
-
-/** What became of the schedule's last time: a run STARTED, SKIPPED (a run was active), FAILED (the start refused). */
-export type ScheduleResult = 'STARTED' | 'SKIPPED' | 'FAILED';
-
-export interface ScheduleRecord {
-  organizationId: string;
-  applicationId: string;
-  scheduleId: string;
-  env: string;
-  cron: string;
-  timezone: string;
-  kind: ScheduleKind;
-  scanConfig?: string;
-  enabled: boolean;
-  /** Whose runs it starts: its creator's, with the creator's key's narrowing, checked again at every start. */
-  userId: string;
-  scope?: KeyScope;
-  /** When it is next due, as of its last write (the local clock's entry; the answers compute it afresh). */
-  dueAt?: number;
-  /** The last time it was due and acted on (a run started, or a skip or failure recorded): never acted on twice. */
-  lastDueAt?: number;
-  lastRunAt?: number;
-  lastRunScanKey?: string;
-  lastResult?: ScheduleResult;
-  lastMessage?: string;
-  createdAt: number;
-  updatedAt: number;
-  revision: number;
-}
-
-export type ScheduleRef = Pick<ScheduleRecord, 'organizationId' | 'applicationId' | 'scheduleId'>;
 
 export async function getSchedule(appId: string, scheduleId: string): Promise<ScheduleRecord | undefined> {
   const out = await db.send(

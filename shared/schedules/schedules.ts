@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { accessibleApplication } from '../applications/access.ts';
-import type { ApplicationRecord } from '../applications/application-repository.ts';
+import type { ApplicationRecord } from '../applications/model.ts';
 import { auditEntry } from '../audit/entries.ts';
 import { scopeAllows, type Caller } from '../context/caller.ts';
 import { logger } from '../context/logger.ts';
@@ -12,14 +12,8 @@ import { getOrganizationAsset } from '../hosted-assets/organization-assets.ts';
 import { clockItems, syncClock } from './clock.ts';
 import { checkSchedule, nextOccurrence } from './cron.ts';
 import { MAX_SCHEDULES_PER_APP, type CreateScheduleBody, type UpdateScheduleBody } from './inputs.ts';
-import {
-  deleteScheduleItem,
-  getSchedule,
-  putSchedule,
-  scheduleCountChange,
-  schedulesOfApp,
-  type ScheduleRecord,
-} from './repository.ts';
+import { deleteScheduleItem, getSchedule, putSchedule, scheduleCountChange, schedulesOfApp } from './repository.ts';
+import { type ScheduleRecord } from './model.ts';
 
 // The schedules of an application's hosted scans (docs/HOSTED-SCANS.md, Schedules): created, listed, changed and
 // removed by createSchedule, listSchedules, updateSchedule and deleteSchedule, each change atomic with its

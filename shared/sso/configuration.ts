@@ -6,16 +6,11 @@ import { seal } from '../secrets/sealing.ts';
 import { getTeams } from '../applications/team-repository.ts';
 import { narrowed, type Caller } from '../context/caller.ts';
 import { membershipsOfOrg } from '../identity/membership-repository.ts';
-import { owningRole, requireStanding } from '../identity/member-management.ts';
+import { requireStanding } from '../identity/member-management.ts';
+import { owningRole, ssoSealContext, type SsoProviderRecord } from '../identity/model.ts';
 import { grantOf } from '../context/roles.ts';
 import { discover, ProviderProblem } from './provider.ts';
-import {
-  deleteSsoProviderItem,
-  getSsoProvider,
-  putSsoProvider,
-  ssoSealContext,
-  type SsoProviderRecord,
-} from '../identity/sso-repository.ts';
+import { deleteSsoProviderItem, getSsoProvider, putSsoProvider } from '../identity/sso-repository.ts';
 import type { SsoProviderBody } from './inputs.ts';
 
 // The organization's OpenID Connect provider (docs/IDENTITY.md "Single sign-on"), seen by its member managers

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { uuidSchema } from '../lists.ts';
 import { displayableText } from '../input/names.ts';
-import { SSO_ROLES } from '../identity/sso-roles.ts';
+import { SSO_ROLES } from '../identity/model.ts';
 
 // Request inputs of the single sign-on operations (docs/IDENTITY.md "Single sign-on"). Kept free of storage imports
 // so the route table stays light.

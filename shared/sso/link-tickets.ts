@@ -1,25 +1,13 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { signingKey } from '../auth/signing-key.ts';
 import { badRequest, gone } from '../errors.ts';
+import { LINK_TICKET_SECONDS, type LinkTicket } from './model.ts';
 
 // The ticket a sign-in answers when the provider's e-mail address belongs to an account not linked to the identity
 // (docs/IDENTITY.md "Linking an existing account"): it names the identity and the account, signed with the service's
 // key and valid ten minutes. Only that account, signed in with its own credentials, links the two (confirmSsoLink).
-
-export const LINK_TICKET_SECONDS = 10 * 60;
 /** Signed apart from access tokens: their signing input is base64url, which never holds this line break. */
 const CONTEXT = 'hawk-api sso link ticket\n';
-
-export interface LinkTicket {
-  organizationId: string;
-  issuer: string;
-  subject: string;
-  /** The account of the asserted e-mail address when the sign-in found it. */
-  userId: string;
-  email: string;
-  /** Epoch seconds. */
-  expiresAt: number;
-}
 
 const signatureOf = async (payload: string) =>
   createHmac('sha256', await signingKey())

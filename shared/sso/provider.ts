@@ -2,7 +2,7 @@ import * as client from 'openid-client';
 import { getIntegrationSettings } from '../outbound/settings.ts';
 import { unseal } from '../secrets/sealing.ts';
 import { OUTBOUND_TIMEOUT_MS, ProviderUnreachable, providerFetch } from './outbound.ts';
-import { ssoSealContext, type SsoProviderRecord } from '../identity/sso-repository.ts';
+import { type SsoProviderRecord, ssoSealContext } from '../identity/model.ts';
 
 // The organization's provider as openid-client sees it (docs/IDENTITY.md "Single sign-on"): discovered from its
 // issuer (kept five minutes per organization, issuer and setting: startSsoSignIn is unauthenticated and must not

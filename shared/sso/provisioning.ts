@@ -2,40 +2,22 @@ import { randomUUID } from 'node:crypto';
 import { keys } from '../db/keys.ts';
 import { config } from '../config.ts';
 import { failedCondition, retryOnConflict } from '../db/retry.ts';
-import { transactWrite } from '../db/transactions.ts';
+import { transactWrite, type TransactItem } from '../db/transactions.ts';
 import { auditEntry } from '../audit/entries.ts';
 import { conflict, unauthorized } from '../errors.ts';
 import { getOrganizationAccess } from '../identity/membership-repository.ts';
 import { type Membership } from '../context/caller.ts';
 import { newUserItems, userIdOfEmail, userOrganizationUpdate } from '../identity/user-repository.ts';
 import { getTeams, teamUpdate } from '../applications/team-repository.ts';
-import type { TransactItem } from '../db/transactions.ts';
-import { roleOfGroups, teamsOfGroups } from '../identity/sso-roles.ts';
+import { roleOfGroups, teamsOfGroups, type SsoProviderRecord } from '../identity/model.ts';
 import { grantOf, roleNameOf, type MemberRoleName } from '../context/roles.ts';
-import { getSsoIdentity, putSsoIdentity, type SsoProviderRecord } from '../identity/sso-repository.ts';
+import { getSsoIdentity, putSsoIdentity } from '../identity/sso-repository.ts';
+import { type SignedInIdentity, LinkRequired } from './model.ts';
 
 // Just-in-time provisioning at sign-in (docs/IDENTITY.md "Groups, teams and roles"): the provider's identity
 // (issuer and subject) is linked to a user, made on first sign-in; the user becomes a member with the role the
 // groups map to (else the default role); the teams the groups map to are joined and the mapped teams whose group is
 // gone are left. Everything lands in one transaction with its audit entry.
-
-export interface SignedInIdentity {
-  issuer: string;
-  subject: string;
-  email: string;
-  name: string;
-  groups: string[];
-}
-
-/**
- * The sign-in's e-mail address belongs to an account this identity is not linked to. Any organization's owner
- * controls its provider, so its word never links an existing account: the account itself confirms (confirmSsoLink).
- */
-export class LinkRequired extends Error {
-  constructor(readonly userId: string) {
-    super('an account with this e-mail address exists: it must confirm the link');
-  }
-}
 
 /**
  * Where the identity's user comes from: the user already linked to it, else a new user, which single sign-on alone

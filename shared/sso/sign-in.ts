@@ -5,17 +5,12 @@ import { logger } from '../context/logger.ts';
 import { seal, unseal } from '../secrets/sealing.ts';
 import { transactWrite } from '../db/transactions.ts';
 import { providerConfiguration, ProviderProblem, reasonOf } from './provider.ts';
-import { LinkRequired, provision, type SignedInIdentity } from './provisioning.ts';
+import { provision } from './provisioning.ts';
+import { LinkRequired, type SignedInIdentity } from './model.ts';
 import { issueLinkTicket } from './link-tickets.ts';
-import { SESSION_PREFIX, SSO_SESSION_SECONDS, ssoSessionToken } from '../identity/sso-sessions.ts';
-import {
-  getSsoProvider,
-  putSsoSession,
-  putSsoSignIn,
-  ssoSealContext,
-  takeSsoSignIn,
-  type SsoProviderRecord,
-} from '../identity/sso-repository.ts';
+import { ssoSessionToken } from '../identity/sso-sessions.ts';
+import { SESSION_PREFIX, SSO_SESSION_SECONDS, ssoSealContext, type SsoProviderRecord } from '../identity/model.ts';
+import { getSsoProvider, putSsoSession, putSsoSignIn, takeSsoSignIn } from '../identity/sso-repository.ts';
 
 // Sign-in with the organization's OpenID Connect provider (docs/IDENTITY.md "Single sign-on"): the authorization
 // code flow with PKCE, state and nonce, through openid-client. startSsoSignIn keeps the state (by its hash), the

@@ -1,4 +1,3 @@
-import { wildcardMatcher } from '../input/wildcard.ts';
 import { randomUUID } from 'node:crypto';
 import {
   getTeam,
@@ -9,23 +8,22 @@ import {
   teamPut,
   teamUpdate,
   teamsOfOrg,
-  type TeamRecord,
 } from '../applications/team-repository.ts';
+import type { TeamRecord, ApplicationRecord } from '../applications/model.ts';
 import { getMemberships, membershipTeamAdded, membershipTeamRemoved } from '../identity/membership-repository.ts';
 import {
   applicationsOwnershipUpdate,
   getApplication,
   getApplications,
-  type ApplicationRecord,
 } from '../applications/application-repository.ts';
 import { environmentsOfApp } from '../applications/environment-repository.ts';
 import { getUsers } from '../identity/user-repository.ts';
-import { auditEntry, type TransactItem } from '../audit/entries.ts';
+import { auditEntry } from '../audit/entries.ts';
 import { derivedWrites } from '../db/entity-write.ts';
 import { applicationOwners } from '../applications/entities.ts';
 import { cancelledItems, conditionFailed } from '../db/items.ts';
 import { retryOnConflict } from '../db/retry.ts';
-import { transactWrite, MAX_TRANSACTION_ITEMS } from '../db/transactions.ts';
+import { transactWrite, MAX_TRANSACTION_ITEMS, type TransactItem } from '../db/transactions.ts';
 import { badRequest, conflict, notFound, unauthorized } from '../errors.ts';
 import { compareBy, nameOrderKey, pageOf, v1NextPageToken } from '../lists.ts';
 import type { Caller } from '../context/caller.ts';
@@ -36,6 +34,7 @@ import type {
   UpdateApplicationTeamBody,
   UpdateTeamBody,
 } from './inputs.ts';
+import { checkOrganization, without, namePattern } from './model.ts';
 
 // Teams (docs/API.md, Teams; docs/DATA-MODEL.md, Teams). The team item holds the authoritative member and application
 // lists; every write also changes, in the same transaction, the copies that per-request authorization reads
@@ -105,14 +104,6 @@ async function requireTeam(orgId: string, teamId: string): Promise<TeamRecord> {
   if (!team) throw notFound(`team ${teamId} not found`);
   return team;
 }
-
-function checkOrganization(bodyOrgId: string | null | undefined, orgId: string): void {
-  if (bodyOrgId && bodyOrgId !== orgId.toLowerCase()) {
-    throw badRequest(`organizationId: ${bodyOrgId} does not match the organization in the path (${orgId})`);
-  }
-}
-
-const without = (ids: string[], removed: string[]) => ids.filter((id) => !removed.includes(id));
 
 /**
  * The writes that take team `current` (absent: a new team) to `next`, besides the team item itself: the members'
@@ -363,12 +354,6 @@ async function teamsPage(orgId: string, teams: TeamRecord[], pageToken: number, 
     nextPageToken: v1NextPageToken(request, page.totalCount),
     totalCount: page.totalCount,
   };
-}
-
-/** `search`: a case-insensitive part of the name, in which `*` stands for any characters. */
-function namePattern(search: string | undefined): (name: string) => boolean {
-  if (!search) return () => true;
-  return wildcardMatcher(search, { anchored: false, ignoreCase: true });
 }
 
 export async function listTeamsForOrg(orgId: string, q: ListTeamsForOrgQuery) {

@@ -1,6 +1,13 @@
 import { jiraWikiText, markdownCode, markdownText } from '../input/markup.ts';
-import { TrackerFailure, trackerCall } from './http.ts';
-import type { TrackerRecord } from './model.ts';
+import { trackerCall } from './http.ts';
+import {
+  type TrackerRecord,
+  type RemoteIssue,
+  type TextPiece,
+  type TrackerClient,
+  hashLabel,
+  TrackerFailure,
+} from './model.ts';
 
 // The three trackers' REST APIs, as far as tickets need them (docs/TRACKERS.md, Delivery): find the issue carrying a
 // finding's hash, create one, read its state, close it. Jira Cloud speaks REST v3 (descriptions in the Atlassian
@@ -11,49 +18,12 @@ import type { TrackerRecord } from './model.ts';
 // A description's values are written as text in each tracker's markup (shared/input/markup.ts; docs/TRACKERS.md,
 // Ticket text): GitHub renders markdown, Jira Server and Data Center wiki markup; Jira Cloud's ADF text is literal.
 
-/** An issue as the service knows it. */
-export interface RemoteIssue {
-  id: string;
-  key: string;
-  url: string;
-  /** The status's name (Jira) or state (GitHub). */
-  status: string;
-  closed: boolean;
-  /** How it was closed: done, not planned (won't do, declined), invalid (not a bug, cannot reproduce). */
-  resolution?: 'done' | 'notPlanned' | 'invalid';
-}
-
-/**
- * A piece of a ticket's text: the service's own words (or the caller's own text, as they wrote it), or a value from
- * input shown as written (`code`: as code, such as a URI).
- */
-export type TextPiece = string | { value: string } | { code: string };
-
-export interface NewIssue {
-  /** Plain text: neither Jira's summary nor GitHub's title renders links, images or mentions. */
-  summary: string;
-  /** One paragraph per line; its last line carries the hash label (what a GitHub search finds). */
-  description: TextPiece[][];
-  findingHash: string;
-}
-
 /** The description in one markup: each value through its escapers, the lines joined by newlines. */
 function written(lines: TextPiece[][], value: (text: string) => string, code: (text: string) => string): string {
   const piece = (p: TextPiece) => (typeof p === 'string' ? p : 'code' in p ? code(p.code) : value(p.value));
   return lines.map((line) => line.map(piece).join('')).join('\n');
 }
 const plain = (text: string) => text;
-
-export interface TrackerClient {
-  findByHash(findingHash: string): Promise<RemoteIssue | undefined>;
-  create(issue: NewIssue): Promise<RemoteIssue>;
-  get(ticket: { id: string; key: string }): Promise<RemoteIssue>;
-  /** Closes it as done (the finding was fixed); answers it as it is then. */
-  close(ticket: { id: string; key: string }): Promise<RemoteIssue>;
-}
-
-/** The label (Jira) and the body line (GitHub) that carry a finding's hash. */
-export const hashLabel = (findingHash: string) => `hawk-finding-${findingHash}`;
 
 const NOT_PLANNED = /won'?t (do|fix)|not planned|declined|rejected|duplicate|obsolete/i;
 const INVALID = /cannot reproduce|can't reproduce|not a bug|invalid|false positive/i;

@@ -6,8 +6,8 @@ import { badRequest, conflict, notFound } from '../errors.ts';
 import { seal } from '../secrets/sealing.ts';
 import { ReceiverRefused, receiverUrlProblem, resolveReceiver } from '../outbound/receivers.ts';
 import { getIntegrationSettings } from '../outbound/settings.ts';
-import { deleteTrackerItem, getTracker, putTracker, trackerSealContext, trackersOfOrg } from './repository.ts';
-import { type TrackerRecord } from './model.ts';
+import { deleteTrackerItem, getTracker, putTracker, trackersOfOrg } from './repository.ts';
+import { type TrackerRecord, trackerSealContext } from './model.ts';
 import { GITHUB_API_URL, MAX_TRACKERS_PER_ORG, type CreateTrackerBody, type UpdateTrackerBody } from './inputs.ts';
 import type { Caller } from '../context/caller.ts';
 

@@ -3,6 +3,7 @@ import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { config } from '../config.ts';
 import { ReceiverRefused, ReceiverUnresolved, resolveReceiver, type PinnedAddress } from '../outbound/receivers.ts';
+import { TrackerRetry, TrackerFailure } from './model.ts';
 
 // One request to an issue tracker's REST API (docs/TRACKERS.md, Delivery): the host resolved once, checked as a
 // webhook receiver is (docs/WEBHOOKS.md, Receivers) and the connection pinned to that address; one time limit on the
@@ -10,19 +11,6 @@ import { ReceiverRefused, ReceiverUnresolved, resolveReceiver, type PinnedAddres
 // for the queue: a retry (429 with its Retry-After, 5xx, no answer) or a failure for good (refused, other 4xx).
 
 const MAX_ANSWER_BYTES = 1024 * 1024;
-
-/** Worth trying again later: the message stays on the queue for at least `delayMs` (a Retry-After), else the backoff. */
-export class TrackerRetry extends Error {
-  constructor(
-    message: string,
-    readonly delayMs = 0,
-  ) {
-    super(message);
-  }
-}
-
-/** Trying again cannot help until someone changes something (credentials, the project, the address allowed). */
-export class TrackerFailure extends Error {}
 
 export interface TrackerAnswer {
   status: number;

@@ -1,17 +1,13 @@
 import * as z from 'zod/mini';
 import { uuidSchema } from '../lists.ts';
 import { displayableText } from '../input/names.ts';
+import { TRACKER_KINDS, AUTO_PROMOTE_SEVERITIES } from './model.ts';
 
 // Request inputs of the tracker connection operations (docs/TRACKERS.md). Kept free of storage imports so the route
 // table stays light.
 
 /** Builds a schema at load, marked side-effect free: bundlers drop the schemas a function never uses (esbuild honours the mark only in the same file). */
 const schema = /* @__NO_SIDE_EFFECTS__ */ <T>(build: () => T): T => build();
-
-export const TRACKER_KINDS = ['jira', 'jiraServer', 'github'] as const;
-export type TrackerKind = (typeof TRACKER_KINDS)[number];
-export const AUTO_PROMOTE_SEVERITIES = ['High', 'Medium', 'Low'] as const;
-export type AutoPromoteSeverity = (typeof AUTO_PROMOTE_SEVERITIES)[number];
 export const MAX_TRACKERS_PER_ORG = 10;
 export const MAX_CLOSE_AFTER_SCANS = 20;
 export const GITHUB_API_URL = 'https://api.github.com';

@@ -1,4 +1,4 @@
-import type { AutoPromoteSeverity, TrackerKind } from './inputs.ts';
+import { derivedId } from '../webhooks/model.ts';
 
 // The records of issue trackers (docs/TRACKERS.md): connections and the tickets of findings, as stored.
 
@@ -67,3 +67,167 @@ export interface TicketRecord {
   updatedAt: number;
   version: number;
 }
+
+export const TRACKER_KINDS = ['jira', 'jiraServer', 'github'] as const;
+
+export type TrackerKind = (typeof TRACKER_KINDS)[number];
+
+export const AUTO_PROMOTE_SEVERITIES = ['High', 'Medium', 'Low'] as const;
+
+export type AutoPromoteSeverity = (typeof AUTO_PROMOTE_SEVERITIES)[number];
+
+// Tracker work as outbox events and queue messages (docs/TRACKERS.md, Delivery). A ticket is never made inside the
+// request that asks for it: the request records a job in the outbox, in the transaction of its triage, and the
+// relay hands it to the delivery queue webhooks use (the same outbox item, `outboxItem`), whose consumer does the calls, with its retries, backoff and
+// dead letters. Kept free of the consumer's imports so the relay's bundle stays small.
+
+export type TrackerJob =
+  /** Make (or find) the finding's ticket in the tracker. */
+  | {
+      type: 'promote';
+      trackerId: string;
+      applicationId: string;
+      environmentId: string;
+      findingHash: string;
+      /** The caller's own title and text (alertRulePromotionDetails), else ours. */
+      summary?: string;
+      description?: string;
+    }
+  /** A completed scan: count the missing findings' tickets, read them back, promote its new findings. */
+  | { type: 'scan'; applicationId: string; environmentId: string; scanId: string }
+  /** One ticket after a completed scan: read it back, then close it once the finding is gone long enough. */
+  | {
+      type: 'sync';
+      applicationId: string;
+      environmentId: string;
+      findingHash: string;
+      scanId: string;
+      /** The scan's start: a job of an older scan than the last counted (delayed by retries) counts nothing. */
+      scanStartedAt: number;
+      seen: boolean;
+    };
+
+/** The outbox item of a tracker job. */
+export interface TrackerOutboxEvent {
+  eventId: string;
+  type: 'trackerJob';
+  organizationId: string;
+  applicationId: string;
+  occurredAt: number;
+  job: TrackerJob;
+}
+
+/** What a queue message carries for the tracker consumer (deliveryId: the queue's message id). */
+export interface TrackerMessage {
+  kind: 'tracker';
+  deliveryId: string;
+  organizationId: string;
+  job: TrackerJob;
+}
+
+export const trackerMessage = (event: TrackerOutboxEvent): TrackerMessage => ({
+  kind: 'tracker',
+  deliveryId: derivedId(`tracker:${event.eventId}`),
+  organizationId: event.organizationId,
+  job: event.job,
+});
+
+/** An issue as the service knows it. */
+export interface RemoteIssue {
+  id: string;
+  key: string;
+  url: string;
+  /** The status's name (Jira) or state (GitHub). */
+  status: string;
+  closed: boolean;
+  /** How it was closed: done, not planned (won't do, declined), invalid (not a bug, cannot reproduce). */
+  resolution?: 'done' | 'notPlanned' | 'invalid';
+}
+
+/**
+ * A piece of a ticket's text: the service's own words (or the caller's own text, as they wrote it), or a value from
+ * input shown as written (`code`: as code, such as a URI).
+ */
+export type TextPiece = string | { value: string } | { code: string };
+
+export interface NewIssue {
+  /** Plain text: neither Jira's summary nor GitHub's title renders links, images or mentions. */
+  summary: string;
+  /** One paragraph per line; its last line carries the hash label (what a GitHub search finds). */
+  description: TextPiece[][];
+  findingHash: string;
+}
+
+export interface TrackerClient {
+  findByHash(findingHash: string): Promise<RemoteIssue | undefined>;
+  create(issue: NewIssue): Promise<RemoteIssue>;
+  get(ticket: { id: string; key: string }): Promise<RemoteIssue>;
+  /** Closes it as done (the finding was fixed); answers it as it is then. */
+  close(ticket: { id: string; key: string }): Promise<RemoteIssue>;
+}
+
+/** The label (Jira) and the body line (GitHub) that carry a finding's hash. */
+export const hashLabel = (findingHash: string) => `hawk-finding-${findingHash}`;
+
+/** Worth trying again later: the message stays on the queue for at least `delayMs` (a Retry-After), else the backoff. */
+export class TrackerRetry extends Error {
+  constructor(
+    message: string,
+    readonly delayMs = 0,
+  ) {
+    super(message);
+  }
+}
+
+/** Trying again cannot help until someone changes something (credentials, the project, the address allowed). */
+export class TrackerFailure extends Error {}
+
+// A finding's ticket in the finding views (docs/TRACKERS.md, In the views): ApplicationAlertUri's statusLink (where
+// the ticket is) and fields of ours, its key and state.
+
+/**
+ * PENDING (asked for, not made yet), OPEN, CLOSED_FIXED (closed by the service: the finding is gone), CLOSED_DONE,
+ * CLOSED_NOT_PLANNED, CLOSED_INVALID (closed by people, read back), FAILED (could not be made: see the tracker).
+ */
+export function ticketState(ticket: TicketRecord): string {
+  if (ticket.state === 'CREATING') return 'PENDING';
+  if (ticket.state !== 'CLOSED') return ticket.state;
+  if (ticket.closedBy === 'service') return 'CLOSED_FIXED';
+  return ticket.resolution === 'notPlanned'
+    ? 'CLOSED_NOT_PLANNED'
+    : ticket.resolution === 'invalid'
+      ? 'CLOSED_INVALID'
+      : 'CLOSED_DONE';
+}
+
+export function ticketView(ticket: TicketRecord | undefined) {
+  if (!ticket) return {};
+  return { statusLink: ticket.url ?? '', ticketKey: ticket.key ?? '', ticketStatus: ticketState(ticket) };
+}
+
+/** A job's id: the same job of the same change always has the same one (recorded and queued once). */
+function jobName(job: TrackerJob, version: string): string {
+  if (job.type === 'scan') return `trackerScan:${job.scanId}`;
+  if (job.type === 'sync') return `trackerSync:${job.environmentId}:${job.findingHash}:${job.scanId}`;
+  return `trackerPromote:${job.environmentId}:${job.findingHash}:${version}`;
+}
+
+export function trackerEvent(
+  organizationId: string,
+  job: TrackerJob,
+  occurredAt: number,
+  version = '',
+): TrackerOutboxEvent {
+  return {
+    eventId: derivedId(jobName(job, version)),
+    type: 'trackerJob',
+    organizationId,
+    applicationId: job.applicationId,
+    occurredAt,
+    job,
+  };
+}
+
+/** The record a sealed value of a tracker connection belongs to (its additional authenticated data). */
+export const trackerSealContext = (tracker: Pick<TrackerRecord, 'organizationId' | 'trackerId'>) =>
+  `tracker:${tracker.organizationId}:${tracker.trackerId}:token`;

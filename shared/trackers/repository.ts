@@ -7,10 +7,6 @@ import type { TrackerRecord, TicketRecord } from './model.ts';
 
 // The stored form of tracker connections and of findings' tickets (docs/TRACKERS.md).
 
-/** The record a sealed value of a tracker connection belongs to (its additional authenticated data). */
-export const trackerSealContext = (tracker: Pick<TrackerRecord, 'organizationId' | 'trackerId'>) =>
-  `tracker:${tracker.organizationId}:${tracker.trackerId}:token`;
-
 export async function getTracker(orgId: string, trackerId: string): Promise<TrackerRecord | undefined> {
   return fromItem<TrackerRecord>(await getItem(keys.tracker(orgId, trackerId)));
 }

@@ -16,8 +16,8 @@ import {
   dayOf,
   type Figures,
   type TrendField,
-} from './figures.ts';
-import type { TrendTotal } from './figures.ts';
+  type TrendTotal,
+} from './model.ts';
 
 // Reading the trends (docs/GOVERNANCE.md, Trends): one Query of the scope's day items over the period (and the 29
 // days before it, for the 30-day coverage) with its total, newest first, then the total again: a cost of at most

@@ -12,7 +12,7 @@ import { findingsOfEnvironment, rulesOfEnvironment } from '../results/finding-re
 import { type FindingRecord, type TriageRule } from '../results/model.ts';
 import { fixedInStream } from '../results/streams.ts';
 import { openIssuesPut } from '../results/issue-summary.ts';
-import { dayOf, isCurrent, type TrendTotal } from './figures.ts';
+import { dayOf, isCurrent, type TrendTotal } from './model.ts';
 import { envScope, appScope } from './projections/environment-trend-figures.ts';
 import { applicationTrends, environmentTrends } from './entities.ts';
 import type { EnvironmentRef, EnvironmentTrends } from './projections/environment-trend-figures.ts';

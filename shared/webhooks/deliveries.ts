@@ -5,6 +5,7 @@ import { fromItem } from '../db/items.ts';
 import { getItem, queryItems } from '../db/query.ts';
 import { config } from '../config.ts';
 import type { TransactItem } from '../db/transactions.ts';
+import { type DeliveryStatus, type DeliveryAttempt, type DeliveryRecord, type DeliveryRef } from './model.ts';
 
 // The delivery log (docs/WEBHOOKS.md, Delivery log): one record per event and subscription, in the subscription's
 // own partition, newest last, holding the body as signed and sent and the attempts made. Kept 30 days (TTL).
@@ -12,48 +13,6 @@ import type { TransactItem } from '../db/transactions.ts';
 const DELIVERY_TTL_SECONDS = 30 * 24 * 3600;
 /** Attempts kept on a record (the newest). */
 const ATTEMPT_LOG_LENGTH = 20;
-/** Characters of a receiver's answer kept per attempt. */
-export const RESPONSE_EXCERPT_CHARS = 512;
-
-export type DeliveryStatus = 'PENDING' | 'DELIVERED' | 'RETRYING' | 'DEAD' | 'DROPPED';
-
-export interface DeliveryAttempt {
-  /** ms since the epoch. */
-  at: number;
-  /** The receiver's HTTP status (0: no answer). */
-  statusCode: number;
-  latencyMs: number;
-  /** Why there was no 2xx answer: a refused address, a timeout, a connection error. */
-  error?: string;
-  responseExcerpt: string;
-  /** The wait the receiver asked for with Retry-After (a 429 or 503), which the next attempt honours. */
-  retryAfterMs?: number;
-}
-
-export interface DeliveryRecord {
-  deliveryId: string;
-  webhookId: string;
-  organizationId: string;
-  eventId: string;
-  event: string;
-  createdAt: number;
-  body: string;
-  status: DeliveryStatus;
-  attempts: DeliveryAttempt[];
-  attemptCount: number;
-  deliveredAt?: number;
-  /** A test delivery (testWebhook): sent even while its subscription is disabled. */
-  test?: boolean;
-  /** The delivery this one sends again (redeliverWebhookDelivery): the same event and body. */
-  redeliveryOf?: string;
-}
-
-/** The key a queue message carries to find its delivery. */
-export interface DeliveryRef {
-  webhookId: string;
-  createdAt: number;
-  deliveryId: string;
-}
 
 export const deliveryKey = (ref: DeliveryRef) => keys.webhookDelivery(ref.webhookId, ref.createdAt, ref.deliveryId);
 
@@ -128,31 +87,4 @@ export async function deliveriesOfWebhook(webhookId: string, limit: number): Pro
     if (out.length >= limit) break;
   }
   return out;
-}
-
-/** Deliveries listWebhookDeliveries shows. */
-export const DELIVERIES_LISTED = 50;
-
-/** The API's view of a delivery (its body, up to 200 KB, is left out of the list). */
-export function toDelivery(delivery: DeliveryRecord) {
-  return {
-    id: delivery.deliveryId,
-    webhookId: delivery.webhookId,
-    eventId: delivery.eventId,
-    event: delivery.event,
-    status: delivery.status,
-    createdAt: new Date(delivery.createdAt).toISOString(),
-    deliveredAt: delivery.deliveredAt ? new Date(delivery.deliveredAt).toISOString() : '',
-    attemptCount: delivery.attemptCount,
-    test: delivery.test ?? false,
-    redeliveryOf: delivery.redeliveryOf ?? '',
-    attempts: delivery.attempts.map((a) => ({
-      at: new Date(a.at).toISOString(),
-      statusCode: a.statusCode,
-      latencyMs: a.latencyMs,
-      error: a.error ?? '',
-      responseExcerpt: a.responseExcerpt,
-      retryAfterMs: a.retryAfterMs ?? 0,
-    })),
-  };
 }

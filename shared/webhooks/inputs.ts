@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { uuidSchema } from '../lists.ts';
 import { displayableText } from '../input/names.ts';
-import { WEBHOOK_EVENTS } from './event-types.ts';
+import { WEBHOOK_FORMATS, WEBHOOK_EVENTS } from './model.ts';
 
 // Request inputs of the webhook operations (docs/WEBHOOKS.md). Kept free of storage imports so the route table
 // stays light.
@@ -11,8 +11,6 @@ const schema = /* @__NO_SIDE_EFFECTS__ */ <T>(build: () => T): T => build();
 
 export const MAX_WEBHOOKS_PER_ORG = 25;
 export const MAX_URL_LENGTH = 2048;
-export const WEBHOOK_FORMATS = ['json', 'slack', 'teams'] as const;
-export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number];
 
 /** Headers a custom header may not replace: the request's own framing and the signature. */
 const RESERVED_HEADERS = /^(host|content-.*|transfer-encoding|connection|user-agent|x-hawk-.*)$/i;

@@ -1,14 +1,18 @@
 import { alertsOfScan, countedAlertUris, getScan } from '../results/scan-repository.ts';
-import { type AlertRecord, type ScanRecord } from '../results/model.ts';
+import {
+  type AlertRecord,
+  type ScanRecord,
+  reportStatus,
+  TRIAGE_STATUSES,
+  type TriageStatus,
+} from '../results/model.ts';
 import { rulesOf } from '../results/finding-repository.ts';
-import { reportStatus, TRIAGE_STATUSES, type TriageStatus } from '../results/statuses.ts';
 import { SEVERITIES } from '../input/severities.ts';
 import { config } from '../config.ts';
 import { keys } from '../db/keys.ts';
 import { getItem } from '../db/query.ts';
 import { slackEscape, teamsEscape } from '../input/markup.ts';
-import type { OutboxEvent } from './events.ts';
-import type { WebhookFormat } from './inputs.ts';
+import type { OutboxEvent, WebhookFormat } from './model.ts';
 
 // The bodies webhooks deliver (docs/WEBHOOKS.md, Payloads). `json` follows StackHawk's webhook shape
 // (`{service, scanCompleted: {scan, completedScanStats, findings}}`, numbers as strings as StackHawk sends them), so

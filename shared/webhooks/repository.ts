@@ -7,10 +7,6 @@ import type { WebhookRecord } from './model.ts';
 
 // The stored form of webhook subscriptions and the organization's integration settings (docs/WEBHOOKS.md).
 
-/** The record a sealed value of a webhook belongs to (its additional authenticated data). */
-export const webhookSealContext = (webhook: Pick<WebhookRecord, 'organizationId' | 'webhookId'>, field: string) =>
-  `webhook:${webhook.organizationId}:${webhook.webhookId}:${field}`;
-
 export async function getWebhook(orgId: string, webhookId: string): Promise<WebhookRecord | undefined> {
   return fromItem<WebhookRecord>(await getItem(keys.webhook(orgId, webhookId)));
 }

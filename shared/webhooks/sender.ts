@@ -3,7 +3,7 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { config } from '../config.ts';
-import { RESPONSE_EXCERPT_CHARS, type DeliveryAttempt } from './deliveries.ts';
+import { RESPONSE_EXCERPT_CHARS, type DeliveryAttempt } from './model.ts';
 import { ReceiverRefused, ReceiverUnresolved, resolveReceiver, type PinnedAddress } from '../outbound/receivers.ts';
 
 // One POST of a delivery to its receiver (docs/WEBHOOKS.md, Delivery): signed, pinned to the address checked, with

@@ -7,17 +7,23 @@ import { getApplications } from '../applications/application-repository.ts';
 import { getTeam } from '../applications/team-repository.ts';
 import { seal, unseal } from '../secrets/sealing.ts';
 import { ReceiverRefused, receiverUrlProblem, resolveReceiver } from '../outbound/receivers.ts';
-import { deleteWebhookItem, getWebhook, putWebhook, webhookSealContext, webhooksOfOrg } from './repository.ts';
-import { type WebhookRecord } from './model.ts';
+import { deleteWebhookItem, getWebhook, putWebhook, webhooksOfOrg } from './repository.ts';
+import {
+  type WebhookRecord,
+  DELIVERIES_LISTED,
+  toDelivery,
+  type WebhookFormat,
+  webhookSealContext,
+  auditPayload,
+} from './model.ts';
 import { getIntegrationSettings, putIntegrationSettings } from '../outbound/settings.ts';
 import {
   MAX_WEBHOOKS_PER_ORG,
   type CreateWebhookBody,
   type IntegrationSettingsBody,
   type UpdateWebhookBody,
-  type WebhookFormat,
 } from './inputs.ts';
-import { deliveriesOfWebhook, DELIVERIES_LISTED, toDelivery } from './deliveries.ts';
+import { deliveriesOfWebhook } from './deliveries.ts';
 import type { Caller } from '../context/caller.ts';
 
 // Webhook subscriptions of an organization (docs/WEBHOOKS.md): created, listed, changed and removed through the
@@ -57,17 +63,6 @@ export function toWebhook(webhook: WebhookRecord) {
     updatedAt: new Date(webhook.updatedAt).toISOString(),
   };
 }
-
-export const auditPayload = (webhook: WebhookRecord, extra: Record<string, unknown> = {}) => ({
-  integration: 'webhook',
-  webhookId: webhook.webhookId,
-  name: webhook.name,
-  url: webhook.displayUrl,
-  events: webhook.events,
-  format: webhook.format,
-  enabled: webhook.enabled,
-  ...extra,
-});
 
 /** 400 unless the URL is well formed and, resolved now, reaches an address the organization allows. */
 async function checkReceiver(orgId: string, url: string): Promise<void> {

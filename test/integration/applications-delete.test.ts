@@ -15,8 +15,9 @@ import {
   environmentDeletingMark,
   getEnvironment,
 } from '../../shared/applications/environment-repository.ts';
-import { newEnvironment } from '../../shared/applications/environment-creation.ts';
-import { auditEntry, transactWrite } from '../../shared/audit/entries.ts';
+import { newEnvironment } from '../../shared/applications/model.ts';
+import { auditEntry } from '../../shared/audit/entries.ts';
+import { transactWrite } from '../../shared/db/transactions.ts';
 import { queryAll } from '../../shared/db/query.ts';
 import { keys, trigrams } from '../../shared/db/keys.ts';
 import { db } from '../../shared/db/client.ts';

@@ -5,7 +5,7 @@ import { api } from './client.ts';
 import { addUserTo, createTenant, type Tenant } from './fixtures.ts';
 import { createApp, pluginAlert, scanOnce } from './scan-helpers.ts';
 import { expireRiskAcceptances } from '../../shared/findings/risk-expiry.ts';
-import { DAY_MS } from '../../shared/governance/clock.ts';
+import { DAY_MS } from '../../shared/governance/model.ts';
 import { QUERY_FROM_FINDINGS } from '../../shared/governance/due-dates.ts';
 import { getItem } from '../../shared/db/query.ts';
 import { keys } from '../../shared/db/keys.ts';

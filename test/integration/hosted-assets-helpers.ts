@@ -7,8 +7,8 @@ import { config } from '../../shared/config.ts';
 import { s3 } from '../../shared/storage/s3.ts';
 import { objectKeys } from '../../shared/storage/objects.ts';
 import { putMembership } from '../../shared/identity/membership-repository.ts';
-import type { AuditRecord } from '../../shared/audit/entries.ts';
-import type { ApplicationRecord } from '../../shared/applications/application-repository.ts';
+import type { AuditRecord } from '../../shared/audit/model.ts';
+import type { ApplicationRecord } from '../../shared/applications/model.ts';
 import type { Permission } from '../../shared/context/permissions.ts';
 
 // Test data for the hosted-asset suites, written straight to the local engines.

@@ -8,8 +8,8 @@ import {
   applicationPuts,
   getApplication,
   organizationCounterChange,
-  type ApplicationRecord,
 } from '../../shared/applications/application-repository.ts';
+import { type ApplicationRecord } from '../../shared/applications/model.ts';
 import { environmentIndexKeys, environmentsOfApp } from '../../shared/applications/environment-repository.ts';
 import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../../shared/db/client.ts';
@@ -412,7 +412,7 @@ describe('query with many matches', () => {
     many = await createTenant();
     manyOutsider = await addUserTo(many.orgId);
     const { environmentPuts } = await import('../../shared/applications/environment-repository.ts');
-    const { newEnvironment } = await import('../../shared/applications/environment-creation.ts');
+    const { newEnvironment } = await import('../../shared/applications/model.ts');
     const { batchPut } = await import('../../shared/db/query.ts');
     const teamId = randomUUID();
     const items: Record<string, unknown>[] = [];

@@ -8,7 +8,8 @@ import { addMember, createUser } from '../../shared/identity/admin.ts';
 import { getMemberships, membershipGrantUpdate, ownerRemains } from '../../shared/identity/membership-repository.ts';
 import { newUserItems } from '../../shared/identity/user-repository.ts';
 import { roleNameOf } from '../../shared/context/roles.ts';
-import { findingsCount, reportsFull } from '../../shared/results/scan-repository.ts';
+import { findingsCount } from '../../shared/results/scan-repository.ts';
+import { reportsFull } from '../../shared/results/model.ts';
 import { cancelledItems, conditionFailed } from '../../shared/db/items.ts';
 import { transactWrite, type TransactItem } from '../../shared/db/transactions.ts';
 

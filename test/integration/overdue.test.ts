@@ -6,7 +6,7 @@ import { api } from './client.ts';
 import { createTenant, type Tenant } from './fixtures.ts';
 import { createApp, pluginAlert, scanOnce } from './scan-helpers.ts';
 import { notifyOverdueFindings } from '../../shared/governance/overdue-check.ts';
-import { DAY_MS } from '../../shared/governance/clock.ts';
+import { DAY_MS } from '../../shared/governance/model.ts';
 import { queryAll } from '../../shared/db/query.ts';
 import { keys } from '../../shared/db/keys.ts';
 

@@ -6,7 +6,7 @@ import { alert, completeScan, createApp, reportAlerts, startScan } from './scan-
 import { db } from '../../shared/db/client.ts';
 import { keys } from '../../shared/db/keys.ts';
 import { listScope } from '../../shared/applications/list-entries.ts';
-import { APPLICATION_TYPES } from '../../shared/applications/inputs.ts';
+import { APPLICATION_TYPES } from '../../shared/applications/model.ts';
 import { countEnvironmentCoverage, environmentsOfApp } from '../../shared/applications/environment-repository.ts';
 import { markCoverageCounted } from '../../shared/applications/coverage-backfill.ts';
 import { coverageOfCounters } from '../../shared/overview/coverage.ts';

@@ -15,7 +15,7 @@ import { verificationToken } from '../../shared/perch/verification.ts';
 import { runnerTask, runnerToken } from '../../shared/perch/runner.ts';
 import { getDevice, getRun, setScanConcurrency, slotsOf } from '../../shared/perch/repository.ts';
 import { reportScanRunStarted } from '../../shared/perch/run-scan.ts';
-import { scanStartedBody } from '../../shared/scans/inputs.ts';
+import { scanStartedBody } from '../../shared/scans/model.ts';
 import { createCaller } from '../../shared/identity/caller.ts';
 import { addMember } from '../../shared/identity/admin.ts';
 import { db } from '../../shared/db/client.ts';

@@ -13,8 +13,12 @@ import {
   environmentStreamsChanges,
   getEnvironment,
 } from '../../shared/applications/environment-repository.ts';
-import { newEnvironment } from '../../shared/applications/environment-creation.ts';
-import { applicationHealthOf, type EnvironmentRecord, type LastScan } from '../../shared/applications/model.ts';
+import {
+  applicationHealthOf,
+  type EnvironmentRecord,
+  type LastScan,
+  newEnvironment,
+} from '../../shared/applications/model.ts';
 import * as nameClaim from '../../shared/applications/projections/environment-name-claim.ts';
 import * as nameIndex from '../../shared/applications/projections/environment-name-index.ts';
 import { conditionFailed, fromItem } from '../../shared/db/items.ts';

@@ -15,9 +15,9 @@ import {
 } from './import-helpers.ts';
 import { SAMPLES, expectedAlerts, fixture } from '../../scanner/test/zap-expected.ts';
 import { parseZapReport, reportBatches, toReportedAlerts } from '@hawk-api/scanner/zap';
-import { FINDINGS_REPORT_LIMITS, IMPORT_LIMITS } from '../../shared/limits.ts';
+import { FINDINGS_REPORT_LIMITS, IMPORT_LIMITS, PENDING_WRITE_EXPIRY_MS } from '../../shared/limits.ts';
 import { BATCH_LIMITS } from '../../scanner/src/zap/reported.ts';
-import { importDeadline, importScanReport } from '../../shared/scans/import.ts';
+import { importDeadline, importScanReport, type ImportHooks } from '../../shared/scans/import.ts';
 import { createCaller } from '../../shared/identity/caller.ts';
 import { HttpError } from '../../shared/errors.ts';
 import { db } from '../../shared/db/client.ts';
@@ -28,9 +28,7 @@ import {
   rulesOfEnvironment,
   sweepStoppedWrites,
 } from '../../shared/results/finding-repository.ts';
-import { findingHash } from '../../shared/results/finding-identity.ts';
-import { PENDING_WRITE_EXPIRY_MS } from '../../shared/limits.ts';
-import type { ImportHooks } from '../../shared/scans/import.ts';
+import { findingHash } from '../../shared/results/model.ts';
 
 // POST /api/v1/app/{appId}/scan/import: every real ZAP sample (scanner/test/fixtures/zap) imported and read back
 // through the public read operations, compared with a count taken from the file itself (zap-expected.ts).

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { routes } from '../../shared/routes.ts';
 import { pathParameterNames, type Route } from '../../shared/http/route.ts';
 import { allowScanDomain } from '../../shared/applications/scan-domains.ts';
-import { findingHash } from '../../shared/results/finding-identity.ts';
+import { findingHash } from '../../shared/results/model.ts';
 import { api, type RequestOptions } from './client.ts';
 import { createTenant, type Tenant } from './fixtures.ts';
 import { alert, completeScan, reportAlerts } from './scan-helpers.ts';

@@ -15,7 +15,7 @@ import { mainTable } from '../../shared/db/tables.ts';
 import { keys } from '../../shared/db/keys.ts';
 import { queryAll } from '../../shared/db/query.ts';
 import { expireRiskAcceptances } from '../../shared/findings/risk-expiry.ts';
-import { slaClock } from '../../shared/governance/clock.ts';
+import { slaClock } from '../../shared/governance/model.ts';
 import type { FindingRecord, TriageRule } from '../../shared/results/model.ts';
 
 // The trends (docs/GOVERNANCE.md, Trends) are kept as the writes happen; here 120 days of history (scans completed,

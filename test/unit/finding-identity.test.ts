@@ -7,7 +7,7 @@ import {
   normalizedPath,
   pathTemplates,
   weaknessOf,
-} from '../../shared/results/finding-identity.ts';
+} from '../../shared/results/model.ts';
 import { decodedRoutes, descriptionRoutes, encodedRoutes } from '../../shared/hosted-assets/description-routes.ts';
 
 describe('finding identity', () => {

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 
 // No import cycles in shared/ (nor in what builds on it: functions/, infra/, scanner/src/, scripts/ and the dashboard's
 // web/src/): a module's records and pure functions sit below the modules that store and read them
-// (shared/applications/model.ts, shared/results/statuses.ts), so each layer builds on the ones under it. Type-only
+// (shared/applications/model.ts, shared/results/model.ts), so each layer builds on the ones under it. Type-only
 // imports count too: a cycle through types still says a record lives in the wrong module.
 
 const root = new URL('../..', import.meta.url).pathname;

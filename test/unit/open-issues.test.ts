@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { issueToolsOf, openIssuesOf, TOOLS_KEPT } from '../../shared/results/issue-summary.ts';
+import { openIssuesOf } from '../../shared/results/issue-summary.ts';
+import { issueToolsOf, TOOLS_KEPT } from '../../shared/results/model.ts';
 
 // An environment's open issues' summary (shared/results/issue-summary.ts): what the findings report reads instead of
 // the environment's findings (docs/DATA-MODEL.md, Findings report).

@@ -2,15 +2,13 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { TransactItem } from '../../shared/db/transactions.ts';
 import { keys } from '../../shared/db/keys.ts';
-import type { ScanRecord, ScanStatus } from '../../shared/results/model.ts';
-import type { FindingRecord, TriageRule } from '../../shared/results/model.ts';
-import type { TriageStatus } from '../../shared/results/statuses.ts';
+import type { ScanRecord, ScanStatus, FindingRecord, TriageRule, TriageStatus } from '../../shared/results/model.ts';
 import type { OverdueFiredMark } from '../../shared/governance/overdue.ts';
 import * as scanOutbox from '../../shared/scans/projections/scan-outbox.ts';
 import * as ruleOutbox from '../../shared/findings/projections/rule-outbox.ts';
 import * as overdueOutbox from '../../shared/governance/projections/overdue-outbox.ts';
 import { scanDeleteStart, scanEnd, scanStart } from '../../shared/scans/scan-write.ts';
-import { derivedId } from '../../shared/webhooks/events.ts';
+import { derivedId } from '../../shared/webhooks/model.ts';
 
 // The outbox projections (docs/DATA-MODEL.md, Projections; docs/WEBHOOKS.md, Events) yield exactly the events of a
 // change: for random changes of a scan, a triage rule and an overdue mark, the outbox items they return are the

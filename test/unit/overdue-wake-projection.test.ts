@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { DAY_MS } from '../../shared/governance/clock.ts';
+import { DAY_MS } from '../../shared/governance/model.ts';
 import { earliestDue } from '../../shared/governance/overdue.ts';
 import * as overdueWakes from '../../shared/governance/projections/overdue-wakes.ts';
 import { keys } from '../../shared/db/keys.ts';
-import type { TriageStatus } from '../../shared/results/statuses.ts';
+import type { TriageStatus } from '../../shared/results/model.ts';
 
 // The overdue check's entry is a projection of an environment's findings and their triage statuses
 // (docs/GOVERNANCE.md, Overdue findings; docs/DATA-MODEL.md, Projections). Here a triage's: the findings are the

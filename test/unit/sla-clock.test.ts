@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DAY_MS, slaClock } from '../../shared/governance/clock.ts';
-import { acceptanceExpiry } from '../../shared/governance/policy.ts';
-import type { TriageStatus } from '../../shared/results/statuses.ts';
+import { DAY_MS, slaClock, acceptanceExpiry } from '../../shared/governance/model.ts';
+import type { TriageStatus } from '../../shared/results/model.ts';
 import type { Severity } from '../../shared/input/severities.ts';
 import { earliestDue, episodeStart } from '../../shared/governance/overdue.ts';
 import * as overdueWakes from '../../shared/governance/projections/overdue-wakes.ts';

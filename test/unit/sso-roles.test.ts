@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SSO_ROLES, roleOfGroups, teamsOfGroups } from '../../shared/identity/sso-roles.ts';
+import { SSO_ROLES, roleOfGroups, teamsOfGroups } from '../../shared/identity/model.ts';
 import { ROLE_NAMES } from '../../shared/context/roles.ts';
 
 // How an identity provider's groups map to a role and teams (docs/IDENTITY.md "Groups, teams and roles").

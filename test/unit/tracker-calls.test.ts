@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { retryAfterMs } from '../../shared/trackers/http.ts';
-import { trackerEvent } from '../../shared/trackers/events.ts';
-import { ticketState } from '../../shared/trackers/views.ts';
-import type { TicketRecord } from '../../shared/trackers/model.ts';
+import { ticketState, trackerEvent, type TicketRecord } from '../../shared/trackers/model.ts';
 
 // The pure parts of tracker delivery (docs/TRACKERS.md): Retry-After as the queue's delay, job ids that make a
 // repeated job one, and the ticket states the finding views show.

@@ -5,17 +5,16 @@ import { applicationTrends, environmentTrends } from '../../shared/trends/entiti
 import * as environmentTrendFigures from '../../shared/trends/projections/environment-trend-figures.ts';
 import type { TransactItem } from '../../shared/db/transactions.ts';
 import { keys, type TrendScopeRef } from '../../shared/db/keys.ts';
-import { COVERAGE_WINDOWS, DAY, TREND_SEVERITIES, dayOf, type TrendTotal } from '../../shared/trends/figures.ts';
+import { COVERAGE_WINDOWS, DAY, TREND_SEVERITIES, dayOf, type TrendTotal } from '../../shared/trends/model.ts';
 import type {
   EnvironmentRef,
   EnvironmentTrends,
   TrendFinding,
   TrendRule,
 } from '../../shared/trends/projections/environment-trend-figures.ts';
-import type { TriageStatus } from '../../shared/results/statuses.ts';
+import type { TriageStatus } from '../../shared/results/model.ts';
 import type { Severity } from '../../shared/input/severities.ts';
-import { slaClock } from '../../shared/governance/clock.ts';
-import { severityDays } from '../../shared/governance/policy.ts';
+import { slaClock, severityDays } from '../../shared/governance/model.ts';
 
 // The trend figures' model, for the projection property tests (test/unit/trend-projections.test.ts in memory,
 // test/integration/trend-projections.test.ts on DynamoDB Local): random sequences of publications (completions

@@ -6,7 +6,7 @@ import type { TransactItem } from '../../shared/db/transactions.ts';
 import * as triageFigures from '../../shared/findings/projections/triage-figures.ts';
 import type { TriageRule } from '../../shared/results/model.ts';
 import { RISK_SEVERITIES, SEVERITIES, type RiskSeverity, type Severity } from '../../shared/input/severities.ts';
-import { TRIAGE_STATUSES, isUntriaged, type TriageStatus } from '../../shared/results/statuses.ts';
+import { TRIAGE_STATUSES, isUntriaged, type TriageStatus } from '../../shared/results/model.ts';
 
 // A finding's place in its last scan's figures and in its stream's untriaged figures is a projection of its triage
 // rule (shared/findings/projections/triage-figures.ts; docs/DATA-MODEL.md, Projections): for random changes of the

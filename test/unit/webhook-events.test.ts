@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { findingEvents, overdueEvent, riskExpiryEvents, scanEvents } from '../../shared/webhooks/events.ts';
+import { findingEvents, overdueEvent, riskExpiryEvents, scanEvents } from '../../shared/webhooks/model.ts';
 import { refusalOf } from '../../shared/outbound/receivers.ts';
 import { MAX_RETRY_AFTER_MS, retryAfterMs } from '../../shared/webhooks/sender.ts';
 import { retryDelayMs } from '../../shared/delivery/queue.ts';
-import type { ScanRecord } from '../../shared/results/model.ts';
-import type { TriageRule } from '../../shared/results/model.ts';
+import type { ScanRecord, TriageRule } from '../../shared/results/model.ts';
 
 // The outbox projections are pure functions of the entity before and after a change (docs/WEBHOOKS.md, Events).
 

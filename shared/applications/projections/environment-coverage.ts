@@ -1,6 +1,6 @@
 import { keys } from '../../db/keys.ts';
 import { netCounters, type CounterChange, type Projected } from '../../db/entity-write.ts';
-import { DAY, type EnvironmentRecord } from '../model.ts';
+import { DAY, type EnvironmentRecord, HOUR } from '../model.ts';
 
 // The overview's coverage counters (docs/GOVERNANCE.md, The overview; keys.coverageCounter): per organization, its
 // live environments by the UTC day and by the hour their last scan started, and how many have a last scan. A
@@ -10,7 +10,6 @@ import { DAY, type EnvironmentRecord } from '../model.ts';
 // counts) are in them.
 
 export const COVERAGE_ENTITY = 'coverageCounter';
-export const HOUR = 60 * 60 * 1000;
 
 /** What a live, counted environment in its state `env` adds to the counters (sign -1: what leaving them takes). */
 export function coverageShare(env: EnvironmentRecord | undefined, sign: 1 | -1 = 1): CounterChange[] {

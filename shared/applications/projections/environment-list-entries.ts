@@ -1,12 +1,9 @@
 import { keys } from '../../db/keys.ts';
 import { attributeChange, type Projected } from '../../db/entity-write.ts';
-import type { EnvironmentRecord, LastScan } from '../model.ts';
+import { type EnvironmentRecord, type LastScan, NO_SCAN_STATUS } from '../model.ts';
 
 // The environment's list entries (docs/DATA-MODEL.md, Projections): one index key pair per list order (gsi1 to
 // gsi6, keys.environmentIndexes) on its own item while it is live, none once its delete has started.
-
-/** The gsi1 partition of environments without scans (the LAST_SCAN_STATUS_UNSPECIFIED filter). */
-export const NO_SCAN_STATUS = 'NONE';
 
 /** The attributes this projection keeps on the environment's item. */
 export const LIST_ENTRY_ATTRIBUTES = [

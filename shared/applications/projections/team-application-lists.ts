@@ -3,7 +3,7 @@ import type { Projected } from '../../db/entity-write.ts';
 import { named } from '../../db/items.ts';
 import { keys } from '../../db/keys.ts';
 import type { TransactItem } from '../../db/transactions.ts';
-import type { TeamRecord } from '../team-repository.ts';
+import type { TeamRecord } from '../model.ts';
 
 // A team's list of its applications (`applicationIds`; docs/API.md, Teams; docs/DATA-MODEL.md, Projections): a
 // projection of the owners (`teamId`) of the applications a write creates or moves. An application created for a

@@ -1,6 +1,6 @@
 import type { Projected } from '../../db/entity-write.ts';
-import { findingEvents, outboxItem, riskExpiryEvents, type ApplicationContext } from '../../webhooks/events.ts';
-import { trackerEvent } from '../../trackers/events.ts';
+import { type ApplicationContext, findingEvents, outboxItem, riskExpiryEvents } from '../../webhooks/model.ts';
+import { trackerEvent } from '../../trackers/model.ts';
 import type { FindingRecord, TriageRule } from '../../results/model.ts';
 
 // A triage rule's events and tracker jobs in the outbox (docs/WEBHOOKS.md, Events; docs/TRACKERS.md, Promoting;

@@ -2,9 +2,14 @@ import type { Projected } from '../../db/entity-write.ts';
 import { keys } from '../../db/keys.ts';
 import { isRiskSeverity, type RiskSeverity, type Severity } from '../../input/severities.ts';
 import type { EnvironmentStreams } from '../../applications/model.ts';
-import type { FindingRecord, ScanRecord, TriageRule } from '../../results/model.ts';
-import { isUntriaged, type TriageStatus } from '../../results/statuses.ts';
-import { streamHeadedBy } from '../../results/streams.ts';
+import {
+  type FindingRecord,
+  type ScanRecord,
+  type TriageRule,
+  isUntriaged,
+  type TriageStatus,
+  streamHeadedBy,
+} from '../../results/model.ts';
 
 // A finding's place in the figures of its last scan (docs/DATA-MODEL.md, Findings and Tool streams; Projections):
 // a projection of the finding's triage rule. While that scan is the latest of its stream, ended, not being deleted

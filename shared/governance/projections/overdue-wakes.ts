@@ -1,7 +1,6 @@
 import type { Projected } from '../../db/entity-write.ts';
-import type { FindingRecord } from '../../results/model.ts';
-import type { TriageStatus } from '../../results/statuses.ts';
-import { isPausing } from '../clock.ts';
+import type { FindingRecord, TriageStatus } from '../../results/model.ts';
+import { isPausing } from '../model.ts';
 import { earliestDue, overdueWakePut, type OverdueWakeRef } from '../overdue.ts';
 
 // The overdue check's entry of an environment (docs/GOVERNANCE.md, Overdue findings; docs/DATA-MODEL.md,

@@ -1,5 +1,5 @@
 import type { Projected } from '../../db/entity-write.ts';
-import { riskExpiryDelete, riskExpiryPut, type RiskExpiryEntry } from '../expiry-entries.ts';
+import { type RiskExpiryEntry, riskExpiryDelete, riskExpiryPut } from '../model.ts';
 
 // A risk acceptance's entry in the index by expiry time (docs/GOVERNANCE.md, Risk acceptance that expires;
 // docs/DATA-MODEL.md, Projections): a projection of the finding's triage rule. An acceptance with an expiry has its

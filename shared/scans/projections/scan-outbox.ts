@@ -1,5 +1,5 @@
 import type { Projected } from '../../db/entity-write.ts';
-import { outboxItem, scanEvents, type ApplicationContext } from '../../webhooks/events.ts';
+import { type ApplicationContext, outboxItem, scanEvents } from '../../webhooks/model.ts';
 import type { ScanRecord } from '../../results/model.ts';
 
 // A scan's events in the outbox (docs/WEBHOOKS.md, Events; docs/DATA-MODEL.md, Projections): scanStarted when it

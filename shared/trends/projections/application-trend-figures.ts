@@ -2,7 +2,7 @@ import { keys } from '../../db/keys.ts';
 import { config } from '../../config.ts';
 import type { Projected } from '../../db/entity-write.ts';
 import type { TransactItem } from '../../db/transactions.ts';
-import { TrendChange, coverageRemoval, dayOf, type TrendField, type TrendTotal } from '../figures.ts';
+import { TrendChange, coverageRemoval, dayOf, type TrendField, type TrendTotal } from '../model.ts';
 import { appScope, orgScope, scopeCounters } from './environment-trend-figures.ts';
 
 // An application's trend figures when it leaves (docs/GOVERNANCE.md, Trends; docs/DATA-MODEL.md, Projections): its

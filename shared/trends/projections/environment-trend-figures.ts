@@ -2,8 +2,7 @@ import { keys, type TrendScopeRef } from '../../db/keys.ts';
 import { config } from '../../config.ts';
 import type { CounterChange, Projected } from '../../db/entity-write.ts';
 import type { TransactItem } from '../../db/transactions.ts';
-import { slaClock } from '../../governance/clock.ts';
-import { severityDays, type SlaPolicy } from '../../governance/policy.ts';
+import { slaClock, severityDays, type SlaPolicy } from '../../governance/model.ts';
 import type { FindingRecord, TriageRule } from '../../results/model.ts';
 import {
   TrendChange,
@@ -15,7 +14,7 @@ import {
   severityOf,
   type Figures,
   type TrendField,
-} from '../figures.ts';
+} from '../model.ts';
 
 // An environment's trend figures (docs/GOVERNANCE.md, Trends; docs/DATA-MODEL.md, Trends and Projections): a
 // projection of its findings as the trends count them (records, triage statuses) and of its total's own fields

@@ -1,15 +1,20 @@
-import { isPausing } from '../governance/clock.ts';
+import { isPausing } from '../governance/model.ts';
 import type { FindingRecord } from '../results/model.ts';
-import type { TriageStatus } from '../results/statuses.ts';
+import type { TriageStatus } from '../results/model.ts';
 import type { Severity } from '../input/severities.ts';
+
+// Trends' model (docs/GOVERNANCE.md, Trends). Records, types and pure rules only (docs/LAYOUT.md, Layers): it imports
+// the kernel and other resources' model.ts, never a repository.
 
 // The figures of the trends (docs/GOVERNANCE.md, Trends): their fields, a write's change of them per day, what
 // counts as open, and coverage's arithmetic; the projections (projections/) move them by each change of findings.
 
 export const DAY = 86_400_000;
+
 export const dayOf = (ms: number) => Math.floor(ms / DAY);
 
 export const TREND_SEVERITIES = ['High', 'Medium', 'Low', 'Info'] as const satisfies readonly Severity[];
+
 /** The two coverage windows, in days: an environment counts on day d when it had a scan published on d-w+1..d. */
 export const COVERAGE_WINDOWS = [7, 30] as const;
 
@@ -78,6 +83,7 @@ export class TrendChange {
 
 /** A finding counts as open while current and not set aside (false positive, accepted risk): its SLA clock runs. */
 export const isOpenStatus = (status: TriageStatus) => !isPausing(status);
+
 /** Current: seen by the environment's scans and not found gone by its latest completed scan since. */
 export const isCurrent = (finding: Pick<FindingRecord, 'fixedAt'>) => finding.fixedAt === undefined;
 

@@ -1,3 +1,7 @@
+// The audit log's model (docs/API.md, Activity log): the activity types, an entry as stored and who it names. Entries
+// are written by entries.ts and read by repository.ts. Records, types and pure rules only (docs/LAYOUT.md, Layers): it
+// imports the kernel and other resources' model.ts, never a repository.
+
 // User-activity types (docs/API.md, Activity log; and the public API's audit log).
 export const ACTIVITY_TYPES = [
   'APPLICATION_ADDED',
@@ -38,3 +42,26 @@ export const ACTIVITY_TYPES = [
 ] as const;
 
 export type ActivityType = (typeof ACTIVITY_TYPES)[number];
+
+export interface AuditRecord {
+  id: string;
+  userActivityType: ActivityType;
+  organizationId: string;
+  userId: string;
+  userName: string;
+  userEmail: string;
+  /** A JSON object as a string, as the public API returns it. */
+  payload: string;
+  /** Milliseconds since the epoch. */
+  timestamp: number;
+}
+
+/**
+ * Who acts: a user; `known`: their name and e-mail when the user is written in the same transaction (not yet
+ * readable); `name`: what the entry calls an actor that is no user (the service itself).
+ */
+export interface AuditActor {
+  userId: string;
+  known?: { fullName: string; email: string };
+  name?: string;
+}

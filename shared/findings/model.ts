@@ -1,6 +1,36 @@
-import type { EnvironmentRecord } from '../applications/environment-repository.ts';
+import type { EnvironmentRecord } from '../applications/model.ts';
 import type { FindingRecord, TriageRule } from '../results/model.ts';
 import type { TicketRecord, TrackerRecord } from '../trackers/model.ts';
+
+// The findings operations' model (docs/DATA-MODEL.md, Findings): the triage options, the report's open issues, and the
+// pure views of rules and tickets. The records themselves are results/ (shared/results/model.ts). Records, types and
+// pure rules only (docs/LAYOUT.md, Layers): it imports the kernel and other resources' model.ts, never a repository.
+
+/** The environment's issues open at a moment (docs/ISSUES.md, The findings report): their tools, by issue id. */
+export interface OpenIssuesAt {
+  tools: Map<string, Set<string>>;
+}
+
+/** What a triage change does beyond setting the status. */
+export interface TriageOptions {
+  /** An explicit RISK_ACCEPTED action: when the acceptance expires (undefined: never). */
+  accept?: { expiresAt: number | undefined };
+  /**
+   * The expiry of an acceptance (docs/GOVERNANCE.md): applies only while the rule is still RISK_ACCEPTED until
+   * exactly this time (else 'stale', nothing written), and consumes the expiry entry, so it happens once.
+   */
+  expiring?: number;
+  /** A PROMOTED finding's ticket is wanted in this tracker (docs/TRACKERS.md): its job joins the transaction. */
+  promoteTo?: PromoteTo;
+  now?: number;
+}
+
+/** The tracker a promotion goes to, and the caller's own title and text for the ticket. */
+export interface PromoteTo {
+  trackerId: string;
+  summary?: string;
+  description?: string;
+}
 
 // Public views of triage rules: application.AlertRule and application.AlertRuleHistory.
 
