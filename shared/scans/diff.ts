@@ -3,7 +3,7 @@ import { batchGet } from '../db/query.ts';
 import { keys } from '../db/keys.ts';
 import { fromItem } from '../db/items.ts';
 import { SEVERITIES } from '../input/severities.ts';
-import { alertsOfScan, countedUrisByAlert, scansOfEnvironmentNewestFirst } from '../results/scan-repository.ts';
+import { alertsOfScan, countedUrisOfScan, scansOfEnvironmentNewestFirst } from '../results/scan-repository.ts';
 import type { FindingRecord, ScanRecord } from '../results/model.ts';
 import { streamOf } from '../results/streams.ts';
 import { issueIdOfUri, type PathTemplates } from '../results/finding-identity.ts';
@@ -38,10 +38,13 @@ export interface ScanDiff {
   unchanged: DiffFinding[];
 }
 
-/** The scan's findings by hash (the first URI of each). */
+/**
+ * The scan's findings by hash (the first URI of each): one Query of the scan's URI range, projected (a finding's URIs
+ * are all of its alert, in their order), rather than one per alert.
+ */
 async function findingsOf(scan: ScanRecord, templates: PathTemplates | undefined): Promise<Map<string, DiffFinding>> {
   const found = new Map<string, DiffFinding>();
-  for (const u of (await countedUrisByAlert(scan, await alertsOfScan(scan))).flat()) {
+  for await (const u of countedUrisOfScan(scan, await alertsOfScan(scan))) {
     if (found.has(u.findingHash)) continue;
     found.set(u.findingHash, {
       findingHash: u.findingHash,
@@ -67,14 +70,20 @@ export async function previousInStream(scan: ScanRecord): Promise<ScanRecord | u
   return undefined;
 }
 
-/** Most severe first, then by plugin, URI and method. */
+const rank = new Map<string, number>(SEVERITIES.map((s, i) => [s, i]));
+const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * Most severe first, then by plugin, URI and method, compared by code point (the same order on every machine, and
+ * cheaper than the locale's collation over 10,000 findings).
+ */
 const inOrder = (findings: DiffFinding[]) =>
   findings.sort(
     (a, b) =>
-      SEVERITIES.indexOf(a.severity as never) - SEVERITIES.indexOf(b.severity as never) ||
-      a.pluginId.localeCompare(b.pluginId) ||
-      a.uri.localeCompare(b.uri) ||
-      a.method.localeCompare(b.method),
+      (rank.get(a.severity) ?? SEVERITIES.length) - (rank.get(b.severity) ?? SEVERITIES.length) ||
+      byCodePoint(a.pluginId, b.pluginId) ||
+      byCodePoint(a.uri, b.uri) ||
+      byCodePoint(a.method, b.method),
   );
 
 /**
