@@ -17,6 +17,8 @@ let page: Page;
 let tenant: Tenant;
 /** Three scans of one environment's HawkScan stream. */
 const scans: string[] = [];
+/** The first scan of another environment: 52 findings, all new. */
+let manyNew: string;
 
 beforeAll(async () => {
   await ensureWebBuild();
@@ -35,6 +37,8 @@ beforeAll(async () => {
     [search, account, about],
   ])
     scans.push((await scanOnce(tenant.token, appId, alerts)).scanId);
+  const pages = Array.from({ length: 52 }, (_, i) => `/page-${String(i).padStart(2, '0')}`);
+  manyNew = (await scanOnce(tenant.token, appId, [pluginAlert('10202', 'Medium', pages)], 'prod')).scanId;
   await signIn(page, tenant.apiKey);
 }, 180_000);
 
@@ -91,6 +95,18 @@ describe("the scan page's diff", () => {
     ]);
     expect(await page.getByTestId('scan-changes-against').innerText()).toBe(
       'Against the previous scan of the same tool: 1 new, 0 regressed, 1 fixed, 1 unchanged.',
+    );
+  });
+
+  it('lists the first 50 of a kind and says how many more there are', async () => {
+    const [listed] = await changeLists(manyNew);
+    expect(listed.kind).toBe('scan-changes-new');
+    expect(listed.heading).toBe('New (52)');
+    expect(listed.entries).toHaveLength(50);
+    expect(listed.entries[0]).toBe('Medium Plugin 10202 GET /page-00 · id');
+    expect(await page.getByTestId('scan-changes-new-more').innerText()).toBe('and 2 more.');
+    expect(await page.getByTestId('scan-changes-against').innerText()).toBe(
+      'The first scan of its tool here: every finding is new (52).',
     );
   });
 });
