@@ -1,5 +1,5 @@
 import type * as z from 'zod/mini';
-import type { ActivityType } from '../audit/activity-types.ts';
+import type { ActivityType } from '../audit/model.ts';
 import type { Permission } from '../context/permissions.ts';
 
 // What a route is, and the paths built from routes (docs/LAYOUT.md): the route table (shared/routes.ts) lists the

@@ -1,6 +1,6 @@
 import { entityKind } from '../db/entity-write.ts';
 import type { ScanRecord } from '../results/model.ts';
-import type { ApplicationContext } from '../webhooks/events.ts';
+import type { ApplicationContext } from '../webhooks/model.ts';
 import * as scanEntries from './projections/scan-entries.ts';
 import * as scanOutbox from './projections/scan-outbox.ts';
 

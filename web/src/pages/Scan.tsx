@@ -184,6 +184,9 @@ function ScanConfiguration({ appId, configHash }: { appId: string; configHash: s
   );
 }
 
+/** The findings of each kind of change the page lists; it says how many more there are. */
+const LISTED_CHANGES = 50;
+
 /** The kinds of change of a diff, in the order the page shows them: new findings first. */
 const CHANGES = [
   ['new', 'New'],
@@ -224,7 +227,7 @@ function ScanChanges({ orgId, scanId }: { orgId: string; scanId: string }) {
                     {label} ({d[kind]!.length})
                   </h3>
                   <ul className="rows" data-testid={`scan-changes-${kind}`}>
-                    {d[kind]!.slice(0, 50).map((f) => (
+                    {d[kind]!.slice(0, LISTED_CHANGES).map((f) => (
                       <li key={f.findingHash}>
                         <SeverityBadge severity={f.severity!} /> {f.name}{' '}
                         <span className="muted">
@@ -234,6 +237,11 @@ function ScanChanges({ orgId, scanId }: { orgId: string; scanId: string }) {
                       </li>
                     ))}
                   </ul>
+                  {d[kind]!.length > LISTED_CHANGES && (
+                    <p className="muted" data-testid={`scan-changes-${kind}-more`}>
+                      and {d[kind]!.length - LISTED_CHANGES} more.
+                    </p>
+                  )}
                 </div>
               ),
             )}
