@@ -22,6 +22,8 @@ export interface LocalTarget {
 export interface BenchTarget {
   url: string;
   description: string;
+  /** The site's process (its CPU time: cpu.ts). */
+  pid: number;
   /** Requests the site answered so far. */
   requests(): Promise<number>;
   close(): Promise<void>;
@@ -57,6 +59,7 @@ export function startTargetProcess(kind: keyof typeof TARGETS): Promise<BenchTar
       resolve({
         url: message.url,
         description: message.description,
+        pid: child.pid!,
         requests: () =>
           new Promise((answered) => {
             const id = nextId++;

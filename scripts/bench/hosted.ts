@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { benchTenant, type BenchContext, type BenchSection } from './harness.ts';
 import { startTargetProcess, type BenchTarget } from './hosted-targets.ts';
 import { idleAgentCost } from './idle-agent.ts';
+import { cpuMs, cpuSpent } from './cpu.ts';
 
 // Hosted scans (docs/HOSTED-SCANS.md): the latency from startScan to RUNNING (the waiting agent's poll answering,
 // then its acknowledgement committing), the DynamoDB calls and capacity units of an agent's heartbeat and of a whole
@@ -214,6 +215,10 @@ async function agentOverhead(
       ended: [],
     };
     const heldMs: number[] = [];
+    // CPU time (ms) of each run's processes: wapiti (with the Python that counts its crawl), the site, and hosted,
+    // the agent (its pinning proxy) and the service (this process, DynamoDB Local apart).
+    const cpu = { aloneWapiti: [] as number[], aloneSite: [] as number[], wapiti: [] as number[] };
+    const cpuHosted = { agent: [] as number[], site: [] as number[], service: [] as number[] };
     const requestsAlone: number[] = [];
     const requestsHosted: number[] = [];
     let expected: { hashes: string[]; alertUris: number } | undefined;
@@ -222,6 +227,7 @@ async function agentOverhead(
       const workDir = await mkdtemp(join(tmpdir(), 'hawk-bench-wapiti-'));
       const lines: string[] = [];
       const sentBefore = await target.requests();
+      const [self0, site0] = [cpuMs('self'), cpuMs(target.pid)];
       const t0 = performance.now();
       const alerts = await engine.run({
         targetUrl: target.url,
@@ -232,6 +238,11 @@ async function agentOverhead(
         log: (line) => lines.push(line),
       });
       alone.push(performance.now() - t0);
+      const [self, site] = [cpuSpent(self0, cpuMs('self')), cpuSpent(site0, cpuMs(target.pid))];
+      if (self && site) {
+        cpu.aloneWapiti.push(self.children);
+        cpu.aloneSite.push(site.own);
+      }
       requestsAlone.push((await target.requests()) - sentBefore);
       await rm(workDir, { recursive: true, force: true });
       const cut = lines.find((line) => /Max (attack|scan) time was reached/.test(line));
@@ -245,6 +256,7 @@ async function agentOverhead(
     // polling adds nothing. Its device's status at the end (its scan's id).
     const runHosted = async () => {
       const hostedBefore = await target.requests();
+      const [agent0, site0, service0] = [cpuMs(agent.pid), cpuMs(target.pid), process.cpuUsage()];
       const startedAt = Date.now();
       const t1 = performance.now();
       const { scanKey } = await call('POST', `/api/v1/app/${app}/perch/start`, {
@@ -255,7 +267,10 @@ async function agentOverhead(
       for (;;) {
         device = (await call('GET', `/api/v1/app/${app}/perch/status`)).device;
         if (device.status !== 'RUNNING') break;
-        await sleep(100);
+        // Once a second: the run's time is the service's record of its end, and each status read costs the service
+        // (this process) and DynamoDB Local CPU that wapiti, on the same 2 cores, would wait for (polled every
+        // 100 ms, 17 s of the service's CPU during a 95 s scan of the shop).
+        await sleep(1000);
       }
       const seen = performance.now() - t1;
       let run = await call('GET', `/api/v1/app/${app}/perch/log?scanKey=${scanKey}`);
@@ -272,6 +287,14 @@ async function agentOverhead(
       if (!(total > 0 && total <= seen + 50))
         throw new Error(`the run's end (${endedAt}) is not within the scan's time (${startedAt} + ${seen})`);
       hosted.push(total);
+      const service = process.cpuUsage(service0);
+      const [agentSpent, site] = [cpuSpent(agent0, cpuMs(agent.pid)), cpuSpent(site0, cpuMs(target.pid))];
+      if (agentSpent && site) {
+        cpu.wapiti.push(agentSpent.children);
+        cpuHosted.agent.push(agentSpent.own);
+        cpuHosted.site.push(site.own);
+        cpuHosted.service.push((service.user + service.system) / 1000);
+      }
       requestsHosted.push((await target.requests()) - hostedBefore);
       const marks = phaseMarks(run.log);
       phases.taken.push(marks.first - startedAt);
@@ -319,6 +342,11 @@ async function agentOverhead(
     }
     const aloneMedian = median(alone);
     const hostedMedian = median(hosted);
+    const cpuFigures = cpu.aloneWapiti.length === OVERHEAD_PAIRS && cpu.wapiti.length === OVERHEAD_PAIRS;
+    const cpuAlone = cpuFigures ? median(cpu.aloneWapiti) + median(cpu.aloneSite) : 0;
+    const cpuHostedTotal = cpuFigures
+      ? median(cpu.wapiti) + median(cpuHosted.agent) + median(cpuHosted.site) + median(cpuHosted.service)
+      : 0;
     return {
       site: target.description,
       engine: `wapiti ${version} (--max-attack-time ${BENCH_ATTACK_SECONDS}; modules ${BENCH_WAPITI_MODULES ?? 'all'})`,
@@ -341,6 +369,25 @@ async function agentOverhead(
       'wapiti run hosted minus wapiti alone, per request the site answered (median ms)': ms(
         (median(phases.engine) - aloneMedian) / median(requestsHosted),
       ),
+      // CPU time hardly moves with the machine's load, the wall time does: where the hosted scan's time goes.
+      ...(cpuFigures
+        ? {
+            'CPU s, wapiti alone (median: wapiti, site)': `${seconds(median(cpu.aloneWapiti))}, ${seconds(median(cpu.aloneSite))}`,
+            'CPU s, hosted scan (median: wapiti, the agent with its proxy, site, service)': [
+              cpu.wapiti,
+              cpuHosted.agent,
+              cpuHosted.site,
+              cpuHosted.service,
+            ]
+              .map((values) => seconds(median(values)))
+              .join(', '),
+            "the agent's CPU per request the site answered (median ms; its pinning proxy's relay included)": ms(
+              median(cpuHosted.agent) / median(requestsHosted),
+            ),
+            'CPU ratio (hosted scan: wapiti, agent, site, service over wapiti alone: wapiti, site)':
+              Math.round((cpuHostedTotal / cpuAlone) * 100) / 100,
+          }
+        : {}),
     };
   };
   try {
@@ -394,6 +441,7 @@ export async function startAgentProcess(baseUrl: string, tenant: { orgId: string
   });
   await registered;
   return {
+    pid: child.pid!,
     stop: async () => {
       child.kill('SIGTERM');
       await exited;

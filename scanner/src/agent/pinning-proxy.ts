@@ -17,9 +17,10 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { isIP, type AddressInfo } from 'node:net';
+import { createServer as createNetServer, isIP, type AddressInfo, type Socket } from 'node:net';
 import { checkServerIdentity, createSecureContext, rootCertificates, TLSSocket } from 'node:tls';
 import { runCertificate } from '../net/run-certificate.ts';
+import { relayConnection, type RelayOptions } from './http-relay.ts';
 
 /** The logged-in session the proxy carries for the engine (session-relay.ts). */
 export interface ProxySession {
@@ -183,31 +184,24 @@ export async function startPinningProxy(
     forwardStreaming(session, upstream, req, res, sent, headers, recording).on('error', failed);
   });
   // CONNECT: only to an HTTPS target's host and port, and the proxy answers it itself, with the run's certificate.
-  server.on('connect', async (req, socket, head) => {
-    socket.on('error', () => socket.destroy());
-    if (!(typeof gate === 'boolean' ? gate : await gate)) {
-      socket.end('HTTP/1.1 503 Service Unavailable\r\n\r\n');
-      return;
-    }
-    const [hostname, portText] = (req.url ?? '').split(/:(?=\d+$)/);
-    if (!secureContext || !allowed(hostname, Number(portText))) {
-      refuse(`CONNECT ${req.url}`);
-      socket.end('HTTP/1.1 403 Forbidden\r\n\r\n');
-      return;
-    }
-    socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-    if (head.length) socket.unshift(head);
-    const tls = new TLSSocket(socket, { isServer: true, secureContext, ALPNProtocols: ['http/1.1'] });
-    tls.on('error', () => tls.destroy());
-    server.emit('connection', tls);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port: proxyPort } = server.address() as AddressInfo;
+  server.on('connect', (req, socket: Socket, head) =>
+    tunnel(server, { req, socket, head }, { gate: () => gate, secureContext, allowed, refuse }),
+  );
+  // The engine's connections: relayed (http-relay.ts) while the proxy has nothing to add to a request or keep of an
+  // answer (a plain-HTTP target, no session, no recording), else served by the Node server above.
+  const { front, unrelay } = frontDoor(server, () =>
+    secure || session || tape.on
+      ? undefined
+      : { target, address, port, allowed, gate: () => gate, sendsOn: () => sendsOn(false), refuse, upstreamFailed },
+  );
+  await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+  const { port: proxyPort } = front.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${proxyPort}`,
     ...(identity ? { authority: identity.authority } : {}),
     carry: (carried) => {
       session = carried;
+      unrelay();
     },
     holdUntil: (until) => {
       const held = until.catch(() => false);
@@ -219,6 +213,7 @@ export async function startPinningProxy(
     sent: () => ({ ...counted }),
     record: (on) => {
       tape.on = on;
+      if (on) unrelay();
     },
     recorded: () => [...tape.exchanges],
     replay: async (request) => {
@@ -227,10 +222,72 @@ export async function startPinningProxy(
     },
     close: () =>
       new Promise<void>((resolve) => {
+        unrelay();
         server.closeAllConnections();
-        server.close(() => resolve());
+        front.close(() => resolve());
       }),
   };
+}
+
+/**
+ * CONNECT: only to an HTTPS target's host and port, answered by the proxy itself, which terminates the engine's TLS
+ * with the run's certificate and serves the tunnel's requests as its own (the Node server).
+ */
+async function tunnel(
+  server: Server,
+  { req, socket, head }: { req: IncomingMessage; socket: Socket; head: Buffer },
+  options: {
+    gate: () => boolean | Promise<boolean>;
+    secureContext: ReturnType<typeof createSecureContext> | undefined;
+    allowed: (hostname: string, port: number) => boolean;
+    refuse: (what: string) => void;
+  },
+) {
+  socket.on('error', () => socket.destroy());
+  if (!(await options.gate())) {
+    socket.end('HTTP/1.1 503 Service Unavailable\r\n\r\n');
+    return;
+  }
+  const [hostname, portText] = (req.url ?? '').split(/:(?=\d+$)/);
+  const secureContext = options.secureContext;
+  if (!secureContext || !options.allowed(hostname, Number(portText))) {
+    options.refuse(`CONNECT ${req.url}`);
+    socket.end('HTTP/1.1 403 Forbidden\r\n\r\n');
+    return;
+  }
+  socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+  if (head.length) socket.unshift(head);
+  const tls = new TLSSocket(socket, { isServer: true, secureContext, ALPNProtocols: ['http/1.1'] });
+  tls.on('error', () => tls.destroy());
+  server.emit('connection', tls);
+}
+
+/**
+ * The proxy's listening socket: each of the engine's connections is relayed with the options `relaying` answers when
+ * it comes (none: the Node server serves it), or handed to the Node server by the relay. `unrelay` closes the
+ * connections relayed so far: a session or a recording starts before the engine does, so a connection relayed before
+ * then (none) never goes on without what the proxy adds; the engine's next one is served by the Node server.
+ */
+function frontDoor(server: Server, relaying: () => Omit<RelayOptions, 'handOver'> | undefined) {
+  const relayed = new Set<{ destroy(): void }>();
+  const front = createNetServer({ allowHalfOpen: true, noDelay: true }, (socket) => {
+    const options = relaying();
+    if (!options) return void server.emit('connection', socket);
+    const relay = relayConnection(socket, {
+      ...options,
+      handOver: (handed: Socket) => {
+        relayed.delete(relay);
+        server.emit('connection', handed);
+      },
+    });
+    relayed.add(relay);
+    socket.once('close', () => relayed.delete(relay));
+  });
+  const unrelay = () => {
+    for (const relay of relayed) relay.destroy();
+    relayed.clear();
+  };
+  return { front, unrelay };
 }
 
 /** The requests sent on to the target, and those of them that carried the session. */
