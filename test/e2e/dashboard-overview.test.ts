@@ -227,7 +227,7 @@ describe('The overview page in Chromium', () => {
       const pageRule = rules.find((r): r is CSSPageRule => r instanceof CSSPageRule);
       return pageRule
         ? {
-            size: pageRule.style.getPropertyValue('size'),
+            size: pageRule.style.getPropertyValue('size').toLowerCase(),
             top: pageRule.style.marginTop,
             left: pageRule.style.marginLeft,
             right: pageRule.style.marginRight,
@@ -235,7 +235,7 @@ describe('The overview page in Chromium', () => {
           }
         : undefined;
     });
-    expect(margins).toEqual({ size: 'A4', top: '14mm', bottom: '14mm', left: '12mm', right: '12mm' });
+    expect(margins).toEqual({ size: 'a4', top: '14mm', bottom: '14mm', left: '12mm', right: '12mm' });
     // The printable width of an A4 sheet (210 mm) inside those margins, in CSS pixels (96 per inch).
     const mm = 96 / 25.4;
     const printable = Math.floor((210 - 12 - 12) * mm);
