@@ -73,6 +73,9 @@ const OWN_FIELDS: Record<string, [field: string, type: string][]> = {
     // The issue the finding is a detection of, and the tools that detect it (docs/ISSUES.md).
     ['issueId', 'string'],
     ['detectedBy', 'repeated string'],
+    // Who is to act on it (docs/API.md, Assignees).
+    ['assigneeId', 'string'],
+    ['assigneeName', 'string'],
   ],
   // The number of distinct issues open in the report's environments (docs/ISSUES.md, The findings report).
   'reports.CurrentFindingsResponse': [['totalIssues', 'int32']],

@@ -55,7 +55,7 @@ import {
   validateScanConfigurationBody,
 } from './scan-configurations/inputs.ts';
 import { upsertScanConfigurationBody } from './scan-configurations/model.ts';
-import { bulkTriageBody, findingsReportQuery, upsertAlertRulesBody } from './findings/inputs.ts';
+import { assignFindingsBody, bulkTriageBody, findingsReportQuery, upsertAlertRulesBody } from './findings/inputs.ts';
 import {
   acceptInvitationAsUserBody,
   acceptInvitationBody,
@@ -122,6 +122,7 @@ import { createWebhookBody, integrationSettingsBody, updateWebhookBody } from '.
 import { ssoCallbackBody, ssoLinkBody, ssoProviderBody, ssoStartBody } from './sso/inputs.ts';
 import { slaOverrideBody, slaPolicyBody } from './governance/inputs.ts';
 import { trendsQuery } from './trends/inputs.ts';
+import { MAX_RISK_RANKED, applicationRiskQuery } from './overview/inputs.ts';
 import { createTrackerBody, updateTrackerBody } from './trackers/inputs.ts';
 import { MAX_SCHEDULES_PER_APP, createScheduleBody, updateScheduleBody } from './schedules/inputs.ts';
 
@@ -2155,6 +2156,25 @@ export const bulkTriageFindingsRoute = {
   response: 'application.BulkTriageFindingsByHashResponse',
 } satisfies Route;
 
+export const assignFindingsRoute = {
+  operationId: 'assignFindings',
+  method: 'POST',
+  path: '/api/v1/org/{orgId}/app/{appId}/env/{envId}/findings/assignee',
+  tag: 'Scan Results',
+  summary: 'Assign findings of an environment to a member, or unassign them (ours)',
+  notes:
+    'Sets who is to act on each finding named by `findingHash` (docs/API.md, Assignees): `assigneeId`, a user id ' +
+    "of a member of the organization (400 naming it otherwise), or empty to unassign. The findings report's rows " +
+    'carry it (`assigneeId`, `assigneeName`), and later scans that detect the finding again keep it. At most 100 ' +
+    "findings; a hash the environment never saw fails alone (`success: false`, `error`). Each finding's change is " +
+    'written with its ALERT_RULE_TRIAGED entry (`action` ASSIGN or UNASSIGN). Unknown fields are refused.',
+  auth: 'bearer',
+  permission: 'write:triage',
+  audit: 'ALERT_RULE_TRIAGED',
+  body: assignFindingsBody,
+  response: 'hawk.FindingAssignment',
+} satisfies Route;
+
 export const upsertAlertRuleRoute = {
   operationId: 'upsertAlertRule',
   method: 'POST',
@@ -2735,6 +2755,27 @@ export const getOrganizationOverviewRoute = {
   response: 'hawk.OrganizationOverview',
 } satisfies Route;
 
+export const listApplicationRiskRoute = {
+  operationId: 'listApplicationRisk',
+  method: 'GET',
+  path: '/api/v1/org/{orgId}/apps/risk',
+  tag: 'Reports',
+  summary: "The organization's applications by risk: open findings by severity, last scan, SLA breaches (ours)",
+  notes: note(
+    () =>
+      "The dashboard's applications list (docs/GOVERNANCE.md, Applications by risk): each application the caller " +
+      "can see (team rules apply) with its open findings per severity as the trends count them, its last scans' " +
+      'untriaged findings, its newest last scan and its status, and its SLA breaches (the overdue issues of its ' +
+      "environments' current scans). Ordered by risk (open High, Medium, then Low findings, then untriaged ones, " +
+      `then errored last scans), by name or by last scan; at most ${MAX_RISK_RANKED} applications are ranked (400 ` +
+      'beyond: the order reads them all).',
+  ),
+  auth: 'bearer',
+  permission: 'read:application',
+  query: applicationRiskQuery,
+  response: 'hawk.ApplicationRiskList',
+} satisfies Route;
+
 export const routes: Route[] = [
   loginRoute,
   refreshTokenRoute,
@@ -2819,6 +2860,7 @@ export const routes: Route[] = [
   listScanAlertFindingsRoute,
   getScanSarifRoute,
   bulkTriageFindingsRoute,
+  assignFindingsRoute,
   upsertAlertRuleRoute,
   listOrganizationFindingsRoute,
   getAlertMessagesRoute,
@@ -2854,6 +2896,7 @@ export const routes: Route[] = [
   getApplicationTrendsRoute,
   getEnvironmentTrendsRoute,
   getOrganizationOverviewRoute,
+  listApplicationRiskRoute,
   listApplicationScanSecretsRoute,
   setApplicationScanSecretRoute,
   deleteApplicationScanSecretRoute,

@@ -202,3 +202,26 @@ export const findingsReportQuery = schema(() =>
   }),
 );
 export type FindingsReportQuery = z.output<typeof findingsReportQuery>;
+
+/**
+ * POST /api/v1/org/{orgId}/app/{appId}/env/{envId}/findings/assignee (assignFindings, ours; docs/API.md,
+ * Assignees): the findings of one environment to assign, and to whom (empty: unassign). Unknown fields are refused.
+ */
+export const assignFindingsBody = schema(() =>
+  z.strictObject({
+    findingHashes: z
+      .array(findingHashSchema)
+      .check(
+        z.minLength(1, 'must name at least one finding'),
+        z.maxLength(MAX_TRIAGE_ACTIONS, `must name at most ${MAX_TRIAGE_ACTIONS} findings`),
+      ),
+    assigneeId: z.union([
+      z.literal(''),
+      z.pipe(
+        z.string().check(z.regex(/^[0-9a-fA-F-]{36}$/, 'must be a user id (UUID), or empty to unassign')),
+        z.transform((id) => id.toLowerCase()),
+      ),
+    ]),
+  }),
+);
+export type AssignFindingsBody = z.output<typeof assignFindingsBody>;

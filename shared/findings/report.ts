@@ -298,7 +298,7 @@ async function rowsOf(
           ]),
         ).values(),
       ],
-      ['findingHash', 'firstSeen', 'verifiedFixedAt', 'issueId'],
+      ['findingHash', 'firstSeen', 'verifiedFixedAt', 'issueId', 'assigneeId'],
     ),
     Promise.all(
       [...new Set(slices.map((s) => s.source))].map((source) =>
@@ -322,13 +322,20 @@ async function rowsOf(
   );
   const findingOf = new Map(
     firstSeen
-      .map((f) => fromItem<Pick<FindingRecord, 'findingHash' | 'firstSeen' | 'verifiedFixedAt' | 'issueId'>>(f)!)
+      .map((f) =>
+        fromItem<Pick<FindingRecord, 'findingHash' | 'firstSeen' | 'verifiedFixedAt' | 'issueId' | 'assigneeId'>>(f)!,
+      )
       .map((f) => [f.findingHash, f]),
   );
   const ruleOf = new Map(rules.flatMap((byHash) => [...byHash]));
   const known = new Set(scanUsers.map((u) => u.userId));
   const triagers = await getUsers(
-    [...new Set([...ruleOf.values()].map((r) => r.userId))].filter((id) => !known.has(id)),
+    [
+      ...new Set([
+        ...[...ruleOf.values()].map((r) => r.userId),
+        ...[...findingOf.values()].flatMap((f) => (f.assigneeId ? [f.assigneeId] : [])),
+      ]),
+    ].filter((id) => !known.has(id)),
   );
   const userOf = new Map([...scanUsers, ...triagers].map((u) => [u.userId, u.fullName]));
   userOf.set(EXPIRY_ACTOR.userId, EXPIRY_ACTOR.name);
@@ -388,6 +395,9 @@ async function rowsOf(
         riskAcceptedUntil: status === 'RISK_ACCEPTED' ? iso(current ? current.expiresAt : lastChange?.expiresAt) : '',
         // A retest found it gone (docs/HOSTED-SCANS.md, Retests); as of now, whatever the report's moment.
         verifiedFixedAt: iso(finding?.verifiedFixedAt),
+        // Who is to act on it (docs/API.md, Assignees).
+        assigneeId: finding?.assigneeId ?? '',
+        assigneeName: (finding?.assigneeId && userOf.get(finding.assigneeId)) || '',
       };
     }),
   );

@@ -121,6 +121,8 @@ export async function findingsOfScan(
     if (finding.firstSeen < now.firstSeen) now.firstSeen = finding.firstSeen;
     // Still current: it stays so since when it became so; fixed: current again from this scan.
     if (finding.fixedAt === undefined) now.currentSince = finding.currentSince ?? finding.firstSeen;
+    // Its assignee stays with it (docs/API.md, Assignees).
+    if (finding.assigneeId) Object.assign(now, { assigneeId: finding.assigneeId, assignedAt: finding.assignedAt });
   }
 
   const carried = carriedRules([...seen.values()], [...known.values()], rules);

@@ -446,7 +446,7 @@ async function triageChunk(bulk: BulkTriage, actions: TriageAction[]): Promise<(
 }
 
 /** The application and environment a triage operation addresses (team rules as for the application). */
-async function triageTarget(caller: Caller, appId: string, envId: string, orgId?: string) {
+export async function triageTarget(caller: Caller, appId: string, envId: string, orgId?: string) {
   const { app } = await accessibleApplication(caller, appId, { teamRestricted: true });
   if (orgId && app.organizationId !== orgId) throw notFound(`application ${appId} not found`);
   const env = await getEnvironment(appId, envId);

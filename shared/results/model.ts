@@ -156,6 +156,13 @@ export interface FindingRecord {
    * again writes the record anew, without it.
    */
   verifiedFixedAt?: number;
+  /**
+   * Who is to act on it (docs/API.md, Assignees; ours): a member of the organization, set by assignFindings; kept
+   * while later scans detect it again (findings/scan-findings.ts).
+   */
+  assigneeId?: string;
+  /** ms: when assigneeId was last set. */
+  assignedAt?: number;
   /** The last retest's outcome: its id, STILL_PRESENT or FIXED, when, and what the engine saw (STILL_PRESENT). */
   lastRetest?: { retestId: string; status: 'STILL_PRESENT' | 'FIXED'; at: number; evidence: string };
   /** The completion (or import) request that wrote it (FindingsBefore.attempt): restoreFindings reverts only its own. */

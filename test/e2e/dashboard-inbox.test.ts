@@ -4,6 +4,7 @@ import type { Locator, Page } from 'playwright-core';
 import { api, baseUrl } from '../integration/client.ts';
 import { createTenant, type Tenant } from '../integration/fixtures.ts';
 import { createApp } from '../integration/scan-helpers.ts';
+import { addMember, createUser } from '../../shared/identity/admin.ts';
 import { wapitiFixture } from '../../scanner/test/wapiti-expected.ts';
 import { ensureWebBuild } from '../../scripts/local/web.ts';
 import { expectAccessible, launchBrowser, openSection, signIn } from './browser.ts';
@@ -19,7 +20,15 @@ let browser: Awaited<ReturnType<typeof launchBrowser>>;
 let page: Page;
 let tenant: Tenant;
 const org = (path: string) => `${baseUrl()}/org/${tenant.orgId}/${path}`;
-type ReportRow = { findingHash: string; environmentId: string; status: string; riskAcceptedUntil?: string };
+type ReportRow = {
+  findingHash: string;
+  environmentId: string;
+  applicationId: string;
+  status: string;
+  riskAcceptedUntil?: string;
+  assigneeId?: string;
+  assigneeName?: string;
+};
 
 const report = async (query: Record<string, string> = {}) => {
   const out = await api('GET', `/api/v1/reports/org/${tenant.orgId}/findings`, { token: tenant.token, query });
@@ -143,6 +152,81 @@ describe('the triage inbox', () => {
     await page.getByRole('group', { name: new RegExp(`^Triage the ${before - 3} selected findings`) }).waitFor();
     await page.keyboard.press('Escape');
     await page.getByRole('group', { name: /select some below/ }).waitFor();
+  });
+
+  it('assigns the selection to a member, filters by assignee, and refuses a non-member naming them', async () => {
+    // Another member to assign to, and a user of no organization.
+    const { userId: dana } = await createUser({ email: `dana-${Date.now()}@example.test`, fullName: 'Dana Reviewer' });
+    await addMember({ organizationId: tenant.orgId, userId: dana });
+    const { userId: stranger } = await createUser({
+      email: `stranger-${Date.now()}@example.test`,
+      fullName: 'Stranger',
+    });
+
+    await page.goto(org('inbox'));
+    const boxes = inbox().locator('tbody input[type=checkbox]');
+    await boxes.first().waitFor();
+    const before = await boxes.count();
+    expect(new Set(await column(inbox(), 'Assignee'))).toEqual(new Set(['Unassigned']));
+    await boxes.nth(0).check();
+    await boxes.nth(1).check();
+    const form = page.getByRole('group', { name: 'Assign the 2 selected' });
+    await form.getByLabel('Assign to').selectOption({ label: 'Dana Reviewer' });
+    await expectAccessible(page, 'triage inbox, assigning');
+    await form.getByRole('button', { name: 'Assign' }).click();
+    await page.getByText('Assigned 2 findings to Dana Reviewer.').waitFor();
+
+    // The report's rows carry the assignee; the findings stay untriaged, in the inbox.
+    const rows = (await report({ pageSize: '1000' })).findings;
+    const assigned = rows.filter((r) => r.assigneeId === dana);
+    expect(new Set(assigned.map((r) => `${r.environmentId}:${r.findingHash}`)).size).toBe(2);
+    for (const r of assigned) expect(r).toMatchObject({ assigneeName: 'Dana Reviewer', status: 'NEW' });
+    await expect.poll(() => boxes.count()).toBe(before);
+
+    const filters = page.getByRole('search', { name: 'Filter the inbox' });
+    await filters.getByLabel('Assignee').selectOption({ label: 'Dana Reviewer' });
+    await expect.poll(async () => await column(inbox(), 'Assignee')).toEqual(['Dana Reviewer', 'Dana Reviewer']);
+    expect(page.url()).toContain(`assignee=${dana}`);
+    await filters.getByLabel('Assignee').selectOption('none');
+    await expect.poll(async () => (await column(inbox(), 'Finding')).length).toBe(before - 2);
+    expect(new Set(await column(inbox(), 'Assignee'))).toEqual(new Set(['Unassigned']));
+    await filters.getByLabel('Assignee').selectOption('');
+
+    // A user of no organization of the caller's: 400 naming them; an unknown field: 400; another organization's
+    // caller: 404, never confirming.
+    const target = assigned[0]!;
+    const path = `/api/v1/org/${tenant.orgId}/app/${target.applicationId}/env/${target.environmentId}/findings/assignee`;
+    const refused = await api('POST', path, {
+      token: tenant.token,
+      body: { findingHashes: [target.findingHash], assigneeId: stranger },
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.message).toContain(stranger);
+    const extra = await api('POST', path, {
+      token: tenant.token,
+      body: { findingHashes: [target.findingHash], assigneeId: dana, priority: 'high' },
+    });
+    expect(extra.status).toBe(400);
+    const other = await createTenant();
+    const foreign = await api('POST', path.replace(tenant.orgId, other.orgId), {
+      token: other.token,
+      body: { findingHashes: [target.findingHash], assigneeId: other.userId },
+    });
+    expect(foreign.status).toBe(404);
+    // Each change has its audit entry.
+    const audit = await api('GET', `/api/v1/org/${tenant.orgId}/audit`, { token: tenant.token });
+    expect(audit.status, audit.text).toBe(200);
+    const entries = (audit.body.auditRecords ?? audit.body.records ?? []) as { payload?: string }[];
+    expect(entries.filter((e) => e.payload?.includes('"action":"ASSIGN"') && e.payload.includes(dana))).toHaveLength(2);
+
+    // Unassign one from the page.
+    await page.goto(org(`inbox?assignee=${dana}`));
+    await boxes.first().check();
+    const one = page.getByRole('group', { name: 'Assign the 1 selected' });
+    await one.getByLabel('Assign to').selectOption('');
+    await one.getByRole('button', { name: 'Assign' }).click();
+    await page.getByText('Unassigned 1 finding.').waitFor();
+    await expect.poll(async () => await column(inbox(), 'Assignee')).toEqual(['Dana Reviewer']);
   });
 
   it("pages as the report pages: a page of the inbox is the report's page, its untriaged findings", async () => {

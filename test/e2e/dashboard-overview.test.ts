@@ -215,6 +215,72 @@ describe('The overview page in Chromium', () => {
     expect(errors, 'console errors (a CSP refusal among them)').toEqual([]);
   });
 
+  it("lays the executive report out within the A4 sheet's @page margins, every column shown, in the PDF too", async () => {
+    await signIn(page, tenant.apiKey);
+    await page.goto(`${baseUrl()}/org/${tenant.orgId}/executive-report?days=90`);
+    await page.getByRole('heading', { level: 1, name: /^Security report: organization/ }).waitFor();
+    await page.getByRole('table', { name: 'Open findings by severity' }).waitFor();
+    await page.emulateMedia({ media: 'print' });
+    // The sheet's margins, as the stylesheet's @page rule sets them.
+    const margins = await page.evaluate(() => {
+      const rules = [...document.styleSheets].flatMap((sheet) => [...sheet.cssRules]);
+      const pageRule = rules.find((r): r is CSSPageRule => r instanceof CSSPageRule);
+      return pageRule
+        ? {
+            size: pageRule.style.getPropertyValue('size').toLowerCase(),
+            top: pageRule.style.marginTop,
+            left: pageRule.style.marginLeft,
+            right: pageRule.style.marginRight,
+            bottom: pageRule.style.marginBottom,
+          }
+        : undefined;
+    });
+    expect(margins).toEqual({ size: 'a4', top: '14mm', bottom: '14mm', left: '12mm', right: '12mm' });
+    // The printable width of an A4 sheet (210 mm) inside those margins, in CSS pixels (96 per inch).
+    const mm = 96 / 25.4;
+    const printable = Math.floor((210 - 12 - 12) * mm);
+    await page.setViewportSize({ width: printable, height: Math.floor((297 - 28) * mm) });
+    const layout = await page.evaluate(() => {
+      const right = (el: Element) => el.getBoundingClientRect().right;
+      return {
+        pageWidth: document.documentElement.scrollWidth,
+        tables: [...document.querySelectorAll('main table')]
+          .filter((t) => (t as HTMLElement).offsetParent !== null)
+          .map((t) => {
+            const heads = [...t.querySelectorAll('thead th')];
+            const last = heads.at(-1);
+            return {
+              caption: (t.querySelector('caption')?.textContent ?? '').trim(),
+              right: right(t),
+              lastHeading: (last?.textContent ?? '').trim(),
+              lastRight: last ? right(last) : 0,
+              // A cell narrower than its text would cut it.
+              clipped: [...t.querySelectorAll('th, td')].filter((c) => c.scrollWidth > c.clientWidth + 1).length,
+            };
+          }),
+      };
+    });
+    expect(layout.pageWidth).toBeLessThanOrEqual(printable);
+    const open = layout.tables.find((t) => t.caption === 'Open findings by severity');
+    expect(open?.lastHeading).toBe('Low');
+    for (const t of layout.tables) {
+      expect(t.right, t.caption).toBeLessThanOrEqual(printable);
+      expect(t.lastRight, t.caption).toBeLessThanOrEqual(printable);
+      expect(t.clipped, t.caption).toBe(0);
+    }
+    // Chromium renders the same print layout into the PDF, on A4 sheets of the @page rule (595 x 842 points).
+    const pdf = (await page.pdf({ preferCSSPageSize: true })).toString('latin1');
+    expect(pdf.startsWith('%PDF-')).toBe(true);
+    const boxes = [...pdf.matchAll(/\/MediaBox\s*\[\s*0 0 ([\d.]+) ([\d.]+)\s*\]/g)].map((m) => [
+      Math.round(Number(m[1])),
+      Math.round(Number(m[2])),
+    ]);
+    expect(boxes.length).toBeGreaterThan(0);
+    for (const box of boxes) expect(box).toEqual([595, 842]);
+    await page.emulateMedia({ media: 'screen' });
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
   it('prints the executive report of the organization or of an application over a period', async () => {
     await signIn(page, tenant.apiKey);
     await page.goto(`${baseUrl()}/org/${tenant.orgId}/overview?days=90`);

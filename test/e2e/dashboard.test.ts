@@ -449,7 +449,7 @@ describe('dashboard', () => {
     }
     await signIn(page, own.apiKey);
     // A shared link: descending by name, 2 per page (the UI offers 25 and up; the URL takes any size the API accepts).
-    await page.goto(`${baseUrl()}/org/${own.orgId}/apps?dir=desc&size=2`);
+    await page.goto(`${baseUrl()}/org/${own.orgId}/apps?sort=name&dir=desc&size=2`);
     await expect
       .poll(() => page.locator('tbody tr').allInnerTexts())
       .toEqual([expect.stringContaining('gamma'), expect.stringContaining('delta')]);

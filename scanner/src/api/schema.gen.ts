@@ -1380,6 +1380,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/org/{orgId}/app/{appId}/env/{envId}/findings/assignee": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Assign findings of an environment to a member, or unassign them (ours)
+         * @description Sets who is to act on each finding named by `findingHash` (docs/API.md, Assignees): `assigneeId`, a user id of a member of the organization (400 naming it otherwise), or empty to unassign. The findings report's rows carry it (`assigneeId`, `assigneeName`), and later scans that detect the finding again keep it. At most 100 findings; a hash the environment never saw fails alone (`success: false`, `error`). Each finding's change is written with its ALERT_RULE_TRIAGED entry (`action` ASSIGN or UNASSIGN). Unknown fields are refused.
+         *
+         *     Requires the `write:triage` permission.
+         *
+         *     Writes a `ALERT_RULE_TRIAGED` user-activity entry in the same transaction as the change.
+         */
+        post: operations["assignFindings"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/org/{orgId}/app/{appId}/env/{envId}/findings/triage": {
         parameters: {
             query?: never;
@@ -1440,6 +1464,28 @@ export interface paths {
          *     Requires the `read:scan` permission.
          */
         get: operations["getApplicationTrends"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/org/{orgId}/apps/risk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's applications by risk: open findings by severity, last scan, SLA breaches (ours)
+         * @description The dashboard's applications list (docs/GOVERNANCE.md, Applications by risk): each application the caller can see (team rules apply) with its open findings per severity as the trends count them, its last scans' untriaged findings, its newest last scan and its status, and its SLA breaches (the overdue issues of its environments' current scans). Ordered by risk (open High, Medium, then Low findings, then untriaged ones, then errored last scans), by name or by last scan; at most 5000 applications are ranked (400 beyond: the order reads them all).
+         *
+         *     Requires the `read:application` permission.
+         */
+        get: operations["listApplicationRisk"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3427,6 +3473,57 @@ export interface components {
             /** Format: int32 */
             totalCount?: number;
         };
+        "hawk.ApplicationRisk": {
+            applicationId?: string;
+            applicationType?: string;
+            /** Format: int32 */
+            environments?: number;
+            /** Format: int32 */
+            failedScans?: number;
+            lastScanEnvironmentId?: string;
+            lastScanEnvironmentName?: string;
+            lastScanId?: string;
+            lastScannedAt?: string;
+            lastScanStatus?: string;
+            /** Format: int32 */
+            lastScanUntriaged?: number;
+            name?: string;
+            /** Format: int32 */
+            openHigh?: number;
+            /** Format: int32 */
+            openLow?: number;
+            /** Format: int32 */
+            openMedium?: number;
+            /** Format: int32 */
+            openTotal?: number;
+            /** Format: int32 */
+            overdueHigh?: number;
+            /** Format: int32 */
+            overdueLow?: number;
+            /** Format: int32 */
+            overdueMedium?: number;
+            /** Format: int32 */
+            overdueTotal?: number;
+            /** Format: int32 */
+            untriagedHigh?: number;
+            /** Format: int32 */
+            untriagedLow?: number;
+            /** Format: int32 */
+            untriagedMedium?: number;
+            /** Format: int32 */
+            untriagedTotal?: number;
+        };
+        "hawk.ApplicationRiskList": {
+            applications?: components["schemas"]["hawk.ApplicationRisk"][];
+            generatedAt?: string;
+            hasNext?: boolean;
+            hasPrev?: boolean;
+            nextPageToken?: string;
+            organizationId?: string;
+            prevPageToken?: string;
+            /** Format: int64 */
+            totalCount?: string;
+        };
         "hawk.ApplicationSla": {
             applicationId?: string;
             days?: components["schemas"]["hawk.SlaDays"];
@@ -3508,6 +3605,19 @@ export interface components {
             override?: components["schemas"]["hawk.SlaDays"];
             updatedAt?: string;
             updatedBy?: string;
+        };
+        "hawk.FindingAssignment": {
+            applicationId?: string;
+            assigneeId?: string;
+            assigneeName?: string;
+            environmentId?: string;
+            organizationId?: string;
+            results?: components["schemas"]["hawk.FindingAssignmentResult"][];
+        };
+        "hawk.FindingAssignmentResult": {
+            error?: string;
+            findingHash?: string;
+            success?: boolean;
         };
         "hawk.HostedScanSettings": {
             requiredLabels?: string[];
@@ -4723,6 +4833,8 @@ export interface components {
         "reports.CurrentFindingRow": {
             applicationId?: string;
             applicationName?: string;
+            assigneeId?: string;
+            assigneeName?: string;
             cweId?: string;
             /** Format: int32 */
             daysLeft?: number;
@@ -10580,6 +10692,84 @@ export interface operations {
             };
         };
     };
+    assignFindings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appId: string;
+                envId: string;
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    assigneeId: "" | string;
+                    findingHashes: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["hawk.FindingAssignment"];
+                    "application/x-protobuf": components["schemas"]["hawk.FindingAssignment"];
+                };
+            };
+            /** @description Invalid input: `message` names what was wrong */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, expired or insufficient authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such route or resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header allows none of the offered media types */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit reached; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     bulkTriageFindings: {
         parameters: {
             query?: never;
@@ -10764,6 +10954,87 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["hawk.Trends"];
                     "application/x-protobuf": components["schemas"]["hawk.Trends"];
+                };
+            };
+            /** @description Invalid input: `message` names what was wrong */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, expired or insufficient authentication */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such route or resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Accept header allows none of the offered media types */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit reached; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listApplicationRisk: {
+        parameters: {
+            query?: {
+                /** @description ACTIVE (has environments) or ENV_INCOMPLETE (none yet): only those. */
+                applicationStatus?: "ACTIVE" | "ENV_INCOMPLETE";
+                /** @description Applications per page, 1 to 50 (default 25). */
+                pageSize?: string;
+                /** @description 0-based page number, at most 2147483647 (default 0); -1: the page past the last. */
+                pageToken?: string;
+                query?: string;
+                /** @description ASC or DESC (default: DESC for risk and lastScannedAt, ASC for name). */
+                sortDir?: "ASC" | "DESC";
+                /** @description risk (default): open High, then Medium, then Low findings, then the last scans' untriaged ones by severity, then errored last scans; name; lastScannedAt. */
+                sortField?: "risk" | "name" | "lastScannedAt";
+            };
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["hawk.ApplicationRiskList"];
+                    "application/x-protobuf": components["schemas"]["hawk.ApplicationRiskList"];
                 };
             };
             /** @description Invalid input: `message` names what was wrong */

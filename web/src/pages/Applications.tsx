@@ -2,31 +2,53 @@ import { Link, useNavigate } from 'react-router';
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
 import { Empty, QueryView } from '../components/states';
-import { ActionForm, text, useTitle } from '../components/ui';
+import { ActionForm, SeverityBadge, text, useTitle } from '../components/ui';
+import type { Schemas } from '../api/client';
 import { DataTable } from '../components/DataTable';
 import { useUrlState } from '../components/url-state';
 import { SortSelects } from '../components/SortSelects';
 
-const PAGE_SIZES = ['25', '50', '100', '1000'];
+const PAGE_SIZES = ['25', '50'];
+
+type Risk = Schemas['hawk.ApplicationRisk'];
+
+/** The last scan's verdict: how it ended and what it left untriaged. */
+function verdict(app: Risk) {
+  if (!app.lastScanStatus) return 'Never scanned';
+  if (app.lastScanStatus === 'ERROR') return 'Failed';
+  if (app.lastScanStatus === 'STARTED') return 'Running';
+  return app.lastScanUntriaged ? `${app.lastScanUntriaged} untriaged` : 'Passed: nothing untriaged';
+}
+
+/** Open findings by severity, each counted once (as the trends count them). */
+function OpenCounts({ app }: { app: Risk }) {
+  return (
+    <>
+      <SeverityBadge severity="High" count={app.openHigh ?? 0} />{' '}
+      <SeverityBadge severity="Medium" count={app.openMedium ?? 0} />{' '}
+      <SeverityBadge severity="Low" count={app.openLow ?? 0} />
+    </>
+  );
+}
 
 export function ApplicationsPage({ orgId }: { orgId: string }) {
   useTitle('Applications');
   const url = useUrlState();
   const navigate = useNavigate();
   const queryClient = useQueryClient();
+  const sortField = (url.get('sort') || 'risk') as 'risk' | 'name' | 'lastScannedAt';
   const query = {
     query: url.get('q') || undefined,
-    sortField: (url.get('sort') || 'applicationName') as 'applicationName' | 'applicationId' | 'applicationStatus',
-    sortDir: url.get('dir') || 'asc',
-    applicationStatus: url.get('status') || undefined,
-    pageSize: url.get('size', '50'),
+    sortField,
+    sortDir: (url.get('dir') || (sortField === 'name' ? 'asc' : 'desc')).toUpperCase() as 'ASC' | 'DESC',
+    applicationStatus: (url.get('status') || undefined) as 'ACTIVE' | 'ENV_INCOMPLETE' | undefined,
+    pageSize: url.get('size', '25'),
     pageToken: String(url.page),
-    // CLOUD applications (hosted scans) too: the list's default is STANDARD only, as in the public API.
-    applicationTypes: 'STANDARD,CLOUD',
   };
+  // Every type, CLOUD applications (hosted scans) too, with their risk (listApplicationRisk).
   const apps = useQuery({
-    queryKey: ['apps', orgId, query],
-    queryFn: () => unwrap(api.GET('/api/v2/org/{orgId}/apps', { params: { path: { orgId }, query } })),
+    queryKey: ['apps', orgId, 'risk', query],
+    queryFn: () => unwrap(api.GET('/api/v1/org/{orgId}/apps/risk', { params: { path: { orgId }, query } })),
     placeholderData: keepPreviousData,
   });
   const create = async (data: FormData) => {
@@ -83,9 +105,9 @@ export function ApplicationsPage({ orgId }: { orgId: string }) {
         </label>
         <SortSelects
           url={url}
-          fields={{ applicationName: 'Name', applicationStatus: 'Status', applicationId: 'Id' }}
+          fields={{ risk: 'Risk', lastScannedAt: 'Last scan', name: 'Name' }}
           field={query.sortField}
-          dir={query.sortDir}
+          dir={query.sortDir.toLowerCase()}
         />
         <label>
           Per page
@@ -116,21 +138,46 @@ export function ApplicationsPage({ orgId }: { orgId: string }) {
             )
           ) : (
             <DataTable
-              caption={`Applications, ${data.totalCount} in all`}
+              caption={`Applications, ${data.totalCount} in all, by ${sortField === 'risk' ? 'risk' : sortField === 'name' ? 'name' : 'last scan'}`}
               rows={data.applications!}
               rowKey={(app) => app.applicationId!}
               columns={[
                 {
                   header: 'Name',
+                  className: 'wrap',
                   cell: (app) => <Link to={`/org/${orgId}/app/${app.applicationId}`}>{app.name}</Link>,
+                },
+                { header: 'Open findings', cell: (app) => <OpenCounts app={app} /> },
+                {
+                  header: 'Last scan',
+                  cell: (app) =>
+                    app.lastScannedAt ? (
+                      <>
+                        <Link to={`/org/${orgId}/scan/${app.lastScanId}`}>{app.lastScannedAt.slice(0, 10)}</Link> (
+                        {app.lastScanEnvironmentName})
+                      </>
+                    ) : (
+                      'never'
+                    ),
+                },
+                { header: 'Verdict', cell: verdict },
+                {
+                  header: 'SLA breaches',
+                  cell: (app) =>
+                    app.overdueTotal
+                      ? `${app.overdueTotal} (High ${app.overdueHigh}, Medium ${app.overdueMedium}, Low ${app.overdueLow})`
+                      : 'none',
                 },
                 {
                   header: 'Status',
-                  cell: (app) => (app.applicationStatus === 'ENV_INCOMPLETE' ? 'No environment' : 'Active'),
+                  cell: (app) =>
+                    app.environments === 0
+                      ? 'No environment'
+                      : `${app.environments} environment${app.environments === 1 ? '' : 's'}`,
                 },
                 { header: 'Type', cell: (app) => app.applicationType },
               ]}
-              paging={{ page: url.page, hasNext: data.hasNext!, onPage: url.setPage, total: data.totalCount }}
+              paging={{ page: url.page, hasNext: data.hasNext!, onPage: url.setPage, total: String(data.totalCount) }}
             />
           )
         }

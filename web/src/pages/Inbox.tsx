@@ -9,6 +9,7 @@ import { findingColumns } from '../components/finding-columns';
 import { TriageForm, type TriageBatch } from '../components/Triage';
 import { useUrlState } from '../components/url-state';
 import { useHasPermission } from '../permissions';
+import { AssignForm, useMembers, type Member } from '../components/Assign';
 
 // The triage inbox: the organization's untriaged findings (status NEW in the findings report, GET
 // /api/v1/reports/org/{orgId}/findings, read:report), one row per finding of an environment however many URLs it
@@ -80,6 +81,8 @@ export interface InboxFilters {
   tool: string;
   age: string;
   due: string;
+  /** '' any, 'none' unassigned, else a member's user id. */
+  assignee?: string;
 }
 
 /** Whether an item passes the filters applied within the page. */
@@ -91,6 +94,8 @@ export function matches(item: InboxItem, f: InboxFilters): boolean {
   if (f.due === 'overdue' && !row.overdue) return false;
   if (f.due === 'week' && (!row.dueDate || row.overdue || (row.daysLeft ?? 0) > 7)) return false;
   if (f.due === 'none' && row.dueDate) return false;
+  if (f.assignee === 'none' && row.assigneeId) return false;
+  if (f.assignee && f.assignee !== 'none' && row.assigneeId !== f.assignee) return false;
   return true;
 }
 
@@ -106,12 +111,14 @@ export default function InboxPage() {
     tool: url.get('tool'),
     age: url.get('age'),
     due: url.get('due'),
+    assignee: url.get('assignee'),
   };
+  const members = useMembers(orgId);
   const pageSize = url.get('size', '500');
   const report = useFindingsReport(orgId, server, { pageSize, page: url.page }, allowed === true);
   if (allowed === false) return <ReportForbidden title="Triage inbox" what="The inbox" />;
   const filtered = Object.values({ ...filters, ...server }).some(Boolean);
-  const clear = () => url.set({ app: '', env: '', severity: '', tool: '', age: '', due: '' });
+  const clear = () => url.set({ app: '', env: '', severity: '', tool: '', age: '', due: '', assignee: '' });
   return (
     <>
       <h1>Triage inbox</h1>
@@ -137,6 +144,13 @@ export default function InboxPage() {
         <Choice label="Due" value={filters.due} onChange={(due) => url.set({ due })}>
           {DUES}
         </Choice>
+        <Choice label="Assignee" value={filters.assignee ?? ''} onChange={(assignee) => url.set({ assignee })}>
+          {[
+            ['', 'Anyone or nobody'] as const,
+            ['none', 'Unassigned'] as const,
+            ...members.map((m) => [m.id, m.name] as const),
+          ]}
+        </Choice>
         <Choice label="Findings per report page" value={pageSize} onChange={(size) => url.set({ size })}>
           {[...new Set([...PAGE_SIZES, pageSize])].map((s) => [s, s] as const)}
         </Choice>
@@ -153,6 +167,7 @@ export default function InboxPage() {
             orgId={orgId}
             items={inboxItems(data.findings ?? []).filter((i) => matches(i, filters))}
             canTriage={canTriage === true}
+            members={members}
             filtered={filtered}
             onClear={clear}
             paging={{
@@ -230,6 +245,7 @@ function InboxList({
   orgId,
   items,
   canTriage,
+  members,
   filtered,
   onClear,
   paging,
@@ -237,6 +253,7 @@ function InboxList({
   orgId: string;
   items: InboxItem[];
   canTriage: boolean;
+  members: Member[];
   filtered: boolean;
   onClear: () => void;
   paging: Paging;
@@ -284,6 +301,7 @@ function InboxList({
             }
             onDone={actions.none}
           />
+          <AssignForm batches={[...batches.values()]} members={members} onDone={actions.none} />
         </div>
       )}
       {items.length === 0 ? (
@@ -378,6 +396,7 @@ function InboxTable({
           cell: (item) => `${item.first.findingFirstSeenISO8601?.slice(0, 10) || '—'} (${item.ageDays} days)`,
         },
         columns.due,
+        { header: 'Assignee', cell: (item) => item.first.assigneeName || 'Unassigned' },
       ]}
     />
   );
