@@ -10,6 +10,7 @@ import * as nameIndex from './projections/application-name-index.ts';
 import * as organizationCounters from './projections/organization-counters.ts';
 import * as healthDayCounters from './projections/health-day-counters.ts';
 import * as applicationHealth from './projections/application-health.ts';
+import * as riskiest from './projections/riskiest-applications.ts';
 import type { EnvironmentChange } from './projections/application-health.ts';
 import { conflict, notFound } from '../errors.ts';
 import { config } from '../config.ts';
@@ -84,13 +85,14 @@ export async function getApplications(appIds: string[]): Promise<ApplicationReco
 
 /**
  * The projections of an application write at `now` (docs/DATA-MODEL.md, Projections): its list entries, its name
- * index, the organization's counters and the health day counters.
+ * index, the organization's counters, the health day counters and the overview's riskiest entry.
  */
 const projections = (now = Date.now()): readonly Projection<ApplicationRecord>[] => [
   listEntries.project,
   nameIndex.project,
   organizationCounters.project,
   healthDayCounters.project(now),
+  riskiest.project,
 ];
 
 /**
@@ -149,6 +151,7 @@ export function applicationPuts(app: ApplicationRecord, { indexName = true } = {
   return entityWrite(applicationChange(undefined, newApplication(app, indexName)), [
     listEntries.project,
     nameIndex.project,
+    riskiest.project,
   ]);
 }
 

@@ -24,6 +24,7 @@ import {
   scanFindingsRestoreStart,
 } from '../results/scan-repository.ts';
 import { type AlertUriRecord, type ScanRecord } from '../results/model.ts';
+import { openIssuesChanged } from '../applications/model.ts';
 import { accessibleScan, headOf, lastScanOf, statsOf, toScanResult } from './scans.ts';
 import { findingHash } from '../results/finding-identity.ts';
 import { findingsOfScan } from '../findings/scan-findings.ts';
@@ -267,8 +268,12 @@ export async function reportScanCompleted(
             ? await environmentScanWrites(env, {
                 streams: { ...streams, [stream]: headOf(done) },
                 lastScan: env.lastScanId === scanId ? lastScanOf(done) : undefined,
+                openIssues: trend.openIssues,
               })
-            : []),
+            : // Not its stream's latest: the environment's open issues may still change (findings it reports).
+              openIssuesChanged(env, trend.openIssues)
+              ? await environmentScanWrites(env, { streams, openIssues: trend.openIssues })
+              : []),
           triageVersionCheck(scan, found.triageVersion),
           ...trend.items,
           ...((await along?.(attempt)) ?? []),

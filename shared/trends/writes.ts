@@ -11,7 +11,8 @@ import * as overdueWakes from '../governance/projections/overdue-wakes.ts';
 import { findingsOfEnvironment, rulesOfEnvironment } from '../results/finding-repository.ts';
 import { type FindingRecord, type TriageRule } from '../results/model.ts';
 import { fixedInStream } from '../results/streams.ts';
-import { openIssuesPut } from '../results/issue-summary.ts';
+import { openIssueCountsOf, openIssuesPut } from '../results/issue-summary.ts';
+import type { OpenIssueCounts } from '../applications/model.ts';
 import { dayOf, isCurrent, type TrendTotal } from './figures.ts';
 import * as environmentTrends from './projections/environment-trend-figures.ts';
 import * as applicationTrends from './projections/application-trend-figures.ts';
@@ -160,7 +161,7 @@ export async function publicationTrend(
   },
   fixesStream: string | undefined,
   now: number,
-): Promise<{ records: FindingRecord[]; items: TransactItem[] }> {
+): Promise<{ records: FindingRecord[]; items: TransactItem[]; openIssues: OpenIssueCounts }> {
   const reported = new Set(found.findings.map((f) => f.findingHash));
   // Each current finding of the scan's stream that the scan does not report is fixed now.
   const missing = [...found.known.values()].filter((f) => isCurrent(f) && !reported.has(f.findingHash));
@@ -190,6 +191,8 @@ export async function publicationTrend(
   );
   return {
     records,
+    // The environment's open issues by severity after it, from every record (its write carries them).
+    openIssues: openIssueCountsOf(findings.values()),
     items: [
       ...projectedWrites([environmentTrends.project(before, after, { env: scan, now, policy }), wake]),
       // The environment's open issues after it, from every record (shared/results/issue-summary.ts).
