@@ -158,7 +158,11 @@ async function randomSteps(tenant: Tenant, seed: number, steps: number) {
           token: tenant.token,
           body: {
             actions: [
-              { findingHash: pick(findings).findingHash, status: pick(['FALSE_POSITIVE', 'UNKNOWN']), note: 'seen' },
+              {
+                findingHash: pick(findings).findingHash,
+                status: pick(['FALSE_POSITIVE', 'ADD_COMMENT']),
+                note: 'seen',
+              },
             ],
           },
         },

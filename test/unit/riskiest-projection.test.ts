@@ -61,7 +61,8 @@ describe('the riskiest entry', () => {
     expect(created.map((i) => Object.keys(i)[0])).toEqual(['Put']);
     const moved = project(a, b).items!;
     expect(moved.map((i) => Object.keys(i)[0])).toEqual(['Delete', 'Put']);
-    expect(moved[0]!.Delete!.Key).toEqual({ pk: created[0]!.Put!.Item.pk, sk: created[0]!.Put!.Item.sk });
+    const put = created[0]!.Put!.Item!;
+    expect(moved[0]!.Delete!.Key).toEqual({ pk: put.pk, sk: put.sk });
     expect(project(b, { ...b, name: 'renamed' }).items!.map((i) => Object.keys(i)[0])).toEqual(['Put']);
     expect(project(b, { ...b, deleting: true }).items!.map((i) => Object.keys(i)[0])).toEqual(['Delete']);
     expect(project(b, { ...b, healthVersion: 2 })).toEqual({});
