@@ -17,7 +17,7 @@ import { openIssueCountsOf } from '../results/issue-summary.ts';
 import type { FindingRecord } from '../results/model.ts';
 import { keys } from '../db/keys.ts';
 import { fromItem } from '../db/items.ts';
-import { collect, queryItems } from '../db/query.ts';
+import { collect, inParallel, queryItems } from '../db/query.ts';
 import type { Caller } from '../context/caller.ts';
 import { COVERAGE_LISTED, coverageOfCounters, coverageOfWalk, type CoverageFacts } from './coverage.ts';
 
@@ -139,7 +139,7 @@ export async function riskiestRecomputed(orgId: string, keep: (entry: ListEntry)
   const byApp = new Map<string, HealthSource[]>();
   const envs: EnvironmentRecord[] = [];
   for await (const env of environmentsOfOrg(orgId, 'name', true, 1000, true)) if (!env.deleting) envs.push(env);
-  await mapLimit(envs, 16, async (env) => {
+  await inParallel(envs, 16, async (env) => {
     const counts = openIssueCountsOf((await collect(findingsOfEnvironment(env, COUNTED))) as FindingRecord[]);
     byApp.set(env.applicationId, [...(byApp.get(env.applicationId) ?? []), { ...env, ...counts }]);
   });
@@ -155,16 +155,6 @@ export async function riskiestRecomputed(orgId: string, keep: (entry: ListEntry)
 }
 
 const COUNTED: (keyof FindingRecord)[] = ['findingHash', 'issueId', 'severity', 'fixedAt', 'verifiedFixedAt'];
-
-/** Runs `work` on each item, at most `limit` at once. */
-async function mapLimit<T>(items: T[], limit: number, work: (item: T) => Promise<void>) {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (next < items.length) await work(items[next++]!);
-    }),
-  );
-}
 
 /**
  * The riskiest applications of an organization whose entries are not complete yet (before npm run migrate): the
