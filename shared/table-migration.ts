@@ -12,6 +12,7 @@ import { migrateRunConfig } from './perch/run-config-migration.ts';
 import { assignEnvironmentStreams, markStreamsAssigned } from './scans/stream-backfill.ts';
 import { assignEnvironmentIssues, markIssuesAssigned } from './scans/issue-backfill.ts';
 import { assignOpenIssues, markOpenIssuesAssigned } from './results/issue-summary.ts';
+import { addRiskiestEntry, countEnvironmentOpenIssues, markRiskiestComplete } from './overview/riskiest-backfill.ts';
 import {
   backfillDescriptionRoutes,
   markDescriptionRoutes,
@@ -41,13 +42,18 @@ function bothOutcomes(first: Outcome, second: Outcome): Outcome {
  * Stored configurations' literal credentials move into scan secrets (shared/scans/configuration-migration.ts), and
  * environments written before tool streams get theirs (shared/scans/stream-backfill.ts), then their finding records
  * their issues (shared/scans/issue-backfill.ts) and their open issues' summary (shared/results/issue-summary.ts); environments are counted in the overview's coverage counters, then
- * the organizations marked (shared/applications/coverage-backfill.ts).
+ * the organizations marked (shared/applications/coverage-backfill.ts). Environments get their open issues by
+ * severity and applications their riskiest entry, then the organizations are marked (shared/overview/riskiest-backfill.ts).
  * Hosted descriptions stored before their routes were kept get them
  * (shared/hosted-assets/repository.ts, backfillDescriptionRoutes); the issues this run assigns may be computed before
  * it (the steps run in scan order): a finding takes its description's paths at its next scan.
  */
 export const migrationSteps: Record<string, (item: Record<string, unknown>) => Promise<Outcome>> = {
-  application: (item) => countApplicationHealth(item.applicationId as string),
+  application: async (item) =>
+    bothOutcomes(
+      await countApplicationHealth(item.applicationId as string),
+      await addRiskiestEntry(item.applicationId as string),
+    ),
   environment: async (item) =>
     bothOutcomes(
       await migrateEnvironmentConfig(item),
@@ -62,7 +68,10 @@ export const migrationSteps: Record<string, (item: Record<string, unknown>) => P
                   applicationId: item.applicationId as string,
                   environmentId: item.environmentId as string,
                 }),
-                await assignOpenIssues(item.applicationId as string, item.environmentId as string),
+                bothOutcomes(
+                  await assignOpenIssues(item.applicationId as string, item.environmentId as string),
+                  await countEnvironmentOpenIssues(item.applicationId as string, item.environmentId as string),
+                ),
               ),
             ),
             await countEnvironmentCoverage(item.applicationId as string, item.environmentId as string),
@@ -88,5 +97,6 @@ export const tableMigration = (
     await markOpenIssuesAssigned(tableName);
     await markDescriptionRoutes(tableName);
     await markCoverageCounted(tableName);
+    await markRiskiestComplete(tableName);
   },
 });

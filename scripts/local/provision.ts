@@ -99,7 +99,8 @@ export async function addMissingIndexes(
       (await marked(keys.tableIssuesAssigned())) &&
       (await marked(keys.tableOpenIssues())) &&
       (await marked(keys.tableDescriptionRoutes())) &&
-      (await marked(keys.tableCoverageCounted())));
+      (await marked(keys.tableCoverageCounted())) &&
+      (await marked(keys.tableRiskiest())));
   if (missing.length === 0 && migrated) return;
   log(
     missing.length
@@ -178,6 +179,7 @@ export async function provision(): Promise<void> {
           keys.tableOpenIssues(),
           keys.tableDescriptionRoutes(),
           keys.tableCoverageCounted(),
+          keys.tableRiskiest(),
         ])
           await client.send(
             new PutItemCommand({ TableName: tableName, Item: attributes({ ...marker, entity: 'migration' }) }),

@@ -2,9 +2,10 @@ import {
   applicationHealthOf,
   environmentHealth,
   NO_HEALTH,
+  SUMMED_HEALTH_FIELDS,
   type ApplicationHealth,
   type ApplicationRecord,
-  type LastScan,
+  type HealthSource,
 } from './model.ts';
 
 // The application's figures as a projection of its environments (docs/DATA-MODEL.md, Projections): its environment
@@ -16,8 +17,8 @@ import {
 /** An environment's last scan before and after a write (undefined before: created; undefined after: deleted). */
 export interface EnvironmentChange {
   environmentId: string;
-  before?: Partial<LastScan>;
-  after?: Partial<LastScan>;
+  before?: HealthSource;
+  after?: HealthSource;
 }
 
 /**
@@ -42,7 +43,7 @@ export function needsOtherEnvironments(app: ApplicationRecord, changes: readonly
 export function project(
   app: ApplicationRecord,
   changes: readonly EnvironmentChange[],
-  others?: readonly Partial<LastScan>[],
+  others?: readonly HealthSource[],
 ): ApplicationRecord {
   const created = changes.filter((c) => !c.before && c.after).length;
   const deleted = changes.filter((c) => c.before && !c.after).length;
@@ -62,7 +63,7 @@ function moved(app: ApplicationRecord, changes: readonly EnvironmentChange[]): A
   const health = { ...NO_HEALTH, ...app.health };
   for (const c of changes) {
     const [was, is] = [environmentHealth(c.before), environmentHealth(c.after)];
-    for (const f of ['high', 'medium', 'low', 'total', 'failed'] as const) health[f] += is[f] - was[f];
+    for (const f of SUMMED_HEALTH_FIELDS) health[f] = (health[f] ?? 0) + (is[f] ?? 0) - (was[f] ?? 0);
     health.scannedAt = Math.max(health.scannedAt, is.scannedAt);
   }
   return health;

@@ -9,6 +9,7 @@ import * as environmentNameClaim from './projections/environment-name-claim.ts';
 import * as environmentNameIndex from './projections/environment-name-index.ts';
 import * as environmentCoverage from './projections/environment-coverage.ts';
 import * as teamApplicationLists from './projections/team-application-lists.ts';
+import * as riskiestApplications from './projections/riskiest-applications.ts';
 
 // The entity kinds of applications and environments with their projections (docs/DATA-MODEL.md, Projections;
 // shared/db/entity-write.ts, EntityKind): a write names its kind, and every projection registered here is applied.
@@ -23,7 +24,10 @@ export interface ApplicationWriteContext {
   uncounted?: true;
 }
 
-/** An application: its list entries, its name index, the organization's counters and the health day counters. */
+/**
+ * An application: its list entries, its name index, the organization's counters, the health day counters and the
+ * overview's riskiest entry.
+ */
 export const application = entityKind<ApplicationRecord, ApplicationWriteContext>('application', {
   listEntries: applicationListEntries.project,
   nameIndex: applicationNameIndex.project,
@@ -31,6 +35,7 @@ export const application = entityKind<ApplicationRecord, ApplicationWriteContext
     uncounted ? {} : organizationCounters.project(before, after),
   healthDayCounters: (before, after, context) =>
     context.uncounted ? {} : healthDayCounters.project(before, after, context),
+  riskiest: riskiestApplications.project,
 });
 
 /**

@@ -18,11 +18,14 @@ import * as listEntries from './projections/environment-list-entries.ts';
 import * as coverage from './projections/environment-coverage.ts';
 import * as nameIndex from './projections/environment-name-index.ts';
 import {
+  NO_OPEN_ISSUES,
+  OPEN_ISSUE_FIELDS,
   streamFigures,
   type ApplicationRecord,
   type EnvironmentRecord,
   type EnvironmentStreams,
   type LastScan,
+  type OpenIssueCounts,
 } from './model.ts';
 import type { EnvironmentChange } from './application-figures.ts';
 import { notFound } from '../errors.ts';
@@ -145,6 +148,7 @@ const HEALTH_FIELDS = [
   'lastScanMediumUntriaged',
   'lastScanLowUntriaged',
   'lastScanTotalUntriaged',
+  ...OPEN_ISSUE_FIELDS,
 ] as const;
 
 /** The condition that the environment's health-relevant last-scan fields are still the ones read in `env`. */
@@ -188,7 +192,8 @@ async function lastScanHealthWrites(
  * MAX_NAME_TRIGRAMS items in all), alone: when its application is created in the same transaction.
  */
 export function environmentPuts(env: EnvironmentRecord): TransactItem[] {
-  return environmentWrite(undefined, { ...env, coverageCounted: true });
+  // Counted from the start: in the coverage counters, and with its open issues (none yet).
+  return environmentWrite(undefined, { ...NO_OPEN_ISSUES, ...env, coverageCounted: true });
 }
 
 /**
@@ -242,21 +247,32 @@ function streamsUnchanged(env: EnvironmentRecord): { condition: string; values: 
  */
 export async function environmentScanWrites(
   env: EnvironmentRecord,
-  change: { streams: EnvironmentStreams; lastScan?: LastScan | null },
+  change: EnvironmentScanChange,
 ): Promise<TransactItem[]> {
   const { items, after } = environmentScanWrite(env, change);
   return [...items, ...(await lastScanHealthWrites([{ env, after }]))];
 }
 
+/**
+ * A write of an environment's scans: its streams, its last scan (environmentScanWrites) and, when they change, its
+ * open issues by severity (the publication's, from all its finding records; a retest's fix).
+ */
+export interface EnvironmentScanChange {
+  streams: EnvironmentStreams;
+  lastScan?: LastScan | null;
+  openIssues?: OpenIssueCounts;
+}
+
 /** The environment's own write of environmentScanWrites, and the record it writes (for its application's). */
 function environmentScanWrite(
   env: EnvironmentRecord,
-  change: { streams: EnvironmentStreams; lastScan?: LastScan | null },
+  change: EnvironmentScanChange,
 ): { items: TransactItem[]; after: EnvironmentRecord } {
   const lastScan = change.lastScan === undefined ? {} : { ...NO_LAST_SCAN, ...change.lastScan };
   const after: EnvironmentRecord = {
     ...env,
     ...lastScan,
+    ...change.openIssues,
     streams: change.streams,
     streamsVersion: (env.streamsVersion ?? 0) + 1,
     ...streamFigures(change.streams),
@@ -332,10 +348,13 @@ export async function deleteEnvironmentData(appId: string, envId: string): Promi
  * (its figures, its counter), once for all, from the application as read now.
  */
 export async function environmentStreamsChanges(
-  changes: { env: EnvironmentRecord; streams: EnvironmentStreams }[],
+  changes: ({ env: EnvironmentRecord } & Pick<EnvironmentScanChange, 'streams' | 'openIssues'>)[],
 ): Promise<TransactItem[]> {
   if (changes.length === 0) return [];
-  const writes = changes.map(({ env, streams }) => ({ env, ...environmentScanWrite(env, { streams }) }));
+  const writes = changes.map(({ env, streams, openIssues }) => ({
+    env,
+    ...environmentScanWrite(env, { streams, openIssues }),
+  }));
   return [...writes.flatMap((w) => w.items), ...(await lastScanHealthWrites(writes))];
 }
 

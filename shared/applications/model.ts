@@ -150,7 +150,28 @@ export interface EnvironmentRecord extends Partial<LastScan> {
    * not counted yet (npm run migrate counts it).
    */
   coverageCounted?: boolean;
+  /**
+   * Its open issues by their severity (OPEN_ISSUE_FIELDS; docs/GOVERNANCE.md, The overview): the issues the findings
+   * report counts open (a finding neither fixed nor verified fixed: shared/results/issue-summary.ts), each once in the
+   * highest risk severity of its open findings. Written whole by each publication of its scans, moved by a retest's
+   * fix; absent: written before them (npm run migrate counts them).
+   */
+  openIssuesHigh?: number;
+  openIssuesMedium?: number;
+  openIssuesLow?: number;
 }
+
+/** An environment's open issues by severity (EnvironmentRecord.openIssues*). */
+export interface OpenIssueCounts {
+  openIssuesHigh: number;
+  openIssuesMedium: number;
+  openIssuesLow: number;
+}
+export const OPEN_ISSUE_FIELDS = ['openIssuesHigh', 'openIssuesMedium', 'openIssuesLow'] as const;
+export const NO_OPEN_ISSUES: OpenIssueCounts = { openIssuesHigh: 0, openIssuesMedium: 0, openIssuesLow: 0 };
+/** Whether `counts` differ from the environment's (an environment not counted yet: always). */
+export const openIssuesChanged = (env: Partial<OpenIssueCounts>, counts: OpenIssueCounts) =>
+  OPEN_ISSUE_FIELDS.some((field) => env[field] !== counts[field]);
 
 // ---- Health: the figures of environments, applications and (type, team) buckets (health.ts keeps them).
 
@@ -166,6 +187,13 @@ export interface ApplicationHealth {
   failed: number;
   /** Newest last-scan start (ms) of its environments; 0: none scanned. */
   scannedAt: number;
+  /**
+   * The open issues of its environments by severity (their `openIssues*`, summed): the riskiest applications' open
+   * figures. Absent on figures written before them (read as 0).
+   */
+  openHigh?: number;
+  openMedium?: number;
+  openLow?: number;
 }
 
 /** A bucket's sums (organization counter fields), or a change of them. */
@@ -181,7 +209,20 @@ export interface BucketHealth {
   activeApplications: number;
 }
 
-export const NO_HEALTH: ApplicationHealth = { high: 0, medium: 0, low: 0, total: 0, failed: 0, scannedAt: 0 };
+export const NO_HEALTH: ApplicationHealth = {
+  high: 0,
+  medium: 0,
+  low: 0,
+  total: 0,
+  failed: 0,
+  scannedAt: 0,
+  openHigh: 0,
+  openMedium: 0,
+  openLow: 0,
+};
+
+/** What environmentHealth reads of an environment: its last scan's fields and its open issues. */
+export type HealthSource = Partial<LastScan> & Partial<OpenIssueCounts>;
 export const BUCKET_HEALTH_FIELDS = [
   'untriagedHigh',
   'untriagedMedium',
@@ -193,7 +234,7 @@ export const BUCKET_HEALTH_FIELDS = [
 ] as const;
 
 /** What one environment's last scan contributes (nothing without one). */
-export function environmentHealth(scan: Partial<LastScan> | undefined): ApplicationHealth {
+export function environmentHealth(scan: HealthSource | undefined): ApplicationHealth {
   return {
     high: scan?.lastScanHighUntriaged ?? 0,
     medium: scan?.lastScanMediumUntriaged ?? 0,
@@ -201,23 +242,34 @@ export function environmentHealth(scan: Partial<LastScan> | undefined): Applicat
     total: scan?.lastScanTotalUntriaged ?? 0,
     failed: scan?.lastScanStatus === 'ERROR' ? 1 : 0,
     scannedAt: scan?.lastScanTimestamp ?? 0,
+    openHigh: scan?.openIssuesHigh ?? 0,
+    openMedium: scan?.openIssuesMedium ?? 0,
+    openLow: scan?.openIssuesLow ?? 0,
   };
 }
 
 /** The application's figures from its environments' last scans. */
-export function applicationHealthOf(envs: Partial<LastScan>[]): ApplicationHealth {
+export function applicationHealthOf(envs: HealthSource[]): ApplicationHealth {
   const sum = { ...NO_HEALTH };
   for (const env of envs) {
     const h = environmentHealth(env);
-    sum.high += h.high;
-    sum.medium += h.medium;
-    sum.low += h.low;
-    sum.total += h.total;
-    sum.failed += h.failed;
+    for (const f of SUMMED_HEALTH_FIELDS) sum[f] = (sum[f] ?? 0) + (h[f] ?? 0);
     sum.scannedAt = Math.max(sum.scannedAt, h.scannedAt);
   }
   return sum;
 }
+
+/** The figures of ApplicationHealth that are sums of its environments' (scannedAt is their newest). */
+export const SUMMED_HEALTH_FIELDS = [
+  'high',
+  'medium',
+  'low',
+  'total',
+  'failed',
+  'openHigh',
+  'openMedium',
+  'openLow',
+] as const satisfies readonly (keyof ApplicationHealth)[];
 
 /** What an application with `health` and `active` (has environments) adds to its bucket's sums (sign -1: removes). */
 export function bucketShare(health: ApplicationHealth, active: boolean, sign: 1 | -1 = 1): BucketHealth {

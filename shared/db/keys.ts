@@ -270,6 +270,14 @@ export const keys = {
   coverageScanned: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: 'COVERAGE#SCANNED' }),
   /** Present once every environment of the organization counts in the coverage counters (new ones; npm run migrate). */
   coverageReady: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: 'COVERAGE#~ready' }),
+  // ---- The overview's riskiest applications (docs/GOVERNANCE.md, The overview;
+  // applications/projections/riskiest-applications.ts): one entry per live application with untriaged findings, by
+  // its rank (riskRank), so that the organization's first entries in descending order are its riskiest.
+  riskiestApplication: (orgId: string, rank: string) => ({ pk: `RISKIEST#${orgId}`, sk: `R#${rank}` }),
+  /** The entries of the organization: in descending order, the readiness marker first, then the riskiest. */
+  riskiestApplications: (orgId: string) => ({ pk: `RISKIEST#${orgId}` }),
+  /** Present once every application of the organization has its entry (new organizations; npm run migrate). */
+  riskiestReady: (orgId: string) => ({ pk: `RISKIEST#${orgId}`, sk: '~ready' }),
   /** Present once every application of the organization counts in its aggregates (new organizations; npm run migrate). */
   healthReady: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: 'HEALTHDAY#~ready' }),
   // ---- Trends (docs/GOVERNANCE.md, Trends; docs/DATA-MODEL.md, Trends): per (scope, UTC day) counters and a
@@ -300,6 +308,8 @@ export const keys = {
   tableOpenIssues: () => ({ pk: 'MIGRATION', sk: 'OPENISSUES' }),
   /** Every hosted description of the table has its routes item (hosted-assets/description-routes.ts). */
   tableDescriptionRoutes: () => ({ pk: 'MIGRATION', sk: 'OASROUTES' }),
+  /** Every environment of the table has its open issues by severity and every organization its riskiest entries. */
+  tableRiskiest: () => ({ pk: 'MIGRATION', sk: 'RISKIEST' }),
   /** Every environment of the table counts in the overview's coverage counters (overview-coverage-backfill.ts). */
   tableCoverageCounted: () => ({ pk: 'MIGRATION', sk: 'COVERAGE' }),
   /** gsi5 entry of a live application with a scanned environment: by its newest environment scan time. */

@@ -4,7 +4,7 @@ import { named } from '../db/items.ts';
 import type { TransactItem } from '../db/transactions.ts';
 import { environmentStreamsChanges, getEnvironment } from '../applications/environment-repository.ts';
 import { isRiskSeverity } from '../input/severities.ts';
-import { getFinding, getTriageRule } from '../results/finding-repository.ts';
+import { detectionsOfIssue, getFinding, getTriageRule } from '../results/finding-repository.ts';
 import { type FindingRecord, type TriageRule, isUntriaged } from '../results/model.ts';
 import { getScan } from '../results/scan-repository.ts';
 import { currentStreams } from '../results/streams.ts';
@@ -12,7 +12,13 @@ import { isCurrent } from '../trends/model.ts';
 import { environmentTrendTotal, retestFixTrend } from '../trends/writes.ts';
 import { countingScan } from './scan-findings.ts';
 import { untriagedStreams, type UntriagedPlace } from './projections/triage-figures.ts';
-import { openIssuesStale } from '../results/issue-summary.ts';
+import { issueCountsChange, openIssuesStale } from '../results/issue-summary.ts';
+import {
+  openIssuesChanged,
+  type EnvironmentRecord,
+  type EnvironmentStreams,
+  type OpenIssueCounts,
+} from '../applications/model.ts';
 
 // What a retest's outcome writes on its finding (docs/HOSTED-SCANS.md, Retests), in the transaction that ends the
 // retest's run: FIXED fixes it in its stream and marks it verified, STILL_PRESENT keeps it open with the new evidence.
@@ -43,9 +49,12 @@ export async function findingFixedByRetest(
   const lastRetest = { retestId, status: 'FIXED' as const, at, evidence };
   if (!record || !env || !isCurrent(record)) return [findingRetested(finding, lastRetest, at, record)];
   const fixed: FindingRecord = { ...record, fixedAt: at };
+  const [streams, openIssues] = await Promise.all([untriagedFix(env, record, rule), openIssuesFix(env, record, fixed)]);
   return [
     findingRetested(finding, lastRetest, at, record),
-    ...(await untriagedFix(env, record, rule)),
+    ...(streams || openIssues
+      ? await environmentStreamsChanges([{ env, streams: streams ?? (await currentStreams(env)), openIssues }])
+      : []),
     ...(await retestFixTrend(finding, trend, record, fixed, rule)),
     // Whether its issue is still open depends on its other findings: the report reads them until the next publication.
     openIssuesStale(finding),
@@ -63,17 +72,41 @@ export function findingStillPresent(
 }
 
 /**
+ * The environment's open issues by severity after the fix (undefined: they do not change, or it is not counted
+ * yet): its issue's findings read (docs/ISSUES.md, detections), before and after (issueCountsChange). The
+ * environment's write is conditioned on its counts as read: a concurrent publication makes the caller read again.
+ */
+async function openIssuesFix(
+  env: EnvironmentRecord,
+  was: FindingRecord,
+  is: FindingRecord,
+): Promise<OpenIssueCounts | undefined> {
+  if (env.openIssuesHigh === undefined || env.openIssuesMedium === undefined || env.openIssuesLow === undefined)
+    return undefined;
+  const others = was.issueId
+    ? (await detectionsOfIssue(env, was.issueId)).filter((d) => d.findingHash !== was.findingHash)
+    : [];
+  const records = (await Promise.all(others.map((d) => getFinding(env, d.findingHash)))).filter((f) => f !== undefined);
+  const counts = issueCountsChange(
+    { openIssuesHigh: env.openIssuesHigh, openIssuesMedium: env.openIssuesMedium, openIssuesLow: env.openIssuesLow },
+    [...records, was],
+    [...records, is],
+  );
+  return openIssuesChanged(env, counts) ? counts : undefined;
+}
+
+/**
  * The finding leaves the untriaged figures of its stream's latest scan, when that scan is its last one (it reported
  * it) and counted it untriaged: the projection of triage (triage-figures.ts, untriagedStreams) from the finding in
- * that scan's figures to in none.
+ * that scan's figures to in none. Its environment's streams after it (undefined: they do not change).
  */
 async function untriagedFix(
-  env: NonNullable<Awaited<ReturnType<typeof getEnvironment>>>,
+  env: EnvironmentRecord,
   record: FindingRecord,
   rule: TriageRule | undefined,
-): Promise<TransactItem[]> {
+): Promise<EnvironmentStreams | undefined> {
   // Nothing it could move: no reads.
-  if (!isRiskSeverity(record.severity) || !isUntriaged(rule?.status ?? 'UNKNOWN')) return [];
+  if (!isRiskSeverity(record.severity) || !isUntriaged(rule?.status ?? 'UNKNOWN')) return undefined;
   const streams = await currentStreams(env);
   const scan = await countingScan(streams, record, (scanId) => getScan({ ...env, scanId }));
   const place = (scanId: string | undefined): UntriagedPlace => ({
@@ -87,7 +120,7 @@ async function untriagedFix(
     new Map([[record.findingHash, place(undefined)]]),
     streams,
   );
-  return after ? environmentStreamsChanges([{ env, streams: after }]) : [];
+  return after;
 }
 
 /**

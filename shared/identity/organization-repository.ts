@@ -14,8 +14,8 @@ export interface Organization {
 }
 
 /**
- * A new organization, with the markers that its health aggregates count every application and its coverage counters
- * every environment (it has none yet).
+ * A new organization, with the markers that its health aggregates count every application, its coverage counters
+ * every environment and its riskiest applications' entries every application (it has none yet).
  */
 export async function putOrganization(org: Organization): Promise<void> {
   await transactWrite([
@@ -25,6 +25,12 @@ export async function putOrganization(org: Organization): Promise<void> {
       Put: {
         TableName: config.tableName,
         Item: { ...keys.coverageReady(org.organizationId), entity: 'coverageReady' },
+      },
+    },
+    {
+      Put: {
+        TableName: config.tableName,
+        Item: { ...keys.riskiestReady(org.organizationId), entity: 'riskiestReady' },
       },
     },
   ]);

@@ -16,7 +16,10 @@ export interface CoverageFacts {
   listed: ListEntry[];
 }
 
-/** Entries of the findings index (most untriaged first) read at most, for the riskiest applications. */
+/**
+ * Entries read at most for the riskiest applications: of their ranked entries (a member whose team rules hide
+ * applications skips those), or, before npm run migrate gives an organization its entries, of the findings index.
+ */
 export const RISK_WALK_ENTRIES = 200;
 
 export const RISKIEST_LISTED = 10;
@@ -29,8 +32,12 @@ export const OVERDUE_LISTED = 20;
 /** Entries of the scan-date index (never scanned, then oldest scan, first) read at most, for the coverage gaps. */
 export const COVERAGE_WALK_ENTRIES = 500;
 
-/** How far the overview's walks read: the request's bounds (above), or none for a full recomputation. */
+/**
+ * How far the overview's walks read: the request's bounds (above), or none for a full recomputation (`recompute`:
+ * the riskiest applications recomputed from the environments, riskiestRecomputed, not read from their entries).
+ */
 export interface OverviewWalks {
   riskEntries: number;
   coverageEntries: number;
+  recompute?: boolean;
 }

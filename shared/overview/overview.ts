@@ -1,12 +1,24 @@
 import { getApplications } from '../applications/application-repository.ts';
-import { NO_HEALTH, type ApplicationRecord, APPLICATION_TYPES, type ListEntry } from '../applications/model.ts';
+import {
+  APPLICATION_TYPES,
+  applicationHealthOf,
+  type ApplicationRecord,
+  type EnvironmentRecord,
+  type HealthSource,
+  type ListEntry,
+} from '../applications/model.ts';
 import { environmentEntries, listScope } from '../applications/list-entries.ts';
 import { currentScansOf } from '../findings/report.ts';
-import { getEnvironmentsByKeys } from '../applications/environment-repository.ts';
+import { environmentsOfOrg, getEnvironmentsByKeys } from '../applications/environment-repository.ts';
+import { entryOf, riskOrder, type RiskiestEntry } from '../applications/projections/riskiest-applications.ts';
 import { overdueOfScan } from '../scans/scan-sla.ts';
 import { mostOverdueFirst, type OverdueFinding } from '../scans/model.ts';
-import { applicationsOpenNow } from '../trends/reads.ts';
-import { issueRepresentatives } from '../results/model.ts';
+import { issueRepresentatives, type FindingRecord } from '../results/model.ts';
+import { findingsOfEnvironment } from '../results/finding-repository.ts';
+import { openIssueCountsOf } from '../results/issue-summary.ts';
+import { keys } from '../db/keys.ts';
+import { fromItem } from '../db/items.ts';
+import { collect, inParallel, queryItems } from '../db/query.ts';
 import type { Caller } from '../context/caller.ts';
 import { coverageOfCounters, coverageOfWalk } from './coverage.ts';
 import {
@@ -42,19 +54,20 @@ export async function overdueOfEnvironments(orgId: string, envs: ListEntry[], no
   );
 }
 
-/** Up to `limit` entries of `walk` that `keep` accepts, reading at most `budget` entries; stops early at `until`. */
+/** Up to `want` entries of `walk` that `keep` accepts, reading at most `budget` entries; stops early at `until`. */
 async function takeEntries(
   walk: AsyncGenerator<ListEntry>,
   keep: (entry: ListEntry) => boolean,
   budget: number,
   until: (entry: ListEntry) => boolean,
+  want = Infinity,
 ) {
   const kept: ListEntry[] = [];
   let read = 0;
   let exhausted = true;
   for await (const entry of walk) {
     if (until(entry)) break;
-    if (read++ >= budget) {
+    if (read++ >= budget || kept.length >= want) {
       exhausted = false;
       break;
     }
@@ -64,58 +77,135 @@ async function takeEntries(
   return { kept, exhausted };
 }
 
+/** A riskiest application as the overview answers it. */
+function riskiestRow(entry: RiskiestEntry) {
+  return {
+    applicationId: entry.applicationId,
+    name: entry.name,
+    openHigh: entry.openHigh,
+    openMedium: entry.openMedium,
+    openLow: entry.openLow,
+    openTotal: entry.openHigh + entry.openMedium + entry.openLow,
+    untriagedHigh: entry.high,
+    untriagedMedium: entry.medium,
+    untriagedLow: entry.low,
+    untriagedTotal: entry.total,
+    failedScans: entry.failed,
+    lastScannedAt: entry.scannedAt ? new Date(entry.scannedAt).toISOString() : '',
+  };
+}
+export type RiskiestRow = ReturnType<typeof riskiestRow>;
+
 /**
- * The riskiest applications of the candidates: ranked by their open findings, each counted once as the trends count
- * them, then by their last scans' untriaged findings, which count each URI of a finding.
+ * The riskiest applications `keep` accepts from the ranked entries (applications/projections/riskiest-applications.ts):
+ * one Query in descending order, the readiness marker first, then the entries riskiest first, at most
+ * RISK_WALK_ENTRIES of them. Undefined while the organization's entries are not complete (data from before them,
+ * until npm run migrate).
  */
-function riskiest(
-  appIds: string[],
-  appById: Map<string, ApplicationRecord>,
-  openNow: Map<string, Record<'High' | 'Medium' | 'Low', number>>,
-) {
-  return appIds
-    .map((id) => appById.get(id))
-    .filter((app) => app !== undefined)
-    .map((app) => {
-      const open = openNow.get(app.applicationId)!;
-      return { app, health: app.health ?? NO_HEALTH, open, openTotal: open.High + open.Medium + open.Low };
-    })
-    .filter(({ health }) => health.total > 0)
-    .sort(
-      (a, b) =>
-        b.open.High - a.open.High ||
-        b.open.Medium - a.open.Medium ||
-        b.open.Low - a.open.Low ||
-        b.health.high - a.health.high ||
-        b.health.medium - a.health.medium ||
-        b.health.low - a.health.low ||
-        b.health.total - a.health.total ||
-        a.app.applicationId.localeCompare(b.app.applicationId),
-    )
+export async function riskiestOfEntries(orgId: string, keep: (entry: ListEntry) => boolean) {
+  const walk = queryItems({
+    partition: keys.riskiestApplications(orgId).pk,
+    forward: false,
+    pageLimit: RISKIEST_LISTED + 2,
+    growing: true,
+  });
+  const listed: RiskiestRow[] = [];
+  let read = 0;
+  let ready = false;
+  for await (const item of walk) {
+    if (!ready) {
+      ready = item.sk === keys.riskiestReady(orgId).sk;
+      if (!ready) break;
+      continue;
+    }
+    const entry = fromItem<RiskiestEntry>(item)!;
+    if (keep(entry as unknown as ListEntry)) listed.push(riskiestRow(entry));
+    if (listed.length === RISKIEST_LISTED || ++read >= RISK_WALK_ENTRIES) break;
+  }
+  await walk.return(undefined);
+  return ready ? listed : undefined;
+}
+
+/**
+ * The riskiest applications recomputed from the environments' records and finding records alone (the ranked entries
+ * and the applications' figures are checked against it): every live environment of the organization, its open issues
+ * by severity from its finding records (openIssueCountsOf), its application's figures their sums
+ * (applicationHealthOf), ranked by riskOrder.
+ */
+export async function riskiestRecomputed(orgId: string, keep: (entry: ListEntry) => boolean) {
+  const byApp = new Map<string, HealthSource[]>();
+  const envs: EnvironmentRecord[] = [];
+  for await (const env of environmentsOfOrg(orgId, 'name', true, 1000, true)) if (!env.deleting) envs.push(env);
+  await inParallel(envs, 16, async (env) => {
+    const counts = openIssueCountsOf((await collect(findingsOfEnvironment(env, COUNTED))) as FindingRecord[]);
+    byApp.set(env.applicationId, [...(byApp.get(env.applicationId) ?? []), { ...env, ...counts }]);
+  });
+  const apps = await getApplications([...byApp.keys()]);
+  return apps
+    .filter((app) => app.organizationId === orgId)
+    .map((app) => entryOf({ ...app, health: applicationHealthOf(byApp.get(app.applicationId)!) }))
+    .filter((entry) => entry !== undefined && keep(entry as unknown as ListEntry))
+    .map((entry) => entry!)
+    .sort(riskOrder)
     .slice(0, RISKIEST_LISTED)
-    .map(({ app, health, open, openTotal }) => ({
-      applicationId: app.applicationId,
-      name: app.name,
-      openHigh: open.High,
-      openMedium: open.Medium,
-      openLow: open.Low,
-      openTotal,
-      untriagedHigh: health.high,
-      untriagedMedium: health.medium,
-      untriagedLow: health.low,
-      untriagedTotal: health.total,
-      failedScans: health.failed,
-      lastScannedAt: health.scannedAt ? new Date(health.scannedAt).toISOString() : '',
-    }));
+    .map(riskiestRow);
+}
+
+const COUNTED: (keyof FindingRecord)[] = ['findingHash', 'issueId', 'severity', 'fixedAt', 'verifiedFixedAt'];
+
+/**
+ * The riskiest applications of an organization whose entries are not complete yet (before npm run migrate): the
+ * applications of the environments with the most untriaged findings (the walk's), ranked by their figures as stored.
+ */
+function riskiestOfCandidates(appIds: string[], appById: Map<string, ApplicationRecord>) {
+  return appIds
+    .map((id) => entryOf(appById.get(id)))
+    .filter((entry) => entry !== undefined)
+    .sort(riskOrder)
+    .slice(0, RISKIEST_LISTED)
+    .map(riskiestRow);
 }
 export const REQUEST_WALKS: OverviewWalks = { riskEntries: RISK_WALK_ENTRIES, coverageEntries: COVERAGE_WALK_ENTRIES };
-export const FULL_WALKS: OverviewWalks = { riskEntries: Infinity, coverageEntries: Infinity };
+export const FULL_WALKS: OverviewWalks = { riskEntries: Infinity, coverageEntries: Infinity, recompute: true };
 
 export async function organizationOverview(caller: Caller, orgId: string) {
   const membership = await caller.authorize(orgId);
   const scope = await listScope(orgId, membership, [...APPLICATION_TYPES], []);
   const now = Date.now();
   return overviewOf(orgId, (entry) => scope.keep(entry), now, REQUEST_WALKS, coverageOfCounters(orgId, scope, now));
+}
+
+/** The findings index in descending order, from the most untriaged findings down to the first environment with none. */
+const untriagedWalk = (orgId: string, keep: (entry: ListEntry) => boolean, budget: number, want: number) =>
+  takeEntries(
+    environmentEntries(orgId, 'findings', false, Math.min(50, want + 2)),
+    keep,
+    budget,
+    (e) => !e.lastScanTotalUntriaged,
+    want,
+  );
+
+/**
+ * The riskiest applications (from their ranked entries, or recomputed) and the environments with the most untriaged
+ * findings whose scans the overdue list reads. An organization whose entries are not complete yet gets the
+ * applications of the environments with the most untriaged findings (at most `walks.riskEntries` entries) instead.
+ */
+async function riskiestAndOverdueEnvironments(
+  orgId: string,
+  keep: (entry: ListEntry) => boolean,
+  walks: OverviewWalks,
+) {
+  const [ranked, top] = await Promise.all([
+    walks.recompute ? riskiestRecomputed(orgId, keep) : riskiestOfEntries(orgId, keep),
+    untriagedWalk(orgId, keep, walks.riskEntries, OVERDUE_ENVIRONMENTS),
+  ]);
+  if (ranked) return { riskiest: Promise.resolve(ranked), candidates: [], overdueEnvs: top.kept };
+  const risky = await untriagedWalk(orgId, keep, walks.riskEntries, Infinity);
+  return {
+    riskiest: undefined,
+    candidates: [...new Set(risky.kept.map((e) => e.applicationId))],
+    overdueEnvs: top.kept,
+  };
 }
 
 /**
@@ -130,15 +220,8 @@ export async function overviewOf(
   walks: OverviewWalks,
   coverage?: Promise<CoverageFacts | undefined>,
 ) {
-  const [risky, gapFacts] = await Promise.all([
-    // The findings index in descending order: environments with untriaged findings, most first; the walk ends at
-    // the first environment with none.
-    takeEntries(
-      environmentEntries(orgId, 'findings', false, 50),
-      keep,
-      walks.riskEntries,
-      (e) => !e.lastScanTotalUntriaged,
-    ),
+  const [risk, gapFacts] = await Promise.all([
+    riskiestAndOverdueEnvironments(orgId, keep, walks),
     // The scan-date index in ascending order: never scanned first, then the oldest last scans; the walk ends at the
     // first environment scanned within 7 days.
     (async () =>
@@ -154,17 +237,18 @@ export async function overviewOf(
       ))(),
   ]);
 
-  const riskyApps = [...new Set(risky.kept.map((e) => e.applicationId))];
-  const overdueEnvs = risky.kept.slice(0, OVERDUE_ENVIRONMENTS);
-  const namedApps = new Set([...riskyApps, ...gapFacts.listed.map((e) => e.applicationId)]);
-  const [apps, openNow, overdueSets] = await Promise.all([
+  const overdueEnvs = risk.overdueEnvs;
+  const namedApps = new Set([
+    ...risk.candidates,
+    ...overdueEnvs.map((e) => e.applicationId),
+    ...gapFacts.listed.map((e) => e.applicationId),
+  ]);
+  const [apps, overdueSets] = await Promise.all([
     getApplications([...namedApps]),
-    applicationsOpenNow(orgId, riskyApps),
     overdueOfEnvironments(orgId, overdueEnvs, now),
   ]);
   const appById = new Map(apps.filter((a) => a.organizationId === orgId).map((a) => [a.applicationId, a]));
-
-  const riskiestApplications = riskiest(riskyApps, appById, openNow);
+  const riskiestApplications = (await risk.riskiest) ?? riskiestOfCandidates(risk.candidates, appById);
 
   // Issues, not each tool's detections (docs/ISSUES.md): an issue detected by several streams of an environment is
   // counted and listed once, by its most overdue detection.

@@ -50,7 +50,13 @@ import { findingItems } from './reporting.ts';
 import { findingDataItems } from '../results/scan-repository.ts';
 import { scanStart } from './scan-write.ts';
 import { headOf, lastScanOf, statsOf, toScanResult } from './scans.ts';
-import { scanFieldsOf, type ApplicationRecord, type EnvironmentRecord, newEnvironment } from '../applications/model.ts';
+import {
+  scanFieldsOf,
+  type ApplicationRecord,
+  type EnvironmentRecord,
+  newEnvironment,
+  type OpenIssueCounts,
+} from '../applications/model.ts';
 import { currentStreams } from '../results/streams.ts';
 import type { Caller } from '../context/caller.ts';
 
@@ -319,6 +325,7 @@ async function publication(
   newEnv: EnvironmentRecord | undefined,
   triageVersion: number,
   attempt: string,
+  openIssues: OpenIssueCounts,
 ): Promise<{ env: EnvironmentRecord; items: TransactItem[] }> {
   const appId = done.applicationId;
   let env: EnvironmentRecord | undefined;
@@ -326,13 +333,13 @@ async function publication(
   // The import is its environment's last scan and its stream's latest (docs/DATA-MODEL.md, Tool streams).
   const head = { [done.stream!]: headOf(done) };
   if (newEnv) {
-    env = { ...newEnv, ...scanFieldsOf(lastScanOf(done), head) };
+    env = { ...newEnv, ...scanFieldsOf(lastScanOf(done), head), ...openIssues };
     items.push(...(await environmentCreationWrites(caller, app, envName, undefined, env)).items);
   } else {
     env = await getEnvironment(appId, done.environmentId);
     if (!env) throw notFound(`environment ${envName} was deleted meanwhile: nothing was imported`);
     const streams = { ...(await currentStreams(env)), ...head };
-    items.push(...(await environmentScanWrites(env, { lastScan: lastScanOf(done), streams })));
+    items.push(...(await environmentScanWrites(env, { lastScan: lastScanOf(done), streams, openIssues })));
   }
   const payload = {
     scanId: done.scanId,
@@ -551,7 +558,7 @@ export async function importScanReport(
         stats: { ...statsOf(records), ...found.stats },
       };
       const { env, items } = await withinBudget(budget, appId, envName, 'all findings stored, not yet published', () =>
-        publication(caller, app, envName, done, newEnv, found.triageVersion, attempt),
+        publication(caller, app, envName, done, newEnv, found.triageVersion, attempt, trend.openIssues),
       );
       items.push(...trend.items);
       checkBudget(budget, appId, envName, 'all findings stored, not yet published');

@@ -7,7 +7,7 @@ import { badRequest, conflict, notFound, payloadTooLarge } from '../errors.ts';
 import { FINDINGS_REPORT_LIMITS, PENDING_SWEEP_MS, PENDING_WRITE_EXPIRY_MS } from '../limits.ts';
 import { logger } from '../context/logger.ts';
 import { environmentScanWrites, getEnvironment } from '../applications/environment-repository.ts';
-import { type EnvironmentRecord } from '../applications/model.ts';
+import { type EnvironmentRecord, openIssuesChanged } from '../applications/model.ts';
 import { currentStreams } from '../results/streams.ts';
 import {
   alertsOfScan,
@@ -267,8 +267,12 @@ export async function reportScanCompleted(
             ? await environmentScanWrites(env, {
                 streams: { ...streams, [stream]: headOf(done) },
                 lastScan: env.lastScanId === scanId ? lastScanOf(done) : undefined,
+                openIssues: trend.openIssues,
               })
-            : []),
+            : // Not its stream's latest: the environment's open issues may still change (findings it reports).
+              openIssuesChanged(env, trend.openIssues)
+              ? await environmentScanWrites(env, { streams, openIssues: trend.openIssues })
+              : []),
           triageVersionCheck(scan, found.triageVersion),
           ...trend.items,
           ...((await along?.(attempt)) ?? []),

@@ -11,7 +11,8 @@ import { environmentOverdue } from '../governance/entities.ts';
 import { findingsOfEnvironment, rulesOfEnvironment } from '../results/finding-repository.ts';
 import { type FindingRecord, type TriageRule } from '../results/model.ts';
 import { fixedInStream } from '../results/streams.ts';
-import { openIssuesPut } from '../results/issue-summary.ts';
+import { openIssueCountsOf, openIssuesPut } from '../results/issue-summary.ts';
+import type { OpenIssueCounts } from '../applications/model.ts';
 import { dayOf, isCurrent, type TrendTotal } from './model.ts';
 import { envScope, appScope } from './projections/environment-trend-figures.ts';
 import { applicationTrends, environmentTrends } from './entities.ts';
@@ -168,7 +169,7 @@ export async function publicationTrend(
   },
   fixesStream: string | undefined,
   now: number,
-): Promise<{ records: FindingRecord[]; items: TransactItem[] }> {
+): Promise<{ records: FindingRecord[]; items: TransactItem[]; openIssues: OpenIssueCounts }> {
   const reported = new Set(found.findings.map((f) => f.findingHash));
   // Each current finding of the scan's stream that the scan does not report is fixed now.
   const missing = [...found.known.values()].filter((f) => isCurrent(f) && !reported.has(f.findingHash));
@@ -199,6 +200,8 @@ export async function publicationTrend(
   );
   return {
     records,
+    // The environment's open issues by severity after it, from every record (its write carries them).
+    openIssues: openIssueCountsOf(findings.values()),
     items: [
       ...derivedWrites(environmentTrends, before, after, { env: scan, now, policy }),
       ...wake,

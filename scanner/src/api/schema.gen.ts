@@ -1777,7 +1777,7 @@ export interface paths {
         };
         /**
          * The organization's riskiest applications, most overdue findings and coverage gaps (ours)
-         * @description What the dashboard's overview shows beside the trends (docs/GOVERNANCE.md, The overview): the applications with the most untriaged findings, the most overdue findings of the environments with the most untriaged findings, and the environments not scanned within 7 or 30 days. Team rules apply. Each part is a bounded walk of an environment index: the cost is the same whatever the organization's size.
+         * @description What the dashboard's overview shows beside the trends (docs/GOVERNANCE.md, The overview): the applications with the most untriaged findings, the most overdue findings of the environments with the most untriaged findings, and the environments not scanned within 7 or 30 days. Team rules apply. The riskiest applications count open issues (one per weakness) and are read from their ranked entries, the coverage gaps from counters, the overdue findings from 10 environments' scans: the cost is the same whatever the organization's size.
          *
          *     Requires the `read:report` permission.
          */

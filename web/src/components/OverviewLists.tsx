@@ -67,8 +67,8 @@ export function OverviewLists({ orgId, overview }: { orgId: string; overview: Ov
         ) : (
           <table>
             <caption>
-              Applications with the most open findings, each finding counted once as in the trends (a finding is a
-              plugin, method, path and parameter, whatever its number of URIs)
+              Applications with the most open findings, counted as issues: each weakness once (its weakness, method,
+              path and parameter, whatever its tools and URIs), in the highest severity it is open in
             </caption>
             <thead>
               <tr>

@@ -1,0 +1,98 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from '../db/client.ts';
+import { config } from '../config.ts';
+import { keys } from '../db/keys.ts';
+import { collect, getItem } from '../db/query.ts';
+import { retryOnConflict, transactionConflict, type RetriesExhausted } from '../db/retry.ts';
+import { transactWrite } from '../db/transactions.ts';
+import type { Outcome } from '../db/backfill.ts';
+import { getApplication } from '../applications/application-repository.ts';
+import { environmentStreamsChanges, getEnvironmentIncludingDeleting } from '../applications/environment-repository.ts';
+import { forEveryOrganization } from '../applications/health-backfill.ts';
+import * as riskiest from '../applications/projections/riskiest-applications.ts';
+import { findingsOfEnvironment } from '../results/finding-repository.ts';
+import { openIssueCountsOf } from '../results/issue-summary.ts';
+import { currentStreams } from '../results/streams.ts';
+import type { FindingRecord } from '../results/model.ts';
+
+// The overview's riskiest applications for data written before them (npm run migrate, npm start on an older data
+// directory; docs/GOVERNANCE.md, The overview): each environment gets its open issues by severity from its finding
+// records (its application's figures move with them, and its entry), each application its ranked entry; then each
+// organization is marked (the overview then reads the entries) and the table (npm start then skips this step).
+
+/** Runs `step` until it commits or finds nothing to do; 'conflict' when it lost every race (left for the next run). */
+async function untilCommitted(step: () => Promise<Outcome>): Promise<Outcome> {
+  try {
+    return await retryOnConflict({ conflict: transactionConflict() }, step);
+  } catch (error) {
+    if ((error as Partial<RetriesExhausted>).retryReason) return 'conflict';
+    throw error;
+  }
+}
+
+/**
+ * Counts the open issues of an environment written before them: from its finding records, set by its write
+ * (conditioned on it still uncounted and unchanged: a publication meanwhile counts it, or makes this read again), with
+ * its application's figures.
+ */
+export function countEnvironmentOpenIssues(appId: string, envId: string): Promise<Outcome> {
+  return untilCommitted(async () => {
+    const env = await getEnvironmentIncludingDeleting(appId, envId);
+    if (!env) return 'gone';
+    if (env.deleting || env.openIssuesHigh !== undefined) return 'current';
+    const app = await getApplication(appId);
+    if (!app) return 'current';
+    const records = await collect(
+      findingsOfEnvironment(env, ['findingHash', 'issueId', 'severity', 'fixedAt', 'verifiedFixedAt']),
+    );
+    const openIssues = openIssueCountsOf(records as FindingRecord[]);
+    const streams = env.streams ?? (await currentStreams(env));
+    await transactWrite(await environmentStreamsChanges([{ env, streams, openIssues }]));
+    return 'updated';
+  });
+}
+
+/**
+ * Gives a live application written before them its ranked entry (none without untriaged findings), conditioned on
+ * the application unchanged since read (its write would otherwise move an entry it did not know of).
+ */
+export function addRiskiestEntry(appId: string): Promise<Outcome> {
+  return untilCommitted(async () => {
+    const app = await getApplication(appId);
+    const entry = riskiest.entryOf(app);
+    if (!app || !entry) return app ? 'current' : 'gone';
+    const key = keys.riskiestApplication(app.organizationId, riskiest.riskRank(entry));
+    if (await getItem(key)) return 'current';
+    const version =
+      app.healthVersion === undefined
+        ? { expression: 'attribute_not_exists(healthVersion)', values: {} }
+        : { expression: 'healthVersion = :v', values: { ':v': app.healthVersion } };
+    await transactWrite([
+      {
+        ConditionCheck: {
+          TableName: config.tableName,
+          Key: keys.application(appId),
+          ConditionExpression: `attribute_exists(pk) AND attribute_not_exists(deleting) AND #name = :name AND ${
+            app.teamId === undefined ? 'attribute_not_exists(teamId)' : 'teamId = :team'
+          } AND ${version.expression}`,
+          ExpressionAttributeNames: { '#name': 'name' },
+          ExpressionAttributeValues: {
+            ':name': app.name,
+            ...(app.teamId !== undefined && { ':team': app.teamId }),
+            ...version.values,
+          },
+        },
+      },
+      ...(riskiest.project(undefined, app).items ?? []),
+    ]);
+    return 'updated';
+  });
+}
+
+/** Once every environment and application is: marks each organization's entries complete, then the table. */
+export async function markRiskiestComplete(tableName = config.tableName): Promise<void> {
+  await forEveryOrganization(tableName, (orgId) =>
+    db.send(new PutCommand({ TableName: tableName, Item: { ...keys.riskiestReady(orgId), entity: 'riskiestReady' } })),
+  );
+  await db.send(new PutCommand({ TableName: tableName, Item: { ...keys.tableRiskiest(), entity: 'migration' } }));
+}
