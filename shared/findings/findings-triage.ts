@@ -1,6 +1,6 @@
 import type { ApplicationRecord, EnvironmentRecord, EnvironmentStreams } from '../applications/model.ts';
 import type { FindingRecord, TriageRule } from '../results/model.ts';
-import type { TrendsRead } from '../trends/writes.ts';
+import type { TrendsRead } from '../trends/model.ts';
 
 // A triage of an application's findings as one derived entity (docs/DATA-MODEL.md, Projections): not an item of its
 // own (each finding's rule is, written as the triageRule kind), but what the rules of the triaged findings, taken

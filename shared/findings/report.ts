@@ -271,14 +271,8 @@ function issueOfRow(
   return { issueId, detectedBy: [...new Set([streamOf(scan), ...(index?.toolsOf(issueId) ?? [])])].sort() };
 }
 
-/** reports.CurrentFindingRow of each URI of the page. */
-async function rowsOf(
-  orgId: string,
-  slices: Awaited<ReturnType<typeof pageSlices>>,
-  asOf: number | undefined,
-  now: number,
-  issues: Map<string, IssueIndex>,
-) {
+/** What the page's rows show beside their URIs, read side by side: messages, findings, rules, users, teams, SLA days. */
+async function rowReads(orgId: string, slices: Awaited<ReturnType<typeof pageSlices>>) {
   const uris = slices.flatMap(({ source, uris }) => uris.map((u) => ({ source, u })));
   const [messages, firstSeen, rules, scanUsers, teams, slaDaysOf] = await Promise.all([
     batchGet(
@@ -339,10 +333,22 @@ async function rowsOf(
   );
   const userOf = new Map([...scanUsers, ...triagers].map((u) => [u.userId, u.fullName]));
   userOf.set(EXPIRY_ACTOR.userId, EXPIRY_ACTOR.name);
+  const teamOf = new Map(teams.map((t) => [t.teamId, t.name]));
+  return { messageOf, findingOf, ruleOf, userOf, teamOf, slaDaysOf };
+}
+
+/** reports.CurrentFindingRow of each URI of the page. */
+async function rowsOf(
+  orgId: string,
+  slices: Awaited<ReturnType<typeof pageSlices>>,
+  asOf: number | undefined,
+  now: number,
+  issues: Map<string, IssueIndex>,
+) {
+  const { messageOf, findingOf, ruleOf, userOf, teamOf, slaDaysOf } = await rowReads(orgId, slices);
   // Due dates as of the report's moment (`date`/`datetime`), or now.
   const at = asOf ?? now;
   const iso = (ms: number | undefined) => (ms === undefined ? '' : new Date(ms).toISOString());
-  const teamOf = new Map(teams.map((t) => [t.teamId, t.name]));
   return slices.flatMap(({ source: { app, env, scan }, alert, uris }) =>
     uris.map((u) => {
       const finding = findingOf.get(u.findingHash);

@@ -1,6 +1,5 @@
 import { isPausing } from '../governance/model.ts';
-import type { FindingRecord } from '../results/model.ts';
-import type { TriageStatus } from '../results/model.ts';
+import type { FindingRecord, TriageRule, TriageStatus } from '../results/model.ts';
 import type { Severity } from '../input/severities.ts';
 
 // Trends' model (docs/GOVERNANCE.md, Trends). Records, types and pure rules only (docs/LAYOUT.md, Layers): it imports
@@ -114,4 +113,15 @@ export function coverageRemoval(change: TrendChange, previous: number | undefine
     change.add(day, `start${w}`, -1);
     change.add(previous, `stop${w}`, -1);
   }
+}
+
+/**
+ * What the trends count of an environment that a write of some of its findings starts from: its total read before
+ * them (`read`); for an environment never counted yet (older data), its findings and rules too, read whole (its
+ * first count takes in its open findings). environmentTrendsOf gives the write's trends from it.
+ */
+export interface TrendsRead {
+  read: TrendTotal;
+  findings: ReadonlyMap<string, FindingRecord>;
+  rules: ReadonlyMap<string, Pick<TriageRule, 'status' | 'history'>>;
 }

@@ -13,7 +13,7 @@ import { type FindingRecord, type TriageRule } from '../results/model.ts';
 import { fixedInStream } from '../results/streams.ts';
 import { openIssueCountsOf, openIssuesPut } from '../results/issue-summary.ts';
 import type { OpenIssueCounts } from '../applications/model.ts';
-import { dayOf, isCurrent, type TrendTotal } from './model.ts';
+import { dayOf, isCurrent, type TrendTotal, type TrendsRead } from './model.ts';
 import { envScope, appScope } from './projections/environment-trend-figures.ts';
 import { applicationTrends, environmentTrends } from './entities.ts';
 import type { EnvironmentRef, EnvironmentTrends } from './projections/environment-trend-figures.ts';
@@ -35,17 +35,6 @@ export async function environmentTrendTotal(env: EnvironmentRef): Promise<TrendT
     }),
   );
   return fromItem<TrendTotal>(out.Item) ?? {};
-}
-
-/**
- * What the trends count of an environment that a write of some of its findings starts from: its total read before
- * them (`read`); for an environment never counted yet (older data), its findings and rules too, read whole (its
- * first count takes in its open findings). environmentTrendsOf gives the write's trends from it.
- */
-export interface TrendsRead {
-  read: TrendTotal;
-  findings: ReadonlyMap<string, FindingRecord>;
-  rules: ReadonlyMap<string, Pick<TriageRule, 'status' | 'history'>>;
 }
 
 /** The environment's TrendsRead from its total read before its findings (`read`). */

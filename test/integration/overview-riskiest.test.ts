@@ -8,12 +8,11 @@ import { db } from '../../shared/db/client.ts';
 import { keys } from '../../shared/db/keys.ts';
 import { collect } from '../../shared/db/query.ts';
 import { environmentsOfApp } from '../../shared/applications/environment-repository.ts';
-import { OPEN_ISSUE_FIELDS } from '../../shared/applications/model.ts';
+import { APPLICATION_TYPES, OPEN_ISSUE_FIELDS, type ListEntry } from '../../shared/applications/model.ts';
 import { findingsOfEnvironment } from '../../shared/results/finding-repository.ts';
 import { FULL_WALKS, overviewOf, riskiestOfEntries, riskiestRecomputed } from '../../shared/overview/overview.ts';
 import { migrationSteps } from '../../shared/table-migration.ts';
-import { listScope, type ListEntry } from '../../shared/applications/list-entries.ts';
-import { APPLICATION_TYPES } from '../../shared/applications/inputs.ts';
+import { listScope } from '../../shared/applications/list-entries.ts';
 import type { Membership } from '../../shared/context/caller.ts';
 import { markRiskiestComplete } from '../../shared/overview/riskiest-backfill.ts';
 

@@ -8,7 +8,7 @@ import {
 } from '../../shared/applications/projections/riskiest-applications.ts';
 import { issueCountsChange, openIssueCountsOf } from '../../shared/results/issue-summary.ts';
 import { applicationHealthOf, NO_HEALTH, type ApplicationRecord } from '../../shared/applications/model.ts';
-import * as applicationHealth from '../../shared/applications/projections/application-health.ts';
+import * as applicationHealth from '../../shared/applications/application-figures.ts';
 import type { FindingRecord } from '../../shared/results/model.ts';
 
 // The riskiest applications' ranked projection (docs/GOVERNANCE.md, The overview): its sort key orders as riskOrder,
