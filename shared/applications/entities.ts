@@ -1,4 +1,4 @@
-import { entityKind } from '../db/entity-write.ts';
+import { entityKind, projectionOf } from '../db/entity-write.ts';
 import type { ApplicationRecord, EnvironmentRecord } from './model.ts';
 import * as applicationListEntries from './projections/application-list-entries.ts';
 import * as applicationNameIndex from './projections/application-name-index.ts';
@@ -25,6 +25,14 @@ export interface ApplicationWriteContext {
 }
 
 /**
+ * The overview's ranked entry of an application (not an item of its own: derived from the application's record), a
+ * kind apart so that the upgrade's step (overview/riskiest-backfill.ts) can write it alone.
+ */
+export const riskiestEntry = entityKind<ApplicationRecord>('riskiestEntry', {
+  riskiest: riskiestApplications.project,
+});
+
+/**
  * An application: its list entries, its name index, the organization's counters, the health day counters and the
  * overview's riskiest entry.
  */
@@ -35,7 +43,7 @@ export const application = entityKind<ApplicationRecord, ApplicationWriteContext
     uncounted ? {} : organizationCounters.project(before, after),
   healthDayCounters: (before, after, context) =>
     context.uncounted ? {} : healthDayCounters.project(before, after, context),
-  riskiest: riskiestApplications.project,
+  riskiest: (before, after) => projectionOf(riskiestEntry, before, after, undefined),
 });
 
 /**

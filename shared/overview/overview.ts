@@ -6,11 +6,13 @@ import {
   type EnvironmentRecord,
   type HealthSource,
   type ListEntry,
+  entryOf,
+  riskOrder,
+  type RiskiestEntry,
 } from '../applications/model.ts';
 import { environmentEntries, listScope } from '../applications/list-entries.ts';
 import { currentScansOf } from '../findings/report.ts';
 import { environmentsOfOrg, getEnvironmentsByKeys } from '../applications/environment-repository.ts';
-import { entryOf, riskOrder, type RiskiestEntry } from '../applications/projections/riskiest-applications.ts';
 import { overdueOfScan } from '../scans/scan-sla.ts';
 import { mostOverdueFirst, type OverdueFinding } from '../scans/model.ts';
 import { issueRepresentatives, type FindingRecord } from '../results/model.ts';

@@ -9,7 +9,9 @@ import type { Outcome } from '../db/backfill.ts';
 import { getApplication } from '../applications/application-repository.ts';
 import { environmentStreamsChanges, getEnvironmentIncludingDeleting } from '../applications/environment-repository.ts';
 import { forEveryOrganization } from '../applications/health-backfill.ts';
-import * as riskiest from '../applications/projections/riskiest-applications.ts';
+import { riskiestEntry } from '../applications/entities.ts';
+import { entryOf, riskRank } from '../applications/model.ts';
+import { derivedWrites } from '../db/entity-write.ts';
 import { findingsOfEnvironment } from '../results/finding-repository.ts';
 import { openIssueCountsOf } from '../results/issue-summary.ts';
 import { currentStreams } from '../results/streams.ts';
@@ -59,9 +61,9 @@ export function countEnvironmentOpenIssues(appId: string, envId: string): Promis
 export function addRiskiestEntry(appId: string): Promise<Outcome> {
   return untilCommitted(async () => {
     const app = await getApplication(appId);
-    const entry = riskiest.entryOf(app);
+    const entry = entryOf(app);
     if (!app || !entry) return app ? 'current' : 'gone';
-    const key = keys.riskiestApplication(app.organizationId, riskiest.riskRank(entry));
+    const key = keys.riskiestApplication(app.organizationId, riskRank(entry));
     if (await getItem(key)) return 'current';
     const version =
       app.healthVersion === undefined
@@ -83,7 +85,7 @@ export function addRiskiestEntry(appId: string): Promise<Outcome> {
           },
         },
       },
-      ...(riskiest.project(undefined, app).items ?? []),
+      ...derivedWrites(riskiestEntry, undefined, app, undefined),
     ]);
     return 'updated';
   });

@@ -1,13 +1,15 @@
 import { describe, expect, it } from 'vitest';
+import { project } from '../../shared/applications/projections/riskiest-applications.ts';
+import { issueCountsChange, openIssueCountsOf } from '../../shared/results/issue-summary.ts';
 import {
+  applicationHealthOf,
   entryOf,
-  project,
+  NO_HEALTH,
   riskOrder,
   riskRank,
+  type ApplicationRecord,
   type RiskFigures,
-} from '../../shared/applications/projections/riskiest-applications.ts';
-import { issueCountsChange, openIssueCountsOf } from '../../shared/results/issue-summary.ts';
-import { applicationHealthOf, NO_HEALTH, type ApplicationRecord } from '../../shared/applications/model.ts';
+} from '../../shared/applications/model.ts';
 import * as applicationHealth from '../../shared/applications/application-figures.ts';
 import type { FindingRecord } from '../../shared/results/model.ts';
 
