@@ -3,7 +3,7 @@ import { benchTenant, type BenchSection, benchCaller } from './harness.ts';
 import { formatsFixture } from '../../scanner/test/formats-expected.ts';
 import { wapitiFixture } from '../../scanner/test/wapiti-expected.ts';
 
-// Issues and what changed (docs/ISSUES.md, docs/DATA-MODEL.md, Scan diffs), the two figures issue 45 asks for:
+// Issues and what changed (docs/ISSUES.md, docs/DATA-MODEL.md, Scan diffs), its two figures:
 // - diff: GET /api/v1/scan/{scanId}/diff?against= of two scans of FINDINGS findings each (BENCH_ISSUES_FINDINGS to
 //   change it): the later one drops a tenth of the earlier one's findings and reports as many others, half of them
 //   never seen (new) and half reported by a scan before the earlier one and fixed by it (regressed). The answer's

@@ -21,7 +21,7 @@ const section: BenchSection = {
   async run(ctx) {
     const { TransactWriteCommand } = await import('@aws-sdk/lib-dynamodb');
     const { db } = await import('../../shared/db/client.ts');
-    const { outboxItem } = await import('../../shared/webhooks/model.ts');
+    const { outboxItem } = await import('../../shared/db/outbox.ts');
 
     let hangingRequests = 0;
     const hanging = createServer(() => hangingRequests++);

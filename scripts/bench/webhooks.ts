@@ -32,7 +32,7 @@ const section: BenchSection = {
   async run(ctx) {
     const { TransactWriteCommand } = await import('@aws-sdk/lib-dynamodb');
     const { db } = await import('../../shared/db/client.ts');
-    const { outboxItem } = await import('../../shared/webhooks/model.ts');
+    const { outboxItem } = await import('../../shared/db/outbox.ts');
     const { queryAll } = await import('../../shared/db/query.ts');
     const { keys, OUTBOX_SHARDS } = await import('../../shared/db/keys.ts');
 

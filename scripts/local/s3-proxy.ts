@@ -3,7 +3,7 @@ import { request as httpRequest, type ServerResponse } from 'node:http';
 import { Hash } from '@smithy/hash-node';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { S3RequestPresigner } from '@aws-sdk/s3-request-presigner';
-import { readBoundedBody } from './server.ts';
+import { readBoundedBody } from './bounded-body.ts';
 import type { LocalHook } from './hook.ts';
 
 // The local stack's S3 front door. s3rver ignores signatures, keys and methods, so it listens only on a Unix

@@ -9,6 +9,7 @@ import { DOT_SEGMENT_REFUSED, hasDotSegment } from '../../shared/http/path-param
 import { serveWeb } from './web.ts';
 import { serviceHook } from './service-hook.ts';
 import type { LocalHook } from './hook.ts';
+import { readBoundedBody } from './bounded-body.ts';
 import {
   API_GATEWAY_BODY_LIMIT_BYTES,
   LAMBDA_EVENT_LIMIT_BYTES,
@@ -43,20 +44,6 @@ function loadHandler(route: Route): Promise<Handler> {
     handlers.set(file, pending);
   }
   return pending;
-}
-
-/** The request body, or undefined when it exceeds `limit` bytes (read to the end either way, keeping at most `limit`). */
-export function readBoundedBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= limit) chunks.push(chunk);
-    });
-    req.on('end', () => resolve(size > limit ? undefined : Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
 }
 
 /** The request as API Gateway receives it: raw target, header pairs as sent. */

@@ -35,7 +35,7 @@ import {
   trackerEvent,
   trackerSealContext,
 } from '../trackers/model.ts';
-import { outboxItem } from '../webhooks/model.ts';
+import { outboxItem } from '../db/outbox.ts';
 import { TRACKER_ACTOR, MAX_AUTO_PROMOTIONS, type DeliveryRetrier, type QueueRecord } from './model.ts';
 
 // The tracker consumer (docs/TRACKERS.md, Delivery): the jobs the delivery queue brings, run by the same consumer

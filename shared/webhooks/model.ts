@@ -1,7 +1,4 @@
 import { createHash } from 'node:crypto';
-import { keys } from '../db/keys.ts';
-import { config } from '../config.ts';
-import type { TransactItem } from '../db/transactions.ts';
 import type { ScanRecord, TriageRule } from '../results/model.ts';
 
 // The record of a webhook subscription (docs/WEBHOOKS.md), as stored.
@@ -149,24 +146,6 @@ export function toDelivery(delivery: DeliveryRecord) {
 // projection of a change, built as a pure function of the entity before and after it and committed in the same
 // transaction: the change never lands without its event, nor an event without its change, and nothing about the
 // receivers (down, slow) can slow or fail the write. Delivery happens afterwards (shared/delivery/relay.ts).
-
-/** How long an event not handed to the queue stays in the outbox before DynamoDB's TTL removes it. */
-const OUTBOX_TTL_SECONDS = 7 * 24 * 3600;
-
-/** The outbox item of an event (a webhook event or a tracker job), to commit with the change it describes. */
-export function outboxItem<E extends { eventId: string; occurredAt: number }>(event: E): TransactItem {
-  return {
-    Put: {
-      TableName: config.tableName,
-      Item: {
-        ...keys.outboxEvent(event.eventId, event.occurredAt),
-        entity: 'outbox',
-        ...event,
-        expiresAt: Math.floor(event.occurredAt / 1000) + OUTBOX_TTL_SECONDS,
-      },
-    },
-  };
-}
 
 const scanData = (scan: ScanRecord, app: ApplicationContext) => ({
   scanId: scan.scanId,

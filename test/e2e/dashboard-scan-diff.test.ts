@@ -7,7 +7,7 @@ import { ensureWebBuild } from '../../scripts/local/web.ts';
 import { expectAccessible, launchBrowser, signIn } from './browser.ts';
 
 // What changed on the dashboard's scan page (getScanDiff; docs/DATA-MODEL.md, Scan diffs), in Chromium: new
-// findings first (issue 45), then regressed and fixed ones, each list what the diff operation answers. The new
+// findings first, then regressed and fixed ones, each list what the diff operation answers. The new
 // finding is Low and the others High, so a page that ordered by severity, or by the answer's key order, fails.
 
 vi.setConfig({ testTimeout: 240_000, expect: { poll: { timeout: 10_000 } } });

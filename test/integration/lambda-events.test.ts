@@ -30,7 +30,8 @@ import {
 } from '../../infra/stack.ts';
 import { pendingFindingsStart } from '../../shared/results/finding-repository.ts';
 import { deliveryCreation, getDelivery } from '../../shared/webhooks/deliveries.ts';
-import { type OutboxEvent, outboxItem } from '../../shared/webhooks/model.ts';
+import { type OutboxEvent } from '../../shared/webhooks/model.ts';
+import { outboxItem } from '../../shared/db/outbox.ts';
 import { deliveryOf } from '../../shared/delivery/relay.ts';
 import { getWebhook } from '../../shared/webhooks/repository.ts';
 import type { DeliveryMessage } from '../../shared/delivery/model.ts';

@@ -4,7 +4,7 @@
 // header, the hold before the attack), then written on in origin form; the target's answers pass through as they
 // came, read only for where each ends. Node's HTTP server and client cost about 0.6 ms of CPU a request on the
 // bench's machine, a relay about 0.2 ms: a hosted scan's requests go through one after the other, so that is
-// the hosted scan's overhead over its engine alone (docs/HOSTED-SCANS.md, The pinning proxy).
+// the hosted scan's overhead over its engine alone (docs/HOSTED-SCANS.md, Coverage).
 // A request the relay does not read itself (CONNECT, an upgrade, Expect, a chunked body, HTTP/1.0) is handed with
 // its connection to the proxy's Node server once every answer before it went through; one it cannot read at all is
 // answered 400 and its connection closed.

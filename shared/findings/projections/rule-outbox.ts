@@ -1,5 +1,6 @@
 import type { Projected } from '../../db/entity-write.ts';
-import { type ApplicationContext, findingEvents, outboxItem, riskExpiryEvents } from '../../webhooks/model.ts';
+import { type ApplicationContext, findingEvents, riskExpiryEvents } from '../../webhooks/model.ts';
+import { outboxItem } from '../../db/outbox.ts';
 import { trackerEvent } from '../../trackers/model.ts';
 import type { FindingRecord, TriageRule } from '../../results/model.ts';
 

@@ -1,5 +1,6 @@
 import type { Projected } from '../../db/entity-write.ts';
-import { outboxItem, overdueEvent } from '../../webhooks/model.ts';
+import { overdueEvent } from '../../webhooks/model.ts';
+import { outboxItem } from '../../db/outbox.ts';
 import type { OverdueFiredMark } from '../overdue.ts';
 
 // A finding's findingOverdue in the outbox (docs/GOVERNANCE.md, Overdue findings; docs/DATA-MODEL.md, Projections):

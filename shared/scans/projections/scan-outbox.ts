@@ -1,5 +1,6 @@
 import type { Projected } from '../../db/entity-write.ts';
-import { type ApplicationContext, outboxItem, scanEvents } from '../../webhooks/model.ts';
+import { type ApplicationContext, scanEvents } from '../../webhooks/model.ts';
+import { outboxItem } from '../../db/outbox.ts';
 import type { ScanRecord } from '../../results/model.ts';
 
 // A scan's events in the outbox (docs/WEBHOOKS.md, Events; docs/DATA-MODEL.md, Projections): scanStarted when it
