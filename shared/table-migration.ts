@@ -12,7 +12,7 @@ import { migrateRunConfig } from './perch/run-config-migration.ts';
 import { assignEnvironmentStreams, markStreamsAssigned } from './scans/stream-backfill.ts';
 import { assignEnvironmentIssues, markIssuesAssigned } from './scans/issue-backfill.ts';
 import { assignOpenIssues, markOpenIssuesAssigned } from './results/issue-summary.ts';
-import { addRiskiestEntry, countEnvironmentOpenIssues, markRiskiestComplete } from './overview/riskiest-backfill.ts';
+import { addRiskiestEntry, countEnvironmentOpenIssues, markRiskiestComplete } from './results/riskiest.ts';
 import {
   backfillDescriptionRoutes,
   markDescriptionRoutes,
@@ -43,7 +43,7 @@ function bothOutcomes(first: Outcome, second: Outcome): Outcome {
  * environments written before tool streams get theirs (shared/scans/stream-backfill.ts), then their finding records
  * their issues (shared/scans/issue-backfill.ts) and their open issues' summary (shared/results/issue-summary.ts); environments are counted in the overview's coverage counters, then
  * the organizations marked (shared/applications/coverage-backfill.ts). Environments get their open issues by
- * severity and applications their riskiest entry, then the organizations are marked (shared/overview/riskiest-backfill.ts).
+ * severity and applications their riskiest entry, then the organizations are marked (shared/results/riskiest.ts).
  * Hosted descriptions stored before their routes were kept get them
  * (shared/hosted-assets/repository.ts, backfillDescriptionRoutes); the issues this run assigns may be computed before
  * it (the steps run in scan order): a finding takes its description's paths at its next scan.

@@ -26,7 +26,7 @@ export interface ApplicationWriteContext {
 
 /**
  * The overview's ranked entry of an application (not an item of its own: derived from the application's record), a
- * kind apart so that the upgrade's step (overview/riskiest-backfill.ts) can write it alone.
+ * kind apart so that the upgrade's step (results/riskiest.ts) can write it alone.
  */
 export const riskiestEntry = entityKind<ApplicationRecord>('riskiestEntry', {
   riskiest: riskiestApplications.project,

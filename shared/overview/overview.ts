@@ -1,10 +1,7 @@
 import { getApplications } from '../applications/application-repository.ts';
 import {
   APPLICATION_TYPES,
-  applicationHealthOf,
   type ApplicationRecord,
-  type EnvironmentRecord,
-  type HealthSource,
   type ListEntry,
   entryOf,
   riskOrder,
@@ -12,15 +9,14 @@ import {
 } from '../applications/model.ts';
 import { environmentEntries, listScope } from '../applications/list-entries.ts';
 import { currentScansOf } from '../findings/report.ts';
-import { environmentsOfOrg, getEnvironmentsByKeys } from '../applications/environment-repository.ts';
+import { getEnvironmentsByKeys } from '../applications/environment-repository.ts';
 import { overdueOfScan } from '../scans/scan-sla.ts';
 import { mostOverdueFirst, type OverdueFinding } from '../scans/model.ts';
-import { issueRepresentatives, type FindingRecord } from '../results/model.ts';
-import { findingsOfEnvironment } from '../results/finding-repository.ts';
-import { openIssueCountsOf } from '../results/issue-summary.ts';
+import { issueRepresentatives } from '../results/model.ts';
+import { riskiestRecomputed as recomputedEntries } from '../results/riskiest.ts';
 import { keys } from '../db/keys.ts';
 import { fromItem } from '../db/items.ts';
-import { collect, inParallel, queryItems } from '../db/query.ts';
+import { queryItems } from '../db/query.ts';
 import type { Caller } from '../context/caller.ts';
 import { coverageOfCounters, coverageOfWalk } from './coverage.ts';
 import {
@@ -128,32 +124,11 @@ export async function riskiestOfEntries(orgId: string, keep: (entry: ListEntry) 
   return ready ? listed : undefined;
 }
 
-/**
- * The riskiest applications recomputed from the environments' records and finding records alone (the ranked entries
- * and the applications' figures are checked against it): every live environment of the organization, its open issues
- * by severity from its finding records (openIssueCountsOf), its application's figures their sums
- * (applicationHealthOf), ranked by riskOrder.
- */
+/** The riskiest applications recomputed from the finding records (results/riskiest.ts), as the overview lists them. */
 export async function riskiestRecomputed(orgId: string, keep: (entry: ListEntry) => boolean) {
-  const byApp = new Map<string, HealthSource[]>();
-  const envs: EnvironmentRecord[] = [];
-  for await (const env of environmentsOfOrg(orgId, 'name', true, 1000, true)) if (!env.deleting) envs.push(env);
-  await inParallel(envs, 16, async (env) => {
-    const counts = openIssueCountsOf((await collect(findingsOfEnvironment(env, COUNTED))) as FindingRecord[]);
-    byApp.set(env.applicationId, [...(byApp.get(env.applicationId) ?? []), { ...env, ...counts }]);
-  });
-  const apps = await getApplications([...byApp.keys()]);
-  return apps
-    .filter((app) => app.organizationId === orgId)
-    .map((app) => entryOf({ ...app, health: applicationHealthOf(byApp.get(app.applicationId)!) }))
-    .filter((entry) => entry !== undefined && keep(entry as unknown as ListEntry))
-    .map((entry) => entry!)
-    .sort(riskOrder)
-    .slice(0, RISKIEST_LISTED)
-    .map(riskiestRow);
+  const entries = await recomputedEntries(orgId, (entry) => keep(entry as unknown as ListEntry));
+  return entries.slice(0, RISKIEST_LISTED).map(riskiestRow);
 }
-
-const COUNTED: (keyof FindingRecord)[] = ['findingHash', 'issueId', 'severity', 'fixedAt', 'verifiedFixedAt'];
 
 /**
  * The riskiest applications of an organization whose entries are not complete yet (before npm run migrate): the

@@ -7,7 +7,7 @@ import { badRequest, conflict, notFound, payloadTooLarge } from '../errors.ts';
 import { FINDINGS_REPORT_LIMITS, PENDING_SWEEP_MS, PENDING_WRITE_EXPIRY_MS } from '../limits.ts';
 import { logger } from '../context/logger.ts';
 import { environmentScanWrites, getEnvironment } from '../applications/environment-repository.ts';
-import { type EnvironmentRecord, openIssuesChanged } from '../applications/model.ts';
+import { type ApplicationRecord, type EnvironmentRecord, openIssuesChanged } from '../applications/model.ts';
 import { currentStreams } from '../results/streams.ts';
 import {
   alertsOfScan,
@@ -176,6 +176,37 @@ async function streamOfScan(env: EnvironmentRecord, scan: ScanRecord) {
 }
 
 /**
+ * The environment's part of a completion: when the scan is its stream's latest, the stream's head, its last scan (if
+ * it still is) and its open issues; otherwise only its open issues, if the findings the scan reports changed them.
+ */
+async function environmentCompletionWrites(
+  env: EnvironmentRecord,
+  done: ScanRecord,
+  { streams, stream, head }: Awaited<ReturnType<typeof streamOfScan>>,
+  openIssues: Parameters<typeof openIssuesChanged>[1],
+) {
+  if (head)
+    return environmentScanWrites(env, {
+      streams: { ...streams, [stream]: headOf(done) },
+      lastScan: env.lastScanId === done.scanId ? lastScanOf(done) : undefined,
+      openIssues,
+    });
+  return openIssuesChanged(env, openIssues) ? environmentScanWrites(env, { streams, openIssues }) : [];
+}
+
+/** SCAN_COMPLETED or SCAN_ERRORED, with the names a reader of the audit log looks for. */
+function completionAudit(caller: Caller, app: ApplicationRecord, env: EnvironmentRecord, done: ScanRecord) {
+  return auditEntry(caller, app.organizationId, done.status === 'COMPLETED' ? 'SCAN_COMPLETED' : 'SCAN_ERRORED', {
+    scanId: done.scanId,
+    applicationId: app.applicationId,
+    appName: app.name,
+    envId: env.environmentId,
+    envName: env.name,
+    status: done.status,
+  });
+}
+
+/**
  * POST /api/v1/scan/{scanId}/complete: freezes the scan's statistics (read from its alerts, and written only if no
  * findings were counted meanwhile), its status and duration, and, while it is still its environment's last scan,
  * the environment's last-scan fields, with SCAN_COMPLETED or SCAN_ERRORED, in one transaction. The environment's
@@ -252,41 +283,15 @@ export async function reportScanCompleted(
           urlCount: body.urlCount,
           stats: { ...stats, ...found.stats },
         };
-        const payload = {
-          scanId,
-          applicationId: app.applicationId,
-          appName: app.name,
-          envId: env.environmentId,
-          envName: env.name,
-          status: body.status,
-        };
         const items = [
           pendingFindingsEnd(scan.applicationId, writer),
           ...scanEnd(scan, done, app),
-          ...(head
-            ? await environmentScanWrites(env, {
-                streams: { ...streams, [stream]: headOf(done) },
-                lastScan: env.lastScanId === scanId ? lastScanOf(done) : undefined,
-                openIssues: trend.openIssues,
-              })
-            : // Not its stream's latest: the environment's open issues may still change (findings it reports).
-              openIssuesChanged(env, trend.openIssues)
-              ? await environmentScanWrites(env, { streams, openIssues: trend.openIssues })
-              : []),
+          ...(await environmentCompletionWrites(env, done, { streams, stream, head }, trend.openIssues)),
           triageVersionCheck(scan, found.triageVersion),
           ...trend.items,
           ...((await along?.(attempt)) ?? []),
           // A hosted run's stop is audited by stopScan itself, in the transaction that stops it.
-          ...(audit
-            ? [
-                await auditEntry(
-                  caller,
-                  app.organizationId,
-                  body.status === 'COMPLETED' ? 'SCAN_COMPLETED' : 'SCAN_ERRORED',
-                  payload,
-                ),
-              ]
-            : []),
+          ...(audit ? [await completionAudit(caller, app, env, done)] : []),
         ];
         await transactWrite(items);
         return toScanResult(done, app, done.stats!);

@@ -2,20 +2,32 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db/client.ts';
 import { config } from '../config.ts';
 import { keys } from '../db/keys.ts';
-import { collect, getItem } from '../db/query.ts';
+import { collect, getItem, inParallel } from '../db/query.ts';
 import { retryOnConflict, transactionConflict, type RetriesExhausted } from '../db/retry.ts';
 import { transactWrite } from '../db/transactions.ts';
 import type { Outcome } from '../db/backfill.ts';
-import { getApplication } from '../applications/application-repository.ts';
-import { environmentStreamsChanges, getEnvironmentIncludingDeleting } from '../applications/environment-repository.ts';
+import { getApplication, getApplications } from '../applications/application-repository.ts';
+import {
+  environmentStreamsChanges,
+  environmentsOfOrg,
+  getEnvironmentIncludingDeleting,
+} from '../applications/environment-repository.ts';
 import { forEveryOrganization } from '../applications/health-backfill.ts';
 import { riskiestEntry } from '../applications/entities.ts';
-import { entryOf, riskRank } from '../applications/model.ts';
+import {
+  applicationHealthOf,
+  entryOf,
+  riskOrder,
+  riskRank,
+  type EnvironmentRecord,
+  type HealthSource,
+  type RiskiestEntry,
+} from '../applications/model.ts';
 import { derivedWrites } from '../db/entity-write.ts';
-import { findingsOfEnvironment } from '../results/finding-repository.ts';
-import { openIssueCountsOf } from '../results/issue-summary.ts';
-import { currentStreams } from '../results/streams.ts';
-import type { FindingRecord } from '../results/model.ts';
+import { findingsOfEnvironment } from './finding-repository.ts';
+import { openIssueCountsOf } from './issue-summary.ts';
+import { currentStreams } from './streams.ts';
+import type { FindingRecord } from './model.ts';
 
 // The overview's riskiest applications for data written before them (npm run migrate, npm start on an older data
 // directory; docs/GOVERNANCE.md, The overview): each environment gets its open issues by severity from its finding
@@ -97,4 +109,29 @@ export async function markRiskiestComplete(tableName = config.tableName): Promis
     db.send(new PutCommand({ TableName: tableName, Item: { ...keys.riskiestReady(orgId), entity: 'riskiestReady' } })),
   );
   await db.send(new PutCommand({ TableName: tableName, Item: { ...keys.tableRiskiest(), entity: 'migration' } }));
+}
+
+const COUNTED: (keyof FindingRecord)[] = ['findingHash', 'issueId', 'severity', 'fixedAt', 'verifiedFixedAt'];
+
+/**
+ * The riskiest applications' entries recomputed from the environments' records and finding records alone (the
+ * ranked entries and the applications' figures are checked against it): every live environment of the organization,
+ * its open issues by severity from its finding records (openIssueCountsOf), its application's figures their sums
+ * (applicationHealthOf), ranked by riskOrder, those `keep` lets through.
+ */
+export async function riskiestRecomputed(orgId: string, keep: (entry: RiskiestEntry) => boolean) {
+  const byApp = new Map<string, HealthSource[]>();
+  const envs: EnvironmentRecord[] = [];
+  for await (const env of environmentsOfOrg(orgId, 'name', true, 1000, true)) if (!env.deleting) envs.push(env);
+  await inParallel(envs, 16, async (env) => {
+    const counts = openIssueCountsOf((await collect(findingsOfEnvironment(env, COUNTED))) as FindingRecord[]);
+    byApp.set(env.applicationId, [...(byApp.get(env.applicationId) ?? []), { ...env, ...counts }]);
+  });
+  const apps = await getApplications([...byApp.keys()]);
+  return apps
+    .filter((app) => app.organizationId === orgId)
+    .map((app) => entryOf({ ...app, health: applicationHealthOf(byApp.get(app.applicationId)!) }))
+    .filter((entry) => entry !== undefined && keep(entry))
+    .map((entry) => entry!)
+    .sort(riskOrder);
 }
