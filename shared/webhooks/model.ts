@@ -192,42 +192,57 @@ export function scanEvents(before: ScanRecord | undefined, after: ScanRecord, ap
   return events;
 }
 
+/** Where a triage event's finding is, and what it is: the context its events carry. */
+export interface FindingEventContext {
+  organizationId: string;
+  applicationId: string;
+  environmentId: string;
+  app: ApplicationContext;
+  envName: string;
+  finding: { pluginId: string; severity: string; requestMethod: string; path: string };
+}
+
+/** An event of a triage rule's change: its id from the finding and the rule's version, its data from `context`. */
+function triageEvent(
+  type: 'findingStatusChanged' | 'riskAcceptanceExpired',
+  after: TriageRule,
+  context: FindingEventContext,
+  data: Record<string, unknown>,
+): OutboxEvent {
+  return {
+    eventId: derivedId(`${type}:${context.environmentId}:${after.findingHash}:${after.version}`),
+    type,
+    organizationId: context.organizationId,
+    applicationId: context.applicationId,
+    teamId: context.app.teamId,
+    occurredAt: after.updatedAt,
+    data: {
+      applicationId: context.applicationId,
+      appName: context.app.name,
+      envId: context.environmentId,
+      envName: context.envName,
+      findingHash: after.findingHash,
+      ...context.finding,
+      ...data,
+    },
+  };
+}
+
 /** findingStatusChanged when a triage changes a finding's status (a comment on a triaged finding keeps it: no event). */
 export function findingEvents(
   before: TriageRule | undefined,
   after: TriageRule,
-  context: {
-    organizationId: string;
-    applicationId: string;
-    environmentId: string;
-    app: ApplicationContext;
-    envName: string;
-    finding: { pluginId: string; severity: string; requestMethod: string; path: string };
-  },
+  context: FindingEventContext,
 ): OutboxEvent[] {
   const from = before?.status ?? 'UNKNOWN';
   if (from === after.status) return [];
   return [
-    {
-      eventId: derivedId(`findingStatusChanged:${context.environmentId}:${after.findingHash}:${after.version}`),
-      type: 'findingStatusChanged',
-      organizationId: context.organizationId,
-      applicationId: context.applicationId,
-      teamId: context.app.teamId,
-      occurredAt: after.updatedAt,
-      data: {
-        applicationId: context.applicationId,
-        appName: context.app.name,
-        envId: context.environmentId,
-        envName: context.envName,
-        findingHash: after.findingHash,
-        ...context.finding,
-        oldStatus: from,
-        newStatus: after.status,
-        note: after.note,
-        userId: after.userId,
-      },
-    },
+    triageEvent('findingStatusChanged', after, context, {
+      oldStatus: from,
+      newStatus: after.status,
+      note: after.note,
+      userId: after.userId,
+    }),
   ];
 }
 
@@ -235,41 +250,16 @@ export function findingEvents(
  * riskAcceptanceExpired when an acceptance's expiry made the finding untriaged again (docs/GOVERNANCE.md): who
  * accepted it, when, why and until when.
  */
-export function riskExpiryEvents(
-  before: TriageRule,
-  after: TriageRule,
-  context: {
-    organizationId: string;
-    applicationId: string;
-    environmentId: string;
-    app: ApplicationContext;
-    envName: string;
-    finding: { pluginId: string; severity: string; requestMethod: string; path: string };
-  },
-): OutboxEvent[] {
+export function riskExpiryEvents(before: TriageRule, after: TriageRule, context: FindingEventContext): OutboxEvent[] {
   return [
-    {
-      eventId: derivedId(`riskAcceptanceExpired:${context.environmentId}:${after.findingHash}:${after.version}`),
-      type: 'riskAcceptanceExpired',
-      organizationId: context.organizationId,
-      applicationId: context.applicationId,
-      teamId: context.app.teamId,
-      occurredAt: after.updatedAt,
-      data: {
-        applicationId: context.applicationId,
-        appName: context.app.name,
-        envId: context.environmentId,
-        envName: context.envName,
-        findingHash: after.findingHash,
-        ...context.finding,
-        oldStatus: before.status,
-        newStatus: after.status,
-        acceptedBy: before.userId,
-        acceptedAt: before.updatedAt,
-        acceptedUntil: before.expiresAt,
-        acceptanceNote: before.note,
-      },
-    },
+    triageEvent('riskAcceptanceExpired', after, context, {
+      oldStatus: before.status,
+      newStatus: after.status,
+      acceptedBy: before.userId,
+      acceptedAt: before.updatedAt,
+      acceptedUntil: before.expiresAt,
+      acceptanceNote: before.note,
+    }),
   ];
 }
 
@@ -278,14 +268,7 @@ export function riskExpiryEvents(
  * episode, its id derived from the finding and the episode's start (a repeated check cannot record two).
  */
 export function overdueEvent(
-  context: {
-    organizationId: string;
-    applicationId: string;
-    environmentId: string;
-    app: ApplicationContext;
-    envName: string;
-    finding: { findingHash: string; pluginId: string; severity: string; requestMethod: string; path: string };
-  },
+  context: FindingEventContext & { finding: { findingHash: string } },
   overdue: { status: string; firstSeen: number; dueAt: number; slaDays: number; episode: number },
   now: number,
 ): OutboxEvent {
