@@ -32,7 +32,11 @@ const packageName = (specifier: string) =>
 describe('the scanner client package', () => {
   const files = [...sources(join(ROOT, 'src')), ...sources(join(ROOT, 'bin'))];
   const imports = files.flatMap((file) =>
-    [...readFileSync(file, 'utf8').matchAll(/(import\s+type\s[^;']*)?(?:from|import)\s*\(?\s*'([^']+)'/g)].map((m) => ({
+    [
+      ...readFileSync(file, 'utf8').matchAll(
+        /(import\s+type\s[^;']*)?(?<![.\w])(?:from\s+|import\s*\(\s*|import\s+)'([^']+)'/g,
+      ),
+    ].map((m) => ({
       file,
       specifier: m[2],
       typeOnly: m[1] !== undefined,
