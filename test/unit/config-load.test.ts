@@ -7,11 +7,20 @@ import { describe, expect, it } from 'vitest';
 // which loads the route table) in the process that then starts the local stack for the integration tests, and the
 // local stack configures the environment only once started: a route table that loaded the configuration would leave
 // DynamoDB Local's endpoint unset for the whole run (its tables created on AWS: ENOTFOUND). So the table's static
-// imports (type-only ones aside) must never reach it.
+// imports and re-exports (type-only ones aside) must never reach it.
 
 const root = join(import.meta.dirname, '../..');
 
-/** The files a file loads through its static value imports, transitively. */
+/** The module a statement loads when the file loads: a value import or re-export (`export ... from`), not a type. */
+function loadedModule(statement: ts.Statement): string | undefined {
+  if (ts.isImportDeclaration(statement) && !statement.importClause?.isTypeOnly)
+    return (statement.moduleSpecifier as ts.StringLiteral).text;
+  if (ts.isExportDeclaration(statement) && statement.moduleSpecifier && !statement.isTypeOnly)
+    return (statement.moduleSpecifier as ts.StringLiteral).text;
+  return undefined;
+}
+
+/** The files a file loads through its static value imports and re-exports, transitively. */
 function staticClosure(start: string): Set<string> {
   const seen = new Set([start]);
   const queue = [start];
@@ -19,9 +28,8 @@ function staticClosure(start: string): Set<string> {
     const file = queue.shift()!;
     const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest);
     for (const statement of source.statements) {
-      if (!ts.isImportDeclaration(statement) || statement.importClause?.isTypeOnly) continue;
-      const specifier = (statement.moduleSpecifier as ts.StringLiteral).text;
-      if (!specifier.startsWith('.')) continue;
+      const specifier = loadedModule(statement);
+      if (!specifier?.startsWith('.')) continue;
       const target = resolve(dirname(file), specifier);
       if (existsSync(target) && !seen.has(target)) {
         seen.add(target);
