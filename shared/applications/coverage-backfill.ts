@@ -2,7 +2,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
 import { config } from '../config.ts';
-import { forEveryOrganization } from './health-backfill.ts';
+import { forEveryOrganization } from '../db/backfill.ts';
 
 // The overview's coverage counters of data written before them (npm run migrate, npm start on an older data
 // directory): each environment is counted by the migration's environment step (countEnvironmentCoverage); once all

@@ -1,10 +1,11 @@
-import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
 import { retryOnConflict, transactionConflict, type RetriesExhausted } from '../db/retry.ts';
 import { transactWrite } from '../db/transactions.ts';
 import { config } from '../config.ts';
 import { applicationEnvironmentsChange, getApplication } from './application-repository.ts';
+import { forEveryOrganization } from '../db/backfill.ts';
 
 // The health aggregates of data written before they existed (npm run migrate, npm start on an older data directory):
 // each application not counted yet is counted from its environments, then each organization is marked complete.
@@ -44,27 +45,6 @@ export async function markHealthComplete(tableName = config.tableName): Promise<
     db.send(new PutCommand({ TableName: tableName, Item: { ...keys.healthReady(orgId), entity: 'healthReady' } })),
   );
   await markTableHealthComplete(tableName);
-}
-
-/** Runs `work` for every organization of the table, one after the other (a filtered scan, page by page). */
-export async function forEveryOrganization(
-  tableName: string,
-  work: (orgId: string) => Promise<unknown>,
-): Promise<void> {
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new ScanCommand({
-        TableName: tableName,
-        FilterExpression: 'entity = :entity',
-        ExpressionAttributeValues: { ':entity': 'organization' },
-        ProjectionExpression: 'organizationId',
-        ExclusiveStartKey,
-      }),
-    );
-    for (const org of page.Items ?? []) await work(org.organizationId as string);
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
 }
 
 /** The table's marker that every organization's aggregates are complete (a new table: at once). */

@@ -282,3 +282,24 @@ export async function backfillIndexKeys(options: BackfillOptions): Promise<Backf
   if (summary.conflicts === 0) await options.finish?.();
   return summary;
 }
+
+/** Runs `work` for every organization of the table, one after the other (a filtered scan, page by page). */
+export async function forEveryOrganization(
+  tableName: string,
+  work: (orgId: string) => Promise<unknown>,
+): Promise<void> {
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(
+      new ScanCommand({
+        TableName: tableName,
+        FilterExpression: 'entity = :entity',
+        ExpressionAttributeValues: { ':entity': 'organization' },
+        ProjectionExpression: 'organizationId',
+        ExclusiveStartKey,
+      }),
+    );
+    for (const org of page.Items ?? []) await work(org.organizationId as string);
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+}

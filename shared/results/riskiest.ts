@@ -5,14 +5,13 @@ import { keys } from '../db/keys.ts';
 import { collect, getItem, inParallel } from '../db/query.ts';
 import { retryOnConflict, transactionConflict, type RetriesExhausted } from '../db/retry.ts';
 import { transactWrite } from '../db/transactions.ts';
-import type { Outcome } from '../db/backfill.ts';
+import { forEveryOrganization, type Outcome } from '../db/backfill.ts';
 import { getApplication, getApplications } from '../applications/application-repository.ts';
 import {
   environmentStreamsChanges,
   environmentsOfOrg,
   getEnvironmentIncludingDeleting,
 } from '../applications/environment-repository.ts';
-import { forEveryOrganization } from '../applications/health-backfill.ts';
 import { riskiestEntry } from '../applications/entities.ts';
 import {
   applicationHealthOf,
