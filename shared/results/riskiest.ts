@@ -102,11 +102,16 @@ export function addRiskiestEntry(appId: string): Promise<Outcome> {
   });
 }
 
+/** The organization's marker that its riskiest entries are complete (the overview then reads them). */
+export async function markOrganizationRiskiestComplete(orgId: string, tableName = config.tableName): Promise<void> {
+  await db.send(
+    new PutCommand({ TableName: tableName, Item: { ...keys.riskiestReady(orgId), entity: 'riskiestReady' } }),
+  );
+}
+
 /** Once every environment and application is: marks each organization's entries complete, then the table. */
 export async function markRiskiestComplete(tableName = config.tableName): Promise<void> {
-  await forEveryOrganization(tableName, (orgId) =>
-    db.send(new PutCommand({ TableName: tableName, Item: { ...keys.riskiestReady(orgId), entity: 'riskiestReady' } })),
-  );
+  await forEveryOrganization(tableName, (orgId) => markOrganizationRiskiestComplete(orgId, tableName));
   await db.send(new PutCommand({ TableName: tableName, Item: { ...keys.tableRiskiest(), entity: 'migration' } }));
 }
 

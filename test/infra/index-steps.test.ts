@@ -96,7 +96,7 @@ describe('index steps', () => {
   it('the stack declares the indexes the context value names (synthesized without bundling)', () => {
     const gsis = gsisOf(upgradeStep().parent.toJSON() as never);
     expect(gsis.map((g) => g.IndexName)).toEqual(['gsi1', 'gsi2', 'gsi3', 'gsi1c']);
-  }, 120_000);
+  }, 300_000);
 
   it("moves the operations' routes into the nested stacks over two deploys: first none, functions already there", () => {
     const { parent, nested } = upgradeStep();
@@ -129,7 +129,7 @@ describe('index steps', () => {
     expect(declaresOperationRoutes(undefined)).toBe(true);
     expect(declaresOperationRoutes('none')).toBe(false);
     expect(() => declaresOperationRoutes('some')).toThrow(/operationRoutes/);
-  }, 120_000);
+  }, 300_000);
 
   it('each step synthesizes the table of the step before plus one index; the last is the full stack table', () => {
     const full = gsisOf(readCloudAssembly(inject('cloudAssembly')).template);

@@ -2,7 +2,15 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { entityWrite, entityWrites } from '../../shared/db/entity-write.ts';
 import { application } from '../../shared/applications/entities.ts';
-import { DAY, NO_HEALTH, type ApplicationHealth, type ApplicationRecord } from '../../shared/applications/model.ts';
+import {
+  DAY,
+  NO_HEALTH,
+  entryOf,
+  riskRank,
+  type ApplicationHealth,
+  type ApplicationRecord,
+} from '../../shared/applications/model.ts';
+import { RISKIEST_ENTITY } from '../../shared/applications/projections/riskiest-applications.ts';
 import * as nameIndex from '../../shared/applications/projections/application-name-index.ts';
 import * as organizationCounters from '../../shared/applications/projections/organization-counters.ts';
 import * as healthDayCounters from '../../shared/applications/projections/health-day-counters.ts';
@@ -19,7 +27,7 @@ import {
 // The application projections (docs/DATA-MODEL.md, Projections), applied in memory write after write, leave
 // exactly what a recomputation from the applications gives: their index keys (what the index backfill gives a
 // stored item), their name postings (which stay while a cascade delete runs: it removes the partition), the
-// organization's counters and the health day counters.
+// overview's riskiest entries, the organization's counters and the health day counters.
 
 type Item = Record<string, unknown>;
 /** The time of the writes (day counters of days more than 31 days before it are left alone). */
@@ -69,6 +77,17 @@ class Table {
     const postings = new Map<string, Item>();
     for (const { record } of this.applications.values())
       if (record.nameTrigrams) for (const p of nameIndex.entries(record).postings) postings.set(keyOf(p), p);
+    // The overview's riskiest entries: one per live application with untriaged findings, at its rank.
+    for (const { record } of this.applications.values()) {
+      const entry = entryOf(record);
+      if (!entry) continue;
+      const item = {
+        ...keys.riskiestApplication(entry.organizationId, riskRank(entry)),
+        entity: RISKIEST_ENTITY,
+        ...entry,
+      };
+      postings.set(keyOf(item), item);
+    }
     return {
       keys: new Map([...this.applications].map(([id, { record }]) => [id, applicationIndexKeys(record)])),
       postings,
