@@ -6,11 +6,10 @@ import type {
   OpenIssueCounts,
 } from '../applications/model.ts';
 import type { FindingRecord, TriageRule } from '../results/model.ts';
-import { environmentOpenIssues } from '../results/entities.ts';
 import { environmentOverdue, riskAcceptance } from '../governance/entities.ts';
 import type { RiskExpiryContext, SlaPolicy } from '../governance/model.ts';
 import type { TrendsRead } from '../trends/model.ts';
-import { environmentTrends } from '../trends/entities.ts';
+import { environmentOpenIssues, environmentTrends } from '../trends/entities.ts';
 import { environmentTrendsOf, retestFixTrends } from '../trends/writes.ts';
 import type { FindingsTriage, FindingsTriageContext } from './findings-triage.ts';
 import * as ruleOutbox from './projections/rule-outbox.ts';

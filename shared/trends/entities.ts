@@ -2,7 +2,7 @@ import { entityKind, projectionOf } from '../db/entity-write.ts';
 import { environmentOverdue } from '../governance/entities.ts';
 import type { OverdueInputs } from '../governance/model.ts';
 import type { FindingRecord } from '../results/model.ts';
-import { environmentOpenIssues } from '../results/entities.ts';
+import * as openIssueSummary from '../results/projections/open-issue-summary.ts';
 import * as environmentTrendFigures from './projections/environment-trend-figures.ts';
 import * as applicationTrendFigures from './projections/application-trend-figures.ts';
 
@@ -21,6 +21,16 @@ export const applicationTrends = entityKind<
   applicationTrendFigures.ApplicationTrends,
   { organizationId: string; applicationId: string; now: number }
 >('applicationTrends', { figures: applicationTrendFigures.project });
+
+/**
+ * An environment's finding records as its open issues' summary follows them (results/issue-summary.ts): not an item
+ * of its own, derived into the summary by a scan's publication (environmentPublication below) and a retest's fix
+ * (findings/entities.ts retestFix).
+ */
+export const environmentOpenIssues = entityKind<
+  openIssueSummary.EnvironmentFindings,
+  { applicationId: string; environmentId: string }
+>('environmentOpenIssues', { summary: openIssueSummary.project });
 
 /**
  * An environment's findings as a scan's publication writes them (trends/writes.ts publicationTrend): not an item of

@@ -77,7 +77,6 @@ describe('the projection registry', () => {
       'findings/entities.ts',
       'governance/entities.ts',
       'perch/entities.ts',
-      'results/entities.ts',
       'scans/entities.ts',
       'trends/entities.ts',
     ]);

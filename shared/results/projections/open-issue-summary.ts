@@ -3,7 +3,7 @@ import { openIssuesPut, openIssuesStale } from '../issue-summary.ts';
 import { isOpenFinding, type SummaryFinding } from '../model.ts';
 
 // An environment's open issues now (docs/DATA-MODEL.md, Findings report; docs/ISSUES.md, The findings report): a
-// projection of its finding records (results/entities.ts environmentOpenIssues). A write that holds every record of
+// projection of its finding records (trends/entities.ts environmentOpenIssues). A write that holds every record of
 // the environment (a scan's publication) writes the summary whole (issue-summary.ts openIssuesPut); one that changes
 // whether some of them are open without reading the others (a retest's fix) marks it stale (openIssuesStale): the
 // report then reads the environment's findings until its next publication.
