@@ -11,6 +11,7 @@ import { config } from '../config.ts';
 import {
   applicationEnvironmentsChange,
   applicationEnvironmentsWrite,
+  environmentsOfUncounted,
   getApplication,
   requireLiveApplication,
 } from './application-repository.ts';
@@ -359,17 +360,33 @@ export async function environmentStreamsChanges(
 }
 
 /**
+ * What environmentStreamsWrites reads for a write of the streams of environments of application `applicationId`: the
+ * application as read now (its write is conditioned on it; 404 when it is gone) and its live environments when its
+ * figures need them (environmentsOfUncounted).
+ */
+export async function environmentStreamsRead(
+  applicationId: string,
+): Promise<{ app: ApplicationRecord; live: EnvironmentRecord[] | undefined }> {
+  const app = await getApplication(applicationId);
+  if (!app) throw notFound(`application ${applicationId} not found`);
+  return { app, live: await environmentsOfUncounted(app) };
+}
+
+/**
  * environmentStreamsChanges from what it reads: `app`, the environments' application as read (fresh: its write is
  * conditioned on it), and `live`, its live environments when its figures need them (environmentsOfUncounted).
  */
 export function environmentStreamsWrites(
-  changes: { env: EnvironmentRecord; streams: EnvironmentStreams }[],
+  changes: { env: EnvironmentRecord; streams: EnvironmentStreams; openIssues?: OpenIssueCounts }[],
   app: ApplicationRecord,
   live: readonly EnvironmentRecord[] | undefined,
   now: number,
 ): TransactItem[] {
   if (changes.length === 0) return [];
-  const writes = changes.map(({ env, streams }) => ({ env, ...environmentScanWrite(env, { streams }) }));
+  const writes = changes.map(({ env, streams, openIssues }) => ({
+    env,
+    ...environmentScanWrite(env, { streams, openIssues }),
+  }));
   const figures = writes.map(({ env, after }): EnvironmentChange => ({
     environmentId: env.environmentId,
     before: env,

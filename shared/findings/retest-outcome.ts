@@ -1,24 +1,19 @@
 import { config } from '../config.ts';
 import { keys } from '../db/keys.ts';
 import { named } from '../db/items.ts';
+import { derivedWrites } from '../db/entity-write.ts';
 import type { TransactItem } from '../db/transactions.ts';
-import { environmentStreamsChanges, getEnvironment } from '../applications/environment-repository.ts';
+import { environmentStreamsRead, getEnvironment } from '../applications/environment-repository.ts';
 import { isRiskSeverity } from '../input/severities.ts';
 import { detectionsOfIssue, getFinding, getTriageRule } from '../results/finding-repository.ts';
-import { type FindingRecord, type TriageRule, isUntriaged } from '../results/model.ts';
+import { type FindingRecord, type TriageRule, isUntriaged, issueCountsChange } from '../results/model.ts';
 import { getScan } from '../results/scan-repository.ts';
 import { currentStreams } from '../results/streams.ts';
 import { isCurrent } from '../trends/model.ts';
-import { environmentTrendTotal, retestFixTrend } from '../trends/writes.ts';
+import { environmentTrendTotal, retestFixRead } from '../trends/writes.ts';
 import { countingScan } from './scan-findings.ts';
-import { untriagedStreams, type UntriagedPlace } from './projections/triage-figures.ts';
-import { issueCountsChange, openIssuesStale } from '../results/issue-summary.ts';
-import {
-  openIssuesChanged,
-  type EnvironmentRecord,
-  type EnvironmentStreams,
-  type OpenIssueCounts,
-} from '../applications/model.ts';
+import { retestFix, type RetestFixContext } from './entities.ts';
+import { openIssuesChanged, type EnvironmentRecord, type OpenIssueCounts } from '../applications/model.ts';
 
 // What a retest's outcome writes on its finding (docs/HOSTED-SCANS.md, Retests), in the transaction that ends the
 // retest's run: FIXED fixes it in its stream and marks it verified, STILL_PRESENT keeps it open with the new evidence.
@@ -27,12 +22,14 @@ type FindingRef = { organizationId: string; applicationId: string; environmentId
 
 /**
  * The one write that fixes a finding by a retest (docs/DATA-MODEL.md, Tool streams: "or a retest verifies the
- * fix"), with what reads the union of the environment's streams: the record's `fixedAt` and `verifiedFixedAt` (it
- * is no longer current: trends count it fixed, the overdue check passes it, a later scan of its stream that reports
- * it again reopens it), the untriaged figures of its stream's latest scan when that scan reported it (and so the
- * environment's and its application's health), and the trends' fix. From reads made now: every write is
- * conditioned on what was read (the record's last scan and fix, the streams, the trends' version), so a concurrent
- * scan or triage makes the caller read again. The finding gone: the record's condition fails at `findingGone`.
+ * fix"): the record's `fixedAt` and `verifiedFixedAt` (it is no longer current: trends count it fixed, the overdue
+ * check passes it, a later scan of its stream that reports it again reopens it), and what reads the union of the
+ * environment's streams derives from the fix, through the retestFix kind (findings/entities.ts): the untriaged
+ * figures of its stream's latest scan when that scan reported it (and so the environment's and its application's
+ * health), the environment's open issues, the trends' fix, its open issues' summary. From reads made now: every
+ * write is conditioned on what was read (the record's last scan and fix, the streams, the trends' version), so a
+ * concurrent scan or triage makes the caller read again. The finding gone: the record's condition fails at
+ * `findingGone`.
  */
 export async function findingFixedByRetest(
   finding: FindingRef,
@@ -49,16 +46,9 @@ export async function findingFixedByRetest(
   const lastRetest = { retestId, status: 'FIXED' as const, at, evidence };
   if (!record || !env || !isCurrent(record)) return [findingRetested(finding, lastRetest, at, record)];
   const fixed: FindingRecord = { ...record, fixedAt: at };
-  const [streams, openIssues] = await Promise.all([untriagedFix(env, record, rule), openIssuesFix(env, record, fixed)]);
-  return [
-    findingRetested(finding, lastRetest, at, record),
-    ...(streams || openIssues
-      ? await environmentStreamsChanges([{ env, streams: streams ?? (await currentStreams(env)), openIssues }])
-      : []),
-    ...(await retestFixTrend(finding, trend, record, fixed, rule)),
-    // Whether its issue is still open depends on its other findings: the report reads them until the next publication.
-    openIssuesStale(finding),
-  ];
+  const [figures, trends] = await Promise.all([figuresRead(env, record, fixed, rule), retestFixRead(finding, trend)]);
+  const context: RetestFixContext = { env, rule, ...figures, ...trends, now: at };
+  return [findingRetested(finding, lastRetest, at, record), ...derivedWrites(retestFix, record, fixed, context)];
 }
 
 /** A retest that saw the finding again: it stays open (no `verifiedFixedAt`), with what the engine saw this time. */
@@ -69,6 +59,33 @@ export function findingStillPresent(
   evidence: string,
 ): TransactItem[] {
   return [findingRetested(finding, { retestId, status: 'STILL_PRESENT', at, evidence }, undefined, undefined)];
+}
+
+/**
+ * What the fix's environment and application writes read (RetestFixContext): the scan whose figures count the
+ * finding (read only when the finding could move them: of a risk severity, untriaged), the environment's open issues
+ * after the fix (openIssuesFix), and, when either moves, the streams as read and the application as read now with
+ * its live environments when its figures need them.
+ */
+async function figuresRead(
+  env: EnvironmentRecord,
+  record: FindingRecord,
+  fixed: FindingRecord,
+  rule: TriageRule | undefined,
+): Promise<Pick<RetestFixContext, 'countingScan' | 'figures'>> {
+  const counts = isRiskSeverity(record.severity) && isUntriaged(rule?.status ?? 'UNKNOWN');
+  const [streams, openIssues] = await Promise.all([
+    counts ? currentStreams(env) : undefined,
+    openIssuesFix(env, record, fixed),
+  ]);
+  const scan = streams && (await countingScan(streams, record, (scanId) => getScan({ ...env, scanId })));
+  // Nothing of the environment moves: no more reads.
+  if (!(scan && record.lastScanUris > 0) && !openIssues) return { countingScan: scan?.scanId, figures: undefined };
+  const [read, { app, live }] = await Promise.all([
+    streams ?? currentStreams(env),
+    environmentStreamsRead(env.applicationId),
+  ]);
+  return { countingScan: scan?.scanId, figures: { streams: read, openIssues, app, live } };
 }
 
 /**
@@ -93,34 +110,6 @@ async function openIssuesFix(
     [...records, is],
   );
   return openIssuesChanged(env, counts) ? counts : undefined;
-}
-
-/**
- * The finding leaves the untriaged figures of its stream's latest scan, when that scan is its last one (it reported
- * it) and counted it untriaged: the projection of triage (triage-figures.ts, untriagedStreams) from the finding in
- * that scan's figures to in none. Its environment's streams after it (undefined: they do not change).
- */
-async function untriagedFix(
-  env: EnvironmentRecord,
-  record: FindingRecord,
-  rule: TriageRule | undefined,
-): Promise<EnvironmentStreams | undefined> {
-  // Nothing it could move: no reads.
-  if (!isRiskSeverity(record.severity) || !isUntriaged(rule?.status ?? 'UNKNOWN')) return undefined;
-  const streams = await currentStreams(env);
-  const scan = await countingScan(streams, record, (scanId) => getScan({ ...env, scanId }));
-  const place = (scanId: string | undefined): UntriagedPlace => ({
-    scanId,
-    severity: record.severity,
-    lastScanUris: record.lastScanUris,
-    status: rule?.status ?? 'UNKNOWN',
-  });
-  const after = untriagedStreams(
-    new Map([[record.findingHash, place(scan?.scanId)]]),
-    new Map([[record.findingHash, place(undefined)]]),
-    streams,
-  );
-  return after;
 }
 
 /**

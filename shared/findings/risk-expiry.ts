@@ -11,7 +11,9 @@ import { logger } from '../context/logger.ts';
 import { getApplication } from '../applications/application-repository.ts';
 import type { EnvironmentRecord } from '../applications/model.ts';
 import { triageFinding } from './triage.ts';
-import { EXPIRY_ACTOR, type RiskExpiryEntry, riskExpiryDelete } from '../governance/model.ts';
+import { derivedWrites } from '../db/entity-write.ts';
+import { riskAcceptance } from '../governance/entities.ts';
+import { EXPIRY_ACTOR, type RiskExpiryEntry } from '../governance/model.ts';
 
 // Risk acceptances that expire (docs/GOVERNANCE.md): the check that makes an expired acceptance's finding untriaged
 // again, run every minute (on AWS by an EventBridge schedule, functions/expire-risk-acceptances.ts; locally by
@@ -74,7 +76,10 @@ async function expireOne(entry: RiskExpiryEntry, now: number): Promise<boolean> 
     }
   }
   if (outcome && outcome !== 'stale') return true;
-  await transactWrite([riskExpiryDelete(entry, entry.expiresAt)]);
+  // The acceptance the entry records no longer stands (changed, or its finding gone): from it to none.
+  const { expiresAt, ...finding } = entry;
+  const accepted = { status: 'RISK_ACCEPTED', expiresAt };
+  await transactWrite(derivedWrites(riskAcceptance, accepted, undefined, { ...finding, expiring: false }));
   return false;
 }
 

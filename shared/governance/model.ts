@@ -1,4 +1,4 @@
-import type { RuleHistoryEntry, TriageStatus } from '../results/model.ts';
+import type { FindingRecord, RuleHistoryEntry, TriageStatus } from '../results/model.ts';
 import { badRequest } from '../errors.ts';
 import type { Severity } from '../input/severities.ts';
 import { keys } from '../db/keys.ts';
@@ -129,6 +129,15 @@ export interface RiskExpiryEntry {
   expiresAt: number;
 }
 
+/** The fields of a triage rule a risk acceptance's expiry entry follows (projections/risk-expiry-entries.ts). */
+export interface RuleExpiry {
+  status: string;
+  expiresAt?: number;
+}
+
+/** The finding an expiry entry is for, and whether the change is the expiry itself, which consumes its own entry. */
+export type RiskExpiryContext = Omit<RiskExpiryEntry, 'expiresAt'> & { expiring: boolean };
+
 type EntryRef = Omit<RiskExpiryEntry, 'expiresAt'>;
 
 const entryKey = (ref: EntryRef, expiresAt: number) =>
@@ -157,3 +166,14 @@ export const riskExpiryDelete = (ref: EntryRef, expiresAt: number, once = false)
     ...(once && { ConditionExpression: 'attribute_exists(pk)' }),
   },
 });
+
+/** A finding as the overdue check's entry follows it (projections/overdue-wakes.ts). */
+export type WakeFinding = Pick<FindingRecord, 'findingHash' | 'severity' | 'firstSeen' | 'fixedAt' | 'currentSince'>;
+
+/** An environment's findings as the overdue check's entry follows them, before or after a write. */
+export interface OverdueInputs {
+  /** Finding records by hash: after the write, those it writes or triages (before it, as they were). */
+  findings: ReadonlyMap<string, WakeFinding>;
+  /** Their triage statuses by hash (none: UNKNOWN). */
+  statuses: ReadonlyMap<string, TriageStatus>;
+}

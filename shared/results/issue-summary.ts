@@ -7,8 +7,7 @@ import { batchGet } from '../db/query.ts';
 import { fromItem } from '../db/items.ts';
 import type { TransactItem } from '../db/transactions.ts';
 import type { Outcome } from '../db/backfill.ts';
-import { type FindingRecord, type OpenIssues, TOOLS_KEPT, HAWKSCAN_STREAM } from './model.ts';
-import { NO_OPEN_ISSUES, type OpenIssueCounts } from '../applications/model.ts';
+import { type OpenIssues, type SummaryFinding, TOOLS_KEPT, HAWKSCAN_STREAM, isOpenFinding } from './model.ts';
 import { findingsOfEnvironment } from './finding-repository.ts';
 
 // An environment's open issues now (docs/DATA-MODEL.md, Findings report; docs/ISSUES.md, The findings report): a
@@ -18,58 +17,11 @@ import { findingsOfEnvironment } from './finding-repository.ts';
 // that changes whether a finding is open without reading the others (a retest's fix) marks it stale: the report then
 // reads that environment's findings, as before, until its next publication.
 
-type SummaryFinding = Pick<FindingRecord, 'findingHash' | 'issueId' | 'stream' | 'fixedAt' | 'verifiedFixedAt'>;
-
-/** Open as the report counts it: neither fixed nor verified fixed. */
-const isOpen = (f: SummaryFinding) => f.fixedAt === undefined && f.verifiedFixedAt === undefined;
-
-type CountedFinding = SummaryFinding & Pick<FindingRecord, 'severity'>;
-const RANK: Record<string, number> = { High: 3, Medium: 2, Low: 1 };
-const SEVERITY_FIELD = [undefined, 'openIssuesLow', 'openIssuesMedium', 'openIssuesHigh'] as const;
-
-/**
- * An environment's open issues by severity (EnvironmentRecord.openIssues*; docs/GOVERNANCE.md, The overview): the
- * issues openIssuesOf counts, each once in the highest risk severity of its open findings (an issue whose open
- * findings are all Info counts in none). From all its finding records, as the summary.
- */
-export function openIssueCountsOf(findings: Iterable<CountedFinding>): OpenIssueCounts {
-  const rank = new Map<string, number>();
-  for (const f of findings) {
-    if (!isOpen(f)) continue;
-    const id = f.issueId ?? f.findingHash;
-    rank.set(id, Math.max(rank.get(id) ?? 0, RANK[f.severity] ?? 0));
-  }
-  const counts = { ...NO_OPEN_ISSUES };
-  for (const r of rank.values()) {
-    const field = SEVERITY_FIELD[r];
-    if (field) counts[field]++;
-  }
-  return counts;
-}
-
-/**
- * The change of the open issues by severity that one issue's findings make from `before` to `after` (each all the
- * findings of that issue in the environment): what a write that changes some of them moves the counts by.
- */
-export function issueCountsChange(
-  counts: OpenIssueCounts,
-  before: Iterable<CountedFinding>,
-  after: Iterable<CountedFinding>,
-): OpenIssueCounts {
-  const [was, is] = [openIssueCountsOf(before), openIssueCountsOf(after)];
-  return Object.fromEntries(
-    Object.entries(counts).map(([field, n]) => [
-      field,
-      n - was[field as keyof OpenIssueCounts] + is[field as keyof OpenIssueCounts],
-    ]),
-  ) as unknown as OpenIssueCounts;
-}
-
 /** The summary of an environment's finding records (all of them, as readers resolve them). */
 export function openIssuesOf(findings: Iterable<SummaryFinding>): OpenIssues {
   const byIssue = new Map<string, Set<string>>();
   for (const f of findings) {
-    if (!isOpen(f)) continue;
+    if (!isOpenFinding(f)) continue;
     const id = f.issueId ?? f.findingHash;
     const set = byIssue.get(id) ?? new Set<string>();
     set.add(f.stream ?? HAWKSCAN_STREAM);

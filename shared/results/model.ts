@@ -1,4 +1,4 @@
-import type { ScanType, EnvironmentStreams } from '../applications/model.ts';
+import { NO_OPEN_ISSUES, type OpenIssueCounts, type ScanType, type EnvironmentStreams } from '../applications/model.ts';
 import type { Severity } from '../input/severities.ts';
 import { createHash } from 'node:crypto';
 import { UUID } from '../input/uuid.ts';
@@ -723,3 +723,53 @@ export function resolvedFinding<T extends Partial<FindingRecord>>(
 }
 
 const AGENT = /^hawk-scanner agent \((.+)\)$/;
+
+// An environment's open issues by severity (docs/DATA-MODEL.md, Findings report; issue-summary.ts).
+
+/** A finding as its environment's open issues count it (issue-summary.ts). */
+export type SummaryFinding = Pick<FindingRecord, 'findingHash' | 'issueId' | 'stream' | 'fixedAt' | 'verifiedFixedAt'>;
+
+/** Open as the findings report counts it: neither fixed nor verified fixed. */
+export const isOpenFinding = (f: SummaryFinding) => f.fixedAt === undefined && f.verifiedFixedAt === undefined;
+
+type CountedFinding = SummaryFinding & Pick<FindingRecord, 'severity'>;
+const RANK: Record<string, number> = { High: 3, Medium: 2, Low: 1 };
+const SEVERITY_FIELD = [undefined, 'openIssuesLow', 'openIssuesMedium', 'openIssuesHigh'] as const;
+
+/**
+ * An environment's open issues by severity (EnvironmentRecord.openIssues*; docs/GOVERNANCE.md, The overview): the
+ * issues openIssuesOf counts, each once in the highest risk severity of its open findings (an issue whose open
+ * findings are all Info counts in none). From all its finding records, as the summary.
+ */
+export function openIssueCountsOf(findings: Iterable<CountedFinding>): OpenIssueCounts {
+  const rank = new Map<string, number>();
+  for (const f of findings) {
+    if (!isOpenFinding(f)) continue;
+    const id = f.issueId ?? f.findingHash;
+    rank.set(id, Math.max(rank.get(id) ?? 0, RANK[f.severity] ?? 0));
+  }
+  const counts = { ...NO_OPEN_ISSUES };
+  for (const r of rank.values()) {
+    const field = SEVERITY_FIELD[r];
+    if (field) counts[field]++;
+  }
+  return counts;
+}
+
+/**
+ * The change of the open issues by severity that one issue's findings make from `before` to `after` (each all the
+ * findings of that issue in the environment): what a write that changes some of them moves the counts by.
+ */
+export function issueCountsChange(
+  counts: OpenIssueCounts,
+  before: Iterable<CountedFinding>,
+  after: Iterable<CountedFinding>,
+): OpenIssueCounts {
+  const [was, is] = [openIssueCountsOf(before), openIssueCountsOf(after)];
+  return Object.fromEntries(
+    Object.entries(counts).map(([field, n]) => [
+      field,
+      n - was[field as keyof OpenIssueCounts] + is[field as keyof OpenIssueCounts],
+    ]),
+  ) as unknown as OpenIssueCounts;
+}

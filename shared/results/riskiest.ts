@@ -24,9 +24,8 @@ import {
 } from '../applications/model.ts';
 import { derivedWrites } from '../db/entity-write.ts';
 import { findingsOfEnvironment } from './finding-repository.ts';
-import { openIssueCountsOf } from './issue-summary.ts';
 import { currentStreams } from './streams.ts';
-import type { FindingRecord } from './model.ts';
+import { type FindingRecord, openIssueCountsOf } from './model.ts';
 
 // The overview's riskiest applications for data written before them (npm run migrate, npm start on an older data
 // directory; docs/GOVERNANCE.md, The overview): each environment gets its open issues by severity from its finding

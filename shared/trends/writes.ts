@@ -7,15 +7,19 @@ import { fromItem } from '../db/items.ts';
 import { derivedWrites } from '../db/entity-write.ts';
 import type { TransactItem } from '../db/transactions.ts';
 import { slaDaysResolver } from '../governance/sla-days.ts';
-import { environmentOverdue } from '../governance/entities.ts';
 import { findingsOfEnvironment, rulesOfEnvironment } from '../results/finding-repository.ts';
-import { type FindingRecord, type TriageRule } from '../results/model.ts';
+import { type FindingRecord, type TriageRule, openIssueCountsOf } from '../results/model.ts';
 import { fixedInStream } from '../results/streams.ts';
-import { openIssueCountsOf, openIssuesPut } from '../results/issue-summary.ts';
 import type { OpenIssueCounts } from '../applications/model.ts';
+import type { SlaPolicy } from '../governance/model.ts';
 import { dayOf, isCurrent, type TrendTotal, type TrendsRead } from './model.ts';
 import { envScope, appScope } from './projections/environment-trend-figures.ts';
-import { applicationTrends, environmentTrends } from './entities.ts';
+import {
+  applicationTrends,
+  environmentPublication,
+  environmentTrends,
+  type EnvironmentPublication,
+} from './entities.ts';
 import type { EnvironmentRef, EnvironmentTrends } from './projections/environment-trend-figures.ts';
 
 // The trend figures' reads and writes (docs/DATA-MODEL.md, Trends and Projections): each write reads what its
@@ -67,30 +71,38 @@ export function environmentTrendsOf(
 }
 
 /**
- * The trend part of a retest that found a current finding gone (docs/HOSTED-SCANS.md, Retests): `was` fixed at
- * `is.fixedAt` (its rule unchanged), with its time to fix and due date as for a scan's fix, conditioned on the
- * environment's total's version read as `read` (before the finding).
+ * What the trends of a retest's fix read (docs/HOSTED-SCANS.md, Retests): what they count of the environment, from
+ * its total read before the finding (`read`), and the SLA days in force in it (the fix's due date).
  */
-export async function retestFixTrend(
+export async function retestFixRead(
   env: EnvironmentRef,
   read: TrendTotal,
+): Promise<{ trends: TrendsRead; days: SlaPolicy['days'] }> {
+  const [trends, daysOf] = await Promise.all([trendsRead(env, read), slaDaysResolver(env.organizationId, [env])]);
+  return { trends, days: daysOf(env) };
+}
+
+/**
+ * The trend part of a retest that found a current finding gone: what the trends count of the environment before and
+ * after `was` is fixed as `is` (its rule unchanged), from what was read (`from`: retestFixRead); its projection
+ * counts the fix with its time to fix and due date as for a scan's fix, conditioned on the total's version read.
+ */
+export function retestFixTrends(
+  from: TrendsRead,
   was: FindingRecord,
   is: FindingRecord,
   rule: TriageRule | undefined,
-): Promise<TransactItem[]> {
-  const [from, daysOf] = await Promise.all([trendsRead(env, read), slaDaysResolver(env.organizationId, [env])]);
+): { before: EnvironmentTrends; after: EnvironmentTrends } {
   const [before, after] = [false, true].map((a) => environmentTrendsOf(from, new Map(), new Map(), a)) as [
     EnvironmentTrends,
     EnvironmentTrends,
   ];
   const rules = new Map(before.rules);
   if (rule) rules.set(was.findingHash, rule);
-  return derivedWrites(
-    environmentTrends,
-    { ...before, findings: new Map([...before.findings, [was.findingHash, was]]), rules },
-    { ...after, findings: new Map([...before.findings, [is.findingHash, is]]), rules },
-    { env, now: is.fixedAt!, policy: { days: daysOf(env) } },
-  );
+  return {
+    before: { ...before, findings: new Map([...before.findings, [was.findingHash, was]]), rules },
+    after: { ...after, findings: new Map([...before.findings, [is.findingHash, is]]), rules },
+  };
 }
 
 /**
@@ -166,36 +178,28 @@ export async function publicationTrend(
   // The days that apply in this environment (its override, its application's, else the organization's).
   const policy = fixed.length ? { days: (await slaDaysResolver(scan.organizationId, [scan]))(scan) } : undefined;
   const records = [...found.findings, ...fixed];
-  const before: EnvironmentTrends = {
-    version: found.trend.version,
-    scannedDay: found.trend.scannedDay,
-    findings: found.known,
-    rules: found.rules,
-  };
   const findings = new Map([...found.known, ...records.map((f) => [f.findingHash, f] as const)]);
-  const after: EnvironmentTrends = {
-    version: (found.trend.version ?? 0) + 1,
-    scannedDay: dayOf(now),
-    findings,
-    rules: found.rules,
-  };
-  // Findings whose overdue episode starts with this publication: the overdue check's entry (docs/GOVERNANCE.md).
+  // The overdue check follows the findings the scan reports, with their rules' statuses (docs/GOVERNANCE.md).
   const statuses = new Map([...found.rules].map(([hash, rule]) => [hash, rule.status]));
-  const wake = derivedWrites(
-    environmentOverdue,
-    { findings: found.known, statuses },
-    { findings: new Map(found.findings.map((f) => [f.findingHash, f])), statuses },
-    { env: scan, now },
-  );
+  const before: EnvironmentPublication = {
+    trends: {
+      version: found.trend.version,
+      scannedDay: found.trend.scannedDay,
+      findings: found.known,
+      rules: found.rules,
+    },
+    overdue: { findings: found.known, statuses },
+    findings: found.known,
+  };
+  const after: EnvironmentPublication = {
+    trends: { version: (found.trend.version ?? 0) + 1, scannedDay: dayOf(now), findings, rules: found.rules },
+    overdue: { findings: new Map(found.findings.map((f) => [f.findingHash, f])), statuses },
+    findings,
+  };
   return {
     records,
     // The environment's open issues by severity after it, from every record (its write carries them).
     openIssues: openIssueCountsOf(findings.values()),
-    items: [
-      ...derivedWrites(environmentTrends, before, after, { env: scan, now, policy }),
-      ...wake,
-      // The environment's open issues after it, from every record (shared/results/issue-summary.ts).
-      openIssuesPut(scan, findings.values()),
-    ],
+    items: derivedWrites(environmentPublication, before, after, { env: scan, now, policy }),
   };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DAY_MS } from '../../shared/governance/model.ts';
+import { DAY_MS, type WakeFinding } from '../../shared/governance/model.ts';
 import { earliestDue } from '../../shared/governance/overdue.ts';
 import * as overdueWakes from '../../shared/governance/projections/overdue-wakes.ts';
 import { keys } from '../../shared/db/keys.ts';
@@ -12,7 +12,7 @@ import type { TriageStatus } from '../../shared/results/model.ts';
 const T0 = Date.UTC(2026, 0, 1);
 const day = (n: number) => T0 + n * DAY_MS;
 const env = { organizationId: 'org', applicationId: 'app', environmentId: 'env' };
-const finding = (hash: string, fields: Partial<overdueWakes.WakeFinding> = {}): overdueWakes.WakeFinding => ({
+const finding = (hash: string, fields: Partial<WakeFinding> = {}): WakeFinding => ({
   findingHash: hash,
   severity: 'High',
   firstSeen: T0,
@@ -21,7 +21,7 @@ const finding = (hash: string, fields: Partial<overdueWakes.WakeFinding> = {}): 
 });
 
 /** The items of a triage of `records` from the statuses `from` to `to` (by hash) at `now`. */
-function triage(records: overdueWakes.WakeFinding[], from: TriageStatus[], to: TriageStatus[], now = day(2)) {
+function triage(records: WakeFinding[], from: TriageStatus[], to: TriageStatus[], now = day(2)) {
   const findings = new Map(records.map((f) => [f.findingHash, f]));
   const statuses = (list: TriageStatus[]) => new Map(records.map((f, i) => [f.findingHash, list[i]!]));
   return overdueWakes.project(

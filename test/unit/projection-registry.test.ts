@@ -2,6 +2,19 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import * as entityWrite from '../../shared/db/entity-write.ts';
+import { keys } from '../../shared/db/keys.ts';
+import {
+  retestFix,
+  triageRule,
+  untriagedFigures,
+  type RetestFixContext,
+  type TriageRuleContext,
+} from '../../shared/findings/entities.ts';
+import { environmentOverdue, riskAcceptance } from '../../shared/governance/entities.ts';
+import { openIssuesPut, openIssuesStale } from '../../shared/results/issue-summary.ts';
+import type { ApplicationRecord, EnvironmentRecord } from '../../shared/applications/model.ts';
+import type { FindingRecord, TriageRule } from '../../shared/results/model.ts';
+import { environmentPublication, environmentTrends } from '../../shared/trends/entities.ts';
 
 // The projection registry (shared/db/entity-write.ts, EntityKind; docs/DATA-MODEL.md, Projections): every file of a
 // `projections/` folder of shared/ is registered with exactly one entity kind, in a resource's `entities.ts`, and a
@@ -133,5 +146,159 @@ describe('the projection registry', () => {
     expect(items[0]!.Put!.Item).toMatchObject({ entity: 'probe', n: 2, a: 2 });
     expect(entityWrite.derivedWrites(kind, undefined, { n: 3 }, 'y')).toHaveLength(1);
     expect(entityWrite.projectionOf(kind, undefined, { n: 3 }, 'z').counters).toHaveLength(1);
+  });
+});
+
+// Derived writes that were assembled by hand and are now registered kinds (docs/DATA-MODEL.md, Projections): a risk
+// acceptance's expiry entry, a scan's publication in its environment, a retest's fix of a finding.
+describe('the derived writes the registry carries', () => {
+  const finding = { organizationId: 'org', applicationId: 'app', environmentId: 'env', findingHash: 'hash' };
+  const entryKey = (expiresAt: number) => keys.riskExpiry(expiresAt, 'app', 'env', 'hash');
+  const sorted = (items: unknown[]) => items.map((item) => JSON.stringify(item)).sort();
+
+  it("derives a triage rule's expiry entry through the risk acceptance kind", () => {
+    expect(Object.keys(riskAcceptance.projections)).toEqual(['entries']);
+    const context = { expiry: { ...finding, expiring: false } } as TriageRuleContext;
+    const accepted = { status: 'RISK_ACCEPTED', expiresAt: 5 } as TriageRule;
+    const reaccepted = { status: 'RISK_ACCEPTED', expiresAt: 9 } as TriageRule;
+    const { items = [] } = triageRule.projections.riskExpiry!(accepted, reaccepted, context);
+    expect(items.map((item) => item.Delete?.Key ?? { pk: item.Put!.Item!.pk, sk: item.Put!.Item!.sk })).toEqual([
+      entryKey(5),
+      entryKey(9),
+    ]);
+  });
+
+  it("deletes the entry of an acceptance that no longer stands (the expiry check's orphan), unconditioned", () => {
+    const items = entityWrite.derivedWrites(riskAcceptance, { status: 'RISK_ACCEPTED', expiresAt: 5 }, undefined, {
+      ...finding,
+      expiring: false,
+    });
+    expect(items).toEqual([{ Delete: { TableName: expect.any(String), Key: entryKey(5) } }]);
+  });
+
+  it("derives a publication's trend figures, overdue entry and open issues' summary, as the kinds would alone", () => {
+    expect(Object.keys(environmentPublication.projections)).toEqual(['trends', 'overdue', 'openIssues']);
+    const now = Date.UTC(2026, 0, 10);
+    const record = (hash: string, extra: Partial<FindingRecord> = {}) =>
+      ({
+        findingHash: hash,
+        severity: 'High',
+        firstSeen: now,
+        lastSeen: now,
+        stream: 'hawkscan',
+        ...extra,
+      }) as FindingRecord;
+    const known = new Map([['old', record('old', { firstSeen: now - 86_400_000 })]]);
+    const reported = [record('new')];
+    const all = new Map([...known, ...reported.map((f) => [f.findingHash, f] as const)]);
+    const rules = new Map<string, TriageRule>();
+    const statuses = new Map<string, TriageRule['status']>();
+    const env = { organizationId: 'org', applicationId: 'app', environmentId: 'env' };
+    const before = {
+      trends: { version: 3, scannedDay: 100, findings: known, rules },
+      overdue: { findings: known, statuses },
+      findings: known,
+    };
+    const after = {
+      trends: { version: 4, scannedDay: 101, findings: all, rules },
+      overdue: { findings: new Map(reported.map((f) => [f.findingHash, f])), statuses },
+      findings: all,
+    };
+    const items = entityWrite.derivedWrites(environmentPublication, before, after, { env, now });
+    const alone = [
+      ...entityWrite.derivedWrites(environmentTrends, before.trends, after.trends, { env, now }),
+      ...entityWrite.derivedWrites(environmentOverdue, before.overdue, after.overdue, { env, now }),
+      openIssuesPut(env, all.values()),
+    ];
+    expect(sorted(items)).toEqual(sorted(alone));
+    // Each of the three is there: the trends' counters, the overdue check's entry (a new High finding), the summary.
+    expect(items.some((item) => item.Update)).toBe(true);
+    expect(items.filter((item) => item.Put).length).toBeGreaterThanOrEqual(2);
+    expect(items.some((item) => JSON.stringify(item).includes(keys.openIssues('app', 'env').sk))).toBe(true);
+  });
+
+  describe("a retest's fix", () => {
+    const now = Date.UTC(2026, 0, 10);
+    const env = {
+      organizationId: 'org',
+      applicationId: 'app',
+      environmentId: 'env',
+      name: 'production',
+      applicationType: 'STANDARD',
+      createdAt: 0,
+      lastScanId: 'scan-1',
+      lastScanHighUntriaged: 2,
+      lastScanMediumUntriaged: 0,
+      lastScanLowUntriaged: 0,
+      streamsVersion: 1,
+      streams: { hawkscan: { scanId: 'scan-1', status: 'COMPLETED', startedAt: 1, High: 2, Medium: 0, Low: 0 } },
+    } as EnvironmentRecord;
+    const app = {
+      applicationId: 'app',
+      organizationId: 'org',
+      name: 'billing',
+      applicationType: 'STANDARD',
+      applicationStatus: 'ACTIVE',
+      environmentCount: 1,
+      createdAt: 0,
+      healthVersion: 1,
+      health: { high: 2, medium: 0, low: 0, total: 1, failed: 0, scannedAt: 1 },
+    } as ApplicationRecord;
+    const record = {
+      findingHash: 'hash',
+      severity: 'High',
+      lastScanId: 'scan-1',
+      lastScanUris: 2,
+      firstSeen: now - 86_400_000,
+      stream: 'hawkscan',
+    } as FindingRecord;
+    const fixed = { ...record, fixedAt: now };
+    const trends = { read: { version: 3 }, findings: new Map(), rules: new Map() };
+    const context = (figures: RetestFixContext['figures']): RetestFixContext => ({
+      env,
+      rule: undefined,
+      countingScan: 'scan-1',
+      figures,
+      trends,
+      days: { High: 30, Medium: 60, Low: 90 } as RetestFixContext['days'],
+      now,
+    });
+    /** The environment's streams its write sets (undefined: not written). */
+    const streamsWritten = (items: ReturnType<typeof entityWrite.derivedWrites>) => {
+      const write = items.find(
+        (item) => JSON.stringify(item.Update?.Key ?? {}) === JSON.stringify(keys.environment('app', 'env')),
+      );
+      const values = Object.values(write?.Update?.ExpressionAttributeValues ?? {});
+      return values.find(
+        (v): v is Record<string, { High: number }> => typeof v === 'object' && v !== null && 'hawkscan' in v,
+      );
+    };
+
+    it("derives the untriaged figures, the trends and the open issues' summary through its kind", () => {
+      expect(Object.keys(retestFix.projections)).toEqual(['untriagedStreams', 'trends', 'openIssues']);
+      expect(Object.keys(untriagedFigures.projections)).toEqual(['streams']);
+      const items = entityWrite.derivedWrites(
+        retestFix,
+        record,
+        fixed,
+        context({ streams: env.streams!, openIssues: undefined, app, live: undefined }),
+      );
+      // The finding leaves its scan's untriaged figures (a fixed finding counts in none).
+      expect(streamsWritten(items)?.hawkscan?.High).toBe(0);
+      // Its application's health is written with it.
+      expect(items.some((item) => JSON.stringify(item.Update?.Key) === JSON.stringify(keys.application('app')))).toBe(
+        true,
+      );
+      // Its open issues' summary goes stale: whether its issue is still open depends on the others.
+      expect(items).toContainEqual(openIssuesStale(env));
+      // The trends count the fix (counters conditioned on the total's version read).
+      expect(items.some((item) => item.Update?.ConditionExpression?.includes('version'))).toBe(true);
+    });
+
+    it('writes no environment when neither its figures nor its open issues move', () => {
+      const items = entityWrite.derivedWrites(retestFix, record, fixed, context(undefined));
+      expect(streamsWritten(items)).toBeUndefined();
+      expect(items).toContainEqual(openIssuesStale(env));
+    });
   });
 });

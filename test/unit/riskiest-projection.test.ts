@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { project } from '../../shared/applications/projections/riskiest-applications.ts';
-import { issueCountsChange, openIssueCountsOf } from '../../shared/results/issue-summary.ts';
+import { issueCountsChange, openIssueCountsOf } from '../../shared/results/model.ts';
 import {
   applicationHealthOf,
   entryOf,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DAY_MS, slaClock, acceptanceExpiry } from '../../shared/governance/model.ts';
+import { DAY_MS, slaClock, acceptanceExpiry, type WakeFinding } from '../../shared/governance/model.ts';
 import type { TriageStatus } from '../../shared/results/model.ts';
 import type { Severity } from '../../shared/input/severities.ts';
 import { earliestDue, episodeStart } from '../../shared/governance/overdue.ts';
@@ -108,15 +108,15 @@ describe('overdue episodes', () => {
     // The entry of the projection (overdue-wakes.ts) from the records known to the ones the publication writes.
     const publicationWake = (
       ref: typeof env,
-      known: Map<string, Partial<overdueWakes.WakeFinding>>,
-      found: overdueWakes.WakeFinding[],
+      known: Map<string, Partial<WakeFinding>>,
+      found: WakeFinding[],
       statusOf: (hash: string) => TriageStatus,
       now: number,
     ) => {
       const hashes = [...known.keys(), ...found.map((f) => f.findingHash)];
       const statuses = new Map(hashes.map((hash) => [hash, statusOf(hash)]));
       const after = { findings: new Map(found.map((f) => [f.findingHash, f])), statuses };
-      const before = { findings: known as Map<string, overdueWakes.WakeFinding>, statuses };
+      const before = { findings: known as Map<string, WakeFinding>, statuses };
       const { items = [] } = overdueWakes.project(before, after, { env: ref, now });
       const wake = items[0]?.Put?.Item;
       return wake && { ...ref, checkAt: wake.checkAt as number };

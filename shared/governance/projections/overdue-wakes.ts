@@ -1,6 +1,5 @@
 import type { Projected } from '../../db/entity-write.ts';
-import type { FindingRecord, TriageStatus } from '../../results/model.ts';
-import { isPausing } from '../model.ts';
+import { isPausing, type OverdueInputs } from '../model.ts';
 import { earliestDue, overdueWakePut, type OverdueWakeRef } from '../overdue.ts';
 
 // The overdue check's entry of an environment (docs/GOVERNANCE.md, Overdue findings; docs/DATA-MODEL.md,
@@ -11,16 +10,6 @@ import { earliestDue, overdueWakePut, type OverdueWakeRef } from '../overdue.ts'
 // publication), or when a current finding set aside (false positive, accepted risk) is made open again (a triage),
 // provided its clock runs (not set aside) for a severity with days (not Info). Setting a finding aside writes
 // nothing: the check finds its clock stopped and drops what it no longer needs.
-
-export type WakeFinding = Pick<FindingRecord, 'findingHash' | 'severity' | 'firstSeen' | 'fixedAt' | 'currentSince'>;
-
-/** An environment's findings as the overdue check's entry follows them, before or after a write. */
-export interface OverdueInputs {
-  /** Finding records by hash: after the write, those it writes or triages (before it, as they were). */
-  findings: ReadonlyMap<string, WakeFinding>;
-  /** Their triage statuses by hash (none: UNKNOWN). */
-  statuses: ReadonlyMap<string, TriageStatus>;
-}
 
 /** The environment the entry points to, and the write's time (an entry is never keyed before it). */
 export interface OverdueWakeContext {

@@ -1,18 +1,9 @@
 import type { Projected } from '../../db/entity-write.ts';
-import { type RiskExpiryEntry, riskExpiryDelete, riskExpiryPut } from '../model.ts';
+import { type RiskExpiryContext, type RuleExpiry, riskExpiryDelete, riskExpiryPut } from '../model.ts';
 
 // A risk acceptance's entry in the index by expiry time (docs/GOVERNANCE.md, Risk acceptance that expires;
 // docs/DATA-MODEL.md, Projections): a projection of the finding's triage rule. An acceptance with an expiry has its
 // entry; the entry moves with the expiry and goes when the acceptance ends.
-
-/** The fields of a triage rule the entry follows. */
-interface RuleExpiry {
-  status: string;
-  expiresAt?: number;
-}
-
-/** The finding the rule is for, and whether the change is the expiry itself, which consumes its own entry once. */
-export type RiskExpiryContext = Omit<RiskExpiryEntry, 'expiresAt'> & { expiring: boolean };
 
 /** The entry's delete and put for the rule's change from `before` to `after` (none when its expiry stays). */
 export function project(
