@@ -47,7 +47,7 @@ const MAX_CHUNKS = 16;
  */
 export async function putScanDigest(
   scan: ScanRef,
-  findings: FindingRecord[],
+  findings: Pick<FindingRecord, 'findingHash' | 'pluginId' | 'requestMethod' | 'uri' | 'param' | 'issueId'>[],
   alerts: Pick<AlertRecord, 'pluginId' | 'name' | 'severity' | 'cweId'>[],
   templates: string,
   signal?: AbortSignal,

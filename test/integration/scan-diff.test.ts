@@ -159,6 +159,16 @@ describe('scan diff', () => {
         await putScanDigest({ ...record, reportedUris: record.reportedUris + 1 }, [], [], '');
         expect(await scanDigestOf(record)).toBeUndefined();
         expect((await diff(tenant.token, scan)).body).toEqual(fromDigests.body);
+        // The diff reads the scan's digest: its rows marked, the answer shows the marks.
+        const scanRecord = await recordOf(scan);
+        const digest = (await scanDigestOf(scanRecord))!;
+        const plugins = [...digest.plugins].map(([pluginId, p]) => ({ pluginId, ...p }));
+        const marked = digest.rows.map((row) => ({ ...row, uri: `${row.uri}#from-digest` }));
+        await putScanDigest(scanRecord, marked, plugins, digest.templates);
+        const read = (await diff(tenant.token, scan)).body;
+        const entries = [...read.new, ...read.regressed, ...read.unchanged] as { uri: string }[];
+        expect(entries.length).toBe(digest.rows.length);
+        expect(entries.every((e) => e.uri.endsWith('#from-digest'))).toBe(true);
         // Without digests (scans published before them), the URIs give the same answer.
         await Promise.all([scan, base].map(dropDigest));
         expect(await digestItems(scan)).toEqual([]);
