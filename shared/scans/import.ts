@@ -555,7 +555,7 @@ export async function importScanReport(
         budget,
         appId,
         envName,
-        () => "storing the scan's digest",
+        () => 'all findings stored, not yet published',
         (signal) => putScanDigest(scan, found.findings, records, found.templates, signal),
       );
       const completedAt = clock.now();
