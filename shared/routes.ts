@@ -2761,15 +2761,15 @@ export const listApplicationRiskRoute = {
   method: 'GET',
   path: '/api/v1/org/{orgId}/apps/risk',
   tag: 'Reports',
-  summary: "The organization's applications by risk: open findings by severity, last scan, SLA breaches (ours)",
+  summary: "The organization's applications by risk: open issues by severity, last scan, SLA breaches (ours)",
   notes: note(
     () =>
       "The dashboard's applications list (docs/GOVERNANCE.md, Applications by risk): each application the caller " +
-      "can see (team rules apply) with its open findings per severity as the trends count them, its last scans' " +
-      'untriaged findings, its newest last scan and its status, and its SLA breaches (the overdue issues of its ' +
-      "environments' current scans). Ordered by risk (open High, Medium, then Low findings, then untriaged ones, " +
-      `then errored last scans), by name or by last scan; at most ${MAX_RISK_RANKED} applications are ranked (400 ` +
-      'beyond: the order reads them all).',
+      "can see (team rules apply) with its open issues per severity as the overview's riskiest applications count " +
+      "them, its last scans' untriaged findings, its newest last scan and its status, and its SLA breaches (the " +
+      "overdue issues of its environments' current scans). Ordered by risk as the overview ranks (open High, Medium, " +
+      'then Low issues, then untriaged findings, then the application id), by name or by last scan; at most ' +
+      `${MAX_RISK_RANKED} applications are ranked (400 beyond: the order reads them all).`,
   ),
   auth: 'bearer',
   permission: 'read:application',

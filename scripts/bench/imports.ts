@@ -252,7 +252,16 @@ async function writeFloor(
   const { batchPut, queryAll } = await import('../../shared/db/query.ts');
   const found = await queryAll({ partition: `APP#${appId}`, skPrefix: `ENVDATA#${envId}#` });
   const other = randomUUID();
-  const items = found.map((item) => JSON.parse(JSON.stringify(item).replaceAll(appId, other)) as typeof item);
+  // Every string naming the application renamed, binary attributes (a scan's digest) and sets kept as they are.
+  const renamed = (value: unknown): unknown =>
+    typeof value === 'string'
+      ? value.replaceAll(appId, other)
+      : Array.isArray(value)
+        ? value.map(renamed)
+        : value && typeof value === 'object' && !(value instanceof Uint8Array) && !(value instanceof Set)
+          ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, renamed(v)]))
+          : value;
+  const items = found.map((item) => renamed(item) as typeof item);
   const start = performance.now();
   await batchPut(items, IMPORT_LIMITS.writeConcurrency);
   const ms = Math.round(performance.now() - start);

@@ -8,8 +8,9 @@ import { wapitiFixture } from '../../scanner/test/wapiti-expected.ts';
 //   change it): the later one drops a tenth of the earlier one's findings and reports as many others, half of them
 //   never seen (new) and half reported by a scan before the earlier one and fixed by it (regressed). The answer's
 //   sets are checked before anything is timed. Goal: under 1 s. Measured in interleaved rounds with the domain call
-//   alone (diffOfScans in process) and its floor: the two scans' URI ranges read from DynamoDB Local as the diff reads
-//   them, nothing done with them (what the engine alone charges; the local engine on a shared machine is most of it).
+//   alone (diffOfScans in process) and its floor: the two scans' digests read from DynamoDB Local as the diff reads
+//   them, nothing done with them (what the engine alone charges); and the two scans' URI ranges, which a diff of scans
+//   published before digests reads instead (urisFloor).
 // - import: the operation's import of a ZAP report of FINDINGS findings into an environment with one tool stream
 //   (a ZAP scan of as many findings before it), and into one with five (the same ZAP scan, then Wapiti, Nuclei,
 //   Burp Suite and SARIF samples). Both environments take the same reports in the same order, alternating which goes
@@ -133,8 +134,16 @@ async function diffFigures(ctx: Parameters<BenchSection['run']>[0], call: Call, 
       const [s, b] = await Promise.all([scanRecord(appId, scan), scanRecord(appId, base)]);
       return diffOfScans(s, b);
     },
-    // What DynamoDB Local alone charges: the two scans' URI ranges read as the diff reads them, nothing done with them.
-    floor: () => Promise.all([scan, base].map((id) => urisRead(appId, id))),
+    // What DynamoDB Local alone charges: the two scans' digests read as the diff reads them (scans/scan-digest.ts),
+    // nothing done with them.
+    floor: async () => {
+      const { scanDigestOf } = await import('../../shared/scans/scan-digest.ts');
+      const [s, b] = await Promise.all([scanRecord(appId, scan), scanRecord(appId, base)]);
+      const digests = await Promise.all([s, b].map(scanDigestOf));
+      if (!digests.every(Boolean)) throw new Error('issues: a scan of the diff has no digest');
+    },
+    // The same scans' URI ranges, read as a diff of scans without digests reads them (published before digests).
+    urisFloor: () => Promise.all([scan, base].map((id) => urisRead(appId, id))),
   });
   const bytes = Buffer.byteLength(JSON.stringify(sample));
   return {
@@ -253,8 +262,8 @@ const section: BenchSection = {
     const five = median(timings.five);
     return {
       note:
-        `diff: GET .../diff?against= over HTTP (operation), diffOfScans in process (inProcess) and the two URI ranges' ` +
-        `Queries alone (floor), ${DIFF_ROUNDS} interleaved rounds after one unmeasured; its sets checked first. import: the ` +
+        `diff: GET .../diff?against= over HTTP (operation), diffOfScans in process (inProcess), the two scans' digests ` +
+        `read alone (floor) and their URI ranges' Queries alone (urisFloor), ${DIFF_ROUNDS} interleaved rounds after one unmeasured; its sets checked first. import: the ` +
         `operation's import of a ${FINDINGS}-finding ZAP report called in process without its 20 s deadline, into ` +
         `each environment in turn, ${ROUNDS} rounds alternating which goes first; median ms.`,
       diff,

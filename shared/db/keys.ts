@@ -413,6 +413,18 @@ export const keys = {
     pk: `APP#${appId}`,
     skPrefix: `ENVDATA#${envId}#SCAN#${scanId}#`,
   }),
+  /**
+   * A scan's digest (scans/scan-digest.ts): its head, and after it the chunks of digests too large for the head
+   * alone (`#DIGEST#<digestId>#<i>`), all under the scan's data prefix (deleted with it).
+   */
+  scanDigest: (appId: string, envId: string, scanId: string) => ({
+    pk: `APP#${appId}`,
+    sk: `ENVDATA#${envId}#SCAN#${scanId}#DIGEST`,
+  }),
+  scanDigestChunk: (appId: string, envId: string, scanId: string, digestId: string, i: number) => ({
+    pk: `APP#${appId}`,
+    sk: `ENVDATA#${envId}#SCAN#${scanId}#DIGEST#${digestId}#${String(i).padStart(3, '0')}`,
+  }),
   /** One alert (plugin) of a scan: metadata and its URI counters. */
   scanAlert: (appId: string, envId: string, scanId: string, pluginId: string) => ({
     pk: `APP#${appId}`,

@@ -141,7 +141,17 @@ export async function findingsOfScan(
     stats.byStatus.UNKNOWN[finding.severity] -= moved;
     stats.byStatus[status][finding.severity] += moved;
   }
-  return { findings: [...seen.values()], stats, triageVersion, rules, carried, known, trend };
+  // `templates`: the key of the issue templates the findings' issues were computed with (their scan's digest).
+  return {
+    findings: [...seen.values()],
+    stats,
+    triageVersion,
+    rules,
+    carried,
+    known,
+    trend,
+    templates: templates?.key ?? '',
+  };
 }
 
 /**

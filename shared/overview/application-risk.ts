@@ -2,13 +2,14 @@ import {
   APPLICATION_TYPES,
   NO_HEALTH,
   canSeeTeamResource,
+  riskFigures,
+  riskOrder,
   type ApplicationRecord,
   type EnvironmentRecord,
   type ListEntry,
 } from '../applications/model.ts';
 import { listScope, wholeApplicationsOfBucket } from '../applications/list-entries.ts';
 import { environmentsOfApp } from '../applications/environment-repository.ts';
-import { applicationsOpenNow } from '../trends/reads.ts';
 import { badRequest } from '../errors.ts';
 import { compareBy, pageOf, pageTokens } from '../lists.ts';
 import type { Caller } from '../context/caller.ts';
@@ -17,32 +18,28 @@ import { overdueOfEnvironments } from './overview.ts';
 
 // GET /api/v1/org/{orgId}/apps/risk (listApplicationRisk, docs/GOVERNANCE.md, Applications by risk): the caller's
 // applications with what makes them risky, ordered by it. The order reads every application of the caller's whole
-// (their health figures) and their open findings (the trends' totals, 100 per BatchGetItem); the page's applications
-// then have their environments read for the last scan and their current scans for the SLA breaches.
+// (their health figures: open issues and untriaged findings, as the overview's riskiest applications count and rank
+// them); the page's applications then have their environments read for the last scan and their current scans for
+// the SLA breaches.
 
 type Open = { High: number; Medium: number; Low: number };
-type Ranked = { app: ApplicationRecord; open: Open };
+type Ranked = { app: ApplicationRecord; figures: ReturnType<typeof riskFigures> };
 
 const SEVERITIES = ['High', 'Medium', 'Low'] as const;
 
-/** Risk as a tuple compared left to right: open findings by severity, untriaged ones by severity, errored scans. */
-const riskOf = ({ app, open }: Ranked) => {
-  const h = app.health ?? NO_HEALTH;
-  return [open.High, open.Medium, open.Low, h.high, h.medium, h.low, h.failed];
-};
-
-function compareRisk(a: Ranked, b: Ranked) {
-  const [x, y] = [riskOf(a), riskOf(b)];
-  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
-  return 0;
-}
+/**
+ * Risk as the overview's riskiest applications rank it (riskOrder, applications/model.ts): open issues by severity,
+ * then untriaged findings by severity and in all, then the application id.
+ */
+const compareRisk = (a: Ranked, b: Ranked) =>
+  riskOrder({ ...b.figures, applicationId: b.app.applicationId }, { ...a.figures, applicationId: a.app.applicationId });
 
 function orderOf(q: ApplicationRiskQuery): (a: Ranked, b: Ranked) => number {
   const field = q.sortField ?? 'risk';
   const dir = q.sortDir ?? (field === 'name' ? 'ASC' : 'DESC');
   const sign = dir === 'DESC' ? -1 : 1;
-  const byId = (a: Ranked, b: Ranked) => a.app.applicationId.localeCompare(b.app.applicationId);
-  if (field === 'risk') return (a, b) => sign * compareRisk(a, b) || byId(a, b);
+  // riskOrder ranks the riskiest first and ties by id: DESC is its order, ASC the reverse.
+  if (field === 'risk') return (a, b) => sign * compareRisk(a, b);
   const value =
     field === 'name' ? (r: Ranked) => r.app.name.toLowerCase() : (r: Ranked) => (r.app.health ?? NO_HEALTH).scannedAt;
   return compareBy(value, (r) => r.app.applicationId, dir);
@@ -93,11 +90,7 @@ export async function listApplicationRisk(caller: Caller, orgId: string, q: Appl
         app.name.toLowerCase().includes(text) &&
         (!q.applicationStatus || app.applicationStatus === q.applicationStatus),
     );
-  const openNow = await applicationsOpenNow(
-    orgId,
-    apps.map((a) => a.applicationId),
-  );
-  const ranked = apps.map((app) => ({ app, open: openNow.get(app.applicationId)! })).sort(orderOf(q));
+  const ranked = apps.map((app) => ({ app, figures: riskFigures(app.health) })).sort(orderOf(q));
   const request = { page: q.pageToken, size: q.pageSize };
   const page = pageOf(ranked, request);
   const now = Date.now();
@@ -106,7 +99,7 @@ export async function listApplicationRisk(caller: Caller, orgId: string, q: Appl
   return {
     organizationId: orgId,
     generatedAt: new Date(now).toISOString(),
-    applications: page.items.map(({ app, open }, i) => {
+    applications: page.items.map(({ app, figures }, i) => {
       const health = app.health ?? NO_HEALTH;
       const last = lastScanned(envsByApp[i]!);
       const overdue = breaches(app.applicationId);
@@ -115,10 +108,10 @@ export async function listApplicationRisk(caller: Caller, orgId: string, q: Appl
         name: app.name,
         applicationType: app.applicationType,
         environments: envsByApp[i]!.length,
-        openHigh: open.High,
-        openMedium: open.Medium,
-        openLow: open.Low,
-        openTotal: open.High + open.Medium + open.Low,
+        openHigh: figures.openHigh,
+        openMedium: figures.openMedium,
+        openLow: figures.openLow,
+        openTotal: figures.openHigh + figures.openMedium + figures.openLow,
         untriagedHigh: health.high,
         untriagedMedium: health.medium,
         untriagedLow: health.low,

@@ -416,6 +416,8 @@ export interface PathTemplates {
   bases: string[][];
   root: TemplateNode;
   size: number;
+  /** The same for the same paths and base paths, whatever their order: what a scan's digest was computed with. */
+  key: string;
 }
 
 const newNode = (): TemplateNode => ({ literal: new Map(), partial: [] });
@@ -469,7 +471,8 @@ const pathSegments = (path: string) => path.split('/').filter((s) => s !== '');
 export function pathTemplates(paths: Iterable<string>, basePaths: Iterable<string> = []): PathTemplates {
   const root = newNode();
   let size = 0;
-  for (const path of paths) {
+  const listed = [...paths];
+  for (const path of listed) {
     let node = root;
     const template: string[] = [];
     for (const segment of pathSegments(path)) {
@@ -499,7 +502,11 @@ export function pathTemplates(paths: Iterable<string>, basePaths: Iterable<strin
     .filter((b) => b !== '')
     .map((b) => b.split('/'))
     .sort((a, b) => b.length - a.length);
-  return { bases: [...bases, []], root, size };
+  const key = createHash('sha256')
+    .update(JSON.stringify([[...listed].sort(), bases.map((b) => b.join('/')).sort()]))
+    .digest('base64url')
+    .slice(0, 22);
+  return { bases: [...bases, []], root, size, key };
 }
 
 /**

@@ -4,6 +4,7 @@ import { keys } from '../db/keys.ts';
 import { fromItem } from '../db/items.ts';
 import { SEVERITIES } from '../input/severities.ts';
 import { alertsOfScan, countedUrisOfScan, scansOfEnvironmentNewestFirst } from '../results/scan-repository.ts';
+import { scanDigestOf } from './scan-digest.ts';
 import { type FindingRecord, type ScanRecord, streamOf, issueIdOfUri, type PathTemplates } from '../results/model.ts';
 import { issueTemplatesOf } from '../findings/scan-findings.ts';
 import type { Caller } from '../context/caller.ts';
@@ -43,12 +44,37 @@ interface Found {
 }
 
 /**
- * The scan's findings by hash (the first URI of each): one Query of the scan's URI range, projected (a finding's URIs
- * are all of its alert, in their order), rather than one per alert. Their `issueId` is left to withIssue, for the
- * findings the answer lists only.
+ * The scan's findings by hash (the first URI of each). From its digest when it has one (scans/scan-digest.ts: a few
+ * items, each finding's issue computed at publication, kept when the issue templates are still those); else one
+ * Query of the scan's URI range, projected (a finding's URIs are all of its alert, in their order), rather than one
+ * per alert. An `issueId` left '' is computed by withIssue, for the findings the answer lists only.
  */
-async function findingsOf(scan: ScanRecord): Promise<Map<string, Found>> {
+async function findingsOf(
+  scan: ScanRecord,
+  templates: Promise<PathTemplates | undefined>,
+): Promise<Map<string, Found>> {
   const found = new Map<string, Found>();
+  const digest = await scanDigestOf(scan);
+  if (digest) {
+    const issuesHold = digest.templates === ((await templates)?.key ?? '');
+    for (const row of digest.rows) {
+      const alert = digest.plugins.get(row.pluginId)!;
+      found.set(row.findingHash, {
+        cweId: alert.cweId,
+        finding: {
+          findingHash: row.findingHash,
+          issueId: issuesHold ? row.issueId : '',
+          pluginId: row.pluginId,
+          name: alert.name,
+          severity: alert.severity,
+          method: row.requestMethod,
+          uri: row.uri,
+          param: row.param,
+        },
+      });
+    }
+    return found;
+  }
   for await (const u of countedUrisOfScan(scan, await alertsOfScan(scan))) {
     if (found.has(u.findingHash)) continue;
     found.set(u.findingHash, {
@@ -69,21 +95,24 @@ async function findingsOf(scan: ScanRecord): Promise<Map<string, Found>> {
 }
 
 /**
- * The finding with its issue (finding-identity.ts, issueIdOfUri): computed once per finding listed (a hash of its
- * normalized identity; 20,000 of them took 0.3-0.6 s on the bench's busy machine, so a finding both scans report is
- * not computed twice).
+ * The finding with its issue (finding-identity.ts, issueIdOfUri): computed once per finding listed that its digest
+ * did not give (a hash of its normalized identity; 20,000 of them took 0.3-0.6 s on the bench's busy machine, so a
+ * finding both scans report is not computed twice).
  */
 const withIssue =
   (env: ScanRecord, templates: PathTemplates | undefined) =>
-  ({ finding: f, cweId }: Found): DiffFinding => ({
-    ...f,
-    issueId: issueIdOfUri(
-      env,
-      { cweId, pluginId: f.pluginId },
-      { requestMethod: f.method, uri: f.uri, param: f.param },
-      templates,
-    ),
-  });
+  ({ finding: f, cweId }: Found): DiffFinding =>
+    f.issueId
+      ? f
+      : {
+          ...f,
+          issueId: issueIdOfUri(
+            env,
+            { cweId, pluginId: f.pluginId },
+            { requestMethod: f.method, uri: f.uri, param: f.param },
+            templates,
+          ),
+        };
 
 /** The latest completed scan of the scan's stream started before it (docs/DATA-MODEL.md, Tool streams). */
 export async function previousInStream(scan: ScanRecord): Promise<ScanRecord | undefined> {
@@ -116,10 +145,11 @@ const inOrder = (findings: DiffFinding[]) =>
  * only, reported before `base` started: fixed since, and back), `fixed` (in `base` only) and `unchanged`.
  */
 export async function diffOfScans(scan: ScanRecord, base: ScanRecord | undefined): Promise<ScanDiff> {
+  const reading = issueTemplatesOf(scan.applicationId);
   const [templates, now, before] = await Promise.all([
-    issueTemplatesOf(scan.applicationId),
-    findingsOf(scan),
-    base ? findingsOf(base) : new Map<string, Found>(),
+    reading,
+    findingsOf(scan, reading),
+    base ? findingsOf(base, reading) : new Map<string, Found>(),
   ]);
   const appeared = [...now.values()].filter((f) => !before.has(f.finding.findingHash));
   // A finding's record keeps its first sighting: one reported before the base scan started and absent from it

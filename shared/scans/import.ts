@@ -24,6 +24,7 @@ import { environmentCreationWrites } from '../applications/environments.ts';
 import { environmentScanWrites, getEnvironment, getEnvironmentByName } from '../applications/environment-repository.ts';
 import { getApplication } from '../applications/application-repository.ts';
 import { findingsOfScan } from '../findings/scan-findings.ts';
+import { putScanDigest } from './scan-digest.ts';
 import { carryIssueRules } from '../findings/rule-write.ts';
 import { publicationTrend } from '../trends/writes.ts';
 import {
@@ -549,6 +550,13 @@ export async function importScanReport(
         envName,
         () => "carrying the issues' triage",
         (signal) => carryIssueRules(scan, found.carried, signal),
+      );
+      await timedWrite(
+        budget,
+        appId,
+        envName,
+        () => 'all findings stored, not yet published',
+        (signal) => putScanDigest(scan, found.findings, records, found.templates, signal),
       );
       const completedAt = clock.now();
       const done: ScanRecord = {

@@ -9,6 +9,7 @@ import { logger } from '../context/logger.ts';
 import { environmentScanWrites, getEnvironment } from '../applications/environment-repository.ts';
 import { type ApplicationRecord, type EnvironmentRecord, openIssuesChanged } from '../applications/model.ts';
 import { currentStreams } from '../results/streams.ts';
+import { putScanDigest } from './scan-digest.ts';
 import {
   alertsOfScan,
   findingsCount,
@@ -247,6 +248,8 @@ export async function reportScanCompleted(
       if (stats.totalAlerts === scan.reportedUris) {
         // Its findings (first/last seen, URIs per finding) and its figures by triage status, from the rules now.
         const found = await findingsOfScan(scan, alerts);
+        // Read by diffs of the scan, once published (scans/scan-digest.ts; kept only while its count holds).
+        await putScanDigest(scan, found.findings, alerts, found.templates);
         if (!pending) {
           await pendingFindingsStart(scan.applicationId, {
             attempt: writer,

@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db/client.ts';
 import { keys, type TrendScopeRef } from '../db/keys.ts';
-import { batchGet, queryAll } from '../db/query.ts';
+import { queryAll } from '../db/query.ts';
 import { LostRace, lostRace, retryOnConflict } from '../db/retry.ts';
 import { config } from '../config.ts';
 import { notFound } from '../errors.ts';
@@ -129,30 +129,6 @@ export async function scopeTrends(scope: TrendScopeRef, days: number, now: numbe
       slaCompliance: due ? sum((day) => day.fixedWithinSla) / due : 0,
     },
   };
-}
-
-/**
- * The open findings now of some applications by severity, each finding once as the trends count them: their running
- * totals (the sum of every day's change), one BatchGetItem per 100 applications. An application without a total has
- * none open.
- */
-export async function applicationsOpenNow(orgId: string, appIds: string[]): Promise<Map<string, BySeverity>> {
-  const totals = appIds.map((appId) => ({ appId, key: keys.trendTotal({ orgId, appId }) }));
-  const byKey = new Map(totals.map(({ appId, key }) => [`${key.pk}\n${key.sk}`, appId]));
-  const items = await batchGet(
-    totals.map(({ key }) => key),
-    ['pk', 'sk', ...TREND_SEVERITIES.map((s) => `open${s}`)],
-  );
-  const open = new Map(appIds.map((appId) => [appId, bySeverity(() => 0)]));
-  for (const item of items) {
-    const appId = byKey.get(`${String(item.pk)}\n${String(item.sk)}`);
-    if (appId)
-      open.set(
-        appId,
-        bySeverity((s) => Number(item[`open${s}`] ?? 0)),
-      );
-  }
-  return open;
 }
 
 /** GET /api/v1/org/{orgId}/trends (getOrganizationTrends): every application of the organization. */

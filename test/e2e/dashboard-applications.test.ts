@@ -11,7 +11,7 @@ import { ensureWebBuild } from '../../scripts/local/web.ts';
 import { expectAccessible, launchBrowser, signIn } from './browser.ts';
 
 // The applications list with their risk in Chromium (listApplicationRisk, docs/GOVERNANCE.md, Applications by risk):
-// its columns show what the API answers (open findings by severity, the last scan and its verdict, SLA breaches),
+// its columns show what the API answers (open issues by severity, the last scan and its verdict, SLA breaches),
 // riskiest first, and the sorts by name and by risk ascending reorder the rows; another organization's applications
 // never show.
 vi.setConfig({ testTimeout: 240_000, expect: { poll: { timeout: 10_000 } } });
@@ -70,7 +70,7 @@ afterAll(async () => {
 });
 
 const CAPTION = /^Applications, \d+ in all, by/;
-const COLUMNS = ['Name', 'Open findings', 'Last scan', 'Verdict', 'SLA breaches', 'Status', 'Type'];
+const COLUMNS = ['Name', 'Open issues', 'Last scan', 'Verdict', 'SLA breaches', 'Status', 'Type'];
 
 async function table(p: Page) {
   const t = p.getByRole('table', { name: CAPTION });
@@ -105,7 +105,7 @@ const expected = (a: Risk) => [
 ];
 
 describe('The applications list with risk in Chromium', () => {
-  it('shows open findings by severity, the last scan and its verdict and SLA breaches, riskiest first', async () => {
+  it('shows open issues by severity, the last scan and its verdict and SLA breaches, riskiest first', async () => {
     const answer = await api('GET', `/api/v1/org/${tenant.orgId}/apps/risk`, { token: tenant.token });
     expect(answer.status, answer.text).toBe(200);
     const risk: Risk[] = answer.body.applications;

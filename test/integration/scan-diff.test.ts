@@ -1,10 +1,16 @@
+import { randomBytes, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { api } from './client.ts';
 import { createTenant } from './fixtures.ts';
-import { createApp } from './scan-helpers.ts';
+import { alert, createApp, scanOnce } from './scan-helpers.ts';
 import { importReport, readBack } from './import-helpers.ts';
 import { fixture } from '../../scanner/test/zap-expected.ts';
 import { formatsFixture } from '../../scanner/test/formats-expected.ts';
+import { batchDelete, queryAll } from '../../shared/db/query.ts';
+import { keys } from '../../shared/db/keys.ts';
+import { getScan, getScanLocation } from '../../shared/results/scan-repository.ts';
+import type { FindingRecord } from '../../shared/results/model.ts';
+import { putScanDigest, scanDigestOf } from '../../shared/scans/scan-digest.ts';
 
 // GET /api/v1/scan/{scanId}/diff (docs/DATA-MODEL.md, Scan diffs): what changed between two scans of one environment,
 // by default against the previous completed scan of the same tool stream.
@@ -107,4 +113,151 @@ describe('scan diff', () => {
     expect((await diff(tenant.token, theirs.body.scanId)).status).toBe(404);
     expect((await diff(other.token, theirs.body.scanId, dev.body.scanId)).status).toBe(404);
   }, 60_000);
+
+  describe("from the scans' digests (scans/scan-digest.ts)", () => {
+    const recordOf = async (scanId: string) => (await getScan((await getScanLocation(scanId))!))!;
+    const digestItems = async (scanId: string) => {
+      const scan = await recordOf(scanId);
+      const head = keys.scanDigest(scan.applicationId, scan.environmentId, scan.scanId);
+      return queryAll({ partition: head.pk, skPrefix: head.sk });
+    };
+    const dropDigest = async (scanId: string) =>
+      batchDelete((await digestItems(scanId)).map((item) => ({ pk: item.pk, sk: item.sk })));
+
+    it('answers as the recomputation from the URIs, for imported and reported scans, and ignores a stale digest', async () => {
+      const tenant = await createTenant();
+      const appId = await createApp(tenant, { name: 'digested' });
+      const full = fixture(ZAP).toString('utf8');
+      const items = [...full.matchAll(/<alertitem>[\s\S]*?<\/alertitem>/g)];
+      const a = await importReport(tenant.token, appId, 'staging', full.replace(items[0][0], ''));
+      const b = await importReport(tenant.token, appId, 'staging', full.replace(items[2][0], ''));
+      expect([a.status, b.status]).toEqual([200, 200]);
+      const reported = await createApp(tenant, { name: 'reported', env: 'dev' });
+      const c = await scanOnce(tenant.token, reported, [
+        alert('40012', 'High', 6),
+        alert('10020', 'Medium', 4, 0, '16'),
+      ]);
+      const d = await scanOnce(tenant.token, reported, [
+        alert('40012', 'High', 6, 3),
+        alert('10021', 'Low', 2, 0, '693'),
+      ]);
+      for (const [scan, base] of [
+        [b.body.scanId, a.body.scanId],
+        [d.scanId, c.scanId],
+      ] as const) {
+        // Published with one digest item each (a head holding its rows: small scans need no chunks).
+        for (const id of [scan, base])
+          expect((await digestItems(id)).map((item) => item.entity)).toEqual(['scanDigest']);
+        const fromDigests = await diff(tenant.token, scan);
+        expect(fromDigests.status, fromDigests.text).toBe(200);
+        expect(fromDigests.body.againstScanId).toBe(base);
+        expect(fromDigests.body.new.length + fromDigests.body.fixed.length).toBeGreaterThan(0);
+        expect(fromDigests.body.unchanged.length).toBeGreaterThan(0);
+        // A digest of another count of URIs (a completion that failed before more reports came) is not read: an
+        // empty one would otherwise make every finding of the base fixed.
+        const record = await recordOf(base);
+        await putScanDigest({ ...record, reportedUris: record.reportedUris + 1 }, [], [], '');
+        expect(await scanDigestOf(record)).toBeUndefined();
+        expect((await diff(tenant.token, scan)).body).toEqual(fromDigests.body);
+        // The diff reads the scan's digest: its rows marked, the answer shows the marks.
+        const scanRecord = await recordOf(scan);
+        const digest = (await scanDigestOf(scanRecord))!;
+        const plugins = [...digest.plugins].map(([pluginId, p]) => ({ pluginId, ...p }));
+        const marked = digest.rows.map((row) => ({ ...row, uri: `${row.uri}#from-digest` }));
+        await putScanDigest(scanRecord, marked, plugins, digest.templates);
+        const read = (await diff(tenant.token, scan)).body;
+        const entries = [...read.new, ...read.regressed, ...read.unchanged] as { uri: string }[];
+        expect(entries.length).toBe(digest.rows.length);
+        expect(entries.every((e) => e.uri.endsWith('#from-digest'))).toBe(true);
+        // Without digests (scans published before them), the URIs give the same answer.
+        await Promise.all([scan, base].map(dropDigest));
+        expect(await digestItems(scan)).toEqual([]);
+        expect((await diff(tenant.token, scan)).body).toEqual(fromDigests.body);
+      }
+    }, 120_000);
+
+    it('recomputes the issues when the application described its paths after the scans', async () => {
+      const tenant = await createTenant();
+      const appId = await createApp(tenant, { name: 'described later', env: 'dev' });
+      const users = (ids: string[]) => ids.map((id) => ({ ...alert('40012', 'High', 1).uris[0], uri: `/users/${id}` }));
+      const first = await scanOnce(tenant.token, appId, [
+        { ...alert('40012', 'High', 0), uris: users(['alice', 'bob']) },
+      ]);
+      const second = await scanOnce(tenant.token, appId, [
+        { ...alert('40012', 'High', 0), uris: users(['bob', 'carol']) },
+      ]);
+      const before = await diff(tenant.token, second.scanId);
+      expect(before.status, before.text).toBe(200);
+      const issuesOf = (body: { new: { issueId: string }[]; unchanged: { issueId: string }[] }) =>
+        new Set([...body.new, ...body.unchanged].map((e) => e.issueId));
+      expect(issuesOf(before.body).size).toBe(2); // /users/bob and /users/carol apart
+      const uploaded = await api('POST', `/api/v1/oas/${appId}/upload`, {
+        token: tenant.token,
+        rawBody: [
+          'openapi: 3.0.3',
+          'info: {title: Users, version: "1"}',
+          'paths:',
+          '  /users/{id}:',
+          '    get:',
+          '      parameters: [{name: id, in: path, required: true, schema: {type: string}}]',
+          '      responses: {"200": {description: a user}}',
+        ].join('\n'),
+        contentType: 'application/yaml',
+      });
+      expect(uploaded.status, uploaded.text).toBe(200);
+      const after = await diff(tenant.token, second.scanId);
+      expect(issuesOf(after.body).size).toBe(1); // one issue: /users/{id}
+      await Promise.all([first.scanId, second.scanId].map(dropDigest));
+      expect((await diff(tenant.token, second.scanId)).body).toEqual(after.body);
+    }, 120_000);
+
+    it('splits a large digest into chunks, reads back only the latest whole one', async () => {
+      const scan = {
+        applicationId: randomUUID(),
+        environmentId: randomUUID(),
+        scanId: randomUUID(),
+        reportedUris: 5000,
+      };
+      // Random URIs do not compress: about 5000 * 170 bytes gzipped, three chunks of 350 KB.
+      const findings = Array.from({ length: 5000 }, (_, i) => ({
+        findingHash: randomBytes(32).toString('hex'),
+        pluginId: String(40_000 + (i % 3)),
+        requestMethod: 'GET',
+        uri: `/${randomBytes(100).toString('hex')}`,
+        param: i % 2 ? 'q' : '',
+        issueId: randomBytes(32).toString('hex'),
+      })) as FindingRecord[];
+      const alerts = ['40000', '40001', '40002'].map((pluginId) => ({
+        pluginId,
+        name: `Plugin ${pluginId}`,
+        severity: 'High' as const,
+        cweId: '79',
+      }));
+      await putScanDigest({ ...scan, reportedUris: 4999 }, findings.slice(1), alerts, 'older');
+      await putScanDigest(scan, findings, alerts, 'templates-key');
+      const head = keys.scanDigest(scan.applicationId, scan.environmentId, scan.scanId);
+      const stored = await queryAll({ partition: head.pk, skPrefix: head.sk });
+      expect(stored[0]).toMatchObject({ sk: head.sk, reportedUris: 5000, chunks: 3 });
+      expect(stored.filter((item) => item.entity === 'scanDigestChunk')).toHaveLength(6); // both digests' chunks
+      const read = await scanDigestOf(scan);
+      expect(read?.templates).toBe('templates-key');
+      expect(read?.rows).toEqual(
+        findings.map(({ findingHash, pluginId, requestMethod, uri, param, issueId }) => ({
+          findingHash,
+          pluginId,
+          requestMethod,
+          uri,
+          param,
+          issueId,
+        })),
+      );
+      expect(read?.plugins.get('40001')).toEqual({ name: 'Plugin 40001', severity: 'High', cweId: '79' });
+      // A chunk missing (never whole): no digest, the diff reads the URIs.
+      const chunk = stored.find(
+        (item) => item.entity === 'scanDigestChunk' && (item.sk as string).includes(stored[0].digestId as string),
+      );
+      await batchDelete([{ pk: chunk!.pk, sk: chunk!.sk }]);
+      expect(await scanDigestOf(scan)).toBeUndefined();
+    }, 60_000);
+  });
 });

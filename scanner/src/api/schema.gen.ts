@@ -1480,8 +1480,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The organization's applications by risk: open findings by severity, last scan, SLA breaches (ours)
-         * @description The dashboard's applications list (docs/GOVERNANCE.md, Applications by risk): each application the caller can see (team rules apply) with its open findings per severity as the trends count them, its last scans' untriaged findings, its newest last scan and its status, and its SLA breaches (the overdue issues of its environments' current scans). Ordered by risk (open High, Medium, then Low findings, then untriaged ones, then errored last scans), by name or by last scan; at most 5000 applications are ranked (400 beyond: the order reads them all).
+         * The organization's applications by risk: open issues by severity, last scan, SLA breaches (ours)
+         * @description The dashboard's applications list (docs/GOVERNANCE.md, Applications by risk): each application the caller can see (team rules apply) with its open issues per severity as the overview's riskiest applications count them, its last scans' untriaged findings, its newest last scan and its status, and its SLA breaches (the overdue issues of its environments' current scans). Ordered by risk as the overview ranks (open High, Medium, then Low issues, then untriaged findings, then the application id), by name or by last scan; at most 5000 applications are ranked (400 beyond: the order reads them all).
          *
          *     Requires the `read:application` permission.
          */

@@ -20,7 +20,7 @@ function verdict(app: Risk) {
   return app.lastScanUntriaged ? `${app.lastScanUntriaged} untriaged` : 'Passed: nothing untriaged';
 }
 
-/** Open findings by severity, each counted once (as the trends count them). */
+/** Open issues by severity, as the overview's riskiest applications count them (docs/GOVERNANCE.md). */
 function OpenCounts({ app }: { app: Risk }) {
   return (
     <>
@@ -147,7 +147,7 @@ export function ApplicationsPage({ orgId }: { orgId: string }) {
                   className: 'wrap',
                   cell: (app) => <Link to={`/org/${orgId}/app/${app.applicationId}`}>{app.name}</Link>,
                 },
-                { header: 'Open findings', cell: (app) => <OpenCounts app={app} /> },
+                { header: 'Open issues', cell: (app) => <OpenCounts app={app} /> },
                 {
                   header: 'Last scan',
                   cell: (app) =>
