@@ -295,6 +295,33 @@ async function storeFindings(
   await hooks.step?.('stored');
 }
 
+/**
+ * The writes after the findings' records, before publishing: the issues' triage carried to the scan's new detections,
+ * then the scan's digest (scan-digest.ts), its unpublished data's last write; 413 past the budget.
+ */
+async function carryRulesAndDigest(
+  scan: ScanRecord,
+  found: Awaited<ReturnType<typeof findingsOfScan>>,
+  alerts: AlertRecord[],
+  budget: Budget,
+): Promise<void> {
+  const { applicationId: appId, envName } = scan;
+  await timedWrite(
+    budget,
+    appId,
+    envName,
+    () => "carrying the issues' triage",
+    (signal) => carryIssueRules(scan, found.carried, signal),
+  );
+  await timedWrite(
+    budget,
+    appId,
+    envName,
+    () => 'all findings stored, not yet published',
+    (signal) => putScanDigest(scan, found.findings, alerts, found.templates, signal),
+  );
+}
+
 /** Records the scan's findings in the environment; 413 past the budget. */
 async function recordFindingsBy(
   scan: ScanRecord,
@@ -544,20 +571,7 @@ export async function importScanReport(
       }
       const { found, trend } = read;
       await recordFindingsBy(scan, trend.records, read.before, budget, hooks);
-      await timedWrite(
-        budget,
-        appId,
-        envName,
-        () => "carrying the issues' triage",
-        (signal) => carryIssueRules(scan, found.carried, signal),
-      );
-      await timedWrite(
-        budget,
-        appId,
-        envName,
-        () => 'all findings stored, not yet published',
-        (signal) => putScanDigest(scan, found.findings, records, found.templates, signal),
-      );
+      await carryRulesAndDigest(scan, found, records, budget);
       const completedAt = clock.now();
       const done: ScanRecord = {
         ...scan,
