@@ -5,7 +5,15 @@ import { fromItem } from '../db/items.ts';
 import { SEVERITIES } from '../input/severities.ts';
 import { alertsOfScan, countedUrisOfScan, scansOfEnvironmentNewestFirst } from '../results/scan-repository.ts';
 import { scanDigestOf } from './scan-digest.ts';
-import { type FindingRecord, type ScanRecord, streamOf, issueIdOfUri, type PathTemplates } from '../results/model.ts';
+import {
+  type AlertRecord,
+  type CountedUri,
+  type FindingRecord,
+  type ScanRecord,
+  streamOf,
+  issueIdOfUri,
+  type PathTemplates,
+} from '../results/model.ts';
 import { issueTemplatesOf } from '../findings/scan-findings.ts';
 import type { Caller } from '../context/caller.ts';
 import { accessibleScan } from './scans.ts';
@@ -54,43 +62,34 @@ async function findingsOf(
   templates: Promise<PathTemplates | undefined>,
 ): Promise<Map<string, Found>> {
   const found = new Map<string, Found>();
-  const digest = await scanDigestOf(scan);
-  if (digest) {
-    const issuesHold = digest.templates === ((await templates)?.key ?? '');
-    for (const row of digest.rows) {
-      const alert = digest.plugins.get(row.pluginId)!;
-      found.set(row.findingHash, {
-        cweId: alert.cweId,
-        finding: {
-          findingHash: row.findingHash,
-          issueId: issuesHold ? row.issueId : '',
-          pluginId: row.pluginId,
-          name: alert.name,
-          severity: alert.severity,
-          method: row.requestMethod,
-          uri: row.uri,
-          param: row.param,
-        },
-      });
-    }
-    return found;
-  }
-  for await (const u of countedUrisOfScan(scan, await alertsOfScan(scan))) {
-    if (found.has(u.findingHash)) continue;
+  const add = (
+    alert: Pick<AlertRecord, 'name' | 'severity' | 'cweId'>,
+    u: Pick<CountedUri, 'findingHash' | 'requestMethod' | 'uri' | 'param'> & { pluginId: string },
+    issueId: string,
+  ) => {
+    if (found.has(u.findingHash)) return;
     found.set(u.findingHash, {
-      cweId: u.alert.cweId,
+      cweId: alert.cweId,
       finding: {
         findingHash: u.findingHash,
-        issueId: '',
-        pluginId: u.alert.pluginId,
-        name: u.alert.name,
-        severity: u.alert.severity,
+        issueId,
+        pluginId: u.pluginId,
+        name: alert.name,
+        severity: alert.severity,
         method: u.requestMethod,
         uri: u.uri,
         param: u.param,
       },
     });
+  };
+  const digest = await scanDigestOf(scan);
+  if (digest) {
+    const issuesHold = digest.templates === ((await templates)?.key ?? '');
+    for (const row of digest.rows) add(digest.plugins.get(row.pluginId)!, row, issuesHold ? row.issueId : '');
+    return found;
   }
+  for await (const u of countedUrisOfScan(scan, await alertsOfScan(scan)))
+    add(u.alert, { ...u, pluginId: u.alert.pluginId }, '');
   return found;
 }
 

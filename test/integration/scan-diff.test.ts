@@ -9,8 +9,7 @@ import { formatsFixture } from '../../scanner/test/formats-expected.ts';
 import { batchDelete, queryAll } from '../../shared/db/query.ts';
 import { keys } from '../../shared/db/keys.ts';
 import { getScan, getScanLocation } from '../../shared/results/scan-repository.ts';
-import type { FindingRecord } from '../../shared/results/model.ts';
-import { putScanDigest, scanDigestOf } from '../../shared/scans/scan-digest.ts';
+import { putScanDigest, scanDigestOf, type DigestRow } from '../../shared/scans/scan-digest.ts';
 
 // GET /api/v1/scan/{scanId}/diff (docs/DATA-MODEL.md, Scan diffs): what changed between two scans of one environment,
 // by default against the previous completed scan of the same tool stream.
@@ -219,14 +218,14 @@ describe('scan diff', () => {
         reportedUris: 5000,
       };
       // Random URIs do not compress: about 5000 * 170 bytes gzipped, three chunks of 350 KB.
-      const findings = Array.from({ length: 5000 }, (_, i) => ({
+      const findings: DigestRow[] = Array.from({ length: 5000 }, (_, i) => ({
         findingHash: randomBytes(32).toString('hex'),
         pluginId: String(40_000 + (i % 3)),
         requestMethod: 'GET',
         uri: `/${randomBytes(100).toString('hex')}`,
         param: i % 2 ? 'q' : '',
         issueId: randomBytes(32).toString('hex'),
-      })) as FindingRecord[];
+      }));
       const alerts = ['40000', '40001', '40002'].map((pluginId) => ({
         pluginId,
         name: `Plugin ${pluginId}`,
@@ -241,16 +240,7 @@ describe('scan diff', () => {
       expect(stored.filter((item) => item.entity === 'scanDigestChunk')).toHaveLength(6); // both digests' chunks
       const read = await scanDigestOf(scan);
       expect(read?.templates).toBe('templates-key');
-      expect(read?.rows).toEqual(
-        findings.map(({ findingHash, pluginId, requestMethod, uri, param, issueId }) => ({
-          findingHash,
-          pluginId,
-          requestMethod,
-          uri,
-          param,
-          issueId,
-        })),
-      );
+      expect(read?.rows).toEqual(findings);
       expect(read?.plugins.get('40001')).toEqual({ name: 'Plugin 40001', severity: 'High', cweId: '79' });
       // A chunk missing (never whole): no digest, the diff reads the URIs.
       const chunk = stored.find(
