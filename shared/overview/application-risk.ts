@@ -23,23 +23,18 @@ import { overdueOfEnvironments } from './overview.ts';
 // the SLA breaches.
 
 type Open = { High: number; Medium: number; Low: number };
-type Ranked = { app: ApplicationRecord; figures: ReturnType<typeof riskFigures> };
+/** An application and its risk figures, ranked by riskOrder (applications/model.ts) as the overview ranks them. */
+type Ranked = { app: ApplicationRecord; figures: ReturnType<typeof riskFigures> & { applicationId: string } };
 
 const SEVERITIES = ['High', 'Medium', 'Low'] as const;
-
-/**
- * Risk as the overview's riskiest applications rank it (riskOrder, applications/model.ts): open issues by severity,
- * then untriaged findings by severity and in all, then the application id.
- */
-const compareRisk = (a: Ranked, b: Ranked) =>
-  riskOrder({ ...b.figures, applicationId: b.app.applicationId }, { ...a.figures, applicationId: a.app.applicationId });
 
 function orderOf(q: ApplicationRiskQuery): (a: Ranked, b: Ranked) => number {
   const field = q.sortField ?? 'risk';
   const dir = q.sortDir ?? (field === 'name' ? 'ASC' : 'DESC');
   const sign = dir === 'DESC' ? -1 : 1;
-  // riskOrder ranks the riskiest first and ties by id: DESC is its order, ASC the reverse.
-  if (field === 'risk') return (a, b) => sign * compareRisk(a, b);
+  // riskOrder ranks the riskiest first (open issues, then untriaged findings, then the id): DESC is its order, ASC
+  // the reverse.
+  if (field === 'risk') return (a, b) => -sign * riskOrder(a.figures, b.figures);
   const value =
     field === 'name' ? (r: Ranked) => r.app.name.toLowerCase() : (r: Ranked) => (r.app.health ?? NO_HEALTH).scannedAt;
   return compareBy(value, (r) => r.app.applicationId, dir);
@@ -90,7 +85,9 @@ export async function listApplicationRisk(caller: Caller, orgId: string, q: Appl
         app.name.toLowerCase().includes(text) &&
         (!q.applicationStatus || app.applicationStatus === q.applicationStatus),
     );
-  const ranked = apps.map((app) => ({ app, figures: riskFigures(app.health) })).sort(orderOf(q));
+  const ranked = apps
+    .map((app) => ({ app, figures: { ...riskFigures(app.health), applicationId: app.applicationId } }))
+    .sort(orderOf(q));
   const request = { page: q.pageToken, size: q.pageSize };
   const page = pageOf(ranked, request);
   const now = Date.now();
