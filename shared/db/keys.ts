@@ -547,13 +547,14 @@ export const keys = {
   /** A message of the local delivery queue (`npm start`'s stand-in for SQS): `queue` is 'main' or 'dead'. */
   queueMessage: (queue: string, messageId: string) => ({ pk: `QUEUE#${queue}`, sk: messageId }),
   queueMessages: (queue: string) => ({ pk: `QUEUE#${queue}` }),
-  // ---- Issue trackers (docs/TRACKERS.md). Connections live in the organization's partition; a finding's ticket
-  // beside the finding, under its environment's data prefix (the environment and application cascades remove it).
+  // ---- Issue trackers (docs/TRACKERS.md). Connections live in the organization's partition; an issue's ticket
+  // beside its findings, under its environment's data prefix (the environment and application cascades remove it).
   tracker: (orgId: string, trackerId: string) => ({ pk: `ORG#${orgId}`, sk: `TRACKER#${trackerId}` }),
   trackersOfOrg: (orgId: string) => ({ pk: `ORG#${orgId}`, skPrefix: 'TRACKER#' }),
-  ticket: (appId: string, envId: string, findingHash: string) => ({
+  /** `ticketId`: the issue's id (a ticket made before tickets were per issue: its finding's hash; ticketIdOf). */
+  ticket: (appId: string, envId: string, ticketId: string) => ({
     pk: `APP#${appId}`,
-    sk: `ENVDATA#${envId}#TICKET#${findingHash}`,
+    sk: `ENVDATA#${envId}#TICKET#${ticketId}`,
   }),
   ticketsOfEnvironment: (appId: string, envId: string) => ({
     pk: `APP#${appId}`,

@@ -11,7 +11,12 @@ import { getEnvironment } from '../applications/environment-repository.ts';
 import { getAlert, getScan } from '../results/scan-repository.ts';
 import { findingStreams } from '../results/streams.ts';
 import { SEVERITIES } from '../input/severities.ts';
-import { findingsOfEnvironment, getFinding, rulesOfEnvironment } from '../results/finding-repository.ts';
+import {
+  detectionsOfIssue,
+  findingsOfEnvironment,
+  getFinding,
+  rulesOfEnvironment,
+} from '../results/finding-repository.ts';
 import { type FindingRecord, isUntriaged, streamOf } from '../results/model.ts';
 import { triageFinding } from '../findings/triage.ts';
 import { getSlaPolicy } from '../governance/policy.ts';
@@ -19,7 +24,14 @@ import { acceptanceExpiry } from '../governance/model.ts';
 import { getIntegrationSettings } from '../outbound/settings.ts';
 import { deliveryAttempts, retryDelayMs } from './queue.ts';
 import { trackerClient } from '../trackers/clients.ts';
-import { getTicket, getTracker, putTicket, ticketsOfEnvironment, trackersOfOrg } from '../trackers/repository.ts';
+import {
+  getTicket,
+  getTracker,
+  putTicket,
+  ticketOfIssue,
+  ticketsOfEnvironment,
+  trackersOfOrg,
+} from '../trackers/repository.ts';
 import {
   type TicketRecord,
   type TrackerRecord,
@@ -34,6 +46,7 @@ import {
   type TrackerClient,
   trackerEvent,
   trackerSealContext,
+  ticketIdOf,
 } from '../trackers/model.ts';
 import { outboxItem } from '../db/outbox.ts';
 import { TRACKER_ACTOR, MAX_AUTO_PROMOTIONS, type DeliveryRetrier, type QueueRecord } from './model.ts';
@@ -140,17 +153,30 @@ async function issueText(
   return { summary: summary.slice(0, 250), description: [...lines, [`Finding: ${hashLabel(finding.findingHash)}`]] };
 }
 
-/** Makes the finding's ticket, or adopts the one the tracker already has for its hash: never two. */
+/**
+ * The ticket of the finding's issue as it stands (docs/ISSUES.md, What an issue shares): the issue's, or one made
+ * for one of its detections before tickets were per issue.
+ */
+async function ticketOfFinding(finding: FindingRecord, ref: { applicationId: string; environmentId: string }) {
+  if (!finding.issueId) return getTicket(ref, finding.findingHash);
+  const detections = await detectionsOfIssue(ref, finding.issueId);
+  return ticketOfIssue(ref, finding.issueId, [finding.findingHash, ...detections.map((d) => d.findingHash)]);
+}
+
+/**
+ * Makes the ticket of the finding's issue, or adopts the one the tracker already has for its hash: never two for an
+ * issue, whichever of its detections is promoted, and however often.
+ */
 async function promote(orgId: string, job: Extract<TrackerJob, { type: 'promote' }>, messageId: string) {
-  const ref = { applicationId: job.applicationId, environmentId: job.environmentId, findingHash: job.findingHash };
-  const [existing, app, env, finding] = await Promise.all([
-    getTicket(ref),
+  const ref = { applicationId: job.applicationId, environmentId: job.environmentId };
+  const [app, env, finding] = await Promise.all([
     getApplication(job.applicationId),
     getEnvironment(job.applicationId, job.environmentId),
     getFinding(ref, job.findingHash),
   ]);
-  if (existing && (existing.state === 'OPEN' || existing.state === 'CLOSED')) return;
   if (!app || app.organizationId !== orgId || !env || !finding) return;
+  const existing = await ticketOfFinding(finding, ref);
+  if (existing && (existing.state === 'OPEN' || existing.state === 'CLOSED')) return;
   const context = await connect(orgId, job.trackerId);
   if (!context) return;
   const now = Date.now();
@@ -165,6 +191,8 @@ async function promote(orgId: string, job: Extract<TrackerJob, { type: 'promote'
     : {
         organizationId: orgId,
         ...ref,
+        ...(finding.issueId && { issueId: finding.issueId }),
+        findingHash: finding.findingHash,
         trackerId: job.trackerId,
         kind: context.tracker.kind,
         state: 'CREATING',
@@ -175,10 +203,11 @@ async function promote(orgId: string, job: Extract<TrackerJob, { type: 'promote'
         version: 1,
       };
   await saveTicket(claimed);
-  // A failure leaves the claim to recordFailure (FAILED: a later promotion tries again) or to the retry.
+  // A failure leaves the claim to recordFailure (FAILED: a later promotion tries again) or to the retry. The
+  // tracker's issue carries the hash of the detection the ticket was first made for (a retry finds it by it).
   const issue =
-    (await context.client.findByHash(job.findingHash)) ??
-    (await context.client.create({ ...(await issueText(app, env, finding, job)), findingHash: job.findingHash }));
+    (await context.client.findByHash(claimed.findingHash)) ??
+    (await context.client.create({ ...(await issueText(app, env, finding, job)), findingHash: claimed.findingHash }));
   await saveTicket(
     next(claimed, {
       ...remoteFields(issue),
@@ -203,27 +232,36 @@ async function scanCompleted(orgId: string, job: Extract<TrackerJob, { type: 'sc
   if (!env || !app || app.organizationId !== orgId) return;
   const findings = new Map<string, FindingRecord>();
   for await (const finding of findingsOfEnvironment(env)) findings.set(finding.findingHash!, finding as FindingRecord);
-  // Seen by this scan: its last sighting is this scan's start or later (a later scan that saw it counts too).
-  const seen = (hash: string) => (findings.get(hash)?.lastSeen ?? 0) >= scan.startedAt;
-  // Only the tickets of the scan's tool stream: another tool's scan says nothing of them (docs/DATA-MODEL.md, Tool
-  // streams).
   const streamOfFinding = await findingStreams(env, findings.values());
-  const ofStream = (hash: string) => {
-    const finding = findings.get(hash);
-    return !!finding && streamOfFinding(finding) === streamOf(scan);
+  // Each issue's detections (docs/ISSUES.md): a ticket is its issue's, whichever detection it was made for.
+  const detections = new Map<string, FindingRecord[]>();
+  for (const f of findings.values()) detections.set(ticketIdOf(f), [...(detections.get(ticketIdOf(f)) ?? []), f]);
+  const issueOfTicket = (t: TicketRecord) => {
+    const made = findings.get(t.findingHash);
+    return t.issueId ?? (made ? ticketIdOf(made) : t.findingHash);
   };
+  // Only the tickets of issues the scan's tool stream detects: another tool's scan says nothing of them
+  // (docs/DATA-MODEL.md, Tool streams). After the scan, an issue is still there when the scan saw one of its
+  // detections (its last sighting is this scan's start or later), or another tool's detection of it is open.
+  const ofStream = (f: FindingRecord) => streamOfFinding(f) === streamOf(scan);
+  const stillThere = (issue: string) =>
+    (detections.get(issue) ?? []).some((f) =>
+      ofStream(f) ? f.lastSeen >= scan.startedAt : f.fixedAt === undefined && f.verifiedFixedAt === undefined,
+    );
   const tickets = await ticketsOfEnvironment(env);
   const syncs = tickets
-    .filter((t) => t.state === 'OPEN' && t.lastScanId !== scan.scanId && ofStream(t.findingHash))
+    .filter(
+      (t) => t.state === 'OPEN' && t.lastScanId !== scan.scanId && detections.get(issueOfTicket(t))?.some(ofStream),
+    )
     .map((t) =>
       trackerEvent(
         orgId,
         {
           ...job,
           type: 'sync' as const,
-          findingHash: t.findingHash,
+          ticketId: ticketIdOf(t),
           scanStartedAt: scan.startedAt,
-          seen: seen(t.findingHash),
+          seen: stillThere(issueOfTicket(t)),
         },
         scan.completedAt ?? Date.now(),
       ),
@@ -237,16 +275,20 @@ async function scanCompleted(orgId: string, job: Extract<TrackerJob, { type: 'sc
       (t.autoPromote.environmentIds.length === 0 || t.autoPromote.environmentIds.includes(env.environmentId)),
   );
   if (!promoting) return;
-  const ticketed = new Set(tickets.map((t) => t.findingHash));
+  // One promotion per issue without a ticket: its triage applies to the issue's other detections.
+  const ticketed = new Set(tickets.map(issueOfTicket));
   const rules = await rulesOfEnvironment(env);
-  const fresh = [...findings.values()].filter(
-    (f) =>
+  const fresh = new Map<string, FindingRecord>();
+  for (const f of findings.values())
+    if (
       f.firstSeen === scan.startedAt &&
       severityRank(f.severity) <= severityRank(promoting.autoPromote!.minSeverity) &&
-      !ticketed.has(f.findingHash) &&
-      isUntriaged(rules.get(f.findingHash)?.status ?? 'UNKNOWN'),
-  );
-  for (const finding of fresh.slice(0, MAX_AUTO_PROMOTIONS))
+      !ticketed.has(ticketIdOf(f)) &&
+      !fresh.has(ticketIdOf(f)) &&
+      isUntriaged(rules.get(f.findingHash)?.status ?? 'UNKNOWN')
+    )
+      fresh.set(ticketIdOf(f), f);
+  for (const finding of [...fresh.values()].slice(0, MAX_AUTO_PROMOTIONS))
     await triageFinding(
       TRACKER_ACTOR,
       app,
@@ -285,7 +327,7 @@ async function followClose(ticket: TicketRecord, issue: RemoteIssue) {
 
 /** One ticket after a completed scan: read back, then counted and closed when its finding stayed away. */
 async function sync(orgId: string, job: Extract<TrackerJob, { type: 'sync' }>) {
-  const ticket = await getTicket(job);
+  const ticket = await getTicket(job, job.ticketId);
   if (!ticket || ticket.state !== 'OPEN' || !ticket.key || !ticket.id) return;
   if (ticket.lastScanId === job.scanId || job.scanStartedAt <= (ticket.lastScanStartedAt ?? 0)) return;
   const counted = { lastScanId: job.scanId, lastScanStartedAt: job.scanStartedAt };
@@ -334,7 +376,9 @@ async function run(message: TrackerMessage): Promise<void> {
 async function recordFailure(message: TrackerMessage, reason: string): Promise<void> {
   const { job } = message;
   if (job.type === 'scan') return;
-  const ticket = await getTicket(job);
+  const finding = job.type === 'promote' ? await getFinding(job, job.findingHash) : undefined;
+  const ticket =
+    job.type === 'sync' ? await getTicket(job, job.ticketId) : finding && (await ticketOfFinding(finding, job));
   if (!ticket) return;
   const state = ticket.state === 'CREATING' ? 'FAILED' : ticket.state;
   try {

@@ -520,7 +520,7 @@ export async function bulkTriageFindings(
   return { organizationId: orgId, applicationId: appId, environmentId: envId, results };
 }
 
-/** The tickets the changed findings have already (by environment and hash). */
+/** The tickets the changed findings' issues have already (by environment and hash). */
 async function ticketsOfChanges(changes: TriageChange[]) {
   const byEnvironment = new Map<string, TriageChange[]>();
   for (const c of changes)
@@ -530,7 +530,7 @@ async function ticketsOfChanges(changes: TriageChange[]) {
     const env = envChanges[0]!.env;
     const tickets = await ticketsOf(
       env,
-      envChanges.map((c) => c.finding.findingHash),
+      envChanges.map((c) => c.finding),
     );
     for (const [hash, ticket] of tickets) out.set(`${env.environmentId}\n${hash}`, ticket);
   }

@@ -88,6 +88,20 @@ export async function rulesOfEnvironment(env: EnvRef): Promise<Map<string, Triag
   return rules;
 }
 
+/** The issue of each of these findings (by hash; none for a finding recorded before issues), for a page of URIs. */
+export async function issuesOfFindings(
+  env: EnvRef,
+  hashes: string[],
+): Promise<Pick<FindingRecord, 'findingHash' | 'issueId'>[]> {
+  const unique = [...new Set(hashes)];
+  if (unique.length === 0) return [];
+  const items = await batchGet(
+    unique.map((h) => keys.finding(env.applicationId, env.environmentId, h)),
+    ['findingHash', 'issueId'],
+  );
+  return items.map((item) => fromItem<Pick<FindingRecord, 'findingHash' | 'issueId'>>(item)!);
+}
+
 /** The rules of these findings (by hash), for a page of URIs (`consistent`: as a write conditioned on them reads). */
 export async function rulesOf(env: EnvRef, hashes: string[], consistent = false): Promise<Map<string, TriageRule>> {
   const unique = [...new Set(hashes)];

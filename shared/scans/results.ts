@@ -30,7 +30,7 @@ import {
   toScanResult,
   triageStatsOf,
 } from './scans.ts';
-import { rulesOf } from '../results/finding-repository.ts';
+import { issuesOfFindings, rulesOf } from '../results/finding-repository.ts';
 import { slaClocks } from '../governance/due-dates.ts';
 import type { SlaClock } from '../governance/model.ts';
 import { ticketsOf } from '../trackers/repository.ts';
@@ -148,10 +148,10 @@ export async function listScanAlertFindings(
       scan,
       uris.map((u) => u.findingHash),
     ),
-    ticketsOf(
+    issuesOfFindings(
       scan,
       uris.map((u) => u.findingHash),
-    ),
+    ).then((findings) => ticketsOf(scan, findings)),
   ]);
   const clocks = await currentSlaClocks(app.organizationId, scan, alert.severity, uris, rules);
   return {
@@ -172,7 +172,7 @@ export async function listScanAlertFindings(
         findingHash: u.findingHash,
         scan: scanView,
         ...dueDateFields(clocks?.get(u.findingHash)),
-        // The finding's ticket (docs/TRACKERS.md): where it is, its key and its state.
+        // The ticket of the finding's issue (docs/TRACKERS.md): where it is, its key and its state.
         ...ticketView(tickets.get(u.findingHash)),
         // Ours: the parameter of the finding's identity (docs/DATA-MODEL.md, Findings), which names what of the URI
         // it is about (a missing header, a cookie).

@@ -1,6 +1,6 @@
 import { derivedId } from '../webhooks/model.ts';
 
-// The records of issue trackers (docs/TRACKERS.md): connections and the tickets of findings, as stored.
+// The records of issue trackers (docs/TRACKERS.md): connections and the tickets of issues, as stored.
 
 export interface TrackerRecord {
   trackerId: string;
@@ -33,11 +33,20 @@ export interface TrackerRecord {
 /** OPEN: the issue is open as far as we know; CLOSED: closed by the service (fixed) or by people (read back). */
 export type TicketState = 'CREATING' | 'OPEN' | 'CLOSED' | 'FAILED';
 
-/** A finding's ticket: one per finding, in the tracker it was first promoted to. */
+/**
+ * An issue's ticket (docs/ISSUES.md): one per issue, whichever of its detections was promoted, in the tracker it was
+ * first promoted to.
+ */
 export interface TicketRecord {
   organizationId: string;
   applicationId: string;
   environmentId: string;
+  /**
+   * The issue it is the ticket of: its id (ticketIdOf). Absent on a ticket made before tickets were per issue, which
+   * stays the ticket of its finding.
+   */
+  issueId?: string;
+  /** The detection it was made for: the tracker's issue carries its hash (hashLabel), which finds it again. */
   findingHash: string;
   trackerId: string;
   kind: TrackerKind;
@@ -54,7 +63,7 @@ export interface TicketRecord {
   closedBy?: 'service' | 'people';
   /** How it was closed: done, not planned (won't do, declined...) or invalid (not a bug, cannot reproduce). */
   resolution?: 'done' | 'notPlanned' | 'invalid';
-  /** Consecutive completed scans that did not find the finding since the last that did. */
+  /** Consecutive completed scans after which none of the issue's detections was open, since the last with one. */
   missedScans: number;
   /** The last completed scan counted (each counts once, and none older than it). */
   lastScanId?: string;
@@ -93,17 +102,19 @@ export type TrackerJob =
       summary?: string;
       description?: string;
     }
-  /** A completed scan: count the missing findings' tickets, read them back, promote its new findings. */
+  /** A completed scan: count the tickets of issues gone, read them back, promote its new findings. */
   | { type: 'scan'; applicationId: string; environmentId: string; scanId: string }
-  /** One ticket after a completed scan: read it back, then close it once the finding is gone long enough. */
+  /** One ticket after a completed scan: read it back, then close it once its issue is gone long enough. */
   | {
       type: 'sync';
       applicationId: string;
       environmentId: string;
-      findingHash: string;
+      /** The ticket's id (ticketIdOf). */
+      ticketId: string;
       scanId: string;
       /** The scan's start: a job of an older scan than the last counted (delayed by retries) counts nothing. */
       scanStartedAt: number;
+      /** After the scan, one of the issue's detections was open (this scan saw it, or another tool's still has it). */
       seen: boolean;
     };
 
@@ -166,6 +177,12 @@ export interface TrackerClient {
   close(ticket: { id: string; key: string }): Promise<RemoteIssue>;
 }
 
+/**
+ * The id of the ticket of an issue, a finding or a ticket: the issue's id. A finding recorded before issues is an
+ * issue of its own, and a ticket made before tickets were per issue stays its finding's.
+ */
+export const ticketIdOf = (of: { issueId?: string; findingHash: string }) => of.issueId ?? of.findingHash;
+
 /** The label (Jira) and the body line (GitHub) that carry a finding's hash. */
 export const hashLabel = (findingHash: string) => `hawk-finding-${findingHash}`;
 
@@ -182,7 +199,7 @@ export class TrackerRetry extends Error {
 /** Trying again cannot help until someone changes something (credentials, the project, the address allowed). */
 export class TrackerFailure extends Error {}
 
-// A finding's ticket in the finding views (docs/TRACKERS.md, In the views): ApplicationAlertUri's statusLink (where
+// A finding's ticket (its issue's) in the finding views (docs/TRACKERS.md, In the views): ApplicationAlertUri's statusLink (where
 // the ticket is) and fields of ours, its key and state.
 
 /**
@@ -208,7 +225,7 @@ export function ticketView(ticket: TicketRecord | undefined) {
 /** A job's id: the same job of the same change always has the same one (recorded and queued once). */
 function jobName(job: TrackerJob, version: string): string {
   if (job.type === 'scan') return `trackerScan:${job.scanId}`;
-  if (job.type === 'sync') return `trackerSync:${job.environmentId}:${job.findingHash}:${job.scanId}`;
+  if (job.type === 'sync') return `trackerSync:${job.environmentId}:${job.ticketId}:${job.scanId}`;
   return `trackerPromote:${job.environmentId}:${job.findingHash}:${version}`;
 }
 

@@ -12,7 +12,8 @@ import { config } from '../../shared/config.ts';
 import { keys } from '../../shared/db/keys.ts';
 import { getItem } from '../../shared/db/query.ts';
 import { getTicket } from '../../shared/trackers/repository.ts';
-import { type TicketRecord } from '../../shared/trackers/model.ts';
+import { type TicketRecord, ticketIdOf } from '../../shared/trackers/model.ts';
+import { issuesOfFindings } from '../../shared/results/finding-repository.ts';
 
 // Promoting findings to issue trackers (docs/TRACKERS.md): connections managed through createTracker & co. with
 // their tokens sealed, tickets made by the delivery queue's consumer (never inside the request) against fakes of
@@ -123,8 +124,12 @@ async function findingView(tenant: Tenant, scanId: string, pluginId = '10038') {
   };
 }
 
-const ticketOf = (appId: string, envId: string, findingHash: string) =>
-  getTicket({ applicationId: appId, environmentId: envId, findingHash });
+/** The ticket of the finding's issue (docs/ISSUES.md): keyed by the issue. */
+async function ticketOf(appId: string, envId: string, findingHash: string) {
+  const env = { applicationId: appId, environmentId: envId };
+  const [finding] = await issuesOfFindings(env, [findingHash]);
+  return getTicket(env, ticketIdOf(finding ?? { findingHash }));
+}
 
 const creations = (fake: FakeTracker) =>
   fake.requests.filter((r) => r.method === 'POST' && /\/issue$|\/issues$/.test(r.path) && r.status === 201);
@@ -230,7 +235,7 @@ describe('tracker connections', () => {
 });
 
 describe.each(['jira', 'jiraServer', 'github'] as const)('promoting findings to %s', (kind) => {
-  it('makes one ticket per finding, never a second, and closes it after closeAfterScans scans without it', async () => {
+  it('makes one ticket per issue, never a second, and closes it after closeAfterScans scans without it', async () => {
     const tenant = await createTenant();
     await allowPrivate(tenant);
     const { fake, trackerId } = await connect(tenant, kind, { closeAfterScans: 2 });
@@ -259,8 +264,10 @@ describe.each(['jira', 'jiraServer', 'github'] as const)('promoting findings to 
     await promote(tenant, appId, first.envId, trackerId);
     const again = await promote(tenant, appId, first.envId, trackerId);
     expect(again.alertRules[0][kind]).toMatchObject({ key: issue.key, keyUrl: view.statusLink });
+    const made = (await ticketOf(appId, first.envId, view.findingHash))!;
+    expect(made.findingHash).toBe(view.findingHash);
     await db.send(
-      new DeleteCommand({ TableName: config.tableName, Key: keys.ticket(appId, first.envId, view.findingHash) }),
+      new DeleteCommand({ TableName: config.tableName, Key: keys.ticket(appId, first.envId, ticketIdOf(made)) }),
     );
     await promote(tenant, appId, first.envId, trackerId);
     await until(
@@ -458,6 +465,159 @@ describe('a tracker that is down or rate limited', () => {
     fake.down = false;
     expect(failedTicket?.error).toMatch(/answered 500 \(after 3 attempts\)/);
     expect((await findingView(tenant, third.scanId, '40012')).ticketStatus).toBe('FAILED');
+    expect(fake.violations).toEqual([]);
+  });
+});
+
+/** A ZAP report (traditional JSON) of a local target: reflected XSS on GET /search (CWE-79), and a missing CSP header. */
+const zapReport = (withXss: boolean) =>
+  JSON.stringify({
+    '@version': '2.14.0',
+    site: [
+      {
+        '@name': 'http://127.0.0.1:18080',
+        '@host': '127.0.0.1',
+        '@port': '18080',
+        '@ssl': 'false',
+        alerts: [
+          ...(withXss ? [['40012', 'Cross Site Scripting (Reflected)', '3', '79', '/search']] : []),
+          ['10038', 'Content Security Policy (CSP) Header Not Set', '2', '693', '/'],
+        ].map(([pluginid, name, riskcode, cweid, path]) => ({
+          pluginid,
+          alertRef: pluginid,
+          alert: name,
+          name,
+          riskcode,
+          confidence: '2',
+          desc: name,
+          instances: [{ uri: `http://127.0.0.1:18080${path}`, method: 'GET', param: '', attack: '', evidence: '' }],
+          count: '1',
+          solution: '',
+          otherinfo: '',
+          reference: '',
+          cweid,
+          wascid: '0',
+          sourceid: '1',
+        })),
+      },
+    ],
+  });
+
+/** A Nuclei report (JSON lines) of the same target: the XSS on GET /search (CWE-79) when `withXss`, and a tech match. */
+const nucleiReport = (withXss: boolean) =>
+  [
+    ...(withXss
+      ? [
+          {
+            'template-id': 'reflected-xss',
+            info: { name: 'Reflected XSS', severity: 'high', classification: { 'cwe-id': ['cwe-79'] } },
+            type: 'http',
+            host: 'http://127.0.0.1:18080',
+            'matched-at': 'http://127.0.0.1:18080/search',
+          },
+        ]
+      : []),
+    {
+      'template-id': 'tech-detect',
+      'matcher-name': 'express',
+      info: { name: 'Wappalyzer Technology Detection', severity: 'info' },
+      type: 'http',
+      host: 'http://127.0.0.1:18080',
+      'matched-at': 'http://127.0.0.1:18080/',
+    },
+  ]
+    .map((line) => JSON.stringify(line))
+    .join('\n');
+
+describe('tickets per issue', () => {
+  it("makes one ticket for an issue two tools detect, shows it on both, and closes it only when both tools' scans miss it", async () => {
+    const tenant = await createTenant();
+    await allowPrivate(tenant);
+    const { fake, trackerId } = await connect(tenant, 'jira', { closeAfterScans: 1 });
+    const appId = await createApp(tenant);
+    const imported = async (report: string, contentType: string) => {
+      const out = await importReport(tenant.token, appId, 'staging', report, contentType);
+      expect(out.status, out.text).toBe(200);
+      return out.body as { scanId: string; envId: string };
+    };
+    const zap = await imported(zapReport(true), 'application/json');
+    const nuclei = await imported(nucleiReport(true), 'text/plain');
+    const envId = zap.envId;
+    const rows = (
+      await call('GET', `/api/v1/reports/org/${tenant.orgId}/findings`, {
+        token: tenant.token,
+        query: { pageSize: 100 },
+      })
+    ).body.findings as {
+      scanId: string;
+      findingPluginId: string;
+      findingHash: string;
+      issueId: string;
+      findingUrl: string;
+    }[];
+    const xss = rows.filter((r) => new URL(r.findingUrl).pathname === '/search');
+    expect(xss.map((r) => r.scanId).sort()).toEqual([zap.scanId, nuclei.scanId].sort());
+    expect(new Set(xss.map((r) => r.issueId)).size).toBe(1);
+    const zapXss = xss.find((r) => r.scanId === zap.scanId)!;
+    const nucleiXss = xss.find((r) => r.scanId === nuclei.scanId)!;
+
+    const promoteAt = async (pluginId: string) => {
+      const out = await call('POST', `/api/v1/app/${appId}/alerts/rules/${trackerId}`, {
+        token: tenant.token,
+        body: {
+          alertRuleWrapper: {
+            alertRule: [
+              {
+                alertCondition: { environmentId: envId, pluginId, requestMethod: 'GET' },
+                path: '/search',
+                result: 'PROMOTED',
+                note: `promoted through ${pluginId}`,
+              },
+            ],
+          },
+        },
+      });
+      expect(out.status, out.text).toBe(200);
+    };
+    // ZAP's detection promoted: one ticket, the issue's, shown on Nuclei's detection too.
+    await promoteAt(zapXss.findingPluginId);
+    const view = (scanId: string, pluginId: string) =>
+      until(
+        () => findingView(tenant, scanId, pluginId),
+        (v) => Boolean(v.ticketKey),
+      );
+    const onZap = await view(zap.scanId, zapXss.findingPluginId);
+    const onNuclei = await view(nuclei.scanId, nucleiXss.findingPluginId);
+    expect(fake.issues).toHaveLength(1);
+    const issue = fake.issues[0]!;
+    for (const v of [onZap, onNuclei])
+      expect(v).toMatchObject({ status: 'PROMOTED', ticketKey: issue.key, ticketStatus: 'OPEN' });
+    const ticket = (await ticketOf(appId, envId, nucleiXss.findingHash))!;
+    expect(ticket).toMatchObject({ issueId: zapXss.issueId, findingHash: zapXss.findingHash, state: 'OPEN' });
+
+    // Nuclei's detection promoted itself: its issue has its ticket, so no second one.
+    await promoteAt(nucleiXss.findingPluginId);
+    await new Promise((resolve) => setTimeout(resolve, 1500)); // time for a duplicate to show, were there one
+    expect(fake.issues).toHaveLength(1);
+    expect(creations(fake)).toHaveLength(1);
+
+    // ZAP no longer finds it, Nuclei still does: the issue is there, the ticket stays open and counts no miss.
+    const zap2 = await imported(zapReport(false), 'application/json');
+    const counted = await until(
+      () => ticketOf(appId, envId, zapXss.findingHash),
+      (t) => t?.lastScanId === zap2.scanId,
+    );
+    expect(counted).toMatchObject({ state: 'OPEN', missedScans: 0 });
+    expect(issue.category).toBe('new');
+
+    // Nuclei no longer finds it either: the issue is gone, and the ticket closes (closeAfterScans 1).
+    const nuclei2 = await imported(nucleiReport(false), 'text/plain');
+    const closed = await until(
+      () => ticketOf(appId, envId, zapXss.findingHash),
+      (t) => t?.state === 'CLOSED',
+    );
+    expect(closed).toMatchObject({ closedBy: 'service', missedScans: 1, lastScanId: nuclei2.scanId });
+    expect(issue.category).toBe('done');
     expect(fake.violations).toEqual([]);
   });
 });

@@ -23,7 +23,15 @@ describe('tracker jobs', () => {
     const promote = { type: 'promote' as const, trackerId: 't', ...ref };
     expect(trackerEvent('org', promote, 1, '2').eventId).toBe(trackerEvent('org', promote, 99, '2').eventId);
     expect(trackerEvent('org', promote, 1, '2').eventId).not.toBe(trackerEvent('org', promote, 1, '3').eventId);
-    const sync = { type: 'sync' as const, ...ref, scanId: 's1', scanStartedAt: 1, seen: false };
+    const sync = {
+      type: 'sync' as const,
+      applicationId: 'app',
+      environmentId: 'env',
+      ticketId: 'b'.repeat(64),
+      scanId: 's1',
+      scanStartedAt: 1,
+      seen: false,
+    };
     expect(trackerEvent('org', sync, 1).eventId).not.toBe(trackerEvent('org', { ...sync, scanId: 's2' }, 1).eventId);
   });
 });
