@@ -47,6 +47,12 @@ export const DESCRIPTION_VALIDATION = { timeoutMs: 10_000, maxHeapMb: 256 } as c
  * counted in one DynamoDB transaction (one item per alert plus the scan), so a request is counted whole or not at
  * all, and it completes well inside the 29 s Lambda timeout.
  */
+/**
+ * A scan diff's entries per page, at most and by default (docs/DATA-MODEL.md, Scan diffs): about 300 bytes each in
+ * JSON, so a page stays far below Lambda's 6 MB answer however large the scans.
+ */
+export const MAX_DIFF_PAGE = 5000;
+
 /** A findings report's body size in bytes (a constant of its own: the route table names it). */
 export const FINDINGS_REPORT_BODY_BYTES = 4 * 1024 * 1024;
 

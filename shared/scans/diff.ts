@@ -18,6 +18,7 @@ import { issueTemplatesOf } from '../findings/scan-findings.ts';
 import type { Caller } from '../context/caller.ts';
 import { accessibleScan } from './scans.ts';
 import type { ScanDiffQuery } from './inputs.ts';
+import { MAX_DIFF_PAGE } from '../limits.ts';
 
 // GET /api/v1/scan/{scanId}/diff (docs/DATA-MODEL.md, Scan diffs): what changed between two scans of one
 // environment, finding by finding (findingHash).
@@ -35,14 +36,23 @@ export interface DiffFinding {
   param: string;
 }
 
-export interface ScanDiff {
+/** The sets of a diff, in the order its pages list them. */
+type DiffSet = 'new' | 'regressed' | 'fixed' | 'unchanged';
+
+export interface ScanDiff extends Record<DiffSet, DiffFinding[]> {
   scanId: string;
   /** '' when the scan has no previous completed scan in its stream: every finding is new. */
   againstScanId: string;
-  new: DiffFinding[];
-  fixed: DiffFinding[];
-  regressed: DiffFinding[];
-  unchanged: DiffFinding[];
+  /** Each set's size: a page lists part of them. */
+  totals: Record<DiffSet, number>;
+  /** The next page's token ('' after the last): pages run through new, regressed, fixed, then unchanged. */
+  nextPageToken: string;
+}
+
+/** Which page: `pageSize` entries (at most MAX_DIFF_PAGE), counted across the sets in their order. */
+export interface DiffPage {
+  pageSize: number;
+  pageToken: number;
 }
 
 /** A finding of a scan, its issue not yet computed, with what computes it. */
@@ -127,23 +137,28 @@ const rank = new Map<string, number>(SEVERITIES.map((s, i) => [s, i]));
 const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
- * Most severe first, then by plugin, URI and method, compared by code point (the same order on every machine, and
- * cheaper than the locale's collation over 10,000 findings).
+ * Most severe first, then by plugin, URI, method and hash, compared by code point (the same order on every machine
+ * and every page, and cheaper than the locale's collation over 10,000 findings).
  */
-const inOrder = (findings: DiffFinding[]) =>
-  findings.sort(
-    (a, b) =>
+const inOrder = (found: Found[]) =>
+  found.sort(
+    ({ finding: a }, { finding: b }) =>
       (rank.get(a.severity) ?? SEVERITIES.length) - (rank.get(b.severity) ?? SEVERITIES.length) ||
       byCodePoint(a.pluginId, b.pluginId) ||
       byCodePoint(a.uri, b.uri) ||
-      byCodePoint(a.method, b.method),
+      byCodePoint(a.method, b.method) ||
+      byCodePoint(a.findingHash, b.findingHash),
   );
 
 /**
  * The diff of two scans' findings: `new` (in `scan` only, never reported before `base`), `regressed` (in `scan`
  * only, reported before `base` started: fixed since, and back), `fixed` (in `base` only) and `unchanged`.
  */
-export async function diffOfScans(scan: ScanRecord, base: ScanRecord | undefined): Promise<ScanDiff> {
+export async function diffOfScans(
+  scan: ScanRecord,
+  base: ScanRecord | undefined,
+  page: DiffPage = { pageSize: MAX_DIFF_PAGE, pageToken: 0 },
+): Promise<ScanDiff> {
   const reading = issueTemplatesOf(scan.applicationId);
   const [templates, now, before] = await Promise.all([
     reading,
@@ -165,14 +180,39 @@ export async function diffOfScans(scan: ScanRecord, base: ScanRecord | undefined
       .filter((f) => base && f.firstSeen < base.startedAt)
       .map((f) => f.findingHash),
   );
-  const listed = (found: Found[]) => inOrder(found.map(withIssue(scan, templates)));
+  const sets: Record<DiffSet, Found[]> = {
+    new: appeared.filter((f) => !earlier.has(f.finding.findingHash)),
+    regressed: appeared.filter((f) => earlier.has(f.finding.findingHash)),
+    fixed: [...before.values()].filter((f) => !now.has(f.finding.findingHash)),
+    unchanged: [...now.values()].filter((f) => before.has(f.finding.findingHash)),
+  };
+  // The page's window over the sets in their order: only a set it reaches is sorted, and issues are computed for the
+  // entries it lists only.
+  const from = page.pageToken * page.pageSize;
+  const to = from + page.pageSize;
+  let at = 0;
+  const windowOf = (found: Found[]) => {
+    const [start, end] = [Math.max(from - at, 0), Math.min(to - at, found.length)];
+    at += found.length;
+    return start < end ? inOrder(found).slice(start, end).map(withIssue(scan, templates)) : [];
+  };
+  const listed = {
+    new: windowOf(sets.new),
+    regressed: windowOf(sets.regressed),
+    fixed: windowOf(sets.fixed),
+    unchanged: windowOf(sets.unchanged),
+  };
   return {
     scanId: scan.scanId,
     againstScanId: base?.scanId ?? '',
-    new: listed(appeared.filter((f) => !earlier.has(f.finding.findingHash))),
-    fixed: listed([...before.values()].filter((f) => !now.has(f.finding.findingHash))),
-    regressed: listed(appeared.filter((f) => earlier.has(f.finding.findingHash))),
-    unchanged: listed([...now.values()].filter((f) => before.has(f.finding.findingHash))),
+    ...listed,
+    totals: {
+      new: sets.new.length,
+      regressed: sets.regressed.length,
+      fixed: sets.fixed.length,
+      unchanged: sets.unchanged.length,
+    },
+    nextPageToken: to < at ? String(page.pageToken + 1) : '',
   };
 }
 
@@ -188,5 +228,5 @@ export async function scanDiff(caller: Caller, scanId: string, q: ScanDiffQuery)
     if (base.environmentId !== scan.environmentId)
       throw badRequest(`against: scan ${q.against} is of another environment than scan ${scanId}`);
   } else base = await previousInStream(scan);
-  return diffOfScans(scan, base);
+  return diffOfScans(scan, base, q);
 }

@@ -13,7 +13,7 @@ import {
 } from '../lists.ts';
 import { displayableText } from '../input/names.ts';
 import { UUID } from '../input/uuid.ts';
-import { FINDINGS_REPORT_LIMITS, MAX_PATTERN_LENGTH } from '../limits.ts';
+import { FINDINGS_REPORT_LIMITS, MAX_DIFF_PAGE, MAX_PATTERN_LENGTH } from '../limits.ts';
 import { applicationTypesParam, environmentNameSchema } from '../applications/model.ts';
 import { REPORT_TOOLS } from '@hawk-api/scanner/reports';
 
@@ -230,6 +230,8 @@ export const scanDiffQuery = schema(() =>
           'The scan to compare with, of the same environment; default: the previous completed scan of the same tool stream.',
         ),
       ),
+    pageSize: pageSizeParam(MAX_DIFF_PAGE, MAX_DIFF_PAGE),
+    pageToken: pageTokenParam(),
   }),
 );
 export type ScanDiffQuery = z.output<typeof scanDiffQuery>;

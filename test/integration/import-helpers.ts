@@ -163,3 +163,33 @@ export function batchItems(input: unknown): Record<string, unknown>[] {
   ).flat();
   return requests.flatMap((r) => (r.PutRequest ? [r.PutRequest.Item] : []));
 }
+
+/** A ZAP alert (traditional JSON) with these instances. */
+export const zapAlert = (pluginid: string, name: string, riskcode: string, cweid: string, instances: object[]) => ({
+  pluginid,
+  alertRef: pluginid,
+  alert: name,
+  name,
+  riskcode,
+  confidence: '2',
+  riskdesc: '',
+  desc: `<p>${name}</p>`,
+  instances,
+  count: String(instances.length),
+  solution: '',
+  otherinfo: '',
+  reference: '',
+  cweid,
+  wascid: '0',
+  sourceid: '1',
+});
+/** A GET instance of a ZAP alert. */
+export const at = (uri: string, param: string, evidence = '') => ({ uri, method: 'GET', param, attack: '', evidence });
+
+/** A ZAP report (traditional JSON) of the local target with these alerts. */
+export const zapOf = (alerts: object[]) =>
+  JSON.stringify({
+    '@version': '2.14.0',
+    '@generated': 'Wed, 2 Dec 2026 12:00:00',
+    site: [{ '@name': 'http://127.0.0.1:18080', '@host': '127.0.0.1', '@port': '18080', '@ssl': 'false', alerts }],
+  });

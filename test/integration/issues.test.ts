@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { api } from './client.ts';
 import { createTenant } from './fixtures.ts';
 import { createApp } from './scan-helpers.ts';
-import { alertUrisOf, importReport, readBack } from './import-helpers.ts';
+import { alertUrisOf, at, importReport, readBack, zapAlert, zapOf } from './import-helpers.ts';
 import { wapitiFixture } from '../../scanner/test/wapiti-expected.ts';
 import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../../shared/db/client.ts';
@@ -19,34 +19,6 @@ import { getDescriptionRoutes } from '../../shared/hosted-assets/repository.ts';
 
 /** The real Wapiti 3.0.4 scan of the local node target (scanner/test/fixtures/wapiti/SOURCES.md, #2). */
 const WAPITI = 'wapiti-xml_3.0.4_local-node-target_GENERATED-here.xml';
-
-const zapAlert = (pluginid: string, name: string, riskcode: string, cweid: string, instances: object[]) => ({
-  pluginid,
-  alertRef: pluginid,
-  alert: name,
-  name,
-  riskcode,
-  confidence: '2',
-  riskdesc: '',
-  desc: `<p>${name}</p>`,
-  instances,
-  count: String(instances.length),
-  solution: '',
-  otherinfo: '',
-  reference: '',
-  cweid,
-  wascid: '0',
-  sourceid: '1',
-});
-const at = (uri: string, param: string, evidence = '') => ({ uri, method: 'GET', param, attack: '', evidence });
-
-/** A ZAP report (traditional JSON) of the local target with these alerts. */
-const zapOf = (alerts: object[]) =>
-  JSON.stringify({
-    '@version': '2.14.0',
-    '@generated': 'Wed, 2 Dec 2026 12:00:00',
-    site: [{ '@name': 'http://127.0.0.1:18080', '@host': '127.0.0.1', '@port': '18080', '@ssl': 'false', alerts }],
-  });
 
 /**
  * ZAP's report of the same target: reflected XSS on `GET /search` `q` (CWE-79, Wapiti's "Cross Site Scripting"), the

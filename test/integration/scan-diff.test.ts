@@ -78,6 +78,37 @@ describe('scan diff', () => {
     expect(hashesOf(third.body.regressed)).toEqual(gone);
     expect(hashesOf(third.body.unchanged)).toEqual(inB);
 
+    // In pages (pageSize, pageToken): the same entries in the same order, through new, regressed, fixed, then
+    // unchanged; each set's total on every page; nextPageToken '' after the last.
+    const whole = [...third.body.new, ...third.body.regressed, ...third.body.fixed, ...third.body.unchanged];
+    expect(third.body.totals).toEqual({ new: 0, regressed: gone.length, fixed: 0, unchanged: inB.length });
+    expect(third.body.nextPageToken).toBe('');
+    const paged: unknown[] = [];
+    let pages = 0;
+    for (let pageToken = '0'; pageToken; pages++) {
+      const page = await api('GET', `/api/v1/scan/${c.body.scanId}/diff`, {
+        token: tenant.token,
+        query: { pageSize: 7, pageToken },
+      });
+      expect(page.status, page.text).toBe(200);
+      expect(page.body.totals).toEqual(third.body.totals);
+      const entries = [...page.body.new, ...page.body.regressed, ...page.body.fixed, ...page.body.unchanged];
+      expect(entries.length).toBeLessThanOrEqual(7);
+      paged.push(...entries);
+      pageToken = page.body.nextPageToken;
+    }
+    expect(pages).toBe(Math.ceil(whole.length / 7));
+    expect(paged).toEqual(whole);
+    for (const [query, named] of [
+      [{ pageSize: '0' }, 'pageSize'],
+      [{ pageSize: '5001' }, 'pageSize'],
+      [{ pageToken: 'next' }, 'pageToken'],
+    ] as const) {
+      const refused = await api('GET', `/api/v1/scan/${c.body.scanId}/diff`, { token: tenant.token, query });
+      expect(refused.status, refused.text).toBe(400);
+      expect(refused.body.message).toContain(named);
+    }
+
     // Against a named scan: C against A changes nothing; A against the Nuclei scan, every finding differs.
     const same = await diff(tenant.token, c.body.scanId, a.body.scanId);
     expect(same.body).toMatchObject({ againstScanId: a.body.scanId, new: [], fixed: [], regressed: [] });

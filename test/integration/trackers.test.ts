@@ -5,7 +5,7 @@ import { DeleteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { api, type ApiResponse } from './client.ts';
 import { addUserTo, createTenant, type Tenant } from './fixtures.ts';
 import { alert, createApp, reportAlerts, startScan } from './scan-helpers.ts';
-import { importReport } from './import-helpers.ts';
+import { at, importReport, zapAlert, zapOf } from './import-helpers.ts';
 import { startFakeTracker, type FakeKind, type FakeTracker } from './tracker-fakes.ts';
 import { db } from '../../shared/db/client.ts';
 import { config } from '../../shared/config.ts';
@@ -469,39 +469,14 @@ describe('a tracker that is down or rate limited', () => {
   });
 });
 
-/** A ZAP report (traditional JSON) of a local target: reflected XSS on GET /search (CWE-79), and a missing CSP header. */
+/** A ZAP report of a local target: reflected XSS on GET /search (CWE-79) when `withXss`, and a missing CSP header. */
 const zapReport = (withXss: boolean) =>
-  JSON.stringify({
-    '@version': '2.14.0',
-    site: [
-      {
-        '@name': 'http://127.0.0.1:18080',
-        '@host': '127.0.0.1',
-        '@port': '18080',
-        '@ssl': 'false',
-        alerts: [
-          ...(withXss ? [['40012', 'Cross Site Scripting (Reflected)', '3', '79', '/search']] : []),
-          ['10038', 'Content Security Policy (CSP) Header Not Set', '2', '693', '/'],
-        ].map(([pluginid, name, riskcode, cweid, path]) => ({
-          pluginid,
-          alertRef: pluginid,
-          alert: name,
-          name,
-          riskcode,
-          confidence: '2',
-          desc: name,
-          instances: [{ uri: `http://127.0.0.1:18080${path}`, method: 'GET', param: '', attack: '', evidence: '' }],
-          count: '1',
-          solution: '',
-          otherinfo: '',
-          reference: '',
-          cweid,
-          wascid: '0',
-          sourceid: '1',
-        })),
-      },
-    ],
-  });
+  zapOf([
+    ...(withXss
+      ? [zapAlert('40012', 'Cross Site Scripting (Reflected)', '3', '79', [at('http://127.0.0.1:18080/search', '')])]
+      : []),
+    zapAlert('10038', 'Content Security Policy (CSP) Header Not Set', '2', '693', [at('http://127.0.0.1:18080/', '')]),
+  ]);
 
 /** A Nuclei report (JSON lines) of the same target: the XSS on GET /search (CWE-79) when `withXss`, and a tech match. */
 const nucleiReport = (withXss: boolean) =>

@@ -12,10 +12,25 @@ const ORDER: Severity[] = ['High', 'Medium', 'Low', 'Info'];
 /** Entries listed per set in the summary (the counts stay exact). */
 const LISTED = 50;
 
-/** The scan's diff against the previous completed scan of its stream. */
-export function diffOfImport(api: Service, scanId: string): Promise<ScanDiff> {
-  return serviceCall(api, 'GET', '/api/v1/scan/{scanId}/diff', { path: { scanId } });
+/**
+ * The scan's diff against the previous completed scan of its stream: its pages (up to 5,000 entries each, through new,
+ * regressed, fixed, then unchanged) until the first that reaches the unchanged ones, which the summary only counts.
+ */
+export async function diffOfImport(api: Service, scanId: string): Promise<ScanDiff> {
+  const page = (pageToken: string) =>
+    serviceCall(api, 'GET', '/api/v1/scan/{scanId}/diff', { path: { scanId }, query: { pageToken } });
+  const diff = await page('0');
+  for (let last = diff; last.nextPageToken && !last.unchanged?.length;) {
+    last = await page(last.nextPageToken);
+    for (const set of ['new', 'regressed', 'fixed', 'unchanged'] as const)
+      diff[set] = [...(diff[set] ?? []), ...(last[set] ?? [])];
+  }
+  return diff;
 }
+
+/** A set's size: its total, of which the pages read may list part (the unchanged ones). */
+const total = (diff: ScanDiff, set: 'new' | 'regressed' | 'fixed' | 'unchanged') =>
+  diff.totals?.[set] ?? diff[set]?.length ?? 0;
 
 /** New and regressed findings of `threshold` or higher: what the `new:<severity>` gate fails on. */
 export function newAtOrAbove(diff: ScanDiff, threshold: Severity): DiffEntry[] {
@@ -55,7 +70,7 @@ export function markdownSummary(diff: ScanDiff, heading: string, scanLink: strin
     `## ${cell(heading)}`,
     '',
     `[Scan ${diff.scanId}](${scanLink}), ${against}: **${added.length} new**, **${regressed.length} regressed**, ` +
-      `**${fixed.length} fixed**, ${(diff.unchanged ?? []).length} unchanged.`,
+      `**${fixed.length} fixed**, ${total(diff, 'unchanged')} unchanged.`,
     ...section('New', added),
     ...section('Regressed', regressed),
     ...section('Fixed', fixed),

@@ -194,6 +194,12 @@ const CHANGES = [
   ['fixed', 'Fixed'],
 ] as const;
 
+type ScanDiff = NonNullable<Awaited<ReturnType<typeof fetchDiff>>>;
+const fetchDiff = (scanId: string) =>
+  unwrap(api.GET('/api/v1/scan/{scanId}/diff', { params: { path: { scanId }, query: {} } }));
+/** A set's size: its total (the first page lists up to 5,000 entries across the sets). */
+const total = (d: ScanDiff, set: 'new' | 'regressed' | 'fixed' | 'unchanged') => d.totals?.[set] ?? d[set]?.length ?? 0;
+
 /**
  * What changed against the previous completed scan of the same tool stream (getScanDiff; docs/DATA-MODEL.md, Scan
  * diffs): new findings first, then regressed and fixed ones, with the count of unchanged ones.
@@ -201,7 +207,7 @@ const CHANGES = [
 function ScanChanges({ orgId, scanId }: { orgId: string; scanId: string }) {
   const diff = useQuery({
     queryKey: ['scan-diff', scanId],
-    queryFn: () => unwrap(api.GET('/api/v1/scan/{scanId}/diff', { params: { path: { scanId }, query: {} } })),
+    queryFn: () => fetchDiff(scanId),
   });
   return (
     <section aria-labelledby="scan-changes" data-testid="scan-changes">
@@ -213,18 +219,18 @@ function ScanChanges({ orgId, scanId }: { orgId: string; scanId: string }) {
               {d.againstScanId ? (
                 <>
                   Against the <Link to={`/org/${orgId}/scan/${d.againstScanId}`}>previous scan</Link> of the same tool:{' '}
-                  {d.new?.length ?? 0} new, {d.regressed?.length ?? 0} regressed, {d.fixed?.length ?? 0} fixed,{' '}
-                  {d.unchanged?.length ?? 0} unchanged.
+                  {total(d, 'new')} new, {total(d, 'regressed')} regressed, {total(d, 'fixed')} fixed,{' '}
+                  {total(d, 'unchanged')} unchanged.
                 </>
               ) : (
-                <>The first scan of its tool here: every finding is new ({d.new?.length ?? 0}).</>
+                <>The first scan of its tool here: every finding is new ({total(d, 'new')}).</>
               )}
             </p>
             {CHANGES.map(([kind, label]) =>
               (d[kind]?.length ?? 0) === 0 ? null : (
                 <div key={kind}>
                   <h3>
-                    {label} ({d[kind]!.length})
+                    {label} ({total(d, kind)})
                   </h3>
                   <ul className="rows" data-testid={`scan-changes-${kind}`}>
                     {d[kind]!.slice(0, LISTED_CHANGES).map((f) => (
@@ -237,9 +243,9 @@ function ScanChanges({ orgId, scanId }: { orgId: string; scanId: string }) {
                       </li>
                     ))}
                   </ul>
-                  {d[kind]!.length > LISTED_CHANGES && (
+                  {total(d, kind) > LISTED_CHANGES && (
                     <p className="muted" data-testid={`scan-changes-${kind}-more`}>
-                      and {d[kind]!.length - LISTED_CHANGES} more.
+                      and {total(d, kind) - LISTED_CHANGES} more.
                     </p>
                   )}
                 </div>
