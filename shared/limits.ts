@@ -48,10 +48,12 @@ export const DESCRIPTION_VALIDATION = { timeoutMs: 10_000, maxHeapMb: 256 } as c
  * all, and it completes well inside the 29 s Lambda timeout.
  */
 /**
- * A scan diff's entries per page, at most and by default (docs/DATA-MODEL.md, Scan diffs): about 300 bytes each in
- * JSON, so a page stays far below Lambda's 6 MB answer however large the scans.
+ * A scan diff's page (docs/DATA-MODEL.md, Scan diffs): at most this many entries (and by default), and it ends once
+ * its entries reach MAX_DIFF_PAGE_BYTES of JSON, so an answer stays below Lambda's 6 MB however large the scans and
+ * their URIs. Two scans of 10,000 findings (11,000 entries, 2.9 MB) are one page.
  */
-export const MAX_DIFF_PAGE = 5000;
+export const MAX_DIFF_PAGE = 20_000;
+export const MAX_DIFF_PAGE_BYTES = 4 * 1024 * 1024;
 
 /** A findings report's body size in bytes (a constant of its own: the route table names it). */
 export const FINDINGS_REPORT_BODY_BYTES = 4 * 1024 * 1024;

@@ -26,7 +26,7 @@ const integer = (min: number, max: number | undefined, fallback: number) => {
   );
 };
 
-/** pageSize: 1 to 1000, default 10 (the findings report: 500; a scan diff: 1 to 5,000). */
+/** pageSize: 1 to 1000, default 10 (the findings report: 500; a scan diff: 1 to 20,000). */
 export const pageSizeParam = (fallback = 10, max = 1000) =>
   integer(1, max, fallback).check(z.describe(`Page size, 1 to ${max} (default ${fallback}).`));
 

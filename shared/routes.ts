@@ -2555,9 +2555,10 @@ export const getScanDiffRoute = {
     'this scan only, never before the other), `regressed` (reported before the other scan, absent from it, and back), ' +
     '`fixed` (reported by the other scan only) and `unchanged`, each `{findingHash, issueId, pluginId, name, severity, ' +
     'method, uri, param}` (`issueId`: the issue the finding is a detection of, docs/ISSUES.md), most severe first. `against` names the other scan; without it, the previous completed scan ' +
-    "of the same tool stream (`againstScanId` '' when there is none: every finding is new). Pages of at most 5,000 " +
-    'entries (`pageSize`, default 5,000; `pageToken`) run through new, regressed, fixed, then unchanged; every page ' +
-    "gives each set's size in `totals` and `nextPageToken` ('' after the last). A scan of another " +
+    "of the same tool stream (`againstScanId` '' when there is none: every finding is new). Pages of at most 20,000 " +
+    'entries (`pageSize`, default 20,000) and 4 MiB of them run through new, regressed, fixed, then unchanged; every ' +
+    "page gives each set's size in `totals` and `nextPageToken` ('' after the last), the next page's `pageToken`. " +
+    'A scan of another ' +
     "environment answers 400, one the caller cannot see (another organization's included) 404.",
   auth: 'bearer',
   permission: 'read:scan',

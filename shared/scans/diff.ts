@@ -18,7 +18,7 @@ import { issueTemplatesOf } from '../findings/scan-findings.ts';
 import type { Caller } from '../context/caller.ts';
 import { accessibleScan } from './scans.ts';
 import type { ScanDiffQuery } from './inputs.ts';
-import { MAX_DIFF_PAGE } from '../limits.ts';
+import { MAX_DIFF_PAGE, MAX_DIFF_PAGE_BYTES } from '../limits.ts';
 
 // GET /api/v1/scan/{scanId}/diff (docs/DATA-MODEL.md, Scan diffs): what changed between two scans of one
 // environment, finding by finding (findingHash).
@@ -37,7 +37,7 @@ export interface DiffFinding {
 }
 
 /** The sets of a diff, in the order its pages list them. */
-type DiffSet = 'new' | 'regressed' | 'fixed' | 'unchanged';
+export type DiffSet = 'new' | 'regressed' | 'fixed' | 'unchanged';
 
 export interface ScanDiff extends Record<DiffSet, DiffFinding[]> {
   scanId: string;
@@ -45,18 +45,21 @@ export interface ScanDiff extends Record<DiffSet, DiffFinding[]> {
   againstScanId: string;
   /** Each set's size: a page lists part of them. */
   totals: Record<DiffSet, number>;
-  /** The next page's token ('' after the last): pages run through new, regressed, fixed, then unchanged. */
+  /** The next page's token, its offset ('' after the last): pages run through new, regressed, fixed, then unchanged. */
   nextPageToken: string;
 }
 
-/** Which page: `pageSize` entries (at most MAX_DIFF_PAGE), counted across the sets in their order. */
+/**
+ * Which page: up to `pageSize` entries (and MAX_DIFF_PAGE_BYTES of JSON) from offset `pageToken`, counted across the
+ * sets in their order.
+ */
 export interface DiffPage {
   pageSize: number;
   pageToken: number;
 }
 
 /** A finding of a scan, its issue not yet computed, with what computes it. */
-interface Found {
+export interface Found {
   finding: DiffFinding;
   cweId: string;
 }
@@ -151,6 +154,37 @@ const inOrder = (found: Found[]) =>
   );
 
 /**
+ * A page of a diff's sets: from offset `page.pageToken` through the sets in their order (new, regressed, fixed,
+ * unchanged), until `page.pageSize` entries or `maxBytes` of their JSON (at least one entry). Only a set the page
+ * reaches is sorted, and only its entries are made (`toEntry`: their issues computed).
+ */
+export function pageOfSets(
+  sets: Record<DiffSet, Found[]>,
+  page: DiffPage,
+  toEntry: (found: Found) => DiffFinding,
+  maxBytes = MAX_DIFF_PAGE_BYTES,
+): { listed: Record<DiffSet, DiffFinding[]>; nextPageToken: string } {
+  const listed: Record<DiffSet, DiffFinding[]> = { new: [], regressed: [], fixed: [], unchanged: [] };
+  let [at, count, bytes, next] = [0, 0, 0, ''];
+  for (const set of ['new', 'regressed', 'fixed', 'unchanged'] as const) {
+    const found = sets[set];
+    const start = Math.max(page.pageToken - at, 0);
+    if (!next && start < found.length) inOrder(found);
+    for (let i = start; !next && i < found.length; i++) {
+      if (count === page.pageSize || bytes >= maxBytes) next = String(at + i);
+      else {
+        const entry = toEntry(found[i]!);
+        listed[set].push(entry);
+        bytes += Buffer.byteLength(JSON.stringify(entry));
+        count++;
+      }
+    }
+    at += found.length;
+  }
+  return { listed, nextPageToken: next };
+}
+
+/**
  * The diff of two scans' findings: `new` (in `scan` only, never reported before `base`), `regressed` (in `scan`
  * only, reported before `base` started: fixed since, and back), `fixed` (in `base` only) and `unchanged`.
  */
@@ -186,22 +220,7 @@ export async function diffOfScans(
     fixed: [...before.values()].filter((f) => !now.has(f.finding.findingHash)),
     unchanged: [...now.values()].filter((f) => before.has(f.finding.findingHash)),
   };
-  // The page's window over the sets in their order: only a set it reaches is sorted, and issues are computed for the
-  // entries it lists only.
-  const from = page.pageToken * page.pageSize;
-  const to = from + page.pageSize;
-  let at = 0;
-  const windowOf = (found: Found[]) => {
-    const [start, end] = [Math.max(from - at, 0), Math.min(to - at, found.length)];
-    at += found.length;
-    return start < end ? inOrder(found).slice(start, end).map(withIssue(scan, templates)) : [];
-  };
-  const listed = {
-    new: windowOf(sets.new),
-    regressed: windowOf(sets.regressed),
-    fixed: windowOf(sets.fixed),
-    unchanged: windowOf(sets.unchanged),
-  };
+  const { listed, nextPageToken } = pageOfSets(sets, page, withIssue(scan, templates));
   return {
     scanId: scan.scanId,
     againstScanId: base?.scanId ?? '',
@@ -212,7 +231,7 @@ export async function diffOfScans(
       fixed: sets.fixed.length,
       unchanged: sets.unchanged.length,
     },
-    nextPageToken: to < at ? String(page.pageToken + 1) : '',
+    nextPageToken,
   };
 }
 

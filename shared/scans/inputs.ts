@@ -231,7 +231,11 @@ export const scanDiffQuery = schema(() =>
         ),
       ),
     pageSize: pageSizeParam(MAX_DIFF_PAGE, MAX_DIFF_PAGE),
-    pageToken: pageTokenParam(),
+    pageToken: integerParam(0).check(
+      z.describe(
+        "The previous page's nextPageToken (the offset of the page's first entry across the sets; default 0).",
+      ),
+    ),
   }),
 );
 export type ScanDiffQuery = z.output<typeof scanDiffQuery>;

@@ -78,8 +78,8 @@ describe('scan diff', () => {
     expect(hashesOf(third.body.regressed)).toEqual(gone);
     expect(hashesOf(third.body.unchanged)).toEqual(inB);
 
-    // In pages (pageSize, pageToken): the same entries in the same order, through new, regressed, fixed, then
-    // unchanged; each set's total on every page; nextPageToken '' after the last.
+    // In pages (pageSize; pageToken: the previous page's nextPageToken): the same entries in the same order, through
+    // new, regressed, fixed, then unchanged; each set's total on every page; nextPageToken '' after the last.
     const whole = [...third.body.new, ...third.body.regressed, ...third.body.fixed, ...third.body.unchanged];
     expect(third.body.totals).toEqual({ new: 0, regressed: gone.length, fixed: 0, unchanged: inB.length });
     expect(third.body.nextPageToken).toBe('');
@@ -101,7 +101,7 @@ describe('scan diff', () => {
     expect(paged).toEqual(whole);
     for (const [query, named] of [
       [{ pageSize: '0' }, 'pageSize'],
-      [{ pageSize: '5001' }, 'pageSize'],
+      [{ pageSize: '20001' }, 'pageSize'],
       [{ pageToken: 'next' }, 'pageToken'],
     ] as const) {
       const refused = await api('GET', `/api/v1/scan/${c.body.scanId}/diff`, { token: tenant.token, query });

@@ -2761,7 +2761,7 @@ export interface paths {
         };
         /**
          * What changed between two scans of one environment (ours)
-         * @description The scan's findings against another scan's (docs/DATA-MODEL.md, Scan diffs), by `findingHash`: `new` (reported by this scan only, never before the other), `regressed` (reported before the other scan, absent from it, and back), `fixed` (reported by the other scan only) and `unchanged`, each `{findingHash, issueId, pluginId, name, severity, method, uri, param}` (`issueId`: the issue the finding is a detection of, docs/ISSUES.md), most severe first. `against` names the other scan; without it, the previous completed scan of the same tool stream (`againstScanId` '' when there is none: every finding is new). Pages of at most 5,000 entries (`pageSize`, default 5,000; `pageToken`) run through new, regressed, fixed, then unchanged; every page gives each set's size in `totals` and `nextPageToken` ('' after the last). A scan of another environment answers 400, one the caller cannot see (another organization's included) 404.
+         * @description The scan's findings against another scan's (docs/DATA-MODEL.md, Scan diffs), by `findingHash`: `new` (reported by this scan only, never before the other), `regressed` (reported before the other scan, absent from it, and back), `fixed` (reported by the other scan only) and `unchanged`, each `{findingHash, issueId, pluginId, name, severity, method, uri, param}` (`issueId`: the issue the finding is a detection of, docs/ISSUES.md), most severe first. `against` names the other scan; without it, the previous completed scan of the same tool stream (`againstScanId` '' when there is none: every finding is new). Pages of at most 20,000 entries (`pageSize`, default 20,000) and 4 MiB of them run through new, regressed, fixed, then unchanged; every page gives each set's size in `totals` and `nextPageToken` ('' after the last), the next page's `pageToken`. A scan of another environment answers 400, one the caller cannot see (another organization's included) 404.
          *
          *     Requires the `read:scan` permission.
          */
@@ -16372,9 +16372,9 @@ export interface operations {
             query?: {
                 /** @description The scan to compare with, of the same environment; default: the previous completed scan of the same tool stream. */
                 against?: string;
-                /** @description Page size, 1 to 5000 (default 5000). */
+                /** @description Page size, 1 to 20000 (default 20000). */
                 pageSize?: string;
-                /** @description 0-based page number, at most 2147483647 (default 0); -1: the page past the last. */
+                /** @description The previous page's nextPageToken (the offset of the page's first entry across the sets; default 0). */
                 pageToken?: string;
             };
             header?: never;

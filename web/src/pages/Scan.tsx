@@ -197,7 +197,7 @@ const CHANGES = [
 type ScanDiff = NonNullable<Awaited<ReturnType<typeof fetchDiff>>>;
 const fetchDiff = (scanId: string) =>
   unwrap(api.GET('/api/v1/scan/{scanId}/diff', { params: { path: { scanId }, query: {} } }));
-/** A set's size: its total (the first page lists up to 5,000 entries across the sets). */
+/** A set's size: its total (the first page lists up to 20,000 entries across the sets). */
 const total = (d: ScanDiff, set: 'new' | 'regressed' | 'fixed' | 'unchanged') => d.totals?.[set] ?? d[set]?.length ?? 0;
 
 /**
