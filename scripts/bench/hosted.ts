@@ -19,7 +19,8 @@ import { cpuMs, cpuSpent } from './cpu.ts';
 // command line's `hawk-scanner agent`, its pinning proxy included) each run in a process of their own, apart from
 // the service (this process): no two of them share an event loop.
 const LATENCY_RUNS = 20;
-const OVERHEAD_PAIRS = 3;
+/** Three pairs by default; BENCH_OVERHEAD_PAIRS=1 for the every-module run, tens of minutes a run (below). */
+const OVERHEAD_PAIRS = Number(process.env.BENCH_OVERHEAD_PAIRS ?? 3);
 /**
  * Wapiti's --max-attack-time for both the runs alone and the hosted scans (the same flags): high enough that no
  * module is cut on a busy machine, since a cut module finds what it had time for and the runs would differ.
