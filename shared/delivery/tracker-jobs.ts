@@ -235,7 +235,11 @@ async function scanCompleted(orgId: string, job: Extract<TrackerJob, { type: 'sc
   const streamOfFinding = await findingStreams(env, findings.values());
   // Each issue's detections (docs/ISSUES.md): a ticket is its issue's, whichever detection it was made for.
   const detections = new Map<string, FindingRecord[]>();
-  for (const f of findings.values()) detections.set(ticketIdOf(f), [...(detections.get(ticketIdOf(f)) ?? []), f]);
+  for (const f of findings.values()) {
+    const issue = detections.get(ticketIdOf(f));
+    if (issue) issue.push(f);
+    else detections.set(ticketIdOf(f), [f]);
+  }
   const issueOfTicket = (t: TicketRecord) => {
     const made = findings.get(t.findingHash);
     return t.issueId ?? (made ? ticketIdOf(made) : t.findingHash);
