@@ -3,8 +3,9 @@ import { conditionFailed, fromItem, named } from '../db/items.ts';
 import { retryOnConflict, transactionConflict } from '../db/retry.ts';
 import { batchGet, getItem, queryAll, batchDelete, deleteFound } from '../db/query.ts';
 import { transactWrite, type TransactItem } from '../db/transactions.ts';
-import { counterUpdates, entityWrite, entityWrites, type EntityChange } from '../db/entity-write.ts';
+import { counterUpdates, entityWrite, entityWrites } from '../db/entity-write.ts';
 import { application } from './entities.ts';
+import { applicationChange, unchangedSinceRead } from './application-change.ts';
 import * as listEntries from './projections/application-list-entries.ts';
 import * as nameIndex from './projections/application-name-index.ts';
 import { COUNTER_ENTITY } from './projections/organization-counters.ts';
@@ -88,20 +89,6 @@ export async function getApplications(appIds: string[]): Promise<ApplicationReco
 export const applicationIndexKeys = (app: ApplicationRecord): Record<string, string> =>
   app.deleting ? listEntries.entries(app) : { ...listEntries.entries(app), ...nameIndex.entityKeys(app) };
 
-/** The change of an application from `before` to `after`, named `name`; `condition` on what was read. */
-const applicationChange = (
-  before: ApplicationRecord | undefined,
-  after: ApplicationRecord,
-  condition?: EntityChange<ApplicationRecord>['condition'],
-  name = 'applicationChanged',
-): EntityChange<ApplicationRecord> => ({
-  key: keys.application(after.applicationId),
-  before,
-  after,
-  name,
-  condition,
-});
-
 /** A new application as stored: counted in the health aggregates from the start; `indexName: false`, in bulk. */
 const newApplication = (app: ApplicationRecord, indexName: boolean): ApplicationRecord => ({
   health: NO_HEALTH,
@@ -174,26 +161,6 @@ export function applicationRename(app: ApplicationRecord, name: string): Transac
 }
 
 /**
- * The condition of writes that change what an application counts in the organization's counters: it is live and
- * still has the owner, environment count and health (version) read, so the counters change by exactly what was
- * counted.
- */
-function unchangedSinceRead(app: ApplicationRecord): EntityChange<ApplicationRecord>['condition'] {
-  const live = 'attribute_not_exists(deleting) AND environmentCount = :read';
-  const team = app.teamId
-    ? { condition: 'teamId = :oldTeam', values: { ':oldTeam': app.teamId } }
-    : { condition: 'attribute_not_exists(teamId)', values: {} };
-  const health =
-    app.healthVersion === undefined
-      ? { condition: 'attribute_not_exists(healthVersion)', values: {} }
-      : { condition: 'healthVersion = :healthVersion', values: { ':healthVersion': app.healthVersion } };
-  return {
-    expression: `${live} AND ${team.condition} AND ${health.condition}`,
-    values: { ':read': app.environmentCount, ...team.values, ...health.values },
-  };
-}
-
-/**
  * The application's write of `changes` to its environments (application-figures.ts): its count, status and health
  * figures with their projections (list entries, the organization's counter, day counters), conditioned on what was
  * read (`countChanged`: callers retry on it). Its other environments are read (strongly consistent: decided on
@@ -252,36 +219,6 @@ export function applicationDeletingMark(app: ApplicationRecord, now = Date.now()
   return entityWrite(application, applicationChange(app, { ...app, deleting: true }, unchangedSinceRead(app)), {
     now,
   });
-}
-
-/**
- * THE way an application changes owner (teams issue): sets or clears `teamId` on a live application and moves its
- * counts between the organization's per-team counters, in one transaction with the caller's audit entry.
- * Environments carry no copy of the team (lists join them to their application), so nothing else changes.
- * `app` must be freshly read: the write is conditioned on its team and environment count.
- */
-export function applicationOwnershipUpdate(app: ApplicationRecord, teamId: string | undefined): TransactItem[] {
-  return applicationsOwnershipUpdate([{ app, teamId }]);
-}
-
-/**
- * applicationOwnershipUpdate for several applications in one transaction: one Update per application and one
- * per counter, net of all the moves (DynamoDB refuses two operations on one item in a transaction).
- */
-export function applicationsOwnershipUpdate(
-  changes: { app: ApplicationRecord; teamId: string | undefined }[],
-  now = Date.now(),
-): TransactItem[] {
-  return entityWrites(
-    application,
-    changes
-      .filter(({ app, teamId }) => app.teamId !== teamId)
-      .map(({ app, teamId }) => ({
-        // The list entries move to the new owner's partitions in the same write (its list entries projection).
-        change: applicationChange(app, { ...app, teamId }, unchangedSinceRead(app)),
-        context: { now },
-      })),
-  );
 }
 
 // ---- Cascade delete (after applicationDeletingMark has committed).

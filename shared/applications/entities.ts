@@ -1,5 +1,6 @@
-import { entityKind, projectionOf } from '../db/entity-write.ts';
-import type { ApplicationRecord, EnvironmentRecord } from './model.ts';
+import { entityKind, entityWrites, projectionOf } from '../db/entity-write.ts';
+import { applicationChange, unchangedSinceRead } from './application-change.ts';
+import type { ApplicationRecord, EnvironmentRecord, TeamRecord } from './model.ts';
 import * as applicationListEntries from './projections/application-list-entries.ts';
 import * as applicationNameIndex from './projections/application-name-index.ts';
 import * as organizationCounters from './projections/organization-counters.ts';
@@ -9,6 +10,7 @@ import * as environmentNameClaim from './projections/environment-name-claim.ts';
 import * as environmentNameIndex from './projections/environment-name-index.ts';
 import * as environmentCoverage from './projections/environment-coverage.ts';
 import * as teamApplicationLists from './projections/team-application-lists.ts';
+import * as teamMemberships from './projections/team-memberships.ts';
 import * as riskiestApplications from './projections/riskiest-applications.ts';
 
 // The entity kinds of applications and environments with their projections (docs/DATA-MODEL.md, Projections;
@@ -65,3 +67,75 @@ export const applicationOwners = entityKind<teamApplicationLists.Owners, teamApp
   'applicationOwners',
   { teamLists: teamApplicationLists.project },
 );
+
+/**
+ * A team's members as their memberships copy them (`teamIds`; docs/DATA-MODEL.md, Teams): not an item of its own
+ * (the team item's `userIds`), derived into each member's membership. A team's write (shared/teams/) reads and checks
+ * the memberships, and names this kind.
+ */
+export const teamMembers = entityKind<teamMemberships.TeamMembers, teamMemberships.TeamMembersContext>('teamMembers', {
+  memberships: teamMemberships.project,
+});
+
+/** A team's applications (the team item's `applicationIds`). */
+export type TeamApplications = Pick<TeamRecord, 'organizationId' | 'teamId' | 'applicationIds'>;
+
+/** What a team's applications' projections read beside them (the team's write reads and checks them first). */
+export interface TeamApplicationsContext {
+  /** The organization's applications the team lists before or after the write, as read, by id. */
+  applications: ReadonlyMap<string, ApplicationRecord>;
+  /** The other teams those applications belong to, as read, by id (their lists lose them). */
+  owners: ReadonlyMap<string, Pick<TeamRecord, 'version'>>;
+  /** The time of the write (the applications' day counters). */
+  now: number;
+}
+
+/**
+ * The owners of the applications a team's write moves, as read and after it: every application the team lists after
+ * it (the team's), then those it no longer lists that were still its own (none). An application not read is left out.
+ */
+function ownersMoved(
+  before: TeamApplications | undefined,
+  after: TeamApplications | undefined,
+  { applications }: TeamApplicationsContext,
+) {
+  const team = after ?? before;
+  const listed = after?.applicationIds ?? [];
+  const dropped = (before?.applicationIds ?? []).filter(
+    (id) => !listed.includes(id) && applications.get(id)?.teamId === team?.teamId,
+  );
+  const moves = [
+    ...listed.map((id) => ({ app: applications.get(id), teamId: team?.teamId })),
+    ...dropped.map((id) => ({ app: applications.get(id), teamId: undefined })),
+  ].flatMap(({ app, teamId }) => (app ? [{ app, teamId }] : []));
+  return {
+    team,
+    moves,
+    read: new Map(moves.map(({ app }) => [app.applicationId, app.teamId])),
+    after: new Map(moves.map(({ app, teamId }) => [app.applicationId, teamId])),
+  };
+}
+
+/**
+ * A team's applications as their owners copy them (docs/DATA-MODEL.md, Teams): not an item of its own (the team
+ * item's `applicationIds`), derived into each moved application's `teamId` (the application's own write, with its
+ * projections: its list entries and the organization's counters move with the owner; conditioned on what was read)
+ * and, through the applications' owners (applicationOwners), the lists of the other teams they are taken from.
+ */
+export const teamApplications = entityKind<TeamApplications, TeamApplicationsContext>('teamApplications', {
+  ownership: (before, after, context) => {
+    const writes = ownersMoved(before, after, context)
+      .moves.filter(({ app, teamId }) => app.teamId !== teamId)
+      .map(({ app, teamId }) => ({
+        change: applicationChange(app, { ...app, teamId }, unchangedSinceRead(app)),
+        context: { now: context.now },
+      }));
+    return { items: entityWrites(application, writes) };
+  },
+  teamLists: (before, after, context) => {
+    const { team, read, after: owners } = ownersMoved(before, after, context);
+    if (!team) return {};
+    const lists = { organizationId: team.organizationId, teams: context.owners, writer: team.teamId };
+    return projectionOf(applicationOwners, read, owners, lists);
+  },
+});

@@ -35,7 +35,10 @@ export interface ApplicationRecord {
   requiredAgentLabels?: string[];
   dataType?: string;
   riskLevel?: string;
-  /** The owning team, if any (docs/API.md, Team rules). Changed only by applicationOwnershipUpdate. */
+  /**
+   * The owning team, if any (docs/API.md, Team rules). Set when it is created for a team, then changed only by a
+   * team's write (entities.ts teamApplications).
+   */
   teamId?: string;
   /** Live environments; every environment create/delete changes it in its own transaction. */
   environmentCount: number;

@@ -136,36 +136,6 @@ export async function getMemberships(orgId: string, userIds: string[]): Promise<
   return items.map((item) => fromItem<Membership>(item)!);
 }
 
-// ---- Team copies (teams issue): `teamIds` follows the team item, in the team write's transaction. It stays a list
-// (first-joined team first: it owns what the user creates), so a removal addresses the index the caller read.
-
-/** Adds the team to a membership that lacked it when read. */
-export function membershipTeamAdded(membership: Membership, teamId: string): TransactItem {
-  return {
-    Update: {
-      TableName: config.tableName,
-      Key: membershipKey(membership.organizationId, membership.userId),
-      UpdateExpression: 'SET teamIds = list_append(if_not_exists(teamIds, :none), :team)',
-      ConditionExpression: 'attribute_exists(pk) AND NOT contains(teamIds, :teamId)',
-      ExpressionAttributeValues: { ':none': [], ':team': [teamId], ':teamId': teamId },
-    },
-  };
-}
-
-/** Removes the team from a membership that had it when read (conditioned on its position being unchanged). */
-export function membershipTeamRemoved(membership: Membership, teamId: string): TransactItem {
-  const index = membership.teamIds.indexOf(teamId);
-  return {
-    Update: {
-      TableName: config.tableName,
-      Key: membershipKey(membership.organizationId, membership.userId),
-      UpdateExpression: `REMOVE teamIds[${index}]`,
-      ConditionExpression: `teamIds[${index}] = :teamId`,
-      ExpressionAttributeValues: { ':teamId': teamId },
-    },
-  };
-}
-
 export async function getOrganizations(orgIds: string[]): Promise<Organization[]> {
   const items = await batchGet(orgIds.map((id) => keys.organization(id)));
   return items.map((item) => fromItem<Organization>(item)!);

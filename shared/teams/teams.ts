@@ -9,18 +9,14 @@ import {
   teamUpdate,
   teamsOfOrg,
 } from '../applications/team-repository.ts';
-import type { TeamRecord, ApplicationRecord } from '../applications/model.ts';
-import { getMemberships, membershipTeamAdded, membershipTeamRemoved } from '../identity/membership-repository.ts';
-import {
-  applicationsOwnershipUpdate,
-  getApplication,
-  getApplications,
-} from '../applications/application-repository.ts';
+import type { TeamRecord } from '../applications/model.ts';
+import { getMemberships } from '../identity/membership-repository.ts';
+import { getApplication, getApplications } from '../applications/application-repository.ts';
 import { environmentsOfApp } from '../applications/environment-repository.ts';
 import { getUsers } from '../identity/user-repository.ts';
 import { auditEntry } from '../audit/entries.ts';
 import { derivedWrites } from '../db/entity-write.ts';
-import { applicationOwners } from '../applications/entities.ts';
+import { teamApplications, teamMembers } from '../applications/entities.ts';
 import { cancelledItems, conditionFailed } from '../db/items.ts';
 import { retryOnConflict } from '../db/retry.ts';
 import { transactWrite, MAX_TRANSACTION_ITEMS, type TransactItem } from '../db/transactions.ts';
@@ -106,20 +102,20 @@ async function requireTeam(orgId: string, teamId: string): Promise<TeamRecord> {
 }
 
 /**
- * The writes that take team `current` (absent: a new team) to `next`, besides the team item itself: the members'
- * memberships, the applications' ownership and counters, and the teams applications are taken from. Validates
- * `next`: its users must be members of the organization, its applications live applications of it (400).
+ * The writes that take team `current` (absent: a new team) to `next`, besides the team item itself: its copies, as
+ * the registered kinds derive them (shared/applications/entities.ts): the members' memberships (teamMembers), the
+ * applications' ownership with the organization's counters and the lists of the teams applications are taken from
+ * (teamApplications). Reads what they need and validates `next` first: its users must be members of the
+ * organization, its applications live applications of it (400).
  */
-async function teamRelationWrites(
+async function teamCopiesWrites(
   orgId: string,
   current: TeamRecord | undefined,
   next: TeamRecord,
 ): Promise<TransactItem[]> {
-  const teamId = next.teamId;
-  const [currentUsers, currentApps] = [current?.userIds ?? [], current?.applicationIds ?? []];
   const [memberships, apps] = await Promise.all([
-    getMemberships(orgId, [...currentUsers, ...next.userIds]),
-    getApplications([...currentApps, ...next.applicationIds]),
+    getMemberships(orgId, [...(current?.userIds ?? []), ...next.userIds]),
+    getApplications([...(current?.applicationIds ?? []), ...next.applicationIds]),
   ]);
   const membershipByUser = new Map(memberships.map((m) => [m.userId, m]));
   const unknownUsers = next.userIds.filter((id) => !membershipByUser.has(id));
@@ -129,34 +125,19 @@ async function teamRelationWrites(
   const unknownApps = next.applicationIds.filter((id) => !appById.has(id));
   if (unknownApps.length)
     throw badRequest(`applicationIds: no such applications in organization ${orgId}: ${unknownApps.join(', ')}`);
-
-  const joining = next.userIds.map((id) => membershipByUser.get(id)!).filter((m) => !m.teamIds.includes(teamId));
-  const leaving = without(currentUsers, next.userIds)
-    .map((id) => membershipByUser.get(id))
-    .filter((m) => m?.teamIds.includes(teamId));
-  const moves: { app: ApplicationRecord; teamId: string | undefined }[] = [
-    ...next.applicationIds.map((id) => ({ app: appById.get(id)!, teamId })),
-    ...without(currentApps, next.applicationIds)
-      .map((id) => appById.get(id))
-      .filter((app) => app?.teamId === teamId)
-      .map((app) => ({ app: app!, teamId: undefined })),
-  ];
-  // An application belongs to at most one team: one taken from another team leaves that team's list too (the
-  // lists' projection; this team's own write holds its own list).
-  const previousOwners = await getTeams(orgId, [
-    ...new Set(moves.flatMap(({ app }) => (app.teamId && app.teamId !== teamId ? [app.teamId] : []))),
-  ]);
-  const lists = derivedWrites(
-    applicationOwners,
-    new Map(moves.map(({ app }) => [app.applicationId, app.teamId])),
-    new Map(moves.map(({ app, teamId: owner }) => [app.applicationId, owner])),
-    { organizationId: orgId, teams: new Map(previousOwners.map((team) => [team.teamId, team])), writer: teamId },
-  );
+  // An application belongs to at most one team: one taken from another team leaves that team's list too.
+  const taken = next.applicationIds.flatMap((id) => {
+    const owner = appById.get(id)!.teamId;
+    return owner && owner !== next.teamId ? [owner] : [];
+  });
+  const owners = await getTeams(orgId, [...new Set(taken)]);
   return [
-    ...joining.map((m) => membershipTeamAdded(m, teamId)),
-    ...leaving.map((m) => membershipTeamRemoved(m!, teamId)),
-    ...applicationsOwnershipUpdate(moves),
-    ...lists,
+    ...derivedWrites(teamMembers, current, next, { memberships: membershipByUser }),
+    ...derivedWrites(teamApplications, current, next, {
+      applications: appById,
+      owners: new Map(owners.map((team) => [team.teamId, team])),
+      now: Date.now(),
+    }),
   ];
 }
 
@@ -226,7 +207,7 @@ export async function createTeam(caller: Caller, orgId: string, body: CreateTeam
       items: [
         teamPut(team),
         teamNameClaim(team),
-        ...(await teamRelationWrites(orgId, undefined, team)),
+        ...(await teamCopiesWrites(orgId, undefined, team)),
         await auditEntry(caller, orgId, 'TEAM_ADDED', payload),
       ],
       name: team.name,
@@ -276,7 +257,7 @@ export async function updateTeam(caller: Caller, orgId: string, teamIdParam: str
       items: [
         teamUpdate(current, updated),
         ...(renamed ? [teamNameClaim(updated), teamNameRelease(current)] : []),
-        ...(await teamRelationWrites(orgId, current, updated)),
+        ...(await teamCopiesWrites(orgId, current, updated)),
         await auditEntry(caller, orgId, 'TEAM_UPDATED', payload),
       ],
       name: renamed ? updated.name : undefined,
@@ -295,7 +276,7 @@ export async function deleteTeam(caller: Caller, orgId: string, teamIdParam: str
       items: [
         teamDelete(team),
         teamNameRelease(team),
-        ...(await teamRelationWrites(orgId, team, cleared)),
+        ...(await teamCopiesWrites(orgId, team, cleared)),
         await auditEntry(caller, orgId, 'TEAM_DELETED', { teamId, teamName: team.name }),
       ],
     };
@@ -327,7 +308,7 @@ export async function updateApplicationTeam(
     return {
       items: [
         teamUpdate(team, next),
-        ...(await teamRelationWrites(orgId, team, next)),
+        ...(await teamCopiesWrites(orgId, team, next)),
         await auditEntry(caller, orgId, 'APPLICATION_MODIFIED', payload),
       ],
     };

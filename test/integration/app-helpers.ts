@@ -1,7 +1,9 @@
 import { expect } from 'vitest';
 import { api } from './client.ts';
 import type { Tenant } from './fixtures.ts';
-import { getOrganizationAccess, membershipTeamAdded } from '../../shared/identity/membership-repository.ts';
+import { getOrganizationAccess } from '../../shared/identity/membership-repository.ts';
+import { teamMembers } from '../../shared/applications/entities.ts';
+import { derivedWrites } from '../../shared/db/entity-write.ts';
 import { getTeam, teamNameClaim, teamPut, teamUpdate } from '../../shared/applications/team-repository.ts';
 import { transactWrite } from '../../shared/db/transactions.ts';
 
@@ -23,7 +25,8 @@ export async function joinTeams(orgId: string, userId: string, teamIds: string[]
       userIds: [...(team?.userIds ?? []), userId],
     };
     const teamWrites = team ? [teamUpdate(team, joined)] : [teamPut(joined), teamNameClaim(joined)];
-    await transactWrite([...teamWrites, membershipTeamAdded(membership!, teamId)]);
+    const memberships = new Map([[userId, membership!]]);
+    await transactWrite([...teamWrites, ...derivedWrites(teamMembers, team, joined, { memberships })]);
   }
 }
 

@@ -12,7 +12,11 @@ import {
 } from '../../shared/findings/entities.ts';
 import { environmentOverdue, riskAcceptance } from '../../shared/governance/entities.ts';
 import { openIssuesPut, openIssuesStale } from '../../shared/results/issue-summary.ts';
-import type { ApplicationRecord, EnvironmentRecord } from '../../shared/applications/model.ts';
+import type { ApplicationRecord, EnvironmentRecord, TeamRecord } from '../../shared/applications/model.ts';
+import { application, teamApplications, teamMembers } from '../../shared/applications/entities.ts';
+import { applicationChange, unchangedSinceRead } from '../../shared/applications/application-change.ts';
+import { config } from '../../shared/config.ts';
+import type { Membership } from '../../shared/context/caller.ts';
 import type { FindingRecord, TriageRule } from '../../shared/results/model.ts';
 import { environmentPublication, environmentTrends } from '../../shared/trends/entities.ts';
 
@@ -300,5 +304,143 @@ describe('the derived writes the registry carries', () => {
       expect(streamsWritten(items)).toBeUndefined();
       expect(items).toContainEqual(openIssuesStale(env));
     });
+  });
+});
+
+// A team's write (shared/teams/teams.ts) writes its own item; its copies are the kinds teamMembers and
+// teamApplications derive (docs/DATA-MODEL.md, Teams): the items the hand-written assembly wrote, in its order.
+describe("a team's copies", () => {
+  const now = Date.UTC(2026, 0, 10);
+  const team = (userIds: string[], applicationIds: string[]): TeamRecord => ({
+    teamId: 't1',
+    organizationId: 'org',
+    name: 'payments',
+    userIds,
+    applicationIds,
+    version: 4,
+    createdAt: 0,
+  });
+  const member = (userId: string, teamIds: string[]): Membership => ({
+    organizationId: 'org',
+    userId,
+    role: 'MEMBER',
+    permissions: [],
+    teamIds,
+    createdAt: 0,
+  });
+  const memberships = new Map(
+    [member('u1', []), member('u2', ['t2']), member('u3', ['t2', 't1']), member('u4', ['t1'])].map((m) => [
+      m.userId,
+      m,
+    ]),
+  );
+  const app = (applicationId: string, teamId?: string): ApplicationRecord => ({
+    applicationId,
+    organizationId: 'org',
+    name: applicationId,
+    applicationType: 'STANDARD',
+    applicationStatus: 'ACTIVE',
+    environmentCount: 2,
+    createdAt: 0,
+    ...(teamId && { teamId }),
+  });
+  // a1 unowned, a2 the other team's (t2, version 7 as read), a3 and a4 this team's.
+  const applications = new Map(
+    [app('a1'), app('a2', 't2'), app('a3', 't1'), app('a4', 't1')].map((a) => [a.applicationId, a]),
+  );
+  const owners = new Map([['t2', { version: 7 }]]);
+
+  const copies = (before: TeamRecord | undefined, after: TeamRecord, taken = owners) => [
+    ...entityWrite.derivedWrites(teamMembers, before, after, { memberships }),
+    ...entityWrite.derivedWrites(teamApplications, before, after, { applications, owners: taken, now }),
+  ];
+  const membershipKey = (userId: string) => {
+    const { pk, sk } = keys.membership('org', userId);
+    return { pk, sk };
+  };
+  const joins = (userId: string) => ({
+    Update: {
+      TableName: config.tableName,
+      Key: membershipKey(userId),
+      UpdateExpression: 'SET teamIds = list_append(if_not_exists(teamIds, :none), :team)',
+      ConditionExpression: 'attribute_exists(pk) AND NOT contains(teamIds, :teamId)',
+      ExpressionAttributeValues: { ':none': [], ':team': ['t1'], ':teamId': 't1' },
+    },
+  });
+  const leaves = (userId: string, index: number) => ({
+    Update: {
+      TableName: config.tableName,
+      Key: membershipKey(userId),
+      UpdateExpression: `REMOVE teamIds[${index}]`,
+      ConditionExpression: `teamIds[${index}] = :teamId`,
+      ExpressionAttributeValues: { ':teamId': 't1' },
+    },
+  });
+  /** The applications' own writes as their ownership change wrote them (conditioned on what was read). */
+  const moved = (...moves: [string, string | undefined][]) =>
+    entityWrite.entityWrites(
+      application,
+      moves.map(([id, teamId]) => {
+        const read = applications.get(id)!;
+        return { change: applicationChange(read, { ...read, teamId }, unchangedSinceRead(read)), context: { now } };
+      }),
+    );
+  const leavesList = (teamId: string, version: number, appIds: string[]) => ({
+    Update: {
+      TableName: config.tableName,
+      Key: keys.team('org', teamId),
+      UpdateExpression: 'DELETE applicationIds :apps ADD version :one',
+      ConditionExpression: 'version = :read',
+      ExpressionAttributeValues: { ':apps': new Set(appIds), ':one': 1, ':read': version },
+    },
+  });
+  const counter = (teamId: string | undefined) => JSON.stringify(keys.organizationCounter('org', 'STANDARD', teamId));
+
+  it("registers the memberships, the ownership and the other teams' lists", () => {
+    expect(Object.keys(teamMembers.projections)).toEqual(['memberships']);
+    expect(Object.keys(teamApplications.projections)).toEqual(['ownership', 'teamLists']);
+  });
+
+  it('a new team: its users join, its applications move to it, one taken from another team leaves its list', () => {
+    const items = copies(undefined, team(['u1', 'u2'], ['a1', 'a2']));
+    expect(items).toEqual([
+      joins('u1'),
+      joins('u2'),
+      ...moved(['a1', 't1'], ['a2', 't1']),
+      leavesList('t2', 7, ['a2']),
+    ]);
+    // Each application's write is conditioned on the owner read; the counters move between the buckets at once.
+    const appWrites = items.filter((item) => item.Update?.Key?.sk === keys.application('a1').sk);
+    expect(appWrites.map((item) => item.Update!.ConditionExpression)).toEqual([
+      expect.stringContaining('attribute_not_exists(teamId)'),
+      expect.stringContaining('teamId = :oldTeam'),
+    ]);
+    const added = (teamId: string | undefined) =>
+      items.find((item) => JSON.stringify(item.Update?.Key) === counter(teamId))?.Update?.ExpressionAttributeValues;
+    expect(added(undefined)).toMatchObject({ ':c0': -1, ':c1': -2 });
+    expect(added('t2')).toMatchObject({ ':c0': -1, ':c1': -2 });
+    expect(added('t1')).toMatchObject({ ':c0': 2, ':c1': 4 });
+  });
+
+  it('users added and removed: only memberships that lack or hold the team are written', () => {
+    // u1 joins; u3 leaves (its second team: index 1); u4 stays; u2 was listed but its membership lacks the team.
+    const items = copies(team(['u2', 'u3', 'u4'], ['a3']), team(['u1', 'u4'], ['a3']));
+    expect(items).toEqual([joins('u1'), leaves('u3', 1)]);
+  });
+
+  it("an application taken from another team, one left: the first moves in, the other out, t2's list loses one", () => {
+    const items = copies(team(['u4'], ['a3', 'a4']), team(['u4'], ['a2', 'a3']));
+    expect(items).toEqual([...moved(['a2', 't1'], ['a4', undefined]), leavesList('t2', 7, ['a2'])]);
+  });
+
+  it('a team cleared (its delete): every member leaves it, its applications are unowned, no other list moves', () => {
+    const before = team(['u3', 'u4'], ['a3', 'a4']);
+    const items = copies(before, { ...before, userIds: [], applicationIds: [] }, new Map());
+    expect(items).toEqual([leaves('u3', 1), leaves('u4', 0), ...moved(['a3', undefined], ['a4', undefined])]);
+  });
+
+  it('leaves what is no longer its own: an application listed but owned elsewhere by now is not unowned', () => {
+    const items = copies(team([], ['a2']), team([], []), new Map());
+    expect(items).toEqual([]);
   });
 });
