@@ -9,6 +9,7 @@ import {
   nameListParam,
   pageSizeParam,
   pageTokenParam,
+  PAST_EVERY_PAGE,
   uuidListParam,
 } from '../lists.ts';
 import { displayableText } from '../input/names.ts';
@@ -231,11 +232,13 @@ export const scanDiffQuery = schema(() =>
         ),
       ),
     pageSize: pageSizeParam(MAX_DIFF_PAGE, MAX_DIFF_PAGE),
-    pageToken: integerParam(0).check(
-      z.describe(
-        "The previous page's nextPageToken (the offset of the page's first entry across the sets; default 0).",
+    pageToken: z
+      .pipe(integerParam(0), z.number().check(z.lte(PAST_EVERY_PAGE, `must be at most ${PAST_EVERY_PAGE}`)))
+      .check(
+        z.describe(
+          "The previous page's nextPageToken (the offset of the page's first entry across the sets; default 0), an int32 as the public API's page tokens.",
+        ),
       ),
-    ),
   }),
 );
 export type ScanDiffQuery = z.output<typeof scanDiffQuery>;

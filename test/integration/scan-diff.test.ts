@@ -103,6 +103,7 @@ describe('scan diff', () => {
       [{ pageSize: '0' }, 'pageSize'],
       [{ pageSize: '20001' }, 'pageSize'],
       [{ pageToken: 'next' }, 'pageToken'],
+      [{ pageToken: '2147483648' }, 'pageToken'],
     ] as const) {
       const refused = await api('GET', `/api/v1/scan/${c.body.scanId}/diff`, { token: tenant.token, query });
       expect(refused.status, refused.text).toBe(400);

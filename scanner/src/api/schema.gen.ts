@@ -16374,7 +16374,7 @@ export interface operations {
                 against?: string;
                 /** @description Page size, 1 to 20000 (default 20000). */
                 pageSize?: string;
-                /** @description The previous page's nextPageToken (the offset of the page's first entry across the sets; default 0). */
+                /** @description The previous page's nextPageToken (the offset of the page's first entry across the sets; default 0), an int32 as the public API's page tokens. */
                 pageToken?: string;
             };
             header?: never;
