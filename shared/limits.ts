@@ -43,11 +43,6 @@ export const DESCRIPTION_LIMITS = {
 export const DESCRIPTION_VALIDATION = { timeoutMs: 10_000, maxHeapMb: 256 } as const;
 
 /**
- * One findings report (POST /api/v1/scan/{scanId}/alerts and any operation importing findings): all of it is
- * counted in one DynamoDB transaction (one item per alert plus the scan), so a request is counted whole or not at
- * all, and it completes well inside the 29 s Lambda timeout.
- */
-/**
  * A scan diff's page (docs/DATA-MODEL.md, Scan diffs): at most this many entries (and by default), and it ends once
  * its entries reach MAX_DIFF_PAGE_BYTES of JSON, so an answer stays below Lambda's 6 MB however large the scans and
  * their URIs. Two scans of 10,000 findings (11,000 entries, 2.9 MB) are one page.
@@ -58,6 +53,11 @@ export const MAX_DIFF_PAGE_BYTES = 4 * 1024 * 1024;
 /** A findings report's body size in bytes (a constant of its own: the route table names it). */
 export const FINDINGS_REPORT_BODY_BYTES = 4 * 1024 * 1024;
 
+/**
+ * One findings report (POST /api/v1/scan/{scanId}/alerts and any operation importing findings): all of it is
+ * counted in one DynamoDB transaction (one item per alert plus the scan), so a request is counted whole or not at
+ * all, and it completes well inside the 29 s Lambda timeout.
+ */
 export const FINDINGS_REPORT_LIMITS = {
   /** Alerts (plugins) in one request; one transaction counts them all with the scan (DynamoDB: 100 items). */
   maxAlerts: 50,

@@ -199,8 +199,8 @@ export class TrackerRetry extends Error {
 /** Trying again cannot help until someone changes something (credentials, the project, the address allowed). */
 export class TrackerFailure extends Error {}
 
-// A finding's ticket (its issue's) in the finding views (docs/TRACKERS.md, In the views): ApplicationAlertUri's statusLink (where
-// the ticket is) and fields of ours, its key and state.
+// A finding's ticket (its issue's) in the finding views (docs/TRACKERS.md, In the views): ApplicationAlertUri's
+// statusLink (where the ticket is) and fields of ours, its key and state.
 
 /**
  * PENDING (asked for, not made yet), OPEN, CLOSED_FIXED (closed by the service: the finding is gone), CLOSED_DONE,

@@ -13,8 +13,9 @@ const ORDER: Severity[] = ['High', 'Medium', 'Low', 'Info'];
 const LISTED = 50;
 
 /**
- * The scan's diff against the previous completed scan of its stream: its pages (up to 20,000 entries or 4 MiB each, through new,
- * regressed, fixed, then unchanged) until the first that reaches the unchanged ones, which the summary only counts.
+ * The scan's diff against the previous completed scan of its stream: its pages (up to 20,000 entries or 4 MiB each,
+ * through new, regressed, fixed, then unchanged) until the first that reaches the unchanged ones, which the summary
+ * only counts.
  */
 export async function diffOfImport(api: Service, scanId: string): Promise<ScanDiff> {
   const page = (pageToken: string) =>
