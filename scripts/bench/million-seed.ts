@@ -54,15 +54,29 @@ export interface ScanToPublish {
 const PLUGINS = ['40018', '40012', '10020', '10021', '10038', '10202', '90022', '10096', '10035', '10063'];
 const SEVERITIES = ['High', 'Medium', 'Low'] as const;
 
-/** Finding `i` of an environment's report: the same URI in every scan, so a later, bigger scan is a superset. */
+/** `i` in letters (a, b, ..., z, ba, bb, ...): a path segment that issue paths never template as `{id}`. */
+function word(i: number): string {
+  let s = '';
+  do {
+    s = String.fromCharCode(97 + (i % 26)) + s;
+    i = Math.floor(i / 26);
+  } while (i > 0);
+  return s;
+}
+
+/**
+ * Finding `i` of an environment's report: the same URI in every scan, so a later, bigger scan is a superset. Each
+ * its own finding and issue: a numeric segment would be templated (`/api/items/{id}/detail`), making every URI of a
+ * plugin one finding and every finding of a method one issue (docs/ISSUES.md).
+ */
 function reportedUri(i: number): ReportedUri {
   return {
-    uri: `/api/items/${i}/detail`,
+    uri: `/api/items/${word(i)}/detail`,
     requestMethod: i % 5 === 0 ? 'POST' : 'GET',
     param: 'q',
     evidence: `evidence ${i}`,
     otherInfo: '',
-    requestHeader: `GET /api/items/${i}/detail HTTP/1.1`,
+    requestHeader: `GET /api/items/${word(i)}/detail HTTP/1.1`,
     requestBody: '',
     responseHeader: 'HTTP/1.1 200 OK',
     responseBody: '',

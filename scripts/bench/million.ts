@@ -164,7 +164,7 @@ const section: BenchSection = {
     ).applicationScanAlertUris.map((u: { findingHash: string }) => u.findingHash) as string[];
 
     const results: Record<string, unknown> = {
-      dataSet: `${ENVIRONMENTS} environments in ${ENVIRONMENTS / 5} applications, one more completed scan in each per size (a superset of its previous one), + 1 environment with 2 scans of ${BIG} findings (SARIF, diff, triage)`,
+      dataSet: `${ENVIRONMENTS} environments in ${ENVIRONMENTS / 5} applications, one more completed scan in each per size (a superset of its previous one), + 1 environment with 2 scans of ${BIG} findings (SARIF, diff, triage); each URI its own finding and issue (runs before 2026-12-03T15 seeded numeric paths, which made every URI of a plugin one finding)`,
       note: 'one run on a shared, busy 2-core machine (7 other sessions): rough figures. The local server runs in the bench process (its RSS includes the seeder and the client).',
     };
     let round = 0;

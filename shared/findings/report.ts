@@ -10,7 +10,13 @@ import {
   environmentsOfOrg,
   environmentsOfOrgNamed,
 } from '../applications/environment-repository.ts';
-import { alertsOfScan, countedAlertUris, getScans, scansOfEnvironmentNewestFirst } from '../results/scan-repository.ts';
+import {
+  alertsOfScan,
+  countedAlertUris,
+  getScans,
+  scansOfEnvironmentNewestFirst,
+  urisOfScan,
+} from '../results/scan-repository.ts';
 import {
   type AlertMessageRecord,
   type AlertRecord,
@@ -24,6 +30,7 @@ import {
   issueIdOfUri,
   streamOf,
   absoluteUrl,
+  committedNumbers,
   type FindingRecord,
   type TriageRule,
 } from '../results/model.ts';
@@ -177,31 +184,80 @@ async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Prom
   return out;
 }
 
-/** The page's URIs: whole scans and whole alerts are skipped by their counts, so a deep page reads little more than itself. */
-async function pageSlices(all: PendingSource[], offset: number, size: number) {
-  const slices: { source: ReportSource; alert: AlertRecord; uris: AlertUriRecord[] }[] = [];
+/** A run of an alert's URIs the page shows: from the alert's `from`th counted URI, `size` of them. */
+interface SliceRead {
+  source: ReportSource;
+  alert: AlertRecord;
+  from: number;
+  size: number;
+}
+type Slice = { source: ReportSource; alert: AlertRecord; uris: AlertUriRecord[] };
+
+/**
+ * The page's URIs: whole scans and whole alerts are skipped by their counts, so a deep page reads little more than
+ * itself. The page's scans' alerts are read side by side, then its URI runs (readSlices): a first page across many
+ * small environments costs a few round trips, not a few per environment. A run read short (its scan deleted
+ * meanwhile) leaves the page short: those rows are gone.
+ */
+async function pageSlices(all: PendingSource[], offset: number, size: number): Promise<Slice[]> {
   const { sources, skipped } = await pageSources(all, offset, size);
-  let [skip, need] = [offset - skipped, size];
-  for (const source of sources) {
-    if (need === 0) break;
-    const total = source.scan.stats?.totalAlerts ?? 0;
+  const alerts = await mapLimited(sources, PAGE_READS_IN_FLIGHT, async (source) =>
+    (await alertsOfScan(source.scan)).filter((a) => a.uriCount > 0),
+  );
+  const alertCounts = new Map(sources.map((source, i) => [source.scan.scanId, alerts[i]!.length]));
+  return readSlices(sliceReads(sources, alerts, offset - skipped, size), alertCounts);
+}
+
+/** Calls one page of the report has in flight at most while it reads its scans' alerts and URIs. */
+const PAGE_READS_IN_FLIGHT = 16;
+
+/** The runs of URIs that rows [skip, skip + need) of the sources show, each run as long as the alert has. */
+function sliceReads(sources: ReportSource[], alerts: AlertRecord[][], skip: number, need: number): SliceRead[] {
+  const reads: SliceRead[] = [];
+  for (let i = 0; i < sources.length && need > 0; i++) {
+    const total = sources[i]!.scan.stats?.totalAlerts ?? 0;
     if (skip >= total) {
       skip -= total;
       continue;
     }
-    for (const alert of (await alertsOfScan(source.scan)).filter((a) => a.uriCount > 0)) {
+    for (const alert of alerts[i]!) {
       if (need === 0) break;
       if (skip >= alert.uriCount) {
         skip -= alert.uriCount;
         continue;
       }
-      const uris = await countedAlertUris(source.scan, alert, skip, Math.min(need, alert.uriCount - skip));
-      skip = 0;
-      need -= uris.length;
-      slices.push({ source, alert, uris });
+      const size = Math.min(need, alert.uriCount - skip);
+      reads.push({ source: sources[i]!, alert, from: skip, size });
+      [skip, need] = [0, need - size];
     }
+    skip = 0;
   }
-  return slices;
+  return reads;
+}
+
+/**
+ * The URIs of each run, side by side: the runs of a scan that show each of its `alertCounts` alerts whole (two or
+ * more) in one Query of the scan's URIs, any other run in one range of its alert's.
+ */
+async function readSlices(reads: SliceRead[], alertCounts: Map<string, number>): Promise<Slice[]> {
+  const byScan = new Map<string, SliceRead[]>();
+  for (const r of reads) byScan.set(r.source.scan.scanId, [...(byScan.get(r.source.scan.scanId) ?? []), r]);
+  const wholeScan = (runs: SliceRead[]) =>
+    runs.length > 1 &&
+    runs.length === alertCounts.get(runs[0]!.source.scan.scanId) &&
+    runs.every((r) => r.from === 0 && r.size === r.alert.uriCount);
+  const batches = [...byScan.values()].flatMap((runs) => (wholeScan(runs) ? [runs] : runs.map((r) => [r])));
+  const read = await mapLimited(batches, PAGE_READS_IN_FLIGHT, async (runs) => {
+    if (runs.length === 1)
+      return [await countedAlertUris(runs[0]!.source.scan, runs[0]!.alert, runs[0]!.from, runs[0]!.size)];
+    const uris = await urisOfScan(runs[0]!.source.scan);
+    return runs.map(({ alert }) => {
+      const counted = new Set(committedNumbers(alert, 0, alert.uriCount));
+      return uris.filter((u) => u.pluginId === alert.pluginId && counted.has(u.n));
+    });
+  });
+  const urisOf = new Map(batches.flatMap((runs, i) => runs.map((run, j) => [run, read[i]![j]!])));
+  return reads.map((r) => ({ source: r.source, alert: r.alert, uris: urisOf.get(r)! }));
 }
 
 /** A source whose scan record may not be read yet. */

@@ -140,6 +140,13 @@ export async function alertUris(scan: ScanRef, pluginId: string, from: number, t
   return items.map((item) => fromItem<AlertUriRecord>(item)!);
 }
 
+/** Every URI item of the scan, each alert's in order (one sort-key range; counted or not: callers filter). */
+export async function urisOfScan(scan: ScanRef): Promise<AlertUriRecord[]> {
+  const range = keys.urisOfScan(scan.applicationId, scan.environmentId, scan.scanId);
+  const items = await queryAll({ partition: range.pk, skFrom: range.skFrom, skTo: range.skTo });
+  return items.map((item) => fromItem<AlertUriRecord>(item)!);
+}
+
 /**
  * The alert's counted URIs at positions [from, from + size) among them, in order: their numbers from the committed
  * ranges, one sort-key range read, uncounted ones dropped.

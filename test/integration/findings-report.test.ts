@@ -158,6 +158,29 @@ describe('organization findings report', () => {
     expect(parse(csv.text, { columns: true })).toHaveLength(3);
   });
 
+  it('reads a scan shown whole in one Query of its URIs, in the same order as alert by alert', async () => {
+    const tenant = await createTenant();
+    const app = await createApp(tenant, { name: 'whole', env: 'dev' });
+    // Plugin ids that prefix each other ('1' and '10', 'a' and 'a-'): each alert keeps its own URIs, in its order.
+    await scanOnce(tenant.token, app, [
+      plugin('a-', 'Low', [uri('/x1'), uri('/x2')]),
+      plugin('10', 'High', [uri('/t1')]),
+      plugin('a', 'Medium', [uri('/y1'), uri('/y2')]),
+      plugin('1', 'Low', [uri('/o1'), uri('/o2')]),
+    ]);
+    await scanOnce(tenant.token, app, [plugin('1', 'Low', [uri('/s1')])], 'stage');
+    const expected = ['/o1', '/o2', '/t1', '/y1', '/y2', '/x1', '/x2', '/s1'];
+    const all: Row[] = (await report(tenant)).body.findings;
+    expect(urlsOf(all).map((u) => u.replace('https://target.test', ''))).toEqual(expected);
+    expect(all.map((r) => r.findingPluginId)).toEqual(['1', '1', '10', 'a', 'a', 'a-', 'a-', '1']);
+    for (const pageSize of [1, 3, 7]) {
+      const pages: Row[] = [];
+      for (let pageToken = 0; pages.length < expected.length; pageToken++)
+        pages.push(...(await report(tenant, { pageSize, pageToken })).body.findings);
+      expect(pages, `pageSize ${pageSize}`).toEqual(all);
+    }
+  });
+
   it('pages, filters by appIds and envs, applies team rules and read:report, and isolates organizations', async () => {
     const tenant = await createTenant();
     const alpha = await createApp(tenant, { name: 'alpha', env: 'dev' });
