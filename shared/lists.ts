@@ -197,12 +197,14 @@ export function pageOf<T>(all: T[], { page, size }: PageRequest): PageOf<T> {
 /**
  * Collects the requested page from items arriving in their final order, reading only as far as the page (plus
  * one item, to know whether there is a next page). `exhausted` says whether everything was read, in which case
- * `seen` is the exact total.
+ * `seen` is the exact total. `onPage` sees each item of the page as it is found (a list reading what the page
+ * needs before the page is complete).
  */
 export async function pageFromStream<T>(
   items: AsyncIterable<T>,
   keep: (item: T) => boolean | Promise<boolean>,
   { page, size }: PageRequest,
+  onPage?: (item: T) => void,
 ): Promise<{ items: T[]; hasNext: boolean; exhausted: boolean; seen: number }> {
   const start = page * size;
   const pageItems: T[] = [];
@@ -210,7 +212,10 @@ export async function pageFromStream<T>(
   for await (const item of items) {
     if (!(await keep(item))) continue;
     if (seen >= start + size) return { items: pageItems, hasNext: true, exhausted: false, seen: seen + 1 };
-    if (seen >= start) pageItems.push(item);
+    if (seen >= start) {
+      pageItems.push(item);
+      onPage?.(item);
+    }
     seen++;
   }
   return { items: pageItems, hasNext: false, exhausted: true, seen };

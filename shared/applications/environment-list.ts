@@ -1,5 +1,10 @@
 import { getApplications } from './application-repository.ts';
-import { environmentsOfApp, environmentsOfOrg, getEnvironmentsByKeys } from './environment-repository.ts';
+import {
+  environmentsOfApp,
+  environmentsOfOrg,
+  environmentsOfOrgQuery,
+  getEnvironmentsByKeys,
+} from './environment-repository.ts';
 import {
   allEnvironmentEntries,
   applicationEntries,
@@ -7,6 +12,7 @@ import {
   environmentEntries,
   environmentEntriesByIds,
   environmentEntriesNamed,
+  environmentEntriesQuery,
   environmentEntriesScannedBetween,
   environmentEntriesWithStatus,
   listScope,
@@ -39,10 +45,15 @@ import {
   type LastScanStatus,
   type ApplicationRecord,
 } from './model.ts';
-import { collect, mapInParallel, type OperationReads } from '../db/query.ts';
+import { collect, mapInParallel, type OperationReads, type PartitionQuery } from '../db/query.ts';
 import { codeRepositoriesRead, repositoriesByApplication } from './code-repository-store.ts';
 import { visibleApplications } from './code-repository-views.ts';
-import { ENV_SORT_FIELDS, LAST_SCAN_STATUSES, type ListEnvironmentsV2Query } from './inputs.ts';
+import {
+  ENV_SORT_FIELDS,
+  LAST_SCAN_STATUSES,
+  listEnvironmentsV2Query,
+  type ListEnvironmentsV2Query,
+} from './inputs.ts';
 import {
   compareBy,
   concat,
@@ -218,6 +229,8 @@ interface EntryPage {
   hasNext: boolean;
   /** includeAppHealthStats: every listed environment, when the plan had to read them all anyway. */
   all?: Entry[];
+  /** The page's applications, when the plan read them beside its environments (byApplicationName). */
+  applications?: PageApplication[];
 }
 
 /**
@@ -244,7 +257,7 @@ async function byApplicationValue(
   );
   const mappedIds = new Set(mapped);
   const zeros = filterStream(
-    environmentEntries(orgId, 'id', sortDir === 'ASC', walkLimit),
+    environmentEntries(orgId, 'id', sortDir === 'ASC', walkLimit, undefined, { prefetchedFirstCall: true }),
     (e) => !mappedIds.has(e.applicationId),
   );
   return sortDir === 'ASC' ? concat(zeros, valued) : concat(valued, zeros);
@@ -264,10 +277,8 @@ interface MatchCounts {
  * their environments read.
  */
 async function byApplicationName(
-  orgId: string,
-  scope: ListScope,
+  { orgId, scope, request, applications }: ListContext,
   forward: boolean,
-  request: PageRequest,
   matches?: MatchCounts & { keep: (e: Entry) => boolean },
 ): Promise<EntryPage> {
   const total = matches ? matches.total : scope.counts.environments;
@@ -279,15 +290,19 @@ async function byApplicationName(
   const count = (app: ListEntry) =>
     !scope.keep(app) ? 0 : matches ? (matches.ofApplication.get(app.applicationId) ?? 0) : (app.environmentCount ?? 0);
   const onPage = await applicationsCovering(apps, count, start, request.size);
-  const envs = await Promise.all(
-    onPage.map(({ entry }) =>
-      environmentsOfApp(entry.applicationId).then((list) => (matches ? list.filter(matches.keep) : list)),
-    ),
-  ); // in id order (ENV#<id>)
+  // The page's applications are known: read beside their environments.
+  const [envs, pageApps] = await Promise.all([
+    Promise.all(
+      onPage.map(({ entry }) =>
+        environmentsOfApp(entry.applicationId).then((list) => (matches ? list.filter(matches.keep) : list)),
+      ),
+    ), // in id order (ENV#<id>)
+    applications.read(onPage.map(({ entry }) => entry)),
+  ]);
   const entries = onPage.flatMap(({ skip, take }, i) =>
     (forward ? envs[i] : envs[i].reverse()).slice(skip, skip + take),
   );
-  return { entries, totalCount: total, hasNext: start + request.size < total };
+  return { entries, totalCount: total, hasNext: start + request.size < total, applications: pageApps };
 }
 
 /** Environment counts of these applications of the scope: whole when few, else the scope's compact entries. */
@@ -362,6 +377,8 @@ interface ListContext {
   envNames?: NameMatch[];
   /** The applications whose name contains `query`. */
   appsMatchingQuery?: Set<string>;
+  /** Reads the page's applications (pageApplications). */
+  applications: PageApplications;
 }
 
 // ---- One executor per plan kind (list-plan.ts EnvironmentListPlan)
@@ -373,15 +390,17 @@ async function walkIndex(plan: Extract<EnvironmentListPlan, { kind: 'index' }>, 
   const walkLimit = readAhead(request); // grows per call (list-entries.ts)
   // Whole items are copied by the name and scan-date indexes alone (list-plan.ts WHOLE_ITEM_PAGES).
   const { order } = plan;
+  // The walk's first call may come from the request's prefetch (firstWalkCall).
+  const prefetched = { prefetchedFirstCall: true };
   const stream =
     order === 'applicationValue'
       ? await byApplicationValue(orgId, applicationValue(c.sortField, c.repos)!, c.repos, c.keep, sortDir, walkLimit)
       : plan.wholeItems && (order === 'name' || order === 'scanDate')
-        ? environmentsOfOrg(orgId, order, forward, walkLimit, true)
-        : environmentEntries(orgId, order, forward, walkLimit);
+        ? environmentsOfOrg(orgId, order, forward, walkLimit, true, prefetched)
+        : environmentEntries(orgId, order, forward, walkLimit, undefined, prefetched);
   // The matches' count (a `query`: from the names it matched), read beside the walk.
   const [streamed, matchCount] = await Promise.all([
-    pageFromStream<Entry>(stream, c.keep, request),
+    pageFromStream<Entry>(stream, c.keep, request, c.applications.onPageEntry),
     plan.total === 'queryMatches'
       ? queryMatchCounts(orgId, c.scope, c.appNames!, c.envNames!).then((m) => m.total)
       : undefined,
@@ -397,9 +416,9 @@ async function walkApplications(
   c: ListContext,
 ): Promise<EntryPage> {
   const forward = c.sortDir === 'ASC';
-  if (plan.total === 'counters') return byApplicationName(c.orgId, c.scope, forward, c.request);
+  if (plan.total === 'counters') return byApplicationName(c, forward);
   const matches = await queryMatchCounts(c.orgId, c.scope, c.appNames!, c.envNames!);
-  return byApplicationName(c.orgId, c.scope, forward, c.request, { ...matches, keep: c.keep });
+  return byApplicationName(c, forward, { ...matches, keep: c.keep });
 }
 
 /** `set` and `memory`: the selected environments sorted in memory (the indexes' encodings, db/sortable.ts). */
@@ -429,11 +448,40 @@ function executePlan(plan: EnvironmentListPlan, c: ListContext): Promise<EntryPa
 
 /**
  * listEnvironmentsV2's own reads in its first round trip, beside the rate limit and the authorization: listScope's
- * first reads (the buckets' counters, the applications being deleted) and the organization's repositories (every
- * environment view shows its application's).
+ * first reads (the buckets' counters, the applications being deleted), the organization's repositories (every
+ * environment view shows its application's) and, when the query string alone decides it, the walk's first call
+ * (firstWalkCall). The list takes them only once the caller is authorized (listEnvironmentsV2).
  */
-export const environmentListReads: OperationReads = ({ ids }) =>
-  ids.orgId ? { queries: [...listScopeReads(ids.orgId), codeRepositoriesRead(ids.orgId)] } : {};
+export const environmentListReads: OperationReads = ({ ids, query }) => {
+  if (!ids.orgId) return {};
+  const walk = firstWalkCall(ids.orgId, query);
+  return {
+    queries: [...listScopeReads(ids.orgId), codeRepositoriesRead(ids.orgId)],
+    firstCalls: walk ? [walk] : [],
+  };
+};
+
+/**
+ * The first Query of an `index` plan's walk (walkIndex), when the query string alone decides the plan (without
+ * `query` and includeAppHealthStats the planner reads no figure of the scope: list-plan.ts) and the walk always
+ * makes that call (a repository sort's descending walk reads the mapped applications' environments first and may
+ * need nothing more). A query string that does not parse prefetches nothing: the request answers 400.
+ */
+export function firstWalkCall(orgId: string, rawQuery: Record<string, string | undefined>): PartitionQuery | undefined {
+  const parsed = listEnvironmentsV2Query.safeParse(rawQuery);
+  if (!parsed.success || parsed.data.query || parsed.data.includeAppHealthStats) return undefined;
+  const q = parsed.data;
+  const request = v2PageRequest(q.page, q.pageToken, q.pageSize);
+  const plan = planEnvironmentList(q, request, { applications: 0, environments: 0 });
+  if (plan.kind !== 'index') return undefined;
+  const forward = q.sortDir !== 'DESC';
+  const walkLimit = readAhead(request);
+  if (plan.order === 'applicationValue')
+    return forward ? environmentEntriesQuery(orgId, 'id', true, walkLimit) : undefined;
+  return plan.wholeItems && (plan.order === 'name' || plan.order === 'scanDate')
+    ? environmentsOfOrgQuery(orgId, plan.order, forward, walkLimit, true)
+    : environmentEntriesQuery(orgId, plan.order, forward, walkLimit);
+}
 
 export async function listEnvironmentsV2(caller: Caller, orgId: string, q: EnvListQuery) {
   const membership = await caller.authorize(orgId);
@@ -478,6 +526,7 @@ export async function listEnvironmentsV2(caller: Caller, orgId: string, q: EnvLi
   if (plan.health === 'aggregates' && !aggregated)
     plan = planEnvironmentList(q, request, { ...stats, healthAggregatesIncomplete: true });
   recordListPlan(plan);
+  const applications = pageApplications(orgId, scope);
   const keep = entryKeep(scope, everyMatch ? { ...q, query: undefined } : q, appsMatchingQuery, now);
   const page = await executePlan(plan, {
     orgId,
@@ -492,12 +541,13 @@ export async function listEnvironmentsV2(caller: Caller, orgId: string, q: EnvLi
     appNames,
     envNames,
     appsMatchingQuery,
+    applications,
   });
   // The page's environments and applications, and the applications their repositories map, in one round trip: the
   // repositories are known by the entries' applications (a hidden entry's are read for nothing, never shown).
   const pageRepos = [...new Set(page.entries.map((e) => e.applicationId))].flatMap((appId) => repos.get(appId) ?? []);
   const [joined, mappedApps] = await Promise.all([
-    pageItems(page.entries, orgId, membership, q, scope),
+    pageItems(page.entries, orgId, membership, q, page.applications ?? applications.read(page.entries)),
     visibleApplications(
       orgId,
       membership,
@@ -563,18 +613,53 @@ async function applicationNames(entries: Entry[]): Promise<Map<string, string>> 
   return new Map(apps.map((app) => [app.applicationId, app.name]));
 }
 
-/** The applications `appIds` of the caller's scope from its compact entries (pageItems), cloud ones read whole. */
-async function applicationsFromEntries(orgId: string, scope: ListScope, appIds: string[]): Promise<PageApplication[]> {
-  const wanted = new Set(appIds);
-  const entries = (
-    await Promise.all(scope.buckets.map((b) => collect(applicationEntries(orgId, b, 'id', true, 1000))))
-  ).flat();
-  const found = entries.filter((app) => wanted.has(app.applicationId) && scope.keep(app));
-  const cloud = new Map(
-    (await getApplications(found.filter((app) => app.applicationType === 'CLOUD').map((app) => app.applicationId))).map(
-      (app) => [app.applicationId, app],
-    ),
-  );
+/**
+ * The page's applications (pageItems), read as soon as the list knows how: by key (a BatchGetItem, half a read unit
+ * each) while they are few (pageApplicationsByKey), else from the compact entries of all of the caller's, which hold
+ * what the view and the rules need but a cloud application's scan target: those few are read by key beside them
+ * (the environments carry their application's type). An index walk shows it each entry of the page as it finds it
+ * (onPageEntry): once the page has more applications than are read by key, the compact entries are read beside the
+ * rest of the walk.
+ */
+function pageApplications(orgId: string, scope: ListScope) {
+  let compact: Promise<ListEntry[]> | undefined;
+  const readCompact = () => {
+    if (!compact) {
+      compact = Promise.all(scope.buckets.map((b) => collect(applicationEntries(orgId, b, 'id', true, 1000)))).then(
+        (lists) => lists.flat(),
+      );
+      compact.catch(() => undefined); // a failure is read's to see; one that nobody reads must not go unhandled
+    }
+    return compact;
+  };
+  const byKey = (count: number) => pageApplicationsByKey(count, scope.counts.applications);
+  const seen = new Set<string>();
+  return {
+    onPageEntry: (entry: Entry) => {
+      seen.add(entry.applicationId);
+      if (!byKey(seen.size)) void readCompact();
+    },
+    /** The applications of these entries (environments, or the applications themselves). */
+    read: async (entries: Pick<Entry, 'applicationId' | 'applicationType'>[]): Promise<PageApplication[]> => {
+      const appIds = [...new Set(entries.map((e) => e.applicationId))];
+      if (appIds.length === 0) return [];
+      if (byKey(appIds.length)) return getApplications(appIds);
+      const cloudOf = (list: typeof entries) =>
+        getApplications(list.filter((e) => e.applicationType === 'CLOUD').map((e) => e.applicationId));
+      // Entries without their type (query's names, sorted in memory: fromNames) leave it to the compact entries.
+      const typed = entries.every((e) => e.applicationType !== undefined);
+      const [all, cloud] = await Promise.all([readCompact(), typed ? cloudOf(entries) : undefined]);
+      const wanted = new Set(appIds);
+      const found = all.filter((app) => wanted.has(app.applicationId) && scope.keep(app));
+      return fromCompactEntries(orgId, found, cloud ?? (await cloudOf(found)));
+    },
+  };
+}
+type PageApplications = ReturnType<typeof pageApplications>;
+
+/** The page's applications from the scope's compact entries found for them, cloud ones as read whole. */
+function fromCompactEntries(orgId: string, found: ListEntry[], cloudApps: ApplicationRecord[]): PageApplication[] {
+  const cloud = new Map(cloudApps.map((app) => [app.applicationId, app]));
   return found.flatMap((entry): PageApplication[] => {
     if (entry.applicationType === 'CLOUD')
       return cloud.has(entry.applicationId) ? [cloud.get(entry.applicationId)!] : [];
@@ -604,35 +689,27 @@ interface Joined {
 }
 
 /**
- * The page's environments and applications, whole (two BatchGetItem calls). The team rules and filters are checked
- * again on them: an entry whose environment or application changed since the index was read is left out rather
- * than shown against the rules.
+ * The page's environments and applications, whole (the applications as pageApplications reads them). The team rules
+ * and filters are checked again on them: an entry whose environment or application changed since the index was
+ * read is left out rather than shown against the rules.
  */
 async function pageItems(
   entries: Entry[],
   orgId: string,
   membership: Membership,
   q: EnvListQuery,
-  scope: ListScope,
+  applications: PageApplication[] | Promise<PageApplication[]>,
 ): Promise<Joined[]> {
   if (entries.length === 0) return [];
   // Entries read whole (the whole-item indexes, an application's partition) are not read again.
   const isWhole = (e: Entry): e is EnvironmentRecord => 'createdAt' in e;
-  // The page's applications: a BatchGetItem (half a read unit each), or, when they are many (pageApplicationsByKey),
-  // the compact entries of all of the caller's, which hold what the view and the rules need but a cloud
-  // application's scan target: those few are read by key.
-  const appIds = [...new Set(entries.map((e) => e.applicationId))];
-  const readApps = () =>
-    pageApplicationsByKey(appIds.length, scope.counts.applications)
-      ? getApplications(appIds)
-      : applicationsFromEntries(orgId, scope, appIds);
   const [envs, apps] = await Promise.all([
     getEnvironmentsByKeys(
       entries
         .filter((e) => !isWhole(e))
         .map((e) => ({ applicationId: e.applicationId, environmentId: e.environmentId })),
     ),
-    readApps(),
+    applications,
   ]);
   const envById = new Map([...entries.filter(isWhole), ...envs].map((env) => [env.environmentId, env]));
   const appById = new Map(apps.map((app) => [app.applicationId, app]));

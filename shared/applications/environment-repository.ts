@@ -2,7 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
 import { fromItem } from '../db/items.ts';
-import { batchDelete, batchGet, deleteFound, queryAll, queryItems } from '../db/query.ts';
+import { batchDelete, batchGet, deleteFound, queryAll, queryItems, type PartitionQuery } from '../db/query.ts';
 import { type TransactItem, transactWrite } from '../db/transactions.ts';
 import { counterUpdates, entityWrite, type EntityChange } from '../db/entity-write.ts';
 import { environment } from './entities.ts';
@@ -108,12 +108,25 @@ export async function* environmentsOfOrg(
   forward: boolean,
   pageLimit?: number,
   growing = false,
+  { prefetchedFirstCall = false } = {},
 ): AsyncGenerator<EnvironmentRecord> {
-  const query =
+  const query = environmentsOfOrgQuery(orgId, order, forward, pageLimit, growing);
+  for await (const item of queryItems(query, { prefetchedFirstCall })) yield toRecord(item)!;
+}
+
+/** The Query environmentsOfOrg reads (a list's prefetch names its first call). */
+export function environmentsOfOrgQuery(
+  orgId: string,
+  order: EnvironmentOrder,
+  forward: boolean,
+  pageLimit?: number,
+  growing = false,
+): PartitionQuery {
+  const index =
     order === 'name'
       ? { index: 'gsi2' as const, partition: keys.environmentsOfOrgByName(orgId).gsi2pk }
       : { index: 'gsi3' as const, partition: keys.environmentsOfOrgByScanDate(orgId).gsi3pk };
-  for await (const item of queryItems({ ...query, forward, pageLimit, growing })) yield toRecord(item)!;
+  return { ...index, forward, pageLimit, growing };
 }
 
 /** The organization's live environments with this name (case-insensitive): reads only those. */

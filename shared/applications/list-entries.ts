@@ -22,23 +22,19 @@ import {
 // application and environment lists filter and sort on (shared/db/tables.ts LIST_ENTRY_ATTRIBUTES). A list orders,
 // filters, counts and skips on them, and reads whole items only for the page it returns.
 
-/** Entries of one index partition; `attributes` narrows what each carries (whole-organization counts and scans). */
-async function* entries(
-  index: MainIndex,
-  query: {
-    partition: string;
-    skPrefix?: string;
-    skFrom?: string;
-    skTo?: string;
-    forward?: boolean;
-    pageLimit?: number;
-    attributes?: string[];
-  },
-) {
-  const sk = indexKeyNames(index).sk;
-  const attributes = query.attributes && [...query.attributes, sk];
+type EntryQuery = Omit<PartitionQuery, 'index' | 'growing' | 'consistent'>;
+
+/** The Query of an index partition's entries (`entries` reads it; a list's prefetch names its first call). */
+function entryQuery(index: MainIndex, query: EntryQuery): PartitionQuery {
+  const attributes = query.attributes && [...query.attributes, indexKeyNames(index).sk];
   // A walk starts with what its page needs and reads more per call as filters or team rules leave entries out.
-  for await (const item of queryItems({ index, ...query, attributes, growing: true }))
+  return { index, ...query, attributes, growing: true };
+}
+
+/** Entries of one index partition; `attributes` narrows what each carries (whole-organization counts and scans). */
+async function* entries(index: MainIndex, query: EntryQuery, { prefetchedFirstCall = false } = {}) {
+  const sk = indexKeyNames(index).sk;
+  for await (const item of queryItems(entryQuery(index, query), { prefetchedFirstCall }))
     yield { ...(item as Omit<ListEntry, 'sortKey'>), sortKey: item[sk] as string };
 }
 
@@ -50,16 +46,32 @@ const ENVIRONMENT_ORDERS: Record<EnvironmentListOrder, (orgId: string) => { inde
   findings: (orgId) => ({ index: 'gsi6', partition: keys.environmentsOfOrgByFindings(orgId).gsi6pk }),
 };
 
-/** The organization's live environments in one of the index orders, read lazily `pageLimit` entries per call. */
+/** The Query of the organization's live environments in one of the index orders (environmentEntries reads it). */
+export function environmentEntriesQuery(
+  orgId: string,
+  order: EnvironmentListOrder,
+  forward: boolean,
+  pageLimit?: number,
+  attributes?: string[],
+): PartitionQuery {
+  const { index, partition } = ENVIRONMENT_ORDERS[order](orgId);
+  return entryQuery(index, { partition, forward, pageLimit, attributes });
+}
+
+/**
+ * The organization's live environments in one of the index orders, read lazily `pageLimit` entries per call;
+ * `prefetchedFirstCall`: the first call from the request's prefetch of environmentEntriesQuery's first call.
+ */
 export function environmentEntries(
   orgId: string,
   order: EnvironmentListOrder,
   forward: boolean,
   pageLimit?: number,
   attributes?: string[],
+  { prefetchedFirstCall = false } = {},
 ): AsyncGenerator<ListEntry> {
   const { index, partition } = ENVIRONMENT_ORDERS[order](orgId);
-  return entries(index, { partition, forward, pageLimit, attributes });
+  return entries(index, { partition, forward, pageLimit, attributes }, { prefetchedFirstCall });
 }
 
 /**

@@ -30,8 +30,10 @@ export interface PartitionQuery {
   consistent?: boolean;
 }
 
-/** The items of a partition in sort-key order, read lazily one DynamoDB page at a time. */
-export async function* queryItems(query: PartitionQuery): AsyncGenerator<Item> {
+type QueryOutput = { Items?: Item[]; LastEvaluatedKey?: Item; Count?: number };
+
+/** One Query call of `query`: from `startKey`, at most `limit` items. */
+function queryCall(query: PartitionQuery, startKey: Item | undefined, limit: number | undefined): Promise<QueryOutput> {
   const { pk, sk } = query.index ? indexKeyNames(query.index) : { pk: 'pk', sk: 'sk' };
   const names: Record<string, string> = { '#pk': pk };
   const values: Record<string, unknown> = { ':pk': query.partition };
@@ -53,29 +55,49 @@ export async function* queryItems(query: PartitionQuery): AsyncGenerator<Item> {
     names[`#a${i}`] = a;
     return `#a${i}`;
   });
+  return db.send(
+    new QueryCommand({
+      TableName: config.tableName,
+      IndexName: query.index,
+      KeyConditionExpression: condition,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+      ScanIndexForward: query.forward !== false,
+      Limit: limit,
+      ProjectionExpression: projection?.join(', '),
+      ExclusiveStartKey: startKey,
+      ConsistentRead: query.consistent,
+    }),
+  );
+}
+
+const firstCallReadId = (query: PartitionQuery) => `first call of ${queryReadId(query)}`;
+
+/**
+ * The items of a partition in sort-key order, read lazily one DynamoDB page at a time. `prefetchedFirstCall`: the
+ * first call's result is taken from the request's prefetch of it (prefetchFirstCall) when there is one.
+ */
+export async function* queryItems(query: PartitionQuery, { prefetchedFirstCall = false } = {}): AsyncGenerator<Item> {
   let startKey: Item | undefined;
   let limit = query.pageLimit;
+  let prefetched = prefetchedFirstCall ? takePrefetched<QueryOutput>(firstCallReadId(query)) : undefined;
   do {
-    const out = await db.send(
-      new QueryCommand({
-        TableName: config.tableName,
-        IndexName: query.index,
-        KeyConditionExpression: condition,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-        ScanIndexForward: query.forward !== false,
-        Limit: limit,
-        ProjectionExpression: projection?.join(', '),
-        ExclusiveStartKey: startKey,
-        ConsistentRead: query.consistent,
-      }),
-    );
+    const out = await (prefetched ?? queryCall(query, startKey, limit));
+    prefetched = undefined;
     for (const item of out.Items ?? []) yield item;
     startKey = out.LastEvaluatedKey;
     // A call cut short by DynamoDB's 1 MB page asks next for what it lacked; a full one for 4 times as many.
     const count = out.Count ?? 0;
     if (query.growing && limit) limit = count < limit ? limit - count : Math.min(1000, limit * 4);
   } while (startKey);
+}
+
+/**
+ * Runs the first call of `query` now (a list's walk, beside the request's authorization reads); the request's later
+ * queryItems of the same query with `prefetchedFirstCall` takes its result and reads on from there.
+ */
+export function prefetchFirstCall(query: PartitionQuery): void {
+  registerPrefetch(firstCallReadId(query), queryCall(query, undefined, query.pageLimit));
 }
 
 /**
@@ -180,6 +202,8 @@ export function rememberItem(item: Item, at = Date.now()): void {
 export interface Reads {
   items?: Record<string, unknown>[];
   queries?: PartitionQuery[];
+  /** Queries of which only the first call is made now (queryItems' prefetchedFirstCall takes it). */
+  firstCalls?: PartitionQuery[];
   /** Items read strongly consistent, never from memory: then every item of the BatchGetItem is. */
   consistentItems?: Record<string, unknown>[];
   /**

@@ -1,5 +1,12 @@
 import { keys } from '../db/keys.ts';
-import { prefetchItems, prefetchQuery, type OperationReads, type PrefetchInput, type Reads } from '../db/query.ts';
+import {
+  prefetchFirstCall,
+  prefetchItems,
+  prefetchQuery,
+  type OperationReads,
+  type PrefetchInput,
+  type Reads,
+} from '../db/query.ts';
 import { organizationAccessReads } from '../identity/membership-repository.ts';
 import { hints } from '../identity/hints.ts';
 import { pathParameterNames, type Route } from './route.ts';
@@ -41,6 +48,7 @@ export function prefetcher(route: Route, operationReads?: OperationReads) {
       { consistent: own.consistentItems, rememberMs: own.rememberMs },
     );
     for (const query of reads.flatMap((r) => r.queries ?? [])) prefetchQuery(query);
+    for (const query of reads.flatMap((r) => r.firstCalls ?? [])) prefetchFirstCall(query);
   };
 }
 

@@ -12,6 +12,10 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../../shared/db/client.ts';
 import { keys } from '../../shared/db/keys.ts';
 import { getItem } from '../../shared/db/query.ts';
+import { operation } from '../../shared/http/operation.ts';
+import { listEnvsV2Route } from '../../shared/routes.ts';
+import { listEnvironmentsV2 } from '../../shared/applications/environment-list.ts';
+import { randomUUID } from 'node:crypto';
 
 // DynamoDB round trips per request (docs/COMPATIBILITY.md, Compatibility choices): the reads a request needs before its
 // authorization decision go in one round trip beside the rate-limit update (shared/http/prefetch.ts). The handlers run
@@ -23,9 +27,15 @@ const scopes: RequestScope[] = [];
 scopeObservers.push((scope) => scopes.push(scope));
 afterEach(() => void (scopes.length = 0));
 
-async function call(method: string, target: string, headers: Record<string, string>, body?: object) {
+async function call(
+  method: string,
+  target: string,
+  headers: Record<string, string>,
+  body?: object,
+  own?: Handler, // instead of the route's function
+) {
   const route = matchRoute(method, target.split('?')[0])!;
-  const handler = ((await import(`../../functions/${handlerFile(route)}.ts`)) as { handler: Handler }).handler;
+  const handler = own ?? ((await import(`../../functions/${handlerFile(route)}.ts`)) as { handler: Handler }).handler;
   const request = {
     method,
     target,
@@ -45,6 +55,7 @@ async function call(method: string, target: string, headers: Record<string, stri
     body: result.body ? JSON.parse(result.body) : undefined,
     roundTrips: scope.dynamodbRoundTrips,
     calls: scope.dynamodbCalls,
+    readUnits: scope.readUnits,
   };
 }
 
@@ -143,6 +154,78 @@ describe('DynamoDB round trips per request', () => {
     // The default order is by environment name (each named after its application here: one order, no tie).
     const first = await call('GET', `${envs}?pageSize=1`, bearer(own));
     expect(first.body.environments[0].applicationName).toBe('envs-a');
+  });
+
+  it('answers a V2 environment list from the walk prefetched in the first round trip as without it, for the same read units', async () => {
+    const own = await createTenant();
+    const post = (path: string, body: object) => call('POST', path, bearer(own), body);
+    for (const [name, envs] of [
+      ['pf-b', ['dev', 'prod']],
+      ['pf-a', ['qa']],
+      ['pf-d', ['dev', 'stage', 'prod']],
+      ['pf-c', ['x']],
+    ] as const) {
+      const app = await post(`/api/v1/org/${own.orgId}/app`, { name, env: envs[0] });
+      for (const env of envs.slice(1))
+        expect((await post(`/api/v1/app/${app.body.applicationId}/env`, { env })).status).toBe(200);
+    }
+    // A CLOUD application's environment: the default applicationTypes leave it out, a walk filters it.
+    const cloud = {
+      name: 'pf-cloud',
+      env: 'aaa',
+      applicationType: 'CLOUD',
+      cloudScanTargetURL: 'https://c.example.test',
+    };
+    expect((await post(`/api/v1/org/${own.orgId}/app`, cloud)).status).toBe(200);
+    // The same pipeline without the list's own prefetch: the walk's first call read when the list asks for it.
+    const unprefetched = operation(listEnvsV2Route, ({ caller, params, query }) =>
+      listEnvironmentsV2(caller, params.orgId, query),
+    ) as Handler;
+    const envs = `/api/v2/org/${own.orgId}/envs`;
+    const sorts = ['environmentName', 'environmentId', 'scanDate', 'scanDuration', 'scanFindingsCounts'];
+    const queries = [
+      'pageSize=1',
+      'pageSize=2&pageToken=2',
+      'pageSize=3&page=p_1&sortDir=DESC',
+      'pageSize=1000',
+      'pageSize=4&pageToken=9',
+      'applicationTypes=CLOUD',
+      'applicationTypes=STANDARD,CLOUD&pageSize=4',
+      `teamIds=${randomUUID()}`,
+      ...[...sorts, 'applicationName', 'mappedRepositoryCount', 'flightpathLastUpdated'].flatMap((sortField) =>
+        ['ASC', 'DESC'].map((dir) => `pageSize=3&sortField=${sortField}&sortDir=${dir}`),
+      ),
+    ];
+    for (const query of queries) {
+      const prefetched = await call('GET', `${envs}?${query}`, bearer(own));
+      const plain = await call('GET', `${envs}?${query}`, bearer(own), undefined, unprefetched);
+      expect(prefetched.status, query).toBe(200);
+      expect(prefetched.body, query).toEqual(plain.body);
+      expect(prefetched.readUnits, query).toBe(plain.readUnits);
+      expect(prefetched.roundTrips, query).toBeLessThanOrEqual(plain.roundTrips!);
+    }
+    // A first page that no filter thins (both types): the walk beside the authorization, the page's applications after.
+    for (const sortField of sorts) {
+      const both = `applicationTypes=STANDARD,CLOUD&pageSize=2&sortField=${sortField}`;
+      const page = await call('GET', `${envs}?${both}`, bearer(own));
+      expect(page.body.environments, sortField).toHaveLength(2);
+      expect(page.roundTrips, sortField).toBeLessThanOrEqual(2);
+    }
+    // By application name: the page's applications read beside their environments.
+    const byApp = await call('GET', `${envs}?pageSize=2&sortField=applicationName`, bearer(own));
+    expect(byApp.body.environments.map((e: { applicationName: string }) => e.applicationName)).toEqual([
+      'pf-a',
+      'pf-b',
+    ]);
+    expect(byApp.roundTrips).toBeLessThanOrEqual(3);
+    // Refused as without the prefetch, and nothing of what it read is answered.
+    const stranger = await createTenant();
+    const refused = await call('GET', `${envs}?pageSize=5`, bearer(stranger));
+    const plainRefused = await call('GET', `${envs}?pageSize=5`, bearer(stranger), undefined, unprefetched);
+    expect(refused.status).toBe(plainRefused.status);
+    expect(refused.status).toBeGreaterThanOrEqual(400);
+    expect(refused.body).toEqual(plainRefused.body);
+    expect(JSON.stringify(refused.body)).not.toContain('pf-');
   });
 
   it('answers as before when what was read early is not what the request needs: another organization, a stale hint', async () => {

@@ -17,6 +17,7 @@ import {
 } from '../../shared/applications/inputs.ts';
 import { keys } from '../../shared/db/keys.ts';
 import { nameOrderKey, numberOrderKey } from '../../shared/db/sortable.ts';
+import { firstWalkCall } from '../../shared/applications/environment-list.ts';
 
 // The list planner (docs/API.md, How a list is planned) without DynamoDB: a query as a client sends it (its query
 // string, parsed by the route's schema), the page, and the figures read about the caller's scope -> the plan.
@@ -353,5 +354,38 @@ describe('the sortable encodings (shared/db/sortable.ts)', () => {
     expect(index.gsi3sk).toBe(numberOrderKey(1_700_000_000_123, 'env-1'));
     expect(index.gsi5sk).toBe(numberOrderKey(42, 'env-1'));
     expect(index.gsi6sk).toBe(numberOrderKey(3, 'env-1'));
+  });
+});
+
+describe('firstWalkCall (listEnvsV2: the walk prefetched beside the authorization)', () => {
+  const orgId = '00000000-0000-4000-8000-000000000001';
+  it('names the first Query of the walk the plan makes when the query string alone decides the plan', () => {
+    // Page 0 of 10 by name: whole items (gsi2), the page and one more.
+    expect(firstWalkCall(orgId, {})).toMatchObject({ index: 'gsi2', forward: true, pageLimit: 11, growing: true });
+    expect(firstWalkCall(orgId, { sortField: 'scanDate', sortDir: 'DESC', pageSize: '3' })).toMatchObject({
+      index: 'gsi3',
+      forward: false,
+      pageLimit: 4,
+    });
+    // Compact entries: the id order, and pages past those walked on whole items.
+    expect(firstWalkCall(orgId, { sortField: 'environmentId' })).toMatchObject({ index: 'gsi4', pageLimit: 11 });
+    expect(firstWalkCall(orgId, { pageToken: '500' })).toMatchObject({ index: 'gsi2c', pageLimit: 1000 });
+    // A repository sort walks the id order after the mapped applications' environments when ascending.
+    expect(firstWalkCall(orgId, { sortField: 'mappedRepositoryCount' })).toMatchObject({ index: 'gsi4' });
+    // The scope filters (types, teams) leave the plan to the walk.
+    expect(firstWalkCall(orgId, { applicationTypes: 'CLOUD', teamIds: orgId })).toMatchObject({ index: 'gsi2' });
+  });
+
+  it('names nothing when the plan needs what the scope or the names read, walks no index, or may not make the call', () => {
+    for (const params of [
+      { query: 'app' }, // the trigram index's names decide the plan
+      { includeAppHealthStats: 'true' }, // the health aggregates may be incomplete
+      { sortField: 'applicationName' }, // the applications' walk, per bucket
+      { sortField: 'mappedRepositoryCount', sortDir: 'DESC' }, // the mapped applications' environments may fill it
+      { envs: 'prod' }, // a set
+      { hasFlightpathSession: 'true' }, // empty
+      { pageSize: '0' }, // answers 400
+    ])
+      expect(firstWalkCall(orgId, params), JSON.stringify(params)).toBeUndefined();
   });
 });
