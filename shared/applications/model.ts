@@ -4,6 +4,8 @@ import * as z from 'zod/mini';
 import { displayableText } from '../input/names.ts';
 import { enumListParam } from '../lists.ts';
 import { sortableNumber } from '../db/sortable.ts';
+import { keys } from '../db/keys.ts';
+import type { Projected } from '../db/entity-write.ts';
 
 // The applications' model: the records as stored (applications, environments, teams, registered code repositories,
 // list entries), the health figures with their pure arithmetic, the name rules and the team rule. It imports no
@@ -573,3 +575,14 @@ export function entryOf(app: ApplicationRecord | undefined): RiskiestEntry | und
     ...figures,
   };
 }
+
+/**
+ * A move of the environment's overdue digest version (keys.overdueDigest; shared/overview/overdue-digests.ts): each
+ * write of what its overdue findings are computed from (a scan becoming current or not, a triage rule) adds one, as a
+ * projection of that write, so that the overview never reads a digest built before it. Netted per environment.
+ */
+export const overdueDigestMove = (env: { applicationId: string; environmentId: string }): Projected => ({
+  counters: [
+    { key: keys.overdueDigest(env.applicationId, env.environmentId), entity: 'overdueDigest', add: { version: 1 } },
+  ],
+});

@@ -371,6 +371,8 @@ export const keys = {
   hostedDescriptionsOfOrg: (orgId: string) => ({ gsi1pk: `ORG#${orgId}`, gsi1skPrefix: 'OAS#' }),
   /** The paths of the uploaded description, for issue paths (hosted-assets/description-routes.ts). */
   hostedDescriptionRoutes: (appId: string) => ({ pk: `APP#${appId}`, sk: '#OASROUTES' }),
+  /** The version of the routes above (none: no description, or routes stored before it): what issue ids depend on. */
+  hostedDescriptionRoutesTag: (appId: string) => ({ pk: `APP#${appId}`, sk: '#OASROUTES#TAG' }),
   /** An application's scan policy (plugins and tech flags); in its partition, so the application's delete removes it. */
   applicationPolicy: (appId: string) => ({ pk: `APP#${appId}`, sk: '#POLICY' }),
   /** The repository-sourced descriptions mapped to (included in) an application. */
@@ -515,6 +517,16 @@ export const keys = {
   /** Counts the environment's triage changes: a scan's completion is conditioned on it, so it never freezes
    * statistics from rules that changed while it computed them. */
   triageVersion: (appId: string, envId: string) => ({ pk: `APP#${appId}`, sk: `ENVDATA#${envId}#TRIAGEVERSION` }),
+  /**
+   * The overview's overdue digest of the environment (shared/overview/overdue-digests.ts): `version`, which every
+   * write of its inputs adds to (a scan's completion or delete, a rule's write), and the digest built at a version.
+   */
+  overdueDigest: (appId: string, envId: string) => ({ pk: `APP#${appId}`, sk: `ENVDATA#${envId}#OVERDUE` }),
+  /** The details of the overdue digest's findings that the overview may list (read only when it lists them). */
+  overdueDigestDetails: (appId: string, envId: string) => ({
+    pk: `APP#${appId}`,
+    sk: `ENVDATA#${envId}#OVERDUE#DETAILS`,
+  }),
   triageRulesOfEnvironment: (appId: string, envId: string) => ({
     pk: `APP#${appId}`,
     skPrefix: `ENVDATA#${envId}#RULE#`,

@@ -6,6 +6,7 @@ import type {
   OpenIssueCounts,
 } from '../applications/model.ts';
 import type { FindingRecord, TriageRule } from '../results/model.ts';
+import { overdueDigestMove } from '../applications/model.ts';
 import { environmentOverdue, riskAcceptance } from '../governance/entities.ts';
 import type { RiskExpiryContext, SlaPolicy } from '../governance/model.ts';
 import type { TrendsRead } from '../trends/model.ts';
@@ -43,13 +44,15 @@ export interface TriageRuleContext {
 
 /**
  * A finding's triage rule, written whole: its events and tracker jobs in the outbox, its acceptance's expiry entry,
- * and for a triage's change its move in its last scan's figures and the environment's triage version.
+ * for a triage's change its move in its last scan's figures and the environment's triage version, and the
+ * environment's overdue digest version (any change of a rule).
  */
 export const triageRule = entityKind<TriageRule, TriageRuleContext>('triageRule', {
   outbox: (before, after, { rule }) => ruleOutbox.project(before, after, rule),
   riskExpiry: (before, after, { expiry }) => projectionOf(riskAcceptance, before, after, expiry),
   figures: (before, after, { triage }) => (triage ? triageFigures.project(before, after, triage.figures) : {}),
   version: (before, after, { triage }) => (triage ? triageVersion.project(before, after, triage.env) : {}),
+  overdueDigest: (_before, _after, { expiry }) => overdueDigestMove(expiry),
 });
 
 /**

@@ -2,7 +2,7 @@ import { keys } from '../db/keys.ts';
 import { batchGet, queryItems } from '../db/query.ts';
 import { fromItem } from '../db/items.ts';
 import type { FindingRecord, TriageRule } from '../results/model.ts';
-import { slaClock, type SlaClock, severityDays } from './model.ts';
+import { DAY_MS, slaClock, type SlaClock, severityDays } from './model.ts';
 import { slaDaysResolver } from './sla-days.ts';
 
 // Due dates of some of a scan's findings (docs/GOVERNANCE.md, Due dates), for the views that list them.
@@ -62,8 +62,9 @@ export async function firstSightings(scan: ScanOfFindings, hashes: Iterable<stri
 }
 
 /**
- * The SLA clocks, as of `now`, of findings of `scan` (hash and severity), with their environment's triage rules.
- * Cost: the findings' first sightings (firstSightings) and one BatchGetItem of the SLA policy and its overrides.
+ * The SLA clocks, as of `now`, of findings of `scan` (hash and severity), with their environment's triage rules, each
+ * with its `start` (dueAt less its days: clockStart). Cost: the findings' first sightings (firstSightings) and one
+ * BatchGetItem of the SLA policy and its overrides.
  */
 export async function slaClocks(
   orgId: string,
@@ -71,7 +72,7 @@ export async function slaClocks(
   findings: { findingHash: string; severity: string }[],
   rules: Map<string, Pick<TriageRule, 'history'>>,
   now: number,
-): Promise<Map<string, SlaClock>> {
+): Promise<Map<string, SlaClock & { start?: number }>> {
   const [firstSeen, slaDaysOf] = await Promise.all([
     firstSightings(
       scan,
@@ -81,14 +82,14 @@ export async function slaClocks(
   ]);
   const days = slaDaysOf(scan);
   return new Map(
-    findings.map((f) => [
-      f.findingHash,
-      slaClock(
-        firstSeen.get(f.findingHash) ?? scan.startedAt,
-        severityDays(days, f.severity),
-        rules.get(f.findingHash)?.history ?? [],
-        now,
-      ),
-    ]),
+    findings.map((f) => {
+      const severity = severityDays(days, f.severity);
+      const history = rules.get(f.findingHash)?.history ?? [];
+      const clock = slaClock(firstSeen.get(f.findingHash) ?? scan.startedAt, severity, history, now);
+      return [
+        f.findingHash,
+        { ...clock, ...(clock.dueAt !== undefined && { start: clock.dueAt - severity! * DAY_MS }) },
+      ];
+    }),
   );
 }

@@ -39,6 +39,22 @@ export function slaClock(
   at: number,
 ): SlaClock {
   if (days === undefined) return { daysLeft: 0, overdue: false };
+  const start = clockStart(firstSeen, history, at);
+  if (start === undefined) return { daysLeft: 0, overdue: false };
+  const dueAt = start + days * DAY_MS;
+  return { dueAt, daysLeft: Math.floor((dueAt - at) / DAY_MS), overdue: at > dueAt };
+}
+
+/**
+ * When the clock of slaClock would have started had it never stood still: the first sighting plus the time it stood
+ * still (undefined: it stands still at `at`). Independent of the days, so that a due date is this plus the days of
+ * whatever policy applies (the overview's overdue digests keep it: shared/overview/model.ts).
+ */
+export function clockStart(
+  firstSeen: number,
+  history: Pick<RuleHistoryEntry, 'oldResult' | 'newResult' | 'timestamp'>[],
+  at: number,
+): number | undefined {
   let status: TriageStatus = history[0]?.oldResult ?? 'UNKNOWN';
   let since = firstSeen;
   let stopped = 0;
@@ -49,9 +65,7 @@ export function slaClock(
     since = t;
     status = entry.newResult;
   }
-  if (isPausing(status)) return { daysLeft: 0, overdue: false };
-  const dueAt = firstSeen + days * DAY_MS + stopped;
-  return { dueAt, daysLeft: Math.floor((dueAt - at) / DAY_MS), overdue: at > dueAt };
+  return isPausing(status) ? undefined : firstSeen + stopped;
 }
 
 export type SlaDays = Record<'High' | 'Medium' | 'Low', number>;

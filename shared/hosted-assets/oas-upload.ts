@@ -87,7 +87,7 @@ export async function storeHostedDescription(
       return [
         requireLiveApplication(appId),
         replaceHostedDescription(record, replaced?.version),
-        putDescriptionRoutes(appId, version, description.routes),
+        ...putDescriptionRoutes(appId, version, description.routes),
         audit,
       ];
     });

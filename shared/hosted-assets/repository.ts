@@ -1,11 +1,10 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
-import { fromItem } from '../db/items.ts';
+import { failedConditions, fromItem } from '../db/items.ts';
 import { batchGet, queryAll } from '../db/query.ts';
 import { config } from '../config.ts';
-import type { TransactItem } from '../db/transactions.ts';
+import { transactWrite, type TransactItem } from '../db/transactions.ts';
 import type { Outcome } from '../db/backfill.ts';
 import { logger } from '../context/logger.ts';
 import { DESCRIPTION_LIMITS } from '../limits.ts';
@@ -103,9 +102,20 @@ const routesItem = (appId: string, version: string, routes: DescriptionRoutes) =
   routes: encodedRoutes(routes),
 });
 
-/** Stores the routes of the description `version` of the application: in the transaction that makes it current. */
-export const putDescriptionRoutes = (appId: string, version: string, routes: DescriptionRoutes): TransactItem => ({
-  Put: { TableName: config.tableName, Item: routesItem(appId, version, routes) },
+/**
+ * Stores the routes of the description `version` of the application: in the transaction that makes it current. With
+ * them their tag, a small item the overview's overdue digests compare (issue ids depend on the routes).
+ */
+export const putDescriptionRoutes = (appId: string, version: string, routes: DescriptionRoutes): TransactItem[] => [
+  { Put: { TableName: config.tableName, Item: routesItem(appId, version, routes) } },
+  routesTagPut(appId, version),
+];
+
+const routesTagPut = (appId: string, version: string): TransactItem => ({
+  Put: {
+    TableName: config.tableName,
+    Item: { ...keys.hostedDescriptionRoutesTag(appId), entity: 'hostedDescriptionRoutesTag', version },
+  },
 });
 
 /** The routes of the application's hosted description; undefined when it has none. */
@@ -137,16 +147,20 @@ export async function backfillDescriptionRoutes(record: HostedDescriptionRecord)
     logger.warn('a stored description could not be read for its paths', { appId: record.applicationId, error });
   }
   try {
-    await db.send(
-      new PutCommand({
-        TableName: config.tableName,
-        Item: routesItem(record.applicationId, record.version, routes),
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
+    // With their tag, atomically: an overdue digest built in between would otherwise keep the routes' absence.
+    await transactWrite([
+      {
+        Put: {
+          TableName: config.tableName,
+          Item: routesItem(record.applicationId, record.version, routes),
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      routesTagPut(record.applicationId, record.version),
+    ]);
     return 'updated';
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return 'current';
+    if (failedConditions(error).length > 0) return 'current';
     throw error;
   }
 }

@@ -14,7 +14,7 @@ import { badRequest } from '../errors.ts';
 import { compareBy, pageOf, pageTokens } from '../lists.ts';
 import type { Caller } from '../context/caller.ts';
 import { MAX_RISK_RANKED, type ApplicationRiskQuery } from './inputs.ts';
-import { overdueOfEnvironments } from './overview.ts';
+import { overdueOfEnvironments } from './overdue-digests.ts';
 
 // GET /api/v1/org/{orgId}/apps/risk (listApplicationRisk, docs/GOVERNANCE.md, Applications by risk): the caller's
 // applications with what makes them risky, ordered by it. The order reads every application of the caller's whole

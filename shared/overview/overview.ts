@@ -8,9 +8,6 @@ import {
   type RiskiestEntry,
 } from '../applications/model.ts';
 import { environmentEntries, listScope } from '../applications/list-entries.ts';
-import { currentScansOf } from '../findings/report.ts';
-import { getEnvironmentsByKeys } from '../applications/environment-repository.ts';
-import { overdueOfScan } from '../scans/scan-sla.ts';
 import { mostOverdueFirst, type OverdueFinding } from '../scans/model.ts';
 import { issueRepresentatives } from '../results/model.ts';
 import { riskiestRecomputed as recomputedEntries } from '../results/riskiest.ts';
@@ -19,6 +16,7 @@ import { fromItem } from '../db/items.ts';
 import { queryItems } from '../db/query.ts';
 import type { Caller } from '../context/caller.ts';
 import { coverageOfCounters, coverageOfWalk } from './coverage.ts';
+import { digestsOf, overdueOfDigests, overdueOfEnvironments, type ListedOverdue } from './overdue-digests.ts';
 import {
   RISK_WALK_ENTRIES,
   RISKIEST_LISTED,
@@ -34,23 +32,6 @@ import {
 // (the coverage counters: coverage.ts), so the request costs the same whatever the organization's size.
 
 const DAY = 24 * 60 * 60 * 1000;
-
-/**
- * The overdue findings of the environments' current scans: each one's tool streams' latest (docs/DATA-MODEL.md, Tool
- * streams), their records read together (one BatchGetItem: the list entries do not carry the streams). The overview's
- * one source of overdue counts: an environment without a record (deleted meanwhile) has none.
- */
-export async function overdueOfEnvironments(orgId: string, envs: ListEntry[], now: number) {
-  const records = envs.length ? await getEnvironmentsByKeys(envs) : [];
-  const byId = new Map(records.map((record) => [record.environmentId, record]));
-  return Promise.all(
-    envs.map(async (env) => {
-      const record = byId.get(env.environmentId);
-      const scans = record ? await currentScansOf(record, undefined) : [];
-      return Promise.all(scans.map(async (scan) => ({ env, scan, ...(await overdueOfScan(orgId, scan, now)) })));
-    }),
-  );
-}
 
 /** Up to `want` entries of `walk` that `keep` accepts, reading at most `budget` entries; stops early at `until`. */
 async function takeEntries(
@@ -142,6 +123,29 @@ function riskiestOfCandidates(appIds: string[], appById: Map<string, Application
     .slice(0, RISKIEST_LISTED)
     .map(riskiestRow);
 }
+/**
+ * The overdue figures of the environments' current scans as overdueOfEnvironments read them (the recomputation):
+ * issues, not each tool's detections (docs/ISSUES.md): an issue detected by several streams of an environment is
+ * counted and listed once, by its most overdue detection. `named`: the environments whose application is listed.
+ */
+function overdueRecomputed(
+  sets: Awaited<ReturnType<typeof overdueOfEnvironments>>[number],
+  named: (env: ListEntry) => boolean,
+) {
+  const detections: (OverdueFinding & { env: ListEntry; scanId: string })[] = [];
+  const dueIssues = new Set<string>();
+  for (const set of sets) {
+    if (!named(set.env)) continue;
+    for (const issue of set.dueIssues) dueIssues.add(`${set.env.environmentId}\n${issue}`);
+    for (const f of set.overdue) detections.push({ ...f, env: set.env, scanId: set.scan.scanId });
+  }
+  const overdue = issueRepresentatives(detections, mostOverdueFirst, (f) => f.env.environmentId);
+  const bySeverity = { High: 0, Medium: 0, Low: 0 };
+  for (const f of overdue) bySeverity[f.severity as keyof typeof bySeverity]++;
+  const listed: ListedOverdue[] = overdue.slice(0, OVERDUE_LISTED);
+  return { findingsWithDueDate: dueIssues.size, bySeverity, count: overdue.length, listed };
+}
+
 export const REQUEST_WALKS: OverviewWalks = { riskEntries: RISK_WALK_ENTRIES, coverageEntries: COVERAGE_WALK_ENTRIES };
 export const FULL_WALKS: OverviewWalks = { riskEntries: Infinity, coverageEntries: Infinity, recompute: true };
 
@@ -220,26 +224,21 @@ export async function overviewOf(
     ...overdueEnvs.map((e) => e.applicationId),
     ...gapFacts.listed.map((e) => e.applicationId),
   ]);
-  const [apps, overdueSets] = await Promise.all([
+  const [apps, overdueRead] = await Promise.all([
     getApplications([...namedApps]),
-    overdueOfEnvironments(orgId, overdueEnvs, now),
+    walks.recompute ? overdueOfEnvironments(orgId, overdueEnvs, now) : digestsOf(orgId, overdueEnvs, now),
   ]);
   const appById = new Map(apps.filter((a) => a.organizationId === orgId).map((a) => [a.applicationId, a]));
   const riskiestApplications = (await risk.riskiest) ?? riskiestOfCandidates(risk.candidates, appById);
-
-  // Issues, not each tool's detections (docs/ISSUES.md): an issue detected by several streams of an environment is
-  // counted and listed once, by its most overdue detection.
-  const detections: (OverdueFinding & { env: ListEntry; scanId: string })[] = [];
-  const dueIssues = new Set<string>();
-  for (const set of overdueSets.flat()) {
-    if (!appById.has(set.env.applicationId)) continue;
-    for (const issue of set.dueIssues) dueIssues.add(`${set.env.environmentId}\n${issue}`);
-    for (const f of set.overdue) detections.push({ ...f, env: set.env, scanId: set.scan.scanId });
-  }
-  const overdue = issueRepresentatives(detections, mostOverdueFirst, (f) => f.env.environmentId);
-  const overdueBySeverity = { High: 0, Medium: 0, Low: 0 };
-  for (const f of overdue) overdueBySeverity[f.severity as keyof typeof overdueBySeverity]++;
-  const findingsWithDueDate = dueIssues.size;
+  const named = (env: ListEntry) => appById.has(env.applicationId);
+  const overdue = Array.isArray(overdueRead)
+    ? overdueRecomputed(overdueRead.flat(), named)
+    : await overdueOfDigests(
+        orgId,
+        overdueRead.digests.filter((d) => named(d.env)),
+        overdueRead.daysOf,
+        now,
+      );
 
   const gaps = gapFacts.listed.filter((e) => appById.has(e.applicationId));
   const lastScan = (e: ListEntry) => e.lastScanTimestamp ?? 0;
@@ -248,11 +247,11 @@ export async function overviewOf(
     generatedAt: new Date(now).toISOString(),
     riskiestApplications,
     overdue: {
-      environmentsExamined: overdueSets.filter(Boolean).length,
-      findingsWithDueDate,
-      overdueCount: overdue.length,
-      overdueBySeverity,
-      findings: overdue.slice(0, OVERDUE_LISTED).map(({ env, ...f }) => ({
+      environmentsExamined: overdueEnvs.length,
+      findingsWithDueDate: overdue.findingsWithDueDate,
+      overdueCount: overdue.count,
+      overdueBySeverity: overdue.bySeverity,
+      findings: overdue.listed.map(({ env, ...f }) => ({
         applicationId: env.applicationId,
         applicationName: appById.get(env.applicationId)!.name,
         environmentId: env.environmentId,

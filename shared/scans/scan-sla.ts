@@ -8,6 +8,8 @@ import type { Caller } from '../context/caller.ts';
 import { slaClocks } from '../governance/due-dates.ts';
 import { issueTemplatesOf } from '../findings/scan-findings.ts';
 import { type OverdueFinding, mostOverdueFirst } from './model.ts';
+import { currentScansOf } from '../findings/report.ts';
+import type { EnvironmentRecord } from '../applications/model.ts';
 
 // GET /api/v1/scan/{scanId}/sla (getScanSla): which findings of a scan are past their due date now
 // (docs/GOVERNANCE.md), for a CI gate (`hawk-scanner import --fail-on overdue`).
@@ -17,7 +19,7 @@ const MAX_LISTED = 100;
 
 /**
  * The findings of `scan` (its environment's latest) past their due date at `now`, most overdue first, with the count
- * of its findings that have a due date. Cost: the scan's alerts and URIs, its findings' first sightings and the
+ * of its findings that have a due date (`due`: each with its clock's start). Cost: the scan's alerts and URIs, its findings' first sightings and the
  * environment's rules: the scan's size.
  */
 export async function overdueOfScan(orgId: string, scan: ScanRecord, now: number) {
@@ -59,18 +61,37 @@ export async function overdueOfScan(orgId: string, scan: ScanRecord, now: number
   );
   const overdue: OverdueFinding[] = [];
   const dueIssues = new Set<string>();
+  // Every finding with a due date, its clock's start (the overview's overdue digest keeps them: due = start + days).
+  const due: (Omit<OverdueFinding, 'dueDate' | 'daysLeft'> & { start: number })[] = [];
   let findingsWithDueDate = 0;
   for (const [findingHash, f] of found) {
     const clock = clocks.get(findingHash)!;
     if (clock.dueAt === undefined) continue;
     findingsWithDueDate++;
     dueIssues.add(f.issueId);
-    if (!clock.overdue) continue;
     const status = rules.get(findingHash)?.status ?? 'UNKNOWN';
+    due.push({ findingHash, ...f, status, start: clock.start! });
+    if (!clock.overdue) continue;
     overdue.push({ findingHash, ...f, status, dueDate: clock.dueAt, daysLeft: clock.daysLeft });
   }
   overdue.sort(mostOverdueFirst);
-  return { findingsWithDueDate, dueIssues, overdue };
+  // The latest history entry read: the clocks above leave out entries after `now` (a digest is exact from it on).
+  let asOf = 0;
+  for (const rule of rules.values()) for (const entry of rule.history ?? []) asOf = Math.max(asOf, entry.timestamp);
+  return { findingsWithDueDate, dueIssues, overdue, due, asOf };
+}
+
+/**
+ * overdueOfScan of each of the environment's current scans (its tool streams' latest: docs/DATA-MODEL.md, Tool
+ * streams), newest first, with the scan.
+ */
+export async function overdueOfCurrentScans(
+  orgId: string,
+  env: Pick<EnvironmentRecord, 'environmentId' | 'streams'>,
+  now: number,
+) {
+  const scans = await currentScansOf(env, undefined);
+  return Promise.all(scans.map(async (scan) => ({ scan, ...(await overdueOfScan(orgId, scan, now)) })));
 }
 
 export async function scanSla(caller: Caller, scanId: string) {
