@@ -9,12 +9,21 @@ import type { ActivityType, AuditActor, AuditRecord } from './model.ts';
 // adds `auditEntry(...)` to them and commits them with `transactWrite`. Building an entry reads nothing: the actor's
 // name and e-mail come with the actor (AuditActor).
 
+let lastDefaultTime = 0;
+
+/**
+ * An entry's time when its caller gives none: now, and later than the last such time of this process, so that entries
+ * built one after another (an application's, then its first environment's) keep that order in the log, whose sort key
+ * is the time and then a random id.
+ */
+const defaultTime = () => (lastDefaultTime = Math.max(Date.now(), lastDefaultTime + 1));
+
 export function auditEntry(
   actor: AuditActor,
   organizationId: string,
   userActivityType: ActivityType,
   payload: Record<string, unknown>,
-  now = Date.now(),
+  now = defaultTime(),
 ): TransactItem {
   return auditEntries(actor, organizationId, userActivityType, [payload], now)[0]!;
 }
@@ -25,7 +34,7 @@ export function auditEntries(
   organizationId: string,
   userActivityType: ActivityType,
   payloads: Record<string, unknown>[],
-  now = Date.now(),
+  now = defaultTime(),
 ): TransactItem[] {
   // A request's Caller without names: its route declares no audit type (shared/routes.ts), so the pipeline did not
   // read them. The entry is still written, with empty names, and the log says which operation to fix.
