@@ -1424,6 +1424,7 @@ export const reportScanCompletedRoute = {
     'ended. Returns the scan result.',
   auth: 'bearer',
   permission: 'write:scan',
+  audit: 'SCAN_COMPLETED',
   body: scanCompletedBody,
   response: 'application.ApplicationScanResult',
 } satisfies Route;
@@ -1845,12 +1846,13 @@ export const endScanRunRoute = {
   notes:
     'The carrying agent ends its run: `state` COMPLETED, or ERROR with `error.errorType` and message, and `log`, the ' +
     "run's whole log (at most 1 MiB). The log is stored first, then the run's scan is completed as reportScanCompleted " +
-    'completes it (with `urlCount`) and the run ended (its device freed) in one transaction, so an ended run always ' +
-    'has its log. A run that already ended (stopped, or this call sent again) stores the log and is answered as it ' +
-    'is. Needs write:scan besides write:device when the run has a scan to complete. 404 when the run is not the ' +
+    'completes it (with `urlCount`; audit SCAN_COMPLETED or SCAN_ERRORED) and the run ended (its device freed) in one ' +
+    'transaction, so an ended run always has its log. A run that already ended (stopped, or this call sent again) ' +
+    'stores the log and is answered as it is. Needs write:scan besides write:device when the run has a scan to complete. 404 when the run is not the ' +
     "application's current run carried by that device; 400 for a profile run.",
   auth: 'bearer',
   permission: 'write:device',
+  audit: 'SCAN_COMPLETED',
   params: scanKeyParams,
   query: runLogQuery,
   body: runEndBody,

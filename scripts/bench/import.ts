@@ -174,6 +174,7 @@ async function failedPublishRemoval(appId: string, userId: string, env: string, 
   const { queryAll } = await import('../../shared/db/query.ts');
   const { importScanReport } = await import('../../shared/scans/import.ts');
   const { createCaller } = await import('../../shared/identity/caller.ts');
+  const { actorNames } = await import('../../shared/identity/user-repository.ts');
   const { IMPORT_LIMITS } = await import('../../shared/limits.ts');
   let failedAt = 0;
   let scan: { environmentId: string; scanId: string } | undefined;
@@ -199,7 +200,7 @@ async function failedPublishRemoval(appId: string, userId: string, env: string, 
   try {
     // A deadline well past the budget: what is measured is the removal, not whether a busy machine fits the 20 s.
     const answer = await importScanReport(
-      createCaller({ userId, apiKeyId: 'key' }, 'write:scan'),
+      createCaller({ userId, apiKeyId: 'key' }, 'write:scan', await actorNames(userId)),
       appId,
       env,
       Buffer.from(report),

@@ -276,6 +276,7 @@ const section: BenchSection = {
     const { IMPORT_LIMITS } = await import('../../shared/limits.ts');
     const { importScanReport } = await import('../../shared/scans/import.ts');
     const { createCaller } = await import('../../shared/identity/caller.ts');
+    const { actorNames } = await import('../../shared/identity/user-repository.ts');
     const { orgId, userId, token } = await benchTenant(ctx, 'imports');
     const create = await fetch(`${ctx.baseUrl}/api/v1/org/${orgId}/app`, {
       method: 'POST',
@@ -305,7 +306,7 @@ const section: BenchSection = {
      * Gateway's timeout comes first, fails). What is measured is the work; withinBudget says whether it fit.
      */
     const withoutDeadline = async (env: string, report: string) => {
-      const caller = createCaller({ userId, apiKeyId: 'bench' }, 'write:scan');
+      const caller = createCaller({ userId, apiKeyId: 'bench' }, 'write:scan', await actorNames(userId));
       const measured = await withRss(() =>
         importScanReport(caller, appId, env, Buffer.from(report), Date.now() + 10 * IMPORT_LIMITS.budgetMs),
       );

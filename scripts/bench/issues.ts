@@ -205,12 +205,13 @@ const section: BenchSection = {
     const { IMPORT_LIMITS } = await import('../../shared/limits.ts');
     const { importScanReport } = await import('../../shared/scans/import.ts');
     const { createCaller } = await import('../../shared/identity/caller.ts');
+    const { actorNames } = await import('../../shared/identity/user-repository.ts');
     const { orgId, userId, token } = await benchTenant(ctx, 'issues');
     const call = benchCaller(ctx.baseUrl, token);
     const app = await call('POST', `/api/v1/org/${orgId}/app`, { name: 'bench-issues', env: 'diff' });
     const appId = app.applicationId as string;
 
-    const caller = createCaller({ userId, apiKeyId: 'bench' }, 'write:scan');
+    const caller = createCaller({ userId, apiKeyId: 'bench' }, 'write:scan', await actorNames(userId));
     const { reportScanCompleted } = await import('../../shared/scans/reporting.ts');
     const complete: Complete = (scanId, urlCount) =>
       reportScanCompleted(caller, scanId, { status: 'COMPLETED', urlCount });

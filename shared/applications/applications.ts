@@ -126,7 +126,7 @@ export async function createApplication(caller: Caller, orgId: string, body: Cre
   };
   const env = envName ? newEnvironment(app, envName) : undefined;
   const items = [
-    await auditEntry(caller, orgId, 'APPLICATION_ADDED', {
+    auditEntry(caller, orgId, 'APPLICATION_ADDED', {
       applicationId: app.applicationId,
       appName: app.name,
       envName: env?.name,
@@ -143,7 +143,7 @@ export async function createApplication(caller: Caller, orgId: string, body: Cre
   if (env) {
     items.push(
       ...environmentPuts(env),
-      await auditEntry(caller, orgId, 'ENVIRONMENT_ADDED', {
+      auditEntry(caller, orgId, 'ENVIRONMENT_ADDED', {
         applicationId: app.applicationId,
         appName: app.name,
         envId: env.environmentId,
@@ -180,7 +180,7 @@ export async function updateApplication(caller: Caller, appId: string, body: { n
       const payload = { applicationId: appId, appName: body.name, previousAppName: app.name };
       await transactWrite([
         ...applicationRename(app, body.name),
-        await auditEntry(caller, app.organizationId, 'APPLICATION_MODIFIED', payload),
+        auditEntry(caller, app.organizationId, 'APPLICATION_MODIFIED', payload),
       ]);
       return toApplication({ ...app, name: body.name });
     },

@@ -8,6 +8,7 @@ import {
 } from './environment-repository.ts';
 import { accessibleApplication, accessibleEnvironment } from './access.ts';
 import { auditEntry } from '../audit/entries.ts';
+import type { AuditActor } from '../audit/model.ts';
 import { transactWrite, type TransactItem } from '../db/transactions.ts';
 import { conditionFailed } from '../db/items.ts';
 import { CONFLICT_ATTEMPTS, failedCondition, retryOnConflict } from '../db/retry.ts';
@@ -23,7 +24,7 @@ const RETRY_BUDGET_MS = 8_000;
 
 /** The environment's create writes with its ENVIRONMENT_ADDED entry, for callers that commit them (scan results). */
 export async function environmentCreationWrites(
-  actor: { userId: string },
+  actor: AuditActor,
   app: ApplicationRecord,
   name: string,
   lastScan?: Partial<EnvironmentRecord>,
@@ -32,7 +33,7 @@ export async function environmentCreationWrites(
   const payload = { applicationId: app.applicationId, appName: app.name, envId: env.environmentId, envName: env.name };
   const items: TransactItem[] = [
     ...(await environmentCreation(app, env)),
-    await auditEntry(actor, app.organizationId, 'ENVIRONMENT_ADDED', payload),
+    auditEntry(actor, app.organizationId, 'ENVIRONMENT_ADDED', payload),
   ];
   return { env, items };
 }
@@ -43,7 +44,7 @@ export async function environmentCreationWrites(
  * environment starts with `lastScan` as its last scan.
  */
 export async function findOrCreateEnvironmentByName(
-  actor: { userId: string },
+  actor: AuditActor,
   app: ApplicationRecord,
   name: string,
   lastScan?: Partial<EnvironmentRecord>,
@@ -117,7 +118,7 @@ export async function updateEnvironment(caller: Caller, appId: string, envId: st
       try {
         await transactWrite([
           ...environmentRename(env, body.name),
-          await auditEntry(caller, app.organizationId, 'ENVIRONMENT_MODIFIED', payload),
+          auditEntry(caller, app.organizationId, 'ENVIRONMENT_MODIFIED', payload),
         ]);
       } catch (error) {
         if (conditionFailed(error, 'nameTaken'))

@@ -2,6 +2,8 @@
 // are written by entries.ts and read by repository.ts. Records, types and pure rules only (docs/LAYOUT.md, Layers): it
 // imports the kernel and other resources' model.ts, never a repository.
 
+import type { ActorNames } from '../context/caller.ts';
+
 // User-activity types (docs/API.md, Activity log; and the public API's audit log).
 export const ACTIVITY_TYPES = [
   'APPLICATION_ADDED',
@@ -57,11 +59,12 @@ export interface AuditRecord {
 }
 
 /**
- * Who acts: a user; `known`: their name and e-mail when the user is written in the same transaction (not yet
- * readable); `name`: what the entry calls an actor that is no user (the service itself).
+ * Who acts: a user with `known`, their name and e-mail (resolved before the entry is built: a request's Caller has
+ * them from the pipeline, shared/context/caller.ts; a user written in the same transaction gives its own); or, with
+ * `name`, an actor that is no user (the service itself). An actor with neither is recorded without a name.
  */
 export interface AuditActor {
   userId: string;
-  known?: { fullName: string; email: string };
+  known?: ActorNames;
   name?: string;
 }

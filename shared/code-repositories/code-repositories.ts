@@ -89,7 +89,7 @@ export async function registerRepository(caller: Caller, orgId: string, body: Re
     };
     return [
       stored,
-      await auditEntry(caller, orgId, 'REPO_MODIFIED', {
+      auditEntry(caller, orgId, 'REPO_MODIFIED', {
         repoId,
         repoName: body.name,
         repoSource: body.repoSource,
@@ -158,7 +158,7 @@ export async function replaceRepositoryApplications(caller: Caller, orgId: strin
     if (added.length === 0 && removed.length === 0) return undefined;
     return [
       next,
-      await auditEntry(caller, orgId, 'APPLICATIONS_ADDED_FOR_REPOS', {
+      auditEntry(caller, orgId, 'APPLICATIONS_ADDED_FOR_REPOS', {
         repoId,
         repoName: current.name,
         addedAppIds: added,
@@ -221,12 +221,10 @@ export async function createApplicationsForRepositories(caller: Caller, orgId: s
     ),
   ];
   for (const app of apps)
-    items.push(
-      await auditEntry(caller, orgId, 'APPLICATION_ADDED', { applicationId: app.applicationId, appName: app.name }),
-    );
+    items.push(auditEntry(caller, orgId, 'APPLICATION_ADDED', { applicationId: app.applicationId, appName: app.name }));
   for (const { repo, apps: added } of created) {
     items.push(
-      await auditEntry(caller, orgId, 'APPLICATIONS_ADDED_FOR_REPOS', {
+      auditEntry(caller, orgId, 'APPLICATIONS_ADDED_FOR_REPOS', {
         repoId: repo.repoId,
         repoName: repo.name,
         addedAppIds: added.map((a) => a.applicationId),

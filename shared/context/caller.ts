@@ -34,6 +34,12 @@ export type OrganizationAccess =
   | { granted: true; membership: Membership }
   | { granted: false; reason: 'not-a-member' | 'no-api-access' | 'missing-permission' | 'key-revoked' };
 
+/** A user's name and e-mail, as audit entries record them (shared/audit/model.ts, AuditActor). */
+export interface ActorNames {
+  fullName: string;
+  email: string;
+}
+
 /**
  * The authenticated user of a request. Organization access is read per request (one BatchGetItem, memoized for
  * the request), so permission, team and plan changes apply to the next request rather than at token expiry.
@@ -46,6 +52,12 @@ export interface Caller {
   scope?: KeyScope;
   /** The run whose hosted runner this session is (its launch token's claim): marks the device it registers. */
   launchedFor?: string;
+  /**
+   * The user's name and e-mail for the audit entries the operation writes: read by the pipeline, in the request's
+   * first round trip, for operations whose route declares an audit type (shared/http/prefetch.ts), and given by
+   * whoever builds a Caller outside a request (a schedule's start). Absent otherwise: nothing reads the user then.
+   */
+  known?: ActorNames;
   /**
    * Whether the caller may use this operation (its route's permission) in the organization, and why not.
    * `applicationId`: the application the operation addresses; a key narrowed to an application may use only

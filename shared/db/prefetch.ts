@@ -27,6 +27,14 @@ export function takePrefetched<T>(id: string): Promise<T> | undefined {
   return read as Promise<T> | undefined;
 }
 
+/**
+ * The prefetched read with this id, left in place for the request's own read of it: the pipeline's look at an item
+ * the operation may read as well (the caller's user item, for the names its audit entries record).
+ */
+export function peekPrefetched<T>(id: string): Promise<T> | undefined {
+  return currentScope()?.prefetched?.get(id) as Promise<T> | undefined;
+}
+
 /** Settles when every registered read has (the pipeline waits for them before answering a refused request). */
 export async function prefetchesSettled(): Promise<void> {
   await Promise.allSettled(currentScope()?.prefetched?.values() ?? []);

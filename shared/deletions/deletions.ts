@@ -42,7 +42,7 @@ export async function deleteApplication(caller: Caller, appId: string): Promise<
       ...(await applicationTrendRemoval(app, now)),
       ...(await applicationCoverageRemoval(appId)),
       ...(await deletedApplicationSlot(appId)),
-      await auditEntry(caller, app.organizationId, 'APPLICATION_REMOVED', payload, now),
+      auditEntry(caller, app.organizationId, 'APPLICATION_REMOVED', payload, now),
     ]);
   });
   await deleteObjectsUnder(objectKeys.applicationPrefix(appId));
@@ -75,7 +75,7 @@ export async function deleteEnvironment(caller: Caller, appId: string, envId: st
         ...(await environmentDeletingMark(fresh, env, now)),
         // Its open findings and coverage leave the application's and organization's trends.
         ...(await environmentTrendRemoval(env, now)),
-        await auditEntry(caller, app.organizationId, 'ENVIRONMENT_REMOVED', payload, now),
+        auditEntry(caller, app.organizationId, 'ENVIRONMENT_REMOVED', payload, now),
       ]);
     });
   });

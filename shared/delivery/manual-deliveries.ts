@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { auditEntry } from '../audit/entries.ts';
 import { db } from '../db/client.ts';
-import { transactWrite } from '../db/transactions.ts';
+import { transactWrite, type TransactItem } from '../db/transactions.ts';
 import { config } from '../config.ts';
 import { conflict, notFound } from '../errors.ts';
 import type { Caller } from '../context/caller.ts';
@@ -27,7 +27,7 @@ const TEST_POLL_MS = 100;
 const deliveryQueue = (): DeliverySender => (config.webhookQueueUrl ? sqsSender() : tableQueue());
 
 /** Records `delivery` with its audit entry, then queues it; a delivery that cannot be queued is marked DEAD. */
-async function recordAndQueue(delivery: DeliveryRecord, audit: Awaited<ReturnType<typeof auditEntry>>) {
+async function recordAndQueue(delivery: DeliveryRecord, audit: TransactItem) {
   await transactWrite([deliveryCreation(delivery), audit]);
   try {
     await deliveryQueue().send([
@@ -77,7 +77,7 @@ export async function testWebhook(caller: Caller, orgId: string, webhookId: stri
   };
   await recordAndQueue(
     delivery,
-    await auditEntry(
+    auditEntry(
       caller,
       orgId,
       'INTEGRATION_MODIFIED',
@@ -129,7 +129,7 @@ export async function redeliverWebhookDelivery(caller: Caller, orgId: string, we
   };
   await recordAndQueue(
     delivery,
-    await auditEntry(
+    auditEntry(
       caller,
       orgId,
       'INTEGRATION_MODIFIED',

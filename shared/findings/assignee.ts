@@ -78,7 +78,7 @@ export async function assignFindings(
   const now = Date.now();
   for (let i = 0; i < assigned.length; i += PER_TRANSACTION) {
     const chunk = assigned.slice(i, i + PER_TRANSACTION);
-    const audits = await auditEntries(
+    const audits = auditEntries(
       caller,
       orgId,
       'ALERT_RULE_TRIAGED',

@@ -213,7 +213,7 @@ async function triageWrites(
     { rules: byEnvironmentAndHash(changes, (c) => c.after) },
     context,
   );
-  const audit = await auditEntries(
+  const audit = auditEntries(
     actor,
     app.organizationId,
     'ALERT_RULE_TRIAGED',

@@ -119,7 +119,7 @@ async function changeOverride(
     await transactWrite([
       ...overrideWrites(scope, days, caller, now),
       slaRecheckPut(orgId, now),
-      await auditEntry(caller, orgId, 'APPLICATION_POLICY_MODIFIED', payload, now),
+      auditEntry(caller, orgId, 'APPLICATION_POLICY_MODIFIED', payload, now),
     ]);
   } catch (error) {
     const where = scope.environmentId

@@ -51,7 +51,7 @@ export async function updateSlaPolicy(caller: Caller, orgId: string, body: SlaPo
   await transactWrite([
     putSlaPolicy(orgId, policy),
     slaRecheckPut(orgId, now),
-    await auditEntry(caller, orgId, 'ORGANIZATION_POLICY_MODIFIED', { policy: 'sla', ...policy }, now),
+    auditEntry(caller, orgId, 'ORGANIZATION_POLICY_MODIFIED', { policy: 'sla', ...policy }, now),
   ]);
   return toSlaPolicyView(orgId, { ...policy, configured: true });
 }

@@ -72,7 +72,7 @@ export async function storeHostedDescription(
       ContentType: `${record.contentType}; charset=utf-8`,
     }),
   );
-  const audit = await auditEntry(caller, app.organizationId, 'ORGANIZATION_CONFIGURATION_MODIFIED', {
+  const audit = auditEntry(caller, app.organizationId, 'ORGANIZATION_CONFIGURATION_MODIFIED', {
     appId,
     appName: app.name,
     oasId: appId,

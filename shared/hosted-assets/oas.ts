@@ -173,7 +173,7 @@ export async function toggleMapping(caller: Caller, appId: string, request: Mapp
     return [
       requireLiveApplication(appId),
       putOasMapping({ applicationId: appId, assets, revision: mapping.revision + 1 }),
-      await auditEntry(caller, app.organizationId, 'ORGANIZATION_CONFIGURATION_MODIFIED', {
+      auditEntry(caller, app.organizationId, 'ORGANIZATION_CONFIGURATION_MODIFIED', {
         appId,
         appName: app.name,
         oasId: entry.oasId,

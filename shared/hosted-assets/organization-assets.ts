@@ -122,7 +122,7 @@ export async function putOrganizationAsset(
       },
       async () => {
         const replaced = await getOrganizationAsset(input.kind, input.orgId, input.name);
-        const entry = await auditEntry(caller, input.orgId, audit.type, {
+        const entry = auditEntry(caller, input.orgId, audit.type, {
           ...audit.payload,
           fileSize: record.sizeBytes,
           created: !replaced,
@@ -180,7 +180,7 @@ export async function renameOrganizationAsset(
     await transactWrite([
       deleteRecord(original),
       putRecord(renamed, undefined),
-      await auditEntry(caller, input.orgId, audit.type, audit.payload),
+      auditEntry(caller, input.orgId, audit.type, audit.payload),
     ]);
   } catch (error) {
     if (conditionFailed(error, 'nameTaken'))
@@ -200,7 +200,7 @@ export async function removeOrganizationAsset(
   const record = await getOrganizationAsset(input.kind, input.orgId, input.name);
   if (!record) throw assetNotFound(input.kind, input.orgId, input.name);
   try {
-    await transactWrite([deleteRecord(record), await auditEntry(caller, input.orgId, audit.type, audit.payload)]);
+    await transactWrite([deleteRecord(record), auditEntry(caller, input.orgId, audit.type, audit.payload)]);
   } catch (error) {
     if (conditionFailed(error, 'assetChanged'))
       throw conflict(`${LABELS[input.kind]} ${input.name} was changed concurrently; retry`);

@@ -26,6 +26,7 @@ import { cancelledItems } from '../db/items.ts';
 import type { prefetcher } from './prefetch.ts';
 import { toJsonObject, toProtobuf } from '../proto/encoding.ts';
 import { createCaller } from '../identity/caller.ts';
+import { actorNames } from '../identity/user-repository.ts';
 import { logger } from '../context/logger.ts';
 import { type LambdaEvent, type LambdaResult, type PipelineContext } from './types.ts';
 import { RawResponse } from '../context/responses.ts';
@@ -33,8 +34,8 @@ import { UUID } from '../input/uuid.ts';
 
 // The request pipeline, applied the same way to every operation by operation.ts, in this order:
 // response headers -> logging -> error responses -> content negotiation -> authentication -> admission (rate limit and prefetch, one
-// round trip) -> input validation (path, query, body size) -> organization authorization -> body parsing -> (handler)
-// -> response encoding.
+// round trip) -> input validation (path, query, body size) -> organization authorization -> the audit actor's names ->
+// body parsing -> (handler) -> response encoding.
 type Middleware = middy.MiddlewareObj<LambdaEvent, LambdaResult, Error, PipelineContext>;
 type Prefetch = ReturnType<typeof prefetcher>;
 
@@ -382,6 +383,20 @@ export function organizationAuthorization(route: Route): Middleware {
     before: async (request) => {
       const orgId = request.context.input.params?.orgId;
       if (route.auth === 'bearer' && route.permission && orgId) await request.context.input.caller!.authorize(orgId);
+    },
+  };
+}
+
+/**
+ * An operation that writes an audit entry (its route's `audit`) gets its caller's name and e-mail before it runs, so
+ * that building the entry reads nothing (shared/audit/entries.ts): from the user item the admission's round trip
+ * read (prefetch.ts), which stays there for the operation's own read of the user, if it makes one.
+ */
+export function auditActor(route: Route): Middleware {
+  return {
+    before: async (request) => {
+      const { caller } = request.context.input;
+      if (route.audit && caller) caller.known = await actorNames(caller.userId);
     },
   };
 }

@@ -7,6 +7,7 @@ import { prefetcher } from './prefetch.ts';
 import { type OperationReads } from '../db/query.ts';
 import {
   admission,
+  auditActor,
   authentication,
   bodyParsing,
   contentNegotiation,
@@ -42,6 +43,7 @@ export function operation<R extends Route>(
     .use(admission(route, prefetcher(route, options.prefetch)))
     .use(inputValidation(route))
     .use(organizationAuthorization(route))
+    .use(auditActor(route))
     .use(bodyParsing(route))
     .use(responseEncoding(route))
     .handler(async (_event, context) => {

@@ -19,7 +19,8 @@ import { UUID } from '../input/uuid.ts';
 // together with the rate-limit update (middlewares.ts, admission), so that they cost one round trip instead of one
 // each. From the route's path: `{orgId}` -> the organization and the caller's membership of it (the authorization
 // read); `{appId}` -> the application and the organizations the caller was last seen in (hints.ts: the
-// application's organization is known only once it is read). An operation adds its own (`operation(..., {
+// application's organization is known only once it is read). From the route's `audit`: the caller's user item, whose
+// name and e-mail its audit entries record (middlewares.ts, auditActor). An operation adds its own (`operation(..., {
 // prefetch })`). The operation's code then reads exactly what it always read, and finds these results
 // (shared/db/prefetch.ts): what it answers, and when it refuses, does not change.
 
@@ -36,13 +37,17 @@ function readsFromPath(ids: Record<string, string>, caller: Caller | undefined):
   return {};
 }
 
+/** An operation that writes an audit entry: the caller's user item, for the entry's names (the Caller's `known`). */
+const actorReads = (route: Route, caller: Caller | undefined): Reads =>
+  route.audit && caller ? { items: [keys.user(caller.userId)] } : {};
+
 /** The route's prefetch: issues its reads and the operation's own; their results wait in the request's scope. */
 export function prefetcher(route: Route, operationReads?: OperationReads) {
   const ids = idParameters(route);
   return (event: LambdaEvent, input: Omit<PrefetchInput, 'ids'>): void => {
     const found = ids(event);
     const own = operationReads?.({ ...input, ids: found }) ?? {};
-    const reads = [readsFromPath(found, input.caller), own];
+    const reads = [readsFromPath(found, input.caller), actorReads(route, input.caller), own];
     prefetchItems(
       reads.flatMap((r) => r.items ?? []),
       { consistent: own.consistentItems, rememberMs: own.rememberMs },

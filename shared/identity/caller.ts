@@ -4,16 +4,18 @@ import { hints } from './hints.ts';
 import type { Permission } from '../context/permissions.ts';
 import type { AccessTokenClaims } from '../auth/tokens.ts';
 import { revokedHere } from './revocations.ts';
-import { scopeAllows, type Caller, type OrganizationAccess } from '../context/caller.ts';
+import { scopeAllows, type ActorNames, type Caller, type OrganizationAccess } from '../context/caller.ts';
 
 /**
  * The request's Caller (shared/context/caller.ts) with its organization access reader: the organization and the
  * membership (identity's items), the plan's API access and the key's revocation. The authentication middleware
- * builds it per request (shared/http/middlewares.ts).
+ * builds it per request (shared/http/middlewares.ts); `known`: the user's names, for a Caller built outside a request
+ * that writes audit entries (a schedule's start).
  */
 export function createCaller(
   claims: Pick<AccessTokenClaims, 'userId' | 'apiKeyId' | 'scope' | 'launchedFor'>,
   permission: Permission | undefined,
+  known?: ActorNames,
 ): Caller {
   const { userId, apiKeyId, scope, launchedFor } = claims;
   const cache = new Map<string, Promise<OrganizationAccess>>();
@@ -49,6 +51,7 @@ export function createCaller(
     apiKeyId,
     ...(scope ? { scope } : {}),
     ...(launchedFor ? { launchedFor } : {}),
+    ...(known ? { known } : {}),
     access,
     async authorize(orgId) {
       const result = await access(orgId);

@@ -96,7 +96,7 @@ export async function createInvitation(caller: Caller, orgId: string, body: Crea
     expiresAt: Math.ceil(validUntil / 1000) + 86_400,
     invitedBy: caller.userId,
   };
-  const audit = await auditEntry(
+  const audit = auditEntry(
     caller,
     orgId,
     'INVITE_USER',
@@ -139,7 +139,7 @@ export async function revokeInvitation(caller: Caller, orgId: string, invitation
   const record = await invitationOf(invitationId);
   // Another organization's invitation is as unknown as a missing one.
   if (!record || record.organizationId !== orgId) throw notFound(`invitation ${invitationId} not found`);
-  const audit = await auditEntry(caller, orgId, 'USER_INVITE_REVOKED', {
+  const audit = auditEntry(caller, orgId, 'USER_INVITE_REVOKED', {
     invitationId,
     email: record.email,
     roleName: record.roleName,
@@ -180,7 +180,7 @@ async function join(record: InvitationRecord, user: User, userWrites: TransactIt
     teamIds: [],
     createdAt: now,
   };
-  const audit = await auditEntry(
+  const audit = auditEntry(
     { userId: user.userId, known: user },
     orgId,
     'USER_JOINED_ORG',

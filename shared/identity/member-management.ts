@@ -118,7 +118,7 @@ export async function updateMember(caller: Caller, orgId: string, userId: string
   requireStanding(caller, manager, owning, target, grant);
   const guard = lastOwnerGuard(target, grant, memberships, owning);
   const [user] = await getUsers([userId]);
-  const audit = await auditEntry(caller, orgId, 'USER_MODIFIED', {
+  const audit = auditEntry(caller, orgId, 'USER_MODIFIED', {
     userId,
     email: user?.email ?? '',
     roleName: grant.roleName,
@@ -143,7 +143,7 @@ export async function removeMember(caller: Caller, orgId: string, userId: string
   requireStanding(caller, manager, owning, target, undefined);
   const guard = lastOwnerGuard(target, undefined, memberships, owning);
   const [teams, [user]] = await Promise.all([getTeams(orgId, target.teamIds), getUsers([userId])]);
-  const audit = await auditEntry(caller, orgId, 'REMOVE_USER', {
+  const audit = auditEntry(caller, orgId, 'REMOVE_USER', {
     userId,
     email: user?.email ?? '',
     roleName: roleNameOf(target),

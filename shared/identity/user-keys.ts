@@ -2,6 +2,7 @@ import { generateApiKey, hashApiKey } from '../auth/api-keys.ts';
 import { liveSsoSession } from './sso-sessions.ts';
 import { isSsoSessionId, owningRole } from './model.ts';
 import { auditEntry } from '../audit/entries.ts';
+import type { AuditActor } from '../audit/model.ts';
 import { transactWrite, type TransactItem } from '../db/transactions.ts';
 import { conditionFailed } from '../db/items.ts';
 import { mapInParallel } from '../db/query.ts';
@@ -86,15 +87,15 @@ function auditedOrganizations(record: ApiKeyRecord, memberships: Membership[], k
   return memberships.map((m) => m.organizationId);
 }
 
-async function auditEntries(
-  actor: { userId: string },
+function auditEntries(
+  actor: AuditActor,
   orgIds: string[],
   type: 'API_KEY_ADDED' | 'API_KEY_REMOVED',
   record: ApiKeyRecord,
   now: number,
-): Promise<TransactItem[]> {
+): TransactItem[] {
   const payload = { keyId: record.keyId, name: record.name ?? '', userId: record.userId };
-  return Promise.all(orgIds.map((orgId) => auditEntry(actor, orgId, type, payload, now)));
+  return orgIds.map((orgId) => auditEntry(actor, orgId, type, payload, now));
 }
 
 /** POST /api/v1/user/keys (createUserKey): the key is in this answer only; its hash is what is stored. */
@@ -121,7 +122,7 @@ export async function createUserKey(caller: Caller, body: CreateUserKeyBody) {
     ...(body.permissions ? { permissions: [...new Set(body.permissions)].sort() } : {}),
     ...(body.applicationId ? { applicationId: body.applicationId, organizationId: keyOrganization } : {}),
   };
-  const audit = await auditEntries(
+  const audit = auditEntries(
     caller,
     auditedOrganizations(record, memberships, keyOrganization),
     'API_KEY_ADDED',
@@ -152,7 +153,7 @@ export async function listUserKeys(caller: Caller) {
  */
 async function revoke(actor: Caller, record: ApiKeyRecord, memberships: Membership[], auditOrgIds: string[]) {
   const now = Date.now();
-  const audit = await auditEntries(actor, auditOrgIds, 'API_KEY_REMOVED', record, now);
+  const audit = auditEntries(actor, auditOrgIds, 'API_KEY_REMOVED', record, now);
   const revocations = memberships.map((m) => revocationOn(m, record.keyId, now));
   try {
     await transactWrite([apiKeyDeletion(record), ...revocations, ...audit]);

@@ -4,6 +4,8 @@ import { badRequest } from '../errors.ts';
 import { putNewItem, transactWrite, type TransactItem } from '../db/transactions.ts';
 import { batchGet, getItem } from '../db/query.ts';
 import { config } from '../config.ts';
+import { itemReadId, peekPrefetched } from '../db/prefetch.ts';
+import type { ActorNames } from '../context/caller.ts';
 
 export interface User {
   userId: string;
@@ -65,6 +67,16 @@ export async function userIdOfEmail(email: string): Promise<string | undefined> 
 
 export async function getUser(userId: string): Promise<User | undefined> {
   return fromItem<User>(await getItem(keys.user(userId)));
+}
+
+/**
+ * The user's name and e-mail as audit entries record them (empty for a user that is gone). A read of the user item
+ * the request prefetched is left for the request's own read of the user (shared/db/prefetch.ts, peekPrefetched).
+ */
+export async function actorNames(userId: string): Promise<ActorNames> {
+  const key = keys.user(userId);
+  const user = fromItem<User>(await (peekPrefetched<Record<string, unknown>>(itemReadId(key)) ?? getItem(key)));
+  return { fullName: user?.fullName ?? '', email: user?.email ?? '' };
 }
 
 /** Existing users by id (unknown ones are left out); order is not kept. */

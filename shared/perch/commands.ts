@@ -311,7 +311,7 @@ export async function queueRun(
       ...runChange(current, run),
       putNewItem(queueEntry(run)),
       queueVersionBump(app.organizationId),
-      await auditEntry(caller, app.organizationId, 'SCAN_STARTED', {
+      auditEntry(caller, app.organizationId, 'SCAN_STARTED', {
         applicationId: appId,
         appName: app.name,
         envName: run.envName,
@@ -354,7 +354,7 @@ export async function stopScan(caller: Caller, appId: string) {
   await endRun(
     run,
     after,
-    await auditEntry(caller, app.organizationId, 'SCAN_ERRORED', {
+    auditEntry(caller, app.organizationId, 'SCAN_ERRORED', {
       applicationId: appId,
       appName: app.name,
       envName: run.envName,

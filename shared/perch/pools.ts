@@ -92,7 +92,7 @@ export async function updateHostedScanSettings(caller: Caller, appId: string, bo
       },
     }),
     named('poolsChanged', poolsUnchanged(app.organizationId, pools.version)),
-    await auditEntry(caller, app.organizationId, 'APPLICATION_MODIFIED', {
+    auditEntry(caller, app.organizationId, 'APPLICATION_MODIFIED', {
       applicationId: appId,
       appName: app.name,
       change: 'hostedScanSettings',
@@ -164,7 +164,7 @@ export async function replaceAgentPools(caller: Caller, orgId: string, body: Age
           ...(current.version ? { ExpressionAttributeValues: { ':version': current.version } } : {}),
         },
       }),
-      await auditEntry(caller, orgId, 'ORG_SETTINGS_MODIFIED', { setting: 'agentPools', pools: body.pools }),
+      auditEntry(caller, orgId, 'ORG_SETTINGS_MODIFIED', { setting: 'agentPools', pools: body.pools }),
     ]);
   } catch (error) {
     if (conditionFailed(error, 'poolsChanged')) throw conflict('the agent pools changed meanwhile: read them again');

@@ -234,7 +234,7 @@ async function changeApplicationPolicy(
     if (!changed) return undefined;
     const next = { ...changed.next, revision: current.revision + 1 };
     result = next;
-    const audit = await auditEntry(caller, app.organizationId, auditType, {
+    const audit = auditEntry(caller, app.organizationId, auditType, {
       applicationId: appId,
       appName: app.name,
       ...changed.payload,

@@ -65,7 +65,7 @@ export async function replaceEnvironmentDefaultConfig(
   const secretWrites = await movedSecretWrites(owner, moved, caller.userId, held);
   const objectKey = objectKeys.environmentDefaultConfig(appId, envId, randomUUID());
   await putObject(objectKey, text, 'application/json');
-  const audit = await auditEntry(caller, app.organizationId, 'ENVIRONMENT_MODIFIED', {
+  const audit = auditEntry(caller, app.organizationId, 'ENVIRONMENT_MODIFIED', {
     applicationId: appId,
     appName: app.name,
     envId,

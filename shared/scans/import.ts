@@ -379,14 +379,8 @@ async function publication(
   items.push(
     ...scanStart(done, app),
     triageVersionCheck(done, triageVersion),
-    await auditEntry(caller, app.organizationId, 'SCAN_STARTED', payload, done.startedAt),
-    await auditEntry(
-      caller,
-      app.organizationId,
-      'SCAN_COMPLETED',
-      { ...payload, status: 'COMPLETED' },
-      done.completedAt!,
-    ),
+    auditEntry(caller, app.organizationId, 'SCAN_STARTED', payload, done.startedAt),
+    auditEntry(caller, app.organizationId, 'SCAN_COMPLETED', { ...payload, status: 'COMPLETED' }, done.completedAt!),
   );
   return { env, items };
 }

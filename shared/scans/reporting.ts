@@ -294,7 +294,7 @@ export async function reportScanCompleted(
           ...trend.items,
           ...((await along?.(attempt)) ?? []),
           // A hosted run's stop is audited by stopScan itself, in the transaction that stops it.
-          ...(audit ? [await completionAudit(caller, app, env, done)] : []),
+          ...(audit ? [completionAudit(caller, app, env, done)] : []),
         ];
         await transactWrite(items);
         return toScanResult(done, app, done.stats!);

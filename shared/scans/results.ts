@@ -285,7 +285,7 @@ export async function deleteScan(caller: Caller, scanId: string): Promise<object
     const items = [
       ...scanDeleteStart(scan, app),
       ...(env ? await streamsWithout(env, scan) : []),
-      await auditEntry(caller, app.organizationId, 'SCAN_REMOVED', payload),
+      auditEntry(caller, app.organizationId, 'SCAN_REMOVED', payload),
     ];
     await transactWrite(items);
   });

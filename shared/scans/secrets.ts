@@ -34,7 +34,7 @@ function organizationOwner(caller: Caller, orgId: string) {
 
 interface Owned {
   owner: SecretOwner;
-  audit: (name: string, change: string) => Promise<TransactItem>;
+  audit: (name: string, change: string) => TransactItem;
 }
 
 const listed = async ({ owner }: Owned) => ({
@@ -50,13 +50,13 @@ async function setSecret(caller: Caller, { owner, audit }: Owned, name: string, 
     throw badRequest(`at most ${MAX_SCAN_SECRETS} scan secrets: remove one before adding ${name}`);
   await transactWrite([
     await scanSecretPut(owner, name, value, caller.userId),
-    await audit(name, existing.some((secret) => secret.name === name) ? 'replaced' : 'added'),
+    audit(name, existing.some((secret) => secret.name === name) ? 'replaced' : 'added'),
   ]);
 }
 
 async function removeSecret({ owner, audit }: Owned, name: string): Promise<void> {
   try {
-    await transactWrite([scanSecretDelete(owner, name), await audit(name, 'removed')]);
+    await transactWrite([scanSecretDelete(owner, name), audit(name, 'removed')]);
   } catch (error) {
     if (conditionFailed(error, 'scanSecretGone')) throw notFound(`no scan secret named ${name}`);
     throw error;

@@ -91,7 +91,7 @@ export async function recordScanStart(
             lastScan: lastScanOf(scan),
             streams: { ...(await currentStreams(env)), ...head },
           })),
-      await auditEntry(caller, app.organizationId, 'SCAN_STARTED', payload),
+      auditEntry(caller, app.organizationId, 'SCAN_STARTED', payload),
       ...(alongside ? await alongside(scan, attempt) : []),
     ];
     await transactWrite(items);

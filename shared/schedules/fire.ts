@@ -6,6 +6,7 @@ import { keys } from '../db/keys.ts';
 import { transactWrite } from '../db/transactions.ts';
 import { HttpError } from '../errors.ts';
 import { createCaller } from '../identity/caller.ts';
+import { actorNames } from '../identity/user-repository.ts';
 import { startScan } from '../perch/commands.ts';
 import { perchCommandBody } from '../perch/inputs.ts';
 import type { PerchRun } from '../perch/model.ts';
@@ -25,11 +26,15 @@ import {
 // it, with the same checks, queue and concurrency, acting as the schedule's creator. Whichever clock woke it
 // (EventBridge Scheduler's function on AWS, the embedded scheduler locally), the schedule's item decides.
 
-/** The run's start, as its creator, in the schedule's own transaction with `items` (the schedule's last run). */
-function startRun(schedule: ScheduleRecord, items: (run: PerchRun) => ReturnType<typeof clockItems>) {
+/**
+ * The run's start, as its creator (named in its SCAN_STARTED entry: their user item is read here, as the pipeline
+ * reads a request's caller's), in the schedule's own transaction with `items` (the schedule's last run).
+ */
+async function startRun(schedule: ScheduleRecord, items: (run: PerchRun) => ReturnType<typeof clockItems>) {
   const caller = createCaller(
     { userId: schedule.userId, apiKeyId: '', ...(schedule.scope ? { scope: schedule.scope } : {}) },
     schedule.kind === 'PROFILE' ? 'write:device' : 'write:scan',
+    await actorNames(schedule.userId),
   );
   const startedBy = { details: { scheduleId: schedule.scheduleId }, items };
   if (schedule.kind === 'PROFILE') return launchProfileScan(caller, schedule.applicationId, startedBy);

@@ -133,13 +133,7 @@ export async function createSchedule(caller: Caller, appId: string, body: Create
     await writeChange(undefined, schedule, [
       putSchedule(schedule),
       scheduleCountChange(appId, 1),
-      await auditEntry(
-        caller,
-        app.organizationId,
-        'APPLICATION_MODIFIED',
-        auditPayload(app, schedule, 'scheduleAdded'),
-        now,
-      ),
+      auditEntry(caller, app.organizationId, 'APPLICATION_MODIFIED', auditPayload(app, schedule, 'scheduleAdded'), now),
     ]);
   } catch (error) {
     if (conditionFailed(error, 'scheduleCount'))
@@ -183,13 +177,7 @@ export async function updateSchedule(caller: Caller, appId: string, scheduleId: 
     next.dueAt = nextOccurrence(next.cron, next.timezone, now);
     await writeChange(current, next, [
       putSchedule(next),
-      await auditEntry(
-        caller,
-        app.organizationId,
-        'APPLICATION_MODIFIED',
-        auditPayload(app, next, 'scheduleModified'),
-        now,
-      ),
+      auditEntry(caller, app.organizationId, 'APPLICATION_MODIFIED', auditPayload(app, next, 'scheduleModified'), now),
     ]);
     return { schedule: toSchedule(next, now) };
   });
@@ -203,12 +191,7 @@ export async function deleteSchedule(caller: Caller, appId: string, scheduleId: 
     await writeChange(current, undefined, [
       deleteScheduleItem(current),
       scheduleCountChange(appId, -1),
-      await auditEntry(
-        caller,
-        app.organizationId,
-        'APPLICATION_MODIFIED',
-        auditPayload(app, current, 'scheduleRemoved'),
-      ),
+      auditEntry(caller, app.organizationId, 'APPLICATION_MODIFIED', auditPayload(app, current, 'scheduleRemoved')),
     ]);
     return {};
   });

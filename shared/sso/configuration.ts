@@ -116,7 +116,7 @@ export async function updateSsoProvider(caller: Caller, orgId: string, body: Sso
   try {
     await transactWrite([
       putSsoProvider(next),
-      await auditEntry(
+      auditEntry(
         caller,
         orgId,
         'ORG_SETTINGS_MODIFIED',
@@ -139,7 +139,7 @@ export async function deleteSsoProvider(caller: Caller, orgId: string) {
   try {
     await transactWrite([
       deleteSsoProviderItem(current),
-      await auditEntry(caller, orgId, 'ORG_SETTINGS_MODIFIED', auditPayload(current, { removed: true })),
+      auditEntry(caller, orgId, 'ORG_SETTINGS_MODIFIED', auditPayload(current, { removed: true })),
     ]);
   } catch (error) {
     if (conditionFailed(error, 'ssoChanged')) throw conflict('single sign-on is being changed concurrently; retry');

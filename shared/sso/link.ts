@@ -35,7 +35,7 @@ export async function confirmSsoLink(caller: Caller, ticketText: string): Promis
   try {
     await transactWrite([
       named('identityLinked', putSsoIdentity(organizationId, issuer, subject, caller.userId)),
-      await auditEntry(
+      auditEntry(
         caller,
         organizationId,
         'USER_MODIFIED',

@@ -7,7 +7,7 @@ import { auditEntry } from '../audit/entries.ts';
 import { conflict, unauthorized } from '../errors.ts';
 import { getOrganizationAccess } from '../identity/membership-repository.ts';
 import { type Membership } from '../context/caller.ts';
-import { newUserItems, userIdOfEmail, userOrganizationUpdate } from '../identity/user-repository.ts';
+import { actorNames, newUserItems, userIdOfEmail, userOrganizationUpdate } from '../identity/user-repository.ts';
 import { getTeams, teamUpdate } from '../applications/team-repository.ts';
 import { roleOfGroups, teamsOfGroups, type SsoProviderRecord } from '../identity/model.ts';
 import { grantOf, roleNameOf, type MemberRoleName } from '../context/roles.ts';
@@ -129,11 +129,13 @@ export async function provision(provider: SsoProviderRecord, identity: SignedInI
         ...joined.map((t) => teamUpdate(t, { ...t, userIds: [...t.userIds, userId] })),
         ...left.map((t) => teamUpdate(t, { ...t, userIds: t.userIds.filter((id) => id !== userId) })),
       );
-      const actor = source.user
-        ? { userId, known: { fullName: source.user.fullName, email: source.user.email } }
-        : { userId };
+      // The user this sign-in made names itself; one linked before is read, only when the entry is written.
+      const actor = {
+        userId,
+        known: source.user ? { fullName: source.user.fullName, email: source.user.email } : await actorNames(userId),
+      };
       items.push(
-        await auditEntry(
+        auditEntry(
           actor,
           orgId,
           membership ? 'USER_MODIFIED' : 'USER_JOINED_ORG',

@@ -208,7 +208,7 @@ export async function createTeam(caller: Caller, orgId: string, body: CreateTeam
         teamPut(team),
         teamNameClaim(team),
         ...(await teamCopiesWrites(orgId, undefined, team)),
-        await auditEntry(caller, orgId, 'TEAM_ADDED', payload),
+        auditEntry(caller, orgId, 'TEAM_ADDED', payload),
       ],
       name: team.name,
     }),
@@ -258,7 +258,7 @@ export async function updateTeam(caller: Caller, orgId: string, teamIdParam: str
         teamUpdate(current, updated),
         ...(renamed ? [teamNameClaim(updated), teamNameRelease(current)] : []),
         ...(await teamCopiesWrites(orgId, current, updated)),
-        await auditEntry(caller, orgId, 'TEAM_UPDATED', payload),
+        auditEntry(caller, orgId, 'TEAM_UPDATED', payload),
       ],
       name: renamed ? updated.name : undefined,
     };
@@ -277,7 +277,7 @@ export async function deleteTeam(caller: Caller, orgId: string, teamIdParam: str
         teamDelete(team),
         teamNameRelease(team),
         ...(await teamCopiesWrites(orgId, team, cleared)),
-        await auditEntry(caller, orgId, 'TEAM_DELETED', { teamId, teamName: team.name }),
+        auditEntry(caller, orgId, 'TEAM_DELETED', { teamId, teamName: team.name }),
       ],
     };
   }, 'the team has too many users and applications to delete in one atomic write: remove some of them (PUT) first');
@@ -309,7 +309,7 @@ export async function updateApplicationTeam(
       items: [
         teamUpdate(team, next),
         ...(await teamCopiesWrites(orgId, team, next)),
-        await auditEntry(caller, orgId, 'APPLICATION_MODIFIED', payload),
+        auditEntry(caller, orgId, 'APPLICATION_MODIFIED', payload),
       ],
     };
   }, TOO_MANY_CHANGES);

@@ -91,7 +91,7 @@ export async function createTracker(caller: Caller, orgId: string, body: CreateT
   };
   await transactWrite([
     putTracker(tracker),
-    await auditEntry(caller, orgId, 'INTEGRATION_ADDED', auditPayload(tracker), now),
+    auditEntry(caller, orgId, 'INTEGRATION_ADDED', auditPayload(tracker), now),
   ]);
   return { tracker: toTracker(tracker) };
 }
@@ -140,7 +140,7 @@ export async function updateTracker(caller: Caller, orgId: string, trackerId: st
     if (body.token !== undefined) next.sealedToken = await seal(body.token, trackerSealContext(current));
     await transactWrite([
       putTracker(next),
-      await auditEntry(
+      auditEntry(
         caller,
         orgId,
         'INTEGRATION_MODIFIED',
@@ -167,7 +167,7 @@ export async function deleteTracker(caller: Caller, orgId: string, trackerId: st
     const current = await existingTracker(orgId, trackerId);
     await transactWrite([
       deleteTrackerItem(current),
-      await auditEntry(caller, orgId, 'INTEGRATION_REMOVED', auditPayload(current)),
+      auditEntry(caller, orgId, 'INTEGRATION_REMOVED', auditPayload(current)),
     ]);
     return {};
   });

@@ -133,7 +133,7 @@ export async function createWebhook(caller: Caller, orgId: string, body: CreateW
   };
   await transactWrite([
     putWebhook(webhook),
-    await auditEntry(caller, orgId, 'INTEGRATION_ADDED', auditPayload(webhook), now),
+    auditEntry(caller, orgId, 'INTEGRATION_ADDED', auditPayload(webhook), now),
   ]);
   return { webhook: toWebhook(webhook), secret };
 }
@@ -190,13 +190,7 @@ export async function updateWebhook(caller: Caller, orgId: string, webhookId: st
     else if (body.customHeader === undefined && current.customHeader) next.customHeader = current.customHeader;
     await transactWrite([
       putWebhook(next),
-      await auditEntry(
-        caller,
-        orgId,
-        'INTEGRATION_MODIFIED',
-        auditPayload(next, secret ? { secretRotated: true } : {}),
-        now,
-      ),
+      auditEntry(caller, orgId, 'INTEGRATION_MODIFIED', auditPayload(next, secret ? { secretRotated: true } : {}), now),
     ]);
     return { webhook: toWebhook(next), secret: secret ?? '' };
   });
@@ -208,7 +202,7 @@ export async function deleteWebhook(caller: Caller, orgId: string, webhookId: st
     const current = await existingWebhook(orgId, webhookId);
     await transactWrite([
       deleteWebhookItem(current),
-      await auditEntry(caller, orgId, 'INTEGRATION_REMOVED', auditPayload(current)),
+      auditEntry(caller, orgId, 'INTEGRATION_REMOVED', auditPayload(current)),
     ]);
     return {};
   });
@@ -237,7 +231,7 @@ export async function updateIntegrationSettings(caller: Caller, orgId: string, b
   const now = Date.now();
   await transactWrite([
     putIntegrationSettings(orgId, { allowPrivateNetworks: body.allowPrivateNetworks, updatedAt: now }),
-    await auditEntry(
+    auditEntry(
       caller,
       orgId,
       'INTEGRATION_MODIFIED',

@@ -331,9 +331,11 @@ export interface paths {
         put?: never;
         /**
          * End a hosted scan: its scan's completion, its log and its end in one call (agent; ours)
-         * @description The carrying agent ends its run: `state` COMPLETED, or ERROR with `error.errorType` and message, and `log`, the run's whole log (at most 1 MiB). The log is stored first, then the run's scan is completed as reportScanCompleted completes it (with `urlCount`) and the run ended (its device freed) in one transaction, so an ended run always has its log. A run that already ended (stopped, or this call sent again) stores the log and is answered as it is. Needs write:scan besides write:device when the run has a scan to complete. 404 when the run is not the application's current run carried by that device; 400 for a profile run.
+         * @description The carrying agent ends its run: `state` COMPLETED, or ERROR with `error.errorType` and message, and `log`, the run's whole log (at most 1 MiB). The log is stored first, then the run's scan is completed as reportScanCompleted completes it (with `urlCount`; audit SCAN_COMPLETED or SCAN_ERRORED) and the run ended (its device freed) in one transaction, so an ended run always has its log. A run that already ended (stopped, or this call sent again) stores the log and is answered as it is. Needs write:scan besides write:device when the run has a scan to complete. 404 when the run is not the application's current run carried by that device; 400 for a profile run.
          *
          *     Requires the `write:device` permission.
+         *
+         *     Writes a `SCAN_COMPLETED` user-activity entry in the same transaction as the change.
          */
         post: operations["endScanRun"];
         delete?: never;
@@ -2722,6 +2724,8 @@ export interface paths {
          * @description Ends a STARTED scan with `status` COMPLETED (audit SCAN_COMPLETED) or ERROR (SCAN_ERRORED): its duration, final statistics and the environment's last-scan fields are set. 400 if the scan already ended. Returns the scan result.
          *
          *     Requires the `write:scan` permission.
+         *
+         *     Writes a `SCAN_COMPLETED` user-activity entry in the same transaction as the change.
          */
         post: operations["reportScanCompleted"];
         delete?: never;
