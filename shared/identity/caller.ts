@@ -4,6 +4,7 @@ import { hints } from './hints.ts';
 import type { Permission } from '../context/permissions.ts';
 import type { AccessTokenClaims } from '../auth/tokens.ts';
 import { revokedHere } from './revocations.ts';
+import { actorNames } from './user-repository.ts';
 import { scopeAllows, type ActorNames, type Caller, type OrganizationAccess } from '../context/caller.ts';
 
 /**
@@ -59,4 +60,12 @@ export function createCaller(
       return result.membership;
     },
   };
+}
+
+/** A caller acting outside a request (a schedule's start), named in its audit entries: its user item is read here. */
+export async function createNamedCaller(
+  claims: Pick<AccessTokenClaims, 'userId' | 'apiKeyId' | 'scope' | 'launchedFor'>,
+  permission: Permission | undefined,
+): Promise<Caller> {
+  return createCaller(claims, permission, await actorNames(claims.userId));
 }

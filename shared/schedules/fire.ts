@@ -5,8 +5,7 @@ import { queryAll } from '../db/query.ts';
 import { keys } from '../db/keys.ts';
 import { transactWrite } from '../db/transactions.ts';
 import { HttpError } from '../errors.ts';
-import { createCaller } from '../identity/caller.ts';
-import { actorNames } from '../identity/user-repository.ts';
+import { createNamedCaller } from '../identity/caller.ts';
 import { startScan } from '../perch/commands.ts';
 import { perchCommandBody } from '../perch/inputs.ts';
 import type { PerchRun } from '../perch/model.ts';
@@ -31,10 +30,9 @@ import {
  * reads a request's caller's), in the schedule's own transaction with `items` (the schedule's last run).
  */
 async function startRun(schedule: ScheduleRecord, items: (run: PerchRun) => ReturnType<typeof clockItems>) {
-  const caller = createCaller(
+  const caller = await createNamedCaller(
     { userId: schedule.userId, apiKeyId: '', ...(schedule.scope ? { scope: schedule.scope } : {}) },
     schedule.kind === 'PROFILE' ? 'write:device' : 'write:scan',
-    await actorNames(schedule.userId),
   );
   const startedBy = { details: { scheduleId: schedule.scheduleId }, items };
   if (schedule.kind === 'PROFILE') return launchProfileScan(caller, schedule.applicationId, startedBy);
