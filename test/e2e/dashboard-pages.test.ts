@@ -229,6 +229,53 @@ describe('dashboard pages', () => {
     }
   });
 
+  it('moves through the sections with the arrow keys, and asks in a modal dialog that keeps the focus until it closes', async () => {
+    const appId = await createApp(tenant, { name: 'to-confirm', env: 'dev' });
+    const errors: string[] = [];
+    const onConsole = (m: { type: () => string; text: () => string }) => {
+      if (m.type() === 'error') errors.push(m.text()); // a CSP refusal of a <style> a dialog added would be one
+    };
+    const focused = () => page.evaluate(() => document.activeElement?.textContent);
+    page.on('console', onConsole);
+    try {
+      await page.goto(`${baseUrl()}/org/${tenant.orgId}/overview`);
+      const nav = page.getByRole('navigation', { name: 'Sections' });
+      await nav.getByRole('link', { name: 'Overview' }).focus();
+      await page.keyboard.press('ArrowDown');
+      expect(await focused()).toBe('Triage inbox');
+      await page.keyboard.press('End');
+      expect(await focused()).toBe('Settings');
+      await page.keyboard.press('ArrowUp');
+      expect(await focused()).toBe('Audit log');
+      await page.keyboard.press('Home');
+      expect(await focused()).toBe('Overview');
+
+      await page.goto(`${baseUrl()}/org/${tenant.orgId}/app/${appId}`);
+      const trigger = page.getByRole('button', { name: 'Delete application' });
+      await trigger.click();
+      const dialog = page.getByRole('dialog', { name: 'Delete to-confirm?' });
+      await dialog.waitFor();
+      await expectAccessible(page, 'a confirm dialog');
+      // Focus starts inside and stays there however far Tab goes; the page behind is hidden from screen readers.
+      for (let i = 0; i < 6; i++) {
+        expect(await dialog.evaluate((d) => d.contains(document.activeElement))).toBe(true);
+        await page.keyboard.press('Tab');
+      }
+      expect(await page.getByRole('navigation', { name: 'Sections' }).count()).toBe(0); // aria-hidden meanwhile
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'hidden' });
+      expect(await trigger.evaluate((b) => b === document.activeElement)).toBe(true);
+      // Cancel closes it too, and nothing was deleted.
+      await trigger.click();
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+      await dialog.waitFor({ state: 'hidden' });
+      expect((await api('GET', `/api/v1/app/${appId}`, { token: tenant.token })).status).toBe(200);
+    } finally {
+      page.off('console', onConsole);
+    }
+    expect(errors).toEqual([]);
+  });
+
   it('logs no console error and has no serious or critical accessibility violation on the main pages', async () => {
     const appId = await createApp(tenant, { name: 'walked', env: 'dev' });
     const { scanId, envId } = await startScan(tenant.token, appId);

@@ -669,6 +669,7 @@ describe('dashboard', () => {
 
     await mine.getByRole('button', { name: 'Revoke CI importer' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Revoke CI importer' }).click();
+    await page.getByRole('dialog').waitFor({ state: 'hidden' }); // the page behind is aria-hidden until then
     await expect.poll(() => page.getByRole('row', { name: /CI importer/ }).count()).toBe(0);
     expect((await fetch(`${baseUrl()}/api/v1/auth/login`, { headers: { 'x-apikey': shown } })).status).toBe(401);
 
@@ -677,6 +678,7 @@ describe('dashboard', () => {
     const theirs = page.getByRole('row', { name: /member laptop/ });
     await theirs.getByRole('button', { name: 'Revoke member laptop' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Revoke member laptop' }).click();
+    await page.getByRole('dialog').waitFor({ state: 'hidden' }); // the page behind is aria-hidden until then
     await expect.poll(() => page.getByRole('row', { name: /member laptop/ }).count()).toBe(0);
     expect((await fetch(`${baseUrl()}/api/v1/auth/login`, { headers: { 'x-apikey': memberKey.apiKey } })).status).toBe(
       401,
@@ -729,6 +731,7 @@ describe('dashboard', () => {
     await expect.poll(() => invitee.innerText()).toContain('Read-only');
     await invitee.getByRole('button', { name: 'Remove Ines Invitee' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Remove Ines Invitee' }).click();
+    await page.getByRole('dialog').waitFor({ state: 'hidden' }); // the page behind is aria-hidden until then
     await expect.poll(() => page.getByRole('row', { name: /Ines Invitee/ }).count()).toBe(0);
     expect((await fetch(`${baseUrl()}/api/v1/auth/login`, { headers: { 'x-apikey': firstKey } })).status).toBe(401);
   });

@@ -1,6 +1,7 @@
 import { lazy, Suspense, useEffect, useRef } from 'react';
 import { Navigate, NavLink, Route, Routes, useLocation, useParams } from 'react-router';
 import { useQueryClient } from '@tanstack/react-query';
+import * as NavigationMenu from '@radix-ui/react-navigation-menu';
 import { signOut, useSession } from './session';
 import { useUser } from './user';
 import { SignIn } from './pages/SignIn';
@@ -128,6 +129,41 @@ const SECTION_GROUPS: { name: string; links: [path: string, label: string][] }[]
   },
 ];
 
+/**
+ * The sections' column (Radix NavigationMenu: the arrow keys, Home and End move between its links, Tab leaves it).
+ * Its list and items are plain elements (asChild), so each group stays a list named by its heading.
+ */
+function Sections({ base }: { base: string }) {
+  return (
+    <NavigationMenu.Root orientation="vertical" aria-label="Sections" className="sections">
+      <NavigationMenu.List asChild>
+        <div className="groups">
+          {SECTION_GROUPS.map(({ name, links }) => (
+            <NavigationMenu.Item key={name} asChild>
+              <div>
+                <p className="group-name" id={`nav-${name}`}>
+                  {name}
+                </p>
+                <ul aria-labelledby={`nav-${name}`}>
+                  {links.map(([path, label]) => (
+                    <li key={path}>
+                      <NavigationMenu.Link asChild>
+                        <NavLink to={`${base}/${path}`} end={path === 'integrations'}>
+                          {label}
+                        </NavLink>
+                      </NavigationMenu.Link>
+                    </li>
+                  ))}
+                </ul>
+              </div>
+            </NavigationMenu.Item>
+          ))}
+        </div>
+      </NavigationMenu.List>
+    </NavigationMenu.Root>
+  );
+}
+
 function Organization() {
   const { orgId = '' } = useParams();
   const user = useUser();
@@ -163,24 +199,7 @@ function Organization() {
         </span>
       </header>
       <div className="shell">
-        <nav aria-label="Sections" className="sections">
-          {SECTION_GROUPS.map(({ name, links }) => (
-            <div key={name}>
-              <p className="group-name" id={`nav-${name}`}>
-                {name}
-              </p>
-              <ul aria-labelledby={`nav-${name}`}>
-                {links.map(([path, label]) => (
-                  <li key={path}>
-                    <NavLink to={`${base}/${path}`} end={path === 'integrations'}>
-                      {label}
-                    </NavLink>
-                  </li>
-                ))}
-              </ul>
-            </div>
-          ))}
-        </nav>
+        <Sections base={base} />
         <main id="main" ref={main} tabIndex={-1}>
           {user.isSuccess && !current ? (
             <p role="alert">

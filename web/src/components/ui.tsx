@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState, type FormEvent, type ReactNode } from 'react';
+import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
 import { describeError } from '../api/client';
 
 export const SEVERITIES = ['High', 'Medium', 'Low'] as const;
@@ -58,86 +58,6 @@ export function Pager({
         Next
       </button>
     </nav>
-  );
-}
-
-/**
- * A permanent action behind a native modal dialog (focus trapped, Escape cancels). With `typeToConfirm` the user
- * types the name of what goes away before the button enables.
- */
-export function ConfirmButton({
-  label,
-  title,
-  children,
-  typeToConfirm,
-  onConfirm,
-}: {
-  label: string;
-  title: string;
-  children: ReactNode;
-  typeToConfirm?: string;
-  onConfirm: () => Promise<unknown>;
-}) {
-  const dialog = useRef<HTMLDialogElement>(null);
-  const [typed, setTyped] = useState('');
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      await onConfirm();
-      dialog.current?.close();
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
-  };
-  return (
-    <>
-      <button
-        type="button"
-        className="danger"
-        onClick={() => {
-          setTyped('');
-          setError(null);
-          dialog.current?.showModal();
-        }}
-      >
-        {label}
-      </button>
-      <dialog ref={dialog} aria-labelledby={`${label}-title`}>
-        <form onSubmit={submit}>
-          <h2 id={`${label}-title`}>{title}</h2>
-          {children}
-          {typeToConfirm !== undefined && (
-            <label>
-              Type <code>{typeToConfirm}</code> to confirm
-              <input value={typed} onChange={(e) => setTyped(e.target.value)} autoComplete="off" />
-            </label>
-          )}
-          {error !== null && (
-            <p role="alert" className="error">
-              {describeError(error)}
-            </p>
-          )}
-          <div className="actions">
-            <button type="button" onClick={() => dialog.current?.close()}>
-              Cancel
-            </button>
-            <button
-              type="submit"
-              className="danger"
-              disabled={busy || (typeToConfirm !== undefined && typed !== typeToConfirm)}
-            >
-              {label}
-            </button>
-          </div>
-        </form>
-      </dialog>
-    </>
   );
 }
 

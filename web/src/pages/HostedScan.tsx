@@ -1,8 +1,9 @@
-import { useEffect, useRef, useState, type ReactNode, type RefObject } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { Link } from 'react-router';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, describeError, unwrap, type Schemas } from '../api/client';
 import { formatTime } from '../components/ui';
+import { Modal, ModalActions } from '../components/dialog';
 import { useHasPermission } from '../permissions';
 
 // Hosted scans on the dashboard (docs/HOSTED-SCANS.md): "Scan now" with a configuration, the live state and phase, Stop and the run's
@@ -43,7 +44,7 @@ export function HostedScanPanel({
   envName: string;
 }) {
   const queryClient = useQueryClient();
-  const chooser = useRef<HTMLDialogElement>(null);
+  const [choosing, setChoosing] = useState(false);
   const canScan = useHasPermission(orgId, 'WRITE_SCAN');
   const canRead = useHasPermission(orgId, 'READ_DEVICE');
   const [error, setError] = useState<unknown>(null);
@@ -101,18 +102,19 @@ export function HostedScanPanel({
       <h2 id="hosted-scan">Hosted scan</h2>
       <div className="toolbar">
         {canScan && (
-          <button type="button" onClick={() => chooser.current?.showModal()} disabled={busy || active}>
+          <button type="button" aria-haspopup="dialog" onClick={() => setChoosing(true)} disabled={busy || active}>
             Scan now
           </button>
         )}
         {canScan && (
           <ScanNowDialog
-            dialog={chooser}
+            open={choosing}
+            onOpenChange={setChoosing}
             orgId={orgId}
             savedName={configNameOf(appName, envName)}
             envName={envName}
             onStart={(choice) => {
-              chooser.current?.close();
+              setChoosing(false);
               void scanNow(choice);
             }}
           />
@@ -163,13 +165,15 @@ type ConfigurationChoice = { defaultConfig?: boolean; scanConfig?: string };
  * none (the target URL only).
  */
 function ScanNowDialog({
-  dialog,
+  open,
+  onOpenChange,
   orgId,
   savedName,
   envName,
   onStart,
 }: {
-  dialog: RefObject<HTMLDialogElement | null>;
+  open: boolean;
+  onOpenChange: (open: boolean) => void;
   orgId: string;
   savedName: string;
   envName: string;
@@ -201,47 +205,44 @@ function ScanNowDialog({
     </label>
   );
   return (
-    <dialog ref={dialog} aria-labelledby="scan-now-title">
-      <form
-        onSubmit={(event) => {
-          event.preventDefault();
-          onStart(
-            chosen === 'default'
-              ? { defaultConfig: true }
-              : chosen.startsWith('org:')
-                ? { scanConfig: chosen.slice('org:'.length) }
-                : {},
-          );
-        }}
-      >
-        <h2 id="scan-now-title">Scan {envName} now</h2>
-        <fieldset>
-          <legend>Configuration to scan with</legend>
-          {option('default', <>The default configuration of environment {envName}</>)}
-          {names.map((name) =>
-            option(
-              `org:${name}`,
-              <>
-                Scan configuration <code>{name}</code>
-                {name === saved ? ' (saved for this environment)' : ''}
-              </>,
-            ),
-          )}
-          {option('none', 'None: the target URL only, without logging in')}
-        </fieldset>
-        {configs.error ? (
-          <p role="alert" className="error">
-            {describeError(configs.error)}
-          </p>
-        ) : null}
-        <div className="actions">
-          <button type="button" onClick={() => dialog.current?.close()}>
-            Cancel
-          </button>
-          <button type="submit">Start the scan</button>
-        </div>
-      </form>
-    </dialog>
+    <Modal
+      open={open}
+      onOpenChange={onOpenChange}
+      title={<>Scan {envName} now</>}
+      onSubmit={(event) => {
+        event.preventDefault();
+        onStart(
+          chosen === 'default'
+            ? { defaultConfig: true }
+            : chosen.startsWith('org:')
+              ? { scanConfig: chosen.slice('org:'.length) }
+              : {},
+        );
+      }}
+    >
+      <fieldset>
+        <legend>Configuration to scan with</legend>
+        {option('default', <>The default configuration of environment {envName}</>)}
+        {names.map((name) =>
+          option(
+            `org:${name}`,
+            <>
+              Scan configuration <code>{name}</code>
+              {name === saved ? ' (saved for this environment)' : ''}
+            </>,
+          ),
+        )}
+        {option('none', 'None: the target URL only, without logging in')}
+      </fieldset>
+      {configs.error ? (
+        <p role="alert" className="error">
+          {describeError(configs.error)}
+        </p>
+      ) : null}
+      <ModalActions>
+        <button type="submit">Start the scan</button>
+      </ModalActions>
+    </Modal>
   );
 }
 

@@ -4,7 +4,8 @@ import { useParams } from 'react-router';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, describeError, unwrap, type Schemas } from '../api/client';
 import { Empty, QueryView } from '../components/states';
-import { ActionForm, ConfirmButton, text, useTitle } from '../components/ui';
+import { ActionForm, text, useTitle } from '../components/ui';
+import { ConfirmButton } from '../components/dialog';
 import { RowsTable } from '../components/DataTable';
 import { useHasPermission } from '../permissions';
 

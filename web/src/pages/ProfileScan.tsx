@@ -1,7 +1,8 @@
-import { useRef, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, describeError, unwrap, type Schemas } from '../api/client';
 import { CopyButton, formatTime } from '../components/ui';
+import { Modal, ModalActions } from '../components/dialog';
 import { useHasPermission } from '../permissions';
 import { configNameOf, currentRun } from './HostedScan';
 
@@ -341,7 +342,7 @@ function SaveAsEnvironmentConfig({
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const [saved, setSaved] = useState('');
-  const confirm = useRef<HTMLDialogElement>(null);
+  const [replacing, setReplacing] = useState(false);
   if (!canWrite || !configuration || environments.length === 0) return null;
 
   const save = async () => {
@@ -377,7 +378,7 @@ function SaveAsEnvironmentConfig({
         }),
       );
       if (!named.configs?.some((c) => c.name?.toLowerCase() === configName.toLowerCase())) return save();
-      confirm.current?.showModal();
+      setReplacing(true);
     });
   };
   return (
@@ -430,27 +431,24 @@ function SaveAsEnvironmentConfig({
           {describeError(error)}
         </p>
       )}
-      <dialog ref={confirm} aria-labelledby="replace-config-title">
-        <form
-          onSubmit={(event) => {
-            event.preventDefault();
-            confirm.current?.close();
-            void run(save);
-          }}
-        >
-          <h2 id="replace-config-title">Replace the scan configuration {configName}?</h2>
-          <p>
-            The organization already has a scan configuration named {configName}. Saving replaces it with the suggested
-            one for the environment {chosen}.
-          </p>
-          <div className="actions">
-            <button type="button" onClick={() => confirm.current?.close()}>
-              Cancel
-            </button>
-            <button type="submit">Replace it</button>
-          </div>
-        </form>
-      </dialog>
+      <Modal
+        open={replacing}
+        onOpenChange={setReplacing}
+        title={<>Replace the scan configuration {configName}?</>}
+        onSubmit={(event) => {
+          event.preventDefault();
+          setReplacing(false);
+          void run(save);
+        }}
+      >
+        <p>
+          The organization already has a scan configuration named {configName}. Saving replaces it with the suggested
+          one for the environment {chosen}.
+        </p>
+        <ModalActions>
+          <button type="submit">Replace it</button>
+        </ModalActions>
+      </Modal>
     </>
   );
 }

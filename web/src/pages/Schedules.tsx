@@ -2,7 +2,8 @@ import { useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, describeError, unwrap, type Schemas } from '../api/client';
 import { Empty, QueryView } from '../components/states';
-import { ActionForm, ConfirmButton, text } from '../components/ui';
+import { ActionForm, text } from '../components/ui';
+import { ConfirmButton } from '../components/dialog';
 import { RowsTable } from '../components/DataTable';
 import { useHasPermission } from '../permissions';
 

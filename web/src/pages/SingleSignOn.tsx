@@ -1,7 +1,8 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
 import { QueryView } from '../components/states';
-import { ActionForm, ConfirmButton, text } from '../components/ui';
+import { ActionForm, text } from '../components/ui';
+import { ConfirmButton } from '../components/dialog';
 
 // Settings, for member managers: the organization's OpenID Connect provider (docs/IDENTITY.md "Single sign-on").
 // Mappings are written one a line, `group = ROLE` and `group = team name`; team names are turned into ids here.

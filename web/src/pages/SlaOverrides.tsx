@@ -1,7 +1,8 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Schemas } from '../api/client';
 import { QueryView } from '../components/states';
-import { ActionForm, ConfirmButton } from '../components/ui';
+import { ActionForm } from '../components/ui';
+import { ConfirmButton } from '../components/dialog';
 import { RowsTable } from '../components/DataTable';
 import { useHasPermission } from '../permissions';
 

@@ -4,7 +4,8 @@ import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-quer
 import { api, describeError, unwrap, type Schemas } from '../api/client';
 import { QueryView } from '../components/states';
 import { useHasPermission } from '../permissions';
-import { ActionForm, ConfirmButton, text, useTitle } from '../components/ui';
+import { ActionForm, text, useTitle } from '../components/ui';
+import { ConfirmButton } from '../components/dialog';
 import { useUser } from '../user';
 
 type Team = Schemas['organization.Team'];

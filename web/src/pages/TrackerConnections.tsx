@@ -3,7 +3,8 @@ import { useParams } from 'react-router';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Schemas } from '../api/client';
 import { Empty, QueryView } from '../components/states';
-import { ActionForm, ConfirmButton, text, useTitle } from '../components/ui';
+import { ActionForm, text, useTitle } from '../components/ui';
+import { ConfirmButton } from '../components/dialog';
 import { DataTable } from '../components/DataTable';
 
 // The organization's issue tracker connections (docs/TRACKERS.md): Jira Cloud, Jira Server / Data Center and GitHub.
