@@ -239,16 +239,20 @@ describe('dashboard pages', () => {
     page.on('console', onConsole);
     try {
       await page.goto(`${baseUrl()}/org/${tenant.orgId}/overview`);
+      // Settled first: a render the page's first answers cause must not take the focus from the menu meanwhile.
+      await page.waitForLoadState('networkidle');
       const nav = page.getByRole('navigation', { name: 'Sections' });
       await nav.getByRole('link', { name: 'Overview' }).focus();
-      await page.keyboard.press('ArrowDown');
-      expect(await focused()).toBe('Triage inbox');
-      await page.keyboard.press('End');
-      expect(await focused()).toBe('Settings');
-      await page.keyboard.press('ArrowUp');
-      expect(await focused()).toBe('Audit log');
-      await page.keyboard.press('Home');
-      expect(await focused()).toBe('Overview');
+      await expect.poll(focused).toBe('Overview');
+      for (const [key, to] of [
+        ['ArrowDown', 'Triage inbox'],
+        ['End', 'Settings'],
+        ['ArrowUp', 'Audit log'],
+        ['Home', 'Overview'],
+      ]) {
+        await page.keyboard.press(key!);
+        await expect.poll(focused, { message: `${key} moves to ${to}` }).toBe(to);
+      }
 
       await page.goto(`${baseUrl()}/org/${tenant.orgId}/app/${appId}`);
       const trigger = page.getByRole('button', { name: 'Delete application' });

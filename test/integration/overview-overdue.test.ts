@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { api } from './client.ts';
 import { createTenant, type Tenant } from './fixtures.ts';
-import { createApp, scanOnce } from './scan-helpers.ts';
+import { createApp, pluginAlert as alert, scanOnce } from './scan-helpers.ts';
 import { db } from '../../shared/db/client.ts';
 import { keys } from '../../shared/db/keys.ts';
 import { findingsOfEnvironment } from '../../shared/results/finding-repository.ts';
@@ -15,22 +15,6 @@ import { FULL_WALKS, overviewOf } from '../../shared/overview/overview.ts';
 
 const DAY = 86_400_000;
 type Body = Record<string, any>;
-
-const alert = (pluginId: string, severity: string, paths: string[]) => ({
-  pluginId,
-  name: `Plugin ${pluginId}`,
-  severity,
-  description: `About ${pluginId}`,
-  cweId: '89',
-  uris: paths.map((uri) => ({
-    uri,
-    requestMethod: 'GET',
-    param: 'id',
-    evidence: '',
-    otherInfo: '',
-    requestHeader: '',
-  })),
-});
 
 /** Moves the first sightings of the environment's findings of `severity` back `days`, each a minute apart. */
 async function backdate(appId: string, envId: string, severity: string, days: number) {
