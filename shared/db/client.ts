@@ -2,6 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.ts';
 import { currentScope } from '../context/request-scope.ts';
+import { consistentReadsRequested, makeConsistent } from './consistent-reads.ts';
 
 const READ_COMMANDS = new Set([
   'GetItemCommand',
@@ -31,6 +32,13 @@ export function createClient(endpoint = config.dynamodbEndpoint): DynamoDBDocume
   // The SDK's logger middleware builds a redacted copy of every call's input and output for its logger, a no-op
   // one here (we configure none): ~25 us of CPU per call spent on nothing (a profile of the request path).
   client.middlewareStack.remove('loggerMiddleware');
+  client.middlewareStack.add(
+    (next, context) => (args) => {
+      if (consistentReadsRequested()) makeConsistent(context.commandName ?? '', args.input as object);
+      return next(args);
+    },
+    { step: 'initialize', name: 'consistentReadsWhenAsked' },
+  );
   client.middlewareStack.add(
     (next, context) => async (args) => {
       const scope = currentScope();

@@ -1,4 +1,5 @@
 import { currentScope } from '../context/request-scope.ts';
+import { consistentReadsRequested } from './consistent-reads.ts';
 
 // Reads a request issues before its code asks for them, so that the reads it needs before its authorization
 // decision go together in one round trip (shared/http/prefetch.ts decides which). The reading functions of
@@ -21,6 +22,8 @@ export function registerPrefetch(id: string, read: Promise<unknown>): void {
 
 /** The prefetched read with this id, once, if there is one. */
 export function takePrefetched<T>(id: string): Promise<T> | undefined {
+  // A prefetched read was eventually consistent: code that asked for consistent reads reads again.
+  if (consistentReadsRequested()) return undefined;
   const prefetched = currentScope()?.prefetched;
   const read = prefetched?.get(id);
   if (read) prefetched!.delete(id);

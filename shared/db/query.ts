@@ -1,5 +1,6 @@
 import { BatchGetCommand, BatchWriteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from './client.ts';
+import { consistentReadsRequested } from './consistent-reads.ts';
 import { config } from '../config.ts';
 import { indexKeyNames, type MainIndex } from './tables.ts';
 import { itemReadId, queryReadId, registerPrefetch, takePrefetched } from './prefetch.ts';
@@ -28,12 +29,19 @@ export interface PartitionQuery {
   attributes?: string[];
   /** A strongly consistent read (the table, not an index): every write committed before it is seen. */
   consistent?: boolean;
+  /**
+   * An index read whose caller reads each item again by key: allowed among consistent reads (db/consistent-reads.ts),
+   * where any other index read is refused.
+   */
+  verifiedByKey?: boolean;
 }
 
 type QueryOutput = { Items?: Item[]; LastEvaluatedKey?: Item; Count?: number };
 
 /** One Query call of `query`: from `startKey`, at most `limit` items. */
 function queryCall(query: PartitionQuery, startKey: Item | undefined, limit: number | undefined): Promise<QueryOutput> {
+  if (query.index && !query.verifiedByKey && consistentReadsRequested())
+    throw new Error(`a strongly consistent read of index ${query.index}: indexes are eventually consistent`);
   const { pk, sk } = query.index ? indexKeyNames(query.index) : { pk: 'pk', sk: 'sk' };
   const names: Record<string, string> = { '#pk': pk };
   const values: Record<string, unknown> = { ':pk': query.partition };

@@ -1,6 +1,7 @@
 import { stringify } from 'csv-stringify/sync';
 import { keys } from '../db/keys.ts';
 import { batchGet } from '../db/query.ts';
+import { consistentReadsRequested } from '../db/consistent-reads.ts';
 import { fromItem } from '../db/items.ts';
 import { canSeeTeamResource, type ApplicationRecord, type EnvironmentRecord } from '../applications/model.ts';
 import { nameOrderKey } from '../lists.ts';
@@ -57,6 +58,10 @@ interface ReportSource {
   scan: ScanRecord;
 }
 
+/** Scans (or heads) in the order of the environment's scan index walked newest first: start, then id, descending. */
+const newestFirst = <T extends { startedAt: number; scanId: string }>(scans: T[]) =>
+  scans.sort((a, b) => b.startedAt - a.startedAt || (a.scanId < b.scanId ? 1 : a.scanId > b.scanId ? -1 : 0));
+
 /** A current scan before its record is read: its id and its rows (the record, when the walk read it). */
 interface CurrentScan {
   scanId: string;
@@ -73,9 +78,7 @@ function currentHeads(env: EnvironmentRecord): CurrentScan[] | undefined {
   if (!env.streams) return undefined;
   const heads = Object.values(env.streams);
   if (!heads.every((h) => h.status === 'COMPLETED' && h.totalAlerts !== undefined)) return undefined;
-  return heads
-    .sort((a, b) => b.startedAt - a.startedAt || (a.scanId < b.scanId ? 1 : a.scanId > b.scanId ? -1 : 0))
-    .map((h) => ({ scanId: h.scanId, totalAlerts: h.totalAlerts! }));
+  return newestFirst(heads).map((h) => ({ scanId: h.scanId, totalAlerts: h.totalAlerts! }));
 }
 
 /** Each environment's current scans: now from its heads where they tell (no read), else walked (currentScansOf). */
@@ -129,11 +132,16 @@ async function visibleEnvironments(orgId: string, membership: Membership, q: Fin
  * environment records has one (an environment written before streams: at the first).
  */
 export async function currentScansOf(
-  env: Pick<EnvironmentRecord, 'environmentId' | 'streams'>,
+  env: Pick<EnvironmentRecord, 'applicationId' | 'environmentId' | 'streams'>,
   asOf: number | undefined,
 ): Promise<ScanRecord[]> {
   const wanted = env.streams ? Object.keys(env.streams).length : 1;
   const byStream = new Map<string, ScanRecord>();
+  // Among consistent reads, the index may not show a scan yet: streams whose latest is completed are read by key.
+  if (asOf === undefined && consistentReadsRequested()) {
+    for (const scan of await completedHeadScans(env)) byStream.set(streamOf(scan), scan);
+    if (byStream.size >= wanted) return newestFirst([...byStream.values()]);
+  }
   for await (const scan of scansOfEnvironmentNewestFirst(env.environmentId, asOf)) {
     if (scan.status !== 'COMPLETED' || scan.deleting || (asOf !== undefined && (scan.completedAt ?? Infinity) > asOf))
       continue;
@@ -141,7 +149,16 @@ export async function currentScansOf(
     if (!byStream.has(stream)) byStream.set(stream, scan);
     if (byStream.size >= wanted) break;
   }
-  return [...byStream.values()];
+  return newestFirst([...byStream.values()]);
+}
+
+/** The scan records of the environment's stream heads that are completed (and not being deleted), read by key. */
+async function completedHeadScans(env: Pick<EnvironmentRecord, 'applicationId' | 'environmentId' | 'streams'>) {
+  const heads = Object.values(env.streams ?? {}).filter((head) => head.status === 'COMPLETED');
+  const items = await batchGet(heads.map((h) => keys.scanRecord(env.applicationId, env.environmentId, h.scanId)));
+  return items
+    .map((item) => fromItem<ScanRecord>(item)!)
+    .filter((scan) => scan.status === 'COMPLETED' && !scan.deleting);
 }
 
 /** What the report needs of an environment's open issues: how many, and each one's tools. */

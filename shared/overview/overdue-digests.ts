@@ -1,5 +1,6 @@
 import { keys } from '../db/keys.ts';
 import { batchGet } from '../db/query.ts';
+import { withConsistentReads } from '../db/consistent-reads.ts';
 import { config } from '../config.ts';
 import { failedConditions } from '../db/items.ts';
 import { transactWrite } from '../db/transactions.ts';
@@ -126,21 +127,22 @@ export async function digestsOf(orgId: string, envs: ListEntry[], now: number) {
 /**
  * The digests of `stale` environments recomputed from their current scans (scans/scan-sla.ts overdueOfScan, as
  * overdueOfEnvironments reads them), each written back conditioned on the `version` read before (a write of its
- * inputs since fails it: the next read rebuilds it again). Not written: without a version read, an environment
- * without a record, a digest whose rules have history after `now` (its clocks left it out), or one past
- * DIGEST_MAX_BYTES.
+ * inputs since fails it: the next read rebuilds it again). Its inputs are read strongly consistent
+ * (db/consistent-reads.ts): each sees every write the version read counts, so a digest stored at that version is
+ * built from them all. Not written: without a version read, an environment without a record, a digest whose rules
+ * have history after `now` (its clocks left it out), or one past DIGEST_MAX_BYTES.
  */
 export async function rebuildDigests(
   orgId: string,
   stale: { env: ListEntry; version?: number; tag?: string }[],
   now: number,
 ): Promise<EnvironmentDigest[]> {
-  const records = stale.length ? await getEnvironmentsByKeys(stale.map((s) => s.env)) : [];
+  const records = stale.length ? await withConsistentReads(() => getEnvironmentsByKeys(stale.map((s) => s.env))) : [];
   const byId = new Map(records.map((record) => [record.environmentId, record]));
   return Promise.all(
     stale.map(async ({ env, version, tag }) => {
       const record = byId.get(env.environmentId);
-      const found = record ? await overdueOfCurrentScans(orgId, record, now) : [];
+      const found = record ? await withConsistentReads(() => overdueOfCurrentScans(orgId, record, now)) : [];
       const detections = found.flatMap((f) => f.due.map((d) => ({ ...d, scanId: f.scan.scanId })));
       const asOf = Math.max(0, ...found.map((f) => f.asOf));
       const digest = overdueDigestOf(detections);

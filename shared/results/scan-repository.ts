@@ -2,6 +2,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
+import { consistentReadsRequested } from '../db/consistent-reads.ts';
 import { fromItem, named } from '../db/items.ts';
 import { batchDelete, batchGet, batchPut, deleteFound, queryAll, queryItems } from '../db/query.ts';
 import type { TransactItem } from '../db/transactions.ts';
@@ -183,14 +184,23 @@ export async function* scansOfEnvironmentNewestFirst(
   envId: string,
   startedBy = Number.MAX_SAFE_INTEGER,
 ): AsyncGenerator<ScanRecord> {
+  // Among consistent reads (db/consistent-reads.ts) the index only names the scans: each is read again by key.
+  const verify = consistentReadsRequested();
   const items = queryItems({
     index: 'gsi1',
     partition: keys.scansOfEnvironment(envId).gsi1pk,
     skTo: keys.scansStartedBy(startedBy),
     forward: false,
     pageLimit: 10,
+    verifiedByKey: verify,
   });
-  for await (const item of items) yield fromItem<ScanRecord>(item)!;
+  for await (const item of items) {
+    const scan = fromItem<ScanRecord>(item)!;
+    const fresh = verify
+      ? fromItem<ScanRecord>(await getItem(keys.scanRecord(scan.applicationId, envId, scan.scanId)))
+      : scan;
+    if (fresh) yield fresh;
+  }
 }
 
 /** Whether a scan of the environment reported this configuration (and is not deleted). */

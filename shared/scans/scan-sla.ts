@@ -87,7 +87,7 @@ export async function overdueOfScan(orgId: string, scan: ScanRecord, now: number
  */
 export async function overdueOfCurrentScans(
   orgId: string,
-  env: Pick<EnvironmentRecord, 'environmentId' | 'streams'>,
+  env: Pick<EnvironmentRecord, 'applicationId' | 'environmentId' | 'streams'>,
   now: number,
 ) {
   const scans = await currentScansOf(env, undefined);

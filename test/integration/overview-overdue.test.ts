@@ -2,11 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { api } from './client.ts';
 import { createTenant, type Tenant } from './fixtures.ts';
-import { createApp, pluginAlert as alert, scanOnce } from './scan-helpers.ts';
+import { createApp, pluginAlert as alert, scanOnce, startScan } from './scan-helpers.ts';
 import { db } from '../../shared/db/client.ts';
 import { keys } from '../../shared/db/keys.ts';
 import { findingsOfEnvironment } from '../../shared/results/finding-repository.ts';
 import { FULL_WALKS, overviewOf } from '../../shared/overview/overview.ts';
+import { rebuildDigests } from '../../shared/overview/overdue-digests.ts';
+import { withConsistentReads } from '../../shared/db/consistent-reads.ts';
+import { getItem, queryItems } from '../../shared/db/query.ts';
+import type { ListEntry } from '../../shared/applications/model.ts';
 
 // The overview's overdue findings from the environments' overdue digests (shared/overview/overdue-digests.ts): after
 // every write of their inputs (a triage that stops or restarts a clock, a new scan) the answer is still the full
@@ -15,6 +19,33 @@ import { FULL_WALKS, overviewOf } from '../../shared/overview/overview.ts';
 
 const DAY = 86_400_000;
 type Body = Record<string, any>;
+type ReadInput = { ConsistentRead?: boolean; RequestItems?: Record<string, { ConsistentRead?: boolean }> };
+
+/** The read commands the shared client sends while `fn` runs, each with whether it was strongly consistent. */
+async function readsOf(fn: () => Promise<unknown>) {
+  const reads: { command: string; consistent: boolean }[] = [];
+  const name = 'recordReadsOfTest';
+  db.middlewareStack.add(
+    (next, context) => (args) => {
+      const command = context.commandName ?? '';
+      const input = args.input as ReadInput;
+      const tables = Object.values(input.RequestItems ?? {});
+      if (/^(Get|BatchGet|Query|Scan)/.test(command))
+        reads.push({
+          command,
+          consistent: tables.length ? tables.every((t) => t.ConsistentRead) : !!input.ConsistentRead,
+        });
+      return next(args);
+    },
+    { step: 'build', name },
+  );
+  try {
+    await fn();
+  } finally {
+    db.middlewareStack.remove(name);
+  }
+  return reads;
+}
 
 /** Moves the first sightings of the environment's findings of `severity` back `days`, each a minute apart. */
 async function backdate(appId: string, envId: string, severity: string, days: number) {
@@ -137,5 +168,50 @@ describe('getOrganizationOverview: overdue findings from the digests', () => {
     expect(overridden.findings[0]).toMatchObject({ environmentId: dev.envId, severity: 'High', daysLeft: -31 });
     const untouched = (await digestOf(shop, prod.envId))!;
     expect([untouched.version, untouched.built]).toEqual([settled.version, settled.built]);
+  });
+
+  it('rebuilds a digest from strongly consistent reads only, and refuses an index read among them', async () => {
+    const tenant = await createTenant();
+    const shop = await createApp(tenant, { name: 'shop', env: 'prod' });
+    const prod = await scanOnce(tenant.token, shop, [alert('40018', 'High', ['/a', '/b'])], 'prod');
+    await backdate(shop, prod.envId, 'High', 50);
+    const version = ((await digestOf(shop, prod.envId))?.version as number | undefined) ?? 0;
+    const env = { applicationId: shop, environmentId: prod.envId } as ListEntry;
+    let issues = -1;
+    const reads = await readsOf(async () => {
+      [
+        {
+          digest: { issues },
+        },
+      ] = await rebuildDigests(tenant.orgId, [{ env, version, tag: '' }], Date.now());
+    });
+    expect(issues).toBe(2);
+    // The environment's record, its current scan, the scan's alerts and URIs, its rules and first sightings.
+    expect(reads.length).toBeGreaterThanOrEqual(4);
+    expect(reads.filter((r) => !r.consistent)).toEqual([]);
+    expect(await digestOf(shop, prod.envId)).toMatchObject({ built: version, issues: 2 });
+
+    // A scan running in the stream: its completed predecessor is found through the scan index, read again by key.
+    await startScan(tenant.token, shop, { env: 'prod' });
+    const walked = await readsOf(async () => {
+      [
+        {
+          digest: { issues },
+        },
+      ] = await rebuildDigests(tenant.orgId, [{ env }], Date.now());
+    });
+    expect(issues).toBe(2);
+    expect(walked.filter((r) => !r.consistent)).toEqual([{ command: 'QueryCommand', consistent: false }]);
+
+    // The recorder tells them apart: the same read outside is eventually consistent.
+    const key = keys.overdueDigest(shop, prod.envId);
+    expect(await readsOf(() => getItem(key))).toEqual([{ command: 'GetItemCommand', consistent: false }]);
+    expect(await readsOf(() => withConsistentReads(() => getItem(key)))).toEqual([
+      { command: 'GetItemCommand', consistent: true },
+    ]);
+    const indexWalk = async () => {
+      for await (const item of queryItems({ index: 'gsi1', partition: `ORG#${tenant.orgId}` })) void item;
+    };
+    await expect(withConsistentReads(indexWalk)).rejects.toThrow(/index gsi1: indexes are eventually consistent/);
   });
 });
