@@ -228,7 +228,8 @@ export class Seeder {
     const items = [
       s.pendingFindingsEnd(scan.applicationId, attempt),
       ...s.scanStart(done, app),
-      ...(await s.environmentScanWrites(env, { lastScan: s.lastScanOf(done), streams })),
+      // Its open issues with its streams, as an import's publication writes them.
+      ...(await s.environmentScanWrites(env, { lastScan: s.lastScanOf(done), streams, openIssues: trend.openIssues })),
       s.triageVersionCheck(done, found.triageVersion),
       ...trend.items,
     ];

@@ -3,7 +3,12 @@ import { keys } from '../db/keys.ts';
 import { batchGet } from '../db/query.ts';
 import { consistentReadsRequested } from '../db/consistent-reads.ts';
 import { fromItem } from '../db/items.ts';
-import { canSeeTeamResource, type ApplicationRecord, type EnvironmentRecord } from '../applications/model.ts';
+import {
+  canSeeTeamResource,
+  openIssuesTotal,
+  type ApplicationRecord,
+  type EnvironmentRecord,
+} from '../applications/model.ts';
 import { nameOrderKey } from '../lists.ts';
 import { getApplications } from '../applications/application-repository.ts';
 import {
@@ -37,7 +42,7 @@ import {
 } from '../results/model.ts';
 import { getUsers } from '../identity/user-repository.ts';
 import { getTeams } from '../applications/team-repository.ts';
-import { findingsOfEnvironment, rulesOf } from '../results/finding-repository.ts';
+import { findingsOfEnvironment } from '../results/finding-repository.ts';
 import { openIssuesOfEnvironments } from '../results/issue-summary.ts';
 import type { FindingsReportQuery } from './inputs.ts';
 import type { Membership, Caller } from '../context/caller.ts';
@@ -218,8 +223,9 @@ type Slice = { source: ReportSource; alert: AlertRecord; uris: AlertUriRecord[] 
  */
 async function pageSlices(all: PendingSource[], offset: number, size: number): Promise<Slice[]> {
   const { sources, skipped } = await pageSources(all, offset, size);
+  // A scan that counts no rows shows none: its alerts are not read.
   const alerts = await mapLimited(sources, PAGE_READS_IN_FLIGHT, async (source) =>
-    (await alertsOfScan(source.scan)).filter((a) => a.uriCount > 0),
+    source.scan.stats?.totalAlerts ? (await alertsOfScan(source.scan)).filter((a) => a.uriCount > 0) : [],
   );
   const alertCounts = new Map(sources.map((source, i) => [source.scan.scanId, alerts[i]!.length]));
   return readSlices(sliceReads(sources, alerts, offset - skipped, size), alertCounts);
@@ -367,14 +373,15 @@ async function rowReads(orgId: string, slices: Awaited<ReturnType<typeof pageSli
       ],
       ['findingHash', 'firstSeen', 'verifiedFixedAt', 'issueId', 'assigneeId'],
     ),
-    Promise.all(
-      [...new Set(slices.map((s) => s.source))].map((source) =>
-        rulesOf(
-          source.env,
-          uris.filter((x) => x.source === source).map((x) => x.u.findingHash),
-        ),
-      ),
-    ),
+    // The rules of every environment of the page in the same BatchGetItems (not one per environment).
+    batchGet([
+      ...new Map(
+        uris.map(({ source: { env }, u }) => [
+          `${env.environmentId}#${u.findingHash}`,
+          keys.triageRule(env.applicationId, env.environmentId, u.findingHash),
+        ]),
+      ).values(),
+    ]),
     getUsers(slices.map((s) => s.source.scan.userId)),
     getTeams(orgId, [...new Set(slices.flatMap((s) => (s.source.app.teamId ? [s.source.app.teamId] : [])))]),
     slaDaysResolver(
@@ -394,7 +401,7 @@ async function rowReads(orgId: string, slices: Awaited<ReturnType<typeof pageSli
       )
       .map((f) => [f.findingHash, f]),
   );
-  const ruleOf = new Map(rules.flatMap((byHash) => [...byHash]));
+  const ruleOf = new Map(rules.map((item) => fromItem<TriageRule>(item)!).map((rule) => [rule.findingHash, rule]));
   const known = new Set(scanUsers.map((u) => u.userId));
   const triagers = await getUsers(
     [
@@ -546,15 +553,17 @@ export function findingsCsv(rows: FindingRow[]): string {
 }
 
 /**
- * The issues index of the environments (issuesOf): now, from their summaries (shared/results/issue-summary.ts; one
- * BatchGetItem per 100), an environment without one (or a stale one) read whole; as of a moment, each read whole.
+ * The issues index of the environments (issuesOf). Now: an environment off the page counts from its record's open
+ * issues (EnvironmentRecord.openIssues*, the summary's count: no read); the page's environments, and those whose
+ * record does not count them all (written before openIssuesInfo), from their summaries (shared/results/
+ * issue-summary.ts; one BatchGetItem per 100), one without a summary (or a stale one) read whole. As of a moment,
+ * each read whole.
  */
 async function issueIndexes(
   envs: EnvironmentRecord[],
   asOf: number | undefined,
   slices: Awaited<ReturnType<typeof pageSlices>>,
 ): Promise<Map<string, IssueIndex>> {
-  const summaries = asOf === undefined ? await openIssuesOfEnvironments(envs) : new Map<string, OpenIssues>();
   // The tool streams of the page's rows, by environment: a summary names the tools of their issues exactly when
   // it lists each issue's (two streams or more) or its one stream is theirs.
   const pageStreams = new Map<string, Set<string>>();
@@ -563,11 +572,20 @@ async function issueIndexes(
       source.env.environmentId,
       (pageStreams.get(source.env.environmentId) ?? new Set()).add(streamOf(source.scan)),
     );
+  const counted = (env: EnvironmentRecord) =>
+    asOf === undefined && !pageStreams.has(env.environmentId) ? openIssuesTotal(env) : undefined;
+  const summaries =
+    asOf === undefined
+      ? await openIssuesOfEnvironments(envs.filter((env) => counted(env) === undefined))
+      : new Map<string, OpenIssues>();
   const exact = (summary: OpenIssues, envId: string) =>
     !summary.stale &&
     (summary.tools !== undefined ||
       [...(pageStreams.get(envId) ?? [])].every((t) => summary.streams.every((s) => s === t)));
   const indexes = await mapLimited(envs, 8, async (env): Promise<IssueIndex> => {
+    // Off the page no row asks for tools.
+    const count = counted(env);
+    if (count !== undefined) return { count, toolsOf: () => [] };
     const summary = summaries.get(env.environmentId);
     if (summary && exact(summary, env.environmentId))
       return { count: summary.count, toolsOf: (id) => issueToolsOf(summary, id) ?? [] };

@@ -105,7 +105,12 @@ async function openIssuesFix(
     : [];
   const records = (await Promise.all(others.map((d) => getFinding(env, d.findingHash)))).filter((f) => f !== undefined);
   const counts = issueCountsChange(
-    { openIssuesHigh: env.openIssuesHigh, openIssuesMedium: env.openIssuesMedium, openIssuesLow: env.openIssuesLow },
+    {
+      openIssuesHigh: env.openIssuesHigh,
+      openIssuesMedium: env.openIssuesMedium,
+      openIssuesLow: env.openIssuesLow,
+      ...(env.openIssuesInfo !== undefined && { openIssuesInfo: env.openIssuesInfo }),
+    },
     [...records, was],
     [...records, is],
   );

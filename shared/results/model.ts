@@ -741,12 +741,13 @@ export const isOpenFinding = (f: SummaryFinding) => f.fixedAt === undefined && f
 
 type CountedFinding = SummaryFinding & Pick<FindingRecord, 'severity'>;
 const RANK: Record<string, number> = { High: 3, Medium: 2, Low: 1 };
-const SEVERITY_FIELD = [undefined, 'openIssuesLow', 'openIssuesMedium', 'openIssuesHigh'] as const;
+const SEVERITY_FIELD = ['openIssuesInfo', 'openIssuesLow', 'openIssuesMedium', 'openIssuesHigh'] as const;
 
 /**
  * An environment's open issues by severity (EnvironmentRecord.openIssues*; docs/GOVERNANCE.md, The overview): the
  * issues openIssuesOf counts, each once in the highest risk severity of its open findings (an issue whose open
- * findings are all Info counts in none). From all its finding records, as the summary.
+ * findings are all Info counts in `openIssuesInfo`: the four sum to the summary's count). From all its finding
+ * records, as the summary.
  */
 export function openIssueCountsOf(findings: Iterable<CountedFinding>): OpenIssueCounts {
   const rank = new Map<string, number>();
@@ -756,10 +757,7 @@ export function openIssueCountsOf(findings: Iterable<CountedFinding>): OpenIssue
     rank.set(id, Math.max(rank.get(id) ?? 0, RANK[f.severity] ?? 0));
   }
   const counts = { ...NO_OPEN_ISSUES };
-  for (const r of rank.values()) {
-    const field = SEVERITY_FIELD[r];
-    if (field) counts[field]++;
-  }
+  for (const r of rank.values()) counts[SEVERITY_FIELD[r]!]! += 1;
   return counts;
 }
 
@@ -773,10 +771,10 @@ export function issueCountsChange(
   after: Iterable<CountedFinding>,
 ): OpenIssueCounts {
   const [was, is] = [openIssueCountsOf(before), openIssueCountsOf(after)];
+  // A field the counts lack (openIssuesInfo on older records) stays absent.
   return Object.fromEntries(
-    Object.entries(counts).map(([field, n]) => [
-      field,
-      n - was[field as keyof OpenIssueCounts] + is[field as keyof OpenIssueCounts],
-    ]),
+    Object.entries(counts)
+      .filter(([, n]) => n !== undefined)
+      .map(([field, n]) => [field, n! - was[field as keyof OpenIssueCounts]! + is[field as keyof OpenIssueCounts]!]),
   ) as unknown as OpenIssueCounts;
 }

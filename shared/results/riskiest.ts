@@ -43,7 +43,7 @@ async function untilCommitted(step: () => Promise<Outcome>): Promise<Outcome> {
 }
 
 /**
- * Counts the open issues of an environment written before them: from its finding records, set by its write
+ * Counts the open issues of an environment written before them (or before `openIssuesInfo`): from its finding records, set by its write
  * (conditioned on it still uncounted and unchanged: a publication meanwhile counts it, or makes this read again), with
  * its application's figures.
  */
@@ -51,7 +51,8 @@ export function countEnvironmentOpenIssues(appId: string, envId: string): Promis
   return untilCommitted(async () => {
     const env = await getEnvironmentIncludingDeleting(appId, envId);
     if (!env) return 'gone';
-    if (env.deleting || env.openIssuesHigh !== undefined) return 'current';
+    // An environment counted before openIssuesInfo is counted again, with it (the findings report sums all four).
+    if (env.deleting || env.openIssuesInfo !== undefined) return 'current';
     const app = await getApplication(appId);
     if (!app) return 'current';
     const records = await collect(

@@ -47,6 +47,17 @@ async function reportIssues(tenant: Tenant) {
   return { totalIssues: out.body.totalIssues as number, tools: rows.map((r) => r.detectedBy.join(' ')) };
 }
 
+/** The report's issue count on a page past its rows (pageSize 1000: no environment has rows on page 1). */
+async function totalIssuesOffPage(tenant: Tenant) {
+  const out = await api('GET', `/api/v1/reports/org/${tenant.orgId}/findings`, {
+    token: tenant.token,
+    query: { pageSize: 1000, pageToken: 1 },
+  });
+  expect(out.status, out.text).toBe(200);
+  expect(out.body.findings).toEqual([]);
+  return out.body.totalIssues as number;
+}
+
 async function hashOf(tenant: Tenant, scanId: string, pluginId: string) {
   const out = await api('GET', `/api/v1/scan/${scanId}/alert/${pluginId}`, { token: tenant.token });
   expect(out.status, out.text).toBe(200);
@@ -121,6 +132,8 @@ describe('a retest that verifies a fix (docs/HOSTED-SCANS.md, Retests)', { timeo
     expect(trendFixed.fixedMedium ?? 0).toBe(0);
     // The report's issues: one left open (the fix marked the environment's summary stale: its findings are read).
     expect(await reportIssues(tenant)).toEqual({ totalIssues: 1, tools: ['hawkscan', 'hawkscan'] });
+    // A page past the rows (the environment off it) counts from the environment's record, which the fix moved.
+    expect(await totalIssuesOffPage(tenant)).toBe(1);
 
     // A triage of the fixed finding moves no figure: it is out of them already.
     const triaged = await api('POST', `/api/v1/org/${tenant.orgId}/app/${appId}/env/${first.envId}/findings/triage`, {
@@ -142,5 +155,6 @@ describe('a retest that verifies a fix (docs/HOSTED-SCANS.md, Retests)', { timeo
     expect(await untriaged(appId, first.envId)).toEqual({ High: 1, Medium: 1, Low: 0 });
     expect(await environmentTrendTotal(env)).toMatchObject({ openHigh: 1, fixedHigh: 1, reopenedHigh: 1 });
     expect(await reportIssues(tenant)).toEqual({ totalIssues: 2, tools: ['hawkscan', 'hawkscan'] });
+    expect(await totalIssuesOffPage(tenant)).toBe(2);
   });
 });

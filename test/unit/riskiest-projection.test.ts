@@ -95,7 +95,12 @@ describe('open issues by severity', () => {
       f('6', undefined, 'Low'),
       f('7', 'gone', 'High', true),
     ];
-    expect(openIssueCountsOf(findings)).toEqual({ openIssuesHigh: 1, openIssuesMedium: 1, openIssuesLow: 1 });
+    expect(openIssueCountsOf(findings)).toEqual({
+      openIssuesHigh: 1,
+      openIssuesMedium: 1,
+      openIssuesLow: 1,
+      openIssuesInfo: 1,
+    });
   });
 
   it("change by one issue's findings before and after", () => {
