@@ -17,6 +17,7 @@ import {
 } from '../results/finding-repository.ts';
 import {
   type FindingRecord,
+  type IssueDetection,
   type ScanRecord,
   type TriageRule,
   type TriageStatus,
@@ -164,11 +165,17 @@ async function triageRead(
   now: number,
   figures: Map<TriageChange, TriageFiguresContext>,
 ): Promise<FindingsTriageContext> {
+  // The application is read beside the scans when a change moves a status (only then may a scan count it).
+  const moves = changes.some((c) => (c.before?.status ?? 'UNKNOWN') !== c.after.status);
+  const appRead = moves ? getApplication(app.applicationId) : undefined;
+  appRead?.catch(() => undefined); // awaited below when a scan counts a change
   const environments = new Map<string, TriagedEnvironment>();
   for (const envChanges of groupByEnvironment(changes)) {
     const env = envChanges[0]!.env;
-    const trends = await trendsRead(env, envChanges[0]!.trend);
-    const { streams, contexts } = await figuresOf(env, envChanges);
+    const [trends, { streams, contexts }] = await Promise.all([
+      trendsRead(env, envChanges[0]!.trend),
+      figuresOf(env, envChanges),
+    ]);
     const countingScans = new Map<string, string>();
     for (const [c, context] of contexts) {
       figures.set(c, context);
@@ -178,7 +185,7 @@ async function triageRead(
     environments.set(env.environmentId, { env, findings, streams, countingScans, trends });
   }
   const counted = [...environments.values()].some((e) => e.countingScans.size > 0);
-  const current = counted ? await getApplication(app.applicationId) : undefined;
+  const current = counted ? await appRead : undefined;
   if (counted && !current) throw notFound(`application ${app.applicationId} not found`);
   const live = current && (await environmentsOfUncounted(current));
   return { environments, app: current, live, now };
@@ -207,6 +214,41 @@ async function triageWrites(
 ): Promise<TransactItem[]> {
   const figures = new Map<TriageChange, TriageFiguresContext>();
   const context = await triageRead(app, changes, now, figures);
+  return triagePlan(actor, app, changes, context, figures);
+}
+
+/**
+ * What a triage read for some changes (triageRead), narrowed to `changes` among them: their findings and counting
+ * scans; the application only when a scan counts one of them (as triageRead reads it).
+ */
+function narrowedRead(context: FindingsTriageContext, changes: TriageChange[]): FindingsTriageContext {
+  const environments = new Map<string, TriagedEnvironment>();
+  for (const envChanges of groupByEnvironment(changes)) {
+    const read = context.environments.get(envChanges[0]!.env.environmentId)!;
+    const hashes = new Set(envChanges.map((c) => c.finding.findingHash));
+    environments.set(read.env.environmentId, {
+      ...read,
+      findings: new Map([...read.findings].filter(([hash]) => hashes.has(hash))),
+      countingScans: new Map([...read.countingScans].filter(([hash]) => hashes.has(hash))),
+    });
+  }
+  const counted = [...environments.values()].some((e) => e.countingScans.size > 0);
+  return {
+    environments,
+    app: counted ? context.app : undefined,
+    live: counted ? context.live : undefined,
+    now: context.now,
+  };
+}
+
+/** triageWrites from what was read (`context`, `figures`): no read of its own. */
+function triagePlan(
+  actor: Actor,
+  app: ApplicationRecord,
+  changes: TriageChange[],
+  context: FindingsTriageContext,
+  figures: Map<TriageChange, TriageFiguresContext>,
+): TransactItem[] {
   const triage = derivedWrites(
     findingsTriage,
     { rules: byEnvironmentAndHash(changes, (c) => c.before) },
@@ -238,7 +280,7 @@ async function triageWrites(
         acceptanceNote: before!.note,
       }),
     })),
-    now,
+    context.now,
   );
   const rules = changes.map((c) => {
     const context = {
@@ -260,6 +302,12 @@ async function triageWrites(
   return [...triage, ...entityWrites(triageRule, rules), ...audit];
 }
 
+/** What issueSiblings may take as read already: the application's pending writes, issues' detections by issue id. */
+interface SiblingReads {
+  pending?: Promise<Set<string>>;
+  detections?: ReadonlyMap<string, Promise<IssueDetection[]>>;
+}
+
 /**
  * The other detections of these findings' issues (docs/ISSUES.md), with their rules: a triage applies to the issue,
  * so to each of them. Findings recorded before issues (no issueId) have none.
@@ -267,17 +315,19 @@ async function triageWrites(
 async function issueSiblings(
   env: EnvironmentRecord,
   findings: FindingRecord[],
+  read: SiblingReads = {},
 ): Promise<{ finding: FindingRecord; rule: TriageRule | undefined }[]> {
   const issues = [...new Set(findings.flatMap((f) => (f.issueId ? [f.issueId] : [])))];
   if (issues.length === 0) return [];
   const own = new Set(findings.map((f) => f.findingHash));
-  const detections = (await Promise.all(issues.map((id) => detectionsOfIssue(env, id)))).flat();
+  const detectionsOf = (id: string) => read.detections?.get(id) ?? detectionsOfIssue(env, id);
+  const detections = (await Promise.all(issues.map(detectionsOf))).flat();
   const hashes = [...new Set(detections.map((d) => d.findingHash).filter((h) => !own.has(h)))];
   if (hashes.length === 0) return [];
   const [records, rules, pending] = await Promise.all([
     batchGet(hashes.map((h) => keys.finding(env.applicationId, env.environmentId, h))),
     rulesOf(env, hashes),
-    pendingAttempts(env),
+    read.pending ?? pendingAttempts(env),
   ]);
   return records
     .flatMap((item) => resolvedFinding(fromItem<FindingRecord>(item)!, pending) ?? [])
@@ -353,96 +403,139 @@ interface BulkTriage {
   now: number;
 }
 
-/** Actions committed together at first (fewer when their writes pass a transaction's items: halved until they fit). */
-const TRIAGE_CHUNK = 20;
+/**
+ * Actions read together for one transaction: about as many as fit its items (each a rule, its event, its audit
+ * entry, and an acceptance's expiry entry); a chunk commits the most of them that fit (triageChunk).
+ */
+const TRIAGE_CHUNK = 30;
 
-/** A chunk's writes pass a transaction's items: it is split. */
-class TooManyWrites extends Error {}
+/** Issues whose detections are read at once (a Query each) before the chunks. */
+const ISSUE_READS_IN_FLIGHT = 16;
 
 /**
  * Bulk triage of one environment's findings (bulkTriageFindings): the actions in request order, in consecutive
  * chunks each committed in one transaction with their audit entries, so that what they change together (the
  * environment's figures and trends, its last scans' figures, its application's health, the triage version) is
  * written once per chunk, not once per finding. A chunk ends before an action whose finding, or its issue, is
- * already in it (a later action sees the earlier one's rule). Each chunk's reads are batched: the trends' total,
- * then the findings and rules (BatchGetItem, strongly consistent), the environment and the issues' other
- * detections. Returns each action's rule after it (undefined: the environment never saw the finding).
+ * already in it (a later action sees the earlier one's rule). The findings' issues' detections are read once, before
+ * the chunks (a Query per issue, a few at a time; like every chunk's, that read conditions nothing). Each chunk's
+ * reads are batched: the trends' total, then the findings and rules (BatchGetItem, strongly consistent) with the
+ * environment, then the scans counting them with the application. Returns each action's rule after it (undefined:
+ * the environment never saw the finding).
  */
 async function triageActions(bulk: BulkTriage, actions: TriageAction[]): Promise<(TriageRule | undefined)[]> {
   const { envRef } = bulk;
+  const records = await findingsByHash(envRef, [...new Set(actions.map((a) => a.findingHash))]);
+  const issueOf = new Map(records.map((f) => [f.findingHash, f.issueId ?? f.findingHash]));
+  const issueIds = new Map(records.flatMap((f) => (f.issueId ? [[f.findingHash, f.issueId]] : [])));
+  // In the actions' order: the first chunk's issues are read first.
+  const detections = detectionReads(envRef, [...new Set(actions.flatMap((a) => issueIds.get(a.findingHash) ?? []))]);
   const out: (TriageRule | undefined)[] = [];
-  const issueOf = new Map(
-    (await findingsByHash(envRef, [...new Set(actions.map((a) => a.findingHash))])).map((f) => [
-      f.findingHash,
-      f.issueId ?? f.findingHash,
-    ]),
-  );
-  let chunk: TriageAction[] = [];
-  let touched = new Set<string>();
-  const flush = async () => {
-    if (chunk.length) out.push(...(await triageChunk(bulk, chunk)));
-    [chunk, touched] = [[], new Set()];
-  };
-  for (const action of actions) {
-    const marks = [action.findingHash, issueOf.get(action.findingHash) ?? action.findingHash];
-    if (chunk.length >= TRIAGE_CHUNK || marks.some((m) => touched.has(m))) await flush();
-    chunk.push(action);
-    for (const m of marks) touched.add(m);
+  let size = TRIAGE_CHUNK;
+  while (out.length < actions.length) {
+    const chunk: TriageAction[] = [];
+    const touched = new Set<string>();
+    for (const action of actions.slice(out.length, out.length + size)) {
+      const marks = [action.findingHash, issueOf.get(action.findingHash) ?? action.findingHash];
+      if (marks.some((m) => touched.has(m))) break;
+      chunk.push(action);
+      for (const m of marks) touched.add(m);
+    }
+    const applied = await triageChunk(bulk, chunk, detections);
+    // Fewer fit one transaction: the next chunk reads no more than fitted.
+    if (applied.length < chunk.length) size = applied.length;
+    out.push(...applied);
   }
-  await flush();
   return out;
 }
 
-/** The finding records of these hashes as readers see them (one strongly consistent BatchGetItem per 100). */
-async function findingsByHash(env: EnvironmentRecord, hashes: string[]): Promise<FindingRecord[]> {
-  const [items, pending] = await Promise.all([
+/**
+ * The detections of these issues, read in their order, ISSUE_READS_IN_FLIGHT at a time: the first chunk goes on
+ * once its own issues are read, while the later chunks' are still being read.
+ */
+function detectionReads(env: EnvironmentRecord, issues: string[]): Map<string, Promise<IssueDetection[]>> {
+  let inFlight = 0;
+  const waiting: (() => void)[] = [];
+  const read = async (issueId: string) => {
+    if (inFlight >= ISSUE_READS_IN_FLIGHT) await new Promise<void>((start) => waiting.push(start));
+    inFlight += 1;
+    try {
+      return await detectionsOfIssue(env, issueId);
+    } finally {
+      inFlight -= 1;
+      waiting.shift()?.();
+    }
+  };
+  const reads = new Map(issues.map((id) => [id, read(id)]));
+  for (const r of reads.values()) r.catch(() => undefined); // awaited by the chunks that need them
+  return reads;
+}
+
+/**
+ * The finding records of these hashes as readers see them (one strongly consistent BatchGetItem per 100), with the
+ * application's pending writes (`pending`: as read already).
+ */
+async function findingsByHash(
+  env: EnvironmentRecord,
+  hashes: string[],
+  pending: Promise<Set<string>> = pendingAttempts(env),
+): Promise<FindingRecord[]> {
+  const [items, attempts] = await Promise.all([
     batchGet(
       hashes.map((h) => keys.finding(env.applicationId, env.environmentId, h)),
       undefined,
       true,
     ),
-    pendingAttempts(env),
+    pending,
   ]);
-  return items.flatMap((item) => resolvedFinding(fromItem<FindingRecord>(item)!, pending) ?? []);
+  return items.flatMap((item) => resolvedFinding(fromItem<FindingRecord>(item)!, attempts) ?? []);
 }
 
-/** One chunk of triageActions in one transaction (split in two when its writes do not fit one). */
-async function triageChunk(bulk: BulkTriage, actions: TriageAction[]): Promise<(TriageRule | undefined)[]> {
+/**
+ * The first actions of a chunk of triageActions in one transaction: as many as their writes fit (at least one; all
+ * are read, the writes are planned from those reads for fewer). Returns the rules after the actions committed.
+ */
+async function triageChunk(
+  bulk: BulkTriage,
+  actions: TriageAction[],
+  detections: ReadonlyMap<string, Promise<IssueDetection[]>>,
+): Promise<(TriageRule | undefined)[]> {
   const { actor, app, envRef, now } = bulk;
-  try {
-    return await withFreshReads(async () => {
-      const trend = await environmentTrendTotal(envRef); // before the findings
-      const hashes = actions.map((a) => a.findingHash);
-      const [records, rules, env] = await Promise.all([
-        findingsByHash(envRef, hashes),
-        rulesOf(envRef, hashes, true),
-        getEnvironment(app.applicationId, envRef.environmentId),
-      ]);
-      if (!env) throw notFound(`environment ${envRef.environmentId} not found`);
-      const found = new Map(records.map((f) => [f.findingHash, f]));
-      const siblings = await issueSiblings(env, records);
-      const changes: TriageChange[] = [];
-      const applied = actions.map((action) => {
-        const finding = found.get(action.findingHash);
-        if (!finding) return undefined;
-        const rule = rules.get(action.findingHash);
-        const to = action.resolve(rule?.status ?? 'UNKNOWN');
-        const change = triageChange(actor, env, finding, rule, to, action.note, now, trend, action.options);
-        changes.push(change);
-        for (const s of siblings.filter((s) => finding.issueId && s.finding.issueId === finding.issueId))
-          changes.push(siblingChange(actor, env, s, to, action.note, now, trend, action.options));
-        return change.after;
-      });
-      const items = changes.length ? await triageWrites(actor, app, changes, now) : [];
-      if (items.length > MAX_TRANSACTION_ITEMS && actions.length > 1) throw new TooManyWrites();
+  return withFreshReads(async () => {
+    const trend = await environmentTrendTotal(envRef); // before the findings
+    const hashes = actions.map((a) => a.findingHash);
+    const pending = pendingAttempts(envRef);
+    const [records, rules, env] = await Promise.all([
+      findingsByHash(envRef, hashes, pending),
+      rulesOf(envRef, hashes, true),
+      getEnvironment(app.applicationId, envRef.environmentId),
+    ]);
+    if (!env) throw notFound(`environment ${envRef.environmentId} not found`);
+    const found = new Map(records.map((f) => [f.findingHash, f]));
+    const siblings = await issueSiblings(env, records, { pending, detections });
+    // Each action's changes: its finding's, then its issue's other detections'.
+    const planned = actions.map((action) => {
+      const finding = found.get(action.findingHash);
+      if (!finding) return { after: undefined, changes: [] };
+      const rule = rules.get(action.findingHash);
+      const to = action.resolve(rule?.status ?? 'UNKNOWN');
+      const change = triageChange(actor, env, finding, rule, to, action.note, now, trend, action.options);
+      const others = siblings
+        .filter((s) => finding.issueId && s.finding.issueId === finding.issueId)
+        .map((s) => siblingChange(actor, env, s, to, action.note, now, trend, action.options));
+      return { after: change.after, changes: [change, ...others] };
+    });
+    const all = planned.flatMap((p) => p.changes);
+    const figures = new Map<TriageChange, TriageFiguresContext>();
+    const context = all.length ? await triageRead(app, all, now, figures) : undefined;
+    for (let fit = planned.length; ; fit--) {
+      const changes = planned.slice(0, fit).flatMap((p) => p.changes);
+      const items = changes.length ? triagePlan(actor, app, changes, narrowedRead(context!, changes), figures) : [];
+      if (items.length > MAX_TRANSACTION_ITEMS && fit > 1) continue;
       if (items.length) await transactWrite(items);
-      return applied;
-    }, `findings of environment ${envRef.environmentId} are being changed concurrently; retry`);
-  } catch (error) {
-    if (!(error instanceof TooManyWrites)) throw error;
-    const half = Math.ceil(actions.length / 2);
-    return [...(await triageChunk(bulk, actions.slice(0, half))), ...(await triageChunk(bulk, actions.slice(half)))];
-  }
+      return planned.slice(0, fit).map((p) => p.after);
+    }
+  }, `findings of environment ${envRef.environmentId} are being changed concurrently; retry`);
 }
 
 /** The application and environment a triage operation addresses (team rules as for the application). */

@@ -4,7 +4,16 @@ import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/l
 import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
 import { fromItem, named } from '../db/items.ts';
-import { batchGet, batchPut, deleteFound, inParallel, queryAll, queryItems, untilAborted } from '../db/query.ts';
+import {
+  batchGet,
+  batchPut,
+  deleteFound,
+  inParallel,
+  prefixRange,
+  queryAll,
+  queryItems,
+  untilAborted,
+} from '../db/query.ts';
 import { config } from '../config.ts';
 import { logger } from '../context/logger.ts';
 import { MAX_SWEPT_APPLICATIONS } from '../limits.ts';
@@ -36,7 +45,7 @@ export async function getFinding(env: EnvRef, findingHash: string): Promise<Find
 /** The ids of the application's pending writes (usually none: one Query of an empty range). */
 export async function pendingAttempts(env: Pick<EnvRef, 'applicationId'>): Promise<Set<string>> {
   const { pk, skPrefix } = keys.pendingFindingsOfApplication(env.applicationId);
-  const items = await queryAll({ partition: pk, skPrefix, attributes: ['attempt'], consistent: true });
+  const items = await queryAll({ partition: pk, ...prefixRange(skPrefix), attributes: ['attempt'], consistent: true });
   return new Set(items.map((item) => item.attempt as string));
 }
 
@@ -168,7 +177,7 @@ export async function recordDetections(
 /** The detections of an issue (each finding of it, by hash). */
 export async function detectionsOfIssue(env: EnvRef, issueId: string): Promise<IssueDetection[]> {
   const { pk, skPrefix } = keys.detectionsOfIssue(env.applicationId, env.environmentId, issueId);
-  const items = await queryAll({ partition: pk, skPrefix, consistent: true });
+  const items = await queryAll({ partition: pk, ...prefixRange(skPrefix), consistent: true });
   return items.map((item) => fromItem<IssueDetection>(item)!);
 }
 

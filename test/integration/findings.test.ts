@@ -6,6 +6,7 @@ import { joinTeams } from './app-helpers.ts';
 import { completeScan, createApp, reportAlerts, scanOnce, startScan } from './scan-helpers.ts';
 import { keys } from '../../shared/db/keys.ts';
 import { queryAll } from '../../shared/db/query.ts';
+import { getTriageRule } from '../../shared/results/finding-repository.ts';
 
 // Findings across scans: identity (findingHash), first and last seen, triage and the counts it changes.
 
@@ -374,6 +375,94 @@ describe('triage', () => {
       ['RISK_ACCEPTED', 'FALSE_POSITIVE'],
       ['UNKNOWN', 'RISK_ACCEPTED'],
     ]);
+  });
+
+  it('ends a bulk triage where the same actions sent one by one end: rules, histories, figures, audit', async () => {
+    // More acceptances than one transaction's items take (each chunk commits the most that fit, from one read),
+    // findings triaged again later in the request and several times in a row, comments on triaged and untriaged ones.
+    const tenant = await createTenant();
+    const letters = 'abcdefghijklmnopqrstuvwxyz';
+    const paths = Array.from({ length: 40 }, (_, i) => `/${letters[i % 26]}${letters[Math.floor(i / 26)]}-item`);
+    const statuses = ['RISK_ACCEPTED', 'FALSE_POSITIVE', 'ADD_COMMENT'];
+    const plan = [
+      ...paths.map((path) => ({ path, status: 'RISK_ACCEPTED', note: `accept ${path}` })),
+      ...paths.slice(0, 6).flatMap((path, i) => [
+        { path, status: statuses[i % 3]!, note: `again ${path}` },
+        { path, status: statuses[(i + 1) % 3]!, note: `and again ${path}` },
+      ]),
+      ...paths.slice(30).map((path, i) => ({ path, status: statuses[i % 3]!, note: `late ${path}` })),
+      { path: '/csp', status: 'ADD_COMMENT', note: 'untriaged, commented' },
+      { path: '/csp', status: 'FALSE_POSITIVE', note: 'then false' },
+    ];
+    const setUp = async (name: string) => {
+      const appId = await createApp(tenant, { name, env: 'dev' });
+      const scan = await scanOnce(tenant.token, appId, [sqlInjection(...paths), csp('/csp')]);
+      const hashes = {
+        ...(await hashesOf(tenant.token, scan.scanId, '40018')),
+        ...(await hashesOf(tenant.token, scan.scanId, '10038')),
+      };
+      const actions = plan.map(({ path, status, note }) => ({ findingHash: hashes[path]!, status, note }));
+      return { appId, scan, hashes, actions };
+    };
+    const [bulk, single] = [await setUp('bulk'), await setUp('one by one')];
+    const out = await triage(tenant, bulk.appId, bulk.scan.envId, bulk.actions);
+    expect(out.status, out.text).toBe(200);
+    const results = [];
+    for (const action of single.actions) {
+      const one = await triage(tenant, single.appId, single.scan.envId, [action]);
+      expect(one.status, one.text).toBe(200);
+      results.push(one.body.results[0]);
+    }
+    const shape = (r: { success: boolean; status: string; note: string; expiresAt: string }) => [
+      r.success,
+      r.status,
+      r.note,
+      r.expiresAt !== '',
+    ];
+    expect(out.body.results.map(shape)).toEqual(results.map(shape));
+    // The same rules with the same histories, by path.
+    const rules = async (side: typeof bulk) =>
+      Object.fromEntries(
+        await Promise.all(
+          Object.entries(side.hashes).map(async ([path, hash]) => {
+            const rule = await getTriageRule({ applicationId: side.appId, environmentId: side.scan.envId }, hash);
+            const history = rule?.history.map((h) => [h.operation, h.oldResult, h.newResult, h.note, !!h.expiresAt]);
+            return [path, rule && { status: rule.status, note: rule.note, version: rule.version, history }];
+          }),
+        ),
+      );
+    expect(await rules(bulk)).toEqual(await rules(single));
+    // The same figures: the scan's, its URIs' statuses, the environment's untriaged counts.
+    const stats = async (side: typeof bulk) => (await scanResult(tenant.token, side.scan.scanId)).alertStats;
+    expect(await stats(bulk)).toEqual(await stats(single));
+    const view = await envView(tenant);
+    const envOf = (side: typeof bulk) => {
+      const env = view.environments.find((e: { environmentId: string }) => e.environmentId === side.scan.envId);
+      const { lastScanTotalUntriaged, lastScanHighUntriaged, lastScanMediumUntriaged, lastScanLowUntriaged } = env;
+      return { lastScanTotalUntriaged, lastScanHighUntriaged, lastScanMediumUntriaged, lastScanLowUntriaged };
+    };
+    expect(envOf(bulk)).toEqual(envOf(single));
+    for (const pluginId of ['40018', '10038'])
+      expect(await uriStatuses(tenant.token, bulk.scan.scanId, pluginId)).toEqual(
+        await uriStatuses(tenant.token, single.scan.scanId, pluginId),
+      );
+    // One audit entry per action, the same changes per finding.
+    const audit = await api('GET', `/api/v1/org/${tenant.orgId}/audit`, {
+      token: tenant.token,
+      query: { pageSize: 1000, types: 'ALERT_RULE_TRIAGED' },
+    });
+    const changes = (side: typeof bulk) => {
+      const path = Object.fromEntries(Object.entries(side.hashes).map(([p, h]) => [h, p]));
+      return (audit.body.auditRecords as { payload: string }[])
+        .map((e) => JSON.parse(e.payload))
+        .filter((p: { applicationId: string }) => p.applicationId === side.appId)
+        .map((p: { findingHash: string; oldStatus: string; newStatus: string; note: string }) =>
+          [path[p.findingHash], p.oldStatus, p.newStatus, p.note].join(' '),
+        )
+        .sort();
+    };
+    expect(changes(bulk)).toHaveLength(plan.length);
+    expect(changes(bulk)).toEqual(changes(single));
   });
 
   it('sorts environments by untriaged findings as triage changes them', async () => {
