@@ -9,7 +9,8 @@ import type { BenchContext } from './harness.ts';
 // The million section's data set (scripts/bench/million.ts), seeded with BatchWriteItem in the shape the service
 // writes. Every item comes from the service's own builders, in the order an import writes them
 // (shared/scans/import.ts): the alerts (alertRecordOf, keys.scanAlert), the URIs and messages (findingItems,
-// putFindings), the environment's findings and triage figures as read now (findingsOfScan), the trend projection
+// putFindings' findingDataItems; with the alerts in one stream of full BatchWriteItem calls, beside the pending
+// write's start), the environment's findings and triage figures as read now (findingsOfScan), the trend projection
 // (publicationTrend), the finding records under a pending write (recordFindings), then one transaction with the
 // scan and its projections (scanStart: list entries, lookup, configuration use, outbox), the environment's
 // last-scan fields with their projections and its application's health (environmentScanWrites), the triage version
@@ -53,6 +54,8 @@ export interface ScanToPublish {
 
 const PLUGINS = ['40018', '40012', '10020', '10021', '10038', '10202', '90022', '10096', '10035', '10063'];
 const SEVERITIES = ['High', 'Medium', 'Low'] as const;
+/** BatchWriteItem calls in flight per environment's bulk write (DynamoDB Local saturates near 8 on 2 cores). */
+const BULK_CALLS = 8;
 
 /** `i` in letters (a, b, ..., z, ba, bb, ...): a path segment that issue paths never template as `{id}`. */
 function word(i: number): string {
@@ -144,8 +147,10 @@ export class Seeder {
   /** One scan's publication, in the import's order (see the header). */
   private async publication(to: ScanToPublish): Promise<string> {
     const s = this.s;
-    const app = await s.getApplication(to.applicationId);
-    const env = await s.getEnvironment(to.applicationId, to.environmentId);
+    const [app, env] = await Promise.all([
+      s.getApplication(to.applicationId),
+      s.getEnvironment(to.applicationId, to.environmentId),
+    ]);
     if (!app || !env) throw new Error(`environment ${to.environmentId} not found`);
     const alerts = to.report();
     const reportedUris = alerts.reduce((n, a) => n + a.uris.length, 0);
@@ -169,29 +174,38 @@ export class Seeder {
     };
     const records = alerts.map(s.alertRecordOf);
     const { applicationId: appId, environmentId: envId, scanId } = scan;
-    await s.batchPut(
-      records.map((alert) => ({
-        ...s.keys.scanAlert(appId, envId, scanId, alert.pluginId),
-        entity: 'scanAlert',
-        ...alert,
-      })),
-      8,
-    );
-    await s.putFindings(
-      scan,
-      alerts.flatMap((alert) => s.findingItems(scan, alert.pluginId, alert.uris, 0)),
-    );
-    this.items += records.length + 2 * reportedUris;
     const attempt = randomUUID();
-    await s.pendingFindingsStart(appId, {
+    // The pending write (before the finding records) beside the alerts, URIs and messages, which go in one stream
+    // of full BatchWriteItem calls (putFindings' items: findingDataItems).
+    const pending = s.pendingFindingsStart(appId, {
       attempt,
       environmentId: envId,
       scanId,
       kind: 'import',
       expiresAt: Date.now() + s.limits.PENDING_WRITE_EXPIRY_MS,
     });
+    const bulk = s.batchPut(
+      [
+        ...records.map((alert) => ({
+          ...s.keys.scanAlert(appId, envId, scanId, alert.pluginId),
+          entity: 'scanAlert',
+          ...alert,
+        })),
+        ...s.findingDataItems(
+          scan,
+          alerts.flatMap((alert) => s.findingItems(scan, alert.pluginId, alert.uris, 0)),
+        ),
+      ],
+      BULK_CALLS,
+    );
+    await Promise.all([pending, bulk]);
+    this.items += records.length + 2 * reportedUris;
+    // The environment as read above on the first attempt (nothing else writes it meanwhile); read again on a retry.
+    let read: EnvironmentRecord | undefined = env;
     await s.retryOnConflict({ conflict: s.transactionConflict() }, async () => {
-      const { items, recorded } = await this.publicationItems(app, scan, records, attempt);
+      const current = read ?? ((await s.getEnvironment(appId, envId)) as EnvironmentRecord);
+      read = undefined;
+      const { items, recorded } = await this.publicationItems(app, current, scan, records, attempt);
       await s.transactWrite(items);
       this.items += recorded;
     });
@@ -201,12 +215,12 @@ export class Seeder {
   /** The finding records written (under the pending write) and the publishing transaction's items. */
   private async publicationItems(
     app: ApplicationRecord,
+    env: EnvironmentRecord,
     scan: ScanRecord,
     records: ReturnType<Services['alertRecordOf']>[],
     attempt: string,
   ): Promise<{ items: TransactItem[]; recorded: number }> {
     const s = this.s;
-    const env = (await s.getEnvironment(scan.applicationId, scan.environmentId)) as EnvironmentRecord;
     const found = await s.findingsOfScan(scan, records);
     const now = Date.now();
     const trend = await s.publicationTrend(scan, found, scan.stream, now);
