@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -182,6 +182,31 @@ describe('the wapiti engine', { timeout: 120_000 }, () => {
     const run = runOf();
     await wapitiEngine({ command: wrapper, maxAttackSeconds: 20, modules: 'xss,methods' }).run(run);
     expect(run.lines).toContain('wapiti: this wapiti has no module methods: left out');
+    expect(run.lines.find((line) => line.startsWith('wapiti -u'))).toContain(' -m xss ');
+  });
+
+  it('asks for its module list alongside its version, once: a run after the version waits for no listing', async () => {
+    // The real wapiti, each invocation's first argument written down (with when it started and ended).
+    const calls = join(workDirs, 'wapiti-calls');
+    const wrapper = join(workDirs, 'counted-wapiti');
+    await writeFile(
+      wrapper,
+      `#!/bin/sh\necho "start $1" >> ${calls}\nwapiti "$@"\ncode=$?\necho "end $1" >> ${calls}\nexit $code\n`,
+      { mode: 0o755 },
+    );
+    const engine = wapitiEngine({ command: wrapper, maxAttackSeconds: 20, modules: 'xss' });
+    expect(await engine.version()).toMatch(/^\d/);
+    const run = runOf();
+    await engine.run(run);
+    await engine.run(runOf());
+    const lines = (await readFile(calls, 'utf8')).trim().split('\n');
+    // Both asked at once: the listing started before the version was answered, and each was asked once.
+    expect(lines.slice(0, 2).sort()).toEqual(['start --list-modules', 'start --version']);
+    expect(lines.filter((line) => line === 'start --list-modules')).toHaveLength(1);
+    expect(lines.filter((line) => line === 'start --version')).toHaveLength(1);
+    expect(lines.filter((line) => line === 'start -u')).toHaveLength(2);
+    // The first run's wapiti started once the listing had ended (the run read it).
+    expect(lines.indexOf('end --list-modules')).toBeLessThan(lines.indexOf('start -u'));
     expect(run.lines.find((line) => line.startsWith('wapiti -u'))).toContain(' -m xss ');
   });
 

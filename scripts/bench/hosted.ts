@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -297,6 +297,9 @@ async function agentOverhead(
         cpuHosted.service.push((service.user + service.system) / 1000);
       }
       requestsHosted.push((await target.requests()) - hostedBefore);
+      // BENCH_HOSTED_LOGS=<dir>: each hosted scan's run log kept there, to read its phases line by line.
+      if (process.env.BENCH_HOSTED_LOGS)
+        await writeFile(join(process.env.BENCH_HOSTED_LOGS, `${appName.replace(/\W+/g, '-')}-${scanKey}.log`), run.log);
       const marks = phaseMarks(run.log);
       phases.taken.push(marks.first - startedAt);
       phases.prepared.push(marks.engineStart - marks.first);
@@ -411,7 +414,13 @@ export async function startAgentProcess(baseUrl: string, tenant: { orgId: string
   const cli = fileURLToPath(new URL('../../scanner/bin/hawk-scanner.mjs', import.meta.url));
   const child = spawn(
     process.execPath,
-    [cli, 'agent', '--org', tenant.orgId, '--url', baseUrl, '--name', 'bench agent'],
+    [
+      // BENCH_AGENT_CPU_PROF=<dir>: the agent's CPU profile written there when it stops (node --cpu-prof).
+      ...(process.env.BENCH_AGENT_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_AGENT_CPU_PROF}`] : []),
+      cli,
+      'agent',
+      ...['--org', tenant.orgId, '--url', baseUrl, '--name', 'bench agent'],
+    ],
     {
       env: {
         ...process.env,

@@ -96,10 +96,26 @@ export function environmentEntriesWithStatus(orgId: string, status: string): Pro
   );
 }
 
-/** Environments whose last scan started from `from` to `to` (ms, inclusive), in that order. */
-export function environmentEntriesScannedBetween(orgId: string, from: number, to: number): Promise<ListEntry[]> {
+const scannedBetween = (orgId: string, from: number, to: number): EntryQuery => {
   const { gsi3pk, gsi3skFrom, gsi3skTo } = keys.environmentsOfOrgScannedBetween(orgId, from, to);
-  return collect(entries('gsi3c', { partition: gsi3pk, skFrom: gsi3skFrom, skTo: gsi3skTo, pageLimit: 1000 }));
+  return { partition: gsi3pk, skFrom: gsi3skFrom, skTo: gsi3skTo, pageLimit: 1000 };
+};
+
+/** The Query environmentEntriesScannedBetween reads (a request's prefetch names its first call). */
+export const environmentEntriesScannedBetweenQuery = (orgId: string, from: number, to: number) =>
+  entryQuery('gsi3c', scannedBetween(orgId, from, to));
+
+/**
+ * Environments whose last scan started from `from` to `to` (ms, inclusive), in that order; `prefetchedFirstCall`:
+ * the first call from the request's prefetch of environmentEntriesScannedBetweenQuery's.
+ */
+export function environmentEntriesScannedBetween(
+  orgId: string,
+  from: number,
+  to: number,
+  { prefetchedFirstCall = false } = {},
+): Promise<ListEntry[]> {
+  return collect(entries('gsi3c', scannedBetween(orgId, from, to), { prefetchedFirstCall }));
 }
 
 /** The environments with these ids (unknown ones left out): one exact read of the id index each. */

@@ -1,7 +1,12 @@
-import { batchGet, queryAll } from '../db/query.ts';
+import { batchGet, queryAll, type PartitionQuery } from '../db/query.ts';
 import { keys } from '../db/keys.ts';
 import { DAY, type ListEntry, type ListScope, HOUR } from '../applications/model.ts';
-import { environmentEntries, environmentEntriesScannedBetween } from '../applications/list-entries.ts';
+import {
+  environmentEntries,
+  environmentEntriesQuery,
+  environmentEntriesScannedBetween,
+  environmentEntriesScannedBetweenQuery,
+} from '../applications/list-entries.ts';
 import { COVERAGE_LISTED, type CoverageFacts } from './model.ts';
 
 // The overview's coverage gaps (docs/GOVERNANCE.md, The overview): the environments not scanned within 7 days, counted
@@ -23,33 +28,62 @@ export function coverageOfWalk(stale: { kept: ListEntry[]; exhausted: boolean },
 
 const sum = (items: Record<string, unknown>[]) => items.reduce((n, item) => n + Number(item.environments ?? 0), 0);
 const FAR = 10 ** 14;
+/** The scan-date index's first call of oldestScans: the listed ones and a few that team rules may leave out. */
+const OLDEST_PAGE = COVERAGE_LISTED + 5;
+
+/** The hour holding `t`: its first and last millisecond. */
+const hourOf = (t: number): [number, number] => [Math.floor(t / HOUR) * HOUR, (Math.floor(t / HOUR) + 1) * HOUR - 1];
+
+/**
+ * What coverageOfCounters reads as of `now`. Each range is whole days or hours, so the same reads issued a moment
+ * before (the request's prefetch: overview-reads.ts) are these ones, unless a day or an hour ended in between.
+ */
+export function coverageReads(orgId: string, now: number) {
+  const [t7, t30] = [now - 7 * DAY, now - 30 * DAY];
+  const days = keys.coverageCounters(orgId, 'DAY', Math.floor(t30 / DAY) + 1, FAR);
+  // The hours of the bound's day after its hour (none in its day's last hour).
+  const restOfDay = (t: number): PartitionQuery | undefined => {
+    const [from, to] = [Math.floor(t / HOUR) + 1, (Math.floor(t / DAY) + 1) * 24 - 1];
+    if (from > to) return undefined;
+    const range = keys.coverageCounters(orgId, 'HOUR', from, to);
+    return { partition: range.pk, skFrom: range.skFrom, skTo: range.skTo };
+  };
+  return {
+    bounds: { t7, t30 },
+    marks: [keys.coverageReady(orgId), keys.coverageScanned(orgId)],
+    days: { partition: days.pk, skFrom: days.skFrom, skTo: days.skTo, attributes: ['sk', 'environments'] },
+    hours: { t7: restOfDay(t7), t30: restOfDay(t30) },
+    /** The environments scanned in the bound's hour: the bound's own hour is counted from them. */
+    scansOfHour: {
+      t7: environmentEntriesScannedBetweenQuery(orgId, ...hourOf(t7)),
+      t30: environmentEntriesScannedBetweenQuery(orgId, ...hourOf(t30)),
+    },
+    oldest: environmentEntriesQuery(orgId, 'scanDate', true, OLDEST_PAGE),
+  };
+}
 
 /**
  * The figures from the counters, for a scope that sees the whole organization (undefined otherwise, or while the
  * organization's counters are not complete: data from before them until npm run migrate counts it). Exact: the live
  * environments (the organization counters, in `scope`) less those whose last scan started after each bound: whole
  * days after the bound's day, then whole hours of its day after its hour, then that hour's environments from the
- * scan-date index. A few small reads whatever the organization's size.
+ * scan-date index. A few small reads whatever the organization's size, all of them in the request's prefetch.
  */
 export async function coverageOfCounters(orgId: string, scope: ListScope, now: number) {
   if (!scope.whole) return undefined;
-  const [t7, t30] = [now - 7 * DAY, now - 30 * DAY];
-  const hoursOfDay = async (t: number) => {
-    const [from, to] = [Math.floor(t / HOUR) + 1, (Math.floor(t / DAY) + 1) * 24 - 1];
-    if (from > to) return 0;
-    const range = keys.coverageCounters(orgId, 'HOUR', from, to);
-    return sum(await queryAll({ partition: range.pk, skFrom: range.skFrom, skTo: range.skTo }));
-  };
+  const reads = coverageReads(orgId, now);
+  const { t7, t30 } = reads.bounds;
+  const hoursOfDay = async (query: PartitionQuery | undefined) => (query ? sum(await queryAll(query)) : 0);
   const ofHour = async (t: number) => {
-    const entries = await environmentEntriesScannedBetween(orgId, t + 1, (Math.floor(t / HOUR) + 1) * HOUR - 1);
+    const [from, to] = hourOf(t);
+    const entries = await environmentEntriesScannedBetween(orgId, from, to, { prefetchedFirstCall: true });
     return entries.filter((e) => scope.keep(e) && lastScan(e) > t).length;
   };
-  const days = keys.coverageCounters(orgId, 'DAY', Math.floor(t30 / DAY) + 1, FAR);
   const [marks, dayItems, hours7, hours30, hour7, hour30, listed] = await Promise.all([
-    batchGet([keys.coverageReady(orgId), keys.coverageScanned(orgId)]),
-    queryAll({ partition: days.pk, skFrom: days.skFrom, skTo: days.skTo, attributes: ['sk', 'environments'] }),
-    hoursOfDay(t7),
-    hoursOfDay(t30),
+    batchGet(reads.marks),
+    queryAll(reads.days),
+    hoursOfDay(reads.hours.t7),
+    hoursOfDay(reads.hours.t30),
     ofHour(t7),
     ofHour(t30),
     oldestScans(orgId, scope, t7),
@@ -71,7 +105,7 @@ export async function coverageOfCounters(orgId: string, scope: ListScope, now: n
 /** The first COVERAGE_LISTED environments `scope` keeps of the scan-date index (never scanned, then oldest) up to `t`. */
 async function oldestScans(orgId: string, scope: ListScope, t: number) {
   const listed: ListEntry[] = [];
-  const walk = environmentEntries(orgId, 'scanDate', true, COVERAGE_LISTED + 5);
+  const walk = environmentEntries(orgId, 'scanDate', true, OLDEST_PAGE, undefined, { prefetchedFirstCall: true });
   for await (const entry of walk) {
     if (lastScan(entry) > t || listed.length === COVERAGE_LISTED) break;
     if (scope.keep(entry)) listed.push(entry);

@@ -7,15 +7,20 @@ import {
   riskOrder,
   type RiskiestEntry,
 } from '../applications/model.ts';
-import { environmentEntries, listScope } from '../applications/list-entries.ts';
+import {
+  environmentEntries,
+  environmentEntriesQuery,
+  listScope,
+  listScopeReads,
+} from '../applications/list-entries.ts';
 import { mostOverdueFirst, type OverdueFinding } from '../scans/model.ts';
 import { issueRepresentatives } from '../results/model.ts';
 import { riskiestRecomputed as recomputedEntries } from '../results/riskiest.ts';
 import { keys } from '../db/keys.ts';
 import { fromItem } from '../db/items.ts';
-import { queryItems } from '../db/query.ts';
+import { queryItems, type OperationReads, type PartitionQuery } from '../db/query.ts';
 import type { Caller } from '../context/caller.ts';
-import { coverageOfCounters, coverageOfWalk } from './coverage.ts';
+import { coverageOfCounters, coverageOfWalk, coverageReads } from './coverage.ts';
 import { digestsOf, overdueOfDigests, overdueOfEnvironments, type ListedOverdue } from './overdue-digests.ts';
 import {
   RISK_WALK_ENTRIES,
@@ -75,6 +80,14 @@ function riskiestRow(entry: RiskiestEntry) {
 }
 export type RiskiestRow = ReturnType<typeof riskiestRow>;
 
+/** The ranked entries' Query, riskiest first: the readiness marker, then a page of the listed ones. */
+const riskiestQuery = (orgId: string): PartitionQuery => ({
+  partition: keys.riskiestApplications(orgId).pk,
+  forward: false,
+  pageLimit: RISKIEST_LISTED + 2,
+  growing: true,
+});
+
 /**
  * The riskiest applications `keep` accepts from the ranked entries (applications/projections/riskiest-applications.ts):
  * one Query in descending order, the readiness marker first, then the entries riskiest first, at most
@@ -82,12 +95,7 @@ export type RiskiestRow = ReturnType<typeof riskiestRow>;
  * until npm run migrate).
  */
 export async function riskiestOfEntries(orgId: string, keep: (entry: ListEntry) => boolean) {
-  const walk = queryItems({
-    partition: keys.riskiestApplications(orgId).pk,
-    forward: false,
-    pageLimit: RISKIEST_LISTED + 2,
-    growing: true,
-  });
+  const walk = queryItems(riskiestQuery(orgId), { prefetchedFirstCall: true });
   const listed: RiskiestRow[] = [];
   let read = 0;
   let ready = false;
@@ -156,15 +164,45 @@ export async function organizationOverview(caller: Caller, orgId: string) {
   return overviewOf(orgId, (entry) => scope.keep(entry), now, REQUEST_WALKS, coverageOfCounters(orgId, scope, now));
 }
 
+/** The findings index's first call: up to 50 entries, or the `want` ones and a few that team rules leave out. */
+const untriagedPage = (want: number) => Math.min(50, want + 2);
+
 /** The findings index in descending order, from the most untriaged findings down to the first environment with none. */
 const untriagedWalk = (orgId: string, keep: (entry: ListEntry) => boolean, budget: number, want: number) =>
   takeEntries(
-    environmentEntries(orgId, 'findings', false, Math.min(50, want + 2)),
+    environmentEntries(orgId, 'findings', false, untriagedPage(want), undefined, { prefetchedFirstCall: true }),
     keep,
     budget,
     (e) => !e.lastScanTotalUntriaged,
     want,
   );
+
+/**
+ * What a request for the overview reads before its authorization decision is known (shared/http/prefetch.ts): the
+ * scope's counters, the ranked entries' and the findings index's first calls and the coverage reads, issued in the
+ * round trip of the authorization so that the request needs one more, for the listed environments' digests, SLA
+ * days and application names. A request that is refused, or that does not make one of them (a member whose team
+ * rules hide applications walks the scan-date index instead of reading the counters), wastes them: a few small reads.
+ */
+export const overviewReads: OperationReads = ({ ids }) => {
+  if (!ids.orgId) return {};
+  const coverage = coverageReads(ids.orgId, Date.now());
+  return {
+    items: coverage.marks,
+    queries: [
+      ...listScopeReads(ids.orgId),
+      coverage.days,
+      ...[coverage.hours.t7, coverage.hours.t30].filter((q) => q !== undefined),
+    ],
+    firstCalls: [
+      riskiestQuery(ids.orgId),
+      environmentEntriesQuery(ids.orgId, 'findings', false, untriagedPage(OVERDUE_ENVIRONMENTS)),
+      coverage.scansOfHour.t7,
+      coverage.scansOfHour.t30,
+      coverage.oldest,
+    ],
+  };
+};
 
 /**
  * The riskiest applications (from their ranked entries, or recomputed) and the environments with the most untriaged

@@ -13,7 +13,8 @@ import { db } from '../../shared/db/client.ts';
 import { keys } from '../../shared/db/keys.ts';
 import { getItem } from '../../shared/db/query.ts';
 import { operation } from '../../shared/http/operation.ts';
-import { listEnvsV2Route } from '../../shared/routes.ts';
+import { getOrganizationOverviewRoute, listEnvsV2Route } from '../../shared/routes.ts';
+import { organizationOverview } from '../../shared/overview/overview.ts';
 import { listEnvironmentsV2 } from '../../shared/applications/environment-list.ts';
 import { randomUUID } from 'node:crypto';
 
@@ -311,5 +312,56 @@ describe('DynamoDB round trips per request', () => {
     } finally {
       config.rateLimitPerMinute = limit;
     }
+  });
+
+  it('answers the overview in 2 round trips: its scope, walks and coverage reads beside the authorization', async () => {
+    const own = await createTenant();
+    const post = async (path: string, body: object) => {
+      const answer = await call('POST', path, bearer(own), body);
+      expect(answer.status, path).toBe(200);
+      return answer.body;
+    };
+    // Two applications: one with a completed scan (its findings make it the riskiest, its digest is read), one never
+    // scanned (a coverage gap).
+    const shop = await post(`/api/v1/org/${own.orgId}/app`, { name: 'ov-shop', env: 'prod' });
+    await post(`/api/v1/org/${own.orgId}/app`, { name: 'ov-blog', env: 'prod' });
+    const scan = await post(`/api/v1/app/${shop.applicationId}/scan`, {
+      env: 'prod',
+      config: 'app:\n  env: prod\n',
+      host: 'https://ov.example.test',
+    });
+    const uris = [{ uri: '/q', requestMethod: 'GET', param: 'q', evidence: 'e' }];
+    await post(`/api/v1/scan/${scan.scanId}/alerts`, {
+      alerts: [{ pluginId: '40018', name: 'SQLi', severity: 'High', uris }],
+    });
+    await post(`/api/v1/scan/${scan.scanId}/complete`, { status: 'COMPLETED' });
+
+    const path = `/api/v1/org/${own.orgId}/overview`;
+    // The same pipeline without the overview's own prefetch: each read made when the overview asks for it.
+    const unprefetched = operation(getOrganizationOverviewRoute, ({ caller, params }) =>
+      organizationOverview(caller, params.orgId),
+    ) as Handler;
+    await call('GET', path, bearer(own)); // builds the environment's overdue digest
+    const prefetched = await call('GET', path, bearer(own));
+    const plain = await call('GET', path, bearer(own), undefined, unprefetched);
+    expect(prefetched.status).toBe(200);
+    const { generatedAt, ...answer } = prefetched.body;
+    expect(Date.parse(generatedAt)).toBeGreaterThan(0);
+    expect({ ...plain.body, generatedAt: undefined }).toEqual({ ...answer, generatedAt: undefined });
+    expect(answer.riskiestApplications.map((a: { name: string }) => a.name)).toEqual(['ov-shop']);
+    expect(answer.coverageGaps.neverScanned).toBe(1);
+    expect(answer.overdue.findingsWithDueDate).toBe(1);
+    expect(prefetched.readUnits).toBe(plain.readUnits);
+    // 1: the rate limit, the authorization, the scope, the first calls of the walks, the coverage counters; 2: the
+    // digest, the SLA days and the applications' names.
+    expect(prefetched.roundTrips).toBe(2);
+    expect(plain.roundTrips).toBeGreaterThan(2);
+    // Refused as without the prefetch, and nothing of what it read is answered.
+    const stranger = await createTenant();
+    const refused = await call('GET', path, bearer(stranger));
+    const plainRefused = await call('GET', path, bearer(stranger), undefined, unprefetched);
+    expect(refused.status).toBeGreaterThanOrEqual(400);
+    expect(refused.body).toEqual(plainRefused.body);
+    expect(JSON.stringify(refused.body)).not.toContain('ov-');
   });
 });
