@@ -1,7 +1,9 @@
 import { operation } from '../shared/http/operation.ts';
 import { listEnvironmentsRoute } from '../shared/routes.ts';
-import { listEnvironmentsV1 } from '../shared/scans/environment-list-v1.ts';
+import { environmentListV1Reads, listEnvironmentsV1 } from '../shared/scans/environment-list-v1.ts';
 
-export const handler = operation(listEnvironmentsRoute, ({ caller, params, query }) =>
-  listEnvironmentsV1(caller, params.appId, query),
+export const handler = operation(
+  listEnvironmentsRoute,
+  ({ caller, params, query }) => listEnvironmentsV1(caller, params.appId, query),
+  { prefetch: environmentListV1Reads },
 );

@@ -20,10 +20,12 @@ import {
   applicationsCovering,
   applicationIdsWithStatus,
   environmentEntriesNamed,
+  environmentEntriesNamedQuery,
   listScope,
   listScopeReads,
   mergeOrdered,
   namesContaining,
+  nameSampleReads,
   wholeApplicationsOfBucket,
 } from './list-entries.ts';
 import { accessibleApplication } from './access.ts';
@@ -49,6 +51,8 @@ import {
   type CreateApplicationBody,
   type ListApplicationsV1Query,
   type ListApplicationsV2Query,
+  listApplicationsV1Query,
+  listApplicationsV2Query,
 } from './inputs.ts';
 import {
   compareBy,
@@ -401,17 +405,22 @@ function executeApplicationPlan(plan: ApplicationListPlan, c: AppListContext): P
 
 /**
  * listApplicationsV2's own reads in its first round trip, beside the rate limit and the authorization: the caller's
- * scope (listScope's first reads; not needed when appIds names the applications) and, for a repository sort, the
- * organization's repositories.
+ * scope (listScope's first reads; not needed when appIds names the applications), `query`'s name samples
+ * (nameSampleReads; read whenever the scope is) and, for a repository sort, the organization's repositories.
  */
 export const applicationListReads: OperationReads = ({ ids, query }) => {
   if (!ids.orgId) return {};
   const repoSort = query.sortField === 'mappedRepositoryCount' || query.sortField === 'thirtyDayCommitActivity';
+  const parsed = listApplicationsV2Query.safeParse(query).data;
+  const text = parsed && !parsed.appIds.length ? parsed.query?.toLowerCase() : undefined;
+  const names = text ? nameSampleReads(ids.orgId, ['APP'], text) : {};
   return {
     queries: [
       ...(query.appIds ? [] : listScopeReads(ids.orgId)),
       ...(repoSort ? [codeRepositoriesRead(ids.orgId)] : []),
+      ...(names.queries ?? []),
     ],
+    firstCalls: names.firstCalls,
   };
 };
 
@@ -477,6 +486,20 @@ async function applicationsWithStatus(
 }
 
 /**
+ * listApplicationsV1's own reads in its first round trip, beside the rate limit and the authorization (the query
+ * string alone decides the plan): listScope's first reads when it walks the applications, the name index's first
+ * call for each of `envs` when they select them.
+ */
+export const applicationListV1Reads: OperationReads = ({ ids, query }) => {
+  const q = ids.orgId ? listApplicationsV1Query.safeParse(query).data : undefined;
+  const plan = q && planDeprecatedApplicationList(q);
+  if (plan?.kind === 'byApplication') return { queries: listScopeReads(ids.orgId) };
+  if (plan?.kind !== 'set' || plan.source !== 'environmentNames') return {};
+  const names = [...new Set(q!.envs.map((n) => n.toLowerCase()))];
+  return { firstCalls: names.map((name) => environmentEntriesNamedQuery(ids.orgId, name)) };
+};
+
+/**
  * Deprecated List Applications (listApplications; docs/API.md, Deprecated lists): one entry per application-environment
  * (an application without environments alone), by (application name, environment name) or by (application id,
  * environment id). Without appIds or envs filters, the applications are walked in order (compact, every type, the
@@ -531,12 +554,19 @@ export async function listApplicationsV1(caller: Caller, orgId: string, q: ListA
     const entriesOfCount = (app: ListEntry) =>
       !scope.keep(app) ? 0 : q.ignoreEnvs ? 1 : Math.max(1, app.environmentCount ?? 0);
     const start = request.page * request.size;
-    // Every application is one entry, or one per environment: applications without environments count once.
-    const totalCount = q.ignoreEnvs
-      ? scope.counts.applications
-      : scope.counts.environments + (await applicationIdsWithStatus(orgId, scope, 'ENV_INCOMPLETE')).length;
-    // A page past the end (docs/COMPATIBILITY.md "Paging": clients read one) reads nothing.
-    const onPage = start < totalCount ? await applicationsCovering(apps, entriesOfCount, start, request.size) : [];
+    // Every application is one entry, or one per environment: applications without environments count once (the
+    // status index counts them, beside the walk).
+    const incomplete = q.ignoreEnvs
+      ? Promise.resolve(0)
+      : applicationIdsWithStatus(orgId, scope, 'ENV_INCOMPLETE').then((ids) => ids.length);
+    const atLeast = q.ignoreEnvs ? scope.counts.applications : scope.counts.environments;
+    const covering = () => applicationsCovering(apps, entriesOfCount, start, request.size);
+    // A page past the end (docs/COMPATIBILITY.md "Paging": clients read one) reads nothing: the counters tell a page
+    // within the total; only one past them waits for the count.
+    const [totalCount, onPage] = await Promise.all([
+      incomplete.then((n) => atLeast + n),
+      start < atLeast ? covering() : incomplete.then((n) => (start < atLeast + n ? covering() : [])),
+    ]);
     const [pageApps, envs] = await Promise.all([
       applicationsOf(
         onPage.map((p) => p.entry),

@@ -19,9 +19,11 @@ import {
   listScopeReads,
   mergeOrdered,
   namesContaining,
+  nameSampleReads,
 } from './list-entries.ts';
 import {
   APPLICATIONS_READ_BY_KEY,
+  filtersBesideQuery,
   nameReadLimits,
   pageApplicationsByKey,
   planEnvironmentList,
@@ -163,13 +165,18 @@ async function setEntries(source: EnvironmentSetSource, c: ListContext): Promise
           [...new Set(q.envs.map((n) => n.toLowerCase()))].map((n) => environmentEntriesNamed(orgId, n)),
         ).then((l) => l.flat()),
       );
-    case 'queryMatches':
+    case 'queryMatches': {
+      // When the scope's check of applications was read beside the names, the matches outside it are not read.
+      const inScope = (await c.applicationKeep) ?? (() => true);
       return kept(
         environmentsMatching(orgId, {
-          environments: c.envNames!.map((m) => ({ applicationId: m.applicationId, environmentId: m.environmentId! })),
-          applications: c.appsMatchingQuery!,
+          environments: c
+            .envNames!.filter((m) => inScope(m.applicationId))
+            .map((m) => ({ applicationId: m.applicationId, environmentId: m.environmentId! })),
+          applications: new Set([...c.appsMatchingQuery!].filter(inScope)),
         }),
       );
+    }
     case 'lastScanStatus': {
       const statuses = [...new Set(q.lastScanStatus.map((s) => STORED_STATUS[s]))].filter((s) => s !== undefined);
       return kept(Promise.all(statuses.map((s) => environmentEntriesWithStatus(orgId, s))).then((l) => l.flat()));
@@ -379,6 +386,8 @@ interface ListContext {
   appsMatchingQuery?: Set<string>;
   /** Reads the page's applications (pageApplications). */
   applications: PageApplications;
+  /** scope.applicationKeep, when it was read beside `query`'s names (listEnvironmentsV2). */
+  applicationKeep?: Promise<(appId: string) => boolean>;
 }
 
 // ---- One executor per plan kind (list-plan.ts EnvironmentListPlan)
@@ -449,27 +458,30 @@ function executePlan(plan: EnvironmentListPlan, c: ListContext): Promise<EntryPa
 /**
  * listEnvironmentsV2's own reads in its first round trip, beside the rate limit and the authorization: listScope's
  * first reads (the buckets' counters, the applications being deleted), the organization's repositories (every
- * environment view shows its application's) and, when the query string alone decides it, the walk's first call
- * (firstWalkCall). The list takes them only once the caller is authorized (listEnvironmentsV2).
+ * environment view shows its application's), `query`'s name samples (nameSampleReads: its names are read whenever
+ * it is given) and, when the query string alone decides it, the walk's first call (firstWalkCall). The list takes them only once the caller is authorized (listEnvironmentsV2).
  */
 export const environmentListReads: OperationReads = ({ ids, query }) => {
   if (!ids.orgId) return {};
   const walk = firstWalkCall(ids.orgId, query);
+  const text = listEnvironmentsV2Query.safeParse(query).data?.query?.toLowerCase();
+  const names = text ? nameSampleReads(ids.orgId, ['APP', 'ENV'], text) : {};
   return {
-    queries: [...listScopeReads(ids.orgId), codeRepositoriesRead(ids.orgId)],
-    firstCalls: walk ? [walk] : [],
+    queries: [...listScopeReads(ids.orgId), codeRepositoriesRead(ids.orgId), ...(names.queries ?? [])],
+    firstCalls: [...(walk ? [walk] : []), ...(names.firstCalls ?? [])],
   };
 };
 
 /**
  * The first Query of an `index` plan's walk (walkIndex), when the query string alone decides the plan (without
- * `query` and includeAppHealthStats the planner reads no figure of the scope: list-plan.ts) and the walk always
- * makes that call (a repository sort's descending walk reads the mapped applications' environments first and may
- * need nothing more). A query string that does not parse prefetches nothing: the request answers 400.
+ * `query` the planner reads no figure of the scope: list-plan.ts; with includeAppHealthStats, it plans on the health
+ * aggregates, complete but on an upgraded table before its backfill, when the call is read for nothing) and the walk
+ * always makes that call (a repository sort's descending walk reads the mapped applications' environments first and
+ * may need nothing more). A query string that does not parse prefetches nothing: the request answers 400.
  */
 export function firstWalkCall(orgId: string, rawQuery: Record<string, string | undefined>): PartitionQuery | undefined {
   const parsed = listEnvironmentsV2Query.safeParse(rawQuery);
-  if (!parsed.success || parsed.data.query || parsed.data.includeAppHealthStats) return undefined;
+  if (!parsed.success || parsed.data.query) return undefined;
   const q = parsed.data;
   const request = v2PageRequest(q.page, q.pageToken, q.pageSize);
   const plan = planEnvironmentList(q, request, { applications: 0, environments: 0 });
@@ -499,10 +511,20 @@ export async function listEnvironmentsV2(caller: Caller, orgId: string, q: EnvLi
   // than nameReadLimits; beyond, or under three characters (no trigram), the applications' compact entries give
   // theirs.
   const limits = nameReadLimits(scope.counts);
+  // The plans that serve `query` from its names alone (no other filter selects the set: list-plan.ts) check each
+  // matched application against the caller's scope (scope.applicationKeep): read beside the names once both kinds'
+  // samples tell that they will be read on.
+  let sampled = filtersBesideQuery(q) ? -1 : 0;
+  let applicationKeep: ListContext['applicationKeep'];
+  const onSampled = () => {
+    if (++sampled !== 2) return;
+    applicationKeep = scope.applicationKeep();
+    applicationKeep.catch(() => undefined); // a failure is the plan's to see
+  };
   const [appNames, envNames] = text
     ? await Promise.all([
-        namesContaining(orgId, 'APP', text, limits.applications),
-        namesContaining(orgId, 'ENV', text, limits.environments),
+        namesContaining(orgId, 'APP', text, limits.applications, onSampled),
+        namesContaining(orgId, 'ENV', text, limits.environments, onSampled),
       ])
     : [];
   const named = !text || appNames ? undefined : await applicationsNamedLike(orgId, scope, text);
@@ -519,30 +541,28 @@ export async function listEnvironmentsV2(caller: Caller, orgId: string, q: EnvLi
     everyMatch,
     nameMatches: appNames && envNames ? { applications: appNames.length, environments: envNames.length } : undefined,
   };
-  let plan = planEnvironmentList(q, request, stats);
-  // includeAppHealthStats over the caller's buckets whole: from the health aggregates (health.ts); before an upgraded
-  // table's aggregates are complete, planned again to read every listed environment.
-  const aggregated = plan.health === 'aggregates' ? await scopeHealthStats(orgId, scope.buckets, now) : undefined;
-  if (plan.health === 'aggregates' && !aggregated)
-    plan = planEnvironmentList(q, request, { ...stats, healthAggregatesIncomplete: true });
-  recordListPlan(plan);
-  const applications = pageApplications(orgId, scope);
   const keep = entryKeep(scope, everyMatch ? { ...q, query: undefined } : q, appsMatchingQuery, now);
-  const page = await executePlan(plan, {
-    orgId,
-    q,
-    request,
-    sortField,
-    sortDir,
-    now,
-    scope,
-    repos,
-    keep,
-    appNames,
-    envNames,
-    appsMatchingQuery,
-    applications,
-  });
+  const execute = (plan: EnvironmentListPlan) => {
+    const applications = pageApplications(orgId, scope);
+    const context = { orgId, q, request, sortField, sortDir, now, scope, repos, keep, appNames, envNames };
+    const page = executePlan(plan, { ...context, appsMatchingQuery, applications, applicationKeep });
+    return { applications, page };
+  };
+  // includeAppHealthStats over the caller's buckets whole: from the health aggregates (health.ts), read beside the
+  // plan's own reads; before an upgraded table's aggregates are complete, planned again to read every listed
+  // environment (what the first plan read is then not used).
+  const planned = planEnvironmentList(q, request, stats);
+  const aggregates = planned.health === 'aggregates' ? scopeHealthStats(orgId, scope.buckets, now) : undefined;
+  const first = execute(planned);
+  first.page.catch(() => undefined); // a failure is seen below, unless the plan is replaced
+  const aggregated = await aggregates;
+  const plan =
+    planned.health === 'aggregates' && !aggregated
+      ? planEnvironmentList(q, request, { ...stats, healthAggregatesIncomplete: true })
+      : planned;
+  recordListPlan(plan);
+  const { applications, page: read } = plan === planned ? first : execute(plan);
+  const page = await read;
   // The page's environments and applications, and the applications their repositories map, in one round trip: the
   // repositories are known by the entries' applications (a hidden entry's are read for nothing, never shown).
   const pageRepos = [...new Set(page.entries.map((e) => e.applicationId))].flatMap((appId) => repos.get(appId) ?? []);

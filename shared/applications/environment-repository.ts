@@ -89,10 +89,15 @@ export async function getEnvironmentByName(appId: string, name: string): Promise
   return envId ? getEnvironment(appId, envId) : undefined;
 }
 
+/** The Query of an application's environments (environmentsOfApp; a request may prefetch it). */
+export function environmentsOfAppRead(appId: string): PartitionQuery {
+  const { pk, skPrefix } = keys.environmentsOfApp(appId);
+  return { partition: pk, skPrefix };
+}
+
 /** The application's live environments (its partition's ENV# items). */
 export async function environmentsOfApp(appId: string): Promise<EnvironmentRecord[]> {
-  const { pk, skPrefix } = keys.environmentsOfApp(appId);
-  const items = await queryAll({ partition: pk, skPrefix });
+  const items = await queryAll(environmentsOfAppRead(appId));
   return items.map((item) => toRecord(item)!).filter((env) => !env.deleting);
 }
 

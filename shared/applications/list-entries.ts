@@ -1,5 +1,5 @@
 import { keys, trigrams } from '../db/keys.ts';
-import { collect, queryAll, queryItems, type PartitionQuery } from '../db/query.ts';
+import { collect, queryAll, queryItems, type PartitionQuery, type Reads } from '../db/query.ts';
 import { indexKeyNames, type MainIndex } from '../db/tables.ts';
 import type { Membership } from '../context/caller.ts';
 import { fromItem } from '../db/items.ts';
@@ -82,10 +82,20 @@ export function allEnvironmentEntries(orgId: string): Promise<ListEntry[]> {
   return collect(environmentEntries(orgId, 'name', true, 1000));
 }
 
-/** Environments named `name` (case-insensitive), in name order: a prefix of the name index. */
+/** The Query of environmentEntriesNamed (a list's prefetch names its first call). */
+export function environmentEntriesNamedQuery(orgId: string, name: string): PartitionQuery {
+  const { gsi2pk, gsi2skPrefix } = keys.environmentsOfOrgNamed(orgId, name);
+  return entryQuery('gsi2c', { partition: gsi2pk, skPrefix: gsi2skPrefix, pageLimit: 1000 });
+}
+
+/**
+ * Environments named `name` (case-insensitive), in name order: a prefix of the name index; the first call from the
+ * request's prefetch of it (environmentEntriesNamedQuery) when there is one.
+ */
 export async function environmentEntriesNamed(orgId: string, name: string): Promise<ListEntry[]> {
   const { gsi2pk, gsi2skPrefix } = keys.environmentsOfOrgNamed(orgId, name);
-  const found = await collect(entries('gsi2c', { partition: gsi2pk, skPrefix: gsi2skPrefix, pageLimit: 1000 }));
+  const query = { partition: gsi2pk, skPrefix: gsi2skPrefix, pageLimit: 1000 };
+  const found = await collect(entries('gsi2c', query, { prefetchedFirstCall: true }));
   return found.filter((e) => e.name.toLowerCase() === name.toLowerCase());
 }
 
@@ -142,21 +152,11 @@ function idFraction(id: unknown): number | undefined {
 }
 
 /**
- * The organization's application (APP) or environment (ENV) names containing `text` (lower-cased), from the trigram
- * index; undefined when the text has fewer than three characters (no trigram selects) or when every trigram's
- * partition has more than `limit` names (a caller then reads its compact entries instead: cheaper for that many).
- * Every name containing the text has each of its trigrams, so the smallest of their partitions holds every match:
- * the first SAMPLE entries of up to QUERY_TRIGRAMS partitions are read side by side, which estimates each one's size
- * (the owner ids sort the partition and are random: the SAMPLE-th id's place in the id space is about SAMPLE / size),
- * and only the smallest is read on; with the unindexed names' partition, that is the candidates, confirmed on their
- * names. Cost: the samples plus the smallest partition (at most `limit`), whatever the organization's size.
+ * What namesContaining reads first, from the text alone: the first SAMPLE entries of each sampled trigram's partition
+ * (up to QUERY_TRIGRAMS, spread over the text) and the unindexed names' partition; undefined under three characters.
+ * A list's prefetch issues them beside its authorization (nameSampleReads), namesContaining takes them.
  */
-export async function namesContaining(
-  orgId: string,
-  kind: 'APP' | 'ENV',
-  text: string,
-  limit: number,
-): Promise<NameMatch[] | undefined> {
+function nameSamples(orgId: string, kind: 'APP' | 'ENV', text: string) {
   const grams = trigrams(text);
   if (grams.length === 0) return undefined;
   const chosen =
@@ -166,14 +166,51 @@ export async function namesContaining(
           { length: QUERY_TRIGRAMS },
           (_, i) => grams[Math.round((i * (grams.length - 1)) / (QUERY_TRIGRAMS - 1))],
         );
-  const read = (partition: string) =>
-    queryItems({ index: 'gsi7', partition, pageLimit: SAMPLE, growing: true })[Symbol.asyncIterator]();
-  const walks = [...new Set(chosen)].map((gram) => ({
-    iterator: read(keys.namesWithTrigram(orgId, kind, gram).gsi7pk),
+  const sample = (gram: string): PartitionQuery => ({
+    index: 'gsi7',
+    partition: keys.namesWithTrigram(orgId, kind, gram).gsi7pk,
+    pageLimit: SAMPLE,
+    growing: true,
+  });
+  return {
+    samples: [...new Set(chosen)].map(sample),
+    unindexed: { index: 'gsi7', partition: keys.unindexedNames(orgId, kind).gsi7pk } satisfies PartitionQuery,
+  };
+}
+
+/** namesContaining's first reads (nameSamples) for a list's prefetch: bounded by the text, whatever the organization. */
+export function nameSampleReads(orgId: string, kinds: ('APP' | 'ENV')[], text: string): Reads {
+  const reads = kinds.flatMap((kind) => nameSamples(orgId, kind, text) ?? []);
+  return { firstCalls: reads.flatMap((r) => r.samples), queries: reads.map((r) => r.unindexed) };
+}
+
+/**
+ * The organization's application (APP) or environment (ENV) names containing `text` (lower-cased), from the trigram
+ * index; undefined when the text has fewer than three characters (no trigram selects) or when every trigram's
+ * partition has more than `limit` names (a caller then reads its compact entries instead: cheaper for that many).
+ * Every name containing the text has each of its trigrams, so the smallest of their partitions holds every match:
+ * the first SAMPLE entries of up to QUERY_TRIGRAMS partitions are read side by side, which estimates each one's size
+ * (the owner ids sort the partition and are random: the SAMPLE-th id's place in the id space is about SAMPLE / size),
+ * and only the smallest is read on; with the unindexed names' partition, that is the candidates, confirmed on their
+ * names. Cost: the samples plus the smallest partition (at most `limit`), whatever the organization's size. The
+ * samples may come from the request's prefetch (nameSampleReads). `onSampled`: called once the samples tell that the
+ * names will be read on (the estimate within the limit), so that a caller can issue what it then needs beside the rest.
+ */
+export async function namesContaining(
+  orgId: string,
+  kind: 'APP' | 'ENV',
+  text: string,
+  limit: number,
+  onSampled?: () => void,
+): Promise<NameMatch[] | undefined> {
+  const reads = nameSamples(orgId, kind, text);
+  if (!reads) return undefined;
+  const walks = reads.samples.map((query) => ({
+    iterator: queryItems(query, { prefetchedFirstCall: true })[Symbol.asyncIterator](),
     items: [] as Record<string, unknown>[],
     done: false,
   }));
-  const unindexed = queryAll({ index: 'gsi7', partition: keys.unindexedNames(orgId, kind).gsi7pk });
+  const unindexed = queryAll(reads.unindexed);
   const fill = async (walk: (typeof walks)[number], target: number) => {
     while (walk.items.length < target) {
       const next = await walk.iterator.next();
@@ -199,7 +236,9 @@ export async function namesContaining(
   // An estimate well over the limit is not read on (the estimate errs by about a seventh either way); a partition
   // without an estimate (ids that are not UUIDs) is read up to the limit.
   const estimate = size(smallest);
-  if (estimate <= limit * 1.5 || estimate === Number.MAX_SAFE_INTEGER) await fill(smallest, limit + 1);
+  const readOn = estimate <= limit * 1.5 || estimate === Number.MAX_SAFE_INTEGER;
+  if (readOn) onSampled?.();
+  if (readOn) await fill(smallest, limit + 1);
   if (!smallest.done) await smallest.iterator.return?.(undefined);
   const found = await unindexed;
   if (!smallest.done || smallest.items.length > limit) return undefined;

@@ -126,6 +126,21 @@ export interface EnvironmentListStats extends ScopeCounts {
 }
 
 /**
+ * Filters beside `query` that a set plan serves (or the health figures, which read every listed environment): then
+ * `query`'s matches are read whole or the set filtered, never walked or sorted on their names (queryStrategy).
+ */
+export const filtersBesideQuery = (q: ListEnvironmentsV2Query): boolean =>
+  Boolean(
+    q.includeAppHealthStats ||
+    q.lastScanStatus.length ||
+    (q.lastScanDate && q.lastScanDate !== 'LAST_SCAN_DATE_UNSPECIFIED') ||
+    q.appIds.length ||
+    q.envIds.length ||
+    q.envs.length ||
+    q.hasFlightpathSession === true,
+  );
+
+/**
  * How a `query` with its names from the trigram index is served (undefined: no names, or another filter that the
  * set or memory plans serve):
  * - 'whole': the matches read whole and sorted in memory, while that costs less than walking an order for the page;
@@ -143,15 +158,7 @@ function queryStrategy(
   const { environments } = stats;
   const perApp = stats.applications ? environments / stats.applications : 1;
   const matches = names.environments + names.applications * perApp;
-  const otherFilters =
-    q.includeAppHealthStats ||
-    q.lastScanStatus.length ||
-    (q.lastScanDate && q.lastScanDate !== 'LAST_SCAN_DATE_UNSPECIFIED') ||
-    q.appIds.length ||
-    q.envIds.length ||
-    q.envs.length ||
-    q.hasFlightpathSession === true;
-  if (otherFilters) return isFew(matches, environments) ? 'whole' : undefined;
+  if (filtersBesideQuery(q)) return isFew(matches, environments) ? 'whole' : undefined;
   if (sortField === 'environmentName' && isFew(names.applications * perApp, environments)) return 'names';
   // The walk reads about (end of page) x (environments / matches) entries of the order's index, at most all of them.
   const walk =

@@ -2,7 +2,8 @@ import type { Caller } from '../context/caller.ts';
 import { recordListPlan } from '../context/request-scope.ts';
 import { accessibleApplication } from '../applications/access.ts';
 import { canSeeTeamResource, type EnvironmentRecord, DEPRECATED_ENVIRONMENT_LIST_PLAN } from '../applications/model.ts';
-import { environmentsOfApp } from '../applications/environment-repository.ts';
+import { environmentsOfApp, environmentsOfAppRead } from '../applications/environment-repository.ts';
+import type { OperationReads } from '../db/query.ts';
 import type { ListEnvironmentsV1Query } from './inputs.ts';
 import { compareBy, nameOrderKey, pageOf, v1NextPageToken } from '../lists.ts';
 import { getScans } from '../results/scan-repository.ts';
@@ -12,6 +13,13 @@ import { currentStreams } from '../results/streams.ts';
 // The deprecated environment list (listEnvironments; docs/API.md, Deprecated lists): unlike List Environments V2
 // (shared/applications/environment-list.ts), it answers the alert figures of each environment's tool streams' latest
 // scans as one (its "last scan" figures), read from the scans, so it sits with them.
+
+/**
+ * listEnvironmentsV1's own read in its first round trip, beside the rate limit and the application with its
+ * authorization reads: the application's environments (taken only once the caller may see them).
+ */
+export const environmentListV1Reads: OperationReads = ({ ids }) =>
+  ids.appId ? { queries: [environmentsOfAppRead(ids.appId)] } : {};
 
 /** The application's environments (docs/API.md, Environments); filtered to nothing for non-team members. */
 export async function listEnvironmentsV1(caller: Caller, appId: string, q: ListEnvironmentsV1Query) {

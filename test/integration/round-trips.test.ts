@@ -13,9 +13,17 @@ import { db } from '../../shared/db/client.ts';
 import { keys } from '../../shared/db/keys.ts';
 import { getItem } from '../../shared/db/query.ts';
 import { operation } from '../../shared/http/operation.ts';
-import { getOrganizationOverviewRoute, listEnvsV2Route } from '../../shared/routes.ts';
+import {
+  getOrganizationOverviewRoute,
+  listApplicationsRoute,
+  listAppsV2Route,
+  listEnvironmentsRoute,
+  listEnvsV2Route,
+} from '../../shared/routes.ts';
 import { organizationOverview } from '../../shared/overview/overview.ts';
 import { listEnvironmentsV2 } from '../../shared/applications/environment-list.ts';
+import { listApplicationsV1, listApplicationsV2 } from '../../shared/applications/applications.ts';
+import { listEnvironmentsV1 } from '../../shared/scans/environment-list-v1.ts';
 import { randomUUID } from 'node:crypto';
 
 // DynamoDB round trips per request (docs/COMPATIBILITY.md, Compatibility choices): the reads a request needs before its
@@ -227,6 +235,94 @@ describe('DynamoDB round trips per request', () => {
     expect(refused.status).toBeGreaterThanOrEqual(400);
     expect(refused.body).toEqual(plainRefused.body);
     expect(JSON.stringify(refused.body)).not.toContain('pf-');
+  });
+
+  it('answers query-filtered and deprecated list pages from reads issued together, as without them, for the same read units', async () => {
+    const own = await createTenant();
+    const post = (path: string, body: object) => call('POST', path, bearer(own), body);
+    const appIds: string[] = [];
+    for (const [name, envs] of [
+      ['orders-svc', ['dev', 'prod']],
+      ['billing-svc', ['stage']],
+      ['search-api', ['dev', 'svc-canary']],
+      ['empty-svc', []],
+    ] as const) {
+      const app = await post(`/api/v1/org/${own.orgId}/app`, { name, ...(envs[0] ? { env: envs[0] } : {}) });
+      appIds.push(app.body.applicationId);
+      for (const env of envs.slice(1))
+        expect((await post(`/api/v1/app/${app.body.applicationId}/env`, { env })).status).toBe(200);
+    }
+    // An application of another type matching `query`: out of the default scope, which the plans check by application.
+    const cloud = {
+      name: 'cloud-svc',
+      env: 'aaa',
+      applicationType: 'CLOUD',
+      cloudScanTargetURL: 'https://c.example.test',
+    };
+    expect((await post(`/api/v1/org/${own.orgId}/app`, cloud)).status).toBe(200);
+    // The same operations without their prefetch (the name samples, the scope, the environments read in the first
+    // round trip): the answer and the read units must not change, only when the reads leave.
+    const plain = {
+      envs: operation(listEnvsV2Route, ({ caller, params, query }) =>
+        listEnvironmentsV2(caller, params.orgId, query),
+      ) as Handler,
+      apps: operation(listAppsV2Route, ({ caller, params, query }) =>
+        listApplicationsV2(caller, params.orgId, query),
+      ) as Handler,
+      v1Apps: operation(listApplicationsRoute, ({ caller, params, query }) =>
+        listApplicationsV1(caller, params.orgId, query),
+      ) as Handler,
+      v1Envs: operation(listEnvironmentsRoute, ({ caller, params, query }) =>
+        listEnvironmentsV1(caller, params.appId, query),
+      ) as Handler,
+    };
+    // [target, its plain handler, the most round trips it may take]
+    const cases: [string, Handler, number][] = [
+      // The names (first round trip), the environments of the applications named like it beside their scope check
+      // (the other type's ids), the page.
+      [`/api/v2/org/${own.orgId}/envs?query=svc&pageSize=2`, plain.envs, 4],
+      [`/api/v2/org/${own.orgId}/envs?query=svc&pageSize=2&sortField=scanDate&sortDir=DESC`, plain.envs, 4],
+      [`/api/v2/org/${own.orgId}/envs?query=canary`, plain.envs, 3],
+      [`/api/v2/org/${own.orgId}/envs?query=svc&lastScanStatus=LAST_SCAN_STATUS_UNSPECIFIED`, plain.envs, 3],
+      // The health aggregates beside the walk prefetched in the first round trip, then the page.
+      [`/api/v2/org/${own.orgId}/envs?includeAppHealthStats=true&pageSize=2`, plain.envs, 3],
+      [`/api/v2/org/${own.orgId}/envs?includeAppHealthStats=true&sortField=scanDate&sortDir=DESC`, plain.envs, 3],
+      [`/api/v2/org/${own.orgId}/apps?query=svc&pageSize=2`, plain.apps, 2],
+      [`/api/v2/org/${own.orgId}/apps?query=svc&sortField=applicationId&sortDir=DESC`, plain.apps, 2],
+      [`/api/v1/app/${own.orgId}/list?pageSize=2`, plain.v1Apps, 3],
+      [`/api/v1/app/${own.orgId}/list?pageSize=2&pageToken=1&sortField=id`, plain.v1Apps, 3],
+      [`/api/v1/app/${own.orgId}/list?pageSize=2&pageToken=9`, plain.v1Apps, 3], // past the end
+      [`/api/v1/app/${own.orgId}/list?envs=dev`, plain.v1Apps, 3],
+      [`/api/v1/app/${appIds[0]}/env/list`, plain.v1Envs, 3],
+    ];
+    for (const [target, handler, most] of cases) {
+      await call('GET', target, bearer(own)); // this process learns the user's organization
+      const prefetched = await call('GET', target, bearer(own));
+      const unprefetched = await call('GET', target, bearer(own), undefined, handler);
+      expect(prefetched.status, target).toBe(200);
+      expect(prefetched.body, target).toEqual(unprefetched.body);
+      expect(prefetched.readUnits, target).toBe(unprefetched.readUnits);
+      expect(prefetched.roundTrips, target).toBeLessThanOrEqual(Math.min(most, unprefetched.roundTrips!));
+    }
+    const names = (body: { environments: { environmentName: string; applicationName: string }[] }) =>
+      body.environments.map((e) => `${e.applicationName}/${e.environmentName}`);
+    const page = await call('GET', `/api/v2/org/${own.orgId}/envs?query=svc&pageSize=10`, bearer(own));
+    expect(names(page.body)).toEqual([
+      'orders-svc/dev',
+      'orders-svc/prod',
+      'billing-svc/stage',
+      'search-api/svc-canary',
+    ]);
+    // Refused before anything read early is used: as without the prefetch, and nothing of the organization's shown.
+    const stranger = await createTenant();
+    for (const [target, handler] of cases) {
+      const refused = await call('GET', target, bearer(stranger));
+      const plainRefused = await call('GET', target, bearer(stranger), undefined, handler);
+      expect(refused.status, target).toBeGreaterThanOrEqual(400);
+      expect(refused.status, target).toBe(plainRefused.status);
+      expect(refused.body, target).toEqual(plainRefused.body);
+      expect(JSON.stringify(refused.body), target).not.toMatch(/svc|search-api/);
+    }
   });
 
   it('answers as before when what was read early is not what the request needs: another organization, a stale hint', async () => {

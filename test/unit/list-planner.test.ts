@@ -374,12 +374,14 @@ describe('firstWalkCall (listEnvsV2: the walk prefetched beside the authorizatio
     expect(firstWalkCall(orgId, { sortField: 'mappedRepositoryCount' })).toMatchObject({ index: 'gsi4' });
     // The scope filters (types, teams) leave the plan to the walk.
     expect(firstWalkCall(orgId, { applicationTypes: 'CLOUD', teamIds: orgId })).toMatchObject({ index: 'gsi2' });
+    // The health figures from the aggregates, read beside the walk (which an upgraded table's incomplete ones replan).
+    expect(firstWalkCall(orgId, { includeAppHealthStats: 'true' })).toMatchObject({ index: 'gsi2', pageLimit: 11 });
   });
 
   it('names nothing when the plan needs what the scope or the names read, walks no index, or may not make the call', () => {
     for (const params of [
       { query: 'app' }, // the trigram index's names decide the plan
-      { includeAppHealthStats: 'true' }, // the health aggregates may be incomplete
+      { includeAppHealthStats: 'true', lastScanStatus: 'LAST_SCAN_STATUS_ERRORED' }, // summed over a set
       { sortField: 'applicationName' }, // the applications' walk, per bucket
       { sortField: 'mappedRepositoryCount', sortDir: 'DESC' }, // the mapped applications' environments may fill it
       { envs: 'prod' }, // a set
