@@ -31,12 +31,12 @@ const FAR = 10 ** 14;
 /** The scan-date index's first call of oldestScans: the listed ones and a few that team rules may leave out. */
 const OLDEST_PAGE = COVERAGE_LISTED + 5;
 
-/** The hour holding `t`: its first and last millisecond. */
-const hourOf = (t: number): [number, number] => [Math.floor(t / HOUR) * HOUR, (Math.floor(t / HOUR) + 1) * HOUR - 1];
+/** The rest of the hour after `t`: its next millisecond to the hour's last. */
+const restOfHour = (t: number): [number, number] => [t + 1, (Math.floor(t / HOUR) + 1) * HOUR - 1];
 
 /**
- * What coverageOfCounters reads as of `now`. Each range is whole days or hours, so the same reads issued a moment
- * before (the request's prefetch: overview-reads.ts) are these ones, unless a day or an hour ended in between.
+ * What coverageOfCounters reads as of `now`: the request's prefetch (overview.ts overviewReads) issues them as of the
+ * moment the request then answers for, so they are the request's own.
  */
 export function coverageReads(orgId: string, now: number) {
   const [t7, t30] = [now - 7 * DAY, now - 30 * DAY];
@@ -55,8 +55,8 @@ export function coverageReads(orgId: string, now: number) {
     hours: { t7: restOfDay(t7), t30: restOfDay(t30) },
     /** The environments scanned in the bound's hour: the bound's own hour is counted from them. */
     scansOfHour: {
-      t7: environmentEntriesScannedBetweenQuery(orgId, ...hourOf(t7)),
-      t30: environmentEntriesScannedBetweenQuery(orgId, ...hourOf(t30)),
+      t7: environmentEntriesScannedBetweenQuery(orgId, ...restOfHour(t7)),
+      t30: environmentEntriesScannedBetweenQuery(orgId, ...restOfHour(t30)),
     },
     oldest: environmentEntriesQuery(orgId, 'scanDate', true, OLDEST_PAGE),
   };
@@ -75,8 +75,7 @@ export async function coverageOfCounters(orgId: string, scope: ListScope, now: n
   const { t7, t30 } = reads.bounds;
   const hoursOfDay = async (query: PartitionQuery | undefined) => (query ? sum(await queryAll(query)) : 0);
   const ofHour = async (t: number) => {
-    const [from, to] = hourOf(t);
-    const entries = await environmentEntriesScannedBetween(orgId, from, to, { prefetchedFirstCall: true });
+    const entries = await environmentEntriesScannedBetween(orgId, ...restOfHour(t), { prefetchedFirstCall: true });
     return entries.filter((e) => scope.keep(e) && lastScan(e) > t).length;
   };
   const [marks, dayItems, hours7, hours30, hour7, hour30, listed] = await Promise.all([

@@ -19,6 +19,7 @@ import { riskiestRecomputed as recomputedEntries } from '../results/riskiest.ts'
 import { keys } from '../db/keys.ts';
 import { fromItem } from '../db/items.ts';
 import { queryItems, type OperationReads, type PartitionQuery } from '../db/query.ts';
+import { registerPrefetch, takePrefetched } from '../db/prefetch.ts';
 import type { Caller } from '../context/caller.ts';
 import { coverageOfCounters, coverageOfWalk, coverageReads } from './coverage.ts';
 import { digestsOf, overdueOfDigests, overdueOfEnvironments, type ListedOverdue } from './overdue-digests.ts';
@@ -157,10 +158,13 @@ function overdueRecomputed(
 export const REQUEST_WALKS: OverviewWalks = { riskEntries: RISK_WALK_ENTRIES, coverageEntries: COVERAGE_WALK_ENTRIES };
 export const FULL_WALKS: OverviewWalks = { riskEntries: Infinity, coverageEntries: Infinity, recompute: true };
 
+/** The moment a request's prefetch read the overview as of (overviewReads), which the request then answers for. */
+const MOMENT_READ_ID = 'overview moment';
+
 export async function organizationOverview(caller: Caller, orgId: string) {
   const membership = await caller.authorize(orgId);
   const scope = await listScope(orgId, membership, [...APPLICATION_TYPES], []);
-  const now = Date.now();
+  const now = (await takePrefetched<number>(MOMENT_READ_ID)) ?? Date.now();
   return overviewOf(orgId, (entry) => scope.keep(entry), now, REQUEST_WALKS, coverageOfCounters(orgId, scope, now));
 }
 
@@ -186,7 +190,10 @@ const untriagedWalk = (orgId: string, keep: (entry: ListEntry) => boolean, budge
  */
 export const overviewReads: OperationReads = ({ ids }) => {
   if (!ids.orgId) return {};
-  const coverage = coverageReads(ids.orgId, Date.now());
+  // The coverage reads' bounds are milliseconds before now: the request answers as of the prefetch's moment.
+  const now = Date.now();
+  registerPrefetch(MOMENT_READ_ID, Promise.resolve(now));
+  const coverage = coverageReads(ids.orgId, now);
   return {
     items: coverage.marks,
     queries: [
