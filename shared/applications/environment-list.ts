@@ -23,7 +23,6 @@ import {
 } from './list-entries.ts';
 import {
   APPLICATIONS_READ_BY_KEY,
-  filtersBesideQuery,
   nameReadLimits,
   pageApplicationsByKey,
   planEnvironmentList,
@@ -165,18 +164,13 @@ async function setEntries(source: EnvironmentSetSource, c: ListContext): Promise
           [...new Set(q.envs.map((n) => n.toLowerCase()))].map((n) => environmentEntriesNamed(orgId, n)),
         ).then((l) => l.flat()),
       );
-    case 'queryMatches': {
-      // When the scope's check of applications was read beside the names, the matches outside it are not read.
-      const inScope = (await c.applicationKeep) ?? (() => true);
+    case 'queryMatches':
       return kept(
         environmentsMatching(orgId, {
-          environments: c
-            .envNames!.filter((m) => inScope(m.applicationId))
-            .map((m) => ({ applicationId: m.applicationId, environmentId: m.environmentId! })),
-          applications: new Set([...c.appsMatchingQuery!].filter(inScope)),
+          environments: c.envNames!.map((m) => ({ applicationId: m.applicationId, environmentId: m.environmentId! })),
+          applications: c.appsMatchingQuery!,
         }),
       );
-    }
     case 'lastScanStatus': {
       const statuses = [...new Set(q.lastScanStatus.map((s) => STORED_STATUS[s]))].filter((s) => s !== undefined);
       return kept(Promise.all(statuses.map((s) => environmentEntriesWithStatus(orgId, s))).then((l) => l.flat()));
@@ -386,8 +380,6 @@ interface ListContext {
   appsMatchingQuery?: Set<string>;
   /** Reads the page's applications (pageApplications). */
   applications: PageApplications;
-  /** scope.applicationKeep, when it was read beside `query`'s names (listEnvironmentsV2). */
-  applicationKeep?: Promise<(appId: string) => boolean>;
 }
 
 // ---- One executor per plan kind (list-plan.ts EnvironmentListPlan)
@@ -459,7 +451,8 @@ function executePlan(plan: EnvironmentListPlan, c: ListContext): Promise<EntryPa
  * listEnvironmentsV2's own reads in its first round trip, beside the rate limit and the authorization: listScope's
  * first reads (the buckets' counters, the applications being deleted), the organization's repositories (every
  * environment view shows its application's), `query`'s name samples (nameSampleReads: its names are read whenever
- * it is given) and, when the query string alone decides it, the walk's first call (firstWalkCall). The list takes them only once the caller is authorized (listEnvironmentsV2).
+ * it is given) and, when the query string alone decides it, the walk's first call (firstWalkCall). The list takes
+ * them only once the caller is authorized (listEnvironmentsV2).
  */
 export const environmentListReads: OperationReads = ({ ids, query }) => {
   if (!ids.orgId) return {};
@@ -511,20 +504,10 @@ export async function listEnvironmentsV2(caller: Caller, orgId: string, q: EnvLi
   // than nameReadLimits; beyond, or under three characters (no trigram), the applications' compact entries give
   // theirs.
   const limits = nameReadLimits(scope.counts);
-  // The plans that serve `query` from its names alone (no other filter selects the set: list-plan.ts) check each
-  // matched application against the caller's scope (scope.applicationKeep): read beside the names once both kinds'
-  // samples tell that they will be read on.
-  let sampled = filtersBesideQuery(q) ? -1 : 0;
-  let applicationKeep: ListContext['applicationKeep'];
-  const onSampled = () => {
-    if (++sampled !== 2) return;
-    applicationKeep = scope.applicationKeep();
-    applicationKeep.catch(() => undefined); // a failure is the plan's to see
-  };
   const [appNames, envNames] = text
     ? await Promise.all([
-        namesContaining(orgId, 'APP', text, limits.applications, onSampled),
-        namesContaining(orgId, 'ENV', text, limits.environments, onSampled),
+        namesContaining(orgId, 'APP', text, limits.applications),
+        namesContaining(orgId, 'ENV', text, limits.environments),
       ])
     : [];
   const named = !text || appNames ? undefined : await applicationsNamedLike(orgId, scope, text);
@@ -545,7 +528,7 @@ export async function listEnvironmentsV2(caller: Caller, orgId: string, q: EnvLi
   const execute = (plan: EnvironmentListPlan) => {
     const applications = pageApplications(orgId, scope);
     const context = { orgId, q, request, sortField, sortDir, now, scope, repos, keep, appNames, envNames };
-    const page = executePlan(plan, { ...context, appsMatchingQuery, applications, applicationKeep });
+    const page = executePlan(plan, { ...context, appsMatchingQuery, applications });
     return { applications, page };
   };
   // includeAppHealthStats over the caller's buckets whole: from the health aggregates (health.ts), read beside the

@@ -129,7 +129,7 @@ export interface EnvironmentListStats extends ScopeCounts {
  * Filters beside `query` that a set plan serves (or the health figures, which read every listed environment): then
  * `query`'s matches are read whole or the set filtered, never walked or sorted on their names (queryStrategy).
  */
-export const filtersBesideQuery = (q: ListEnvironmentsV2Query): boolean =>
+const filtersBesideQuery = (q: ListEnvironmentsV2Query): boolean =>
   Boolean(
     q.includeAppHealthStats ||
     q.lastScanStatus.length ||
