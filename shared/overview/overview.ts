@@ -264,18 +264,23 @@ export async function overviewOf(
   ]);
 
   const overdueEnvs = risk.overdueEnvs;
-  const namedApps = new Set([
-    ...risk.candidates,
-    ...overdueEnvs.map((e) => e.applicationId),
-    ...gapFacts.listed.map((e) => e.applicationId),
-  ]);
+  const ranked = await risk.riskiest;
+  // The listed riskiest applications' names come with their entries (renamed in the same transaction as the
+  // application): only the other named applications are read.
+  const nameOf = new Map((ranked ?? []).map((row) => [row.applicationId, row.name]));
+  const unnamed = new Set(
+    [...risk.candidates, ...overdueEnvs, ...gapFacts.listed]
+      .map((e) => (typeof e === 'string' ? e : e.applicationId))
+      .filter((id) => !nameOf.has(id)),
+  );
   const [apps, overdueRead] = await Promise.all([
-    getApplications([...namedApps]),
+    getApplications([...unnamed]),
     walks.recompute ? overdueOfEnvironments(orgId, overdueEnvs, now) : digestsOf(orgId, overdueEnvs, now),
   ]);
   const appById = new Map(apps.filter((a) => a.organizationId === orgId).map((a) => [a.applicationId, a]));
-  const riskiestApplications = (await risk.riskiest) ?? riskiestOfCandidates(risk.candidates, appById);
-  const named = (env: ListEntry) => appById.has(env.applicationId);
+  for (const app of appById.values()) nameOf.set(app.applicationId, app.name);
+  const riskiestApplications = ranked ?? riskiestOfCandidates(risk.candidates, appById);
+  const named = (env: ListEntry) => nameOf.has(env.applicationId);
   const overdue = Array.isArray(overdueRead)
     ? overdueRecomputed(overdueRead.flat(), named)
     : await overdueOfDigests(
@@ -285,7 +290,7 @@ export async function overviewOf(
         now,
       );
 
-  const gaps = gapFacts.listed.filter((e) => appById.has(e.applicationId));
+  const gaps = gapFacts.listed.filter(named);
   const lastScan = (e: ListEntry) => e.lastScanTimestamp ?? 0;
   return {
     organizationId: orgId,
@@ -298,7 +303,7 @@ export async function overviewOf(
       overdueBySeverity: overdue.bySeverity,
       findings: overdue.listed.map(({ env, ...f }) => ({
         applicationId: env.applicationId,
-        applicationName: appById.get(env.applicationId)!.name,
+        applicationName: nameOf.get(env.applicationId)!,
         environmentId: env.environmentId,
         environmentName: env.name,
         scanId: f.scanId,
@@ -321,7 +326,7 @@ export async function overviewOf(
       notScannedIn30Days: gapFacts.notScannedIn30Days,
       environments: gaps.map((e) => ({
         applicationId: e.applicationId,
-        applicationName: appById.get(e.applicationId)!.name,
+        applicationName: nameOf.get(e.applicationId)!,
         environmentId: e.environmentId,
         environmentName: e.name,
         lastScanStatus: e.lastScanStatus ?? '',

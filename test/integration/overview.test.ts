@@ -148,6 +148,25 @@ describe('getOrganizationOverview', () => {
     const after = await overview(tenant);
     expect(after.overdue.overdueCount).toBe(4);
     expect(after.overdue.findings.map((f: Overview) => f.findingHash)).not.toContain(late[0]!.findingHash);
+
+    // A rename shows everywhere at once: the overdue rows take the name from the riskiest entry, the gaps from the
+    // application's record.
+    for (const [appId, name] of [
+      [risky, 'risky renamed'],
+      [idle, 'idle renamed'],
+    ]) {
+      const renamed = await api('POST', `/api/v1/app/${appId}`, { token: tenant.token, body: { name } });
+      expect(renamed.status, renamed.text).toBe(200);
+    }
+    const renamed = await overview(tenant);
+    expect(renamed.riskiestApplications[0]).toMatchObject({ applicationId: risky, name: 'risky renamed' });
+    expect(new Set(renamed.overdue.findings.map((f: Overview) => f.applicationName))).toEqual(
+      new Set(['risky renamed']),
+    );
+    expect(renamed.coverageGaps.environments[0]).toMatchObject({
+      applicationId: idle,
+      applicationName: 'idle renamed',
+    });
   });
 
   it("follows team rules, needs read:report and never shows another organization's data", async () => {
