@@ -99,20 +99,46 @@ async function currentScansOfEnvironments(envs: EnvironmentRecord[], asOf: numbe
   });
 }
 
+/** Application records read per BatchGetItem call while the walk goes on. */
+const APPS_PER_READ = 100;
+
+/**
+ * Every live environment of the organization (its name index walked) and their applications: each 100 new
+ * applications read while the walk reads on, so the applications cost little beyond the walk's own time.
+ */
+async function environmentsOfOrgWithApplications(
+  orgId: string,
+): Promise<[EnvironmentRecord[], Map<string, ApplicationRecord>]> {
+  const envs: EnvironmentRecord[] = [];
+  const reads: Promise<ApplicationRecord[]>[] = [];
+  const [seen, pending] = [new Set<string>(), [] as string[]];
+  for await (const env of environmentsOfOrg(orgId, 'name', true)) {
+    envs.push(env);
+    if (seen.has(env.applicationId)) continue;
+    seen.add(env.applicationId);
+    pending.push(env.applicationId);
+    if (pending.length < APPS_PER_READ) continue;
+    const read = getApplications(pending.splice(0));
+    read.catch(() => {}); // awaited below: a failure rejects the request then, not the process now
+    reads.push(read);
+  }
+  reads.push(getApplications(pending));
+  const apps = (await Promise.all(reads)).flat();
+  return [envs, new Map(apps.map((a) => [a.applicationId, a]))];
+}
+
 /** The environments the caller may see (team rules), filtered by appIds and envs, in report order. */
 async function visibleEnvironments(orgId: string, membership: Membership, q: FindingsReportQuery) {
   const names = [...new Set(q.envs.map((n) => n.toLowerCase()))];
   let envs: EnvironmentRecord[];
+  let apps: Map<string, ApplicationRecord>;
   if (q.appIds.length)
     envs = (
       await Promise.all([...new Set(q.appIds.map((id) => id.toLowerCase()))].map((id) => environmentsOfApp(id)))
     ).flat();
   else if (names.length) envs = (await Promise.all(names.map((n) => environmentsOfOrgNamed(orgId, n)))).flat();
-  else {
-    envs = [];
-    for await (const env of environmentsOfOrg(orgId, 'name', true)) envs.push(env);
-  }
-  const apps = new Map((await getApplications(envs.map((e) => e.applicationId))).map((a) => [a.applicationId, a]));
+  else [envs, apps] = await environmentsOfOrgWithApplications(orgId);
+  apps ??= new Map((await getApplications(envs.map((e) => e.applicationId))).map((a) => [a.applicationId, a]));
   return envs
     .map((env) => ({ env, app: apps.get(env.applicationId)! }))
     .filter(
@@ -196,11 +222,11 @@ export async function issuesOf(
 }
 
 /** Maps over items with at most `limit` calls in flight, keeping order. */
-async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
   const out: R[] = new Array(items.length);
   let next = 0;
   const worker = async () => {
-    for (let i = next++; i < items.length; i = next++) out[i] = await fn(items[i]);
+    for (let i = next++; i < items.length; i = next++) out[i] = await fn(items[i], i);
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
   return out;
@@ -223,12 +249,32 @@ type Slice = { source: ReportSource; alert: AlertRecord; uris: AlertUriRecord[] 
  */
 async function pageSlices(all: PendingSource[], offset: number, size: number): Promise<Slice[]> {
   const { sources, skipped } = await pageSources(all, offset, size);
-  // A scan that counts no rows shows none: its alerts are not read.
-  const alerts = await mapLimited(sources, PAGE_READS_IN_FLIGHT, async (source) =>
-    source.scan.stats?.totalAlerts ? (await alertsOfScan(source.scan)).filter((a) => a.uriCount > 0) : [],
-  );
+  // A scan that counts no rows shows none: its alerts are not read. A scan the page shows whole has its URIs read
+  // beside its alerts (one round trip, not two in a row).
+  const whole = wholeOnPage(sources, offset - skipped, size);
+  const scanUris = new Map<string, AlertUriRecord[]>();
+  const alerts = await mapLimited(sources, PAGE_READS_IN_FLIGHT, async (source, i) => {
+    if (!source.scan.stats?.totalAlerts) return [];
+    const [read, uris] = await Promise.all([alertsOfScan(source.scan), whole[i] ? urisOfScan(source.scan) : undefined]);
+    if (uris) scanUris.set(source.scan.scanId, uris);
+    return read.filter((a) => a.uriCount > 0);
+  });
   const alertCounts = new Map(sources.map((source, i) => [source.scan.scanId, alerts[i]!.length]));
-  return readSlices(sliceReads(sources, alerts, offset - skipped, size), alertCounts);
+  return readSlices(sliceReads(sources, alerts, offset - skipped, size), alertCounts, scanUris);
+}
+
+/** For each source, whether rows [skip, skip + need) hold all its rows (by its scan's count, as sliceReads cuts). */
+function wholeOnPage(sources: ReportSource[], skip: number, need: number): boolean[] {
+  return sources.map((source) => {
+    const total = source.scan.stats?.totalAlerts ?? 0;
+    if (skip >= total) {
+      skip -= total;
+      return false;
+    }
+    const whole = skip === 0 && total <= need;
+    [skip, need] = [0, Math.max(0, need - (total - skip))];
+    return whole;
+  });
 }
 
 /** Calls one page of the report has in flight at most while it reads its scans' alerts and URIs. */
@@ -260,20 +306,25 @@ function sliceReads(sources: ReportSource[], alerts: AlertRecord[][], skip: numb
 
 /**
  * The URIs of each run, side by side: the runs of a scan that show each of its `alertCounts` alerts whole (two or
- * more) in one Query of the scan's URIs, any other run in one range of its alert's.
+ * more, or any number when `scanUris` holds the scan's URIs, read beside its alerts) in one Query of the scan's URIs,
+ * any other run in one range of its alert's.
  */
-async function readSlices(reads: SliceRead[], alertCounts: Map<string, number>): Promise<Slice[]> {
+async function readSlices(
+  reads: SliceRead[],
+  alertCounts: Map<string, number>,
+  scanUris: Map<string, AlertUriRecord[]>,
+): Promise<Slice[]> {
   const byScan = new Map<string, SliceRead[]>();
   for (const r of reads) byScan.set(r.source.scan.scanId, [...(byScan.get(r.source.scan.scanId) ?? []), r]);
   const wholeScan = (runs: SliceRead[]) =>
-    runs.length > 1 &&
+    (runs.length > 1 || scanUris.has(runs[0]!.source.scan.scanId)) &&
     runs.length === alertCounts.get(runs[0]!.source.scan.scanId) &&
     runs.every((r) => r.from === 0 && r.size === r.alert.uriCount);
   const batches = [...byScan.values()].flatMap((runs) => (wholeScan(runs) ? [runs] : runs.map((r) => [r])));
   const read = await mapLimited(batches, PAGE_READS_IN_FLIGHT, async (runs) => {
-    if (runs.length === 1)
+    if (!wholeScan(runs))
       return [await countedAlertUris(runs[0]!.source.scan, runs[0]!.alert, runs[0]!.from, runs[0]!.size)];
-    const uris = await urisOfScan(runs[0]!.source.scan);
+    const uris = scanUris.get(runs[0]!.source.scan.scanId) ?? (await urisOfScan(runs[0]!.source.scan));
     return runs.map(({ alert }) => {
       const counted = new Set(committedNumbers(alert, 0, alert.uriCount));
       return uris.filter((u) => u.pluginId === alert.pluginId && counted.has(u.n));

@@ -9,7 +9,8 @@ import { openIssuesOfEnvironments } from '../../shared/results/issue-summary.ts'
 
 // The findings report's totals (docs/DATA-MODEL.md, Findings report): an environment off the page counts its open
 // issues from its record (openIssues*, openIssuesInfo with them), the page's from their summaries. Every page
-// answers the totals a recomputation from the finding records gives, after scans, triage and deletes.
+// answers the totals a recomputation from the finding records gives, and its part of the whole report's rows, after
+// scans, triage and deletes (scan, environment, application).
 
 type Env = { applicationId: string; environmentId: string };
 type Body = { totalFindings: number; totalIssues: number; findings: { environmentId: string }[] };
@@ -32,17 +33,23 @@ async function recomputed(tenant: Tenant, envs: Env[]) {
     if (!env || (await currentScansOf(env, undefined)).length === 0) continue;
     totalIssues += (await issuesOf(env, undefined)).tools.size;
   }
-  return { totalFindings: all.findings.length, totalIssues };
+  return { totals: { totalFindings: all.findings.length, totalIssues }, rows: all.findings };
 }
 
-/** Every page of 2 rows answers the recomputed totals; each environment's record counts what its summary counts. */
+/**
+ * Every page of 2 rows answers the recomputed totals and, in turn, the rows of one page of them all (each page's
+ * offset found as the whole report's); each environment's record counts what its summary counts.
+ */
 async function expectTotals(tenant: Tenant, envs: Env[]) {
-  const expected = await recomputed(tenant, envs);
+  const { totals: expected, rows } = await recomputed(tenant, envs);
   const pages = Math.max(1, Math.ceil(expected.totalFindings / 2));
+  const paged: Body['findings'] = [];
   for (let token = 0; token < pages; token++) {
     const body = await page(tenant, token, 2);
     expect({ totalFindings: body.totalFindings, totalIssues: body.totalIssues }, `page ${token}`).toEqual(expected);
+    paged.push(...body.findings);
   }
+  expect(paged).toEqual(rows);
   const summaries = await openIssuesOfEnvironments(envs);
   for (const ref of envs) {
     const env = await getEnvironment(ref.applicationId, ref.environmentId);
@@ -102,5 +109,9 @@ describe('findings report totals', () => {
     expect((await api('DELETE', `/api/v1/app/${alpha}/env/${prod.envId}`, { token: tenant.token })).status).toBe(200);
     const left = await expectTotals(tenant, envs);
     expect(left.totalFindings).toBe(4);
+
+    // An application deleted leaves the report with its environments' rows and issues.
+    expect((await api('DELETE', `/api/v1/app/${beta}`, { token: tenant.token })).status).toBe(200);
+    expect(await expectTotals(tenant, envs.slice(0, 1))).toEqual({ totalFindings: 2, totalIssues: 2 });
   });
 });
