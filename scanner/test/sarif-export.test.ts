@@ -4,6 +4,7 @@ import {
   describedOperations,
   operationOf,
   sarifLogs,
+  serializedLog,
   type ExportFinding,
   type ExportInput,
 } from '../src/sarif-export/index.ts';
@@ -166,5 +167,22 @@ describe('sarifLogs', () => {
     const bounded = sarifLogs(input(200), { maxResults: 25_000, maxGzipBytes: 10 << 20, maxJsonBytes: 100_000 });
     expect(bounded.length).toBeGreaterThan(1);
     for (const log of bounded) expect(Buffer.byteLength(JSON.stringify(log))).toBeLessThanOrEqual(100_000);
+  });
+
+  it("serializes a log as its size check did: the same JSON, and gzip's same bytes when it compressed it", () => {
+    const json = JSON.stringify(sarifLogs(input(200))[0]);
+    const limits = [
+      { maxResults: 25_000, maxGzipBytes: Math.ceil(json.length / 2) }, // compressed to check
+      { maxResults: 25_000, maxGzipBytes: 10 << 20, maxJsonBytes: 5 << 20 }, // gzip cannot reach the limit
+      { maxResults: 10, maxGzipBytes: 10 << 20 }, // parts, rebuilt after the check
+    ];
+    for (const [i, limit] of limits.entries()) {
+      for (const log of sarifLogs(input(200), limit)) {
+        const serialized = serializedLog(log);
+        expect(serialized.json).toBe(JSON.stringify(log));
+        if (serialized.gzipped) expect(serialized.gzipped.equals(gzipSync(serialized.json))).toBe(true);
+        expect(serialized.gzipped !== undefined).toBe(i === 0);
+      }
+    }
   });
 });

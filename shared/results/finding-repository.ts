@@ -90,7 +90,7 @@ export async function* findingsOfEnvironment(
 export async function rulesOfEnvironment(env: EnvRef): Promise<Map<string, TriageRule>> {
   const { pk, skPrefix } = keys.triageRulesOfEnvironment(env.applicationId, env.environmentId);
   const rules = new Map<string, TriageRule>();
-  for await (const item of queryItems({ partition: pk, skPrefix })) {
+  for await (const item of queryItems({ partition: pk, ...prefixRange(skPrefix) })) {
     const rule = fromItem<TriageRule>(item)!;
     rules.set(rule.findingHash, rule);
   }

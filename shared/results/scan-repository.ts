@@ -4,7 +4,7 @@ import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
 import { consistentReadsRequested } from '../db/consistent-reads.ts';
 import { fromItem, named } from '../db/items.ts';
-import { batchDelete, batchGet, batchPut, deleteFound, queryAll, queryItems } from '../db/query.ts';
+import { batchDelete, batchGet, batchPut, deleteFound, queryAll, queryItems, segmentedItems } from '../db/query.ts';
 import type { TransactItem } from '../db/transactions.ts';
 import { config } from '../config.ts';
 import {
@@ -67,17 +67,43 @@ export async function countedUrisByAlert(
 export async function* countedUrisOfScan(scan: ScanRef, alerts: AlertRecord[]): AsyncGenerator<CountedUri> {
   const alertOf = new Map(alerts.map((a) => [a.pluginId, a]));
   const range = keys.urisOfScan(scan.applicationId, scan.environmentId, scan.scanId);
-  const uris = queryItems({
-    partition: range.pk,
-    skFrom: range.skFrom,
-    skTo: range.skTo,
-    attributes: ['n', 'pluginId', 'findingHash', 'uri', 'requestMethod', 'param'],
-  });
+  const uris = segmentedItems(
+    {
+      partition: range.pk,
+      skFrom: range.skFrom,
+      skTo: range.skTo,
+      attributes: ['n', 'pluginId', 'findingHash', 'uri', 'requestMethod', 'param'],
+    },
+    uriSplits(range.skFrom, alerts),
+  );
   for await (const u of uris) {
     const alert = alertOf.get(u.pluginId as string);
     if (!alert || !isCommitted(alert, u.n as number)) continue;
     yield toCountedUri(alert, u);
   }
+}
+
+/** URIs of a segment of a scan's URI range read side by side (db/query.ts segmentedItems): under a 1 MB page. */
+const URIS_PER_SEGMENT = 2_000;
+
+/**
+ * Where to cut a scan's URI range (`from`: its start) into segments of about URIS_PER_SEGMENT URIs: before an
+ * alert's first URI, by the alerts' counts in key order (an alert's URIs stay in one segment).
+ */
+function uriSplits(from: string, alerts: AlertRecord[]): string[] {
+  const starts = alerts
+    .map((a) => ({ key: `${from}${a.pluginId}#`, uris: a.uriCount }))
+    .sort((a, b) => Buffer.compare(Buffer.from(a.key), Buffer.from(b.key)));
+  const splits: string[] = [];
+  let inSegment = 0;
+  for (const { key, uris } of starts) {
+    if (inSegment > 0 && inSegment + uris > URIS_PER_SEGMENT) {
+      splits.push(key);
+      inSegment = 0;
+    }
+    inSegment += uris;
+  }
+  return splits;
 }
 
 type ScanRef = Pick<ScanRecord, 'applicationId' | 'environmentId' | 'scanId'>;

@@ -3,6 +3,7 @@ import {
   describedOperations,
   SARIF_LIMITS,
   sarifLogs,
+  serializedLog,
   type ExportFinding,
   type OperationIndex,
 } from '@hawk-api/scanner/sarif-export';
@@ -166,7 +167,7 @@ export async function scanSarif(
   );
   if (q.part > logs.length) throw notFound(`scan ${scanId}'s SARIF log has ${logs.length} part(s), not ${q.part}`);
   const log = logs[q.part - 1];
-  const json = JSON.stringify(log);
+  const { json, gzipped } = serializedLog(log);
   return new RawResponse({
     statusCode: 200,
     headers: {
@@ -176,7 +177,7 @@ export async function scanSarif(
       vary: 'accept-encoding',
       ...(gzip ? { 'content-encoding': 'gzip' } : {}),
     },
-    body: gzip ? gzipSync(json).toString('base64') : json,
+    body: gzip ? (gzipped ?? gzipSync(json)).toString('base64') : json,
     ...(gzip ? { isBase64Encoded: true } : {}),
   });
 }

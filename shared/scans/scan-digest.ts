@@ -5,7 +5,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db/client.ts';
 import { config } from '../config.ts';
 import { keys } from '../db/keys.ts';
-import { batchPut, queryItems } from '../db/query.ts';
+import { batchPut, prefixRange, queryItems } from '../db/query.ts';
 import type { AlertRecord, FindingRecord, ScanRecord } from '../results/model.ts';
 
 // A scan's digest (docs/DATA-MODEL.md, Scan diffs): its findings, one row each, gzipped into one item (or a few),
@@ -100,7 +100,7 @@ export async function scanDigestOf(scan: ScanRef): Promise<ScanDigest | undefine
   const headKey = keys.scanDigest(appId, envId, scanId);
   let head: Record<string, unknown> | undefined;
   const parts: Uint8Array[] = [];
-  for await (const item of queryItems({ partition: headKey.pk, skPrefix: headKey.sk, consistent: true })) {
+  for await (const item of queryItems({ partition: headKey.pk, ...prefixRange(headKey.sk), consistent: true })) {
     if (item.sk === headKey.sk) head = item;
     else if (head?.digestId && (item.sk as string).startsWith(`${headKey.sk}#${head.digestId as string}#`))
       parts.push(item.data as Uint8Array);

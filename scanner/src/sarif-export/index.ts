@@ -301,10 +301,28 @@ function logOf(input: ExportInput, pairs: [ExportFinding, ExportAlert][], part: 
   return { $schema: SARIF_SCHEMA, version: '2.1.0', runs: [runOf(input, results, rules, part)] };
 }
 
+/**
+ * The JSON of each log tooLarge measured, with its gzip when that was computed: a caller that sends a log sends what
+ * was measured rather than serializing and compressing 10 MB again (serializedLog).
+ */
+const measured = new WeakMap<Log, { json: string; gzipped?: Buffer }>();
+
+/** The most bytes gzip makes of `bytes` bytes (zlib's deflateBound, with the gzip header and trailer). */
+const gzipBound = (bytes: number) => bytes + (bytes >> 12) + (bytes >> 14) + (bytes >> 25) + 7 + 18;
+
 function tooLarge(log: Log, limits: SarifLimits): boolean {
   const json = JSON.stringify(log);
-  if (limits.maxJsonBytes !== undefined && Buffer.byteLength(json) > limits.maxJsonBytes) return true;
-  return gzipSync(json).length > limits.maxGzipBytes;
+  const bytes = Buffer.byteLength(json);
+  if (limits.maxJsonBytes !== undefined && bytes > limits.maxJsonBytes) return true;
+  // JSON that gzip cannot make too large is not compressed to find out.
+  const gzipped = gzipBound(bytes) <= limits.maxGzipBytes ? undefined : gzipSync(json);
+  measured.set(log, { json, ...(gzipped && { gzipped }) });
+  return gzipped !== undefined && gzipped.length > limits.maxGzipBytes;
+}
+
+/** A log of sarifLogs as JSON, and gzipped (gzipSync's defaults) when its size check compressed it already. */
+export function serializedLog(log: Log): { json: string; gzipped?: Buffer } {
+  return measured.get(log) ?? { json: JSON.stringify(log) };
 }
 
 /**
