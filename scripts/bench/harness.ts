@@ -49,9 +49,13 @@ export async function benchTenant(
   const { userId } = await createUser({ email: `bench-${label}-${Date.now()}@example.test` });
   await addMember({ organizationId: orgId, userId });
   const { apiKey } = await createApiKey({ userId });
+  return { orgId, userId, apiKey, token: await benchLogin(ctx, apiKey) };
+}
+
+/** A fresh token for `apiKey` (a token lasts an hour: a longer section logs in again). */
+export async function benchLogin(ctx: BenchContext, apiKey: string): Promise<string> {
   const response = await fetch(`${ctx.baseUrl}/api/v1/auth/login`, { headers: { 'x-apikey': apiKey } });
-  const { token } = (await response.json()) as { token: string };
-  return { orgId, userId, apiKey, token };
+  return ((await response.json()) as { token: string }).token;
 }
 
 /**

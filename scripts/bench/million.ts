@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { benchTenant, measure, type BenchSection, type Timing } from './harness.ts';
+import { benchLogin, benchTenant, measure, type BenchSection, type Timing } from './harness.ts';
 import { seed } from './lists.ts';
 import { alertsOf, Seeder, type ScanToPublish } from './million-seed.ts';
 import { RESULTS_DIR, runSource } from './record.ts';
@@ -97,13 +97,10 @@ const section: BenchSection = {
     if (SIZES.some((size) => size % ENVIRONMENTS !== 0 || size <= 0))
       throw new Error(`BENCH_MILLION_SIZES must be multiples of ${ENVIRONMENTS}: ${SIZES.join(',')}`);
     const { scopeObservers } = await import('../../shared/context/request-scope.ts');
-    const { orgId, userId, apiKey, token: firstToken } = await benchTenant(ctx, 'million');
+    const tenant = await benchTenant(ctx, 'million');
+    const { orgId, userId } = tenant;
     // A token lasts an hour and the 1M seed takes longer: each size logs in again before it measures.
-    let token = firstToken;
-    const login = async () => {
-      const response = await fetch(`${ctx.baseUrl}/api/v1/auth/login`, { headers: { 'x-apikey': apiKey } });
-      token = ((await response.json()) as { token: string }).token;
-    };
+    let { token } = tenant;
     const call = async (method: string, path: string, accept = 'application/json', body?: unknown) => {
       const response = await fetch(`${ctx.baseUrl}${path}`, {
         method,
@@ -180,7 +177,7 @@ const section: BenchSection = {
       // The first environment's new scan: its diff against its previous one.
       const [envScanId] = await seeder.publish(scans, `${size} findings (${perEnv} per environment)`);
       ctx.progress(`${size}: measuring`);
-      await login();
+      token = await benchLogin(ctx, tenant.apiKey);
       const peak = { rss: 0, heap: 0 };
       const sample = () => {
         const m = process.memoryUsage();

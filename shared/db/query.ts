@@ -109,7 +109,7 @@ export async function* queryItems(query: PartitionQuery, { prefetchedFirstCall =
 }
 
 /** Sort keys compared as DynamoDB orders them: by their UTF-8 bytes. */
-const byUtf8 = (a: string, b: string) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+export const byUtf8 = (a: string, b: string) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 
 /**
  * The items of `query`'s sort-key range (skFrom..skTo, ascending) exactly as queryItems gives them, read as

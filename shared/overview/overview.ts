@@ -268,11 +268,8 @@ export async function overviewOf(
   // The listed riskiest applications' names come with their entries (renamed in the same transaction as the
   // application): only the other named applications are read.
   const nameOf = new Map((ranked ?? []).map((row) => [row.applicationId, row.name]));
-  const unnamed = new Set(
-    [...risk.candidates, ...overdueEnvs, ...gapFacts.listed]
-      .map((e) => (typeof e === 'string' ? e : e.applicationId))
-      .filter((id) => !nameOf.has(id)),
-  );
+  const listedApps = [...overdueEnvs, ...gapFacts.listed].map((e) => e.applicationId);
+  const unnamed = new Set([...risk.candidates, ...listedApps].filter((id) => !nameOf.has(id)));
   const [apps, overdueRead] = await Promise.all([
     getApplications([...unnamed]),
     walks.recompute ? overdueOfEnvironments(orgId, overdueEnvs, now) : digestsOf(orgId, overdueEnvs, now),

@@ -4,7 +4,16 @@ import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
 import { consistentReadsRequested } from '../db/consistent-reads.ts';
 import { fromItem, named } from '../db/items.ts';
-import { batchDelete, batchGet, batchPut, deleteFound, queryAll, queryItems, segmentedItems } from '../db/query.ts';
+import {
+  batchDelete,
+  batchGet,
+  batchPut,
+  byUtf8,
+  deleteFound,
+  queryAll,
+  queryItems,
+  segmentedItems,
+} from '../db/query.ts';
 import type { TransactItem } from '../db/transactions.ts';
 import { config } from '../config.ts';
 import {
@@ -93,7 +102,7 @@ const URIS_PER_SEGMENT = 2_000;
 function uriSplits(from: string, alerts: AlertRecord[]): string[] {
   const starts = alerts
     .map((a) => ({ key: `${from}${a.pluginId}#`, uris: a.uriCount }))
-    .sort((a, b) => Buffer.compare(Buffer.from(a.key), Buffer.from(b.key)));
+    .sort((a, b) => byUtf8(a.key, b.key));
   const splits: string[] = [];
   let inSegment = 0;
   for (const { key, uris } of starts) {
