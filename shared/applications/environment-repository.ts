@@ -8,6 +8,7 @@ import { counterUpdates, entityWrite, type EntityChange } from '../db/entity-wri
 import { environment } from './entities.ts';
 import { retryOnConflict, transactionConflict, type RetriesExhausted } from '../db/retry.ts';
 import { config } from '../config.ts';
+import { REPORT_ENTRY_ATTRIBUTES } from '../db/tables.ts';
 import {
   applicationEnvironmentsChange,
   applicationEnvironmentsWrite,
@@ -117,6 +118,21 @@ export async function* environmentsOfOrg(
 ): AsyncGenerator<EnvironmentRecord> {
   const query = environmentsOfOrgQuery(orgId, order, forward, pageLimit, growing);
   for await (const item of queryItems(query, { prefetchedFirstCall })) yield toRecord(item)!;
+}
+
+/** What the findings report reads of an environment: its gsi2r entry (REPORT_ENTRY_ATTRIBUTES). */
+export type ReportEnvironment = Pick<
+  EnvironmentRecord,
+  'applicationId' | 'environmentId' | 'organizationId' | 'name' | 'streams'
+> &
+  Partial<OpenIssueCounts>;
+// Each attribute gsi2r copies is a field of the environment's record.
+REPORT_ENTRY_ATTRIBUTES satisfies readonly (keyof ReportEnvironment)[];
+
+/** The organization's live environments in name order, as the findings report reads them (gsi2r, 1 MB per call). */
+export async function* reportEnvironmentsOfOrg(orgId: string): AsyncGenerator<ReportEnvironment> {
+  const partition = keys.environmentsOfOrgByName(orgId).gsi2pk;
+  for await (const item of queryItems({ index: 'gsi2r', partition, forward: true })) yield toRecord(item)!;
 }
 
 /** The Query environmentsOfOrg reads (a list's prefetch names its first call). */

@@ -46,13 +46,30 @@ export const LIST_ENTRY_ATTRIBUTES = [
   'lastScanLowUntriaged',
 ];
 
+/**
+ * What the findings report's index of environments copies (gsi2r, the name order's twin): an environment's current
+ * scans (its tool streams' heads with their counts) and its open issues, a third of the whole item, so the report's
+ * walk of every environment reads a third of the units in fewer calls (docs/DATA-MODEL.md, Findings report).
+ */
+export const REPORT_ENTRY_ATTRIBUTES = [
+  'applicationId',
+  'environmentId',
+  'organizationId',
+  'name',
+  'streams',
+  'openIssuesHigh',
+  'openIssuesMedium',
+  'openIssuesLow',
+  'openIssuesInfo',
+] as const;
+
 /** What the name trigram index copies: enough to confirm a match and find the environment or application. */
 export const NAME_INDEX_ATTRIBUTES = ['applicationId', 'environmentId', 'name'];
 
 /**
  * Overloaded GSIs: what each holds is documented in docs/DATA-MODEL.md and built in shared/db/keys.ts. gsi1-3 copy
  * whole items; gsi1c-3c are compact twins of them (same keys, LIST_ENTRY_ATTRIBUTES only, maintained by DynamoDB
- * with no write of ours), gsi4-6 are compact only.
+ * with no write of ours), gsi4-6 are compact only; gsi2r is gsi2's twin for the findings report.
  */
 export const mainTable: TableDefinition = {
   id: 'MainTable',
@@ -70,6 +87,8 @@ export const mainTable: TableDefinition = {
     { indexName: 'gsi6', partitionKey: S('gsi6pk'), sortKey: S('gsi6sk'), include: LIST_ENTRY_ATTRIBUTES },
     // The trigram index of application and environment names (keys.ts nameIndex): the `query` filter.
     { indexName: 'gsi7', partitionKey: S('gsi7pk'), sortKey: S('gsi7sk'), include: NAME_INDEX_ATTRIBUTES },
+    // The findings report's walk of every environment (gsi2's keys, REPORT_ENTRY_ATTRIBUTES).
+    { indexName: 'gsi2r', partitionKey: S('gsi2pk'), sortKey: S('gsi2sk'), include: [...REPORT_ENTRY_ATTRIBUTES] },
   ],
   timeToLiveAttribute: 'expiresAt',
 };
@@ -84,7 +103,8 @@ export const rateLimitTable: TableDefinition = {
 export const tables = [mainTable, rateLimitTable];
 
 /** The main table's index names (queries name one) and their key attributes. */
-export type MainIndex = 'gsi1' | 'gsi2' | 'gsi3' | 'gsi1c' | 'gsi2c' | 'gsi3c' | 'gsi4' | 'gsi5' | 'gsi6' | 'gsi7';
+export type MainIndex =
+  'gsi1' | 'gsi2' | 'gsi3' | 'gsi1c' | 'gsi2c' | 'gsi3c' | 'gsi4' | 'gsi5' | 'gsi6' | 'gsi7' | 'gsi2r';
 export function indexKeyNames(index: MainIndex): { pk: string; sk: string } {
   const definition = mainTable.globalSecondaryIndexes.find((i) => i.indexName === index)!;
   return { pk: definition.partitionKey.name, sk: definition.sortKey.name };

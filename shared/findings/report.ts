@@ -1,6 +1,6 @@
 import { stringify } from 'csv-stringify/sync';
 import { keys } from '../db/keys.ts';
-import { batchGet } from '../db/query.ts';
+import { batchGet, collect } from '../db/query.ts';
 import { consistentReadsRequested } from '../db/consistent-reads.ts';
 import { fromItem } from '../db/items.ts';
 import {
@@ -10,11 +10,13 @@ import {
   type EnvironmentRecord,
 } from '../applications/model.ts';
 import { nameOrderKey } from '../lists.ts';
+import { applicationEntries, organizationBuckets } from '../applications/list-entries.ts';
 import { getApplications } from '../applications/application-repository.ts';
 import {
   environmentsOfApp,
-  environmentsOfOrg,
   environmentsOfOrgNamed,
+  reportEnvironmentsOfOrg,
+  type ReportEnvironment,
 } from '../applications/environment-repository.ts';
 import {
   alertsOfScan,
@@ -58,8 +60,8 @@ import { type OpenIssuesAt } from './model.ts';
 
 /** One environment of the report and one of the scans whose findings are its current ones. */
 interface ReportSource {
-  app: ApplicationRecord;
-  env: EnvironmentRecord;
+  app: ReportApplication;
+  env: ReportEnvironment;
   scan: ScanRecord;
 }
 
@@ -79,7 +81,7 @@ interface CurrentScan {
  * currentScansOf walks them, when every head is a COMPLETED scan with its count: the latest of its stream, so the
  * latest completed. Undefined otherwise (a scan running or ended in error, heads written before their counts).
  */
-function currentHeads(env: EnvironmentRecord): CurrentScan[] | undefined {
+function currentHeads(env: ReportEnvironment): CurrentScan[] | undefined {
   if (!env.streams) return undefined;
   const heads = Object.values(env.streams);
   if (!heads.every((h) => h.status === 'COMPLETED' && h.totalAlerts !== undefined)) return undefined;
@@ -87,7 +89,7 @@ function currentHeads(env: EnvironmentRecord): CurrentScan[] | undefined {
 }
 
 /** Each environment's current scans: now from its heads where they tell (no read), else walked (currentScansOf). */
-async function currentScansOfEnvironments(envs: EnvironmentRecord[], asOf: number | undefined) {
+async function currentScansOfEnvironments(envs: ReportEnvironment[], asOf: number | undefined) {
   return mapLimited(envs, 8, async (env) => {
     const heads = asOf === undefined ? currentHeads(env) : undefined;
     if (heads) return heads;
@@ -99,48 +101,42 @@ async function currentScansOfEnvironments(envs: EnvironmentRecord[], asOf: numbe
   });
 }
 
-/** Application records read per BatchGetItem call while the walk goes on. */
-const APPS_PER_READ = 100;
+/** What the report shows of an application: its name and team (its record, or its compact entry). */
+type ReportApplication = Pick<ApplicationRecord, 'applicationId' | 'organizationId' | 'name' | 'teamId'>;
 
 /**
- * Every live environment of the organization (its name index walked) and their applications: each 100 new
- * applications read while the walk reads on, so the applications cost little beyond the walk's own time.
+ * The organization's live applications the caller may see, from their compact entries: one Query per bucket of its
+ * id order, half a read unit per 4 KB of entries (a BatchGetItem of the records costs half a unit per application).
+ * An application being deleted has none: its environments, in the index until its cascade removes them, are not
+ * reported.
  */
-async function environmentsOfOrgWithApplications(
-  orgId: string,
-): Promise<[EnvironmentRecord[], Map<string, ApplicationRecord>]> {
-  const envs: EnvironmentRecord[] = [];
-  const reads: Promise<ApplicationRecord[]>[] = [];
-  const [seen, pending] = [new Set<string>(), [] as string[]];
-  for await (const env of environmentsOfOrg(orgId, 'name', true)) {
-    envs.push(env);
-    if (seen.has(env.applicationId)) continue;
-    seen.add(env.applicationId);
-    pending.push(env.applicationId);
-    if (pending.length < APPS_PER_READ) continue;
-    const read = getApplications(pending.splice(0));
-    read.catch(() => {}); // awaited below: a failure rejects the request then, not the process now
-    reads.push(read);
-  }
-  reads.push(getApplications(pending));
-  const apps = (await Promise.all(reads)).flat();
-  return [envs, new Map(apps.map((a) => [a.applicationId, a]))];
+async function visibleApplications(orgId: string, membership: Membership): Promise<ReportApplication[]> {
+  const buckets = (await organizationBuckets(orgId)).filter((b) => canSeeTeamResource(membership, b.teamId));
+  const attributes = ['applicationId', 'name', 'teamId'];
+  const entries = await Promise.all(
+    buckets.map((b) => collect(applicationEntries(orgId, b, 'id', true, undefined, attributes))),
+  );
+  return entries
+    .flat()
+    .map(({ applicationId, name, teamId }) => ({ applicationId, organizationId: orgId, name, teamId }));
 }
 
 /** The environments the caller may see (team rules), filtered by appIds and envs, in report order. */
 async function visibleEnvironments(orgId: string, membership: Membership, q: FindingsReportQuery) {
   const names = [...new Set(q.envs.map((n) => n.toLowerCase()))];
-  let envs: EnvironmentRecord[];
-  let apps: Map<string, ApplicationRecord>;
+  let envs: ReportEnvironment[];
+  let apps: ReportApplication[];
   if (q.appIds.length)
     envs = (
       await Promise.all([...new Set(q.appIds.map((id) => id.toLowerCase()))].map((id) => environmentsOfApp(id)))
     ).flat();
   else if (names.length) envs = (await Promise.all(names.map((n) => environmentsOfOrgNamed(orgId, n)))).flat();
-  else [envs, apps] = await environmentsOfOrgWithApplications(orgId);
-  apps ??= new Map((await getApplications(envs.map((e) => e.applicationId))).map((a) => [a.applicationId, a]));
+  else
+    [envs, apps] = await Promise.all([collect(reportEnvironmentsOfOrg(orgId)), visibleApplications(orgId, membership)]);
+  apps ??= await getApplications([...new Set(envs.map((e) => e.applicationId))]);
+  const byId = new Map(apps.map((a) => [a.applicationId, a]));
   return envs
-    .map((env) => ({ env, app: apps.get(env.applicationId)! }))
+    .map((env) => ({ env, app: byId.get(env.applicationId)! }))
     .filter(
       ({ env, app }) =>
         app &&
@@ -611,7 +607,7 @@ export function findingsCsv(rows: FindingRow[]): string {
  * each read whole.
  */
 async function issueIndexes(
-  envs: EnvironmentRecord[],
+  envs: ReportEnvironment[],
   asOf: number | undefined,
   slices: Awaited<ReturnType<typeof pageSlices>>,
 ): Promise<Map<string, IssueIndex>> {
@@ -623,7 +619,7 @@ async function issueIndexes(
       source.env.environmentId,
       (pageStreams.get(source.env.environmentId) ?? new Set()).add(streamOf(source.scan)),
     );
-  const counted = (env: EnvironmentRecord) =>
+  const counted = (env: ReportEnvironment) =>
     asOf === undefined && !pageStreams.has(env.environmentId) ? openIssuesTotal(env) : undefined;
   const summaries =
     asOf === undefined
