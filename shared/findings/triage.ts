@@ -433,6 +433,12 @@ interface BulkTriage {
   envRef: EnvironmentRecord;
   now: number;
   scans: ScanReader;
+  /**
+   * The actions' findings' rules as this triage knows them (by hash): read before the chunks, with each committed
+   * chunk's changes (each rule's write is conditioned on its version, so a rule changed meanwhile fails the chunk,
+   * whose retry reads its rules again).
+   */
+  rules: Map<string, TriageRule>;
 }
 
 /**
@@ -463,7 +469,7 @@ const ISSUE_READS_IN_FLIGHT = 16;
  * already in it (a later action sees the earlier one's rule). The findings' issues' detections are read once, before
  * the chunks (a Query per issue, a few at a time; like every chunk's, that read conditions nothing). Each chunk's
  * reads are batched (triageChunk); the first chunk takes the findings read here (after `trend`, the trends' total)
- * and the environment as read. Returns each action's rule after it (undefined: the environment never saw the
+ * and the environment as read, every chunk the rules read here with the earlier chunks' changes. Returns each action's rule after it (undefined: the environment never saw the
  * finding).
  */
 async function triageActions(
@@ -473,7 +479,9 @@ async function triageActions(
 ): Promise<(TriageRule | undefined)[]> {
   const { envRef } = bulk;
   const pending = pendingAttempts(envRef);
-  const records = await findingsByHash(envRef, [...new Set(actions.map((a) => a.findingHash))], pending);
+  const hashes = [...new Set(actions.map((a) => a.findingHash))];
+  const [records, rules] = await Promise.all([findingsByHash(envRef, hashes, pending), rulesOf(envRef, hashes, true)]);
+  for (const [hash, rule] of rules) bulk.rules.set(hash, rule);
   let first: FirstRead | undefined = { trend, records, pending, env: envRef };
   const issueOf = new Map(records.map((f) => [f.findingHash, f.issueId ?? f.findingHash]));
   const issueIds = new Map(records.flatMap((f) => (f.issueId ? [[f.findingHash, f.issueId]] : [])));
@@ -544,9 +552,10 @@ async function findingsByHash(
 /**
  * The first actions of a chunk of triageActions in one transaction: as many as their writes fit (at least one; all
  * are read, the writes are planned from those reads for fewer). Returns the rules after the actions committed. Its
- * reads: the trends' total, then in one round trip the findings, their rules, the environment and the application,
- * then the scans counting them (read once for all chunks); `first`: the trends' total, findings and environment read
- * before the chunks, taken by the chunk's first attempt (a retry reads all again).
+ * reads: the trends' total, then in one round trip the findings, the environment and (when a known rule's status
+ * moves) the application, then the scans counting them (read once for all chunks); its rules as the triage knows
+ * them (BulkTriage.rules); `first`: the trends' total, findings and environment read before the chunks, taken by the
+ * chunk's first attempt (a retry reads all again, its rules too).
  */
 async function triageChunk(
   bulk: BulkTriage,
@@ -562,13 +571,19 @@ async function triageChunk(
     const trend = taken?.trend ?? (await environmentTrendTotal(envRef)); // before the findings
     const hashes = actions.map((a) => a.findingHash);
     const pending = taken?.pending ?? pendingAttempts(envRef);
-    if (taken) readCountingScans(bulk.scans, taken.env, taken.records);
-    // The application is read beside the rules: a triage of many findings almost always moves a status.
-    const appRead = getApplication(app.applicationId);
-    appRead.catch(() => undefined); // awaited by triageRead when a change moves a status
+    const known = attempts === 1 ? bulk.rules : undefined; // a retry reads the rules again
+    // When a known rule's status moves, the application (and, first, the scans counting the findings) are read
+    // beside the findings: only then may a scan count a change (triageRead reads them itself otherwise).
+    const moves = actions.some((a) => {
+      const from = known?.get(a.findingHash)?.status ?? 'UNKNOWN';
+      return known !== undefined && a.resolve(from) !== from;
+    });
+    const appRead = moves ? getApplication(app.applicationId) : undefined;
+    appRead?.catch(() => undefined); // awaited by triageRead when a change moves a status
+    if (taken && moves) readCountingScans(bulk.scans, taken.env, taken.records);
     const [records, rules, env] = await Promise.all([
       taken?.records ?? findingsByHash(envRef, hashes, pending),
-      rulesOf(envRef, hashes, true),
+      known ?? rulesOf(envRef, hashes, true),
       taken?.env ?? getEnvironment(app.applicationId, envRef.environmentId),
     ]);
     if (!env) throw notFound(`environment ${envRef.environmentId} not found`);
@@ -600,6 +615,7 @@ async function triageChunk(
       const items = changes.length ? triagePlan(actor, app, changes, narrowedRead(context!, changes), figures) : [];
       if (items.length > MAX_TRANSACTION_ITEMS && fit > 1) continue;
       if (items.length) await transactWrite(items);
+      for (const c of changes) bulk.rules.set(c.finding.findingHash, c.after);
       return planned.slice(0, fit).map((p) => p.after);
     }
   }, `findings of environment ${envRef.environmentId} are being changed concurrently; retry`);
@@ -607,7 +623,7 @@ async function triageChunk(
 
 /**
  * Starts reading the scans that may count these findings (their last scans, while they head one of the
- * environment's streams and the finding is not fixed: scan-findings.ts countingScan), beside the rules.
+ * environment's streams and the finding is not fixed: scan-findings.ts countingScan), beside the application.
  */
 function readCountingScans(scans: ScanReader, env: EnvironmentRecord, findings: FindingRecord[]): void {
   const heads = new Set(
@@ -668,7 +684,7 @@ export async function bulkTriageFindings(
       : undefined,
   );
   const applied = await triageActions(
-    { actor: caller, app, envRef: env, now, scans: scanReads() },
+    { actor: caller, app, envRef: env, now, scans: scanReads(), rules: new Map() },
     body.actions.map((action, i) => ({
       findingHash: action.findingHash,
       resolve: statusAfter(action.status),
