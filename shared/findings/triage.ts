@@ -24,6 +24,7 @@ import {
   MAX_RULE_HISTORY,
   resolvedFinding,
   normalizedPath,
+  streamHeadedBy,
 } from '../results/model.ts';
 import { countingScan } from './scan-findings.ts';
 import { MAX_TRIAGE_ACTIONS, type AlertRuleInput, type BulkTriageBody, type UpsertAlertRulesBody } from './inputs.ts';
@@ -125,14 +126,9 @@ function triageChange(
  * The scan whose figures count each triage change's finding (scan-findings.ts countingScan), read only for a change
  * that moves its status, each scan once; and the environment's streams as read, for their untriaged figures.
  */
-async function figuresOf(env: EnvironmentRecord, envChanges: TriageChange[]) {
+async function figuresOf(env: EnvironmentRecord, envChanges: TriageChange[], scans = scanReads()) {
   const streams = await currentStreams(env);
-  const scans = new Map<string, Promise<ScanRecord | undefined>>();
-  const scanOf = (scanId: string) => {
-    if (!scans.has(scanId))
-      scans.set(scanId, getScan({ applicationId: env.applicationId, environmentId: env.environmentId, scanId }));
-    return scans.get(scanId)!;
-  };
+  const scanOf = (scanId: string) => scans(env, scanId);
   const contexts = new Map<TriageChange, TriageFiguresContext>();
   for (const c of envChanges) {
     const moved = (c.before?.status ?? 'UNKNOWN') !== c.after.status;
@@ -140,6 +136,37 @@ async function figuresOf(env: EnvironmentRecord, envChanges: TriageChange[]) {
     contexts.set(c, { finding: c.finding, scan });
   }
   return { streams, contexts };
+}
+
+/** Reads a scan of an environment. */
+type ScanReader = (env: EnvironmentRecord, scanId: string) => Promise<ScanRecord | undefined>;
+
+/**
+ * A reader of scans that reads each once (the scans whose figures a triage moves). A scan it found absent or being
+ * deleted is read again when asked again: it may be taken by a later read (a bulk triage's next chunk) only while it
+ * counts, and what it counts is a condition of the write (triage-figures.ts), so a scan that changed fails it.
+ */
+function scanReads(): ScanReader {
+  const scans = new Map<string, Promise<ScanRecord | undefined>>();
+  return (env, scanId) => {
+    const key = `${env.environmentId}\n${scanId}`;
+    let read = scans.get(key);
+    if (!read) {
+      read = getScan({ applicationId: env.applicationId, environmentId: env.environmentId, scanId });
+      scans.set(key, read);
+      read.then(
+        (scan) => (!scan || scan.deleting) && scans.delete(key),
+        () => scans.delete(key),
+      );
+    }
+    return read;
+  };
+}
+
+/** What a triage's caller read already for triageRead: the application (read early), a reader of scans. */
+interface TriageReads {
+  app?: Promise<ApplicationRecord | undefined>;
+  scans?: ScanReader;
 }
 
 /** Each triage change's value, by environment id then finding hash. */
@@ -164,17 +191,18 @@ async function triageRead(
   changes: TriageChange[],
   now: number,
   figures: Map<TriageChange, TriageFiguresContext>,
+  read: TriageReads = {},
 ): Promise<FindingsTriageContext> {
   // The application is read beside the scans when a change moves a status (only then may a scan count it).
   const moves = changes.some((c) => (c.before?.status ?? 'UNKNOWN') !== c.after.status);
-  const appRead = moves ? getApplication(app.applicationId) : undefined;
+  const appRead = moves ? (read.app ?? getApplication(app.applicationId)) : undefined;
   appRead?.catch(() => undefined); // awaited below when a scan counts a change
   const environments = new Map<string, TriagedEnvironment>();
   for (const envChanges of groupByEnvironment(changes)) {
     const env = envChanges[0]!.env;
     const [trends, { streams, contexts }] = await Promise.all([
       trendsRead(env, envChanges[0]!.trend),
-      figuresOf(env, envChanges),
+      figuresOf(env, envChanges, read.scans),
     ]);
     const countingScans = new Map<string, string>();
     for (const [c, context] of contexts) {
@@ -395,12 +423,33 @@ interface TriageAction {
   options: TriageOptions;
 }
 
-/** Who triages in which environment, at which time. */
+/**
+ * Who triages in which environment, at which time; the reader of scans its chunks share (a retried chunk reads them
+ * again, with a new one).
+ */
 interface BulkTriage {
   actor: Actor;
   app: ApplicationRecord;
   envRef: EnvironmentRecord;
   now: number;
+  scans: ScanReader;
+  /**
+   * The actions' findings' rules as this triage knows them (by hash): read before the chunks, with each committed
+   * chunk's changes (each rule's write is conditioned on its version, so a rule changed meanwhile fails the chunk,
+   * whose retry reads its rules again).
+   */
+  rules: Map<string, TriageRule>;
+}
+
+/**
+ * What a bulk triage read before its chunks, which its first chunk takes as its own first read: the trends' total,
+ * then the findings (with the pending writes), and the environment.
+ */
+interface FirstRead {
+  trend: TrendTotal;
+  records: FindingRecord[];
+  pending: Promise<Set<string>>;
+  env: EnvironmentRecord;
 }
 
 /**
@@ -419,13 +468,21 @@ const ISSUE_READS_IN_FLIGHT = 16;
  * written once per chunk, not once per finding. A chunk ends before an action whose finding, or its issue, is
  * already in it (a later action sees the earlier one's rule). The findings' issues' detections are read once, before
  * the chunks (a Query per issue, a few at a time; like every chunk's, that read conditions nothing). Each chunk's
- * reads are batched: the trends' total, then the findings and rules (BatchGetItem, strongly consistent) with the
- * environment, then the scans counting them with the application. Returns each action's rule after it (undefined:
- * the environment never saw the finding).
+ * reads are batched (triageChunk); the first chunk takes the findings read here (after `trend`, the trends' total)
+ * and the environment as read, every chunk the rules read here with the earlier chunks' changes. Returns each action's rule after it (undefined: the environment never saw the
+ * finding).
  */
-async function triageActions(bulk: BulkTriage, actions: TriageAction[]): Promise<(TriageRule | undefined)[]> {
+async function triageActions(
+  bulk: BulkTriage,
+  actions: TriageAction[],
+  trend: TrendTotal,
+): Promise<(TriageRule | undefined)[]> {
   const { envRef } = bulk;
-  const records = await findingsByHash(envRef, [...new Set(actions.map((a) => a.findingHash))]);
+  const pending = pendingAttempts(envRef);
+  const hashes = [...new Set(actions.map((a) => a.findingHash))];
+  const [records, rules] = await Promise.all([findingsByHash(envRef, hashes, pending), rulesOf(envRef, hashes, true)]);
+  for (const [hash, rule] of rules) bulk.rules.set(hash, rule);
+  let first: FirstRead | undefined = { trend, records, pending, env: envRef };
   const issueOf = new Map(records.map((f) => [f.findingHash, f.issueId ?? f.findingHash]));
   const issueIds = new Map(records.flatMap((f) => (f.issueId ? [[f.findingHash, f.issueId]] : [])));
   // In the actions' order: the first chunk's issues are read first.
@@ -441,7 +498,8 @@ async function triageActions(bulk: BulkTriage, actions: TriageAction[]): Promise
       chunk.push(action);
       for (const m of marks) touched.add(m);
     }
-    const applied = await triageChunk(bulk, chunk, detections);
+    const applied = await triageChunk(bulk, chunk, detections, first);
+    first = undefined;
     // Fewer fit one transaction: the next chunk reads no more than fitted.
     if (applied.length < chunk.length) size = applied.length;
     out.push(...applied);
@@ -493,26 +551,49 @@ async function findingsByHash(
 
 /**
  * The first actions of a chunk of triageActions in one transaction: as many as their writes fit (at least one; all
- * are read, the writes are planned from those reads for fewer). Returns the rules after the actions committed.
+ * are read, the writes are planned from those reads for fewer). Returns the rules after the actions committed. Its
+ * reads: the trends' total, then in one round trip the findings, the environment and (when a known rule's status
+ * moves) the application, then the scans counting them (read once for all chunks); its rules as the triage knows
+ * them (BulkTriage.rules); `first`: the trends' total, findings and environment read before the chunks, taken by the
+ * chunk's first attempt (a retry reads all again, its rules too).
  */
 async function triageChunk(
   bulk: BulkTriage,
   actions: TriageAction[],
   detections: ReadonlyMap<string, Promise<IssueDetection[]>>,
+  first?: FirstRead,
 ): Promise<(TriageRule | undefined)[]> {
   const { actor, app, envRef, now } = bulk;
+  let attempts = 0;
   return withFreshReads(async () => {
-    const trend = await environmentTrendTotal(envRef); // before the findings
+    const taken = attempts++ === 0 ? first : undefined;
+    if (attempts > 1) bulk.scans = scanReads();
+    const trend = taken?.trend ?? (await environmentTrendTotal(envRef)); // before the findings
     const hashes = actions.map((a) => a.findingHash);
-    const pending = pendingAttempts(envRef);
+    const pending = taken?.pending ?? pendingAttempts(envRef);
+    const known = attempts === 1 ? bulk.rules : undefined; // a retry reads the rules again
+    // When a known rule's status moves, the application (and, first, the scans counting the findings) are read
+    // beside the findings: only then may a scan count a change (triageRead reads them itself otherwise).
+    const moves = actions.some((a) => {
+      const from = known?.get(a.findingHash)?.status ?? 'UNKNOWN';
+      return known !== undefined && a.resolve(from) !== from;
+    });
+    const appRead = moves ? getApplication(app.applicationId) : undefined;
+    appRead?.catch(() => undefined); // awaited by triageRead when a change moves a status
+    if (taken && moves) readCountingScans(bulk.scans, taken.env, taken.records);
     const [records, rules, env] = await Promise.all([
-      findingsByHash(envRef, hashes, pending),
-      rulesOf(envRef, hashes, true),
-      getEnvironment(app.applicationId, envRef.environmentId),
+      taken?.records ?? findingsByHash(envRef, hashes, pending),
+      known ?? rulesOf(envRef, hashes, true),
+      taken?.env ?? getEnvironment(app.applicationId, envRef.environmentId),
     ]);
     if (!env) throw notFound(`environment ${envRef.environmentId} not found`);
     const found = new Map(records.map((f) => [f.findingHash, f]));
-    const siblings = await issueSiblings(env, records, { pending, detections });
+    const own = new Set(hashes);
+    const siblings = await issueSiblings(
+      env,
+      records.filter((f) => own.has(f.findingHash)),
+      { pending, detections },
+    );
     // Each action's changes: its finding's, then its issue's other detections'.
     const planned = actions.map((action) => {
       const finding = found.get(action.findingHash);
@@ -527,15 +608,30 @@ async function triageChunk(
     });
     const all = planned.flatMap((p) => p.changes);
     const figures = new Map<TriageChange, TriageFiguresContext>();
-    const context = all.length ? await triageRead(app, all, now, figures) : undefined;
+    const reads = { app: appRead, scans: bulk.scans };
+    const context = all.length ? await triageRead(app, all, now, figures, reads) : undefined;
     for (let fit = planned.length; ; fit--) {
       const changes = planned.slice(0, fit).flatMap((p) => p.changes);
       const items = changes.length ? triagePlan(actor, app, changes, narrowedRead(context!, changes), figures) : [];
       if (items.length > MAX_TRANSACTION_ITEMS && fit > 1) continue;
       if (items.length) await transactWrite(items);
+      for (const c of changes) bulk.rules.set(c.finding.findingHash, c.after);
       return planned.slice(0, fit).map((p) => p.after);
     }
   }, `findings of environment ${envRef.environmentId} are being changed concurrently; retry`);
+}
+
+/**
+ * Starts reading the scans that may count these findings (their last scans, while they head one of the
+ * environment's streams and the finding is not fixed: scan-findings.ts countingScan), beside the application.
+ */
+function readCountingScans(scans: ScanReader, env: EnvironmentRecord, findings: FindingRecord[]): void {
+  const heads = new Set(
+    findings
+      .filter((f) => f.fixedAt === undefined && streamHeadedBy(env.streams ?? {}, f.lastScanId) !== undefined)
+      .map((f) => f.lastScanId),
+  );
+  for (const scanId of heads) scans(env, scanId).catch(() => undefined); // awaited by countingScan
 }
 
 /** The application and environment a triage operation addresses (team rules as for the application). */
@@ -573,23 +669,29 @@ export async function bulkTriageFindings(
     if (value && value.toLowerCase() !== expected)
       throw badRequest(`body.${field}: must be the path's ${field} (${expected}) or absent`);
   }
+  // Read beside the target's: the organization's policy, and the trends' total, read before the findings
+  // (triageActions), of the addressed environment (triageTarget refuses any other).
+  const policyRead = body.actions.some((a) => a.status === 'RISK_ACCEPTED') ? getSlaPolicy(orgId) : undefined;
+  const trendRead = environmentTrendTotal({ organizationId: orgId, applicationId: appId, environmentId: envId });
+  for (const read of [policyRead, trendRead]) read?.catch(() => undefined); // awaited once the target is found
   const { app, env } = await triageTarget(caller, appId, envId, orgId);
   // Every acceptance's expiry is checked against the organization's policy before anything is written.
   const now = Date.now();
-  const policy = body.actions.some((a) => a.status === 'RISK_ACCEPTED') ? await getSlaPolicy(orgId) : undefined;
+  const policy = await policyRead;
   const expiries = body.actions.map((action, i) =>
     action.status === 'RISK_ACCEPTED'
       ? { expiresAt: acceptanceExpiry(policy!, action.expiresAt, now, `actions[${i}].expiresAt`) }
       : undefined,
   );
   const applied = await triageActions(
-    { actor: caller, app, envRef: env, now },
+    { actor: caller, app, envRef: env, now, scans: scanReads(), rules: new Map() },
     body.actions.map((action, i) => ({
       findingHash: action.findingHash,
       resolve: statusAfter(action.status),
       note: action.note,
       options: { accept: expiries[i], now },
     })),
+    await trendRead,
   );
   const results = [];
   for (const [i, action] of body.actions.entries()) {

@@ -6,7 +6,8 @@ import { joinTeams } from './app-helpers.ts';
 import { completeScan, createApp, reportAlerts, scanOnce, startScan } from './scan-helpers.ts';
 import { keys } from '../../shared/db/keys.ts';
 import { queryAll } from '../../shared/db/query.ts';
-import { getTriageRule } from '../../shared/results/finding-repository.ts';
+import { getTriageRule, getTriageVersion } from '../../shared/results/finding-repository.ts';
+import { getApplication } from '../../shared/applications/application-repository.ts';
 
 // Findings across scans: identity (findingHash), first and last seen, triage and the counts it changes.
 
@@ -442,6 +443,23 @@ describe('triage', () => {
       return { lastScanTotalUntriaged, lastScanHighUntriaged, lastScanMediumUntriaged, lastScanLowUntriaged };
     };
     expect(envOf(bulk)).toEqual(envOf(single));
+    // The same trends of the day, triage version (a count of rule changes) and application figures.
+    const counters = async (side: typeof bulk) => {
+      const env = { applicationId: side.appId, environmentId: side.scan.envId };
+      const trends = await api('GET', `/api/v1/org/${tenant.orgId}/app/${side.appId}/env/${env.environmentId}/trends`, {
+        token: tenant.token,
+        query: { days: 1 },
+      });
+      expect(trends.status, trends.text).toBe(200);
+      const app = (await getApplication(side.appId))!;
+      const { high, medium, low, total } = app.health!;
+      return {
+        trends: trends.body.days,
+        triageVersion: await getTriageVersion(env),
+        health: { high, medium, low, total },
+      };
+    };
+    expect(await counters(bulk)).toEqual(await counters(single));
     for (const pluginId of ['40018', '10038'])
       expect(await uriStatuses(tenant.token, bulk.scan.scanId, pluginId)).toEqual(
         await uriStatuses(tenant.token, single.scan.scanId, pluginId),
