@@ -81,6 +81,8 @@ const SCHEDULER_ACTIONS: Record<string, string> = {
   UpdateScheduleCommand: 'UpdateSchedule',
   DeleteScheduleCommand: 'DeleteSchedule',
 };
+/** API Gateway's management API: posting to the wake channel's connections (shared/perch/wake.ts). */
+const WAKE_ACTIONS: Record<string, string> = { PostToConnectionCommand: 'ManageConnections' };
 
 export type AccessGrant =
   | { service: 'dynamodb'; table: TableDefinition['id']; onIndexes: boolean; actions: string[] }
@@ -90,7 +92,8 @@ export type AccessGrant =
   | { service: 'kms'; key: KmsKeyId; actions: string[] }
   | { service: 'sqs'; queue: QueueId; actions: string[] }
   | { service: 'ecs'; actions: string[] }
-  | { service: 'scheduler'; actions: string[] };
+  | { service: 'scheduler'; actions: string[] }
+  | { service: 'execute-api'; actions: string[] };
 
 export interface CommandUse {
   /** The SDK export constructed, e.g. `TransactWriteCommand`. */
@@ -359,6 +362,7 @@ export function analyzeBundle(code: string): CodeAccess {
   const queues = new Map<QueueId, Set<string>>();
   const ecs = new Set<string>();
   const scheduler = new Set<string>();
+  const executeApi = new Set<string>();
 
   for (const node of news) {
     const binding = sdkExportOf(node.expression);
@@ -434,6 +438,10 @@ export function analyzeBundle(code: string): CodeAccess {
       const action = Object.hasOwn(SCHEDULER_ACTIONS, command) ? SCHEDULER_ACTIONS[command] : undefined;
       if (!action) throw new Error(`no IAM mapping for ${module} ${command}: add it to infra/code-access.ts`);
       scheduler.add(action);
+    } else if (module === '@aws-sdk/client-apigatewaymanagementapi') {
+      const action = Object.hasOwn(WAKE_ACTIONS, command) ? WAKE_ACTIONS[command] : undefined;
+      if (!action) throw new Error(`no IAM mapping for ${module} ${command}: add it to infra/code-access.ts`);
+      executeApi.add(action);
     } else {
       throw new Error(`no IAM mapping for ${module} ${command}: add it to infra/code-access.ts`);
     }
@@ -460,5 +468,6 @@ export function analyzeBundle(code: string): CodeAccess {
     grants.push({ service: 'sqs', queue, actions: [...actions].sort() });
   if (ecs.size) grants.push({ service: 'ecs', actions: [...ecs].sort() });
   if (scheduler.size) grants.push({ service: 'scheduler', actions: [...scheduler].sort() });
+  if (executeApi.size) grants.push({ service: 'execute-api', actions: [...executeApi].sort() });
   return { commands, presigns, grants };
 }

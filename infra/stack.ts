@@ -12,8 +12,21 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Match, Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { LogLevel, NodejsFunction, OutputFormat, type ICommandHooks } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { HttpApi, HttpMethod, HttpRoute, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2';
-import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import {
+  HttpApi,
+  HttpMethod,
+  HttpRoute,
+  HttpRouteKey,
+  WebSocketApi,
+  type WebSocketRouteIntegration,
+  WebSocketRoute,
+  WebSocketStage,
+} from 'aws-cdk-lib/aws-apigatewayv2';
+import {
+  HttpLambdaIntegration,
+  WebSocketLambdaIntegration,
+  WebSocketMockIntegration,
+} from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnRole, ManagedPolicy, PolicyDocument, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { Asset } from 'aws-cdk-lib/aws-s3-assets';
@@ -80,7 +93,17 @@ interface Storage {
   runner: ScanRunner;
   /** Scan schedules in EventBridge Scheduler (shared/schedules/clock.ts): their group, target and invoking role. */
   schedules: ScanSchedules;
+  /** The agents' wake channel (docs/HOSTED-SCANS.md, Idle agents): its WebSocket API and stage. */
+  wake: { api: WebSocketApi; stage: WebSocketStage };
 }
+
+/** The wake channel's connections, which a wake posts to (shared/perch/wake.ts). */
+const wakeConnectionsArn = ({ api, stage }: Storage['wake']) =>
+  Stack.of(api).formatArn({
+    service: 'execute-api',
+    resource: api.apiId,
+    resourceName: `${stage.stageName}/POST/@connections/*`,
+  });
 
 /** Where scan schedules' EventBridge schedules live, what they invoke, and with which role; the target comes later. */
 interface ScanSchedules {
@@ -192,6 +215,13 @@ function statementsFor(grants: AccessGrant[], storage: Storage): PolicyStatement
               ]
             : []),
         ];
+      case 'execute-api':
+        return [
+          new PolicyStatement({
+            actions: grant.actions.map((a) => `execute-api:${a}`),
+            resources: [wakeConnectionsArn(storage.wake)],
+          }),
+        ];
     }
   });
 }
@@ -207,6 +237,8 @@ export const OVERDUE_CHECK_DESCRIPTION =
   'hawk-api: records findingOverdue for findings past their due date (every minute)';
 export const SCHEDULED_SCAN_DESCRIPTION =
   "hawk-api: starts a scan schedule's hosted scan when it is due (EventBridge Scheduler)";
+export const WAKE_CONNECT_DESCRIPTION = "hawk-api: opens an agent's wake channel (WebSocket $connect)";
+export const WAKE_DISCONNECT_DESCRIPTION = "hawk-api: closes an agent's wake channel (WebSocket $disconnect)";
 export const RUNNER_STOPPED_DESCRIPTION =
   'hawk-api: ends the hosted scan of a runner task ECS stopped (ECS task state changes)';
 
@@ -294,6 +326,16 @@ export class HawkApiStack extends Stack {
       }),
     };
 
+    // The agents' wake channel (docs/HOSTED-SCANS.md, Idle agents): its routes and functions come below.
+    const wakeApi = new WebSocketApi(this, 'WakeChannel', {
+      description: "hawk-api: idle scanner agents' wake channel",
+    });
+    const wakeStage = new WebSocketStage(this, 'WakeChannelStage', {
+      webSocketApi: wakeApi,
+      stageName: 'wake',
+      autoDeploy: true,
+    });
+
     const storage: Storage = {
       tables: { MainTable: main, RateLimitTable: rateLimit },
       assets,
@@ -302,6 +344,7 @@ export class HawkApiStack extends Stack {
       queues: { WebhookQueue: webhookQueue },
       runner,
       schedules,
+      wake: { api: wakeApi, stage: wakeStage },
     };
     const paths = apiGatewayPaths(routes);
     const publicUrl = publicUrlEnvironment(this.node.tryGetContext(PUBLIC_URL_CONTEXT));
@@ -400,6 +443,10 @@ export class HawkApiStack extends Stack {
         if (access.grants.some((grant) => grant.service === 'ecs'))
           for (const [name, value] of Object.entries(runner.environment(api.apiEndpoint)))
             fn.addEnvironment(name, value);
+        if (access.grants.some((grant) => grant.service === 'execute-api'))
+          fn.addEnvironment('WAKE_ENDPOINT', wakeStage.callbackUrl);
+        // The registration tells agents where the wake channel is.
+        if (bundle.includes('.wakeChannelUrl')) fn.addEnvironment('WAKE_CHANNEL_URL', wakeStage.url);
         if (access.grants.some((grant) => grant.service === 'scheduler'))
           fn.addEnvironment('SCAN_SCHEDULE_GROUP', schedules.group.scheduleGroupName);
         if (access.grants.some(createsSchedules)) {
@@ -425,12 +472,39 @@ export class HawkApiStack extends Stack {
       }),
     );
 
+    // The wake channel's $connect and $disconnect, and its keepalive answered by API Gateway alone (a MOCK
+    // integration: no function, no table), beside the other event-driven functions.
+    const wakeRoutes: [string, WebSocketRouteIntegration][] = [
+      [
+        '$connect',
+        new WebSocketLambdaIntegration(
+          'WakeConnectIntegration',
+          lambda(delivery, 'ConnectWakeChannelFunction', 'connect-wake-channel', WAKE_CONNECT_DESCRIPTION),
+        ),
+      ],
+      [
+        '$disconnect',
+        new WebSocketLambdaIntegration(
+          'WakeDisconnectIntegration',
+          lambda(delivery, 'DisconnectWakeChannelFunction', 'disconnect-wake-channel', WAKE_DISCONNECT_DESCRIPTION),
+        ),
+      ],
+      ['ping', new WebSocketMockIntegration('WakePingIntegration')],
+    ];
+    // While an older stack is upgraded, once, none of the operations' routes (infra/route-move.ts), nor these.
+    const withRoutes = declaresOperationRoutes(this.node.tryGetContext(OPERATION_ROUTES_CONTEXT));
+    for (const [routeKey, integration] of withRoutes ? wakeRoutes : [])
+      new WebSocketRoute(delivery, `Wake${routeKey.replace('$', '')}Route`, {
+        webSocketApi: wakeApi,
+        routeKey,
+        integration,
+      });
+
     // CloudFormation takes at most 500 resources per stack, and each operation costs six (function, role, log group,
     // integration, route, permission). So the operations live in nested stacks, one per tag of the route table
     // (operationsStackId), each holding its operations' functions and API routes; this stack keeps the storage, the
     // HTTP API and the service function, and passes the nested stacks what they reference (CDK makes the parameters).
     // While an older stack is upgraded, once, none of the operations' routes (infra/route-move.ts).
-    const withRoutes = declaresOperationRoutes(this.node.tryGetContext(OPERATION_ROUTES_CONTEXT));
     const operationStacks = new Map<string, { stack: NestedStack; routes: Construct }>();
     for (const route of routes) {
       const stackId = operationsStackId(route);
@@ -592,6 +666,7 @@ export class HawkApiStack extends Stack {
     });
 
     new CfnOutput(this, 'ApiUrl', { value: api.apiEndpoint });
+    new CfnOutput(this, 'WakeChannelUrl', { value: wakeStage.url });
     new CfnOutput(this, 'TableName', { value: main.tableName });
     new CfnOutput(this, 'AssetsBucketName', { value: assets.bucketName });
     // npm run migrate seals the scan secrets stored configurations' credentials move into (scripts/migrate.ts).

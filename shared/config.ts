@@ -109,6 +109,13 @@ export const config = {
    * (docs/HOSTED-SCANS.md, Idle agents): a revoked key, a removed member or a deleted device is refused within it.
    */
   perchPollMemorySeconds: positiveInt('PERCH_POLL_MEMORY_SECONDS', 60),
+  /**
+   * The wake channel agents connect to (docs/HOSTED-SCANS.md, Idle agents): on AWS the WebSocket API's stage URL,
+   * locally the local server's /api/v1/perch/wake; unset: agents long-poll.
+   */
+  wakeChannelUrl: process.env.WAKE_CHANNEL_URL || undefined,
+  /** Where wakes are posted to the channel's connections (its @connections management API); unset: no posts. */
+  wakeEndpoint: process.env.WAKE_ENDPOINT || undefined,
   /** How often a waiting poll looks at the organization's queue again (between in-process wake-ups). */
   perchPollIntervalMs: positiveInt('PERCH_POLL_INTERVAL_MS', 5000),
   /** A run's longest duration; the agent stops the engine by then. */

@@ -76,7 +76,7 @@ const section: BenchSection = {
 
     try {
       // ---- DynamoDB calls of an idle agent's polls (idle-agent.ts, which measures them alone too)
-      const idle = await idleAgentCost(ctx, call, orgId);
+      const idle = await idleAgentCost(ctx, call, orgId, token);
       const device = (await call('POST', `/api/v1/org/${orgId}/perch/devices`, { name: 'bench latency' }))
         .deviceId as string;
       const poll = (waitSeconds: number) =>
@@ -114,7 +114,7 @@ const section: BenchSection = {
         'startScan sent to the command in the agent poll (p50 ms)': ms(median(offered)),
         'startScan sent to the acknowledgement committed: RUNNING (p50 ms)': ms(median(running)),
         'the same, slowest (ms)': ms(Math.max(...running)),
-        note: 'locally a start wakes the waiting polls at once; on AWS a run queued while an idle agent waits is offered at its next poll (within 25 s)',
+        note: 'a start wakes the waiting polls at once, and the agents with a wake channel open (locally and on AWS); on AWS a long-polling agent gets a run queued while it waits at its next poll (within 25 s)',
       };
 
       // ---- The agent's overhead over wapiti alone (agentOverhead below)

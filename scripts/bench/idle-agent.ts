@@ -3,23 +3,28 @@ import { benchCaller, benchTenant, type BenchContext, type BenchSection } from '
 
 // What an idle hosted-scan agent costs (docs/HOSTED-SCANS.md, Idle agents): the DynamoDB calls and capacity units of
 // its polls as it makes them (a 25 s long poll answering nothing; a poll whose memory of the organization, the
-// membership and the device has run out; one whose heartbeat write is due), and per hour. The `hosted` section
+// membership and the device has run out; one whose heartbeat write is due), and per hour: with its wake channel open
+// (a poll every WAKE_POLL_SECONDS, each its memory run out and its heartbeat due, and the channel's $connect and
+// $disconnect once per API Gateway's longest connection, 2 hours), and without (long polls). The `hosted` section
 // measures the same beside its scans; this one alone takes half a minute.
 
 /** The long poll's length: as the service's default (shared/perch/agents.ts, maxWaitMs). */
 const POLL_SECONDS = 25;
+/** API Gateway ends a WebSocket connection after 2 hours: the agent connects again (its keepalive costs nothing). */
+const CONNECTION_SECONDS = 2 * 3600;
 
 type Call = (method: string, path: string, body?: unknown) => Promise<any>;
 const sleep = (wait: number) => new Promise((resolve) => setTimeout(resolve, wait));
 
 /** The figures of an idle agent of `orgId` (a device registered for it here), its requests made through `call`. */
-export async function idleAgentCost(ctx: BenchContext, call: Call, orgId: string) {
+export async function idleAgentCost(ctx: BenchContext, call: Call, orgId: string, token: string) {
   const { scopeObservers } = await import('../../shared/context/request-scope.ts');
   const { config } = await import('../../shared/config.ts');
   const { IDLE_HEARTBEAT_MS } = await import('../../shared/perch/repository.ts');
   const { db } = await import('../../shared/db/client.ts');
   const { keys } = await import('../../shared/db/keys.ts');
   const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
+  const { WAKE_POLL_SECONDS } = await import('../../shared/perch/wake.ts');
   ctx.progress('an idle agent: DynamoDB calls per poll, its memory running out, its heartbeat due, per hour');
   const device = (await call('POST', `/api/v1/org/${orgId}/perch/devices`, { name: 'bench idle' })).deviceId as string;
   const poll = (waitSeconds: number) =>
@@ -63,6 +68,7 @@ export async function idleAgentCost(ctx: BenchContext, call: Call, orgId: string
       }),
     );
     const heartbeatDue = await forgetting(() => observe(() => poll(0)));
+    const { connect, disconnect } = await wakeChannelCost(ctx, { orgId, deviceId: device, token }, observe);
     await observe(() => poll(0));
     const started = performance.now();
     const longPoll = await observe(() => poll(POLL_SECONDS));
@@ -75,13 +81,27 @@ export async function idleAgentCost(ctx: BenchContext, call: Call, orgId: string
       pollsPerHour * longPoll[figure] +
       refreshesPerHour * (refreshed[figure] - warm[figure]) +
       writesPerHour * (heartbeatDue[figure] - refreshed[figure]);
+    const wakePolls = 3600 / WAKE_POLL_SECONDS;
+    const connections = 3600 / CONNECTION_SECONDS;
+    const wakePerHour = (figure: 'calls' | 'readUnits' | 'writeUnits') =>
+      wakePolls * heartbeatDue[figure] + connections * (connect[figure] + disconnect[figure]);
     return {
       'a poll answering at once (the rate limit and the queue version; the rest remembered)': warm,
       [`the same, its memory older than PERCH_POLL_MEMORY_SECONDS (${memoryMs / 1000} s): the organization, the membership and the device read in the same BatchGetItem`]:
         refreshed,
       [`the same, its heartbeat write due (an idle device's every ${IDLE_HEARTBEAT_MS / 1000} s)`]: heartbeatDue,
       [`one idle long poll (${Math.round(pollMs / 1000)} s; the queue read only when its version moved)`]: longPoll,
-      'an idle agent per hour': {
+      "the wake channel's $connect (the rate limit, the poll's reads, the connection's Put)": connect,
+      "the wake channel's $disconnect (the connection found by gsi1, deleted)": disconnect,
+      [`an idle agent per hour, its wake channel open (a poll every ${WAKE_POLL_SECONDS} s)`]: {
+        polls: wakePolls,
+        heartbeatWrites: wakePolls,
+        connectionWrites: 2 * connections,
+        calls: Math.round(wakePerHour('calls')),
+        readUnits: Math.round(wakePerHour('readUnits') * 10) / 10,
+        writeUnits: Math.round(wakePerHour('writeUnits') * 10) / 10,
+      },
+      'an idle agent per hour without a wake channel (long polls)': {
         polls: Math.round(pollsPerHour),
         memoryReads: Math.round(refreshesPerHour),
         heartbeatWrites: Math.round(writesPerHour),
@@ -95,12 +115,37 @@ export async function idleAgentCost(ctx: BenchContext, call: Call, orgId: string
   }
 }
 
+/** The DynamoDB figures of the wake channel's $connect and $disconnect (the local server's, as `npm start` serves it). */
+async function wakeChannelCost(
+  ctx: BenchContext,
+  { orgId, deviceId, token }: { orgId: string; deviceId: string; token: string },
+  observe: (fn: () => Promise<unknown>) => Promise<Record<'calls' | 'roundTrips' | 'readUnits' | 'writeUnits', number>>,
+) {
+  const { default: WebSocket } = await import('ws');
+  let socket: InstanceType<typeof WebSocket> | undefined;
+  const url = `${ctx.baseUrl.replace(/^http/, 'ws')}/api/v1/perch/wake?orgId=${orgId}&deviceId=${deviceId}`;
+  const connect = await observe(
+    () =>
+      new Promise<void>((resolve, reject) => {
+        socket = new WebSocket(url, { headers: { authorization: `Bearer ${token}` } });
+        socket.on('open', () => resolve());
+        socket.on('error', reject);
+      }),
+  );
+  const disconnect = await observe(async () => {
+    socket!.close();
+    // The local channel runs $disconnect once the socket closed: its scope is observed when it ends.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  });
+  return { connect, disconnect };
+}
+
 const section: BenchSection = {
   name: 'idle-agent',
   async run(ctx) {
     const { orgId, token } = await benchTenant(ctx, 'idle-agent');
     const call: Call = benchCaller(ctx.baseUrl, token);
-    return { idleAgent: await idleAgentCost(ctx, call, orgId) };
+    return { idleAgent: await idleAgentCost(ctx, call, orgId, token) };
   },
 };
 

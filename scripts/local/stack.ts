@@ -6,6 +6,7 @@ import { startS3rver } from './s3.ts';
 import { s3ProxyHook, type S3Credentials } from './s3-proxy.ts';
 import { freePort } from './ports.ts';
 import type { LocalHook } from './hook.ts';
+import { WAKE_PATH } from './wake-path.ts';
 import type { Server } from 'node:http';
 
 // The local stack shared by `npm start`, the admin CLI and the tests: where its state lives and how its
@@ -179,6 +180,7 @@ export async function startLocalStack(options: {
     region: process.env.AWS_REGION,
   });
   let server: Server | undefined;
+  let wake: { close(): void } | undefined;
   try {
     const s3Endpoint = `http://127.0.0.1:${options.port}`;
     configureEnvironment({
@@ -192,10 +194,21 @@ export async function startLocalStack(options: {
     // Links in webhook and chat messages point at this server unless PUBLIC_URL says where the dashboard is
     // (shared/config.ts reads it when the server's modules load, just below).
     process.env.PUBLIC_URL ||= `http://127.0.0.1:${options.port}`;
+    // The wake channel (scripts/local/wake-channel.ts), on by default: agents connect to it, wakes are posted to it.
+    process.env.WAKE_CHANNEL_URL ??= `ws://127.0.0.1:${options.port}${WAKE_PATH}`;
+    process.env.WAKE_ENDPOINT ??= `http://127.0.0.1:${options.port}${WAKE_PATH}`;
     const { defaultHooks, startLocalServer } = await import('./server.ts');
     const { startupGate } = await import('./readiness.ts');
     const gate = startupGate();
-    server = await startLocalServer(options.port, '127.0.0.1', [gate.hook, ...defaultHooks, engines.s3Hook]);
+    const channel = (await import('./wake-channel.ts')).localWakeChannel();
+    wake = channel;
+    server = await startLocalServer(options.port, '127.0.0.1', [
+      gate.hook,
+      ...defaultHooks,
+      engines.s3Hook,
+      channel.hook,
+    ]);
+    channel.attach(server);
     const { provision } = await import('./provision.ts');
     await provision();
     // Webhook deliveries: the outbox relayed into the in-table queue and sent (scripts/local/delivery.ts).
@@ -220,12 +233,14 @@ export async function startLocalStack(options: {
         await sweep.stop();
         await expiryCheck.stop();
         await scheduler.stop();
+        wake?.close();
         running.closeAllConnections();
         await new Promise((resolve) => running.close(resolve));
         await engines.stop();
       },
     };
   } catch (error) {
+    wake?.close();
     server?.close();
     await engines.stop();
     throw error;

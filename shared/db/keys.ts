@@ -637,6 +637,18 @@ export const keys = {
   /** A scanner agent (device) of an organization. */
   perchDevice: (orgId: string, deviceId: string) => ({ pk: `ORG#${orgId}`, sk: `DEVICE#${deviceId}` }),
   perchDevicesOfOrg: (orgId: string) => ({ pk: `ORG#${orgId}`, skPrefix: 'DEVICE#' }),
+  /**
+   * A device's open wake channel (docs/HOSTED-SCANS.md, Idle agents): in its organization's partition, which a wake
+   * queries; gsi1 finds it by the connection id alone, all that a disconnect is told.
+   */
+  perchWakeConnection: (orgId: string, connectionId: string) => ({
+    pk: `ORG#${orgId}`,
+    sk: `WAKE#${connectionId}`,
+    gsi1pk: `WAKECONN#${connectionId}`,
+    gsi1sk: '#WAKE',
+  }),
+  perchWakeConnectionsOfOrg: (orgId: string) => ({ pk: `ORG#${orgId}`, skPrefix: 'WAKE#' }),
+  perchWakeConnectionById: (connectionId: string) => ({ gsi1pk: `WAKECONN#${connectionId}` }),
   /** A started run waiting for an agent of its organization, in start order (the organization's queue). */
   perchQueued: (orgId: string, createdAt: number, scanKey: string) => ({
     pk: `PERCHQUEUE#${orgId}`,

@@ -33,6 +33,7 @@ import {
 import { type PerchDevice, type PerchRun, isActive } from './model.ts';
 import { abandonRun, settled, toPerchDevice } from './commands.ts';
 import { wakeAgents, wakeListener } from './signals.ts';
+import { WAKE_POLL_SECONDS } from './wake.ts';
 import { carriesLabels } from './pools.ts';
 import { retestStarted } from './retests.ts';
 import { MAX_RUN_LOG_BYTES, type PollBody, type RegisterDeviceBody, type RunUpdateBody } from './inputs.ts';
@@ -52,6 +53,9 @@ const toDevice = (device: PerchDevice) => ({
   labels: device.labels ?? [],
   heartbeatSeconds: Math.max(1, Math.floor(maxWaitMs() / 1000)),
   offlineAfterSeconds: config.perchOfflineAfterSeconds,
+  // With the wake channel open the agent polls every wakePollSeconds, and at once when woken (Idle agents).
+  wakeUrl: config.wakeChannelUrl ?? '',
+  wakePollSeconds: config.wakeChannelUrl ? WAKE_POLL_SECONDS : 0,
 });
 
 /** Makes room for a new device: the idle one heard from least recently goes when the organization is full. */
@@ -179,11 +183,13 @@ function assignment(run: PerchRun, command: 'SCAN_START' | 'SCAN_STOP') {
 /**
  * A carrying device's poll writes its heartbeat only once the stored one is this old: the next poll starts within a
  * wait (maxWaitMs) and a poll's own time (POLL_OWN_MS) of it, so a polling device never reads OFFLINE. An idle one's
- * writes it every IDLE_HEARTBEAT_MS, and reads ONLINE that much longer (isOnline).
+ * writes it every IDLE_HEARTBEAT_MS, and reads ONLINE that much longer (isOnline): POLL_OWN_MS early, so that an agent
+ * polling every WAKE_POLL_SECONDS (as long) writes it at each poll, whatever the clocks of the processes serving them.
  */
 const POLL_OWN_MS = 5_000;
 export const heartbeatWriteAfterMs = () =>
   Math.max(0, config.perchOfflineAfterSeconds * 1000 - maxWaitMs() - POLL_OWN_MS);
+export const IDLE_HEARTBEAT_WRITE_AFTER_MS = IDLE_HEARTBEAT_MS - POLL_OWN_MS;
 
 /**
  * POST .../devices/{deviceId}/poll: records the heartbeat, then answers the device's next command as soon as there
@@ -215,7 +221,9 @@ async function pollWith(
   // An agent that says it runs something beats at the carrying cadence, whatever its remembered device says.
   const idle = (known: PerchDevice) => !body.running && idleBeating(known);
   const [polled, version] = await Promise.all([
-    pollHeartbeat(caller, orgId, deviceId, (known) => (idle(known) ? IDLE_HEARTBEAT_MS : heartbeatWriteAfterMs())),
+    pollHeartbeat(caller, orgId, deviceId, (known) =>
+      idle(known) ? IDLE_HEARTBEAT_WRITE_AFTER_MS : heartbeatWriteAfterMs(),
+    ),
     queueVersion(orgId),
   ]);
   // A device remembered carrying a run the agent does not report is read again: that run may have ended since.
@@ -500,7 +508,7 @@ export async function updateRun(caller: Caller, appId: string, scanKey: string, 
     throw conflict(`scan ${scanKey} changed meanwhile (stopped?): read its status again`);
   }
   // A slot is free: the next queued run can start.
-  if (ended) wakeAgents(run.organizationId);
+  if (ended) await wakeAgents(run.organizationId);
   return { device: toPerchDevice(after) };
 }
 

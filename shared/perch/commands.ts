@@ -159,7 +159,7 @@ async function endRun(run: PerchRun, after: PerchRun, audit?: TransactItem): Pro
       (error) => logger.warn('the stopped run left its scan unfinished', { scanId: run.scanId, error }),
     );
   }
-  wakeAgents(run.organizationId);
+  await wakeAgents(run.organizationId);
 }
 
 /**
@@ -324,7 +324,7 @@ export async function queueRun(
     secretRaceConflict(error);
     throw error;
   }
-  wakeAgents(app.organizationId);
+  await wakeAgents(app.organizationId);
   // On AWS, a runner of its own (ECS Fargate); a runner that cannot be started ends the run in ERROR (PROVISIONING).
   const notLaunched = await launchRunner(caller, run).catch((error: unknown) => {
     logger.error('the hosted runner could not be launched', { scanKey: run.scanKey, error });

@@ -234,7 +234,7 @@ export async function endRetest(run: PerchRun, deviceId: string, body: RunEndBod
       );
     });
   });
-  wakeAgents(run.organizationId); // a slot is free: the next queued run can start
+  await wakeAgents(run.organizationId); // a slot is free: the next queued run can start
   return { device: toPerchDevice(after) };
 }
 

@@ -79,7 +79,7 @@ export async function endScanRun(
     logger.warn('the run ended in ERROR left its scan unfinished', { scanId: scan.scanId, error });
     return updateRun(caller, appId, scanKey, update);
   }
-  wakeAgents(run.organizationId); // a slot is free: the next queued run can start
+  await wakeAgents(run.organizationId); // a slot is free: the next queued run can start
   return { device: toPerchDevice(after!) };
 }
 

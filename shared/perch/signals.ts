@@ -1,13 +1,19 @@
 import { EventEmitter } from 'node:events';
+import { postWakes } from './wake.ts';
 
 // Wakes the waiting polls of an organization's agents when a run is queued or stopped. Within one process (the
 // local server runs every operation in one) a waiting poll answers at once; across Lambda invocations there is no
-// shared process: an idle agent's poll sees the queue's version move at its next poll, and a carrying agent's poll
-// reads its run again every config.perchPollIntervalMs (docs/HOSTED-SCANS.md, Idle agents).
+// shared process: the agents with a wake channel open are told to poll (wake.ts), the others' polls see the queue's
+// version move at their next poll, and a carrying agent's poll reads its run again every config.perchPollIntervalMs
+// (docs/HOSTED-SCANS.md, Idle agents).
 const signals = new EventEmitter();
 signals.setMaxListeners(0);
 
-export const wakeAgents = (orgId: string) => signals.emit(orgId);
+/** Wakes the organization's agents; resolves once the wake channel's posts are made (bounded, never rejects). */
+export async function wakeAgents(orgId: string): Promise<void> {
+  signals.emit(orgId);
+  await postWakes(orgId);
+}
 
 /**
  * Listens for the organization's wakes from now on. A poll arms it before it reads what it waits for, so that a wake

@@ -101,6 +101,6 @@ export async function uploadProfileResult(
     if (!failedConditions(error).length) throw error;
     throw conflict(`profile scan ${scanKey} changed meanwhile (stopped?): read its status again`);
   }
-  wakeAgents(run.organizationId);
+  await wakeAgents(run.organizationId);
   return {};
 }

@@ -3,7 +3,12 @@ import { readFileSync } from 'node:fs';
 import { readCloudAssembly } from '../synth-setup.ts';
 import { routes } from '../../shared/routes.ts';
 import { SERVICE_DESCRIPTION } from '../../shared/service/pages.ts';
-import { WEBHOOK_DELIVERY_DESCRIPTION, WEBHOOK_RELAY_DESCRIPTION } from '../../infra/stack.ts';
+import {
+  WAKE_CONNECT_DESCRIPTION,
+  WAKE_DISCONNECT_DESCRIPTION,
+  WEBHOOK_DELIVERY_DESCRIPTION,
+  WEBHOOK_RELAY_DESCRIPTION,
+} from '../../infra/stack.ts';
 
 // IAM coverage: what each deployed function can call must be granted to its role. Locally there is no IAM, so
 // this is the only place a missing grant shows before AWS answers 500. The check reads the synthesized bundle
@@ -34,7 +39,8 @@ interface Needed {
     | 'task-definition'
     | 'runner-role'
     | 'scan-schedule'
-    | 'schedule-role';
+    | 'schedule-role'
+    | 'wake-connections';
   why: string;
 }
 
@@ -135,6 +141,9 @@ export function neededBy(bundle: string): Needed[] {
       // A schedule created or updated names the role EventBridge Scheduler invokes its target with.
       if (bare !== 'DeleteSchedule')
         needed.push({ action: 'iam:PassRole', resource: 'schedule-role', why: `${name} passes the invoking role` });
+    } else if (module === '@aws-sdk/client-apigatewaymanagementapi' && bare === 'PostToConnection') {
+      // A wake posted to an agent's wake channel (shared/perch/wake.ts).
+      needed.push({ action: 'execute-api:ManageConnections', resource: 'wake-connections', why: name });
     } else {
       throw new Error(`the test does not know what ${module} ${name} needs`);
     }
@@ -162,6 +171,7 @@ function resourceKind(resource: unknown): Needed['resource'] | 'other' {
   if (/ScanRunnerTaskDefinition\w*(TaskRole|ExecutionRole)/.test(text)) return 'runner-role';
   if (text.includes(':schedule/') && text.includes('/hawk-scan-*')) return 'scan-schedule';
   if (/ScanScheduleInvokeRole/.test(text)) return 'schedule-role';
+  if (/WakeChannel/.test(text) && text.includes('/POST/@connections/*')) return 'wake-connections';
   return 'other';
 }
 
@@ -317,5 +327,42 @@ describe('IAM: every function is granted what its bundle calls', () => {
       expect([s.Action].flat().filter((a) => /Put|Update|Delete|Write|ConditionCheck/.test(a))).toEqual([
         'dynamodb:UpdateItem',
       ]);
+  });
+
+  it("lets exactly the functions that wake agents post to the wake channel's connections, and tells them where", () => {
+    const posting = all.filter((f) => f.needed.some((n) => n.resource === 'wake-connections'));
+    // A run queued (startScan), stopped (stopScan) or ended (updateScanRun) wakes the organization's agents.
+    for (const name of ['startScan', 'stopScan', 'updateScanRun']) expect(posting.map((f) => f.name)).toContain(name);
+    const fns = template.Resources as Record<string, { Type: string; Properties: any }>;
+    for (const f of all) {
+      const granted = f.statements.filter((s) => resourceKind(s.Resource) === 'wake-connections');
+      const { Variables } = fns[f.id].Properties.Environment;
+      if (posting.includes(f)) {
+        expect(
+          granted.flatMap((s) => [s.Action].flat()),
+          f.name,
+        ).toEqual(['execute-api:ManageConnections']);
+        expect(JSON.stringify(Variables.WAKE_ENDPOINT), f.name).toMatch(/WakeChannel/);
+      } else {
+        expect(granted, f.name).toEqual([]);
+        expect(Variables.WAKE_ENDPOINT, f.name).toBeUndefined();
+      }
+    }
+    // The registration answers the channel's URL; $connect writes the connection, $disconnect finds and deletes it.
+    expect(
+      JSON.stringify(
+        fns[all.find((f) => f.name === 'registerDevice')!.id].Properties.Environment.Variables.WAKE_CHANNEL_URL,
+      ),
+    ).toMatch(/WakeChannel/);
+    const actions = (description: string) =>
+      all
+        .find((f) => f.description === description)!
+        .statements.flatMap((s) => [s.Action].flat())
+        .filter((a, i, all) => a.startsWith('dynamodb:') && all.indexOf(a) === i)
+        .sort();
+    expect(actions(WAKE_CONNECT_DESCRIPTION)).toEqual(
+      expect.arrayContaining(['dynamodb:BatchGetItem', 'dynamodb:PutItem']),
+    );
+    expect(actions(WAKE_DISCONNECT_DESCRIPTION)).toEqual(['dynamodb:DeleteItem', 'dynamodb:Query']);
   });
 });

@@ -10,6 +10,8 @@ import { mainTable } from '../../shared/db/tables.ts';
 import { readCloudAssembly } from '../synth-setup.ts';
 import {
   RUNNER_STOPPED_DESCRIPTION,
+  WAKE_CONNECT_DESCRIPTION,
+  WAKE_DISCONNECT_DESCRIPTION,
   SCHEDULED_SCAN_DESCRIPTION,
   WEBHOOK_DELIVERY_DESCRIPTION,
   WEBHOOK_RELAY_DESCRIPTION,
@@ -108,18 +110,22 @@ describe('CDK stack', () => {
         SIGNING_SECRET_ARN: { Ref: logicalId('AWS::SecretsManager::Secret', 'JwtSigningSecret') },
       });
     for (const route of resources('AWS::ApiGatewayV2::Route'))
-      expect(route.Properties.ApiId).toEqual({ Ref: logicalId('AWS::ApiGatewayV2::Api', 'HttpApi') });
+      expect(route.Properties.ApiId).toEqual({
+        Ref: logicalId('AWS::ApiGatewayV2::Api', route.Properties.RouteKey.includes(' ') ? 'HttpApi' : 'WakeChannel'),
+      });
   });
 
   it('has one Node.js 22 function and one HTTP API route per route-table entry, and the service function', () => {
     const functions = resources('AWS::Lambda::Function');
     // And webhook delivery's relay and consumer, the risk acceptance expiry and the overdue check
     // (docs/GOVERNANCE.md), the sweep of stopped writes (docs/DATA-MODEL.md) and the end of stopped runner tasks
-    // (docs/HOSTED-SCANS.md) and the start of a scan schedule's runs (docs/HOSTED-SCANS.md, Schedules).
-    expect(functions).toHaveLength(routes.length + 8);
+    // (docs/HOSTED-SCANS.md) and the start of a scan schedule's runs (docs/HOSTED-SCANS.md, Schedules), and the wake
+    // channel's $connect and $disconnect (docs/HOSTED-SCANS.md, Idle agents).
+    expect(functions).toHaveLength(routes.length + 10);
     for (const fn of functions) expect(fn.Properties.Runtime).toBe('nodejs22.x');
     const routeKeys = resources('AWS::ApiGatewayV2::Route')
-      .map((r) => r.Properties.RouteKey)
+      .map((r) => r.Properties.RouteKey as string)
+      .filter((key) => key.includes(' ')) // the HTTP API's (a WebSocket route's key is one word)
       .sort();
     const paths = apiGatewayPaths(routes);
     expect(routeKeys).toEqual(
@@ -454,5 +460,33 @@ describe('CDK stack', () => {
       '/api/v1/scan/{orgId}',
       '/api/v1/scan/{orgId}/alerts',
     ]);
+  });
+
+  it("serves the agents' wake channel from a WebSocket API: $connect and $disconnect functions, a MOCK keepalive, one stage", () => {
+    const [wakeApi] = Object.entries(template.findResources('AWS::ApiGatewayV2::Api')).filter(
+      ([, api]: [string, any]) => api.Properties.ProtocolType === 'WEBSOCKET',
+    );
+    expect(wakeApi).toBeDefined();
+    const [wakeApiId] = wakeApi;
+    const routesOf = resources('AWS::ApiGatewayV2::Route').filter((r) => r.Properties.ApiId?.Ref === wakeApiId);
+    expect(routesOf.map((r) => r.Properties.RouteKey).sort()).toEqual(['$connect', '$disconnect', 'ping']);
+    const integrations = template.findResources('AWS::ApiGatewayV2::Integration') as Record<string, any>;
+    const integrationOf = (key: string) => {
+      const target = routesOf.find((r) => r.Properties.RouteKey === key)!.Properties.Target;
+      const id = JSON.stringify(target).match(/"(\w+Integration\w*)"/)![1];
+      return integrations[id].Properties;
+    };
+    expect(integrationOf('ping').IntegrationType).toBe('MOCK');
+    const fns = template.findResources('AWS::Lambda::Function') as Record<string, any>;
+    for (const [key, description] of [
+      ['$connect', WAKE_CONNECT_DESCRIPTION],
+      ['$disconnect', WAKE_DISCONNECT_DESCRIPTION],
+    ]) {
+      const [fnId] = Object.entries(fns).find(([, fn]) => fn.Properties.Description === description)!;
+      expect(integrationOf(key).IntegrationType, key).toBe('AWS_PROXY');
+      expect(JSON.stringify(integrationOf(key).IntegrationUri), key).toContain(fnId.replace(/[0-9A-F]{8}$/, ''));
+    }
+    const stages = resources('AWS::ApiGatewayV2::Stage').filter((s) => s.Properties.ApiId?.Ref === wakeApiId);
+    expect(stages.map((s) => [s.Properties.StageName, s.Properties.AutoDeploy])).toEqual([['wake', true]]);
   });
 });

@@ -671,6 +671,7 @@ describe("the agent's announcement of its scan (docs/HOSTED-SCANS.md, The agent)
           return answer;
         },
         fetch: client.fetch,
+        accessToken: client.accessToken,
       };
       const result = await carryOut(command, {
         api: counted,

@@ -20,7 +20,9 @@ import { operation } from '../../shared/http/operation.ts';
 const FUNCTIONS = new URL('../../functions/', import.meta.url);
 /** Functions that serve no route: queue consumers, schedules and event rules (infra/stack.ts declares them). */
 const NOT_ROUTES = [
+  'connect-wake-channel',
   'deliver-webhooks',
+  'disconnect-wake-channel',
   'end-stopped-runner-scans',
   'expire-risk-acceptances',
   'notify-overdue-findings',

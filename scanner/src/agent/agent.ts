@@ -12,6 +12,7 @@ import type { StartCommand } from './run-command.ts';
 import { carryOutProfile } from './profile-run.ts';
 import { service, ServiceError, type Service, type ServiceOptions } from '../net/service.ts';
 import { serviceCall } from '../api/call.ts';
+import { openWakeChannel, type WakeChannel } from './wake-channel.ts';
 
 export interface AgentOptions extends ServiceOptions {
   orgId: string;
@@ -69,14 +70,23 @@ export interface RunningAgent {
   done: Promise<void>;
 }
 
+interface RegisteredDevice {
+  deviceId: string;
+  heartbeatSeconds: number;
+  wakeUrl?: string;
+  wakePollSeconds?: number;
+}
+
 /** The agent's loop: its device, the run it carries, and the commands it took. */
 interface Agent {
   options: AgentOptions;
   api: Service;
   engines: Engine[];
   echo: (line: string) => void;
-  device: { deviceId: string; heartbeatSeconds: number };
-  register: (deviceId?: string) => Promise<{ deviceId: string; heartbeatSeconds: number }>;
+  device: RegisteredDevice;
+  register: (deviceId?: string) => Promise<RegisteredDevice>;
+  /** The device's wake channel, when the service has one (docs/HOSTED-SCANS.md, Idle agents). */
+  wake?: WakeChannel;
   /**
    * The run being carried out; a run whose end is being reported is no longer current (its log may still be on its
    * way: `finishing` until it is).
@@ -128,7 +138,26 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     failures: 0,
     since: Date.now(),
   };
-  return { deviceId: device.deviceId, done: carryOutCommands(agent) };
+  openWake(agent);
+  await agent.wake?.ready; // its first polls then find the channel open, or not there
+  return { deviceId: device.deviceId, done: carryOutCommands(agent).finally(() => agent.wake?.close()) };
+}
+
+/** The registered device's wake channel, replacing the one of a device it was before (none: it long-polls). */
+function openWake(agent: Agent): void {
+  const { device, options, api, echo } = agent;
+  agent.wake?.close();
+  agent.wake =
+    device.wakeUrl && device.wakePollSeconds
+      ? openWakeChannel({
+          url: device.wakeUrl,
+          orgId: options.orgId,
+          deviceId: device.deviceId,
+          token: () => api.accessToken(),
+          retryAfterMs: device.wakePollSeconds * 1000,
+          echo,
+        })
+      : undefined;
 }
 
 /** Polls, and carries out each command taken, until the agent stops. */
@@ -159,9 +188,24 @@ function idleWait({ options, device, handled, since }: Agent) {
     : Math.min(25, device.heartbeatSeconds);
 }
 
+/**
+ * An idle agent with its wake channel open polls without waiting, then waits for a wake (or the channel's reopening)
+ * at most wakePollSeconds (a one-shot agent no longer than its idle limit): its fallback poll.
+ */
+async function awaitWake(agent: Agent): Promise<void> {
+  const { options, device, handled, since } = agent;
+  const fallbackMs = (device.wakePollSeconds ?? 0) * 1000;
+  const ms =
+    options.once && options.maxIdleMs && !handled.size
+      ? Math.min(fallbackMs, Math.max(1, options.maxIdleMs - (Date.now() - since)))
+      : fallbackMs;
+  await agent.wake?.wait(ms, options.signal);
+}
+
 /** The state `polled`: the poll's command, if any (each poll is also the heartbeat). */
 async function polled(agent: Agent): Promise<Command | undefined> {
   const { api, options, current } = agent;
+  const woken = !current && agent.wake?.open;
   const polling = (agent.polling = new AbortController());
   try {
     const out = await serviceCall(
@@ -171,7 +215,7 @@ async function polled(agent: Agent): Promise<Command | undefined> {
       {
         path: { orgId: options.orgId, deviceId: agent.device.deviceId },
         body: {
-          waitSeconds: idleWait(agent),
+          waitSeconds: woken ? 0 : idleWait(agent),
           ...(current
             ? { running: { applicationId: current.command.applicationId, scanKey: current.command.scanKey } }
             : {}),
@@ -180,11 +224,13 @@ async function polled(agent: Agent): Promise<Command | undefined> {
       { timeoutMs: 40_000, signal: polling.signal },
     );
     agent.failures = 0;
+    if (!out.command && woken) await awaitWake(agent);
     return out.command;
   } catch (error) {
     if (polling.signal.aborted) return undefined; // the run ended: poll again, idle
     if (error instanceof ServiceError && error.status === 404) {
       agent.device = await agent.register(); // the device was removed: become a new one
+      openWake(agent);
       return undefined;
     }
     agent.echo(`poll failed: ${(error as Error).message}`);

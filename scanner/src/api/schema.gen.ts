@@ -3769,6 +3769,9 @@ export interface components {
             name?: string;
             /** Format: int32 */
             offlineAfterSeconds?: number;
+            /** Format: int32 */
+            wakePollSeconds?: number;
+            wakeUrl?: string;
         };
         "hawk.Retest": {
             endedAt?: string;

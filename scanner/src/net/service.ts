@@ -46,6 +46,8 @@ export interface Service {
   call<T>(method: string, path: string, body?: unknown, options?: CallOptions): Promise<T>;
   /** The successful answer itself, for a body read as text or a header (a SARIF log's parts). */
   fetch(method: string, path: string, body?: unknown, options?: CallOptions): Promise<Response>;
+  /** The access token calls are made with (logged in first if there is none): the agent's wake channel sends it. */
+  accessToken(): Promise<string>;
 }
 
 /** The login (login, GET): an access token for the API key. */
@@ -132,5 +134,9 @@ export function service(options: ServiceOptions): Service {
       return (out.headers.get('content-type')?.includes('json') ? await out.json() : {}) as T;
     },
     fetch: (method, path, body, call = {}) => send(method, path, body, call),
+    async accessToken() {
+      if (!token) await login();
+      return token;
+    },
   };
 }

@@ -1,0 +1,126 @@
+import { ApiGatewayManagementApiClient, PostToConnectionCommand } from '@aws-sdk/client-apigatewaymanagementapi';
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod/mini';
+import type { Route } from '../http/route.ts';
+import type { Caller } from '../context/caller.ts';
+import { logger } from '../context/logger.ts';
+import { db } from '../db/client.ts';
+import { keys } from '../db/keys.ts';
+import { collect, queryItems } from '../db/query.ts';
+import { config } from '../config.ts';
+import { notFound } from '../errors.ts';
+import { drivenDevice, MAX_DEVICES_PER_ORG } from './repository.ts';
+
+// The wake channel (docs/HOSTED-SCANS.md, Idle agents): an idle agent keeps a WebSocket open (API Gateway's WebSocket
+// API on AWS, the local server's /api/v1/perch/wake locally) and polls every WAKE_POLL_SECONDS instead of long-polling;
+// a run queued, ended or stopped posts `{"type":"wake"}` to its organization's connections, and the agent polls at once.
+
+/** An agent with the channel open polls this often, as a fallback for a wake that did not arrive. */
+export const WAKE_POLL_SECONDS = 300;
+/** A connection item outlives API Gateway's longest connection (2 hours): a missed disconnect leaves nothing for long. */
+const CONNECTION_TTL_SECONDS = 3 * 3600;
+/** A wake's posts, all of them, end within this: the mutation that wakes waits for them no longer. */
+const WAKE_POST_TIMEOUT_MS = 2_000;
+
+/**
+ * `$connect` as an operation of its own (not in the route table: it has no HTTP route): authenticated and authorized as
+ * the poll is (a bearer token, write:device in the organization, the caller driving the device), with the
+ * organization and the device from the connection's query string (shared/http/wake-channel-event.ts).
+ */
+export const wakeChannelRoute = {
+  operationId: 'connectWakeChannel',
+  method: 'GET',
+  path: '/api/v1/org/{orgId}/perch/devices/{deviceId}/wake',
+  tag: 'Perch',
+  summary: "Open an agent's wake channel (WebSocket $connect)",
+  auth: 'bearer',
+  permission: 'write:device',
+  // Set from the connection's request context (wakeChannelEvent), never from what the agent sent.
+  query: z.object({ connectionId: z.string().check(z.minLength(1), z.maxLength(128)) }),
+  response: 'empty',
+} satisfies Route;
+
+/** $connect: the device's connection recorded in its organization's partition (404 unless the caller drives it). */
+export async function connectWakeChannel(caller: Caller, orgId: string, deviceId: string, connectionId: string) {
+  if (!(await drivenDevice(caller, orgId, deviceId)))
+    throw notFound(`device ${deviceId} not found in organization ${orgId}: register again`);
+  await db.send(
+    new PutCommand({
+      TableName: config.tableName,
+      Item: {
+        ...keys.perchWakeConnection(orgId, connectionId),
+        entity: 'perchWakeConnection',
+        organizationId: orgId,
+        deviceId,
+        connectionId,
+        connectedAt: Date.now(),
+        expiresAt: Math.floor(Date.now() / 1000) + CONNECTION_TTL_SECONDS,
+      },
+    }),
+  );
+}
+
+/** $disconnect: the connection's item deleted, found by its id (all the event tells). */
+export async function disconnectWakeChannel(connectionId: string): Promise<void> {
+  const { gsi1pk } = keys.perchWakeConnectionById(connectionId);
+  const [item] = await collect(queryItems({ index: 'gsi1', partition: gsi1pk, pageLimit: 1 }));
+  if (item) await deleteConnection(item.organizationId as string, connectionId);
+}
+
+async function deleteConnection(orgId: string, connectionId: string): Promise<void> {
+  const { pk, sk } = keys.perchWakeConnection(orgId, connectionId);
+  await db.send(new DeleteCommand({ TableName: config.tableName, Key: { pk, sk } }));
+}
+
+/** The organization's connections, at most one per device it may have. */
+async function connectionsOf(orgId: string): Promise<string[]> {
+  const { pk, skPrefix } = keys.perchWakeConnectionsOfOrg(orgId);
+  const found: string[] = [];
+  for await (const item of queryItems({ partition: pk, skPrefix, pageLimit: MAX_DEVICES_PER_ORG })) {
+    found.push(item.connectionId as string);
+    if (found.length >= MAX_DEVICES_PER_ORG) break;
+  }
+  return found;
+}
+
+let client: ApiGatewayManagementApiClient | undefined;
+const managementClient = (endpoint: string) =>
+  (client ??= new ApiGatewayManagementApiClient({
+    region: config.region,
+    endpoint,
+    // The local channel (scripts/local/wake-channel.ts) checks no signature: fixed fake credentials locally.
+    ...(config.dynamodbEndpoint ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
+  }));
+
+const WAKE = new TextEncoder().encode(JSON.stringify({ type: 'wake' }));
+
+/**
+ * Posts a wake to each of the organization's open connections (at most one per device it may have), all within
+ * WAKE_POST_TIMEOUT_MS; a connection that is gone (410) is deleted. Never throws: a wake that fails leaves the agents
+ * to their fallback poll, and the caller's change is made already.
+ */
+export async function postWakes(orgId: string): Promise<void> {
+  const endpoint = config.wakeEndpoint;
+  if (!endpoint) return;
+  try {
+    const connections = await connectionsOf(orgId);
+    const abortSignal = AbortSignal.timeout(WAKE_POST_TIMEOUT_MS);
+    await Promise.all(
+      connections.map(async (connectionId) => {
+        try {
+          await managementClient(endpoint).send(
+            new PostToConnectionCommand({ ConnectionId: connectionId, Data: WAKE }),
+            {
+              abortSignal,
+            },
+          );
+        } catch (error) {
+          if ((error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode !== 410) throw error;
+          await deleteConnection(orgId, connectionId);
+        }
+      }),
+    );
+  } catch (error) {
+    logger.warn('agents not woken', { orgId, reason: (error as Error).message });
+  }
+}

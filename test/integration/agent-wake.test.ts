@@ -1,0 +1,139 @@
+import { describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { startAgent } from '@hawk-api/scanner/agent';
+import { api, baseUrl } from './client.ts';
+import { createTenant, type Tenant } from './fixtures.ts';
+import { allowScanDomain } from '../../shared/applications/scan-domains.ts';
+import { issueAccessToken } from '../../shared/auth/tokens.ts';
+import { keys } from '../../shared/db/keys.ts';
+import { collect, queryItems } from '../../shared/db/query.ts';
+import { getRun } from '../../shared/perch/repository.ts';
+
+// The wake channel (docs/HOSTED-SCANS.md, Idle agents): an idle agent with it open polls every wakePollSeconds (300)
+// and at once when woken. The local server serves the channel as `npm start` does (scripts/local/wake-channel.ts),
+// in the test stack's own process: a start there reaches this process's agent only through the channel.
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const register = async (tenant: Tenant, name: string) => {
+  const out = await api('POST', `/api/v1/org/${tenant.orgId}/perch/devices`, { token: tenant.token, body: { name } });
+  expect(out.status, out.text).toBe(200);
+  return out.body as { deviceId: string; wakeUrl: string; wakePollSeconds: number };
+};
+
+const connectionsOf = async (orgId: string) => {
+  const { pk, skPrefix } = keys.perchWakeConnectionsOfOrg(orgId);
+  return collect(queryItems({ partition: pk, skPrefix, consistent: true }));
+};
+
+/** Opens a WebSocket to the channel: 'open', or the status the handshake was refused with. */
+function connect(url: string, orgId: string, deviceId: string, token?: string) {
+  const socket = new WebSocket(`${url}?orgId=${orgId}&deviceId=${deviceId}`, {
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+  });
+  const outcome = new Promise<number | 'open'>((resolve) => {
+    socket.on('open', () => resolve('open'));
+    socket.on('unexpected-response', (_request, response) => resolve(response.statusCode ?? 0));
+    socket.on('error', () => resolve(0));
+  });
+  return { socket, outcome };
+}
+
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 5_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (let value = await read(); ; value = await read()) {
+    if (done(value) || Date.now() > deadline) return value;
+    await sleep(50);
+  }
+}
+
+describe('the wake channel (docs/HOSTED-SCANS.md, Idle agents)', { timeout: 60_000 }, () => {
+  it('wakes an idle agent connected to it when a run is queued, well before its 300 s fallback poll', async () => {
+    const tenant = await createTenant();
+    await allowScanDomain(tenant.orgId, '127.0.0.1');
+    const app = await api('POST', `/api/v1/org/${tenant.orgId}/app`, {
+      token: tenant.token,
+      body: { name: 'woken', env: 'production', applicationType: 'CLOUD', cloudScanTargetURL: 'http://127.0.0.1:9/' },
+    });
+    expect(app.status, app.text).toBe(200);
+    const appId = app.body.applicationId as string;
+    const abort = new AbortController();
+    const lines: string[] = [];
+    const agent = await startAgent({
+      url: baseUrl(),
+      token: () => issueAccessToken(tenant.userId, 'embedded-agent'),
+      orgId: tenant.orgId,
+      name: 'woken agent',
+      engines: [],
+      signal: abort.signal,
+      echo: (line) => lines.push(line),
+    });
+    try {
+      expect(await connectionsOf(tenant.orgId)).toMatchObject([{ deviceId: agent.deviceId }]);
+      await sleep(1_000); // its first poll answered nothing: it waits on the channel, for up to 300 s
+      const started = await api('POST', `/api/v1/app/${appId}/perch/start`, {
+        token: tenant.token,
+        body: { command: { command: 'START' }, env: 'production' },
+      });
+      expect(started.status, started.text).toBe(200);
+      const at = Date.now();
+      const run = await until(
+        () => getRun(appId, true),
+        (r) => r?.deviceId === agent.deviceId,
+        10_000,
+      );
+      expect(run?.deviceId, lines.join('\n')).toBe(agent.deviceId);
+      expect(Date.now() - at).toBeLessThan(10_000);
+    } finally {
+      abort.abort();
+      await agent.done;
+    }
+    // The agent's end closed its channel: the connection's item went with it.
+    expect(
+      await until(
+        () => connectionsOf(tenant.orgId),
+        (items) => items.length === 0,
+      ),
+    ).toEqual([]);
+  });
+
+  it("refuses a connection as the poll is refused: no valid token (401), another organization, a device the caller does not drive (404), and answers the registration's wake settings", async () => {
+    const tenant = await createTenant();
+    const other = await createTenant();
+    const device = await register(tenant, 'refused');
+    expect(device).toMatchObject({ wakePollSeconds: 300 });
+    expect(device.wakeUrl).toBe(`${baseUrl().replace(/^http/, 'ws')}/api/v1/perch/wake`);
+    expect(await connect(device.wakeUrl, tenant.orgId, device.deviceId).outcome).toBe(401);
+    expect(await connect(device.wakeUrl, tenant.orgId, device.deviceId, 'not-a-token').outcome).toBe(401);
+    // Another organization's member is refused in that organization as its poll is.
+    const poll = await api('POST', `/api/v1/org/${tenant.orgId}/perch/devices/${device.deviceId}/poll`, {
+      token: other.token,
+      body: { waitSeconds: 0 },
+    });
+    expect([401, 403]).toContain(poll.status);
+    expect(await connect(device.wakeUrl, tenant.orgId, device.deviceId, other.token).outcome).toBe(poll.status);
+    // In its own organization, with a device not its own: as an unknown device (404).
+    expect(await connect(device.wakeUrl, other.orgId, device.deviceId, other.token).outcome).toBe(404);
+    expect(await connect(device.wakeUrl, tenant.orgId, 'not-a-uuid', tenant.token).outcome).toBe(400);
+    expect(await connectionsOf(tenant.orgId)).toEqual([]);
+  });
+
+  it('records a connection at connect (with a TTL) and removes it at disconnect', async () => {
+    const tenant = await createTenant();
+    const device = await register(tenant, 'disconnecting');
+    const { socket, outcome } = connect(device.wakeUrl, tenant.orgId, device.deviceId, tenant.token);
+    expect(await outcome).toBe('open');
+    const [item] = await connectionsOf(tenant.orgId);
+    expect(item).toMatchObject({ organizationId: tenant.orgId, deviceId: device.deviceId });
+    expect(item.expiresAt).toBeGreaterThan(Date.now() / 1000 + 2.9 * 3600);
+    // The keepalive is answered by nothing and changes nothing.
+    socket.send(JSON.stringify({ action: 'ping' }));
+    socket.close();
+    expect(
+      await until(
+        () => connectionsOf(tenant.orgId),
+        (items) => items.length === 0,
+      ),
+    ).toEqual([]);
+  });
+});
