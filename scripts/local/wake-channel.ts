@@ -29,6 +29,9 @@ function webSocketEvent(req: IncomingMessage, connectionId: string): WebSocketEv
   };
 }
 
+/** A post to a connection is a wake (`{"type":"wake"}`); API Gateway takes up to 128 KB, more than a wake needs. */
+const MAX_POST_BYTES = 4096;
+
 function refuse(socket: Duplex, status: number, body: string): void {
   socket.end(
     `HTTP/1.1 ${status} ${status === 401 ? 'Unauthorized' : 'Refused'}\r\ncontent-type: application/json\r\n` +
@@ -39,14 +42,18 @@ function refuse(socket: Duplex, status: number, body: string): void {
 /** The channel on `server`, and the hook serving its management API (add it to the server's hooks). */
 export function localWakeChannel() {
   const sockets = new Map<string, WebSocket>();
-  const wss = new WebSocketServer({ noServer: true });
+  // An agent sends only its keepalive (`{"action":"ping"}`): a larger frame closes the connection.
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 1024 });
   const upgrade = async (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     if (new URL(req.url ?? '/', 'http://localhost').pathname !== WAKE_PATH) return refuse(socket, 404, '{}');
+    // A client reset while $connect runs must not crash the server (Node drops its own listener on upgrade).
+    socket.on('error', () => socket.destroy());
     const connectionId = randomUUID();
     const answer = await (await connectHandler())(webSocketEvent(req, connectionId), lambdaContext(wakeChannelRoute));
     if (answer.statusCode !== 200) return refuse(socket, answer.statusCode ?? 500, answer.body ?? '');
     wss.handleUpgrade(req, socket, head, (ws) => {
       sockets.set(connectionId, ws);
+      ws.on('error', () => ws.terminate());
       ws.on('close', () => {
         sockets.delete(connectionId);
         void disconnectHandler().then((disconnect) =>
@@ -59,7 +66,15 @@ export function localWakeChannel() {
     if (!url.pathname.startsWith(CONNECTIONS) || req.method !== 'POST') return false;
     const ws = sockets.get(decodeURIComponent(url.pathname.slice(CONNECTIONS.length)));
     const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
+    let size = 0;
+    for await (const chunk of req) {
+      size += (chunk as Buffer).length;
+      if (size > MAX_POST_BYTES) {
+        res.writeHead(413, { 'content-type': 'application/json' }).end('{"message":"PayloadTooLargeException"}');
+        return true;
+      }
+      chunks.push(chunk as Buffer);
+    }
     if (!ws) {
       res.writeHead(410, { 'content-type': 'application/json' }).end('{"message":"GoneException"}');
       return true;

@@ -443,7 +443,8 @@ interface BulkTriage {
 
 /**
  * What a bulk triage read before its chunks, which its first chunk takes as its own first read: the trends' total,
- * then the findings (with the pending writes), and the environment.
+ * then the findings (with the pending writes); the environment as the target's read found it, only to start reading
+ * the scans that may count the findings (the chunk reads the environment again).
  */
 interface FirstRead {
   trend: TrendTotal;
@@ -554,8 +555,8 @@ async function findingsByHash(
  * are read, the writes are planned from those reads for fewer). Returns the rules after the actions committed. Its
  * reads: the trends' total, then in one round trip the findings, the environment and (when a known rule's status
  * moves) the application, then the scans counting them (read once for all chunks); its rules as the triage knows
- * them (BulkTriage.rules); `first`: the trends' total, findings and environment read before the chunks, taken by the
- * chunk's first attempt (a retry reads all again, its rules too).
+ * them (BulkTriage.rules); `first`: the trends' total and findings read before the chunks, taken by the chunk's
+ * first attempt (a retry reads all again, its rules too).
  */
 async function triageChunk(
   bulk: BulkTriage,
@@ -584,7 +585,9 @@ async function triageChunk(
     const [records, rules, env] = await Promise.all([
       taken?.records ?? findingsByHash(envRef, hashes, pending),
       known ?? rulesOf(envRef, hashes, true),
-      taken?.env ?? getEnvironment(app.applicationId, envRef.environmentId),
+      // Read again in this round trip, not taken: streams changed since the target's read (a publication) must
+      // decide which scan counts the change.
+      getEnvironment(app.applicationId, envRef.environmentId),
     ]);
     if (!env) throw notFound(`environment ${envRef.environmentId} not found`);
     const found = new Map(records.map((f) => [f.findingHash, f]));

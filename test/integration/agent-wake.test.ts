@@ -136,4 +136,20 @@ describe('the wake channel (docs/HOSTED-SCANS.md, Idle agents)', { timeout: 60_0
       ),
     ).toEqual([]);
   });
+
+  it('closes a connection that sends more than a keepalive (1009), and the disconnect removes its item', async () => {
+    const tenant = await createTenant();
+    const device = await register(tenant, 'flooding');
+    const { socket, outcome } = connect(device.wakeUrl, tenant.orgId, device.deviceId, tenant.token);
+    expect(await outcome).toBe('open');
+    const closed = new Promise<number>((resolve) => socket.on('close', (code) => resolve(code)));
+    socket.send('x'.repeat(4096));
+    expect(await closed).toBe(1009);
+    expect(
+      await until(
+        () => connectionsOf(tenant.orgId),
+        (items) => items.length === 0,
+      ),
+    ).toEqual([]);
+  });
 });

@@ -88,6 +88,12 @@ interface Agent {
   /** The device's wake channel, when the service has one (docs/HOSTED-SCANS.md, Idle agents). */
   wake?: WakeChannel;
   /**
+   * When the next fallback poll is due (ms), wakes or not: the idle heartbeat is written by a poll once the stored
+   * one is 5 minutes less 5 s old, so polls every wakePollSeconds keep it fresh only if a woken poll does not put
+   * the next one off.
+   */
+  fallbackAt?: number;
+  /**
    * The run being carried out; a run whose end is being reported is no longer current (its log may still be on its
    * way: `finishing` until it is).
    */
@@ -190,14 +196,18 @@ function idleWait({ options, device, handled, since }: Agent) {
 
 /**
  * An idle agent with its wake channel open polls without waiting, then waits for a wake (or the channel's reopening)
- * at most wakePollSeconds (a one-shot agent no longer than its idle limit): its fallback poll.
+ * until its fallback poll, every wakePollSeconds however many wakes came between (a one-shot agent no longer than
+ * its idle limit).
  */
 async function awaitWake(agent: Agent): Promise<void> {
   const { options, device, handled, since } = agent;
-  const fallbackMs = (device.wakePollSeconds ?? 0) * 1000;
+  const now = Date.now();
+  if (agent.fallbackAt === undefined || agent.fallbackAt <= now)
+    agent.fallbackAt = now + (device.wakePollSeconds ?? 0) * 1000;
+  const fallbackMs = agent.fallbackAt - now;
   const ms =
     options.once && options.maxIdleMs && !handled.size
-      ? Math.min(fallbackMs, Math.max(1, options.maxIdleMs - (Date.now() - since)))
+      ? Math.min(fallbackMs, Math.max(1, options.maxIdleMs - (now - since)))
       : fallbackMs;
   await agent.wake?.wait(ms, options.signal);
 }

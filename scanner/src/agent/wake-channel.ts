@@ -33,6 +33,26 @@ export interface WakeChannel {
   close(): void;
 }
 
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * The channel's URL with the agent's organization and device, or why it is not used: the agent's token goes only
+ * over TLS (`wss:`), or in the clear to its own machine (`ws:` on a loopback address, as `npm start` serves it).
+ */
+function channelUrl({ url, orgId, deviceId }: WakeChannelOptions): URL | string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return `wakeUrl ${JSON.stringify(url.slice(0, 200))} is not a URL`;
+  }
+  if (parsed.protocol !== 'wss:' && !(parsed.protocol === 'ws:' && LOOPBACK.has(parsed.hostname)))
+    return `wakeUrl ${parsed.protocol}//${parsed.host} is neither wss: nor a loopback ws: (the token is not sent there)`;
+  parsed.searchParams.set('orgId', orgId);
+  parsed.searchParams.set('deviceId', deviceId);
+  return parsed;
+}
+
 export function openWakeChannel(options: WakeChannelOptions): WakeChannel {
   let socket: WebSocket | undefined;
   let open = false;
@@ -47,16 +67,26 @@ export function openWakeChannel(options: WakeChannelOptions): WakeChannel {
     if (notify) notify(woken);
     else if (woken) pending = true;
   };
+  const refused = (reason: string) => {
+    options.echo(`wake channel: ${reason}; polling without it`);
+    attempted();
+  };
   const connect = async () => {
-    const url = new URL(options.url);
-    url.searchParams.set('orgId', options.orgId);
-    url.searchParams.set('deviceId', options.deviceId);
+    const url = channelUrl(options);
+    if (typeof url === 'string') return refused(url);
     const token = await options.token().catch(() => '');
     if (closed) return attempted();
-    const ws = (socket = new WebSocket(url, {
-      headers: { authorization: `Bearer ${token}` },
-      handshakeTimeout: HANDSHAKE_TIMEOUT_MS,
-    }));
+    let ws: WebSocket;
+    try {
+      ws = socket = new WebSocket(url, {
+        headers: { authorization: `Bearer ${token}` },
+        handshakeTimeout: HANDSHAKE_TIMEOUT_MS,
+      });
+    } catch (error) {
+      refused((error as Error).message);
+      if (!closed) retry = setTimeout(() => void connect(), options.retryAfterMs).unref();
+      return;
+    }
     ws.on('open', () => {
       open = true;
       attempted();
