@@ -641,12 +641,9 @@ export const keys = {
    * A device's open wake channel (docs/HOSTED-SCANS.md, Idle agents): in its organization's partition, which a wake
    * queries; gsi1 finds it by the connection id alone, all that a disconnect is told.
    */
-  perchWakeConnection: (orgId: string, connectionId: string) => ({
-    pk: `ORG#${orgId}`,
-    sk: `WAKE#${connectionId}`,
-    gsi1pk: `WAKECONN#${connectionId}`,
-    gsi1sk: '#WAKE',
-  }),
+  /** A device's wake connection, its newest (a reconnect replaces it); found by the connection's id at $disconnect. */
+  perchWakeConnection: (orgId: string, deviceId: string) => ({ pk: `ORG#${orgId}`, sk: `WAKE#${deviceId}` }),
+  perchWakeConnectionIndex: (connectionId: string) => ({ gsi1pk: `WAKECONN#${connectionId}`, gsi1sk: '#WAKE' }),
   perchWakeConnectionsOfOrg: (orgId: string) => ({ pk: `ORG#${orgId}`, skPrefix: 'WAKE#' }),
   perchWakeConnectionById: (connectionId: string) => ({ gsi1pk: `WAKECONN#${connectionId}` }),
   /** A started run waiting for an agent of its organization, in start order (the organization's queue). */

@@ -74,6 +74,10 @@ async function makeRoom(orgId: string) {
       ConditionExpression: 'attribute_not_exists(scanKey)',
     }),
   );
+  // Its agent is told nothing more (a connection item left by a failure here ends at its TTL or its first wake's 410).
+  await db.send(
+    new DeleteCommand({ TableName: config.tableName, Key: keys.perchWakeConnection(orgId, idle[0].deviceId) }),
+  );
 }
 
 /** GET /api/v1/org/{orgId}/perch/devices: each agent, ONLINE or OFFLINE by its last heartbeat, and its current scan. */

@@ -48,7 +48,8 @@ export async function connectWakeChannel(caller: Caller, orgId: string, deviceId
     new PutCommand({
       TableName: config.tableName,
       Item: {
-        ...keys.perchWakeConnection(orgId, connectionId),
+        ...keys.perchWakeConnection(orgId, deviceId),
+        ...keys.perchWakeConnectionIndex(connectionId),
         entity: 'perchWakeConnection',
         organizationId: orgId,
         deviceId,
@@ -60,24 +61,35 @@ export async function connectWakeChannel(caller: Caller, orgId: string, deviceId
   );
 }
 
-/** $disconnect: the connection's item deleted, found by its id (all the event tells). */
+/** $disconnect: the connection's item deleted, found by its id (all the event tells), unless a reconnect replaced it. */
 export async function disconnectWakeChannel(connectionId: string): Promise<void> {
   const { gsi1pk } = keys.perchWakeConnectionById(connectionId);
   const [item] = await collect(queryItems({ index: 'gsi1', partition: gsi1pk, pageLimit: 1 }));
-  if (item) await deleteConnection(item.organizationId as string, connectionId);
+  if (item) await deleteConnection(item.organizationId as string, item.deviceId as string, connectionId);
 }
 
-async function deleteConnection(orgId: string, connectionId: string): Promise<void> {
-  const { pk, sk } = keys.perchWakeConnection(orgId, connectionId);
-  await db.send(new DeleteCommand({ TableName: config.tableName, Key: { pk, sk } }));
+/** Deletes the device's connection item while it is still `connectionId`'s (a newer connection's stays). */
+async function deleteConnection(orgId: string, deviceId: string, connectionId: string): Promise<void> {
+  await db
+    .send(
+      new DeleteCommand({
+        TableName: config.tableName,
+        Key: keys.perchWakeConnection(orgId, deviceId),
+        ConditionExpression: 'connectionId = :connectionId',
+        ExpressionAttributeValues: { ':connectionId': connectionId },
+      }),
+    )
+    .catch((error: Error) => {
+      if (error.name !== 'ConditionalCheckFailedException') throw error;
+    });
 }
 
-/** The organization's connections, at most one per device it may have. */
-async function connectionsOf(orgId: string): Promise<string[]> {
+/** The organization's connections: one per device (its newest), so at most one per device it may have. */
+async function connectionsOf(orgId: string): Promise<{ deviceId: string; connectionId: string }[]> {
   const { pk, skPrefix } = keys.perchWakeConnectionsOfOrg(orgId);
-  const found: string[] = [];
+  const found: { deviceId: string; connectionId: string }[] = [];
   for await (const item of queryItems({ partition: pk, skPrefix, pageLimit: MAX_DEVICES_PER_ORG })) {
-    found.push(item.connectionId as string);
+    found.push({ deviceId: item.deviceId as string, connectionId: item.connectionId as string });
     if (found.length >= MAX_DEVICES_PER_ORG) break;
   }
   return found;
@@ -106,7 +118,7 @@ export async function postWakes(orgId: string): Promise<void> {
     const connections = await connectionsOf(orgId);
     const abortSignal = AbortSignal.timeout(WAKE_POST_TIMEOUT_MS);
     await Promise.all(
-      connections.map(async (connectionId) => {
+      connections.map(async ({ deviceId, connectionId }) => {
         try {
           await managementClient(endpoint).send(
             new PostToConnectionCommand({ ConnectionId: connectionId, Data: WAKE }),
@@ -116,7 +128,7 @@ export async function postWakes(orgId: string): Promise<void> {
           );
         } catch (error) {
           if ((error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode !== 410) throw error;
-          await deleteConnection(orgId, connectionId);
+          await deleteConnection(orgId, deviceId, connectionId);
         }
       }),
     );

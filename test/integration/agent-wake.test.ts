@@ -137,6 +137,30 @@ describe('the wake channel (docs/HOSTED-SCANS.md, Idle agents)', { timeout: 60_0
     ).toEqual([]);
   });
 
+  it("keeps one connection item per device: a reconnect replaces it, and the old connection's disconnect leaves it", async () => {
+    const tenant = await createTenant();
+    const device = await register(tenant, 'reconnecting');
+    const first = connect(device.wakeUrl, tenant.orgId, device.deviceId, tenant.token);
+    expect(await first.outcome).toBe('open');
+    const second = connect(device.wakeUrl, tenant.orgId, device.deviceId, tenant.token);
+    expect(await second.outcome).toBe('open');
+    const [newest] = await until(
+      () => connectionsOf(tenant.orgId),
+      (items) => items.length === 1,
+    );
+    expect(newest).toMatchObject({ deviceId: device.deviceId });
+    first.socket.close();
+    await sleep(500); // its $disconnect runs, finds its id in the index (as replaced), and deletes nothing
+    expect(await connectionsOf(tenant.orgId)).toEqual([newest]);
+    second.socket.close();
+    expect(
+      await until(
+        () => connectionsOf(tenant.orgId),
+        (items) => items.length === 0,
+      ),
+    ).toEqual([]);
+  });
+
   it('closes a connection that sends more than a keepalive (1009), and the disconnect removes its item', async () => {
     const tenant = await createTenant();
     const device = await register(tenant, 'flooding');
