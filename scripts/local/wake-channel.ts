@@ -4,7 +4,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { LocalHook } from './hook.ts';
 import { httpRequestOf, lambdaContext } from './server.ts';
-import { wakeChannelRoute } from '../../shared/perch/wake.ts';
+import { wakeChannelRoute } from '../../shared/http/wake-channel-event.ts';
 import type { WebSocketEvent } from '../../shared/http/wake-channel-event.ts';
 import { WAKE_PATH } from './wake-path.ts';
 

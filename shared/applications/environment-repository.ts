@@ -2,7 +2,9 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
 import { fromItem } from '../db/items.ts';
-import { batchDelete, batchGet, deleteFound, queryAll, queryItems, type PartitionQuery } from '../db/query.ts';
+import { batchDelete, batchGet, collect, deleteFound, queryAll, queryItems, type PartitionQuery } from '../db/query.ts';
+import type { Membership } from '../context/caller.ts';
+import { applicationEntries, organizationBuckets } from './list-entries.ts';
 import { type TransactItem, transactWrite } from '../db/transactions.ts';
 import { counterUpdates, entityWrite, type EntityChange } from '../db/entity-write.ts';
 import { environment } from './entities.ts';
@@ -28,6 +30,9 @@ import {
   type EnvironmentStreams,
   type LastScan,
   type OpenIssueCounts,
+  type ReportApplication,
+  type ReportEnvironment,
+  canSeeTeamResource,
 } from './model.ts';
 import type { EnvironmentChange } from './application-figures.ts';
 import { notFound } from '../errors.ts';
@@ -120,19 +125,34 @@ export async function* environmentsOfOrg(
   for await (const item of queryItems(query, { prefetchedFirstCall })) yield toRecord(item)!;
 }
 
-/** What the findings report reads of an environment: its gsi2r entry (REPORT_ENTRY_ATTRIBUTES). */
-export type ReportEnvironment = Pick<
-  EnvironmentRecord,
-  'applicationId' | 'environmentId' | 'organizationId' | 'name' | 'streams'
-> &
-  Partial<OpenIssueCounts>;
 // Each attribute gsi2r copies is a field of the environment's record.
 REPORT_ENTRY_ATTRIBUTES satisfies readonly (keyof ReportEnvironment)[];
 
-/** The organization's live environments in name order, as the findings report reads them (gsi2r, 1 MB per call). */
-export async function* reportEnvironmentsOfOrg(orgId: string): AsyncGenerator<ReportEnvironment> {
+/**
+ * The findings report's walk of the organization (gsi2r in docs/DATA-MODEL.md), both reads side by side: its
+ * live environments in name order as gsi2r copies them (1 MB per call), and the live applications the caller may see
+ * from their compact entries, one Query per bucket of its id order (half a read unit per 4 KB of entries; a
+ * BatchGetItem of the records costs half a unit per application). An application being deleted has no entry: its
+ * environments, in the index until its cascade removes them, are not reported.
+ */
+export async function reportEnvironmentsOfOrg(
+  orgId: string,
+  membership: Membership,
+): Promise<[ReportEnvironment[], ReportApplication[]]> {
   const partition = keys.environmentsOfOrgByName(orgId).gsi2pk;
-  for await (const item of queryItems({ index: 'gsi2r', partition, forward: true })) yield toRecord(item)!;
+  const environments = queryAll({ index: 'gsi2r', partition, forward: true });
+  const applications = async () => {
+    const buckets = (await organizationBuckets(orgId)).filter((b) => canSeeTeamResource(membership, b.teamId));
+    const attributes = ['applicationId', 'name', 'teamId'];
+    const entries = await Promise.all(
+      buckets.map((b) => collect(applicationEntries(orgId, b, 'id', true, undefined, attributes))),
+    );
+    return entries
+      .flat()
+      .map(({ applicationId, name, teamId }) => ({ applicationId, organizationId: orgId, name, teamId }));
+  };
+  const [items, apps] = await Promise.all([environments, applications()]);
+  return [items.map((item) => toRecord(item)!), apps];
 }
 
 /** The Query environmentsOfOrg reads (a list's prefetch names its first call). */

@@ -173,6 +173,16 @@ export interface EnvironmentRecord extends Partial<LastScan> {
   openIssuesInfo?: number;
 }
 
+/** What the findings report reads of an environment: its gsi2r entry (shared/db/tables.ts REPORT_ENTRY_ATTRIBUTES). */
+export type ReportEnvironment = Pick<
+  EnvironmentRecord,
+  'applicationId' | 'environmentId' | 'organizationId' | 'name' | 'streams'
+> &
+  Partial<OpenIssueCounts>;
+
+/** What the findings report shows of an application: its name and team (its record, or its compact entry). */
+export type ReportApplication = Pick<ApplicationRecord, 'applicationId' | 'organizationId' | 'name' | 'teamId'>;
+
 /** An environment's open issues by severity (EnvironmentRecord.openIssues*). */
 export interface OpenIssueCounts {
   openIssuesHigh: number;

@@ -1,22 +1,21 @@
 import { stringify } from 'csv-stringify/sync';
 import { keys } from '../db/keys.ts';
-import { batchGet, collect } from '../db/query.ts';
+import { batchGet } from '../db/query.ts';
 import { consistentReadsRequested } from '../db/consistent-reads.ts';
 import { fromItem } from '../db/items.ts';
 import {
   canSeeTeamResource,
   openIssuesTotal,
-  type ApplicationRecord,
   type EnvironmentRecord,
+  type ReportApplication,
+  type ReportEnvironment,
 } from '../applications/model.ts';
 import { nameOrderKey } from '../lists.ts';
-import { applicationEntries, organizationBuckets } from '../applications/list-entries.ts';
 import { getApplications } from '../applications/application-repository.ts';
 import {
   environmentsOfApp,
   environmentsOfOrgNamed,
   reportEnvironmentsOfOrg,
-  type ReportEnvironment,
 } from '../applications/environment-repository.ts';
 import {
   alertsOfScan,
@@ -101,26 +100,6 @@ async function currentScansOfEnvironments(envs: ReportEnvironment[], asOf: numbe
   });
 }
 
-/** What the report shows of an application: its name and team (its record, or its compact entry). */
-type ReportApplication = Pick<ApplicationRecord, 'applicationId' | 'organizationId' | 'name' | 'teamId'>;
-
-/**
- * The organization's live applications the caller may see, from their compact entries: one Query per bucket of its
- * id order, half a read unit per 4 KB of entries (a BatchGetItem of the records costs half a unit per application).
- * An application being deleted has none: its environments, in the index until its cascade removes them, are not
- * reported.
- */
-async function visibleApplications(orgId: string, membership: Membership): Promise<ReportApplication[]> {
-  const buckets = (await organizationBuckets(orgId)).filter((b) => canSeeTeamResource(membership, b.teamId));
-  const attributes = ['applicationId', 'name', 'teamId'];
-  const entries = await Promise.all(
-    buckets.map((b) => collect(applicationEntries(orgId, b, 'id', true, undefined, attributes))),
-  );
-  return entries
-    .flat()
-    .map(({ applicationId, name, teamId }) => ({ applicationId, organizationId: orgId, name, teamId }));
-}
-
 /** The environments the caller may see (team rules), filtered by appIds and envs, in report order. */
 async function visibleEnvironments(orgId: string, membership: Membership, q: FindingsReportQuery) {
   const names = [...new Set(q.envs.map((n) => n.toLowerCase()))];
@@ -131,8 +110,7 @@ async function visibleEnvironments(orgId: string, membership: Membership, q: Fin
       await Promise.all([...new Set(q.appIds.map((id) => id.toLowerCase()))].map((id) => environmentsOfApp(id)))
     ).flat();
   else if (names.length) envs = (await Promise.all(names.map((n) => environmentsOfOrgNamed(orgId, n)))).flat();
-  else
-    [envs, apps] = await Promise.all([collect(reportEnvironmentsOfOrg(orgId)), visibleApplications(orgId, membership)]);
+  else [envs, apps] = await reportEnvironmentsOfOrg(orgId, membership);
   apps ??= await getApplications([...new Set(envs.map((e) => e.applicationId))]);
   const byId = new Map(apps.map((a) => [a.applicationId, a]));
   return envs

@@ -53,7 +53,7 @@ import { type TriageOptions, type PromoteTo, toAlertRule } from './model.ts';
  * Runs `attempt` (which reads, plans and commits) again while its commit finds that what it read changed
  * (ConditionalCheckFailed): the rule, the environment's last scan or that scan's figures.
  */
-function withFreshReads<T>(attempt: () => Promise<T>, conflictMessage: string): Promise<T> {
+function withFreshReads<T>(attempt: (n: number) => Promise<T>, conflictMessage: string): Promise<T> {
   const retry = { conflict: failedCondition(), exhausted: () => conflict(conflictMessage) };
   return retryOnConflict(retry, attempt);
 }
@@ -565,14 +565,13 @@ async function triageChunk(
   first?: FirstRead,
 ): Promise<(TriageRule | undefined)[]> {
   const { actor, app, envRef, now } = bulk;
-  let attempts = 0;
-  return withFreshReads(async () => {
-    const taken = attempts++ === 0 ? first : undefined;
-    if (attempts > 1) bulk.scans = scanReads();
+  return withFreshReads(async (attempt) => {
+    const taken = attempt === 1 ? first : undefined;
+    if (attempt > 1) bulk.scans = scanReads();
     const trend = taken?.trend ?? (await environmentTrendTotal(envRef)); // before the findings
     const hashes = actions.map((a) => a.findingHash);
     const pending = taken?.pending ?? pendingAttempts(envRef);
-    const known = attempts === 1 ? bulk.rules : undefined; // a retry reads the rules again
+    const known = attempt === 1 ? bulk.rules : undefined; // a retry reads the rules again
     // When a known rule's status moves, the application (and, first, the scans counting the findings) are read
     // beside the findings: only then may a scan count a change (triageRead reads them itself otherwise).
     const moves = actions.some((a) => {

@@ -1,5 +1,24 @@
+import * as z from 'zod/mini';
 import type { Route } from './route.ts';
 import type { LambdaEvent } from './types.ts';
+
+/**
+ * `$connect` as an operation of its own (not in the route table: it has no HTTP route): authenticated and authorized as
+ * the poll is (a bearer token, write:device in the organization, the caller driving the device), with the
+ * organization and the device from the connection's query string (wakeChannelEvent, below).
+ */
+export const wakeChannelRoute = {
+  operationId: 'connectWakeChannel',
+  method: 'GET',
+  path: '/api/v1/org/{orgId}/perch/devices/{deviceId}/wake',
+  tag: 'Perch',
+  summary: "Open an agent's wake channel (WebSocket $connect)",
+  auth: 'bearer',
+  permission: 'write:device',
+  // Set from the connection's request context (wakeChannelEvent), never from what the agent sent.
+  query: z.object({ connectionId: z.string().check(z.minLength(1), z.maxLength(128)) }),
+  response: 'empty',
+} satisfies Route;
 
 /** What API Gateway's WebSocket API hands `$connect` and `$disconnect` (the fields read here). */
 export interface WebSocketEvent {
@@ -13,7 +32,7 @@ export interface WebSocketEvent {
 }
 
 /**
- * A WebSocket `$connect` as the HTTP API event of `route` (shared/perch/wake.ts, wakeChannelRoute), so that the
+ * A WebSocket `$connect` as the HTTP API event of `route` (wakeChannelRoute), so that the
  * operation pipeline authenticates, rate-limits and authorizes it as it does the poll: the organization and the device
  * from the query string (`?orgId=&deviceId=`) as path parameters, the connection's id as the only query parameter.
  */

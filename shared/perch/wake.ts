@@ -1,7 +1,5 @@
 import { ApiGatewayManagementApiClient, PostToConnectionCommand } from '@aws-sdk/client-apigatewaymanagementapi';
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod/mini';
-import type { Route } from '../http/route.ts';
 import type { Caller } from '../context/caller.ts';
 import { logger } from '../context/logger.ts';
 import { db } from '../db/client.ts';
@@ -21,24 +19,6 @@ export const WAKE_POLL_SECONDS = 300;
 const CONNECTION_TTL_SECONDS = 3 * 3600;
 /** A wake's posts, all of them, end within this: the mutation that wakes waits for them no longer. */
 const WAKE_POST_TIMEOUT_MS = 2_000;
-
-/**
- * `$connect` as an operation of its own (not in the route table: it has no HTTP route): authenticated and authorized as
- * the poll is (a bearer token, write:device in the organization, the caller driving the device), with the
- * organization and the device from the connection's query string (shared/http/wake-channel-event.ts).
- */
-export const wakeChannelRoute = {
-  operationId: 'connectWakeChannel',
-  method: 'GET',
-  path: '/api/v1/org/{orgId}/perch/devices/{deviceId}/wake',
-  tag: 'Perch',
-  summary: "Open an agent's wake channel (WebSocket $connect)",
-  auth: 'bearer',
-  permission: 'write:device',
-  // Set from the connection's request context (wakeChannelEvent), never from what the agent sent.
-  query: z.object({ connectionId: z.string().check(z.minLength(1), z.maxLength(128)) }),
-  response: 'empty',
-} satisfies Route;
 
 /** $connect: the device's connection recorded in its organization's partition (404 unless the caller drives it). */
 export async function connectWakeChannel(caller: Caller, orgId: string, deviceId: string, connectionId: string) {

@@ -48,8 +48,9 @@ const ALLOWED: Record<string, { kind: Kind; writes: number }> = {
   'shared/governance/overdue-check.ts': { kind: 'cursor', writes: 2 },
   'shared/http/rate-limit.ts': { kind: 'rate limit', writes: 2 },
   // Records without projections or audit, written by the system or an operator's command.
-  'shared/perch/agents.ts': { kind: 'operational', writes: 2 },
+  'shared/perch/agents.ts': { kind: 'operational', writes: 3 },
   'shared/perch/repository.ts': { kind: 'operational', writes: 2 },
+  'shared/perch/wake.ts': { kind: 'operational', writes: 2 },
   'shared/perch/verification.ts': { kind: 'operational', writes: 1 },
   'shared/identity/api-key-repository.ts': { kind: 'operational', writes: 1 },
   'shared/identity/revocations.ts': { kind: 'operational', writes: 1 },
