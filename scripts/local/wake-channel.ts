@@ -4,8 +4,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { LocalHook } from './hook.ts';
 import { httpRequestOf, lambdaContext } from './server.ts';
-import { wakeChannelRoute } from '../../shared/http/wake-channel-event.ts';
-import type { WebSocketEvent } from '../../shared/http/wake-channel-event.ts';
+import { wakeChannelRoute, type WebSocketEvent } from '../../shared/http/wake-channel-event.ts';
 import { WAKE_PATH } from './wake-path.ts';
 
 // The local stand-in for the wake channel's WebSocket API (docs/HOSTED-SCANS.md, Idle agents), at WAKE_PATH on the

@@ -645,7 +645,6 @@ export const keys = {
   perchWakeConnection: (orgId: string, deviceId: string) => ({ pk: `ORG#${orgId}`, sk: `WAKE#${deviceId}` }),
   perchWakeConnectionIndex: (connectionId: string) => ({ gsi1pk: `WAKECONN#${connectionId}`, gsi1sk: '#WAKE' }),
   perchWakeConnectionsOfOrg: (orgId: string) => ({ pk: `ORG#${orgId}`, skPrefix: 'WAKE#' }),
-  perchWakeConnectionById: (connectionId: string) => ({ gsi1pk: `WAKECONN#${connectionId}` }),
   /** A started run waiting for an agent of its organization, in start order (the organization's queue). */
   perchQueued: (orgId: string, createdAt: number, scanKey: string) => ({
     pk: `PERCHQUEUE#${orgId}`,

@@ -324,12 +324,14 @@ export async function queueRun(
     secretRaceConflict(error);
     throw error;
   }
-  await wakeAgents(app.organizationId);
+  // The agents' wake (never rejects) goes out beside the runner's launch, not before it.
+  const woken = wakeAgents(app.organizationId);
   // On AWS, a runner of its own (ECS Fargate); a runner that cannot be started ends the run in ERROR (PROVISIONING).
   const notLaunched = await launchRunner(caller, run).catch((error: unknown) => {
     logger.error('the hosted runner could not be launched', { scanKey: run.scanKey, error });
     return 'the hosted runner could not be started (the service failed to launch it): start the scan again later';
   });
+  await woken;
   if (notLaunched)
     await failRun(run, 'not started', { errorType: 'PROVISIONING', message: notLaunched }).catch((error) => {
       // 409: an agent took the run meanwhile, and carries it out.

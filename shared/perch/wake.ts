@@ -43,7 +43,7 @@ export async function connectWakeChannel(caller: Caller, orgId: string, deviceId
 
 /** $disconnect: the connection's item deleted, found by its id (all the event tells), unless a reconnect replaced it. */
 export async function disconnectWakeChannel(connectionId: string): Promise<void> {
-  const { gsi1pk } = keys.perchWakeConnectionById(connectionId);
+  const { gsi1pk } = keys.perchWakeConnectionIndex(connectionId);
   const [item] = await collect(queryItems({ index: 'gsi1', partition: gsi1pk, pageLimit: 1 }));
   if (item) await deleteConnection(item.organizationId as string, item.deviceId as string, connectionId);
 }
