@@ -237,6 +237,9 @@ export const OVERDUE_CHECK_DESCRIPTION =
   'hawk-api: records findingOverdue for findings past their due date (every minute)';
 export const SCHEDULED_SCAN_DESCRIPTION =
   "hawk-api: starts a scan schedule's hosted scan when it is due (EventBridge Scheduler)";
+/** The wake channel's stage: messages and connects per second, all connections together, and its burst. */
+export const WAKE_STAGE_RATE_LIMIT = 100;
+export const WAKE_STAGE_BURST_LIMIT = 200;
 export const WAKE_CONNECT_DESCRIPTION = "hawk-api: opens an agent's wake channel (WebSocket $connect)";
 export const WAKE_DISCONNECT_DESCRIPTION = "hawk-api: closes an agent's wake channel (WebSocket $disconnect)";
 export const RUNNER_STOPPED_DESCRIPTION =
@@ -334,6 +337,9 @@ export class HawkApiStack extends Stack {
       webSocketApi: wakeApi,
       stageName: 'wake',
       autoDeploy: true,
+      // Bounds what connections can send (each agent: $connect, then a ping every 4 minutes); an agent refused a
+      // connect long-polls and tries again 300 s later.
+      throttle: { rateLimit: WAKE_STAGE_RATE_LIMIT, burstLimit: WAKE_STAGE_BURST_LIMIT },
     });
 
     const storage: Storage = {

@@ -17,7 +17,7 @@ import { drivenDevice, MAX_DEVICES_PER_ORG } from './repository.ts';
 export const WAKE_POLL_SECONDS = 300;
 /** A connection item outlives API Gateway's longest connection (2 hours): a missed disconnect leaves nothing for long. */
 const CONNECTION_TTL_SECONDS = 3 * 3600;
-/** A wake's posts, all of them, end within this: the mutation that wakes waits for them no longer. */
+/** A wake, its read of the connections and all its posts, ends within this: the mutation that wakes waits no longer. */
 const WAKE_POST_TIMEOUT_MS = 2_000;
 
 /** $connect: the device's connection recorded in its organization's partition (404 unless the caller drives it). */
@@ -86,17 +86,26 @@ const managementClient = (endpoint: string) =>
 
 const WAKE = new TextEncoder().encode(JSON.stringify({ type: 'wake' }));
 
+/** Rejects once `signal` aborts (handled here: a race it loses leaves no unhandled rejection). */
+function rejectedOnAbort(signal: AbortSignal): Promise<never> {
+  const rejected = new Promise<never>((_, reject) =>
+    signal.addEventListener('abort', () => reject(new Error('timed out')), { once: true }),
+  );
+  rejected.catch(() => undefined);
+  return rejected;
+}
+
 /**
- * Posts a wake to each of the organization's open connections (at most one per device it may have), all within
- * WAKE_POST_TIMEOUT_MS; a connection that is gone (410) is deleted. Never throws: a wake that fails leaves the agents
+ * Posts a wake to each of the organization's open connections (at most one per device it may have), the read of
+ * them and all the posts within WAKE_POST_TIMEOUT_MS; a connection that is gone (410) is deleted. Never throws: a wake that fails leaves the agents
  * to their fallback poll, and the caller's change is made already.
  */
 export async function postWakes(orgId: string): Promise<void> {
   const endpoint = config.wakeEndpoint;
   if (!endpoint) return;
+  const abortSignal = AbortSignal.timeout(WAKE_POST_TIMEOUT_MS);
   try {
-    const connections = await connectionsOf(orgId);
-    const abortSignal = AbortSignal.timeout(WAKE_POST_TIMEOUT_MS);
+    const connections = await Promise.race([connectionsOf(orgId), rejectedOnAbort(abortSignal)]);
     await Promise.all(
       connections.map(async ({ deviceId, connectionId }) => {
         try {

@@ -12,6 +12,8 @@ import {
   RUNNER_STOPPED_DESCRIPTION,
   WAKE_CONNECT_DESCRIPTION,
   WAKE_DISCONNECT_DESCRIPTION,
+  WAKE_STAGE_BURST_LIMIT,
+  WAKE_STAGE_RATE_LIMIT,
   SCHEDULED_SCAN_DESCRIPTION,
   WEBHOOK_DELIVERY_DESCRIPTION,
   WEBHOOK_RELAY_DESCRIPTION,
@@ -462,7 +464,7 @@ describe('CDK stack', () => {
     ]);
   });
 
-  it("serves the agents' wake channel from a WebSocket API: $connect and $disconnect functions, a MOCK keepalive, one stage", () => {
+  it("serves the agents' wake channel from a WebSocket API: $connect and $disconnect functions, a MOCK keepalive, one throttled stage", () => {
     const [wakeApi] = Object.entries(template.findResources('AWS::ApiGatewayV2::Api')).filter(
       ([, api]: [string, any]) => api.Properties.ProtocolType === 'WEBSOCKET',
     );
@@ -488,5 +490,10 @@ describe('CDK stack', () => {
     }
     const stages = resources('AWS::ApiGatewayV2::Stage').filter((s) => s.Properties.ApiId?.Ref === wakeApiId);
     expect(stages.map((s) => [s.Properties.StageName, s.Properties.AutoDeploy])).toEqual([['wake', true]]);
+    // A connected client cannot flood the stage: its routes are throttled together.
+    expect(stages[0].Properties.DefaultRouteSettings).toMatchObject({
+      ThrottlingRateLimit: WAKE_STAGE_RATE_LIMIT,
+      ThrottlingBurstLimit: WAKE_STAGE_BURST_LIMIT,
+    });
   });
 });
