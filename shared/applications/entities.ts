@@ -12,6 +12,7 @@ import * as environmentCoverage from './projections/environment-coverage.ts';
 import * as teamApplicationLists from './projections/team-application-lists.ts';
 import * as teamMemberships from './projections/team-memberships.ts';
 import * as riskiestApplications from './projections/riskiest-applications.ts';
+import * as overviewNames from './projections/overview-names.ts';
 
 // The entity kinds of applications and environments with their projections (docs/DATA-MODEL.md, Projections;
 // shared/db/entity-write.ts, EntityKind): a write names its kind, and every projection registered here is applied.
@@ -35,8 +36,8 @@ export const riskiestEntry = entityKind<ApplicationRecord>('riskiestEntry', {
 });
 
 /**
- * An application: its list entries, its name index, the organization's counters, the health day counters and the
- * overview's riskiest entry.
+ * An application: its list entries, its name index, the organization's counters, the health day counters, the
+ * overview's riskiest entry and the version of the overview's names.
  */
 export const application = entityKind<ApplicationRecord, ApplicationWriteContext>('application', {
   listEntries: applicationListEntries.project,
@@ -46,6 +47,7 @@ export const application = entityKind<ApplicationRecord, ApplicationWriteContext
   healthDayCounters: (before, after, context) =>
     context.uncounted ? {} : healthDayCounters.project(before, after, context),
   riskiest: (before, after) => projectionOf(riskiestEntry, before, after, undefined),
+  overviewNames: overviewNames.project,
 });
 
 /**

@@ -270,6 +270,12 @@ export const keys = {
   coverageScanned: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: 'COVERAGE#SCANNED' }),
   /** Present once every environment of the organization counts in the coverage counters (new ones; npm run migrate). */
   coverageReady: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: 'COVERAGE#~ready' }),
+  /**
+   * The overview's copy of the names of the applications it lists (docs/GOVERNANCE.md, The overview;
+   * overview/application-names.ts), built at a `version` that a rename or the end of any of the organization's
+   * applications moves (applications/projections/overview-names.ts).
+   */
+  overviewNames: (orgId: string) => ({ pk: `ORG#${orgId}`, sk: 'OVERVIEW#NAMES' }),
   // ---- The overview's riskiest applications (docs/GOVERNANCE.md, The overview;
   // applications/projections/riskiest-applications.ts): one entry per live application with untriaged findings, by
   // its rank (riskRank), so that the organization's first entries in descending order are its riskiest.

@@ -22,6 +22,7 @@ import { queryItems, type OperationReads, type PartitionQuery } from '../db/quer
 import { registerPrefetch, takePrefetched } from '../db/prefetch.ts';
 import type { Caller } from '../context/caller.ts';
 import { coverageOfCounters, coverageOfWalk, coverageReads } from './coverage.ts';
+import { applicationNames } from './application-names.ts';
 import { digestsOf, overdueOfDigests, overdueOfEnvironments, type ListedOverdue } from './overdue-digests.ts';
 import {
   RISK_WALK_ENTRIES,
@@ -184,8 +185,8 @@ const untriagedWalk = (orgId: string, keep: (entry: ListEntry) => boolean, budge
 /**
  * What a request for the overview reads before its authorization decision is known (shared/http/prefetch.ts): the
  * scope's counters, the ranked entries' and the findings index's first calls and the coverage reads, issued in the
- * round trip of the authorization so that the request needs one more, for the listed environments' digests, SLA
- * days and application names. A request that is refused, or that does not make one of them (a member whose team
+ * round trip of the authorization so that the request needs one more, for the listed environments' digests and SLA
+ * days. The copy of the listed applications' names (application-names.ts) is read with the coverage marks. A request that is refused, or that does not make one of them (a member whose team
  * rules hide applications walks the scan-date index instead of reading the counters), wastes them: a few small reads.
  */
 export const overviewReads: OperationReads = ({ ids }) => {
@@ -195,7 +196,7 @@ export const overviewReads: OperationReads = ({ ids }) => {
   registerPrefetch(MOMENT_READ_ID, Promise.resolve(now));
   const coverage = coverageReads(ids.orgId, now);
   return {
-    items: coverage.marks,
+    items: [...coverage.marks, keys.overviewNames(ids.orgId)],
     queries: [
       ...listScopeReads(ids.orgId),
       coverage.days,
@@ -266,16 +267,20 @@ export async function overviewOf(
   const overdueEnvs = risk.overdueEnvs;
   const ranked = await risk.riskiest;
   // The listed riskiest applications' names come with their entries (renamed in the same transaction as the
-  // application): only the other named applications are read.
+  // application): only the other named applications are read, from the overview's copy of their names
+  // (application-names.ts), or whole for the recomputation and for an organization without ranked entries yet.
   const nameOf = new Map((ranked ?? []).map((row) => [row.applicationId, row.name]));
   const listedApps = [...overdueEnvs, ...gapFacts.listed].map((e) => e.applicationId);
-  const unnamed = new Set([...risk.candidates, ...listedApps].filter((id) => !nameOf.has(id)));
-  const [apps, overdueRead] = await Promise.all([
-    getApplications([...unnamed]),
+  const unnamed = [...new Set([...risk.candidates, ...listedApps].filter((id) => !nameOf.has(id)))];
+  const whole = walks.recompute || risk.candidates.length > 0;
+  const [apps, names, overdueRead] = await Promise.all([
+    whole ? getApplications(unnamed) : [],
+    whole ? new Map<string, string>() : applicationNames(orgId, unnamed, getApplications),
     walks.recompute ? overdueOfEnvironments(orgId, overdueEnvs, now) : digestsOf(orgId, overdueEnvs, now),
   ]);
   const appById = new Map(apps.filter((a) => a.organizationId === orgId).map((a) => [a.applicationId, a]));
   for (const app of appById.values()) nameOf.set(app.applicationId, app.name);
+  for (const [id, name] of names) nameOf.set(id, name);
   const riskiestApplications = ranked ?? riskiestOfCandidates(risk.candidates, appById);
   const named = (env: ListEntry) => nameOf.has(env.applicationId);
   const overdue = Array.isArray(overdueRead)

@@ -150,7 +150,7 @@ describe('getOrganizationOverview', () => {
     expect(after.overdue.findings.map((f: Overview) => f.findingHash)).not.toContain(late[0]!.findingHash);
 
     // A rename shows everywhere at once: the overdue rows take the name from the riskiest entry, the gaps from the
-    // application's record.
+    // overview's copy of names, which the rename's transaction moved out of date (overview-names.test.ts).
     for (const [appId, name] of [
       [risky, 'risky renamed'],
       [idle, 'idle renamed'],

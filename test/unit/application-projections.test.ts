@@ -51,7 +51,18 @@ class Table {
     );
     const updated = items.flatMap((item) => (item.Update ? [keyOf(item.Update.Key!)] : []));
     expect(new Set(updated).size).toBe(updated.length);
-    for (const item of items.filter(isCounterUpdate)) applyCounterUpdate(this.counters, item);
+    // The version of the overview's names: one more (one Update) when the write renames or ends a live application.
+    const namesKey = keyOf(keys.overviewNames('org'));
+    const namesMoved = items.filter((item) => item.Update && keyOf(item.Update.Key!) === namesKey);
+    const renamesOrEnds = writes.some(
+      ({ before, after }) => before && !before.deleting && (after.deleting || after.name !== before.name),
+    );
+    expect(namesMoved.map((item) => item.Update!.ExpressionAttributeValues)).toEqual(
+      renamesOrEnds ? [expect.objectContaining({ ':c0': 1 })] : [],
+    );
+    for (const item of items.filter(isCounterUpdate)) {
+      if (keyOf(item.Update!.Key!) !== namesKey) applyCounterUpdate(this.counters, item);
+    }
     for (const { before, after } of writes) this.apply(before, after);
   }
 
