@@ -157,7 +157,8 @@ export async function* environmentIdWalk(
     return;
   }
   // The call past the surely passed ids starts now, beside their segments.
-  const tail = entries(index, { partition, forward, pageLimit: reach.tail, ...from(safeKey) }, { wanted });
+  const beyond = forward ? { skFrom: safeKey } : { skTo: safeKey }; // with safeKey: the segments leave it out
+  const tail = entries(index, { partition, forward, pageLimit: reach.tail, ...beyond }, { wanted });
   const tailFirst = tail.next();
   tailFirst.catch(() => undefined); // awaited below
   const [lo, hi] = forward ? [justAfter(after), safeKey] : [safeKey, after];
