@@ -236,10 +236,14 @@ export const readAhead = ({ page, size }: PageRequest) => Math.min(1000, (page +
  */
 export const walkAhead = ({ page, size }: PageRequest) => (page + 1) * size + 1;
 
+/** Items a walk keeps before the share it keeps sizes its calls (walkWants): fewer tell too little. */
+const WANTS_KEPT = 20;
+
 /**
  * What a walk for `request` still wants of its index, for its calls' sizes (db/query.ts ReadOptions `wanted`): the
- * items it lacks to the end of the page (plus one), scaled by the share of the items read so far that it kept. `keep`
- * counts what the walk keeps (pageFromStream's filter).
+ * items it lacks to the end of the page (plus one), scaled by the share of the items read so far that it kept, once
+ * it kept WANTS_KEPT (before, a filter that keeps a few in a hundred would size a call on one or two: the calls grow
+ * as they did). `keep` counts what the walk keeps (pageFromStream's filter).
  */
 export function walkWants<T>(request: PageRequest, keep: (item: T) => boolean) {
   const needed = walkAhead(request);
@@ -250,7 +254,7 @@ export function walkWants<T>(request: PageRequest, keep: (item: T) => boolean) {
       if (shown) kept++;
       return shown;
     },
-    wanted: (read: number) => (kept > 0 ? Math.ceil(((needed - kept) * read) / kept) : undefined),
+    wanted: (read: number) => (kept >= WANTS_KEPT ? Math.ceil(((needed - kept) * read) / kept) : undefined),
   };
 }
 

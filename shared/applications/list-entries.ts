@@ -150,7 +150,7 @@ export async function* environmentIdWalk(
   if (!reach || !safeKey || (forward ? byUtf8(safeKey, after) <= 0 : byUtf8(safeKey, after) >= 0)) {
     const rest = entries(
       index,
-      { partition, forward, pageLimit: wanted?.(0) ?? pageLimit, ...from(after) },
+      { partition, forward, pageLimit: wanted?.(0) ?? grown(pageLimit, first.items.length), ...from(after) },
       { wanted },
     );
     for await (const e of rest) if (e.sortKey !== after) yield e;
@@ -173,6 +173,10 @@ export async function* environmentIdWalk(
   yield* passed.map(entry);
   for (let next = await tailFirst; !next.done; next = await tail.next()) yield next.value;
 }
+
+/** The next call's size after a call of `limit` that gave `count` (queryItems' growing calls). */
+const grown = (limit: number, count: number) =>
+  count < limit ? limit - count : Math.max(limit, Math.min(1000, limit * 4));
 
 /**
  * Every live environment entry of the organization (about `expected`: its counters), in id order: the id index read
