@@ -230,6 +230,35 @@ export async function* concat<T>(...parts: (AsyncIterable<T> | T[])[]): AsyncGen
 export const readAhead = ({ page, size }: PageRequest) => Math.min(1000, (page + 1) * size + 1);
 
 /**
+ * A walk's first call when it tells its calls what it still wants (db/query.ts ReadOptions `wanted`): every item up
+ * to the end of the page, plus one, which the walk reads whatever its filters leave out (a deep page in as few calls
+ * as the 1 MB pages allow).
+ */
+export const walkAhead = ({ page, size }: PageRequest) => (page + 1) * size + 1;
+
+/** Items a walk keeps before the share it keeps sizes its calls (walkWants): fewer tell too little. */
+const WANTS_KEPT = 20;
+
+/**
+ * What a walk for `request` still wants of its index, for its calls' sizes (db/query.ts ReadOptions `wanted`): the
+ * items it lacks to the end of the page (plus one), scaled by the share of the items read so far that it kept, once
+ * it kept WANTS_KEPT (before, a filter that keeps a few in a hundred would size a call on one or two: the calls grow
+ * as they did). `keep` counts what the walk keeps (pageFromStream's filter).
+ */
+export function walkWants<T>(request: PageRequest, keep: (item: T) => boolean) {
+  const needed = walkAhead(request);
+  let kept = 0;
+  return {
+    keep: (item: T) => {
+      const shown = keep(item);
+      if (shown) kept++;
+      return shown;
+    },
+    wanted: (read: number) => (kept >= WANTS_KEPT ? Math.ceil(((needed - kept) * read) / kept) : undefined),
+  };
+}
+
+/**
  * Deprecated (V1) lists' `nextPageToken` (docs/COMPATIBILITY.md "Paging"): the next page's number while items remain;
  * after the last page with items, `totalCount + 1`, a page past the end (so that clients counting pages up to
  * `totalCount` stop); that page, and any page beyond `totalCount`, answers the list's end marker (empty, or the audit

@@ -9,9 +9,13 @@ import {
   allEnvironmentEntries,
   applicationEntries,
   applicationsCovering,
+  bucketApplicationEntries,
   environmentEntries,
   environmentEntriesByIds,
   environmentEntriesNamed,
+  environmentEntriesNamedQuery,
+  environmentEntriesWithStatusQuery,
+  environmentIdWalk,
   environmentEntriesQuery,
   environmentEntriesScannedBetween,
   environmentEntriesWithStatus,
@@ -23,6 +27,8 @@ import {
 } from './list-entries.ts';
 import {
   APPLICATIONS_READ_BY_KEY,
+  FIRST_CALL_ENTRIES,
+  idWalkReach,
   nameReadLimits,
   pageApplicationsByKey,
   planEnvironmentList,
@@ -46,7 +52,7 @@ import {
   type LastScanStatus,
   type ApplicationRecord,
 } from './model.ts';
-import { collect, mapInParallel, type OperationReads, type PartitionQuery } from '../db/query.ts';
+import { mapInParallel, type OperationReads, type PartitionQuery, type ReadOptions } from '../db/query.ts';
 import { codeRepositoriesRead, repositoriesByApplication } from './code-repository-store.ts';
 import { visibleApplications } from './code-repository-views.ts';
 import {
@@ -63,6 +69,8 @@ import {
   pageOf,
   readAhead,
   v2Envelope,
+  walkAhead,
+  walkWants,
   v2PageRequest,
   type PageRequest,
   type SortDirection,
@@ -172,8 +180,9 @@ async function setEntries(source: EnvironmentSetSource, c: ListContext): Promise
         }),
       );
     case 'lastScanStatus': {
-      const statuses = [...new Set(q.lastScanStatus.map((s) => STORED_STATUS[s]))].filter((s) => s !== undefined);
-      return kept(Promise.all(statuses.map((s) => environmentEntriesWithStatus(orgId, s))).then((l) => l.flat()));
+      return kept(
+        Promise.all(storedStatuses(q).map((s) => environmentEntriesWithStatus(orgId, s))).then((l) => l.flat()),
+      );
     }
     case 'lastScanDate': {
       const filter = q.lastScanDate as Exclude<EnvListQuery['lastScanDate'], 'LAST_SCAN_DATE_UNSPECIFIED' | undefined>;
@@ -246,6 +255,7 @@ async function byApplicationValue(
   keep: (e: Entry) => boolean,
   sortDir: SortDirection,
   walkLimit: number,
+  wanted: ReadOptions['wanted'],
 ): Promise<AsyncIterable<Entry>> {
   const mapped = [...repos.keys()].filter((appId) => value(appId) !== 0);
   const valued: Entry[] = (await Promise.all(mapped.map((appId) => environmentsOfApp(appId)))).flat().filter(keep);
@@ -258,7 +268,7 @@ async function byApplicationValue(
   );
   const mappedIds = new Set(mapped);
   const zeros = filterStream(
-    environmentEntries(orgId, 'id', sortDir === 'ASC', walkLimit, undefined, { prefetchedFirstCall: true }),
+    environmentEntries(orgId, 'id', sortDir === 'ASC', walkLimit, undefined, { prefetchedFirstCall: true, wanted }),
     (e) => !mappedIds.has(e.applicationId),
   );
   return sortDir === 'ASC' ? concat(zeros, valued) : concat(valued, zeros);
@@ -278,16 +288,13 @@ interface MatchCounts {
  * their environments read.
  */
 async function byApplicationName(
-  { orgId, scope, request, applications }: ListContext,
+  { scope, request, applications }: ListContext,
   forward: boolean,
+  apps: AsyncIterable<ListEntry>,
   matches?: MatchCounts & { keep: (e: Entry) => boolean },
 ): Promise<EntryPage> {
   const total = matches ? matches.total : scope.counts.environments;
   const start = request.page * request.size;
-  const apps = mergeOrdered(
-    scope.buckets.map((b) => applicationEntries(orgId, b, 'name', forward, Math.min(1000, readAhead(request)))),
-    forward,
-  );
   const count = (app: ListEntry) =>
     !scope.keep(app) ? 0 : matches ? (matches.ofApplication.get(app.applicationId) ?? 0) : (app.environmentCount ?? 0);
   const onPage = await applicationsCovering(apps, count, start, request.size);
@@ -314,9 +321,7 @@ async function environmentCounts(orgId: string, scope: ListScope, appIds: string
       ? (await getApplications(appIds)).filter((app) => !app.deleting && app.organizationId === orgId)
       : (
           await Promise.all(
-            scope.buckets.map((b) =>
-              collect(applicationEntries(orgId, b, 'id', true, 1000, ['applicationId', 'environmentCount'])),
-            ),
+            scope.buckets.map((b) => bucketApplicationEntries(orgId, b, ['applicationId', 'environmentCount'])),
           )
         ).flat();
   return new Map(
@@ -388,20 +393,25 @@ interface ListContext {
 async function walkIndex(plan: Extract<EnvironmentListPlan, { kind: 'index' }>, c: ListContext): Promise<EntryPage> {
   const { orgId, request, sortDir } = c;
   const forward = sortDir === 'ASC';
-  const walkLimit = readAhead(request); // grows per call (list-entries.ts)
+  // The first call asks for everything up to the end of the page, each further one for what the walk still wants.
+  const walkLimit = walkAhead(request);
+  const wants = walkWants(request, c.keep);
   // Whole items are copied by the name and scan-date indexes alone (list-plan.ts WHOLE_ITEM_PAGES).
   const { order } = plan;
   // The walk's first call may come from the request's prefetch (firstWalkCall).
-  const prefetched = { prefetchedFirstCall: true };
+  const options = { prefetchedFirstCall: true, wanted: wants.wanted };
+  const value = applicationValue(c.sortField, c.repos)!;
   const stream =
     order === 'applicationValue'
-      ? await byApplicationValue(orgId, applicationValue(c.sortField, c.repos)!, c.repos, c.keep, sortDir, walkLimit)
+      ? await byApplicationValue(orgId, value, c.repos, c.keep, sortDir, walkLimit, wants.wanted)
       : plan.wholeItems && (order === 'name' || order === 'scanDate')
-        ? environmentsOfOrg(orgId, order, forward, walkLimit, true, prefetched)
-        : environmentEntries(orgId, order, forward, walkLimit, undefined, prefetched);
+        ? environmentsOfOrg(orgId, order, forward, walkLimit, true, options)
+        : order === 'id' && plan.total === 'counters'
+          ? environmentIdWalk(orgId, forward, walkLimit, idReach(walkLimit, c.scope), options)
+          : environmentEntries(orgId, order, forward, walkLimit, undefined, options);
   // The matches' count (a `query`: from the names it matched), read beside the walk.
   const [streamed, matchCount] = await Promise.all([
-    pageFromStream<Entry>(stream, c.keep, request, c.applications.onPageEntry),
+    pageFromStream<Entry>(stream, wants.keep, request, c.applications.onPageEntry),
     plan.total === 'queryMatches'
       ? queryMatchCounts(orgId, c.scope, c.appNames!, c.envNames!).then((m) => m.total)
       : undefined,
@@ -411,15 +421,43 @@ async function walkIndex(plan: Extract<EnvironmentListPlan, { kind: 'index' }>, 
   return { entries: streamed.items, totalCount, hasNext: streamed.hasNext };
 }
 
+/**
+ * How far a walk of the id order for `needed` entries surely goes (list-plan.ts idWalkReach), past what its first
+ * call reads: that DynamoDB page holds about 1 MB of entries (about 2,500; DynamoDB Local about 850), at most what
+ * it asks for.
+ */
+const idReach = (needed: number, scope: ListScope) =>
+  idWalkReach(needed, Math.min(needed, FIRST_CALL_ENTRIES), scope.counts, scope.organization);
+
 /** `byApplication`: the applications walked by name, skipped whole by their environment (or match) counts. */
 async function walkApplications(
   plan: Extract<EnvironmentListPlan, { kind: 'byApplication' }>,
   c: ListContext,
 ): Promise<EntryPage> {
   const forward = c.sortDir === 'ASC';
-  if (plan.total === 'counters') return byApplicationName(c, forward);
+  // The caller's buckets merged in name order; the walk always makes its first calls: made now, beside the count of
+  // `query`'s matches.
+  const apps = started(
+    mergeOrdered(
+      c.scope.buckets.map((b) => applicationEntries(c.orgId, b, 'name', forward, Math.min(1000, readAhead(c.request)))),
+      forward,
+    ),
+  );
+  if (plan.total === 'counters') return byApplicationName(c, forward, apps);
   const matches = await queryMatchCounts(c.orgId, c.scope, c.appNames!, c.envNames!);
-  return byApplicationName(c, forward, { ...matches, keep: c.keep });
+  return byApplicationName(c, forward, apps, { ...matches, keep: c.keep });
+}
+
+/** The items of a stream whose first item is asked for now (its first reads start at once). */
+function started<T>(items: AsyncIterable<T>): AsyncIterable<T> {
+  const iterator = items[Symbol.asyncIterator]();
+  const first = iterator.next();
+  first.catch(() => undefined); // awaited by whoever reads the stream
+  return {
+    async *[Symbol.asyncIterator]() {
+      for (let next = await first; !next.done; next = await iterator.next()) yield next.value;
+    },
+  };
 }
 
 /** `set` and `memory`: the selected environments sorted in memory (the indexes' encodings, db/sortable.ts). */
@@ -443,7 +481,9 @@ function executePlan(plan: EnvironmentListPlan, c: ListContext): Promise<EntryPa
     case 'memory':
       // The organization's compact entries; a `query` whose names the trigram index did not give (too many, or
       // under three characters) lands here.
-      return allEnvironmentEntries(c.orgId).then((entries) => sortedPage(entries.filter(c.keep), c));
+      return allEnvironmentEntries(c.orgId, c.scope.organization.environments).then((entries) =>
+        sortedPage(entries.filter(c.keep), c),
+      );
   }
 }
 
@@ -461,9 +501,27 @@ export const environmentListReads: OperationReads = ({ ids, query }) => {
   const names = text ? nameSampleReads(ids.orgId, ['APP', 'ENV'], text) : {};
   return {
     queries: [...listScopeReads(ids.orgId), codeRepositoriesRead(ids.orgId), ...(names.queries ?? [])],
-    firstCalls: [...(walk ? [walk] : []), ...(names.firstCalls ?? [])],
+    firstCalls: [...(walk ? [walk] : []), ...firstSetCalls(ids.orgId, query), ...(names.firstCalls ?? [])],
   };
 };
+
+/**
+ * The first Query of each partition a `set` plan reads (setEntries), when the query string alone decides that plan:
+ * the name index's prefix of each name of `envs` (the most selective filter after ids), or the status index's
+ * partition of each `lastScanStatus` (without `query`, whose matches may be fewer: list-plan.ts).
+ */
+function firstSetCalls(orgId: string, rawQuery: Record<string, string | undefined>): PartitionQuery[] {
+  const q = listEnvironmentsV2Query.safeParse(rawQuery).data;
+  if (!q || q.hasFlightpathSession === true || q.appIds.length || q.envIds.length) return [];
+  if (q.envs.length)
+    return [...new Set(q.envs.map((n) => n.toLowerCase()))].map((n) => environmentEntriesNamedQuery(orgId, n));
+  if (q.query || !q.lastScanStatus.length) return [];
+  return storedStatuses(q).map((status) => environmentEntriesWithStatusQuery(orgId, status));
+}
+
+/** The stored statuses a lastScanStatus filter selects (PENDING: none). */
+const storedStatuses = (q: EnvListQuery) =>
+  [...new Set(q.lastScanStatus.map((s) => STORED_STATUS[s]))].filter((s) => s !== undefined);
 
 /**
  * The first Query of an `index` plan's walk (walkIndex), when the query string alone decides the plan (without
@@ -480,7 +538,7 @@ export function firstWalkCall(orgId: string, rawQuery: Record<string, string | u
   const plan = planEnvironmentList(q, request, { applications: 0, environments: 0 });
   if (plan.kind !== 'index') return undefined;
   const forward = q.sortDir !== 'DESC';
-  const walkLimit = readAhead(request);
+  const walkLimit = walkAhead(request);
   if (plan.order === 'applicationValue')
     return forward ? environmentEntriesQuery(orgId, 'id', true, walkLimit) : undefined;
   return plan.wholeItems && (plan.order === 'name' || plan.order === 'scanDate')
@@ -597,9 +655,7 @@ async function applicationsNamedLike(
   text: string,
 ): Promise<{ matching: ListEntry[]; everyMatch: boolean }> {
   const attributes = ['applicationId', 'applicationType', 'name', 'environmentCount'];
-  const lists = await Promise.all(
-    scope.buckets.map((b) => collect(applicationEntries(orgId, b, 'name', true, 1000, attributes))),
-  );
+  const lists = await Promise.all(scope.buckets.map((b) => bucketApplicationEntries(orgId, b, attributes)));
   const inScope = lists.flat().filter((app) => scope.keep(app));
   const matching = inScope.filter((app) => app.name.toLowerCase().includes(text));
   return {
@@ -628,9 +684,7 @@ function pageApplications(orgId: string, scope: ListScope) {
   let compact: Promise<ListEntry[]> | undefined;
   const readCompact = () => {
     if (!compact) {
-      compact = Promise.all(scope.buckets.map((b) => collect(applicationEntries(orgId, b, 'id', true, 1000)))).then(
-        (lists) => lists.flat(),
-      );
+      compact = Promise.all(scope.buckets.map((b) => bucketApplicationEntries(orgId, b))).then((lists) => lists.flat());
       compact.catch(() => undefined); // a failure is read's to see; one that nobody reads must not go unhandled
     }
     return compact;

@@ -2,7 +2,16 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
 import { fromItem } from '../db/items.ts';
-import { batchDelete, batchGet, collect, deleteFound, queryAll, queryItems, type PartitionQuery } from '../db/query.ts';
+import {
+  batchDelete,
+  batchGet,
+  collect,
+  deleteFound,
+  queryAll,
+  queryItems,
+  type PartitionQuery,
+  type ReadOptions,
+} from '../db/query.ts';
 import type { Membership } from '../context/caller.ts';
 import { applicationEntries, organizationBuckets } from './list-entries.ts';
 import { type TransactItem, transactWrite } from '../db/transactions.ts';
@@ -119,10 +128,10 @@ export async function* environmentsOfOrg(
   forward: boolean,
   pageLimit?: number,
   growing = false,
-  { prefetchedFirstCall = false } = {},
+  options: ReadOptions = {},
 ): AsyncGenerator<EnvironmentRecord> {
   const query = environmentsOfOrgQuery(orgId, order, forward, pageLimit, growing);
-  for await (const item of queryItems(query, { prefetchedFirstCall })) yield toRecord(item)!;
+  for await (const item of queryItems(query, options)) yield toRecord(item)!;
 }
 
 // Each attribute gsi2r copies is a field of the environment's record.

@@ -1,5 +1,20 @@
 import { keys, trigrams } from '../db/keys.ts';
-import { collect, queryAll, queryItems, type PartitionQuery, type Reads } from '../db/query.ts';
+import {
+  collect,
+  byUtf8,
+  firstCall,
+  justAfter,
+  idAt,
+  idPlace,
+  idSplits,
+  prefixRange,
+  queryAll,
+  queryItems,
+  segmentedItems,
+  type PartitionQuery,
+  type ReadOptions,
+  type Reads,
+} from '../db/query.ts';
 import { indexKeyNames, type MainIndex } from '../db/tables.ts';
 import type { Membership } from '../context/caller.ts';
 import { fromItem } from '../db/items.ts';
@@ -32,10 +47,29 @@ function entryQuery(index: MainIndex, query: EntryQuery): PartitionQuery {
 }
 
 /** Entries of one index partition; `attributes` narrows what each carries (whole-organization counts and scans). */
-async function* entries(index: MainIndex, query: EntryQuery, { prefetchedFirstCall = false } = {}) {
+async function* entries(index: MainIndex, query: EntryQuery, options: ReadOptions = {}) {
   const sk = indexKeyNames(index).sk;
-  for await (const item of queryItems(entryQuery(index, query), { prefetchedFirstCall }))
+  for await (const item of queryItems(entryQuery(index, query), options))
     yield { ...(item as Omit<ListEntry, 'sortKey'>), sortKey: item[sk] as string };
+}
+
+/** Entries per segment of an id index read side by side (segmentedEntries): about 230 KB, well under a 1 MB page. */
+const ENTRIES_PER_SEGMENT = 600;
+
+/**
+ * Every entry of an index partition whose sort key is a random id (about `expected` of them), in id order, read as
+ * segments of about ENTRIES_PER_SEGMENT side by side (db/query.ts segmentedItems): one round trip, where one call
+ * after another took one per 1 MB page (and more while the calls grew).
+ */
+async function segmentedEntries(
+  index: MainIndex,
+  query: Omit<EntryQuery, 'forward' | 'pageLimit'>,
+  expected: number,
+): Promise<ListEntry[]> {
+  const sk = indexKeyNames(index).sk;
+  const splits = idSplits(Math.min(100, Math.ceil(expected / ENTRIES_PER_SEGMENT)));
+  const items = await collect(segmentedItems(entryQuery(index, query), splits));
+  return items.map((item) => ({ ...(item as Omit<ListEntry, 'sortKey'>), sortKey: item[sk] as string }));
 }
 
 const ENVIRONMENT_ORDERS: Record<EnvironmentListOrder, (orgId: string) => { index: MainIndex; partition: string }> = {
@@ -68,41 +102,157 @@ export function environmentEntries(
   forward: boolean,
   pageLimit?: number,
   attributes?: string[],
-  { prefetchedFirstCall = false } = {},
+  options: ReadOptions = {},
 ): AsyncGenerator<ListEntry> {
   const { index, partition } = ENVIRONMENT_ORDERS[order](orgId);
-  return entries(index, { partition, forward, pageLimit, attributes }, { prefetchedFirstCall });
+  return entries(index, { partition, forward, pageLimit, attributes }, options);
+}
+
+/** How far a walk of the id index surely goes (list-plan.ts idWalkReach). */
+export interface IdWalkReach {
+  /** The index's entries (the organization's environments). */
+  entries: number;
+  /** The share of the id space, from the walk's start, that the walk surely passes. */
+  surely: number;
+  /** Entries to ask for beyond it: where the walk's page most likely ends, with room to spare. */
+  tail: number;
 }
 
 /**
- * Every live environment entry of the organization (in name order: one walk of gsi2c). Split into parallel key
- * ranges of the id index, the same read took DynamoDB Local several times longer.
+ * The organization's environments in id order, walked (environmentEntries) for a page whose reach is known (`reach`):
+ * after the first call (the request's prefetch of it), the ids the walk surely passes are read as segments side by
+ * side (db/query.ts segmentedItems), beside the call that reads on from there; a deep page in about one round trip
+ * after the first rather than one per 1 MB page. Without a reach, or when the first call went past it, call after
+ * call (ReadOptions `wanted`).
  */
-export function allEnvironmentEntries(orgId: string): Promise<ListEntry[]> {
-  return collect(environmentEntries(orgId, 'name', true, 1000));
+export async function* environmentIdWalk(
+  orgId: string,
+  forward: boolean,
+  pageLimit: number,
+  reach: IdWalkReach | undefined,
+  options: ReadOptions = {},
+): AsyncGenerator<ListEntry> {
+  const { index, partition } = ENVIRONMENT_ORDERS.id(orgId);
+  const sk = indexKeyNames(index).sk;
+  const entry = (item: Record<string, unknown>) => ({
+    ...(item as Omit<ListEntry, 'sortKey'>),
+    sortKey: item[sk] as string,
+  });
+  const first = await firstCall(entryQuery(index, { partition, forward, pageLimit }), options);
+  yield* first.items.map(entry);
+  if (!first.lastKey) return;
+  const after = first.lastKey[sk] as string;
+  let read = first.items.length;
+  const wanted = options.wanted && ((n: number) => options.wanted!(n + read));
+  // Ascending, a range starts just after the last key read; descending, it ends at it (read again, left out).
+  const from = (key: string) => (forward ? { skFrom: justAfter(key) } : { skTo: key });
+  const safeKey = reach && idAt(forward ? reach.surely : 1 - reach.surely);
+  if (!reach || !safeKey || (forward ? byUtf8(safeKey, after) <= 0 : byUtf8(safeKey, after) >= 0)) {
+    const rest = entries(
+      index,
+      { partition, forward, pageLimit: wanted?.(0) ?? grown(pageLimit, first.items.length), ...from(after) },
+      { wanted },
+    );
+    for await (const e of rest) if (e.sortKey !== after) yield e;
+    return;
+  }
+  // The call past the surely passed ids starts now, beside their segments.
+  const beyond = forward ? { skFrom: safeKey } : { skTo: safeKey }; // with safeKey: the segments leave it out
+  const tail = entries(index, { partition, forward, pageLimit: reach.tail, ...beyond }, { wanted });
+  const tailFirst = tail.next();
+  tailFirst.catch(() => undefined); // awaited below
+  const [lo, hi] = forward ? [justAfter(after), safeKey] : [safeKey, after];
+  const share = Math.abs((idPlace(hi) ?? 1) - (idPlace(lo) ?? 0));
+  const segments = Math.min(100, Math.ceil((reach.entries * share) / ENTRIES_PER_SEGMENT));
+  const range = entryQuery(index, { partition, skFrom: lo, skTo: hi });
+  const passed = (await collect(segmentedItems(range, idSplits(segments, lo, hi)))).filter(
+    (item) => item[sk] !== after && item[sk] !== safeKey,
+  );
+  if (!forward) passed.reverse();
+  read += passed.length;
+  yield* passed.map(entry);
+  for (let next = await tailFirst; !next.done; next = await tail.next()) yield next.value;
+}
+
+/** The next call's size after a call of `limit` that gave `count` (queryItems' growing calls). */
+const grown = (limit: number, count: number) =>
+  count < limit ? limit - count : Math.max(limit, Math.min(1000, limit * 4));
+
+/**
+ * Every live environment entry of the organization (about `expected`: its counters), in id order: the id index read
+ * as segments side by side (segmentedEntries).
+ */
+export function allEnvironmentEntries(orgId: string, expected: number): Promise<ListEntry[]> {
+  const { index, partition } = ENVIRONMENT_ORDERS.id(orgId);
+  return segmentedEntries(index, { partition }, expected);
+}
+
+/**
+ * Every live application entry of one bucket (about `bucket.applications`: its counter), in id order: the bucket's
+ * id index read as segments side by side (segmentedEntries).
+ */
+export function bucketApplicationEntries(
+  orgId: string,
+  bucket: Pick<Bucket, 'applicationType' | 'teamId' | 'applications'>,
+  attributes?: string[],
+): Promise<ListEntry[]> {
+  const partition = keys.applicationsOfBucketById(orgId, bucket.applicationType, bucket.teamId).gsi6pk;
+  return segmentedEntries('gsi6', { partition, attributes }, bucket.applications);
 }
 
 /** The Query of environmentEntriesNamed (a list's prefetch names its first call). */
-export function environmentEntriesNamedQuery(orgId: string, name: string): PartitionQuery {
+export function environmentEntriesNamedQuery(orgId: string, name: string, pageLimit = 1000): PartitionQuery {
   const { gsi2pk, gsi2skPrefix } = keys.environmentsOfOrgNamed(orgId, name);
-  return entryQuery('gsi2c', { partition: gsi2pk, skPrefix: gsi2skPrefix, pageLimit: 1000 });
+  return entryQuery('gsi2c', { partition: gsi2pk, skPrefix: gsi2skPrefix, pageLimit });
 }
 
 /**
- * Environments named `name` (case-insensitive), in name order: a prefix of the name index; the first call from the
- * request's prefetch of it (environmentEntriesNamedQuery) when there is one.
+ * Environments named `name` (case-insensitive): a prefix of the name index, its first call from the request's
+ * prefetch of it (environmentEntriesNamedQuery) when there is one, the rest, when the first call did not hold it all,
+ * as segments side by side (restOfPrefix); in name order. `firstLimit`: the first call's (the prefetch's) size.
  */
-export async function environmentEntriesNamed(orgId: string, name: string): Promise<ListEntry[]> {
-  const { gsi2pk, gsi2skPrefix } = keys.environmentsOfOrgNamed(orgId, name);
-  const query = { partition: gsi2pk, skPrefix: gsi2skPrefix, pageLimit: 1000 };
-  const found = await collect(entries('gsi2c', query, { prefetchedFirstCall: true }));
-  return found.filter((e) => e.name.toLowerCase() === name.toLowerCase());
+export async function environmentEntriesNamed(orgId: string, name: string, firstLimit = 1000): Promise<ListEntry[]> {
+  const query = environmentEntriesNamedQuery(orgId, name, firstLimit);
+  const first = await firstCall(query, { prefetchedFirstCall: true });
+  const rest = first.lastKey ? await restOfPrefix(query, first.lastKey, first.items.length) : [];
+  const sk = indexKeyNames('gsi2c').sk;
+  return [...first.items, ...rest]
+    .map((item) => ({ ...(item as Omit<ListEntry, 'sortKey'>), sortKey: item[sk] as string }))
+    .filter((e) => e.name.toLowerCase() === name.toLowerCase());
 }
 
-/** Environments whose last scan has this status (or NONE), in name order. */
+/**
+ * The rest of a prefix of a (name, id) index after the key a first call of `read` entries ended at: within one name
+ * the ids (random) order it, so where that key's id falls in the id space estimates how many remain, read as
+ * segments of about ENTRIES_PER_SEGMENT side by side (a key without such an id: one segment, call after call).
+ */
+async function restOfPrefix(query: PartitionQuery, lastKey: Record<string, unknown>, read: number) {
+  const { sk } = indexKeyNames(query.index!);
+  const prefix = query.skPrefix!;
+  const after = lastKey[sk] as string;
+  const fraction = idFraction(after.slice(prefix.length));
+  const segments = fraction ? Math.min(100, Math.ceil((read * (1 - fraction)) / fraction / ENTRIES_PER_SEGMENT)) : 1;
+  const splits = idSplits(segments, after.slice(prefix.length)).map((split) => `${prefix}${split}`);
+  const { index, partition, attributes } = query;
+  const range = { index, partition, attributes, ...prefixRange(prefix), skFrom: justAfter(after) };
+  return (await collect(segmentedItems(range, splits))).filter((item) => item[sk] !== after);
+}
+
+/** The Query of environmentEntriesWithStatus: the whole partition, 1 MB per call (a list's prefetch names its first). */
+export const environmentEntriesWithStatusQuery = (orgId: string, status: string): PartitionQuery =>
+  entryQuery('gsi1c', { partition: keys.environmentsOfOrgWithStatus(orgId, status).gsi1pk });
+
+/**
+ * Environments whose last scan has this status (or NONE), in name order; the first call from the request's prefetch
+ * of it (environmentEntriesWithStatusQuery) when there is one.
+ */
 export function environmentEntriesWithStatus(orgId: string, status: string): Promise<ListEntry[]> {
   return collect(
-    entries('gsi1c', { partition: keys.environmentsOfOrgWithStatus(orgId, status).gsi1pk, pageLimit: 1000 }),
+    entries(
+      'gsi1c',
+      { partition: keys.environmentsOfOrgWithStatus(orgId, status).gsi1pk },
+      { prefetchedFirstCall: true },
+    ),
   );
 }
 
@@ -204,6 +354,7 @@ export async function namesContaining(
   const reads = nameSamples(orgId, kind, text);
   if (!reads) return undefined;
   const walks = reads.samples.map((query) => ({
+    query,
     iterator: queryItems(query, { prefetchedFirstCall: true })[Symbol.asyncIterator](),
     items: [] as Record<string, unknown>[],
     done: false,
@@ -234,7 +385,8 @@ export async function namesContaining(
   // An estimate well over the limit is not read on (the estimate errs by about a seventh either way); a partition
   // without an estimate (ids that are not UUIDs) is read up to the limit.
   const estimate = size(smallest);
-  if (estimate <= limit * 1.5 || estimate === Number.MAX_SAFE_INTEGER) await fill(smallest, limit + 1);
+  if (!smallest.done && estimate <= limit * SEGMENTED_SHARE) await readRest(smallest, estimate);
+  else if (estimate <= limit * 1.5 || estimate === Number.MAX_SAFE_INTEGER) await fill(smallest, limit + 1);
   if (!smallest.done) await smallest.iterator.return?.(undefined);
   const found = await unindexed;
   if (!smallest.done || smallest.items.length > limit) return undefined;
@@ -246,6 +398,30 @@ export async function namesContaining(
       name: item.name as string,
     }))
     .filter((match) => match.name.toLowerCase().includes(lower));
+}
+
+/**
+ * A trigram partition estimated at most this share of namesContaining's limit is read to its end as segments side by
+ * side (readRest): the estimate errs by about a seventh, so one that size is within the limit.
+ */
+const SEGMENTED_SHARE = 0.6;
+
+/**
+ * The rest of a sampled trigram partition, after its last sampled entry: its ids (the owners', random) cut into
+ * segments of about 600 read side by side (db/query.ts segmentedItems), one round trip rather than a call per 1 MB
+ * page (or per growing call).
+ */
+async function readRest(
+  walk: { query: PartitionQuery; iterator: AsyncIterator<unknown>; items: Record<string, unknown>[]; done: boolean },
+  estimate: number,
+): Promise<void> {
+  await walk.iterator.return?.(undefined);
+  const after = walk.items.at(-1)!.gsi7sk as string;
+  const { index, partition } = walk.query;
+  const segments = Math.min(100, Math.ceil((estimate - walk.items.length) / 600));
+  const rest = await collect(segmentedItems({ index, partition, skFrom: justAfter(after) }, idSplits(segments, after)));
+  walk.items.push(...rest.filter((item) => item.gsi7sk !== after));
+  walk.done = true;
 }
 
 /** The organization's buckets that ever held an application: one Query of its counter items. */
@@ -391,9 +567,7 @@ export async function listScope(
   const counts = { applications: sum(buckets, 'applications'), environments: sum(buckets, 'environments') };
   const idsOf = async (list: Bucket[]) => {
     const ids = new Set<string>();
-    const found = await Promise.all(
-      list.map((b) => collect(applicationEntries(orgId, b, 'id', true, 1000, ['applicationId']))),
-    );
+    const found = await Promise.all(list.map((b) => bucketApplicationEntries(orgId, b, ['applicationId'])));
     for (const entry of found.flat()) ids.add(entry.applicationId);
     return ids;
   };
@@ -421,6 +595,7 @@ export async function listScope(
   return {
     buckets,
     counts,
+    organization: { applications: sum(all, 'applications'), environments: sum(all, 'environments') },
     whole: !all.some((b) => !buckets.includes(b) && b.applications > 0),
     keep: (entry) => types.includes(entry.applicationType) && shown(entry.applicationId),
     applicationKeep: () => (applicationKeep ??= readApplicationKeep()),

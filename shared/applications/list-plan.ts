@@ -32,6 +32,8 @@ export const WHOLE_READ_PAGES = 2;
  * twentieth of a unit each): at most 100, or a tenth of them.
  */
 export const isFew = (items: number, total: number) => items <= Math.max(100, total / 10);
+/** Compact entries a first call of a walk surely reads when it asks for as many (1 MB: DynamoDB Local's page). */
+export const FIRST_CALL_ENTRIES = 800;
 /** Applications read whole by key (BatchGetItem) at most; beyond, the scope's compact entries give their figures. */
 export const APPLICATIONS_READ_BY_KEY = 100;
 /**
@@ -52,6 +54,24 @@ export const nameReadLimits = (scope: ScopeCounts) => ({
 });
 /** listApplicationsV2 reads an application `query`'s names no further than a quarter of the caller's applications. */
 export const applicationNameReadLimit = (scope: ScopeCounts) => Math.max(100, scope.applications / 4);
+
+/**
+ * How far an `index` walk of the environments' id order surely goes (list-entries.ts environmentIdWalk), when only
+ * the caller's scope thins it: to keep `needed` entries it passes about needed x (the organization's environments /
+ * the scope's) of the index, ids spread evenly (random); the count of ids below a point errs by about its standard
+ * deviation, so the walk surely passes 3 of them short of that and most likely ends within 3 past it. Undefined when
+ * the page is within the first call's reach anyway.
+ */
+export function idWalkReach(needed: number, firstCall: number, scope: ScopeCounts, organization: ScopeCounts) {
+  const entries = organization.environments;
+  if (!scope.environments || !entries) return undefined;
+  const passes = Math.min(entries, (needed * entries) / scope.environments);
+  const share = passes / entries;
+  const deviation = Math.sqrt(entries * share * (1 - share)) + 1;
+  const surely = Math.max(0, passes - 3 * deviation);
+  if (surely <= firstCall) return undefined;
+  return { entries, surely: surely / entries, tail: Math.ceil(6 * deviation) };
+}
 
 /** Live applications and environments of the caller's buckets (the organization counters; list-entries.ts listScope). */
 export interface ScopeCounts {

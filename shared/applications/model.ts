@@ -430,6 +430,8 @@ export interface ListScope {
   buckets: Bucket[];
   /** Live applications and environments of the selected buckets (the organization counters). */
   counts: { applications: number; environments: number };
+  /** Live applications and environments of every bucket of the organization (its counters): what its indexes hold. */
+  organization: { applications: number; environments: number };
   /** The selected buckets are all the organization's with applications: `keep` hides only deleting applications. */
   whole: boolean;
   keep(entry: Pick<ListEntry, 'applicationId' | 'applicationType'>): boolean;

@@ -89,55 +89,109 @@ function queryCall(query: PartitionQuery, startKey: Item | undefined, limit: num
 
 const firstCallReadId = (query: PartitionQuery) => `first call of ${queryReadId(query)}`;
 
+/** How queryItems reads: its first call from the request's prefetch; how many a walk still wants. */
+export interface ReadOptions {
+  /** The first call's result is taken from the request's prefetch of it (prefetchFirstCall) when there is one. */
+  prefetchedFirstCall?: boolean;
+  /**
+   * A `growing` walk that knows how far it must go: how many more items it wants after the `read` so far (undefined:
+   * it cannot tell yet). Each further call asks for that many rather than 4 times as many as the last: a deep page
+   * reads in as few calls as the 1 MB pages allow, and no further than it needs.
+   */
+  wanted?: (read: number) => number | undefined;
+}
+
 /**
- * The items of a partition in sort-key order, read lazily one DynamoDB page at a time. `prefetchedFirstCall`: the
- * first call's result is taken from the request's prefetch of it (prefetchFirstCall) when there is one.
+ * The items of a partition in sort-key order, read lazily one DynamoDB page at a time (ReadOptions: the first call
+ * prefetched, the calls sized by what a walk still wants).
  */
-export async function* queryItems(query: PartitionQuery, { prefetchedFirstCall = false } = {}): AsyncGenerator<Item> {
+export async function* queryItems(
+  query: PartitionQuery,
+  { prefetchedFirstCall = false, wanted }: ReadOptions = {},
+): AsyncGenerator<Item> {
   let startKey: Item | undefined;
   let limit = query.pageLimit;
+  let read = 0;
   let prefetched = prefetchedFirstCall ? takePrefetched<QueryOutput>(firstCallReadId(query)) : undefined;
   do {
     const out = await (prefetched ?? queryCall(query, startKey, limit));
     prefetched = undefined;
     for (const item of out.Items ?? []) yield item;
     startKey = out.LastEvaluatedKey;
-    // A call cut short by DynamoDB's 1 MB page asks next for what it lacked; a full one for 4 times as many.
+    // A call cut short by DynamoDB's 1 MB page asks next for what it lacked; a full one for 4 times as many (or, for
+    // a walk that can tell, for what it still wants).
     const count = out.Count ?? 0;
-    if (query.growing && limit) limit = count < limit ? limit - count : Math.min(1000, limit * 4);
+    read += count;
+    const want = startKey ? wanted?.(read) : undefined;
+    if (query.growing && limit)
+      limit = want ? Math.max(1, want) : count < limit ? limit - count : Math.max(limit, Math.min(1000, limit * 4));
   } while (startKey);
+}
+
+/**
+ * The first call of `query` alone (the request's prefetch of it when there is one): its items, and the key the next
+ * call would start from (none: the partition or range ends there).
+ */
+export async function firstCall(
+  query: PartitionQuery,
+  { prefetchedFirstCall = false } = {},
+): Promise<{ items: Item[]; lastKey?: Item }> {
+  const prefetched = prefetchedFirstCall ? takePrefetched<QueryOutput>(firstCallReadId(query)) : undefined;
+  const out = await (prefetched ?? queryCall(query, undefined, query.pageLimit));
+  return { items: out.Items ?? [], lastKey: out.LastEvaluatedKey };
 }
 
 /** Sort keys compared as DynamoDB orders them: by their UTF-8 bytes. */
 export const byUtf8 = (a: string, b: string) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 
 /**
- * The items of `query`'s sort-key range (skFrom..skTo, ascending) exactly as queryItems gives them, read as
- * consecutive segments cut at `splits` (sort keys within the range), every segment's pages at once rather than one
- * 1 MB page after another: a big range (a scan's 10,000 URIs, 4 MB) in one round trip or two. A segment is
- * BETWEEN its split and the next; an item whose key equals the next split is that segment's, not this one's.
- * Yields each segment's items once it and those before it are read.
+ * The items of `query`'s sort-key range (skFrom..skTo, ascending; a bound left out: the partition's end) exactly as
+ * queryItems gives them, read as consecutive segments cut at `splits` (sort keys within the range), every segment's
+ * pages at once rather than one 1 MB page after another: a big range (a scan's 10,000 URIs, 4 MB) in one round trip
+ * or two. A segment is BETWEEN its split and the next; an item whose key equals the next split is that segment's,
+ * not this one's. Yields each segment's items once it and those before it are read.
  */
-export async function* segmentedItems(
-  query: PartitionQuery & { skFrom: string; skTo: string },
-  splits: string[],
-): AsyncGenerator<Item> {
+export async function* segmentedItems(query: PartitionQuery, splits: string[]): AsyncGenerator<Item> {
   if (query.forward === false || query.pageLimit !== undefined || query.skPrefix !== undefined)
     throw new Error('segmentedItems reads a whole range in ascending order');
+  const { skFrom, skTo } = query;
   const inside = [...new Set(splits)]
-    .filter((s) => byUtf8(s, query.skFrom) > 0 && byUtf8(s, query.skTo) < 0)
+    .filter((s) => (skFrom === undefined || byUtf8(s, skFrom) > 0) && (skTo === undefined || byUtf8(s, skTo) < 0))
     .sort(byUtf8);
-  const bounds = [query.skFrom, ...inside, query.skTo];
+  const bounds = [skFrom, ...inside, skTo];
   const { sk } = query.index ? indexKeyNames(query.index) : { sk: 'sk' };
   const segments = bounds.slice(1).map((to, i) => {
     const last = i === bounds.length - 2;
-    const read = collect(queryItems({ ...query, skFrom: bounds[i]!, skTo: to })).then((items) =>
+    const read = collect(queryItems({ ...query, skFrom: bounds[i], skTo: to })).then((items) =>
       last ? items : items.filter((item) => item[sk] !== to),
     );
     read.catch(() => undefined); // awaited in order below
     return read;
   });
   for (const segment of segments) yield* await segment;
+}
+
+/** The smallest sort key above `key` (a range that starts after an item already read does not read it again). */
+export const justAfter = (key: string) => `${key}\u0000`;
+
+/** The id (8 lower-case hex digits) at `fraction` of the id space (0 to 1), for a range of random ids. */
+export const idAt = (fraction: number) =>
+  Math.min(2 ** 32 - 1, Math.max(0, Math.floor(fraction * 2 ** 32)))
+    .toString(16)
+    .padStart(8, '0');
+
+/** Where an id (random, lower-case hex) falls in the id space, from 0 to 1 (undefined: not such an id). */
+export const idPlace = (id: string | undefined) =>
+  id && /^[0-9a-f]{8}/.test(id) ? parseInt(id.slice(0, 8), 16) / 2 ** 32 : undefined;
+
+/**
+ * Where to cut a range of random ids (UUIDs, lower-case hex: evenly spread) from `after` to `before` (none: the id
+ * space's ends) into `count` segments of about the same number of ids (segmentedItems' splits).
+ */
+export function idSplits(count: number, after?: string, before?: string): string[] {
+  const from = idPlace(after) ?? 0;
+  const to = idPlace(before) ?? 1;
+  return Array.from({ length: Math.max(0, count - 1) }, (_, i) => idAt(from + ((to - from) * (i + 1)) / count));
 }
 
 /**

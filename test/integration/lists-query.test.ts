@@ -88,6 +88,7 @@ interface EnvView {
   environmentName: string;
   applicationId: string;
   applicationName: string;
+  lastScanStatus?: string;
 }
 
 const envs = (token: string, query: Record<string, string | number>) =>
@@ -513,6 +514,102 @@ describe('query with many matches', () => {
       }
     }
   }, 600_000);
+
+  it('a deep page, a set read whole and a two-character query answer the whole list filtered, sorted and sliced', async () => {
+    // Deep pages walk hundreds of entries in calls sized by what the walk still wants; the envs and lastScanStatus
+    // sets are read from a prefetched first call on; a query under three characters reads every entry as segments of
+    // the id index side by side (docs/API.md, How a list is planned).
+    type Case = [string, Record<string, string>, (e: EnvView) => boolean];
+    const cases: Case[] = [
+      ['all', {}, () => true],
+      ['envs=prod', { envs: 'prod' }, (e) => e.environmentName.toLowerCase() === 'prod'],
+      ['envs=STAGE,qa', { envs: 'STAGE,qa' }, (e) => ['stage', 'qa'].includes(e.environmentName.toLowerCase())],
+      ['lastScanStatus=ERRORED', { lastScanStatus: 'LAST_SCAN_STATUS_ERRORED' }, (e) => e.lastScanStatus === 'ERROR'],
+      ['query=-1', { query: '-1' }, (e) => `${e.environmentName} ${e.applicationName}`.includes('-1')],
+    ];
+    for (const caller of [many, manyOutsider]) {
+      for (const [sortField, sortDir] of [
+        ['environmentName', 'ASC'],
+        ['environmentId', 'ASC'],
+        ['scanDate', 'DESC'],
+        ['applicationName', 'ASC'],
+        ['scanDuration', 'DESC'],
+      ]) {
+        const whole: EnvView[] = (await list(caller.token, { sortField, sortDir })).body.environments;
+        expect(whole.length).toBeGreaterThan(500);
+        for (const [name, filter, keep] of cases) {
+          const expected = whole.filter(keep).map((e) => e.environmentId);
+          expect(expected.length, name).toBeGreaterThan(name === 'all' ? 500 : 20);
+          for (const [pageSize, pageToken] of [
+            [10, 50],
+            [10, Math.floor(expected.length / 10)],
+            [7, 3],
+            [100, 1],
+          ]) {
+            const label = `${name} ${sortField} ${sortDir} size ${pageSize} page ${pageToken}`;
+            const out = await list(caller.token, { ...filter, sortField, sortDir, pageSize, pageToken });
+            expect(out.status, out.text).toBe(200);
+            expect(
+              out.body.environments.map((e: EnvView) => e.environmentId),
+              label,
+            ).toEqual(expected.slice(pageSize * pageToken, pageSize * (pageToken + 1)));
+            expect(out.body.totalCount, label).toBe(String(expected.length));
+            const hasNext = pageSize * (pageToken + 1) < expected.length;
+            expect(out.body.hasNext, label).toBe(hasNext);
+            expect(out.body.nextPageToken, label).toBe(hasNext ? String(pageToken + 1) : '');
+          }
+        }
+      }
+    }
+  }, 600_000);
+
+  it("an environment name's entries read as a first call and the rest in segments are the name index's prefix", async () => {
+    const { environmentEntriesNamed, environmentEntriesNamedQuery } =
+      await import('../../shared/applications/list-entries.ts');
+    for (const name of ['prod', 'Stage', 'env-1', 'nothing']) {
+      const whole = await queryAll({ ...environmentEntriesNamedQuery(many.orgId, name), pageLimit: undefined });
+      const expected = whole
+        .filter((e) => String(e.name).toLowerCase() === name.toLowerCase())
+        .map((e) => e.environmentId);
+      for (const firstLimit of [1, 7, 60, 1000]) {
+        const found = await environmentEntriesNamed(many.orgId, name, firstLimit);
+        expect(
+          found.map((e) => e.environmentId),
+          `${name} ${firstLimit}`,
+        ).toEqual(expected);
+      }
+    }
+  });
+
+  it('a walk of the id order that reads the ids it surely passes in segments gives the index order, item for item', async () => {
+    const { environmentIdWalk, environmentEntries } = await import('../../shared/applications/list-entries.ts');
+    const { collect } = await import('../../shared/db/query.ts');
+    for (const forward of [true, false]) {
+      const expected = (await collect(environmentEntries(many.orgId, 'id', forward, 1000))).map((e) => e.environmentId);
+      expect(expected).toHaveLength(APPS * 5);
+      // Reaches short of, at and past the end; tails too short (the walk reads on), first calls of every size.
+      for (const [pageLimit, surely, tail] of [
+        [5, 0.5, 20],
+        [40, 0.9, 1],
+        [40, 0.02, 300],
+        [1, 1, 5],
+        [100, 0.3, 1000],
+        [800, 0.5, 10],
+      ]) {
+        const reach = { entries: APPS * 5, surely, tail };
+        let kept = 0;
+        const walk = environmentIdWalk(many.orgId, forward, pageLimit, reach, {
+          wanted: (read) => (kept > 0 ? Math.ceil(((600 - kept) * read) / kept) : undefined),
+        });
+        const found: string[] = [];
+        for await (const e of walk) {
+          found.push(e.environmentId);
+          kept++;
+        }
+        expect(found, `${forward} ${pageLimit} ${surely} ${tail}`).toEqual(expected);
+      }
+    }
+  });
 
   it('a page of many applications (their compact entries) shows each as a page of few (read by key) does', async () => {
     const query = { sortField: 'applicationName', applicationTypes: 'STANDARD,CLOUD' };

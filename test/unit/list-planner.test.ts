@@ -9,6 +9,7 @@ import {
   type DeprecatedApplicationListPlan,
   type EnvironmentListPlan,
   type EnvironmentListStats,
+  idWalkReach,
 } from '../../shared/applications/list-plan.ts';
 import {
   listApplicationsV1Query,
@@ -369,7 +370,8 @@ describe('firstWalkCall (listEnvsV2: the walk prefetched beside the authorizatio
     });
     // Compact entries: the id order, and pages past those walked on whole items.
     expect(firstWalkCall(orgId, { sortField: 'environmentId' })).toMatchObject({ index: 'gsi4', pageLimit: 11 });
-    expect(firstWalkCall(orgId, { pageToken: '500' })).toMatchObject({ index: 'gsi2c', pageLimit: 1000 });
+    // A deep page asks for everything up to its end (DynamoDB's 1 MB page cuts it; the next calls ask for the rest).
+    expect(firstWalkCall(orgId, { pageToken: '500' })).toMatchObject({ index: 'gsi2c', pageLimit: 5011 });
     // A repository sort walks the id order after the mapped applications' environments when ascending.
     expect(firstWalkCall(orgId, { sortField: 'mappedRepositoryCount' })).toMatchObject({ index: 'gsi4' });
     // The scope filters (types, teams) leave the plan to the walk.
@@ -389,5 +391,30 @@ describe('firstWalkCall (listEnvsV2: the walk prefetched beside the authorizatio
       { pageSize: '0' }, // answers 400
     ])
       expect(firstWalkCall(orgId, params), JSON.stringify(params)).toBeUndefined();
+  });
+});
+
+describe('idWalkReach (listEnvsV2: how far a walk of the id order surely goes)', () => {
+  const org = { applications: 2000, environments: 10_000 };
+  it('surely passes about 3 standard deviations short of where the page ends, and asks for 6 beyond', () => {
+    // Page 500 of 10 over every environment: about 5,011 of 10,000 ids; the count below a point errs by about 50.
+    const reach = idWalkReach(5011, 800, org, org)!;
+    expect(reach.entries).toBe(10_000);
+    expect(reach.surely * 10_000).toBeGreaterThan(5011 - 3 * 52);
+    expect(reach.surely * 10_000).toBeLessThan(5011 - 3 * 48);
+    expect(reach.tail).toBeGreaterThan(6 * 48);
+    expect(reach.tail).toBeLessThan(6 * 52);
+    // A scope of 9 tenths passes 10 ninths as many.
+    const scoped = idWalkReach(4500, 800, { applications: 1800, environments: 9000 }, org)!;
+    expect(scoped.surely * 10_000).toBeGreaterThan(5000 - 3 * 52);
+    expect(scoped.surely * 10_000).toBeLessThan(5000 - 3 * 48);
+  });
+
+  it('is undefined when the first call reaches as far, or there is nothing to walk', () => {
+    expect(idWalkReach(11, 11, org, org)).toBeUndefined();
+    expect(idWalkReach(850, 800, org, org)).toBeUndefined();
+    expect(idWalkReach(5011, 800, { applications: 0, environments: 0 }, org)).toBeUndefined();
+    // Past the end: every id, but a few.
+    expect(idWalkReach(50_000, 800, org, org)!.surely).toBeGreaterThan(0.99);
   });
 });
