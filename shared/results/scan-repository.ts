@@ -201,6 +201,44 @@ export async function countedAlertUris(
   );
 }
 
+/** Every attribute of a URI item (a read projecting them reads each URI whole). */
+const URI_ATTRIBUTES = Object.keys({
+  n: true,
+  alertUriId: true,
+  msgId: true,
+  pluginId: true,
+  uri: true,
+  requestMethod: true,
+  param: true,
+  findingHash: true,
+} satisfies Record<keyof AlertUriRecord, true>);
+
+/**
+ * Every URI item of the scan (as urisOfScan reads them) and its messages (only `messageAttributes`), in one Query:
+ * its messages' range sorts just before its URIs' (`#MSG#`, `#URI#`), so a reader of all its URIs that needs their
+ * messages too pays for the messages' size, not half a read unit per message.
+ */
+export async function urisAndMessagesOfScan<A extends keyof AlertMessageRecord>(
+  scan: ScanRef,
+  messageAttributes: A[],
+): Promise<{ uris: AlertUriRecord[]; messages: Pick<AlertMessageRecord, A>[] }> {
+  const messages = keys.messagesOfScan(scan.applicationId, scan.environmentId, scan.scanId);
+  const uris = keys.urisOfScan(scan.applicationId, scan.environmentId, scan.scanId);
+  const items = await queryAll({
+    partition: uris.pk,
+    skFrom: messages.skPrefix,
+    skTo: uris.skTo,
+    attributes: [...new Set(['sk', ...URI_ATTRIBUTES, ...messageAttributes])],
+  });
+  const under = (prefix: string) => items.filter((item) => (item.sk as string).startsWith(prefix));
+  return {
+    uris: under(uris.skFrom).map((item) => fromItem<AlertUriRecord>(item)!),
+    messages: under(messages.skPrefix).map(
+      (item) => Object.fromEntries(messageAttributes.map((a) => [a, item[a]])) as Pick<AlertMessageRecord, A>,
+    ),
+  };
+}
+
 export async function getAlertMessage(scan: ScanRef, msgId: string): Promise<AlertMessageRecord | undefined> {
   return fromItem<AlertMessageRecord>(
     await getItem(keys.alertMessage(scan.applicationId, scan.environmentId, scan.scanId, msgId)),
