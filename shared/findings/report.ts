@@ -19,10 +19,10 @@ import {
 } from '../applications/environment-repository.ts';
 import {
   alertsOfScan,
+  alertsUrisAndMessagesOfScan,
   countedAlertUris,
   getScans,
   scansOfEnvironmentNewestFirst,
-  urisAndMessagesOfScan,
   urisOfScan,
 } from '../results/scan-repository.ts';
 import {
@@ -224,22 +224,18 @@ type Slice = { source: ReportSource; alert: AlertRecord; uris: AlertUriRecord[] 
  */
 async function pageSlices(all: PendingSource[], offset: number, size: number): Promise<Page> {
   const { sources, skipped } = await pageSources(all, offset, size);
-  // A scan that counts no rows shows none: its alerts are not read. A scan the page shows whole has its URIs and
-  // their messages read beside its alerts (one round trip, not two in a row).
+  // A scan that counts no rows shows none: its alerts are not read. A scan the page shows whole has its alerts, URIs
+  // and their messages read in one Query (one call, not two in a row).
   const whole = wholeOnPage(sources, offset - skipped, size);
   const scanUris = new Map<string, AlertUriRecord[]>();
   const scanMessages = new Map<string, ScanMessages>();
   const alerts = await mapLimited(sources, PAGE_READS_IN_FLIGHT, async (source, i) => {
     if (!source.scan.stats?.totalAlerts) return [];
-    const [read, withMessages] = await Promise.all([
-      alertsOfScan(source.scan),
-      whole[i] ? urisAndMessagesOfScan(source.scan, [...MESSAGE_ATTRIBUTES]) : undefined,
-    ]);
-    if (withMessages) {
-      scanUris.set(source.scan.scanId, withMessages.uris);
-      scanMessages.set(source.scan.scanId, new Map(withMessages.messages.map((m) => [m.msgId, m])));
-    }
-    return read.filter((a) => a.uriCount > 0);
+    if (!whole[i]) return (await alertsOfScan(source.scan)).filter((a) => a.uriCount > 0);
+    const read = await alertsUrisAndMessagesOfScan(source.scan, [...MESSAGE_ATTRIBUTES]);
+    scanUris.set(source.scan.scanId, read.uris);
+    scanMessages.set(source.scan.scanId, new Map(read.messages.map((m) => [m.msgId, m])));
+    return read.alerts.filter((a) => a.uriCount > 0);
   });
   const alertCounts = new Map(sources.map((source, i) => [source.scan.scanId, alerts[i]!.length]));
   const slices = await readSlices(sliceReads(sources, alerts, offset - skipped, size), alertCounts, scanUris);
@@ -393,7 +389,7 @@ function issueOfRow(
 /** The message attributes a row shows. */
 const MESSAGE_ATTRIBUTES = ['msgId', 'evidence', 'otherInfo'] as const;
 type RowMessage = Pick<AlertMessageRecord, (typeof MESSAGE_ATTRIBUTES)[number]>;
-/** A scan's messages read with its URIs (urisAndMessagesOfScan), by msgId. */
+/** A scan's messages read with its URIs (alertsUrisAndMessagesOfScan), by msgId. */
 type ScanMessages = Map<string, RowMessage>;
 
 /**
