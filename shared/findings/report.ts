@@ -558,9 +558,13 @@ async function rowsOf(
   envRows: EnvRows,
   asOf: number | undefined,
   now: number,
-  issues: Map<string, IssueIndex>,
+  issuesRead: Promise<Map<string, IssueIndex>>,
 ) {
-  const { messageOf, findingOf, ruleOf, userOf, teamOf, slaDaysOf } = await rowReads(orgId, page, envRows);
+  // The issues' index (its summaries' BatchGetItem) is read beside the rows' details, not before them.
+  const [{ messageOf, findingOf, ruleOf, userOf, teamOf, slaDaysOf }, issues] = await Promise.all([
+    rowReads(orgId, page, envRows),
+    issuesRead,
+  ]);
   const { slices } = page;
   // Due dates as of the report's moment (`date`/`datetime`), or now.
   const at = asOf ?? now;
@@ -767,13 +771,10 @@ export async function listOrganizationFindings(caller: Caller, orgId: string, q:
   const totalFindings = sources.reduce((n, s) => n + s.current.totalAlerts, 0);
   const withScans = envs.filter((_, i) => scans[i]!.length > 0).map((e) => e.env);
   const page = await pageSlices(sources, q.pageToken * q.pageSize, q.pageSize);
-  const issues = await issueIndexes(withScans, asOf, page.slices);
-  const totalIssues = [...issues.values()].reduce((n, index) => n + index.count, 0);
-  return {
-    findings: await rowsOf(orgId, page, envRowsOf(sources, page.slices), asOf, now, issues),
-    totalFindings,
-    totalIssues,
-  };
+  const issuesRead = issueIndexes(withScans, asOf, page.slices);
+  const findings = await rowsOf(orgId, page, envRowsOf(sources, page.slices), asOf, now, issuesRead);
+  const totalIssues = [...(await issuesRead).values()].reduce((n, index) => n + index.count, 0);
+  return { findings, totalFindings, totalIssues };
 }
 
 /** The report as JSON (reports.CurrentFindingsResponse) or, for `Accept: text/csv`, as CSV with the total in X-Total-Count. */
