@@ -457,6 +457,11 @@ export const keys = {
     pk: `APP#${appId}`,
     sk: `ENVDATA#${envId}#SCAN#${scanId}#MSG#${msgId}`,
   }),
+  /** All messages of a scan (a sort-key prefix: msgIds are the scanners'). */
+  messagesOfScan: (appId: string, envId: string, scanId: string) => ({
+    pk: `APP#${appId}`,
+    skPrefix: `ENVDATA#${envId}#SCAN#${scanId}#MSG#`,
+  }),
   /** All URIs of a scan, every alert's (a sort-key range: plugin ids sort below '~'). */
   urisOfScan: (appId: string, envId: string, scanId: string) => ({
     pk: `APP#${appId}`,

@@ -195,6 +195,54 @@ export function idSplits(count: number, after?: string, before?: string): string
 }
 
 /**
+ * The items of `query`'s sort-key range in order, at most about `limit` of them (Query calls asking for what is left),
+ * and `readTo`: the sort key the read stopped at when the range held more (undefined: read to its end). For a read
+ * whose cost must stay bounded whatever the range holds (rangeOrKeys).
+ */
+async function rangeUpTo(
+  query: PartitionQuery & { skFrom: string; skTo: string },
+  limit: number,
+): Promise<{ items: Item[]; readTo?: string }> {
+  const items: Item[] = [];
+  let startKey: Item | undefined;
+  do {
+    const out = await queryCall(query, startKey, Math.max(1, limit - items.length));
+    items.push(...(out.Items ?? []));
+    startKey = out.LastEvaluatedKey;
+  } while (startKey && items.length < limit);
+  return { items, readTo: startKey?.sk as string | undefined };
+}
+
+/**
+ * The items of these keys (one partition; as batchGet answers them, order not kept): the sort-key range from their
+ * least key to their greatest read by Query, at most `limit` items (rangeUpTo), then the keys beyond what it reached
+ * by key. A Query is charged by the summed size of the items it reads (4 KB units, halved when eventually
+ * consistent), a BatchGetItem at least half a unit per key, present or absent: when the keys are most of their range,
+ * or most of them name no item, the range costs a fraction of the keys. `limit` bounds its cost whatever it holds.
+ */
+export async function rangeOrKeys(
+  itemKeys: { pk: string; sk: string }[],
+  limit: number,
+  attributes?: string[],
+): Promise<Item[]> {
+  if (itemKeys.length === 0) return [];
+  const wanted = new Set(itemKeys.map((key) => key.sk));
+  const sorted = [...wanted].sort(byUtf8);
+  const partition = itemKeys[0]!.pk;
+  if (itemKeys.some((key) => key.pk !== partition)) throw new Error('rangeOrKeys reads keys of one partition');
+  const projection = attributes && [...new Set([...attributes, 'sk'])];
+  const { items, readTo } = await rangeUpTo(
+    { partition, skFrom: sorted[0]!, skTo: sorted.at(-1)!, attributes: projection },
+    limit,
+  );
+  const found = items.filter((item) => wanted.has(item.sk as string));
+  if (attributes && !attributes.includes('sk')) for (const item of found) delete item.sk;
+  if (readTo === undefined) return found;
+  const rest = sorted.filter((sk) => byUtf8(sk, readTo) > 0).map((sk) => ({ pk: partition, sk }));
+  return [...found, ...(await batchGet(rest, attributes))];
+}
+
+/**
  * Runs the first call of `query` now (a list's walk, beside the request's authorization reads); the request's later
  * queryItems of the same query with `prefetchedFirstCall` takes its result and reads on from there.
  */

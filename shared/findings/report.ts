@@ -1,6 +1,6 @@
 import { stringify } from 'csv-stringify/sync';
 import { keys } from '../db/keys.ts';
-import { batchGet } from '../db/query.ts';
+import { batchGet, rangeOrKeys } from '../db/query.ts';
 import { consistentReadsRequested } from '../db/consistent-reads.ts';
 import { fromItem } from '../db/items.ts';
 import {
@@ -19,6 +19,7 @@ import {
 } from '../applications/environment-repository.ts';
 import {
   alertsOfScan,
+  alertsUrisAndMessagesOfScan,
   countedAlertUris,
   getScans,
   scansOfEnvironmentNewestFirst,
@@ -221,20 +222,30 @@ type Slice = { source: ReportSource; alert: AlertRecord; uris: AlertUriRecord[] 
  * small environments costs a few round trips, not a few per environment. A run read short (its scan deleted
  * meanwhile) leaves the page short: those rows are gone.
  */
-async function pageSlices(all: PendingSource[], offset: number, size: number): Promise<Slice[]> {
+async function pageSlices(all: PendingSource[], offset: number, size: number): Promise<Page> {
   const { sources, skipped } = await pageSources(all, offset, size);
-  // A scan that counts no rows shows none: its alerts are not read. A scan the page shows whole has its URIs read
-  // beside its alerts (one round trip, not two in a row).
+  // A scan that counts no rows shows none: its alerts are not read. A scan the page shows whole has its alerts, URIs
+  // and their messages read in one Query (one call, not two in a row).
   const whole = wholeOnPage(sources, offset - skipped, size);
   const scanUris = new Map<string, AlertUriRecord[]>();
+  const scanMessages = new Map<string, ScanMessages>();
   const alerts = await mapLimited(sources, PAGE_READS_IN_FLIGHT, async (source, i) => {
     if (!source.scan.stats?.totalAlerts) return [];
-    const [read, uris] = await Promise.all([alertsOfScan(source.scan), whole[i] ? urisOfScan(source.scan) : undefined]);
-    if (uris) scanUris.set(source.scan.scanId, uris);
-    return read.filter((a) => a.uriCount > 0);
+    if (!whole[i]) return (await alertsOfScan(source.scan)).filter((a) => a.uriCount > 0);
+    const read = await alertsUrisAndMessagesOfScan(source.scan, [...MESSAGE_ATTRIBUTES]);
+    scanUris.set(source.scan.scanId, read.uris);
+    scanMessages.set(source.scan.scanId, new Map(read.messages.map((m) => [m.msgId, m])));
+    return read.alerts.filter((a) => a.uriCount > 0);
   });
   const alertCounts = new Map(sources.map((source, i) => [source.scan.scanId, alerts[i]!.length]));
-  return readSlices(sliceReads(sources, alerts, offset - skipped, size), alertCounts, scanUris);
+  const slices = await readSlices(sliceReads(sources, alerts, offset - skipped, size), alertCounts, scanUris);
+  return { slices, scanMessages };
+}
+
+/** A page's URI runs, and the messages of the scans it shows whole, read with their URIs. */
+interface Page {
+  slices: Slice[];
+  scanMessages: Map<string, ScanMessages>;
 }
 
 /** For each source, whether rows [skip, skip + need) hold all its rows (by its scan's count, as sliceReads cuts). */
@@ -375,38 +386,140 @@ function issueOfRow(
   return { issueId, detectedBy: [...new Set([streamOf(scan), ...(index?.toolsOf(issueId) ?? [])])].sort() };
 }
 
+/** The message attributes a row shows. */
+const MESSAGE_ATTRIBUTES = ['msgId', 'evidence', 'otherInfo'] as const;
+type RowMessage = Pick<AlertMessageRecord, (typeof MESSAGE_ATTRIBUTES)[number]>;
+/** A scan's messages read with its URIs (alertsUrisAndMessagesOfScan), by msgId. */
+type ScanMessages = Map<string, RowMessage>;
+
+/**
+ * Fewer keys than this of one scan or environment are read by key with the rest of the page's (shared BatchGetItems):
+ * a range read is a call of its own, worth it only for a range of many of them.
+ */
+const RANGE_MIN_KEYS = 16;
+
+/** Keys of one scan's or environment's items that the page's rows need, and how to read them. */
+interface KeyGroup {
+  keys: { pk: string; sk: string }[];
+  /** Read as a range of at most this many items (rangeOrKeys); undefined: by key, with the page's other keys. */
+  rangeLimit?: number;
+}
+
+/** The items of the groups' keys: each ranged group by rangeOrKeys, the others' together by key. */
+async function readGroups(groups: KeyGroup[], attributes?: readonly string[]): Promise<Record<string, unknown>[]> {
+  const ranged = groups.filter((g) => g.rangeLimit !== undefined);
+  const keyed = groups.filter((g) => g.rangeLimit === undefined).flatMap((g) => g.keys);
+  const read = await Promise.all([
+    batchGet(keyed, attributes && [...attributes]),
+    ...ranged.map((g) => rangeOrKeys(g.keys, g.rangeLimit!, attributes && [...attributes])),
+  ]);
+  return read.flat();
+}
+
+/** Values grouped by a key, each group's distinct by a second key, in order of first appearance. */
+function groupedDistinct<T>(values: T[], group: (v: T) => string, id: (v: T) => string): Map<string, T[]> {
+  const groups = new Map<string, Map<string, T>>();
+  for (const v of values) {
+    const g = groups.get(group(v)) ?? new Map<string, T>();
+    if (!g.has(id(v))) g.set(id(v), v);
+    groups.set(group(v), g);
+  }
+  return new Map([...groups].map(([k, g]) => [k, [...g.values()]]));
+}
+
+type PageUri = { source: ReportSource; u: AlertUriRecord };
+
+/**
+ * The page's messages (evidence, other info). A scan shown whole had them read with its URIs. A scan the page shows half of or
+ * more (by its count) has the range of its rows' messages read (rangeOrKeys, at most twice as many as it needs);
+ * any other scan's by key, with the rest of the page's.
+ */
+async function pageMessages(uris: PageUri[], scanMessages: Map<string, ScanMessages>): Promise<RowMessage[]> {
+  const taken: RowMessage[] = [];
+  const groups: KeyGroup[] = [];
+  for (const [scanId, scanUris] of groupedDistinct(
+    uris,
+    (x) => x.source.scan.scanId,
+    (x) => x.u.msgId,
+  )) {
+    const { scan } = scanUris[0]!.source;
+    const wanted = scanUris.map(({ u }) => keys.alertMessage(scan.applicationId, scan.environmentId, scanId, u.msgId));
+    const read = scanMessages.get(scanId);
+    if (read) {
+      // Read with the scan's URIs: a message not among them has no item.
+      taken.push(...scanUris.flatMap(({ u }) => read.get(u.msgId) ?? []));
+      continue;
+    }
+    const covered = 2 * wanted.length >= (scan.stats?.totalAlerts ?? 0);
+    const ranged = wanted.length >= RANGE_MIN_KEYS && covered;
+    groups.push({ keys: wanted, rangeLimit: ranged ? 2 * wanted.length : undefined });
+  }
+  const read = await readGroups(groups, MESSAGE_ATTRIBUTES);
+  return [...taken, ...read.map((m) => fromItem<RowMessage>(m)!)];
+}
+
+/** The page's rows of each environment, and its rows in all (its current scans' counts). */
+type EnvRows = Map<string, { onPage: number; total: number }>;
+
+/**
+ * The finding records and the rules of the page's rows. An environment the page shows half of or more (by its
+ * current scans' counts) has the range of its rows' records read, and of their rules (rangeOrKeys, at most twice as
+ * many as it needs); an environment whose rows mostly have no rule by its scans' triage counts has the range of
+ * their rules read (at most as many as it needs: most of what is looked for is absent, which a BatchGetItem pays
+ * for); the rest by key, every environment's together. One finding has several URIs when their paths normalize
+ * alike (/users/1, /users/2): each finding is read once (BatchGetItem refuses duplicate keys).
+ */
+async function pageFindingsAndRules(uris: PageUri[], envRows: EnvRows) {
+  const findingGroups: KeyGroup[] = [];
+  const ruleGroups: KeyGroup[] = [];
+  for (const [envId, envUris] of groupedDistinct(
+    uris,
+    (x) => x.source.env.environmentId,
+    (x) => x.u.findingHash,
+  )) {
+    const { env } = envUris[0]!.source;
+    const hashes = envUris.map(({ u }) => u.findingHash);
+    const rows = envRows.get(envId) ?? { onPage: 0, total: 0 };
+    const covered = hashes.length >= RANGE_MIN_KEYS && 2 * rows.onPage >= rows.total;
+    const sparse = hashes.length >= RANGE_MIN_KEYS && 2 * triagedRows(envUris) <= hashes.length;
+    findingGroups.push({
+      keys: hashes.map((h) => keys.finding(env.applicationId, envId, h)),
+      rangeLimit: covered ? 2 * hashes.length : undefined,
+    });
+    ruleGroups.push({
+      keys: hashes.map((h) => keys.triageRule(env.applicationId, envId, h)),
+      rangeLimit: covered ? 2 * hashes.length : sparse ? hashes.length : undefined,
+    });
+  }
+  return Promise.all([readGroups(findingGroups, FINDING_ATTRIBUTES), readGroups(ruleGroups)]);
+}
+
+/** The finding record attributes a row shows. */
+const FINDING_ATTRIBUTES = ['findingHash', 'firstSeen', 'verifiedFixedAt', 'issueId', 'assigneeId'] as const;
+
+/**
+ * The rows of the page's scans (these URIs') that their scans count as having a status, so a rule (their frozen
+ * triage counts, kept current by triage while a scan is its environment's last): an estimate, all of them when a
+ * scan does not count them.
+ */
+function triagedRows(uris: PageUri[]): number {
+  const scans = new Map(uris.map(({ source: { scan } }) => [scan.scanId, scan]));
+  let triaged = 0;
+  for (const scan of scans.values()) {
+    const byStatus = scan.stats?.byStatus;
+    const untriaged = byStatus ? Object.values(byStatus.UNKNOWN ?? {}).reduce((n, c) => n + c, 0) : 0;
+    triaged += Math.max(0, (scan.stats?.totalAlerts ?? 0) - untriaged);
+  }
+  return triaged;
+}
+
 /** What the page's rows show beside their URIs, read side by side: messages, findings, rules, users, teams, SLA days. */
-async function rowReads(orgId: string, slices: Awaited<ReturnType<typeof pageSlices>>) {
+async function rowReads(orgId: string, page: Page, envRows: EnvRows) {
+  const { slices, scanMessages } = page;
   const uris = slices.flatMap(({ source, uris }) => uris.map((u) => ({ source, u })));
-  const [messages, firstSeen, rules, scanUsers, teams, slaDaysOf] = await Promise.all([
-    batchGet(
-      uris.map(({ source: { scan }, u }) =>
-        keys.alertMessage(scan.applicationId, scan.environmentId, scan.scanId, u.msgId),
-      ),
-      ['msgId', 'evidence', 'otherInfo'],
-    ),
-    // One finding has several URIs when their paths normalize alike (/users/1, /users/2): BatchGetItem refuses
-    // duplicate keys, so each finding is read once.
-    batchGet(
-      [
-        ...new Map(
-          uris.map(({ source: { env }, u }) => [
-            `${env.environmentId}#${u.findingHash}`,
-            keys.finding(env.applicationId, env.environmentId, u.findingHash),
-          ]),
-        ).values(),
-      ],
-      ['findingHash', 'firstSeen', 'verifiedFixedAt', 'issueId', 'assigneeId'],
-    ),
-    // The rules of every environment of the page in the same BatchGetItems (not one per environment).
-    batchGet([
-      ...new Map(
-        uris.map(({ source: { env }, u }) => [
-          `${env.environmentId}#${u.findingHash}`,
-          keys.triageRule(env.applicationId, env.environmentId, u.findingHash),
-        ]),
-      ).values(),
-    ]),
+  const [messages, [firstSeen, rules], scanUsers, teams, slaDaysOf] = await Promise.all([
+    pageMessages(uris, scanMessages),
+    pageFindingsAndRules(uris, envRows),
     getUsers(slices.map((s) => s.source.scan.userId)),
     getTeams(orgId, [...new Set(slices.flatMap((s) => (s.source.app.teamId ? [s.source.app.teamId] : [])))]),
     slaDaysResolver(
@@ -414,11 +527,7 @@ async function rowReads(orgId: string, slices: Awaited<ReturnType<typeof pageSli
       slices.map(({ source: { env } }) => env),
     ),
   ]);
-  const messageOf = new Map(
-    messages
-      .map((m) => fromItem<Pick<AlertMessageRecord, 'msgId' | 'evidence' | 'otherInfo'>>(m)!)
-      .map((m) => [m.msgId, m]),
-  );
+  const messageOf = new Map(messages.map((m) => [m.msgId, m]));
   const findingOf = new Map(
     firstSeen
       .map((f) =>
@@ -445,12 +554,18 @@ async function rowReads(orgId: string, slices: Awaited<ReturnType<typeof pageSli
 /** reports.CurrentFindingRow of each URI of the page. */
 async function rowsOf(
   orgId: string,
-  slices: Awaited<ReturnType<typeof pageSlices>>,
+  page: Page,
+  envRows: EnvRows,
   asOf: number | undefined,
   now: number,
-  issues: Map<string, IssueIndex>,
+  issuesRead: Promise<Map<string, IssueIndex>>,
 ) {
-  const { messageOf, findingOf, ruleOf, userOf, teamOf, slaDaysOf } = await rowReads(orgId, slices);
+  // The issues' index (its summaries' BatchGetItem) is read beside the rows' details, not before them.
+  const [{ messageOf, findingOf, ruleOf, userOf, teamOf, slaDaysOf }, issues] = await Promise.all([
+    rowReads(orgId, page, envRows),
+    issuesRead,
+  ]);
+  const { slices } = page;
   // Due dates as of the report's moment (`date`/`datetime`), or now.
   const at = asOf ?? now;
   const iso = (ms: number | undefined) => (ms === undefined ? '' : new Date(ms).toISOString());
@@ -587,7 +702,7 @@ export function findingsCsv(rows: FindingRow[]): string {
 async function issueIndexes(
   envs: ReportEnvironment[],
   asOf: number | undefined,
-  slices: Awaited<ReturnType<typeof pageSlices>>,
+  slices: Slice[],
 ): Promise<Map<string, IssueIndex>> {
   // The tool streams of the page's rows, by environment: a summary names the tools of their issues exactly when
   // it lists each issue's (two streams or more) or its one stream is theirs.
@@ -620,12 +735,28 @@ async function issueIndexes(
   return new Map(envs.map((env, i) => [env.environmentId, indexes[i]!]));
 }
 
+/** Each environment of the page: its rows on the page and its current scans' rows in all. */
+function envRowsOf(sources: PendingSource[], slices: Slice[]): EnvRows {
+  const rows: EnvRows = new Map();
+  for (const { source, uris } of slices) {
+    const env = rows.get(source.env.environmentId) ?? { onPage: 0, total: 0 };
+    rows.set(source.env.environmentId, { ...env, onPage: env.onPage + uris.length });
+  }
+  for (const { env, current } of sources) {
+    const counted = rows.get(env.environmentId);
+    if (counted) counted.total += current.totalAlerts;
+  }
+  return rows;
+}
+
 /**
  * A page of the organization's current findings and their total. Cost: the visible environments (one index walk or
  * the filtered ones); now, their streams' heads name their current scans and count their rows, and their open
  * issues' summaries count the issues (one BatchGetItem per 100 environments); as of a moment, a Query per environment
- * for its current scans and a read of its findings. Then only the scans, alerts and URI ranges the page covers, and
- * BatchGetItems for the page's scans, messages, findings and rules: never the organization's findings.
+ * for its current scans and a read of its findings. Then only the scans, alerts and URI ranges the page covers (a
+ * scan shown whole with its messages), a BatchGetItem for the page's scans, and its rows' messages, finding records
+ * and rules as ranges where the page covers much of their scan or environment (bounded), else by key: never the
+ * organization's findings (docs/DATA-MODEL.md, Findings).
  */
 export async function listOrganizationFindings(caller: Caller, orgId: string, q: FindingsReportQuery) {
   const membership = await caller.authorize(orgId);
@@ -639,10 +770,11 @@ export async function listOrganizationFindings(caller: Caller, orgId: string, q:
   const sources = envs.flatMap((e, i) => scans[i]!.map((current) => ({ ...e, current })));
   const totalFindings = sources.reduce((n, s) => n + s.current.totalAlerts, 0);
   const withScans = envs.filter((_, i) => scans[i]!.length > 0).map((e) => e.env);
-  const slices = await pageSlices(sources, q.pageToken * q.pageSize, q.pageSize);
-  const issues = await issueIndexes(withScans, asOf, slices);
-  const totalIssues = [...issues.values()].reduce((n, index) => n + index.count, 0);
-  return { findings: await rowsOf(orgId, slices, asOf, now, issues), totalFindings, totalIssues };
+  const page = await pageSlices(sources, q.pageToken * q.pageSize, q.pageSize);
+  const issuesRead = issueIndexes(withScans, asOf, page.slices);
+  const findings = await rowsOf(orgId, page, envRowsOf(sources, page.slices), asOf, now, issuesRead);
+  const totalIssues = [...(await issuesRead).values()].reduce((n, index) => n + index.count, 0);
+  return { findings, totalFindings, totalIssues };
 }
 
 /** The report as JSON (reports.CurrentFindingsResponse) or, for `Accept: text/csv`, as CSV with the total in X-Total-Count. */

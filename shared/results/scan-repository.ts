@@ -201,6 +201,62 @@ export async function countedAlertUris(
   );
 }
 
+/** Every attribute of a URI item (a read projecting them reads each URI whole). */
+const URI_ATTRIBUTES = Object.keys({
+  n: true,
+  alertUriId: true,
+  msgId: true,
+  pluginId: true,
+  uri: true,
+  requestMethod: true,
+  param: true,
+  findingHash: true,
+} satisfies Record<keyof AlertUriRecord, true>);
+
+/** Every attribute of an alert item (a read projecting them reads each alert whole). */
+const ALERT_ATTRIBUTES = Object.keys({
+  pluginId: true,
+  name: true,
+  severity: true,
+  description: true,
+  cweId: true,
+  references: true,
+  uriCount: true,
+  nextUri: true,
+  committed: true,
+} satisfies Record<keyof AlertRecord, true>);
+
+/**
+ * The scan's alerts (as alertsOfScan reads them), every URI item (as urisOfScan) and its messages (only
+ * `messageAttributes`), in one Query: its alerts' range, then its messages' and its URIs' (`#ALERT#`, `#MSG#`,
+ * `#URI#`; between them only its coverage and digest items, which are read too and left out). For a reader of all
+ * its URIs that needs their alerts and messages too: one call, and the messages cost their size, not half a read
+ * unit each.
+ */
+export async function alertsUrisAndMessagesOfScan<A extends keyof AlertMessageRecord>(
+  scan: ScanRef,
+  messageAttributes: A[],
+): Promise<{ alerts: AlertRecord[]; uris: AlertUriRecord[]; messages: Pick<AlertMessageRecord, A>[] }> {
+  const alerts = keys.alertsOfScan(scan.applicationId, scan.environmentId, scan.scanId);
+  const messages = keys.messagesOfScan(scan.applicationId, scan.environmentId, scan.scanId);
+  const uris = keys.urisOfScan(scan.applicationId, scan.environmentId, scan.scanId);
+  const items = await queryAll({
+    partition: uris.pk,
+    skFrom: alerts.skFrom,
+    skTo: uris.skTo,
+    attributes: [...new Set(['sk', ...ALERT_ATTRIBUTES, ...URI_ATTRIBUTES, ...messageAttributes])],
+  });
+  const within = (from: string, to: string) =>
+    items.filter((item) => byUtf8(item.sk as string, from) >= 0 && byUtf8(item.sk as string, to) <= 0);
+  return {
+    alerts: within(alerts.skFrom, alerts.skTo).map((item) => fromItem<AlertRecord>(item)!),
+    uris: within(uris.skFrom, uris.skTo).map((item) => fromItem<AlertUriRecord>(item)!),
+    messages: within(messages.skPrefix, `${messages.skPrefix}\u{10FFFF}`).map(
+      (item) => Object.fromEntries(messageAttributes.map((a) => [a, item[a]])) as Pick<AlertMessageRecord, A>,
+    ),
+  };
+}
+
 export async function getAlertMessage(scan: ScanRef, msgId: string): Promise<AlertMessageRecord | undefined> {
   return fromItem<AlertMessageRecord>(
     await getItem(keys.alertMessage(scan.applicationId, scan.environmentId, scan.scanId, msgId)),

@@ -181,6 +181,49 @@ describe('organization findings report', () => {
     }
   });
 
+  it('gives the same rows whether a page reads its messages, findings and rules as ranges or by key', async () => {
+    // Pages covering a whole environment or most of a scan read its rows' messages, finding records and rules as
+    // sort-key ranges (bounded), a sliver of one by key, rules mostly absent as a range too: the rows are the same.
+    const tenant = await createTenant();
+    const app = await createApp(tenant, { name: 'ranges', env: 'dev' });
+    const paths = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => uri(`/${prefix}/${i}x`));
+    // /users/1../users/6: one finding of several URIs (duplicate hashes on a page).
+    const users = Array.from({ length: 6 }, (_, i) => uri(`/users/${i + 1}`));
+    await scanOnce(tenant.token, app, [
+      plugin('1', 'High', [...users, ...paths('old', 20)]),
+      plugin('2', 'Low', paths('b', 14)),
+    ]);
+    const triage = async (envId: string, hashes: string[], status: string) => {
+      const out = await api('POST', `/api/v1/org/${tenant.orgId}/app/${app}/env/${envId}/findings/triage`, {
+        token: tenant.token,
+        body: { actions: hashes.map((findingHash) => ({ findingHash, status, note: `${status} note` })) },
+      });
+      expect(out.status, out.text).toBe(200);
+    };
+    const before: Row[] = (await report(tenant, { pageSize: 1000 })).body.findings;
+    await triage(before[0]!.environmentId, [before[0]!.findingHash, before[10]!.findingHash], 'FALSE_POSITIVE');
+    // The rescan fixes the old paths (their records stay, among the current ones) and reports new ones.
+    await scanOnce(tenant.token, app, [
+      plugin('1', 'High', [...users, ...paths('new', 12)]),
+      plugin('2', 'Low', [...paths('b', 14), ...paths('c', 8)]),
+    ]);
+    await scanOnce(tenant.token, app, [plugin('3', 'Medium', paths('s', 20))], 'stage');
+    const whole: Row[] = (await report(tenant, { pageSize: 1000 })).body.findings;
+    expect(whole).toHaveLength(60);
+    await triage(whole[20]!.environmentId, [whole[20]!.findingHash, whole[25]!.findingHash], 'RISK_ACCEPTED');
+    await triage(whole[45]!.environmentId, [whole[45]!.findingHash], 'FALSE_POSITIVE');
+    const all: Row[] = (await report(tenant, { pageSize: 1000 })).body.findings;
+    expect(all.filter((r) => r.status !== 'NEW').length).toBeGreaterThanOrEqual(9); // /users/* and the others
+    expect(new Set(all.map((r) => r.findingEvidence)).size).toBe(all.length);
+    // 25: most of a scan (ranges) then a sliver; 17: less than half (rules as a range, the rest by key); 5: by key.
+    for (const pageSize of [25, 17, 5]) {
+      const pages: Row[] = [];
+      for (let pageToken = 0; pages.length < all.length; pageToken++)
+        pages.push(...(await report(tenant, { pageSize, pageToken })).body.findings);
+      expect(pages, `pageSize ${pageSize}`).toEqual(all);
+    }
+  });
+
   it('pages, filters by appIds and envs, applies team rules and read:report, and isolates organizations', async () => {
     const tenant = await createTenant();
     const alpha = await createApp(tenant, { name: 'alpha', env: 'dev' });
