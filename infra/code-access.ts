@@ -81,8 +81,11 @@ const SCHEDULER_ACTIONS: Record<string, string> = {
   UpdateScheduleCommand: 'UpdateSchedule',
   DeleteScheduleCommand: 'DeleteSchedule',
 };
-/** API Gateway's management API: posting to the wake channel's connections (shared/perch/wake.ts). */
-const WAKE_ACTIONS: Record<string, string> = { PostToConnectionCommand: 'ManageConnections' };
+/**
+ * API Gateway's management API: posting to the wake channel's connections and closing them (shared/perch/wake.ts);
+ * ManageConnections either way, on the resource of the call's HTTP method.
+ */
+const WAKE_METHODS: Record<string, string> = { PostToConnectionCommand: 'POST', DeleteConnectionCommand: 'DELETE' };
 
 export type AccessGrant =
   | { service: 'dynamodb'; table: TableDefinition['id']; onIndexes: boolean; actions: string[] }
@@ -93,7 +96,7 @@ export type AccessGrant =
   | { service: 'sqs'; queue: QueueId; actions: string[] }
   | { service: 'ecs'; actions: string[] }
   | { service: 'scheduler'; actions: string[] }
-  | { service: 'execute-api'; actions: string[] };
+  | { service: 'execute-api'; actions: string[]; methods: string[] };
 
 export interface CommandUse {
   /** The SDK export constructed, e.g. `TransactWriteCommand`. */
@@ -362,7 +365,7 @@ export function analyzeBundle(code: string): CodeAccess {
   const queues = new Map<QueueId, Set<string>>();
   const ecs = new Set<string>();
   const scheduler = new Set<string>();
-  const executeApi = new Set<string>();
+  const executeApiMethods = new Set<string>();
 
   for (const node of news) {
     const binding = sdkExportOf(node.expression);
@@ -439,9 +442,9 @@ export function analyzeBundle(code: string): CodeAccess {
       if (!action) throw new Error(`no IAM mapping for ${module} ${command}: add it to infra/code-access.ts`);
       scheduler.add(action);
     } else if (module === '@aws-sdk/client-apigatewaymanagementapi') {
-      const action = Object.hasOwn(WAKE_ACTIONS, command) ? WAKE_ACTIONS[command] : undefined;
-      if (!action) throw new Error(`no IAM mapping for ${module} ${command}: add it to infra/code-access.ts`);
-      executeApi.add(action);
+      const method = Object.hasOwn(WAKE_METHODS, command) ? WAKE_METHODS[command] : undefined;
+      if (!method) throw new Error(`no IAM mapping for ${module} ${command}: add it to infra/code-access.ts`);
+      executeApiMethods.add(method);
     } else {
       throw new Error(`no IAM mapping for ${module} ${command}: add it to infra/code-access.ts`);
     }
@@ -468,6 +471,7 @@ export function analyzeBundle(code: string): CodeAccess {
     grants.push({ service: 'sqs', queue, actions: [...actions].sort() });
   if (ecs.size) grants.push({ service: 'ecs', actions: [...ecs].sort() });
   if (scheduler.size) grants.push({ service: 'scheduler', actions: [...scheduler].sort() });
-  if (executeApi.size) grants.push({ service: 'execute-api', actions: [...executeApi].sort() });
+  if (executeApiMethods.size)
+    grants.push({ service: 'execute-api', actions: ['ManageConnections'], methods: [...executeApiMethods].sort() });
   return { commands, presigns, grants };
 }

@@ -97,12 +97,12 @@ interface Storage {
   wake: { api: WebSocketApi; stage: WebSocketStage };
 }
 
-/** The wake channel's connections, which a wake posts to (shared/perch/wake.ts). */
-const wakeConnectionsArn = ({ api, stage }: Storage['wake']) =>
+/** The wake channel's connections, which a wake posts to or closes (shared/perch/wake.ts), by the call's method. */
+const wakeConnectionsArn = ({ api, stage }: Storage['wake'], method: string) =>
   Stack.of(api).formatArn({
     service: 'execute-api',
     resource: api.apiId,
-    resourceName: `${stage.stageName}/POST/@connections/*`,
+    resourceName: `${stage.stageName}/${method}/@connections/*`,
   });
 
 /** Where scan schedules' EventBridge schedules live, what they invoke, and with which role; the target comes later. */
@@ -219,7 +219,7 @@ function statementsFor(grants: AccessGrant[], storage: Storage): PolicyStatement
         return [
           new PolicyStatement({
             actions: grant.actions.map((a) => `execute-api:${a}`),
-            resources: [wakeConnectionsArn(storage.wake)],
+            resources: grant.methods.map((method) => wakeConnectionsArn(storage.wake, method)),
           }),
         ];
     }

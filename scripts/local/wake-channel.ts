@@ -11,7 +11,8 @@ import { WAKE_PATH } from './wake-path.ts';
 // local server: an upgrade runs the same $connect handler a Lambda would (its answer other than 200 refuses the
 // connection with that status and body), a closed socket the same $disconnect; a message is the keepalive (as the
 // MOCK `ping` route on AWS: nothing runs). Posts to `<WAKE_PATH>/@connections/<id>` (the management API wakeAgents
-// calls, which on AWS needs execute-api:ManageConnections) are sent to that connection's socket, 410 once it is gone.
+// calls, which on AWS needs execute-api:ManageConnections) are sent to that connection's socket, 410 once it is gone;
+// a DELETE there closes the socket (a wake closing a connection whose session is no longer let in).
 
 const CONNECTIONS = `${WAKE_PATH}/@connections/`;
 
@@ -30,6 +31,7 @@ function webSocketEvent(req: IncomingMessage, connectionId: string): WebSocketEv
 
 /** A post to a connection is a wake (`{"type":"wake"}`); API Gateway takes up to 128 KB, more than a wake needs. */
 const MAX_POST_BYTES = 4096;
+const GONE = '{"message":"GoneException"}';
 
 function refuse(socket: Duplex, status: number, body: string): void {
   socket.end(
@@ -62,8 +64,13 @@ export function localWakeChannel() {
     });
   };
   const hook: LocalHook = async (req, res, url) => {
-    if (!url.pathname.startsWith(CONNECTIONS) || req.method !== 'POST') return false;
+    if (!url.pathname.startsWith(CONNECTIONS) || (req.method !== 'POST' && req.method !== 'DELETE')) return false;
     const ws = sockets.get(decodeURIComponent(url.pathname.slice(CONNECTIONS.length)));
+    if (req.method === 'DELETE') {
+      if (ws) ws.close(1000);
+      res.writeHead(ws ? 204 : 410, { 'content-type': 'application/json' }).end(ws ? undefined : GONE);
+      return true;
+    }
     const chunks: Buffer[] = [];
     let size = 0;
     for await (const chunk of req) {
@@ -75,7 +82,7 @@ export function localWakeChannel() {
       chunks.push(chunk as Buffer);
     }
     if (!ws) {
-      res.writeHead(410, { 'content-type': 'application/json' }).end('{"message":"GoneException"}');
+      res.writeHead(410, { 'content-type': 'application/json' }).end(GONE);
       return true;
     }
     ws.send(Buffer.concat(chunks).toString('utf8'));

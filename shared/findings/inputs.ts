@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { TRIAGE_STATUSES } from '../results/model.ts';
 import { nameListParam, pageSizeParam, pageTokenParam, uuidListParam } from '../lists.ts';
+import { findingHashSchema } from '../input/finding-hash.ts';
 
 // Request inputs of the triage operations (docs/DATA-MODEL.md, Findings). Kept free of storage imports so the route
 // table stays light.
@@ -11,12 +12,6 @@ const schema = /* @__NO_SIDE_EFFECTS__ */ <T>(build: () => T): T => build();
 export const MAX_TRIAGE_ACTIONS = 100;
 const MAX_NOTE = 4096;
 
-export const findingHashSchema = schema(() =>
-  z.pipe(
-    z.string().check(z.regex(/^[0-9a-fA-F]{64}$/, 'must be a SHA-256 finding hash (64 hex digits)')),
-    z.transform((h) => h.toLowerCase()),
-  ),
-);
 const note = schema(() =>
   z._default(z.string().check(z.maxLength(MAX_NOTE, `must be at most ${MAX_NOTE} characters`)), ''),
 );

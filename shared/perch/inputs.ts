@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { uuidSchema } from '../lists.ts';
 import { environmentNameSchema } from '../applications/model.ts';
-import { findingHashSchema } from '../findings/inputs.ts';
+import { findingHashSchema } from '../input/finding-hash.ts';
 
 /** Builds a schema at load, marked side-effect free: bundlers drop the schemas a function never uses. */
 const schema = /* @__NO_SIDE_EFFECTS__ */ <T>(build: () => T): T => build();

@@ -1,6 +1,11 @@
-import { ApiGatewayManagementApiClient, PostToConnectionCommand } from '@aws-sdk/client-apigatewaymanagementapi';
+import {
+  ApiGatewayManagementApiClient,
+  DeleteConnectionCommand,
+  PostToConnectionCommand,
+} from '@aws-sdk/client-apigatewaymanagementapi';
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { Caller } from '../context/caller.ts';
+import type { Caller, KeyScope } from '../context/caller.ts';
+import { createCaller } from '../identity/caller.ts';
 import { logger } from '../context/logger.ts';
 import { db } from '../db/client.ts';
 import { keys } from '../db/keys.ts';
@@ -12,6 +17,8 @@ import { drivenDevice, MAX_DEVICES_PER_ORG } from './repository.ts';
 // The wake channel (docs/HOSTED-SCANS.md, Idle agents): an idle agent keeps a WebSocket open (API Gateway's WebSocket
 // API on AWS, the local server's /api/v1/perch/wake locally) and polls every WAKE_POLL_SECONDS instead of long-polling;
 // a run queued, ended or stopped posts `{"type":"wake"}` to its organization's connections, and the agent polls at once.
+// A connection keeps the session it was opened with: a wake reaches it only while that session would still be let in
+// (the member not removed, the key not revoked, write:device still held); otherwise the wake closes it instead.
 
 /** An agent with the channel open polls this often, as a fallback for a wake that did not arrive. */
 export const WAKE_POLL_SECONDS = 300;
@@ -34,6 +41,7 @@ export async function connectWakeChannel(caller: Caller, orgId: string, deviceId
         organizationId: orgId,
         deviceId,
         connectionId,
+        session: sessionOf(caller),
         connectedAt: Date.now(),
         expiresAt: Math.floor(Date.now() / 1000) + CONNECTION_TTL_SECONDS,
       },
@@ -64,15 +72,66 @@ async function deleteConnection(orgId: string, deviceId: string, connectionId: s
     });
 }
 
+/** The session a connection was opened with: what its access is checked again from at each wake. */
+interface ConnectionSession {
+  userId: string;
+  apiKeyId: string;
+  scope?: KeyScope;
+  launchedFor?: string;
+}
+
+const sessionOf = ({ userId, apiKeyId, scope, launchedFor }: Caller): ConnectionSession => ({
+  userId,
+  apiKeyId,
+  ...(scope ? { scope } : {}),
+  ...(launchedFor ? { launchedFor } : {}),
+});
+
+interface Connection {
+  deviceId: string;
+  connectionId: string;
+  /** Absent on connections recorded before sessions were: such a connection is closed, and the agent reconnects. */
+  session?: ConnectionSession;
+}
+
 /** The organization's connections: one per device (its newest), so at most one per device it may have. */
-async function connectionsOf(orgId: string): Promise<{ deviceId: string; connectionId: string }[]> {
+async function connectionsOf(orgId: string): Promise<Connection[]> {
   const { pk, skPrefix } = keys.perchWakeConnectionsOfOrg(orgId);
-  const found: { deviceId: string; connectionId: string }[] = [];
+  const found: Connection[] = [];
   for await (const item of queryItems({ partition: pk, skPrefix, pageLimit: MAX_DEVICES_PER_ORG })) {
-    found.push({ deviceId: item.deviceId as string, connectionId: item.connectionId as string });
+    found.push({
+      deviceId: item.deviceId as string,
+      connectionId: item.connectionId as string,
+      session: item.session as ConnectionSession | undefined,
+    });
     if (found.length >= MAX_DEVICES_PER_ORG) break;
   }
   return found;
+}
+
+/**
+ * The connections whose session the organization still lets in as it lets in the poll (write:device), and the others.
+ * One access read per distinct session (usually one: an organization's agents share a user and key).
+ */
+async function sortedByAccess(orgId: string, connections: Connection[]) {
+  const accessBySession = new Map<string, Promise<boolean>>();
+  const allowed = (session: ConnectionSession) => {
+    const id = JSON.stringify([session.userId, session.apiKeyId, session.scope ?? null, session.launchedFor ?? null]);
+    let pending = accessBySession.get(id);
+    if (!pending)
+      accessBySession.set(
+        id,
+        (pending = createCaller(session, 'write:device')
+          .access(orgId)
+          .then((access) => access.granted)),
+      );
+    return pending;
+  };
+  const verdicts = await Promise.all(connections.map((c) => (c.session ? allowed(c.session) : false)));
+  return {
+    open: connections.filter((_, i) => verdicts[i]),
+    closing: connections.filter((_, i) => !verdicts[i]),
+  };
 }
 
 let client: ApiGatewayManagementApiClient | undefined;
@@ -95,32 +154,53 @@ function rejectedOnAbort(signal: AbortSignal): Promise<never> {
   return rejected;
 }
 
+/** 410 from the management API: the connection is gone already. */
+const gone = (error: unknown) =>
+  (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 410;
+
+/** Posts the wake to a connection; a connection that is gone has its item deleted. */
+async function postWake(endpoint: string, orgId: string, connection: Connection, abortSignal: AbortSignal) {
+  try {
+    await managementClient(endpoint).send(
+      new PostToConnectionCommand({ ConnectionId: connection.connectionId, Data: WAKE }),
+      { abortSignal },
+    );
+  } catch (error) {
+    if (!gone(error)) throw error;
+    await deleteConnection(orgId, connection.deviceId, connection.connectionId);
+  }
+}
+
+/** Closes a connection whose session is no longer let in (its $disconnect follows), and deletes its item. */
+async function closeConnection(endpoint: string, orgId: string, connection: Connection, abortSignal: AbortSignal) {
+  try {
+    await managementClient(endpoint).send(new DeleteConnectionCommand({ ConnectionId: connection.connectionId }), {
+      abortSignal,
+    });
+  } catch (error) {
+    if (!gone(error)) throw error;
+  }
+  await deleteConnection(orgId, connection.deviceId, connection.connectionId);
+}
+
 /**
- * Posts a wake to each of the organization's open connections (at most one per device it may have), the read of
- * them and all the posts within WAKE_POST_TIMEOUT_MS; a connection that is gone (410) is deleted. Never throws: a wake that fails leaves the agents
- * to their fallback poll, and the caller's change is made already.
+ * Posts a wake to each of the organization's open connections whose session is still let in, and closes the others:
+ * the read of them, of their access and all the posts within WAKE_POST_TIMEOUT_MS. Never throws: a wake that fails
+ * leaves the agents to their fallback poll, and the caller's change is made already.
  */
 export async function postWakes(orgId: string): Promise<void> {
   const endpoint = config.wakeEndpoint;
   if (!endpoint) return;
   const abortSignal = AbortSignal.timeout(WAKE_POST_TIMEOUT_MS);
   try {
-    const connections = await Promise.race([connectionsOf(orgId), rejectedOnAbort(abortSignal)]);
-    await Promise.all(
-      connections.map(async ({ deviceId, connectionId }) => {
-        try {
-          await managementClient(endpoint).send(
-            new PostToConnectionCommand({ ConnectionId: connectionId, Data: WAKE }),
-            {
-              abortSignal,
-            },
-          );
-        } catch (error) {
-          if ((error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode !== 410) throw error;
-          await deleteConnection(orgId, deviceId, connectionId);
-        }
-      }),
-    );
+    const { open, closing } = await Promise.race([
+      connectionsOf(orgId).then((connections) => sortedByAccess(orgId, connections)),
+      rejectedOnAbort(abortSignal),
+    ]);
+    await Promise.all([
+      ...open.map((connection) => postWake(endpoint, orgId, connection, abortSignal)),
+      ...closing.map((connection) => closeConnection(endpoint, orgId, connection, abortSignal)),
+    ]);
   } catch (error) {
     logger.warn('agents not woken', { orgId, reason: (error as Error).message });
   }

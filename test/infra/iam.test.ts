@@ -40,7 +40,8 @@ interface Needed {
     | 'runner-role'
     | 'scan-schedule'
     | 'schedule-role'
-    | 'wake-connections';
+    | 'wake-connections'
+    | 'wake-connections-close';
   why: string;
 }
 
@@ -144,6 +145,9 @@ export function neededBy(bundle: string): Needed[] {
     } else if (module === '@aws-sdk/client-apigatewaymanagementapi' && bare === 'PostToConnection') {
       // A wake posted to an agent's wake channel (shared/perch/wake.ts).
       needed.push({ action: 'execute-api:ManageConnections', resource: 'wake-connections', why: name });
+    } else if (module === '@aws-sdk/client-apigatewaymanagementapi' && bare === 'DeleteConnection') {
+      // A connection whose session is no longer let in, closed by a wake (shared/perch/wake.ts).
+      needed.push({ action: 'execute-api:ManageConnections', resource: 'wake-connections-close', why: name });
     } else {
       throw new Error(`the test does not know what ${module} ${name} needs`);
     }
@@ -172,6 +176,7 @@ function resourceKind(resource: unknown): Needed['resource'] | 'other' {
   if (text.includes(':schedule/') && text.includes('/hawk-scan-*')) return 'scan-schedule';
   if (/ScanScheduleInvokeRole/.test(text)) return 'schedule-role';
   if (/WakeChannel/.test(text) && text.includes('/POST/@connections/*')) return 'wake-connections';
+  if (/WakeChannel/.test(text) && text.includes('/DELETE/@connections/*')) return 'wake-connections-close';
   return 'other';
 }
 
@@ -335,13 +340,19 @@ describe('IAM: every function is granted what its bundle calls', () => {
     for (const name of ['startScan', 'stopScan', 'updateScanRun']) expect(posting.map((f) => f.name)).toContain(name);
     const fns = template.Resources as Record<string, { Type: string; Properties: any }>;
     for (const f of all) {
-      const granted = f.statements.filter((s) => resourceKind(s.Resource) === 'wake-connections');
+      const wakeKind = (r: unknown) => resourceKind(r).startsWith('wake-');
+      const granted = f.statements.filter((s) => [s.Resource].flat().some(wakeKind));
       const { Variables } = fns[f.id].Properties.Environment;
       if (posting.includes(f)) {
+        // A wake posts to the connections still let in and closes the others (DELETE @connections).
         expect(
           granted.flatMap((s) => [s.Action].flat()),
           f.name,
         ).toEqual(['execute-api:ManageConnections']);
+        expect(granted.flatMap((s) => [s.Resource].flat().map(resourceKind)).sort(), f.name).toEqual([
+          'wake-connections',
+          'wake-connections-close',
+        ]);
         expect(JSON.stringify(Variables.WAKE_ENDPOINT), f.name).toMatch(/WakeChannel/);
       } else {
         expect(granted, f.name).toEqual([]);

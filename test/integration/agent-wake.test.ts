@@ -2,11 +2,14 @@ import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startAgent } from '@hawk-api/scanner/agent';
 import { api, baseUrl } from './client.ts';
-import { createTenant, type Tenant } from './fixtures.ts';
+import { addUserTo, createTenant, type Tenant } from './fixtures.ts';
 import { allowScanDomain } from '../../shared/applications/scan-domains.ts';
 import { issueAccessToken } from '../../shared/auth/tokens.ts';
 import { keys } from '../../shared/db/keys.ts';
+import { db } from '../../shared/db/client.ts';
 import { collect, queryItems } from '../../shared/db/query.ts';
+import { config } from '../../shared/config.ts';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getRun } from '../../shared/perch/repository.ts';
 
 // The wake channel (docs/HOSTED-SCANS.md, Idle agents): an idle agent with it open polls every wakePollSeconds (300)
@@ -26,7 +29,7 @@ const connectionsOf = async (orgId: string) => {
   return collect(queryItems({ partition: pk, skPrefix, consistent: true }));
 };
 
-/** Opens a WebSocket to the channel: 'open', or the status the handshake was refused with. */
+/** Opens a WebSocket to the channel: 'open', or the status the handshake was refused with; what it is sent, and its close. */
 function connect(url: string, orgId: string, deviceId: string, token?: string) {
   const socket = new WebSocket(`${url}?orgId=${orgId}&deviceId=${deviceId}`, {
     headers: token ? { authorization: `Bearer ${token}` } : {},
@@ -36,8 +39,30 @@ function connect(url: string, orgId: string, deviceId: string, token?: string) {
     socket.on('unexpected-response', (_request, response) => resolve(response.statusCode ?? 0));
     socket.on('error', () => resolve(0));
   });
-  return { socket, outcome };
+  const received: string[] = [];
+  socket.on('message', (data: Buffer) => received.push(data.toString('utf8')));
+  const closed = new Promise<number>((resolve) => socket.on('close', (code) => resolve(code)));
+  return { socket, outcome, received, closed };
 }
+
+/** A cloud application to start scans of (a start queues a run, which wakes the organization's agents). */
+async function startableApp(tenant: Tenant, name: string): Promise<string> {
+  await allowScanDomain(tenant.orgId, '127.0.0.1');
+  const app = await api('POST', `/api/v1/org/${tenant.orgId}/app`, {
+    token: tenant.token,
+    body: { name, env: 'production', applicationType: 'CLOUD', cloudScanTargetURL: 'http://127.0.0.1:9/' },
+  });
+  expect(app.status, app.text).toBe(200);
+  return app.body.applicationId as string;
+}
+
+const start = async (tenant: Tenant, appId: string) => {
+  const started = await api('POST', `/api/v1/app/${appId}/perch/start`, {
+    token: tenant.token,
+    body: { command: { command: 'START' }, env: 'production' },
+  });
+  expect(started.status, started.text).toBe(200);
+};
 
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 5_000): Promise<T> {
   const deadline = Date.now() + ms;
@@ -169,6 +194,60 @@ describe('the wake channel (docs/HOSTED-SCANS.md, Idle agents)', { timeout: 60_0
     const closed = new Promise<number>((resolve) => socket.on('close', (code) => resolve(code)));
     socket.send('x'.repeat(4096));
     expect(await closed).toBe(1009);
+    expect(
+      await until(
+        () => connectionsOf(tenant.orgId),
+        (items) => items.length === 0,
+      ),
+    ).toEqual([]);
+  });
+
+  it("closes, instead of waking, a connection whose session is no longer let in: a removed member's, one recorded without its session", async () => {
+    const tenant = await createTenant();
+    const member = { orgId: tenant.orgId, ...(await addUserTo(tenant.orgId)) };
+    const appId = await startableApp(tenant, 'watched');
+    const owners = await register(tenant, 'owner agent');
+    const members = await register(member, 'member agent');
+    const ownerSocket = connect(owners.wakeUrl, tenant.orgId, owners.deviceId, tenant.token);
+    const memberSocket = connect(members.wakeUrl, tenant.orgId, members.deviceId, member.token);
+    expect([await ownerSocket.outcome, await memberSocket.outcome]).toEqual(['open', 'open']);
+    // While both are members, a start wakes both.
+    await start(tenant, appId);
+    await until(
+      async () => [ownerSocket.received.length, memberSocket.received.length],
+      ([a, b]) => a > 0 && b > 0,
+    );
+    expect([ownerSocket.received, memberSocket.received]).toEqual([['{"type":"wake"}'], ['{"type":"wake"}']]);
+    const removed = await api('DELETE', `/api/v1/org/${tenant.orgId}/members/${member.userId}`, {
+      token: tenant.token,
+    });
+    expect(removed.status, removed.text).toBe(200);
+    // The next wake reaches the owner's agent, and closes the removed member's connection without a word.
+    const stop = await api('POST', `/api/v1/app/${appId}/perch/stop`, {
+      token: tenant.token,
+      body: { command: { command: 'STOP' }, env: 'production' },
+    });
+    expect(stop.status, stop.text).toBe(200);
+    expect(await memberSocket.closed).toBe(1000);
+    await until(
+      async () => ownerSocket.received.length,
+      (n) => n > 1,
+    );
+    expect(memberSocket.received).toEqual(['{"type":"wake"}']);
+    expect((await connectionsOf(tenant.orgId)).map((item) => item.deviceId)).toEqual([owners.deviceId]);
+    // A connection recorded without the session it was opened with (before sessions were kept) is closed too.
+    await db.send(
+      new UpdateCommand({
+        TableName: config.tableName,
+        Key: keys.perchWakeConnection(tenant.orgId, owners.deviceId),
+        UpdateExpression: 'REMOVE #session',
+        ExpressionAttributeNames: { '#session': 'session' },
+      }),
+    );
+    const woken = ownerSocket.received.length;
+    await start(tenant, appId);
+    expect(await ownerSocket.closed).toBe(1000);
+    expect(ownerSocket.received.length).toBe(woken);
     expect(
       await until(
         () => connectionsOf(tenant.orgId),
