@@ -902,7 +902,8 @@ function envRowsOf(sources: PendingSource[], slices: Slice[]): EnvRows {
  * for its current scans and a read of its findings. Then only the scans, alerts and URI ranges the page covers (a
  * scan shown whole with its messages), a BatchGetItem for the page's scans, and its rows' messages, finding records
  * and rules as ranges where the page covers much of their scan or environment (bounded), else by key: never the
- * organization's findings (docs/DATA-MODEL.md, Findings).
+ * organization's findings (docs/DATA-MODEL.md, Findings). A small environment the page shows whole: one range of its
+ * items instead (envRanges).
  */
 export async function listOrganizationFindings(caller: Caller, orgId: string, q: FindingsReportQuery) {
   const membership = await caller.authorize(orgId);
