@@ -199,7 +199,7 @@ export function idSplits(count: number, after?: string, before?: string): string
  * and `readTo`: the sort key the read stopped at when the range held more (undefined: read to its end). For a read
  * whose cost must stay bounded whatever the range holds (rangeOrKeys).
  */
-async function rangeUpTo(
+export async function rangeUpTo(
   query: PartitionQuery & { skFrom: string; skTo: string },
   limit: number,
 ): Promise<{ items: Item[]; readTo?: string }> {

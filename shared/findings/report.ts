@@ -1,6 +1,6 @@
 import { stringify } from 'csv-stringify/sync';
 import { keys } from '../db/keys.ts';
-import { batchGet, rangeOrKeys } from '../db/query.ts';
+import { batchGet, byUtf8, rangeOrKeys, rangeUpTo } from '../db/query.ts';
 import { consistentReadsRequested } from '../db/consistent-reads.ts';
 import { fromItem } from '../db/items.ts';
 import {
@@ -45,7 +45,7 @@ import {
 import { getUsers } from '../identity/user-repository.ts';
 import { getTeams } from '../applications/team-repository.ts';
 import { findingsOfEnvironment } from '../results/finding-repository.ts';
-import { openIssuesOfEnvironments } from '../results/issue-summary.ts';
+import { openIssuesOfEnvironments, openIssuesOfItem } from '../results/issue-summary.ts';
 import type { FindingsReportQuery } from './inputs.ts';
 import type { Membership, Caller } from '../context/caller.ts';
 import { RawResponse } from '../context/responses.ts';
@@ -222,36 +222,47 @@ type Slice = { source: ReportSource; alert: AlertRecord; uris: AlertUriRecord[] 
  * small environments costs a few round trips, not a few per environment. A run read short (its scan deleted
  * meanwhile) leaves the page short: those rows are gone.
  */
-async function pageSlices(all: PendingSource[], offset: number, size: number): Promise<Page> {
-  const { sources, skipped } = await pageSources(all, offset, size);
+async function pageSlices(all: PendingSource[], offset: number, size: number): Promise<Omit<Page, 'details'>> {
+  const { sources, skipped, envItems } = await pageSources(all, offset, size);
   // A scan that counts no rows shows none: its alerts are not read. A scan the page shows whole has its alerts, URIs
-  // and their messages read in one Query (one call, not two in a row).
-  const whole = wholeOnPage(sources, offset - skipped, size);
+  // and their messages read in one Query (one call, not two in a row), or taken from its environment's items.
+  const whole = wholeOnPage(
+    sources.map((s) => s.scan.stats?.totalAlerts ?? 0),
+    offset - skipped,
+    size,
+  );
   const scanUris = new Map<string, AlertUriRecord[]>();
   const scanMessages = new Map<string, ScanMessages>();
   const alerts = await mapLimited(sources, PAGE_READS_IN_FLIGHT, async (source, i) => {
     if (!source.scan.stats?.totalAlerts) return [];
     if (!whole[i]) return (await alertsOfScan(source.scan)).filter((a) => a.uriCount > 0);
-    const read = await alertsUrisAndMessagesOfScan(source.scan, [...MESSAGE_ATTRIBUTES]);
+    const items = envItems.get(source.env.environmentId);
+    const read = items
+      ? scanDataOf(source.scan, items)
+      : await alertsUrisAndMessagesOfScan(source.scan, [...MESSAGE_ATTRIBUTES]);
     scanUris.set(source.scan.scanId, read.uris);
     scanMessages.set(source.scan.scanId, new Map(read.messages.map((m) => [m.msgId, m])));
     return read.alerts.filter((a) => a.uriCount > 0);
   });
   const alertCounts = new Map(sources.map((source, i) => [source.scan.scanId, alerts[i]!.length]));
   const slices = await readSlices(sliceReads(sources, alerts, offset - skipped, size), alertCounts, scanUris);
-  return { slices, scanMessages };
+  return { slices, scanMessages, envItems };
 }
 
-/** A page's URI runs, and the messages of the scans it shows whole, read with their URIs. */
+/**
+ * A page's URI runs, the messages of the scans it shows whole (read with their URIs), and the items of its small
+ * environments read as one range each (envRanges).
+ */
 interface Page {
   slices: Slice[];
   scanMessages: Map<string, ScanMessages>;
+  envItems: Map<string, EnvItems>;
+  details: ReturnType<typeof pageDetails>;
 }
 
-/** For each source, whether rows [skip, skip + need) hold all its rows (by its scan's count, as sliceReads cuts). */
-function wholeOnPage(sources: ReportSource[], skip: number, need: number): boolean[] {
-  return sources.map((source) => {
-    const total = source.scan.stats?.totalAlerts ?? 0;
+/** For each of the scans' row counts, whether rows [skip, skip + need) hold all its rows (as sliceReads cuts). */
+function wholeOnPage(totals: number[], skip: number, need: number): boolean[] {
+  return totals.map((total) => {
     if (skip >= total) {
       skip -= total;
       return false;
@@ -328,6 +339,50 @@ type PendingSource = Omit<ReportSource, 'scan'> & { current: CurrentScan };
  * by their counts, never read).
  */
 async function pageSources(all: PendingSource[], offset: number, size: number) {
+  const { start, end, skipped } = pageBounds(all, offset, size);
+  const page = all.slice(start, end);
+  // The small environments the page shows whole are read as one range each, beside the other scans' records; the
+  // scan records of those whose range held more than expected are read after them.
+  const unread = (s: PendingSource) => !s.current.record && !envItems.has(s.env.environmentId);
+  const scanRefs = (list: PendingSource[]) =>
+    list.filter(unread).map(({ env, current }) => ({ ...env, scanId: current.scanId }));
+  const ranged = rangedSources(page, all, offset - skipped, size);
+  const envItems = new Map<string, EnvItems>();
+  const [, read] = await Promise.all([
+    envRanges(ranged).then((ranges) => ranges.forEach((items, env) => envItems.set(env, items))),
+    getScans(scanRefs(page.filter((s) => !ranged.includes(s)))),
+  ]);
+  read.push(...(await getScans(scanRefs(ranged))));
+  const byId = new Map(read.map((scan) => [scan.scanId, scan]));
+  const sources: ReportSource[] = page.flatMap((s) => {
+    const items = envItems.get(s.env.environmentId);
+    const recorded = items?.get(keys.scanRecord(s.env.applicationId, s.env.environmentId, s.current.scanId).sk);
+    const inRange = recorded && fromItem<ScanRecord>(recorded)!;
+    const scan = s.current.record ?? byId.get(s.current.scanId) ?? (inRange && !inRange.deleting ? inRange : undefined);
+    // A scan deleted since its environment was read: its rows are gone.
+    return scan ? [{ app: s.app, env: s.env, scan }] : [];
+  });
+  return { sources, skipped, envItems };
+}
+
+/** The details of the page's rows that its sources tell (SLA days, teams), read beside its scans from the start. */
+function pageDetails(orgId: string, all: PendingSource[], offset: number, size: number) {
+  const { start, end } = pageBounds(all, offset, size);
+  const page = all.slice(start, end);
+  const details = {
+    slaDaysOf: slaDaysResolver(
+      orgId,
+      page.map(({ env }) => env),
+    ),
+    teams: getTeams(orgId, [...new Set(page.flatMap(({ app }) => (app.teamId ? [app.teamId] : [])))]),
+  };
+  // Awaited with the rows' other reads; a page that fails before them leaves no rejection unhandled.
+  for (const read of Object.values(details)) (read as Promise<unknown>).catch(() => undefined);
+  return details;
+}
+
+/** Which of the sources the page's rows are in (from `start` to before `end`), and the rows of those before them. */
+function pageBounds(all: PendingSource[], offset: number, size: number) {
   let [start, end, seen, skipped] = [all.length, all.length, 0, 0];
   for (let i = 0; i < all.length; i++) {
     const total = all[i]!.current.totalAlerts;
@@ -341,17 +396,84 @@ async function pageSources(all: PendingSource[], offset: number, size: number) {
       break;
     }
   }
-  const page = all.slice(start, end);
-  const read = await getScans(
-    page.filter((s) => !s.current.record).map(({ env, current }) => ({ ...env, scanId: current.scanId })),
+  return { start, end, skipped };
+}
+
+/** An environment's items that the page reads as one range (envRanges), by sort key. */
+type EnvItems = Map<string, Record<string, unknown>>;
+
+/**
+ * Switches the reads of small environments as ranges (envRanges) on or off: off, the page reads as it did before
+ * them (by key and by scan), which the tests compare it with.
+ */
+export const reportReads = { envRanges: true };
+
+/** An environment with fewer rows than this, shown whole by the page, is read as one range (envRanges). */
+const ENV_RANGE_MAX_ROWS = 16;
+/** Items an environment's range may hold per row, and beyond them, before it is read as before instead. */
+const ENV_RANGE_ITEMS_PER_ROW = 8;
+const ENV_RANGE_SLACK = 32;
+
+/**
+ * The page's sources (`page`, from row `skip` of the first, `need` rows) whose environment has this one current
+ * scan, with fewer than ENV_RANGE_MAX_ROWS rows, all on the page.
+ */
+function rangedSources(page: PendingSource[], all: PendingSource[], skip: number, need: number): PendingSource[] {
+  if (!reportReads.envRanges) return [];
+  const scansOf = new Map<string, number>();
+  for (const { env } of all) scansOf.set(env.environmentId, (scansOf.get(env.environmentId) ?? 0) + 1);
+  const whole = wholeOnPage(
+    page.map((s) => s.current.totalAlerts),
+    skip,
+    need,
   );
-  const byId = new Map(read.map((scan) => [scan.scanId, scan]));
-  const sources: ReportSource[] = page.flatMap((s) => {
-    const scan = s.current.record ?? byId.get(s.current.scanId);
-    // A scan deleted since its environment was read: its rows are gone.
-    return scan ? [{ app: s.app, env: s.env, scan }] : [];
+  return page.filter(
+    (s, i) =>
+      whole[i] &&
+      scansOf.get(s.env.environmentId) === 1 &&
+      s.current.totalAlerts > 0 &&
+      s.current.totalAlerts < ENV_RANGE_MAX_ROWS,
+  );
+}
+
+/**
+ * The items of each source's environment from its finding records to its scan's last URI (keys.ts: its findings,
+ * issue detections, open issues' summary, rules, the scan's record, alerts, messages and URIs), one Query each,
+ * for a page over many small environments: one call each rather than a Query for its scan and its share of
+ * BatchGetItems for its scan record, summary, findings and rules (each key half a read unit or more, where the
+ * range reads a few units in all). Bounded: a range holding more than ENV_RANGE_ITEMS_PER_ROW items per row (an
+ * environment with older scans or many fixed findings) stops there, and its environment is read as before.
+ */
+async function envRanges(sources: PendingSource[]): Promise<Map<string, EnvItems>> {
+  const read = await mapLimited(sources, PAGE_READS_IN_FLIGHT, async ({ env, current }) => {
+    const { pk, skFrom } = {
+      pk: keys.finding(env.applicationId, env.environmentId, '').pk,
+      skFrom: keys.finding(env.applicationId, env.environmentId, '').sk,
+    };
+    const skTo = keys.urisOfScan(env.applicationId, env.environmentId, current.scanId).skTo;
+    const limit = ENV_RANGE_ITEMS_PER_ROW * current.totalAlerts + ENV_RANGE_SLACK;
+    const { items, readTo } = await rangeUpTo({ partition: pk, skFrom, skTo }, limit);
+    return readTo === undefined ? new Map(items.map((item) => [item.sk as string, item])) : undefined;
   });
-  return { sources, skipped };
+  return new Map(sources.flatMap((s, i) => (read[i] ? [[s.env.environmentId, read[i]!] as const] : [])));
+}
+
+/** A scan's alerts, URIs and messages among its environment's items (as alertsUrisAndMessagesOfScan reads them). */
+function scanDataOf(scan: ScanRecord, items: EnvItems) {
+  const alerts = keys.alertsOfScan(scan.applicationId, scan.environmentId, scan.scanId);
+  const messages = keys.messagesOfScan(scan.applicationId, scan.environmentId, scan.scanId);
+  const uris = keys.urisOfScan(scan.applicationId, scan.environmentId, scan.scanId);
+  const within = (from: string, to: string) =>
+    [...items.values()]
+      .filter((item) => byUtf8(item.sk as string, from) >= 0 && byUtf8(item.sk as string, to) <= 0)
+      .sort((a, b) => byUtf8(a.sk as string, b.sk as string));
+  return {
+    alerts: within(alerts.skFrom, alerts.skTo).map((item) => fromItem<AlertRecord>(item)!),
+    uris: within(uris.skFrom, uris.skTo).map((item) => fromItem<AlertUriRecord>(item)!),
+    messages: within(messages.skPrefix, `${messages.skPrefix}\u{10FFFF}`).map(
+      (item) => Object.fromEntries(MESSAGE_ATTRIBUTES.map((a) => [a, item[a]])) as RowMessage,
+    ),
+  };
 }
 
 /** A rule's status at `asOf` (its history), or now. */
@@ -469,9 +591,10 @@ type EnvRows = Map<string, { onPage: number; total: number }>;
  * for); the rest by key, every environment's together. One finding has several URIs when their paths normalize
  * alike (/users/1, /users/2): each finding is read once (BatchGetItem refuses duplicate keys).
  */
-async function pageFindingsAndRules(uris: PageUri[], envRows: EnvRows) {
+async function pageFindingsAndRules(uris: PageUri[], envRows: EnvRows, envItems: Map<string, EnvItems>) {
   const findingGroups: KeyGroup[] = [];
   const ruleGroups: KeyGroup[] = [];
+  const taken: [Record<string, unknown>[], Record<string, unknown>[]] = [[], []];
   for (const [envId, envUris] of groupedDistinct(
     uris,
     (x) => x.source.env.environmentId,
@@ -479,6 +602,18 @@ async function pageFindingsAndRules(uris: PageUri[], envRows: EnvRows) {
   )) {
     const { env } = envUris[0]!.source;
     const hashes = envUris.map(({ u }) => u.findingHash);
+    const items = envItems.get(envId);
+    if (items) {
+      // Read among the environment's items: a key not among them has no item.
+      const found = (key: { sk: string }): Record<string, unknown>[] => [items.get(key.sk) ?? []].flat();
+      taken[0].push(
+        ...hashes
+          .flatMap((h) => found(keys.finding(env.applicationId, envId, h)))
+          .map((item) => Object.fromEntries(FINDING_ATTRIBUTES.flatMap((a) => (a in item ? [[a, item[a]]] : [])))),
+      );
+      taken[1].push(...hashes.flatMap((h) => found(keys.triageRule(env.applicationId, envId, h))));
+      continue;
+    }
     const rows = envRows.get(envId) ?? { onPage: 0, total: 0 };
     const covered = hashes.length >= RANGE_MIN_KEYS && 2 * rows.onPage >= rows.total;
     const sparse = hashes.length >= RANGE_MIN_KEYS && 2 * triagedRows(envUris) <= hashes.length;
@@ -491,7 +626,11 @@ async function pageFindingsAndRules(uris: PageUri[], envRows: EnvRows) {
       rangeLimit: covered ? 2 * hashes.length : sparse ? hashes.length : undefined,
     });
   }
-  return Promise.all([readGroups(findingGroups, FINDING_ATTRIBUTES), readGroups(ruleGroups)]);
+  const [findings, rules] = await Promise.all([readGroups(findingGroups, FINDING_ATTRIBUTES), readGroups(ruleGroups)]);
+  return [
+    [...taken[0], ...findings],
+    [...taken[1], ...rules],
+  ] as const;
 }
 
 /** The finding record attributes a row shows. */
@@ -515,17 +654,14 @@ function triagedRows(uris: PageUri[]): number {
 
 /** What the page's rows show beside their URIs, read side by side: messages, findings, rules, users, teams, SLA days. */
 async function rowReads(orgId: string, page: Page, envRows: EnvRows) {
-  const { slices, scanMessages } = page;
+  const { slices, scanMessages, envItems, details } = page;
   const uris = slices.flatMap(({ source, uris }) => uris.map((u) => ({ source, u })));
   const [messages, [firstSeen, rules], scanUsers, teams, slaDaysOf] = await Promise.all([
     pageMessages(uris, scanMessages),
-    pageFindingsAndRules(uris, envRows),
+    pageFindingsAndRules(uris, envRows, envItems),
     getUsers(slices.map((s) => s.source.scan.userId)),
-    getTeams(orgId, [...new Set(slices.flatMap((s) => (s.source.app.teamId ? [s.source.app.teamId] : [])))]),
-    slaDaysResolver(
-      orgId,
-      slices.map(({ source: { env } }) => env),
-    ),
+    details.teams,
+    details.slaDaysOf,
   ]);
   const messageOf = new Map(messages.map((m) => [m.msgId, m]));
   const findingOf = new Map(
@@ -702,7 +838,7 @@ export function findingsCsv(rows: FindingRow[]): string {
 async function issueIndexes(
   envs: ReportEnvironment[],
   asOf: number | undefined,
-  slices: Slice[],
+  { slices, envItems }: Page,
 ): Promise<Map<string, IssueIndex>> {
   // The tool streams of the page's rows, by environment: a summary names the tools of their issues exactly when
   // it lists each issue's (two streams or more) or its one stream is theirs.
@@ -714,10 +850,20 @@ async function issueIndexes(
     );
   const counted = (env: ReportEnvironment) =>
     asOf === undefined && !pageStreams.has(env.environmentId) ? openIssuesTotal(env) : undefined;
+  // An environment read as a range (envRanges) has its summary among its items.
+  const inRange = (env: ReportEnvironment) =>
+    envItems.get(env.environmentId)?.get(keys.openIssues(env.applicationId, env.environmentId).sk);
   const summaries =
     asOf === undefined
-      ? await openIssuesOfEnvironments(envs.filter((env) => counted(env) === undefined))
+      ? await openIssuesOfEnvironments(
+          envs.filter((env) => counted(env) === undefined && !envItems.has(env.environmentId)),
+        )
       : new Map<string, OpenIssues>();
+  if (asOf === undefined)
+    for (const env of envs) {
+      const item = counted(env) === undefined ? inRange(env) : undefined;
+      if (item) summaries.set(env.environmentId, openIssuesOfItem(item));
+    }
   const exact = (summary: OpenIssues, envId: string) =>
     !summary.stale &&
     (summary.tools !== undefined ||
@@ -756,7 +902,8 @@ function envRowsOf(sources: PendingSource[], slices: Slice[]): EnvRows {
  * for its current scans and a read of its findings. Then only the scans, alerts and URI ranges the page covers (a
  * scan shown whole with its messages), a BatchGetItem for the page's scans, and its rows' messages, finding records
  * and rules as ranges where the page covers much of their scan or environment (bounded), else by key: never the
- * organization's findings (docs/DATA-MODEL.md, Findings).
+ * organization's findings (docs/DATA-MODEL.md, Findings). A small environment the page shows whole: one range of its
+ * items instead (envRanges).
  */
 export async function listOrganizationFindings(caller: Caller, orgId: string, q: FindingsReportQuery) {
   const membership = await caller.authorize(orgId);
@@ -770,8 +917,9 @@ export async function listOrganizationFindings(caller: Caller, orgId: string, q:
   const sources = envs.flatMap((e, i) => scans[i]!.map((current) => ({ ...e, current })));
   const totalFindings = sources.reduce((n, s) => n + s.current.totalAlerts, 0);
   const withScans = envs.filter((_, i) => scans[i]!.length > 0).map((e) => e.env);
-  const page = await pageSlices(sources, q.pageToken * q.pageSize, q.pageSize);
-  const issuesRead = issueIndexes(withScans, asOf, page.slices);
+  const details = pageDetails(orgId, sources, q.pageToken * q.pageSize, q.pageSize);
+  const page = { ...(await pageSlices(sources, q.pageToken * q.pageSize, q.pageSize)), details };
+  const issuesRead = issueIndexes(withScans, asOf, page);
   const findings = await rowsOf(orgId, page, envRowsOf(sources, page.slices), asOf, now, issuesRead);
   const totalIssues = [...(await issuesRead).values()].reduce((n, index) => n + index.count, 0);
   return { findings, totalFindings, totalIssues };

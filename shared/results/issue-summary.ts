@@ -59,10 +59,11 @@ export function openIssuesStale(env: EnvRef): TransactItem {
 /** The summaries of these environments, by environment id (absent: none yet, or the environment has none). */
 export async function openIssuesOfEnvironments(envs: EnvRef[]): Promise<Map<string, OpenIssues>> {
   const items = await batchGet(envs.map((env) => keys.openIssues(env.applicationId, env.environmentId)));
-  return new Map(
-    items.map((item) => [String(item.sk).split('#')[1]!, fromItem<OpenIssues & { sk: string }>(item)!] as const),
-  );
+  return new Map(items.map((item) => [String(item.sk).split('#')[1]!, openIssuesOfItem(item)] as const));
 }
+
+/** The summary an item of keys.openIssues holds (read by key or among its environment's items). */
+export const openIssuesOfItem = (item: Record<string, unknown>) => fromItem<OpenIssues & { sk: string }>(item)!;
 
 /**
  * The upgrade's step (npm run migrate, npm start on older data): an environment with finding records and without a
