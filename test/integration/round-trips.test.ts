@@ -237,35 +237,6 @@ describe('DynamoDB round trips per request', () => {
     expect(JSON.stringify(refused.body)).not.toContain('pf-');
   });
 
-  it('answers a deep V2 environment page by name or scan date, or by last-scan status, in 3 round trips once its fences are learned', async () => {
-    const own = await createTenant();
-    const { seedEnvironments } = await import('./seed-environments.ts');
-    await seedEnvironments(own.orgId, 560, randomUUID()); // 2,800 environments: several 1 MB pages of entries
-    const unprefetched = operation(listEnvsV2Route, ({ caller, params, query }) =>
-      listEnvironmentsV2(caller, params.orgId, query),
-    ) as Handler;
-    const envs = `/api/v2/org/${own.orgId}/envs`;
-    for (const query of [
-      'pageSize=10&pageToken=250',
-      'pageSize=10&pageToken=250&sortField=scanDate&sortDir=DESC',
-      'pageSize=10&pageToken=20&lastScanStatus=LAST_SCAN_STATUS_ERRORED',
-    ]) {
-      // The first deep page walks call after call and learns the fences; the next reads between them side by side.
-      const learning = await call('GET', `${envs}?${query}`, bearer(own));
-      const fenced = await call('GET', `${envs}?${query}`, bearer(own));
-      const plain = await call('GET', `${envs}?${query}`, bearer(own), undefined, unprefetched);
-      expect(fenced.status, query).toBe(200);
-      expect(fenced.body, query).toEqual(learning.body);
-      expect(fenced.body, query).toEqual(plain.body);
-      expect(fenced.body.environments, query).toHaveLength(10);
-      // (A status's partition here, about 700 entries, is one DynamoDB page: 3 round trips either way.)
-      if (!query.includes('lastScanStatus')) expect(learning.roundTrips, query).toBeGreaterThan(3);
-      expect(fenced.roundTrips, query).toBeLessThanOrEqual(3);
-      // Within a read unit of the walk call after call (the fences' item, a segment's rounding).
-      expect(fenced.readUnits!, query).toBeLessThanOrEqual(learning.readUnits! + 1);
-    }
-  }, 300_000);
-
   it('answers query-filtered and deprecated list pages from reads issued together, as without them, for the same read units', async () => {
     const own = await createTenant();
     const post = (path: string, body: object) => call('POST', path, bearer(own), body);
