@@ -16,9 +16,9 @@ import {
   environmentEntriesNamedQuery,
   environmentEntriesWithStatusQuery,
   environmentIdWalk,
+  fencedWalk,
   environmentEntriesQuery,
   environmentEntriesScannedBetween,
-  environmentEntriesWithStatus,
   listScope,
   listScopeReads,
   mergeOrdered,
@@ -28,6 +28,7 @@ import {
 import {
   APPLICATIONS_READ_BY_KEY,
   FIRST_CALL_ENTRIES,
+  fenceReach,
   idWalkReach,
   nameReadLimits,
   pageApplicationsByKey,
@@ -37,6 +38,7 @@ import {
   type EnvironmentSetSource,
 } from './list-plan.ts';
 import { numberOrderKey } from '../db/sortable.ts';
+import { fenceLearner, fencesKey, placedFences, readFences, type FencedList } from './list-fences.ts';
 import { recordListPlan } from '../context/request-scope.ts';
 import { scopeHealthStats, type HealthStats } from './health.ts';
 import {
@@ -52,7 +54,7 @@ import {
   type LastScanStatus,
   type ApplicationRecord,
 } from './model.ts';
-import { mapInParallel, type OperationReads, type PartitionQuery, type ReadOptions } from '../db/query.ts';
+import { collect, mapInParallel, type OperationReads, type PartitionQuery, type ReadOptions } from '../db/query.ts';
 import { codeRepositoriesRead, repositoriesByApplication } from './code-repository-store.ts';
 import { visibleApplications } from './code-repository-views.ts';
 import {
@@ -180,9 +182,7 @@ async function setEntries(source: EnvironmentSetSource, c: ListContext): Promise
         }),
       );
     case 'lastScanStatus': {
-      return kept(
-        Promise.all(storedStatuses(q).map((s) => environmentEntriesWithStatus(orgId, s))).then((l) => l.flat()),
-      );
+      return kept(Promise.all(storedStatuses(q).map((s) => fencedStatusEntries(c, s))).then((l) => l.flat()));
     }
     case 'lastScanDate': {
       const filter = q.lastScanDate as Exclude<EnvListQuery['lastScanDate'], 'LAST_SCAN_DATE_UNSPECIFIED' | undefined>;
@@ -385,6 +385,8 @@ interface ListContext {
   appsMatchingQuery?: Set<string>;
   /** Reads the page's applications (pageApplications). */
   applications: PageApplications;
+  /** Writes of what the plan's walks learned (list-fences.ts), made beside the page's reads. */
+  learners: (() => Promise<void>)[];
 }
 
 // ---- One executor per plan kind (list-plan.ts EnvironmentListPlan)
@@ -401,14 +403,17 @@ async function walkIndex(plan: Extract<EnvironmentListPlan, { kind: 'index' }>, 
   // The walk's first call may come from the request's prefetch (firstWalkCall).
   const options = { prefetchedFirstCall: true, wanted: wants.wanted };
   const value = applicationValue(c.sortField, c.repos)!;
+  const fenced = walkFencedList(plan, request, c.q);
   const stream =
     order === 'applicationValue'
       ? await byApplicationValue(orgId, value, c.repos, c.keep, sortDir, walkLimit, wants.wanted)
-      : plan.wholeItems && (order === 'name' || order === 'scanDate')
-        ? environmentsOfOrg(orgId, order, forward, walkLimit, true, options)
-        : order === 'id' && plan.total === 'counters'
-          ? environmentIdWalk(orgId, forward, walkLimit, idReach(walkLimit, c.scope), options)
-          : environmentEntries(orgId, order, forward, walkLimit, undefined, options);
+      : fenced && (order === 'name' || order === 'scanDate')
+        ? await fencedIndexWalk(c, fenced, order, walkLimit, options)
+        : plan.wholeItems && (order === 'name' || order === 'scanDate')
+          ? environmentsOfOrg(orgId, order, forward, walkLimit, true, options)
+          : order === 'id' && plan.total === 'counters'
+            ? environmentIdWalk(orgId, forward, walkLimit, idReach(walkLimit, c.scope), options)
+            : environmentEntries(orgId, order, forward, walkLimit, undefined, options);
   // The matches' count (a `query`: from the names it matched), read beside the walk.
   const [streamed, matchCount] = await Promise.all([
     pageFromStream<Entry>(stream, wants.keep, request, c.applications.onPageEntry),
@@ -428,6 +433,52 @@ async function walkIndex(plan: Extract<EnvironmentListPlan, { kind: 'index' }>, 
  */
 const idReach = (needed: number, scope: ListScope) =>
   idWalkReach(needed, Math.min(needed, FIRST_CALL_ENTRIES), scope.counts, scope.organization);
+
+/**
+ * The fenced list (list-fences.ts) an `index` plan walks: a deep page (past what a first call reads) of the name or
+ * scan-date order's compact entries, which only the caller's scope thins (no `query`).
+ */
+function walkFencedList(plan: EnvironmentListPlan, request: PageRequest, q: EnvListQuery): FencedList | undefined {
+  if (plan.kind !== 'index' || plan.wholeItems || plan.total !== 'counters' || q.query) return undefined;
+  if (plan.order !== 'name' && plan.order !== 'scanDate') return undefined;
+  if (walkAhead(request) <= FIRST_CALL_ENTRIES) return undefined;
+  return `envs-${plan.order}-${q.sortDir === 'DESC' ? 'desc' : 'asc'}`;
+}
+
+/**
+ * A deep page's walk of the name or scan-date order with the order's learned fences (list-entries.ts fencedWalk),
+ * which it learns again when they are missing or off (fenceLearner, written beside the page's reads).
+ */
+async function fencedIndexWalk(
+  c: ListContext,
+  list: FencedList,
+  order: 'name' | 'scanDate',
+  walkLimit: number,
+  options: ReadOptions,
+): Promise<AsyncIterable<Entry>> {
+  const forward = c.sortDir === 'ASC';
+  const stored = await readFences(c.orgId, list);
+  const reach = stored && fenceReach(walkLimit, c.scope.counts, c.scope.organization, stored.entries);
+  const learner = fenceLearner(c.orgId, list, stored, forward);
+  c.learners.push(() => learner.learn(c.scope.organization.environments));
+  const query = environmentEntriesQuery(c.orgId, order, forward, walkLimit);
+  const fences = reach ? placedFences(stored, reach.scale) : [];
+  return learner.watch(fencedWalk(query, fences, reach ?? { surely: 0 }, options));
+}
+
+/**
+ * The environments whose last scan has this status, in name order: the status index's partition, its first call
+ * from the request's prefetch, the rest between its learned fences side by side (fencedStatusEntries learns them).
+ */
+async function fencedStatusEntries(c: ListContext, status: string): Promise<Entry[]> {
+  const list: FencedList = `envs-status-${status}`;
+  const stored = await readFences(c.orgId, list);
+  const learner = fenceLearner(c.orgId, list, stored, true);
+  c.learners.push(() => learner.learn(c.scope.organization.environments));
+  const query = environmentEntriesWithStatusQuery(c.orgId, status);
+  const walk = fencedWalk(query, placedFences(stored), { surely: Infinity }, { prefetchedFirstCall: true });
+  return collect(learner.watch(walk));
+}
 
 /** `byApplication`: the applications walked by name, skipped whole by their environment (or match) counts. */
 async function walkApplications(
@@ -500,6 +551,7 @@ export const environmentListReads: OperationReads = ({ ids, query }) => {
   const text = listEnvironmentsV2Query.safeParse(query).data?.query?.toLowerCase();
   const names = text ? nameSampleReads(ids.orgId, ['APP', 'ENV'], text) : {};
   return {
+    items: fencedListsOf(query).map((list) => fencesKey(ids.orgId!, list)),
     queries: [...listScopeReads(ids.orgId), codeRepositoriesRead(ids.orgId), ...(names.queries ?? [])],
     firstCalls: [...(walk ? [walk] : []), ...firstSetCalls(ids.orgId, query), ...(names.firstCalls ?? [])],
   };
@@ -517,6 +569,21 @@ function firstSetCalls(orgId: string, rawQuery: Record<string, string | undefine
     return [...new Set(q.envs.map((n) => n.toLowerCase()))].map((n) => environmentEntriesNamedQuery(orgId, n));
   if (q.query || !q.lastScanStatus.length) return [];
   return storedStatuses(q).map((status) => environmentEntriesWithStatusQuery(orgId, status));
+}
+
+/**
+ * The fenced lists (list-fences.ts) whose fences the plan reads, when the query string alone decides it: a deep
+ * page's walk of the name or scan-date order (walkFencedList), or the lastScanStatus set's partitions.
+ */
+function fencedListsOf(rawQuery: Record<string, string | undefined>): FencedList[] {
+  const q = listEnvironmentsV2Query.safeParse(rawQuery).data;
+  if (!q || q.query) return [];
+  const request = v2PageRequest(q.page, q.pageToken, q.pageSize);
+  const plan = planEnvironmentList(q, request, { applications: 0, environments: 0 });
+  if (plan.kind === 'set' && plan.source === 'lastScanStatus')
+    return storedStatuses(q).map((status): FencedList => `envs-status-${status}`);
+  const walked = walkFencedList(plan, request, q);
+  return walked ? [walked] : [];
 }
 
 /** The stored statuses a lastScanStatus filter selects (PENDING: none). */
@@ -586,8 +653,9 @@ export async function listEnvironmentsV2(caller: Caller, orgId: string, q: EnvLi
   const execute = (plan: EnvironmentListPlan) => {
     const applications = pageApplications(orgId, scope);
     const context = { orgId, q, request, sortField, sortDir, now, scope, repos, keep, appNames, envNames };
-    const page = executePlan(plan, { ...context, appsMatchingQuery, applications });
-    return { applications, page };
+    const learners: ListContext['learners'] = [];
+    const page = executePlan(plan, { ...context, appsMatchingQuery, applications, learners });
+    return { applications, page, learners };
   };
   // includeAppHealthStats over the caller's buckets whole: from the health aggregates (health.ts), read beside the
   // plan's own reads; before an upgraded table's aggregates are complete, planned again to read every listed
@@ -602,11 +670,12 @@ export async function listEnvironmentsV2(caller: Caller, orgId: string, q: EnvLi
       ? planEnvironmentList(q, request, { ...stats, healthAggregatesIncomplete: true })
       : planned;
   recordListPlan(plan);
-  const { applications, page: read } = plan === planned ? first : execute(plan);
+  const { applications, page: read, learners } = plan === planned ? first : execute(plan);
   const page = await read;
   // The page's environments and applications, and the applications their repositories map, in one round trip: the
   // repositories are known by the entries' applications (a hidden entry's are read for nothing, never shown).
   const pageRepos = [...new Set(page.entries.map((e) => e.applicationId))].flatMap((appId) => repos.get(appId) ?? []);
+  // What the walks learned (their fences) is written beside them.
   const [joined, mappedApps] = await Promise.all([
     pageItems(page.entries, orgId, membership, q, page.applications ?? applications.read(page.entries)),
     visibleApplications(
@@ -614,6 +683,7 @@ export async function listEnvironmentsV2(caller: Caller, orgId: string, q: EnvLi
       membership,
       pageRepos.flatMap((repo) => repo.appIds),
     ),
+    ...learners.map((learn) => learn()),
   ]);
   return {
     orgId,

@@ -174,6 +174,77 @@ export async function* environmentIdWalk(
   for (let next = await tailFirst; !next.done; next = await tail.next()) yield next.value;
 }
 
+/**
+ * How far a fenced walk surely goes and where its page most likely ends (places of the walk, 1-based; a fence's
+ * `at` is its place).
+ */
+export interface FenceReach {
+  surely: number;
+  /** undefined: the walk reads to the partition's end. */
+  end?: number;
+}
+
+/**
+ * The entries of `query`'s partition in its order (a walk from its start, `forward` or not) as queryItems gives them,
+ * read with the partition's learned fences (list-fences.ts): after the first call (the request's prefetch of it), the
+ * ranges between the fences the walk surely passes (`reach`) are read side by side as segments (db/query.ts
+ * segmentedItems), beside the call that reads on from the last of them; a deep page in about one round trip after
+ * the first. Every entry is read, so a stale fence costs only a segment another call, never an entry. Without a
+ * fence past the first call and within the reach, call after call (ReadOptions `wanted`).
+ */
+export async function* fencedWalk(
+  query: PartitionQuery,
+  fences: { key: string; at: number }[],
+  reach: FenceReach,
+  options: ReadOptions = {},
+): AsyncGenerator<ListEntry> {
+  const { index, partition, attributes } = query;
+  const sk = indexKeyNames(index!).sk;
+  const entry = (item: Record<string, unknown>) => ({
+    ...(item as Omit<ListEntry, 'sortKey'>),
+    sortKey: item[sk] as string,
+  });
+  const forward = query.forward !== false;
+  const first = await firstCall(query, options);
+  yield* first.items.map(entry);
+  if (!first.lastKey) return;
+  const after = first.lastKey[sk] as string;
+  let read = first.items.length;
+  const wanted = options.wanted && ((n: number) => options.wanted!(n + read));
+  const past = (key: string, than: string) => (forward ? byUtf8(key, than) > 0 : byUtf8(key, than) < 0);
+  const usable: { key: string; at: number }[] = [];
+  for (const { key, at } of fences) {
+    if (at > reach.surely) break;
+    if (past(key, usable.at(-1)?.key ?? after)) usable.push({ key, at });
+  }
+  // Ascending, a range starts just after the last key read; descending, it ends at it (read again, left out).
+  const from = (key: string) => (forward ? { skFrom: justAfter(key) } : { skTo: key });
+  const sized = (limit: number | undefined) => (query.pageLimit === undefined ? undefined : limit);
+  const safe = usable.at(-1);
+  if (!safe) {
+    const limit = sized(wanted?.(0) ?? grown(query.pageLimit ?? 1000, read));
+    const rest = queryItems({ ...query, pageLimit: limit, ...from(after) }, { wanted });
+    for await (const item of rest) if (item[sk] !== after) yield entry(item);
+    return;
+  }
+  // The call past the last fence used starts now, beside the segments before it.
+  const beyond = forward ? { skFrom: safe.key } : { skTo: safe.key }; // with the fence: the segments leave it out
+  const tailLimit = reach.end === undefined ? undefined : sized(Math.max(1, reach.end - safe.at + 1));
+  const tail = queryItems({ ...query, pageLimit: tailLimit, ...beyond }, { wanted });
+  const tailFirst = tail.next();
+  tailFirst.catch(() => undefined); // awaited below
+  const [lo, hi] = forward ? [justAfter(after), safe.key] : [safe.key, after];
+  const range = { index, partition, attributes, skFrom: lo, skTo: hi };
+  const splits = usable.slice(0, -1).map((f) => f.key);
+  const passed = (await collect(segmentedItems(range, splits))).filter(
+    (item) => item[sk] !== after && item[sk] !== safe.key,
+  );
+  if (!forward) passed.reverse();
+  read += passed.length;
+  yield* passed.map(entry);
+  for (let next = await tailFirst; !next.done; next = await tail.next()) yield entry(next.value);
+}
+
 /** The next call's size after a call of `limit` that gave `count` (queryItems' growing calls). */
 const grown = (limit: number, count: number) =>
   count < limit ? limit - count : Math.max(limit, Math.min(1000, limit * 4));
@@ -238,23 +309,12 @@ async function restOfPrefix(query: PartitionQuery, lastKey: Record<string, unkno
   return (await collect(segmentedItems(range, splits))).filter((item) => item[sk] !== after);
 }
 
-/** The Query of environmentEntriesWithStatus: the whole partition, 1 MB per call (a list's prefetch names its first). */
+/**
+ * The Query of the environments whose last scan has this status (or NONE), in name order: the whole partition, 1 MB
+ * per call (a list's prefetch names its first; environment-list.ts fencedStatusEntries reads it).
+ */
 export const environmentEntriesWithStatusQuery = (orgId: string, status: string): PartitionQuery =>
   entryQuery('gsi1c', { partition: keys.environmentsOfOrgWithStatus(orgId, status).gsi1pk });
-
-/**
- * Environments whose last scan has this status (or NONE), in name order; the first call from the request's prefetch
- * of it (environmentEntriesWithStatusQuery) when there is one.
- */
-export function environmentEntriesWithStatus(orgId: string, status: string): Promise<ListEntry[]> {
-  return collect(
-    entries(
-      'gsi1c',
-      { partition: keys.environmentsOfOrgWithStatus(orgId, status).gsi1pk },
-      { prefetchedFirstCall: true },
-    ),
-  );
-}
 
 const scannedBetween = (orgId: string, from: number, to: number): EntryQuery => {
   const { gsi3pk, gsi3skFrom, gsi3skTo } = keys.environmentsOfOrgScannedBetween(orgId, from, to);

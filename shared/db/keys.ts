@@ -240,6 +240,11 @@ export const keys = {
     sk: `COUNT#${applicationType}#${teamId ?? '-'}`,
   }),
   organizationCountersOfOrg: (orgId: string) => ({ pk: `ORG#${orgId}`, skPrefix: 'COUNT#' }),
+  /**
+   * Learned fences of one of the organization's ordered list partitions (docs/DATA-MODEL.md, List fences): sort keys
+   * at every n-th place of a walk, a cache written by the list that walked it (applications/list-fences.ts).
+   */
+  listFences: (orgId: string, list: string) => ({ pk: `ORG#${orgId}`, sk: `FENCES#${list}` }),
 
   // ---- Health aggregates (docs/DATA-MODEL.md, Health aggregates): List Environments V2's includeAppHealthStats
   // without reading the organization's environments. The sums live on the organization counters above.

@@ -11,7 +11,7 @@ import {
 } from '../../shared/applications/application-repository.ts';
 import { type ApplicationRecord } from '../../shared/applications/model.ts';
 import { environmentIndexKeys, environmentsOfApp } from '../../shared/applications/environment-repository.ts';
-import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../../shared/db/client.ts';
 import { config } from '../../shared/config.ts';
 import { transactWrite } from '../../shared/db/transactions.ts';
@@ -611,6 +611,77 @@ describe('query with many matches', () => {
     }
   });
 
+  it('a walk with learned fences, missing, fresh or stale, gives the partition in its order, item for item', async () => {
+    const { fencedWalk, environmentEntriesQuery, environmentEntriesWithStatusQuery } =
+      await import('../../shared/applications/list-entries.ts');
+    const { learnedFences, placedFences } = await import('../../shared/applications/list-fences.ts');
+    const { collect, justAfter, byUtf8 } = await import('../../shared/db/query.ts');
+    const { indexKeyNames } = await import('../../shared/db/tables.ts');
+    const partitions = [
+      ...(['name', 'scanDate'] as const).flatMap((order) =>
+        [true, false].map((forward) => ({
+          label: `${order} ${forward ? 'ASC' : 'DESC'}`,
+          query: (pageLimit?: number) => ({ ...environmentEntriesQuery(many.orgId, order, forward), pageLimit }),
+          forward,
+        })),
+      ),
+      {
+        label: 'status ERROR',
+        query: (pageLimit?: number) => ({ ...environmentEntriesWithStatusQuery(many.orgId, 'ERROR'), pageLimit }),
+        forward: true,
+      },
+    ];
+    const SPACING = 37;
+    for (const { label, query, forward } of partitions) {
+      const whole = await queryAll(query());
+      const sk = indexKeyNames(query().index!).sk;
+      const keysRead = whole.map((item) => item[sk] as string);
+      const expected = whole.map((item) => item.environmentId);
+      expect(expected.length, label).toBeGreaterThan(150);
+      const fences = (seen: string[]) => ({
+        keys: learnedFences(seen, undefined, forward, SPACING).keys,
+        spacing: SPACING,
+        entries: seen.length,
+        version: 1,
+      });
+      const fresh = fences(keysRead);
+      // Learned before a fifth of the entries were added (the fences are then further apart), and before entries
+      // were deleted (keys that no longer exist, in walk order).
+      const beforeAdds = fences(keysRead.filter((_, i) => i % 5 !== 2));
+      const gone = keysRead.flatMap((key, i) => (i % 4 === 1 ? [key, justAfter(key)] : [key]));
+      const beforeDeletes = fences(gone.sort((a, b) => (forward ? byUtf8(a, b) : byUtf8(b, a))));
+      const variants = {
+        missing: [],
+        fresh: placedFences(fresh),
+        'added since': placedFences(beforeAdds),
+        'deleted since': placedFences(beforeDeletes),
+        'scaled up': placedFences(fresh, 1.3),
+        'scaled down': placedFences(fresh, 0.7),
+      };
+      // Reaches short of, at and past the end; tails too short (the walk reads on); first calls of every size.
+      const reaches = [
+        { surely: 100, end: 120 },
+        { surely: Infinity },
+        { surely: 400, end: 401 },
+        { surely: 5000, end: 3 },
+      ];
+      for (const [variant, placed] of Object.entries(variants))
+        for (const reach of reaches)
+          for (const pageLimit of [5, 300, undefined]) {
+            const found = await collect(fencedWalk(query(pageLimit), placed, reach));
+            expect(
+              found.map((e) => e.environmentId),
+              `${label} ${variant} ${JSON.stringify(reach)} ${pageLimit}`,
+            ).toEqual(expected);
+          }
+      // A walk learns fences when none are stored, and again once they are off by more than a quarter of a segment.
+      expect(learnedFences(keysRead, undefined, forward, SPACING).replace, label).toBe(true);
+      expect(learnedFences(keysRead, fresh, forward, SPACING).replace, label).toBe(false);
+      expect(learnedFences(keysRead, beforeAdds, forward, SPACING).replace, label).toBe(true);
+      expect(learnedFences(keysRead.slice(0, 100), fresh, forward, SPACING).replace, label).toBe(false);
+    }
+  }, 300_000);
+
   it('a page of many applications (their compact entries) shows each as a page of few (read by key) does', async () => {
     const query = { sortField: 'applicationName', applicationTypes: 'STANDARD,CLOUD' };
     const big = (await list(many.token, query)).body.environments;
@@ -647,4 +718,146 @@ describe('query with many matches', () => {
       }
     }
   }, 300_000);
+});
+
+describe('deep pages with learned fences', () => {
+  // A deep page of the name or scan-date order, or the lastScanStatus set, reads its partition between the fences a
+  // walk learned, side by side (docs/API.md, How a list is planned): missing, fresh, learned by the list itself, or
+  // stale (entries added and deleted since), every page is the whole list filtered, sorted and sliced.
+  let deep: Tenant;
+  let deepOutsider: Awaited<ReturnType<typeof addUserTo>>;
+  beforeAll(async () => {
+    deep = await createTenant();
+    deepOutsider = await addUserTo(deep.orgId); // a member of no team: a tenth of the applications are hidden
+    const { seedEnvironments } = await import('./seed-environments.ts');
+    await seedEnvironments(deep.orgId, 400, randomUUID());
+  }, 180_000);
+
+  type Order = { sortField: string; sortDir: string; order: 'name' | 'scanDate'; status?: boolean };
+  const ORDERS: Order[] = [
+    { sortField: 'environmentName', sortDir: 'ASC', order: 'name' },
+    { sortField: 'environmentName', sortDir: 'DESC', order: 'name' },
+    { sortField: 'scanDate', sortDir: 'DESC', order: 'scanDate' },
+    { sortField: 'scanDate', sortDir: 'ASC', order: 'scanDate' },
+    { sortField: 'environmentName', sortDir: 'ASC', order: 'name', status: true },
+  ];
+  const PAGES = [
+    [10, 150],
+    [7, 250],
+    [1000, 1],
+    [10, 500],
+  ];
+  const listName = ({ order, sortDir, status }: Order) =>
+    status ? 'envs-status-ERROR' : `envs-${order}-${sortDir === 'DESC' ? 'desc' : 'asc'}`;
+
+  /** The environments the caller sees (the id order's pages: no fences). */
+  async function visibleTo(token: string) {
+    const visible = new Set<string>();
+    for (const pageToken of [0, 1, 2]) {
+      const out = await api('GET', `/api/v2/org/${deep.orgId}/envs`, {
+        token,
+        query: { pageSize: 1000, pageToken, sortField: 'environmentId' },
+      });
+      for (const e of out.body.environments as EnvView[]) visible.add(e.environmentId);
+    }
+    return visible;
+  }
+
+  /** A caller's whole list in the order: the index itself, as far as the caller sees. */
+  async function oracle(visible: Set<string>, o: Order) {
+    const { environmentEntriesQuery } = await import('../../shared/applications/list-entries.ts');
+    const index = await queryAll({
+      ...environmentEntriesQuery(deep.orgId, o.order, o.sortDir === 'ASC'),
+      pageLimit: undefined,
+    });
+    return index
+      .filter((e) => visible.has(e.environmentId as string) && (!o.status || e.lastScanStatus === 'ERROR'))
+      .map((e) => e.environmentId as string);
+  }
+
+  const fenceKey = (o: Order) => keys.listFences(deep.orgId, listName(o));
+  const readFenceItem = async (o: Order) =>
+    (await queryAll({ partition: fenceKey(o).pk, skPrefix: fenceKey(o).sk }))[0];
+  const setFences = async (o: Order, item: Record<string, unknown> | undefined) => {
+    if (!item) await db.send(new DeleteCommand({ TableName: config.tableName, Key: fenceKey(o) }));
+    else await db.send(new PutCommand({ TableName: config.tableName, Item: { ...item, ...fenceKey(o) } }));
+  };
+  /** Fences of `spacing` learned from the partition as it is now. */
+  async function freshFences(o: Order, spacing: number) {
+    const { learnedFences } = await import('../../shared/applications/list-fences.ts');
+    const { environmentEntriesQuery, environmentEntriesWithStatusQuery } =
+      await import('../../shared/applications/list-entries.ts');
+    const { indexKeyNames } = await import('../../shared/db/tables.ts');
+    const query = o.status
+      ? environmentEntriesWithStatusQuery(deep.orgId, 'ERROR')
+      : environmentEntriesQuery(deep.orgId, o.order, o.sortDir === 'ASC');
+    const sk = indexKeyNames(query.index!).sk;
+    const seen = (await queryAll({ ...query, pageLimit: undefined })).map((e) => e[sk] as string);
+    const learned = learnedFences(seen, undefined, o.status || o.sortDir === 'ASC', spacing).keys;
+    return { keys: learned, spacing, entries: 2000, version: 1 };
+  }
+
+  async function checkPages(
+    phase: string,
+    fences: (o: Order) => Promise<Record<string, unknown> | undefined | 'keep'>,
+  ) {
+    for (const caller of [deep, deepOutsider]) {
+      const visible = await visibleTo(caller.token);
+      for (const o of ORDERS) {
+        const expected = await oracle(visible, o);
+        for (const [pageSize, pageToken] of PAGES) {
+          const given = await fences(o);
+          if (given !== 'keep') await setFences(o, given);
+          const label = `${phase} ${listName(o)} ${caller === deep ? 'owner' : 'member of no team'} size ${pageSize} page ${pageToken}`;
+          const out = await api('GET', `/api/v2/org/${deep.orgId}/envs`, {
+            token: caller.token,
+            query: {
+              sortField: o.sortField,
+              sortDir: o.sortDir,
+              pageSize,
+              pageToken,
+              ...(o.status ? { lastScanStatus: 'LAST_SCAN_STATUS_ERRORED' } : {}),
+            },
+          });
+          expect(out.status, out.text).toBe(200);
+          expect(
+            out.body.environments.map((e: EnvView) => e.environmentId),
+            label,
+          ).toEqual(expected.slice(pageSize * pageToken, pageSize * (pageToken + 1)));
+          expect(out.body.totalCount, label).toBe(String(expected.length));
+          const hasNext = pageSize * (pageToken + 1) < expected.length;
+          expect(out.body.hasNext, label).toBe(hasNext);
+          expect(out.body.nextPageToken, label).toBe(hasNext ? String(pageToken + 1) : '');
+        }
+      }
+    }
+  }
+
+  it('answers the whole list sliced with fences missing, fresh, learned by the list, and stale', async () => {
+    await checkPages('missing', async () => undefined);
+    // Learned by the deep pages themselves (FENCE_SPACING): present once a deep page has walked the partition.
+    await checkPages('learned', async () => 'keep');
+    for (const o of ORDERS.filter((order) => !order.status)) {
+      const item = await readFenceItem(o);
+      expect(item, listName(o)).toBeDefined();
+      expect((item.keys as string[]).length, listName(o)).toBeGreaterThan(0);
+    }
+    // Fresh fences close together: many segments side by side.
+    const fresh = new Map<string, Record<string, unknown>>();
+    for (const o of ORDERS) fresh.set(listName(o), await freshFences(o, 60));
+    await checkPages('fresh', async (o) => fresh.get(listName(o)));
+    // Entries added (early in every order: names from `a-`, scans of every age) and deleted since they were learned.
+    const { seedEnvironments } = await import('./seed-environments.ts');
+    await seedEnvironments(deep.orgId, 30, randomUUID(), 'a');
+    const everything = await oracle(await visibleTo(deep.token), ORDERS[0]);
+    for (const envId of everything.filter((_, i) => i % 9 === 4).slice(0, 60)) {
+      const partition = keys.environmentsOfOrgById(deep.orgId).gsi4pk;
+      const [env] = await queryAll({ index: 'gsi4', partition, skFrom: envId, skTo: envId });
+      const removed = await api('DELETE', `/api/v1/app/${env.applicationId}/env/${envId}`, { token: deep.token });
+      expect(removed.status, removed.text).toBeLessThan(300);
+    }
+    await checkPages('stale', async (o) => fresh.get(listName(o)));
+    // And stale fences that the deep pages then learn again.
+    await checkPages('relearned', async () => 'keep');
+  }, 600_000);
 });

@@ -9,6 +9,8 @@ import {
   type DeprecatedApplicationListPlan,
   type EnvironmentListPlan,
   type EnvironmentListStats,
+  fenceReach,
+  FENCE_SLACK,
   idWalkReach,
 } from '../../shared/applications/list-plan.ts';
 import {
@@ -416,5 +418,30 @@ describe('idWalkReach (listEnvsV2: how far a walk of the id order surely goes)',
     expect(idWalkReach(5011, 800, { applications: 0, environments: 0 }, org)).toBeUndefined();
     // Past the end: every id, but a few.
     expect(idWalkReach(50_000, 800, org, org)!.surely).toBeGreaterThan(0.99);
+  });
+});
+
+describe('fenceReach (listEnvsV2: how far a walk of the name or scan-date order surely goes, with its fences)', () => {
+  const org = { applications: 2000, environments: 10_000 };
+  it('reaches the page within a few entries when only the counters tell, fresh fences at their places', () => {
+    expect(fenceReach(5011, org, org, 10_000)).toEqual({
+      surely: 5011 - FENCE_SLACK,
+      end: 5011 + FENCE_SLACK,
+      scale: 1,
+    });
+  });
+  it("stops its segments 3 deviations of a thinned scope's kept count short, and a quarter of the growth", () => {
+    // A scope of 9 tenths: 5,000 passed for 4,500 kept, erring by about 21 (the square root of 5,000 x 0.9 x 0.1).
+    const scoped = fenceReach(4500, { applications: 1800, environments: 9000 }, org, 10_000)!;
+    expect(scoped.surely).toBe(Math.floor(5000 - 3 * Math.sqrt(450) - FENCE_SLACK));
+    expect(scoped.end).toBe(Math.ceil(5000 + Math.sqrt(450) + FENCE_SLACK));
+    const grown = fenceReach(5011, org, org, 8000)!;
+    expect(grown.scale).toBe(1.25);
+    expect(grown.surely).toBe(Math.floor(5011 - (2000 * 0.5011) / 4 - FENCE_SLACK));
+    expect(grown.end).toBe(5011 + FENCE_SLACK);
+  });
+  it('is undefined when there is nothing to walk or no fences were learned', () => {
+    expect(fenceReach(5011, { applications: 0, environments: 0 }, org, 10_000)).toBeUndefined();
+    expect(fenceReach(5011, org, org, 0)).toBeUndefined();
   });
 });

@@ -1,0 +1,126 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from '../db/client.ts';
+import { config } from '../config.ts';
+import { keys } from '../db/keys.ts';
+import { byUtf8, getItem } from '../db/query.ts';
+
+// Learned fences (docs/DATA-MODEL.md, List fences): for an ordered partition of the organization's list indexes
+// (its environments by name or scan date, each way; those of a last-scan status), the sort keys of the entries at
+// every FENCE_SPACING-th place of a walk, learned by a list that walked it (it reads the keys anyway). A later walk
+// reads them in its first round trip and reads the ranges between them side by side (list-entries.ts fencedWalk):
+// every entry before the page is still read, so counts and pages stay exact; fences that went stale since (entries
+// added or deleted) only cost a segment another call. A cache written by a GET: small, under the organization's key,
+// and written only when missing or off by more than a quarter of a segment.
+
+/** Entries between two fences: under DynamoDB's 1 MB page of compact entries (about 860 on DynamoDB Local). */
+export const FENCE_SPACING = 700;
+/** The fences' keys kept at most (bytes): the item stays within one 4 KB read (half a read unit). */
+const FENCE_BYTES = 3_500;
+
+export interface Fences {
+  /** Sort keys of the entries at the walk's places spacing, 2 x spacing, ... (1-based), in walk order. */
+  keys: string[];
+  spacing: number;
+  /** The organization's environments when they were learned (how far they may have drifted since). */
+  entries: number;
+  /** When they were learned (ms): a rewrite is conditioned on it. */
+  version: number;
+}
+
+/** A fenced list: one ordered partition walked one way. */
+export type FencedList = `envs-name-${'asc' | 'desc'}` | `envs-scanDate-${'asc' | 'desc'}` | `envs-status-${string}`;
+
+export const fencesKey = (orgId: string, list: FencedList) => keys.listFences(orgId, list);
+
+/** The list's fences (the request's prefetch of them, when it has one); undefined when none were learned. */
+export async function readFences(orgId: string, list: FencedList): Promise<Fences | undefined> {
+  const item = await getItem(fencesKey(orgId, list));
+  if (!item || !Array.isArray(item.keys) || typeof item.spacing !== 'number' || item.spacing < 1) return undefined;
+  return {
+    keys: item.keys as string[],
+    spacing: item.spacing,
+    entries: Number(item.entries ?? 0),
+    version: Number(item.version ?? 0),
+  };
+}
+
+/** The fences with their estimated places in the walk (list-entries.ts fencedWalk): learned ones scaled by `scale`. */
+export const placedFences = (fences: Fences | undefined, scale = 1) =>
+  (fences?.keys ?? []).map((key, i) => ({ key, at: Math.round((i + 1) * fences!.spacing * scale) }));
+
+/** Walk order of two sort keys (negative: `a` comes first). */
+const walkOrder = (forward: boolean) => (a: string, b: string) => (forward ? byUtf8(a, b) : byUtf8(b, a));
+
+/** How many of `seen` (in walk order) come before `key`. */
+function placeOf(seen: string[], key: string, order: (a: string, b: string) => number): number {
+  let [lo, hi] = [0, seen.length];
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (order(seen[mid], key) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * The fences a walk that saw `seen` (every sort key from the partition's start, in walk order) learned; whether they
+ * should replace `stored`: none stored, the walk saw further than they reach, or a stored fence that it passed now
+ * sits more than a quarter of a segment from its place.
+ */
+export function learnedFences(
+  seen: string[],
+  stored: Fences | undefined,
+  forward: boolean,
+  spacing = FENCE_SPACING,
+): { keys: string[]; replace: boolean } {
+  const learned: string[] = [];
+  let bytes = 0;
+  for (let at = spacing; at <= seen.length; at += spacing) {
+    const key = seen[at - 1];
+    bytes += Buffer.byteLength(key) + 4;
+    if (bytes > FENCE_BYTES) break;
+    learned.push(key);
+  }
+  if (learned.length === 0) return { keys: learned, replace: false };
+  if (!stored || stored.spacing !== spacing || learned.length > stored.keys.length)
+    return { keys: learned, replace: true };
+  const order = walkOrder(forward);
+  const off = stored.keys.some((key, i) => {
+    const place = (i + 1) * spacing;
+    if (place > seen.length) return false;
+    return Math.abs(placeOf(seen, key, order) + 1 - place) > spacing / 4;
+  });
+  return { keys: learned, replace: off };
+}
+
+/**
+ * Watches a walk's entries (every one it reads, kept or not, from the partition's start) and, once the list has its
+ * page, writes the fences they teach when learnedFences says so: one conditional PutItem (on the version read, or on
+ * none), beside the page's own reads. A concurrent rewrite wins; a failed write costs the next walk its speed only.
+ */
+export function fenceLearner(orgId: string, list: FencedList, stored: Fences | undefined, forward: boolean) {
+  const seen: string[] = [];
+  return {
+    watch: async function* <T extends { sortKey: string }>(items: AsyncIterable<T>): AsyncGenerator<T> {
+      for await (const item of items) {
+        seen.push(item.sortKey);
+        yield item;
+      }
+    },
+    learn: async (entries: number): Promise<void> => {
+      const { keys: learned, replace } = learnedFences(seen, stored, forward);
+      if (!replace) return;
+      await db
+        .send(
+          new PutCommand({
+            TableName: config.tableName,
+            Item: { ...fencesKey(orgId, list), keys: learned, spacing: FENCE_SPACING, entries, version: Date.now() },
+            ConditionExpression: stored ? '#version = :version' : 'attribute_not_exists(pk)',
+            ExpressionAttributeNames: stored ? { '#version': 'version' } : undefined,
+            ExpressionAttributeValues: stored ? { ':version': stored.version } : undefined,
+          }),
+        )
+        .catch(() => undefined); // a cache: another walk learns them again
+    },
+  };
+}
