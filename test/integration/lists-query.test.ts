@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { api } from './client.ts';
+import { api, type ApiResponse } from './client.ts';
 import { addUserTo, createTenant, type Tenant } from './fixtures.ts';
 import { newApp, newTeam } from './team-helpers.ts';
 import {
@@ -89,6 +89,19 @@ interface EnvView {
   applicationId: string;
   applicationName: string;
   lastScanStatus?: string;
+}
+
+/** A V2 environment page is `expected` (every environment id, in order) sliced: its ids, count and next page. */
+function expectSlice(out: ApiResponse, expected: string[], pageSize: number, pageToken: number, label: string) {
+  expect(out.status, out.text).toBe(200);
+  expect(
+    out.body.environments.map((e: EnvView) => e.environmentId),
+    label,
+  ).toEqual(expected.slice(pageSize * pageToken, pageSize * (pageToken + 1)));
+  expect(out.body.totalCount, label).toBe(String(expected.length));
+  const hasNext = pageSize * (pageToken + 1) < expected.length;
+  expect(out.body.hasNext, label).toBe(hasNext);
+  expect(out.body.nextPageToken, label).toBe(hasNext ? String(pageToken + 1) : '');
 }
 
 const envs = (token: string, query: Record<string, string | number>) =>
@@ -412,60 +425,9 @@ describe('query with many matches', () => {
   beforeAll(async () => {
     many = await createTenant();
     manyOutsider = await addUserTo(many.orgId);
-    const { environmentPuts } = await import('../../shared/applications/environment-repository.ts');
-    const { newEnvironment } = await import('../../shared/applications/model.ts');
-    const { batchPut } = await import('../../shared/db/query.ts');
+    const { seedEnvironments } = await import('./seed-environments.ts');
     const teamId = randomUUID();
-    const items: Record<string, unknown>[] = [];
-    const counts = new Map<
-      string,
-      { type: 'STANDARD' | 'CLOUD'; team?: string; applications: number; environments: number }
-    >();
-    const now = Date.now();
-    for (let a = 0; a < APPS; a++) {
-      const type = a % 50 === 7 ? ('CLOUD' as const) : ('STANDARD' as const);
-      const team = a % 10 === 3 ? teamId : undefined;
-      const app: ApplicationRecord = {
-        applicationId: randomUUID(),
-        organizationId: many.orgId,
-        name: `app-${String(a).padStart(4, '0')}-${randomUUID().slice(0, 4)}`,
-        applicationType: type,
-        applicationStatus: 'ACTIVE',
-        environmentCount: 5,
-        teamId: team,
-        cloudScanTarget:
-          type === 'CLOUD' ? { targetURL: 'https://cloud.example.test', isDomainVerified: false } : undefined,
-        createdAt: now,
-      };
-      const bucket = `${type}#${team ?? '-'}`;
-      const count = counts.get(bucket) ?? { type, team, applications: 0, environments: 0 };
-      count.applications++;
-      count.environments += 5;
-      counts.set(bucket, count);
-      for (const put of applicationPuts(app)) items.push(put.Put!.Item as Record<string, unknown>);
-      for (let e = 0; e < 5; e++) {
-        const env = newEnvironment(app, ['dev', 'qa', 'Stage', 'prod', `env-${a}`][e]);
-        if ((a + e) % 2 === 0) {
-          Object.assign(env, {
-            lastScanId: randomUUID(),
-            lastScanStatus: (a + e) % 4 === 0 ? 'COMPLETED' : 'ERROR',
-            lastScanTimestamp: now - ((a * 7 + e) % 60) * 86_400_000,
-            lastScanDuration: (a * 13 + e) % 90,
-            lastScanTotalUntriaged: (a * 31 + e) % 20,
-          });
-        }
-        for (const put of environmentPuts(env)) if (put.Put) items.push(put.Put.Item as Record<string, unknown>);
-      }
-    }
-    await batchPut(items, 8);
-    await transactWrite(
-      [...counts.values()].map((c) =>
-        organizationCounterChange(many.orgId, c.type, c.team, {
-          applications: c.applications,
-          environments: c.environments,
-        }),
-      ),
-    );
+    await seedEnvironments(many.orgId, APPS, teamId);
     const { pk, sk } = keys.membership(many.orgId, many.userId);
     await db.send(
       new UpdateCommand({
@@ -548,15 +510,7 @@ describe('query with many matches', () => {
           ]) {
             const label = `${name} ${sortField} ${sortDir} size ${pageSize} page ${pageToken}`;
             const out = await list(caller.token, { ...filter, sortField, sortDir, pageSize, pageToken });
-            expect(out.status, out.text).toBe(200);
-            expect(
-              out.body.environments.map((e: EnvView) => e.environmentId),
-              label,
-            ).toEqual(expected.slice(pageSize * pageToken, pageSize * (pageToken + 1)));
-            expect(out.body.totalCount, label).toBe(String(expected.length));
-            const hasNext = pageSize * (pageToken + 1) < expected.length;
-            expect(out.body.hasNext, label).toBe(hasNext);
-            expect(out.body.nextPageToken, label).toBe(hasNext ? String(pageToken + 1) : '');
+            expectSlice(out, expected, pageSize, pageToken, label);
           }
         }
       }
@@ -819,15 +773,7 @@ describe('deep pages with learned fences', () => {
               ...(o.status ? { lastScanStatus: 'LAST_SCAN_STATUS_ERRORED' } : {}),
             },
           });
-          expect(out.status, out.text).toBe(200);
-          expect(
-            out.body.environments.map((e: EnvView) => e.environmentId),
-            label,
-          ).toEqual(expected.slice(pageSize * pageToken, pageSize * (pageToken + 1)));
-          expect(out.body.totalCount, label).toBe(String(expected.length));
-          const hasNext = pageSize * (pageToken + 1) < expected.length;
-          expect(out.body.hasNext, label).toBe(hasNext);
-          expect(out.body.nextPageToken, label).toBe(hasNext ? String(pageToken + 1) : '');
+          expectSlice(out, expected, pageSize, pageToken, label);
         }
       }
     }
