@@ -542,48 +542,64 @@ function executePlan(plan: EnvironmentListPlan, c: ListContext): Promise<EntryPa
  * listEnvironmentsV2's own reads in its first round trip, beside the rate limit and the authorization: listScope's
  * first reads (the buckets' counters, the applications being deleted), the organization's repositories (every
  * environment view shows its application's), `query`'s name samples (nameSampleReads: its names are read whenever
- * it is given) and, when the query string alone decides it, the walk's first call (firstWalkCall). The list takes
- * them only once the caller is authorized (listEnvironmentsV2).
+ * it is given) and what the query string alone decides of the plan (queryStringReads). The list takes them only once
+ * the caller is authorized (listEnvironmentsV2).
  */
 export const environmentListReads: OperationReads = ({ ids, query }) => {
   if (!ids.orgId) return {};
-  const walk = firstWalkCall(ids.orgId, query);
-  const text = listEnvironmentsV2Query.safeParse(query).data?.query?.toLowerCase();
+  const q = listEnvironmentsV2Query.safeParse(query).data;
+  const decided = queryStringReads(ids.orgId, q);
+  const text = q?.query?.toLowerCase();
   const names = text ? nameSampleReads(ids.orgId, ['APP', 'ENV'], text) : {};
   return {
-    items: fencedListsOf(query).map((list) => fencesKey(ids.orgId!, list)),
+    items: decided.fencedLists.map((list) => fencesKey(ids.orgId!, list)),
     queries: [...listScopeReads(ids.orgId), codeRepositoriesRead(ids.orgId), ...(names.queries ?? [])],
-    firstCalls: [...(walk ? [walk] : []), ...firstSetCalls(ids.orgId, query), ...(names.firstCalls ?? [])],
+    firstCalls: [...(decided.walk ? [decided.walk] : []), ...decided.setCalls, ...(names.firstCalls ?? [])],
   };
 };
 
-/**
- * The first Query of each partition a `set` plan reads (setEntries), when the query string alone decides that plan:
- * the name index's prefix of each name of `envs` (the most selective filter after ids), or the status index's
- * partition of each `lastScanStatus` (without `query`, whose matches may be fewer: list-plan.ts).
- */
-function firstSetCalls(orgId: string, rawQuery: Record<string, string | undefined>): PartitionQuery[] {
-  const q = listEnvironmentsV2Query.safeParse(rawQuery).data;
-  if (!q || q.hasFlightpathSession === true || q.appIds.length || q.envIds.length) return [];
-  if (q.envs.length)
-    return [...new Set(q.envs.map((n) => n.toLowerCase()))].map((n) => environmentEntriesNamedQuery(orgId, n));
-  if (q.query || !q.lastScanStatus.length) return [];
-  return storedStatuses(q).map((status) => environmentEntriesWithStatusQuery(orgId, status));
+/** What a query string alone decides of the plan, so read beside the authorization (queryStringReads). */
+interface QueryStringReads {
+  /** The first Query of an `index` plan's walk (walkIndex). */
+  walk?: PartitionQuery;
+  /** The first Query of each partition a `set` plan reads (setEntries). */
+  setCalls: PartitionQuery[];
+  /** The fenced lists (list-fences.ts) whose fences the plan reads. */
+  fencedLists: FencedList[];
 }
 
 /**
- * The fenced lists (list-fences.ts) whose fences the plan reads, when the query string alone decides it: a deep
- * page's walk of the name or scan-date order (walkFencedList), or the lastScanStatus set's partitions.
+ * The reads the query string alone decides, planned once without `query` (whose plan needs the trigram index's
+ * names) and without any figure of the scope (the planner reads none then: list-plan.ts). A query string that does
+ * not parse (`q` undefined) decides nothing: the request answers 400.
  */
-function fencedListsOf(rawQuery: Record<string, string | undefined>): FencedList[] {
-  const q = listEnvironmentsV2Query.safeParse(rawQuery).data;
-  if (!q || q.query) return [];
+export function queryStringReads(orgId: string, q: EnvListQuery | undefined): QueryStringReads {
+  if (!q || q.query) return { setCalls: [], fencedLists: [] };
   const request = v2PageRequest(q.page, q.pageToken, q.pageSize);
   const plan = planEnvironmentList(q, request, { applications: 0, environments: 0 });
-  if (plan.kind === 'set' && plan.source === 'lastScanStatus')
-    return storedStatuses(q).map((status): FencedList => `envs-status-${status}`);
   const walked = walkFencedList(plan, request, q);
-  return walked ? [walked] : [];
+  return {
+    walk: plan.kind === 'index' ? firstWalkCall(orgId, q, plan, request) : undefined,
+    setCalls: firstSetCalls(orgId, q),
+    fencedLists:
+      plan.kind === 'set' && plan.source === 'lastScanStatus'
+        ? storedStatuses(q).map((status): FencedList => `envs-status-${status}`)
+        : walked
+          ? [walked]
+          : [],
+  };
+}
+
+/**
+ * The first Query of each partition a `set` plan reads (setEntries): the name index's prefix of each name of `envs`
+ * (the most selective filter after ids), or the status index's partition of each `lastScanStatus`.
+ */
+function firstSetCalls(orgId: string, q: EnvListQuery): PartitionQuery[] {
+  if (q.hasFlightpathSession === true || q.appIds.length || q.envIds.length) return [];
+  if (q.envs.length)
+    return [...new Set(q.envs.map((n) => n.toLowerCase()))].map((n) => environmentEntriesNamedQuery(orgId, n));
+  if (!q.lastScanStatus.length) return [];
+  return storedStatuses(q).map((status) => environmentEntriesWithStatusQuery(orgId, status));
 }
 
 /** The stored statuses a lastScanStatus filter selects (PENDING: none). */
@@ -591,19 +607,17 @@ const storedStatuses = (q: EnvListQuery) =>
   [...new Set(q.lastScanStatus.map((s) => STORED_STATUS[s]))].filter((s) => s !== undefined);
 
 /**
- * The first Query of an `index` plan's walk (walkIndex), when the query string alone decides the plan (without
- * `query` the planner reads no figure of the scope: list-plan.ts; with includeAppHealthStats, it plans on the health
- * aggregates, complete but on an upgraded table before its backfill, when the call is read for nothing) and the walk
- * always makes that call (a repository sort's descending walk reads the mapped applications' environments first and
- * may need nothing more). A query string that does not parse prefetches nothing: the request answers 400.
+ * The first Query of an `index` plan's walk (walkIndex), which the walk always makes (with includeAppHealthStats,
+ * the plan is on the health aggregates, complete but on an upgraded table before its backfill, when the call is
+ * read for nothing); a repository sort's descending walk reads the mapped applications' environments first and may
+ * need nothing more.
  */
-export function firstWalkCall(orgId: string, rawQuery: Record<string, string | undefined>): PartitionQuery | undefined {
-  const parsed = listEnvironmentsV2Query.safeParse(rawQuery);
-  if (!parsed.success || parsed.data.query) return undefined;
-  const q = parsed.data;
-  const request = v2PageRequest(q.page, q.pageToken, q.pageSize);
-  const plan = planEnvironmentList(q, request, { applications: 0, environments: 0 });
-  if (plan.kind !== 'index') return undefined;
+function firstWalkCall(
+  orgId: string,
+  q: EnvListQuery,
+  plan: Extract<EnvironmentListPlan, { kind: 'index' }>,
+  request: PageRequest,
+): PartitionQuery | undefined {
   const forward = q.sortDir !== 'DESC';
   const walkLimit = walkAhead(request);
   if (plan.order === 'applicationValue')

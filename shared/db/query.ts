@@ -204,13 +204,14 @@ export async function rangeUpTo(
   limit: number,
 ): Promise<{ items: Item[]; readTo?: string }> {
   const items: Item[] = [];
-  let startKey: Item | undefined;
-  do {
-    const out = await queryCall(query, startKey, Math.max(1, limit - items.length));
-    items.push(...(out.Items ?? []));
-    startKey = out.LastEvaluatedKey;
-  } while (startKey && items.length < limit);
-  return { items, readTo: startKey?.sk as string | undefined };
+  // Each call asks for what is left (a call cut at 1 MB: the rest); DynamoDB answers a call it stopped at its Limit
+  // with where it stopped, as the last item read.
+  const rest = (read: number) => limit - read;
+  for await (const item of queryItems({ ...query, pageLimit: Math.max(1, limit), growing: true }, { wanted: rest })) {
+    items.push(item);
+    if (items.length >= limit) return { items, readTo: item.sk as string };
+  }
+  return { items };
 }
 
 /**

@@ -20,7 +20,7 @@ import {
 } from '../../shared/applications/inputs.ts';
 import { keys } from '../../shared/db/keys.ts';
 import { nameOrderKey, numberOrderKey } from '../../shared/db/sortable.ts';
-import { firstWalkCall } from '../../shared/applications/environment-list.ts';
+import { queryStringReads } from '../../shared/applications/environment-list.ts';
 
 // The list planner (docs/API.md, How a list is planned) without DynamoDB: a query as a client sends it (its query
 // string, parsed by the route's schema), the page, and the figures read about the caller's scope -> the plan.
@@ -360,8 +360,11 @@ describe('the sortable encodings (shared/db/sortable.ts)', () => {
   });
 });
 
-describe('firstWalkCall (listEnvsV2: the walk prefetched beside the authorization)', () => {
+describe('queryStringReads (listEnvsV2: the walk prefetched beside the authorization)', () => {
   const orgId = '00000000-0000-4000-8000-000000000001';
+  // The query string as a client sends it: one that does not parse decides nothing (the request answers 400).
+  const firstWalkCall = (org: string, params: Record<string, string | undefined>) =>
+    queryStringReads(org, listEnvironmentsV2Query.safeParse(params).data).walk;
   it('names the first Query of the walk the plan makes when the query string alone decides the plan', () => {
     // Page 0 of 10 by name: whole items (gsi2), the page and one more.
     expect(firstWalkCall(orgId, {})).toMatchObject({ index: 'gsi2', forward: true, pageLimit: 11, growing: true });
@@ -393,6 +396,28 @@ describe('firstWalkCall (listEnvsV2: the walk prefetched beside the authorizatio
       { pageSize: '0' }, // answers 400
     ])
       expect(firstWalkCall(orgId, params), JSON.stringify(params)).toBeUndefined();
+  });
+});
+
+describe('queryStringReads (listEnvsV2: the fences and set partitions read beside the authorization)', () => {
+  const orgId = '00000000-0000-4000-8000-000000000001';
+  const reads = (params: Record<string, string>) => queryStringReads(orgId, z.parse(listEnvironmentsV2Query, params));
+  it('names the fences of a deep page walked by name or scan date, and of each lastScanStatus partition', () => {
+    // Page 100 of 10: past what a first call reads (800 entries), so between the learned fences.
+    expect(reads({ pageToken: '100' }).fencedLists).toEqual(['envs-name-asc']);
+    expect(reads({ pageToken: '100', sortField: 'scanDate', sortDir: 'DESC' }).fencedLists).toEqual([
+      'envs-scanDate-desc',
+    ]);
+    expect(reads({ pageToken: '1' }).fencedLists).toEqual([]); // the first call reaches it
+    const statuses = reads({ lastScanStatus: 'LAST_SCAN_STATUS_ERRORED,LAST_SCAN_STATUS_PENDING' });
+    expect(statuses.fencedLists).toEqual(['envs-status-ERROR']); // PENDING is stored as no status
+    expect(statuses.setCalls).toHaveLength(1);
+    expect(statuses.walk).toBeUndefined();
+  });
+
+  it('reads the name index once per distinct name of `envs`, and nothing the names of `query` decide', () => {
+    expect(reads({ envs: 'Prod,prod,stage' }).setCalls).toHaveLength(2);
+    expect(reads({ query: 'prod', pageToken: '100' })).toEqual({ setCalls: [], fencedLists: [] });
   });
 });
 
