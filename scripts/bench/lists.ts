@@ -10,7 +10,7 @@ import { benchTenant, measure, seededIds, type BenchContext, type BenchSection }
 // cases (by name; the write costs are measured only when they are among them).
 const SCALES = (process.env.BENCH_LIST_SCALES ?? '1000,10000,50000').split(',').map(Number);
 const CASES = new RegExp(process.env.BENCH_LIST_CASES ?? '.');
-const ENVS_PER_APP = 5;
+const ENVS_PER_APP = 5; // as seed-environments.ts writes them
 const ENV_SORTS = [
   'environmentName',
   'environmentId',
@@ -31,8 +31,9 @@ const APP_SORTS = [
 ];
 
 /**
- * Seeds `envCount` environments (5 per application) of the organization. `lastScans: false` leaves every environment
- * unscanned (a section that publishes real scans afterwards: scripts/bench/million-seed.ts); `label` names the ids.
+ * Seeds `envCount` environments (5 per application) of the organization (seed-environments.ts), and makes the
+ * measuring member one of the team's. `lastScans: false` leaves every environment unscanned (a section that
+ * publishes real scans afterwards: scripts/bench/million-seed.ts); `label` names the ids.
  */
 export async function seed(
   ctx: BenchContext,
@@ -41,111 +42,16 @@ export async function seed(
   envCount: number,
   { label = `lists-${envCount}`, lastScans = true }: { label?: string; lastScans?: boolean } = {},
 ) {
-  const { applicationPuts, organizationCounterChange } =
-    await import('../../shared/applications/application-repository.ts');
-  const { environmentPuts } = await import('../../shared/applications/environment-repository.ts');
-  const { dayCount } = await import('../../shared/applications/projections/health-day-counters.ts');
-  const { coverageShare } = await import('../../shared/applications/projections/environment-coverage.ts');
-  const { counterUpdates } = await import('../../shared/db/entity-write.ts');
-  const { addBucketHealth, applicationHealthOf, bucketShare } = await import('../../shared/applications/model.ts');
-  const { newEnvironment } = await import('../../shared/applications/model.ts');
-  const { transactWrite } = await import('../../shared/db/transactions.ts');
-  const { batchPut } = await import('../../shared/db/query.ts');
+  const { seedEnvironments } = await import('./seed-environments.ts');
   const { keys } = await import('../../shared/db/keys.ts');
   const { db } = await import('../../shared/db/client.ts');
   const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
   const { config } = await import('../../shared/config.ts');
-
   // Every id and name is the same in each run (seededIds), so two runs' read units and counts compare exactly.
   const id = seededIds(label);
   const teamId = id('team');
-  const appCount = envCount / ENVS_PER_APP;
-  const items: Record<string, unknown>[] = [];
-  const counts = new Map<
-    string,
-    {
-      type: 'STANDARD' | 'CLOUD';
-      team?: string;
-      applications: number;
-      environments: number;
-      health?: import('../../shared/applications/model.ts').BucketHealth;
-    }
-  >();
-  const scanDays: import('../../shared/db/entity-write.ts').CounterChange[] = [];
-  const now = Date.now();
-  const environments: { applicationId: string; environmentId: string }[] = [];
-  let sampleAppId = '';
-  let sampleEnvId = '';
-  for (let a = 0; a < appCount; a++) {
-    const type = a % 50 === 7 ? ('CLOUD' as const) : ('STANDARD' as const);
-    const team = a % 10 === 3 ? teamId : undefined;
-    const app = {
-      applicationId: id(`app-${a}`),
-      organizationId: orgId,
-      name: `app-${String(a).padStart(6, '0')}-${id(`name-${a}`).slice(0, 4)}`,
-      applicationType: type,
-      applicationStatus: 'ACTIVE' as const,
-      environmentCount: ENVS_PER_APP,
-      teamId: team,
-      cloudScanTarget:
-        type === 'CLOUD' ? { targetURL: 'https://cloud.example.test', isDomainVerified: false } : undefined,
-      createdAt: now,
-    };
-    const bucket = `${type}#${team ?? '-'}`;
-    const count = counts.get(bucket) ?? { type, team, applications: 0, environments: 0 };
-    count.applications++;
-    count.environments += ENVS_PER_APP;
-    counts.set(bucket, count);
-    const envs = [];
-    for (let e = 0; e < ENVS_PER_APP; e++) {
-      const env = {
-        ...newEnvironment(app, ['dev', 'qa', 'stage', 'prod', `env-${a}`][e]),
-        environmentId: id(`env-${a}-${e}`),
-        createdAt: now,
-      };
-      if (lastScans && (a + e) % 2 === 0) {
-        Object.assign(env, {
-          lastScanId: id(`scan-${a}-${e}`),
-          lastScanStatus: (a + e) % 4 === 0 ? 'COMPLETED' : 'ERROR',
-          lastScanTimestamp: now - ((a * 7 + e) % 60) * 86_400_000,
-          lastScanDuration: (a * 13 + e) % 900,
-          lastScanTotalUntriaged: (a * 31 + e) % 200,
-          lastScanHighUntriaged: (a + e) % 7,
-        });
-      }
-      if (a === 0 && e === 0) [sampleAppId, sampleEnvId] = [app.applicationId, env.environmentId];
-      // Its record's puts; the overview's coverage counters it adds are written below, summed.
-      for (const put of environmentPuts(env)) if (put.Put) items.push(put.Put.Item as Record<string, unknown>);
-      scanDays.push(...coverageShare({ ...env, coverageCounted: true }));
-      envs.push(env);
-      environments.push({ applicationId: app.applicationId, environmentId: env.environmentId });
-    }
-    // Its health aggregates as the write paths keep them (shared/applications/health.ts).
-    const health = applicationHealthOf(envs);
-    count.health = addBucketHealth(count.health, bucketShare(health, true));
-    const counted = { ...app, health, healthVersion: 1 };
-    scanDays.push(...[dayCount(counted, now)].filter((day) => day !== undefined));
-    for (const put of applicationPuts(counted)) items.push(put.Put!.Item as Record<string, unknown>);
-  }
-  const started = performance.now();
-  const chunk = 10_000;
-  for (let i = 0; i < items.length; i += chunk) {
-    await batchPut(items.slice(i, i + chunk), 32);
-    const done = Math.min(i + chunk, items.length);
-    ctx.progress(
-      `seed ${envCount}: ${done}/${items.length} items, ${Math.round(done / ((performance.now() - started) / 1000))} items/s`,
-    );
-  }
-  await transactWrite(
-    [...counts.values()].map((c) =>
-      organizationCounterChange(orgId, c.type, c.team, {
-        applications: c.applications,
-        environments: c.environments,
-        health: c.health,
-      }),
-    ),
-  );
-  for (const day of counterUpdates(scanDays)) await transactWrite([day]);
+  const applications = envCount / ENVS_PER_APP;
+  const environments = await seedEnvironments({ orgId, applications, teamId, id, lastScans, progress: ctx.progress });
   // The measuring member belongs to the team (sees everything); a second member, of no team, sees nine tenths.
   const { pk, sk } = keys.membership(orgId, userId);
   await db.send(
@@ -156,7 +62,8 @@ export async function seed(
       ExpressionAttributeValues: { ':t': [teamId] },
     }),
   );
-  return { teamId, sampleAppId, sampleEnvId, environments };
+  const [sample] = environments;
+  return { teamId, sampleAppId: sample!.applicationId, sampleEnvId: sample!.environmentId, environments };
 }
 
 const section: BenchSection = {

@@ -17,6 +17,7 @@ import { config } from '../../shared/config.ts';
 import { transactWrite } from '../../shared/db/transactions.ts';
 import { queryAll } from '../../shared/db/query.ts';
 import { keys, MAX_NAME_TRIGRAMS, trigrams } from '../../shared/db/keys.ts';
+import { seedEnvironments as seedInBulk } from '../../scripts/bench/seed-environments.ts';
 
 // The `query` filter of List Environments V2 and List Applications V2 (docs/API.md, List Environments V2: a
 // case-insensitive part of the application's or environment's name), served by the name trigram index (keys.ts
@@ -90,6 +91,14 @@ interface EnvView {
   applicationName: string;
   lastScanStatus?: string;
 }
+
+/**
+ * `applications` applications of 5 environments each, as the repositories write them, in bulk
+ * (scripts/bench/seed-environments.ts): a tenth owned by `teamId`, names from `prefix` (a list deep enough for several
+ * DynamoDB pages).
+ */
+const seedEnvironments = (orgId: string, applications: number, teamId: string, prefix?: string) =>
+  seedInBulk({ orgId, applications, teamId, prefix, id: () => randomUUID() });
 
 /** A V2 environment page is `expected` (every environment id, in order) sliced: its ids, count and next page. */
 function expectSlice(out: ApiResponse, expected: string[], pageSize: number, pageToken: number, label: string) {
@@ -425,7 +434,6 @@ describe('query with many matches', () => {
   beforeAll(async () => {
     many = await createTenant();
     manyOutsider = await addUserTo(many.orgId);
-    const { seedEnvironments } = await import('./seed-environments.ts');
     const teamId = randomUUID();
     await seedEnvironments(many.orgId, APPS, teamId);
     const { pk, sk } = keys.membership(many.orgId, many.userId);
@@ -443,9 +451,9 @@ describe('query with many matches', () => {
     api('GET', `/api/v2/org/${many.orgId}/envs`, { token, query: { pageSize: 1000, ...query } });
 
   it('List Environments V2 returns exactly the matches, in every order both ways, with their count, for every caller', async () => {
-    // STAGE: a fifth (environment names); app-00: two thirds (application names); env-1: few; pp: every application
+    // STAGE: a fifth (environment names); app-0000: two thirds (application names); env-1: few; pp: every application
     // (two characters); e: under three characters, some of each; zzz: none.
-    const texts = ['STAGE', 'app-00', 'env-1', 'pp', 'e', 'zzz'];
+    const texts = ['STAGE', 'app-0000', 'env-1', 'pp', 'e', 'zzz'];
     for (const caller of [many, manyOutsider]) {
       for (const types of ['STANDARD', 'STANDARD,CLOUD']) {
         // Both types (the applications outside the scope are then none): the orders that take other paths.
@@ -652,7 +660,7 @@ describe('query with many matches', () => {
   }, 120_000);
 
   it('pages through many matches in every order, each match once, with the same count on every page', async () => {
-    for (const text of ['stage', 'app-00', 'pp']) {
+    for (const text of ['stage', 'app-0000', 'pp']) {
       for (const sortField of SORTS) {
         for (const sortDir of ['ASC', 'DESC']) {
           const whole = (await list(manyOutsider.token, { query: text, sortField, sortDir })).body;
@@ -683,7 +691,6 @@ describe('deep pages with learned fences', () => {
   beforeAll(async () => {
     deep = await createTenant();
     deepOutsider = await addUserTo(deep.orgId); // a member of no team: a tenth of the applications are hidden
-    const { seedEnvironments } = await import('./seed-environments.ts');
     await seedEnvironments(deep.orgId, 400, randomUUID());
   }, 180_000);
 
@@ -793,7 +800,6 @@ describe('deep pages with learned fences', () => {
     for (const o of ORDERS) fresh.set(listName(o), await freshFences(o, 60));
     await checkPages('fresh', async (o) => fresh.get(listName(o)));
     // Entries added (early in every order: names from `a-`, scans of every age) and deleted since they were learned.
-    const { seedEnvironments } = await import('./seed-environments.ts');
     await seedEnvironments(deep.orgId, 30, randomUUID(), 'a');
     const everything = await oracle(await visibleTo(deep.token), ORDERS[0]);
     for (const envId of everything.filter((_, i) => i % 9 === 4).slice(0, 60)) {
