@@ -243,18 +243,29 @@ const WANTS_KEPT = 20;
  * What a walk for `request` still wants of its index, for its calls' sizes (db/query.ts ReadOptions `wanted`): the
  * items it lacks to the end of the page (plus one), scaled by the share of the items read so far that it kept, once
  * it kept WANTS_KEPT (before, a filter that keeps a few in a hundred would size a call on one or two: the calls grow
- * as they did). `keep` counts what the walk keeps (pageFromStream's filter).
+ * as they did). `keep` counts what the walk keeps (pageFromStream's filter). `share`: the share of the index the
+ * walk's filters keep at most (the caller's scope of the organization, from its counters). Until the walk has kept
+ * enough to tell its own share, its calls are sized on the lesser of that and what it kept so far (one more kept
+ * than it did, of one more read: hopeful while it has kept none), a quarter more for the chance of a sparse
+ * stretch: a filter that keeps one in fifty reads the rest of its page in one call rather than four, and another
+ * filter that thins the walk further (`query`) still sizes the calls on what it keeps.
  */
-export function walkWants<T>(request: PageRequest, keep: (item: T) => boolean) {
+export function walkWants<T>(request: PageRequest, keep: (item: T) => boolean, share?: number) {
   const needed = walkAhead(request);
   let kept = 0;
+  const prior = share !== undefined && share > 0 && share < 1 ? share : undefined;
   return {
     keep: (item: T) => {
       const shown = keep(item);
       if (shown) kept++;
       return shown;
     },
-    wanted: (read: number) => (kept >= WANTS_KEPT ? Math.ceil(((needed - kept) * read) / kept) : undefined),
+    wanted: (read: number) =>
+      kept >= WANTS_KEPT
+        ? Math.ceil(((needed - kept) * read) / kept)
+        : prior
+          ? Math.ceil(((needed - kept) / Math.min(prior, (kept + 1) / (read + 1))) * 1.25)
+          : undefined,
   };
 }
 

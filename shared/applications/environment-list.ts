@@ -339,9 +339,11 @@ async function queryMatchCounts(
   appNames: NameMatch[],
   envNames: NameMatch[],
 ): Promise<MatchCounts> {
-  const appKeep = await scope.applicationKeep();
-  const matchedApps = [...new Set(appNames.map((m) => m.applicationId))].filter(appKeep);
-  const ofApplication = await environmentCounts(orgId, scope, matchedApps);
+  // The named applications' counts are read beside the scope's check of them, and those outside the scope dropped.
+  const namedApps = [...new Set(appNames.map((m) => m.applicationId))];
+  const [appKeep, counts] = await Promise.all([scope.applicationKeep(), environmentCounts(orgId, scope, namedApps)]);
+  const matchedApps = namedApps.filter(appKeep);
+  const ofApplication = new Map(matchedApps.flatMap((id) => (counts.has(id) ? [[id, counts.get(id)!]] : [])));
   const byName = new Set(matchedApps);
   for (const m of envNames)
     if (!byName.has(m.applicationId) && appKeep(m.applicationId))
@@ -355,10 +357,13 @@ async function queryMatchCounts(
  * (pageItems).
  */
 async function fromNames({ orgId, scope, appNames, envNames }: ListContext): Promise<Entry[]> {
-  const appKeep = await scope.applicationKeep();
-  const matchedApps = new Set(appNames!.map((m) => m.applicationId).filter(appKeep));
-  const ofApps = (await environmentsOfApps([...matchedApps])).filter(
-    (env) => !env.deleting && env.organizationId === orgId && scope.keep(env),
+  // The named applications' environments are read beside the scope's check of them (they are few: a set), and
+  // those of applications outside the scope dropped.
+  const namedApps = [...new Set(appNames!.map((m) => m.applicationId))];
+  const [appKeep, environments] = await Promise.all([scope.applicationKeep(), environmentsOfApps(namedApps)]);
+  const matchedApps = new Set(namedApps.filter(appKeep));
+  const ofApps = environments.filter(
+    (env) => matchedApps.has(env.applicationId) && !env.deleting && env.organizationId === orgId && scope.keep(env),
   );
   const named = envNames!
     .filter((m) => !matchedApps.has(m.applicationId) && appKeep(m.applicationId))
@@ -397,7 +402,8 @@ async function walkIndex(plan: Extract<EnvironmentListPlan, { kind: 'index' }>, 
   const forward = sortDir === 'ASC';
   // The first call asks for everything up to the end of the page, each further one for what the walk still wants.
   const walkLimit = walkAhead(request);
-  const wants = walkWants(request, c.keep);
+  // The caller's scope (types, teams) keeps its share of the organization's environments, which sizes the calls.
+  const wants = walkWants(request, c.keep, c.scope.counts.environments / c.scope.organization.environments);
   // Whole items are copied by the name and scan-date indexes alone (list-plan.ts WHOLE_ITEM_PAGES).
   const { order } = plan;
   // The walk's first call may come from the request's prefetch (firstWalkCall).
@@ -643,10 +649,17 @@ export async function listEnvironmentsV2(caller: Caller, orgId: string, q: EnvLi
   // than nameReadLimits; beyond, or under three characters (no trigram), the applications' compact entries give
   // theirs.
   const limits = nameReadLimits(scope.counts);
+  // The names the index gives are known by their application's id alone: the plans on them (the matches' count, the
+  // set of the names) tell the caller's applications by applicationKeep, read beside the rest of the names once
+  // both kinds will be given (else the compact entries, which carry the types, are read instead).
+  let toServe = 2;
+  const served = () => {
+    if (--toServe === 0) scope.applicationKeep().catch(() => undefined); // awaited by the plan that uses it
+  };
   const [appNames, envNames] = text
     ? await Promise.all([
-        namesContaining(orgId, 'APP', text, limits.applications),
-        namesContaining(orgId, 'ENV', text, limits.environments),
+        namesContaining(orgId, 'APP', text, limits.applications, served),
+        namesContaining(orgId, 'ENV', text, limits.environments, served),
       ])
     : [];
   const named = !text || appNames ? undefined : await applicationsNamedLike(orgId, scope, text);

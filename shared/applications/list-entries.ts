@@ -403,13 +403,16 @@ export function nameSampleReads(orgId: string, kinds: ('APP' | 'ENV')[], text: s
  * (the owner ids sort the partition and are random: the SAMPLE-th id's place in the id space is about SAMPLE / size),
  * and only the smallest is read on; with the unindexed names' partition, that is the candidates, confirmed on their
  * names. Cost: the samples plus the smallest partition (at most `limit`), whatever the organization's size. The
- * samples may come from the request's prefetch (nameSampleReads).
+ * samples may come from the request's prefetch (nameSampleReads). `onServed` is called once the samples tell that
+ * the names will be given (the smallest partition ends within the limit), before it is read on: what a caller reads
+ * only for names can go beside the rest of the partition.
  */
 export async function namesContaining(
   orgId: string,
   kind: 'APP' | 'ENV',
   text: string,
   limit: number,
+  onServed?: () => void,
 ): Promise<NameMatch[] | undefined> {
   const reads = nameSamples(orgId, kind, text);
   if (!reads) return undefined;
@@ -445,6 +448,7 @@ export async function namesContaining(
   // An estimate well over the limit is not read on (the estimate errs by about a seventh either way); a partition
   // without an estimate (ids that are not UUIDs) is read up to the limit.
   const estimate = size(smallest);
+  if (smallest.done ? smallest.items.length <= limit : estimate <= limit * SEGMENTED_SHARE) onServed?.();
   if (!smallest.done && estimate <= limit * SEGMENTED_SHARE) await readRest(smallest, estimate);
   else if (estimate <= limit * 1.5 || estimate === Number.MAX_SAFE_INTEGER) await fill(smallest, limit + 1);
   if (!smallest.done) await smallest.iterator.return?.(undefined);

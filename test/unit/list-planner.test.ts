@@ -21,6 +21,7 @@ import {
 import { keys } from '../../shared/db/keys.ts';
 import { nameOrderKey, numberOrderKey } from '../../shared/db/sortable.ts';
 import { queryStringReads } from '../../shared/applications/environment-list.ts';
+import { walkWants } from '../../shared/lists.ts';
 
 // The list planner (docs/API.md, How a list is planned) without DynamoDB: a query as a client sends it (its query
 // string, parsed by the route's schema), the page, and the figures read about the caller's scope -> the plan.
@@ -418,6 +419,30 @@ describe('queryStringReads (listEnvsV2: the fences and set partitions read besid
   it('reads the name index once per distinct name of `envs`, and nothing the names of `query` decide', () => {
     expect(reads({ envs: 'Prod,prod,stage' }).setCalls).toHaveLength(2);
     expect(reads({ query: 'prod', pageToken: '100' })).toEqual({ setCalls: [], fencedLists: [] });
+  });
+});
+
+describe('walkWants (a walk that filters: how many items its next call asks for)', () => {
+  const page0 = { page: 0, size: 10 }; // 11 wanted: the page and one more
+  it("asks for the rest scaled by the scope's share until it has kept enough to tell its own", () => {
+    // One in fifty kept (a CLOUD filter): after a first call of 11 that kept none, the rest of the page in one call.
+    const scoped = walkWants<boolean>(page0, (shown) => shown, 0.02);
+    expect(scoped.wanted(11)).toBe(Math.ceil((11 / 0.02) * 1.25));
+    // Without a share, nothing to tell yet: the calls grow as they did.
+    const blind = walkWants<boolean>(page0, (shown) => shown);
+    expect(blind.wanted(11)).toBeUndefined();
+    // The whole organization (share 1) tells nothing either.
+    expect(walkWants<boolean>(page0, (shown) => shown, 1).wanted(11)).toBeUndefined();
+    // A scope of nearly everything, but another filter (a query) kept 2 of 11: sized on a quarter kept, not 98%.
+    const thinned = walkWants<boolean>(page0, (shown) => shown, 0.98);
+    for (let i = 0; i < 11; i++) thinned.keep(i < 2);
+    expect(thinned.wanted(11)).toBe(Math.ceil(((11 - 2) / (3 / 12)) * 1.25));
+  });
+
+  it('sizes on the share it kept once it kept 20, whatever the scope said', () => {
+    const wants = walkWants<boolean>({ page: 4, size: 10 }, (shown) => shown, 0.02);
+    for (let i = 0; i < 100; i++) wants.keep(i % 5 === 0); // 20 kept of 100 read: a fifth
+    expect(wants.wanted(100)).toBe(Math.ceil(((51 - 20) * 100) / 20));
   });
 });
 
