@@ -152,6 +152,19 @@ export const byUtf8 = (a: string, b: string) => Buffer.compare(Buffer.from(a, 'u
  * not this one's. Yields each segment's items once it and those before it are read.
  */
 export async function* segmentedItems(query: PartitionQuery, splits: string[]): AsyncGenerator<Item> {
+  for (const segment of segmentReads(query, splits)) yield* await segment;
+}
+
+/**
+ * segmentedItems' items, all of them in one array once every segment is read: for a reader of the whole range, which
+ * so takes no async step per item (each costs promises, and a request's async context tracks every promise).
+ */
+export async function segmentedList(query: PartitionQuery, splits: string[]): Promise<Item[]> {
+  return (await Promise.all(segmentReads(query, splits))).flat();
+}
+
+/** The reads of segmentedItems' segments, all started, in order. */
+function segmentReads(query: PartitionQuery, splits: string[]): Promise<Item[]>[] {
   if (query.forward === false || query.pageLimit !== undefined || query.skPrefix !== undefined)
     throw new Error('segmentedItems reads a whole range in ascending order');
   const { skFrom, skTo } = query;
@@ -160,15 +173,26 @@ export async function* segmentedItems(query: PartitionQuery, splits: string[]): 
     .sort(byUtf8);
   const bounds = [skFrom, ...inside, skTo];
   const { sk } = query.index ? indexKeyNames(query.index) : { sk: 'sk' };
-  const segments = bounds.slice(1).map((to, i) => {
+  return bounds.slice(1).map((to, i) => {
     const last = i === bounds.length - 2;
-    const read = collect(queryItems({ ...query, skFrom: bounds[i], skTo: to })).then((items) =>
+    const read = pagesOf({ ...query, skFrom: bounds[i], skTo: to }).then((items) =>
       last ? items : items.filter((item) => item[sk] !== to),
     );
-    read.catch(() => undefined); // awaited in order below
+    read.catch(() => undefined); // awaited in order by the caller
     return read;
   });
-  for (const segment of segments) yield* await segment;
+}
+
+/** Every item of `query` (no page limit), its pages read one after another into one array. */
+async function pagesOf(query: PartitionQuery): Promise<Item[]> {
+  const items: Item[] = [];
+  let startKey: Item | undefined;
+  do {
+    const out = await queryCall(query, startKey, undefined);
+    for (const item of out.Items ?? []) items.push(item);
+    startKey = out.LastEvaluatedKey;
+  } while (startKey);
+  return items;
 }
 
 /** The smallest sort key above `key` (a range that starts after an item already read does not read it again). */
@@ -265,21 +289,31 @@ export async function getItem(key: Item, { consistent = false } = {}): Promise<I
 /**
  * Reads many items of the main table by key (100 per call, retrying unprocessed keys), optionally only some
  * attributes, strongly consistent when `consistent` (never prefetched then); whole items already prefetched for the
- * request are taken from there. Order is not kept.
+ * request are taken from there. Order is not kept. `concurrency`: calls in flight (a reader that waits on all of a few
+hundred keys sends them at once).
  */
 export async function batchGet(
   itemKeys: Item[],
   attributes?: string[],
   consistent = false,
+  concurrency = 4,
 ): Promise<Record<string, unknown>[]> {
   const prefetched =
     attributes || consistent ? [] : itemKeys.map((key) => takePrefetched<Item | undefined>(itemReadId(key)));
   const rest = attributes || consistent ? itemKeys : itemKeys.filter((_, i) => !prefetched[i]);
-  const [early, read] = await Promise.all([Promise.all(prefetched), readBatch(rest, attributes, consistent)]);
+  const [early, read] = await Promise.all([
+    Promise.all(prefetched),
+    readBatch(rest, attributes, consistent, concurrency),
+  ]);
   return [...(early.filter(Boolean) as Item[]), ...read];
 }
 
-async function readBatch(itemKeys: Item[], attributes?: string[], consistent = false): Promise<Item[]> {
+async function readBatch(
+  itemKeys: Item[],
+  attributes?: string[],
+  consistent = false,
+  concurrency = 4,
+): Promise<Item[]> {
   const items: Record<string, unknown>[] = [];
   const projection = attributes && {
     ProjectionExpression: attributes.map((_, i) => `#a${i}`).join(', '),
@@ -287,7 +321,7 @@ async function readBatch(itemKeys: Item[], attributes?: string[], consistent = f
   };
   const chunks: Item[][] = [];
   for (let i = 0; i < itemKeys.length; i += 100) chunks.push(itemKeys.slice(i, i + 100));
-  // Up to 4 calls in flight (a page of 1,000 items is 10 calls).
+  // Up to `concurrency` calls in flight (4 by default: a page of 1,000 items is 10 calls).
   const worker = async () => {
     for (let chunk = chunks.shift(); chunk; chunk = chunks.shift()) {
       let request: Record<string, { Keys: Item[] }> | undefined = {
@@ -300,7 +334,7 @@ async function readBatch(itemKeys: Item[], attributes?: string[], consistent = f
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(4, chunks.length) }, worker));
+  await Promise.all(Array.from({ length: Math.min(concurrency, chunks.length) }, worker));
   return items;
 }
 

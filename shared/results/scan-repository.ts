@@ -13,6 +13,7 @@ import {
   queryAll,
   queryItems,
   segmentedItems,
+  segmentedList,
 } from '../db/query.ts';
 import type { TransactItem } from '../db/transactions.ts';
 import { config } from '../config.ts';
@@ -69,27 +70,54 @@ export async function countedUrisByAlert(
   return out;
 }
 
+/** The attributes of a scan's URIs that countedUrisOfScan reads. */
+const COUNTED_URI_ATTRIBUTES = ['n', 'pluginId', 'findingHash', 'uri', 'requestMethod', 'param'];
+
+/** The scan's URI range, projected to `attributes`, and where to cut it into segments (uriSplits). */
+function uriRangeOf(scan: ScanRef, alerts: AlertRecord[], attributes: string[]) {
+  const range = keys.urisOfScan(scan.applicationId, scan.environmentId, scan.scanId);
+  const query = { partition: range.pk, skFrom: range.skFrom, skTo: range.skTo, attributes };
+  return { query, splits: uriSplits(range.skFrom, alerts) };
+}
+
 /**
  * The scan's URIs that `alerts` count, in key order: a URI of another plugin, or written by a request that never
  * counted it, is skipped. One Query of the scan's URI range, projected.
  */
 export async function* countedUrisOfScan(scan: ScanRef, alerts: AlertRecord[]): AsyncGenerator<CountedUri> {
   const alertOf = new Map(alerts.map((a) => [a.pluginId, a]));
-  const range = keys.urisOfScan(scan.applicationId, scan.environmentId, scan.scanId);
-  const uris = segmentedItems(
-    {
-      partition: range.pk,
-      skFrom: range.skFrom,
-      skTo: range.skTo,
-      attributes: ['n', 'pluginId', 'findingHash', 'uri', 'requestMethod', 'param'],
-    },
-    uriSplits(range.skFrom, alerts),
-  );
-  for await (const u of uris) {
+  const { query, splits } = uriRangeOf(scan, alerts, COUNTED_URI_ATTRIBUTES);
+  for await (const u of segmentedItems(query, splits)) {
     const alert = alertOf.get(u.pluginId as string);
     if (!alert || !isCommitted(alert, u.n as number)) continue;
     yield toCountedUri(alert, u);
   }
+}
+
+/**
+ * countedUrisOfScan's URIs, in its order, all at once (db/query.ts segmentedList: no async step per URI), for a
+ * reader of every URI (a diff, the SARIF export). `hashesOnly`: of each URI only its finding hash and alert are read
+ * (`uri`, `requestMethod` and `param` left ''), for a reader of which findings a scan has, not of their URIs.
+ */
+export async function countedUriList(
+  scan: ScanRef,
+  alerts: AlertRecord[],
+  { hashesOnly = false } = {},
+): Promise<CountedUri[]> {
+  const alertOf = new Map(alerts.map((a) => [a.pluginId, a]));
+  const attributes = hashesOnly ? ['n', 'pluginId', 'findingHash'] : COUNTED_URI_ATTRIBUTES;
+  const { query, splits } = uriRangeOf(scan, alerts, attributes);
+  const counted: CountedUri[] = [];
+  for (const u of await segmentedList(query, splits)) {
+    const alert = alertOf.get(u.pluginId as string);
+    if (!alert || !isCommitted(alert, u.n as number)) continue;
+    counted.push(
+      hashesOnly
+        ? { alert, findingHash: u.findingHash as string, uri: '', requestMethod: '', param: '' }
+        : toCountedUri(alert, u),
+    );
+  }
+  return counted;
 }
 
 /** URIs of a segment of a scan's URI range read side by side (db/query.ts segmentedItems): under a 1 MB page. */

@@ -13,7 +13,7 @@ import { rulesOfEnvironment } from '../results/finding-repository.ts';
 import { getHostedDescription } from '../hosted-assets/repository.ts';
 import { objectKeys } from '../storage/objects.ts';
 import { readObjectText } from '../storage/objects-io.ts';
-import { alertsOfScan, countedUrisOfScan } from '../results/scan-repository.ts';
+import { alertsOfScan, countedUriList } from '../results/scan-repository.ts';
 import { absoluteUrl } from '../results/model.ts';
 import { accessibleScan } from './scans.ts';
 import { previousInStream } from './diff.ts';
@@ -38,19 +38,26 @@ async function descriptionOf(applicationId: string, oasPath: string | undefined)
   return { uri, operations };
 }
 
-/** One finding per hash among the scan's counted URIs (the first URI reported for it stands for it). */
-async function findingsOfScan(scan: Awaited<ReturnType<typeof accessibleScan>>['scan'], pluginIds: Set<string>) {
+/**
+ * One finding per hash among the scan's counted URIs (the first URI reported for it stands for it). `hashesOnly`: a
+ * baseline's findings, of which only the hash and plugin are used (countedUriList reads no more of its URIs).
+ */
+async function findingsOfScan(
+  scan: Awaited<ReturnType<typeof accessibleScan>>['scan'],
+  pluginIds: Set<string>,
+  hashesOnly = false,
+) {
   const alerts = await alertsOfScan(scan);
   const counted = new Map(alerts.filter((a) => a.uriCount > 0).map((a) => [a.pluginId, a]));
   const found = new Map<string, Omit<ExportFinding, 'status' | 'note' | 'triagedBy' | 'triagedAt'>>();
-  for await (const u of countedUrisOfScan(scan, [...counted.values()])) {
+  for (const u of await countedUriList(scan, [...counted.values()], { hashesOnly })) {
     if (found.has(u.findingHash)) continue;
     pluginIds.add(u.alert.pluginId);
     found.set(u.findingHash, {
       findingHash: u.findingHash,
       pluginId: u.alert.pluginId,
       requestMethod: u.requestMethod,
-      url: absoluteUrl(u.uri, scan.host),
+      url: hashesOnly ? '' : absoluteUrl(u.uri, scan.host),
       param: u.param,
     });
   }
@@ -63,7 +70,8 @@ type Found = Awaited<ReturnType<typeof findingsOfScan>>;
  * The findings with their `baselineState` against the previous completed scan of the scan's stream (the diff's
  * baseline; docs/SARIF-EXPORT.md, Baseline): new, unchanged and updated (the alert's severity changed), and how many
  * of the previous scan's findings are absent now. Those are counted, not listed as results: code scanning keeps an
- * alert open while an upload carries its result, whatever its baselineState. No baseline: no baselineState.
+ * alert open while an upload carries its result, whatever its baselineState. No baseline: no baselineState. Of the
+ * previous scan's findings only their hashes are used.
  */
 function againstBaseline(current: Found, previous: Found | undefined): Found & { absent?: number } {
   if (!previous) return current;
@@ -116,10 +124,13 @@ export async function scanSarif(
 ): Promise<RawResponse> {
   const { scan, app } = await accessibleScan(caller, scanId);
   const used = new Set<string>();
+  // The scan's findings read while its baseline is looked for.
+  const reading = findingsOfScan(scan, used);
+  reading.catch(() => undefined); // awaited below
   const previous = await previousInStream(scan);
   const [current, before, rules, description, coverage] = await Promise.all([
-    findingsOfScan(scan, used),
-    previous && findingsOfScan(previous, used),
+    reading,
+    previous && findingsOfScan(previous, used, true),
     rulesOfEnvironment(scan),
     descriptionOf(app.applicationId, q.oasPath),
     coverageOfScan(scan),

@@ -10,6 +10,9 @@ import {
   segmentedItems,
 } from '../../shared/db/query.ts';
 import { runInScope } from '../../shared/context/request-scope.ts';
+import { keys } from '../../shared/db/keys.ts';
+import { countedUriList, countedUrisOfScan } from '../../shared/results/scan-repository.ts';
+import type { AlertRecord } from '../../shared/results/model.ts';
 
 // segmentedItems (shared/db/query.ts): a sort-key range read as segments side by side gives exactly the items, in
 // the order, that one Query of the range gives page after page.
@@ -98,4 +101,70 @@ describe('keys read as a bounded range', () => {
     expect(ranged.readUnits).toBeLessThan(15);
     await expect(rangeOrKeys([key('K#1'), { pk: `${partition}x`, sk: 'K#2' }], 10)).rejects.toThrow(/one partition/);
   });
+});
+
+// countedUriList (shared/results/scan-repository.ts): a scan's counted URIs read all at once, as the diff and the SARIF
+// export read them, are exactly those countedUrisOfScan gives one by one, in its order, on a scan larger than a
+// 1 MB page and than a segment: URIs outside an alert's committed ranges, past its nextUri, of an unknown plugin or of
+// a plugin whose id extends another's are left out in both.
+describe("a scan's counted URIs read all at once", () => {
+  it('gives what countedUrisOfScan gives, URI for URI, and only hashes and alerts when asked', async () => {
+    const scan = { applicationId: randomUUID(), environmentId: randomUUID(), scanId: randomUUID() };
+    const alertOf = (pluginId: string, uriCount: number, nextUri: number, committed?: [number, number][]) =>
+      ({
+        pluginId,
+        name: `Plugin ${pluginId}`,
+        severity: 'High',
+        description: '',
+        cweId: '79',
+        references: [],
+        uriCount,
+        nextUri,
+        ...(committed ? { committed } : {}),
+      }) as AlertRecord;
+    const alerts = [
+      alertOf('40012', 1_300, 1_500, [
+        [1_200, 300],
+        [0, 1_000],
+      ]),
+      alertOf('40012#b', 40, 40),
+      alertOf('10020', 1_500, 1_500),
+      alertOf('10021', 1_200, 1_200),
+    ];
+    const counts: [string, number][] = [
+      ['40012', 1_500],
+      ['40012#b', 40],
+      ['10020', 1_510], // 10 past nextUri: never counted
+      ['10021', 1_200],
+      ['99999', 30], // no alert of the scan's
+    ];
+    const padding = 'x'.repeat(600);
+    // ~4,300 items of ~750 bytes: about 3 MB, several 1 MB pages, in segments of about 2,000 URIs.
+    await batchPut(
+      counts.flatMap(([pluginId, count]) =>
+        Array.from({ length: count }, (_, n) => ({
+          ...keys.alertUri(scan.applicationId, scan.environmentId, scan.scanId, pluginId, n),
+          n,
+          pluginId,
+          // Several URIs of one finding (3 each), and parameters on some.
+          findingHash: `${pluginId}-${Math.floor(n / 3)}`,
+          uri: `/items/${pluginId}/${n}`,
+          requestMethod: n % 2 ? 'GET' : 'POST',
+          ...(n % 5 ? { param: `p${n}` } : {}),
+          padding,
+        })),
+      ),
+    );
+    const range = keys.urisOfScan(scan.applicationId, scan.environmentId, scan.scanId);
+    const scope = { requestId: 'one-query', dynamodbCalls: 0 };
+    await runInScope(scope, () => collect(queryItems({ partition: range.pk, skFrom: range.skFrom, skTo: range.skTo })));
+    expect(scope.dynamodbCalls).toBeGreaterThan(2);
+
+    const oneByOne = await collect(countedUrisOfScan(scan, alerts));
+    expect(oneByOne).toHaveLength(1_300 + 40 + 1_500 + 1_200);
+    expect(await countedUriList(scan, alerts)).toEqual(oneByOne);
+    const hashes = await countedUriList(scan, alerts, { hashesOnly: true });
+    expect(hashes.map((u) => [u.alert, u.findingHash])).toEqual(oneByOne.map((u) => [u.alert, u.findingHash]));
+    expect(hashes.every((u) => u.uri === '' && u.requestMethod === '' && u.param === '')).toBe(true);
+  }, 60_000);
 });
