@@ -247,8 +247,9 @@ const WANTS_KEPT = 20;
  * walk's filters keep at most (the caller's scope of the organization, from its counters). Until the walk has kept
  * enough to tell its own share, its calls are sized on the lesser of that and what it kept so far (one more kept
  * than it did, of one more read: hopeful while it has kept none), a quarter more for the chance of a sparse
- * stretch: a filter that keeps one in fifty reads the rest of its page in one call rather than four, and another
- * filter that thins the walk further (`query`) still sizes the calls on what it keeps.
+ * stretch, and never fewer than the 4 times as many as it read that the calls would grow to: a filter that keeps one
+ * in fifty reads the rest of its page in one call rather than four, and another filter that thins the walk further
+ * (`query`) still sizes the calls on what it keeps.
  */
 export function walkWants<T>(request: PageRequest, keep: (item: T) => boolean, share?: number) {
   const needed = walkAhead(request);
@@ -264,7 +265,10 @@ export function walkWants<T>(request: PageRequest, keep: (item: T) => boolean, s
       kept >= WANTS_KEPT
         ? Math.ceil(((needed - kept) * read) / kept)
         : prior
-          ? Math.ceil(((needed - kept) / Math.min(prior, (kept + 1) / (read + 1))) * 1.25)
+          ? Math.max(
+              Math.ceil(((needed - kept) / Math.min(prior, (kept + 1) / (read + 1))) * 1.25),
+              Math.min(1000, 4 * read),
+            )
           : undefined,
   };
 }

@@ -437,6 +437,10 @@ describe('walkWants (a walk that filters: how many items its next call asks for)
     const thinned = walkWants<boolean>(page0, (shown) => shown, 0.98);
     for (let i = 0; i < 11; i++) thinned.keep(i < 2);
     expect(thinned.wanted(11)).toBe(Math.ceil(((11 - 2) / (3 / 12)) * 1.25));
+    // Never fewer than the calls would grow to (4 times as many as read): 5 kept of 11 wants 15, asks for 44.
+    const dense = walkWants<boolean>(page0, (shown) => shown, 0.98);
+    for (let i = 0; i < 11; i++) dense.keep(i < 5);
+    expect(dense.wanted(11)).toBe(44);
   });
 
   it('sizes on the share it kept once it kept 20, whatever the scope said', () => {
