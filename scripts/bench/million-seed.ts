@@ -11,7 +11,8 @@ import type { BenchContext } from './harness.ts';
 // (shared/scans/import.ts): the alerts (alertRecordOf, keys.scanAlert), the URIs and messages (findingItems,
 // putFindings' findingDataItems; with the alerts in one stream of full BatchWriteItem calls, beside the pending
 // write's start), the environment's findings and triage figures as read now (findingsOfScan), the trend projection
-// (publicationTrend), the finding records under a pending write (recordFindings), then one transaction with the
+// (publicationTrend), the finding records under a pending write (recordFindings), the scan's digest (putScanDigest,
+// from the findings findingsOfScan computed, as an import writes it), then one transaction with the
 // scan and its projections (scanStart: list entries, lookup, configuration use, outbox), the environment's
 // last-scan fields with their projections and its application's health (environmentScanWrites), the triage version
 // check, the trend figures and the pending write's end. Nothing is hand-copied: an item a new projection derives is
@@ -28,6 +29,7 @@ async function services() {
     ...(await import('../../shared/scans/reporting.ts')),
     ...(await import('../../shared/scans/scan-write.ts')),
     ...(await import('../../shared/scans/scans.ts')),
+    ...(await import('../../shared/scans/scan-digest.ts')),
     ...(await import('../../shared/results/scan-repository.ts')),
     ...(await import('../../shared/results/finding-repository.ts')),
     ...(await import('../../shared/results/streams.ts')),
@@ -232,6 +234,9 @@ export class Seeder {
       added: trend.records.filter((f) => !found.known.has(f.findingHash)).map((f) => f.findingHash),
     };
     await s.recordFindings(scan, trend.records, before);
+    // The scan's digest, its unpublished data's last write (import.ts, carryRulesAndDigest): the diff and the SARIF
+    // export read it as they do a published scan's.
+    await s.putScanDigest(scan, found.findings, records, found.templates);
     const done: ScanRecord = {
       ...scan,
       completedAt: now,

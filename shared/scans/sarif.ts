@@ -17,14 +17,15 @@ import { alertsOfScan, countedUriList } from '../results/scan-repository.ts';
 import { absoluteUrl } from '../results/model.ts';
 import { accessibleScan } from './scans.ts';
 import { previousInStream } from './diff.ts';
+import { scanDigestOf, type DigestRow } from './scan-digest.ts';
 import { coverageOfScan } from './coverage.ts';
 import type { ScanSarifQuery } from './inputs.ts';
 import type { Caller } from '../context/caller.ts';
 
 // GET /api/v1/scan/{scanId}/sarif (docs/SARIF-EXPORT.md): the scan's findings, each with the triage in force now, as
 // a SARIF 2.1.0 log for GitHub code scanning. The log is built by the scanner package's exporter, which the CLI uses
-// too; this reads what it needs: the scan's alerts and URIs, the environment's triage rules and the application's
-// hosted OpenAPI description.
+// too; this reads what it needs: the scan's alerts and findings (its digest, or its URIs), the environment's triage
+// rules and the application's hosted OpenAPI description.
 
 /** The description's operations, or none when the application has no readable description. */
 async function descriptionOf(applicationId: string, oasPath: string | undefined) {
@@ -39,26 +40,35 @@ async function descriptionOf(applicationId: string, oasPath: string | undefined)
 }
 
 /**
- * One finding per hash among the scan's counted URIs (the first URI reported for it stands for it). `hashesOnly`: a
- * baseline's findings, of which only the hash and plugin are used (countedUriList reads no more of its URIs).
+ * One finding per hash among the scan's counted URIs (the first URI reported for it stands for it): from the scan's
+ * digest when it has a usable one (scan-digest.ts: a few items, its rows those first URIs; the diff's rule), else
+ * from its URIs. Either way the same findings, and the log's order is theirs sorted (sarifLogs), not the read's.
+ * `hashesOnly`: a baseline's findings, of which only the hash and plugin are used (countedUriList reads no more of
+ * its URIs).
  */
 async function findingsOfScan(
   scan: Awaited<ReturnType<typeof accessibleScan>>['scan'],
   pluginIds: Set<string>,
   hashesOnly = false,
 ) {
-  const alerts = await alertsOfScan(scan);
+  const [alerts, digested] = await Promise.all([alertsOfScan(scan), scanDigestOf(scan)]);
   const counted = new Map(alerts.filter((a) => a.uriCount > 0).map((a) => [a.pluginId, a]));
+  const uris: Pick<DigestRow, 'findingHash' | 'pluginId' | 'requestMethod' | 'uri' | 'param'>[] =
+    digested?.rows ??
+    (await countedUriList(scan, [...counted.values()], { hashesOnly })).map((u) => ({
+      ...u,
+      pluginId: u.alert.pluginId,
+    }));
   const found = new Map<string, Omit<ExportFinding, 'status' | 'note' | 'triagedBy' | 'triagedAt'>>();
-  for (const u of await countedUriList(scan, [...counted.values()], { hashesOnly })) {
-    if (found.has(u.findingHash)) continue;
-    pluginIds.add(u.alert.pluginId);
+  for (const u of uris) {
+    if (found.has(u.findingHash) || !counted.has(u.pluginId)) continue;
+    pluginIds.add(u.pluginId);
     found.set(u.findingHash, {
       findingHash: u.findingHash,
-      pluginId: u.alert.pluginId,
-      requestMethod: u.requestMethod,
+      pluginId: u.pluginId,
+      requestMethod: hashesOnly ? '' : u.requestMethod,
       url: hashesOnly ? '' : absoluteUrl(u.uri, scan.host),
-      param: u.param,
+      param: hashesOnly ? '' : u.param,
     });
   }
   return { alerts: [...counted.values()], findings: [...found.values()] };

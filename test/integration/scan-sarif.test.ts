@@ -7,9 +7,15 @@ import { fileURLToPath } from 'node:url';
 import type { Log, Result } from 'sarif';
 import { api, baseUrl } from './client.ts';
 import { addUserTo, createTenant, type Tenant } from './fixtures.ts';
-import { alert, completeScan, createApp, reportAlerts, startScan } from './scan-helpers.ts';
+import { alert, completeScan, createApp, reportAlerts, scanOnce, startScan } from './scan-helpers.ts';
 import { sarifSchemaErrors } from '../../scanner/test/sarif-schema.ts';
 import { hostedScanWithCoverage, sampleCoverage } from './hosted-run-helpers.ts';
+import { importReport } from './import-helpers.ts';
+import { fixture } from '../../scanner/test/zap-expected.ts';
+import { batchDelete, queryAll } from '../../shared/db/query.ts';
+import { keys } from '../../shared/db/keys.ts';
+import { getScan, getScanLocation } from '../../shared/results/scan-repository.ts';
+import { putScanDigest, scanDigestOf } from '../../shared/scans/scan-digest.ts';
 
 // GET /api/v1/scan/{scanId}/sarif and `hawk-scanner sarif` (docs/SARIF-EXPORT.md): a reported scan with findings,
 // some triaged, read back as SARIF, checked against the official schema and finding by finding.
@@ -377,5 +383,82 @@ describe('hawk-scanner sarif', () => {
     const log = JSON.parse(latest.stdout) as Log;
     expect(log.runs[0].properties?.scanId).toBe(started.scanId);
     expect(log.runs[0].results).toHaveLength(1);
+  });
+
+  // The export reads a scan's digest when it has a usable one (scans/scan-digest.ts, the diff's rule), else its URIs:
+  // the same log, byte for byte, for imported and reported scans and their baselines.
+  describe("from the scans' digests", () => {
+    const recordOf = async (scanId: string) => (await getScan((await getScanLocation(scanId))!))!;
+    const digestItems = async (scanId: string) => {
+      const scan = await recordOf(scanId);
+      const head = keys.scanDigest(scan.applicationId, scan.environmentId, scan.scanId);
+      return queryAll({ partition: head.pk, skPrefix: head.sk });
+    };
+    const dropDigest = async (scanId: string) =>
+      batchDelete((await digestItems(scanId)).map((item) => ({ pk: item.pk, sk: item.sk })));
+    const sarifText = async (token: string, scanId: string) => {
+      const out = await api('GET', `/api/v1/scan/${scanId}/sarif`, { token });
+      expect(out.status, out.text).toBe(200);
+      return out.text;
+    };
+
+    it('gives the log the URIs give, and ignores a stale digest', async () => {
+      const tenant = await createTenant();
+      const appId = await createApp(tenant, { name: 'digested' });
+      const full = fixture('zap-xml_2.10.0_juice-shop_defectdojo-juicy2.xml').toString('utf8');
+      const items = [...full.matchAll(/<alertitem>[\s\S]*?<\/alertitem>/g)];
+      const a = await importReport(tenant.token, appId, 'staging', full);
+      const b = await importReport(tenant.token, appId, 'staging', full.replace(items[2][0], ''));
+      expect([a.status, b.status]).toEqual([200, 200]);
+      // Reported scans whose findings have several URIs (numeric segments: one finding per alert), the first
+      // standing for it, and one of them no longer reported by the second scan.
+      const paths = (from: number) => [`/contact/${from}?x=1`, `/contact/${from + 1}?x=2`, '/about'];
+      const c = await scanOnce(tenant.token, appId, [
+        alert('40012', 'High', 6, 3),
+        alertOn('10038', 'Medium', paths(7)),
+        alert('10021', 'Low', 2, 0, '693'),
+      ]);
+      const d = await scanOnce(tenant.token, appId, [
+        alert('40012', 'Medium', 4, 5),
+        alertOn('10038', 'Medium', paths(1)),
+      ]);
+      for (const [scan, base] of [
+        [b.body.scanId, a.body.scanId],
+        [d.scanId, c.scanId],
+      ] as const) {
+        for (const id of [scan, base])
+          expect((await digestItems(id)).map((item) => item.entity)).toEqual(['scanDigest']);
+        const fromDigests = await sarifText(tenant.token, scan);
+        const log = JSON.parse(fromDigests) as Log;
+        const results = log.runs[0].results!;
+        expect(results.length).toBeGreaterThan(0);
+        expect(new Set(results.map((r) => r.baselineState))).toContain('unchanged');
+        expect(log.runs[0].properties?.absentResults ?? 0).toBeGreaterThan(0);
+        // The export reads the scan's digest: its rows marked, the log shows the marks.
+        const record = await recordOf(scan);
+        const digest = (await scanDigestOf(record))!;
+        const plugins = [...digest.plugins].map(([pluginId, p]) => ({ pluginId, ...p }));
+        await putScanDigest(
+          record,
+          digest.rows.map((row) => ({ ...row, uri: `${row.uri}#from-digest` })),
+          plugins,
+          digest.templates,
+        );
+        const marked = (JSON.parse(await sarifText(tenant.token, scan)) as Log).runs[0].results!;
+        expect(marked).toHaveLength(results.length);
+        expect(marked.every((r) => String(r.properties?.url).endsWith('#from-digest'))).toBe(true);
+        await putScanDigest(record, digest.rows, plugins, digest.templates);
+        expect(await sarifText(tenant.token, scan)).toBe(fromDigests);
+        // A digest of another count of URIs is not read (an empty one would make every finding absent).
+        const baseRecord = await recordOf(base);
+        await putScanDigest({ ...baseRecord, reportedUris: baseRecord.reportedUris + 1 }, [], [], '');
+        expect(await scanDigestOf(baseRecord)).toBeUndefined();
+        expect(await sarifText(tenant.token, scan)).toBe(fromDigests);
+        // Without digests (scans published before them), the URIs give the same log, byte for byte.
+        await Promise.all([scan, base].map(dropDigest));
+        expect(await digestItems(scan)).toEqual([]);
+        expect(await sarifText(tenant.token, scan)).toBe(fromDigests);
+      }
+    }, 120_000);
   });
 });
