@@ -458,7 +458,7 @@ interface FirstRead {
   records: FindingRecord[];
   pending: Promise<Set<string>>;
   env: EnvironmentRecord;
-  /** The environment's shared issues, read after the pending writes (sharedIssuesTest). */
+  /** The environment's shared issues, read after `trend` (sharedIssuesTest). */
   mayBeShared: (issueId: string) => boolean;
 }
 
@@ -491,8 +491,8 @@ async function triageActions(
 ): Promise<(TriageRule | undefined)[]> {
   const { envRef } = bulk;
   const pending = pendingAttempts(envRef);
-  // After the pending writes: what it counts was published by then (a record hidden by one of them counts at most).
-  const shared = pending.then(() => sharedIssuesTest(envRef));
+  // After `trend`, as the findings: the first chunk's write is conditioned on its version, which a publication moves.
+  const shared = sharedIssuesTest(envRef);
   const hashes = [...new Set(actions.map((a) => a.findingHash))];
   const [records, rules, mayBeShared] = await Promise.all([
     findingsByHash(envRef, hashes, pending),
@@ -577,8 +577,8 @@ async function findingsByHash(
 /**
  * The first actions of a chunk of triageActions in one transaction: as many as their writes fit (at least one; all
  * are read, the writes are planned from those reads for fewer). Returns the rules after the actions committed. Its
- * reads: the trends' total, then in one round trip the findings, the environment, its shared issues (after the
- * pending writes; the detections of an issue they count shared that triageActions did not read are read then) and
+ * reads: the trends' total, then in one round trip the findings, the environment, its shared issues (the detections
+ * of an issue they count shared that triageActions did not read are read then) and
  * (when a known rule's status moves) the application, then the scans counting them (read once for all chunks); its rules as the triage knows
  * them (BulkTriage.rules); `first`: the trends' total and findings read before the chunks, taken by the chunk's
  * first attempt (a retry reads all again, its rules too).
@@ -613,7 +613,7 @@ async function triageChunk(
       // decide which scan counts the change.
       getEnvironment(app.applicationId, envRef.environmentId),
       // After this chunk's trends' total, as its findings: a publication since would fail its write.
-      taken?.mayBeShared ?? pending.then(() => sharedIssuesTest(envRef)),
+      taken?.mayBeShared ?? sharedIssuesTest(envRef),
     ]);
     if (!env) throw notFound(`environment ${envRef.environmentId} not found`);
     const found = new Map(records.map((f) => [f.findingHash, f]));
