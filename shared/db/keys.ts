@@ -525,6 +525,12 @@ export const keys = {
    * environment's findings.
    */
   openIssues: (appId: string, envId: string) => ({ pk: `APP#${appId}`, sk: `ENVDATA#${envId}#OPENISSUES` }),
+  /**
+   * The environment's issues with more than one detection (shared/results/shared-issues.ts; docs/ISSUES.md, What an
+   * issue shares): written by each publication of its scans, so that a triage reads an issue's detections only when
+   * the issue may have another.
+   */
+  sharedIssues: (appId: string, envId: string) => ({ pk: `APP#${appId}`, sk: `ENVDATA#${envId}#SHAREDISSUES` }),
   /** The triage rule of a finding (status, note, history): applies to the finding in every scan of the environment. */
   triageRule: (appId: string, envId: string, findingHash: string) => ({
     pk: `APP#${appId}`,

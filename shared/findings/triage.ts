@@ -14,6 +14,7 @@ import {
   pendingAttempts,
   rulesOf,
   getTriageRule,
+  sharedIssuesTest,
 } from '../results/finding-repository.ts';
 import {
   type FindingRecord,
@@ -330,10 +331,15 @@ function triagePlan(
   return [...triage, ...entityWrites(triageRule, rules), ...audit];
 }
 
-/** What issueSiblings may take as read already: the application's pending writes, issues' detections by issue id. */
+/**
+ * What issueSiblings may take as read already: the application's pending writes, issues' detections by issue id,
+ * and which issues the environment's shared issues (read after the trends' total the write is conditioned on) do not
+ * rule out (sharedIssuesTest): one ruled out has no detection but the finding's own, so no Query.
+ */
 interface SiblingReads {
   pending?: Promise<Set<string>>;
   detections?: ReadonlyMap<string, Promise<IssueDetection[]>>;
+  mayBeShared?: (issueId: string) => boolean;
 }
 
 /**
@@ -348,7 +354,8 @@ async function issueSiblings(
   const issues = [...new Set(findings.flatMap((f) => (f.issueId ? [f.issueId] : [])))];
   if (issues.length === 0) return [];
   const own = new Set(findings.map((f) => f.findingHash));
-  const detectionsOf = (id: string) => read.detections?.get(id) ?? detectionsOfIssue(env, id);
+  const detectionsOf = async (id: string) =>
+    read.mayBeShared?.(id) === false ? [] : (read.detections?.get(id) ?? detectionsOfIssue(env, id));
   const detections = (await Promise.all(issues.map(detectionsOf))).flat();
   const hashes = [...new Set(detections.map((d) => d.findingHash).filter((h) => !own.has(h)))];
   if (hashes.length === 0) return [];
@@ -451,6 +458,8 @@ interface FirstRead {
   records: FindingRecord[];
   pending: Promise<Set<string>>;
   env: EnvironmentRecord;
+  /** The environment's shared issues, read after `trend` (sharedIssuesTest). */
+  mayBeShared: (issueId: string) => boolean;
 }
 
 /**
@@ -468,7 +477,9 @@ const ISSUE_READS_IN_FLIGHT = 16;
  * environment's figures and trends, its last scans' figures, its application's health, the triage version) is
  * written once per chunk, not once per finding. A chunk ends before an action whose finding, or its issue, is
  * already in it (a later action sees the earlier one's rule). The findings' issues' detections are read once, before
- * the chunks (a Query per issue, a few at a time; like every chunk's, that read conditions nothing). Each chunk's
+ * the chunks (a Query per issue that the environment's shared issues, read after `trend`, do not rule out, a few at
+ * a time; like every chunk's, that read conditions nothing; each later chunk reads the shared issues again after
+ * its own trends' total, which its write is conditioned on, so an issue shared since is read then). Each chunk's
  * reads are batched (triageChunk); the first chunk takes the findings read here (after `trend`, the trends' total)
  * and the environment as read, every chunk the rules read here with the earlier chunks' changes. Returns each action's rule after it (undefined: the environment never saw the
  * finding).
@@ -480,14 +491,21 @@ async function triageActions(
 ): Promise<(TriageRule | undefined)[]> {
   const { envRef } = bulk;
   const pending = pendingAttempts(envRef);
+  // After `trend`, as the findings: the first chunk's write is conditioned on its version, which a publication moves.
+  const shared = sharedIssuesTest(envRef);
   const hashes = [...new Set(actions.map((a) => a.findingHash))];
-  const [records, rules] = await Promise.all([findingsByHash(envRef, hashes, pending), rulesOf(envRef, hashes, true)]);
+  const [records, rules, mayBeShared] = await Promise.all([
+    findingsByHash(envRef, hashes, pending),
+    rulesOf(envRef, hashes, true),
+    shared,
+  ]);
   for (const [hash, rule] of rules) bulk.rules.set(hash, rule);
-  let first: FirstRead | undefined = { trend, records, pending, env: envRef };
+  let first: FirstRead | undefined = { trend, records, pending, env: envRef, mayBeShared };
   const issueOf = new Map(records.map((f) => [f.findingHash, f.issueId ?? f.findingHash]));
   const issueIds = new Map(records.flatMap((f) => (f.issueId ? [[f.findingHash, f.issueId]] : [])));
   // In the actions' order: the first chunk's issues are read first.
-  const detections = detectionReads(envRef, [...new Set(actions.flatMap((a) => issueIds.get(a.findingHash) ?? []))]);
+  const issues = [...new Set(actions.flatMap((a) => issueIds.get(a.findingHash) ?? []))];
+  const detections = detectionReads(envRef, issues, mayBeShared);
   const out: (TriageRule | undefined)[] = [];
   let size = TRIAGE_CHUNK;
   while (out.length < actions.length) {
@@ -510,9 +528,15 @@ async function triageActions(
 
 /**
  * The detections of these issues, read in their order, ISSUE_READS_IN_FLIGHT at a time: the first chunk goes on
- * once its own issues are read, while the later chunks' are still being read.
+ * once its own issues are read, while the later chunks' are still being read. Only the issues the environment's
+ * shared issues do not rule out (`mayBeShared`: sharedIssuesTest); a chunk reads the others only if its own read of
+ * them finds them shared since (issueSiblings).
  */
-function detectionReads(env: EnvironmentRecord, issues: string[]): Map<string, Promise<IssueDetection[]>> {
+function detectionReads(
+  env: EnvironmentRecord,
+  issues: string[],
+  mayBeShared: (issueId: string) => boolean,
+): Map<string, Promise<IssueDetection[]>> {
   let inFlight = 0;
   const waiting: (() => void)[] = [];
   const read = async (issueId: string) => {
@@ -525,7 +549,7 @@ function detectionReads(env: EnvironmentRecord, issues: string[]): Map<string, P
       waiting.shift()?.();
     }
   };
-  const reads = new Map(issues.map((id) => [id, read(id)]));
+  const reads = new Map(issues.filter(mayBeShared).map((id) => [id, read(id)]));
   for (const r of reads.values()) r.catch(() => undefined); // awaited by the chunks that need them
   return reads;
 }
@@ -553,8 +577,9 @@ async function findingsByHash(
 /**
  * The first actions of a chunk of triageActions in one transaction: as many as their writes fit (at least one; all
  * are read, the writes are planned from those reads for fewer). Returns the rules after the actions committed. Its
- * reads: the trends' total, then in one round trip the findings, the environment and (when a known rule's status
- * moves) the application, then the scans counting them (read once for all chunks); its rules as the triage knows
+ * reads: the trends' total, then in one round trip the findings, the environment, its shared issues (the detections
+ * of an issue they count shared that triageActions did not read are read then) and
+ * (when a known rule's status moves) the application, then the scans counting them (read once for all chunks); its rules as the triage knows
  * them (BulkTriage.rules); `first`: the trends' total and findings read before the chunks, taken by the chunk's
  * first attempt (a retry reads all again, its rules too).
  */
@@ -581,12 +606,14 @@ async function triageChunk(
     const appRead = moves ? getApplication(app.applicationId) : undefined;
     appRead?.catch(() => undefined); // awaited by triageRead when a change moves a status
     if (taken && moves) readCountingScans(bulk.scans, taken.env, taken.records);
-    const [records, rules, env] = await Promise.all([
+    const [records, rules, env, mayBeShared] = await Promise.all([
       taken?.records ?? findingsByHash(envRef, hashes, pending),
       known ?? rulesOf(envRef, hashes, true),
       // Read again in this round trip, not taken: streams changed since the target's read (a publication) must
       // decide which scan counts the change.
       getEnvironment(app.applicationId, envRef.environmentId),
+      // After this chunk's trends' total, as its findings: a publication since would fail its write.
+      taken?.mayBeShared ?? sharedIssuesTest(envRef),
     ]);
     if (!env) throw notFound(`environment ${envRef.environmentId} not found`);
     const found = new Map(records.map((f) => [f.findingHash, f]));
@@ -594,7 +621,7 @@ async function triageChunk(
     const siblings = await issueSiblings(
       env,
       records.filter((f) => own.has(f.findingHash)),
-      { pending, detections },
+      { pending, detections, mayBeShared },
     );
     // Each action's changes: its finding's, then its issue's other detections'.
     const planned = actions.map((action) => {

@@ -24,6 +24,8 @@ import {
   type PendingFindings,
   type TriageRule,
   type FindingsBefore,
+  type SharedIssues,
+  mayBeShared,
   resolvedFinding,
 } from './model.ts';
 
@@ -179,6 +181,16 @@ export async function detectionsOfIssue(env: EnvRef, issueId: string): Promise<I
   const { pk, skPrefix } = keys.detectionsOfIssue(env.applicationId, env.environmentId, issueId);
   const items = await queryAll({ partition: pk, ...prefixRange(skPrefix), consistent: true });
   return items.map((item) => fromItem<IssueDetection>(item)!);
+}
+
+/**
+ * Which issues of the environment may have another detection than a finding's own, by its shared issues' summary
+ * (keys.sharedIssues, one strongly consistent read; model.ts mayBeShared): an issue it rules out has no detection
+ * that readers see but that finding's, so its detections need no Query.
+ */
+export async function sharedIssuesTest(env: EnvRef): Promise<(issueId: string) => boolean> {
+  const [item] = await batchGet([keys.sharedIssues(env.applicationId, env.environmentId)], undefined, true);
+  return mayBeShared(fromItem<SharedIssues>(item));
 }
 
 /** What these findings' records are now, added to what is `known` (the same request's earlier attempts). */

@@ -778,3 +778,57 @@ export function issueCountsChange(
       .map(([field, n]) => [field, n! - was[field as keyof OpenIssueCounts]! + is[field as keyof OpenIssueCounts]!]),
   ) as unknown as OpenIssueCounts;
 }
+
+/** Prefix bytes kept of each shared issue's id (hex SHA-256): two issues of one prefix both read as shared. */
+const SHARED_PREFIX_BYTES = 4;
+const SHARED_PREFIX = new RegExp(`^[0-9a-f]{${SHARED_PREFIX_BYTES * 2}}`);
+const sharedPrefixOf = (issueId: string) => issueId.slice(0, SHARED_PREFIX_BYTES * 2);
+
+/** Shared issues an environment's summary names at most (64 KiB of prefixes); with more, it names none. */
+export const SHARED_ISSUES_KEPT = 16_384;
+
+/**
+ * An environment's issues with more than one detection (keys.sharedIssues; docs/ISSUES.md, What an issue shares),
+ * from every finding record of the environment, as its publications write it (trends/projections/shared-issues.ts).
+ */
+export interface SharedIssues {
+  /** The issues with two finding records or more. */
+  count: number;
+  /** Their ids' first SHARED_PREFIX_BYTES bytes, sorted (absent: none is shared, or `unknown`). */
+  prefixes?: Uint8Array;
+  /**
+   * Any issue may be shared: more than SHARED_ISSUES_KEPT are, or a record has no issue yet (data written before
+   * issues, which the upgrade assigns one later: docs/ISSUES.md, Upgrade).
+   */
+  unknown?: true;
+}
+
+/** The shared issues of an environment's finding records (all of them, as readers resolve them). */
+export function sharedIssuesOf(findings: Iterable<Pick<FindingRecord, 'findingHash' | 'issueId'>>): SharedIssues {
+  const firstOf = new Map<string, string>();
+  const shared = new Set<string>();
+  let unassigned = false;
+  for (const f of findings) {
+    if (!f.issueId) unassigned = true;
+    else if (!firstOf.has(f.issueId)) firstOf.set(f.issueId, f.findingHash);
+    else if (firstOf.get(f.issueId) !== f.findingHash) shared.add(f.issueId);
+  }
+  const unlike = [...shared].some((id) => !SHARED_PREFIX.test(id)); // every issue id is hex (issueId above)
+  if (unassigned || unlike || shared.size > SHARED_ISSUES_KEPT) return { count: shared.size, unknown: true };
+  if (shared.size === 0) return { count: 0 };
+  const prefixes = [...new Set([...shared].map(sharedPrefixOf))].sort();
+  return { count: shared.size, prefixes: Buffer.from(prefixes.join(''), 'hex') };
+}
+
+/**
+ * Whether an issue of the environment may have another detection than one finding's, by its summary as stored
+ * (undefined: none, data written before it): true for every issue without a summary or when it names none.
+ */
+export function mayBeShared(summary: SharedIssues | undefined): (issueId: string) => boolean {
+  if (!summary || summary.unknown) return () => true;
+  if (!summary.prefixes?.length) return () => false;
+  const hex = Buffer.from(summary.prefixes).toString('hex');
+  const prefixes = new Set<string>();
+  for (let i = 0; i < hex.length; i += SHARED_PREFIX_BYTES * 2) prefixes.add(hex.slice(i, i + SHARED_PREFIX_BYTES * 2));
+  return (issueId) => prefixes.has(sharedPrefixOf(issueId));
+}

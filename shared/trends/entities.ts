@@ -5,6 +5,7 @@ import type { FindingRecord } from '../results/model.ts';
 import * as openIssueSummary from '../results/projections/open-issue-summary.ts';
 import * as environmentTrendFigures from './projections/environment-trend-figures.ts';
 import * as applicationTrendFigures from './projections/application-trend-figures.ts';
+import * as sharedIssues from './projections/shared-issues.ts';
 
 // The trends' entity kinds with their projections (docs/DATA-MODEL.md, Trends and Projections;
 // shared/db/entity-write.ts, EntityKind): neither is an item of its own; each is what the trends count of an
@@ -35,8 +36,8 @@ export const environmentOpenIssues = entityKind<
 /**
  * An environment's findings as a scan's publication writes them (trends/writes.ts publicationTrend): not an item of
  * its own, derived into the trend figures (what the trends count of it), the overdue check's entry when an episode
- * starts (its findings as the check follows them: before, the records as read; after, the scan's) and its open
- * issues' summary (from every finding record after it).
+ * starts (its findings as the check follows them: before, the records as read; after, the scan's), its open
+ * issues' summary and its shared issues (both from every finding record after it).
  */
 export interface EnvironmentPublication {
   trends: environmentTrendFigures.EnvironmentTrends;
@@ -45,7 +46,10 @@ export interface EnvironmentPublication {
   findings: ReadonlyMap<string, FindingRecord>;
 }
 
-/** A scan's publication in its environment: its trend figures, the overdue check's entry, its open issues' summary. */
+/**
+ * A scan's publication in its environment: its trend figures, the overdue check's entry, its open issues' summary,
+ * its shared issues.
+ */
 export const environmentPublication = entityKind<EnvironmentPublication, environmentTrendFigures.TrendContext>(
   'environmentPublication',
   {
@@ -59,5 +63,6 @@ export const environmentPublication = entityKind<EnvironmentPublication, environ
         after && { findings: after.findings, complete: true },
         env,
       ),
+    sharedIssues: (before, after, { env }) => sharedIssues.project(before?.findings, after?.findings, env),
   },
 );

@@ -155,6 +155,57 @@ describe('issues', () => {
     expect(uris.filter((u) => u.status === 'FALSE_POSITIVE').map((u) => new URL(u.uri).pathname)).toEqual(['/search']);
   });
 
+  it("applies a bulk triage to a detection another tool's later import added, read from the shared issues", async () => {
+    const tenant = await createTenant();
+    const appId = await createApp(tenant, { name: 'node target shared' });
+    const zap = await importReport(tenant.token, appId, 'qa', zapReport(), 'application/json');
+    expect(zap.status, zap.text).toBe(200);
+    const envId = zap.body.envId;
+    const shared = async () =>
+      (await db.send(new GetCommand({ TableName: config.tableName, Key: keys.sharedIssues(appId, envId) }))).Item;
+    // ZAP alone: each of its findings is an issue of its own, which a triage reads no detections of.
+    expect(await shared()).toMatchObject({ count: 0 });
+    const zapRows: Row[] = (await report(tenant)).body.findings;
+    const zapXss = zapRows.find(xssOnSearch)!;
+    const triage = async (status: string, note: string) => {
+      const triaged = await api('POST', `/api/v1/org/${tenant.orgId}/app/${appId}/env/${envId}/findings/triage`, {
+        token: tenant.token,
+        body: { actions: zapRows.map((r) => ({ findingHash: r.findingHash, status, note })) },
+      });
+      expect(triaged.status, triaged.text).toBe(200);
+      expect(triaged.body.results.map((r: { success: boolean }) => r.success)).toEqual(zapRows.map(() => true));
+    };
+    await triage('FALSE_POSITIVE', 'first look');
+
+    // Wapiti then detects two of ZAP's issues (the XSS on /search, the session cookie): they are shared now.
+    const wapiti = await importReport(tenant.token, appId, 'qa', wapitiFixture(WAPITI));
+    expect(wapiti.status, wapiti.text).toBe(200);
+    expect((await shared())?.count).toBeGreaterThanOrEqual(2);
+    const statuses = async () =>
+      new Map(((await report(tenant)).body.findings as Row[]).map((r) => [r.findingHash, [r.issueId, r.status]]));
+    const carried = await statuses();
+    const wapitiXss = [...carried].find(([hash, [issue]]) => issue === zapXss.issueId && hash !== zapXss.findingHash);
+    expect(wapitiXss?.[1]).toEqual([zapXss.issueId, 'FALSE_POSITIVE']); // carried at its import
+
+    // A bulk triage of ZAP's findings, recorded before Wapiti's: it changes Wapiti's detections of their issues too.
+    await triage('RISK_ACCEPTED', 'accepted');
+    const after = await statuses();
+    const zapIssues = new Set(zapRows.map((r) => r.issueId));
+    const ofZapIssues = [...after].filter(([, [issue]]) => zapIssues.has(issue!));
+    expect(ofZapIssues.length).toBe(zapRows.length + 2);
+    expect(ofZapIssues.map(([, [, status]]) => status)).toEqual(ofZapIssues.map(() => 'RISK_ACCEPTED'));
+    // Wapiti's other findings are issues of their own: untouched.
+    expect([...after].filter(([, [issue]]) => !zapIssues.has(issue!)).every(([, [, s]]) => s === 'NEW')).toBe(true);
+
+    // Without the summary (data published before it), every issue's detections are read: the same answer.
+    await db.send(new DeleteCommand({ TableName: config.tableName, Key: keys.sharedIssues(appId, envId) }));
+    await triage('FALSE_POSITIVE', 'again');
+    const again = await statuses();
+    expect([...again].filter(([, [issue]]) => zapIssues.has(issue!)).map(([, [, s]]) => s)).toEqual(
+      ofZapIssues.map(() => 'FALSE_POSITIVE'),
+    );
+  });
+
   it("templates an issue's path by the application's hosted description: /users/123 and /users/abc-name are one", async () => {
     const tenant = await createTenant();
     const described = await createApp(tenant, { name: 'described api' });

@@ -17,7 +17,7 @@ import { application, teamApplications, teamMembers } from '../../shared/applica
 import { applicationChange, unchangedSinceRead } from '../../shared/applications/application-change.ts';
 import { config } from '../../shared/config.ts';
 import type { Membership } from '../../shared/context/caller.ts';
-import type { FindingRecord, TriageRule } from '../../shared/results/model.ts';
+import { type FindingRecord, type TriageRule, sharedIssuesOf } from '../../shared/results/model.ts';
 import { environmentPublication, environmentTrends } from '../../shared/trends/entities.ts';
 
 // The projection registry (shared/db/entity-write.ts, EntityKind; docs/DATA-MODEL.md, Projections): every file of a
@@ -180,8 +180,13 @@ describe('the derived writes the registry carries', () => {
     expect(items).toEqual([{ Delete: { TableName: expect.any(String), Key: entryKey(5) } }]);
   });
 
-  it("derives a publication's trend figures, overdue entry and open issues' summary, as the kinds would alone", () => {
-    expect(Object.keys(environmentPublication.projections)).toEqual(['trends', 'overdue', 'openIssues']);
+  it("derives a publication's trend figures, overdue entry, open issues' summary and shared issues, as the kinds would alone", () => {
+    expect(Object.keys(environmentPublication.projections)).toEqual([
+      'trends',
+      'overdue',
+      'openIssues',
+      'sharedIssues',
+    ]);
     const now = Date.UTC(2026, 0, 10);
     const record = (hash: string, extra: Partial<FindingRecord> = {}) =>
       ({
@@ -213,12 +218,19 @@ describe('the derived writes the registry carries', () => {
       ...entityWrite.derivedWrites(environmentTrends, before.trends, after.trends, { env, now }),
       ...entityWrite.derivedWrites(environmentOverdue, before.overdue, after.overdue, { env, now }),
       openIssuesPut(env, all.values()),
+      {
+        Put: {
+          TableName: config.tableName,
+          Item: { ...keys.sharedIssues('app', 'env'), entity: 'sharedIssues', ...sharedIssuesOf(all.values()) },
+        },
+      },
     ];
     expect(sorted(items)).toEqual(sorted(alone));
-    // Each of the three is there: the trends' counters, the overdue check's entry (a new High finding), the summary.
+    // Each of the four is there: the trends' counters, the overdue check's entry (a new High finding), the summaries.
     expect(items.some((item) => item.Update)).toBe(true);
     expect(items.filter((item) => item.Put).length).toBeGreaterThanOrEqual(2);
     expect(items.some((item) => JSON.stringify(item).includes(keys.openIssues('app', 'env').sk))).toBe(true);
+    expect(items.some((item) => JSON.stringify(item).includes(keys.sharedIssues('app', 'env').sk))).toBe(true);
   });
 
   describe("a retest's fix", () => {
