@@ -227,8 +227,9 @@ describe('delete scan and cascades', () => {
     const left = await queryAll({ partition: pk, skPrefix });
     // Use counters at 0; the findings the environment's scans saw stay (first seen, and what triage rules address),
     // and so do its trend figures (a scan delete changes none: docs/GOVERNANCE.md, Trends) and its open issues'
-    // summary, which counts those findings (shared/results/issue-summary.ts), and its overdue digest, whose version
-    // the deletes moved (shared/overview/overdue-digests.ts).
+    // summary, which counts those findings (shared/results/issue-summary.ts), the issues they share
+    // (shared/trends/projections/shared-issues.ts), and its overdue digest, whose version the deletes moved
+    // (shared/overview/overdue-digests.ts).
     const trend = left.filter((item) => String(item.entity).startsWith('trend'));
     expect(new Set(trend.map((item) => item.entity))).toEqual(new Set(['trendDay', 'trendTotal']));
     expect(
@@ -245,6 +246,7 @@ describe('delete scan and cascades', () => {
       'overdueDigest',
       'scanConfigUse',
       'scanConfigUse',
+      'sharedIssues',
     ]);
     expect(await getScanLocation(first.scanId)).toBeUndefined();
     expect((await auditTypes(tenant)).filter((t) => t === 'SCAN_REMOVED')).toHaveLength(2);
