@@ -8,7 +8,7 @@ import { fixture } from '../../scanner/test/zap-expected.ts';
 import { formatsFixture } from '../../scanner/test/formats-expected.ts';
 import { batchDelete, queryAll } from '../../shared/db/query.ts';
 import { keys } from '../../shared/db/keys.ts';
-import { getScan, getScanLocation } from '../../shared/results/scan-repository.ts';
+import { digestItems, dropDigest, recordOf } from './scan-digests.ts';
 import { putScanDigest, scanDigestOf, type DigestRow } from '../../shared/scans/scan-digest.ts';
 
 // GET /api/v1/scan/{scanId}/diff (docs/DATA-MODEL.md, Scan diffs): what changed between two scans of one environment,
@@ -146,15 +146,6 @@ describe('scan diff', () => {
   }, 60_000);
 
   describe("from the scans' digests (scans/scan-digest.ts)", () => {
-    const recordOf = async (scanId: string) => (await getScan((await getScanLocation(scanId))!))!;
-    const digestItems = async (scanId: string) => {
-      const scan = await recordOf(scanId);
-      const head = keys.scanDigest(scan.applicationId, scan.environmentId, scan.scanId);
-      return queryAll({ partition: head.pk, skPrefix: head.sk });
-    };
-    const dropDigest = async (scanId: string) =>
-      batchDelete((await digestItems(scanId)).map((item) => ({ pk: item.pk, sk: item.sk })));
-
     it('answers as the recomputation from the URIs, for imported and reported scans, and ignores a stale digest', async () => {
       const tenant = await createTenant();
       const appId = await createApp(tenant, { name: 'digested' });

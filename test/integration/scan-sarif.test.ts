@@ -12,9 +12,7 @@ import { sarifSchemaErrors } from '../../scanner/test/sarif-schema.ts';
 import { hostedScanWithCoverage, sampleCoverage } from './hosted-run-helpers.ts';
 import { importReport } from './import-helpers.ts';
 import { fixture } from '../../scanner/test/zap-expected.ts';
-import { batchDelete, queryAll } from '../../shared/db/query.ts';
-import { keys } from '../../shared/db/keys.ts';
-import { getScan, getScanLocation } from '../../shared/results/scan-repository.ts';
+import { digestItems, dropDigest, recordOf } from './scan-digests.ts';
 import { putScanDigest, scanDigestOf } from '../../shared/scans/scan-digest.ts';
 
 // GET /api/v1/scan/{scanId}/sarif and `hawk-scanner sarif` (docs/SARIF-EXPORT.md): a reported scan with findings,
@@ -388,14 +386,6 @@ describe('hawk-scanner sarif', () => {
   // The export reads a scan's digest when it has a usable one (scans/scan-digest.ts, the diff's rule), else its URIs:
   // the same log, byte for byte, for imported and reported scans and their baselines.
   describe("from the scans' digests", () => {
-    const recordOf = async (scanId: string) => (await getScan((await getScanLocation(scanId))!))!;
-    const digestItems = async (scanId: string) => {
-      const scan = await recordOf(scanId);
-      const head = keys.scanDigest(scan.applicationId, scan.environmentId, scan.scanId);
-      return queryAll({ partition: head.pk, skPrefix: head.sk });
-    };
-    const dropDigest = async (scanId: string) =>
-      batchDelete((await digestItems(scanId)).map((item) => ({ pk: item.pk, sk: item.sk })));
     const sarifText = async (token: string, scanId: string) => {
       const out = await api('GET', `/api/v1/scan/${scanId}/sarif`, { token });
       expect(out.status, out.text).toBe(200);
