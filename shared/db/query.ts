@@ -290,7 +290,7 @@ export async function getItem(key: Item, { consistent = false } = {}): Promise<I
  * Reads many items of the main table by key (100 per call, retrying unprocessed keys), optionally only some
  * attributes, strongly consistent when `consistent` (never prefetched then); whole items already prefetched for the
  * request are taken from there. Order is not kept. `concurrency`: calls in flight (a reader that waits on all of a few
-hundred keys sends them at once).
+ * hundred keys sends them at once).
  */
 export async function batchGet(
   itemKeys: Item[],
