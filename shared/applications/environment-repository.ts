@@ -8,6 +8,7 @@ import {
   collect,
   deleteFound,
   queryAll,
+  rememberedSegmentsList,
   queryItems,
   type PartitionQuery,
   type ReadOptions,
@@ -139,7 +140,8 @@ REPORT_ENTRY_ATTRIBUTES satisfies readonly (keyof ReportEnvironment)[];
 
 /**
  * The findings report's walk of the organization (gsi2r in docs/DATA-MODEL.md), both reads side by side: its
- * live environments in name order as gsi2r copies them (1 MB per call), and the live applications the caller may see
+ * live environments in name order as gsi2r copies them (1 MB per call; side by side where this process's last walk
+ * of the organization cut it: db/query.ts rememberedSegmentsList), and the live applications the caller may see
  * from their compact entries, one Query per bucket of its id order (half a read unit per 4 KB of entries; a
  * BatchGetItem of the records costs half a unit per application). An application being deleted has no entry: its
  * environments, in the index until its cascade removes them, are not reported.
@@ -149,7 +151,7 @@ export async function reportEnvironmentsOfOrg(
   membership: Membership,
 ): Promise<[ReportEnvironment[], ReportApplication[]]> {
   const partition = keys.environmentsOfOrgByName(orgId).gsi2pk;
-  const environments = queryAll({ index: 'gsi2r', partition, forward: true });
+  const environments = rememberedSegmentsList({ index: 'gsi2r', partition, forward: true });
   const applications = async () => {
     const buckets = (await organizationBuckets(orgId)).filter((b) => canSeeTeamResource(membership, b.teamId));
     const attributes = ['applicationId', 'name', 'teamId'];

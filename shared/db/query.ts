@@ -163,6 +163,35 @@ export async function segmentedList(query: PartitionQuery, splits: string[]): Pr
   return (await Promise.all(segmentReads(query, splits))).flat();
 }
 
+/** Items per segment a remembered range is cut into (rememberedSegmentsList), and segments at most. */
+const REMEMBERED_SEGMENT_ITEMS = 250;
+const REMEMBERED_SEGMENTS_MAX = 16;
+/** Ranges whose cuts the process remembers at most: the least recently read is forgotten first. */
+const REMEMBERED_RANGES_MAX = 1_000;
+const rememberedSplits = new Map<string, string[]>();
+
+/**
+ * Every item of `query`'s range, ascending, exactly as queryAll gives them (segmentedList), read as segments cut
+ * where this process's last read of the same range found every REMEMBERED_SEGMENT_ITEMS-th item (at most
+ * REMEMBERED_SEGMENTS_MAX segments): a range read again, as a report paged through reads its organization's
+ * environments once per page on one warm Lambda instance, takes one round trip rather than one per 1 MB page. A first
+ * read, or a forgotten one, reads page after page as queryAll does. Any cut gives the same items (items written or
+ * deleted since only move where the segments end), so a remembered one is only a guess at a fast one.
+ */
+export async function rememberedSegmentsList(query: PartitionQuery): Promise<Item[]> {
+  const id = queryReadId(query);
+  const items = await segmentedList(query, rememberedSplits.get(id) ?? []);
+  const { sk } = query.index ? indexKeyNames(query.index) : { sk: 'sk' };
+  const every = Math.max(REMEMBERED_SEGMENT_ITEMS, Math.ceil(items.length / REMEMBERED_SEGMENTS_MAX));
+  rememberedSplits.delete(id);
+  rememberedSplits.set(
+    id,
+    items.filter((_, i) => i > 0 && i % every === 0).map((item) => item[sk] as string),
+  );
+  if (rememberedSplits.size > REMEMBERED_RANGES_MAX) rememberedSplits.delete(rememberedSplits.keys().next().value!);
+  return items;
+}
+
 /** The reads of segmentedItems' segments, all started, in order. */
 function segmentReads(query: PartitionQuery, splits: string[]): Promise<Item[]>[] {
   if (query.forward === false || query.pageLimit !== undefined || query.skPrefix !== undefined)

@@ -1,13 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
+  batchDelete,
   batchGet,
   batchPut,
   collect,
   prefixRange,
   queryItems,
+  queryAll,
   rangeOrKeys,
+  rememberedSegmentsList,
   segmentedItems,
+  type PartitionQuery,
 } from '../../shared/db/query.ts';
 import { runInScope } from '../../shared/context/request-scope.ts';
 import { keys } from '../../shared/db/keys.ts';
@@ -50,6 +54,51 @@ describe('a sort-key range read in segments', () => {
       expect(segmented).toEqual(sequential);
     }
   });
+});
+
+// rememberedSegmentsList (shared/db/query.ts): a whole range read again by the same process is read as segments cut
+// where its last read found every 250th item, side by side, and still gives exactly queryAll's items after writes
+// and deletes that move, remove or outgrow those cuts; on the table and on an index.
+describe('a range read again, in the segments its last read cut', () => {
+  it("gives queryAll's items in one round trip after the first read's sequential pages", async () => {
+    const partition = `TEST#remembered#${randomUUID()}`;
+    const padding = 'x'.repeat(700);
+    const skOf = (i: number) => `R#${String(i).padStart(5, '0')}`;
+    const itemOf = (i: number) => ({ pk: partition, sk: skOf(i), gsi4pk: partition, gsi4sk: skOf(i), padding });
+    // 2,400 items of ~750 bytes: two 1 MB pages for one Query; then ten segments of 250.
+    await batchPut(Array.from({ length: 2_400 }, (_, i) => itemOf(i)));
+    for (const query of [{ partition }, { index: 'gsi4', partition }] as PartitionQuery[]) {
+      const read = async () => {
+        const scope = { requestId: 'remembered', dynamodbCalls: 0 } as {
+          requestId: string;
+          dynamodbCalls: number;
+          dynamodbRoundTrips?: number;
+        };
+        const items = await runInScope(scope, () => rememberedSegmentsList(query));
+        expect(items).toEqual(await queryAll(query));
+        return { items, calls: scope.dynamodbCalls, roundTrips: scope.dynamodbRoundTrips };
+      };
+      const first = await read();
+      expect(first.items).toHaveLength(2_400);
+      expect(first.calls).toBeGreaterThan(1);
+      expect(first.roundTrips).toBe(first.calls);
+      const second = await read();
+      expect(second.calls).toBe(10);
+      expect(second.roundTrips).toBe(1);
+    }
+    // The item at a cut (the 250th) and its neighbours gone, new ones between cuts and past the last: the same
+    // segments, other items.
+    await batchDelete([249, 250, 251].map((i) => ({ pk: partition, sk: skOf(i) })));
+    const added = [`${skOf(250)}a`, `${skOf(1_000)}a`, 'R#99999'];
+    await batchPut(added.map((sk) => ({ ...itemOf(0), sk, gsi4sk: sk })));
+    for (const query of [{ partition }, { index: 'gsi4', partition }] as PartitionQuery[]) {
+      const scope = { requestId: 'remembered-again', dynamodbCalls: 0 };
+      const items = await runInScope(scope, () => rememberedSegmentsList(query));
+      expect(items).toEqual(await queryAll(query));
+      expect(items).toHaveLength(2_400);
+      expect(scope.dynamodbCalls).toBe(10);
+    }
+  }, 60_000);
 });
 
 // rangeOrKeys (shared/db/query.ts): keys read as their range, bounded, then by key past where the range stopped, give
