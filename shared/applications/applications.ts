@@ -17,6 +17,7 @@ import {
 import { environmentPuts, environmentsOfApp } from './environment-repository.ts';
 import {
   applicationEntries,
+  applicationEntriesQuery,
   bucketApplicationEntries,
   applicationsCovering,
   applicationIdsWithStatus,
@@ -39,7 +40,7 @@ import {
 } from './list-plan.ts';
 import { recordListPlan } from '../context/request-scope.ts';
 import { auditEntry } from '../audit/entries.ts';
-import { type OperationReads } from '../db/query.ts';
+import { prefetchFirstCall, type OperationReads, type ReadOptions } from '../db/query.ts';
 import { transactWrite } from '../db/transactions.ts';
 import { conditionFailed } from '../db/items.ts';
 import { derivedWrites } from '../db/entity-write.ts';
@@ -228,9 +229,10 @@ const applicationsInOrder = (
   order: ApplicationListOrder,
   forward: boolean,
   pageLimit?: number,
+  options?: ReadOptions,
 ) =>
   mergeOrdered(
-    scope.buckets.map((b) => applicationEntries(orgId, b, order, forward, pageLimit)),
+    scope.buckets.map((b) => applicationEntries(orgId, b, order, forward, pageLimit, undefined, options)),
     forward,
   );
 
@@ -383,7 +385,7 @@ async function walkApplicationIndex(plan: Extract<ApplicationListPlan, { kind: '
   const stream =
     plan.order === 'applicationValue'
       ? applicationsByRepositoryValue(c, walkLimit)
-      : applicationsInOrder(c.orgId, scope, plan.order, c.sortDir === 'ASC', walkLimit);
+      : applicationsInOrder(c.orgId, scope, plan.order, c.sortDir === 'ASC', walkLimit, { prefetchedFirstCall: true });
   const streamed = await pageFromStream(stream, entryKeep, c.request);
   const totalCount = streamed.exhausted
     ? streamed.seen
@@ -452,6 +454,7 @@ export async function listApplicationsV2(caller: Caller, orgId: string, q: ListA
     scope && text ? await namesContaining(orgId, 'APP', text, applicationNameReadLimit(scope.counts)) : undefined;
   // applicationStatus alone, with one status: its count from the applications without environments (usually few:
   // a prefix of the status index per bucket) and the counters; the applications themselves when they are few.
+  if (scope && !text && q.applicationStatus.length === 1) speculateStatusWalk(orgId, q, request, scope);
   const status =
     scope && !text && q.applicationStatus.length === 1
       ? await applicationsWithStatus(orgId, scope, q.applicationStatus[0])
@@ -465,6 +468,22 @@ export async function listApplicationsV2(caller: Caller, orgId: string, q: ListA
   const context = { orgId, q, request, sortField, sortDir, scope, repos, keep, matches, candidates, status };
   const page = await executeApplicationPlan(plan, context);
   return applicationsV2Answer(orgId, q, request, sortField, sortDir, page);
+}
+
+/**
+ * applicationStatus=ACTIVE over more applications than are few (isFew): the applications with it are the many, and
+ * the plan walks its order unless nearly all of them lack environments (applicationsWithStatus reads those first).
+ * Each bucket's first call of that walk (walkApplicationIndex) is made now, beside that read, as it will most likely
+ * be: read for nothing (half a read unit a bucket for a page of 10) when the plan reads the few instead.
+ */
+function speculateStatusWalk(orgId: string, q: ListApplicationsV2Query, request: PageRequest, scope: ListScope) {
+  const { applications } = scope.counts;
+  if (q.applicationStatus[0] !== 'ACTIVE' || isFew(applications, applications)) return;
+  const plan = planApplicationList(q, request, { applications, status: { count: applications, selected: false } });
+  if (plan.kind !== 'index' || plan.order === 'applicationValue') return;
+  const forward = q.sortDir !== 'DESC';
+  for (const bucket of scope.buckets)
+    prefetchFirstCall(applicationEntriesQuery(orgId, bucket, plan.order, forward, readAhead(request)));
 }
 
 /**

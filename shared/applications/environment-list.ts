@@ -54,7 +54,15 @@ import {
   type LastScanStatus,
   type ApplicationRecord,
 } from './model.ts';
-import { collect, mapInParallel, type OperationReads, type PartitionQuery, type ReadOptions } from '../db/query.ts';
+import {
+  collect,
+  mapInParallel,
+  prefetchFirstCall,
+  type OperationReads,
+  type PartitionQuery,
+  type ReadOptions,
+} from '../db/query.ts';
+import { trigrams } from '../db/keys.ts';
 import { codeRepositoriesRead, repositoriesByApplication } from './code-repository-store.ts';
 import { visibleApplications } from './code-repository-views.ts';
 import {
@@ -410,16 +418,18 @@ async function walkIndex(plan: Extract<EnvironmentListPlan, { kind: 'index' }>, 
   const options = { prefetchedFirstCall: true, wanted: wants.wanted };
   const value = applicationValue(c.sortField, c.repos)!;
   const fenced = walkFencedList(plan, request, c.q);
+  // A walk that teamIds thins: its first call sized by the scope's share (speculated when the counters were read).
+  const firstLimit = walkSizedByScope(plan, request, c.q) ? scopeSizedLimit(request, c.scope) : walkLimit;
   const stream =
     order === 'applicationValue'
       ? await byApplicationValue(orgId, value, c.repos, c.keep, sortDir, walkLimit, wants.wanted)
       : fenced && (order === 'name' || order === 'scanDate')
         ? await fencedIndexWalk(c, fenced, order, walkLimit, options)
         : plan.wholeItems && (order === 'name' || order === 'scanDate')
-          ? environmentsOfOrg(orgId, order, forward, walkLimit, true, options)
+          ? environmentsOfOrg(orgId, order, forward, firstLimit, true, options)
           : order === 'id' && plan.total === 'counters'
             ? environmentIdWalk(orgId, forward, walkLimit, idReach(walkLimit, c.scope), options)
-            : environmentEntries(orgId, order, forward, walkLimit, undefined, options);
+            : environmentEntries(orgId, order, forward, firstLimit, undefined, options);
   // The matches' count (a `query`: from the names it matched), read beside the walk.
   const [streamed, matchCount] = await Promise.all([
     pageFromStream<Entry>(stream, wants.keep, request, c.applications.onPageEntry),
@@ -439,6 +449,37 @@ async function walkIndex(plan: Extract<EnvironmentListPlan, { kind: 'index' }>, 
  */
 const idReach = (needed: number, scope: ListScope) =>
   idWalkReach(needed, Math.min(needed, FIRST_CALL_ENTRIES), scope.counts, scope.organization);
+
+/**
+ * An `index` plan's walk of an order that a teamIds filter thins (no `query`, not the id order nor a fenced deep
+ * page): its first call cannot be the page's (queryStringReads' prefetch of walkAhead entries keeps about the
+ * scope's share of them, and its next call waits on the hidden applications' ids), so it is sized by the scope's
+ * share once the counters are read (scopeSizedLimit) and made beside those ids (listEnvironmentsV2, onBuckets).
+ */
+function walkSizedByScope(plan: EnvironmentListPlan, request: PageRequest, q: EnvListQuery): boolean {
+  if (plan.kind !== 'index' || plan.total !== 'counters' || q.query || q.teamIds.length === 0) return false;
+  return plan.order !== 'id' && plan.order !== 'applicationValue' && !walkFencedList(plan, request, q);
+}
+
+/**
+ * Deviations of scopeSizedLimit's margin: as far as the walk read before it was sized so (a first call of walkAhead,
+ * then walkWants' call of 1.25 times the rest over the share: about 1.65 deviations at a share of a tenth).
+ */
+const SCOPE_DEVIATIONS = 1.65;
+
+/**
+ * A walk's first call for walkAhead entries of the scope's (a share p of the organization's environments, spread
+ * through the order): n entries keep about n p, give or take the square root of n p (1 - p); n is the least that
+ * keeps them SCOPE_DEVIATIONS short of that (a shortfall costs a call more, never an entry), at most 1,000.
+ */
+function scopeSizedLimit(request: PageRequest, scope: Pick<ListScope, 'counts' | 'organization'>): number {
+  const needed = walkAhead(request);
+  const share = scope.organization.environments ? scope.counts.environments / scope.organization.environments : 1;
+  if (share >= 1 || share <= 0) return needed;
+  const spread = (SCOPE_DEVIATIONS * Math.sqrt(1 - share)) / 2;
+  const root = spread + Math.sqrt(spread * spread + needed);
+  return Math.max(needed, Math.min(1000, Math.ceil((root * root) / share)));
+}
 
 /**
  * The fenced list (list-fences.ts) an `index` plan walks: a deep page (past what a first call reads) of the name or
@@ -564,6 +605,9 @@ export const environmentListReads: OperationReads = ({ ids, query }) => {
   };
 };
 
+/** A walk's first call read beside the authorization for a plan that may not be made: for pages up to 100 entries. */
+const SPECULATED_WALK = 101;
+
 /** What a query string alone decides of the plan, so read beside the authorization (queryStringReads). */
 interface QueryStringReads {
   /** The first Query of an `index` plan's walk (walkIndex). */
@@ -577,20 +621,30 @@ interface QueryStringReads {
 /**
  * The reads the query string alone decides, planned once without `query` (whose plan needs the trigram index's
  * names) and without any figure of the scope (the planner reads none then: list-plan.ts). A query string that does
- * not parse (`q` undefined) decides nothing: the request answers 400.
+ * not parse (`q` undefined) decides nothing: the request answers 400. A `query` under three characters (no trigram)
+ * filters nothing when every application of the caller's matches it (`query=pp` on `app-...`: everyMatch), and the
+ * plan is then the one without it: its walk's first call is read too, for nothing when some application does not
+ * match (a page's worth, at most SPECULATED_WALK entries, beside the compact entries of every environment that the
+ * plan then reads).
  */
 export function queryStringReads(orgId: string, q: EnvListQuery | undefined): QueryStringReads {
-  if (!q || q.query) return { setCalls: [], fencedLists: [] };
+  if (!q || (q.query && trigrams(q.query.toLowerCase()).length > 0)) return { setCalls: [], fencedLists: [] };
   const request = v2PageRequest(q.page, q.pageToken, q.pageSize);
-  const plan = planEnvironmentList(q, request, { applications: 0, environments: 0 });
-  const walked = walkFencedList(plan, request, q);
+  const short = !!q.query;
+  const unfiltered = short ? { ...q, query: undefined } : q;
+  const plan = planEnvironmentList(unfiltered, request, { applications: 0, environments: 0 });
+  const walked = walkFencedList(plan, request, unfiltered);
+  const walks =
+    plan.kind === 'index' &&
+    !walkSizedByScope(plan, request, unfiltered) &&
+    (!short || walkAhead(request) <= SPECULATED_WALK);
   return {
-    walk: plan.kind === 'index' ? firstWalkCall(orgId, q, plan, request) : undefined,
+    walk: walks ? firstWalkCall(orgId, unfiltered, plan, request) : undefined,
     setCalls: firstSetCalls(orgId, q),
     fencedLists:
       plan.kind === 'set' && plan.source === 'lastScanStatus'
         ? storedStatuses(q).map((status): FencedList => `envs-status-${status}`)
-        : walked
+        : walked && !short
           ? [walked]
           : [],
   };
@@ -613,21 +667,21 @@ const storedStatuses = (q: EnvListQuery) =>
   [...new Set(q.lastScanStatus.map((s) => STORED_STATUS[s]))].filter((s) => s !== undefined);
 
 /**
- * The first Query of an `index` plan's walk (walkIndex), which the walk always makes (with includeAppHealthStats,
- * the plan is on the health aggregates, complete but on an upgraded table before its backfill, when the call is
- * read for nothing); a repository sort's descending walk reads the mapped applications' environments first and may
- * need nothing more.
+ * The first Query of an `index` plan's walk (walkIndex), which the walk almost always makes: it is read for nothing
+ * (half a read unit for a page of 10 compact entries) when with includeAppHealthStats the aggregates turn out
+ * incomplete (an upgraded table before its backfill), or when a repository sort's descending walk finds its page
+ * among the mapped applications' environments, which it reads first. `walkLimit`: a first call sized otherwise
+ * (scopeSizedLimit).
  */
 function firstWalkCall(
   orgId: string,
   q: EnvListQuery,
   plan: Extract<EnvironmentListPlan, { kind: 'index' }>,
   request: PageRequest,
-): PartitionQuery | undefined {
+  walkLimit = walkAhead(request),
+): PartitionQuery {
   const forward = q.sortDir !== 'DESC';
-  const walkLimit = walkAhead(request);
-  if (plan.order === 'applicationValue')
-    return forward ? environmentEntriesQuery(orgId, 'id', true, walkLimit) : undefined;
+  if (plan.order === 'applicationValue') return environmentEntriesQuery(orgId, 'id', forward, walkLimit);
   return plan.wholeItems && (plan.order === 'name' || plan.order === 'scanDate')
     ? environmentsOfOrgQuery(orgId, plan.order, forward, walkLimit, true)
     : environmentEntriesQuery(orgId, plan.order, forward, walkLimit);
@@ -640,8 +694,9 @@ export async function listEnvironmentsV2(caller: Caller, orgId: string, q: EnvLi
   const request = v2PageRequest(q.page, q.pageToken, q.pageSize);
   const now = Date.now();
   const text = q.query?.toLowerCase() ?? '';
+  const early = text ? undefined : countersReads(orgId, q, request, now);
   const [scope, repos] = await Promise.all([
-    listScope(orgId, membership, q.applicationTypes, q.teamIds),
+    listScope(orgId, membership, q.applicationTypes, q.teamIds, { onBuckets: early?.onBuckets }),
     repositoriesByApplication(orgId),
   ]);
   // What the plan needs to know (list-plan.ts; docs/API.md, How a list is planned). `query` matches the
@@ -688,7 +743,8 @@ export async function listEnvironmentsV2(caller: Caller, orgId: string, q: EnvLi
   // plan's own reads; before an upgraded table's aggregates are complete, planned again to read every listed
   // environment (what the first plan read is then not used).
   const planned = planEnvironmentList(q, request, stats);
-  const aggregates = planned.health === 'aggregates' ? scopeHealthStats(orgId, scope.buckets, now) : undefined;
+  const aggregates =
+    planned.health === 'aggregates' ? (early?.aggregates ?? scopeHealthStats(orgId, scope.buckets, now)) : undefined;
   const first = execute(planned);
   first.page.catch(() => undefined); // a failure is seen below, unless the plan is replaced
   const aggregated = await aggregates;
@@ -735,6 +791,30 @@ export async function listEnvironmentsV2(caller: Caller, orgId: string, q: EnvLi
       page.totalCount,
       page.hasNext,
     ),
+  };
+}
+
+/**
+ * Without `query`, the query string alone decides the plan (queryStringReads): what the plan reads from the scope's
+ * counters alone starts as soon as they are read (listScope's onBuckets), beside the hidden applications' ids: the
+ * health aggregates, and a walk's first call sized by the scope's share (walkSizedByScope).
+ */
+function countersReads(orgId: string, q: EnvListQuery, request: PageRequest, now: number) {
+  const plan = planEnvironmentList(q, request, { applications: 0, environments: 0 });
+  const reads: { aggregates?: Promise<HealthStats | undefined> } = {};
+  const onBuckets = (counted: Pick<ListScope, 'buckets' | 'counts' | 'organization'>) => {
+    if (plan.health === 'aggregates') {
+      reads.aggregates = scopeHealthStats(orgId, counted.buckets, now);
+      reads.aggregates.catch(() => undefined); // awaited by the list, unless it fails first
+    }
+    if (plan.kind === 'index' && walkSizedByScope(plan, request, q))
+      prefetchFirstCall(firstWalkCall(orgId, q, plan, request, scopeSizedLimit(request, counted)));
+  };
+  return {
+    onBuckets,
+    get aggregates() {
+      return reads.aggregates;
+    },
   };
 }
 

@@ -506,7 +506,35 @@ export async function organizationBuckets(orgId: string): Promise<Bucket[]> {
   });
 }
 
-/** The live applications of one bucket in name, id or status order, read lazily. */
+/** The index and partition of one bucket's live applications in name, id or status order. */
+function applicationOrder(
+  orgId: string,
+  { applicationType, teamId }: Pick<Bucket, 'applicationType' | 'teamId'>,
+  order: ApplicationListOrder,
+): { index: MainIndex; partition: string } {
+  if (order === 'name')
+    return { index: 'gsi4', partition: keys.applicationsOfBucketByName(orgId, applicationType, teamId).gsi4pk };
+  if (order === 'id')
+    return { index: 'gsi6', partition: keys.applicationsOfBucketById(orgId, applicationType, teamId).gsi6pk };
+  return { index: 'gsi1c', partition: keys.applicationsOfBucketByStatus(orgId, applicationType, teamId).gsi1pk };
+}
+
+/** The Query of one bucket's live applications in an order (applicationEntries reads it; a list may prefetch it). */
+export function applicationEntriesQuery(
+  orgId: string,
+  bucket: Pick<Bucket, 'applicationType' | 'teamId'>,
+  order: ApplicationListOrder,
+  forward: boolean,
+  pageLimit?: number,
+): PartitionQuery {
+  const { index, partition } = applicationOrder(orgId, bucket, order);
+  return entryQuery(index, { partition, forward, pageLimit });
+}
+
+/**
+ * The live applications of one bucket in name, id or status order, read lazily; `prefetchedFirstCall`: the first
+ * call from the request's prefetch of applicationEntriesQuery's first call, when there is one.
+ */
 export function applicationEntries(
   orgId: string,
   bucket: Pick<Bucket, 'applicationType' | 'teamId'>,
@@ -514,23 +542,10 @@ export function applicationEntries(
   forward: boolean,
   pageLimit?: number,
   attributes?: string[],
+  options: ReadOptions = {},
 ): AsyncGenerator<ListEntry> {
-  const { applicationType, teamId } = bucket;
-  const query = { forward, pageLimit, attributes };
-  if (order === 'name')
-    return entries('gsi4', {
-      partition: keys.applicationsOfBucketByName(orgId, applicationType, teamId).gsi4pk,
-      ...query,
-    });
-  if (order === 'id')
-    return entries('gsi6', {
-      partition: keys.applicationsOfBucketById(orgId, applicationType, teamId).gsi6pk,
-      ...query,
-    });
-  return entries('gsi1c', {
-    partition: keys.applicationsOfBucketByStatus(orgId, applicationType, teamId).gsi1pk,
-    ...query,
-  });
+  const { index, partition } = applicationOrder(orgId, bucket, order);
+  return entries(index, { partition, forward, pageLimit, attributes }, options);
 }
 
 /** Every live application of one bucket, whole (gsi1 copies whole items; its partition is the bucket's status order). */
@@ -613,14 +628,22 @@ export async function* mergeOrdered(streams: AsyncIterable<ListEntry>[], forward
 
 /**
  * `byApplication: false`: the caller reads only the selected buckets' own partitions (application lists), so
- * `keep` need not tell hidden applications apart and their ids are not read.
+ * `keep` need not tell hidden applications apart and their ids are not read. `onBuckets` is shown the selected
+ * buckets and the counters as soon as they are read, before the hidden applications' ids are: what a list reads
+ * from them alone goes beside those.
  */
 export async function listScope(
   orgId: string,
   membership: Membership,
   types: ApplicationType[],
   teamIds: string[],
-  { byApplication = true } = {},
+  {
+    byApplication = true,
+    onBuckets,
+  }: {
+    byApplication?: boolean;
+    onBuckets?: (scope: Pick<ListScope, 'buckets' | 'counts' | 'organization'>) => void;
+  } = {},
 ): Promise<ListScope> {
   const [all, deleting] = await Promise.all([organizationBuckets(orgId), deletingApplicationIds(orgId)]);
   const teams = visibleTeams(membership, teamIds);
@@ -629,6 +652,8 @@ export async function listScope(
   const hidden = byApplication ? typed.filter((b) => !teams.includes(b.teamId) && b.applications > 0) : [];
   const sum = (list: Bucket[], field: 'applications' | 'environments') => list.reduce((n, b) => n + b[field], 0);
   const counts = { applications: sum(buckets, 'applications'), environments: sum(buckets, 'environments') };
+  const organization = { applications: sum(all, 'applications'), environments: sum(all, 'environments') };
+  onBuckets?.({ buckets, counts, organization });
   const idsOf = async (list: Bucket[]) => {
     const ids = new Set<string>();
     const found = await Promise.all(list.map((b) => bucketApplicationEntries(orgId, b, ['applicationId'])));
@@ -659,7 +684,7 @@ export async function listScope(
   return {
     buckets,
     counts,
-    organization: { applications: sum(all, 'applications'), environments: sum(all, 'environments') },
+    organization,
     whole: !all.some((b) => !buckets.includes(b) && b.applications > 0),
     keep: (entry) => types.includes(entry.applicationType) && shown(entry.applicationId),
     applicationKeep: () => (applicationKeep ??= readApplicationKeep()),

@@ -220,6 +220,14 @@ describe('DynamoDB round trips per request', () => {
       expect(page.body.environments, sortField).toHaveLength(2);
       expect(page.roundTrips, sortField).toBeLessThanOrEqual(2);
     }
+    // A repository sort's descending walk, prefetched too: the page follows (no repository maps an application).
+    const byRepos = await call(
+      'GET',
+      `${envs}?applicationTypes=STANDARD,CLOUD&pageSize=2&sortField=mappedRepositoryCount&sortDir=DESC`,
+      bearer(own),
+    );
+    expect(byRepos.body.environments).toHaveLength(2);
+    expect(byRepos.roundTrips).toBeLessThanOrEqual(2);
     // By application name: the page's applications read beside their environments.
     const byApp = await call('GET', `${envs}?pageSize=2&sortField=applicationName`, bearer(own));
     expect(byApp.body.environments.map((e: { applicationName: string }) => e.applicationName)).toEqual([
@@ -323,6 +331,90 @@ describe('DynamoDB round trips per request', () => {
       expect(refused.body, target).toEqual(plainRefused.body);
       expect(JSON.stringify(refused.body), target).not.toMatch(/svc|search-api/);
     }
+  });
+
+  it('answers the V2 lists that a team scope thins, or a two-character query leaves whole, in at most 3 round trips', async () => {
+    const own = await createTenant();
+    const outsider = await addUserTo(own.orgId); // a member of no team
+    const post = async (path: string, body: object) => {
+      const answer = await call('POST', path, bearer(own), body);
+      expect(answer.status, path).toBe(200);
+      return answer.body;
+    };
+    // Unowned applications whose environments come first by name, and a team's whose come last: a walk for the
+    // team's reads past the others. Every application's name contains "pp" (a query without a trigram).
+    for (const [name, envs] of [
+      ['app-one', ['a1', 'a2', 'a3']],
+      ['app-two', ['b1', 'b2', 'b3']],
+    ] as const) {
+      const app = await post(`/api/v1/org/${own.orgId}/app`, { name, env: envs[0] });
+      for (const env of envs.slice(1)) await post(`/api/v1/app/${app.applicationId}/env`, { env });
+    }
+    const owned = await post(`/api/v1/org/${own.orgId}/app`, { name: 'app-team', env: 'zz1' });
+    await post(`/api/v1/app/${owned.applicationId}/env`, { env: 'zz2' });
+    const team = await post(`/api/v1/org/${own.orgId}/team`, {
+      organizationId: own.orgId,
+      name: 'rt-team',
+      userIds: [own.userId],
+      applicationIds: [owned.applicationId],
+    });
+    const plain = {
+      envs: operation(listEnvsV2Route, ({ caller, params, query }) =>
+        listEnvironmentsV2(caller, params.orgId, query),
+      ) as Handler,
+      apps: operation(listAppsV2Route, ({ caller, params, query }) =>
+        listApplicationsV2(caller, params.orgId, query),
+      ) as Handler,
+    };
+    const envs = `/api/v2/org/${own.orgId}/envs`;
+    // [target, caller, plain handler, the page's environments in the default order (name; a sort by another field: ties)]
+    const cases: [string, Tenant | Omit<Tenant, 'orgId'>, Handler, string[]][] = [
+      // 1: the scope, the walk of the list without the query; 2: the applications' names (every one matches); 3: the page.
+      [`${envs}?query=pp&pageSize=2`, own, plain.envs, ['a1', 'a2']],
+      [`${envs}?query=pp&pageSize=2&sortField=scanDate&sortDir=DESC`, own, plain.envs, []],
+      // 2: the hidden applications' ids, beside the walk sized by the team's share; 3: the page.
+      [`${envs}?teamIds=${team.team.id}&pageSize=1`, own, plain.envs, ['zz1']],
+      [`${envs}?teamIds=${team.team.id}&pageSize=1&sortField=scanDuration&sortDir=DESC`, own, plain.envs, []],
+      // 2: the hidden applications' ids, beside the health aggregates; 3: the page.
+      [`${envs}?includeAppHealthStats=true&pageSize=2`, outsider, plain.envs, ['a1', 'a2']],
+    ];
+    for (const [target, who, handler, page] of cases) {
+      await call('GET', target, bearer(who)); // this process learns the user's organization
+      const prefetched = await call('GET', target, bearer(who));
+      const unprefetched = await call('GET', target, bearer(who), undefined, handler);
+      expect(prefetched.status, target).toBe(200);
+      expect(prefetched.body, target).toEqual(unprefetched.body);
+      const names = prefetched.body.environments.map((e: { environmentName: string }) => e.environmentName);
+      if (!target.includes('sortField')) expect(names, target).toEqual(page);
+      expect(prefetched.readUnits, target).toBe(unprefetched.readUnits);
+      expect(prefetched.roundTrips, target).toBeLessThanOrEqual(3);
+    }
+  });
+
+  it('answers applicationStatus=ACTIVE over more than 100 applications in 3 round trips: the walk beside the status read', async () => {
+    const own = await createTenant();
+    for (let i = 0; i < 102; i++)
+      expect(
+        (await call('POST', `/api/v1/org/${own.orgId}/app`, bearer(own), { name: `st-${i}`, env: 'dev' })).status,
+      ).toBe(200);
+    expect((await call('POST', `/api/v1/org/${own.orgId}/app`, bearer(own), { name: 'zz-none' })).status).toBe(200);
+    const plain = operation(listAppsV2Route, ({ caller, params, query }) =>
+      listApplicationsV2(caller, params.orgId, query),
+    ) as Handler;
+    const apps = `/api/v2/org/${own.orgId}/apps`;
+    for (const query of ['applicationStatus=ACTIVE&pageSize=2', 'applicationStatus=ACTIVE&pageSize=3&pageToken=1']) {
+      const target = `${apps}?${query}`;
+      const prefetched = await call('GET', target, bearer(own));
+      const unprefetched = await call('GET', target, bearer(own), undefined, plain);
+      expect(prefetched.status, query).toBe(200);
+      expect(prefetched.body, query).toEqual(unprefetched.body);
+      expect(prefetched.body.totalCount, query).toBe('102');
+      expect(prefetched.readUnits, query).toBe(unprefetched.readUnits);
+      // 1: the scope; 2: the applications without environments, beside the walk's first calls; 3: the page.
+      expect(prefetched.roundTrips, query).toBeLessThanOrEqual(3);
+    }
+    const first = await call('GET', `${apps}?applicationStatus=ACTIVE&pageSize=2`, bearer(own));
+    expect(first.body.applications.map((a: { name: string }) => a.name)).toEqual(['st-0', 'st-1']);
   });
 
   it('answers as before when what was read early is not what the request needs: another organization, a stale hint', async () => {

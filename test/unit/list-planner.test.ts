@@ -378,10 +378,23 @@ describe('queryStringReads (listEnvsV2: the walk prefetched beside the authoriza
     expect(firstWalkCall(orgId, { sortField: 'environmentId' })).toMatchObject({ index: 'gsi4', pageLimit: 11 });
     // A deep page asks for everything up to its end (DynamoDB's 1 MB page cuts it; the next calls ask for the rest).
     expect(firstWalkCall(orgId, { pageToken: '500' })).toMatchObject({ index: 'gsi2c', pageLimit: 5011 });
-    // A repository sort walks the id order after the mapped applications' environments when ascending.
+    // A repository sort walks the id order after the mapped applications' environments when ascending, before them
+    // when descending (read for nothing when they fill the page).
     expect(firstWalkCall(orgId, { sortField: 'mappedRepositoryCount' })).toMatchObject({ index: 'gsi4' });
-    // The scope filters (types, teams) leave the plan to the walk.
-    expect(firstWalkCall(orgId, { applicationTypes: 'CLOUD', teamIds: orgId })).toMatchObject({ index: 'gsi2' });
+    expect(firstWalkCall(orgId, { sortField: 'mappedRepositoryCount', sortDir: 'DESC' })).toMatchObject({
+      index: 'gsi4',
+      forward: false,
+      pageLimit: 11,
+    });
+    // The type filter leaves the plan to the walk.
+    expect(firstWalkCall(orgId, { applicationTypes: 'CLOUD' })).toMatchObject({ index: 'gsi2' });
+    // A `query` without a trigram filters nothing when every application matches it: the plan without it, whose walk
+    // is read beside the authorization for a page of at most 100.
+    expect(firstWalkCall(orgId, { query: 'pp' })).toMatchObject({ index: 'gsi2', forward: true, pageLimit: 11 });
+    expect(firstWalkCall(orgId, { query: 'pp', sortField: 'scanDate', sortDir: 'DESC' })).toMatchObject({
+      index: 'gsi3',
+      forward: false,
+    });
     // The health figures from the aggregates, read beside the walk (which an upgraded table's incomplete ones replan).
     expect(firstWalkCall(orgId, { includeAppHealthStats: 'true' })).toMatchObject({ index: 'gsi2', pageLimit: 11 });
   });
@@ -389,9 +402,11 @@ describe('queryStringReads (listEnvsV2: the walk prefetched beside the authoriza
   it('names nothing when the plan needs what the scope or the names read, walks no index, or may not make the call', () => {
     for (const params of [
       { query: 'app' }, // the trigram index's names decide the plan
+      { query: 'pp', pageSize: '1000' }, // a walk of more than 100 that the plan may not make
+      { teamIds: orgId }, // its first call sized by the scope's share, once the counters are read
+      { teamIds: orgId, sortField: 'scanDuration' },
       { includeAppHealthStats: 'true', lastScanStatus: 'LAST_SCAN_STATUS_ERRORED' }, // summed over a set
       { sortField: 'applicationName' }, // the applications' walk, per bucket
-      { sortField: 'mappedRepositoryCount', sortDir: 'DESC' }, // the mapped applications' environments may fill it
       { envs: 'prod' }, // a set
       { hasFlightpathSession: 'true' }, // empty
       { pageSize: '0' }, // answers 400
