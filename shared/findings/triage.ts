@@ -446,6 +446,13 @@ interface BulkTriage {
    * whose retry reads its rules again).
    */
   rules: Map<string, TriageRule>;
+  /**
+   * The trends' total the last committed chunk's write was conditioned on, when it had a version: a triage does not
+   * move it (only publications and the delete do), so the next chunk's first attempt takes it, read before that
+   * chunk's findings as its own read would be, rather than reading it again (a publication since fails its write,
+   * whose retry reads it again).
+   */
+  trend?: TrendTotal;
 }
 
 /**
@@ -577,7 +584,8 @@ async function findingsByHash(
 /**
  * The first actions of a chunk of triageActions in one transaction: as many as their writes fit (at least one; all
  * are read, the writes are planned from those reads for fewer). Returns the rules after the actions committed. Its
- * reads: the trends' total, then in one round trip the findings, the environment, its shared issues (the detections
+ * reads: the trends' total (on a later chunk's first attempt, the one the chunk before was conditioned on:
+ * BulkTriage.trend), then in one round trip the findings, the environment, its shared issues (the detections
  * of an issue they count shared that triageActions did not read are read then) and
  * (when a known rule's status moves) the application, then the scans counting them (read once for all chunks); its rules as the triage knows
  * them (BulkTriage.rules); `first`: the trends' total and findings read before the chunks, taken by the chunk's
@@ -593,22 +601,23 @@ async function triageChunk(
   return withFreshReads(async (attempt) => {
     const taken = attempt === 1 ? first : undefined;
     if (attempt > 1) bulk.scans = scanReads();
-    const trend = taken?.trend ?? (await environmentTrendTotal(envRef)); // before the findings
+    const known = attempt === 1 ? (taken?.trend ?? bulk.trend) : undefined;
+    const trend = known ?? (await environmentTrendTotal(envRef)); // before the findings
     const hashes = actions.map((a) => a.findingHash);
     const pending = taken?.pending ?? pendingAttempts(envRef);
-    const known = attempt === 1 ? bulk.rules : undefined; // a retry reads the rules again
+    const knownRules = attempt === 1 ? bulk.rules : undefined; // a retry reads the rules again
     // When a known rule's status moves, the application (and, first, the scans counting the findings) are read
     // beside the findings: only then may a scan count a change (triageRead reads them itself otherwise).
     const moves = actions.some((a) => {
-      const from = known?.get(a.findingHash)?.status ?? 'UNKNOWN';
-      return known !== undefined && a.resolve(from) !== from;
+      const from = knownRules?.get(a.findingHash)?.status ?? 'UNKNOWN';
+      return knownRules !== undefined && a.resolve(from) !== from;
     });
     const appRead = moves ? getApplication(app.applicationId) : undefined;
     appRead?.catch(() => undefined); // awaited by triageRead when a change moves a status
     if (taken && moves) readCountingScans(bulk.scans, taken.env, taken.records);
     const [records, rules, env, mayBeShared] = await Promise.all([
       taken?.records ?? findingsByHash(envRef, hashes, pending),
-      known ?? rulesOf(envRef, hashes, true),
+      knownRules ?? rulesOf(envRef, hashes, true),
       // Read again in this round trip, not taken: streams changed since the target's read (a publication) must
       // decide which scan counts the change.
       getEnvironment(app.applicationId, envRef.environmentId),
@@ -644,6 +653,7 @@ async function triageChunk(
       const items = changes.length ? triagePlan(actor, app, changes, narrowedRead(context!, changes), figures) : [];
       if (items.length > MAX_TRANSACTION_ITEMS && fit > 1) continue;
       if (items.length) await transactWrite(items);
+      bulk.trend = trend.version !== undefined ? trend : undefined;
       for (const c of changes) bulk.rules.set(c.finding.findingHash, c.after);
       return planned.slice(0, fit).map((p) => p.after);
     }
@@ -665,9 +675,12 @@ function readCountingScans(scans: ScanReader, env: EnvironmentRecord, findings: 
 
 /** The application and environment a triage operation addresses (team rules as for the application). */
 export async function triageTarget(caller: Caller, appId: string, envId: string, orgId?: string) {
+  // Read beside the application's (its key is the path's), answered only once the caller may see the application.
+  const envRead = getEnvironment(appId, envId);
+  envRead.catch(() => undefined); // awaited below unless access is refused
   const { app } = await accessibleApplication(caller, appId, { teamRestricted: true });
   if (orgId && app.organizationId !== orgId) throw notFound(`application ${appId} not found`);
-  const env = await getEnvironment(appId, envId);
+  const env = await envRead;
   if (!env) throw notFound(`environment ${envId} not found`);
   return { app, env };
 }

@@ -8,6 +8,13 @@ import { keys } from '../../shared/db/keys.ts';
 import { queryAll } from '../../shared/db/query.ts';
 import { getTriageRule, getTriageVersion } from '../../shared/results/finding-repository.ts';
 import { getApplication } from '../../shared/applications/application-repository.ts';
+import { db } from '../../shared/db/client.ts';
+import { config } from '../../shared/config.ts';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { createCaller } from '../../shared/identity/caller.ts';
+import { runInScope } from '../../shared/context/request-scope.ts';
+import { bulkTriageFindings } from '../../shared/findings/triage.ts';
+import { envScope } from '../../shared/trends/projections/environment-trend-figures.ts';
 
 // Findings across scans: identity (findingHash), first and last seen, triage and the counts it changes.
 
@@ -481,6 +488,83 @@ describe('triage', () => {
     };
     expect(changes(bulk)).toHaveLength(plan.length);
     expect(changes(bulk)).toEqual(changes(single));
+  });
+
+  it("reads the trends' total once for all chunks, and a chunk after a publication moved it commits from a new read", async () => {
+    // 70 findings: three chunks. In the second environment a publication's move of the trends' version lands right
+    // after the first chunk commits: the second chunk's write, conditioned on the version the first one had, fails
+    // and its retry reads everything again; both environments end with the same rules and figures.
+    const tenant = await createTenant();
+    const letters = 'abcdefghijklmnopqrstuvwxyz';
+    // Paths that no template makes one issue (/chunked/1 and /chunked/2 would be: one action per chunk).
+    const paths = Array.from({ length: 70 }, (_, i) => `/${letters[i % 26]}${letters[Math.floor(i / 26)]}-chunked`);
+    const setUp = async (name: string) => {
+      const appId = await createApp(tenant, { name, env: 'dev' });
+      const scan = await scanOnce(tenant.token, appId, [sqlInjection(...paths)]);
+      const hashes = await hashesOf(tenant.token, scan.scanId, '40018');
+      const env = { organizationId: tenant.orgId, applicationId: appId, environmentId: scan.envId };
+      return { appId, envId: scan.envId, hashes, totalKey: keys.trendTotal(envScope(env)) };
+    };
+    const [quiet, moved] = [await setUp('quiet'), await setUp('moved')];
+    const caller = createCaller({ userId: tenant.userId, apiKeyId: 'key' }, 'write:triage', {
+      fullName: 'Chunked Triager',
+      email: 'chunked@example.com',
+    });
+    const run = async (side: typeof quiet, moveAfterFirstWrite: boolean) => {
+      const seen = { totalReads: 0, transactions: 0 };
+      const name = `countTriageCalls${side.appId}`;
+      db.middlewareStack.add(
+        (next, context) => async (args) => {
+          const input = args.input as { Key?: { sk?: string } };
+          if (context.commandName === 'GetItemCommand' && input.Key?.sk === side.totalKey.sk) seen.totalReads += 1;
+          // Every transaction sent, the one a moved version cancels too.
+          const transaction = context.commandName === 'TransactWriteItemsCommand' ? ++seen.transactions : 0;
+          const out = await next(args);
+          if (transaction === 1 && moveAfterFirstWrite)
+            await db.send(
+              new UpdateCommand({
+                TableName: config.tableName,
+                Key: side.totalKey,
+                UpdateExpression: 'SET version = version + :one',
+                ExpressionAttributeValues: { ':one': 1 },
+              }),
+            );
+          return out;
+        },
+        { step: 'initialize', name },
+      );
+      try {
+        const actions = paths.map((path) => ({ findingHash: side.hashes[path]!, status: 'FALSE_POSITIVE', note: 'x' }));
+        const scope = { requestId: name, dynamodbCalls: 0 };
+        const out = await runInScope(scope, () =>
+          bulkTriageFindings(caller, tenant.orgId, side.appId, side.envId, { actions } as never),
+        );
+        expect(out.results.map((r) => r.success)).toEqual(paths.map(() => true));
+      } finally {
+        db.middlewareStack.remove(name);
+      }
+      return seen;
+    };
+    expect(await run(quiet, false)).toEqual({ totalReads: 1, transactions: 3 });
+    expect(await run(moved, true)).toEqual({ totalReads: 2, transactions: 4 });
+    const state = async (side: typeof quiet) => {
+      const rules = await Promise.all(
+        paths.map(
+          async (path) =>
+            (await getTriageRule({ applicationId: side.appId, environmentId: side.envId }, side.hashes[path]!))?.status,
+        ),
+      );
+      const trends = await api('GET', `/api/v1/org/${tenant.orgId}/app/${side.appId}/env/${side.envId}/trends`, {
+        token: tenant.token,
+        query: { days: 1 },
+      });
+      expect(trends.status, trends.text).toBe(200);
+      const { high, medium, low, total } = (await getApplication(side.appId))!.health!;
+      return { rules, trends: trends.body.days, health: { high, medium, low, total } };
+    };
+    const [a, b] = [await state(quiet), await state(moved)];
+    expect(a.rules).toEqual(paths.map(() => 'FALSE_POSITIVE'));
+    expect(b).toEqual(a);
   });
 
   it('sorts environments by untriaged findings as triage changes them', async () => {
