@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { benchLogin, benchTenant, measure, type BenchSection, type Timing } from './harness.ts';
 import { seed } from './lists.ts';
 import { alertsOf, Seeder, type ScanToPublish } from './million-seed.ts';
-import { RESULTS_DIR, runSource } from './record.ts';
+import { readRuns, RESULTS_DIR, runSource } from './record.ts';
 
 // A million findings: one organization with 2,000 environments (400 applications of 5, seeded as the
 // lists section seeds them, unscanned), grown to 10,000, 100,000 and 1,000,000 findings (BENCH_MILLION_SIZES, e.g.
@@ -50,8 +50,36 @@ interface SizeFigures {
   memoryMb: { serverProcessRssPeak: number; heapPeak: number; dynamodbLocalRssPeak?: number };
 }
 
+/** One column of bench-results/million.md: a size's figures and the run they come from. */
+interface Column {
+  size: number;
+  figures: SizeFigures;
+  source: string;
+}
+
+/**
+ * Each size's newest figures: this run's, else those of the newest run file of a clean tree that measured it (a 1M
+ * seed takes most of an hour, so a run may measure one size alone and the table keeps the others).
+ */
+function tableColumns(current: Record<string, SizeFigures>, commit: string): Column[] {
+  const columns = new Map<number, Column>();
+  for (const { file, run } of readRuns()) {
+    if (run.source.dirty) continue;
+    for (const [size, figures] of Object.entries(run.sections.million ?? {}))
+      if (/^\d+$/.test(size))
+        columns.set(Number(size), {
+          size: Number(size),
+          figures: figures as SizeFigures,
+          source: `${run.source.commit.slice(0, 10)}, runs/${file}`,
+        });
+  }
+  for (const [size, figures] of Object.entries(current))
+    columns.set(Number(size), { size: Number(size), figures, source: `${commit.slice(0, 10)}, this run` });
+  return [...columns.values()].sort((a, b) => a.size - b.size);
+}
+
 /** bench-results/million.md: one row per request, one column per size (p50 / p95 ms, calls, read units). */
-function writeTable(sizes: number[], figures: Record<string, SizeFigures>, commit: string): void {
+function writeTable(columns: Column[]): void {
   const cell = (p: Probe | undefined) =>
     !p
       ? ''
@@ -60,23 +88,31 @@ function writeTable(sizes: number[], figures: Record<string, SizeFigures>, commi
         : `${p.p50Ms} / ${p.p95Ms} ms, ${p.dynamodbCalls} calls, ${p.readUnits} RU${p.writeUnits ? `, ${p.writeUnits} WU` : ''}`;
   // Rows by name, with the page numbers (which change with the size) left out of the name.
   const rowName = (name: string) => name.replace(/ \(\d+\)$/, '').replace(/ \(\d+ findings\)$/, '');
-  const names = [...new Set(sizes.flatMap((size) => Object.keys(figures[size].requests).map(rowName)))];
-  const find = (size: number, name: string) =>
-    Object.entries(figures[size].requests).find(([key]) => rowName(key) === name)?.[1];
-  const head = `| request | ${sizes.map((size) => `${size.toLocaleString('en')} findings`).join(' | ')} |`;
+  const names = [...new Set(columns.flatMap((c) => Object.keys(c.figures.requests).map(rowName)))];
+  const find = (c: Column, name: string) =>
+    Object.entries(c.figures.requests).find(([key]) => rowName(key) === name)?.[1];
+  const row = (name: string, value: (c: Column) => string) => `| ${name} | ${columns.map(value).join(' | ')} |`;
   const lines = [
     '# A million findings',
     '',
-    `Written by \`npm run bench -- million\` (scripts/bench/million.ts) at ${commit.slice(0, 10)}, ${new Date().toISOString()}.`,
+    `Written by \`npm run bench -- million\` (scripts/bench/million.ts), ${new Date().toISOString()}. Each column is`,
+    'the newest run that measured its size (the run row names it: a run may measure one size alone).',
     "Each cell: p50 / p95 latency through the HTTP API, then one request's DynamoDB calls and read units (RU).",
     `One run on a shared 2-core machine: latencies are rough, calls and units exact. Goal: calls and read`,
     'units flat from 10k to 1M for every page read, memory bounded, no request over 1 s at 1M.',
     '',
-    head,
-    `|---|${sizes.map(() => '---|').join('')}`,
-    ...names.map((name) => `| ${name} | ${sizes.map((size) => cell(find(size, name))).join(' | ')} |`),
-    `| peak RSS: server process (with seeder and client) / DynamoDB Local | ${sizes.map((size) => `${figures[size].memoryMb.serverProcessRssPeak} / ${figures[size].memoryMb.dynamodbLocalRssPeak ?? '?'} MB`).join(' | ')} |`,
-    `| seed so far: items, items/s | ${sizes.map((size) => `${figures[size].seed.items.toLocaleString('en')}, ${figures[size].seed.itemsPerSecond}/s`).join(' | ')} |`,
+    `| request | ${columns.map((c) => `${c.size.toLocaleString('en')} findings`).join(' | ')} |`,
+    `|---|${columns.map(() => '---|').join('')}`,
+    row('run', (c) => c.source),
+    ...names.map((name) => row(name, (c) => cell(find(c, name)))),
+    row(
+      'peak RSS: server process (with seeder and client) / DynamoDB Local',
+      (c) => `${c.figures.memoryMb.serverProcessRssPeak} / ${c.figures.memoryMb.dynamodbLocalRssPeak ?? '?'} MB`,
+    ),
+    row(
+      'seed so far: items, items/s',
+      (c) => `${c.figures.seed.items.toLocaleString('en')}, ${c.figures.seed.itemsPerSecond}/s`,
+    ),
     '',
   ];
   writeFileSync(join(RESULTS_DIR, 'million.md'), lines.join('\n'));
@@ -252,8 +288,7 @@ const section: BenchSection = {
       // Each size's figures on stderr too, so that a run stopped at a later size keeps them.
       ctx.progress(`${size}: ${JSON.stringify(results[String(size)])}`);
       // The table after each size, so that a run stopped at a later size keeps the sizes it measured.
-      const measured = SIZES.slice(0, SIZES.indexOf(size) + 1);
-      writeTable(measured, results as unknown as Record<string, SizeFigures>, runSource().commit);
+      writeTable(tableColumns(results as unknown as Record<string, SizeFigures>, runSource().commit));
     }
     return results;
   },
