@@ -3,8 +3,8 @@
 // it (scripts/bench/record.ts): bench-results/runs/<date>-<commit>.json with the commit and the machine, and
 // bench-results/latest.json/.md with every section's newest figures. Naming sections reruns only those; the other
 // sections keep their figures from earlier runs; `million` runs only when named. Progress goes to stderr.
-// `--rebuild-latest` only rewrites latest.json/.md from the run files (after a merge brought in runs from another
-// branch).
+// `--rebuild-latest` only rewrites latest.json/.md and million.md from the run files (after a merge brought in runs
+// from another branch, or a million run from another checkout).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,7 +39,10 @@ const SECTIONS = [
 async function main(): Promise<void> {
   if (process.argv.includes('--rebuild-latest')) {
     writeLatest();
-    process.stderr.write('[bench] rebuilt bench-results/latest.json and latest.md from bench-results/runs/\n');
+    (await import('./bench/million.ts')).writeMillionTable();
+    process.stderr.write(
+      '[bench] rebuilt bench-results/latest.json, latest.md and million.md from bench-results/runs/\n',
+    );
     return;
   }
   const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

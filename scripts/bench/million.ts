@@ -78,6 +78,9 @@ function tableColumns(current: Record<string, SizeFigures>, commit: string): Col
   return [...columns.values()].sort((a, b) => a.size - b.size);
 }
 
+/** million.md from the run files alone (`npm run bench -- --rebuild-latest`). */
+export const writeMillionTable = () => writeTable(tableColumns({}, ''));
+
 /** bench-results/million.md: one row per request, one column per size (p50 / p95 ms, calls, read units). */
 function writeTable(columns: Column[]): void {
   const cell = (p: Probe | undefined) =>
