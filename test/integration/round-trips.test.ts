@@ -70,6 +70,25 @@ async function call(
 
 const bearer = (tenant: { token: string }) => ({ authorization: `Bearer ${tenant.token}` });
 
+/**
+ * The list operations without their prefetch (the name samples, the scope, the environments read in the first round
+ * trip): their answers and read units must not change, only when the reads leave.
+ */
+const plainHandlers = () => ({
+  envs: operation(listEnvsV2Route, ({ caller, params, query }) =>
+    listEnvironmentsV2(caller, params.orgId, query),
+  ) as Handler,
+  apps: operation(listAppsV2Route, ({ caller, params, query }) =>
+    listApplicationsV2(caller, params.orgId, query),
+  ) as Handler,
+  v1Apps: operation(listApplicationsRoute, ({ caller, params, query }) =>
+    listApplicationsV1(caller, params.orgId, query),
+  ) as Handler,
+  v1Envs: operation(listEnvironmentsRoute, ({ caller, params, query }) =>
+    listEnvironmentsV1(caller, params.appId, query),
+  ) as Handler,
+});
+
 describe('DynamoDB round trips per request', () => {
   let tenant: Tenant;
   let appId: string;
@@ -268,22 +287,7 @@ describe('DynamoDB round trips per request', () => {
       cloudScanTargetURL: 'https://c.example.test',
     };
     expect((await post(`/api/v1/org/${own.orgId}/app`, cloud)).status).toBe(200);
-    // The same operations without their prefetch (the name samples, the scope, the environments read in the first
-    // round trip): the answer and the read units must not change, only when the reads leave.
-    const plain = {
-      envs: operation(listEnvsV2Route, ({ caller, params, query }) =>
-        listEnvironmentsV2(caller, params.orgId, query),
-      ) as Handler,
-      apps: operation(listAppsV2Route, ({ caller, params, query }) =>
-        listApplicationsV2(caller, params.orgId, query),
-      ) as Handler,
-      v1Apps: operation(listApplicationsRoute, ({ caller, params, query }) =>
-        listApplicationsV1(caller, params.orgId, query),
-      ) as Handler,
-      v1Envs: operation(listEnvironmentsRoute, ({ caller, params, query }) =>
-        listEnvironmentsV1(caller, params.appId, query),
-      ) as Handler,
-    };
+    const plain = plainHandlers();
     // [target, its plain handler, the most round trips it may take]
     const cases: [string, Handler, number][] = [
       // The names (first round trip), the environments of the applications named like it beside their scope check
@@ -358,14 +362,7 @@ describe('DynamoDB round trips per request', () => {
       userIds: [own.userId],
       applicationIds: [owned.applicationId],
     });
-    const plain = {
-      envs: operation(listEnvsV2Route, ({ caller, params, query }) =>
-        listEnvironmentsV2(caller, params.orgId, query),
-      ) as Handler,
-      apps: operation(listAppsV2Route, ({ caller, params, query }) =>
-        listApplicationsV2(caller, params.orgId, query),
-      ) as Handler,
-    };
+    const plain = plainHandlers();
     const envs = `/api/v2/org/${own.orgId}/envs`;
     // [target, caller, plain handler, the page's environments in the default order (name; a sort by another field: ties)]
     const cases: [string, Tenant | Omit<Tenant, 'orgId'>, Handler, string[]][] = [
