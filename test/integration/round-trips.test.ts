@@ -388,6 +388,55 @@ describe('DynamoDB round trips per request', () => {
     }
   });
 
+  it('answers a query whose few matching applications a further name read finds, with a filter beside it, in 3 round trips', async () => {
+    const own = await createTenant();
+    const post = async (path: string, body: object) => {
+      const answer = await call('POST', path, bearer(own), body);
+      expect(answer.status, path).toBe(200);
+      return answer.body;
+    };
+    // Each trigram of "abcz" names 54 applications (more than a name sample reads: the smallest partition is read
+    // on in the second round trip), and two of them contain it: the set of their environments, read whole.
+    for (let i = 0; i < 52; i++) {
+      await post(`/api/v1/org/${own.orgId}/app`, { name: `abc-${i}`, env: 'dev' });
+      await post(`/api/v1/org/${own.orgId}/app`, { name: `bcz-${i}`, env: 'dev' });
+    }
+    await post(`/api/v1/org/${own.orgId}/app`, { name: 'abcz-b', env: 'dev' });
+    const second = await post(`/api/v1/org/${own.orgId}/app`, { name: 'abcz-a', env: 'qa' });
+    await post(`/api/v1/app/${second.applicationId}/env`, { env: 'prod' });
+    const envs = `/api/v2/org/${own.orgId}/envs`;
+    // By application name, an application's environments come in id order: their names are not told apart.
+    const shown = (body: { environments: { environmentName: string; applicationName: string }[] }, byApp: boolean) =>
+      body.environments.map((e) => (byApp ? e.applicationName : `${e.applicationName}/${e.environmentName}`));
+    const pageFields = ['environments', 'currentPage', 'hasNext', 'nextPage', 'nextPageToken', 'hasPrev', 'prevPage'];
+    const beside = (body: Record<string, unknown>) =>
+      Object.fromEntries(Object.entries(body).filter(([k]) => !pageFields.includes(k) && k !== 'prevPageToken'));
+    for (const [filters, expected] of [
+      ['includeAppHealthStats=true', ['abcz-b/dev', 'abcz-a/prod', 'abcz-a/qa']],
+      ['includeAppHealthStats=true&sortField=applicationName&sortDir=DESC', ['abcz-b', 'abcz-a', 'abcz-a']],
+      ['lastScanStatus=LAST_SCAN_STATUS_UNSPECIFIED&sortField=applicationName', ['abcz-a', 'abcz-a', 'abcz-b']],
+    ] as const) {
+      // 1: the name samples; 2: the rest of the smallest trigram's names; 3: the matches' environments and their
+      // applications (no more of them than the page's size), whole.
+      const whole = await call('GET', `${envs}?query=abcz&${filters}&pageSize=3`, bearer(own));
+      expect(whole.status, filters).toBe(200);
+      expect(shown(whole.body, filters.includes('applicationName')), filters).toEqual(expected);
+      expect(whole.body.totalCount, filters).toBe('3');
+      expect(whole.roundTrips, filters).toBeLessThanOrEqual(3);
+      // Pages of one (more applications than the page's size: the page's read by key after it) answer the same.
+      const pages = [];
+      for (let page = 0; page < 3; page++) {
+        const one = await call('GET', `${envs}?query=abcz&${filters}&pageSize=1&pageToken=${page}`, bearer(own));
+        expect(one.status, filters).toBe(200);
+        expect(one.body.totalCount, filters).toBe('3');
+        // The health figures (of every listed environment) and the rest beside the page's own fields.
+        expect(beside(one.body), filters).toEqual(beside(whole.body));
+        pages.push(...one.body.environments);
+      }
+      expect(pages, filters).toEqual(whole.body.environments);
+    }
+  });
+
   it('answers applicationStatus=ACTIVE over more than 100 applications in 3 round trips: the walk beside the status read', async () => {
     const own = await createTenant();
     for (let i = 0; i < 102; i++)
