@@ -7,12 +7,13 @@ const sendOf = (client: DocumentClient) =>
 
 /**
  * The floor under a request's latency: the DynamoDB calls it makes (its second run: the steady state of a client),
- * recorded from every client of shared/db/client.ts, and a function that makes the same calls again directly, round
+ * recorded from every client of shared/db/client.ts within a request's scope, and a function that makes the same calls again directly, round
  * trip by round trip, with no HTTP, pipeline or encoding. What a request costs above it is ours; the floor itself is
  * what DynamoDB Local charges for the calls (a write beside a read costs it more than the GetItem the ratios divide by).
  */
 export async function dynamodbFloor(request: () => Promise<unknown>) {
   const { dynamodbClients } = await import('../../shared/db/client.ts');
+  const { currentScope } = await import('../../shared/context/request-scope.ts');
   const calls: { client: DocumentClient; command: AnyCommand; roundTrip: number }[] = [];
   let inFlight = 0;
   let roundTrip = 0;
@@ -20,6 +21,8 @@ export async function dynamodbFloor(request: () => Promise<unknown>) {
     const send = sendOf(client);
     Object.assign(client, {
       send: async (command: AnyCommand) => {
+        // Only the request's own calls: work of no request (a background write, a heal) is not its floor.
+        if (!currentScope()) return send(command);
         if (!inFlight) roundTrip += 1; // as shared/db/client.ts counts round trips
         inFlight += 1;
         calls.push({ client, command: new command.constructor(structuredClone(command.input)), roundTrip });
