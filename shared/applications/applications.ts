@@ -451,7 +451,9 @@ export async function listApplicationsV2(caller: Caller, orgId: string, q: ListA
   // What the plan needs to know (list-plan.ts; docs/API.md, How a list is planned). `query` of three characters or
   // more: the applications whose name contains it, from the name trigram index (applicationNameReadLimit).
   const candidates =
-    scope && text ? await namesContaining(orgId, 'APP', text, applicationNameReadLimit(scope.counts)) : undefined;
+    scope && text
+      ? await namesContaining(orgId, 'APP', text, applicationNameReadLimit(scope.counts), undefined, true)
+      : undefined;
   // applicationStatus alone, with one status: its count from the applications without environments (usually few:
   // a prefix of the status index per bucket) and the counters; the applications themselves when they are few.
   if (scope && !text && q.applicationStatus.length === 1) speculateStatusWalk(orgId, q, request, scope);

@@ -405,7 +405,10 @@ export function nameSampleReads(orgId: string, kinds: ('APP' | 'ENV')[], text: s
  * names. Cost: the samples plus the smallest partition (at most `limit`), whatever the organization's size. The
  * samples may come from the request's prefetch (nameSampleReads). `onServed` is called once the samples tell that
  * the names will be given (the smallest partition ends within the limit), before it is read on: what a caller reads
- * only for names can go beside the rest of the partition.
+ * only for names can go beside the rest of the partition. `keepRead`: a partition estimated within half again the
+ * limit (which was read up to the limit and then given up) is read to its end as segments side by side, and its
+ * names are given even past the limit: a caller that tells from the matches among them whether they are few
+ * (listApplicationsV2) reads those rather than every compact entry.
  */
 export async function namesContaining(
   orgId: string,
@@ -413,6 +416,7 @@ export async function namesContaining(
   text: string,
   limit: number,
   onServed?: () => void,
+  keepRead = false,
 ): Promise<NameMatch[] | undefined> {
   const reads = nameSamples(orgId, kind, text);
   if (!reads) return undefined;
@@ -449,11 +453,12 @@ export async function namesContaining(
   // without an estimate (ids that are not UUIDs) is read up to the limit.
   const estimate = size(smallest);
   if (smallest.done ? smallest.items.length <= limit : estimate <= limit * SEGMENTED_SHARE) onServed?.();
-  if (!smallest.done && estimate <= limit * SEGMENTED_SHARE) await readRest(smallest, estimate);
+  // keepRead: one within half again the limit is read to its end as well, side by side (its names are kept).
+  if (!smallest.done && estimate <= limit * (keepRead ? 1.5 : SEGMENTED_SHARE)) await readRest(smallest, estimate);
   else if (estimate <= limit * 1.5 || estimate === Number.MAX_SAFE_INTEGER) await fill(smallest, limit + 1);
   if (!smallest.done) await smallest.iterator.return?.(undefined);
   const found = await unindexed;
-  if (!smallest.done || smallest.items.length > limit) return undefined;
+  if (!smallest.done || (smallest.items.length > limit && !keepRead)) return undefined;
   const lower = text.toLowerCase();
   return [...smallest.items, ...found]
     .map((item) => ({

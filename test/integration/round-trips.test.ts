@@ -25,6 +25,7 @@ import { listEnvironmentsV2 } from '../../shared/applications/environment-list.t
 import { listApplicationsV1, listApplicationsV2 } from '../../shared/applications/applications.ts';
 import { listEnvironmentsV1 } from '../../shared/scans/environment-list-v1.ts';
 import { randomUUID } from 'node:crypto';
+import { seedEnvironments as seedInBulk } from '../../scripts/bench/seed-environments.ts';
 
 // DynamoDB round trips per request (docs/COMPATIBILITY.md, Compatibility choices): the reads a request needs before its
 // authorization decision go in one round trip beside the rate-limit update (shared/http/prefetch.ts). The handlers run
@@ -444,9 +445,7 @@ describe('DynamoDB round trips per request', () => {
         (await call('POST', `/api/v1/org/${own.orgId}/app`, bearer(own), { name: `st-${i}`, env: 'dev' })).status,
       ).toBe(200);
     expect((await call('POST', `/api/v1/org/${own.orgId}/app`, bearer(own), { name: 'zz-none' })).status).toBe(200);
-    const plain = operation(listAppsV2Route, ({ caller, params, query }) =>
-      listApplicationsV2(caller, params.orgId, query),
-    ) as Handler;
+    const plain = plainHandlers().apps;
     const apps = `/api/v2/org/${own.orgId}/apps`;
     for (const query of ['applicationStatus=ACTIVE&pageSize=2', 'applicationStatus=ACTIVE&pageSize=3&pageToken=1']) {
       const target = `${apps}?${query}`;
@@ -461,6 +460,46 @@ describe('DynamoDB round trips per request', () => {
     }
     const first = await call('GET', `${apps}?applicationStatus=ACTIVE&pageSize=2`, bearer(own));
     expect(first.body.applications.map((a: { name: string }) => a.name)).toEqual(['st-0', 'st-1']);
+  });
+
+  it('answers a query whose names a trigram partition past the read limit holds, few of them matching, in 3 round trips', async () => {
+    // 200 applications `app-000000-xxxx` to `app-000199-xxxx` (a tenth owned by a team, one in 50 CLOUD): query
+    // app-00001 matches 10 of them (9 STANDARD), its smallest trigram partition (001) holds about 111 names, past
+    // the read limit (100): read to its end beside nothing else, its few matches read whole, as the bench's case.
+    const own = await createTenant();
+    await seedInBulk({ orgId: own.orgId, applications: 200, teamId: randomUUID(), id: () => randomUUID() });
+    const outsider = await addUserTo(own.orgId); // a member of no team: the team's applications are hidden
+    const apps = `/api/v2/org/${own.orgId}/apps`;
+    const plain = plainHandlers().apps;
+    // Every application the caller sees, from the unfiltered list (no trigram read): the expected answers.
+    const everything = async (who: { token: string }, order: string) => {
+      const all = await call('GET', `${apps}?pageSize=1000&${order}`, bearer(who));
+      expect(all.status).toBe(200);
+      return all.body.applications as { applicationId: string; name: string }[];
+    };
+    for (const [who, order, size, token] of [
+      [own, '', 10, 0],
+      [own, 'sortField=applicationId&sortDir=DESC', 10, 0],
+      [own, '', 4, 1],
+      [outsider, '', 10, 0],
+    ] as const) {
+      const target = `${apps}?query=app-00001&pageSize=${size}&pageToken=${token}${order ? `&${order}` : ''}`;
+      await call('GET', target, bearer(who)); // this process learns the user's organization
+      const prefetched = await call('GET', target, bearer(who));
+      const unprefetched = await call('GET', target, bearer(who), undefined, plain);
+      expect(prefetched.status, target).toBe(200);
+      expect(prefetched.body, target).toEqual(unprefetched.body);
+      expect(prefetched.readUnits, target).toBe(unprefetched.readUnits);
+      // 1: the scope and the trigram samples; 2: the rest of the smallest partition; 3: the matches, whole.
+      expect(prefetched.roundTrips, target).toBeLessThanOrEqual(3);
+      const matching = (await everything(who, order)).filter((app) => app.name.toLowerCase().includes('app-00001'));
+      expect(matching.length, target).toBeGreaterThan(0);
+      expect(prefetched.body.totalCount, target).toBe(String(matching.length));
+      expect(
+        prefetched.body.applications.map((app: { applicationId: string }) => app.applicationId),
+        target,
+      ).toEqual(matching.slice(size * token, size * (token + 1)).map((app) => app.applicationId));
+    }
   });
 
   it('answers as before when what was read early is not what the request needs: another organization, a stale hint', async () => {
