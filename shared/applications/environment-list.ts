@@ -578,11 +578,15 @@ async function sortedPage(entries: Entry[], c: ListContext, apps?: PageApplicati
  * applications are among them, so pageItems does not wait for the page to read them (a round trip less), and a sort
  * by application name takes their names (sortedPage: no BatchGetItem of the set's applications before the sort). What
  * they cost beyond the page's own (half a unit each of those not on the page) is at most half a unit per entry of the
- * page.
+ * page. A queryNames set's are read so only while pageApplicationsByKey holds (a page of 1,000 of `query=stage`'s
+ * environments has about 200 applications: the compact entries of the scope's cost less).
  */
-function matchedApplications(c: ListContext): Promise<PageApplication[]> | undefined {
+function matchedApplications(c: ListContext, source: EnvironmentSetSource): Promise<PageApplication[]> | undefined {
   const appIds = new Set([...c.appsMatchingQuery!, ...c.envNames!.map((m) => m.applicationId)]);
-  return appIds.size > 0 && appIds.size <= c.request.size ? getApplications([...appIds]) : undefined;
+  const few = appIds.size > 0 && appIds.size <= c.request.size;
+  // A queryNames page's applications read by key only while pageApplications would too (else compact entries).
+  const byKey = source !== 'queryNames' || pageApplicationsByKey(appIds.size, c.scope.counts.applications);
+  return few && byKey ? getApplications([...appIds]) : undefined;
 }
 
 function executePlan(plan: EnvironmentListPlan, c: ListContext): Promise<EntryPage> {
@@ -594,7 +598,10 @@ function executePlan(plan: EnvironmentListPlan, c: ListContext): Promise<EntryPa
     case 'byApplication':
       return walkApplications(plan, c);
     case 'set': {
-      const apps = plan.source === 'queryMatches' || plan.source === 'queryNames' ? matchedApplications(c) : undefined;
+      const apps =
+        plan.source === 'queryMatches' || plan.source === 'queryNames'
+          ? matchedApplications(c, plan.source)
+          : undefined;
       return Promise.all([setEntries(plan.source, c), apps]).then(async ([entries, read]) => {
         const page = await sortedPage(entries, c, read);
         return read ? { ...page, applications: read } : page;
