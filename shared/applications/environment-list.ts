@@ -573,15 +573,20 @@ async function sortedPage(entries: Entry[], c: ListContext, apps?: PageApplicati
 }
 
 /**
- * A `queryMatches` set's applications (those named like `query` and those of the environments named like it), read
- * by key beside their environments when no more than a page's worth (request.size): the page's applications are
- * among them, so pageItems does not wait for the page to read them (a round trip less), and a sort by application
- * name takes their names (sortedPage: no BatchGetItem of the set's applications before the sort). What they cost
- * beyond the page's own (half a unit each of those not on the page) is at most half a unit per entry of the page.
+ * A `queryMatches` or `queryNames` set's applications (those named like `query` and those of the environments named
+ * like it), read by key beside their environments when no more than a page's worth (request.size): the page's
+ * applications are among them, so pageItems does not wait for the page to read them (a round trip less), and a sort
+ * by application name takes their names (sortedPage: no BatchGetItem of the set's applications before the sort). What
+ * they cost beyond the page's own (half a unit each of those not on the page) is at most half a unit per entry of the
+ * page. A queryNames set's are read so only while pageApplicationsByKey holds (a page of 1,000 of `query=stage`'s
+ * environments has about 200 applications: the compact entries of the scope's cost less).
  */
-function matchedApplications(c: ListContext): Promise<PageApplication[]> | undefined {
+function matchedApplications(c: ListContext, source: EnvironmentSetSource): Promise<PageApplication[]> | undefined {
   const appIds = new Set([...c.appsMatchingQuery!, ...c.envNames!.map((m) => m.applicationId)]);
-  return appIds.size > 0 && appIds.size <= c.request.size ? getApplications([...appIds]) : undefined;
+  const few = appIds.size > 0 && appIds.size <= c.request.size;
+  // A queryNames page's applications read by key only while pageApplications would too (else compact entries).
+  const byKey = source !== 'queryNames' || pageApplicationsByKey(appIds.size, c.scope.counts.applications);
+  return few && byKey ? getApplications([...appIds]) : undefined;
 }
 
 function executePlan(plan: EnvironmentListPlan, c: ListContext): Promise<EntryPage> {
@@ -593,7 +598,10 @@ function executePlan(plan: EnvironmentListPlan, c: ListContext): Promise<EntryPa
     case 'byApplication':
       return walkApplications(plan, c);
     case 'set': {
-      const apps = plan.source === 'queryMatches' ? matchedApplications(c) : undefined;
+      const apps =
+        plan.source === 'queryMatches' || plan.source === 'queryNames'
+          ? matchedApplications(c, plan.source)
+          : undefined;
       return Promise.all([setEntries(plan.source, c), apps]).then(async ([entries, read]) => {
         const page = await sortedPage(entries, c, read);
         return read ? { ...page, applications: read } : page;
@@ -710,6 +718,39 @@ function firstWalkCall(
     : environmentEntriesQuery(orgId, plan.order, forward, walkLimit);
 }
 
+/**
+ * `query`'s application and environment names from the trigram index (namesContaining), read no further than
+ * nameReadLimits of the caller's counters: started as soon as listScope has read them (onBuckets), so that the rest
+ * of a trigram's partition goes beside the hidden applications' ids. The names are known by their application's id
+ * alone: the plans on them (the matches' count, the set of the names) tell the caller's applications by
+ * applicationKeep, read once the scope is known and both kinds will be given (else the compact entries, which carry
+ * the types, are read instead).
+ */
+function queryNames(orgId: string, text: string) {
+  let names: Promise<[NameMatch[] | undefined, NameMatch[] | undefined]> | undefined;
+  let scope: ListScope | undefined;
+  let toServe = 2;
+  const keepRead = () => void scope!.applicationKeep().catch(() => undefined); // awaited by the plan that uses it
+  const served = () => {
+    if (--toServe === 0 && scope) keepRead();
+  };
+  return {
+    onBuckets: ({ counts }: Pick<ListScope, 'counts'>) => {
+      const limits = nameReadLimits(counts);
+      names = Promise.all([
+        namesContaining(orgId, 'APP', text, limits.applications, served),
+        namesContaining(orgId, 'ENV', text, limits.environments, served),
+      ]);
+      names.catch(() => undefined); // awaited by read, unless the scope fails first
+    },
+    read: (listed: ListScope) => {
+      scope = listed;
+      if (toServe === 0) keepRead();
+      return names!;
+    },
+  };
+}
+
 export async function listEnvironmentsV2(caller: Caller, orgId: string, q: EnvListQuery) {
   const membership = await caller.authorize(orgId);
   const sortField: EnvSortField = q.sortField ?? 'environmentName';
@@ -718,28 +759,16 @@ export async function listEnvironmentsV2(caller: Caller, orgId: string, q: EnvLi
   const now = Date.now();
   const text = q.query?.toLowerCase() ?? '';
   const early = text ? undefined : countersReads(orgId, q, request, now);
+  // What the plan needs to know (list-plan.ts; docs/API.md, How a list is planned). `query` matches the
+  // environment's or its application's name: the names containing it come from the trigram index (queryNames),
+  // started beside the hidden applications' ids; beyond nameReadLimits, or under three characters (no trigram), the
+  // applications' compact entries give theirs.
+  const names = text ? queryNames(orgId, text) : undefined;
   const [scope, repos] = await Promise.all([
-    listScope(orgId, membership, q.applicationTypes, q.teamIds, { onBuckets: early?.onBuckets }),
+    listScope(orgId, membership, q.applicationTypes, q.teamIds, { onBuckets: early?.onBuckets ?? names?.onBuckets }),
     repositoriesByApplication(orgId),
   ]);
-  // What the plan needs to know (list-plan.ts; docs/API.md, How a list is planned). `query` matches the
-  // environment's or its application's name: the names containing it come from the trigram index, read no further
-  // than nameReadLimits; beyond, or under three characters (no trigram), the applications' compact entries give
-  // theirs.
-  const limits = nameReadLimits(scope.counts);
-  // The names the index gives are known by their application's id alone: the plans on them (the matches' count, the
-  // set of the names) tell the caller's applications by applicationKeep, read beside the rest of the names once
-  // both kinds will be given (else the compact entries, which carry the types, are read instead).
-  let toServe = 2;
-  const served = () => {
-    if (--toServe === 0) scope.applicationKeep().catch(() => undefined); // awaited by the plan that uses it
-  };
-  const [appNames, envNames] = text
-    ? await Promise.all([
-        namesContaining(orgId, 'APP', text, limits.applications, served),
-        namesContaining(orgId, 'ENV', text, limits.environments, served),
-      ])
-    : [];
+  const [appNames, envNames] = names ? await names.read(scope) : [];
   const named = !text || appNames ? undefined : await applicationsNamedLike(orgId, scope, text);
   const appsMatchingQuery = !text
     ? undefined

@@ -438,6 +438,81 @@ describe('DynamoDB round trips per request', () => {
     }
   });
 
+  it('answers a query in name order from its few names in 3 round trips, for a member of no team too: the names beside the hidden ids, the applications beside their environments', async () => {
+    const own = await createTenant();
+    const outsider = await addUserTo(own.orgId); // a member of no team: the team's applications' ids are read
+    const post = async (path: string, body: object) => {
+      const answer = await call('POST', path, bearer(own), body);
+      expect(answer.status, path).toBe(200);
+      return answer.body;
+    };
+    // Applications named like the query (two of them the team's), one of another type (out of the default scope), and
+    // others (an environment named like it is read whole after the page: the query=canary case above).
+    const named = [];
+    for (const [name, envs] of [
+      ['qnx-b', ['dev', 'prod']],
+      ['qnx-a', ['stage']],
+      ['qnx-team-1', ['dev', 'qa']],
+      ['qnx-team-2', ['prod']],
+      ['other', ['dev', 'qn-canary']],
+      ['unrelated', ['dev']],
+    ] as const) {
+      const app = await post(`/api/v1/org/${own.orgId}/app`, { name, env: envs[0] });
+      named.push(app.applicationId as string);
+      for (const env of envs.slice(1)) await post(`/api/v1/app/${app.applicationId}/env`, { env });
+    }
+    const cloud = {
+      name: 'qnx-cloud',
+      env: 'aaa',
+      applicationType: 'CLOUD',
+      cloudScanTargetURL: 'https://c.example.test',
+    };
+    await post(`/api/v1/org/${own.orgId}/app`, cloud);
+    await post(`/api/v1/org/${own.orgId}/team`, {
+      organizationId: own.orgId,
+      name: 'qn-team',
+      userIds: [own.userId],
+      applicationIds: [named[2], named[3]],
+    });
+    const plain = plainHandlers();
+    const envs = `/api/v2/org/${own.orgId}/envs`;
+    const shown = (body: { environments: { environmentName: string; applicationName: string }[] }) =>
+      body.environments.map((e) => `${e.applicationName}/${e.environmentName}`);
+    for (const [who, expected] of [
+      [own, ['qnx-team-1/dev', 'qnx-b/dev', 'qnx-b/prod', 'qnx-team-2/prod', 'qnx-team-1/qa', 'qnx-a/stage']],
+      [outsider, ['qnx-b/dev', 'qnx-b/prod', 'qnx-a/stage']],
+    ] as const) {
+      // 1: the name samples and the scope's counters; 2: the rest of the names beside the hidden applications' ids;
+      // 3: the named applications' environments with the (few) applications, whole.
+      const target = `${envs}?query=qnx&pageSize=10`;
+      await call('GET', target, bearer(who)); // this process learns the user's organization
+      const whole = await call('GET', target, bearer(who));
+      const unprefetched = await call('GET', target, bearer(who), undefined, plain.envs);
+      expect(whole.status).toBe(200);
+      expect(whole.body).toEqual(unprefetched.body);
+      expect(whole.readUnits).toBe(unprefetched.readUnits);
+      expect(shown(whole.body).sort()).toEqual([...expected].sort());
+      expect(whole.body.totalCount).toBe(String(expected.length));
+      expect(whole.roundTrips).toBeLessThanOrEqual(3);
+      // Pages of two (more applications than the page's size: the page's read by key after it) answer the same.
+      const pages = [];
+      for (let page = 0; page * 2 < expected.length; page++) {
+        const two = await call('GET', `${envs}?query=qnx&pageSize=2&pageToken=${page}`, bearer(who));
+        const twoPlain = await call(
+          'GET',
+          `${envs}?query=qnx&pageSize=2&pageToken=${page}`,
+          bearer(who),
+          undefined,
+          plain.envs,
+        );
+        expect(two.body).toEqual(twoPlain.body);
+        expect(two.body.totalCount).toBe(String(expected.length));
+        pages.push(...two.body.environments);
+      }
+      expect(pages).toEqual(whole.body.environments);
+    }
+  });
+
   it('answers applicationStatus=ACTIVE over more than 100 applications in 3 round trips: the walk beside the status read', async () => {
     const own = await createTenant();
     for (let i = 0; i < 102; i++)
