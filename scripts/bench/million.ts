@@ -74,7 +74,8 @@ function tableColumns(current: Record<string, SizeFigures>, commit: string): Col
         });
   }
   for (const [size, figures] of Object.entries(current))
-    columns.set(Number(size), { size: Number(size), figures, source: `${commit.slice(0, 10)}, this run` });
+    if (/^\d+$/.test(size))
+      columns.set(Number(size), { size: Number(size), figures, source: `${commit.slice(0, 10)}, this run` });
   return [...columns.values()].sort((a, b) => a.size - b.size);
 }
 
