@@ -90,6 +90,20 @@ const plainHandlers = () => ({
   ) as Handler,
 });
 
+/**
+ * `target` read by `who` on a process that knows the user's organization (a first read teaches it), then by `handler`
+ * without prefetch: the same status 200, answer and read units.
+ */
+async function asWithoutPrefetch(target: string, who: { token: string }, handler: Handler) {
+  await call('GET', target, bearer(who)); // this process learns the user's organization
+  const prefetched = await call('GET', target, bearer(who));
+  const unprefetched = await call('GET', target, bearer(who), undefined, handler);
+  expect(prefetched.status, target).toBe(200);
+  expect(prefetched.body, target).toEqual(unprefetched.body);
+  expect(prefetched.readUnits, target).toBe(unprefetched.readUnits);
+  return { prefetched, unprefetched };
+}
+
 describe('DynamoDB round trips per request', () => {
   let tenant: Tenant;
   let appId: string;
@@ -309,12 +323,7 @@ describe('DynamoDB round trips per request', () => {
       [`/api/v1/app/${appIds[0]}/env/list`, plain.v1Envs, 3],
     ];
     for (const [target, handler, most] of cases) {
-      await call('GET', target, bearer(own)); // this process learns the user's organization
-      const prefetched = await call('GET', target, bearer(own));
-      const unprefetched = await call('GET', target, bearer(own), undefined, handler);
-      expect(prefetched.status, target).toBe(200);
-      expect(prefetched.body, target).toEqual(unprefetched.body);
-      expect(prefetched.readUnits, target).toBe(unprefetched.readUnits);
+      const { prefetched, unprefetched } = await asWithoutPrefetch(target, own, handler);
       expect(prefetched.roundTrips, target).toBeLessThanOrEqual(Math.min(most, unprefetched.roundTrips!));
     }
     const names = (body: { environments: { environmentName: string; applicationName: string }[] }) =>
@@ -377,14 +386,9 @@ describe('DynamoDB round trips per request', () => {
       [`${envs}?includeAppHealthStats=true&pageSize=2`, outsider, plain.envs, ['a1', 'a2']],
     ];
     for (const [target, who, handler, page] of cases) {
-      await call('GET', target, bearer(who)); // this process learns the user's organization
-      const prefetched = await call('GET', target, bearer(who));
-      const unprefetched = await call('GET', target, bearer(who), undefined, handler);
-      expect(prefetched.status, target).toBe(200);
-      expect(prefetched.body, target).toEqual(unprefetched.body);
+      const { prefetched } = await asWithoutPrefetch(target, who, handler);
       const names = prefetched.body.environments.map((e: { environmentName: string }) => e.environmentName);
       if (!target.includes('sortField')) expect(names, target).toEqual(page);
-      expect(prefetched.readUnits, target).toBe(unprefetched.readUnits);
       expect(prefetched.roundTrips, target).toBeLessThanOrEqual(3);
     }
   });
@@ -485,12 +489,7 @@ describe('DynamoDB round trips per request', () => {
       // 1: the name samples and the scope's counters; 2: the rest of the names beside the hidden applications' ids;
       // 3: the named applications' environments with the (few) applications, whole.
       const target = `${envs}?query=qnx&pageSize=10`;
-      await call('GET', target, bearer(who)); // this process learns the user's organization
-      const whole = await call('GET', target, bearer(who));
-      const unprefetched = await call('GET', target, bearer(who), undefined, plain.envs);
-      expect(whole.status).toBe(200);
-      expect(whole.body).toEqual(unprefetched.body);
-      expect(whole.readUnits).toBe(unprefetched.readUnits);
+      const { prefetched: whole } = await asWithoutPrefetch(target, who, plain.envs);
       expect(shown(whole.body).sort()).toEqual([...expected].sort());
       expect(whole.body.totalCount).toBe(String(expected.length));
       expect(whole.roundTrips).toBeLessThanOrEqual(3);
@@ -559,12 +558,7 @@ describe('DynamoDB round trips per request', () => {
       [outsider, '', 10, 0],
     ] as const) {
       const target = `${apps}?query=app-00001&pageSize=${size}&pageToken=${token}${order ? `&${order}` : ''}`;
-      await call('GET', target, bearer(who)); // this process learns the user's organization
-      const prefetched = await call('GET', target, bearer(who));
-      const unprefetched = await call('GET', target, bearer(who), undefined, plain);
-      expect(prefetched.status, target).toBe(200);
-      expect(prefetched.body, target).toEqual(unprefetched.body);
-      expect(prefetched.readUnits, target).toBe(unprefetched.readUnits);
+      const { prefetched } = await asWithoutPrefetch(target, who, plain);
       // 1: the scope and the trigram samples; 2: the rest of the smallest partition; 3: the matches, whole.
       expect(prefetched.roundTrips, target).toBeLessThanOrEqual(3);
       const matching = (await everything(who, order)).filter((app) => app.name.toLowerCase().includes('app-00001'));
