@@ -17,6 +17,7 @@ import {
   environmentEntriesWithStatusQuery,
   environmentIdWalk,
   fencedWalk,
+  fencedWalkFromStart,
   environmentEntriesQuery,
   environmentEntriesScannedBetween,
   listScope,
@@ -38,7 +39,7 @@ import {
   type EnvironmentSetSource,
 } from './list-plan.ts';
 import { numberOrderKey } from '../db/sortable.ts';
-import { fenceLearner, fencesKey, placedFences, readFences, type FencedList } from './list-fences.ts';
+import { fenceLearner, fencesKey, placedFences, readFences, type FencedList, type FencedOrder } from './list-fences.ts';
 import { recordListPlan } from '../context/request-scope.ts';
 import { scopeHealthStats, type HealthStats } from './health.ts';
 import {
@@ -423,8 +424,10 @@ async function walkIndex(plan: Extract<EnvironmentListPlan, { kind: 'index' }>, 
   const stream =
     order === 'applicationValue'
       ? await byApplicationValue(orgId, value, c.repos, c.keep, sortDir, walkLimit, wants.wanted)
-      : fenced && (order === 'name' || order === 'scanDate')
-        ? await fencedIndexWalk(c, fenced, order, walkLimit, options)
+      : fenced && order !== 'id'
+        ? plan.total === 'queryMatches'
+          ? await queryFencedWalk(c, fenced, order, firstLimit, options)
+          : await fencedIndexWalk(c, fenced, order, walkLimit, options)
         : plan.wholeItems && (order === 'name' || order === 'scanDate')
           ? environmentsOfOrg(orgId, order, forward, firstLimit, true, options)
           : order === 'id' && plan.total === 'counters'
@@ -481,25 +484,32 @@ function scopeSizedLimit(request: PageRequest, scope: Pick<ListScope, 'counts' |
   return Math.max(needed, Math.min(1000, Math.ceil((root * root) / share)));
 }
 
+/** A `query`'s walk passes about walkAhead / (the share it keeps): fenced from this many entries (a quarter or less). */
+const QUERY_FENCED_WALK = FIRST_CALL_ENTRIES / 4;
+
 /**
- * The fenced list (list-fences.ts) an `index` plan walks: a deep page (past what a first call reads) of the name or
- * scan-date order's compact entries, which only the caller's scope thins (no `query`).
+ * The fenced list (list-fences.ts) an `index` plan walks: a deep page (past what a first call reads) of an order's
+ * compact entries (every order but the id order, whose walk cuts the id space) which only the caller's scope thins;
+ * or, with `query`, a page past QUERY_FENCED_WALK (the walk passes about walkAhead / the share the text keeps,
+ * known only once its names are read), but in name order, which `query`'s names mostly serve (queryNames).
  */
 function walkFencedList(plan: EnvironmentListPlan, request: PageRequest, q: EnvListQuery): FencedList | undefined {
-  if (plan.kind !== 'index' || plan.wholeItems || plan.total !== 'counters' || q.query) return undefined;
-  if (plan.order !== 'name' && plan.order !== 'scanDate') return undefined;
-  if (walkAhead(request) <= FIRST_CALL_ENTRIES) return undefined;
-  return `envs-${plan.order}-${q.sortDir === 'DESC' ? 'desc' : 'asc'}`;
+  if (plan.kind !== 'index' || plan.wholeItems || plan.order === 'id' || plan.order === 'applicationValue')
+    return undefined;
+  const list: FencedList = `envs-${plan.order}-${q.sortDir === 'DESC' ? 'desc' : 'asc'}`;
+  if (plan.total === 'queryMatches')
+    return plan.order !== 'name' && walkAhead(request) > QUERY_FENCED_WALK ? list : undefined;
+  return !q.query && walkAhead(request) > FIRST_CALL_ENTRIES ? list : undefined;
 }
 
 /**
- * A deep page's walk of the name or scan-date order with the order's learned fences (list-entries.ts fencedWalk),
- * which it learns again when they are missing or off (fenceLearner, written beside the page's reads).
+ * A deep page's walk of an order with the order's learned fences (list-entries.ts fencedWalk), which it learns again
+ * when they are missing or off (fenceLearner, written beside the page's reads).
  */
 async function fencedIndexWalk(
   c: ListContext,
   list: FencedList,
-  order: 'name' | 'scanDate',
+  order: FencedOrder,
   walkLimit: number,
   options: ReadOptions,
 ): Promise<AsyncIterable<Entry>> {
@@ -511,6 +521,37 @@ async function fencedIndexWalk(
   const query = environmentEntriesQuery(c.orgId, order, forward, walkLimit);
   const fences = reach ? placedFences(stored, reach.scale) : [];
   return learner.watch(fencedWalk(query, fences, reach ?? { surely: 0 }, options));
+}
+
+/**
+ * A `query`'s walk of an order past QUERY_FENCED_WALK with the order's learned fences, which it learns as
+ * fencedIndexWalk does (every entry before the page is read, kept or not: the fences of the unfiltered order). Its
+ * first call cannot be prefetched (the plan needs the names), so it reads from the partition's start
+ * (fencedWalkFromStart), with the reach of the share the text keeps: the caller's matches counted from the names
+ * (those of applications named like it at the scope's environments per application), a share of the organization's
+ * environments.
+ */
+async function queryFencedWalk(
+  c: ListContext,
+  list: FencedList,
+  order: FencedOrder,
+  firstLimit: number,
+  options: ReadOptions,
+): Promise<AsyncIterable<Entry>> {
+  const forward = c.sortDir === 'ASC';
+  const [stored, appKeep] = await Promise.all([readFences(c.orgId, list), c.scope.applicationKeep()]);
+  const learner = fenceLearner(c.orgId, list, stored, forward);
+  c.learners.push(() => learner.learn(c.scope.organization.environments));
+  const { counts, organization } = c.scope;
+  const perApp = counts.applications ? counts.environments / counts.applications : 1;
+  const namedApps = new Set(c.appNames!.map((m) => m.applicationId).filter(appKeep));
+  const named = c.envNames!.filter((m) => !namedApps.has(m.applicationId) && appKeep(m.applicationId)).length;
+  const matches = Math.min(counts.environments, named + namedApps.size * perApp);
+  const needed = walkAhead(c.request);
+  const reach = stored && fenceReach(needed, { ...counts, environments: matches }, organization, stored.entries);
+  const query = environmentEntriesQuery(c.orgId, order, forward, firstLimit);
+  const fences = reach ? placedFences(stored, reach.scale) : [];
+  return learner.watch(fencedWalkFromStart(query, fences, reach ?? { surely: 0 }, options));
 }
 
 /**
@@ -659,8 +700,10 @@ interface QueryStringReads {
  * plan then reads).
  */
 export function queryStringReads(orgId: string, q: EnvListQuery | undefined): QueryStringReads {
-  if (!q || (q.query && trigrams(q.query.toLowerCase()).length > 0)) return { setCalls: [], fencedLists: [] };
+  if (!q) return { setCalls: [], fencedLists: [] };
   const request = v2PageRequest(q.page, q.pageToken, q.pageSize);
+  if (q.query && trigrams(q.query.toLowerCase()).length > 0)
+    return { setCalls: [], fencedLists: queryWalkFences(q, request) };
   const short = !!q.query;
   const unfiltered = short ? { ...q, query: undefined } : q;
   const plan = planEnvironmentList(unfiltered, request, { applications: 0, environments: 0 });
@@ -679,6 +722,19 @@ export function queryStringReads(orgId: string, q: EnvListQuery | undefined): Qu
           ? [walked]
           : [],
   };
+}
+
+/**
+ * The fences a `query`'s walk would read (walkFencedList), read beside the authorization for a plan made only once its
+ * names are read: half a read unit for nothing when the plan is another (its matches read whole, or few enough that
+ * the walk stays within its first call's reach). None when another filter, or the health figures, leave no walk.
+ */
+function queryWalkFences(q: EnvListQuery, request: PageRequest): FencedList[] {
+  if (q.includeAppHealthStats) return [];
+  const plan = planEnvironmentList({ ...q, query: undefined }, request, { applications: 0, environments: 0 });
+  if (plan.kind !== 'index') return [];
+  const walked = walkFencedList({ ...plan, wholeItems: false, total: 'queryMatches' }, request, q);
+  return walked ? [walked] : [];
 }
 
 /**

@@ -245,6 +245,54 @@ export async function* fencedWalk(
   for (let next = await tailFirst; !next.done; next = await tail.next()) yield entry(next.value);
 }
 
+/**
+ * fencedWalk for a walk whose first call the request could not prefetch (a `query`'s walk: its reach is known only
+ * once the trigram index's names are): the ranges from the partition's start to the last fence the walk surely passes
+ * (`reach`) are read side by side as segments (db/query.ts segmentedItems), beside the call that reads on from that
+ * fence; a deep page in one round trip rather than one per 1 MB page. Every entry is read, in order, so a stale fence
+ * costs only a segment another call. Without a fence within the reach, call after call from the start (queryItems).
+ */
+export async function* fencedWalkFromStart(
+  query: PartitionQuery,
+  fences: { key: string; at: number }[],
+  reach: FenceReach,
+  options: ReadOptions = {},
+): AsyncGenerator<ListEntry> {
+  const { index, partition, attributes } = query;
+  const sk = indexKeyNames(index!).sk;
+  const entry = (item: Record<string, unknown>) => ({
+    ...(item as Omit<ListEntry, 'sortKey'>),
+    sortKey: item[sk] as string,
+  });
+  const forward = query.forward !== false;
+  const usable: { key: string; at: number }[] = [];
+  for (const fence of fences) {
+    if (fence.at > reach.surely) break;
+    const last = usable.at(-1)?.key;
+    if (last === undefined || (forward ? byUtf8(fence.key, last) > 0 : byUtf8(fence.key, last) < 0)) usable.push(fence);
+  }
+  const safe = usable.at(-1);
+  if (!safe) {
+    for await (const item of queryItems(query, options)) yield entry(item);
+    return;
+  }
+  let read = 0;
+  const wanted = options.wanted && ((n: number) => options.wanted!(n + read));
+  // The call past the last fence used starts now, beside the segments before it (which leave the fence out).
+  const beyond = forward ? { skFrom: safe.key } : { skTo: safe.key };
+  const sized = reach.end === undefined || query.pageLimit === undefined ? undefined : reach.end - safe.at + 1;
+  const tail = queryItems({ ...query, pageLimit: sized && Math.max(1, sized), ...beyond }, { wanted });
+  const tailFirst = tail.next();
+  tailFirst.catch(() => undefined); // awaited below
+  const range = { index, partition, attributes, ...(forward ? { skTo: safe.key } : { skFrom: safe.key }) };
+  const splits = usable.slice(0, -1).map((f) => f.key);
+  const passed = (await collect(segmentedItems(range, splits))).filter((item) => item[sk] !== safe.key);
+  if (!forward) passed.reverse();
+  read += passed.length;
+  yield* passed.map(entry);
+  for (let next = await tailFirst; !next.done; next = await tail.next()) yield entry(next.value);
+}
+
 /** The next call's size after a call of `limit` that gave `count` (queryItems' growing calls). */
 const grown = (limit: number, count: number) =>
   count < limit ? limit - count : Math.max(limit, Math.min(1000, limit * 4));

@@ -5,12 +5,13 @@ import { keys } from '../db/keys.ts';
 import { byUtf8, getItem } from '../db/query.ts';
 
 // Learned fences (docs/DATA-MODEL.md, List fences): for an ordered partition of the organization's list indexes
-// (its environments by name or scan date, each way; those of a last-scan status), the sort keys of the entries at
-// every FENCE_SPACING-th place of a walk, learned by a list that walked it (it reads the keys anyway). A later walk
-// reads them in its first round trip and reads the ranges between them side by side (list-entries.ts fencedWalk):
-// every entry before the page is still read, so counts and pages stay exact; fences that went stale since (entries
-// added or deleted) only cost a segment another call. A cache written by a GET: small, under the organization's key,
-// and written only when missing or off by more than a quarter of a segment.
+// (its environments by name, scan date, scan duration or findings, each way; those of a last-scan status), the sort
+// keys of the entries at every FENCE_SPACING-th place of a walk, learned by a list that walked it (it reads the keys
+// anyway). A later walk reads them in its first round trip and reads the ranges between them side by side
+// (list-entries.ts fencedWalk, fencedWalkFromStart): every entry before the page is still read, so counts and pages
+// stay exact; fences that went stale since (entries added or deleted) only cost a segment another call. A cache
+// written by a GET: small, under the organization's key, and written only when missing or off by more than a quarter
+// of a segment.
 
 /** Entries between two fences: under DynamoDB's 1 MB page of compact entries (about 860 on DynamoDB Local). */
 export const FENCE_SPACING = 700;
@@ -27,8 +28,11 @@ export interface Fences {
   version: number;
 }
 
+/** The environments' orders with fences: every index order but the id order (whose walks cut the id space instead). */
+export type FencedOrder = 'name' | 'scanDate' | 'duration' | 'findings';
+
 /** A fenced list: one ordered partition walked one way. */
-export type FencedList = `envs-name-${'asc' | 'desc'}` | `envs-scanDate-${'asc' | 'desc'}` | `envs-status-${string}`;
+export type FencedList = `envs-${FencedOrder}-${'asc' | 'desc'}` | `envs-status-${string}`;
 
 export const fencesKey = (orgId: string, list: FencedList) => keys.listFences(orgId, list);
 

@@ -77,25 +77,27 @@ export function idWalkReach(needed: number, firstCall: number, scope: ScopeCount
 export const FENCE_SLACK = 2;
 
 /**
- * How far a walk of the environments' name or scan-date order for `needed` entries surely goes and where it most
- * likely ends (list-entries.ts fencedWalk), in places of the walk, when only the caller's scope thins it: it passes
- * about needed x (the organization's environments / the scope's), the kept count among them erring by its standard
- * deviation (a share q kept of n passed: the square root of n q (1 - q)). The segments stop 3 deviations short (a
- * fence further costs nothing but speed), the call past them reads 1 beyond: each entry read past the page costs
- * its read units, one more call (when the page ends further) only a round trip. Fences learned when the organization
- * had `learnedEntries` environments sit at their places scaled by its growth since (`scale`), give or take a quarter
- * of the change up to there: stale fences cost speed (a segment another call), never exactness. Undefined when there
- * is nothing to walk.
+ * How far a walk of an environments' order for `needed` entries surely goes and where it most likely ends
+ * (list-entries.ts fencedWalk), in places of the walk, when the caller's scope (or a `query`: `scope` then counts its
+ * matches) keeps a share q of the organization's environments spread through the order: it passes about needed / q,
+ * the kept count among n passed erring by its standard deviation (the square root of n q (1 - q)), which is 1 / q
+ * times as many places. The call past the segments reads 1 deviation beyond (`end`): each entry read past the page
+ * costs its read units, one more call (when the page ends further) only a round trip. That call reads to `end`
+ * whatever fence it starts from, so the segments go as far as a fence placed within it (`surely`: the places short of
+ * `end` by a fence's possible drift) read nothing the walk would not. Fences learned when the organization had
+ * `learnedEntries` environments sit at their places scaled by its growth since (`scale`), give or take a quarter of
+ * the change up to there: stale fences cost speed (a segment another call), never exactness. Undefined when there is
+ * nothing to walk.
  */
 export function fenceReach(needed: number, scope: ScopeCounts, organization: ScopeCounts, learnedEntries: number) {
   const entries = organization.environments;
   if (!scope.environments || !entries || !learnedEntries) return undefined;
   const kept = Math.min(1, scope.environments / entries);
   const passes = Math.min(entries, needed / kept);
-  const deviation = Math.sqrt(passes * kept * (1 - kept));
+  const deviation = Math.sqrt(passes * kept * (1 - kept)) / kept;
   const drift = (Math.abs(entries - learnedEntries) * passes) / entries / 4;
   return {
-    surely: Math.floor(passes - 3 * deviation - drift - FENCE_SLACK),
+    surely: Math.floor(passes + deviation - drift),
     end: Math.ceil(passes + deviation + FENCE_SLACK),
     scale: entries / learnedEntries,
   };

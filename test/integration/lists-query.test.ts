@@ -574,13 +574,13 @@ describe('query with many matches', () => {
   });
 
   it('a walk with learned fences, missing, fresh or stale, gives the partition in its order, item for item', async () => {
-    const { fencedWalk, environmentEntriesQuery, environmentEntriesWithStatusQuery } =
+    const { fencedWalk, fencedWalkFromStart, environmentEntriesQuery, environmentEntriesWithStatusQuery } =
       await import('../../shared/applications/list-entries.ts');
     const { learnedFences, placedFences } = await import('../../shared/applications/list-fences.ts');
     const { collect, justAfter, byUtf8 } = await import('../../shared/db/query.ts');
     const { indexKeyNames } = await import('../../shared/db/tables.ts');
     const partitions = [
-      ...(['name', 'scanDate'] as const).flatMap((order) =>
+      ...(['name', 'scanDate', 'duration', 'findings'] as const).flatMap((order) =>
         [true, false].map((forward) => ({
           label: `${order} ${forward ? 'ASC' : 'DESC'}`,
           query: (pageLimit?: number) => ({ ...environmentEntriesQuery(many.orgId, order, forward), pageLimit }),
@@ -634,6 +634,12 @@ describe('query with many matches', () => {
             expect(
               found.map((e) => e.environmentId),
               `${label} ${variant} ${JSON.stringify(reach)} ${pageLimit}`,
+            ).toEqual(expected);
+            // From the partition's start, without a first call (a `query`'s walk, whose first call is not prefetched).
+            const fromStart = await collect(fencedWalkFromStart(query(pageLimit), placed, reach));
+            expect(
+              fromStart.map((e) => e.environmentId),
+              `from the start: ${label} ${variant} ${JSON.stringify(reach)} ${pageLimit}`,
             ).toEqual(expected);
           }
       // A walk learns fences when none are stored, and again once they are off by more than a quarter of a segment.
@@ -694,19 +700,37 @@ describe('deep pages with learned fences', () => {
     await seedEnvironments(deep.orgId, 400, randomUUID());
   }, 180_000);
 
-  type Order = { sortField: string; sortDir: string; order: 'name' | 'scanDate'; status?: boolean };
+  type Order = {
+    sortField: string;
+    sortDir: string;
+    order: 'name' | 'scanDate' | 'duration' | 'findings';
+    status?: boolean;
+    /** A `query` walked in the order (a fifth of the environments are named `stage`), with the order's fences. */
+    query?: string;
+  };
   const ORDERS: Order[] = [
     { sortField: 'environmentName', sortDir: 'ASC', order: 'name' },
     { sortField: 'environmentName', sortDir: 'DESC', order: 'name' },
     { sortField: 'scanDate', sortDir: 'DESC', order: 'scanDate' },
     { sortField: 'scanDate', sortDir: 'ASC', order: 'scanDate' },
+    { sortField: 'scanDuration', sortDir: 'ASC', order: 'duration' },
+    { sortField: 'scanFindingsCounts', sortDir: 'DESC', order: 'findings' },
     { sortField: 'environmentName', sortDir: 'ASC', order: 'name', status: true },
+    { sortField: 'scanDuration', sortDir: 'DESC', order: 'duration', query: 'stage' },
+    { sortField: 'scanDate', sortDir: 'ASC', order: 'scanDate', query: 'stage' },
   ];
   const PAGES = [
     [10, 150],
     [7, 250],
     [1000, 1],
     [10, 500],
+  ];
+  /** A `query`'s pages past QUERY_FENCED_WALK (environment-list.ts), within its matches. */
+  const QUERY_PAGES = [
+    [100, 2],
+    [30, 9],
+    [7, 40],
+    [100, 3],
   ];
   const listName = ({ order, sortDir, status }: Order) =>
     status ? 'envs-status-ERROR' : `envs-${order}-${sortDir === 'DESC' ? 'desc' : 'asc'}`;
@@ -732,7 +756,12 @@ describe('deep pages with learned fences', () => {
       pageLimit: undefined,
     });
     return index
-      .filter((e) => visible.has(e.environmentId as string) && (!o.status || e.lastScanStatus === 'ERROR'))
+      .filter(
+        (e) =>
+          visible.has(e.environmentId as string) &&
+          (!o.status || e.lastScanStatus === 'ERROR') &&
+          (!o.query || (e.name as string).toLowerCase().includes(o.query)),
+      )
       .map((e) => e.environmentId as string);
   }
 
@@ -766,10 +795,10 @@ describe('deep pages with learned fences', () => {
       const visible = await visibleTo(caller.token);
       for (const o of ORDERS) {
         const expected = await oracle(visible, o);
-        for (const [pageSize, pageToken] of PAGES) {
+        for (const [pageSize, pageToken] of o.query ? QUERY_PAGES : PAGES) {
           const given = await fences(o);
           if (given !== 'keep') await setFences(o, given);
-          const label = `${phase} ${listName(o)} ${caller === deep ? 'owner' : 'member of no team'} size ${pageSize} page ${pageToken}`;
+          const label = `${phase} ${listName(o)} ${o.query ?? ''} ${caller === deep ? 'owner' : 'member of no team'} size ${pageSize} page ${pageToken}`;
           const out = await api('GET', `/api/v2/org/${deep.orgId}/envs`, {
             token: caller.token,
             query: {
@@ -778,6 +807,7 @@ describe('deep pages with learned fences', () => {
               pageSize,
               pageToken,
               ...(o.status ? { lastScanStatus: 'LAST_SCAN_STATUS_ERRORED' } : {}),
+              ...(o.query ? { query: o.query } : {}),
             },
           });
           expectSlice(out, expected, pageSize, pageToken, label);

@@ -571,6 +571,32 @@ describe('DynamoDB round trips per request', () => {
     }
   });
 
+  it('answers deep pages of the scan-duration and findings orders, with or without a query, in 3 round trips on their learned fences', async () => {
+    // 400 applications of 5 environments (a fifth of them named `stage`, a tenth of the applications owned by a team):
+    // a first read of each page walks its order call after call and learns its fences (docs/DATA-MODEL.md, List
+    // fences); then they are read beside the authorization (a `query` page past a few hundred entries too), and the
+    // ranges between them side by side: 3 round trips; a `query`'s from the partition's start once its names are read
+    // (the rest of its trigram partition in a second round trip beside the hidden ids, the walk in a third).
+    const own = await createTenant();
+    await seedInBulk({ orgId: own.orgId, applications: 400, teamId: randomUUID(), id: () => randomUUID() });
+    const outsider = await addUserTo(own.orgId); // a member of no team: the team's applications are hidden
+    const envs = `/api/v2/org/${own.orgId}/envs`;
+    const plain = plainHandlers().envs;
+    for (const [who, query] of [
+      [own, 'query=stage&pageSize=100&pageToken=2&sortField=scanDuration'],
+      [outsider, 'query=stage&pageSize=100&pageToken=2&sortField=scanDuration&sortDir=DESC'],
+      [own, 'query=stage&pageSize=50&pageToken=5&sortField=scanFindingsCounts&sortDir=DESC'],
+      [outsider, 'pageSize=10&pageToken=120&sortField=scanDuration'],
+      [own, 'pageSize=10&pageToken=150&sortField=scanFindingsCounts'],
+    ] as const) {
+      const target = `${envs}?${query}`;
+      const { prefetched, unprefetched } = await asWithoutPrefetch(target, who, plain);
+      expect(prefetched.roundTrips, target).toBeLessThanOrEqual(query.startsWith('query=') ? 4 : 3);
+      expect(prefetched.roundTrips, target).toBeLessThanOrEqual(unprefetched.roundTrips!);
+      expect(prefetched.body.environments.length, target).toBeGreaterThan(0);
+    }
+  }, 120_000);
+
   it('answers as before when what was read early is not what the request needs: another organization, a stale hint', async () => {
     const other = await createTenant();
     // A user of another organization learns nothing about this application: 404, as for an unknown one.

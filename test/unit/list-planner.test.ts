@@ -490,23 +490,25 @@ describe('idWalkReach (listEnvsV2: how far a walk of the id order surely goes)',
   });
 });
 
-describe('fenceReach (listEnvsV2: how far a walk of the name or scan-date order surely goes, with its fences)', () => {
+describe('fenceReach (listEnvsV2: how far a walk of an order surely goes, with its fences)', () => {
   const org = { applications: 2000, environments: 10_000 };
   it('reaches the page within a few entries when only the counters tell, fresh fences at their places', () => {
-    expect(fenceReach(5011, org, org, 10_000)).toEqual({
-      surely: 5011 - FENCE_SLACK,
-      end: 5011 + FENCE_SLACK,
-      scale: 1,
-    });
+    expect(fenceReach(5011, org, org, 10_000)).toEqual({ surely: 5011, end: 5011 + FENCE_SLACK, scale: 1 });
   });
-  it("stops its segments 3 deviations of a thinned scope's kept count short, and a quarter of the growth", () => {
-    // A scope of 9 tenths: 5,000 passed for 4,500 kept, erring by about 21 (the square root of 5,000 x 0.9 x 0.1).
+  it("reads 1 deviation of a thinned scope's kept count past the page, in places, its segments a growth's drift short", () => {
+    // A scope of 9 tenths: 5,000 passed for 4,500 kept, the kept count erring by about 21 (the square root of 5,000 x
+    // 0.9 x 0.1), 21 / 0.9 places.
     const scoped = fenceReach(4500, { applications: 1800, environments: 9000 }, org, 10_000)!;
-    expect(scoped.surely).toBe(Math.floor(5000 - 3 * Math.sqrt(450) - FENCE_SLACK));
-    expect(scoped.end).toBe(Math.ceil(5000 + Math.sqrt(450) + FENCE_SLACK));
+    expect(scoped.surely).toBe(Math.floor(5000 + Math.sqrt(450) / 0.9));
+    expect(scoped.end).toBe(Math.ceil(5000 + Math.sqrt(450) / 0.9 + FENCE_SLACK));
+    // A `query` keeping a fifth: 3,005 passed for 601 kept, erring by about 22 kept, 110 places.
+    const query = fenceReach(601, { applications: 2000, environments: 2000 }, org, 10_000)!;
+    const deviation = Math.sqrt(3005 * 0.2 * 0.8) / 0.2;
+    expect(query.surely).toBe(Math.floor(3005 + deviation));
+    expect(query.end).toBe(Math.ceil(3005 + deviation + FENCE_SLACK));
     const grown = fenceReach(5011, org, org, 8000)!;
     expect(grown.scale).toBe(1.25);
-    expect(grown.surely).toBe(Math.floor(5011 - (2000 * 0.5011) / 4 - FENCE_SLACK));
+    expect(grown.surely).toBe(Math.floor(5011 - (2000 * 0.5011) / 4));
     expect(grown.end).toBe(5011 + FENCE_SLACK);
   });
   it('is undefined when there is nothing to walk or no fences were learned', () => {
