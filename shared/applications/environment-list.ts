@@ -30,6 +30,7 @@ import {
   APPLICATIONS_READ_BY_KEY,
   FIRST_CALL_ENTRIES,
   fenceReach,
+  keptReach,
   idWalkReach,
   nameReadLimits,
   pageApplicationsByKey,
@@ -39,7 +40,15 @@ import {
   type EnvironmentSetSource,
 } from './list-plan.ts';
 import { numberOrderKey } from '../db/sortable.ts';
-import { fenceLearner, fencesKey, placedFences, readFences, type FencedList, type FencedOrder } from './list-fences.ts';
+import {
+  fenceLearner,
+  fencesKey,
+  placedFences,
+  readFences,
+  scopeId,
+  type FencedList,
+  type FencedOrder,
+} from './list-fences.ts';
 import { recordListPlan } from '../context/request-scope.ts';
 import { scopeHealthStats, type HealthStats } from './health.ts';
 import {
@@ -515,9 +524,17 @@ async function fencedIndexWalk(
 ): Promise<AsyncIterable<Entry>> {
   const forward = c.sortDir === 'ASC';
   const stored = await readFences(c.orgId, list);
-  const reach = stored && fenceReach(walkLimit, c.scope.counts, c.scope.organization, stored.entries);
-  const learner = fenceLearner(c.orgId, list, stored, forward);
-  c.learners.push(() => learner.learn(c.scope.organization.environments));
+  const { counts, organization } = c.scope;
+  // A scope that thins the list learns (and uses) what it kept up to each fence.
+  const scope = counts.environments < organization.environments ? scopeId(c.scope.buckets) : undefined;
+  const kept = scope && stored?.kept?.scope === scope && stored.entries === organization.environments;
+  const reach = !stored
+    ? undefined
+    : kept
+      ? keptReach(walkLimit, stored.kept!.counts, stored.spacing, counts.environments / organization.environments)
+      : fenceReach(walkLimit, counts, organization, stored.entries);
+  const learner = fenceLearner(c.orgId, list, stored, forward, scope ? { id: scope, keep: c.scope.keep } : undefined);
+  c.learners.push(() => learner.learn(organization.environments));
   const query = environmentEntriesQuery(c.orgId, order, forward, walkLimit);
   const fences = reach ? placedFences(stored, reach.scale) : [];
   return learner.watch(fencedWalk(query, fences, reach ?? { surely: 0 }, options));

@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db/client.ts';
 import { config } from '../config.ts';
 import { keys } from '../db/keys.ts';
 import { byUtf8, getItem } from '../db/query.ts';
+import type { Bucket, ListEntry } from './model.ts';
 
 // Learned fences (docs/DATA-MODEL.md, List fences): for an ordered partition of the organization's list indexes
 // (its environments by name, scan date, scan duration or findings, each way; those of a last-scan status), the sort
@@ -26,6 +28,32 @@ export interface Fences {
   entries: number;
   /** When they were learned (ms): a rewrite is conditioned on it. */
   version: number;
+  /**
+   * For a caller's scope that thins the list (`scope`: scopeId), the entries it kept among the walk's first
+   * spacing x (i + 1) places (`counts[i]`), learned with the keys by a walk for that scope (list-plan.ts keptReach).
+   */
+  kept?: { scope: string; counts: number[] };
+}
+
+/** Kept counts are stored for the fences while the item stays within one 4 KB read (about 5 bytes a count). */
+const KEPT_BYTES = 3_900;
+
+/** A caller's scope as fences know it: its buckets (types and owning teams), hashed. */
+export const scopeId = (buckets: Pick<Bucket, 'applicationType' | 'teamId'>[]) =>
+  createHash('sha1')
+    .update(
+      buckets
+        .map((b) => `${b.applicationType}#${b.teamId ?? '-'}`)
+        .sort()
+        .join(','),
+    )
+    .digest('base64url')
+    .slice(0, 16);
+
+/** A walk's scope, when it thins the list: its id (scopeId) and what it keeps (ListScope keep). */
+export interface KeptScope {
+  id: string;
+  keep: (entry: Pick<ListEntry, 'applicationId' | 'applicationType'>) => boolean;
 }
 
 /** The environments' orders with fences: every index order but the id order (whose walks cut the id space instead). */
@@ -45,6 +73,10 @@ export async function readFences(orgId: string, list: FencedList): Promise<Fence
     spacing: item.spacing,
     entries: Number(item.entries ?? 0),
     version: Number(item.version ?? 0),
+    kept:
+      typeof item.keptScope === 'string' && Array.isArray(item.keptCounts)
+        ? { scope: item.keptScope, counts: (item.keptCounts as unknown[]).map(Number) }
+        : undefined,
   };
 }
 
@@ -99,26 +131,57 @@ export function learnedFences(
 
 /**
  * Watches a walk's entries (every one it reads, kept or not, from the partition's start) and, once the list has its
- * page, writes the fences they teach when learnedFences says so: one conditional PutItem (on the version read, or on
- * none), beside the page's own reads. A concurrent rewrite wins; a failed write costs the next walk its speed only.
+ * page, writes the fences they teach when learnedFences says so, or, for a walk whose scope thins the list (`scope`),
+ * when the stored ones have no kept counts of its scope as far as it walked: one conditional PutItem (on the version
+ * read, or on none), beside the page's own reads. A concurrent rewrite wins; a failed write costs the next walk its
+ * speed only. Scopes that thin the list take turns: the last walk's counts are kept.
  */
-export function fenceLearner(orgId: string, list: FencedList, stored: Fences | undefined, forward: boolean) {
+export function fenceLearner(
+  orgId: string,
+  list: FencedList,
+  stored: Fences | undefined,
+  forward: boolean,
+  scope?: KeptScope,
+) {
   const seen: string[] = [];
+  const counts: number[] = [];
+  let kept = 0;
   return {
-    watch: async function* <T extends { sortKey: string }>(items: AsyncIterable<T>): AsyncGenerator<T> {
+    watch: async function* <T extends Pick<ListEntry, 'sortKey' | 'applicationId' | 'applicationType'>>(
+      items: AsyncIterable<T>,
+    ): AsyncGenerator<T> {
       for await (const item of items) {
         seen.push(item.sortKey);
+        if (scope?.keep(item)) kept++;
+        if (scope && seen.length % FENCE_SPACING === 0) counts.push(kept);
         yield item;
       }
     },
     learn: async (entries: number): Promise<void> => {
       const { keys: learned, replace } = learnedFences(seen, stored, forward);
-      if (!replace) return;
+      const keysBytes = learned.reduce((sum, key) => sum + Buffer.byteLength(key) + 4, 0);
+      const keptCounts = counts.slice(0, Math.min(learned.length, Math.floor((KEPT_BYTES - keysBytes) / 5)));
+      const newKept =
+        !!scope &&
+        keptCounts.length > 0 &&
+        learned.length >= (stored?.keys.length ?? 0) &&
+        (stored?.kept?.scope !== scope.id ||
+          stored.entries !== entries ||
+          keptCounts.length > stored.kept.counts.length);
+      if (!replace && !newKept) return;
+      const keptItem = scope && keptCounts.length ? { keptScope: scope.id, keptCounts } : {};
       await db
         .send(
           new PutCommand({
             TableName: config.tableName,
-            Item: { ...fencesKey(orgId, list), keys: learned, spacing: FENCE_SPACING, entries, version: Date.now() },
+            Item: {
+              ...fencesKey(orgId, list),
+              keys: learned,
+              spacing: FENCE_SPACING,
+              entries,
+              version: Date.now(),
+              ...keptItem,
+            },
             ConditionExpression: stored ? '#version = :version' : 'attribute_not_exists(pk)',
             ExpressionAttributeNames: stored ? { '#version': 'version' } : undefined,
             ExpressionAttributeValues: stored ? { ':version': stored.version } : undefined,

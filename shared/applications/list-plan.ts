@@ -103,6 +103,30 @@ export function fenceReach(needed: number, scope: ScopeCounts, organization: Sco
   };
 }
 
+/**
+ * fenceReach for a scope whose kept counts the fences hold (list-fences.ts Fences `kept`, learned when the organization
+ * had as many environments as now): the walk surely passes every fence before which the scope kept fewer than
+ * `needed`, and from the last of them it passes about the rest over the share kept up to the next fence (or over the
+ * scope's share past the last), erring by its deviation in places as fenceReach's; at most to that next fence. Where
+ * the scope's entries cluster in the order (a team's applications scanned on the same days), the counts tell what
+ * its share over the whole order does not.
+ */
+export function keptReach(needed: number, counts: number[], spacing: number, share: number) {
+  let passed = 0;
+  while (passed < counts.length && counts[passed] < needed) passed++;
+  const before = passed ? counts[passed - 1] : 0;
+  const next = passed < counts.length ? counts[passed] : undefined;
+  const kept = Math.min(1, Math.max(1 / spacing, next === undefined ? share : (next - before) / spacing));
+  const rest = (needed - before) / kept;
+  const deviation = Math.sqrt(rest * kept * (1 - kept)) / kept;
+  const end = Math.ceil(passed * spacing + rest + deviation + FENCE_SLACK);
+  return {
+    surely: passed * spacing,
+    end: next === undefined ? end : Math.min(end, (passed + 1) * spacing + FENCE_SLACK),
+    scale: 1,
+  };
+}
+
 /** Live applications and environments of the caller's buckets (the organization counters; list-entries.ts listScope). */
 export interface ScopeCounts {
   applications: number;

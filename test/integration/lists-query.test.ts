@@ -825,6 +825,10 @@ describe('deep pages with learned fences', () => {
       expect(item, listName(o)).toBeDefined();
       expect((item.keys as string[]).length, listName(o)).toBeGreaterThan(0);
     }
+    // A member of no team's walks learned what its scope kept up to each fence (the owner's scope thins nothing).
+    const learned = new Map<string, Record<string, unknown>>();
+    for (const o of ORDERS) learned.set(listName(o), await readFenceItem(o));
+    expect(learned.get('envs-scanDate-asc')!.keptCounts, 'kept counts').toBeDefined();
     // Fresh fences close together: many segments side by side.
     const fresh = new Map<string, Record<string, unknown>>();
     for (const o of ORDERS) fresh.set(listName(o), await freshFences(o, 60));
@@ -839,6 +843,10 @@ describe('deep pages with learned fences', () => {
       expect(removed.status, removed.text).toBeLessThan(300);
     }
     await checkPages('stale', async (o) => fresh.get(listName(o)));
+    // Learned by the list, with a scope's kept counts, before the changes (same count of environments: used).
+    const partition = keys.environmentsOfOrgById(deep.orgId).gsi4pk;
+    const entries = (await queryAll({ index: 'gsi4', partition })).length;
+    await checkPages('stale, learned by the list', async (o) => ({ ...learned.get(listName(o)), entries }));
     // And stale fences that the deep pages then learn again.
     await checkPages('relearned', async () => 'keep');
   }, 600_000);

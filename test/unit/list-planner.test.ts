@@ -10,6 +10,7 @@ import {
   type EnvironmentListPlan,
   type EnvironmentListStats,
   fenceReach,
+  keptReach,
   FENCE_SLACK,
   idWalkReach,
 } from '../../shared/applications/list-plan.ts';
@@ -487,6 +488,28 @@ describe('idWalkReach (listEnvsV2: how far a walk of the id order surely goes)',
     expect(idWalkReach(5011, 800, { applications: 0, environments: 0 }, org)).toBeUndefined();
     // Past the end: every id, but a few.
     expect(idWalkReach(50_000, 800, org, org)!.surely).toBeGreaterThan(0.99);
+  });
+});
+
+describe('keptReach (listEnvsV2: how far a walk goes, with the kept counts of its scope at its fences)', () => {
+  it('passes every fence before which its scope kept fewer than the page, and ends short of the next', () => {
+    // 700 places per fence; a scope keeping 600, then 500, then 650 of them (1,100 and 1,750 by the 2nd and 3rd).
+    const counts = [600, 1100, 1750, 2400];
+    const reach = keptReach(1500, counts, 700, 0.88);
+    expect(reach.surely).toBe(1400);
+    // 400 more at 650 / 700: about 431 places, within the 3rd fence.
+    const kept = 650 / 700;
+    const deviation = Math.sqrt((400 / kept) * kept * (1 - kept)) / kept;
+    expect(reach.end).toBe(Math.min(Math.ceil(1400 + 400 / kept + deviation + FENCE_SLACK), 2100 + FENCE_SLACK));
+    expect(reach.scale).toBe(1);
+    // A page exactly at a fence's count: the fence is not surely passed (its entry may be the page's last).
+    expect(keptReach(1100, counts, 700, 0.88).surely).toBe(700);
+    // Past the last fence: the scope's share over the rest.
+    const past = keptReach(3000, counts, 700, 0.88);
+    expect(past.surely).toBe(2800);
+    expect(past.end).toBe(Math.ceil(2800 + 600 / 0.88 + Math.sqrt((600 / 0.88) * 0.88 * 0.12) / 0.88 + FENCE_SLACK));
+    // Before the first fence: nothing surely passed.
+    expect(keptReach(300, counts, 700, 0.88).surely).toBe(0);
   });
 });
 
