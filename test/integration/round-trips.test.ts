@@ -591,7 +591,8 @@ describe('DynamoDB round trips per request', () => {
     ] as const) {
       const target = `${envs}?${query}`;
       const { prefetched, unprefetched } = await asWithoutPrefetch(target, who, plain);
-      expect(prefetched.roundTrips, target).toBeLessThanOrEqual(query.startsWith('query=') ? 4 : 3);
+      // A `query`'s tail reads one deviation of its matches' spread past the page: a call more when they fall further.
+      expect(prefetched.roundTrips, target).toBeLessThanOrEqual(query.startsWith('query=') ? 5 : 3);
       expect(prefetched.roundTrips, target).toBeLessThanOrEqual(unprefetched.roundTrips!);
       expect(prefetched.body.environments.length, target).toBeGreaterThan(0);
     }
