@@ -738,8 +738,8 @@ function queryNames(orgId: string, text: string) {
     onBuckets: ({ counts }: Pick<ListScope, 'counts'>) => {
       const limits = nameReadLimits(counts);
       names = Promise.all([
-        namesContaining(orgId, 'APP', text, limits.applications, served),
-        namesContaining(orgId, 'ENV', text, limits.environments, served),
+        namesContaining(orgId, 'APP', text, limits.applications, { onServed: served }),
+        namesContaining(orgId, 'ENV', text, limits.environments, { onServed: served }),
       ]);
       names.catch(() => undefined); // awaited by read, unless the scope fails first
     },
