@@ -734,19 +734,23 @@ function queryNames(orgId: string, text: string) {
   const served = () => {
     if (--toServe === 0 && scope) keepRead();
   };
+  const start = ({ counts }: Pick<ListScope, 'counts'>) => {
+    const limits = nameReadLimits(counts);
+    const started = Promise.all([
+      namesContaining(orgId, 'APP', text, limits.applications, { onServed: served }),
+      namesContaining(orgId, 'ENV', text, limits.environments, { onServed: served }),
+    ]);
+    started.catch(() => undefined); // awaited by read, unless the scope fails first
+    return started;
+  };
   return {
-    onBuckets: ({ counts }: Pick<ListScope, 'counts'>) => {
-      const limits = nameReadLimits(counts);
-      names = Promise.all([
-        namesContaining(orgId, 'APP', text, limits.applications, { onServed: served }),
-        namesContaining(orgId, 'ENV', text, limits.environments, { onServed: served }),
-      ]);
-      names.catch(() => undefined); // awaited by read, unless the scope fails first
-    },
+    onBuckets: (counted: Pick<ListScope, 'counts'>) => void (names = start(counted)),
+    // Started by onBuckets (listScope calls it before it resolves), or here if it was not.
     read: (listed: ListScope) => {
       scope = listed;
+      names ??= start(listed);
       if (toServe === 0) keepRead();
-      return names!;
+      return names;
     },
   };
 }
