@@ -767,12 +767,13 @@ function queryNames(orgId: string, text: string, onEstimated?: OnNamesEstimated)
       counted = listed;
       const limits = nameReadLimits(listed.counts);
       names = Promise.all([
-        namesContaining(orgId, 'APP', text, limits.applications, served('applications')),
-        namesContaining(orgId, 'ENV', text, limits.environments, served('environments')),
+        namesContaining(orgId, 'APP', text, limits.applications, { onServed: served('applications') }),
+        namesContaining(orgId, 'ENV', text, limits.environments, { onServed: served('environments') }),
       ]);
       names.catch(() => undefined); // awaited by read, unless the scope fails first
     },
-    read: () => names!,
+    // listScope calls onBuckets before it resolves: the names are started by then.
+    read: () => names ?? Promise.reject(new Error('queryNames: read before the scope was counted')),
   };
 }
 

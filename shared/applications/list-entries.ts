@@ -404,22 +404,21 @@ export function nameSampleReads(orgId: string, kinds: ('APP' | 'ENV')[], text: s
  * (the owner ids sort the partition and are random: the SAMPLE-th id's place in the id space is about SAMPLE / size),
  * and only the smallest is read on; with the unindexed names' partition, that is the candidates, confirmed on their
  * names. Cost: the samples plus the smallest partition (at most `limit`), whatever the organization's size. The
- * samples may come from the request's prefetch (nameSampleReads). `onServed` is called once the samples tell that
- * the names will be given (the smallest partition ends within the limit), before it is read on: what a caller reads
- * only for names can go beside the rest of the partition; it is told about how many there are (the partition's
- * estimate times the share of its sampled names that contain the text; exact but for the unindexed names when the
- * samples hold it all). `keepRead`: a partition estimated within half again the
- * limit (which was read up to the limit and then given up) is read to its end as segments side by side, and its
- * names are given even past the limit: a caller that tells from the matches among them whether they are few
- * (listApplicationsV2) reads those rather than every compact entry.
+ * samples may come from the request's prefetch (nameSampleReads). Options: `onServed` is called once the samples
+ * tell that the names will be given (the smallest partition ends within the limit), before it is read on: what a
+ * caller reads only for names can go beside the rest of the partition; it is told about how many there are (the
+ * partition's estimate times the share of its sampled names that contain the text; exact but for the unindexed names
+ * when the samples hold it all). `keepRead`: a partition estimated within NEAR_LIMIT times the limit (which was read
+ * up to the limit and then given up) is read to its end as segments side by side, and its names are given even past
+ * the limit: a caller that tells from the matches among them whether they are few (listApplicationsV2) reads those
+ * rather than every compact entry.
  */
 export async function namesContaining(
   orgId: string,
   kind: 'APP' | 'ENV',
   text: string,
   limit: number,
-  onServed?: (estimate: number) => void,
-  keepRead = false,
+  { onServed, keepRead = false }: { onServed?: (estimate: number) => void; keepRead?: boolean } = {},
 ): Promise<NameMatch[] | undefined> {
   const reads = nameSamples(orgId, kind, text);
   if (!reads) return undefined;
@@ -459,9 +458,10 @@ export async function namesContaining(
   const contains = (item: Record<string, unknown>) => String(item.name).toLowerCase().includes(lower);
   if (smallest.done ? smallest.items.length <= limit : estimate <= limit * SEGMENTED_SHARE)
     onServed?.((estimate * smallest.items.filter(contains).length) / Math.max(1, smallest.items.length));
-  // keepRead: one within half again the limit is read to its end as well, side by side (its names are kept).
-  if (!smallest.done && estimate <= limit * (keepRead ? 1.5 : SEGMENTED_SHARE)) await readRest(smallest, estimate);
-  else if (estimate <= limit * 1.5 || estimate === Number.MAX_SAFE_INTEGER) await fill(smallest, limit + 1);
+  // keepRead: one within NEAR_LIMIT is read to its end as well, side by side (its names are kept).
+  const near = limit * NEAR_LIMIT;
+  if (!smallest.done && estimate <= (keepRead ? near : limit * SEGMENTED_SHARE)) await readRest(smallest, estimate);
+  else if (estimate <= near || estimate === Number.MAX_SAFE_INTEGER) await fill(smallest, limit + 1);
   if (!smallest.done) await smallest.iterator.return?.(undefined);
   const found = await unindexed;
   if (!smallest.done || (smallest.items.length > limit && !keepRead)) return undefined;
@@ -473,6 +473,12 @@ export async function namesContaining(
     }))
     .filter((match) => match.name.toLowerCase().includes(lower));
 }
+
+/**
+ * A trigram partition estimated within this many times namesContaining's limit may still end within it (the estimate
+ * errs by about a seventh): it is read on up to the limit, or with keepRead to its end.
+ */
+const NEAR_LIMIT = 1.5;
 
 /**
  * A trigram partition estimated at most this share of namesContaining's limit is read to its end as segments side by
