@@ -244,7 +244,8 @@ const WANTS_KEPT = 20;
  * items it lacks to the end of the page (plus one), scaled by the share of the items read so far that it kept, once
  * it kept WANTS_KEPT (before, a filter that keeps a few in a hundred would size a call on one or two: the calls grow
  * as they did). `keep` counts what the walk keeps (pageFromStream's filter). `share`: the share of the index the
- * walk's filters keep at most (the caller's scope of the organization, from its counters). Until the walk has kept
+ * walk's filters keep at most (the caller's scope of the organization, from its counters; with `query`, times its
+ * matches' share, from its names: applications/list-plan.ts queryWalkShare). Until the walk has kept
  * enough to tell its own share, its calls are sized on the lesser of that and what it kept so far (one more kept
  * than it did, of one more read: hopeful while it has kept none), a quarter more for the chance of a sparse
  * stretch, and never fewer than the 4 times as many as it read that the calls would grow to: a filter that keeps one

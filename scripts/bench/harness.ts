@@ -24,6 +24,14 @@ export interface Timing {
 
 const round = (ms: number) => Math.round(ms * 100) / 100;
 
+/** Percentiles and mean of latency samples (ms). */
+export function timingOf(samples: number[]): Timing {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+  const mean = sorted.reduce((a, b) => a + b, 0) / sorted.length;
+  return { n: sorted.length, p50Ms: round(at(0.5)), p95Ms: round(at(0.95)), meanMs: round(mean) };
+}
+
 /** Runs `fn` `warmup` times unmeasured, then `n` times sequentially, and returns latency percentiles. */
 export async function measure(fn: () => Promise<unknown>, n = 200, warmup = 20): Promise<Timing> {
   for (let i = 0; i < warmup; i++) await fn();
@@ -33,9 +41,7 @@ export async function measure(fn: () => Promise<unknown>, n = 200, warmup = 20):
     await fn();
     samples.push(performance.now() - start);
   }
-  samples.sort((a, b) => a - b);
-  const at = (q: number) => samples[Math.min(samples.length - 1, Math.floor(q * samples.length))];
-  return { n, p50Ms: round(at(0.5)), p95Ms: round(at(0.95)), meanMs: round(samples.reduce((a, b) => a + b, 0) / n) };
+  return timingOf(samples);
 }
 
 /** A fresh organization (or `existingOrgId`) with a new all-permission user, its API key and a logged-in token. */

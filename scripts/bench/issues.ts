@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { benchTenant, type BenchSection, benchCaller } from './harness.ts';
+import { interleaved } from './outside.ts';
 import { formatsFixture } from '../../scanner/test/formats-expected.ts';
 import { wapitiFixture } from '../../scanner/test/wapiti-expected.ts';
 
@@ -125,26 +126,32 @@ async function diffFigures(ctx: Parameters<BenchSection['run']>[0], call: Call, 
   if (JSON.stringify(sets) !== JSON.stringify(expected))
     throw new Error(`issues: the diff's sets are ${JSON.stringify(sets)}, not ${JSON.stringify(expected)}`);
   ctx.progress(`issues: the diff, its domain call and its floor, ${DIFF_ROUNDS} interleaved rounds ...`);
-  const timings = await interleaved(DIFF_ROUNDS, {
-    // The operation over HTTP: authentication, the domain call, JSON encoding.
-    operation: () => call('GET', `/api/v1/scan/${scan}/diff?against=${base}`),
-    // The domain call alone (shared/scans/diff.ts), in process.
-    inProcess: async () => {
-      const { diffOfScans } = await import('../../shared/scans/diff.ts');
-      const [s, b] = await Promise.all([scanRecord(appId, scan), scanRecord(appId, base)]);
-      return diffOfScans(s, b);
+  const { diff: timings } = await interleaved(
+    {
+      diff: {
+        // The operation over HTTP: authentication, the domain call, JSON encoding.
+        operation: () => call('GET', `/api/v1/scan/${scan}/diff?against=${base}`),
+        // The domain call alone (shared/scans/diff.ts), in process.
+        inProcess: async () => {
+          const { diffOfScans } = await import('../../shared/scans/diff.ts');
+          const [s, b] = await Promise.all([scanRecord(appId, scan), scanRecord(appId, base)]);
+          return diffOfScans(s, b);
+        },
+        // What DynamoDB Local alone charges: the two scans' digests read as the diff reads them (scans/scan-digest.ts),
+        // nothing done with them.
+        floor: async () => {
+          const { scanDigestOf } = await import('../../shared/scans/scan-digest.ts');
+          const [s, b] = await Promise.all([scanRecord(appId, scan), scanRecord(appId, base)]);
+          const digests = await Promise.all([s, b].map(scanDigestOf));
+          if (!digests.every(Boolean)) throw new Error('issues: a scan of the diff has no digest');
+        },
+        // The same scans' URI ranges, read as a diff of scans without digests reads them (published before digests).
+        urisFloor: () => Promise.all([scan, base].map((id) => urisRead(appId, id))),
+      },
     },
-    // What DynamoDB Local alone charges: the two scans' digests read as the diff reads them (scans/scan-digest.ts),
-    // nothing done with them.
-    floor: async () => {
-      const { scanDigestOf } = await import('../../shared/scans/scan-digest.ts');
-      const [s, b] = await Promise.all([scanRecord(appId, scan), scanRecord(appId, base)]);
-      const digests = await Promise.all([s, b].map(scanDigestOf));
-      if (!digests.every(Boolean)) throw new Error('issues: a scan of the diff has no digest');
-    },
-    // The same scans' URI ranges, read as a diff of scans without digests reads them (published before digests).
-    urisFloor: () => Promise.all([scan, base].map((id) => urisRead(appId, id))),
-  });
+    DIFF_ROUNDS,
+    1,
+  );
   const bytes = Buffer.byteLength(JSON.stringify(sample));
   return {
     findingsPerScan: FINDINGS,
@@ -176,27 +183,6 @@ async function urisRead(appId: string, scanId: string) {
     attributes: ['n', 'pluginId', 'findingHash', 'uri', 'requestMethod', 'param'],
   });
   return items.length;
-}
-
-/** Each measure once unmeasured, then `rounds` rounds of each in turn: p50, p95 and mean of each (ms). */
-async function interleaved(rounds: number, measures: Record<string, () => Promise<unknown>>) {
-  const samples: Record<string, number[]> = {};
-  for (const fn of Object.values(measures)) await fn();
-  for (let r = 0; r < rounds; r++)
-    for (const [name, fn] of Object.entries(measures)) {
-      const start = performance.now();
-      await fn();
-      (samples[name] ??= []).push(performance.now() - start);
-    }
-  const round = (ms: number) => Math.round(ms * 10) / 10;
-  return Object.fromEntries(
-    Object.entries(samples).map(([name, all]) => {
-      const sorted = [...all].sort((a, b) => a - b);
-      const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-      const mean = all.reduce((a, b) => a + b, 0) / all.length;
-      return [name, { n: all.length, p50Ms: round(at(0.5)), p95Ms: round(at(0.95)), meanMs: round(mean) }];
-    }),
-  );
 }
 
 const section: BenchSection = {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { freePorts } from '../local/ports.ts';
+import { timingOf, type Timing } from './harness.ts';
 
 // The request path measured from outside (docs/BENCHMARKS.md): `npm start` as a user runs it (its own process, its
 // default logging: one compact line per request on the terminal, the JSON line in DATA_DIR/logs), an HTTP client in
@@ -95,7 +96,7 @@ export async function startOutsideServer(root: string, label: string): Promise<O
   };
 }
 
-type Sample = () => Promise<void>;
+type Sample = () => Promise<unknown>;
 
 /** The operations measured against one server, and the raw GetItem beside them. */
 export async function outsideOperations(server: OutsideServer): Promise<Record<string, Sample>> {
@@ -132,11 +133,10 @@ export async function outsideOperations(server: OutsideServer): Promise<Record<s
   };
 }
 
-const round = (ms: number) => Math.round(ms * 100) / 100;
-
 /**
  * Each round runs every operation of every server once, in a rotating order, so that the samples of all of them
- * are spread over the same period of the machine's load. Returns p50/p95 per server and operation.
+ * are spread over the same period of the machine's load, after `warmup` unmeasured rounds. Returns the timing
+ * (harness.ts timingOf) per server and operation.
  */
 export async function interleaved(operations: Record<string, Record<string, Sample>>, rounds: number, warmup = 30) {
   const entries = Object.entries(operations).flatMap(([server, ops]) =>
@@ -151,11 +151,7 @@ export async function interleaved(operations: Record<string, Record<string, Samp
       if (r >= warmup) samples.get(entry)!.push(performance.now() - start);
     }
   }
-  const result: Record<string, Record<string, { n: number; p50Ms: number; p95Ms: number }>> = {};
-  for (const [entry, values] of samples) {
-    values.sort((a, b) => a - b);
-    const at = (q: number) => values[Math.min(values.length - 1, Math.floor(q * values.length))];
-    (result[entry.server] ??= {})[entry.op] = { n: values.length, p50Ms: round(at(0.5)), p95Ms: round(at(0.95)) };
-  }
+  const result: Record<string, Record<string, Timing>> = {};
+  for (const [entry, values] of samples) (result[entry.server] ??= {})[entry.op] = timingOf(values);
   return result;
 }

@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { randomUUID } from 'node:crypto';
-import { benchTenant, type BenchSection, type Timing } from './harness.ts';
+import { benchTenant, timingOf, type BenchSection } from './harness.ts';
 
 // Webhook figures (docs/WEBHOOKS.md): (a) what a subscription adds to a scan's completion, whose transaction records
 // the scanCompleted event in the outbox either way: reportScanCompleted's latency in an organization without a
@@ -16,16 +16,6 @@ const COMPLETIONS = 60;
 const EVENTS = 300;
 
 const round = (ms: number) => Math.round(ms * 100) / 100;
-function stats(samples: number[]): Timing {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-  return {
-    n: sorted.length,
-    p50Ms: round(at(0.5)),
-    p95Ms: round(at(0.95)),
-    meanMs: round(sorted.reduce((a, b) => a + b, 0) / sorted.length),
-  };
-}
 
 const section: BenchSection = {
   name: 'webhooks',
@@ -104,7 +94,7 @@ const section: BenchSection = {
             await tenant.call('POST', `/api/v1/scan/${scanId}/complete`, { status: 'COMPLETED', urlCount: 20 });
             if (i >= 5) tenant.samples.push(performance.now() - start); // the first five warm up
           }
-        const [without, withOne] = tenants.map((t) => stats(t.samples));
+        const [without, withOne] = tenants.map((t) => timingOf(t.samples));
         return {
           withoutSubscription: without,
           withSubscription: withOne,

@@ -452,7 +452,7 @@ export async function listApplicationsV2(caller: Caller, orgId: string, q: ListA
   // more: the applications whose name contains it, from the name trigram index (applicationNameReadLimit).
   const candidates =
     scope && text
-      ? await namesContaining(orgId, 'APP', text, applicationNameReadLimit(scope.counts), undefined, true)
+      ? await namesContaining(orgId, 'APP', text, applicationNameReadLimit(scope.counts), { keepRead: true })
       : undefined;
   // applicationStatus alone, with one status: its count from the applications without environments (usually few:
   // a prefix of the status index per bucket) and the counters; the applications themselves when they are few.

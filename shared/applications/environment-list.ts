@@ -8,6 +8,7 @@ import {
 import {
   allEnvironmentEntries,
   applicationEntries,
+  applicationEntriesQuery,
   applicationsCovering,
   bucketApplicationEntries,
   environmentEntries,
@@ -35,6 +36,9 @@ import {
   nameReadLimits,
   pageApplicationsByKey,
   planEnvironmentList,
+  queryWalkShare,
+  shareSizedLimit,
+  type NameMatchCounts,
   type EnvironmentListPlan,
   type EnvironmentListStats,
   type EnvironmentSetSource,
@@ -58,6 +62,7 @@ import {
   canSeeTeamResource,
   type ListEntry,
   type ListScope,
+  type CountedScope,
   type NameMatch,
   NO_SCAN_STATUS,
   type EnvironmentRecord,
@@ -410,6 +415,8 @@ interface ListContext {
   applications: PageApplications;
   /** Writes of what the plan's walks learned (list-fences.ts), made beside the page's reads. */
   learners: (() => Promise<void>)[];
+  /** `query`'s walk whose first call was made when the name samples were read (queryWalkCall). */
+  speculated?: SpeculatedWalk;
 }
 
 // ---- One executor per plan kind (list-plan.ts EnvironmentListPlan)
@@ -420,16 +427,25 @@ async function walkIndex(plan: Extract<EnvironmentListPlan, { kind: 'index' }>, 
   const forward = sortDir === 'ASC';
   // The first call asks for everything up to the end of the page, each further one for what the walk still wants.
   const walkLimit = walkAhead(request);
-  // The caller's scope (types, teams) keeps its share of the organization's environments, which sizes the calls.
-  const wants = walkWants(request, c.keep, c.scope.counts.environments / c.scope.organization.environments);
+  // The caller's scope (types, teams) keeps its share of the organization's environments, `query` its matches' share
+  // of those: that sizes the calls.
+  const share = walkShare(plan, c);
+  const wants = walkWants(request, c.keep, share);
   // Whole items are copied by the name and scan-date indexes alone (list-plan.ts WHOLE_ITEM_PAGES).
   const { order } = plan;
   // The walk's first call may come from the request's prefetch (firstWalkCall).
   const options = { prefetchedFirstCall: true, wanted: wants.wanted };
   const value = applicationValue(c.sortField, c.repos)!;
   const fenced = walkFencedList(plan, request, c.q);
-  // A walk that teamIds thins: its first call sized by the scope's share (speculated when the counters were read).
-  const firstLimit = walkSizedByScope(plan, request, c.q) ? scopeSizedLimit(request, c.scope) : walkLimit;
+  // A walk that teamIds thins: its first call sized by the scope's share (speculated when the counters were read); one
+  // that `query` thins, by its matches' share (speculated when the name samples were read: queryWalkCall).
+  const firstLimit = walkSizedByScope(plan, request, c.q)
+    ? scopeSizedLimit(request, c.scope)
+    : plan.total === 'queryMatches'
+      ? c.speculated?.walk?.order === order
+        ? c.speculated.walk.limit
+        : shareSizedLimit(walkLimit, share)
+      : walkLimit;
   const stream =
     order === 'applicationValue'
       ? await byApplicationValue(orgId, value, c.repos, c.keep, sortDir, walkLimit, wants.wanted)
@@ -455,6 +471,17 @@ async function walkIndex(plan: Extract<EnvironmentListPlan, { kind: 'index' }>, 
 }
 
 /**
+ * The share of the order's index an `index` walk keeps: the caller's scope's share of the organization's
+ * environments, and for `query` its matches' share of those (list-plan.ts queryWalkShare, from the names).
+ */
+function walkShare(plan: Extract<EnvironmentListPlan, { kind: 'index' }>, c: ListContext): number {
+  const { counts, organization } = c.scope;
+  if (plan.total === 'queryMatches' && c.appNames && c.envNames)
+    return queryWalkShare({ applications: c.appNames.length, environments: c.envNames.length }, counts, organization);
+  return counts.environments / organization.environments;
+}
+
+/**
  * How far a walk of the id order for `needed` entries surely goes (list-plan.ts idWalkReach), past what its first
  * call reads: that DynamoDB page holds about 1 MB of entries (about 2,500; DynamoDB Local about 850), at most what
  * it asks for.
@@ -474,23 +501,12 @@ function walkSizedByScope(plan: EnvironmentListPlan, request: PageRequest, q: En
 }
 
 /**
- * Deviations of scopeSizedLimit's margin: as far as the walk read before it was sized so (a first call of walkAhead,
- * then walkWants' call of 1.25 times the rest over the share: about 1.65 deviations at a share of a tenth).
- */
-const SCOPE_DEVIATIONS = 1.65;
-
-/**
- * A walk's first call for walkAhead entries of the scope's (a share p of the organization's environments, spread
- * through the order): n entries keep about n p, give or take the square root of n p (1 - p); n is the least that
- * keeps them SCOPE_DEVIATIONS short of that (a shortfall costs a call more, never an entry), at most 1,000.
+ * A walk's first call for walkAhead entries of the scope's (a share of the organization's environments, spread
+ * through the order): list-plan.ts shareSizedLimit.
  */
 function scopeSizedLimit(request: PageRequest, scope: Pick<ListScope, 'counts' | 'organization'>): number {
-  const needed = walkAhead(request);
   const share = scope.organization.environments ? scope.counts.environments / scope.organization.environments : 1;
-  if (share >= 1 || share <= 0) return needed;
-  const spread = (SCOPE_DEVIATIONS * Math.sqrt(1 - share)) / 2;
-  const root = spread + Math.sqrt(spread * spread + needed);
-  return Math.max(needed, Math.min(1000, Math.ceil((root * root) / share)));
+  return shareSizedLimit(walkAhead(request), share);
 }
 
 /** A `query`'s walk passes about walkAhead / (the share it keeps): fenced from this many entries (a quarter or less). */
@@ -593,9 +609,13 @@ async function walkApplications(
   const forward = c.sortDir === 'ASC';
   // The caller's buckets merged in name order; the walk always makes its first calls: made now, beside the count of
   // `query`'s matches.
+  // (With `query`, their first calls may come from the request's speculation of them: queryWalkCall.)
+  const limit = applicationWalkLimit(c.request);
   const apps = started(
     mergeOrdered(
-      c.scope.buckets.map((b) => applicationEntries(c.orgId, b, 'name', forward, Math.min(1000, readAhead(c.request)))),
+      c.scope.buckets.map((b) =>
+        applicationEntries(c.orgId, b, 'name', forward, limit, undefined, { prefetchedFirstCall: true }),
+      ),
       forward,
     ),
   );
@@ -603,6 +623,9 @@ async function walkApplications(
   const matches = await queryMatchCounts(c.orgId, c.scope, c.appNames!, c.envNames!);
   return byApplicationName(c, forward, apps, { ...matches, keep: c.keep });
 }
+
+/** Applications a `byApplication` walk asks each bucket for in its first call. */
+const applicationWalkLimit = (request: PageRequest) => Math.min(1000, readAhead(request));
 
 /** The items of a stream whose first item is asked for now (its first reads start at once). */
 function started<T>(items: AsyncIterable<T>): AsyncIterable<T> {
@@ -796,31 +819,66 @@ function firstWalkCall(
  * nameReadLimits of the caller's counters: started as soon as listScope has read them (onBuckets), so that the rest
  * of a trigram's partition goes beside the hidden applications' ids. The names are known by their application's id
  * alone: the plans on them (the matches' count, the set of the names) tell the caller's applications by
- * applicationKeep, read once the scope is known and both kinds will be given (else the compact entries, which carry
- * the types, are read instead).
+ * applicationKeep, whose ids are read as soon as the samples tell that both kinds will be given, beside the rest of
+ * the names and the hidden applications' ids (else the compact entries, which carry the types, are read instead);
+ * `onEstimated` is then told about how many names there are (queryWalkCall).
  */
-function queryNames(orgId: string, text: string) {
+function queryNames(orgId: string, text: string, onEstimated?: OnNamesEstimated) {
   let names: Promise<[NameMatch[] | undefined, NameMatch[] | undefined]> | undefined;
-  let scope: ListScope | undefined;
+  let counted: CountedScope | undefined;
   let toServe = 2;
-  const keepRead = () => void scope!.applicationKeep().catch(() => undefined); // awaited by the plan that uses it
-  const served = () => {
-    if (--toServe === 0 && scope) keepRead();
+  const estimates = { applications: 0, environments: 0 };
+  const served = (kind: keyof typeof estimates) => (estimate: number) => {
+    estimates[kind] = estimate;
+    if (--toServe > 0) return;
+    // The scope's check of the named applications, beside the rest of the names (applicationKeep takes it).
+    counted!.startApplicationKeep();
+    onEstimated?.(counted!, estimates);
   };
   return {
-    onBuckets: ({ counts }: Pick<ListScope, 'counts'>) => {
-      const limits = nameReadLimits(counts);
+    onBuckets: (listed: CountedScope) => {
+      counted = listed;
+      const limits = nameReadLimits(listed.counts);
       names = Promise.all([
-        namesContaining(orgId, 'APP', text, limits.applications, served),
-        namesContaining(orgId, 'ENV', text, limits.environments, served),
+        namesContaining(orgId, 'APP', text, limits.applications, { onServed: served('applications') }),
+        namesContaining(orgId, 'ENV', text, limits.environments, { onServed: served('environments') }),
       ]);
       names.catch(() => undefined); // awaited by read, unless the scope fails first
     },
-    read: (listed: ListScope) => {
-      scope = listed;
-      if (toServe === 0) keepRead();
-      return names!;
-    },
+    // listScope calls onBuckets before it resolves: the names are started by then.
+    read: () => names ?? Promise.reject(new Error('queryNames: read before the scope was counted')),
+  };
+}
+
+/** Called once the name samples tell that both kinds of names will be given, with about how many (queryNames). */
+type OnNamesEstimated = (counted: CountedScope, estimates: NameMatchCounts) => void;
+
+/** The first call of `query`'s `index` walk made when the name samples were read (queryWalkCall). */
+interface SpeculatedWalk {
+  walk?: { order: Extract<EnvironmentListPlan, { kind: 'index' }>['order']; limit: number };
+}
+
+/**
+ * `query`'s walk planned on what the name samples tell (about how many names there are), its first call made then:
+ * beside the rest of the smallest trigram partition and the hidden applications' ids, rather than after them (a
+ * round trip less). An `index` walk's first call is sized by the matches' share the estimates give (list-plan.ts
+ * queryWalkShare; the walk, planned on the names read, takes it when it walks the same order); a `byApplication`
+ * walk's first calls are its buckets' first (readAhead applications each). Read for nothing when the names read plan
+ * otherwise (the estimates err by about a seventh): a page's worth of entries, sized on a share.
+ */
+function queryWalkCall(orgId: string, q: EnvListQuery, request: PageRequest, speculated: SpeculatedWalk) {
+  return (counted: CountedScope, nameMatches: NameMatchCounts) => {
+    const stats = { ...counted.counts, organization: counted.organization, nameMatches };
+    const plan = planEnvironmentList(q, request, stats);
+    const forward = q.sortDir !== 'DESC';
+    if (plan.kind === 'byApplication' && plan.total === 'queryMatches')
+      for (const bucket of counted.buckets)
+        prefetchFirstCall(applicationEntriesQuery(orgId, bucket, 'name', forward, applicationWalkLimit(request)));
+    if (plan.kind !== 'index' || plan.total !== 'queryMatches' || plan.order === 'applicationValue') return;
+    const share = queryWalkShare(nameMatches, counted.counts, counted.organization);
+    const limit = shareSizedLimit(walkAhead(request), share);
+    speculated.walk = { order: plan.order, limit };
+    prefetchFirstCall(environmentEntriesQuery(orgId, plan.order, forward, limit));
   };
 }
 
@@ -836,12 +894,13 @@ export async function listEnvironmentsV2(caller: Caller, orgId: string, q: EnvLi
   // environment's or its application's name: the names containing it come from the trigram index (queryNames),
   // started beside the hidden applications' ids; beyond nameReadLimits, or under three characters (no trigram), the
   // applications' compact entries give theirs.
-  const names = text ? queryNames(orgId, text) : undefined;
+  const speculated: SpeculatedWalk = {};
+  const names = text ? queryNames(orgId, text, queryWalkCall(orgId, q, request, speculated)) : undefined;
   const [scope, repos] = await Promise.all([
     listScope(orgId, membership, q.applicationTypes, q.teamIds, { onBuckets: early?.onBuckets ?? names?.onBuckets }),
     repositoriesByApplication(orgId),
   ]);
-  const [appNames, envNames] = names ? await names.read(scope) : [];
+  const [appNames, envNames] = names ? await names.read() : [];
   const named = !text || appNames ? undefined : await applicationsNamedLike(orgId, scope, text);
   const appsMatchingQuery = !text
     ? undefined
@@ -854,12 +913,13 @@ export async function listEnvironmentsV2(caller: Caller, orgId: string, q: EnvLi
   const stats: EnvironmentListStats = {
     ...scope.counts,
     everyMatch,
+    organization: scope.organization,
     nameMatches: appNames && envNames ? { applications: appNames.length, environments: envNames.length } : undefined,
   };
   const keep = entryKeep(scope, everyMatch ? { ...q, query: undefined } : q, appsMatchingQuery, now);
   const execute = (plan: EnvironmentListPlan) => {
     const applications = pageApplications(orgId, scope);
-    const context = { orgId, q, request, sortField, sortDir, now, scope, repos, keep, appNames, envNames };
+    const context = { orgId, q, request, sortField, sortDir, now, scope, repos, keep, appNames, envNames, speculated };
     const learners: ListContext['learners'] = [];
     const page = executePlan(plan, { ...context, appsMatchingQuery, applications, learners });
     return { applications, page, learners };

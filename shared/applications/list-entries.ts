@@ -30,6 +30,7 @@ import {
   type Bucket,
   type ApplicationListOrder,
   type ListScope,
+  type CountedScope,
   visibleTeams,
 } from './model.ts';
 
@@ -451,20 +452,21 @@ export function nameSampleReads(orgId: string, kinds: ('APP' | 'ENV')[], text: s
  * (the owner ids sort the partition and are random: the SAMPLE-th id's place in the id space is about SAMPLE / size),
  * and only the smallest is read on; with the unindexed names' partition, that is the candidates, confirmed on their
  * names. Cost: the samples plus the smallest partition (at most `limit`), whatever the organization's size. The
- * samples may come from the request's prefetch (nameSampleReads). `onServed` is called once the samples tell that
- * the names will be given (the smallest partition ends within the limit), before it is read on: what a caller reads
- * only for names can go beside the rest of the partition. `keepRead`: a partition estimated within half again the
- * limit (which was read up to the limit and then given up) is read to its end as segments side by side, and its
- * names are given even past the limit: a caller that tells from the matches among them whether they are few
- * (listApplicationsV2) reads those rather than every compact entry.
+ * samples may come from the request's prefetch (nameSampleReads). Options: `onServed` is called once the samples
+ * tell that the names will be given (the smallest partition ends within the limit), before it is read on: what a
+ * caller reads only for names can go beside the rest of the partition; it is told about how many there are (the
+ * partition's estimate times the share of its sampled names that contain the text; exact but for the unindexed names
+ * when the samples hold it all). `keepRead`: a partition estimated within NEAR_LIMIT times the limit (which was read
+ * up to the limit and then given up) is read to its end as segments side by side, and its names are given even past
+ * the limit: a caller that tells from the matches among them whether they are few (listApplicationsV2) reads those
+ * rather than every compact entry.
  */
 export async function namesContaining(
   orgId: string,
   kind: 'APP' | 'ENV',
   text: string,
   limit: number,
-  onServed?: () => void,
-  keepRead = false,
+  { onServed, keepRead = false }: { onServed?: (estimate: number) => void; keepRead?: boolean } = {},
 ): Promise<NameMatch[] | undefined> {
   const reads = nameSamples(orgId, kind, text);
   if (!reads) return undefined;
@@ -500,14 +502,17 @@ export async function namesContaining(
   // An estimate well over the limit is not read on (the estimate errs by about a seventh either way); a partition
   // without an estimate (ids that are not UUIDs) is read up to the limit.
   const estimate = size(smallest);
-  if (smallest.done ? smallest.items.length <= limit : estimate <= limit * SEGMENTED_SHARE) onServed?.();
-  // keepRead: one within half again the limit is read to its end as well, side by side (its names are kept).
-  if (!smallest.done && estimate <= limit * (keepRead ? 1.5 : SEGMENTED_SHARE)) await readRest(smallest, estimate);
-  else if (estimate <= limit * 1.5 || estimate === Number.MAX_SAFE_INTEGER) await fill(smallest, limit + 1);
+  const lower = text.toLowerCase();
+  const contains = (item: Record<string, unknown>) => String(item.name).toLowerCase().includes(lower);
+  if (smallest.done ? smallest.items.length <= limit : estimate <= limit * SEGMENTED_SHARE)
+    onServed?.((estimate * smallest.items.filter(contains).length) / Math.max(1, smallest.items.length));
+  // keepRead: one within NEAR_LIMIT is read to its end as well, side by side (its names are kept).
+  const near = limit * NEAR_LIMIT;
+  if (!smallest.done && estimate <= (keepRead ? near : limit * SEGMENTED_SHARE)) await readRest(smallest, estimate);
+  else if (estimate <= near || estimate === Number.MAX_SAFE_INTEGER) await fill(smallest, limit + 1);
   if (!smallest.done) await smallest.iterator.return?.(undefined);
   const found = await unindexed;
   if (!smallest.done || (smallest.items.length > limit && !keepRead)) return undefined;
-  const lower = text.toLowerCase();
   return [...smallest.items, ...found]
     .map((item) => ({
       applicationId: item.applicationId as string,
@@ -516,6 +521,12 @@ export async function namesContaining(
     }))
     .filter((match) => match.name.toLowerCase().includes(lower));
 }
+
+/**
+ * A trigram partition estimated within this many times namesContaining's limit may still end within it (the estimate
+ * errs by about a seventh): it is read on up to the limit, or with keepRead to its end.
+ */
+const NEAR_LIMIT = 1.5;
 
 /**
  * A trigram partition estimated at most this share of namesContaining's limit is read to its end as segments side by
@@ -695,7 +706,7 @@ export async function listScope(
     onBuckets,
   }: {
     byApplication?: boolean;
-    onBuckets?: (scope: Pick<ListScope, 'buckets' | 'counts' | 'organization'>) => void;
+    onBuckets?: (scope: CountedScope) => void;
   } = {},
 ): Promise<ListScope> {
   const [all, deleting] = await Promise.all([organizationBuckets(orgId), deletingApplicationIds(orgId)]);
@@ -706,13 +717,33 @@ export async function listScope(
   const sum = (list: Bucket[], field: 'applications' | 'environments') => list.reduce((n, b) => n + b[field], 0);
   const counts = { applications: sum(buckets, 'applications'), environments: sum(buckets, 'environments') };
   const organization = { applications: sum(all, 'applications'), environments: sum(all, 'environments') };
-  onBuckets?.({ buckets, counts, organization });
   const idsOf = async (list: Bucket[]) => {
     const ids = new Set<string>();
     const found = await Promise.all(list.map((b) => bucketApplicationEntries(orgId, b, ['applicationId'])));
     for (const entry of found.flat()) ids.add(entry.applicationId);
     return ids;
   };
+  // Applications outside the scope that `shown` below does not already tell apart: of other types (and of hidden
+  // teams, when their ids are not read). Their ids (or the scope's, when fewer) are read for applicationKeep, from
+  // the counters alone: a caller may start that read beside the hidden applications' ids (onBuckets).
+  const outside = all.filter((b) => (byApplication ? !typed.includes(b) : !buckets.includes(b)) && b.applications > 0);
+  let outsideKeep: Promise<(appId: string) => boolean> | undefined;
+  const readOutsideKeep = async (): Promise<(appId: string) => boolean> => {
+    if (outside.length === 0) return () => true;
+    if (sum(outside, 'applications') <= counts.applications) {
+      const outsideIds = await idsOf(outside);
+      return (appId) => !outsideIds.has(appId);
+    }
+    const insideIds = await idsOf(buckets);
+    return (appId) => insideIds.has(appId);
+  };
+  const startOutsideKeep = () => (outsideKeep ??= readOutsideKeep());
+  onBuckets?.({
+    buckets,
+    counts,
+    organization,
+    startApplicationKeep: () => void startOutsideKeep().catch(() => undefined), // awaited by applicationKeep
+  });
   let shown: (appId: string) => boolean = (appId) => !deleting.has(appId);
   if (hidden.length && sum(hidden, 'applications') <= counts.applications) {
     const hiddenIds = await idsOf(hidden);
@@ -721,18 +752,10 @@ export async function listScope(
     const shownIds = await idsOf(buckets);
     shown = (appId) => shownIds.has(appId) && !deleting.has(appId);
   }
-  // Applications outside the scope that `shown` does not already tell apart: of other types (and of hidden teams, when
-  // their ids were not read).
-  const outside = all.filter((b) => (byApplication ? !typed.includes(b) : !buckets.includes(b)) && b.applications > 0);
   let applicationKeep: Promise<(appId: string) => boolean> | undefined;
   const readApplicationKeep = async (): Promise<(appId: string) => boolean> => {
-    if (outside.length === 0) return shown;
-    if (sum(outside, 'applications') <= counts.applications) {
-      const outsideIds = await idsOf(outside);
-      return (appId) => !outsideIds.has(appId) && shown(appId);
-    }
-    const insideIds = await idsOf(buckets);
-    return (appId) => insideIds.has(appId) && shown(appId);
+    const inside = await startOutsideKeep();
+    return (appId) => inside(appId) && shown(appId);
   };
   return {
     buckets,

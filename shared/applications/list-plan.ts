@@ -1,4 +1,4 @@
-import type { PageRequest } from '../lists.ts';
+import { walkAhead, type PageRequest } from '../lists.ts';
 import type {
   ENV_SORT_FIELDS,
   APP_SORT_FIELDS,
@@ -17,6 +17,14 @@ import { DEPRECATED_ENVIRONMENT_LIST_PLAN, ApplicationListOrder, EnvironmentList
 
 /** Read units of an item read whole by key (BatchGetItem, eventually consistent: each rounded up to 4 KB). */
 export const WHOLE_READ_UNITS = 0.5;
+/** Bytes of an environment item read whole: about 1.1 KB, 1.3 KB with its last scan's figures. */
+export const ENVIRONMENT_ITEM_BYTES = 1_300;
+/**
+ * Read units of an application's environments read whole by one Query of its partition: charged by their summed size
+ * rounded up to 4 KB, halved (eventually consistent), half a unit at least (5 environments: 1 unit, not 2.5).
+ */
+export const applicationEnvironmentsUnits = (environments: number) =>
+  Math.max(1, Math.ceil((environments * ENVIRONMENT_ITEM_BYTES) / 4096)) * WHOLE_READ_UNITS;
 /** Read units of a compact index entry read by Query (about 380 bytes, charged by the 4 KB). */
 export const COMPACT_ENTRY_UNITS = 0.05;
 /**
@@ -71,6 +79,43 @@ export function idWalkReach(needed: number, firstCall: number, scope: ScopeCount
   const surely = Math.max(0, passes - 3 * deviation);
   if (surely <= firstCall) return undefined;
   return { entries, surely: surely / entries, tail: Math.ceil(6 * deviation) };
+}
+
+/**
+ * Deviations of shareSizedLimit's margin: as far as a walk read before its first call was sized so (a first call of
+ * walkAhead, then walkWants' call of 1.25 times the rest over the share: about 1.65 deviations at a share of a tenth).
+ */
+export const SHARE_DEVIATIONS = 1.65;
+
+/**
+ * A walk's first call for `needed` entries of an index whose filters keep a share p of it (spread through the
+ * order): n entries keep about n p, give or take the square root of n p (1 - p); n is the least that keeps them
+ * SHARE_DEVIATIONS short of that (a shortfall costs a call more, never an entry), at most 1,000.
+ */
+export function shareSizedLimit(needed: number, share: number): number {
+  if (share >= 1 || share <= 0) return needed;
+  const spread = (SHARE_DEVIATIONS * Math.sqrt(1 - share)) / 2;
+  const root = spread + Math.sqrt(spread * spread + needed);
+  return Math.max(needed, Math.min(1000, Math.ceil((root * root) / share)));
+}
+
+/** How many names containing `query` the trigram index gave (or, before the names are read, their samples tell). */
+export interface NameMatchCounts {
+  applications: number;
+  environments: number;
+}
+
+/**
+ * The share of an environment order's index that a `query` walk keeps: the matches (each environment named like it,
+ * and an application named like it with the organization's mean environments; the names are the organization's) of
+ * the organization's environments, thinned by the caller's scope's share of them (the matches spread evenly).
+ */
+export function queryWalkShare(names: NameMatchCounts, scope: ScopeCounts, organization: ScopeCounts = scope): number {
+  if (!organization.environments) return 1;
+  const perApp = organization.applications ? organization.environments / organization.applications : 1;
+  const matches = names.environments + names.applications * perApp;
+  const scopeShare = Math.min(1, scope.environments / organization.environments);
+  return Math.min(1, matches / organization.environments) * scopeShare;
 }
 
 /** Places a fenced walk reads short of and past where its page should end, whatever else may have moved. */
@@ -191,8 +236,10 @@ export type EnvironmentListPlan = { health?: HealthSource } & (
 );
 
 export interface EnvironmentListStats extends ScopeCounts {
+  /** The organization's applications and environments (the counters); the scope's when not given. */
+  organization?: ScopeCounts;
   /** How many names containing `query` the trigram index gave; undefined when it was not read or gave up (too many). */
-  nameMatches?: { applications: number; environments: number };
+  nameMatches?: NameMatchCounts;
   /** Every application of the caller's with environments has a name containing `query`: it filters nothing. */
   everyMatch?: boolean;
   /** The health aggregates were read and are incomplete (an upgraded table before its backfill). */
@@ -234,11 +281,17 @@ function queryStrategy(
   const matches = names.environments + names.applications * perApp;
   if (filtersBesideQuery(q)) return isFew(matches, environments) ? 'whole' : undefined;
   if (sortField === 'environmentName' && isFew(names.applications * perApp, environments)) return 'names';
-  // The walk reads about (end of page) x (environments / matches) entries of the order's index, at most all of them.
-  const walk =
-    Math.min(environments, ((request.page + 1) * request.size * environments) / Math.max(1, matches)) *
-    COMPACT_ENTRY_UNITS;
-  return matches * WHOLE_READ_UNITS <= walk ? 'whole' : 'walk';
+  // The walk reads about (end of page) / (the share it keeps) entries of the order's index, its first call sized by
+  // that share (shareSizedLimit), at most all of them; then the page's environments by key. The matches read whole
+  // are those named like it by key and a Query of each application named like it (which gives the page whole).
+  const organization = stats.organization ?? stats;
+  const share = queryWalkShare(names, stats, organization);
+  const needed = walkAhead(request);
+  const entries = Math.min(organization.environments, Math.max(needed / share, shareSizedLimit(needed, share)));
+  const pageEntries = Math.max(0, Math.min(request.size, matches - request.page * request.size));
+  const walk = entries * COMPACT_ENTRY_UNITS + pageEntries * WHOLE_READ_UNITS;
+  const whole = names.environments * WHOLE_READ_UNITS + names.applications * applicationEnvironmentsUnits(perApp);
+  return whole <= walk ? 'whole' : 'walk';
 }
 
 /** The filter whose index selects the set, most selective first (EnvironmentSetSource), if any. */

@@ -442,6 +442,12 @@ export interface ListScope {
   applicationKeep(): Promise<(appId: string) => boolean>;
 }
 
+/** What listScope shows once the counters are read (its onBuckets), before the hidden applications' ids. */
+export interface CountedScope extends Pick<ListScope, 'buckets' | 'counts' | 'organization'> {
+  /** Starts applicationKeep's read of ids now (beside the hidden applications' ids), its answer taken later. */
+  startApplicationKeep(): void;
+}
+
 /** The owning teams (undefined: unowned) whose applications a teamIds filter shows (docs/API.md, Team rules). */
 export function visibleTeams(membership: Membership, teamIds: string[]): (string | undefined)[] {
   return teamIds.length ? teamIds.filter((t) => membership.teamIds.includes(t)) : [undefined, ...membership.teamIds];

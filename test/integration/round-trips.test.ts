@@ -598,6 +598,50 @@ describe('DynamoDB round trips per request', () => {
     }
   }, 120_000);
 
+  it('answers a query walk in 3 round trips, exactly and for the same read units as without prefetch: its first call sized by the matches and made beside the rest of the names', async () => {
+    // As the bench's cases (scripts/bench/lists.ts): 200 applications of 5 environments (dev, qa, stage, prod, env-N),
+    // half of them scanned. query=stage matches a fifth of the environments: the scan-date order walked, its first call
+    // sized by that share (as the name samples tell it) and made beside the rest of the names (docs/API.md, How a list
+    // is planned); by application name, the applications' walk there. query=app-00001 names 10 applications (50
+    // environments): a Query of each one's partition costs less than walking the order to the page (the matches whole,
+    // their applications beside them: no more than the page's size; a page of 7 reads them after, in a 4th).
+    // 1: the scope and the trigram samples; 2: the rest of the smallest partition, the walk's first call (or the
+    // matches); 3: the page's environments and applications.
+    const own = await createTenant();
+    await seedInBulk({ orgId: own.orgId, applications: 200, teamId: randomUUID(), id: () => randomUUID() });
+    const outsider = await addUserTo(own.orgId); // a member of no team: the team's applications are hidden
+    const envs = `/api/v2/org/${own.orgId}/envs`;
+    const plain = plainHandlers().envs;
+    type Listed = { environmentId: string; environmentName: string; applicationName: string };
+    for (const [who, text, order, size, token] of [
+      [own, 'app-00001', 'sortField=scanDate&sortDir=DESC', 10, 0],
+      [own, 'app-00001', 'sortField=scanDate&sortDir=DESC', 10, 3],
+      [own, 'app-00001', 'sortField=scanDate&sortDir=ASC', 10, 1],
+      [outsider, 'app-00001', 'sortField=scanDate&sortDir=DESC', 10, 0],
+      [own, 'stage', 'sortField=scanDate&sortDir=DESC', 10, 0],
+      [own, 'stage', 'sortField=scanDate&sortDir=ASC', 10, 2],
+      [outsider, 'stage', 'sortField=scanDate&sortDir=DESC', 10, 0],
+      [own, 'stage', 'sortField=applicationName&sortDir=ASC', 10, 0],
+      [own, 'stage', 'sortField=applicationName&sortDir=DESC', 10, 1],
+      [outsider, 'stage', 'sortField=applicationName&sortDir=ASC', 10, 0],
+    ] as const) {
+      const all = await call('GET', `${envs}?pageSize=1000&${order}`, bearer(who));
+      expect(all.status).toBe(200);
+      const matching = (all.body.environments as Listed[])
+        .filter((e) => `${e.applicationName}/${e.environmentName}`.toLowerCase().includes(text))
+        .map((e) => e.environmentId);
+      expect(matching.length).toBeGreaterThanOrEqual(40);
+      const target = `${envs}?query=${text}&pageSize=${size}&pageToken=${token}&${order}`;
+      const { prefetched } = await asWithoutPrefetch(target, who, plain);
+      expect(prefetched.roundTrips, target).toBeLessThanOrEqual(3);
+      expect(prefetched.body.totalCount, target).toBe(String(matching.length));
+      expect(
+        prefetched.body.environments.map((e: { environmentId: string }) => e.environmentId),
+        target,
+      ).toEqual(matching.slice(size * token, size * (token + 1)));
+    }
+  });
+
   it('answers as before when what was read early is not what the request needs: another organization, a stale hint', async () => {
     const other = await createTenant();
     // A user of another organization learns nothing about this application: 404, as for an unknown one.

@@ -13,6 +13,8 @@ import {
   keptReach,
   FENCE_SLACK,
   idWalkReach,
+  queryWalkShare,
+  shareSizedLimit,
 } from '../../shared/applications/list-plan.ts';
 import {
   listApplicationsV1Query,
@@ -205,6 +207,13 @@ describe('planEnvironmentList (listEnvsV2)', () => {
       page0,
       { ...org, nameMatches: { applications: 0, environments: 200 } },
       { kind: 'index', order: 'scanDate', wholeItems: false, total: 'queryMatches' },
+    ],
+    [
+      'query by scan date whose 10 applications hold 50 of 1,000: their partitions read whole (10 units, the walk 23)',
+      { query: 'app-00001', sortField: 'scanDate', sortDir: 'DESC' },
+      page0,
+      { ...org, nameMatches: { applications: 10, environments: 0 } },
+      { kind: 'set', source: 'queryMatches' },
     ],
     [
       'query by application name matching a fifth: the applications walked, counted by matches',
@@ -435,6 +444,21 @@ describe('queryStringReads (listEnvsV2: the fences and set partitions read besid
   it('reads the name index once per distinct name of `envs`, and nothing the names of `query` decide', () => {
     expect(reads({ envs: 'Prod,prod,stage' }).setCalls).toHaveLength(2);
     expect(reads({ query: 'prod', pageToken: '100' })).toEqual({ setCalls: [], fencedLists: [] });
+  });
+});
+
+describe("a `query` walk's share and first call (list-plan.ts queryWalkShare, shareSizedLimit)", () => {
+  it('keeps the matches of the organization, thinned by the scope; sized 1.65 deviations short of the page', () => {
+    const organization = { applications: 2000, environments: 10000 };
+    // 2,000 environments named like it (a fifth), the whole organization in scope: a walk for 11 reads 86, not 55.
+    expect(queryWalkShare({ applications: 0, environments: 2000 }, organization, organization)).toBe(0.2);
+    expect(shareSizedLimit(11, 0.2)).toBe(86);
+    // 10 applications named like it (5 environments each), nine tenths in scope.
+    const scope = { applications: 1800, environments: 9000 };
+    expect(queryWalkShare({ applications: 10, environments: 0 }, scope, organization)).toBeCloseTo(0.0045);
+    expect(shareSizedLimit(11, 0.0045)).toBe(1000); // at most 1,000
+    expect(shareSizedLimit(11, 1)).toBe(11);
+    expect(shareSizedLimit(11, 0)).toBe(11);
   });
 });
 
