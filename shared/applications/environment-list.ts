@@ -42,6 +42,7 @@ import {
   type EnvironmentListPlan,
   type EnvironmentListStats,
   type EnvironmentSetSource,
+  type ScopeCounts,
 } from './list-plan.ts';
 import { numberOrderKey } from '../db/sortable.ts';
 import {
@@ -558,11 +559,8 @@ async function fencedIndexWalk(
 
 /**
  * A `query`'s walk of an order past QUERY_FENCED_WALK with the order's learned fences, which it learns as
- * fencedIndexWalk does (every entry before the page is read, kept or not: the fences of the unfiltered order). Its
- * first call cannot be prefetched (the plan needs the names), so it reads from the partition's start
- * (fencedWalkFromStart), with the reach of the share the text keeps: the caller's matches counted from the names
- * (those of applications named like it at the scope's environments per application), a share of the organization's
- * environments.
+ * fencedIndexWalk does (every entry before the page is read, kept or not: the fences of the unfiltered order): the one
+ * queryWalkCall started when the name samples were read, when it walks this order; else started now, on the names.
  */
 async function queryFencedWalk(
   c: ListContext,
@@ -571,20 +569,76 @@ async function queryFencedWalk(
   firstLimit: number,
   options: ReadOptions,
 ): Promise<AsyncIterable<Entry>> {
-  const forward = c.sortDir === 'ASC';
-  const [stored, appKeep] = await Promise.all([readFences(c.orgId, list), c.scope.applicationKeep()]);
-  const learner = fenceLearner(c.orgId, list, stored, forward);
-  c.learners.push(() => learner.learn(c.scope.organization.environments));
+  const speculated = c.speculated?.walk?.order === order ? c.speculated.walk.fenced : undefined;
   const { counts, organization } = c.scope;
+  const walk =
+    speculated ??
+    startQueryFencedWalk(c.orgId, list, order, c.request, firstLimit, counts, organization, await namedMatches(c));
+  const { stream, learner, wanted } = await walk;
+  wanted.set(options.wanted);
+  c.learners.push(() => learner.learn(organization.environments));
+  return stream;
+}
+
+/**
+ * The caller's environments that `query`'s names match: those named like it, and the applications named like it at
+ * the scope's environments per application.
+ */
+async function namedMatches(c: ListContext): Promise<number> {
+  const appKeep = await c.scope.applicationKeep();
+  const { counts } = c.scope;
   const perApp = counts.applications ? counts.environments / counts.applications : 1;
   const namedApps = new Set(c.appNames!.map((m) => m.applicationId).filter(appKeep));
   const named = c.envNames!.filter((m) => !namedApps.has(m.applicationId) && appKeep(m.applicationId)).length;
-  const matches = Math.min(counts.environments, named + namedApps.size * perApp);
-  const needed = walkAhead(c.request);
-  const reach = stored && fenceReach(needed, { ...counts, environments: matches }, organization, stored.entries);
-  const query = environmentEntriesQuery(c.orgId, order, forward, firstLimit);
+  return Math.min(counts.environments, named + namedApps.size * perApp);
+}
+
+/** A `query`'s fenced walk once started (startQueryFencedWalk): its entries, its learner, its later calls' sizing. */
+type StartedFencedWalk = Promise<{
+  stream: AsyncIterable<Entry>;
+  learner: ReturnType<typeof fenceLearner>;
+  wanted: { set: (wanted: ReadOptions['wanted']) => void };
+}>;
+
+/**
+ * A `query`'s fenced walk for about `matches` of the scope's environments, its reads started now: it cannot be
+ * prefetched (the plan needs the names), so it reads from the partition's start (fencedWalkFromStart), the ranges up
+ * to the last fence its share surely passes side by side beside the call past it. The reach only sizes the reads:
+ * every entry is read in order, whatever the estimate.
+ */
+async function startQueryFencedWalk(
+  orgId: string,
+  list: FencedList,
+  order: FencedOrder,
+  request: PageRequest,
+  firstLimit: number,
+  counts: ScopeCounts,
+  organization: ScopeCounts,
+  matches: number,
+): StartedFencedWalk {
+  const forward = !list.endsWith('-desc');
+  const stored = await readFences(orgId, list);
+  const learner = fenceLearner(orgId, list, stored, forward);
+  const reach =
+    stored && fenceReach(walkAhead(request), { ...counts, environments: matches }, organization, stored.entries);
+  const query = environmentEntriesQuery(orgId, order, forward, firstLimit);
   const fences = reach ? placedFences(stored, reach.scale) : [];
-  return learner.watch(fencedWalkFromStart(query, fences, reach ?? { surely: 0 }, options));
+  let later: ReadOptions['wanted'];
+  const options = { wanted: (read: number) => later?.(read) };
+  const stream = startedNow(learner.watch(fencedWalkFromStart(query, fences, reach ?? { surely: 0 }, options)));
+  return { stream, learner, wanted: { set: (wanted) => void (later = wanted) } };
+}
+
+/** The iterable with its first item asked for now (its reads started), taken when iterated. */
+function startedNow<T>(items: AsyncIterable<T>): AsyncIterable<T> {
+  const iterator = items[Symbol.asyncIterator]();
+  const first = iterator.next();
+  first.catch(() => undefined); // awaited when iterated
+  return {
+    async *[Symbol.asyncIterator]() {
+      for (let next = await first; !next.done; next = await iterator.next()) yield next.value;
+    },
+  };
 }
 
 /**
@@ -855,7 +909,12 @@ type OnNamesEstimated = (counted: CountedScope, estimates: NameMatchCounts) => v
 
 /** The first call of `query`'s `index` walk made when the name samples were read (queryWalkCall). */
 interface SpeculatedWalk {
-  walk?: { order: Extract<EnvironmentListPlan, { kind: 'index' }>['order']; limit: number };
+  walk?: {
+    order: Extract<EnvironmentListPlan, { kind: 'index' }>['order'];
+    limit: number;
+    /** A deep page's walk on its order's fences, started whole (startQueryFencedWalk). */
+    fenced?: StartedFencedWalk;
+  };
 }
 
 /**
@@ -877,6 +936,15 @@ function queryWalkCall(orgId: string, q: EnvListQuery, request: PageRequest, spe
     if (plan.kind !== 'index' || plan.total !== 'queryMatches' || plan.order === 'applicationValue') return;
     const share = queryWalkShare(nameMatches, counted.counts, counted.organization);
     const limit = shareSizedLimit(walkAhead(request), share);
+    const fenced = walkFencedList(plan, request, q);
+    if (fenced && plan.order !== 'id') {
+      const matches = share * counted.organization.environments;
+      const { counts, organization } = counted;
+      const walk = startQueryFencedWalk(orgId, fenced, plan.order, request, limit, counts, organization, matches);
+      walk.catch(() => undefined); // awaited by the walk that takes it
+      speculated.walk = { order: plan.order, limit, fenced: walk };
+      return;
+    }
     speculated.walk = { order: plan.order, limit };
     prefetchFirstCall(environmentEntriesQuery(orgId, plan.order, forward, limit));
   };
