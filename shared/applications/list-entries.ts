@@ -47,11 +47,19 @@ function entryQuery(index: MainIndex, query: EntryQuery): PartitionQuery {
   return { index, ...query, attributes, growing: true };
 }
 
+/** An index item as a list entry: its attributes and its sort key under the index's name for it. */
+const listEntryOf = (index: MainIndex) => {
+  const sk = indexKeyNames(index).sk;
+  return (item: Record<string, unknown>): ListEntry => ({
+    ...(item as Omit<ListEntry, 'sortKey'>),
+    sortKey: item[sk] as string,
+  });
+};
+
 /** Entries of one index partition; `attributes` narrows what each carries (whole-organization counts and scans). */
 async function* entries(index: MainIndex, query: EntryQuery, options: ReadOptions = {}) {
-  const sk = indexKeyNames(index).sk;
-  for await (const item of queryItems(entryQuery(index, query), options))
-    yield { ...(item as Omit<ListEntry, 'sortKey'>), sortKey: item[sk] as string };
+  const entry = listEntryOf(index);
+  for await (const item of queryItems(entryQuery(index, query), options)) yield entry(item);
 }
 
 /** Entries per segment of an id index read side by side (segmentedEntries): about 230 KB, well under a 1 MB page. */
@@ -67,10 +75,9 @@ async function segmentedEntries(
   query: Omit<EntryQuery, 'forward' | 'pageLimit'>,
   expected: number,
 ): Promise<ListEntry[]> {
-  const sk = indexKeyNames(index).sk;
   const splits = idSplits(Math.min(100, Math.ceil(expected / ENTRIES_PER_SEGMENT)));
   const items = await collect(segmentedItems(entryQuery(index, query), splits));
-  return items.map((item) => ({ ...(item as Omit<ListEntry, 'sortKey'>), sortKey: item[sk] as string }));
+  return items.map(listEntryOf(index));
 }
 
 const ENVIRONMENT_ORDERS: Record<EnvironmentListOrder, (orgId: string) => { index: MainIndex; partition: string }> = {
@@ -135,10 +142,7 @@ export async function* environmentIdWalk(
 ): AsyncGenerator<ListEntry> {
   const { index, partition } = ENVIRONMENT_ORDERS.id(orgId);
   const sk = indexKeyNames(index).sk;
-  const entry = (item: Record<string, unknown>) => ({
-    ...(item as Omit<ListEntry, 'sortKey'>),
-    sortKey: item[sk] as string,
-  });
+  const entry = listEntryOf(index);
   const first = await firstCall(entryQuery(index, { partition, forward, pageLimit }), options);
   yield* first.items.map(entry);
   if (!first.lastKey) return;
@@ -201,10 +205,7 @@ export async function* fencedWalk(
 ): AsyncGenerator<ListEntry> {
   const { index, partition, attributes } = query;
   const sk = indexKeyNames(index!).sk;
-  const entry = (item: Record<string, unknown>) => ({
-    ...(item as Omit<ListEntry, 'sortKey'>),
-    sortKey: item[sk] as string,
-  });
+  const entry = listEntryOf(index!);
   const forward = query.forward !== false;
   const first = await firstCall(query, options);
   yield* first.items.map(entry);
@@ -261,10 +262,7 @@ export async function* fencedWalkFromStart(
 ): AsyncGenerator<ListEntry> {
   const { index, partition, attributes } = query;
   const sk = indexKeyNames(index!).sk;
-  const entry = (item: Record<string, unknown>) => ({
-    ...(item as Omit<ListEntry, 'sortKey'>),
-    sortKey: item[sk] as string,
-  });
+  const entry = listEntryOf(index!);
   const forward = query.forward !== false;
   const usable: { key: string; at: number }[] = [];
   for (const fence of fences) {
@@ -335,10 +333,7 @@ export async function environmentEntriesNamed(orgId: string, name: string, first
   const query = environmentEntriesNamedQuery(orgId, name, firstLimit);
   const first = await firstCall(query, { prefetchedFirstCall: true });
   const rest = first.lastKey ? await restOfPrefix(query, first.lastKey, first.items.length) : [];
-  const sk = indexKeyNames('gsi2c').sk;
-  return [...first.items, ...rest]
-    .map((item) => ({ ...(item as Omit<ListEntry, 'sortKey'>), sortKey: item[sk] as string }))
-    .filter((e) => e.name.toLowerCase() === name.toLowerCase());
+  return [...first.items, ...rest].map(listEntryOf('gsi2c')).filter((e) => e.name.toLowerCase() === name.toLowerCase());
 }
 
 /**
