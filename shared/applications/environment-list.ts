@@ -634,20 +634,8 @@ async function startQueryFencedWalk(
   const fences = reach ? placedFences(stored, reach.scale) : [];
   let later: ReadOptions['wanted'];
   const options = { wanted: (read: number) => later?.(read) };
-  const stream = startedNow(learner.watch(fencedWalkFromStart(query, fences, reach ?? { surely: 0 }, options)));
+  const stream = started(learner.watch(fencedWalkFromStart(query, fences, reach ?? { surely: 0 }, options)));
   return { stream, learner, wanted: { set: (wanted) => void (later = wanted) } };
-}
-
-/** The iterable with its first item asked for now (its reads started), taken when iterated. */
-function startedNow<T>(items: AsyncIterable<T>): AsyncIterable<T> {
-  const iterator = items[Symbol.asyncIterator]();
-  const first = iterator.next();
-  first.catch(() => undefined); // awaited when iterated
-  return {
-    async *[Symbol.asyncIterator]() {
-      for (let next = await first; !next.done; next = await iterator.next()) yield next.value;
-    },
-  };
 }
 
 /**
